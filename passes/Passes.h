@@ -1,0 +1,21 @@
+//===- Passes.h - Every Kiln pass -------------------------------*- C++ -*-===//
+
+#ifndef KILN_PASSES_PASSES_H
+#define KILN_PASSES_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kiln {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+// Declares registerKilnPasses(), which registers every Kiln pass.
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+
+} // namespace kiln
+
+#endif // KILN_PASSES_PASSES_H

@@ -1,0 +1,66 @@
+//===- KernelDialectTest.cpp - The kernel dialect's C++ API ---------------===//
+
+#include "dialects/kernel/KernelOps.h"
+#include "lib/pipeline/Registration.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace kiln::kernel;
+
+namespace {
+
+class KernelDialectTest : public ::testing::Test {
+protected:
+  KernelDialectTest() {
+    DialectRegistry registry;
+    kiln::registerDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+  MLIRContext context;
+  OpBuilder builder{&context};
+};
+
+TEST_F(KernelDialectTest, ConfigRejectsInvalidWarpCounts) {
+  auto emit = [&] { return emitError(builder.getUnknownLoc()); };
+  std::string diagnostic;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    diagnostic = diag.str();
+    return success();
+  });
+  EXPECT_FALSE(ConfigAttr::getChecked(emit, &context, {128, 128, 64}, 3, 6, 1, 1));
+  EXPECT_NE(diagnostic.find("warps must be a power of two"), std::string::npos) << diagnostic;
+  EXPECT_TRUE(ConfigAttr::getChecked(emit, &context, {128, 128, 64}, 3, 8, 1, 1));
+}
+
+TEST_F(KernelDialectTest, LaunchOfAKernelVerifies) {
+  auto module = ModuleOp::create(builder.getUnknownLoc());
+  builder.setInsertionPointToEnd(module.getBody());
+  auto buffer = MemRefType::get({16}, builder.getF32Type());
+  auto kernel = FuncOp::create(builder, builder.getUnknownLoc(), "scale",
+                               builder.getFunctionType({buffer, buffer}, {}));
+  kernel.setConfigAttr(ConfigAttr::get(&context, {256}, 1, 4, 1, 1));
+  builder.setInsertionPointToEnd(&kernel.getBody().front());
+  ReturnOp::create(builder, builder.getUnknownLoc());
+
+  builder.setInsertionPointToEnd(module.getBody());
+  auto host = func::FuncOp::create(builder, builder.getUnknownLoc(), "main",
+                                   builder.getFunctionType({buffer, buffer}, {}));
+  Block *entry = host.addEntryBlock();
+  builder.setInsertionPointToEnd(entry);
+  LaunchOp::create(builder, builder.getUnknownLoc(), "scale", entry->getArguments());
+  func::ReturnOp::create(builder, builder.getUnknownLoc());
+
+  EXPECT_TRUE(succeeded(verify(module)));
+  module->erase();
+}
+
+} // namespace
