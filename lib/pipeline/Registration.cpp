@@ -81,9 +81,18 @@ void kiln::registerPasses() {
   registerKilnPasses();
 
   registerTransformsPasses();
-  registerGPUPasses();
-  registerNVGPUPasses();
   gpu::registerGPUToNVVMPipeline();
+
+  // The GPU passes for NVIDIA targets only: registering all of them would link in the
+  // SPIR-V, ROCDL and XeVM stacks, doubling the size of every tool.
+  registerGpuDecomposeMemrefsPass();
+  registerGpuEliminateBarriers();
+  registerGpuKernelOutliningPass();
+  registerGpuLaunchSinkIndexComputationsPass();
+  registerGpuMapParallelLoopsPass();
+  registerGpuModuleToBinaryPass();
+  registerGpuNVVMAttachTarget();
+  registerOptimizeSharedMemory();
 
   registerArithToLLVMConversionPass();
   registerConvertControlFlowToLLVMPass();

@@ -6,7 +6,10 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 
 using namespace mlir;
 
@@ -52,6 +55,20 @@ void kiln::registerEmitPTXTranslation() {
         if (!module)
           return op->emitError("expected a builtin.module");
         return kiln::emitPTX(module, os);
+      },
+      [](DialectRegistry &registry) { kiln::registerDialects(registry); });
+}
+
+void kiln::registerToLLVMIRTranslation() {
+  TranslateFromMLIRRegistration registration(
+      "mlir-to-llvmir", "Translate MLIR in the LLVM dialect to LLVM IR",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        llvm::LLVMContext llvmContext;
+        std::unique_ptr<llvm::Module> module = translateModuleToLLVMIR(op, llvmContext);
+        if (!module)
+          return failure();
+        module->print(os, nullptr);
+        return success();
       },
       [](DialectRegistry &registry) { kiln::registerDialects(registry); });
 }

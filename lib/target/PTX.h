@@ -17,6 +17,10 @@ mlir::LogicalResult emitPTX(mlir::ModuleOp module, llvm::raw_ostream &os);
 /// Registers `--emit-ptx` with the translation registry (for kiln-translate).
 void registerEmitPTXTranslation();
 
+/// Registers `--mlir-to-llvmir` for the dialects Kiln lowers through. Upstream's version
+/// registers every dialect's translation, OpenMP and OpenACC included.
+void registerToLLVMIRTranslation();
+
 } // namespace kiln
 
 #endif // KILN_LIB_TARGET_PTX_H

@@ -3,17 +3,12 @@
 #include "kiln/Version.h"
 #include "lib/target/PTX.h"
 
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
 
-namespace mlir {
-void registerToLLVMIRTranslation();
-} // namespace mlir
-
 int main(int argc, char **argv) {
-  mlir::registerToLLVMIRTranslation();
+  kiln::registerToLLVMIRTranslation();
   kiln::registerEmitPTXTranslation();
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "kiln-translate (Kiln " KILN_VERSION_STRING ", LLVM/MLIR " KILN_LLVM_VERSION_STRING

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The main job, end to end on the bundled example model (test/models/tiny_cnn.onnx):
+# set up, build, compile to an engine, and run it, on the GPU when one is present, else
+# on the CPU. Each stage runs as far as this version of Kiln implements the pipeline, and
+# the script says where the pipeline currently ends.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+model=test/models/tiny_cnn.onnx
+work=${KILN_DEMO_DIR:-build/demo}
+mkdir -p "$work"
+
+stage() { printf '\n== %s\n' "$*"; }
+
+# Runs a pipeline stage. A stage this version does not implement yet ends the demo
+# successfully, saying so; any other failure is an error.
+run_stage() {
+  local name=$1
+  shift
+  local output
+  if output=$("$@" 2>&1); then
+    [ -n "$output" ] && printf '%s\n' "$output"
+    return 0
+  fi
+  printf '%s\n' "$output"
+  if grep -q "not implemented yet" <<<"$output"; then
+    printf '\ndemo: the pipeline of this version ends before "%s"; everything up to it ran.\n' "$name"
+    exit 0
+  fi
+  printf '\ndemo: error: stage "%s" failed\n' "$name" >&2
+  exit 1
+}
+
+stage "set up"
+scripts/setup.sh
+
+stage "build"
+scripts/build.sh
+
+stage "tools"
+build/bin/kiln --version
+
+device=cpu
+if build/bin/KilnRuntimeTests --gtest_filter='CudaDriver.DescribesTheGpusWhenADriverIsPresent' \
+    2>/dev/null | grep -q '^GPU 0:'; then
+  device=cuda
+fi
+echo "device: $device"
+
+stage "compile $model"
+run_stage compile build/bin/kiln compile "$model" -o "$work/tiny_cnn.kiln"
+
+stage "run on $device"
+run_stage run build/bin/kiln run "$work/tiny_cnn.kiln" --device "$device"
+
+echo "demo: done"

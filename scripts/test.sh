@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The one test command: installs dependencies, builds with warnings as errors, runs every
+# suite (lit regression tests and GoogleTest units), and ends with one summary line.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh || exit 1
+scripts/build.sh -DKILN_WERROR=ON || { echo "tests: build failed"; exit 1; }
+
+build_dir=${KILN_BUILD_DIR:-build}
+lit=$(grep -E '^KILN_LIT:' "$build_dir/CMakeCache.txt" | cut -d= -f2-)
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+echo "== lit regression tests"
+"$lit" -sv "$build_dir/test" 2>&1 | tee "$log"
+lit_total=$(sed -nE 's/^Total Discovered Tests: *([0-9]+).*/\1/p' "$log")
+lit_passed=$(sed -nE 's/^ *Passed *: *([0-9]+).*/\1/p' "$log")
+lit_unsupported=$(sed -nE 's/^ *Unsupported *: *([0-9]+).*/\1/p' "$log")
+lit_failed=$(sed -nE 's/^ *(Failed|Unresolved|Timed Out) *: *([0-9]+).*/\2/p' "$log" |
+  awk '{ total += $1 } END { print total + 0 }')
+
+echo "== GoogleTest units"
+(cd "$build_dir" && ctest --output-on-failure -j"$(nproc)") 2>&1 | tee "$log"
+unit_total=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\2/p' "$log")
+unit_failed=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$log")
+# ctest counts skipped tests (a GPU test on a machine without one) among the passed.
+unit_skipped=$(grep -c '(Skipped)$' "$log")
+
+passed=$(( ${lit_passed:-0} + ${unit_total:-0} - ${unit_failed:-0} - unit_skipped ))
+failed=$(( ${lit_failed:-0} + ${unit_failed:-0} ))
+skipped=$(( ${lit_unsupported:-0} + unit_skipped ))
+if [ -z "$lit_total" ] || [ -z "$unit_total" ]; then
+  echo "tests: a suite did not report its results"
+  failed=$(( failed + 1 ))
+fi
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
