@@ -15,7 +15,6 @@ namespace kiln {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-
 } // namespace kiln
 
 #endif // KILN_PASSES_PASSES_H

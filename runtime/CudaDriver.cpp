@@ -35,8 +35,8 @@ std::unique_ptr<CudaDriver> CudaDriver::load(std::string &error, const std::stri
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *reason = dlerror();
-    error = "cannot load the CUDA driver (" + library + "): " +
-            (reason ? reason : "unknown reason") + "; is an NVIDIA driver installed?";
+    error = "cannot load the CUDA driver (" + library +
+            "): " + (reason ? reason : "unknown reason") + "; is an NVIDIA driver installed?";
     return nullptr;
   }
 
@@ -116,9 +116,8 @@ bool CudaDriver::deviceInfo(int ordinal, DeviceInfo &info, std::string &error) c
       {"cuDeviceGetAttribute",
        entry->cuDeviceGetAttribute(&info.computeCapabilityMinor, kAttributeComputeCapabilityMinor,
                                    device)},
-      {"cuDeviceGetAttribute",
-       entry->cuDeviceGetAttribute(&info.multiprocessorCount, kAttributeMultiprocessorCount,
-                                   device)},
+      {"cuDeviceGetAttribute", entry->cuDeviceGetAttribute(&info.multiprocessorCount,
+                                                           kAttributeMultiprocessorCount, device)},
       {"cuDeviceTotalMem", entry->cuDeviceTotalMem(&info.totalMemoryBytes, device)},
   };
   for (const auto &call : calls) {

@@ -49,8 +49,7 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
     rank = weightType.getRank();
   }
   if (rank && *rank < 3)
-    return emitOptionalError(location, "expects rank 3 or more ([N, C, spatial...]), got ",
-                             *rank);
+    return emitOptionalError(location, "expects rank 3 or more ([N, C, spatial...]), got ", *rank);
 
   ArrayRef<int64_t> strides = adaptor.getStrides(), dilations = adaptor.getDilations(),
                     pads = adaptor.getPads();
@@ -90,8 +89,8 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
       if (biasType.getRank() != 1)
         return emitOptionalError(location, "bias must have rank 1, got ", biasType.getRank());
       if (failed(verifyCompatibleDims({biasType.getDimSize(0), outChannels})))
-        return emitOptionalError(location, "bias has ", biasType.getDimSize(0),
-                                 " elements for ", outChannels, " output channels");
+        return emitOptionalError(location, "bias has ", biasType.getDimSize(0), " elements for ",
+                                 outChannels, " output channels");
     }
   }
 
@@ -106,8 +105,8 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
   for (int64_t i = 0; i < spatialRank; ++i) {
     int64_t in = inputType.hasRank() ? inputType.getDimSize(i + 2) : ShapedType::kDynamic;
     int64_t kernel = weightType.hasRank() ? weightType.getDimSize(i + 2) : ShapedType::kDynamic;
-    auto extent = convOutputExtent(in, kernel, strides[i], dilations[i], pads[i],
-                                   pads[i + spatialRank]);
+    auto extent =
+        convOutputExtent(in, kernel, strides[i], dilations[i], pads[i], pads[i + spatialRank]);
     if (!extent)
       return emitOptionalError(location, "spatial dimension ", i, ": ",
                                llvm::toString(extent.takeError()));

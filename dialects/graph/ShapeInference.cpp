@@ -32,8 +32,7 @@ static llvm::Error shapeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Expected<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
-                                                     ArrayRef<int64_t> rhs) {
+llvm::Expected<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
   size_t rank = std::max(lhs.size(), rhs.size());
   SmallVector<int64_t> result(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -50,8 +49,8 @@ llvm::Expected<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
     } else if (isDynamic(b) || a == b) {
       result[i] = a;
     } else {
-      return shapeError(llvm::formatv("shapes {0} and {1} do not broadcast",
-                                      formatShape(lhs), formatShape(rhs)));
+      return shapeError(
+          llvm::formatv("shapes {0} and {1} do not broadcast", formatShape(lhs), formatShape(rhs)));
     }
   }
   return result;
@@ -64,9 +63,9 @@ llvm::Expected<int64_t> convOutputExtent(int64_t in, int64_t kernel, int64_t str
   int64_t window = dilation * (kernel - 1) + 1;
   int64_t padded = in + padBegin + padEnd;
   if (padded < window)
-    return shapeError(llvm::formatv(
-        "window of {0} (kernel {1}, dilation {2}) does not fit the padded extent {3}",
-        window, kernel, dilation, padded));
+    return shapeError(
+        llvm::formatv("window of {0} (kernel {1}, dilation {2}) does not fit the padded extent {3}",
+                      window, kernel, dilation, padded));
   return (padded - window) / stride + 1;
 }
 

@@ -32,9 +32,8 @@ void KernelDialect::initialize() {
 
 FailureOr<SmallVector<int64_t>> kiln::kernel::parseTile(AsmParser &parser) {
   SmallVector<int64_t> tile;
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-        return parser.parseInteger(tile.emplace_back());
-      }))
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&] { return parser.parseInteger(tile.emplace_back()); }))
     return failure();
   return tile;
 }

@@ -13,8 +13,7 @@ using namespace kiln::kernel;
 // FuncOp
 //===----------------------------------------------------------------------===//
 
-void FuncOp::build(OpBuilder &builder, OperationState &state, StringRef name,
-                   FunctionType type) {
+void FuncOp::build(OpBuilder &builder, OperationState &state, StringRef name, FunctionType type) {
   state.addAttribute(SymbolTable::getSymbolAttrName(), builder.getStringAttr(name));
   state.addAttribute(getFunctionTypeAttrName(state.name), TypeAttr::get(type));
   Region *body = state.addRegion();
@@ -26,12 +25,11 @@ void FuncOp::build(OpBuilder &builder, OperationState &state, StringRef name,
 
 ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
   auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
-                          function_interface_impl::VariadicFlag, std::string &) {
-    return builder.getFunctionType(argTypes, results);
-  };
+                          function_interface_impl::VariadicFlag,
+                          std::string &) { return builder.getFunctionType(argTypes, results); };
   return function_interface_impl::parseFunctionOp(
-      parser, result, /*allowVariadic=*/false, getFunctionTypeAttrName(result.name),
-      buildFuncType, getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+      parser, result, /*allowVariadic=*/false, getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
 }
 
 void FuncOp::print(OpAsmPrinter &p) {
@@ -69,8 +67,8 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   for (auto [index, pair] : llvm::enumerate(llvm::zip(getOperands().getTypes(), expected))) {
     auto [actual, want] = pair;
     if (actual != want)
-      return emitOpError("operand ") << index << " has type " << actual << " but '"
-                                     << getCallee() << "' expects " << want;
+      return emitOpError("operand ")
+             << index << " has type " << actual << " but '" << getCallee() << "' expects " << want;
   }
   return success();
 }

@@ -48,10 +48,9 @@
 void kiln::registerDialects(mlir::DialectRegistry &registry) {
   using namespace mlir;
   registry.insert<graph::GraphDialect, kernel::KernelDialect>();
-  registry.insert<affine::AffineDialect, arith::ArithDialect,
-                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, gpu::GPUDialect, index::IndexDialect, LLVM::LLVMDialect,
-                  math::MathDialect, memref::MemRefDialect, nvgpu::NVGPUDialect,
+  registry.insert<affine::AffineDialect, arith::ArithDialect, bufferization::BufferizationDialect,
+                  cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
+                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect, nvgpu::NVGPUDialect,
                   NVVM::NVVMDialect, scf::SCFDialect, tensor::TensorDialect, ub::UBDialect,
                   vector::VectorDialect>();
 

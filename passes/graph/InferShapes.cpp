@@ -38,9 +38,9 @@ Type mostRefined(Type current, Type inferred) {
 FailureOr<SmallVector<Type>> inferResultTypes(Operation *op) {
   if (auto inferable = dyn_cast<InferTypeOpInterface>(op)) {
     SmallVector<Type> types;
-    if (failed(inferable.inferReturnTypes(
-            op->getContext(), op->getLoc(), op->getOperands(), op->getAttrDictionary(),
-            op->getPropertiesStorage(), op->getRegions(), types)))
+    if (failed(inferable.inferReturnTypes(op->getContext(), op->getLoc(), op->getOperands(),
+                                          op->getAttrDictionary(), op->getPropertiesStorage(),
+                                          op->getRegions(), types)))
       return failure();
     return types;
   }

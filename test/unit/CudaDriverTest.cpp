@@ -40,10 +40,10 @@ TEST(CudaDriver, DescribesTheGpusWhenADriverIsPresent) {
     EXPECT_FALSE(info.name.empty());
     EXPECT_GT(info.multiprocessorCount, 0);
     EXPECT_GT(info.totalMemoryBytes, size_t(1) << 30);
-    std::printf("GPU %d: %s, %s, %d SMs, %.1f GiB, driver CUDA %d.%d\n", ordinal,
-                info.name.c_str(), info.smName().c_str(), info.multiprocessorCount,
-                double(info.totalMemoryBytes) / double(1ull << 30),
-                driver->driverVersion() / 1000, driver->driverVersion() % 1000 / 10);
+    std::printf("GPU %d: %s, %s, %d SMs, %.1f GiB, driver CUDA %d.%d\n", ordinal, info.name.c_str(),
+                info.smName().c_str(), info.multiprocessorCount,
+                double(info.totalMemoryBytes) / double(1ull << 30), driver->driverVersion() / 1000,
+                driver->driverVersion() % 1000 / 10);
   }
 }
 

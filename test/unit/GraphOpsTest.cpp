@@ -38,13 +38,11 @@ TEST_F(GraphOpsTest, ConvBuilderInfersTheResultType) {
   Value input = valueOf(RankedTensorType::get({ShapedType::kDynamic, 3, 224, 224}, f32));
   Value weight = valueOf(RankedTensorType::get({64, 3, 7, 7}, f32));
   builder.setInsertionPointToEnd(&scratch);
-  auto conv = ConvOp::create(builder, builder.getUnknownLoc(), input, weight, Value(),
-                             builder.getDenseI64ArrayAttr({2, 2}),
-                             builder.getDenseI64ArrayAttr({1, 1}),
-                             builder.getDenseI64ArrayAttr({3, 3, 3, 3}),
-                             builder.getI64IntegerAttr(1));
-  EXPECT_EQ(conv.getType(),
-            RankedTensorType::get({ShapedType::kDynamic, 64, 112, 112}, f32));
+  auto conv =
+      ConvOp::create(builder, builder.getUnknownLoc(), input, weight, Value(),
+                     builder.getDenseI64ArrayAttr({2, 2}), builder.getDenseI64ArrayAttr({1, 1}),
+                     builder.getDenseI64ArrayAttr({3, 3, 3, 3}), builder.getI64IntegerAttr(1));
+  EXPECT_EQ(conv.getType(), RankedTensorType::get({ShapedType::kDynamic, 64, 112, 112}, f32));
   EXPECT_TRUE(succeeded(verify(conv)));
   conv->erase();
 }
@@ -75,8 +73,8 @@ TEST_F(GraphOpsTest, ContradictingDeclaredResultTypeFails) {
   Value lhs = valueOf(RankedTensorType::get({2, 3}, f32));
   Value rhs = valueOf(RankedTensorType::get({3}, f32));
   builder.setInsertionPointToEnd(&scratch);
-  auto add = AddOp::create(builder, builder.getUnknownLoc(),
-                           RankedTensorType::get({4, 3}, f32), lhs, rhs);
+  auto add =
+      AddOp::create(builder, builder.getUnknownLoc(), RankedTensorType::get({4, 3}, f32), lhs, rhs);
   std::string diagnostic;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     diagnostic += diag.str() + "\n";

@@ -11,8 +11,7 @@ int main(int argc, char **argv) {
   kiln::registerToLLVMIRTranslation();
   kiln::registerEmitPTXTranslation();
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
-    os << "kiln-translate (Kiln " KILN_VERSION_STRING ", LLVM/MLIR " KILN_LLVM_VERSION_STRING
-          ")\n";
+    os << "kiln-translate (Kiln " KILN_VERSION_STRING ", LLVM/MLIR " KILN_LLVM_VERSION_STRING ")\n";
   });
   return mlir::failed(mlir::mlirTranslateMain(argc, argv, "Kiln translation driver\n"));
 }

@@ -29,8 +29,8 @@ cl::opt<std::string> compileOutput("o", cl::desc("Engine file to write"),
                                    cl::value_desc("MODEL.kiln"), cl::sub(compileCommand));
 cl::opt<std::string> runModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
                               cl::sub(runCommand));
-cl::opt<std::string> benchModel(cl::Positional, cl::Required,
-                                cl::desc("<MODEL.kiln|MODEL.onnx>"), cl::sub(benchCommand));
+cl::opt<std::string> benchModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
+                                cl::sub(benchCommand));
 cl::opt<std::string> inspectEngine(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
                                    cl::sub(inspectCommand));
 
