@@ -19,6 +19,26 @@ static Type tensorOf(std::optional<ArrayRef<int64_t>> shape, Type elementType) {
   return RankedTensorType::get(*shape, elementType);
 }
 
+/// The result type of a binary op whose result shape is `rule(lhs shape, rhs shape)` and
+/// whose element type is the lhs's; unranked when either operand is.
+static LogicalResult inferBinaryOpType(
+    std::optional<Location> location, Value lhs, Value rhs,
+    llvm::function_ref<llvm::Expected<SmallVector<int64_t>>(ArrayRef<int64_t>, ArrayRef<int64_t>)>
+        rule,
+    SmallVectorImpl<Type> &inferred) {
+  auto lhsType = cast<TensorType>(lhs.getType());
+  auto rhsType = cast<TensorType>(rhs.getType());
+  if (!lhsType.hasRank() || !rhsType.hasRank()) {
+    inferred.push_back(UnrankedTensorType::get(lhsType.getElementType()));
+    return success();
+  }
+  auto shape = rule(lhsType.getShape(), rhsType.getShape());
+  if (!shape)
+    return emitOptionalError(location, llvm::toString(shape.takeError()));
+  inferred.push_back(tensorOf(ArrayRef(*shape), lhsType.getElementType()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // ConstantOp
 //===----------------------------------------------------------------------===//
@@ -116,31 +136,13 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
   return success();
 }
 
-bool ConvOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange actual) {
-  return isRefinementCompatible(inferred, actual);
-}
-
 //===----------------------------------------------------------------------===//
 // MatMulOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatMulOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
-  auto lhsType = cast<TensorType>(adaptor.getLhs().getType());
-  auto rhsType = cast<TensorType>(adaptor.getRhs().getType());
-  if (!lhsType.hasRank() || !rhsType.hasRank()) {
-    inferred.push_back(UnrankedTensorType::get(lhsType.getElementType()));
-    return success();
-  }
-  auto shape = matmulShape(lhsType.getShape(), rhsType.getShape());
-  if (!shape)
-    return emitOptionalError(location, llvm::toString(shape.takeError()));
-  inferred.push_back(tensorOf(ArrayRef(*shape), lhsType.getElementType()));
-  return success();
-}
-
-bool MatMulOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange actual) {
-  return isRefinementCompatible(inferred, actual);
+  return inferBinaryOpType(location, adaptor.getLhs(), adaptor.getRhs(), matmulShape, inferred);
 }
 
 //===----------------------------------------------------------------------===//
@@ -149,21 +151,7 @@ bool MatMulOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange actual) {
 
 LogicalResult AddOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
-  auto lhsType = cast<TensorType>(adaptor.getLhs().getType());
-  auto rhsType = cast<TensorType>(adaptor.getRhs().getType());
-  if (!lhsType.hasRank() || !rhsType.hasRank()) {
-    inferred.push_back(UnrankedTensorType::get(lhsType.getElementType()));
-    return success();
-  }
-  auto shape = broadcastShapes(lhsType.getShape(), rhsType.getShape());
-  if (!shape)
-    return emitOptionalError(location, llvm::toString(shape.takeError()));
-  inferred.push_back(tensorOf(ArrayRef(*shape), lhsType.getElementType()));
-  return success();
-}
-
-bool AddOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange actual) {
-  return isRefinementCompatible(inferred, actual);
+  return inferBinaryOpType(location, adaptor.getLhs(), adaptor.getRhs(), broadcastShapes, inferred);
 }
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {

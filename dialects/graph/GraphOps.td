@@ -10,8 +10,14 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 
 // An op whose result types are derived from its operands and attributes. The declared
 // result types may be less refined than the inferred ones (see the dialect description).
+def Graph_InferTypeWithRefinement : InferTypeOpAdaptorBase<[{
+  static bool isCompatibleReturnTypes(::mlir::TypeRange inferred, ::mlir::TypeRange actual) {
+    return ::kiln::graph::isRefinementCompatible(inferred, actual);
+  }
+}]>;
+
 class Graph_InferredOp<string mnemonic, list<Trait> traits = []>
-    : Graph_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptorWithIsCompatible])>;
+    : Graph_Op<mnemonic, !listconcat(traits, [Pure, Graph_InferTypeWithRefinement])>;
 
 //===----------------------------------------------------------------------===//
 // Constants
