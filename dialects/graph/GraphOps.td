@@ -1,113 +1,17 @@
 //===- GraphOps.td - Operations of the graph dialect -------*- tablegen -*-===//
+//
+// The ops, one file per family under ops/; their C++ lives in <Family>Ops.cpp.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef KILN_GRAPH_OPS
 #define KILN_GRAPH_OPS
 
-include "dialects/graph/GraphDialect.td"
-include "mlir/IR/BuiltinAttributeInterfaces.td"
-include "mlir/Interfaces/InferTypeOpInterface.td"
-include "mlir/Interfaces/SideEffectInterfaces.td"
-
-// An op whose result types are derived from its operands and attributes. The declared
-// result types may be less refined than the inferred ones (see the dialect description).
-def Graph_InferTypeWithRefinement : InferTypeOpAdaptorBase<[{
-  static bool isCompatibleReturnTypes(::mlir::TypeRange inferred, ::mlir::TypeRange actual) {
-    return ::kiln::graph::isRefinementCompatible(inferred, actual);
-  }
-}]>;
-
-class Graph_InferredOp<string mnemonic, list<Trait> traits = []>
-    : Graph_Op<mnemonic, !listconcat(traits, [Pure, Graph_InferTypeWithRefinement])>;
-
-//===----------------------------------------------------------------------===//
-// Constants
-//===----------------------------------------------------------------------===//
-
-def Graph_ConstantOp : Graph_Op<"constant",
-    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
-  let summary = "A constant tensor (a weight or a folded value)";
-  let description = [{
-    Holds a tensor value. Weights imported from a model are `dense_resource` blobs, so a
-    module with hundreds of megabytes of weights still prints and parses quickly.
-
-    ```mlir
-    %w = graph.constant dense_resource<conv1_weight> : tensor<64x3x7x7xf32>
-    ```
-  }];
-  let arguments = (ins ElementsAttr:$value);
-  let results = (outs AnyTensor:$result);
-  let assemblyFormat = "attr-dict $value";
-  let hasFolder = 1;
-}
-
-//===----------------------------------------------------------------------===//
-// Anchor ops: convolution and matrix multiplication
-//===----------------------------------------------------------------------===//
-
-def Graph_ConvOp : Graph_InferredOp<"conv"> {
-  let summary = "N-dimensional convolution (ONNX Conv), channels first";
-  let description = [{
-    `input` is `[N, C, D1, ..., Dk]`, `weight` is `[M, C / group, K1, ..., Kk]` and the
-    optional `bias` is `[M]`. `strides` and `dilations` have one entry per spatial dimension;
-    `pads` has two, all beginnings then all ends, as in ONNX. ONNX's `auto_pad` is resolved
-    into `pads` at import.
-
-    ```mlir
-    %y = graph.conv %x, %w, %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
-                                pads = array<i64: 3, 3, 3, 3>, group = 1}
-        : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>)
-        -> tensor<1x64x112x112xf32>
-    ```
-  }];
-  let arguments = (ins
-    AnyTensor:$input,
-    AnyTensor:$weight,
-    Optional<AnyTensor>:$bias,
-    DenseI64ArrayAttr:$strides,
-    DenseI64ArrayAttr:$dilations,
-    DenseI64ArrayAttr:$pads,
-    ConfinedAttr<I64Attr, [IntPositive]>:$group);
-  let results = (outs AnyTensor:$result);
-  let assemblyFormat = [{
-    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
-  }];
-}
-
-def Graph_MatMulOp : Graph_InferredOp<"matmul", [SameOperandsAndResultElementType]> {
-  let summary = "Matrix product with NumPy semantics (ONNX MatMul)";
-  let description = [{
-    Multiplies the two innermost dimensions and broadcasts the leading (batch) ones. A 1-D
-    operand is treated as a row (`lhs`) or a column (`rhs`) vector and that dimension is
-    dropped from the result.
-
-    ```mlir
-    %y = graph.matmul %a, %b : (tensor<?x128x768xf32>, tensor<768x768xf32>)
-        -> tensor<?x128x768xf32>
-    ```
-  }];
-  let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs);
-  let results = (outs AnyTensor:$result);
-  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
-}
-
-//===----------------------------------------------------------------------===//
-// Elementwise ops
-//===----------------------------------------------------------------------===//
-
-def Graph_AddOp : Graph_InferredOp<"add",
-    [Commutative, SameOperandsAndResultElementType]> {
-  let summary = "Elementwise addition with NumPy broadcasting (ONNX Add)";
-  let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs);
-  let results = (outs AnyTensor:$result);
-  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
-  let hasFolder = 1;
-}
-
-def Graph_ReluOp : Graph_Op<"relu", [Pure, SameOperandsAndResultType]> {
-  let summary = "Rectified linear unit, max(x, 0) (ONNX Relu)";
-  let arguments = (ins AnyTensor:$input);
-  let results = (outs AnyTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
-}
+include "dialects/graph/ops/CoreOps.td"
+include "dialects/graph/ops/ElementwiseOps.td"
+include "dialects/graph/ops/NNOps.td"
+include "dialects/graph/ops/QuantizationOps.td"
+include "dialects/graph/ops/ReductionOps.td"
+include "dialects/graph/ops/ShapeOps.td"
 
 #endif // KILN_GRAPH_OPS

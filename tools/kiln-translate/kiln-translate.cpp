@@ -1,6 +1,7 @@
 //===- kiln-translate.cpp - Translate into and out of Kiln's IR -----------===//
 
 #include "kiln/Version.h"
+#include "lib/onnx/Importer.h"
 #include "lib/target/PTX.h"
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -8,6 +9,7 @@
 #include "llvm/Support/CommandLine.h"
 
 int main(int argc, char **argv) {
+  kiln::onnx::registerImportONNXTranslation();
   kiln::registerToLLVMIRTranslation();
   kiln::registerEmitPTXTranslation();
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {

@@ -1,0 +1,18 @@
+//===- CoreOps.cpp - Constants and plumbing --------------------------------===//
+
+#include "dialects/graph/GraphOps.h"
+#include "dialects/graph/OpHelpers.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace kiln::graph;
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }

@@ -1,0 +1,37 @@
+//===- OpHelpers.h - Shared pieces of the graph ops' C++ --------*- C++ -*-===//
+//
+// Helpers for the shape rules in <Family>Ops.cpp; internal to the dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECTS_GRAPH_OPHELPERS_H
+#define KILN_DIALECTS_GRAPH_OPHELPERS_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Value.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+
+namespace kiln::graph {
+
+/// A ranked tensor of `shape`, or an unranked one when the shape is unknown.
+mlir::Type tensorOf(std::optional<llvm::ArrayRef<int64_t>> shape, mlir::Type elementType);
+
+/// The result type of a binary op whose result shape is `rule(lhs shape, rhs shape)` and
+/// whose element type is the lhs's; unranked when either operand is.
+mlir::LogicalResult inferBinaryOpType(
+    std::optional<mlir::Location> location, mlir::Value lhs, mlir::Value rhs,
+    llvm::function_ref<llvm::Expected<llvm::SmallVector<int64_t>>(llvm::ArrayRef<int64_t>,
+                                                                  llvm::ArrayRef<int64_t>)>
+        rule,
+    llvm::SmallVectorImpl<mlir::Type> &inferred);
+
+/// The values of `value` when a constant of integers defines it (an operand such as
+/// Reshape's shape or Squeeze's axes), else nullopt.
+std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
+
+} // namespace kiln::graph
+
+#endif // KILN_DIALECTS_GRAPH_OPHELPERS_H

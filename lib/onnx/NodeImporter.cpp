@@ -1,0 +1,320 @@
+//===- NodeImporter.cpp - What an op converter sees of one ONNX node ------===//
+
+#include "lib/onnx/NodeImporter.h"
+#include "lib/onnx/ModelImporter.h"
+
+#include "dialects/graph/GraphOps.h"
+#include "dialects/graph/OpHelpers.h"
+
+#include "onnx/onnx_pb.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+using namespace mlir;
+using ::onnx::AttributeProto;
+
+namespace kiln::onnx {
+
+NodeImporter::NodeImporter(ModelImporter &model, const ::onnx::NodeProto &node, int64_t opset,
+                           OpBuilder &builder, Location loc)
+    : model(model), nodeProto(node), opsetVersion(opset), opBuilder(builder), location(loc) {}
+
+llvm::StringRef NodeImporter::opType() const { return nodeProto.op_type(); }
+
+InFlightDiagnostic NodeImporter::error() {
+  // The location's name is the node's, or "OpType#index" for unnamed nodes.
+  llvm::StringRef name = cast<NameLoc>(location).getName().getValue();
+  return emitError(location) << "node '" << name << "' (" << nodeProto.op_type() << "): ";
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+size_t NodeImporter::numInputs() const { return nodeProto.input_size(); }
+
+Value NodeImporter::input(size_t index) const {
+  if (index >= numInputs() || nodeProto.input(index).empty())
+    return nullptr;
+  return model.lookup(nodeProto.input(index));
+}
+
+FailureOr<Value> NodeImporter::requiredInput(size_t index) {
+  if (Value value = input(index))
+    return value;
+  if (index < numInputs() && !nodeProto.input(index).empty())
+    return failure(); // the initializer could not be converted; already reported
+  return LogicalResult(error() << "input " << index << " is required");
+}
+
+std::optional<SmallVector<int64_t>> NodeImporter::constantInts(size_t index) const {
+  return graph::getConstantInts(input(index));
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+const AttributeProto *NodeImporter::attribute(llvm::StringRef name) const {
+  for (const AttributeProto &attr : nodeProto.attribute())
+    if (attr.name() == name)
+      return &attr;
+  return nullptr;
+}
+
+static const char *attributeTypeName(int type) {
+  switch (type) {
+  case AttributeProto::FLOAT:
+    return "FLOAT";
+  case AttributeProto::INT:
+    return "INT";
+  case AttributeProto::STRING:
+    return "STRING";
+  case AttributeProto::TENSOR:
+    return "TENSOR";
+  case AttributeProto::GRAPH:
+    return "GRAPH";
+  case AttributeProto::FLOATS:
+    return "FLOATS";
+  case AttributeProto::INTS:
+    return "INTS";
+  case AttributeProto::STRINGS:
+    return "STRINGS";
+  default:
+    return "another type";
+  }
+}
+
+FailureOr<const AttributeProto *> NodeImporter::typedAttribute(llvm::StringRef name, int type) {
+  const AttributeProto *attr = attribute(name);
+  if (!attr)
+    return static_cast<const AttributeProto *>(nullptr);
+  if (!attr->ref_attr_name().empty())
+    return LogicalResult(error() << "attribute '" << name
+                           << "' refers to a function attribute; functions are not supported");
+  // Old exporters leave `type` unset; accept them when the right field is filled.
+  bool hasField = false;
+  switch (type) {
+  case AttributeProto::FLOAT:
+    hasField = attr->has_f();
+    break;
+  case AttributeProto::INT:
+    hasField = attr->has_i();
+    break;
+  case AttributeProto::STRING:
+    hasField = attr->has_s();
+    break;
+  case AttributeProto::TENSOR:
+    hasField = attr->has_t();
+    break;
+  case AttributeProto::FLOATS:
+    hasField = attr->floats_size() > 0;
+    break;
+  case AttributeProto::INTS:
+    hasField = attr->ints_size() > 0;
+    break;
+  case AttributeProto::STRINGS:
+    hasField = attr->strings_size() > 0;
+    break;
+  }
+  if (attr->type() == type || (attr->type() == AttributeProto::UNDEFINED && hasField))
+    return attr;
+  return LogicalResult(error() << "attribute '" << name << "' is " << attributeTypeName(attr->type())
+                         << ", expected " << attributeTypeName(type));
+}
+
+FailureOr<std::optional<int64_t>> NodeImporter::intAttr(llvm::StringRef name) {
+  auto attr = typedAttribute(name, AttributeProto::INT);
+  if (failed(attr))
+    return failure();
+  return *attr ? std::optional<int64_t>((*attr)->i()) : std::nullopt;
+}
+
+FailureOr<int64_t> NodeImporter::intAttr(llvm::StringRef name, int64_t defaultValue) {
+  auto value = intAttr(name);
+  if (failed(value))
+    return failure();
+  return value->value_or(defaultValue);
+}
+
+FailureOr<std::optional<float>> NodeImporter::floatAttr(llvm::StringRef name) {
+  auto attr = typedAttribute(name, AttributeProto::FLOAT);
+  if (failed(attr))
+    return failure();
+  return *attr ? std::optional<float>((*attr)->f()) : std::nullopt;
+}
+
+FailureOr<float> NodeImporter::floatAttr(llvm::StringRef name, float defaultValue) {
+  auto value = floatAttr(name);
+  if (failed(value))
+    return failure();
+  return value->value_or(defaultValue);
+}
+
+FailureOr<std::optional<std::string>> NodeImporter::stringAttr(llvm::StringRef name) {
+  auto attr = typedAttribute(name, AttributeProto::STRING);
+  if (failed(attr))
+    return failure();
+  return *attr ? std::optional<std::string>((*attr)->s()) : std::nullopt;
+}
+
+FailureOr<std::string> NodeImporter::stringAttr(llvm::StringRef name,
+                                                llvm::StringRef defaultValue) {
+  auto value = stringAttr(name);
+  if (failed(value))
+    return failure();
+  return value->value_or(defaultValue.str());
+}
+
+FailureOr<std::optional<SmallVector<int64_t>>> NodeImporter::intsAttr(llvm::StringRef name) {
+  auto attr = typedAttribute(name, AttributeProto::INTS);
+  if (failed(attr))
+    return failure();
+  if (!*attr)
+    return std::optional<SmallVector<int64_t>>();
+  return std::optional<SmallVector<int64_t>>(llvm::to_vector((*attr)->ints()));
+}
+
+FailureOr<std::optional<SmallVector<float>>> NodeImporter::floatsAttr(llvm::StringRef name) {
+  auto attr = typedAttribute(name, AttributeProto::FLOATS);
+  if (failed(attr))
+    return failure();
+  if (!*attr)
+    return std::optional<SmallVector<float>>();
+  return std::optional<SmallVector<float>>(llvm::to_vector((*attr)->floats()));
+}
+
+FailureOr<std::optional<SmallVector<std::string>>>
+NodeImporter::stringsAttr(llvm::StringRef name) {
+  auto attr = typedAttribute(name, AttributeProto::STRINGS);
+  if (failed(attr))
+    return failure();
+  if (!*attr)
+    return std::optional<SmallVector<std::string>>();
+  SmallVector<std::string> strings((*attr)->strings().begin(), (*attr)->strings().end());
+  return std::optional<SmallVector<std::string>>(std::move(strings));
+}
+
+FailureOr<std::optional<ElementsAttr>> NodeImporter::tensorAttr(llvm::StringRef name) {
+  auto attr = typedAttribute(name, AttributeProto::TENSOR);
+  if (failed(attr))
+    return failure();
+  if (!*attr)
+    return std::optional<ElementsAttr>();
+  // The tensor is consumed (its bytes move into the attribute); the node is imported once.
+  auto &tensor = const_cast<::onnx::TensorProto &>((*attr)->t());
+  std::string blobName = (nodeProto.output_size() ? nodeProto.output(0) : nodeProto.name());
+  auto elements = model.convertTensor(tensor, blobName, location,
+                                      "node '" + nodeProto.name() + "' (" +
+                                          nodeProto.op_type() + "): attribute '" + name.str() +
+                                          "'");
+  if (failed(elements))
+    return failure();
+  return std::optional<ElementsAttr>(*elements);
+}
+
+//===----------------------------------------------------------------------===//
+// Results
+//===----------------------------------------------------------------------===//
+
+size_t NodeImporter::numOutputs() const { return nodeProto.output_size(); }
+
+bool NodeImporter::hasOutput(size_t index) const {
+  return index < numOutputs() && !nodeProto.output(index).empty();
+}
+
+FailureOr<Operation *> NodeImporter::createInferred(llvm::StringRef name, ValueRange operands,
+                                                    ArrayRef<NamedAttribute> attrs,
+                                                    unsigned numResults) {
+  // Build with placeholder result types, then ask the op's shape rule: ODS builders that
+  // infer types abort on failure, and bad models must get an error instead.
+  OperationState state(location, name);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  state.addTypes(SmallVector<Type>(numResults, opBuilder.getNoneType()));
+  Operation *op = opBuilder.create(state);
+
+  SmallVector<Type> types;
+  if (auto inferable = dyn_cast<InferTypeOpInterface>(op)) {
+    if (failed(inferable.inferReturnTypes(context(), location, op->getOperands(),
+                                          op->getAttrDictionary(), op->getPropertiesStorage(),
+                                          op->getRegions(), types))) {
+      op->erase();
+      return failure();
+    }
+  } else if (op->hasTrait<OpTrait::SameOperandsAndResultType>() && op->getNumOperands() > 0) {
+    types.assign(numResults, op->getOperand(0).getType());
+  } else {
+    op->erase();
+    return LogicalResult(error() << "internal: " << name << " does not infer its result types");
+  }
+  if (types.size() != numResults) {
+    op->erase();
+    return LogicalResult(error() << "internal: " << name << " infers " << types.size()
+                           << " results, expected " << numResults);
+  }
+  for (auto [result, type] : llvm::zip(op->getResults(), types))
+    result.setType(type);
+  return op;
+}
+
+Value NodeImporter::constantI64(ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({int64_t(values.size())}, opBuilder.getI64Type());
+  return constant(DenseIntElementsAttr::get(type, values));
+}
+
+Value NodeImporter::constant(ElementsAttr value) {
+  return graph::ConstantOp::create(opBuilder, location, value);
+}
+
+LogicalResult NodeImporter::setResults(ValueRange results) {
+  for (size_t index = 0; index < numOutputs(); ++index) {
+    if (!hasOutput(index))
+      continue;
+    if (index >= results.size() || !results[index])
+      return error() << "output " << index << " ('" << nodeProto.output(index)
+                     << "') is not supported";
+    if (failed(model.bind(nodeProto.output(index), results[index], *this)))
+      return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConverterRegistry
+//===----------------------------------------------------------------------===//
+
+void ConverterRegistry::add(llvm::StringRef opType, Converter converter) {
+  bool inserted = converters.try_emplace(opType, converter).second;
+  assert(inserted && "two converters for one operator");
+  (void)inserted;
+}
+
+Converter ConverterRegistry::lookup(llvm::StringRef opType) const {
+  return converters.lookup(opType);
+}
+
+SmallVector<llvm::StringRef> ConverterRegistry::opTypes() const {
+  SmallVector<llvm::StringRef> names;
+  for (const auto &entry : converters)
+    names.push_back(entry.getKey());
+  llvm::sort(names);
+  return names;
+}
+
+const ConverterRegistry &ConverterRegistry::get() {
+  static const ConverterRegistry registry = [] {
+    ConverterRegistry r;
+    addCoreConverters(r);
+    addElementwiseConverters(r);
+    addShapeConverters(r);
+    addNNConverters(r);
+    addReductionConverters(r);
+    addQuantizationConverters(r);
+    return r;
+  }();
+  return registry;
+}
+
+} // namespace kiln::onnx
