@@ -9,6 +9,8 @@
 #include "onnx/onnx_pb.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
 using namespace mlir;
@@ -228,34 +230,48 @@ FailureOr<Operation *> NodeImporter::createInferred(llvm::StringRef name, ValueR
                                                     ArrayRef<NamedAttribute> attrs,
                                                     unsigned numResults) {
   // Build with placeholder result types, then ask the op's shape rule: ODS builders that
-  // infer types abort on failure, and bad models must get an error instead.
+  // infer types abort on failure, and bad models must get an error instead. The op's own
+  // diagnostics are caught and reported again on the node, so the message names it.
   OperationState state(location, name);
   state.addOperands(operands);
   state.addAttributes(attrs);
   state.addTypes(SmallVector<Type>(numResults, opBuilder.getNoneType()));
   Operation *op = opBuilder.create(state);
 
-  SmallVector<Type> types;
-  if (auto inferable = dyn_cast<InferTypeOpInterface>(op)) {
-    if (failed(inferable.inferReturnTypes(context(), location, op->getOperands(),
+  std::string firstError;
+  LogicalResult result = success();
+  {
+    ScopedDiagnosticHandler capture(context(), [&](Diagnostic &diagnostic) {
+      if (diagnostic.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
+        firstError = diagnostic.str();
+      return success();
+    });
+    SmallVector<Type> types;
+    if (auto inferable = dyn_cast<InferTypeOpInterface>(op)) {
+      result = inferable.inferReturnTypes(context(), location, op->getOperands(),
                                           op->getAttrDictionary(), op->getPropertiesStorage(),
-                                          op->getRegions(), types))) {
-      op->erase();
-      return failure();
+                                          op->getRegions(), types);
+    } else if (op->hasTrait<OpTrait::SameOperandsAndResultType>() && op->getNumOperands() > 0) {
+      types.assign(numResults, op->getOperand(0).getType());
+    } else {
+      firstError = "internal: " + name.str() + " does not infer its result types";
+      result = failure();
     }
-  } else if (op->hasTrait<OpTrait::SameOperandsAndResultType>() && op->getNumOperands() > 0) {
-    types.assign(numResults, op->getOperand(0).getType());
-  } else {
-    op->erase();
-    return LogicalResult(error() << "internal: " << name << " does not infer its result types");
+    if (succeeded(result) && types.size() != numResults) {
+      firstError = llvm::formatv("internal: {0} infers {1} results, expected {2}", name,
+                                 types.size(), numResults);
+      result = failure();
+    }
+    if (succeeded(result)) {
+      for (auto [value, type] : llvm::zip(op->getResults(), types))
+        value.setType(type);
+      result = verify(op);
+    }
   }
-  if (types.size() != numResults) {
+  if (failed(result)) {
     op->erase();
-    return LogicalResult(error() << "internal: " << name << " infers " << types.size()
-                           << " results, expected " << numResults);
+    return LogicalResult(error() << firstError);
   }
-  for (auto [result, type] : llvm::zip(op->getResults(), types))
-    result.setType(type);
   return op;
 }
 
