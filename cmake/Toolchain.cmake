@@ -23,3 +23,13 @@ endif()
 function(kiln_target_warnings target)
   target_compile_options(${target} PRIVATE ${KILN_WARNING_FLAGS})
 endfunction()
+
+# Fuzzing builds instrument all of Kiln's code for coverage and with AddressSanitizer;
+# the LLVM/MLIR archives stay uninstrumented.
+if(KILN_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "KILN_BUILD_FUZZERS needs clang (CXX=clang++-22)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address)
+endif()
