@@ -3,7 +3,7 @@
 #include "lib/onnx/Importer.h"
 #include "lib/onnx/ModelImporter.h"
 
-#include "lib/pipeline/Registration.h"
+#include "lib/init/Registration.h"
 
 #include "onnx/onnx_pb.h"
 

@@ -1,7 +1,7 @@
 //===- PTX.cpp - PTX from gpu.module ops through NVPTX --------------------===//
 
 #include "lib/target/PTX.h"
-#include "lib/pipeline/Registration.h"
+#include "lib/init/Registration.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

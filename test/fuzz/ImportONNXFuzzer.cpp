@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lib/onnx/Importer.h"
-#include "lib/pipeline/Registration.h"
+#include "lib/init/Registration.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"

@@ -1,7 +1,7 @@
 //===- GraphOpsTest.cpp - Building graph ops through the C++ API ----------===//
 
 #include "dialects/graph/GraphOps.h"
-#include "lib/pipeline/Registration.h"
+#include "lib/init/Registration.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -1,7 +1,7 @@
 //===- KernelDialectTest.cpp - The kernel dialect's C++ API ---------------===//
 
 #include "dialects/kernel/KernelOps.h"
-#include "lib/pipeline/Registration.h"
+#include "lib/init/Registration.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

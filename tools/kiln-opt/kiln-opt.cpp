@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Version.h"
-#include "lib/pipeline/Registration.h"
+#include "lib/init/Registration.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"

@@ -7,8 +7,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Version.h"
+#include "lib/pipeline/Compiler.h"
+#include "lib/init/Registration.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,14 +34,76 @@ cl::SubCommand inspectCommand("inspect", "Show the kernels, memory plan and IO o
 
 cl::opt<std::string> compileModel(cl::Positional, cl::Required, cl::desc("<MODEL.onnx>"),
                                   cl::sub(compileCommand));
-cl::opt<std::string> compileOutput("o", cl::desc("Engine file to write"),
-                                   cl::value_desc("MODEL.kiln"), cl::sub(compileCommand));
+cl::opt<std::string> compileOutput("o", cl::desc("Output file (default: stdout for MLIR stages)"),
+                                   cl::value_desc("MODEL.kiln"), cl::init("-"),
+                                   cl::sub(compileCommand));
+cl::opt<std::string> compileTo("compile-to",
+                               cl::desc("Stop after this stage and write its MLIR: graph "
+                                        "(imported, shapes inferred), or engine (default)"),
+                               cl::value_desc("stage"), cl::init("engine"),
+                               cl::sub(compileCommand));
+cl::opt<bool> compileQuiet("quiet", cl::desc("No progress lines on stderr"),
+                           cl::sub(compileCommand));
 cl::opt<std::string> runModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
                               cl::sub(runCommand));
 cl::opt<std::string> benchModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
                                 cl::sub(benchCommand));
 cl::opt<std::string> inspectEngine(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
                                    cl::sub(inspectCommand));
+
+/// Prints diagnostics as "FILE: error: message", one line each: the file comes from the
+/// location, and ONNX node names are already part of the importer's messages.
+void printDiagnostic(mlir::Diagnostic &diagnostic) {
+  std::string file;
+  diagnostic.getLocation()->walk([&](mlir::Location loc) {
+    if (auto fileLoc = llvm::dyn_cast<mlir::FileLineColLoc>(loc)) {
+      file = fileLoc.getFilename().str();
+      if (fileLoc.getLine() > 0)
+        file += llvm::formatv(":{0}:{1}", fileLoc.getLine(), fileLoc.getColumn()).str();
+      return mlir::WalkResult::interrupt();
+    }
+    return mlir::WalkResult::advance();
+  });
+  raw_ostream &os = errs();
+  os << (file.empty() ? "kiln" : file) << ": ";
+  switch (diagnostic.getSeverity()) {
+  case mlir::DiagnosticSeverity::Error:
+    WithColor(os, HighlightColor::Error) << "error: ";
+    break;
+  case mlir::DiagnosticSeverity::Warning:
+    WithColor(os, HighlightColor::Warning) << "warning: ";
+    break;
+  default:
+    WithColor(os, HighlightColor::Note) << "note: ";
+    break;
+  }
+  os << diagnostic.str() << "\n";
+  for (mlir::Diagnostic &note : diagnostic.getNotes())
+    printDiagnostic(note);
+}
+
+int runCompile() {
+  std::optional<kiln::Stage> stage = kiln::parseStage(compileTo);
+  if (!stage) {
+    WithColor::error(errs(), "kiln") << "unknown stage '" << compileTo
+                                     << "' for --compile-to; one of graph, engine\n";
+    return 1;
+  }
+  mlir::DialectRegistry registry;
+  kiln::registerDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  mlir::ScopedDiagnosticHandler handler(&context, [](mlir::Diagnostic &diagnostic) {
+    printDiagnostic(diagnostic);
+    return mlir::success();
+  });
+  kiln::CompileOptions options;
+  options.modelPath = compileModel;
+  options.outputPath = compileOutput;
+  options.compileTo = *stage;
+  options.quiet = compileQuiet;
+  return mlir::failed(kiln::compile(context, options)) ? 1 : 0;
+}
 
 /// Reports that `command` exists but is not part of this build yet.
 int notImplemented(StringRef command) {
@@ -53,7 +124,7 @@ int main(int argc, char **argv) {
     return 1;
 
   if (compileCommand)
-    return notImplemented("compile");
+    return runCompile();
   if (runCommand)
     return notImplemented("run");
   if (benchCommand)

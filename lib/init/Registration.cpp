@@ -1,6 +1,6 @@
 //===- Registration.cpp - Dialects and passes the Kiln tools know ---------===//
 
-#include "lib/pipeline/Registration.h"
+#include "lib/init/Registration.h"
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/kernel/KernelDialect.h"

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_LIB_PIPELINE_REGISTRATION_H
-#define KILN_LIB_PIPELINE_REGISTRATION_H
+#ifndef KILN_LIB_INIT_REGISTRATION_H
+#define KILN_LIB_INIT_REGISTRATION_H
 
 namespace mlir {
 class DialectRegistry;
@@ -25,4 +25,4 @@ void registerPasses();
 
 } // namespace kiln
 
-#endif // KILN_LIB_PIPELINE_REGISTRATION_H
+#endif // KILN_LIB_INIT_REGISTRATION_H
