@@ -5,6 +5,7 @@
 #include "lib/onnx/Importer.h"
 #include "passes/Passes.h"
 
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -55,13 +56,18 @@ private:
 };
 } // namespace
 
-/// Writes `module` as MLIR text to `path`, only once it is complete.
-static LogicalResult writeModule(ModuleOp module, llvm::StringRef path) {
+/// Writes `module` as MLIR text or bytecode to `path`, only once it is complete.
+static LogicalResult writeModule(ModuleOp module, llvm::StringRef path, bool bytecode) {
   std::string error;
   std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(path, &error);
   if (!output)
     return emitError(module.getLoc()) << error;
-  module.print(output->os());
+  if (bytecode) {
+    if (failed(writeBytecodeToFile(module, output->os())))
+      return failure();
+  } else {
+    module.print(output->os());
+  }
   output->keep();
   return success();
 }
@@ -82,7 +88,7 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   progress.step("inferred shapes");
 
   if (options.compileTo == Stage::Graph)
-    return writeModule(*module, options.outputPath);
+    return writeModule(*module, options.outputPath, options.emitBytecode);
 
   return emitError(module->getLoc())
          << "code generation (graph to kernels to PTX) is not implemented yet in this version; "

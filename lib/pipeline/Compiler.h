@@ -35,6 +35,8 @@ struct CompileOptions {
   /// Where the result goes: MLIR text for a stage before Engine, else the engine file.
   std::string outputPath;
   Stage compileTo = Stage::Engine;
+  /// Write MLIR stages as bytecode (weights as raw bytes) rather than text.
+  bool emitBytecode = false;
   /// No progress lines on stderr.
   bool quiet = false;
 };

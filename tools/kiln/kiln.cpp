@@ -42,6 +42,9 @@ cl::opt<std::string> compileTo("compile-to",
                                         "(imported, shapes inferred), or engine (default)"),
                                cl::value_desc("stage"), cl::init("engine"),
                                cl::sub(compileCommand));
+cl::opt<bool> compileBytecode("emit-bytecode",
+                              cl::desc("Write MLIR stages as bytecode, weights as raw bytes"),
+                              cl::sub(compileCommand));
 cl::opt<bool> compileQuiet("quiet", cl::desc("No progress lines on stderr"),
                            cl::sub(compileCommand));
 cl::opt<std::string> runModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
@@ -101,6 +104,7 @@ int runCompile() {
   options.modelPath = compileModel;
   options.outputPath = compileOutput;
   options.compileTo = *stage;
+  options.emitBytecode = compileBytecode;
   options.quiet = compileQuiet;
   return mlir::failed(kiln::compile(context, options)) ? 1 : 0;
 }
