@@ -27,8 +27,29 @@ unit_failed=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*
 # ctest counts skipped tests (a GPU test on a machine without one) among the passed.
 unit_skipped=$(grep -c '(Skipped)$' "$log")
 
-passed=$(( ${lit_passed:-0} + ${unit_total:-0} - ${unit_failed:-0} - unit_skipped ))
-failed=$(( ${lit_failed:-0} + ${unit_failed:-0} ))
+# Suites that end with a "<name>: N passed, N failed" line.
+suite_passed=0
+suite_failed=0
+suite_missing=0
+run_suite() {
+  local title=$1
+  shift
+  echo "== $title"
+  "$@" 2>&1 | tee "$log"
+  local line
+  line=$(grep -E '^[a-z-]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  if [ -z "$line" ]; then
+    suite_missing=$((suite_missing + 1))
+    return
+  fi
+  suite_passed=$((suite_passed + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")))
+  suite_failed=$((suite_failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
+}
+run_suite "ONNX backend test models: import (regressions against test/conformance)" \
+  /usr/bin/python3 scripts/onnx-coverage.py --check
+
+passed=$(( ${lit_passed:-0} + ${unit_total:-0} - ${unit_failed:-0} - unit_skipped + suite_passed ))
+failed=$(( ${lit_failed:-0} + ${unit_failed:-0} + suite_failed + suite_missing ))
 skipped=$(( ${lit_unsupported:-0} + unit_skipped ))
 if [ -z "$lit_total" ] || [ -z "$unit_total" ]; then
   echo "tests: a suite did not report its results"
