@@ -138,8 +138,8 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 }
 
 /// Fails unless `type`'s element type is `expected`; `what` names the operand.
-static LogicalResult checkElementType(std::optional<Location> location, Type type,
-                                      Type expected, StringRef what) {
+static LogicalResult checkElementType(std::optional<Location> location, Type type, Type expected,
+                                      StringRef what) {
   Type elementType = getElementTypeOrSelf(type);
   if (elementType != expected)
     return emitOptionalError(location, what, " element type ", elementType,
@@ -148,8 +148,8 @@ static LogicalResult checkElementType(std::optional<Location> location, Type typ
 }
 
 /// Fails unless `type` is unranked or a vector whose extent is compatible with `extent`.
-static LogicalResult checkChannelVector(std::optional<Location> location, Type type,
-                                        int64_t extent, StringRef what) {
+static LogicalResult checkChannelVector(std::optional<Location> location, Type type, int64_t extent,
+                                        StringRef what) {
   auto ranked = dyn_cast<RankedTensorType>(type);
   if (!ranked)
     return success();
@@ -166,8 +166,8 @@ static LogicalResult checkUnidirectionalBroadcast(std::optional<Location> locati
                                                   ArrayRef<int64_t> from, ArrayRef<int64_t> to,
                                                   StringRef what) {
   if (from.size() > to.size())
-    return emitOptionalError(location, what, " has rank ", from.size(),
-                             ", more than the rank ", to.size(), " it broadcasts to");
+    return emitOptionalError(location, what, " has rank ", from.size(), ", more than the rank ",
+                             to.size(), " it broadcasts to");
   for (auto [fromDim, toDim] : llvm::zip(llvm::reverse(from), llvm::reverse(to))) {
     if (fromDim == 1 || ShapedType::isDynamic(fromDim) || ShapedType::isDynamic(toDim) ||
         fromDim == toDim)
@@ -182,8 +182,8 @@ static LogicalResult checkUnidirectionalBroadcast(std::optional<Location> locati
 /// but (as in ONNX's reference and PyTorch) a last window that would start in the end
 /// padding is dropped.
 static llvm::Expected<int64_t> poolOutputExtent(int64_t in, int64_t kernel, int64_t stride,
-                                                int64_t dilation, int64_t padBegin,
-                                                int64_t padEnd, bool ceilMode) {
+                                                int64_t dilation, int64_t padBegin, int64_t padEnd,
+                                                bool ceilMode) {
   auto floorExtent = convOutputExtent(in, kernel, stride, dilation, padBegin, padEnd);
   if (!floorExtent || !ceilMode || ShapedType::isDynamic(*floorExtent))
     return floorExtent;
@@ -208,8 +208,7 @@ inferPoolShape(std::optional<Location> location, TensorType inputType,
   if (spatialRank == 0)
     return emitOptionalError(location, "expects at least one kernel extent");
   if (int64_t(strides.size()) != spatialRank)
-    return emitOptionalError(location, "expects ", spatialRank, " strides, got ",
-                             strides.size());
+    return emitOptionalError(location, "expects ", spatialRank, " strides, got ", strides.size());
   if (int64_t(dilations.size()) != spatialRank)
     return emitOptionalError(location, "expects ", spatialRank, " dilations, got ",
                              dilations.size());
@@ -227,8 +226,8 @@ inferPoolShape(std::optional<Location> location, TensorType inputType,
 
   SmallVector<int64_t> shape(inputType.getShape());
   for (int64_t i = 0; i < spatialRank; ++i) {
-    auto extent = poolOutputExtent(shape[i + 2], kernelShape[i], strides[i], dilations[i],
-                                   pads[i], pads[i + spatialRank], ceilMode);
+    auto extent = poolOutputExtent(shape[i + 2], kernelShape[i], strides[i], dilations[i], pads[i],
+                                   pads[i + spatialRank], ceilMode);
     if (!extent)
       return emitOptionalError(location, "spatial dimension ", i, ": ",
                                llvm::toString(extent.takeError()));
@@ -284,9 +283,8 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
 LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
                                           Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   auto inputType = cast<TensorType>(adaptor.getInput().getType());
-  auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(),
-                              adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
-                              adaptor.getCeilMode());
+  auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(), adaptor.getStrides(),
+                              adaptor.getDilations(), adaptor.getPads(), adaptor.getCeilMode());
   if (failed(shape))
     return failure();
   std::optional<ArrayRef<int64_t>> shapeRef;
@@ -301,9 +299,8 @@ LogicalResult AveragePoolOp::inferReturnTypes(MLIRContext *context,
                                               std::optional<Location> location, Adaptor adaptor,
                                               SmallVectorImpl<Type> &inferred) {
   auto inputType = cast<TensorType>(adaptor.getInput().getType());
-  auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(),
-                              adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
-                              adaptor.getCeilMode());
+  auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(), adaptor.getStrides(),
+                              adaptor.getDilations(), adaptor.getPads(), adaptor.getCeilMode());
   if (failed(shape))
     return failure();
   std::optional<ArrayRef<int64_t>> shapeRef;
@@ -360,8 +357,8 @@ LogicalResult LayerNormalizationOp::inferReturnTypes(MLIRContext *context,
     if (failed(checkElementType(location, bias.getType(), elementType, "bias")))
       return failure();
   if (!inputType.hasRank()) {
-    inferred.append({inputType, UnrankedTensorType::get(stashType),
-                     UnrankedTensorType::get(stashType)});
+    inferred.append(
+        {inputType, UnrankedTensorType::get(stashType), UnrankedTensorType::get(stashType)});
     return success();
   }
   int64_t rank = inputType.getRank();
@@ -369,8 +366,8 @@ LogicalResult LayerNormalizationOp::inferReturnTypes(MLIRContext *context,
   if (failed(axis))
     return failure();
   ArrayRef<int64_t> normalized = inputType.getShape().drop_front(*axis);
-  for (auto [operand, name] : {std::pair(adaptor.getScale(), "scale"),
-                               std::pair(adaptor.getBias(), "bias")}) {
+  for (auto [operand, name] :
+       {std::pair(adaptor.getScale(), "scale"), std::pair(adaptor.getBias(), "bias")}) {
     if (!operand)
       continue;
     if (auto ranked = dyn_cast<RankedTensorType>(operand.getType()))
@@ -391,8 +388,8 @@ static FailureOr<int64_t> channelCount(std::optional<Location> location, TensorT
   if (!inputType.hasRank())
     return ShapedType::kDynamic;
   if (inputType.getRank() < minRank)
-    return emitOptionalError(location, "expects rank ", minRank,
-                             " or more ([N, C, ...]), got ", inputType.getRank());
+    return emitOptionalError(location, "expects rank ", minRank, " or more ([N, C, ...]), got ",
+                             inputType.getRank());
   return inputType.getDimSize(1);
 }
 
@@ -463,9 +460,8 @@ LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *context, std::optional<Lo
   return inferAxisOpType(location, adaptor.getInput(), adaptor.getAxis(), inferred);
 }
 
-LogicalResult LogSoftmaxOp::inferReturnTypes(MLIRContext *context,
-                                             std::optional<Location> location, Adaptor adaptor,
-                                             SmallVectorImpl<Type> &inferred) {
+LogicalResult LogSoftmaxOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                             Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   return inferAxisOpType(location, adaptor.getInput(), adaptor.getAxis(), inferred);
 }
 
@@ -474,8 +470,7 @@ LogicalResult LogSoftmaxOp::inferReturnTypes(MLIRContext *context,
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *context,
-                                                std::optional<Location> location,
-                                                Adaptor adaptor,
+                                                std::optional<Location> location, Adaptor adaptor,
                                                 SmallVectorImpl<Type> &inferred) {
   auto inputType = cast<TensorType>(adaptor.getInput().getType());
   auto weightType = cast<TensorType>(adaptor.getWeight().getType());
@@ -524,8 +519,7 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *context,
     if (!ShapedType::isDynamic(inChannels) && inChannels % group != 0)
       return emitOptionalError(location, "weight input channels (", inChannels,
                                ") are not divisible by group (", group, ")");
-    if (inputType.hasRank() &&
-        failed(verifyCompatibleDims({inputType.getDimSize(1), inChannels})))
+    if (inputType.hasRank() && failed(verifyCompatibleDims({inputType.getDimSize(1), inChannels})))
       return emitOptionalError(location, "input channels (", inputType.getDimSize(1),
                                ") differ from weight input channels (", inChannels, ")");
     if (!ShapedType::isDynamic(weightType.getDimSize(1)))
@@ -568,9 +562,8 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *context,
 LogicalResult LpPoolOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   auto inputType = cast<TensorType>(adaptor.getInput().getType());
-  auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(),
-                              adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
-                              adaptor.getCeilMode());
+  auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(), adaptor.getStrides(),
+                              adaptor.getDilations(), adaptor.getPads(), adaptor.getCeilMode());
   if (failed(shape))
     return failure();
   std::optional<ArrayRef<int64_t>> shapeRef;
@@ -654,8 +647,7 @@ LogicalResult GroupNormalizationOp::inferReturnTypes(MLIRContext *context,
 }
 
 LogicalResult LpNormalizationOp::inferReturnTypes(MLIRContext *context,
-                                                  std::optional<Location> location,
-                                                  Adaptor adaptor,
+                                                  std::optional<Location> location, Adaptor adaptor,
                                                   SmallVectorImpl<Type> &inferred) {
   return inferAxisOpType(location, adaptor.getInput(), adaptor.getAxis(), inferred);
 }
@@ -674,8 +666,7 @@ struct EinsumTerm {
 } // namespace
 
 /// Parses one comma-separated term (spaces already removed).
-static FailureOr<EinsumTerm> parseEinsumTerm(std::optional<Location> location,
-                                             StringRef text) {
+static FailureOr<EinsumTerm> parseEinsumTerm(std::optional<Location> location, StringRef text) {
   EinsumTerm term;
   for (size_t i = 0; i < text.size();) {
     if (text.substr(i).starts_with("...")) {
@@ -743,8 +734,8 @@ LogicalResult EinsumOp::inferReturnTypes(MLIRContext *context, std::optional<Loc
     }
     int64_t numLetters = term->letters.size();
     if (term->ellipsisAt ? type.getRank() < numLetters : type.getRank() != numLetters)
-      return emitOptionalError(location, "equation term '", text, "' does not fit an operand of rank ",
-                               type.getRank());
+      return emitOptionalError(location, "equation term '", text,
+                               "' does not fit an operand of rank ", type.getRank());
     int64_t ellipsisRank = type.getRank() - numLetters;
     size_t ellipsisAt = term->ellipsisAt.value_or(numLetters);
     for (auto [index, letter] : llvm::enumerate(term->letters)) {
@@ -761,8 +752,8 @@ LogicalResult EinsumOp::inferReturnTypes(MLIRContext *context, std::optional<Loc
       auto dims = type.getShape().slice(ellipsisAt, ellipsisRank);
       auto broadcast = broadcastShapes(*ellipsisShape, dims);
       if (!broadcast)
-        return emitOptionalError(location, "ellipsis dimensions: ",
-                                 llvm::toString(broadcast.takeError()));
+        return emitOptionalError(location,
+                                 "ellipsis dimensions: ", llvm::toString(broadcast.takeError()));
       ellipsisShape = *broadcast;
     }
   }
@@ -826,7 +817,8 @@ LogicalResult DetOp::inferReturnTypes(MLIRContext *context, std::optional<Locati
   int64_t rank = inputType.getRank();
   if (rank < 2)
     return emitOptionalError(location, "expects rank 2 or more ([*, M, M]), got ", rank);
-  if (failed(verifyCompatibleDims({inputType.getDimSize(rank - 2), inputType.getDimSize(rank - 1)})))
+  if (failed(
+          verifyCompatibleDims({inputType.getDimSize(rank - 2), inputType.getDimSize(rank - 1)})))
     return emitOptionalError(location, "expects square matrices, got ",
                              shapeString(inputType.getShape().take_back(2)));
   inferred.push_back(RankedTensorType::get(inputType.getShape().drop_back(2), elementType));
@@ -856,8 +848,8 @@ static std::optional<SmallVector<double>> getConstantFloats(Value value) {
 }
 
 /// Fails unless `value` is one of `allowed`; `name` names the attribute.
-static LogicalResult checkOneOf(std::optional<Location> location, StringRef name,
-                                StringRef value, ArrayRef<StringRef> allowed) {
+static LogicalResult checkOneOf(std::optional<Location> location, StringRef name, StringRef value,
+                                ArrayRef<StringRef> allowed) {
   if (llvm::is_contained(allowed, value))
     return success();
   return emitOptionalError(location, name, " '", value, "' is not one of ",
@@ -975,9 +967,8 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *context, std::optional<Loc
 // GridSampleOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *context,
-                                             std::optional<Location> location, Adaptor adaptor,
-                                             SmallVectorImpl<Type> &inferred) {
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                             Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   auto inputType = cast<TensorType>(adaptor.getInput().getType());
   auto gridType = cast<TensorType>(adaptor.getGrid().getType());
   if (failed(checkOneOf(location, "mode", adaptor.getMode(), {"linear", "nearest", "cubic"})) ||

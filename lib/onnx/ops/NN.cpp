@@ -26,7 +26,7 @@ resolveAutoPad(NodeImporter &node, llvm::StringRef autoPad, ArrayRef<int64_t> in
     if (i >= inputSpatial.size() || ShapedType::isDynamic(inputSpatial[i]) ||
         ShapedType::isDynamic(kernel[i]))
       return LogicalResult(node.error() << "auto_pad " << autoPad
-                                  << " needs static spatial input extents and kernel");
+                                        << " needs static spatial input extents and kernel");
     int64_t in = inputSpatial[i];
     int64_t out = (in + strides[i] - 1) / strides[i];
     int64_t window = (kernel[i] - 1) * dilations[i] + 1;
@@ -167,8 +167,7 @@ struct PoolWindow {
   bool ceilMode = false;
 };
 
-static FailureOr<PoolWindow> readPoolWindow(NodeImporter &node, Value input,
-                                            bool hasDilations) {
+static FailureOr<PoolWindow> readPoolWindow(NodeImporter &node, Value input, bool hasDilations) {
   auto kernelShape = node.intsAttr("kernel_shape");
   auto strides = node.intsAttr("strides");
   auto dilations = node.intsAttr("dilations");
@@ -200,14 +199,14 @@ static FailureOr<PoolWindow> readPoolWindow(NodeImporter &node, Value input,
     return window;
   }
   if (*pads)
-    return LogicalResult(node.error() << "pads and auto_pad " << *autoPad
-                                      << " are mutually exclusive");
+    return LogicalResult(node.error()
+                         << "pads and auto_pad " << *autoPad << " are mutually exclusive");
   SmallVector<int64_t> inputSpatial;
   if (auto inputType = dyn_cast<RankedTensorType>(input.getType());
       inputType && inputType.getRank() >= 2)
     inputSpatial.assign(inputType.getShape().drop_front(2).begin(), inputType.getShape().end());
-  auto resolved = resolveAutoPad(node, *autoPad, inputSpatial, window.kernelShape,
-                                 window.strides, window.dilations);
+  auto resolved = resolveAutoPad(node, *autoPad, inputSpatial, window.kernelShape, window.strides,
+                                 window.dilations);
   if (failed(resolved))
     return failure();
   window.pads = *resolved;
@@ -259,8 +258,7 @@ static LogicalResult convertAveragePool(NodeImporter &node) {
 }
 
 /// An op whose only operand is the node's first input and that has no attributes.
-template <typename OpTy>
-static LogicalResult convertUnaryNoAttributes(NodeImporter &node) {
+template <typename OpTy> static LogicalResult convertUnaryNoAttributes(NodeImporter &node) {
   auto input = node.requiredInput(0);
   if (failed(input))
     return failure();
@@ -280,8 +278,8 @@ static FailureOr<Type> floatTypeOf(NodeImporter &node, int64_t dataType, llvm::S
   case 16:
     return Type(builder.getBF16Type());
   default:
-    return LogicalResult(node.error() << what << " " << dataType
-                                      << " is not a floating-point data type");
+    return LogicalResult(node.error()
+                         << what << " " << dataType << " is not a floating-point data type");
   }
 }
 
@@ -375,8 +373,7 @@ static FailureOr<int64_t> softmaxAxis(NodeImporter &node, Value input) {
                                       << ", where the dimensions from axis on are flattened");
   int64_t rank = inputType.getRank();
   if (*axis < -rank || *axis >= rank)
-    return LogicalResult(node.error() << "axis " << *axis << " is out of range for rank "
-                                      << rank);
+    return LogicalResult(node.error() << "axis " << *axis << " is out of range for rank " << rank);
   int64_t first = *axis < 0 ? *axis + rank : *axis;
   std::optional<int64_t> nonUnit;
   for (int64_t dim = first; dim < rank; ++dim) {
@@ -393,8 +390,7 @@ static FailureOr<int64_t> softmaxAxis(NodeImporter &node, Value input) {
   return nonUnit.value_or(first);
 }
 
-template <typename OpTy>
-static LogicalResult convertSoftmaxLike(NodeImporter &node) {
+template <typename OpTy> static LogicalResult convertSoftmaxLike(NodeImporter &node) {
   auto input = node.requiredInput(0);
   if (failed(input))
     return failure();
@@ -440,8 +436,7 @@ static LogicalResult convertConvTranspose(NodeImporter &node) {
                         << weightType.getRank();
   SmallVector<int64_t> stridesValue = strides->value_or(SmallVector<int64_t>(rank, 1));
   SmallVector<int64_t> dilationsValue = dilations->value_or(SmallVector<int64_t>(rank, 1));
-  SmallVector<int64_t> outputPaddingValue =
-      outputPadding->value_or(SmallVector<int64_t>(rank, 0));
+  SmallVector<int64_t> outputPaddingValue = outputPadding->value_or(SmallVector<int64_t>(rank, 0));
   if (stridesValue.size() != rank || dilationsValue.size() != rank ||
       outputPaddingValue.size() != rank)
     return node.error() << "strides, dilations and output_padding need " << rank << " extents";
@@ -563,8 +558,8 @@ static LogicalResult convertMeanVarianceNormalization(NodeImporter &node) {
   OpBuilder &builder = node.builder();
   return createAndBind<graph::MeanVarianceNormalizationOp>(
       node, *input,
-      {builder.getNamedAttr("axes", builder.getDenseI64ArrayAttr(
-                                        axes->value_or(SmallVector<int64_t>{0, 2, 3})))});
+      {builder.getNamedAttr(
+          "axes", builder.getDenseI64ArrayAttr(axes->value_or(SmallVector<int64_t>{0, 2, 3})))});
 }
 
 /// Opset 18's per-group scale or bias `value` as opset 21's per-channel one: each of the
@@ -584,8 +579,8 @@ static FailureOr<Value> expandPerGroup(NodeImporter &node, Value value, int64_t 
   SmallVector<APFloat> expanded;
   for (int64_t channel = 0; channel < channels; ++channel)
     expanded.push_back(values[channel / (channels / groups)]);
-  return node.constant(DenseElementsAttr::get(
-      RankedTensorType::get({channels}, type.getElementType()), expanded));
+  return node.constant(
+      DenseElementsAttr::get(RankedTensorType::get({channels}, type.getElementType()), expanded));
 }
 
 static LogicalResult convertGroupNormalization(NodeImporter &node) {
@@ -698,8 +693,8 @@ static FailureOr<SmallVector<NamedAttribute>> legacyResizeAttributes(NodeImporte
   // Upsample-7 spelled linear interpolation in two dimensions "bilinear" in some exporters.
   std::string modeValue = *mode == "bilinear" ? "linear" : *mode;
   if (modeValue != "nearest" && modeValue != "linear")
-    return LogicalResult(node.error() << "mode '" << *mode
-                                      << "' is not supported, only nearest and linear");
+    return LogicalResult(node.error()
+                         << "mode '" << *mode << "' is not supported, only nearest and linear");
   OpBuilder &b = node.builder();
   return SmallVector<NamedAttribute>{
       b.getNamedAttr("antialias", b.getBoolAttr(false)),
@@ -796,8 +791,7 @@ static LogicalResult convertGridSample(NodeImporter &node) {
   // Opset 20 renamed bilinear and bicubic to linear and cubic (and made linear default).
   auto mode = node.stringAttr("mode", node.opset() < 20 ? "bilinear" : "linear");
   auto paddingMode = node.stringAttr("padding_mode", "zeros");
-  if (failed(input) || failed(grid) || failed(alignCorners) || failed(mode) ||
-      failed(paddingMode))
+  if (failed(input) || failed(grid) || failed(alignCorners) || failed(mode) || failed(paddingMode))
     return failure();
   std::string modeValue = *mode;
   if (modeValue == "bilinear")
@@ -824,9 +818,8 @@ static LogicalResult convertRoiAlign(NodeImporter &node) {
   auto outputWidth = node.intAttr("output_width", 1);
   auto samplingRatio = node.intAttr("sampling_ratio", 0);
   auto spatialScale = node.floatAttr("spatial_scale", 1.0f);
-  if (failed(input) || failed(rois) || failed(batchIndices) || failed(transform) ||
-      failed(mode) || failed(outputHeight) || failed(outputWidth) || failed(samplingRatio) ||
-      failed(spatialScale))
+  if (failed(input) || failed(rois) || failed(batchIndices) || failed(transform) || failed(mode) ||
+      failed(outputHeight) || failed(outputWidth) || failed(samplingRatio) || failed(spatialScale))
     return failure();
   if (*outputHeight < 1 || *outputWidth < 1 || *samplingRatio < 0)
     return node.error() << "output_height and output_width must be positive and sampling_ratio "
