@@ -283,3 +283,450 @@ func.func @softmax_axis(%x: tensor<2x4xf32>) {
   %y = graph.softmax %x {axis = 2 : i64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+func.func @conv_transpose_element_type(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf16>) {
+  // expected-error @+1 {{weight element type 'f16' differs from input element type 'f32'}}
+  %y = graph.conv_transpose %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+      pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1}
+      : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf16>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_rank_mismatch(%x: tensor<1x4x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{input rank 3 differs from weight rank 4}}
+  %y = graph.conv_transpose %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+      pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1}
+      : (tensor<1x4x8xf32>, tensor<4x2x3x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_low_rank(%x: tensor<1x4xf32>, %w: tensor<*xf32>) {
+  // expected-error @+1 {{expects rank 3 or more ([N, C, spatial...]), got 2}}
+  %y = graph.conv_transpose %x, %w {strides = array<i64>, dilations = array<i64>,
+      pads = array<i64>, output_padding = array<i64>, group = 1}
+      : (tensor<1x4xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_output_padding_count(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{expects 2 output_padding extents, got 1}}
+  %y = graph.conv_transpose %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+      pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0>, group = 1}
+      : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_negative_output_padding(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{pads and output_padding must not be negative}}
+  %y = graph.conv_transpose %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+      pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, -1>, group = 1}
+      : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_group(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{weight input channels (4) are not divisible by group (3)}}
+  %y = graph.conv_transpose %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+      pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 3}
+      : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_channels(%x: tensor<1x6x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{input channels (6) differ from weight input channels (4)}}
+  %y = graph.conv_transpose %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+      pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1}
+      : (tensor<1x6x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_bias(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<2xf32>) {
+  // Two groups of two output channels: the bias needs four.
+  // expected-error @+1 {{bias has 2 elements for 4 channels}}
+  %y = graph.conv_transpose %x, %w, %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+      pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 2}
+      : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>, tensor<2xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_no_output(%x: tensor<1x4x1x8xf32>, %w: tensor<4x2x1x1xf32>) {
+  // expected-error @+1 {{spatial dimension 0: the pads (1, 1) leave no output}}
+  %y = graph.conv_transpose %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+      pads = array<i64: 1, 0, 1, 0>, output_padding = array<i64: 0, 0>, group = 1}
+      : (tensor<1x4x1x8xf32>, tensor<4x2x1x1xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @lrn_integer(%x: tensor<1x4x8x8xi32>) {
+  // expected-error @+1 {{expects a floating-point input, got 'i32'}}
+  %y = graph.lrn %x {alpha = 1.0e-04 : f32, beta = 0.75 : f32, bias = 1.0 : f32, size = 3}
+      : (tensor<1x4x8x8xi32>) -> tensor<1x4x8x8xi32>
+  return
+}
+
+// -----
+
+func.func @mvn_repeated_axis(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{axis -1 is repeated}}
+  %y = graph.mean_variance_normalization %x {axes = array<i64: 3, -1>}
+      : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @group_norm_groups(%x: tensor<1x6x8xf32>, %s: tensor<6xf32>) {
+  // expected-error @+1 {{channels (6) are not divisible by num_groups (4)}}
+  %y = graph.group_normalization %x, %s, %s {epsilon = 1.0e-05 : f32, num_groups = 4, stash_type = f32}
+      : (tensor<1x6x8xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x6x8xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_no_operands() {
+  // expected-error @+1 {{expects at least one operand}}
+  %y = graph.einsum {equation = "->"} : () -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @einsum_element_type(%a: tensor<2x3xf32>, %b: tensor<3xf16>) {
+  // expected-error @+1 {{operand element type 'f16' differs from input element type 'f32'}}
+  %y = graph.einsum %a, %b {equation = "ij,j->i"} : (tensor<2x3xf32>, tensor<3xf16>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_term_count(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{equation has 2 input terms for 1 operands}}
+  %y = graph.einsum %a {equation = "ij,jk->ik"} : (tensor<2x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_two_ellipses(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{equation term '...i...' has two ellipses}}
+  %y = graph.einsum %a {equation = "...i..."} : (tensor<2x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_bad_character(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{equation term 'i1' has '1', expected letters and '...'}}
+  %y = graph.einsum %a {equation = "i1->i"} : (tensor<2x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_term_rank(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{equation term 'ijk' does not fit an operand of rank 2}}
+  %y = graph.einsum %a {equation = "ijk->i"} : (tensor<2x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_letter_extents(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+1 {{letter 'j' stands for both 3 and 4}}
+  %y = graph.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_ellipsis_broadcast(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+1 {{ellipsis dimensions:}}
+  %y = graph.einsum %a, %b {equation = "...i,...i->..."} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_unknown_output_letter(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{output letter 'k' is not in any input term}}
+  %y = graph.einsum %a {equation = "ij->k"} : (tensor<2x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_repeated_output_letter(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{output letter 'i' is repeated}}
+  %y = graph.einsum %a {equation = "ij->ii"} : (tensor<2x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_output_ellipsis(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{output has an ellipsis that no input term has}}
+  %y = graph.einsum %a {equation = "ij->...i"} : (tensor<2x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @det_integer(%x: tensor<3x3xi64>) {
+  // expected-error @+1 {{expects a floating-point input, got 'i64'}}
+  %y = graph.det %x : (tensor<3x3xi64>) -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @det_rank(%x: tensor<3xf32>) {
+  // expected-error @+1 {{expects rank 2 or more ([*, M, M]), got 1}}
+  %y = graph.det %x : (tensor<3xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @det_not_square(%x: tensor<5x3x4xf32>) {
+  // expected-error @+1 {{expects square matrices, got [3, 4]}}
+  %y = graph.det %x : (tensor<5x3x4xf32>) -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @resize_mode(%x: tensor<1x3x8x8xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{mode 'bilinear' is not one of nearest, linear, cubic}}
+  %y = graph.resize %x scales(%s) {antialias = false, coordinate_transformation_mode = "half_pixel",
+      cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32,
+      keep_aspect_ratio_policy = "stretch", mode = "bilinear", nearest_mode = "floor"}
+      : (tensor<1x3x8x8xf32>, tensor<4xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @resize_scales_and_sizes(%x: tensor<1x3x8x8xf32>, %s: tensor<4xf32>, %z: tensor<4xi64>) {
+  // expected-error @+1 {{expects exactly one of scales and sizes}}
+  %y = graph.resize %x scales(%s) sizes(%z) {antialias = false, coordinate_transformation_mode = "half_pixel",
+      cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32,
+      keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"}
+      : (tensor<1x3x8x8xf32>, tensor<4xf32>, tensor<4xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @resize_integer_scales(%x: tensor<1x3x8x8xf32>, %s: tensor<4xi64>) {
+  // expected-error @+1 {{scales must be floating-point}}
+  %y = graph.resize %x scales(%s) {antialias = false, coordinate_transformation_mode = "half_pixel",
+      cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32,
+      keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"}
+      : (tensor<1x3x8x8xf32>, tensor<4xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @resize_float_sizes(%x: tensor<1x3x8x8xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{sizes must be i64}}
+  %y = graph.resize %x sizes(%s) {antialias = false, coordinate_transformation_mode = "half_pixel",
+      cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32,
+      keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"}
+      : (tensor<1x3x8x8xf32>, tensor<4xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @resize_integer_roi(%x: tensor<1x3x8x8xf32>, %r: tensor<8xi64>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{roi must be floating-point}}
+  %y = graph.resize %x roi(%r) scales(%s) {antialias = false, coordinate_transformation_mode = "tf_crop_and_resize",
+      cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32,
+      keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"}
+      : (tensor<1x3x8x8xf32>, tensor<8xi64>, tensor<4xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @resize_repeated_axis(%x: tensor<1x3x8x8xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{axis -1 is repeated}}
+  %y = graph.resize %x scales(%s) {antialias = false, axes = array<i64: 3, -1>,
+      coordinate_transformation_mode = "half_pixel",
+      cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32,
+      keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"}
+      : (tensor<1x3x8x8xf32>, tensor<2xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @resize_scale_count(%x: tensor<1x3x8x8xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{scales must have 4 elements (one per resized axis), got type 'tensor<2xf32>'}}
+  %y = graph.resize %x scales(%s) {antialias = false, coordinate_transformation_mode = "half_pixel",
+      cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32,
+      keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"}
+      : (tensor<1x3x8x8xf32>, tensor<2xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @resize_roi_count(%x: tensor<1x3x8x8xf32>, %r: tensor<4xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{roi must have 8 elements (starts, then ends), got type 'tensor<4xf32>'}}
+  %y = graph.resize %x roi(%r) scales(%s) {antialias = false, coordinate_transformation_mode = "tf_crop_and_resize",
+      cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32,
+      keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"}
+      : (tensor<1x3x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @resize_zero_size(%x: tensor<1x3x8x8xf32>) {
+  %z = graph.constant dense<[1, 3, 0, 4]> : tensor<4xi64>
+  // expected-error @+1 {{sizes must be positive}}
+  %y = graph.resize %x sizes(%z) {antialias = false, coordinate_transformation_mode = "half_pixel",
+      cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32,
+      keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"}
+      : (tensor<1x3x8x8xf32>, tensor<4xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @resize_negative_scale(%x: tensor<1x3x8x8xf32>) {
+  %s = graph.constant dense<[1.0, 1.0, -2.0, 2.0]> : tensor<4xf32>
+  // expected-error @+1 {{scales must be positive}}
+  %y = graph.resize %x scales(%s) {antialias = false, coordinate_transformation_mode = "half_pixel",
+      cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32,
+      keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"}
+      : (tensor<1x3x8x8xf32>, tensor<4xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_padding_mode(%x: tensor<1x3x8x8xf32>, %g: tensor<1x4x4x2xf32>) {
+  // expected-error @+1 {{padding_mode 'wrap' is not one of zeros, border, reflection}}
+  %y = graph.grid_sample %x, %g {align_corners = false, mode = "linear", padding_mode = "wrap"}
+      : (tensor<1x3x8x8xf32>, tensor<1x4x4x2xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_integer_grid(%x: tensor<1x3x8x8xf32>, %g: tensor<1x4x4x2xi32>) {
+  // expected-error @+1 {{grid must be floating-point}}
+  %y = graph.grid_sample %x, %g {align_corners = false, mode = "linear", padding_mode = "zeros"}
+      : (tensor<1x3x8x8xf32>, tensor<1x4x4x2xi32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_rank_mismatch(%x: tensor<1x3x8x8xf32>, %g: tensor<1x4x4x4x3xf32>) {
+  // expected-error @+1 {{input rank 4 differs from grid rank 5}}
+  %y = graph.grid_sample %x, %g {align_corners = false, mode = "linear", padding_mode = "zeros"}
+      : (tensor<1x3x8x8xf32>, tensor<1x4x4x4x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_low_rank(%x: tensor<1x3xf32>, %g: tensor<*xf32>) {
+  // expected-error @+1 {{expects rank 3 or more ([N, C, spatial...]), got 2}}
+  %y = graph.grid_sample %x, %g {align_corners = false, mode = "linear", padding_mode = "zeros"}
+      : (tensor<1x3xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_batch(%x: tensor<2x3x8x8xf32>, %g: tensor<1x4x4x2xf32>) {
+  // expected-error @+1 {{grid batch (1) differs from input batch (2)}}
+  %y = graph.grid_sample %x, %g {align_corners = false, mode = "linear", padding_mode = "zeros"}
+      : (tensor<2x3x8x8xf32>, tensor<1x4x4x2xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_coordinates(%x: tensor<1x3x8x8xf32>, %g: tensor<1x4x4x3xf32>) {
+  // expected-error @+1 {{grid's last dimension must be 2 (one coordinate per spatial dimension), got 3}}
+  %y = graph.grid_sample %x, %g {align_corners = false, mode = "linear", padding_mode = "zeros"}
+      : (tensor<1x3x8x8xf32>, tensor<1x4x4x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_mode(%x: tensor<1x3x8x8xf32>, %r: tensor<2x4xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{coordinate_transformation_mode 'align_corners' is not one of half_pixel, output_half_pixel}}
+  %y = graph.roi_align %x, %r, %i {coordinate_transformation_mode = "align_corners", mode = "avg",
+      output_height = 2, output_width = 2, sampling_ratio = 0, spatial_scale = 1.0 : f32}
+      : (tensor<1x3x8x8xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_indices_type(%x: tensor<1x3x8x8xf32>, %r: tensor<2x4xf32>, %i: tensor<2xi32>) {
+  // expected-error @+1 {{batch_indices must be i64, got 'i32'}}
+  %y = graph.roi_align %x, %r, %i {coordinate_transformation_mode = "half_pixel", mode = "avg",
+      output_height = 2, output_width = 2, sampling_ratio = 0, spatial_scale = 1.0 : f32}
+      : (tensor<1x3x8x8xf32>, tensor<2x4xf32>, tensor<2xi32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_input_rank(%x: tensor<1x3x8xf32>, %r: tensor<2x4xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{expects an input of rank 4 ([N, C, H, W]), got 3}}
+  %y = graph.roi_align %x, %r, %i {coordinate_transformation_mode = "half_pixel", mode = "avg",
+      output_height = 2, output_width = 2, sampling_ratio = 0, spatial_scale = 1.0 : f32}
+      : (tensor<1x3x8xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_rois(%x: tensor<1x3x8x8xf32>, %r: tensor<2x5xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{rois must be [num_rois, 4], got [2, 5]}}
+  %y = graph.roi_align %x, %r, %i {coordinate_transformation_mode = "half_pixel", mode = "avg",
+      output_height = 2, output_width = 2, sampling_ratio = 0, spatial_scale = 1.0 : f32}
+      : (tensor<1x3x8x8xf32>, tensor<2x5xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_batch_indices(%x: tensor<1x3x8x8xf32>, %r: tensor<2x4xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{batch_indices must be [2] (one per roi), got [3]}}
+  %y = graph.roi_align %x, %r, %i {coordinate_transformation_mode = "half_pixel", mode = "avg",
+      output_height = 2, output_width = 2, sampling_ratio = 0, spatial_scale = 1.0 : f32}
+      : (tensor<1x3x8x8xf32>, tensor<2x4xf32>, tensor<3xi64>) -> tensor<*xf32>
+  return
+}

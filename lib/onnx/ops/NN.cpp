@@ -763,6 +763,27 @@ static LogicalResult convertResize(NodeImporter &node) {
       failed(excludeOutside) || failed(extrapolationValue) || failed(policy) || failed(mode) ||
       failed(nearestMode))
     return failure();
+  std::string transformValue = *transform, nearestModeValue = *nearestMode;
+  if (transformValue == "tf_half_pixel_for_nn") {
+    // Resize-11's tf_half_pixel_for_nn maps x to (x + 0.5) / scale, half_pixel's mapping
+    // plus 0.5. Rounding that sum down is rounding the half_pixel coordinate half up, and
+    // rounding it to nearest with ties down is taking the ceiling of the half_pixel one.
+    if (node.opset() >= 13)
+      return node.error() << "coordinate_transformation_mode tf_half_pixel_for_nn was removed "
+                             "in opset 13";
+    if (*mode != "nearest")
+      return node.error() << "coordinate_transformation_mode tf_half_pixel_for_nn is only "
+                             "supported with mode nearest";
+    if (nearestModeValue == "floor")
+      nearestModeValue = "round_prefer_ceil";
+    else if (nearestModeValue == "round_prefer_floor")
+      nearestModeValue = "ceil";
+    else
+      return node.error() << "coordinate_transformation_mode tf_half_pixel_for_nn is not "
+                             "supported with nearest_mode "
+                          << nearestModeValue;
+    transformValue = "half_pixel";
+  }
   // roi only matters to tf_crop_and_resize; elsewhere it is dropped so that passes need
   // not look at it.
   if (*transform != "tf_crop_and_resize")
@@ -772,13 +793,13 @@ static LogicalResult convertResize(NodeImporter &node) {
   OpBuilder &b = node.builder();
   SmallVector<NamedAttribute> attributes{
       b.getNamedAttr("antialias", b.getBoolAttr(*antialias)),
-      b.getNamedAttr("coordinate_transformation_mode", b.getStringAttr(*transform)),
+      b.getNamedAttr("coordinate_transformation_mode", b.getStringAttr(transformValue)),
       b.getNamedAttr("cubic_coeff_a", b.getF32FloatAttr(*cubicCoeffA)),
       b.getNamedAttr("exclude_outside", b.getBoolAttr(*excludeOutside)),
       b.getNamedAttr("extrapolation_value", b.getF32FloatAttr(*extrapolationValue)),
       b.getNamedAttr("keep_aspect_ratio_policy", b.getStringAttr(*policy)),
       b.getNamedAttr("mode", b.getStringAttr(*mode)),
-      b.getNamedAttr("nearest_mode", b.getStringAttr(*nearestMode))};
+      b.getNamedAttr("nearest_mode", b.getStringAttr(nearestModeValue))};
   if (*axes)
     attributes.push_back(b.getNamedAttr("axes", b.getDenseI64ArrayAttr(**axes)));
   return createResize(node, *input, roi, scales, sizes, attributes);
