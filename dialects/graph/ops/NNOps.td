@@ -98,9 +98,9 @@ def Graph_MaxPoolOp : Graph_InferredOp<"max_pool"> {
     `auto_pad` is resolved into `pads` at import. With `ceil_mode` the output extents round
     up, but a window that would start in the end padding is dropped.
 
-    The second result holds the flat i64 index of each maximum in the (unpadded) input,
-    row major when `storage_order` is 0 and column major when it is 1; it is computed only
-    when used.
+    The second result holds the i64 index of each maximum into the whole input tensor
+    flattened (batch and channel included, padding excluded), row major when
+    `storage_order` is 0 and column major when it is 1; it is computed only when used.
 
     ```mlir
     %y, %i = graph.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>,

@@ -434,6 +434,11 @@ static LogicalResult convertConvTranspose(NodeImporter &node) {
   if (weightType && size_t(weightType.getRank()) != rank + 2)
     return node.error() << "kernel_shape has " << rank << " extents for a weight of rank "
                         << weightType.getRank();
+  // The weight decides the kernel; a kernel_shape that contradicts it is a broken model.
+  if (weightType)
+    for (size_t i = 0; i < rank; ++i)
+      if (!weightType.isDynamicDim(i + 2) && weightType.getDimSize(i + 2) != kernel[i])
+        return node.error() << "kernel_shape differs from the weight's kernel extents";
   SmallVector<int64_t> stridesValue = strides->value_or(SmallVector<int64_t>(rank, 1));
   SmallVector<int64_t> dilationsValue = dilations->value_or(SmallVector<int64_t>(rank, 1));
   SmallVector<int64_t> outputPaddingValue = outputPadding->value_or(SmallVector<int64_t>(rank, 0));
