@@ -196,7 +196,7 @@ def Graph_LayerNormalizationOp : Graph_InferredOp<"layer_normalization"> {
 }
 
 def Graph_BatchNormalizationOp : Graph_InferredOp<"batch_normalization"> {
-  let summary = "Batch normalisation with running statistics, inference form (ONNX BatchNormalization)";
+  let summary = "Batch normalisation with running statistics (ONNX BatchNormalization)";
   let description = [{
     `input` is `[N, C, D1, ..., Dk]` (k may be 0); `scale`, `bias`, `mean` and `variance`
     are `[C]`: `(x - mean) / sqrt(variance + epsilon) * scale + bias`. ONNX's training mode,
