@@ -7,6 +7,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace kiln::graph;
@@ -109,4 +112,949 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
 LogicalResult MatMulOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   return inferBinaryOpType(location, adaptor.getLhs(), adaptor.getRhs(), matmulShape, inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// Shared pieces of the shape rules below
+//===----------------------------------------------------------------------===//
+
+/// `axis` as a dimension index of a rank-`rank` tensor (negative counts from the end).
+static FailureOr<int64_t> normalizeAxis(std::optional<Location> location, int64_t axis,
+                                        int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return emitOptionalError(location, "axis ", axis, " is out of range for rank ", rank);
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// A shape for messages, with `?` for dynamic extents.
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (auto [index, extent] : llvm::enumerate(shape)) {
+    if (index)
+      text += ", ";
+    text += ShapedType::isDynamic(extent) ? "?" : std::to_string(extent);
+  }
+  return text + "]";
+}
+
+/// Fails unless `type`'s element type is `expected`; `what` names the operand.
+static LogicalResult checkElementType(std::optional<Location> location, Type type, Type expected,
+                                      StringRef what) {
+  Type elementType = getElementTypeOrSelf(type);
+  if (elementType != expected)
+    return emitOptionalError(location, what, " element type ", elementType,
+                             " differs from input element type ", expected);
+  return success();
+}
+
+/// Fails unless `type` is unranked or a vector whose extent is compatible with `extent`.
+static LogicalResult checkChannelVector(std::optional<Location> location, Type type, int64_t extent,
+                                        StringRef what) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked)
+    return success();
+  if (ranked.getRank() != 1)
+    return emitOptionalError(location, what, " must have rank 1, got ", ranked.getRank());
+  if (failed(verifyCompatibleDims({ranked.getDimSize(0), extent})))
+    return emitOptionalError(location, what, " has ", ranked.getDimSize(0), " elements for ",
+                             extent, " channels");
+  return success();
+}
+
+/// Fails unless `from` broadcasts unidirectionally to `to` (NumPy rules, `to` unchanged).
+static LogicalResult checkUnidirectionalBroadcast(std::optional<Location> location,
+                                                  ArrayRef<int64_t> from, ArrayRef<int64_t> to,
+                                                  StringRef what) {
+  if (from.size() > to.size())
+    return emitOptionalError(location, what, " has rank ", from.size(), ", more than the rank ",
+                             to.size(), " it broadcasts to");
+  for (auto [fromDim, toDim] : llvm::zip(llvm::reverse(from), llvm::reverse(to))) {
+    if (fromDim == 1 || ShapedType::isDynamic(fromDim) || ShapedType::isDynamic(toDim) ||
+        fromDim == toDim)
+      continue;
+    return emitOptionalError(location, what, " of shape ", shapeString(from),
+                             " does not broadcast to ", shapeString(to));
+  }
+  return success();
+}
+
+/// One spatial output extent of a pooling window. With `ceilMode` the division rounds up,
+/// but (as in ONNX's reference and PyTorch) a last window that would start in the end
+/// padding is dropped.
+static llvm::Expected<int64_t> poolOutputExtent(int64_t in, int64_t kernel, int64_t stride,
+                                                int64_t dilation, int64_t padBegin, int64_t padEnd,
+                                                bool ceilMode) {
+  auto floorExtent = convOutputExtent(in, kernel, stride, dilation, padBegin, padEnd);
+  if (!floorExtent || !ceilMode || ShapedType::isDynamic(*floorExtent))
+    return floorExtent;
+  int64_t span = in + padBegin + padEnd - dilation * (kernel - 1) - 1;
+  int64_t extent = llvm::divideCeil(span, stride) + 1;
+  if ((extent - 1) * stride >= in + padBegin)
+    --extent;
+  return extent;
+}
+
+/// The result shape of a pooling window over `inputType` ([N, C, spatial...]), or nullopt
+/// when the input is unranked.
+static FailureOr<std::optional<SmallVector<int64_t>>>
+inferPoolShape(std::optional<Location> location, TensorType inputType,
+               ArrayRef<int64_t> kernelShape, ArrayRef<int64_t> strides,
+               ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads, bool ceilMode) {
+  int64_t spatialRank = kernelShape.size();
+  if (inputType.hasRank() && inputType.getRank() != spatialRank + 2)
+    return emitOptionalError(location, "expects an input of rank ", spatialRank + 2,
+                             " ([N, C] and one dimension per kernel extent), got ",
+                             inputType.getRank());
+  if (spatialRank == 0)
+    return emitOptionalError(location, "expects at least one kernel extent");
+  if (int64_t(strides.size()) != spatialRank)
+    return emitOptionalError(location, "expects ", spatialRank, " strides, got ", strides.size());
+  if (int64_t(dilations.size()) != spatialRank)
+    return emitOptionalError(location, "expects ", spatialRank, " dilations, got ",
+                             dilations.size());
+  if (int64_t(pads.size()) != 2 * spatialRank)
+    return emitOptionalError(location, "expects ", 2 * spatialRank,
+                             " pads (all beginnings, then all ends), got ", pads.size());
+  auto nonPositive = [](int64_t v) { return v < 1; };
+  if (llvm::any_of(kernelShape, nonPositive) || llvm::any_of(strides, nonPositive) ||
+      llvm::any_of(dilations, nonPositive))
+    return emitOptionalError(location, "kernel_shape, strides and dilations must be positive");
+  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return emitOptionalError(location, "pads must not be negative");
+  if (!inputType.hasRank())
+    return std::optional<SmallVector<int64_t>>();
+
+  SmallVector<int64_t> shape(inputType.getShape());
+  for (int64_t i = 0; i < spatialRank; ++i) {
+    auto extent = poolOutputExtent(shape[i + 2], kernelShape[i], strides[i], dilations[i], pads[i],
+                                   pads[i + spatialRank], ceilMode);
+    if (!extent)
+      return emitOptionalError(location, "spatial dimension ", i, ": ",
+                               llvm::toString(extent.takeError()));
+    shape[i + 2] = *extent;
+  }
+  return std::optional<SmallVector<int64_t>>(std::move(shape));
+}
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GemmOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto aType = cast<TensorType>(adaptor.getA().getType());
+  auto bType = cast<TensorType>(adaptor.getB().getType());
+  Type elementType = aType.getElementType();
+  if (failed(checkElementType(location, bType, elementType, "B")))
+    return failure();
+  if (Value c = adaptor.getC())
+    if (failed(checkElementType(location, c.getType(), elementType, "C")))
+      return failure();
+
+  // [rows, columns] of A' and B' after the optional transposes.
+  auto dims = [](TensorType type, bool transpose) -> std::pair<int64_t, int64_t> {
+    if (!type.hasRank())
+      return {ShapedType::kDynamic, ShapedType::kDynamic};
+    return transpose ? std::pair(type.getDimSize(1), type.getDimSize(0))
+                     : std::pair(type.getDimSize(0), type.getDimSize(1));
+  };
+  if (aType.hasRank() && aType.getRank() != 2)
+    return emitOptionalError(location, "A must have rank 2, got ", aType.getRank());
+  if (bType.hasRank() && bType.getRank() != 2)
+    return emitOptionalError(location, "B must have rank 2, got ", bType.getRank());
+  auto [m, aK] = dims(aType, adaptor.getTransA());
+  auto [bK, n] = dims(bType, adaptor.getTransB());
+  if (failed(verifyCompatibleDims({aK, bK})))
+    return emitOptionalError(location, "inner dimensions differ: A' is ", shapeString({m, aK}),
+                             " and B' is ", shapeString({bK, n}));
+  SmallVector<int64_t> shape{m, n};
+  if (Value c = adaptor.getC())
+    if (auto cType = dyn_cast<RankedTensorType>(c.getType()))
+      if (failed(checkUnidirectionalBroadcast(location, cType.getShape(), shape, "C")))
+        return failure();
+  inferred.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(), adaptor.getStrides(),
+                              adaptor.getDilations(), adaptor.getPads(), adaptor.getCeilMode());
+  if (failed(shape))
+    return failure();
+  std::optional<ArrayRef<int64_t>> shapeRef;
+  if (*shape)
+    shapeRef = ArrayRef(**shape);
+  inferred.push_back(tensorOf(shapeRef, inputType.getElementType()));
+  inferred.push_back(tensorOf(shapeRef, IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult AveragePoolOp::inferReturnTypes(MLIRContext *context,
+                                              std::optional<Location> location, Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(), adaptor.getStrides(),
+                              adaptor.getDilations(), adaptor.getPads(), adaptor.getCeilMode());
+  if (failed(shape))
+    return failure();
+  std::optional<ArrayRef<int64_t>> shapeRef;
+  if (*shape)
+    shapeRef = ArrayRef(**shape);
+  inferred.push_back(tensorOf(shapeRef, inputType.getElementType()));
+  return success();
+}
+
+/// [N, C, 1, ..., 1] for an [N, C, spatial...] input.
+static LogicalResult inferGlobalPoolType(std::optional<Location> location, Value input,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(input.getType());
+  if (!inputType.hasRank()) {
+    inferred.push_back(inputType);
+    return success();
+  }
+  if (inputType.getRank() < 3)
+    return emitOptionalError(location, "expects rank 3 or more ([N, C, spatial...]), got ",
+                             inputType.getRank());
+  SmallVector<int64_t> shape(inputType.getShape());
+  std::fill(shape.begin() + 2, shape.end(), 1);
+  inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
+  return success();
+}
+
+LogicalResult GlobalAveragePoolOp::inferReturnTypes(MLIRContext *context,
+                                                    std::optional<Location> location,
+                                                    Adaptor adaptor,
+                                                    SmallVectorImpl<Type> &inferred) {
+  return inferGlobalPoolType(location, adaptor.getInput(), inferred);
+}
+
+LogicalResult GlobalMaxPoolOp::inferReturnTypes(MLIRContext *context,
+                                                std::optional<Location> location, Adaptor adaptor,
+                                                SmallVectorImpl<Type> &inferred) {
+  return inferGlobalPoolType(location, adaptor.getInput(), inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult LayerNormalizationOp::inferReturnTypes(MLIRContext *context,
+                                                     std::optional<Location> location,
+                                                     Adaptor adaptor,
+                                                     SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  Type elementType = inputType.getElementType();
+  Type stashType = adaptor.getStashType();
+  if (failed(checkElementType(location, adaptor.getScale().getType(), elementType, "scale")))
+    return failure();
+  if (Value bias = adaptor.getBias())
+    if (failed(checkElementType(location, bias.getType(), elementType, "bias")))
+      return failure();
+  if (!inputType.hasRank()) {
+    inferred.append(
+        {inputType, UnrankedTensorType::get(stashType), UnrankedTensorType::get(stashType)});
+    return success();
+  }
+  int64_t rank = inputType.getRank();
+  auto axis = normalizeAxis(location, adaptor.getAxis(), rank);
+  if (failed(axis))
+    return failure();
+  ArrayRef<int64_t> normalized = inputType.getShape().drop_front(*axis);
+  for (auto [operand, name] :
+       {std::pair(adaptor.getScale(), "scale"), std::pair(adaptor.getBias(), "bias")}) {
+    if (!operand)
+      continue;
+    if (auto ranked = dyn_cast<RankedTensorType>(operand.getType()))
+      if (failed(checkUnidirectionalBroadcast(location, ranked.getShape(), normalized, name)))
+        return failure();
+  }
+  SmallVector<int64_t> statsShape(inputType.getShape());
+  std::fill(statsShape.begin() + *axis, statsShape.end(), 1);
+  inferred.push_back(inputType);
+  inferred.push_back(RankedTensorType::get(statsShape, stashType));
+  inferred.push_back(RankedTensorType::get(statsShape, stashType));
+  return success();
+}
+
+/// The channel count C of an [N, C, ...] input, dynamic if unknown; fails below `minRank`.
+static FailureOr<int64_t> channelCount(std::optional<Location> location, TensorType inputType,
+                                       int64_t minRank) {
+  if (!inputType.hasRank())
+    return ShapedType::kDynamic;
+  if (inputType.getRank() < minRank)
+    return emitOptionalError(location, "expects rank ", minRank, " or more ([N, C, ...]), got ",
+                             inputType.getRank());
+  return inputType.getDimSize(1);
+}
+
+LogicalResult BatchNormalizationOp::inferReturnTypes(MLIRContext *context,
+                                                     std::optional<Location> location,
+                                                     Adaptor adaptor,
+                                                     SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  // ONNX lets scale and bias share one element type and mean and variance another.
+  Type paramType = getElementTypeOrSelf(adaptor.getScale().getType());
+  Type statsType = getElementTypeOrSelf(adaptor.getMean().getType());
+  if (getElementTypeOrSelf(adaptor.getBias().getType()) != paramType)
+    return emitOptionalError(location, "bias element type differs from scale element type ",
+                             paramType);
+  if (getElementTypeOrSelf(adaptor.getVariance().getType()) != statsType)
+    return emitOptionalError(location, "variance element type differs from mean element type ",
+                             statsType);
+  if (!isa<FloatType>(inputType.getElementType()) || !isa<FloatType>(paramType) ||
+      !isa<FloatType>(statsType))
+    return emitOptionalError(location, "expects floating-point input and parameters");
+  auto channels = channelCount(location, inputType, 2);
+  if (failed(channels))
+    return failure();
+  for (auto [operand, name] :
+       {std::pair(adaptor.getScale(), "scale"), std::pair(adaptor.getBias(), "bias"),
+        std::pair(adaptor.getMean(), "mean"), std::pair(adaptor.getVariance(), "variance")})
+    if (failed(checkChannelVector(location, operand.getType(), *channels, name)))
+      return failure();
+  inferred.push_back(inputType);
+  return success();
+}
+
+LogicalResult InstanceNormalizationOp::inferReturnTypes(MLIRContext *context,
+                                                        std::optional<Location> location,
+                                                        Adaptor adaptor,
+                                                        SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  Type elementType = inputType.getElementType();
+  if (failed(checkElementType(location, adaptor.getScale().getType(), elementType, "scale")) ||
+      failed(checkElementType(location, adaptor.getBias().getType(), elementType, "bias")))
+    return failure();
+  auto channels = channelCount(location, inputType, 3);
+  if (failed(channels))
+    return failure();
+  if (failed(checkChannelVector(location, adaptor.getScale().getType(), *channels, "scale")) ||
+      failed(checkChannelVector(location, adaptor.getBias().getType(), *channels, "bias")))
+    return failure();
+  inferred.push_back(inputType);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax family
+//===----------------------------------------------------------------------===//
+
+/// The input's type, after checking that `axis` is one of its dimensions.
+static LogicalResult inferAxisOpType(std::optional<Location> location, Value input, int64_t axis,
+                                     SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(input.getType());
+  if (inputType.hasRank() && failed(normalizeAxis(location, axis, inputType.getRank())))
+    return failure();
+  inferred.push_back(inputType);
+  return success();
+}
+
+LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  return inferAxisOpType(location, adaptor.getInput(), adaptor.getAxis(), inferred);
+}
+
+LogicalResult LogSoftmaxOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                             Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  return inferAxisOpType(location, adaptor.getInput(), adaptor.getAxis(), inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// ConvTransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *context,
+                                                std::optional<Location> location, Adaptor adaptor,
+                                                SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  auto weightType = cast<TensorType>(adaptor.getWeight().getType());
+  Type elementType = inputType.getElementType();
+  if (failed(checkElementType(location, weightType, elementType, "weight")))
+    return failure();
+
+  std::optional<int64_t> rank;
+  if (inputType.hasRank())
+    rank = inputType.getRank();
+  if (weightType.hasRank()) {
+    if (rank && *rank != weightType.getRank())
+      return emitOptionalError(location, "input rank ", *rank, " differs from weight rank ",
+                               weightType.getRank());
+    rank = weightType.getRank();
+  }
+  if (rank && *rank < 3)
+    return emitOptionalError(location, "expects rank 3 or more ([N, C, spatial...]), got ", *rank);
+
+  ArrayRef<int64_t> strides = adaptor.getStrides(), dilations = adaptor.getDilations(),
+                    pads = adaptor.getPads(), outputPadding = adaptor.getOutputPadding();
+  int64_t spatialRank = strides.size();
+  if (rank && spatialRank != *rank - 2)
+    return emitOptionalError(location, "expects ", *rank - 2, " strides, got ", spatialRank);
+  if (int64_t(dilations.size()) != spatialRank)
+    return emitOptionalError(location, "expects ", spatialRank, " dilations, got ",
+                             dilations.size());
+  if (int64_t(outputPadding.size()) != spatialRank)
+    return emitOptionalError(location, "expects ", spatialRank, " output_padding extents, got ",
+                             outputPadding.size());
+  if (int64_t(pads.size()) != 2 * spatialRank)
+    return emitOptionalError(location, "expects ", 2 * spatialRank,
+                             " pads (all beginnings, then all ends), got ", pads.size());
+  if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(dilations, [](int64_t d) { return d < 1; }))
+    return emitOptionalError(location, "strides and dilations must be positive");
+  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }) ||
+      llvm::any_of(outputPadding, [](int64_t p) { return p < 0; }))
+    return emitOptionalError(location, "pads and output_padding must not be negative");
+
+  // The weight is [C, M / group, K...]: its first dimension is the input channels.
+  int64_t group = adaptor.getGroup();
+  int64_t outChannels = ShapedType::kDynamic;
+  if (weightType.hasRank()) {
+    int64_t inChannels = weightType.getDimSize(0);
+    if (!ShapedType::isDynamic(inChannels) && inChannels % group != 0)
+      return emitOptionalError(location, "weight input channels (", inChannels,
+                               ") are not divisible by group (", group, ")");
+    if (inputType.hasRank() && failed(verifyCompatibleDims({inputType.getDimSize(1), inChannels})))
+      return emitOptionalError(location, "input channels (", inputType.getDimSize(1),
+                               ") differ from weight input channels (", inChannels, ")");
+    if (!ShapedType::isDynamic(weightType.getDimSize(1)))
+      outChannels = weightType.getDimSize(1) * group;
+  }
+  if (Value bias = adaptor.getBias()) {
+    if (failed(checkElementType(location, bias.getType(), elementType, "bias")) ||
+        failed(checkChannelVector(location, bias.getType(), outChannels, "bias")))
+      return failure();
+  }
+
+  if (!rank) {
+    inferred.push_back(UnrankedTensorType::get(elementType));
+    return success();
+  }
+  SmallVector<int64_t> shape(*rank, ShapedType::kDynamic);
+  if (inputType.hasRank())
+    shape[0] = inputType.getDimSize(0);
+  shape[1] = outChannels;
+  for (int64_t i = 0; i < spatialRank; ++i) {
+    int64_t in = inputType.hasRank() ? inputType.getDimSize(i + 2) : ShapedType::kDynamic;
+    int64_t kernel = weightType.hasRank() ? weightType.getDimSize(i + 2) : ShapedType::kDynamic;
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
+      continue;
+    int64_t extent = strides[i] * (in - 1) + outputPadding[i] + dilations[i] * (kernel - 1) + 1 -
+                     pads[i] - pads[i + spatialRank];
+    if (extent < 1)
+      return emitOptionalError(location, "spatial dimension ", i, ": the pads (", pads[i], ", ",
+                               pads[i + spatialRank], ") leave no output");
+    shape[i + 2] = extent;
+  }
+  inferred.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Lp pooling
+//===----------------------------------------------------------------------===//
+
+LogicalResult LpPoolOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(), adaptor.getStrides(),
+                              adaptor.getDilations(), adaptor.getPads(), adaptor.getCeilMode());
+  if (failed(shape))
+    return failure();
+  std::optional<ArrayRef<int64_t>> shapeRef;
+  if (*shape)
+    shapeRef = ArrayRef(**shape);
+  inferred.push_back(tensorOf(shapeRef, inputType.getElementType()));
+  return success();
+}
+
+LogicalResult GlobalLpPoolOp::inferReturnTypes(MLIRContext *context,
+                                               std::optional<Location> location, Adaptor adaptor,
+                                               SmallVectorImpl<Type> &inferred) {
+  return inferGlobalPoolType(location, adaptor.getInput(), inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// More normalisation
+//===----------------------------------------------------------------------===//
+
+LogicalResult HardmaxOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  return inferAxisOpType(location, adaptor.getInput(), adaptor.getAxis(), inferred);
+}
+
+LogicalResult LRNOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                      Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  if (!isa<FloatType>(inputType.getElementType()))
+    return emitOptionalError(location, "expects a floating-point input, got ",
+                             inputType.getElementType());
+  if (failed(channelCount(location, inputType, 2)))
+    return failure();
+  inferred.push_back(inputType);
+  return success();
+}
+
+LogicalResult MeanVarianceNormalizationOp::inferReturnTypes(MLIRContext *context,
+                                                            std::optional<Location> location,
+                                                            Adaptor adaptor,
+                                                            SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  if (!isa<FloatType>(inputType.getElementType()))
+    return emitOptionalError(location, "expects a floating-point input, got ",
+                             inputType.getElementType());
+  if (inputType.hasRank()) {
+    int64_t rank = inputType.getRank();
+    llvm::SmallDenseSet<int64_t> seen;
+    for (int64_t axis : adaptor.getAxes()) {
+      auto normalized = normalizeAxis(location, axis, rank);
+      if (failed(normalized))
+        return failure();
+      if (!seen.insert(*normalized).second)
+        return emitOptionalError(location, "axis ", axis, " is repeated");
+    }
+  }
+  inferred.push_back(inputType);
+  return success();
+}
+
+LogicalResult GroupNormalizationOp::inferReturnTypes(MLIRContext *context,
+                                                     std::optional<Location> location,
+                                                     Adaptor adaptor,
+                                                     SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  Type elementType = inputType.getElementType();
+  if (failed(checkElementType(location, adaptor.getScale().getType(), elementType, "scale")) ||
+      failed(checkElementType(location, adaptor.getBias().getType(), elementType, "bias")))
+    return failure();
+  auto channels = channelCount(location, inputType, 2);
+  if (failed(channels))
+    return failure();
+  int64_t groups = adaptor.getNumGroups();
+  if (!ShapedType::isDynamic(*channels) && *channels % groups != 0)
+    return emitOptionalError(location, "channels (", *channels,
+                             ") are not divisible by num_groups (", groups, ")");
+  if (failed(checkChannelVector(location, adaptor.getScale().getType(), *channels, "scale")) ||
+      failed(checkChannelVector(location, adaptor.getBias().getType(), *channels, "bias")))
+    return failure();
+  inferred.push_back(inputType);
+  return success();
+}
+
+LogicalResult LpNormalizationOp::inferReturnTypes(MLIRContext *context,
+                                                  std::optional<Location> location, Adaptor adaptor,
+                                                  SmallVectorImpl<Type> &inferred) {
+  return inferAxisOpType(location, adaptor.getInput(), adaptor.getAxis(), inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// EinsumOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One term of an Einsum equation: its letters, and where the ellipsis stands among them
+/// (nullopt without one).
+struct EinsumTerm {
+  std::string letters;
+  std::optional<size_t> ellipsisAt;
+};
+} // namespace
+
+/// Parses one comma-separated term (spaces already removed).
+static FailureOr<EinsumTerm> parseEinsumTerm(std::optional<Location> location, StringRef text) {
+  EinsumTerm term;
+  for (size_t i = 0; i < text.size();) {
+    if (text.substr(i).starts_with("...")) {
+      if (term.ellipsisAt)
+        return emitOptionalError(location, "equation term '", text, "' has two ellipses");
+      term.ellipsisAt = term.letters.size();
+      i += 3;
+      continue;
+    }
+    if (!llvm::isAlpha(text[i]))
+      return emitOptionalError(location, "equation term '", text, "' has '", text.substr(i, 1),
+                               "', expected letters and '...'");
+    term.letters.push_back(text[i++]);
+  }
+  return term;
+}
+
+LogicalResult EinsumOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return emitOptionalError(location, "expects at least one operand");
+  Type elementType = getElementTypeOrSelf(inputs.front().getType());
+  for (Value input : inputs.drop_front())
+    if (failed(checkElementType(location, input.getType(), elementType, "operand")))
+      return failure();
+
+  std::string equation;
+  for (char c : adaptor.getEquation())
+    if (!llvm::isSpace(c))
+      equation.push_back(c);
+  StringRef lhs = equation, rhs;
+  bool explicitOutput = false;
+  if (size_t arrow = lhs.find("->"); arrow != StringRef::npos) {
+    rhs = lhs.substr(arrow + 2);
+    lhs = lhs.substr(0, arrow);
+    explicitOutput = true;
+  }
+  SmallVector<StringRef> termTexts;
+  lhs.split(termTexts, ',');
+  if (termTexts.size() != inputs.size())
+    return emitOptionalError(location, "equation has ", termTexts.size(), " input terms for ",
+                             inputs.size(), " operands");
+
+  // Extents of each letter and the broadcast shape of the ellipsis dimensions, as far as
+  // the operands tell them.
+  std::map<char, int64_t> letterExtents;
+  std::map<char, int> letterCounts;
+  std::optional<SmallVector<int64_t>> ellipsisShape = SmallVector<int64_t>();
+  bool anyEllipsis = false;
+  for (auto [text, input] : llvm::zip(termTexts, inputs)) {
+    auto term = parseEinsumTerm(location, text);
+    if (failed(term))
+      return failure();
+    for (char letter : term->letters) {
+      ++letterCounts[letter];
+      letterExtents.try_emplace(letter, ShapedType::kDynamic);
+    }
+    anyEllipsis |= term->ellipsisAt.has_value();
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!type) {
+      if (term->ellipsisAt)
+        ellipsisShape.reset();
+      continue;
+    }
+    int64_t numLetters = term->letters.size();
+    if (term->ellipsisAt ? type.getRank() < numLetters : type.getRank() != numLetters)
+      return emitOptionalError(location, "equation term '", text,
+                               "' does not fit an operand of rank ", type.getRank());
+    int64_t ellipsisRank = type.getRank() - numLetters;
+    size_t ellipsisAt = term->ellipsisAt.value_or(numLetters);
+    for (auto [index, letter] : llvm::enumerate(term->letters)) {
+      int64_t dim = index < ellipsisAt ? index : index + ellipsisRank;
+      int64_t extent = type.getDimSize(dim);
+      int64_t &known = letterExtents[letter];
+      if (failed(verifyCompatibleDims({known, extent})))
+        return emitOptionalError(location, "letter '", StringRef(&letter, 1), "' stands for both ",
+                                 known, " and ", extent);
+      if (!ShapedType::isDynamic(extent))
+        known = extent;
+    }
+    if (term->ellipsisAt && ellipsisShape) {
+      auto dims = type.getShape().slice(ellipsisAt, ellipsisRank);
+      auto broadcast = broadcastShapes(*ellipsisShape, dims);
+      if (!broadcast)
+        return emitOptionalError(location,
+                                 "ellipsis dimensions: ", llvm::toString(broadcast.takeError()));
+      ellipsisShape = *broadcast;
+    }
+  }
+
+  EinsumTerm output;
+  if (explicitOutput) {
+    auto term = parseEinsumTerm(location, rhs);
+    if (failed(term))
+      return failure();
+    output = *term;
+    llvm::SmallDenseSet<char> seen;
+    for (char letter : output.letters) {
+      if (!letterCounts.count(letter))
+        return emitOptionalError(location, "output letter '", StringRef(&letter, 1),
+                                 "' is not in any input term");
+      if (!seen.insert(letter).second)
+        return emitOptionalError(location, "output letter '", StringRef(&letter, 1),
+                                 "' is repeated");
+    }
+    if (output.ellipsisAt && !anyEllipsis)
+      return emitOptionalError(location, "output has an ellipsis that no input term has");
+  } else {
+    // Implicit output: the ellipsis dimensions, then the letters used once, sorted.
+    if (anyEllipsis)
+      output.ellipsisAt = 0;
+    for (auto [letter, count] : letterCounts)
+      if (count == 1)
+        output.letters.push_back(letter);
+  }
+
+  if (output.ellipsisAt && !ellipsisShape) {
+    inferred.push_back(UnrankedTensorType::get(elementType));
+    return success();
+  }
+  SmallVector<int64_t> shape;
+  for (auto [index, letter] : llvm::enumerate(output.letters)) {
+    if (output.ellipsisAt == index)
+      shape.append(*ellipsisShape);
+    shape.push_back(letterExtents[letter]);
+  }
+  if (output.ellipsisAt == output.letters.size())
+    shape.append(*ellipsisShape);
+  inferred.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DetOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DetOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                      Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  Type elementType = inputType.getElementType();
+  if (!isa<FloatType>(elementType))
+    return emitOptionalError(location, "expects a floating-point input, got ", elementType);
+  if (!inputType.hasRank()) {
+    inferred.push_back(inputType);
+    return success();
+  }
+  int64_t rank = inputType.getRank();
+  if (rank < 2)
+    return emitOptionalError(location, "expects rank 2 or more ([*, M, M]), got ", rank);
+  if (failed(
+          verifyCompatibleDims({inputType.getDimSize(rank - 2), inputType.getDimSize(rank - 1)})))
+    return emitOptionalError(location, "expects square matrices, got ",
+                             shapeString(inputType.getShape().take_back(2)));
+  inferred.push_back(RankedTensorType::get(inputType.getShape().drop_back(2), elementType));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ResizeOp
+//===----------------------------------------------------------------------===//
+
+/// The values of `value` when a constant of floats defines it (Resize's scales and roi),
+/// else nullopt.
+static std::optional<SmallVector<double>> getConstantFloats(Value value) {
+  ElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)) || !isa<FloatType>(attr.getElementType()))
+    return std::nullopt;
+  SmallVector<double> result;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(attr)) {
+    for (const APFloat &element : dense.getValues<APFloat>())
+      result.push_back(element.convertToDouble());
+    return result;
+  }
+  if (auto blob = dyn_cast<DenseF32ResourceElementsAttr>(attr))
+    if (auto values = blob.tryGetAsArrayRef())
+      return SmallVector<double>(values->begin(), values->end());
+  return std::nullopt;
+}
+
+/// Fails unless `value` is one of `allowed`; `name` names the attribute.
+static LogicalResult checkOneOf(std::optional<Location> location, StringRef name, StringRef value,
+                                ArrayRef<StringRef> allowed) {
+  if (llvm::is_contained(allowed, value))
+    return success();
+  return emitOptionalError(location, name, " '", value, "' is not one of ",
+                           llvm::join(allowed, ", "));
+}
+
+LogicalResult ResizeOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  StringRef transform = adaptor.getCoordinateTransformationMode();
+  StringRef policy = adaptor.getKeepAspectRatioPolicy();
+  if (failed(checkOneOf(location, "mode", adaptor.getMode(), {"nearest", "linear", "cubic"})) ||
+      failed(checkOneOf(location, "coordinate_transformation_mode", transform,
+                        {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+                         "align_corners", "asymmetric", "tf_crop_and_resize"})) ||
+      failed(checkOneOf(location, "nearest_mode", adaptor.getNearestMode(),
+                        {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})) ||
+      failed(checkOneOf(location, "keep_aspect_ratio_policy", policy,
+                        {"stretch", "not_larger", "not_smaller"})))
+    return failure();
+  Value scales = adaptor.getScales(), sizes = adaptor.getSizes(), roi = adaptor.getRoi();
+  if (bool(scales) == bool(sizes))
+    return emitOptionalError(location, "expects exactly one of scales and sizes");
+  if (scales && !isa<FloatType>(getElementTypeOrSelf(scales.getType())))
+    return emitOptionalError(location, "scales must be floating-point");
+  if (sizes && !getElementTypeOrSelf(sizes.getType()).isInteger(64))
+    return emitOptionalError(location, "sizes must be i64");
+  if (roi && !isa<FloatType>(getElementTypeOrSelf(roi.getType())))
+    return emitOptionalError(location, "roi must be floating-point");
+
+  if (!inputType.hasRank()) {
+    inferred.push_back(inputType);
+    return success();
+  }
+  int64_t rank = inputType.getRank();
+  SmallVector<int64_t> axes;
+  if (auto axesAttr = adaptor.getAxes()) {
+    for (int64_t axis : *axesAttr) {
+      auto normalized = normalizeAxis(location, axis, rank);
+      if (failed(normalized))
+        return failure();
+      if (llvm::is_contained(axes, *normalized))
+        return emitOptionalError(location, "axis ", axis, " is repeated");
+      axes.push_back(*normalized);
+    }
+  } else {
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  }
+  int64_t numAxes = axes.size();
+  Value factors = scales ? scales : sizes;
+  if (auto factorsType = dyn_cast<RankedTensorType>(factors.getType())) {
+    if (factorsType.getRank() != 1 ||
+        failed(verifyCompatibleDims({factorsType.getDimSize(0), numAxes})))
+      return emitOptionalError(location, scales ? "scales" : "sizes", " must have ", numAxes,
+                               " elements (one per resized axis), got type ", factorsType);
+  }
+  if (auto roiType = dyn_cast_or_null<RankedTensorType>(roi ? roi.getType() : Type()))
+    if (roiType.getRank() != 1 ||
+        failed(verifyCompatibleDims({roiType.getDimSize(0), 2 * numAxes})))
+      return emitOptionalError(location, "roi must have ", 2 * numAxes,
+                               " elements (starts, then ends), got type ", roiType);
+
+  SmallVector<int64_t> shape(inputType.getShape());
+  for (int64_t axis : axes)
+    shape[axis] = ShapedType::kDynamic;
+  if (sizes) {
+    if (auto values = getConstantInts(sizes)) {
+      if (llvm::any_of(*values, [](int64_t size) { return size < 1; }))
+        return emitOptionalError(location, "sizes must be positive");
+      if (policy == "stretch") {
+        for (auto [axis, size] : llvm::zip(axes, *values))
+          shape[axis] = size;
+      } else if (llvm::none_of(axes, [&](int64_t axis) {
+                   return ShapedType::isDynamic(inputType.getDimSize(axis));
+                 })) {
+        // One scale for all axes keeps the aspect ratio: the largest that fits (not_larger)
+        // or the smallest that covers (not_smaller) the requested sizes.
+        std::optional<double> scale;
+        for (auto [axis, size] : llvm::zip(axes, *values)) {
+          double axisScale = double(size) / double(inputType.getDimSize(axis));
+          if (!scale || (policy == "not_larger" ? axisScale < *scale : axisScale > *scale))
+            scale = axisScale;
+        }
+        for (int64_t axis : axes)
+          shape[axis] = int64_t(std::floor(*scale * double(inputType.getDimSize(axis)) + 0.5));
+      }
+    }
+  } else if (auto values = getConstantFloats(scales)) {
+    if (llvm::any_of(*values, [](double scale) { return scale <= 0; }))
+      return emitOptionalError(location, "scales must be positive");
+    // With tf_crop_and_resize the output covers the roi's part of each axis.
+    std::optional<SmallVector<double>> roiValues;
+    if (transform == "tf_crop_and_resize")
+      roiValues = getConstantFloats(roi);
+    for (auto [index, axis] : llvm::enumerate(axes)) {
+      int64_t in = inputType.getDimSize(axis);
+      if (ShapedType::isDynamic(in))
+        continue;
+      // ONNX computes the extent in single precision.
+      float extent = float(in) * float((*values)[index]);
+      if (transform == "tf_crop_and_resize") {
+        if (!roiValues)
+          continue;
+        extent = float(in) * float((*roiValues)[index + numAxes] - (*roiValues)[index]) *
+                 float((*values)[index]);
+      }
+      shape[axis] = int64_t(std::floor(extent));
+    }
+  }
+  inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GridSampleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                             Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  auto gridType = cast<TensorType>(adaptor.getGrid().getType());
+  if (failed(checkOneOf(location, "mode", adaptor.getMode(), {"linear", "nearest", "cubic"})) ||
+      failed(checkOneOf(location, "padding_mode", adaptor.getPaddingMode(),
+                        {"zeros", "border", "reflection"})))
+    return failure();
+  if (!isa<FloatType>(gridType.getElementType()))
+    return emitOptionalError(location, "grid must be floating-point");
+
+  std::optional<int64_t> rank;
+  if (inputType.hasRank())
+    rank = inputType.getRank();
+  if (gridType.hasRank()) {
+    if (rank && *rank != gridType.getRank())
+      return emitOptionalError(location, "input rank ", *rank, " differs from grid rank ",
+                               gridType.getRank());
+    rank = gridType.getRank();
+  }
+  if (!rank) {
+    inferred.push_back(UnrankedTensorType::get(inputType.getElementType()));
+    return success();
+  }
+  if (*rank < 3)
+    return emitOptionalError(location, "expects rank 3 or more ([N, C, spatial...]), got ", *rank);
+  SmallVector<int64_t> shape(*rank, ShapedType::kDynamic);
+  if (inputType.hasRank()) {
+    shape[0] = inputType.getDimSize(0);
+    shape[1] = inputType.getDimSize(1);
+  }
+  if (gridType.hasRank()) {
+    if (failed(verifyCompatibleDims({shape[0], gridType.getDimSize(0)})))
+      return emitOptionalError(location, "grid batch (", gridType.getDimSize(0),
+                               ") differs from input batch (", shape[0], ")");
+    if (failed(verifyCompatibleDims({gridType.getDimSize(*rank - 1), *rank - 2})))
+      return emitOptionalError(location, "grid's last dimension must be ", *rank - 2,
+                               " (one coordinate per spatial dimension), got ",
+                               gridType.getDimSize(*rank - 1));
+    if (ShapedType::isDynamic(shape[0]))
+      shape[0] = gridType.getDimSize(0);
+    for (int64_t i = 1; i < *rank - 1; ++i)
+      shape[i + 1] = gridType.getDimSize(i);
+  }
+  inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RoiAlignOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RoiAlignOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                           Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  auto roisType = cast<TensorType>(adaptor.getRois().getType());
+  auto indicesType = cast<TensorType>(adaptor.getBatchIndices().getType());
+  Type elementType = inputType.getElementType();
+  if (failed(checkOneOf(location, "mode", adaptor.getMode(), {"avg", "max"})) ||
+      failed(checkOneOf(location, "coordinate_transformation_mode",
+                        adaptor.getCoordinateTransformationMode(),
+                        {"half_pixel", "output_half_pixel"})) ||
+      failed(checkElementType(location, roisType, elementType, "rois")))
+    return failure();
+  if (!indicesType.getElementType().isInteger(64))
+    return emitOptionalError(location, "batch_indices must be i64, got ",
+                             indicesType.getElementType());
+  if (inputType.hasRank() && inputType.getRank() != 4)
+    return emitOptionalError(location, "expects an input of rank 4 ([N, C, H, W]), got ",
+                             inputType.getRank());
+  int64_t numRois = ShapedType::kDynamic;
+  if (roisType.hasRank()) {
+    if (roisType.getRank() != 2 || failed(verifyCompatibleDims({roisType.getDimSize(1), 4})))
+      return emitOptionalError(location, "rois must be [num_rois, 4], got ",
+                               shapeString(roisType.getShape()));
+    numRois = roisType.getDimSize(0);
+  }
+  if (indicesType.hasRank()) {
+    if (indicesType.getRank() != 1 ||
+        failed(verifyCompatibleDims({indicesType.getDimSize(0), numRois})))
+      return emitOptionalError(location, "batch_indices must be ", shapeString({numRois}),
+                               " (one per roi), got ", shapeString(indicesType.getShape()));
+    if (ShapedType::isDynamic(numRois))
+      numRois = indicesType.getDimSize(0);
+  }
+  int64_t channels = inputType.hasRank() ? inputType.getDimSize(1) : ShapedType::kDynamic;
+  inferred.push_back(RankedTensorType::get(
+      {numRois, channels, int64_t(adaptor.getOutputHeight()), int64_t(adaptor.getOutputWidth())},
+      elementType));
+  return success();
 }

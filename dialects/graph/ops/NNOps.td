@@ -55,4 +55,466 @@ def Graph_MatMulOp : Graph_InferredOp<"matmul", [SameOperandsAndResultElementTyp
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 
+//===----------------------------------------------------------------------===//
+// Matrix ops
+//===----------------------------------------------------------------------===//
+
+def Graph_GemmOp : Graph_InferredOp<"gemm"> {
+  let summary = "General matrix multiplication, alpha * A' * B' + beta * C (ONNX Gemm)";
+  let description = [{
+    `A'` is `a` (`[M, K]`) or its transpose when `trans_a` is set, `B'` is `b` (`[K, N]`) or
+    its transpose when `trans_b` is set. The optional `c` broadcasts unidirectionally to
+    `[M, N]`; without it the sum has no `beta * C` term.
+
+    ```mlir
+    %y = graph.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false,
+                                trans_b = true}
+        : (tensor<?x2048xf32>, tensor<1000x2048xf32>, tensor<1000xf32>) -> tensor<?x1000xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyTensor:$a,
+    AnyTensor:$b,
+    Optional<AnyTensor>:$c,
+    F32Attr:$alpha,
+    F32Attr:$beta,
+    BoolAttr:$trans_a,
+    BoolAttr:$trans_b);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+def Graph_MaxPoolOp : Graph_InferredOp<"max_pool"> {
+  let summary = "N-dimensional max pooling with the argmax indices (ONNX MaxPool)";
+  let description = [{
+    `input` is `[N, C, D1, ..., Dk]`. `kernel_shape`, `strides` and `dilations` have one
+    entry per spatial dimension, `pads` two (all beginnings, then all ends); ONNX's
+    `auto_pad` is resolved into `pads` at import. With `ceil_mode` the output extents round
+    up, but a window that would start in the end padding is dropped.
+
+    The second result holds the i64 index of each maximum into the whole input tensor
+    flattened (batch and channel included, padding excluded), row major when
+    `storage_order` is 0 and column major when it is 1; it is computed only when used.
+
+    ```mlir
+    %y, %i = graph.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                                dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
+                                ceil_mode = false, storage_order = 0}
+        : (tensor<1x64x112x112xf32>) -> (tensor<1x64x56x56xf32>, tensor<1x64x56x56xi64>)
+    ```
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    DenseI64ArrayAttr:$kernel_shape,
+    DenseI64ArrayAttr:$strides,
+    DenseI64ArrayAttr:$dilations,
+    DenseI64ArrayAttr:$pads,
+    BoolAttr:$ceil_mode,
+    ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$storage_order);
+  let results = (outs AnyTensor:$result, AnyTensor:$indices);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_AveragePoolOp : Graph_InferredOp<"average_pool"> {
+  let summary = "N-dimensional average pooling (ONNX AveragePool)";
+  let description = [{
+    Windows as in `graph.max_pool`. With `count_include_pad` the padding counts towards each
+    window's divisor, otherwise only the input elements it covers do.
+
+    ```mlir
+    %y = graph.average_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                                dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                                ceil_mode = false, count_include_pad = false}
+        : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    DenseI64ArrayAttr:$kernel_shape,
+    DenseI64ArrayAttr:$strides,
+    DenseI64ArrayAttr:$dilations,
+    DenseI64ArrayAttr:$pads,
+    BoolAttr:$ceil_mode,
+    BoolAttr:$count_include_pad);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+class Graph_GlobalPoolOp<string mnemonic, string onnxName, string reduction>
+    : Graph_InferredOp<mnemonic> {
+  let summary = reduction # " over all spatial dimensions (ONNX " # onnxName # ")";
+  let description = [{
+    `input` is `[N, C, D1, ..., Dk]`; the result is `[N, C, 1, ..., 1]`.
+  }];
+  let arguments = (ins AnyTensor:$input);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_GlobalAveragePoolOp
+    : Graph_GlobalPoolOp<"global_average_pool", "GlobalAveragePool", "Mean">;
+def Graph_GlobalMaxPoolOp : Graph_GlobalPoolOp<"global_max_pool", "GlobalMaxPool", "Maximum">;
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+def Graph_LayerNormalizationOp : Graph_InferredOp<"layer_normalization"> {
+  let summary = "Layer normalisation over the dimensions from `axis` on (ONNX LayerNormalization)";
+  let description = [{
+    Normalises `input` over its dimensions `axis, ..., rank - 1` (a negative `axis` counts
+    from the end): `(x - mean) / sqrt(variance + epsilon) * scale + bias`. `scale` and the
+    optional `bias` broadcast unidirectionally to those dimensions. The statistics are
+    computed in `stash_type`, which is also the element type of the `mean` and
+    `inv_std_dev` results: the input's shape with the normalised dimensions set to 1.
+    Those two results are computed only when used.
+
+    ```mlir
+    %y, %mean, %inv = graph.layer_normalization %x, %scale, %bias
+        {axis = -1 : i64, epsilon = 1.0e-05 : f32, stash_type = f32}
+        : (tensor<?x128x768xf32>, tensor<768xf32>, tensor<768xf32>)
+        -> (tensor<?x128x768xf32>, tensor<?x128x1xf32>, tensor<?x128x1xf32>)
+    ```
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    AnyTensor:$scale,
+    Optional<AnyTensor>:$bias,
+    I64Attr:$axis,
+    F32Attr:$epsilon,
+    TypeAttrOf<AnyFloat>:$stash_type);
+  let results = (outs AnyTensor:$result, AnyTensor:$mean, AnyTensor:$inv_std_dev);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Graph_BatchNormalizationOp : Graph_InferredOp<"batch_normalization"> {
+  let summary = "Batch normalisation with running statistics (ONNX BatchNormalization)";
+  let description = [{
+    `input` is `[N, C, D1, ..., Dk]` (k may be 0); `scale`, `bias`, `mean` and `variance`
+    are `[C]`: `(x - mean) / sqrt(variance + epsilon) * scale + bias`. ONNX's training mode,
+    which updates the statistics, is not represented. As in ONNX, `scale` and `bias` share
+    an element type, and `mean` and `variance` share one that may differ.
+
+    ```mlir
+    %y = graph.batch_normalization %x, %scale, %bias, %mean, %var {epsilon = 1.0e-05 : f32}
+        : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>,
+           tensor<64xf32>) -> tensor<?x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    AnyTensor:$scale,
+    AnyTensor:$bias,
+    AnyTensor:$mean,
+    AnyTensor:$variance,
+    F32Attr:$epsilon);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_InstanceNormalizationOp : Graph_InferredOp<"instance_normalization"> {
+  let summary = "Instance normalisation over the spatial dimensions (ONNX InstanceNormalization)";
+  let description = [{
+    `input` is `[N, C, D1, ..., Dk]`; each `[n, c]` slice is normalised over its spatial
+    dimensions, then scaled and shifted by the `[C]` tensors `scale` and `bias`:
+    `(x - mean) / sqrt(variance + epsilon) * scale[c] + bias[c]`.
+
+    ```mlir
+    %y = graph.instance_normalization %x, %scale, %bias {epsilon = 1.0e-05 : f32}
+        : (tensor<1x3x224x224xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x3x224x224xf32>
+    ```
+  }];
+  let arguments = (ins AnyTensor:$input, AnyTensor:$scale, AnyTensor:$bias, F32Attr:$epsilon);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax family
+//===----------------------------------------------------------------------===//
+
+class Graph_AxisOp<string mnemonic, string onnxName, string what>
+    : Graph_InferredOp<mnemonic> {
+  let summary = what # " along one axis (ONNX " # onnxName # ")";
+  let description = [{
+    Computed along dimension `axis` of `input` (negative counts from the end), as in
+    opset 13 and later. The result has the input's type.
+  }];
+  let arguments = (ins AnyTensor:$input, I64Attr:$axis);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_SoftmaxOp : Graph_AxisOp<"softmax", "Softmax", "Softmax, exp(x) / sum(exp(x)),">;
+def Graph_LogSoftmaxOp
+    : Graph_AxisOp<"log_softmax", "LogSoftmax", "Logarithm of the softmax, x - log(sum(exp(x))),">;
+
+//===----------------------------------------------------------------------===//
+// Transposed convolution
+//===----------------------------------------------------------------------===//
+
+def Graph_ConvTransposeOp : Graph_InferredOp<"conv_transpose"> {
+  let summary = "N-dimensional transposed convolution (ONNX ConvTranspose), channels first";
+  let description = [{
+    `input` is `[N, C, D1, ..., Dk]`, `weight` is `[C, M / group, K1, ..., Kk]` and the
+    optional `bias` is `[M]`. Each output extent is
+    `strides[i] * (Di - 1) + output_padding[i] + dilations[i] * (Ki - 1) + 1 - pads[i] -
+    pads[i + k]`. ONNX's `auto_pad` and `output_shape` are resolved into `pads` at import.
+
+    ```mlir
+    %y = graph.conv_transpose %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+                                      pads = array<i64: 1, 1, 1, 1>,
+                                      output_padding = array<i64: 1, 1>, group = 1}
+        : (tensor<1x64x16x16xf32>, tensor<64x32x3x3xf32>) -> tensor<1x32x32x32xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    AnyTensor:$weight,
+    Optional<AnyTensor>:$bias,
+    DenseI64ArrayAttr:$strides,
+    DenseI64ArrayAttr:$dilations,
+    DenseI64ArrayAttr:$pads,
+    DenseI64ArrayAttr:$output_padding,
+    ConfinedAttr<I64Attr, [IntPositive]>:$group);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Lp pooling
+//===----------------------------------------------------------------------===//
+
+def Graph_LpPoolOp : Graph_InferredOp<"lp_pool"> {
+  let summary = "N-dimensional Lp-norm pooling (ONNX LpPool)";
+  let description = [{
+    `(sum |x|^p)^(1/p)` over each window; windows as in `graph.max_pool`, the padding
+    contributing zeros.
+
+    ```mlir
+    %y = graph.lp_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                           dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                           ceil_mode = false, p = 2}
+        : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    DenseI64ArrayAttr:$kernel_shape,
+    DenseI64ArrayAttr:$strides,
+    DenseI64ArrayAttr:$dilations,
+    DenseI64ArrayAttr:$pads,
+    BoolAttr:$ceil_mode,
+    ConfinedAttr<I64Attr, [IntPositive]>:$p);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_GlobalLpPoolOp : Graph_InferredOp<"global_lp_pool"> {
+  let summary = "Lp norm over all spatial dimensions (ONNX GlobalLpPool)";
+  let description = [{
+    `input` is `[N, C, D1, ..., Dk]`; the result is `[N, C, 1, ..., 1]`, each element
+    `(sum |x|^p)^(1/p)` over its `[n, c]` slice.
+  }];
+  let arguments = (ins AnyTensor:$input, ConfinedAttr<I64Attr, [IntPositive]>:$p);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// More normalisation
+//===----------------------------------------------------------------------===//
+
+def Graph_HardmaxOp : Graph_AxisOp<"hardmax", "Hardmax",
+    "One-hot of the first maximum, 1 there and 0 elsewhere,">;
+
+def Graph_LRNOp : Graph_InferredOp<"lrn"> {
+  let summary = "Local response normalisation across channels (ONNX LRN)";
+  let description = [{
+    `input` is `[N, C, D1, ..., Dk]`; each element is divided by
+    `(bias + alpha / size * sum of squares over the size nearest channels) ^ beta`, the
+    window spanning channels `c - floor((size - 1) / 2)` to `c + ceil((size - 1) / 2)`.
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    F32Attr:$alpha,
+    F32Attr:$beta,
+    F32Attr:$bias,
+    ConfinedAttr<I64Attr, [IntPositive]>:$size);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_MeanVarianceNormalizationOp : Graph_InferredOp<"mean_variance_normalization"> {
+  let summary = "Zero mean, unit variance over `axes` (ONNX MeanVarianceNormalization)";
+  let description = [{
+    `(x - mean) / sqrt(variance)` with the statistics taken over `axes` (negative count
+    from the end), as ONNX computes it (with an epsilon of 1e-9 under the square root).
+  }];
+  let arguments = (ins AnyTensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_GroupNormalizationOp : Graph_InferredOp<"group_normalization"> {
+  let summary = "Group normalisation (ONNX GroupNormalization, opset 21 form)";
+  let description = [{
+    `input` is `[N, C, D1, ..., Dk]`; its channels are split into `num_groups` groups and
+    each `[n, group]` is normalised over its channels and spatial dimensions, then scaled
+    and shifted per channel by the `[C]` tensors `scale` and `bias` (opset 21; opset 18's
+    per-group values are expanded at import). The statistics are computed in `stash_type`.
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    AnyTensor:$scale,
+    AnyTensor:$bias,
+    F32Attr:$epsilon,
+    ConfinedAttr<I64Attr, [IntPositive]>:$num_groups,
+    TypeAttrOf<AnyFloat>:$stash_type);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_LpNormalizationOp : Graph_InferredOp<"lp_normalization"> {
+  let summary = "Division by the Lp norm along one axis (ONNX LpNormalization)";
+  let description = [{
+    `x / (sum |x|^p)^(1/p)` along dimension `axis` (negative counts from the end); `p` is 1
+    or 2.
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    I64Attr:$axis,
+    ConfinedAttr<I64Attr, [IntMinValue<1>, IntMaxValue<2>]>:$p);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Graph_EinsumOp : Graph_InferredOp<"einsum"> {
+  let summary = "Einstein summation (ONNX Einsum)";
+  let description = [{
+    `equation` names each operand's dimensions with letters, one comma-separated term per
+    operand, optionally `...` for broadcast leading dimensions, and optionally `->` and the
+    result's dimensions; without `->` the result has the ellipsis dimensions followed by
+    the letters used once, in alphabetical order. Letters missing from the result are
+    summed over.
+
+    ```mlir
+    %y = graph.einsum %a, %b {equation = "bij,bjk->bik"}
+        : (tensor<4x2x3xf32>, tensor<4x3x5xf32>) -> tensor<4x2x5xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyTensor>:$inputs, StrAttr:$equation);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_DetOp : Graph_InferredOp<"det"> {
+  let summary = "Determinant of square matrices (ONNX Det)";
+  let description = [{
+    `input` is `[*, M, M]`; the result `[*]` holds the determinant of each matrix.
+  }];
+  let arguments = (ins AnyTensor:$input);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Resampling
+//===----------------------------------------------------------------------===//
+
+def Graph_ResizeOp : Graph_InferredOp<"resize", [AttrSizedOperandSegments]> {
+  let summary = "Resizing by interpolation (ONNX Resize, opset 19 form)";
+  let description = [{
+    Resizes `input` along `axes` (all dimensions when absent) to `sizes`, or by the float
+    `scales`; exactly one of the two is given. `roi` (start and end per axis, normalised
+    coordinates) is used only with `coordinate_transformation_mode = "tf_crop_and_resize"`.
+    `mode` is `nearest`, `linear` or `cubic`; the attributes mean what they mean in ONNX
+    Resize-19, whose defaults the importer fills in. Resize-10 and Upsample are imported in
+    this form.
+
+    With `sizes` and a `keep_aspect_ratio_policy` of `not_larger` or `not_smaller`, the
+    output extents are `round(in * scale)` for one scale chosen over all axes.
+
+    ```mlir
+    %y = graph.resize %x scales(%s) {mode = "nearest", ...}
+        : (tensor<1x3x16x16xf32>, tensor<4xf32>) -> tensor<1x3x32x32xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    Optional<AnyTensor>:$roi,
+    Optional<AnyTensor>:$scales,
+    Optional<AnyTensor>:$sizes,
+    BoolAttr:$antialias,
+    OptionalAttr<DenseI64ArrayAttr>:$axes,
+    StrAttr:$coordinate_transformation_mode,
+    F32Attr:$cubic_coeff_a,
+    BoolAttr:$exclude_outside,
+    F32Attr:$extrapolation_value,
+    StrAttr:$keep_aspect_ratio_policy,
+    StrAttr:$mode,
+    StrAttr:$nearest_mode);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $input (`roi` `(` $roi^ `)`)? (`scales` `(` $scales^ `)`)? (`sizes` `(` $sizes^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Graph_GridSampleOp : Graph_InferredOp<"grid_sample"> {
+  let summary = "Sampling at grid locations (ONNX GridSample, opset 20 form)";
+  let description = [{
+    `input` is `[N, C, D1, ..., Dk]` and `grid` is `[N, O1, ..., Ok, k]`, normalised
+    coordinates in `[-1, 1]` (innermost first: x, y, ...); the result is
+    `[N, C, O1, ..., Ok]`. `mode` is `linear`, `nearest` or `cubic` (opset 16's `bilinear`
+    and `bicubic` are imported as `linear` and `cubic`), `padding_mode` is `zeros`,
+    `border` or `reflection`.
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    AnyTensor:$grid,
+    BoolAttr:$align_corners,
+    StrAttr:$mode,
+    StrAttr:$padding_mode);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "$input `,` $grid attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_RoiAlignOp : Graph_InferredOp<"roi_align"> {
+  let summary = "Region of interest align pooling (ONNX RoiAlign, opset 16 form)";
+  let description = [{
+    `input` is `[N, C, H, W]`, `rois` is `[R, 4]` (x1, y1, x2, y2 in input coordinates
+    before `spatial_scale`) and `batch_indices` is the i64 `[R]`; the result is
+    `[R, C, output_height, output_width]`. `mode` is `avg` or `max`;
+    `coordinate_transformation_mode` is `half_pixel` or `output_half_pixel` (RoiAlign-10's
+    behaviour).
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    AnyTensor:$rois,
+    AnyTensor:$batch_indices,
+    StrAttr:$coordinate_transformation_mode,
+    StrAttr:$mode,
+    ConfinedAttr<I64Attr, [IntPositive]>:$output_height,
+    ConfinedAttr<I64Attr, [IntPositive]>:$output_width,
+    ConfinedAttr<I64Attr, [IntMinValue<0>]>:$sampling_ratio,
+    F32Attr:$spatial_scale);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // KILN_GRAPH_NN_OPS
