@@ -231,7 +231,7 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
   SmallVector<int64_t> shape(inputType.getShape());
   if (!ShapedType::isDynamic(k) && !ShapedType::isDynamic(shape[*axis]) && k > shape[*axis])
     return emitOptionalError(location, "k (", k, ") exceeds the extent ", shape[*axis], " of axis ",
-                             adaptor.getAxis());
+                             int64_t(adaptor.getAxis()));
   shape[*axis] = k;
   inferred.push_back(RankedTensorType::get(shape, elementType));
   inferred.push_back(RankedTensorType::get(shape, indexType));

@@ -248,3 +248,73 @@ func.func @conv_integer_window(%x: tensor<1x1x2x2xui8>, %w: tensor<1x1x3x3xui8>,
       : (tensor<1x1x2x2xui8>, tensor<1x1x3x3xui8>, tensor<ui8>, tensor<ui8>) -> tensor<*xi32>
   return
 }
+
+// -----
+
+func.func @conv_integer_low_rank(%x: tensor<1x1xui8>, %w: tensor<1x1xui8>, %z: tensor<ui8>) {
+  // expected-error @+1 {{expects rank 3 or more ([N, C, spatial...]), got 2}}
+  %0 = graph.conv_integer %x, %w, %z, %z
+      {strides = array<i64: 1>, dilations = array<i64: 1>, pads = array<i64: 0, 0>, group = 1}
+      : (tensor<1x1xui8>, tensor<1x1xui8>, tensor<ui8>, tensor<ui8>) -> tensor<*xi32>
+  return
+}
+
+// -----
+
+func.func @conv_integer_stride_count(%x: tensor<1x1x7x7xui8>, %w: tensor<1x1x3x3xui8>, %z: tensor<ui8>) {
+  // expected-error @+1 {{expects 2 strides, got 1}}
+  %0 = graph.conv_integer %x, %w, %z, %z
+      {strides = array<i64: 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1}
+      : (tensor<1x1x7x7xui8>, tensor<1x1x3x3xui8>, tensor<ui8>, tensor<ui8>) -> tensor<*xi32>
+  return
+}
+
+// -----
+
+func.func @conv_integer_dilation_count(%x: tensor<1x1x7x7xui8>, %w: tensor<1x1x3x3xui8>, %z: tensor<ui8>) {
+  // expected-error @+1 {{expects 2 dilations, got 1}}
+  %0 = graph.conv_integer %x, %w, %z, %z
+      {strides = array<i64: 1, 1>, dilations = array<i64: 1>, pads = array<i64: 0, 0, 0, 0>, group = 1}
+      : (tensor<1x1x7x7xui8>, tensor<1x1x3x3xui8>, tensor<ui8>, tensor<ui8>) -> tensor<*xi32>
+  return
+}
+
+// -----
+
+func.func @conv_integer_pad_count(%x: tensor<1x1x7x7xui8>, %w: tensor<1x1x3x3xui8>, %z: tensor<ui8>) {
+  // expected-error @+1 {{expects 4 pads (all beginnings, then all ends), got 2}}
+  %0 = graph.conv_integer %x, %w, %z, %z
+      {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0>, group = 1}
+      : (tensor<1x1x7x7xui8>, tensor<1x1x3x3xui8>, tensor<ui8>, tensor<ui8>) -> tensor<*xi32>
+  return
+}
+
+// -----
+
+func.func @conv_integer_zero_stride(%x: tensor<1x1x7x7xui8>, %w: tensor<1x1x3x3xui8>, %z: tensor<ui8>) {
+  // expected-error @+1 {{strides and dilations must be positive}}
+  %0 = graph.conv_integer %x, %w, %z, %z
+      {strides = array<i64: 0, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1}
+      : (tensor<1x1x7x7xui8>, tensor<1x1x3x3xui8>, tensor<ui8>, tensor<ui8>) -> tensor<*xi32>
+  return
+}
+
+// -----
+
+func.func @conv_integer_negative_pad(%x: tensor<1x1x7x7xui8>, %w: tensor<1x1x3x3xui8>, %z: tensor<ui8>) {
+  // expected-error @+1 {{pads must not be negative}}
+  %0 = graph.conv_integer %x, %w, %z, %z
+      {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: -1, 0, 0, 0>, group = 1}
+      : (tensor<1x1x7x7xui8>, tensor<1x1x3x3xui8>, tensor<ui8>, tensor<ui8>) -> tensor<*xi32>
+  return
+}
+
+// -----
+
+func.func @conv_integer_group(%x: tensor<1x2x7x7xui8>, %w: tensor<3x1x3x3xui8>, %z: tensor<ui8>) {
+  // expected-error @+1 {{output channels (3) are not divisible by group (2)}}
+  %0 = graph.conv_integer %x, %w, %z, %z
+      {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 2}
+      : (tensor<1x2x7x7xui8>, tensor<3x1x3x3xui8>, tensor<ui8>, tensor<ui8>) -> tensor<*xi32>
+  return
+}

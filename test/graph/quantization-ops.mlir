@@ -36,7 +36,7 @@ func.func @dequantize(%q: tensor<1x3x3x2xui8>, %s: tensor<3xbf16>, %z: tensor<3x
 
 // CHECK-LABEL: func.func @dynamic_quantize
 func.func @dynamic_quantize(%x: tensor<?x768xf32>) {
-  // CHECK: %{{.*}}:3 = graph.dynamic_quantize_linear %{{.*}} : (tensor<?x768xf32>) -> (tensor<?x768xui8>, tensor<f32>, tensor<ui8>)
+  // CHECK: %{{.*}}, %{{.*}}, %{{.*}} = graph.dynamic_quantize_linear %{{.*}} : (tensor<?x768xf32>) -> (tensor<?x768xui8>, tensor<f32>, tensor<ui8>)
   %y, %s, %z = graph.dynamic_quantize_linear %x
       : (tensor<?x768xf32>) -> (tensor<?x768xui8>, tensor<f32>, tensor<ui8>)
   return

@@ -139,7 +139,7 @@ def Graph_QLinearConvOp : Graph_InferredOp<"qlinear_conv"> {
     AnyTensor:$input, AnyTensor:$input_scale, AnyTensor:$input_zero_point,
     AnyTensor:$weight, AnyTensor:$weight_scale, AnyTensor:$weight_zero_point,
     AnyTensor:$result_scale, AnyTensor:$result_zero_point,
-    Optional<TensorOf<[I32]>>:$bias,
+    Optional<AnyTensor>:$bias,
     DenseI64ArrayAttr:$strides,
     DenseI64ArrayAttr:$dilations,
     DenseI64ArrayAttr:$pads,

@@ -104,9 +104,7 @@ template <typename OpTy> static LogicalResult convertArgReduction(NodeImporter &
   auto keepdims = flagAttr(node, "keepdims", true);
   if (failed(axis) || failed(keepdims))
     return failure();
-  // Negative axes are defined from opset 11, select_last_index from opset 12.
-  if (node.opset() < 11 && *axis < 0)
-    return node.error() << "negative axis " << *axis << " needs opset 11 or later";
+  // select_last_index arrived in opset 12; before, ties resolve to the first index.
   bool selectLastIndex = false;
   if (node.opset() >= 12) {
     auto selectLast = flagAttr(node, "select_last_index", false);
