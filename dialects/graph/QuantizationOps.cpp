@@ -41,8 +41,9 @@ static LogicalResult verifyQuantizationParameters(std::optional<Location> locati
   if (blockSize == 0 && scaleRank > 1)
     return emitOptionalError(
         location, "scale must be a scalar or 1-D without block_size, got rank ", scaleRank);
-  // A scalar or a single element is per-tensor; the axis matters otherwise.
-  if (scaleRank == 0 || (blockSize == 0 && scaleType.getDimSize(0) == 1) || !inputType.hasRank())
+  // Without block_size a scalar or a single element is per-tensor; the axis matters
+  // otherwise.
+  if ((blockSize == 0 && (scaleRank == 0 || scaleType.getDimSize(0) == 1)) || !inputType.hasRank())
     return success();
   int64_t rank = inputType.getRank();
   if (axis < -rank || axis >= rank)

@@ -10,7 +10,8 @@ include "dialects/graph/GraphBase.td"
 //===----------------------------------------------------------------------===//
 
 def Graph_QuantizeLinearOp : Graph_InferredOp<"quantize_linear"> {
-  let summary = "Linear quantization, saturate(round(x / scale) + zero_point) (ONNX QuantizeLinear)";
+  let summary =
+      "Linear quantization, saturate(round(x / scale) + zero_point) (ONNX QuantizeLinear)";
   let description = [{
     Quantizes `input` (a float type or i32) with `scale` (a float type, the input's when
     the input is a float) and the optional `zero_point`, whose element type is the

@@ -137,6 +137,8 @@ static LogicalResult convertTopK(NodeImporter &node) {
   // Opset 1 has k as an attribute; opset 10 made it an input.
   Value k;
   if (node.opset() < 10) {
+    if (node.numInputs() > 1)
+      return node.error() << "k is an attribute before opset 10, not an input";
     auto kAttr = node.intAttr("k");
     if (failed(kAttr))
       return failure();
