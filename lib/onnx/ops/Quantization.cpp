@@ -8,6 +8,313 @@ using namespace mlir;
 
 namespace kiln::onnx {
 
-void addQuantizationConverters(ConverterRegistry &registry) {}
+/// Binds the node's outputs to the results of `op`, or fails when `op` does.
+static LogicalResult finish(NodeImporter &node, FailureOr<Operation *> op) {
+  if (failed(op))
+    return failure();
+  return node.setResults((*op)->getResults());
+}
+
+/// The element type of an ONNX TensorProto data type that QuantizeLinear may produce
+/// (its `output_dtype`), or null.
+static Type quantizedElementType(MLIRContext *context, int64_t dataType) {
+  switch (dataType) {
+  case 2: // UINT8
+    return IntegerType::get(context, 8, IntegerType::Unsigned);
+  case 3: // INT8
+    return IntegerType::get(context, 8);
+  case 4: // UINT16
+    return IntegerType::get(context, 16, IntegerType::Unsigned);
+  case 5: // INT16
+    return IntegerType::get(context, 16);
+  case 17: // FLOAT8E4M3FN
+    return Float8E4M3FNType::get(context);
+  case 18: // FLOAT8E4M3FNUZ
+    return Float8E4M3FNUZType::get(context);
+  case 19: // FLOAT8E5M2
+    return Float8E5M2Type::get(context);
+  case 20: // FLOAT8E5M2FNUZ
+    return Float8E5M2FNUZType::get(context);
+  case 21: // UINT4
+    return IntegerType::get(context, 4, IntegerType::Unsigned);
+  case 22: // INT4
+    return IntegerType::get(context, 4);
+  default:
+    return nullptr;
+  }
+}
+
+/// `axis` (default 1, from opset 13) and `block_size` (default 0, from opset 21) of
+/// QuantizeLinear and DequantizeLinear, as named attributes.
+static FailureOr<SmallVector<NamedAttribute>> quantizationAxisAttributes(NodeImporter &node) {
+  int64_t axis = 1, blockSize = 0;
+  if (node.opset() >= 13) {
+    auto axisAttr = node.intAttr("axis", 1);
+    if (failed(axisAttr))
+      return failure();
+    axis = *axisAttr;
+  }
+  if (node.opset() >= 21) {
+    auto blockSizeAttr = node.intAttr("block_size", 0);
+    if (failed(blockSizeAttr))
+      return failure();
+    if (*blockSizeAttr < 0)
+      return LogicalResult(node.error() << "attribute 'block_size' must not be negative, got "
+                                        << *blockSizeAttr);
+    blockSize = *blockSizeAttr;
+  }
+  OpBuilder &b = node.builder();
+  return SmallVector<NamedAttribute>{b.getNamedAttr("axis", b.getI64IntegerAttr(axis)),
+                                     b.getNamedAttr("block_size", b.getI64IntegerAttr(blockSize))};
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
+//===----------------------------------------------------------------------===//
+
+static LogicalResult convertQuantizeLinear(NodeImporter &node) {
+  auto input = node.requiredInput(0);
+  auto scale = node.requiredInput(1);
+  if (failed(input) || failed(scale))
+    return failure();
+  Value zeroPoint = node.input(2);
+  auto attributes = quantizationAxisAttributes(node);
+  if (failed(attributes))
+    return failure();
+
+  // `saturate` (opset 19) only changes f8 results; earlier opsets have no f8 results.
+  bool saturate = true;
+  if (node.opset() >= 19) {
+    auto saturateAttr = node.intAttr("saturate", 1);
+    if (failed(saturateAttr))
+      return failure();
+    if (*saturateAttr != 0 && *saturateAttr != 1)
+      return node.error() << "attribute 'saturate' must be 0 or 1, got " << *saturateAttr;
+    saturate = *saturateAttr == 1;
+  }
+
+  // `output_dtype` (opset 21) names the result type when there is no zero point to carry
+  // it; the normalised form has the zero point carry it, so an absent one becomes zeros.
+  if (node.opset() >= 21) {
+    auto outputDtype = node.intAttr("output_dtype", 0);
+    if (failed(outputDtype))
+      return failure();
+    if (*outputDtype != 0) {
+      Type outputType = quantizedElementType(node.context(), *outputDtype);
+      if (!outputType)
+        return node.error() << "attribute 'output_dtype' " << *outputDtype
+                            << " is not a type QuantizeLinear produces";
+      if (zeroPoint) {
+        Type zeroPointType = cast<TensorType>(zeroPoint.getType()).getElementType();
+        if (zeroPointType != outputType)
+          return node.error() << "output_dtype " << outputType
+                              << " differs from the zero point's element type " << zeroPointType;
+      } else if (!outputType.isUnsignedInteger(8)) {
+        auto scaleType = dyn_cast<RankedTensorType>(scale->getType());
+        if (!scaleType || !scaleType.hasStaticShape())
+          return node.error() << "output_dtype " << outputType
+                              << " without a zero point needs a scale of static shape";
+        zeroPoint = node.constant(
+            cast<ElementsAttr>(node.builder().getZeroAttr(scaleType.clone(outputType))));
+      }
+    }
+  }
+
+  OpBuilder &b = node.builder();
+  attributes->push_back(b.getNamedAttr("saturate", b.getBoolAttr(saturate)));
+  SmallVector<Value> operands{*input, *scale};
+  if (zeroPoint)
+    operands.push_back(zeroPoint);
+  return finish(node, node.create<graph::QuantizeLinearOp>(operands, *attributes));
+}
+
+static LogicalResult convertDequantizeLinear(NodeImporter &node) {
+  auto input = node.requiredInput(0);
+  auto scale = node.requiredInput(1);
+  if (failed(input) || failed(scale))
+    return failure();
+  auto attributes = quantizationAxisAttributes(node);
+  if (failed(attributes))
+    return failure();
+  SmallVector<Value> operands{*input, *scale};
+  if (Value zeroPoint = node.input(2))
+    operands.push_back(zeroPoint);
+  return finish(node, node.create<graph::DequantizeLinearOp>(operands, *attributes));
+}
+
+static LogicalResult convertDynamicQuantizeLinear(NodeImporter &node) {
+  auto input = node.requiredInput(0);
+  if (failed(input))
+    return failure();
+  return finish(node, node.create<graph::DynamicQuantizeLinearOp>({*input}, {},
+                                                                  /*numResults=*/3));
+}
+
+//===----------------------------------------------------------------------===//
+// QLinearMatMul, MatMulInteger
+//===----------------------------------------------------------------------===//
+
+static LogicalResult convertQLinearMatMul(NodeImporter &node) {
+  SmallVector<Value> operands;
+  for (size_t i = 0; i < 8; ++i) {
+    auto operand = node.requiredInput(i);
+    if (failed(operand))
+      return failure();
+    operands.push_back(*operand);
+  }
+  return finish(node, node.create<graph::QLinearMatMulOp>(operands));
+}
+
+/// Zero point `index` of an integer matmul or convolution, or a scalar 0 of `operand`'s
+/// element type (ONNX's default) when the node omits it.
+static Value zeroPointOrZero(NodeImporter &node, size_t index, Value operand) {
+  if (Value zeroPoint = node.input(index))
+    return zeroPoint;
+  Type element = cast<TensorType>(operand.getType()).getElementType();
+  return node.constant(
+      cast<ElementsAttr>(node.builder().getZeroAttr(RankedTensorType::get({}, element))));
+}
+
+static LogicalResult convertMatMulInteger(NodeImporter &node) {
+  auto lhs = node.requiredInput(0);
+  auto rhs = node.requiredInput(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  return finish(node,
+                node.create<graph::MatMulIntegerOp>(
+                    {*lhs, *rhs, zeroPointOrZero(node, 2, *lhs), zeroPointOrZero(node, 3, *rhs)}));
+}
+
+//===----------------------------------------------------------------------===//
+// QLinearConv, ConvInteger
+//===----------------------------------------------------------------------===//
+
+/// Explicit pads for ONNX's `auto_pad` over `spatialRank` dimensions, given the input's
+/// spatial extents and the window (kernel, strides, dilations). SAME_* needs static input
+/// extents. (A copy of the rule in NN.cpp, kept here so the families stay independent.)
+static FailureOr<SmallVector<int64_t>>
+resolveAutoPad(NodeImporter &node, llvm::StringRef autoPad, ArrayRef<int64_t> inputSpatial,
+               ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+  size_t rank = kernel.size();
+  SmallVector<int64_t> pads(2 * rank, 0);
+  if (autoPad == "VALID")
+    return pads;
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    return LogicalResult(node.error() << "unknown auto_pad '" << autoPad << "'");
+  for (size_t i = 0; i < rank; ++i) {
+    if (i >= inputSpatial.size() || ShapedType::isDynamic(inputSpatial[i]) ||
+        ShapedType::isDynamic(kernel[i]))
+      return LogicalResult(node.error() << "auto_pad " << autoPad
+                                        << " needs static spatial input extents and kernel");
+    int64_t in = inputSpatial[i];
+    int64_t out = (in + strides[i] - 1) / strides[i];
+    int64_t window = (kernel[i] - 1) * dilations[i] + 1;
+    int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + window - in);
+    int64_t small = total / 2, large = total - small;
+    // SAME_UPPER puts the extra padding at the end, SAME_LOWER at the beginning.
+    pads[i] = autoPad == "SAME_UPPER" ? small : large;
+    pads[i + rank] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  return pads;
+}
+
+/// The attributes of a convolution (kernel_shape, strides, dilations, pads, auto_pad,
+/// group, with ONNX's defaults) as graph.conv's strides, dilations, pads and group.
+static FailureOr<SmallVector<NamedAttribute>> convAttributes(NodeImporter &node, Value input,
+                                                             Value weight) {
+  auto weightType = dyn_cast<RankedTensorType>(weight.getType());
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  auto kernelShape = node.intsAttr("kernel_shape");
+  auto strides = node.intsAttr("strides");
+  auto dilations = node.intsAttr("dilations");
+  auto pads = node.intsAttr("pads");
+  auto group = node.intAttr("group", 1);
+  auto autoPad = node.stringAttr("auto_pad", "NOTSET");
+  if (failed(kernelShape) || failed(strides) || failed(dilations) || failed(pads) ||
+      failed(group) || failed(autoPad))
+    return failure();
+  if (*group < 1)
+    return LogicalResult(node.error() << "attribute 'group' must be positive, got " << *group);
+
+  SmallVector<int64_t> kernel;
+  if (*kernelShape)
+    kernel = **kernelShape;
+  else if (weightType && weightType.getRank() >= 3)
+    kernel.assign(weightType.getShape().drop_front(2).begin(), weightType.getShape().end());
+  else
+    return LogicalResult(node.error() << "needs kernel_shape or a weight of known rank");
+  size_t rank = kernel.size();
+  if (weightType && size_t(weightType.getRank()) != rank + 2)
+    return LogicalResult(node.error() << "kernel_shape has " << rank
+                                      << " extents for a weight of rank " << weightType.getRank());
+
+  SmallVector<int64_t> stridesValue = strides->value_or(SmallVector<int64_t>(rank, 1));
+  SmallVector<int64_t> dilationsValue = dilations->value_or(SmallVector<int64_t>(rank, 1));
+  if (stridesValue.size() != rank || dilationsValue.size() != rank)
+    return LogicalResult(node.error() << "strides and dilations need " << rank << " extents");
+  SmallVector<int64_t> padsValue;
+  if (*autoPad == "NOTSET") {
+    padsValue = pads->value_or(SmallVector<int64_t>(2 * rank, 0));
+  } else {
+    if (*pads)
+      return LogicalResult(node.error()
+                           << "pads and auto_pad " << *autoPad << " are mutually exclusive");
+    SmallVector<int64_t> inputSpatial;
+    if (inputType)
+      inputSpatial.assign(inputType.getShape().drop_front(2).begin(), inputType.getShape().end());
+    auto resolved =
+        resolveAutoPad(node, *autoPad, inputSpatial, kernel, stridesValue, dilationsValue);
+    if (failed(resolved))
+      return failure();
+    padsValue = *resolved;
+  }
+
+  OpBuilder &b = node.builder();
+  return SmallVector<NamedAttribute>{
+      b.getNamedAttr("strides", b.getDenseI64ArrayAttr(stridesValue)),
+      b.getNamedAttr("dilations", b.getDenseI64ArrayAttr(dilationsValue)),
+      b.getNamedAttr("pads", b.getDenseI64ArrayAttr(padsValue)),
+      b.getNamedAttr("group", b.getI64IntegerAttr(*group))};
+}
+
+static LogicalResult convertQLinearConv(NodeImporter &node) {
+  SmallVector<Value> operands;
+  for (size_t i = 0; i < 8; ++i) {
+    auto operand = node.requiredInput(i);
+    if (failed(operand))
+      return failure();
+    operands.push_back(*operand);
+  }
+  if (Value bias = node.input(8))
+    operands.push_back(bias);
+  auto attributes = convAttributes(node, operands[0], operands[3]);
+  if (failed(attributes))
+    return failure();
+  return finish(node, node.create<graph::QLinearConvOp>(operands, *attributes));
+}
+
+static LogicalResult convertConvInteger(NodeImporter &node) {
+  auto input = node.requiredInput(0);
+  auto weight = node.requiredInput(1);
+  if (failed(input) || failed(weight))
+    return failure();
+  auto attributes = convAttributes(node, *input, *weight);
+  if (failed(attributes))
+    return failure();
+  return finish(
+      node, node.create<graph::ConvIntegerOp>({*input, *weight, zeroPointOrZero(node, 2, *input),
+                                               zeroPointOrZero(node, 3, *weight)},
+                                              *attributes));
+}
+
+void addQuantizationConverters(ConverterRegistry &registry) {
+  registry.add("QuantizeLinear", convertQuantizeLinear);
+  registry.add("DequantizeLinear", convertDequantizeLinear);
+  registry.add("DynamicQuantizeLinear", convertDynamicQuantizeLinear);
+  registry.add("QLinearMatMul", convertQLinearMatMul);
+  registry.add("QLinearConv", convertQLinearConv);
+  registry.add("MatMulInteger", convertMatMulInteger);
+  registry.add("ConvInteger", convertConvInteger);
+}
 
 } // namespace kiln::onnx
