@@ -191,7 +191,7 @@ func.func @activations(%x: tensor<*xf32>) {
   %7 = graph.selu %x {alpha = 1.67326319 : f32, gamma = 1.05070102 : f32} : tensor<*xf32>
   // CHECK: graph.leaky_relu %{{.*}} {alpha = 0.0099{{[0-9]*}} : f32}
   %8 = graph.leaky_relu %x {alpha = 0.01 : f32} : tensor<*xf32>
-  // CHECK: graph.hard_sigmoid %{{.*}} {alpha = 0.2{{[0-9]*}} : f32, beta = 5.{{0+}}e-01 : f32}
+  // CHECK: graph.hard_sigmoid %{{.*}} {alpha = 2.{{0+}}e-01 : f32, beta = 5.{{0+}}e-01 : f32}
   %9 = graph.hard_sigmoid %x {alpha = 0.2 : f32, beta = 0.5 : f32} : tensor<*xf32>
   // CHECK: graph.thresholded_relu %{{.*}} {alpha = 1.{{0+}}e+00 : f32}
   %10 = graph.thresholded_relu %x {alpha = 1.0 : f32} : tensor<*xf32>
