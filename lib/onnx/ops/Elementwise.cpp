@@ -120,6 +120,11 @@ static LogicalResult convertMod(NodeImporter &node) {
   auto fmod = boolAttr(node, "fmod", false);
   if (failed(operands) || failed(fmod))
     return failure();
+  // Said here with the node's name rather than left to graph.mod's shape rule.
+  Type elementType = getElementTypeOrSelf((*operands)[0].getType());
+  if (!*fmod && !isa<IntegerType>(elementType))
+    return node.error() << "fmod = 0 (the integer remainder) needs integer inputs, got "
+                        << elementType << "; set fmod = 1 for floats";
   OpBuilder &b = node.builder();
   return createAndBind<graph::ModOp>(node, *operands,
                                      {b.getNamedAttr("fmod", b.getBoolAttr(*fmod))});
@@ -275,7 +280,8 @@ static LogicalResult convertDropout(NodeImporter &node) {
   if (node.opset() >= 12 && node.input(2)) {
     auto training = node.constantInts(2);
     if (!training || training->size() != 1)
-      return node.error() << "training_mode must be a constant false; training is not supported";
+      return node.error()
+             << "training_mode must be absent or a constant false; training is not supported";
     if ((*training)[0] != 0)
       return node.error() << "training_mode is true; training is not supported";
   }
