@@ -16,8 +16,7 @@ using namespace kiln::graph;
 //===----------------------------------------------------------------------===//
 
 /// Fails unless `operands` all have one element type.
-static LogicalResult verifySameElementType(std::optional<Location> location,
-                                           ValueRange operands) {
+static LogicalResult verifySameElementType(std::optional<Location> location, ValueRange operands) {
   if (operands.empty())
     return success();
   Type expected = getElementTypeOrSelf(operands.front().getType());
@@ -48,8 +47,8 @@ static LogicalResult inferBroadcastType(std::optional<Location> location, ValueR
       return emitOptionalError(location, llvm::toString(broadcast.takeError()));
     shape = std::move(*broadcast);
   }
-  inferred.push_back(tensorOf(shape ? std::optional<ArrayRef<int64_t>>(*shape) : std::nullopt,
-                              elementType));
+  inferred.push_back(
+      tensorOf(shape ? std::optional<ArrayRef<int64_t>>(*shape) : std::nullopt, elementType));
   return success();
 }
 
@@ -73,10 +72,10 @@ static LogicalResult inferPredicateType(MLIRContext *context, Value input,
 }
 
 // Ops whose operands share one element type that the result keeps.
-#define GRAPH_SAME_TYPE_BROADCAST_OP(OpTy)                                                      \
-  LogicalResult OpTy::inferReturnTypes(MLIRContext *, std::optional<Location> location,        \
-                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {     \
-    return inferSameTypeBroadcast(location, adaptor.getOperands(), inferred);                  \
+#define GRAPH_SAME_TYPE_BROADCAST_OP(OpTy)                                                         \
+  LogicalResult OpTy::inferReturnTypes(MLIRContext *, std::optional<Location> location,            \
+                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {         \
+    return inferSameTypeBroadcast(location, adaptor.getOperands(), inferred);                      \
   }
 GRAPH_SAME_TYPE_BROADCAST_OP(SubOp)
 GRAPH_SAME_TYPE_BROADCAST_OP(MulOp)
@@ -94,11 +93,11 @@ GRAPH_SAME_TYPE_BROADCAST_OP(MeanOp)
 #undef GRAPH_SAME_TYPE_BROADCAST_OP
 
 // Comparisons: operands of one element type, an i1 result.
-#define GRAPH_COMPARISON_OP(OpTy)                                                               \
-  LogicalResult OpTy::inferReturnTypes(MLIRContext *context, std::optional<Location> location, \
-                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {     \
-    return inferSameTypeBroadcast(location, adaptor.getOperands(), inferred,                   \
-                                  IntegerType::get(context, 1));                               \
+#define GRAPH_COMPARISON_OP(OpTy)                                                                  \
+  LogicalResult OpTy::inferReturnTypes(MLIRContext *context, std::optional<Location> location,     \
+                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {         \
+    return inferSameTypeBroadcast(location, adaptor.getOperands(), inferred,                       \
+                                  IntegerType::get(context, 1));                                   \
   }
 GRAPH_COMPARISON_OP(EqualOp)
 GRAPH_COMPARISON_OP(LessOp)
@@ -144,8 +143,8 @@ LogicalResult ModOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   Type elementType = getElementTypeOrSelf(adaptor.getLhs().getType());
   if (!adaptor.getFmod() && !isa<IntegerType>(elementType))
-    return emitOptionalError(location, "fmod = false (integer remainder) needs integer operands, got ",
-                             elementType);
+    return emitOptionalError(
+        location, "fmod = false (integer remainder) needs integer operands, got ", elementType);
   return inferSameTypeBroadcast(location, adaptor.getOperands(), inferred);
 }
 
@@ -153,8 +152,8 @@ LogicalResult BitShiftOp::inferReturnTypes(MLIRContext *, std::optional<Location
                                            Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   StringRef direction = adaptor.getDirection();
   if (direction != "LEFT" && direction != "RIGHT")
-    return emitOptionalError(location, "direction must be \"LEFT\" or \"RIGHT\", got \"",
-                             direction, "\"");
+    return emitOptionalError(location, "direction must be \"LEFT\" or \"RIGHT\", got \"", direction,
+                             "\"");
   return inferSameTypeBroadcast(location, adaptor.getOperands(), inferred);
 }
 

@@ -23,9 +23,8 @@ class Graph_UnaryOp<string mnemonic, string onnxName, string what,
                     list<Trait> traits = []>
     : Graph_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
   let summary = what # " (ONNX " # onnxName # ")";
-  let description = [{
-    Elementwise; the result has the type of the operand.
-  }];
+  let description = "Elementwise ONNX " # onnxName
+                    # "; the result has the type of the operand.";
   let arguments = !con((ins operandType:$input), attrs);
   let results = (outs operandType:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
@@ -37,9 +36,8 @@ class Graph_PredicateOp<string mnemonic, string onnxName, string what,
                         Type operandType = AnyTensor, dag attrs = (ins)>
     : Graph_InferredOp<mnemonic> {
   let summary = what # " (ONNX " # onnxName # ")";
-  let description = [{
-    Elementwise test; the result has the operand's shape and element type `i1`.
-  }];
+  let description = "Elementwise test (ONNX " # onnxName
+                    # "); the result has the operand's shape and element type `i1`.";
   let arguments = !con((ins operandType:$input), attrs);
   let results = (outs Graph_BoolTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
@@ -53,8 +51,8 @@ class Graph_BroadcastOp<string mnemonic, string onnxName, string what,
                         list<Trait> traits = []>
     : Graph_InferredOp<mnemonic, traits> {
   let summary = what # " with NumPy broadcasting (ONNX " # onnxName # ")";
-  let description = [{
-    Elementwise over the NumPy broadcast of both operands, which have one element type.
+  let description = "ONNX " # onnxName # [{, elementwise over the NumPy broadcast of both
+    operands, which have one element type; the result has that element type.
   }];
   let arguments = !con((ins operandType:$lhs, operandType:$rhs), attrs);
   let results = (outs AnyTensor:$result);
@@ -64,9 +62,9 @@ class Graph_BroadcastOp<string mnemonic, string onnxName, string what,
 class Graph_ComparisonOp<string mnemonic, string onnxName, string what,
                          list<Trait> traits = []>
     : Graph_BroadcastOp<mnemonic, onnxName, what, AnyTensor, (ins), traits> {
-  let description = [{
-    Elementwise comparison over the NumPy broadcast of both operands, which have one
-    element type; the result has element type `i1`.
+  let description = "ONNX " # onnxName # [{, an elementwise comparison over the NumPy
+    broadcast of both operands, which have one element type; the result has element type
+    `i1`.
   }];
   let results = (outs Graph_BoolTensor:$result);
 }
@@ -76,8 +74,9 @@ class Graph_VariadicOp<string mnemonic, string onnxName, string what>
     : Graph_InferredOp<mnemonic, [Commutative]> {
   let summary = what # " of one or more tensors with NumPy broadcasting (ONNX "
                 # onnxName # ")";
-  let description = [{
-    Elementwise over the NumPy broadcast of all operands, which have one element type.
+  let description = "ONNX " # onnxName # [{, elementwise over the NumPy broadcast of all
+    operands, which have one element type. ONNX opset 7 (version 6 of the operator)
+    required equal shapes, a special case.
   }];
   let arguments = (ins Variadic<AnyTensor>:$inputs);
   let results = (outs AnyTensor:$result);
@@ -91,6 +90,10 @@ class Graph_VariadicOp<string mnemonic, string onnxName, string what>
 def Graph_AddOp : Graph_InferredOp<"add",
     [Commutative, SameOperandsAndResultElementType]> {
   let summary = "Elementwise addition with NumPy broadcasting (ONNX Add)";
+  let description = [{
+    ONNX Add, elementwise over the NumPy broadcast of both operands, which have one
+    element type. Folds `x + 0` to `x` when the zero does not broadcast `x`.
+  }];
   let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs);
   let results = (outs AnyTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
@@ -102,14 +105,14 @@ def Graph_MulOp : Graph_BroadcastOp<"mul", "Mul", "Elementwise multiplication",
                                     AnyTensor, (ins), [Commutative]>;
 def Graph_DivOp : Graph_BroadcastOp<"div", "Div", "Elementwise division, lhs / rhs"> {
   let description = [{
-    Elementwise over the NumPy broadcast of both operands, which have one element type.
-    Integer division truncates toward zero, as in ONNX.
+    ONNX Div, elementwise over the NumPy broadcast of both operands, which have one
+    element type. Integer division truncates toward zero, as in ONNX.
   }];
 }
 
 def Graph_PowOp : Graph_BroadcastOp<"pow", "Pow", "Elementwise power, lhs ^ rhs"> {
   let description = [{
-    Raises `lhs` to the power `rhs` over the NumPy broadcast of both. The exponent may
+    ONNX Pow: raises `lhs` to the power `rhs` over the NumPy broadcast of both. The exponent may
     have another element type than the base (ONNX Pow since opset 12); the result has
     the base's.
   }];
@@ -118,7 +121,7 @@ def Graph_PowOp : Graph_BroadcastOp<"pow", "Pow", "Elementwise power, lhs ^ rhs"
 def Graph_ModOp : Graph_BroadcastOp<"mod", "Mod", "Elementwise remainder",
                                     AnyTensor, (ins BoolAttr:$fmod)> {
   let description = [{
-    With `fmod = false` the remainder takes the sign of the divisor (Python's `%`) and
+    ONNX Mod over the NumPy broadcast of both operands. With `fmod = false` the remainder takes the sign of the divisor (Python's `%`) and
     the operands must be integers; with `fmod = true` it takes the sign of the dividend
     (C's `fmod`), for integers and floats.
   }];
@@ -127,7 +130,7 @@ def Graph_ModOp : Graph_BroadcastOp<"mod", "Mod", "Elementwise remainder",
 def Graph_BitShiftOp : Graph_BroadcastOp<"bit_shift", "BitShift", "Elementwise bit shift",
                                          Graph_IntegerTensor, (ins StrAttr:$direction)> {
   let description = [{
-    Shifts `lhs` by `rhs` bits over the NumPy broadcast of both; `direction` is `"LEFT"`
+    ONNX BitShift: shifts `lhs` by `rhs` bits over the NumPy broadcast of both; `direction` is `"LEFT"`
     or `"RIGHT"`, as in ONNX. ONNX defines it for unsigned integers only.
   }];
 }
@@ -149,7 +152,7 @@ def Graph_XorOp : Graph_BroadcastOp<"xor", "Xor", "Elementwise logical exclusive
 def Graph_PReluOp : Graph_InferredOp<"prelu"> {
   let summary = "Parametric rectified linear unit (ONNX PRelu)";
   let description = [{
-    `x < 0 ? slope * x : x`. `slope` broadcasts to the shape of `input` (ONNX's
+    ONNX PRelu, `x < 0 ? slope * x : x`. `slope` broadcasts to the shape of `input` (ONNX's
     unidirectional broadcasting), so the result has the type of `input`.
   }];
   let arguments = (ins AnyTensor:$input, AnyTensor:$slope);
@@ -186,7 +189,7 @@ def Graph_MeanOp : Graph_VariadicOp<"mean", "Mean", "Elementwise mean">;
 def Graph_WhereOp : Graph_InferredOp<"where"> {
   let summary = "Elementwise choice between two tensors (ONNX Where)";
   let description = [{
-    `condition ? lhs : rhs` over the NumPy broadcast of all three operands. `lhs` and
+    ONNX Where, `condition ? lhs : rhs` over the NumPy broadcast of all three operands. `lhs` and
     `rhs` have one element type, which the result has.
   }];
   let arguments = (ins Graph_BoolTensor:$condition, AnyTensor:$lhs, AnyTensor:$rhs);
@@ -199,7 +202,7 @@ def Graph_WhereOp : Graph_InferredOp<"where"> {
 def Graph_ClipOp : Graph_InferredOp<"clip", [AttrSizedOperandSegments]> {
   let summary = "Clamps a tensor to [min, max] (ONNX Clip)";
   let description = [{
-    `min` and `max` are optional scalars of the input's element type; an absent bound
+    ONNX Clip. `min` and `max` are optional scalars of the input's element type; an absent bound
     does not clamp. ONNX Clip before opset 11 had them as attributes; the importer turns
     those into constants.
 
@@ -243,6 +246,7 @@ def Graph_CastOp : Graph_InferredOp<"cast"> {
 
 def Graph_ReluOp : Graph_Op<"relu", [Pure, SameOperandsAndResultType]> {
   let summary = "Rectified linear unit, max(x, 0) (ONNX Relu)";
+  let description = "Elementwise ONNX Relu; the result has the type of the operand.";
   let arguments = (ins AnyTensor:$input);
   let results = (outs AnyTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
@@ -338,7 +342,7 @@ def Graph_IsNaNOp : Graph_PredicateOp<"is_nan", "IsNaN", "Elementwise test for N
 def Graph_IsInfOp : Graph_PredicateOp<"is_inf", "IsInf", "Elementwise test for infinity",
     Graph_FloatTensor, (ins BoolAttr:$detect_negative, BoolAttr:$detect_positive)> {
   let description = [{
-    True for -infinity when `detect_negative` and for +infinity when `detect_positive`;
+    ONNX IsInf: true for -infinity when `detect_negative` and for +infinity when `detect_positive`;
     the result has the operand's shape and element type `i1`.
   }];
 }

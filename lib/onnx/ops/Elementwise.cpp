@@ -39,8 +39,8 @@ static FailureOr<bool> boolAttr(NodeImporter &node, StringRef name, bool default
   if (failed(value))
     return failure();
   if (*value != 0 && *value != 1)
-    return LogicalResult(node.error() << "attribute '" << name << "' must be 0 or 1, got "
-                                      << *value);
+    return LogicalResult(node.error()
+                         << "attribute '" << name << "' must be 0 or 1, got " << *value);
   return *value == 1;
 }
 
@@ -58,8 +58,7 @@ static DenseElementsAttr splat(ShapedType type, double value) {
 
 /// A binary op with NumPy broadcasting. Opsets before 7 had a `broadcast` attribute; the
 /// importer starts at opset 7, where broadcasting is implicit.
-template <typename OpTy>
-static LogicalResult convertBinary(NodeImporter &node) {
+template <typename OpTy> static LogicalResult convertBinary(NodeImporter &node) {
   auto operands = requiredInputs(node, 2);
   if (failed(operands))
     return failure();
@@ -67,8 +66,7 @@ static LogicalResult convertBinary(NodeImporter &node) {
 }
 
 /// A unary op without attributes.
-template <typename OpTy>
-static LogicalResult convertUnary(NodeImporter &node) {
+template <typename OpTy> static LogicalResult convertUnary(NodeImporter &node) {
   auto operands = requiredInputs(node, 1);
   if (failed(operands))
     return failure();
@@ -101,8 +99,7 @@ static LogicalResult convertUnaryWithFloats(NodeImporter &node,
 
 /// Max, Min, Sum, Mean: one or more inputs broadcast together. Their opset 6 versions,
 /// which opset 7 models still use, required equal shapes; broadcasting them is the same.
-template <typename OpTy>
-static LogicalResult convertVariadic(NodeImporter &node) {
+template <typename OpTy> static LogicalResult convertVariadic(NodeImporter &node) {
   if (node.numInputs() == 0)
     return node.error() << "expects at least one input";
   auto operands = requiredInputs(node, node.numInputs());
@@ -292,8 +289,7 @@ static LogicalResult convertDropout(NodeImporter &node) {
       return node.error() << "the mask output needs a static input shape, got "
                           << (*input).getType();
     // The mask was of the input's type before opset 10, boolean since.
-    Type maskElementType =
-        node.opset() >= 10 ? node.builder().getI1Type() : type.getElementType();
+    Type maskElementType = node.opset() >= 10 ? node.builder().getI1Type() : type.getElementType();
     mask = node.constant(splat(type.clone(maskElementType), 1.0));
   }
   return node.setResults({*input, mask});
