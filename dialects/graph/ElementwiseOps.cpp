@@ -110,9 +110,11 @@ GRAPH_COMPARISON_OP(GreaterOrEqualOp)
 // AddOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AddOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+LogicalResult AddOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
                                       Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
-  return inferBinaryOpType(location, adaptor.getLhs(), adaptor.getRhs(), broadcastShapes, inferred);
+  // The same rule as the other broadcasting ops, so that mixed element types get the same
+  // message at import as from the parser.
+  return inferSameTypeBroadcast(location, adaptor.getOperands(), inferred);
 }
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {

@@ -152,3 +152,12 @@ func.func @gelu_approximation(%x: tensor<4xf32>) {
   %0 = graph.gelu %x {approximate = "erf"} : tensor<4xf32>
   return
 }
+
+// -----
+
+// graph.add keeps its SameOperandsAndResultElementType trait, whose check comes first.
+func.func @add_element_type_mismatch(%a: tensor<4xf32>, %b: tensor<4xi32>) {
+  // expected-error @+1 {{requires the same element type for all operands and results}}
+  %0 = graph.add %a, %b : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
+  return
+}
