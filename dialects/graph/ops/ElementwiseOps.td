@@ -19,9 +19,8 @@ def Graph_IntegerTensor : TensorOf<[AnyInteger]>;
 
 // A unary op whose result has its operand's type. `attrs` are extra arguments.
 class Graph_UnaryOp<string mnemonic, string onnxName, string what,
-                    Type operandType = AnyTensor, dag attrs = (ins),
-                    list<Trait> traits = []>
-    : Graph_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+                    Type operandType = AnyTensor, dag attrs = (ins)>
+    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
   let summary = what # " (ONNX " # onnxName # ")";
   let description = "Elementwise ONNX " # onnxName
                     # "; the result has the type of the operand.";
@@ -45,7 +44,8 @@ class Graph_PredicateOp<string mnemonic, string onnxName, string what,
 
 // An op of two operands with NumPy (multidirectional) broadcasting; the result has the
 // broadcast shape and the element type of `lhs`, or `i1` for comparisons. The shape rule
-// (inferBroadcastType in ElementwiseOps.cpp) also checks the element types.
+// (inferSameTypeBroadcast in ElementwiseOps.cpp, one line per op there) also checks that
+// the operands have one element type.
 class Graph_BroadcastOp<string mnemonic, string onnxName, string what,
                         Type operandType = AnyTensor, dag attrs = (ins),
                         list<Trait> traits = []>
