@@ -541,11 +541,13 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *context, std::optional<Loca
   } else if (!adaptor.getSplit() && !ShapedType::isDynamic(extent)) {
     // ONNX 18: parts of ceil(extent / n), the last one taking the remainder.
     int64_t partSize = (extent + numOutputs - 1) / numOutputs;
-    if (partSize * (numOutputs - 1) >= extent && numOutputs > 1)
+    int64_t lastSize = extent - partSize * (numOutputs - 1);
+    if (lastSize < 0)
       return emitOptionalError(location, "cannot split extent ", extent, " into ", numOutputs,
-                               " non-empty parts");
+                               " parts of ", partSize, ": the last part would have ", lastSize,
+                               " elements");
     for (int64_t i = 0; i < numOutputs; ++i)
-      parts[i] = i + 1 < numOutputs ? partSize : extent - partSize * (numOutputs - 1);
+      parts[i] = i + 1 < numOutputs ? partSize : lastSize;
   }
   for (int64_t part : parts) {
     SmallVector<int64_t> shape(inputType.getShape());

@@ -266,9 +266,9 @@ func.func @split_negative_size(%x: tensor<6xf32>) {
 
 // -----
 
-func.func @split_too_many_parts(%x: tensor<4xf32>) {
-  // expected-error @+1 {{cannot split extent 4 into 3 non-empty parts}}
-  %y:3 = graph.split %x {axis = 0, num_outputs = 3} : (tensor<4xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+func.func @split_too_many_parts(%x: tensor<5xf32>) {
+  // expected-error @+1 {{cannot split extent 5 into 4 parts of 2: the last part would have -1 elements}}
+  %y:4 = graph.split %x {axis = 0, num_outputs = 4} : (tensor<5xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
   return
 }
 

@@ -199,6 +199,16 @@ static LogicalResult convertSplit(NodeImporter &node) {
   }
   if (numOutputs < 1)
     return node.error() << "needs at least one output";
+  // Before opset 18 a split without sizes had to be even; since, the last part may be
+  // smaller, which is the graph op's rule.
+  auto inputType = dyn_cast<RankedTensorType>(input->getType());
+  if (node.opset() < 18 && !split && inputType && *axis >= -inputType.getRank() &&
+      *axis < inputType.getRank()) {
+    int64_t extent = inputType.getDimSize(*axis < 0 ? *axis + inputType.getRank() : *axis);
+    if (!ShapedType::isDynamic(extent) && extent % numOutputs != 0)
+      return node.error() << "cannot split extent " << extent << " evenly into " << numOutputs
+                          << " outputs";
+  }
   SmallVector<Value> operands{*input};
   if (split)
     operands.push_back(split);
