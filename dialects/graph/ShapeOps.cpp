@@ -951,9 +951,23 @@ LogicalResult CompressOp::inferReturnTypes(MLIRContext *context, std::optional<L
                              conditionType.getElementType());
   if (conditionType.hasRank() && conditionType.getRank() != 1)
     return emitOptionalError(location, "condition must be 1-D, got rank ", conditionType.getRank());
+  // The selected count depends on the condition's values, known when it is a constant.
+  int64_t selected = kDynamic;
+  if (auto condition = getConstantInts(adaptor.getCondition()))
+    selected = llvm::count_if(*condition, [](int64_t value) { return value != 0; });
+  // The condition may be shorter than what it selects from, never longer.
+  auto checkLength = [&](int64_t extent) -> LogicalResult {
+    int64_t length = conditionType.hasRank() ? conditionType.getDimSize(0) : kDynamic;
+    if (!ShapedType::isDynamic(length) && !ShapedType::isDynamic(extent) && length > extent)
+      return emitOptionalError(location, "condition has ", length, " entries for ", extent,
+                               " slices");
+    return success();
+  };
   std::optional<int64_t> axisAttr = adaptor.getAxis();
   if (!axisAttr) {
-    inferred.push_back(dynamicTensor(1, elementType));
+    if (inputType.hasRank() && failed(checkLength(product(inputType.getShape()))))
+      return failure();
+    inferred.push_back(RankedTensorType::get({selected}, elementType));
     return success();
   }
   if (!inputType.hasRank()) {
@@ -963,9 +977,10 @@ LogicalResult CompressOp::inferReturnTypes(MLIRContext *context, std::optional<L
   std::optional<int64_t> axis = resolveAxis(*axisAttr, inputType.getRank());
   if (!axis)
     return axisOutOfRange(location, *axisAttr, inputType.getRank());
+  if (failed(checkLength(inputType.getDimSize(*axis))))
+    return failure();
   SmallVector<int64_t> shape(inputType.getShape());
-  // How many slices are selected depends on the condition's values.
-  shape[*axis] = kDynamic;
+  shape[*axis] = selected;
   inferred.push_back(RankedTensorType::get(shape, elementType));
   return success();
 }
@@ -974,9 +989,8 @@ LogicalResult NonZeroOp::inferReturnTypes(MLIRContext *context, std::optional<Lo
                                           Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   auto inputType = cast<TensorType>(adaptor.getInput().getType());
   int64_t rank = inputType.hasRank() ? inputType.getRank() : kDynamic;
-  // A scalar counts as rank 1 (NumPy's nonzero of a 0-d array).
-  inferred.push_back(
-      RankedTensorType::get({rank == 0 ? 1 : rank, kDynamic}, IntegerType::get(context, 64)));
+  // [rank, count], as the ONNX specification states; the count depends on the data.
+  inferred.push_back(RankedTensorType::get({rank, kDynamic}, IntegerType::get(context, 64)));
   return success();
 }
 
@@ -1072,13 +1086,29 @@ LogicalResult RangeOp::inferReturnTypes(MLIRContext *context, std::optional<Loca
       return failure();
   }
   int64_t extent = kDynamic;
-  std::optional<double> startValue = getConstantScalar(start),
-                        limitValue = getConstantScalar(limit),
-                        deltaValue = getConstantScalar(delta);
-  if (deltaValue && *deltaValue == 0)
-    return emitOptionalError(location, "delta must not be 0");
-  if (startValue && limitValue && deltaValue)
-    extent = std::max<int64_t>(0, int64_t(std::ceil((*limitValue - *startValue) / *deltaValue)));
+  if (isa<IntegerType>(elementType)) {
+    // Integers exactly: max(ceil((limit - start) / delta), 0).
+    auto startValue = getConstantInts(start), limitValue = getConstantInts(limit),
+         deltaValue = getConstantInts(delta);
+    if (deltaValue && (*deltaValue)[0] == 0)
+      return emitOptionalError(location, "delta must not be 0");
+    if (startValue && limitValue && deltaValue) {
+      int64_t distance = (*limitValue)[0] - (*startValue)[0], step = (*deltaValue)[0];
+      if (step < 0) {
+        distance = -distance;
+        step = -step;
+      }
+      extent = distance <= 0 ? 0 : (distance + step - 1) / step;
+    }
+  } else {
+    std::optional<double> startValue = getConstantScalar(start),
+                          limitValue = getConstantScalar(limit),
+                          deltaValue = getConstantScalar(delta);
+    if (deltaValue && *deltaValue == 0)
+      return emitOptionalError(location, "delta must not be 0");
+    if (startValue && limitValue && deltaValue)
+      extent = std::max<int64_t>(0, int64_t(std::ceil((*limitValue - *startValue) / *deltaValue)));
+  }
   inferred.push_back(RankedTensorType::get({extent}, elementType));
   return success();
 }

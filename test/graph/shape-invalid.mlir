@@ -510,6 +510,14 @@ func.func @compress_condition_rank(%x: tensor<4xf32>, %c: tensor<2x2xi1>) {
 
 // -----
 
+func.func @compress_condition_too_long(%x: tensor<2x3xf32>, %c: tensor<7xi1>) {
+  // expected-error @+1 {{condition has 7 entries for 6 slices}}
+  %y = graph.compress %x, %c : (tensor<2x3xf32>, tensor<7xi1>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
 func.func @reverse_sequence_axes(%x: tensor<4x4xf32>, %l: tensor<4xi64>) {
   // expected-error @+1 {{batch_axis and time_axis must be 0 and 1 in some order, got 1 and 1}}
   %y = graph.reverse_sequence %x, %l {batch_axis = 1, time_axis = 1} : (tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x4xf32>

@@ -135,6 +135,10 @@ func.func @data_dependent(%x: tensor<3x4xf32>, %c: tensor<2xi1>, %lens: tensor<4
   %a = graph.compress %x, %c {axis = 0} : (tensor<3x4xf32>, tensor<2xi1>) -> tensor<?x4xf32>
   // CHECK: graph.compress %{{.*}}, %{{.*}} : (tensor<3x4xf32>, tensor<2xi1>) -> tensor<?xf32>
   %b = graph.compress %x, %c : (tensor<3x4xf32>, tensor<2xi1>) -> tensor<?xf32>
+  %keep = graph.constant dense<[true, false, true]> : tensor<3xi1>
+  // A constant condition gives the selected count; it may be shorter than the axis.
+  // CHECK: graph.compress {{.*}} {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3xi1>) -> tensor<3x2xf32>
+  %kept = graph.compress %x, %keep {axis = 1} : (tensor<3x4xf32>, tensor<3xi1>) -> tensor<3x2xf32>
   // CHECK: graph.non_zero %{{.*}} : (tensor<3x4xf32>) -> tensor<2x?xi64>
   %n = graph.non_zero %x : (tensor<3x4xf32>) -> tensor<2x?xi64>
   // CHECK: graph.reverse_sequence %{{.*}}, %{{.*}} {batch_axis = 1 : i64, time_axis = 0 : i64} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<3x4xf32>

@@ -16,6 +16,16 @@ static LogicalResult bindResults(NodeImporter &node, FailureOr<Operation *> op) 
   return node.setResults((*op)->getResults());
 }
 
+/// Runs `Convert` on nodes of an operator that ONNX introduced at opset `Since`, and rejects
+/// it in models that import an earlier opset, where it does not exist.
+template <int64_t Since, LogicalResult (*Convert)(NodeImporter &)>
+static LogicalResult sinceOpset(NodeImporter &node) {
+  if (node.opset() < Since)
+    return node.error() << node.opType() << " exists from opset " << Since
+                        << "; the model imports opset " << node.opset();
+  return Convert(node);
+}
+
 /// The integers of attribute `name` as a constant operand (the newest opset's form of an
 /// attribute that became an input), or null when the attribute is absent.
 static FailureOr<Value> intsAttrAsOperand(NodeImporter &node, StringRef name) {
@@ -130,8 +140,8 @@ static LogicalResult convertDepthToSpace(NodeImporter &node) {
     return failure();
   if (!*blockSize || **blockSize < 1)
     return node.error() << "needs a positive blocksize";
-  if (*mode != "DCR" && *mode != "CRD")
-    return node.error() << "mode must be DCR or CRD, got '" << *mode << "'";
+  if (*mode != "DCR" && !(*mode == "CRD" && node.opset() >= 11))
+    return node.error() << "unsupported mode '" << *mode << "' at opset " << node.opset();
   OpBuilder &b = node.builder();
   return bindResults(node,
                      node.create<graph::DepthToSpaceOp>(
@@ -536,26 +546,26 @@ static LogicalResult convertOneHot(NodeImporter &node) {
 }
 
 void addShapeConverters(ConverterRegistry &registry) {
-  registry.add("CenterCropPad", convertCenterCropPad);
-  registry.add("Compress", convertCompress);
+  registry.add("CenterCropPad", sinceOpset<18, convertCenterCropPad>);
+  registry.add("Compress", sinceOpset<9, convertCompress>);
   registry.add("Concat", convertConcat);
-  registry.add("ConstantOfShape", convertConstantOfShape);
+  registry.add("ConstantOfShape", sinceOpset<9, convertConstantOfShape>);
   registry.add("DepthToSpace", convertDepthToSpace);
-  registry.add("Expand", convertExpand);
-  registry.add("EyeLike", convertEyeLike);
+  registry.add("Expand", sinceOpset<8, convertExpand>);
+  registry.add("EyeLike", sinceOpset<9, convertEyeLike>);
   registry.add("Flatten", convertFlatten);
   registry.add("Gather", convertGatherLike<graph::GatherOp>);
-  registry.add("GatherElements", convertGatherLike<graph::GatherElementsOp>);
-  registry.add("GatherND", convertGatherND);
-  registry.add("NonZero", convertNonZero);
-  registry.add("OneHot", convertOneHot);
+  registry.add("GatherElements", sinceOpset<11, convertGatherLike<graph::GatherElementsOp>>);
+  registry.add("GatherND", sinceOpset<11, convertGatherND>);
+  registry.add("NonZero", sinceOpset<9, convertNonZero>);
+  registry.add("OneHot", sinceOpset<9, convertOneHot>);
   registry.add("Pad", convertPad);
-  registry.add("Range", convertRange);
+  registry.add("Range", sinceOpset<11, convertRange>);
   registry.add("Reshape", convertReshape);
-  registry.add("ReverseSequence", convertReverseSequence);
-  registry.add("Scatter", convertScatter);
-  registry.add("ScatterElements", convertScatterElements);
-  registry.add("ScatterND", convertScatterND);
+  registry.add("ReverseSequence", sinceOpset<10, convertReverseSequence>);
+  registry.add("Scatter", sinceOpset<9, convertScatter>);
+  registry.add("ScatterElements", sinceOpset<11, convertScatterElements>);
+  registry.add("ScatterND", sinceOpset<11, convertScatterND>);
   registry.add("Shape", convertShape);
   registry.add("Size", convertSize);
   registry.add("Slice", convertSlice);
@@ -564,7 +574,7 @@ void addShapeConverters(ConverterRegistry &registry) {
   registry.add("Squeeze", convertSqueeze);
   registry.add("Tile", convertTile);
   registry.add("Transpose", convertTranspose);
-  registry.add("Trilu", convertTrilu);
+  registry.add("Trilu", sinceOpset<14, convertTrilu>);
   registry.add("Unsqueeze", convertUnsqueeze);
 }
 
