@@ -921,6 +921,8 @@ LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *context, std::optional<
   if (updatesType.getElementType() != dataType.getElementType())
     return emitOptionalError(location, "updates element type ", updatesType.getElementType(),
                              " differs from data element type ", dataType.getElementType());
+  if (indicesType.hasRank() && indicesType.getRank() < 1)
+    return emitOptionalError(location, "indices must have rank 1 or more");
   if (dataType.hasRank() && indicesType.hasRank() && updatesType.hasRank() &&
       !ShapedType::isDynamic(indicesType.getShape().back())) {
     int64_t indexLength = indicesType.getShape().back();

@@ -494,6 +494,14 @@ func.func @scatter_nd_tuple_too_long(%x: tensor<4xf32>, %i: tensor<2x2xi64>, %u:
 
 // -----
 
+func.func @scatter_nd_scalar_indices(%x: tensor<4xf32>, %i: tensor<i64>, %u: tensor<f32>) {
+  // expected-error @+1 {{indices must have rank 1 or more}}
+  %y = graph.scatter_nd %x, %i, %u {reduction = "none"} : (tensor<4xf32>, tensor<i64>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @compress_condition_type(%x: tensor<4xf32>, %c: tensor<4xi32>) {
   // expected-error @+1 {{condition must be i1, got 'i32'}}
   %y = graph.compress %x, %c {axis = 0} : (tensor<4xf32>, tensor<4xi32>) -> tensor<?xf32>
