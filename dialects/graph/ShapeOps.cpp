@@ -355,23 +355,27 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
   auto length = checkIntList(location, adaptor.getRepeats(), "repeats");
   if (failed(length))
     return failure();
-  if (!inputType.hasRank()) {
-    inferred.push_back(ShapedType::isDynamic(*length) ? Type(UnrankedTensorType::get(elementType))
-                                                      : dynamicTensor(*length, elementType));
-    return success();
-  }
-  int64_t rank = inputType.getRank();
-  if (!ShapedType::isDynamic(*length) && *length != rank)
-    return emitOptionalError(location, "repeats has ", *length, " entries for an input of rank ",
-                             rank);
-  SmallVector<int64_t> shape(rank, kDynamic);
-  if (auto repeats = getConstantInts(adaptor.getRepeats())) {
-    for (int64_t i = 0; i < rank; ++i) {
-      int64_t repeat = (*repeats)[i], extent = inputType.getDimSize(i);
+  std::optional<SmallVector<int64_t>> repeats = getConstantInts(adaptor.getRepeats());
+  if (repeats)
+    for (int64_t repeat : *repeats)
       if (repeat < 0)
         return emitOptionalError(location, "repeats must not be negative, got ", repeat);
-      shape[i] = repeat == 0 ? 0 : ShapedType::isDynamic(extent) ? kDynamic : extent * repeat;
-    }
+  // The rank is the input's, or the number of repeats when the input is unranked.
+  int64_t rank = inputType.hasRank() ? inputType.getRank() : *length;
+  if (inputType.hasRank() && !ShapedType::isDynamic(*length) && *length != rank)
+    return emitOptionalError(location, "repeats has ", *length, " entries for an input of rank ",
+                             rank);
+  if (ShapedType::isDynamic(rank)) {
+    inferred.push_back(UnrankedTensorType::get(elementType));
+    return success();
+  }
+  SmallVector<int64_t> shape(rank, kDynamic);
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t extent = inputType.hasRank() ? inputType.getDimSize(i) : kDynamic;
+    if (!repeats)
+      continue;
+    int64_t repeat = (*repeats)[i];
+    shape[i] = repeat == 0 ? 0 : ShapedType::isDynamic(extent) ? kDynamic : extent * repeat;
   }
   inferred.push_back(RankedTensorType::get(shape, elementType));
   return success();

@@ -198,3 +198,35 @@ func.func @filled(%x: tensor<3x3xf32>, %s: tensor<2xi64>, %i: tensor<4xi64>) {
   %d = graph.one_hot %i, %depth, %values {axis = -1} : (tensor<4xi64>, tensor<f32>, tensor<2xi64>) -> tensor<4x10xi64>
   return
 }
+
+// Unranked operands: the rules keep whatever the other operands and attributes imply.
+// CHECK-LABEL: func.func @unranked
+func.func @unranked(%u: tensor<*xf32>, %r: tensor<2x3xf32>, %i: tensor<*xi64>) {
+  %s = graph.constant dense<[4, -1, 0]> : tensor<3xi64>
+  // -1 needs the element count; 0 copies an unknown extent.
+  // CHECK: graph.reshape {{.*}} : (tensor<*xf32>, tensor<3xi64>) -> tensor<4x?x?xf32>
+  %a = graph.reshape %u, %s {allowzero = false} : (tensor<*xf32>, tensor<3xi64>) -> tensor<4x?x?xf32>
+  // The permutation gives the rank.
+  // CHECK: graph.transpose {{.*}} : (tensor<*xf32>) -> tensor<?x?xf32>
+  %b = graph.transpose %u {perm = array<i64: 1, 0>} : (tensor<*xf32>) -> tensor<?x?xf32>
+  // A ranked input fixes the rank and the non-axis extents.
+  // CHECK: graph.concat {{.*}} : (tensor<*xf32>, tensor<2x3xf32>) -> tensor<?x3xf32>
+  %c = graph.concat %u, %r {axis = 0} : (tensor<*xf32>, tensor<2x3xf32>) -> tensor<?x3xf32>
+  // CHECK: graph.gather {{.*}} : (tensor<2x3xf32>, tensor<*xi64>) -> tensor<*xf32>
+  %d = graph.gather %r, %i {axis = 0} : (tensor<2x3xf32>, tensor<*xi64>) -> tensor<*xf32>
+  // CHECK: graph.flatten {{.*}} : (tensor<*xf32>) -> tensor<?x?xf32>
+  %e = graph.flatten %u {axis = 1} : (tensor<*xf32>) -> tensor<?x?xf32>
+  // CHECK: graph.depth_to_space {{.*}} : (tensor<*xf32>) -> tensor<?x?x?x?xf32>
+  %f = graph.depth_to_space %u {blocksize = 2, mode = "DCR"} : (tensor<*xf32>) -> tensor<?x?x?x?xf32>
+  // CHECK: graph.non_zero {{.*}} : (tensor<*xf32>) -> tensor<?x?xi64>
+  %g = graph.non_zero %u : (tensor<*xf32>) -> tensor<?x?xi64>
+  // CHECK: graph.eye_like {{.*}} : (tensor<*xf32>) -> tensor<?x?xf16>
+  %h = graph.eye_like %u {dtype = f16, k = 0} : (tensor<*xf32>) -> tensor<?x?xf16>
+  %repeats = graph.constant dense<[2, 0]> : tensor<2xi64>
+  // The repeats give the rank; a repeat of 0 gives an empty dimension.
+  // CHECK: graph.tile {{.*}} : (tensor<*xf32>, tensor<2xi64>) -> tensor<?x0xf32>
+  %t = graph.tile %u, %repeats : (tensor<*xf32>, tensor<2xi64>) -> tensor<?x0xf32>
+  // CHECK: graph.slice {{.*}} : (tensor<*xf32>, tensor<3xi64>, tensor<3xi64>) -> tensor<*xf32>
+  %sl = graph.slice %u, %s, %s : (tensor<*xf32>, tensor<3xi64>, tensor<3xi64>) -> tensor<*xf32>
+  return
+}
