@@ -318,6 +318,9 @@ def Graph_ShapeOp : Graph_InferredOp<"shape"> {
 
 def Graph_SizeOp : Graph_InferredOp<"size"> {
   let summary = "The number of elements as an i64 scalar (ONNX Size)";
+  let description = [{
+    The product of the input's extents, as a rank-0 i64 tensor.
+  }];
   let arguments = (ins AnyTensor:$input);
   let results = (outs AnyTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";

@@ -44,6 +44,9 @@ static LogicalResult convertReshape(NodeImporter &node) {
   auto allowZero = node.intAttr("allowzero", 0);
   if (failed(input) || failed(shape) || failed(allowZero))
     return failure();
+  if (node.opset() < 14 && node.attribute("allowzero"))
+    return node.error() << "allowzero exists from opset 14; the model imports opset "
+                        << node.opset();
   if (*allowZero != 0 && *allowZero != 1)
     return node.error() << "allowzero must be 0 or 1, got " << *allowZero;
   OpBuilder &b = node.builder();
