@@ -20,7 +20,7 @@ import onnx.defs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.environ.get("ONNX_TESTDATA", "/usr/share/libonnx-testdata/data")
-MIN_OPSET, MAX_OPSET = 7, 21
+MIN_OPSET, MAX_OPSET = 1, 21
 DOC = os.path.join(ROOT, "docs/onnx-coverage.md")
 EXPECTED_FAILURES = os.path.join(ROOT, "test/conformance/import-failures.txt")
 

@@ -21,8 +21,9 @@ using namespace mlir;
 
 namespace kiln::onnx {
 
-/// The opsets of the default domain whose differences the converters normalise.
-constexpr int64_t kMinOpset = 7;
+/// The opsets of the default domain whose differences the converters normalise. Models of
+/// opsets 1 to 6 are still common for operators whose newest version is that old.
+constexpr int64_t kMinOpset = 1;
 constexpr int64_t kMaxOpset = 21;
 /// Initializers and constants with more elements than this become dense_resource blobs.
 constexpr int64_t kMaxInlineElements = 16;
@@ -49,13 +50,16 @@ Location ModelImporter::nodeLoc(const ::onnx::NodeProto &node, size_t index) con
 }
 
 LogicalResult ModelImporter::checkOpsets(const ::onnx::ModelProto &model) {
+  bool importsDefault = false;
   for (const auto &opset : model.opset_import()) {
-    if (isDefaultDomain(opset.domain()))
+    if (isDefaultDomain(opset.domain())) {
       defaultOpset = opset.version();
-    else
+      importsDefault = true;
+    } else {
       domainOpsets[opset.domain()] = opset.version();
+    }
   }
-  if (defaultOpset == 0)
+  if (!importsDefault)
     return emitError(fileLocation, "the model imports no opset of the default ONNX domain");
   if (defaultOpset < kMinOpset || defaultOpset > kMaxOpset)
     return emitError(fileLocation,

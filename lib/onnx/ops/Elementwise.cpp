@@ -56,13 +56,73 @@ static DenseElementsAttr splat(ShapedType type, double value) {
 // Fixed-arity ops
 //===----------------------------------------------------------------------===//
 
-/// A binary op with NumPy broadcasting. Opsets before 7 had a `broadcast` attribute; the
-/// importer starts at opset 7, where broadcasting is implicit.
+/// `value` with `count` trailing dimensions of extent 1 added (an Unsqueeze).
+static FailureOr<Value> appendUnitDims(NodeImporter &node, Value value, int64_t rank,
+                                       int64_t count) {
+  if (count == 0)
+    return value;
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0; i < count; ++i)
+    axes.push_back(rank + i);
+  auto op = node.create<graph::UnsqueezeOp>({value, node.constantI64(axes)});
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
+}
+
+/// Before opset 7, binary ops broadcast only with `broadcast = 1`, aligning the second
+/// operand with the first from `axis` on (default: the trailing dimensions). Rewrites the
+/// second operand so that NumPy broadcasting, the newest form, gives the same result.
+static LogicalResult legacyBroadcast(NodeImporter &node, SmallVector<Value> &operands) {
+  auto broadcast = node.intAttr("broadcast", 0);
+  auto axis = node.intAttr("axis");
+  if (failed(broadcast) || failed(axis))
+    return failure();
+  if (*broadcast == 0 || !*axis)
+    return success(); // equal shapes, or trailing alignment: NumPy does the same
+  auto lhsType = dyn_cast<RankedTensorType>(operands[0].getType());
+  auto rhsType = dyn_cast<RankedTensorType>(operands[1].getType());
+  if (!lhsType || !rhsType)
+    return node.error() << "broadcast with an axis needs operands of known rank";
+  int64_t lhsRank = lhsType.getRank(), rhsRank = rhsType.getRank();
+  int64_t start = **axis < 0 ? **axis + lhsRank : **axis;
+  int64_t trailing = lhsRank - start - rhsRank;
+  if (start < 0 || trailing < 0)
+    return node.error() << "broadcast axis " << **axis << " does not fit a rank-" << rhsRank
+                        << " operand into rank " << lhsRank;
+  auto aligned = appendUnitDims(node, operands[1], rhsRank, trailing);
+  if (failed(aligned))
+    return failure();
+  operands[1] = *aligned;
+  return success();
+}
+
+/// A binary op with NumPy broadcasting (from opset 7; older forms are rewritten to it).
 template <typename OpTy> static LogicalResult convertBinary(NodeImporter &node) {
   auto operands = requiredInputs(node, 2);
   if (failed(operands))
     return failure();
+  if (node.opset() < 7 && failed(legacyBroadcast(node, *operands)))
+    return failure();
   return createAndBind<OpTy>(node, *operands);
+}
+
+/// PRelu: from opset 7 the slope broadcasts to X the NumPy way. Before, a 1-D slope held
+/// one value per channel (dimension 1 of X); it is given trailing unit dimensions.
+static LogicalResult convertPRelu(NodeImporter &node) {
+  auto operands = requiredInputs(node, 2);
+  if (failed(operands))
+    return failure();
+  auto inputType = dyn_cast<RankedTensorType>((*operands)[0].getType());
+  auto slopeType = dyn_cast<RankedTensorType>((*operands)[1].getType());
+  if (node.opset() < 7 && inputType && slopeType && slopeType.getRank() == 1 &&
+      slopeType.getDimSize(0) != 1 && inputType.getRank() > 2) {
+    auto slope = appendUnitDims(node, (*operands)[1], 1, inputType.getRank() - 2);
+    if (failed(slope))
+      return failure();
+    (*operands)[1] = *slope;
+  }
+  return createAndBind<graph::PReluOp>(node, *operands);
 }
 
 /// A unary op without attributes.
@@ -307,7 +367,7 @@ void addElementwiseConverters(ConverterRegistry &registry) {
   registry.add("Div", convertBinary<graph::DivOp>);
   registry.add("Pow", convertBinary<graph::PowOp>);
   registry.add("Mod", convertMod);
-  registry.add("PRelu", convertBinary<graph::PReluOp>);
+  registry.add("PRelu", convertPRelu);
   registry.add("And", convertBinary<graph::AndOp>);
   registry.add("Or", convertBinary<graph::OrOp>);
   registry.add("Xor", convertBinary<graph::XorOp>);

@@ -39,6 +39,18 @@ static FailureOr<Value> intsAttrAsOperand(NodeImporter &node, StringRef name) {
 
 static LogicalResult convertReshape(NodeImporter &node) {
   auto input = node.requiredInput(0);
+  // Before opset 5 the shape was an attribute.
+  if (node.opset() < 5) {
+    auto shapeAttr = node.intsAttr("shape");
+    if (failed(input) || failed(shapeAttr))
+      return failure();
+    if (!*shapeAttr)
+      return node.error() << "attribute 'shape' is required before opset 5";
+    OpBuilder &b = node.builder();
+    return bindResults(node, node.create<graph::ReshapeOp>(
+                                 {*input, node.constantI64(**shapeAttr)},
+                                 {b.getNamedAttr("allowzero", b.getBoolAttr(false))}));
+  }
   auto shape = node.requiredInput(1);
   // allowzero exists from opset 14; before, 0 always copied the input extent.
   auto allowZero = node.intAttr("allowzero", 0);
@@ -127,6 +139,9 @@ static LogicalResult convertExpand(NodeImporter &node) {
 }
 
 static LogicalResult convertTile(NodeImporter &node) {
+  // Tile-1 took `tiles` and `axis` inputs; from opset 6 one `repeats` per dimension.
+  if (node.opset() < 6)
+    return node.error() << "Tile before opset 6 (tiles and axis inputs) is not supported";
   auto input = node.requiredInput(0);
   auto repeats = node.requiredInput(1);
   if (failed(input) || failed(repeats))
@@ -176,6 +191,9 @@ static LogicalResult convertConcat(NodeImporter &node) {
   auto axis = node.intAttr("axis");
   if (failed(axis))
     return failure();
+  // Before opset 4, axis was optional and defaulted to 1.
+  if (!*axis && node.opset() < 4)
+    *axis = 1;
   if (!*axis)
     return node.error() << "needs axis";
   OpBuilder &b = node.builder();
@@ -283,8 +301,9 @@ static LogicalResult convertPad(NodeImporter &node) {
     return node.error() << "unsupported mode '" << *mode << "' at opset " << node.opset();
   Value pads, constantValue, axes;
   if (node.opset() < 11) {
-    // Opsets 2-10 had pads and the fill value as attributes.
-    auto padsAttr = intsAttrAsOperand(node, "pads");
+    // Opsets 2-10 had pads and the fill value as attributes; opset 1 called pads
+    // `paddings`.
+    auto padsAttr = intsAttrAsOperand(node, node.opset() < 2 ? "paddings" : "pads");
     auto value = node.floatAttr("value", 0.0f);
     if (failed(padsAttr) || failed(value))
       return failure();
