@@ -11,7 +11,10 @@ include "dialects/graph/ops/CoreOps.td"
 include "dialects/graph/ops/ElementwiseOps.td"
 include "dialects/graph/ops/NNOps.td"
 include "dialects/graph/ops/QuantizationOps.td"
+include "dialects/graph/ops/RandomOps.td"
+include "dialects/graph/ops/RecurrentOps.td"
 include "dialects/graph/ops/ReductionOps.td"
 include "dialects/graph/ops/ShapeOps.td"
+include "dialects/graph/ops/SignalOps.td"
 
 #endif // KILN_GRAPH_OPS

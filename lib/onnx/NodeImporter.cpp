@@ -328,6 +328,9 @@ const ConverterRegistry &ConverterRegistry::get() {
     addNNConverters(r);
     addReductionConverters(r);
     addQuantizationConverters(r);
+    addRandomConverters(r);
+    addRecurrentConverters(r);
+    addSignalConverters(r);
     return r;
   }();
   return registry;

@@ -145,6 +145,9 @@ void addShapeConverters(ConverterRegistry &registry);
 void addNNConverters(ConverterRegistry &registry);
 void addReductionConverters(ConverterRegistry &registry);
 void addQuantizationConverters(ConverterRegistry &registry);
+void addRandomConverters(ConverterRegistry &registry);
+void addRecurrentConverters(ConverterRegistry &registry);
+void addSignalConverters(ConverterRegistry &registry);
 
 } // namespace kiln::onnx
 

@@ -1,0 +1,7 @@
+//===- RandomOps.cpp - Random number generation ===//
+
+#include "dialects/graph/GraphOps.h"
+#include "dialects/graph/OpHelpers.h"
+
+using namespace mlir;
+using namespace kiln::graph;
