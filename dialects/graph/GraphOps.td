@@ -7,6 +7,7 @@
 #ifndef KILN_GRAPH_OPS
 #define KILN_GRAPH_OPS
 
+include "dialects/graph/ops/ControlOps.td"
 include "dialects/graph/ops/CoreOps.td"
 include "dialects/graph/ops/ElementwiseOps.td"
 include "dialects/graph/ops/NNOps.td"

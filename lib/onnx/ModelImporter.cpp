@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -35,17 +36,16 @@ static bool isDefaultDomain(llvm::StringRef domain) {
 ModelImporter::ModelImporter(MLIRContext &context, llvm::StringRef path,
                              const ImportOptions &options)
     : context(context), path(path.str()), options(options),
-      fileLocation(FileLineColLoc::get(&context, path, 0, 0)), builder(&context),
-      constantBuilder(&context) {
+      fileLocation(FileLineColLoc::get(&context, path, 0, 0)), builder(&context) {
+  scopes.push_back(std::make_unique<Scope>(&context));
   llvm::SmallString<256> directory(path);
   llvm::sys::path::remove_filename(directory);
   external.baseDirectory = directory.empty() ? "." : std::string(directory);
 }
 
 Location ModelImporter::nodeLoc(const ::onnx::NodeProto &node, size_t index) const {
-  std::string name = node.name().empty()
-                         ? llvm::formatv("{0}#{1}", node.op_type(), index).str()
-                         : node.name();
+  std::string name =
+      node.name().empty() ? llvm::formatv("{0}#{1}", node.op_type(), index).str() : node.name();
   return NameLoc::get(StringAttr::get(&context, name), fileLocation);
 }
 
@@ -75,33 +75,42 @@ FailureOr<ElementsAttr> ModelImporter::convertTensor(::onnx::TensorProto &tensor
   int64_t count = 1;
   for (int64_t dim : tensor.dims())
     count *= std::max<int64_t>(dim, 0);
-  auto attr = kiln::onnx::convertTensor(context, tensor, blobName, count > kMaxInlineElements,
-                                        external);
+  auto attr =
+      kiln::onnx::convertTensor(context, tensor, blobName, count > kMaxInlineElements, external);
   if (!attr)
     return emitError(loc) << what << ": " << llvm::toString(attr.takeError());
   return *attr;
 }
 
+bool ModelImporter::isDefined(llvm::StringRef name) const {
+  return llvm::any_of(scopes, [&](const std::unique_ptr<Scope> &scope) {
+    return scope->values.count(name) || scope->initializers.count(name);
+  });
+}
+
 Value ModelImporter::lookup(llvm::StringRef name) {
-  if (Value value = values.lookup(name))
+  for (std::unique_ptr<Scope> &scope : llvm::reverse(scopes)) {
+    if (Value value = scope->values.lookup(name))
+      return value;
+    auto initializer = scope->initializers.find(name);
+    if (initializer == scope->initializers.end())
+      continue;
+    // Initializers become constants at the top of their graph's block, on first use.
+    Location loc = NameLoc::get(StringAttr::get(&context, name), fileLocation);
+    FailureOr<ElementsAttr> attr =
+        convertTensor(*initializer->second, name, loc, "initializer '" + name.str() + "'");
+    if (failed(attr))
+      return nullptr;
+    Value value = graph::ConstantOp::create(scope->constants, loc, *attr);
+    scope->values[name] = value;
+    scope->initializers.erase(initializer);
     return value;
-  auto initializer = initializers.find(name);
-  if (initializer == initializers.end())
-    return nullptr;
-  // Initializers become constants at the top of the function, on first use.
-  Location loc = NameLoc::get(StringAttr::get(&context, name), fileLocation);
-  FailureOr<ElementsAttr> attr =
-      convertTensor(*initializer->second, name, loc, "initializer '" + name.str() + "'");
-  if (failed(attr))
-    return nullptr;
-  Value value = graph::ConstantOp::create(constantBuilder, loc, *attr);
-  values[name] = value;
-  initializers.erase(initializer);
-  return value;
+  }
+  return nullptr;
 }
 
 LogicalResult ModelImporter::bind(llvm::StringRef name, Value value, NodeImporter &node) {
-  if (!values.try_emplace(name, value).second)
+  if (!innermost().values.try_emplace(name, value).second)
     return node.error() << "output '" << name << "' is already produced by another node";
   // Refine with what the model declares, where it says more than the shape rules could.
   const ::onnx::TypeProto *declared = declaredTypes.lookup(name);
@@ -142,12 +151,11 @@ static DictionaryAttr ioAttributes(Builder &b, llvm::StringRef name,
   return b.getDictionaryAttr(attrs);
 }
 
-LogicalResult ModelImporter::importSignature(::onnx::GraphProto &graph,
-                                             func::FuncOp &function) {
+LogicalResult ModelImporter::importSignature(::onnx::GraphProto &graph, func::FuncOp &function) {
   for (auto &initializer : *graph.mutable_initializer()) {
     if (initializer.name().empty())
       return emitError(fileLocation, "an initializer has no name");
-    initializers[initializer.name()] = &initializer;
+    innermost().initializers[initializer.name()] = &initializer;
   }
   for (const auto &info : graph.value_info())
     declaredTypes[info.name()] = &info.type();
@@ -160,12 +168,12 @@ LogicalResult ModelImporter::importSignature(::onnx::GraphProto &graph,
   SmallVector<DictionaryAttr> inputAttrs;
   SmallVector<std::string> inputNames;
   for (const auto &input : graph.input()) {
-    if (initializers.count(input.name()))
+    if (innermost().initializers.count(input.name()))
       continue;
     auto type = tensorType(context, input.type());
     if (!type)
-      return emitError(fileLocation) << "graph input '" << input.name()
-                                     << "': " << llvm::toString(type.takeError());
+      return emitError(fileLocation)
+             << "graph input '" << input.name() << "': " << llvm::toString(type.takeError());
     inputTypes.push_back(type->type);
     inputAttrs.push_back(ioAttributes(builder, input.name(), type->dimNames));
     inputNames.push_back(input.name());
@@ -176,11 +184,11 @@ LogicalResult ModelImporter::importSignature(::onnx::GraphProto &graph,
   function.setAllArgAttrs(inputAttrs);
   Block *entry = function.addEntryBlock();
   for (auto [name, argument] : llvm::zip(inputNames, entry->getArguments())) {
-    if (!values.try_emplace(name, argument).second)
+    if (!innermost().values.try_emplace(name, argument).second)
       return emitError(fileLocation) << "graph input '" << name << "' is listed twice";
   }
   builder.setInsertionPointToEnd(entry);
-  constantBuilder.setInsertionPointToStart(entry);
+  innermost().constants.setInsertionPointToStart(entry);
   return success();
 }
 
@@ -192,8 +200,8 @@ ModelImporter::sortNodes(const ::onnx::GraphProto &graph) {
     for (const std::string &output : node.output())
       if (!output.empty() && !producers.try_emplace(output, index).second)
         return LogicalResult(emitError(nodeLoc(node, index))
-                       << "node '" << node.name() << "' (" << node.op_type() << "): output '"
-                       << output << "' is already produced by another node");
+                             << "node '" << node.name() << "' (" << node.op_type() << "): output '"
+                             << output << "' is already produced by another node");
 
   // Kahn's algorithm, taking ready nodes in file order so sorted graphs keep their order.
   size_t count = graph.node_size();
@@ -208,10 +216,11 @@ ModelImporter::sortNodes(const ::onnx::GraphProto &graph) {
       if (producer != producers.end()) {
         users[producer->second].push_back(index);
         ++pending[index];
-      } else if (!values.count(input) && !initializers.count(input)) {
+      } else if (!isDefined(input)) {
         return LogicalResult(emitError(nodeLoc(node, index))
-                       << "node '" << node.name() << "' (" << node.op_type() << "): input '"
-                       << input << "' is not produced by any node, graph input or initializer");
+                             << "node '" << node.name() << "' (" << node.op_type() << "): input '"
+                             << input
+                             << "' is not produced by any node, graph input or initializer");
       }
     }
   }
@@ -232,8 +241,8 @@ ModelImporter::sortNodes(const ::onnx::GraphProto &graph) {
     size_t stuck = llvm::find_if(pending, [](size_t n) { return n != 0; }) - pending.begin();
     const auto &node = graph.node(stuck);
     return LogicalResult(emitError(nodeLoc(node, stuck))
-                   << "node '" << node.name() << "' (" << node.op_type()
-                   << ") is on a cycle: the graph is not acyclic");
+                         << "node '" << node.name() << "' (" << node.op_type()
+                         << ") is on a cycle: the graph is not acyclic");
   }
   return order;
 }
@@ -244,12 +253,10 @@ LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node, size_t in
   if (!isDefaultDomain(node.domain())) {
     auto domain = domainOpsets.find(node.domain());
     if (domain == domainOpsets.end())
-      return emitError(loc) << "node '" << node.name() << "' (" << node.op_type()
-                            << "): domain '" << node.domain()
-                            << "' is not imported by the model";
+      return emitError(loc) << "node '" << node.name() << "' (" << node.op_type() << "): domain '"
+                            << node.domain() << "' is not imported by the model";
     return emitError(loc) << "node '" << node.name() << "' (" << node.op_type()
-                          << "): operators of domain '" << node.domain()
-                          << "' are not supported";
+                          << "): operators of domain '" << node.domain() << "' are not supported";
   }
   NodeImporter importer(*this, node, opset, builder, loc);
   Converter converter = ConverterRegistry::get().lookup(node.op_type());
@@ -281,6 +288,48 @@ LogicalResult ModelImporter::importOutputs(::onnx::GraphProto &graph, func::Func
       builder.getFunctionType(function.getArgumentTypes(), ValueRange(results).getTypes()));
   function.setAllResultAttrs(resultAttrs);
   return success();
+}
+
+FailureOr<SmallVector<Type>> ModelImporter::importSubgraph(::onnx::GraphProto &graph,
+                                                           Region &region,
+                                                           ArrayRef<Type> argumentTypes,
+                                                           Location loc) {
+  if (size_t(graph.input_size()) != argumentTypes.size())
+    return LogicalResult(emitError(loc)
+                         << "subgraph '" << graph.name() << "' has " << graph.input_size()
+                         << " inputs, expected " << argumentTypes.size());
+  Block *block = new Block();
+  region.push_back(block);
+  scopes.push_back(std::make_unique<Scope>(&context));
+  auto popScope = llvm::scope_exit([&] { scopes.pop_back(); });
+  for (auto &initializer : *graph.mutable_initializer())
+    innermost().initializers[initializer.name()] = &initializer;
+  for (const auto &info : graph.value_info())
+    declaredTypes[info.name()] = &info.type();
+  for (auto [input, type] : llvm::zip(graph.input(), argumentTypes))
+    innermost().values[input.name()] = block->addArgument(type, loc);
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  innermost().constants.setInsertionPointToStart(block);
+  auto order = sortNodes(graph);
+  if (failed(order))
+    return failure();
+  for (auto [node, index] : *order)
+    if (failed(importNode(*node, index)))
+      return failure();
+
+  SmallVector<Value> outputs;
+  for (const auto &output : graph.output()) {
+    Value value = lookup(output.name());
+    if (!value)
+      return LogicalResult(emitError(loc) << "subgraph output '" << output.name()
+                                          << "' is not produced by any node, input or "
+                                             "initializer");
+    outputs.push_back(value);
+  }
+  graph::YieldOp::create(builder, loc, outputs);
+  return llvm::to_vector(ValueRange(outputs).getTypes());
 }
 
 OwningOpRef<ModuleOp> ModelImporter::import(::onnx::ModelProto &model) {

@@ -48,6 +48,13 @@ public:
   /// The location of a model-level problem: the model file.
   mlir::Location fileLoc() const { return fileLocation; }
 
+  /// Imports `graph`, a subgraph of a node at `loc`, into `region`: one block whose
+  /// arguments (of `argumentTypes`) stand for the subgraph's inputs, its nodes, and a
+  /// graph.yield of its outputs. Names of enclosing graphs stay visible inside.
+  mlir::FailureOr<llvm::SmallVector<mlir::Type>>
+  importSubgraph(::onnx::GraphProto &graph, mlir::Region &region,
+                 llvm::ArrayRef<mlir::Type> argumentTypes, mlir::Location loc);
+
 private:
   mlir::LogicalResult checkOpsets(const ::onnx::ModelProto &model);
   mlir::LogicalResult importSignature(::onnx::GraphProto &graph, mlir::func::FuncOp &function);
@@ -65,12 +72,21 @@ private:
   mlir::Location fileLocation;
   ExternalDataReader external;
   mlir::OpBuilder builder;
-  /// Where initializer constants go: the top of the function.
-  mlir::OpBuilder constantBuilder;
   int64_t defaultOpset = 0;
   llvm::StringMap<int64_t> domainOpsets;
-  llvm::StringMap<mlir::Value> values;
-  llvm::StringMap<::onnx::TensorProto *> initializers;
+  /// The names one graph defines: its inputs, initializers (imported on first use, at
+  /// `constants`) and node outputs. The main graph's scope is first; subgraphs push theirs.
+  struct Scope {
+    explicit Scope(mlir::MLIRContext *context) : constants(context) {}
+    llvm::StringMap<mlir::Value> values;
+    llvm::StringMap<::onnx::TensorProto *> initializers;
+    mlir::OpBuilder constants;
+  };
+  Scope &innermost() { return *scopes.back(); }
+  /// Whether `name` is defined in some scope.
+  bool isDefined(llvm::StringRef name) const;
+
+  llvm::SmallVector<std::unique_ptr<Scope>> scopes;
   llvm::StringMap<const ::onnx::TypeProto *> declaredTypes;
 };
 

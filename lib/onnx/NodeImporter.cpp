@@ -2,6 +2,7 @@
 
 #include "lib/onnx/NodeImporter.h"
 #include "lib/onnx/ModelImporter.h"
+#include "lib/onnx/Tensors.h"
 
 #include "dialects/graph/GraphOps.h"
 #include "dialects/graph/OpHelpers.h"
@@ -10,8 +11,8 @@
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using ::onnx::AttributeProto;
@@ -93,8 +94,9 @@ FailureOr<const AttributeProto *> NodeImporter::typedAttribute(llvm::StringRef n
   if (!attr)
     return static_cast<const AttributeProto *>(nullptr);
   if (!attr->ref_attr_name().empty())
-    return LogicalResult(error() << "attribute '" << name
-                           << "' refers to a function attribute; functions are not supported");
+    return LogicalResult(
+        error() << "attribute '" << name
+                << "' refers to a function attribute; functions are not supported");
   // Old exporters leave `type` unset; accept them when the right field is filled.
   bool hasField = false;
   switch (type) {
@@ -122,8 +124,9 @@ FailureOr<const AttributeProto *> NodeImporter::typedAttribute(llvm::StringRef n
   }
   if (attr->type() == type || (attr->type() == AttributeProto::UNDEFINED && hasField))
     return attr;
-  return LogicalResult(error() << "attribute '" << name << "' is " << attributeTypeName(attr->type())
-                         << ", expected " << attributeTypeName(type));
+  return LogicalResult(error() << "attribute '" << name << "' is "
+                               << attributeTypeName(attr->type()) << ", expected "
+                               << attributeTypeName(type));
 }
 
 FailureOr<std::optional<int64_t>> NodeImporter::intAttr(llvm::StringRef name) {
@@ -187,8 +190,7 @@ FailureOr<std::optional<SmallVector<float>>> NodeImporter::floatsAttr(llvm::Stri
   return std::optional<SmallVector<float>>(llvm::to_vector((*attr)->floats()));
 }
 
-FailureOr<std::optional<SmallVector<std::string>>>
-NodeImporter::stringsAttr(llvm::StringRef name) {
+FailureOr<std::optional<SmallVector<std::string>>> NodeImporter::stringsAttr(llvm::StringRef name) {
   auto attr = typedAttribute(name, AttributeProto::STRINGS);
   if (failed(attr))
     return failure();
@@ -208,9 +210,8 @@ FailureOr<std::optional<ElementsAttr>> NodeImporter::tensorAttr(llvm::StringRef 
   auto &tensor = const_cast<::onnx::TensorProto &>((*attr)->t());
   std::string blobName = (nodeProto.output_size() ? nodeProto.output(0) : nodeProto.name());
   auto elements = model.convertTensor(tensor, blobName, location,
-                                      "node '" + nodeProto.name() + "' (" +
-                                          nodeProto.op_type() + "): attribute '" + name.str() +
-                                          "'");
+                                      "node '" + nodeProto.name() + "' (" + nodeProto.op_type() +
+                                          "): attribute '" + name.str() + "'");
   if (failed(elements))
     return failure();
   return std::optional<ElementsAttr>(*elements);
@@ -226,6 +227,23 @@ bool NodeImporter::hasOutput(size_t index) const {
   return index < numOutputs() && !nodeProto.output(index).empty();
 }
 
+LogicalResult NodeImporter::checkCreated(Operation *op, llvm::function_ref<LogicalResult()> check) {
+  std::string firstError;
+  LogicalResult result = success();
+  {
+    ScopedDiagnosticHandler capture(context(), [&](Diagnostic &diagnostic) {
+      if (diagnostic.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
+        firstError = diagnostic.str();
+      return success();
+    });
+    result = check();
+  }
+  if (succeeded(result))
+    return success();
+  op->erase();
+  return error() << firstError;
+}
+
 FailureOr<Operation *> NodeImporter::createInferred(llvm::StringRef name, ValueRange operands,
                                                     ArrayRef<NamedAttribute> attrs,
                                                     unsigned numResults) {
@@ -238,41 +256,80 @@ FailureOr<Operation *> NodeImporter::createInferred(llvm::StringRef name, ValueR
   state.addTypes(SmallVector<Type>(numResults, opBuilder.getNoneType()));
   Operation *op = opBuilder.create(state);
 
-  std::string firstError;
-  LogicalResult result = success();
-  {
-    ScopedDiagnosticHandler capture(context(), [&](Diagnostic &diagnostic) {
-      if (diagnostic.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
-        firstError = diagnostic.str();
-      return success();
-    });
+  LogicalResult created = checkCreated(op, [&]() -> LogicalResult {
     SmallVector<Type> types;
     if (auto inferable = dyn_cast<InferTypeOpInterface>(op)) {
-      result = inferable.inferReturnTypes(context(), location, op->getOperands(),
-                                          op->getAttrDictionary(), op->getPropertiesStorage(),
-                                          op->getRegions(), types);
+      if (failed(inferable.inferReturnTypes(context(), location, op->getOperands(),
+                                            op->getAttrDictionary(), op->getPropertiesStorage(),
+                                            op->getRegions(), types)))
+        return failure();
     } else if (op->hasTrait<OpTrait::SameOperandsAndResultType>() && op->getNumOperands() > 0) {
       types.assign(numResults, op->getOperand(0).getType());
     } else {
-      firstError = "internal: " + name.str() + " does not infer its result types";
-      result = failure();
+      return emitError(location) << "internal: " << name << " does not infer its result types";
     }
-    if (succeeded(result) && types.size() != numResults) {
-      firstError = llvm::formatv("internal: {0} infers {1} results, expected {2}", name,
-                                 types.size(), numResults);
-      result = failure();
-    }
-    if (succeeded(result)) {
-      for (auto [value, type] : llvm::zip(op->getResults(), types))
-        value.setType(type);
-      result = verify(op);
-    }
-  }
-  if (failed(result)) {
-    op->erase();
-    return LogicalResult(error() << firstError);
-  }
+    if (types.size() != numResults)
+      return emitError(location) << "internal: " << name << " infers " << types.size()
+                                 << " results, expected " << numResults;
+    for (auto [value, type] : llvm::zip(op->getResults(), types))
+      value.setType(type);
+    return mlir::verify(op);
+  });
+  if (failed(created))
+    return failure();
   return op;
+}
+
+Operation *NodeImporter::createWithRegions(llvm::StringRef name, ValueRange operands,
+                                           ArrayRef<NamedAttribute> attrs, unsigned numResults,
+                                           unsigned numRegions) {
+  OperationState state(location, name);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  state.addTypes(SmallVector<Type>(numResults, opBuilder.getNoneType()));
+  for (unsigned i = 0; i < numRegions; ++i)
+    state.addRegion();
+  return opBuilder.create(state);
+}
+
+LogicalResult NodeImporter::verify(Operation *op) {
+  return checkCreated(op, [&] { return mlir::verify(op); });
+}
+
+/// The GRAPH attribute `name` of `node`, or an error.
+static FailureOr<::onnx::GraphProto *> graphAttribute(NodeImporter &node, llvm::StringRef name) {
+  const AttributeProto *attr = node.attribute(name);
+  if (!attr || !attr->has_g())
+    return LogicalResult(node.error() << "needs the subgraph attribute '" << name << "'");
+  // The subgraph's initializers are consumed as it is imported, once.
+  return const_cast<::onnx::GraphProto *>(&attr->g());
+}
+
+FailureOr<SmallVector<Type>> NodeImporter::importSubgraph(llvm::StringRef name, Region &region,
+                                                          ArrayRef<Type> argumentTypes) {
+  auto graph = graphAttribute(*this, name);
+  if (failed(graph))
+    return failure();
+  return model.importSubgraph(**graph, region, argumentTypes, location);
+}
+
+FailureOr<std::pair<size_t, size_t>> NodeImporter::subgraphArity(llvm::StringRef name) {
+  auto graph = graphAttribute(*this, name);
+  if (failed(graph))
+    return failure();
+  return std::make_pair(size_t((*graph)->input_size()), size_t((*graph)->output_size()));
+}
+
+Type NodeImporter::subgraphInputType(llvm::StringRef name, size_t index) {
+  const AttributeProto *attr = attribute(name);
+  if (!attr || !attr->has_g() || int(index) >= attr->g().input_size())
+    return nullptr;
+  auto type = tensorType(*context(), attr->g().input(index).type());
+  if (!type) {
+    llvm::consumeError(type.takeError());
+    return nullptr;
+  }
+  return type->type;
 }
 
 Value NodeImporter::constantI64(ArrayRef<int64_t> values) {
@@ -322,6 +379,7 @@ SmallVector<llvm::StringRef> ConverterRegistry::opTypes() const {
 const ConverterRegistry &ConverterRegistry::get() {
   static const ConverterRegistry registry = [] {
     ConverterRegistry r;
+    addControlConverters(r);
     addCoreConverters(r);
     addElementwiseConverters(r);
     addShapeConverters(r);

@@ -92,6 +92,25 @@ public:
     return createInferred(OpTy::getOperationName(), operands, attributes, numResults);
   }
 
+  /// Creates an op with `numRegions` empty regions and `numResults` results whose types
+  /// the converter sets once the regions are filled (control flow), then calls `verify`.
+  mlir::Operation *createWithRegions(llvm::StringRef name, mlir::ValueRange operands,
+                                     llvm::ArrayRef<mlir::NamedAttribute> attributes,
+                                     unsigned numResults, unsigned numRegions);
+  /// Verifies an op the converter built, reporting problems on the node; the op is erased
+  /// if it is invalid.
+  mlir::LogicalResult verify(mlir::Operation *op);
+
+  /// Imports the GRAPH attribute `name` into `region` (see ModelImporter::importSubgraph);
+  /// returns the types the subgraph yields.
+  mlir::FailureOr<llvm::SmallVector<mlir::Type>>
+  importSubgraph(llvm::StringRef name, mlir::Region &region,
+                 llvm::ArrayRef<mlir::Type> argumentTypes);
+  /// The number of inputs and outputs of the GRAPH attribute `name`.
+  mlir::FailureOr<std::pair<size_t, size_t>> subgraphArity(llvm::StringRef name);
+  /// The type the GRAPH attribute `name` declares for its input `index`, if any.
+  mlir::Type subgraphInputType(llvm::StringRef name, size_t index);
+
   /// Creates a `graph.constant` holding `values` as a 1-D i64 tensor (e.g. the axes of
   /// an old opset's attribute, as the newest opset's operand).
   mlir::Value constantI64(llvm::ArrayRef<int64_t> values);
@@ -109,6 +128,10 @@ private:
   mlir::FailureOr<mlir::Operation *> createInferred(llvm::StringRef name, mlir::ValueRange operands,
                                                     llvm::ArrayRef<mlir::NamedAttribute> attrs,
                                                     unsigned numResults);
+  /// Runs `check` on `op` while catching the op's own diagnostics, so that the first is
+  /// reported again on the node; erases `op` when `check` fails.
+  mlir::LogicalResult checkCreated(mlir::Operation *op,
+                                   llvm::function_ref<mlir::LogicalResult()> check);
   /// The attribute `name` if present with type `type`, else null; an error if present
   /// with another type.
   mlir::FailureOr<const ::onnx::AttributeProto *> typedAttribute(llvm::StringRef name, int type);
@@ -139,6 +162,7 @@ private:
 };
 
 // One function per op family (lib/onnx/ops/<Family>.cpp) adds its converters.
+void addControlConverters(ConverterRegistry &registry);
 void addCoreConverters(ConverterRegistry &registry);
 void addElementwiseConverters(ConverterRegistry &registry);
 void addShapeConverters(ConverterRegistry &registry);
