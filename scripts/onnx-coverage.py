@@ -75,12 +75,14 @@ def classify(case, status, error, ops, opset):
     if opset and opset < MIN_OPSET:
         return f"opset {opset}: before opset {MIN_OPSET}, outside the supported range"
     for op in ops:
-        if op in OUT_OF_SCOPE_OPS and op in error:
+        if op in OUT_OF_SCOPE_OPS:
             return f"{OUT_OF_SCOPE_OPS[op]}: {op}"
     if "sequence type" in error or "optional type" in error:
         return "sequence and optional values"
     if "STRING" in error:
         return "strings"
+    if "training" in error:
+        return "training: " + ", ".join(ops)
     return None
 
 
