@@ -35,8 +35,6 @@ OUT_OF_SCOPE = {
         "OptionalGetElement", "OptionalHasElement", "Optional"],
     "strings": ["StringNormalizer", "TfIdfVectorizer", "RegexFullMatch", "StringConcat",
                 "StringSplit"],
-    "random numbers (nondeterministic)": ["Bernoulli", "RandomUniformLike", "RandomNormalLike",
-                                          "RandomUniform", "RandomNormal", "Multinomial"],
 }
 OUT_OF_SCOPE_OPS = {op: reason for reason, ops in OUT_OF_SCOPE.items() for op in ops}
 
