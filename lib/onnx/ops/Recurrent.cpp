@@ -67,8 +67,8 @@ static FailureOr<bool> flagAttr(NodeImporter &node, StringRef name) {
 }
 
 /// hidden_size, or when the attribute is absent the extent W (`[num_directions,
-/// num_gates * hidden_size, input_size]`) or R (`[num_directions, num_gates * hidden_size,
-/// hidden_size]`) gives it.
+/// num_gates * hidden_size, input_size]`) or else R (`[num_directions,
+/// num_gates * hidden_size, hidden_size]`) gives it.
 static FailureOr<int64_t> readHiddenSize(NodeImporter &node, Value w, Value r, int64_t numGates) {
   auto hiddenSize = node.intAttr("hidden_size");
   if (failed(hiddenSize))
@@ -78,12 +78,17 @@ static FailureOr<int64_t> readHiddenSize(NodeImporter &node, Value w, Value r, i
       return LogicalResult(node.error() << "hidden_size must be positive, got " << **hiddenSize);
     return **hiddenSize;
   }
-  if (auto rType = dyn_cast<RankedTensorType>(r.getType()))
-    if (rType.getRank() == 3 && !rType.isDynamicDim(2))
-      return rType.getDimSize(2);
-  if (auto wType = dyn_cast<RankedTensorType>(w.getType()))
-    if (wType.getRank() == 3 && !wType.isDynamicDim(1) && wType.getDimSize(1) % numGates == 0)
-      return wType.getDimSize(1) / numGates;
+  if (auto wType = dyn_cast<RankedTensorType>(w.getType());
+      wType && wType.getRank() == 3 && !wType.isDynamicDim(1)) {
+    int64_t rows = wType.getDimSize(1);
+    if (rows < numGates || rows % numGates != 0)
+      return LogicalResult(node.error() << "hidden_size is absent and W's " << rows
+                                        << " rows are not " << numGates << " gates of equal size");
+    return rows / numGates;
+  }
+  if (auto rType = dyn_cast<RankedTensorType>(r.getType());
+      rType && rType.getRank() == 3 && !rType.isDynamicDim(2) && rType.getDimSize(2) > 0)
+    return rType.getDimSize(2);
   return LogicalResult(node.error()
                        << "hidden_size is absent and the shapes of W and R do not give it");
 }
