@@ -12,12 +12,20 @@ namespace kiln::onnx {
 
 namespace {
 
-/// An activation function ONNX allows in RNN, GRU and LSTM, with the parameters it takes
-/// and their defaults (those of the ONNX operator of the same name; ONNX Runtime's for
-/// Affine and ScaledTanh, which have no operator any more).
+/// How an activation function uses one of its parameters (alpha or beta).
+struct Parameter {
+  bool taken;
+  /// The default of the ONNX operator of the same name, when it has one.
+  std::optional<float> defaultValue;
+};
+constexpr Parameter kUnused{false, std::nullopt};
+constexpr Parameter kRequired{true, std::nullopt};
+constexpr Parameter defaultsTo(float value) { return {true, value}; }
+
+/// An activation function ONNX allows in RNN, GRU and LSTM, with the parameters it takes.
 struct ActivationInfo {
   StringLiteral name;
-  std::optional<float> defaultAlpha, defaultBeta;
+  Parameter alpha, beta;
 };
 
 /// What distinguishes RNN, GRU and LSTM for the converter.
@@ -33,18 +41,21 @@ struct RecurrentKind {
 
 } // namespace
 
+// The defaults are those of the ONNX operators (the experimental Affine of ONNX 1.x had
+// alpha 1 and beta 0; the experimental ScaledTanh had no defaults, so a model must give
+// both). ONNX Runtime instead uses 0 for ThresholdedRelu's, Affine's and ScaledTanh's.
 static const ActivationInfo kActivations[] = {
-    {"Relu", std::nullopt, std::nullopt},
-    {"Tanh", std::nullopt, std::nullopt},
-    {"Sigmoid", std::nullopt, std::nullopt},
-    {"Affine", 1.0f, 0.0f},
-    {"LeakyRelu", 0.01f, std::nullopt},
-    {"ThresholdedRelu", 1.0f, std::nullopt},
-    {"ScaledTanh", 1.0f, 1.0f},
-    {"HardSigmoid", 0.2f, 0.5f},
-    {"Elu", 1.0f, std::nullopt},
-    {"Softsign", std::nullopt, std::nullopt},
-    {"Softplus", std::nullopt, std::nullopt},
+    {"Relu", kUnused, kUnused},
+    {"Tanh", kUnused, kUnused},
+    {"Sigmoid", kUnused, kUnused},
+    {"Affine", defaultsTo(1.0f), defaultsTo(0.0f)},
+    {"LeakyRelu", defaultsTo(0.01f), kUnused},
+    {"ThresholdedRelu", defaultsTo(1.0f), kUnused},
+    {"ScaledTanh", kRequired, kRequired},
+    {"HardSigmoid", defaultsTo(0.2f), defaultsTo(0.5f)},
+    {"Elu", defaultsTo(1.0f), kUnused},
+    {"Softsign", kUnused, kUnused},
+    {"Softplus", kUnused, kUnused},
 };
 
 /// The activation named `name`; ONNX Runtime matches names regardless of case, so models
@@ -134,15 +145,27 @@ static FailureOr<Activations> readActivations(NodeImporter &node, const Recurren
   SmallVector<float> alphaValues = alphas->value_or(SmallVector<float>());
   SmallVector<float> betaValues = betas->value_or(SmallVector<float>());
   size_t nextAlpha = 0, nextBeta = 0;
+  // The value of `parameter` for the next activation; 0 when the activation does not take
+  // it.
+  auto take = [&](const ActivationInfo &info, const Parameter &parameter, StringRef what,
+                  ArrayRef<float> values, size_t &next) -> FailureOr<float> {
+    if (!parameter.taken)
+      return 0.0f;
+    if (next < values.size())
+      return values[next++];
+    if (parameter.defaultValue)
+      return *parameter.defaultValue;
+    return LogicalResult(node.error() << "activation " << info.name << " needs a value in " << what
+                                      << ": it has no default");
+  };
   for (const ActivationInfo *info : infos) {
     result.names.push_back(info->name);
-    float alpha = 0.0f, beta = 0.0f;
-    if (info->defaultAlpha)
-      alpha = nextAlpha < alphaValues.size() ? alphaValues[nextAlpha++] : *info->defaultAlpha;
-    if (info->defaultBeta)
-      beta = nextBeta < betaValues.size() ? betaValues[nextBeta++] : *info->defaultBeta;
-    result.alpha.push_back(alpha);
-    result.beta.push_back(beta);
+    auto alpha = take(*info, info->alpha, "activation_alpha", alphaValues, nextAlpha);
+    auto beta = take(*info, info->beta, "activation_beta", betaValues, nextBeta);
+    if (failed(alpha) || failed(beta))
+      return failure();
+    result.alpha.push_back(*alpha);
+    result.beta.push_back(*beta);
   }
   if (nextAlpha != alphaValues.size())
     return LogicalResult(node.error() << "activation_alpha has " << alphaValues.size()
