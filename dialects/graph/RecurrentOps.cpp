@@ -123,8 +123,9 @@ static LogicalResult inferRecurrentTypes(std::optional<Location> location, Recur
                              attributes.clip->convertToDouble());
 
   Type elementType = getElementTypeOrSelf(operands.x.getType());
-  if (!isa<FloatType>(elementType))
-    return emitOptionalError(location, "X element type must be a float type, got ", elementType);
+  if (!isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(elementType))
+    return emitOptionalError(location, "X element type must be f16, bf16, f32 or f64, got ",
+                             elementType);
   auto checkElementType = [&](Value value, StringRef what) -> LogicalResult {
     if (!value || getElementTypeOrSelf(value.getType()) == elementType)
       return success();

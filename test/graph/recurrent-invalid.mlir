@@ -95,7 +95,7 @@ func.func @clip(%x: tensor<2x3x4xf32>, %w: tensor<1x5x4xf32>, %r: tensor<1x5x5xf
 // -----
 
 func.func @x_element_type(%x: tensor<2x3x4xi32>, %w: tensor<1x5x4xi32>, %r: tensor<1x5x5xi32>) {
-  // expected-error @+1 {{X element type must be a float type, got 'i32'}}
+  // expected-error @+1 {{X element type must be f16, bf16, f32 or f64, got 'i32'}}
   %y, %y_h = graph.rnn %x, %w, %r
       {direction = "forward", hidden_size = 5 : i64, activations = ["Tanh"],
        activation_alpha = array<f32: 0.0>, activation_beta = array<f32: 0.0>, layout = 0 : i64}

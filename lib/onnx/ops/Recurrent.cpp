@@ -104,12 +104,14 @@ static FailureOr<int64_t> readHiddenSize(NodeImporter &node, Value w, Value r, i
                        << "hidden_size is absent and the shapes of W and R do not give it");
 }
 
+namespace {
 /// The normalised activations and their parameters: ONNX's defaults where absent, canonical
 /// names, and one alpha and one beta per activation.
 struct Activations {
   SmallVector<StringRef> names;
   SmallVector<float> alpha, beta;
 };
+} // namespace
 
 static FailureOr<Activations> readActivations(NodeImporter &node, const RecurrentKind &kind,
                                               int64_t numDirections) {
@@ -186,6 +188,9 @@ static LogicalResult convertRecurrent(NodeImporter &node, const RecurrentKind &k
   auto r = node.requiredInput(2);
   if (failed(x) || failed(w) || failed(r))
     return failure();
+  if (node.numInputs() > 3 + kind.numInputs)
+    return node.error() << "has " << node.numInputs() << " inputs, " << node.opType()
+                        << " takes at most " << 3 + kind.numInputs;
   SmallVector<Value> operands{*x, *w, *r};
   SmallVector<int32_t> segmentSizes{1, 1, 1};
   for (unsigned index = 3; index < 3 + kind.numInputs; ++index) {
