@@ -7,6 +7,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <limits>
 #include <string>
 
 using namespace mlir;
@@ -96,6 +97,9 @@ static LogicalResult inferRecurrentTypes(std::optional<Location> location, Recur
   int64_t hiddenSize = attributes.hiddenSize;
   if (hiddenSize < 1)
     return emitOptionalError(location, "hidden_size must be positive, got ", hiddenSize);
+  // The stacked gates' extents (up to 8 * hidden_size for LSTM's B) must not overflow.
+  if (hiddenSize > std::numeric_limits<int64_t>::max() / 8)
+    return emitOptionalError(location, "hidden_size ", hiddenSize, " is too large");
   if (attributes.layout != 0 && attributes.layout != 1)
     return emitOptionalError(location, "layout must be 0 or 1, got ", attributes.layout);
 
@@ -105,7 +109,12 @@ static LogicalResult inferRecurrentTypes(std::optional<Location> location, Recur
                              kind.activationsPerDirection, " per direction), got ",
                              attributes.activations.size());
   for (Attribute activation : attributes.activations) {
-    StringRef name = cast<StringAttr>(activation).getValue();
+    // The ODS constraint guarantees strings once verified, but the importer asks the shape
+    // rule before verifying.
+    auto nameAttr = dyn_cast<StringAttr>(activation);
+    if (!nameAttr)
+      return emitOptionalError(location, "activations must be strings, got ", activation);
+    StringRef name = nameAttr.getValue();
     if (!llvm::is_contained(kRecurrentActivations, name))
       return emitOptionalError(location, "activation '", name, "' is not one of ",
                                llvm::join(ArrayRef(kRecurrentActivations), ", "));

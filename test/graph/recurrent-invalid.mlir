@@ -254,3 +254,15 @@ func.func @lstm_peepholes_rank(%x: tensor<1x2x4xf32>, %w: tensor<1x12x4xf32>, %r
       : (tensor<1x2x4xf32>, tensor<1x12x4xf32>, tensor<1x12x3xf32>, tensor<9xf32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>)
   return
 }
+
+// -----
+
+func.func @hidden_size_too_large(%x: tensor<2x3x4xf32>, %w: tensor<1x?x4xf32>, %r: tensor<1x?x?xf32>) {
+  // The stacked gates (8 * hidden_size for an LSTM bias) would not fit in 64 bits.
+  // expected-error @+1 {{hidden_size 4611686018427387904 is too large}}
+  %y, %y_h = graph.rnn %x, %w, %r
+      {direction = "forward", hidden_size = 4611686018427387904 : i64, activations = ["Tanh"],
+       activation_alpha = array<f32: 0.0>, activation_beta = array<f32: 0.0>, layout = 0 : i64}
+      : (tensor<2x3x4xf32>, tensor<1x?x4xf32>, tensor<1x?x?xf32>) -> (tensor<*xf32>, tensor<*xf32>)
+  return
+}
