@@ -1,7 +1,8 @@
 //===- OpHelpers.cpp - Shared pieces of the graph ops' C++ ---------------===//
 
-#include "dialects/graph/GraphOps.h"
 #include "dialects/graph/OpHelpers.h"
+#include "dialects/graph/GraphOps.h"
+#include "dialects/graph/ShapeInference.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -37,8 +38,7 @@ LogicalResult kiln::graph::inferBinaryOpType(
 
 std::optional<SmallVector<int64_t>> kiln::graph::getConstantInts(Value value) {
   ElementsAttr attr;
-  if (!value || !matchPattern(value, m_Constant(&attr)) ||
-      !isa<IntegerType>(attr.getElementType()))
+  if (!value || !matchPattern(value, m_Constant(&attr)) || !isa<IntegerType>(attr.getElementType()))
     return std::nullopt;
   SmallVector<int64_t> result;
   if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
@@ -53,4 +53,71 @@ std::optional<SmallVector<int64_t>> kiln::graph::getConstantInts(Value value) {
     if (auto values = blob.tryGetAsArrayRef())
       return SmallVector<int64_t>(values->begin(), values->end());
   return std::nullopt;
+}
+
+LogicalResult kiln::graph::inferConvResultType(std::optional<Location> location, Value input,
+                                               Value weight, ArrayRef<int64_t> strides,
+                                               ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads,
+                                               int64_t group, Type elementType,
+                                               SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(input.getType());
+  auto weightType = cast<TensorType>(weight.getType());
+  std::optional<int64_t> rank;
+  if (inputType.hasRank())
+    rank = inputType.getRank();
+  if (weightType.hasRank()) {
+    if (rank && *rank != weightType.getRank())
+      return emitOptionalError(location, "input rank ", *rank, " differs from weight rank ",
+                               weightType.getRank());
+    rank = weightType.getRank();
+  }
+  if (rank && *rank < 3)
+    return emitOptionalError(location, "expects rank 3 or more ([N, C, spatial...]), got ", *rank);
+  int64_t spatialRank = strides.size();
+  if (rank && spatialRank != *rank - 2)
+    return emitOptionalError(location, "expects ", *rank - 2, " strides, got ", spatialRank);
+  if (int64_t(dilations.size()) != spatialRank)
+    return emitOptionalError(location, "expects ", spatialRank, " dilations, got ",
+                             dilations.size());
+  if (int64_t(pads.size()) != 2 * spatialRank)
+    return emitOptionalError(location, "expects ", 2 * spatialRank,
+                             " pads (all beginnings, then all ends), got ", pads.size());
+  if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(dilations, [](int64_t d) { return d < 1; }))
+    return emitOptionalError(location, "strides and dilations must be positive");
+  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return emitOptionalError(location, "pads must not be negative");
+
+  int64_t outChannels = weightType.hasRank() ? weightType.getDimSize(0) : ShapedType::kDynamic;
+  if (!ShapedType::isDynamic(outChannels) && outChannels % group != 0)
+    return emitOptionalError(location, "output channels (", outChannels,
+                             ") are not divisible by group (", group, ")");
+  if (inputType.hasRank() && weightType.hasRank()) {
+    int64_t inChannels = inputType.getDimSize(1), channelsPerGroup = weightType.getDimSize(1);
+    if (!ShapedType::isDynamic(inChannels) && !ShapedType::isDynamic(channelsPerGroup) &&
+        inChannels != channelsPerGroup * group)
+      return emitOptionalError(location, "input channels (", inChannels,
+                               ") differ from weight channels per group (", channelsPerGroup,
+                               ") times group (", group, ")");
+  }
+  if (!rank) {
+    inferred.push_back(UnrankedTensorType::get(elementType));
+    return success();
+  }
+  SmallVector<int64_t> shape(*rank, ShapedType::kDynamic);
+  if (inputType.hasRank())
+    shape[0] = inputType.getDimSize(0);
+  shape[1] = outChannels;
+  for (int64_t i = 0; i < spatialRank; ++i) {
+    int64_t in = inputType.hasRank() ? inputType.getDimSize(i + 2) : ShapedType::kDynamic;
+    int64_t kernel = weightType.hasRank() ? weightType.getDimSize(i + 2) : ShapedType::kDynamic;
+    auto extent =
+        convOutputExtent(in, kernel, strides[i], dilations[i], pads[i], pads[i + spatialRank]);
+    if (!extent)
+      return emitOptionalError(location, "spatial dimension ", i, ": ",
+                               llvm::toString(extent.takeError()));
+    shape[i + 2] = *extent;
+  }
+  inferred.push_back(RankedTensorType::get(shape, elementType));
+  return success();
 }

@@ -21,16 +21,27 @@ mlir::Type tensorOf(std::optional<llvm::ArrayRef<int64_t>> shape, mlir::Type ele
 
 /// The result type of a binary op whose result shape is `rule(lhs shape, rhs shape)` and
 /// whose element type is the lhs's; unranked when either operand is.
-mlir::LogicalResult inferBinaryOpType(
-    std::optional<mlir::Location> location, mlir::Value lhs, mlir::Value rhs,
-    llvm::function_ref<llvm::Expected<llvm::SmallVector<int64_t>>(llvm::ArrayRef<int64_t>,
-                                                                  llvm::ArrayRef<int64_t>)>
-        rule,
-    llvm::SmallVectorImpl<mlir::Type> &inferred);
+mlir::LogicalResult inferBinaryOpType(std::optional<mlir::Location> location, mlir::Value lhs,
+                                      mlir::Value rhs,
+                                      llvm::function_ref<llvm::Expected<llvm::SmallVector<int64_t>>(
+                                          llvm::ArrayRef<int64_t>, llvm::ArrayRef<int64_t>)>
+                                          rule,
+                                      llvm::SmallVectorImpl<mlir::Type> &inferred);
 
 /// The values of `value` when a constant of integers defines it (an operand such as
 /// Reshape's shape or Squeeze's axes), else nullopt.
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
+
+/// The result of convolving `input` [N, C, D...] with `weight` [M, C / group, K...] (ONNX
+/// layouts) into elements of `elementType`: checks the window attributes and the channel
+/// counts, and computes each spatial extent. Element types are the caller's to check
+/// (the integer convolutions mix i8 and ui8 operands).
+mlir::LogicalResult inferConvResultType(std::optional<mlir::Location> location, mlir::Value input,
+                                        mlir::Value weight, llvm::ArrayRef<int64_t> strides,
+                                        llvm::ArrayRef<int64_t> dilations,
+                                        llvm::ArrayRef<int64_t> pads, int64_t group,
+                                        mlir::Type elementType,
+                                        llvm::SmallVectorImpl<mlir::Type> &inferred);
 
 } // namespace kiln::graph
 

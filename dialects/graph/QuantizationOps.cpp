@@ -194,75 +194,6 @@ static LogicalResult inferMatmulType(std::optional<Location> location, Value lhs
   return success();
 }
 
-/// The convolution result of `input` and `weight` (ONNX Conv layouts) with element type
-/// `elementType`; the same rule as graph.conv's without its element-type checks, since
-/// the integer convolutions mix i8 and ui8 operands.
-static LogicalResult inferConvType(std::optional<Location> location, Value input, Value weight,
-                                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                                   ArrayRef<int64_t> pads, int64_t group, Type elementType,
-                                   SmallVectorImpl<Type> &inferred) {
-  auto inputType = cast<TensorType>(input.getType());
-  auto weightType = cast<TensorType>(weight.getType());
-  std::optional<int64_t> rank;
-  if (inputType.hasRank())
-    rank = inputType.getRank();
-  if (weightType.hasRank()) {
-    if (rank && *rank != weightType.getRank())
-      return emitOptionalError(location, "input rank ", *rank, " differs from weight rank ",
-                               weightType.getRank());
-    rank = weightType.getRank();
-  }
-  if (rank && *rank < 3)
-    return emitOptionalError(location, "expects rank 3 or more ([N, C, spatial...]), got ", *rank);
-  int64_t spatialRank = strides.size();
-  if (rank && spatialRank != *rank - 2)
-    return emitOptionalError(location, "expects ", *rank - 2, " strides, got ", spatialRank);
-  if (int64_t(dilations.size()) != spatialRank)
-    return emitOptionalError(location, "expects ", spatialRank, " dilations, got ",
-                             dilations.size());
-  if (int64_t(pads.size()) != 2 * spatialRank)
-    return emitOptionalError(location, "expects ", 2 * spatialRank,
-                             " pads (all beginnings, then all ends), got ", pads.size());
-  if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
-      llvm::any_of(dilations, [](int64_t d) { return d < 1; }))
-    return emitOptionalError(location, "strides and dilations must be positive");
-  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
-    return emitOptionalError(location, "pads must not be negative");
-
-  int64_t outChannels = weightType.hasRank() ? weightType.getDimSize(0) : ShapedType::kDynamic;
-  if (!ShapedType::isDynamic(outChannels) && outChannels % group != 0)
-    return emitOptionalError(location, "output channels (", outChannels,
-                             ") are not divisible by group (", group, ")");
-  if (inputType.hasRank() && weightType.hasRank()) {
-    int64_t inChannels = inputType.getDimSize(1), channelsPerGroup = weightType.getDimSize(1);
-    if (!ShapedType::isDynamic(inChannels) && !ShapedType::isDynamic(channelsPerGroup) &&
-        inChannels != channelsPerGroup * group)
-      return emitOptionalError(location, "input channels (", inChannels,
-                               ") differ from weight channels per group (", channelsPerGroup,
-                               ") times group (", group, ")");
-  }
-  if (!rank) {
-    inferred.push_back(UnrankedTensorType::get(elementType));
-    return success();
-  }
-  SmallVector<int64_t> shape(*rank, ShapedType::kDynamic);
-  if (inputType.hasRank())
-    shape[0] = inputType.getDimSize(0);
-  shape[1] = outChannels;
-  for (int64_t i = 0; i < spatialRank; ++i) {
-    int64_t in = inputType.hasRank() ? inputType.getDimSize(i + 2) : ShapedType::kDynamic;
-    int64_t kernel = weightType.hasRank() ? weightType.getDimSize(i + 2) : ShapedType::kDynamic;
-    auto extent =
-        convOutputExtent(in, kernel, strides[i], dilations[i], pads[i], pads[i + spatialRank]);
-    if (!extent)
-      return emitOptionalError(location, "spatial dimension ", i, ": ",
-                               llvm::toString(extent.takeError()));
-    shape[i + 2] = *extent;
-  }
-  inferred.push_back(RankedTensorType::get(shape, elementType));
-  return success();
-}
-
 LogicalResult QLinearMatMulOp::inferReturnTypes(MLIRContext *context,
                                                 std::optional<Location> location, Adaptor adaptor,
                                                 SmallVectorImpl<Type> &inferred) {
@@ -301,9 +232,9 @@ LogicalResult QLinearConvOp::inferReturnTypes(MLIRContext *context,
     if (biasType.hasRank() && biasType.getRank() != 1)
       return emitOptionalError(location, "bias must have rank 1, got ", biasType.getRank());
   }
-  return inferConvType(location, adaptor.getInput(), adaptor.getWeight(), adaptor.getStrides(),
-                       adaptor.getDilations(), adaptor.getPads(), adaptor.getGroup(), resultElement,
-                       inferred);
+  return inferConvResultType(location, adaptor.getInput(), adaptor.getWeight(),
+                             adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
+                             adaptor.getGroup(), resultElement, inferred);
 }
 
 LogicalResult MatMulIntegerOp::inferReturnTypes(MLIRContext *context,
@@ -328,7 +259,7 @@ LogicalResult ConvIntegerOp::inferReturnTypes(MLIRContext *context,
       failed(verifyZeroPointType(location, adaptor.getWeightZeroPoint(), adaptor.getWeight(),
                                  "weight")))
     return failure();
-  return inferConvType(location, adaptor.getInput(), adaptor.getWeight(), adaptor.getStrides(),
-                       adaptor.getDilations(), adaptor.getPads(), adaptor.getGroup(),
-                       IntegerType::get(context, 32), inferred);
+  return inferConvResultType(location, adaptor.getInput(), adaptor.getWeight(),
+                             adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
+                             adaptor.getGroup(), IntegerType::get(context, 32), inferred);
 }
