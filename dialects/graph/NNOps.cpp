@@ -1119,8 +1119,8 @@ LogicalResult MaxUnpoolOp::inferReturnTypes(MLIRContext *context, std::optional<
          failed(verifyCompatibleDims({outputShapeType.getDimSize(0), rank}))))
       return emitOptionalError(location, "output_shape must be a 1-D tensor of ", rank,
                                " extents, got ", outputShapeType);
-    if (auto values = getConstantInts(outputShape)) {
-      // The type check above makes a constant hold `rank` extents.
+    // The type check above makes a constant hold `rank` extents.
+    if (auto values = getConstantInts(outputShape); values && int64_t(values->size()) == rank) {
       for (int64_t i = 0; i < rank; ++i) {
         if ((*values)[i] < 0)
           return emitOptionalError(location, "output_shape extents must not be negative");

@@ -65,6 +65,10 @@ LogicalResult DFTOp::inferReturnTypes(MLIRContext *context, std::optional<Locati
   Type elementType = inputType.getElementType();
   if (!isa<FloatType>(elementType))
     return emitOptionalError(location, "input must have a float element type, got ", elementType);
+  // A onesided spectrum is the output of a forward transform of a real signal, never of
+  // an inverse one (ONNX rejects the combination).
+  if (adaptor.getOnesided() && adaptor.getInverse())
+    return emitOptionalError(location, "onesided and inverse cannot both be set");
   std::optional<int64_t> length;
   if (Value dftLength = adaptor.getDftLength()) {
     auto value = integerScalar(location, dftLength, "dft_length");

@@ -282,6 +282,15 @@ func.func @dft_onesided_complex(%x: tensor<1x10x2xf32>) {
 
 // -----
 
+func.func @dft_onesided_inverse(%x: tensor<1x10x1xf32>) {
+  // expected-error @+1 {{onesided and inverse cannot both be set}}
+  %y = graph.dft %x {axis = 1 : i64, inverse = true, onesided = true}
+      : (tensor<1x10x1xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
 func.func @dft_axis(%x: tensor<1x10x1xf32>) {
   // expected-error @+1 {{axis 2 is out of range for rank 3 (a signal dimension, not the last one)}}
   %y = graph.dft %x {axis = 2 : i64, inverse = false, onesided = false}

@@ -15,10 +15,10 @@ def Graph_DFTOp : Graph_InferredOp<"dft"> {
     `input` is `[batch, signal dims..., 1]` for a real signal or `[..., 2]` for a complex
     one (real and imaginary parts); the result is complex, `[..., 2]`, of the input's
     element type. The transform runs along `axis`, a signal dimension in
-    `[-r, -2] ∪ [0, r - 2]` for input rank r (negative counts from the end). The optional
+    `[-r, -2]` or `[0, r - 2]` for input rank r (negative counts from the end). The optional
     `dft_length` (an integer scalar) zero-pads or truncates the signal to that length. With
-    `inverse` the inverse transform is computed; with `onesided` (real input only) only
-    the `floor(n / 2) + 1` non-redundant frequencies are returned.
+    `inverse` the inverse transform is computed; with `onesided` (forward transforms of real
+    input only) only the `floor(n / 2) + 1` non-redundant frequencies are returned.
 
     ```mlir
     %y = graph.dft %x {axis = 1 : i64, inverse = false, onesided = true}
