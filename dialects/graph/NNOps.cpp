@@ -1068,6 +1068,8 @@ LogicalResult MaxUnpoolOp::inferReturnTypes(MLIRContext *context, std::optional<
   auto inputType = cast<TensorType>(adaptor.getInput().getType());
   auto indicesType = cast<TensorType>(adaptor.getIndices().getType());
   Type elementType = inputType.getElementType();
+  if (!isa<FloatType>(elementType))
+    return emitOptionalError(location, "input must have a float element type, got ", elementType);
   if (!indicesType.getElementType().isInteger(64))
     return emitOptionalError(location, "indices must be i64, got ", indicesType.getElementType());
 
@@ -1173,11 +1175,11 @@ LogicalResult NonMaxSuppressionOp::inferReturnTypes(MLIRContext *context,
   auto boxesType = cast<TensorType>(adaptor.getBoxes().getType());
   auto scoresType = cast<TensorType>(adaptor.getScores().getType());
   Builder b(context);
-  if (!isa<FloatType>(boxesType.getElementType()))
-    return emitOptionalError(location, "boxes must have a float element type, got ",
-                             boxesType.getElementType());
-  if (failed(checkElementType(location, scoresType, boxesType.getElementType(), "scores")))
-    return failure();
+  // ONNX defines NonMaxSuppression for f32 boxes and scores only.
+  if (!boxesType.getElementType().isF32())
+    return emitOptionalError(location, "boxes must be f32, got ", boxesType.getElementType());
+  if (!scoresType.getElementType().isF32())
+    return emitOptionalError(location, "scores must be f32, got ", scoresType.getElementType());
   if (failed(checkScalarOperand(location, adaptor.getMaxOutputBoxesPerClass(), b.getI64Type(),
                                 "max_output_boxes_per_class")) ||
       failed(checkScalarOperand(location, adaptor.getIouThreshold(), b.getF32Type(),

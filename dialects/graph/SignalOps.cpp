@@ -30,15 +30,15 @@ static LogicalResult checkScalarOperand(std::optional<Location> location, Value 
   return success();
 }
 
-static bool isSignlessOrSignedInteger(Type type) {
-  auto integer = dyn_cast<IntegerType>(type);
-  return integer && !integer.isUnsigned() && integer.getWidth() > 1;
+/// The element types ONNX allows for the signal ops' integer scalars (sizes, lengths).
+static bool isI32OrI64(Type type) {
+  return type.isSignlessInteger(32) || type.isSignlessInteger(64);
 }
 
-/// Checks that `value` is an integer scalar; returns its value when it is a constant.
+/// Checks that `value` is an i32 or i64 scalar; returns its value when it is a constant.
 static FailureOr<std::optional<int64_t>> integerScalar(std::optional<Location> location,
                                                        Value value, StringRef what) {
-  if (failed(checkScalarOperand(location, value, isSignlessOrSignedInteger, what, "an integer")))
+  if (failed(checkScalarOperand(location, value, isI32OrI64, what, "i32 or i64")))
     return failure();
   if (auto values = getConstantInts(value); values && values->size() == 1)
     return std::optional<int64_t>((*values)[0]);

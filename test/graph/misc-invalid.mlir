@@ -4,6 +4,16 @@
 // to infer returned types", left unchecked (only-expected).
 // RUN: kiln-opt %s -split-input-file -verify-diagnostics=only-expected
 
+func.func @max_unpool_input_type(%x: tensor<1x1x2x2xi32>, %i: tensor<1x1x2x2xi64>) {
+  // expected-error @+1 {{input must have a float element type, got 'i32'}}
+  %y = graph.max_unpool %x, %i {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                                pads = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x1x2x2xi32>, tensor<1x1x2x2xi64>) -> tensor<1x1x4x4xi32>
+  return
+}
+
+// -----
+
 func.func @max_unpool_indices_type(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x2xi32>) {
   // expected-error @+1 {{indices must be i64, got 'i32'}}
   %y = graph.max_unpool %x, %i {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>,
@@ -138,7 +148,7 @@ func.func @max_unpool_pads_too_large(%x: tensor<1x1x1x2xf32>, %i: tensor<1x1x1x2
 // -----
 
 func.func @nms_boxes_type(%b: tensor<1x6x4xi32>, %s: tensor<1x1x6xi32>) {
-  // expected-error @+1 {{boxes must have a float element type, got 'i32'}}
+  // expected-error @+1 {{boxes must be f32, got 'i32'}}
   %y = graph.non_max_suppression %b, %s {center_point_box = 0}
       : (tensor<1x6x4xi32>, tensor<1x1x6xi32>) -> tensor<?x3xi64>
   return
@@ -147,7 +157,7 @@ func.func @nms_boxes_type(%b: tensor<1x6x4xi32>, %s: tensor<1x1x6xi32>) {
 // -----
 
 func.func @nms_scores_type(%b: tensor<1x6x4xf32>, %s: tensor<1x1x6xf16>) {
-  // expected-error @+1 {{scores element type 'f16' differs from input element type 'f32'}}
+  // expected-error @+1 {{scores must be f32, got 'f16'}}
   %y = graph.non_max_suppression %b, %s {center_point_box = 0}
       : (tensor<1x6x4xf32>, tensor<1x1x6xf16>) -> tensor<?x3xi64>
   return
@@ -228,7 +238,7 @@ func.func @dft_input_type(%x: tensor<1x10x1xi32>) {
 // -----
 
 func.func @dft_length_type(%x: tensor<1x10x1xf32>, %n: tensor<f32>) {
-  // expected-error @+1 {{dft_length must have an integer element type, got 'f32'}}
+  // expected-error @+1 {{dft_length must have i32 or i64 element type, got 'f32'}}
   %y = graph.dft %x, %n {axis = 1 : i64, inverse = false, onesided = false}
       : (tensor<1x10x1xf32>, tensor<f32>) -> tensor<*xf32>
   return
@@ -421,7 +431,7 @@ func.func @window_size_negative() {
 // -----
 
 func.func @window_size_unsigned(%size: tensor<ui32>) {
-  // expected-error @+1 {{size must have an integer element type, got 'ui32'}}
+  // expected-error @+1 {{size must have i32 or i64 element type, got 'ui32'}}
   %y = graph.hamming_window %size {output_datatype = f32, periodic = true}
       : (tensor<ui32>) -> tensor<?xf32>
   return
