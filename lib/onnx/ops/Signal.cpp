@@ -56,6 +56,9 @@ static LogicalResult convertDFT(NodeImporter &node) {
   int64_t axis;
   if (node.opset() < 20) {
     // DFT-17 has axis as an attribute, by default the first dimension after the batch.
+    if (node.input(2))
+      return node.error() << "axis is an input from opset 20; the model imports opset "
+                          << node.opset();
     auto axisAttr = node.intAttr("axis", 1);
     if (failed(axisAttr))
       return failure();
