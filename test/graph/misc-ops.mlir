@@ -3,6 +3,7 @@
 // shape rules infer.
 // RUN: kiln-opt %s | kiln-opt | FileCheck %s
 // RUN: kiln-opt %s --mlir-print-op-generic | kiln-opt | FileCheck %s
+// RUN: kiln-opt %s --cse --canonicalize | FileCheck %s --check-prefix=CSE
 
 // CHECK-LABEL: func.func @max_unpool
 func.func @max_unpool(%x: tensor<1x3x2x2xf32>, %i: tensor<1x3x2x2xi64>, %u: tensor<*xf16>,
@@ -157,7 +158,6 @@ func.func @random(%x: tensor<?x4xf16>, %p: tensor<10xf32>, %logits: tensor<3x10x
       : (tensor<?x4xf16>) -> tensor<?x4xbf16>
   // CHECK: graph.bernoulli %{{.*}} {dtype = i1} : (tensor<10xf32>) -> tensor<10xi1>
   %b = graph.bernoulli %p {dtype = i1} : (tensor<10xf32>) -> tensor<10xi1>
-  // Two identical random ops stay two ops: they draw different values.
   // CHECK: graph.bernoulli %{{.*}} {dtype = f32, seed = 0.{{0+}}e+00 : f32} : (tensor<10xf32>) -> tensor<10xf32>
   %b2 = graph.bernoulli %p {dtype = f32, seed = 0.0 : f32} : (tensor<10xf32>) -> tensor<10xf32>
   // CHECK: graph.multinomial %{{.*}} {dtype = i64, sample_size = 5 : i64} : (tensor<3x10xf32>) -> tensor<3x5xi64>
@@ -165,4 +165,20 @@ func.func @random(%x: tensor<?x4xf16>, %p: tensor<10xf32>, %logits: tensor<3x10x
       : (tensor<3x10xf32>) -> tensor<3x5xi64>
   return %u, %n, %ul, %nl, %b, %b2, %s : tensor<2x3xf32>, tensor<4xf64>, tensor<?x4xf16>,
       tensor<?x4xbf16>, tensor<10xi1>, tensor<10xf32>, tensor<3x5xi64>
+}
+
+// Random ops draw new values each time: identical ones are not merged, unused ones not
+// erased.
+// CSE-LABEL: func.func @random_not_pure
+// CSE-COUNT-3: graph.random_uniform
+// CSE: graph.add
+func.func @random_not_pure() -> tensor<2xf32> {
+  %a = graph.random_uniform {dtype = f32, low = 0.0 : f32, high = 1.0 : f32,
+                             shape = array<i64: 2>} : () -> tensor<2xf32>
+  %b = graph.random_uniform {dtype = f32, low = 0.0 : f32, high = 1.0 : f32,
+                             shape = array<i64: 2>} : () -> tensor<2xf32>
+  %unused = graph.random_uniform {dtype = f32, low = 0.0 : f32, high = 1.0 : f32,
+                                  shape = array<i64: 2>} : () -> tensor<2xf32>
+  %sum = graph.add %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %sum : tensor<2xf32>
 }
