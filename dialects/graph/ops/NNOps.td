@@ -529,7 +529,7 @@ def Graph_MaxUnpoolOp : Graph_InferredOp<"max_unpool"> {
     second result: offsets into the whole output flattened row major) names; every other
     output element is zero. Without `output_shape` each output extent is
     `(Di - 1) * strides[i] + kernel_shape[i] - pads[i] - pads[i + k]`; with it (a 1-D i64
-    tensor holding the full output shape), that shape.
+    tensor holding the full output shape), that shape, and `pads` are not used.
 
     ```mlir
     %y = graph.max_unpool %x, %i {kernel_shape = array<i64: 2, 2>,
