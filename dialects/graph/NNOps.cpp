@@ -998,3 +998,150 @@ LogicalResult RoiAlignOp::inferReturnTypes(MLIRContext *context, std::optional<L
       elementType));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// MaxUnpoolOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaxUnpoolOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  auto indicesType = cast<TensorType>(adaptor.getIndices().getType());
+  Type elementType = inputType.getElementType();
+  if (!isa<FloatType>(elementType))
+    return emitOptionalError(location, "input must have a float element type, got ", elementType);
+  if (!indicesType.getElementType().isInteger(64))
+    return emitOptionalError(location, "indices must be i64, got ", indicesType.getElementType());
+
+  ArrayRef<int64_t> kernel = adaptor.getKernelShape(), strides = adaptor.getStrides(),
+                    pads = adaptor.getPads();
+  int64_t spatialRank = kernel.size();
+  int64_t rank = spatialRank + 2;
+  if (spatialRank == 0)
+    return emitOptionalError(location, "kernel_shape must not be empty");
+  if (int64_t(strides.size()) != spatialRank)
+    return emitOptionalError(location, "expects ", spatialRank, " strides, got ", strides.size());
+  if (int64_t(pads.size()) != 2 * spatialRank)
+    return emitOptionalError(location, "expects ", 2 * spatialRank,
+                             " pads (all beginnings, then all ends), got ", pads.size());
+  if (llvm::any_of(kernel, [](int64_t k) { return k < 1; }) ||
+      llvm::any_of(strides, [](int64_t s) { return s < 1; }))
+    return emitOptionalError(location, "kernel_shape and strides must be positive");
+  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return emitOptionalError(location, "pads must not be negative");
+
+  // The input and the indices share one shape; take what either knows.
+  SmallVector<int64_t> inputShape(rank, ShapedType::kDynamic);
+  for (TensorType type : {inputType, indicesType}) {
+    if (!type.hasRank())
+      continue;
+    if (type.getRank() != rank)
+      return emitOptionalError(location, "expects input and indices of rank ", rank, " for a ",
+                               spatialRank, "-D kernel_shape, got ", shapeString(type.getShape()));
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t extent = type.getDimSize(i);
+      if (failed(verifyCompatibleDims({inputShape[i], extent})))
+        return emitOptionalError(location, "indices shape ", shapeString(indicesType.getShape()),
+                                 " differs from input shape ", shapeString(inputType.getShape()));
+      if (!ShapedType::isDynamic(extent))
+        inputShape[i] = extent;
+    }
+  }
+
+  SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
+  shape[0] = inputShape[0];
+  shape[1] = inputShape[1];
+  if (Value outputShape = adaptor.getOutputShape()) {
+    auto outputShapeType = cast<TensorType>(outputShape.getType());
+    if (!outputShapeType.getElementType().isInteger(64))
+      return emitOptionalError(location, "output_shape must be i64, got ",
+                               outputShapeType.getElementType());
+    if (outputShapeType.hasRank() &&
+        (outputShapeType.getRank() != 1 ||
+         failed(verifyCompatibleDims({outputShapeType.getDimSize(0), rank}))))
+      return emitOptionalError(location, "output_shape must be a 1-D tensor of ", rank,
+                               " extents, got ", outputShapeType);
+    // The type check above makes a constant hold `rank` extents.
+    if (auto values = getConstantInts(outputShape); values && int64_t(values->size()) == rank) {
+      for (int64_t i = 0; i < rank; ++i) {
+        if ((*values)[i] < 0)
+          return emitOptionalError(location, "output_shape extents must not be negative");
+        if (i < 2 && failed(verifyCompatibleDims({(*values)[i], inputShape[i]})))
+          return emitOptionalError(location, "output_shape ", shapeString(*values),
+                                   " changes the batch or channel extent of input shape ",
+                                   shapeString(inputShape));
+        shape[i] = (*values)[i];
+      }
+    }
+  } else {
+    for (int64_t i = 0; i < spatialRank; ++i) {
+      int64_t in = inputShape[i + 2];
+      if (ShapedType::isDynamic(in))
+        continue;
+      int64_t extent = (in - 1) * strides[i] + kernel[i] - pads[i] - pads[i + spatialRank];
+      if (extent < 1)
+        return emitOptionalError(location, "spatial dimension ", i, ": pads ", pads[i], " and ",
+                                 pads[i + spatialRank], " leave no output of input extent ", in);
+      shape[i + 2] = extent;
+    }
+  }
+  inferred.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// NonMaxSuppressionOp
+//===----------------------------------------------------------------------===//
+
+/// Fails unless the optional operand `value` is a scalar (or a one-element 1-D tensor, as
+/// exporters often write) of element type `expected`.
+static LogicalResult checkScalarOperand(std::optional<Location> location, Value value,
+                                        Type expected, StringRef what) {
+  if (!value)
+    return success();
+  auto type = cast<TensorType>(value.getType());
+  if (type.getElementType() != expected)
+    return emitOptionalError(location, what, " must be a scalar of ", expected, ", got ", type);
+  if (type.hasRank() && type.getRank() != 0 &&
+      (type.getRank() != 1 || failed(verifyCompatibleDims({type.getDimSize(0), 1}))))
+    return emitOptionalError(location, what, " must be a scalar, got ", type);
+  return success();
+}
+
+LogicalResult NonMaxSuppressionOp::inferReturnTypes(MLIRContext *context,
+                                                    std::optional<Location> location,
+                                                    Adaptor adaptor,
+                                                    SmallVectorImpl<Type> &inferred) {
+  auto boxesType = cast<TensorType>(adaptor.getBoxes().getType());
+  auto scoresType = cast<TensorType>(adaptor.getScores().getType());
+  Builder b(context);
+  // ONNX defines NonMaxSuppression for f32 boxes and scores only.
+  if (!boxesType.getElementType().isF32())
+    return emitOptionalError(location, "boxes must be f32, got ", boxesType.getElementType());
+  if (!scoresType.getElementType().isF32())
+    return emitOptionalError(location, "scores must be f32, got ", scoresType.getElementType());
+  if (failed(checkScalarOperand(location, adaptor.getMaxOutputBoxesPerClass(), b.getI64Type(),
+                                "max_output_boxes_per_class")) ||
+      failed(checkScalarOperand(location, adaptor.getIouThreshold(), b.getF32Type(),
+                                "iou_threshold")) ||
+      failed(checkScalarOperand(location, adaptor.getScoreThreshold(), b.getF32Type(),
+                                "score_threshold")))
+    return failure();
+  if (boxesType.hasRank() &&
+      (boxesType.getRank() != 3 || failed(verifyCompatibleDims({boxesType.getDimSize(2), 4}))))
+    return emitOptionalError(location, "boxes must be [num_batches, spatial_dimension, 4], got ",
+                             shapeString(boxesType.getShape()));
+  if (scoresType.hasRank() && scoresType.getRank() != 3)
+    return emitOptionalError(location,
+                             "scores must be [num_batches, num_classes, spatial_dimension], got ",
+                             shapeString(scoresType.getShape()));
+  if (boxesType.hasRank() && scoresType.hasRank() &&
+      (failed(verifyCompatibleDims({boxesType.getDimSize(0), scoresType.getDimSize(0)})) ||
+       failed(verifyCompatibleDims({boxesType.getDimSize(1), scoresType.getDimSize(2)}))))
+    return emitOptionalError(location, "scores ", shapeString(scoresType.getShape()),
+                             " do not match boxes ", shapeString(boxesType.getShape()),
+                             " in batches or boxes");
+  // How many boxes survive depends on the data.
+  inferred.push_back(RankedTensorType::get({ShapedType::kDynamic, 3}, b.getI64Type()));
+  return success();
+}

@@ -1186,3 +1186,37 @@ LogicalResult OneHotOp::inferReturnTypes(MLIRContext *context, std::optional<Loc
   inferred.push_back(RankedTensorType::get(shape, elementType));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// UniqueOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult UniqueOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  Type elementType = inputType.getElementType();
+  Type i64 = IntegerType::get(context, 64);
+  // How many unique values there are depends on the data; only the inverse indices, one
+  // per input element (or slice), have a known extent.
+  auto dataDependent = RankedTensorType::get({kDynamic}, i64);
+  std::optional<int64_t> axis = adaptor.getAxis();
+  Type y, inverse;
+  if (!axis) {
+    y = RankedTensorType::get({kDynamic}, elementType);
+    inverse = RankedTensorType::get(
+        {inputType.hasRank() ? product(inputType.getShape()) : kDynamic}, i64);
+  } else if (!inputType.hasRank()) {
+    y = UnrankedTensorType::get(elementType);
+    inverse = dataDependent;
+  } else {
+    auto resolved = resolveAxis(*axis, inputType.getRank());
+    if (!resolved)
+      return axisOutOfRange(location, *axis, inputType.getRank());
+    SmallVector<int64_t> shape(inputType.getShape());
+    inverse = RankedTensorType::get({shape[*resolved]}, i64);
+    shape[*resolved] = kDynamic;
+    y = RankedTensorType::get(shape, elementType);
+  }
+  inferred.append({y, dataDependent, inverse, dataDependent});
+  return success();
+}

@@ -517,4 +517,72 @@ def Graph_RoiAlignOp : Graph_InferredOp<"roi_align"> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
+//===----------------------------------------------------------------------===//
+// Unpooling and box selection
+//===----------------------------------------------------------------------===//
+
+def Graph_MaxUnpoolOp : Graph_InferredOp<"max_unpool"> {
+  let summary = "Partial inverse of max pooling (ONNX MaxUnpool)";
+  let description = [{
+    Scatters each element of `input` (`[N, C, D1, ..., Dk]`, typically `graph.max_pool`'s
+    first result) to the position that `indices` (i64, the input's shape, `graph.max_pool`'s
+    second result: offsets into the whole output flattened row major) names; every other
+    output element is zero. Without `output_shape` each output extent is
+    `(Di - 1) * strides[i] + kernel_shape[i] - pads[i] - pads[i + k]`; with it (a 1-D i64
+    tensor holding the full output shape), that shape, and `pads` are not used.
+
+    ```mlir
+    %y = graph.max_unpool %x, %i {kernel_shape = array<i64: 2, 2>,
+                                  strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>}
+        : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) -> tensor<1x1x4x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyTensor:$input,
+    AnyTensor:$indices,
+    Optional<AnyTensor>:$output_shape,
+    DenseI64ArrayAttr:$kernel_shape,
+    DenseI64ArrayAttr:$strides,
+    DenseI64ArrayAttr:$pads);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices (`,` $output_shape^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Graph_NonMaxSuppressionOp
+    : Graph_InferredOp<"non_max_suppression", [AttrSizedOperandSegments]> {
+  let summary = "Greedy selection of boxes by score and overlap (ONNX NonMaxSuppression)";
+  let description = [{
+    `boxes` is `[num_batches, spatial_dimension, 4]`, corners `[y1, x1, y2, x2]` when
+    `center_point_box` is 0 and `[x_center, y_center, width, height]` when it is 1;
+    `scores` is `[num_batches, num_classes, spatial_dimension]`. Per batch and class, boxes
+    are taken by decreasing score, dropping those whose IoU with a kept box exceeds
+    `iou_threshold` or whose score is not above `score_threshold`, up to
+    `max_output_boxes_per_class`. The three thresholds are optional scalars (i64, f32,
+    f32); ONNX's defaults apply when absent: no boxes, 0 and no score filter. The result
+    is the i64 `[num_selected, 3]` of `[batch_index, class_index, box_index]` rows.
+
+    ```mlir
+    %sel = graph.non_max_suppression %boxes, %scores max_output_boxes_per_class(%max)
+        iou_threshold(%iou) score_threshold(%score) {center_point_box = 0 : i64}
+        : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<i64>, tensor<f32>, tensor<f32>)
+        -> tensor<?x3xi64>
+    ```
+  }];
+  let arguments = (ins
+    AnyTensor:$boxes,
+    AnyTensor:$scores,
+    Optional<AnyTensor>:$max_output_boxes_per_class,
+    Optional<AnyTensor>:$iou_threshold,
+    Optional<AnyTensor>:$score_threshold,
+    ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$center_point_box);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $boxes `,` $scores (`max_output_boxes_per_class` `(` $max_output_boxes_per_class^ `)`)?
+    (`iou_threshold` `(` $iou_threshold^ `)`)? (`score_threshold` `(` $score_threshold^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // KILN_GRAPH_NN_OPS

@@ -375,4 +375,25 @@ def Graph_OneHotOp : Graph_InferredOp<"one_hot"> {
   }];
 }
 
+def Graph_UniqueOp : Graph_InferredOp<"unique"> {
+  let summary = "Unique elements or slices of a tensor (ONNX Unique)";
+  let description = [{
+    Without `axis`, the unique elements of `input` flattened; with `axis` (in `[-r, r - 1]`,
+    negative counts from the end), the unique slices along it. With `sorted` they come in
+    ascending order, otherwise in order of first occurrence. The results are the unique
+    values `y` (1-D without `axis`, else the input's shape with a data-dependent extent at
+    `axis`), and the 1-D i64 tensors `indices` (the first occurrence of each in the input),
+    `inverse_indices` (for each input element or slice, its position in `y`) and `counts`.
+
+    ```mlir
+    %y, %indices, %inverse, %counts = graph.unique %x {sorted = true}
+        : (tensor<2x3xf32>) -> (tensor<?xf32>, tensor<?xi64>, tensor<6xi64>, tensor<?xi64>)
+    ```
+  }];
+  let arguments = (ins AnyTensor:$input, OptionalAttr<I64Attr>:$axis, BoolAttr:$sorted);
+  let results = (outs AnyTensor:$y, AnyTensor:$indices, AnyTensor:$inverse_indices,
+                      AnyTensor:$counts);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // KILN_GRAPH_SHAPE_OPS

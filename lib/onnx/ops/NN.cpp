@@ -872,6 +872,71 @@ static LogicalResult convertMatMul(NodeImporter &node) {
   return node.setResults((*op)->getResults());
 }
 
+/// Fails with an error naming the node when the model imports an opset before `since`,
+/// where the operator does not exist.
+static LogicalResult checkSinceOpset(NodeImporter &node, int64_t since) {
+  if (node.opset() < since)
+    return node.error() << node.opType() << " exists from opset " << since
+                        << "; the model imports opset " << node.opset();
+  return success();
+}
+
+static LogicalResult convertMaxUnpool(NodeImporter &node) {
+  if (failed(checkSinceOpset(node, 9)))
+    return failure();
+  auto input = node.requiredInput(0);
+  auto indices = node.requiredInput(1);
+  auto kernelShape = node.intsAttr("kernel_shape");
+  auto strides = node.intsAttr("strides");
+  auto pads = node.intsAttr("pads");
+  if (failed(input) || failed(indices) || failed(kernelShape) || failed(strides) || failed(pads))
+    return failure();
+  if (!*kernelShape)
+    return node.error() << "attribute 'kernel_shape' is required";
+  size_t rank = (*kernelShape)->size();
+  SmallVector<int64_t> stridesValue = strides->value_or(SmallVector<int64_t>(rank, 1));
+  SmallVector<int64_t> padsValue = pads->value_or(SmallVector<int64_t>(2 * rank, 0));
+  // MaxUnpool-11 added the output_shape input.
+  Value outputShape = node.input(2);
+  if (outputShape && node.opset() < 11)
+    return node.error() << "output_shape exists from opset 11; the model imports opset "
+                        << node.opset();
+  SmallVector<Value> operands{*input, *indices};
+  if (outputShape)
+    operands.push_back(outputShape);
+  OpBuilder &b = node.builder();
+  return createAndBind<graph::MaxUnpoolOp>(
+      node, operands,
+      {b.getNamedAttr("kernel_shape", b.getDenseI64ArrayAttr(**kernelShape)),
+       b.getNamedAttr("strides", b.getDenseI64ArrayAttr(stridesValue)),
+       b.getNamedAttr("pads", b.getDenseI64ArrayAttr(padsValue))});
+}
+
+static LogicalResult convertNonMaxSuppression(NodeImporter &node) {
+  if (failed(checkSinceOpset(node, 10)))
+    return failure();
+  auto boxes = node.requiredInput(0);
+  auto scores = node.requiredInput(1);
+  auto centerPointBox = node.intAttr("center_point_box", 0);
+  if (failed(boxes) || failed(scores) || failed(centerPointBox))
+    return failure();
+  if (*centerPointBox != 0 && *centerPointBox != 1)
+    return node.error() << "center_point_box must be 0 or 1, got " << *centerPointBox;
+  // Each of the three scalars may be omitted ("") independently.
+  Value maxOutput = node.input(2), iouThreshold = node.input(3), scoreThreshold = node.input(4);
+  SmallVector<Value> operands{*boxes, *scores};
+  for (Value optional : {maxOutput, iouThreshold, scoreThreshold})
+    if (optional)
+      operands.push_back(optional);
+  OpBuilder &b = node.builder();
+  return createAndBind<graph::NonMaxSuppressionOp>(
+      node, operands,
+      {b.getNamedAttr("center_point_box", b.getI64IntegerAttr(*centerPointBox)),
+       b.getNamedAttr("operandSegmentSizes",
+                      b.getDenseI32ArrayAttr({1, 1, maxOutput ? 1 : 0, iouThreshold ? 1 : 0,
+                                              scoreThreshold ? 1 : 0}))});
+}
+
 void addNNConverters(ConverterRegistry &registry) {
   registry.add("Conv", convertConv);
   registry.add("MatMul", convertMatMul);
@@ -899,6 +964,8 @@ void addNNConverters(ConverterRegistry &registry) {
   registry.add("Upsample", convertUpsample);
   registry.add("GridSample", convertGridSample);
   registry.add("RoiAlign", convertRoiAlign);
+  registry.add("MaxUnpool", convertMaxUnpool);
+  registry.add("NonMaxSuppression", convertNonMaxSuppression);
 }
 
 } // namespace kiln::onnx

@@ -567,6 +567,22 @@ static LogicalResult convertOneHot(NodeImporter &node) {
                                          {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis))}));
 }
 
+static LogicalResult convertUnique(NodeImporter &node) {
+  auto input = node.requiredInput(0);
+  auto axis = node.intAttr("axis");
+  auto sorted = node.intAttr("sorted", 1);
+  if (failed(input) || failed(axis) || failed(sorted))
+    return failure();
+  if (*sorted != 0 && *sorted != 1)
+    return node.error() << "sorted must be 0 or 1, got " << *sorted;
+  OpBuilder &b = node.builder();
+  SmallVector<NamedAttribute> attributes{b.getNamedAttr("sorted", b.getBoolAttr(*sorted))};
+  // An absent axis means the flattened input, so it stays absent.
+  if (*axis)
+    attributes.push_back(b.getNamedAttr("axis", b.getI64IntegerAttr(**axis)));
+  return bindResults(node, node.create<graph::UniqueOp>({*input}, attributes, 4));
+}
+
 void addShapeConverters(ConverterRegistry &registry) {
   registry.add("CenterCropPad", sinceOpset<18, convertCenterCropPad>);
   registry.add("Compress", sinceOpset<9, convertCompress>);
@@ -598,6 +614,7 @@ void addShapeConverters(ConverterRegistry &registry) {
   registry.add("Transpose", convertTranspose);
   registry.add("Trilu", sinceOpset<14, convertTrilu>);
   registry.add("Unsqueeze", convertUnsqueeze);
+  registry.add("Unique", sinceOpset<11, convertUnique>);
 }
 
 } // namespace kiln::onnx
