@@ -54,8 +54,19 @@ def run_imports():
 def case_ops(case):
     model = onnx.load(os.path.join(DATA, case, "model.onnx"))
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
-    ops = sorted({n.op_type for n in model.graph.node})
-    return ops, opset
+    ops = set()
+
+    def walk(graph):
+        for node in graph.node:
+            ops.add(node.op_type)
+            for attr in node.attribute:
+                if attr.HasField("g"):
+                    walk(attr.g)
+                for g in attr.graphs:
+                    walk(g)
+
+    walk(model.graph)
+    return sorted(ops), opset
 
 
 def schema_versions(op):
