@@ -12,8 +12,8 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -33,8 +33,7 @@ namespace {
 /// Collects the text-format parser's complaints as MLIR errors with line and column.
 class TextErrorCollector : public google::protobuf::io::ErrorCollector {
 public:
-  TextErrorCollector(MLIRContext &context, llvm::StringRef path)
-      : context(context), path(path) {}
+  TextErrorCollector(MLIRContext &context, llvm::StringRef path) : context(context), path(path) {}
   void AddError(int line, int column, const std::string &message) override {
     emitError(FileLineColLoc::get(&context, path, line + 1, column + 1))
         << "not a valid ONNX model in protobuf text format: " << message;
@@ -51,7 +50,8 @@ private:
 static bool looksLikeText(llvm::StringRef bytes) {
   llvm::StringRef head = bytes.take_front(256);
   return !head.empty() && llvm::all_of(head, [](char c) {
-    return std::isprint(static_cast<unsigned char>(c)) || std::isspace(static_cast<unsigned char>(c));
+    return std::isprint(static_cast<unsigned char>(c)) ||
+           std::isspace(static_cast<unsigned char>(c));
   });
 }
 
@@ -70,8 +70,8 @@ static OwningOpRef<ModuleOp> importParsed(MLIRContext &context, ::onnx::ModelPro
   return ModelImporter(context, path, options).import(model);
 }
 
-OwningOpRef<ModuleOp> importModel(MLIRContext &context, llvm::StringRef bytes,
-                                  llvm::StringRef path, const ImportOptions &options) {
+OwningOpRef<ModuleOp> importModel(MLIRContext &context, llvm::StringRef bytes, llvm::StringRef path,
+                                  const ImportOptions &options) {
   Location fileLoc = FileLineColLoc::get(&context, path, 0, 0);
   ::onnx::ModelProto model;
   if (looksLikeText(bytes)) {
@@ -137,9 +137,8 @@ void registerImportONNXTranslation() {
         // is mapped but untouched, so memory holds the model once, not twice.
         uint64_t size = 0;
         bool wholeFile = !llvm::sys::fs::file_size(path, size) && size == buffer->getBufferSize();
-        OwningOpRef<ModuleOp> module = wholeFile
-                                           ? importModelFile(*context, path)
-                                           : importModel(*context, buffer->getBuffer(), path);
+        OwningOpRef<ModuleOp> module = wholeFile ? importModelFile(*context, path)
+                                                 : importModel(*context, buffer->getBuffer(), path);
         return OwningOpRef<Operation *>(module.release());
       },
       [](DialectRegistry &registry) { kiln::registerDialects(registry); });

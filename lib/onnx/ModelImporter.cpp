@@ -259,11 +259,14 @@ LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node, size_t in
                           << "): operators of domain '" << node.domain() << "' are not supported";
   }
   NodeImporter importer(*this, node, opset, builder, loc);
-  Converter converter = ConverterRegistry::get().lookup(node.op_type());
-  if (!converter)
+  ConverterRegistry::Entry entry = ConverterRegistry::get().lookup(node.op_type());
+  if (!entry.converter)
     return importer.error() << "unsupported operator " << node.op_type() << " (opset " << opset
                             << ")";
-  return converter(importer);
+  if (opset < entry.sinceOpset)
+    return importer.error() << node.op_type() << " exists from opset " << entry.sinceOpset
+                            << "; the model imports opset " << opset;
+  return entry.converter(importer);
 }
 
 LogicalResult ModelImporter::importOutputs(::onnx::GraphProto &graph, func::FuncOp function) {

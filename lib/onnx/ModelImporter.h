@@ -42,8 +42,8 @@ public:
 
   /// Converts a TENSOR attribute or initializer; `what` names it in errors.
   mlir::FailureOr<mlir::ElementsAttr> convertTensor(::onnx::TensorProto &tensor,
-                                                    llvm::StringRef blobName,
-                                                    mlir::Location loc, llvm::StringRef what);
+                                                    llvm::StringRef blobName, mlir::Location loc,
+                                                    llvm::StringRef what);
 
   /// The location of a model-level problem: the model file.
   mlir::Location fileLoc() const { return fileLocation; }

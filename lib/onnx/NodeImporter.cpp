@@ -143,6 +143,15 @@ FailureOr<int64_t> NodeImporter::intAttr(llvm::StringRef name, int64_t defaultVa
   return value->value_or(defaultValue);
 }
 
+FailureOr<bool> NodeImporter::boolAttr(llvm::StringRef name, bool defaultValue) {
+  auto value = intAttr(name, defaultValue ? 1 : 0);
+  if (failed(value))
+    return failure();
+  if (*value != 0 && *value != 1)
+    return LogicalResult(error() << "attribute '" << name << "' must be 0 or 1, got " << *value);
+  return *value == 1;
+}
+
 FailureOr<std::optional<float>> NodeImporter::floatAttr(llvm::StringRef name) {
   auto attr = typedAttribute(name, AttributeProto::FLOAT);
   if (failed(attr))
@@ -358,13 +367,13 @@ LogicalResult NodeImporter::setResults(ValueRange results) {
 // ConverterRegistry
 //===----------------------------------------------------------------------===//
 
-void ConverterRegistry::add(llvm::StringRef opType, Converter converter) {
-  bool inserted = converters.try_emplace(opType, converter).second;
+void ConverterRegistry::add(llvm::StringRef opType, Converter converter, int64_t sinceOpset) {
+  bool inserted = converters.try_emplace(opType, Entry{converter, sinceOpset}).second;
   assert(inserted && "two converters for one operator");
   (void)inserted;
 }
 
-Converter ConverterRegistry::lookup(llvm::StringRef opType) const {
+ConverterRegistry::Entry ConverterRegistry::lookup(llvm::StringRef opType) const {
   return converters.lookup(opType);
 }
 

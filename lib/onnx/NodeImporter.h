@@ -63,6 +63,8 @@ public:
   const ::onnx::AttributeProto *attribute(llvm::StringRef name) const;
   mlir::FailureOr<std::optional<int64_t>> intAttr(llvm::StringRef name);
   mlir::FailureOr<int64_t> intAttr(llvm::StringRef name, int64_t defaultValue);
+  /// An INT attribute that ONNX uses as a flag: 0 or 1 (`defaultValue` when absent).
+  mlir::FailureOr<bool> boolAttr(llvm::StringRef name, bool defaultValue);
   mlir::FailureOr<std::optional<float>> floatAttr(llvm::StringRef name);
   mlir::FailureOr<float> floatAttr(llvm::StringRef name, float defaultValue);
   mlir::FailureOr<std::optional<std::string>> stringAttr(llvm::StringRef name);
@@ -120,6 +122,12 @@ public:
   /// Binds the node's outputs, in order, to `results`; omitted outputs may be null.
   mlir::LogicalResult setResults(mlir::ValueRange results);
   mlir::LogicalResult setResult(mlir::Value result) { return setResults(mlir::ValueRange(result)); }
+  /// Binds the node's outputs to the results of `op`, or passes its failure on.
+  mlir::LogicalResult setResults(mlir::FailureOr<mlir::Operation *> op) {
+    if (mlir::failed(op))
+      return mlir::failure();
+    return setResults((*op)->getResults());
+  }
 
   /// An error on the node: "node 'name' (OpType): ..." at the node's location.
   mlir::InFlightDiagnostic error();
@@ -149,8 +157,15 @@ using Converter = mlir::LogicalResult (*)(NodeImporter &);
 /// Converters by operator, for the default ONNX domain (ai.onnx).
 class ConverterRegistry {
 public:
-  void add(llvm::StringRef opType, Converter converter);
-  Converter lookup(llvm::StringRef opType) const;
+  struct Entry {
+    Converter converter = nullptr;
+    /// The opset that introduced the operator; models importing an earlier one are
+    /// rejected before the converter runs.
+    int64_t sinceOpset = 1;
+  };
+  void add(llvm::StringRef opType, Converter converter, int64_t sinceOpset = 1);
+  /// The entry of `opType`; its converter is null when there is none.
+  Entry lookup(llvm::StringRef opType) const;
   /// The operators with a converter, sorted (for docs/onnx-coverage.md).
   llvm::SmallVector<llvm::StringRef> opTypes() const;
 
@@ -158,7 +173,7 @@ public:
   static const ConverterRegistry &get();
 
 private:
-  llvm::StringMap<Converter> converters;
+  llvm::StringMap<Entry> converters;
 };
 
 // One function per op family (lib/onnx/ops/<Family>.cpp) adds its converters.

@@ -4,11 +4,11 @@
 
 #include "onnx/onnx_pb.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "mlir/IR/Builders.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -65,7 +65,7 @@ llvm::Expected<Type> elementType(MLIRContext &context, int dataType) {
 
 llvm::Expected<ImportedType> tensorType(MLIRContext &context, const ::onnx::TypeProto &type) {
   if (!type.has_tensor_type()) {
-    const char *kind = type.has_sequence_type()  ? "a sequence"
+    const char *kind = type.has_sequence_type()   ? "a sequence"
                        : type.has_optional_type() ? "an optional"
                        : type.has_map_type()      ? "a map"
                                                   : "not a tensor";
@@ -102,8 +102,7 @@ static size_t elementByteWidth(Type type) {
 }
 
 /// Copies a typed repeated field into little-endian bytes of `width` bytes per value.
-template <typename Values>
-static std::string packValues(const Values &values, size_t width) {
+template <typename Values> static std::string packValues(const Values &values, size_t width) {
   std::string bytes(values.size() * width, '\0');
   for (int i = 0; i < values.size(); ++i) {
     auto value = values.Get(i);
@@ -113,8 +112,8 @@ static std::string packValues(const Values &values, size_t width) {
 }
 
 /// The tensor's data as raw little-endian bytes, taken out of the tensor.
-static llvm::Expected<std::unique_ptr<std::string>>
-takeTypedData(TensorProto &tensor, Type element, int64_t count) {
+static llvm::Expected<std::unique_ptr<std::string>> takeTypedData(TensorProto &tensor, Type element,
+                                                                  int64_t count) {
   size_t width = elementByteWidth(element);
   switch (tensor.data_type()) {
   case TensorProto::FLOAT:
@@ -178,9 +177,8 @@ readExternal(const TensorProto &tensor, const ExternalDataReader &external) {
   if (location.empty())
     return error("external data has no location");
   if (llvm::sys::path::is_absolute(location) ||
-      llvm::is_contained(llvm::make_range(llvm::sys::path::begin(location),
-                                          llvm::sys::path::end(location)),
-                         ".."))
+      llvm::is_contained(
+          llvm::make_range(llvm::sys::path::begin(location), llvm::sys::path::end(location)), ".."))
     return error("external data location '" + location +
                  "' must be relative to the model's folder and stay inside it");
   llvm::SmallString<256> path(external.baseDirectory);

@@ -33,16 +33,16 @@ static LogicalResult convertConstant(NodeImporter &node) {
     ++given;
   if (*valueFloats)
     elements = DenseElementsAttr::get(
-                   RankedTensorType::get({int64_t((*valueFloats)->size())}, b.getF32Type()),
-                   ArrayRef<float>(**valueFloats)),
+        RankedTensorType::get({int64_t((*valueFloats)->size())}, b.getF32Type()),
+        ArrayRef<float>(**valueFloats)),
     ++given;
   if (*valueInt)
     elements = DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()), **valueInt),
     ++given;
   if (*valueInts)
     elements = DenseElementsAttr::get(
-                   RankedTensorType::get({int64_t((*valueInts)->size())}, b.getI64Type()),
-                   ArrayRef<int64_t>(**valueInts)),
+        RankedTensorType::get({int64_t((*valueInts)->size())}, b.getI64Type()),
+        ArrayRef<int64_t>(**valueInts)),
     ++given;
   if (given != 1)
     return node.error() << "expects exactly one value attribute, got " << given;

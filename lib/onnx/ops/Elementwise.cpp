@@ -33,17 +33,6 @@ static FailureOr<SmallVector<Value>> requiredInputs(NodeImporter &node, size_t c
   return inputs;
 }
 
-/// An ONNX INT attribute that holds a boolean: 0 or 1, `defaultValue` when absent.
-static FailureOr<bool> boolAttr(NodeImporter &node, StringRef name, bool defaultValue) {
-  auto value = node.intAttr(name, defaultValue ? 1 : 0);
-  if (failed(value))
-    return failure();
-  if (*value != 0 && *value != 1)
-    return LogicalResult(node.error()
-                         << "attribute '" << name << "' must be 0 or 1, got " << *value);
-  return *value == 1;
-}
-
 /// A constant scalar or tensor of `type` whose every element is `value`.
 static DenseElementsAttr splat(ShapedType type, double value) {
   Type elementType = type.getElementType();
@@ -174,7 +163,7 @@ template <typename OpTy> static LogicalResult convertVariadic(NodeImporter &node
 
 static LogicalResult convertMod(NodeImporter &node) {
   auto operands = requiredInputs(node, 2);
-  auto fmod = boolAttr(node, "fmod", false);
+  auto fmod = node.boolAttr("fmod", false);
   if (failed(operands) || failed(fmod))
     return failure();
   // Said here with the node's name rather than left to graph.mod's shape rule.
@@ -206,8 +195,8 @@ static LogicalResult convertBitShift(NodeImporter &node) {
 
 static LogicalResult convertIsInf(NodeImporter &node) {
   auto operands = requiredInputs(node, 1);
-  auto negative = boolAttr(node, "detect_negative", true);
-  auto positive = boolAttr(node, "detect_positive", true);
+  auto negative = node.boolAttr("detect_negative", true);
+  auto positive = node.boolAttr("detect_positive", true);
   if (failed(operands) || failed(negative) || failed(positive))
     return failure();
   OpBuilder &b = node.builder();
@@ -288,7 +277,7 @@ static LogicalResult convertClip(NodeImporter &node) {
 static FailureOr<bool> saturateAttr(NodeImporter &node) {
   if (node.opset() < 19)
     return true;
-  return boolAttr(node, "saturate", true);
+  return node.boolAttr("saturate", true);
 }
 
 static LogicalResult createCast(NodeImporter &node, Value input, Type to) {

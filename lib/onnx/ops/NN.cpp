@@ -116,16 +116,6 @@ static LogicalResult createAndBind(NodeImporter &node, ValueRange operands,
   return node.setResults((*op)->getResults());
 }
 
-/// An ONNX int attribute used as a flag: 0 or 1, else an error.
-static FailureOr<bool> boolAttr(NodeImporter &node, llvm::StringRef name, bool defaultValue) {
-  auto value = node.intAttr(name, defaultValue);
-  if (failed(value))
-    return failure();
-  if (*value != 0 && *value != 1)
-    return LogicalResult(node.error() << name << " must be 0 or 1, got " << *value);
-  return *value == 1;
-}
-
 /// Fails when any output from `firstUnsupported` on is used, naming `why`.
 static LogicalResult rejectOutputsFrom(NodeImporter &node, size_t firstUnsupported,
                                        llvm::StringRef why) {
@@ -142,8 +132,8 @@ static LogicalResult convertGemm(NodeImporter &node) {
     return failure();
   auto alpha = node.floatAttr("alpha", 1.0f);
   auto beta = node.floatAttr("beta", 1.0f);
-  auto transA = boolAttr(node, "transA", false);
-  auto transB = boolAttr(node, "transB", false);
+  auto transA = node.boolAttr("transA", false);
+  auto transB = node.boolAttr("transB", false);
   if (failed(alpha) || failed(beta) || failed(transA) || failed(transB))
     return failure();
   // Opsets before 11 require C; from 11 on it is optional. Either way an absent C means
@@ -174,7 +164,7 @@ static FailureOr<PoolWindow> readPoolWindow(NodeImporter &node, Value input, boo
   auto pads = node.intsAttr("pads");
   auto autoPad = node.stringAttr("auto_pad", "NOTSET");
   // ceil_mode exists from opset 10 on; before, output extents always round down.
-  auto ceilMode = boolAttr(node, "ceil_mode", false);
+  auto ceilMode = node.boolAttr("ceil_mode", false);
   if (failed(kernelShape) || failed(strides) || failed(dilations) || failed(pads) ||
       failed(autoPad) || failed(ceilMode))
     return failure();
@@ -247,7 +237,7 @@ static LogicalResult convertAveragePool(NodeImporter &node) {
     return failure();
   // dilations arrived in opset 19.
   auto window = readPoolWindow(node, *input, node.opset() >= 19);
-  auto countIncludePad = boolAttr(node, "count_include_pad", false);
+  auto countIncludePad = node.boolAttr("count_include_pad", false);
   if (failed(window) || failed(countIncludePad))
     return failure();
   OpBuilder &builder = node.builder();
@@ -755,11 +745,11 @@ static LogicalResult convertResize(NodeImporter &node) {
     roi = Value();
   if (scales && isEmptyTensor(scales))
     scales = Value();
-  auto antialias = boolAttr(node, "antialias", false);
+  auto antialias = node.boolAttr("antialias", false);
   auto axes = node.intsAttr("axes");
   auto transform = node.stringAttr("coordinate_transformation_mode", "half_pixel");
   auto cubicCoeffA = node.floatAttr("cubic_coeff_a", -0.75f);
-  auto excludeOutside = boolAttr(node, "exclude_outside", false);
+  auto excludeOutside = node.boolAttr("exclude_outside", false);
   auto extrapolationValue = node.floatAttr("extrapolation_value", 0.0f);
   auto policy = node.stringAttr("keep_aspect_ratio_policy", "stretch");
   auto mode = node.stringAttr("mode", "nearest");
@@ -813,7 +803,7 @@ static LogicalResult convertResize(NodeImporter &node) {
 static LogicalResult convertGridSample(NodeImporter &node) {
   auto input = node.requiredInput(0);
   auto grid = node.requiredInput(1);
-  auto alignCorners = boolAttr(node, "align_corners", false);
+  auto alignCorners = node.boolAttr("align_corners", false);
   // Opset 20 renamed bilinear and bicubic to linear and cubic (and made linear default).
   auto mode = node.stringAttr("mode", node.opset() < 20 ? "bilinear" : "linear");
   auto paddingMode = node.stringAttr("padding_mode", "zeros");
@@ -872,18 +862,7 @@ static LogicalResult convertMatMul(NodeImporter &node) {
   return node.setResults((*op)->getResults());
 }
 
-/// Fails with an error naming the node when the model imports an opset before `since`,
-/// where the operator does not exist.
-static LogicalResult checkSinceOpset(NodeImporter &node, int64_t since) {
-  if (node.opset() < since)
-    return node.error() << node.opType() << " exists from opset " << since
-                        << "; the model imports opset " << node.opset();
-  return success();
-}
-
 static LogicalResult convertMaxUnpool(NodeImporter &node) {
-  if (failed(checkSinceOpset(node, 9)))
-    return failure();
   auto input = node.requiredInput(0);
   auto indices = node.requiredInput(1);
   auto kernelShape = node.intsAttr("kernel_shape");
@@ -913,8 +892,6 @@ static LogicalResult convertMaxUnpool(NodeImporter &node) {
 }
 
 static LogicalResult convertNonMaxSuppression(NodeImporter &node) {
-  if (failed(checkSinceOpset(node, 10)))
-    return failure();
   auto boxes = node.requiredInput(0);
   auto scores = node.requiredInput(1);
   auto centerPointBox = node.intAttr("center_point_box", 0);
@@ -964,8 +941,8 @@ void addNNConverters(ConverterRegistry &registry) {
   registry.add("Upsample", convertUpsample);
   registry.add("GridSample", convertGridSample);
   registry.add("RoiAlign", convertRoiAlign);
-  registry.add("MaxUnpool", convertMaxUnpool);
-  registry.add("NonMaxSuppression", convertNonMaxSuppression);
+  registry.add("MaxUnpool", convertMaxUnpool, 9);
+  registry.add("NonMaxSuppression", convertNonMaxSuppression, 10);
 }
 
 } // namespace kiln::onnx

@@ -11,22 +11,6 @@ using namespace mlir;
 
 namespace kiln::onnx {
 
-/// Runs `Convert` on nodes of an operator that ONNX introduced at opset `Since`, and rejects
-/// it in models that import an earlier opset, where it does not exist.
-template <int64_t Since, LogicalResult (*Convert)(NodeImporter &)>
-static LogicalResult sinceOpset(NodeImporter &node) {
-  if (node.opset() < Since)
-    return node.error() << node.opType() << " exists from opset " << Since
-                        << "; the model imports opset " << node.opset();
-  return Convert(node);
-}
-
-static LogicalResult bindResults(NodeImporter &node, FailureOr<Operation *> op) {
-  if (failed(op))
-    return failure();
-  return node.setResults((*op)->getResults());
-}
-
 /// The element type that the `dtype` attribute names, or `defaultType` when it is absent.
 static FailureOr<Type> dtypeAttr(NodeImporter &node, Type defaultType) {
   auto code = node.intAttr("dtype");
@@ -86,7 +70,7 @@ static LogicalResult convertContinuous(NodeImporter &node, StringRef first, floa
   attributes.push_back(b.getNamedAttr("dtype", TypeAttr::get(*dtype)));
   attributes.push_back(b.getNamedAttr(first, b.getF32FloatAttr(*firstValue)));
   attributes.push_back(b.getNamedAttr(second, b.getF32FloatAttr(*secondValue)));
-  return bindResults(node, node.create<OpTy>(operands, attributes));
+  return node.setResults(node.create<OpTy>(operands, attributes));
 }
 
 static LogicalResult convertRandomUniform(NodeImporter &node) {
@@ -114,7 +98,7 @@ static LogicalResult convertBernoulli(NodeImporter &node) {
   if (failed(dtype) || failed(addSeed(node, attributes)))
     return failure();
   attributes.push_back(node.builder().getNamedAttr("dtype", TypeAttr::get(*dtype)));
-  return bindResults(node, node.create<graph::BernoulliOp>({*input}, attributes));
+  return node.setResults(node.create<graph::BernoulliOp>({*input}, attributes));
 }
 
 static LogicalResult convertMultinomial(NodeImporter &node) {
@@ -134,7 +118,7 @@ static LogicalResult convertMultinomial(NodeImporter &node) {
     return node.error() << "dtype must be INT32 or INT64, got " << *dtype;
   attributes.push_back(b.getNamedAttr("sample_size", b.getI64IntegerAttr(*sampleSize)));
   attributes.push_back(b.getNamedAttr("dtype", TypeAttr::get(*dtype)));
-  return bindResults(node, node.create<graph::MultinomialOp>({*input}, attributes));
+  return node.setResults(node.create<graph::MultinomialOp>({*input}, attributes));
 }
 
 void addRandomConverters(ConverterRegistry &registry) {
@@ -142,8 +126,8 @@ void addRandomConverters(ConverterRegistry &registry) {
   registry.add("RandomNormal", convertRandomNormal);
   registry.add("RandomUniformLike", convertRandomUniformLike);
   registry.add("RandomNormalLike", convertRandomNormalLike);
-  registry.add("Bernoulli", sinceOpset<15, convertBernoulli>);
-  registry.add("Multinomial", sinceOpset<7, convertMultinomial>);
+  registry.add("Bernoulli", convertBernoulli, 15);
+  registry.add("Multinomial", convertMultinomial, 7);
 }
 
 } // namespace kiln::onnx

@@ -67,16 +67,6 @@ static const ActivationInfo *lookupActivation(StringRef name) {
   return nullptr;
 }
 
-/// An ONNX int attribute used as a flag: 0 or 1, else an error.
-static FailureOr<bool> flagAttr(NodeImporter &node, StringRef name) {
-  auto value = node.intAttr(name, 0);
-  if (failed(value))
-    return failure();
-  if (*value != 0 && *value != 1)
-    return LogicalResult(node.error() << name << " must be 0 or 1, got " << *value);
-  return *value == 1;
-}
-
 /// hidden_size, or when the attribute is absent the extent W (`[num_directions,
 /// num_gates * hidden_size, input_size]`) or else R (`[num_directions,
 /// num_gates * hidden_size, hidden_size]`) gives it.
@@ -231,7 +221,7 @@ static LogicalResult convertRecurrent(NodeImporter &node, const RecurrentKind &k
   }
   // Before opset 7, output_sequence said whether Y is computed; every result is computed
   // now and Y is bound when the node names it, so the flag only needs to be valid.
-  if (node.opset() < 7 && failed(flagAttr(node, "output_sequence")))
+  if (node.opset() < 7 && failed(node.boolAttr("output_sequence", false)))
     return failure();
 
   OpBuilder &builder = node.builder();
@@ -265,7 +255,7 @@ static LogicalResult convertGru(NodeImporter &node) {
   // linear_before_reset exists from opset 3 on; GRU-1 always applies the reset gate first.
   if (node.opset() < 3 && node.attribute("linear_before_reset"))
     return node.error() << "linear_before_reset is not defined at opset " << node.opset();
-  auto linearBeforeReset = flagAttr(node, "linear_before_reset");
+  auto linearBeforeReset = node.boolAttr("linear_before_reset", false);
   if (failed(linearBeforeReset))
     return failure();
   OpBuilder &builder = node.builder();
@@ -275,7 +265,7 @@ static LogicalResult convertGru(NodeImporter &node) {
 }
 
 static LogicalResult convertLstm(NodeImporter &node) {
-  auto inputForget = flagAttr(node, "input_forget");
+  auto inputForget = node.boolAttr("input_forget", false);
   if (failed(inputForget))
     return failure();
   OpBuilder &builder = node.builder();

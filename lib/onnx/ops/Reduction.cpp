@@ -8,17 +8,6 @@ using namespace mlir;
 
 namespace kiln::onnx {
 
-/// An INT attribute that ONNX uses as a flag: 0 or 1 (`defaultValue` when absent).
-static FailureOr<bool> flagAttr(NodeImporter &node, llvm::StringRef name, bool defaultValue) {
-  auto value = node.intAttr(name, defaultValue ? 1 : 0);
-  if (failed(value))
-    return failure();
-  if (*value != 0 && *value != 1)
-    return LogicalResult(node.error()
-                         << "attribute '" << name << "' must be 0 or 1, got " << *value);
-  return *value == 1;
-}
-
 /// Binds the node's outputs to the results of `op`, or fails when `op` does.
 static LogicalResult finish(NodeImporter &node, FailureOr<Operation *> op) {
   if (failed(op))
@@ -37,7 +26,7 @@ static LogicalResult convertReduction(NodeImporter &node) {
   auto data = node.requiredInput(0);
   if (failed(data))
     return failure();
-  auto keepdims = flagAttr(node, "keepdims", true);
+  auto keepdims = node.boolAttr("keepdims", true);
   if (failed(keepdims))
     return failure();
 
@@ -46,7 +35,7 @@ static LogicalResult convertReduction(NodeImporter &node) {
   if (node.opset() >= axesInputOpset) {
     if (node.attribute("axes"))
       return node.error() << "attribute 'axes' is an input since opset " << axesInputOpset;
-    auto noop = flagAttr(node, "noop_with_empty_axes", false);
+    auto noop = node.boolAttr("noop_with_empty_axes", false);
     if (failed(noop))
       return failure();
     noopWithEmptyAxes = *noop;
@@ -82,8 +71,8 @@ static LogicalResult convertCumSum(NodeImporter &node) {
   auto axis = node.requiredInput(1);
   if (failed(input) || failed(axis))
     return failure();
-  auto exclusive = flagAttr(node, "exclusive", false);
-  auto reverse = flagAttr(node, "reverse", false);
+  auto exclusive = node.boolAttr("exclusive", false);
+  auto reverse = node.boolAttr("reverse", false);
   if (failed(exclusive) || failed(reverse))
     return failure();
   OpBuilder &b = node.builder();
@@ -101,13 +90,13 @@ template <typename OpTy> static LogicalResult convertArgReduction(NodeImporter &
   if (failed(input))
     return failure();
   auto axis = node.intAttr("axis", 0);
-  auto keepdims = flagAttr(node, "keepdims", true);
+  auto keepdims = node.boolAttr("keepdims", true);
   if (failed(axis) || failed(keepdims))
     return failure();
   // select_last_index arrived in opset 12; before, ties resolve to the first index.
   bool selectLastIndex = false;
   if (node.opset() >= 12) {
-    auto selectLast = flagAttr(node, "select_last_index", false);
+    auto selectLast = node.boolAttr("select_last_index", false);
     if (failed(selectLast))
       return failure();
     selectLastIndex = *selectLast;
@@ -159,8 +148,8 @@ static LogicalResult convertTopK(NodeImporter &node) {
   // `largest` and `sorted` arrived in opset 11; earlier TopK returns the sorted largest.
   bool largest = true, sorted = true;
   if (node.opset() >= 11) {
-    auto largestAttr = flagAttr(node, "largest", true);
-    auto sortedAttr = flagAttr(node, "sorted", true);
+    auto largestAttr = node.boolAttr("largest", true);
+    auto sortedAttr = node.boolAttr("sorted", true);
     if (failed(largestAttr) || failed(sortedAttr))
       return failure();
     largest = *largestAttr;

@@ -9,23 +9,6 @@ using namespace mlir;
 
 namespace kiln::onnx {
 
-/// Binds the node's outputs to the results of `op`, or passes a failure on.
-static LogicalResult bindResults(NodeImporter &node, FailureOr<Operation *> op) {
-  if (failed(op))
-    return failure();
-  return node.setResults((*op)->getResults());
-}
-
-/// Runs `Convert` on nodes of an operator that ONNX introduced at opset `Since`, and rejects
-/// it in models that import an earlier opset, where it does not exist.
-template <int64_t Since, LogicalResult (*Convert)(NodeImporter &)>
-static LogicalResult sinceOpset(NodeImporter &node) {
-  if (node.opset() < Since)
-    return node.error() << node.opType() << " exists from opset " << Since
-                        << "; the model imports opset " << node.opset();
-  return Convert(node);
-}
-
 /// The integers of attribute `name` as a constant operand (the newest opset's form of an
 /// attribute that became an input), or null when the attribute is absent.
 static FailureOr<Value> intsAttrAsOperand(NodeImporter &node, StringRef name) {
@@ -47,9 +30,9 @@ static LogicalResult convertReshape(NodeImporter &node) {
     if (!*shapeAttr)
       return node.error() << "attribute 'shape' is required before opset 5";
     OpBuilder &b = node.builder();
-    return bindResults(node, node.create<graph::ReshapeOp>(
-                                 {*input, node.constantI64(**shapeAttr)},
-                                 {b.getNamedAttr("allowzero", b.getBoolAttr(false))}));
+    return node.setResults(
+        node.create<graph::ReshapeOp>({*input, node.constantI64(**shapeAttr)},
+                                      {b.getNamedAttr("allowzero", b.getBoolAttr(false))}));
   }
   auto shape = node.requiredInput(1);
   // allowzero exists from opset 14; before, 0 always copied the input extent.
@@ -62,9 +45,8 @@ static LogicalResult convertReshape(NodeImporter &node) {
   if (*allowZero != 0 && *allowZero != 1)
     return node.error() << "allowzero must be 0 or 1, got " << *allowZero;
   OpBuilder &b = node.builder();
-  return bindResults(
-      node, node.create<graph::ReshapeOp>(
-                {*input, *shape}, {b.getNamedAttr("allowzero", b.getBoolAttr(*allowZero))}));
+  return node.setResults(node.create<graph::ReshapeOp>(
+      {*input, *shape}, {b.getNamedAttr("allowzero", b.getBoolAttr(*allowZero))}));
 }
 
 static LogicalResult convertTranspose(NodeImporter &node) {
@@ -84,9 +66,8 @@ static LogicalResult convertTranspose(NodeImporter &node) {
       permValue.push_back(i);
   }
   OpBuilder &b = node.builder();
-  return bindResults(node,
-                     node.create<graph::TransposeOp>(
-                         {*input}, {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(permValue))}));
+  return node.setResults(node.create<graph::TransposeOp>(
+      {*input}, {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(permValue))}));
 }
 
 static LogicalResult convertFlatten(NodeImporter &node) {
@@ -95,8 +76,8 @@ static LogicalResult convertFlatten(NodeImporter &node) {
   if (failed(input) || failed(axis))
     return failure();
   OpBuilder &b = node.builder();
-  return bindResults(node, node.create<graph::FlattenOp>(
-                               {*input}, {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis))}));
+  return node.setResults(node.create<graph::FlattenOp>(
+      {*input}, {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis))}));
 }
 
 /// Squeeze and Unsqueeze: `axes` is an attribute before opset 13 and an input since.
@@ -119,7 +100,7 @@ static LogicalResult convertSqueezeLike(NodeImporter &node, bool axesRequired) {
   SmallVector<Value> operands{*input};
   if (axes)
     operands.push_back(axes);
-  return bindResults(node, node.create<OpTy>(operands));
+  return node.setResults(node.create<OpTy>(operands));
 }
 
 static LogicalResult convertSqueeze(NodeImporter &node) {
@@ -135,7 +116,7 @@ static LogicalResult convertExpand(NodeImporter &node) {
   auto shape = node.requiredInput(1);
   if (failed(input) || failed(shape))
     return failure();
-  return bindResults(node, node.create<graph::ExpandOp>({*input, *shape}));
+  return node.setResults(node.create<graph::ExpandOp>({*input, *shape}));
 }
 
 static LogicalResult convertTile(NodeImporter &node) {
@@ -146,7 +127,7 @@ static LogicalResult convertTile(NodeImporter &node) {
   auto repeats = node.requiredInput(1);
   if (failed(input) || failed(repeats))
     return failure();
-  return bindResults(node, node.create<graph::TileOp>({*input, *repeats}));
+  return node.setResults(node.create<graph::TileOp>({*input, *repeats}));
 }
 
 static LogicalResult convertDepthToSpace(NodeImporter &node) {
@@ -161,10 +142,9 @@ static LogicalResult convertDepthToSpace(NodeImporter &node) {
   if (*mode != "DCR" && !(*mode == "CRD" && node.opset() >= 11))
     return node.error() << "unsupported mode '" << *mode << "' at opset " << node.opset();
   OpBuilder &b = node.builder();
-  return bindResults(node,
-                     node.create<graph::DepthToSpaceOp>(
-                         {*input}, {b.getNamedAttr("blocksize", b.getI64IntegerAttr(**blockSize)),
-                                    b.getNamedAttr("mode", b.getStringAttr(*mode))}));
+  return node.setResults(node.create<graph::DepthToSpaceOp>(
+      {*input}, {b.getNamedAttr("blocksize", b.getI64IntegerAttr(**blockSize)),
+                 b.getNamedAttr("mode", b.getStringAttr(*mode))}));
 }
 
 static LogicalResult convertSpaceToDepth(NodeImporter &node) {
@@ -175,9 +155,8 @@ static LogicalResult convertSpaceToDepth(NodeImporter &node) {
   if (!*blockSize || **blockSize < 1)
     return node.error() << "needs a positive blocksize";
   OpBuilder &b = node.builder();
-  return bindResults(
-      node, node.create<graph::SpaceToDepthOp>(
-                {*input}, {b.getNamedAttr("blocksize", b.getI64IntegerAttr(**blockSize))}));
+  return node.setResults(node.create<graph::SpaceToDepthOp>(
+      {*input}, {b.getNamedAttr("blocksize", b.getI64IntegerAttr(**blockSize))}));
 }
 
 static LogicalResult convertConcat(NodeImporter &node) {
@@ -197,8 +176,8 @@ static LogicalResult convertConcat(NodeImporter &node) {
   if (!*axis)
     return node.error() << "needs axis";
   OpBuilder &b = node.builder();
-  return bindResults(node, node.create<graph::ConcatOp>(
-                               inputs, {b.getNamedAttr("axis", b.getI64IntegerAttr(**axis))}));
+  return node.setResults(
+      node.create<graph::ConcatOp>(inputs, {b.getNamedAttr("axis", b.getI64IntegerAttr(**axis))}));
 }
 
 static LogicalResult convertSplit(NodeImporter &node) {
@@ -244,11 +223,11 @@ static LogicalResult convertSplit(NodeImporter &node) {
   if (split)
     operands.push_back(split);
   OpBuilder &b = node.builder();
-  return bindResults(node, node.create<graph::SplitOp>(
-                               operands,
-                               {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis)),
-                                b.getNamedAttr("num_outputs", b.getI64IntegerAttr(numOutputs))},
-                               numOutputs));
+  return node.setResults(
+      node.create<graph::SplitOp>(operands,
+                                  {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis)),
+                                   b.getNamedAttr("num_outputs", b.getI64IntegerAttr(numOutputs))},
+                                  numOutputs));
 }
 
 static LogicalResult convertSlice(NodeImporter &node) {
@@ -284,10 +263,8 @@ static LogicalResult convertSlice(NodeImporter &node) {
   if (steps)
     operands.push_back(steps);
   OpBuilder &b = node.builder();
-  return bindResults(
-      node, node.create<graph::SliceOp>(
-                operands,
-                {b.getNamedAttr("operandSegmentSizes",
+  return node.setResults(node.create<graph::SliceOp>(
+      operands, {b.getNamedAttr("operandSegmentSizes",
                                 b.getDenseI32ArrayAttr({1, 1, 1, axes ? 1 : 0, steps ? 1 : 0}))}));
 }
 
@@ -333,13 +310,11 @@ static LogicalResult convertPad(NodeImporter &node) {
   if (axes)
     operands.push_back(axes);
   OpBuilder &b = node.builder();
-  return bindResults(
-      node,
-      node.create<graph::PadOp>(
-          operands,
-          {b.getNamedAttr("mode", b.getStringAttr(*mode)),
-           b.getNamedAttr("operandSegmentSizes",
-                          b.getDenseI32ArrayAttr({1, 1, constantValue ? 1 : 0, axes ? 1 : 0}))}));
+  return node.setResults(node.create<graph::PadOp>(
+      operands,
+      {b.getNamedAttr("mode", b.getStringAttr(*mode)),
+       b.getNamedAttr("operandSegmentSizes",
+                      b.getDenseI32ArrayAttr({1, 1, constantValue ? 1 : 0, axes ? 1 : 0}))}));
 }
 
 static LogicalResult convertCenterCropPad(NodeImporter &node) {
@@ -360,9 +335,8 @@ static LogicalResult convertCenterCropPad(NodeImporter &node) {
       axesValue.push_back(i);
   }
   OpBuilder &b = node.builder();
-  return bindResults(
-      node, node.create<graph::CenterCropPadOp>(
-                {*input, *shape}, {b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axesValue))}));
+  return node.setResults(node.create<graph::CenterCropPadOp>(
+      {*input, *shape}, {b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axesValue))}));
 }
 
 /// Gather and GatherElements: data, indices and an axis (default 0).
@@ -373,8 +347,8 @@ template <typename OpTy> static LogicalResult convertGatherLike(NodeImporter &no
   if (failed(data) || failed(indices) || failed(axis))
     return failure();
   OpBuilder &b = node.builder();
-  return bindResults(node, node.create<OpTy>({*data, *indices},
-                                             {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis))}));
+  return node.setResults(
+      node.create<OpTy>({*data, *indices}, {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis))}));
 }
 
 static LogicalResult convertGatherND(NodeImporter &node) {
@@ -385,9 +359,8 @@ static LogicalResult convertGatherND(NodeImporter &node) {
   if (failed(data) || failed(indices) || failed(batchDims))
     return failure();
   OpBuilder &b = node.builder();
-  return bindResults(node, node.create<graph::GatherNDOp>(
-                               {*data, *indices},
-                               {b.getNamedAttr("batch_dims", b.getI64IntegerAttr(*batchDims))}));
+  return node.setResults(node.create<graph::GatherNDOp>(
+      {*data, *indices}, {b.getNamedAttr("batch_dims", b.getI64IntegerAttr(*batchDims))}));
 }
 
 /// The reduction of ScatterElements and ScatterND: none before opset 16, add and mul from
@@ -417,10 +390,9 @@ static LogicalResult convertScatterElements(NodeImporter &node) {
   if (failed(reduction))
     return failure();
   OpBuilder &b = node.builder();
-  return bindResults(node, node.create<graph::ScatterElementsOp>(
-                               {*data, *indices, *updates},
-                               {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis)),
-                                b.getNamedAttr("reduction", b.getStringAttr(*reduction))}));
+  return node.setResults(node.create<graph::ScatterElementsOp>(
+      {*data, *indices, *updates}, {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis)),
+                                    b.getNamedAttr("reduction", b.getStringAttr(*reduction))}));
 }
 
 static LogicalResult convertScatter(NodeImporter &node) {
@@ -439,9 +411,8 @@ static LogicalResult convertScatterND(NodeImporter &node) {
   if (failed(reduction))
     return failure();
   OpBuilder &b = node.builder();
-  return bindResults(node, node.create<graph::ScatterNDOp>(
-                               {*data, *indices, *updates},
-                               {b.getNamedAttr("reduction", b.getStringAttr(*reduction))}));
+  return node.setResults(node.create<graph::ScatterNDOp>(
+      {*data, *indices, *updates}, {b.getNamedAttr("reduction", b.getStringAttr(*reduction))}));
 }
 
 static LogicalResult convertCompress(NodeImporter &node) {
@@ -454,14 +425,14 @@ static LogicalResult convertCompress(NodeImporter &node) {
   OpBuilder &b = node.builder();
   if (*axis)
     attributes.push_back(b.getNamedAttr("axis", b.getI64IntegerAttr(**axis)));
-  return bindResults(node, node.create<graph::CompressOp>({*input, *condition}, attributes));
+  return node.setResults(node.create<graph::CompressOp>({*input, *condition}, attributes));
 }
 
 static LogicalResult convertNonZero(NodeImporter &node) {
   auto input = node.requiredInput(0);
   if (failed(input))
     return failure();
-  return bindResults(node, node.create<graph::NonZeroOp>({*input}));
+  return node.setResults(node.create<graph::NonZeroOp>({*input}));
 }
 
 static LogicalResult convertReverseSequence(NodeImporter &node) {
@@ -472,10 +443,9 @@ static LogicalResult convertReverseSequence(NodeImporter &node) {
   if (failed(input) || failed(lens) || failed(batchAxis) || failed(timeAxis))
     return failure();
   OpBuilder &b = node.builder();
-  return bindResults(
-      node, node.create<graph::ReverseSequenceOp>(
-                {*input, *lens}, {b.getNamedAttr("batch_axis", b.getI64IntegerAttr(*batchAxis)),
-                                  b.getNamedAttr("time_axis", b.getI64IntegerAttr(*timeAxis))}));
+  return node.setResults(node.create<graph::ReverseSequenceOp>(
+      {*input, *lens}, {b.getNamedAttr("batch_axis", b.getI64IntegerAttr(*batchAxis)),
+                        b.getNamedAttr("time_axis", b.getI64IntegerAttr(*timeAxis))}));
 }
 
 static LogicalResult convertTrilu(NodeImporter &node) {
@@ -487,8 +457,8 @@ static LogicalResult convertTrilu(NodeImporter &node) {
   if (Value k = node.input(1))
     operands.push_back(k);
   OpBuilder &b = node.builder();
-  return bindResults(node, node.create<graph::TriluOp>(
-                               operands, {b.getNamedAttr("upper", b.getBoolAttr(*upper != 0))}));
+  return node.setResults(
+      node.create<graph::TriluOp>(operands, {b.getNamedAttr("upper", b.getBoolAttr(*upper != 0))}));
 }
 
 static LogicalResult convertShape(NodeImporter &node) {
@@ -502,14 +472,14 @@ static LogicalResult convertShape(NodeImporter &node) {
   SmallVector<NamedAttribute> attributes{b.getNamedAttr("start", b.getI64IntegerAttr(*start))};
   if (*end)
     attributes.push_back(b.getNamedAttr("end", b.getI64IntegerAttr(**end)));
-  return bindResults(node, node.create<graph::ShapeOp>({*input}, attributes));
+  return node.setResults(node.create<graph::ShapeOp>({*input}, attributes));
 }
 
 static LogicalResult convertSize(NodeImporter &node) {
   auto input = node.requiredInput(0);
   if (failed(input))
     return failure();
-  return bindResults(node, node.create<graph::SizeOp>({*input}));
+  return node.setResults(node.create<graph::SizeOp>({*input}));
 }
 
 static LogicalResult convertRange(NodeImporter &node) {
@@ -518,7 +488,7 @@ static LogicalResult convertRange(NodeImporter &node) {
   auto delta = node.requiredInput(2);
   if (failed(start) || failed(limit) || failed(delta))
     return failure();
-  return bindResults(node, node.create<graph::RangeOp>({*start, *limit, *delta}));
+  return node.setResults(node.create<graph::RangeOp>({*start, *limit, *delta}));
 }
 
 static LogicalResult convertConstantOfShape(NodeImporter &node) {
@@ -531,8 +501,8 @@ static LogicalResult convertConstantOfShape(NodeImporter &node) {
       *value
           ? **value
           : ElementsAttr(DenseElementsAttr::get(RankedTensorType::get({1}, b.getF32Type()), 0.0f));
-  return bindResults(
-      node, node.create<graph::ConstantOfShapeOp>({*shape}, {b.getNamedAttr("value", fill)}));
+  return node.setResults(
+      node.create<graph::ConstantOfShapeOp>({*shape}, {b.getNamedAttr("value", fill)}));
 }
 
 static LogicalResult convertEyeLike(NodeImporter &node) {
@@ -549,9 +519,9 @@ static LogicalResult convertEyeLike(NodeImporter &node) {
     resultElementType = *converted;
   }
   OpBuilder &b = node.builder();
-  return bindResults(node, node.create<graph::EyeLikeOp>(
-                               {*input}, {b.getNamedAttr("dtype", TypeAttr::get(resultElementType)),
-                                          b.getNamedAttr("k", b.getI64IntegerAttr(*k))}));
+  return node.setResults(node.create<graph::EyeLikeOp>(
+      {*input}, {b.getNamedAttr("dtype", TypeAttr::get(resultElementType)),
+                 b.getNamedAttr("k", b.getI64IntegerAttr(*k))}));
 }
 
 static LogicalResult convertOneHot(NodeImporter &node) {
@@ -562,9 +532,8 @@ static LogicalResult convertOneHot(NodeImporter &node) {
   if (failed(indices) || failed(depth) || failed(values) || failed(axis))
     return failure();
   OpBuilder &b = node.builder();
-  return bindResults(
-      node, node.create<graph::OneHotOp>({*indices, *depth, *values},
-                                         {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis))}));
+  return node.setResults(node.create<graph::OneHotOp>(
+      {*indices, *depth, *values}, {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis))}));
 }
 
 static LogicalResult convertUnique(NodeImporter &node) {
@@ -580,30 +549,30 @@ static LogicalResult convertUnique(NodeImporter &node) {
   // An absent axis means the flattened input, so it stays absent.
   if (*axis)
     attributes.push_back(b.getNamedAttr("axis", b.getI64IntegerAttr(**axis)));
-  return bindResults(node, node.create<graph::UniqueOp>({*input}, attributes, 4));
+  return node.setResults(node.create<graph::UniqueOp>({*input}, attributes, 4));
 }
 
 void addShapeConverters(ConverterRegistry &registry) {
-  registry.add("CenterCropPad", sinceOpset<18, convertCenterCropPad>);
-  registry.add("Compress", sinceOpset<9, convertCompress>);
+  registry.add("CenterCropPad", convertCenterCropPad, 18);
+  registry.add("Compress", convertCompress, 9);
   registry.add("Concat", convertConcat);
-  registry.add("ConstantOfShape", sinceOpset<9, convertConstantOfShape>);
+  registry.add("ConstantOfShape", convertConstantOfShape, 9);
   registry.add("DepthToSpace", convertDepthToSpace);
-  registry.add("Expand", sinceOpset<8, convertExpand>);
-  registry.add("EyeLike", sinceOpset<9, convertEyeLike>);
+  registry.add("Expand", convertExpand, 8);
+  registry.add("EyeLike", convertEyeLike, 9);
   registry.add("Flatten", convertFlatten);
   registry.add("Gather", convertGatherLike<graph::GatherOp>);
-  registry.add("GatherElements", sinceOpset<11, convertGatherLike<graph::GatherElementsOp>>);
-  registry.add("GatherND", sinceOpset<11, convertGatherND>);
-  registry.add("NonZero", sinceOpset<9, convertNonZero>);
-  registry.add("OneHot", sinceOpset<9, convertOneHot>);
+  registry.add("GatherElements", convertGatherLike<graph::GatherElementsOp>, 11);
+  registry.add("GatherND", convertGatherND, 11);
+  registry.add("NonZero", convertNonZero, 9);
+  registry.add("OneHot", convertOneHot, 9);
   registry.add("Pad", convertPad);
-  registry.add("Range", sinceOpset<11, convertRange>);
+  registry.add("Range", convertRange, 11);
   registry.add("Reshape", convertReshape);
-  registry.add("ReverseSequence", sinceOpset<10, convertReverseSequence>);
-  registry.add("Scatter", sinceOpset<9, convertScatter>);
-  registry.add("ScatterElements", sinceOpset<11, convertScatterElements>);
-  registry.add("ScatterND", sinceOpset<11, convertScatterND>);
+  registry.add("ReverseSequence", convertReverseSequence, 10);
+  registry.add("Scatter", convertScatter, 9);
+  registry.add("ScatterElements", convertScatterElements, 11);
+  registry.add("ScatterND", convertScatterND, 11);
   registry.add("Shape", convertShape);
   registry.add("Size", convertSize);
   registry.add("Slice", convertSlice);
@@ -612,9 +581,9 @@ void addShapeConverters(ConverterRegistry &registry) {
   registry.add("Squeeze", convertSqueeze);
   registry.add("Tile", convertTile);
   registry.add("Transpose", convertTranspose);
-  registry.add("Trilu", sinceOpset<14, convertTrilu>);
+  registry.add("Trilu", convertTrilu, 14);
   registry.add("Unsqueeze", convertUnsqueeze);
-  registry.add("Unique", sinceOpset<11, convertUnique>);
+  registry.add("Unique", convertUnique, 11);
 }
 
 } // namespace kiln::onnx

@@ -9,32 +9,6 @@ using namespace mlir;
 
 namespace kiln::onnx {
 
-/// Runs `Convert` on nodes of an operator that ONNX introduced at opset `Since`, and rejects
-/// it in models that import an earlier opset, where it does not exist.
-template <int64_t Since, LogicalResult (*Convert)(NodeImporter &)>
-static LogicalResult sinceOpset(NodeImporter &node) {
-  if (node.opset() < Since)
-    return node.error() << node.opType() << " exists from opset " << Since
-                        << "; the model imports opset " << node.opset();
-  return Convert(node);
-}
-
-static LogicalResult bindResults(NodeImporter &node, FailureOr<Operation *> op) {
-  if (failed(op))
-    return failure();
-  return node.setResults((*op)->getResults());
-}
-
-/// An ONNX int attribute used as a flag: 0 or 1, else an error.
-static FailureOr<bool> flagAttr(NodeImporter &node, llvm::StringRef name, bool defaultValue) {
-  auto value = node.intAttr(name, defaultValue);
-  if (failed(value))
-    return failure();
-  if (*value != 0 && *value != 1)
-    return LogicalResult(node.error() << name << " must be 0 or 1, got " << *value);
-  return *value == 1;
-}
-
 /// The element type that the `output_datatype` attribute names (ONNX's default: FLOAT).
 static FailureOr<Type> outputDatatype(NodeImporter &node) {
   auto code = node.intAttr("output_datatype", 1);
@@ -49,8 +23,8 @@ static FailureOr<Type> outputDatatype(NodeImporter &node) {
 
 static LogicalResult convertDFT(NodeImporter &node) {
   auto input = node.requiredInput(0);
-  auto inverse = flagAttr(node, "inverse", false);
-  auto onesided = flagAttr(node, "onesided", false);
+  auto inverse = node.boolAttr("inverse", false);
+  auto onesided = node.boolAttr("onesided", false);
   if (failed(input) || failed(inverse) || failed(onesided))
     return failure();
   int64_t axis;
@@ -78,16 +52,16 @@ static LogicalResult convertDFT(NodeImporter &node) {
   if (Value dftLength = node.input(1))
     operands.push_back(dftLength);
   OpBuilder &b = node.builder();
-  return bindResults(node, node.create<graph::DFTOp>(
-                               operands, {b.getNamedAttr("axis", b.getI64IntegerAttr(axis)),
-                                          b.getNamedAttr("inverse", b.getBoolAttr(*inverse)),
-                                          b.getNamedAttr("onesided", b.getBoolAttr(*onesided))}));
+  return node.setResults(
+      node.create<graph::DFTOp>(operands, {b.getNamedAttr("axis", b.getI64IntegerAttr(axis)),
+                                           b.getNamedAttr("inverse", b.getBoolAttr(*inverse)),
+                                           b.getNamedAttr("onesided", b.getBoolAttr(*onesided))}));
 }
 
 static LogicalResult convertSTFT(NodeImporter &node) {
   auto signal = node.requiredInput(0);
   auto frameStep = node.requiredInput(1);
-  auto onesided = flagAttr(node, "onesided", true);
+  auto onesided = node.boolAttr("onesided", true);
   if (failed(signal) || failed(frameStep) || failed(onesided))
     return failure();
   Value window = node.input(2), frameLength = node.input(3);
@@ -96,26 +70,23 @@ static LogicalResult convertSTFT(NodeImporter &node) {
     if (optional)
       operands.push_back(optional);
   OpBuilder &b = node.builder();
-  return bindResults(
-      node,
-      node.create<graph::STFTOp>(
-          operands,
-          {b.getNamedAttr("onesided", b.getBoolAttr(*onesided)),
-           b.getNamedAttr("operandSegmentSizes",
-                          b.getDenseI32ArrayAttr({1, 1, window ? 1 : 0, frameLength ? 1 : 0}))}));
+  return node.setResults(node.create<graph::STFTOp>(
+      operands,
+      {b.getNamedAttr("onesided", b.getBoolAttr(*onesided)),
+       b.getNamedAttr("operandSegmentSizes",
+                      b.getDenseI32ArrayAttr({1, 1, window ? 1 : 0, frameLength ? 1 : 0}))}));
 }
 
 template <typename WindowOp> static LogicalResult convertWindow(NodeImporter &node) {
   auto size = node.requiredInput(0);
-  auto periodic = flagAttr(node, "periodic", true);
+  auto periodic = node.boolAttr("periodic", true);
   auto datatype = outputDatatype(node);
   if (failed(size) || failed(periodic) || failed(datatype))
     return failure();
   OpBuilder &b = node.builder();
-  return bindResults(
-      node, node.create<WindowOp>({*size},
-                                  {b.getNamedAttr("periodic", b.getBoolAttr(*periodic)),
-                                   b.getNamedAttr("output_datatype", TypeAttr::get(*datatype))}));
+  return node.setResults(node.create<WindowOp>(
+      {*size}, {b.getNamedAttr("periodic", b.getBoolAttr(*periodic)),
+                b.getNamedAttr("output_datatype", TypeAttr::get(*datatype))}));
 }
 
 static LogicalResult convertMelWeightMatrix(NodeImporter &node) {
@@ -130,18 +101,17 @@ static LogicalResult convertMelWeightMatrix(NodeImporter &node) {
   if (failed(datatype))
     return failure();
   OpBuilder &b = node.builder();
-  return bindResults(node,
-                     node.create<graph::MelWeightMatrixOp>(
-                         operands, {b.getNamedAttr("output_datatype", TypeAttr::get(*datatype))}));
+  return node.setResults(node.create<graph::MelWeightMatrixOp>(
+      operands, {b.getNamedAttr("output_datatype", TypeAttr::get(*datatype))}));
 }
 
 void addSignalConverters(ConverterRegistry &registry) {
-  registry.add("DFT", sinceOpset<17, convertDFT>);
-  registry.add("STFT", sinceOpset<17, convertSTFT>);
-  registry.add("HannWindow", sinceOpset<17, convertWindow<graph::HannWindowOp>>);
-  registry.add("HammingWindow", sinceOpset<17, convertWindow<graph::HammingWindowOp>>);
-  registry.add("BlackmanWindow", sinceOpset<17, convertWindow<graph::BlackmanWindowOp>>);
-  registry.add("MelWeightMatrix", sinceOpset<17, convertMelWeightMatrix>);
+  registry.add("DFT", convertDFT, 17);
+  registry.add("STFT", convertSTFT, 17);
+  registry.add("HannWindow", convertWindow<graph::HannWindowOp>, 17);
+  registry.add("HammingWindow", convertWindow<graph::HammingWindowOp>, 17);
+  registry.add("BlackmanWindow", convertWindow<graph::BlackmanWindowOp>, 17);
+  registry.add("MelWeightMatrix", convertMelWeightMatrix, 17);
 }
 
 } // namespace kiln::onnx
