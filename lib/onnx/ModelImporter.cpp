@@ -151,7 +151,8 @@ static DictionaryAttr ioAttributes(Builder &b, llvm::StringRef name,
   return b.getDictionaryAttr(attrs);
 }
 
-LogicalResult ModelImporter::importSignature(::onnx::GraphProto &graph, func::FuncOp &function) {
+LogicalResult ModelImporter::importSignature(::onnx::GraphProto &graph, ModuleOp module,
+                                             func::FuncOp &function) {
   for (auto &initializer : *graph.mutable_initializer()) {
     if (initializer.name().empty())
       return emitError(fileLocation, "an initializer has no name");
@@ -179,7 +180,9 @@ LogicalResult ModelImporter::importSignature(::onnx::GraphProto &graph, func::Fu
     inputNames.push_back(input.name());
   }
 
-  function = func::FuncOp::create(fileLocation, options.functionName,
+  // Created straight into the module, so nothing is left to free when a later step fails.
+  builder.setInsertionPointToEnd(module.getBody());
+  function = func::FuncOp::create(builder, fileLocation, options.functionName,
                                   builder.getFunctionType(inputTypes, {}));
   function.setAllArgAttrs(inputAttrs);
   Block *entry = function.addEntryBlock();
@@ -344,9 +347,8 @@ OwningOpRef<ModuleOp> ModelImporter::import(::onnx::ModelProto &model) {
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLocation);
   func::FuncOp function;
-  if (failed(importSignature(graph, function)))
+  if (failed(importSignature(graph, *module, function)))
     return nullptr;
-  module->push_back(function);
 
   auto order = sortNodes(graph);
   if (failed(order))

@@ -57,7 +57,8 @@ public:
 
 private:
   mlir::LogicalResult checkOpsets(const ::onnx::ModelProto &model);
-  mlir::LogicalResult importSignature(::onnx::GraphProto &graph, mlir::func::FuncOp &function);
+  mlir::LogicalResult importSignature(::onnx::GraphProto &graph, mlir::ModuleOp module,
+                                      mlir::func::FuncOp &function);
   /// The nodes in an order where each comes after the producers of its inputs.
   /// Each entry is a node and its index in the file.
   mlir::FailureOr<llvm::SmallVector<std::pair<const ::onnx::NodeProto *, size_t>>>
