@@ -58,14 +58,6 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *context, std::optional<Loc
 // Shared pieces of the shape rules below
 //===----------------------------------------------------------------------===//
 
-/// `axis` as a dimension index of a rank-`rank` tensor (negative counts from the end).
-static FailureOr<int64_t> normalizeAxis(std::optional<Location> location, int64_t axis,
-                                        int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return emitOptionalError(location, "axis ", axis, " is out of range for rank ", rank);
-  return axis < 0 ? axis + rank : axis;
-}
-
 /// A shape for messages, with `?` for dynamic extents.
 static std::string shapeString(ArrayRef<int64_t> shape) {
   std::string text = "[";
@@ -768,24 +760,6 @@ LogicalResult DetOp::inferReturnTypes(MLIRContext *context, std::optional<Locati
 //===----------------------------------------------------------------------===//
 // ResizeOp
 //===----------------------------------------------------------------------===//
-
-/// The values of `value` when a constant of floats defines it (Resize's scales and roi),
-/// else nullopt.
-static std::optional<SmallVector<double>> getConstantFloats(Value value) {
-  ElementsAttr attr;
-  if (!value || !matchPattern(value, m_Constant(&attr)) || !isa<FloatType>(attr.getElementType()))
-    return std::nullopt;
-  SmallVector<double> result;
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(attr)) {
-    for (const APFloat &element : dense.getValues<APFloat>())
-      result.push_back(element.convertToDouble());
-    return result;
-  }
-  if (auto blob = dyn_cast<DenseF32ResourceElementsAttr>(attr))
-    if (auto values = blob.tryGetAsArrayRef())
-      return SmallVector<double>(values->begin(), values->end());
-  return std::nullopt;
-}
 
 /// Fails unless `value` is one of `allowed`; `name` names the attribute.
 static LogicalResult checkOneOf(std::optional<Location> location, StringRef name, StringRef value,

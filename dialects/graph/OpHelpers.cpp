@@ -121,3 +121,27 @@ LogicalResult kiln::graph::inferConvResultType(std::optional<Location> location,
   inferred.push_back(RankedTensorType::get(shape, elementType));
   return success();
 }
+
+FailureOr<int64_t> kiln::graph::normalizeAxis(std::optional<Location> location, int64_t axis,
+                                              int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return LogicalResult(
+        emitOptionalError(location, "axis ", axis, " is out of range for rank ", rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::optional<SmallVector<double>> kiln::graph::getConstantFloats(Value value) {
+  ElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)) || !isa<FloatType>(attr.getElementType()))
+    return std::nullopt;
+  SmallVector<double> result;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(attr)) {
+    for (const APFloat &element : dense.getValues<APFloat>())
+      result.push_back(element.convertToDouble());
+    return result;
+  }
+  if (auto blob = dyn_cast<DenseF32ResourceElementsAttr>(attr))
+    if (auto values = blob.tryGetAsArrayRef())
+      return SmallVector<double>(values->begin(), values->end());
+  return std::nullopt;
+}

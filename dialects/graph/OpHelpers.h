@@ -28,6 +28,15 @@ mlir::LogicalResult inferBinaryOpType(std::optional<mlir::Location> location, ml
                                           rule,
                                       llvm::SmallVectorImpl<mlir::Type> &inferred);
 
+/// `axis` as a dimension index in [0, rank), negative values counting from the back; an
+/// error when it is outside [-rank, rank).
+mlir::FailureOr<int64_t> normalizeAxis(std::optional<mlir::Location> location, int64_t axis,
+                                       int64_t rank);
+
+/// The values of `value` when a constant of floats defines it (Resize's scales), else
+/// nullopt.
+std::optional<llvm::SmallVector<double>> getConstantFloats(mlir::Value value);
+
 /// The values of `value` when a constant of integers defines it (an operand such as
 /// Reshape's shape or Squeeze's axes), else nullopt.
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);

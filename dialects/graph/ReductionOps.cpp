@@ -11,16 +11,6 @@
 using namespace mlir;
 using namespace kiln::graph;
 
-/// `axis` in [0, rank) after counting negative values from the back, or failure (with an
-/// error) when it is outside [-rank, rank).
-static FailureOr<int64_t> normalizeAxis(std::optional<Location> location, int64_t axis,
-                                        int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return LogicalResult(
-        emitOptionalError(location, "axis ", axis, " is out of range for rank ", rank));
-  return axis < 0 ? axis + rank : axis;
-}
-
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
