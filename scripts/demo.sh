@@ -47,8 +47,12 @@ if build/bin/KilnRuntimeTests --gtest_filter='CudaDriver.DescribesTheGpusWhenADr
 fi
 echo "device: $device"
 
-stage "compile $model"
-run_stage compile build/bin/kiln compile "$model" -o "$work/tiny_cnn.kiln"
+stage "import $model and infer shapes (the graph stage)"
+run_stage graph build/bin/kiln compile "$model" --compile-to=graph -o "$work/tiny_cnn.mlir"
+echo "graph ops: $(grep -c ' = graph\.' "$work/tiny_cnn.mlir") (written to $work/tiny_cnn.mlir)"
+
+stage "compile $model to an engine"
+run_stage "code generation" build/bin/kiln compile "$model" -o "$work/tiny_cnn.kiln"
 
 stage "run on $device"
 run_stage run build/bin/kiln run "$work/tiny_cnn.kiln" --device "$device"
