@@ -12,8 +12,8 @@ packages=(
   zlib1g-dev libzstd-dev
   # ONNX models: protobuf and Debian's ONNX library, the backend test data, and python3-onnx
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata python3-onnx
-  # Unit tests
-  libgtest-dev
+  # Unit tests; clang and its runtimes for the fuzzer (scripts/fuzz-importer.sh)
+  libgtest-dev clang-22 libclang-rt-22-dev
   # Bundling tools for the GPU machine
   xz-utils binutils
 )
