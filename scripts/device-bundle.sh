@@ -30,7 +30,7 @@ trap 'rm -rf "$staging"' EXIT
 mkdir -p "$staging/bin" "$staging/lib"
 
 # Libraries every Linux machine has; anything else a tool needs goes into lib/.
-system_libs='^(linux-vdso|libc|libm|libstdc\+\+|libgcc_s|ld-linux-x86-64|libdl|libpthread|librt)\.so'
+system_libs='^(linux-vdso|libc|libm|libstdc\+\+|libgcc_s|ld-linux-x86-64|libdl|libpthread|librt|libz)\.so'
 for tool in "${tools[@]}"; do
   binary="$build_dir/bin/$tool"
   [ -x "$binary" ] || { echo "device-bundle: error: $binary was not built" >&2; exit 1; }
