@@ -1,16 +1,22 @@
-//===- AutoPad.h - ONNX's auto_pad as explicit pads -------------*- C++ -*-===//
+//===- ConvAttributes.h - ONNX's convolution attributes, normalised -*- C++ -*-===//
 //
 // Convolutions and pools (Conv, ConvTranspose, the pools, QLinearConv, ConvInteger) take
 // ONNX's `auto_pad`; the graph ops take explicit pads, computed here at import.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_LIB_ONNX_AUTOPAD_H
-#define KILN_LIB_ONNX_AUTOPAD_H
+#ifndef KILN_LIB_ONNX_CONVATTRIBUTES_H
+#define KILN_LIB_ONNX_CONVATTRIBUTES_H
 
 #include "lib/onnx/NodeImporter.h"
 
 namespace kiln::onnx {
+
+/// The attributes of a convolution node (kernel_shape, strides, dilations, pads,
+/// auto_pad, group, with ONNX's defaults) as graph.conv's strides, dilations, pads and
+/// group; shared by Conv, QLinearConv and ConvInteger.
+mlir::FailureOr<llvm::SmallVector<mlir::NamedAttribute>>
+convAttributes(NodeImporter &node, mlir::Value input, mlir::Value weight);
 
 /// Explicit pads (all beginnings, then all ends) for `autoPad` (VALID, SAME_UPPER or
 /// SAME_LOWER) over the input's spatial extents and the window (kernel, strides,
@@ -22,4 +28,4 @@ resolveAutoPad(NodeImporter &node, llvm::StringRef autoPad, llvm::ArrayRef<int64
 
 } // namespace kiln::onnx
 
-#endif // KILN_LIB_ONNX_AUTOPAD_H
+#endif // KILN_LIB_ONNX_CONVATTRIBUTES_H
