@@ -8,6 +8,15 @@ using namespace mlir;
 
 namespace kiln::lowering {
 
-void populateNNLowering(const TypeConverter &, RewritePatternSet &) {}
+/// Softmax and the normalisations (NNNormalization.cpp).
+void populateNNNormalizationLowering(const TypeConverter &converter,
+                                     RewritePatternSet &patterns);
+/// Resize, GridSample, RoiAlign, NonMaxSuppression (NNSampling.cpp).
+void populateNNSamplingLowering(const TypeConverter &converter, RewritePatternSet &patterns);
+
+void populateNNLowering(const TypeConverter &converter, RewritePatternSet &patterns) {
+  populateNNNormalizationLowering(converter, patterns);
+  populateNNSamplingLowering(converter, patterns);
+}
 
 } // namespace kiln::lowering

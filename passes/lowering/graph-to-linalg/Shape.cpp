@@ -8,6 +8,11 @@ using namespace mlir;
 
 namespace kiln::lowering {
 
-void populateShapeLowering(const TypeConverter &, RewritePatternSet &) {}
+/// Gathers, scatters and other indexing ops (ShapeIndexing.cpp).
+void populateShapeIndexingLowering(const TypeConverter &converter, RewritePatternSet &patterns);
+
+void populateShapeLowering(const TypeConverter &converter, RewritePatternSet &patterns) {
+  populateShapeIndexingLowering(converter, patterns);
+}
 
 } // namespace kiln::lowering
