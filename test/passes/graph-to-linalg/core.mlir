@@ -1,10 +1,11 @@
 // RUN: kiln-opt --graph-to-linalg %s -split-input-file | FileCheck %s
 
-// Constants become arith constants; unsigned elements become signless and the function
+// Constants become arith constants; unsigned elements become signless (200 reads as -56)
+// and the function
 // signature follows.
 // CHECK-LABEL: func.func @constant
 // CHECK-SAME: (%{{.*}}: tensor<2xi8>) -> tensor<2xi8>
-// CHECK: arith.constant dense<[1, 200]> : tensor<2xi8>
+// CHECK: arith.constant dense<[1, -56]> : tensor<2xi8>
 func.func @constant(%arg0: tensor<2xui8>) -> tensor<2xui8> {
   %0 = graph.constant dense<[1, 200]> : tensor<2xui8>
   %1 = graph.add %arg0, %0 : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xui8>
