@@ -12,6 +12,7 @@
 #include "lib/init/Registration.h"
 #include "lib/io/TensorFiles.h"
 #include "lib/onnx/Importer.h"
+#include "lib/pipeline/Compiler.h"
 #include "passes/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -372,10 +373,17 @@ int runModel(const RunOptions &options) {
   }
 
   // Compile for these input shapes.
-  if (Error err = cpu::specializeInputShapes(function, *inputs)) {
-    error() << toString(std::move(err)) << "\n";
-    return RunBadInput;
+  std::vector<std::pair<std::string, SmallVector<int64_t>>> shapes;
+  for (auto [input, expected] : llvm::zip_equal(*inputs, signature->first)) {
+    if (input.type != expected.type) {
+      error() << "input '" << expected.name << "': the model expects " << io::name(expected.type)
+              << ", the file holds " << io::name(input.type) << "\n";
+      return RunBadInput;
+    }
+    shapes.emplace_back(expected.name, input.shape);
   }
+  if (mlir::failed(specializeInputShapes(function, shapes)))
+    return RunBadInput;
   mlir::PassManager graphPasses(&context);
   addGraphPasses(graphPasses);
   if (mlir::failed(graphPasses.run(*module)))
