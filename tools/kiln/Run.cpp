@@ -28,6 +28,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -279,10 +280,16 @@ bool compareOutput(const io::HostTensor &actual, const io::HostTensor &expected,
     outs() << " ok\n";
     return true;
   }
+  auto number = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%g", value);
+    return std::string(text);
+  };
   outs() << formatv(" MISMATCH: {0} of {1} elements beyond rtol {2} atol {3}; first at flat "
                     "index {4}: got {5}, expected {6}\n",
-                    mismatches, actual.numElements(), rtol, atol, firstMismatch,
-                    elementAt(actual, firstMismatch), elementAt(expected, firstMismatch));
+                    mismatches, actual.numElements(), number(rtol), number(atol), firstMismatch,
+                    number(elementAt(actual, firstMismatch)),
+                    number(elementAt(expected, firstMismatch)));
   return false;
 }
 
