@@ -25,8 +25,7 @@ using namespace mlir;
 namespace kiln::lowering {
 
 /// Softmax and the normalisations (NNNormalization.cpp).
-void populateNNNormalizationLowering(const TypeConverter &converter,
-                                     RewritePatternSet &patterns);
+void populateNNNormalizationLowering(const TypeConverter &converter, RewritePatternSet &patterns);
 /// Resize, GridSample, RoiAlign, NonMaxSuppression (NNSampling.cpp).
 void populateNNSamplingLowering(const TypeConverter &converter, RewritePatternSet &patterns);
 
@@ -62,8 +61,8 @@ Value createLowest(OpBuilder &b, Location loc, Type type, bool isUnsignedType) {
     return arith::ConstantOp::create(
         b, loc, b.getFloatAttr(floatType, -std::numeric_limits<double>::infinity()));
   unsigned width = type.getIntOrFloatBitWidth();
-  APInt lowest = isUnsignedType || width == 1 ? APInt::getZero(width)
-                                              : APInt::getSignedMinValue(width);
+  APInt lowest =
+      isUnsignedType || width == 1 ? APInt::getZero(width) : APInt::getSignedMinValue(width);
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, lowest));
 }
 
@@ -105,8 +104,8 @@ struct Window {
                                    ArrayRef<int64_t> outputExtents) const {
     SmallVector<int64_t> high;
     for (size_t i = 0; i < kernel.size(); ++i) {
-      int64_t needed = (outputExtents[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] +
-                       1 - inputExtents[i] - padsBegin[i];
+      int64_t needed = (outputExtents[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 -
+                       inputExtents[i] - padsBegin[i];
       high.push_back(std::max(padsEnd[i], needed));
     }
     return high;
@@ -114,8 +113,7 @@ struct Window {
 };
 
 /// Reads the window attributes of a pooling-like op, checking their lengths.
-template <typename OpTy>
-FailureOr<Window> getPoolingWindow(OpTy op, int64_t spatialRank) {
+template <typename OpTy> FailureOr<Window> getPoolingWindow(OpTy op, int64_t spatialRank) {
   Window window;
   window.kernel.assign(op.getKernelShape().begin(), op.getKernelShape().end());
   window.strides.assign(op.getStrides().begin(), op.getStrides().end());
@@ -152,10 +150,9 @@ SmallVector<AffineMap> getPoolingMaps(MLIRContext *context, const Window &window
                                       unsigned numOutputs) {
   int64_t spatialRank = window.kernel.size();
   int64_t numDims = 2 + 2 * spatialRank;
-  SmallVector<AffineExpr> inputExprs{getAffineDimExpr(0, context),
-                                     getAffineDimExpr(1, context)};
-  SmallVector<AffineExpr> windowExprs, outputExprs{getAffineDimExpr(0, context),
-                                                   getAffineDimExpr(1, context)};
+  SmallVector<AffineExpr> inputExprs{getAffineDimExpr(0, context), getAffineDimExpr(1, context)};
+  SmallVector<AffineExpr> windowExprs,
+      outputExprs{getAffineDimExpr(0, context), getAffineDimExpr(1, context)};
   for (int64_t i = 0; i < spatialRank; ++i) {
     AffineExpr output = getAffineDimExpr(2 + i, context);
     AffineExpr tap = getAffineDimExpr(2 + spatialRank + i, context);
@@ -204,8 +201,7 @@ LogicalResult checkPoolingShapes(RankedTensorType inputType, RankedTensorType re
 //===----------------------------------------------------------------------===//
 
 /// A zero-filled tensor of `type` with extents `sizes`.
-Value createZeros(OpBuilder &b, Location loc, RankedTensorType type,
-                  ArrayRef<OpFoldResult> sizes) {
+Value createZeros(OpBuilder &b, Location loc, RankedTensorType type, ArrayRef<OpFoldResult> sizes) {
   return createFilledTensor(b, loc, type, sizes,
                             createScalarConstant(b, loc, type.getElementType(), 0.0));
 }
@@ -304,12 +300,11 @@ FailureOr<Value> createBatchedMatmul(OpBuilder &b, Location loc, Value lhs, Valu
     exprs.back() = b.getAffineDimExpr(rank - 1);
     maps[0] = AffineMap::get(rank, 0, exprs, b.getContext());
     SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-    return linalg::GenericOp::create(
-               b, loc, TypeRange{fullType}, ValueRange{operand}, ValueRange{init}, maps,
-               iterators,
-               [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-                 linalg::YieldOp::create(nested, nestedLoc, args[0]);
-               })
+    return linalg::GenericOp::create(b, loc, TypeRange{fullType}, ValueRange{operand},
+                                     ValueRange{init}, maps, iterators,
+                                     [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+                                       linalg::YieldOp::create(nested, nestedLoc, args[0]);
+                                     })
         .getResult(0);
   };
   Value fullLhs = broadcastOperand(lhs, lhsType, lhsSizes);
@@ -317,9 +312,10 @@ FailureOr<Value> createBatchedMatmul(OpBuilder &b, Location loc, Value lhs, Valu
   Value batchLhs = collapseLeading(b, loc, fullLhs, batchRank);
   Value batchRhs = collapseLeading(b, loc, fullRhs, batchRank);
   auto batchLhsType = cast<RankedTensorType>(batchLhs.getType());
-  auto batchType = RankedTensorType::get(
-      {batchLhsType.getDimSize(0), resultType.getDimSize(rank - 2), resultType.getDimSize(rank - 1)},
-      elementType);
+  auto batchType =
+      RankedTensorType::get({batchLhsType.getDimSize(0), resultType.getDimSize(rank - 2),
+                             resultType.getDimSize(rank - 1)},
+                            elementType);
   Value init = createZeros(b, loc, batchType, {getSizes(b, loc, batchLhs)[0], m, n});
   Value product = linalg::BatchMatmulOp::create(b, loc, TypeRange{batchType},
                                                 ValueRange{batchLhs, batchRhs}, init)
@@ -379,9 +375,9 @@ struct MatMulLowering : OpConversionPattern<graph::MatMulOp> {
     if (rank == 2) {
       Value init = createZeros(rewriter, loc, fullType,
                                {getSizes(rewriter, loc, lhs)[0], getSizes(rewriter, loc, rhs)[1]});
-      product = linalg::MatmulOp::create(rewriter, loc, TypeRange{fullType},
-                                         ValueRange{lhs, rhs}, init)
-                    .getResult(0);
+      product =
+          linalg::MatmulOp::create(rewriter, loc, TypeRange{fullType}, ValueRange{lhs, rhs}, init)
+              .getResult(0);
     } else {
       FailureOr<Value> batched = createBatchedMatmul(rewriter, loc, lhs, rhs, fullType);
       if (failed(batched))
@@ -505,8 +501,8 @@ Value createConvolution(OpBuilder &b, Location loc, Value input, Value weight, V
                                               dilationsAttr)
           .getResult(0);
     if (spatialRank == 3)
-      return linalg::Conv3DNcdhwFcdhwOp::create(b, loc, resultTypes, operands, init,
-                                                stridesAttr, dilationsAttr)
+      return linalg::Conv3DNcdhwFcdhwOp::create(b, loc, resultTypes, operands, init, stridesAttr,
+                                                dilationsAttr)
           .getResult(0);
   }
   bool staticChannels = !ShapedType::isDynamic(filters) && !weightType.isDynamicDim(1);
@@ -539,20 +535,18 @@ Value createConvolution(OpBuilder &b, Location loc, Value input, Value weight, V
           newSizes.push_back(sizes[i]);
         }
       }
-      return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, elementType),
-                                           value, groups, newSizes);
+      return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, elementType), value,
+                                           groups, newSizes);
     };
     Value groupedInput = split(input, 1, group);
     Value groupedWeight = split(weight, 0, group);
     Value groupedInit = split(init, 1, group);
-    Value result = linalg::Conv2DNgchwGfchwOp::create(
-                       b, loc, TypeRange{groupedInit.getType()},
-                       ValueRange{groupedInput, groupedWeight}, groupedInit, stridesAttr,
-                       dilationsAttr)
+    Value result = linalg::Conv2DNgchwGfchwOp::create(b, loc, TypeRange{groupedInit.getType()},
+                                                      ValueRange{groupedInput, groupedWeight},
+                                                      groupedInit, stridesAttr, dilationsAttr)
                        .getResult(0);
     return tensor::CollapseShapeOp::create(
-        b, loc, resultType, result,
-        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+        b, loc, resultType, result, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
   }
 
   // The general form: loops [n, m, o..., c, k...]; the input channel is
@@ -679,8 +673,8 @@ struct ConvTransposeLowering : OpConversionPattern<graph::ConvTransposeOp> {
     int64_t rank = inputType.getRank();
     int64_t spatialRank = rank - 2;
     int64_t group = op.getGroup();
-    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(),
-                      pads = op.getPads(), outputPadding = op.getOutputPadding();
+    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(), pads = op.getPads(),
+                      outputPadding = op.getOutputPadding();
     int64_t channels = inputType.getDimSize(1);
     int64_t filtersPerGroup = weightType.getDimSize(1);
     if (static_cast<int64_t>(strides.size()) != spatialRank ||
@@ -729,8 +723,8 @@ struct ConvTransposeLowering : OpConversionPattern<graph::ConvTransposeOp> {
     if (needsSlice) {
       SmallVector<OpFoldResult> unitStrides(rank, rewriter.getIndexAttr(1));
       spreadInput = tensor::ExtractSliceOp::create(
-          rewriter, loc, RankedTensorType::get(sliceShape, elementType), spreadInput,
-          sliceOffsets, sliceSizes, unitStrides);
+          rewriter, loc, RankedTensorType::get(sliceShape, elementType), spreadInput, sliceOffsets,
+          sliceSizes, unitStrides);
     }
 
     // The weight [C, M/G, K...] as a convolution's [M, C/G, K...], flipped:
@@ -748,15 +742,14 @@ struct ConvTransposeLowering : OpConversionPattern<graph::ConvTransposeOp> {
     SmallVector<AffineMap> weightMaps{AffineMap::get(rank, 0, weightExprs, context),
                                       rewriter.getMultiDimIdentityMap(rank)};
     Value convWeightInit = tensor::EmptyOp::create(rewriter, loc, convWeightShape, elementType);
-    Value convWeight =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{convWeightType}, ValueRange{adaptor.getWeight()},
-            ValueRange{convWeightInit}, weightMaps,
-            SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-            [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-              linalg::YieldOp::create(nested, nestedLoc, args[0]);
-            })
-            .getResult(0);
+    Value convWeight = linalg::GenericOp::create(
+                           rewriter, loc, TypeRange{convWeightType},
+                           ValueRange{adaptor.getWeight()}, ValueRange{convWeightInit}, weightMaps,
+                           SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+                           [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+                             linalg::YieldOp::create(nested, nestedLoc, args[0]);
+                           })
+                           .getResult(0);
 
     Value init = createConvolutionInit(
         rewriter, loc, resultType,
@@ -794,9 +787,9 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
     bool unsignedElements = isUnsigned(op.getInput().getType());
     Value lowest = createLowest(rewriter, loc, elementType, unsignedElements);
     ArrayRef<int64_t> inputExtents = inputType.getShape().drop_front(2);
-    Value padded = padSpatial(rewriter, loc, adaptor.getInput(), window->padsBegin,
-                              window->highPadding(inputExtents, resultType.getShape().drop_front(2)),
-                              lowest);
+    Value padded =
+        padSpatial(rewriter, loc, adaptor.getInput(), window->padsBegin,
+                   window->highPadding(inputExtents, resultType.getShape().drop_front(2)), lowest);
     SmallVector<OpFoldResult> sizes =
         getChannelsFirstSizes(rewriter, loc, adaptor.getInput(), resultType);
     Value init = createFilledTensor(rewriter, loc, resultType, sizes, lowest);
@@ -807,14 +800,13 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
       ValueRange inputs{padded, windowTensor};
       Attribute strides = rewriter.getI64TensorAttr(window->strides);
       Attribute dilations = rewriter.getI64TensorAttr(window->dilations);
-      Value result =
-          spatialRank == 2
-              ? linalg::PoolingNchwMaxOp::create(rewriter, loc, TypeRange{resultType}, inputs,
-                                                 init, strides, dilations)
-                    .getResult(0)
-              : linalg::PoolingNcwMaxOp::create(rewriter, loc, TypeRange{resultType}, inputs,
-                                                init, strides, dilations)
-                    .getResult(0);
+      Value result = spatialRank == 2
+                         ? linalg::PoolingNchwMaxOp::create(rewriter, loc, TypeRange{resultType},
+                                                            inputs, init, strides, dilations)
+                               .getResult(0)
+                         : linalg::PoolingNcwMaxOp::create(rewriter, loc, TypeRange{resultType},
+                                                           inputs, init, strides, dilations)
+                               .getResult(0);
       Value indices = createEmptyTensor(rewriter, loc, indicesType, sizes);
       rewriter.replaceOp(op, {result, indices});
       return success();
@@ -825,7 +817,8 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
           rewriter, loc, padded, *window, ValueRange{init},
           [&](OpBuilder &b, Location nestedLoc, Value element, ValueRange accumulators) {
             return SmallVector<Value>{
-                createMax(b, nestedLoc, accumulators[0], element, unsignedElements)}; })[0];
+                createMax(b, nestedLoc, accumulators[0], element, unsignedElements)};
+          })[0];
       rewriter.replaceOp(op, {result, createEmptyTensor(rewriter, loc, indicesType, sizes)});
       return success();
     }
@@ -859,7 +852,8 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
           for (int64_t j = 0; j < spatialRank; ++j) {
             int64_t i = columnMajor ? spatialRank - 1 - j : j;
             spatial = arith::AddIOp::create(
-                b, nestedLoc, arith::MulIOp::create(b, nestedLoc, spatial, constant(inputExtents[i])),
+                b, nestedLoc,
+                arith::MulIOp::create(b, nestedLoc, spatial, constant(inputExtents[i])),
                 coordinates[i]);
             spatialSize *= inputExtents[i];
           }
@@ -874,10 +868,10 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
             greater = arith::CmpFOp::create(b, nestedLoc, arith::CmpFPredicate::OGT, element,
                                             accumulators[0]);
           else
-            greater = arith::CmpIOp::create(
-                b, nestedLoc,
-                unsignedElements ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt, element,
-                accumulators[0]);
+            greater = arith::CmpIOp::create(b, nestedLoc,
+                                            unsignedElements ? arith::CmpIPredicate::ugt
+                                                             : arith::CmpIPredicate::sgt,
+                                            element, accumulators[0]);
           return SmallVector<Value>{
               arith::SelectOp::create(b, nestedLoc, greater, element, accumulators[0]),
               arith::SelectOp::create(b, nestedLoc, greater, position, accumulators[1])};
@@ -892,8 +886,8 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
 Value countTaps(OpBuilder &b, Location loc, Value output, int64_t stride, int64_t dilation,
                 int64_t kernel, int64_t padBegin, int64_t lowest, int64_t highest) {
   auto constant = [&](int64_t value) { return arith::ConstantIndexOp::create(b, loc, value); };
-  Value start = arith::SubIOp::create(b, loc, arith::MulIOp::create(b, loc, output, constant(stride)),
-                                      constant(padBegin));
+  Value start = arith::SubIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, output, constant(stride)), constant(padBegin));
   // First tap j with start + j * dilation >= lowest, last with <= highest - 1.
   Value first = arith::CeilDivSIOp::create(
       b, loc, arith::SubIOp::create(b, loc, constant(lowest), start), constant(dilation));
@@ -901,8 +895,8 @@ Value countTaps(OpBuilder &b, Location loc, Value output, int64_t stride, int64_
   Value last = arith::FloorDivSIOp::create(
       b, loc, arith::SubIOp::create(b, loc, constant(highest - 1), start), constant(dilation));
   last = arith::MinSIOp::create(b, loc, last, constant(kernel - 1));
-  Value count = arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, last, first),
-                                      constant(1));
+  Value count =
+      arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, last, first), constant(1));
   return arith::MaxSIOp::create(b, loc, count, constant(0));
 }
 
@@ -927,9 +921,9 @@ struct AveragePoolLowering : OpConversionPattern<graph::AveragePoolOp> {
     Type elementType = inputType.getElementType();
     Value zero = createScalarConstant(rewriter, loc, elementType, 0.0);
     ArrayRef<int64_t> inputExtents = inputType.getShape().drop_front(2);
-    Value padded = padSpatial(rewriter, loc, adaptor.getInput(), window->padsBegin,
-                              window->highPadding(inputExtents, resultType.getShape().drop_front(2)),
-                              zero);
+    Value padded =
+        padSpatial(rewriter, loc, adaptor.getInput(), window->padsBegin,
+                   window->highPadding(inputExtents, resultType.getShape().drop_front(2)), zero);
     SmallVector<OpFoldResult> sizes =
         getChannelsFirstSizes(rewriter, loc, adaptor.getInput(), resultType);
     Value init = createFilledTensor(rewriter, loc, resultType, sizes, zero);
@@ -1016,10 +1010,10 @@ struct LpPoolLowering : OpConversionPattern<graph::LpPoolOp> {
       return rewriter.notifyMatchFailure(op, "attributes do not match the input");
     int64_t p = op.getP();
     Value zero = createScalarConstant(rewriter, loc, inputType.getElementType(), 0.0);
-    Value padded = padSpatial(
-        rewriter, loc, adaptor.getInput(), window->padsBegin,
-        window->highPadding(inputType.getShape().drop_front(2), resultType.getShape().drop_front(2)),
-        zero);
+    Value padded = padSpatial(rewriter, loc, adaptor.getInput(), window->padsBegin,
+                              window->highPadding(inputType.getShape().drop_front(2),
+                                                  resultType.getShape().drop_front(2)),
+                              zero);
     Value init = createFilledTensor(
         rewriter, loc, resultType,
         getChannelsFirstSizes(rewriter, loc, adaptor.getInput(), resultType), zero);
@@ -1029,11 +1023,11 @@ struct LpPoolLowering : OpConversionPattern<graph::LpPoolOp> {
           return SmallVector<Value>{arith::AddFOp::create(
               b, nestedLoc, accumulators[0], createAbsPower(b, nestedLoc, element, p))};
         })[0];
-    rewriter.replaceOp(op, createElementwise(rewriter, loc, resultType, ValueRange{sum},
-                                             [&](OpBuilder &b, Location nestedLoc,
-                                                 ValueRange args) {
-                                               return createRootOfSum(b, nestedLoc, args[0], p);
-                                             }));
+    rewriter.replaceOp(op,
+                       createElementwise(rewriter, loc, resultType, ValueRange{sum},
+                                         [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+                                           return createRootOfSum(b, nestedLoc, args[0], p);
+                                         }));
     return success();
   }
 };
@@ -1048,8 +1042,7 @@ SmallVector<int64_t> spatialAxes(int64_t rank) {
 
 /// graph.global_average_pool, global_max_pool and global_lp_pool: a reduction over the
 /// spatial dimensions (kept as 1), then the mean's division or the Lp root.
-template <typename OpTy>
-struct GlobalPoolLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct GlobalPoolLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
   LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor,
@@ -1089,13 +1082,13 @@ struct GlobalPoolLowering : OpConversionPattern<OpTy> {
             rewriter, loc, count, getValueOrCreateConstantIndexOp(rewriter, loc, inputSizes[axis]));
       Value countValue = arith::SIToFPOp::create(
           rewriter, loc, elementType, indexToInteger(rewriter, loc, count, rewriter.getI64Type()));
-      reduced = createElementwise(
-          rewriter, loc, cast<RankedTensorType>(reduced.getType()), ValueRange{reduced},
-          [&](OpBuilder &b, Location nestedLoc, ValueRange args) -> Value {
-            if (std::is_same_v<OpTy, graph::GlobalLpPoolOp>)
-              return createRootOfSum(b, nestedLoc, args[0], p);
-            return arith::DivFOp::create(b, nestedLoc, args[0], countValue);
-          });
+      reduced = createElementwise(rewriter, loc, cast<RankedTensorType>(reduced.getType()),
+                                  ValueRange{reduced},
+                                  [&](OpBuilder &b, Location nestedLoc, ValueRange args) -> Value {
+                                    if (std::is_same_v<OpTy, graph::GlobalLpPoolOp>)
+                                      return createRootOfSum(b, nestedLoc, args[0], p);
+                                    return arith::DivFOp::create(b, nestedLoc, args[0], countValue);
+                                  });
     }
     rewriter.replaceOp(op, castToType(rewriter, loc, reduced, resultType));
     return success();
@@ -1114,8 +1107,7 @@ struct MaxUnpoolLowering : OpConversionPattern<graph::MaxUnpoolOp> {
     auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
     auto indicesType = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
     if (!resultType || !resultType.hasStaticShape() || !inputType || !inputType.hasStaticShape() ||
-        !indicesType || indicesType.getShape() != inputType.getShape() ||
-        inputType.getRank() == 0)
+        !indicesType || indicesType.getShape() != inputType.getShape() || inputType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Type elementType = inputType.getElementType();
     auto flatten = [&](Value value) -> Value {
@@ -1302,8 +1294,8 @@ struct EinsumLowering : OpConversionPattern<graph::EinsumOp> {
       }
       maps.push_back(AffineMap::get(loops.size(), 0, exprs, context));
     }
-    maps.push_back(AffineMap::getMultiDimIdentityMap(loops.size(), context)
-                       .getMajorSubMap(output.size()));
+    maps.push_back(
+        AffineMap::getMultiDimIdentityMap(loops.size(), context).getMajorSubMap(output.size()));
     for (auto [dim, label] : llvm::enumerate(output))
       if (extents.count(label) && extents[label] != resultType.getDimSize(dim))
         return rewriter.notifyMatchFailure(op, "result extents do not match the equation");
@@ -1395,9 +1387,9 @@ struct DetLowering : OpConversionPattern<graph::DetOp> {
                 // The pivot: the row at or below k with the largest magnitude in column k.
                 auto pivotLoop = scf::ForOp::create(
                     cb, cl, k, sizeValue, one,
-                    ValueRange{k, math::AbsFOp::create(
-                                      cb, cl, tensor::ExtractOp::create(cb, cl, current,
-                                                                        ValueRange{k, k}))},
+                    ValueRange{k, math::AbsFOp::create(cb, cl,
+                                                       tensor::ExtractOp::create(
+                                                           cb, cl, current, ValueRange{k, k}))},
                     [&](OpBuilder &pb, Location pl, Value row, ValueRange pivotArgs) {
                       Value magnitude = math::AbsFOp::create(
                           pb, pl, tensor::ExtractOp::create(pb, pl, current, ValueRange{row, k}));
@@ -1433,15 +1425,15 @@ struct DetLowering : OpConversionPattern<graph::DetOp> {
                 determinant = arith::MulFOp::create(cb, cl, determinant, pivot);
                 // Eliminate below the pivot; a zero pivot (a singular matrix, the
                 // determinant already 0) eliminates nothing rather than dividing by 0.
-                Value zeroPivot = arith::CmpFOp::create(cb, cl, arith::CmpFPredicate::OEQ, pivot,
-                                                        zeroElement);
-                Value safePivot =
-                    arith::SelectOp::create(cb, cl, zeroPivot, oneElement, pivot);
+                Value zeroPivot =
+                    arith::CmpFOp::create(cb, cl, arith::CmpFPredicate::OEQ, pivot, zeroElement);
+                Value safePivot = arith::SelectOp::create(cb, cl, zeroPivot, oneElement, pivot);
                 Value next = arith::AddIOp::create(cb, cl, k, one);
                 auto rowLoop = scf::ForOp::create(
                     cb, cl, next, sizeValue, one, ValueRange{current},
                     [&](OpBuilder &rb, Location rl, Value row, ValueRange rowArgs) {
-                      Value below = tensor::ExtractOp::create(rb, rl, rowArgs[0], ValueRange{row, k});
+                      Value below =
+                          tensor::ExtractOp::create(rb, rl, rowArgs[0], ValueRange{row, k});
                       Value factor = arith::DivFOp::create(rb, rl, below, safePivot);
                       factor = arith::SelectOp::create(rb, rl, zeroPivot, zeroElement, factor);
                       auto updateLoop = scf::ForOp::create(
@@ -1453,11 +1445,11 @@ struct DetLowering : OpConversionPattern<graph::DetOp> {
                                                                      ValueRange{k, column});
                             Value updated = arith::SubFOp::create(
                                 ub, ul, target, arith::MulFOp::create(ub, ul, factor, source));
-                            scf::YieldOp::create(
-                                ub, ul,
-                                tensor::InsertOp::create(ub, ul, updated, updateArgs[0],
-                                                         ValueRange{row, column})
-                                    .getResult());
+                            scf::YieldOp::create(ub, ul,
+                                                 tensor::InsertOp::create(ub, ul, updated,
+                                                                          updateArgs[0],
+                                                                          ValueRange{row, column})
+                                                     .getResult());
                           });
                       scf::YieldOp::create(rb, rl, updateLoop.getResult(0));
                     });
@@ -1489,12 +1481,11 @@ struct DetLowering : OpConversionPattern<graph::DetOp> {
 void populateNNLowering(const TypeConverter &converter, RewritePatternSet &patterns) {
   populateNNNormalizationLowering(converter, patterns);
   populateNNSamplingLowering(converter, patterns);
-  patterns.add<MatMulLowering, GemmLowering, ConvLowering, ConvTransposeLowering,
-               MaxPoolLowering, AveragePoolLowering, LpPoolLowering,
-               GlobalPoolLowering<graph::GlobalAveragePoolOp>,
-               GlobalPoolLowering<graph::GlobalMaxPoolOp>,
-               GlobalPoolLowering<graph::GlobalLpPoolOp>, MaxUnpoolLowering, EinsumLowering,
-               DetLowering>(converter, patterns.getContext());
+  patterns
+      .add<MatMulLowering, GemmLowering, ConvLowering, ConvTransposeLowering, MaxPoolLowering,
+           AveragePoolLowering, LpPoolLowering, GlobalPoolLowering<graph::GlobalAveragePoolOp>,
+           GlobalPoolLowering<graph::GlobalMaxPoolOp>, GlobalPoolLowering<graph::GlobalLpPoolOp>,
+           MaxUnpoolLowering, EinsumLowering, DetLowering>(converter, patterns.getContext());
 }
 
 } // namespace kiln::lowering
