@@ -77,14 +77,22 @@ Value select(OpBuilder &b, Location loc, Value condition, Value whenTrue, Value 
   return arith::SelectOp::create(b, loc, condition, whenTrue, whenFalse);
 }
 
-/// The larger (`max`) or smaller of two elements of graph element type `graphType`. Float
-/// NaNs propagate, as in numpy's maximum/minimum that ONNX's reference uses.
+/// The larger (`max`) or smaller of two floats; a NaN in either propagates, as in numpy's
+/// maximum/minimum that ONNX's reference uses. Compares and selects rather than
+/// arith.maximumf/minimumf, whose LLVM intrinsics crash the host JIT's code generator.
+Value floatExtremum(OpBuilder &b, Location loc, Value lhs, Value rhs, bool max) {
+  Value lhsWins = arith::CmpFOp::create(
+      b, loc, max ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, lhs, rhs);
+  Value lhsIsNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, lhs, lhs);
+  Value pick = arith::OrIOp::create(b, loc, lhsWins, lhsIsNaN);
+  return arith::SelectOp::create(b, loc, pick, lhs, rhs);
+}
+
+/// The larger (`max`) or smaller of two elements of graph element type `graphType`.
 Value extremum(OpBuilder &b, Location loc, Value lhs, Value rhs, Type graphType, bool max) {
   if (isa<FloatType>(lhs.getType())) {
     return computeInF32(b, loc, {lhs, rhs}, [&](ValueRange w) -> Value {
-      if (max)
-        return arith::MaximumFOp::create(b, loc, w[0], w[1]);
-      return arith::MinimumFOp::create(b, loc, w[0], w[1]);
+      return floatExtremum(b, loc, w[0], w[1], max);
     });
   }
   if (comparesUnsigned(graphType))
@@ -123,7 +131,7 @@ Value eluBranch(OpBuilder &b, Location loc, Value x, double alpha) {
 /// log(1 + exp(x)) without overflow for large x: max(x, 0) + log1p(exp(-|x|)).
 Value softplus(OpBuilder &b, Location loc, Value x) {
   Type type = x.getType();
-  Value positivePart = arith::MaximumFOp::create(b, loc, x, constant(b, loc, type, 0));
+  Value positivePart = floatExtremum(b, loc, x, constant(b, loc, type, 0), /*max=*/true);
   Value negAbs = arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x));
   Value tail = math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs));
   return arith::AddFOp::create(b, loc, positivePart, tail);
@@ -430,7 +438,7 @@ Value computeElement(graph::CastOp op, OpBuilder &b, Location loc, ValueRange ar
 Value computeElement(graph::ReluOp op, OpBuilder &b, Location loc, ValueRange args) {
   Value zero = constant(b, loc, args[0].getType(), 0.0);
   if (isa<FloatType>(args[0].getType()))
-    return arith::MaximumFOp::create(b, loc, args[0], zero);
+    return floatExtremum(b, loc, args[0], zero, /*max=*/true);
   if (isUnsigned(graphElementType(op, 0)))
     return args[0];
   return arith::MaxSIOp::create(b, loc, args[0], zero);
@@ -570,8 +578,8 @@ Value hardSigmoid(OpBuilder &b, Location loc, Value x, double alpha, double beta
   Value linear =
       arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, constant(b, loc, type, alpha), x),
                             constant(b, loc, type, beta));
-  Value upper = arith::MinimumFOp::create(b, loc, linear, constant(b, loc, type, 1));
-  return arith::MaximumFOp::create(b, loc, upper, constant(b, loc, type, 0));
+  Value upper = floatExtremum(b, loc, linear, constant(b, loc, type, 1), /*max=*/false);
+  return floatExtremum(b, loc, upper, constant(b, loc, type, 0), /*max=*/true);
 }
 
 Value computeElement(graph::HardSwishOp, OpBuilder &b, Location loc, ValueRange args) {
@@ -600,8 +608,10 @@ Value computeElement(graph::CeluOp op, OpBuilder &b, Location loc, ValueRange ar
   return unaryFloat(b, loc, args[0], [&](Value x, Type type) -> Value {
     Value zero = constant(b, loc, type, 0);
     Value scaled = arith::DivFOp::create(b, loc, x, constant(b, loc, type, alpha));
-    Value negativePart = arith::MinimumFOp::create(b, loc, eluBranch(b, loc, scaled, alpha), zero);
-    return arith::AddFOp::create(b, loc, arith::MaximumFOp::create(b, loc, x, zero), negativePart);
+    Value negativePart =
+        floatExtremum(b, loc, eluBranch(b, loc, scaled, alpha), zero, /*max=*/false);
+    return arith::AddFOp::create(b, loc, floatExtremum(b, loc, x, zero, /*max=*/true),
+                                 negativePart);
   });
 }
 
