@@ -133,8 +133,8 @@ func.func @greater_or_equal(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xi1
 // CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @max_variadic
 // CHECK: linalg.generic {indexing_maps = [#[[FULL]], #[[COL]], #[[FULL]], #[[FULL]]]
-// CHECK: arith.cmpf ogt
-// CHECK: arith.cmpf ogt
+// CHECK: arith.maximumf
+// CHECK: arith.maximumf
 func.func @max_variadic(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %c: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = graph.max %a, %b, %c : (tensor<2x3xf32>, tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
@@ -203,7 +203,7 @@ func.func @round(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 // Softplus in the form that does not overflow: max(x, 0) + log1p(exp(-|x|)).
 // CHECK-LABEL: func.func @softplus
-// CHECK: arith.cmpf ogt
+// CHECK: arith.maximumf
 // CHECK: math.absf
 // CHECK: math.exp
 // CHECK: math.log1p
@@ -236,13 +236,13 @@ func.func @gelu_tanh(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// Elu: a select between alpha * (exp(x) - 1) and x.
+// Elu without a select: max(x, 0) + alpha * (exp(min(x, 0)) - 1).
 // CHECK-LABEL: func.func @elu
-// CHECK: %[[NEGATIVE:.*]] = arith.cmpf olt
+// CHECK: %[[POSITIVE:.*]] = arith.maximumf %in
 // CHECK: math.exp
 // CHECK: %[[ALPHA:.*]] = arith.constant 2.000000e+00 : f32
 // CHECK: %[[SCALED:.*]] = arith.mulf %[[ALPHA]]
-// CHECK: arith.select %[[NEGATIVE]], %[[SCALED]], %in
+// CHECK: arith.addf %[[POSITIVE]], %[[SCALED]]
 func.func @elu(%x: tensor<3xf32>) -> tensor<3xf32> {
   %0 = graph.elu %x {alpha = 2.0 : f32} : tensor<3xf32>
   return %0 : tensor<3xf32>
@@ -268,9 +268,10 @@ func.func @is_inf_negative(%x: tensor<3xf32>) -> tensor<3xi1> {
 // CHECK-DAG: #[[SLOPE:.*]] = affine_map<(d0, d1, d2) -> (d1, 0)>
 // CHECK-LABEL: func.func @prelu
 // CHECK: linalg.generic {indexing_maps = [#[[FULL]], #[[SLOPE]], #[[FULL]]]
-// CHECK: arith.cmpf olt
-// CHECK: arith.mulf
-// CHECK: arith.select
+// CHECK: ^bb0(%[[X:[a-z0-9_]+]]: f32, %[[S:[a-z0-9_]+]]: f32
+// CHECK: arith.maximumf %[[X]]
+// CHECK: arith.mulf %[[S]]
+// CHECK: arith.addf
 func.func @prelu(%x: tensor<2x3x4xf32>, %slope: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
   %0 = graph.prelu %x, %slope : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
   return %0 : tensor<2x3x4xf32>
