@@ -512,7 +512,7 @@ struct TileLowering : OpConversionPattern<graph::TileOp> {
 // Joining, splitting and slicing
 //===----------------------------------------------------------------------===//
 
-/// Concat → tensor.insert_slice of each input into one tensor.empty.
+/// Concat → each input copied (linalg.copy) into its slice of one tensor.empty.
 struct ConcatLowering : OpConversionPattern<graph::ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(graph::ConcatOp op, OpAdaptor adaptor,
@@ -546,8 +546,13 @@ struct ConcatLowering : OpConversionPattern<graph::ConcatOp> {
     OpFoldResult offset = rewriter.getIndexAttr(0);
     for (auto [input, extents] : llvm::zip_equal(adaptor.getInputs(), inputSizes)) {
       offsets[*axis] = offset;
+      // linalg.copy into the destination's slice, which bufferizes in place into a loop
+      // nest (a bare insert_slice would become a strided memref.copy).
+      Value slice =
+          tensor::ExtractSliceOp::create(rewriter, loc, result, offsets, extents, strides);
+      Value copied = linalg::CopyOp::create(rewriter, loc, input, slice)->getResult(0);
       result =
-          tensor::InsertSliceOp::create(rewriter, loc, input, result, offsets, extents, strides);
+          tensor::InsertSliceOp::create(rewriter, loc, copied, result, offsets, extents, strides);
       offset = addOFRs(rewriter, loc, offset, extents[*axis]);
     }
     rewriter.replaceOp(op, result);
@@ -678,8 +683,13 @@ struct SliceLowering : OpConversionPattern<graph::SliceOp> {
     };
     for (int64_t entry = 0; entry < count; ++entry) {
       Value step = op.getSteps() ? rawValue(adaptor.getSteps(), entry) : one;
-      if (constantSteps)
+      if (constantSteps) {
         step = constantIndex(rewriter, loc, (*constantSteps)[entry]);
+      } else {
+        // ONNX forbids a step of 0; reading it as 1 keeps the divisions below defined.
+        Value isZero = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, step, zero);
+        step = arith::SelectOp::create(rewriter, loc, isZero, one, step);
+      }
       Value rawStart = rawValue(adaptor.getStarts(), entry);
       Value rawEnd = rawValue(adaptor.getEnds(), entry);
       for (int64_t dim = 0; dim < rank; ++dim) {
@@ -1221,7 +1231,10 @@ struct ConstantOfShapeLowering : OpConversionPattern<graph::ConstantOfShapeOp> {
     if (auto floatType = dyn_cast<FloatType>(elementType)) {
       if (!isa<FloatType>(dense.getElementType()))
         return rewriter.notifyMatchFailure(op, "value of another element type");
-      scalar = FloatAttr::get(floatType, *dense.getValues<APFloat>().begin());
+      APFloat value = *dense.getValues<APFloat>().begin();
+      bool losesInfo = false;
+      value.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+      scalar = FloatAttr::get(floatType, value);
     } else if (auto integerType = dyn_cast<IntegerType>(elementType)) {
       if (!isa<IntegerType>(dense.getElementType()))
         return rewriter.notifyMatchFailure(op, "value of another element type");

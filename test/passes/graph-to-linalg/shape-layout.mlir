@@ -121,11 +121,13 @@ func.func @space_to_depth(%x: tensor<1x2x4x6xf32>) -> tensor<1x8x2x3xf32> {
 
 // -----
 
-// Concat inserts each input at its offset along the axis.
+// Concat copies each input into its slice of the result, at its offset along the axis.
 // CHECK-LABEL: func.func @concat
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x5xf32>
-// CHECK: %[[FIRST:.*]] = tensor.insert_slice %arg0 into %[[EMPTY]][0, 0] [2, 2] [1, 1]
-// CHECK: tensor.insert_slice %arg1 into %[[FIRST]][0, 2] [2, 3] [1, 1]
+// CHECK: linalg.copy ins(%arg0 : tensor<2x2xf32>)
+// CHECK: %[[FIRST:.*]] = tensor.insert_slice %{{.*}} into %[[EMPTY]][0, 0] [2, 2] [1, 1]
+// CHECK: linalg.copy ins(%arg1 : tensor<2x3xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %[[FIRST]][0, 2] [2, 3] [1, 1]
 func.func @concat(%a: tensor<2x2xf32>, %b: tensor<2x3xf32>) -> tensor<2x5xf32> {
   %0 = graph.concat %a, %b {axis = -1 : i64} : (tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
