@@ -79,8 +79,8 @@ Value indexValue(OpBuilder &b, Location loc, OpFoldResult size) {
 
 /// `input` with the extents of `resultType` (the same elements in row-major order). Static
 /// shapes become a tensor.collapse_shape and/or tensor.expand_shape, which bufferize to
-/// views; dynamic ones a tensor.reshape to `resultSizes`. Null when static element counts
-/// disagree.
+/// views; dynamic ones a tensor.reshape to `resultSizes` (which may be empty when the
+/// result type is static). Null when static element counts disagree.
 Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType resultType,
                 ArrayRef<OpFoldResult> resultSizes) {
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -118,8 +118,15 @@ Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType result
                                          ArrayRef<ReassociationIndices>{all});
   }
   SmallVector<Value> sizeValues;
-  for (OpFoldResult size : resultSizes)
-    sizeValues.push_back(indexValue(b, loc, size));
+  if (static_cast<int64_t>(resultSizes.size()) == resultType.getRank()) {
+    for (OpFoldResult size : resultSizes)
+      sizeValues.push_back(indexValue(b, loc, size));
+  } else if (resultType.hasStaticShape()) {
+    for (int64_t extent : resultType.getShape())
+      sizeValues.push_back(constantIndex(b, loc, extent));
+  } else {
+    return Value();
+  }
   auto shapeType = RankedTensorType::get({resultType.getRank()}, b.getIndexType());
   Value shape = tensor::FromElementsOp::create(b, loc, shapeType, sizeValues);
   return tensor::ReshapeOp::create(b, loc, resultType, input, shape);
