@@ -165,6 +165,15 @@ Value positiveRemainder(OpBuilder &b, Location loc, Value value, Value modulus) 
   return arith::RemSIOp::create(b, loc, shifted, modulus);
 }
 
+/// `lhs + rhs`, folded when both are constants.
+OpFoldResult addOFRs(OpBuilder &b, Location loc, OpFoldResult lhs, OpFoldResult rhs) {
+  std::optional<int64_t> left = getConstantIntValue(lhs), right = getConstantIntValue(rhs);
+  if (left && right)
+    return b.getIndexAttr(*left + *right);
+  return arith::AddIOp::create(b, loc, indexValue(b, loc, lhs), indexValue(b, loc, rhs))
+      .getResult();
+}
+
 /// A normalised axis in [0, rank), or failure.
 FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank)
@@ -565,14 +574,6 @@ struct ConcatLowering : OpConversionPattern<graph::ConcatOp> {
     rewriter.replaceOp(op, result);
     return success();
   }
-
-  static OpFoldResult addOFRs(OpBuilder &b, Location loc, OpFoldResult lhs, OpFoldResult rhs) {
-    std::optional<int64_t> left = getConstantIntValue(lhs), right = getConstantIntValue(rhs);
-    if (left && right)
-      return b.getIndexAttr(*left + *right);
-    return arith::AddIOp::create(b, loc, indexValue(b, loc, lhs), indexValue(b, loc, rhs))
-        .getResult();
-  }
 };
 
 /// Split → one tensor.extract_slice per result.
@@ -594,7 +595,7 @@ struct SplitLowering : OpConversionPattern<graph::SplitOp> {
     Value extent = indexValue(rewriter, loc, inputSizes[*axis]);
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    Value offset = constantIndex(rewriter, loc, 0);
+    OpFoldResult offset = rewriter.getIndexAttr(0);
     SmallVector<Value> results;
     for (int64_t part = 0; part < parts; ++part) {
       RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op, part);
@@ -608,7 +609,8 @@ struct SplitLowering : OpConversionPattern<graph::SplitOp> {
         // ceil(d / parts) per part, the last one taking what is left.
         Value count = constantIndex(rewriter, loc, parts);
         Value chunk = arith::CeilDivUIOp::create(rewriter, loc, extent, count);
-        Value left = arith::SubIOp::create(rewriter, loc, extent, offset);
+        Value left =
+            arith::SubIOp::create(rewriter, loc, extent, indexValue(rewriter, loc, offset));
         Value zero = constantIndex(rewriter, loc, 0);
         Value size = arith::MinSIOp::create(rewriter, loc, chunk, left);
         return OpFoldResult(arith::MaxSIOp::create(rewriter, loc, size, zero));
@@ -617,8 +619,7 @@ struct SplitLowering : OpConversionPattern<graph::SplitOp> {
       Value slice =
           tensor::ExtractSliceOp::create(rewriter, loc, resultType, input, offsets, sizes, strides);
       results.push_back(slice);
-      offset =
-          arith::AddIOp::create(rewriter, loc, offset, indexValue(rewriter, loc, sizes[*axis]));
+      offset = addOFRs(rewriter, loc, offset, sizes[*axis]);
     }
     rewriter.replaceOp(op, results);
     return success();

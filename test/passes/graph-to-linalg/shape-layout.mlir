@@ -66,7 +66,7 @@ func.func @squeeze(%x: tensor<1x3x4xf32>) -> tensor<3x4xf32> {
 // -----
 
 // CHECK-LABEL: func.func @unsqueeze
-// CHECK: tensor.expand_shape %arg0 {{\[\[}}0, 1], [2, 3]] output_shape [3, 1, 4, 1]
+// CHECK: tensor.expand_shape %arg0 {{\[\[}}0], [1, 2, 3]] output_shape [3, 1, 4, 1]
 func.func @unsqueeze(%x: tensor<3x4xf32>) -> tensor<3x1x4x1xf32> {
   %axes = graph.constant dense<[1, -1]> : tensor<2xi64>
   %0 = graph.unsqueeze %x, %axes : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<3x1x4x1xf32>
