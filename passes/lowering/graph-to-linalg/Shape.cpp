@@ -616,9 +616,14 @@ struct SplitLowering : OpConversionPattern<graph::SplitOp> {
         return OpFoldResult(arith::MaxSIOp::create(rewriter, loc, size, zero));
       });
       offsets[*axis] = offset;
-      Value slice =
-          tensor::ExtractSliceOp::create(rewriter, loc, resultType, input, offsets, sizes, strides);
-      results.push_back(slice);
+      // An empty part is a new empty tensor: the slice verifier rejects an offset equal to
+      // an extent of 0.
+      if (resultType.hasStaticShape() && resultType.getNumElements() == 0) {
+        results.push_back(createEmptyTensor(rewriter, loc, resultType, sizes));
+      } else {
+        results.push_back(tensor::ExtractSliceOp::create(rewriter, loc, resultType, input, offsets,
+                                                         sizes, strides));
+      }
       offset = addOFRs(rewriter, loc, offset, sizes[*axis]);
     }
     rewriter.replaceOp(op, results);
