@@ -512,11 +512,13 @@ Value flatten(OpBuilder &b, Location loc, Value tensor) {
 /// into strided memref copies, which need a runtime library the JIT does not link.
 Value gatherAlongAxis(OpBuilder &b, Location loc, Value input, int64_t axis, Value positions,
                       Value count, Type elementType) {
-  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
   SmallVector<OpFoldResult> sizes = getSizes(b, loc, input);
   sizes[axis] = count;
-  auto resultType =
-      RankedTensorType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic), elementType);
+  SmallVector<int64_t> shape(inputType.getShape());
+  shape[axis] = ShapedType::kDynamic;
+  auto resultType = RankedTensorType::get(shape, elementType);
   AffineMap positionsMap = AffineMap::get(rank, 0, b.getAffineDimExpr(axis));
   return createGather(b, loc, resultType, sizes, positions, positionsMap,
                       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) -> Value {
