@@ -923,9 +923,12 @@ Value countTaps(OpBuilder &b, Location loc, Value output, int64_t stride, int64_
   auto constant = [&](int64_t value) { return arith::ConstantIndexOp::create(b, loc, value); };
   Value start = arith::SubIOp::create(
       b, loc, arith::MulIOp::create(b, loc, output, constant(stride)), constant(padBegin));
-  // First tap j with start + j * dilation >= lowest, last with <= highest - 1.
-  Value first = arith::CeilDivSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, constant(lowest), start), constant(dilation));
+  // First tap j with start + j * dilation >= lowest, last with <= highest - 1;
+  // ceil(a / d) is written -floor(-a / d).
+  Value first = arith::SubIOp::create(
+      b, loc, constant(0),
+      arith::FloorDivSIOp::create(b, loc, arith::SubIOp::create(b, loc, start, constant(lowest)),
+                                  constant(dilation)));
   first = arith::MaxSIOp::create(b, loc, first, constant(0));
   Value last = arith::FloorDivSIOp::create(
       b, loc, arith::SubIOp::create(b, loc, constant(highest - 1), start), constant(dilation));

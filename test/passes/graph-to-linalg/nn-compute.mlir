@@ -169,7 +169,7 @@ func.func @max_pool_indices(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, te
 // CHECK: linalg.pooling_nchw_sum
 // CHECK: linalg.generic
 // CHECK: linalg.index 2
-// CHECK: arith.ceildivsi
+// CHECK: arith.floordivsi
 // CHECK: arith.divf
 func.func @average_pool(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
   %0 = graph.average_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, ceil_mode = false, count_include_pad = false} : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
