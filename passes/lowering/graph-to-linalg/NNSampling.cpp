@@ -975,8 +975,8 @@ struct NonMaxSuppressionLowering : OpConversionPattern<graph::NonMaxSuppressionO
                                   Value bestBox = scan.getResult(0);
                                   Value row = args[1];
                                   Value out = args[0];
-                                  for (auto [column, value] :
-                                       llvm::enumerate(ArrayRef<Value>{batch, cls, bestBox}))
+                                  SmallVector<Value> rowValues{batch, cls, bestBox};
+                                  for (auto [column, value] : llvm::enumerate(rowValues))
                                     out = tensor::InsertOp::create(
                                         kb, kl, arith::IndexCastOp::create(kb, kl, i64, value), out,
                                         ValueRange{row, indexConstant(kb, kl, column)});
