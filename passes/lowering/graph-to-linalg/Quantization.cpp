@@ -7,7 +7,173 @@
 using namespace mlir;
 
 namespace kiln::lowering {
+namespace {
 
-void populateQuantizationLowering(const TypeConverter &, RewritePatternSet &) {}
+/// The map that reads a per-tensor (rank 0 or one element) or per-axis (1-D) scale or zero
+/// point of `type` for each element of a result of rank `rank` quantized along `axis`, or
+/// null when the shape selects a granularity this lowering does not handle (blocked).
+AffineMap getQuantParamMap(MLIRContext *context, RankedTensorType type, int64_t rank,
+                           int64_t axis) {
+  if (type.getRank() == 0)
+    return AffineMap::get(rank, 0, {}, context);
+  if (type.getRank() != 1)
+    return {};
+  if (type.getDimSize(0) == 1)
+    return AffineMap::get(rank, 0, {getAffineConstantExpr(0, context)}, context);
+  if (axis < 0 || axis >= rank)
+    return {};
+  return AffineMap::get(rank, 0, {getAffineDimExpr(axis, context)}, context);
+}
+
+/// The normalised quantization axis of a rank-`rank` tensor, or -1 when out of range.
+int64_t normaliseAxis(int64_t axis, int64_t rank) {
+  if (axis < 0)
+    axis += rank;
+  return axis >= 0 && axis < rank ? axis : -1;
+}
+
+/// A `linalg.generic` over `resultType` reading `input` elementwise and the quantization
+/// parameters `params` (scale, optional zero point) through `paramMap`.
+Value createQuantGeneric(OpBuilder &builder, Location loc, RankedTensorType resultType, Value input,
+                         ValueRange params, AffineMap paramMap, ScalarBody body) {
+  int64_t rank = resultType.getRank();
+  SmallVector<Value> inputs{input};
+  llvm::append_range(inputs, params);
+  SmallVector<AffineMap> maps{builder.getMultiDimIdentityMap(rank)};
+  maps.append(params.size(), paramMap);
+  maps.push_back(builder.getMultiDimIdentityMap(rank));
+  Value init = createEmptyTensor(builder, loc, resultType, getSizes(builder, loc, input));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic =
+      linalg::GenericOp::create(builder, loc, resultType, inputs, ValueRange{init}, maps, iterators,
+                                [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+                                  Value result = body(b, bodyLoc, args.drop_back());
+                                  linalg::YieldOp::create(b, bodyLoc, result);
+                                });
+  return generic.getResult(0);
+}
+
+/// graph.dequantize_linear → (float(x) - float(zero_point)) * scale, per tensor or per
+/// axis.
+struct DequantizeLinearLowering : OpConversionPattern<graph::DequantizeLinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(graph::DequantizeLinearOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    auto inputType = dyn_cast<RankedTensorType>(op.getInput().getType());
+    auto scaleType = dyn_cast<RankedTensorType>(adaptor.getScale().getType());
+    if (!resultType || !inputType || !scaleType)
+      return rewriter.notifyMatchFailure(op, "unranked operands");
+    Type graphInputElement = inputType.getElementType();
+    auto floatType = dyn_cast<FloatType>(resultType.getElementType());
+    if (!isa<IntegerType>(graphInputElement) || !floatType ||
+        scaleType.getElementType() != floatType)
+      return rewriter.notifyMatchFailure(op, "only integer inputs dequantize (no f8)");
+    if (op.getBlockSize() != 0)
+      return rewriter.notifyMatchFailure(op, "blocked dequantization");
+    int64_t rank = resultType.getRank();
+    int64_t axis = rank == 0 ? 0 : normaliseAxis(op.getAxis(), rank);
+    AffineMap paramMap = getQuantParamMap(getContext(), scaleType, rank, axis);
+    if (!paramMap)
+      return rewriter.notifyMatchFailure(op, "scale of an unsupported shape");
+    SmallVector<Value> params{adaptor.getScale()};
+    Type graphZeroPointElement;
+    if (Value zeroPoint = adaptor.getZeroPoint()) {
+      auto zeroPointType = dyn_cast<RankedTensorType>(zeroPoint.getType());
+      if (!zeroPointType || zeroPointType.getShape() != scaleType.getShape())
+        return rewriter.notifyMatchFailure(op, "zero point shaped unlike the scale");
+      graphZeroPointElement = cast<ShapedType>(op.getZeroPoint().getType()).getElementType();
+      params.push_back(zeroPoint);
+    }
+    Location loc = op.getLoc();
+    Value result = createQuantGeneric(
+        rewriter, loc, resultType, adaptor.getInput(), params, paramMap,
+        [&](OpBuilder &b, Location bodyLoc, ValueRange args) -> Value {
+          Value value = convertScalar(b, bodyLoc, args[0], graphInputElement, floatType);
+          if (args.size() > 2) {
+            Value zero = convertScalar(b, bodyLoc, args[2], graphZeroPointElement, floatType);
+            value = arith::SubFOp::create(b, bodyLoc, value, zero);
+          }
+          return arith::MulFOp::create(b, bodyLoc, value, args[1]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// graph.quantize_linear → clamp(roundeven(x / scale) + zero_point) in the result's
+/// integer range, computed in the scale's float type, per tensor or per axis.
+struct QuantizeLinearLowering : OpConversionPattern<graph::QuantizeLinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(graph::QuantizeLinearOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    auto inputType = dyn_cast<RankedTensorType>(op.getInput().getType());
+    auto scaleType = dyn_cast<RankedTensorType>(adaptor.getScale().getType());
+    auto graphResultType = dyn_cast<RankedTensorType>(op.getResult().getType());
+    if (!resultType || !inputType || !scaleType || !graphResultType)
+      return rewriter.notifyMatchFailure(op, "unranked operands");
+    auto resultElement = dyn_cast<IntegerType>(resultType.getElementType());
+    auto floatType = dyn_cast<FloatType>(scaleType.getElementType());
+    if (!resultElement || !floatType)
+      return rewriter.notifyMatchFailure(op, "only integer results quantize (no f8)");
+    if (resultElement.getWidth() > 16)
+      return rewriter.notifyMatchFailure(op, "integer results wider than 16 bits");
+    Type graphInputElement = inputType.getElementType();
+    if (!isa<FloatType>(graphInputElement) && !isa<IntegerType>(graphInputElement))
+      return rewriter.notifyMatchFailure(op, "input of an unsupported element type");
+    if (op.getBlockSize() != 0)
+      return rewriter.notifyMatchFailure(op, "blocked quantization");
+    int64_t rank = resultType.getRank();
+    int64_t axis = rank == 0 ? 0 : normaliseAxis(op.getAxis(), rank);
+    AffineMap paramMap = getQuantParamMap(getContext(), scaleType, rank, axis);
+    if (!paramMap)
+      return rewriter.notifyMatchFailure(op, "scale of an unsupported shape");
+    SmallVector<Value> params{adaptor.getScale()};
+    Type graphResultElement = graphResultType.getElementType();
+    if (Value zeroPoint = adaptor.getZeroPoint()) {
+      auto zeroPointType = dyn_cast<RankedTensorType>(zeroPoint.getType());
+      if (!zeroPointType || zeroPointType.getShape() != scaleType.getShape())
+        return rewriter.notifyMatchFailure(op, "zero point shaped unlike the scale");
+      params.push_back(zeroPoint);
+    }
+    bool isUnsignedResult = isUnsigned(graphResultType);
+    unsigned width = resultElement.getWidth();
+    APInt minValue = isUnsignedResult ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
+    APInt maxValue = isUnsignedResult ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
+    double lowest = isUnsignedResult ? minValue.roundToDouble(false) : minValue.roundToDouble(true);
+    double highest =
+        isUnsignedResult ? maxValue.roundToDouble(false) : maxValue.roundToDouble(true);
+    Location loc = op.getLoc();
+    Value result = createQuantGeneric(
+        rewriter, loc, resultType, adaptor.getInput(), params, paramMap,
+        [&](OpBuilder &b, Location bodyLoc, ValueRange args) -> Value {
+          Value value = convertScalar(b, bodyLoc, args[0], graphInputElement, floatType);
+          value = arith::DivFOp::create(b, bodyLoc, value, args[1]);
+          value = math::RoundEvenOp::create(b, bodyLoc, value);
+          if (args.size() > 2) {
+            Value zero = convertScalar(b, bodyLoc, args[2], graphResultElement, floatType);
+            value = arith::AddFOp::create(b, bodyLoc, value, zero);
+          }
+          // Saturate in float: the bounds are exact for integer results up to 16 bits;
+          // maxnum/minnum send NaN to a bound so the conversion below stays defined.
+          Value low = createScalarConstant(b, bodyLoc, floatType, lowest);
+          Value high = createScalarConstant(b, bodyLoc, floatType, highest);
+          value = arith::MaxNumFOp::create(b, bodyLoc, value, low);
+          value = arith::MinNumFOp::create(b, bodyLoc, value, high);
+          if (isUnsignedResult)
+            return arith::FPToUIOp::create(b, bodyLoc, resultElement, value);
+          return arith::FPToSIOp::create(b, bodyLoc, resultElement, value);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateQuantizationLowering(const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<DequantizeLinearLowering, QuantizeLinearLowering>(converter, patterns.getContext());
+}
 
 } // namespace kiln::lowering

@@ -1,0 +1,33 @@
+// RUN: kiln-opt --graph-to-linalg %s -split-input-file | FileCheck %s
+
+// Per-axis dequantization: the scale and zero point are read along axis 1; unsigned
+// inputs widen with uitofp.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[AXIS:.*]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-LABEL: func.func @dequantize_per_axis
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[AXIS]], #[[AXIS]], #[[ID]]]
+// CHECK: arith.uitofp
+// CHECK: arith.subf
+// CHECK: arith.mulf
+func.func @dequantize_per_axis(%x: tensor<1x3x2xui8>, %s: tensor<3xf32>, %zp: tensor<3xui8>) -> tensor<1x3x2xf32> {
+  %0 = graph.dequantize_linear %x, %s, %zp {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x3x2xui8>, tensor<3xf32>, tensor<3xui8>) -> tensor<1x3x2xf32>
+  return %0 : tensor<1x3x2xf32>
+}
+
+// -----
+
+// Per-tensor quantization to int8: divide, round half to even, add the zero point and
+// saturate to [-128, 127] before the conversion.
+// CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @quantize_per_tensor
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[SCALAR]], #[[SCALAR]], #{{.*}}]
+// CHECK: arith.divf
+// CHECK: math.roundeven
+// CHECK: arith.addf
+// CHECK: arith.maxnumf
+// CHECK: arith.minnumf
+// CHECK: arith.fptosi {{.*}} : f32 to i8
+func.func @quantize_per_tensor(%x: tensor<6xf32>, %s: tensor<f32>, %zp: tensor<i8>) -> tensor<6xi8> {
+  %0 = graph.quantize_linear %x, %s, %zp {axis = 1 : i64, block_size = 0 : i64, saturate = true} : (tensor<6xf32>, tensor<f32>, tensor<i8>) -> tensor<6xi8>
+  return %0 : tensor<6xi8>
+}
