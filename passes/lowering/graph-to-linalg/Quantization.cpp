@@ -170,10 +170,92 @@ struct QuantizeLinearLowering : OpConversionPattern<graph::QuantizeLinearOp> {
   }
 };
 
+/// `value` (an integer element of graph type `graphType`) widened to i32 by its
+/// signedness.
+Value widenToI32(OpBuilder &builder, Location loc, Value value, Type graphType) {
+  Type i32 = builder.getI32Type();
+  if (value.getType() == i32)
+    return value;
+  if (isUnsigned(graphType))
+    return arith::ExtUIOp::create(builder, loc, i32, value);
+  return arith::ExtSIOp::create(builder, loc, i32, value);
+}
+
+/// The map of a MatMulInteger zero point over the (m, n, k) iteration space: a scalar or
+/// one element per tensor, else 1-D per row of lhs (`perDim` m) or per column of rhs (n).
+AffineMap getZeroPointMap(MLIRContext *context, RankedTensorType type, int64_t extent,
+                          unsigned perDim) {
+  if (type.getRank() == 0)
+    return AffineMap::get(3, 0, {}, context);
+  if (type.getRank() != 1)
+    return {};
+  if (type.getDimSize(0) == 1)
+    return AffineMap::get(3, 0, {getAffineConstantExpr(0, context)}, context);
+  if (ShapedType::isDynamic(type.getDimSize(0)) || type.getDimSize(0) != extent)
+    return {};
+  return AffineMap::get(3, 0, {getAffineDimExpr(perDim, context)}, context);
+}
+
+/// graph.matmul_integer on matrices → one reduction `linalg.generic` that widens both
+/// operands and their zero points to i32 by signedness, subtracts and accumulates in i32
+/// (exact: no intermediate narrower than the result).
+struct MatMulIntegerLowering : OpConversionPattern<graph::MatMulIntegerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(graph::MatMulIntegerOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsType = dyn_cast<RankedTensorType>(op.getRhs().getType());
+    auto lhsZeroType = dyn_cast<RankedTensorType>(op.getLhsZeroPoint().getType());
+    auto rhsZeroType = dyn_cast<RankedTensorType>(op.getRhsZeroPoint().getType());
+    if (!resultType || !lhsType || !rhsType || !lhsZeroType || !rhsZeroType)
+      return rewriter.notifyMatchFailure(op, "unranked operands");
+    if (lhsType.getRank() != 2 || rhsType.getRank() != 2 || resultType.getRank() != 2)
+      return rewriter.notifyMatchFailure(op, "only matrix operands (no batch, no vectors)");
+    MLIRContext *context = getContext();
+    AffineMap lhsZeroMap = getZeroPointMap(context, lhsZeroType, lhsType.getDimSize(0), 0);
+    AffineMap rhsZeroMap = getZeroPointMap(context, rhsZeroType, rhsType.getDimSize(1), 1);
+    if (!lhsZeroMap || !rhsZeroMap)
+      return rewriter.notifyMatchFailure(op, "zero points of an unsupported shape");
+    Location loc = op.getLoc();
+    AffineExpr m = getAffineDimExpr(0, context), n = getAffineDimExpr(1, context),
+               k = getAffineDimExpr(2, context);
+    SmallVector<AffineMap> maps{AffineMap::get(3, 0, {m, k}, context),
+                                AffineMap::get(3, 0, {k, n}, context), lhsZeroMap, rhsZeroMap,
+                                AffineMap::get(3, 0, {m, n}, context)};
+    SmallVector<OpFoldResult> sizes{getSizes(rewriter, loc, adaptor.getLhs())[0],
+                                    getSizes(rewriter, loc, adaptor.getRhs())[1]};
+    Value zero = createScalarConstant(rewriter, loc, rewriter.getI32Type(), 0);
+    Value init = createFilledTensor(rewriter, loc, resultType, sizes, zero);
+    Type lhsElement = lhsType.getElementType(), rhsElement = rhsType.getElementType();
+    Type lhsZeroElement = lhsZeroType.getElementType(),
+         rhsZeroElement = rhsZeroType.getElementType();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType,
+        ValueRange{adaptor.getLhs(), adaptor.getRhs(), adaptor.getLhsZeroPoint(),
+                   adaptor.getRhsZeroPoint()},
+        ValueRange{init}, maps,
+        {utils::IteratorType::parallel, utils::IteratorType::parallel,
+         utils::IteratorType::reduction},
+        [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+          Value lhs = arith::SubIOp::create(b, bodyLoc, widenToI32(b, bodyLoc, args[0], lhsElement),
+                                            widenToI32(b, bodyLoc, args[2], lhsZeroElement));
+          Value rhs = arith::SubIOp::create(b, bodyLoc, widenToI32(b, bodyLoc, args[1], rhsElement),
+                                            widenToI32(b, bodyLoc, args[3], rhsZeroElement));
+          Value product = arith::MulIOp::create(b, bodyLoc, lhs, rhs);
+          linalg::YieldOp::create(b, bodyLoc,
+                                  Value(arith::AddIOp::create(b, bodyLoc, args[4], product)));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateQuantizationLowering(const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<DequantizeLinearLowering, QuantizeLinearLowering>(converter, patterns.getContext());
+  patterns.add<DequantizeLinearLowering, QuantizeLinearLowering, MatMulIntegerLowering>(
+      converter, patterns.getContext());
 }
 
 } // namespace kiln::lowering

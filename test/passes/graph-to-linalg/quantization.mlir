@@ -31,3 +31,23 @@ func.func @quantize_per_tensor(%x: tensor<6xf32>, %s: tensor<f32>, %zp: tensor<i
   %0 = graph.quantize_linear %x, %s, %zp {axis = 1 : i64, block_size = 0 : i64, saturate = true} : (tensor<6xf32>, tensor<f32>, tensor<i8>) -> tensor<6xi8>
   return %0 : tensor<6xi8>
 }
+
+// -----
+
+// MatMulInteger: one reduction generic over (m, n, k) widening by signedness and
+// accumulating in i32; the per-row lhs zero point is read along m.
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-DAG: #[[NONE:.*]] = affine_map<(d0, d1, d2) -> ()>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul_integer
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[ROW]], #[[NONE]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: arith.extui {{.*}} : i8 to i32
+// CHECK: arith.extsi {{.*}} : i8 to i32
+// CHECK: arith.muli
+// CHECK: arith.addi
+func.func @matmul_integer(%a: tensor<4x3xui8>, %b: tensor<3x2xi8>, %az: tensor<4xui8>, %bz: tensor<i8>) -> tensor<4x2xi32> {
+  %0 = graph.matmul_integer %a, %b, %az, %bz : (tensor<4x3xui8>, tensor<3x2xi8>, tensor<4xui8>, tensor<i8>) -> tensor<4x2xi32>
+  return %0 : tensor<4x2xi32>
+}
