@@ -4,6 +4,8 @@
 
 #include "dialects/graph/GraphOps.h"
 
+#include "llvm/ADT/Sequence.h"
+
 using namespace mlir;
 
 namespace kiln::lowering {
@@ -251,11 +253,73 @@ struct MatMulIntegerLowering : OpConversionPattern<graph::MatMulIntegerOp> {
   }
 };
 
+/// graph.dynamic_quantize_linear → two reductions (min and max, started at 0 so they
+/// include it as ONNX requires), scalar arithmetic for the scale and zero point, and one
+/// elementwise generic quantizing to ui8 with them.
+struct DynamicQuantizeLinearLowering : OpConversionPattern<graph::DynamicQuantizeLinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(graph::DynamicQuantizeLinearOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op, 0);
+    RankedTensorType scaleType = getConvertedResultType(*getTypeConverter(), op, 1);
+    RankedTensorType zeroPointType = getConvertedResultType(*getTypeConverter(), op, 2);
+    auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+    if (!resultType || !scaleType || !zeroPointType || !inputType)
+      return rewriter.notifyMatchFailure(op, "unranked operands");
+    auto f32 = dyn_cast<Float32Type>(inputType.getElementType());
+    if (!f32 || scaleType.getRank() != 0 || zeroPointType.getRank() != 0)
+      return rewriter.notifyMatchFailure(op, "only f32 input and scalar scale, zero point");
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    SmallVector<int64_t> axes(llvm::seq<int64_t>(0, inputType.getRank()));
+    Value zero = createScalarConstant(rewriter, loc, f32, 0.0);
+    auto reduceToScalar = [&](bool isMax) -> Value {
+      Value reduced = createReduction(
+          rewriter, loc, input, axes, /*keepDims=*/false, zero,
+          [&](OpBuilder &b, Location bodyLoc, Value element, Value accumulator) -> Value {
+            if (isMax)
+              return arith::MaximumFOp::create(b, bodyLoc, element, accumulator);
+            return arith::MinimumFOp::create(b, bodyLoc, element, accumulator);
+          });
+      return tensor::ExtractOp::create(rewriter, loc, reduced, ValueRange{});
+    };
+    Value minimum = reduceToScalar(false);
+    Value maximum = reduceToScalar(true);
+    Value low = createScalarConstant(rewriter, loc, f32, 0.0);
+    Value high = createScalarConstant(rewriter, loc, f32, 255.0);
+    auto saturate = [&](OpBuilder &b, Location bodyLoc, Value value) -> Value {
+      value = arith::MaxNumFOp::create(b, bodyLoc, value, low);
+      return arith::MinNumFOp::create(b, bodyLoc, value, high);
+    };
+    Value range = arith::SubFOp::create(rewriter, loc, maximum, minimum);
+    Value scale = arith::DivFOp::create(rewriter, loc, range, high);
+    Value negativeMinimum = arith::NegFOp::create(rewriter, loc, minimum);
+    Value zeroPoint =
+        saturate(rewriter, loc,
+                 math::RoundEvenOp::create(
+                     rewriter, loc, arith::DivFOp::create(rewriter, loc, negativeMinimum, scale)));
+    Type i8 = rewriter.getI8Type();
+    Value result = createElementwise(
+        rewriter, loc, resultType, ValueRange{input},
+        [&](OpBuilder &b, Location bodyLoc, ValueRange args) -> Value {
+          Value value = arith::DivFOp::create(b, bodyLoc, args[0], scale);
+          value = math::RoundEvenOp::create(b, bodyLoc, value);
+          value = arith::AddFOp::create(b, bodyLoc, value, zeroPoint);
+          return arith::FPToUIOp::create(b, bodyLoc, i8, saturate(b, bodyLoc, value));
+        });
+    Value scaleTensor = tensor::FromElementsOp::create(rewriter, loc, scaleType, scale);
+    Value zeroPointTensor = tensor::FromElementsOp::create(
+        rewriter, loc, zeroPointType, Value(arith::FPToUIOp::create(rewriter, loc, i8, zeroPoint)));
+    rewriter.replaceOp(op, ValueRange{result, scaleTensor, zeroPointTensor});
+    return success();
+  }
+};
+
 } // namespace
 
 void populateQuantizationLowering(const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<DequantizeLinearLowering, QuantizeLinearLowering, MatMulIntegerLowering>(
-      converter, patterns.getContext());
+  patterns.add<DequantizeLinearLowering, QuantizeLinearLowering, MatMulIntegerLowering,
+               DynamicQuantizeLinearLowering>(converter, patterns.getContext());
 }
 
 } // namespace kiln::lowering

@@ -51,3 +51,20 @@ func.func @matmul_integer(%a: tensor<4x3xui8>, %b: tensor<3x2xi8>, %az: tensor<4
   %0 = graph.matmul_integer %a, %b, %az, %bz : (tensor<4x3xui8>, tensor<3x2xi8>, tensor<4xui8>, tensor<i8>) -> tensor<4x2xi32>
   return %0 : tensor<4x2xi32>
 }
+
+// -----
+
+// DynamicQuantizeLinear: min and max reductions started at 0, a scalar scale and zero
+// point, and one elementwise quantization to ui8 (i8 after conversion).
+// CHECK-LABEL: func.func @dynamic_quantize_linear
+// CHECK: arith.minimumf
+// CHECK: arith.maximumf
+// CHECK: math.roundeven
+// CHECK: linalg.generic
+// CHECK: arith.fptoui {{.*}} : f32 to i8
+// CHECK: tensor.from_elements {{.*}} : tensor<f32>
+// CHECK: tensor.from_elements {{.*}} : tensor<i8>
+func.func @dynamic_quantize_linear(%x: tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) {
+  %0:3 = graph.dynamic_quantize_linear %x : (tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8>)
+  return %0#0, %0#1, %0#2 : tensor<2x3xui8>, tensor<f32>, tensor<ui8>
+}
