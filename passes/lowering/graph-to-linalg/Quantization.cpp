@@ -271,7 +271,7 @@ struct DynamicQuantizeLinearLowering : OpConversionPattern<graph::DynamicQuantiz
       return rewriter.notifyMatchFailure(op, "only f32 input and scalar scale, zero point");
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
-    SmallVector<int64_t> axes(llvm::seq<int64_t>(0, inputType.getRank()));
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, inputType.getRank()));
     Value zero = createScalarConstant(rewriter, loc, f32, 0.0);
     auto reduceToScalar = [&](bool isMax) -> Value {
       Value reduced = createReduction(
