@@ -4,8 +4,8 @@
 //
 //   node test/models/ort-reference.js MODEL.onnx OUT_DIR NAME=FILE.npy... [--threads N]
 //
-// Inputs and outputs are .npy files (format v1.0, little-endian; f32, f64, i64, i32, i8,
-// u8, bool). Output names are sanitized like `kiln run --output-dir` does: characters other
+// Inputs and outputs are .npy files (format v1.0, little-endian; f16, f32, f64, signed and
+// unsigned integers of 8 to 64 bits, bool). Output names are sanitized like `kiln run --output-dir` does: characters other
 // than [A-Za-z0-9_.-] become '_'. The last line of stdout gives the times:
 //   ort: load 0.512 s, run 0.401 s
 // Any failure prints "ort-reference: error: ..." on stderr and exits with 1 (2 for bad usage).
@@ -29,8 +29,13 @@ const DTYPES = {
   f8: {ort: 'float64', array: Float64Array},
   i8: {ort: 'int64', array: BigInt64Array},
   i4: {ort: 'int32', array: Int32Array},
+  i2: {ort: 'int16', array: Int16Array},
   i1: {ort: 'int8', array: Int8Array},
+  u8: {ort: 'uint64', array: BigUint64Array},
+  u4: {ort: 'uint32', array: Uint32Array},
+  u2: {ort: 'uint16', array: Uint16Array},
   u1: {ort: 'uint8', array: Uint8Array},
+  f2: {ort: 'float16', array: Uint16Array},  // raw IEEE half bits
   b1: {ort: 'bool', array: Uint8Array},
 };
 const DESCR_OF_ORT = Object.fromEntries(Object.entries(DTYPES).map(([d, t]) => [t.ort, d]));
