@@ -20,6 +20,7 @@ import fnmatch
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -166,12 +167,17 @@ def first_error(log):
 
 
 def run_timed(command, log, timeout):
+    """(exit code, or "timeout"; wall seconds) of a command whose output goes to `log`."""
     start = time.time()
     with open(log, "w") as out:
+        # A session of its own, so that the timeout ends whatever the command started too.
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
         try:
-            code = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT,
-                                  timeout=timeout).returncode
+            code = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
             code = "timeout"
     return code, time.time() - start
 
