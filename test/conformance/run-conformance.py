@@ -87,7 +87,7 @@ def first_line(output, pattern=None):
 def run_data_set(kiln, model, data_set, timeout):
     """(status, reason) of one data set."""
     command = [kiln, "run", model, "--device", "cpu", "--inputs-dir", data_set,
-               "--expect-dir", data_set, "--rtol", RTOL, "--atol", ATOL]
+               "--expect-dir", data_set, "--rtol", RTOL, "--atol", ATOL, "--quiet"]
     # A session of its own, so that the timeout ends whatever kiln started too.
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, errors="replace", start_new_session=True)
