@@ -39,6 +39,7 @@ struct EmitCInterfacesPass : PassWrapper<EmitCInterfacesPass, OperationPass<Modu
 
 void addGraphPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphInferShapes());
+  pm.addPass(createGraphFoldConstants());
 }
 
 void addCpuLoweringPasses(OpPassManager &pm) {
