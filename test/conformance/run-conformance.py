@@ -33,6 +33,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "test"))
+from kiln_run_log import UNSUPPORTED, crash_summary, first_error  # noqa: E402
 BUILD = os.path.join(ROOT, os.environ.get("KILN_BUILD_DIR", "build"))
 DATA = os.environ.get("ONNX_TESTDATA", "/usr/share/libonnx-testdata/data")
 FOLDERS = ["node", "pytorch-converted", "pytorch-operator", "simple"]
@@ -43,7 +45,6 @@ DOC = os.path.join(ROOT, "docs/onnx-conformance.md")
 RTOL, ATOL = "1e-3", "1e-7"
 # Worst first: a case takes the worst status of its data sets.
 STATUSES = ["crash", "fail", "unsupported", "pass"]
-UNSUPPORTED = re.compile(r"not supported|unsupported|no CPU lowering", re.I)
 
 
 def find_cases(pattern):
@@ -62,26 +63,6 @@ def find_cases(pattern):
                           if d.startswith("test_data_set_"))
             cases.append((case, case_dir, sets))
     return cases
-
-
-def one_line(text):
-    """A reason fit for one table cell and one line of the expectations file: without the
-    model's path and the 'error:' prefix, tabs and pipes."""
-    text = re.sub(r"^\S*model\.onnx:\s*", "", text.strip())
-    text = re.sub(r"^(\S+: )?error:\s*", "", text)
-    text = text.replace("\t", " ").replace("|", "/")
-    return text[:240]
-
-
-def first_line(output, pattern=None):
-    lines = [line for line in output.splitlines() if line.strip()]
-    for line in lines:
-        if pattern and pattern.search(line):
-            return one_line(line)
-    for line in lines:
-        if "error" in line.lower():
-            return one_line(line)
-    return one_line(lines[0]) if lines else "(no output)"
 
 
 def run_data_set(kiln, model, data_set, timeout):
@@ -104,7 +85,7 @@ def run_data_set(kiln, model, data_set, timeout):
             name = signal.Signals(number).name
         except ValueError:
             name = f"signal {number}"
-        return "crash", f"{name}: {first_line(output)}"
+        return "crash", f"{name} {crash_summary(output)}"
     if code == 0:
         # Trust a success only when every expected output was compared and matched.
         expected = len([f for f in os.listdir(data_set) if re.fullmatch(r"output_\d+\.pb", f)])
@@ -113,10 +94,10 @@ def run_data_set(kiln, model, data_set, timeout):
             return "fail", f"exit 0, but {checked} of {expected} outputs reported ok"
         return "pass", ""
     if code == 1:
-        return "fail", first_line(output, re.compile("MISMATCH"))
+        return "fail", first_error(output, re.compile("MISMATCH"))
     if code == 3:
-        return "unsupported", first_line(output, UNSUPPORTED)
-    return "fail", f"exit {code}: {first_line(output)}"
+        return "unsupported", first_error(output, UNSUPPORTED)
+    return "fail", f"exit {code}: {first_error(output)}"
 
 
 def run_case(kiln, case, case_dir, sets, timeout):

@@ -30,6 +30,8 @@ import numpy as np
 import onnx
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "test"))
+from kiln_run_log import UNSUPPORTED, crash_summary, first_error  # noqa: E402
 BUILD = os.path.join(ROOT, os.environ.get("KILN_BUILD_DIR", "build"))
 ORT_REFERENCE = os.path.join(ROOT, "test/models/ort-reference.js")
 REL_L2_TOLERANCE = 1e-4
@@ -156,16 +158,6 @@ def compare(reference, result):
     return error, None
 
 
-def first_error(log):
-    """The line of a log that says what went wrong, without a leading model path."""
-    lines = [re.sub(r"^\S+\.onnx:\s*", "", line.strip()) for line in log.splitlines()
-             if line.strip()]
-    for line in lines:
-        if re.search(r"error|not supported|unsupported|no CPU lowering", line, re.I):
-            return line
-    return lines[-1] if lines else "(no output)"
-
-
 def run_timed(command, log, timeout):
     """(exit code, or "timeout"; wall seconds) of a command whose output goes to `log`."""
     start = time.time()
@@ -204,6 +196,7 @@ def check_model(name, model, source_graph, kiln, timeout):
     if code != 0:
         return size, None, None, ort_s, f"ONNX Runtime failed: {first_error(open(ort_log).read())}"
 
+
     kiln_log = os.path.join(work, "kiln.log")
     command = [kiln, "run", model, "--device", "cpu", "--output-dir", os.path.join(work, "kiln"),
                "--quiet"]
@@ -211,10 +204,16 @@ def check_model(name, model, source_graph, kiln, timeout):
         command += ["--input", arg]
     code, kiln_s = run_timed(command, kiln_log, timeout)
     if code != 0:
-        what = {"timeout": f"timeout after {timeout} s", 3: "unsupported"}.get(code)
-        if what is None:
-            what = f"killed by signal {-code}" if isinstance(code, int) and code < 0 else f"exit {code}"
-        return size, None, kiln_s, ort_s, f"kiln run: {what}: {first_error(open(kiln_log).read())}"
+        log = open(kiln_log, errors="replace").read()
+        if code == "timeout":
+            what = f"timeout after {timeout} s"
+        elif code < 0:
+            what = f"CRASH ({signal.Signals(-code).name}) {crash_summary(log)}"
+        elif code == 3:
+            what = f"unsupported: {first_error(log, UNSUPPORTED)}"
+        else:
+            what = f"exit {code}: {first_error(log)}"
+        return size, None, kiln_s, ort_s, f"kiln run: {what}"
 
     worst, failures = 0.0, []
     for output in source_graph.output:
