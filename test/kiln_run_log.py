@@ -34,20 +34,24 @@ def function_name(frame):
 
 def crash_summary(output):
     """Where a crash happened: an assertion or error printed before the stack dump, else the
-    first frame past the signal handler and the first frame in Kiln's own code."""
+    first frame past the signal handler, the op being verified if any, and the first frame
+    in Kiln's code below the driver (kiln::tool, whose diagnostic handler is on most
+    stacks)."""
     before_dump = output.split("Stack dump:")[0]
     for line in before_dump.splitlines():
         if re.search(r"Assertion|error:|terminate called|LLVM ERROR", line):
             return one_line(line)
     frames = [m.group(1) for m in map(FRAME.match, output.splitlines()) if m]
-    names = [function_name(f) for f in frames]
     # The frames up to and including libc's signal trampoline are the crash handler's own.
     start = next((i + 1 for i, f in enumerate(frames) if "libc.so" in f), 0)
-    names = [n for n in names[start:] if n]
+    names = [n for n in map(function_name, frames[start:]) if n]
     if not names:
         return "(no stack trace)"
-    kiln = next((n for n in names if "kiln::" in n), None)
     where = f"in {names[0]}"
+    verified = next((n for n in names if n.endswith("::verifyInvariantsImpl")), None)
+    if verified:
+        where += f" while verifying {verified[:-len('::verifyInvariantsImpl')]}"
+    kiln = next((n for n in names if "kiln::" in n and "kiln::tool::" not in n), None)
     if kiln and kiln != names[0]:
         where += f" (from {kiln})"
     return one_line(where)
