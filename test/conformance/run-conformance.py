@@ -65,9 +65,12 @@ def find_cases(pattern):
     return cases
 
 
-def run_data_set(kiln, model, data_set, timeout):
+def run_data_set(kiln, model, data_set, timeout, memory_gib):
     """(status, reason) of one data set."""
-    command = [kiln, "run", model, "--device", "cpu", "--inputs-dir", data_set,
+    # An address-space limit, so that a runaway allocation in one case fails that case
+    # instead of taking memory from everyone on a shared machine.
+    limit = ["prlimit", f"--as={memory_gib << 30}", "--"] if memory_gib else []
+    command = limit + [kiln, "run", model, "--device", "cpu", "--inputs-dir", data_set,
                "--expect-dir", data_set, "--rtol", RTOL, "--atol", ATOL, "--quiet"]
     # A session of its own, so that the timeout ends whatever kiln started too.
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -100,13 +103,13 @@ def run_data_set(kiln, model, data_set, timeout):
     return "fail", f"exit {code}: {first_error(output)}"
 
 
-def run_case(kiln, case, case_dir, sets, timeout):
+def run_case(kiln, case, case_dir, sets, timeout, memory_gib):
     model = os.path.join(case_dir, "model.onnx")
     if not sets:
         return "fail", "no test_data_set_N"
     results = []
     for data_set in sets:
-        status, reason = run_data_set(kiln, model, data_set, timeout)
+        status, reason = run_data_set(kiln, model, data_set, timeout, memory_gib)
         if len(sets) > 1 and reason:
             reason = f"{os.path.basename(data_set)}: {reason}"
         results.append((STATUSES.index(status), status, reason))
@@ -189,6 +192,8 @@ def main():
     parser.add_argument("--filter", metavar="REGEX", help="cases whose folder/case name matches")
     parser.add_argument("--jobs", type=int, default=2, help="parallel kiln runs (default 2)")
     parser.add_argument("--timeout", type=int, default=60, help="seconds per data set (default 60)")
+    parser.add_argument("--memory-limit", type=int, default=4, metavar="GIB",
+                        help="address space per kiln run in GiB, 0 for none (default 4)")
     parser.add_argument("--kiln", default=os.path.join(BUILD, "bin", "kiln"))
     parser.add_argument("-v", "--verbose", action="store_true", help="print every case")
     args = parser.parse_args()
@@ -204,7 +209,8 @@ def main():
     started = time.time()
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(run_case, args.kiln, case, case_dir, sets, args.timeout): case
+        futures = {pool.submit(run_case, args.kiln, case, case_dir, sets, args.timeout,
+                               args.memory_limit): case
                    for case, case_dir, sets in cases}
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             case = futures[future]
