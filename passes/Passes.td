@@ -78,4 +78,18 @@ def GraphToLinalg : Pass<"graph-to-linalg", "::mlir::ModuleOp"> {
   ];
 }
 
+def CpuOrderLoops : Pass<"cpu-order-loops"> {
+  let summary = "Make the innermost loop of linalg ops unit-stride, so LLVM vectorizes it";
+  let description = [{
+    linalg-to-loops nests loops in the order of the op's dimensions, which puts reductions
+    innermost: a matmul becomes `for i, j, k: C[i,j] += A[i,k] * B[k,j]`, whose inner loop
+    strides through B and reduces into one scalar, and LLVM vectorizes neither without
+    reassociating floating-point sums. This pass generalizes named ops and moves the
+    parallel dimension that indexes the output's innermost extent to the innermost loop
+    (`for i, k, j`), when every operand that uses it reads along its own innermost extent;
+    the inner loop then streams contiguous rows, which LLVM vectorizes exactly.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // KILN_PASSES

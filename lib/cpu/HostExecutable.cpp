@@ -272,7 +272,7 @@ HostExecutable::run(llvm::ArrayRef<io::HostTensor> inputs) {
     return std::move(error);
 
   std::vector<io::HostTensor> outputs;
-  llvm::DenseSet<int64_t> freed;
+  llvm::DenseSet<int64_t> toFree;
   size_t word = 0;
   for (const TensorSignature &output : outputSignature) {
     size_t rank = output.shape.size();
@@ -291,11 +291,13 @@ HostExecutable::run(llvm::ArrayRef<io::HostTensor> inputs) {
     tensor.data.resize(tensor.numElements() * elementBytes);
     copyStrided(reinterpret_cast<const char *>(aligned) + offset * elementBytes, sizes, strides,
                 elementBytes, tensor.data.data());
-    // Two outputs may be one buffer; free it once.
-    if (allocated && freed.insert(allocated).second)
-      std::free(reinterpret_cast<void *>(allocated));
+    if (allocated)
+      toFree.insert(allocated);
     outputs.push_back(std::move(tensor));
   }
+  // Only once every output is copied: two outputs may share one buffer.
+  for (int64_t allocated : toFree)
+    std::free(reinterpret_cast<void *>(allocated));
   return outputs;
 }
 
@@ -322,10 +324,15 @@ void registerHostConstantEvaluator() {
     OwningOpRef<ModuleOp> owned(module);
     // A sub-graph that does not compile is simply not folded; the target reports the op
     // when it compiles the whole graph.
-    ScopedDiagnosticHandler silence(module.getContext(), [](Diagnostic &) { return success(); });
+    // KILN_DEBUG_FOLDING=1 shows why a sub-graph did not fold.
+    static const bool debug = std::getenv("KILN_DEBUG_FOLDING") != nullptr;
+    ScopedDiagnosticHandler silence(module.getContext(),
+                                    [](Diagnostic &) { return debug ? failure() : success(); });
     auto function = owned->lookupSymbol<func::FuncOp>(name);
     if (!function)
       return failure();
+    if (debug)
+      owned->print(llvm::errs());
     SmallVector<Type> types(function.getResultTypes());
     HostCompileOptions options;
     options.optLevel = 0;

@@ -77,14 +77,23 @@ Value select(OpBuilder &b, Location loc, Value condition, Value whenTrue, Value 
   return arith::SelectOp::create(b, loc, condition, whenTrue, whenFalse);
 }
 
-/// The larger (`max`) or smaller of two elements of graph element type `graphType`. Float
-/// NaNs propagate, as in numpy's maximum/minimum that ONNX's reference uses.
+/// The larger (`max`) or smaller of two floats; a NaN in either propagates, as in numpy's
+/// maximum/minimum that ONNX's reference uses. The minimum is the negated maximum of the
+/// negations (exact): the host JIT crashes on llvm.minimum and on float selects of this
+/// shape, while llvm.maximum (arith.maximumf) runs.
+Value floatExtremum(OpBuilder &b, Location loc, Value lhs, Value rhs, bool max) {
+  if (max)
+    return arith::MaximumFOp::create(b, loc, lhs, rhs);
+  Value negated = arith::MaximumFOp::create(b, loc, arith::NegFOp::create(b, loc, lhs),
+                                            arith::NegFOp::create(b, loc, rhs));
+  return arith::NegFOp::create(b, loc, negated);
+}
+
+/// The larger (`max`) or smaller of two elements of graph element type `graphType`.
 Value extremum(OpBuilder &b, Location loc, Value lhs, Value rhs, Type graphType, bool max) {
   if (isa<FloatType>(lhs.getType())) {
     return computeInF32(b, loc, {lhs, rhs}, [&](ValueRange w) -> Value {
-      if (max)
-        return arith::MaximumFOp::create(b, loc, w[0], w[1]);
-      return arith::MinimumFOp::create(b, loc, w[0], w[1]);
+      return floatExtremum(b, loc, w[0], w[1], max);
     });
   }
   if (comparesUnsigned(graphType))
@@ -120,10 +129,28 @@ Value eluBranch(OpBuilder &b, Location loc, Value x, double alpha) {
   return arith::MulFOp::create(b, loc, constant(b, loc, type, alpha), expMinusOne);
 }
 
+/// x < 0 ? alpha * (exp(x) - 1) : x as max(x, 0) + alpha * (exp(min(x, 0)) - 1): the
+/// branches vanish where the other applies, and there is no select (see floatExtremum).
+Value elu(OpBuilder &b, Location loc, Value x, double alpha) {
+  Value zero = constant(b, loc, x.getType(), 0);
+  Value positivePart = floatExtremum(b, loc, x, zero, /*max=*/true);
+  Value negativePart = eluBranch(b, loc, floatExtremum(b, loc, x, zero, /*max=*/false), alpha);
+  return arith::AddFOp::create(b, loc, positivePart, negativePart);
+}
+
+/// x < 0 ? slope * x : x as max(x, 0) + slope * min(x, 0).
+Value leaky(OpBuilder &b, Location loc, Value x, Value slope) {
+  Value zero = constant(b, loc, x.getType(), 0);
+  Value positivePart = floatExtremum(b, loc, x, zero, /*max=*/true);
+  Value negativePart =
+      arith::MulFOp::create(b, loc, slope, floatExtremum(b, loc, x, zero, /*max=*/false));
+  return arith::AddFOp::create(b, loc, positivePart, negativePart);
+}
+
 /// log(1 + exp(x)) without overflow for large x: max(x, 0) + log1p(exp(-|x|)).
 Value softplus(OpBuilder &b, Location loc, Value x) {
   Type type = x.getType();
-  Value positivePart = arith::MaximumFOp::create(b, loc, x, constant(b, loc, type, 0));
+  Value positivePart = floatExtremum(b, loc, x, constant(b, loc, type, 0), /*max=*/true);
   Value negAbs = arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x));
   Value tail = math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs));
   return arith::AddFOp::create(b, loc, positivePart, tail);
@@ -318,11 +345,7 @@ Value computeElement(graph::BitwiseNotOp, OpBuilder &b, Location loc, ValueRange
 Value computeElement(graph::PReluOp op, OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0], slope = args[1];
   if (isa<FloatType>(x.getType()))
-    return computeInF32(b, loc, args, [&](ValueRange w) {
-      Value negative =
-          cmpF(b, loc, arith::CmpFPredicate::OLT, w[0], constant(b, loc, w[0].getType(), 0));
-      return select(b, loc, negative, arith::MulFOp::create(b, loc, w[0], w[1]), w[0]);
-    });
+    return computeInF32(b, loc, args, [&](ValueRange w) { return leaky(b, loc, w[0], w[1]); });
   if (isUnsigned(graphElementType(op, 0)))
     return x;
   Value negative =
@@ -430,7 +453,7 @@ Value computeElement(graph::CastOp op, OpBuilder &b, Location loc, ValueRange ar
 Value computeElement(graph::ReluOp op, OpBuilder &b, Location loc, ValueRange args) {
   Value zero = constant(b, loc, args[0].getType(), 0.0);
   if (isa<FloatType>(args[0].getType()))
-    return arith::MaximumFOp::create(b, loc, args[0], zero);
+    return floatExtremum(b, loc, args[0], zero, /*max=*/true);
   if (isUnsigned(graphElementType(op, 0)))
     return args[0];
   return arith::MaxSIOp::create(b, loc, args[0], zero);
@@ -570,8 +593,8 @@ Value hardSigmoid(OpBuilder &b, Location loc, Value x, double alpha, double beta
   Value linear =
       arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, constant(b, loc, type, alpha), x),
                             constant(b, loc, type, beta));
-  Value upper = arith::MinimumFOp::create(b, loc, linear, constant(b, loc, type, 1));
-  return arith::MaximumFOp::create(b, loc, upper, constant(b, loc, type, 0));
+  Value upper = floatExtremum(b, loc, linear, constant(b, loc, type, 1), /*max=*/false);
+  return floatExtremum(b, loc, upper, constant(b, loc, type, 0), /*max=*/true);
 }
 
 Value computeElement(graph::HardSwishOp, OpBuilder &b, Location loc, ValueRange args) {
@@ -589,10 +612,7 @@ Value computeElement(graph::HardSigmoidOp op, OpBuilder &b, Location loc, ValueR
 
 Value computeElement(graph::EluOp op, OpBuilder &b, Location loc, ValueRange args) {
   double alpha = op.getAlphaAttr().getValueAsDouble();
-  return unaryFloat(b, loc, args[0], [&](Value x, Type type) -> Value {
-    Value negative = cmpF(b, loc, arith::CmpFPredicate::OLT, x, constant(b, loc, type, 0));
-    return select(b, loc, negative, eluBranch(b, loc, x, alpha), x);
-  });
+  return unaryFloat(b, loc, args[0], [&](Value x, Type) -> Value { return elu(b, loc, x, alpha); });
 }
 
 Value computeElement(graph::CeluOp op, OpBuilder &b, Location loc, ValueRange args) {
@@ -600,8 +620,10 @@ Value computeElement(graph::CeluOp op, OpBuilder &b, Location loc, ValueRange ar
   return unaryFloat(b, loc, args[0], [&](Value x, Type type) -> Value {
     Value zero = constant(b, loc, type, 0);
     Value scaled = arith::DivFOp::create(b, loc, x, constant(b, loc, type, alpha));
-    Value negativePart = arith::MinimumFOp::create(b, loc, eluBranch(b, loc, scaled, alpha), zero);
-    return arith::AddFOp::create(b, loc, arith::MaximumFOp::create(b, loc, x, zero), negativePart);
+    Value negativePart =
+        floatExtremum(b, loc, eluBranch(b, loc, scaled, alpha), zero, /*max=*/false);
+    return arith::AddFOp::create(b, loc, floatExtremum(b, loc, x, zero, /*max=*/true),
+                                 negativePart);
   });
 }
 
@@ -609,18 +631,14 @@ Value computeElement(graph::SeluOp op, OpBuilder &b, Location loc, ValueRange ar
   double alpha = op.getAlphaAttr().getValueAsDouble();
   double gamma = op.getGammaAttr().getValueAsDouble();
   return unaryFloat(b, loc, args[0], [&](Value x, Type type) -> Value {
-    Value nonPositive = cmpF(b, loc, arith::CmpFPredicate::OLE, x, constant(b, loc, type, 0));
-    Value inner = select(b, loc, nonPositive, eluBranch(b, loc, x, alpha), x);
-    return arith::MulFOp::create(b, loc, constant(b, loc, type, gamma), inner);
+    return arith::MulFOp::create(b, loc, constant(b, loc, type, gamma), elu(b, loc, x, alpha));
   });
 }
 
 Value computeElement(graph::LeakyReluOp op, OpBuilder &b, Location loc, ValueRange args) {
   double alpha = op.getAlphaAttr().getValueAsDouble();
   return unaryFloat(b, loc, args[0], [&](Value x, Type type) -> Value {
-    Value negative = cmpF(b, loc, arith::CmpFPredicate::OLT, x, constant(b, loc, type, 0));
-    Value scaled = arith::MulFOp::create(b, loc, constant(b, loc, type, alpha), x);
-    return select(b, loc, negative, scaled, x);
+    return leaky(b, loc, x, constant(b, loc, type, alpha));
   });
 }
 

@@ -74,23 +74,79 @@ Value createMax(OpBuilder &b, Location loc, Value lhs, Value rhs, bool isUnsigne
   return arith::MaxSIOp::create(b, loc, lhs, rhs);
 }
 
+/// `input` ([N, C, D1, ..., Dk]) spread out by `strides` (stride - 1 elements of
+/// `padValue` between neighbours) and padded with `padValue` by `low` and `high` (either
+/// may be negative, which crops) along the spatial dimensions. Written as a gather
+/// generic rather than tensor.pad / a strided tensor.insert_slice: those bufferize into
+/// copies into strided subviews, which lower to a runtime call the JIT does not link.
+Value createSpreadPadded(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
+                         ArrayRef<int64_t> high, ArrayRef<int64_t> strides, Value padValue) {
+  bool unchanged = true;
+  for (auto [padLow, padHigh, stride] : llvm::zip_equal(low, high, strides))
+    unchanged &= padLow == 0 && padHigh == 0 && stride == 1;
+  if (unchanged)
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> sizes = getSizes(b, loc, input);
+  for (size_t i = 0; i < low.size(); ++i) {
+    shape[i + 2] = low[i] + (type.getDimSize(i + 2) - 1) * strides[i] + 1 + high[i];
+    sizes[i + 2] = b.getIndexAttr(shape[i + 2]);
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  Value init = createEmptyTensor(b, loc, resultType, sizes);
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init}, maps, iterators,
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange) {
+               auto constant = [&](int64_t value) -> Value {
+                 return arith::ConstantIndexOp::create(nested, nestedLoc, value);
+               };
+               Value zero = constant(0);
+               Value valid = arith::ConstantIntOp::create(nested, nestedLoc, 1, 1);
+               SmallVector<Value> indices{linalg::IndexOp::create(nested, nestedLoc, 0),
+                                          linalg::IndexOp::create(nested, nestedLoc, 1)};
+               for (size_t i = 0; i < low.size(); ++i) {
+                 Value position = arith::SubIOp::create(
+                     nested, nestedLoc, linalg::IndexOp::create(nested, nestedLoc, i + 2),
+                     constant(low[i]));
+                 Value source =
+                     arith::FloorDivSIOp::create(nested, nestedLoc, position, constant(strides[i]));
+                 Value onGrid = arith::CmpIOp::create(
+                     nested, nestedLoc, arith::CmpIPredicate::eq,
+                     arith::MulIOp::create(nested, nestedLoc, source, constant(strides[i])),
+                     position);
+                 Value inside = arith::AndIOp::create(
+                     nested, nestedLoc,
+                     arith::CmpIOp::create(nested, nestedLoc, arith::CmpIPredicate::sge, source,
+                                           zero),
+                     arith::CmpIOp::create(nested, nestedLoc, arith::CmpIPredicate::slt, source,
+                                           constant(type.getDimSize(i + 2))));
+                 valid = arith::AndIOp::create(
+                     nested, nestedLoc, valid,
+                     arith::AndIOp::create(nested, nestedLoc, onGrid, inside));
+                 indices.push_back(source);
+               }
+               // Read a valid element (index 0 where the position is padding).
+               for (size_t i = 2; i < indices.size(); ++i)
+                 indices[i] = arith::SelectOp::create(nested, nestedLoc, valid, indices[i], zero);
+               Value element = tensor::ExtractOp::create(nested, nestedLoc, input, indices);
+               linalg::YieldOp::create(
+                   nested, nestedLoc,
+                   arith::SelectOp::create(nested, nestedLoc, valid, element, padValue)
+                       .getResult());
+             })
+      .getResult(0);
+}
+
 /// `input` ([N, C, D1, ..., Dk]) padded with `padValue` by `low` and `high` along the
 /// spatial dimensions.
 Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
                  ArrayRef<int64_t> high, Value padValue) {
-  if (llvm::all_of(low, [](int64_t pad) { return pad == 0; }) &&
-      llvm::all_of(high, [](int64_t pad) { return pad == 0; }))
-    return input;
-  auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> shape(type.getShape());
-  SmallVector<OpFoldResult> lowSizes(2, b.getIndexAttr(0)), highSizes(2, b.getIndexAttr(0));
-  for (auto [index, padLow, padHigh] : llvm::enumerate(low, high)) {
-    shape[index + 2] += padLow + padHigh;
-    lowSizes.push_back(b.getIndexAttr(padLow));
-    highSizes.push_back(b.getIndexAttr(padHigh));
-  }
-  auto paddedType = RankedTensorType::get(shape, type.getElementType());
-  return tensor::PadOp::create(b, loc, paddedType, input, lowSizes, highSizes, padValue);
+  SmallVector<int64_t> unitStrides(low.size(), 1);
+  return createSpreadPadded(b, loc, input, low, high, unitStrides, padValue);
 }
 
 /// The geometry of a windowed op (convolution, pooling) along its spatial dimensions.
@@ -439,9 +495,11 @@ struct GemmLowering : OpConversionPattern<graph::GemmOp> {
                        createScalarConstant(builder, nestedLoc, elementType, factor));
     };
 
-    // With alpha = 1 the product accumulates straight into beta * C.
+    // With alpha = 1 the product accumulates straight into beta * C (broadcast to a static
+    // result shape: C alone may not give the extents of a dynamic one).
+    bool accumulateIntoC = hasC && alpha == 1.0 && resultType.hasStaticShape();
     Value init;
-    if (hasC && alpha == 1.0)
+    if (accumulateIntoC)
       init = createElementwise(rewriter, loc, resultType, ValueRange{c},
                                [&](OpBuilder &builder, Location nestedLoc, ValueRange args) {
                                  return scale(builder, nestedLoc, args[0], beta);
@@ -451,7 +509,7 @@ struct GemmLowering : OpConversionPattern<graph::GemmOp> {
     Value product =
         linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType}, ValueRange{a, b}, init)
             .getResult(0);
-    if (alpha != 1.0) {
+    if (!accumulateIntoC && (alpha != 1.0 || hasC)) {
       SmallVector<Value> operands{product};
       if (hasC)
         operands.push_back(c);
@@ -487,11 +545,11 @@ Value createConvolution(OpBuilder &b, Location loc, Value input, Value weight, V
   int64_t filters = weightType.getDimSize(0);
   Attribute stridesAttr = b.getI64TensorAttr(strides);
   Attribute dilationsAttr = b.getI64TensorAttr(dilations);
-  TypeRange resultTypes{resultType};
+  SmallVector<Type> resultTypes{resultType};
   Type elementType = resultType.getElementType();
 
   if (group == 1) {
-    ValueRange operands{input, weight};
+    SmallVector<Value> operands{input, weight};
     if (spatialRank == 1)
       return linalg::Conv1DNcwFcwOp::create(b, loc, resultTypes, operands, init, stridesAttr,
                                             dilationsAttr)
@@ -688,44 +746,20 @@ struct ConvTransposeLowering : OpConversionPattern<graph::ConvTransposeOp> {
 
     // The spread and padded input: extent O + d * (K - 1) along each spatial dimension,
     // holding input element i at (d * (K - 1) - padBegin) + i * stride.
-    SmallVector<OpFoldResult> inputSizes = getSizes(rewriter, loc, adaptor.getInput());
-    SmallVector<int64_t> bufferShape(inputType.getShape().take_front(2));
-    SmallVector<OpFoldResult> bufferSizes(inputSizes.begin(), inputSizes.begin() + 2);
-    SmallVector<OpFoldResult> insertOffsets(2, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> insertStrides(2, rewriter.getIndexAttr(1));
-    SmallVector<OpFoldResult> sliceOffsets(2, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> sliceSizes(bufferSizes);
-    SmallVector<int64_t> sliceShape(bufferShape);
-    bool needsSlice = false;
+    SmallVector<int64_t> low, high;
     for (int64_t i = 0; i < spatialRank; ++i) {
       int64_t extent = inputType.getDimSize(2 + i);
       int64_t kernelSpan = dilations[i] * (weightType.getDimSize(2 + i) - 1);
-      int64_t low = kernelSpan - pads[i];
-      int64_t high = kernelSpan - pads[spatialRank + i] + outputPadding[i];
-      int64_t spread = (extent - 1) * strides[i] + 1;
-      int64_t bufferExtent = std::max<int64_t>(low, 0) + spread + std::max<int64_t>(high, 0);
-      int64_t neededExtent = resultType.getDimSize(2 + i) + kernelSpan;
-      if (extent < 1 || low + spread + high != neededExtent)
+      low.push_back(kernelSpan - pads[i]);
+      high.push_back(kernelSpan - pads[spatialRank + i] + outputPadding[i]);
+      if (extent < 1 || strides[i] < 1 || dilations[i] < 1 ||
+          low.back() + (extent - 1) * strides[i] + 1 + high.back() !=
+              resultType.getDimSize(2 + i) + kernelSpan)
         return rewriter.notifyMatchFailure(op, "result extent does not match the attributes");
-      bufferShape.push_back(bufferExtent);
-      bufferSizes.push_back(rewriter.getIndexAttr(bufferExtent));
-      insertOffsets.push_back(rewriter.getIndexAttr(std::max<int64_t>(low, 0)));
-      insertStrides.push_back(rewriter.getIndexAttr(strides[i]));
-      sliceOffsets.push_back(rewriter.getIndexAttr(std::max<int64_t>(-low, 0)));
-      sliceSizes.push_back(rewriter.getIndexAttr(neededExtent));
-      sliceShape.push_back(neededExtent);
-      needsSlice |= low < 0 || high < 0;
     }
-    auto bufferType = RankedTensorType::get(bufferShape, elementType);
-    Value buffer = createZeros(rewriter, loc, bufferType, bufferSizes);
-    Value spreadInput = tensor::InsertSliceOp::create(rewriter, loc, adaptor.getInput(), buffer,
-                                                      insertOffsets, inputSizes, insertStrides);
-    if (needsSlice) {
-      SmallVector<OpFoldResult> unitStrides(rank, rewriter.getIndexAttr(1));
-      spreadInput = tensor::ExtractSliceOp::create(
-          rewriter, loc, RankedTensorType::get(sliceShape, elementType), spreadInput, sliceOffsets,
-          sliceSizes, unitStrides);
-    }
+    Value zero = createScalarConstant(rewriter, loc, elementType, 0.0);
+    Value spreadInput =
+        createSpreadPadded(rewriter, loc, adaptor.getInput(), low, high, strides, zero);
 
     // The weight [C, M/G, K...] as a convolution's [M, C/G, K...], flipped:
     // w'[m, c, k] = w[(m / (M/G)) * (C/G) + c, m mod (M/G), K - 1 - k].
@@ -735,8 +769,9 @@ struct ConvTransposeLowering : OpConversionPattern<graph::ConvTransposeOp> {
       convWeightShape.push_back(weightType.getDimSize(2 + i));
     auto convWeightType = RankedTensorType::get(convWeightShape, elementType);
     AffineExpr m = rewriter.getAffineDimExpr(0), c = rewriter.getAffineDimExpr(1);
-    SmallVector<AffineExpr> weightExprs{m.floorDiv(filtersPerGroup) * channelsPerGroup + c,
-                                        m % filtersPerGroup};
+    SmallVector<AffineExpr> weightExprs{c, m};
+    if (group > 1)
+      weightExprs = {m.floorDiv(filtersPerGroup) * channelsPerGroup + c, m % filtersPerGroup};
     for (int64_t i = 0; i < spatialRank; ++i)
       weightExprs.push_back(weightType.getDimSize(2 + i) - 1 - rewriter.getAffineDimExpr(2 + i));
     SmallVector<AffineMap> weightMaps{AffineMap::get(rank, 0, weightExprs, context),
@@ -797,7 +832,7 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
 
     if (!wantIndices && isa<FloatType>(elementType) && spatialRank <= 2) {
       Value windowTensor = tensor::EmptyOp::create(rewriter, loc, window->kernel, elementType);
-      ValueRange inputs{padded, windowTensor};
+      SmallVector<Value> inputs{padded, windowTensor};
       Attribute strides = rewriter.getI64TensorAttr(window->strides);
       Attribute dilations = rewriter.getI64TensorAttr(window->dilations);
       Value result = spatialRank == 2
@@ -888,9 +923,12 @@ Value countTaps(OpBuilder &b, Location loc, Value output, int64_t stride, int64_
   auto constant = [&](int64_t value) { return arith::ConstantIndexOp::create(b, loc, value); };
   Value start = arith::SubIOp::create(
       b, loc, arith::MulIOp::create(b, loc, output, constant(stride)), constant(padBegin));
-  // First tap j with start + j * dilation >= lowest, last with <= highest - 1.
-  Value first = arith::CeilDivSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, constant(lowest), start), constant(dilation));
+  // First tap j with start + j * dilation >= lowest, last with <= highest - 1;
+  // ceil(a / d) is written -floor(-a / d).
+  Value first = arith::SubIOp::create(
+      b, loc, constant(0),
+      arith::FloorDivSIOp::create(b, loc, arith::SubIOp::create(b, loc, start, constant(lowest)),
+                                  constant(dilation)));
   first = arith::MaxSIOp::create(b, loc, first, constant(0));
   Value last = arith::FloorDivSIOp::create(
       b, loc, arith::SubIOp::create(b, loc, constant(highest - 1), start), constant(dilation));
@@ -930,7 +968,7 @@ struct AveragePoolLowering : OpConversionPattern<graph::AveragePoolOp> {
     Value sum;
     if (spatialRank <= 2) {
       Value windowTensor = tensor::EmptyOp::create(rewriter, loc, window->kernel, elementType);
-      ValueRange inputs{padded, windowTensor};
+      SmallVector<Value> inputs{padded, windowTensor};
       Attribute strides = rewriter.getI64TensorAttr(window->strides);
       Attribute dilations = rewriter.getI64TensorAttr(window->dilations);
       sum = spatialRank == 2
@@ -1122,13 +1160,33 @@ struct MaxUnpoolLowering : OpConversionPattern<graph::MaxUnpoolOp> {
     };
     Value input = flatten(adaptor.getInput());
     Value indices = flatten(adaptor.getIndices());
+    // The indices count in the shape the attributes give (as the ONNX reference does);
+    // an output_shape larger than that holds it at its start, the rest zeros.
+    SmallVector<int64_t> indexedShape(resultType.getShape());
+    ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(), pads = op.getPads();
+    int64_t spatialRank = inputType.getRank() - 2;
+    if (spatialRank > 0 && static_cast<int64_t>(kernel.size()) == spatialRank &&
+        static_cast<int64_t>(strides.size()) == spatialRank &&
+        static_cast<int64_t>(pads.size()) == 2 * spatialRank &&
+        resultType.getRank() == inputType.getRank()) {
+      for (int64_t i = 0; i < spatialRank; ++i) {
+        int64_t extent = (inputType.getDimSize(2 + i) - 1) * strides[i] + kernel[i] - pads[i] -
+                         pads[spatialRank + i];
+        if (extent >= 1 && extent <= resultType.getDimSize(2 + i))
+          indexedShape[2 + i] = extent;
+      }
+    }
+    bool reindex = indexedShape != SmallVector<int64_t>(resultType.getShape());
+    int64_t indexedSize = 1;
+    for (int64_t extent : indexedShape)
+      indexedSize *= extent;
     int64_t outputSize = resultType.getNumElements();
     auto flatType = RankedTensorType::get({outputSize}, elementType);
     Value output = createZeros(rewriter, loc, flatType, {rewriter.getIndexAttr(outputSize)});
     Value zeroIndex = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value inputSize = arith::ConstantIndexOp::create(rewriter, loc, inputType.getNumElements());
-    Value limit = arith::ConstantIndexOp::create(rewriter, loc, outputSize);
+    Value limit = arith::ConstantIndexOp::create(rewriter, loc, indexedSize);
     auto loop = scf::ForOp::create(
         rewriter, loc, zeroIndex, inputSize, one, ValueRange{output},
         [&](OpBuilder &b, Location nestedLoc, Value i, ValueRange iterArgs) {
@@ -1138,6 +1196,21 @@ struct MaxUnpoolLowering : OpConversionPattern<graph::MaxUnpoolOp> {
               b, nestedLoc,
               arith::CmpIOp::create(b, nestedLoc, arith::CmpIPredicate::sge, target, zeroIndex),
               arith::CmpIOp::create(b, nestedLoc, arith::CmpIPredicate::slt, target, limit));
+          if (reindex) {
+            // Coordinates in the indexed shape, then the flat position in the output.
+            Value remaining = target, flat = zeroIndex, stride = one;
+            for (int64_t dim = resultType.getRank() - 1; dim >= 0; --dim) {
+              Value extent = arith::ConstantIndexOp::create(b, nestedLoc, indexedShape[dim]);
+              Value coordinate = arith::RemSIOp::create(b, nestedLoc, remaining, extent);
+              remaining = arith::DivSIOp::create(b, nestedLoc, remaining, extent);
+              flat = arith::AddIOp::create(b, nestedLoc, flat,
+                                           arith::MulIOp::create(b, nestedLoc, coordinate, stride));
+              stride = arith::MulIOp::create(
+                  b, nestedLoc, stride,
+                  arith::ConstantIndexOp::create(b, nestedLoc, resultType.getDimSize(dim)));
+            }
+            target = flat;
+          }
           auto ifOp = scf::IfOp::create(
               b, nestedLoc, inRange,
               [&](OpBuilder &thenBuilder, Location thenLoc) {

@@ -375,9 +375,8 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
     std::optional<SmallVector<double>> constantScales;
     if (scales)
       constantScales = graph::getConstantFloats(op.getScales());
-    std::optional<SmallVector<int64_t>> constantSizes;
-    if (sizesOperand && policy == "stretch")
-      constantSizes = graph::getConstantInts(op.getSizes());
+    // With stretched sizes, an axis whose extent stays has a scale of exactly 1.
+    bool stretchedSizes = !scales && policy == "stretch";
     bool identityPreserving =
         transform != "tf_half_pixel_for_nn" && transform != "tf_crop_and_resize";
 
@@ -388,8 +387,7 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
       int64_t outExtent = resultType.getDimSize(axis);
       bool unitScale = (constantScales && static_cast<int64_t>(constantScales->size()) > j &&
                         (*constantScales)[j] == 1.0) ||
-                       (constantSizes && static_cast<int64_t>(constantSizes->size()) > j &&
-                        (*constantSizes)[j] == inExtent);
+                       stretchedSizes;
       if (identityPreserving && unitScale && !ShapedType::isDynamic(inExtent) &&
           inExtent == outExtent)
         continue;
@@ -520,11 +518,13 @@ struct GridSampleLowering : OpConversionPattern<graph::GridSampleOp> {
             Value low = alignCorners ? c(0) : c(-0.5);
             Value high = alignCorners ? arith::SubFOp::create(b, l, length, c(1)).getResult()
                                       : arith::SubFOp::create(b, l, length, c(0.5)).getResult();
-            if (padding == "border") {
+            // Nearest and linear sampling pad the coordinate (reflected, then clipped into
+            // the input, as PyTorch defines it); cubic sampling pads each tap instead.
+            if (mode != "cubic" && padding != "zeros") {
+              if (padding == "reflection")
+                x = reflect(b, l, x, low, high);
               x = arith::MaximumFOp::create(b, l, x, c(0));
               x = arith::MinimumFOp::create(b, l, x, arith::SubFOp::create(b, l, length, c(1)));
-            } else if (padding == "reflection") {
-              x = reflect(b, l, x, low, high);
             }
             // Keep the coordinate where index arithmetic is exact (NaN-free inputs).
             x = arith::MaximumFOp::create(b, l, x, c(-8));
@@ -975,8 +975,8 @@ struct NonMaxSuppressionLowering : OpConversionPattern<graph::NonMaxSuppressionO
                                   Value bestBox = scan.getResult(0);
                                   Value row = args[1];
                                   Value out = args[0];
-                                  for (auto [column, value] :
-                                       llvm::enumerate(ArrayRef<Value>{batch, cls, bestBox}))
+                                  SmallVector<Value> rowValues{batch, cls, bestBox};
+                                  for (auto [column, value] : llvm::enumerate(rowValues))
                                     out = tensor::InsertOp::create(
                                         kb, kl, arith::IndexCastOp::create(kb, kl, i64, value), out,
                                         ValueRange{row, indexConstant(kb, kl, column)});

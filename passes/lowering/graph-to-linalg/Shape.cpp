@@ -79,8 +79,8 @@ Value indexValue(OpBuilder &b, Location loc, OpFoldResult size) {
 
 /// `input` with the extents of `resultType` (the same elements in row-major order). Static
 /// shapes become a tensor.collapse_shape and/or tensor.expand_shape, which bufferize to
-/// views; dynamic ones a tensor.reshape to `resultSizes`. Null when static element counts
-/// disagree.
+/// views; dynamic ones a tensor.reshape to `resultSizes` (which may be empty when the
+/// result type is static). Null when static element counts disagree.
 Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType resultType,
                 ArrayRef<OpFoldResult> resultSizes) {
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -118,8 +118,15 @@ Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType result
                                          ArrayRef<ReassociationIndices>{all});
   }
   SmallVector<Value> sizeValues;
-  for (OpFoldResult size : resultSizes)
-    sizeValues.push_back(indexValue(b, loc, size));
+  if (static_cast<int64_t>(resultSizes.size()) == resultType.getRank()) {
+    for (OpFoldResult size : resultSizes)
+      sizeValues.push_back(indexValue(b, loc, size));
+  } else if (resultType.hasStaticShape()) {
+    for (int64_t extent : resultType.getShape())
+      sizeValues.push_back(constantIndex(b, loc, extent));
+  } else {
+    return Value();
+  }
   auto shapeType = RankedTensorType::get({resultType.getRank()}, b.getIndexType());
   Value shape = tensor::FromElementsOp::create(b, loc, shapeType, sizeValues);
   return tensor::ReshapeOp::create(b, loc, resultType, input, shape);
@@ -156,6 +163,15 @@ Value positiveRemainder(OpBuilder &b, Location loc, Value value, Value modulus) 
   Value remainder = arith::RemSIOp::create(b, loc, value, modulus);
   Value shifted = arith::AddIOp::create(b, loc, remainder, modulus);
   return arith::RemSIOp::create(b, loc, shifted, modulus);
+}
+
+/// `lhs + rhs`, folded when both are constants.
+OpFoldResult addOFRs(OpBuilder &b, Location loc, OpFoldResult lhs, OpFoldResult rhs) {
+  std::optional<int64_t> left = getConstantIntValue(lhs), right = getConstantIntValue(rhs);
+  if (left && right)
+    return b.getIndexAttr(*left + *right);
+  return arith::AddIOp::create(b, loc, indexValue(b, loc, lhs), indexValue(b, loc, rhs))
+      .getResult();
 }
 
 /// A normalised axis in [0, rank), or failure.
@@ -512,7 +528,7 @@ struct TileLowering : OpConversionPattern<graph::TileOp> {
 // Joining, splitting and slicing
 //===----------------------------------------------------------------------===//
 
-/// Concat → tensor.insert_slice of each input into one tensor.empty.
+/// Concat → each input copied (linalg.copy) into its slice of one tensor.empty.
 struct ConcatLowering : OpConversionPattern<graph::ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(graph::ConcatOp op, OpAdaptor adaptor,
@@ -546,20 +562,17 @@ struct ConcatLowering : OpConversionPattern<graph::ConcatOp> {
     OpFoldResult offset = rewriter.getIndexAttr(0);
     for (auto [input, extents] : llvm::zip_equal(adaptor.getInputs(), inputSizes)) {
       offsets[*axis] = offset;
+      // linalg.copy into the destination's slice, which bufferizes in place into a loop
+      // nest (a bare insert_slice would become a strided memref.copy).
+      Value slice =
+          tensor::ExtractSliceOp::create(rewriter, loc, result, offsets, extents, strides);
+      Value copied = linalg::CopyOp::create(rewriter, loc, input, slice)->getResult(0);
       result =
-          tensor::InsertSliceOp::create(rewriter, loc, input, result, offsets, extents, strides);
+          tensor::InsertSliceOp::create(rewriter, loc, copied, result, offsets, extents, strides);
       offset = addOFRs(rewriter, loc, offset, extents[*axis]);
     }
     rewriter.replaceOp(op, result);
     return success();
-  }
-
-  static OpFoldResult addOFRs(OpBuilder &b, Location loc, OpFoldResult lhs, OpFoldResult rhs) {
-    std::optional<int64_t> left = getConstantIntValue(lhs), right = getConstantIntValue(rhs);
-    if (left && right)
-      return b.getIndexAttr(*left + *right);
-    return arith::AddIOp::create(b, loc, indexValue(b, loc, lhs), indexValue(b, loc, rhs))
-        .getResult();
   }
 };
 
@@ -582,7 +595,7 @@ struct SplitLowering : OpConversionPattern<graph::SplitOp> {
     Value extent = indexValue(rewriter, loc, inputSizes[*axis]);
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    Value offset = constantIndex(rewriter, loc, 0);
+    OpFoldResult offset = rewriter.getIndexAttr(0);
     SmallVector<Value> results;
     for (int64_t part = 0; part < parts; ++part) {
       RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op, part);
@@ -596,17 +609,22 @@ struct SplitLowering : OpConversionPattern<graph::SplitOp> {
         // ceil(d / parts) per part, the last one taking what is left.
         Value count = constantIndex(rewriter, loc, parts);
         Value chunk = arith::CeilDivUIOp::create(rewriter, loc, extent, count);
-        Value left = arith::SubIOp::create(rewriter, loc, extent, offset);
+        Value left =
+            arith::SubIOp::create(rewriter, loc, extent, indexValue(rewriter, loc, offset));
         Value zero = constantIndex(rewriter, loc, 0);
         Value size = arith::MinSIOp::create(rewriter, loc, chunk, left);
         return OpFoldResult(arith::MaxSIOp::create(rewriter, loc, size, zero));
       });
       offsets[*axis] = offset;
-      Value slice =
-          tensor::ExtractSliceOp::create(rewriter, loc, resultType, input, offsets, sizes, strides);
-      results.push_back(slice);
-      offset =
-          arith::AddIOp::create(rewriter, loc, offset, indexValue(rewriter, loc, sizes[*axis]));
+      // An empty part is a new empty tensor: the slice verifier rejects an offset equal to
+      // an extent of 0.
+      if (resultType.hasStaticShape() && resultType.getNumElements() == 0) {
+        results.push_back(createEmptyTensor(rewriter, loc, resultType, sizes));
+      } else {
+        results.push_back(tensor::ExtractSliceOp::create(rewriter, loc, resultType, input, offsets,
+                                                         sizes, strides));
+      }
+      offset = addOFRs(rewriter, loc, offset, sizes[*axis]);
     }
     rewriter.replaceOp(op, results);
     return success();
@@ -678,8 +696,13 @@ struct SliceLowering : OpConversionPattern<graph::SliceOp> {
     };
     for (int64_t entry = 0; entry < count; ++entry) {
       Value step = op.getSteps() ? rawValue(adaptor.getSteps(), entry) : one;
-      if (constantSteps)
+      if (constantSteps) {
         step = constantIndex(rewriter, loc, (*constantSteps)[entry]);
+      } else {
+        // ONNX forbids a step of 0; reading it as 1 keeps the divisions below defined.
+        Value isZero = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, step, zero);
+        step = arith::SelectOp::create(rewriter, loc, isZero, one, step);
+      }
       Value rawStart = rawValue(adaptor.getStarts(), entry);
       Value rawEnd = rawValue(adaptor.getEnds(), entry);
       for (int64_t dim = 0; dim < rank; ++dim) {
@@ -1221,7 +1244,10 @@ struct ConstantOfShapeLowering : OpConversionPattern<graph::ConstantOfShapeOp> {
     if (auto floatType = dyn_cast<FloatType>(elementType)) {
       if (!isa<FloatType>(dense.getElementType()))
         return rewriter.notifyMatchFailure(op, "value of another element type");
-      scalar = FloatAttr::get(floatType, *dense.getValues<APFloat>().begin());
+      APFloat value = *dense.getValues<APFloat>().begin();
+      bool losesInfo = false;
+      value.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+      scalar = FloatAttr::get(floatType, value);
     } else if (auto integerType = dyn_cast<IntegerType>(elementType)) {
       if (!isa<IntegerType>(dense.getElementType()))
         return rewriter.notifyMatchFailure(op, "value of another element type");

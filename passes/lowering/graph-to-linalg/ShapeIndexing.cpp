@@ -507,26 +507,25 @@ Value flatten(OpBuilder &b, Location loc, Value tensor) {
   return tensor::CollapseShapeOp::create(b, loc, tensor, ArrayRef<ReassociationIndices>{all});
 }
 
-/// The slice `position` (extent 1) of `tensor` along `axis`, unit dimension kept.
-Value extractAxisSlice(OpBuilder &b, Location loc, Value tensor, int64_t axis, Value position) {
-  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = getSizes(b, loc, tensor);
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  offsets[axis] = position;
-  sizes[axis] = b.getIndexAttr(1);
-  return tensor::ExtractSliceOp::create(b, loc, tensor, offsets, sizes, strides);
-}
-
-/// `slice` (extent 1 along `axis`) written into `dest` at `position` along `axis`.
-Value insertAxisSlice(OpBuilder &b, Location loc, Value slice, Value dest, int64_t axis,
-                      Value position) {
-  int64_t rank = cast<RankedTensorType>(dest.getType()).getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = getSizes(b, loc, slice);
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  offsets[axis] = position;
-  return tensor::InsertSliceOp::create(b, loc, slice, dest, offsets, sizes, strides);
+/// The slices of `input` along `axis` at the positions in the 1-D i64 tensor `positions`,
+/// in order: a generic over the result. Copying slice by slice instead would bufferize
+/// into strided memref copies, which need a runtime library the JIT does not link.
+Value gatherAlongAxis(OpBuilder &b, Location loc, Value input, int64_t axis, Value positions,
+                      Value count, Type elementType) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
+  SmallVector<OpFoldResult> sizes = getSizes(b, loc, input);
+  sizes[axis] = count;
+  SmallVector<int64_t> shape(inputType.getShape());
+  shape[axis] = ShapedType::kDynamic;
+  auto resultType = RankedTensorType::get(shape, elementType);
+  AffineMap positionsMap = AffineMap::get(rank, 0, b.getAffineDimExpr(axis));
+  return createGather(b, loc, resultType, sizes, positions, positionsMap,
+                      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) -> Value {
+                        SmallVector<Value> position = loopIndices(nested, nestedLoc, 0, rank);
+                        position[axis] = integerToIndex(nested, nestedLoc, args[0]);
+                        return tensor::ExtractOp::create(nested, nestedLoc, input, position);
+                      });
 }
 
 /// Compress: the slices along `axis` (of the flattened input without it) whose condition
@@ -566,7 +565,7 @@ struct CompressLowering : OpConversionPattern<graph::CompressOp> {
       return convertScalar(b, nestedLoc, element, conditionGraphType, b.getI1Type());
     };
 
-    auto count = scf::ForOp::create(
+    auto countLoop = scf::ForOp::create(
         rewriter, loc, zero, length, one, ValueRange{zero},
         [&](OpBuilder &b, Location nestedLoc, Value iv, ValueRange carried) {
           Value selected = readCondition(b, nestedLoc, iv);
@@ -576,12 +575,11 @@ struct CompressLowering : OpConversionPattern<graph::CompressOp> {
               ValueRange{arith::SelectOp::create(b, nestedLoc, selected, next, carried[0])});
         });
 
-    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
-    sizes[axis] = count.getResult(0);
-    auto bufferType =
-        RankedTensorType::get(SmallVector<int64_t>(resultType.getRank(), ShapedType::kDynamic),
-                              resultType.getElementType());
-    Value empty = createEmptyTensor(rewriter, loc, bufferType, sizes);
+    // The positions of the selected slices, then the slices at them.
+    Value count = countLoop.getResult(0);
+    Type i64 = rewriter.getI64Type();
+    Value empty = createEmptyTensor(rewriter, loc,
+                                    RankedTensorType::get({ShapedType::kDynamic}, i64), {count});
     auto fill = scf::ForOp::create(
         rewriter, loc, zero, length, one, ValueRange{empty, zero},
         [&](OpBuilder &b, Location nestedLoc, Value iv, ValueRange carried) {
@@ -589,8 +587,8 @@ struct CompressLowering : OpConversionPattern<graph::CompressOp> {
           auto ifOp = scf::IfOp::create(
               b, nestedLoc, selected,
               [&](OpBuilder &then, Location thenLoc) {
-                Value slice = extractAxisSlice(then, thenLoc, input, axis, iv);
-                Value written = insertAxisSlice(then, thenLoc, slice, carried[0], axis, carried[1]);
+                Value written = tensor::InsertOp::create(
+                    then, thenLoc, indexToInteger(then, thenLoc, iv, i64), carried[0], carried[1]);
                 Value next = arith::AddIOp::create(then, thenLoc, carried[1], one);
                 scf::YieldOp::create(then, thenLoc, ValueRange{written, next});
               },
@@ -599,7 +597,9 @@ struct CompressLowering : OpConversionPattern<graph::CompressOp> {
               });
           scf::YieldOp::create(b, nestedLoc, ifOp.getResults());
         });
-    rewriter.replaceOp(op, castToType(rewriter, loc, fill.getResult(0), resultType));
+    Value result = gatherAlongAxis(rewriter, loc, input, axis, fill.getResult(0), count,
+                                   resultType.getElementType());
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, resultType));
     return success();
   }
 };
@@ -689,7 +689,7 @@ struct NonZeroLowering : OpConversionPattern<graph::NonZeroOp> {
 ///  2. When sorted, the rank of each distinct row among the distinct rows (how many are
 ///     smaller) is its sorted position: ranks permute the outputs and renumber the
 ///     inverse indices.
-///  3. The distinct rows are copied from the input into `y` at their positions.
+///  3. `y` gathers the distinct rows from the input at their first occurrences.
 /// Both look-ups are quadratic in the number of distinct rows; Unique appears in no model
 /// the CPU path targets, and a sort-based version in scf loops would be a lot of IR.
 struct UniqueLowering : OpConversionPattern<graph::UniqueOp> {
@@ -883,42 +883,28 @@ struct UniqueLowering : OpConversionPattern<graph::UniqueOp> {
           });
     }
 
-    // 3. The distinct rows, first occurrences and counts at their output positions.
-    SmallVector<OpFoldResult> ySizes;
-    if (axis) {
-      ySizes = getSizes(rewriter, loc, input);
-      ySizes[*axis] = distinct;
-    } else {
-      ySizes.push_back(distinct);
-    }
-    auto yBufferType = RankedTensorType::get(
-        SmallVector<int64_t>(ySizes.size(), ShapedType::kDynamic), resultTypes[0].getElementType());
-    Value yInit = createEmptyTensor(rewriter, loc, yBufferType, ySizes);
+    // 3. First occurrences and counts at their output positions, then the distinct rows
+    // read from those first occurrences.
     SmallVector<OpFoldResult> distinctSizes{distinct};
     Value indicesInit = createEmptyTensor(rewriter, loc, bufferType, distinctSizes);
     Value countsOutInit = createEmptyTensor(rewriter, loc, bufferType, distinctSizes);
     auto gather = scf::ForOp::create(
-        rewriter, loc, zero, distinct, one, ValueRange{yInit, indicesInit, countsOutInit},
+        rewriter, loc, zero, distinct, one, ValueRange{indicesInit, countsOutInit},
         [&](OpBuilder &b, Location l, Value u, ValueRange carried) {
           Value position = sortedPosition ? readIndex(b, l, sortedPosition, u) : u;
-          Value firstRow64 = tensor::ExtractOp::create(b, l, first, u);
-          Value firstRow = integerToIndex(b, l, firstRow64);
-          Value y;
-          if (axis) {
-            Value slice = extractAxisSlice(b, l, input, *axis, firstRow);
-            y = insertAxisSlice(b, l, slice, carried[0], *axis, position);
-          } else {
-            Value element = tensor::ExtractOp::create(b, l, rows, firstRow);
-            y = tensor::InsertOp::create(b, l, element, carried[0], position);
-          }
-          Value indices = tensor::InsertOp::create(b, l, firstRow64, carried[1], position);
+          Value firstRow = tensor::ExtractOp::create(b, l, first, u);
+          Value indices = tensor::InsertOp::create(b, l, firstRow, carried[0], position);
           Value count = tensor::ExtractOp::create(b, l, counts, u);
-          Value countsOut = tensor::InsertOp::create(b, l, count, carried[2], position);
-          scf::YieldOp::create(b, l, ValueRange{y, indices, countsOut});
+          Value countsOut = tensor::InsertOp::create(b, l, count, carried[1], position);
+          scf::YieldOp::create(b, l, ValueRange{indices, countsOut});
         });
+    Value firstOccurrences = gather.getResult(0);
+    Value y = axis ? gatherAlongAxis(rewriter, loc, input, *axis, firstOccurrences, distinct,
+                                     resultTypes[0].getElementType())
+                   : gatherAlongAxis(rewriter, loc, rows, 0, firstOccurrences, distinct,
+                                     resultTypes[0].getElementType());
 
-    SmallVector<Value> results{gather.getResult(0), gather.getResult(1), inverse,
-                               gather.getResult(2)};
+    SmallVector<Value> results{y, firstOccurrences, inverse, gather.getResult(1)};
     for (auto [result, type] : llvm::zip_equal(results, resultTypes))
       result = castToType(rewriter, loc, result, type);
     rewriter.replaceOp(op, results);

@@ -384,9 +384,11 @@ struct MelWeightMatrixLowering : OpConversionPattern<graph::MelWeightMatrixOp> {
     };
     Value lowMel = toMel(lower);
     Value highMel = toMel(upper);
+    // The num_mel_bins + 2 band edges step by (high - low) / (num_mel_bins + 2), as the
+    // ONNX reference (and ONNX Runtime) compute it: the last edge stays below the upper one.
     Value melStep = arith::DivFOp::create(
         rewriter, loc, arith::SubFOp::create(rewriter, loc, highMel, lowMel),
-        arith::AddFOp::create(rewriter, loc, toF64(rewriter, loc, numMelBins), c(1)));
+        arith::AddFOp::create(rewriter, loc, toF64(rewriter, loc, numMelBins), c(2)));
     Value dftPlusOne = arith::AddFOp::create(rewriter, loc, toF64(rewriter, loc, dftLength), c(1));
 
     Value result = createGather(

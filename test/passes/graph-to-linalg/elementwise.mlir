@@ -144,9 +144,9 @@ func.func @max_variadic(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %c: tensor<2x3xf
 
 // Mean divides the sum by the operand count.
 // CHECK-LABEL: func.func @mean
+// CHECK: %[[SUM:.*]] = arith.addf
 // CHECK: %[[COUNT:.*]] = arith.constant 2.000000e+00 : f32
-// CHECK: arith.addf
-// CHECK: arith.divf %{{.*}}, %[[COUNT]]
+// CHECK: arith.divf %[[SUM]], %[[COUNT]]
 func.func @mean(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
   %0 = graph.mean %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
@@ -236,13 +236,13 @@ func.func @gelu_tanh(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// Elu: a select between alpha * (exp(x) - 1) and x.
+// Elu without a select: max(x, 0) + alpha * (exp(min(x, 0)) - 1).
 // CHECK-LABEL: func.func @elu
-// CHECK: %[[ALPHA:.*]] = arith.constant 2.000000e+00 : f32
-// CHECK: arith.cmpf olt
+// CHECK: %[[POSITIVE:.*]] = arith.maximumf %in
 // CHECK: math.exp
-// CHECK: arith.mulf %[[ALPHA]]
-// CHECK: arith.select
+// CHECK: %[[ALPHA:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[ALPHA]]
+// CHECK: arith.addf %[[POSITIVE]], %[[SCALED]]
 func.func @elu(%x: tensor<3xf32>) -> tensor<3xf32> {
   %0 = graph.elu %x {alpha = 2.0 : f32} : tensor<3xf32>
   return %0 : tensor<3xf32>
@@ -268,9 +268,10 @@ func.func @is_inf_negative(%x: tensor<3xf32>) -> tensor<3xi1> {
 // CHECK-DAG: #[[SLOPE:.*]] = affine_map<(d0, d1, d2) -> (d1, 0)>
 // CHECK-LABEL: func.func @prelu
 // CHECK: linalg.generic {indexing_maps = [#[[FULL]], #[[SLOPE]], #[[FULL]]]
-// CHECK: arith.cmpf olt
-// CHECK: arith.mulf
-// CHECK: arith.select
+// CHECK: ^bb0(%[[X:[a-z0-9_]+]]: f32, %[[S:[a-z0-9_]+]]: f32
+// CHECK: arith.maximumf %[[X]]
+// CHECK: arith.mulf %[[S]]
+// CHECK: arith.addf
 func.func @prelu(%x: tensor<2x3x4xf32>, %slope: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
   %0 = graph.prelu %x, %slope : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
   return %0 : tensor<2x3x4xf32>

@@ -9,10 +9,10 @@ func.func @gather_nd_dynamic_tuple(%data: tensor<2x2xf32>, %indices: tensor<3x?x
 
 // -----
 
-// An unknown scatter reduction.
-func.func @scatter_unknown_reduction(%data: tensor<4xf32>, %indices: tensor<2x1xi64>, %updates: tensor<2xf32>) -> tensor<4xf32> {
+// ScatterND likewise needs the length of its index tuples.
+func.func @scatter_nd_dynamic_tuple(%data: tensor<4xf32>, %indices: tensor<2x?xi64>, %updates: tensor<2xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{graph.scatter_nd: not supported on the CPU path}}
-  %0 = graph.scatter_nd %data, %indices, %updates {reduction = "xor"} : (tensor<4xf32>, tensor<2x1xi64>, tensor<2xf32>) -> tensor<4xf32>
+  %0 = graph.scatter_nd %data, %indices, %updates {reduction = "add"} : (tensor<4xf32>, tensor<2x?xi64>, tensor<2xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

@@ -38,7 +38,7 @@ func.func @gather_elements(%data: tensor<2x3xf32>, %indices: tensor<2x2xi32>) ->
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x2xi32>)
 // CHECK: %[[B:.*]] = linalg.index 0
 // CHECK: tensor.extract %arg1[%[[B]], %{{.*}}] : tensor<2x1xi64>
-// CHECK: tensor.extract %arg0[%[[B]], %{{.*}}, %{{.*}}] : tensor<2x2x2xi32>
+// CHECK: tensor.extract %arg0[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<2x2x2xi32>
 func.func @gather_nd_batch(%data: tensor<2x2x2xi32>, %indices: tensor<2x1xi64>) -> tensor<2x2xi32> {
   %0 = graph.gather_nd %data, %indices {batch_dims = 1 : i64} : (tensor<2x2x2xi32>, tensor<2x1xi64>) -> tensor<2x2xi32>
   return %0 : tensor<2x2xi32>
@@ -86,14 +86,18 @@ func.func @scatter_nd_max_unsigned(%data: tensor<4xui8>, %indices: tensor<2x1xi6
 
 // -----
 
-// Compress counts the selected slices, then copies each into a tensor of that extent.
+// Compress counts the selected slices, records their positions, then gathers them with
+// a generic reading the positions along the axis.
+// CHECK-DAG: #[[POS:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @compress
 // CHECK: %[[COUNT:.*]] = scf.for
-// CHECK: tensor.empty(%[[COUNT]]) : tensor<3x?xf32>
+// CHECK: tensor.empty(%[[COUNT]]) : tensor<?xi64>
 // CHECK: scf.for
 // CHECK: scf.if
-// CHECK: tensor.extract_slice %arg0[0, %{{.*}}] [3, 1] [1, 1]
-// CHECK: tensor.insert_slice
+// CHECK: tensor.insert
+// CHECK: tensor.empty(%[[COUNT]]) : tensor<3x?xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[POS]], {{.*}}]
+// CHECK: tensor.extract %arg0
 func.func @compress(%input: tensor<3x2xf32>, %condition: tensor<2xi1>) -> tensor<3x?xf32> {
   %0 = graph.compress %input, %condition {axis = 1 : i64} : (tensor<3x2xf32>, tensor<2xi1>) -> tensor<3x?xf32>
   return %0 : tensor<3x?xf32>
@@ -162,15 +166,19 @@ func.func @one_hot(%indices: tensor<2x3xf32>, %depth: tensor<f32>, %values: tens
 // -----
 
 // Sorted Unique along an axis: the slices become rows (transpose, collapse), a scan
-// looks each row up among the distinct ones found so far (scf.while), ranks sort them.
+// looks each row up among the distinct ones found so far (scf.while), ranks sort them,
+// and y gathers the rows at their first occurrences.
 // CHECK-LABEL: func.func @unique_sorted_axis
 // CHECK: linalg.transpose
 // CHECK: tensor.collapse_shape
 // CHECK: scf.for
 // CHECK: scf.while
+// CHECK: arith.cmpf oeq
 // CHECK: scf.for
-// CHECK: tensor.extract_slice
-// CHECK: tensor.insert_slice
+// CHECK: arith.cmpf olt
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: tensor.extract %arg0
 func.func @unique_sorted_axis(%x: tensor<2x3xf32>) -> (tensor<2x?xf32>, tensor<?xi64>, tensor<3xi64>, tensor<?xi64>) {
   %y, %indices, %inverse, %counts = graph.unique %x {axis = 1 : i64, sorted = true} : (tensor<2x3xf32>) -> (tensor<2x?xf32>, tensor<?xi64>, tensor<3xi64>, tensor<?xi64>)
   return %y, %indices, %inverse, %counts : tensor<2x?xf32>, tensor<?xi64>, tensor<3xi64>, tensor<?xi64>

@@ -66,7 +66,7 @@ func.func @squeeze(%x: tensor<1x3x4xf32>) -> tensor<3x4xf32> {
 // -----
 
 // CHECK-LABEL: func.func @unsqueeze
-// CHECK: tensor.expand_shape %arg0 {{\[\[}}0, 1], [2, 3]] output_shape [3, 1, 4, 1]
+// CHECK: tensor.expand_shape %arg0 {{\[\[}}0], [1, 2, 3]] output_shape [3, 1, 4, 1]
 func.func @unsqueeze(%x: tensor<3x4xf32>) -> tensor<3x1x4x1xf32> {
   %axes = graph.constant dense<[1, -1]> : tensor<2xi64>
   %0 = graph.unsqueeze %x, %axes : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<3x1x4x1xf32>
@@ -121,11 +121,13 @@ func.func @space_to_depth(%x: tensor<1x2x4x6xf32>) -> tensor<1x8x2x3xf32> {
 
 // -----
 
-// Concat inserts each input at its offset along the axis.
+// Concat copies each input into its slice of the result, at its offset along the axis.
 // CHECK-LABEL: func.func @concat
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x5xf32>
-// CHECK: %[[FIRST:.*]] = tensor.insert_slice %arg0 into %[[EMPTY]][0, 0] [2, 2] [1, 1]
-// CHECK: tensor.insert_slice %arg1 into %[[FIRST]][0, 2] [2, 3] [1, 1]
+// CHECK: linalg.copy ins(%arg0 : tensor<2x2xf32>)
+// CHECK: %[[FIRST:.*]] = tensor.insert_slice %{{.*}} into %[[EMPTY]][0, 0] [2, 2] [1, 1]
+// CHECK: linalg.copy ins(%arg1 : tensor<2x3xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %[[FIRST]][0, 2] [2, 3] [1, 1]
 func.func @concat(%a: tensor<2x2xf32>, %b: tensor<2x3xf32>) -> tensor<2x5xf32> {
   %0 = graph.concat %a, %b {axis = -1 : i64} : (tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
