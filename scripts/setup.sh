@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs everything Kiln needs to build and test, from Debian 12's packages.
-# Idempotent: when every package is present it only checks, in well under a second.
+# Installs everything Kiln needs to build and test, from Debian 12's packages, and ONNX
+# Runtime for node (the numeric reference of test/models/check-models.py) from npm into
+# third_party/ort (git-ignored).
+# Idempotent: when everything is present it only checks, in well under a second.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   # Build
@@ -16,7 +19,33 @@ packages=(
   libgtest-dev clang-22 libclang-rt-22-dev
   # Bundling tools for the GPU machine
   xz-utils binutils
+  # ONNX Runtime for node, the reference the CPU path is checked against (npm: see below)
+  nodejs
 )
+
+# ONNX Runtime's node package, pinned; installed with npm into a folder of the repository.
+ort_version=1.30.0
+ort_dir=third_party/ort
+
+install_ort() {
+  local installed
+  installed=$(node -p "require('./$ort_dir/node_modules/onnxruntime-node/package.json').version" \
+    2>/dev/null || true)
+  if [ "$installed" = "$ort_version" ]; then
+    echo "setup: onnxruntime-node $ort_version present"
+    return
+  fi
+  command -v npm >/dev/null ||
+    { echo "setup: error: npm is missing; it is needed to install onnxruntime-node" >&2; exit 1; }
+  echo "setup: installing onnxruntime-node@$ort_version into $ort_dir"
+  mkdir -p "$ort_dir"
+  # --ignore-scripts: the package's install script downloads CUDA libraries (and fails
+  # without a GPU); the CPU binaries are inside the package itself.
+  npm install --prefix "$ort_dir" --ignore-scripts --no-audit --no-fund --loglevel=error \
+    "onnxruntime-node@$ort_version" >/dev/null
+  node -e "require('./$ort_dir/node_modules/onnxruntime-node')" ||
+    { echo "setup: error: onnxruntime-node was installed but does not load" >&2; exit 1; }
+}
 
 missing=()
 for package in "${packages[@]}"; do
@@ -24,9 +53,13 @@ for package in "${packages[@]}"; do
     missing+=("$package")
   fi
 done
+# NodeSource's nodejs package carries npm and conflicts with Debian's npm package: ask for
+# the latter only when no npm command is there.
+command -v npm >/dev/null || missing+=(npm)
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages present"
+  install_ort
   exit 0
 fi
 
@@ -39,4 +72,5 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -q
 "${sudo[@]}" apt-get install -y -q "${missing[@]}"
+install_ort
 echo "setup: done"

@@ -1,0 +1,292 @@
+#!/usr/bin/python3
+"""Checks `kiln run --device cpu` on the real models of ../shared/models against ONNX Runtime.
+
+For each model: materialize its weights (cached in build/models, as scripts/import-models.sh
+does), generate seeded random inputs from the graph's declared inputs, run ONNX Runtime
+(test/models/ort-reference.js) and `kiln run`, and compare every output by relative L2 error
+||kiln - ort||_2 / ||ort||_2 (at most 1e-4 for floating-point outputs; integer and boolean
+outputs must be equal). Prints one table row per model and a final line
+"models: N passed, N failed"; exits non-zero on any failure.
+
+    /usr/bin/python3 test/models/check-models.py [--only PATTERN] [--kiln PATH] [--timeout S]
+
+Artifacts (inputs, both outputs, logs) stay under build/model-check/<model>/.
+Environment: KILN_BUILD_DIR (default build), KILN_SHARED (the folder holding models/;
+default: the nearest shared/ beside the checkout or one of its parents).
+"""
+
+import argparse
+import fnmatch
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zlib
+
+import numpy as np
+import onnx
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "test"))
+from kiln_run_log import UNSUPPORTED, crash_summary, first_error  # noqa: E402
+BUILD = os.path.join(ROOT, os.environ.get("KILN_BUILD_DIR", "build"))
+ORT_REFERENCE = os.path.join(ROOT, "test/models/ort-reference.js")
+REL_L2_TOLERANCE = 1e-4
+
+# Batch and sequence length per model (file name without .onnx; fnmatch patterns, first
+# match wins). The dynamo exports were traced with batch 2 and may have specialized batch 1
+# away, so they run with 2; the legacy exports run with batch 1 to cover that case too.
+# Sequences stay short: the point is numerics, not speed.
+SIZES = [
+    ("*.dynamo", 2, 16),
+    ("*", 1, 32),
+]
+# Token inputs without an embedding lookup to read the vocabulary size from.
+DEFAULT_VOCAB = 100
+
+
+def find_shared():
+    if "KILN_SHARED" in os.environ:
+        return os.path.join(os.environ["KILN_SHARED"], "models")
+    # ../shared beside the main checkout; a worktree under <top>/wt/ sits one level deeper.
+    path = os.path.dirname(ROOT)
+    while True:
+        candidate = os.path.join(path, "shared", "models")
+        if os.path.isdir(candidate):
+            return candidate
+        if os.path.dirname(path) == path:
+            return os.path.join(os.path.dirname(ROOT), "shared", "models")
+        path = os.path.dirname(path)
+
+
+def materialize(shared, source, cache):
+    """Returns the model with weights, materializing it when missing or stale."""
+    model = os.path.join(cache, os.path.basename(source))
+    if os.path.exists(model) and os.path.getmtime(model) >= os.path.getmtime(source):
+        return model, 0.0
+    start = time.time()
+    subprocess.run(["/usr/bin/python3", os.path.join(shared, "materialize.py"), source,
+                    model + ".tmp"], check=True, stdout=subprocess.DEVNULL)
+    os.replace(model + ".tmp", model)
+    return model, time.time() - start
+
+
+def vocab_size(graph, name):
+    """First dimension of the embedding table that input `name` indexes, if any: follows
+    the value through ops that keep its values (Reshape, Cast, ...) to a Gather that uses it
+    as indices into an initializer or a Constant."""
+    tables = {t.name: list(t.dims) for t in graph.initializer}
+    for node in graph.node:
+        if node.op_type == "Constant":
+            for attr in node.attribute:
+                if attr.name == "value":
+                    tables[node.output[0]] = list(attr.t.dims)
+    passthrough = {"Reshape", "Cast", "Unsqueeze", "Squeeze", "Flatten", "Identity"}
+    frontier, seen = [name], set()
+    while frontier:
+        value = frontier.pop()
+        seen.add(value)
+        for node in graph.node:
+            if value not in node.input:
+                continue
+            if node.op_type == "Gather" and len(node.input) > 1 and node.input[1] == value \
+                    and tables.get(node.input[0]):
+                return tables[node.input[0]][0]
+            if node.op_type in passthrough and node.input[0] == value:
+                frontier += [o for o in node.output if o not in seen]
+    return None
+
+
+def make_inputs(graph, batch, seq, seed):
+    """Random inputs for the graph's inputs (those that are not initializers), and whether
+    the sequence length was used: a symbolic first dimension is the batch, a later one the
+    sequence length."""
+    initializers = {t.name for t in graph.initializer}
+    rng = np.random.default_rng(seed)
+    inputs, uses_seq = {}, False
+    for value in graph.input:
+        if value.name in initializers:
+            continue
+        tensor_type = value.type.tensor_type
+        dtype = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[tensor_type.elem_type]
+        shape = []
+        for dim in tensor_type.shape.dim:
+            if dim.HasField("dim_value"):
+                shape.append(dim.dim_value)
+            else:
+                # A symbolic dim: dim 0 is the batch, a later one the sequence.
+                shape.append(batch if not shape else seq)
+                uses_seq |= bool(shape[:-1])
+        if np.issubdtype(dtype, np.floating):
+            array = rng.standard_normal(shape).astype(dtype)
+        elif dtype == np.bool_:
+            array = np.ones(shape, dtype)
+        elif "mask" in value.name:
+            # Attention masks by their conventional name: attend to every position.
+            array = np.ones(shape, dtype)
+        elif "token_type" in value.name:
+            array = np.zeros(shape, dtype)  # a single segment
+        else:
+            vocab = vocab_size(graph, value.name) or DEFAULT_VOCAB
+            array = rng.integers(0, vocab, shape).astype(dtype)
+        inputs[value.name] = array
+    return inputs, uses_seq
+
+
+def sanitize(name):
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+
+
+def compare(reference, result):
+    """(relative L2 error, failure text or None) of one output."""
+    if result.shape != reference.shape:
+        return None, f"shape {result.shape}, expected {reference.shape}"
+    if result.dtype != reference.dtype:
+        return None, f"dtype {result.dtype}, expected {reference.dtype}"
+    if not np.issubdtype(reference.dtype, np.floating):
+        wrong = int(np.count_nonzero(result != reference))
+        return 0.0 if not wrong else 1.0, f"{wrong} elements differ" if wrong else None
+    if not np.all(np.isfinite(reference)):
+        return None, "the reference has NaN or Inf"
+    ref = reference.astype(np.float64)
+    error = np.linalg.norm(result.astype(np.float64) - ref) / max(np.linalg.norm(ref), 1e-30)
+    if not np.isfinite(error) or error > REL_L2_TOLERANCE:
+        return error, f"rel L2 {error:.2e} > {REL_L2_TOLERANCE:.0e}"
+    return error, None
+
+
+def run_timed(command, log, timeout):
+    """(exit code, or "timeout"; wall seconds) of a command whose output goes to `log`."""
+    start = time.time()
+    with open(log, "w") as out:
+        # A session of its own, so that the timeout ends whatever the command started too.
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        try:
+            code = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            code = "timeout"
+    return code, time.time() - start
+
+
+def check_model(name, model, source_graph, kiln, timeout):
+    """Returns (size text, rel L2, kiln s, ort s, failure text or None)."""
+    batch, seq = next((b, s) for pattern, b, s in SIZES if fnmatch.fnmatch(name, pattern))
+    work = os.path.join(BUILD, "model-check", name)
+    shutil.rmtree(work, ignore_errors=True)
+    for sub in ("inputs", "ort", "kiln"):
+        os.makedirs(os.path.join(work, sub))
+
+    inputs, uses_seq = make_inputs(source_graph, batch, seq, zlib.crc32(name.encode()))
+    size = f"{batch}x{seq}" if uses_seq else f"{batch}"
+    args = []
+    for index, (input_name, array) in enumerate(inputs.items()):
+        path = os.path.join(work, "inputs", f"{index}_{sanitize(input_name)}.npy")
+        np.save(path, array)
+        args.append(f"{input_name}={path}")
+
+    ort_log = os.path.join(work, "ort.log")
+    code, ort_s = run_timed(["node", ORT_REFERENCE, model, os.path.join(work, "ort")] + args,
+                            ort_log, timeout)
+    if code != 0:
+        return size, None, None, ort_s, f"ONNX Runtime failed: {first_error(open(ort_log).read())}"
+
+
+    kiln_log = os.path.join(work, "kiln.log")
+    command = [kiln, "run", model, "--device", "cpu", "--output-dir", os.path.join(work, "kiln"),
+               "--quiet"]
+    for arg in args:
+        command += ["--input", arg]
+    code, kiln_s = run_timed(command, kiln_log, timeout)
+    if code != 0:
+        log = open(kiln_log, errors="replace").read()
+        if code == "timeout":
+            what = f"timeout after {timeout} s"
+        elif code < 0:
+            what = f"CRASH ({signal.Signals(-code).name}) {crash_summary(log)}"
+        elif code == 3:
+            what = f"unsupported: {first_error(log, UNSUPPORTED)}"
+        else:
+            what = f"exit {code}: {first_error(log)}"
+        return size, None, kiln_s, ort_s, f"kiln run: {what}"
+
+    worst, failures = 0.0, []
+    for output in source_graph.output:
+        file = sanitize(output.name) + ".npy"
+        kiln_file = os.path.join(work, "kiln", file)
+        if not os.path.exists(kiln_file):
+            failures.append(f"'{output.name}': kiln wrote no {file}")
+            continue
+        error, failure = compare(np.load(os.path.join(work, "ort", file)), np.load(kiln_file))
+        if error is not None:
+            worst = max(worst, error)
+        if failure:
+            failures.append(f"'{output.name}': {failure}")
+    return size, worst, kiln_s, ort_s, "; ".join(failures) or None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default="*", metavar="PATTERN",
+                        help="models whose name matches (fnmatch, or a substring)")
+    parser.add_argument("--kiln", default=os.path.join(BUILD, "bin", "kiln"))
+    parser.add_argument("--timeout", type=int, default=600, help="seconds per run (default 600)")
+    args = parser.parse_args()
+
+    shared = find_shared()
+    if not os.path.isdir(shared):
+        print(f"models: no {shared}; nothing to check")
+        print("models: 0 passed, 0 failed")
+        return 0
+    if not os.access(args.kiln, os.X_OK):
+        print(f"check-models: error: no {args.kiln}; build first", file=sys.stderr)
+        return 1
+    cache = os.path.join(BUILD, "models")
+    os.makedirs(cache, exist_ok=True)
+
+    sources = sorted(f for f in os.listdir(shared) if f.endswith(".onnx"))
+    pattern = args.only if any(c in args.only for c in "*?[") else f"*{args.only}*"
+    sources = [f for f in sources if fnmatch.fnmatch(f[:-len(".onnx")], pattern)]
+    if not sources:
+        print(f"check-models: error: no model in {shared} matches '{args.only}'", file=sys.stderr)
+        return 2
+
+    started = time.time()
+    passed = failed = 0
+    header = f"{'model':<30} {'batch x seq':>11} {'rel L2':>9} {'kiln s':>7} {'ort s':>6}  result"
+    print(header)
+    for file in sources:
+        name = file[:-len(".onnx")]
+        source = os.path.join(shared, file)
+        try:
+            model, materialize_s = materialize(shared, source, cache)
+        except subprocess.CalledProcessError:
+            print(f"{name:<30} {'':>11} {'':>9} {'':>7} {'':>6}  FAIL: materialize.py failed")
+            failed += 1
+            continue
+        if materialize_s:
+            print(f"  (materialized {file} in {materialize_s:.1f} s)")
+        graph = onnx.load(source).graph  # the graph-only file: same graph, loads fast
+        size, error, kiln_s, ort_s, failure = check_model(name, model, graph, args.kiln,
+                                                          args.timeout)
+        fmt = lambda v, spec: format(v, spec) if v is not None else "-"
+        result = "ok" if failure is None else f"FAIL: {failure}"
+        print(f"{name:<30} {size:>11} {fmt(error, '9.1e'):>9} {fmt(kiln_s, '7.2f'):>7} "
+              f"{fmt(ort_s, '6.2f'):>6}  {result}", flush=True)
+        if failure is None:
+            passed += 1
+        else:
+            failed += 1
+    print(f"total {time.time() - started:.1f} s; artifacts in "
+          f"{os.path.relpath(os.path.join(BUILD, 'model-check'), ROOT)}/")
+    print(f"models: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
