@@ -1119,3 +1119,127 @@ LogicalResult NonMaxSuppressionOp::inferReturnTypes(MLIRContext *context,
   inferred.push_back(RankedTensorType::get({ShapedType::kDynamic, 3}, b.getI64Type()));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The operands of a loss as its shape rule sees them, with the names its op gives them
+/// (NegativeLogLikelihoodLoss's input/target/weight, SoftmaxCrossEntropyLoss's
+/// scores/labels/weights) so that messages use the user's words.
+struct LossOperands {
+  Value input, target, weight;
+  StringRef inputName, targetName, weightName;
+};
+} // namespace
+
+/// The loss result shared by both losses: checks `reduction`, the element types, and that
+/// `input` [N, C, d1, ..., dk], `target` [N, d1, ..., dk] and the optional `weight` [C]
+/// agree; the loss is the target's shape for "none" (static wherever either operand
+/// knows the extent) and a scalar otherwise.
+static FailureOr<Type> inferLossType(std::optional<Location> location, const LossOperands &operands,
+                                     StringRef reduction) {
+  if (reduction != "none" && reduction != "sum" && reduction != "mean")
+    return emitOptionalError(location, "reduction must be none, sum or mean, got '", reduction,
+                             "'");
+  auto inputType = cast<TensorType>(operands.input.getType());
+  auto targetType = cast<TensorType>(operands.target.getType());
+  Type elementType = inputType.getElementType();
+  if (!isa<FloatType>(elementType))
+    return emitOptionalError(location, operands.inputName,
+                             " must have a floating-point element type, got ", elementType);
+  if (!targetType.getElementType().isSignlessInteger(32) &&
+      !targetType.getElementType().isSignlessInteger(64))
+    return emitOptionalError(location, operands.targetName,
+                             " element type must be i32 or i64, got ", targetType.getElementType());
+
+  // The class count C and the loss shape [N, d1, ..., dk], as far as known.
+  int64_t classes = ShapedType::kDynamic;
+  std::optional<SmallVector<int64_t>> lossShape;
+  if (inputType.hasRank()) {
+    if (inputType.getRank() < 2)
+      return emitOptionalError(location, operands.inputName,
+                               " must have rank 2 or more ([N, C, d1, ..., dk]), got ",
+                               inputType.getRank());
+    ArrayRef<int64_t> shape = inputType.getShape();
+    classes = shape[1];
+    lossShape.emplace();
+    lossShape->push_back(shape[0]);
+    lossShape->append(shape.begin() + 2, shape.end());
+  }
+  if (targetType.hasRank()) {
+    ArrayRef<int64_t> targetShape = targetType.getShape();
+    if (!lossShape) {
+      if (targetShape.empty())
+        return emitOptionalError(location, operands.targetName,
+                                 " must have rank 1 or more ([N, d1, ..., dk]), got 0");
+      lossShape.emplace(targetShape);
+    } else if (targetShape.size() != lossShape->size()) {
+      return emitOptionalError(location, operands.targetName, " must have rank ", lossShape->size(),
+                               " (", operands.inputName, " rank minus 1), got ",
+                               targetShape.size());
+    } else {
+      for (auto [index, targetExtent] : llvm::enumerate(targetShape)) {
+        int64_t &extent = (*lossShape)[index];
+        if (failed(verifyCompatibleDims({extent, targetExtent})))
+          return emitOptionalError(location, operands.targetName, " of shape ",
+                                   shapeString(targetShape), " does not match ", operands.inputName,
+                                   " of shape ", shapeString(inputType.getShape()),
+                                   " ([N, d1, ..., dk] for [N, C, d1, ..., dk])");
+        if (ShapedType::isDynamic(extent))
+          extent = targetExtent;
+      }
+    }
+  }
+
+  if (Value weight = operands.weight) {
+    auto weightType = cast<TensorType>(weight.getType());
+    if (weightType.getElementType() != elementType)
+      return emitOptionalError(location, operands.weightName, " element type ",
+                               weightType.getElementType(), " differs from ", operands.inputName,
+                               " element type ", elementType);
+    if (weightType.hasRank()) {
+      if (weightType.getRank() != 1)
+        return emitOptionalError(location, operands.weightName, " must have rank 1 ([C]), got ",
+                                 weightType.getRank());
+      if (failed(verifyCompatibleDims({weightType.getDimSize(0), classes})))
+        return emitOptionalError(location, operands.weightName, " has ", weightType.getDimSize(0),
+                                 " elements for ", classes, " classes");
+    }
+  }
+
+  if (reduction != "none")
+    return Type(RankedTensorType::get({}, elementType));
+  return tensorOf(lossShape ? std::optional<ArrayRef<int64_t>>(*lossShape) : std::nullopt,
+                  elementType);
+}
+
+LogicalResult NegativeLogLikelihoodLossOp::inferReturnTypes(MLIRContext *context,
+                                                            std::optional<Location> location,
+                                                            Adaptor adaptor,
+                                                            SmallVectorImpl<Type> &inferred) {
+  auto loss = inferLossType(
+      location,
+      {adaptor.getInput(), adaptor.getTarget(), adaptor.getWeight(), "input", "target", "weight"},
+      adaptor.getReduction());
+  if (failed(loss))
+    return failure();
+  inferred.push_back(*loss);
+  return success();
+}
+
+LogicalResult SoftmaxCrossEntropyLossOp::inferReturnTypes(MLIRContext *context,
+                                                          std::optional<Location> location,
+                                                          Adaptor adaptor,
+                                                          SmallVectorImpl<Type> &inferred) {
+  auto loss = inferLossType(location,
+                            {adaptor.getScores(), adaptor.getLabels(), adaptor.getWeights(),
+                             "scores", "labels", "weights"},
+                            adaptor.getReduction());
+  if (failed(loss))
+    return failure();
+  // log_prob is the log-softmax of the scores along the class dimension: their type.
+  inferred.append({*loss, adaptor.getScores().getType()});
+  return success();
+}
