@@ -1132,14 +1132,22 @@ struct LossOperands {
   Value input, target, weight;
   StringRef inputName, targetName, weightName;
 };
+
+/// What the operands of a loss say about its shapes.
+struct LossShapes {
+  /// [N, d1, ..., dk], static wherever the input or the target knows the extent; nullopt
+  /// when both are unranked.
+  std::optional<SmallVector<int64_t>> perElement;
+  /// C, dynamic when unknown.
+  int64_t classes = ShapedType::kDynamic;
+};
 } // namespace
 
-/// The loss result shared by both losses: checks `reduction`, the element types, and that
+/// The shape rule shared by both losses: checks `reduction`, the element types, and that
 /// `input` [N, C, d1, ..., dk], `target` [N, d1, ..., dk] and the optional `weight` [C]
-/// agree; the loss is the target's shape for "none" (static wherever either operand
-/// knows the extent) and a scalar otherwise.
-static FailureOr<Type> inferLossType(std::optional<Location> location, const LossOperands &operands,
-                                     StringRef reduction) {
+/// agree.
+static FailureOr<LossShapes> checkLossOperands(std::optional<Location> location,
+                                               const LossOperands &operands, StringRef reduction) {
   if (reduction != "none" && reduction != "sum" && reduction != "mean")
     return emitOptionalError(location, "reduction must be none, sum or mean, got '", reduction,
                              "'");
@@ -1154,34 +1162,31 @@ static FailureOr<Type> inferLossType(std::optional<Location> location, const Los
     return emitOptionalError(location, operands.targetName,
                              " element type must be i32 or i64, got ", targetType.getElementType());
 
-  // The class count C and the loss shape [N, d1, ..., dk], as far as known.
-  int64_t classes = ShapedType::kDynamic;
-  std::optional<SmallVector<int64_t>> lossShape;
+  LossShapes shapes;
   if (inputType.hasRank()) {
     if (inputType.getRank() < 2)
       return emitOptionalError(location, operands.inputName,
                                " must have rank 2 or more ([N, C, d1, ..., dk]), got ",
                                inputType.getRank());
     ArrayRef<int64_t> shape = inputType.getShape();
-    classes = shape[1];
-    lossShape.emplace();
-    lossShape->push_back(shape[0]);
-    lossShape->append(shape.begin() + 2, shape.end());
+    shapes.classes = shape[1];
+    shapes.perElement.emplace();
+    shapes.perElement->push_back(shape[0]);
+    shapes.perElement->append(shape.begin() + 2, shape.end());
   }
   if (targetType.hasRank()) {
     ArrayRef<int64_t> targetShape = targetType.getShape();
-    if (!lossShape) {
+    if (!shapes.perElement) {
       if (targetShape.empty())
         return emitOptionalError(location, operands.targetName,
                                  " must have rank 1 or more ([N, d1, ..., dk]), got 0");
-      lossShape.emplace(targetShape);
-    } else if (targetShape.size() != lossShape->size()) {
-      return emitOptionalError(location, operands.targetName, " must have rank ", lossShape->size(),
-                               " (", operands.inputName, " rank minus 1), got ",
-                               targetShape.size());
+      shapes.perElement.emplace(targetShape);
+    } else if (targetShape.size() != shapes.perElement->size()) {
+      return emitOptionalError(location, operands.targetName, " must have rank ",
+                               shapes.perElement->size(), " (", operands.inputName,
+                               " rank minus 1), got ", targetShape.size());
     } else {
-      for (auto [index, targetExtent] : llvm::enumerate(targetShape)) {
-        int64_t &extent = (*lossShape)[index];
+      for (auto [extent, targetExtent] : llvm::zip(*shapes.perElement, targetShape)) {
         if (failed(verifyCompatibleDims({extent, targetExtent})))
           return emitOptionalError(location, operands.targetName, " of shape ",
                                    shapeString(targetShape), " does not match ", operands.inputName,
@@ -1203,29 +1208,37 @@ static FailureOr<Type> inferLossType(std::optional<Location> location, const Los
       if (weightType.getRank() != 1)
         return emitOptionalError(location, operands.weightName, " must have rank 1 ([C]), got ",
                                  weightType.getRank());
-      if (failed(verifyCompatibleDims({weightType.getDimSize(0), classes})))
+      if (failed(verifyCompatibleDims({weightType.getDimSize(0), shapes.classes})))
         return emitOptionalError(location, operands.weightName, " has ", weightType.getDimSize(0),
-                                 " elements for ", classes, " classes");
+                                 " elements for ", shapes.classes, " classes");
+      if (ShapedType::isDynamic(shapes.classes))
+        shapes.classes = weightType.getDimSize(0);
     }
   }
+  return shapes;
+}
 
+/// The loss: [N, d1, ..., dk] for reduction "none", a scalar otherwise.
+static Type lossType(const LossShapes &shapes, StringRef reduction, Type elementType) {
   if (reduction != "none")
-    return Type(RankedTensorType::get({}, elementType));
-  return tensorOf(lossShape ? std::optional<ArrayRef<int64_t>>(*lossShape) : std::nullopt,
-                  elementType);
+    return RankedTensorType::get({}, elementType);
+  if (!shapes.perElement)
+    return UnrankedTensorType::get(elementType);
+  return RankedTensorType::get(*shapes.perElement, elementType);
 }
 
 LogicalResult NegativeLogLikelihoodLossOp::inferReturnTypes(MLIRContext *context,
                                                             std::optional<Location> location,
                                                             Adaptor adaptor,
                                                             SmallVectorImpl<Type> &inferred) {
-  auto loss = inferLossType(
+  auto shapes = checkLossOperands(
       location,
       {adaptor.getInput(), adaptor.getTarget(), adaptor.getWeight(), "input", "target", "weight"},
       adaptor.getReduction());
-  if (failed(loss))
+  if (failed(shapes))
     return failure();
-  inferred.push_back(*loss);
+  inferred.push_back(lossType(*shapes, adaptor.getReduction(),
+                              getElementTypeOrSelf(adaptor.getInput().getType())));
   return success();
 }
 
@@ -1233,13 +1246,22 @@ LogicalResult SoftmaxCrossEntropyLossOp::inferReturnTypes(MLIRContext *context,
                                                           std::optional<Location> location,
                                                           Adaptor adaptor,
                                                           SmallVectorImpl<Type> &inferred) {
-  auto loss = inferLossType(location,
-                            {adaptor.getScores(), adaptor.getLabels(), adaptor.getWeights(),
-                             "scores", "labels", "weights"},
-                            adaptor.getReduction());
-  if (failed(loss))
+  auto shapes = checkLossOperands(location,
+                                  {adaptor.getScores(), adaptor.getLabels(), adaptor.getWeights(),
+                                   "scores", "labels", "weights"},
+                                  adaptor.getReduction());
+  if (failed(shapes))
     return failure();
-  // log_prob is the log-softmax of the scores along the class dimension: their type.
-  inferred.append({*loss, adaptor.getScores().getType()});
+  Type elementType = getElementTypeOrSelf(adaptor.getScores().getType());
+  inferred.push_back(lossType(*shapes, adaptor.getReduction(), elementType));
+  // log_prob, the log-softmax of the scores along C, has the scores' shape [N, C, d1, ..., dk],
+  // which the labels and weights may refine.
+  if (!shapes->perElement) {
+    inferred.push_back(UnrankedTensorType::get(elementType));
+    return success();
+  }
+  SmallVector<int64_t> logProbShape(*shapes->perElement);
+  logProbShape.insert(logProbShape.begin() + 1, shapes->classes);
+  inferred.push_back(RankedTensorType::get(logProbShape, elementType));
   return success();
 }
