@@ -25,4 +25,34 @@ def GraphInferShapes : Pass<"graph-infer-shapes", "::mlir::func::FuncOp"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Lowering passes (passes/lowering)
+//===----------------------------------------------------------------------===//
+
+def GraphToLinalg : Pass<"graph-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower the graph dialect to linalg, tensor, arith, math and scf on tensors";
+  let description = [{
+    Rewrites every graph op into upstream dialects on tensors: elementwise ops, reductions,
+    normalisations and data movement into `linalg.generic` and named linalg ops, shape
+    changes into `tensor` ops, control flow and data-dependent algorithms into `scf`. The
+    result is the input of bufferization and of the CPU pipeline (`kiln-lower-to-cpu`).
+
+    Graph tensor types with unsigned elements (`ui8`) become signless (`i8`); the ops that
+    care (division, comparison, conversion) read the signedness from the graph types
+    before conversion. Function signatures are converted the same way.
+
+    The lowering of each op family lives in passes/lowering/graph-to-linalg/<Family>.cpp.
+    An op, or a form of an op, without a lowering is an error that names it and the ONNX
+    node it came from.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // KILN_PASSES

@@ -5,6 +5,7 @@
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/kernel/KernelDialect.h"
 #include "passes/Passes.h"
+#include "passes/Pipelines.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -18,7 +19,24 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -50,9 +68,22 @@ void kiln::registerDialects(mlir::DialectRegistry &registry) {
   registry.insert<graph::GraphDialect, kernel::KernelDialect>();
   registry.insert<affine::AffineDialect, arith::ArithDialect, bufferization::BufferizationDialect,
                   cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
-                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect, nvgpu::NVGPUDialect,
+                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect, nvgpu::NVGPUDialect,
                   NVVM::NVVMDialect, scf::SCFDialect, tensor::TensorDialect, ub::UBDialect,
                   vector::VectorDialect>();
+
+  // One-shot bufferization and ownership-based deallocation (the CPU path) find the
+  // ops' buffer semantics through these interfaces.
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
+  cf::registerBufferizableOpInterfaceExternalModels(registry);
+  cf::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  memref::registerAllocationOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
 
   // convert-to-llvm and the GPU lowering find their patterns through these interfaces.
   arith::registerConvertArithToLLVMInterface(registry);
@@ -78,6 +109,7 @@ void kiln::registerDialects(mlir::DialectRegistry &registry) {
 void kiln::registerPasses() {
   using namespace mlir;
   registerKilnPasses();
+  kiln::registerPipelines();
 
   registerTransformsPasses();
   gpu::registerGPUToNVVMPipeline();
@@ -92,6 +124,15 @@ void kiln::registerPasses() {
   registerGpuModuleToBinaryPass();
   registerGpuNVVMAttachTarget();
   registerOptimizeSharedMemory();
+
+  // The CPU path: bufferization, linalg to loops, and the host LLVM lowering.
+  arith::registerArithExpandOpsPass();
+  bufferization::registerBufferizationPasses();
+  bufferization::registerBufferizationPipelines();
+  registerConvertLinalgToLoopsPass();
+  registerLinalgElementwiseOpFusionPass();
+  registerConvertMathToLibmPass();
+  memref::registerExpandStridedMetadataPass();
 
   registerArithToLLVMConversionPass();
   registerConvertControlFlowToLLVMPass();

@@ -9,6 +9,7 @@
 #include "kiln/Version.h"
 #include "lib/pipeline/Compiler.h"
 #include "lib/init/Registration.h"
+#include "tools/kiln/Run.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -47,16 +48,45 @@ cl::opt<bool> compileBytecode("emit-bytecode",
                               cl::sub(compileCommand));
 cl::opt<bool> compileQuiet("quiet", cl::desc("No progress lines on stderr"),
                            cl::sub(compileCommand));
-cl::opt<std::string> runModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
-                              cl::sub(runCommand));
+cl::opt<std::string> runModelPath(cl::Positional, cl::Required,
+                                  cl::desc("<MODEL.kiln|MODEL.onnx>"), cl::sub(runCommand));
+cl::list<std::string> runInputs("input",
+                                cl::desc("An input: NAME=FILE (.npy or ONNX TensorProto .pb), or "
+                                         "FILE for the next input in order"),
+                                cl::value_desc("NAME=FILE"), cl::sub(runCommand));
+cl::opt<std::string> runInputsDir("inputs-dir",
+                                  cl::desc("Folder of inputs: input_K.pb (an ONNX test case) "
+                                           "or NAME.npy"),
+                                  cl::value_desc("DIR"), cl::sub(runCommand));
+cl::list<std::string> runExpects("expect",
+                                 cl::desc("An expected output: NAME=FILE, or FILE for the next "
+                                          "output in order"),
+                                 cl::value_desc("NAME=FILE"), cl::sub(runCommand));
+cl::opt<std::string> runExpectDir("expect-dir",
+                                  cl::desc("Folder of expected outputs: output_K.pb or "
+                                           "NAME.npy; outputs are compared, exit 1 on mismatch"),
+                                  cl::value_desc("DIR"), cl::sub(runCommand));
+cl::opt<double> runRtol("rtol", cl::desc("Relative tolerance of the comparison"),
+                        cl::init(1e-4), cl::sub(runCommand));
+cl::opt<double> runAtol("atol", cl::desc("Absolute tolerance of the comparison"),
+                        cl::init(1e-5), cl::sub(runCommand));
+cl::opt<std::string> runOutputDir("output-dir",
+                                  cl::desc("Write each output as <output name>.npy there"),
+                                  cl::value_desc("DIR"), cl::sub(runCommand));
+cl::opt<std::string> runDevice("device", cl::desc("Where to run: cpu (the host)"),
+                               cl::value_desc("cpu|cuda"), cl::init("cpu"),
+                               cl::sub(runCommand));
+cl::opt<bool> runQuiet("quiet", cl::desc("No progress lines on stderr"), cl::sub(runCommand));
 cl::opt<std::string> benchModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
                                 cl::sub(benchCommand));
 cl::opt<std::string> inspectEngine(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
                                    cl::sub(inspectCommand));
 
+} // namespace
+
 /// Prints diagnostics as "FILE: error: message", one line each: the file comes from the
 /// location, and ONNX node names are already part of the importer's messages.
-void printDiagnostic(mlir::Diagnostic &diagnostic) {
+void kiln::tool::printDiagnostic(mlir::Diagnostic &diagnostic) {
   std::string file;
   diagnostic.getLocation()->walk([&](mlir::Location loc) {
     if (auto fileLoc = llvm::dyn_cast<mlir::FileLineColLoc>(loc)) {
@@ -84,6 +114,10 @@ void printDiagnostic(mlir::Diagnostic &diagnostic) {
   for (mlir::Diagnostic &note : diagnostic.getNotes())
     printDiagnostic(note);
 }
+
+namespace {
+
+using kiln::tool::printDiagnostic;
 
 int runCompile() {
   std::optional<kiln::Stage> stage = kiln::parseStage(compileTo);
@@ -129,8 +163,20 @@ int main(int argc, char **argv) {
 
   if (compileCommand)
     return runCompile();
-  if (runCommand)
-    return notImplemented("run");
+  if (runCommand) {
+    kiln::tool::RunOptions options;
+    options.model = runModelPath;
+    options.inputs = runInputs;
+    options.inputsDir = runInputsDir;
+    options.expects = runExpects;
+    options.expectDir = runExpectDir;
+    options.outputDir = runOutputDir;
+    options.device = runDevice;
+    options.rtol = runRtol;
+    options.atol = runAtol;
+    options.quiet = runQuiet;
+    return kiln::tool::runModel(options);
+  }
   if (benchCommand)
     return notImplemented("bench");
   if (inspectCommand)

@@ -1,0 +1,424 @@
+//===- Run.cpp - `kiln run`: execute a model on inputs --------------------===//
+//
+// Loads the inputs (.npy or ONNX TensorProto .pb, by name or from an ONNX test-case
+// folder), compiles the ONNX model for the device with the inputs' shapes, runs it,
+// and compares the outputs with expected ones or writes them out.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/kiln/Run.h"
+
+#include "lib/cpu/HostExecutable.h"
+#include "lib/init/Registration.h"
+#include "lib/io/TensorFiles.h"
+#include "lib/onnx/Importer.h"
+#include "passes/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+using namespace llvm;
+
+namespace kiln::tool {
+
+namespace {
+
+/// An error line on stderr, "kiln run: error: ...".
+raw_ostream &error() { return WithColor::error(errs(), "kiln run"); }
+
+/// Progress on stderr with the time since the previous step.
+class Progress {
+public:
+  explicit Progress(bool quiet) : quiet(quiet) {}
+  void step(const Twine &what) {
+    auto now = std::chrono::steady_clock::now();
+    if (!quiet)
+      errs() << formatv("kiln: {0} ({1:f2} s)\n", what.str(),
+                        std::chrono::duration<double>(now - last).count());
+    last = now;
+  }
+
+private:
+  bool quiet;
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+};
+
+/// Tensors given for a list of names: by `NAME=FILE`, by position (bare FILE), or from a
+/// folder holding `input_K.pb` / `output_K.pb` (ONNX test case) or `NAME.npy` files.
+class TensorBinding {
+public:
+  TensorBinding(std::vector<std::string> names, StringRef role) : names(std::move(names)), role(role) {}
+
+  /// Binds `NAME=FILE` or positional `FILE` arguments.
+  Error bindArguments(ArrayRef<std::string> arguments) {
+    size_t position = 0;
+    for (const std::string &argument : arguments) {
+      auto [name, file] = StringRef(argument).split('=');
+      if (file.empty()) {
+        file = name;
+        if (position >= names.size())
+          return makeError("more " + role + " files than the model has " + role + "s");
+        name = names[position];
+      }
+      ++position;
+      if (Error error = bind(name, file))
+        return error;
+    }
+    return Error::success();
+  }
+
+  /// Binds the files of folder `dir`: `<prefix>_K.pb` by the TensorProto's name when it
+  /// names one of ours, else by position K; `NAME.npy` by name.
+  Error bindFolder(StringRef dir, StringRef prefix) {
+    if (!sys::fs::is_directory(dir))
+      return makeError("'" + dir + "' is not a folder");
+    for (size_t index = 0;; ++index) {
+      SmallString<256> path(dir);
+      sys::path::append(path, formatv("{0}_{1}.pb", prefix, index).str());
+      if (!sys::fs::exists(path))
+        break;
+      auto tensor = io::readTensorProto(path);
+      if (!tensor)
+        return tensor.takeError();
+      std::string name = tensor->name;
+      if (!llvm::is_contained(names, name)) {
+        if (index >= names.size())
+          return makeError("'" + path + "': the model has only " + Twine(names.size()) + " " +
+                           role + "s");
+        name = names[index];
+      }
+      bound[name] = std::move(*tensor);
+    }
+    for (const std::string &name : names) {
+      if (bound.count(name))
+        continue;
+      SmallString<256> path(dir);
+      sys::path::append(path, sanitize(name) + ".npy");
+      if (sys::fs::exists(path))
+        if (Error error = bind(name, path))
+          return error;
+    }
+    return Error::success();
+  }
+
+  /// The tensors in the order of `names`; an error naming those missing when `required`.
+  Expected<std::vector<io::HostTensor>> take(bool required) {
+    std::vector<io::HostTensor> tensors;
+    std::vector<std::string> missing;
+    for (const std::string &name : names) {
+      auto found = bound.find(name);
+      if (found == bound.end()) {
+        missing.push_back("'" + name + "'");
+        tensors.emplace_back();
+        continue;
+      }
+      tensors.push_back(std::move(found->second));
+    }
+    if (required && !missing.empty())
+      return makeError("no " + role + " given for " + join(missing, ", "));
+    return tensors;
+  }
+
+  bool has(StringRef name) const { return bound.count(name.str()); }
+
+  /// `name` with characters unsafe in file names replaced by '_'.
+  static std::string sanitize(StringRef name) {
+    std::string safe = name.str();
+    for (char &c : safe)
+      if (!isAlnum(c) && c != '_' && c != '.' && c != '-')
+        c = '_';
+    return safe;
+  }
+
+private:
+  static Error makeError(const Twine &message) {
+    return createStringError(inconvertibleErrorCode(), message);
+  }
+
+  Error bind(StringRef name, StringRef file) {
+    if (!llvm::is_contained(names, name))
+      return makeError("the model has no " + role + " named '" + name + "'");
+    auto tensor = io::readTensorFile(file);
+    if (!tensor)
+      return tensor.takeError();
+    bound[name.str()] = std::move(*tensor);
+    return Error::success();
+  }
+
+  std::vector<std::string> names;
+  std::string role;
+  std::map<std::string, io::HostTensor> bound;
+};
+
+/// IEEE half and bfloat16 bits as floats.
+float halfToFloat(uint16_t bits) {
+  uint32_t sign = (bits & 0x8000u) << 16, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
+  uint32_t result;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      result = sign;
+    } else { // subnormal: normalise
+      exponent = 127 - 15 + 1;
+      while (!(mantissa & 0x400)) {
+        mantissa <<= 1;
+        --exponent;
+      }
+      result = sign | (exponent << 23) | ((mantissa & 0x3ff) << 13);
+    }
+  } else if (exponent == 0x1f) {
+    result = sign | 0x7f800000u | (mantissa << 13);
+  } else {
+    result = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+  }
+  float value;
+  std::memcpy(&value, &result, sizeof(value));
+  return value;
+}
+
+/// Element `index` of `tensor` as a double.
+double elementAt(const io::HostTensor &tensor, int64_t index) {
+  const char *data = tensor.data.data();
+  auto load = [&](auto zero) {
+    decltype(zero) value;
+    std::memcpy(&value, data + index * sizeof(value), sizeof(value));
+    return static_cast<double>(value);
+  };
+  switch (tensor.type) {
+  case io::ElementType::Bool:
+    return data[index] != 0;
+  case io::ElementType::I8:
+    return load(int8_t());
+  case io::ElementType::I16:
+    return load(int16_t());
+  case io::ElementType::I32:
+    return load(int32_t());
+  case io::ElementType::I64:
+    return load(int64_t());
+  case io::ElementType::U8:
+    return load(uint8_t());
+  case io::ElementType::U16:
+    return load(uint16_t());
+  case io::ElementType::U32:
+    return load(uint32_t());
+  case io::ElementType::U64:
+    return load(uint64_t());
+  case io::ElementType::F16: {
+    uint16_t bits;
+    std::memcpy(&bits, data + index * 2, 2);
+    return halfToFloat(bits);
+  }
+  case io::ElementType::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, data + index * 2, 2);
+    uint32_t wide = static_cast<uint32_t>(bits) << 16;
+    float value;
+    std::memcpy(&value, &wide, sizeof(value));
+    return value;
+  }
+  case io::ElementType::F32:
+    return load(float());
+  case io::ElementType::F64:
+    return load(double());
+  }
+  return 0;
+}
+
+std::string describe(const io::HostTensor &tensor) {
+  std::string shape;
+  for (auto [index, extent] : llvm::enumerate(tensor.shape))
+    shape += (index ? "x" : "") + std::to_string(extent);
+  return (io::name(tensor.type) + "[" + shape + "]").str();
+}
+
+/// Compares `actual` with `expected` as numpy.allclose does (|a - e| <= atol + rtol * |e|,
+/// NaN equal to NaN) and prints one line; returns whether they match.
+bool compareOutput(const io::HostTensor &actual, const io::HostTensor &expected, double rtol,
+                   double atol) {
+  outs() << "output '" << actual.name << "' " << describe(actual) << ": ";
+  if (actual.shape != expected.shape) {
+    outs() << "MISMATCH: expected shape " << describe(expected) << "\n";
+    return false;
+  }
+  double maxAbs = 0, maxRel = 0;
+  int64_t mismatches = 0, firstMismatch = -1;
+  for (int64_t index = 0, count = actual.numElements(); index < count; ++index) {
+    double a = elementAt(actual, index), e = elementAt(expected, index);
+    if (std::isnan(a) || std::isnan(e)) {
+      if (std::isnan(a) != std::isnan(e) && mismatches++ == 0)
+        firstMismatch = index;
+      continue;
+    }
+    if (std::isinf(a) || std::isinf(e)) {
+      if (a != e && mismatches++ == 0)
+        firstMismatch = index;
+      continue;
+    }
+    double difference = std::fabs(a - e);
+    maxAbs = std::max(maxAbs, difference);
+    if (e != 0)
+      maxRel = std::max(maxRel, difference / std::fabs(e));
+    if (difference > atol + rtol * std::fabs(e) && mismatches++ == 0)
+      firstMismatch = index;
+  }
+  outs() << formatv("max abs err {0:e2}, max rel err {1:e2}", maxAbs, maxRel);
+  if (mismatches == 0) {
+    outs() << " ok\n";
+    return true;
+  }
+  outs() << formatv(" MISMATCH: {0} of {1} elements beyond rtol {2} atol {3}; first at flat "
+                    "index {4}: got {5}, expected {6}\n",
+                    mismatches, actual.numElements(), rtol, atol, firstMismatch,
+                    elementAt(actual, firstMismatch), elementAt(expected, firstMismatch));
+  return false;
+}
+
+} // namespace
+
+int runModel(const RunOptions &options) {
+  Progress progress(options.quiet);
+  if (options.device != "cpu") {
+    error() << "--device " << options.device
+            << " is not available in this build; --device cpu runs on the host\n";
+    return RunBadInput;
+  }
+  if (!StringRef(options.model).ends_with(".onnx")) {
+    error() << "'" << options.model << "': only ONNX models (.onnx) run on the CPU for now\n";
+    return RunBadInput;
+  }
+
+  mlir::DialectRegistry registry;
+  kiln::registerDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  bool unsupported = false;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diagnostic) {
+    std::string message = diagnostic.str();
+    if (diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error &&
+        (message.find("not supported") != std::string::npos ||
+         message.find("unsupported") != std::string::npos))
+      unsupported = true;
+    printDiagnostic(diagnostic);
+    return mlir::success();
+  });
+  auto failedWith = [&]() { return unsupported ? RunUnsupported : RunFailed; };
+
+  mlir::OwningOpRef<mlir::ModuleOp> module = onnx::importModelFile(context, options.model);
+  if (!module)
+    return failedWith();
+  auto function = module->lookupSymbol<mlir::func::FuncOp>("main");
+  auto signature = cpu::getSignature(function);
+  if (!signature) {
+    error() << toString(signature.takeError()) << "\n";
+    return RunUnsupported;
+  }
+  progress.step("imported " + options.model);
+
+  // Inputs, bound by name.
+  std::vector<std::string> inputNames, outputNames;
+  for (const cpu::TensorSignature &input : signature->first)
+    inputNames.push_back(input.name);
+  for (const cpu::TensorSignature &output : signature->second)
+    outputNames.push_back(output.name);
+  TensorBinding inputBinding(inputNames, "input");
+  if (!options.inputsDir.empty())
+    if (Error err = inputBinding.bindFolder(options.inputsDir, "input")) {
+      error() << toString(std::move(err)) << "\n";
+      return RunBadInput;
+    }
+  if (Error err = inputBinding.bindArguments(options.inputs)) {
+    error() << toString(std::move(err)) << "\n";
+    return RunBadInput;
+  }
+  auto inputs = inputBinding.take(/*required=*/true);
+  if (!inputs) {
+    error() << toString(inputs.takeError()) << "\n";
+    return RunBadInput;
+  }
+  bool expecting = !options.expectDir.empty() || !options.expects.empty();
+  TensorBinding expectBinding(outputNames, "output");
+  if (!options.expectDir.empty())
+    if (Error err = expectBinding.bindFolder(options.expectDir, "output")) {
+      error() << toString(std::move(err)) << "\n";
+      return RunBadInput;
+    }
+  if (Error err = expectBinding.bindArguments(options.expects)) {
+    error() << toString(std::move(err)) << "\n";
+    return RunBadInput;
+  }
+  std::vector<bool> hasExpected;
+  for (const std::string &name : outputNames)
+    hasExpected.push_back(expectBinding.has(name));
+  auto expected = expectBinding.take(/*required=*/false);
+  if (!expected) {
+    error() << toString(expected.takeError()) << "\n";
+    return RunBadInput;
+  }
+  if (expecting && llvm::none_of(hasExpected, [](bool has) { return has; })) {
+    error() << "no expected output found for any of the model's outputs\n";
+    return RunBadInput;
+  }
+
+  // Compile for these input shapes.
+  if (Error err = cpu::specializeInputShapes(function, *inputs)) {
+    error() << toString(std::move(err)) << "\n";
+    return RunBadInput;
+  }
+  mlir::PassManager graphPasses(&context);
+  addGraphPasses(graphPasses);
+  if (mlir::failed(graphPasses.run(*module)))
+    return failedWith();
+  auto executable = cpu::HostExecutable::compile(*module);
+  if (!executable) {
+    std::string message = toString(executable.takeError());
+    if (!unsupported)
+      error() << message << "\n";
+    return failedWith();
+  }
+  progress.step("compiled for the CPU");
+
+  auto outputs = (*executable)->run(*inputs);
+  if (!outputs) {
+    error() << toString(outputs.takeError()) << "\n";
+    return RunFailed;
+  }
+  progress.step("ran");
+
+  bool allMatch = true;
+  for (auto [index, output] : llvm::enumerate(*outputs)) {
+    if (hasExpected[index]) {
+      allMatch &= compareOutput(output, (*expected)[index], options.rtol, options.atol);
+    } else {
+      outs() << "output '" << output.name << "' " << describe(output) << "\n";
+    }
+  }
+  if (!options.outputDir.empty()) {
+    if (std::error_code ec = sys::fs::create_directories(options.outputDir)) {
+      error() << "cannot create '" << options.outputDir << "': " << ec.message() << "\n";
+      return RunBadInput;
+    }
+    for (const io::HostTensor &output : *outputs) {
+      SmallString<256> path(options.outputDir);
+      sys::path::append(path, TensorBinding::sanitize(output.name) + ".npy");
+      if (Error err = io::writeNpy(path, output)) {
+        error() << toString(std::move(err)) << "\n";
+        return RunFailed;
+      }
+    }
+  }
+  return allMatch ? RunSucceeded : RunMismatch;
+}
+
+} // namespace kiln::tool

@@ -1,0 +1,51 @@
+//===- Run.h - `kiln run`: execute a model on inputs ------------*- C++ -*-===//
+
+#ifndef KILN_TOOLS_KILN_RUN_H
+#define KILN_TOOLS_KILN_RUN_H
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+class Diagnostic;
+} // namespace mlir
+
+namespace kiln::tool {
+
+/// Prints a diagnostic as "FILE: error: message" (one line, notes after it).
+void printDiagnostic(mlir::Diagnostic &diagnostic);
+
+struct RunOptions {
+  std::string model;
+  /// `NAME=FILE` pairs (or bare FILEs, taken in input order).
+  std::vector<std::string> inputs;
+  std::string inputsDir;
+  /// `NAME=FILE` pairs (or bare FILEs, taken in output order).
+  std::vector<std::string> expects;
+  std::string expectDir;
+  std::string outputDir;
+  std::string device = "cpu";
+  double rtol = 1e-4;
+  double atol = 1e-5;
+  bool quiet = false;
+};
+
+/// Exit codes of `kiln run`, which scripts (the conformance runner) rely on.
+enum RunExitCode {
+  RunSucceeded = 0,
+  /// An output differs from its expected value beyond the tolerances.
+  RunMismatch = 1,
+  /// Bad usage or unreadable input/expected files.
+  RunBadInput = 2,
+  /// The model uses an operator or a form of one that Kiln does not support.
+  RunUnsupported = 3,
+  /// Anything else failed while compiling or running.
+  RunFailed = 4,
+};
+
+/// Runs `kiln run` with `options`; prints results on stdout, problems on stderr.
+int runModel(const RunOptions &options);
+
+} // namespace kiln::tool
+
+#endif // KILN_TOOLS_KILN_RUN_H
