@@ -638,10 +638,10 @@ def Graph_SoftmaxCrossEntropyLossOp : Graph_LossOp<"softmax_cross_entropy_loss">
     `scores` is `[N, C, d1, ..., dk]` (k may be 0), unnormalised scores of the `C` classes;
     `labels` is the i32 or i64 `[N, d1, ..., dk]`; the optional `weights` is `[C]`, with the
     scores' element type. The second result, `log_prob`, is `log(softmax(scores))` along
-    dimension 1 (the scores' type); it is computed only when used. The first, `loss`, is
-    `graph.negative_log_likelihood_loss` of `log_prob`, `labels` and `weights` with the same
-    `reduction` and `ignore_index`: `[N, d1, ..., dk]` for `"none"`, a scalar for `"sum"`
-    and `"mean"`.
+    dimension 1, with the scores' shape (which the labels and weights may refine). The
+    first, `loss`, is `graph.negative_log_likelihood_loss` of `log_prob`, `labels` and
+    `weights` with the same `reduction` and `ignore_index`: `[N, d1, ..., dk]` for
+    `"none"`, a scalar for `"sum"` and `"mean"`.
 
     ONNX opsets 12 and 13 share this form (13 adds bf16); ONNX's defaults
     (`reduction = "mean"`, no `ignore_index`) are filled in by the importer.
