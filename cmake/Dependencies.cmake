@@ -24,6 +24,12 @@ if(KILN_STATIC_LLVM)
   include(${PROJECT_SOURCE_DIR}/cmake/StaticLLVM.cmake)
 endif()
 
+# Debian's export of MLIRExecutionEngine links the whole libMLIR.so besides the static
+# archives, which loads a second copy of LLVM's command-line registry (the tools then
+# lose every pass option). Link it like any other MLIR library instead.
+set_target_properties(MLIRExecutionEngine PROPERTIES INTERFACE_LINK_LIBRARIES
+  "MLIRExecutionEngineUtils;MLIRTargetLLVMIRExport;MLIRLLVMToLLVMIRTranslation;MLIRBuiltinToLLVMIRTranslation;LLVM")
+
 # ONNX's CMake package needs protobuf's targets to exist first.
 find_package(Protobuf REQUIRED)
 find_package(ONNX REQUIRED)

@@ -25,6 +25,29 @@ def GraphInferShapes : Pass<"graph-infer-shapes", "::mlir::func::FuncOp"> {
   }];
 }
 
+def GraphFoldConstants : Pass<"graph-fold-constants", "::mlir::ModuleOp"> {
+  let summary = "Evaluate the parts of the graph that depend only on constants";
+  let description = [{
+    Replaces every value computed only from constants (and from the static shapes of
+    tensors, through Shape and Size) by a constant, with shape inference in between, until
+    nothing changes. Exported models compute their reshape targets and masks this way
+    (Shape -> Gather -> Unsqueeze -> Concat -> Reshape); once input shapes are known, these
+    sub-graphs fold away and every later stage sees static shapes.
+
+    Values are computed by running the sub-graph itself through the CPU backend, as ONNX
+    Runtime folds with its CPU kernels, so every op with a CPU lowering folds and the
+    semantics live in one place (the lowering). Shape and Size fold without it. Values of
+    more than `max-elements` elements, random ops and control flow are left alone. Tools
+    without the CPU backend registered (see ConstantEvaluator.h) fold only Shape and Size.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"1 << 20",
+           "Largest folded value, in elements">,
+    Option<"maxIterations", "max-iterations", "unsigned", /*default=*/"16",
+           "Rounds of folding and shape inference before giving up on a fixed point">,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Lowering passes (passes/lowering)
 //===----------------------------------------------------------------------===//
@@ -53,6 +76,20 @@ def GraphToLinalg : Pass<"graph-to-linalg", "::mlir::ModuleOp"> {
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
+}
+
+def CpuOrderLoops : Pass<"cpu-order-loops"> {
+  let summary = "Make the innermost loop of linalg ops unit-stride, so LLVM vectorizes it";
+  let description = [{
+    linalg-to-loops nests loops in the order of the op's dimensions, which puts reductions
+    innermost: a matmul becomes `for i, j, k: C[i,j] += A[i,k] * B[k,j]`, whose inner loop
+    strides through B and reduces into one scalar, and LLVM vectorizes neither without
+    reassociating floating-point sums. This pass generalizes named ops and moves the
+    parallel dimension that indexes the output's innermost extent to the innermost loop
+    (`for i, k, j`), when every operand that uses it reads along its own innermost extent;
+    the inner loop then streams contiguous rows, which LLVM vectorizes exactly.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 #endif // KILN_PASSES

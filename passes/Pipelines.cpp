@@ -4,6 +4,7 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
@@ -39,6 +40,7 @@ struct EmitCInterfacesPass : PassWrapper<EmitCInterfacesPass, OperationPass<Modu
 
 void addGraphPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphInferShapes());
+  pm.addPass(createGraphFoldConstants());
 }
 
 void addCpuLoweringPasses(OpPassManager &pm) {
@@ -52,7 +54,11 @@ void addCpuLoweringPasses(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
+  // Results the caller owns are copies (bufferization.clone) where the function did not
+  // allocate them itself.
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
+  pm.addPass(createCpuOrderLoops());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -13,13 +13,17 @@
 #include "lib/cpu/HostExecutable.h"
 
 #include "passes/Pipelines.h"
+#include "passes/graph/ConstantEvaluator.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -152,40 +156,6 @@ getSignature(func::FuncOp function) {
   return std::make_pair(std::move(inputs), std::move(outputs));
 }
 
-llvm::Error specializeInputShapes(func::FuncOp function, llvm::ArrayRef<io::HostTensor> inputs) {
-  FunctionType type = function.getFunctionType();
-  if (inputs.size() != type.getNumInputs())
-    return makeError(llvm::formatv("the model has {0} inputs but {1} were given",
-                                   type.getNumInputs(), inputs.size()));
-  auto signature = getSignature(function);
-  if (!signature)
-    return signature.takeError();
-  SmallVector<Type> argumentTypes;
-  Block &entry = function.getBody().front();
-  for (auto [index, input] : llvm::enumerate(inputs)) {
-    const TensorSignature &expected = signature->first[index];
-    if (input.type != expected.type)
-      return makeError(llvm::formatv("input '{0}': the model expects {1}, the file holds {2}",
-                                     expected.name, io::name(expected.type),
-                                     io::name(input.type)));
-    bool compatible = input.shape.size() == expected.shape.size();
-    for (size_t dim = 0; compatible && dim < input.shape.size(); ++dim)
-      compatible = ShapedType::isDynamic(expected.shape[dim]) ||
-                   expected.shape[dim] == input.shape[dim];
-    if (!compatible)
-      return makeError(llvm::formatv("input '{0}': the model expects shape {1}, got {2}",
-                                     expected.name, shapeString(expected.shape),
-                                     shapeString(input.shape)));
-    auto tensorType = cast<RankedTensorType>(type.getInput(index));
-    auto specialized = RankedTensorType::get(input.shape, tensorType.getElementType());
-    argumentTypes.push_back(specialized);
-    entry.getArgument(index).setType(specialized);
-  }
-  function.setFunctionType(FunctionType::get(function.getContext(), argumentTypes,
-                                             type.getResults()));
-  return llvm::Error::success();
-}
-
 HostExecutable::~HostExecutable() = default;
 
 llvm::Expected<std::unique_ptr<HostExecutable>>
@@ -232,6 +202,7 @@ HostExecutable::compile(ModuleOp module, llvm::StringRef entry,
   engineOptions.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(options.optLevel);
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
+  engineOptions.enableObjectDump = true;
   auto engine = ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
   if (!engine)
     return engine.takeError();
@@ -242,6 +213,13 @@ HostExecutable::compile(ModuleOp module, llvm::StringRef entry,
   executable->inputSignature = std::move(signature->first);
   executable->outputSignature = std::move(signature->second);
   return executable;
+}
+
+llvm::Error HostExecutable::writeObjectFile(llvm::StringRef path) {
+  engine->dumpToObjectFile(path);
+  if (!llvm::sys::fs::exists(path))
+    return makeError("could not write '" + path + "'");
+  return llvm::Error::success();
 }
 
 llvm::Expected<std::vector<io::HostTensor>>
@@ -294,7 +272,7 @@ HostExecutable::run(llvm::ArrayRef<io::HostTensor> inputs) {
     return std::move(error);
 
   std::vector<io::HostTensor> outputs;
-  llvm::DenseSet<int64_t> freed;
+  llvm::DenseSet<int64_t> toFree;
   size_t word = 0;
   for (const TensorSignature &output : outputSignature) {
     size_t rank = output.shape.size();
@@ -313,12 +291,66 @@ HostExecutable::run(llvm::ArrayRef<io::HostTensor> inputs) {
     tensor.data.resize(tensor.numElements() * elementBytes);
     copyStrided(reinterpret_cast<const char *>(aligned) + offset * elementBytes, sizes, strides,
                 elementBytes, tensor.data.data());
-    // Two outputs may be one buffer; free it once.
-    if (allocated && freed.insert(allocated).second)
-      std::free(reinterpret_cast<void *>(allocated));
+    if (allocated)
+      toFree.insert(allocated);
     outputs.push_back(std::move(tensor));
   }
+  // Only once every output is copied: two outputs may share one buffer.
+  for (int64_t allocated : toFree)
+    std::free(reinterpret_cast<void *>(allocated));
   return outputs;
+}
+
+/// `tensor` as an attribute of `type` (a graph tensor type of the same shape): inline
+/// when small, a resource blob otherwise (as the importer does with weights).
+static ElementsAttr toAttribute(const io::HostTensor &tensor, RankedTensorType type) {
+  if (type.getElementType().isInteger(1)) {
+    SmallVector<bool> values;
+    for (char byte : tensor.data)
+      values.push_back(byte != 0);
+    return DenseElementsAttr::get(type, values);
+  }
+  llvm::ArrayRef<char> bytes(tensor.data.data(), tensor.data.size());
+  if (tensor.numElements() <= 16)
+    return DenseElementsAttr::getFromRawBuffer(type, bytes);
+  return DenseResourceElementsAttr::get(
+      type, "folded",
+      HeapAsmResourceBlob::allocateAndCopyInferAlign(bytes, alignof(int64_t)));
+}
+
+void registerHostConstantEvaluator() {
+  setConstantEvaluator([](ModuleOp module,
+                          llvm::StringRef name) -> FailureOr<SmallVector<ElementsAttr>> {
+    OwningOpRef<ModuleOp> owned(module);
+    // A sub-graph that does not compile is simply not folded; the target reports the op
+    // when it compiles the whole graph.
+    // KILN_DEBUG_FOLDING=1 shows why a sub-graph did not fold.
+    static const bool debug = std::getenv("KILN_DEBUG_FOLDING") != nullptr;
+    ScopedDiagnosticHandler silence(module.getContext(),
+                                    [](Diagnostic &) { return debug ? failure() : success(); });
+    auto function = owned->lookupSymbol<func::FuncOp>(name);
+    if (!function)
+      return failure();
+    if (debug)
+      owned->print(llvm::errs());
+    SmallVector<Type> types(function.getResultTypes());
+    HostCompileOptions options;
+    options.optLevel = 0;
+    auto executable = HostExecutable::compile(*owned, name, options);
+    if (!executable) {
+      llvm::consumeError(executable.takeError());
+      return failure();
+    }
+    auto outputs = (*executable)->run({});
+    if (!outputs) {
+      llvm::consumeError(outputs.takeError());
+      return failure();
+    }
+    SmallVector<ElementsAttr> attributes;
+    for (auto [output, type] : llvm::zip_equal(*outputs, types))
+      attributes.push_back(toAttribute(output, cast<RankedTensorType>(type)));
+    return attributes;
+  });
 }
 
 } // namespace kiln::cpu

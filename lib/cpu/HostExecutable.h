@@ -39,12 +39,6 @@ struct TensorSignature {
 llvm::Expected<std::pair<std::vector<TensorSignature>, std::vector<TensorSignature>>>
 getSignature(mlir::func::FuncOp function);
 
-/// Refines the argument types of graph function `function` to the shapes of `inputs`
-/// (in order), which must be compatible (same rank and element type, equal static
-/// extents); shape inference then propagates them.
-llvm::Error specializeInputShapes(mlir::func::FuncOp function,
-                                  llvm::ArrayRef<io::HostTensor> inputs);
-
 struct HostCompileOptions {
   /// LLVM optimisation level of the generated code (0 to 3).
   unsigned optLevel = 2;
@@ -68,6 +62,10 @@ public:
   /// and compatible shapes) and returns its outputs. Inputs are not modified.
   llvm::Expected<std::vector<io::HostTensor>> run(llvm::ArrayRef<io::HostTensor> inputs);
 
+  /// Writes the compiled code as a native relocatable object file (ELF on Linux) that
+  /// defines `_mlir_ciface_<entry>`; it needs libc and libm to link.
+  llvm::Error writeObjectFile(llvm::StringRef path);
+
 private:
   HostExecutable() = default;
 
@@ -76,6 +74,10 @@ private:
   std::vector<TensorSignature> inputSignature;
   std::vector<TensorSignature> outputSignature;
 };
+
+/// Makes graph-fold-constants evaluate constant sub-graphs with this backend (tools call
+/// it at start-up).
+void registerHostConstantEvaluator();
 
 } // namespace kiln::cpu
 

@@ -3,7 +3,9 @@
 #include "lib/pipeline/Compiler.h"
 
 #include "lib/onnx/Importer.h"
+#include "lib/cpu/HostExecutable.h"
 #include "passes/Passes.h"
+#include "passes/Pipelines.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -22,6 +24,10 @@ namespace kiln {
 std::optional<Stage> parseStage(llvm::StringRef name) {
   if (name == "graph")
     return Stage::Graph;
+  if (name == "linalg")
+    return Stage::Linalg;
+  if (name == "llvm")
+    return Stage::LLVM;
   if (name == "engine")
     return Stage::Engine;
   return std::nullopt;
@@ -31,6 +37,10 @@ llvm::StringRef stageName(Stage stage) {
   switch (stage) {
   case Stage::Graph:
     return "graph";
+  case Stage::Linalg:
+    return "linalg";
+  case Stage::LLVM:
+    return "llvm";
   case Stage::Engine:
     return "engine";
   }
@@ -72,6 +82,69 @@ static LogicalResult writeModule(ModuleOp module, llvm::StringRef path, bool byt
   return success();
 }
 
+FailureOr<std::vector<std::pair<std::string, SmallVector<int64_t>>>>
+parseShapeList(MLIRContext &context, llvm::StringRef list) {
+  std::vector<std::pair<std::string, SmallVector<int64_t>>> shapes;
+  auto fail = [&](const llvm::Twine &why) {
+    emitError(UnknownLoc::get(&context)) << "--shapes '" << list << "': " << why;
+    return failure();
+  };
+  SmallVector<llvm::StringRef> entries;
+  list.split(entries, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef entry : entries) {
+    // Names may contain ':', the shape follows the last one.
+    size_t colon = entry.rfind(':');
+    if (colon == llvm::StringRef::npos || colon == 0)
+      return fail("expected name:AxBxC, got '" + entry + "'");
+    SmallVector<int64_t> shape;
+    SmallVector<llvm::StringRef> extents;
+    entry.drop_front(colon + 1).split(extents, 'x');
+    for (llvm::StringRef extent : extents) {
+      int64_t value;
+      if (extent.getAsInteger(10, value) || value < 0)
+        return fail("'" + extent + "' in '" + entry + "' is not an extent");
+      shape.push_back(value);
+    }
+    if (entry.drop_front(colon + 1).empty())
+      shape.clear(); // "name:" is a scalar
+    shapes.emplace_back(entry.take_front(colon).str(), shape);
+  }
+  return shapes;
+}
+
+LogicalResult
+specializeInputShapes(func::FuncOp function,
+                      llvm::ArrayRef<std::pair<std::string, SmallVector<int64_t>>> shapes) {
+  Block &entry = function.getBody().front();
+  SmallVector<Type> argumentTypes(function.getArgumentTypes());
+  for (const auto &[name, shape] : shapes) {
+    std::optional<unsigned> index;
+    for (unsigned arg = 0; arg < function.getNumArguments(); ++arg)
+      if (auto argName = function.getArgAttrOfType<StringAttr>(arg, "graph.name"))
+        if (argName.getValue() == name)
+          index = arg;
+    if (!index)
+      return emitError(function.getLoc()) << "the model has no input named '" << name << "'";
+    auto declared = dyn_cast<RankedTensorType>(argumentTypes[*index]);
+    auto elementType = cast<TensorType>(argumentTypes[*index]).getElementType();
+    auto specialized = RankedTensorType::get(shape, elementType);
+    bool compatible = !declared || (declared.getRank() == static_cast<int64_t>(shape.size()) &&
+                                    llvm::all_of(llvm::zip(declared.getShape(), shape), [](auto pair) {
+                                      auto [was, is] = pair;
+                                      return ShapedType::isDynamic(was) || was == is;
+                                    }));
+    if (!compatible)
+      return emitError(function.getLoc())
+             << "input '" << name << "' is declared " << declared << ", which shape "
+             << specialized << " does not fit";
+    argumentTypes[*index] = specialized;
+    entry.getArgument(*index).setType(specialized);
+  }
+  function.setFunctionType(
+      FunctionType::get(function.getContext(), argumentTypes, function.getResultTypes()));
+  return success();
+}
+
 LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   Progress progress(options.quiet);
   OwningOpRef<ModuleOp> module = onnx::importModelFile(context, options.modelPath);
@@ -81,14 +154,53 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   module->walk([&](Operation *) { ++ops; });
   progress.step(llvm::formatv("imported {0}: {1} ops", options.modelPath, ops));
 
-  PassManager shapes(&context);
-  shapes.addNestedPass<func::FuncOp>(createGraphInferShapes());
-  if (failed(shapes.run(*module)))
+  auto shapes = parseShapeList(context, options.shapes);
+  if (failed(shapes))
     return failure();
-  progress.step("inferred shapes");
+  auto main = module->lookupSymbol<func::FuncOp>("main");
+  if (main && failed(specializeInputShapes(main, *shapes)))
+    return failure();
+
+  bool cpu = options.target == "cpu";
+  if (!cpu && options.target != "sm_90a" && options.target != "sm_80")
+    return emitError(module->getLoc())
+           << "unknown --target '" << options.target << "'; one of sm_90a, sm_80, cpu";
+  if (!cpu && (options.compileTo == Stage::Linalg || options.compileTo == Stage::LLVM))
+    return emitError(module->getLoc())
+           << "--compile-to=" << stageName(options.compileTo) << " is a stage of --target cpu";
+
+  PassManager graphPasses(&context);
+  addGraphPasses(graphPasses);
+  if (failed(graphPasses.run(*module)))
+    return failure();
+  progress.step("graph passes");
 
   if (options.compileTo == Stage::Graph)
     return writeModule(*module, options.outputPath, options.emitBytecode);
+
+  if (cpu) {
+    if (options.compileTo == Stage::Linalg) {
+      PassManager lowering(&context);
+      lowering.addPass(createGraphToLinalg());
+      if (failed(lowering.run(*module)))
+        return failure();
+      return writeModule(*module, options.outputPath, options.emitBytecode);
+    }
+    if (options.compileTo == Stage::LLVM) {
+      PassManager lowering(&context);
+      addCpuLoweringPasses(lowering);
+      if (failed(lowering.run(*module)))
+        return failure();
+      return writeModule(*module, options.outputPath, options.emitBytecode);
+    }
+    auto executable = cpu::HostExecutable::compile(*module);
+    if (!executable)
+      return emitError(UnknownLoc::get(&context)) << llvm::toString(executable.takeError());
+    progress.step("compiled for the CPU");
+    if (llvm::Error error = (*executable)->writeObjectFile(options.outputPath))
+      return emitError(UnknownLoc::get(&context)) << llvm::toString(std::move(error));
+    return success();
+  }
 
   return emitError(module->getLoc())
          << "code generation (graph to kernels to PTX) is not implemented yet in this version; "

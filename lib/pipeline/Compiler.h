@@ -9,24 +9,31 @@
 #ifndef KILN_LIB_PIPELINE_COMPILER_H
 #define KILN_LIB_PIPELINE_COMPILER_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kiln {
 
 /// The stages of the pipeline, in order.
 enum class Stage {
-  /// The ONNX model in the graph dialect, shapes inferred.
+  /// The ONNX model in the graph dialect after the graph passes (shapes inferred,
+  /// constants folded).
   Graph,
+  /// CPU target: the graph lowered to linalg, tensor, arith, math and scf on tensors.
+  Linalg,
+  /// CPU target: the module in the LLVM dialect.
+  LLVM,
   /// The engine file (code generation and packaging).
   Engine,
 };
 
-/// The stage named `name` ("graph", "engine"), if any.
+/// The stage named `name` ("graph", "linalg", "llvm", "engine"), if any.
 std::optional<Stage> parseStage(llvm::StringRef name);
 llvm::StringRef stageName(Stage stage);
 
@@ -35,11 +42,26 @@ struct CompileOptions {
   /// Where the result goes: MLIR text for a stage before Engine, else the engine file.
   std::string outputPath;
   Stage compileTo = Stage::Engine;
+  /// "sm_90a", "sm_80" or "cpu" (the host; the engine is then a native object file with
+  /// the C interface `_mlir_ciface_main`).
+  std::string target = "sm_90a";
+  /// Input shapes for dynamic inputs, trtexec's syntax: `name:1x3x224x224,name2:...`.
+  std::string shapes;
   /// Write MLIR stages as bytecode (weights as raw bytes) rather than text.
   bool emitBytecode = false;
   /// No progress lines on stderr.
   bool quiet = false;
 };
+
+/// Parses trtexec's shape list `name:AxBxC,name2:D` (an empty list is valid).
+mlir::FailureOr<std::vector<std::pair<std::string, llvm::SmallVector<int64_t>>>>
+parseShapeList(mlir::MLIRContext &context, llvm::StringRef list);
+
+/// Gives the inputs of graph function `function` named in `shapes` those static shapes;
+/// each must be compatible with the declared type (same rank, equal static extents).
+mlir::LogicalResult
+specializeInputShapes(mlir::func::FuncOp function,
+                      llvm::ArrayRef<std::pair<std::string, llvm::SmallVector<int64_t>>> shapes);
 
 /// Runs the pipeline on `options.modelPath` up to `options.compileTo` and writes the result.
 /// Problems are reported as diagnostics on `context`; nothing is written on failure.

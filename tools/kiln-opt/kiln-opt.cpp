@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Version.h"
+#include "lib/cpu/HostExecutable.h"
 #include "lib/init/Registration.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -16,6 +17,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   kiln::registerDialects(registry);
   kiln::registerPasses();
+  kiln::cpu::registerHostConstantEvaluator();
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "kiln-opt (Kiln " KILN_VERSION_STRING ", LLVM/MLIR " KILN_LLVM_VERSION_STRING ")\n";
   });

@@ -12,6 +12,7 @@
 #include "lib/init/Registration.h"
 #include "lib/io/TensorFiles.h"
 #include "lib/onnx/Importer.h"
+#include "lib/pipeline/Compiler.h"
 #include "passes/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -27,6 +28,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -278,10 +280,16 @@ bool compareOutput(const io::HostTensor &actual, const io::HostTensor &expected,
     outs() << " ok\n";
     return true;
   }
+  auto number = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%g", value);
+    return std::string(text);
+  };
   outs() << formatv(" MISMATCH: {0} of {1} elements beyond rtol {2} atol {3}; first at flat "
                     "index {4}: got {5}, expected {6}\n",
-                    mismatches, actual.numElements(), rtol, atol, firstMismatch,
-                    elementAt(actual, firstMismatch), elementAt(expected, firstMismatch));
+                    mismatches, actual.numElements(), number(rtol), number(atol), firstMismatch,
+                    number(elementAt(actual, firstMismatch)),
+                    number(elementAt(expected, firstMismatch)));
   return false;
 }
 
@@ -372,10 +380,17 @@ int runModel(const RunOptions &options) {
   }
 
   // Compile for these input shapes.
-  if (Error err = cpu::specializeInputShapes(function, *inputs)) {
-    error() << toString(std::move(err)) << "\n";
-    return RunBadInput;
+  std::vector<std::pair<std::string, SmallVector<int64_t>>> shapes;
+  for (auto [input, expected] : llvm::zip_equal(*inputs, signature->first)) {
+    if (input.type != expected.type) {
+      error() << "input '" << expected.name << "': the model expects " << io::name(expected.type)
+              << ", the file holds " << io::name(input.type) << "\n";
+      return RunBadInput;
+    }
+    shapes.emplace_back(expected.name, input.shape);
   }
+  if (mlir::failed(specializeInputShapes(function, shapes)))
+    return RunBadInput;
   mlir::PassManager graphPasses(&context);
   addGraphPasses(graphPasses);
   if (mlir::failed(graphPasses.run(*module)))

@@ -8,6 +8,7 @@
 
 #include "kiln/Version.h"
 #include "lib/pipeline/Compiler.h"
+#include "lib/cpu/HostExecutable.h"
 #include "lib/init/Registration.h"
 #include "tools/kiln/Run.h"
 
@@ -40,12 +41,22 @@ cl::opt<std::string> compileOutput("o", cl::desc("Output file (default: stdout f
                                    cl::sub(compileCommand));
 cl::opt<std::string> compileTo("compile-to",
                                cl::desc("Stop after this stage and write its MLIR: graph "
-                                        "(imported, shapes inferred), or engine (default)"),
+                                        "(after the graph passes), linalg or llvm (--target "
+                                        "cpu), or engine (default)"),
                                cl::value_desc("stage"), cl::init("engine"),
                                cl::sub(compileCommand));
 cl::opt<bool> compileBytecode("emit-bytecode",
                               cl::desc("Write MLIR stages as bytecode, weights as raw bytes"),
                               cl::sub(compileCommand));
+cl::opt<std::string> compileTarget("target",
+                                  cl::desc("What to compile for: sm_90a (default), sm_80, or cpu "
+                                           "(the host; the engine is a native object file)"),
+                                  cl::value_desc("sm_90a|sm_80|cpu"), cl::init("sm_90a"),
+                                  cl::sub(compileCommand));
+cl::opt<std::string> compileShapes("shapes",
+                                   cl::desc("Static shapes for dynamic inputs, e.g. "
+                                            "input_ids:1x128,attention_mask:1x128"),
+                                   cl::value_desc("name:AxB,..."), cl::sub(compileCommand));
 cl::opt<bool> compileQuiet("quiet", cl::desc("No progress lines on stderr"),
                            cl::sub(compileCommand));
 cl::opt<std::string> runModelPath(cl::Positional, cl::Required,
@@ -123,7 +134,7 @@ int runCompile() {
   std::optional<kiln::Stage> stage = kiln::parseStage(compileTo);
   if (!stage) {
     WithColor::error(errs(), "kiln") << "unknown stage '" << compileTo
-                                     << "' for --compile-to; one of graph, engine\n";
+                                     << "' for --compile-to; one of graph, linalg, llvm, engine\n";
     return 1;
   }
   mlir::DialectRegistry registry;
@@ -138,6 +149,8 @@ int runCompile() {
   options.modelPath = compileModel;
   options.outputPath = compileOutput;
   options.compileTo = *stage;
+  options.target = compileTarget;
+  options.shapes = compileShapes;
   options.emitBytecode = compileBytecode;
   options.quiet = compileQuiet;
   return mlir::failed(kiln::compile(context, options)) ? 1 : 0;
@@ -154,6 +167,7 @@ int notImplemented(StringRef command) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  kiln::cpu::registerHostConstantEvaluator();
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "kiln (Kiln " KILN_VERSION_STRING ", LLVM/MLIR " KILN_LLVM_VERSION_STRING ")\n";
   });

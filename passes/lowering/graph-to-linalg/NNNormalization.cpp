@@ -1,13 +1,701 @@
 //===- NNNormalization.cpp - Graph to linalg: softmax and normalisations ===//
+//
+// Every op here reduces statistics over some dimensions of its input, then maps each
+// element with them. The statistics are reducing linalg.generics whose results keep the
+// reduced dimensions as 1, so the final elementwise generic reads them by broadcasting:
+//  - Softmax, LogSoftmax: the maximum, then the sum of exp(x - max) (stable for large
+//    inputs), then the output: three passes over the data.
+//  - LayerNormalization, InstanceNormalization, GroupNormalization,
+//    MeanVarianceNormalization: the sum, then the sum of squared deviations from the mean
+//    (two passes rather than E[x^2] - E[x]^2, which cancels catastrophically), then the
+//    output; statistics in the stash type (f32 for narrow floats).
+//  - BatchNormalization (inference): one elementwise generic reading the [C] tensors.
+//  - Hardmax: the first maximum's index, then a one-hot generic.
+//  - LpNormalization: the norm, then a division. LRN: a windowed sum of squares across
+//    channels (the window is a reduction dimension; out-of-range channels add 0).
+//
+//===----------------------------------------------------------------------===//
 
 #include "passes/lowering/graph-to-linalg/Lowering.h"
 
 #include "dialects/graph/GraphOps.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+
 using namespace mlir;
 
 namespace kiln::lowering {
+namespace {
 
-void populateNNNormalizationLowering(const TypeConverter &, RewritePatternSet &) {}
+/// The type statistics of `elementType` are computed in: f32 for narrower floats.
+Type getComputeType(OpBuilder &b, Type elementType) {
+  if (elementType.getIntOrFloatBitWidth() < 32)
+    return b.getF32Type();
+  return elementType;
+}
+
+/// `value` converted between float types (no-op when equal).
+Value convertFloat(OpBuilder &b, Location loc, Value value, Type type) {
+  return convertScalar(b, loc, value, value.getType(), type);
+}
+
+/// The map reading a statistics tensor (reduced dimensions kept as 1) from the iteration
+/// space of its input: reduced dimensions read 0.
+AffineMap getKeptMap(MLIRContext *context, int64_t rank, ArrayRef<int64_t> axes) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    exprs.push_back(llvm::is_contained(axes, dim) ? getAffineConstantExpr(0, context)
+                                                  : getAffineDimExpr(dim, context));
+  return AffineMap::get(rank, 0, exprs, context);
+}
+
+/// Reduces `input` over `axes` into a tensor that keeps them as extent 1, starting from
+/// `init`. The body gets (element, stats..., accumulator), `stats` being earlier results
+/// of this function (same shape as the result).
+Value reduceKeepingDims(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
+                        ValueRange stats, Value init,
+                        function_ref<Value(OpBuilder &, Location, ValueRange)> combine) {
+  MLIRContext *context = b.getContext();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
+  SmallVector<OpFoldResult> sizes = getSizes(b, loc, input);
+  SmallVector<int64_t> shape(inputType.getShape());
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  for (int64_t axis : axes) {
+    shape[axis] = 1;
+    sizes[axis] = b.getIndexAttr(1);
+    iterators[axis] = utils::IteratorType::reduction;
+  }
+  auto resultType = RankedTensorType::get(shape, init.getType());
+  Value filled = createFilledTensor(b, loc, resultType, sizes, init);
+  SmallVector<Value> inputs{input};
+  llvm::append_range(inputs, stats);
+  AffineMap kept = getKeptMap(context, rank, axes);
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  maps.append(stats.size() + 1, kept);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{filled}, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc, combine(nested, nestedLoc, args));
+      });
+  return generic.getResult(0);
+}
+
+/// The number of elements of `input` along `axes`, as a float of `type`.
+Value createCount(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes, Type type) {
+  SmallVector<OpFoldResult> sizes = getSizes(b, loc, input);
+  Value product = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t axis : axes)
+    product = arith::MulIOp::create(b, loc, product,
+                                    getValueOrCreateConstantIndexOp(b, loc, sizes[axis]));
+  Value count = indexToInteger(b, loc, product, b.getI64Type());
+  return arith::UIToFPOp::create(b, loc, type, count);
+}
+
+/// The mean and the variance (population) of `input` over `axes`, in `statType`, each
+/// with the reduced dimensions kept as 1.
+std::pair<Value, Value> createMoments(OpBuilder &b, Location loc, Value input,
+                                      ArrayRef<int64_t> axes, Type statType) {
+  Value zero = createScalarConstant(b, loc, statType, 0.0);
+  Value count = createCount(b, loc, input, axes, statType);
+  Value sum = reduceKeepingDims(b, loc, input, axes, {}, zero,
+                                [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                                  Value x = convertFloat(nb, nl, args[0], statType);
+                                  return arith::AddFOp::create(nb, nl, x, args[1]);
+                                });
+  auto statsType = cast<RankedTensorType>(sum.getType());
+  Value mean = createElementwise(b, loc, statsType, ValueRange{sum},
+                                 [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                                   return arith::DivFOp::create(nb, nl, args[0], count);
+                                 });
+  Value squares = reduceKeepingDims(b, loc, input, axes, ValueRange{mean}, zero,
+                                    [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                                      Value x = convertFloat(nb, nl, args[0], statType);
+                                      Value deviation = arith::SubFOp::create(nb, nl, x, args[1]);
+                                      Value square =
+                                          arith::MulFOp::create(nb, nl, deviation, deviation);
+                                      return arith::AddFOp::create(nb, nl, square, args[2]);
+                                    });
+  Value variance = createElementwise(b, loc, statsType, ValueRange{squares},
+                                     [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                                       return arith::DivFOp::create(nb, nl, args[0], count);
+                                     });
+  return {mean, variance};
+}
+
+/// 1 / sqrt(variance + epsilon), elementwise.
+Value createInverseStdDev(OpBuilder &b, Location loc, Value variance, double epsilon) {
+  auto type = cast<RankedTensorType>(variance.getType());
+  return createElementwise(b, loc, type, ValueRange{variance},
+                           [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                             Value eps =
+                                 createScalarConstant(nb, nl, type.getElementType(), epsilon);
+                             Value sum = arith::AddFOp::create(nb, nl, args[0], eps);
+                             return math::RsqrtOp::create(nb, nl, sum);
+                           });
+}
+
+/// Whether every given type is a float type.
+bool allFloat(TypeRange types) {
+  return llvm::all_of(types, [](Type type) { return isa<FloatType>(getElementTypeOrSelf(type)); });
+}
+
+/// A normalised axis, or failure when out of range.
+FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return failure();
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// The final pass of the channel-wise normalisations: each element of `input` ([N, C,
+/// ...]) minus `mean`, times `invStdDev` (both with reduced dimensions kept as 1), times
+/// `scale[c]` plus `bias[c]` ([C] tensors read at `channelDims`: one dimension, or two
+/// for a [G, C/G] view), in `statType`.
+Value createChannelAffine(OpBuilder &b, Location loc, RankedTensorType resultType, Value input,
+                          Value mean, Value invStdDev, Value scale, Value bias,
+                          ArrayRef<int64_t> channelDims, Type statType) {
+  MLIRContext *context = b.getContext();
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineExpr> channelExprs;
+  for (int64_t dim : channelDims)
+    channelExprs.push_back(getAffineDimExpr(dim, context));
+  AffineMap channelMap = AffineMap::get(rank, 0, channelExprs, context);
+  SmallVector<AffineMap> maps{
+      b.getMultiDimIdentityMap(rank),
+      getBroadcastMap(context, cast<RankedTensorType>(mean.getType()), rank),
+      getBroadcastMap(context, cast<RankedTensorType>(invStdDev.getType()), rank),
+      channelMap,
+      channelMap,
+      b.getMultiDimIdentityMap(rank)};
+  Value init = createEmptyTensor(b, loc, resultType, getSizes(b, loc, input));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{input, mean, invStdDev, scale, bias},
+      ValueRange{init}, maps, iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value x = convertFloat(nb, nl, args[0], statType);
+        Value centered = arith::SubFOp::create(nb, nl, x, args[1]);
+        Value normalized = arith::MulFOp::create(nb, nl, centered, args[2]);
+        Value scaled =
+            arith::MulFOp::create(nb, nl, normalized, convertFloat(nb, nl, args[3], statType));
+        Value shifted =
+            arith::AddFOp::create(nb, nl, scaled, convertFloat(nb, nl, args[4], statType));
+        linalg::YieldOp::create(nb, nl, convertFloat(nb, nl, shifted, resultType.getElementType()));
+      });
+  return generic.getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax, LogSoftmax, Hardmax
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy, bool Log> struct SoftmaxLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
+  LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getConvertedResultType(*this->getTypeConverter(), op);
+    Value input = adaptor.getInput();
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    if (!resultType || !inputType || inputType.getRank() == 0 ||
+        !allFloat(TypeRange{inputType, resultType}))
+      return rewriter.notifyMatchFailure(op, "needs ranked float tensors of rank 1 or more");
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inputType.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    Type elementType = inputType.getElementType();
+    Type computeType = getComputeType(rewriter, elementType);
+
+    Value lowest = arith::ConstantOp::create(
+        rewriter, loc,
+        rewriter.getFloatAttr(elementType,
+                              APFloat::getInf(cast<FloatType>(elementType).getFloatSemantics(),
+                                              /*Negative=*/true)));
+    Value maximum = reduceKeepingDims(rewriter, loc, input, {*axis}, {}, lowest,
+                                      [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+                                        return arith::MaximumFOp::create(b, nl, args[0], args[1]);
+                                      });
+    Value zero = createScalarConstant(rewriter, loc, computeType, 0.0);
+    Value sum = reduceKeepingDims(
+        rewriter, loc, input, {*axis}, ValueRange{maximum}, zero,
+        [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+          Value shifted = arith::SubFOp::create(b, nl, convertFloat(b, nl, args[0], computeType),
+                                                convertFloat(b, nl, args[1], computeType));
+          return arith::AddFOp::create(b, nl, math::ExpOp::create(b, nl, shifted), args[2]);
+        });
+    Value result = createElementwise(
+        rewriter, loc, resultType, ValueRange{input, maximum, sum},
+        [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+          Value shifted = arith::SubFOp::create(b, nl, convertFloat(b, nl, args[0], computeType),
+                                                convertFloat(b, nl, args[1], computeType));
+          Value value;
+          if (Log)
+            value = arith::SubFOp::create(b, nl, shifted, math::LogOp::create(b, nl, args[2]));
+          else
+            value = arith::DivFOp::create(b, nl, math::ExpOp::create(b, nl, shifted), args[2]);
+          return convertFloat(b, nl, value, resultType.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct HardmaxLowering : OpConversionPattern<graph::HardmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(graph::HardmaxOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    Value input = adaptor.getInput();
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    if (!resultType || !inputType || inputType.getRank() == 0 ||
+        !allFloat(TypeRange{inputType, resultType}))
+      return rewriter.notifyMatchFailure(op, "needs ranked float tensors of rank 1 or more");
+    int64_t rank = inputType.getRank();
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), rank);
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    Type elementType = inputType.getElementType();
+    MLIRContext *context = rewriter.getContext();
+
+    // The index of the first maximum along the axis (a NaN-free slice of only -inf
+    // gives 0, as the first element is always taken).
+    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
+    SmallVector<int64_t> shape(inputType.getShape());
+    shape[*axis] = 1;
+    sizes[*axis] = rewriter.getIndexAttr(1);
+    Type indexType = rewriter.getIndexType();
+    Value lowest = arith::ConstantOp::create(
+        rewriter, loc,
+        rewriter.getFloatAttr(elementType,
+                              APFloat::getInf(cast<FloatType>(elementType).getFloatSemantics(),
+                                              /*Negative=*/true)));
+    Value bestValues =
+        createFilledTensor(rewriter, loc, RankedTensorType::get(shape, elementType), sizes, lowest);
+    Value bestIndices = createFilledTensor(rewriter, loc, RankedTensorType::get(shape, indexType),
+                                           sizes, arith::ConstantIndexOp::create(rewriter, loc, 0));
+    AffineMap kept = getKeptMap(context, rank, {*axis});
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    iterators[*axis] = utils::IteratorType::reduction;
+    auto argmax = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{bestValues.getType(), bestIndices.getType()}, ValueRange{input},
+        ValueRange{bestValues, bestIndices},
+        SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank), kept, kept}, iterators,
+        [&](OpBuilder &b, Location nl, ValueRange args) {
+          Value index = linalg::IndexOp::create(b, nl, *axis);
+          Value better = arith::CmpFOp::create(b, nl, arith::CmpFPredicate::OGT, args[0], args[1]);
+          Value zero = arith::ConstantIndexOp::create(b, nl, 0);
+          Value first = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::eq, index, zero);
+          Value take = arith::OrIOp::create(b, nl, better, first);
+          linalg::YieldOp::create(b, nl,
+                                  ValueRange{arith::SelectOp::create(b, nl, take, args[0], args[1]),
+                                             arith::SelectOp::create(b, nl, take, index, args[2])});
+        });
+    Value result = createElementwise(
+        rewriter, loc, resultType, ValueRange{argmax.getResult(1)},
+        [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+          Value index = linalg::IndexOp::create(b, nl, *axis);
+          Value isBest = arith::CmpIOp::create(b, nl, arith::CmpIPredicate::eq, index, args[0]);
+          Type type = resultType.getElementType();
+          return arith::SelectOp::create(b, nl, isBest, createScalarConstant(b, nl, type, 1.0),
+                                         createScalarConstant(b, nl, type, 0.0));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// LayerNormalization
+//===----------------------------------------------------------------------===//
+
+struct LayerNormalizationLowering : OpConversionPattern<graph::LayerNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(graph::LayerNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TypeConverter &converter = *getTypeConverter();
+    RankedTensorType resultType = getConvertedResultType(converter, op, 0);
+    RankedTensorType meanType = getConvertedResultType(converter, op, 1);
+    RankedTensorType invStdDevType = getConvertedResultType(converter, op, 2);
+    Value input = adaptor.getInput();
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    if (!resultType || !meanType || !invStdDevType || !inputType ||
+        !isa<RankedTensorType>(adaptor.getScale().getType()) ||
+        (adaptor.getBias() && !isa<RankedTensorType>(adaptor.getBias().getType())))
+      return rewriter.notifyMatchFailure(op, "unranked operand or result");
+    Type statType = op.getStashType();
+    if (!allFloat(TypeRange{inputType, resultType, adaptor.getScale().getType()}) ||
+        meanType.getElementType() != statType || invStdDevType.getElementType() != statType)
+      return rewriter.notifyMatchFailure(op, "needs float tensors and statistics of stash_type");
+    int64_t rank = inputType.getRank();
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), rank);
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    if (meanType.getRank() != rank || invStdDevType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "statistics of another rank than the input");
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(*axis, rank));
+    // Statistics of narrow stash types are still accumulated in f32.
+    Type computeType = getComputeType(rewriter, statType);
+
+    auto [mean, variance] = createMoments(rewriter, loc, input, axes, computeType);
+    Value invStdDev =
+        createInverseStdDev(rewriter, loc, variance, op.getEpsilon().convertToDouble());
+    SmallVector<Value> operands{input, mean, invStdDev, adaptor.getScale()};
+    if (adaptor.getBias())
+      operands.push_back(adaptor.getBias());
+    Value result = createElementwise(
+        rewriter, loc, resultType, operands,
+        [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+          Value x = convertFloat(b, nl, args[0], computeType);
+          Value normalized =
+              arith::MulFOp::create(b, nl, arith::SubFOp::create(b, nl, x, args[1]), args[2]);
+          Value value =
+              arith::MulFOp::create(b, nl, normalized, convertFloat(b, nl, args[3], computeType));
+          if (args.size() > 4)
+            value = arith::AddFOp::create(b, nl, value, convertFloat(b, nl, args[4], computeType));
+          return convertFloat(b, nl, value, resultType.getElementType());
+        });
+    auto toStatType = [&](Value stats, RankedTensorType type) -> Value {
+      auto statsType = cast<RankedTensorType>(stats.getType());
+      if (statsType.getElementType() != type.getElementType())
+        stats = createElementwise(rewriter, loc, statsType.clone(type.getElementType()),
+                                  ValueRange{stats},
+                                  [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+                                    return convertFloat(b, nl, args[0], type.getElementType());
+                                  });
+      return castToType(rewriter, loc, stats, type);
+    };
+    rewriter.replaceOp(op,
+                       {result, toStatType(mean, meanType), toStatType(invStdDev, invStdDevType)});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// BatchNormalization, InstanceNormalization, GroupNormalization
+//===----------------------------------------------------------------------===//
+
+struct BatchNormalizationLowering : OpConversionPattern<graph::BatchNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(graph::BatchNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    Value input = adaptor.getInput();
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    SmallVector<Value> parameters{adaptor.getScale(), adaptor.getBias(), adaptor.getMean(),
+                                  adaptor.getVariance()};
+    if (!resultType || !inputType || inputType.getRank() < 2 ||
+        !allFloat(TypeRange{inputType, resultType}) || !allFloat(ValueRange(parameters)) ||
+        llvm::any_of(parameters, [](Value parameter) {
+          auto type = dyn_cast<RankedTensorType>(parameter.getType());
+          return !type || type.getRank() != 1;
+        }))
+      return rewriter.notifyMatchFailure(op, "needs float [N, C, ...] input and [C] parameters");
+    MLIRContext *context = rewriter.getContext();
+    int64_t rank = inputType.getRank();
+    // Computed in the widest of the types involved, at least f32.
+    Type computeType = rewriter.getF32Type();
+    for (Value value : parameters)
+      if (getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth() > 32)
+        computeType = rewriter.getF64Type();
+    if (inputType.getElementType().getIntOrFloatBitWidth() > 32)
+      computeType = rewriter.getF64Type();
+    double epsilon = op.getEpsilon().convertToDouble();
+
+    AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, context));
+    SmallVector<AffineMap> maps{
+        rewriter.getMultiDimIdentityMap(rank), channel, channel, channel, channel,
+        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<Value> inputs{input};
+    llvm::append_range(inputs, parameters);
+    Value init = createEmptyTensor(rewriter, loc, resultType, getSizes(rewriter, loc, input));
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location nl, ValueRange args) {
+          auto at = [&](unsigned index) { return convertFloat(b, nl, args[index], computeType); };
+          Value eps = createScalarConstant(b, nl, computeType, epsilon);
+          Value invStdDev = math::RsqrtOp::create(b, nl, arith::AddFOp::create(b, nl, at(4), eps));
+          Value centered = arith::SubFOp::create(b, nl, at(0), at(3));
+          Value factor = arith::MulFOp::create(b, nl, invStdDev, at(1));
+          Value value =
+              arith::AddFOp::create(b, nl, arith::MulFOp::create(b, nl, centered, factor), at(2));
+          linalg::YieldOp::create(b, nl, convertFloat(b, nl, value, resultType.getElementType()));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct InstanceNormalizationLowering : OpConversionPattern<graph::InstanceNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(graph::InstanceNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    Value input = adaptor.getInput();
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    auto scaleType = dyn_cast<RankedTensorType>(adaptor.getScale().getType());
+    auto biasType = dyn_cast<RankedTensorType>(adaptor.getBias().getType());
+    if (!resultType || !inputType || !scaleType || !biasType || inputType.getRank() < 2 ||
+        scaleType.getRank() != 1 || biasType.getRank() != 1 ||
+        !allFloat(TypeRange{inputType, resultType, scaleType, biasType}))
+      return rewriter.notifyMatchFailure(op, "needs float [N, C, ...] input and [C] parameters");
+    int64_t rank = inputType.getRank();
+    Type computeType = getComputeType(rewriter, inputType.getElementType());
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank));
+    auto [mean, variance] = createMoments(rewriter, loc, input, axes, computeType);
+    Value invStdDev =
+        createInverseStdDev(rewriter, loc, variance, op.getEpsilon().convertToDouble());
+    rewriter.replaceOp(op, createChannelAffine(rewriter, loc, resultType, input, mean, invStdDev,
+                                               adaptor.getScale(), adaptor.getBias(), {1},
+                                               computeType));
+    return success();
+  }
+};
+
+struct GroupNormalizationLowering : OpConversionPattern<graph::GroupNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(graph::GroupNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    Value input = adaptor.getInput();
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    auto scaleType = dyn_cast<RankedTensorType>(adaptor.getScale().getType());
+    auto biasType = dyn_cast<RankedTensorType>(adaptor.getBias().getType());
+    if (!resultType || !inputType || !scaleType || !biasType || inputType.getRank() < 2 ||
+        scaleType.getRank() != 1 || biasType.getRank() != 1 ||
+        !allFloat(TypeRange{inputType, resultType, scaleType, biasType}))
+      return rewriter.notifyMatchFailure(op, "needs float [N, C, ...] input and [C] parameters");
+    int64_t rank = inputType.getRank();
+    int64_t channels = inputType.getDimSize(1);
+    int64_t groups = op.getNumGroups();
+    if (ShapedType::isDynamic(channels) || groups <= 0 || channels % groups != 0)
+      return rewriter.notifyMatchFailure(op, "needs a static channel count divisible by groups");
+    int64_t perGroup = channels / groups;
+    Type elementType = inputType.getElementType();
+    Type computeType = getComputeType(rewriter, op.getStashType());
+
+    // [N, C, D...] viewed as [N, G, C/G, D...]; statistics over all but the first two.
+    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
+    SmallVector<int64_t> groupedShape{inputType.getDimSize(0), groups, perGroup};
+    SmallVector<OpFoldResult> groupedSizes{sizes[0], rewriter.getIndexAttr(groups),
+                                           rewriter.getIndexAttr(perGroup)};
+    SmallVector<ReassociationIndices> reassociation{{0}, {1, 2}};
+    for (int64_t dim = 2; dim < rank; ++dim) {
+      groupedShape.push_back(inputType.getDimSize(dim));
+      groupedSizes.push_back(sizes[dim]);
+      reassociation.push_back({dim + 1});
+    }
+    auto groupedType = RankedTensorType::get(groupedShape, elementType);
+    Value grouped = tensor::ExpandShapeOp::create(rewriter, loc, groupedType, input, reassociation,
+                                                  groupedSizes);
+    auto groupedParameter = [&](Value parameter) -> Value {
+      auto type = cast<RankedTensorType>(parameter.getType());
+      return tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get({groups, perGroup}, type.getElementType()),
+          parameter, SmallVector<ReassociationIndices>{{0, 1}},
+          SmallVector<OpFoldResult>{rewriter.getIndexAttr(groups),
+                                    rewriter.getIndexAttr(perGroup)});
+    };
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank + 1));
+    auto [mean, variance] = createMoments(rewriter, loc, grouped, axes, computeType);
+    Value invStdDev =
+        createInverseStdDev(rewriter, loc, variance, op.getEpsilon().convertToDouble());
+    Value normalized =
+        createChannelAffine(rewriter, loc, groupedType.clone(resultType.getElementType()), grouped,
+                            mean, invStdDev, groupedParameter(adaptor.getScale()),
+                            groupedParameter(adaptor.getBias()), {1, 2}, computeType);
+    Value result = tensor::CollapseShapeOp::create(rewriter, loc, normalized, reassociation);
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, resultType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// MeanVarianceNormalization, LpNormalization, LRN
+//===----------------------------------------------------------------------===//
+
+struct MeanVarianceNormalizationLowering : OpConversionPattern<graph::MeanVarianceNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(graph::MeanVarianceNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    Value input = adaptor.getInput();
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    if (!resultType || !inputType || !allFloat(TypeRange{inputType, resultType}))
+      return rewriter.notifyMatchFailure(op, "needs ranked float tensors");
+    int64_t rank = inputType.getRank();
+    SmallVector<int64_t> axes;
+    for (int64_t axis : op.getAxes()) {
+      FailureOr<int64_t> normalized = normalizeAxis(axis, rank);
+      if (failed(normalized))
+        return rewriter.notifyMatchFailure(op, "axis out of range");
+      if (!llvm::is_contained(axes, *normalized))
+        axes.push_back(*normalized);
+    }
+    llvm::sort(axes);
+    Type computeType = getComputeType(rewriter, inputType.getElementType());
+    auto [mean, variance] = createMoments(rewriter, loc, input, axes, computeType);
+    // ONNX's function body: (x - mean) / (sqrt(variance) + 1e-9).
+    Value result =
+        createElementwise(rewriter, loc, resultType, ValueRange{input, mean, variance},
+                          [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+                            Value x = convertFloat(b, nl, args[0], computeType);
+                            Value deviation = arith::SubFOp::create(b, nl, x, args[1]);
+                            Value stdDev = math::SqrtOp::create(b, nl, args[2]);
+                            Value denominator = arith::AddFOp::create(
+                                b, nl, stdDev, createScalarConstant(b, nl, computeType, 1e-9));
+                            Value value = arith::DivFOp::create(b, nl, deviation, denominator);
+                            return convertFloat(b, nl, value, resultType.getElementType());
+                          });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct LpNormalizationLowering : OpConversionPattern<graph::LpNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(graph::LpNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    Value input = adaptor.getInput();
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    if (!resultType || !inputType || inputType.getRank() == 0 ||
+        !allFloat(TypeRange{inputType, resultType}))
+      return rewriter.notifyMatchFailure(op, "needs ranked float tensors of rank 1 or more");
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inputType.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    int64_t p = op.getP();
+    if (p != 1 && p != 2)
+      return rewriter.notifyMatchFailure(op, "p must be 1 or 2");
+    Type computeType = getComputeType(rewriter, inputType.getElementType());
+    Value zero = createScalarConstant(rewriter, loc, computeType, 0.0);
+    Value norm = reduceKeepingDims(rewriter, loc, input, {*axis}, {}, zero,
+                                   [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+                                     Value x = convertFloat(b, nl, args[0], computeType);
+                                     Value term =
+                                         p == 1 ? math::AbsFOp::create(b, nl, x).getResult()
+                                                : arith::MulFOp::create(b, nl, x, x).getResult();
+                                     return arith::AddFOp::create(b, nl, term, args[1]);
+                                   });
+    Value result =
+        createElementwise(rewriter, loc, resultType, ValueRange{input, norm},
+                          [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+                            Value x = convertFloat(b, nl, args[0], computeType);
+                            Value denominator =
+                                p == 1 ? args[1] : math::SqrtOp::create(b, nl, args[1]).getResult();
+                            Value value = arith::DivFOp::create(b, nl, x, denominator);
+                            return convertFloat(b, nl, value, resultType.getElementType());
+                          });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct LRNLowering : OpConversionPattern<graph::LRNOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(graph::LRNOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    Value input = adaptor.getInput();
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    if (!resultType || !inputType || inputType.getRank() < 2 ||
+        !allFloat(TypeRange{inputType, resultType}))
+      return rewriter.notifyMatchFailure(op, "needs float [N, C, ...] tensors");
+    MLIRContext *context = rewriter.getContext();
+    int64_t rank = inputType.getRank();
+    int64_t size = op.getSize();
+    if (size <= 0)
+      return rewriter.notifyMatchFailure(op, "size must be positive");
+    Type computeType = getComputeType(rewriter, inputType.getElementType());
+    double alpha = op.getAlpha().convertToDouble();
+    double beta = op.getBeta().convertToDouble();
+    double bias = op.getBias().convertToDouble();
+    int64_t before = (size - 1) / 2;
+
+    // The windowed sum of squares: the window offset is an extra reduction dimension
+    // (read through an empty [size] operand that gives its extent).
+    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
+    Value channelCount = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[1]);
+    auto sumType = RankedTensorType::get(inputType.getShape(), computeType);
+    Value sumInit = createFilledTensor(rewriter, loc, sumType, sizes,
+                                       createScalarConstant(rewriter, loc, computeType, 0.0));
+    Value window = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{size}, computeType);
+    SmallVector<AffineMap> maps{
+        AffineMap::get(rank + 1, 0, getAffineDimExpr(rank, context)),
+        AffineMap::getMultiDimIdentityMap(rank + 1, context).getMajorSubMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    auto sum = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{sumType}, ValueRange{window}, ValueRange{sumInit}, maps, iterators,
+        [&](OpBuilder &b, Location nl, ValueRange args) {
+          SmallVector<Value> indices;
+          for (int64_t dim = 0; dim < rank; ++dim)
+            indices.push_back(linalg::IndexOp::create(b, nl, dim));
+          Value offset = linalg::IndexOp::create(b, nl, rank);
+          Value zero = arith::ConstantIndexOp::create(b, nl, 0);
+          // channel = c - before + offset, in range [0, C) or contributing nothing.
+          Value channel =
+              arith::SubIOp::create(b, nl, arith::AddIOp::create(b, nl, indices[1], offset),
+                                    arith::ConstantIndexOp::create(b, nl, before));
+          Value inRange = arith::AndIOp::create(
+              b, nl, arith::CmpIOp::create(b, nl, arith::CmpIPredicate::sge, channel, zero),
+              arith::CmpIOp::create(b, nl, arith::CmpIPredicate::slt, channel, channelCount));
+          Value last =
+              arith::SubIOp::create(b, nl, channelCount, arith::ConstantIndexOp::create(b, nl, 1));
+          indices[1] =
+              arith::MinSIOp::create(b, nl, arith::MaxSIOp::create(b, nl, channel, zero), last);
+          Value x =
+              convertFloat(b, nl, tensor::ExtractOp::create(b, nl, input, indices), computeType);
+          Value square = arith::MulFOp::create(b, nl, x, x);
+          Value term = arith::SelectOp::create(b, nl, inRange, square,
+                                               createScalarConstant(b, nl, computeType, 0.0));
+          linalg::YieldOp::create(b, nl, arith::AddFOp::create(b, nl, term, args[1]).getResult());
+        });
+    Value result = createElementwise(
+        rewriter, loc, resultType, ValueRange{input, sum.getResult(0)},
+        [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+          Value x = convertFloat(b, nl, args[0], computeType);
+          Value scaled = arith::MulFOp::create(
+              b, nl, args[1], createScalarConstant(b, nl, computeType, alpha / size));
+          Value base =
+              arith::AddFOp::create(b, nl, scaled, createScalarConstant(b, nl, computeType, bias));
+          Value denominator =
+              math::PowFOp::create(b, nl, base, createScalarConstant(b, nl, computeType, beta));
+          return convertFloat(b, nl, arith::DivFOp::create(b, nl, x, denominator),
+                              resultType.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateNNNormalizationLowering(const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<SoftmaxLowering<graph::SoftmaxOp, false>, SoftmaxLowering<graph::LogSoftmaxOp, true>,
+               HardmaxLowering, LayerNormalizationLowering, BatchNormalizationLowering,
+               InstanceNormalizationLowering, GroupNormalizationLowering,
+               MeanVarianceNormalizationLowering, LpNormalizationLowering, LRNLowering>(
+      converter, patterns.getContext());
+}
 
 } // namespace kiln::lowering
