@@ -164,19 +164,22 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
       Value offset = mul(div(inLength, c(2)), sub(c(1), adjustment));
       return add(offset, halfPixel);
     }
+    // These modes use the unrounded output length, in * scale, as ONNX's reference does
+    // (it differs from the output extent when scales, not sizes, are given).
+    Value scaledLength = mul(scale, inLength);
     if (mode == "pytorch_half_pixel")
-      return select(gt(outLength, c(1)), halfPixel, c(0));
+      return select(gt(scaledLength, c(1)), halfPixel, c(0));
     if (mode == "align_corners")
-      return select(gt(outLength, c(1)), div(mul(x, inLast), sub(outLength, c(1))), c(0));
+      return select(gt(scaledLength, c(1)), div(mul(x, inLast), sub(scaledLength, c(1))), c(0));
     if (mode == "asymmetric")
       return div(x, scale);
     if (mode == "tf_half_pixel_for_nn")
       return div(add(x, c(0.5)), scale);
     // tf_crop_and_resize
-    Value spread = div(mul(mul(x, sub(roiEnd, roiStart)), inLast), sub(outLength, c(1)));
+    Value spread = div(mul(mul(x, sub(roiEnd, roiStart)), inLast), sub(scaledLength, c(1)));
     Value many = add(mul(roiStart, inLast), spread);
     Value single = mul(mul(c(0.5), add(roiStart, roiEnd)), inLast);
-    return select(gt(outLength, c(1)), many, single);
+    return select(gt(scaledLength, c(1)), many, single);
   }
 
   /// Resamples `source` along `axis` to `outSize` elements.
