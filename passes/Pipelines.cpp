@@ -52,6 +52,9 @@ void addCpuLoweringPasses(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Loops that build a new tensor each iteration (Loop's growing scan outputs, Scan's
+  // states) yield buffers that are not their iteration arguments' buffers.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
   // Results the caller owns are copies (bufferization.clone) where the function did not
