@@ -4,6 +4,7 @@
 
 #include "lib/onnx/Importer.h"
 #include "lib/cpu/HostExecutable.h"
+#include "lib/pipeline/Progress.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
 
@@ -47,24 +48,6 @@ llvm::StringRef stageName(Stage stage) {
   llvm_unreachable("unknown stage");
 }
 
-namespace {
-/// Progress lines on stderr, with the time each step took.
-class Progress {
-public:
-  explicit Progress(bool quiet) : quiet(quiet) {}
-  void step(const llvm::Twine &what) {
-    auto now = std::chrono::steady_clock::now();
-    if (!quiet)
-      llvm::errs() << llvm::formatv("kiln: {0} ({1:f2} s)\n", what.str(),
-                                    std::chrono::duration<double>(now - last).count());
-    last = now;
-  }
-
-private:
-  bool quiet;
-  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
-};
-} // namespace
 
 /// Writes `module` as MLIR text or bytecode to `path`, only once it is complete.
 static LogicalResult writeModule(ModuleOp module, llvm::StringRef path, bool bytecode) {

@@ -13,6 +13,7 @@
 #include "lib/io/TensorFiles.h"
 #include "lib/onnx/Importer.h"
 #include "lib/pipeline/Compiler.h"
+#include "lib/pipeline/Progress.h"
 #include "passes/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -41,22 +42,6 @@ namespace {
 /// An error line on stderr, "kiln run: error: ...".
 raw_ostream &error() { return WithColor::error(errs(), "kiln run"); }
 
-/// Progress on stderr with the time since the previous step.
-class Progress {
-public:
-  explicit Progress(bool quiet) : quiet(quiet) {}
-  void step(const Twine &what) {
-    auto now = std::chrono::steady_clock::now();
-    if (!quiet)
-      errs() << formatv("kiln: {0} ({1:f2} s)\n", what.str(),
-                        std::chrono::duration<double>(now - last).count());
-    last = now;
-  }
-
-private:
-  bool quiet;
-  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
-};
 
 /// Tensors given for a list of names: by `NAME=FILE`, by position (bare FILE), or from a
 /// folder holding `input_K.pb` / `output_K.pb` (ONNX test case) or `NAME.npy` files.
