@@ -78,6 +78,18 @@ def GraphToLinalg : Pass<"graph-to-linalg", "::mlir::ModuleOp"> {
   ];
 }
 
+def CpuStridedCopiesToLoops : Pass<"cpu-strided-copies-to-loops"> {
+  let summary = "Turn strided memref.copy into linalg.copy, lowered to loops like the rest";
+  let description = [{
+    memref-to-llvm lowers a copy between contiguous buffers to `llvm.memcpy` but one with
+    a strided layout (a slice of a larger buffer, from `tensor.insert_slice`, `tensor.pad`
+    or a returned view) to a call into MLIR's C runner library, which neither the JIT nor
+    an object file from `kiln compile --target cpu` links. As `linalg.copy`, it becomes
+    a loop nest instead.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def CpuOrderLoops : Pass<"cpu-order-loops"> {
   let summary = "Make the innermost loop of linalg ops unit-stride, so LLVM vectorizes it";
   let description = [{

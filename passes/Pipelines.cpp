@@ -58,6 +58,7 @@ void addCpuLoweringPasses(OpPassManager &pm) {
   // allocate them itself.
   pm.addPass(createConvertBufferizationToMemRefPass());
 
+  pm.addPass(createCpuStridedCopiesToLoops());
   pm.addPass(createCpuOrderLoops());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

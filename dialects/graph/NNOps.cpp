@@ -1119,3 +1119,149 @@ LogicalResult NonMaxSuppressionOp::inferReturnTypes(MLIRContext *context,
   inferred.push_back(RankedTensorType::get({ShapedType::kDynamic, 3}, b.getI64Type()));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The operands of a loss as its shape rule sees them, with the names its op gives them
+/// (NegativeLogLikelihoodLoss's input/target/weight, SoftmaxCrossEntropyLoss's
+/// scores/labels/weights) so that messages use the user's words.
+struct LossOperands {
+  Value input, target, weight;
+  StringRef inputName, targetName, weightName;
+};
+
+/// What the operands of a loss say about its shapes.
+struct LossShapes {
+  /// [N, d1, ..., dk], static wherever the input or the target knows the extent; nullopt
+  /// when both are unranked.
+  std::optional<SmallVector<int64_t>> perElement;
+  /// C, dynamic when unknown.
+  int64_t classes = ShapedType::kDynamic;
+};
+} // namespace
+
+/// The shape rule shared by both losses: checks `reduction`, the element types, and that
+/// `input` [N, C, d1, ..., dk], `target` [N, d1, ..., dk] and the optional `weight` [C]
+/// agree.
+static FailureOr<LossShapes> checkLossOperands(std::optional<Location> location,
+                                               const LossOperands &operands, StringRef reduction) {
+  if (reduction != "none" && reduction != "sum" && reduction != "mean")
+    return emitOptionalError(location, "reduction must be none, sum or mean, got '", reduction,
+                             "'");
+  auto inputType = cast<TensorType>(operands.input.getType());
+  auto targetType = cast<TensorType>(operands.target.getType());
+  Type elementType = inputType.getElementType();
+  if (!isa<FloatType>(elementType))
+    return emitOptionalError(location, operands.inputName,
+                             " must have a floating-point element type, got ", elementType);
+  if (!targetType.getElementType().isSignlessInteger(32) &&
+      !targetType.getElementType().isSignlessInteger(64))
+    return emitOptionalError(location, operands.targetName,
+                             " element type must be i32 or i64, got ", targetType.getElementType());
+
+  LossShapes shapes;
+  if (inputType.hasRank()) {
+    if (inputType.getRank() < 2)
+      return emitOptionalError(location, operands.inputName,
+                               " must have rank 2 or more ([N, C, d1, ..., dk]), got ",
+                               inputType.getRank());
+    ArrayRef<int64_t> shape = inputType.getShape();
+    shapes.classes = shape[1];
+    shapes.perElement.emplace();
+    shapes.perElement->push_back(shape[0]);
+    shapes.perElement->append(shape.begin() + 2, shape.end());
+  }
+  if (targetType.hasRank()) {
+    ArrayRef<int64_t> targetShape = targetType.getShape();
+    if (!shapes.perElement) {
+      if (targetShape.empty())
+        return emitOptionalError(location, operands.targetName,
+                                 " must have rank 1 or more ([N, d1, ..., dk]), got 0");
+      shapes.perElement.emplace(targetShape);
+    } else if (targetShape.size() != shapes.perElement->size()) {
+      return emitOptionalError(location, operands.targetName, " must have rank ",
+                               shapes.perElement->size(), " (", operands.inputName,
+                               " rank minus 1), got ", targetShape.size());
+    } else {
+      for (auto [extent, targetExtent] : llvm::zip(*shapes.perElement, targetShape)) {
+        if (failed(verifyCompatibleDims({extent, targetExtent})))
+          return emitOptionalError(location, operands.targetName, " of shape ",
+                                   shapeString(targetShape), " does not match ", operands.inputName,
+                                   " of shape ", shapeString(inputType.getShape()),
+                                   " ([N, d1, ..., dk] for [N, C, d1, ..., dk])");
+        if (ShapedType::isDynamic(extent))
+          extent = targetExtent;
+      }
+    }
+  }
+
+  if (Value weight = operands.weight) {
+    auto weightType = cast<TensorType>(weight.getType());
+    if (weightType.getElementType() != elementType)
+      return emitOptionalError(location, operands.weightName, " element type ",
+                               weightType.getElementType(), " differs from ", operands.inputName,
+                               " element type ", elementType);
+    if (weightType.hasRank()) {
+      if (weightType.getRank() != 1)
+        return emitOptionalError(location, operands.weightName, " must have rank 1 ([C]), got ",
+                                 weightType.getRank());
+      if (failed(verifyCompatibleDims({weightType.getDimSize(0), shapes.classes})))
+        return emitOptionalError(location, operands.weightName, " has ", weightType.getDimSize(0),
+                                 " elements for ", shapes.classes, " classes");
+      if (ShapedType::isDynamic(shapes.classes))
+        shapes.classes = weightType.getDimSize(0);
+    }
+  }
+  return shapes;
+}
+
+/// The loss: [N, d1, ..., dk] for reduction "none", a scalar otherwise.
+static Type lossType(const LossShapes &shapes, StringRef reduction, Type elementType) {
+  if (reduction != "none")
+    return RankedTensorType::get({}, elementType);
+  if (!shapes.perElement)
+    return UnrankedTensorType::get(elementType);
+  return RankedTensorType::get(*shapes.perElement, elementType);
+}
+
+LogicalResult NegativeLogLikelihoodLossOp::inferReturnTypes(MLIRContext *context,
+                                                            std::optional<Location> location,
+                                                            Adaptor adaptor,
+                                                            SmallVectorImpl<Type> &inferred) {
+  auto shapes = checkLossOperands(
+      location,
+      {adaptor.getInput(), adaptor.getTarget(), adaptor.getWeight(), "input", "target", "weight"},
+      adaptor.getReduction());
+  if (failed(shapes))
+    return failure();
+  inferred.push_back(lossType(*shapes, adaptor.getReduction(),
+                              getElementTypeOrSelf(adaptor.getInput().getType())));
+  return success();
+}
+
+LogicalResult SoftmaxCrossEntropyLossOp::inferReturnTypes(MLIRContext *context,
+                                                          std::optional<Location> location,
+                                                          Adaptor adaptor,
+                                                          SmallVectorImpl<Type> &inferred) {
+  auto shapes = checkLossOperands(location,
+                                  {adaptor.getScores(), adaptor.getLabels(), adaptor.getWeights(),
+                                   "scores", "labels", "weights"},
+                                  adaptor.getReduction());
+  if (failed(shapes))
+    return failure();
+  Type elementType = getElementTypeOrSelf(adaptor.getScores().getType());
+  inferred.push_back(lossType(*shapes, adaptor.getReduction(), elementType));
+  // log_prob, the log-softmax of the scores along C, has the scores' shape [N, C, d1, ..., dk],
+  // which the labels and weights may refine.
+  if (!shapes->perElement) {
+    inferred.push_back(UnrankedTensorType::get(elementType));
+    return success();
+  }
+  SmallVector<int64_t> logProbShape(*shapes->perElement);
+  logProbShape.insert(logProbShape.begin() + 1, shapes->classes);
+  inferred.push_back(RankedTensorType::get(logProbShape, elementType));
+  return success();
+}

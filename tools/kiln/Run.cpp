@@ -238,6 +238,13 @@ double elementAt(const io::HostTensor &tensor, int64_t index) {
   return 0;
 }
 
+/// NumPy has no bfloat16: bf16 data is stored as uint16 bits (the ONNX test data does
+/// this), so a u16 file given for a bf16 tensor is read as bf16.
+void reinterpretBfloat16(io::HostTensor &tensor, io::ElementType wanted) {
+  if (wanted == io::ElementType::BF16 && tensor.type == io::ElementType::U16)
+    tensor.type = io::ElementType::BF16;
+}
+
 std::string describe(const io::HostTensor &tensor) {
   std::string shape;
   for (auto [index, extent] : llvm::enumerate(tensor.shape))
@@ -374,6 +381,8 @@ int runModel(const RunOptions &options) {
     error() << toString(expected.takeError()) << "\n";
     return RunBadInput;
   }
+  for (auto [tensor, output] : llvm::zip_equal(*expected, signature->second))
+    reinterpretBfloat16(tensor, output.type);
   if (expecting && llvm::none_of(hasExpected, [](bool has) { return has; })) {
     error() << "no expected output found for any of the model's outputs\n";
     return RunBadInput;
@@ -382,6 +391,7 @@ int runModel(const RunOptions &options) {
   // Compile for these input shapes.
   std::vector<std::pair<std::string, SmallVector<int64_t>>> shapes;
   for (auto [input, expected] : llvm::zip_equal(*inputs, signature->first)) {
+    reinterpretBfloat16(input, expected.type);
     if (input.type != expected.type) {
       error() << "input '" << expected.name << "': the model expects " << io::name(expected.type)
               << ", the file holds " << io::name(input.type) << "\n";

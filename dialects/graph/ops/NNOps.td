@@ -585,4 +585,79 @@ def Graph_NonMaxSuppressionOp
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+class Graph_LossOp<string mnemonic, list<Trait> traits = []>
+    : Graph_InferredOp<mnemonic, traits> {
+  // `reduction` is "none", "sum" or "mean" (checked by the shape rule); `ignore_index`,
+  // when present, names the target value whose elements contribute nothing.
+  dag lossAttributes = (ins StrAttr:$reduction, OptionalAttr<I64Attr>:$ignore_index);
+}
+
+def Graph_NegativeLogLikelihoodLossOp : Graph_LossOp<"negative_log_likelihood_loss"> {
+  let summary = "Negative log likelihood loss (ONNX NegativeLogLikelihoodLoss)";
+  let description = [{
+    `input` is `[N, C, d1, ..., dk]` (k may be 0) and holds log-probabilities of the `C`
+    classes; `target` is the i32 or i64 `[N, d1, ..., dk]` of class indices in `[0, C)`;
+    the optional `weight` is `[C]`, with `input`'s element type. Each element's loss is
+
+        loss[n, d...] = -input[n, target[n, d...], d...] * w[n, d...]
+
+    where `w[n, d...]` is `weight[target[n, d...]]` (1 without `weight`), and 0 where
+    `target[n, d...]` equals `ignore_index` (when that attribute is present; such targets
+    need not be valid class indices). Other targets outside `[0, C)` are undefined
+    behaviour. `reduction` is one of:
+
+    - `"none"`: the result is `loss`, `[N, d1, ..., dk]`;
+    - `"sum"`: the result is the scalar `sum(loss)`;
+    - `"mean"`: the result is the scalar `sum(loss) / sum(w)` (the plain mean when there is
+      neither `weight` nor `ignore_index`; NaN when every element is ignored).
+
+    ONNX opsets 12 and 13 share this form; ONNX's defaults (`reduction = "mean"`, no
+    `ignore_index`) are filled in by the importer.
+
+    ```mlir
+    %loss = graph.negative_log_likelihood_loss %x, %t, %w
+        {reduction = "mean", ignore_index = -1 : i64}
+        : (tensor<?x5x6xf32>, tensor<?x6xi64>, tensor<5xf32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = !con((ins AnyTensor:$input, AnyTensor:$target, Optional<AnyTensor>:$weight),
+                       lossAttributes);
+  let results = (outs AnyTensor:$loss);
+  let assemblyFormat = [{
+    $input `,` $target (`,` $weight^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Graph_SoftmaxCrossEntropyLossOp : Graph_LossOp<"softmax_cross_entropy_loss"> {
+  let summary = "Softmax cross-entropy loss (ONNX SoftmaxCrossEntropyLoss)";
+  let description = [{
+    `scores` is `[N, C, d1, ..., dk]` (k may be 0), unnormalised scores of the `C` classes;
+    `labels` is the i32 or i64 `[N, d1, ..., dk]`; the optional `weights` is `[C]`, with the
+    scores' element type. The second result, `log_prob`, is `log(softmax(scores))` along
+    dimension 1, with the scores' shape (which the labels and weights may refine). The
+    first, `loss`, is `graph.negative_log_likelihood_loss` of `log_prob`, `labels` and
+    `weights` with the same `reduction` and `ignore_index`: `[N, d1, ..., dk]` for
+    `"none"`, a scalar for `"sum"` and `"mean"`.
+
+    ONNX opsets 12 and 13 share this form (13 adds bf16); ONNX's defaults
+    (`reduction = "mean"`, no `ignore_index`) are filled in by the importer.
+
+    ```mlir
+    %loss, %log_prob = graph.softmax_cross_entropy_loss %scores, %labels
+        {reduction = "none"}
+        : (tensor<3x5x2xf32>, tensor<3x2xi64>) -> (tensor<3x2xf32>, tensor<3x5x2xf32>)
+    ```
+  }];
+  let arguments = !con((ins AnyTensor:$scores, AnyTensor:$labels, Optional<AnyTensor>:$weights),
+                       lossAttributes);
+  let results = (outs AnyTensor:$loss, AnyTensor:$log_prob);
+  let assemblyFormat = [{
+    $scores `,` $labels (`,` $weights^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // KILN_GRAPH_NN_OPS

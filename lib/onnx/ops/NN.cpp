@@ -835,6 +835,47 @@ static LogicalResult convertNonMaxSuppression(NodeImporter &node) {
                                               scoreThreshold ? 1 : 0}))});
 }
 
+/// The attributes of NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss, which opsets 12
+/// and 13 define alike: ONNX's default reduction ("mean") filled in, and ignore_index kept
+/// only when present, since its absence means that no target is ignored.
+static FailureOr<SmallVector<NamedAttribute>> lossAttributes(NodeImporter &node) {
+  auto reduction = node.stringAttr("reduction", "mean");
+  auto ignoreIndex = node.intAttr("ignore_index");
+  if (failed(reduction) || failed(ignoreIndex))
+    return failure();
+  if (*reduction != "none" && *reduction != "sum" && *reduction != "mean")
+    return LogicalResult(node.error()
+                         << "reduction must be none, sum or mean, got '" << *reduction << "'");
+  OpBuilder &b = node.builder();
+  SmallVector<NamedAttribute> attributes{b.getNamedAttr("reduction", b.getStringAttr(*reduction))};
+  if (*ignoreIndex)
+    attributes.push_back(b.getNamedAttr("ignore_index", b.getI64IntegerAttr(**ignoreIndex)));
+  return attributes;
+}
+
+/// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: two required inputs, an optional
+/// class weight, and the loss attributes. SoftmaxCrossEntropyLoss's graph op always has its
+/// second result, log_prob, which binds the optional output when the node has it.
+template <typename OpTy> static LogicalResult convertLoss(NodeImporter &node, unsigned numResults) {
+  auto input = node.requiredInput(0);
+  auto target = node.requiredInput(1);
+  auto attributes = lossAttributes(node);
+  if (failed(input) || failed(target) || failed(attributes))
+    return failure();
+  SmallVector<Value> operands{*input, *target};
+  if (Value weight = node.input(2))
+    operands.push_back(weight);
+  return createAndBind<OpTy>(node, operands, *attributes, numResults);
+}
+
+static LogicalResult convertNegativeLogLikelihoodLoss(NodeImporter &node) {
+  return convertLoss<graph::NegativeLogLikelihoodLossOp>(node, /*numResults=*/1);
+}
+
+static LogicalResult convertSoftmaxCrossEntropyLoss(NodeImporter &node) {
+  return convertLoss<graph::SoftmaxCrossEntropyLossOp>(node, /*numResults=*/2);
+}
+
 void addNNConverters(ConverterRegistry &registry) {
   registry.add("Conv", convertConv);
   registry.add("MatMul", convertMatMul);
@@ -864,6 +905,8 @@ void addNNConverters(ConverterRegistry &registry) {
   registry.add("RoiAlign", convertRoiAlign);
   registry.add("MaxUnpool", convertMaxUnpool, 9);
   registry.add("NonMaxSuppression", convertNonMaxSuppression, 10);
+  registry.add("NegativeLogLikelihoodLoss", convertNegativeLogLikelihoodLoss, 12);
+  registry.add("SoftmaxCrossEntropyLoss", convertSoftmaxCrossEntropyLoss, 12);
 }
 
 } // namespace kiln::onnx

@@ -267,6 +267,7 @@ void populateGraphToLinalgPatterns(const TypeConverter &converter,
   populateSignalLowering(converter, patterns);
   populateRandomLowering(converter, patterns);
   populateControlLowering(converter, patterns);
+  populateLossLowering(converter, patterns);
 }
 
 } // namespace kiln::lowering

@@ -1367,8 +1367,12 @@ struct EinsumLowering : OpConversionPattern<graph::EinsumOp> {
       }
       maps.push_back(AffineMap::get(loops.size(), 0, exprs, context));
     }
-    maps.push_back(
-        AffineMap::getMultiDimIdentityMap(loops.size(), context).getMajorSubMap(output.size()));
+    // The output's dimensions are the first loops. (getMajorSubMap would return a null map
+    // for a scalar output, as in an inner product.)
+    SmallVector<AffineExpr> outputExprs;
+    for (unsigned dim = 0; dim < output.size(); ++dim)
+      outputExprs.push_back(getAffineDimExpr(dim, context));
+    maps.push_back(AffineMap::get(loops.size(), 0, outputExprs, context));
     for (auto [dim, label] : llvm::enumerate(output))
       if (extents.count(label) && extents[label] != resultType.getDimSize(dim))
         return rewriter.notifyMatchFailure(op, "result extents do not match the equation");

@@ -650,15 +650,26 @@ Value lowerCumSum(OpBuilder &b, Location loc, Value input, int64_t axis, bool ex
         offsets[axis] = position;
         Value slice =
             tensor::ExtractSliceOp::create(nb, nl, sliceType, input, offsets, sliceSizes, strides);
-        Value sum = createElementwise(nb, nl, sliceType, ValueRange{carried[0], slice},
-                                      [&](OpBuilder &eb, Location el, ValueRange args) -> Value {
-                                        if (isFloat)
-                                          return arith::AddFOp::create(eb, el, args[0], args[1]);
-                                        return arith::AddIOp::create(eb, el, args[0], args[1]);
-                                      });
-        Value stored = exclusive ? carried[0] : sum;
-        Value updated =
-            tensor::InsertSliceOp::create(nb, nl, stored, carried[1], offsets, sliceSizes, strides);
+        // The running sum is updated in place (its generic writes into the carried
+        // tensor) so that bufferization keeps one buffer across iterations; exclusive sums
+        // store it before the update.
+        Value updated = carried[1];
+        if (exclusive)
+          updated = tensor::InsertSliceOp::create(nb, nl, carried[0], updated, offsets, sliceSizes,
+                                                  strides);
+        SmallVector<AffineMap> maps(2, nb.getMultiDimIdentityMap(rank));
+        SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+        auto add = linalg::GenericOp::create(
+            nb, nl, TypeRange{sliceType}, ValueRange{slice}, ValueRange{carried[0]}, maps,
+            iterators, [&](OpBuilder &eb, Location el, ValueRange args) {
+              Value added = isFloat ? arith::AddFOp::create(eb, el, args[0], args[1]).getResult()
+                                    : arith::AddIOp::create(eb, el, args[0], args[1]).getResult();
+              linalg::YieldOp::create(eb, el, added);
+            });
+        Value sum = add.getResult(0);
+        if (!exclusive)
+          updated =
+              tensor::InsertSliceOp::create(nb, nl, sum, updated, offsets, sliceSizes, strides);
         scf::YieldOp::create(nb, nl, ValueRange{sum, updated});
       });
   return loop.getResult(1);
