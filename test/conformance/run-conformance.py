@@ -245,9 +245,8 @@ def main():
     for case in not_unsupported:
         print(f"note: {case} fails to import (import-failures.txt) but kiln run says "
               f"{results[case][0]}: {results[case][1]}")
-    if fixed:
-        print(f"{len(fixed)} cases listed in {os.path.relpath(EXPECTATIONS, ROOT)} now pass: "
-              + ", ".join(fixed))
+    for case in fixed:
+        print(f"now passes: {case} (listed as {expected[case][0]})")
     if (fixed or changed or regressions) and not args.update:
         print("if these changes are intended, rewrite the expectations with "
               "test/conformance/run-conformance.py --update (keep --filter to touch only those "

@@ -15,8 +15,7 @@ const fs = require('fs');
 const path = require('path');
 
 // onnxruntime-node is installed by scripts/setup.sh into third_party/ort (git-ignored).
-const ORT_DIR = process.env.KILN_ORT_DIR ||
-    path.join(__dirname, '..', '..', 'third_party', 'ort', 'node_modules');
+const ORT_DIR = path.join(__dirname, '..', '..', 'third_party', 'ort', 'node_modules');
 
 function fail(message, code = 1) {
   process.stderr.write(`ort-reference: error: ${message}\n`);
