@@ -43,7 +43,7 @@ def GraphFoldConstants : Pass<"graph-fold-constants", "::mlir::ModuleOp"> {
   let options = [
     Option<"maxElements", "max-elements", "int64_t", /*default=*/"1 << 20",
            "Largest folded value, in elements">,
-    Option<"maxIterations", "max-iterations", "unsigned", /*default=*/"16",
+    Option<"maxIterations", "max-iterations", "unsigned", /*default=*/"1000",
            "Rounds of folding and shape inference before giving up on a fixed point">,
   ];
 }

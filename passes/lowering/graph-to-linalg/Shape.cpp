@@ -561,6 +561,11 @@ struct ConcatLowering : OpConversionPattern<graph::ConcatOp> {
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
     OpFoldResult offset = rewriter.getIndexAttr(0);
     for (auto [input, extents] : llvm::zip_equal(adaptor.getInputs(), inputSizes)) {
+      // An empty input adds nothing, and a slice at the end of the result would fail the
+      // slice verifier (its offset equals the extent).
+      auto inputType = cast<RankedTensorType>(input.getType());
+      if (inputType.hasStaticShape() && inputType.getNumElements() == 0)
+        continue;
       offsets[*axis] = offset;
       // linalg.copy into the destination's slice, which bufferizes in place into a loop
       // nest (a bare insert_slice would become a strided memref.copy).
@@ -737,7 +742,11 @@ struct SliceLowering : OpConversionPattern<graph::SliceOp> {
         sizesOf(rewriter, resultType, [&](int64_t dim) { return OpFoldResult(sizes[dim]); });
 
     Value result;
-    if (positiveSteps && constantAxes) {
+    if (resultType.hasStaticShape() && resultType.getNumElements() == 0) {
+      // An empty slice is a new empty tensor: the slice verifier rejects an offset equal
+      // to the extent even when nothing is read.
+      result = createEmptyTensor(rewriter, loc, resultType, resultSizes);
+    } else if (positiveSteps && constantAxes) {
       SmallVector<OpFoldResult> offsets, strides;
       for (int64_t dim = 0; dim < rank; ++dim) {
         offsets.push_back(getAsOpFoldResult(starts[dim]));

@@ -180,6 +180,32 @@ func.func @slice_negative_step(%x: tensor<10xf32>) -> tensor<4xf32> {
 
 // -----
 
+// A slice starting at the end is empty: a new empty tensor, not an extract_slice whose
+// offset the verifier would reject (seen in ViT's exported shape arithmetic).
+// CHECK-LABEL: func.func @slice_empty_at_end
+// CHECK-NOT: tensor.extract_slice
+// CHECK: tensor.empty() : tensor<0xi64>
+func.func @slice_empty_at_end(%x: tensor<4xi64>) -> tensor<0xi64> {
+  %starts = graph.constant dense<[4]> : tensor<1xi64>
+  %ends = graph.constant dense<[9223372036854775807]> : tensor<1xi64>
+  %axes = graph.constant dense<[0]> : tensor<1xi64>
+  %0 = graph.slice %x, %starts, %ends axes %axes : (tensor<4xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<0xi64>
+  return %0 : tensor<0xi64>
+}
+
+// -----
+
+// An empty operand of a concat is skipped: its slice of the result would start at the end.
+// CHECK-LABEL: func.func @concat_empty_operand
+// CHECK-COUNT-2: linalg.copy
+// CHECK-NOT: linalg.copy
+func.func @concat_empty_operand(%a: tensor<2xi64>, %b: tensor<2xi64>, %c: tensor<0xi64>) -> tensor<4xi64> {
+  %0 = graph.concat %a, %b, %c {axis = 0 : i64} : (tensor<2xi64>, tensor<2xi64>, tensor<0xi64>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
 // Constant mode with constant pads: negative pads crop (extract_slice), positive ones
 // pad (tensor.pad).
 // CHECK-LABEL: func.func @pad_constant
