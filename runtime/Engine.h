@@ -1,0 +1,171 @@
+//===- Engine.h - A compiled model: what an engine file holds ---*- C++ -*-===//
+//
+// The in-memory form of a `.kiln` engine file, shared by the compiler (which fills it in,
+// lib/engine) and the runtime (which reads and runs it). Plain C++ with no LLVM or MLIR,
+// so programs that only run engines link nothing but the runtime. docs/engine-format.md
+// describes the bytes on disk.
+//
+// Execution model: every tensor lives in device memory at a byte offset in one of four
+// regions: the arena (intermediates, planned by liveness), the weights (uploaded once per
+// engine), or one of the user's input or output buffers. The schedule is a list of steps
+// (kernel launches, copies, fills) run in order on one stream. All shapes are static.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_ENGINE_H
+#define KILN_RUNTIME_ENGINE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::engine {
+
+/// Element types of engine inputs and outputs (ONNX's numeric types).
+enum class ElementType : uint8_t {
+  F32 = 1,
+  F16 = 2,
+  BF16 = 3,
+  F64 = 4,
+  I8 = 5,
+  U8 = 6,
+  I16 = 7,
+  U16 = 8,
+  I32 = 9,
+  U32 = 10,
+  I64 = 11,
+  U64 = 12,
+  Bool = 13,
+};
+
+/// Bytes per element; 0 for a value that is not an ElementType.
+size_t elementSize(ElementType type);
+/// "f32", "bf16", "i64", "bool", ...; "?" for a value that is not an ElementType.
+const char *elementTypeName(ElementType type);
+
+/// One input or output of the engine, in the order of the ONNX graph.
+struct TensorSignature {
+  std::string name;
+  ElementType type = ElementType::F32;
+  std::vector<int64_t> shape;
+
+  int64_t numElements() const;
+  uint64_t sizeInBytes() const { return numElements() * elementSize(type); }
+};
+
+/// Where a pointer points: a byte offset in one of the device memory regions.
+enum class Region : uint8_t {
+  Arena = 1,   // intermediates; offsets from the buffer plan
+  Weights = 2, // the weights blob, uploaded once per engine
+  Input = 3,   // the user's buffer for input `index`
+  Output = 4,  // the user's buffer for output `index`
+};
+
+struct Address {
+  Region region = Region::Arena;
+  uint32_t index = 0; // input or output number; 0 for the arena and the weights
+  uint64_t offset = 0;
+};
+
+/// One argument of a kernel launch, as the kernel's parameter list declares it.
+struct LaunchArgument {
+  enum class Kind : uint8_t {
+    Pointer = 1, // a device pointer (.u64 parameter)
+    I32 = 2,
+    I64 = 3,
+    F32 = 4,
+    F64 = 5,
+  };
+  Kind kind = Kind::Pointer;
+  Address address;      // for Pointer
+  uint64_t scalar = 0;  // the scalar's bits, zero-extended, for the other kinds
+
+  /// The parameter's size in bytes (8 for pointers, I64 and F64; 4 for I32 and F32).
+  size_t size() const;
+};
+
+/// A compiled GPU module: PTX text, and a cubin for `Engine::target` when ptxas was
+/// available at compile time (otherwise the driver compiles the PTX at load).
+struct Module {
+  std::string name;
+  std::string ptx;
+  std::vector<uint8_t> cubin;
+};
+
+/// One kernel: an entry point of a module, with what the compiler knows of it.
+struct Kernel {
+  std::string name;                     // the PTX entry
+  uint32_t module = 0;                  // index into Engine::modules
+  std::string templateKind;             // pointwise, reduction, matmul, conv, ...
+  std::vector<std::string> sourceNodes; // the ONNX nodes fused into it
+  std::string config;                   // the tuning choices, as the compiler prints them
+  double measuredMicros = -1;           // the autotuner's measurement, or -1
+};
+
+/// One step of the schedule.
+struct Step {
+  enum class Kind : uint8_t {
+    Launch = 1, // kernel `kernel` on grid x block with `sharedBytes` dynamic shared memory
+    Copy = 2,   // `bytes` bytes from `source` to `destination`
+    Fill = 3,   // `bytes` bytes at `destination` set to the byte `fillByte`
+  };
+  Kind kind = Kind::Launch;
+  uint32_t kernel = 0;
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t sharedBytes = 0;
+  std::vector<LaunchArgument> arguments;
+  Address source;
+  Address destination;
+  uint64_t bytes = 0;
+  uint8_t fillByte = 0;
+};
+
+/// Everything an engine file holds.
+struct Engine {
+  static constexpr uint32_t kFormatVersion = 1;
+
+  std::string compilerVersion; // the Kiln version that wrote it
+  std::string target;          // the GPU architecture it was compiled for, e.g. "sm_90a"
+  std::string modelName;       // the ONNX file it came from (for messages)
+
+  std::vector<TensorSignature> inputs;
+  std::vector<TensorSignature> outputs;
+  std::vector<Module> modules;
+  std::vector<Kernel> kernels;
+  std::vector<Step> steps;
+
+  uint64_t arenaBytes = 0;     // the planned arena
+  uint64_t unplannedBytes = 0; // the sum of every intermediate, without reuse
+  std::vector<uint8_t> weights;
+
+  /// Checks the cross references (kernel, module, input and output indices) and that
+  /// every address plus what is accessed there stays inside its region where the size is
+  /// known. Returns an empty string when consistent, else one line saying what is wrong.
+  std::string validate() const;
+};
+
+/// Writes `engine` to `path` (through a temporary file renamed into place, so a failure
+/// leaves no half-written engine). Returns an empty string on success, else one line.
+std::string writeEngineFile(const Engine &engine, const std::string &path);
+
+/// Serialises `engine` into `bytes`.
+void serializeEngine(const Engine &engine, std::vector<uint8_t> &bytes);
+
+/// Reads an engine file. Refuses, with one line naming the file and the problem, a file
+/// that is missing, truncated, not an engine, of another format version, corrupt
+/// (checksum), or inconsistent (see Engine::validate). Returns an empty string on success.
+std::string readEngineFile(const std::string &path, Engine &engine);
+
+/// The same for bytes already in memory; `what` names them in messages.
+std::string deserializeEngine(const uint8_t *data, size_t size, const std::string &what,
+                              Engine &engine);
+
+/// Whether an engine compiled for `target` (e.g. "sm_90a") runs on a GPU of compute
+/// capability major.minor; "sm_90a" runs only on 9.0, "sm_80" on 8.x and later (through
+/// PTX). Returns an empty string when it does, else one line saying why not.
+std::string checkTargetRuns(const std::string &target, int major, int minor);
+
+} // namespace kiln::engine
+
+#endif // KILN_RUNTIME_ENGINE_H
