@@ -130,6 +130,7 @@ void kiln::registerPasses() {
   bufferization::registerBufferizationPasses();
   bufferization::registerBufferizationPipelines();
   registerConvertLinalgToLoopsPass();
+  registerConvertLinalgToParallelLoopsPass();
   registerLinalgElementwiseOpFusionPass();
   registerConvertMathToLibmPass();
   memref::registerExpandStridedMetadataPass();
