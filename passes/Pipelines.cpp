@@ -128,6 +128,10 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   map.threadsPerBlock = target.threadsPerBlock;
   pm.addNestedPass<func::FuncOp>(createGpuMapLoops(map));
   pm.addPass(createGpuKernelOutliningPass());
+  // One constant per launch size on the host, for the engine builder to read (after
+  // outlining: before, CSE would merge kernel constants into host ones, which
+  // outlining then passes as arguments).
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
 
   // libdevice goes into the target's link list, so that whoever serialises the module
   // (kiln, kiln-translate --emit-ptx, gpu-module-to-binary) links the math functions

@@ -1,6 +1,7 @@
 # lit configuration for Kiln's regression tests.
 
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -19,3 +20,10 @@ llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
 config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
 # The ONNX backend test data (Debian's libonnx-testdata, installed by scripts/setup.sh).
 config.substitutions.append(("%onnx_node_tests", "/usr/share/libonnx-testdata/data/node"))
+
+# ptxas from the CUDA toolkit assembles PTX to cubin; tests that need it say
+# `REQUIRES: ptxas` and are reported unsupported where it is missing.
+ptxas = os.environ.get("KILN_PTXAS") or shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

@@ -344,14 +344,13 @@ LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
 gpu::LaunchOp GpuMapLoopsPass::createLaunch(OpBuilder &builder, Location loc,
                                             ArrayRef<Operation *> ops, int64_t gridX, int64_t gridY,
                                             int64_t block) {
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
   auto constant = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(builder, loc, v);
+    return v == 1 ? one : arith::ConstantIndexOp::create(builder, loc, v);
   };
-  Value one = constant(1);
   std::string name = kernelBaseName(ops, functionName) + "_k" + std::to_string(kernelIndex++);
   auto launch = gpu::LaunchOp::create(
-      builder, loc, constant(gridX), gridY == 1 ? one : constant(gridY), one,
-      block == 1 ? one : constant(block), one, one,
+      builder, loc, constant(gridX), constant(gridY), one, constant(block), one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
       /*privateAttributions=*/{}, /*clusterSizeX=*/nullptr, /*clusterSizeY=*/nullptr,
@@ -646,7 +645,9 @@ void GpuMapLoopsPass::lowerInsideKernel(gpu::LaunchOp launch, IRRewriter &rewrit
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     SmallVector<Value> lbs(type.getRank(), zero), steps(type.getRank(), one), ubs;
     for (int64_t d = 0; d < type.getRank(); ++d)
-      ubs.push_back(memref::DimOp::create(rewriter, loc, source, d));
+      ubs.push_back(type.isDynamicDim(d)
+                        ? Value(memref::DimOp::create(rewriter, loc, source, d))
+                        : Value(arith::ConstantIndexOp::create(rewriter, loc, type.getDimSize(d))));
     scf::buildLoopNest(rewriter, loc, lbs, ubs, steps,
                        [&](OpBuilder &b, Location nestedLoc, ValueRange ivs) {
                          Value v = memref::LoadOp::create(b, nestedLoc, source, ivs);
