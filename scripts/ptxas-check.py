@@ -136,6 +136,18 @@ def main():
                          ("ptxas", "ptxas accepts")]:
         pct = f"{100.0 * reached[stage] / front:.1f}%" if front else "-"
         print(f"| {label} | {reached[stage]} | {pct if stage != 'front' else ''} |")
+
+    # The CPU path's conformance expectations list the node tests that do not pass
+    # there; the rest is what the GPU path should reach.
+    expectations = os.path.join(root, "test", "conformance", "cpu-expectations.txt")
+    if os.path.exists(expectations) and args.pattern == ".":
+        with open(expectations) as f:
+            not_on_cpu = {line.split("\t")[0][len("node/"):] for line in f
+                          if line.startswith("node/")}
+        on_cpu = [r for r in results if r[0] not in not_on_cpu]
+        ok = sum(1 for r in on_cpu if r[1] == "ok")
+        print(f"| passing on the CPU path (test/conformance) | {len(on_cpu)} | |")
+        print(f"| ... of which ptxas accepts | {ok} | {100.0 * ok / max(len(on_cpu), 1):.1f}% |")
     return 0 if reached["ptxas"] == front else 1
 
 
