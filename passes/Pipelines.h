@@ -24,6 +24,10 @@ void addGraphPasses(mlir::OpPassManager &pm);
 void addCpuLoweringPasses(mlir::OpPassManager &pm);
 
 /// Registers the pipelines above with the pass registry (for kiln-opt).
+/// Kernel formation and the generic lowering of every kernel, up to one host function of
+/// allocations, weights and loop nests on buffers (the input of gpu-map-loops).
+void addGpuHostLoweringPasses(mlir::OpPassManager &pm);
+
 void registerPipelines();
 
 } // namespace kiln
