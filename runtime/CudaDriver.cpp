@@ -274,8 +274,8 @@ bool CudaDriver::loadModule(const void *image, ModuleHandle &module, std::string
     while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
       text.pop_back();
     for (char &c : text)
-      if (c == '\n')
-        c = ';';
+      if (c == '\n' || c == '\r' || c == '\t')
+        c = c == '\n' ? ';' : ' ';
     if (!text.empty())
       error += "; JIT log: " + text;
     return false;

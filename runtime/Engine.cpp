@@ -268,6 +268,28 @@ const char *regionName(Region region) {
 // The data model
 //===----------------------------------------------------------------------===//
 
+std::string printable(const std::string &text) {
+  std::string result;
+  result.reserve(text.size());
+  for (char c : text) {
+    unsigned char byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      result += "\\n";
+    } else if (c == '\t') {
+      result += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", byte);
+      result += escaped;
+    } else {
+      result += c;
+    }
+  }
+  return result;
+}
+
+std::string quoted(const std::string &text) { return "'" + printable(text) + "'"; }
+
 size_t elementSize(ElementType type) {
   switch (type) {
   case ElementType::F32:
@@ -351,7 +373,7 @@ std::string Engine::validate() const {
     std::set<std::string> names;
     for (size_t i = 0; i < tensors.size(); ++i) {
       const TensorSignature &tensor = tensors[i];
-      std::string which = std::string(role) + " " + std::to_string(i) + " '" + tensor.name + "'";
+      std::string which = std::string(role) + " " + std::to_string(i) + " " + quoted(tensor.name);
       if (tensor.name.empty())
         return std::string(role) + " " + std::to_string(i) + " has no name";
       if (!names.insert(tensor.name).second)
@@ -377,13 +399,14 @@ std::string Engine::validate() const {
 
   for (size_t i = 0; i < modules.size(); ++i)
     if (modules[i].ptx.empty() && modules[i].cubin.empty())
-      return "module " + std::to_string(i) + " '" + modules[i].name + "' has neither PTX nor cubin";
+      return "module " + std::to_string(i) + " " + quoted(modules[i].name) +
+             " has neither PTX nor cubin";
   for (size_t i = 0; i < kernels.size(); ++i) {
     const Kernel &kernel = kernels[i];
     if (kernel.name.empty())
       return "kernel " + std::to_string(i) + " has no name";
     if (kernel.module >= modules.size())
-      return "kernel " + std::to_string(i) + " '" + kernel.name + "' names module " +
+      return "kernel " + std::to_string(i) + " " + quoted(kernel.name) + " names module " +
              std::to_string(kernel.module) + " of " + std::to_string(modules.size());
   }
 
@@ -432,7 +455,7 @@ std::string Engine::validate() const {
       if (step.kernel >= kernels.size())
         return which + " launches kernel " + std::to_string(step.kernel) + " of " +
                std::to_string(kernels.size());
-      which += " (kernel '" + kernels[step.kernel].name + "')";
+      which += " (kernel " + quoted(kernels[step.kernel].name) + ")";
       uint64_t threads = 1;
       for (int d = 0; d < 3; ++d) {
         if (step.grid[d] == 0 || step.block[d] == 0)
@@ -555,13 +578,13 @@ void serializeEngine(const Engine &engine, std::vector<uint8_t> &bytes) {
 std::string writeEngineFile(const Engine &engine, const std::string &path) {
   // Every reader would refuse an inconsistent engine: refuse to write one.
   if (std::string problem = engine.validate(); !problem.empty())
-    return "cannot write '" + path + "': inconsistent engine: " + problem;
+    return "cannot write " + quoted(path) + ": inconsistent engine: " + problem;
   std::vector<uint8_t> bytes;
   serializeEngine(engine, bytes);
   std::string temporary = path + ".tmp" + std::to_string(::getpid());
   FILE *file = std::fopen(temporary.c_str(), "wb");
   if (!file)
-    return "cannot write '" + path + "': " + std::strerror(errno);
+    return "cannot write " + quoted(path) + ": " + std::strerror(errno);
   bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
   int writeErrno = errno;
   if (std::fclose(file) != 0 && written) {
@@ -570,19 +593,19 @@ std::string writeEngineFile(const Engine &engine, const std::string &path) {
   }
   if (!written) {
     std::remove(temporary.c_str());
-    return "cannot write '" + path + "': " + std::strerror(writeErrno);
+    return "cannot write " + quoted(path) + ": " + std::strerror(writeErrno);
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {
     int renameErrno = errno;
     std::remove(temporary.c_str());
-    return "cannot write '" + path + "': " + std::strerror(renameErrno);
+    return "cannot write " + quoted(path) + ": " + std::strerror(renameErrno);
   }
   return {};
 }
 
 std::string deserializeEngine(const uint8_t *data, size_t size, const std::string &what,
                               Engine &result) {
-  auto refuse = [&](const std::string &problem) { return "'" + what + "': " + problem; };
+  auto refuse = [&](const std::string &problem) { return quoted(what) + ": " + problem; };
   if (size < sizeof(kMagic) || std::memcmp(data, kMagic, sizeof(kMagic)) != 0)
     return refuse("not a Kiln engine (bad magic)");
   Reader header(data, size, sizeof(kMagic));
@@ -713,15 +736,15 @@ std::string deserializeEngine(const uint8_t *data, size_t size, const std::strin
 std::string readEngineFile(const std::string &path, Engine &engine) {
   std::ifstream file(path, std::ios::binary);
   if (!file)
-    return "'" + path + "': cannot open the engine: " + std::strerror(errno);
+    return quoted(path) + ": cannot open the engine: " + std::strerror(errno);
   file.seekg(0, std::ios::end);
   std::streamoff size = file.tellg();
   if (size < 0)
-    return "'" + path + "': cannot read the engine (not a regular file?)";
+    return quoted(path) + ": cannot read the engine (not a regular file?)";
   file.seekg(0, std::ios::beg);
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   if (size && !file.read(reinterpret_cast<char *>(bytes.data()), size))
-    return "'" + path + "': cannot read the engine: " + std::strerror(errno);
+    return quoted(path) + ": cannot read the engine: " + std::strerror(errno);
   return deserializeEngine(bytes.data(), bytes.size(), path, engine);
 }
 
@@ -730,14 +753,14 @@ std::string checkTargetRuns(const std::string &target, int major, int minor) {
   // (wgmma, TMA on sm_90a) that exist on exactly that architecture.
   std::string gpu = "sm_" + std::to_string(major) + std::to_string(minor);
   if (target.size() < 5 || target.compare(0, 3, "sm_") != 0)
-    return "unknown target '" + target + "'";
+    return "unknown target " + quoted(target);
   std::string digits = target.substr(3);
   bool specific = !digits.empty() && digits.back() == 'a';
   if (specific)
     digits.pop_back();
   if (digits.size() < 2 || digits.size() > 3 ||
       digits.find_first_not_of("0123456789") != std::string::npos)
-    return "unknown target '" + target + "'";
+    return "unknown target " + quoted(target);
   int targetMajor = std::stoi(digits.substr(0, digits.size() - 1));
   int targetMinor = digits.back() - '0';
   if (specific) {

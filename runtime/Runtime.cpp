@@ -15,6 +15,8 @@
 
 namespace kiln {
 
+using engine::printable;
+using engine::quoted;
 using runtime::CudaDriver;
 using runtime::DeviceInfo;
 
@@ -97,11 +99,11 @@ bool cubinRuns(const std::string &target, int major, int minor) {
 
 /// "kernel 'k' (ONNX nodes: a, b)" for messages.
 std::string describeKernel(const engine::Kernel &kernel) {
-  std::string text = "kernel '" + kernel.name + "'";
+  std::string text = "kernel " + quoted(kernel.name);
   if (!kernel.sourceNodes.empty()) {
     text += " (ONNX node" + std::string(kernel.sourceNodes.size() > 1 ? "s" : "") + " ";
     for (size_t i = 0; i < kernel.sourceNodes.size(); ++i)
-      text += (i ? ", " : "") + kernel.sourceNodes[i];
+      text += (i ? ", " : "") + printable(kernel.sourceNodes[i]);
     text += ")";
   }
   return text;
@@ -152,7 +154,7 @@ struct Engine::Impl {
 bool Engine::Impl::load(std::string &error) {
   const Runtime::Impl &gpu = runtime->impl();
   auto fail = [&](const std::string &problem) {
-    error = "'" + what + "': " + problem;
+    error = quoted(what) + ": " + problem;
     return false;
   };
   if (std::string problem = description.validate(); !problem.empty())
@@ -176,12 +178,12 @@ bool Engine::Impl::load(std::string &error) {
       image = module.ptx.c_str();
       fromCubin = false;
     } else {
-      return fail("module '" + module.name + "' has only a cubin for " + description.target +
+      return fail("module " + quoted(module.name) + " has only a cubin for " + description.target +
                   ", which a " + gpu.info.smName() + " GPU cannot load, and no PTX");
     }
     runtime::ModuleHandle handle = nullptr;
     if (!driver().loadModule(image, handle, problem))
-      return fail("module '" + module.name + "': " + problem);
+      return fail("module " + quoted(module.name) + ": " + problem);
     modules.push_back(handle);
   }
 
@@ -260,7 +262,7 @@ std::shared_ptr<Engine> Engine::load(std::shared_ptr<Runtime> runtime, const std
 std::shared_ptr<Engine> Engine::create(std::shared_ptr<Runtime> runtime, engine::Engine description,
                                        const std::string &what, std::string &error) {
   if (!runtime) {
-    error = "'" + what + "': no runtime";
+    error = quoted(what) + ": no runtime";
     return nullptr;
   }
   auto impl = std::make_unique<Impl>();
@@ -302,7 +304,7 @@ struct ExecutionContext::Impl {
   const Engine::Impl &loaded() const { return engine->impl(); }
   const CudaDriver &driver() const { return loaded().driver(); }
   const Runtime::Impl &gpu() const { return loaded().runtime->impl(); }
-  std::string prefix() const { return "'" + loaded().what + "': "; }
+  std::string prefix() const { return quoted(loaded().what) + ": "; }
 
   ~Impl() {
     std::string ignored;
@@ -409,12 +411,12 @@ struct ExecutionContext::Impl {
     }
     for (size_t i = 0; i < inputs.size(); ++i)
       if (!inputs[i] && model.inputs[i].sizeInBytes()) {
-        error = prefix() + "input '" + model.inputs[i].name + "' has a null device buffer";
+        error = prefix() + "input " + quoted(model.inputs[i].name) + " has a null device buffer";
         return false;
       }
     for (size_t i = 0; i < outputs.size(); ++i)
       if (!outputs[i] && model.outputs[i].sizeInBytes()) {
-        error = prefix() + "output '" + model.outputs[i].name + "' has a null device buffer";
+        error = prefix() + "output " + quoted(model.outputs[i].name) + " has a null device buffer";
         return false;
       }
     return true;
@@ -480,7 +482,7 @@ struct ExecutionContext::Impl {
         // A 1-byte buffer stands in for an empty tensor, so no pointer is null.
         size_t bytes = std::max<uint64_t>(tensors[i].sizeInBytes(), 1);
         if (!driver().allocate(bytes, buffers[i], problem)) {
-          error = prefix() + role + " '" + tensors[i].name + "': " + problem;
+          error = prefix() + role + " " + quoted(tensors[i].name) + ": " + problem;
           return false;
         }
       }
@@ -536,7 +538,7 @@ bool ExecutionContext::run(const std::vector<const void *> &inputs,
     uint64_t bytes = model.inputs[i].sizeInBytes();
     if (bytes &&
         !driver.copyToDevice(state->ownInputs[i], inputs[i], bytes, state->stream, problem)) {
-      error = state->prefix() + "input '" + model.inputs[i].name + "': " + problem;
+      error = state->prefix() + "input " + quoted(model.inputs[i].name) + ": " + problem;
       return false;
     }
   }
@@ -546,7 +548,7 @@ bool ExecutionContext::run(const std::vector<const void *> &inputs,
     uint64_t bytes = model.outputs[i].sizeInBytes();
     if (bytes &&
         !driver.copyToHost(outputs[i], state->ownOutputs[i], bytes, state->stream, problem)) {
-      error = state->prefix() + "output '" + model.outputs[i].name + "': " + problem;
+      error = state->prefix() + "output " + quoted(model.outputs[i].name) + ": " + problem;
       return false;
     }
   }
@@ -603,7 +605,7 @@ bool ExecutionContext::setInput(size_t index, const void *host, std::string &err
   if (input.sizeInBytes() &&
       (!state->driver().copyToDevice(buffer, host, input.sizeInBytes(), state->stream, problem) ||
        !state->driver().synchronize(state->stream, problem))) {
-    error = state->prefix() + "input '" + input.name + "': " + problem;
+    error = state->prefix() + "input " + quoted(input.name) + ": " + problem;
     return false;
   }
   return true;
@@ -618,7 +620,7 @@ bool ExecutionContext::getOutput(size_t index, void *host, std::string &error) {
   if (output.sizeInBytes() &&
       (!state->driver().copyToHost(host, buffer, output.sizeInBytes(), state->stream, problem) ||
        !state->driver().synchronize(state->stream, problem))) {
-    error = state->prefix() + "output '" + output.name + "': " + problem;
+    error = state->prefix() + "output " + quoted(output.name) + ": " + problem;
     return false;
   }
   return true;

@@ -414,6 +414,19 @@ TEST(EngineFormat, InconsistentEnginesAreRefused) {
   expectInconsistent(engine, "input 0 'x' is too large");
 }
 
+TEST(EngineFormat, NamesWithControlCharactersStayOnOneLine) {
+  // Found by the fuzzer: names are arbitrary bytes, messages must stay one line.
+  Engine engine = kiln::test::sampleEngine();
+  engine.kernels[0].name = "aid.x;\n\t\x01";
+  engine.kernels[0].module = 32;
+  expectInconsistent(engine, "kernel 0 'aid.x;\\n\\t\\x01' names module 32 of 2");
+  EXPECT_EQ(printable("a\nb\x7f"), "a\\nb\\x7f");
+  EXPECT_EQ(quoted("caf\xc3\xa9"), "'caf\xc3\xa9'"); // UTF-8 stays as it is
+  Engine read;
+  std::string message = readEngineFile("/nonexistent/new\nline.kiln", read);
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
 TEST(EngineFormat, ValidEngineValidates) {
   EXPECT_EQ(kiln::test::sampleEngine().validate(), "");
   EXPECT_EQ(richEngine().validate(), "");
