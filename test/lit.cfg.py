@@ -19,3 +19,13 @@ llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
 config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
 # The ONNX backend test data (Debian's libonnx-testdata, installed by scripts/setup.sh).
 config.substitutions.append(("%onnx_node_tests", "/usr/share/libonnx-testdata/data/node"))
+
+# A CUDA driver on this machine: tests of kiln run/bench on engines that need a GPU say
+# `REQUIRES: cuda-driver`; their no-GPU counterparts say `UNSUPPORTED: cuda-driver`.
+try:
+    import ctypes
+
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass
