@@ -49,6 +49,23 @@ def GraphFoldConstants : Pass<"graph-fold-constants", "::mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Kernel passes (passes/kernel)
+//===----------------------------------------------------------------------===//
+
+def KernelPlanBuffers : Pass<"kernel-plan-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Give every intermediate buffer an offset in one arena, reusing memory by liveness";
+  let description = [{
+    The host schedule runs in order, so a buffer (`memref.alloc` at the top level of the
+    function) is live from the first op that uses it, directly or through a view, to the
+    last. Buffers are placed largest first at the lowest 256-byte aligned offset that no
+    buffer live at the same time occupies. Each alloc gets `kernel.arena_offset`; the
+    function gets `kernel.arena_bytes` (the planned peak) and `kernel.unplanned_bytes`
+    (the sum of all buffers, what no reuse would take). The engine allocates the arena
+    once and turns each buffer into an offset in it.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Lowering passes (passes/lowering)
 //===----------------------------------------------------------------------===//
 
@@ -75,6 +92,46 @@ def GraphToLinalg : Pass<"graph-to-linalg", "::mlir::ModuleOp"> {
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def GraphToKernel : Pass<"graph-to-kernel", "::mlir::ModuleOp"> {
+  let summary = "Form kernels: one kernel.func per graph op, and a host schedule on buffers";
+  let description = [{
+    Every graph op becomes a `kernel.func` whose one template op (`kernel.matmul`,
+    `kernel.conv`, `kernel.reduction`, `kernel.movement`, `kernel.pointwise`, or
+    `kernel.generic` for the rest) holds the op on tensors, with copies of the small
+    constants it reads (axes, shapes, scalars: at most 16 elements, or a splat). The
+    template is chosen from the op's graph trait (Pointwise, Reduction, DataMovement).
+
+    The function becomes the host schedule in destination-passing style: tensor arguments
+    become memrefs, each result becomes an extra output argument (keeping its
+    `graph.name`), larger constants become private `memref.global` weights, and every
+    intermediate a `memref.alloc`. A kernel whose result is returned writes it straight
+    into the output buffer; results that are inputs, weights or returned twice are copied
+    there (`memref.copy`). Shapes must be static: a dynamic one is an error naming the
+    node.
+  }];
+  let dependentDialects = [
+    "::kiln::kernel::KernelDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def KernelToLinalg : Pass<"kernel-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower kernel templates through the generic path: bodies on buffers";
+  let description = [{
+    The generic lowering every template has: each `kernel.func` becomes a `func.func`
+    whose body reads its input buffers as tensors (`bufferization.to_tensor`), computes the
+    template's body (graph ops, lowered by graph-to-linalg afterwards) and stores each
+    result into its output buffer (`bufferization.materialize_in_destination`); each
+    `kernel.launch` becomes a `func.call`. Unsigned element types of buffers become
+    signless, as graph-to-linalg does for tensors; the body still sees the graph types.
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
   ];
 }
 

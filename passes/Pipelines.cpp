@@ -123,6 +123,33 @@ void addCpuLoweringPasses(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void addGpuHostLoweringPasses(OpPassManager &pm) {
+  pm.addPass(createGraphToKernel());
+  // Template-specific code generators run here; every kernel they leave goes through the
+  // generic lowering below.
+  pm.addPass(createKernelToLinalg());
+  pm.addPass(createGraphToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  // One host function: the kernels' bodies inlined into the schedule, so that their
+  // temporaries are buffers the memory plan sees and their loops are what gpu-map-loops
+  // turns into launches. Nothing is deallocated: the plan reuses memory by liveness.
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
 void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   GpuMapLoopsOptions map;
   map.threadsPerBlock = target.threadsPerBlock;
@@ -174,6 +201,10 @@ void registerPipelines() {
   PassPipelineRegistration<>("kiln-lower-to-cpu",
                              "Lower a graph module to the LLVM dialect for the host CPU",
                              addCpuLoweringPasses);
+  PassPipelineRegistration<>(
+      "kiln-lower-gpu-host",
+      "Form kernels and lower them generically to one host function of buffers and loops",
+      addGpuHostLoweringPasses);
   PassPipelineRegistration<GpuDeviceLoweringPipelineOptions>(
       "kiln-lower-gpu-device",
       "Map the compute of bufferized host functions to kernels and lower them to NVVM",

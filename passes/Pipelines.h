@@ -53,6 +53,10 @@ void addCpuLoweringPasses(mlir::OpPassManager &pm);
 void addGpuDeviceLoweringPasses(mlir::OpPassManager &pm, const GpuTargetOptions &target);
 
 /// Registers the pipelines above with the pass registry (for kiln-opt).
+/// Kernel formation and the generic lowering of every kernel, up to one host function of
+/// allocations, weights and loop nests on buffers (the input of gpu-map-loops).
+void addGpuHostLoweringPasses(mlir::OpPassManager &pm);
+
 void registerPipelines();
 
 } // namespace kiln

@@ -28,7 +28,24 @@ struct DeviceInfo {
   std::string smName() const;
 };
 
+/// Driver handles, opaque to the runtime (CUcontext, CUmodule, ... in cuda.h).
+using ContextHandle = void *;
+using ModuleHandle = void *;
+using FunctionHandle = void *;
+using StreamHandle = void *;
+using EventHandle = void *;
+using GraphHandle = void *;
+using GraphExecHandle = void *;
+/// A device address (CUdeviceptr).
+using DevicePointer = uint64_t;
+
 /// The entry points of libcuda that the runtime uses, resolved once at load.
+///
+/// Every call that can fail returns false and sets `error` to one line naming the driver
+/// call and the CUDA error ("cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid
+/// argument)"); callers add what they were doing (the kernel, the step). Calls that take
+/// a device pointer or stream need the engine's context current on the calling thread
+/// (setCurrent).
 class CudaDriver {
 public:
   /// Opens `library` and resolves the driver's entry points, then initialises the
@@ -47,6 +64,61 @@ public:
 
   /// Fills `info` for GPU `ordinal`; false with `error` set on failure.
   bool deviceInfo(int ordinal, DeviceInfo &info, std::string &error) const;
+  /// The most dynamic shared memory one block of GPU `ordinal` may opt in to.
+  bool maxSharedMemoryOptin(int ordinal, int &bytes, std::string &error) const;
+
+  // Contexts: the runtime uses each GPU's primary context, shared by every thread.
+  bool retainPrimaryContext(int ordinal, ContextHandle &context, std::string &error) const;
+  void releasePrimaryContext(int ordinal) const;
+  bool setCurrent(ContextHandle context, std::string &error) const;
+
+  // Modules and kernels.
+  /// Loads a cubin, or PTX text (null-terminated) that the driver compiles for the GPU;
+  /// a failure includes the driver's JIT error log.
+  bool loadModule(const void *image, ModuleHandle &module, std::string &error) const;
+  void unloadModule(ModuleHandle module) const;
+  bool getFunction(ModuleHandle module, const std::string &name, FunctionHandle &function,
+                   std::string &error) const;
+  /// Lets `function` use up to `bytes` of dynamic shared memory (needed above 48 KiB).
+  bool setMaxDynamicSharedMemory(FunctionHandle function, int bytes, std::string &error) const;
+  /// Whether the driver can list kernel parameters (cuFuncGetParamInfo, CUDA 12.4).
+  bool canDescribeParameters() const;
+  /// The byte size of parameter `index` of `function`; false when there is no such
+  /// parameter (or the driver cannot tell).
+  bool parameterSize(FunctionHandle function, size_t index, size_t &bytes) const;
+  bool launch(FunctionHandle function, const uint32_t grid[3], const uint32_t block[3],
+              uint32_t sharedBytes, StreamHandle stream, void **parameters,
+              std::string &error) const;
+
+  // Memory.
+  bool allocate(size_t bytes, DevicePointer &pointer, std::string &error) const;
+  void free(DevicePointer pointer) const;
+  bool copyToDevice(DevicePointer destination, const void *source, size_t bytes,
+                    StreamHandle stream, std::string &error) const;
+  bool copyToHost(void *destination, DevicePointer source, size_t bytes, StreamHandle stream,
+                  std::string &error) const;
+  bool copyOnDevice(DevicePointer destination, DevicePointer source, size_t bytes,
+                    StreamHandle stream, std::string &error) const;
+  bool fill(DevicePointer destination, uint8_t value, size_t bytes, StreamHandle stream,
+            std::string &error) const;
+
+  // Streams and events.
+  bool createStream(StreamHandle &stream, std::string &error) const;
+  void destroyStream(StreamHandle stream) const;
+  bool synchronize(StreamHandle stream, std::string &error) const;
+  bool createEvent(EventHandle &event, std::string &error) const;
+  void destroyEvent(EventHandle event) const;
+  bool recordEvent(EventHandle event, StreamHandle stream, std::string &error) const;
+  /// Milliseconds between two recorded (and completed) events.
+  bool elapsedMillis(EventHandle start, EventHandle end, float &millis, std::string &error) const;
+
+  // Graphs: capture what is enqueued on a stream, instantiate it, replay it.
+  bool beginCapture(StreamHandle stream, std::string &error) const;
+  bool endCapture(StreamHandle stream, GraphHandle &graph, std::string &error) const;
+  bool instantiateGraph(GraphHandle graph, GraphExecHandle &executable, std::string &error) const;
+  bool launchGraph(GraphExecHandle executable, StreamHandle stream, std::string &error) const;
+  void destroyGraph(GraphHandle graph) const;
+  void destroyGraphExec(GraphExecHandle executable) const;
 
 private:
   using Result = int;

@@ -77,8 +77,8 @@ struct LaunchArgument {
     F64 = 5,
   };
   Kind kind = Kind::Pointer;
-  Address address;      // for Pointer
-  uint64_t scalar = 0;  // the scalar's bits, zero-extended, for the other kinds
+  Address address;     // for Pointer
+  uint64_t scalar = 0; // the scalar's bits, zero-extended, for the other kinds
 
   /// The parameter's size in bytes (8 for pointers, I64 and F64; 4 for I32 and F32).
   size_t size() const;
@@ -160,6 +160,12 @@ std::string readEngineFile(const std::string &path, Engine &engine);
 /// The same for bytes already in memory; `what` names them in messages.
 std::string deserializeEngine(const uint8_t *data, size_t size, const std::string &what,
                               Engine &engine);
+
+/// `text` fit for a one-line message: control characters (newlines, tabs, ...) written as
+/// \n, \t or \xNN. Names in engine files are arbitrary bytes; messages stay one line.
+std::string printable(const std::string &text);
+/// printable(text) in single quotes.
+std::string quoted(const std::string &text);
 
 /// Whether an engine compiled for `target` (e.g. "sm_90a") runs on a GPU of compute
 /// capability major.minor; "sm_90a" runs only on 9.0, "sm_80" on 8.x and later (through

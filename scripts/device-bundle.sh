@@ -7,12 +7,14 @@
 #   mkdir -p /tmp/kiln && tar xJf .bundle/kiln-device.tar.xz -C /tmp/kiln
 #   export PATH=/tmp/kiln/bin:$PATH LD_LIBRARY_PATH=/tmp/kiln/lib
 #
-# Usage: scripts/device-bundle.sh [TOOL...]   (default: kiln kiln-opt KilnRuntimeTests)
+# Usage: scripts/device-bundle.sh [TOOL...]
+#   (default: kiln kiln-opt KilnRuntimeTests make-test-engine; the last two link only the
+#   runtime and are small: scripts/device-runtime.sh uses them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(kiln kiln-opt KilnRuntimeTests)
+[ ${#tools[@]} -gt 0 ] || tools=(kiln kiln-opt KilnRuntimeTests make-test-engine)
 build_dir=${KILN_BUILD_DIR:-build}
 bundle_dir=.bundle
 # The tarball must stay well under the 64 MiB that travels with a device call.

@@ -27,3 +27,13 @@ ptxas = os.environ.get("KILN_PTXAS") or shutil.which("ptxas") or "/usr/local/cud
 if os.access(ptxas, os.X_OK):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# A CUDA driver on this machine: tests of kiln run/bench on engines that need a GPU say
+# `REQUIRES: cuda-driver`; their no-GPU counterparts say `UNSUPPORTED: cuda-driver`.
+try:
+    import ctypes
+
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

@@ -19,4 +19,14 @@ def Graph_InferTypeWithRefinement : InferTypeOpAdaptorBase<[{
 class Graph_InferredOp<string mnemonic, list<Trait> traits = []>
     : Graph_Op<mnemonic, !listconcat(traits, [Pure, Graph_InferTypeWithRefinement])>;
 
+// What kind of computation an op is, for kernel formation (graph-to-kernel picks the
+// kernel template from it): elementwise with broadcasting, a reduction or normalisation
+// along some axes, or data movement (shape changes, gathers, scatters). Ops with none of
+// these become generic kernels. The C++ side is in GraphTraits.h.
+def Graph_Pointwise : NativeOpTrait<"Pointwise"> { let cppNamespace = "::kiln::graph::OpTrait"; }
+def Graph_Reduction : NativeOpTrait<"Reduction"> { let cppNamespace = "::kiln::graph::OpTrait"; }
+def Graph_DataMovement : NativeOpTrait<"DataMovement"> {
+  let cppNamespace = "::kiln::graph::OpTrait";
+}
+
 #endif // KILN_GRAPH_BASE

@@ -4,6 +4,7 @@
 #define KILN_DIALECTS_GRAPH_GRAPHOPS_H
 
 #include "dialects/graph/GraphDialect.h"
+#include "dialects/graph/GraphTraits.h"
 #include "dialects/graph/ShapeInference.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"

@@ -1,6 +1,7 @@
 //===- KernelOps.cpp - Operations of the kernel dialect -------------------===//
 
 #include "dialects/kernel/KernelOps.h"
+#include "dialects/graph/GraphOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -71,6 +72,126 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
              << index << " has type " << actual << " but '" << getCallee() << "' expects " << want;
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Templates
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The checks every template shares: the body's arguments are the input buffers as
+/// tensors, its terminator yields the output buffers as tensors.
+LogicalResult verifyTemplate(Operation *op, ValueRange inputs, ValueRange outputs, Region &body) {
+  if (outputs.empty())
+    return op->emitOpError("must have at least one output buffer");
+  Block &block = body.front();
+  if (block.getNumArguments() != inputs.size())
+    return op->emitOpError("body has ")
+           << block.getNumArguments() << " arguments for " << inputs.size() << " input buffers";
+  for (auto [index, pair] : llvm::enumerate(llvm::zip(inputs, block.getArguments()))) {
+    auto [input, argument] = pair;
+    auto expected = PointwiseOp::getTensorType(cast<MemRefType>(input.getType()));
+    if (argument.getType() != expected)
+      return op->emitOpError("body argument ")
+             << index << " has type " << argument.getType() << "; input buffer " << index
+             << " is read as " << expected;
+  }
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return op->emitOpError("body must end in kernel.yield");
+  if (yield.getValues().size() != outputs.size())
+    return yield.emitOpError("yields ")
+           << yield.getValues().size() << " values for " << outputs.size() << " output buffers";
+  for (auto [index, pair] : llvm::enumerate(llvm::zip(outputs, yield.getValues()))) {
+    auto [output, value] = pair;
+    auto expected = PointwiseOp::getTensorType(cast<MemRefType>(output.getType()));
+    if (value.getType() != expected)
+      return yield.emitOpError("value ") << index << " has type " << value.getType()
+                                         << "; output buffer " << index << " holds " << expected;
+  }
+  return success();
+}
+
+} // namespace
+
+void kiln::kernel::detail::getTemplateEffects(
+    Operation *op, ValueRange inputs, ValueRange outputs,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value value = operand.get();
+    if (llvm::is_contained(inputs, value))
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    if (llvm::is_contained(outputs, value))
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+namespace {
+
+/// The first op of the body that is not a constant: where anchored templates keep their
+/// anchor.
+Operation *getFirstComputation(Region &body) {
+  for (Operation &op : body.front().without_terminator())
+    if (!op.hasTrait<OpTrait::ConstantLike>())
+      return &op;
+  return nullptr;
+}
+
+/// Anchored templates: the body's first computation is one of the anchor ops `isAnchor`
+/// accepts (named `anchorNames` in the message).
+LogicalResult verifyAnchor(Operation *op, Region &body, function_ref<bool(Operation *)> isAnchor,
+                           StringRef anchorNames) {
+  Operation *first = getFirstComputation(body);
+  if (!first || !isAnchor(first))
+    return op->emitOpError("body must start with ") << anchorNames;
+  return success();
+}
+
+} // namespace
+
+LogicalResult PointwiseOp::verify() {
+  return verifyTemplate(*this, getInputs(), getOutputs(), getBody());
+}
+LogicalResult ReductionOp::verify() {
+  if (failed(verifyTemplate(*this, getInputs(), getOutputs(), getBody())))
+    return failure();
+  if (!getAnchor())
+    return emitOpError("body must hold a reduction (an op with the graph Reduction trait)");
+  return success();
+}
+LogicalResult MovementOp::verify() {
+  return verifyTemplate(*this, getInputs(), getOutputs(), getBody());
+}
+LogicalResult GenericOp::verify() {
+  return verifyTemplate(*this, getInputs(), getOutputs(), getBody());
+}
+LogicalResult AttentionOp::verify() {
+  return verifyTemplate(*this, getInputs(), getOutputs(), getBody());
+}
+LogicalResult MatmulOp::verify() {
+  if (failed(verifyTemplate(*this, getInputs(), getOutputs(), getBody())))
+    return failure();
+  return verifyAnchor(
+      *this, getBody(), [](Operation *op) { return isa<graph::MatMulOp, graph::GemmOp>(op); },
+      "a graph.matmul or graph.gemm");
+}
+LogicalResult ConvOp::verify() {
+  if (failed(verifyTemplate(*this, getInputs(), getOutputs(), getBody())))
+    return failure();
+  return verifyAnchor(
+      *this, getBody(), [](Operation *op) { return isa<graph::ConvOp>(op); }, "a graph.conv");
+}
+
+Operation *MatmulOp::getAnchor() { return getFirstComputation(getBody()); }
+Operation *ConvOp::getAnchor() { return getFirstComputation(getBody()); }
+Operation *ReductionOp::getAnchor() {
+  for (Operation &op : getBody().front().without_terminator())
+    if (op.hasTrait<graph::OpTrait::Reduction>())
+      return &op;
+  return nullptr;
 }
 
 #define GET_OP_CLASSES

@@ -94,3 +94,68 @@ func.func @bad_split_k() attributes {c = #kernel.config<tile = [64], stages = 1,
 func.func @missing_warps() attributes {c = #kernel.config<tile = [64], stages = 1>} {
   return
 }
+
+// -----
+
+kernel.func @body_argument_type(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error @+1 {{body argument 0 has type 'tensor<4xf16>'; input buffer 0 is read as 'tensor<4xf32>'}}
+  kernel.pointwise ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: tensor<4xf16>):
+    %r = graph.cast %a {to = f32} : (tensor<4xf16>) -> tensor<4xf32>
+    kernel.yield %r : tensor<4xf32>
+  }
+  kernel.return
+}
+
+// -----
+
+kernel.func @body_arity(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error @+1 {{body has 0 arguments for 1 input buffers}}
+  kernel.pointwise ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
+    %r = graph.constant dense<1.0> : tensor<4xf32>
+    kernel.yield %r : tensor<4xf32>
+  }
+  kernel.return
+}
+
+// -----
+
+kernel.func @yield_type(%x: memref<4xf32>, %y: memref<4xi32>) {
+  kernel.pointwise ins(%x : memref<4xf32>) outs(%y : memref<4xi32>) {
+  ^bb0(%a: tensor<4xf32>):
+    // expected-error @+1 {{value 0 has type 'tensor<4xf32>'; output buffer 0 holds 'tensor<4xi32>'}}
+    kernel.yield %a : tensor<4xf32>
+  }
+  kernel.return
+}
+
+// -----
+
+kernel.func @matmul_without_anchor(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {
+  // expected-error @+1 {{body must start with a graph.matmul or graph.gemm}}
+  kernel.matmul ins(%x : memref<4x4xf32>) outs(%y : memref<4x4xf32>) {
+  ^bb0(%a: tensor<4x4xf32>):
+    %r = graph.relu %a : tensor<4x4xf32>
+    kernel.yield %r : tensor<4x4xf32>
+  }
+  kernel.return
+}
+
+// -----
+
+kernel.func @reduction_without_reduction(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error @+1 {{body must hold a reduction (an op with the graph Reduction trait)}}
+  kernel.reduction ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    %r = graph.relu %a : tensor<4xf32>
+    kernel.yield %r : tensor<4xf32>
+  }
+  kernel.return
+}
+
+// -----
+
+func.func @yield_outside_template(%a: tensor<4xf32>) {
+  // expected-error @+1 {{expects parent op to be one of}}
+  kernel.yield %a : tensor<4xf32>
+}

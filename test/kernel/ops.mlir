@@ -2,12 +2,62 @@
 // RUN: kiln-opt %s | kiln-opt | FileCheck %s
 // RUN: kiln-opt %s --mlir-print-op-generic | kiln-opt | FileCheck %s
 
-// CHECK: kernel.func @matmul_0(%{{.*}}: memref<128x64xf16>, %{{.*}}: memref<64x256xf16>, %{{.*}}: memref<128x256xf16>)
-// CHECK-SAME: attributes {config = #kernel.config<tile = [128, 256, 64], stages = 4, warps = 8, swizzle = 8>}
-kernel.func @matmul_0(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %c: memref<128x256xf16>)
-    attributes {config = #kernel.config<tile = [128, 256, 64], stages = 4, warps = 8, split_k = 1, swizzle = 8>} {
-  // The kernel dialect is the default inside kernel.func, so kernel.return prints as return.
-  // CHECK-NEXT: {{^ *}}return
+// CHECK: kernel.func @matmul_0(%{{.*}}: memref<128x64xf16>, %{{.*}}: memref<64x256xf16>, %{{.*}}: memref<128x256xf16>) {
+kernel.func @matmul_0(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %c: memref<128x256xf16>) {
+  // The kernel dialect is the default inside kernel.func, so kernel ops print unprefixed.
+  // CHECK-NEXT: matmul ins(%{{.*}}, %{{.*}} : memref<128x64xf16>, memref<64x256xf16>) outs(%{{.*}} : memref<128x256xf16>)
+  // CHECK-SAME: attributes {config = #kernel.config<tile = [128, 256, 64], stages = 4, warps = 8, swizzle = 8>}
+  // CHECK: graph.matmul
+  // CHECK: graph.relu
+  // CHECK: kernel.yield %{{.*}} : tensor<128x256xf16>
+  kernel.matmul ins(%a, %b : memref<128x64xf16>, memref<64x256xf16>) outs(%c : memref<128x256xf16>)
+      attributes {config = #kernel.config<tile = [128, 256, 64], stages = 4, warps = 8, split_k = 1, swizzle = 8>} {
+  ^bb0(%x: tensor<128x64xf16>, %w: tensor<64x256xf16>):
+    %p = graph.matmul %x, %w : (tensor<128x64xf16>, tensor<64x256xf16>) -> tensor<128x256xf16>
+    %r = graph.relu %p : tensor<128x256xf16>
+    kernel.yield %r : tensor<128x256xf16>
+  }
+  // CHECK: {{^ *}}return
+  kernel.return
+}
+
+// Every template kind round-trips; a template without a config is open for the autotuner.
+// CHECK-LABEL: kernel.func @templates
+// CHECK: pointwise ins
+// CHECK: reduction ins
+// CHECK: conv ins
+// CHECK: movement ins
+// CHECK: generic ins
+kernel.func @templates(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>,
+                       %s: memref<1x3x8x1xf32>, %t: memref<1x8x8x3xf32>, %p: memref<1x3x4x4xf32>) {
+  kernel.pointwise ins(%x : memref<1x3x8x8xf32>) outs(%x : memref<1x3x8x8xf32>) {
+  ^bb0(%a: tensor<1x3x8x8xf32>):
+    %r = graph.relu %a : tensor<1x3x8x8xf32>
+    kernel.yield %r : tensor<1x3x8x8xf32>
+  }
+  kernel.reduction ins(%x : memref<1x3x8x8xf32>) outs(%s : memref<1x3x8x1xf32>) {
+  ^bb0(%a: tensor<1x3x8x8xf32>):
+    %axes = graph.constant dense<[3]> : tensor<1xi64>
+    %r = graph.reduce_sum %a, %axes {keepdims = true, noop_with_empty_axes = false} : (tensor<1x3x8x8xf32>, tensor<1xi64>) -> tensor<1x3x8x1xf32>
+    kernel.yield %r : tensor<1x3x8x1xf32>
+  }
+  kernel.conv ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32>) {
+  ^bb0(%a: tensor<1x3x8x8xf32>, %b: tensor<4x3x3x3xf32>):
+    %r = graph.conv %a, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+    kernel.yield %r : tensor<1x4x6x6xf32>
+  }
+  kernel.movement ins(%x : memref<1x3x8x8xf32>) outs(%t : memref<1x8x8x3xf32>) {
+  ^bb0(%a: tensor<1x3x8x8xf32>):
+    %r = graph.transpose %a {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x8x8xf32>) -> tensor<1x8x8x3xf32>
+    kernel.yield %r : tensor<1x8x8x3xf32>
+  }
+  kernel.generic ins(%x : memref<1x3x8x8xf32>) outs(%p : memref<1x3x4x4xf32>) {
+  ^bb0(%a: tensor<1x3x8x8xf32>):
+    %r = graph.global_average_pool %a : (tensor<1x3x8x8xf32>) -> tensor<1x3x1x1xf32>
+    %z = graph.constant dense<0.0> : tensor<1x3x4x4xf32>
+    %q = graph.add %r, %z : (tensor<1x3x1x1xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+    kernel.yield %q : tensor<1x3x4x4xf32>
+  }
   kernel.return
 }
 

@@ -47,7 +47,6 @@ TEST_F(KernelDialectTest, LaunchOfAKernelVerifies) {
   auto buffer = MemRefType::get({16}, builder.getF32Type());
   auto kernel = FuncOp::create(builder, builder.getUnknownLoc(), "scale",
                                builder.getFunctionType({buffer, buffer}, {}));
-  kernel.setConfigAttr(ConfigAttr::get(&context, {256}, 1, 4, 1, 1));
   builder.setInsertionPointToEnd(&kernel.getBody().front());
   ReturnOp::create(builder, builder.getUnknownLoc());
 

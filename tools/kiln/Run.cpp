@@ -2,11 +2,13 @@
 //
 // Loads the inputs (.npy or ONNX TensorProto .pb, by name or from an ONNX test-case
 // folder), compiles the ONNX model for the device with the inputs' shapes, runs it,
-// and compares the outputs with expected ones or writes them out.
+// and compares the outputs with expected ones or writes them out. Engines (.kiln) run on
+// the GPU through the runtime (RunEngine.cpp), with the same binding and reporting.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tools/kiln/Run.h"
+#include "tools/kiln/RunCommon.h"
 
 #include "lib/cpu/HostExecutable.h"
 #include "lib/init/Registration.h"
@@ -39,15 +41,14 @@ namespace kiln::tool {
 
 namespace {
 
-/// An error line on stderr, "kiln run: error: ...".
-raw_ostream &error() { return WithColor::error(errs(), "kiln run"); }
-
+raw_ostream &error() { return runError(); }
 
 /// Tensors given for a list of names: by `NAME=FILE`, by position (bare FILE), or from a
 /// folder holding `input_K.pb` / `output_K.pb` (ONNX test case) or `NAME.npy` files.
 class TensorBinding {
 public:
-  TensorBinding(std::vector<std::string> names, StringRef role) : names(std::move(names)), role(role) {}
+  TensorBinding(std::vector<std::string> names, StringRef role)
+      : names(std::move(names)), role(role) {}
 
   /// Binds `NAME=FILE` or positional `FILE` arguments.
   Error bindArguments(ArrayRef<std::string> arguments) {
@@ -287,16 +288,125 @@ bool compareOutput(const io::HostTensor &actual, const io::HostTensor &expected,
 
 } // namespace
 
-int runModel(const RunOptions &options) {
-  Progress progress(options.quiet);
-  if (options.device != "cpu") {
-    error() << "--device " << options.device
-            << " is not available in this build; --device cpu runs on the host\n";
+CompileEngineForRunFn compileEngineForRun = nullptr;
+
+raw_ostream &runError() { return WithColor::error(errs(), "kiln run"); }
+
+int bindRunTensors(const RunOptions &options, const std::vector<TensorSpec> &inputSpecs,
+                   const std::vector<TensorSpec> &outputSpecs, BoundTensors &bound) {
+  std::vector<std::string> inputNames, outputNames;
+  for (const TensorSpec &input : inputSpecs)
+    inputNames.push_back(input.name);
+  for (const TensorSpec &output : outputSpecs)
+    outputNames.push_back(output.name);
+  TensorBinding inputBinding(inputNames, "input");
+  if (!options.inputsDir.empty())
+    if (Error err = inputBinding.bindFolder(options.inputsDir, "input")) {
+      error() << toString(std::move(err)) << "\n";
+      return RunBadInput;
+    }
+  if (Error err = inputBinding.bindArguments(options.inputs)) {
+    error() << toString(std::move(err)) << "\n";
     return RunBadInput;
   }
-  if (!StringRef(options.model).ends_with(".onnx")) {
-    error() << "'" << options.model << "': only ONNX models (.onnx) run on the CPU for now\n";
+  auto inputs = inputBinding.take(/*required=*/true);
+  if (!inputs) {
+    error() << toString(inputs.takeError()) << "\n";
     return RunBadInput;
+  }
+  bool expecting = !options.expectDir.empty() || !options.expects.empty();
+  TensorBinding expectBinding(outputNames, "output");
+  if (!options.expectDir.empty())
+    if (Error err = expectBinding.bindFolder(options.expectDir, "output")) {
+      error() << toString(std::move(err)) << "\n";
+      return RunBadInput;
+    }
+  if (Error err = expectBinding.bindArguments(options.expects)) {
+    error() << toString(std::move(err)) << "\n";
+    return RunBadInput;
+  }
+  bound.hasExpected.clear();
+  for (const std::string &name : outputNames)
+    bound.hasExpected.push_back(expectBinding.has(name));
+  auto expected = expectBinding.take(/*required=*/false);
+  if (!expected) {
+    error() << toString(expected.takeError()) << "\n";
+    return RunBadInput;
+  }
+  for (auto [tensor, output] : llvm::zip_equal(*expected, outputSpecs))
+    reinterpretBfloat16(tensor, output.type);
+  if (expecting && llvm::none_of(bound.hasExpected, [](bool has) { return has; })) {
+    error() << "no expected output found for any of the model's outputs\n";
+    return RunBadInput;
+  }
+  for (auto [input, spec] : llvm::zip_equal(*inputs, inputSpecs)) {
+    reinterpretBfloat16(input, spec.type);
+    if (input.type != spec.type) {
+      error() << "input '" << spec.name << "': the model expects " << io::name(spec.type)
+              << ", the file holds " << io::name(input.type) << "\n";
+      return RunBadInput;
+    }
+  }
+  bound.inputs = std::move(*inputs);
+  bound.expected = std::move(*expected);
+  return RunSucceeded;
+}
+
+int reportRunOutputs(const RunOptions &options, const std::vector<io::HostTensor> &outputs,
+                     const BoundTensors &bound) {
+  bool allMatch = true;
+  for (auto [index, output] : llvm::enumerate(outputs)) {
+    if (bound.hasExpected[index]) {
+      allMatch &= compareOutput(output, bound.expected[index], options.rtol, options.atol);
+    } else {
+      outs() << "output '" << output.name << "' " << describe(output) << "\n";
+    }
+  }
+  if (!options.outputDir.empty()) {
+    if (std::error_code ec = sys::fs::create_directories(options.outputDir)) {
+      error() << "cannot create '" << options.outputDir << "': " << ec.message() << "\n";
+      return RunBadInput;
+    }
+    for (const io::HostTensor &output : outputs) {
+      SmallString<256> path(options.outputDir);
+      sys::path::append(path, TensorBinding::sanitize(output.name) + ".npy");
+      if (Error err = io::writeNpy(path, output)) {
+        error() << toString(std::move(err)) << "\n";
+        return RunFailed;
+      }
+    }
+  }
+  return allMatch ? RunSucceeded : RunMismatch;
+}
+
+int runModel(const RunOptions &options) {
+  Progress progress(options.quiet);
+  bool isEngine = StringRef(options.model).ends_with(".kiln");
+  std::string device = options.device.empty() ? (isEngine ? "cuda" : "cpu") : options.device;
+  if (device != "cpu" && device != "cuda") {
+    error() << "unknown device '" << device << "' for --device; one of cpu, cuda\n";
+    return RunBadInput;
+  }
+  if (isEngine) {
+    if (device != "cuda") {
+      error() << "'" << options.model
+              << "': an engine runs on the GPU (--device cuda); for the CPU, run the ONNX "
+                 "model\n";
+      return RunBadInput;
+    }
+    RunOptions engineOptions = options;
+    engineOptions.device = device;
+    return runEngineFile(engineOptions);
+  }
+  if (!StringRef(options.model).ends_with(".onnx")) {
+    error() << "'" << options.model << "': kiln run takes an ONNX model (.onnx) or an engine "
+            << "(.kiln)\n";
+    return RunBadInput;
+  }
+  if (device == "cuda" && !compileEngineForRun) {
+    error() << "--device cuda from .onnx not wired yet: compile the model with kiln compile "
+               "and run the .kiln engine\n";
+    return RunUnsupported;
   }
 
   mlir::DialectRegistry registry;
@@ -326,64 +436,37 @@ int runModel(const RunOptions &options) {
   }
   progress.step("imported " + options.model);
 
-  // Inputs, bound by name.
-  std::vector<std::string> inputNames, outputNames;
+  std::vector<TensorSpec> inputSpecs, outputSpecs;
   for (const cpu::TensorSignature &input : signature->first)
-    inputNames.push_back(input.name);
+    inputSpecs.push_back({input.name, input.type});
   for (const cpu::TensorSignature &output : signature->second)
-    outputNames.push_back(output.name);
-  TensorBinding inputBinding(inputNames, "input");
-  if (!options.inputsDir.empty())
-    if (Error err = inputBinding.bindFolder(options.inputsDir, "input")) {
-      error() << toString(std::move(err)) << "\n";
-      return RunBadInput;
-    }
-  if (Error err = inputBinding.bindArguments(options.inputs)) {
-    error() << toString(std::move(err)) << "\n";
-    return RunBadInput;
-  }
-  auto inputs = inputBinding.take(/*required=*/true);
-  if (!inputs) {
-    error() << toString(inputs.takeError()) << "\n";
-    return RunBadInput;
-  }
-  bool expecting = !options.expectDir.empty() || !options.expects.empty();
-  TensorBinding expectBinding(outputNames, "output");
-  if (!options.expectDir.empty())
-    if (Error err = expectBinding.bindFolder(options.expectDir, "output")) {
-      error() << toString(std::move(err)) << "\n";
-      return RunBadInput;
-    }
-  if (Error err = expectBinding.bindArguments(options.expects)) {
-    error() << toString(std::move(err)) << "\n";
-    return RunBadInput;
-  }
-  std::vector<bool> hasExpected;
-  for (const std::string &name : outputNames)
-    hasExpected.push_back(expectBinding.has(name));
-  auto expected = expectBinding.take(/*required=*/false);
-  if (!expected) {
-    error() << toString(expected.takeError()) << "\n";
-    return RunBadInput;
-  }
-  for (auto [tensor, output] : llvm::zip_equal(*expected, signature->second))
-    reinterpretBfloat16(tensor, output.type);
-  if (expecting && llvm::none_of(hasExpected, [](bool has) { return has; })) {
-    error() << "no expected output found for any of the model's outputs\n";
-    return RunBadInput;
-  }
+    outputSpecs.push_back({output.name, output.type});
+  BoundTensors bound;
+  if (int status = bindRunTensors(options, inputSpecs, outputSpecs, bound))
+    return status;
 
   // Compile for these input shapes.
   std::vector<std::pair<std::string, SmallVector<int64_t>>> shapes;
-  for (auto [input, expected] : llvm::zip_equal(*inputs, signature->first)) {
-    reinterpretBfloat16(input, expected.type);
-    if (input.type != expected.type) {
-      error() << "input '" << expected.name << "': the model expects " << io::name(expected.type)
-              << ", the file holds " << io::name(input.type) << "\n";
-      return RunBadInput;
+  for (auto [input, spec] : llvm::zip_equal(bound.inputs, inputSpecs))
+    shapes.emplace_back(spec.name, input.shape);
+
+  if (device == "cuda") {
+    std::vector<std::pair<std::string, std::vector<int64_t>>> inputShapes;
+    for (const auto &[name, shape] : shapes)
+      inputShapes.emplace_back(name, std::vector<int64_t>(shape.begin(), shape.end()));
+    engine::Engine compiled;
+    std::string problem;
+    if (!compileEngineForRun(options, inputShapes, compiled, problem)) {
+      if (!problem.empty())
+        error() << problem << "\n";
+      return failedWith();
     }
-    shapes.emplace_back(expected.name, input.shape);
+    progress.step("compiled for the GPU");
+    RunOptions engineOptions = options;
+    engineOptions.device = device;
+    return runEngineOnDevice(engineOptions, std::move(compiled), options.model);
   }
+
   if (mlir::failed(specializeInputShapes(function, shapes)))
     return RunBadInput;
   mlir::PassManager graphPasses(&context);
@@ -399,36 +482,13 @@ int runModel(const RunOptions &options) {
   }
   progress.step("compiled for the CPU");
 
-  auto outputs = (*executable)->run(*inputs);
+  auto outputs = (*executable)->run(bound.inputs);
   if (!outputs) {
     error() << toString(outputs.takeError()) << "\n";
     return RunFailed;
   }
   progress.step("ran");
-
-  bool allMatch = true;
-  for (auto [index, output] : llvm::enumerate(*outputs)) {
-    if (hasExpected[index]) {
-      allMatch &= compareOutput(output, (*expected)[index], options.rtol, options.atol);
-    } else {
-      outs() << "output '" << output.name << "' " << describe(output) << "\n";
-    }
-  }
-  if (!options.outputDir.empty()) {
-    if (std::error_code ec = sys::fs::create_directories(options.outputDir)) {
-      error() << "cannot create '" << options.outputDir << "': " << ec.message() << "\n";
-      return RunBadInput;
-    }
-    for (const io::HostTensor &output : *outputs) {
-      SmallString<256> path(options.outputDir);
-      sys::path::append(path, TensorBinding::sanitize(output.name) + ".npy");
-      if (Error err = io::writeNpy(path, output)) {
-        error() << toString(std::move(err)) << "\n";
-        return RunFailed;
-      }
-    }
-  }
-  return allMatch ? RunSucceeded : RunMismatch;
+  return reportRunOutputs(options, *outputs, bound);
 }
 
 } // namespace kiln::tool

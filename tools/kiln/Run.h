@@ -3,12 +3,18 @@
 #ifndef KILN_TOOLS_KILN_RUN_H
 #define KILN_TOOLS_KILN_RUN_H
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir {
 class Diagnostic;
 } // namespace mlir
+
+namespace kiln::engine {
+struct Engine;
+} // namespace kiln::engine
 
 namespace kiln::tool {
 
@@ -24,7 +30,8 @@ struct RunOptions {
   std::vector<std::string> expects;
   std::string expectDir;
   std::string outputDir;
-  std::string device = "cpu";
+  /// "cpu", "cuda", or empty: by the model (an engine runs on cuda, ONNX on the cpu).
+  std::string device;
   double rtol = 1e-4;
   double atol = 1e-5;
   bool quiet = false;
@@ -45,6 +52,16 @@ enum RunExitCode {
 
 /// Runs `kiln run` with `options`; prints results on stdout, problems on stderr.
 int runModel(const RunOptions &options);
+
+/// The hook through which `kiln run MODEL.onnx --device cuda` compiles the model into an
+/// engine for the GPU (with the given static input shapes, by input name): the compiler
+/// side sets it once it can. Returns false with one line in `error` when compiling fails.
+/// While it is null, that command fails with "cuda from .onnx not wired yet".
+using CompileEngineForRunFn =
+    bool (*)(const RunOptions &options,
+             const std::vector<std::pair<std::string, std::vector<int64_t>>> &inputShapes,
+             engine::Engine &engine, std::string &error);
+extern CompileEngineForRunFn compileEngineForRun;
 
 } // namespace kiln::tool
 

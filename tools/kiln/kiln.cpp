@@ -10,6 +10,7 @@
 #include "lib/pipeline/Compiler.h"
 #include "lib/cpu/HostExecutable.h"
 #include "lib/init/Registration.h"
+#include "tools/kiln/EngineTools.h"
 #include "tools/kiln/Run.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -84,14 +85,32 @@ cl::opt<double> runAtol("atol", cl::desc("Absolute tolerance of the comparison")
 cl::opt<std::string> runOutputDir("output-dir",
                                   cl::desc("Write each output as <output name>.npy there"),
                                   cl::value_desc("DIR"), cl::sub(runCommand));
-cl::opt<std::string> runDevice("device", cl::desc("Where to run: cpu (the host)"),
-                               cl::value_desc("cpu|cuda"), cl::init("cpu"),
-                               cl::sub(runCommand));
+cl::opt<std::string> runDevice("device",
+                               cl::desc("Where to run: cpu (the host; the default for ONNX "
+                                        "models) or cuda (the GPU; the default for engines)"),
+                               cl::value_desc("cpu|cuda"), cl::sub(runCommand));
 cl::opt<bool> runQuiet("quiet", cl::desc("No progress lines on stderr"), cl::sub(runCommand));
-cl::opt<std::string> benchModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
+cl::opt<std::string> benchModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
                                 cl::sub(benchCommand));
-cl::opt<std::string> inspectEngine(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
-                                   cl::sub(inspectCommand));
+cl::opt<int> benchWarmup("warmup", cl::desc("Untimed runs before timing (default 10)"),
+                         cl::value_desc("N"), cl::init(10), cl::sub(benchCommand));
+cl::opt<int> benchIterations("iterations", cl::desc("Timed runs (default 100)"),
+                             cl::value_desc("N"), cl::init(100), cl::sub(benchCommand));
+cl::opt<std::string> benchJson("json", cl::desc("Also write the results as JSON to FILE"),
+                               cl::value_desc("FILE"), cl::sub(benchCommand));
+cl::opt<bool> benchNoGraph("no-graph",
+                           cl::desc("Launch the schedule step by step instead of replaying a "
+                                    "CUDA graph"),
+                           cl::sub(benchCommand));
+cl::opt<uint64_t> benchSeed("seed", cl::desc("Seed of the random inputs (default 1)"), cl::init(1),
+                            cl::sub(benchCommand));
+cl::opt<std::string> inspectEngineFile(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
+                                       cl::sub(inspectCommand));
+cl::opt<bool> inspectJson("json", cl::desc("Print one JSON object (for scripts)"),
+                          cl::sub(inspectCommand));
+cl::opt<std::string> inspectDumpKernels("dump-kernels",
+                                        cl::desc("Write each module's .ptx and .cubin to DIR"),
+                                        cl::value_desc("DIR"), cl::sub(inspectCommand));
 
 } // namespace
 
@@ -156,13 +175,6 @@ int runCompile() {
   return mlir::failed(kiln::compile(context, options)) ? 1 : 0;
 }
 
-/// Reports that `command` exists but is not part of this build yet.
-int notImplemented(StringRef command) {
-  WithColor::error(errs(), "kiln")
-      << command << " is not implemented yet in Kiln " KILN_VERSION_STRING << "\n";
-  return 1;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -185,16 +197,29 @@ int main(int argc, char **argv) {
     options.expects = runExpects;
     options.expectDir = runExpectDir;
     options.outputDir = runOutputDir;
-    options.device = runDevice;
+    options.device = runDevice.getNumOccurrences() ? runDevice : std::string();
     options.rtol = runRtol;
     options.atol = runAtol;
     options.quiet = runQuiet;
     return kiln::tool::runModel(options);
   }
-  if (benchCommand)
-    return notImplemented("bench");
-  if (inspectCommand)
-    return notImplemented("inspect");
+  if (benchCommand) {
+    kiln::tool::BenchOptions options;
+    options.model = benchModel;
+    options.warmup = benchWarmup;
+    options.iterations = benchIterations;
+    options.jsonFile = benchJson;
+    options.useGraph = !benchNoGraph;
+    options.seed = benchSeed;
+    return kiln::tool::benchEngine(options);
+  }
+  if (inspectCommand) {
+    kiln::tool::InspectOptions options;
+    options.engine = inspectEngineFile;
+    options.json = inspectJson;
+    options.dumpKernelsDir = inspectDumpKernels;
+    return kiln::tool::inspectEngine(options);
+  }
 
   WithColor::error(errs(), "kiln") << "no command given; one of compile, run, bench, inspect "
                                       "(see kiln --help)\n";

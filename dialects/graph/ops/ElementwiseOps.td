@@ -20,7 +20,7 @@ def Graph_IntegerTensor : TensorOf<[AnyInteger]>;
 // A unary op whose result has its operand's type. `attrs` are extra arguments.
 class Graph_UnaryOp<string mnemonic, string onnxName, string what,
                     Type operandType = AnyTensor, dag attrs = (ins)>
-    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType, Graph_Pointwise]> {
   let summary = what # " (ONNX " # onnxName # ")";
   let description = "Elementwise ONNX " # onnxName
                     # "; the result has the type of the operand.";
@@ -33,7 +33,7 @@ class Graph_UnaryOp<string mnemonic, string onnxName, string what,
 // (inferPredicateType in ElementwiseOps.cpp) is shared by all such ops.
 class Graph_PredicateOp<string mnemonic, string onnxName, string what,
                         Type operandType = AnyTensor, dag attrs = (ins)>
-    : Graph_InferredOp<mnemonic> {
+    : Graph_InferredOp<mnemonic, [Graph_Pointwise]> {
   let summary = what # " (ONNX " # onnxName # ")";
   let description = "Elementwise test (ONNX " # onnxName
                     # "); the result has the operand's shape and element type `i1`.";
@@ -49,7 +49,7 @@ class Graph_PredicateOp<string mnemonic, string onnxName, string what,
 class Graph_BroadcastOp<string mnemonic, string onnxName, string what,
                         Type operandType = AnyTensor, dag attrs = (ins),
                         list<Trait> traits = []>
-    : Graph_InferredOp<mnemonic, traits> {
+    : Graph_InferredOp<mnemonic, !listconcat(traits, [Graph_Pointwise])> {
   let summary = what # " with NumPy broadcasting (ONNX " # onnxName # ")";
   let description = "ONNX " # onnxName # [{, elementwise over the NumPy broadcast of both
     operands, which have one element type; the result has that element type.
@@ -71,7 +71,7 @@ class Graph_ComparisonOp<string mnemonic, string onnxName, string what,
 
 // An op of one or more operands, all broadcast together (ONNX Max, Min, Sum, Mean).
 class Graph_VariadicOp<string mnemonic, string onnxName, string what>
-    : Graph_InferredOp<mnemonic, [Commutative]> {
+    : Graph_InferredOp<mnemonic, [Commutative, Graph_Pointwise]> {
   let summary = what # " of one or more tensors with NumPy broadcasting (ONNX "
                 # onnxName # ")";
   let description = "ONNX " # onnxName # [{, elementwise over the NumPy broadcast of all
@@ -87,8 +87,7 @@ class Graph_VariadicOp<string mnemonic, string onnxName, string what>
 // Arithmetic with broadcasting
 //===----------------------------------------------------------------------===//
 
-def Graph_AddOp : Graph_InferredOp<"add",
-    [Commutative, SameOperandsAndResultElementType]> {
+def Graph_AddOp : Graph_InferredOp<"add", [Graph_Pointwise, Commutative, SameOperandsAndResultElementType]> {
   let summary = "Elementwise addition with NumPy broadcasting (ONNX Add)";
   let description = [{
     ONNX Add, elementwise over the NumPy broadcast of both operands, which have one
@@ -149,7 +148,7 @@ def Graph_OrOp : Graph_BroadcastOp<"or", "Or", "Elementwise logical or",
 def Graph_XorOp : Graph_BroadcastOp<"xor", "Xor", "Elementwise logical exclusive or",
                                     Graph_BoolTensor, (ins), [Commutative]>;
 
-def Graph_PReluOp : Graph_InferredOp<"prelu"> {
+def Graph_PReluOp : Graph_InferredOp<"prelu", [Graph_Pointwise]> {
   let summary = "Parametric rectified linear unit (ONNX PRelu)";
   let description = [{
     ONNX PRelu, `x < 0 ? slope * x : x`. `slope` broadcasts to the shape of `input` (ONNX's
@@ -186,7 +185,7 @@ def Graph_MeanOp : Graph_VariadicOp<"mean", "Mean", "Elementwise mean">;
 // Selection and clamping
 //===----------------------------------------------------------------------===//
 
-def Graph_WhereOp : Graph_InferredOp<"where"> {
+def Graph_WhereOp : Graph_InferredOp<"where", [Graph_Pointwise]> {
   let summary = "Elementwise choice between two tensors (ONNX Where)";
   let description = [{
     ONNX Where, `condition ? lhs : rhs` over the NumPy broadcast of all three operands. `lhs` and
@@ -199,7 +198,7 @@ def Graph_WhereOp : Graph_InferredOp<"where"> {
   }];
 }
 
-def Graph_ClipOp : Graph_InferredOp<"clip", [AttrSizedOperandSegments]> {
+def Graph_ClipOp : Graph_InferredOp<"clip", [AttrSizedOperandSegments, Graph_Pointwise]> {
   let summary = "Clamps a tensor to [min, max] (ONNX Clip)";
   let description = [{
     ONNX Clip. `min` and `max` are optional scalars of the input's element type; an absent bound
@@ -221,7 +220,7 @@ def Graph_ClipOp : Graph_InferredOp<"clip", [AttrSizedOperandSegments]> {
 // Conversions
 //===----------------------------------------------------------------------===//
 
-def Graph_CastOp : Graph_InferredOp<"cast"> {
+def Graph_CastOp : Graph_InferredOp<"cast", [Graph_Pointwise]> {
   let summary = "Converts the element type (ONNX Cast, CastLike)";
   let description = [{
     The result has the operand's shape and element type `to` (an integer or float type).
@@ -244,7 +243,7 @@ def Graph_CastOp : Graph_InferredOp<"cast"> {
 // Unary math
 //===----------------------------------------------------------------------===//
 
-def Graph_ReluOp : Graph_Op<"relu", [Pure, SameOperandsAndResultType]> {
+def Graph_ReluOp : Graph_Op<"relu", [Pure, SameOperandsAndResultType, Graph_Pointwise]> {
   let summary = "Rectified linear unit, max(x, 0) (ONNX Relu)";
   let description = "Elementwise ONNX Relu; the result has the type of the operand.";
   let arguments = (ins AnyTensor:$input);

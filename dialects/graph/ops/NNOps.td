@@ -147,7 +147,7 @@ def Graph_AveragePoolOp : Graph_InferredOp<"average_pool"> {
 }
 
 class Graph_GlobalPoolOp<string mnemonic, string onnxName, string reduction>
-    : Graph_InferredOp<mnemonic> {
+    : Graph_InferredOp<mnemonic, [Graph_Reduction]> {
   let summary = reduction # " over all spatial dimensions (ONNX " # onnxName # ")";
   let description = [{
     `input` is `[N, C, D1, ..., Dk]`; the result is `[N, C, 1, ..., 1]`.
@@ -165,7 +165,7 @@ def Graph_GlobalMaxPoolOp : Graph_GlobalPoolOp<"global_max_pool", "GlobalMaxPool
 // Normalisation
 //===----------------------------------------------------------------------===//
 
-def Graph_LayerNormalizationOp : Graph_InferredOp<"layer_normalization"> {
+def Graph_LayerNormalizationOp : Graph_InferredOp<"layer_normalization", [Graph_Reduction]> {
   let summary = "Layer normalisation over the dimensions from `axis` on (ONNX LayerNormalization)";
   let description = [{
     Normalises `input` over its dimensions `axis, ..., rank - 1` (a negative `axis` counts
@@ -195,7 +195,7 @@ def Graph_LayerNormalizationOp : Graph_InferredOp<"layer_normalization"> {
   }];
 }
 
-def Graph_BatchNormalizationOp : Graph_InferredOp<"batch_normalization"> {
+def Graph_BatchNormalizationOp : Graph_InferredOp<"batch_normalization", [Graph_Reduction]> {
   let summary = "Batch normalisation with running statistics (ONNX BatchNormalization)";
   let description = [{
     `input` is `[N, C, D1, ..., Dk]` (k may be 0); `scale`, `bias`, `mean` and `variance`
@@ -220,7 +220,7 @@ def Graph_BatchNormalizationOp : Graph_InferredOp<"batch_normalization"> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_InstanceNormalizationOp : Graph_InferredOp<"instance_normalization"> {
+def Graph_InstanceNormalizationOp : Graph_InferredOp<"instance_normalization", [Graph_Reduction]> {
   let summary = "Instance normalisation over the spatial dimensions (ONNX InstanceNormalization)";
   let description = [{
     `input` is `[N, C, D1, ..., Dk]`; each `[n, c]` slice is normalised over its spatial
@@ -242,7 +242,7 @@ def Graph_InstanceNormalizationOp : Graph_InferredOp<"instance_normalization"> {
 //===----------------------------------------------------------------------===//
 
 class Graph_AxisOp<string mnemonic, string onnxName, string what>
-    : Graph_InferredOp<mnemonic> {
+    : Graph_InferredOp<mnemonic, [Graph_Reduction]> {
   let summary = what # " along one axis (ONNX " # onnxName # ")";
   let description = [{
     Computed along dimension `axis` of `input` (negative counts from the end), as in
@@ -320,7 +320,7 @@ def Graph_LpPoolOp : Graph_InferredOp<"lp_pool"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_GlobalLpPoolOp : Graph_InferredOp<"global_lp_pool"> {
+def Graph_GlobalLpPoolOp : Graph_InferredOp<"global_lp_pool", [Graph_Reduction]> {
   let summary = "Lp norm over all spatial dimensions (ONNX GlobalLpPool)";
   let description = [{
     `input` is `[N, C, D1, ..., Dk]`; the result is `[N, C, 1, ..., 1]`, each element
@@ -355,7 +355,7 @@ def Graph_LRNOp : Graph_InferredOp<"lrn"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_MeanVarianceNormalizationOp : Graph_InferredOp<"mean_variance_normalization"> {
+def Graph_MeanVarianceNormalizationOp : Graph_InferredOp<"mean_variance_normalization", [Graph_Reduction]> {
   let summary = "Zero mean, unit variance over `axes` (ONNX MeanVarianceNormalization)";
   let description = [{
     `(x - mean) / sqrt(variance)` with the statistics taken over `axes` (negative count
@@ -366,7 +366,7 @@ def Graph_MeanVarianceNormalizationOp : Graph_InferredOp<"mean_variance_normaliz
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_GroupNormalizationOp : Graph_InferredOp<"group_normalization"> {
+def Graph_GroupNormalizationOp : Graph_InferredOp<"group_normalization", [Graph_Reduction]> {
   let summary = "Group normalisation (ONNX GroupNormalization, opset 21 form)";
   let description = [{
     `input` is `[N, C, D1, ..., Dk]`; its channels are split into `num_groups` groups and
@@ -385,7 +385,7 @@ def Graph_GroupNormalizationOp : Graph_InferredOp<"group_normalization"> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_LpNormalizationOp : Graph_InferredOp<"lp_normalization"> {
+def Graph_LpNormalizationOp : Graph_InferredOp<"lp_normalization", [Graph_Reduction]> {
   let summary = "Division by the Lp norm along one axis (ONNX LpNormalization)";
   let description = [{
     `x / (sum |x|^p)^(1/p)` along dimension `axis` (negative counts from the end); `p` is 1

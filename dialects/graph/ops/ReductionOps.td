@@ -13,7 +13,7 @@ include "dialects/graph/GraphBase.td"
 // operand, and `keepdims` / `noop_with_empty_axes` say what happens to reduced dimensions
 // and to an empty axes list. They differ only in the combining function.
 class Graph_ReduceOp<string mnemonic, string onnxName, string formula>
-    : Graph_InferredOp<mnemonic> {
+    : Graph_InferredOp<mnemonic, [Graph_Reduction]> {
   let summary = "Reduction over axes: " # formula # " (ONNX " # onnxName # ")";
   let description = [{
     Reduces `data` over the dimensions listed in `axes` (a 1-D i64 tensor; negative
@@ -56,7 +56,7 @@ def Graph_ReduceSumSquareOp : Graph_ReduceOp<"reduce_sum_square", "ReduceSumSqua
 // Scans
 //===----------------------------------------------------------------------===//
 
-def Graph_CumSumOp : Graph_InferredOp<"cumsum"> {
+def Graph_CumSumOp : Graph_InferredOp<"cumsum", [Graph_Reduction]> {
   let summary = "Cumulative sum along an axis (ONNX CumSum)";
   let description = [{
     Running sums of `input` along the dimension given by `axis`, a scalar (0-D, or 1-D of
@@ -83,7 +83,7 @@ def Graph_CumSumOp : Graph_InferredOp<"cumsum"> {
 //===----------------------------------------------------------------------===//
 
 class Graph_ArgReduceOp<string mnemonic, string onnxName, string which>
-    : Graph_InferredOp<mnemonic> {
+    : Graph_InferredOp<mnemonic, [Graph_Reduction]> {
   let summary = "Index of the " # which # " along an axis (ONNX " # onnxName # ")";
   let description = [{
     The i64 indices of the }] # which # [{ elements of `input` along `axis` (negative
@@ -108,7 +108,7 @@ class Graph_ArgReduceOp<string mnemonic, string onnxName, string which>
 def Graph_ArgMaxOp : Graph_ArgReduceOp<"argmax", "ArgMax", "largest">;
 def Graph_ArgMinOp : Graph_ArgReduceOp<"argmin", "ArgMin", "smallest">;
 
-def Graph_TopKOp : Graph_InferredOp<"top_k"> {
+def Graph_TopKOp : Graph_InferredOp<"top_k", [Graph_Reduction]> {
   let summary = "The k largest or smallest elements along an axis (ONNX TopK)";
   let description = [{
     Selects `k` elements of `input` along `axis` (negative counts from the back): the

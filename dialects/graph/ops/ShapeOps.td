@@ -12,7 +12,7 @@ include "dialects/graph/GraphBase.td"
 // Reshaping and reordering
 //===----------------------------------------------------------------------===//
 
-def Graph_ReshapeOp : Graph_InferredOp<"reshape"> {
+def Graph_ReshapeOp : Graph_InferredOp<"reshape", [Graph_DataMovement]> {
   let summary = "Reshape to a given shape (ONNX Reshape)";
   let description = [{
     `shape` is a 1-D integer tensor. An entry of -1 (at most one) is inferred from the
@@ -29,7 +29,7 @@ def Graph_ReshapeOp : Graph_InferredOp<"reshape"> {
   let assemblyFormat = "$input `,` $shape attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_TransposeOp : Graph_InferredOp<"transpose"> {
+def Graph_TransposeOp : Graph_InferredOp<"transpose", [Graph_DataMovement]> {
   let summary = "Permute dimensions (ONNX Transpose)";
   let description = [{
     Result dimension `i` is input dimension `perm[i]`. ONNX's default permutation (the
@@ -40,7 +40,7 @@ def Graph_TransposeOp : Graph_InferredOp<"transpose"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_FlattenOp : Graph_InferredOp<"flatten"> {
+def Graph_FlattenOp : Graph_InferredOp<"flatten", [Graph_DataMovement]> {
   let summary = "Flatten into a 2-D tensor (ONNX Flatten)";
   let description = [{
     The result is `[d0 * ... * d(axis-1), d(axis) * ... * d(n-1)]`; `axis` is in
@@ -51,7 +51,7 @@ def Graph_FlattenOp : Graph_InferredOp<"flatten"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_SqueezeOp : Graph_InferredOp<"squeeze"> {
+def Graph_SqueezeOp : Graph_InferredOp<"squeeze", [Graph_DataMovement]> {
   let summary = "Remove dimensions of extent 1 (ONNX Squeeze)";
   let description = [{
     Removes the dimensions listed in the 1-D integer operand `axes`, each of which must
@@ -62,7 +62,7 @@ def Graph_SqueezeOp : Graph_InferredOp<"squeeze"> {
   let assemblyFormat = "$input (`,` $axes^)? attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_UnsqueezeOp : Graph_InferredOp<"unsqueeze"> {
+def Graph_UnsqueezeOp : Graph_InferredOp<"unsqueeze", [Graph_DataMovement]> {
   let summary = "Insert dimensions of extent 1 (ONNX Unsqueeze)";
   let description = [{
     `axes` (1-D integers) are positions in the result, in `[-r, r - 1]` where `r` is the
@@ -73,7 +73,7 @@ def Graph_UnsqueezeOp : Graph_InferredOp<"unsqueeze"> {
   let assemblyFormat = "$input `,` $axes attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_ExpandOp : Graph_InferredOp<"expand"> {
+def Graph_ExpandOp : Graph_InferredOp<"expand", [Graph_DataMovement]> {
   let summary = "Broadcast to a shape (ONNX Expand)";
   let description = [{
     The result shape is the NumPy broadcast of the input's shape and the values of the
@@ -84,7 +84,7 @@ def Graph_ExpandOp : Graph_InferredOp<"expand"> {
   let assemblyFormat = "$input `,` $shape attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_TileOp : Graph_InferredOp<"tile"> {
+def Graph_TileOp : Graph_InferredOp<"tile", [Graph_DataMovement]> {
   let summary = "Repeat a tensor along each dimension (ONNX Tile)";
   let description = [{
     `repeats` is a 1-D integer tensor with one non-negative entry per input dimension;
@@ -95,7 +95,7 @@ def Graph_TileOp : Graph_InferredOp<"tile"> {
   let assemblyFormat = "$input `,` $repeats attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_DepthToSpaceOp : Graph_InferredOp<"depth_to_space"> {
+def Graph_DepthToSpaceOp : Graph_InferredOp<"depth_to_space", [Graph_DataMovement]> {
   let summary = "Move channel blocks into spatial blocks (ONNX DepthToSpace)";
   let description = [{
     `[N, C, H, W]` becomes `[N, C / (b * b), H * b, W * b]` for `blocksize` b. `mode` is
@@ -107,7 +107,7 @@ def Graph_DepthToSpaceOp : Graph_InferredOp<"depth_to_space"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_SpaceToDepthOp : Graph_InferredOp<"space_to_depth"> {
+def Graph_SpaceToDepthOp : Graph_InferredOp<"space_to_depth", [Graph_DataMovement]> {
   let summary = "Move spatial blocks into channels (ONNX SpaceToDepth)";
   let description = [{
     `[N, C, H, W]` becomes `[N, C * b * b, H / b, W / b]` for `blocksize` b.
@@ -121,7 +121,7 @@ def Graph_SpaceToDepthOp : Graph_InferredOp<"space_to_depth"> {
 // Joining, splitting and slicing
 //===----------------------------------------------------------------------===//
 
-def Graph_ConcatOp : Graph_InferredOp<"concat"> {
+def Graph_ConcatOp : Graph_InferredOp<"concat", [Graph_DataMovement]> {
   let summary = "Concatenate tensors along an axis (ONNX Concat)";
   let description = [{
     All inputs have the same rank and element type and agree on every dimension except
@@ -132,7 +132,7 @@ def Graph_ConcatOp : Graph_InferredOp<"concat"> {
   let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_SplitOp : Graph_InferredOp<"split"> {
+def Graph_SplitOp : Graph_InferredOp<"split", [Graph_DataMovement]> {
   let summary = "Split a tensor into parts along an axis (ONNX Split)";
   let description = [{
     Produces `num_outputs` results. With the optional 1-D integer operand `split`, part
@@ -146,7 +146,7 @@ def Graph_SplitOp : Graph_InferredOp<"split"> {
   let assemblyFormat = "$input (`,` $split^)? attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_SliceOp : Graph_InferredOp<"slice", [AttrSizedOperandSegments]> {
+def Graph_SliceOp : Graph_InferredOp<"slice", [AttrSizedOperandSegments, Graph_DataMovement]> {
   let summary = "Strided slice (ONNX Slice)";
   let description = [{
     `starts`, `ends` and the optional `axes` (default: 0, 1, ...) and `steps` (default:
@@ -162,7 +162,7 @@ def Graph_SliceOp : Graph_InferredOp<"slice", [AttrSizedOperandSegments]> {
   }];
 }
 
-def Graph_PadOp : Graph_InferredOp<"pad", [AttrSizedOperandSegments]> {
+def Graph_PadOp : Graph_InferredOp<"pad", [AttrSizedOperandSegments, Graph_DataMovement]> {
   let summary = "Pad a tensor (ONNX Pad)";
   let description = [{
     `pads` (1-D integers) holds all beginnings, then all ends, for the dimensions in
@@ -178,7 +178,7 @@ def Graph_PadOp : Graph_InferredOp<"pad", [AttrSizedOperandSegments]> {
   }];
 }
 
-def Graph_CenterCropPadOp : Graph_InferredOp<"center_crop_pad"> {
+def Graph_CenterCropPadOp : Graph_InferredOp<"center_crop_pad", [Graph_DataMovement]> {
   let summary = "Center crop or pad to a shape (ONNX CenterCropPad)";
   let description = [{
     Crops or zero-pads the dimensions in `axes` around their centre to the extents in the
@@ -193,7 +193,7 @@ def Graph_CenterCropPadOp : Graph_InferredOp<"center_crop_pad"> {
 // Gathering and scattering
 //===----------------------------------------------------------------------===//
 
-def Graph_GatherOp : Graph_InferredOp<"gather"> {
+def Graph_GatherOp : Graph_InferredOp<"gather", [Graph_DataMovement]> {
   let summary = "Gather slices along an axis (ONNX Gather)";
   let description = [{
     The result shape is `data.shape[:axis] + indices.shape + data.shape[axis + 1:]`.
@@ -204,7 +204,7 @@ def Graph_GatherOp : Graph_InferredOp<"gather"> {
   let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_GatherElementsOp : Graph_InferredOp<"gather_elements"> {
+def Graph_GatherElementsOp : Graph_InferredOp<"gather_elements", [Graph_DataMovement]> {
   let summary = "Gather elements along an axis (ONNX GatherElements)";
   let description = [{
     `indices` has the rank of `data`; the result has the shape of `indices`.
@@ -214,7 +214,7 @@ def Graph_GatherElementsOp : Graph_InferredOp<"gather_elements"> {
   let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_GatherNDOp : Graph_InferredOp<"gather_nd"> {
+def Graph_GatherNDOp : Graph_InferredOp<"gather_nd", [Graph_DataMovement]> {
   let summary = "Gather slices by N-dimensional indices (ONNX GatherND)";
   let description = [{
     With `b = batch_dims` and `k = indices.shape[-1]`, the result shape is
@@ -225,7 +225,7 @@ def Graph_GatherNDOp : Graph_InferredOp<"gather_nd"> {
   let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_ScatterElementsOp : Graph_InferredOp<"scatter_elements"> {
+def Graph_ScatterElementsOp : Graph_InferredOp<"scatter_elements", [Graph_DataMovement]> {
   let summary = "Scatter elements along an axis (ONNX ScatterElements, Scatter)";
   let description = [{
     Writes `updates` into a copy of `data` at the positions `indices` give along `axis`,
@@ -239,7 +239,7 @@ def Graph_ScatterElementsOp : Graph_InferredOp<"scatter_elements"> {
   }];
 }
 
-def Graph_ScatterNDOp : Graph_InferredOp<"scatter_nd"> {
+def Graph_ScatterNDOp : Graph_InferredOp<"scatter_nd", [Graph_DataMovement]> {
   let summary = "Scatter slices by N-dimensional indices (ONNX ScatterND)";
   let description = [{
     Writes `updates` into a copy of `data` at the index tuples of `indices`, combining
@@ -254,7 +254,7 @@ def Graph_ScatterNDOp : Graph_InferredOp<"scatter_nd"> {
   }];
 }
 
-def Graph_CompressOp : Graph_InferredOp<"compress"> {
+def Graph_CompressOp : Graph_InferredOp<"compress", [Graph_DataMovement]> {
   let summary = "Select slices where a condition holds (ONNX Compress)";
   let description = [{
     Keeps the slices along `axis` whose entry in the 1-D i1 `condition` is true; without
@@ -266,7 +266,7 @@ def Graph_CompressOp : Graph_InferredOp<"compress"> {
   let assemblyFormat = "$input `,` $condition attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_NonZeroOp : Graph_InferredOp<"non_zero"> {
+def Graph_NonZeroOp : Graph_InferredOp<"non_zero", [Graph_DataMovement]> {
   let summary = "Indices of the non-zero elements (ONNX NonZero)";
   let description = [{
     An i64 tensor `[rank, count]`; the count depends on the data and is dynamic.
@@ -276,7 +276,7 @@ def Graph_NonZeroOp : Graph_InferredOp<"non_zero"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_ReverseSequenceOp : Graph_InferredOp<"reverse_sequence"> {
+def Graph_ReverseSequenceOp : Graph_InferredOp<"reverse_sequence", [Graph_DataMovement]> {
   let summary = "Reverse variable-length sequences (ONNX ReverseSequence)";
   let description = [{
     For each batch entry `i` along `batch_axis`, reverses the first `sequence_lens[i]`
@@ -290,7 +290,7 @@ def Graph_ReverseSequenceOp : Graph_InferredOp<"reverse_sequence"> {
   }];
 }
 
-def Graph_TriluOp : Graph_InferredOp<"trilu"> {
+def Graph_TriluOp : Graph_InferredOp<"trilu", [Graph_DataMovement]> {
   let summary = "Upper or lower triangle of matrices (ONNX Trilu)";
   let description = [{
     Keeps the upper (`upper` true) or lower triangle of the two innermost dimensions,
@@ -305,7 +305,7 @@ def Graph_TriluOp : Graph_InferredOp<"trilu"> {
 // Shapes as values, and tensors made from shapes
 //===----------------------------------------------------------------------===//
 
-def Graph_ShapeOp : Graph_InferredOp<"shape"> {
+def Graph_ShapeOp : Graph_InferredOp<"shape", [Graph_DataMovement]> {
   let summary = "The shape of a tensor as a 1-D i64 tensor (ONNX Shape)";
   let description = [{
     Returns extents `start` to `end` (exclusive; default: the rank). Negative values count
@@ -316,7 +316,7 @@ def Graph_ShapeOp : Graph_InferredOp<"shape"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_SizeOp : Graph_InferredOp<"size"> {
+def Graph_SizeOp : Graph_InferredOp<"size", [Graph_DataMovement]> {
   let summary = "The number of elements as an i64 scalar (ONNX Size)";
   let description = [{
     The product of the input's extents, as a rank-0 i64 tensor.
@@ -326,7 +326,7 @@ def Graph_SizeOp : Graph_InferredOp<"size"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_RangeOp : Graph_InferredOp<"range"> {
+def Graph_RangeOp : Graph_InferredOp<"range", [Graph_DataMovement]> {
   let summary = "A 1-D arithmetic sequence (ONNX Range)";
   let description = [{
     `start`, `limit` and `delta` are scalars of one element type; the result has
@@ -339,7 +339,7 @@ def Graph_RangeOp : Graph_InferredOp<"range"> {
   }];
 }
 
-def Graph_ConstantOfShapeOp : Graph_InferredOp<"constant_of_shape"> {
+def Graph_ConstantOfShapeOp : Graph_InferredOp<"constant_of_shape", [Graph_DataMovement]> {
   let summary = "A tensor of a given shape filled with one value (ONNX ConstantOfShape)";
   let description = [{
     `shape` is a 1-D integer tensor; `value` is a one-element tensor whose element type
@@ -350,7 +350,7 @@ def Graph_ConstantOfShapeOp : Graph_InferredOp<"constant_of_shape"> {
   let assemblyFormat = "$shape attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_EyeLikeOp : Graph_InferredOp<"eye_like"> {
+def Graph_EyeLikeOp : Graph_InferredOp<"eye_like", [Graph_DataMovement]> {
   let summary = "An identity-like 2-D tensor of the input's shape (ONNX EyeLike)";
   let description = [{
     Ones on the diagonal offset by `k`, zeros elsewhere; the element type is `dtype`
@@ -361,7 +361,7 @@ def Graph_EyeLikeOp : Graph_InferredOp<"eye_like"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Graph_OneHotOp : Graph_InferredOp<"one_hot"> {
+def Graph_OneHotOp : Graph_InferredOp<"one_hot", [Graph_DataMovement]> {
   let summary = "One-hot encoding (ONNX OneHot)";
   let description = [{
     Inserts a dimension of extent `depth` (a scalar or one-element tensor) at `axis`
@@ -375,7 +375,7 @@ def Graph_OneHotOp : Graph_InferredOp<"one_hot"> {
   }];
 }
 
-def Graph_UniqueOp : Graph_InferredOp<"unique"> {
+def Graph_UniqueOp : Graph_InferredOp<"unique", [Graph_DataMovement]> {
   let summary = "Unique elements or slices of a tensor (ONNX Unique)";
   let description = [{
     Without `axis`, the unique elements of `input` flattened; with `axis` (in `[-r, r - 1]`,

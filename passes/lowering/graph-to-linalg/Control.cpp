@@ -18,19 +18,6 @@ using namespace mlir;
 namespace kiln::lowering {
 namespace {
 
-/// The single element of a tensor holding one scalar (any rank, all extents 1).
-Value extractScalar(OpBuilder &builder, Location loc, Value tensor) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(builder, loc, 0));
-  return tensor::ExtractOp::create(builder, loc, tensor, zeros);
-}
-
-/// Whether `type` is a ranked tensor with exactly one element.
-bool isSingleElement(Type type) {
-  auto ranked = dyn_cast<RankedTensorType>(type);
-  return ranked && ranked.hasStaticShape() && ranked.getNumElements() == 1;
-}
-
 /// The converted types of `values`, or failure when one is not a ranked tensor.
 FailureOr<SmallVector<Type>> convertRankedTypes(const TypeConverter &converter, TypeRange types) {
   SmallVector<Type> converted;

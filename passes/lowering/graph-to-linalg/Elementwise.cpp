@@ -89,18 +89,15 @@ Value floatExtremum(OpBuilder &b, Location loc, Value lhs, Value rhs, bool max) 
   return arith::NegFOp::create(b, loc, negated);
 }
 
-/// The larger (`max`) or smaller of two elements of graph element type `graphType`.
+/// The larger (`max`) or smaller of two elements of graph element type `graphType`: floats
+/// through floatExtremum (in f32 for the narrow ones), integers as createMinMax.
 Value extremum(OpBuilder &b, Location loc, Value lhs, Value rhs, Type graphType, bool max) {
   if (isa<FloatType>(lhs.getType())) {
     return computeInF32(b, loc, {lhs, rhs}, [&](ValueRange w) -> Value {
       return floatExtremum(b, loc, w[0], w[1], max);
     });
   }
-  if (comparesUnsigned(graphType))
-    return max ? Value(arith::MaxUIOp::create(b, loc, lhs, rhs))
-               : Value(arith::MinUIOp::create(b, loc, lhs, rhs));
-  return max ? Value(arith::MaxSIOp::create(b, loc, lhs, rhs))
-             : Value(arith::MinSIOp::create(b, loc, lhs, rhs));
+  return createMinMax(b, loc, lhs, rhs, max, comparesUnsigned(graphType));
 }
 
 Value add(OpBuilder &b, Location loc, Value lhs, Value rhs) {

@@ -28,8 +28,7 @@ GraphTypeConverter::GraphTypeConverter() {
   });
   // Values of a converted type flowing into unconverted users (and back) during the
   // conversion; none survive a complete lowering.
-  auto materialize = [](OpBuilder &builder, Type type, ValueRange inputs,
-                        Location loc) -> Value {
+  auto materialize = [](OpBuilder &builder, Type type, ValueRange inputs, Location loc) -> Value {
     if (inputs.size() != 1)
       return Value();
     return UnrealizedConversionCastOp::create(builder, loc, type, inputs).getResult(0);
@@ -38,8 +37,12 @@ GraphTypeConverter::GraphTypeConverter() {
   addTargetMaterialization(materialize);
 }
 
-bool isUnsigned(Type graphType) {
-  return getElementTypeOrSelf(graphType).isUnsignedInteger();
+bool isUnsigned(Type graphType) { return getElementTypeOrSelf(graphType).isUnsignedInteger(); }
+
+FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return failure();
+  return axis < 0 ? axis + rank : axis;
 }
 
 RankedTensorType getConvertedResultType(const TypeConverter &converter, Operation *op,
@@ -70,8 +73,7 @@ Value createFilledTensor(OpBuilder &builder, Location loc, RankedTensorType type
   return linalg::FillOp::create(builder, loc, value, empty).getResult(0);
 }
 
-AffineMap getBroadcastMap(MLIRContext *context, RankedTensorType operandType,
-                          int64_t resultRank) {
+AffineMap getBroadcastMap(MLIRContext *context, RankedTensorType operandType, int64_t resultRank) {
   int64_t rank = operandType.getRank();
   SmallVector<AffineExpr> exprs;
   for (int64_t dim = 0; dim < rank; ++dim) {
@@ -113,18 +115,65 @@ Value createElementwise(OpBuilder &builder, Location loc, RankedTensorType resul
                         ValueRange operands, ScalarBody body) {
   MLIRContext *context = builder.getContext();
   int64_t rank = resultType.getRank();
+  SmallVector<OpFoldResult> sizes = getBroadcastSizes(builder, loc, resultType, operands);
   SmallVector<AffineMap> maps;
   for (Value operand : operands)
     maps.push_back(getBroadcastMap(context, cast<RankedTensorType>(operand.getType()), rank));
-  maps.push_back(builder.getMultiDimIdentityMap(rank));
-  Value init = createEmptyTensor(builder, loc, resultType,
-                                 getBroadcastSizes(builder, loc, resultType, operands));
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(builder, 
-      loc, TypeRange{resultType}, operands, ValueRange{init}, maps, iterators,
+  return createParallelGeneric(builder, loc, resultType, sizes, operands, maps, body);
+}
+
+AffineMap getKeptMap(MLIRContext *context, int64_t rank, ArrayRef<int64_t> axes, bool keepDims) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    if (!llvm::is_contained(axes, dim))
+      exprs.push_back(getAffineDimExpr(dim, context));
+    else if (keepDims)
+      exprs.push_back(getAffineConstantExpr(0, context));
+  }
+  return AffineMap::get(rank, 0, exprs, context);
+}
+
+std::pair<SmallVector<int64_t>, SmallVector<OpFoldResult>>
+getReducedShape(OpBuilder &builder, Location loc, Value input, ArrayRef<int64_t> axes,
+                bool keepDims) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> sizes = getSizes(builder, loc, input);
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> resultSizes;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+    if (!llvm::is_contained(axes, dim)) {
+      shape.push_back(type.getDimSize(dim));
+      resultSizes.push_back(sizes[dim]);
+    } else if (keepDims) {
+      shape.push_back(1);
+      resultSizes.push_back(builder.getIndexAttr(1));
+    }
+  }
+  return {shape, resultSizes};
+}
+
+Value createReductionWithStats(
+    OpBuilder &builder, Location loc, Value input, ArrayRef<int64_t> axes, bool keepDims,
+    ValueRange stats, Value init,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> combine) {
+  MLIRContext *context = builder.getContext();
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  auto [shape, sizes] = getReducedShape(builder, loc, input, axes, keepDims);
+  auto resultType = RankedTensorType::get(shape, init.getType());
+  Value filled = createFilledTensor(builder, loc, resultType, sizes, init);
+  SmallVector<Value> inputs{input};
+  llvm::append_range(inputs, stats);
+  SmallVector<AffineMap> maps{builder.getMultiDimIdentityMap(rank)};
+  maps.append(stats.size(), getKeptMap(context, rank, axes, /*keepDims=*/true));
+  maps.push_back(getKeptMap(context, rank, axes, keepDims));
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    iterators.push_back(llvm::is_contained(axes, dim) ? utils::IteratorType::reduction
+                                                      : utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{resultType}, inputs, ValueRange{filled}, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value result = body(nested, nestedLoc, args.drop_back());
-        linalg::YieldOp::create(nested, nestedLoc, result);
+        linalg::YieldOp::create(nested, nestedLoc, combine(nested, nestedLoc, args));
       });
   return generic.getResult(0);
 }
@@ -133,44 +182,109 @@ Value createReduction(
     OpBuilder &builder, Location loc, Value input, ArrayRef<int64_t> axes, bool keepDims,
     Value init,
     llvm::function_ref<Value(OpBuilder &, Location, Value element, Value accumulator)> combine) {
-  MLIRContext *context = builder.getContext();
-  auto inputType = cast<RankedTensorType>(input.getType());
-  int64_t rank = inputType.getRank();
-  SmallVector<int64_t> resultShape;
-  SmallVector<OpFoldResult> resultSizes;
-  SmallVector<AffineExpr> resultExprs;
-  SmallVector<utils::IteratorType> iterators;
-  SmallVector<OpFoldResult> inputSizes = getSizes(builder, loc, input);
-  for (int64_t dim = 0; dim < rank; ++dim) {
-    bool reduced = llvm::is_contained(axes, dim);
-    iterators.push_back(reduced ? utils::IteratorType::reduction
-                                : utils::IteratorType::parallel);
-    if (!reduced) {
-      resultShape.push_back(inputType.getDimSize(dim));
-      resultSizes.push_back(inputSizes[dim]);
-      resultExprs.push_back(getAffineDimExpr(dim, context));
-    } else if (keepDims) {
-      resultShape.push_back(1);
-      resultSizes.push_back(builder.getIndexAttr(1));
-      resultExprs.push_back(getAffineConstantExpr(0, context));
-    }
-  }
-  auto resultType = RankedTensorType::get(resultShape, init.getType());
-  Value filled = createFilledTensor(builder, loc, resultType, resultSizes, init);
-  SmallVector<AffineMap> maps{builder.getMultiDimIdentityMap(rank),
-                              AffineMap::get(rank, 0, resultExprs, context)};
-  auto generic = linalg::GenericOp::create(builder, 
-      loc, TypeRange{resultType}, ValueRange{input}, ValueRange{filled}, maps, iterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        linalg::YieldOp::create(nested, nestedLoc, combine(nested, nestedLoc, args[0], args[1]));
-      });
-  return generic.getResult(0);
+  return createReductionWithStats(builder, loc, input, axes, keepDims, ValueRange{}, init,
+                                  [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+                                    return combine(nested, nestedLoc, args[0], args[1]);
+                                  });
+}
+
+Value createExtentProduct(OpBuilder &builder, Location loc, Value tensor, ArrayRef<int64_t> dims) {
+  SmallVector<OpFoldResult> sizes = getSizes(builder, loc, tensor);
+  Value product = arith::ConstantIndexOp::create(builder, loc, 1);
+  for (int64_t dim : dims)
+    product = arith::MulIOp::create(builder, loc, product,
+                                    getValueOrCreateConstantIndexOp(builder, loc, sizes[dim]));
+  return product;
 }
 
 Value castToType(OpBuilder &builder, Location loc, Value value, Type type) {
   if (value.getType() == type)
     return value;
   return tensor::CastOp::create(builder, loc, type, value);
+}
+
+Value createParallelGeneric(OpBuilder &builder, Location loc, RankedTensorType resultType,
+                            ArrayRef<OpFoldResult> sizes, ValueRange inputs,
+                            ArrayRef<AffineMap> inputMaps, ScalarBody body) {
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(builder.getMultiDimIdentityMap(rank));
+  Value init = createEmptyTensor(builder, loc, resultType, sizes);
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc, body(nested, nestedLoc, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+Value createIndexedGeneric(OpBuilder &builder, Location loc, RankedTensorType type,
+                           ArrayRef<OpFoldResult> sizes, IndexedBody body) {
+  int64_t rank = type.getRank();
+  Value init = createEmptyTensor(builder, loc, type, sizes);
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{builder.getMultiDimIdentityMap(rank)}, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange) {
+        SmallVector<Value> indices;
+        for (int64_t dim = 0; dim < rank; ++dim)
+          indices.push_back(linalg::IndexOp::create(nested, nestedLoc, dim));
+        linalg::YieldOp::create(nested, nestedLoc, body(nested, nestedLoc, indices));
+      });
+  return generic.getResult(0);
+}
+
+Value createPaddedGather(OpBuilder &builder, Location loc, RankedTensorType resultType,
+                         ArrayRef<OpFoldResult> sizes, Value input, Value padValue,
+                         PaddedSourceIndex sourceIndex) {
+  return createIndexedGeneric(
+      builder, loc, resultType, sizes,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange indices) -> Value {
+        SmallVector<Value> sourceIndices;
+        Value inside;
+        for (auto [dim, index] : llvm::enumerate(indices)) {
+          auto [source, inBounds] = sourceIndex(nested, nestedLoc, dim, index);
+          sourceIndices.push_back(source);
+          if (inBounds)
+            inside = inside ? arith::AndIOp::create(nested, nestedLoc, inside, inBounds).getResult()
+                            : inBounds;
+        }
+        Value element = tensor::ExtractOp::create(nested, nestedLoc, input, sourceIndices);
+        if (!inside)
+          return element;
+        return arith::SelectOp::create(nested, nestedLoc, inside, element, padValue);
+      });
+}
+
+bool isSingleElement(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  return ranked && ranked.hasStaticShape() && ranked.getNumElements() == 1;
+}
+
+Value extractScalar(OpBuilder &builder, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(builder, loc, 0));
+  return tensor::ExtractOp::create(builder, loc, tensor, zeros);
+}
+
+Value createSwitch(OpBuilder &builder, Location loc, Value selector, ArrayRef<int64_t> caseValues,
+                   Type resultType,
+                   llvm::function_ref<Value(OpBuilder &, Location, size_t)> build) {
+  auto switchOp = scf::IndexSwitchOp::create(builder, loc, TypeRange{resultType}, selector,
+                                             caseValues.drop_front(), caseValues.size() - 1);
+  OpBuilder::InsertionGuard guard(builder);
+  auto fillRegion = [&](Region &region, size_t caseIndex) {
+    Block *block = builder.createBlock(&region);
+    builder.setInsertionPointToStart(block);
+    Value result = castToType(builder, loc, build(builder, loc, caseIndex), resultType);
+    scf::YieldOp::create(builder, loc, result);
+  };
+  fillRegion(switchOp.getDefaultRegion(), 0);
+  for (auto [index, region] : llvm::enumerate(switchOp.getCaseRegions()))
+    fillRegion(region, index + 1);
+  return switchOp.getResult(0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -184,8 +298,8 @@ Value createScalarConstant(OpBuilder &builder, Location loc, Type type, double v
     return arith::ConstantIndexOp::create(builder, loc, static_cast<int64_t>(value));
   auto integerType = cast<IntegerType>(type);
   auto signless = IntegerType::get(builder.getContext(), integerType.getWidth());
-  return arith::ConstantOp::create(builder, 
-      loc, builder.getIntegerAttr(signless, static_cast<int64_t>(value)));
+  return arith::ConstantOp::create(builder, loc,
+                                   builder.getIntegerAttr(signless, static_cast<int64_t>(value)));
 }
 
 Value convertScalar(OpBuilder &builder, Location loc, Value value, Type from, Type to) {
@@ -251,12 +365,88 @@ Value integerToIndex(OpBuilder &builder, Location loc, Value integer) {
   return arith::IndexCastOp::create(builder, loc, builder.getIndexType(), integer);
 }
 
+Value wrapNegativeIndex(OpBuilder &builder, Location loc, Value index, Value extent) {
+  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  Value negative = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, index, zero);
+  Value wrapped = arith::AddIOp::create(builder, loc, index, extent);
+  return arith::SelectOp::create(builder, loc, negative, wrapped, index);
+}
+
+Value indexToFloat(OpBuilder &builder, Location loc, Value index, Type floatType,
+                   bool isUnsignedValue) {
+  Value integer = indexToInteger(builder, loc, index, builder.getI64Type());
+  if (isUnsignedValue)
+    return arith::UIToFPOp::create(builder, loc, floatType, integer);
+  return arith::SIToFPOp::create(builder, loc, floatType, integer);
+}
+
+Value floatToIndex(OpBuilder &builder, Location loc, Value value) {
+  Value integer = arith::FPToSIOp::create(builder, loc, builder.getI64Type(), value);
+  return integerToIndex(builder, loc, integer);
+}
+
+Value createF64Constant(OpBuilder &builder, Location loc, double value) {
+  return createScalarConstant(builder, loc, builder.getF64Type(), value);
+}
+
+Value toF64(OpBuilder &builder, Location loc, Value value, bool isUnsignedInt) {
+  Type type = value.getType();
+  Type f64 = builder.getF64Type();
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    if (floatType.getWidth() < 64)
+      return arith::ExtFOp::create(builder, loc, f64, value);
+    return value;
+  }
+  if (type.isIndex())
+    return indexToFloat(builder, loc, value, f64, isUnsignedInt);
+  if (isUnsignedInt)
+    return arith::UIToFPOp::create(builder, loc, f64, value);
+  return arith::SIToFPOp::create(builder, loc, f64, value);
+}
+
+Value fromF64(OpBuilder &builder, Location loc, Value value, Type type) {
+  if (cast<FloatType>(type).getWidth() < 64)
+    return arith::TruncFOp::create(builder, loc, type, value);
+  return value;
+}
+
+Value f64ToIndex(OpBuilder &builder, Location loc, Value value) {
+  value = arith::MaximumFOp::create(builder, loc, value, createF64Constant(builder, loc, -1e15));
+  value = arith::MinimumFOp::create(builder, loc, value, createF64Constant(builder, loc, 1e15));
+  return floatToIndex(builder, loc, value);
+}
+
+Value createExtremeConstant(OpBuilder &builder, Location loc, Type type, bool largest,
+                            bool isUnsignedType) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        builder, loc,
+        builder.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
+                                                        /*Negative=*/!largest)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt value = isUnsignedType
+                    ? (largest ? APInt::getMaxValue(width) : APInt::getMinValue(width))
+                    : (largest ? APInt::getSignedMaxValue(width) : APInt::getSignedMinValue(width));
+  return arith::ConstantOp::create(builder, loc, builder.getIntegerAttr(type, value));
+}
+
+Value createMinMax(OpBuilder &builder, Location loc, Value lhs, Value rhs, bool max,
+                   bool isUnsignedType) {
+  if (isa<FloatType>(lhs.getType()))
+    return max ? arith::MaximumFOp::create(builder, loc, lhs, rhs).getResult()
+               : arith::MinimumFOp::create(builder, loc, lhs, rhs).getResult();
+  if (isUnsignedType)
+    return max ? arith::MaxUIOp::create(builder, loc, lhs, rhs).getResult()
+               : arith::MinUIOp::create(builder, loc, lhs, rhs).getResult();
+  return max ? arith::MaxSIOp::create(builder, loc, lhs, rhs).getResult()
+             : arith::MinSIOp::create(builder, loc, lhs, rhs).getResult();
+}
+
 //===----------------------------------------------------------------------===//
 // Families
 //===----------------------------------------------------------------------===//
 
-void populateGraphToLinalgPatterns(const TypeConverter &converter,
-                                   RewritePatternSet &patterns) {
+void populateGraphToLinalgPatterns(const TypeConverter &converter, RewritePatternSet &patterns) {
   populateCoreLowering(converter, patterns);
   populateElementwiseLowering(converter, patterns);
   populateShapeLowering(converter, patterns);

@@ -50,6 +50,10 @@ public:
 /// dialect keeps ONNX's signedness in the type, upstream arithmetic in the op.
 bool isUnsigned(mlir::Type graphType);
 
+/// `axis` in [-rank, rank) (ONNX counts negative axes from the back) normalised to
+/// [0, rank), or failure when out of range.
+mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
 /// The converted, ranked result type number `index` of `op`, or null when it is unranked
 /// (every lowering needs a rank; shape inference gives one to almost everything).
 mlir::RankedTensorType getConvertedResultType(const mlir::TypeConverter &converter,
@@ -102,17 +106,100 @@ mlir::AffineMap getBroadcastMap(mlir::MLIRContext *context, mlir::RankedTensorTy
 /// Reduces `input` over `axes` (sorted, normalised) with `combine`, starting from `init`
 /// (a scalar of the result's element type). The result has the reduced extents removed,
 /// or kept as 1 when `keepDims`.
-mlir::Value createReduction(
-    mlir::OpBuilder &builder, mlir::Location loc, mlir::Value input,
-    llvm::ArrayRef<int64_t> axes, bool keepDims, mlir::Value init,
-    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value element,
-                                   mlir::Value accumulator)>
-        combine);
+mlir::Value
+createReduction(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value input,
+                llvm::ArrayRef<int64_t> axes, bool keepDims, mlir::Value init,
+                llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                               mlir::Value element, mlir::Value accumulator)>
+                    combine);
 
 /// `value` (a converted tensor) with the type `type` (same shape, possibly more static
 /// extents): a `tensor.cast` when the types differ.
 mlir::Value castToType(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value value,
                        mlir::Type type);
+
+/// A parallel `linalg.generic` over a fresh `resultType` tensor of extents `sizes`,
+/// reading `inputs` through `inputMaps` (the result through the identity); `body` gets one
+/// element of each input and yields the result's. The building block of every lowering
+/// whose operands are read through affine maps (broadcasts, per-channel parameters,
+/// projections of an indices tensor).
+mlir::Value createParallelGeneric(mlir::OpBuilder &builder, mlir::Location loc,
+                                  mlir::RankedTensorType resultType,
+                                  llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::ValueRange inputs,
+                                  llvm::ArrayRef<mlir::AffineMap> inputMaps, ScalarBody body);
+
+/// The computation of one result element from its position (one `linalg.index` per
+/// result dimension).
+using IndexedBody =
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange indices)>;
+
+/// A "gather": a `linalg.generic` without inputs producing `type` (extents `sizes`) whose
+/// element at `indices` is `body(indices)`; the body reads its sources with
+/// `tensor.extract`. For the forms whose index arithmetic affine maps cannot express
+/// (modulo, reflection, data-dependent positions, interpolation).
+mlir::Value createIndexedGeneric(mlir::OpBuilder &builder, mlir::Location loc,
+                                 mlir::RankedTensorType type,
+                                 llvm::ArrayRef<mlir::OpFoldResult> sizes, IndexedBody body);
+
+/// Where a padded gather reads along one dimension: the source index for result index
+/// `index` of dimension `dim` (always in bounds) and, where the position can fall into
+/// the padding, an i1 that is true inside the source (null when it never falls outside).
+using PaddedSourceIndex = llvm::function_ref<std::pair<mlir::Value, mlir::Value>(
+    mlir::OpBuilder &, mlir::Location, int64_t dim, mlir::Value index)>;
+
+/// `input` padded by gather: a `createIndexedGeneric` over `resultType` (extents `sizes`)
+/// reading `input` at the indices `sourceIndex` gives, and `padValue` where any dimension
+/// reports the position outside the source. Written as a generic rather than tensor.pad
+/// or a strided tensor.insert_slice, which bufferize into copies into strided subviews
+/// (a runtime call the JIT does not link), and so that the index arithmetic may be any
+/// (strides, reflection, wrapping, run-time pads).
+mlir::Value createPaddedGather(mlir::OpBuilder &builder, mlir::Location loc,
+                               mlir::RankedTensorType resultType,
+                               llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::Value input,
+                               mlir::Value padValue, PaddedSourceIndex sourceIndex);
+
+/// The map reading a tensor of the keepdims shape of a reduction over `axes` (or, without
+/// `keepDims`, of the shape with them dropped) from the reduction's `rank`-dimensional
+/// iteration space: reduced dimensions read 0 (or are dropped).
+mlir::AffineMap getKeptMap(mlir::MLIRContext *context, int64_t rank, llvm::ArrayRef<int64_t> axes,
+                           bool keepDims = true);
+
+/// The shape and extents of the result of reducing `input` over `axes`: the reduced
+/// extents removed, or kept as 1 when `keepDims`.
+std::pair<llvm::SmallVector<int64_t>, llvm::SmallVector<mlir::OpFoldResult>>
+getReducedShape(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value input,
+                llvm::ArrayRef<int64_t> axes, bool keepDims);
+
+/// Like createReduction, but the body also reads `stats`, tensors of the keepdims shape
+/// holding one value per reduced slice (an earlier reduction's result, e.g. the slice's
+/// maximum or mean): `combine` gets (element, stats..., accumulator). The statistics
+/// passes of softmax, the normalisations and LogSumExp are this.
+mlir::Value createReductionWithStats(
+    mlir::OpBuilder &builder, mlir::Location loc, mlir::Value input, llvm::ArrayRef<int64_t> axes,
+    bool keepDims, mlir::ValueRange stats, mlir::Value init,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange args)>
+        combine);
+
+/// The product of `tensor`'s extents along `dims`, as an index (the element count of a
+/// reduced slice).
+mlir::Value createExtentProduct(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value tensor,
+                                llvm::ArrayRef<int64_t> dims);
+
+/// Whether `type` is a ranked tensor holding exactly one element (a scalar operand, rank
+/// 0 or every extent 1, as ONNX writes `[1]` scalars).
+bool isSingleElement(mlir::Type type);
+
+/// The single element of a tensor holding one scalar (any rank, all extents 1).
+mlir::Value extractScalar(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value tensor);
+
+/// `build(i)` for the case `caseValues[i]` equal to the run-time index `selector`, under
+/// an `scf.index_switch` yielding `resultType` (each case's value cast to it); the default
+/// runs case 0 (ONNX makes other values invalid). For operands such as axes that pick the
+/// lowering but are only known at run time.
+mlir::Value
+createSwitch(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value selector,
+             llvm::ArrayRef<int64_t> caseValues, mlir::Type resultType,
+             llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, size_t)> build);
 
 //===----------------------------------------------------------------------===//
 // Scalars
@@ -134,16 +221,58 @@ mlir::Value indexToInteger(mlir::OpBuilder &builder, mlir::Location loc, mlir::V
                            mlir::Type type);
 mlir::Value integerToIndex(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value integer);
 
+/// A run-time index counted from the back when negative (ONNX's convention for axes and
+/// gather indices): `index < 0 ? index + extent : index`.
+mlir::Value wrapNegativeIndex(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value index,
+                              mlir::Value extent);
+
+/// An index as a float of `floatType`, through i64 (`arith.index_cast`, then
+/// `arith.sitofp`, or `arith.uitofp` when `isUnsignedValue`): counts and positions used in
+/// float arithmetic.
+mlir::Value indexToFloat(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value index,
+                         mlir::Type floatType, bool isUnsignedValue = false);
+
+/// A float, already integral, as an index: `arith.fptosi` to i64, then `arith.index_cast`
+/// (undefined when the value does not fit; see f64ToIndex).
+mlir::Value floatToIndex(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value value);
+
+/// An f64 constant. Coordinates and weights of the resampling and signal ops are computed
+/// in f64, as ONNX's reference does, so that rounding at half-way points matches it.
+mlir::Value createF64Constant(mlir::OpBuilder &builder, mlir::Location loc, double value);
+
+/// `value` (a float, integer or index scalar) as an f64: floats extended, integers
+/// converted by their signedness (`isUnsignedInt`), indices through i64.
+mlir::Value toF64(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value value,
+                  bool isUnsignedInt = false);
+
+/// An f64 `value` as a float of `type` (f64 or narrower).
+mlir::Value fromF64(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value value,
+                    mlir::Type type);
+
+/// An f64 `value`, already integral, as an index; values far out of range are clamped to
+/// +-1e15 first so that the conversion is defined.
+mlir::Value f64ToIndex(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value value);
+
+/// The largest or smallest value of an element type: +-inf for floats, the integer
+/// extremes by `isUnsignedType` (the identities of min and max reductions).
+mlir::Value createExtremeConstant(mlir::OpBuilder &builder, mlir::Location loc, mlir::Type type,
+                                  bool largest, bool isUnsignedType);
+
+/// The larger (`max`) or smaller of two elements, the way ONNX's reductions, poolings and
+/// scatters combine them: for floats `arith.maximumf` / `arith.minimumf`, which propagate
+/// a NaN in either operand (numpy's maximum/minimum); for integers the unsigned or signed
+/// op by `isUnsignedType`.
+mlir::Value createMinMax(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value lhs,
+                         mlir::Value rhs, bool max, bool isUnsignedType);
+
 //===----------------------------------------------------------------------===//
 // Families
 //===----------------------------------------------------------------------===//
 
-void populateCoreLowering(const mlir::TypeConverter &converter,
-                          mlir::RewritePatternSet &patterns);
+void populateCoreLowering(const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateElementwiseLowering(const mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
-void populateShapeLowering(const mlir::TypeConverter &converter,
-                           mlir::RewritePatternSet &patterns);
+void populateShapeLowering(const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateReductionLowering(const mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
 void populateNNLowering(const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
@@ -157,8 +286,7 @@ void populateRandomLowering(const mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateControlLowering(const mlir::TypeConverter &converter,
                              mlir::RewritePatternSet &patterns);
-void populateLossLowering(const mlir::TypeConverter &converter,
-                          mlir::RewritePatternSet &patterns);
+void populateLossLowering(const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
 
 /// Every family's patterns.
 void populateGraphToLinalgPatterns(const mlir::TypeConverter &converter,

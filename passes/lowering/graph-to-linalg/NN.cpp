@@ -47,6 +47,13 @@ Value createMul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   return arith::MulIOp::create(b, loc, lhs, rhs);
 }
 
+/// The lowest value of `type` (a max's identity): -inf for floats, the minimum integer
+/// (false for bool, whatever the signedness).
+Value createLowest(OpBuilder &b, Location loc, Type type, bool isUnsignedType) {
+  return createExtremeConstant(b, loc, type, /*largest=*/false,
+                               isUnsignedType || type.isInteger(1));
+}
+
 /// Whether every extent of `type` from `from` on is static.
 bool hasStaticTrailingShape(RankedTensorType type, int64_t from) {
   for (int64_t dim = from; dim < type.getRank(); ++dim)
@@ -55,30 +62,9 @@ bool hasStaticTrailingShape(RankedTensorType type, int64_t from) {
   return true;
 }
 
-/// The lowest value of `type` (a max's identity): -inf for floats, the minimum integer.
-Value createLowest(OpBuilder &b, Location loc, Type type, bool isUnsignedType) {
-  if (auto floatType = dyn_cast<FloatType>(type))
-    return arith::ConstantOp::create(
-        b, loc, b.getFloatAttr(floatType, -std::numeric_limits<double>::infinity()));
-  unsigned width = type.getIntOrFloatBitWidth();
-  APInt lowest =
-      isUnsignedType || width == 1 ? APInt::getZero(width) : APInt::getSignedMinValue(width);
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, lowest));
-}
-
-Value createMax(OpBuilder &b, Location loc, Value lhs, Value rhs, bool isUnsignedType) {
-  if (isa<FloatType>(lhs.getType()))
-    return arith::MaximumFOp::create(b, loc, lhs, rhs);
-  if (isUnsignedType)
-    return arith::MaxUIOp::create(b, loc, lhs, rhs);
-  return arith::MaxSIOp::create(b, loc, lhs, rhs);
-}
-
 /// `input` ([N, C, D1, ..., Dk]) spread out by `strides` (stride - 1 elements of
 /// `padValue` between neighbours) and padded with `padValue` by `low` and `high` (either
-/// may be negative, which crops) along the spatial dimensions. Written as a gather
-/// generic rather than tensor.pad / a strided tensor.insert_slice: those bufferize into
-/// copies into strided subviews, which lower to a runtime call the JIT does not link.
+/// may be negative, which crops) along the spatial dimensions, as a padded gather.
 Value createSpreadPadded(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
                          ArrayRef<int64_t> high, ArrayRef<int64_t> strides, Value padValue) {
   bool unchanged = true;
@@ -87,7 +73,6 @@ Value createSpreadPadded(OpBuilder &b, Location loc, Value input, ArrayRef<int64
   if (unchanged)
     return input;
   auto type = cast<RankedTensorType>(input.getType());
-  int64_t rank = type.getRank();
   SmallVector<int64_t> shape(type.getShape());
   SmallVector<OpFoldResult> sizes = getSizes(b, loc, input);
   for (size_t i = 0; i < low.size(); ++i) {
@@ -95,50 +80,32 @@ Value createSpreadPadded(OpBuilder &b, Location loc, Value input, ArrayRef<int64
     sizes[i + 2] = b.getIndexAttr(shape[i + 2]);
   }
   auto resultType = RankedTensorType::get(shape, type.getElementType());
-  Value init = createEmptyTensor(b, loc, resultType, sizes);
-  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init}, maps, iterators,
-             [&](OpBuilder &nested, Location nestedLoc, ValueRange) {
-               auto constant = [&](int64_t value) -> Value {
-                 return arith::ConstantIndexOp::create(nested, nestedLoc, value);
-               };
-               Value zero = constant(0);
-               Value valid = arith::ConstantIntOp::create(nested, nestedLoc, 1, 1);
-               SmallVector<Value> indices{linalg::IndexOp::create(nested, nestedLoc, 0),
-                                          linalg::IndexOp::create(nested, nestedLoc, 1)};
-               for (size_t i = 0; i < low.size(); ++i) {
-                 Value position = arith::SubIOp::create(
-                     nested, nestedLoc, linalg::IndexOp::create(nested, nestedLoc, i + 2),
-                     constant(low[i]));
-                 Value source =
-                     arith::FloorDivSIOp::create(nested, nestedLoc, position, constant(strides[i]));
-                 Value onGrid = arith::CmpIOp::create(
-                     nested, nestedLoc, arith::CmpIPredicate::eq,
-                     arith::MulIOp::create(nested, nestedLoc, source, constant(strides[i])),
-                     position);
-                 Value inside = arith::AndIOp::create(
-                     nested, nestedLoc,
-                     arith::CmpIOp::create(nested, nestedLoc, arith::CmpIPredicate::sge, source,
-                                           zero),
-                     arith::CmpIOp::create(nested, nestedLoc, arith::CmpIPredicate::slt, source,
-                                           constant(type.getDimSize(i + 2))));
-                 valid = arith::AndIOp::create(
-                     nested, nestedLoc, valid,
-                     arith::AndIOp::create(nested, nestedLoc, onGrid, inside));
-                 indices.push_back(source);
-               }
-               // Read a valid element (index 0 where the position is padding).
-               for (size_t i = 2; i < indices.size(); ++i)
-                 indices[i] = arith::SelectOp::create(nested, nestedLoc, valid, indices[i], zero);
-               Value element = tensor::ExtractOp::create(nested, nestedLoc, input, indices);
-               linalg::YieldOp::create(
-                   nested, nestedLoc,
-                   arith::SelectOp::create(nested, nestedLoc, valid, element, padValue)
-                       .getResult());
-             })
-      .getResult(0);
+  return createPaddedGather(
+      b, loc, resultType, sizes, input, padValue,
+      [&](OpBuilder &nested, Location nestedLoc, int64_t dim,
+          Value index) -> std::pair<Value, Value> {
+        if (dim < 2)
+          return {index, Value()};
+        size_t i = dim - 2;
+        auto constant = [&](int64_t value) -> Value {
+          return arith::ConstantIndexOp::create(nested, nestedLoc, value);
+        };
+        Value zero = constant(0);
+        Value position = arith::SubIOp::create(nested, nestedLoc, index, constant(low[i]));
+        Value source =
+            arith::FloorDivSIOp::create(nested, nestedLoc, position, constant(strides[i]));
+        Value onGrid = arith::CmpIOp::create(
+            nested, nestedLoc, arith::CmpIPredicate::eq,
+            arith::MulIOp::create(nested, nestedLoc, source, constant(strides[i])), position);
+        Value inside = arith::AndIOp::create(
+            nested, nestedLoc,
+            arith::CmpIOp::create(nested, nestedLoc, arith::CmpIPredicate::sge, source, zero),
+            arith::CmpIOp::create(nested, nestedLoc, arith::CmpIPredicate::slt, source,
+                                  constant(type.getDimSize(dim))));
+        Value valid = arith::AndIOp::create(nested, nestedLoc, onGrid, inside);
+        // Read a valid element (index 0 where the position is padding).
+        return {arith::SelectOp::create(nested, nestedLoc, valid, source, zero), valid};
+      });
 }
 
 /// `input` ([N, C, D1, ..., Dk]) padded with `padValue` by `low` and `high` along the
@@ -851,8 +818,8 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
       Value result = createPoolingGeneric(
           rewriter, loc, padded, *window, ValueRange{init},
           [&](OpBuilder &b, Location nestedLoc, Value element, ValueRange accumulators) {
-            return SmallVector<Value>{
-                createMax(b, nestedLoc, accumulators[0], element, unsignedElements)};
+            return SmallVector<Value>{createMinMax(b, nestedLoc, accumulators[0], element,
+                                                   /*max=*/true, unsignedElements)};
           })[0];
       rewriter.replaceOp(op, {result, createEmptyTensor(rewriter, loc, indicesType, sizes)});
       return success();
@@ -1000,8 +967,7 @@ struct AveragePoolLowering : OpConversionPattern<graph::AveragePoolOp> {
                                    window->padsBegin[i], lowest, highest);
             count = arith::MulIOp::create(b, nestedLoc, count, taps);
           }
-          Value countInteger = indexToInteger(b, nestedLoc, count, b.getI64Type());
-          Value divisor = arith::SIToFPOp::create(b, nestedLoc, elementType, countInteger);
+          Value divisor = indexToFloat(b, nestedLoc, count, elementType);
           return arith::DivFOp::create(b, nestedLoc, args[0], divisor);
         });
     rewriter.replaceOp(op, average);
@@ -1106,20 +1072,15 @@ template <typename OpTy> struct GlobalPoolLowering : OpConversionPattern<OpTy> {
         rewriter, loc, adaptor.getInput(), axes, /*keepDims=*/true, init,
         [&](OpBuilder &b, Location nestedLoc, Value element, Value accumulator) -> Value {
           if (isMax)
-            return createMax(b, nestedLoc, accumulator, element, unsignedElements);
+            return createMinMax(b, nestedLoc, accumulator, element, /*max=*/true, unsignedElements);
           if (std::is_same_v<OpTy, graph::GlobalLpPoolOp>)
             element = createAbsPower(b, nestedLoc, element, p);
           return arith::AddFOp::create(b, nestedLoc, accumulator, element);
         });
     if (!isMax) {
       // The number of elements per [n, c] slice, static or from the input's extents.
-      SmallVector<OpFoldResult> inputSizes = getSizes(rewriter, loc, adaptor.getInput());
-      Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      for (int64_t axis : axes)
-        count = arith::MulIOp::create(
-            rewriter, loc, count, getValueOrCreateConstantIndexOp(rewriter, loc, inputSizes[axis]));
-      Value countValue = arith::SIToFPOp::create(
-          rewriter, loc, elementType, indexToInteger(rewriter, loc, count, rewriter.getI64Type()));
+      Value count = createExtentProduct(rewriter, loc, adaptor.getInput(), axes);
+      Value countValue = indexToFloat(rewriter, loc, count, elementType);
       reduced = createElementwise(rewriter, loc, cast<RankedTensorType>(reduced.getType()),
                                   ValueRange{reduced},
                                   [&](OpBuilder &b, Location nestedLoc, ValueRange args) -> Value {

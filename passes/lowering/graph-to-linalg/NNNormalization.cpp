@@ -40,57 +40,10 @@ Value convertFloat(OpBuilder &b, Location loc, Value value, Type type) {
   return convertScalar(b, loc, value, value.getType(), type);
 }
 
-/// The map reading a statistics tensor (reduced dimensions kept as 1) from the iteration
-/// space of its input: reduced dimensions read 0.
-AffineMap getKeptMap(MLIRContext *context, int64_t rank, ArrayRef<int64_t> axes) {
-  SmallVector<AffineExpr> exprs;
-  for (int64_t dim = 0; dim < rank; ++dim)
-    exprs.push_back(llvm::is_contained(axes, dim) ? getAffineConstantExpr(0, context)
-                                                  : getAffineDimExpr(dim, context));
-  return AffineMap::get(rank, 0, exprs, context);
-}
-
-/// Reduces `input` over `axes` into a tensor that keeps them as extent 1, starting from
-/// `init`. The body gets (element, stats..., accumulator), `stats` being earlier results
-/// of this function (same shape as the result).
-Value reduceKeepingDims(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
-                        ValueRange stats, Value init,
-                        function_ref<Value(OpBuilder &, Location, ValueRange)> combine) {
-  MLIRContext *context = b.getContext();
-  auto inputType = cast<RankedTensorType>(input.getType());
-  int64_t rank = inputType.getRank();
-  SmallVector<OpFoldResult> sizes = getSizes(b, loc, input);
-  SmallVector<int64_t> shape(inputType.getShape());
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  for (int64_t axis : axes) {
-    shape[axis] = 1;
-    sizes[axis] = b.getIndexAttr(1);
-    iterators[axis] = utils::IteratorType::reduction;
-  }
-  auto resultType = RankedTensorType::get(shape, init.getType());
-  Value filled = createFilledTensor(b, loc, resultType, sizes, init);
-  SmallVector<Value> inputs{input};
-  llvm::append_range(inputs, stats);
-  AffineMap kept = getKeptMap(context, rank, axes);
-  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
-  maps.append(stats.size() + 1, kept);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{filled}, maps, iterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        linalg::YieldOp::create(nested, nestedLoc, combine(nested, nestedLoc, args));
-      });
-  return generic.getResult(0);
-}
-
 /// The number of elements of `input` along `axes`, as a float of `type`.
 Value createCount(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes, Type type) {
-  SmallVector<OpFoldResult> sizes = getSizes(b, loc, input);
-  Value product = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t axis : axes)
-    product = arith::MulIOp::create(b, loc, product,
-                                    getValueOrCreateConstantIndexOp(b, loc, sizes[axis]));
-  Value count = indexToInteger(b, loc, product, b.getI64Type());
-  return arith::UIToFPOp::create(b, loc, type, count);
+  return indexToFloat(b, loc, createExtentProduct(b, loc, input, axes), type,
+                      /*isUnsignedValue=*/true);
 }
 
 /// The mean and the variance (population) of `input` over `axes`, in `statType`, each
@@ -99,24 +52,24 @@ std::pair<Value, Value> createMoments(OpBuilder &b, Location loc, Value input,
                                       ArrayRef<int64_t> axes, Type statType) {
   Value zero = createScalarConstant(b, loc, statType, 0.0);
   Value count = createCount(b, loc, input, axes, statType);
-  Value sum = reduceKeepingDims(b, loc, input, axes, {}, zero,
-                                [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-                                  Value x = convertFloat(nb, nl, args[0], statType);
-                                  return arith::AddFOp::create(nb, nl, x, args[1]);
-                                });
+  Value sum = createReductionWithStats(b, loc, input, axes, /*keepDims=*/true, {}, zero,
+                                       [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                                         Value x = convertFloat(nb, nl, args[0], statType);
+                                         return arith::AddFOp::create(nb, nl, x, args[1]);
+                                       });
   auto statsType = cast<RankedTensorType>(sum.getType());
   Value mean = createElementwise(b, loc, statsType, ValueRange{sum},
                                  [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
                                    return arith::DivFOp::create(nb, nl, args[0], count);
                                  });
-  Value squares = reduceKeepingDims(b, loc, input, axes, ValueRange{mean}, zero,
-                                    [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-                                      Value x = convertFloat(nb, nl, args[0], statType);
-                                      Value deviation = arith::SubFOp::create(nb, nl, x, args[1]);
-                                      Value square =
-                                          arith::MulFOp::create(nb, nl, deviation, deviation);
-                                      return arith::AddFOp::create(nb, nl, square, args[2]);
-                                    });
+  Value squares =
+      createReductionWithStats(b, loc, input, axes, /*keepDims=*/true, ValueRange{mean}, zero,
+                               [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                                 Value x = convertFloat(nb, nl, args[0], statType);
+                                 Value deviation = arith::SubFOp::create(nb, nl, x, args[1]);
+                                 Value square = arith::MulFOp::create(nb, nl, deviation, deviation);
+                                 return arith::AddFOp::create(nb, nl, square, args[2]);
+                               });
   Value variance = createElementwise(b, loc, statsType, ValueRange{squares},
                                      [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
                                        return arith::DivFOp::create(nb, nl, args[0], count);
@@ -141,11 +94,33 @@ bool allFloat(TypeRange types) {
   return llvm::all_of(types, [](Type type) { return isa<FloatType>(getElementTypeOrSelf(type)); });
 }
 
-/// A normalised axis, or failure when out of range.
-FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return failure();
-  return axis < 0 ? axis + rank : axis;
+/// The converted result type and the type of `input` of a normalisation `op` when both are
+/// ranked float tensors and the input has rank `minRank` or more; otherwise a match
+/// failure saying `requirement`.
+FailureOr<std::pair<RankedTensorType, RankedTensorType>>
+matchFloatTypes(ConversionPatternRewriter &rewriter, const TypeConverter &converter, Operation *op,
+                Value input, int64_t minRank, StringRef requirement) {
+  RankedTensorType resultType = getConvertedResultType(converter, op);
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  if (!resultType || !inputType || inputType.getRank() < minRank ||
+      !allFloat(TypeRange{inputType, resultType}))
+    return rewriter.notifyMatchFailure(op, requirement);
+  return std::make_pair(resultType, inputType);
+}
+
+/// `axis` of `op` normalised for a rank-`rank` input, or a match failure.
+FailureOr<int64_t> matchAxis(ConversionPatternRewriter &rewriter, Operation *op, int64_t axis,
+                             int64_t rank) {
+  FailureOr<int64_t> normalized = normalizeAxis(axis, rank);
+  if (failed(normalized))
+    return rewriter.notifyMatchFailure(op, "axis out of range");
+  return normalized;
+}
+
+/// Whether `value` is a [C] float tensor, a per-channel parameter.
+bool isChannelParameter(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.getRank() == 1 && isa<FloatType>(type.getElementType());
 }
 
 /// The final pass of the channel-wise normalisations: each element of `input` ([N, C,
@@ -164,15 +139,11 @@ Value createChannelAffine(OpBuilder &b, Location loc, RankedTensorType resultTyp
   SmallVector<AffineMap> maps{
       b.getMultiDimIdentityMap(rank),
       getBroadcastMap(context, cast<RankedTensorType>(mean.getType()), rank),
-      getBroadcastMap(context, cast<RankedTensorType>(invStdDev.getType()), rank),
-      channelMap,
-      channelMap,
-      b.getMultiDimIdentityMap(rank)};
-  Value init = createEmptyTensor(b, loc, resultType, getSizes(b, loc, input));
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, ValueRange{input, mean, invStdDev, scale, bias},
-      ValueRange{init}, maps, iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+      getBroadcastMap(context, cast<RankedTensorType>(invStdDev.getType()), rank), channelMap,
+      channelMap};
+  return createParallelGeneric(
+      b, loc, resultType, getSizes(b, loc, input), ValueRange{input, mean, invStdDev, scale, bias},
+      maps, [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
         Value x = convertFloat(nb, nl, args[0], statType);
         Value centered = arith::SubFOp::create(nb, nl, x, args[1]);
         Value normalized = arith::MulFOp::create(nb, nl, centered, args[2]);
@@ -180,9 +151,8 @@ Value createChannelAffine(OpBuilder &b, Location loc, RankedTensorType resultTyp
             arith::MulFOp::create(nb, nl, normalized, convertFloat(nb, nl, args[3], statType));
         Value shifted =
             arith::AddFOp::create(nb, nl, scaled, convertFloat(nb, nl, args[4], statType));
-        linalg::YieldOp::create(nb, nl, convertFloat(nb, nl, shifted, resultType.getElementType()));
+        return convertFloat(nb, nl, shifted, resultType.getElementType());
       });
-  return generic.getResult(0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -196,30 +166,28 @@ template <typename OpTy, bool Log> struct SoftmaxLowering : OpConversionPattern<
   LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType resultType = getConvertedResultType(*this->getTypeConverter(), op);
     Value input = adaptor.getInput();
-    auto inputType = dyn_cast<RankedTensorType>(input.getType());
-    if (!resultType || !inputType || inputType.getRank() == 0 ||
-        !allFloat(TypeRange{inputType, resultType}))
-      return rewriter.notifyMatchFailure(op, "needs ranked float tensors of rank 1 or more");
-    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inputType.getRank());
+    auto types = matchFloatTypes(rewriter, *this->getTypeConverter(), op, input, 1,
+                                 "needs ranked float tensors of rank 1 or more");
+    if (failed(types))
+      return failure();
+    RankedTensorType resultType = types->first, inputType = types->second;
+    FailureOr<int64_t> axis = matchAxis(rewriter, op, op.getAxis(), inputType.getRank());
     if (failed(axis))
-      return rewriter.notifyMatchFailure(op, "axis out of range");
+      return failure();
     Type elementType = inputType.getElementType();
     Type computeType = getComputeType(rewriter, elementType);
 
-    Value lowest = arith::ConstantOp::create(
-        rewriter, loc,
-        rewriter.getFloatAttr(elementType,
-                              APFloat::getInf(cast<FloatType>(elementType).getFloatSemantics(),
-                                              /*Negative=*/true)));
-    Value maximum = reduceKeepingDims(rewriter, loc, input, {*axis}, {}, lowest,
-                                      [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
-                                        return arith::MaximumFOp::create(b, nl, args[0], args[1]);
-                                      });
+    Value lowest = createExtremeConstant(rewriter, loc, elementType, /*largest=*/false,
+                                         /*isUnsignedType=*/false);
+    Value maximum =
+        createReductionWithStats(rewriter, loc, input, {*axis}, /*keepDims=*/true, {}, lowest,
+                                 [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+                                   return arith::MaximumFOp::create(b, nl, args[0], args[1]);
+                                 });
     Value zero = createScalarConstant(rewriter, loc, computeType, 0.0);
-    Value sum = reduceKeepingDims(
-        rewriter, loc, input, {*axis}, ValueRange{maximum}, zero,
+    Value sum = createReductionWithStats(
+        rewriter, loc, input, {*axis}, /*keepDims=*/true, ValueRange{maximum}, zero,
         [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
           Value shifted = arith::SubFOp::create(b, nl, convertFloat(b, nl, args[0], computeType),
                                                 convertFloat(b, nl, args[1], computeType));
@@ -248,31 +216,25 @@ struct HardmaxLowering : OpConversionPattern<graph::HardmaxOp> {
   LogicalResult matchAndRewrite(graph::HardmaxOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
     Value input = adaptor.getInput();
-    auto inputType = dyn_cast<RankedTensorType>(input.getType());
-    if (!resultType || !inputType || inputType.getRank() == 0 ||
-        !allFloat(TypeRange{inputType, resultType}))
-      return rewriter.notifyMatchFailure(op, "needs ranked float tensors of rank 1 or more");
+    auto types = matchFloatTypes(rewriter, *getTypeConverter(), op, input, 1,
+                                 "needs ranked float tensors of rank 1 or more");
+    if (failed(types))
+      return failure();
+    RankedTensorType resultType = types->first, inputType = types->second;
     int64_t rank = inputType.getRank();
-    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), rank);
+    FailureOr<int64_t> axis = matchAxis(rewriter, op, op.getAxis(), inputType.getRank());
     if (failed(axis))
-      return rewriter.notifyMatchFailure(op, "axis out of range");
+      return failure();
     Type elementType = inputType.getElementType();
     MLIRContext *context = rewriter.getContext();
 
     // The index of the first maximum along the axis (a NaN-free slice of only -inf
     // gives 0, as the first element is always taken).
-    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
-    SmallVector<int64_t> shape(inputType.getShape());
-    shape[*axis] = 1;
-    sizes[*axis] = rewriter.getIndexAttr(1);
+    auto [shape, sizes] = getReducedShape(rewriter, loc, input, {*axis}, /*keepDims=*/true);
     Type indexType = rewriter.getIndexType();
-    Value lowest = arith::ConstantOp::create(
-        rewriter, loc,
-        rewriter.getFloatAttr(elementType,
-                              APFloat::getInf(cast<FloatType>(elementType).getFloatSemantics(),
-                                              /*Negative=*/true)));
+    Value lowest = createExtremeConstant(rewriter, loc, elementType, /*largest=*/false,
+                                         /*isUnsignedType=*/false);
     Value bestValues =
         createFilledTensor(rewriter, loc, RankedTensorType::get(shape, elementType), sizes, lowest);
     Value bestIndices = createFilledTensor(rewriter, loc, RankedTensorType::get(shape, indexType),
@@ -386,18 +348,16 @@ struct BatchNormalizationLowering : OpConversionPattern<graph::BatchNormalizatio
   LogicalResult matchAndRewrite(graph::BatchNormalizationOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
     Value input = adaptor.getInput();
-    auto inputType = dyn_cast<RankedTensorType>(input.getType());
     SmallVector<Value> parameters{adaptor.getScale(), adaptor.getBias(), adaptor.getMean(),
                                   adaptor.getVariance()};
-    if (!resultType || !inputType || inputType.getRank() < 2 ||
-        !allFloat(TypeRange{inputType, resultType}) || !allFloat(ValueRange(parameters)) ||
-        llvm::any_of(parameters, [](Value parameter) {
-          auto type = dyn_cast<RankedTensorType>(parameter.getType());
-          return !type || type.getRank() != 1;
-        }))
-      return rewriter.notifyMatchFailure(op, "needs float [N, C, ...] input and [C] parameters");
+    StringRef requirement = "needs float [N, C, ...] input and [C] parameters";
+    auto types = matchFloatTypes(rewriter, *getTypeConverter(), op, input, 2, requirement);
+    if (failed(types))
+      return failure();
+    RankedTensorType resultType = types->first, inputType = types->second;
+    if (!llvm::all_of(parameters, isChannelParameter))
+      return rewriter.notifyMatchFailure(op, requirement);
     MLIRContext *context = rewriter.getContext();
     int64_t rank = inputType.getRank();
     // Computed in the widest of the types involved, at least f32.
@@ -410,16 +370,13 @@ struct BatchNormalizationLowering : OpConversionPattern<graph::BatchNormalizatio
     double epsilon = op.getEpsilon().convertToDouble();
 
     AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, context));
-    SmallVector<AffineMap> maps{
-        rewriter.getMultiDimIdentityMap(rank), channel, channel, channel, channel,
-        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank), channel, channel, channel,
+                                channel};
     SmallVector<Value> inputs{input};
     llvm::append_range(inputs, parameters);
-    Value init = createEmptyTensor(rewriter, loc, resultType, getSizes(rewriter, loc, input));
-    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
-        [&](OpBuilder &b, Location nl, ValueRange args) {
+    Value result = createParallelGeneric(
+        rewriter, loc, resultType, getSizes(rewriter, loc, input), inputs, maps,
+        [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
           auto at = [&](unsigned index) { return convertFloat(b, nl, args[index], computeType); };
           Value eps = createScalarConstant(b, nl, computeType, epsilon);
           Value invStdDev = math::RsqrtOp::create(b, nl, arith::AddFOp::create(b, nl, at(4), eps));
@@ -427,9 +384,9 @@ struct BatchNormalizationLowering : OpConversionPattern<graph::BatchNormalizatio
           Value factor = arith::MulFOp::create(b, nl, invStdDev, at(1));
           Value value =
               arith::AddFOp::create(b, nl, arith::MulFOp::create(b, nl, centered, factor), at(2));
-          linalg::YieldOp::create(b, nl, convertFloat(b, nl, value, resultType.getElementType()));
+          return convertFloat(b, nl, value, resultType.getElementType());
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -440,15 +397,14 @@ struct InstanceNormalizationLowering : OpConversionPattern<graph::InstanceNormal
   LogicalResult matchAndRewrite(graph::InstanceNormalizationOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
     Value input = adaptor.getInput();
-    auto inputType = dyn_cast<RankedTensorType>(input.getType());
-    auto scaleType = dyn_cast<RankedTensorType>(adaptor.getScale().getType());
-    auto biasType = dyn_cast<RankedTensorType>(adaptor.getBias().getType());
-    if (!resultType || !inputType || !scaleType || !biasType || inputType.getRank() < 2 ||
-        scaleType.getRank() != 1 || biasType.getRank() != 1 ||
-        !allFloat(TypeRange{inputType, resultType, scaleType, biasType}))
-      return rewriter.notifyMatchFailure(op, "needs float [N, C, ...] input and [C] parameters");
+    StringRef requirement = "needs float [N, C, ...] input and [C] parameters";
+    auto types = matchFloatTypes(rewriter, *getTypeConverter(), op, input, 2, requirement);
+    if (failed(types))
+      return failure();
+    RankedTensorType resultType = types->first, inputType = types->second;
+    if (!isChannelParameter(adaptor.getScale()) || !isChannelParameter(adaptor.getBias()))
+      return rewriter.notifyMatchFailure(op, requirement);
     int64_t rank = inputType.getRank();
     Type computeType = getComputeType(rewriter, inputType.getElementType());
     SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank));
@@ -468,15 +424,14 @@ struct GroupNormalizationLowering : OpConversionPattern<graph::GroupNormalizatio
   LogicalResult matchAndRewrite(graph::GroupNormalizationOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
     Value input = adaptor.getInput();
-    auto inputType = dyn_cast<RankedTensorType>(input.getType());
-    auto scaleType = dyn_cast<RankedTensorType>(adaptor.getScale().getType());
-    auto biasType = dyn_cast<RankedTensorType>(adaptor.getBias().getType());
-    if (!resultType || !inputType || !scaleType || !biasType || inputType.getRank() < 2 ||
-        scaleType.getRank() != 1 || biasType.getRank() != 1 ||
-        !allFloat(TypeRange{inputType, resultType, scaleType, biasType}))
-      return rewriter.notifyMatchFailure(op, "needs float [N, C, ...] input and [C] parameters");
+    StringRef requirement = "needs float [N, C, ...] input and [C] parameters";
+    auto types = matchFloatTypes(rewriter, *getTypeConverter(), op, input, 2, requirement);
+    if (failed(types))
+      return failure();
+    RankedTensorType resultType = types->first, inputType = types->second;
+    if (!isChannelParameter(adaptor.getScale()) || !isChannelParameter(adaptor.getBias()))
+      return rewriter.notifyMatchFailure(op, requirement);
     int64_t rank = inputType.getRank();
     int64_t channels = inputType.getDimSize(1);
     int64_t groups = op.getNumGroups();
@@ -532,11 +487,12 @@ struct MeanVarianceNormalizationLowering : OpConversionPattern<graph::MeanVarian
   LogicalResult matchAndRewrite(graph::MeanVarianceNormalizationOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
     Value input = adaptor.getInput();
-    auto inputType = dyn_cast<RankedTensorType>(input.getType());
-    if (!resultType || !inputType || !allFloat(TypeRange{inputType, resultType}))
-      return rewriter.notifyMatchFailure(op, "needs ranked float tensors");
+    auto types =
+        matchFloatTypes(rewriter, *getTypeConverter(), op, input, 0, "needs ranked float tensors");
+    if (failed(types))
+      return failure();
+    RankedTensorType resultType = types->first, inputType = types->second;
     int64_t rank = inputType.getRank();
     SmallVector<int64_t> axes;
     for (int64_t axis : op.getAxes()) {
@@ -572,28 +528,29 @@ struct LpNormalizationLowering : OpConversionPattern<graph::LpNormalizationOp> {
   LogicalResult matchAndRewrite(graph::LpNormalizationOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
     Value input = adaptor.getInput();
-    auto inputType = dyn_cast<RankedTensorType>(input.getType());
-    if (!resultType || !inputType || inputType.getRank() == 0 ||
-        !allFloat(TypeRange{inputType, resultType}))
-      return rewriter.notifyMatchFailure(op, "needs ranked float tensors of rank 1 or more");
-    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inputType.getRank());
+    auto types = matchFloatTypes(rewriter, *getTypeConverter(), op, input, 1,
+                                 "needs ranked float tensors of rank 1 or more");
+    if (failed(types))
+      return failure();
+    RankedTensorType resultType = types->first, inputType = types->second;
+    FailureOr<int64_t> axis = matchAxis(rewriter, op, op.getAxis(), inputType.getRank());
     if (failed(axis))
-      return rewriter.notifyMatchFailure(op, "axis out of range");
+      return failure();
     int64_t p = op.getP();
     if (p != 1 && p != 2)
       return rewriter.notifyMatchFailure(op, "p must be 1 or 2");
     Type computeType = getComputeType(rewriter, inputType.getElementType());
     Value zero = createScalarConstant(rewriter, loc, computeType, 0.0);
-    Value norm = reduceKeepingDims(rewriter, loc, input, {*axis}, {}, zero,
-                                   [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
-                                     Value x = convertFloat(b, nl, args[0], computeType);
-                                     Value term =
-                                         p == 1 ? math::AbsFOp::create(b, nl, x).getResult()
-                                                : arith::MulFOp::create(b, nl, x, x).getResult();
-                                     return arith::AddFOp::create(b, nl, term, args[1]);
-                                   });
+    Value norm =
+        createReductionWithStats(rewriter, loc, input, {*axis}, /*keepDims=*/true, {}, zero,
+                                 [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+                                   Value x = convertFloat(b, nl, args[0], computeType);
+                                   Value term =
+                                       p == 1 ? math::AbsFOp::create(b, nl, x).getResult()
+                                              : arith::MulFOp::create(b, nl, x, x).getResult();
+                                   return arith::AddFOp::create(b, nl, term, args[1]);
+                                 });
     Value result =
         createElementwise(rewriter, loc, resultType, ValueRange{input, norm},
                           [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
@@ -614,12 +571,12 @@ struct LRNLowering : OpConversionPattern<graph::LRNOp> {
   LogicalResult matchAndRewrite(graph::LRNOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
     Value input = adaptor.getInput();
-    auto inputType = dyn_cast<RankedTensorType>(input.getType());
-    if (!resultType || !inputType || inputType.getRank() < 2 ||
-        !allFloat(TypeRange{inputType, resultType}))
-      return rewriter.notifyMatchFailure(op, "needs float [N, C, ...] tensors");
+    auto types = matchFloatTypes(rewriter, *getTypeConverter(), op, input, 2,
+                                 "needs float [N, C, ...] tensors");
+    if (failed(types))
+      return failure();
+    RankedTensorType resultType = types->first, inputType = types->second;
     MLIRContext *context = rewriter.getContext();
     int64_t rank = inputType.getRank();
     int64_t size = op.getSize();

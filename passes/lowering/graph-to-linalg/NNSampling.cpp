@@ -26,44 +26,8 @@ namespace {
 // Scalar helpers
 //===----------------------------------------------------------------------===//
 
-Value f64Constant(OpBuilder &b, Location loc, double value) {
-  return createScalarConstant(b, loc, b.getF64Type(), value);
-}
-
 Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
-}
-
-/// `value` (a float, integer or index scalar) as an f64.
-Value toF64(OpBuilder &b, Location loc, Value value, bool isUnsignedInt = false) {
-  Type type = value.getType();
-  Type f64 = b.getF64Type();
-  if (auto floatType = dyn_cast<FloatType>(type)) {
-    if (floatType.getWidth() < 64)
-      return arith::ExtFOp::create(b, loc, f64, value);
-    return value;
-  }
-  if (type.isIndex())
-    value = arith::IndexCastOp::create(b, loc, b.getI64Type(), value);
-  if (isUnsignedInt)
-    return arith::UIToFPOp::create(b, loc, f64, value);
-  return arith::SIToFPOp::create(b, loc, f64, value);
-}
-
-/// An f64 `value` as a float of `type` (f64 or narrower).
-Value fromF64(OpBuilder &b, Location loc, Value value, Type type) {
-  if (cast<FloatType>(type).getWidth() < 64)
-    return arith::TruncFOp::create(b, loc, type, value);
-  return value;
-}
-
-/// An f64 `value`, already integral, as an index (values far out of range are clamped
-/// first so that the conversion is defined).
-Value f64ToIndex(OpBuilder &b, Location loc, Value value) {
-  value = arith::MaximumFOp::create(b, loc, value, f64Constant(b, loc, -1e15));
-  value = arith::MinimumFOp::create(b, loc, value, f64Constant(b, loc, 1e15));
-  Value integer = arith::FPToSIOp::create(b, loc, b.getI64Type(), value);
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), integer);
 }
 
 /// `index` clamped to [0, size - 1].
@@ -96,29 +60,10 @@ Type computeTypeFor(Type element) {
   return Float32Type::get(element.getContext());
 }
 
-/// A `linalg.generic` producing `type` (extents `sizes`) whose body computes each element
-/// from its indices.
-Value createGather(OpBuilder &b, Location loc, RankedTensorType type, ArrayRef<OpFoldResult> sizes,
-                   function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-  int64_t rank = type.getRank();
-  Value init = createEmptyTensor(b, loc, type, sizes);
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
-      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)}, iterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange) {
-        SmallVector<Value> indices;
-        for (int64_t dim = 0; dim < rank; ++dim)
-          indices.push_back(linalg::IndexOp::create(nested, nestedLoc, dim));
-        linalg::YieldOp::create(nested, nestedLoc, body(nested, nestedLoc, indices));
-      });
-  return generic.getResult(0);
-}
-
 /// The cubic convolution kernel of Keys with parameter `a`, weights of the taps at
 /// offsets -1, 0, 1 and 2 from floor(x) for the fraction `t` = x - floor(x).
 SmallVector<Value> cubicWeights(OpBuilder &b, Location loc, Value t, double a) {
-  auto c = [&](double v) { return f64Constant(b, loc, v); };
+  auto c = [&](double v) { return createF64Constant(b, loc, v); };
   auto add = [&](Value x, Value y) -> Value { return arith::AddFOp::create(b, loc, x, y); };
   auto sub = [&](Value x, Value y) -> Value { return arith::SubFOp::create(b, loc, x, y); };
   auto mul = [&](Value x, Value y) -> Value { return arith::MulFOp::create(b, loc, x, y); };
@@ -142,7 +87,7 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
   /// The source coordinate (f64) of output index `x` along one axis.
   static Value sourceCoordinate(OpBuilder &b, Location loc, StringRef mode, Value x, Value scale,
                                 Value inLength, Value outLength, Value roiStart, Value roiEnd) {
-    auto c = [&](double v) { return f64Constant(b, loc, v); };
+    auto c = [&](double v) { return createF64Constant(b, loc, v); };
     auto add = [&](Value l, Value r) -> Value { return arith::AddFOp::create(b, loc, l, r); };
     auto sub = [&](Value l, Value r) -> Value { return arith::SubFOp::create(b, loc, l, r); };
     auto mul = [&](Value l, Value r) -> Value { return arith::MulFOp::create(b, loc, l, r); };
@@ -205,85 +150,87 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
     double extrapolation = op.getExtrapolationValue().convertToDouble();
     Type element = sourceType.getElementType();
 
-    return createGather(b, loc, type, sizes, [&](OpBuilder &nb, Location nl, ValueRange idx) {
-      auto c = [&](double v) { return f64Constant(nb, nl, v); };
-      Value x = sourceCoordinate(nb, nl, transform, toF64(nb, nl, idx[axis]), scale, inLength,
-                                 outLength, roiStart, roiEnd);
-      // Keep far-away coordinates (tf_crop_and_resize) in a range where index arithmetic
-      // is exact; such elements take the extrapolation value anyway.
-      x = arith::MaximumFOp::create(nb, nl, x, c(-8));
-      x = arith::MinimumFOp::create(nb, nl, x, arith::AddFOp::create(nb, nl, inLength, c(8)));
-      auto readAt = [&](Value index) -> Value {
-        SmallVector<Value> indices(idx);
-        indices[axis] = clampIndex(nb, nl, index, inSize);
-        return tensor::ExtractOp::create(nb, nl, source, indices);
-      };
-      Value result;
-      if (mode == "nearest") {
-        Value rounded;
-        if (nearestMode == "round_prefer_ceil")
-          rounded = math::FloorOp::create(nb, nl, arith::AddFOp::create(nb, nl, x, c(0.5)));
-        else if (nearestMode == "floor")
-          rounded = math::FloorOp::create(nb, nl, x);
-        else if (nearestMode == "ceil")
-          rounded = math::CeilOp::create(nb, nl, x);
-        else // round_prefer_floor
-          rounded = math::CeilOp::create(nb, nl, arith::SubFOp::create(nb, nl, x, c(0.5)));
-        result = readAt(f64ToIndex(nb, nl, rounded));
-      } else {
-        Type computeType = computeTypeFor(element);
-        Value floor = math::FloorOp::create(nb, nl, x);
-        Value t = arith::SubFOp::create(nb, nl, x, floor);
-        Value base = f64ToIndex(nb, nl, floor);
-        SmallVector<Value> weights;
-        int64_t firstOffset;
-        if (mode == "linear") {
-          weights = {arith::SubFOp::create(nb, nl, c(1), t), t};
-          firstOffset = 0;
-        } else {
-          weights = cubicWeights(nb, nl, t, cubicA);
-          firstOffset = -1;
-        }
-        SmallVector<Value> tapIndices;
-        for (int64_t tap = 0; tap < static_cast<int64_t>(weights.size()); ++tap)
-          tapIndices.push_back(
-              arith::AddIOp::create(nb, nl, base, indexConstant(nb, nl, firstOffset + tap)));
-        if (excludeOutside) {
-          // Taps outside the input get no weight; the others are renormalised.
-          Value zeroIndex = indexConstant(nb, nl, 0);
-          Value total = c(0);
-          for (auto [weight, index] : llvm::zip_equal(weights, tapIndices)) {
-            Value inside = arith::AndIOp::create(
-                nb, nl, arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, index, zeroIndex),
-                arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, index, inSize));
-            weight = arith::SelectOp::create(nb, nl, inside, weight, c(0));
-            total = arith::AddFOp::create(nb, nl, total, weight);
+    return createIndexedGeneric(
+        b, loc, type, sizes, [&](OpBuilder &nb, Location nl, ValueRange idx) {
+          auto c = [&](double v) { return createF64Constant(nb, nl, v); };
+          Value x = sourceCoordinate(nb, nl, transform, toF64(nb, nl, idx[axis]), scale, inLength,
+                                     outLength, roiStart, roiEnd);
+          // Keep far-away coordinates (tf_crop_and_resize) in a range where index arithmetic
+          // is exact; such elements take the extrapolation value anyway.
+          x = arith::MaximumFOp::create(nb, nl, x, c(-8));
+          x = arith::MinimumFOp::create(nb, nl, x, arith::AddFOp::create(nb, nl, inLength, c(8)));
+          auto readAt = [&](Value index) -> Value {
+            SmallVector<Value> indices(idx);
+            indices[axis] = clampIndex(nb, nl, index, inSize);
+            return tensor::ExtractOp::create(nb, nl, source, indices);
+          };
+          Value result;
+          if (mode == "nearest") {
+            Value rounded;
+            if (nearestMode == "round_prefer_ceil")
+              rounded = math::FloorOp::create(nb, nl, arith::AddFOp::create(nb, nl, x, c(0.5)));
+            else if (nearestMode == "floor")
+              rounded = math::FloorOp::create(nb, nl, x);
+            else if (nearestMode == "ceil")
+              rounded = math::CeilOp::create(nb, nl, x);
+            else // round_prefer_floor
+              rounded = math::CeilOp::create(nb, nl, arith::SubFOp::create(nb, nl, x, c(0.5)));
+            result = readAt(f64ToIndex(nb, nl, rounded));
+          } else {
+            Type computeType = computeTypeFor(element);
+            Value floor = math::FloorOp::create(nb, nl, x);
+            Value t = arith::SubFOp::create(nb, nl, x, floor);
+            Value base = f64ToIndex(nb, nl, floor);
+            SmallVector<Value> weights;
+            int64_t firstOffset;
+            if (mode == "linear") {
+              weights = {arith::SubFOp::create(nb, nl, c(1), t), t};
+              firstOffset = 0;
+            } else {
+              weights = cubicWeights(nb, nl, t, cubicA);
+              firstOffset = -1;
+            }
+            SmallVector<Value> tapIndices;
+            for (int64_t tap = 0; tap < static_cast<int64_t>(weights.size()); ++tap)
+              tapIndices.push_back(
+                  arith::AddIOp::create(nb, nl, base, indexConstant(nb, nl, firstOffset + tap)));
+            if (excludeOutside) {
+              // Taps outside the input get no weight; the others are renormalised.
+              Value zeroIndex = indexConstant(nb, nl, 0);
+              Value total = c(0);
+              for (auto [weight, index] : llvm::zip_equal(weights, tapIndices)) {
+                Value inside = arith::AndIOp::create(
+                    nb, nl,
+                    arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, index, zeroIndex),
+                    arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, index, inSize));
+                weight = arith::SelectOp::create(nb, nl, inside, weight, c(0));
+                total = arith::AddFOp::create(nb, nl, total, weight);
+              }
+              for (Value &weight : weights)
+                weight = arith::DivFOp::create(nb, nl, weight, total);
+            }
+            Value sum = createScalarConstant(nb, nl, computeType, 0.0);
+            for (auto [weight, index] : llvm::zip_equal(weights, tapIndices)) {
+              Value value = readAt(index);
+              if (value.getType() != computeType)
+                value = arith::ExtFOp::create(nb, nl, computeType, value);
+              Value w = fromF64(nb, nl, weight, computeType);
+              sum = arith::AddFOp::create(nb, nl, sum, arith::MulFOp::create(nb, nl, w, value));
+            }
+            if (computeType != element)
+              sum = arith::TruncFOp::create(nb, nl, element, sum);
+            result = sum;
           }
-          for (Value &weight : weights)
-            weight = arith::DivFOp::create(nb, nl, weight, total);
-        }
-        Value sum = createScalarConstant(nb, nl, computeType, 0.0);
-        for (auto [weight, index] : llvm::zip_equal(weights, tapIndices)) {
-          Value value = readAt(index);
-          if (value.getType() != computeType)
-            value = arith::ExtFOp::create(nb, nl, computeType, value);
-          Value w = fromF64(nb, nl, weight, computeType);
-          sum = arith::AddFOp::create(nb, nl, sum, arith::MulFOp::create(nb, nl, w, value));
-        }
-        if (computeType != element)
-          sum = arith::TruncFOp::create(nb, nl, element, sum);
-        result = sum;
-      }
-      if (transform == "tf_crop_and_resize") {
-        Value outside = arith::OrIOp::create(
-            nb, nl, arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLT, x, c(0)),
-            arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, x,
-                                  arith::SubFOp::create(nb, nl, inLength, c(1))));
-        Value fill = createScalarConstant(nb, nl, element, extrapolation);
-        result = arith::SelectOp::create(nb, nl, outside, fill, result);
-      }
-      return result;
-    });
+          if (transform == "tf_crop_and_resize") {
+            Value outside = arith::OrIOp::create(
+                nb, nl, arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLT, x, c(0)),
+                arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, x,
+                                      arith::SubFOp::create(nb, nl, inLength, c(1))));
+            Value fill = createScalarConstant(nb, nl, element, extrapolation);
+            result = arith::SelectOp::create(nb, nl, outside, fill, result);
+          }
+          return result;
+        });
   }
 
   LogicalResult matchAndRewrite(graph::ResizeOp op, OpAdaptor adaptor,
@@ -434,7 +381,7 @@ struct GridSampleLowering : OpConversionPattern<graph::GridSampleOp> {
   /// `x` reflected into [low, high] (both f64), as ONNX's reference reflects: by whole
   /// periods of the range, mirrored on every other one.
   static Value reflect(OpBuilder &b, Location loc, Value x, Value low, Value high) {
-    auto c = [&](double v) { return f64Constant(b, loc, v); };
+    auto c = [&](double v) { return createF64Constant(b, loc, v); };
     Value range = arith::SubFOp::create(b, loc, high, low);
     Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, low);
     Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, high);
@@ -495,9 +442,9 @@ struct GridSampleLowering : OpConversionPattern<graph::GridSampleOp> {
       extents.push_back(toIndexValue(rewriter, loc, inputSizes[2 + dim]));
     Type computeType = computeTypeFor(element);
 
-    Value result = createGather(
+    Value result = createIndexedGeneric(
         rewriter, loc, resultType, resultSizes, [&](OpBuilder &b, Location l, ValueRange idx) {
-          auto c = [&](double v) { return f64Constant(b, l, v); };
+          auto c = [&](double v) { return createF64Constant(b, l, v); };
           // Per spatial dimension: the source coordinate and the bounds of reflection.
           SmallVector<Value> coordinates, lengths, lows, highs;
           for (int64_t dim = 0; dim < spatial; ++dim) {
@@ -666,9 +613,9 @@ struct RoiAlignLowering : OpConversionPattern<graph::RoiAlignOp> {
     Value widthF = toF64(rewriter, loc, width);
     Type computeType = computeTypeFor(element);
 
-    Value result = createGather(
+    Value result = createIndexedGeneric(
         rewriter, loc, resultType, resultSizes, [&](OpBuilder &b, Location l, ValueRange idx) {
-          auto c = [&](double v) { return f64Constant(b, l, v); };
+          auto c = [&](double v) { return createF64Constant(b, l, v); };
           auto add = [&](Value x, Value y) -> Value { return arith::AddFOp::create(b, l, x, y); };
           auto sub = [&](Value x, Value y) -> Value { return arith::SubFOp::create(b, l, x, y); };
           auto mul = [&](Value x, Value y) -> Value { return arith::MulFOp::create(b, l, x, y); };
@@ -713,7 +660,7 @@ struct RoiAlignLowering : OpConversionPattern<graph::RoiAlignOp> {
           };
           auto bilinearAxis = [&](OpBuilder &ib, Location il, Value x, Value lengthF,
                                   Value length) {
-            auto ic = [&](double v) { return f64Constant(ib, il, v); };
+            auto ic = [&](double v) { return createF64Constant(ib, il, v); };
             Axis axis;
             axis.outside = arith::OrIOp::create(
                 ib, il, arith::CmpFOp::create(ib, il, arith::CmpFPredicate::OLT, x, ic(-1)),
@@ -745,7 +692,7 @@ struct RoiAlignLowering : OpConversionPattern<graph::RoiAlignOp> {
                 auto inner = scf::ForOp::create(
                     ob, ol, zeroIndex, gridW, oneIndex, ValueRange{outerArgs[0]},
                     [&](OpBuilder &ib, Location il, Value ix, ValueRange innerArgs) {
-                      auto ic = [&](double v) { return f64Constant(ib, il, v); };
+                      auto ic = [&](double v) { return createF64Constant(ib, il, v); };
                       auto sampleAt = [&](Value start, Value bin, Value i, Value grid) {
                         Value fraction = arith::DivFOp::create(
                             ib, il,
@@ -814,7 +761,7 @@ struct NonMaxSuppressionLowering : OpConversionPattern<graph::NonMaxSuppressionO
                               b, loc, boxes, ValueRange{batch, index, indexConstant(b, loc, k)})));
     if (centerPointBox) {
       // [x_center, y_center, width, height].
-      Value half = f64Constant(b, loc, 0.5);
+      Value half = createF64Constant(b, loc, 0.5);
       Value halfW = arith::MulFOp::create(b, loc, raw[2], half);
       Value halfH = arith::MulFOp::create(b, loc, raw[3], half);
       return {arith::SubFOp::create(b, loc, raw[1], halfH),
@@ -838,7 +785,7 @@ struct NonMaxSuppressionLowering : OpConversionPattern<graph::NonMaxSuppressionO
     auto gt = [&](Value x, Value y) -> Value {
       return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
     };
-    Value zero = f64Constant(b, loc, 0);
+    Value zero = createF64Constant(b, loc, 0);
     Value yMin = arith::MaximumFOp::create(b, loc, a[0], c[0]);
     Value xMin = arith::MaximumFOp::create(b, loc, a[1], c[1]);
     Value yMax = arith::MinimumFOp::create(b, loc, a[2], c[2]);
@@ -903,7 +850,7 @@ struct NonMaxSuppressionLowering : OpConversionPattern<graph::NonMaxSuppressionO
                                      createScalarConstant(rewriter, loc, rewriter.getI64Type(), 0));
       maxPerClass = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), value);
     }
-    Value iouThreshold = f64Constant(rewriter, loc, 0);
+    Value iouThreshold = createF64Constant(rewriter, loc, 0);
     if (Value given = adaptor.getIouThreshold())
       iouThreshold = toF64(rewriter, loc, readElement(rewriter, loc, given));
     Value scoreThreshold;
@@ -930,14 +877,14 @@ struct NonMaxSuppressionLowering : OpConversionPattern<graph::NonMaxSuppressionO
                       tensor::ExtractOp::create(sb, sl, scores, ValueRange{batch, cls, box}));
                 };
                 // Candidates: boxes whose score passes the threshold.
-                Value mask = createGather(cb, cl, maskType, {OpFoldResult(numBoxes)},
-                                          [&](OpBuilder &gb, Location gl, ValueRange idx) -> Value {
-                                            if (!scoreThreshold)
-                                              return arith::ConstantIntOp::create(gb, gl, 1, 1);
-                                            return arith::CmpFOp::create(
-                                                gb, gl, arith::CmpFPredicate::OGT,
-                                                score(gb, gl, idx[0]), scoreThreshold);
-                                          });
+                Value mask = createIndexedGeneric(
+                    cb, cl, maskType, {OpFoldResult(numBoxes)},
+                    [&](OpBuilder &gb, Location gl, ValueRange idx) -> Value {
+                      if (!scoreThreshold)
+                        return arith::ConstantIntOp::create(gb, gl, 1, 1);
+                      return arith::CmpFOp::create(gb, gl, arith::CmpFPredicate::OGT,
+                                                   score(gb, gl, idx[0]), scoreThreshold);
+                    });
                 Value notDone = arith::ConstantIntOp::create(cb, cl, 1, 1);
                 // Each step keeps the best remaining candidate and drops those it overlaps:
                 // the greedy order of sorting by score, without sorting.
@@ -949,7 +896,7 @@ struct NonMaxSuppressionLowering : OpConversionPattern<graph::NonMaxSuppressionO
                           sb, sl, args[3],
                           [&](OpBuilder &tb, Location tl) {
                             Value currentMask = args[2];
-                            Value noScore = f64Constant(tb, tl, 0);
+                            Value noScore = createF64Constant(tb, tl, 0);
                             Value no = arith::ConstantIntOp::create(tb, tl, 0, 1);
                             auto scan = scf::ForOp::create(
                                 tb, tl, zero, numBoxes, one, ValueRange{zero, noScore, no},

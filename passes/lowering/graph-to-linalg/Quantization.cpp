@@ -38,21 +38,36 @@ int64_t normaliseAxis(int64_t axis, int64_t rank) {
 /// parameters `params` (scale, optional zero point) through `paramMap`.
 Value createQuantGeneric(OpBuilder &builder, Location loc, RankedTensorType resultType, Value input,
                          ValueRange params, AffineMap paramMap, ScalarBody body) {
-  int64_t rank = resultType.getRank();
   SmallVector<Value> inputs{input};
   llvm::append_range(inputs, params);
-  SmallVector<AffineMap> maps{builder.getMultiDimIdentityMap(rank)};
+  SmallVector<AffineMap> maps{builder.getMultiDimIdentityMap(resultType.getRank())};
   maps.append(params.size(), paramMap);
-  maps.push_back(builder.getMultiDimIdentityMap(rank));
-  Value init = createEmptyTensor(builder, loc, resultType, getSizes(builder, loc, input));
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic =
-      linalg::GenericOp::create(builder, loc, resultType, inputs, ValueRange{init}, maps, iterators,
-                                [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
-                                  Value result = body(b, bodyLoc, args.drop_back());
-                                  linalg::YieldOp::create(b, bodyLoc, result);
-                                });
-  return generic.getResult(0);
+  return createParallelGeneric(builder, loc, resultType, getSizes(builder, loc, input), inputs,
+                               maps, body);
+}
+
+/// The quantization parameters of a (de)quantize op: the map reading them (see
+/// getQuantParamMap) and the operands, the scale and the zero point when there is one (of
+/// the scale's shape). A match failure of `op` for shapes this lowering does not handle.
+struct QuantParams {
+  AffineMap map;
+  SmallVector<Value> operands;
+};
+FailureOr<QuantParams> getQuantParams(ConversionPatternRewriter &rewriter, Operation *op,
+                                      RankedTensorType resultType, int64_t axisAttr,
+                                      RankedTensorType scaleType, Value scale, Value zeroPoint) {
+  int64_t rank = resultType.getRank();
+  int64_t axis = rank == 0 ? 0 : normaliseAxis(axisAttr, rank);
+  QuantParams params{getQuantParamMap(rewriter.getContext(), scaleType, rank, axis), {scale}};
+  if (!params.map)
+    return rewriter.notifyMatchFailure(op, "scale of an unsupported shape");
+  if (zeroPoint) {
+    auto zeroPointType = dyn_cast<RankedTensorType>(zeroPoint.getType());
+    if (!zeroPointType || zeroPointType.getShape() != scaleType.getShape())
+      return rewriter.notifyMatchFailure(op, "zero point shaped unlike the scale");
+    params.operands.push_back(zeroPoint);
+  }
+  return params;
 }
 
 /// graph.dequantize_linear → (float(x) - float(zero_point)) * scale, per tensor or per
@@ -73,23 +88,17 @@ struct DequantizeLinearLowering : OpConversionPattern<graph::DequantizeLinearOp>
       return rewriter.notifyMatchFailure(op, "only integer inputs dequantize (no f8)");
     if (op.getBlockSize() != 0)
       return rewriter.notifyMatchFailure(op, "blocked dequantization");
-    int64_t rank = resultType.getRank();
-    int64_t axis = rank == 0 ? 0 : normaliseAxis(op.getAxis(), rank);
-    AffineMap paramMap = getQuantParamMap(getContext(), scaleType, rank, axis);
-    if (!paramMap)
-      return rewriter.notifyMatchFailure(op, "scale of an unsupported shape");
-    SmallVector<Value> params{adaptor.getScale()};
+    FailureOr<QuantParams> params =
+        getQuantParams(rewriter, op, resultType, op.getAxis(), scaleType, adaptor.getScale(),
+                       adaptor.getZeroPoint());
+    if (failed(params))
+      return failure();
     Type graphZeroPointElement;
-    if (Value zeroPoint = adaptor.getZeroPoint()) {
-      auto zeroPointType = dyn_cast<RankedTensorType>(zeroPoint.getType());
-      if (!zeroPointType || zeroPointType.getShape() != scaleType.getShape())
-        return rewriter.notifyMatchFailure(op, "zero point shaped unlike the scale");
+    if (adaptor.getZeroPoint())
       graphZeroPointElement = cast<ShapedType>(op.getZeroPoint().getType()).getElementType();
-      params.push_back(zeroPoint);
-    }
     Location loc = op.getLoc();
     Value result = createQuantGeneric(
-        rewriter, loc, resultType, adaptor.getInput(), params, paramMap,
+        rewriter, loc, resultType, adaptor.getInput(), params->operands, params->map,
         [&](OpBuilder &b, Location bodyLoc, ValueRange args) -> Value {
           Value value = convertScalar(b, bodyLoc, args[0], graphInputElement, floatType);
           if (args.size() > 2) {
@@ -126,19 +135,12 @@ struct QuantizeLinearLowering : OpConversionPattern<graph::QuantizeLinearOp> {
       return rewriter.notifyMatchFailure(op, "input of an unsupported element type");
     if (op.getBlockSize() != 0)
       return rewriter.notifyMatchFailure(op, "blocked quantization");
-    int64_t rank = resultType.getRank();
-    int64_t axis = rank == 0 ? 0 : normaliseAxis(op.getAxis(), rank);
-    AffineMap paramMap = getQuantParamMap(getContext(), scaleType, rank, axis);
-    if (!paramMap)
-      return rewriter.notifyMatchFailure(op, "scale of an unsupported shape");
-    SmallVector<Value> params{adaptor.getScale()};
+    FailureOr<QuantParams> params =
+        getQuantParams(rewriter, op, resultType, op.getAxis(), scaleType, adaptor.getScale(),
+                       adaptor.getZeroPoint());
+    if (failed(params))
+      return failure();
     Type graphResultElement = graphResultType.getElementType();
-    if (Value zeroPoint = adaptor.getZeroPoint()) {
-      auto zeroPointType = dyn_cast<RankedTensorType>(zeroPoint.getType());
-      if (!zeroPointType || zeroPointType.getShape() != scaleType.getShape())
-        return rewriter.notifyMatchFailure(op, "zero point shaped unlike the scale");
-      params.push_back(zeroPoint);
-    }
     bool isUnsignedResult = isUnsigned(graphResultType);
     unsigned width = resultElement.getWidth();
     APInt minValue = isUnsignedResult ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
@@ -148,7 +150,7 @@ struct QuantizeLinearLowering : OpConversionPattern<graph::QuantizeLinearOp> {
         isUnsignedResult ? maxValue.roundToDouble(false) : maxValue.roundToDouble(true);
     Location loc = op.getLoc();
     Value result = createQuantGeneric(
-        rewriter, loc, resultType, adaptor.getInput(), params, paramMap,
+        rewriter, loc, resultType, adaptor.getInput(), params->operands, params->map,
         [&](OpBuilder &b, Location bodyLoc, ValueRange args) -> Value {
           Value value = convertScalar(b, bodyLoc, args[0], graphInputElement, floatType);
           value = arith::DivFOp::create(b, bodyLoc, value, args[1]);

@@ -35,21 +35,6 @@ namespace {
 // Scalars
 //===----------------------------------------------------------------------===//
 
-/// The largest or smallest value of an element type (infinities for floats).
-Value createExtremeConstant(OpBuilder &b, Location loc, Type type, bool largest,
-                            bool isUnsignedType) {
-  if (auto floatType = dyn_cast<FloatType>(type))
-    return arith::ConstantOp::create(
-        b, loc,
-        b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
-                                                  /*Negative=*/!largest)));
-  unsigned width = type.getIntOrFloatBitWidth();
-  APInt value = isUnsignedType
-                    ? (largest ? APInt::getMaxValue(width) : APInt::getMinValue(width))
-                    : (largest ? APInt::getSignedMaxValue(width) : APInt::getSignedMinValue(width));
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
-}
-
 /// Whether `lhs` is strictly better than `rhs` (larger when `largest`), or at least as good
 /// when `orEqual`.
 Value compareBetter(OpBuilder &b, Location loc, Value lhs, Value rhs, bool largest, bool orEqual,
@@ -72,100 +57,8 @@ Value compareBetter(OpBuilder &b, Location loc, Value lhs, Value rhs, bool large
 
 /// A run-time axis (an element of an integer tensor) as a non-negative index.
 Value normalizeRuntimeAxis(OpBuilder &b, Location loc, Value axis, int64_t rank) {
-  Value index = integerToIndex(b, loc, axis);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value rankValue = arith::ConstantIndexOp::create(b, loc, rank);
-  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
-  Value wrapped = arith::AddIOp::create(b, loc, index, rankValue);
-  return arith::SelectOp::create(b, loc, negative, wrapped, index);
-}
-
-/// `build(i)` for the case `caseValues[i]` equal to `selector`, under an
-/// scf.index_switch (the default runs case 0; ONNX makes other values invalid).
-Value createSwitch(OpBuilder &b, Location loc, Value selector, ArrayRef<int64_t> caseValues,
-                   Type resultType, function_ref<Value(OpBuilder &, Location, size_t)> build) {
-  auto switchOp = scf::IndexSwitchOp::create(b, loc, TypeRange{resultType}, selector,
-                                             caseValues.drop_front(), caseValues.size() - 1);
-  OpBuilder::InsertionGuard guard(b);
-  auto fillRegion = [&](Region &region, size_t caseIndex) {
-    Block *block = b.createBlock(&region);
-    b.setInsertionPointToStart(block);
-    Value result = castToType(b, loc, build(b, loc, caseIndex), resultType);
-    scf::YieldOp::create(b, loc, result);
-  };
-  fillRegion(switchOp.getDefaultRegion(), 0);
-  for (auto [index, region] : llvm::enumerate(switchOp.getCaseRegions()))
-    fillRegion(region, index + 1);
-  return switchOp.getResult(0);
-}
-
-/// The product of `tensor`'s extents along `dims`, as an index.
-Value createExtentProduct(OpBuilder &b, Location loc, Value tensor, ArrayRef<int64_t> dims) {
-  SmallVector<OpFoldResult> sizes = getSizes(b, loc, tensor);
-  Value product = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t dim : dims)
-    product =
-        arith::MulIOp::create(b, loc, product, getValueOrCreateConstantIndexOp(b, loc, sizes[dim]));
-  return product;
-}
-
-/// The keepdims-shaped result map of a reduction over `axes`: reduced dimensions read 0.
-AffineMap getKeptMap(MLIRContext *context, int64_t rank, ArrayRef<int64_t> axes, bool keepDims) {
-  SmallVector<AffineExpr> exprs;
-  for (int64_t dim = 0; dim < rank; ++dim) {
-    if (!llvm::is_contained(axes, dim))
-      exprs.push_back(getAffineDimExpr(dim, context));
-    else if (keepDims)
-      exprs.push_back(getAffineConstantExpr(0, context));
-  }
-  return AffineMap::get(rank, 0, exprs, context);
-}
-
-/// The shape and extents of the result of reducing `input` over `axes`.
-std::pair<SmallVector<int64_t>, SmallVector<OpFoldResult>>
-getReducedShape(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes, bool keepDims) {
-  auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<OpFoldResult> sizes = getSizes(b, loc, input);
-  SmallVector<int64_t> shape;
-  SmallVector<OpFoldResult> resultSizes;
-  for (int64_t dim = 0; dim < type.getRank(); ++dim) {
-    if (!llvm::is_contained(axes, dim)) {
-      shape.push_back(type.getDimSize(dim));
-      resultSizes.push_back(sizes[dim]);
-    } else if (keepDims) {
-      shape.push_back(1);
-      resultSizes.push_back(b.getIndexAttr(1));
-    }
-  }
-  return {shape, resultSizes};
-}
-
-/// Like createReduction, but the body also reads `stats`, tensors of the keepdims shape
-/// (one value per reduced slice, e.g. its maximum): args are (element, stats..., acc).
-Value createReductionWithStats(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
-                               bool keepDims, ValueRange stats, Value init,
-                               function_ref<Value(OpBuilder &, Location, ValueRange)> combine) {
-  MLIRContext *context = b.getContext();
-  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
-  auto [shape, sizes] = getReducedShape(b, loc, input, axes, keepDims);
-  auto resultType = RankedTensorType::get(shape, init.getType());
-  Value filled = createFilledTensor(b, loc, resultType, sizes, init);
-  SmallVector<Value> inputs{input};
-  llvm::append_range(inputs, stats);
-  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
-  for (size_t i = 0; i < stats.size(); ++i)
-    maps.push_back(getKeptMap(context, rank, axes, /*keepDims=*/true));
-  maps.push_back(getKeptMap(context, rank, axes, keepDims));
-  SmallVector<utils::IteratorType> iterators;
-  for (int64_t dim = 0; dim < rank; ++dim)
-    iterators.push_back(llvm::is_contained(axes, dim) ? utils::IteratorType::reduction
-                                                      : utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{filled}, maps, iterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        linalg::YieldOp::create(nested, nestedLoc, combine(nested, nestedLoc, args));
-      });
-  return generic.getResult(0);
+  return wrapNegativeIndex(b, loc, integerToIndex(b, loc, axis),
+                           arith::ConstantIndexOp::create(b, loc, rank));
 }
 
 //===----------------------------------------------------------------------===//
@@ -177,9 +70,10 @@ Value createReductionWithStats(OpBuilder &b, Location loc, Value input, ArrayRef
 FailureOr<SmallVector<int64_t>> normalizeAxes(ArrayRef<int64_t> axes, int64_t rank) {
   SmallVector<int64_t> normalized;
   for (int64_t axis : axes) {
-    if (axis < -rank || axis >= rank)
+    FailureOr<int64_t> dim = normalizeAxis(axis, rank);
+    if (failed(dim))
       return failure();
-    normalized.push_back(axis < 0 ? axis + rank : axis);
+    normalized.push_back(*dim);
   }
   llvm::sort(normalized);
   normalized.erase(llvm::unique(normalized), normalized.end());
@@ -284,18 +178,10 @@ FailureOr<Value> lowerReduction(OpBuilder &b, Location loc, ReduceKind kind, Val
   if (kind == ReduceKind::Max || kind == ReduceKind::Min) {
     bool largest = kind == ReduceKind::Max;
     Value init = createExtremeConstant(b, loc, elementType, !largest, isUnsignedType);
-    return createReduction(
-        b, loc, input, axes, keepDims, init,
-        [&](OpBuilder &nb, Location nl, Value element, Value acc) -> Value {
-          if (isFloat)
-            return largest ? arith::MaximumFOp::create(nb, nl, element, acc).getResult()
-                           : arith::MinimumFOp::create(nb, nl, element, acc).getResult();
-          if (isUnsignedType)
-            return largest ? arith::MaxUIOp::create(nb, nl, element, acc).getResult()
-                           : arith::MinUIOp::create(nb, nl, element, acc).getResult();
-          return largest ? arith::MaxSIOp::create(nb, nl, element, acc).getResult()
-                         : arith::MinSIOp::create(nb, nl, element, acc).getResult();
-        });
+    return createReduction(b, loc, input, axes, keepDims, init,
+                           [&](OpBuilder &nb, Location nl, Value element, Value acc) -> Value {
+                             return createMinMax(nb, nl, element, acc, largest, isUnsignedType);
+                           });
   }
 
   // Sums and products of narrow floats accumulate in f32.
@@ -562,11 +448,10 @@ template <typename OpTy, bool Largest> struct ArgReduceLowering : OpConversionPa
     if (!resultType || !inputType || inputType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "unranked or 0-D operand, or unranked result");
     int64_t rank = inputType.getRank();
-    int64_t axis = op.getAxis();
-    if (axis < -rank || axis >= rank)
+    FailureOr<int64_t> normalizedAxis = normalizeAxis(op.getAxis(), rank);
+    if (failed(normalizedAxis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    if (axis < 0)
-      axis += rank;
+    int64_t axis = *normalizedAxis;
     bool keepDims = op.getKeepdims();
     bool selectLast = op.getSelectLastIndex();
     Type elementType = inputType.getElementType();
@@ -705,9 +590,7 @@ struct CumSumLowering : OpConversionPattern<graph::CumSumOp> {
     if (!axisType || axisType.getRank() > 1 || !axisType.hasStaticShape() ||
         axisType.getNumElements() != 1 || !isa<IntegerType>(axisType.getElementType()))
       return rewriter.notifyMatchFailure(op, "axis is not a one-element integer tensor");
-    SmallVector<Value> position(axisType.getRank(),
-                                arith::ConstantIndexOp::create(rewriter, loc, 0));
-    Value axisValue = tensor::ExtractOp::create(rewriter, loc, adaptor.getAxis(), position);
+    Value axisValue = extractScalar(rewriter, loc, adaptor.getAxis());
     Value selector = normalizeRuntimeAxis(rewriter, loc, axisValue, rank);
     SmallVector<int64_t> cases = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     Value result = createSwitch(rewriter, loc, selector, cases, resultType,
@@ -838,11 +721,10 @@ struct TopKLowering : OpConversionPattern<graph::TopKOp> {
     if (!valuesType || !indicesType || !inputType || inputType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "unranked or 0-D operand, or unranked results");
     int64_t rank = inputType.getRank();
-    int64_t axis = op.getAxis();
-    if (axis < -rank || axis >= rank || valuesType.getRank() != rank)
+    FailureOr<int64_t> normalizedAxis = normalizeAxis(op.getAxis(), rank);
+    if (failed(normalizedAxis) || valuesType.getRank() != rank)
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    if (axis < 0)
-      axis += rank;
+    int64_t axis = *normalizedAxis;
     Type elementType = inputType.getElementType();
     if (!isa<FloatType, IntegerType>(elementType) || elementType.isInteger(1))
       return rewriter.notifyMatchFailure(op, "element type not handled");

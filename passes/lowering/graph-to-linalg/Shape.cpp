@@ -50,13 +50,6 @@ Value extractIndex(OpBuilder &b, Location loc, Value tensor, int64_t position) {
   return integerToIndex(b, loc, element);
 }
 
-/// The first element of `tensor` (a scalar, or a tensor of one element).
-Value extractFirst(OpBuilder &b, Location loc, Value tensor) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  SmallVector<Value> zeros(type.getRank(), constantIndex(b, loc, 0));
-  return tensor::ExtractOp::create(b, loc, tensor, zeros);
-}
-
 /// Whether `tensor` is a ranked tensor (every lowering here needs ranks).
 bool isRanked(Value tensor) { return isa<RankedTensorType>(tensor.getType()); }
 
@@ -132,26 +125,6 @@ Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType result
   return tensor::ReshapeOp::create(b, loc, resultType, input, shape);
 }
 
-/// A linalg.generic producing `type` (extents `sizes`) whose element at `indices` is
-/// `body(indices)`; the body reads its sources with tensor.extract.
-Value createIndexedGeneric(
-    OpBuilder &b, Location loc, RankedTensorType type, ArrayRef<OpFoldResult> sizes,
-    llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value> indices)> body) {
-  int64_t rank = type.getRank();
-  Value init = createEmptyTensor(b, loc, type, sizes);
-  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{}, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange) {
-        SmallVector<Value> indices;
-        for (int64_t dim = 0; dim < rank; ++dim)
-          indices.push_back(linalg::IndexOp::create(nested, nestedLoc, dim));
-        linalg::YieldOp::create(nested, nestedLoc, body(nested, nestedLoc, indices));
-      });
-  return generic.getResult(0);
-}
-
 /// `value` clamped to [low, high] (signed index arithmetic).
 Value clampIndex(OpBuilder &b, Location loc, Value value, Value low, Value high) {
   Value atLeastLow = arith::MaxSIOp::create(b, loc, value, low);
@@ -172,13 +145,6 @@ OpFoldResult addOFRs(OpBuilder &b, Location loc, OpFoldResult lhs, OpFoldResult 
     return b.getIndexAttr(*left + *right);
   return arith::AddIOp::create(b, loc, indexValue(b, loc, lhs), indexValue(b, loc, rhs))
       .getResult();
-}
-
-/// A normalised axis in [0, rank), or failure.
-FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return failure();
-  return axis < 0 ? axis + rank : axis;
 }
 
 //===----------------------------------------------------------------------===//
@@ -477,16 +443,11 @@ struct ExpandLowering : OpConversionPattern<graph::ExpandOp> {
     });
     if (!computable)
       return rewriter.notifyMatchFailure(op, "dynamic extent of unknown size");
-    Value init = createEmptyTensor(rewriter, loc, resultType, sizes);
-    SmallVector<AffineMap> maps{getBroadcastMap(getContext(), inputType, rank),
-                                rewriter.getMultiDimIdentityMap(rank)};
-    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(rewriter, loc, TypeRange{resultType},
-                                             ValueRange{input}, ValueRange{init}, maps, iterators,
-                                             [](OpBuilder &b, Location nestedLoc, ValueRange args) {
-                                               linalg::YieldOp::create(b, nestedLoc, args[0]);
-                                             });
-    rewriter.replaceOp(op, generic.getResult(0));
+    Value result = createParallelGeneric(
+        rewriter, loc, resultType, sizes, ValueRange{input},
+        getBroadcastMap(getContext(), inputType, rank),
+        [](OpBuilder &, Location, ValueRange args) -> Value { return args[0]; });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -513,7 +474,7 @@ struct TileLowering : OpConversionPattern<graph::TileOp> {
       extents.push_back(indexValue(rewriter, loc, size));
     Value result = createIndexedGeneric(
         rewriter, loc, resultType, sizes,
-        [&](OpBuilder &b, Location nestedLoc, ArrayRef<Value> indices) -> Value {
+        [&](OpBuilder &b, Location nestedLoc, ValueRange indices) -> Value {
           SmallVector<Value> sourceIndices;
           for (auto [index, extent] : llvm::zip_equal(indices, extents))
             sourceIndices.push_back(arith::RemUIOp::create(b, nestedLoc, index, extent));
@@ -757,7 +718,7 @@ struct SliceLowering : OpConversionPattern<graph::SliceOp> {
     } else {
       result = createIndexedGeneric(
           rewriter, loc, resultType, resultSizes,
-          [&](OpBuilder &b, Location nestedLoc, ArrayRef<Value> indices) -> Value {
+          [&](OpBuilder &b, Location nestedLoc, ValueRange indices) -> Value {
             SmallVector<Value> sourceIndices;
             for (int64_t dim = 0; dim < rank; ++dim) {
               Value scaled = arith::MulIOp::create(b, nestedLoc, indices[dim], steps[dim]);
@@ -835,7 +796,7 @@ std::pair<Value, Value> paddedSourceIndex(OpBuilder &b, Location loc, StringRef 
   return {clamped, inside};
 }
 
-/// A generic over the result reading `input` at each dimension's padded source index;
+/// A gather over the result reading `input` at each dimension's padded source index;
 /// `padValue` fills what lies outside in constant mode.
 Value createPaddingGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
                            ArrayRef<OpFoldResult> resultSizes, Value input, StringRef mode,
@@ -844,24 +805,11 @@ Value createPaddingGeneric(OpBuilder &b, Location loc, RankedTensorType resultTy
   SmallVector<Value> extents;
   for (OpFoldResult size : inputSizes)
     extents.push_back(indexValue(b, loc, size));
-  return createIndexedGeneric(
-      b, loc, resultType, resultSizes,
-      [&](OpBuilder &nested, Location nestedLoc, ArrayRef<Value> indices) -> Value {
-        SmallVector<Value> sourceIndices;
-        Value inside;
-        for (size_t dim = 0; dim < indices.size(); ++dim) {
-          auto [source, inBounds] =
-              paddedSourceIndex(nested, nestedLoc, mode, indices[dim], lows[dim], extents[dim]);
-          sourceIndices.push_back(source);
-          if (inBounds)
-            inside = inside ? arith::AndIOp::create(nested, nestedLoc, inside, inBounds).getResult()
-                            : inBounds;
-        }
-        Value element = tensor::ExtractOp::create(nested, nestedLoc, input, sourceIndices);
-        if (!inside)
-          return element;
-        return arith::SelectOp::create(nested, nestedLoc, inside, element, padValue);
-      });
+  return createPaddedGather(b, loc, resultType, resultSizes, input, padValue,
+                            [&](OpBuilder &nested, Location nestedLoc, int64_t dim, Value index) {
+                              return paddedSourceIndex(nested, nestedLoc, mode, index, lows[dim],
+                                                       extents[dim]);
+                            });
 }
 
 /// Pad: constant mode with constant pads → tensor.extract_slice for negative pads and
@@ -900,7 +848,7 @@ struct PadLowering : OpConversionPattern<graph::PadOp> {
     Location loc = op.getLoc();
     Type elementType = resultType.getElementType();
     Value padValue = adaptor.getConstantValue()
-                         ? extractFirst(rewriter, loc, adaptor.getConstantValue())
+                         ? extractScalar(rewriter, loc, adaptor.getConstantValue())
                          : createScalarConstant(rewriter, loc, elementType, 0.0);
     if (padValue.getType() != elementType)
       return rewriter.notifyMatchFailure(op, "constant value of another element type");
@@ -1051,26 +999,23 @@ struct TriluLowering : OpConversionPattern<graph::TriluOp> {
     Location loc = op.getLoc();
     int64_t rank = inputType.getRank();
     Value k = adaptor.getK()
-                  ? integerToIndex(rewriter, loc, extractFirst(rewriter, loc, adaptor.getK()))
+                  ? integerToIndex(rewriter, loc, extractScalar(rewriter, loc, adaptor.getK()))
                   : constantIndex(rewriter, loc, 0);
     Value zero = createScalarConstant(rewriter, loc, resultType.getElementType(), 0.0);
     bool upper = op.getUpper();
-    SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
-    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-    Value init = createEmptyTensor(rewriter, loc, resultType, getSizes(rewriter, loc, input));
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType}, ValueRange{input}, ValueRange{init}, maps, iterators,
-        [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+    Value result = createParallelGeneric(
+        rewriter, loc, resultType, getSizes(rewriter, loc, input), ValueRange{input},
+        rewriter.getMultiDimIdentityMap(rank),
+        [&](OpBuilder &b, Location nestedLoc, ValueRange args) -> Value {
           Value row = linalg::IndexOp::create(b, nestedLoc, rank - 2);
           Value column = linalg::IndexOp::create(b, nestedLoc, rank - 1);
           Value offset = arith::SubIOp::create(b, nestedLoc, column, row);
           Value keep = arith::CmpIOp::create(
               b, nestedLoc, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, offset,
               k);
-          linalg::YieldOp::create(
-              b, nestedLoc, arith::SelectOp::create(b, nestedLoc, keep, args[0], zero).getResult());
+          return arith::SelectOp::create(b, nestedLoc, keep, args[0], zero);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -1095,7 +1040,7 @@ struct EyeLikeLowering : OpConversionPattern<graph::EyeLikeOp> {
     Value k = constantIndex(rewriter, loc, static_cast<int64_t>(op.getK()));
     Value result = createIndexedGeneric(
         rewriter, loc, resultType, sizes,
-        [&](OpBuilder &b, Location nestedLoc, ArrayRef<Value> indices) -> Value {
+        [&](OpBuilder &b, Location nestedLoc, ValueRange indices) -> Value {
           Value offset = arith::SubIOp::create(b, nestedLoc, indices[1], indices[0]);
           Value onDiagonal =
               arith::CmpIOp::create(b, nestedLoc, arith::CmpIPredicate::eq, offset, k);
@@ -1172,9 +1117,8 @@ struct SizeLowering : OpConversionPattern<graph::SizeOp> {
                                                       inputType.getNumElements(), true)));
       return success();
     }
-    Value total = constantIndex(rewriter, loc, 1);
-    for (OpFoldResult size : getSizes(rewriter, loc, input))
-      total = arith::MulIOp::create(rewriter, loc, total, indexValue(rewriter, loc, size));
+    Value total = createExtentProduct(rewriter, loc, input,
+                                      llvm::to_vector(llvm::seq<int64_t>(0, inputType.getRank())));
     rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(
         op, resultType, ValueRange{indexToInteger(rewriter, loc, total, elementType)});
     return success();
@@ -1196,19 +1140,18 @@ struct RangeLowering : OpConversionPattern<graph::RangeOp> {
     bool isFloat = isa<FloatType>(elementType);
     if (!isFloat && !isa<IntegerType>(elementType))
       return rewriter.notifyMatchFailure(op, "element type not handled");
-    Value start = extractFirst(rewriter, loc, adaptor.getStart());
-    Value delta = extractFirst(rewriter, loc, adaptor.getDelta());
+    Value start = extractScalar(rewriter, loc, adaptor.getStart());
+    Value delta = extractScalar(rewriter, loc, adaptor.getDelta());
     if (start.getType() != elementType || delta.getType() != elementType)
       return rewriter.notifyMatchFailure(op, "operands of another element type");
     SmallVector<OpFoldResult> sizes = sizesOf(rewriter, resultType, [&](int64_t) {
-      Value limit = extractFirst(rewriter, loc, adaptor.getLimit());
+      Value limit = extractScalar(rewriter, loc, adaptor.getLimit());
       Value count;
       if (isFloat) {
         Value distance = arith::SubFOp::create(rewriter, loc, limit, start);
         Value steps = arith::DivFOp::create(rewriter, loc, distance, delta);
         Value rounded = math::CeilOp::create(rewriter, loc, steps);
-        count = arith::FPToSIOp::create(rewriter, loc, rewriter.getI64Type(), rounded);
-        count = integerToIndex(rewriter, loc, count);
+        count = floatToIndex(rewriter, loc, rounded);
       } else {
         Value distance = arith::SubIOp::create(rewriter, loc, limit, start);
         count = arith::CeilDivSIOp::create(rewriter, loc, distance, delta);
@@ -1219,11 +1162,10 @@ struct RangeLowering : OpConversionPattern<graph::RangeOp> {
     });
     Value result = createIndexedGeneric(
         rewriter, loc, resultType, sizes,
-        [&](OpBuilder &b, Location nestedLoc, ArrayRef<Value> indices) -> Value {
+        [&](OpBuilder &b, Location nestedLoc, ValueRange indices) -> Value {
           Value position;
           if (isFloat) {
-            Value wide = arith::IndexCastOp::create(b, nestedLoc, b.getI64Type(), indices[0]);
-            position = arith::SIToFPOp::create(b, nestedLoc, elementType, wide);
+            position = indexToFloat(b, nestedLoc, indices[0], elementType);
             Value offset = arith::MulFOp::create(b, nestedLoc, position, delta);
             return arith::AddFOp::create(b, nestedLoc, start, offset);
           }

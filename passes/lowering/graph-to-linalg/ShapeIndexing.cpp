@@ -45,14 +45,6 @@ Value elementToIndex(OpBuilder &b, Location loc, Value element, Type graphType) 
   return integerToIndex(b, loc, element);
 }
 
-/// `index` counted from the back when negative: `index + extent`.
-Value wrapNegative(OpBuilder &b, Location loc, Value index, Value extent) {
-  Value zero = indexConstant(b, loc, 0);
-  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
-  Value wrapped = arith::AddIOp::create(b, loc, index, extent);
-  return arith::SelectOp::create(b, loc, negative, wrapped, index);
-}
-
 /// `index` clamped into `[0, extent - 1]` so that no input reads or writes out of bounds.
 Value clampIndex(OpBuilder &b, Location loc, Value index, Value extent) {
   Value zero = indexConstant(b, loc, 0);
@@ -64,7 +56,7 @@ Value clampIndex(OpBuilder &b, Location loc, Value index, Value extent) {
 /// A position read from an indices tensor, made valid along a dimension of `extent`.
 Value normalizeIndex(OpBuilder &b, Location loc, Value element, Type graphType, Value extent) {
   Value index = elementToIndex(b, loc, element, graphType);
-  return clampIndex(b, loc, wrapNegative(b, loc, index, extent), extent);
+  return clampIndex(b, loc, wrapNegativeIndex(b, loc, index, extent), extent);
 }
 
 SmallVector<Value> getSizeValues(OpBuilder &b, Location loc, Value tensor) {
@@ -74,32 +66,7 @@ SmallVector<Value> getSizeValues(OpBuilder &b, Location loc, Value tensor) {
   return sizes;
 }
 
-/// `axis` in `[-rank, rank - 1]` resolved to `[0, rank - 1]`, or nothing when out of range.
-std::optional<int64_t> resolveAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return std::nullopt;
-  return axis < 0 ? axis + rank : axis;
-}
-
 RankedTensorType getRanked(Value value) { return dyn_cast<RankedTensorType>(value.getType()); }
-
-/// A `linalg.generic` over a fresh `resultType` tensor of extents `sizes`, reading
-/// `inputs` through `inputMaps`; `body` gets the input elements and yields the result's.
-Value createGather(OpBuilder &b, Location loc, RankedTensorType resultType,
-                   ArrayRef<OpFoldResult> sizes, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
-                   ScalarBody body) {
-  int64_t rank = resultType.getRank();
-  SmallVector<AffineMap> maps(inputMaps);
-  maps.push_back(b.getMultiDimIdentityMap(rank));
-  Value init = createEmptyTensor(b, loc, resultType, sizes);
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        linalg::YieldOp::create(nested, nestedLoc, body(nested, nestedLoc, args.drop_back()));
-      });
-  return generic.getResult(0);
-}
 
 /// The result dimensions `[first, first + count)` as `linalg.index` values.
 SmallVector<Value> loopIndices(OpBuilder &b, Location loc, int64_t first, int64_t count) {
@@ -127,8 +94,8 @@ struct GatherLowering : OpConversionPattern<graph::GatherOp> {
     if (!dataType || !indicesType || !resultType)
       return rewriter.notifyMatchFailure(op, "unranked operand or result");
     int64_t dataRank = dataType.getRank(), indicesRank = indicesType.getRank();
-    std::optional<int64_t> axis = resolveAxis(op.getAxis(), dataRank);
-    if (!axis || resultType.getRank() != dataRank + indicesRank - 1)
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), dataRank);
+    if (failed(axis) || resultType.getRank() != dataRank + indicesRank - 1)
       return rewriter.notifyMatchFailure(op, "axis out of range");
 
     SmallVector<OpFoldResult> dataSizes = getSizes(rewriter, loc, data);
@@ -145,7 +112,7 @@ struct GatherLowering : OpConversionPattern<graph::GatherOp> {
     AffineMap indicesMap = AffineMap::get(resultRank, 0, indicesExprs, getContext());
     Type indicesGraphType = op.getIndices().getType();
 
-    Value result = createGather(
+    Value result = createParallelGeneric(
         rewriter, loc, resultType, sizes, indices, indicesMap,
         [&](OpBuilder &b, Location nestedLoc, ValueRange args) -> Value {
           SmallVector<Value> position = loopIndices(b, nestedLoc, 0, *axis);
@@ -171,20 +138,21 @@ struct GatherElementsLowering : OpConversionPattern<graph::GatherElementsOp> {
     if (!dataType || !indicesType || !resultType)
       return rewriter.notifyMatchFailure(op, "unranked operand or result");
     int64_t rank = dataType.getRank();
-    std::optional<int64_t> axis = resolveAxis(op.getAxis(), rank);
-    if (!axis || indicesType.getRank() != rank || resultType.getRank() != rank)
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), rank);
+    if (failed(axis) || indicesType.getRank() != rank || resultType.getRank() != rank)
       return rewriter.notifyMatchFailure(op, "axis out of range or ranks differ");
 
     Value extent = tensor::DimOp::create(rewriter, loc, data, *axis);
     Type indicesGraphType = op.getIndices().getType();
-    Value result = createGather(rewriter, loc, resultType, getSizes(rewriter, loc, indices),
-                                indices, rewriter.getMultiDimIdentityMap(rank),
-                                [&](OpBuilder &b, Location nestedLoc, ValueRange args) -> Value {
-                                  SmallVector<Value> position = loopIndices(b, nestedLoc, 0, rank);
-                                  position[*axis] = normalizeIndex(b, nestedLoc, args[0],
-                                                                   indicesGraphType, extent);
-                                  return tensor::ExtractOp::create(b, nestedLoc, data, position);
-                                });
+    Value result =
+        createParallelGeneric(rewriter, loc, resultType, getSizes(rewriter, loc, indices), indices,
+                              rewriter.getMultiDimIdentityMap(rank),
+                              [&](OpBuilder &b, Location nestedLoc, ValueRange args) -> Value {
+                                SmallVector<Value> position = loopIndices(b, nestedLoc, 0, rank);
+                                position[*axis] =
+                                    normalizeIndex(b, nestedLoc, args[0], indicesGraphType, extent);
+                                return tensor::ExtractOp::create(b, nestedLoc, data, position);
+                              });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -221,7 +189,7 @@ struct GatherNDLowering : OpConversionPattern<graph::GatherNDOp> {
       extents.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, dataSizes[batchDims + j]));
     Type indicesGraphType = op.getIndices().getType();
 
-    Value result = createGather(
+    Value result = createParallelGeneric(
         rewriter, loc, resultType, sizes, ValueRange{}, {},
         [&](OpBuilder &b, Location nestedLoc, ValueRange) -> Value {
           SmallVector<Value> tuplePosition = loopIndices(b, nestedLoc, 0, indicesRank - 1);
@@ -261,7 +229,7 @@ struct ReverseSequenceLowering : OpConversionPattern<graph::ReverseSequenceOp> {
     Value timeExtent = tensor::DimOp::create(rewriter, loc, input, timeAxis);
     AffineMap lengthsMap = AffineMap::get(rank, 0, rewriter.getAffineDimExpr(batchAxis));
     Type lengthsGraphType = op.getSequenceLens().getType();
-    Value result = createGather(
+    Value result = createParallelGeneric(
         rewriter, loc, resultType, getSizes(rewriter, loc, input), lengths, lengthsMap,
         [&](OpBuilder &b, Location nestedLoc, ValueRange args) -> Value {
           Value length = elementToIndex(b, nestedLoc, args[0], lengthsGraphType);
@@ -294,8 +262,8 @@ struct OneHotLowering : OpConversionPattern<graph::OneHotOp> {
     if (!indicesType || !depthType || !valuesType || !resultType)
       return rewriter.notifyMatchFailure(op, "unranked operand or result");
     int64_t rank = resultType.getRank();
-    std::optional<int64_t> axis = resolveAxis(op.getAxis(), rank);
-    if (!axis || indicesType.getRank() != rank - 1 || valuesType.getRank() != 1 ||
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), rank);
+    if (failed(axis) || indicesType.getRank() != rank - 1 || valuesType.getRank() != 1 ||
         depthType.getRank() > 1)
       return rewriter.notifyMatchFailure(op, "axis out of range or operands of a wrong rank");
 
@@ -304,8 +272,7 @@ struct OneHotLowering : OpConversionPattern<graph::OneHotOp> {
     if (!resultType.isDynamicDim(*axis)) {
       depthValue = indexConstant(rewriter, loc, resultType.getDimSize(*axis));
     } else {
-      SmallVector<Value> position(depthType.getRank(), indexConstant(rewriter, loc, 0));
-      Value element = tensor::ExtractOp::create(rewriter, loc, depth, position);
+      Value element = extractScalar(rewriter, loc, depth);
       depthValue = elementToIndex(rewriter, loc, element, op.getDepth().getType());
     }
     Value off = tensor::ExtractOp::create(rewriter, loc, values,
@@ -322,17 +289,17 @@ struct OneHotLowering : OpConversionPattern<graph::OneHotOp> {
     AffineMap indicesMap = AffineMap::get(rank, 0, indicesExprs, getContext());
     Type indicesGraphType = op.getIndices().getType();
 
-    Value result =
-        createGather(rewriter, loc, resultType, sizes, indices, indicesMap,
-                     [&](OpBuilder &b, Location nestedLoc, ValueRange args) -> Value {
-                       // Out-of-range indices match no position and give an all-off row: no clamp.
-                       Value index = elementToIndex(b, nestedLoc, args[0], indicesGraphType);
-                       index = wrapNegative(b, nestedLoc, index, depthValue);
-                       Value position = linalg::IndexOp::create(b, nestedLoc, *axis);
-                       Value hot = arith::CmpIOp::create(b, nestedLoc, arith::CmpIPredicate::eq,
-                                                         index, position);
-                       return arith::SelectOp::create(b, nestedLoc, hot, on, off);
-                     });
+    Value result = createParallelGeneric(
+        rewriter, loc, resultType, sizes, indices, indicesMap,
+        [&](OpBuilder &b, Location nestedLoc, ValueRange args) -> Value {
+          // Out-of-range indices match no position and give an all-off row: no clamp.
+          Value index = elementToIndex(b, nestedLoc, args[0], indicesGraphType);
+          index = wrapNegativeIndex(b, nestedLoc, index, depthValue);
+          Value position = linalg::IndexOp::create(b, nestedLoc, *axis);
+          Value hot =
+              arith::CmpIOp::create(b, nestedLoc, arith::CmpIPredicate::eq, index, position);
+          return arith::SelectOp::create(b, nestedLoc, hot, on, off);
+        });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -369,22 +336,11 @@ getScatterCombine(StringRef reduction, Type graphElementType) {
         return arith::AndIOp::create(b, loc, x, y);
       return arith::MulIOp::create(b, loc, x, y);
     });
-  if (reduction == "max")
-    return Combine([=](OpBuilder &b, Location loc, Value x, Value y) -> Value {
-      if (isFloat)
-        return arith::MaximumFOp::create(b, loc, x, y);
-      if (isUnsignedInt || isBool)
-        return arith::MaxUIOp::create(b, loc, x, y);
-      return arith::MaxSIOp::create(b, loc, x, y);
-    });
-  if (reduction == "min")
-    return Combine([=](OpBuilder &b, Location loc, Value x, Value y) -> Value {
-      if (isFloat)
-        return arith::MinimumFOp::create(b, loc, x, y);
-      if (isUnsignedInt || isBool)
-        return arith::MinUIOp::create(b, loc, x, y);
-      return arith::MinSIOp::create(b, loc, x, y);
-    });
+  if (reduction == "max" || reduction == "min")
+    return Combine(
+        [=, max = reduction == "max"](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+          return createMinMax(b, loc, x, y, max, isUnsignedInt || isBool);
+        });
   return failure();
 }
 
@@ -426,8 +382,8 @@ struct ScatterElementsLowering : OpConversionPattern<graph::ScatterElementsOp> {
     if (!dataType || !indicesType || !updatesType || !resultType)
       return rewriter.notifyMatchFailure(op, "unranked operand or result");
     int64_t rank = dataType.getRank();
-    std::optional<int64_t> axis = resolveAxis(op.getAxis(), rank);
-    if (!axis || indicesType.getRank() != rank || updatesType.getRank() != rank)
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), rank);
+    if (failed(axis) || indicesType.getRank() != rank || updatesType.getRank() != rank)
       return rewriter.notifyMatchFailure(op, "axis out of range or ranks differ");
     auto combine = getScatterCombine(op.getReduction(), op.getData().getType());
     if (failed(combine))
@@ -520,12 +476,13 @@ Value gatherAlongAxis(OpBuilder &b, Location loc, Value input, int64_t axis, Val
   shape[axis] = ShapedType::kDynamic;
   auto resultType = RankedTensorType::get(shape, elementType);
   AffineMap positionsMap = AffineMap::get(rank, 0, b.getAffineDimExpr(axis));
-  return createGather(b, loc, resultType, sizes, positions, positionsMap,
-                      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) -> Value {
-                        SmallVector<Value> position = loopIndices(nested, nestedLoc, 0, rank);
-                        position[axis] = integerToIndex(nested, nestedLoc, args[0]);
-                        return tensor::ExtractOp::create(nested, nestedLoc, input, position);
-                      });
+  return createParallelGeneric(
+      b, loc, resultType, sizes, positions, positionsMap,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) -> Value {
+        SmallVector<Value> position = loopIndices(nested, nestedLoc, 0, rank);
+        position[axis] = integerToIndex(nested, nestedLoc, args[0]);
+        return tensor::ExtractOp::create(nested, nestedLoc, input, position);
+      });
 }
 
 /// Compress: the slices along `axis` (of the flattened input without it) whose condition
@@ -543,8 +500,8 @@ struct CompressLowering : OpConversionPattern<graph::CompressOp> {
       return rewriter.notifyMatchFailure(op, "unranked operand or result, or condition not 1-D");
     int64_t axis = 0;
     if (std::optional<int64_t> axisAttr = op.getAxis()) {
-      std::optional<int64_t> resolved = resolveAxis(*axisAttr, inputType.getRank());
-      if (!resolved)
+      FailureOr<int64_t> resolved = normalizeAxis(*axisAttr, inputType.getRank());
+      if (failed(resolved))
         return rewriter.notifyMatchFailure(op, "axis out of range");
       axis = *resolved;
     } else {
@@ -719,9 +676,10 @@ struct UniqueLowering : OpConversionPattern<graph::UniqueOp> {
     std::optional<int64_t> axis;
     Value rows;
     if (std::optional<int64_t> axisAttr = op.getAxis()) {
-      axis = resolveAxis(*axisAttr, rank);
-      if (!axis)
+      FailureOr<int64_t> normalized = normalizeAxis(*axisAttr, rank);
+      if (failed(normalized))
         return rewriter.notifyMatchFailure(op, "axis out of range");
+      axis = *normalized;
       if (rank == 1) {
         rows = input;
       } else {
@@ -876,7 +834,7 @@ struct UniqueLowering : OpConversionPattern<graph::UniqueOp> {
           });
       sortedPosition = ranking.getResult(0);
       // Renumber the inverse indices.
-      inverse = createGather(
+      inverse = createParallelGeneric(
           rewriter, loc, bufferType, bufferSizes, inverse, rewriter.getMultiDimIdentityMap(1),
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
             return tensor::ExtractOp::create(b, l, sortedPosition, integerToIndex(b, l, args[0]));

@@ -21,61 +21,13 @@ using namespace mlir;
 namespace kiln::lowering {
 namespace {
 
-Value f64Constant(OpBuilder &b, Location loc, double value) {
-  return createScalarConstant(b, loc, b.getF64Type(), value);
-}
-
 Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
 
-/// `value` (a float, integer or index scalar) as an f64.
-Value toF64(OpBuilder &b, Location loc, Value value) {
-  Type type = value.getType();
-  Type f64 = b.getF64Type();
-  if (auto floatType = dyn_cast<FloatType>(type))
-    return floatType.getWidth() < 64 ? Value(arith::ExtFOp::create(b, loc, f64, value)) : value;
-  if (type.isIndex())
-    value = arith::IndexCastOp::create(b, loc, b.getI64Type(), value);
-  return arith::SIToFPOp::create(b, loc, f64, value);
-}
-
-/// The single element of a scalar operand (rank 0 or `[1]`).
-Value readScalar(OpBuilder &b, Location loc, Value tensor) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  SmallVector<Value> indices(type.getRank(), indexConstant(b, loc, 0));
-  return tensor::ExtractOp::create(b, loc, tensor, indices);
-}
-
 /// The single element of an integer scalar operand, as an index.
 Value readIndexScalar(OpBuilder &b, Location loc, Value tensor) {
-  Value value = readScalar(b, loc, tensor);
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
-}
-
-/// Whether `value` has a ranked type holding exactly one element.
-bool isScalarLike(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && type.hasStaticShape() && type.getNumElements() == 1;
-}
-
-/// A `linalg.generic` producing `type` (extents `sizes`) whose body computes each element
-/// from its indices.
-Value createGather(OpBuilder &b, Location loc, RankedTensorType type, ArrayRef<OpFoldResult> sizes,
-                   function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-  int64_t rank = type.getRank();
-  Value init = createEmptyTensor(b, loc, type, sizes);
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
-      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)}, iterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange) {
-        SmallVector<Value> indices;
-        for (int64_t dim = 0; dim < rank; ++dim)
-          indices.push_back(linalg::IndexOp::create(nested, nestedLoc, dim));
-        linalg::YieldOp::create(nested, nestedLoc, body(nested, nestedLoc, indices));
-      });
-  return generic.getResult(0);
+  return integerToIndex(b, loc, extractScalar(b, loc, tensor));
 }
 
 /// The result extents of `type`, with `dynamic` filling its dynamic ones in order.
@@ -93,9 +45,9 @@ SmallVector<OpFoldResult> resultSizes(OpBuilder &b, RankedTensorType type,
 std::pair<Value, Value>
 directTransform(OpBuilder &b, Location loc, Value count, Value k, Value length, double sign,
                 function_ref<std::pair<Value, Value>(OpBuilder &, Location, Value)> read) {
-  Value zero = f64Constant(b, loc, 0);
+  Value zero = createF64Constant(b, loc, 0);
   Value lengthF = toF64(b, loc, length);
-  Value base = f64Constant(b, loc, sign * 2 * llvm::numbers::pi);
+  Value base = createF64Constant(b, loc, sign * 2 * llvm::numbers::pi);
   auto loop = scf::ForOp::create(
       b, loc, indexConstant(b, loc, 0), count, indexConstant(b, loc, 1), ValueRange{zero, zero},
       [&](OpBuilder &lb, Location ll, Value j, ValueRange acc) {
@@ -123,9 +75,7 @@ Value pickComponent(OpBuilder &b, Location loc, std::pair<Value, Value> pair, Va
   Value isReal =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, component, indexConstant(b, loc, 0));
   Value value = arith::SelectOp::create(b, loc, isReal, pair.first, pair.second);
-  if (cast<FloatType>(element).getWidth() < 64)
-    value = arith::TruncFOp::create(b, loc, element, value);
-  return value;
+  return fromF64(b, loc, value, element);
 }
 
 //===----------------------------------------------------------------------===//
@@ -157,7 +107,7 @@ struct DFTLowering : OpConversionPattern<graph::DFTOp> {
       axis += rank;
     if (axis < 0 || axis > rank - 2)
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    if (adaptor.getDftLength() && !isScalarLike(adaptor.getDftLength()))
+    if (adaptor.getDftLength() && !isSingleElement(adaptor.getDftLength().getType()))
       return rewriter.notifyMatchFailure(op, "dft_length must be a scalar");
     bool inverse = op.getInverse();
     bool onesided = op.getOnesided();
@@ -180,7 +130,7 @@ struct DFTLowering : OpConversionPattern<graph::DFTOp> {
                                          indexConstant(rewriter, loc, 1))
                  : length;
 
-    Value result = createGather(
+    Value result = createIndexedGeneric(
         rewriter, loc, resultType, resultSizes(rewriter, resultType, extents),
         [&](OpBuilder &b, Location l, ValueRange idx) {
           auto sum = directTransform(
@@ -191,7 +141,7 @@ struct DFTLowering : OpConversionPattern<graph::DFTOp> {
                 indices[rank - 1] = indexConstant(rb, rl, 0);
                 Value re = toF64(rb, rl, tensor::ExtractOp::create(rb, rl, input, indices));
                 if (components == 1)
-                  return {re, f64Constant(rb, rl, 0)};
+                  return {re, createF64Constant(rb, rl, 0)};
                 indices[rank - 1] = indexConstant(rb, rl, 1);
                 Value im = toF64(rb, rl, tensor::ExtractOp::create(rb, rl, input, indices));
                 return {re, im};
@@ -234,8 +184,8 @@ struct STFTLowering : OpConversionPattern<graph::STFTOp> {
       return rewriter.notifyMatchFailure(op, "neither window nor frame_length");
     if (window && cast<RankedTensorType>(window.getType()).getRank() != 1)
       return rewriter.notifyMatchFailure(op, "the window must be 1-D");
-    if (!isScalarLike(adaptor.getFrameStep()) ||
-        (frameLengthOperand && !isScalarLike(frameLengthOperand)))
+    if (!isSingleElement(adaptor.getFrameStep().getType()) ||
+        (frameLengthOperand && !isSingleElement(frameLengthOperand.getType())))
       return rewriter.notifyMatchFailure(op, "frame_step and frame_length must be scalars");
     bool onesided = op.getOnesided();
 
@@ -260,7 +210,7 @@ struct STFTLowering : OpConversionPattern<graph::STFTOp> {
                                frames, bins, two};
     Value lastSample = arith::SubIOp::create(rewriter, loc, signalLength, one);
 
-    Value result = createGather(
+    Value result = createIndexedGeneric(
         rewriter, loc, resultType, resultSizes(rewriter, resultType, extents),
         [&](OpBuilder &b, Location l, ValueRange idx) {
           Value frameStart = arith::MulIOp::create(b, l, idx[1], step);
@@ -270,7 +220,7 @@ struct STFTLowering : OpConversionPattern<graph::STFTOp> {
                 Value sample = arith::AddIOp::create(rb, rl, frameStart, j);
                 // A result type longer than the signal allows would read past its end.
                 sample = arith::MinSIOp::create(rb, rl, sample, lastSample);
-                Value weight = f64Constant(rb, rl, 1);
+                Value weight = createF64Constant(rb, rl, 1);
                 if (window)
                   weight = toF64(rb, rl, tensor::ExtractOp::create(rb, rl, window, ValueRange{j}));
                 auto read = [&](int64_t component) {
@@ -279,7 +229,7 @@ struct STFTLowering : OpConversionPattern<graph::STFTOp> {
                   return arith::MulFOp::create(rb, rl, toF64(rb, rl, value), weight).getResult();
                 };
                 if (components == 1)
-                  return {read(0), f64Constant(rb, rl, 0)};
+                  return {read(0), createF64Constant(rb, rl, 0)};
                 return {read(0), read(1)};
               });
           return pickComponent(b, l, sum, idx[3], element);
@@ -306,7 +256,7 @@ template <typename OpTy> struct WindowLowering : OpConversionPattern<OpTy> {
     RankedTensorType resultType = getConvertedResultType(*this->getTypeConverter(), op);
     if (!resultType || resultType.getRank() != 1)
       return rewriter.notifyMatchFailure(op, "the result must be 1-D");
-    if (!isScalarLike(adaptor.getSize()) ||
+    if (!isSingleElement(adaptor.getSize().getType()) ||
         !isa<IntegerType>(getElementTypeOrSelf(adaptor.getSize().getType())))
       return rewriter.notifyMatchFailure(op, "size must be an integer scalar");
     Type graphElement = getElementTypeOrSelf(op.getResult().getType());
@@ -317,21 +267,22 @@ template <typename OpTy> struct WindowLowering : OpConversionPattern<OpTy> {
             ? size
             : Value(arith::SubIOp::create(rewriter, loc, size, indexConstant(rewriter, loc, 1)));
     Value periodF = toF64(rewriter, loc, period);
-    Value result = createGather(
+    Value result = createIndexedGeneric(
         rewriter, loc, resultType, resultSizes(rewriter, resultType, {size}),
         [&](OpBuilder &b, Location l, ValueRange idx) {
           Value angle = arith::DivFOp::create(
               b, l,
-              arith::MulFOp::create(b, l, f64Constant(b, l, 2 * llvm::numbers::pi),
+              arith::MulFOp::create(b, l, createF64Constant(b, l, 2 * llvm::numbers::pi),
                                     toF64(b, l, idx[0])),
               periodF);
-          Value value = arith::SubFOp::create(
-              b, l, f64Constant(b, l, a0),
-              arith::MulFOp::create(b, l, f64Constant(b, l, a1), math::CosOp::create(b, l, angle)));
+          Value value =
+              arith::SubFOp::create(b, l, createF64Constant(b, l, a0),
+                                    arith::MulFOp::create(b, l, createF64Constant(b, l, a1),
+                                                          math::CosOp::create(b, l, angle)));
           if (a2 != 0) {
-            Value twice = arith::MulFOp::create(b, l, angle, f64Constant(b, l, 2));
+            Value twice = arith::MulFOp::create(b, l, angle, createF64Constant(b, l, 2));
             value = arith::AddFOp::create(b, l, value,
-                                          arith::MulFOp::create(b, l, f64Constant(b, l, a2),
+                                          arith::MulFOp::create(b, l, createF64Constant(b, l, a2),
                                                                 math::CosOp::create(b, l, twice)));
           }
           return convertScalar(b, l, value, b.getF64Type(), graphElement);
@@ -357,19 +308,19 @@ struct MelWeightMatrixLowering : OpConversionPattern<graph::MelWeightMatrixOp> {
     if (!resultType || resultType.getRank() != 2)
       return rewriter.notifyMatchFailure(op, "the result must be 2-D");
     for (Value operand : adaptor.getOperands())
-      if (!isScalarLike(operand))
+      if (!isSingleElement(operand.getType()))
         return rewriter.notifyMatchFailure(op, "operands must be scalars");
     for (Value operand : {adaptor.getNumMelBins(), adaptor.getDftLength(), adaptor.getSampleRate()})
       if (!isa<IntegerType>(getElementTypeOrSelf(operand.getType())))
         return rewriter.notifyMatchFailure(op, "counts and rate must be integers");
     Type graphElement = getElementTypeOrSelf(op.getResult().getType());
-    auto c = [&](double v) { return f64Constant(rewriter, loc, v); };
+    auto c = [&](double v) { return createF64Constant(rewriter, loc, v); };
 
     Value numMelBins = readIndexScalar(rewriter, loc, adaptor.getNumMelBins());
     Value dftLength = readIndexScalar(rewriter, loc, adaptor.getDftLength());
-    Value sampleRate = toF64(rewriter, loc, readScalar(rewriter, loc, adaptor.getSampleRate()));
-    Value lower = toF64(rewriter, loc, readScalar(rewriter, loc, adaptor.getLowerEdgeHertz()));
-    Value upper = toF64(rewriter, loc, readScalar(rewriter, loc, adaptor.getUpperEdgeHertz()));
+    Value sampleRate = toF64(rewriter, loc, extractScalar(rewriter, loc, adaptor.getSampleRate()));
+    Value lower = toF64(rewriter, loc, extractScalar(rewriter, loc, adaptor.getLowerEdgeHertz()));
+    Value upper = toF64(rewriter, loc, extractScalar(rewriter, loc, adaptor.getUpperEdgeHertz()));
     Value spectrogramBins = arith::AddIOp::create(
         rewriter, loc,
         arith::DivUIOp::create(rewriter, loc, dftLength, indexConstant(rewriter, loc, 2)),
@@ -391,10 +342,10 @@ struct MelWeightMatrixLowering : OpConversionPattern<graph::MelWeightMatrixOp> {
         arith::AddFOp::create(rewriter, loc, toF64(rewriter, loc, numMelBins), c(2)));
     Value dftPlusOne = arith::AddFOp::create(rewriter, loc, toF64(rewriter, loc, dftLength), c(1));
 
-    Value result = createGather(
+    Value result = createIndexedGeneric(
         rewriter, loc, resultType, resultSizes(rewriter, resultType, {spectrogramBins, numMelBins}),
         [&](OpBuilder &b, Location l, ValueRange idx) {
-          auto k = [&](double v) { return f64Constant(b, l, v); };
+          auto k = [&](double v) { return createF64Constant(b, l, v); };
           // The spectrogram bin of mel band edge `edge`: floor((dft_length + 1) * hz / rate).
           auto edgeBin = [&](Value edge) {
             Value mel =

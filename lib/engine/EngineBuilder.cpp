@@ -1,0 +1,369 @@
+//===- EngineBuilder.cpp - An engine from a lowered GPU module ------------===//
+
+#include "lib/engine/EngineBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
+using kiln::engine::Address;
+using kiln::engine::ElementType;
+using kiln::engine::LaunchArgument;
+using MemoryRegion = kiln::engine::Region;
+using kiln::engine::Step;
+
+namespace {
+
+/// Weights start at multiples of this in the blob (the runtime uploads the blob to one
+/// allocation, so this is their alignment in device memory).
+constexpr size_t kWeightAlignment = 256;
+
+std::optional<ElementType> toElementType(Type type) {
+  if (type.isF32())
+    return ElementType::F32;
+  if (type.isF16())
+    return ElementType::F16;
+  if (type.isBF16())
+    return ElementType::BF16;
+  if (type.isF64())
+    return ElementType::F64;
+  auto integer = dyn_cast<IntegerType>(type);
+  if (!integer)
+    return std::nullopt;
+  bool isUnsigned = integer.isUnsigned();
+  switch (integer.getWidth()) {
+  case 1:
+    return ElementType::Bool;
+  case 8:
+    return isUnsigned ? ElementType::U8 : ElementType::I8;
+  case 16:
+    return isUnsigned ? ElementType::U16 : ElementType::I16;
+  case 32:
+    return isUnsigned ? ElementType::U32 : ElementType::I32;
+  case 64:
+    return isUnsigned ? ElementType::U64 : ElementType::I64;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The host function: the one with `kernel.num_inputs`.
+func::FuncOp findHost(ModuleOp module) {
+  for (auto function : module.getOps<func::FuncOp>())
+    if (function->hasAttr("kernel.num_inputs"))
+      return function;
+  return nullptr;
+}
+
+/// Appends the bytes of `value` (little-endian, one byte per i1) to `bytes`.
+LogicalResult appendBytes(ElementsAttr value, Location loc, std::vector<uint8_t> &bytes) {
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return emitError(loc, "weight '")
+             << resource.getRawHandle().getKey() << "' has no data (an elided resource?)";
+    ArrayRef<char> data = blob->getData();
+    bytes.insert(bytes.end(), data.begin(), data.end());
+    return success();
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return emitError(loc, "cannot store a weight of attribute kind ") << value;
+  Type element = dense.getElementType();
+  auto appendInteger = [&](const APInt &bits) {
+    unsigned width = std::max(8u, bits.getBitWidth());
+    APInt wide = bits.zextOrTrunc(width);
+    for (unsigned byte = 0; byte < width / 8; ++byte)
+      bytes.push_back(static_cast<uint8_t>(wide.extractBitsAsZExtValue(8, byte * 8)));
+  };
+  if (isa<FloatType>(element)) {
+    for (APFloat number : dense.getValues<APFloat>())
+      appendInteger(number.bitcastToAPInt());
+    return success();
+  }
+  if (isa<IntegerType, IndexType>(element)) {
+    for (APInt number : dense.getValues<APInt>())
+      appendInteger(element.isIndex() ? number.sextOrTrunc(64) : number);
+    return success();
+  }
+  return emitError(loc, "cannot store weights of element type ") << element;
+}
+
+/// Kernel and template of a launch, and the ONNX nodes it computes, from its location
+/// (KernelToLinalg tags every op of a kernel with a FusedLoc whose metadata names them).
+void describeKernel(Location loc, kiln::engine::Kernel &kernel) {
+  llvm::SmallVector<std::string> nodes;
+  loc->walk([&](Location nested) {
+    if (auto fused = dyn_cast<FusedLoc>(nested)) {
+      if (auto tag = dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())) {
+        if (auto name = tag.getAs<StringAttr>("template"); name && kernel.templateKind.empty())
+          kernel.templateKind = name.str();
+        if (Attribute config = tag.get("config"); config && kernel.config.empty()) {
+          llvm::raw_string_ostream os(kernel.config);
+          config.print(os);
+        }
+      }
+    }
+    if (auto named = dyn_cast<NameLoc>(nested)) {
+      std::string node = named.getName().str();
+      if (!llvm::is_contained(nodes, node))
+        nodes.push_back(node);
+    }
+    return WalkResult::advance();
+  });
+  kernel.sourceNodes.assign(nodes.begin(), nodes.end());
+  if (kernel.templateKind.empty())
+    kernel.templateKind = "generic";
+}
+
+class ScheduleBuilder {
+public:
+  ScheduleBuilder(ModuleOp module, func::FuncOp host, kiln::engine::Engine &engine)
+      : module(module), host(host), engine(engine) {}
+
+  LogicalResult build(ArrayRef<kiln::CompiledGpuModule> compiled) {
+    for (const kiln::CompiledGpuModule &gpuModule : compiled) {
+      moduleIndex[gpuModule.name] = engine.modules.size();
+      engine.modules.push_back({gpuModule.name, gpuModule.ptx, gpuModule.cubin});
+    }
+    auto arena = host->getAttrOfType<IntegerAttr>("kernel.arena_bytes");
+    auto unplanned = host->getAttrOfType<IntegerAttr>("kernel.unplanned_bytes");
+    if (!arena || !unplanned)
+      return host.emitError("has no memory plan; run kernel-plan-buffers first");
+    engine.arenaBytes = arena.getInt();
+    engine.unplannedBytes = unplanned.getInt();
+
+    for (Operation &op : host.getBody().front()) {
+      if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+        if (failed(addLaunch(launch)))
+          return failure();
+      } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+        if (failed(addCopy(copy)))
+          return failure();
+      } else if (failed(checkHostOp(op))) {
+        return failure();
+      }
+    }
+    return success();
+  }
+
+private:
+  /// Ops the schedule needs nothing from: they define buffers, views and constants that
+  /// launches use.
+  LogicalResult checkHostOp(Operation &op) {
+    if (isa<memref::AllocOp, memref::GetGlobalOp, memref::DeallocOp, func::ReturnOp,
+            ViewLikeOpInterface, memref::CastOp>(op) ||
+        op.hasTrait<OpTrait::ConstantLike>())
+      return success();
+    return op.emitError("cannot be part of an engine's schedule: the host runs only kernel "
+                        "launches and copies (is it left over from a GPU lowering?)");
+  }
+
+  /// Where the buffer `value` lives.
+  FailureOr<Address> getAddress(Value value, Operation *user) {
+    if (auto argument = dyn_cast<BlockArgument>(value)) {
+      if (argument.getOwner() != &host.getBody().front())
+        return user->emitError("uses a buffer that is not an argument of the host function");
+      unsigned index = argument.getArgNumber();
+      unsigned numInputs = engine.inputs.size();
+      if (index < numInputs)
+        return Address{MemoryRegion::Input, index, 0};
+      return Address{MemoryRegion::Output, index - numInputs, 0};
+    }
+    Operation *definition = value.getDefiningOp();
+    if (auto alloc = dyn_cast<memref::AllocOp>(definition)) {
+      auto offset = alloc->getAttrOfType<IntegerAttr>("kernel.arena_offset");
+      if (!offset)
+        return alloc.emitError("has no arena offset; run kernel-plan-buffers first");
+      return Address{MemoryRegion::Arena, 0, static_cast<uint64_t>(offset.getInt())};
+    }
+    if (auto getGlobal = dyn_cast<memref::GetGlobalOp>(definition))
+      return getWeight(getGlobal);
+    // A view passes its buffer's base pointer; its offset is in its type, and the kernel
+    // (bare-pointer convention) applies it.
+    if (auto view = dyn_cast<ViewLikeOpInterface>(definition))
+      return getAddress(view.getViewSource(), user);
+    if (auto cast = dyn_cast<memref::CastOp>(definition))
+      return getAddress(cast.getSource(), user);
+    return definition->emitError("defines a buffer the engine cannot place (")
+           << definition->getName() << ")";
+  }
+
+  FailureOr<Address> getWeight(memref::GetGlobalOp getGlobal) {
+    auto found = weightOffset.find(getGlobal.getName());
+    if (found != weightOffset.end())
+      return Address{MemoryRegion::Weights, 0, found->second};
+    auto global =
+        SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(getGlobal, getGlobal.getNameAttr());
+    if (!global || !global.getInitialValue())
+      return getGlobal.emitError("reads a global without an initial value");
+    auto value = dyn_cast<ElementsAttr>(*global.getInitialValue());
+    if (!value)
+      return global.emitError("has no constant value");
+    std::vector<uint8_t> &blob = engine.weights;
+    blob.resize((blob.size() + kWeightAlignment - 1) / kWeightAlignment * kWeightAlignment);
+    uint64_t offset = blob.size();
+    if (failed(appendBytes(value, global.getLoc(), blob)))
+      return failure();
+    weightOffset[getGlobal.getName()] = offset;
+    return Address{MemoryRegion::Weights, 0, offset};
+  }
+
+  FailureOr<uint32_t> getConstantSize(Value value, Operation *op, StringRef what) {
+    APInt constant;
+    if (!matchPattern(value, m_ConstantInt(&constant)))
+      return op->emitError("has a ") << what << " that is not a compile-time constant";
+    return static_cast<uint32_t>(constant.getZExtValue());
+  }
+
+  LogicalResult addLaunch(gpu::LaunchFuncOp launch) {
+    Step step;
+    step.kind = Step::Kind::Launch;
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+    Value sizes[6] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
+    for (int i = 0; i < 6; ++i) {
+      FailureOr<uint32_t> size =
+          getConstantSize(sizes[i], launch, i < 3 ? "grid size" : "block size");
+      if (failed(size))
+        return failure();
+      (i < 3 ? step.grid[i] : step.block[i - 3]) = *size;
+    }
+    if (Value shared = launch.getDynamicSharedMemorySize()) {
+      FailureOr<uint32_t> size = getConstantSize(shared, launch, "shared memory size");
+      if (failed(size))
+        return failure();
+      step.sharedBytes = *size;
+    }
+
+    for (Value operand : launch.getKernelOperands()) {
+      LaunchArgument argument;
+      if (isa<MemRefType>(operand.getType())) {
+        FailureOr<Address> address = getAddress(operand, launch);
+        if (failed(address))
+          return failure();
+        argument.kind = LaunchArgument::Kind::Pointer;
+        argument.address = *address;
+      } else if (failed(getScalar(operand, launch, argument))) {
+        return failure();
+      }
+      step.arguments.push_back(argument);
+    }
+
+    // One engine kernel per distinct entry point.
+    std::string moduleName = launch.getKernelModuleName().str();
+    std::string entry = launch.getKernelName().str();
+    auto module = moduleIndex.find(moduleName);
+    if (module == moduleIndex.end())
+      return launch.emitError("launches a kernel of gpu.module @")
+             << moduleName << ", which was not compiled";
+    std::string key = moduleName + "::" + entry;
+    auto found = kernelIndex.find(key);
+    if (found == kernelIndex.end()) {
+      kiln::engine::Kernel kernel;
+      kernel.name = entry;
+      kernel.module = module->second;
+      describeKernel(launch.getLoc(), kernel);
+      found = kernelIndex.insert({key, engine.kernels.size()}).first;
+      engine.kernels.push_back(std::move(kernel));
+    }
+    step.kernel = found->second;
+    engine.steps.push_back(std::move(step));
+    return success();
+  }
+
+  LogicalResult getScalar(Value operand, Operation *launch, LaunchArgument &argument) {
+    Type type = operand.getType();
+    Attribute value;
+    if (!matchPattern(operand, m_Constant(&value)))
+      return launch->emitError("passes a scalar that is not a compile-time constant (")
+             << type << ")";
+    if (auto integer = dyn_cast<IntegerAttr>(value)) {
+      unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+      if (width != 32 && width != 64)
+        return launch->emitError("passes an integer scalar of ") << width << " bits";
+      argument.kind = width == 32 ? LaunchArgument::Kind::I32 : LaunchArgument::Kind::I64;
+      argument.scalar = integer.getValue().zextOrTrunc(64).getZExtValue();
+      return success();
+    }
+    if (auto number = dyn_cast<FloatAttr>(value)) {
+      if (!type.isF32() && !type.isF64())
+        return launch->emitError("passes a float scalar of type ") << type;
+      argument.kind = type.isF32() ? LaunchArgument::Kind::F32 : LaunchArgument::Kind::F64;
+      argument.scalar = number.getValue().bitcastToAPInt().getZExtValue();
+      return success();
+    }
+    return launch->emitError("passes a scalar of type ") << type;
+  }
+
+  LogicalResult addCopy(memref::CopyOp copy) {
+    auto type = cast<MemRefType>(copy.getSource().getType());
+    if (!type.getLayout().isIdentity() ||
+        !cast<MemRefType>(copy.getTarget().getType()).getLayout().isIdentity())
+      return copy.emitError("copies a strided buffer on the host; copies must be contiguous");
+    FailureOr<Address> source = getAddress(copy.getSource(), copy);
+    FailureOr<Address> destination = getAddress(copy.getTarget(), copy);
+    if (failed(source) || failed(destination))
+      return failure();
+    Type element = type.getElementType();
+    uint64_t elementBytes = element.isIndex() ? 8 : (element.getIntOrFloatBitWidth() + 7) / 8;
+    Step step;
+    step.kind = Step::Kind::Copy;
+    step.source = *source;
+    step.destination = *destination;
+    step.bytes = type.getNumElements() * elementBytes;
+    engine.steps.push_back(std::move(step));
+    return success();
+  }
+
+  ModuleOp module;
+  func::FuncOp host;
+  kiln::engine::Engine &engine;
+  llvm::StringMap<uint32_t> moduleIndex;
+  llvm::StringMap<uint32_t> kernelIndex;
+  llvm::StringMap<uint64_t> weightOffset;
+};
+
+} // namespace
+
+LogicalResult kiln::readEngineSignature(func::FuncOp host, engine::Engine &engine) {
+  auto numInputs = host->getAttrOfType<IntegerAttr>("kernel.num_inputs");
+  if (!numInputs)
+    return host.emitError("is not a host function of graph-to-kernel (no kernel.num_inputs)");
+  engine.inputs.clear();
+  engine.outputs.clear();
+  for (auto [index, type] : llvm::enumerate(host.getArgumentTypes())) {
+    auto buffer = cast<MemRefType>(type);
+    engine::TensorSignature signature;
+    if (auto name = host.getArgAttrOfType<StringAttr>(index, "graph.name"))
+      signature.name = name.str();
+    else
+      signature.name = "arg" + std::to_string(index);
+    Type element = buffer.getElementType();
+    if (auto declared = host.getArgAttrOfType<TypeAttr>(index, "kernel.element_type"))
+      element = declared.getValue();
+    std::optional<engine::ElementType> elementType = toElementType(element);
+    if (!elementType)
+      return host.emitError("input or output '") << signature.name << "' has element type "
+                                                 << element << ", which engines do not support";
+    signature.type = *elementType;
+    signature.shape.assign(buffer.getShape().begin(), buffer.getShape().end());
+    (static_cast<int64_t>(index) < numInputs.getInt() ? engine.inputs : engine.outputs)
+        .push_back(std::move(signature));
+  }
+  return success();
+}
+
+LogicalResult kiln::buildEngine(ModuleOp module, ArrayRef<CompiledGpuModule> compiled,
+                                engine::Engine &engine) {
+  func::FuncOp host = findHost(module);
+  if (!host)
+    return module.emitError("has no host function (graph-to-kernel marks it)");
+  return ScheduleBuilder(module, host, engine).build(compiled);
+}

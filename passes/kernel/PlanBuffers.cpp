@@ -1,0 +1,147 @@
+//===- PlanBuffers.cpp - Place intermediates in one arena by liveness -----===//
+//
+// The host schedule runs in order on one stream, so a buffer is needed from the first op
+// that uses it to the last: two buffers whose intervals do not overlap can share memory.
+// Buffers are placed largest first, each at the lowest aligned offset that does not
+// overlap a placed buffer live at the same time (first fit, as TensorFlow Lite's arena
+// planner and TensorRT's do); the arena is the highest end.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KERNELPLANBUFFERS
+#include "passes/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// Device allocations start at multiples of this, enough for any vector access.
+constexpr int64_t kAlignment = 256;
+
+int64_t alignTo(int64_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
+
+/// The bytes of a buffer of static shape: i1 and other sub-byte types take a byte each,
+/// as LLVM stores them.
+std::optional<int64_t> getSizeInBytes(MemRefType type) {
+  if (!type.hasStaticShape())
+    return std::nullopt;
+  Type element = type.getElementType();
+  int64_t elementBytes;
+  if (element.isIndex())
+    elementBytes = 8; // index is i64 in the NVPTX and host data layouts Kiln uses
+  else if (auto complex = dyn_cast<ComplexType>(element))
+    elementBytes = 2 * ((complex.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+  else if (element.isIntOrFloat())
+    elementBytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+  else
+    return std::nullopt;
+  return type.getNumElements() * elementBytes;
+}
+
+struct Interval {
+  memref::AllocOp alloc;
+  int64_t size = 0;
+  unsigned first = 0, last = 0;
+  int64_t offset = 0;
+};
+
+struct KernelPlanBuffersPass : kiln::impl::KernelPlanBuffersBase<KernelPlanBuffersPass> {
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    if (function.isExternal())
+      return;
+    Block &body = function.getBody().front();
+
+    // Position of each top-level op, and the buffer each view reads.
+    llvm::DenseMap<Operation *, unsigned> position;
+    for (auto [index, op] : llvm::enumerate(body))
+      position[&op] = index;
+    llvm::DenseMap<Value, unsigned> intervalOf;
+    SmallVector<Interval> intervals;
+    for (Operation &op : body) {
+      auto alloc = dyn_cast<memref::AllocOp>(op);
+      if (!alloc)
+        continue;
+      std::optional<int64_t> size = getSizeInBytes(alloc.getType());
+      if (!size) {
+        alloc.emitError("the memory plan needs buffers of static shape and numeric elements, not ")
+            << alloc.getType();
+        return signalPassFailure();
+      }
+      unsigned index = position[&op];
+      intervalOf[alloc.getResult()] = intervals.size();
+      // The interval starts at the first use; an unused buffer lives at its allocation.
+      intervals.push_back({alloc, alignTo(std::max<int64_t>(*size, 1)),
+                           std::numeric_limits<unsigned>::max(), index, 0});
+    }
+
+    // Extend each interval to its last use, through views (a view's uses are the
+    // buffer's uses) and through uses nested in regions (at their top-level op).
+    for (Operation &op : body) {
+      unsigned index = position[&op];
+      op.walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands()) {
+          auto found = intervalOf.find(operand);
+          if (found == intervalOf.end())
+            continue;
+          Interval &interval = intervals[found->second];
+          interval.first = std::min(interval.first, index);
+          interval.last = std::max(interval.last, index);
+          if (auto view = dyn_cast<ViewLikeOpInterface>(nested))
+            if (view.getViewSource() == operand)
+              for (Value result : nested->getResults())
+                intervalOf[result] = found->second;
+        }
+      });
+    }
+
+    for (Interval &interval : intervals)
+      interval.first = std::min(interval.first, interval.last);
+
+    // Largest first; ties by start, so the plan does not depend on hash order.
+    SmallVector<unsigned> order(intervals.size());
+    for (unsigned i = 0; i < order.size(); ++i)
+      order[i] = i;
+    llvm::stable_sort(
+        order, [&](unsigned a, unsigned b) { return intervals[a].size > intervals[b].size; });
+    SmallVector<unsigned> placed;
+    int64_t arenaBytes = 0, unplannedBytes = 0;
+    for (unsigned index : order) {
+      Interval &interval = intervals[index];
+      unplannedBytes += interval.size;
+      // The placed buffers live at the same time, by offset; take the first gap.
+      SmallVector<std::pair<int64_t, int64_t>> busy;
+      for (unsigned other : placed) {
+        const Interval &o = intervals[other];
+        if (o.first <= interval.last && interval.first <= o.last)
+          busy.push_back({o.offset, o.offset + o.size});
+      }
+      llvm::sort(busy);
+      int64_t offset = 0;
+      for (auto [begin, end] : busy) {
+        if (offset + interval.size <= begin)
+          break;
+        offset = std::max(offset, end);
+      }
+      interval.offset = offset;
+      arenaBytes = std::max(arenaBytes, offset + interval.size);
+      placed.push_back(index);
+    }
+
+    OpBuilder builder(&getContext());
+    for (Interval &interval : intervals)
+      interval.alloc->setAttr("kernel.arena_offset", builder.getI64IntegerAttr(interval.offset));
+    function->setAttr("kernel.arena_bytes", builder.getI64IntegerAttr(arenaBytes));
+    function->setAttr("kernel.unplanned_bytes", builder.getI64IntegerAttr(unplannedBytes));
+  }
+};
+
+} // namespace

@@ -1,0 +1,782 @@
+//===- Engine.cpp - Engine files: writing, reading, validating ------------===//
+//
+// The byte layout is documented in docs/engine-format.md; keep the two in step. Reading
+// trusts nothing: every read is bounds-checked, and every count is checked against the
+// bytes that remain before anything is allocated, so a corrupt file costs at most its own
+// size in memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Engine.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <unistd.h>
+
+namespace kiln::engine {
+
+namespace {
+
+constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'E', 'N', 'G', '\0'};
+/// magic, format version, header size, payload size, checksum.
+constexpr size_t kFixedHeaderBytes = 8 + 4 + 4 + 8 + 8;
+/// Where the checksummed bytes start: right after the checksum field.
+constexpr size_t kChecksummedFrom = kFixedHeaderBytes;
+constexpr size_t kWeightsAlignment = 256;
+/// Longest header string (compiler version, target) a reader accepts.
+constexpr uint32_t kMaxHeaderString = 4096;
+
+uint64_t fnv1a64(const uint8_t *data, size_t size) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= data[i];
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+std::string hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+class Writer {
+public:
+  explicit Writer(std::vector<uint8_t> &bytes) : bytes(bytes) {}
+
+  void u8(uint8_t value) { bytes.push_back(value); }
+  void u32(uint32_t value) { little(value, 4); }
+  void u64(uint64_t value) { little(value, 8); }
+  void i64(int64_t value) { little(static_cast<uint64_t>(value), 8); }
+  void f64(double value) {
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    u64(bits);
+  }
+  void raw(const void *data, size_t size) {
+    const uint8_t *begin = static_cast<const uint8_t *>(data);
+    bytes.insert(bytes.end(), begin, begin + size);
+  }
+  void string(const std::string &text) {
+    u32(static_cast<uint32_t>(text.size()));
+    raw(text.data(), text.size());
+  }
+  void padTo(size_t alignment) {
+    while (bytes.size() % alignment)
+      bytes.push_back(0);
+  }
+  void patch32(size_t at, uint32_t value) { patch(at, value, 4); }
+  void patch64(size_t at, uint64_t value) { patch(at, value, 8); }
+  size_t position() const { return bytes.size(); }
+
+  void address(const Address &address) {
+    u8(static_cast<uint8_t>(address.region));
+    u32(address.index);
+    u64(address.offset);
+  }
+  void signature(const TensorSignature &tensor) {
+    string(tensor.name);
+    u8(static_cast<uint8_t>(tensor.type));
+    u32(static_cast<uint32_t>(tensor.shape.size()));
+    for (int64_t extent : tensor.shape)
+      i64(extent);
+  }
+
+private:
+  void little(uint64_t value, int size) {
+    for (int i = 0; i < size; ++i)
+      bytes.push_back(static_cast<uint8_t>(value >> (8 * i)));
+  }
+  void patch(size_t at, uint64_t value, int size) {
+    for (int i = 0; i < size; ++i)
+      bytes[at + i] = static_cast<uint8_t>(value >> (8 * i));
+  }
+
+  std::vector<uint8_t> &bytes;
+};
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+
+/// Reads little-endian values from a byte range; the first failure sticks and later reads
+/// return zeros, so callers check `failed()` once per record rather than after each field.
+class Reader {
+public:
+  Reader(const uint8_t *data, size_t size, size_t position)
+      : data(data), size(size), position(position) {}
+
+  bool failed() const { return !problem.empty(); }
+  const std::string &error() const { return problem; }
+  size_t remaining() const { return failed() ? 0 : size - position; }
+  size_t offset() const { return position; }
+
+  void fail(const std::string &message) {
+    if (problem.empty())
+      problem = message;
+  }
+
+  uint8_t u8() { return static_cast<uint8_t>(little(1)); }
+  uint32_t u32() { return static_cast<uint32_t>(little(4)); }
+  uint64_t u64() { return little(8); }
+  int64_t i64() { return static_cast<int64_t>(little(8)); }
+  double f64() {
+    uint64_t bits = u64();
+    double value;
+    std::memcpy(&value, &bits, sizeof(value));
+    return value;
+  }
+
+  /// A string of at most `limit` bytes.
+  std::string string(const char *what, uint64_t limit = std::numeric_limits<uint64_t>::max()) {
+    uint32_t length = u32();
+    if (length > limit) {
+      fail(std::string(what) + " is " + std::to_string(length) + " bytes long, at most " +
+           std::to_string(limit) + " allowed");
+      return {};
+    }
+    if (!need(length, what))
+      return {};
+    std::string text(reinterpret_cast<const char *>(data + position), length);
+    position += length;
+    return text;
+  }
+
+  /// A byte blob whose length is a u64.
+  void blob(std::vector<uint8_t> &out, const char *what) {
+    uint64_t length = u64();
+    if (!need(length, what))
+      return;
+    out.assign(data + position, data + position + length);
+    position += length;
+  }
+
+  /// A count of records that each take at least `minimumBytes`: refuses counts the
+  /// remaining bytes cannot hold, so a corrupt count never allocates.
+  uint32_t count(const char *what, size_t minimumBytes) {
+    uint32_t value = u32();
+    if (failed())
+      return 0;
+    if (minimumBytes && value > remaining() / minimumBytes) {
+      fail(std::string("corrupt count: ") + std::to_string(value) + " " + what + " in " +
+           std::to_string(remaining()) + " remaining bytes");
+      return 0;
+    }
+    return value;
+  }
+
+  void skipTo(size_t target, const char *what) {
+    if (failed())
+      return;
+    if (target < position || target > size) {
+      fail(std::string("truncated in ") + what);
+      return;
+    }
+    position = target;
+  }
+
+  bool need(uint64_t bytes, const char *what) {
+    if (failed())
+      return false;
+    if (bytes > size - position) {
+      fail(std::string("truncated in ") + what + " (needs " + std::to_string(bytes) +
+           " bytes at offset " + std::to_string(position) + ", " + std::to_string(size - position) +
+           " remain)");
+      return false;
+    }
+    return true;
+  }
+
+  /// What is being read; named in "truncated" messages.
+  const char *context = "the payload";
+
+  Address address() {
+    Address address;
+    address.region = static_cast<Region>(u8());
+    address.index = u32();
+    address.offset = u64();
+    return address;
+  }
+
+  TensorSignature signature() {
+    TensorSignature tensor;
+    tensor.name = string("a tensor name");
+    tensor.type = static_cast<ElementType>(u8());
+    uint32_t rank = count("dimensions", 8);
+    tensor.shape.reserve(rank);
+    for (uint32_t i = 0; i < rank && !failed(); ++i)
+      tensor.shape.push_back(i64());
+    return tensor;
+  }
+
+private:
+  uint64_t little(int bytes) {
+    if (!need(bytes, context))
+      return 0;
+    uint64_t value = 0;
+    for (int i = 0; i < bytes; ++i)
+      value |= static_cast<uint64_t>(data[position + i]) << (8 * i);
+    position += bytes;
+    return value;
+  }
+
+  const uint8_t *data;
+  size_t size;
+  size_t position;
+  std::string problem;
+};
+
+// Smallest encodings, for the count checks.
+constexpr size_t kMinSignatureBytes = 4 + 1 + 4;
+constexpr size_t kMinModuleBytes = 4 + 8 + 8;
+constexpr size_t kMinKernelBytes = 4 + 4 + 4 + 4 + 4 + 8;
+constexpr size_t kAddressBytes = 1 + 4 + 8;
+constexpr size_t kArgumentBytes = 1 + kAddressBytes + 8;
+constexpr size_t kMinStepBytes = 1 + 4 + 12 + 12 + 4 + 4 + 2 * kAddressBytes + 8 + 1;
+
+/// Whether `offset + bytes <= limit`, without overflow.
+bool fits(uint64_t offset, uint64_t bytes, uint64_t limit) {
+  return offset <= limit && bytes <= limit - offset;
+}
+
+const char *regionName(Region region) {
+  switch (region) {
+  case Region::Arena:
+    return "arena";
+  case Region::Weights:
+    return "weights";
+  case Region::Input:
+    return "input";
+  case Region::Output:
+    return "output";
+  }
+  return "?";
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The data model
+//===----------------------------------------------------------------------===//
+
+std::string printable(const std::string &text) {
+  std::string result;
+  result.reserve(text.size());
+  for (char c : text) {
+    unsigned char byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      result += "\\n";
+    } else if (c == '\t') {
+      result += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", byte);
+      result += escaped;
+    } else {
+      result += c;
+    }
+  }
+  return result;
+}
+
+std::string quoted(const std::string &text) { return "'" + printable(text) + "'"; }
+
+size_t elementSize(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+  case ElementType::I32:
+  case ElementType::U32:
+    return 4;
+  case ElementType::F16:
+  case ElementType::BF16:
+  case ElementType::I16:
+  case ElementType::U16:
+    return 2;
+  case ElementType::F64:
+  case ElementType::I64:
+  case ElementType::U64:
+    return 8;
+  case ElementType::I8:
+  case ElementType::U8:
+  case ElementType::Bool:
+    return 1;
+  }
+  return 0;
+}
+
+const char *elementTypeName(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return "f32";
+  case ElementType::F16:
+    return "f16";
+  case ElementType::BF16:
+    return "bf16";
+  case ElementType::F64:
+    return "f64";
+  case ElementType::I8:
+    return "i8";
+  case ElementType::U8:
+    return "u8";
+  case ElementType::I16:
+    return "i16";
+  case ElementType::U16:
+    return "u16";
+  case ElementType::I32:
+    return "i32";
+  case ElementType::U32:
+    return "u32";
+  case ElementType::I64:
+    return "i64";
+  case ElementType::U64:
+    return "u64";
+  case ElementType::Bool:
+    return "bool";
+  }
+  return "?";
+}
+
+int64_t TensorSignature::numElements() const {
+  int64_t count = 1;
+  for (int64_t extent : shape)
+    count *= extent;
+  return count;
+}
+
+size_t LaunchArgument::size() const {
+  switch (kind) {
+  case Kind::I32:
+  case Kind::F32:
+    return 4;
+  case Kind::Pointer:
+  case Kind::I64:
+  case Kind::F64:
+    return 8;
+  }
+  return 0;
+}
+
+std::string Engine::validate() const {
+  // Tensor signatures: known types, non-negative extents, sizes that fit in 63 bits, and
+  // distinct names (inputs and outputs are bound by name).
+  auto checkSignatures = [](const std::vector<TensorSignature> &tensors,
+                            const char *role) -> std::string {
+    std::set<std::string> names;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const TensorSignature &tensor = tensors[i];
+      std::string which = std::string(role) + " " + std::to_string(i) + " " + quoted(tensor.name);
+      if (tensor.name.empty())
+        return std::string(role) + " " + std::to_string(i) + " has no name";
+      if (!names.insert(tensor.name).second)
+        return which + " appears twice";
+      if (elementSize(tensor.type) == 0)
+        return which + " has unknown element type " +
+               std::to_string(static_cast<unsigned>(tensor.type));
+      uint64_t bytes = elementSize(tensor.type);
+      for (int64_t extent : tensor.shape) {
+        if (extent < 0)
+          return which + " has a negative or dynamic extent " + std::to_string(extent);
+        if (extent && bytes > (uint64_t(1) << 62) / uint64_t(extent))
+          return which + " is too large";
+        bytes *= uint64_t(extent);
+      }
+    }
+    return {};
+  };
+  if (std::string problem = checkSignatures(inputs, "input"); !problem.empty())
+    return problem;
+  if (std::string problem = checkSignatures(outputs, "output"); !problem.empty())
+    return problem;
+
+  for (size_t i = 0; i < modules.size(); ++i)
+    if (modules[i].ptx.empty() && modules[i].cubin.empty())
+      return "module " + std::to_string(i) + " " + quoted(modules[i].name) +
+             " has neither PTX nor cubin";
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const Kernel &kernel = kernels[i];
+    if (kernel.name.empty())
+      return "kernel " + std::to_string(i) + " has no name";
+    if (kernel.module >= modules.size())
+      return "kernel " + std::to_string(i) + " " + quoted(kernel.name) + " names module " +
+             std::to_string(kernel.module) + " of " + std::to_string(modules.size());
+  }
+
+  // The size of each region, to check addresses against.
+  auto regionBytes = [&](const Address &address, uint64_t &bytes) -> std::string {
+    switch (address.region) {
+    case Region::Arena:
+    case Region::Weights:
+      if (address.index != 0)
+        return std::string("the ") + regionName(address.region) + " region has no index " +
+               std::to_string(address.index);
+      bytes = address.region == Region::Arena ? arenaBytes : weights.size();
+      return {};
+    case Region::Input:
+    case Region::Output: {
+      const auto &tensors = address.region == Region::Input ? inputs : outputs;
+      if (address.index >= tensors.size())
+        return std::string(regionName(address.region)) + " " + std::to_string(address.index) +
+               " does not exist (the engine has " + std::to_string(tensors.size()) + ")";
+      bytes = tensors[address.index].sizeInBytes();
+      return {};
+    }
+    }
+    return "unknown region " + std::to_string(static_cast<unsigned>(address.region));
+  };
+  // `bytes` accessed at `address` stay inside the region.
+  auto checkAccess = [&](const Address &address, uint64_t bytes) -> std::string {
+    uint64_t size = 0;
+    if (std::string problem = regionBytes(address, size); !problem.empty())
+      return problem;
+    if (!fits(address.offset, bytes, size))
+      return std::to_string(bytes) + " bytes at offset " + std::to_string(address.offset) +
+             " of the " + regionName(address.region) +
+             (address.region == Region::Input || address.region == Region::Output
+                  ? " " + std::to_string(address.index)
+                  : std::string()) +
+             " overrun its " + std::to_string(size) + " bytes";
+    return {};
+  };
+
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step &step = steps[i];
+    std::string which = "step " + std::to_string(i);
+    switch (step.kind) {
+    case Step::Kind::Launch: {
+      if (step.kernel >= kernels.size())
+        return which + " launches kernel " + std::to_string(step.kernel) + " of " +
+               std::to_string(kernels.size());
+      which += " (kernel " + quoted(kernels[step.kernel].name) + ")";
+      uint64_t threads = 1;
+      for (int d = 0; d < 3; ++d) {
+        if (step.grid[d] == 0 || step.block[d] == 0)
+          return which + " has an empty grid or block";
+        threads *= step.block[d];
+      }
+      if (threads > 1024)
+        return which + " has " + std::to_string(threads) + " threads per block, at most 1024";
+      for (size_t a = 0; a < step.arguments.size(); ++a) {
+        const LaunchArgument &argument = step.arguments[a];
+        if (argument.size() == 0)
+          return which + " argument " + std::to_string(a) + " has unknown kind " +
+                 std::to_string(static_cast<unsigned>(argument.kind));
+        if (argument.kind != LaunchArgument::Kind::Pointer)
+          continue;
+        // A kernel's extent of access is not recorded; the pointer itself must be inside
+        // (or one past) its region.
+        if (std::string problem = checkAccess(argument.address, 0); !problem.empty())
+          return which + " argument " + std::to_string(a) + ": " + problem;
+      }
+      break;
+    }
+    case Step::Kind::Copy:
+      if (std::string problem = checkAccess(step.source, step.bytes); !problem.empty())
+        return which + " (copy) source: " + problem;
+      if (std::string problem = checkAccess(step.destination, step.bytes); !problem.empty())
+        return which + " (copy) destination: " + problem;
+      break;
+    case Step::Kind::Fill:
+      if (std::string problem = checkAccess(step.destination, step.bytes); !problem.empty())
+        return which + " (fill): " + problem;
+      break;
+    default:
+      return which + " has unknown kind " + std::to_string(static_cast<unsigned>(step.kind));
+    }
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Serialisation
+//===----------------------------------------------------------------------===//
+
+void serializeEngine(const Engine &engine, std::vector<uint8_t> &bytes) {
+  bytes.clear();
+  Writer out(bytes);
+  out.raw(kMagic, sizeof(kMagic));
+  out.u32(Engine::kFormatVersion);
+  size_t headerBytesAt = out.position();
+  out.u32(0); // header size, patched below
+  size_t payloadBytesAt = out.position();
+  out.u64(0); // payload size, patched below
+  size_t checksumAt = out.position();
+  out.u64(0); // checksum, patched below
+  out.string(engine.compilerVersion);
+  out.string(engine.target);
+  out.padTo(8);
+  size_t payloadStart = out.position();
+  out.patch32(headerBytesAt, static_cast<uint32_t>(payloadStart));
+
+  out.string(engine.modelName);
+  out.u64(engine.arenaBytes);
+  out.u64(engine.unplannedBytes);
+  for (const auto *tensors : {&engine.inputs, &engine.outputs}) {
+    out.u32(static_cast<uint32_t>(tensors->size()));
+    for (const TensorSignature &tensor : *tensors)
+      out.signature(tensor);
+  }
+  out.u32(static_cast<uint32_t>(engine.modules.size()));
+  for (const Module &module : engine.modules) {
+    out.string(module.name);
+    out.u64(module.ptx.size());
+    out.raw(module.ptx.data(), module.ptx.size());
+    out.u64(module.cubin.size());
+    out.raw(module.cubin.data(), module.cubin.size());
+  }
+  out.u32(static_cast<uint32_t>(engine.kernels.size()));
+  for (const Kernel &kernel : engine.kernels) {
+    out.string(kernel.name);
+    out.u32(kernel.module);
+    out.string(kernel.templateKind);
+    out.u32(static_cast<uint32_t>(kernel.sourceNodes.size()));
+    for (const std::string &node : kernel.sourceNodes)
+      out.string(node);
+    out.string(kernel.config);
+    out.f64(kernel.measuredMicros);
+  }
+  out.u32(static_cast<uint32_t>(engine.steps.size()));
+  for (const Step &step : engine.steps) {
+    // Every field of every step, whatever its kind: a few bytes more per step, and one
+    // record shape to read and fuzz.
+    out.u8(static_cast<uint8_t>(step.kind));
+    out.u32(step.kernel);
+    for (uint32_t extent : step.grid)
+      out.u32(extent);
+    for (uint32_t extent : step.block)
+      out.u32(extent);
+    out.u32(step.sharedBytes);
+    out.u32(static_cast<uint32_t>(step.arguments.size()));
+    for (const LaunchArgument &argument : step.arguments) {
+      out.u8(static_cast<uint8_t>(argument.kind));
+      out.address(argument.address);
+      out.u64(argument.scalar);
+    }
+    out.address(step.source);
+    out.address(step.destination);
+    out.u64(step.bytes);
+    out.u8(step.fillByte);
+  }
+  // The weights last, aligned in the file so a reader may map them.
+  out.u64(engine.weights.size());
+  out.padTo(kWeightsAlignment);
+  out.raw(engine.weights.data(), engine.weights.size());
+
+  out.patch64(payloadBytesAt, bytes.size() - payloadStart);
+  out.patch64(checksumAt,
+              fnv1a64(bytes.data() + kChecksummedFrom, bytes.size() - kChecksummedFrom));
+}
+
+std::string writeEngineFile(const Engine &engine, const std::string &path) {
+  // Every reader would refuse an inconsistent engine: refuse to write one.
+  if (std::string problem = engine.validate(); !problem.empty())
+    return "cannot write " + quoted(path) + ": inconsistent engine: " + problem;
+  std::vector<uint8_t> bytes;
+  serializeEngine(engine, bytes);
+  std::string temporary = path + ".tmp" + std::to_string(::getpid());
+  FILE *file = std::fopen(temporary.c_str(), "wb");
+  if (!file)
+    return "cannot write " + quoted(path) + ": " + std::strerror(errno);
+  bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  int writeErrno = errno;
+  if (std::fclose(file) != 0 && written) {
+    written = false;
+    writeErrno = errno;
+  }
+  if (!written) {
+    std::remove(temporary.c_str());
+    return "cannot write " + quoted(path) + ": " + std::strerror(writeErrno);
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    int renameErrno = errno;
+    std::remove(temporary.c_str());
+    return "cannot write " + quoted(path) + ": " + std::strerror(renameErrno);
+  }
+  return {};
+}
+
+std::string deserializeEngine(const uint8_t *data, size_t size, const std::string &what,
+                              Engine &result) {
+  auto refuse = [&](const std::string &problem) { return quoted(what) + ": " + problem; };
+  if (size < sizeof(kMagic) || std::memcmp(data, kMagic, sizeof(kMagic)) != 0)
+    return refuse("not a Kiln engine (bad magic)");
+  Reader header(data, size, sizeof(kMagic));
+  uint32_t version = header.u32();
+  if (header.failed())
+    return refuse("truncated header (" + std::to_string(size) + " bytes)");
+  if (version != Engine::kFormatVersion)
+    return refuse("format version " + std::to_string(version) + ", this runtime reads " +
+                  std::to_string(Engine::kFormatVersion) + "; recompile the model");
+  uint32_t headerBytes = header.u32();
+  uint64_t payloadBytes = header.u64();
+  uint64_t checksum = header.u64();
+  if (header.failed())
+    return refuse("truncated header (" + std::to_string(size) + " bytes)");
+  if (headerBytes < kFixedHeaderBytes || headerBytes > size)
+    return refuse("truncated or corrupt header (header size " + std::to_string(headerBytes) +
+                  ", file size " + std::to_string(size) + ")");
+  if (payloadBytes != size - headerBytes)
+    return refuse(payloadBytes > size - headerBytes
+                      ? "truncated: the payload is " + std::to_string(payloadBytes) +
+                            " bytes, the file holds " + std::to_string(size - headerBytes)
+                      : std::to_string(size - headerBytes - payloadBytes) +
+                            " bytes after the payload");
+  uint64_t actual = fnv1a64(data + kChecksummedFrom, size - kChecksummedFrom);
+  if (actual != checksum)
+    return refuse("checksum mismatch (stored " + hex(checksum) + ", computed " + hex(actual) +
+                  "): the file is corrupt");
+
+  Engine engine;
+  header.context = "the header";
+  engine.compilerVersion = header.string("the compiler version", kMaxHeaderString);
+  engine.target = header.string("the target", kMaxHeaderString);
+  if (header.failed())
+    return refuse(header.error());
+  if (header.offset() > headerBytes)
+    return refuse("corrupt header: its strings overrun its " + std::to_string(headerBytes) +
+                  " bytes");
+
+  Reader in(data, size, headerBytes);
+  in.context = "the model name";
+  engine.modelName = in.string("the model name");
+  in.context = "the memory plan";
+  engine.arenaBytes = in.u64();
+  engine.unplannedBytes = in.u64();
+  in.context = "the IO signature";
+  for (auto *tensors : {&engine.inputs, &engine.outputs}) {
+    uint32_t count = in.count(tensors == &engine.inputs ? "inputs" : "outputs", kMinSignatureBytes);
+    tensors->reserve(count);
+    for (uint32_t i = 0; i < count && !in.failed(); ++i)
+      tensors->push_back(in.signature());
+  }
+  in.context = "the modules";
+  uint32_t moduleCount = in.count("modules", kMinModuleBytes);
+  engine.modules.reserve(moduleCount);
+  for (uint32_t i = 0; i < moduleCount && !in.failed(); ++i) {
+    Module module;
+    module.name = in.string("a module name");
+    uint64_t ptxBytes = in.u64();
+    if (in.need(ptxBytes, "a module's PTX")) {
+      module.ptx.assign(reinterpret_cast<const char *>(data + in.offset()), ptxBytes);
+      in.skipTo(in.offset() + ptxBytes, "a module's PTX");
+    }
+    in.blob(module.cubin, "a module's cubin");
+    engine.modules.push_back(std::move(module));
+  }
+  in.context = "the kernels";
+  uint32_t kernelCount = in.count("kernels", kMinKernelBytes);
+  engine.kernels.reserve(kernelCount);
+  for (uint32_t i = 0; i < kernelCount && !in.failed(); ++i) {
+    Kernel kernel;
+    kernel.name = in.string("a kernel name");
+    kernel.module = in.u32();
+    kernel.templateKind = in.string("a kernel template");
+    uint32_t nodeCount = in.count("source nodes", 4);
+    kernel.sourceNodes.reserve(nodeCount);
+    for (uint32_t n = 0; n < nodeCount && !in.failed(); ++n)
+      kernel.sourceNodes.push_back(in.string("a source node name"));
+    kernel.config = in.string("a kernel config");
+    kernel.measuredMicros = in.f64();
+    engine.kernels.push_back(std::move(kernel));
+  }
+  in.context = "the schedule";
+  uint32_t stepCount = in.count("steps", kMinStepBytes);
+  engine.steps.reserve(stepCount);
+  for (uint32_t i = 0; i < stepCount && !in.failed(); ++i) {
+    Step step;
+    step.kind = static_cast<Step::Kind>(in.u8());
+    step.kernel = in.u32();
+    for (uint32_t &extent : step.grid)
+      extent = in.u32();
+    for (uint32_t &extent : step.block)
+      extent = in.u32();
+    step.sharedBytes = in.u32();
+    uint32_t argumentCount = in.count("launch arguments", kArgumentBytes);
+    step.arguments.reserve(argumentCount);
+    for (uint32_t a = 0; a < argumentCount && !in.failed(); ++a) {
+      LaunchArgument argument;
+      argument.kind = static_cast<LaunchArgument::Kind>(in.u8());
+      argument.address = in.address();
+      argument.scalar = in.u64();
+      step.arguments.push_back(argument);
+    }
+    step.source = in.address();
+    step.destination = in.address();
+    step.bytes = in.u64();
+    step.fillByte = in.u8();
+    engine.steps.push_back(std::move(step));
+  }
+  in.context = "the weights";
+  uint64_t weightsBytes = in.u64();
+  size_t aligned = (in.offset() + kWeightsAlignment - 1) / kWeightsAlignment * kWeightsAlignment;
+  in.skipTo(aligned, "the weights' alignment padding");
+  if (in.need(weightsBytes, "the weights")) {
+    engine.weights.assign(data + in.offset(), data + in.offset() + weightsBytes);
+    in.skipTo(in.offset() + weightsBytes, "the weights");
+  }
+  if (in.failed())
+    return refuse(in.error());
+  if (in.remaining() != 0)
+    return refuse("corrupt: " + std::to_string(in.remaining()) + " unread bytes after the weights");
+
+  if (std::string problem = engine.validate(); !problem.empty())
+    return refuse("inconsistent engine: " + problem);
+  result = std::move(engine);
+  return {};
+}
+
+std::string readEngineFile(const std::string &path, Engine &engine) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return quoted(path) + ": cannot open the engine: " + std::strerror(errno);
+  file.seekg(0, std::ios::end);
+  std::streamoff size = file.tellg();
+  if (size < 0)
+    return quoted(path) + ": cannot read the engine (not a regular file?)";
+  file.seekg(0, std::ios::beg);
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  if (size && !file.read(reinterpret_cast<char *>(bytes.data()), size))
+    return quoted(path) + ": cannot read the engine: " + std::strerror(errno);
+  return deserializeEngine(bytes.data(), bytes.size(), path, engine);
+}
+
+std::string checkTargetRuns(const std::string &target, int major, int minor) {
+  // "sm_<major><minor>[a]"; the suffix 'a' marks architecture-specific features
+  // (wgmma, TMA on sm_90a) that exist on exactly that architecture.
+  std::string gpu = "sm_" + std::to_string(major) + std::to_string(minor);
+  if (target.size() < 5 || target.compare(0, 3, "sm_") != 0)
+    return "unknown target " + quoted(target);
+  std::string digits = target.substr(3);
+  bool specific = !digits.empty() && digits.back() == 'a';
+  if (specific)
+    digits.pop_back();
+  if (digits.size() < 2 || digits.size() > 3 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return "unknown target " + quoted(target);
+  int targetMajor = std::stoi(digits.substr(0, digits.size() - 1));
+  int targetMinor = digits.back() - '0';
+  if (specific) {
+    if (major == targetMajor && minor == targetMinor)
+      return {};
+    return "the engine was compiled for " + target + ", which runs only on compute capability " +
+           std::to_string(targetMajor) + "." + std::to_string(targetMinor) + "; this GPU is " +
+           gpu + " (" + std::to_string(major) + "." + std::to_string(minor) +
+           "): recompile with --target " + gpu;
+  }
+  if (major > targetMajor || (major == targetMajor && minor >= targetMinor))
+    return {};
+  return "the engine was compiled for " + target + " (compute capability " +
+         std::to_string(targetMajor) + "." + std::to_string(targetMinor) +
+         " and later); this GPU is " + gpu + " (" + std::to_string(major) + "." +
+         std::to_string(minor) + "): recompile with --target " + gpu;
+}
+
+} // namespace kiln::engine

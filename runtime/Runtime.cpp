@@ -1,0 +1,678 @@
+//===- Runtime.cpp - Loading engines and running their schedules ---------===//
+//
+// Implements include/kiln/Runtime.h on the CUDA driver API (runtime/CudaDriver.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Runtime.h"
+
+#include "runtime/CudaDriver.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace kiln {
+
+using engine::printable;
+using engine::quoted;
+using runtime::CudaDriver;
+using runtime::DeviceInfo;
+
+//===----------------------------------------------------------------------===//
+// Runtime
+//===----------------------------------------------------------------------===//
+
+struct Runtime::Impl {
+  std::unique_ptr<CudaDriver> driver;
+  int ordinal = 0;
+  DeviceInfo info;
+  int maxSharedOptin = 48 * 1024;
+  runtime::ContextHandle context = nullptr;
+
+  ~Impl() {
+    if (driver && context)
+      driver->releasePrimaryContext(ordinal);
+  }
+
+  /// Makes the GPU's primary context current on the calling thread.
+  bool makeCurrent(std::string &error) const { return driver->setCurrent(context, error); }
+};
+
+Runtime::Runtime(std::unique_ptr<Impl> state) : state(std::move(state)) {}
+Runtime::~Runtime() = default;
+
+std::shared_ptr<Runtime> Runtime::create(std::string &error, int device,
+                                         const std::string &driverLibrary) {
+  auto impl = std::make_unique<Impl>();
+  std::string problem;
+  impl->driver = CudaDriver::load(problem, driverLibrary);
+  if (!impl->driver) {
+    error = "no CUDA driver: " + problem;
+    return nullptr;
+  }
+  int count = impl->driver->deviceCount(problem);
+  if (count < 0) {
+    error = "no CUDA GPU: " + problem;
+    return nullptr;
+  }
+  if (device < 0 || device >= count) {
+    error = "no CUDA GPU: GPU " + std::to_string(device) + " asked for, the driver sees " +
+            std::to_string(count);
+    return nullptr;
+  }
+  impl->ordinal = device;
+  if (!impl->driver->deviceInfo(device, impl->info, error) ||
+      !impl->driver->maxSharedMemoryOptin(device, impl->maxSharedOptin, error) ||
+      !impl->driver->retainPrimaryContext(device, impl->context, error) ||
+      !impl->makeCurrent(error))
+    return nullptr;
+  return std::shared_ptr<Runtime>(new Runtime(std::move(impl)));
+}
+
+int Runtime::deviceOrdinal() const { return state->ordinal; }
+const std::string &Runtime::deviceName() const { return state->info.name; }
+int Runtime::computeCapabilityMajor() const { return state->info.computeCapabilityMajor; }
+int Runtime::computeCapabilityMinor() const { return state->info.computeCapabilityMinor; }
+std::string Runtime::smName() const { return state->info.smName(); }
+int Runtime::multiprocessorCount() const { return state->info.multiprocessorCount; }
+int Runtime::driverVersion() const { return state->driver->driverVersion(); }
+
+//===----------------------------------------------------------------------===//
+// Engine
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Whether a cubin made for `target` loads on compute capability major.minor: the same
+/// major and no older minor, and for an architecture-specific target ("sm_90a") exactly
+/// that GPU.
+bool cubinRuns(const std::string &target, int major, int minor) {
+  if (!engine::checkTargetRuns(target, major, minor).empty())
+    return false;
+  std::string digits = target.substr(3);
+  if (!digits.empty() && digits.back() == 'a')
+    digits.pop_back();
+  return std::stoi(digits.substr(0, digits.size() - 1)) == major;
+}
+
+/// "kernel 'k' (ONNX nodes: a, b)" for messages.
+std::string describeKernel(const engine::Kernel &kernel) {
+  std::string text = "kernel " + quoted(kernel.name);
+  if (!kernel.sourceNodes.empty()) {
+    text += " (ONNX node" + std::string(kernel.sourceNodes.size() > 1 ? "s" : "") + " ";
+    for (size_t i = 0; i < kernel.sourceNodes.size(); ++i)
+      text += (i ? ", " : "") + printable(kernel.sourceNodes[i]);
+    text += ")";
+  }
+  return text;
+}
+
+/// "step 3, kernel 'k' (ONNX nodes: a, b)" or "step 4 (copy of 64 bytes)".
+std::string describeStep(const engine::Engine &description, size_t index) {
+  const engine::Step &step = description.steps[index];
+  std::string text = "step " + std::to_string(index);
+  switch (step.kind) {
+  case engine::Step::Kind::Launch:
+    return text + ", " + describeKernel(description.kernels[step.kernel]);
+  case engine::Step::Kind::Copy:
+    return text + " (copy of " + std::to_string(step.bytes) + " bytes)";
+  case engine::Step::Kind::Fill:
+    return text + " (fill of " + std::to_string(step.bytes) + " bytes)";
+  }
+  return text;
+}
+
+} // namespace
+
+struct Engine::Impl {
+  std::shared_ptr<Runtime> runtime;
+  engine::Engine description;
+  std::string what; // the file, for messages
+  std::vector<runtime::ModuleHandle> modules;
+  std::vector<runtime::FunctionHandle> functions; // one per kernel
+  DevicePointer weights = 0;
+  bool fromCubin = false;
+
+  const CudaDriver &driver() const { return *runtime->impl().driver; }
+
+  ~Impl() {
+    if (!runtime)
+      return;
+    std::string ignored;
+    if (!runtime->impl().makeCurrent(ignored))
+      return;
+    driver().free(weights);
+    for (runtime::ModuleHandle module : modules)
+      driver().unloadModule(module);
+  }
+
+  bool load(std::string &error);
+};
+
+bool Engine::Impl::load(std::string &error) {
+  const Runtime::Impl &gpu = runtime->impl();
+  auto fail = [&](const std::string &problem) {
+    error = quoted(what) + ": " + problem;
+    return false;
+  };
+  if (std::string problem = description.validate(); !problem.empty())
+    return fail("inconsistent engine: " + problem);
+  int major = gpu.info.computeCapabilityMajor, minor = gpu.info.computeCapabilityMinor;
+  if (std::string problem = engine::checkTargetRuns(description.target, major, minor);
+      !problem.empty())
+    return fail(problem);
+  std::string problem;
+  if (!gpu.makeCurrent(problem))
+    return fail(problem);
+
+  // Modules: the cubin when it was made for this GPU, else the PTX through the JIT.
+  bool cubinFits = cubinRuns(description.target, major, minor);
+  fromCubin = cubinFits;
+  for (const engine::Module &module : description.modules) {
+    const void *image = nullptr;
+    if (cubinFits && !module.cubin.empty()) {
+      image = module.cubin.data();
+    } else if (!module.ptx.empty()) {
+      image = module.ptx.c_str();
+      fromCubin = false;
+    } else {
+      return fail("module " + quoted(module.name) + " has only a cubin for " + description.target +
+                  ", which a " + gpu.info.smName() + " GPU cannot load, and no PTX");
+    }
+    runtime::ModuleHandle handle = nullptr;
+    if (!driver().loadModule(image, handle, problem))
+      return fail("module " + quoted(module.name) + ": " + problem);
+    modules.push_back(handle);
+  }
+
+  // Kernels: resolve each entry, raise its dynamic shared memory limit where a launch
+  // needs more than the default 48 KiB, and check the launches' arguments against the
+  // kernel's parameters where the driver can list them.
+  std::vector<uint32_t> sharedNeeded(description.kernels.size(), 0);
+  for (const engine::Step &step : description.steps)
+    if (step.kind == engine::Step::Kind::Launch)
+      sharedNeeded[step.kernel] = std::max(sharedNeeded[step.kernel], step.sharedBytes);
+  for (size_t k = 0; k < description.kernels.size(); ++k) {
+    const engine::Kernel &kernel = description.kernels[k];
+    runtime::FunctionHandle function = nullptr;
+    if (!driver().getFunction(modules[kernel.module], kernel.name, function, problem))
+      return fail(describeKernel(kernel) + ": " + problem);
+    if (sharedNeeded[k] > 48u * 1024) {
+      if (sharedNeeded[k] > static_cast<uint32_t>(gpu.maxSharedOptin))
+        return fail(describeKernel(kernel) + " needs " + std::to_string(sharedNeeded[k]) +
+                    " bytes of shared memory; this GPU allows " +
+                    std::to_string(gpu.maxSharedOptin));
+      if (!driver().setMaxDynamicSharedMemory(function, static_cast<int>(sharedNeeded[k]), problem))
+        return fail(describeKernel(kernel) + ": " + problem);
+    }
+    functions.push_back(function);
+  }
+  if (driver().canDescribeParameters()) {
+    // The kernels' parameter sizes, listed once per kernel.
+    std::vector<std::vector<size_t>> parameters(functions.size());
+    for (size_t k = 0; k < functions.size(); ++k) {
+      size_t bytes = 0;
+      while (parameters[k].size() < 4096 &&
+             driver().parameterSize(functions[k], parameters[k].size(), bytes))
+        parameters[k].push_back(bytes);
+    }
+    for (size_t s = 0; s < description.steps.size(); ++s) {
+      const engine::Step &step = description.steps[s];
+      if (step.kind != engine::Step::Kind::Launch)
+        continue;
+      const std::vector<size_t> &expected = parameters[step.kernel];
+      if (expected.size() != step.arguments.size())
+        return fail(describeStep(description, s) + " passes " +
+                    std::to_string(step.arguments.size()) + " arguments; the kernel takes " +
+                    std::to_string(expected.size()));
+      for (size_t a = 0; a < expected.size(); ++a)
+        if (expected[a] != step.arguments[a].size())
+          return fail(describeStep(description, s) + " argument " + std::to_string(a) + " is " +
+                      std::to_string(step.arguments[a].size()) +
+                      " bytes; the kernel's parameter is " + std::to_string(expected[a]));
+    }
+  }
+
+  // The weights, once for every context.
+  if (!description.weights.empty()) {
+    if (!driver().allocate(description.weights.size(), weights, problem) ||
+        !driver().copyToDevice(weights, description.weights.data(), description.weights.size(),
+                               nullptr, problem) ||
+        !driver().synchronize(nullptr, problem))
+      return fail("uploading the weights: " + problem);
+  }
+  return true;
+}
+
+Engine::Engine(std::unique_ptr<Impl> state) : state(std::move(state)) {}
+Engine::~Engine() = default;
+
+std::shared_ptr<Engine> Engine::load(std::shared_ptr<Runtime> runtime, const std::string &path,
+                                     std::string &error) {
+  engine::Engine description;
+  if (std::string problem = engine::readEngineFile(path, description); !problem.empty()) {
+    error = problem;
+    return nullptr;
+  }
+  return create(std::move(runtime), std::move(description), path, error);
+}
+
+std::shared_ptr<Engine> Engine::create(std::shared_ptr<Runtime> runtime, engine::Engine description,
+                                       const std::string &what, std::string &error) {
+  if (!runtime) {
+    error = quoted(what) + ": no runtime";
+    return nullptr;
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->runtime = std::move(runtime);
+  impl->description = std::move(description);
+  impl->what = what;
+  if (!impl->load(error))
+    return nullptr;
+  return std::shared_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+const engine::Engine &Engine::description() const { return state->description; }
+const Runtime &Engine::runtime() const { return *state->runtime; }
+bool Engine::loadedFromCubin() const { return state->fromCubin; }
+
+//===----------------------------------------------------------------------===//
+// ExecutionContext
+//===----------------------------------------------------------------------===//
+
+struct ExecutionContext::Impl {
+  std::shared_ptr<const Engine> engine;
+  runtime::StreamHandle stream = nullptr;
+  DevicePointer arena = 0;
+  std::vector<DevicePointer> ownInputs, ownOutputs;
+  runtime::EventHandle start = nullptr, stop = nullptr;
+
+  bool useGraph = false;
+  bool synchronousSteps = false;
+  runtime::GraphHandle graph = nullptr;
+  runtime::GraphExecHandle graphExec = nullptr;
+  std::vector<DevicePointer> capturedInputs, capturedOutputs;
+
+  /// One 8-byte slot per kernel parameter and the pointers to them that cuLaunchKernel
+  /// takes; reused across launches.
+  std::vector<uint64_t> argumentValues;
+  std::vector<void *> argumentPointers;
+
+  const engine::Engine &description() const { return engine->description(); }
+  const Engine::Impl &loaded() const { return engine->impl(); }
+  const CudaDriver &driver() const { return loaded().driver(); }
+  const Runtime::Impl &gpu() const { return loaded().runtime->impl(); }
+  std::string prefix() const { return quoted(loaded().what) + ": "; }
+
+  ~Impl() {
+    std::string ignored;
+    if (!gpu().makeCurrent(ignored))
+      return;
+    if (stream)
+      driver().synchronize(stream, ignored);
+    dropGraph();
+    driver().destroyEvent(start);
+    driver().destroyEvent(stop);
+    driver().free(arena);
+    for (DevicePointer pointer : ownInputs)
+      driver().free(pointer);
+    for (DevicePointer pointer : ownOutputs)
+      driver().free(pointer);
+    driver().destroyStream(stream);
+  }
+
+  void dropGraph() {
+    driver().destroyGraphExec(graphExec);
+    driver().destroyGraph(graph);
+    graphExec = nullptr;
+    graph = nullptr;
+  }
+
+  DevicePointer base(const engine::Address &address, const std::vector<DevicePointer> &inputs,
+                     const std::vector<DevicePointer> &outputs) const {
+    switch (address.region) {
+    case engine::Region::Arena:
+      return arena;
+    case engine::Region::Weights:
+      return loaded().weights;
+    case engine::Region::Input:
+      return inputs[address.index];
+    case engine::Region::Output:
+      return outputs[address.index];
+    }
+    return 0;
+  }
+
+  DevicePointer resolve(const engine::Address &address, const std::vector<DevicePointer> &inputs,
+                        const std::vector<DevicePointer> &outputs) const {
+    return base(address, inputs, outputs) + address.offset;
+  }
+
+  /// Enqueues every step on the stream (captured or not).
+  bool enqueueSteps(const std::vector<DevicePointer> &inputs,
+                    const std::vector<DevicePointer> &outputs, bool synchronous,
+                    std::string &error) {
+    const engine::Engine &model = description();
+    std::string problem;
+    for (size_t s = 0; s < model.steps.size(); ++s) {
+      const engine::Step &step = model.steps[s];
+      bool ok = true;
+      switch (step.kind) {
+      case engine::Step::Kind::Launch: {
+        size_t count = step.arguments.size();
+        argumentValues.assign(count, 0);
+        argumentPointers.resize(count);
+        for (size_t a = 0; a < count; ++a) {
+          const engine::LaunchArgument &argument = step.arguments[a];
+          // Scalars sit in the low bytes of their slot: the driver reads size() bytes
+          // from the slot's address, and the host is little-endian like the file.
+          argumentValues[a] = argument.kind == engine::LaunchArgument::Kind::Pointer
+                                  ? resolve(argument.address, inputs, outputs)
+                                  : argument.scalar;
+          argumentPointers[a] = &argumentValues[a];
+        }
+        ok = driver().launch(loaded().functions[step.kernel], step.grid, step.block,
+                             step.sharedBytes, stream, count ? argumentPointers.data() : nullptr,
+                             problem);
+        break;
+      }
+      case engine::Step::Kind::Copy:
+        if (step.bytes)
+          ok = driver().copyOnDevice(resolve(step.destination, inputs, outputs),
+                                     resolve(step.source, inputs, outputs), step.bytes, stream,
+                                     problem);
+        break;
+      case engine::Step::Kind::Fill:
+        if (step.bytes)
+          ok = driver().fill(resolve(step.destination, inputs, outputs), step.fillByte, step.bytes,
+                             stream, problem);
+        break;
+      }
+      if (ok && synchronous)
+        ok = driver().synchronize(stream, problem);
+      if (!ok) {
+        error = prefix() + describeStep(model, s) + ": " + problem;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  bool checkBuffers(const std::vector<DevicePointer> &inputs,
+                    const std::vector<DevicePointer> &outputs, std::string &error) const {
+    const engine::Engine &model = description();
+    if (inputs.size() != model.inputs.size() || outputs.size() != model.outputs.size()) {
+      error = prefix() + "the engine has " + std::to_string(model.inputs.size()) + " inputs and " +
+              std::to_string(model.outputs.size()) + " outputs; given " +
+              std::to_string(inputs.size()) + " and " + std::to_string(outputs.size());
+      return false;
+    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (!inputs[i] && model.inputs[i].sizeInBytes()) {
+        error = prefix() + "input " + quoted(model.inputs[i].name) + " has a null device buffer";
+        return false;
+      }
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (!outputs[i] && model.outputs[i].sizeInBytes()) {
+        error = prefix() + "output " + quoted(model.outputs[i].name) + " has a null device buffer";
+        return false;
+      }
+    return true;
+  }
+
+  bool enqueue(const std::vector<DevicePointer> &inputs, const std::vector<DevicePointer> &outputs,
+               std::string &error) {
+    if (!checkBuffers(inputs, outputs, error) || !gpu().makeCurrent(error))
+      return false;
+    if (synchronousSteps || !useGraph || description().steps.empty())
+      return enqueueSteps(inputs, outputs, synchronousSteps, error);
+    if (graphExec && (inputs != capturedInputs || outputs != capturedOutputs))
+      dropGraph();
+    if (!graphExec && !capture(inputs, outputs, error))
+      return false;
+    std::string problem;
+    if (!driver().launchGraph(graphExec, stream, problem)) {
+      error = prefix() + "replaying the captured schedule: " + problem;
+      return false;
+    }
+    return true;
+  }
+
+  bool capture(const std::vector<DevicePointer> &inputs, const std::vector<DevicePointer> &outputs,
+               std::string &error) {
+    std::string problem;
+    if (!driver().beginCapture(stream, problem)) {
+      error = prefix() + "capturing a CUDA graph: " + problem;
+      return false;
+    }
+    bool enqueued = enqueueSteps(inputs, outputs, /*synchronous=*/false, error);
+    // End the capture whatever happened, so the stream leaves capture mode.
+    runtime::GraphHandle captured = nullptr;
+    bool ended = driver().endCapture(stream, captured, problem);
+    if (!enqueued) {
+      driver().destroyGraph(captured);
+      return false;
+    }
+    if (!ended) {
+      error = prefix() + "capturing a CUDA graph: " + problem;
+      return false;
+    }
+    graph = captured;
+    if (!driver().instantiateGraph(graph, graphExec, problem)) {
+      error = prefix() + "instantiating the captured CUDA graph: " + problem;
+      dropGraph();
+      return false;
+    }
+    capturedInputs = inputs;
+    capturedOutputs = outputs;
+    return true;
+  }
+
+  bool ownBuffers(std::string &error) {
+    const engine::Engine &model = description();
+    std::string problem;
+    auto allocateAll = [&](const std::vector<engine::TensorSignature> &tensors,
+                           std::vector<DevicePointer> &buffers, const char *role) {
+      if (buffers.size() == tensors.size())
+        return true;
+      buffers.assign(tensors.size(), 0);
+      for (size_t i = 0; i < tensors.size(); ++i) {
+        // A 1-byte buffer stands in for an empty tensor, so no pointer is null.
+        size_t bytes = std::max<uint64_t>(tensors[i].sizeInBytes(), 1);
+        if (!driver().allocate(bytes, buffers[i], problem)) {
+          error = prefix() + role + " " + quoted(tensors[i].name) + ": " + problem;
+          return false;
+        }
+      }
+      return true;
+    };
+    return gpu().makeCurrent(error) && allocateAll(model.inputs, ownInputs, "input") &&
+           allocateAll(model.outputs, ownOutputs, "output");
+  }
+};
+
+ExecutionContext::ExecutionContext(std::unique_ptr<Impl> state) : state(std::move(state)) {}
+ExecutionContext::~ExecutionContext() = default;
+
+std::unique_ptr<ExecutionContext> ExecutionContext::create(std::shared_ptr<const Engine> engine,
+                                                           std::string &error) {
+  if (!engine) {
+    error = "no engine";
+    return nullptr;
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->engine = std::move(engine);
+  const char *sync = std::getenv("KILN_SYNC_STEPS");
+  impl->synchronousSteps = sync && *sync && std::strcmp(sync, "0") != 0;
+  std::string problem;
+  if (!impl->gpu().makeCurrent(problem) || !impl->driver().createStream(impl->stream, problem)) {
+    error = impl->prefix() + problem;
+    return nullptr;
+  }
+  uint64_t arenaBytes = impl->description().arenaBytes;
+  if (arenaBytes && !impl->driver().allocate(arenaBytes, impl->arena, problem)) {
+    error = impl->prefix() + "allocating the arena: " + problem;
+    return nullptr;
+  }
+  return std::unique_ptr<ExecutionContext>(new ExecutionContext(std::move(impl)));
+}
+
+const Engine &ExecutionContext::engine() const { return *state->engine; }
+
+bool ExecutionContext::run(const std::vector<const void *> &inputs,
+                           const std::vector<void *> &outputs, std::string &error) {
+  const engine::Engine &model = state->description();
+  if (inputs.size() != model.inputs.size() || outputs.size() != model.outputs.size()) {
+    error = state->prefix() + "the engine has " + std::to_string(model.inputs.size()) +
+            " inputs and " + std::to_string(model.outputs.size()) + " outputs; given " +
+            std::to_string(inputs.size()) + " and " + std::to_string(outputs.size());
+    return false;
+  }
+  if (!state->ownBuffers(error))
+    return false;
+  const CudaDriver &driver = state->driver();
+  std::string problem;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    uint64_t bytes = model.inputs[i].sizeInBytes();
+    if (bytes &&
+        !driver.copyToDevice(state->ownInputs[i], inputs[i], bytes, state->stream, problem)) {
+      error = state->prefix() + "input " + quoted(model.inputs[i].name) + ": " + problem;
+      return false;
+    }
+  }
+  if (!state->enqueue(state->ownInputs, state->ownOutputs, error))
+    return false;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    uint64_t bytes = model.outputs[i].sizeInBytes();
+    if (bytes &&
+        !driver.copyToHost(outputs[i], state->ownOutputs[i], bytes, state->stream, problem)) {
+      error = state->prefix() + "output " + quoted(model.outputs[i].name) + ": " + problem;
+      return false;
+    }
+  }
+  return synchronize(error);
+}
+
+bool ExecutionContext::enqueue(const std::vector<DevicePointer> &inputs,
+                               const std::vector<DevicePointer> &outputs, std::string &error) {
+  return state->enqueue(inputs, outputs, error);
+}
+
+bool ExecutionContext::enqueue(std::string &error) {
+  return state->ownBuffers(error) && state->enqueue(state->ownInputs, state->ownOutputs, error);
+}
+
+bool ExecutionContext::synchronize(std::string &error) {
+  std::string problem;
+  if (!state->gpu().makeCurrent(problem) || !state->driver().synchronize(state->stream, problem)) {
+    error = state->prefix() + "running the schedule: " + problem +
+            (state->synchronousSteps
+                 ? std::string()
+                 : "; set KILN_SYNC_STEPS=1 to find the step (and kernel) that failed");
+    return false;
+  }
+  return true;
+}
+
+DevicePointer ExecutionContext::inputBuffer(size_t index, std::string &error) {
+  if (!state->ownBuffers(error))
+    return 0;
+  if (index >= state->ownInputs.size()) {
+    error = state->prefix() + "no input " + std::to_string(index);
+    return 0;
+  }
+  return state->ownInputs[index];
+}
+
+DevicePointer ExecutionContext::outputBuffer(size_t index, std::string &error) {
+  if (!state->ownBuffers(error))
+    return 0;
+  if (index >= state->ownOutputs.size()) {
+    error = state->prefix() + "no output " + std::to_string(index);
+    return 0;
+  }
+  return state->ownOutputs[index];
+}
+
+bool ExecutionContext::setInput(size_t index, const void *host, std::string &error) {
+  DevicePointer buffer = inputBuffer(index, error);
+  if (!buffer)
+    return false;
+  const engine::TensorSignature &input = state->description().inputs[index];
+  std::string problem;
+  if (input.sizeInBytes() &&
+      (!state->driver().copyToDevice(buffer, host, input.sizeInBytes(), state->stream, problem) ||
+       !state->driver().synchronize(state->stream, problem))) {
+    error = state->prefix() + "input " + quoted(input.name) + ": " + problem;
+    return false;
+  }
+  return true;
+}
+
+bool ExecutionContext::getOutput(size_t index, void *host, std::string &error) {
+  DevicePointer buffer = outputBuffer(index, error);
+  if (!buffer || !synchronize(error))
+    return false;
+  const engine::TensorSignature &output = state->description().outputs[index];
+  std::string problem;
+  if (output.sizeInBytes() &&
+      (!state->driver().copyToHost(host, buffer, output.sizeInBytes(), state->stream, problem) ||
+       !state->driver().synchronize(state->stream, problem))) {
+    error = state->prefix() + "output " + quoted(output.name) + ": " + problem;
+    return false;
+  }
+  return true;
+}
+
+void ExecutionContext::enableGraph(bool enable) {
+  state->useGraph = enable;
+  if (!enable) {
+    std::string ignored;
+    if (state->gpu().makeCurrent(ignored))
+      state->dropGraph();
+  }
+}
+
+bool ExecutionContext::graphEnabled() const { return state->useGraph; }
+bool ExecutionContext::graphCaptured() const { return state->graphExec != nullptr; }
+void ExecutionContext::setSynchronousSteps(bool enable) { state->synchronousSteps = enable; }
+
+bool ExecutionContext::timeRuns(int iterations, std::vector<float> &millis, std::string &error) {
+  millis.clear();
+  if (!state->ownBuffers(error))
+    return false;
+  const CudaDriver &driver = state->driver();
+  std::string problem;
+  if ((!state->start && !driver.createEvent(state->start, problem)) ||
+      (!state->stop && !driver.createEvent(state->stop, problem))) {
+    error = state->prefix() + problem;
+    return false;
+  }
+  for (int i = 0; i < iterations; ++i) {
+    float elapsed = 0;
+    if (!driver.recordEvent(state->start, state->stream, problem)) {
+      error = state->prefix() + problem;
+      return false;
+    }
+    if (!state->enqueue(state->ownInputs, state->ownOutputs, error))
+      return false;
+    if (!driver.recordEvent(state->stop, state->stream, problem)) {
+      error = state->prefix() + problem;
+      return false;
+    }
+    if (!synchronize(error))
+      return false;
+    if (!driver.elapsedMillis(state->start, state->stop, elapsed, problem)) {
+      error = state->prefix() + problem;
+      return false;
+    }
+    millis.push_back(elapsed);
+  }
+  return true;
+}
+
+void *ExecutionContext::stream() const { return state->stream; }
+
+} // namespace kiln

@@ -1,0 +1,496 @@
+//===- EngineFormatTest.cpp - Engine files: round trip and refusals -------===//
+//
+// No GPU needed: the bytes of engine files, how the reader refuses damaged or inconsistent
+// ones (one line naming the file and the problem), and which GPUs a target runs on.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Engine.h"
+#include "test/tools/make-test-engine/SampleEngine.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
+
+using namespace kiln::engine;
+
+namespace {
+
+// Engine file offsets (docs/engine-format.md).
+constexpr size_t kVersionAt = 8, kHeaderBytesAt = 12, kChecksummedFrom = 32;
+
+uint32_t read32(const std::vector<uint8_t> &bytes, size_t at) {
+  uint32_t value = 0;
+  for (int i = 0; i < 4; ++i)
+    value |= uint32_t(bytes[at + i]) << (8 * i);
+  return value;
+}
+
+void write32(std::vector<uint8_t> &bytes, size_t at, uint32_t value) {
+  for (int i = 0; i < 4; ++i)
+    bytes[at + i] = uint8_t(value >> (8 * i));
+}
+
+void write64(std::vector<uint8_t> &bytes, size_t at, uint64_t value) {
+  for (int i = 0; i < 8; ++i)
+    bytes[at + i] = uint8_t(value >> (8 * i));
+}
+
+/// Recomputes the checksum after a test edited the bytes on purpose, so the reader gets
+/// past it to the damage under test.
+void fixChecksum(std::vector<uint8_t> &bytes) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = kChecksummedFrom; i < bytes.size(); ++i) {
+    hash ^= bytes[i];
+    hash *= 0x100000001b3ull;
+  }
+  write64(bytes, 24, hash);
+}
+
+/// Where the payload's input count lies: after the model name and the two plan sizes.
+size_t inputCountOffset(const std::vector<uint8_t> &bytes) {
+  size_t payload = read32(bytes, kHeaderBytesAt);
+  return payload + 4 + read32(bytes, payload) + 16;
+}
+
+std::string refusal(const std::vector<uint8_t> &bytes, size_t size) {
+  Engine engine;
+  return deserializeEngine(bytes.data(), size, "model.kiln", engine);
+}
+
+std::string refusal(const std::vector<uint8_t> &bytes) { return refusal(bytes, bytes.size()); }
+
+/// Every refusal is one line naming the file.
+void expectOneLine(const std::string &message) {
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(message.rfind("'model.kiln': ", 0), 0u) << message;
+}
+
+/// The sample with every field set to something other than its default.
+Engine richEngine() {
+  Engine engine = kiln::test::sampleEngine("sm_90a", /*placeholderCubin=*/true);
+  engine.modules[0].cubin = {0, 1, 2, 255};
+  engine.kernels[1].measuredMicros = 12.25;
+  engine.steps[0].grid[0] = 3;
+  engine.steps[0].grid[1] = 2;
+  engine.steps[0].grid[2] = 5;
+  engine.steps[0].block[1] = 2;
+  engine.steps[0].block[2] = 3;
+  engine.steps[0].sharedBytes = 4096;
+  engine.steps[3].fillByte = 0xab;
+  engine.outputs.push_back({"scalar", ElementType::BF16, {}});
+  engine.inputs.push_back({"ids", ElementType::I64, {2, 0, 3}});
+  engine.unplannedBytes = 123456789012ull;
+  return engine;
+}
+
+void expectSameAddress(const Address &a, const Address &b) {
+  EXPECT_EQ(a.region, b.region);
+  EXPECT_EQ(a.index, b.index);
+  EXPECT_EQ(a.offset, b.offset);
+}
+
+void expectSameEngine(const Engine &a, const Engine &b) {
+  EXPECT_EQ(a.compilerVersion, b.compilerVersion);
+  EXPECT_EQ(a.target, b.target);
+  EXPECT_EQ(a.modelName, b.modelName);
+  EXPECT_EQ(a.arenaBytes, b.arenaBytes);
+  EXPECT_EQ(a.unplannedBytes, b.unplannedBytes);
+  EXPECT_EQ(a.weights, b.weights);
+  for (auto [x, y] : {std::pair(&a.inputs, &b.inputs), std::pair(&a.outputs, &b.outputs)}) {
+    ASSERT_EQ(x->size(), y->size());
+    for (size_t i = 0; i < x->size(); ++i) {
+      EXPECT_EQ((*x)[i].name, (*y)[i].name);
+      EXPECT_EQ((*x)[i].type, (*y)[i].type);
+      EXPECT_EQ((*x)[i].shape, (*y)[i].shape);
+    }
+  }
+  ASSERT_EQ(a.modules.size(), b.modules.size());
+  for (size_t i = 0; i < a.modules.size(); ++i) {
+    EXPECT_EQ(a.modules[i].name, b.modules[i].name);
+    EXPECT_EQ(a.modules[i].ptx, b.modules[i].ptx);
+    EXPECT_EQ(a.modules[i].cubin, b.modules[i].cubin);
+  }
+  ASSERT_EQ(a.kernels.size(), b.kernels.size());
+  for (size_t i = 0; i < a.kernels.size(); ++i) {
+    EXPECT_EQ(a.kernels[i].name, b.kernels[i].name);
+    EXPECT_EQ(a.kernels[i].module, b.kernels[i].module);
+    EXPECT_EQ(a.kernels[i].templateKind, b.kernels[i].templateKind);
+    EXPECT_EQ(a.kernels[i].sourceNodes, b.kernels[i].sourceNodes);
+    EXPECT_EQ(a.kernels[i].config, b.kernels[i].config);
+    EXPECT_EQ(a.kernels[i].measuredMicros, b.kernels[i].measuredMicros);
+  }
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (size_t i = 0; i < a.steps.size(); ++i) {
+    const Step &x = a.steps[i], &y = b.steps[i];
+    EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(x.kernel, y.kernel);
+    for (int d = 0; d < 3; ++d) {
+      EXPECT_EQ(x.grid[d], y.grid[d]);
+      EXPECT_EQ(x.block[d], y.block[d]);
+    }
+    EXPECT_EQ(x.sharedBytes, y.sharedBytes);
+    ASSERT_EQ(x.arguments.size(), y.arguments.size());
+    for (size_t j = 0; j < x.arguments.size(); ++j) {
+      EXPECT_EQ(x.arguments[j].kind, y.arguments[j].kind);
+      expectSameAddress(x.arguments[j].address, y.arguments[j].address);
+      EXPECT_EQ(x.arguments[j].scalar, y.arguments[j].scalar);
+    }
+    expectSameAddress(x.source, y.source);
+    expectSameAddress(x.destination, y.destination);
+    EXPECT_EQ(x.bytes, y.bytes);
+    EXPECT_EQ(x.fillByte, y.fillByte);
+  }
+}
+
+std::string temporaryPath(const std::string &name) {
+  const char *dir = std::getenv("TMPDIR");
+  return std::string(dir && *dir ? dir : "/tmp") + "/kiln-engine-test-" +
+         std::to_string(::getpid()) + "-" + name;
+}
+
+//===----------------------------------------------------------------------===//
+
+TEST(EngineFormat, RoundTripKeepsEveryField) {
+  Engine original = richEngine();
+  ASSERT_EQ(original.validate(), "");
+  std::vector<uint8_t> bytes;
+  serializeEngine(original, bytes);
+  Engine copy;
+  ASSERT_EQ(deserializeEngine(bytes.data(), bytes.size(), "model.kiln", copy), "");
+  expectSameEngine(original, copy);
+
+  // Writing again gives the same bytes: the format has no hidden state.
+  std::vector<uint8_t> again;
+  serializeEngine(copy, again);
+  EXPECT_EQ(bytes, again);
+}
+
+TEST(EngineFormat, EmptyEngineRoundTrips) {
+  Engine empty;
+  std::vector<uint8_t> bytes;
+  serializeEngine(empty, bytes);
+  Engine copy;
+  copy.target = "x";
+  ASSERT_EQ(deserializeEngine(bytes.data(), bytes.size(), "model.kiln", copy), "");
+  expectSameEngine(empty, copy);
+}
+
+TEST(EngineFormat, HeaderAndWeightsLayout) {
+  Engine engine = richEngine();
+  std::vector<uint8_t> bytes;
+  serializeEngine(engine, bytes);
+  EXPECT_EQ(std::memcmp(bytes.data(), "KILNENG\0", 8), 0);
+  EXPECT_EQ(read32(bytes, kVersionAt), Engine::kFormatVersion);
+  // The weights are the file's last bytes and start 256-byte aligned.
+  size_t weightsAt = bytes.size() - engine.weights.size();
+  EXPECT_EQ(weightsAt % 256, 0u);
+  EXPECT_TRUE(std::equal(engine.weights.begin(), engine.weights.end(), bytes.begin() + weightsAt));
+}
+
+TEST(EngineFormat, FileRoundTripLeavesNoTemporaryFile) {
+  std::string path = temporaryPath("roundtrip.kiln");
+  Engine original = richEngine();
+  ASSERT_EQ(writeEngineFile(original, path), "");
+  Engine copy;
+  ASSERT_EQ(readEngineFile(path, copy), "");
+  expectSameEngine(original, copy);
+  EXPECT_NE(access((path + ".tmp" + std::to_string(::getpid())).c_str(), F_OK), 0);
+  std::remove(path.c_str());
+}
+
+TEST(EngineFormat, WriterRefusesInconsistentEnginesAndUnwritablePaths) {
+  Engine engine = kiln::test::sampleEngine();
+  engine.steps[0].kernel = 9;
+  std::string path = temporaryPath("inconsistent.kiln");
+  std::string message = writeEngineFile(engine, path);
+  EXPECT_NE(message.find("inconsistent engine: step 0 launches kernel 9 of 2"), std::string::npos)
+      << message;
+  EXPECT_NE(access(path.c_str(), F_OK), 0);
+
+  message = writeEngineFile(kiln::test::sampleEngine(), "/nonexistent-dir/model.kiln");
+  EXPECT_NE(message.find("cannot write '/nonexistent-dir/model.kiln'"), std::string::npos)
+      << message;
+}
+
+TEST(EngineFormat, MissingFile) {
+  Engine engine;
+  std::string message = readEngineFile("/nonexistent/model.kiln", engine);
+  EXPECT_EQ(message, "'/nonexistent/model.kiln': cannot open the engine: No such file or "
+                     "directory");
+}
+
+TEST(EngineFormat, TruncatedAtEveryCutPoint) {
+  std::vector<uint8_t> bytes;
+  serializeEngine(richEngine(), bytes);
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    std::string message = refusal(bytes, cut);
+    ASSERT_FALSE(message.empty()) << "accepted a file cut at " << cut;
+    expectOneLine(message);
+    if (cut < 8) {
+      EXPECT_NE(message.find("bad magic"), std::string::npos) << message;
+    } else {
+      EXPECT_NE(message.find("truncated"), std::string::npos) << cut << ": " << message;
+    }
+  }
+}
+
+TEST(EngineFormat, TrailingBytes) {
+  std::vector<uint8_t> bytes;
+  serializeEngine(richEngine(), bytes);
+  bytes.push_back(0);
+  EXPECT_NE(refusal(bytes).find("1 bytes after the payload"), std::string::npos) << refusal(bytes);
+}
+
+TEST(EngineFormat, BadMagic) {
+  std::vector<uint8_t> bytes;
+  serializeEngine(richEngine(), bytes);
+  bytes[3] = 'X';
+  EXPECT_EQ(refusal(bytes), "'model.kiln': not a Kiln engine (bad magic)");
+  std::vector<uint8_t> text = {'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd'};
+  EXPECT_EQ(refusal(text), "'model.kiln': not a Kiln engine (bad magic)");
+}
+
+TEST(EngineFormat, OtherFormatVersion) {
+  std::vector<uint8_t> bytes;
+  serializeEngine(richEngine(), bytes);
+  write32(bytes, kVersionAt, 7);
+  EXPECT_EQ(refusal(bytes),
+            "'model.kiln': format version 7, this runtime reads 1; recompile the model");
+}
+
+TEST(EngineFormat, EveryFlippedByteIsRefused) {
+  std::vector<uint8_t> bytes;
+  serializeEngine(richEngine(), bytes);
+  for (size_t at = 0; at < bytes.size(); ++at) {
+    std::vector<uint8_t> damaged = bytes;
+    damaged[at] ^= 0x20;
+    std::string message = refusal(damaged);
+    ASSERT_FALSE(message.empty()) << "accepted a flipped byte at " << at;
+    expectOneLine(message);
+    if (at >= kChecksummedFrom) {
+      EXPECT_NE(message.find("checksum mismatch"), std::string::npos) << at << ": " << message;
+    }
+  }
+}
+
+TEST(EngineFormat, HugeCorruptCountsAllocateNothing) {
+  std::vector<uint8_t> bytes;
+  serializeEngine(richEngine(), bytes);
+  size_t inputs = inputCountOffset(bytes);
+
+  std::vector<uint8_t> damaged = bytes;
+  write32(damaged, inputs, 0xffffffffu);
+  fixChecksum(damaged);
+  EXPECT_NE(refusal(damaged).find("corrupt count: 4294967295 inputs in"), std::string::npos)
+      << refusal(damaged);
+
+  // The first input's name length, then its rank.
+  damaged = bytes;
+  write32(damaged, inputs + 4, 0xfffffff0u);
+  fixChecksum(damaged);
+  EXPECT_NE(refusal(damaged).find("truncated in a tensor name"), std::string::npos)
+      << refusal(damaged);
+  damaged = bytes;
+  size_t rankAt = inputs + 4 + 4 + read32(bytes, inputs + 4) + 1;
+  write32(damaged, rankAt, 0x40000000u);
+  fixChecksum(damaged);
+  EXPECT_NE(refusal(damaged).find("corrupt count: 1073741824 dimensions"), std::string::npos)
+      << refusal(damaged);
+
+  // A module's PTX size (u64) far beyond the file.
+  Engine small;
+  small.modules.push_back({"m", "ptx", {}});
+  serializeEngine(small, bytes);
+  // model name "", arena, unplanned, 0 inputs, 0 outputs, 1 module, name "m", then the size.
+  size_t ptxSizeAt = read32(bytes, kHeaderBytesAt) + 4 + 16 + 4 + 4 + 4 + 4 + 1;
+  write64(bytes, ptxSizeAt, 1ull << 60);
+  fixChecksum(bytes);
+  EXPECT_NE(refusal(bytes).find("truncated in a module's PTX"), std::string::npos)
+      << refusal(bytes);
+}
+
+/// Serialises `engine` (which validate() must refuse) and expects the reader to refuse it
+/// with `expected` in the message.
+void expectInconsistent(const Engine &engine, const std::string &expected) {
+  std::vector<uint8_t> bytes;
+  serializeEngine(engine, bytes);
+  std::string message = refusal(bytes);
+  expectOneLine(message);
+  EXPECT_NE(message.find("'model.kiln': inconsistent engine: "), std::string::npos) << message;
+  EXPECT_NE(message.find(expected), std::string::npos) << message;
+}
+
+TEST(EngineFormat, InconsistentEnginesAreRefused) {
+  using kiln::test::sampleEngine;
+  Engine engine = sampleEngine();
+  engine.steps[1].kernel = 2;
+  expectInconsistent(engine, "step 1 launches kernel 2 of 2");
+
+  engine = sampleEngine();
+  engine.kernels[1].module = 5;
+  expectInconsistent(engine, "kernel 1 'axpy_f32' names module 5 of 2");
+
+  engine = sampleEngine();
+  engine.steps[0].arguments[1].address.index = 2;
+  expectInconsistent(engine, "step 0 (kernel 'add_f32') argument 1: input 2 does not exist "
+                             "(the engine has 2)");
+
+  engine = sampleEngine();
+  engine.steps[1].arguments[2].address.index = 3;
+  expectInconsistent(engine, "output 3 does not exist");
+
+  engine = sampleEngine();
+  engine.steps[1].arguments[0].address.offset = engine.arenaBytes + 1;
+  expectInconsistent(engine, "step 1 (kernel 'axpy_f32') argument 0: 0 bytes at offset 321 of "
+                             "the arena overrun its 320 bytes");
+
+  engine = sampleEngine();
+  engine.steps[2].bytes = 68;
+  expectInconsistent(engine, "step 2 (copy) source: 68 bytes at offset 256 of the arena overrun "
+                             "its 320 bytes");
+
+  engine = sampleEngine();
+  engine.steps[2].destination.offset = 8;
+  expectInconsistent(engine, "step 2 (copy) destination: 64 bytes at offset 8 of the output 1 "
+                             "overrun its 64 bytes");
+
+  engine = sampleEngine();
+  engine.steps[3].bytes = 5;
+  expectInconsistent(engine, "step 3 (fill): 5 bytes at offset 0 of the output 2 overrun its "
+                             "4 bytes");
+
+  engine = sampleEngine();
+  engine.steps[3].destination.offset = ~0ull; // offset + bytes wraps around
+  expectInconsistent(engine, "step 3 (fill): 4 bytes at offset 18446744073709551615");
+
+  engine = sampleEngine();
+  engine.steps[1].arguments[1].address.index = 1;
+  expectInconsistent(engine, "argument 1: the weights region has no index 1");
+
+  engine = sampleEngine();
+  engine.steps[0].arguments[0].address.region = static_cast<Region>(9);
+  expectInconsistent(engine, "unknown region 9");
+
+  engine = sampleEngine();
+  engine.steps[0].arguments[3].kind = static_cast<LaunchArgument::Kind>(0);
+  expectInconsistent(engine, "argument 3 has unknown kind 0");
+
+  engine = sampleEngine();
+  engine.steps[2].kind = static_cast<Step::Kind>(4);
+  expectInconsistent(engine, "step 2 has unknown kind 4");
+
+  engine = sampleEngine();
+  engine.steps[0].block[0] = 2048;
+  expectInconsistent(engine, "2048 threads per block, at most 1024");
+
+  engine = sampleEngine();
+  engine.steps[0].grid[1] = 0;
+  expectInconsistent(engine, "empty grid or block");
+
+  engine = sampleEngine();
+  engine.inputs[1].type = static_cast<ElementType>(42);
+  expectInconsistent(engine, "input 1 'y' has unknown element type 42");
+
+  engine = sampleEngine();
+  engine.inputs[0].shape = {2, -1};
+  expectInconsistent(engine, "input 0 'x' has a negative or dynamic extent -1");
+
+  engine = sampleEngine();
+  engine.outputs[1].name = "sum";
+  expectInconsistent(engine, "output 1 'sum' appears twice");
+
+  engine = sampleEngine();
+  engine.modules[0].ptx.clear();
+  expectInconsistent(engine, "module 0 'add_module' has neither PTX nor cubin");
+
+  engine = sampleEngine();
+  engine.inputs[0].shape = {1ll << 40, 1ll << 40};
+  expectInconsistent(engine, "input 0 'x' is too large");
+}
+
+TEST(EngineFormat, NamesWithControlCharactersStayOnOneLine) {
+  // Found by the fuzzer: names are arbitrary bytes, messages must stay one line.
+  Engine engine = kiln::test::sampleEngine();
+  engine.kernels[0].name = "aid.x;\n\t\x01";
+  engine.kernels[0].module = 32;
+  expectInconsistent(engine, "kernel 0 'aid.x;\\n\\t\\x01' names module 32 of 2");
+  EXPECT_EQ(printable("a\nb\x7f"), "a\\nb\\x7f");
+  EXPECT_EQ(quoted("caf\xc3\xa9"), "'caf\xc3\xa9'"); // UTF-8 stays as it is
+  Engine read;
+  std::string message = readEngineFile("/nonexistent/new\nline.kiln", read);
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+TEST(EngineFormat, ValidEngineValidates) {
+  EXPECT_EQ(kiln::test::sampleEngine().validate(), "");
+  EXPECT_EQ(richEngine().validate(), "");
+}
+
+TEST(EngineFormat, CheckTargetRuns) {
+  struct Case {
+    const char *target;
+    int major, minor;
+    bool runs;
+  } cases[] = {
+      {"sm_90a", 9, 0, true},   {"sm_90a", 9, 1, false}, {"sm_90a", 10, 0, false},
+      {"sm_90a", 8, 0, false},  {"sm_90", 9, 0, true},   {"sm_90", 9, 2, true},
+      {"sm_90", 8, 9, false},   {"sm_90", 10, 0, true},  {"sm_80", 8, 0, true},
+      {"sm_80", 8, 6, true},    {"sm_80", 9, 0, true},   {"sm_80", 12, 0, true},
+      {"sm_80", 7, 5, false},   {"sm_86", 8, 0, false},  {"sm_100a", 10, 0, true},
+      {"sm_100a", 9, 0, false}, {"sm_120", 12, 0, true},
+  };
+  for (const Case &c : cases) {
+    std::string message = checkTargetRuns(c.target, c.major, c.minor);
+    EXPECT_EQ(message.empty(), c.runs)
+        << c.target << " on " << c.major << "." << c.minor << ": " << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+  }
+  EXPECT_EQ(checkTargetRuns("sm_90a", 8, 0),
+            "the engine was compiled for sm_90a, which runs only on compute capability 9.0; "
+            "this GPU is sm_80 (8.0): recompile with --target sm_80");
+  for (const char *unknown : {"", "cpu", "sm_", "sm_9", "sm_9x", "gfx90a", "sm_90b", "sm_1000"})
+    EXPECT_EQ(checkTargetRuns(unknown, 9, 0), "unknown target '" + std::string(unknown) + "'")
+        << unknown;
+}
+
+TEST(EngineModel, ElementTypesAndSizes) {
+  EXPECT_EQ(elementSize(ElementType::F32), 4u);
+  EXPECT_EQ(elementSize(ElementType::BF16), 2u);
+  EXPECT_EQ(elementSize(ElementType::I64), 8u);
+  EXPECT_EQ(elementSize(ElementType::Bool), 1u);
+  EXPECT_EQ(elementSize(static_cast<ElementType>(0)), 0u);
+  EXPECT_STREQ(elementTypeName(ElementType::F16), "f16");
+  EXPECT_STREQ(elementTypeName(ElementType::U64), "u64");
+  EXPECT_STREQ(elementTypeName(static_cast<ElementType>(99)), "?");
+  for (int type = 1; type <= 13; ++type) {
+    EXPECT_NE(elementSize(static_cast<ElementType>(type)), 0u) << type;
+    EXPECT_STRNE(elementTypeName(static_cast<ElementType>(type)), "?") << type;
+  }
+
+  TensorSignature tensor{"t", ElementType::F16, {2, 3, 4}};
+  EXPECT_EQ(tensor.numElements(), 24);
+  EXPECT_EQ(tensor.sizeInBytes(), 48u);
+  TensorSignature scalar{"s", ElementType::F64, {}};
+  EXPECT_EQ(scalar.numElements(), 1);
+  TensorSignature empty{"e", ElementType::F32, {3, 0}};
+  EXPECT_EQ(empty.sizeInBytes(), 0u);
+
+  LaunchArgument argument;
+  EXPECT_EQ(argument.size(), 8u);
+  argument.kind = LaunchArgument::Kind::I32;
+  EXPECT_EQ(argument.size(), 4u);
+  argument.kind = LaunchArgument::Kind::F32;
+  EXPECT_EQ(argument.size(), 4u);
+  argument.kind = LaunchArgument::Kind::I64;
+  EXPECT_EQ(argument.size(), 8u);
+  argument.kind = LaunchArgument::Kind::F64;
+  EXPECT_EQ(argument.size(), 8u);
+}
+
+} // namespace

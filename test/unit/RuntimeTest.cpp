@@ -1,0 +1,410 @@
+//===- RuntimeTest.cpp - Running engines on the GPU -----------------------===//
+//
+// The hand-written sample engine (test/tools/make-test-engine/SampleEngine.h: PTX kernels
+// with pointer, i32, i64 and f32 parameters; a copy; a fill; arena and weights) run through
+// include/kiln/Runtime.h and the C API: host runs, enqueue on device buffers, CUDA graph
+// replay, four threads sharing one engine, timing, and the errors of loading and running.
+// Tests that need a GPU skip without a CUDA driver ("skipped: no GPU").
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Runtime.h"
+#include "kiln/kiln.h"
+#include "test/tools/make-test-engine/SampleEngine.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <unistd.h>
+
+extern "C" {
+// CApiTest.c: the C API used from C.
+int kiln_c_api_create_runtime(char *message, size_t size);
+int kiln_c_api_run_sample(const char *path, int useGraph, const float *x, const float *y,
+                          float *sum, float *xy, unsigned char *flags, char *message, size_t size);
+}
+
+namespace {
+
+using kiln::DevicePointer;
+using kiln::ExecutionContext;
+
+struct SampleResults {
+  std::vector<float> sum, xy;
+  std::vector<uint8_t> flags;
+};
+
+/// Inputs that differ per `variant`, so a stale result cannot pass.
+void variantInputs(int variant, std::vector<float> &x, std::vector<float> &y) {
+  kiln::test::sampleInputs(x, y);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] += float(variant) * 0.125f;
+    y[i] -= float(variant % 7);
+  }
+}
+
+void expectSampleResults(const std::vector<float> &x, const std::vector<float> &y,
+                         const SampleResults &actual) {
+  std::vector<float> sum, xy;
+  std::vector<uint8_t> flags;
+  kiln::test::sampleOutputs(x, y, sum, xy, flags);
+  ASSERT_EQ(actual.sum.size(), sum.size());
+  for (size_t i = 0; i < sum.size(); ++i) {
+    EXPECT_NEAR(actual.sum[i], sum[i], 1e-5f * std::fabs(sum[i]) + 1e-6f) << "sum[" << i << "]";
+    EXPECT_EQ(actual.xy[i], xy[i]) << "xy[" << i << "]";
+  }
+  EXPECT_EQ(actual.flags, flags);
+}
+
+/// Runs on host buffers.
+bool runSample(ExecutionContext &context, const std::vector<float> &x, const std::vector<float> &y,
+               SampleResults &results, std::string &error) {
+  results.sum.assign(x.size(), -1);
+  results.xy.assign(x.size(), -1);
+  results.flags.assign(4, 0);
+  return context.run({x.data(), y.data()},
+                     {results.sum.data(), results.xy.data(), results.flags.data()}, error);
+}
+
+class Runtime : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string error;
+    runtime = kiln::Runtime::create(error);
+    if (!runtime)
+      GTEST_SKIP() << "skipped: no GPU (" << error << ")";
+    std::printf("GPU: %s (%s), driver CUDA %d\n", runtime->deviceName().c_str(),
+                runtime->smName().c_str(), runtime->driverVersion());
+  }
+
+  std::shared_ptr<kiln::Engine> load(kiln::engine::Engine description) {
+    std::string error;
+    auto engine = kiln::Engine::create(runtime, std::move(description), "sample.kiln", error);
+    EXPECT_TRUE(engine) << error;
+    return engine;
+  }
+
+  /// Why `description` does not load ("" when it does).
+  std::string loadError(kiln::engine::Engine description) {
+    std::string error;
+    auto engine = kiln::Engine::create(runtime, std::move(description), "sample.kiln", error);
+    return engine ? std::string() : error;
+  }
+
+  std::shared_ptr<kiln::Runtime> runtime;
+};
+
+TEST(RuntimeWithoutGpu, NoDriverIsAClearError) {
+  std::string error;
+  auto runtime = kiln::Runtime::create(error, 0, "libcuda-does-not-exist.so.1");
+  EXPECT_EQ(runtime, nullptr);
+  EXPECT_EQ(error.rfind("no CUDA driver: cannot load the CUDA driver "
+                        "(libcuda-does-not-exist.so.1)",
+                        0),
+            0u)
+      << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos);
+}
+
+TEST(RuntimeWithoutGpu, CApiFromC) {
+  char message[512] = {};
+  int status = kiln_c_api_create_runtime(message, sizeof(message));
+  if (status == KILN_OK)
+    return; // a GPU machine: the GPU tests below cover the rest
+  EXPECT_EQ(status, KILN_ERROR_NO_DEVICE);
+  std::string text = message;
+  EXPECT_TRUE(text.rfind("no CUDA driver: ", 0) == 0 || text.rfind("no CUDA GPU: ", 0) == 0)
+      << text;
+  EXPECT_STREQ(kiln_version(), kiln_version()); // callable; a version string
+  EXPECT_NE(std::string(kiln_version()), "");
+}
+
+TEST_F(Runtime, HostRun) {
+  auto engine = load(kiln::test::sampleEngine());
+  ASSERT_TRUE(engine);
+  EXPECT_FALSE(engine->loadedFromCubin());
+  std::string error;
+  auto context = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(context) << error;
+  for (int variant = 0; variant < 3; ++variant) {
+    std::vector<float> x, y;
+    variantInputs(variant, x, y);
+    SampleResults results;
+    ASSERT_TRUE(runSample(*context, x, y, results, error)) << error;
+    expectSampleResults(x, y, results);
+  }
+}
+
+TEST_F(Runtime, SynchronousStepsGiveTheSameResults) {
+  auto engine = load(kiln::test::sampleEngine());
+  ASSERT_TRUE(engine);
+  std::string error;
+  auto context = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(context) << error;
+  context->setSynchronousSteps(true);
+  std::vector<float> x, y;
+  variantInputs(5, x, y);
+  SampleResults results;
+  ASSERT_TRUE(runSample(*context, x, y, results, error)) << error;
+  expectSampleResults(x, y, results);
+}
+
+TEST_F(Runtime, EnqueueOnCallerBuffers) {
+  auto engine = load(kiln::test::sampleEngine());
+  ASSERT_TRUE(engine);
+  std::string error;
+  // `owner`'s buffers play the caller's device memory for `context`.
+  auto owner = ExecutionContext::create(engine, error);
+  auto context = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(owner && context) << error;
+  std::vector<float> x, y;
+  variantInputs(1, x, y);
+  ASSERT_TRUE(owner->setInput(0, x.data(), error)) << error;
+  ASSERT_TRUE(owner->setInput(1, y.data(), error)) << error;
+  std::vector<DevicePointer> inputs = {owner->inputBuffer(0, error), owner->inputBuffer(1, error)};
+  std::vector<DevicePointer> outputs = {
+      owner->outputBuffer(0, error), owner->outputBuffer(1, error), owner->outputBuffer(2, error)};
+  ASSERT_TRUE(context->enqueue(inputs, outputs, error)) << error;
+  ASSERT_TRUE(context->synchronize(error)) << error;
+  SampleResults results;
+  results.sum.resize(x.size());
+  results.xy.resize(x.size());
+  results.flags.resize(4);
+  ASSERT_TRUE(owner->getOutput(0, results.sum.data(), error)) << error;
+  ASSERT_TRUE(owner->getOutput(1, results.xy.data(), error)) << error;
+  ASSERT_TRUE(owner->getOutput(2, results.flags.data(), error)) << error;
+  expectSampleResults(x, y, results);
+
+  // Wrong buffer counts and null buffers are refused before anything is enqueued.
+  EXPECT_FALSE(context->enqueue({inputs[0]}, outputs, error));
+  EXPECT_NE(error.find("the engine has 2 inputs and 3 outputs; given 1 and 3"), std::string::npos)
+      << error;
+  EXPECT_FALSE(context->enqueue({inputs[0], 0}, outputs, error));
+  EXPECT_NE(error.find("input 'y' has a null device buffer"), std::string::npos) << error;
+}
+
+TEST_F(Runtime, GraphReplay) {
+  auto engine = load(kiln::test::sampleEngine());
+  ASSERT_TRUE(engine);
+  std::string error;
+  auto context = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(context) << error;
+  context->enableGraph();
+  EXPECT_FALSE(context->graphCaptured());
+  for (int variant = 0; variant < 4; ++variant) {
+    std::vector<float> x, y;
+    variantInputs(variant + 10, x, y);
+    SampleResults results;
+    ASSERT_TRUE(runSample(*context, x, y, results, error)) << error;
+    EXPECT_TRUE(context->graphCaptured());
+    expectSampleResults(x, y, results);
+  }
+
+  // Other device buffers: captured again, still right.
+  auto owner = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(owner) << error;
+  std::vector<float> x, y;
+  variantInputs(3, x, y);
+  ASSERT_TRUE(owner->setInput(0, x.data(), error) && owner->setInput(1, y.data(), error)) << error;
+  ASSERT_TRUE(context->enqueue(
+      {owner->inputBuffer(0, error), owner->inputBuffer(1, error)},
+      {owner->outputBuffer(0, error), owner->outputBuffer(1, error), owner->outputBuffer(2, error)},
+      error))
+      << error;
+  ASSERT_TRUE(context->synchronize(error)) << error;
+  SampleResults results;
+  results.sum.resize(x.size());
+  results.xy.resize(x.size());
+  results.flags.resize(4);
+  ASSERT_TRUE(owner->getOutput(0, results.sum.data(), error)) << error;
+  ASSERT_TRUE(owner->getOutput(1, results.xy.data(), error)) << error;
+  ASSERT_TRUE(owner->getOutput(2, results.flags.data(), error)) << error;
+  expectSampleResults(x, y, results);
+
+  context->enableGraph(false);
+  EXPECT_FALSE(context->graphCaptured());
+}
+
+TEST_F(Runtime, FourThreadsShareOneEngine) {
+  auto engine = load(kiln::test::sampleEngine());
+  ASSERT_TRUE(engine);
+  constexpr int kThreads = 4, kRuns = 50;
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::string error;
+      auto context = ExecutionContext::create(engine, error);
+      if (!context) {
+        failures[t] = error;
+        return;
+      }
+      context->enableGraph(t % 2 == 0); // half replay graphs, half launch steps
+      std::vector<float> sum, xy;
+      std::vector<uint8_t> flags;
+      for (int run = 0; run < kRuns; ++run) {
+        std::vector<float> x, y;
+        variantInputs(t * 1000 + run, x, y);
+        SampleResults results;
+        if (!runSample(*context, x, y, results, error)) {
+          failures[t] = error;
+          return;
+        }
+        kiln::test::sampleOutputs(x, y, sum, xy, flags);
+        for (size_t i = 0; i < sum.size(); ++i)
+          if (std::fabs(results.sum[i] - sum[i]) > 1e-5f * std::fabs(sum[i]) + 1e-6f ||
+              results.xy[i] != xy[i] || results.flags != flags) {
+            failures[t] = "thread " + std::to_string(t) + " run " + std::to_string(run) +
+                          ": wrong result at " + std::to_string(i);
+            return;
+          }
+      }
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+  for (int t = 0; t < kThreads; ++t)
+    EXPECT_EQ(failures[t], "") << "thread " << t;
+}
+
+TEST_F(Runtime, TimesRuns) {
+  auto engine = load(kiln::test::sampleEngine());
+  ASSERT_TRUE(engine);
+  std::string error;
+  auto context = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(context) << error;
+  context->enableGraph();
+  std::vector<float> millis;
+  ASSERT_TRUE(context->timeRuns(20, millis, error)) << error;
+  ASSERT_EQ(millis.size(), 20u);
+  for (float ms : millis) {
+    EXPECT_GT(ms, 0.0f);
+    EXPECT_LT(ms, 1000.0f);
+  }
+}
+
+TEST_F(Runtime, RefusesAnEngineForAnotherGpu) {
+  std::string newer = "sm_" + std::to_string(runtime->computeCapabilityMajor() + 1) + "0";
+  std::string message = loadError(kiln::test::sampleEngine(newer));
+  EXPECT_NE(message.find("'sample.kiln': the engine was compiled for " + newer), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("recompile with --target " + runtime->smName()), std::string::npos)
+      << message;
+}
+
+TEST_F(Runtime, PrefersTheCubinMadeForThisGpu) {
+  // The placeholder cubin is made "for" exactly this GPU, so the runtime must try it (and
+  // the driver refuse it, naming the module), not fall back to the PTX silently.
+  std::string message =
+      loadError(kiln::test::sampleEngine(runtime->smName(), /*placeholderCubin=*/true));
+  EXPECT_NE(message.find("'sample.kiln': module 'axpy_module': cuModuleLoadDataEx failed: CUDA_"),
+            std::string::npos)
+      << message;
+  // For an older architecture of another major version the cubin cannot load: PTX it is.
+  if (runtime->computeCapabilityMajor() > 8) {
+    auto engine = load(kiln::test::sampleEngine("sm_80", /*placeholderCubin=*/true));
+    ASSERT_TRUE(engine);
+    EXPECT_FALSE(engine->loadedFromCubin());
+  }
+}
+
+TEST_F(Runtime, LoadErrorsNameModuleAndKernel) {
+  kiln::engine::Engine bad = kiln::test::sampleEngine();
+  bad.modules[1].ptx = ".version 7.0\n.target sm_80\n.address_size 64\nthis is not ptx\n";
+  std::string message = loadError(bad);
+  EXPECT_NE(message.find("module 'axpy_module': cuModuleLoadDataEx failed: CUDA_ERROR_"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("JIT log: "), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+
+  bad = kiln::test::sampleEngine();
+  bad.kernels[0].name = "no_such_kernel";
+  message = loadError(bad);
+  EXPECT_NE(message.find("kernel 'no_such_kernel' (ONNX node Add_0): cuModuleGetFunction failed: "
+                         "CUDA_ERROR_NOT_FOUND"),
+            std::string::npos)
+      << message;
+
+  bad = kiln::test::sampleEngine();
+  bad.steps[1].sharedBytes = 64u << 20;
+  message = loadError(bad);
+  EXPECT_NE(message.find("kernel 'axpy_f32' (ONNX nodes Mul_1, Add_2) needs 67108864 bytes of "
+                         "shared memory"),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(Runtime, ArgumentsAreCheckedAgainstTheKernel) {
+  kiln::engine::Engine bad = kiln::test::sampleEngine();
+  bad.steps[0].arguments.pop_back();
+  std::string message = loadError(bad);
+  if (message.empty())
+    GTEST_SKIP() << "this driver cannot list kernel parameters (cuFuncGetParamInfo)";
+  EXPECT_NE(message.find("step 0, kernel 'add_f32' (ONNX node Add_0) passes 3 arguments; the "
+                         "kernel takes 4"),
+            std::string::npos)
+      << message;
+
+  bad = kiln::test::sampleEngine();
+  bad.steps[1].arguments[3].kind = kiln::engine::LaunchArgument::Kind::F64;
+  message = loadError(bad);
+  EXPECT_NE(message.find("step 1, kernel 'axpy_f32' (ONNX nodes Mul_1, Add_2) argument 3 is 8 "
+                         "bytes; the kernel's parameter is 4"),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(Runtime, LaunchFailuresNameTheKernel) {
+  kiln::engine::Engine bad = kiln::test::sampleEngine();
+  bad.steps[1].grid[1] = 70000; // beyond the 65535 blocks a grid's y dimension allows
+  auto engine = load(bad);
+  ASSERT_TRUE(engine);
+  std::string error;
+  auto context = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(context) << error;
+  std::vector<float> x, y;
+  variantInputs(0, x, y);
+  SampleResults results;
+  EXPECT_FALSE(runSample(*context, x, y, results, error));
+  EXPECT_NE(error.find("'sample.kiln': step 1, kernel 'axpy_f32' (ONNX nodes Mul_1, Add_2): "
+                       "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE"),
+            std::string::npos)
+      << error;
+
+  // The same failure while capturing a graph: reported the same way, and the context
+  // still works afterwards without the graph.
+  auto graphContext = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(graphContext) << error;
+  graphContext->enableGraph();
+  EXPECT_FALSE(runSample(*graphContext, x, y, results, error));
+  EXPECT_NE(error.find("step 1, kernel 'axpy_f32'"), std::string::npos) << error;
+}
+
+TEST_F(Runtime, CApiRunsTheSampleFromC) {
+  char path[] = "/tmp/kiln-c-api-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  ASSERT_EQ(kiln::engine::writeEngineFile(kiln::test::sampleEngine(), path), "");
+  for (int useGraph = 0; useGraph < 2; ++useGraph) {
+    std::vector<float> x, y;
+    variantInputs(useGraph + 20, x, y);
+    SampleResults results;
+    results.sum.resize(x.size());
+    results.xy.resize(x.size());
+    results.flags.resize(4);
+    char message[1024] = {};
+    int status =
+        kiln_c_api_run_sample(path, useGraph, x.data(), y.data(), results.sum.data(),
+                              results.xy.data(), results.flags.data(), message, sizeof(message));
+    ASSERT_EQ(status, KILN_OK) << message;
+    expectSampleResults(x, y, results);
+  }
+  std::remove(path);
+}
+
+} // namespace

@@ -1,0 +1,232 @@
+//===- Bench.cpp - `kiln bench`: latency and throughput of an engine ------===//
+//
+// Fills the inputs with seeded random values once (device-resident: no host copies are
+// timed), warms up, then times each run between two CUDA events on the context's stream.
+// Runs replay a CUDA graph of the schedule unless --no-graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/kiln/EngineTools.h"
+#include "tools/kiln/Run.h"
+
+#include "kiln/Runtime.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+using namespace llvm;
+
+namespace kiln::tool {
+
+namespace {
+
+raw_ostream &error() { return WithColor::error(errs(), "kiln bench"); }
+
+uint16_t floatToHalf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  int32_t exponent = static_cast<int32_t>((bits >> 23) & 0xff) - 127 + 15;
+  uint32_t mantissa = bits & 0x7fffffu;
+  if (exponent <= 0) // the inputs are in [-1, 1): tiny values flush to zero
+    return static_cast<uint16_t>(sign);
+  if (exponent >= 31)
+    return static_cast<uint16_t>(sign | 0x7c00u);
+  return static_cast<uint16_t>(sign | (exponent << 10) | (mantissa >> 13));
+}
+
+uint16_t floatToBfloat16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+/// Random bytes for `tensor`: floats uniform in [-1, 1); integers and booleans 0 or 1, so
+/// that index inputs (token ids, gather indices) stay in range.
+std::vector<uint8_t> randomTensor(const engine::TensorSignature &tensor, std::mt19937_64 &random) {
+  std::vector<uint8_t> bytes(tensor.sizeInBytes());
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> bit(0, 1);
+  size_t width = engine::elementSize(tensor.type);
+  for (int64_t i = 0, count = tensor.numElements(); i < count; ++i) {
+    uint8_t *at = bytes.data() + i * width;
+    switch (tensor.type) {
+    case engine::ElementType::F32: {
+      float value = real(random);
+      std::memcpy(at, &value, 4);
+      break;
+    }
+    case engine::ElementType::F64: {
+      double value = real(random);
+      std::memcpy(at, &value, 8);
+      break;
+    }
+    case engine::ElementType::F16: {
+      uint16_t value = floatToHalf(real(random));
+      std::memcpy(at, &value, 2);
+      break;
+    }
+    case engine::ElementType::BF16: {
+      uint16_t value = floatToBfloat16(real(random));
+      std::memcpy(at, &value, 2);
+      break;
+    }
+    default: // integers and bool, little-endian
+      at[0] = static_cast<uint8_t>(bit(random));
+      break;
+    }
+  }
+  return bytes;
+}
+
+/// The value below which `fraction` of the sorted `values` lie (nearest rank).
+double percentile(const std::vector<float> &sorted, double fraction) {
+  size_t rank = static_cast<size_t>(std::ceil(fraction * double(sorted.size())));
+  return sorted[std::min(sorted.size() - 1, rank ? rank - 1 : 0)];
+}
+
+} // namespace
+
+int benchEngine(const BenchOptions &options) {
+  if (!StringRef(options.model).ends_with(".kiln")) {
+    error() << "'" << options.model
+            << "': kiln bench runs engines (.kiln); compile the model with kiln compile "
+               "first\n";
+    return RunBadInput;
+  }
+  if (options.iterations < 1 || options.warmup < 0) {
+    error() << "--iterations must be at least 1 and --warmup at least 0\n";
+    return RunBadInput;
+  }
+  engine::Engine description;
+  if (std::string problem = engine::readEngineFile(options.model, description); !problem.empty()) {
+    error() << problem << "\n";
+    return RunBadInput;
+  }
+
+  std::string problem;
+  auto runtime = Runtime::create(problem);
+  if (!runtime) {
+    error() << problem << "\n";
+    return RunUnsupported;
+  }
+  if (std::string mismatch = engine::checkTargetRuns(
+          description.target, runtime->computeCapabilityMajor(), runtime->computeCapabilityMinor());
+      !mismatch.empty()) {
+    error() << "'" << options.model << "': " << mismatch << "\n";
+    return RunUnsupported;
+  }
+  auto engine = Engine::create(runtime, std::move(description), options.model, problem);
+  if (!engine) {
+    error() << problem << "\n";
+    return RunFailed;
+  }
+  const engine::Engine &model = engine->description();
+  auto context = ExecutionContext::create(engine, problem);
+  if (!context) {
+    error() << problem << "\n";
+    return RunFailed;
+  }
+  std::mt19937_64 random(options.seed);
+  for (size_t i = 0; i < model.inputs.size(); ++i) {
+    std::vector<uint8_t> bytes = randomTensor(model.inputs[i], random);
+    if (!context->setInput(i, bytes.data(), problem)) {
+      error() << problem << "\n";
+      return RunFailed;
+    }
+  }
+  context->enableGraph(options.useGraph);
+
+  for (int i = 0; i < options.warmup; ++i)
+    if (!context->enqueue(problem)) {
+      error() << problem << "\n";
+      return RunFailed;
+    }
+  if (!context->synchronize(problem)) {
+    error() << problem << "\n";
+    return RunFailed;
+  }
+  std::vector<float> millis;
+  if (!context->timeRuns(options.iterations, millis, problem)) {
+    error() << problem << "\n";
+    return RunFailed;
+  }
+
+  std::vector<float> sorted = millis;
+  std::sort(sorted.begin(), sorted.end());
+  double mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / double(sorted.size());
+  double p50 = percentile(sorted, 0.50), p95 = percentile(sorted, 0.95),
+         p99 = percentile(sorted, 0.99);
+  int64_t batch = 1;
+  if (!model.inputs.empty() && !model.inputs[0].shape.empty())
+    batch = std::max<int64_t>(model.inputs[0].shape[0], 1);
+  double throughput = mean > 0 ? double(batch) * 1000.0 / mean : 0;
+  bool graph = options.useGraph && context->graphCaptured();
+
+  raw_ostream &os = outs();
+  os << "engine " << options.model << " on " << runtime->deviceName() << " (" << runtime->smName()
+     << "), " << (engine->loadedFromCubin() ? "cubin" : "PTX") << ", "
+     << (graph ? "CUDA graph" : "stream launches") << ", " << options.warmup << " warmup + "
+     << options.iterations << " timed runs\n";
+  os << formatv("latency ms: mean {0:f4}  p50 {1:f4}  p95 {2:f4}  p99 {3:f4}  min {4:f4}  "
+                "max {5:f4}\n",
+                mean, p50, p95, p99, sorted.front(), sorted.back());
+  os << formatv("throughput: {0:f1} inferences/s (batch {1})\n", throughput, batch);
+
+  if (!options.jsonFile.empty()) {
+    std::error_code ec;
+    raw_fd_ostream file(options.jsonFile, ec, sys::fs::OF_Text);
+    if (ec) {
+      error() << "cannot write '" << options.jsonFile << "': " << ec.message() << "\n";
+      return RunFailed;
+    }
+    json::OStream out(file, 2);
+    out.object([&] {
+      out.attribute("engine", options.model);
+      out.attribute("model", model.modelName);
+      out.attribute("target", model.target);
+      out.attribute("gpu", runtime->deviceName());
+      out.attribute("sm", runtime->smName());
+      out.attribute("driver_version", static_cast<int64_t>(runtime->driverVersion()));
+      out.attribute("loaded_from", engine->loadedFromCubin() ? "cubin" : "ptx");
+      out.attribute("cuda_graph", graph);
+      out.attribute("warmup", static_cast<int64_t>(options.warmup));
+      out.attribute("iterations", static_cast<int64_t>(options.iterations));
+      out.attribute("seed", static_cast<int64_t>(options.seed));
+      out.attribute("batch", batch);
+      out.attributeObject("latency_ms", [&] {
+        out.attribute("mean", mean);
+        out.attribute("p50", p50);
+        out.attribute("p95", p95);
+        out.attribute("p99", p99);
+        out.attribute("min", double(sorted.front()));
+        out.attribute("max", double(sorted.back()));
+      });
+      out.attribute("throughput_per_s", throughput);
+      out.attributeArray("runs_ms", [&] {
+        for (float run : millis)
+          out.value(double(run));
+      });
+    });
+    file << "\n";
+    file.close();
+    if (file.has_error()) {
+      error() << "cannot write '" << options.jsonFile << "': " << file.error().message() << "\n";
+      file.clear_error();
+      return RunFailed;
+    }
+  }
+  return RunSucceeded;
+}
+
+} // namespace kiln::tool

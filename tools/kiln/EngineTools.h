@@ -1,0 +1,40 @@
+//===- EngineTools.h - `kiln inspect` and `kiln bench` ----------*- C++ -*-===//
+
+#ifndef KILN_TOOLS_KILN_ENGINETOOLS_H
+#define KILN_TOOLS_KILN_ENGINETOOLS_H
+
+#include <cstdint>
+#include <string>
+
+namespace kiln::tool {
+
+struct InspectOptions {
+  std::string engine;
+  /// A JSON object on stdout instead of text.
+  bool json = false;
+  /// Where to write each module's .ptx and .cubin; empty: nowhere.
+  std::string dumpKernelsDir;
+};
+
+/// `kiln inspect`: what an engine file holds. Needs no GPU. Exit codes as `kiln run`'s:
+/// 0, 2 for an engine file that is refused, 4 when the kernels cannot be written.
+int inspectEngine(const InspectOptions &options);
+
+struct BenchOptions {
+  std::string model;
+  int warmup = 10;
+  int iterations = 100;
+  /// Where to write the results as JSON; empty: nowhere.
+  std::string jsonFile;
+  bool useGraph = true;
+  uint64_t seed = 1;
+};
+
+/// `kiln bench`: latency and throughput of an engine on the GPU. Exit codes as `kiln
+/// run`'s: 0, 2 bad usage or engine file, 3 no CUDA driver or GPU (or an engine for
+/// another GPU), 4 a failure while running.
+int benchEngine(const BenchOptions &options);
+
+} // namespace kiln::tool
+
+#endif // KILN_TOOLS_KILN_ENGINETOOLS_H

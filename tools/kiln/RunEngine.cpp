@@ -1,0 +1,144 @@
+//===- RunEngine.cpp - `kiln run MODEL.kiln`: an engine on the GPU --------===//
+//
+// Binds the input and expected-output files to the engine's IO signature (shared with the
+// CPU path, RunCommon.h), runs the engine once through the runtime (include/kiln/Runtime.h)
+// and reports like the CPU path. Engines have static shapes: an input of another shape is
+// refused before the GPU is touched.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/kiln/RunCommon.h"
+
+#include "kiln/Runtime.h"
+#include "lib/pipeline/Progress.h"
+
+namespace kiln::tool {
+
+namespace {
+
+io::ElementType toFileType(engine::ElementType type) {
+  switch (type) {
+  case engine::ElementType::F32:
+    return io::ElementType::F32;
+  case engine::ElementType::F16:
+    return io::ElementType::F16;
+  case engine::ElementType::BF16:
+    return io::ElementType::BF16;
+  case engine::ElementType::F64:
+    return io::ElementType::F64;
+  case engine::ElementType::I8:
+    return io::ElementType::I8;
+  case engine::ElementType::U8:
+    return io::ElementType::U8;
+  case engine::ElementType::I16:
+    return io::ElementType::I16;
+  case engine::ElementType::U16:
+    return io::ElementType::U16;
+  case engine::ElementType::I32:
+    return io::ElementType::I32;
+  case engine::ElementType::U32:
+    return io::ElementType::U32;
+  case engine::ElementType::I64:
+    return io::ElementType::I64;
+  case engine::ElementType::U64:
+    return io::ElementType::U64;
+  case engine::ElementType::Bool:
+    return io::ElementType::Bool;
+  }
+  return io::ElementType::U8;
+}
+
+std::string shapeText(const engine::TensorSignature &tensor) {
+  std::string text = std::string(engine::elementTypeName(tensor.type)) + "[";
+  for (size_t i = 0; i < tensor.shape.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(tensor.shape[i]);
+  return text + "]";
+}
+
+std::string shapeText(const io::HostTensor &tensor) {
+  std::string text = io::name(tensor.type).str() + "[";
+  for (size_t i = 0; i < tensor.shape.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(tensor.shape[i]);
+  return text + "]";
+}
+
+} // namespace
+
+int runEngineOnDevice(const RunOptions &options, engine::Engine description,
+                      const std::string &what) {
+  Progress progress(options.quiet);
+  std::vector<TensorSpec> inputSpecs, outputSpecs;
+  for (const engine::TensorSignature &input : description.inputs)
+    inputSpecs.push_back({input.name, toFileType(input.type)});
+  for (const engine::TensorSignature &output : description.outputs)
+    outputSpecs.push_back({output.name, toFileType(output.type)});
+  BoundTensors bound;
+  if (int status = bindRunTensors(options, inputSpecs, outputSpecs, bound))
+    return status;
+  for (size_t i = 0; i < bound.inputs.size(); ++i) {
+    const engine::TensorSignature &input = description.inputs[i];
+    if (std::vector<int64_t>(bound.inputs[i].shape.begin(), bound.inputs[i].shape.end()) !=
+        input.shape) {
+      runError() << "input '" << input.name << "': the engine was compiled for " << shapeText(input)
+                 << ", the file holds " << shapeText(bound.inputs[i]) << "\n";
+      return RunBadInput;
+    }
+  }
+
+  std::string error;
+  auto runtime = Runtime::create(error);
+  if (!runtime) {
+    runError() << error << "\n";
+    return RunUnsupported;
+  }
+  if (std::string problem = engine::checkTargetRuns(
+          description.target, runtime->computeCapabilityMajor(), runtime->computeCapabilityMinor());
+      !problem.empty()) {
+    runError() << "'" << what << "': " << problem << "\n";
+    return RunUnsupported;
+  }
+  auto engine = Engine::create(runtime, std::move(description), what, error);
+  if (!engine) {
+    runError() << error << "\n";
+    return RunFailed;
+  }
+  progress.step("loaded " + what + " on " + runtime->deviceName() + " (" + runtime->smName() +
+                ", " + (engine->loadedFromCubin() ? "cubin" : "PTX") + ")");
+  auto context = ExecutionContext::create(engine, error);
+  if (!context) {
+    runError() << error << "\n";
+    return RunFailed;
+  }
+
+  const engine::Engine &model = engine->description();
+  std::vector<io::HostTensor> outputs(model.outputs.size());
+  std::vector<const void *> inputBuffers;
+  std::vector<void *> outputBuffers;
+  for (const io::HostTensor &input : bound.inputs)
+    inputBuffers.push_back(input.data.data());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const engine::TensorSignature &signature = model.outputs[i];
+    outputs[i].name = signature.name;
+    outputs[i].type = toFileType(signature.type);
+    outputs[i].shape.assign(signature.shape.begin(), signature.shape.end());
+    outputs[i].data.resize(signature.sizeInBytes());
+    outputBuffers.push_back(outputs[i].data.data());
+  }
+  if (!context->run(inputBuffers, outputBuffers, error)) {
+    runError() << error << "\n";
+    return RunFailed;
+  }
+  progress.step("ran");
+  return reportRunOutputs(options, outputs, bound);
+}
+
+int runEngineFile(const RunOptions &options) {
+  engine::Engine description;
+  if (std::string problem = engine::readEngineFile(options.model, description); !problem.empty()) {
+    runError() << problem << "\n";
+    return RunBadInput;
+  }
+  return runEngineOnDevice(options, std::move(description), options.model);
+}
+
+} // namespace kiln::tool
