@@ -40,6 +40,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
@@ -84,6 +85,10 @@ void kiln::registerDialects(mlir::DialectRegistry &registry) {
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+
+  // The inliner inlines func.call only with the func dialect's inliner interface (the GPU
+  // host pipeline inlines kernel bodies into the schedule).
+  func::registerInlinerExtension(registry);
 
   // convert-to-llvm and the GPU lowering find their patterns through these interfaces.
   arith::registerConvertArithToLLVMInterface(registry);

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -172,6 +173,16 @@ void GpuMapLoopsPass::runOnOperation() {
   if (failed)
     return signalPassFailure();
 
+  // Outlining would copy the callee, itself a host function with launches, into the
+  // kernel module.
+  for (gpu::LaunchOp launch : launches)
+    launch.walk([&](CallOpInterface call) {
+      call->emitError("gpu-map-loops: a kernel cannot call a host function; inline it first");
+      failed = true;
+    });
+  if (failed)
+    return signalPassFailure();
+
   for (gpu::LaunchOp launch : launches) {
     lowerInsideKernel(launch, rewriter);
     sinkIntoKernel(launch, rewriter);
@@ -294,8 +305,9 @@ LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
       continue;
     }
     // Deallocations keep their place; launches already made (a second run of the
-    // pass) are left alone.
-    if (isa<memref::DeallocOp, gpu::LaunchOp, gpu::LaunchFuncOp>(op)) {
+    // pass) are left alone; calls of other host functions stay on the host (their compute
+    // becomes launches in the callee).
+    if (isa<memref::DeallocOp, gpu::LaunchOp, gpu::LaunchFuncOp, CallOpInterface>(op)) {
       flush();
       continue;
     }

@@ -198,3 +198,36 @@ func.func @data_dependent(%shape: memref<1xindex>) {
   %buffer = memref.alloc(%n) : memref<?xf32>
   return
 }
+
+// -----
+
+// A call of another host function stays on the host, in order; the callee's compute
+// becomes launches in the callee.
+// CHECK-LABEL: func.func private @callee
+// CHECK: gpu.launch
+// CHECK-LABEL: func.func @caller
+// CHECK-NOT: gpu.launch
+// CHECK: call @callee
+func.func private @callee(%out: memref<f32>) {
+  %one = arith.constant 1.0 : f32
+  memref.store %one, %out[] : memref<f32>
+  return
+}
+func.func @caller(%out: memref<f32>) {
+  call @callee(%out) : (memref<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func private @callee(%out: memref<f32>)
+func.func @call_in_loop(%out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-error @below {{a kernel cannot call a host function; inline it first}}
+    func.call @callee(%out) : (memref<f32>) -> ()
+  }
+  return
+}
