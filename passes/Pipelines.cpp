@@ -96,6 +96,9 @@ void addGpuHostLoweringPasses(OpPassManager &pm) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.allowReturnAllocsFromLoops = true;
+  // Each kernel's last op computes straight into the output buffer instead of into a
+  // new tensor copied there.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createConvertBufferizationToMemRefPass());
   // One host function: the kernels' bodies inlined into the schedule, so that their

@@ -40,6 +40,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
@@ -71,6 +72,9 @@ void kiln::registerDialects(mlir::DialectRegistry &registry) {
                   linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect, nvgpu::NVGPUDialect,
                   NVVM::NVVMDialect, scf::SCFDialect, tensor::TensorDialect, ub::UBDialect,
                   vector::VectorDialect>();
+
+  // The GPU path inlines each kernel's generic lowering into the host schedule.
+  func::registerInlinerExtension(registry);
 
   // One-shot bufferization and ownership-based deallocation (the CPU path) find the
   // ops' buffer semantics through these interfaces.
