@@ -161,4 +161,52 @@ def CpuOrderLoops : Pass<"cpu-order-loops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
+  let summary = "Turn the compute of a bufferized host function into gpu.launch ops";
+  let description = [{
+    The GPU path's host functions arrive bufferized, inlined and with linalg turned
+    into loops: allocations, weights (`memref.get_global`), views and index arithmetic
+    at the top level, between the compute (scf.parallel nests, scf.for, loads, stores,
+    copies, leftover linalg ops on memrefs). The engine runs the host function as a
+    schedule, so every piece of compute must become a kernel launch and everything the
+    schedule itself needs (buffer sizes, views, launch sizes) must stay a host value.
+
+    - An `scf.parallel` with constant bounds becomes one launch with one thread per
+      iteration of its iteration space, linearised row-major: `threads-per-block`
+      threads per block, ceil(total / threads-per-block) blocks, on grid y too when x
+      would exceed 2^31-1 blocks, and an `scf.if` guarding the tail. Each thread
+      delinearises its index into the loop's induction variables. Loops nested inside
+      (reductions as scf.for, inner scf.parallel, which becomes scf.for) run
+      sequentially in the thread. Copies and linalg ops at the top level become such
+      nests first (a copy is an elementwise kernel; no memref.copy stays on the host).
+    - Every other maximal run of consecutive compute ops (top-level scf.for, scf.if,
+      loads and stores, loops with dynamic bounds) becomes one single-thread launch, in
+      order: correct first, kernel templates make the hot paths fast.
+    - Allocations (allocas become allocs: buffers live on the device across launches),
+      get_global, views, deallocations, constants and pure scalar arithmetic on host
+      values stay on the host; allocations and views move before the launches that
+      follow them. If one of them needs a value computed from memory contents (a
+      data-dependent shape), it is an error: "data-dependent shape: not supported on
+      the GPU path yet". A scalar computed by one kernel and used by a later kernel
+      goes through a 0-d buffer.
+
+    Views, constants and index arithmetic are recomputed inside each kernel, so a
+    kernel's operands are base buffers (function arguments, allocations, globals) and
+    the function's scalar arguments only. Each launch carries a kernel name for
+    gpu-kernel-outlining: the ONNX node in the compute's location (or a `kiln.source`
+    string attribute), else the function's name, with `_k<N>`; all kernels of a function
+    go to the gpu.module `<function>_kernels`.
+  }];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"256",
+           "Threads per block of the launches of parallel loops">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // KILN_PASSES

@@ -4,21 +4,28 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -36,7 +43,41 @@ struct EmitCInterfacesPass : PassWrapper<EmitCInterfacesPass, OperationPass<Modu
         function->setAttr("llvm.emit_c_interface", UnitAttr::get(&getContext()));
   }
 };
+/// The options of pipeline `kiln-lower-gpu-device` (GpuTargetOptions).
+struct GpuDeviceLoweringPipelineOptions : PassPipelineOptions<GpuDeviceLoweringPipelineOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("SM to compile for (sm_90a, sm_80)"),
+                           llvm::cl::init("sm_90a")};
+  Option<std::string> features{*this, "features", llvm::cl::desc("PTX features (+ptx80)"),
+                               llvm::cl::init("+ptx80")};
+  Option<std::string> libdevice{
+      *this, "libdevice",
+      llvm::cl::desc("libdevice bitcode to link (default: found in the CUDA toolkit)"),
+      llvm::cl::init("")};
+  Option<int64_t> threadsPerBlock{*this, "threads-per-block",
+                                  llvm::cl::desc("Threads per block of parallel loops"),
+                                  llvm::cl::init(256)};
+  Option<unsigned> optLevel{*this, "opt-level",
+                            llvm::cl::desc("Optimisation level of the NVPTX backend"),
+                            llvm::cl::init(3)};
+};
 } // namespace
+
+std::string findLibdevice() {
+  if (const char *path = std::getenv("KILN_LIBDEVICE"))
+    return path;
+  SmallVector<std::string> roots;
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *root = std::getenv(var))
+      roots.push_back(root);
+  roots.push_back("/usr/local/cuda");
+  for (const std::string &root : roots) {
+    SmallString<128> path(root);
+    llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+    if (llvm::sys::fs::is_regular_file(path))
+      return std::string(path);
+  }
+  return {};
+}
 
 void addGraphPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphInferShapes());
@@ -112,6 +153,50 @@ void addGpuHostLoweringPasses(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &target) {
+  GpuMapLoopsOptions map;
+  map.threadsPerBlock = target.threadsPerBlock;
+  pm.addNestedPass<func::FuncOp>(createGpuMapLoops(map));
+  pm.addPass(createGpuKernelOutliningPass());
+  // One constant per launch size on the host, for the engine builder to read (after
+  // outlining: before, CSE would merge kernel constants into host ones, which
+  // outlining then passes as arguments).
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
+
+  // libdevice goes into the target's link list, so that whoever serialises the module
+  // (kiln, kiln-translate --emit-ptx, gpu-module-to-binary) links the math functions
+  // without depending on CUDA_HOME.
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = target.chip;
+  attach.features = target.features;
+  attach.optLevel = target.optLevel;
+  std::string libdevice = target.libdevice.empty() ? findLibdevice() : target.libdevice;
+  if (!libdevice.empty())
+    attach.linkLibs.push_back(libdevice);
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertLinalgToLoopsPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  // bf16 conversions as integer operations (cvt to and from bf16 is not native on
+  // every SM); ceildiv, floordiv and friends have no LLVM lowering of their own.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  kernels.addPass(arith::createArithExpandOpsPass(expand));
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  // Math ops become libdevice calls (__nv_expf, ...), f16 and bf16 ones on f32.
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  // What has no libdevice function and no NVVM pattern (math.trunc, ...) maps to an
+  // LLVM intrinsic NVPTX selects natively.
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void registerPipelines() {
   PassPipelineRegistration<>("kiln-graph-pipeline",
                              "The graph passes every target runs (shape inference, ...)",
@@ -123,6 +208,18 @@ void registerPipelines() {
       "kiln-lower-gpu-host",
       "Form kernels and lower them generically to one host function of buffers and loops",
       addGpuHostLoweringPasses);
+  PassPipelineRegistration<GpuDeviceLoweringPipelineOptions>(
+      "kiln-lower-gpu-device",
+      "Map the compute of bufferized host functions to kernels and lower them to NVVM",
+      [](OpPassManager &pm, const GpuDeviceLoweringPipelineOptions &options) {
+        GpuTargetOptions target;
+        target.chip = options.chip;
+        target.features = options.features;
+        target.libdevice = options.libdevice;
+        target.threadsPerBlock = options.threadsPerBlock;
+        target.optLevel = options.optLevel;
+        addGpuDeviceLoweringPasses(pm, target);
+      });
 }
 
 } // namespace kiln

@@ -11,7 +11,28 @@
 
 #include "mlir/Pass/PassManager.h"
 
+#include <string>
+
 namespace kiln {
+
+/// What GPU code is compiled for.
+struct GpuTargetOptions {
+  /// The SM: "sm_90a" (Hopper) or "sm_80" (Ampere).
+  std::string chip = "sm_90a";
+  /// PTX ISA features; sm_90a needs PTX 8.0 at least.
+  std::string features = "+ptx80";
+  /// libdevice bitcode, linked into every kernel module for math functions (`__nv_*`);
+  /// empty: findLibdevice().
+  std::string libdevice;
+  /// Threads per block of the launches of parallel loops (gpu-map-loops).
+  int64_t threadsPerBlock = 256;
+  /// Optimisation level of LLVM's NVPTX backend.
+  unsigned optLevel = 3;
+};
+
+/// The CUDA toolkit's libdevice.10.bc: $KILN_LIBDEVICE, else nvvm/libdevice under
+/// $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda; empty if none exists.
+std::string findLibdevice();
 
 /// The graph passes every target runs: shape inference (and, as they land, folding,
 /// pattern recognition and fusion). Pipeline `kiln-graph-pipeline`.
@@ -22,6 +43,14 @@ void addGraphPasses(mlir::OpPassManager &pm);
 /// and the upstream conversions to LLVM. Public functions get C interfaces
 /// (`_mlir_ciface_<name>`) for the JIT caller. Pipeline `kiln-lower-to-cpu`.
 void addCpuLoweringPasses(mlir::OpPassManager &pm);
+
+/// Lowers a bufferized host module to GPU kernels in the NVVM and LLVM dialects: the
+/// compute of each host function becomes gpu.launch ops (gpu-map-loops), outlined into
+/// one gpu.module per function with an #nvvm.target for `target`, and each gpu.module
+/// is lowered to NVVM with the bare-pointer calling convention (one pointer per memref
+/// argument). The host functions stay func.func with gpu.launch_func and memref ops,
+/// for the engine builder to read as a schedule. Pipeline `kiln-lower-gpu-device`.
+void addGpuDeviceLoweringPasses(mlir::OpPassManager &pm, const GpuTargetOptions &target);
 
 /// Registers the pipelines above with the pass registry (for kiln-opt).
 /// Kernel formation and the generic lowering of every kernel, up to one host function of

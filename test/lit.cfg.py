@@ -1,6 +1,7 @@
 # lit configuration for Kiln's regression tests.
 
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -29,3 +30,10 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     pass
+
+# ptxas from the CUDA toolkit assembles PTX to cubin; tests that need it say
+# `REQUIRES: ptxas` and are reported unsupported where it is missing.
+ptxas = os.environ.get("KILN_PTXAS") or shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

@@ -134,6 +134,7 @@ void kiln::registerPasses() {
   bufferization::registerBufferizationPasses();
   bufferization::registerBufferizationPipelines();
   registerConvertLinalgToLoopsPass();
+  registerConvertLinalgToParallelLoopsPass();
   registerLinalgElementwiseOpFusionPass();
   registerConvertMathToLibmPass();
   memref::registerExpandStridedMetadataPass();

@@ -1,0 +1,670 @@
+//===- GpuMapLoops.cpp - Host loop nests and buffer code to gpu.launch ----===//
+//
+// Turns the compute at the top level of host functions (bufferized, loops on memrefs)
+// into gpu.launch ops; what must stay on the host (allocations, globals, views, sizes)
+// stays. See docs/gpu-backend.md for the contract with the engine builder.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_GPUMAPLOOPS
+#include "passes/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+// CUDA's grid limits: x up to 2^31 - 1 blocks, y and z up to 65535.
+constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
+constexpr int64_t kMaxGridY = 65535;
+
+constexpr StringLiteral kDataDependentShape =
+    "data-dependent shape: not supported on the GPU path yet";
+
+bool isScalarType(Type type) { return isa<IntegerType, IndexType, FloatType>(type); }
+
+/// Views compute a new memref descriptor of an existing buffer, without touching memory.
+bool isView(Operation *op) {
+  return isa<ViewLikeOpInterface>(op) && isa<memref::MemRefDialect>(op->getDialect()) &&
+         op->getNumRegions() == 0 && isMemoryEffectFree(op);
+}
+
+/// Ops that give the host a buffer: they stay on the host and their results are what
+/// kernels receive as pointers.
+bool isBufferSource(Operation *op) {
+  return isa<memref::AllocOp, memref::AllocaOp, memref::GetGlobalOp>(op);
+}
+
+/// Ops a kernel can recompute from their operands wherever their results are needed.
+bool isPureComputation(Operation *op) { return op->getNumRegions() == 0 && isMemoryEffectFree(op); }
+
+/// What becomes of a top-level op of a host function.
+enum class Placement {
+  Host,     // stays on the host, may move before a launch (allocations, views, sizes)
+  Barrier,  // stays on the host, in order: ends the run of compute before it (dealloc)
+  Parallel, // an scf.parallel nest: a launch of its own, one thread per iteration
+  Compute,  // anything else: runs in a single-thread launch with its neighbours
+};
+
+/// The trip counts of an scf.parallel with constant bounds and steps, or nothing.
+std::optional<SmallVector<int64_t>> constantTripCounts(scf::ParallelOp loop) {
+  SmallVector<int64_t> trips;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb), u = getConstantIntValue(ub),
+                           s = getConstantIntValue(step);
+    if (!l || !u || !s || *s <= 0)
+      return std::nullopt;
+    trips.push_back(*u <= *l ? 0 : llvm::divideCeil(*u - *l, *s));
+  }
+  return trips;
+}
+
+/// A name for a kernel made of `ops`: the `kiln.source` attribute or the first name in
+/// the location (the ONNX node) of the first op that has one, else `fallback`;
+/// characters PTX does not allow in identifiers become '_'.
+std::string kernelBaseName(ArrayRef<Operation *> ops, StringRef fallback) {
+  std::string found;
+  auto fromOp = [&](Operation *op) {
+    if (auto source = op->getAttrOfType<StringAttr>("kiln.source")) {
+      found = source.str();
+      return true;
+    }
+    op->getLoc()->walk([&](Location loc) {
+      if (auto name = dyn_cast<NameLoc>(loc)) {
+        found = name.getName().str();
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return !found.empty();
+  };
+  for (Operation *op : ops)
+    if (fromOp(op))
+      break;
+  if (found.empty())
+    for (Operation *op : ops)
+      if (op->walk([&](Operation *nested) {
+              return fromOp(nested) ? WalkResult::interrupt() : WalkResult::advance();
+            }).wasInterrupted())
+        break;
+  if (found.empty())
+    found = fallback.str();
+
+  std::string name;
+  for (char c : found) {
+    bool ok = llvm::isAlnum(c) || c == '_';
+    if (!ok && (name.empty() || name.back() == '_'))
+      continue; // no leading or doubled separators
+    name.push_back(ok ? c : '_');
+  }
+  while (!name.empty() && name.back() == '_')
+    name.pop_back();
+  if (name.size() > 48)
+    name.resize(48);
+  if (name.empty() || llvm::isDigit(name.front()))
+    name.insert(0, "k");
+  return name;
+}
+
+struct GpuMapLoopsPass : kiln::impl::GpuMapLoopsBase<GpuMapLoopsPass> {
+  using GpuMapLoopsBase::GpuMapLoopsBase;
+
+  void runOnOperation() override;
+
+private:
+  void prepare(Block &block, IRRewriter &rewriter);
+  LogicalResult mapBlock(Block &block, IRRewriter &rewriter);
+  gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, ArrayRef<Operation *> ops,
+                             int64_t gridX, int64_t gridY, int64_t block);
+  LogicalResult mapParallel(scf::ParallelOp loop, ArrayRef<int64_t> trips, IRRewriter &rewriter);
+  void mapRun(ArrayRef<Operation *> run, IRRewriter &rewriter);
+  LogicalResult resolveCrossingValues(Block &block, IRRewriter &rewriter);
+
+  /// Results of top-level pure ops that depend on what kernels compute.
+  llvm::DenseSet<Value> deviceValues;
+  void lowerInsideKernel(gpu::LaunchOp launch, IRRewriter &rewriter);
+  void sinkIntoKernel(gpu::LaunchOp launch, IRRewriter &rewriter);
+
+  StringAttr moduleName;
+  std::string functionName;
+  unsigned kernelIndex = 0;
+  SmallVector<gpu::LaunchOp> launches;
+};
+
+void GpuMapLoopsPass::runOnOperation() {
+  func::FuncOp function = getOperation();
+  if (function.isExternal())
+    return;
+  if (threadsPerBlock < 1 || threadsPerBlock > 1024) {
+    function.emitError("gpu-map-loops: threads-per-block must be in [1, 1024], got ")
+        << threadsPerBlock;
+    return signalPassFailure();
+  }
+  functionName = function.getName().str();
+  moduleName = StringAttr::get(&getContext(), functionName + "_kernels");
+  kernelIndex = 0;
+  launches.clear();
+
+  IRRewriter rewriter(&getContext());
+  bool failed = false;
+  for (Block &block : function.getBody()) {
+    prepare(block, rewriter);
+    if (mlir::failed(mapBlock(block, rewriter)))
+      failed = true;
+  }
+  if (failed)
+    return signalPassFailure();
+
+  for (gpu::LaunchOp launch : launches) {
+    lowerInsideKernel(launch, rewriter);
+    sinkIntoKernel(launch, rewriter);
+  }
+
+  // What only fed kernels (index arithmetic, views now recomputed inside) is dead.
+  for (Block &block : function.getBody())
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+      if (isOpTriviallyDead(&op))
+        rewriter.eraseOp(&op);
+}
+
+/// Normalises the top level of `block` so that the rest sees loops and buffers only:
+/// allocas become allocs (their buffers live on the device, across launches), linalg
+/// ops and copies become scf.parallel nests (one thread per element), and get_global
+/// ops nested in compute move to the top level (weights stay host-side buffers instead
+/// of being copied into the kernel module).
+void GpuMapLoopsPass::prepare(Block &block, IRRewriter &rewriter) {
+  for (Operation &op : llvm::make_early_inc_range(block.without_terminator())) {
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
+      rewriter.setInsertionPoint(alloca);
+      rewriter.replaceOpWithNewOp<memref::AllocOp>(
+          alloca, alloca.getType(), alloca.getDynamicSizes(), alloca.getSymbolOperands(),
+          alloca.getAlignmentAttr());
+      continue;
+    }
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        linalgOp && linalgOp.hasPureBufferSemantics()) {
+      rewriter.setInsertionPoint(linalgOp);
+      if (succeeded(linalg::linalgOpToParallelLoops(rewriter, linalgOp)))
+        rewriter.eraseOp(linalgOp);
+      continue;
+    }
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      auto type = cast<MemRefType>(copy.getSource().getType());
+      if (type.getRank() == 0 || !type.hasStaticShape())
+        continue; // runs as a load and a store, or as loops, in a single thread
+      rewriter.setInsertionPoint(copy);
+      Location loc = copy.getLoc();
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      SmallVector<Value> lbs(type.getRank(), zero), steps(type.getRank(), one), ubs;
+      for (int64_t extent : type.getShape())
+        ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, extent));
+      Value source = copy.getSource(), target = copy.getTarget();
+      scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps,
+                              [&](OpBuilder &b, Location nestedLoc, ValueRange ivs) {
+                                Value v = memref::LoadOp::create(b, nestedLoc, source, ivs);
+                                memref::StoreOp::create(b, nestedLoc, v, target, ivs);
+                              });
+      rewriter.eraseOp(copy);
+      continue;
+    }
+  }
+
+  for (Operation &op : block.without_terminator()) {
+    if (op.getNumRegions() == 0)
+      continue;
+    SmallVector<Operation *> hoisted;
+    op.walk([&](Operation *nested) {
+      if (isa<memref::GetGlobalOp>(nested))
+        hoisted.push_back(nested);
+      // A buffer of static shape allocated in a branch (a data-dependent choice between
+      // computations, e.g. on an axis given as an input) is allocated by the host
+      // instead; in loops, each iteration may need a fresh one, so those stay.
+      if (auto alloc = dyn_cast<memref::AllocOp>(nested); alloc && alloc->getNumOperands() == 0) {
+        bool onlyBranches = true;
+        for (Operation *parent = alloc->getParentOp(); parent != &op;
+             parent = parent->getParentOp())
+          onlyBranches &= isa<scf::IfOp, scf::IndexSwitchOp>(parent);
+        if (onlyBranches && isa<scf::IfOp, scf::IndexSwitchOp>(op))
+          hoisted.push_back(alloc);
+      }
+    });
+    for (Operation *nested : hoisted)
+      nested->moveBefore(&op);
+  }
+}
+
+LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
+  llvm::DenseSet<Value> onHost(block.getArguments().begin(), block.getArguments().end());
+  auto operandsOnHost = [&](Operation &op) {
+    return llvm::all_of(op.getOperands(), [&](Value v) { return onHost.contains(v); });
+  };
+
+  struct Segment {
+    Placement placement;
+    SmallVector<Operation *> ops;
+  };
+  SmallVector<Segment> segments;
+  SmallVector<Operation *> run;
+  auto flush = [&] {
+    // A run of pure ops only (views or index arithmetic on values kernels computed)
+    // needs no launch of its own: the kernels that use its values recompute them.
+    // A buffer the host needs (a returned select of buffers) is copied out of a launch.
+    auto neededOnHost = [&](Operation *op) {
+      return llvm::any_of(op->getUses(), [&](OpOperand &use) {
+        return isa<BaseMemRefType>(use.get().getType()) && !llvm::is_contained(run, use.getOwner());
+      });
+    };
+    if (llvm::any_of(run,
+                     [&](Operation *op) { return !isPureComputation(op) || neededOnHost(op); }))
+      segments.push_back({Placement::Compute, std::move(run)});
+    run.clear();
+  };
+
+  bool failed = false;
+  for (Operation &op : block.without_terminator()) {
+    if (isBufferSource(&op)) {
+      // The host allocates: sizes must not depend on what kernels compute.
+      if (!operandsOnHost(op)) {
+        op.emitError(kDataDependentShape);
+        failed = true;
+      }
+      onHost.insert(op.result_begin(), op.result_end());
+      continue;
+    }
+    if (isView(&op) && operandsOnHost(op)) {
+      onHost.insert(op.result_begin(), op.result_end());
+      continue;
+    }
+    // Deallocations keep their place; launches already made (a second run of the
+    // pass) are left alone.
+    if (isa<memref::DeallocOp, gpu::LaunchOp, gpu::LaunchFuncOp>(op)) {
+      flush();
+      continue;
+    }
+    bool scalarResults =
+        llvm::all_of(op.getResultTypes(), [](Type t) { return !isa<BaseMemRefType>(t); });
+    if (op.getNumRegions() == 0 && isPure(&op) && scalarResults && operandsOnHost(op)) {
+      onHost.insert(op.result_begin(), op.result_end());
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ParallelOp>(op);
+        loop && loop.getNumResults() == 0 && constantTripCounts(loop)) {
+      flush();
+      segments.push_back({Placement::Parallel, {&op}});
+      continue;
+    }
+    run.push_back(&op);
+  }
+  flush();
+  if (failed)
+    return failure();
+
+  for (Segment &segment : segments) {
+    if (segment.placement == Placement::Parallel) {
+      auto loop = cast<scf::ParallelOp>(segment.ops.front());
+      if (mlir::failed(mapParallel(loop, *constantTripCounts(loop), rewriter)))
+        failed = true;
+    } else {
+      mapRun(segment.ops, rewriter);
+    }
+  }
+  if (failed)
+    return failure();
+  // Pure ops left at the top level with operands kernels compute: recomputed where
+  // needed (resolveCrossingValues), then dead.
+  deviceValues.clear();
+  for (Operation &op : block)
+    if (!isa<gpu::LaunchOp>(op) && isPureComputation(&op) && !op.getResults().empty() &&
+        llvm::any_of(op.getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return (def && isa<gpu::LaunchOp>(def->getParentOp())) || deviceValues.contains(v);
+        }))
+      deviceValues.insert(op.result_begin(), op.result_end());
+  return resolveCrossingValues(block, rewriter);
+}
+
+gpu::LaunchOp GpuMapLoopsPass::createLaunch(OpBuilder &builder, Location loc,
+                                            ArrayRef<Operation *> ops, int64_t gridX, int64_t gridY,
+                                            int64_t block) {
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  auto constant = [&](int64_t v) -> Value {
+    return v == 1 ? one : arith::ConstantIndexOp::create(builder, loc, v);
+  };
+  std::string name = kernelBaseName(ops, functionName) + "_k" + std::to_string(kernelIndex++);
+  auto launch = gpu::LaunchOp::create(
+      builder, loc, constant(gridX), constant(gridY), one, constant(block), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
+      /*privateAttributions=*/{}, /*clusterSizeX=*/nullptr, /*clusterSizeY=*/nullptr,
+      /*clusterSizeZ=*/nullptr, FlatSymbolRefAttr::get(moduleName),
+      FlatSymbolRefAttr::get(builder.getContext(), name));
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(builder, loc);
+  launches.push_back(launch);
+  return launch;
+}
+
+/// One thread per iteration of `loop`: the iteration space is linearised (row-major,
+/// so consecutive threads take consecutive innermost indices, which are usually
+/// contiguous in memory), cut into blocks of `threadsPerBlock`, and each thread
+/// delinearises its index back into the loop's induction variables.
+LogicalResult GpuMapLoopsPass::mapParallel(scf::ParallelOp loop, ArrayRef<int64_t> trips,
+                                           IRRewriter &rewriter) {
+  int64_t total = 1;
+  for (int64_t trip : trips)
+    if (llvm::MulOverflow(total, trip, total))
+      return loop.emitError("gpu-map-loops: iteration space overflows 64 bits");
+  if (total == 0) {
+    rewriter.eraseOp(loop);
+    return success();
+  }
+
+  int64_t block = std::min<int64_t>(threadsPerBlock, total);
+  int64_t blocks = llvm::divideCeil(total, block);
+  int64_t gridX = std::min(blocks, kMaxGridX);
+  int64_t gridY = llvm::divideCeil(blocks, gridX);
+  if (gridY > kMaxGridY)
+    return loop.emitError("gpu-map-loops: ") << total << " iterations need more than " << kMaxGridX
+                                             << " x " << kMaxGridY << " blocks";
+
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  gpu::LaunchOp launch = createLaunch(rewriter, loc, {loop}, gridX, gridY, block);
+
+  Block &body = launch.getBody().front();
+  rewriter.setInsertionPointToStart(&body);
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  Value blockIndex = blockIds.x;
+  if (gridY > 1)
+    blockIndex = arith::AddIOp::create(
+        rewriter, loc, arith::MulIOp::create(rewriter, loc, blockIds.y, constant(gridX)),
+        blockIds.x);
+  Value linear = launch.getThreadIds().x;
+  if (blocks > 1)
+    linear = arith::AddIOp::create(
+        rewriter, loc, arith::MulIOp::create(rewriter, loc, blockIndex, constant(block)), linear);
+
+  // The last block may be partly outside the iteration space.
+  if (gridX * gridY * block != total) {
+    Value inside =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, linear, constant(total));
+    auto guard = scf::IfOp::create(rewriter, loc, inside, /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(guard.thenBlock());
+  }
+
+  SmallVector<Value> ivs(trips.size());
+  Value rest = linear;
+  for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
+    Value index = rest;
+    if (d > 0) {
+      index = arith::RemUIOp::create(rewriter, loc, rest, constant(trips[d]));
+      rest = arith::DivUIOp::create(rewriter, loc, rest, constant(trips[d]));
+    }
+    int64_t lb = *getConstantIntValue(loop.getLowerBound()[d]);
+    int64_t step = *getConstantIntValue(loop.getStep()[d]);
+    if (step != 1)
+      index = arith::MulIOp::create(rewriter, loc, index, constant(step));
+    if (lb != 0)
+      index = arith::AddIOp::create(rewriter, loc, index, constant(lb));
+    ivs[d] = index;
+  }
+
+  Block *loopBody = loop.getBody();
+  rewriter.eraseOp(loopBody->getTerminator());
+  Operation *insertBefore = rewriter.getInsertionBlock()->getTerminator();
+  rewriter.inlineBlockBefore(loopBody, insertBefore, ivs);
+  rewriter.eraseOp(loop);
+  return success();
+}
+
+/// A run of compute that is not one parallel nest runs in order in a single thread.
+void GpuMapLoopsPass::mapRun(ArrayRef<Operation *> run, IRRewriter &rewriter) {
+  rewriter.setInsertionPointAfter(run.back());
+  gpu::LaunchOp launch = createLaunch(rewriter, run.front()->getLoc(), run, 1, 1, 1);
+  Operation *terminator = launch.getBody().front().getTerminator();
+  for (Operation *op : run)
+    op->moveBefore(terminator);
+}
+
+/// Gives the kernels of `block` the values they use that other kernels compute, and
+/// the host the buffers it uses that kernels choose:
+/// - pure ops (views, index arithmetic) are recomputed in the kernel that needs them;
+/// - other scalars go through a 0-d buffer the host allocates: stored where they are
+///   computed, loaded at the start of each kernel that uses them (launches run in order);
+/// - a buffer a kernel chooses (an scf.if or scf.index_switch yielding one of several
+///   buffers) is copied into a buffer the host allocates, which replaces it everywhere.
+/// A scalar the host itself needs (a size, a returned value) is an error.
+LogicalResult GpuMapLoopsPass::resolveCrossingValues(Block &block, IRRewriter &rewriter) {
+  bool failed = false;
+  // Where each value computed by a kernel, or by a top-level op no kernel holds, lives.
+  auto producer = [&](Value v) -> gpu::LaunchOp {
+    Operation *def = v.getDefiningOp();
+    return def ? def->getParentOfType<gpu::LaunchOp>() : gpu::LaunchOp();
+  };
+  auto isHostValue = [&](Value v) {
+    if (isa<BlockArgument>(v))
+      return cast<BlockArgument>(v).getOwner() == &block;
+    Operation *def = v.getDefiningOp();
+    return def->getBlock() == &block && !isa<gpu::LaunchOp>(def) && !deviceValues.contains(v);
+  };
+
+  // Buffers chosen by kernels: copied out right after they are computed.
+  for (Operation &op : block) {
+    auto launch = dyn_cast<gpu::LaunchOp>(op);
+    if (!launch)
+      continue;
+    for (Operation &inner : launch.getBody().front()) {
+      for (Value result : inner.getResults()) {
+        auto type = dyn_cast<MemRefType>(result.getType());
+        if (!type)
+          continue;
+        SmallVector<OpOperand *> outside;
+        for (OpOperand &use : result.getUses())
+          if (!launch->isProperAncestor(use.getOwner()))
+            outside.push_back(&use);
+        // Views and selects that only kernels use are recomputed in those kernels.
+        bool onlyKernels = llvm::all_of(outside, [](OpOperand *use) {
+          return use->getOwner()->getParentOfType<gpu::LaunchOp>() != nullptr;
+        });
+        if (outside.empty() || (isPureComputation(&inner) && onlyKernels))
+          continue;
+        if (!type.hasStaticShape()) {
+          outside.front()->getOwner()->emitError(kDataDependentShape)
+              << " (a buffer of dynamic shape chosen on the GPU)";
+          failed = true;
+          continue;
+        }
+        Location loc = inner.getLoc();
+        rewriter.setInsertionPoint(launch);
+        Value copy = memref::AllocOp::create(
+            rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()));
+        Value replacement = copy;
+        if (copy.getType() != type)
+          replacement = memref::CastOp::create(rewriter, loc, type, copy);
+        rewriter.setInsertionPointAfter(&inner);
+        memref::CopyOp::create(rewriter, loc, result, copy);
+        for (OpOperand *use : outside)
+          use->set(replacement);
+      }
+    }
+  }
+
+  // Scalars and views: spilled or recomputed in each kernel that uses them.
+  DenseMap<Value, Value> spills;
+  for (Operation &op : block) {
+    auto consumer = dyn_cast<gpu::LaunchOp>(op);
+    if (!consumer)
+      continue;
+    Block &body = consumer.getBody().front();
+    Operation *start = &body.front();
+    IRMapping mapping;
+    std::function<FailureOr<Value>(Value, Operation *)> materialize =
+        [&](Value v, Operation *user) -> FailureOr<Value> {
+      if (isHostValue(v) || producer(v) == consumer)
+        return v;
+      if (Value mapped = mapping.lookupOrNull(v))
+        return mapped;
+      Operation *def = v.getDefiningOp();
+      if (def && isPureComputation(def)) {
+        SmallVector<Value> operands;
+        for (Value operand : def->getOperands()) {
+          FailureOr<Value> m = materialize(operand, user);
+          if (mlir::failed(m))
+            return failure();
+          operands.push_back(*m);
+        }
+        rewriter.setInsertionPoint(start);
+        Operation *clone = rewriter.clone(*def);
+        clone->setOperands(operands);
+        for (auto [from, to] : llvm::zip(def->getResults(), clone->getResults()))
+          mapping.map(from, to);
+        return mapping.lookup(v);
+      }
+      gpu::LaunchOp from = producer(v);
+      if (!def || !from || !isScalarType(v.getType())) {
+        user->emitError(kDataDependentShape) << " (uses a value computed on the GPU)";
+        return failure();
+      }
+      Value &buffer = spills[v];
+      if (!buffer) {
+        Location loc = def->getLoc();
+        rewriter.setInsertionPoint(from);
+        buffer = memref::AllocOp::create(rewriter, loc, MemRefType::get({}, v.getType()));
+        rewriter.setInsertionPointAfter(def);
+        memref::StoreOp::create(rewriter, loc, v, buffer);
+      }
+      rewriter.setInsertionPoint(start);
+      Value loaded = memref::LoadOp::create(rewriter, def->getLoc(), buffer);
+      mapping.map(v, loaded);
+      return loaded;
+    };
+    consumer.walk([&](Operation *user) {
+      for (OpOperand &use : user->getOpOperands()) {
+        Value v = use.get();
+        if (consumer->isAncestor(v.getParentRegion()->getParentOp()))
+          continue; // defined inside
+        FailureOr<Value> m = materialize(v, user);
+        if (mlir::failed(m))
+          failed = true;
+        else if (*m != v)
+          use.set(*m);
+      }
+    });
+  }
+
+  // Values kernels compute that the host uses.
+  for (Operation &op : block) {
+    if (isa<gpu::LaunchOp>(op) ||
+        (isPureComputation(&op) && deviceValues.contains(op.getResult(0))))
+      continue;
+    for (Value operand : op.getOperands())
+      if (!isHostValue(operand)) {
+        op.emitError(kDataDependentShape) << " (uses a value computed on the GPU)";
+        failed = true;
+        break;
+      }
+  }
+  return failure(failed);
+}
+
+/// Kernels receive buffers (function arguments, allocations, globals) and the
+/// function's scalar arguments only: constants, index arithmetic and views are
+/// recomputed inside, so that the host passes base pointers of buffers (the engine's
+/// arena offsets) and every memref parameter has an identity layout, which the
+/// bare-pointer calling convention needs.
+void GpuMapLoopsPass::sinkIntoKernel(gpu::LaunchOp launch, IRRewriter &rewriter) {
+  Block &body = launch.getBody().front();
+  Operation *start = &body.front();
+  IRMapping mapping;
+  std::function<Value(Value)> sink = [&](Value v) -> Value {
+    if (Value mapped = mapping.lookupOrNull(v))
+      return mapped;
+    Operation *def = v.getDefiningOp();
+    if (!def || !isPureComputation(def) || isa<memref::GetGlobalOp>(def))
+      return v;
+    SmallVector<Value> operands = llvm::map_to_vector(def->getOperands(), sink);
+    rewriter.setInsertionPoint(start);
+    Operation *clone = rewriter.clone(*def);
+    clone->setOperands(operands);
+    for (auto [from, to] : llvm::zip(def->getResults(), clone->getResults()))
+      mapping.map(from, to);
+    return mapping.lookup(v);
+  };
+  launch.getBody().walk([&](Operation *user) {
+    for (OpOperand &use : user->getOpOperands())
+      if (!launch->isAncestor(use.get().getParentRegion()->getParentOp()))
+        use.set(sink(use.get()));
+  });
+}
+
+/// Inside a kernel everything is sequential code: linalg ops become loops, copies
+/// become loops of loads and stores (memref-to-llvm would call a host runtime function
+/// for strided ones), and nested scf.parallel become scf.for.
+void GpuMapLoopsPass::lowerInsideKernel(gpu::LaunchOp launch, IRRewriter &rewriter) {
+  SmallVector<linalg::LinalgOp> linalgOps;
+  launch.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureBufferSemantics())
+      linalgOps.push_back(op);
+  });
+  for (linalg::LinalgOp op : linalgOps) {
+    rewriter.setInsertionPoint(op);
+    if (succeeded(linalg::linalgOpToLoops(rewriter, op)))
+      rewriter.eraseOp(op);
+  }
+
+  SmallVector<memref::CopyOp> copies;
+  launch.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+  for (memref::CopyOp copy : copies) {
+    Location loc = copy.getLoc();
+    rewriter.setInsertionPoint(copy);
+    Value source = copy.getSource(), target = copy.getTarget();
+    auto type = cast<MemRefType>(source.getType());
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    SmallVector<Value> lbs(type.getRank(), zero), steps(type.getRank(), one), ubs;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      ubs.push_back(type.isDynamicDim(d)
+                        ? Value(memref::DimOp::create(rewriter, loc, source, d))
+                        : Value(arith::ConstantIndexOp::create(rewriter, loc, type.getDimSize(d))));
+    scf::buildLoopNest(rewriter, loc, lbs, ubs, steps,
+                       [&](OpBuilder &b, Location nestedLoc, ValueRange ivs) {
+                         Value v = memref::LoadOp::create(b, nestedLoc, source, ivs);
+                         memref::StoreOp::create(b, nestedLoc, v, target, ivs);
+                       });
+    rewriter.eraseOp(copy);
+  }
+
+  SmallVector<scf::ParallelOp> loops;
+  launch.walk([&](scf::ParallelOp loop) {
+    if (loop.getNumResults() == 0)
+      loops.push_back(loop);
+  });
+  // Post-order: inner loops first, so that erasing an outer loop never frees one
+  // still in the list.
+  for (scf::ParallelOp loop : loops)
+    (void)scf::parallelForToNestedFors(rewriter, loop);
+}
+
+} // namespace

@@ -1,0 +1,200 @@
+// RUN: kiln-opt %s --split-input-file --gpu-map-loops --verify-diagnostics | FileCheck %s
+
+// An elementwise loop: one thread per element, 256 per block, 1024 / 256 = 4 blocks
+// (no tail guard), named after the ONNX node in its location.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C4]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], {{.*}} module(@elementwise_kernels) function(@Relu_0_k0)
+// CHECK:   %[[BASE:.*]] = arith.muli %[[BX]], %{{.*}} : index
+// CHECK:   %[[I:.*]] = arith.addi %[[BASE]], %[[TX]] : index
+// CHECK-NOT: scf.if
+// CHECK:   memref.load %arg0[%[[I]]]
+// CHECK:   arith.maximumf
+// CHECK:   memref.store %{{.*}}, %arg1[%[[I]]]
+// CHECK:   gpu.terminator
+// CHECK-NOT: scf.parallel
+func.func @elementwise(%in: memref<1024xf32>, %out: memref<1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c1024) step (%c1) {
+    %x = memref.load %in[%i] : memref<1024xf32>
+    %y = arith.maximumf %x, %zero : f32
+    memref.store %y, %out[%i] : memref<1024xf32>
+    scf.reduce
+  } loc("Relu#0")
+  return
+}
+
+// -----
+
+// A 2-D nest with a lower bound and a step: 6 x 10 = 60 iterations in one block;
+// the thread's index is delinearised, innermost dimension fastest.
+// CHECK-LABEL: func.func @two_d
+// CHECK-DAG: %[[C60:.*]] = arith.constant 60 : index
+// CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C60]], {{.*}} function(@two_d_k0)
+// CHECK:   %[[J0:.*]] = arith.remui %[[TX]], %{{.*}} : index
+// CHECK:   %[[I0:.*]] = arith.divui %[[TX]], %{{.*}} : index
+// CHECK:   %[[J1:.*]] = arith.muli %[[J0]], %{{.*}} : index
+// CHECK:   %[[I1:.*]] = arith.addi %[[I0]], %{{.*}} : index
+// CHECK:   memref.store %{{.*}}, %arg0[%[[I1]], %[[J1]]]
+func.func @two_d(%out: memref<8x20xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c20 = arith.constant 20 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c2, %c0) to (%c8, %c20) step (%c1, %c2) {
+    memref.store %one, %out[%i, %j] : memref<8x20xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A row reduction: one thread per row, the reduction (scf.for) and the inner
+// scf.parallel run sequentially in the thread. 300 rows need 2 blocks of 256 and a
+// guard for the 212 threads past the end.
+// CHECK-LABEL: func.func @reduction
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[C2]], {{.*}} threads({{.*}}) in (%{{.*}} = %[[C256]],
+// CHECK:   %[[ROW:.*]] = arith.addi
+// CHECK:   %[[C300:.*]] = arith.constant 300 : index
+// CHECK:   %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %[[C300]] : index
+// CHECK:   scf.if %[[IN]] {
+// CHECK:     scf.for
+// CHECK:       scf.for
+// CHECK:         memref.load %arg0[%[[ROW]],
+// CHECK-NOT: scf.parallel
+func.func @reduction(%in: memref<300x16x4xf32>, %out: memref<300x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c300 = arith.constant 300 : index
+  scf.parallel (%i) = (%c0) to (%c300) step (%c1) {
+    scf.for %k = %c0 to %c16 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c4) step (%c1) {
+        %x = memref.load %in[%i, %k, %j] : memref<300x16x4xf32>
+        %acc = memref.load %out[%i, %j] : memref<300x4xf32>
+        %sum = arith.addf %x, %acc : f32
+        memref.store %sum, %out[%i, %j] : memref<300x4xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A top-level scf.for (a recurrence) and the stores next to it run in one
+// single-thread launch; the allocation between them stays on the host, before it.
+// CHECK-LABEL: func.func @sequential
+// CHECK: %[[TMP:.*]] = memref.alloc() : memref<f32>
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[C1]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]]) threads({{.*}}) in (%{{.*}} = %[[C1]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]])
+// CHECK:   memref.store %{{.*}}, %[[TMP]][]
+// CHECK:   scf.for
+// CHECK:   memref.store %{{.*}}, %arg1[]
+// CHECK:   gpu.terminator
+// CHECK-NOT: gpu.launch
+func.func @sequential(%in: memref<10xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %zero = arith.constant 0.0 : f32
+  %tmp = memref.alloca() : memref<f32>
+  memref.store %zero, %tmp[] : memref<f32>
+  %r = scf.for %i = %c0 to %c10 step %c1 iter_args(%acc = %zero) -> f32 {
+    %x = memref.load %in[%i] : memref<10xf32>
+    %y = arith.addf %acc, %x : f32
+    scf.yield %y : f32
+  }
+  memref.store %r, %out[] : memref<f32>
+  return
+}
+
+// -----
+
+// A copy between a strided view and a buffer becomes an elementwise launch; the view
+// is recomputed inside the kernel, so the kernel receives the base buffer.
+// CHECK-LABEL: func.func @copy
+// CHECK-NOT: memref.copy
+// CHECK-NOT: memref.subview
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %{{.*}}, {{.*}} function(@copy_k0)
+// CHECK:   %[[VIEW:.*]] = memref.subview %arg0[0, 2] [4, 4] [1, 1]
+// CHECK:   %[[X:.*]] = memref.load %[[VIEW]]
+// CHECK:   memref.store %[[X]], %arg1
+// CHECK-NOT: memref.copy
+func.func @copy(%in: memref<4x8xf32>, %out: memref<4x4xf32>) {
+  %view = memref.subview %in[0, 2] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1], offset: 2>>
+  memref.copy %view, %out : memref<4x4xf32, strided<[8, 1], offset: 2>> to memref<4x4xf32>
+  return
+}
+
+// -----
+
+// 2^40 iterations need 2^32 blocks of 256: more than 2^31 - 1 in x, so grid y is 3 and
+// the block index is by * gridX + bx; the tail is guarded.
+// CHECK-LABEL: func.func @grid_y
+// CHECK-DAG: %[[GX:.*]] = arith.constant 2147483647 : index
+// CHECK-DAG: %[[GY:.*]] = arith.constant 3 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %[[GX]], %{{.*}} = %[[GY]],
+// CHECK:   %[[ROWS:.*]] = arith.muli %[[BY]], %{{.*}} : index
+// CHECK:   %[[BLOCK:.*]] = arith.addi %[[ROWS]], %[[BX]] : index
+// CHECK:   arith.muli %[[BLOCK]], %{{.*}} : index
+// CHECK:   %[[TOTAL:.*]] = arith.constant 1099511627776 : index
+// CHECK:   arith.cmpi ult, %{{.*}}, %[[TOTAL]]
+// CHECK:   scf.if
+func.func @grid_y(%out: memref<1048576x1048576xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 1048576 : index
+  %v = arith.constant 7 : i8
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %n) step (%c1, %c1) {
+    memref.store %v, %out[%i, %j] : memref<1048576x1048576xi8>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A scalar one kernel computes and a later kernel uses goes through a 0-d buffer.
+// CHECK-LABEL: func.func @scalar_between_kernels
+// CHECK: %[[SPILL:.*]] = memref.alloc() : memref<f32>
+// CHECK: gpu.launch
+// CHECK:   %[[X:.*]] = memref.load %arg0[]
+// CHECK:   memref.store %[[X]], %[[SPILL]][]
+// CHECK: gpu.launch
+// CHECK:   %[[Y:.*]] = memref.load %[[SPILL]][]
+// CHECK:   memref.store %[[Y]], %arg1[
+func.func @scalar_between_kernels(%in: memref<f32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %x = memref.load %in[] : memref<f32>
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    memref.store %x, %out[%i] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The size of a buffer read from memory is not known to the host.
+func.func @data_dependent(%shape: memref<1xindex>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.load %shape[%c0] : memref<1xindex>
+  // expected-error @below {{data-dependent shape: not supported on the GPU path yet}}
+  %buffer = memref.alloc(%n) : memref<?xf32>
+  return
+}
