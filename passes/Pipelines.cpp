@@ -125,6 +125,10 @@ void addCpuLoweringPasses(OpPassManager &pm) {
 
 void addGpuHostLoweringPasses(OpPassManager &pm) {
   pm.addPass(createGraphToKernel());
+  addKernelLoweringPasses(pm);
+}
+
+void addKernelLoweringPasses(OpPassManager &pm) {
   // Template-specific code generators run here; every kernel they leave goes through the
   // generic lowering below.
   pm.addPass(createKernelToLinalg());

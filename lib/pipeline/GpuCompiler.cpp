@@ -3,6 +3,7 @@
 #include "lib/pipeline/GpuCompiler.h"
 
 #include "dialects/graph/GraphOps.h"
+#include "dialects/kernel/KernelOps.h"
 #include "lib/engine/EngineBuilder.h"
 #include "lib/target/GpuBinary.h"
 #include "passes/Passes.h"
@@ -50,7 +51,7 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
     return failure();
 
   PassManager lowering(context);
-  addGpuHostLoweringPasses(lowering);
+  addKernelLoweringPasses(lowering);
   GpuTargetOptions target;
   target.chip = options.target;
   addGpuDeviceLoweringPasses(lowering, target);
