@@ -23,7 +23,9 @@ if [ "$mode" = prepare ]; then
   set -e
   scripts/device-bundle.sh kiln KilnRuntimeTests make-test-engine
   mkdir -p .device
-  grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >>.git/info/exclude
+  exclude=$(git rev-parse --git-path info/exclude)
+  mkdir -p "$(dirname "$exclude")"
+  grep -qx '/.device/' "$exclude" 2>/dev/null || echo '/.device/' >>"$exclude"
   mv .bundle/kiln-device.tar.xz .device/
   testdata=${ONNX_TESTDATA:-/usr/share/libonnx-testdata/data}
   tar -C "$(dirname "$testdata")" -cf - "$(basename "$testdata")" | xz -T"$(nproc)" -6 \
