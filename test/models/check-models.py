@@ -109,6 +109,13 @@ def vocab_size(graph, name):
     return None
 
 
+def to_numpy_dtype(elem_type):
+    """numpy dtype of an ONNX element type (onnx.mapping is gone from newer onnx)."""
+    if hasattr(onnx.helper, "tensor_dtype_to_np_dtype"):
+        return onnx.helper.tensor_dtype_to_np_dtype(elem_type)
+    return onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[elem_type]
+
+
 def make_inputs(graph, batch, seq, seed):
     """Random inputs for the graph's inputs (those that are not initializers), and whether
     the sequence length was used: a symbolic first dimension is the batch, a later one the
@@ -120,7 +127,7 @@ def make_inputs(graph, batch, seq, seed):
         if value.name in initializers:
             continue
         tensor_type = value.type.tensor_type
-        dtype = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[tensor_type.elem_type]
+        dtype = to_numpy_dtype(tensor_type.elem_type)
         shape = []
         for dim in tensor_type.shape.dim:
             if dim.HasField("dim_value"):
