@@ -125,6 +125,10 @@ void addCpuLoweringPasses(OpPassManager &pm) {
 
 void addGpuHostLoweringPasses(OpPassManager &pm) {
   pm.addPass(createGraphToKernel());
+  addKernelLoweringPasses(pm);
+}
+
+void addKernelLoweringPasses(OpPassManager &pm) {
   // Template-specific code generators run here; every kernel they leave goes through the
   // generic lowering below.
   pm.addPass(createKernelToLinalg());
@@ -137,6 +141,9 @@ void addGpuHostLoweringPasses(OpPassManager &pm) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.allowReturnAllocsFromLoops = true;
+  // Each kernel's last op computes straight into the output buffer instead of into a
+  // new tensor copied there.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createConvertBufferizationToMemRefPass());
   // One host function: the kernels' bodies inlined into the schedule, so that their

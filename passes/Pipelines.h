@@ -57,6 +57,10 @@ void addGpuDeviceLoweringPasses(mlir::OpPassManager &pm, const GpuTargetOptions 
 /// allocations, weights and loop nests on buffers (the input of gpu-map-loops).
 void addGpuHostLoweringPasses(mlir::OpPassManager &pm);
 
+/// addGpuHostLoweringPasses without kernel formation: from kernel.func templates and
+/// their launches to the host function of buffers and loops.
+void addKernelLoweringPasses(mlir::OpPassManager &pm);
+
 void registerPipelines();
 
 } // namespace kiln

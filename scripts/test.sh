@@ -50,6 +50,8 @@ run_suite "ONNX backend test models: import (regressions against test/conformanc
 run_suite "real models (../shared/models): materialize and import" scripts/import-models.sh
 run_suite "ONNX backend test cases on the CPU (regressions against test/conformance)" \
   /usr/bin/python3 test/conformance/run-conformance.py --check
+run_suite "real models on the CPU against ONNX Runtime (../shared/models)" \
+  /usr/bin/python3 test/models/check-models.py
 
 passed=$(( ${lit_passed:-0} + ${unit_total:-0} - ${unit_failed:-0} - unit_skipped + suite_passed ))
 failed=$(( ${lit_failed:-0} + ${unit_failed:-0} + suite_failed + suite_missing ))

@@ -21,13 +21,6 @@ config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
 # The ONNX backend test data (Debian's libonnx-testdata, installed by scripts/setup.sh).
 config.substitutions.append(("%onnx_node_tests", "/usr/share/libonnx-testdata/data/node"))
 
-# ptxas from the CUDA toolkit assembles PTX to cubin; tests that need it say
-# `REQUIRES: ptxas` and are reported unsupported where it is missing.
-ptxas = os.environ.get("KILN_PTXAS") or shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-if os.access(ptxas, os.X_OK):
-    config.available_features.add("ptxas")
-    config.substitutions.append(("%ptxas", ptxas))
-
 # A CUDA driver on this machine: tests of kiln run/bench on engines that need a GPU say
 # `REQUIRES: cuda-driver`; their no-GPU counterparts say `UNSUPPORTED: cuda-driver`.
 try:
@@ -37,3 +30,10 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     pass
+
+# ptxas from the CUDA toolkit assembles PTX to cubin; tests that need it say
+# `REQUIRES: ptxas` and are reported unsupported where it is missing.
+ptxas = os.environ.get("KILN_PTXAS") or shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

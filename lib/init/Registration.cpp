@@ -73,6 +73,9 @@ void kiln::registerDialects(mlir::DialectRegistry &registry) {
                   NVVM::NVVMDialect, scf::SCFDialect, tensor::TensorDialect, ub::UBDialect,
                   vector::VectorDialect>();
 
+  // The GPU path inlines each kernel's generic lowering into the host schedule.
+  func::registerInlinerExtension(registry);
+
   // One-shot bufferization and ownership-based deallocation (the CPU path) find the
   // ops' buffer semantics through these interfaces.
   arith::registerBufferizableOpInterfaceExternalModels(registry);
@@ -85,10 +88,6 @@ void kiln::registerDialects(mlir::DialectRegistry &registry) {
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
-
-  // The inliner inlines func.call only with the func dialect's inliner interface (the GPU
-  // host pipeline inlines kernel bodies into the schedule).
-  func::registerInlinerExtension(registry);
 
   // convert-to-llvm and the GPU lowering find their patterns through these interfaces.
   arith::registerConvertArithToLLVMInterface(registry);

@@ -2,8 +2,10 @@
 
 #include "lib/pipeline/Compiler.h"
 
+#include "kiln/Version.h"
 #include "lib/onnx/Importer.h"
 #include "lib/cpu/HostExecutable.h"
+#include "lib/pipeline/GpuCompiler.h"
 #include "lib/pipeline/Progress.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
@@ -14,6 +16,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <chrono>
@@ -29,6 +32,10 @@ std::optional<Stage> parseStage(llvm::StringRef name) {
     return Stage::Linalg;
   if (name == "llvm")
     return Stage::LLVM;
+  if (name == "kernel")
+    return Stage::Kernel;
+  if (name == "gpu")
+    return Stage::Gpu;
   if (name == "engine")
     return Stage::Engine;
   return std::nullopt;
@@ -42,6 +49,10 @@ llvm::StringRef stageName(Stage stage) {
     return "linalg";
   case Stage::LLVM:
     return "llvm";
+  case Stage::Kernel:
+    return "kernel";
+  case Stage::Gpu:
+    return "gpu";
   case Stage::Engine:
     return "engine";
   }
@@ -151,6 +162,9 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   if (!cpu && (options.compileTo == Stage::Linalg || options.compileTo == Stage::LLVM))
     return emitError(module->getLoc())
            << "--compile-to=" << stageName(options.compileTo) << " is a stage of --target cpu";
+  if (cpu && (options.compileTo == Stage::Kernel || options.compileTo == Stage::Gpu))
+    return emitError(module->getLoc()) << "--compile-to=" << stageName(options.compileTo)
+                                       << " is a stage of the GPU targets (sm_90a, sm_80)";
 
   PassManager graphPasses(&context);
   addGraphPasses(graphPasses);
@@ -185,9 +199,24 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
     return success();
   }
 
-  return emitError(module->getLoc())
-         << "code generation (graph to kernels to PTX) is not implemented yet in this version; "
-            "--compile-to=graph writes the imported graph";
+  GpuCompileOptions gpu;
+  gpu.target = options.target;
+  gpu.stopAfter = options.compileTo == Stage::Kernel ? "kernel"
+                  : options.compileTo == Stage::Gpu  ? "gpu"
+                                                     : "engine";
+  gpu.progress = [&](const std::string &line) { progress.step(line); };
+  engine::Engine engine;
+  if (failed(compileGraphForGpu(*module, gpu, engine)))
+    return failure();
+  if (options.compileTo != Stage::Engine)
+    return writeModule(*module, options.outputPath, options.emitBytecode);
+  engine.compilerVersion = KILN_VERSION_STRING;
+  engine.modelName = llvm::sys::path::filename(options.modelPath).str();
+  std::string problem = engine::writeEngineFile(engine, options.outputPath);
+  if (!problem.empty())
+    return emitError(module->getLoc()) << problem;
+  progress.step("wrote " + options.outputPath);
+  return success();
 }
 
 } // namespace kiln

@@ -29,11 +29,15 @@ enum class Stage {
   Linalg,
   /// CPU target: the module in the LLVM dialect.
   LLVM,
+  /// GPU targets: after kernel formation (kernel.func templates and the host schedule).
+  Kernel,
+  /// GPU targets: the host schedule of launches, and the kernels in the NVVM dialect.
+  Gpu,
   /// The engine file (code generation and packaging).
   Engine,
 };
 
-/// The stage named `name` ("graph", "linalg", "llvm", "engine"), if any.
+/// The stage named `name` ("graph", "linalg", "llvm", "kernel", "gpu", "engine"), if any.
 std::optional<Stage> parseStage(llvm::StringRef name);
 llvm::StringRef stageName(Stage stage);
 

@@ -10,6 +10,12 @@ outputs must be equal). Prints one table row per model and a final line
 
     /usr/bin/python3 test/models/check-models.py [--only PATTERN] [--kiln PATH] [--timeout S]
 
+On the GPU machine (scripts/gpu-check.sh), `--device cuda --reference python` compiles each
+model into an engine (`kiln compile`), runs it (`kiln run MODEL.kiln`), compares with
+ONNX Runtime's Python package (rel L2 at most 1e-3: TF32 is off, but the GPU sums in
+another order), and adds each engine's latency (`kiln bench`, median) and kernel count
+(`kiln inspect --json`) to the table.
+
 Artifacts (inputs, both outputs, logs) stay under build/model-check/<model>/.
 Environment: KILN_BUILD_DIR (default build), KILN_SHARED (the folder holding models/;
 default: the nearest shared/ beside the checkout or one of its parents).
@@ -18,6 +24,7 @@ default: the nearest shared/ beside the checkout or one of its parents).
 import argparse
 import fnmatch
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -36,7 +43,7 @@ from kiln_run_log import UNSUPPORTED, crash_summary, first_error  # noqa: E402
 BUILD = os.path.join(ROOT, os.environ.get("KILN_BUILD_DIR", "build"))
 ORT_REFERENCE = os.path.join(ROOT, "test/models/ort-reference.js")
 ORT_PACKAGE = os.path.join(ROOT, "third_party/ort/node_modules/onnxruntime-node/package.json")
-REL_L2_TOLERANCE = 1e-4
+REL_L2_TOLERANCE = {"cpu": 1e-4, "cuda": 1e-3}
 
 # Batch and sequence length per model (file name without .onnx; fnmatch patterns, first
 # match wins). The dynamo exports were traced with batch 2 and may have specialized batch 1
@@ -70,7 +77,7 @@ def materialize(shared, source, cache):
     if os.path.exists(model) and os.path.getmtime(model) >= os.path.getmtime(source):
         return model, 0.0
     start = time.time()
-    subprocess.run(["/usr/bin/python3", os.path.join(shared, "materialize.py"), source,
+    subprocess.run([sys.executable, os.path.join(shared, "materialize.py"), source,
                     model + ".tmp"], check=True, stdout=subprocess.DEVNULL)
     os.replace(model + ".tmp", model)
     return model, time.time() - start
@@ -102,6 +109,13 @@ def vocab_size(graph, name):
     return None
 
 
+def to_numpy_dtype(elem_type):
+    """numpy dtype of an ONNX element type (onnx.mapping is gone from newer onnx)."""
+    if hasattr(onnx.helper, "tensor_dtype_to_np_dtype"):
+        return onnx.helper.tensor_dtype_to_np_dtype(elem_type)
+    return onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[elem_type]
+
+
 def make_inputs(graph, batch, seq, seed):
     """Random inputs for the graph's inputs (those that are not initializers), and whether
     the sequence length was used: a symbolic first dimension is the batch, a later one the
@@ -113,7 +127,7 @@ def make_inputs(graph, batch, seq, seed):
         if value.name in initializers:
             continue
         tensor_type = value.type.tensor_type
-        dtype = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[tensor_type.elem_type]
+        dtype = to_numpy_dtype(tensor_type.elem_type)
         shape = []
         for dim in tensor_type.shape.dim:
             if dim.HasField("dim_value"):
@@ -142,7 +156,7 @@ def sanitize(name):
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
 
 
-def compare(reference, result):
+def compare(reference, result, tolerance):
     """(relative L2 error, failure text or None) of one output."""
     if result.shape != reference.shape:
         return None, f"shape {result.shape}, expected {reference.shape}"
@@ -155,8 +169,8 @@ def compare(reference, result):
         return None, "the reference has NaN or Inf"
     ref = reference.astype(np.float64)
     error = np.linalg.norm(result.astype(np.float64) - ref) / max(np.linalg.norm(ref), 1e-30)
-    if not np.isfinite(error) or error > REL_L2_TOLERANCE:
-        return error, f"rel L2 {error:.2e} > {REL_L2_TOLERANCE:.0e}"
+    if not np.isfinite(error) or error > tolerance:
+        return error, f"rel L2 {error:.2e} > {tolerance:.0e}"
     return error, None
 
 
@@ -176,22 +190,34 @@ def run_timed(command, log, timeout):
     return code, time.time() - start
 
 
-def reference_key(model, inputs):
+def reference_key(model, inputs, reference):
     """What ONNX Runtime's outputs depend on, hashed."""
     digest = hashlib.sha256()
+    digest.update(reference.encode())
     stat = os.stat(model)
     digest.update(f"{os.path.abspath(model)} {stat.st_size} {stat.st_mtime_ns}".encode())
     for name, array in inputs.items():
         digest.update(f"{name} {array.dtype} {array.shape}".encode())
         digest.update(array.tobytes())
-    for path in (ORT_REFERENCE, ORT_PACKAGE):
+    for path in (ORT_REFERENCE, ORT_PACKAGE) if reference == "node" else ():
         with open(path, "rb") as f:
             digest.update(f.read())
     return digest.hexdigest()
 
 
-def check_model(name, model, source_graph, kiln, timeout, use_cache):
-    """Returns (size text, rel L2, kiln s, ort s or None when cached, failure text or None)."""
+def run_ort_python(model, out_dir, inputs):
+    """ONNX Runtime's Python package (CPU), in process: each output as <name>.npy."""
+    import onnxruntime  # only on machines that run --reference python
+    options = onnxruntime.SessionOptions()
+    session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    for name, value in zip(names, session.run(names, inputs)):
+        np.save(os.path.join(out_dir, sanitize(name) + ".npy"), value)
+
+
+def check_model(name, model, source_graph, kiln, timeout, use_cache, device, reference, gpu):
+    """Returns (size text, rel L2, kiln s, ort s or None when cached, failure text or None);
+    with --device cuda, fills `gpu` with the engine's latency and kernel count."""
     batch, seq = next((b, s) for pattern, b, s in SIZES if fnmatch.fnmatch(name, pattern))
     work = os.path.join(BUILD, "model-check", name)
     inputs, uses_seq = make_inputs(source_graph, batch, seq, zlib.crc32(name.encode()))
@@ -199,7 +225,7 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache):
 
     # ONNX Runtime's outputs are reused while the model, the inputs and the reference
     # (script and package) are the same: most of its time goes into loading the model.
-    key = reference_key(model, inputs)
+    key = reference_key(model, inputs, reference)
     key_file = os.path.join(work, "ort", "key.txt")
     cached = use_cache and os.path.exists(key_file) and open(key_file).read() == key
     for sub in ("inputs", "kiln") if cached else ("inputs", "ort", "kiln"):
@@ -215,20 +241,57 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache):
     ort_s = None
     if not cached:
         ort_log = os.path.join(work, "ort.log")
-        code, ort_s = run_timed(["node", ORT_REFERENCE, model, os.path.join(work, "ort")] + args,
-                                ort_log, timeout)
-        if code != 0:
-            return size, None, None, ort_s, \
-                f"ONNX Runtime failed: {first_error(open(ort_log).read())}"
+        if reference == "python":
+            start = time.time()
+            try:
+                run_ort_python(model, os.path.join(work, "ort"), inputs)
+            except Exception as error:  # noqa: BLE001 - any failure is the reference's
+                return size, None, None, None, f"ONNX Runtime failed: {error}"
+            ort_s = time.time() - start
+        else:
+            code, ort_s = run_timed(["node", ORT_REFERENCE, model, os.path.join(work, "ort")]
+                                    + args, ort_log, timeout)
+            if code != 0:
+                return size, None, None, ort_s, \
+                    f"ONNX Runtime failed: {first_error(open(ort_log).read())}"
         with open(key_file, "w") as f:
             f.write(key)
 
     kiln_log = os.path.join(work, "kiln.log")
-    command = [kiln, "run", model, "--device", "cpu", "--output-dir", os.path.join(work, "kiln"),
-               "--quiet"]
+    runnable = model
+    if device == "cuda":
+        # Compile once (the shapes of these inputs), then run, bench and inspect the engine.
+        runnable = os.path.join(work, "model.kiln")
+        shapes = ",".join(f"{n}:{'x'.join(str(d) for d in a.shape) or '1'}"
+                          for n, a in inputs.items() if a.ndim)
+        command = [kiln, "compile", model, "-o", runnable, "--target", "sm_90a", "--quiet"]
+        if shapes:
+            command += ["--shapes", shapes]
+        code, compile_s = run_timed(command, os.path.join(work, "compile.log"), timeout)
+        gpu["compile_s"] = compile_s
+        if code != 0:
+            log = open(os.path.join(work, "compile.log"), errors="replace").read()
+            return size, None, compile_s, ort_s, f"kiln compile: exit {code}: {first_error(log)}"
+    command = [kiln, "run", runnable, "--device", device, "--output-dir",
+               os.path.join(work, "kiln"), "--quiet"]
     for arg in args:
         command += ["--input", arg]
     code, kiln_s = run_timed(command, kiln_log, timeout)
+    if code == 0 and device == "cuda":
+        bench_json = os.path.join(work, "bench.json")
+        bench_code, _ = run_timed([kiln, "bench", runnable, "--warmup", "20", "--iterations",
+                                   "200", "--json", bench_json],
+                                  os.path.join(work, "bench.log"), timeout)
+        if bench_code == 0:
+            with open(bench_json) as f:
+                gpu["latency_ms"] = json.load(f)["latency_ms"]["p50"]
+        inspect_json = os.path.join(work, "inspect.json")
+        with open(inspect_json, "w") as f:
+            if subprocess.run([kiln, "inspect", runnable, "--json"], stdout=f).returncode == 0:
+                with open(inspect_json) as g:
+                    description = json.load(g)
+                gpu["kernels"] = len(description.get("kernels", []))
+                gpu["launches"] = description.get("steps", {}).get("count")
     if code != 0:
         log = open(kiln_log, errors="replace").read()
         if code == "timeout":
@@ -248,7 +311,8 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache):
         if not os.path.exists(kiln_file):
             failures.append(f"'{output.name}': kiln wrote no {file}")
             continue
-        error, failure = compare(np.load(os.path.join(work, "ort", file)), np.load(kiln_file))
+        error, failure = compare(np.load(os.path.join(work, "ort", file)), np.load(kiln_file),
+                                 REL_L2_TOLERANCE[device])
         if error is not None:
             worst = max(worst, error)
         if failure:
@@ -264,6 +328,11 @@ def main():
     parser.add_argument("--timeout", type=int, default=600, help="seconds per run (default 600)")
     parser.add_argument("--no-cache", action="store_true",
                         help="run ONNX Runtime even when its outputs for these inputs are there")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                        help="where kiln runs the models (cuda: compile an engine, run, bench)")
+    parser.add_argument("--reference", choices=["node", "python"], default="node",
+                        help="ONNX Runtime through onnxruntime-node (third_party/ort) or the "
+                             "onnxruntime Python package")
     args = parser.parse_args()
 
     shared = find_shared()
@@ -274,7 +343,7 @@ def main():
     if not os.access(args.kiln, os.X_OK):
         print(f"check-models: error: no {args.kiln}; build first", file=sys.stderr)
         return 1
-    if not os.path.exists(ORT_PACKAGE):
+    if args.reference == "node" and not os.path.exists(ORT_PACKAGE):
         print("check-models: error: no onnxruntime-node in third_party/ort; run scripts/setup.sh",
               file=sys.stderr)
         return 1
@@ -290,7 +359,10 @@ def main():
 
     started = time.time()
     passed = failed = 0
-    header = f"{'model':<30} {'batch x seq':>11} {'rel L2':>9} {'kiln s':>7} {'ort s':>6}  result"
+    header = f"{'model':<30} {'batch x seq':>11} {'rel L2':>9} {'kiln s':>7} {'ort s':>6}"
+    if args.device == "cuda":
+        header += f" {'compile s':>9} {'p50 ms':>9} {'kernels':>7}"
+    header += "  result"
     print(header)
     for file in sources:
         name = file[:-len(".onnx")]
@@ -304,13 +376,19 @@ def main():
         if materialize_s:
             print(f"  (materialized {file} in {materialize_s:.1f} s)")
         graph = onnx.load(source).graph  # the graph-only file: same graph, loads fast
+        gpu = {}
         size, error, kiln_s, ort_s, failure = check_model(name, model, graph, args.kiln,
-                                                          args.timeout, not args.no_cache)
+                                                          args.timeout, not args.no_cache,
+                                                          args.device, args.reference, gpu)
         fmt = lambda v, spec: format(v, spec) if v is not None else "-"
         result = "ok" if failure is None else f"FAIL: {failure}"
         ort_text = "cached" if ort_s is None else f"{ort_s:6.2f}"
+        gpu_text = ""
+        if args.device == "cuda":
+            gpu_text = (f"{fmt(gpu.get('compile_s'), '9.1f'):>9} {fmt(gpu.get('latency_ms'), '9.3f'):>9} "
+                        f"{fmt(gpu.get('kernels'), 'd'):>7} ")
         print(f"{name:<30} {size:>11} {fmt(error, '9.1e'):>9} {fmt(kiln_s, '7.2f'):>7} "
-              f"{ort_text:>6}  {result}", flush=True)
+              f"{ort_text:>6} {gpu_text} {result}", flush=True)
         if failure is None:
             passed += 1
         else:

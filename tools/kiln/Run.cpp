@@ -14,7 +14,9 @@
 #include "lib/init/Registration.h"
 #include "lib/io/TensorFiles.h"
 #include "lib/onnx/Importer.h"
+#include "kiln/Version.h"
 #include "lib/pipeline/Compiler.h"
+#include "lib/pipeline/GpuCompiler.h"
 #include "lib/pipeline/Progress.h"
 #include "passes/Pipelines.h"
 
@@ -288,7 +290,16 @@ bool compareOutput(const io::HostTensor &actual, const io::HostTensor &expected,
 
 } // namespace
 
-CompileEngineForRunFn compileEngineForRun = nullptr;
+/// Whether every value in `module` has a static shape (so the GPU path can compile it).
+static bool isStaticallyShaped(mlir::ModuleOp module) {
+  bool isStatic = true;
+  module.walk([&](mlir::Operation *op) {
+    for (mlir::Type type : op->getResultTypes())
+      if (auto shaped = mlir::dyn_cast<mlir::ShapedType>(type); shaped && !shaped.hasStaticShape())
+        isStatic = false;
+  });
+  return isStatic;
+}
 
 raw_ostream &runError() { return WithColor::error(errs(), "kiln run"); }
 
@@ -403,12 +414,6 @@ int runModel(const RunOptions &options) {
             << "(.kiln)\n";
     return RunBadInput;
   }
-  if (device == "cuda" && !compileEngineForRun) {
-    error() << "--device cuda from .onnx not wired yet: compile the model with kiln compile "
-               "and run the .kiln engine\n";
-    return RunUnsupported;
-  }
-
   mlir::DialectRegistry registry;
   kiln::registerDialects(registry);
   mlir::MLIRContext context(registry);
@@ -450,25 +455,45 @@ int runModel(const RunOptions &options) {
   for (auto [input, spec] : llvm::zip_equal(bound.inputs, inputSpecs))
     shapes.emplace_back(spec.name, input.shape);
 
+  if (mlir::failed(specializeInputShapes(function, shapes)))
+    return RunBadInput;
+
   if (device == "cuda") {
-    std::vector<std::pair<std::string, std::vector<int64_t>>> inputShapes;
-    for (const auto &[name, shape] : shapes)
-      inputShapes.emplace_back(name, std::vector<int64_t>(shape.begin(), shape.end()));
-    engine::Engine compiled;
-    std::string problem;
-    if (!compileEngineForRun(options, inputShapes, compiled, problem)) {
-      if (!problem.empty())
-        error() << problem << "\n";
-      return failedWith();
+    // The model is compiled for these inputs: integer inputs that decide shapes (ONNX
+    // shape tensors) are compiled in when leaving them as inputs leaves shapes dynamic.
+    std::vector<std::pair<std::string, mlir::ElementsAttr>> values;
+    for (auto [input, spec, argument] :
+         llvm::zip_equal(bound.inputs, inputSpecs, function.getArgumentTypes())) {
+      auto type = mlir::dyn_cast<mlir::RankedTensorType>(argument);
+      if (!type || !mlir::isa<mlir::IntegerType>(type.getElementType()) ||
+          type.getElementType().isInteger(1))
+        continue;
+      auto value = mlir::DenseElementsAttr::getFromRawBuffer(
+          type, ArrayRef<char>(input.data.data(), input.data.size()));
+      values.emplace_back(spec.name, mlir::cast<mlir::ElementsAttr>(value));
     }
-    progress.step("compiled for the GPU");
+    mlir::OwningOpRef<mlir::ModuleOp> trial = module->clone();
+    mlir::PassManager trialPasses(&context);
+    addGraphPasses(trialPasses);
+    bool staticShapes = mlir::succeeded(trialPasses.run(*trial)) && isStaticallyShaped(*trial);
+    if (!staticShapes && bindShapeTensorInputs(function, values) > 0)
+      progress.step("compiled in the values of shape-deciding integer inputs");
+    mlir::PassManager graphPasses(&context);
+    addGraphPasses(graphPasses);
+    if (mlir::failed(graphPasses.run(*module)))
+      return failedWith();
+    GpuCompileOptions gpu;
+    gpu.progress = [&](const std::string &line) { progress.step(line); };
+    engine::Engine compiled;
+    if (mlir::failed(compileGraphForGpu(*module, gpu, compiled)))
+      return failedWith();
+    compiled.compilerVersion = KILN_VERSION_STRING;
+    compiled.modelName = sys::path::filename(options.model).str();
     RunOptions engineOptions = options;
     engineOptions.device = device;
     return runEngineOnDevice(engineOptions, std::move(compiled), options.model);
   }
 
-  if (mlir::failed(specializeInputShapes(function, shapes)))
-    return RunBadInput;
   mlir::PassManager graphPasses(&context);
   addGraphPasses(graphPasses);
   if (mlir::failed(graphPasses.run(*module)))

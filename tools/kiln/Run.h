@@ -53,15 +53,6 @@ enum RunExitCode {
 /// Runs `kiln run` with `options`; prints results on stdout, problems on stderr.
 int runModel(const RunOptions &options);
 
-/// The hook through which `kiln run MODEL.onnx --device cuda` compiles the model into an
-/// engine for the GPU (with the given static input shapes, by input name): the compiler
-/// side sets it once it can. Returns false with one line in `error` when compiling fails.
-/// While it is null, that command fails with "cuda from .onnx not wired yet".
-using CompileEngineForRunFn =
-    bool (*)(const RunOptions &options,
-             const std::vector<std::pair<std::string, std::vector<int64_t>>> &inputShapes,
-             engine::Engine &engine, std::string &error);
-extern CompileEngineForRunFn compileEngineForRun;
 
 } // namespace kiln::tool
 

@@ -43,7 +43,8 @@ cl::opt<std::string> compileOutput("o", cl::desc("Output file (default: stdout f
 cl::opt<std::string> compileTo("compile-to",
                                cl::desc("Stop after this stage and write its MLIR: graph "
                                         "(after the graph passes), linalg or llvm (--target "
-                                        "cpu), or engine (default)"),
+                                        "cpu), kernel or gpu (GPU targets), or engine "
+                                        "(default)"),
                                cl::value_desc("stage"), cl::init("engine"),
                                cl::sub(compileCommand));
 cl::opt<bool> compileBytecode("emit-bytecode",
@@ -153,7 +154,7 @@ int runCompile() {
   std::optional<kiln::Stage> stage = kiln::parseStage(compileTo);
   if (!stage) {
     WithColor::error(errs(), "kiln") << "unknown stage '" << compileTo
-                                     << "' for --compile-to; one of graph, linalg, llvm, engine\n";
+                                     << "' for --compile-to; one of graph, linalg, llvm, kernel, gpu, engine\n";
     return 1;
   }
   mlir::DialectRegistry registry;

@@ -1,0 +1,54 @@
+// RUN: kiln-opt --kernel-plan-buffers %s -split-input-file -verify-diagnostics | FileCheck %s
+
+// A chain a -> b -> c -> d: a is dead once b is computed, so c reuses a's memory; b and d
+// alternate the same way. Planned peak: two 4 KiB buffers instead of four.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: kernel.arena_bytes = 8192 : i64
+// CHECK-SAME: kernel.unplanned_bytes = 16384 : i64
+// CHECK: memref.alloc() {kernel.arena_offset = [[A:[0-9]+]] : i64}
+// CHECK: memref.alloc() {kernel.arena_offset = [[B:[0-9]+]] : i64}
+// CHECK: memref.alloc() {kernel.arena_offset = [[A]] : i64}
+// CHECK: memref.alloc() {kernel.arena_offset = [[B]] : i64}
+kernel.func @step(%in: memref<1024xf32>, %out: memref<1024xf32>) {
+  kernel.return
+}
+func.func @chain(%x: memref<1024xf32>, %y: memref<1024xf32>) {
+  %a = memref.alloc() : memref<1024xf32>
+  kernel.launch @step(%x, %a) : (memref<1024xf32>, memref<1024xf32>) -> ()
+  %b = memref.alloc() : memref<1024xf32>
+  kernel.launch @step(%a, %b) : (memref<1024xf32>, memref<1024xf32>) -> ()
+  %c = memref.alloc() : memref<1024xf32>
+  kernel.launch @step(%b, %c) : (memref<1024xf32>, memref<1024xf32>) -> ()
+  %d = memref.alloc() : memref<1024xf32>
+  kernel.launch @step(%c, %d) : (memref<1024xf32>, memref<1024xf32>) -> ()
+  kernel.launch @step(%d, %y) : (memref<1024xf32>, memref<1024xf32>) -> ()
+  return
+}
+
+// -----
+
+// A buffer used through a view lives as long as the view is used; sizes are rounded up
+// to 256 bytes. %a (1 KiB) is live until the last launch, so %b cannot take its place.
+// CHECK-LABEL: func.func @view
+// CHECK-SAME: kernel.arena_bytes = 1280 : i64
+// CHECK: memref.alloc() {kernel.arena_offset = 0 : i64} : memref<256xf32>
+// CHECK: memref.alloc() {kernel.arena_offset = 1024 : i64} : memref<3xi8>
+kernel.func @use(%in: memref<16x16xf32>, %out: memref<3xi8>) {
+  kernel.return
+}
+func.func @view(%y: memref<3xi8>) {
+  %a = memref.alloc() : memref<256xf32>
+  %b = memref.alloc() : memref<3xi8>
+  %v = memref.expand_shape %a [[0, 1]] output_shape [16, 16] : memref<256xf32> into memref<16x16xf32>
+  kernel.launch @use(%v, %b) : (memref<16x16xf32>, memref<3xi8>) -> ()
+  kernel.launch @use(%v, %y) : (memref<16x16xf32>, memref<3xi8>) -> ()
+  return
+}
+
+// -----
+
+func.func @dynamic(%n: index) {
+  // expected-error @+1 {{the memory plan needs buffers of static shape and numeric elements, not 'memref<?xf32>'}}
+  %a = memref.alloc(%n) : memref<?xf32>
+  return
+}
