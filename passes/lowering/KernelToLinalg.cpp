@@ -57,9 +57,12 @@ Attribute toSignless(ElementsAttr value) {
 }
 
 /// Retypes every memref in the host code (signatures, values, globals) to signless
-/// integers, to match the lowered kernels.
-void retypeHost(ModuleOp module) {
-  module.walk([](Operation *op) {
+/// integers, to match the lowered kernels. The kernels' bodies keep their graph types:
+/// their graph ops read signedness from them.
+void retypeHost(ModuleOp module, const llvm::DenseSet<Operation *> &kernels) {
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (kernels.contains(op))
+      return WalkResult::skip();
     for (Value result : op->getResults())
       result.setType(toSignless(result.getType()));
     for (Region &region : op->getRegions())
@@ -79,6 +82,7 @@ void retypeHost(ModuleOp module) {
       if (auto value = dyn_cast_or_null<ElementsAttr>(global.getInitialValueAttr()))
         global.setInitialValueAttr(toSignless(value));
     }
+    return WalkResult::advance();
   });
 }
 
@@ -94,9 +98,13 @@ struct KernelToLinalgPass : kiln::impl::KernelToLinalgBase<KernelToLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<kernel::FuncOp> kernels(module.getOps<kernel::FuncOp>());
-    for (kernel::FuncOp kernelFunc : kernels)
-      if (failed(lowerKernel(kernelFunc)))
+    llvm::DenseSet<Operation *> lowered;
+    for (kernel::FuncOp kernelFunc : kernels) {
+      FailureOr<func::FuncOp> function = lowerKernel(kernelFunc);
+      if (failed(function))
         return signalPassFailure();
+      lowered.insert(*function);
+    }
 
     // Launches become calls of the functions that replaced the kernels.
     SmallVector<kernel::LaunchOp> launches;
@@ -107,10 +115,10 @@ struct KernelToLinalgPass : kiln::impl::KernelToLinalgBase<KernelToLinalgPass> {
                            launch.getOperands());
       launch.erase();
     }
-    retypeHost(module);
+    retypeHost(module, lowered);
   }
 
-  LogicalResult lowerKernel(kernel::FuncOp kernelFunc) {
+  FailureOr<func::FuncOp> lowerKernel(kernel::FuncOp kernelFunc) {
     Operation *templateOp = getTemplate(kernelFunc);
     if (!templateOp)
       return kernelFunc.emitOpError("holds no kernel template op");
@@ -176,7 +184,7 @@ struct KernelToLinalgPass : kiln::impl::KernelToLinalgBase<KernelToLinalgPass> {
       op->setLoc(FusedLoc::get(builder.getContext(), {op->getLoc()}, tag));
     });
     kernelFunc.erase();
-    return success();
+    return function;
   }
 };
 
