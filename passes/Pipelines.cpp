@@ -79,12 +79,12 @@ std::string findLibdevice() {
   return {};
 }
 
-void addGraphPasses(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(createGraphInferShapes());
-  pm.addPass(createGraphFoldConstants());
-}
-
-void addCpuLoweringPasses(OpPassManager &pm) {
+namespace {
+/// Graph ops to linalg on tensors, fused elementwise, then buffers (one-shot
+/// bufferization across function boundaries): the part the CPU and GPU paths share.
+/// `inPlaceOutputs`: functions that store results into output buffers
+/// (materialize_in_destination, the GPU kernels) compute straight into them.
+void addGraphToBuffersPasses(OpPassManager &pm, bool inPlaceOutputs) {
   pm.addPass(createGraphToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -96,7 +96,20 @@ void addCpuLoweringPasses(OpPassManager &pm) {
   // Loops that build a new tensor each iteration (Loop's growing scan outputs, Scan's
   // states) yield buffers that are not their iteration arguments' buffers.
   bufferize.allowReturnAllocsFromLoops = true;
+  if (inPlaceOutputs)
+    pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+}
+
+} // namespace
+
+void addGraphPasses(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createGraphInferShapes());
+  pm.addPass(createGraphFoldConstants());
+}
+
+void addCpuLoweringPasses(OpPassManager &pm) {
+  addGraphToBuffersPasses(pm, /*inPlaceOutputs=*/false);
   bufferization::buildBufferDeallocationPipeline(pm);
   // Results the caller owns are copies (bufferization.clone) where the function did not
   // allocate them itself.
@@ -132,19 +145,7 @@ void addKernelLoweringPasses(OpPassManager &pm) {
   // Template-specific code generators run here; every kernel they leave goes through the
   // generic lowering below.
   pm.addPass(createKernelToLinalg());
-  pm.addPass(createGraphToLinalg());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
-
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
-  bufferize.allowReturnAllocsFromLoops = true;
-  // Each kernel's last op computes straight into the output buffer instead of into a
-  // new tensor copied there.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  addGraphToBuffersPasses(pm, /*inPlaceOutputs=*/true);
   pm.addPass(createConvertBufferizationToMemRefPass());
   // One host function: the kernels' bodies inlined into the schedule, so that their
   // temporaries are buffers the memory plan sees and their loops are what gpu-map-loops

@@ -22,3 +22,15 @@ Operation *GraphDialect::materializeConstant(OpBuilder &builder, Attribute value
     return nullptr;
   return ConstantOp::create(builder, loc, elements);
 }
+
+std::string kiln::graph::getNodeName(Location loc) {
+  std::string name;
+  loc->walk([&](Location nested) {
+    if (auto named = dyn_cast<NameLoc>(nested)) {
+      name = named.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
+}

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/graph/GraphDialect.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -87,13 +88,7 @@ std::string kernelBaseName(ArrayRef<Operation *> ops, StringRef fallback) {
       found = source.str();
       return true;
     }
-    op->getLoc()->walk([&](Location loc) {
-      if (auto name = dyn_cast<NameLoc>(loc)) {
-        found = name.getName().str();
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
+    found = kiln::graph::getNodeName(op->getLoc());
     return !found.empty();
   };
   for (Operation *op : ops)

@@ -39,19 +39,6 @@ namespace {
 /// memory, read through a kernel argument.
 constexpr int64_t kInlineConstantElements = 16;
 
-/// The ONNX node an op came from: its NameLoc, if any.
-std::string nodeName(Location loc) {
-  std::string name;
-  loc->walk([&](Location nested) {
-    if (auto named = dyn_cast<NameLoc>(nested)) {
-      name = named.getName().str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return name;
-}
-
 /// A symbol-safe version of `text`: letters, digits and '_' only, not starting with a digit.
 std::string sanitize(StringRef text) {
   std::string result;
@@ -72,7 +59,7 @@ bool isInlinedConstant(graph::ConstantOp constant) {
 FailureOr<MemRefType> getBufferType(Value value, Operation *op) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.hasStaticShape()) {
-    std::string node = nodeName(op->getLoc());
+    std::string node = kiln::graph::getNodeName(op->getLoc());
     InFlightDiagnostic diagnostic = op->emitError();
     if (!node.empty())
       diagnostic << "node '" << node << "' (" << op->getName() << "): ";
@@ -299,7 +286,7 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     }
 
     // The kernel, named after the ONNX node (or the op) and unique in the module.
-    std::string node = nodeName(loc);
+    std::string node = kiln::graph::getNodeName(loc);
     std::string base = sanitize(node.empty() ? op.getName().stripDialect() : StringRef(node));
     std::string name = base;
     for (unsigned suffix = 1; usedNames.contains(name) || symbols.lookup(name); ++suffix)

@@ -17,19 +17,6 @@ using namespace mlir;
 
 namespace {
 
-/// The ONNX node an op came from, for messages: its NameLoc, if any.
-std::string nodeName(Location loc) {
-  std::string name;
-  loc->walk([&](Location nested) {
-    if (auto named = dyn_cast<NameLoc>(nested)) {
-      name = named.getName().str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return name;
-}
-
 struct GraphToLinalgPass : kiln::impl::GraphToLinalgBase<GraphToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
@@ -66,7 +53,7 @@ struct GraphToLinalgPass : kiln::impl::GraphToLinalgBase<GraphToLinalgPass> {
       if (!isa_and_nonnull<kiln::graph::GraphDialect>(op->getDialect()))
         return;
       complete = false;
-      std::string node = nodeName(op->getLoc());
+      std::string node = kiln::graph::getNodeName(op->getLoc());
       InFlightDiagnostic diagnostic = op->emitError();
       if (!node.empty())
         diagnostic << "node '" << node << "' (" << op->getName() << "): ";

@@ -239,7 +239,7 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
         args.append(f"{input_name}={path}")
 
     ort_s = None
-    if not cached:
+    if not cached and device != "ptxas":
         ort_log = os.path.join(work, "ort.log")
         if reference == "python":
             start = time.time()
@@ -259,6 +259,27 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
 
     kiln_log = os.path.join(work, "kiln.log")
     runnable = model
+    if device == "ptxas":
+        # CI without a GPU: the engine must compile, and ptxas must assemble every module.
+        runnable = os.path.join(work, "model.kiln")
+        shapes = ",".join(f"{n}:{'x'.join(str(d) for d in a.shape) or '1'}"
+                          for n, a in inputs.items() if a.ndim)
+        command = [kiln, "compile", model, "-o", runnable, "--target", "sm_90a", "--quiet"]
+        if shapes:
+            command += ["--shapes", shapes]
+        code, compile_s = run_timed(command, kiln_log, timeout)
+        if code != 0:
+            return size, None, compile_s, None, \
+                f"kiln compile: exit {code}: {first_error(open(kiln_log, errors='replace').read())}"
+        described = subprocess.run([kiln, "inspect", runnable, "--json"], capture_output=True,
+                                   text=True)
+        modules = json.loads(described.stdout).get("modules", []) if described.returncode == 0 else []
+        missing = [m["name"] for m in modules if not m.get("cubin_bytes")]
+        if not modules or missing:
+            return size, None, compile_s, None, \
+                f"no cubin for {', '.join(missing) or 'any module'} (is ptxas installed?)"
+        gpu["kernels"] = len(json.loads(described.stdout).get("kernels", []))
+        return size, None, compile_s, None, None
     if device == "cuda":
         # Compile once (the shapes of these inputs), then run, bench and inspect the engine.
         runnable = os.path.join(work, "model.kiln")
@@ -328,8 +349,10 @@ def main():
     parser.add_argument("--timeout", type=int, default=600, help="seconds per run (default 600)")
     parser.add_argument("--no-cache", action="store_true",
                         help="run ONNX Runtime even when its outputs for these inputs are there")
-    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
-                        help="where kiln runs the models (cuda: compile an engine, run, bench)")
+    parser.add_argument("--device", choices=["cpu", "cuda", "ptxas"], default="cpu",
+                        help="where kiln runs the models (cuda: compile an engine, run, bench; "
+                             "ptxas: only compile engines for sm_90a and check that ptxas "
+                             "assembled every kernel module, for CI without a GPU)")
     parser.add_argument("--reference", choices=["node", "python"], default="node",
                         help="ONNX Runtime through onnxruntime-node (third_party/ort) or the "
                              "onnxruntime Python package")
@@ -343,7 +366,12 @@ def main():
     if not os.access(args.kiln, os.X_OK):
         print(f"check-models: error: no {args.kiln}; build first", file=sys.stderr)
         return 1
-    if args.reference == "node" and not os.path.exists(ORT_PACKAGE):
+    if args.device == "ptxas" and not shutil.which("ptxas") and \
+            not os.access("/usr/local/cuda/bin/ptxas", os.X_OK):
+        print("models: skipped: no ptxas (CUDA toolkit) on this machine")
+        print("models: 0 passed, 0 failed")
+        return 0
+    if args.reference == "node" and args.device != "ptxas" and not os.path.exists(ORT_PACKAGE):
         print("check-models: error: no onnxruntime-node in third_party/ort; run scripts/setup.sh",
               file=sys.stderr)
         return 1
@@ -362,6 +390,8 @@ def main():
     header = f"{'model':<30} {'batch x seq':>11} {'rel L2':>9} {'kiln s':>7} {'ort s':>6}"
     if args.device == "cuda":
         header += f" {'compile s':>9} {'p50 ms':>9} {'kernels':>7}"
+    elif args.device == "ptxas":
+        header += f" {'kernels':>7}"
     header += "  result"
     print(header)
     for file in sources:
@@ -384,7 +414,9 @@ def main():
         result = "ok" if failure is None else f"FAIL: {failure}"
         ort_text = "cached" if ort_s is None else f"{ort_s:6.2f}"
         gpu_text = ""
-        if args.device == "cuda":
+        if args.device == "ptxas":
+            gpu_text = f"{fmt(gpu.get('kernels'), 'd'):>7} "
+        elif args.device == "cuda":
             gpu_text = (f"{fmt(gpu.get('compile_s'), '9.1f'):>9} {fmt(gpu.get('latency_ms'), '9.3f'):>9} "
                         f"{fmt(gpu.get('kernels'), 'd'):>7} ")
         print(f"{name:<30} {size:>11} {fmt(error, '9.1e'):>9} {fmt(kiln_s, '7.2f'):>7} "
