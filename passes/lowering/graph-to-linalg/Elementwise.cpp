@@ -558,12 +558,29 @@ Value computeElement(graph::AtanhOp, OpBuilder &b, Location loc, ValueRange args
 
 // Activations.
 
+/// 1 / (1 + exp(-x)).
+Value sigmoid(OpBuilder &b, Location loc, Value x) {
+  Value one = constant(b, loc, x.getType(), 1);
+  Value expNeg = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, expNeg));
+}
+
+/// x / (1 + |x|).
+Value softsign(OpBuilder &b, Location loc, Value x) {
+  Value denominator = arith::AddFOp::create(b, loc, constant(b, loc, x.getType(), 1),
+                                            math::AbsFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, x, denominator);
+}
+
+/// x > alpha ? x : 0.
+Value thresholdedRelu(OpBuilder &b, Location loc, Value x, double alpha) {
+  Type type = x.getType();
+  Value above = cmpF(b, loc, arith::CmpFPredicate::OGT, x, constant(b, loc, type, alpha));
+  return select(b, loc, above, x, constant(b, loc, type, 0));
+}
+
 Value computeElement(graph::SigmoidOp, OpBuilder &b, Location loc, ValueRange args) {
-  return unaryFloat(b, loc, args[0], [&](Value x, Type type) -> Value {
-    Value one = constant(b, loc, type, 1);
-    Value expNeg = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-    return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, expNeg));
-  });
+  return unaryFloat(b, loc, args[0], [&](Value x, Type) { return sigmoid(b, loc, x); });
 }
 
 Value computeElement(graph::SoftplusOp, OpBuilder &b, Location loc, ValueRange args) {
@@ -571,11 +588,7 @@ Value computeElement(graph::SoftplusOp, OpBuilder &b, Location loc, ValueRange a
 }
 
 Value computeElement(graph::SoftsignOp, OpBuilder &b, Location loc, ValueRange args) {
-  return unaryFloat(b, loc, args[0], [&](Value x, Type type) -> Value {
-    Value denominator =
-        arith::AddFOp::create(b, loc, constant(b, loc, type, 1), math::AbsFOp::create(b, loc, x));
-    return arith::DivFOp::create(b, loc, x, denominator);
-  });
+  return unaryFloat(b, loc, args[0], [&](Value x, Type) { return softsign(b, loc, x); });
 }
 
 Value computeElement(graph::MishOp, OpBuilder &b, Location loc, ValueRange args) {
@@ -641,10 +654,8 @@ Value computeElement(graph::LeakyReluOp op, OpBuilder &b, Location loc, ValueRan
 
 Value computeElement(graph::ThresholdedReluOp op, OpBuilder &b, Location loc, ValueRange args) {
   double alpha = op.getAlphaAttr().getValueAsDouble();
-  return unaryFloat(b, loc, args[0], [&](Value x, Type type) -> Value {
-    Value above = cmpF(b, loc, arith::CmpFPredicate::OGT, x, constant(b, loc, type, alpha));
-    return select(b, loc, above, x, constant(b, loc, type, 0));
-  });
+  return unaryFloat(b, loc, args[0],
+                    [&](Value x, Type) { return thresholdedRelu(b, loc, x, alpha); });
 }
 
 Value computeElement(graph::ShrinkOp op, OpBuilder &b, Location loc, ValueRange args) {
@@ -761,6 +772,61 @@ template <typename OpTy> struct ElementwiseLowering : OpConversionPattern<OpTy> 
 };
 
 } // namespace
+
+bool isActivationName(StringRef name) {
+  static constexpr StringLiteral names[] = {
+      "Relu",       "Tanh",        "Sigmoid", "Affine",   "LeakyRelu", "ThresholdedRelu",
+      "ScaledTanh", "HardSigmoid", "Elu",     "Softsign", "Softplus"};
+  return llvm::is_contained(names, name);
+}
+
+Value createActivation(OpBuilder &b, Location loc, StringRef name, double alpha, double beta,
+                       Value x) {
+  auto scalar = [&](Value wide, Type type) -> Value {
+    if (name == "Relu")
+      return floatExtremum(b, loc, wide, constant(b, loc, type, 0), /*max=*/true);
+    if (name == "Tanh")
+      return math::TanhOp::create(b, loc, wide);
+    if (name == "Sigmoid")
+      return sigmoid(b, loc, wide);
+    if (name == "Affine")
+      return arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, constant(b, loc, type, alpha), wide),
+          constant(b, loc, type, beta));
+    if (name == "LeakyRelu")
+      return leaky(b, loc, wide, constant(b, loc, type, alpha));
+    if (name == "ThresholdedRelu")
+      return thresholdedRelu(b, loc, wide, alpha);
+    if (name == "ScaledTanh") {
+      Value scaled = arith::MulFOp::create(b, loc, constant(b, loc, type, beta), wide);
+      return arith::MulFOp::create(b, loc, constant(b, loc, type, alpha),
+                                   math::TanhOp::create(b, loc, scaled));
+    }
+    if (name == "HardSigmoid")
+      return hardSigmoid(b, loc, wide, alpha, beta);
+    if (name == "Elu")
+      return elu(b, loc, wide, alpha);
+    if (name == "Softsign")
+      return softsign(b, loc, wide);
+    if (name == "Softplus")
+      return softplus(b, loc, wide);
+    return Value();
+  };
+  if (!isa<FloatType>(x.getType()))
+    return Value();
+  bool known = true;
+  Value result = unaryFloat(b, loc, x, [&](Value wide, Type type) -> Value {
+    if (Value value = scalar(wide, type))
+      return value;
+    known = false;
+    return wide;
+  });
+  return known ? result : Value();
+}
+
+Value createFloatClamp(OpBuilder &b, Location loc, Value x, Value low, Value high) {
+  return floatExtremum(b, loc, floatExtremum(b, loc, x, low, /*max=*/true), high, /*max=*/false);
+}
 
 void populateElementwiseLowering(const TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<

@@ -202,6 +202,29 @@ createSwitch(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value selector,
              llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, size_t)> build);
 
 //===----------------------------------------------------------------------===//
+// Matrix products and convolutions (NN.cpp)
+//===----------------------------------------------------------------------===//
+
+/// `lhs` x `rhs` with NumPy matmul semantics (1-D operands promoted, batch dimensions
+/// broadcast) as a tensor of `resultType`, accumulated in its element type (float or
+/// integer) from zero: what graph.matmul lowers to. Failure for 0-D operands, a result
+/// rank that does not match them, or a dynamic batch extent that broadcasts.
+mlir::FailureOr<mlir::Value> createMatMul(mlir::OpBuilder &builder, mlir::Location loc,
+                                          mlir::Value lhs, mlir::Value rhs,
+                                          mlir::RankedTensorType resultType);
+
+/// The convolution graph.conv computes, of `input` ([N, C, D...]) by `weight` ([M, C /
+/// group, K...]) plus the optional 1-D `bias` ([M]), with ONNX's `strides`, `dilations`,
+/// `pads` (begins then ends) and `group`, as a tensor of `resultType`; the input is padded
+/// with zeros and the operands' element type (float or integer) is the accumulator's.
+/// Failure where the shapes are dynamic (other than N) or do not match the attributes.
+mlir::FailureOr<mlir::Value>
+createGraphConvolution(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value input,
+                       mlir::Value weight, mlir::Value bias, mlir::RankedTensorType resultType,
+                       llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations,
+                       llvm::ArrayRef<int64_t> pads, int64_t group);
+
+//===----------------------------------------------------------------------===//
 // Scalars
 //===----------------------------------------------------------------------===//
 
@@ -264,6 +287,21 @@ mlir::Value createExtremeConstant(mlir::OpBuilder &builder, mlir::Location loc, 
 /// op by `isUnsignedType`.
 mlir::Value createMinMax(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value lhs,
                          mlir::Value rhs, bool max, bool isUnsignedType);
+
+/// The activation `name` of ONNX's recurrent ops (Relu, Tanh, Sigmoid, Affine, LeakyRelu,
+/// ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus) of the float scalar
+/// `x`, with its `alpha` and `beta` where it takes them: the scalar math of the elementwise
+/// ops of those names (Elementwise.cpp), f16 and bf16 computed in f32. Null for any other
+/// name or a non-float `x`.
+mlir::Value createActivation(mlir::OpBuilder &builder, mlir::Location loc, llvm::StringRef name,
+                             double alpha, double beta, mlir::Value x);
+
+/// Whether `name` is one of the activations createActivation builds.
+bool isActivationName(llvm::StringRef name);
+
+/// The float scalar `x` clamped to [`low`, `high`] as Clip does (a NaN propagates).
+mlir::Value createFloatClamp(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value x,
+                             mlir::Value low, mlir::Value high);
 
 //===----------------------------------------------------------------------===//
 // Families

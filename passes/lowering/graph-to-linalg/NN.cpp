@@ -362,62 +362,72 @@ Value promoteVector(OpBuilder &b, Location loc, Value value, bool asRow) {
                                        SmallVector<ReassociationIndices>{{0, 1}}, sizes);
 }
 
-/// graph.matmul: 1-D operands promoted to matrices, a 2-D right operand multiplied with
-/// the batch flattened into the rows (linalg.matmul), otherwise a linalg.batch_matmul of
-/// the broadcast operands.
+} // namespace
+
+FailureOr<Value> createMatMul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                              RankedTensorType resultType) {
+  auto lhsType = dyn_cast<RankedTensorType>(lhs.getType());
+  auto rhsType = dyn_cast<RankedTensorType>(rhs.getType());
+  if (!resultType || !lhsType || !rhsType || lhsType.getRank() < 1 || rhsType.getRank() < 1)
+    return failure();
+  bool lhsVector = lhsType.getRank() == 1, rhsVector = rhsType.getRank() == 1;
+  if (lhsVector)
+    lhs = promoteVector(b, loc, lhs, /*asRow=*/true);
+  if (rhsVector)
+    rhs = promoteVector(b, loc, rhs, /*asRow=*/false);
+  lhsType = cast<RankedTensorType>(lhs.getType());
+  rhsType = cast<RankedTensorType>(rhs.getType());
+
+  // The product with the promoted unit dimensions kept.
+  int64_t rank = std::max(lhsType.getRank(), rhsType.getRank());
+  int64_t resultBatchRank = resultType.getRank() - (lhsVector ? 0 : 1) - (rhsVector ? 0 : 1);
+  if (resultBatchRank != rank - 2)
+    return failure();
+  SmallVector<int64_t> fullShape(resultType.getShape().take_front(rank - 2));
+  fullShape.push_back(lhsType.getDimSize(lhsType.getRank() - 2));
+  fullShape.push_back(rhsType.getDimSize(rhsType.getRank() - 1));
+  auto fullType = RankedTensorType::get(fullShape, resultType.getElementType());
+
+  Value product;
+  if (rank == 2) {
+    Value init =
+        createZeros(b, loc, fullType, {getSizes(b, loc, lhs)[0], getSizes(b, loc, rhs)[1]});
+    product = linalg::MatmulOp::create(b, loc, TypeRange{fullType}, ValueRange{lhs, rhs}, init)
+                  .getResult(0);
+  } else {
+    FailureOr<Value> batched = createBatchedMatmul(b, loc, lhs, rhs, fullType);
+    if (failed(batched))
+      return failure();
+    product = *batched;
+  }
+  if (lhsVector || rhsVector) {
+    // Drop the promoted unit dimensions: the batch dimensions stay, the matrix ones
+    // merge into what is left of them.
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t dim = 0; dim < rank - 2; ++dim)
+      groups.push_back({dim});
+    if (!(lhsVector && rhsVector))
+      groups.push_back({rank - 2, rank - 1});
+    product = tensor::CollapseShapeOp::create(b, loc, product, groups);
+  }
+  return castToType(b, loc, product, resultType);
+}
+
+namespace {
+
+/// graph.matmul through createMatMul.
 struct MatMulLowering : OpConversionPattern<graph::MatMulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(graph::MatMulOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
-    auto lhsType = dyn_cast<RankedTensorType>(adaptor.getLhs().getType());
-    auto rhsType = dyn_cast<RankedTensorType>(adaptor.getRhs().getType());
-    if (!resultType || !lhsType || !rhsType || lhsType.getRank() < 1 || rhsType.getRank() < 1)
-      return rewriter.notifyMatchFailure(op, "unranked or 0-D operands");
-    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
-    bool lhsVector = lhsType.getRank() == 1, rhsVector = rhsType.getRank() == 1;
-    if (lhsVector)
-      lhs = promoteVector(rewriter, loc, lhs, /*asRow=*/true);
-    if (rhsVector)
-      rhs = promoteVector(rewriter, loc, rhs, /*asRow=*/false);
-    lhsType = cast<RankedTensorType>(lhs.getType());
-    rhsType = cast<RankedTensorType>(rhs.getType());
-
-    // The product with the promoted unit dimensions kept.
-    int64_t rank = std::max(lhsType.getRank(), rhsType.getRank());
-    int64_t resultBatchRank = resultType.getRank() - (lhsVector ? 0 : 1) - (rhsVector ? 0 : 1);
-    if (resultBatchRank != rank - 2)
-      return rewriter.notifyMatchFailure(op, "result rank does not match the operands");
-    SmallVector<int64_t> fullShape(resultType.getShape().take_front(rank - 2));
-    fullShape.push_back(lhsType.getDimSize(lhsType.getRank() - 2));
-    fullShape.push_back(rhsType.getDimSize(rhsType.getRank() - 1));
-    auto fullType = RankedTensorType::get(fullShape, resultType.getElementType());
-
-    Value product;
-    if (rank == 2) {
-      Value init = createZeros(rewriter, loc, fullType,
-                               {getSizes(rewriter, loc, lhs)[0], getSizes(rewriter, loc, rhs)[1]});
-      product =
-          linalg::MatmulOp::create(rewriter, loc, TypeRange{fullType}, ValueRange{lhs, rhs}, init)
-              .getResult(0);
-    } else {
-      FailureOr<Value> batched = createBatchedMatmul(rewriter, loc, lhs, rhs, fullType);
-      if (failed(batched))
-        return rewriter.notifyMatchFailure(op, "dynamic batch extent that broadcasts");
-      product = *batched;
-    }
-    if (lhsVector || rhsVector) {
-      // Drop the promoted unit dimensions: the batch dimensions stay, the matrix ones
-      // merge into what is left of them.
-      SmallVector<ReassociationIndices> groups;
-      for (int64_t dim = 0; dim < rank - 2; ++dim)
-        groups.push_back({dim});
-      if (!(lhsVector && rhsVector))
-        groups.push_back({rank - 2, rank - 1});
-      product = tensor::CollapseShapeOp::create(rewriter, loc, product, groups);
-    }
-    rewriter.replaceOp(op, castToType(rewriter, loc, product, resultType));
+    FailureOr<Value> product =
+        createMatMul(rewriter, op.getLoc(), adaptor.getLhs(), adaptor.getRhs(),
+                     getConvertedResultType(*getTypeConverter(), op));
+    if (failed(product))
+      return rewriter.notifyMatchFailure(
+          op, "unranked or 0-D operands, a result rank that does not match them, or a dynamic "
+              "batch extent that broadcasts");
+    rewriter.replaceOp(op, *product);
     return success();
   }
 };
@@ -637,45 +647,57 @@ LogicalResult checkConvolutionShapes(RankedTensorType inputType, RankedTensorTyp
   return success();
 }
 
-/// graph.conv: tensor.pad with zeros, then createConvolution into the broadcast bias.
+} // namespace
+
+FailureOr<Value> createGraphConvolution(OpBuilder &b, Location loc, Value input, Value weight,
+                                        Value bias, RankedTensorType resultType,
+                                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                                        ArrayRef<int64_t> pads, int64_t group) {
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  auto weightType = dyn_cast<RankedTensorType>(weight.getType());
+  if (failed(checkConvolutionShapes(inputType, weightType, bias, resultType)))
+    return failure();
+  int64_t spatialRank = inputType.getRank() - 2;
+  if (group < 1 || static_cast<int64_t>(strides.size()) != spatialRank ||
+      static_cast<int64_t>(dilations.size()) != spatialRank ||
+      static_cast<int64_t>(pads.size()) != 2 * spatialRank ||
+      inputType.getDimSize(1) % group != 0 || weightType.getDimSize(0) % group != 0 ||
+      weightType.getDimSize(1) * group != inputType.getDimSize(1))
+    return failure();
+  if (llvm::any_of(pads, [](int64_t pad) { return pad < 0; }))
+    return failure();
+  Window window;
+  window.kernel.assign(weightType.getShape().begin() + 2, weightType.getShape().end());
+  window.strides.assign(strides.begin(), strides.end());
+  window.dilations.assign(dilations.begin(), dilations.end());
+  window.padsBegin.assign(pads.begin(), pads.begin() + spatialRank);
+  window.padsEnd.assign(pads.begin() + spatialRank, pads.end());
+
+  Value zero = createScalarConstant(b, loc, inputType.getElementType(), 0.0);
+  Value padded = padSpatial(
+      b, loc, input, window.padsBegin,
+      window.highPadding(inputType.getShape().drop_front(2), resultType.getShape().drop_front(2)),
+      zero);
+  Value init = createConvolutionInit(b, loc, resultType,
+                                     getChannelsFirstSizes(b, loc, input, resultType), bias);
+  return createConvolution(b, loc, padded, weight, init, window.strides, window.dilations, group);
+}
+
+namespace {
+
+/// graph.conv through createGraphConvolution.
 struct ConvLowering : OpConversionPattern<graph::ConvOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(graph::ConvOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
-    auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
-    auto weightType = dyn_cast<RankedTensorType>(adaptor.getWeight().getType());
-    if (failed(checkConvolutionShapes(inputType, weightType, adaptor.getBias(), resultType)))
-      return rewriter.notifyMatchFailure(op, "dynamic or mismatched convolution shapes");
-    int64_t spatialRank = inputType.getRank() - 2;
-    int64_t group = op.getGroup();
-    ArrayRef<int64_t> pads = op.getPads();
-    if (static_cast<int64_t>(op.getStrides().size()) != spatialRank ||
-        static_cast<int64_t>(op.getDilations().size()) != spatialRank ||
-        static_cast<int64_t>(pads.size()) != 2 * spatialRank ||
-        inputType.getDimSize(1) % group != 0 || weightType.getDimSize(0) % group != 0 ||
-        weightType.getDimSize(1) * group != inputType.getDimSize(1))
-      return rewriter.notifyMatchFailure(op, "attributes do not match the operands");
-    Window window;
-    window.kernel.assign(weightType.getShape().begin() + 2, weightType.getShape().end());
-    window.strides.assign(op.getStrides().begin(), op.getStrides().end());
-    window.dilations.assign(op.getDilations().begin(), op.getDilations().end());
-    window.padsBegin.assign(pads.begin(), pads.begin() + spatialRank);
-    window.padsEnd.assign(pads.begin() + spatialRank, pads.end());
-    if (llvm::any_of(pads, [](int64_t pad) { return pad < 0; }))
-      return rewriter.notifyMatchFailure(op, "negative pads");
-
-    Value zero = createScalarConstant(rewriter, loc, inputType.getElementType(), 0.0);
-    Value padded = padSpatial(
-        rewriter, loc, adaptor.getInput(), window.padsBegin,
-        window.highPadding(inputType.getShape().drop_front(2), resultType.getShape().drop_front(2)),
-        zero);
-    Value init = createConvolutionInit(
-        rewriter, loc, resultType,
-        getChannelsFirstSizes(rewriter, loc, adaptor.getInput(), resultType), adaptor.getBias());
-    rewriter.replaceOp(op, createConvolution(rewriter, loc, padded, adaptor.getWeight(), init,
-                                             window.strides, window.dilations, group));
+    FailureOr<Value> result =
+        createGraphConvolution(rewriter, op.getLoc(), adaptor.getInput(), adaptor.getWeight(),
+                               adaptor.getBias(), getConvertedResultType(*getTypeConverter(), op),
+                               op.getStrides(), op.getDilations(), op.getPads(), op.getGroup());
+    if (failed(result))
+      return rewriter.notifyMatchFailure(
+          op, "dynamic or mismatched convolution shapes, or attributes that do not match them");
+    rewriter.replaceOp(op, *result);
     return success();
   }
 };

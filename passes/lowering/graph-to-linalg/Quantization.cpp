@@ -255,6 +255,266 @@ struct MatMulIntegerLowering : OpConversionPattern<graph::MatMulIntegerOp> {
   }
 };
 
+/// The map reading a scale or zero point of `type` for each element of a tensor of rank
+/// `rank`: per tensor (rank 0 or one element), or 1-D along `axis` with `extent` elements
+/// (static). Null for any other shape or when the tensor has no such axis.
+AffineMap getAxisParamMap(MLIRContext *context, Type type, int64_t rank, int64_t axis,
+                          int64_t extent) {
+  auto rankedType = dyn_cast<RankedTensorType>(type);
+  if (!rankedType || !rankedType.hasStaticShape())
+    return {};
+  if (isSingleElement(rankedType) && rankedType.getRank() <= 1)
+    return getQuantParamMap(context, rankedType, rank, axis);
+  if (rankedType.getRank() != 1 || axis < 0 || axis >= rank || ShapedType::isDynamic(extent) ||
+      rankedType.getDimSize(0) != extent)
+    return {};
+  return getQuantParamMap(context, rankedType, rank, axis);
+}
+
+/// `input` (integer elements of graph type `inputElement`) minus its zero point (read
+/// through `zeroPointMap`, graph element type `zeroPointElement`), both widened to i32 by
+/// their signedness: the exact operand of an integer accumulation.
+Value subtractZeroPoint(OpBuilder &builder, Location loc, Value input, Type inputElement,
+                        Value zeroPoint, Type zeroPointElement, AffineMap zeroPointMap) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto resultType = RankedTensorType::get(inputType.getShape(), builder.getI32Type());
+  return createParallelGeneric(
+      builder, loc, resultType, getSizes(builder, loc, input), ValueRange{input, zeroPoint},
+      {builder.getMultiDimIdentityMap(inputType.getRank()), zeroPointMap},
+      [&](OpBuilder &b, Location bodyLoc, ValueRange args) -> Value {
+        return arith::SubIOp::create(b, bodyLoc, widenToI32(b, bodyLoc, args[0], inputElement),
+                                     widenToI32(b, bodyLoc, args[1], zeroPointElement));
+      });
+}
+
+/// One quantization parameter of a requantization: the tensor and its map over the result.
+struct ParamRead {
+  Value value;
+  AffineMap map;
+};
+
+/// The i32 accumulator `accumulator` of a QLinear op requantized to `resultType` (graph
+/// element type `graphResultElement`): acc * (lhsScale * rhsScale / resultScale) +
+/// resultZeroPoint, rounded half to even and saturated, as ONNX's reference computes it:
+/// the multiplier in the scales' float type, the rest in f64 (exact for the i32
+/// accumulator).
+Value requantize(OpBuilder &builder, Location loc, Value accumulator, RankedTensorType resultType,
+                 Type graphResultElement, ParamRead lhsScale, ParamRead rhsScale,
+                 ParamRead resultScale, ParamRead resultZeroPoint) {
+  auto resultElement = cast<IntegerType>(resultType.getElementType());
+  bool isUnsignedResult = isUnsigned(graphResultElement);
+  unsigned width = resultElement.getWidth();
+  APInt minValue = isUnsignedResult ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
+  APInt maxValue = isUnsignedResult ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
+  double lowest = minValue.roundToDouble(!isUnsignedResult);
+  double highest = maxValue.roundToDouble(!isUnsignedResult);
+  int64_t rank = resultType.getRank();
+  return createParallelGeneric(
+      builder, loc, resultType, getSizes(builder, loc, accumulator),
+      ValueRange{accumulator, lhsScale.value, rhsScale.value, resultScale.value,
+                 resultZeroPoint.value},
+      {builder.getMultiDimIdentityMap(rank), lhsScale.map, rhsScale.map, resultScale.map,
+       resultZeroPoint.map},
+      [&](OpBuilder &b, Location bodyLoc, ValueRange args) -> Value {
+        Value multiplier = arith::DivFOp::create(
+            b, bodyLoc, arith::MulFOp::create(b, bodyLoc, args[1], args[2]), args[3]);
+        Value value = arith::MulFOp::create(b, bodyLoc, toF64(b, bodyLoc, args[0]),
+                                            toF64(b, bodyLoc, multiplier));
+        Value zeroPoint = toF64(b, bodyLoc, args[4], isUnsignedResult);
+        value = math::RoundEvenOp::create(b, bodyLoc,
+                                          arith::AddFOp::create(b, bodyLoc, value, zeroPoint));
+        // Saturate in f64 (exact bounds); maxnum/minnum send NaN to a bound so that the
+        // conversion stays defined.
+        value = arith::MaxNumFOp::create(b, bodyLoc, value, createF64Constant(b, bodyLoc, lowest));
+        value = arith::MinNumFOp::create(b, bodyLoc, value, createF64Constant(b, bodyLoc, highest));
+        if (isUnsignedResult)
+          return arith::FPToUIOp::create(b, bodyLoc, resultElement, value);
+        return arith::FPToSIOp::create(b, bodyLoc, resultElement, value);
+      });
+}
+
+/// Whether `type` has 8-bit integer elements (i8 or ui8 in the graph).
+bool hasInt8Elements(Type type) {
+  auto shaped = dyn_cast<RankedTensorType>(type);
+  return shaped && shaped.getElementType().isInteger(8);
+}
+
+/// Whether `type` is a ranked tensor of float elements.
+bool hasFloatElements(Type type) {
+  auto shaped = dyn_cast<RankedTensorType>(type);
+  return shaped && isa<FloatType>(shaped.getElementType());
+}
+
+/// graph.qlinear_matmul → both operands minus their zero points in i32 (per tensor, per
+/// row of lhs or per column of rhs), createMatMul accumulating in i32, and requantize.
+struct QLinearMatMulLowering : OpConversionPattern<graph::QLinearMatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(graph::QLinearMatMulOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsType = dyn_cast<RankedTensorType>(op.getRhs().getType());
+    if (!resultType || !lhsType || !rhsType || !resultType.hasStaticShape() ||
+        !lhsType.hasStaticShape() || !rhsType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic or unranked operands");
+    if (lhsType.getRank() < 2 || rhsType.getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "vector operands");
+    if (!hasInt8Elements(lhsType) || !hasInt8Elements(rhsType) || !hasInt8Elements(resultType) ||
+        !hasFloatElements(adaptor.getLhsScale().getType()))
+      return rewriter.notifyMatchFailure(op, "only 8-bit integer operands with float scales");
+    Type scaleType = adaptor.getLhsScale().getType();
+    auto scaleElement = cast<RankedTensorType>(scaleType).getElementType();
+    for (Value scale : {adaptor.getRhsScale(), adaptor.getResultScale()})
+      if (cast<RankedTensorType>(scale.getType()).getElementType() != scaleElement)
+        return rewriter.notifyMatchFailure(op, "scales of different float types");
+    MLIRContext *context = getContext();
+    int64_t lhsRank = lhsType.getRank(), rhsRank = rhsType.getRank();
+    int64_t rank = resultType.getRank();
+    int64_t rows = lhsType.getDimSize(lhsRank - 2), columns = rhsType.getDimSize(rhsRank - 1);
+    // Over each operand: lhs per row, rhs per column.
+    AffineMap lhsZeroMap =
+        getAxisParamMap(context, adaptor.getLhsZeroPoint().getType(), lhsRank, lhsRank - 2, rows);
+    AffineMap rhsZeroMap = getAxisParamMap(context, adaptor.getRhsZeroPoint().getType(), rhsRank,
+                                           rhsRank - 1, columns);
+    // Over the result [..., rows, columns].
+    AffineMap lhsScaleMap =
+        getAxisParamMap(context, adaptor.getLhsScale().getType(), rank, rank - 2, rows);
+    AffineMap rhsScaleMap =
+        getAxisParamMap(context, adaptor.getRhsScale().getType(), rank, rank - 1, columns);
+    AffineMap resultScaleMap =
+        getAxisParamMap(context, adaptor.getResultScale().getType(), rank, 0, 0);
+    AffineMap resultZeroMap =
+        getAxisParamMap(context, adaptor.getResultZeroPoint().getType(), rank, 0, 0);
+    if (!lhsZeroMap || !rhsZeroMap || !lhsScaleMap || !rhsScaleMap || !resultScaleMap ||
+        !resultZeroMap)
+      return rewriter.notifyMatchFailure(op, "scales or zero points of an unsupported shape");
+
+    Location loc = op.getLoc();
+    auto elementOf = [](Value value) { return getElementTypeOrSelf(value.getType()); };
+    Value lhs =
+        subtractZeroPoint(rewriter, loc, adaptor.getLhs(), lhsType.getElementType(),
+                          adaptor.getLhsZeroPoint(), elementOf(op.getLhsZeroPoint()), lhsZeroMap);
+    Value rhs =
+        subtractZeroPoint(rewriter, loc, adaptor.getRhs(), rhsType.getElementType(),
+                          adaptor.getRhsZeroPoint(), elementOf(op.getRhsZeroPoint()), rhsZeroMap);
+    auto accumulatorType = RankedTensorType::get(resultType.getShape(), rewriter.getI32Type());
+    FailureOr<Value> accumulator = createMatMul(rewriter, loc, lhs, rhs, accumulatorType);
+    if (failed(accumulator))
+      return rewriter.notifyMatchFailure(op, "operand shapes the matmul lowering rejects");
+    rewriter.replaceOp(
+        op, requantize(rewriter, loc, *accumulator, resultType, elementOf(op.getResult()),
+                       {adaptor.getLhsScale(), lhsScaleMap}, {adaptor.getRhsScale(), rhsScaleMap},
+                       {adaptor.getResultScale(), resultScaleMap},
+                       {adaptor.getResultZeroPoint(), resultZeroMap}));
+    return success();
+  }
+};
+
+/// The i32 convolution of a ConvInteger or QLinearConv: the input minus its (per tensor)
+/// zero point, the weight minus its zero point (per tensor or per output channel), and
+/// createGraphConvolution accumulating in i32 from `bias` (or zero) over the padded
+/// difference (padding with zeros there is padding the input with its zero point).
+template <typename OpTy>
+FailureOr<Value> createIntegerConvolution(OpTy op, ConversionPatternRewriter &rewriter, Value input,
+                                          Value inputZeroPoint, Value weight, Value weightZeroPoint,
+                                          Value bias, ArrayRef<int64_t> resultShape) {
+  auto inputType = dyn_cast<RankedTensorType>(op.getInput().getType());
+  auto weightType = dyn_cast<RankedTensorType>(op.getWeight().getType());
+  if (!inputType || !weightType || !weightType.hasStaticShape() || inputType.getRank() < 3 ||
+      weightType.getRank() != inputType.getRank())
+    return rewriter.notifyMatchFailure(op, "dynamic or unranked operands");
+  if (!hasInt8Elements(inputType) || !hasInt8Elements(weightType))
+    return rewriter.notifyMatchFailure(op, "only 8-bit integer operands");
+  MLIRContext *context = rewriter.getContext();
+  int64_t rank = inputType.getRank();
+  AffineMap inputZeroMap = getAxisParamMap(context, inputZeroPoint.getType(), rank, 0, 0);
+  AffineMap weightZeroMap =
+      getAxisParamMap(context, weightZeroPoint.getType(), rank, 0, weightType.getDimSize(0));
+  if (!inputZeroMap || !weightZeroMap)
+    return rewriter.notifyMatchFailure(op, "zero points of an unsupported shape");
+  if (bias) {
+    auto biasType = dyn_cast<RankedTensorType>(bias.getType());
+    if (!biasType || biasType.getRank() != 1 || !biasType.getElementType().isInteger(32))
+      return rewriter.notifyMatchFailure(op, "bias is not a 1-D i32 tensor");
+  }
+  Location loc = op.getLoc();
+  auto elementOf = [](Value value) { return getElementTypeOrSelf(value.getType()); };
+  Value shiftedInput =
+      subtractZeroPoint(rewriter, loc, input, inputType.getElementType(), inputZeroPoint,
+                        elementOf(op.getInputZeroPoint()), inputZeroMap);
+  Value shiftedWeight =
+      subtractZeroPoint(rewriter, loc, weight, weightType.getElementType(), weightZeroPoint,
+                        elementOf(op.getWeightZeroPoint()), weightZeroMap);
+  auto accumulatorType = RankedTensorType::get(resultShape, rewriter.getI32Type());
+  FailureOr<Value> result =
+      createGraphConvolution(rewriter, loc, shiftedInput, shiftedWeight, bias, accumulatorType,
+                             op.getStrides(), op.getDilations(), op.getPads(), op.getGroup());
+  if (failed(result))
+    return rewriter.notifyMatchFailure(
+        op, "dynamic or mismatched convolution shapes, or attributes that do not match them");
+  return *result;
+}
+
+/// graph.conv_integer → createIntegerConvolution.
+struct ConvIntegerLowering : OpConversionPattern<graph::ConvIntegerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(graph::ConvIntegerOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "unranked result");
+    FailureOr<Value> result = createIntegerConvolution(
+        op, rewriter, adaptor.getInput(), adaptor.getInputZeroPoint(), adaptor.getWeight(),
+        adaptor.getWeightZeroPoint(), Value(), resultType.getShape());
+    if (failed(result))
+      return failure();
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+/// graph.qlinear_conv → createIntegerConvolution from the i32 bias, and requantize (the
+/// weight's scale per tensor or per output channel).
+struct QLinearConvLowering : OpConversionPattern<graph::QLinearConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(graph::QLinearConvOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    if (!resultType || !resultType.hasStaticShape() || !hasInt8Elements(resultType))
+      return rewriter.notifyMatchFailure(op, "result is not a static 8-bit integer tensor");
+    Type scaleElement = getElementTypeOrSelf(adaptor.getInputScale().getType());
+    for (Value scale :
+         {adaptor.getInputScale(), adaptor.getWeightScale(), adaptor.getResultScale()})
+      if (!hasFloatElements(scale.getType()) ||
+          getElementTypeOrSelf(scale.getType()) != scaleElement)
+        return rewriter.notifyMatchFailure(op, "scales of different or non-float types");
+    MLIRContext *context = getContext();
+    int64_t rank = resultType.getRank();
+    AffineMap inputScaleMap =
+        getAxisParamMap(context, adaptor.getInputScale().getType(), rank, 0, 0);
+    AffineMap weightScaleMap = getAxisParamMap(context, adaptor.getWeightScale().getType(), rank, 1,
+                                               resultType.getDimSize(1));
+    AffineMap resultScaleMap =
+        getAxisParamMap(context, adaptor.getResultScale().getType(), rank, 0, 0);
+    AffineMap resultZeroMap =
+        getAxisParamMap(context, adaptor.getResultZeroPoint().getType(), rank, 0, 0);
+    if (!inputScaleMap || !weightScaleMap || !resultScaleMap || !resultZeroMap)
+      return rewriter.notifyMatchFailure(op, "scales or zero points of an unsupported shape");
+    FailureOr<Value> accumulator = createIntegerConvolution(
+        op, rewriter, adaptor.getInput(), adaptor.getInputZeroPoint(), adaptor.getWeight(),
+        adaptor.getWeightZeroPoint(), adaptor.getBias(), resultType.getShape());
+    if (failed(accumulator))
+      return failure();
+    rewriter.replaceOp(op, requantize(rewriter, op.getLoc(), *accumulator, resultType,
+                                      getElementTypeOrSelf(op.getResult().getType()),
+                                      {adaptor.getInputScale(), inputScaleMap},
+                                      {adaptor.getWeightScale(), weightScaleMap},
+                                      {adaptor.getResultScale(), resultScaleMap},
+                                      {adaptor.getResultZeroPoint(), resultZeroMap}));
+    return success();
+  }
+};
+
 /// graph.dynamic_quantize_linear → two reductions (min and max, started at 0 so they
 /// include it as ONNX requires), scalar arithmetic for the scale and zero point, and one
 /// elementwise generic quantizing to ui8 with them.
@@ -321,7 +581,8 @@ struct DynamicQuantizeLinearLowering : OpConversionPattern<graph::DynamicQuantiz
 
 void populateQuantizationLowering(const TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<DequantizeLinearLowering, QuantizeLinearLowering, MatMulIntegerLowering,
-               DynamicQuantizeLinearLowering>(converter, patterns.getContext());
+               DynamicQuantizeLinearLowering, QLinearMatMulLowering, ConvIntegerLowering,
+               QLinearConvLowering>(converter, patterns.getContext());
 }
 
 } // namespace kiln::lowering

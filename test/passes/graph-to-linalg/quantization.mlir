@@ -68,3 +68,77 @@ func.func @dynamic_quantize_linear(%x: tensor<2x3xf32>) -> (tensor<2x3xui8>, ten
   %0:3 = graph.dynamic_quantize_linear %x : (tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8>)
   return %0#0, %0#1, %0#2 : tensor<2x3xui8>, tensor<f32>, tensor<ui8>
 }
+
+// -----
+
+// QLinearMatMul: each operand minus its zero point in i32 (lhs per row, read along d0;
+// the unsigned rhs widened with extui), an i32 linalg.matmul, then one requantization:
+// acc * (lhs_scale * rhs_scale / result_scale) in f64, plus the zero point, rounded half
+// to even and saturated to [0, 255] for the ui8 result.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[NONE:.*]] = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @qlinear_matmul_per_row
+// CHECK: %[[LHS:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]]
+// CHECK: arith.extsi {{.*}} : i8 to i32
+// CHECK: arith.subi
+// CHECK: %[[RHS:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[NONE]], #[[ID]]]
+// CHECK: arith.extui {{.*}} : i8 to i32
+// CHECK: %[[ACC:.*]] = linalg.matmul ins(%[[LHS]], %[[RHS]] : tensor<2x4xi32>, tensor<4x3xi32>)
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[NONE]], #[[NONE]], #[[NONE]], #[[ID]]]{{.*}} ins(%[[ACC]],
+// CHECK: arith.mulf {{.*}} : f32
+// CHECK: arith.divf {{.*}} : f32
+// CHECK: arith.sitofp {{.*}} : i32 to f64
+// CHECK: arith.uitofp {{.*}} : i8 to f64
+// CHECK: math.roundeven {{.*}} : f64
+// CHECK: arith.constant 2.550000e+02 : f64
+// CHECK: arith.fptoui {{.*}} : f64 to i8
+func.func @qlinear_matmul_per_row(%a: tensor<2x4xi8>, %as: tensor<2xf32>, %az: tensor<2xi8>, %b: tensor<4x3xui8>, %bs: tensor<f32>, %bz: tensor<ui8>, %ys: tensor<f32>, %yz: tensor<ui8>) -> tensor<2x3xui8> {
+  %0 = graph.qlinear_matmul %a, %as, %az, %b, %bs, %bz, %ys, %yz : (tensor<2x4xi8>, tensor<2xf32>, tensor<2xi8>, tensor<4x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xui8>
+  return %0 : tensor<2x3xui8>
+}
+
+// -----
+
+// QLinearConv with a per-output-channel weight scale and zero point: the weight's zero
+// point is read along its d0 and its scale along the result's channel d1; the i32
+// convolution starts from the broadcast bias and pads the shifted input with zeros; the
+// int8 result saturates to [-128, 127].
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[NONE:.*]] = affine_map<(d0, d1, d2, d3) -> ()>
+// CHECK-DAG: #[[FILTER:.*]] = affine_map<(d0, d1, d2, d3) -> (d0)>
+// CHECK-DAG: #[[CHANNEL:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @qlinear_conv_per_channel
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[NONE]], #[[ID]]]
+// CHECK: arith.extui {{.*}} : i8 to i32
+// CHECK: %[[WEIGHT:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[FILTER]], #[[ID]]]
+// CHECK: arith.extsi {{.*}} : i8 to i32
+// CHECK: %[[PADDED:.*]] = linalg.generic
+// CHECK: tensor.extract {{.*}} : tensor<1x2x5x5xi32>
+// CHECK: %[[BIAS:.*]] = linalg.broadcast ins(%{{.*}} : tensor<3xi32>)
+// CHECK: %[[ACC:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[PADDED]], %[[WEIGHT]] : tensor<1x2x7x7xi32>, tensor<3x2x3x3xi32>) outs(%[[BIAS]] : tensor<1x3x5x5xi32>)
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[NONE]], #[[CHANNEL]], #[[NONE]], #[[NONE]], #[[ID]]]{{.*}} ins(%[[ACC]],
+// CHECK: math.roundeven
+// CHECK: arith.constant -1.280000e+02 : f64
+// CHECK: arith.constant 1.270000e+02 : f64
+// CHECK: arith.fptosi {{.*}} : f64 to i8
+func.func @qlinear_conv_per_channel(%x: tensor<1x2x5x5xui8>, %xs: tensor<f32>, %xz: tensor<ui8>, %w: tensor<3x2x3x3xi8>, %ws: tensor<3xf32>, %wz: tensor<3xi8>, %ys: tensor<f32>, %yz: tensor<i8>, %bias: tensor<3xi32>) -> tensor<1x3x5x5xi8> {
+  %0 = graph.qlinear_conv %x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %bias {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<3x2x3x3xi8>, tensor<3xf32>, tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<3xi32>) -> tensor<1x3x5x5xi8>
+  return %0 : tensor<1x3x5x5xi8>
+}
+
+// -----
+
+// ConvInteger: both operands minus their zero points in i32, then the i32 convolution
+// from zeros; no requantization.
+// CHECK-LABEL: func.func @conv_integer
+// CHECK: %[[INPUT:.*]] = linalg.generic
+// CHECK: arith.extui {{.*}} : i8 to i32
+// CHECK: %[[WEIGHT:.*]] = linalg.generic
+// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : i32) outs(%{{.*}} : tensor<1x1x4x4xi32>)
+// CHECK: %[[RESULT:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %[[WEIGHT]] : tensor<1x1x5x5xi32>, tensor<1x1x2x2xi32>) outs(%[[ZERO]] : tensor<1x1x4x4xi32>)
+// CHECK: return %[[RESULT]]
+func.func @conv_integer(%x: tensor<1x1x3x3xui8>, %w: tensor<1x1x2x2xui8>, %xz: tensor<ui8>, %wz: tensor<ui8>) -> tensor<1x1x4x4xi32> {
+  %0 = graph.conv_integer %x, %w, %xz, %wz {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x1x3x3xui8>, tensor<1x1x2x2xui8>, tensor<ui8>, tensor<ui8>) -> tensor<1x1x4x4xi32>
+  return %0 : tensor<1x1x4x4xi32>
+}
