@@ -17,5 +17,6 @@ include "dialects/graph/ops/RecurrentOps.td"
 include "dialects/graph/ops/ReductionOps.td"
 include "dialects/graph/ops/ShapeOps.td"
 include "dialects/graph/ops/SignalOps.td"
+include "dialects/graph/ops/TrainingOps.td"
 
 #endif // KILN_GRAPH_OPS

@@ -350,7 +350,19 @@ LogicalResult BatchNormalizationOp::inferReturnTypes(MLIRContext *context,
         std::pair(adaptor.getMean(), "mean"), std::pair(adaptor.getVariance(), "variance")})
     if (failed(checkChannelVector(location, operand.getType(), *channels, name)))
       return failure();
+  if (adaptor.getTrainingMode() != bool(adaptor.getMomentumAttr()))
+    return emitOptionalError(location, "momentum must be given exactly in training mode");
   inferred.push_back(inputType);
+  if (adaptor.getTrainingMode()) {
+    // The running statistics: [C], with the extent from the input or the statistics.
+    int64_t extent = *channels;
+    for (Value operand : {adaptor.getMean(), adaptor.getVariance()})
+      if (auto ranked = dyn_cast<RankedTensorType>(operand.getType()))
+        if (ShapedType::isDynamic(extent))
+          extent = ranked.getDimSize(0);
+    inferred.push_back(RankedTensorType::get({extent}, statsType));
+    inferred.push_back(RankedTensorType::get({extent}, statsType));
+  }
   return success();
 }
 

@@ -49,6 +49,13 @@ Location ModelImporter::nodeLoc(const ::onnx::NodeProto &node, size_t index) con
   return NameLoc::get(StringAttr::get(&context, name), fileLocation);
 }
 
+/// The opsets Kiln supports of the domains other than the default one.
+struct DomainOpsets {
+  llvm::StringLiteral domain;
+  int64_t min, max;
+};
+constexpr DomainOpsets kOtherDomains[] = {{ConverterRegistry::kTrainingDomain, 1, 1}};
+
 LogicalResult ModelImporter::checkOpsets(const ::onnx::ModelProto &model) {
   bool importsDefault = false;
   for (const auto &opset : model.opset_import()) {
@@ -59,13 +66,24 @@ LogicalResult ModelImporter::checkOpsets(const ::onnx::ModelProto &model) {
       domainOpsets[opset.domain()] = opset.version();
     }
   }
-  if (!importsDefault)
+  // A model of other domains only (the training optimizers) needs no default opset; its
+  // nodes of the default domain, if any, are rejected one by one (importNode).
+  if (model.opset_import_size() == 0)
     return emitError(fileLocation, "the model imports no opset of the default ONNX domain");
-  if (defaultOpset < kMinOpset || defaultOpset > kMaxOpset)
+  if (importsDefault && (defaultOpset < kMinOpset || defaultOpset > kMaxOpset))
     return emitError(fileLocation,
                      llvm::formatv("opset {0} of the default ONNX domain is not supported "
                                    "(supported: {1} to {2})",
                                    defaultOpset, kMinOpset, kMaxOpset));
+  for (const DomainOpsets &known : kOtherDomains) {
+    auto imported = domainOpsets.find(known.domain);
+    if (imported != domainOpsets.end() &&
+        (imported->second < known.min || imported->second > known.max))
+      return emitError(fileLocation,
+                       llvm::formatv("opset {0} of domain '{1}' is not supported "
+                                     "(supported: {2} to {3})",
+                                     imported->second, known.domain, known.min, known.max));
+  }
   return success();
 }
 
@@ -252,20 +270,30 @@ ModelImporter::sortNodes(const ::onnx::GraphProto &graph) {
 
 LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node, size_t index) {
   Location loc = nodeLoc(node, index);
+  const ConverterRegistry &registry = ConverterRegistry::get();
   int64_t opset = defaultOpset;
-  if (!isDefaultDomain(node.domain())) {
+  if (isDefaultDomain(node.domain())) {
+    if (defaultOpset == 0)
+      return emitError(loc) << "node '" << node.name() << "' (" << node.op_type()
+                            << "): the model imports no opset of the default ONNX domain";
+  } else {
     auto domain = domainOpsets.find(node.domain());
     if (domain == domainOpsets.end())
       return emitError(loc) << "node '" << node.name() << "' (" << node.op_type() << "): domain '"
                             << node.domain() << "' is not imported by the model";
-    return emitError(loc) << "node '" << node.name() << "' (" << node.op_type()
-                          << "): operators of domain '" << node.domain() << "' are not supported";
+    if (!registry.knowsDomain(node.domain()))
+      return emitError(loc) << "node '" << node.name() << "' (" << node.op_type()
+                            << "): operators of domain '" << node.domain() << "' are not supported";
+    opset = domain->second;
   }
   NodeImporter importer(*this, node, opset, builder, loc);
-  ConverterRegistry::Entry entry = ConverterRegistry::get().lookup(node.op_type());
-  if (!entry.converter)
-    return importer.error() << "unsupported operator " << node.op_type() << " (opset " << opset
-                            << ")";
+  ConverterRegistry::Entry entry = registry.lookup(node.op_type(), node.domain());
+  if (!entry.converter) {
+    InFlightDiagnostic diagnostic = importer.error() << "unsupported operator " << node.op_type();
+    if (!isDefaultDomain(node.domain()))
+      diagnostic << " of domain '" << node.domain() << "'";
+    return diagnostic << " (opset " << opset << ")";
+  }
   if (opset < entry.sinceOpset)
     return importer.error() << node.op_type() << " exists from opset " << entry.sinceOpset
                             << "; the model imports opset " << opset;

@@ -73,6 +73,8 @@ private:
   mlir::Location fileLocation;
   ExternalDataReader external;
   mlir::OpBuilder builder;
+  /// The opset of the default domain; 0 when the model imports none (its nodes may all be
+  /// of other domains).
   int64_t defaultOpset = 0;
   llvm::StringMap<int64_t> domainOpsets;
   /// The names one graph defines: its inputs, initializers (imported on first use, at

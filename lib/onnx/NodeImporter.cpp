@@ -367,19 +367,37 @@ LogicalResult NodeImporter::setResults(ValueRange results) {
 // ConverterRegistry
 //===----------------------------------------------------------------------===//
 
-void ConverterRegistry::add(llvm::StringRef opType, Converter converter, int64_t sinceOpset) {
-  bool inserted = converters.try_emplace(opType, Entry{converter, sinceOpset}).second;
+/// `domain` with the default domain's two spellings ("" and "ai.onnx") made one.
+static llvm::StringRef canonicalDomain(llvm::StringRef domain) {
+  return domain == "ai.onnx" ? llvm::StringRef() : domain;
+}
+
+void ConverterRegistry::add(llvm::StringRef opType, Converter converter, int64_t sinceOpset,
+                            llvm::StringRef domain) {
+  bool inserted =
+      converters[canonicalDomain(domain)].try_emplace(opType, Entry{converter, sinceOpset}).second;
   assert(inserted && "two converters for one operator");
   (void)inserted;
 }
 
-ConverterRegistry::Entry ConverterRegistry::lookup(llvm::StringRef opType) const {
-  return converters.lookup(opType);
+ConverterRegistry::Entry ConverterRegistry::lookup(llvm::StringRef opType,
+                                                   llvm::StringRef domain) const {
+  auto found = converters.find(canonicalDomain(domain));
+  if (found == converters.end())
+    return Entry();
+  return found->second.lookup(opType);
 }
 
-SmallVector<llvm::StringRef> ConverterRegistry::opTypes() const {
+bool ConverterRegistry::knowsDomain(llvm::StringRef domain) const {
+  return converters.count(canonicalDomain(domain));
+}
+
+SmallVector<llvm::StringRef> ConverterRegistry::opTypes(llvm::StringRef domain) const {
   SmallVector<llvm::StringRef> names;
-  for (const auto &entry : converters)
+  auto found = converters.find(canonicalDomain(domain));
+  if (found == converters.end())
+    return names;
+  for (const auto &entry : found->second)
     names.push_back(entry.getKey());
   llvm::sort(names);
   return names;
@@ -398,6 +416,7 @@ const ConverterRegistry &ConverterRegistry::get() {
     addRandomConverters(r);
     addRecurrentConverters(r);
     addSignalConverters(r);
+    addTrainingConverters(r);
     return r;
   }();
   return registry;

@@ -154,26 +154,36 @@ private:
 /// Converts one ONNX node into graph ops.
 using Converter = mlir::LogicalResult (*)(NodeImporter &);
 
-/// Converters by operator, for the default ONNX domain (ai.onnx).
+/// Converters by domain and operator: the default ONNX domain (ai.onnx, written "") and
+/// the other domains Kiln knows (ai.onnx.preview.training).
 class ConverterRegistry {
 public:
+  /// The domain of ONNX's training operators (Adagrad, Adam, Momentum).
+  static constexpr llvm::StringLiteral kTrainingDomain = "ai.onnx.preview.training";
+
   struct Entry {
     Converter converter = nullptr;
-    /// The opset that introduced the operator; models importing an earlier one are
-    /// rejected before the converter runs.
+    /// The opset of the operator's domain that introduced it; models importing an earlier
+    /// one are rejected before the converter runs.
     int64_t sinceOpset = 1;
   };
-  void add(llvm::StringRef opType, Converter converter, int64_t sinceOpset = 1);
-  /// The entry of `opType`; its converter is null when there is none.
-  Entry lookup(llvm::StringRef opType) const;
-  /// The operators with a converter, sorted (for docs/onnx-coverage.md).
-  llvm::SmallVector<llvm::StringRef> opTypes() const;
+  /// Registers `converter` for `opType` of `domain` ("" for the default domain).
+  void add(llvm::StringRef opType, Converter converter, int64_t sinceOpset = 1,
+           llvm::StringRef domain = "");
+  /// The entry of `opType` in `domain` ("" or "ai.onnx" for the default domain); its
+  /// converter is null when there is none.
+  Entry lookup(llvm::StringRef opType, llvm::StringRef domain = "") const;
+  /// Whether any converter belongs to `domain`.
+  bool knowsDomain(llvm::StringRef domain) const;
+  /// The operators of `domain` with a converter, sorted (for docs/onnx-coverage.md).
+  llvm::SmallVector<llvm::StringRef> opTypes(llvm::StringRef domain = "") const;
 
   /// The registry with every converter of every op family.
   static const ConverterRegistry &get();
 
 private:
-  llvm::StringMap<Entry> converters;
+  /// Converters by domain ("" for the default one), then by operator.
+  llvm::StringMap<llvm::StringMap<Entry>> converters;
 };
 
 // One function per op family (lib/onnx/ops/<Family>.cpp) adds its converters.
@@ -187,6 +197,7 @@ void addQuantizationConverters(ConverterRegistry &registry);
 void addRandomConverters(ConverterRegistry &registry);
 void addRecurrentConverters(ConverterRegistry &registry);
 void addSignalConverters(ConverterRegistry &registry);
+void addTrainingConverters(ConverterRegistry &registry);
 
 } // namespace kiln::onnx
 

@@ -251,6 +251,28 @@ func.func @batch_norm_param_rank(%x: tensor<2x4xf32>, %s: tensor<4xf32>, %m: ten
 
 // -----
 
+func.func @batch_norm_training_momentum(%x: tensor<2x4xf32>, %s: tensor<4xf32>) {
+  // Training mode needs the momentum of its running statistics.
+  // expected-error @+1 {{momentum must be given exactly in training mode}}
+  %y, %m, %v = graph.batch_normalization %x, %s, %s, %s, %s {epsilon = 1.0e-05 : f32, training_mode}
+      : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @batch_norm_inference_statistics(%x: tensor<2x4xf32>, %s: tensor<4xf32>) {
+  // Without training_mode there are no running statistics to return.
+  // expected-error @+1 {{inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s)}}
+  %y, %m, %v = graph.batch_normalization %x, %s, %s, %s, %s {epsilon = 1.0e-05 : f32}
+      : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
 func.func @batch_norm_channels(%x: tensor<2x4x3xf32>, %s: tensor<3xf32>) {
   // expected-error @+1 {{scale has 3 elements for 4 channels}}
   %y = graph.batch_normalization %x, %s, %s, %s, %s {epsilon = 1.0e-05 : f32}

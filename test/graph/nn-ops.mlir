@@ -117,6 +117,19 @@ func.func @batch_and_instance_norm(%x: tensor<?x64x56x56xf16>, %p: tensor<64xf16
   return %y, %z : tensor<?x64x56x56xf16>, tensor<*xf32>
 }
 
+// CHECK-LABEL: func.func @batch_norm_training
+func.func @batch_norm_training(%x: tensor<?x3x4x5xf16>, %p: tensor<3xf16>, %s: tensor<?xf32>)
+    -> (tensor<?x3x4x5xf16>, tensor<?xf32>, tensor<?xf32>) {
+  // Training mode adds the running statistics: [C] of the statistics' element type.
+  // CHECK: graph.batch_normalization {{.*}} {epsilon = {{.*}}, momentum = 0.8999{{.*}} : f32, training_mode}
+  // CHECK-SAME: -> (tensor<?x3x4x5xf16>, tensor<?xf32>, tensor<?xf32>)
+  %y, %mean, %var = graph.batch_normalization %x, %p, %p, %s, %s
+      {epsilon = 1.0e-05 : f32, momentum = 0.9 : f32, training_mode}
+      : (tensor<?x3x4x5xf16>, tensor<3xf16>, tensor<3xf16>, tensor<?xf32>, tensor<?xf32>)
+      -> (tensor<?x3x4x5xf16>, tensor<?xf32>, tensor<?xf32>)
+  return %y, %mean, %var : tensor<?x3x4x5xf16>, tensor<?xf32>, tensor<?xf32>
+}
+
 // CHECK-LABEL: func.func @softmaxes
 func.func @softmaxes(%x: tensor<?x12x128x128xf32>, %u: tensor<*xbf16>)
     -> (tensor<?x12x128x128xf32>, tensor<*xbf16>) {

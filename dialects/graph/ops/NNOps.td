@@ -196,17 +196,30 @@ def Graph_LayerNormalizationOp : Graph_InferredOp<"layer_normalization", [Graph_
 }
 
 def Graph_BatchNormalizationOp : Graph_InferredOp<"batch_normalization", [Graph_Reduction]> {
-  let summary = "Batch normalisation with running statistics (ONNX BatchNormalization)";
+  let summary = "Batch normalisation (ONNX BatchNormalization), inference or training mode";
   let description = [{
     `input` is `[N, C, D1, ..., Dk]` (k may be 0); `scale`, `bias`, `mean` and `variance`
-    are `[C]`: `(x - mean) / sqrt(variance + epsilon) * scale + bias`. ONNX's training mode,
-    which updates the statistics, is not represented. As in ONNX, `scale` and `bias` share
-    an element type, and `mean` and `variance` share one that may differ.
+    are `[C]`: `(x - mean) / sqrt(variance + epsilon) * scale + bias`. As in ONNX, `scale`
+    and `bias` share an element type, and `mean` and `variance` share one that may differ.
+
+    With `training_mode` (ONNX opset 14 on, `training_mode = 1`), the result is normalised
+    with the statistics of the batch instead, `current_mean` and `current_var` (the
+    population variance) over every dimension but C, computed in f32 at least; the op then
+    has two more results, the `[C]` running statistics updated with `momentum`:
+
+        running_mean = mean * momentum + current_mean * (1 - momentum)
+        running_var = variance * momentum + current_var * (1 - momentum)
+
+    `momentum` is present exactly in training mode (the importer fills in ONNX's 0.9).
 
     ```mlir
     %y = graph.batch_normalization %x, %scale, %bias, %mean, %var {epsilon = 1.0e-05 : f32}
         : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>,
            tensor<64xf32>) -> tensor<?x64x56x56xf32>
+    %t:3 = graph.batch_normalization %x, %scale, %bias, %mean, %var
+        {epsilon = 1.0e-05 : f32, momentum = 0.899999976 : f32, training_mode}
+        : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>,
+           tensor<64xf32>) -> (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>)
     ```
   }];
   let arguments = (ins
@@ -215,8 +228,12 @@ def Graph_BatchNormalizationOp : Graph_InferredOp<"batch_normalization", [Graph_
     AnyTensor:$bias,
     AnyTensor:$mean,
     AnyTensor:$variance,
-    F32Attr:$epsilon);
-  let results = (outs AnyTensor:$result);
+    F32Attr:$epsilon,
+    UnitAttr:$training_mode,
+    OptionalAttr<F32Attr>:$momentum);
+  // In training mode, `running_statistics` holds running_mean and running_var; otherwise
+  // it is empty.
+  let results = (outs AnyTensor:$result, Variadic<AnyTensor>:$running_statistics);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 

@@ -239,19 +239,37 @@ static LogicalResult convertBatchNormalization(NodeImporter &node) {
     if (*spatial != 1)
       return node.error() << "spatial = " << *spatial << " is not supported, only 1";
   }
+  OpBuilder &builder = node.builder();
+  SmallVector<NamedAttribute> attributes{
+      builder.getNamedAttr("epsilon", builder.getF32FloatAttr(*epsilon))};
+  bool training = false;
   if (node.opset() >= 14) {
-    auto trainingMode = node.intAttr("training_mode", 0);
+    auto trainingMode = node.boolAttr("training_mode", false);
     if (failed(trainingMode))
       return failure();
-    if (*trainingMode != 0)
-      return node.error() << "training_mode = " << *trainingMode
-                          << " is not supported, only inference (0)";
+    training = *trainingMode;
   }
-  if (failed(rejectOutputsFrom(node, 1, "the training-mode statistics are not computed")))
+  if (training) {
+    // Y from the batch's statistics, and the running statistics as outputs 1 and 2.
+    auto momentum = node.floatAttr("momentum", 0.9f);
+    if (failed(momentum))
+      return failure();
+    attributes.push_back(builder.getNamedAttr("training_mode", builder.getUnitAttr()));
+    attributes.push_back(builder.getNamedAttr("momentum", builder.getF32FloatAttr(*momentum)));
+    if (failed(rejectOutputsFrom(node, 3, "BatchNormalization has three outputs")))
+      return failure();
+    return createAndBind<graph::BatchNormalizationOp>(node, operands, attributes,
+                                                      /*numResults=*/3);
+  }
+  // Before opset 14, outputs 1 to 4 were the statistics of the old training mode
+  // (is_test = 0 or several outputs); from 14 on, outputs 1 and 2 need training_mode = 1.
+  if (failed(rejectOutputsFrom(node, 1,
+                               node.opset() < 14
+                                   ? "the training-mode statistics of opsets before 14 are "
+                                     "not supported"
+                                   : "the running statistics need training_mode = 1")))
     return failure();
-  OpBuilder &builder = node.builder();
-  return createAndBind<graph::BatchNormalizationOp>(
-      node, operands, {builder.getNamedAttr("epsilon", builder.getF32FloatAttr(*epsilon))});
+  return createAndBind<graph::BatchNormalizationOp>(node, operands, attributes);
 }
 
 static LogicalResult convertInstanceNormalization(NodeImporter &node) {

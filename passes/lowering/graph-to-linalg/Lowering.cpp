@@ -458,6 +458,7 @@ void populateGraphToLinalgPatterns(const TypeConverter &converter, RewritePatter
   populateRandomLowering(converter, patterns);
   populateControlLowering(converter, patterns);
   populateLossLowering(converter, patterns);
+  populateTrainingLowering(converter, patterns);
 }
 
 } // namespace kiln::lowering

@@ -325,6 +325,8 @@ void populateRandomLowering(const mlir::TypeConverter &converter,
 void populateControlLowering(const mlir::TypeConverter &converter,
                              mlir::RewritePatternSet &patterns);
 void populateLossLowering(const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateTrainingLowering(const mlir::TypeConverter &converter,
+                              mlir::RewritePatternSet &patterns);
 
 /// Every family's patterns.
 void populateGraphToLinalgPatterns(const mlir::TypeConverter &converter,

@@ -9,7 +9,9 @@
 //    MeanVarianceNormalization: the sum, then the sum of squared deviations from the mean
 //    (two passes rather than E[x^2] - E[x]^2, which cancels catastrophically), then the
 //    output; statistics in the stash type (f32 for narrow floats).
-//  - BatchNormalization (inference): one elementwise generic reading the [C] tensors.
+//  - BatchNormalization: in inference mode one elementwise generic reading the [C]
+//    tensors; in training mode the moments over every dimension but C, the output from
+//    them, and one generic per running statistic.
 //  - Hardmax: the first maximum's index, then a one-hot generic.
 //  - LpNormalization: the norm, then a division. LRN: a windowed sum of squares across
 //    channels (the window is a reduction dimension; out-of-range channels add 0).
@@ -368,6 +370,8 @@ struct BatchNormalizationLowering : OpConversionPattern<graph::BatchNormalizatio
     if (inputType.getElementType().getIntOrFloatBitWidth() > 32)
       computeType = rewriter.getF64Type();
     double epsilon = op.getEpsilon().convertToDouble();
+    if (op.getTrainingMode())
+      return lowerTraining(op, adaptor, rewriter, resultType, computeType);
 
     AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, context));
     SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank), channel, channel, channel,
@@ -387,6 +391,59 @@ struct BatchNormalizationLowering : OpConversionPattern<graph::BatchNormalizatio
           return convertFloat(b, nl, value, resultType.getElementType());
         });
     rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// Training mode: Y normalised with the batch's mean and (population) variance over
+  /// every dimension but C, and the running statistics blended from the given ones and the
+  /// batch's with `momentum`.
+  LogicalResult lowerTraining(graph::BatchNormalizationOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter, RankedTensorType resultType,
+                              Type computeType) const {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    SmallVector<RankedTensorType> statsTypes;
+    for (unsigned index : {1u, 2u}) {
+      RankedTensorType type = getConvertedResultType(*getTypeConverter(), op, index);
+      if (!type || !allFloat(TypeRange{type}))
+        return rewriter.notifyMatchFailure(op, "needs ranked float running statistics");
+      statsTypes.push_back(type);
+    }
+    int64_t rank = resultType.getRank();
+    SmallVector<int64_t> axes{0};
+    llvm::append_range(axes, llvm::seq<int64_t>(2, rank));
+    auto [mean, variance] = createMoments(rewriter, loc, input, axes, computeType);
+    Value invStdDev =
+        createInverseStdDev(rewriter, loc, variance, op.getEpsilon().convertToDouble());
+    Value result = createChannelAffine(rewriter, loc, resultType, input, mean, invStdDev,
+                                       adaptor.getScale(), adaptor.getBias(), {1}, computeType);
+
+    // running = given * momentum + batch * (1 - momentum), over C; the batch's statistics
+    // are [1, C, 1, ...] and read at channel d0.
+    MLIRContext *context = rewriter.getContext();
+    SmallVector<AffineExpr> channelExprs(rank, getAffineConstantExpr(0, context));
+    channelExprs[1] = getAffineDimExpr(0, context);
+    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(1),
+                                AffineMap::get(1, 0, channelExprs, context)};
+    double momentum = op.getMomentumAttr().getValueAsDouble();
+    SmallVector<Value> results{result};
+    SmallVector<Value> givenStats{adaptor.getMean(), adaptor.getVariance()};
+    SmallVector<Value> batchStats{mean, variance};
+    for (auto [given, batch, type] : llvm::zip(givenStats, batchStats, statsTypes)) {
+      Type statsElementType = type.getElementType();
+      results.push_back(createParallelGeneric(
+          rewriter, loc, type, getSizes(rewriter, loc, given), ValueRange{given, batch}, maps,
+          [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+            Value keep = createScalarConstant(b, nl, computeType, momentum);
+            Value take = createScalarConstant(b, nl, computeType, 1.0 - momentum);
+            Value old =
+                arith::MulFOp::create(b, nl, convertFloat(b, nl, args[0], computeType), keep);
+            Value blended =
+                arith::AddFOp::create(b, nl, old, arith::MulFOp::create(b, nl, args[1], take));
+            return convertFloat(b, nl, blended, statsElementType);
+          }));
+    }
+    rewriter.replaceOp(op, results);
     return success();
   }
 };

@@ -73,6 +73,26 @@ func.func @batch_norm(%x: tensor<2x3x4x4xf32>, %s: tensor<3xf32>, %b: tensor<3xf
 
 // -----
 
+// BatchNormalization in training mode: the batch's mean and variance over every dimension
+// but C (reductions keeping [1, C, 1, 1]), the output from them, then each running
+// statistic blended with momentum over [C], reading the batch's at [0, c, 0, 0].
+// CHECK-DAG: #[[BATCH_STAT:.*]] = affine_map<(d0) -> (0, d0, 0, 0)>
+// CHECK-LABEL: func.func @batch_norm_training
+// CHECK: iterator_types = ["reduction", "parallel", "reduction", "reduction"]
+// CHECK: iterator_types = ["reduction", "parallel", "reduction", "reduction"]
+// CHECK: math.rsqrt
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%arg0, {{.*}}, %arg1, %arg2 :
+// CHECK: %[[MEAN:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[BATCH_STAT]], #{{.*}}], iterator_types = ["parallel"]} ins(%arg3, %{{.*}} : tensor<3xf32>, tensor<1x3x1x1xf32>)
+// CHECK: arith.constant 0.899999{{.*}} : f32
+// CHECK: %[[VAR:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[BATCH_STAT]], #{{.*}}], iterator_types = ["parallel"]} ins(%arg4, %{{.*}} : tensor<3xf32>, tensor<1x3x1x1xf32>)
+// CHECK: return %[[Y]], %[[MEAN]], %[[VAR]]
+func.func @batch_norm_training(%x: tensor<2x3x4x5xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) -> (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %y, %mean, %var = graph.batch_normalization %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f32, momentum = 0.9 : f32, training_mode} : (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %y, %mean, %var : tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
 // InstanceNormalization reduces over the spatial dimensions of each [n, c].
 // CHECK-LABEL: func.func @instance_norm
 // CHECK: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
