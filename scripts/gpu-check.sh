@@ -11,7 +11,8 @@
 #      --device cuda --update, which rewrites test/conformance/gpu-expectations.txt and
 #      docs/onnx-conformance-gpu.md: both come back in $OUT);
 #   3. the ten public models: kiln compile, kiln run against ONNX Runtime (Python, CPU),
-#      kiln bench (p50 latency) and kiln inspect (kernels) — check-models.py --device cuda.
+#      kiln bench (p50 latency) and kiln inspect (kernels) — check-models.py --device cuda;
+#   4. the same models' latency at batch 1, sequence 128 (test/models/bench-models.py).
 # and prints a short table last. --quick runs the node tests only for step 2.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -79,12 +80,16 @@ rows+=("| node tests, cuda | ${node:-see conformance.log} |")
 # 3. The public models against ONNX Runtime, with latency and kernel counts.
 python3 test/models/check-models.py --device cuda --reference python --timeout 900 \
   >"$out/models.log" 2>&1
-cp -r build/model-check "$out/model-check" 2>/dev/null || true
-rm -rf "$out/model-check"  # too many files to bring back; the log has the table
+
+# 4. Latency at batch 1 (sequence 128 for the text models, as the peers are measured).
+python3 test/models/bench-models.py --json "$out/bench-batch1.json" >"$out/bench.log" 2>&1
 
 echo
 echo "== models (fp32, TF32 off; rel L2 against ONNX Runtime CPU; p50 of kiln bench)"
 grep -vE '^\s*\(materialized' "$out/models.log" | tail -14
+echo
+echo "== latency at batch 1 (seq 128), fp32 engines, CUDA graph replay"
+tail -11 "$out/bench.log"
 echo
 echo "== gpu-check"
 printf '%s\n' "${rows[@]}"
