@@ -51,10 +51,25 @@ stage "import $model and infer shapes (the graph stage)"
 run_stage graph build/bin/kiln compile "$model" --compile-to=graph -o "$work/tiny_cnn.mlir"
 echo "graph ops: $(grep -c ' = graph\.' "$work/tiny_cnn.mlir") (written to $work/tiny_cnn.mlir)"
 
-stage "compile $model to an engine"
-run_stage "code generation" build/bin/kiln compile "$model" -o "$work/tiny_cnn.kiln"
+stage "compile $model to an engine for sm_90a (batch 1)"
+run_stage "code generation" build/bin/kiln compile "$model" --shapes image:1x3x32x32 -o "$work/tiny_cnn.kiln"
 
-stage "run on $device"
-run_stage run build/bin/kiln run "$work/tiny_cnn.kiln" --device "$device"
+stage "inspect the engine"
+run_stage inspect build/bin/kiln inspect "$work/tiny_cnn.kiln"
+
+stage "run on the CPU (the reference path)"
+/usr/bin/python3 -c "import numpy as np; np.save('$work/image.npy', np.random.default_rng(0).standard_normal((1, 3, 32, 32)).astype(np.float32))"
+run_stage "run on the CPU" build/bin/kiln run "$model" --device cpu --input "image=$work/image.npy" \
+  --output-dir "$work/cpu"
+
+if [ "$device" = cuda ]; then
+  stage "run the engine on the GPU, checked against the CPU's outputs"
+  run_stage "run on the GPU" build/bin/kiln run "$work/tiny_cnn.kiln" --input "image=$work/image.npy" \
+    --expect-dir "$work/cpu" --rtol 1e-3 --atol 1e-5
+  stage "bench the engine"
+  run_stage bench build/bin/kiln bench "$work/tiny_cnn.kiln" --iterations 100
+else
+  echo "no GPU here: the engine runs with kiln run/bench on a machine with an NVIDIA driver"
+fi
 
 echo "demo: done"
