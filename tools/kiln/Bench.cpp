@@ -104,8 +104,8 @@ int benchEngine(const BenchOptions &options) {
                "first\n";
     return RunBadInput;
   }
-  if (options.iterations < 1 || options.warmup < 0) {
-    error() << "--iterations must be at least 1 and --warmup at least 0\n";
+  if (options.iterations < 1 || options.warmup < 0 || !(options.durationSeconds >= 0)) {
+    error() << "--iterations must be at least 1, --warmup and --duration at least 0\n";
     return RunBadInput;
   }
   engine::Engine description;
@@ -161,6 +161,22 @@ int benchEngine(const BenchOptions &options) {
     error() << problem << "\n";
     return RunFailed;
   }
+  // --duration: more runs, in batches sized from the runs so far, until the timed total
+  // reaches it (at most a million runs, so a broken clock cannot loop forever).
+  double timedMillis = std::accumulate(millis.begin(), millis.end(), 0.0);
+  double wantedMillis = options.durationSeconds * 1000.0;
+  while (timedMillis < wantedMillis && millis.size() < 1000000) {
+    double perRun = std::max(timedMillis / double(millis.size()), 1e-3);
+    int more = static_cast<int>(
+        std::clamp(std::ceil((wantedMillis - timedMillis) / perRun), 1.0, 10000.0));
+    std::vector<float> extra;
+    if (!context->timeRuns(more, extra, problem)) {
+      error() << problem << "\n";
+      return RunFailed;
+    }
+    timedMillis += std::accumulate(extra.begin(), extra.end(), 0.0);
+    millis.insert(millis.end(), extra.begin(), extra.end());
+  }
 
   std::vector<float> sorted = millis;
   std::sort(sorted.begin(), sorted.end());
@@ -172,16 +188,28 @@ int benchEngine(const BenchOptions &options) {
     batch = std::max<int64_t>(model.inputs[0].shape[0], 1);
   double throughput = mean > 0 ? double(batch) * 1000.0 / mean : 0;
   bool graph = options.useGraph && context->graphCaptured();
+  // What the runtime allocates for this engine: the weights, the context's arena and its
+  // input and output buffers (the CUDA context and the loaded code are not counted).
+  uint64_t ioBytes = 0;
+  for (const auto *tensors : {&model.inputs, &model.outputs})
+    for (const engine::TensorSignature &tensor : *tensors)
+      ioBytes += tensor.sizeInBytes();
+  uint64_t weightBytes = model.weights.size(), arenaBytes = model.arenaBytes;
+  uint64_t deviceBytes = weightBytes + arenaBytes + ioBytes;
 
   raw_ostream &os = outs();
   os << "engine " << options.model << " on " << runtime->deviceName() << " (" << runtime->smName()
      << "), " << (engine->loadedFromCubin() ? "cubin" : "PTX") << ", "
      << (graph ? "CUDA graph" : "stream launches") << ", " << options.warmup << " warmup + "
-     << options.iterations << " timed runs\n";
+     << millis.size() << " timed runs\n";
   os << formatv("latency ms: mean {0:f4}  p50 {1:f4}  p95 {2:f4}  p99 {3:f4}  min {4:f4}  "
                 "max {5:f4}\n",
                 mean, p50, p95, p99, sorted.front(), sorted.back());
   os << formatv("throughput: {0:f1} inferences/s (batch {1})\n", throughput, batch);
+  os << formatv("device memory: {0:f1} MiB (weights {1:f1}, arena {2:f1}, inputs and outputs "
+                "{3:f1})\n",
+                deviceBytes / 1048576.0, weightBytes / 1048576.0, arenaBytes / 1048576.0,
+                ioBytes / 1048576.0);
 
   if (!options.jsonFile.empty()) {
     std::error_code ec;
@@ -201,7 +229,7 @@ int benchEngine(const BenchOptions &options) {
       out.attribute("loaded_from", engine->loadedFromCubin() ? "cubin" : "ptx");
       out.attribute("cuda_graph", graph);
       out.attribute("warmup", static_cast<int64_t>(options.warmup));
-      out.attribute("iterations", static_cast<int64_t>(options.iterations));
+      out.attribute("iterations", static_cast<int64_t>(millis.size()));
       out.attribute("seed", static_cast<int64_t>(options.seed));
       out.attribute("batch", batch);
       out.attributeObject("latency_ms", [&] {
@@ -213,6 +241,12 @@ int benchEngine(const BenchOptions &options) {
         out.attribute("max", double(sorted.back()));
       });
       out.attribute("throughput_per_s", throughput);
+      out.attributeObject("device_memory_bytes", [&] {
+        out.attribute("weights", static_cast<int64_t>(weightBytes));
+        out.attribute("arena", static_cast<int64_t>(arenaBytes));
+        out.attribute("inputs_outputs", static_cast<int64_t>(ioBytes));
+        out.attribute("total", static_cast<int64_t>(deviceBytes));
+      });
       out.attributeArray("runs_ms", [&] {
         for (float run : millis)
           out.value(double(run));

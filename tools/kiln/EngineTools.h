@@ -24,6 +24,9 @@ struct BenchOptions {
   std::string model;
   int warmup = 10;
   int iterations = 100;
+  /// Keep timing past `iterations` until the timed runs add up to this many seconds
+  /// (trtexec's --duration): fast engines get more samples, slow ones still `iterations`.
+  double durationSeconds = 0;
   /// Where to write the results as JSON; empty: nowhere.
   std::string jsonFile;
   bool useGraph = true;

@@ -97,6 +97,10 @@ cl::opt<int> benchWarmup("warmup", cl::desc("Untimed runs before timing (default
                          cl::value_desc("N"), cl::init(10), cl::sub(benchCommand));
 cl::opt<int> benchIterations("iterations", cl::desc("Timed runs (default 100)"),
                              cl::value_desc("N"), cl::init(100), cl::sub(benchCommand));
+cl::opt<double> benchDuration("duration",
+                              cl::desc("After --iterations, keep timing until the timed runs "
+                                       "add up to this many seconds (default 0)"),
+                              cl::value_desc("seconds"), cl::init(0), cl::sub(benchCommand));
 cl::opt<std::string> benchJson("json", cl::desc("Also write the results as JSON to FILE"),
                                cl::value_desc("FILE"), cl::sub(benchCommand));
 cl::opt<bool> benchNoGraph("no-graph",
@@ -209,6 +213,7 @@ int main(int argc, char **argv) {
     options.model = benchModel;
     options.warmup = benchWarmup;
     options.iterations = benchIterations;
+    options.durationSeconds = benchDuration;
     options.jsonFile = benchJson;
     options.useGraph = !benchNoGraph;
     options.seed = benchSeed;
