@@ -2,7 +2,8 @@
 # The GPU check of issue-level claims, in one device call.
 #
 #   scripts/gpu-check.sh prepare     # here: build, bundle the tools, pack the test data
-#                                    #   into .device/ (git-ignored; ~55 MiB)
+#                                    #   and the models into .device/ (git-ignored; ~35 MiB;
+#                                    #   bench/run.sh uses it too)
 #   device run, carry [".device"]:   scripts/gpu-check.sh run [--quick]
 #
 # On the GPU machine `run` unpacks the bundle and data, then checks, logging under $OUT:
@@ -34,6 +35,10 @@ if [ "$mode" = prepare ]; then
   shared=${KILN_SHARED:-$(cd .. && pwd)/shared}
   rm -rf .device/shared && mkdir -p .device/shared/models
   cp "$shared"/models/*.onnx "$shared"/models/materialize.py .device/shared/models/
+  # What was built, for the reports (bench/run.sh): the commit, "+dirty" with local changes.
+  commit=$(git rev-parse --short HEAD)
+  git diff --quiet HEAD -- . ':!.device' || commit="$commit+dirty"
+  echo "$commit" >.device/commit.txt
   du -sh .device
   exit 0
 fi

@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""The end-to-end benchmark: Kiln against PyTorch eager, torch.compile(mode="reduce-overhead")
+and ONNX Runtime's GPU provider (where this onnxruntime has one), for each model of
+bench/models.py x precision x batch, on this machine's GPUs.
+
+For each (model, precision, batch), on one GPU, one after the other:
+  1. `kiln compile` the ONNX model for that batch (and sequence 128) and precision;
+  2. `kiln run` the engine on seeded random inputs, and compare the outputs of a few
+     samples spread over the batch (first, middle, last) with ONNX Runtime's (CPU) on the
+     same samples: relative L2 error, bounded per precision;
+  3. `kiln bench` the engine (CUDA graph replay);
+  4. the same architecture in PyTorch (bench/torch_peer.py: eager, then compile-ro), and
+     ONNX Runtime on the GPU (bench/ort_peer.py) when it has a GPU provider.
+Every timing follows bench/timing.py: warmup, then at least 50 runs and at least a second,
+each between CUDA events; medians are reported. Units run in parallel on several GPUs when
+there are several (one worker per GPU; a unit's rows always share a GPU).
+
+Writes RESULTS (JSON: the machine, the versions and one row per system and unit) after
+each unit, so that a run stopped by --deadline keeps what it measured; bench/report.py
+turns it into docs/benchmarks.md and the throughput plot.
+
+    python3 bench/run.py --kiln build/bin/kiln --out /tmp/bench [--models resnet50,gpt2]
+        [--precisions fp32,fp16,int8] [--batches 1,32,256] [--deadline SECONDS]
+"""
+
+import argparse
+import concurrent.futures
+import datetime
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import zlib
+
+import numpy as np
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "test"))
+sys.path.insert(0, os.path.join(ROOT, "test", "models"))
+from kiln_run_log import first_error  # noqa: E402
+from model_tools import compare, find_shared, make_inputs, materialize, run_timed, \
+    sanitize  # noqa: E402
+from models import BY_NAME, MODELS, SEQUENCE  # noqa: E402
+from timing import summarize, warmup_runs_for  # noqa: E402
+
+PRECISIONS = ["fp32", "fp16", "int8"]
+BATCHES = [1, 32, 256]
+# The peers that have each precision (PyTorch has no general int8 inference on the GPU).
+TORCH_PRECISIONS = {"fp32", "fp16"}
+# Relative L2 error allowed between Kiln's outputs and ONNX Runtime's fp32 CPU outputs.
+TOLERANCE = {"fp32": 1e-3, "fp16": 2e-2, "int8": 1e-1}
+MIN_RUNS, MIN_SECONDS = 50, 1.0
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+class References:
+    """ONNX Runtime (CPU) sessions, one per model, shared by the workers."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.sessions = {}
+
+    def run(self, path, feeds):
+        import onnxruntime
+
+        with self.lock:
+            if path not in self.sessions:
+                self.sessions[path] = onnxruntime.InferenceSession(
+                    path, providers=["CPUExecutionProvider"])
+            session = self.sessions[path]
+        names = [o.name for o in session.get_outputs()]
+        return dict(zip(names, session.run(names, feeds)))
+
+
+class Benchmark:
+    def __init__(self, args, model_paths):
+        self.args = args
+        self.model_paths = model_paths
+        self.references = References()
+        self.lock = threading.Lock()
+        self.rows = []
+        self.deadline = time.time() + args.deadline if args.deadline else None
+
+    def remaining(self):
+        return self.deadline - time.time() if self.deadline else float("inf")
+
+    def record(self, row):
+        with self.lock:
+            self.rows.append(row)
+
+    def unit(self, model, precision, batch, gpu):
+        """Kiln and the peers on one (model, precision, batch); returns its rows."""
+        work = os.path.join(self.args.out, "work", f"{model.name}-{precision}-b{batch}")
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu))
+        key = {"model": model.name, "precision": precision, "batch": batch, "gpu": gpu,
+               "measured_at": datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M:%S")}
+        systems = self.args.systems
+        rows = []
+        if "kiln" in systems:
+            rows.append(dict(key, system="kiln", **self.kiln(model, precision, batch, work, env)))
+        if precision in TORCH_PRECISIONS and {"eager", "compile-ro"} & systems:
+            rows += [dict(key, **r) for r in self.torch_peers(model, precision, batch, work, env)]
+        if "ort" in systems and self.args.ort_gpu and precision in ("fp32", "fp16"):
+            rows.append(dict(key, **self.ort_peer(model, precision, work, env)))
+        return rows
+
+    # --- Kiln --------------------------------------------------------------------------
+
+    def kiln(self, model, precision, batch, work, env):
+        onnx_path = self.model_paths[model.name]
+        graph = onnx.load(onnx_path, load_external_data=False).graph
+        inputs, _ = make_inputs(graph, batch, SEQUENCE, zlib.crc32(f"{model.name}/{batch}".encode()))
+        shapes = ",".join(f"{n}:{'x'.join(map(str, a.shape))}" for n, a in inputs.items())
+        engine = os.path.join(work, "model.kiln")
+        command = [self.args.kiln, "compile", onnx_path, "-o", engine, "--shapes", shapes,
+                   "--quiet"]
+        if precision != "fp32":
+            command += ["--precision", precision]
+        compile_log = os.path.join(work, "compile.log")
+        code, compile_s = run_timed(command, compile_log, self.timeout(self.args.compile_timeout))
+        if code != 0:
+            text = first_error(open(compile_log, errors="replace").read())
+            if "Unknown command line argument '--precision'" in text:
+                return {"status": "unsupported",
+                        "error": "this kiln compiles fp32 only (no --precision option)"}
+            return {"status": "error", "error": f"kiln compile: {text}", "compile_s": compile_s}
+        result = {"compile_s": compile_s, "engine_bytes": os.path.getsize(engine)}
+
+        # Correctness: the engine's outputs on a few samples against ONNX Runtime's.
+        inputs_dir, outputs_dir = os.path.join(work, "inputs"), os.path.join(work, "kiln-out")
+        os.makedirs(inputs_dir)
+        command = [self.args.kiln, "run", engine, "--output-dir", outputs_dir, "--quiet"]
+        for name, array in inputs.items():
+            path = os.path.join(inputs_dir, sanitize(name) + ".npy")
+            np.save(path, array)
+            command += ["--input", f"{name}={path}"]
+        run_log = os.path.join(work, "run.log")
+        code, run_s = run_timed(command, run_log, self.timeout(self.args.run_timeout), env=env)
+        result["check_run_s"] = run_s
+        if code != 0:
+            result.update(status="error",
+                          error=f"kiln run: {first_error(open(run_log, errors='replace').read())}")
+            return result
+        samples = sorted({0, batch // 2, batch - 1})
+        reference = self.references.run(self.args.reference_models[model.name],
+                                        {n: a[samples] for n, a in inputs.items()})
+        worst, problems = 0.0, []
+        for name, expected in reference.items():
+            produced = np.load(os.path.join(outputs_dir, sanitize(name) + ".npy"))[samples]
+            error, problem = compare(expected, produced, TOLERANCE[precision])
+            worst = max(worst, error if error is not None else float("inf"))
+            if problem:
+                problems.append(f"'{name}': {problem}")
+        result["check"] = {"samples": samples, "rel_l2": worst, "tolerance": TOLERANCE[precision],
+                           "ok": not problems, "problems": problems}
+        shutil.rmtree(outputs_dir, ignore_errors=True)
+
+        # Speed: the engine between CUDA events, as the peers (bench/timing.py).
+        per_run = max(run_s - 1.0, 1e-3)  # the run above includes loading the engine
+        warmup = warmup_runs_for(per_run)
+        expected_s = (warmup + MIN_RUNS) * per_run
+        if expected_s > self.remaining():
+            result.update(status="skipped", error=f"about {expected_s:.0f} s of runs would "
+                          f"pass the deadline ({self.remaining():.0f} s left)")
+            return result
+        bench_json, bench_log = os.path.join(work, "bench.json"), os.path.join(work, "bench.log")
+        command = [self.args.kiln, "bench", engine, "--warmup", str(warmup), "--iterations",
+                   str(MIN_RUNS), "--duration", str(MIN_SECONDS), "--json", bench_json]
+        code, _ = run_timed(command, bench_log, self.timeout(self.args.run_timeout), env=env)
+        if code != 0:
+            result.update(status="error",
+                          error=f"kiln bench: {first_error(open(bench_log, errors='replace').read())}")
+            return result
+        with open(bench_json) as f:
+            bench = json.load(f)
+        result.update(summarize(bench["runs_ms"]))
+        result.update(warmup=warmup, cuda_graph=bench["cuda_graph"],
+                      peak_memory_bytes=bench["device_memory_bytes"]["total"],
+                      memory_breakdown=bench["device_memory_bytes"],
+                      status="ok" if result["check"]["ok"] else "wrong")
+        if not result["check"]["ok"]:
+            result["error"] = "outputs differ from ONNX Runtime: " + "; ".join(problems)
+        return result
+
+    # --- Peers -------------------------------------------------------------------------
+
+    def peer_process(self, script, arguments, work, env, systems):
+        """Runs a peer script; its JSON rows, or one error row per system it measures."""
+        out_json = os.path.join(work, os.path.basename(script) + ".json")
+        peer_log = os.path.join(work, os.path.basename(script) + ".log")
+        limit = self.timeout(self.args.peer_timeout)
+        if limit <= 30:
+            return [{"system": s, "status": "skipped", "error": "deadline"} for s in systems]
+        code, _ = run_timed([sys.executable, script] + arguments + ["--json", out_json,
+                                                                     "--min-runs", str(MIN_RUNS),
+                                                                     "--min-seconds",
+                                                                     str(MIN_SECONDS)],
+                            peer_log, limit, env=env)
+        if code != 0 or not os.path.exists(out_json):
+            text = first_error(open(peer_log, errors="replace").read())
+            return [{"system": s, "status": "error", "error": f"exit {code}: {text}"}
+                    for s in systems]
+        with open(out_json) as f:
+            rows = json.load(f)
+        for row in rows:
+            row["status"] = "error" if "error" in row else "ok"
+            row.pop("model", None), row.pop("precision", None), row.pop("batch", None)
+        return rows
+
+    def torch_peers(self, model, precision, batch, work, env):
+        peers = [p for p in ("eager", "compile-ro") if p in self.args.systems]
+        env = dict(env, TORCHINDUCTOR_COMPILE_THREADS=str(self.args.compile_threads),
+                   TORCHINDUCTOR_CACHE_DIR=os.path.join(self.args.out, "inductor-cache"))
+        return self.peer_process(os.path.join(HERE, "torch_peer.py"),
+                                 ["--model", model.name, "--precision", precision,
+                                  "--batch", str(batch), "--peers", ",".join(peers)],
+                                 work, env, peers)
+
+    def ort_peer(self, model, precision, work, env):
+        return self.peer_process(os.path.join(HERE, "ort_peer.py"),
+                                 ["--model", self.model_paths[model.name], "--inputs-dir",
+                                  os.path.join(work, "inputs"), "--precision", precision],
+                                 work, env, ["ort-gpu"])[0]
+
+    def timeout(self, limit):
+        return max(1, min(limit, self.remaining()))
+
+    # --- Scheduling --------------------------------------------------------------------
+
+    def run(self, units, gpus, write):
+        """Runs the units on the GPUs, the largest first; `write` saves after each unit."""
+        pending = queue.Queue()
+        for unit in units:
+            pending.put(unit)
+
+        def worker(gpu):
+            while True:
+                try:
+                    model, precision, batch = pending.get_nowait()
+                except queue.Empty:
+                    return
+                key = {"model": model.name, "precision": precision, "batch": batch}
+                if self.remaining() < 30:
+                    for system in ["kiln", "eager", "compile-ro"]:
+                        if system in self.args.systems and \
+                                (system == "kiln" or precision in TORCH_PRECISIONS):
+                            self.record(dict(key, system=system, status="skipped",
+                                             error="not started: deadline"))
+                    continue
+                started = time.time()
+                try:
+                    rows = self.unit(model, precision, batch, gpu)
+                except Exception as error:  # noqa: BLE001 - one unit's failure, recorded
+                    rows = [dict(key, system="kiln", status="error",
+                                 error=f"harness: {type(error).__name__}: {error}")]
+                for row in rows:
+                    self.record(row)
+                write()
+                summary = ", ".join(
+                    f"{r['system']} {r['median_ms']:.3f} ms" if "median_ms" in r
+                    else f"{r['system']} {r['status']}" for r in rows)
+                log(f"gpu {gpu}: {model.name} {precision} batch {batch} "
+                    f"({time.time() - started:.0f} s): {summary}")
+
+        with concurrent.futures.ThreadPoolExecutor(len(gpus)) as pool:
+            for future in [pool.submit(worker, gpu) for gpu in gpus]:
+                future.result()
+
+
+def unit_order(unit):
+    """Largest work first, so that the long units do not end up last on one GPU."""
+    model, precision, batch = unit
+    weight = {"vit_b_16": 6, "gpt2": 5, "bert_base": 5, "resnet50": 3, "efficientnet_b0": 2,
+              "mobilenet_v2": 1}.get(model.name, 3)
+    return (-batch * weight, PRECISIONS.index(precision))
+
+
+def machine_description(kiln):
+    """What the results were measured on and with."""
+    def command_output(command):
+        try:
+            return subprocess.run(command, capture_output=True, text=True,
+                                  timeout=60).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            return ""
+
+    gpus = [line.split(", ") for line in command_output(
+        ["nvidia-smi", "--query-gpu=name,driver_version,memory.total,clocks.max.sm",
+         "--format=csv,noheader"]).splitlines() if line]
+    versions = {"kiln": command_output([kiln, "--version"]),
+                "kiln_commit": os.environ.get("KILN_COMMIT", "")}
+    for package in ("torch", "torchvision", "transformers", "onnxruntime", "onnx", "numpy"):
+        try:
+            versions[package] = __import__(package).__version__
+        except Exception:  # noqa: BLE001 - a missing package is reported as such
+            versions[package] = "not installed"
+    try:
+        import torch
+
+        versions["cuda_runtime"] = torch.version.cuda
+        versions["cudnn"] = str(torch.backends.cudnn.version())
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        import onnxruntime
+
+        versions["onnxruntime_providers"] = onnxruntime.get_available_providers()
+    except Exception:  # noqa: BLE001
+        pass
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "gpus": [{"name": g[0], "driver": g[1], "memory": g[2], "max_sm_clock": g[3]}
+                 for g in gpus if len(g) == 4],
+        "cpu_count": os.cpu_count(),
+        "versions": versions,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kiln", default=os.path.join(ROOT, "build", "bin", "kiln"))
+    parser.add_argument("--out", required=True, help="working folder; results.json is written here")
+    parser.add_argument("--models", default=",".join(m.name for m in MODELS))
+    parser.add_argument("--precisions", default=",".join(PRECISIONS))
+    parser.add_argument("--batches", default=",".join(map(str, BATCHES)))
+    parser.add_argument("--systems", default="kiln,eager,compile-ro,ort",
+                        help="what to measure: kiln, eager, compile-ro, ort (ONNX Runtime on "
+                             "the GPU, when it has a provider)")
+    parser.add_argument("--gpus", type=int, default=0, help="how many GPUs (default: all)")
+    parser.add_argument("--deadline", type=float, default=0,
+                        help="seconds after which no more is started; what is left is "
+                             "recorded as skipped (default: none)")
+    parser.add_argument("--compile-timeout", type=float, default=900)
+    parser.add_argument("--run-timeout", type=float, default=900)
+    parser.add_argument("--peer-timeout", type=float, default=900)
+    parser.add_argument("--resume", metavar="RESULTS",
+                        help="keep the units of an earlier results.json that were measured "
+                             "(not skipped) and run only the others")
+    parser.add_argument("--no-ort-gpu", dest="ort_gpu", action="store_false",
+                        help="do not time ONNX Runtime on the GPU even if it has a provider")
+    args = parser.parse_args()
+
+    try:
+        models = [BY_NAME[name] for name in args.models.split(",")]
+        precisions = args.precisions.split(",")
+        batches = [int(b) for b in args.batches.split(",")]
+    except (KeyError, ValueError) as error:
+        parser.error(f"bad --models, --precisions or --batches: {error}")
+    args.systems = set(args.systems.split(","))
+    if args.systems - {"kiln", "eager", "compile-ro", "ort"}:
+        parser.error(f"unknown --systems: {', '.join(sorted(args.systems))}")
+    if any(p not in PRECISIONS for p in precisions) or any(b < 1 for b in batches):
+        parser.error(f"precisions are {', '.join(PRECISIONS)}; batches are positive")
+    if not os.access(args.kiln, os.X_OK):
+        parser.error(f"no kiln at {args.kiln}")
+    gpu_count = len([line for line in subprocess.run(
+        ["nvidia-smi", "-L"], capture_output=True, text=True).stdout.splitlines() if line])
+    if gpu_count == 0:
+        parser.error("no NVIDIA GPU here (nvidia-smi -L lists none)")
+    gpus = list(range(min(args.gpus, gpu_count) if args.gpus else gpu_count))
+    args.compile_threads = max(1, (os.cpu_count() or 1) // len(gpus))
+    if args.ort_gpu:
+        from ort_peer import gpu_provider
+
+        args.ort_gpu = gpu_provider() is not None
+    os.makedirs(args.out, exist_ok=True)
+
+    # The models with their weights (materialize.py), once.
+    shared = find_shared()
+    cache = os.path.join(args.out, "models")
+    os.makedirs(cache, exist_ok=True)
+    with concurrent.futures.ThreadPoolExecutor(len(models)) as pool:
+        paths = dict(zip([m.name for m in models], pool.map(
+            lambda m: materialize(shared, os.path.join(shared, m.onnx), cache)[0], models)))
+    # ONNX Runtime's reference takes the same file.
+    args.reference_models = paths
+
+    results_path = os.path.join(args.out, "results.json")
+    description = machine_description(args.kiln)
+    description.update(gpus_used=len(gpus), deadline_s=args.deadline, min_runs=MIN_RUNS,
+                       min_seconds=MIN_SECONDS, sequence=SEQUENCE, tolerance=TOLERANCE,
+                       ort_gpu=args.ort_gpu,
+                       onnx_files={m.name: m.onnx for m in models})
+    benchmark = Benchmark(args, paths)
+
+    def write():
+        with benchmark.lock:
+            rows = sorted(benchmark.rows, key=lambda r: (
+                [m.name for m in MODELS].index(r["model"]), PRECISIONS.index(r["precision"]),
+                r["batch"], r["system"]))
+            with open(results_path + ".tmp", "w") as f:
+                json.dump({"machine": description, "rows": rows}, f, indent=1)
+            os.replace(results_path + ".tmp", results_path)
+
+    units = sorted(((m, p, b) for m in models for p in precisions for b in batches),
+                   key=unit_order)
+    if args.resume:
+        with open(args.resume) as f:
+            earlier = json.load(f)["rows"]
+        unit_of = lambda r: (r["model"], r["precision"], r["batch"])  # noqa: E731
+        done = {unit_of(r) for r in earlier} - {unit_of(r) for r in earlier
+                                                 if r["status"] == "skipped"}
+        benchmark.rows = [r for r in earlier if unit_of(r) in done]
+        units = [u for u in units if (u[0].name, u[1], u[2]) not in done]
+        description["resumed_from"] = earlier and args.resume
+    log(f"{len(units)} units on {len(gpus)} GPU(s): {description['gpus'][0]['name'] if description['gpus'] else '?'}")
+    started = time.time()
+    benchmark.run(units, gpus, write)
+    write()
+    log(f"done in {time.time() - started:.0f} s; {results_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

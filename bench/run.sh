@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The end-to-end benchmark on the GPU machine, in one call (docs/benchmarks.md):
+#
+#   scripts/gpu-check.sh prepare     # here: build, bundle kiln, pack the models into .device/
+#   device run, carry [".device"]:   bench/run.sh [bench/run.py options, e.g. --models gpt2]
+#
+# Unpacks the bundle, runs bench/run.py on every GPU there (it stops starting units after
+# --deadline, 540 s unless given, so that the call ends inside the device's 10 minutes),
+# then bench/report.py. Under $OUT: benchmarks.md, benchmarks.json, benchmarks.png,
+# bench.log and logs.tar.gz (every unit's compile, run, bench and peer logs). Copy the first
+# three into docs/ to publish them. Prints the table last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+out=${OUT:-/tmp/kiln-bench-out}
+work=${KILN_BENCH_WORK:-/tmp/kiln-bench}
+kiln_dir=/tmp/kiln
+mkdir -p "$out" "$work"
+if [ ! -x "$kiln_dir/bin/kiln" ]; then
+  mkdir -p "$kiln_dir"
+  tar xJf .device/kiln-device.tar.xz -C "$kiln_dir" || { echo "bench: no .device bundle; run scripts/gpu-check.sh prepare first"; exit 1; }
+fi
+export PATH=$kiln_dir/bin:/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$kiln_dir/lib
+export KILN_SHARED=$PWD/.device/shared PYTHONUNBUFFERED=1
+export KILN_COMMIT=$(cat .device/commit.txt 2>/dev/null)
+
+deadline=()
+[[ " $* " == *" --deadline "* ]] || deadline=(--deadline 540)
+python3 bench/run.py --kiln "$kiln_dir/bin/kiln" --out "$work" "${deadline[@]}" "$@" 2>&1 |
+  tee "$out/bench.log"
+status=${PIPESTATUS[0]}
+[ -f "$work/results.json" ] || { echo "bench: no results (exit $status)"; exit 1; }
+cp "$work/results.json" "$out/benchmarks.json"
+python3 bench/report.py "$work/results.json" --markdown "$out/benchmarks.md" \
+  --plot "$out/benchmarks.png"
+(cd "$work/work" && tar czf "$out/logs.tar.gz" */*.log */*.json 2>/dev/null)
+echo
+grep -E '^\|' "$out/benchmarks.md"
+exit "$status"
