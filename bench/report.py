@@ -34,6 +34,8 @@ def milliseconds(row):
     if row.get("status") in ("ok", "wrong") and "median_ms" in row:
         text = f"{row['median_ms']:.3f}" if row["median_ms"] < 100 else f"{row['median_ms']:.1f}"
         return text + (" ✗" if row["status"] == "wrong" else "")
+    if "probe_ms" in row:  # one timed run, too slow for the full count before the deadline
+        return f"{row['status']} (≈{row['probe_ms']:.0f}, 1 run)"
     return row.get("status", "–")
 
 
@@ -185,7 +187,8 @@ def plot(results, path):
         axis.set_xlabel("batch")
         axis.set_ylabel("inferences / s")
         axis.grid(True, which="both", alpha=0.3)
-        axis.legend(fontsize=7)
+        if series:
+            axis.legend(fontsize=7)
     for axis in list(axes.flat)[len(models):]:
         axis.axis("off")
     gpu = (results["machine"].get("gpus") or [{}])[0].get("name", "")

@@ -3,6 +3,8 @@
 #
 #   scripts/gpu-check.sh prepare     # here: build, bundle kiln, pack the models into .device/
 #   device run, carry [".device"]:   bench/run.sh [bench/run.py options, e.g. --models gpt2]
+#                                    bench/run.sh --continue   (after a run that hit its
+#                                    deadline: measures only what it left)
 #
 # Unpacks the bundle, runs bench/run.py on every GPU there (it stops starting units after
 # --deadline, 540 s unless given, so that the call ends inside the device's 10 minutes),
@@ -24,9 +26,20 @@ export PATH=$kiln_dir/bin:/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$kiln_dir/li
 export KILN_SHARED=$PWD/.device/shared PYTHONUNBUFFERED=1
 export KILN_COMMIT=$(cat .device/commit.txt 2>/dev/null)
 
-deadline=()
-[[ " $* " == *" --deadline "* ]] || deadline=(--deadline 540)
-python3 bench/run.py --kiln "$kiln_dir/bin/kiln" --out "$work" "${deadline[@]}" "$@" 2>&1 |
+# A run that ended at its deadline is continued by the next call with the same options:
+# the units it measured are kept (--resume), from this machine's work folder if it is still
+# there, else from .device/resume.json (benchmarks.json of the last call, carried back).
+extra=()
+[[ " $* " == *" --deadline "* ]] || extra+=(--deadline 540)
+args=()
+for arg in "$@"; do [ "$arg" = --continue ] || args+=("$arg"); done
+if [ ${#args[@]} -ne $# ]; then
+  set -- "${args[@]}"
+  if [ -f "$work/results.json" ]; then extra+=(--resume "$work/results.json")
+  elif [ -f .device/resume.json ]; then extra+=(--resume .device/resume.json)
+  else echo "bench: --continue: no earlier results here"; exit 2; fi
+fi
+python3 bench/run.py --kiln "$kiln_dir/bin/kiln" --out "$work" "${extra[@]}" ${1+"$@"} 2>&1 |
   tee "$out/bench.log"
 status=${PIPESTATUS[0]}
 [ -f "$work/results.json" ] || { echo "bench: no results (exit $status)"; exit 1; }
