@@ -20,8 +20,9 @@ PEER_TITLES = {"eager": "eager", "compile-ro": "compile-ro", "ort-cuda": "ORT CU
 PRECISION_TITLES = {"fp32": "fp32 (tf32)", "fp16": "fp16", "int8": "int8"}
 REPRODUCE = """\
     scripts/gpu-check.sh prepare        # here: build and bundle kiln, pack the models (.device/)
-    # on the GPU machine (device tool, carry [".device"]):
-    bench/run.sh                        # writes benchmarks.md, .json and .png under $OUT"""
+    # on the GPU machine (device tool, carry [".device"]), e.g. nvidia-h200-x4:
+    bench/run.sh                        # writes benchmarks.md, .json and .png under $OUT
+    bench/run.sh --continue             # only if the first call stopped at its deadline"""
 
 
 def megabytes(value):
@@ -99,8 +100,11 @@ def markdown(results):
     if not machine.get("ort_gpu"):
         lines.append("- **ONNX Runtime on the GPU:** not measured: the installed onnxruntime "
                      "has no GPU execution provider (CPU only); it is the numeric reference.")
-    lines += ["", "To reproduce (one device call, about 10 minutes on one H200 when Kiln is "
-              "fast; the harness stops starting units at `--deadline`):", "", REPRODUCE, ""]
+    lines += ["", "To reproduce: one command on the GPU machine. It runs units (model, "
+              "precision, batch) on every GPU there, one per GPU at a time; four H200s do the "
+              "whole table in about 9 minutes. It stops starting units at `--deadline` (540 s "
+              "by default, to end inside the device tool's 10-minute calls); on fewer GPUs, "
+              "`--continue` in the next call measures what is left.", "", REPRODUCE, ""]
 
     header = ["model", "precision", "batch", "Kiln ms"] + \
         [f"{PEER_TITLES[p]} ms" for p in peers_present] + \
