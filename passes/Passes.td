@@ -161,6 +161,29 @@ def CpuOrderLoops : Pass<"cpu-order-loops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def GpuFuseLoopNests : Pass<"gpu-fuse-loop-nests", "::mlir::func::FuncOp"> {
+  let summary = "Merge a bufferized kernel's loop nests into as few launches as possible";
+  let description = [{
+    Runs on the GPU path's kernel functions after bufferization and
+    convert-linalg-to-parallel-loops, before they are inlined into the schedule: every
+    top-level scf.parallel becomes one launch, so a kernel whose template lowered to
+    several nests (padding, initialisation, accumulation, the fused epilogue) is merged.
+
+    - Allocations of static shape move to the top of the function.
+    - A nest that writes every element of a local buffer once, at its induction
+      variables, from straight-line loads, index arithmetic, comparisons, selects and at
+      most four float operations (padding, broadcasts, transposes), is recomputed at each
+      load of that buffer; the nest and the buffer go away. What it reads must not be
+      written after it.
+    - Adjacent nests with the same constant iteration space (nothing with side effects
+      between them) become one when the later one touches what the earlier one writes, and
+      writes what the earlier one reads, only at the same element in the same iteration.
+    - In the fused bodies a load of an element stored earlier in the same block takes the
+      stored value; local buffers that are then only written are removed.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
   let summary = "Turn the compute of a bufferized host function into gpu.launch ops";
   let description = [{

@@ -137,6 +137,8 @@ void addCpuLoweringPasses(OpPassManager &pm) {
 }
 
 void addGpuHostLoweringPasses(OpPassManager &pm) {
+  // Identical subgraphs (the attention mask every layer rebuilds) computed once.
+  pm.addPass(createCSEPass());
   pm.addPass(createGraphToKernel());
   addKernelLoweringPasses(pm);
 }
@@ -147,6 +149,10 @@ void addKernelLoweringPasses(OpPassManager &pm) {
   pm.addPass(createKernelToLinalg());
   addGraphToBuffersPasses(pm, /*inPlaceOutputs=*/true);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Each kernel's loop nests, merged while the kernel is still its own function.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createGpuFuseLoopNests());
   // One host function: the kernels' bodies inlined into the schedule, so that their
   // temporaries are buffers the memory plan sees and their loops are what gpu-map-loops
   // turns into launches. Nothing is deallocated: the plan reuses memory by liveness.
@@ -154,8 +160,6 @@ void addKernelLoweringPasses(OpPassManager &pm) {
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addPass(createCanonicalizerPass());
 }
 
 void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &target) {

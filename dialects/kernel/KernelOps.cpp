@@ -131,22 +131,24 @@ void kiln::kernel::detail::getTemplateEffects(
 
 namespace {
 
-/// The first op of the body that is not a constant: where anchored templates keep their
-/// anchor.
+/// The first op of the body that is neither a constant nor data movement (the prologue:
+/// transposes and reshapes of the inputs, which the kernel's loads absorb): where
+/// anchored templates keep their anchor.
 Operation *getFirstComputation(Region &body) {
   for (Operation &op : body.front().without_terminator())
-    if (!op.hasTrait<OpTrait::ConstantLike>())
+    if (!op.hasTrait<OpTrait::ConstantLike>() && !op.hasTrait<kiln::graph::OpTrait::DataMovement>())
       return &op;
   return nullptr;
 }
 
-/// Anchored templates: the body's first computation is one of the anchor ops `isAnchor`
-/// accepts (named `anchorNames` in the message).
+/// Anchored templates: the body's first computation after the data-movement prologue is
+/// one of the anchor ops `isAnchor` accepts (named `anchorNames` in the message).
 LogicalResult verifyAnchor(Operation *op, Region &body, function_ref<bool(Operation *)> isAnchor,
                            StringRef anchorNames) {
   Operation *first = getFirstComputation(body);
   if (!first || !isAnchor(first))
-    return op->emitOpError("body must start with ") << anchorNames;
+    return op->emitOpError("body must start with ")
+           << anchorNames << " (after data-movement ops on its inputs)";
   return success();
 }
 

@@ -127,9 +127,10 @@ def Kernel_ReductionOp : Kernel_TemplateOp<"reduction",
 def Kernel_MatmulOp : Kernel_TemplateOp<"matmul",
     "A (batched) matrix product with an elementwise epilogue"> {
   let description = [{
-    The body starts with the anchor, a `graph.matmul` or `graph.gemm`; the ops after it are
-    the epilogue, elementwise ops applied to the product before it is stored (bias,
-    activation, residual). Configured by `tile = [M, N, K]`, `stages`, `warps`, `split_k`
+    The body starts with the anchor, a `graph.matmul` or `graph.gemm`, optionally after a
+    prologue of data-movement ops (transposes, reshapes) on its inputs, which the kernel's
+    loads absorb; the ops after it are the epilogue, elementwise ops applied to the
+    product before it is stored (bias, activation, residual). Configured by `tile = [M, N, K]`, `stages`, `warps`, `split_k`
     and `swizzle`.
 
     ```mlir
@@ -143,7 +144,7 @@ def Kernel_MatmulOp : Kernel_TemplateOp<"matmul",
     ```
   }];
   let extraTemplateDeclaration = [{
-    /// The matrix product (graph.matmul or graph.gemm) at the start of the body.
+    /// The matrix product (graph.matmul or graph.gemm) after the prologue.
     ::mlir::Operation *getAnchor();
   }];
 }
@@ -151,12 +152,13 @@ def Kernel_MatmulOp : Kernel_TemplateOp<"matmul",
 def Kernel_ConvOp : Kernel_TemplateOp<"conv",
     "A convolution (an implicit GEMM) with an elementwise epilogue"> {
   let description = [{
-    The body starts with the anchor, a `graph.conv`; the ops after it are the epilogue.
+    The body starts with the anchor, a `graph.conv` (after an optional data-movement
+    prologue, as for `kernel.matmul`); the ops after it are the epilogue.
     Configured like `kernel.matmul`, with the GEMM view M = batch x output pixels,
     N = output channels, K = input channels x kernel window.
   }];
   let extraTemplateDeclaration = [{
-    /// The convolution at the start of the body.
+    /// The convolution after the prologue.
     ::mlir::Operation *getAnchor();
   }];
 }

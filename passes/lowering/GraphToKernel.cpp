@@ -5,7 +5,14 @@
 // becomes a host schedule on buffers: its tensors become memrefs (arguments, then one
 // output argument per result, destination-passing style), large constants become
 // `memref.global` weights, intermediates become `memref.alloc`s, and each op becomes a
-// `kernel.launch`. Fusion (a later pass) merges templates; here each group is one op.
+// `kernel.launch`.
+//
+// Vertical fusion decides the groups: a pointwise op joins the group that produced one of
+// its operands when that operand is the group's result, used only by this op, and of the
+// op's own shape (the group keeps one iteration space: its output's), up to
+// kMaxFusedOps ops. The group's template is its first op's (matmul, conv, reduction or
+// pointwise) and the ops that joined are its epilogue. A group is launched where its last
+// op was, when every value it reads has been computed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +45,9 @@ namespace {
 /// (axes, shapes, scalars: the lowering folds them); larger ones are weights in device
 /// memory, read through a kernel argument.
 constexpr int64_t kInlineConstantElements = 16;
+
+/// At most this many graph ops in one fused kernel.
+constexpr size_t kMaxFusedOps = 8;
 
 /// A symbol-safe version of `text`: letters, digits and '_' only, not starting with a digit.
 std::string sanitize(StringRef text) {
@@ -106,6 +116,117 @@ Operation *createTemplate(OpBuilder &builder, Location loc, TemplateKind kind, V
     return kernel::GenericOp::create(builder, loc, inputs, outputs, nullptr);
   }
   llvm_unreachable("unknown template kind");
+}
+
+/// Groups of ops that become one kernel each. A group's anchor (the op whose template
+/// it takes) follows its prologue (data movement feeding only it) and precedes its
+/// epilogue (pointwise ops on its output).
+struct FusionGroups {
+  struct Group {
+    SmallVector<Operation *> ops;
+    unsigned anchor = 0;
+    Operation *getAnchor() const { return ops[anchor]; }
+  };
+  SmallVector<Group> groups;
+  llvm::DenseMap<Operation *, unsigned> groupOf;
+};
+
+/// Whether a group of `kind` may take pointwise ops after its anchor.
+bool takesEpilogue(TemplateKind kind) {
+  return kind == TemplateKind::Matmul || kind == TemplateKind::Conv ||
+         kind == TemplateKind::Reduction || kind == TemplateKind::Pointwise;
+}
+
+/// The shape a group iterates over: its anchor's first result.
+ArrayRef<int64_t> getIterationShape(Operation *anchor) {
+  return cast<ShapedType>(anchor->getResult(0).getType()).getShape();
+}
+
+/// Whether `op` may join `group` as an epilogue op: pointwise, of the group's iteration
+/// shape, and no op outside the group already placed before `op` reading a value of the
+/// group (the group is launched where its last op is, after such a reader).
+bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) {
+  const FusionGroups::Group &group = fusion.groups[index];
+  if (group.ops.size() >= kMaxFusedOps || !takesEpilogue(classify(group.getAnchor())) ||
+      op->getNumResults() != 1 ||
+      cast<ShapedType>(op->getResult(0).getType()).getShape() !=
+          getIterationShape(group.getAnchor()))
+    return false;
+  // Operands from other groups are computed by then: a group whose value a later group
+  // reads takes no more ops (the checks below, when that group is asked).
+  Block *block = op->getBlock();
+  for (Operation *member : group.ops)
+    for (Operation *user : member->getUsers()) {
+      Operation *placed = block->findAncestorOpInBlock(*user);
+      if (user != op && placed && placed->isBeforeInBlock(op) && !fusion.groupOf.count(user))
+        return false;
+    }
+  // Users placed before `op` that belong to other groups (they were formed earlier).
+  for (Operation *member : group.ops)
+    for (Operation *user : member->getUsers()) {
+      auto found = fusion.groupOf.find(user);
+      if (user != op && found != fusion.groupOf.end() && found->second != index)
+        return false;
+    }
+  return true;
+}
+
+FusionGroups formGroups(Block &body, llvm::function_ref<bool(Operation *)> needsKernel) {
+  FusionGroups fusion;
+  for (Operation &op : body.without_terminator()) {
+    if (!needsKernel(&op))
+      continue;
+    // An epilogue op of the group of one of its operands.
+    std::optional<unsigned> joined;
+    if (classify(&op) == TemplateKind::Pointwise) {
+      for (Value operand : op.getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        auto found = producer ? fusion.groupOf.find(producer) : fusion.groupOf.end();
+        if (found != fusion.groupOf.end() && canJoinEpilogue(&op, fusion, found->second)) {
+          joined = found->second;
+          break;
+        }
+      }
+    }
+    if (joined) {
+      fusion.groups[*joined].ops.push_back(&op);
+      fusion.groupOf[&op] = *joined;
+      continue;
+    }
+    // A new group, anchored at `op`, taking as its prologue the data-movement kernels
+    // that feed only it (transposes, reshapes: index arithmetic the kernel's loads absorb).
+    unsigned index = fusion.groups.size();
+    fusion.groups.emplace_back();
+    FusionGroups::Group &group = fusion.groups.back();
+    SmallVector<Operation *> prologue;
+    std::function<void(Operation *)> absorb = [&](Operation *consumer) {
+      for (Value operand : consumer->getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        auto found = producer ? fusion.groupOf.find(producer) : fusion.groupOf.end();
+        if (found == fusion.groupOf.end() || found->second == index)
+          continue;
+        // A whole group of data movement whose one result feeds only this op.
+        SmallVector<Operation *> &producerOps = fusion.groups[found->second].ops;
+        if (producerOps.back() != producer || producer->getNumResults() != 1 ||
+            !producer->hasOneUse() || prologue.size() + producerOps.size() >= kMaxFusedOps ||
+            !llvm::all_of(producerOps, [](Operation *member) {
+              return classify(member) == TemplateKind::Movement;
+            }))
+          continue;
+        for (Operation *member : producerOps) {
+          fusion.groupOf[member] = index;
+          prologue.push_back(member);
+        }
+        producerOps.clear();
+      }
+    };
+    absorb(&op);
+    group.ops.assign(prologue.begin(), prologue.end());
+    group.anchor = group.ops.size();
+    group.ops.push_back(&op);
+    fusion.groupOf[&op] = index;
+  }
+  return fusion;
 }
 
 struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
@@ -179,6 +300,9 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
         directOutput[result] = entry->getArgument(numInputs + index);
 
     builder.setInsertionPointToEnd(entry);
+    FusionGroups fusion = formGroups(body, [](Operation *op) {
+      return !isa<graph::ConstantOp>(op) && !(op->use_empty() && isPure(op));
+    });
     llvm::StringSet<> usedNames;
     for (auto &op : body.getOperations()) {
       if (&op == returnOp)
@@ -192,9 +316,12 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
         buffers.map(constant.getResult(), *weight);
         continue;
       }
-      if (op.use_empty() && isPure(&op))
+      auto found = fusion.groupOf.find(&op);
+      if (found == fusion.groupOf.end() || fusion.groups[found->second].ops.back() != &op)
         continue;
-      if (failed(createKernel(builder, module, symbols, op, buffers, directOutput, usedNames)))
+      const FusionGroups::Group &group = fusion.groups[found->second];
+      if (failed(createKernel(builder, module, symbols, group.ops, group.getAnchor(), buffers,
+                              directOutput, usedNames)))
         return failure();
     }
 
@@ -242,16 +369,29 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
         .getResult();
   }
 
-  /// The kernel.func computing `op`, and its launch on the buffers of its operands.
+  /// The kernel.func computing the ops of a group, and its launch on the buffers of the
+  /// values it reads.
   LogicalResult createKernel(OpBuilder &builder, ModuleOp module, SymbolTable &symbols,
-                             Operation &op, IRMapping &buffers,
+                             ArrayRef<Operation *> ops, Operation *anchor, IRMapping &buffers,
                              const llvm::DenseMap<Value, Value> &directOutput,
                              llvm::StringSet<> &usedNames) {
-    Location loc = op.getLoc();
-    // Inputs: the op's operands and the values its regions use from outside, without
+    Operation &op = *anchor; // names the kernel, picks the template
+    llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
+    SmallVector<Location> locations;
+    locations.push_back(op.getLoc()); // the anchor's node first: it names the kernel
+    for (Operation *member : ops)
+      if (member != anchor)
+        locations.push_back(member->getLoc());
+    Location loc = ops.size() == 1 ? op.getLoc() : FusedLoc::get(&getContext(), locations);
+    // Inputs: the values the ops (and their regions) read from outside the group, without
     // the small constants, which are copied into the body.
-    llvm::SetVector<Value> captured(op.getOperands().begin(), op.getOperands().end());
-    getUsedValuesDefinedAbove(op.getRegions(), captured);
+    llvm::SetVector<Value> captured;
+    for (Operation *member : ops) {
+      for (Value operand : member->getOperands())
+        if (!members.contains(operand.getDefiningOp()))
+          captured.insert(operand);
+      getUsedValuesDefinedAbove(member->getRegions(), captured);
+    }
     SmallVector<Value> inputs;
     SmallVector<graph::ConstantOp> inlined;
     for (Value value : captured) {
@@ -263,6 +403,13 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
       }
       inputs.push_back(value);
     }
+    // Results: the values used after the group (or returned).
+    SmallVector<Value> results;
+    for (Operation *member : ops)
+      for (Value result : member->getResults())
+        if (llvm::any_of(result.getUsers(),
+                         [&](Operation *user) { return !members.contains(user); }))
+          results.push_back(result);
 
     SmallVector<Type> argumentTypes;
     SmallVector<Value> launchOperands;
@@ -273,7 +420,7 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
       argumentTypes.push_back(*type);
       launchOperands.push_back(buffers.lookup(input));
     }
-    for (Value result : op.getResults()) {
+    for (Value result : results) {
       FailureOr<MemRefType> type = getBufferType(result, &op);
       if (failed(type))
         return failure();
@@ -314,8 +461,12 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
       mapping.map(input, templateBody->addArgument(input.getType(), input.getLoc()));
     for (graph::ConstantOp constant : inlined)
       kernelBuilder.clone(*constant, mapping);
-    Operation *clone = kernelBuilder.clone(op, mapping);
-    kernel::YieldOp::create(kernelBuilder, loc, clone->getResults());
+    for (Operation *member : ops)
+      kernelBuilder.clone(*member, mapping);
+    SmallVector<Value> yielded;
+    for (Value result : results)
+      yielded.push_back(mapping.lookup(result));
+    kernel::YieldOp::create(kernelBuilder, loc, yielded);
 
     kernel::LaunchOp::create(builder, loc, kernelFunc.getSymName(), launchOperands);
     return success();

@@ -1,25 +1,22 @@
 // RUN: kiln-opt --graph-to-kernel %s -split-input-file -verify-diagnostics | FileCheck %s
 
-// Each op becomes a kernel.func with the template its kind asks for; the host function
-// takes its results as output buffers and launches the kernels in order. The last kernel
-// writes the returned value straight into the output buffer.
+// The gemm and the relu after it form one kernel (vertical fusion: the relu is the
+// matmul template's epilogue); the host function takes its results as output buffers and
+// launches the kernel, which writes the returned value straight into the output buffer.
 // CHECK: memref.global "private" constant @fc_weight : memref<4x8xf32>
 // CHECK-LABEL: kernel.func @Gemm_0(
 // CHECK-SAME: %{{.*}}: memref<2x4xf32>, %{{.*}}: memref<4x8xf32>, %{{.*}}: memref<2x8xf32>)
 // CHECK: matmul ins(%{{.*}}, %{{.*}} : memref<2x4xf32>, memref<4x8xf32>) outs(%{{.*}} : memref<2x8xf32>)
 // CHECK: ^bb0(%{{.*}}: tensor<2x4xf32>, %{{.*}}: tensor<4x8xf32>):
-// CHECK: graph.gemm
-// CHECK: yield
-// CHECK-LABEL: kernel.func @Relu_1(
-// CHECK: pointwise ins
-// CHECK: graph.relu
+// CHECK: %[[P:.*]] = graph.gemm
+// CHECK: %[[R:.*]] = graph.relu %[[P]]
+// CHECK: yield %[[R]]
+// CHECK-NOT: kernel.func
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME: %[[X:[^:]*]]: memref<2x4xf32> {graph.name = "x", kernel.element_type = f32}, %[[Y:[^:]*]]: memref<2x8xf32> {graph.name = "y", kernel.element_type = f32})
 // CHECK-SAME: attributes {kernel.num_inputs = 1 : i64}
 // CHECK: %[[W:.*]] = memref.get_global @fc_weight : memref<4x8xf32>
-// CHECK: %[[T:.*]] = memref.alloc() : memref<2x8xf32>
-// CHECK: kernel.launch @Gemm_0(%[[X]], %[[W]], %[[T]])
-// CHECK: kernel.launch @Relu_1(%[[T]], %[[Y]])
+// CHECK-NEXT: kernel.launch @Gemm_0(%[[X]], %[[W]], %[[Y]])
 // CHECK-NEXT: return
 func.func @main(%x: tensor<2x4xf32> {graph.name = "x"}) -> (tensor<2x8xf32> {graph.name = "y"}) {
   %w = graph.constant dense_resource<fc_weight> : tensor<4x8xf32>
