@@ -178,6 +178,9 @@ def GpuFuseLoopNests : Pass<"gpu-fuse-loop-nests", "::mlir::func::FuncOp"> {
     - Adjacent nests with the same constant iteration space (nothing with side effects
       between them) become one when the later one touches what the earlier one writes, and
       writes what the earlier one reads, only at the same element in the same iteration.
+      A later nest over the earlier one's space and a row of at most 4096 more elements
+      (normalising the rows just reduced) becomes a row kernel, one thread per row, when
+      there are at least 65536 rows (fewer cannot fill the GPU).
     - In the fused bodies a load of an element stored earlier in the same block takes the
       stored value; local buffers that are then only written are removed.
   }];

@@ -7,15 +7,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Version.h"
-#include "lib/pipeline/Compiler.h"
 #include "lib/cpu/HostExecutable.h"
 #include "lib/init/Registration.h"
+#include "lib/pipeline/Compiler.h"
 #include "tools/kiln/EngineTools.h"
 #include "tools/kiln/Run.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
 
@@ -51,18 +51,18 @@ cl::opt<bool> compileBytecode("emit-bytecode",
                               cl::desc("Write MLIR stages as bytecode, weights as raw bytes"),
                               cl::sub(compileCommand));
 cl::opt<std::string> compileTarget("target",
-                                  cl::desc("What to compile for: sm_90a (default), sm_80, or cpu "
-                                           "(the host; the engine is a native object file)"),
-                                  cl::value_desc("sm_90a|sm_80|cpu"), cl::init("sm_90a"),
-                                  cl::sub(compileCommand));
+                                   cl::desc("What to compile for: sm_90a (default), sm_80, or cpu "
+                                            "(the host; the engine is a native object file)"),
+                                   cl::value_desc("sm_90a|sm_80|cpu"), cl::init("sm_90a"),
+                                   cl::sub(compileCommand));
 cl::opt<std::string> compileShapes("shapes",
                                    cl::desc("Static shapes for dynamic inputs, e.g. "
                                             "input_ids:1x128,attention_mask:1x128"),
                                    cl::value_desc("name:AxB,..."), cl::sub(compileCommand));
 cl::opt<bool> compileQuiet("quiet", cl::desc("No progress lines on stderr"),
                            cl::sub(compileCommand));
-cl::opt<std::string> runModelPath(cl::Positional, cl::Required,
-                                  cl::desc("<MODEL.kiln|MODEL.onnx>"), cl::sub(runCommand));
+cl::opt<std::string> runModelPath(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
+                                  cl::sub(runCommand));
 cl::list<std::string> runInputs("input",
                                 cl::desc("An input: NAME=FILE (.npy or ONNX TensorProto .pb), or "
                                          "FILE for the next input in order"),
@@ -79,10 +79,10 @@ cl::opt<std::string> runExpectDir("expect-dir",
                                   cl::desc("Folder of expected outputs: output_K.pb or "
                                            "NAME.npy; outputs are compared, exit 1 on mismatch"),
                                   cl::value_desc("DIR"), cl::sub(runCommand));
-cl::opt<double> runRtol("rtol", cl::desc("Relative tolerance of the comparison"),
-                        cl::init(1e-4), cl::sub(runCommand));
-cl::opt<double> runAtol("atol", cl::desc("Absolute tolerance of the comparison"),
-                        cl::init(1e-5), cl::sub(runCommand));
+cl::opt<double> runRtol("rtol", cl::desc("Relative tolerance of the comparison"), cl::init(1e-4),
+                        cl::sub(runCommand));
+cl::opt<double> runAtol("atol", cl::desc("Absolute tolerance of the comparison"), cl::init(1e-5),
+                        cl::sub(runCommand));
 cl::opt<std::string> runOutputDir("output-dir",
                                   cl::desc("Write each output as <output name>.npy there"),
                                   cl::value_desc("DIR"), cl::sub(runCommand));
@@ -157,8 +157,9 @@ using kiln::tool::printDiagnostic;
 int runCompile() {
   std::optional<kiln::Stage> stage = kiln::parseStage(compileTo);
   if (!stage) {
-    WithColor::error(errs(), "kiln") << "unknown stage '" << compileTo
-                                     << "' for --compile-to; one of graph, linalg, llvm, kernel, gpu, engine\n";
+    WithColor::error(errs(), "kiln")
+        << "unknown stage '" << compileTo
+        << "' for --compile-to; one of graph, linalg, llvm, kernel, gpu, engine\n";
     return 1;
   }
   mlir::DialectRegistry registry;

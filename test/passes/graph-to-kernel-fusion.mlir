@@ -1,0 +1,120 @@
+// RUN: kiln-opt --graph-to-kernel %s -split-input-file | FileCheck %s
+
+// Vertical fusion: a conv, the residual add and the relu are one kernel (conv template,
+// epilogue add + relu); only the relu's value leaves it.
+// CHECK-LABEL: kernel.func @Conv_0(
+// CHECK-SAME: memref<1x4x8x8xf32>, %{{.*}}: memref<4x4x3x3xf32>, %{{.*}}: memref<1x4x8x8xf32>, %{{.*}}: memref<1x4x8x8xf32>)
+// CHECK: conv ins
+// CHECK: %[[C:.*]] = graph.conv
+// CHECK: %[[A:.*]] = graph.add %[[C]], %{{.*}}
+// CHECK: %[[R:.*]] = graph.relu %[[A]]
+// CHECK: kernel.yield %[[R]] : tensor<1x4x8x8xf32>
+// CHECK-NOT: kernel.func
+// CHECK-LABEL: func.func @residual(
+// CHECK: kernel.launch @Conv_0(%arg0, %{{.*}}, %arg1, %arg2)
+// CHECK-NEXT: return
+func.func @residual(%x: tensor<1x4x8x8xf32>, %r: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = graph.constant dense_resource<w> : tensor<4x4x3x3xf32>
+  %0 = graph.conv %x, %w {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64, kernel_shape = array<i64: 3, 3>} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x8x8xf32> loc("Conv_0")
+  %1 = graph.add %0, %r : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> loc("Add_1")
+  %2 = graph.relu %1 : tensor<1x4x8x8xf32> loc("Relu_2")
+  return %2 : tensor<1x4x8x8xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x04000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+    }
+  }
+#-}
+
+// -----
+
+// An epilogue op stays out of the group when it would change the iteration space (the
+// add broadcasts the product to a larger shape).
+// CHECK-LABEL: kernel.func @MatMul_0(
+// CHECK: graph.matmul
+// CHECK-NEXT: kernel.yield
+// CHECK-LABEL: kernel.func @Add_1(
+// CHECK: pointwise ins
+func.func @broadcast(%a: tensor<2x4xf32>, %b: tensor<4x8xf32>, %c: tensor<3x2x8xf32>) -> tensor<3x2x8xf32> {
+  %0 = graph.matmul %a, %b : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32> loc("MatMul_0")
+  %1 = graph.add %0, %c : (tensor<2x8xf32>, tensor<3x2x8xf32>) -> tensor<3x2x8xf32> loc("Add_1")
+  return %1 : tensor<3x2x8xf32>
+}
+
+// -----
+
+// A value another kernel reads before the candidate epilogue op keeps the group closed:
+// the group would be launched after its reader.
+// CHECK-LABEL: kernel.func @MatMul_0(
+// CHECK: graph.matmul
+// CHECK-NEXT: kernel.yield
+// CHECK-LABEL: kernel.func @Reduce_1(
+// CHECK-LABEL: kernel.func @Relu_2(
+// CHECK-LABEL: func.func @early_reader(
+// CHECK: kernel.launch @MatMul_0
+// CHECK: kernel.launch @Reduce_1
+// CHECK: kernel.launch @Relu_2
+func.func @early_reader(%a: tensor<2x4xf32>, %b: tensor<4x8xf32>) -> (tensor<2x1xf32>, tensor<2x8xf32>) {
+  %axes = graph.constant dense<1> : tensor<1xi64>
+  %0 = graph.matmul %a, %b : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32> loc("MatMul_0")
+  %1 = graph.reduce_sum %0, %axes {keepdims = true, noop_with_empty_axes = false} : (tensor<2x8xf32>, tensor<1xi64>) -> tensor<2x1xf32> loc("Reduce_1")
+  %2 = graph.relu %0 : tensor<2x8xf32> loc("Relu_2")
+  return %1, %2 : tensor<2x1xf32>, tensor<2x8xf32>
+}
+
+// -----
+
+// A value of the group read after it as well is a second result of the kernel.
+// CHECK-LABEL: kernel.func @MatMul_0(
+// CHECK-SAME: %{{.*}}: memref<2x4xf32>, %{{.*}}: memref<4x8xf32>, %{{.*}}: memref<2x8xf32>, %{{.*}}: memref<2x8xf32>)
+// CHECK: %[[P:.*]] = graph.matmul
+// CHECK: %[[R:.*]] = graph.relu %[[P]]
+// CHECK: kernel.yield %[[P]], %[[R]]
+func.func @two_results(%a: tensor<2x4xf32>, %b: tensor<4x8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>) {
+  %axes = graph.constant dense<1> : tensor<1xi64>
+  %0 = graph.matmul %a, %b : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32> loc("MatMul_0")
+  %1 = graph.relu %0 : tensor<2x8xf32> loc("Relu_1")
+  %2 = graph.reduce_sum %0, %axes {keepdims = true, noop_with_empty_axes = false} : (tensor<2x8xf32>, tensor<1xi64>) -> tensor<2x1xf32> loc("Reduce_2")
+  return %1, %2 : tensor<2x8xf32>, tensor<2x1xf32>
+}
+
+// -----
+
+// Data movement feeding only the matrix product is its prologue: the transposes are in
+// the matmul kernel's body, before the anchor.
+// CHECK-LABEL: kernel.func @MatMul_2(
+// CHECK: matmul ins
+// CHECK: graph.transpose
+// CHECK: graph.transpose
+// CHECK: graph.matmul
+// CHECK-NOT: kernel.func
+func.func @prologue(%a: tensor<4x2xf32>, %b: tensor<8x4xf32>) -> tensor<2x8xf32> {
+  %0 = graph.transpose %a {perm = array<i64: 1, 0>} : (tensor<4x2xf32>) -> tensor<2x4xf32> loc("Transpose_0")
+  %1 = graph.transpose %b {perm = array<i64: 1, 0>} : (tensor<8x4xf32>) -> tensor<4x8xf32> loc("Transpose_1")
+  %2 = graph.matmul %0, %1 : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32> loc("MatMul_2")
+  return %2 : tensor<2x8xf32>
+}
+
+// -----
+
+// At most eight ops per kernel: a chain of nine pointwise ops is two kernels.
+// CHECK-LABEL: kernel.func @Neg_0(
+// CHECK-COUNT-8: graph.neg
+// CHECK: kernel.yield
+// CHECK-LABEL: kernel.func @Neg_8(
+// CHECK-COUNT-1: graph.neg
+// CHECK: kernel.yield
+func.func @limit(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = graph.neg %x : tensor<4xf32> loc("Neg_0")
+  %1 = graph.neg %0 : tensor<4xf32> loc("Neg_1")
+  %2 = graph.neg %1 : tensor<4xf32> loc("Neg_2")
+  %3 = graph.neg %2 : tensor<4xf32> loc("Neg_3")
+  %4 = graph.neg %3 : tensor<4xf32> loc("Neg_4")
+  %5 = graph.neg %4 : tensor<4xf32> loc("Neg_5")
+  %6 = graph.neg %5 : tensor<4xf32> loc("Neg_6")
+  %7 = graph.neg %6 : tensor<4xf32> loc("Neg_7")
+  %8 = graph.neg %7 : tensor<4xf32> loc("Neg_8")
+  return %8 : tensor<4xf32>
+}
