@@ -3,8 +3,9 @@
 #include "lib/pipeline/Compiler.h"
 
 #include "kiln/Version.h"
-#include "lib/onnx/Importer.h"
 #include "lib/cpu/HostExecutable.h"
+#include "lib/onnx/Importer.h"
+#include "lib/pipeline/CompileReport.h"
 #include "lib/pipeline/GpuCompiler.h"
 #include "lib/pipeline/Progress.h"
 #include "passes/Passes.h"
@@ -58,7 +59,6 @@ llvm::StringRef stageName(Stage stage) {
   }
   llvm_unreachable("unknown stage");
 }
-
 
 /// Writes `module` as MLIR text or bytecode to `path`, only once it is complete.
 static LogicalResult writeModule(ModuleOp module, llvm::StringRef path, bool bytecode) {
@@ -122,15 +122,15 @@ specializeInputShapes(func::FuncOp function,
     auto declared = dyn_cast<RankedTensorType>(argumentTypes[*index]);
     auto elementType = cast<TensorType>(argumentTypes[*index]).getElementType();
     auto specialized = RankedTensorType::get(shape, elementType);
-    bool compatible = !declared || (declared.getRank() == static_cast<int64_t>(shape.size()) &&
-                                    llvm::all_of(llvm::zip(declared.getShape(), shape), [](auto pair) {
-                                      auto [was, is] = pair;
-                                      return ShapedType::isDynamic(was) || was == is;
-                                    }));
+    bool compatible =
+        !declared || (declared.getRank() == static_cast<int64_t>(shape.size()) &&
+                      llvm::all_of(llvm::zip(declared.getShape(), shape), [](auto pair) {
+                        auto [was, is] = pair;
+                        return ShapedType::isDynamic(was) || was == is;
+                      }));
     if (!compatible)
-      return emitError(function.getLoc())
-             << "input '" << name << "' is declared " << declared << ", which shape "
-             << specialized << " does not fit";
+      return emitError(function.getLoc()) << "input '" << name << "' is declared " << declared
+                                          << ", which shape " << specialized << " does not fit";
     argumentTypes[*index] = specialized;
     entry.getArgument(*index).setType(specialized);
   }
@@ -166,11 +166,28 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
     return emitError(module->getLoc()) << "--compile-to=" << stageName(options.compileTo)
                                        << " is a stage of the GPU targets (sm_90a, sm_80)";
 
+  std::vector<TrafficEstimate> report;
+  if (options.report) {
+    // The graph as imported, with the types shape inference gives it (nothing folded).
+    OwningOpRef<ModuleOp> imported = module->clone();
+    PassManager inferShapes(&context);
+    inferShapes.addNestedPass<func::FuncOp>(createGraphInferShapes());
+    if (failed(inferShapes.run(*imported)))
+      return failure();
+    report.push_back(estimateGraphTraffic(*imported, "as imported, one kernel per op"));
+  }
+
   PassManager graphPasses(&context);
   addGraphPasses(graphPasses);
   if (failed(graphPasses.run(*module)))
     return failure();
   progress.step("graph passes");
+  if (options.report)
+    report.push_back(estimateGraphTraffic(*module, "after the graph passes, one kernel per op"));
+  auto printReport = [&] {
+    if (options.report)
+      printCompileReport(llvm::errs(), options.modelPath, report);
+  };
 
   if (options.compileTo == Stage::Graph)
     return writeModule(*module, options.outputPath, options.emitBytecode);
@@ -205,9 +222,21 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
                   : options.compileTo == Stage::Gpu  ? "gpu"
                                                      : "engine";
   gpu.progress = [&](const std::string &line) { progress.step(line); };
+  if (options.report)
+    gpu.afterFormation = [&](ModuleOp formed) {
+      report.push_back(estimateKernelTraffic(formed, "after kernel formation (fusion)"));
+    };
   engine::Engine engine;
   if (failed(compileGraphForGpu(*module, gpu, engine)))
     return failure();
+  if (options.report && options.compileTo == Stage::Engine) {
+    TrafficEstimate launches;
+    launches.stage = "engine launches (loop nests after codegen)";
+    for (const engine::Step &step : engine.steps)
+      launches.kernels += step.kind == engine::Step::Kind::Launch;
+    report.push_back(launches);
+  }
+  printReport();
   if (options.compileTo != Stage::Engine)
     return writeModule(*module, options.outputPath, options.emitBytecode);
   engine.compilerVersion = KILN_VERSION_STRING;

@@ -55,6 +55,9 @@ struct CompileOptions {
   bool emitBytecode = false;
   /// No progress lines on stderr.
   bool quiet = false;
+  /// Print kernels and estimated bytes moved before and after the graph passes and
+  /// kernel formation (lib/pipeline/CompileReport.h) on stderr.
+  bool report = false;
 };
 
 /// Parses trtexec's shape list `name:AxBxC,name2:D` (an empty list is valid).

@@ -40,6 +40,8 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
     return failure();
   size_t kernels = llvm::range_size(module.getOps<kernel::FuncOp>());
   report(llvm::formatv("formed {0} kernels", kernels).str());
+  if (options.afterFormation)
+    options.afterFormation(module);
   if (options.stopAfter == "kernel")
     return success();
 

@@ -28,6 +28,8 @@ struct GpuCompileOptions {
   std::string stopAfter = "engine";
   /// Called with a short line after each step (progress on stderr).
   std::function<void(const std::string &)> progress;
+  /// Called with the module right after kernel formation (for `kiln compile --report`).
+  std::function<void(mlir::ModuleOp)> afterFormation;
 };
 
 /// Lowers `module` (graph dialect, after the graph passes, static shapes) for the GPU.

@@ -61,6 +61,11 @@ cl::opt<std::string> compileShapes("shapes",
                                    cl::value_desc("name:AxB,..."), cl::sub(compileCommand));
 cl::opt<bool> compileQuiet("quiet", cl::desc("No progress lines on stderr"),
                            cl::sub(compileCommand));
+cl::opt<bool> compileReport("report",
+                            cl::desc("Print the kernels and the bytes they move through device "
+                                     "memory (an estimate) before and after the graph passes and "
+                                     "fusion, on stderr"),
+                            cl::sub(compileCommand));
 cl::opt<std::string> runModelPath(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
                                   cl::sub(runCommand));
 cl::list<std::string> runInputs("input",
@@ -178,6 +183,7 @@ int runCompile() {
   options.shapes = compileShapes;
   options.emitBytecode = compileBytecode;
   options.quiet = compileQuiet;
+  options.report = compileReport;
   return mlir::failed(kiln::compile(context, options)) ? 1 : 0;
 }
 
