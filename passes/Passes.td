@@ -235,4 +235,43 @@ def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Graph simplification passes (passes/graph)
+//===----------------------------------------------------------------------===//
+
+def GraphSimplify : Pass<"graph-simplify", "::mlir::func::FuncOp"> {
+  let summary = "Remove no-op data movement and merge chains of reshapes, transposes and casts";
+  let description = [{
+    Local rewrites applied greedily to a fixed point:
+    - dead pure ops are removed; `x + 0`, `x - 0`, `x * 1`, `1 * x`, `x / 1` become `x`
+      (the constant a splat that does not broadcast `x` to another type);
+    - Transpose by the identity, and Reshape, Expand, Cast, Squeeze, Unsqueeze and Flatten
+      whose result has their input's type, are removed (Reshape and Expand only where the
+      type determines the shape);
+    - Transpose of Transpose becomes one Transpose (none when the permutations cancel);
+    - two of Reshape, Flatten, Squeeze, Unsqueeze in a row become one Reshape to a
+      constant shape (none when they cancel, e.g. Unsqueeze then Squeeze of one axis);
+    - Cast of a Cast whose middle type holds every source value exactly (f16 -> f32 -> x,
+      i8 -> i32 -> x) becomes one Cast;
+    - a Slice that takes every element with step 1 and a Concat of one input are removed.
+    A value is only replaced by one of the same type.
+  }];
+}
+
+def GraphFoldBatchNorm : Pass<"graph-fold-batch-norm", "::mlir::func::FuncOp"> {
+  let summary = "Fold inference BatchNormalization into the conv or matmul before it";
+  let description = [{
+    An inference-mode BatchNormalization with constant scale, B, mean and variance is
+    `x * s + t` per channel, `s = scale / sqrt(var + eps)`, `t = B - mean * s`. When `x`
+    comes from a `graph.conv`, a `graph.gemm` with a constant `b` (and a `c` equal for
+    every row), or a 2-D `graph.matmul` with a constant right operand, possibly followed
+    by a `graph.add` of a constant bias, used by nothing else, the weight is scaled per
+    output channel and the bias becomes `bias * s + t` (created when absent). Otherwise
+    the BatchNorm becomes `graph.mul` and `graph.add` by `[C, 1, ..., 1]` constants, which
+    fusion treats as pointwise. Training-mode BatchNorms and ones with non-constant
+    parameters are left alone. Weights are f16, bf16, f32 or f64 constants (dense or
+    resource blobs); the arithmetic is in double, rounded once to the weight's type.
+  }];
+}
+
 #endif // KILN_PASSES

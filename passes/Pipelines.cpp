@@ -106,6 +106,11 @@ void addGraphToBuffersPasses(OpPassManager &pm, bool inPlaceOutputs) {
 void addGraphPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphInferShapes());
   pm.addPass(createGraphFoldConstants());
+  // Simplify first so that a BatchNorm behind a no-op reshape or cast still meets its
+  // conv; folding BatchNorms creates constants directly, so constants need no second round.
+  pm.addNestedPass<func::FuncOp>(createGraphSimplify());
+  pm.addNestedPass<func::FuncOp>(createGraphFoldBatchNorm());
+  pm.addNestedPass<func::FuncOp>(createGraphSimplify());
 }
 
 void addCpuLoweringPasses(OpPassManager &pm) {

@@ -49,8 +49,9 @@ bool foldShapeQueries(func::FuncOp function) {
   for (Operation &op : llvm::make_early_inc_range(function.getBody().front())) {
     Attribute value;
     if (auto shape = dyn_cast<graph::ShapeOp>(op)) {
+      // Only the extents taken need to be static (Shape(x)[1:] of a [batch, ...] tensor).
       auto input = dyn_cast<RankedTensorType>(shape.getInput().getType());
-      if (!input || !input.hasStaticShape())
+      if (!input)
         continue;
       int64_t rank = input.getRank();
       auto clamp = [&](int64_t bound) {
@@ -63,6 +64,8 @@ bool foldShapeQueries(func::FuncOp function) {
       SmallVector<int64_t> extents;
       for (int64_t dim = start; dim < end; ++dim)
         extents.push_back(input.getDimSize(dim));
+      if (llvm::any_of(extents, ShapedType::isDynamic))
+        continue;
       value = DenseElementsAttr::get(
           RankedTensorType::get({static_cast<int64_t>(extents.size())}, i64),
           ArrayRef<int64_t>(extents));
