@@ -48,6 +48,57 @@ def GraphFoldConstants : Pass<"graph-fold-constants", "::mlir::ModuleOp"> {
   ];
 }
 
+def GraphRecognizeLayerNorm : Pass<"graph-recognize-layer-norm", "::mlir::func::FuncOp"> {
+  let summary = "Replace decomposed LayerNorm sub-graphs by graph.layer_normalization";
+  let description = [{
+    Matches the chain exporters before opset 17 write for LayerNorm:
+    `mean = ReduceMean(x)`, `d = x - mean`, `var = ReduceMean(Pow(d, 2) or d * d)`,
+    `d / Sqrt(var + eps)` (or `d * Reciprocal(Sqrt(var + eps))`), optionally followed by
+    `* gamma` and `+ beta`, and replaces it by one `graph.layer_normalization` (stash type
+    f32; a scale of ones when there is no gamma, no bias when there is no beta). Both
+    reductions must keep their dimensions and reduce the same trailing axes (`[-1]`, or
+    `[-2, -1]`, ...: from `axis` to the end), and every intermediate value must have no
+    use outside the chain; anything else is left alone. Axes are constant operands
+    whether the model had them as an attribute (opset < 18) or an input (opset 18).
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphRecognizeGelu : Pass<"graph-recognize-gelu", "::mlir::func::FuncOp"> {
+  let summary = "Replace decomposed GELU sub-graphs (erf and tanh forms) by graph.gelu";
+  let description = [{
+    Matches `x * 0.5 * (1 + Erf(x / sqrt(2)))` (the Erf's argument also as
+    `x * (1 / sqrt(2))`) as `graph.gelu {approximate = "none"}` and
+    `x * 0.5 * (1 + Tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))` (x^3 as `Pow(x, 3)` or
+    products of x) as `graph.gelu {approximate = "tanh"}`. The three factors of the final
+    product may come in any grouping and order, each product's operands in either order,
+    as the TorchScript and torch.export exporters write them. Constants are compared with
+    a relative tolerance of 1e-5 and must not broadcast `x`; every intermediate value must
+    have no use outside the pattern.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphRecognizeActivations : Pass<"graph-recognize-activations", "::mlir::func::FuncOp"> {
+  let summary = "Replace decomposed SiLU, HardSwish and RMSNorm by single graph ops";
+  let description = [{
+    - `x * Sigmoid(x)` becomes `graph.silu` (a Kiln extension op);
+    - `x * HardSigmoid(x, alpha = 1/6, beta = 0.5)` and `x * Clip(x + 3, 0, 6) / 6` (the
+      division as `/ 6` or `* (1/6)`, applied to the product or to the Clip) become
+      `graph.hard_swish`;
+    - `x * Reciprocal(Sqrt(ReduceMean(x * x) + eps))` (or `x / Sqrt(...)`, the square as
+      `Pow(x, 2)`), optionally `* gamma`, with the mean over trailing axes with kept
+      dimensions, becomes `graph.rms_normalization` (a Kiln extension op; a scale of ones
+      without gamma).
+
+    Products in either operand order; constants compared with a relative tolerance of
+    1e-5; every intermediate value must have no use outside the pattern. Runs after
+    graph-recognize-layer-norm: an RMSNorm of `x - ReduceMean(x)` is a LayerNorm and is
+    left to that pass.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Kernel passes (passes/kernel)
 //===----------------------------------------------------------------------===//

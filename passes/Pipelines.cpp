@@ -111,6 +111,11 @@ void addGraphPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphSimplify());
   pm.addNestedPass<func::FuncOp>(createGraphFoldBatchNorm());
   pm.addNestedPass<func::FuncOp>(createGraphSimplify());
+  // Recognition sees the folded constants (GELU's sqrt(2), the normalisations' eps).
+  // LayerNorm first: its chain without the mean would look like an RMSNorm.
+  pm.addNestedPass<func::FuncOp>(createGraphRecognizeLayerNorm());
+  pm.addNestedPass<func::FuncOp>(createGraphRecognizeGelu());
+  pm.addNestedPass<func::FuncOp>(createGraphRecognizeActivations());
 }
 
 void addCpuLoweringPasses(OpPassManager &pm) {

@@ -314,6 +314,29 @@ LogicalResult LayerNormalizationOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+LogicalResult RMSNormalizationOp::inferReturnTypes(MLIRContext *context,
+                                                   std::optional<Location> location,
+                                                   Adaptor adaptor,
+                                                   SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  if (!isa<FloatType>(inputType.getElementType()))
+    return emitOptionalError(location, "expects a float input, got ", inputType.getElementType());
+  if (failed(checkElementType(location, adaptor.getScale().getType(), inputType.getElementType(),
+                              "scale")))
+    return failure();
+  if (inputType.hasRank()) {
+    auto axis = normalizeAxis(location, adaptor.getAxis(), inputType.getRank());
+    if (failed(axis))
+      return failure();
+    if (auto scaleType = dyn_cast<RankedTensorType>(adaptor.getScale().getType()))
+      if (failed(checkUnidirectionalBroadcast(location, scaleType.getShape(),
+                                              inputType.getShape().drop_front(*axis), "scale")))
+        return failure();
+  }
+  inferred.push_back(inputType);
+  return success();
+}
+
 /// The channel count C of an [N, C, ...] input, dynamic if unknown; fails below `minRank`.
 static FailureOr<int64_t> channelCount(std::optional<Location> location, TensorType inputType,
                                        int64_t minRank) {

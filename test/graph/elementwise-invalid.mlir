@@ -161,3 +161,20 @@ func.func @add_element_type_mismatch(%a: tensor<4xf32>, %b: tensor<4xi32>) {
   %0 = graph.add %a, %b : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+// graph.silu (a Kiln extension) is defined on floats only, and keeps its operand's type.
+func.func @silu_integer(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be tensor of floating-point values}}
+  %0 = graph.silu %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @silu_result_type(%x: tensor<4xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "graph.silu"(%x) : (tensor<4xf32>) -> tensor<4xf16>
+  return
+}

@@ -201,5 +201,15 @@ func.func @activations(%x: tensor<*xf32>) {
   %12 = graph.gelu %x {approximate = "tanh"} : tensor<*xf32>
   // CHECK: graph.relu %{{.*}} : tensor<*xf32>
   %13 = graph.relu %x : tensor<*xf32>
+  // graph.silu is a Kiln extension (graph-recognize-activations forms it).
+  // CHECK: graph.silu %{{.*}} : tensor<*xf32>
+  %14 = graph.silu %x : tensor<*xf32>
   return
+}
+
+// CHECK-LABEL: func.func @silu_ranked
+// CHECK: graph.silu %{{.*}} : tensor<?x32x112x112xf16>
+func.func @silu_ranked(%x: tensor<?x32x112x112xf16>) -> tensor<?x32x112x112xf16> {
+  %0 = graph.silu %x : tensor<?x32x112x112xf16>
+  return %0 : tensor<?x32x112x112xf16>
 }

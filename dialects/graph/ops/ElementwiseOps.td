@@ -300,6 +300,22 @@ def Graph_MishOp : Graph_UnaryOp<"mish", "Mish", "Mish, x * tanh(softplus(x))",
 def Graph_HardSwishOp : Graph_UnaryOp<"hard_swish", "HardSwish",
     "Hard swish, x * max(0, min(1, x / 6 + 1 / 2))", Graph_FloatTensor>;
 
+// Kiln extension: no ONNX node imports as graph.silu; graph-recognize-activations forms it
+// from the exporters' x * Sigmoid(x).
+def Graph_SiluOp : Graph_UnaryOp<"silu", "-", "SiLU", Graph_FloatTensor> {
+  let summary = "Sigmoid linear unit (swish), x * sigmoid(x): a Kiln extension";
+  let description = [{
+    Elementwise `x * sigmoid(x)`; the result has the type of the operand. A Kiln
+    extension, not an ONNX operator: no ONNX node imports as it. The
+    `graph-recognize-activations` pass forms it from the exporters' `x * Sigmoid(x)`
+    (EfficientNet, YOLO, diffusion models), so that later stages see one pointwise op.
+
+    ```mlir
+    %y = graph.silu %x : tensor<?x32x112x112xf32>
+    ```
+  }];
+}
+
 def Graph_EluOp : Graph_UnaryOp<"elu", "Elu",
     "Exponential linear unit, x < 0 ? alpha * (exp(x) - 1) : x", Graph_FloatTensor,
     (ins F32Attr:$alpha)>;

@@ -195,6 +195,32 @@ def Graph_LayerNormalizationOp : Graph_InferredOp<"layer_normalization", [Graph_
   }];
 }
 
+// Kiln extension: no ONNX node imports as graph.rms_normalization;
+// graph-recognize-activations forms it from the decomposed RMSNorm of exported LLMs.
+def Graph_RMSNormalizationOp : Graph_InferredOp<"rms_normalization", [Graph_Reduction]> {
+  let summary = "Root-mean-square normalisation over the dimensions from `axis` on: a Kiln extension";
+  let description = [{
+    Normalises `input` over its dimensions `axis, ..., rank - 1` (a negative `axis` counts
+    from the end) by their root mean square: `x / sqrt(mean(x^2) + epsilon) * scale`.
+    `scale` broadcasts unidirectionally to those dimensions; the result has the type of
+    `input`. Narrow float inputs are reduced in f32.
+
+    A Kiln extension: no ONNX node imports as it (ONNX's RMSNormalization, opset 23, is not
+    imported). The `graph-recognize-activations` pass forms it from the decomposed
+    `x * Reciprocal(Sqrt(ReduceMean(x * x) + epsilon)) * scale` that LLM exporters write.
+
+    ```mlir
+    %y = graph.rms_normalization %x, %scale {axis = -1 : i64, epsilon = 1.0e-06 : f32}
+        : (tensor<?x128x4096xf32>, tensor<4096xf32>) -> tensor<?x128x4096xf32>
+    ```
+  }];
+  let arguments = (ins AnyTensor:$input, AnyTensor:$scale, I64Attr:$axis, F32Attr:$epsilon);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Graph_BatchNormalizationOp : Graph_InferredOp<"batch_normalization", [Graph_Reduction]> {
   let summary = "Batch normalisation (ONNX BatchNormalization), inference or training mode";
   let description = [{

@@ -597,6 +597,14 @@ Value computeElement(graph::MishOp, OpBuilder &b, Location loc, ValueRange args)
   });
 }
 
+/// x * sigmoid(x), the Kiln extension graph.silu (what the recognised Sigmoid and Mul
+/// computed, with the same sigmoid).
+Value computeElement(graph::SiluOp, OpBuilder &b, Location loc, ValueRange args) {
+  return unaryFloat(b, loc, args[0], [&](Value x, Type) -> Value {
+    return arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x));
+  });
+}
+
 /// max(0, min(1, alpha * x + beta)), shared by HardSigmoid and HardSwish.
 Value hardSigmoid(OpBuilder &b, Location loc, Value x, double alpha, double beta) {
   Type type = x.getType();
@@ -864,12 +872,13 @@ void populateElementwiseLowering(const TypeConverter &converter, RewritePatternS
       // Activations and predicates.
       ElementwiseLowering<graph::SigmoidOp>, ElementwiseLowering<graph::SoftplusOp>,
       ElementwiseLowering<graph::SoftsignOp>, ElementwiseLowering<graph::MishOp>,
-      ElementwiseLowering<graph::HardSwishOp>, ElementwiseLowering<graph::HardSigmoidOp>,
-      ElementwiseLowering<graph::EluOp>, ElementwiseLowering<graph::CeluOp>,
-      ElementwiseLowering<graph::SeluOp>, ElementwiseLowering<graph::LeakyReluOp>,
-      ElementwiseLowering<graph::ThresholdedReluOp>, ElementwiseLowering<graph::ShrinkOp>,
-      ElementwiseLowering<graph::GeluOp>, ElementwiseLowering<graph::IsNaNOp>,
-      ElementwiseLowering<graph::IsInfOp>>(converter, patterns.getContext());
+      ElementwiseLowering<graph::HardSwishOp>, ElementwiseLowering<graph::SiluOp>,
+      ElementwiseLowering<graph::HardSigmoidOp>, ElementwiseLowering<graph::EluOp>,
+      ElementwiseLowering<graph::CeluOp>, ElementwiseLowering<graph::SeluOp>,
+      ElementwiseLowering<graph::LeakyReluOp>, ElementwiseLowering<graph::ThresholdedReluOp>,
+      ElementwiseLowering<graph::ShrinkOp>, ElementwiseLowering<graph::GeluOp>,
+      ElementwiseLowering<graph::IsNaNOp>, ElementwiseLowering<graph::IsInfOp>>(
+      converter, patterns.getContext());
 }
 
 } // namespace kiln::lowering

@@ -341,6 +341,61 @@ struct LayerNormalizationLowering : OpConversionPattern<graph::LayerNormalizatio
 };
 
 //===----------------------------------------------------------------------===//
+// RMSNormalization (a Kiln extension)
+//===----------------------------------------------------------------------===//
+
+struct RMSNormalizationLowering : OpConversionPattern<graph::RMSNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(graph::RMSNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto types = matchFloatTypes(rewriter, *getTypeConverter(), op, input, 1,
+                                 "needs a ranked float input and result");
+    if (failed(types))
+      return failure();
+    auto [resultType, inputType] = *types;
+    if (!isa<RankedTensorType>(adaptor.getScale().getType()))
+      return rewriter.notifyMatchFailure(op, "unranked scale");
+    int64_t rank = inputType.getRank();
+    FailureOr<int64_t> axis = matchAxis(rewriter, op, op.getAxis(), rank);
+    if (failed(axis))
+      return failure();
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(*axis, rank));
+    Type computeType = getComputeType(rewriter, inputType.getElementType());
+
+    // mean(x^2) over the normalised dimensions (kept as 1), then 1 / sqrt(. + epsilon).
+    Value zero = createScalarConstant(rewriter, loc, computeType, 0.0);
+    Value count = createCount(rewriter, loc, input, axes, computeType);
+    Value squares = createReductionWithStats(
+        rewriter, loc, input, axes, /*keepDims=*/true, {}, zero,
+        [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+          Value x = convertFloat(b, nl, args[0], computeType);
+          return arith::AddFOp::create(b, nl, arith::MulFOp::create(b, nl, x, x), args[1]);
+        });
+    auto statsType = cast<RankedTensorType>(squares.getType());
+    Value meanSquare = createElementwise(rewriter, loc, statsType, ValueRange{squares},
+                                         [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+                                           return arith::DivFOp::create(b, nl, args[0], count);
+                                         });
+    Value invRms =
+        createInverseStdDev(rewriter, loc, meanSquare, op.getEpsilon().convertToDouble());
+    Value result =
+        createElementwise(rewriter, loc, resultType, ValueRange{input, invRms, adaptor.getScale()},
+                          [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
+                            Value x = convertFloat(b, nl, args[0], computeType);
+                            Value normalized = arith::MulFOp::create(b, nl, x, args[1]);
+                            Value scaled = arith::MulFOp::create(
+                                b, nl, normalized, convertFloat(b, nl, args[2], computeType));
+                            return convertFloat(b, nl, scaled, resultType.getElementType());
+                          });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // BatchNormalization, InstanceNormalization, GroupNormalization
 //===----------------------------------------------------------------------===//
 
@@ -705,11 +760,12 @@ struct LRNLowering : OpConversionPattern<graph::LRNOp> {
 } // namespace
 
 void populateNNNormalizationLowering(const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<SoftmaxLowering<graph::SoftmaxOp, false>, SoftmaxLowering<graph::LogSoftmaxOp, true>,
-               HardmaxLowering, LayerNormalizationLowering, BatchNormalizationLowering,
-               InstanceNormalizationLowering, GroupNormalizationLowering,
-               MeanVarianceNormalizationLowering, LpNormalizationLowering, LRNLowering>(
-      converter, patterns.getContext());
+  patterns
+      .add<SoftmaxLowering<graph::SoftmaxOp, false>, SoftmaxLowering<graph::LogSoftmaxOp, true>,
+           HardmaxLowering, LayerNormalizationLowering, RMSNormalizationLowering,
+           BatchNormalizationLowering, InstanceNormalizationLowering, GroupNormalizationLowering,
+           MeanVarianceNormalizationLowering, LpNormalizationLowering, LRNLowering>(
+          converter, patterns.getContext());
 }
 
 } // namespace kiln::lowering

@@ -236,6 +236,19 @@ func.func @gelu_tanh(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
+// SiLU (a Kiln extension): x * sigmoid(x), the sigmoid as 1 / (1 + exp(-x)).
+// CHECK-LABEL: func.func @silu
+// CHECK: arith.negf
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: arith.mulf
+func.func @silu(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = graph.silu %x : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
 // Elu without a select: max(x, 0) + alpha * (exp(min(x, 0)) - 1).
 // CHECK-LABEL: func.func @elu
 // CHECK: %[[POSITIVE:.*]] = arith.maximumf %in

@@ -59,6 +59,24 @@ func.func @layer_norm(%x: tensor<2x4x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32
 
 // -----
 
+// RMSNormalization (a Kiln extension): the sum of squares over the normalised dimensions,
+// its mean, 1 / sqrt(. + epsilon), then x * that * scale in one elementwise generic.
+// CHECK-LABEL: func.func @rms_norm
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: arith.divf
+// CHECK: math.rsqrt
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: arith.mulf
+func.func @rms_norm(%x: tensor<2x4x8xf32>, %s: tensor<8xf32>) -> tensor<2x4x8xf32> {
+  %y = graph.rms_normalization %x, %s {axis = -1 : i64, epsilon = 1.0e-06 : f32} : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
 // BatchNormalization (inference) is one elementwise generic reading the [C] tensors at
 // the channel dimension.
 // CHECK-DAG: #[[CHANNEL:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
