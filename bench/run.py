@@ -150,15 +150,10 @@ class Benchmark:
             path = os.path.join(inputs_dir, sanitize(name) + ".npy")
             np.save(path, array)
             command += ["--input", f"{name}={path}"]
-        run_log = os.path.join(work, "run.log")
-        code, run_s = run_timed(command, run_log, self.timeout(self.args.run_timeout), env=env)
+        ran, run_s = self.run_step("kiln run", command, os.path.join(work, "run.log"),
+                                   self.args.run_timeout, env, result)
         result["check_run_s"] = run_s
-        if self.cut(code):
-            result.update(status="skipped", error="kiln run: stopped at the deadline")
-            return result
-        if code != 0:
-            result.update(status="error",
-                          error=f"kiln run: {first_error(open(run_log, errors='replace').read())}")
+        if not ran:
             return result
         samples = sorted({0, batch // 2, batch - 1})
         reference = self.references.run(self.args.reference_models[model.name],
@@ -195,13 +190,8 @@ class Benchmark:
             return result
         command = [self.args.kiln, "bench", engine, "--warmup", str(warmup), "--iterations",
                    str(MIN_RUNS), "--duration", str(MIN_SECONDS), "--json", bench_json]
-        code, _ = run_timed(command, bench_log, self.timeout(self.args.run_timeout), env=env)
-        if self.cut(code):
-            result.update(status="skipped", error="kiln bench: stopped at the deadline")
-            return result
-        if code != 0:
-            result.update(status="error",
-                          error=f"kiln bench: {first_error(open(bench_log, errors='replace').read())}")
+        if not self.run_step("kiln bench", command, bench_log, self.args.run_timeout, env,
+                             result)[0]:
             return result
         with open(bench_json) as f:
             bench = json.load(f)
@@ -256,6 +246,17 @@ class Benchmark:
                                  ["--model", self.model_paths[model.name], "--inputs-dir",
                                   os.path.join(work, "inputs"), "--precision", precision],
                                  work, env, ["ort-gpu"])[0]
+
+    def run_step(self, what, command, log, limit, env, result):
+        """Runs one command of a unit: (whether it succeeded, its seconds). When it did not,
+        `result` says why: skipped (the deadline stopped it) or error (its first error)."""
+        code, seconds = run_timed(command, log, self.timeout(limit), env=env)
+        if self.cut(code):
+            result.update(status="skipped", error=f"{what}: stopped at the deadline")
+        elif code != 0:
+            result.update(status="error",
+                          error=f"{what}: {first_error(open(log, errors='replace').read())}")
+        return code == 0, seconds
 
     def cut(self, code):
         """Whether a command's exit code says the deadline stopped it."""
