@@ -131,24 +131,26 @@ void kiln::kernel::detail::getTemplateEffects(
 
 namespace {
 
-/// The first op of the body that is neither a constant nor data movement (the prologue:
-/// transposes and reshapes of the inputs, which the kernel's loads absorb): where
-/// anchored templates keep their anchor.
+/// The first op of the body that is not a constant and not part of the prologue (data
+/// movement and pointwise ops on the inputs: transposes, reshapes, scales, which the
+/// kernel's loads absorb): where anchored templates keep their anchor.
 Operation *getFirstComputation(Region &body) {
   for (Operation &op : body.front().without_terminator())
-    if (!op.hasTrait<OpTrait::ConstantLike>() && !op.hasTrait<kiln::graph::OpTrait::DataMovement>())
+    if (!op.hasTrait<OpTrait::ConstantLike>() &&
+        !op.hasTrait<kiln::graph::OpTrait::DataMovement>() &&
+        !op.hasTrait<kiln::graph::OpTrait::Pointwise>())
       return &op;
   return nullptr;
 }
 
-/// Anchored templates: the body's first computation after the data-movement prologue is
-/// one of the anchor ops `isAnchor` accepts (named `anchorNames` in the message).
+/// Anchored templates: the body's first computation after the prologue is one of the
+/// anchor ops `isAnchor` accepts (named `anchorNames` in the message).
 LogicalResult verifyAnchor(Operation *op, Region &body, function_ref<bool(Operation *)> isAnchor,
                            StringRef anchorNames) {
   Operation *first = getFirstComputation(body);
   if (!first || !isAnchor(first))
     return op->emitOpError("body must start with ")
-           << anchorNames << " (after data-movement ops on its inputs)";
+           << anchorNames << " (after data-movement and pointwise ops on its inputs)";
   return success();
 }
 

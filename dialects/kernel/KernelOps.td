@@ -128,8 +128,8 @@ def Kernel_MatmulOp : Kernel_TemplateOp<"matmul",
     "A (batched) matrix product with an elementwise epilogue"> {
   let description = [{
     The body starts with the anchor, a `graph.matmul` or `graph.gemm`, optionally after a
-    prologue of data-movement ops (transposes, reshapes) on its inputs, which the kernel's
-    loads absorb; the ops after it are the epilogue, elementwise ops applied to the
+    prologue of data-movement and pointwise ops (transposes, reshapes, scales) on its
+    inputs, which the kernel's loads absorb; the ops after it are the epilogue, elementwise ops applied to the
     product before it is stored (bias, activation, residual). Configured by `tile = [M, N, K]`, `stages`, `warps`, `split_k`
     and `swizzle`.
 
@@ -152,8 +152,8 @@ def Kernel_MatmulOp : Kernel_TemplateOp<"matmul",
 def Kernel_ConvOp : Kernel_TemplateOp<"conv",
     "A convolution (an implicit GEMM) with an elementwise epilogue"> {
   let description = [{
-    The body starts with the anchor, a `graph.conv` (after an optional data-movement
-    prologue, as for `kernel.matmul`); the ops after it are the epilogue.
+    The body starts with the anchor, a `graph.conv` (after an optional prologue, as for
+    `kernel.matmul`); the ops after it are the epilogue.
     Configured like `kernel.matmul`, with the GEMM view M = batch x output pixels,
     N = output channels, K = input channels x kernel window.
   }];

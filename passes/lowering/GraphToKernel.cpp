@@ -193,8 +193,9 @@ FusionGroups formGroups(Block &body, llvm::function_ref<bool(Operation *)> needs
       fusion.groupOf[&op] = *joined;
       continue;
     }
-    // A new group, anchored at `op`, taking as its prologue the data-movement kernels
-    // that feed only it (transposes, reshapes: index arithmetic the kernel's loads absorb).
+    // A new group, anchored at `op`, taking as its prologue the data-movement and
+    // pointwise kernels that feed only it (transposes, reshapes, scales: what the kernel's
+    // loads can absorb).
     unsigned index = fusion.groups.size();
     fusion.groups.emplace_back();
     FusionGroups::Group &group = fusion.groups.back();
@@ -205,13 +206,21 @@ FusionGroups formGroups(Block &body, llvm::function_ref<bool(Operation *)> needs
         auto found = producer ? fusion.groupOf.find(producer) : fusion.groupOf.end();
         if (found == fusion.groupOf.end() || found->second == index)
           continue;
-        // A whole group of data movement whose one result feeds only this op.
+        // A whole group of data movement and pointwise ops (a scale, a cast) whose one
+        // result feeds only this op: recomputed where the anchor reads it when cheap.
         SmallVector<Operation *> &producerOps = fusion.groups[found->second].ops;
+        llvm::SmallPtrSet<Operation *, 8> producerSet(producerOps.begin(), producerOps.end());
+        auto staysInside = [&](Operation *member) {
+          TemplateKind kind = classify(member);
+          if (kind != TemplateKind::Movement && kind != TemplateKind::Pointwise)
+            return false;
+          return member == producer || llvm::all_of(member->getUsers(), [&](Operation *user) {
+                   return producerSet.contains(user);
+                 });
+        };
         if (producerOps.back() != producer || producer->getNumResults() != 1 ||
             !producer->hasOneUse() || prologue.size() + producerOps.size() >= kMaxFusedOps ||
-            !llvm::all_of(producerOps, [](Operation *member) {
-              return classify(member) == TemplateKind::Movement;
-            }))
+            !llvm::all_of(producerOps, staysInside))
           continue;
         for (Operation *member : producerOps) {
           fusion.groupOf[member] = index;
