@@ -118,3 +118,38 @@ func.func @limit(%x: tensor<4xf32>) -> tensor<4xf32> {
   %8 = graph.neg %7 : tensor<4xf32> loc("Neg_8")
   return %8 : tensor<4xf32>
 }
+
+// -----
+
+// A pointwise op (a scale) feeding only the product is in its prologue too. The exp
+// joins the first product as its epilogue (a second result: two kernels read it); the neg
+// cannot join it (MatMul_4, before it, already reads the group), so it becomes the
+// prologue of the product it feeds.
+// CHECK-LABEL: kernel.func @MatMul_2(
+// CHECK: matmul ins
+// CHECK: graph.mul
+// CHECK: %[[P:.*]] = graph.matmul
+// CHECK: %[[E:.*]] = graph.exp %[[P]]
+// CHECK: kernel.yield %[[P]], %[[E]]
+// CHECK-LABEL: kernel.func @MatMul_4(
+// CHECK-NEXT: matmul ins
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: graph.matmul
+// CHECK-LABEL: kernel.func @MatMul_6(
+// CHECK: graph.neg
+// CHECK: graph.matmul
+// CHECK-LABEL: func.func @scaled(
+// CHECK: kernel.launch @MatMul_2
+// CHECK-NEXT: kernel.launch @MatMul_4
+// CHECK-NEXT: kernel.launch @MatMul_6
+// CHECK-NEXT: return
+func.func @scaled(%a: tensor<2x4xf32>, %b: tensor<4x8xf32>, %c: tensor<8x4xf32>) -> (tensor<2x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  %half = graph.constant dense<0.5> : tensor<f32>
+  %0 = graph.mul %a, %half : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32> loc("Mul_1")
+  %1 = graph.matmul %0, %b : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32> loc("MatMul_2")
+  %2 = graph.exp %1 : tensor<2x8xf32> loc("Exp_3")
+  %3 = graph.matmul %2, %c : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32> loc("MatMul_4")
+  %4 = graph.neg %2 : tensor<2x8xf32> loc("Neg_5")
+  %5 = graph.matmul %4, %c : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32> loc("MatMul_6")
+  return %1, %3, %5 : tensor<2x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
