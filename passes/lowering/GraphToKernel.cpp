@@ -1,18 +1,17 @@
 //===- GraphToKernel.cpp - Form kernels and the host schedule -------------===//
 //
-// Kernel formation: every graph op of a function becomes a `kernel.func` holding one
-// template op whose body is that op (with the small constants it reads), and the function
-// becomes a host schedule on buffers: its tensors become memrefs (arguments, then one
-// output argument per result, destination-passing style), large constants become
-// `memref.global` weights, intermediates become `memref.alloc`s, and each op becomes a
+// Kernel formation: every fusion group of a function becomes a `kernel.func` holding one
+// template op whose body is the group's ops (with the small constants they read), and the
+// function becomes a host schedule on buffers: its tensors become memrefs (arguments, then
+// one output argument per result, destination-passing style), large constants become
+// `memref.global` weights, intermediates become `memref.alloc`s, and each group becomes a
 // `kernel.launch`.
 //
-// Vertical fusion decides the groups: a pointwise op joins the group that produced one of
-// its operands when that operand is the group's result, used only by this op, and of the
-// op's own shape (the group keeps one iteration space: its output's), up to
-// kMaxFusedOps ops. The group's template is its first op's (matmul, conv, reduction or
-// pointwise) and the ops that joined are its epilogue. A group is launched where its last
-// op was, when every value it reads has been computed.
+// Groups (formGroups): a pointwise op of its anchor's shape joins the group of one of its
+// operands as epilogue, unless a kernel placed before it already reads that group (the
+// group is launched where its last op is); a new group takes as prologue the groups of
+// data movement and pointwise ops whose one result feeds only its anchor. At most
+// kMaxFusedOps ops a group; the anchor picks the template.
 //
 //===----------------------------------------------------------------------===//
 

@@ -80,6 +80,14 @@ def run_ort_python(model, out_dir, inputs):
         np.save(os.path.join(out_dir, sanitize(name) + ".npy"), value)
 
 
+def compile_command(kiln, model, engine, inputs):
+    """`kiln compile` of `model` into `engine` for sm_90a, for the shapes of `inputs`."""
+    shapes = ",".join(f"{n}:{'x'.join(str(d) for d in a.shape) or '1'}"
+                      for n, a in inputs.items() if a.ndim)
+    return [kiln, "compile", model, "-o", engine, "--target", "sm_90a", "--quiet"] + \
+        (["--shapes", shapes] if shapes else [])
+
+
 def check_model(name, model, source_graph, kiln, timeout, use_cache, device, reference, gpu):
     """Returns (size text, rel L2, kiln s, ort s or None when cached, failure text or None);
     with --device cuda, fills `gpu` with the engine's latency and kernel count."""
@@ -127,12 +135,8 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
     if device == "ptxas":
         # CI without a GPU: the engine must compile, and ptxas must assemble every module.
         runnable = os.path.join(work, "model.kiln")
-        shapes = ",".join(f"{n}:{'x'.join(str(d) for d in a.shape) or '1'}"
-                          for n, a in inputs.items() if a.ndim)
-        command = [kiln, "compile", model, "-o", runnable, "--target", "sm_90a", "--quiet"]
-        if shapes:
-            command += ["--shapes", shapes]
-        code, compile_s = run_timed(command, kiln_log, timeout)
+        code, compile_s = run_timed(compile_command(kiln, model, runnable, inputs), kiln_log,
+                                    timeout)
         if code != 0:
             return size, None, compile_s, None, \
                 f"kiln compile: exit {code}: {first_error(open(kiln_log, errors='replace').read())}"
@@ -148,12 +152,8 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
     if device == "cuda":
         # Compile once (the shapes of these inputs), then run, bench and inspect the engine.
         runnable = os.path.join(work, "model.kiln")
-        shapes = ",".join(f"{n}:{'x'.join(str(d) for d in a.shape) or '1'}"
-                          for n, a in inputs.items() if a.ndim)
-        command = [kiln, "compile", model, "-o", runnable, "--target", "sm_90a", "--quiet"]
-        if shapes:
-            command += ["--shapes", shapes]
-        code, compile_s = run_timed(command, os.path.join(work, "compile.log"), timeout)
+        code, compile_s = run_timed(compile_command(kiln, model, runnable, inputs),
+                                    os.path.join(work, "compile.log"), timeout)
         gpu["compile_s"] = compile_s
         if code != 0:
             log = open(os.path.join(work, "compile.log"), errors="replace").read()
