@@ -146,10 +146,14 @@ void addCpuLoweringPasses(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void addGpuHostLoweringPasses(OpPassManager &pm) {
+void addKernelFormationPasses(OpPassManager &pm) {
   // Identical subgraphs (the attention mask every layer rebuilds) computed once.
   pm.addPass(createCSEPass());
   pm.addPass(createGraphToKernel());
+}
+
+void addGpuHostLoweringPasses(OpPassManager &pm) {
+  addKernelFormationPasses(pm);
   addKernelLoweringPasses(pm);
 }
 

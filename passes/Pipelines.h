@@ -52,7 +52,10 @@ void addCpuLoweringPasses(mlir::OpPassManager &pm);
 /// for the engine builder to read as a schedule. Pipeline `kiln-lower-gpu-device`.
 void addGpuDeviceLoweringPasses(mlir::OpPassManager &pm, const GpuTargetOptions &target);
 
-/// Registers the pipelines above with the pass registry (for kiln-opt).
+/// Kernel formation: the GPU-only graph rewrites, then graph-to-kernel, from a graph
+/// module to kernel.func templates and their launches on one host function.
+void addKernelFormationPasses(mlir::OpPassManager &pm);
+
 /// Kernel formation and the generic lowering of every kernel, up to one host function of
 /// allocations, weights and loop nests on buffers (the input of gpu-map-loops).
 void addGpuHostLoweringPasses(mlir::OpPassManager &pm);
@@ -61,6 +64,7 @@ void addGpuHostLoweringPasses(mlir::OpPassManager &pm);
 /// their launches to the host function of buffers and loops.
 void addKernelLoweringPasses(mlir::OpPassManager &pm);
 
+/// Registers the pipelines above with the pass registry (for kiln-opt).
 void registerPipelines();
 
 } // namespace kiln

@@ -35,7 +35,7 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
   MLIRContext *context = module.getContext();
 
   PassManager formation(context);
-  formation.addPass(createGraphToKernel());
+  addKernelFormationPasses(formation);
   if (failed(formation.run(module)))
     return failure();
   size_t kernels = llvm::range_size(module.getOps<kernel::FuncOp>());

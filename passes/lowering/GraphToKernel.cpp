@@ -10,8 +10,9 @@
 // Groups (formGroups): a pointwise op of its anchor's shape joins the group of one of its
 // operands as epilogue, unless a kernel placed before it already reads that group (the
 // group is launched where its last op is); a new group takes as prologue the groups of
-// data movement and pointwise ops whose one result feeds only its anchor. At most
-// kMaxFusedOps ops a group; the anchor picks the template.
+// data movement and pointwise ops whose one result feeds only its anchor, and an epilogue
+// op likewise takes the producers of its other operands. At most kMaxFusedOps ops a group;
+// the anchor picks the template.
 //
 //===----------------------------------------------------------------------===//
 
@@ -170,12 +171,46 @@ bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) 
   return true;
 }
 
+/// Moves into group `index` the producer groups of `consumer`'s operands that are data
+/// movement and pointwise ops whose one result feeds only `consumer` (transposes,
+/// reshapes, scales, a mask's select: what the kernel's loads can absorb, recomputed where
+/// the kernel reads them). Their ops are appended to `absorbed` in order.
+void absorbProducers(Operation *consumer, unsigned index, size_t groupSize, FusionGroups &fusion,
+                     SmallVectorImpl<Operation *> &absorbed) {
+  for (Value operand : consumer->getOperands()) {
+    Operation *producer = operand.getDefiningOp();
+    auto found = producer ? fusion.groupOf.find(producer) : fusion.groupOf.end();
+    if (found == fusion.groupOf.end() || found->second == index)
+      continue;
+    SmallVector<Operation *> &producerOps = fusion.groups[found->second].ops;
+    llvm::SmallPtrSet<Operation *, 8> producerSet(producerOps.begin(), producerOps.end());
+    auto staysInside = [&](Operation *member) {
+      TemplateKind kind = classify(member);
+      if (kind != TemplateKind::Movement && kind != TemplateKind::Pointwise)
+        return false;
+      return member == producer || llvm::all_of(member->getUsers(), [&](Operation *user) {
+               return producerSet.contains(user);
+             });
+    };
+    if (producerOps.back() != producer || producer->getNumResults() != 1 ||
+        !producer->hasOneUse() || groupSize + absorbed.size() + producerOps.size() > kMaxFusedOps ||
+        !llvm::all_of(producerOps, staysInside))
+      continue;
+    for (Operation *member : producerOps) {
+      fusion.groupOf[member] = index;
+      absorbed.push_back(member);
+    }
+    producerOps.clear();
+  }
+}
+
 FusionGroups formGroups(Block &body, llvm::function_ref<bool(Operation *)> needsKernel) {
   FusionGroups fusion;
   for (Operation &op : body.without_terminator()) {
     if (!needsKernel(&op))
       continue;
-    // An epilogue op of the group of one of its operands.
+    // An epilogue op of the group of one of its operands, with the producers of its other
+    // operands that only it reads (the attention mask an Add applies to the scores).
     std::optional<unsigned> joined;
     if (classify(&op) == TemplateKind::Pointwise) {
       for (Value operand : op.getOperands()) {
@@ -188,47 +223,20 @@ FusionGroups formGroups(Block &body, llvm::function_ref<bool(Operation *)> needs
       }
     }
     if (joined) {
-      fusion.groups[*joined].ops.push_back(&op);
+      SmallVector<Operation *> absorbed;
+      absorbProducers(&op, *joined, fusion.groups[*joined].ops.size() + 1, fusion, absorbed);
+      SmallVector<Operation *> &ops = fusion.groups[*joined].ops;
+      ops.append(absorbed.begin(), absorbed.end());
+      ops.push_back(&op);
       fusion.groupOf[&op] = *joined;
       continue;
     }
-    // A new group, anchored at `op`, taking as its prologue the data-movement and
-    // pointwise kernels that feed only it (transposes, reshapes, scales: what the kernel's
-    // loads can absorb).
+    // A new group, anchored at `op`, with the producers only it reads as its prologue.
     unsigned index = fusion.groups.size();
     fusion.groups.emplace_back();
-    FusionGroups::Group &group = fusion.groups.back();
     SmallVector<Operation *> prologue;
-    std::function<void(Operation *)> absorb = [&](Operation *consumer) {
-      for (Value operand : consumer->getOperands()) {
-        Operation *producer = operand.getDefiningOp();
-        auto found = producer ? fusion.groupOf.find(producer) : fusion.groupOf.end();
-        if (found == fusion.groupOf.end() || found->second == index)
-          continue;
-        // A whole group of data movement and pointwise ops (a scale, a cast) whose one
-        // result feeds only this op: recomputed where the anchor reads it when cheap.
-        SmallVector<Operation *> &producerOps = fusion.groups[found->second].ops;
-        llvm::SmallPtrSet<Operation *, 8> producerSet(producerOps.begin(), producerOps.end());
-        auto staysInside = [&](Operation *member) {
-          TemplateKind kind = classify(member);
-          if (kind != TemplateKind::Movement && kind != TemplateKind::Pointwise)
-            return false;
-          return member == producer || llvm::all_of(member->getUsers(), [&](Operation *user) {
-                   return producerSet.contains(user);
-                 });
-        };
-        if (producerOps.back() != producer || producer->getNumResults() != 1 ||
-            !producer->hasOneUse() || prologue.size() + producerOps.size() >= kMaxFusedOps ||
-            !llvm::all_of(producerOps, staysInside))
-          continue;
-        for (Operation *member : producerOps) {
-          fusion.groupOf[member] = index;
-          prologue.push_back(member);
-        }
-        producerOps.clear();
-      }
-    };
-    absorb(&op);
+    absorbProducers(&op, index, /*groupSize=*/1, fusion, prologue);
+    FusionGroups::Group &group = fusion.groups[index];
     group.ops.assign(prologue.begin(), prologue.end());
     group.anchor = group.ops.size();
     group.ops.push_back(&op);

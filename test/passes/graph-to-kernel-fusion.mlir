@@ -153,3 +153,35 @@ func.func @scaled(%a: tensor<2x4xf32>, %b: tensor<4x8xf32>, %c: tensor<8x4xf32>)
   %5 = graph.matmul %4, %c : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32> loc("MatMul_6")
   return %1, %3, %5 : tensor<2x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// An epilogue op takes the producers of its other operands that only it reads: the select
+// that turns a boolean mask into an additive one is computed where the masked add reads it,
+// broadcast over the heads; a mask another op also reads stays a kernel of its own.
+// CHECK-LABEL: kernel.func @MatMul_0(
+// CHECK: matmul ins
+// CHECK: %[[P:.*]] = graph.matmul
+// CHECK: %[[M:.*]] = graph.where
+// CHECK: %[[S:.*]] = graph.add %[[P]], %[[M]]
+// CHECK: kernel.yield %[[S]]
+// CHECK-LABEL: kernel.func @Where_4(
+// CHECK: pointwise ins
+// CHECK-LABEL: kernel.func @MatMul_3(
+// CHECK: graph.matmul
+// CHECK-NEXT: graph.add
+// CHECK-NEXT: kernel.yield
+// CHECK-LABEL: func.func @masked(
+// CHECK-COUNT-3: kernel.launch
+// CHECK-NEXT: return
+func.func @masked(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x8x4xf32>, %mask: tensor<1x1x4x4xi1>, %shared: tensor<1x1x4x4xi1>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32>) {
+  %zero = graph.constant dense<0.0> : tensor<f32>
+  %ninf = graph.constant dense<0xFF800000> : tensor<f32>
+  %0 = graph.matmul %q, %k : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32> loc("MatMul_0")
+  %1 = graph.where %mask, %zero, %ninf : (tensor<1x1x4x4xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x4x4xf32> loc("Where_1")
+  %2 = graph.add %0, %1 : (tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> loc("Add_2")
+  %3 = graph.matmul %q, %k : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32> loc("MatMul_3")
+  %4 = graph.where %shared, %zero, %ninf : (tensor<1x1x4x4xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x4x4xf32> loc("Where_4")
+  %5 = graph.add %3, %4 : (tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> loc("Add_5")
+  return %2, %5, %4 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32>
+}
