@@ -64,6 +64,19 @@ def GraphRecognizeLayerNorm : Pass<"graph-recognize-layer-norm", "::mlir::func::
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
 
+def GraphRecognizeAttention : Pass<"graph-recognize-attention", "::mlir::func::FuncOp"> {
+  let summary = "Replace MatMul, scale, mask, Softmax, MatMul chains by graph.attention";
+  let description = [{
+    Matches `MatMul(Softmax(MatMul(Q, K') * scale + mask, axis = -1), V)`: scalar factors
+    (Mul or Div by a constant) on Q, on K' or on the scores, an optional additive mask (not
+    broadcasting the scores), and optionally PyTorch's guard `Where(IsNaN(p), 0, p)` after
+    the softmax (then `nan_to_zero`). K' is K transposed: the op gets K through a transpose
+    that graph-simplify merges with the one that made K'. Every intermediate must have no
+    use outside the pattern.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 def GraphRecognizeGelu : Pass<"graph-recognize-gelu", "::mlir::func::FuncOp"> {
   let summary = "Replace decomposed GELU sub-graphs (erf and tanh forms) by graph.gelu";
   let description = [{

@@ -116,6 +116,10 @@ void addGraphPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphRecognizeLayerNorm());
   pm.addNestedPass<func::FuncOp>(createGraphRecognizeGelu());
   pm.addNestedPass<func::FuncOp>(createGraphRecognizeActivations());
+  // Attention last: its scale and mask chains are plain arithmetic the others leave alone.
+  // Simplify then merges the key's transpose back with the head-splitting one.
+  pm.addNestedPass<func::FuncOp>(createGraphRecognizeAttention());
+  pm.addNestedPass<func::FuncOp>(createGraphSimplify());
 }
 
 void addCpuLoweringPasses(OpPassManager &pm) {

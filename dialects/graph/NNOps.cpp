@@ -337,6 +337,44 @@ LogicalResult RMSNormalizationOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  auto queryType = cast<TensorType>(adaptor.getQuery().getType());
+  Type elementType = queryType.getElementType();
+  if (!isa<FloatType>(elementType))
+    return emitOptionalError(location, "expects a float query, got ", elementType);
+  for (auto [operand, name] :
+       {std::pair(adaptor.getKey(), "key"), std::pair(adaptor.getValue(), "value"),
+        std::pair(adaptor.getMask(), "mask")})
+    if (operand && failed(checkElementType(location, operand.getType(), elementType, name)))
+      return failure();
+  auto keyType = cast<TensorType>(adaptor.getKey().getType());
+  auto valueType = cast<TensorType>(adaptor.getValue().getType());
+  if (!queryType.hasRank() || !keyType.hasRank() || !valueType.hasRank()) {
+    inferred.push_back(UnrankedTensorType::get(elementType));
+    return success();
+  }
+  for (auto [type, name] :
+       {std::pair(queryType, "query"), std::pair(keyType, "key"), std::pair(valueType, "value")})
+    if (type.getRank() < 2)
+      return emitOptionalError(location, name, " must have rank 2 or more, got ", type.getRank());
+  // The scores are query x key^T, the result scores x value, both with matmul's rules.
+  SmallVector<int64_t> keyTransposed(keyType.getShape());
+  std::swap(keyTransposed[keyTransposed.size() - 1], keyTransposed[keyTransposed.size() - 2]);
+  auto scores = matmulShape(queryType.getShape(), keyTransposed);
+  if (!scores)
+    return emitOptionalError(location, "query and key: ", llvm::toString(scores.takeError()));
+  if (Value mask = adaptor.getMask())
+    if (auto maskType = dyn_cast<RankedTensorType>(mask.getType()))
+      if (failed(checkUnidirectionalBroadcast(location, maskType.getShape(), *scores, "mask")))
+        return failure();
+  auto result = matmulShape(*scores, valueType.getShape());
+  if (!result)
+    return emitOptionalError(location, "scores and value: ", llvm::toString(result.takeError()));
+  inferred.push_back(RankedTensorType::get(*result, elementType));
+  return success();
+}
+
 /// The channel count C of an [N, C, ...] input, dynamic if unknown; fails below `minRank`.
 static FailureOr<int64_t> channelCount(std::optional<Location> location, TensorType inputType,
                                        int64_t minRank) {

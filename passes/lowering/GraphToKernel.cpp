@@ -81,11 +81,13 @@ FailureOr<MemRefType> getBufferType(Value value, Operation *op) {
 }
 
 /// Which template a graph op becomes.
-enum class TemplateKind { Pointwise, Reduction, Matmul, Conv, Movement, Generic };
+enum class TemplateKind { Pointwise, Reduction, Matmul, Conv, Attention, Movement, Generic };
 
 TemplateKind classify(Operation *op) {
   if (isa<graph::MatMulOp, graph::GemmOp>(op))
     return TemplateKind::Matmul;
+  if (isa<graph::AttentionOp>(op))
+    return TemplateKind::Attention;
   if (isa<graph::ConvOp>(op))
     return TemplateKind::Conv;
   if (op->getNumRegions() != 0)
@@ -110,6 +112,8 @@ Operation *createTemplate(OpBuilder &builder, Location loc, TemplateKind kind, V
     return kernel::MatmulOp::create(builder, loc, inputs, outputs, nullptr);
   case TemplateKind::Conv:
     return kernel::ConvOp::create(builder, loc, inputs, outputs, nullptr);
+  case TemplateKind::Attention:
+    return kernel::AttentionOp::create(builder, loc, inputs, outputs, nullptr);
   case TemplateKind::Movement:
     return kernel::MovementOp::create(builder, loc, inputs, outputs, nullptr);
   case TemplateKind::Generic:

@@ -789,3 +789,51 @@ func.func @rms_norm_integer(%x: tensor<2x4xi32>, %s: tensor<4xi32>) {
       : (tensor<2x4xi32>, tensor<4xi32>) -> tensor<2x4xi32>
   return
 }
+
+// -----
+
+func.func @attention_integer(%q: tensor<2x8x4xi32>) {
+  // expected-error @+1 {{expects a float query, got 'i32'}}
+  %y = graph.attention %q, %q, %q {scale = 1.0 : f32} : (tensor<2x8x4xi32>, tensor<2x8x4xi32>, tensor<2x8x4xi32>) -> tensor<2x8x4xi32>
+  return
+}
+
+// -----
+
+func.func @attention_vector(%q: tensor<2x8x4xf32>, %k: tensor<4xf32>) {
+  // expected-error @+1 {{key must have rank 2 or more, got 1}}
+  %y = graph.attention %q, %k, %q {scale = 1.0 : f32} : (tensor<2x8x4xf32>, tensor<4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_head_size(%q: tensor<2x8x4xf32>, %k: tensor<2x8x5xf32>) {
+  // expected-error @+1 {{query and key: contracting dimensions differ: 4 in [2, 8, 4] against 5 in [2, 5, 8]}}
+  %y = graph.attention %q, %k, %q {scale = 1.0 : f32} : (tensor<2x8x4xf32>, tensor<2x8x5xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_value_length(%q: tensor<2x8x4xf32>, %v: tensor<2x6x4xf32>) {
+  // expected-error @+1 {{scores and value: contracting dimensions differ: 8 in [2, 8, 8] against 6 in [2, 6, 4]}}
+  %y = graph.attention %q, %q, %v {scale = 1.0 : f32} : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x6x4xf32>) -> tensor<2x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask(%q: tensor<2x8x4xf32>, %m: tensor<3x8x8xf32>) {
+  // expected-error @+1 {{mask of shape [3, 8, 8] does not broadcast to [2, 8, 8]}}
+  %y = graph.attention %q, %q, %q, %m {scale = 1.0 : f32} : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<3x8x8xf32>) -> tensor<2x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_type(%q: tensor<2x8x4xf32>, %m: tensor<8x8xi1>) {
+  // expected-error @+1 {{mask element type 'i1' differs from input element type 'f32'}}
+  %y = graph.attention %q, %q, %q, %m {scale = 1.0 : f32} : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<8x8xi1>) -> tensor<2x8x4xf32>
+  return
+}

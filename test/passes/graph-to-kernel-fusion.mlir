@@ -185,3 +185,28 @@ func.func @masked(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x8x4xf32>, %mask: tenso
   %5 = graph.add %3, %4 : (tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> loc("Add_5")
   return %2, %5, %4 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32>
 }
+
+// -----
+
+// Attention is one kernel of the attention template; the head-splitting reshapes and
+// transposes feeding only it are its prologue, the mask an input.
+// CHECK-LABEL: kernel.func @Attention_3(
+// CHECK-SAME: %{{.*}}: memref<1x8x16xf32>, %{{.*}}: memref<1x8x16xf32>, %{{.*}}: memref<1x8x16xf32>, %{{.*}}: memref<1x1x8x8xf32>, %{{.*}}: memref<1x2x8x8xf32>)
+// CHECK: attention ins
+// CHECK-COUNT-3: graph.transpose
+// CHECK: graph.attention
+// CHECK-NEXT: kernel.yield
+// CHECK-LABEL: func.func @attention(
+// CHECK-COUNT-1: kernel.launch
+// CHECK-NEXT: return
+func.func @attention(%q: tensor<1x8x16xf32>, %k: tensor<1x8x16xf32>, %v: tensor<1x8x16xf32>, %mask: tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %shape = graph.constant dense<[1, 8, 2, 8]> : tensor<4xi64>
+  %0 = graph.reshape %q, %shape {allowzero = false} : (tensor<1x8x16xf32>, tensor<4xi64>) -> tensor<1x8x2x8xf32>
+  %1 = graph.transpose %0 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x8xf32>) -> tensor<1x2x8x8xf32> loc("Transpose_0")
+  %2 = graph.reshape %k, %shape {allowzero = false} : (tensor<1x8x16xf32>, tensor<4xi64>) -> tensor<1x8x2x8xf32>
+  %3 = graph.transpose %2 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x8xf32>) -> tensor<1x2x8x8xf32> loc("Transpose_1")
+  %4 = graph.reshape %v, %shape {allowzero = false} : (tensor<1x8x16xf32>, tensor<4xi64>) -> tensor<1x8x2x8xf32>
+  %5 = graph.transpose %4 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x8xf32>) -> tensor<1x2x8x8xf32> loc("Transpose_2")
+  %6 = graph.attention %1, %3, %5, %mask {scale = 0.35355339 : f32, nan_to_zero} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32> loc("Attention_3")
+  return %6 : tensor<1x2x8x8xf32>
+}

@@ -300,6 +300,42 @@ def Graph_SoftmaxOp : Graph_AxisOp<"softmax", "Softmax", "Softmax, exp(x) / sum(
 def Graph_LogSoftmaxOp
     : Graph_AxisOp<"log_softmax", "LogSoftmax", "Logarithm of the softmax, x - log(sum(exp(x))),">;
 
+def Graph_AttentionOp : Graph_InferredOp<"attention"> {
+  let summary = "Scaled dot-product attention, softmax(Q K^T * scale + mask) V: a Kiln extension";
+  let description = [{
+    `query` is `[..., Sq, D]`, `key` `[..., Skv, D]` and `value` `[..., Skv, Dv]`; their
+    leading (batch, head) dimensions broadcast as in `graph.matmul`. The scores
+    `matmul(query, transpose(key)) * scale`, plus `mask` when present (an additive mask,
+    0 where attention is allowed and a large negative value or -inf where not, that
+    broadcasts unidirectionally to the scores `[..., Sq, Skv]`: padding and causal masks
+    alike), go through a softmax over the last axis and weight `value`: the result is
+    `[..., Sq, Dv]`. With `nan_to_zero`, NaN probabilities (a row masked out entirely) are
+    0, as the guard PyTorch's exporter writes after the softmax makes them.
+
+    A Kiln extension: no ONNX node imports as it. The `graph-recognize-attention` pass forms
+    it from the MatMul, scale, mask, Softmax, MatMul chain exporters write; on GPUs it
+    becomes one `kernel.attention`. The multi-head reshapes and transposes around it stay
+    graph ops, which kernel formation folds into the kernel's loads.
+
+    ```mlir
+    %y = graph.attention %q, %k, %v, %mask {scale = 0.125 : f32}
+        : (tensor<1x12x128x64xf32>, tensor<1x12x128x64xf32>, tensor<1x12x128x64xf32>,
+           tensor<1x1x1x128xf32>) -> tensor<1x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyTensor:$query,
+    AnyTensor:$key,
+    AnyTensor:$value,
+    Optional<AnyTensor>:$mask,
+    F32Attr:$scale,
+    UnitAttr:$nan_to_zero);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`,` $mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Transposed convolution
 //===----------------------------------------------------------------------===//

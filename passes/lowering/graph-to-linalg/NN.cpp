@@ -432,6 +432,45 @@ struct MatMulLowering : OpConversionPattern<graph::MatMulOp> {
   }
 };
 
+/// graph.attention as the graph ops it stands for, which their own patterns then lower:
+/// matmul(query, transpose(key)) * scale + mask, softmax over the last axis (NaNs to 0 with
+/// nan_to_zero), matmul with value. The same code as the unfused sub-graph, so the CPU
+/// path computes what it computed before the op was recognised.
+struct AttentionLowering : OpConversionPattern<graph::AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(graph::AttentionOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto keyType = dyn_cast<RankedTensorType>(adaptor.getKey().getType());
+    if (!keyType || !isa<RankedTensorType>(adaptor.getQuery().getType()) ||
+        !isa<RankedTensorType>(adaptor.getValue().getType()))
+      return rewriter.notifyMatchFailure(op, "unranked operands");
+    Type elementType = keyType.getElementType();
+    auto scalar = [&](double value) {
+      auto type = RankedTensorType::get({}, elementType);
+      return graph::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(type, FloatAttr::get(elementType, value)));
+    };
+    auto perm = llvm::to_vector(llvm::seq<int64_t>(0, keyType.getRank()));
+    std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+    Value keyTransposed = graph::TransposeOp::create(rewriter, loc, adaptor.getKey(), perm);
+    Value scores = graph::MatMulOp::create(rewriter, loc, adaptor.getQuery(), keyTransposed);
+    double scale = op.getScale().convertToDouble();
+    if (scale != 1.0)
+      scores = graph::MulOp::create(rewriter, loc, scores, scalar(scale));
+    if (Value mask = adaptor.getMask())
+      scores = graph::AddOp::create(rewriter, loc, scores, mask);
+    Value probabilities = graph::SoftmaxOp::create(rewriter, loc, scores, -1);
+    if (op.getNanToZero()) {
+      Value isNan = graph::IsNaNOp::create(rewriter, loc, probabilities);
+      probabilities = graph::WhereOp::create(rewriter, loc, isNan, scalar(0.0), probabilities);
+    }
+    rewriter.replaceOp(op,
+                       graph::MatMulOp::create(rewriter, loc, probabilities, adaptor.getValue()));
+    return success();
+  }
+};
+
 /// graph.gemm: linalg.transpose for the transposed operands, linalg.matmul accumulating
 /// into beta * C (broadcast), and the alpha scaling where alpha is not 1.
 struct GemmLowering : OpConversionPattern<graph::GemmOp> {
@@ -1542,8 +1581,9 @@ void populateNNLowering(const TypeConverter &converter, RewritePatternSet &patte
   populateNNNormalizationLowering(converter, patterns);
   populateNNSamplingLowering(converter, patterns);
   patterns
-      .add<MatMulLowering, GemmLowering, ConvLowering, ConvTransposeLowering, MaxPoolLowering,
-           AveragePoolLowering, LpPoolLowering, GlobalPoolLowering<graph::GlobalAveragePoolOp>,
+      .add<AttentionLowering, MatMulLowering, GemmLowering, ConvLowering, ConvTransposeLowering,
+           MaxPoolLowering, AveragePoolLowering, LpPoolLowering,
+           GlobalPoolLowering<graph::GlobalAveragePoolOp>,
            GlobalPoolLowering<graph::GlobalMaxPoolOp>, GlobalPoolLowering<graph::GlobalLpPoolOp>,
            MaxUnpoolLowering, EinsumLowering, DetLowering>(converter, patterns.getContext());
 }

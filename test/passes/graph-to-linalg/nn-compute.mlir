@@ -264,3 +264,22 @@ func.func @det(%x: tensor<3x3xf32>) -> tensor<f32> {
   %0 = graph.det %x : (tensor<3x3xf32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Attention lowers as the ops it stands for: the key transposed, the scaled scores with the
+// mask added, the softmax (maximum, sum of exponentials), NaNs to 0, the product with V.
+// CHECK-LABEL: func.func @attention
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x4x8xf32>) permutation = [0, 2, 1]
+// CHECK: linalg.batch_matmul
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: arith.cmpf uno
+// CHECK: linalg.batch_matmul
+// CHECK-NOT: graph.
+func.func @attention(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x4xf32>, %m: tensor<8x8xf32>) -> tensor<2x8x4xf32> {
+  %0 = graph.attention %q, %k, %v, %m {scale = 0.5 : f32, nan_to_zero} : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<8x8xf32>) -> tensor<2x8x4xf32>
+  return %0 : tensor<2x8x4xf32>
+}

@@ -1,0 +1,126 @@
+// graph-recognize-attention replaces the exporters' MatMul, scale, mask, Softmax, MatMul
+// chains by graph.attention; near misses stay as they are.
+// RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-recognize-attention))' | FileCheck %s
+
+// BERT through the TorchScript exporter (bert_base.legacy17): Q and K^T each scaled by
+// 1/sqrt(sqrt(64)), an additive padding mask, PyTorch's NaN guard after the softmax.
+// CHECK-LABEL: func.func @bert
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x12x128x64xf32>, %[[KT:.*]]: tensor<1x12x64x128xf32>, %[[V:.*]]: tensor<1x12x128x64xf32>, %[[M:.*]]: tensor<1x1x128x128xf32>)
+// CHECK: %[[K:.*]] = graph.transpose %[[KT]] {perm = array<i64: 0, 1, 3, 2>}
+// CHECK: %[[A:.*]] = graph.attention %[[Q]], %[[K]], %[[V]], %[[M]] {nan_to_zero, scale = 0.124999993 : f32}
+// CHECK-SAME: -> tensor<1x12x128x64xf32>
+// CHECK-NOT: graph.softmax
+// CHECK-NOT: graph.matmul
+// CHECK: return %[[A]]
+func.func @bert(%q: tensor<1x12x128x64xf32>, %kt: tensor<1x12x64x128xf32>, %v: tensor<1x12x128x64xf32>, %mask: tensor<1x1x128x128xf32>) -> tensor<1x12x128x64xf32> {
+  %s = graph.constant dense<0.353553385> : tensor<f32>
+  %zero = graph.constant dense<0.0> : tensor<1xf32>
+  %0 = graph.mul %q, %s : (tensor<1x12x128x64xf32>, tensor<f32>) -> tensor<1x12x128x64xf32>
+  %1 = graph.mul %kt, %s : (tensor<1x12x64x128xf32>, tensor<f32>) -> tensor<1x12x64x128xf32>
+  %2 = graph.matmul %0, %1 : (tensor<1x12x128x64xf32>, tensor<1x12x64x128xf32>) -> tensor<1x12x128x128xf32>
+  %3 = graph.add %2, %mask : (tensor<1x12x128x128xf32>, tensor<1x1x128x128xf32>) -> tensor<1x12x128x128xf32>
+  %4 = graph.softmax %3 {axis = -1 : i64} : (tensor<1x12x128x128xf32>) -> tensor<1x12x128x128xf32>
+  %5 = graph.is_nan %4 : (tensor<1x12x128x128xf32>) -> tensor<1x12x128x128xi1>
+  %6 = graph.where %5, %zero, %4 : (tensor<1x12x128x128xi1>, tensor<1xf32>, tensor<1x12x128x128xf32>) -> tensor<1x12x128x128xf32>
+  %7 = graph.matmul %6, %v : (tensor<1x12x128x128xf32>, tensor<1x12x128x64xf32>) -> tensor<1x12x128x64xf32>
+  return %7 : tensor<1x12x128x64xf32>
+}
+
+// -----
+
+// The classic form: the scores divided by sqrt(D), then the mask added (mask first in
+// the Add), dynamic batch and sequence.
+// CHECK-LABEL: func.func @divided_scores
+// CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f32}
+// CHECK-SAME: -> tensor<?x12x?x64xf32>
+// CHECK-NOT: graph.softmax
+func.func @divided_scores(%q: tensor<?x12x?x64xf32>, %kt: tensor<?x12x64x?xf32>, %v: tensor<?x12x?x64xf32>, %mask: tensor<?x1x1x?xf32>) -> tensor<?x12x?x64xf32> {
+  %d = graph.constant dense<8.0> : tensor<f32>
+  %0 = graph.matmul %q, %kt : (tensor<?x12x?x64xf32>, tensor<?x12x64x?xf32>) -> tensor<?x12x?x?xf32>
+  %1 = graph.div %0, %d : (tensor<?x12x?x?xf32>, tensor<f32>) -> tensor<?x12x?x?xf32>
+  %2 = graph.add %mask, %1 : (tensor<?x1x1x?xf32>, tensor<?x12x?x?xf32>) -> tensor<?x12x?x?xf32>
+  %3 = graph.softmax %2 {axis = 3 : i64} : (tensor<?x12x?x?xf32>) -> tensor<?x12x?x?xf32>
+  %4 = graph.matmul %3, %v : (tensor<?x12x?x?xf32>, tensor<?x12x?x64xf32>) -> tensor<?x12x?x64xf32>
+  return %4 : tensor<?x12x?x64xf32>
+}
+
+// -----
+
+// ViT (vit_b_16.legacy17): heads folded into the batch, no mask.
+// CHECK-LABEL: func.func @vit
+// CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 0.124999993 : f32} : (tensor<12x197x64xf32>, tensor<12x197x64xf32>, tensor<12x197x64xf32>) -> tensor<12x197x64xf32>
+func.func @vit(%q: tensor<12x197x64xf32>, %kt: tensor<12x64x197xf32>, %v: tensor<12x197x64xf32>) -> tensor<12x197x64xf32> {
+  %s = graph.constant dense<0.353553385> : tensor<1xf32>
+  %0 = graph.mul %q, %s : (tensor<12x197x64xf32>, tensor<1xf32>) -> tensor<12x197x64xf32>
+  %1 = graph.mul %s, %kt : (tensor<1xf32>, tensor<12x64x197xf32>) -> tensor<12x64x197xf32>
+  %2 = graph.matmul %0, %1 : (tensor<12x197x64xf32>, tensor<12x64x197xf32>) -> tensor<12x197x197xf32>
+  %3 = graph.softmax %2 {axis = -1 : i64} : (tensor<12x197x197xf32>) -> tensor<12x197x197xf32>
+  %4 = graph.matmul %3, %v : (tensor<12x197x197xf32>, tensor<12x197x64xf32>) -> tensor<12x197x64xf32>
+  return %4 : tensor<12x197x64xf32>
+}
+
+// -----
+
+// Near misses. A softmax over another axis than the last.
+// CHECK-LABEL: func.func @other_axis
+// CHECK-NOT: graph.attention
+func.func @other_axis(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x8xf32>, %v: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %0 = graph.matmul %q, %kt : (tensor<2x8x4xf32>, tensor<2x4x8xf32>) -> tensor<2x8x8xf32>
+  %1 = graph.softmax %0 {axis = 1 : i64} : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %2 = graph.matmul %1, %v : (tensor<2x8x8xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %2 : tensor<2x8x4xf32>
+}
+
+// -----
+
+// The scores also leave the pattern (returned).
+// CHECK-LABEL: func.func @scores_used
+// CHECK-NOT: graph.attention
+func.func @scores_used(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x8xf32>, %v: tensor<2x8x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x8x8xf32>) {
+  %0 = graph.matmul %q, %kt : (tensor<2x8x4xf32>, tensor<2x4x8xf32>) -> tensor<2x8x8xf32>
+  %1 = graph.softmax %0 {axis = -1 : i64} : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %2 = graph.matmul %1, %v : (tensor<2x8x8xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %2, %0 : tensor<2x8x4xf32>, tensor<2x8x8xf32>
+}
+
+// -----
+
+// A scale that is not one number (a per-row factor) is not a scale.
+// CHECK-LABEL: func.func @vector_factor
+// CHECK-NOT: graph.attention
+func.func @vector_factor(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x8xf32>, %v: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %f = graph.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
+  %0 = graph.matmul %q, %kt : (tensor<2x8x4xf32>, tensor<2x4x8xf32>) -> tensor<2x8x8xf32>
+  %1 = graph.mul %0, %f : (tensor<2x8x8xf32>, tensor<8xf32>) -> tensor<2x8x8xf32>
+  %2 = graph.softmax %1 {axis = -1 : i64} : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %3 = graph.matmul %2, %v : (tensor<2x8x8xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %3 : tensor<2x8x4xf32>
+}
+
+// -----
+
+// A mask that broadcasts the scores to a larger shape.
+// CHECK-LABEL: func.func @broadcasting_mask
+// CHECK-NOT: graph.attention
+func.func @broadcasting_mask(%q: tensor<8x4xf32>, %kt: tensor<4x8xf32>, %v: tensor<3x8x4xf32>, %mask: tensor<3x8x8xf32>) -> tensor<3x8x4xf32> {
+  %0 = graph.matmul %q, %kt : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %1 = graph.add %0, %mask : (tensor<8x8xf32>, tensor<3x8x8xf32>) -> tensor<3x8x8xf32>
+  %2 = graph.softmax %1 {axis = -1 : i64} : (tensor<3x8x8xf32>) -> tensor<3x8x8xf32>
+  %3 = graph.matmul %2, %v : (tensor<3x8x8xf32>, tensor<3x8x4xf32>) -> tensor<3x8x4xf32>
+  return %3 : tensor<3x8x4xf32>
+}
+
+// -----
+
+// A guard that replaces NaNs by something other than 0.
+// CHECK-LABEL: func.func @guard_not_zero
+// CHECK-NOT: graph.attention
+func.func @guard_not_zero(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x8xf32>, %v: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %0 = graph.matmul %q, %kt : (tensor<2x8x4xf32>, tensor<2x4x8xf32>) -> tensor<2x8x8xf32>
+  %1 = graph.softmax %0 {axis = -1 : i64} : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %2 = graph.is_nan %1 : (tensor<2x8x8xf32>) -> tensor<2x8x8xi1>
+  %3 = graph.where %2, %one, %1 : (tensor<2x8x8xi1>, tensor<f32>, tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %4 = graph.matmul %3, %v : (tensor<2x8x8xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %4 : tensor<2x8x4xf32>
+}
