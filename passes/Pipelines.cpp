@@ -116,6 +116,12 @@ void addGraphPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphRecognizeLayerNorm());
   pm.addNestedPass<func::FuncOp>(createGraphRecognizeGelu());
   pm.addNestedPass<func::FuncOp>(createGraphRecognizeActivations());
+  // Matmuls on their unflattened inputs, so that the residual Add after them has the
+  // anchor's shape; then siblings on one input merged (the unflattened ones included),
+  // and a simplify to merge the reshapes left behind and turn Splits into Slices.
+  pm.addNestedPass<func::FuncOp>(createGraphUnflattenMatMuls());
+  pm.addNestedPass<func::FuncOp>(createGraphFuseSiblingMatMuls());
+  pm.addNestedPass<func::FuncOp>(createGraphSimplify());
 }
 
 void addCpuLoweringPasses(OpPassManager &pm) {
