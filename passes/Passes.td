@@ -112,6 +112,40 @@ def GraphRecognizeActivations : Pass<"graph-recognize-activations", "::mlir::fun
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
 
+def GraphUnflattenMatMuls : Pass<"graph-unflatten-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Turn Reshape -> 2-D Gemm/MatMul -> Reshape into a matmul of the original shape";
+  let description = [{
+    Exporters flatten a `[B.., M, K]` activation to `[B*..*M, K]` for a Gemm or MatMul and
+    reshape the `[B*..*M, N]` product back to `[B.., M, N]`. The chain becomes one
+    `graph.matmul` of the `[B.., M, K]` input by the `[K, N]` weight (a matmul broadcasts a
+    2-D right operand), with an Add for a row bias (Gemm's C, or an Add between the product
+    and the reshape), so that the product has the shape its users read and the residual
+    Add after it joins the matmul kernel's epilogue. A Gemm needs no trans_a, alpha 1 and,
+    with C, beta 1; a trans_b Gemm's constant B is transposed at compile time. When the
+    2-D operand is not a reshape of a `[B.., M, K]` value, a Reshape to that shape is
+    inserted before the matmul (a prologue of its kernel). Static shapes only; the product
+    (and Add) must be used only by the chain.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphFuseSiblingMatMuls : Pass<"graph-fuse-sibling-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Merge matmuls that share their input into one matmul and slices";
+  let description = [{
+    Two or more `graph.matmul` ops (or `graph.gemm` without trans_a, alpha 1) that read
+    the same input with constant weights `[K, N_i]` (`[N_i, K]` with trans_b) of one
+    element type, each used only by an optional Add of a constant bias that broadcasts
+    along the last axis (or by one other op), become one matmul by the weights
+    concatenated along N (a new constant built at compile time), one Add of the
+    concatenated biases (zeros for siblings without one; no Add when none has one), and a
+    `graph.slice` along the last axis per sibling. Attention's Q, K and V projections
+    become one kernel reading the activation once. Static shapes only; at most 64 Mi
+    weight elements per fused matmul (the siblings in program order that fit). Locations
+    are the fused locations of the originals.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Kernel passes (passes/kernel)
 //===----------------------------------------------------------------------===//

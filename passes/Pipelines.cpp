@@ -116,9 +116,15 @@ void addGraphPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphRecognizeLayerNorm());
   pm.addNestedPass<func::FuncOp>(createGraphRecognizeGelu());
   pm.addNestedPass<func::FuncOp>(createGraphRecognizeActivations());
-  // Attention last: its scale and mask chains are plain arithmetic the others leave alone.
-  // Simplify then merges the key's transpose back with the head-splitting one.
+  // Attention after them: its scale and mask chains are plain arithmetic the others leave
+  // alone.
   pm.addNestedPass<func::FuncOp>(createGraphRecognizeAttention());
+  // Matmuls on their unflattened inputs, so that the residual Add after them has the
+  // anchor's shape; then siblings on one input merged (the unflattened ones included).
+  pm.addNestedPass<func::FuncOp>(createGraphUnflattenMatMuls());
+  pm.addNestedPass<func::FuncOp>(createGraphFuseSiblingMatMuls());
+  // Simplify merges the reshapes left behind and the key's transpose with the
+  // head-splitting one, and turns Splits into Slices.
   pm.addNestedPass<func::FuncOp>(createGraphSimplify());
 }
 

@@ -5,6 +5,11 @@
 // arithmetic (x + 0, x * 1) go. A value is only ever replaced by one of the same type,
 // so users and function results keep the types they were checked against.
 //
+// A Split with static part sizes becomes one Slice per part: the canonical form of data
+// movement here is one op per result, so that each part can become a prologue of the one
+// kernel that reads it (kernel formation absorbs single-result producers) instead of the
+// Split being a kernel of its own that writes every part.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/GraphDialect.h"
@@ -276,6 +281,55 @@ struct RemoveSingleConcat : OpRewritePattern<graph::ConcatOp> {
   }
 };
 
+/// split(x) along an axis into parts of static extents = one slice(x) per part, from the
+/// parts before it to their end. Unused parts get no slice.
+struct SplitToSlices : OpRewritePattern<graph::SplitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(graph::SplitOp op, PatternRewriter &rewriter) const override {
+    auto inputType = dyn_cast<RankedTensorType>(op.getInput().getType());
+    if (!inputType)
+      return failure();
+    int64_t rank = inputType.getRank();
+    int64_t axis = op.getAxis();
+    if (axis < -rank || axis >= rank)
+      return failure();
+    if (axis < 0)
+      axis += rank;
+    SmallVector<int64_t> extents;
+    for (Value result : op.getResults()) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      if (!type || type.getRank() != rank || type.isDynamicDim(axis))
+        return failure();
+      extents.push_back(type.getDimSize(axis));
+    }
+    auto indexType = RankedTensorType::get({1}, rewriter.getI64Type());
+    auto makeIndex = [&](int64_t value) -> Value {
+      return graph::ConstantOp::create(
+          rewriter, op.getLoc(),
+          cast<ElementsAttr>(DenseElementsAttr::get(indexType, ArrayRef(value))));
+    };
+    SmallVector<Value> slices;
+    Value axisIndex = makeIndex(axis);
+    int64_t offset = 0;
+    for (auto [result, extent] : llvm::zip_equal(op.getResults(), extents)) {
+      Value slice;
+      if (!result.use_empty()) {
+        Value start = makeIndex(offset);
+        Value end = makeIndex(offset + extent);
+        slice = graph::SliceOp::create(rewriter, op.getLoc(), result.getType(), op.getInput(),
+                                       start, end, axisIndex, /*steps=*/Value());
+      }
+      slices.push_back(slice);
+      offset += extent;
+    }
+    for (auto [result, slice] : llvm::zip_equal(op.getResults(), slices))
+      if (slice)
+        rewriter.replaceAllUsesWith(result, slice);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Whether `value` is a constant splat of zero (`one` false) or one.
 bool isSplatConstant(Value value, bool one) {
   Attribute attr;
@@ -311,7 +365,7 @@ struct GraphSimplifyPass : kiln::impl::GraphSimplifyBase<GraphSimplifyPass> {
                  RemoveSameTypeOp<graph::CastOp>, RemoveSameTypeOp<graph::SqueezeOp>,
                  RemoveSameTypeOp<graph::UnsqueezeOp>, RemoveSameTypeOp<graph::FlattenOp>,
                  RemoveIdentityTranspose, ComposeTransposes, MergeReshapes, MergeWideningCasts,
-                 RemoveFullSlice, RemoveSingleConcat,
+                 RemoveFullSlice, RemoveSingleConcat, SplitToSlices,
                  RemoveArithmeticIdentity<graph::SubOp, /*one=*/false, /*commutative=*/false>,
                  RemoveArithmeticIdentity<graph::MulOp, /*one=*/true, /*commutative=*/true>,
                  RemoveArithmeticIdentity<graph::DivOp, /*one=*/true, /*commutative=*/false>>(

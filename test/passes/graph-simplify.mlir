@@ -225,3 +225,51 @@ func.func @arithmetic_not_identities(%x: tensor<3xf32>) -> (tensor<3xf32>, tenso
   %m = graph.mul %x, %mixed : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %s, %d, %b, %m : tensor<3xf32>, tensor<3xf32>, tensor<2x3xf32>, tensor<3xf32>
 }
+
+// -----
+
+// A Split with static parts becomes one Slice per used part (each can be a prologue of
+// its consumer's kernel): GPT-2's split of the fused QKV projection, three equal parts
+// along the last axis, the middle one unused.
+// CHECK-LABEL: func.func @split_to_slices
+// CHECK-NOT: graph.split
+// CHECK-DAG: %[[Z:.*]] = graph.constant dense<0> : tensor<1xi64>
+// CHECK-DAG: %[[FOUR:.*]] = graph.constant dense<4> : tensor<1xi64>
+// CHECK-DAG: %[[EIGHT:.*]] = graph.constant dense<8> : tensor<1xi64>
+// CHECK-DAG: %[[TWELVE:.*]] = graph.constant dense<12> : tensor<1xi64>
+// CHECK-DAG: %[[AXIS:.*]] = graph.constant dense<2> : tensor<1xi64>
+// CHECK-DAG: %[[Q:.*]] = graph.slice %arg0, %[[Z]], %[[FOUR]] axes %[[AXIS]] : {{.*}} -> tensor<1x3x4xf32>
+// CHECK-DAG: %[[V:.*]] = graph.slice %arg0, %[[EIGHT]], %[[TWELVE]] axes %[[AXIS]] : {{.*}} -> tensor<1x3x4xf32>
+// CHECK: return %[[Q]], %[[V]]
+func.func @split_to_slices(%x: tensor<1x3x12xf32>) -> (tensor<1x3x4xf32>, tensor<1x3x4xf32>) {
+  %q, %k, %v = graph.split %x {axis = -1 : i64, num_outputs = 3 : i64} : (tensor<1x3x12xf32>) -> (tensor<1x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x4xf32>)
+  return %q, %v : tensor<1x3x4xf32>, tensor<1x3x4xf32>
+}
+
+// -----
+
+// Explicit split sizes, with a dynamic dimension elsewhere: the parts' extents along the
+// axis are static, so the slices are [0, 1) and [1, 3) of axis 0.
+// CHECK-LABEL: func.func @split_sizes_to_slices
+// CHECK-NOT: graph.split
+// CHECK-DAG: %[[Z:.*]] = graph.constant dense<0> : tensor<1xi64>
+// CHECK-DAG: %[[ONE:.*]] = graph.constant dense<1> : tensor<1xi64>
+// CHECK-DAG: %[[THREE:.*]] = graph.constant dense<3> : tensor<1xi64>
+// CHECK-DAG: graph.slice %arg0, %[[Z]], %[[ONE]] axes %[[Z]] : {{.*}} -> tensor<1x?xf32>
+// CHECK-DAG: graph.slice %arg0, %[[ONE]], %[[THREE]] axes %[[Z]] : {{.*}} -> tensor<2x?xf32>
+func.func @split_sizes_to_slices(%x: tensor<3x?xf32>) -> (tensor<1x?xf32>, tensor<2x?xf32>) {
+  %sizes = graph.constant dense<[1, 2]> : tensor<2xi64>
+  %a, %b = graph.split %x, %sizes {axis = 0 : i64, num_outputs = 2 : i64} : (tensor<3x?xf32>, tensor<2xi64>) -> (tensor<1x?xf32>, tensor<2x?xf32>)
+  return %a, %b : tensor<1x?xf32>, tensor<2x?xf32>
+}
+
+// -----
+
+// Parts of unknown extent (a dynamic axis, no split sizes) stay a Split.
+// CHECK-LABEL: func.func @split_dynamic_stays
+// CHECK: graph.split
+// CHECK-NOT: graph.slice
+func.func @split_dynamic_stays(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  %a, %b = graph.split %x {axis = 0 : i64, num_outputs = 2 : i64} : (tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>)
+  return %a, %b : tensor<?x4xf32>, tensor<?x4xf32>
+}
