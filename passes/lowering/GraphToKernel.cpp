@@ -11,8 +11,8 @@
 // operands as epilogue, unless a kernel placed before it already reads that group (the
 // group is launched where its last op is); a new group takes as prologue the groups of
 // data movement and pointwise ops whose one result feeds only its anchor, and an epilogue
-// op likewise takes the producers of its other operands. At most kMaxFusedOps ops a group;
-// the anchor picks the template.
+// op likewise takes the producers of its other operands. At most kMaxFusedOps computing
+// ops a group, and a bounded amount of data movement; the anchor picks the template.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,8 +46,12 @@ namespace {
 /// memory, read through a kernel argument.
 constexpr int64_t kInlineConstantElements = 16;
 
-/// At most this many graph ops in one fused kernel.
+/// At most this many computing graph ops in one fused kernel. Data movement (reshapes,
+/// transposes, slices: index arithmetic on the kernel's loads) does not count, up to
+/// kMaxFusedMovementOps of it, so that attention can take the head-splitting chains of
+/// all three of its operands.
 constexpr size_t kMaxFusedOps = 8;
+constexpr size_t kMaxFusedMovementOps = 16;
 
 /// A symbol-safe version of `text`: letters, digits and '_' only, not starting with a digit.
 std::string sanitize(StringRef text) {
@@ -101,6 +105,20 @@ TemplateKind classify(Operation *op) {
   return TemplateKind::Generic;
 }
 
+/// How many of `ops` compute (count against kMaxFusedOps) and how many move data.
+std::pair<size_t, size_t> countFusedOps(ArrayRef<Operation *> ops) {
+  size_t movement =
+      llvm::count_if(ops, [](Operation *op) { return classify(op) == TemplateKind::Movement; });
+  return {ops.size() - movement, movement};
+}
+
+/// Whether a group of `group` and `more` ops stays within the fusion limits.
+bool fitsInKernel(ArrayRef<Operation *> group, ArrayRef<Operation *> more) {
+  auto [compute, movement] = countFusedOps(group);
+  auto [moreCompute, moreMovement] = countFusedOps(more);
+  return compute + moreCompute <= kMaxFusedOps && movement + moreMovement <= kMaxFusedMovementOps;
+}
+
 Operation *createTemplate(OpBuilder &builder, Location loc, TemplateKind kind, ValueRange inputs,
                           ValueRange outputs) {
   switch (kind) {
@@ -151,7 +169,7 @@ ArrayRef<int64_t> getIterationShape(Operation *anchor) {
 /// group (the group is launched where its last op is, after such a reader).
 bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) {
   const FusionGroups::Group &group = fusion.groups[index];
-  if (group.ops.size() >= kMaxFusedOps || !takesEpilogue(classify(group.getAnchor())) ||
+  if (!fitsInKernel(group.ops, op) || !takesEpilogue(classify(group.getAnchor())) ||
       op->getNumResults() != 1 ||
       cast<ShapedType>(op->getResult(0).getType()).getShape() !=
           getIterationShape(group.getAnchor()))
@@ -179,8 +197,8 @@ bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) 
 /// movement and pointwise ops whose one result feeds only `consumer` (transposes,
 /// reshapes, scales, a mask's select: what the kernel's loads can absorb, recomputed where
 /// the kernel reads them). Their ops are appended to `absorbed` in order.
-void absorbProducers(Operation *consumer, unsigned index, size_t groupSize, FusionGroups &fusion,
-                     SmallVectorImpl<Operation *> &absorbed) {
+void absorbProducers(Operation *consumer, unsigned index, ArrayRef<Operation *> group,
+                     FusionGroups &fusion, SmallVectorImpl<Operation *> &absorbed) {
   for (Value operand : consumer->getOperands()) {
     Operation *producer = operand.getDefiningOp();
     auto found = producer ? fusion.groupOf.find(producer) : fusion.groupOf.end();
@@ -197,8 +215,11 @@ void absorbProducers(Operation *consumer, unsigned index, size_t groupSize, Fusi
              });
     };
     if (producerOps.back() != producer || producer->getNumResults() != 1 ||
-        !producer->hasOneUse() || groupSize + absorbed.size() + producerOps.size() > kMaxFusedOps ||
-        !llvm::all_of(producerOps, staysInside))
+        !producer->hasOneUse() || !llvm::all_of(producerOps, staysInside))
+      continue;
+    SmallVector<Operation *> grown(group);
+    grown.append(absorbed.begin(), absorbed.end());
+    if (!fitsInKernel(grown, producerOps))
       continue;
     for (Operation *member : producerOps) {
       fusion.groupOf[member] = index;
@@ -227,8 +248,9 @@ FusionGroups formGroups(Block &body, llvm::function_ref<bool(Operation *)> needs
       }
     }
     if (joined) {
-      SmallVector<Operation *> absorbed;
-      absorbProducers(&op, *joined, fusion.groups[*joined].ops.size() + 1, fusion, absorbed);
+      SmallVector<Operation *> absorbed, grown(fusion.groups[*joined].ops);
+      grown.push_back(&op);
+      absorbProducers(&op, *joined, grown, fusion, absorbed);
       SmallVector<Operation *> &ops = fusion.groups[*joined].ops;
       ops.append(absorbed.begin(), absorbed.end());
       ops.push_back(&op);
@@ -239,7 +261,7 @@ FusionGroups formGroups(Block &body, llvm::function_ref<bool(Operation *)> needs
     unsigned index = fusion.groups.size();
     fusion.groups.emplace_back();
     SmallVector<Operation *> prologue;
-    absorbProducers(&op, index, /*groupSize=*/1, fusion, prologue);
+    absorbProducers(&op, index, {&op}, fusion, prologue);
     FusionGroups::Group &group = fusion.groups[index];
     group.ops.assign(prologue.begin(), prologue.end());
     group.anchor = group.ops.size();
