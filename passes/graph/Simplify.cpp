@@ -111,6 +111,70 @@ struct ComposeTransposes : OpRewritePattern<graph::TransposeOp> {
   }
 };
 
+/// A transpose of a transposed value seen through a reshape that only inserts or removes
+/// unit dimensions, T2(R(T1(x))), becomes R'(T2'(T1(x))): the reshape changes nothing but
+/// where the 1s are, so the outer transpose moves before it and then composes with the
+/// inner one (exporters write attention's key as such chains, [B, H, S, D] -> [B*H, S, D]
+/// -> transposed -> [B, H, D, S]). Static shapes only.
+struct HoistTransposeAboveUnitReshape : OpRewritePattern<graph::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(graph::TransposeOp op, PatternRewriter &rewriter) const override {
+    Operation *reshape = op.getInput().getDefiningOp();
+    if (!isReshapeLike(reshape) || !reshape->getResult(0).hasOneUse())
+      return failure();
+    Value source = reshape->getOperand(0);
+    if (!source.getDefiningOp<graph::TransposeOp>())
+      return failure();
+    auto sourceType = dyn_cast<RankedTensorType>(source.getType());
+    auto reshapedType = dyn_cast<RankedTensorType>(op.getInput().getType());
+    auto resultType = dyn_cast<RankedTensorType>(op.getType());
+    if (!sourceType || !reshapedType || !resultType || !sourceType.hasStaticShape() ||
+        !reshapedType.hasStaticShape() || !resultType.hasStaticShape() ||
+        op.getPerm().size() != size_t(reshapedType.getRank()))
+      return failure();
+    // The non-unit dimensions on both sides of the reshape must be the same sequence.
+    auto nonUnit = [](ArrayRef<int64_t> shape) {
+      SmallVector<int64_t> positions;
+      for (auto [index, extent] : llvm::enumerate(shape))
+        if (extent != 1)
+          positions.push_back(index);
+      return positions;
+    };
+    SmallVector<int64_t> before = nonUnit(sourceType.getShape());
+    SmallVector<int64_t> after = nonUnit(reshapedType.getShape());
+    if (before.size() != after.size())
+      return failure();
+    for (auto [from, to] : llvm::zip(before, after))
+      if (sourceType.getDimSize(from) != reshapedType.getDimSize(to))
+        return failure();
+    // The order the transpose puts the non-unit dimensions in, applied before the reshape.
+    SmallVector<int64_t> order;
+    for (int64_t dim : op.getPerm()) {
+      if (dim < 0 || dim >= reshapedType.getRank())
+        return failure();
+      if (reshapedType.getDimSize(dim) != 1)
+        order.push_back(llvm::find(after, dim) - after.begin());
+    }
+    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, sourceType.getRank()));
+    SmallVector<int64_t> shape(sourceType.getShape());
+    for (auto [index, which] : llvm::enumerate(order)) {
+      perm[before[index]] = before[which];
+      shape[before[index]] = sourceType.getDimSize(before[which]);
+    }
+    Location loc = op.getLoc();
+    Value transposed = graph::TransposeOp::create(
+        rewriter, loc, RankedTensorType::get(shape, sourceType.getElementType()), source,
+        rewriter.getDenseI64ArrayAttr(perm));
+    auto shapeType = RankedTensorType::get({resultType.getRank()}, rewriter.getI64Type());
+    Value target = graph::ConstantOp::create(
+        rewriter, loc,
+        cast<ElementsAttr>(DenseElementsAttr::get(shapeType, resultType.getShape())));
+    rewriter.replaceOpWithNewOp<graph::ReshapeOp>(op, resultType, transposed, target,
+                                                  rewriter.getBoolAttr(false));
+    return success();
+  }
+};
+
 /// Two reshape-like ops in a row become one Reshape: to a constant shape when the result
 /// is static (or to the outer Reshape's own target when it names no input extent, i.e.
 /// holds no 0), and nothing at all when the pair cancels (Unsqueeze then Squeeze of the
@@ -361,15 +425,15 @@ struct GraphSimplifyPass : kiln::impl::GraphSimplifyBase<GraphSimplifyPass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    patterns.add<RemoveSameTypeOp<graph::ReshapeOp>, RemoveSameTypeOp<graph::ExpandOp>,
-                 RemoveSameTypeOp<graph::CastOp>, RemoveSameTypeOp<graph::SqueezeOp>,
-                 RemoveSameTypeOp<graph::UnsqueezeOp>, RemoveSameTypeOp<graph::FlattenOp>,
-                 RemoveIdentityTranspose, ComposeTransposes, MergeReshapes, MergeWideningCasts,
-                 RemoveFullSlice, RemoveSingleConcat, SplitToSlices,
-                 RemoveArithmeticIdentity<graph::SubOp, /*one=*/false, /*commutative=*/false>,
-                 RemoveArithmeticIdentity<graph::MulOp, /*one=*/true, /*commutative=*/true>,
-                 RemoveArithmeticIdentity<graph::DivOp, /*one=*/true, /*commutative=*/false>>(
-        context);
+    patterns
+        .add<RemoveSameTypeOp<graph::ReshapeOp>, RemoveSameTypeOp<graph::ExpandOp>,
+             RemoveSameTypeOp<graph::CastOp>, RemoveSameTypeOp<graph::SqueezeOp>,
+             RemoveSameTypeOp<graph::UnsqueezeOp>, RemoveSameTypeOp<graph::FlattenOp>,
+             RemoveIdentityTranspose, ComposeTransposes, HoistTransposeAboveUnitReshape,
+             MergeReshapes, MergeWideningCasts, RemoveFullSlice, RemoveSingleConcat, SplitToSlices,
+             RemoveArithmeticIdentity<graph::SubOp, /*one=*/false, /*commutative=*/false>,
+             RemoveArithmeticIdentity<graph::MulOp, /*one=*/true, /*commutative=*/true>,
+             RemoveArithmeticIdentity<graph::DivOp, /*one=*/true, /*commutative=*/false>>(context);
     // Dead pure ops go as a matter of course; folders (x + 0) run too. Not reaching a
     // fixed point within the driver's limit leaves a correct, less simplified graph.
     (void)applyPatternsGreedily(getOperation(), std::move(patterns));

@@ -273,3 +273,39 @@ func.func @split_dynamic_stays(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<
   %a, %b = graph.split %x {axis = 0 : i64, num_outputs = 2 : i64} : (tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>)
   return %a, %b : tensor<?x4xf32>, tensor<?x4xf32>
 }
+
+// -----
+
+// GPT-2's key (gpt2.dynamo) goes through [B, H, S, D] -> [B*H, S, D] -> transposed ->
+// [B, H, D, S]; graph-recognize-attention transposes it back. The transposes move before
+// the reshapes that only drop or add unit dimensions, compose, and the chain is the
+// head-splitting transpose alone.
+// CHECK-LABEL: func.func @unit_reshape_transposes
+// CHECK-SAME: (%[[X:.*]]: tensor<1x128x12x64xf32>)
+// CHECK-NEXT: %[[T:.*]] = graph.transpose %[[X]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK-NEXT: return %[[T]]
+func.func @unit_reshape_transposes(%x: tensor<1x128x12x64xf32>) -> tensor<1x12x128x64xf32> {
+  %flat = graph.constant dense<[-1, 128, 64]> : tensor<3xi64>
+  %heads = graph.constant dense<[1, 12, 64, 128]> : tensor<4xi64>
+  %0 = graph.transpose %x {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x128x12x64xf32>) -> tensor<1x12x128x64xf32>
+  %1 = graph.reshape %0, %flat {allowzero = false} : (tensor<1x12x128x64xf32>, tensor<3xi64>) -> tensor<12x128x64xf32>
+  %2 = graph.transpose %1 {perm = array<i64: 0, 2, 1>} : (tensor<12x128x64xf32>) -> tensor<12x64x128xf32>
+  %3 = graph.reshape %2, %heads {allowzero = false} : (tensor<12x64x128xf32>, tensor<4xi64>) -> tensor<1x12x64x128xf32>
+  %4 = graph.transpose %3 {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x12x64x128xf32>) -> tensor<1x12x128x64xf32>
+  return %4 : tensor<1x12x128x64xf32>
+}
+
+// -----
+
+// A reshape that merges non-unit dimensions keeps the transpose after it.
+// CHECK-LABEL: func.func @merging_reshape
+// CHECK: graph.reshape
+// CHECK: graph.transpose %{{.*}} {perm = array<i64: 1, 0>}
+func.func @merging_reshape(%x: tensor<4x3x2xf32>) -> tensor<6x4xf32> {
+  %shape = graph.constant dense<[4, 6]> : tensor<2xi64>
+  %0 = graph.transpose %x {perm = array<i64: 0, 1, 2>} : (tensor<4x3x2xf32>) -> tensor<4x3x2xf32>
+  %1 = graph.transpose %0 {perm = array<i64: 0, 2, 1>} : (tensor<4x3x2xf32>) -> tensor<4x2x3xf32>
+  %2 = graph.reshape %1, %shape {allowzero = false} : (tensor<4x2x3xf32>, tensor<2xi64>) -> tensor<4x6xf32>
+  %3 = graph.transpose %2 {perm = array<i64: 1, 0>} : (tensor<4x6xf32>) -> tensor<6x4xf32>
+  return %3 : tensor<6x4xf32>
+}
