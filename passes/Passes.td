@@ -325,4 +325,47 @@ def GraphFoldBatchNorm : Pass<"graph-fold-batch-norm", "::mlir::func::FuncOp"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Layout (passes/graph)
+//===----------------------------------------------------------------------===//
+
+def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
+  let summary = "Channels-last (NHWC) convolutions, their transposes sunk and cancelled";
+  let description = [{
+    Every 2-D `graph.conv` with static shapes (but the batch) and a constant weight
+    becomes `transpose(NCHW -> NHWC)`, the conv with `channels_last` (its weight permuted
+    to [M, KH, KW, C / group] at compile time), `transpose(NHWC -> NCHW)`: the layout
+    implicit-GEMM convolutions on tensor cores read, the channels (the reduction) being
+    contiguous. With `tensor-core-only`, only convs that are not depthwise and have C /
+    group and M / group multiples of 8 are picked on their own.
+
+    The NHWC -> NCHW transposes then move towards their uses: through pointwise ops (a
+    constant operand is permuted and folded, a scalar kept, a value that needs only
+    unit dimensions moved is reshaped, a transpose by the same permutation taken off),
+    through `graph.max_pool` with unused indices (it gets `channels_last`),
+    `graph.global_average_pool` (a `graph.reduce_mean` over the spatial axes) and any
+    conv that can be channels last (whatever the rule), and they compose with the next
+    conv's NCHW -> NHWC transpose into nothing (graph-simplify's patterns). Layout
+    transposes that only move dimensions of extent 1 become reshapes. The model's own
+    transposes are not moved. What is left is counted (`transposes-left` statistic,
+    and a remark with `emit-remarks`).
+  }];
+  let options = [
+    Option<"tensorCoreOnly", "tensor-core-only", "bool", /*default=*/"false",
+           "Pick only convs with C / group and M / group multiples of 8, not depthwise "
+           "(convs after a channels-last value follow it regardless)">,
+    Option<"globalPoolAsReduceMean", "global-pool-as-reduce-mean", "bool",
+           /*default=*/"false",
+           "Sink transposes through global_average_pool as a reduce_mean over the spatial "
+           "axes (off: the pool reads through the transpose, fused as its prologue)">,
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Remark on each function: convs converted, transposes left">,
+  ];
+  let statistics = [
+    Statistic<"numConverted", "convs-converted", "Convs the rule made channels last">,
+    Statistic<"numTransposesLeft", "transposes-left", "graph.transpose ops after the pass">,
+  ];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 #endif // KILN_PASSES

@@ -147,6 +147,7 @@ void addCpuLoweringPasses(OpPassManager &pm) {
 }
 
 void addGpuHostLoweringPasses(OpPassManager &pm) {
+  addGpuGraphPasses(pm);
   // Identical subgraphs (the attention mask every layer rebuilds) computed once.
   pm.addPass(createCSEPass());
   pm.addPass(createGraphToKernel());
@@ -239,6 +240,11 @@ void registerPipelines() {
         target.optLevel = options.optLevel;
         addGpuDeviceLoweringPasses(pm, target);
       });
+}
+
+void addGpuGraphPasses(OpPassManager &pm) {
+  // Channels-last convolutions for tensor cores; the GPU path only.
+  pm.addNestedPass<func::FuncOp>(createGraphConvertLayout());
 }
 
 } // namespace kiln

@@ -61,6 +61,10 @@ void addGpuHostLoweringPasses(mlir::OpPassManager &pm);
 /// their launches to the host function of buffers and loops.
 void addKernelLoweringPasses(mlir::OpPassManager &pm);
 
+/// The graph passes only the GPU targets run, before kernel formation:
+/// graph-convert-layout (channels-last convolutions for tensor cores).
+void addGpuGraphPasses(mlir::OpPassManager &pm);
+
 void registerPipelines();
 
 } // namespace kiln

@@ -35,6 +35,7 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
   MLIRContext *context = module.getContext();
 
   PassManager formation(context);
+  addGpuGraphPasses(formation);
   formation.addPass(createGraphToKernel());
   if (failed(formation.run(module)))
     return failure();

@@ -496,6 +496,8 @@ int runModel(const RunOptions &options) {
 
   mlir::PassManager graphPasses(&context);
   addGraphPasses(graphPasses);
+  if (options.channelsLast)
+    addGpuGraphPasses(graphPasses);
   if (mlir::failed(graphPasses.run(*module)))
     return failedWith();
   auto executable = cpu::HostExecutable::compile(*module);
