@@ -346,12 +346,15 @@ def GraphSimplify : Pass<"graph-simplify", "::mlir::func::FuncOp"> {
     - Transpose by the identity, and Reshape, Expand, Cast, Squeeze, Unsqueeze and Flatten
       whose result has their input's type, are removed (Reshape and Expand only where the
       type determines the shape);
-    - Transpose of Transpose becomes one Transpose (none when the permutations cancel);
+    - Transpose of Transpose becomes one Transpose (none when the permutations cancel),
+      also through a Reshape between them that only inserts or removes unit dimensions
+      (the outer Transpose moves before the Reshape; static shapes);
     - two of Reshape, Flatten, Squeeze, Unsqueeze in a row become one Reshape to a
       constant shape (none when they cancel, e.g. Unsqueeze then Squeeze of one axis);
     - Cast of a Cast whose middle type holds every source value exactly (f16 -> f32 -> x,
       i8 -> i32 -> x) becomes one Cast;
-    - a Slice that takes every element with step 1 and a Concat of one input are removed.
+    - a Slice that takes every element with step 1 and a Concat of one input are removed;
+    - a Split into static parts becomes one Slice per used part.
     A value is only replaced by one of the same type.
   }];
 }
@@ -370,6 +373,51 @@ def GraphFoldBatchNorm : Pass<"graph-fold-batch-norm", "::mlir::func::FuncOp"> {
     parameters are left alone. Weights are f16, bf16, f32 or f64 constants (dense or
     resource blobs); the arithmetic is in double, rounded once to the weight's type.
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Layout (passes/graph)
+//===----------------------------------------------------------------------===//
+
+def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
+  let summary = "Channels-last (NHWC) convolutions, their transposes sunk and cancelled";
+  let description = [{
+    Every 2-D `graph.conv` with static shapes (but the batch) and a constant weight
+    becomes `transpose(NCHW -> NHWC)`, the conv with `channels_last` (its weight permuted
+    to [M, KH, KW, C / group] at compile time), `transpose(NHWC -> NCHW)`: the layout
+    implicit-GEMM convolutions on tensor cores read, the channels (the reduction) being
+    contiguous. With `tensor-core-only`, only convs that are not depthwise and have C /
+    group and M / group multiples of 8 are picked on their own.
+
+    The NHWC -> NCHW transposes then move towards their uses: through pointwise ops (a
+    constant operand is permuted and folded, a scalar kept, a value that needs only
+    unit dimensions moved is reshaped, a transpose by the same permutation taken off),
+    through `graph.max_pool` with unused indices (it gets `channels_last`),
+    `graph.global_average_pool` (a `graph.reduce_mean` over the spatial axes) and any
+    conv that can be channels last (whatever the rule), and they compose with the next
+    conv's NCHW -> NHWC transpose into nothing (graph-simplify's patterns). A conv left
+    between its two transposes (nothing next to it took the layout) goes back to channels
+    first: alone it would pay two transposes for nothing. Layout transposes that only
+    move dimensions of extent 1 become reshapes. The model's own
+    transposes are not moved. What is left is counted (`transposes-left` statistic,
+    and a remark with `emit-remarks`).
+  }];
+  let options = [
+    Option<"tensorCoreOnly", "tensor-core-only", "bool", /*default=*/"false",
+           "Pick only convs with C / group and M / group multiples of 8, not depthwise "
+           "(convs after a channels-last value follow it regardless)">,
+    Option<"globalPoolAsReduceMean", "global-pool-as-reduce-mean", "bool",
+           /*default=*/"false",
+           "Sink transposes through global_average_pool as a reduce_mean over the spatial "
+           "axes (off: the pool reads through the transpose, fused as its prologue)">,
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Remark on each function: convs converted, transposes left">,
+  ];
+  let statistics = [
+    Statistic<"numConverted", "convs-channels-last", "Convs channels last after the pass">,
+    Statistic<"numTransposesLeft", "transposes-left", "graph.transpose ops after the pass">,
+  ];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
 
 #endif // KILN_PASSES

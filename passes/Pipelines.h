@@ -52,6 +52,10 @@ void addCpuLoweringPasses(mlir::OpPassManager &pm);
 /// for the engine builder to read as a schedule. Pipeline `kiln-lower-gpu-device`.
 void addGpuDeviceLoweringPasses(mlir::OpPassManager &pm, const GpuTargetOptions &target);
 
+/// The graph passes only the GPU targets run, before kernel formation:
+/// graph-convert-layout (channels-last convolutions for tensor cores).
+void addGpuGraphPasses(mlir::OpPassManager &pm);
+
 /// Kernel formation: the GPU-only graph rewrites, then graph-to-kernel, from a graph
 /// module to kernel.func templates and their launches on one host function.
 void addKernelFormationPasses(mlir::OpPassManager &pm);

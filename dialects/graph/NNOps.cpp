@@ -27,7 +27,8 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
                              " differs from input element type ", elementType);
   if (failed(inferConvResultType(location, adaptor.getInput(), adaptor.getWeight(),
                                  adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
-                                 adaptor.getGroup(), elementType, inferred)))
+                                 adaptor.getGroup(), elementType, inferred,
+                                 adaptor.getChannelsLast())))
     return failure();
   if (Value bias = adaptor.getBias()) {
     auto biasType = cast<TensorType>(bias.getType());
@@ -214,7 +215,11 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
 
 LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
                                           Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
-  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  // Channels last: the channels-first rule on [N, C, spatial...], moved back.
+  bool channelsLast = adaptor.getChannelsLast();
+  auto inputType = cast<TensorType>(
+      channelsLast ? moveChannelDim(adaptor.getInput().getType(), /*toChannelsLast=*/false)
+                   : adaptor.getInput().getType());
   auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(), adaptor.getStrides(),
                               adaptor.getDilations(), adaptor.getPads(), adaptor.getCeilMode());
   if (failed(shape))
@@ -224,6 +229,9 @@ LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *context, std::optional<Lo
     shapeRef = ArrayRef(**shape);
   inferred.push_back(tensorOf(shapeRef, inputType.getElementType()));
   inferred.push_back(tensorOf(shapeRef, IntegerType::get(context, 64)));
+  if (channelsLast)
+    for (Type &type : inferred)
+      type = moveChannelDim(type, /*toChannelsLast=*/true);
   return success();
 }
 

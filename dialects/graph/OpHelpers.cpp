@@ -59,9 +59,13 @@ LogicalResult kiln::graph::inferConvResultType(std::optional<Location> location,
                                                Value weight, ArrayRef<int64_t> strides,
                                                ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads,
                                                int64_t group, Type elementType,
-                                               SmallVectorImpl<Type> &inferred) {
-  auto inputType = cast<TensorType>(input.getType());
-  auto weightType = cast<TensorType>(weight.getType());
+                                               SmallVectorImpl<Type> &inferred, bool channelsLast) {
+  // Channels last is the channels-first rule on the dimensions moved into place.
+  auto channelsFirst = [&](Value value) {
+    return cast<TensorType>(channelsLast ? moveChannelDim(value.getType(), /*toChannelsLast=*/false)
+                                         : value.getType());
+  };
+  TensorType inputType = channelsFirst(input), weightType = channelsFirst(weight);
   std::optional<int64_t> rank;
   if (inputType.hasRank())
     rank = inputType.getRank();
@@ -72,7 +76,9 @@ LogicalResult kiln::graph::inferConvResultType(std::optional<Location> location,
     rank = weightType.getRank();
   }
   if (rank && *rank < 3)
-    return emitOptionalError(location, "expects rank 3 or more ([N, C, spatial...]), got ", *rank);
+    return emitOptionalError(location, "expects rank 3 or more (",
+                             channelsLast ? "[N, spatial..., C]" : "[N, C, spatial...]", "), got ",
+                             *rank);
   int64_t spatialRank = strides.size();
   if (rank && spatialRank != *rank - 2)
     return emitOptionalError(location, "expects ", *rank - 2, " strides, got ", spatialRank);
@@ -119,7 +125,21 @@ LogicalResult kiln::graph::inferConvResultType(std::optional<Location> location,
     shape[i + 2] = *extent;
   }
   inferred.push_back(RankedTensorType::get(shape, elementType));
+  if (channelsLast)
+    inferred.back() = moveChannelDim(inferred.back(), /*toChannelsLast=*/true);
   return success();
+}
+
+Type kiln::graph::moveChannelDim(Type type, bool toChannelsLast) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked || ranked.getRank() < 3)
+    return type;
+  SmallVector<int64_t> shape(ranked.getShape());
+  if (toChannelsLast)
+    std::rotate(shape.begin() + 1, shape.begin() + 2, shape.end());
+  else
+    std::rotate(shape.begin() + 1, shape.end() - 1, shape.end());
+  return RankedTensorType::get(shape, ranked.getElementType(), ranked.getEncoding());
 }
 
 FailureOr<int64_t> kiln::graph::normalizeAxis(std::optional<Location> location, int64_t axis,

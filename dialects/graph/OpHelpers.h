@@ -44,13 +44,18 @@ std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
 /// The result of convolving `input` [N, C, D...] with `weight` [M, C / group, K...] (ONNX
 /// layouts) into elements of `elementType`: checks the window attributes and the channel
 /// counts, and computes each spatial extent. Element types are the caller's to check
-/// (the integer convolutions mix i8 and ui8 operands).
-mlir::LogicalResult inferConvResultType(std::optional<mlir::Location> location, mlir::Value input,
-                                        mlir::Value weight, llvm::ArrayRef<int64_t> strides,
-                                        llvm::ArrayRef<int64_t> dilations,
-                                        llvm::ArrayRef<int64_t> pads, int64_t group,
-                                        mlir::Type elementType,
-                                        llvm::SmallVectorImpl<mlir::Type> &inferred);
+/// (the integer convolutions mix i8 and ui8 operands). With `channelsLast` the input is
+/// [N, D..., C], the weight [M, K..., C / group] and the result [N, O..., M].
+mlir::LogicalResult
+inferConvResultType(std::optional<mlir::Location> location, mlir::Value input, mlir::Value weight,
+                    llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations,
+                    llvm::ArrayRef<int64_t> pads, int64_t group, mlir::Type elementType,
+                    llvm::SmallVectorImpl<mlir::Type> &inferred, bool channelsLast = false);
+
+/// `type` with its last dimension moved to position 1 ([N, D..., C] to [N, C, D...]), or
+/// with `toChannelsLast` its dimension 1 moved to the end; unranked types and ranks below
+/// 3 are returned as they are.
+mlir::Type moveChannelDim(mlir::Type type, bool toChannelsLast);
 
 } // namespace kiln::graph
 

@@ -2,6 +2,7 @@
 
 #include "lib/pipeline/Compiler.h"
 
+#include "dialects/graph/GraphOps.h"
 #include "kiln/Version.h"
 #include "lib/cpu/HostExecutable.h"
 #include "lib/onnx/Importer.h"
@@ -184,10 +185,24 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   progress.step("graph passes");
   if (options.report)
     report.push_back(estimateGraphTraffic(*module, "after the graph passes, one kernel per op"));
+  // graph.transpose ops once graph-convert-layout has run (inside the kernels' bodies
+  // after formation); -1 when it has not.
+  int64_t transposesLeft = -1;
   auto printReport = [&] {
-    if (options.report)
-      printCompileReport(llvm::errs(), options.modelPath, report);
+    if (!options.report)
+      return;
+    printCompileReport(llvm::errs(), options.modelPath, report);
+    if (transposesLeft >= 0)
+      llvm::errs() << "  transposes left after layout: " << transposesLeft << "\n";
   };
+
+  if (options.channelsLast) {
+    // The GPU targets' layout pass on any target (for checking its numerics on the CPU).
+    PassManager layout(&context);
+    addGpuGraphPasses(layout);
+    if (failed(layout.run(*module)))
+      return failure();
+  }
 
   if (options.compileTo == Stage::Graph)
     return writeModule(*module, options.outputPath, options.emitBytecode);
@@ -225,6 +240,8 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   if (options.report)
     gpu.afterFormation = [&](ModuleOp formed) {
       report.push_back(estimateKernelTraffic(formed, "after kernel formation (fusion)"));
+      transposesLeft = 0;
+      formed.walk([&](graph::TransposeOp) { ++transposesLeft; });
     };
   engine::Engine engine;
   if (failed(compileGraphForGpu(*module, gpu, engine)))

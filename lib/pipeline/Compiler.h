@@ -58,6 +58,9 @@ struct CompileOptions {
   /// Print kernels and estimated bytes moved before and after the graph passes and
   /// kernel formation (lib/pipeline/CompileReport.h) on stderr.
   bool report = false;
+  /// Run graph-convert-layout after the graph passes on every target, not only in the
+  /// GPU pipeline (a hidden flag, for checking channels-last numerics on the CPU).
+  bool channelsLast = false;
 };
 
 /// Parses trtexec's shape list `name:AxBxC,name2:D` (an empty list is valid).

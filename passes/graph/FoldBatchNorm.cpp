@@ -171,7 +171,9 @@ struct Folder {
   }
 
   Value foldIntoConv(graph::ConvOp conv) {
-    if (!hasSingleUse(conv.getResult()) || conv.getType() != bn.getResult().getType())
+    // A channels-last conv's dimension 1 is spatial, not the BatchNorm's channel.
+    if (!hasSingleUse(conv.getResult()) || conv.getType() != bn.getResult().getType() ||
+        conv.getChannelsLast())
       return {};
     auto weightType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
     auto weight = readFloats(conv.getWeight());

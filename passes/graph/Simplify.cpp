@@ -15,6 +15,7 @@
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
 #include "passes/Passes.h"
+#include "passes/graph/SimplifyPatterns.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -419,21 +420,29 @@ struct RemoveArithmeticIdentity : OpRewritePattern<OpTy> {
   }
 };
 
+} // namespace
+
+void kiln::populateGraphSimplifyPatterns(RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns
+      .add<RemoveSameTypeOp<graph::ReshapeOp>, RemoveSameTypeOp<graph::ExpandOp>,
+           RemoveSameTypeOp<graph::CastOp>, RemoveSameTypeOp<graph::SqueezeOp>,
+           RemoveSameTypeOp<graph::UnsqueezeOp>, RemoveSameTypeOp<graph::FlattenOp>,
+           RemoveIdentityTranspose, ComposeTransposes, HoistTransposeAboveUnitReshape,
+           MergeReshapes, MergeWideningCasts, RemoveFullSlice, RemoveSingleConcat, SplitToSlices,
+           RemoveArithmeticIdentity<graph::SubOp, /*one=*/false, /*commutative=*/false>,
+           RemoveArithmeticIdentity<graph::MulOp, /*one=*/true, /*commutative=*/true>,
+           RemoveArithmeticIdentity<graph::DivOp, /*one=*/true, /*commutative=*/false>>(context);
+}
+
+namespace {
+
 struct GraphSimplifyPass : kiln::impl::GraphSimplifyBase<GraphSimplifyPass> {
   using GraphSimplifyBase::GraphSimplifyBase;
 
   void runOnOperation() override {
-    MLIRContext *context = &getContext();
-    RewritePatternSet patterns(context);
-    patterns
-        .add<RemoveSameTypeOp<graph::ReshapeOp>, RemoveSameTypeOp<graph::ExpandOp>,
-             RemoveSameTypeOp<graph::CastOp>, RemoveSameTypeOp<graph::SqueezeOp>,
-             RemoveSameTypeOp<graph::UnsqueezeOp>, RemoveSameTypeOp<graph::FlattenOp>,
-             RemoveIdentityTranspose, ComposeTransposes, HoistTransposeAboveUnitReshape,
-             MergeReshapes, MergeWideningCasts, RemoveFullSlice, RemoveSingleConcat, SplitToSlices,
-             RemoveArithmeticIdentity<graph::SubOp, /*one=*/false, /*commutative=*/false>,
-             RemoveArithmeticIdentity<graph::MulOp, /*one=*/true, /*commutative=*/true>,
-             RemoveArithmeticIdentity<graph::DivOp, /*one=*/true, /*commutative=*/false>>(context);
+    RewritePatternSet patterns(&getContext());
+    kiln::populateGraphSimplifyPatterns(patterns);
     // Dead pure ops go as a matter of course; folders (x + 0) run too. Not reaching a
     // fixed point within the driver's limit leaves a correct, less simplified graph.
     (void)applyPatternsGreedily(getOperation(), std::move(patterns));

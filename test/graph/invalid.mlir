@@ -13,6 +13,29 @@ func.func @conv_channel_mismatch(%x: tensor<1x4x8x8xf32>, %w: tensor<8x3x3x3xf32
 
 // -----
 
+// Channels last: the channels are the last dimension of the input and the weight, so an
+// input read as channels first ([N, C, H, W] with C = 3) does not match.
+func.func @conv_channels_last_mismatch(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) {
+  // expected-error @+1 {{input channels (8) differ from weight channels per group (3) times group (1)}}
+  %y = graph.conv %x, %w {channels_last, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+                          pads = array<i64: 0, 0, 0, 0>, group = 1}
+      : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x6x6x8xf32>
+  return
+}
+
+// -----
+
+// The declared result must be the channels-last one.
+func.func @conv_channels_last_result(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'graph.conv' op inferred type(s) 'tensor<1x6x6x4xf32>' are incompatible with return type(s) of operation 'tensor<1x4x6x6xf32>'}}
+  %y = graph.conv %x, %w {channels_last, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+                          pads = array<i64: 0, 0, 0, 0>, group = 1}
+      : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
 func.func @conv_wrong_pad_count(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) {
   // expected-error @+1 {{expects 4 pads (all beginnings, then all ends), got 2}}
   %y = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,

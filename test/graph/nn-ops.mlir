@@ -290,3 +290,25 @@ func.func @grid_sample_and_roi_align(%x: tensor<2x3x16x16xf32>, %grid: tensor<2x
       : (tensor<2x3x16x16xf32>, tensor<?x4xf32>, tensor<?xi64>) -> tensor<?x3x4x6xf32>
   return %g, %r : tensor<2x3x5x7xf32>, tensor<?x3x4x6xf32>
 }
+
+// The channels-last forms (set by graph-convert-layout): NHWC input, OHWI weight, NHWC
+// result; a depthwise one; max pooling over [N, H, W, C].
+// CHECK-LABEL: func.func @channels_last
+func.func @channels_last(%x: tensor<?x56x56x64xf32>, %w: tensor<128x3x3x64xf32>,
+                         %b: tensor<128xf32>, %d: tensor<64x3x3x1xf32>)
+    -> (tensor<?x28x28x128xf32>, tensor<?x56x56x64xf32>, tensor<?x28x28x64xf32>) {
+  // CHECK: graph.conv %{{.*}}, %{{.*}}, %{{.*}} {channels_last, {{.*}}} : (tensor<?x56x56x64xf32>, tensor<128x3x3x64xf32>, tensor<128xf32>) -> tensor<?x28x28x128xf32>
+  %y = graph.conv %x, %w, %b {channels_last, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+                              pads = array<i64: 1, 1, 1, 1>, group = 1}
+      : (tensor<?x56x56x64xf32>, tensor<128x3x3x64xf32>, tensor<128xf32>) -> tensor<?x28x28x128xf32>
+  // CHECK: graph.conv %{{.*}}, %{{.*}} {channels_last, {{.*}}group = 64 : i64{{.*}}} : (tensor<?x56x56x64xf32>, tensor<64x3x3x1xf32>) -> tensor<?x56x56x64xf32>
+  %z = graph.conv %x, %d {channels_last, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+                          pads = array<i64: 1, 1, 1, 1>, group = 64}
+      : (tensor<?x56x56x64xf32>, tensor<64x3x3x1xf32>) -> tensor<?x56x56x64xf32>
+  // CHECK: graph.max_pool %{{.*}} {ceil_mode = false, channels_last, {{.*}}} : (tensor<?x56x56x64xf32>) -> (tensor<?x28x28x64xf32>, tensor<?x28x28x64xi64>)
+  %p, %i = graph.max_pool %x {channels_last, kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                              dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
+                              ceil_mode = false, storage_order = 0}
+      : (tensor<?x56x56x64xf32>) -> (tensor<?x28x28x64xf32>, tensor<?x28x28x64xi64>)
+  return %y, %z, %p : tensor<?x28x28x128xf32>, tensor<?x56x56x64xf32>, tensor<?x28x28x64xf32>
+}

@@ -88,7 +88,8 @@ def compile_command(kiln, model, engine, inputs):
         (["--shapes", shapes] if shapes else [])
 
 
-def check_model(name, model, source_graph, kiln, timeout, use_cache, device, reference, gpu):
+def check_model(name, model, source_graph, kiln, timeout, use_cache, device, reference, gpu,
+                channels_last=False):
     """Returns (size text, rel L2, kiln s, ort s or None when cached, failure text or None);
     with --device cuda, fills `gpu` with the engine's latency and kernel count."""
     batch, seq = next((b, s) for pattern, b, s in SIZES if fnmatch.fnmatch(name, pattern))
@@ -162,6 +163,8 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
                os.path.join(work, "kiln"), "--quiet"]
     for arg in args:
         command += ["--input", arg]
+    if channels_last and device == "cpu":
+        command.append("--channels-last")
     code, kiln_s = run_timed(command, kiln_log, timeout)
     if code == 0 and device == "cuda":
         bench_json = os.path.join(work, "bench.json")
@@ -221,6 +224,9 @@ def main():
     parser.add_argument("--reference", choices=["node", "python"], default="node",
                         help="ONNX Runtime through onnxruntime-node (third_party/ort) or the "
                              "onnxruntime Python package")
+    parser.add_argument("--channels-last", action="store_true",
+                        help="on the CPU, run graph-convert-layout too (the channels-last "
+                             "layout the GPU engines use), to check its numerics")
     args = parser.parse_args()
 
     shared = find_shared()
@@ -274,7 +280,8 @@ def main():
         gpu = {}
         size, error, kiln_s, ort_s, failure = check_model(name, model, graph, args.kiln,
                                                           args.timeout, not args.no_cache,
-                                                          args.device, args.reference, gpu)
+                                                          args.device, args.reference, gpu,
+                                                          args.channels_last)
         fmt = lambda v, spec: format(v, spec) if v is not None else "-"
         result = "ok" if failure is None else f"FAIL: {failure}"
         ort_text = "cached" if ort_s is None else f"{ort_s:6.2f}"

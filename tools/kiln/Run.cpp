@@ -10,11 +10,11 @@
 #include "tools/kiln/Run.h"
 #include "tools/kiln/RunCommon.h"
 
+#include "kiln/Version.h"
 #include "lib/cpu/HostExecutable.h"
 #include "lib/init/Registration.h"
 #include "lib/io/TensorFiles.h"
 #include "lib/onnx/Importer.h"
-#include "kiln/Version.h"
 #include "lib/pipeline/Compiler.h"
 #include "lib/pipeline/GpuCompiler.h"
 #include "lib/pipeline/Progress.h"
@@ -409,9 +409,11 @@ int runModel(const RunOptions &options) {
     engineOptions.device = device;
     return runEngineFile(engineOptions);
   }
-  if (!StringRef(options.model).ends_with(".onnx")) {
-    error() << "'" << options.model << "': kiln run takes an ONNX model (.onnx) or an engine "
-            << "(.kiln)\n";
+  // .onnxtxt: the protobuf text format the importer also reads (the lit tests' models).
+  if (!StringRef(options.model).ends_with(".onnx") &&
+      !StringRef(options.model).ends_with(".onnxtxt")) {
+    error() << "'" << options.model << "': kiln run takes an ONNX model (.onnx or .onnxtxt) or an "
+            << "engine (.kiln)\n";
     return RunBadInput;
   }
   mlir::DialectRegistry registry;
@@ -496,6 +498,8 @@ int runModel(const RunOptions &options) {
 
   mlir::PassManager graphPasses(&context);
   addGraphPasses(graphPasses);
+  if (options.channelsLast)
+    addGpuGraphPasses(graphPasses);
   if (mlir::failed(graphPasses.run(*module)))
     return failedWith();
   auto executable = cpu::HostExecutable::compile(*module);

@@ -35,6 +35,8 @@ struct RunOptions {
   double rtol = 1e-4;
   double atol = 1e-5;
   bool quiet = false;
+  /// graph-convert-layout on the CPU path too (hidden --channels-last).
+  bool channelsLast = false;
 };
 
 /// Exit codes of `kiln run`, which scripts (the conformance runner) rely on.
@@ -52,7 +54,6 @@ enum RunExitCode {
 
 /// Runs `kiln run` with `options`; prints results on stdout, problems on stderr.
 int runModel(const RunOptions &options);
-
 
 } // namespace kiln::tool
 

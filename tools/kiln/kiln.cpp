@@ -66,6 +66,10 @@ cl::opt<bool> compileReport("report",
                                      "memory (an estimate) before and after the graph passes and "
                                      "fusion, on stderr"),
                             cl::sub(compileCommand));
+cl::opt<bool> compileChannelsLast("channels-last",
+                                  cl::desc("Run graph-convert-layout on every target (the GPU "
+                                           "targets always do); for testing"),
+                                  cl::Hidden, cl::sub(compileCommand));
 cl::opt<std::string> runModelPath(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
                                   cl::sub(runCommand));
 cl::list<std::string> runInputs("input",
@@ -96,6 +100,10 @@ cl::opt<std::string> runDevice("device",
                                         "models) or cuda (the GPU; the default for engines)"),
                                cl::value_desc("cpu|cuda"), cl::sub(runCommand));
 cl::opt<bool> runQuiet("quiet", cl::desc("No progress lines on stderr"), cl::sub(runCommand));
+cl::opt<bool> runChannelsLast("channels-last",
+                              cl::desc("Run graph-convert-layout on the CPU too (the cuda "
+                                       "device always does); for testing"),
+                              cl::Hidden, cl::sub(runCommand));
 cl::opt<std::string> benchModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
                                 cl::sub(benchCommand));
 cl::opt<int> benchWarmup("warmup", cl::desc("Untimed runs before timing (default 10)"),
@@ -184,6 +192,7 @@ int runCompile() {
   options.emitBytecode = compileBytecode;
   options.quiet = compileQuiet;
   options.report = compileReport;
+  options.channelsLast = compileChannelsLast;
   return mlir::failed(kiln::compile(context, options)) ? 1 : 0;
 }
 
@@ -213,6 +222,7 @@ int main(int argc, char **argv) {
     options.rtol = runRtol;
     options.atol = runAtol;
     options.quiet = runQuiet;
+    options.channelsLast = runChannelsLast;
     return kiln::tool::runModel(options);
   }
   if (benchCommand) {

@@ -10,18 +10,28 @@ include "dialects/graph/GraphBase.td"
 //===----------------------------------------------------------------------===//
 
 def Graph_ConvOp : Graph_InferredOp<"conv"> {
-  let summary = "N-dimensional convolution (ONNX Conv), channels first";
+  let summary = "N-dimensional convolution (ONNX Conv), channels first or channels last";
   let description = [{
     `input` is `[N, C, D1, ..., Dk]`, `weight` is `[M, C / group, K1, ..., Kk]` and the
     optional `bias` is `[M]`. `strides` and `dilations` have one entry per spatial dimension;
     `pads` has two, all beginnings then all ends, as in ONNX. ONNX's `auto_pad` is resolved
     into `pads` at import.
 
+    With the `channels_last` unit attribute (a Kiln extension, set by
+    `graph-convert-layout`; ONNX imports never have it) the channel dimension is the
+    innermost one of all three tensors: `input` is `[N, D1, ..., Dk, C]`, `weight` is
+    `[M, K1, ..., Kk, C / group]` and the result `[N, O1, ..., Ok, M]` (NHWC and OHWI for
+    2-D). `bias`, the window attributes and `group` mean what they mean without it.
+
     ```mlir
     %y = graph.conv %x, %w, %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
                                 pads = array<i64: 3, 3, 3, 3>, group = 1}
         : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>)
         -> tensor<1x64x112x112xf32>
+    %z = graph.conv %xt, %wt {channels_last, strides = array<i64: 1, 1>,
+                              dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
+                              group = 1}
+        : (tensor<1x56x56x64xf32>, tensor<64x3x3x64xf32>) -> tensor<1x56x56x64xf32>
     ```
   }];
   let arguments = (ins
@@ -31,7 +41,8 @@ def Graph_ConvOp : Graph_InferredOp<"conv"> {
     DenseI64ArrayAttr:$strides,
     DenseI64ArrayAttr:$dilations,
     DenseI64ArrayAttr:$pads,
-    ConfinedAttr<I64Attr, [IntPositive]>:$group);
+    ConfinedAttr<I64Attr, [IntPositive]>:$group,
+    UnitAttr:$channels_last);
   let results = (outs AnyTensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
@@ -102,6 +113,11 @@ def Graph_MaxPoolOp : Graph_InferredOp<"max_pool"> {
     flattened (batch and channel included, padding excluded), row major when
     `storage_order` is 0 and column major when it is 1; it is computed only when used.
 
+    With `channels_last` (a Kiln extension, set by `graph-convert-layout`) `input` and
+    the results are `[N, D1, ..., Dk, C]`; the indices are then not computed (the pass
+    converts only max pools whose indices are unused; lowering one whose indices are
+    used fails).
+
     ```mlir
     %y, %i = graph.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>,
                                 dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
@@ -116,7 +132,8 @@ def Graph_MaxPoolOp : Graph_InferredOp<"max_pool"> {
     DenseI64ArrayAttr:$dilations,
     DenseI64ArrayAttr:$pads,
     BoolAttr:$ceil_mode,
-    ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$storage_order);
+    ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$storage_order,
+    UnitAttr:$channels_last);
   let results = (outs AnyTensor:$result, AnyTensor:$indices);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }

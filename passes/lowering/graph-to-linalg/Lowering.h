@@ -218,11 +218,13 @@ mlir::FailureOr<mlir::Value> createMatMul(mlir::OpBuilder &builder, mlir::Locati
 /// `pads` (begins then ends) and `group`, as a tensor of `resultType`; the input is padded
 /// with zeros and the operands' element type (float or integer) is the accumulator's.
 /// Failure where the shapes are dynamic (other than N) or do not match the attributes.
+/// With `channelsLast`, `input` is [N, D..., C], `weight` [M, K..., C / group] and the
+/// result [N, O..., M] (graph.conv's `channels_last`).
 mlir::FailureOr<mlir::Value>
 createGraphConvolution(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value input,
                        mlir::Value weight, mlir::Value bias, mlir::RankedTensorType resultType,
                        llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations,
-                       llvm::ArrayRef<int64_t> pads, int64_t group);
+                       llvm::ArrayRef<int64_t> pads, int64_t group, bool channelsLast = false);
 
 //===----------------------------------------------------------------------===//
 // Scalars

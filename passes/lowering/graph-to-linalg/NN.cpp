@@ -62,11 +62,13 @@ bool hasStaticTrailingShape(RankedTensorType type, int64_t from) {
   return true;
 }
 
-/// `input` ([N, C, D1, ..., Dk]) spread out by `strides` (stride - 1 elements of
-/// `padValue` between neighbours) and padded with `padValue` by `low` and `high` (either
-/// may be negative, which crops) along the spatial dimensions, as a padded gather.
+/// `input` ([N, C, D1, ..., Dk], or [N, D1, ..., Dk, C] when `firstSpatial` is 1) spread
+/// out by `strides` (stride - 1 elements of `padValue` between neighbours) and padded with
+/// `padValue` by `low` and `high` (either may be negative, which crops) along the spatial
+/// dimensions, as a padded gather.
 Value createSpreadPadded(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
-                         ArrayRef<int64_t> high, ArrayRef<int64_t> strides, Value padValue) {
+                         ArrayRef<int64_t> high, ArrayRef<int64_t> strides, Value padValue,
+                         int64_t firstSpatial = 2) {
   bool unchanged = true;
   for (auto [padLow, padHigh, stride] : llvm::zip_equal(low, high, strides))
     unchanged &= padLow == 0 && padHigh == 0 && stride == 1;
@@ -76,17 +78,18 @@ Value createSpreadPadded(OpBuilder &b, Location loc, Value input, ArrayRef<int64
   SmallVector<int64_t> shape(type.getShape());
   SmallVector<OpFoldResult> sizes = getSizes(b, loc, input);
   for (size_t i = 0; i < low.size(); ++i) {
-    shape[i + 2] = low[i] + (type.getDimSize(i + 2) - 1) * strides[i] + 1 + high[i];
-    sizes[i + 2] = b.getIndexAttr(shape[i + 2]);
+    int64_t dim = i + firstSpatial;
+    shape[dim] = low[i] + (type.getDimSize(dim) - 1) * strides[i] + 1 + high[i];
+    sizes[dim] = b.getIndexAttr(shape[dim]);
   }
   auto resultType = RankedTensorType::get(shape, type.getElementType());
   return createPaddedGather(
       b, loc, resultType, sizes, input, padValue,
       [&](OpBuilder &nested, Location nestedLoc, int64_t dim,
           Value index) -> std::pair<Value, Value> {
-        if (dim < 2)
+        if (dim < firstSpatial || dim >= firstSpatial + int64_t(low.size()))
           return {index, Value()};
-        size_t i = dim - 2;
+        size_t i = dim - firstSpatial;
         auto constant = [&](int64_t value) -> Value {
           return arith::ConstantIndexOp::create(nested, nestedLoc, value);
         };
@@ -108,12 +111,12 @@ Value createSpreadPadded(OpBuilder &b, Location loc, Value input, ArrayRef<int64
       });
 }
 
-/// `input` ([N, C, D1, ..., Dk]) padded with `padValue` by `low` and `high` along the
-/// spatial dimensions.
+/// `input` ([N, C, D1, ..., Dk], or [N, D1, ..., Dk, C] with `channelsLast`) padded with
+/// `padValue` by `low` and `high` along the spatial dimensions.
 Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
-                 ArrayRef<int64_t> high, Value padValue) {
+                 ArrayRef<int64_t> high, Value padValue, bool channelsLast = false) {
   SmallVector<int64_t> unitStrides(low.size(), 1);
-  return createSpreadPadded(b, loc, input, low, high, unitStrides, padValue);
+  return createSpreadPadded(b, loc, input, low, high, unitStrides, padValue, channelsLast ? 1 : 2);
 }
 
 /// The geometry of a windowed op (convolution, pooling) along its spatial dimensions.
@@ -169,19 +172,28 @@ SmallVector<OpFoldResult> getChannelsFirstSizes(OpBuilder &b, Location loc, Valu
 
 /// The indexing maps of a pooling over [N, C, O1..Ok, K1..Kk]: the input read at
 /// `o * stride + k * dilation`, the window tensor at k, and `numOutputs` outputs at o.
+/// With `channelsLast` the input and outputs are [N, spatial..., C] (the loops keep
+/// their order).
 SmallVector<AffineMap> getPoolingMaps(MLIRContext *context, const Window &window,
-                                      unsigned numOutputs) {
+                                      unsigned numOutputs, bool channelsLast = false) {
   int64_t spatialRank = window.kernel.size();
   int64_t numDims = 2 + 2 * spatialRank;
-  SmallVector<AffineExpr> inputExprs{getAffineDimExpr(0, context), getAffineDimExpr(1, context)};
-  SmallVector<AffineExpr> windowExprs,
-      outputExprs{getAffineDimExpr(0, context), getAffineDimExpr(1, context)};
+  AffineExpr n = getAffineDimExpr(0, context), c = getAffineDimExpr(1, context);
+  SmallVector<AffineExpr> inputExprs{n}, windowExprs, outputExprs{n};
+  if (!channelsLast) {
+    inputExprs.push_back(c);
+    outputExprs.push_back(c);
+  }
   for (int64_t i = 0; i < spatialRank; ++i) {
     AffineExpr output = getAffineDimExpr(2 + i, context);
     AffineExpr tap = getAffineDimExpr(2 + spatialRank + i, context);
     inputExprs.push_back(output * window.strides[i] + tap * window.dilations[i]);
     windowExprs.push_back(tap);
     outputExprs.push_back(output);
+  }
+  if (channelsLast) {
+    inputExprs.push_back(c);
+    outputExprs.push_back(c);
   }
   SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, inputExprs, context),
                               AffineMap::get(numDims, 0, windowExprs, context)};
@@ -194,7 +206,8 @@ SmallVector<AffineMap> getPoolingMaps(MLIRContext *context, const Window &window
 /// input element and the accumulators and returns the new accumulators.
 ValueRange createPoolingGeneric(
     OpBuilder &b, Location loc, Value padded, const Window &window, ValueRange inits,
-    function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)> body) {
+    function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)> body,
+    bool channelsLast = false) {
   auto elementType = cast<RankedTensorType>(padded.getType()).getElementType();
   Value windowTensor = tensor::EmptyOp::create(b, loc, window.kernel, elementType);
   int64_t spatialRank = window.kernel.size();
@@ -202,7 +215,7 @@ ValueRange createPoolingGeneric(
   iterators.append(spatialRank, utils::IteratorType::reduction);
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange(inits), ValueRange{padded, windowTensor}, inits,
-      getPoolingMaps(b.getContext(), window, inits.size()), iterators,
+      getPoolingMaps(b.getContext(), window, inits.size(), channelsLast), iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
         linalg::YieldOp::create(nested, nestedLoc,
                                 body(nested, nestedLoc, args[0], args.drop_front(2)));
@@ -655,16 +668,69 @@ Value createConvolution(OpBuilder &b, Location loc, Value input, Value weight, V
       .getResult(0);
 }
 
+/// The convolution of `input` (already padded, [N, D..., C]) by `weight` ([M, K..., C /
+/// group]) with `group` groups into `init` ([N, O..., M]): linalg.conv_2d_nhwc_fhwc for
+/// 2-D ungrouped ones, otherwise a linalg.generic over [n, o..., m, c, k...] (depthwise
+/// and grouped included; the input channel is (m / (M / group)) * (C / group) + c).
+Value createChannelsLastConvolution(OpBuilder &b, Location loc, Value input, Value weight,
+                                    Value init, ArrayRef<int64_t> strides,
+                                    ArrayRef<int64_t> dilations, int64_t group) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  auto resultType = cast<RankedTensorType>(init.getType());
+  int64_t spatialRank = inputType.getRank() - 2;
+  int64_t filters = weightType.getDimSize(0);
+  int64_t channelsPerGroup = weightType.getDimSize(weightType.getRank() - 1);
+  if (group == 1 && spatialRank == 2)
+    return linalg::Conv2DNhwcFhwcOp::create(
+               b, loc, TypeRange{resultType}, ValueRange{input, weight}, init,
+               b.getI64TensorAttr(strides), b.getI64TensorAttr(dilations))
+        .getResult(0);
+
+  MLIRContext *context = b.getContext();
+  int64_t numDims = 3 + 2 * spatialRank;
+  AffineExpr n = b.getAffineDimExpr(0), m = b.getAffineDimExpr(1 + spatialRank),
+             c = b.getAffineDimExpr(2 + spatialRank);
+  AffineExpr inputChannel = c;
+  if (group > 1)
+    inputChannel = m.floorDiv(filters / group) * channelsPerGroup + c;
+  SmallVector<AffineExpr> inputExprs{n}, weightExprs{m}, outputExprs{n};
+  for (int64_t i = 0; i < spatialRank; ++i) {
+    AffineExpr output = b.getAffineDimExpr(1 + i);
+    AffineExpr tap = b.getAffineDimExpr(3 + spatialRank + i);
+    inputExprs.push_back(output * strides[i] + tap * dilations[i]);
+    weightExprs.push_back(tap);
+    outputExprs.push_back(output);
+  }
+  inputExprs.push_back(inputChannel);
+  weightExprs.push_back(c);
+  outputExprs.push_back(m);
+  SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, inputExprs, context),
+                              AffineMap::get(numDims, 0, weightExprs, context),
+                              AffineMap::get(numDims, 0, outputExprs, context)};
+  SmallVector<utils::IteratorType> iterators(2 + spatialRank, utils::IteratorType::parallel);
+  iterators.append(1 + spatialRank, utils::IteratorType::reduction);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, ValueRange{input, weight}, init, maps, iterators,
+             [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               Value product = createMul(nested, nestedLoc, args[0], args[1]);
+               linalg::YieldOp::create(nested, nestedLoc,
+                                       createAdd(nested, nestedLoc, args[2], product));
+             })
+      .getResult(0);
+}
+
 /// The initial value of a convolution's result: the bias ([M]) broadcast along every
-/// other dimension, or zeros.
+/// other dimension, or zeros. `channelDim`: where M is in the result.
 Value createConvolutionInit(OpBuilder &b, Location loc, RankedTensorType resultType,
-                            ArrayRef<OpFoldResult> sizes, Value bias) {
+                            ArrayRef<OpFoldResult> sizes, Value bias, int64_t channelDim = 1) {
   if (!bias)
     return createZeros(b, loc, resultType, sizes);
   Value empty = createEmptyTensor(b, loc, resultType, sizes);
-  SmallVector<int64_t> broadcastDims{0};
-  for (int64_t dim = 2; dim < resultType.getRank(); ++dim)
-    broadcastDims.push_back(dim);
+  SmallVector<int64_t> broadcastDims;
+  for (int64_t dim = 0; dim < resultType.getRank(); ++dim)
+    if (dim != channelDim)
+      broadcastDims.push_back(dim);
   return linalg::BroadcastOp::create(b, loc, bias, empty, broadcastDims).getResult()[0];
 }
 
@@ -691,32 +757,48 @@ LogicalResult checkConvolutionShapes(RankedTensorType inputType, RankedTensorTyp
 FailureOr<Value> createGraphConvolution(OpBuilder &b, Location loc, Value input, Value weight,
                                         Value bias, RankedTensorType resultType,
                                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                                        ArrayRef<int64_t> pads, int64_t group) {
+                                        ArrayRef<int64_t> pads, int64_t group, bool channelsLast) {
   auto inputType = dyn_cast<RankedTensorType>(input.getType());
   auto weightType = dyn_cast<RankedTensorType>(weight.getType());
   if (failed(checkConvolutionShapes(inputType, weightType, bias, resultType)))
     return failure();
-  int64_t spatialRank = inputType.getRank() - 2;
+  int64_t rank = inputType.getRank();
+  int64_t spatialRank = rank - 2;
+  // Where the channels and the spatial dimensions are in the operands.
+  int64_t channelDim = channelsLast ? rank - 1 : 1;
+  int64_t firstSpatial = channelsLast ? 1 : 2;
+  int64_t inputChannels = inputType.getDimSize(channelDim);
+  int64_t channelsPerGroup = weightType.getDimSize(channelDim);
   if (group < 1 || static_cast<int64_t>(strides.size()) != spatialRank ||
       static_cast<int64_t>(dilations.size()) != spatialRank ||
-      static_cast<int64_t>(pads.size()) != 2 * spatialRank ||
-      inputType.getDimSize(1) % group != 0 || weightType.getDimSize(0) % group != 0 ||
-      weightType.getDimSize(1) * group != inputType.getDimSize(1))
+      static_cast<int64_t>(pads.size()) != 2 * spatialRank || inputChannels % group != 0 ||
+      weightType.getDimSize(0) % group != 0 || channelsPerGroup * group != inputChannels)
     return failure();
   if (llvm::any_of(pads, [](int64_t pad) { return pad < 0; }))
     return failure();
   Window window;
-  window.kernel.assign(weightType.getShape().begin() + 2, weightType.getShape().end());
+  window.kernel.assign(weightType.getShape().begin() + firstSpatial,
+                       weightType.getShape().begin() + firstSpatial + spatialRank);
   window.strides.assign(strides.begin(), strides.end());
   window.dilations.assign(dilations.begin(), dilations.end());
   window.padsBegin.assign(pads.begin(), pads.begin() + spatialRank);
   window.padsEnd.assign(pads.begin() + spatialRank, pads.end());
 
   Value zero = createScalarConstant(b, loc, inputType.getElementType(), 0.0);
-  Value padded = padSpatial(
-      b, loc, input, window.padsBegin,
-      window.highPadding(inputType.getShape().drop_front(2), resultType.getShape().drop_front(2)),
-      zero);
+  Value padded =
+      padSpatial(b, loc, input, window.padsBegin,
+                 window.highPadding(inputType.getShape().slice(firstSpatial, spatialRank),
+                                    resultType.getShape().slice(firstSpatial, spatialRank)),
+                 zero, channelsLast);
+  if (channelsLast) {
+    // N from the input, everything else static.
+    SmallVector<OpFoldResult> sizes{getSizes(b, loc, input)[0]};
+    for (int64_t dim = 1; dim < rank; ++dim)
+      sizes.push_back(b.getIndexAttr(resultType.getDimSize(dim)));
+    Value init = createConvolutionInit(b, loc, resultType, sizes, bias, rank - 1);
+    return createChannelsLastConvolution(b, loc, padded, weight, init, window.strides,
+                                         window.dilations, group);
+  }
   Value init = createConvolutionInit(b, loc, resultType,
                                      getChannelsFirstSizes(b, loc, input, resultType), bias);
   return createConvolution(b, loc, padded, weight, init, window.strides, window.dilations, group);
@@ -729,10 +811,10 @@ struct ConvLowering : OpConversionPattern<graph::ConvOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(graph::ConvOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> result =
-        createGraphConvolution(rewriter, op.getLoc(), adaptor.getInput(), adaptor.getWeight(),
-                               adaptor.getBias(), getConvertedResultType(*getTypeConverter(), op),
-                               op.getStrides(), op.getDilations(), op.getPads(), op.getGroup());
+    FailureOr<Value> result = createGraphConvolution(
+        rewriter, op.getLoc(), adaptor.getInput(), adaptor.getWeight(), adaptor.getBias(),
+        getConvertedResultType(*getTypeConverter(), op), op.getStrides(), op.getDilations(),
+        op.getPads(), op.getGroup(), op.getChannelsLast());
     if (failed(result))
       return rewriter.notifyMatchFailure(
           op, "dynamic or mismatched convolution shapes, or attributes that do not match them");
@@ -839,6 +921,12 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
     RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op, 0);
     RankedTensorType indicesType = getConvertedResultType(*getTypeConverter(), op, 1);
     auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+    bool wantIndices = !op.getIndices().use_empty();
+    if (op.getChannelsLast()) {
+      if (wantIndices)
+        return rewriter.notifyMatchFailure(op, "a channels-last max_pool computes no indices");
+      return lowerChannelsLast(op, adaptor, resultType, indicesType, inputType, rewriter);
+    }
     if (!resultType || !indicesType || !inputType ||
         failed(checkPoolingShapes(inputType, resultType)))
       return rewriter.notifyMatchFailure(op, "dynamic spatial extents");
@@ -856,7 +944,6 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
     SmallVector<OpFoldResult> sizes =
         getChannelsFirstSizes(rewriter, loc, adaptor.getInput(), resultType);
     Value init = createFilledTensor(rewriter, loc, resultType, sizes, lowest);
-    bool wantIndices = !op.getIndices().use_empty();
 
     if (!wantIndices && isa<FloatType>(elementType) && spatialRank <= 2) {
       Value windowTensor = tensor::EmptyOp::create(rewriter, loc, window->kernel, elementType);
@@ -940,6 +1027,58 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
               arith::SelectOp::create(b, nestedLoc, greater, position, accumulators[1])};
         });
     rewriter.replaceOp(op, {results[0], results[1]});
+    return success();
+  }
+
+  /// [N, D..., C]: linalg.pooling_nhwc_max (or _nwc_) for floats, otherwise a pooling
+  /// generic; the indices are left empty (unused).
+  LogicalResult lowerChannelsLast(graph::MaxPoolOp op, OpAdaptor adaptor,
+                                  RankedTensorType resultType, RankedTensorType indicesType,
+                                  RankedTensorType inputType,
+                                  ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    if (!resultType || !indicesType || !inputType || inputType.getRank() < 3 ||
+        resultType.getRank() != inputType.getRank() || !hasStaticTrailingShape(inputType, 1) ||
+        !hasStaticTrailingShape(resultType, 1))
+      return rewriter.notifyMatchFailure(op, "dynamic spatial or channel extents");
+    int64_t rank = inputType.getRank(), spatialRank = rank - 2;
+    FailureOr<Window> window = getPoolingWindow(op, spatialRank);
+    if (failed(window))
+      return rewriter.notifyMatchFailure(op, "attributes do not match the input");
+    Type elementType = inputType.getElementType();
+    bool unsignedElements = isUnsigned(op.getInput().getType());
+    Value lowest = createLowest(rewriter, loc, elementType, unsignedElements);
+    Value padded = padSpatial(rewriter, loc, adaptor.getInput(), window->padsBegin,
+                              window->highPadding(inputType.getShape().slice(1, spatialRank),
+                                                  resultType.getShape().slice(1, spatialRank)),
+                              lowest, /*channelsLast=*/true);
+    SmallVector<OpFoldResult> sizes{getSizes(rewriter, loc, adaptor.getInput())[0]};
+    for (int64_t dim = 1; dim < rank; ++dim)
+      sizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(dim)));
+    Value init = createFilledTensor(rewriter, loc, resultType, sizes, lowest);
+    Value result;
+    if (isa<FloatType>(elementType) && spatialRank <= 2) {
+      Value windowTensor = tensor::EmptyOp::create(rewriter, loc, window->kernel, elementType);
+      SmallVector<Value> inputs{padded, windowTensor};
+      Attribute strides = rewriter.getI64TensorAttr(window->strides);
+      Attribute dilations = rewriter.getI64TensorAttr(window->dilations);
+      result = spatialRank == 2
+                   ? linalg::PoolingNhwcMaxOp::create(rewriter, loc, TypeRange{resultType}, inputs,
+                                                      init, strides, dilations)
+                         .getResult(0)
+                   : linalg::PoolingNwcMaxOp::create(rewriter, loc, TypeRange{resultType}, inputs,
+                                                     init, strides, dilations)
+                         .getResult(0);
+    } else {
+      result = createPoolingGeneric(
+          rewriter, loc, padded, *window, ValueRange{init},
+          [&](OpBuilder &b, Location nestedLoc, Value element, ValueRange accumulators) {
+            return SmallVector<Value>{createMinMax(b, nestedLoc, accumulators[0], element,
+                                                   /*max=*/true, unsignedElements)};
+          },
+          /*channelsLast=*/true)[0];
+    }
+    rewriter.replaceOp(op, {result, createEmptyTensor(rewriter, loc, indicesType, sizes)});
     return success();
   }
 };

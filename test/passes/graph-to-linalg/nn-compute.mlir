@@ -283,3 +283,42 @@ func.func @attention(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x
   %0 = graph.attention %q, %k, %v, %m {scale = 0.5 : f32, nan_to_zero} : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<8x8xf32>) -> tensor<2x8x4xf32>
   return %0 : tensor<2x8x4xf32>
 }
+
+// -----
+
+// Channels last (graph-convert-layout's form): padding along H and W (dimensions 1 and
+// 2), the bias broadcast along all but the last dimension, linalg.conv_2d_nhwc_fhwc.
+// CHECK-LABEL: func.func @conv_2d_channels_last
+// CHECK: linalg.generic
+// CHECK: -> tensor<1x10x10x3xf32>
+// CHECK: linalg.broadcast ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}} : tensor<1x4x4x8xf32>) dimensions = [0, 1, 2]
+// CHECK: linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<1x10x10x3xf32>, tensor<8x3x3x3xf32>)
+func.func @conv_2d_channels_last(%x: tensor<1x8x8x3xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x4x4x8xf32> {
+  %0 = graph.conv %x, %w, %b {channels_last, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x8x8x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// A grouped channels-last convolution: a generic over [n, oh, ow, m, c, kh, kw] reading
+// input channel (m floordiv (M / G)) * (C / G) + c.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d5, d2 + d6, (d3 floordiv 3) * 2 + d4)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d5, d6, d4)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv_grouped_channels_last
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+func.func @conv_grouped_channels_last(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x2xf32>) -> tensor<1x6x6x6xf32> {
+  %0 = graph.conv %x, %w {channels_last, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 2} : (tensor<1x8x8x4xf32>, tensor<6x3x3x2xf32>) -> tensor<1x6x6x6xf32>
+  return %0 : tensor<1x6x6x6xf32>
+}
+
+// -----
+
+// Channels-last max pooling (indices unused): linalg.pooling_nhwc_max on the padded input.
+// CHECK-LABEL: func.func @max_pool_channels_last
+// CHECK: -> tensor<1x6x6x2xf32>
+// CHECK: linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<1x6x6x2xf32>, tensor<2x2xf32>) outs(%{{.*}} : tensor<1x3x3x2xf32>)
+func.func @max_pool_channels_last(%x: tensor<1x5x5x2xf32>) -> tensor<1x3x3x2xf32> {
+  %0, %1 = graph.max_pool %x {channels_last, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, ceil_mode = true, storage_order = 0} : (tensor<1x5x5x2xf32>) -> (tensor<1x3x3x2xf32>, tensor<1x3x3x2xi64>)
+  return %0 : tensor<1x3x3x2xf32>
+}

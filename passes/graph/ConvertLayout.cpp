@@ -1,0 +1,513 @@
+//===- ConvertLayout.cpp - Channels-last convolutions, transposes sunk ----===//
+//
+// graph-convert-layout: 2-D convolutions become channels last (NHWC activations, OHWI
+// weights), which is the layout implicit-GEMM convolutions on tensor cores read: the
+// reduction dimension (input channels) is contiguous. Each converted conv starts out as
+//
+//   transpose(NCHW -> NHWC) -> conv {channels_last} -> transpose(NHWC -> NCHW)
+//
+// with its weight permuted at compile time. The transposes are then sunk towards the
+// uses: through pointwise ops (their other operands permuted: constants folded, values
+// that only need unit dimensions moved reshaped), through the ops that have a
+// channels-last form (conv, max_pool, global_average_pool as reduce_mean), and into
+// the next conv's leading transpose, which composes with it into nothing (graph-simplify's
+// transpose patterns). What is left: a transpose where the model's channels-first input
+// enters and where a channels-first value leaves (a function result, an op without a
+// channels-last form). A transpose that only moves dimensions of extent 1 becomes a
+// reshape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/GraphDialect.h"
+#include "dialects/graph/GraphOps.h"
+#include "dialects/graph/GraphTraits.h"
+#include "passes/Passes.h"
+#include "passes/graph/SimplifyPatterns.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cstring>
+
+namespace kiln {
+#define GEN_PASS_DEF_GRAPHCONVERTLAYOUT
+#include "passes/Passes.h.inc"
+} // namespace kiln
+
+#define DEBUG_TYPE "graph-convert-layout"
+
+using namespace mlir;
+namespace graph = kiln::graph;
+
+namespace {
+
+/// [0, 2, ..., R-1, 1]: channels first to channels last (NCHW -> NHWC).
+SmallVector<int64_t> toChannelsLastPerm(int64_t rank) {
+  SmallVector<int64_t> perm{0};
+  for (int64_t dim = 2; dim < rank; ++dim)
+    perm.push_back(dim);
+  perm.push_back(1);
+  return perm;
+}
+
+/// [0, R-1, 1, ..., R-2]: channels last to channels first (NHWC -> NCHW).
+SmallVector<int64_t> toChannelsFirstPerm(int64_t rank) {
+  SmallVector<int64_t> perm{0, rank - 1};
+  for (int64_t dim = 1; dim < rank - 1; ++dim)
+    perm.push_back(dim);
+  return perm;
+}
+
+SmallVector<int64_t> invert(ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [index, dim] : llvm::enumerate(perm))
+    inverse[dim] = index;
+  return inverse;
+}
+
+/// The shape transpose(perm) gives a tensor of `shape`.
+SmallVector<int64_t> permuteShape(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> result;
+  for (int64_t dim : perm)
+    result.push_back(shape[dim]);
+  return result;
+}
+
+RankedTensorType permuteType(RankedTensorType type, ArrayRef<int64_t> perm) {
+  return RankedTensorType::get(permuteShape(type.getShape(), perm), type.getElementType());
+}
+
+Value createTranspose(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(input.getType());
+  return graph::TransposeOp::create(b, loc, permuteType(type, perm), input,
+                                    b.getDenseI64ArrayAttr(perm));
+}
+
+/// Whether transposing a tensor of static `shape` by `perm` keeps its elements in order:
+/// only dimensions of extent 1 move, so it is a reshape.
+bool onlyMovesUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
+  int64_t last = -1;
+  for (int64_t dim : perm) {
+    if (shape[dim] == 1)
+      continue;
+    if (dim < last)
+      return false;
+    last = dim;
+  }
+  return true;
+}
+
+Value createReshape(OpBuilder &b, Location loc, Value input, RankedTensorType type) {
+  auto shapeType = RankedTensorType::get({type.getRank()}, b.getI64Type());
+  Value shape = graph::ConstantOp::create(
+      b, loc, cast<ElementsAttr>(DenseElementsAttr::get(shapeType, type.getShape())));
+  return graph::ReshapeOp::create(b, loc, type, input, shape, b.getBoolAttr(false));
+}
+
+/// The raw little-endian bytes of a constant of whole-byte elements (dense or a resource
+/// blob), or nullopt.
+std::optional<ArrayRef<char>> getRawBytes(ElementsAttr attr) {
+  Type elementType = attr.getElementType();
+  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() % 8 != 0)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    return dense.isSplat() ? std::nullopt : std::optional(dense.getRawData());
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
+/// The value of constant `attr` (static shape `type`, its rank at most `perm`'s: NumPy
+/// broadcasting pads it with leading 1s) transposed by `perm`, or null when its
+/// elements cannot be read. Small results are inline, larger ones resource blobs.
+ElementsAttr permuteConstant(ElementsAttr attr, ArrayRef<int64_t> perm) {
+  auto type = dyn_cast<RankedTensorType>(attr.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() > int64_t(perm.size()))
+    return {};
+  SmallVector<int64_t> shape(perm.size() - type.getRank(), 1);
+  llvm::append_range(shape, type.getShape());
+  auto resultType = RankedTensorType::get(permuteShape(shape, perm), type.getElementType());
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat())
+    return dense.resizeSplat(resultType);
+  std::optional<ArrayRef<char>> bytes = getRawBytes(attr);
+  int64_t elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t count = type.getNumElements();
+  if (!bytes || int64_t(bytes->size()) != count * elementBytes)
+    return {};
+  // Strides of the source; the result is walked in order, its index mapped back.
+  int64_t rank = shape.size();
+  SmallVector<int64_t> sourceStrides(rank, 1);
+  for (int64_t dim = rank - 2; dim >= 0; --dim)
+    sourceStrides[dim] = sourceStrides[dim + 1] * shape[dim + 1];
+  ArrayRef<int64_t> resultShape = resultType.getShape();
+  std::vector<char> data(bytes->size());
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    int64_t source = 0;
+    for (int64_t dim = 0; dim < rank; ++dim)
+      source += index[dim] * sourceStrides[perm[dim]];
+    std::memcpy(data.data() + linear * elementBytes, bytes->data() + source * elementBytes,
+                elementBytes);
+    for (int64_t dim = rank - 1; dim >= 0; --dim) {
+      if (++index[dim] < resultShape[dim])
+        break;
+      index[dim] = 0;
+    }
+  }
+  if (count <= 16 || isa<DenseElementsAttr>(attr))
+    return cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(resultType, data));
+  return DenseResourceElementsAttr::get(
+      resultType, "layout_permuted",
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(data), elementBytes));
+}
+
+/// Whether `conv` can be channels last: static shapes but the batch, a constant weight
+/// (permuted at compile time) and at least one spatial dimension.
+bool canBeChannelsLast(graph::ConvOp conv) {
+  auto inputType = dyn_cast<RankedTensorType>(conv.getInput().getType());
+  auto weightType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
+  auto resultType = dyn_cast<RankedTensorType>(conv.getType());
+  if (conv.getChannelsLast() || !inputType || !weightType || !resultType ||
+      inputType.getRank() < 3 || !weightType.hasStaticShape())
+    return false;
+  for (int64_t dim = 1; dim < inputType.getRank(); ++dim)
+    if (inputType.isDynamicDim(dim) || resultType.isDynamicDim(dim))
+      return false;
+  ElementsAttr weight;
+  if (!matchPattern(conv.getWeight(), m_Constant(&weight)))
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(weight);
+  return (dense && dense.isSplat()) || getRawBytes(weight);
+}
+
+/// The rule for converting a conv on its own: 2-D, and with `tensorCoreOnly` also not
+/// depthwise and with C / group and M multiples of 8 (an MMA tile's K and N).
+bool suitsTensorCores(graph::ConvOp conv, bool tensorCoreOnly) {
+  auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
+  if (weightType.getRank() != 4)
+    return false;
+  if (!tensorCoreOnly)
+    return true;
+  int64_t group = conv.getGroup();
+  int64_t filters = weightType.getDimSize(0), channelsPerGroup = weightType.getDimSize(1);
+  bool depthwise = channelsPerGroup == 1 && group > 1;
+  return !depthwise && channelsPerGroup % 8 == 0 && (filters / group) % 8 == 0;
+}
+
+/// conv(x) -> transpose(conv {channels_last}(transpose(x)), NHWC -> NCHW), the weight
+/// permuted.
+void convertToChannelsLast(RewriterBase &rewriter, graph::ConvOp conv) {
+  auto resultType = cast<RankedTensorType>(conv.getType());
+  int64_t rank = resultType.getRank();
+  SmallVector<int64_t> toLast = toChannelsLastPerm(rank);
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  ElementsAttr weight;
+  (void)matchPattern(conv.getWeight(), m_Constant(&weight));
+  Value newWeight = graph::ConstantOp::create(rewriter, conv.getWeight().getLoc(),
+                                              permuteConstant(weight, toLast));
+  Value input = createTranspose(rewriter, loc, conv.getInput(), toLast);
+  auto newConv = cast<graph::ConvOp>(rewriter.clone(*conv));
+  newConv->setOperand(0, input);
+  newConv->setOperand(1, newWeight);
+  newConv.setChannelsLast(true);
+  newConv.getResult().setType(permuteType(resultType, toLast));
+  rewriter.replaceOp(conv, createTranspose(rewriter, loc, newConv, toChannelsFirstPerm(rank)));
+}
+
+/// The permutation of `value` when a graph.transpose of a ranked tensor defines it.
+std::optional<ArrayRef<int64_t>> getTransposePerm(Value value) {
+  auto transpose = value.getDefiningOp<graph::TransposeOp>();
+  if (!transpose || !isa<RankedTensorType>(transpose.getInput().getType()))
+    return std::nullopt;
+  return transpose.getPerm();
+}
+
+/// op(transpose(x, p), ...) -> transpose(op(x, ...'), p) for a pointwise op: the other
+/// operands are transposes by the same permutation (their input taken), scalars (kept),
+/// constants (permuted by p's inverse and folded) or values of static shape whose
+/// inverse permutation only moves unit dimensions (reshaped). Operands of a lower rank
+/// are broadcast by NumPy's rules, i.e. padded with leading 1s first.
+struct SinkThroughPointwise : RewritePattern {
+  SinkThroughPointwise(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!op->hasTrait<graph::OpTrait::Pointwise>() || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0)
+      return failure();
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType)
+      return failure();
+    int64_t rank = resultType.getRank();
+    // The permutation: that of the first full-rank transposed operand.
+    std::optional<SmallVector<int64_t>> perm;
+    for (Value operand : op->getOperands())
+      if (auto operandPerm = getTransposePerm(operand))
+        if (int64_t(operandPerm->size()) == rank) {
+          perm = SmallVector<int64_t>(*operandPerm);
+          break;
+        }
+    // Only the layout change's transposes move; the model's own stay where they are.
+    if (!perm || *perm != toChannelsFirstPerm(rank))
+      return failure();
+    SmallVector<int64_t> inverse = invert(*perm);
+
+    // Every operand first (nothing is created unless all of them fit).
+    enum class Kind { Keep, TakeInput, Constant, Reshape };
+    SmallVector<std::pair<Kind, ElementsAttr>> plan;
+    for (Value operand : op->getOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.getType());
+      if (!type)
+        return failure();
+      if (type.getRank() == 0) {
+        plan.push_back({Kind::Keep, {}});
+        continue;
+      }
+      if (auto operandPerm = getTransposePerm(operand);
+          operandPerm && ArrayRef<int64_t>(*operandPerm) == ArrayRef<int64_t>(*perm)) {
+        plan.push_back({Kind::TakeInput, {}});
+        continue;
+      }
+      if (type.getRank() > rank || !type.hasStaticShape())
+        return failure();
+      ElementsAttr constant;
+      if (matchPattern(operand, m_Constant(&constant))) {
+        ElementsAttr permuted = permuteConstant(constant, inverse);
+        if (!permuted)
+          return failure();
+        plan.push_back({Kind::Constant, permuted});
+        continue;
+      }
+      SmallVector<int64_t> padded(rank - type.getRank(), 1);
+      llvm::append_range(padded, type.getShape());
+      if (!onlyMovesUnitDims(padded, inverse))
+        return failure();
+      plan.push_back({Kind::Reshape, {}});
+    }
+
+    Location loc = op->getLoc();
+    rewriter.setInsertionPoint(op);
+    SmallVector<Value> operands;
+    for (auto [operand, step] : llvm::zip_equal(op->getOperands(), plan)) {
+      switch (step.first) {
+      case Kind::Keep:
+        operands.push_back(operand);
+        break;
+      case Kind::TakeInput:
+        operands.push_back(operand.getDefiningOp<graph::TransposeOp>().getInput());
+        break;
+      case Kind::Constant:
+        operands.push_back(graph::ConstantOp::create(rewriter, operand.getLoc(), step.second));
+        break;
+      case Kind::Reshape: {
+        auto type = cast<RankedTensorType>(operand.getType());
+        SmallVector<int64_t> padded(rank - type.getRank(), 1);
+        llvm::append_range(padded, type.getShape());
+        operands.push_back(createReshape(
+            rewriter, loc, operand,
+            RankedTensorType::get(permuteShape(padded, inverse), type.getElementType())));
+        break;
+      }
+      }
+    }
+    Operation *moved = rewriter.clone(*op);
+    moved->setOperands(operands);
+    moved->getResult(0).setType(permuteType(resultType, inverse));
+    rewriter.replaceOp(op, createTranspose(rewriter, loc, moved->getResult(0), *perm));
+    return success();
+  }
+};
+
+/// Whether `value` is transpose(x, NHWC -> NCHW) of a ranked x of rank 3 or more.
+graph::TransposeOp getToChannelsFirst(Value value) {
+  auto transpose = value.getDefiningOp<graph::TransposeOp>();
+  if (!transpose)
+    return {};
+  auto type = dyn_cast<RankedTensorType>(transpose.getInput().getType());
+  if (!type || type.getRank() < 3 ||
+      transpose.getPerm() != ArrayRef<int64_t>(toChannelsFirstPerm(type.getRank())))
+    return {};
+  return transpose;
+}
+
+/// conv(transpose(x, NHWC -> NCHW)) of any rank and group: channels last, whatever the
+/// rule, as the input already is (the new leading transpose composes away).
+struct AbsorbIntoConv : OpRewritePattern<graph::ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(graph::ConvOp conv, PatternRewriter &rewriter) const override {
+    if (!getToChannelsFirst(conv.getInput()) || !canBeChannelsLast(conv))
+      return failure();
+    convertToChannelsLast(rewriter, conv);
+    return success();
+  }
+};
+
+/// max_pool(transpose(x, NHWC -> NCHW)) with unused indices -> transpose(max_pool
+/// {channels_last}(x)).
+struct SinkThroughMaxPool : OpRewritePattern<graph::MaxPoolOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(graph::MaxPoolOp pool, PatternRewriter &rewriter) const override {
+    graph::TransposeOp transpose = getToChannelsFirst(pool.getInput());
+    auto resultType = dyn_cast<RankedTensorType>(pool.getResult().getType());
+    auto indicesType = dyn_cast<RankedTensorType>(pool.getIndices().getType());
+    if (!transpose || pool.getChannelsLast() || !pool.getIndices().use_empty() || !resultType ||
+        !indicesType)
+      return failure();
+    int64_t rank = resultType.getRank();
+    SmallVector<int64_t> toLast = toChannelsLastPerm(rank);
+    auto moved = cast<graph::MaxPoolOp>(rewriter.clone(*pool));
+    moved->setOperand(0, transpose.getInput());
+    moved.setChannelsLast(true);
+    moved.getResult().setType(permuteType(resultType, toLast));
+    moved.getIndices().setType(permuteType(indicesType, toLast));
+    rewriter.replaceOp(pool, {createTranspose(rewriter, pool.getLoc(), moved.getResult(),
+                                              toChannelsFirstPerm(rank)),
+                              pool.getIndices()});
+    return success();
+  }
+};
+
+/// global_average_pool(transpose(x, NHWC -> NCHW)) -> transpose(reduce_mean(x, spatial
+/// axes, keepdims)).
+struct SinkThroughGlobalAveragePool : OpRewritePattern<graph::GlobalAveragePoolOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(graph::GlobalAveragePoolOp pool,
+                                PatternRewriter &rewriter) const override {
+    graph::TransposeOp transpose = getToChannelsFirst(pool.getInput());
+    auto resultType = dyn_cast<RankedTensorType>(pool.getType());
+    if (!transpose || !resultType)
+      return failure();
+    int64_t rank = resultType.getRank();
+    SmallVector<int64_t> axes;
+    for (int64_t dim = 1; dim < rank - 1; ++dim)
+      axes.push_back(dim);
+    Location loc = pool.getLoc();
+    auto axesType = RankedTensorType::get({int64_t(axes.size())}, rewriter.getI64Type());
+    Value axesValue = graph::ConstantOp::create(
+        rewriter, loc, cast<ElementsAttr>(DenseElementsAttr::get(axesType, ArrayRef(axes))));
+    Value mean = graph::ReduceMeanOp::create(
+        rewriter, loc, permuteType(resultType, toChannelsLastPerm(rank)), transpose.getInput(),
+        axesValue, rewriter.getBoolAttr(true), rewriter.getBoolAttr(false));
+    rewriter.replaceOp(pool, createTranspose(rewriter, loc, mean, toChannelsFirstPerm(rank)));
+    return success();
+  }
+};
+
+/// A channels-last conv whose input comes from a channels-first value through a layout
+/// transpose and whose result only goes back to channels first: nothing next to it took
+/// the layout, so it gains no neighbour and pays two transposes (each a kernel or a
+/// gathering prologue). It goes back to channels first, its weight permuted back.
+struct RevertIsolatedConv : OpRewritePattern<graph::ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(graph::ConvOp conv, PatternRewriter &rewriter) const override {
+    auto input = conv.getInput().getDefiningOp<graph::TransposeOp>();
+    auto resultType = dyn_cast<RankedTensorType>(conv.getType());
+    if (!conv.getChannelsLast() || !input || !resultType || !conv->hasOneUse())
+      return failure();
+    int64_t rank = resultType.getRank();
+    SmallVector<int64_t> toFirst = toChannelsFirstPerm(rank);
+    auto output = dyn_cast<graph::TransposeOp>(*conv->user_begin());
+    ElementsAttr weight;
+    if (input.getPerm() != ArrayRef<int64_t>(toChannelsLastPerm(rank)) || !output ||
+        output.getPerm() != ArrayRef<int64_t>(toFirst) ||
+        !matchPattern(conv.getWeight(), m_Constant(&weight)))
+      return failure();
+    ElementsAttr channelsFirstWeight = permuteConstant(weight, toFirst);
+    if (!channelsFirstWeight)
+      return failure();
+    rewriter.setInsertionPoint(conv);
+    Value newWeight =
+        graph::ConstantOp::create(rewriter, conv.getWeight().getLoc(), channelsFirstWeight);
+    auto reverted = cast<graph::ConvOp>(rewriter.clone(*conv));
+    reverted->setOperand(0, input.getInput());
+    reverted->setOperand(1, newWeight);
+    reverted.setChannelsLast(false);
+    reverted.getResult().setType(output.getType());
+    rewriter.replaceOp(output, reverted.getResult());
+    rewriter.eraseOp(conv);
+    return success();
+  }
+};
+
+/// A transpose of a static tensor that only moves unit dimensions is a reshape (which
+/// reshape chains then merge, and which moves no data).
+struct TransposeOfUnitDimsToReshape : OpRewritePattern<graph::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(graph::TransposeOp op, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
+    auto resultType = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || !type.hasStaticShape() || !resultType || !resultType.hasStaticShape() ||
+        type.getRank() < 3 || !onlyMovesUnitDims(type.getShape(), op.getPerm()))
+      return failure();
+    ArrayRef<int64_t> perm = op.getPerm();
+    if (perm != ArrayRef<int64_t>(toChannelsFirstPerm(type.getRank())) &&
+        perm != ArrayRef<int64_t>(toChannelsLastPerm(type.getRank())))
+      return failure();
+    rewriter.replaceOp(op, createReshape(rewriter, op.getLoc(), op.getInput(), resultType));
+    return success();
+  }
+};
+
+struct GraphConvertLayoutPass : kiln::impl::GraphConvertLayoutBase<GraphConvertLayoutPass> {
+  using GraphConvertLayoutBase::GraphConvertLayoutBase;
+
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    MLIRContext *context = &getContext();
+
+    // 1. The convs the rule picks, each between its pair of transposes.
+    IRRewriter rewriter(context);
+    SmallVector<graph::ConvOp> convs;
+    function.walk([&](graph::ConvOp conv) {
+      if (canBeChannelsLast(conv) && suitsTensorCores(conv, tensorCoreOnly))
+        convs.push_back(conv);
+    });
+    for (graph::ConvOp conv : convs)
+      convertToChannelsLast(rewriter, conv);
+
+    // 2. Transposes sunk towards their uses, composed and cancelled where they meet.
+    {
+      RewritePatternSet patterns(context);
+      patterns.add<SinkThroughPointwise, AbsorbIntoConv, SinkThroughMaxPool>(context);
+      // As a reduce_mean over the middle axes the global pool lowers to more loop nests
+      // (3 launches instead of 1 on ResNet-50) than channels first behind its transpose,
+      // which kernel formation makes the pool's prologue; so only on request.
+      if (globalPoolAsReduceMean)
+        patterns.add<SinkThroughGlobalAveragePool>(context);
+      kiln::populateGraphSimplifyPatterns(patterns);
+      if (failed(applyPatternsGreedily(function, std::move(patterns))))
+        LLVM_DEBUG(llvm::dbgs() << "sinking did not reach a fixed point\n");
+    }
+    // 3. Convs left alone between their two transposes back to channels first;
+    // transposes of unit dimensions as reshapes, merged with their neighbours.
+    {
+      RewritePatternSet patterns(context);
+      patterns.add<RevertIsolatedConv, TransposeOfUnitDimsToReshape>(context);
+      kiln::populateGraphSimplifyPatterns(patterns);
+      (void)applyPatternsGreedily(function, std::move(patterns));
+    }
+    // Sinking one transpose into several users duplicates it; one copy is enough.
+    DominanceInfo dominance(function);
+    eliminateCommonSubExpressions(rewriter, dominance, function);
+
+    int64_t channelsLast = 0, left = 0;
+    function.walk([&](Operation *op) {
+      if (auto conv = dyn_cast<graph::ConvOp>(op))
+        channelsLast += conv.getChannelsLast();
+      left += isa<graph::TransposeOp>(op);
+    });
+    numConverted += channelsLast;
+    numTransposesLeft += left;
+    if (emitRemarks)
+      function.emitRemark() << "graph-convert-layout: " << channelsLast << " convs channels last, "
+                            << left << " transposes left";
+  }
+};
+
+} // namespace
