@@ -156,13 +156,11 @@ void addCpuLoweringPasses(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void addGpuGraphPasses(OpPassManager &pm) {
-  // Channels-last convolutions for tensor cores; the GPU path only.
+void addLayoutPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphConvertLayout());
 }
 
 void addKernelFormationPasses(OpPassManager &pm) {
-  addGpuGraphPasses(pm);
   // Identical subgraphs (the attention mask every layer rebuilds) computed once.
   pm.addPass(createCSEPass());
   pm.addPass(createGraphToKernel());

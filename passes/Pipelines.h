@@ -52,11 +52,13 @@ void addCpuLoweringPasses(mlir::OpPassManager &pm);
 /// for the engine builder to read as a schedule. Pipeline `kiln-lower-gpu-device`.
 void addGpuDeviceLoweringPasses(mlir::OpPassManager &pm, const GpuTargetOptions &target);
 
-/// The graph passes only the GPU targets run, before kernel formation:
-/// graph-convert-layout (channels-last convolutions for tensor cores).
-void addGpuGraphPasses(mlir::OpPassManager &pm);
+/// The layout change `kiln compile --channels-last` asks for, after the graph passes:
+/// graph-convert-layout (channels-last convolutions). Not in the default pipelines: the
+/// generic GPU convolution loops run faster channels first (docs/perf-notes.md); it is
+/// for kernels that read NHWC.
+void addLayoutPasses(mlir::OpPassManager &pm);
 
-/// Kernel formation: the GPU-only graph rewrites, then graph-to-kernel, from a graph
+/// Kernel formation: CSE (identical subgraphs computed once), then graph-to-kernel, from a graph
 /// module to kernel.func templates and their launches on one host function.
 void addKernelFormationPasses(mlir::OpPassManager &pm);
 

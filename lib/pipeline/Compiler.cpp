@@ -185,21 +185,23 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   progress.step("graph passes");
   if (options.report)
     report.push_back(estimateGraphTraffic(*module, "after the graph passes, one kernel per op"));
-  // graph.transpose ops once graph-convert-layout has run (inside the kernels' bodies
-  // after formation); -1 when it has not.
+  // graph.transpose ops after kernel formation (inside the kernels' bodies); -1 on the
+  // CPU target.
   int64_t transposesLeft = -1;
   auto printReport = [&] {
     if (!options.report)
       return;
     printCompileReport(llvm::errs(), options.modelPath, report);
     if (transposesLeft >= 0)
-      llvm::errs() << "  transposes left after layout: " << transposesLeft << "\n";
+      llvm::errs() << "  transposes left: " << transposesLeft
+                   << (options.channelsLast ? " (after graph-convert-layout)"
+                                            : " (channels first; --channels-last converts)")
+                   << "\n";
   };
 
   if (options.channelsLast) {
-    // The GPU targets' layout pass on any target (for checking its numerics on the CPU).
     PassManager layout(&context);
-    addGpuGraphPasses(layout);
+    addLayoutPasses(layout);
     if (failed(layout.run(*module)))
       return failure();
   }

@@ -58,8 +58,8 @@ struct CompileOptions {
   /// Print kernels and estimated bytes moved before and after the graph passes and
   /// kernel formation (lib/pipeline/CompileReport.h) on stderr.
   bool report = false;
-  /// Run graph-convert-layout after the graph passes on every target, not only in the
-  /// GPU pipeline (a hidden flag, for checking channels-last numerics on the CPU).
+  /// Run graph-convert-layout after the graph passes: channels-last convolutions (off by
+  /// default: the generic GPU convolution loops are faster channels first).
   bool channelsLast = false;
 };
 

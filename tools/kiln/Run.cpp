@@ -482,6 +482,8 @@ int runModel(const RunOptions &options) {
       progress.step("compiled in the values of shape-deciding integer inputs");
     mlir::PassManager graphPasses(&context);
     addGraphPasses(graphPasses);
+    if (options.channelsLast)
+      addLayoutPasses(graphPasses);
     if (mlir::failed(graphPasses.run(*module)))
       return failedWith();
     GpuCompileOptions gpu;
@@ -499,7 +501,7 @@ int runModel(const RunOptions &options) {
   mlir::PassManager graphPasses(&context);
   addGraphPasses(graphPasses);
   if (options.channelsLast)
-    addGpuGraphPasses(graphPasses);
+    addLayoutPasses(graphPasses);
   if (mlir::failed(graphPasses.run(*module)))
     return failedWith();
   auto executable = cpu::HostExecutable::compile(*module);

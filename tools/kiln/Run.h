@@ -35,7 +35,7 @@ struct RunOptions {
   double rtol = 1e-4;
   double atol = 1e-5;
   bool quiet = false;
-  /// graph-convert-layout on the CPU path too (hidden --channels-last).
+  /// --channels-last: graph-convert-layout after the graph passes (an ONNX model).
   bool channelsLast = false;
 };
 

@@ -66,10 +66,11 @@ cl::opt<bool> compileReport("report",
                                      "memory (an estimate) before and after the graph passes and "
                                      "fusion, on stderr"),
                             cl::sub(compileCommand));
-cl::opt<bool> compileChannelsLast("channels-last",
-                                  cl::desc("Run graph-convert-layout on every target (the GPU "
-                                           "targets always do); for testing"),
-                                  cl::Hidden, cl::sub(compileCommand));
+cl::opt<bool> compileChannelsLast(
+    "channels-last",
+    cl::desc("Make 2-D convolutions channels last (NHWC; graph-convert-layout). Off by "
+             "default: today's GPU convolution kernels are faster channels first"),
+    cl::sub(compileCommand));
 cl::opt<std::string> runModelPath(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
                                   cl::sub(runCommand));
 cl::list<std::string> runInputs("input",
@@ -101,9 +102,9 @@ cl::opt<std::string> runDevice("device",
                                cl::value_desc("cpu|cuda"), cl::sub(runCommand));
 cl::opt<bool> runQuiet("quiet", cl::desc("No progress lines on stderr"), cl::sub(runCommand));
 cl::opt<bool> runChannelsLast("channels-last",
-                              cl::desc("Run graph-convert-layout on the CPU too (the cuda "
-                                       "device always does); for testing"),
-                              cl::Hidden, cl::sub(runCommand));
+                              cl::desc("ONNX models: make 2-D convolutions channels last "
+                                       "(graph-convert-layout), as kiln compile --channels-last"),
+                              cl::sub(runCommand));
 cl::opt<std::string> benchModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
                                 cl::sub(benchCommand));
 cl::opt<int> benchWarmup("warmup", cl::desc("Untimed runs before timing (default 10)"),
