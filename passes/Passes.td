@@ -68,9 +68,12 @@ def GraphRecognizeAttention : Pass<"graph-recognize-attention", "::mlir::func::F
   let summary = "Replace MatMul, scale, mask, Softmax, MatMul chains by graph.attention";
   let description = [{
     Matches `MatMul(Softmax(MatMul(Q, K') * scale + mask, axis = -1), V)`: scalar factors
-    (Mul or Div by a constant) on Q, on K' or on the scores, an optional additive mask (not
-    broadcasting the scores), and optionally PyTorch's guard `Where(IsNaN(p), 0, p)` after
-    the softmax (then `nan_to_zero`). K' is K transposed: the op gets K through a transpose
+    (Mul or Div by a constant) on Q, on K' or on the scores, up to two mask layers (none
+    broadcasting the scores): an additive mask, or a fill `Where(c, scores, f)` /
+    `Where(c, f, scores)` with `f` -inf or at most -1e30 (f32/f64 scores; it absorbs any
+    score, so it equals the additive mask `Where(c, 0, f)` / `Where(c, f, 0)`); the op gets
+    the sum of the masks. Optionally PyTorch's guard `Where(IsNaN(p), 0, p)` after the
+    softmax (then `nan_to_zero`). K' is K transposed: the op gets K through a transpose
     that graph-simplify merges with the one that made K'. Every intermediate must have no
     use outside the pattern.
   }];

@@ -9,14 +9,19 @@
 // where Q' and K' may carry scalar factors of their own (torch.export scales both by
 // sqrt(1 / sqrt(D))), K' is K transposed (often by the head-splitting transpose itself),
 // the mask is additive (padding, causal, or both) and the guard after the softmax zeroes
-// rows masked out entirely. This pass matches the chain, anchored on the Softmax, and
-// replaces the final MatMul by one graph.attention whose scale is the product of every
-// scalar factor, with K transposed back (graph-simplify then merges that transpose with
-// the one that made K'). The intermediates must have no other use; the mask must not
-// broadcast the scores, nor a scalar factor its operand.
+// rows masked out entirely. Masks may also be fills, Where(c, scores, f) or
+// Where(c, f, scores) (masked_fill), up to two mask layers in all; a fill is taken only
+// when f absorbs any score (-inf, or at most -1e30 in f32/f64: s + f rounds to f for
+// |s| < 1e22), so that it is exactly the additive mask Where(c, 0, f) or Where(c, f, 0).
+// This pass matches the chain, anchored on the Softmax, and replaces the final MatMul by
+// one graph.attention whose scale is the product of every scalar factor and whose mask is
+// the sum of the mask terms, with K transposed back (graph-simplify then merges that
+// transpose with the one that made K'). The intermediates must have no other use; the
+// masks must not broadcast the scores, nor a scalar factor its operand.
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/graph/ShapeInference.h"
 #include "passes/Passes.h"
 #include "passes/graph/Recognize.h"
 
@@ -82,6 +87,123 @@ graph::MatMulOp getScoresProduct(Value value) {
   return matmul;
 }
 
+/// A term of the additive mask: a tensor to add, or Where(condition, 0, fill)
+/// (`fillWhenTrue`: Where(condition, fill, 0)).
+struct MaskTerm {
+  Value additive;
+  Value condition;
+  double fill = 0.0;
+  bool fillWhenTrue = false;
+};
+
+/// Whether `fill` masks a score of `type` out exactly as adding it would: -inf, or a
+/// value so large that any realistic score added to it rounds to it (f32 and f64 only).
+bool isAbsorbingFill(double fill, Type type) {
+  return (type.isF32() || type.isF64()) && fill <= -1e30;
+}
+
+/// The matrix product under `scores`, through at most `depth` mask layers (an Add of a
+/// tensor of the scores' type, a fill Where) and the scalar factors right on top of the
+/// product; the masks are appended to `terms`, the factors folded into `scale`.
+graph::MatMulOp matchScores(Value scores, double &scale, SmallVectorImpl<MaskTerm> &terms,
+                            int depth = 2) {
+  double factor = 1.0;
+  if (auto product = getScoresProduct(peelScale(scores, factor))) {
+    scale *= factor;
+    return product;
+  }
+  if (depth == 0)
+    return nullptr;
+  if (auto add = getSingleUseOp<graph::AddOp>(scores)) {
+    for (auto [inner, other] :
+         {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+      if (inner.getType() != add.getType())
+        continue;
+      size_t size = terms.size();
+      if (auto product = matchScores(inner, scale, terms, depth - 1)) {
+        terms.push_back({other, {}, 0.0, false});
+        return product;
+      }
+      terms.resize(size);
+    }
+  }
+  if (auto where = getSingleUseOp<graph::WhereOp>(scores)) {
+    Type elementType = cast<ShapedType>(where.getType()).getElementType();
+    for (auto [inner, fill, fillWhenTrue] : {std::tuple(where.getLhs(), where.getRhs(), false),
+                                             std::tuple(where.getRhs(), where.getLhs(), true)}) {
+      std::optional<double> fillValue = getSplatValue(fill);
+      if (inner.getType() != where.getType() || !fillValue ||
+          !isAbsorbingFill(*fillValue, elementType))
+        continue;
+      size_t size = terms.size();
+      if (auto product = matchScores(inner, scale, terms, depth - 1)) {
+        terms.push_back({{}, where.getCondition(), *fillValue, fillWhenTrue});
+        return product;
+      }
+      terms.resize(size);
+    }
+  }
+  return nullptr;
+}
+
+/// The shape of a term's mask: the tensor's, or the condition's.
+Type getTermType(const MaskTerm &term) {
+  return term.additive ? term.additive.getType() : term.condition.getType();
+}
+
+/// The broadcast shape of every term's, or nullopt when one is unranked or two do not
+/// broadcast (nothing is created then).
+std::optional<SmallVector<int64_t>> getMaskShape(ArrayRef<MaskTerm> terms) {
+  SmallVector<int64_t> shape;
+  for (const MaskTerm &term : terms) {
+    auto type = dyn_cast<RankedTensorType>(getTermType(term));
+    if (!type)
+      return std::nullopt;
+    auto broadcast = graph::broadcastShapes(shape, type.getShape());
+    if (!broadcast) {
+      llvm::consumeError(broadcast.takeError());
+      return std::nullopt;
+    }
+    shape = *broadcast;
+  }
+  return shape;
+}
+
+/// The sum of `terms` (ranked and broadcasting: getMaskShape) as one additive mask of
+/// `elementType`; a fill term becomes Where(condition, 0, fill) or Where(condition, fill, 0).
+Value createMask(PatternRewriter &rewriter, Location loc, ArrayRef<MaskTerm> terms,
+                 Type elementType) {
+  auto scalar = [&](double value) -> Value {
+    auto type = RankedTensorType::get({}, elementType);
+    return graph::ConstantOp::create(
+        rewriter, loc,
+        cast<ElementsAttr>(DenseElementsAttr::get(
+            type, ArrayRef<Attribute>(rewriter.getFloatAttr(elementType, value)))));
+  };
+  Value mask;
+  SmallVector<int64_t> shape;
+  for (const MaskTerm &term : terms) {
+    Value value = term.additive;
+    auto termShape = cast<RankedTensorType>(getTermType(term)).getShape();
+    if (!value) {
+      Value fill = scalar(term.fill), zero = scalar(0.0);
+      value = graph::WhereOp::create(
+          rewriter, loc, Type(RankedTensorType::get(termShape, elementType)), term.condition,
+          term.fillWhenTrue ? fill : zero, term.fillWhenTrue ? zero : fill);
+    }
+    if (!mask) {
+      mask = value;
+      shape.assign(termShape.begin(), termShape.end());
+      continue;
+    }
+    shape = cantFail(graph::broadcastShapes(shape, termShape));
+    mask = graph::AddOp::create(rewriter, loc, TypeRange{RankedTensorType::get(shape, elementType)},
+                                ValueRange{mask, value})
+               .getResult();
+  }
+  return mask;
+}
+
 struct RecognizeAttention : OpRewritePattern<graph::SoftmaxOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(graph::SoftmaxOp softmax,
@@ -91,28 +213,14 @@ struct RecognizeAttention : OpRewritePattern<graph::SoftmaxOp> {
         (softmax.getAxis() != -1 && softmax.getAxis() != scoresType.getRank() - 1))
       return rewriter.notifyMatchFailure(softmax, "not a softmax over the last axis of scores");
 
-    // The scores: [scaled] product, plus an optional mask.
+    // The scores: [scaled] product, under up to two mask layers.
     double scale = 1.0;
-    Value mask;
-    graph::MatMulOp product;
-    if (auto add = getSingleUseOp<graph::AddOp>(softmax.getInput())) {
-      for (auto [scaled, other] :
-           {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
-        double factor = 1.0;
-        if (scaled.getType() != add.getType())
-          continue;
-        if (auto found = getScoresProduct(peelScale(scaled, factor))) {
-          product = found;
-          mask = other;
-          scale = factor;
-          break;
-        }
-      }
-    } else {
-      product = getScoresProduct(peelScale(softmax.getInput(), scale));
-    }
+    SmallVector<MaskTerm> maskTerms;
+    graph::MatMulOp product = matchScores(softmax.getInput(), scale, maskTerms);
     if (!product)
       return rewriter.notifyMatchFailure(softmax, "scores are not a matrix product");
+    if (!getMaskShape(maskTerms))
+      return rewriter.notifyMatchFailure(softmax, "masks that are unranked or do not broadcast");
     Value query = peelScale(product.getLhs(), scale);
     Value keyTransposed = peelScale(product.getRhs(), scale);
 
@@ -146,6 +254,9 @@ struct RecognizeAttention : OpRewritePattern<graph::SoftmaxOp> {
 
     rewriter.setInsertionPoint(weighted);
     Location loc = rewriter.getFusedLoc({product.getLoc(), softmax.getLoc(), weighted.getLoc()});
+    Value mask;
+    if (!maskTerms.empty())
+      mask = createMask(rewriter, loc, maskTerms, scoresType.getElementType());
     int64_t rank = cast<RankedTensorType>(keyTransposed.getType()).getRank();
     auto perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     std::swap(perm[rank - 1], perm[rank - 2]);

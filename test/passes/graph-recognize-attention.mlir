@@ -124,3 +124,59 @@ func.func @guard_not_zero(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x8xf32>, %v: ten
   %4 = graph.matmul %3, %v : (tensor<2x8x8xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %4 : tensor<2x8x4xf32>
 }
+
+// -----
+
+// Causal masking as a fill (the legacy exports of GPT-2: torch.where(causal, scores,
+// finfo.min)), then an additive padding mask: one mask, Where(causal, 0, min) + padding.
+// CHECK-LABEL: func.func @causal_fill
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x12x16x64xf32>, %[[KT:.*]]: tensor<1x12x64x16xf32>, %[[V:.*]]: tensor<1x12x16x64xf32>, %[[C:.*]]: tensor<1x1x16x16xi1>, %[[P:.*]]: tensor<1x1x1x16xf32>)
+// CHECK-DAG: %[[MIN:.*]] = graph.constant dense<-3.40282347E+38> : tensor<f32>
+// CHECK-DAG: %[[ZERO:.*]] = graph.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[FILL:.*]] = graph.where %[[C]], %[[ZERO]], %[[MIN]] : (tensor<1x1x16x16xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x16x16xf32>
+// CHECK: %[[MASK:.*]] = graph.add %[[FILL]], %[[P]] : (tensor<1x1x16x16xf32>, tensor<1x1x1x16xf32>) -> tensor<1x1x16x16xf32>
+// CHECK: graph.attention %[[Q]], %{{.*}}, %[[V]], %[[MASK]] {scale = 1.250000e-01 : f32}
+// CHECK-NOT: graph.softmax
+func.func @causal_fill(%q: tensor<1x12x16x64xf32>, %kt: tensor<1x12x64x16xf32>, %v: tensor<1x12x16x64xf32>, %causal: tensor<1x1x16x16xi1>, %padding: tensor<1x1x1x16xf32>) -> tensor<1x12x16x64xf32> {
+  %d = graph.constant dense<8.0> : tensor<f32>
+  %min = graph.constant dense<-3.40282347E+38> : tensor<f32>
+  %0 = graph.matmul %q, %kt : (tensor<1x12x16x64xf32>, tensor<1x12x64x16xf32>) -> tensor<1x12x16x16xf32>
+  %1 = graph.div %0, %d : (tensor<1x12x16x16xf32>, tensor<f32>) -> tensor<1x12x16x16xf32>
+  %2 = graph.where %causal, %1, %min : (tensor<1x1x16x16xi1>, tensor<1x12x16x16xf32>, tensor<f32>) -> tensor<1x12x16x16xf32>
+  %3 = graph.add %2, %padding : (tensor<1x12x16x16xf32>, tensor<1x1x1x16xf32>) -> tensor<1x12x16x16xf32>
+  %4 = graph.softmax %3 {axis = -1 : i64} : (tensor<1x12x16x16xf32>) -> tensor<1x12x16x16xf32>
+  %5 = graph.matmul %4, %v : (tensor<1x12x16x16xf32>, tensor<1x12x16x64xf32>) -> tensor<1x12x16x64xf32>
+  return %5 : tensor<1x12x16x64xf32>
+}
+
+// -----
+
+// masked_fill(mask, -inf) (DistilBERT's form: the condition marks what is masked).
+// CHECK-LABEL: func.func @masked_fill
+// CHECK-DAG: %[[NEGINF:.*]] = graph.constant dense<0xFF800000> : tensor<f32>
+// CHECK-DAG: %[[ZERO:.*]] = graph.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[MASK:.*]] = graph.where %arg3, %[[NEGINF]], %[[ZERO]] : (tensor<2x1x1x16xi1>, tensor<f32>, tensor<f32>) -> tensor<2x1x1x16xf32>
+// CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}}, %[[MASK]] {scale = 1.000000e+00 : f32}
+func.func @masked_fill(%q: tensor<2x4x16x8xf32>, %kt: tensor<2x4x8x16xf32>, %v: tensor<2x4x16x8xf32>, %masked: tensor<2x1x1x16xi1>) -> tensor<2x4x16x8xf32> {
+  %neginf = graph.constant dense<0xFF800000> : tensor<f32>
+  %0 = graph.matmul %q, %kt : (tensor<2x4x16x8xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x16x16xf32>
+  %1 = graph.where %masked, %neginf, %0 : (tensor<2x1x1x16xi1>, tensor<f32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %2 = graph.softmax %1 {axis = -1 : i64} : (tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %3 = graph.matmul %2, %v : (tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  return %3 : tensor<2x4x16x8xf32>
+}
+
+// -----
+
+// A fill of -10000 is not absorbing (s - 10000 is not -10000): no additive mask equals
+// it, so the chain stays.
+// CHECK-LABEL: func.func @finite_fill
+// CHECK-NOT: graph.attention
+func.func @finite_fill(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>, %causal: tensor<1x1x4x4xi1>) -> tensor<1x2x4x8xf32> {
+  %fill = graph.constant dense<-10000.0> : tensor<f32>
+  %0 = graph.matmul %q, %kt : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  %1 = graph.where %causal, %0, %fill : (tensor<1x1x4x4xi1>, tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %2 = graph.softmax %1 {axis = -1 : i64} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %3 = graph.matmul %2, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  return %3 : tensor<1x2x4x8xf32>
+}
