@@ -96,10 +96,11 @@ struct MaskTerm {
   bool fillWhenTrue = false;
 };
 
-/// Whether `fill` masks a score of `type` out exactly as adding it would: -inf, or a
-/// value so large that any realistic score added to it rounds to it (f32 and f64 only).
+/// Whether `fill` masks a score of `type` out exactly as adding it would: -inf (any float
+/// type), or a value so large that any realistic score added to it rounds to it (f32 and
+/// f64 only).
 bool isAbsorbingFill(double fill, Type type) {
-  return (type.isF32() || type.isF64()) && fill <= -1e30;
+  return (std::isinf(fill) && fill < 0) || ((type.isF32() || type.isF64()) && fill <= -1e30);
 }
 
 /// The matrix product under `scores`, through at most `depth` mask layers (an Add of a

@@ -1,0 +1,410 @@
+#!/usr/bin/env python3
+"""The kernel benchmark (issue 8): Kiln's kernels for single operators against the libraries
+PyTorch calls, in one run on one GPU.
+
+  gemm       C = A B, fp16 and bf16 (fp32 accumulation): square 512 to 8192, and the matrix
+             products of BERT-base/GPT-2 layers at 8 x 128 tokens and of ResNet-50's
+             classifier at batch 256. Peer: torch.matmul (cuBLAS).
+  conv       every distinct convolution of ResNet-50 (shapes read off the shared model) at
+             batch 32, fp16. Peer: torch.nn.functional.conv2d on channels-last tensors (cuDNN).
+  attention  softmax(Q K^T / sqrt(D)) V, fp16, batch 8, 12 heads of 64, sequence 128 and 512,
+             unmasked and causal. Peer: scaled_dot_product_attention (flash / memory-efficient).
+
+Kiln's side of a case is a one-operator ONNX model (weights as random initializers, the
+attention written out as MatMul, Mul, [Where], Softmax, MatMul as exporters write it) that
+`kiln compile` turns into an engine; `kiln run` checks its output against PyTorch in fp32
+(relative L2), `kiln bench` times it (CUDA graph replay between events; median). The peers
+are timed the same way in this process (bench/timing.py), after Kiln, on the same GPU. Both
+sides reuse one set of inputs, so products that fit in the L2 are measured warm on both.
+
+TFLOP/s counts 2 M N K for a product, 2 N OH OW M (C / group) KH KW for a convolution, and
+4 B H S^2 D for attention (causal included: the same count on both sides keeps the ratio).
+
+    python3 bench/kernels.py --kiln build/bin/kiln --out DIR [--only gemm,conv] [--quick]
+
+Writes DIR/kernels.json and DIR/kernels.md and prints the table last.
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import summarize, warmup_and_time, warmup_runs_for  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MIN_RUNS, MIN_SECONDS = 20, 0.5
+# rel L2 of a half-precision result against fp32 arithmetic on the same inputs.
+TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2}
+
+
+# --- Cases --------------------------------------------------------------------------------
+
+def gemm_cases(quick):
+    sizes = [512, 1024, 2048, 4096] + ([] if quick else [8192])
+    cases = []
+    for dtype in ("fp16", "bf16"):
+        for n in sizes:
+            cases.append({"family": "gemm", "name": f"{n}^3", "dtype": dtype, "m": n, "n": n,
+                          "k": n})
+        if dtype == "fp16":
+            tokens = 8 * 128
+            for name, k, n in (("bert/gpt2 qkv", 768, 2304), ("bert/gpt2 out", 768, 768),
+                               ("bert/gpt2 ffn1", 768, 3072), ("bert/gpt2 ffn2", 3072, 768),
+                               ("gpt2 lm-head", 768, 50257)):
+                cases.append({"family": "gemm", "name": f"{name} {tokens}x{k}x{n}",
+                              "dtype": dtype, "m": tokens, "n": n, "k": k})
+            cases.append({"family": "gemm", "name": "resnet50 fc 256x2048x1000", "dtype": dtype,
+                          "m": 256, "n": 1000, "k": 2048})
+    for case in cases:
+        case["flops"] = 2 * case["m"] * case["n"] * case["k"]
+    return cases
+
+
+def resnet50_convs(batch):
+    """The distinct convolutions of the shared ResNet-50 export, with how often each occurs."""
+    import onnx
+    from onnx import shape_inference
+    shared = os.environ.get("KILN_SHARED", os.path.join(os.path.dirname(ROOT), "shared"))
+    model = onnx.load(os.path.join(shared, "models", "resnet50.legacy17.onnx"))
+    inferred = shape_inference.infer_shapes(model)
+    shapes = {}
+    for value in list(inferred.graph.value_info) + list(inferred.graph.input):
+        dims = [d.dim_value if d.HasField("dim_value") else 1
+                for d in value.type.tensor_type.shape.dim]
+        shapes[value.name] = dims
+    initializers = {i.name: list(i.dims) for i in model.graph.initializer}
+    distinct = {}
+    for node in model.graph.node:
+        if node.op_type != "Conv":
+            continue
+        attrs = {a.name: (list(a.ints) if a.ints else a.i) for a in node.attribute}
+        x, w = shapes[node.input[0]], initializers[node.input[1]]
+        key = (x[1], x[2], x[3], w[0], w[2], w[3], attrs.get("strides", [1, 1])[0],
+               attrs.get("pads", [0, 0, 0, 0])[0], attrs.get("group", 1))
+        distinct[key] = distinct.get(key, 0) + 1
+    cases = []
+    for (c, h, w_, m, kh, kw, stride, pad, group), count in distinct.items():
+        oh = (h + 2 * pad - kh) // stride + 1
+        ow = (w_ + 2 * pad - kw) // stride + 1
+        cases.append({"family": "conv", "dtype": "fp16", "batch": batch, "c": c, "h": h, "w": w_,
+                      "m": m, "kh": kh, "kw": kw, "stride": stride, "pad": pad, "group": group,
+                      "count": count,
+                      "name": f"{c}x{h}x{w_} -> {m} {kh}x{kw}/{stride} (x{count})",
+                      "flops": 2 * batch * oh * ow * m * (c // group) * kh * kw})
+    return cases
+
+
+def attention_cases():
+    cases = []
+    for seq in (128, 512):
+        for causal in (False, True):
+            cases.append({"family": "attention", "dtype": "fp16", "batch": 8, "heads": 12,
+                          "seq": seq, "dim": 64, "causal": causal,
+                          "name": f"b8 h12 s{seq} d64{' causal' if causal else ''}",
+                          "flops": 4 * 8 * 12 * seq * seq * 64})
+    return cases
+
+
+# --- Kiln's side: a one-operator ONNX model, compiled, checked, timed ----------------------
+
+def onnx_dtype(dtype):
+    from onnx import TensorProto
+    return {"fp16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16}[dtype]
+
+
+def case_model(case, rng):
+    """(ONNX model, {input name: fp32 array}): the case as exporters would write it."""
+    import onnx
+    from onnx import helper, numpy_helper
+    dt = onnx_dtype(case["dtype"])
+    nodes, inits, inputs = [], [], {}
+    if case["family"] == "gemm":
+        inputs["a"] = rng.standard_normal((case["m"], case["k"]), dtype=np.float32)
+        inputs["b"] = rng.standard_normal((case["k"], case["n"]), dtype=np.float32)
+        nodes.append(helper.make_node("MatMul", ["a", "b"], ["y"]))
+        outputs = [("y", [case["m"], case["n"]])]
+    elif case["family"] == "conv":
+        inputs["x"] = rng.standard_normal((case["batch"], case["c"], case["h"], case["w"]),
+                                          dtype=np.float32)
+        weight = rng.standard_normal((case["m"], case["c"] // case["group"], case["kh"],
+                                      case["kw"]), dtype=np.float32)
+        weight *= 1.0 / math.sqrt(weight[0].size)
+        tensor = numpy_helper.from_array(weight.astype(np.float16), "w")
+        inits.append(tensor)
+        case["_weight"] = weight.astype(np.float16).astype(np.float32)
+        p, s = case["pad"], case["stride"]
+        nodes.append(helper.make_node("Conv", ["x", "w"], ["y"], pads=[p, p, p, p],
+                                      strides=[s, s], group=case["group"]))
+        oh = (case["h"] + 2 * p - case["kh"]) // s + 1
+        ow = (case["w"] + 2 * p - case["kw"]) // s + 1
+        outputs = [("y", [case["batch"], case["m"], oh, ow])]
+    else:
+        shape = (case["batch"], case["heads"], case["seq"], case["dim"])
+        for name in "qkv":
+            inputs[name] = rng.standard_normal(shape, dtype=np.float32)
+        scale = numpy_helper.from_array(np.array(1.0 / math.sqrt(case["dim"]), np.float16),
+                                        "scale")
+        inits.append(scale)
+        nodes += [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+                  helper.make_node("MatMul", ["q", "kt"], ["s"]),
+                  helper.make_node("Mul", ["s", "scale"], ["scaled"])]
+        scores = "scaled"
+        if case["causal"]:
+            causal = np.tril(np.ones((case["seq"], case["seq"]), bool))[None, None]
+            inits += [numpy_helper.from_array(causal, "causal"),
+                      numpy_helper.from_array(np.array(-np.inf, np.float16), "neg_inf")]
+            nodes.append(helper.make_node("Where", ["causal", "scaled", "neg_inf"], ["masked"]))
+            scores = "masked"
+        nodes += [helper.make_node("Softmax", [scores], ["p"], axis=-1),
+                  helper.make_node("MatMul", ["p", "v"], ["y"])]
+        outputs = [("y", list(shape))]
+    graph = helper.make_graph(
+        nodes, case["family"],
+        [helper.make_tensor_value_info(n, dt, list(a.shape)) for n, a in inputs.items()],
+        [helper.make_tensor_value_info(n, dt, s) for n, s in outputs], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.checker.check_model(model)
+    return model, inputs
+
+
+def run_logged(command, log, timeout):
+    with open(log, "w") as f:
+        try:
+            return subprocess.run(command, stdout=f, stderr=subprocess.STDOUT,
+                                  timeout=timeout).returncode
+        except subprocess.TimeoutExpired:
+            f.write(f"\ntimed out after {timeout} s\n")
+            return 124
+
+
+def save_input(path, array, dtype):
+    """fp16 arrays as .npy; bf16 ones (NumPy has no bf16) as ONNX TensorProto .pb files
+    (round to nearest even from fp32)."""
+    if dtype == "fp16":
+        np.save(path + ".npy", array.astype(np.float16))
+        return path + ".npy"
+    from onnx import TensorProto, helper
+    words = array.astype(np.float32).view(np.uint32).astype(np.uint64)
+    bits = ((words + 0x7FFF + ((words >> 16) & 1)) >> 16).astype(np.uint16)
+    tensor = helper.make_tensor("t", TensorProto.BFLOAT16, list(array.shape),
+                                bits.tobytes(), raw=True)
+    with open(path + ".pb", "wb") as f:
+        f.write(tensor.SerializeToString())
+    return path + ".pb"
+
+
+def to_half(array, dtype, torch):
+    tensor = torch.from_numpy(array)
+    return tensor.to(torch.float16 if dtype == "fp16" else torch.bfloat16).float()
+
+
+def reference(case, inputs, torch):
+    """PyTorch's result in fp32 arithmetic on the rounded inputs (on the GPU)."""
+    rounded = {n: to_half(a, case["dtype"], torch).cuda() for n, a in inputs.items()}
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    if case["family"] == "gemm":
+        return rounded["a"] @ rounded["b"]
+    if case["family"] == "conv":
+        weight = torch.from_numpy(case["_weight"]).cuda()
+        return torch.nn.functional.conv2d(rounded["x"], weight, stride=case["stride"],
+                                          padding=case["pad"], groups=case["group"])
+    q, k, v = rounded["q"], rounded["k"], rounded["v"]
+    scores = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(case["dim"]))
+    if case["causal"]:
+        mask = torch.ones(case["seq"], case["seq"], dtype=torch.bool, device="cuda").tril()
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, -1) @ v
+
+
+def kiln_side(case, model, inputs, kiln, work, torch, timeout):
+    import onnx
+    result = {}
+    model_path, engine = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
+    onnx.save(model, model_path)
+    start = time.perf_counter()
+    code = run_logged([kiln, "compile", model_path, "-o", engine, "--quiet"],
+                      os.path.join(work, "compile.log"), timeout)
+    result["compile_s"] = time.perf_counter() - start
+    if code != 0:
+        return {"status": "compile failed", **result}
+
+    # Correctness: one run on these inputs against PyTorch in fp32.
+    args = []
+    for name, array in inputs.items():
+        args += ["--input", f"{name}={save_input(os.path.join(work, name), array, case['dtype'])}"]
+    out_dir = os.path.join(work, "out")
+    expected = reference(case, inputs, torch).cpu().numpy().astype(np.float64)
+    check = []
+    if case["dtype"] == "bf16":
+        # NumPy has no bf16: kiln run compares against a bf16 .pb itself, elementwise with
+        # tolerances scaled to the result (no relative L2 for these rows).
+        scale = float(np.sqrt(np.mean(expected ** 2))) or 1.0
+        check = ["--expect", "y=" + save_input(os.path.join(work, "expected"), expected, "bf16"),
+                 "--rtol", "0.05", "--atol", str(0.05 * scale)]
+    start = time.perf_counter()
+    outputs = check or ["--output-dir", out_dir]
+    code = run_logged([kiln, "run", engine, "--device", "cuda", "--quiet"] + args + outputs,
+                      os.path.join(work, "run.log"), timeout)
+    run_s = time.perf_counter() - start
+    if case["dtype"] == "bf16":
+        if code not in (0, 1):
+            return {"status": "run failed", **result}
+        result["correct"] = code == 0
+    else:
+        if code != 0:
+            return {"status": "run failed", **result}
+        produced = np.load(os.path.join(out_dir, "y.npy")).astype(np.float64)
+        denominator = np.linalg.norm(expected)
+        rel_l2 = float(np.linalg.norm(produced - expected) / denominator) if denominator else 0.0
+        result["rel_l2"] = rel_l2 if np.isfinite(rel_l2) else float("inf")
+        result["correct"] = result["rel_l2"] <= TOLERANCE[case["dtype"]]
+
+    # Speed: the policy of bench/timing.py, through kiln bench.
+    warmup = warmup_runs_for(run_s)
+    bench_json = os.path.join(work, "bench.json")
+    code = run_logged([kiln, "bench", engine, "--warmup", str(warmup), "--iterations",
+                       str(MIN_RUNS if run_s < 1 else 3), "--duration",
+                       str(MIN_SECONDS if run_s < 1 else 0), "--json", bench_json],
+                      os.path.join(work, "bench.log"), timeout)
+    if code != 0:
+        return {"status": "bench failed", **result}
+    with open(bench_json) as f:
+        result.update(summarize(json.load(f)["runs_ms"]))
+    result["status"] = "ok" if result["correct"] else "wrong"
+    return result
+
+
+# --- The peers ----------------------------------------------------------------------------
+
+def peer_side(case, inputs, torch):
+    dtype = torch.float16 if case["dtype"] == "fp16" else torch.bfloat16
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    tensors = {n: torch.from_numpy(a).to("cuda", dtype) for n, a in inputs.items()}
+    functional = torch.nn.functional
+    if case["family"] == "gemm":
+        name, fn, args = "torch.matmul (cuBLAS)", torch.matmul, (tensors["a"], tensors["b"])
+    elif case["family"] == "conv":
+        x = tensors["x"].contiguous(memory_format=torch.channels_last)
+        weight = torch.from_numpy(case["_weight"]).to("cuda", dtype).contiguous(
+            memory_format=torch.channels_last)
+        torch.backends.cudnn.benchmark = True
+        name = "F.conv2d NHWC (cuDNN)"
+
+        def fn(x, weight):
+            return functional.conv2d(x, weight, stride=case["stride"], padding=case["pad"],
+                                     groups=case["group"])
+        args = (x, weight)
+    else:
+        name = "F.scaled_dot_product_attention"
+
+        def fn(q, k, v):
+            return functional.scaled_dot_product_attention(q, k, v, is_causal=case["causal"])
+        args = (tensors["q"], tensors["k"], tensors["v"])
+    stream = torch.cuda.current_stream()
+
+    def run_once():
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record(stream)
+        fn(*args)
+        end.record(stream)
+        end.synchronize()
+        return begin.elapsed_time(end)
+
+    with torch.inference_mode():
+        millis, _ = warmup_and_time(run_once, MIN_RUNS, MIN_SECONDS)
+    return {"system": name, **summarize(millis)}
+
+
+# --- Report -------------------------------------------------------------------------------
+
+def tflops(flops, ms):
+    return flops / (ms * 1e-3) / 1e12 if ms else None
+
+
+def table(rows):
+    lines = ["| family | case | dtype | Kiln ms | Kiln TFLOP/s | peer | peer ms | peer TFLOP/s | "
+             "Kiln / peer | rel L2 | status |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        kiln, peer = row["kiln"], row["peer"]
+        k_ms, p_ms = kiln.get("median_ms"), peer.get("median_ms")
+        ratio = p_ms / k_ms if k_ms and p_ms else None
+        fmt = lambda v, spec: format(v, spec) if v is not None else "–"
+        lines.append(f"| {row['family']} | {row['name']} | {row['dtype']} | {fmt(k_ms, '.3f')} | "
+                     f"{fmt(tflops(row['flops'], k_ms), '.2f')} | {peer.get('system', '–')} | "
+                     f"{fmt(p_ms, '.3f')} | {fmt(tflops(row['flops'], p_ms), '.1f')} | "
+                     f"{fmt(ratio, '.3f')}× | {fmt(kiln.get('rel_l2'), '.1e')} | "
+                     f"{kiln.get('status', '–')} |")
+    return "\n".join(lines)
+
+
+def geomean(values):
+    values = [v for v in values if v]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kiln", default=os.path.join(ROOT, "build", "bin", "kiln"))
+    parser.add_argument("--out", default="/tmp/kiln-kernels")
+    parser.add_argument("--only", default="gemm,conv,attention",
+                        help="families to run (comma-separated)")
+    parser.add_argument("--quick", action="store_true", help="no 8192^3 products")
+    parser.add_argument("--timeout", type=int, default=120, help="seconds per kiln step")
+    parser.add_argument("--deadline", type=float, default=540,
+                        help="seconds after which no new case starts")
+    args = parser.parse_args()
+    import torch
+
+    families = set(args.only.split(","))
+    cases = []
+    if "gemm" in families:
+        cases += gemm_cases(args.quick)
+    if "conv" in families:
+        cases += resnet50_convs(batch=32)
+    if "attention" in families:
+        cases += attention_cases()
+    os.makedirs(args.out, exist_ok=True)
+    started, rows = time.perf_counter(), []
+    for index, case in enumerate(cases):
+        if time.perf_counter() - started > args.deadline:
+            rows.append({**case, "kiln": {"status": "skipped (deadline)"}, "peer": {}})
+            continue
+        work = os.path.join(args.out, "work", f"{index:02d}")
+        os.makedirs(work, exist_ok=True)
+        model, inputs = case_model(case, np.random.default_rng(index + 1))
+        kiln = kiln_side(case, model, inputs, args.kiln, work, torch, args.timeout)
+        peer = peer_side(case, inputs, torch)
+        row = {k: v for k, v in case.items() if not k.startswith("_")}
+        rows.append({**row, "kiln": kiln, "peer": peer})
+        print(f"[{time.perf_counter() - started:5.0f} s] {case['family']} {case['name']} "
+              f"{case['dtype']}: kiln {kiln.get('median_ms', kiln['status'])} ms, "
+              f"peer {peer.get('median_ms'):.3f} ms", flush=True)
+    with open(os.path.join(args.out, "kernels.json"), "w") as f:
+        json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+                   "commit": os.environ.get("KILN_COMMIT", ""), "rows": rows}, f, indent=1)
+    summary = []
+    for family in ("gemm", "conv", "attention"):
+        ratios = [r["peer"]["median_ms"] / r["kiln"]["median_ms"] for r in rows
+                  if r["family"] == family and r["kiln"].get("median_ms")
+                  and r["peer"].get("median_ms")]
+        if ratios:
+            summary.append(f"{family}: geomean Kiln / peer {geomean(ratios):.3f}× over "
+                           f"{len(ratios)} cases")
+    text = table(rows) + "\n\n" + "\n".join(summary) + "\n"
+    with open(os.path.join(args.out, "kernels.md"), "w") as f:
+        f.write(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+                f"Kiln {os.environ.get('KILN_COMMIT', '')}\n\n" + text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
