@@ -322,7 +322,7 @@ FailureOr<Value> createBatchedMatmul(OpBuilder &b, Location loc, Value lhs, Valu
     SmallVector<int64_t> shape(resultType.getShape().take_front(batchRank));
     shape.push_back(type.getDimSize(type.getRank() - 2));
     shape.push_back(type.getDimSize(type.getRank() - 1));
-    auto fullType = RankedTensorType::get(shape, elementType);
+    auto fullType = RankedTensorType::get(shape, type.getElementType());
     if (fullType == type)
       return operand;
     SmallVector<OpFoldResult> fullSizes(batchSizes);
@@ -399,7 +399,14 @@ FailureOr<Value> createMatMul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   SmallVector<int64_t> fullShape(resultType.getShape().take_front(rank - 2));
   fullShape.push_back(lhsType.getDimSize(lhsType.getRank() - 2));
   fullShape.push_back(rhsType.getDimSize(rhsType.getRank() - 1));
-  auto fullType = RankedTensorType::get(fullShape, resultType.getElementType());
+  // Half-precision products accumulate in f32 (the linalg ops extend each operand), as
+  // cuBLAS and ONNX Runtime do: a sum of thousands of f16 or bf16 terms rounded at every
+  // step loses digits (bf16 GEMMs of K = 512 missed by 2 % of their magnitude).
+  Type resultElementType = resultType.getElementType();
+  Type accumulatorType = resultElementType.isF16() || resultElementType.isBF16()
+                             ? Type(b.getF32Type())
+                             : resultElementType;
+  auto fullType = RankedTensorType::get(fullShape, accumulatorType);
 
   Value product;
   if (rank == 2) {
@@ -422,6 +429,14 @@ FailureOr<Value> createMatMul(OpBuilder &b, Location loc, Value lhs, Value rhs,
     if (!(lhsVector && rhsVector))
       groups.push_back({rank - 2, rank - 1});
     product = tensor::CollapseShapeOp::create(b, loc, product, groups);
+  }
+  if (accumulatorType != resultElementType) {
+    auto productType = cast<RankedTensorType>(product.getType());
+    product = createElementwise(
+        b, loc, RankedTensorType::get(productType.getShape(), resultElementType), {product},
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange elements) {
+          return convertScalar(nested, nestedLoc, elements[0], accumulatorType, resultElementType);
+        });
   }
   return castToType(b, loc, product, resultType);
 }
@@ -564,6 +579,19 @@ struct GemmLowering : OpConversionPattern<graph::GemmOp> {
 /// K...]) with `group` groups into `init` ([N, M, O...], holding the bias or zeros). A
 /// named linalg op where one fits (1-D/2-D/3-D ungrouped, 2-D depthwise without
 /// multiplier, 2-D grouped), otherwise a linalg.generic of the same structure.
+/// accumulator + input * weight for a convolution generic's block arguments (input, weight,
+/// accumulator); narrow float operands are extended to the accumulator's f32 first.
+Value createMultiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
+  Type accumulatorType = args[2].getType();
+  auto extend = [&](Value value) -> Value {
+    if (value.getType() == accumulatorType || !isa<FloatType>(accumulatorType))
+      return value;
+    return arith::ExtFOp::create(b, loc, accumulatorType, value);
+  };
+  Value product = createMul(b, loc, extend(args[0]), extend(args[1]));
+  return createAdd(b, loc, args[2], product);
+}
+
 Value createConvolution(OpBuilder &b, Location loc, Value input, Value weight, Value init,
                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations, int64_t group) {
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -622,8 +650,8 @@ Value createConvolution(OpBuilder &b, Location loc, Value input, Value weight, V
           newSizes.push_back(sizes[i]);
         }
       }
-      return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, elementType), value,
-                                           groups, newSizes);
+      return tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(shape, type.getElementType()), value, groups, newSizes);
     };
     Value groupedInput = split(input, 1, group);
     Value groupedWeight = split(weight, 0, group);
@@ -661,9 +689,8 @@ Value createConvolution(OpBuilder &b, Location loc, Value input, Value weight, V
   return linalg::GenericOp::create(
              b, loc, resultTypes, ValueRange{input, weight}, init, maps, iterators,
              [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-               Value product = createMul(nested, nestedLoc, args[0], args[1]);
                linalg::YieldOp::create(nested, nestedLoc,
-                                       createAdd(nested, nestedLoc, args[2], product));
+                                       createMultiplyAccumulate(nested, nestedLoc, args));
              })
       .getResult(0);
 }
@@ -713,9 +740,8 @@ Value createChannelsLastConvolution(OpBuilder &b, Location loc, Value input, Val
   return linalg::GenericOp::create(
              b, loc, TypeRange{resultType}, ValueRange{input, weight}, init, maps, iterators,
              [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-               Value product = createMul(nested, nestedLoc, args[0], args[1]);
                linalg::YieldOp::create(nested, nestedLoc,
-                                       createAdd(nested, nestedLoc, args[2], product));
+                                       createMultiplyAccumulate(nested, nestedLoc, args));
              })
       .getResult(0);
 }
@@ -726,6 +752,14 @@ Value createConvolutionInit(OpBuilder &b, Location loc, RankedTensorType resultT
                             ArrayRef<OpFoldResult> sizes, Value bias, int64_t channelDim = 1) {
   if (!bias)
     return createZeros(b, loc, resultType, sizes);
+  auto biasType = cast<RankedTensorType>(bias.getType());
+  if (biasType.getElementType() != resultType.getElementType())
+    bias = createElementwise(
+        b, loc, RankedTensorType::get(biasType.getShape(), resultType.getElementType()), {bias},
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange elements) {
+          return arith::ExtFOp::create(nested, nestedLoc, resultType.getElementType(), elements[0])
+              .getResult();
+        });
   Value empty = createEmptyTensor(b, loc, resultType, sizes);
   SmallVector<int64_t> broadcastDims;
   for (int64_t dim = 0; dim < resultType.getRank(); ++dim)
@@ -790,18 +824,34 @@ FailureOr<Value> createGraphConvolution(OpBuilder &b, Location loc, Value input,
                  window.highPadding(inputType.getShape().slice(firstSpatial, spatialRank),
                                     resultType.getShape().slice(firstSpatial, spatialRank)),
                  zero, channelsLast);
+  // Half-precision convolutions accumulate in f32 (as cuDNN and ONNX Runtime do), rounded
+  // once at the end; the linalg ops extend the operands.
+  Type elementType = resultType.getElementType();
+  bool narrow = elementType.isF16() || elementType.isBF16();
+  auto accumulatorType =
+      narrow ? RankedTensorType::get(resultType.getShape(), b.getF32Type()) : resultType;
+  Value result;
   if (channelsLast) {
     // N from the input, everything else static.
     SmallVector<OpFoldResult> sizes{getSizes(b, loc, input)[0]};
     for (int64_t dim = 1; dim < rank; ++dim)
       sizes.push_back(b.getIndexAttr(resultType.getDimSize(dim)));
-    Value init = createConvolutionInit(b, loc, resultType, sizes, bias, rank - 1);
-    return createChannelsLastConvolution(b, loc, padded, weight, init, window.strides,
-                                         window.dilations, group);
+    Value init = createConvolutionInit(b, loc, accumulatorType, sizes, bias, rank - 1);
+    result = createChannelsLastConvolution(b, loc, padded, weight, init, window.strides,
+                                           window.dilations, group);
+  } else {
+    Value init = createConvolutionInit(b, loc, accumulatorType,
+                                       getChannelsFirstSizes(b, loc, input, resultType), bias);
+    result =
+        createConvolution(b, loc, padded, weight, init, window.strides, window.dilations, group);
   }
-  Value init = createConvolutionInit(b, loc, resultType,
-                                     getChannelsFirstSizes(b, loc, input, resultType), bias);
-  return createConvolution(b, loc, padded, weight, init, window.strides, window.dilations, group);
+  if (!narrow)
+    return result;
+  return createElementwise(
+      b, loc, resultType, {result},
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange elements) {
+        return arith::TruncFOp::create(nested, nestedLoc, elementType, elements[0]).getResult();
+      });
 }
 
 namespace {

@@ -322,3 +322,47 @@ func.func @max_pool_channels_last(%x: tensor<1x5x5x2xf32>) -> tensor<1x3x3x2xf32
   %0, %1 = graph.max_pool %x {channels_last, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, ceil_mode = true, storage_order = 0} : (tensor<1x5x5x2xf32>) -> (tensor<1x3x3x2xf32>, tensor<1x3x3x2xi64>)
   return %0 : tensor<1x3x3x2xf32>
 }
+
+// -----
+
+// Half-precision products accumulate in f32: the matmul extends its f16 operands into an
+// f32 accumulator, rounded to f16 once at the end.
+// CHECK-LABEL: func.func @matmul_f16_accumulates_in_f32
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x3xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf16>, tensor<8x3xf16>) outs(%{{.*}} : tensor<4x3xf32>)
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: -> tensor<4x3xf16>
+func.func @matmul_f16_accumulates_in_f32(%a: tensor<4x8xf16>, %b: tensor<8x3xf16>) -> tensor<4x3xf16> {
+  %0 = graph.matmul %a, %b : (tensor<4x8xf16>, tensor<8x3xf16>) -> tensor<4x3xf16>
+  return %0 : tensor<4x3xf16>
+}
+
+// -----
+
+// So do half-precision convolutions, the bias extended into the f32 initial value.
+// CHECK-LABEL: func.func @conv_bf16_accumulates_in_f32
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: linalg.broadcast ins(%{{.*}} : tensor<2xf32>) outs(%{{.*}} : tensor<1x2x4x4xf32>)
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x6x6xbf16>, tensor<2x4x3x3xbf16>) outs(%{{.*}} : tensor<1x2x4x4xf32>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: -> tensor<1x2x4x4xbf16>
+func.func @conv_bf16_accumulates_in_f32(%x: tensor<1x4x6x6xbf16>, %w: tensor<2x4x3x3xbf16>, %bias: tensor<2xbf16>) -> tensor<1x2x4x4xbf16> {
+  %0 = graph.conv %x, %w, %bias {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x4x6x6xbf16>, tensor<2x4x3x3xbf16>, tensor<2xbf16>) -> tensor<1x2x4x4xbf16>
+  return %0 : tensor<1x2x4x4xbf16>
+}
+
+// -----
+
+// A grouped half-precision convolution (a generic): each operand extended before the
+// multiply-accumulate.
+// CHECK-LABEL: func.func @conv_grouped_f16
+// CHECK: linalg.generic
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @conv_grouped_f16(%x: tensor<1x4x8xf16>, %w: tensor<4x2x3xf16>) -> tensor<1x4x6xf16> {
+  %0 = graph.conv %x, %w {strides = array<i64: 1>, dilations = array<i64: 1>, pads = array<i64: 0, 0>, group = 2} : (tensor<1x4x8xf16>, tensor<4x2x3xf16>) -> tensor<1x4x6xf16>
+  return %0 : tensor<1x4x6xf16>
+}
