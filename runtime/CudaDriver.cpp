@@ -1,6 +1,7 @@
 //===- CudaDriver.cpp - The CUDA driver API, loaded at run time -----------===//
 
 #include "runtime/CudaDriver.h"
+#include "runtime/Engine.h"
 
 #include <cstdint>
 #include <dlfcn.h>
@@ -49,6 +50,12 @@ struct CudaDriver::EntryPoints {
   // Optional (CUDA 12.4 and later): null when the driver lacks it.
   Result (*cuFuncGetParamInfo)(void *function, size_t index, size_t *offset,
                                size_t *size) = nullptr;
+  // Optional (CUDA 12.0 and later): what Hopper kernels' tensor maps need.
+  Result (*cuTensorMapEncodeTiled)(void *tensorMap, int dataType, unsigned rank,
+                                   void *globalAddress, const uint64_t *globalDim,
+                                   const uint64_t *globalStrides, const unsigned *boxDim,
+                                   const unsigned *elementStrides, int interleave, int swizzle,
+                                   int l2Promotion, int oobFill) = nullptr;
   Result (*cuLaunchKernel)(void *function, unsigned gridX, unsigned gridY, unsigned gridZ,
                            unsigned blockX, unsigned blockY, unsigned blockZ, unsigned sharedBytes,
                            void *stream, void **parameters, void **extra) = nullptr;
@@ -128,6 +135,7 @@ std::unique_ptr<CudaDriver> CudaDriver::load(std::string &error, const std::stri
   resolve(entry->cuModuleGetFunction, "cuModuleGetFunction");
   resolve(entry->cuFuncSetAttribute, "cuFuncSetAttribute");
   resolveAny(entry->cuFuncGetParamInfo, {"cuFuncGetParamInfo"}, /*required=*/false);
+  resolveAny(entry->cuTensorMapEncodeTiled, {"cuTensorMapEncodeTiled"}, /*required=*/false);
   resolve(entry->cuLaunchKernel, "cuLaunchKernel");
   resolveAny(entry->cuMemAlloc, {"cuMemAlloc_v2", "cuMemAlloc"});
   resolveAny(entry->cuMemFree, {"cuMemFree_v2", "cuMemFree"});
@@ -310,6 +318,17 @@ bool CudaDriver::launch(FunctionHandle function, const uint32_t grid[3], const u
                         std::string &error) const {
   KILN_CALL(cuLaunchKernel, function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
             sharedBytes, stream, parameters, nullptr);
+}
+
+bool CudaDriver::encodeTensorMap(const engine::TensorMap &map, DevicePointer address, void *encoded,
+                                 std::string &error) const {
+  if (!entry->cuTensorMapEncodeTiled) {
+    error = "the CUDA driver has no cuTensorMapEncodeTiled (tensor maps need CUDA 12.0 or later)";
+    return false;
+  }
+  KILN_CALL(cuTensorMapEncodeTiled, encoded, map.dataType, map.rank,
+            reinterpret_cast<void *>(static_cast<uintptr_t>(address)), map.dims, map.strides,
+            map.box, map.elementStrides, map.interleave, map.swizzle, map.l2Promotion, map.oobFill);
 }
 
 bool CudaDriver::allocate(size_t bytes, DevicePointer &pointer, std::string &error) const {

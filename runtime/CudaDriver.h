@@ -14,6 +14,10 @@
 #include <memory>
 #include <string>
 
+namespace kiln::engine {
+struct TensorMap;
+} // namespace kiln::engine
+
 namespace kiln::runtime {
 
 /// What the runtime needs to know about one GPU.
@@ -89,6 +93,11 @@ public:
   bool launch(FunctionHandle function, const uint32_t grid[3], const uint32_t block[3],
               uint32_t sharedBytes, StreamHandle stream, void **parameters,
               std::string &error) const;
+
+  /// Encodes `map` over `address` into `encoded` (kiln::engine::TensorMap::kBytes bytes,
+  /// 64-byte aligned) with cuTensorMapEncodeTiled (CUDA 12.0 and later).
+  bool encodeTensorMap(const engine::TensorMap &map, DevicePointer address, void *encoded,
+                       std::string &error) const;
 
   // Memory.
   bool allocate(size_t bytes, DevicePointer &pointer, std::string &error) const;

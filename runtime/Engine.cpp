@@ -360,9 +360,56 @@ size_t LaunchArgument::size() const {
   case Kind::Pointer:
   case Kind::I64:
   case Kind::F64:
+  case Kind::TensorMap:
     return 8;
   }
   return 0;
+}
+
+size_t TensorMap::elementBytes(uint8_t dataType) {
+  // CUtensorMapDataType: uint8, uint16, uint32, int32, uint64, int64, float16, float32,
+  // float64, bfloat16, float32_ftz, tfloat32, tfloat32_ftz.
+  static constexpr uint8_t kBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  return dataType < sizeof(kBytes) ? kBytes[dataType] : 0;
+}
+
+uint64_t TensorMap::spanBytes() const {
+  if (rank == 0)
+    return 0;
+  if (rank == 1)
+    return dims[0] * elementBytes(dataType);
+  return strides[rank - 2] * dims[rank - 1];
+}
+
+std::string TensorMap::validate() const {
+  size_t bytes = elementBytes(dataType);
+  if (bytes == 0)
+    return "tensor map of unknown data type " + std::to_string(dataType);
+  if (rank < 1 || rank > kMaxRank)
+    return "tensor map of rank " + std::to_string(rank) + " (1 to 5)";
+  for (unsigned d = 0; d < rank; ++d) {
+    if (dims[d] == 0 || dims[d] > (uint64_t(1) << 32))
+      return "tensor map extent " + std::to_string(dims[d]) + " of dimension " + std::to_string(d) +
+             " (1 to 2^32)";
+    if (box[d] == 0 || box[d] > 256)
+      return "tensor map box " + std::to_string(box[d]) + " of dimension " + std::to_string(d) +
+             " (1 to 256)";
+    if (elementStrides[d] == 0 || elementStrides[d] > 8)
+      return "tensor map element stride " + std::to_string(elementStrides[d]) + " (1 to 8)";
+  }
+  for (unsigned d = 0; d + 1 < rank; ++d)
+    if (strides[d] % 16 != 0 || strides[d] >= (uint64_t(1) << 40))
+      return "tensor map stride " + std::to_string(strides[d]) +
+             " (a multiple of 16 bytes below 2^40)";
+  uint64_t innerBytes = uint64_t(box[0]) * bytes;
+  if (innerBytes % 16 != 0)
+    return "tensor map inner box of " + std::to_string(innerBytes) + " bytes (a multiple of 16)";
+  if (swizzle > 3 || interleave > 2 || l2Promotion > 3 || oobFill > 1)
+    return "tensor map with an unknown swizzle, interleave, L2 promotion or fill";
+  if (swizzle != 0 && interleave == 0 && innerBytes > (uint64_t(16) << swizzle))
+    return "tensor map inner box of " + std::to_string(innerBytes) + " bytes exceeds its " +
+           std::to_string(16 << swizzle) + "-byte swizzle span";
+  return {};
 }
 
 std::string Engine::validate() const {
@@ -469,6 +516,17 @@ std::string Engine::validate() const {
         if (argument.size() == 0)
           return which + " argument " + std::to_string(a) + " has unknown kind " +
                  std::to_string(static_cast<unsigned>(argument.kind));
+        if (argument.kind == LaunchArgument::Kind::TensorMap) {
+          if (std::string problem = argument.tensorMap.validate(); !problem.empty())
+            return which + " argument " + std::to_string(a) + ": " + problem;
+          if (argument.address.offset % 16 != 0)
+            return which + " argument " + std::to_string(a) +
+                   ": a tensor map's address must be 16-byte aligned";
+          if (std::string problem = checkAccess(argument.address, argument.tensorMap.spanBytes());
+              !problem.empty())
+            return which + " argument " + std::to_string(a) + " (tensor map): " + problem;
+          continue;
+        }
         if (argument.kind != LaunchArgument::Kind::Pointer)
           continue;
         // A kernel's extent of access is not recorded; the pointer itself must be inside
@@ -559,6 +617,20 @@ void serializeEngine(const Engine &engine, std::vector<uint8_t> &bytes) {
       out.u8(static_cast<uint8_t>(argument.kind));
       out.address(argument.address);
       out.u64(argument.scalar);
+      if (argument.kind == LaunchArgument::Kind::TensorMap) {
+        const TensorMap &map = argument.tensorMap;
+        for (uint8_t field :
+             {map.dataType, map.rank, map.interleave, map.swizzle, map.l2Promotion, map.oobFill})
+          out.u8(field);
+        for (uint64_t extent : map.dims)
+          out.u64(extent);
+        for (uint64_t stride : map.strides)
+          out.u64(stride);
+        for (uint32_t extent : map.box)
+          out.u32(extent);
+        for (uint32_t stride : map.elementStrides)
+          out.u32(stride);
+      }
     }
     out.address(step.source);
     out.address(step.destination);
@@ -706,6 +778,20 @@ std::string deserializeEngine(const uint8_t *data, size_t size, const std::strin
       argument.kind = static_cast<LaunchArgument::Kind>(in.u8());
       argument.address = in.address();
       argument.scalar = in.u64();
+      if (argument.kind == LaunchArgument::Kind::TensorMap) {
+        TensorMap &map = argument.tensorMap;
+        for (uint8_t *field : {&map.dataType, &map.rank, &map.interleave, &map.swizzle,
+                               &map.l2Promotion, &map.oobFill})
+          *field = in.u8();
+        for (uint64_t &extent : map.dims)
+          extent = in.u64();
+        for (uint64_t &stride : map.strides)
+          stride = in.u64();
+        for (uint32_t &extent : map.box)
+          extent = in.u32();
+        for (uint32_t &stride : map.elementStrides)
+          stride = in.u32();
+      }
       step.arguments.push_back(argument);
     }
     step.source = in.address();

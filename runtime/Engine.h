@@ -67,6 +67,36 @@ struct Address {
   uint64_t offset = 0;
 };
 
+/// A TMA tensor map (CUtensorMap) over a buffer, for the bulk tensor copies of Hopper
+/// kernels: the arguments of cuTensorMapEncodeTiled but the address. The runtime encodes
+/// it once the buffer's address is known and passes the kernel the device address of a
+/// 64-byte-aligned copy (the form MLIR's nvgpu lowering reads: a pointer to the map).
+struct TensorMap {
+  static constexpr unsigned kMaxRank = 5;
+  static constexpr size_t kBytes = 128; // sizeof(CUtensorMap)
+
+  uint8_t dataType = 0;                   // CUtensorMapDataType
+  uint8_t rank = 0;                       // 1 to kMaxRank
+  uint64_t dims[kMaxRank] = {};           // globalDim, innermost first
+  uint64_t strides[kMaxRank - 1] = {};    // globalStrides: bytes between steps of dims 1...
+  uint32_t box[kMaxRank] = {};            // boxDim: the tile one copy moves
+  uint32_t elementStrides[kMaxRank] = {}; // elementStrides (1 for dense tiles)
+  uint8_t interleave = 0;                 // CUtensorMapInterleave
+  uint8_t swizzle = 0;                    // CUtensorMapSwizzle: none, 32, 64, 128 bytes
+  uint8_t l2Promotion = 0;                // CUtensorMapL2promotion
+  uint8_t oobFill = 0;                    // CUtensorMapFloatOOBfill
+
+  /// Bytes per element of `dataType`, or 0 for an unknown type.
+  static size_t elementBytes(uint8_t dataType);
+
+  /// Checks the encoding's rules (ranks, extents, 16-byte strides and inner box, swizzle
+  /// span); empty when valid, else one line.
+  std::string validate() const;
+
+  /// The bytes the map spans from its address: the outermost stride times its extent.
+  uint64_t spanBytes() const;
+};
+
 /// One argument of a kernel launch, as the kernel's parameter list declares it.
 struct LaunchArgument {
   enum class Kind : uint8_t {
@@ -75,10 +105,12 @@ struct LaunchArgument {
     I64 = 3,
     F32 = 4,
     F64 = 5,
+    TensorMap = 6, // a device pointer to `tensorMap` encoded over `address` (.u64)
   };
   Kind kind = Kind::Pointer;
-  Address address;     // for Pointer
+  Address address;     // for Pointer and TensorMap
   uint64_t scalar = 0; // the scalar's bits, zero-extended, for the other kinds
+  TensorMap tensorMap; // for TensorMap
 
   /// The parameter's size in bytes (8 for pointers, I64 and F64; 4 for I32 and F32).
   size_t size() const;
@@ -123,7 +155,7 @@ struct Step {
 
 /// Everything an engine file holds.
 struct Engine {
-  static constexpr uint32_t kFormatVersion = 1;
+  static constexpr uint32_t kFormatVersion = 2; // 2: tensor-map launch arguments
 
   std::string compilerVersion; // the Kiln version that wrote it
   std::string target;          // the GPU architecture it was compiled for, e.g. "sm_90a"

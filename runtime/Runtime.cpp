@@ -300,6 +300,18 @@ struct ExecutionContext::Impl {
   std::vector<uint64_t> argumentValues;
   std::vector<void *> argumentPointers;
 
+  /// The tensor maps the launches take, encoded for the buffers of the last enqueue: one
+  /// TensorMap::kBytes slot each, in step and argument order, on the host and in device
+  /// memory. `mapsFor` holds the buffers they were encoded for; a change re-encodes them
+  /// (before any capture: the upload is synchronous).
+  struct alignas(64) EncodedMap {
+    uint8_t bytes[engine::TensorMap::kBytes];
+  };
+  std::vector<EncodedMap> hostMaps;
+  DevicePointer deviceMaps = 0;
+  std::vector<DevicePointer> mapsForInputs, mapsForOutputs;
+  bool mapsEncoded = false;
+
   const engine::Engine &description() const { return engine->description(); }
   const Engine::Impl &loaded() const { return engine->impl(); }
   const CudaDriver &driver() const { return loaded().driver(); }
@@ -316,6 +328,7 @@ struct ExecutionContext::Impl {
     driver().destroyEvent(start);
     driver().destroyEvent(stop);
     driver().free(arena);
+    driver().free(deviceMaps);
     for (DevicePointer pointer : ownInputs)
       driver().free(pointer);
     for (DevicePointer pointer : ownOutputs)
@@ -350,12 +363,45 @@ struct ExecutionContext::Impl {
     return base(address, inputs, outputs) + address.offset;
   }
 
+  /// Encodes the launches' tensor maps for these buffers and uploads them, unless they
+  /// were encoded for the same buffers last time. Synchronous: call it outside a capture.
+  bool prepareTensorMaps(const std::vector<DevicePointer> &inputs,
+                         const std::vector<DevicePointer> &outputs, std::string &error) {
+    if (hostMaps.empty() || (mapsEncoded && inputs == mapsForInputs && outputs == mapsForOutputs))
+      return true;
+    const engine::Engine &model = description();
+    std::string problem;
+    size_t index = 0;
+    for (size_t s = 0; s < model.steps.size(); ++s)
+      for (const engine::LaunchArgument &argument : model.steps[s].arguments) {
+        if (argument.kind != engine::LaunchArgument::Kind::TensorMap)
+          continue;
+        if (!driver().encodeTensorMap(argument.tensorMap,
+                                      resolve(argument.address, inputs, outputs),
+                                      hostMaps[index++].bytes, problem)) {
+          error = prefix() + describeStep(model, s) + ": encoding a tensor map: " + problem;
+          return false;
+        }
+      }
+    size_t bytes = hostMaps.size() * sizeof(EncodedMap);
+    if (!driver().copyToDevice(deviceMaps, hostMaps.data(), bytes, stream, problem) ||
+        !driver().synchronize(stream, problem)) {
+      error = prefix() + "uploading the tensor maps: " + problem;
+      return false;
+    }
+    mapsForInputs = inputs;
+    mapsForOutputs = outputs;
+    mapsEncoded = true;
+    return true;
+  }
+
   /// Enqueues every step on the stream (captured or not).
   bool enqueueSteps(const std::vector<DevicePointer> &inputs,
                     const std::vector<DevicePointer> &outputs, bool synchronous,
                     std::string &error) {
     const engine::Engine &model = description();
     std::string problem;
+    DevicePointer nextMap = deviceMaps;
     for (size_t s = 0; s < model.steps.size(); ++s) {
       const engine::Step &step = model.steps[s];
       bool ok = true;
@@ -368,9 +414,17 @@ struct ExecutionContext::Impl {
           const engine::LaunchArgument &argument = step.arguments[a];
           // Scalars sit in the low bytes of their slot: the driver reads size() bytes
           // from the slot's address, and the host is little-endian like the file.
-          argumentValues[a] = argument.kind == engine::LaunchArgument::Kind::Pointer
-                                  ? resolve(argument.address, inputs, outputs)
-                                  : argument.scalar;
+          switch (argument.kind) {
+          case engine::LaunchArgument::Kind::Pointer:
+            argumentValues[a] = resolve(argument.address, inputs, outputs);
+            break;
+          case engine::LaunchArgument::Kind::TensorMap:
+            argumentValues[a] = nextMap;
+            nextMap += sizeof(EncodedMap);
+            break;
+          default:
+            argumentValues[a] = argument.scalar;
+          }
           argumentPointers[a] = &argumentValues[a];
         }
         ok = driver().launch(loaded().functions[step.kernel], step.grid, step.block,
@@ -424,7 +478,8 @@ struct ExecutionContext::Impl {
 
   bool enqueue(const std::vector<DevicePointer> &inputs, const std::vector<DevicePointer> &outputs,
                std::string &error) {
-    if (!checkBuffers(inputs, outputs, error) || !gpu().makeCurrent(error))
+    if (!checkBuffers(inputs, outputs, error) || !gpu().makeCurrent(error) ||
+        !prepareTensorMaps(inputs, outputs, error))
       return false;
     if (synchronousSteps || !useGraph || description().steps.empty())
       return enqueueSteps(inputs, outputs, synchronousSteps, error);
@@ -515,6 +570,19 @@ std::unique_ptr<ExecutionContext> ExecutionContext::create(std::shared_ptr<const
   if (arenaBytes && !impl->driver().allocate(arenaBytes, impl->arena, problem)) {
     error = impl->prefix() + "allocating the arena: " + problem;
     return nullptr;
+  }
+  size_t maps = 0;
+  for (const engine::Step &step : impl->description().steps)
+    for (const engine::LaunchArgument &argument : step.arguments)
+      maps += argument.kind == engine::LaunchArgument::Kind::TensorMap;
+  if (maps) {
+    impl->hostMaps.resize(maps);
+    // cuMemAlloc aligns to at least 256 bytes, and the slots are 128 bytes: each map is
+    // 64-byte aligned as the copy engine requires.
+    if (!impl->driver().allocate(maps * sizeof(Impl::EncodedMap), impl->deviceMaps, problem)) {
+      error = impl->prefix() + "allocating the tensor maps: " + problem;
+      return nullptr;
+    }
   }
   return std::unique_ptr<ExecutionContext>(new ExecutionContext(std::move(impl)));
 }

@@ -140,6 +140,19 @@ void expectSameEngine(const Engine &a, const Engine &b) {
       EXPECT_EQ(x.arguments[j].kind, y.arguments[j].kind);
       expectSameAddress(x.arguments[j].address, y.arguments[j].address);
       EXPECT_EQ(x.arguments[j].scalar, y.arguments[j].scalar);
+      const TensorMap &p = x.arguments[j].tensorMap, &q = y.arguments[j].tensorMap;
+      EXPECT_EQ(std::vector<uint8_t>(
+                    {p.dataType, p.rank, p.interleave, p.swizzle, p.l2Promotion, p.oobFill}),
+                std::vector<uint8_t>(
+                    {q.dataType, q.rank, q.interleave, q.swizzle, q.l2Promotion, q.oobFill}));
+      for (unsigned d = 0; d < TensorMap::kMaxRank; ++d) {
+        EXPECT_EQ(p.dims[d], q.dims[d]);
+        EXPECT_EQ(p.box[d], q.box[d]);
+        EXPECT_EQ(p.elementStrides[d], q.elementStrides[d]);
+        if (d + 1 < TensorMap::kMaxRank) {
+          EXPECT_EQ(p.strides[d], q.strides[d]);
+        }
+      }
     }
     expectSameAddress(x.source, y.source);
     expectSameAddress(x.destination, y.destination);
@@ -169,6 +182,72 @@ TEST(EngineFormat, RoundTripKeepsEveryField) {
   std::vector<uint8_t> again;
   serializeEngine(copy, again);
   EXPECT_EQ(bytes, again);
+}
+
+/// A 2-D f16 tensor map over input 0 of the sample (2 x 8 f32 = 64 bytes, read as a 2 x 16
+/// f16 matrix of 32-byte rows): boxes of 2 x 16, 64-byte swizzle.
+TensorMap sampleTensorMap() {
+  TensorMap map;
+  map.dataType = 6; // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+  map.rank = 2;
+  map.dims[0] = 16;
+  map.dims[1] = 2;
+  map.strides[0] = 32;
+  map.box[0] = 16;
+  map.box[1] = 2;
+  map.elementStrides[0] = map.elementStrides[1] = 1;
+  map.swizzle = 2; // 64 bytes
+  map.oobFill = 1;
+  return map;
+}
+
+TEST(EngineFormat, TensorMapArgumentsRoundTrip) {
+  Engine original = richEngine();
+  LaunchArgument argument;
+  argument.kind = LaunchArgument::Kind::TensorMap;
+  argument.address = {Region::Input, 0, 0};
+  argument.tensorMap = sampleTensorMap();
+  original.steps[0].arguments.push_back(argument);
+  ASSERT_EQ(original.validate(), "");
+  std::vector<uint8_t> bytes;
+  serializeEngine(original, bytes);
+  Engine copy;
+  ASSERT_EQ(deserializeEngine(bytes.data(), bytes.size(), "model.kiln", copy), "");
+  expectSameEngine(original, copy);
+  EXPECT_EQ(copy.steps[0].arguments.back().size(), 8u);
+}
+
+TEST(EngineFormat, TensorMapRulesAreChecked) {
+  auto refusalOf = [](auto change) {
+    Engine engine = kiln::test::sampleEngine();
+    LaunchArgument argument;
+    argument.kind = LaunchArgument::Kind::TensorMap;
+    argument.address = {Region::Input, 0, 0};
+    argument.tensorMap = sampleTensorMap();
+    change(argument);
+    engine.steps[0].arguments.push_back(argument);
+    return engine.validate();
+  };
+  EXPECT_EQ(refusalOf([](LaunchArgument &) {}), "");
+  auto expectProblem = [&](auto change, const std::string &expected) {
+    std::string problem = refusalOf(change);
+    EXPECT_NE(problem.find(expected), std::string::npos) << problem;
+    EXPECT_NE(problem.find("step 0 (kernel 'add_f32') argument 4"), std::string::npos) << problem;
+  };
+  expectProblem([](LaunchArgument &a) { a.tensorMap.dataType = 40; }, "unknown data type 40");
+  expectProblem([](LaunchArgument &a) { a.tensorMap.rank = 6; }, "rank 6");
+  expectProblem([](LaunchArgument &a) { a.tensorMap.box[1] = 0; }, "box 0 of dimension 1");
+  expectProblem([](LaunchArgument &a) { a.tensorMap.strides[0] = 24; }, "stride 24");
+  expectProblem([](LaunchArgument &a) { a.tensorMap.box[0] = 4; }, "inner box of 8 bytes");
+  expectProblem(
+      [](LaunchArgument &a) {
+        a.tensorMap.swizzle = 1; // 32 bytes: a 32-element (64-byte) inner box does not fit
+        a.tensorMap.box[0] = 32;
+      },
+      "inner box of 64 bytes exceeds its 32-byte swizzle span");
+  expectProblem([](LaunchArgument &a) { a.address.offset = 8; }, "16-byte aligned");
+  // Three rows of 32 bytes do not fit in the 64-byte input.
+  expectProblem([](LaunchArgument &a) { a.tensorMap.dims[1] = 3; }, "overrun");
 }
 
 TEST(EngineFormat, EmptyEngineRoundTrips) {
@@ -261,7 +340,7 @@ TEST(EngineFormat, OtherFormatVersion) {
   serializeEngine(richEngine(), bytes);
   write32(bytes, kVersionAt, 7);
   EXPECT_EQ(refusal(bytes),
-            "'model.kiln': format version 7, this runtime reads 1; recompile the model");
+            "'model.kiln': format version 7, this runtime reads 2; recompile the model");
 }
 
 TEST(EngineFormat, EveryFlippedByteIsRefused) {
@@ -491,6 +570,13 @@ TEST(EngineModel, ElementTypesAndSizes) {
   EXPECT_EQ(argument.size(), 8u);
   argument.kind = LaunchArgument::Kind::F64;
   EXPECT_EQ(argument.size(), 8u);
+  argument.kind = LaunchArgument::Kind::TensorMap;
+  EXPECT_EQ(argument.size(), 8u);
+
+  EXPECT_EQ(TensorMap::elementBytes(6), 2u);  // float16
+  EXPECT_EQ(TensorMap::elementBytes(9), 2u);  // bfloat16
+  EXPECT_EQ(TensorMap::elementBytes(7), 4u);  // float32
+  EXPECT_EQ(TensorMap::elementBytes(13), 0u); // unknown
 }
 
 } // namespace

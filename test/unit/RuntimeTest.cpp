@@ -408,3 +408,133 @@ TEST_F(Runtime, CApiRunsTheSampleFromC) {
 }
 
 } // namespace
+
+namespace {
+
+/// A kernel that copies one box of an f16 matrix into shared memory with the bulk tensor
+/// copy (TMA) through the tensor map its first parameter points to, then writes the box as
+/// f32, row by row: 16 threads, one element each.
+constexpr const char *kTmaTilePtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry tma_tile(.param .u64 map, .param .u64 out, .param .u32 x, .param .u32 y) {
+  .reg .pred %p<3>;
+  .reg .b16 %h<2>;
+  .reg .b32 %r<8>;
+  .reg .f32 %f<2>;
+  .reg .b64 %rd<8>;
+  .shared .align 128 .b8 tile[32];
+  .shared .align 8 .b64 bar;
+
+  ld.param.u64 %rd1, [map];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [x];
+  ld.param.u32 %r2, [y];
+  mov.u32 %r3, %tid.x;
+  setp.ne.u32 %p1, %r3, 0;
+  @%p1 bra.uni ISSUED;
+  mbarrier.init.shared.b64 [bar], 1;
+  fence.mbarrier_init.release.cluster;
+  mbarrier.arrive.expect_tx.shared.b64 %rd3, [bar], 32;
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [tile], [%rd1, {%r1, %r2}], [bar];
+ISSUED:
+  bar.sync 0;
+WAIT:
+  mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;
+  @!%p2 bra.uni WAIT;
+  mov.u32 %r4, tile;
+  shl.b32 %r5, %r3, 1;
+  add.u32 %r6, %r4, %r5;
+  ld.shared.b16 %h1, [%r6];
+  cvt.f32.f16 %f1, %h1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mul.wide.u32 %rd5, %r3, 4;
+  add.s64 %rd6, %rd4, %rd5;
+  st.global.f32 [%rd6], %f1;
+  ret;
+}
+)";
+
+/// f16 bits of small integers (exact): 0 to 63.
+uint16_t halfOf(int value) {
+  if (value == 0)
+    return 0;
+  int exponent = 0;
+  while ((1 << (exponent + 1)) <= value)
+    ++exponent;
+  int mantissa = (value << (10 - exponent)) & 0x3ff;
+  return static_cast<uint16_t>(((exponent + 15) << 10) | mantissa);
+}
+
+} // namespace
+
+// An engine whose launch takes a tensor map over its input: a [4, 16] f16 matrix holding
+// 0..63, read through boxes of 2 rows x 8 columns at (column 8, row 2), so the output must
+// be rows 2..3, columns 8..15. Twice with other input buffers: the map is encoded again.
+TEST_F(Runtime, TensorMapArgumentsReachTheKernel) {
+  if (runtime->computeCapabilityMajor() < 9)
+    GTEST_SKIP() << "the bulk tensor copy needs sm_90 (this GPU is " << runtime->smName() << ")";
+  using namespace kiln::engine;
+  Engine model;
+  model.compilerVersion = "0.1.0-test";
+  model.target = "sm_90";
+  model.modelName = "tma";
+  model.inputs = {{"matrix", ElementType::F16, {4, 16}}};
+  model.outputs = {{"box", ElementType::F32, {2, 8}}};
+  model.modules = {{"tma_module", kTmaTilePtx, {}}};
+  model.kernels = {{"tma_tile", 0, "movement", {"Tile"}, "", -1}};
+  Step launch;
+  launch.kind = Step::Kind::Launch;
+  launch.block[0] = 16;
+  LaunchArgument map;
+  map.kind = LaunchArgument::Kind::TensorMap;
+  map.address = {Region::Input, 0, 0};
+  map.tensorMap.dataType = 6; // float16
+  map.tensorMap.rank = 2;
+  map.tensorMap.dims[0] = 16;
+  map.tensorMap.dims[1] = 4;
+  map.tensorMap.strides[0] = 32;
+  map.tensorMap.box[0] = 8;
+  map.tensorMap.box[1] = 2;
+  map.tensorMap.elementStrides[0] = map.tensorMap.elementStrides[1] = 1;
+  LaunchArgument out;
+  out.kind = LaunchArgument::Kind::Pointer;
+  out.address = {Region::Output, 0, 0};
+  LaunchArgument x, y;
+  x.kind = y.kind = LaunchArgument::Kind::I32;
+  x.scalar = 8;
+  y.scalar = 2;
+  launch.arguments = {map, out, x, y};
+  model.steps = {launch};
+  ASSERT_EQ(model.validate(), "");
+  auto engine = load(std::move(model));
+  ASSERT_TRUE(engine);
+  std::string error;
+  auto context = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(context) << error;
+  for (int offset : {0, 1}) {
+    std::vector<uint16_t> matrix(64);
+    for (int i = 0; i < 64; ++i)
+      matrix[i] = halfOf((i + offset) % 64);
+    std::vector<float> box(16, -1.0f);
+    if (offset == 1) {
+      // Caller buffers: other addresses than the context's own.
+      auto owner = ExecutionContext::create(engine, error);
+      ASSERT_TRUE(owner) << error;
+      ASSERT_TRUE(owner->setInput(0, matrix.data(), error)) << error;
+      ASSERT_TRUE(
+          context->enqueue({owner->inputBuffer(0, error)}, {owner->outputBuffer(0, error)}, error))
+          << error;
+      ASSERT_TRUE(context->synchronize(error)) << error;
+      ASSERT_TRUE(owner->getOutput(0, box.data(), error)) << error;
+    } else {
+      ASSERT_TRUE(context->run({matrix.data()}, {box.data()}, error)) << error;
+    }
+    for (int row = 0; row < 2; ++row)
+      for (int column = 0; column < 8; ++column)
+        EXPECT_EQ(box[row * 8 + column], float((((2 + row) * 16 + 8 + column) + offset) % 64))
+            << "row " << row << " column " << column << " offset " << offset;
+  }
+}
