@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -17,6 +18,7 @@ using kiln::engine::ElementType;
 using kiln::engine::LaunchArgument;
 using MemoryRegion = kiln::engine::Region;
 using kiln::engine::Step;
+using kiln::engine::TensorMap;
 
 namespace {
 
@@ -158,7 +160,7 @@ private:
   /// launches use.
   LogicalResult checkHostOp(Operation &op) {
     if (isa<memref::AllocOp, memref::GetGlobalOp, memref::DeallocOp, func::ReturnOp,
-            ViewLikeOpInterface, memref::CastOp>(op) ||
+            ViewLikeOpInterface, memref::CastOp, nvgpu::TmaCreateDescriptorOp>(op) ||
         op.hasTrait<OpTrait::ConstantLike>())
       return success();
     return op.emitError("cannot be part of an engine's schedule: the host runs only kernel "
@@ -250,6 +252,9 @@ private:
           return failure();
         argument.kind = LaunchArgument::Kind::Pointer;
         argument.address = *address;
+      } else if (isa<nvgpu::TensorMapDescriptorType>(operand.getType())) {
+        if (failed(getTensorMap(operand, launch, argument)))
+          return failure();
       } else if (failed(getScalar(operand, launch, argument))) {
         return failure();
       }
@@ -275,6 +280,76 @@ private:
     }
     step.kernel = found->second;
     engine.steps.push_back(std::move(step));
+    return success();
+  }
+
+  /// A tensor map that `nvgpu.tma.create.descriptor` makes on the host over a buffer of
+  /// static shape and identity layout: cuTensorMapEncodeTiled's arguments, innermost
+  /// dimension first, from the buffer's type, the box and the descriptor type's modes.
+  LogicalResult getTensorMap(Value operand, Operation *launch, LaunchArgument &argument) {
+    auto create = operand.getDefiningOp<nvgpu::TmaCreateDescriptorOp>();
+    if (!create)
+      return launch->emitError("passes a tensor map that nvgpu.tma.create.descriptor did not "
+                               "make on the host");
+    // The descriptor's operand is an unranked view of a ranked buffer.
+    Value buffer = create.getTensor();
+    if (auto cast = buffer.getDefiningOp<memref::CastOp>())
+      buffer = cast.getSource();
+    auto bufferType = dyn_cast<MemRefType>(buffer.getType());
+    if (!bufferType || !bufferType.hasStaticShape() || !bufferType.getLayout().isIdentity())
+      return create.emitError("describes a buffer without a static shape and identity layout");
+    int64_t rank = bufferType.getRank();
+    auto boxes = create.getBoxDimensions();
+    if (rank < 1 || rank > int64_t(TensorMap::kMaxRank) || int64_t(boxes.size()) != rank)
+      return create.emitError("describes a buffer of rank ")
+             << rank << " with " << boxes.size() << " box extents (rank 1 to 5, one each)";
+    Type elementType = bufferType.getElementType();
+    std::optional<uint8_t> dataType;
+    if (elementType.isF16())
+      dataType = 6;
+    else if (elementType.isBF16())
+      dataType = 9;
+    else if (elementType.isF32())
+      dataType = 7;
+    else if (elementType.isF64())
+      dataType = 8;
+    else if (elementType.isInteger(8))
+      dataType = 0;
+    else if (elementType.isInteger(32))
+      dataType = 3;
+    else if (elementType.isInteger(64))
+      dataType = 5;
+    if (!dataType)
+      return create.emitError("describes elements of type ")
+             << elementType << ", which tensor maps do not hold";
+    TensorMap &map = argument.tensorMap;
+    map.dataType = *dataType;
+    map.rank = static_cast<uint8_t>(rank);
+    uint64_t stride = TensorMap::elementBytes(*dataType);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t dim = rank - 1 - d; // the buffer's dimension that is the map's dimension d
+      FailureOr<uint32_t> box = getConstantSize(boxes[dim], create, "box extent");
+      if (failed(box))
+        return failure();
+      map.dims[d] = static_cast<uint64_t>(bufferType.getDimSize(dim));
+      map.box[d] = *box;
+      map.elementStrides[d] = 1;
+      if (d > 0)
+        map.strides[d - 1] = stride;
+      stride *= map.dims[d];
+    }
+    auto descriptor = cast<nvgpu::TensorMapDescriptorType>(operand.getType());
+    map.swizzle = static_cast<uint8_t>(descriptor.getSwizzle());
+    map.l2Promotion = static_cast<uint8_t>(descriptor.getL2promo());
+    map.oobFill = static_cast<uint8_t>(descriptor.getOob());
+    map.interleave = static_cast<uint8_t>(descriptor.getInterleave());
+    FailureOr<Address> address = getAddress(buffer, create);
+    if (failed(address))
+      return failure();
+    argument.kind = LaunchArgument::Kind::TensorMap;
+    argument.address = *address;
+    if (std::string problem = map.validate(); !problem.empty())
+      return create.emitError("makes an invalid ") << problem;
     return success();
   }
 

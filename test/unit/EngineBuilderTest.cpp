@@ -1,0 +1,137 @@
+//===- EngineBuilderTest.cpp - Engines from lowered host functions --------===//
+//
+// buildEngine on hand-written host functions: tensor maps that nvgpu.tma.create.descriptor
+// makes on the host become tensor-map launch arguments with cuTensorMapEncodeTiled's
+// arguments (innermost dimension first), and what cannot be encoded is an error on the op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/engine/EngineBuilder.h"
+#include "lib/init/Registration.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace mlir;
+
+/// `text` with every `{KEY}` replaced by its value.
+std::string substitute(std::string text,
+                       std::initializer_list<std::pair<std::string, std::string>> values) {
+  for (const auto &[key, value] : values)
+    for (size_t at = text.find("{" + key + "}"); at != std::string::npos;
+         at = text.find("{" + key + "}", at + value.size()))
+      text.replace(at, key.size() + 2, value);
+  return text;
+}
+
+/// A host function with one input a[`shape`] of `elementType` and one output, launching a
+/// kernel that takes a tensor map of `a` with boxes of `rows` x `columns` and the output;
+/// the descriptor type's swizzle is `swizzle`.
+std::string hostModule(const std::string &rows, const std::string &columns,
+                       const std::string &swizzle, const std::string &shape = "256x512",
+                       const std::string &elementType = "f16") {
+  std::string descriptor = "!nvgpu.tensormap.descriptor<tensor = memref<{ROWS}x{COLUMNS}x{T}, "
+                           "3>, swizzle = {SWIZZLE}, l2promo = l2promo_256b, oob = zero, "
+                           "interleave = none>";
+  std::string text = R"(
+module attributes {gpu.container_module} {
+  gpu.module @gemm {
+    gpu.func @kernel(%map: {DESCRIPTOR}, %out: memref<{SHAPE}x{T}>) kernel {
+      gpu.return
+    }
+  }
+  func.func @main(%a: memref<{SHAPE}x{T}> {graph.name = "a", kernel.element_type = {T}},
+                  %c: memref<{SHAPE}x{T}> {graph.name = "c", kernel.element_type = {T}})
+      attributes {kernel.num_inputs = 1 : i64, kernel.arena_bytes = 0 : i64,
+                  kernel.unplanned_bytes = 0 : i64} {
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %rows = arith.constant {ROWS} : index
+    %columns = arith.constant {COLUMNS} : index
+    %unranked = memref.cast %a : memref<{SHAPE}x{T}> to memref<*x{T}>
+    %map = nvgpu.tma.create.descriptor %unranked box[%rows, %columns]
+        : memref<*x{T}> -> {DESCRIPTOR}
+    gpu.launch_func @gemm::@kernel blocks in (%c1, %c1, %c1) threads in (%c128, %c1, %c1)
+        args(%map : {DESCRIPTOR}, %c : memref<{SHAPE}x{T}>)
+    return
+  }
+}
+)";
+  text = substitute(text, {{"DESCRIPTOR", descriptor}});
+  return substitute(text, {{"ROWS", rows},
+                           {"COLUMNS", columns},
+                           {"SWIZZLE", swizzle},
+                           {"SHAPE", shape},
+                           {"T", elementType}});
+}
+
+class EngineBuilder : public ::testing::Test {
+protected:
+  EngineBuilder() {
+    DialectRegistry registry;
+    kiln::registerDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  /// Builds the engine of `source`; the diagnostics go to `errors`.
+  LogicalResult build(const std::string &source, kiln::engine::Engine &engine,
+                      std::string &errors) {
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
+      errors += diagnostic.str() + "\n";
+      return success();
+    });
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    if (!module)
+      return failure();
+    auto host = *module->getOps<func::FuncOp>().begin();
+    if (failed(kiln::readEngineSignature(host, engine)))
+      return failure();
+    return kiln::buildEngine(*module, {{"gemm", "// ptx", {}}}, engine);
+  }
+
+  MLIRContext context;
+};
+
+TEST_F(EngineBuilder, TensorMapsBecomeLaunchArguments) {
+  kiln::engine::Engine engine;
+  std::string errors;
+  ASSERT_TRUE(succeeded(build(hostModule("128", "64", "swizzle_128b"), engine, errors))) << errors;
+  ASSERT_EQ(engine.steps.size(), 1u);
+  const auto &arguments = engine.steps[0].arguments;
+  ASSERT_EQ(arguments.size(), 2u);
+  const kiln::engine::LaunchArgument &map = arguments[0];
+  EXPECT_EQ(map.kind, kiln::engine::LaunchArgument::Kind::TensorMap);
+  EXPECT_EQ(map.address.region, kiln::engine::Region::Input);
+  EXPECT_EQ(map.tensorMap.dataType, 6); // float16
+  EXPECT_EQ(map.tensorMap.rank, 2);
+  EXPECT_EQ(map.tensorMap.dims[0], 512u); // innermost first
+  EXPECT_EQ(map.tensorMap.dims[1], 256u);
+  EXPECT_EQ(map.tensorMap.strides[0], 1024u); // a row of 512 f16
+  EXPECT_EQ(map.tensorMap.box[0], 64u);
+  EXPECT_EQ(map.tensorMap.box[1], 128u);
+  EXPECT_EQ(map.tensorMap.elementStrides[0], 1u);
+  EXPECT_EQ(map.tensorMap.swizzle, 3);     // 128 bytes
+  EXPECT_EQ(map.tensorMap.l2Promotion, 3); // 256 bytes
+  EXPECT_EQ(map.tensorMap.oobFill, 0);
+  EXPECT_EQ(arguments[1].kind, kiln::engine::LaunchArgument::Kind::Pointer);
+  EXPECT_EQ(engine.validate(), "");
+}
+
+TEST_F(EngineBuilder, TensorMapsTheCopyEngineCannotTakeAreErrors) {
+  kiln::engine::Engine engine;
+  std::string errors;
+  // Rows of 100 f16 are 200 bytes apart: not a multiple of 16.
+  EXPECT_TRUE(failed(build(hostModule("128", "64", "swizzle_128b", "256x100"), engine, errors)));
+  EXPECT_NE(errors.find("makes an invalid tensor map stride 200 (a multiple of 16 bytes"),
+            std::string::npos)
+      << errors;
+}
+
+} // namespace
