@@ -36,7 +36,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import summarize, warmup_and_time, warmup_runs_for  # noqa: E402
+from timing import summarize, warmup_runs_for  # noqa: E402
+from torch_peer import measure  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIN_RUNS, MIN_SECONDS = 20, 0.5
@@ -308,19 +309,8 @@ def peer_side(case, inputs, torch):
         def fn(q, k, v):
             return functional.scaled_dot_product_attention(q, k, v, is_causal=case["causal"])
         args = (tensors["q"], tensors["k"], tensors["v"])
-    stream = torch.cuda.current_stream()
-
-    def run_once():
-        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        begin.record(stream)
-        fn(*args)
-        end.record(stream)
-        end.synchronize()
-        return begin.elapsed_time(end)
-
-    with torch.inference_mode():
-        millis, _ = warmup_and_time(run_once, MIN_RUNS, MIN_SECONDS)
-    return {"system": name, **summarize(millis)}
+    # torch_peer.measure: the events, warmup and statistics the model peers use.
+    return measure(name, fn, args, torch, MIN_RUNS, MIN_SECONDS)
 
 
 # --- Report -------------------------------------------------------------------------------

@@ -204,6 +204,22 @@ SmallVector<AffineMap> getPoolingMaps(MLIRContext *context, const Window &window
 
 /// A pooling `linalg.generic` over the padded input into `inits`; `body` receives the
 /// input element and the accumulators and returns the new accumulators.
+/// A named linalg pooling op over `padded` into `init` (the window's strides and
+/// dilations): `OneD` for one spatial dimension, `TwoD` for two.
+template <typename OneD, typename TwoD>
+Value createNamedPooling(OpBuilder &b, Location loc, Value padded, Value init,
+                         const Window &window) {
+  auto resultType = cast<RankedTensorType>(init.getType());
+  Value windowTensor = tensor::EmptyOp::create(b, loc, window.kernel, resultType.getElementType());
+  SmallVector<Value> inputs{padded, windowTensor};
+  Attribute strides = b.getI64TensorAttr(window.strides);
+  Attribute dilations = b.getI64TensorAttr(window.dilations);
+  if (window.kernel.size() == 2)
+    return TwoD::create(b, loc, TypeRange{resultType}, inputs, init, strides, dilations)
+        .getResult(0);
+  return OneD::create(b, loc, TypeRange{resultType}, inputs, init, strides, dilations).getResult(0);
+}
+
 ValueRange createPoolingGeneric(
     OpBuilder &b, Location loc, Value padded, const Window &window, ValueRange inits,
     function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)> body,
@@ -996,17 +1012,8 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
     Value init = createFilledTensor(rewriter, loc, resultType, sizes, lowest);
 
     if (!wantIndices && isa<FloatType>(elementType) && spatialRank <= 2) {
-      Value windowTensor = tensor::EmptyOp::create(rewriter, loc, window->kernel, elementType);
-      SmallVector<Value> inputs{padded, windowTensor};
-      Attribute strides = rewriter.getI64TensorAttr(window->strides);
-      Attribute dilations = rewriter.getI64TensorAttr(window->dilations);
-      Value result = spatialRank == 2
-                         ? linalg::PoolingNchwMaxOp::create(rewriter, loc, TypeRange{resultType},
-                                                            inputs, init, strides, dilations)
-                               .getResult(0)
-                         : linalg::PoolingNcwMaxOp::create(rewriter, loc, TypeRange{resultType},
-                                                           inputs, init, strides, dilations)
-                               .getResult(0);
+      Value result = createNamedPooling<linalg::PoolingNcwMaxOp, linalg::PoolingNchwMaxOp>(
+          rewriter, loc, padded, init, *window);
       Value indices = createEmptyTensor(rewriter, loc, indicesType, sizes);
       rewriter.replaceOp(op, {result, indices});
       return success();
@@ -1108,17 +1115,8 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
     Value init = createFilledTensor(rewriter, loc, resultType, sizes, lowest);
     Value result;
     if (isa<FloatType>(elementType) && spatialRank <= 2) {
-      Value windowTensor = tensor::EmptyOp::create(rewriter, loc, window->kernel, elementType);
-      SmallVector<Value> inputs{padded, windowTensor};
-      Attribute strides = rewriter.getI64TensorAttr(window->strides);
-      Attribute dilations = rewriter.getI64TensorAttr(window->dilations);
-      result = spatialRank == 2
-                   ? linalg::PoolingNhwcMaxOp::create(rewriter, loc, TypeRange{resultType}, inputs,
-                                                      init, strides, dilations)
-                         .getResult(0)
-                   : linalg::PoolingNwcMaxOp::create(rewriter, loc, TypeRange{resultType}, inputs,
-                                                     init, strides, dilations)
-                         .getResult(0);
+      result = createNamedPooling<linalg::PoolingNwcMaxOp, linalg::PoolingNhwcMaxOp>(
+          rewriter, loc, padded, init, *window);
     } else {
       result = createPoolingGeneric(
           rewriter, loc, padded, *window, ValueRange{init},
@@ -1184,17 +1182,8 @@ struct AveragePoolLowering : OpConversionPattern<graph::AveragePoolOp> {
     Value init = createFilledTensor(rewriter, loc, resultType, sizes, zero);
     Value sum;
     if (spatialRank <= 2) {
-      Value windowTensor = tensor::EmptyOp::create(rewriter, loc, window->kernel, elementType);
-      SmallVector<Value> inputs{padded, windowTensor};
-      Attribute strides = rewriter.getI64TensorAttr(window->strides);
-      Attribute dilations = rewriter.getI64TensorAttr(window->dilations);
-      sum = spatialRank == 2
-                ? linalg::PoolingNchwSumOp::create(rewriter, loc, TypeRange{resultType}, inputs,
-                                                   init, strides, dilations)
-                      .getResult(0)
-                : linalg::PoolingNcwSumOp::create(rewriter, loc, TypeRange{resultType}, inputs,
-                                                  init, strides, dilations)
-                      .getResult(0);
+      sum = createNamedPooling<linalg::PoolingNcwSumOp, linalg::PoolingNchwSumOp>(
+          rewriter, loc, padded, init, *window);
     } else {
       sum = createPoolingGeneric(
           rewriter, loc, padded, *window, ValueRange{init},
