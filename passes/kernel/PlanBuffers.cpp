@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln {
@@ -83,8 +84,8 @@ struct KernelPlanBuffersPass : kiln::impl::KernelPlanBuffersBase<KernelPlanBuffe
                            std::numeric_limits<unsigned>::max(), index, 0});
     }
 
-    // Extend each interval to its last use, through views (a view's uses are the
-    // buffer's uses) and through uses nested in regions (at their top-level op).
+    // Extend each interval to its last use, through views and tensor maps (their uses are
+    // the buffer's uses) and through uses nested in regions (at their top-level op).
     for (Operation &op : body) {
       unsigned index = position[&op];
       op.walk([&](Operation *nested) {
@@ -95,10 +96,14 @@ struct KernelPlanBuffersPass : kiln::impl::KernelPlanBuffersBase<KernelPlanBuffe
           Interval &interval = intervals[found->second];
           interval.first = std::min(interval.first, index);
           interval.last = std::max(interval.last, index);
+          // Values that stand for the buffer carry its uses: views, and the tensor maps
+          // Hopper kernels read it through.
+          bool standsForBuffer = isa<nvgpu::TmaCreateDescriptorOp>(nested);
           if (auto view = dyn_cast<ViewLikeOpInterface>(nested))
-            if (view.getViewSource() == operand)
-              for (Value result : nested->getResults())
-                intervalOf[result] = found->second;
+            standsForBuffer |= view.getViewSource() == operand;
+          if (standsForBuffer)
+            for (Value result : nested->getResults())
+              intervalOf[result] = found->second;
         }
       });
     }

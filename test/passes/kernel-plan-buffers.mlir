@@ -27,6 +27,41 @@ func.func @chain(%x: memref<1024xf32>, %y: memref<1024xf32>) {
 
 // -----
 
+// A tensor map stands for its buffer: %a, made before %b's launch and read through its
+// tensor map by the last launch, is live until then, so %b cannot take its place.
+// CHECK-LABEL: func.func @tensor_map
+// CHECK-SAME: kernel.arena_bytes = 65536 : i64
+// CHECK: memref.alloc() {kernel.arena_offset = [[A:[0-9]+]] : i64} : memref<128x128xf16>
+// CHECK-NOT: kernel.arena_offset = [[A]] : i64
+// CHECK: memref.alloc() {kernel.arena_offset = {{[0-9]+}} : i64} : memref<128x128xf16>
+!map = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+module attributes {gpu.container_module} {
+kernel.func @fill(%out: memref<128x128xf16>) {
+  kernel.return
+}
+gpu.module @kernels {
+  gpu.func @read(%in: !map, %out: memref<128x128xf16>) kernel {
+    gpu.return
+  }
+}
+func.func @tensor_map(%y: memref<128x128xf16>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %a = memref.alloc() : memref<128x128xf16>
+  kernel.launch @fill(%a) : (memref<128x128xf16>) -> ()
+  %unranked = memref.cast %a : memref<128x128xf16> to memref<*xf16>
+  %map = nvgpu.tma.create.descriptor %unranked box[%c128, %c64] : memref<*xf16> -> !map
+  %b = memref.alloc() : memref<128x128xf16>
+  kernel.launch @fill(%b) : (memref<128x128xf16>) -> ()
+  gpu.launch_func @kernels::@read blocks in (%c1, %c1, %c1) threads in (%c128, %c1, %c1) args(%map : !map, %b : memref<128x128xf16>)
+  kernel.launch @fill(%y) : (memref<128x128xf16>) -> ()
+  return
+}
+}
+
+// -----
+
 // A buffer used through a view lives as long as the view is used; sizes are rounded up
 // to 256 bytes. %a (1 KiB) is live until the last launch, so %b cannot take its place.
 // CHECK-LABEL: func.func @view
