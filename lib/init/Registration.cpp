@@ -8,6 +8,8 @@
 #include "passes/Pipelines.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/GPUCommon/GPUToLLVM.h"
@@ -64,6 +66,27 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
+namespace {
+// Hand-written Hopper kernels (test/codegen/sm90-gemm.mlir) take TMA descriptors as
+// kernel arguments of type !nvgpu.tensormap.descriptor. convert-nvgpu-to-nvvm lowers the
+// ops that use them to a generic !llvm.ptr (the device address of the 128-byte
+// CUtensorMap) but leaves function signatures alone, and convert-gpu-to-nvvm's type
+// converter does not know the type, so gpu.func lowering failed. Upstream never hits this:
+// its pipeline converts nvgpu before outlining, so kernels only ever see !llvm.ptr.
+// This interface teaches every ConvertToLLVM-based lowering (convert-gpu-to-nvvm included)
+// that conversion; the ops themselves still go through convert-nvgpu-to-nvvm.
+struct NVGPUKernelArgumentsToLLVM : public mlir::ConvertToLLVMPatternInterface {
+  using ConvertToLLVMPatternInterface::ConvertToLLVMPatternInterface;
+  void populateConvertToLLVMConversionPatterns(mlir::ConversionTarget &,
+                                               mlir::LLVMTypeConverter &converter,
+                                               mlir::RewritePatternSet &) const final {
+    converter.addConversion([](mlir::nvgpu::TensorMapDescriptorType type) -> mlir::Type {
+      return mlir::LLVM::LLVMPointerType::get(type.getContext());
+    });
+  }
+};
+} // namespace
+
 void kiln::registerDialects(mlir::DialectRegistry &registry) {
   using namespace mlir;
   registry.insert<graph::GraphDialect, kernel::KernelDialect>();
@@ -101,6 +124,10 @@ void kiln::registerDialects(mlir::DialectRegistry &registry) {
   registerConvertNVVMToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
   vector::registerConvertVectorToLLVMInterface(registry);
+
+  registry.addExtension(+[](MLIRContext *, nvgpu::NVGPUDialect *dialect) {
+    dialect->addInterfaces<NVGPUKernelArgumentsToLLVM>();
+  });
 
   // #nvvm.target serialises gpu.module ops to PTX and cubin through LLVM's NVPTX backend.
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
