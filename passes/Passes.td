@@ -166,6 +166,31 @@ def KernelPlanBuffers : Pass<"kernel-plan-buffers", "::mlir::func::FuncOp"> {
   }];
 }
 
+def KernelMatmulSm90 : Pass<"kernel-matmul-sm90", "::mlir::ModuleOp"> {
+  let summary = "Hopper tensor-core GEMMs (wgmma fed by TMA) for the matmul kernels that fit them";
+  let description = [{
+    A `kernel.func` whose template is a `kernel.matmul` holding exactly one 2-D
+    `graph.matmul` of f16 or bf16 operands (result f16, bf16 or f32) over whole row-major
+    buffers, with M and N multiples of 128 and K a multiple of 64, is replaced by the sm_90a
+    GEMM of `passes/kernel/templates/Sm90Gemm.mlir` (one `gpu.module` per operand and result
+    type; docs/codegen-sm90.md). Each launch becomes, on the host, a
+    `nvgpu.tma.create.descriptor` for A (boxes of 128 x 64) and for B (64 x 64), and a
+    `gpu.launch_func` on a grid of N/128 x M/128 blocks of 128 threads with 100352 bytes of
+    dynamic shared memory, passing the two tensor maps, C and M, N, K. Other kernels are
+    left to the generic lowering. Run on the kernel-formed module of an sm_90a target,
+    before kernel lowering.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Lowering passes (passes/lowering)
 //===----------------------------------------------------------------------===//

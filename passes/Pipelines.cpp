@@ -11,6 +11,8 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -213,6 +215,10 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   pm.addPass(createGpuNVVMAttachTarget(attach));
 
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // The tensor-core templates' nvgpu ops (TMA, mbarriers, wgmma) to NVVM first, while
+  // their control flow is still structured (after scf-to-cf the conversion leaves the
+  // kernels' tensor-map arguments unconverted).
+  kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createConvertLinalgToLoopsPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
@@ -228,6 +234,8 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  // NVVM ops without an LLVM intrinsic (mbarrier waits, wgmma fences) as inline PTX.
+  kernels.addPass(createConvertNVVMToLLVMPass());
   // What has no libdevice function and no NVVM pattern (math.trunc, ...) maps to an
   // LLVM intrinsic NVPTX selects natively.
   kernels.addPass(createConvertMathToLLVMPass());

@@ -53,6 +53,9 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
     return failure();
 
   PassManager lowering(context);
+  // Tensor-core templates where they fit (architecture-specific: sm_90a only).
+  if (options.target == "sm_90a")
+    lowering.addPass(createKernelMatmulSm90());
   addKernelLoweringPasses(lowering);
   GpuTargetOptions target;
   target.chip = options.target;

@@ -295,7 +295,8 @@ LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
       onHost.insert(op.result_begin(), op.result_end());
       continue;
     }
-    if (isView(&op) && operandsOnHost(op)) {
+    // Tensor maps are made on the host, as views are (the engine encodes them).
+    if ((isView(&op) || isa<nvgpu::TmaCreateDescriptorOp>(op)) && operandsOnHost(op)) {
       onHost.insert(op.result_begin(), op.result_end());
       continue;
     }

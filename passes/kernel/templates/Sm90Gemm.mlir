@@ -1,75 +1,26 @@
-// A hand-written Hopper (sm_90a) fp16 GEMM: C[M,N] (f32) = A[M,K] x B[K,N], all row major,
-// f32 accumulation, one warpgroup per 128x128 tile of C, K stepped by 64, A and B brought in
-// by TMA into a 3-stage ring of dynamic shared memory. ABI, tensor maps, pipeline and ptxas'
-// report: docs/codegen-sm90.md. The PTX is kept in Inputs/sm90-gemm.ptx for runs on a GPU.
+// The Hopper (sm_90a) GEMM template of kernel-matmul-sm90 (passes/kernel/MatmulSm90.cpp):
+// C[M, N] = A[M, K] x B[K, N], row major, {IN} operands accumulated in f32 by wgmma, {OUT}
+// result. One warpgroup computes a 128x128 tile of C, K stepped by 64; TMA brings A and B
+// into a 3-stage ring of dynamic shared memory. The ABI, tensor maps, shared-memory map and
+// pipeline: docs/codegen-sm90.md.
 //
-// Lowered the way Kiln lowers gpu.modules (addGpuDeviceLoweringPasses), with
-// convert-nvgpu-to-nvvm in front of convert-gpu-to-nvvm:
-// RUN: kiln-opt %s --pass-pipeline='builtin.module(nvvm-attach-target{chip=sm_90a features=+ptx80 O=3}, gpu.module(convert-nvgpu-to-nvvm, expand-strided-metadata, lower-affine, arith-expand, convert-scf-to-cf, canonicalize, cse, convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}, convert-nvvm-to-llvm, reconcile-unrealized-casts))' > %t.nvvm.mlir
-// RUN: kiln-opt %t.nvvm.mlir --gpu-module-to-binary=format=isa | FileCheck %s --check-prefix=BINARY
-// RUN: kiln-translate --emit-ptx %t.nvvm.mlir | FileCheck %s --check-prefix=PTX
-//
-// Regenerate the kept PTX with:
-//   kiln-opt test/codegen/sm90-gemm.mlir --pass-pipeline='...as above...' \
-//     | kiln-translate --emit-ptx > test/codegen/Inputs/sm90-gemm.ptx
+// The pass substitutes {MODULE}, {ENTRY}, {IN} (f16, bf16), {OUT} (f32, f16, bf16),
+// {CONVERT} (nothing for f32; else the truncation of %v, the vector<4xf32> of
+// accumulators, into %out), {STORED} (%v or %out) and {STORE_ALIGNMENT} (the bytes of
+// four {OUT}), then parses the result.
 
-// BINARY: gpu.binary @sm90_gemm
-// BINARY-SAME: #nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">
-// BINARY-SAME: .target sm_90a
-// BINARY-SAME: .entry gemm_f16_f32acc_128x128x64(
-// BINARY-SAME: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// BINARY-SAME: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-
-// PTX: .version 8.0
-// PTX: .target sm_90a
-// The ABI: two tensor maps (generic addresses), the C pointer, then M, N, K as i32.
-// PTX-LABEL: .visible .entry gemm_f16_f32acc_128x128x64(
-// PTX-NEXT: .param .u64 .ptr .align 1 gemm_f16_f32acc_128x128x64_param_0,
-// PTX-NEXT: .param .u64 .ptr .align 1 gemm_f16_f32acc_128x128x64_param_1,
-// PTX-NEXT: .param .u64 .ptr .align 1 gemm_f16_f32acc_128x128x64_param_2,
-// PTX-NEXT: .param .u32 gemm_f16_f32acc_128x128x64_param_3,
-// PTX-NEXT: .param .u32 gemm_f16_f32acc_128x128x64_param_4,
-// PTX-NEXT: .param .u32 gemm_f16_f32acc_128x128x64_param_5
-// PTX-NEXT: )
-// PTX-NEXT: .maxntid 128, 1, 1
-// Barrier set-up by one thread, made visible to the TMA unit.
-// PTX: mbarrier.init.shared.b64
-// PTX: fence.proxy.async.shared::cta
-// PTX: prefetch.tensormap
-// Prologue: A (128x64) and B (two 64x64 boxes) per stage, 32768 bytes expected (in a register).
-// PTX: mbarrier.arrive.expect_tx.shared.b64
-// PTX-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// Main loop: wait for the stage, 8 wgmma (2 along M x 4 along K), keep one group in flight.
-// PTX: mbarrier.try_wait.parity.shared.b64
-// PTX: wgmma.fence.sync.aligned;
-// PTX-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// PTX: wgmma.commit_group.sync.aligned;
-// PTX: wgmma.wait_group.sync.aligned 1;
-// Release of the previous stage by every thread; thread 0 waits for all 128 releases,
-// then refills it.
-// PTX: mbarrier.arrive.shared.b64
-// PTX: mbarrier.try_wait.parity.shared.b64
-// PTX: mbarrier.arrive.expect_tx.shared.b64
-// PTX-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// Epilogue: drain, stage C through shared memory, 16-byte stores to global.
-// PTX: wgmma.wait_group.sync.aligned 0;
-// PTX: bar.sync 0;
-// PTX: ld.shared.v4.b32
-// PTX-NEXT: st.global.v4.b32
-
-!tmA = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
-!tmB = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!tmA = !nvgpu.tensormap.descriptor<tensor = memref<128x64x{IN}, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!tmB = !nvgpu.tensormap.descriptor<tensor = memref<64x64x{IN}, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 !bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
 !acc = !nvgpu.warpgroup.accumulator<fragmented = vector<128x128xf32>>
-!wdA = !nvgpu.warpgroup.descriptor<tensor = memref<128x64xf16, 3>>
-!wdB = !nvgpu.warpgroup.descriptor<tensor = memref<64x128xf16, 3>>
+!wdA = !nvgpu.warpgroup.descriptor<tensor = memref<128x64x{IN}, 3>>
+!wdB = !nvgpu.warpgroup.descriptor<tensor = memref<64x128x{IN}, 3>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
-!tileA = memref<128x64xf16, #gpu.address_space<workgroup>>
-!boxB = memref<64x64xf16, #gpu.address_space<workgroup>>
-!tileB = memref<64x128xf16, #gpu.address_space<workgroup>>
+!tileA = memref<128x64x{IN}, #gpu.address_space<workgroup>>
+!boxB = memref<64x64x{IN}, #gpu.address_space<workgroup>>
+!tileB = memref<64x128x{IN}, #gpu.address_space<workgroup>>
 
-module attributes {gpu.container_module} {
-gpu.module @sm90_gemm {
+gpu.module @{MODULE} {
 
   // Shared memory map (bytes from `base`, a 1024-aligned offset into dynamic shared memory;
   // 128B-swizzled tiles and the wgmma descriptors with base_offset 0 need 1024 alignment):
@@ -81,10 +32,10 @@ gpu.module @sm90_gemm {
   // shared variables (the mbarriers, the zero-sized dynamic-shared-memory symbol) and rounded
   // up to 1024, wherever ptxas puts them.
 
-  // C (f32) = A x B. Grid (N/128, M/128, 1), block (128, 1, 1), 100352 bytes of dynamic
-  // shared memory. %C is a bare pointer to the row-major M x N output; M, N, K are
-  // multiples of 128, 128, 64.
-  gpu.func @gemm_f16_f32acc_128x128x64(%descA: !tmA, %descB: !tmB, %C: memref<f32>,
+  // C ({OUT}) = A x B ({IN}), accumulated in f32. Grid (N/128, M/128, 1), block (128, 1, 1),
+  // 100352 bytes of dynamic shared memory. %C is a bare pointer to the row-major M x N
+  // output; M, N, K are multiples of 128, 128, 64.
+  gpu.func @{ENTRY}(%descA: !tmA, %descB: !tmB, %C: memref<{OUT}>,
                                        %M: i32, %N: i32, %K: i32)
       kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
@@ -233,9 +184,9 @@ gpu.module @sm90_gemm {
       : !acc to memref<128x128xf32, strided<[136, 1]>, #gpu.address_space<workgroup>>
     gpu.barrier
 
-    // Each warp writes one 512-byte row per step (32 lanes x 16 bytes), 4 rows a step.
+    // Each warp writes one row per step (32 lanes x 4 elements), 4 rows a step.
     %cg = memref.reinterpret_cast %C to offset: [0], sizes: [%m, %n], strides: [%n, 1]
-      : memref<f32> to memref<?x?xf32, strided<[?, 1]>>
+      : memref<{OUT}> to memref<?x?x{OUT}, strided<[?, 1]>>
     %lane = arith.remui %tid, %c32 : index
     %warp = arith.divui %tid, %c32 : index
     %col = arith.muli %lane, %c4 : index
@@ -244,10 +195,10 @@ gpu.module @sm90_gemm {
       %v = vector.load %cs[%r, %col] {alignment = 16}
         : memref<128x128xf32, strided<[136, 1]>, #gpu.address_space<workgroup>>, vector<4xf32>
       %grow = arith.addi %m0, %r : index
-      vector.store %v, %cg[%grow, %gcol] {alignment = 16}
-        : memref<?x?xf32, strided<[?, 1]>>, vector<4xf32>
+      {CONVERT}
+      vector.store {STORED}, %cg[%grow, %gcol] {alignment = {STORE_ALIGNMENT}}
+        : memref<?x?x{OUT}, strided<[?, 1]>>, vector<4x{OUT}>
     }
     gpu.return
   }
-}
 }
