@@ -608,6 +608,55 @@ Value createMultiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
   return createAdd(b, loc, args[2], product);
 }
 
+/// A convolution of `input` (already padded) by `weight` into `init` as one linalg.generic
+/// of any rank and group: loops [n, m, o..., c, k...] channels first ([N, C, D...] by [M,
+/// C / group, K...]) or [n, o..., m, c, k...] channels last ([N, D..., C] by [M, K..., C /
+/// group]); the input channel is (m / (M / group)) * (C / group) + c.
+Value createGenericConvolution(OpBuilder &b, Location loc, Value input, Value weight, Value init,
+                               ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                               int64_t group, bool channelsLast) {
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  int64_t spatialRank = weightType.getRank() - 2;
+  int64_t filters = weightType.getDimSize(0);
+  int64_t channelsPerGroup = weightType.getDimSize(channelsLast ? weightType.getRank() - 1 : 1);
+  MLIRContext *context = b.getContext();
+  int64_t numDims = 3 + 2 * spatialRank;
+  AffineExpr n = b.getAffineDimExpr(0), m = b.getAffineDimExpr(channelsLast ? 1 + spatialRank : 1),
+             c = b.getAffineDimExpr(2 + spatialRank);
+  AffineExpr inputChannel = c;
+  if (group > 1)
+    inputChannel = m.floorDiv(filters / group) * channelsPerGroup + c;
+  SmallVector<AffineExpr> inputSpatial, weightSpatial, outputSpatial;
+  for (int64_t i = 0; i < spatialRank; ++i) {
+    AffineExpr output = b.getAffineDimExpr(channelsLast ? 1 + i : 2 + i);
+    AffineExpr tap = b.getAffineDimExpr(3 + spatialRank + i);
+    inputSpatial.push_back(output * strides[i] + tap * dilations[i]);
+    weightSpatial.push_back(tap);
+    outputSpatial.push_back(output);
+  }
+  // [first, spatial..., channel] or [first, channel, spatial...].
+  auto layout = [&](AffineExpr first, AffineExpr channel, ArrayRef<AffineExpr> spatial) {
+    SmallVector<AffineExpr> exprs{first};
+    if (!channelsLast)
+      exprs.push_back(channel);
+    exprs.append(spatial.begin(), spatial.end());
+    if (channelsLast)
+      exprs.push_back(channel);
+    return AffineMap::get(numDims, 0, exprs, context);
+  };
+  SmallVector<AffineMap> maps{layout(n, inputChannel, inputSpatial), layout(m, c, weightSpatial),
+                              layout(n, m, outputSpatial)};
+  SmallVector<utils::IteratorType> iterators(2 + spatialRank, utils::IteratorType::parallel);
+  iterators.append(1 + spatialRank, utils::IteratorType::reduction);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{input, weight}, init, maps, iterators,
+             [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               linalg::YieldOp::create(nested, nestedLoc,
+                                       createMultiplyAccumulate(nested, nestedLoc, args));
+             })
+      .getResult(0);
+}
+
 Value createConvolution(OpBuilder &b, Location loc, Value input, Value weight, Value init,
                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations, int64_t group) {
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -680,35 +729,8 @@ Value createConvolution(OpBuilder &b, Location loc, Value input, Value weight, V
         b, loc, resultType, result, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
   }
 
-  // The general form: loops [n, m, o..., c, k...]; the input channel is
-  // (m / (M / group)) * (C / group) + c.
-  MLIRContext *context = b.getContext();
-  int64_t numDims = 3 + 2 * spatialRank;
-  AffineExpr n = b.getAffineDimExpr(0), m = b.getAffineDimExpr(1),
-             c = b.getAffineDimExpr(2 + spatialRank);
-  AffineExpr inputChannel = c;
-  if (group > 1)
-    inputChannel = m.floorDiv(filters / group) * weightType.getDimSize(1) + c;
-  SmallVector<AffineExpr> inputExprs{n, inputChannel}, weightExprs{m, c}, outputExprs{n, m};
-  for (int64_t i = 0; i < spatialRank; ++i) {
-    AffineExpr output = b.getAffineDimExpr(2 + i);
-    AffineExpr tap = b.getAffineDimExpr(3 + spatialRank + i);
-    inputExprs.push_back(output * strides[i] + tap * dilations[i]);
-    weightExprs.push_back(tap);
-    outputExprs.push_back(output);
-  }
-  SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, inputExprs, context),
-                              AffineMap::get(numDims, 0, weightExprs, context),
-                              AffineMap::get(numDims, 0, outputExprs, context)};
-  SmallVector<utils::IteratorType> iterators(2 + spatialRank, utils::IteratorType::parallel);
-  iterators.append(1 + spatialRank, utils::IteratorType::reduction);
-  return linalg::GenericOp::create(
-             b, loc, resultTypes, ValueRange{input, weight}, init, maps, iterators,
-             [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-               linalg::YieldOp::create(nested, nestedLoc,
-                                       createMultiplyAccumulate(nested, nestedLoc, args));
-             })
-      .getResult(0);
+  return createGenericConvolution(b, loc, input, weight, init, strides, dilations, group,
+                                  /*channelsLast=*/false);
 }
 
 /// The convolution of `input` (already padded, [N, D..., C]) by `weight` ([M, K..., C /
@@ -730,36 +752,8 @@ Value createChannelsLastConvolution(OpBuilder &b, Location loc, Value input, Val
                b.getI64TensorAttr(strides), b.getI64TensorAttr(dilations))
         .getResult(0);
 
-  MLIRContext *context = b.getContext();
-  int64_t numDims = 3 + 2 * spatialRank;
-  AffineExpr n = b.getAffineDimExpr(0), m = b.getAffineDimExpr(1 + spatialRank),
-             c = b.getAffineDimExpr(2 + spatialRank);
-  AffineExpr inputChannel = c;
-  if (group > 1)
-    inputChannel = m.floorDiv(filters / group) * channelsPerGroup + c;
-  SmallVector<AffineExpr> inputExprs{n}, weightExprs{m}, outputExprs{n};
-  for (int64_t i = 0; i < spatialRank; ++i) {
-    AffineExpr output = b.getAffineDimExpr(1 + i);
-    AffineExpr tap = b.getAffineDimExpr(3 + spatialRank + i);
-    inputExprs.push_back(output * strides[i] + tap * dilations[i]);
-    weightExprs.push_back(tap);
-    outputExprs.push_back(output);
-  }
-  inputExprs.push_back(inputChannel);
-  weightExprs.push_back(c);
-  outputExprs.push_back(m);
-  SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, inputExprs, context),
-                              AffineMap::get(numDims, 0, weightExprs, context),
-                              AffineMap::get(numDims, 0, outputExprs, context)};
-  SmallVector<utils::IteratorType> iterators(2 + spatialRank, utils::IteratorType::parallel);
-  iterators.append(1 + spatialRank, utils::IteratorType::reduction);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{resultType}, ValueRange{input, weight}, init, maps, iterators,
-             [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-               linalg::YieldOp::create(nested, nestedLoc,
-                                       createMultiplyAccumulate(nested, nestedLoc, args));
-             })
-      .getResult(0);
+  return createGenericConvolution(b, loc, input, weight, init, strides, dilations, group,
+                                  /*channelsLast=*/true);
 }
 
 /// The initial value of a convolution's result: the bias ([M]) broadcast along every
