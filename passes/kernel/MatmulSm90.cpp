@@ -13,10 +13,12 @@
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
 #include "passes/Passes.h"
+#include "passes/kernel/KernelConfig.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KERNELMATMULSM90
@@ -34,27 +36,63 @@ constexpr const char kTemplate[] =
 #include "passes/kernel/templates/Sm90Gemm.mlir.inc"
     ;
 
-/// The template's tile and launch: what its ABI fixes (docs/codegen-sm90.md).
-constexpr int64_t kTileM = 128, kTileN = 128, kTileK = 64;
-constexpr int64_t kThreads = 128;
-constexpr int64_t kSharedBytes = 100352;
-constexpr int64_t kBoxBColumns = 64; // B comes in as two 64 x 64 boxes per stage
+std::string typeName(Type type) { return type.isF32() ? "f32" : type.isF16() ? "f16" : "bf16"; }
 
-/// The types of one GEMM the template can compute.
-struct GemmTypes {
-  Type operand; // f16 or bf16
-  Type result;  // f32, f16 or bf16
+} // namespace
 
-  std::string operandName() const { return operand.isF16() ? "f16" : "bf16"; }
-  std::string resultName() const {
-    return result.isF32() ? "f32" : result.isF16() ? "f16" : "bf16";
+//===----------------------------------------------------------------------===//
+// Configurations (passes/kernel/KernelConfig.h)
+//===----------------------------------------------------------------------===//
+
+DictionaryAttr kiln::Sm90GemmConfig::toAttr(MLIRContext *context) const {
+  Builder b(context);
+  return b.getDictionaryAttr({
+      b.getNamedAttr("template", b.getStringAttr(kTemplate)),
+      b.getNamedAttr("tile_m", b.getI64IntegerAttr(tileM)),
+      b.getNamedAttr("tile_n", b.getI64IntegerAttr(tileN)),
+      b.getNamedAttr("tile_k", b.getI64IntegerAttr(tileK)),
+      b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),
+      b.getNamedAttr("consumers", b.getI64IntegerAttr(consumers)),
+  });
+}
+
+std::optional<kiln::Sm90GemmConfig> kiln::Sm90GemmConfig::fromAttr(DictionaryAttr attr) {
+  auto name = attr.getAs<StringAttr>("template");
+  if (!name || name.getValue() != kTemplate)
+    return std::nullopt;
+  Sm90GemmConfig config;
+  for (auto [key, field] : {std::pair<StringRef, int64_t *>{"tile_m", &config.tileM},
+                            {"tile_n", &config.tileN},
+                            {"tile_k", &config.tileK},
+                            {"stages", &config.stages},
+                            {"consumers", &config.consumers}}) {
+    auto value = attr.getAs<IntegerAttr>(key);
+    if (!value)
+      return std::nullopt;
+    *field = value.getInt();
   }
-};
+  return config;
+}
 
-/// The GEMM `function` computes when it is a kernel.matmul holding only
-/// graph.matmul(lhs, rhs) of 2-D static row-major buffers whose extents fit the tile: A
-/// [M, K], B [K, N], C [M, N] (arguments 0, 1, 2 in that order).
-std::optional<GemmTypes> matchGemm(kernel::FuncOp function) {
+std::string kiln::Sm90GemmConfig::describe() const {
+  std::string text =
+      llvm::formatv("sm90 wgmma+TMA {0}x{1}x{2}, {3} stages", tileM, tileN, tileK, stages).str();
+  if (consumers > 0)
+    text += llvm::formatv(", {0} consumer warpgroups", consumers).str();
+  return text;
+}
+
+int64_t kiln::Sm90GemmConfig::threads() const {
+  // One warpgroup, or a producer warpgroup and the consumers.
+  return consumers == 0 ? 128 : 128 * (consumers + 1);
+}
+
+int64_t kiln::Sm90GemmConfig::sharedBytes() const {
+  // The ring (A and B tiles per stage) plus 2048 bytes of slack for the 1024 alignment.
+  return stages * (tileM + tileN) * tileK * 2 + 2048;
+}
+
+std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function) {
   Block &entry = function.getBody().front();
   if (entry.getNumArguments() != 3 || !llvm::hasSingleElement(entry.without_terminator()))
     return std::nullopt;
@@ -81,18 +119,34 @@ std::optional<GemmTypes> matchGemm(kernel::FuncOp function) {
       return std::nullopt;
     types.push_back(type);
   }
-  int64_t m = types[0].getDimSize(0), k = types[0].getDimSize(1), n = types[1].getDimSize(1);
-  if (types[1].getDimSize(0) != k || types[2].getDimSize(0) != m || types[2].getDimSize(1) != n ||
-      m % kTileM || n % kTileN || k % kTileK)
+  Sm90GemmProblem problem;
+  problem.m = types[0].getDimSize(0);
+  problem.k = types[0].getDimSize(1);
+  problem.n = types[1].getDimSize(1);
+  problem.operand = types[0].getElementType();
+  problem.result = types[2].getElementType();
+  if (types[1].getDimSize(0) != problem.k || types[2].getDimSize(0) != problem.m ||
+      types[2].getDimSize(1) != problem.n)
     return std::nullopt;
-  Type operand = types[0].getElementType(), result = types[2].getElementType();
   // graph.matmul keeps its operands' type; the template could also leave the f32
   // accumulators as they are, once a kernel's body can ask for that.
-  if (types[1].getElementType() != operand || !(operand.isF16() || operand.isBF16()) ||
-      result != operand)
+  if (types[1].getElementType() != problem.operand ||
+      !(problem.operand.isF16() || problem.operand.isBF16()) || problem.result != problem.operand)
     return std::nullopt;
-  return GemmTypes{operand, result};
+  if (sm90GemmConfigs(problem).empty())
+    return std::nullopt;
+  return problem;
 }
+
+SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &problem) {
+  SmallVector<Sm90GemmConfig> configs;
+  Sm90GemmConfig basic; // 128x128x64, 3 stages, one warpgroup
+  if (problem.m % basic.tileM == 0 && problem.n % basic.tileN == 0 && problem.k % basic.tileK == 0)
+    configs.push_back(basic);
+  return configs;
+}
+
+namespace {
 
 /// `text` with every `{KEY}` replaced by its value.
 std::string substitute(std::string text, ArrayRef<std::pair<StringRef, std::string>> values) {
@@ -110,10 +164,15 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      std::optional<GemmTypes> types = matchGemm(function);
-      if (!types)
+      std::optional<kiln::Sm90GemmProblem> problem = kiln::matchSm90Gemm(function);
+      if (!problem)
         continue;
-      FailureOr<gpu::GPUFuncOp> gemm = getOrCreateGemm(module, symbols, *types);
+      FailureOr<std::optional<kiln::Sm90GemmConfig>> config = chooseConfig(function, *problem);
+      if (failed(config))
+        return signalPassFailure();
+      if (!*config)
+        continue; // the generic lowering was asked for
+      FailureOr<gpu::GPUFuncOp> gemm = getOrCreateGemm(module, symbols, *problem, **config);
       if (failed(gemm))
         return signalPassFailure();
       std::optional<SymbolTable::UseRange> uses = symbols.getSymbolUses(function, module);
@@ -126,31 +185,56 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
           allReplaced = false;
           continue;
         }
-        replaceLaunch(launch, *gemm);
+        replaceLaunch(launch, *gemm, **config);
       }
       if (allReplaced)
         function.erase();
     }
   }
 
-  /// The template's kernel for `types`, instantiated into a gpu.module of `module` once.
+  /// The configuration `function` asks for in `kernel.config` (nullopt: the generic
+  /// lowering), else the default one. An unknown or illegal configuration is an error.
+  FailureOr<std::optional<kiln::Sm90GemmConfig>>
+  chooseConfig(kernel::FuncOp function, const kiln::Sm90GemmProblem &problem) {
+    SmallVector<kiln::Sm90GemmConfig> legal = kiln::sm90GemmConfigs(problem);
+    auto attr = function->getAttrOfType<DictionaryAttr>(kiln::kKernelConfigAttr);
+    if (!attr)
+      return std::optional<kiln::Sm90GemmConfig>(legal.front());
+    auto name = attr.getAs<StringAttr>("template");
+    if (name && name.getValue() == kiln::kGenericTemplate)
+      return std::optional<kiln::Sm90GemmConfig>();
+    std::optional<kiln::Sm90GemmConfig> asked = kiln::Sm90GemmConfig::fromAttr(attr);
+    if (asked) {
+      for (const kiln::Sm90GemmConfig &config : legal)
+        if (config.toAttr(&getContext()) == asked->toAttr(&getContext()))
+          return asked;
+    }
+    return function.emitError("kernel-matmul-sm90: ")
+           << attr << " is not a configuration of this GEMM (" << problem.m << "x" << problem.n
+           << "x" << problem.k << ")";
+  }
+
+  /// The template's kernel for `problem`'s types and `config`, instantiated into a
+  /// gpu.module of `module` once.
   FailureOr<gpu::GPUFuncOp> getOrCreateGemm(ModuleOp module, SymbolTable &symbols,
-                                            const GemmTypes &types) {
-    std::string suffix = types.operandName() + "_" + types.resultName();
+                                            const kiln::Sm90GemmProblem &problem,
+                                            const kiln::Sm90GemmConfig &config) {
+    std::string suffix = typeName(problem.operand) + "_" + typeName(problem.result);
+    std::string shape = llvm::formatv("{0}x{1}x{2}", config.tileM, config.tileN, config.tileK);
     std::string moduleName = "kiln_sm90_gemm_" + suffix;
-    std::string entryName = "gemm_" + suffix + "_128x128x64";
+    std::string entryName = "gemm_" + suffix + "_" + shape;
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
       return existing.lookupSymbol<gpu::GPUFuncOp>(entryName);
 
     // The stored vector: the accumulators %v (vector<4xf32>) as they are, or rounded.
-    std::string result = types.resultName();
-    bool rounded = !types.result.isF32();
+    std::string result = typeName(problem.result);
+    bool rounded = !problem.result.isF32();
     std::string convert =
         rounded ? "%out = arith.truncf %v : vector<4xf32> to vector<4x" + result + ">" : "";
-    int64_t storeBytes = 4 * types.result.getIntOrFloatBitWidth() / 8;
+    int64_t storeBytes = 4 * problem.result.getIntOrFloatBitWidth() / 8;
     std::string text = substitute(kTemplate, {{"MODULE", moduleName},
                                               {"ENTRY", entryName},
-                                              {"IN", types.operandName()},
+                                              {"IN", typeName(problem.operand)},
                                               {"OUT", result},
                                               {"CONVERT", convert},
                                               {"STORED", rounded ? "%out" : "%v"},
@@ -167,14 +251,15 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
   }
 
   /// kernel.launch @k(%a, %b, %c) -> tensor maps of %a and %b, and the GEMM's launch.
-  void replaceLaunch(kernel::LaunchOp launch, gpu::GPUFuncOp gemm) {
+  void replaceLaunch(kernel::LaunchOp launch, gpu::GPUFuncOp gemm,
+                     const kiln::Sm90GemmConfig &config) {
     OpBuilder b(launch);
     // The kernel, its template and its configuration for the engine's kernel table, as
     // kernel-to-linalg tags the generic kernels.
     NamedAttrList metadata;
     metadata.set("kernel", launch.getCalleeAttr().getAttr());
     metadata.set("template", b.getStringAttr("matmul"));
-    metadata.set("config", b.getStringAttr("sm90 wgmma+TMA 128x128x64, 3 stages"));
+    metadata.set("config", b.getStringAttr(config.describe()));
     Location loc =
         FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
     Value a = launch.getOperands()[0], bMatrix = launch.getOperands()[1],
@@ -199,18 +284,19 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
                  unranked, ValueRange{index(rows), index(columns)})
           .getResult();
     };
-    Value mapA = tensorMap(a, 0, kTileM, kTileK);
-    Value mapB = tensorMap(bMatrix, 1, kTileK, kBoxBColumns);
+    // B comes in boxes of 64 columns: 128 bytes, the widest a 128B-swizzled box can be.
+    Value mapA = tensorMap(a, 0, config.tileM, config.tileK);
+    Value mapB = tensorMap(bMatrix, 1, config.tileK, 64);
     // C goes as a bare pointer: a 0-d view of the buffer.
     auto scalarType = cast<MemRefType>(signature.getInput(2));
     Value cPointer = memref::ReinterpretCastOp::create(b, loc, scalarType, c, /*offset=*/0,
                                                        /*sizes=*/ArrayRef<int64_t>{},
                                                        /*strides=*/ArrayRef<int64_t>{});
     Value one = index(1);
-    gpu::LaunchFuncOp::create(b, loc, gemm,
-                              gpu::KernelDim3{index(n / kTileN), index(m / kTileM), one},
-                              gpu::KernelDim3{index(kThreads), one, one}, i32(kSharedBytes),
-                              ValueRange{mapA, mapB, cPointer, i32(m), i32(n), i32(k)});
+    gpu::LaunchFuncOp::create(
+        b, loc, gemm, gpu::KernelDim3{index(n / config.tileN), index(m / config.tileM), one},
+        gpu::KernelDim3{index(config.threads()), one, one}, i32(config.sharedBytes()),
+        ValueRange{mapA, mapB, cPointer, i32(m), i32(n), i32(k)});
     launch.erase();
   }
 };

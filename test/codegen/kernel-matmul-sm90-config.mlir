@@ -1,0 +1,54 @@
+// kernel-matmul-sm90 follows the `kernel.config` a kernel carries (set by kernel-autotune):
+// `generic` keeps the generic lowering, a legal sm90_gemm configuration is instantiated,
+// anything else is an error naming the configuration.
+// RUN: kiln-opt --split-input-file --kernel-matmul-sm90 --verify-diagnostics %s | FileCheck %s
+
+// CHECK-LABEL: kernel.func @asks_generic
+// CHECK: kernel.launch @asks_generic
+kernel.func @asks_generic(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf16>) attributes {kernel.config = {template = "generic"}} {
+  matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf16>) {
+  ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x128xf16>):
+    %r = graph.matmul %x, %y : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16>
+    kernel.yield %r : tensor<128x128xf16>
+  }
+  return
+}
+func.func @main(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @asks_generic(%a, %b, %c) : (memref<128x64xf16>, memref<64x128xf16>, memref<128x128xf16>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-NOT: kernel.func
+// CHECK: gpu.func @gemm_f16_f16_128x128x64
+// CHECK: gpu.launch_func  @kiln_sm90_gemm_f16_f16::@gemm_f16_f16_128x128x64
+// CHECK-SAME: dynamic_shared_memory_size %c100352_i32
+kernel.func @asks_basic(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 0}} {
+  matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf16>) {
+  ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x128xf16>):
+    %r = graph.matmul %x, %y : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16>
+    kernel.yield %r : tensor<128x128xf16>
+  }
+  return
+}
+func.func @main(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @asks_basic(%a, %b, %c) : (memref<128x64xf16>, memref<64x128xf16>, memref<128x128xf16>) -> ()
+  return
+}
+
+// -----
+
+// expected-error @+1 {{is not a configuration of this GEMM (128x128x64)}}
+kernel.func @asks_too_big(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 512, tile_k = 64, stages = 3, consumers = 0}} {
+  matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf16>) {
+  ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x128xf16>):
+    %r = graph.matmul %x, %y : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16>
+    kernel.yield %r : tensor<128x128xf16>
+  }
+  return
+}
+func.func @main(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @asks_too_big(%a, %b, %c) : (memref<128x64xf16>, memref<64x128xf16>, memref<128x128xf16>) -> ()
+  return
+}
