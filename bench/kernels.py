@@ -232,7 +232,8 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     model_path, engine = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
     onnx.save(model, model_path)
     start = time.perf_counter()
-    code = run_logged([kiln, "compile", model_path, "-o", engine, "--quiet"],
+    compile_flags = ["--sm90-gemm-config=" + case["gemm_config"]] if "gemm_config" in case else []
+    code = run_logged([kiln, "compile", model_path, "-o", engine, "--quiet"] + compile_flags,
                       os.path.join(work, "compile.log"), timeout)
     result["compile_s"] = time.perf_counter() - start
     if code != 0:
@@ -362,6 +363,11 @@ def main():
     parser.add_argument("--timeout", type=int, default=120, help="seconds per kiln step")
     parser.add_argument("--deadline", type=float, default=540,
                         help="seconds after which no new case starts")
+    parser.add_argument("--filter", default="",
+                        help="only the cases whose name matches this regular expression")
+    parser.add_argument("--gemm-configs", default="",
+                        help="comma-separated sm_90a GEMM configurations (kiln compile "
+                             "--sm90-gemm-config): each GEMM case runs once per configuration")
     args = parser.parse_args()
     import torch
 
@@ -373,6 +379,14 @@ def main():
         cases += resnet50_convs(batch=32)
     if "attention" in families:
         cases += attention_cases()
+    if args.filter:
+        import re
+        cases = [c for c in cases if re.search(args.filter, c["name"])]
+    if args.gemm_configs:
+        configs = args.gemm_configs.split(",")
+        cases = [({**c, "gemm_config": g, "name": f"{c['name']} [{g}]"}
+                  if c["family"] == "gemm" else c)
+                 for c in cases for g in (configs if c["family"] == "gemm" else [None])]
     os.makedirs(args.out, exist_ok=True)
     started, rows = time.perf_counter(), []
     for index, case in enumerate(cases):

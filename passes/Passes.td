@@ -179,7 +179,19 @@ def KernelMatmulSm90 : Pass<"kernel-matmul-sm90", "::mlir::ModuleOp"> {
     dynamic shared memory, passing the two tensor maps, C and M, N, K. Other kernels are
     left to the generic lowering. Run on the kernel-formed module of an sm_90a target,
     before kernel lowering.
+
+    The template has configurations (passes/kernel/KernelConfig.h: tile, ring depth,
+    warp specialisation). A kernel's `kernel.config` dictionary (kernel-autotune sets it)
+    chooses one, `{template = "generic"}` keeps the generic lowering, and anything that is
+    not a legal configuration of the product is an error. Without the attribute the
+    `default-config` option names one (e.g. `128x256x64_s4_ws2`) where it is legal, else the
+    first legal configuration is used.
   }];
+  let options = [
+    Option<"defaultConfig", "default-config", "std::string", /*default=*/"\"\"",
+           "The configuration of kernels without kernel.config, by name "
+           "(<tile_m>x<tile_n>x<tile_k>_s<stages>[_ws<consumers>]) where legal">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",

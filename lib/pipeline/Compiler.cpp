@@ -235,6 +235,7 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
 
   GpuCompileOptions gpu;
   gpu.target = options.target;
+  gpu.gemmConfig = options.gemmConfig;
   gpu.stopAfter = options.compileTo == Stage::Kernel ? "kernel"
                   : options.compileTo == Stage::Gpu  ? "gpu"
                                                      : "engine";

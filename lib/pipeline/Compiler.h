@@ -61,6 +61,9 @@ struct CompileOptions {
   /// Run graph-convert-layout after the graph passes: channels-last convolutions (off by
   /// default: the generic GPU convolution loops are faster channels first).
   bool channelsLast = false;
+  /// For kernel developers: the sm_90a GEMM template's configuration for every product
+  /// (by name, e.g. 128x256x64_s4_ws2) where it is legal.
+  std::string gemmConfig;
 };
 
 /// Parses trtexec's shape list `name:AxBxC,name2:D` (an empty list is valid).

@@ -21,6 +21,9 @@ namespace kiln {
 struct GpuCompileOptions {
   /// "sm_90a" or "sm_80".
   std::string target = "sm_90a";
+  /// The sm_90a GEMM configuration of kernels that have none (kernel-matmul-sm90's
+  /// default-config; empty: the template's default).
+  std::string gemmConfig;
   /// Assemble cubins with ptxas when it is installed (the engine always holds PTX too).
   bool wantCubin = true;
   /// Where to stop: after kernel formation ("kernel"), after the GPU lowering ("gpu",

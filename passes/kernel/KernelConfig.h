@@ -49,6 +49,8 @@ struct Sm90GemmConfig {
   static std::optional<Sm90GemmConfig> fromAttr(mlir::DictionaryAttr attr);
   /// "sm90 wgmma+TMA 128x256x64, 4 stages, 2 consumer warpgroups": for reports and engines.
   std::string describe() const;
+  /// "128x256x64_s4_ws2": the kernel's name suffix and the `default-config` option's value.
+  std::string name() const;
   /// Threads per block and dynamic shared memory bytes of a launch.
   int64_t threads() const;
   int64_t sharedBytes() const;

@@ -31,10 +31,17 @@ namespace kernel = kiln::kernel;
 
 namespace {
 
-/// The template's text (kernel/templates/Sm90Gemm.mlir).
-constexpr const char kTemplate[] =
+/// The templates' texts: one warpgroup that loads and computes (Sm90Gemm.mlir), and the
+/// warp-specialised one, a producer warpgroup and two consumers (Sm90GemmWs.mlir).
+constexpr const char kBasicTemplate[] =
 #include "passes/kernel/templates/Sm90Gemm.mlir.inc"
     ;
+constexpr const char kWarpSpecialisedTemplate[] =
+#include "passes/kernel/templates/Sm90GemmWs.mlir.inc"
+    ;
+
+/// The shared memory one CTA may have on an sm_90 SM (227 KB).
+constexpr int64_t kMaxSharedBytes = 232448;
 
 std::string typeName(Type type) { return type.isF32() ? "f32" : type.isF16() ? "f16" : "bf16"; }
 
@@ -79,6 +86,13 @@ std::string kiln::Sm90GemmConfig::describe() const {
       llvm::formatv("sm90 wgmma+TMA {0}x{1}x{2}, {3} stages", tileM, tileN, tileK, stages).str();
   if (consumers > 0)
     text += llvm::formatv(", {0} consumer warpgroups", consumers).str();
+  return text;
+}
+
+std::string kiln::Sm90GemmConfig::name() const {
+  std::string text = llvm::formatv("{0}x{1}x{2}_s{3}", tileM, tileN, tileK, stages).str();
+  if (consumers > 0)
+    text += llvm::formatv("_ws{0}", consumers).str();
   return text;
 }
 
@@ -140,9 +154,25 @@ std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function
 
 SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &problem) {
   SmallVector<Sm90GemmConfig> configs;
-  Sm90GemmConfig basic; // 128x128x64, 3 stages, one warpgroup
-  if (problem.m % basic.tileM == 0 && problem.n % basic.tileN == 0 && problem.k % basic.tileK == 0)
-    configs.push_back(basic);
+  auto fits = [&](const Sm90GemmConfig &config) {
+    return problem.m % config.tileM == 0 && problem.n % config.tileN == 0 &&
+           problem.k % config.tileK == 0 && config.sharedBytes() <= kMaxSharedBytes;
+  };
+  auto add = [&](int64_t tileN, int64_t stages, int64_t consumers) {
+    Sm90GemmConfig config;
+    config.tileN = tileN;
+    config.stages = stages;
+    config.consumers = consumers;
+    if (fits(config))
+      configs.push_back(config);
+  };
+  // Warp-specialised first (the default): the widest tile, then deeper rings of the
+  // narrower one; the one-warpgroup template last.
+  add(/*tileN=*/256, /*stages=*/4, /*consumers=*/2);
+  add(/*tileN=*/256, /*stages=*/3, /*consumers=*/2);
+  add(/*tileN=*/128, /*stages=*/6, /*consumers=*/2);
+  add(/*tileN=*/128, /*stages=*/4, /*consumers=*/2);
+  add(/*tileN=*/128, /*stages=*/3, /*consumers=*/0);
   return configs;
 }
 
@@ -160,6 +190,8 @@ std::string substitute(std::string text, ArrayRef<std::pair<StringRef, std::stri
 }
 
 struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90Pass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -198,8 +230,12 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
   chooseConfig(kernel::FuncOp function, const kiln::Sm90GemmProblem &problem) {
     SmallVector<kiln::Sm90GemmConfig> legal = kiln::sm90GemmConfigs(problem);
     auto attr = function->getAttrOfType<DictionaryAttr>(kiln::kKernelConfigAttr);
-    if (!attr)
+    if (!attr) {
+      for (const kiln::Sm90GemmConfig &config : legal)
+        if (config.name() == defaultConfig)
+          return std::optional<kiln::Sm90GemmConfig>(config);
       return std::optional<kiln::Sm90GemmConfig>(legal.front());
+    }
     auto name = attr.getAs<StringAttr>("template");
     if (name && name.getValue() == kiln::kGenericTemplate)
       return std::optional<kiln::Sm90GemmConfig>();
@@ -220,9 +256,8 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
                                             const kiln::Sm90GemmProblem &problem,
                                             const kiln::Sm90GemmConfig &config) {
     std::string suffix = typeName(problem.operand) + "_" + typeName(problem.result);
-    std::string shape = llvm::formatv("{0}x{1}x{2}", config.tileM, config.tileN, config.tileK);
-    std::string moduleName = "kiln_sm90_gemm_" + suffix;
-    std::string entryName = "gemm_" + suffix + "_" + shape;
+    std::string entryName = "gemm_" + suffix + "_" + config.name();
+    std::string moduleName = "kiln_sm90_" + entryName;
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
       return existing.lookupSymbol<gpu::GPUFuncOp>(entryName);
 
@@ -232,13 +267,24 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     std::string convert =
         rounded ? "%out = arith.truncf %v : vector<4xf32> to vector<4x" + result + ">" : "";
     int64_t storeBytes = 4 * problem.result.getIntOrFloatBitWidth() / 8;
-    std::string text = substitute(kTemplate, {{"MODULE", moduleName},
-                                              {"ENTRY", entryName},
-                                              {"IN", typeName(problem.operand)},
-                                              {"OUT", result},
-                                              {"CONVERT", convert},
-                                              {"STORED", rounded ? "%out" : "%v"},
-                                              {"STORE_ALIGNMENT", std::to_string(storeBytes)}});
+    int64_t bStageBytes = config.tileK * config.tileN * 2;
+    auto number = [](int64_t value) { return std::to_string(value); };
+    std::string text =
+        substitute(config.consumers ? kWarpSpecialisedTemplate : kBasicTemplate,
+                   {{"MODULE", moduleName},
+                    {"ENTRY", entryName},
+                    {"IN", typeName(problem.operand)},
+                    {"OUT", result},
+                    {"CONVERT", convert},
+                    {"STORED", rounded ? "%out" : "%v"},
+                    {"STORE_ALIGNMENT", number(storeBytes)},
+                    {"TILE_N", number(config.tileN)},
+                    {"STAGES", number(config.stages)},
+                    {"B_BOXES", number(config.tileN / 64)},
+                    {"B_STAGE_BYTES", number(bStageBytes)},
+                    {"STAGE_BYTES", number(config.tileM * config.tileK * 2 + bStageBytes)},
+                    {"B_BASE", number(config.stages * config.tileM * config.tileK * 2)},
+                    {"STAGED_COLUMNS", number(config.tileN + 8)}});
     OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, module.getContext());
     if (!parsed)
       return module.emitError("kernel-matmul-sm90: the GEMM template (")
@@ -293,10 +339,14 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
                                                        /*sizes=*/ArrayRef<int64_t>{},
                                                        /*strides=*/ArrayRef<int64_t>{});
     Value one = index(1);
+    // The one-warpgroup template walks a 2-D grid; the warp-specialised one a 1-D grid of
+    // tiles, in its own order.
+    int64_t tilesN = n / config.tileN, tilesM = m / config.tileM;
+    gpu::KernelDim3 grid = config.consumers ? gpu::KernelDim3{index(tilesN * tilesM), one, one}
+                                            : gpu::KernelDim3{index(tilesN), index(tilesM), one};
     gpu::LaunchFuncOp::create(
-        b, loc, gemm, gpu::KernelDim3{index(n / config.tileN), index(m / config.tileM), one},
-        gpu::KernelDim3{index(config.threads()), one, one}, i32(config.sharedBytes()),
-        ValueRange{mapA, mapB, cPointer, i32(m), i32(n), i32(k)});
+        b, loc, gemm, grid, gpu::KernelDim3{index(config.threads()), one, one},
+        i32(config.sharedBytes()), ValueRange{mapA, mapB, cPointer, i32(m), i32(n), i32(k)});
     launch.erase();
   }
 };

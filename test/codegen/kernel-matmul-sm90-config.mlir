@@ -21,9 +21,9 @@ func.func @main(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x1
 // -----
 
 // CHECK-NOT: kernel.func
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16::@gemm_f16_f16_128x128x64
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s3::@gemm_f16_f16_128x128x64_s3
 // CHECK-SAME: dynamic_shared_memory_size %c100352_i32
-// CHECK: gpu.func @gemm_f16_f16_128x128x64
+// CHECK: gpu.func @gemm_f16_f16_128x128x64_s3
 kernel.func @asks_basic(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 0}} {
   matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf16>) {
   ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x128xf16>):

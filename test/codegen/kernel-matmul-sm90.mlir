@@ -1,10 +1,13 @@
 // kernel-matmul-sm90: a matmul kernel of f16/bf16 operands and tile-multiple extents gets
-// the Hopper GEMM template (passes/kernel/templates/Sm90Gemm.mlir); its launch becomes two
-// tensor maps and a gpu.launch_func. Kernels that do not fit are left alone. Then the
-// template through Kiln's device lowering to PTX, where the tensor-core instructions must
-// be.
-// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s -split-input-file \
+// the Hopper GEMM template; its launch becomes two tensor maps and a gpu.launch_func.
+// Kernels that do not fit are left alone. Then the template through Kiln's device lowering
+// to PTX, where the tensor-core instructions must be. This file checks the one-warpgroup
+// template (passes/kernel/templates/Sm90Gemm.mlir, configuration 128x128x64_s3);
+// kernel-matmul-sm90-ws.mlir the warp-specialised one.
+// RUN: kiln-opt --kernel-matmul-sm90=default-config=128x128x64_s3 %s -split-input-file \
+// RUN:   | FileCheck %s
+// RUN: kiln-opt --kernel-matmul-sm90=default-config=128x128x64_s3 --kiln-lower-gpu-device %s \
+// RUN:   -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // C (f16) = A x B of f16: the host makes A's tensor map in boxes of 128 x 64 and B's in
@@ -17,20 +20,20 @@
 // CHECK: %[[B:.*]] = memref.cast %arg1 : memref<512x384xf16> to memref<*xf16>
 // CHECK: %[[MAPB:.*]] = nvgpu.tma.create.descriptor %[[B]] box[%{{.*}}, %{{.*}}]
 // CHECK: %[[C:.*]] = memref.reinterpret_cast %arg2 to offset: [0], sizes: [], strides: [] : memref<256x384xf16> to memref<f16>
-// CHECK: gpu.launch_func @kiln_sm90_gemm_f16_f16::@gemm_f16_f16_128x128x64 blocks in (%c3, %c2, %c1) threads in (%c128{{.*}}, %c1, %c1) dynamic_shared_memory_size %c100352_i32 args(%[[MAPA]] : {{.*}}, %[[MAPB]] : {{.*}}, %[[C]] : memref<f16>, %c256_i32 : i32, %c384_i32 : i32, %c512_i32 : i32)
+// CHECK: gpu.launch_func @kiln_sm90_gemm_f16_f16_128x128x64_s3::@gemm_f16_f16_128x128x64_s3 blocks in (%c3, %c2, %c1) threads in (%c128{{.*}}, %c1, %c1) dynamic_shared_memory_size %c100352_i32 args(%[[MAPA]] : {{.*}}, %[[MAPB]] : {{.*}}, %[[C]] : memref<f16>, %c256_i32 : i32, %c384_i32 : i32, %c512_i32 : i32)
 // CHECK-NOT: kernel.func
-// CHECK-LABEL: gpu.module @kiln_sm90_gemm_f16_f16
-// CHECK: gpu.func @gemm_f16_f16_128x128x64(%{{.*}}: !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, 3>, swizzle = swizzle_128b{{.*}}>, %{{.*}}: !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, 3>, swizzle = swizzle_128b{{.*}}>, %{{.*}}: memref<f16>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
+// CHECK-LABEL: gpu.module @kiln_sm90_gemm_f16_f16_128x128x64_s3
+// CHECK: gpu.func @gemm_f16_f16_128x128x64_s3(%{{.*}}: !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, 3>, swizzle = swizzle_128b{{.*}}>, %{{.*}}: !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, 3>, swizzle = swizzle_128b{{.*}}>, %{{.*}}: memref<f16>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
 // CHECK: nvgpu.warpgroup.mma
 // CHECK: arith.truncf %{{.*}} : vector<4xf32> to vector<4xf16>
 //
 // PTX: .target sm_90a
 // The ABI: two tensor maps (generic addresses), the C pointer, then M, N, K as i32.
-// PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64(
-// PTX-NEXT: .param .u64 .ptr .align 1 gemm_f16_f16_128x128x64_param_0,
-// PTX-NEXT: .param .u64 .ptr .align 1 gemm_f16_f16_128x128x64_param_1,
-// PTX-NEXT: .param .u64 .ptr .align 1 gemm_f16_f16_128x128x64_param_2,
-// PTX-NEXT: .param .u32 gemm_f16_f16_128x128x64_param_3,
+// PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s3(
+// PTX-NEXT: .param .u64 .ptr .align 1 gemm_f16_f16_128x128x64_s3_param_0,
+// PTX-NEXT: .param .u64 .ptr .align 1 gemm_f16_f16_128x128x64_s3_param_1,
+// PTX-NEXT: .param .u64 .ptr .align 1 gemm_f16_f16_128x128x64_s3_param_2,
+// PTX-NEXT: .param .u32 gemm_f16_f16_128x128x64_s3_param_3,
 // Barrier set-up by one thread, made visible to the TMA unit; a 3-stage prologue.
 // PTX: mbarrier.init.shared.b64
 // PTX: fence.proxy.async.shared::cta
@@ -67,10 +70,10 @@ func.func @main(%a: memref<256x512xf16>, %b: memref<512x384xf16>, %c: memref<256
 // -----
 
 // bf16 operands and result.
-// CHECK-LABEL: gpu.module @kiln_sm90_gemm_bf16_bf16
-// CHECK: gpu.func @gemm_bf16_bf16_128x128x64(%{{.*}}: !nvgpu.tensormap.descriptor<tensor = memref<128x64xbf16, 3>
+// CHECK-LABEL: gpu.module @kiln_sm90_gemm_bf16_bf16_128x128x64_s3
+// CHECK: gpu.func @gemm_bf16_bf16_128x128x64_s3(%{{.*}}: !nvgpu.tensormap.descriptor<tensor = memref<128x64xbf16, 3>
 // CHECK: arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
-// PTX-LABEL: .visible .entry gemm_bf16_bf16_128x128x64(
+// PTX-LABEL: .visible .entry gemm_bf16_bf16_128x128x64_s3(
 // PTX-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 kernel.func @MatMul_1(%a: memref<128x64xbf16>, %b: memref<64x128xbf16>, %c: memref<128x128xbf16>) {
   matmul ins(%a, %b : memref<128x64xbf16>, memref<64x128xbf16>) outs(%c : memref<128x128xbf16>) {

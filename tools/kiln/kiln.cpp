@@ -71,6 +71,12 @@ cl::opt<bool> compileChannelsLast(
     cl::desc("Make 2-D convolutions channels last (NHWC; graph-convert-layout). Off by "
              "default: today's GPU convolution kernels are faster channels first"),
     cl::sub(compileCommand));
+cl::opt<std::string> compileGemmConfig(
+    "sm90-gemm-config",
+    cl::desc("For kernel developers: the configuration of the sm_90a GEMM template for every "
+             "product where it is legal, by name (e.g. 128x256x64_s4_ws2; "
+             "docs/codegen-sm90.md)"),
+    cl::value_desc("name"), cl::Hidden, cl::sub(compileCommand));
 cl::opt<std::string> runModelPath(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
                                   cl::sub(runCommand));
 cl::list<std::string> runInputs("input",
@@ -194,6 +200,7 @@ int runCompile() {
   options.quiet = compileQuiet;
   options.report = compileReport;
   options.channelsLast = compileChannelsLast;
+  options.gemmConfig = compileGemmConfig;
   return mlir::failed(kiln::compile(context, options)) ? 1 : 0;
 }
 

@@ -1,0 +1,254 @@
+// The warp-specialised Hopper (sm_90a) GEMM template of kernel-matmul-sm90
+// (passes/kernel/MatmulSm90.cpp): C[M, N] = A[M, K] x B[K, N], row major, {IN} operands
+// accumulated in f32 by wgmma, {OUT} result. A CTA computes a 128x{TILE_N} tile of C with
+// three warpgroups: warpgroups 0 and 1 are consumers (rows 64w..64w+63 x all {TILE_N}
+// columns, wgmma m64n{TILE_N}k16, 4 a 64-wide K step); warpgroup 2 is the producer, whose
+// first thread keeps a {STAGES}-stage ring of shared memory filled by TMA. The producer
+// gives its registers to the consumers (setmaxnreg). The ABI, shared-memory map and
+// barrier protocol: docs/codegen-sm90.md ("The warp-specialised template").
+//
+// The pass substitutes {MODULE}, {ENTRY}, {IN}, {OUT}, {CONVERT}, {STORED},
+// {STORE_ALIGNMENT} as in Sm90Gemm.mlir, and the configuration: {TILE_N} (128 or 256),
+// {STAGES}, and what follows from them: {B_BOXES} = TILE_N / 64, {B_STAGE_BYTES} =
+// 64 * TILE_N * 2, {STAGE_BYTES} = 16384 + B_STAGE_BYTES, {B_BASE} = STAGES * 16384,
+// {STAGED_COLUMNS} = TILE_N + 8.
+
+!tmA = !nvgpu.tensormap.descriptor<tensor = memref<128x64x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmB = !nvgpu.tensormap.descriptor<tensor = memref<64x64x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = {STAGES}>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x{TILE_N}xf32>>
+!wdA = !nvgpu.warpgroup.descriptor<tensor = memref<64x64x{IN}, 3>>
+!wdB = !nvgpu.warpgroup.descriptor<tensor = memref<64x{TILE_N}x{IN}, 3>>
+!smem = memref<?xi8, #gpu.address_space<workgroup>>
+!tileA = memref<128x64x{IN}, #gpu.address_space<workgroup>>
+!halfA = memref<64x64x{IN}, #gpu.address_space<workgroup>>
+!boxB = memref<64x64x{IN}, #gpu.address_space<workgroup>>
+!tileB = memref<64x{TILE_N}x{IN}, #gpu.address_space<workgroup>>
+!staged = memref<128x{STAGED_COLUMNS}xf32, #gpu.address_space<workgroup>>
+!stagedC = memref<128x{TILE_N}xf32, strided<[{STAGED_COLUMNS}, 1]>, #gpu.address_space<workgroup>>
+!stagedHalf = memref<64x{TILE_N}xf32, strided<[{STAGED_COLUMNS}, 1]>, #gpu.address_space<workgroup>>
+
+gpu.module @{MODULE} {
+
+  // Shared memory map (bytes from `base`, a 1024-aligned offset into dynamic shared memory;
+  // 128B-swizzled tiles and the wgmma descriptors with base_offset 0 need 1024 alignment):
+  //   A stage s:  s * 16384               (128 rows of M x 64 of K, 128 bytes a row;
+  //                                        consumer w's 64 rows from + w * 8192)
+  //   B stage s:  {B_BASE} + s * {B_STAGE_BYTES}  ({B_BOXES} boxes of 64 rows of K x 64
+  //                                        columns, 8192 bytes each, left to right)
+  //   C staging after the main loop: 128 rows x {STAGED_COLUMNS} floats (padded against
+  //   bank conflicts) from 0, reusing the ring.
+  // The launch gives {STAGES} * {STAGE_BYTES} + 2048 bytes: `base` is placed past the small
+  // static shared variables (the mbarriers, the zero-sized dynamic-shared-memory symbol)
+  // and rounded up to 1024, wherever ptxas puts them.
+
+  // C ({OUT}) = A x B ({IN}), accumulated in f32. Grid (M/128 * N/{TILE_N}, 1, 1), block
+  // (384, 1, 1). %C is a bare pointer to the row-major M x N output; M, N, K are multiples
+  // of 128, {TILE_N}, 64.
+  gpu.func @{ENTRY}(%descA: !tmA, %descB: !tmB, %C: memref<{OUT}>,
+                                       %M: i32, %N: i32, %K: i32)
+      kernel attributes {known_block_size = array<i32: 384, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %c256 = arith.constant 256 : index
+    %c1024 = arith.constant 1024 : index
+    %c1087 = arith.constant 1087 : index
+    %c8192 = arith.constant 8192 : index
+    %c16384 = arith.constant 16384 : index
+    %tileN = arith.constant {TILE_N} : index
+    %bBoxes = arith.constant {B_BOXES} : index
+    %bBase = arith.constant {B_BASE} : index
+    %bStageBytes = arith.constant {B_STAGE_BYTES} : index
+    %stages = arith.constant {STAGES} : index
+    %stageBytes = arith.constant {STAGE_BYTES} : index
+    %groupM = arith.constant 8 : index
+    %ticks = arith.constant 10000000 : index
+    %consumerThreads = arith.constant 256 : i32
+    %epilogueBarrier = arith.constant 1 : i32
+    %m = arith.index_castui %M : i32 to index
+    %n = arith.index_castui %N : i32 to index
+    %k = arith.index_castui %K : i32 to index
+    %numK = arith.divui %k, %c64 : index
+
+    // The tile of this CTA. Tiles are visited in groups of 8 tile rows (M), column by
+    // column inside a group, so that the CTAs running at once share A and B in the L2.
+    %tilesM = arith.divui %m, %c128 : index
+    %tilesN = arith.divui %n, %tileN : index
+    %pid = gpu.block_id x
+    %perGroup = arith.muli %groupM, %tilesN : index
+    %group = arith.divui %pid, %perGroup : index
+    %firstM = arith.muli %group, %groupM : index
+    %rowsLeft = arith.subi %tilesM, %firstM : index
+    %groupRows = arith.minui %rowsLeft, %groupM : index
+    %inGroup = arith.remui %pid, %perGroup : index
+    %rowInGroup = arith.remui %inGroup, %groupRows : index
+    %tileRow = arith.addi %firstM, %rowInGroup : index
+    %tileCol = arith.divui %inGroup, %groupRows : index
+    %m0 = arith.muli %tileRow, %c128 : index
+    %n0 = arith.muli %tileCol, %tileN : index
+
+    %tid = gpu.thread_id x
+    %wg = arith.divui %tid, %c128 : index
+    %isProducer = arith.cmpi eq, %wg, %c2 : index
+
+    // The ring's 1024-aligned offset inside dynamic shared memory, past the static shared
+    // variables (see the map above).
+    %dyn = gpu.dynamic_shared_memory : !smem
+    %addr = memref.extract_aligned_pointer_as_index %dyn : !smem -> index
+    %addrUp = arith.addi %addr, %c1087 : index
+    %addrRem = arith.remui %addrUp, %c1024 : index
+    %aligned = arith.subi %addrUp, %addrRem : index
+    %base = arith.subi %aligned, %addr : index
+
+    // full[s]: armed by the producer (one arrival plus the TMA byte count), completes when
+    // the stage has landed. empty[s]: the 256 consumer threads arrive once their wgmma on
+    // the stage have completed; the producer waits for it before a refill.
+    %full = nvgpu.mbarrier.create -> !bars
+    %empty = nvgpu.mbarrier.create -> !bars
+    %leader = arith.cmpi eq, %tid, %c0 : index
+    scf.if %leader {
+      scf.for %s = %c0 to %stages step %c1 {
+        nvgpu.mbarrier.init %full[%s], %c1 : !bars
+        nvgpu.mbarrier.init %empty[%s], %c256 : !bars
+      }
+      // The barriers were initialised by generic-proxy stores; the TMA unit (async proxy)
+      // signals them next.
+      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+    }
+    gpu.barrier
+
+    scf.if %isProducer {
+      // The producer keeps 40 registers: it only computes addresses.
+      nvvm.setmaxregister decrease 40
+      %producerTid = arith.subi %tid, %c256 : index
+      %issuer = arith.cmpi eq, %producerTid, %c0 : index
+      scf.if %issuer {
+        nvgpu.tma.prefetch.descriptor %descA : !tmA
+        nvgpu.tma.prefetch.descriptor %descB : !tmB
+        %last = arith.subi %stages, %c1 : index
+        scf.for %kt = %c0 to %numK step %c1 {
+          // k-tile kt is fill f = kt / STAGES of stage s = kt % STAGES. Fill f > 0 may
+          // go in once k-tile kt - STAGES is released: completion f - 1 of empty[s], or
+          // completion f for the last stage, which the consumers release once early (see
+          // below). Wait for that completion's parity.
+          %slot = arith.remui %kt, %stages : index
+          %fill = arith.divui %kt, %stages : index
+          %refill = arith.cmpi uge, %kt, %stages : index
+          scf.if %refill {
+            %isLast = arith.cmpi eq, %slot, %last : index
+            %extra = arith.select %isLast, %c1, %c0 : index
+            %fillPlus = arith.addi %fill, %extra : index
+            %completion = arith.subi %fillPlus, %c1 : index
+            %cBit = arith.andi %completion, %c1 : index
+            %ePhase = arith.cmpi ne, %cBit, %c0 : index
+            nvgpu.mbarrier.try_wait.parity %empty[%slot], %ePhase, %ticks : !bars
+          }
+          %k0 = arith.muli %kt, %c64 : index
+          %aOff = arith.muli %slot, %c16384 : index
+          %offA = arith.addi %base, %aOff : index
+          %bOff = arith.muli %slot, %bStageBytes : index
+          %bOffBase = arith.addi %base, %bBase : index
+          %offB = arith.addi %bOffBase, %bOff : index
+          %a = memref.view %dyn[%offA][] : !smem to !tileA
+          nvgpu.mbarrier.arrive.expect_tx %full[%slot], %stageBytes : !bars
+          // Coordinates innermost first: A is {k, m}, B is {n, k}.
+          nvgpu.tma.async.load %descA[%k0, %m0], %full[%slot] to %a : !tmA, !bars -> !tileA
+          scf.for %j = %c0 to %bBoxes step %c1 {
+            %jOff = arith.muli %j, %c8192 : index
+            %offBj = arith.addi %offB, %jOff : index
+            %jCol = arith.muli %j, %c64 : index
+            %nj = arith.addi %n0, %jCol : index
+            %bj = memref.view %dyn[%offBj][] : !smem to !boxB
+            nvgpu.tma.async.load %descB[%nj, %k0], %full[%slot] to %bj : !tmB, !bars -> !boxB
+          }
+        }
+      }
+    } else {
+      // Each consumer holds 64 x {TILE_N} f32 accumulators: 232 registers a thread (the
+      // producer's 128 threads gave theirs up; 232 * 256 + 40 * 128 <= 65536).
+      nvvm.setmaxregister increase 232
+      %wgOffA = arith.muli %wg, %c8192 : index
+      %init = nvgpu.warpgroup.mma.init.accumulator -> !acc
+      %res = scf.for %kt = %c0 to %numK step %c1 iter_args(%accIn = %init) -> (!acc) {
+        // k-tile kt sits in stage kt % STAGES; it is that stage's fill kt / STAGES, whose
+        // completion flips full[stage] to parity (kt / STAGES) & 1.
+        %slot = arith.remui %kt, %stages : index
+        %round = arith.divui %kt, %stages : index
+        %roundBit = arith.andi %round, %c1 : index
+        %phase = arith.cmpi ne, %roundBit, %c0 : index
+        nvgpu.mbarrier.try_wait.parity %full[%slot], %phase, %ticks : !bars
+
+        // This warpgroup's 64 rows of A, and the whole 64x{TILE_N} B tile.
+        %aOff = arith.muli %slot, %c16384 : index
+        %offA = arith.addi %base, %aOff : index
+        %offAw = arith.addi %offA, %wgOffA : index
+        %bOff = arith.muli %slot, %bStageBytes : index
+        %bOffBase = arith.addi %base, %bBase : index
+        %offB = arith.addi %bOffBase, %bOff : index
+        %a = memref.view %dyn[%offAw][] : !smem to !halfA
+        %b = memref.view %dyn[%offB][] : !smem to !tileB
+        %dA = nvgpu.warpgroup.generate.descriptor %a, %descA : !halfA, !tmA -> !wdA
+        %dB = nvgpu.warpgroup.generate.descriptor %b, %descB : !tileB, !tmB -> !wdB
+        // B is row major (N contiguous): transposeB selects the MN-major B operand (leading
+        // byte offset 8192: one 64-column box to the next). The op ends waiting until at
+        // most one wgmma group (this one) is in flight, so this thread's wgmma on k-tile
+        // kt-1 have completed when it returns.
+        %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}
+          : !wdA, !wdB, !acc -> !acc
+
+        // Release k-tile kt-1's stage, (kt + STAGES - 1) % STAGES. The release is
+        // unconditional: at kt = 0 it releases the last stage early, which the producer
+        // counts. (A `kt > 0` test here made LLVM peel the first iteration, materialising
+        // the zero accumulators between wgmma.fence and the first wgmma, and ptxas then
+        // serialised the wgmma: C7519/C7517.)
+        %ahead = arith.subi %stages, %c1 : index
+        %previous = arith.addi %kt, %ahead : index
+        %previousSlot = arith.remui %previous, %stages : index
+        %tok = nvgpu.mbarrier.arrive %empty[%previousSlot] : !bars -> !nvgpu.mbarrier.token
+        scf.yield %accOut : !acc
+      }
+      nvvm.wgmma.wait.group.sync.aligned 0
+
+      // Epilogue. The ring is free once both consumers' last wgmma have completed (the
+      // named barrier of the 256 consumer threads; the producer does not take part) and
+      // every TMA load was waited for (the main loop consumed them all). The accumulators
+      // go to a padded 128x{TILE_N} f32 tile at the ring's start, then out in 16-byte rows.
+      // Both warpgroups store through the same 64x{TILE_N} view of rows 0..63: the fragment
+      // store (upstream's lowering) places a thread's rows by its warp index tid / 32, 0..7,
+      // so warpgroup 1's fragment lands in rows 64..127 (the view's row stride carries on
+      // past its 64 rows into the rest of the tile).
+      nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
+      %padded = memref.view %dyn[%base][] : !smem to !staged
+      %cs = memref.subview %padded[0, 0] [128, {TILE_N}] [1, 1] : !staged to !stagedC
+      %frag = memref.subview %padded[0, 0] [64, {TILE_N}] [1, 1] : !staged to !stagedHalf
+      nvgpu.warpgroup.mma.store %res, %frag : !acc to !stagedHalf
+      nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
+
+      // Each of the 8 consumer warps writes one row per step (128-column chunks, 32 lanes
+      // x 4 elements each), 8 rows a step.
+      %cg = memref.reinterpret_cast %C to offset: [0], sizes: [%m, %n], strides: [%n, 1]
+        : memref<{OUT}> to memref<?x?x{OUT}, strided<[?, 1]>>
+      %lane = arith.remui %tid, %c32 : index
+      %warp = arith.divui %tid, %c32 : index
+      %laneCol = arith.muli %lane, %c4 : index
+      scf.for %r = %warp to %c128 step %c8 {
+        %grow = arith.addi %m0, %r : index
+        scf.for %chunk = %c0 to %tileN step %c128 {
+          %col = arith.addi %chunk, %laneCol : index
+          %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<4xf32>
+          %gcol = arith.addi %n0, %col : index
+          {CONVERT}
+          vector.store {STORED}, %cg[%grow, %gcol] {alignment = {STORE_ALIGNMENT}}
+            : memref<?x?x{OUT}, strided<[?, 1]>>, vector<4x{OUT}>
+        }
+      }
+    }
+    gpu.return
+  }
+}
