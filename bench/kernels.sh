@@ -8,12 +8,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/kiln-kernels}
-kiln_dir=/tmp/kiln
+# Always this checkout's bundle: a warm machine may hold another checkout's tools.
+kiln_dir=$(mktemp -d /tmp/kiln-kernels.XXXXXX)
 mkdir -p "$out"
-if [ ! -x "$kiln_dir/bin/kiln" ]; then
-  mkdir -p "$kiln_dir"
-  tar xJf .device/kiln-device.tar.xz -C "$kiln_dir" || { echo "kernels: no .device bundle; run scripts/gpu-check.sh prepare first"; exit 1; }
-fi
+tar xJf .device/kiln-device.tar.xz -C "$kiln_dir" || { echo "kernels: no .device bundle; run scripts/gpu-check.sh prepare first"; exit 1; }
 export PATH=$kiln_dir/bin:/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$kiln_dir/lib
 export KILN_SHARED=$PWD/.device/shared PYTHONUNBUFFERED=1
 export KILN_COMMIT=$(cat .device/commit.txt 2>/dev/null)
