@@ -155,8 +155,17 @@ std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function
 SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &problem) {
   SmallVector<Sm90GemmConfig> configs;
   auto fits = [&](const Sm90GemmConfig &config) {
+    if (config.sharedBytes() > kMaxSharedBytes)
+      return false;
+    // A 256-column tile over fewer columns only wastes half of its work.
+    if (config.tileN > 128 && problem.n < config.tileN)
+      return false;
+    // The warp-specialised template handles partial tiles; TMA needs 16-byte row strides
+    // (N and K multiples of 8 half-precision elements).
+    if (config.consumers)
+      return problem.n % 8 == 0 && problem.k % 8 == 0;
     return problem.m % config.tileM == 0 && problem.n % config.tileN == 0 &&
-           problem.k % config.tileK == 0 && config.sharedBytes() <= kMaxSharedBytes;
+           problem.k % config.tileK == 0;
   };
   auto add = [&](int64_t tileN, int64_t stages, int64_t consumers) {
     Sm90GemmConfig config;
@@ -166,12 +175,20 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
     if (fits(config))
       configs.push_back(config);
   };
-  // Warp-specialised first (the default): the widest tile, then deeper rings of the
-  // narrower one; the one-warpgroup template last.
-  add(/*tileN=*/256, /*stages=*/4, /*consumers=*/2);
+  // The default comes first. The 128x256 tile is the fastest where it fills the GPU: at
+  // least one CTA per SM of an H200 (132); smaller products do better with more, narrower
+  // tiles (docs/perf-notes.md). kernel-autotune measures them all.
+  auto tiles = [&](int64_t tileN) {
+    return llvm::divideCeil(problem.m, 128) * llvm::divideCeil(problem.n, tileN);
+  };
+  bool wideFills = tiles(256) >= 132;
+  if (wideFills)
+    add(/*tileN=*/256, /*stages=*/4, /*consumers=*/2);
+  add(/*tileN=*/128, /*stages=*/4, /*consumers=*/2);
+  if (!wideFills)
+    add(/*tileN=*/256, /*stages=*/4, /*consumers=*/2);
   add(/*tileN=*/256, /*stages=*/3, /*consumers=*/2);
   add(/*tileN=*/128, /*stages=*/6, /*consumers=*/2);
-  add(/*tileN=*/128, /*stages=*/4, /*consumers=*/2);
   add(/*tileN=*/128, /*stages=*/3, /*consumers=*/0);
   return configs;
 }
@@ -341,7 +358,7 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     Value one = index(1);
     // The one-warpgroup template walks a 2-D grid; the warp-specialised one a 1-D grid of
     // tiles, in its own order.
-    int64_t tilesN = n / config.tileN, tilesM = m / config.tileM;
+    int64_t tilesN = llvm::divideCeil(n, config.tileN), tilesM = llvm::divideCeil(m, config.tileM);
     gpu::KernelDim3 grid = config.consumers ? gpu::KernelDim3{index(tilesN * tilesM), one, one}
                                             : gpu::KernelDim3{index(tilesN), index(tilesM), one};
     gpu::LaunchFuncOp::create(

@@ -1,5 +1,6 @@
 // kernel-matmul-sm90 leaves to the generic lowering the matmul kernels that do not fit
-// its template: f32 operands, K not a multiple of 64, an epilogue op.
+// its templates: f32 operands, K not a multiple of 8 (TMA needs 16-byte row strides), an
+// epilogue op.
 // RUN: kiln-opt --kernel-matmul-sm90 %s | FileCheck %s
 
 // CHECK-LABEL: kernel.func @f32_operands
@@ -15,10 +16,10 @@ kernel.func @f32_operands(%a: memref<128x64xf32>, %b: memref<64x128xf32>, %c: me
   }
   return
 }
-kernel.func @odd_k(%a: memref<128x96xf16>, %b: memref<96x128xf16>, %c: memref<128x128xf16>) {
-  matmul ins(%a, %b : memref<128x96xf16>, memref<96x128xf16>) outs(%c : memref<128x128xf16>) {
-  ^bb0(%x: tensor<128x96xf16>, %y: tensor<96x128xf16>):
-    %r = graph.matmul %x, %y : (tensor<128x96xf16>, tensor<96x128xf16>) -> tensor<128x128xf16>
+kernel.func @odd_k(%a: memref<128x100xf16>, %b: memref<100x128xf16>, %c: memref<128x128xf16>) {
+  matmul ins(%a, %b : memref<128x100xf16>, memref<100x128xf16>) outs(%c : memref<128x128xf16>) {
+  ^bb0(%x: tensor<128x100xf16>, %y: tensor<100x128xf16>):
+    %r = graph.matmul %x, %y : (tensor<128x100xf16>, tensor<100x128xf16>) -> tensor<128x128xf16>
     kernel.yield %r : tensor<128x128xf16>
   }
   return
@@ -32,9 +33,9 @@ kernel.func @with_epilogue(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: m
   }
   return
 }
-func.func @main(%a: memref<128x64xf32>, %b: memref<64x128xf32>, %c: memref<128x128xf32>, %d: memref<128x96xf16>, %e: memref<96x128xf16>, %f: memref<128x128xf16>, %g: memref<128x64xf16>, %h: memref<64x128xf16>, %i: memref<128x128xf16>) attributes {kernel.num_inputs = 6 : i64} {
+func.func @main(%a: memref<128x64xf32>, %b: memref<64x128xf32>, %c: memref<128x128xf32>, %d: memref<128x100xf16>, %e: memref<100x128xf16>, %f: memref<128x128xf16>, %g: memref<128x64xf16>, %h: memref<64x128xf16>, %i: memref<128x128xf16>) attributes {kernel.num_inputs = 6 : i64} {
   kernel.launch @f32_operands(%a, %b, %c) : (memref<128x64xf32>, memref<64x128xf32>, memref<128x128xf32>) -> ()
-  kernel.launch @odd_k(%d, %e, %f) : (memref<128x96xf16>, memref<96x128xf16>, memref<128x128xf16>) -> ()
+  kernel.launch @odd_k(%d, %e, %f) : (memref<128x100xf16>, memref<100x128xf16>, memref<128x128xf16>) -> ()
   kernel.launch @with_epilogue(%g, %h, %i) : (memref<128x64xf16>, memref<64x128xf16>, memref<128x128xf16>) -> ()
   return
 }

@@ -1,9 +1,11 @@
-// kernel-matmul-sm90's warp-specialised template (passes/kernel/templates/Sm90GemmWs.mlir):
-// the default where N is a multiple of 256 is 128x256x64 with a 4-stage ring; a producer
-// warpgroup (TMA) and two consumer warpgroups (wgmma m64n256k16) in 384 threads, a 1-D grid
-// of tiles. Narrower products get the 128x128 tile with a 6-stage ring. Then the PTX.
-// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s -split-input-file \
+// kernel-matmul-sm90's warp-specialised template (passes/kernel/templates/Sm90GemmWs.mlir),
+// configuration 128x256x64_s4_ws2: a producer warpgroup (TMA) and two consumer warpgroups
+// (wgmma m64n256k16) in 384 threads, a 4-stage ring, a 1-D grid of tiles; then its PTX.
+// kernel-matmul-sm90-edges.mlir checks the default choice and partial tiles.
+// RUN: kiln-opt --kernel-matmul-sm90=default-config=128x256x64_s4_ws2 %s -split-input-file \
+// RUN:   | FileCheck %s
+// RUN: kiln-opt --kernel-matmul-sm90=default-config=128x256x64_s4_ws2 --kiln-lower-gpu-device \
+// RUN:   %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // 256x512 (K 512): 2 x 2 tiles of 128x256; 4 * (16384 + 32768) + 2048 bytes of shared memory.
@@ -49,26 +51,5 @@ kernel.func @MatMul_0(%a: memref<256x512xf16>, %b: memref<512x512xf16>, %c: memr
 }
 func.func @main(%a: memref<256x512xf16>, %b: memref<512x512xf16>, %c: memref<256x512xf16>) attributes {kernel.num_inputs = 2 : i64} {
   kernel.launch @MatMul_0(%a, %b, %c) : (memref<256x512xf16>, memref<512x512xf16>, memref<256x512xf16>) -> ()
-  return
-}
-
-// -----
-
-// N = 384 is no multiple of 256: 128x128 tiles, 6 stages of 32 KiB (198656 bytes), 3 x 2 tiles.
-// CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_bf16_bf16_128x128x64_s6_ws2::@gemm_bf16_bf16_128x128x64_s6_ws2 blocks in (%c6, %c1, %c1) threads in (%c384, %c1, %c1) {{ *}}dynamic_shared_memory_size %c198656_i32
-// CHECK: nvgpu.warpgroup.mma {{.*}} -> <fragmented = vector<64x128xf32>>
-// PTX-LABEL: .visible .entry gemm_bf16_bf16_128x128x64_s6_ws2(
-// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-kernel.func @MatMul_1(%a: memref<256x128xbf16>, %b: memref<128x384xbf16>, %c: memref<256x384xbf16>) {
-  matmul ins(%a, %b : memref<256x128xbf16>, memref<128x384xbf16>) outs(%c : memref<256x384xbf16>) {
-  ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x384xbf16>):
-    %r = graph.matmul %x, %y : (tensor<256x128xbf16>, tensor<128x384xbf16>) -> tensor<256x384xbf16>
-    kernel.yield %r : tensor<256x384xbf16>
-  }
-  return
-}
-func.func @main(%a: memref<256x128xbf16>, %b: memref<128x384xbf16>, %c: memref<256x384xbf16>) attributes {kernel.num_inputs = 2 : i64} {
-  kernel.launch @MatMul_1(%a, %b, %c) : (memref<256x128xbf16>, memref<128x384xbf16>, memref<256x384xbf16>) -> ()
   return
 }

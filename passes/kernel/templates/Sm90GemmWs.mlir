@@ -42,9 +42,9 @@ gpu.module @{MODULE} {
   // static shared variables (the mbarriers, the zero-sized dynamic-shared-memory symbol)
   // and rounded up to 1024, wherever ptxas puts them.
 
-  // C ({OUT}) = A x B ({IN}), accumulated in f32. Grid (M/128 * N/{TILE_N}, 1, 1), block
-  // (384, 1, 1). %C is a bare pointer to the row-major M x N output; M, N, K are multiples
-  // of 128, {TILE_N}, 64.
+  // C ({OUT}) = A x B ({IN}), accumulated in f32. Grid (ceil(M/128) * ceil(N/{TILE_N}), 1,
+  // 1), block (384, 1, 1). %C is a bare pointer to the row-major M x N output; N and K are
+  // multiples of 8 (TMA wants 16-byte row strides), M is anything.
   gpu.func @{ENTRY}(%descA: !tmA, %descB: !tmB, %C: memref<{OUT}>,
                                        %M: i32, %N: i32, %K: i32)
       kernel attributes {known_block_size = array<i32: 384, 1, 1>} {
@@ -74,12 +74,20 @@ gpu.module @{MODULE} {
     %m = arith.index_castui %M : i32 to index
     %n = arith.index_castui %N : i32 to index
     %k = arith.index_castui %K : i32 to index
-    %numK = arith.divui %k, %c64 : index
+    // Partial tiles at the edges: TMA fills what lies outside A and B with zeros (so a K
+    // tail adds nothing) and the epilogue stores only the rows and columns inside C.
+    %c63 = arith.constant 63 : index
+    %c127 = arith.constant 127 : index
+    %kUp = arith.addi %k, %c63 : index
+    %numK = arith.divui %kUp, %c64 : index
 
     // The tile of this CTA. Tiles are visited in groups of 8 tile rows (M), column by
     // column inside a group, so that the CTAs running at once share A and B in the L2.
-    %tilesM = arith.divui %m, %c128 : index
-    %tilesN = arith.divui %n, %tileN : index
+    %mUp = arith.addi %m, %c127 : index
+    %tilesM = arith.divui %mUp, %c128 : index
+    %tileNLess = arith.subi %tileN, %c1 : index
+    %nUp = arith.addi %n, %tileNLess : index
+    %tilesN = arith.divui %nUp, %tileN : index
     %pid = gpu.block_id x
     %perGroup = arith.muli %groupM, %tilesN : index
     %group = arith.divui %pid, %perGroup : index
@@ -237,15 +245,22 @@ gpu.module @{MODULE} {
       %lane = arith.remui %tid, %c32 : index
       %warp = arith.divui %tid, %c32 : index
       %laneCol = arith.muli %lane, %c4 : index
-      scf.for %r = %warp to %c128 step %c8 {
+      // Rows and columns past M and N (partial edge tiles) are not stored; N is a multiple
+      // of 8, so a 4-wide vector is all inside or all outside.
+      %rowsHere = arith.subi %m, %m0 : index
+      %rowEnd = arith.minui %rowsHere, %c128 : index
+      scf.for %r = %warp to %rowEnd step %c8 {
         %grow = arith.addi %m0, %r : index
         scf.for %chunk = %c0 to %tileN step %c128 {
           %col = arith.addi %chunk, %laneCol : index
-          %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<4xf32>
           %gcol = arith.addi %n0, %col : index
-          {CONVERT}
-          vector.store {STORED}, %cg[%grow, %gcol] {alignment = {STORE_ALIGNMENT}}
-            : memref<?x?x{OUT}, strided<[?, 1]>>, vector<4x{OUT}>
+          %inside = arith.cmpi ult, %gcol, %n : index
+          scf.if %inside {
+            %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<4xf32>
+            {CONVERT}
+            vector.store {STORED}, %cg[%grow, %gcol] {alignment = {STORE_ALIGNMENT}}
+              : memref<?x?x{OUT}, strided<[?, 1]>>, vector<4x{OUT}>
+          }
         }
       }
     }
