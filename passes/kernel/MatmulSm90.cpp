@@ -14,6 +14,7 @@
 #include "dialects/kernel/KernelOps.h"
 #include "passes/Passes.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/Sm90Template.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
@@ -31,19 +32,32 @@ namespace kernel = kiln::kernel;
 
 namespace {
 
-/// The templates' texts: one warpgroup that loads and computes (Sm90Gemm.mlir), and the
-/// warp-specialised one, a producer warpgroup and two consumers (Sm90GemmWs.mlir).
+/// The one-warpgroup template (Sm90Gemm.mlir); the warp-specialised one is instantiated
+/// through Sm90Template.h.
 constexpr const char kBasicTemplate[] =
 #include "passes/kernel/templates/Sm90Gemm.mlir.inc"
     ;
-constexpr const char kWarpSpecialisedTemplate[] =
-#include "passes/kernel/templates/Sm90GemmWs.mlir.inc"
-    ;
+
+/// The warp-specialised template's A operand for a row-major M x K matrix: 128x64 boxes at
+/// (k0, m0); rows past M are not stored.
+const kiln::Sm90AOperand kMatrixA = {
+    /*box=*/"128x64",
+    /*boxBytes=*/128 * 64 * 2,
+    /*tilesM=*/R"(    %mUp = arith.addi %m, %c127 : index
+    %tilesM = arith.divui %mUp, %c128 : index)",
+    /*tileSetup=*/"    %m0 = arith.muli %tileRow, %c128 : index",
+    /*loadA=*/
+    "          nvgpu.tma.async.load %descA[%k0, %m0], %full[%slot] to %a : !tmA, !bars -> "
+    "!tileA",
+    /*descMap=*/"%descA : !halfA, !tmA",
+    /*rowEnd=*/R"(      %rowsHere = arith.subi %m, %m0 : index
+      %rowEnd = arith.minui %rowsHere, %c128 : index)",
+    /*rowMap=*/R"(        %grow = arith.addi %m0, %r : index
+        %rowOk = arith.constant true)",
+};
 
 /// The shared memory one CTA may have on an sm_90 SM (227 KB).
 constexpr int64_t kMaxSharedBytes = 232448;
-
-std::string typeName(Type type) { return type.isF32() ? "f32" : type.isF16() ? "f16" : "bf16"; }
 
 } // namespace
 
@@ -195,17 +209,6 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
 
 namespace {
 
-/// `text` with every `{KEY}` replaced by its value.
-std::string substitute(std::string text, ArrayRef<std::pair<StringRef, std::string>> values) {
-  for (const auto &[key, value] : values) {
-    std::string placeholder = ("{" + key + "}").str();
-    for (size_t at = text.find(placeholder); at != std::string::npos;
-         at = text.find(placeholder, at + value.size()))
-      text.replace(at, placeholder.size(), value);
-  }
-  return text;
-}
-
 struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90Pass> {
   using Base::Base;
 
@@ -272,45 +275,31 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
   FailureOr<gpu::GPUFuncOp> getOrCreateGemm(ModuleOp module, SymbolTable &symbols,
                                             const kiln::Sm90GemmProblem &problem,
                                             const kiln::Sm90GemmConfig &config) {
-    std::string suffix = typeName(problem.operand) + "_" + typeName(problem.result);
+    std::string suffix =
+        kiln::elementTypeName(problem.operand) + "_" + kiln::elementTypeName(problem.result);
     std::string entryName = "gemm_" + suffix + "_" + config.name();
+    if (config.consumers)
+      return kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entryName,
+                                                  problem.operand, problem.result, config,
+                                                  kMatrixA);
     std::string moduleName = "kiln_sm90_" + entryName;
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
       return existing.lookupSymbol<gpu::GPUFuncOp>(entryName);
-
     // The stored vector: the accumulators %v (vector<4xf32>) as they are, or rounded.
-    std::string result = typeName(problem.result);
+    std::string result = kiln::elementTypeName(problem.result);
     bool rounded = !problem.result.isF32();
     std::string convert =
         rounded ? "%out = arith.truncf %v : vector<4xf32> to vector<4x" + result + ">" : "";
     int64_t storeBytes = 4 * problem.result.getIntOrFloatBitWidth() / 8;
-    int64_t bStageBytes = config.tileK * config.tileN * 2;
-    auto number = [](int64_t value) { return std::to_string(value); };
-    std::string text =
-        substitute(config.consumers ? kWarpSpecialisedTemplate : kBasicTemplate,
-                   {{"MODULE", moduleName},
-                    {"ENTRY", entryName},
-                    {"IN", typeName(problem.operand)},
-                    {"OUT", result},
-                    {"CONVERT", convert},
-                    {"STORED", rounded ? "%out" : "%v"},
-                    {"STORE_ALIGNMENT", number(storeBytes)},
-                    {"TILE_N", number(config.tileN)},
-                    {"STAGES", number(config.stages)},
-                    {"B_BOXES", number(config.tileN / 64)},
-                    {"B_STAGE_BYTES", number(bStageBytes)},
-                    {"STAGE_BYTES", number(config.tileM * config.tileK * 2 + bStageBytes)},
-                    {"B_BASE", number(config.stages * config.tileM * config.tileK * 2)},
-                    {"STAGED_COLUMNS", number(config.tileN + 8)}});
-    OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, module.getContext());
-    if (!parsed)
-      return module.emitError("kernel-matmul-sm90: the GEMM template (")
-             << suffix << ") does not parse";
-    auto gpuModule = *parsed->getOps<gpu::GPUModuleOp>().begin();
-    gpuModule->remove();
-    symbols.insert(gpuModule);
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
-    return gpuModule.lookupSymbol<gpu::GPUFuncOp>(entryName);
+    std::string text = kiln::substitutePlaceholders(
+        kBasicTemplate, {{"MODULE", moduleName},
+                         {"ENTRY", entryName},
+                         {"IN", kiln::elementTypeName(problem.operand)},
+                         {"OUT", result},
+                         {"CONVERT", convert},
+                         {"STORED", rounded ? "%out" : "%v"},
+                         {"STORE_ALIGNMENT", std::to_string(storeBytes)}});
+    return kiln::insertTemplateModule(module, symbols, getArgument(), entryName, text);
   }
 
   /// kernel.launch @k(%a, %b, %c) -> tensor maps of %a and %b, and the GEMM's launch.

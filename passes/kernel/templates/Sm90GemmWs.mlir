@@ -1,26 +1,38 @@
-// The warp-specialised Hopper (sm_90a) GEMM template of kernel-matmul-sm90
-// (passes/kernel/MatmulSm90.cpp): C[M, N] = A[M, K] x B[K, N], row major, {IN} operands
-// accumulated in f32 by wgmma, {OUT} result. A CTA computes a 128x{TILE_N} tile of C with
-// three warpgroups: warpgroups 0 and 1 are consumers (rows 64w..64w+63 x all {TILE_N}
-// columns, wgmma m64n{TILE_N}k16, 4 a 64-wide K step); warpgroup 2 is the producer, whose
-// first thread keeps a {STAGES}-stage ring of shared memory filled by TMA. The producer
-// gives its registers to the consumers (setmaxnreg). The ABI, shared-memory map and
-// barrier protocol: docs/codegen-sm90.md ("The warp-specialised template").
+// The warp-specialised Hopper (sm_90a) GEMM template: C[M, N] = A[M, K] x B[K, N], {IN}
+// operands accumulated in f32 by wgmma, {OUT} result, B and C row major. A CTA computes a
+// 128x{TILE_N} tile of C with three warpgroups: warpgroups 0 and 1 are consumers (rows
+// 64w..64w+63 x all {TILE_N} columns, wgmma m64n{TILE_N}k16, 4 a 64-wide K step);
+// warpgroup 2 is the producer, whose first thread keeps a {STAGES}-stage ring of shared
+// memory filled by TMA. The producer gives its registers to the consumers (setmaxnreg).
+// The ABI, shared-memory map and barrier protocol: docs/codegen-sm90.md ("The
+// warp-specialised template").
 //
-// The pass substitutes {MODULE}, {ENTRY}, {IN}, {OUT}, {CONVERT}, {STORED},
-// {STORE_ALIGNMENT} as in Sm90Gemm.mlir, and the configuration: {TILE_N} (128 or 256),
-// {STAGES}, and what follows from them: {B_BOXES} = TILE_N / 64, {B_STAGE_BYTES} =
-// 64 * TILE_N * 2, {STAGE_BYTES} = 16384 + B_STAGE_BYTES, {B_BASE} = STAGES * 16384,
-// {STAGED_COLUMNS} = TILE_N + 8.
+// Two passes instantiate it (passes/kernel/Sm90Template.h): kernel-matmul-sm90, where A is
+// a row-major matrix, and kernel-conv-sm90, where A is the implicit im2col matrix of an
+// NHWC convolution, loaded as 4-D TMA boxes. What differs is given as snippets
+// (placeholders in braces; written without them here so that comments stay comments):
+//   A_BOX           the shape of A's TMA box in shared memory ("128x64"; "2x8x8x64")
+//   TILES_M         defines %tilesM, the number of 128-row tiles of C
+//   TILE_SETUP      what the tile's loads and stores need, from %tileRow
+//   LOAD_A          the TMA load(s) of k-tile %kt (%k0 = 64 kt) of A into %a (!tileA)
+//   A_DESC_MAP      "%map : !halfA, !map-type": a 64x64 or 128x64 128B-swizzled tensor
+//                    map for the wgmma descriptor of A (only its swizzle is used)
+//   ROW_END         defines %rowEnd, the end of the tile's rows to store
+//   ROW_MAP         from the tile's row %r, %grow (C's row) and %rowOk (i1: store it)
+// and the types and configuration: {MODULE}, {ENTRY}, {IN}, {OUT}, {CONVERT} (the
+// truncation of %v, vector<4xf32>, into %out, or nothing), {STORED} (%v or %out),
+// {STORE_ALIGNMENT}, {TILE_N} (128 or 256), {STAGES}, {B_BOXES} = TILE_N / 64,
+// {B_STAGE_BYTES} = 64 * TILE_N * 2, {STAGE_BYTES} (A box + B stage bytes), {B_BASE} =
+// STAGES * 16384, {STAGED_COLUMNS} = TILE_N + 8.
 
-!tmA = !nvgpu.tensormap.descriptor<tensor = memref<128x64x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmA = !nvgpu.tensormap.descriptor<tensor = memref<{A_BOX}x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmB = !nvgpu.tensormap.descriptor<tensor = memref<64x64x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = {STAGES}>
 !acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x{TILE_N}xf32>>
 !wdA = !nvgpu.warpgroup.descriptor<tensor = memref<64x64x{IN}, 3>>
 !wdB = !nvgpu.warpgroup.descriptor<tensor = memref<64x{TILE_N}x{IN}, 3>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
-!tileA = memref<128x64x{IN}, #gpu.address_space<workgroup>>
+!tileA = memref<{A_BOX}x{IN}, #gpu.address_space<workgroup>>
 !halfA = memref<64x64x{IN}, #gpu.address_space<workgroup>>
 !boxB = memref<64x64x{IN}, #gpu.address_space<workgroup>>
 !tileB = memref<64x{TILE_N}x{IN}, #gpu.address_space<workgroup>>
@@ -83,8 +95,7 @@ gpu.module @{MODULE} {
 
     // The tile of this CTA. Tiles are visited in groups of 8 tile rows (M), column by
     // column inside a group, so that the CTAs running at once share A and B in the L2.
-    %mUp = arith.addi %m, %c127 : index
-    %tilesM = arith.divui %mUp, %c128 : index
+{TILES_M}
     %tileNLess = arith.subi %tileN, %c1 : index
     %nUp = arith.addi %n, %tileNLess : index
     %tilesN = arith.divui %nUp, %tileN : index
@@ -98,7 +109,7 @@ gpu.module @{MODULE} {
     %rowInGroup = arith.remui %inGroup, %groupRows : index
     %tileRow = arith.addi %firstM, %rowInGroup : index
     %tileCol = arith.divui %inGroup, %groupRows : index
-    %m0 = arith.muli %tileRow, %c128 : index
+{TILE_SETUP}
     %n0 = arith.muli %tileCol, %tileN : index
 
     %tid = gpu.thread_id x
@@ -166,7 +177,7 @@ gpu.module @{MODULE} {
           %a = memref.view %dyn[%offA][] : !smem to !tileA
           nvgpu.mbarrier.arrive.expect_tx %full[%slot], %stageBytes : !bars
           // Coordinates innermost first: A is {k, m}, B is {n, k}.
-          nvgpu.tma.async.load %descA[%k0, %m0], %full[%slot] to %a : !tmA, !bars -> !tileA
+{LOAD_A}
           scf.for %j = %c0 to %bBoxes step %c1 {
             %jOff = arith.muli %j, %c8192 : index
             %offBj = arith.addi %offB, %jOff : index
@@ -201,7 +212,7 @@ gpu.module @{MODULE} {
         %offB = arith.addi %bOffBase, %bOff : index
         %a = memref.view %dyn[%offAw][] : !smem to !halfA
         %b = memref.view %dyn[%offB][] : !smem to !tileB
-        %dA = nvgpu.warpgroup.generate.descriptor %a, %descA : !halfA, !tmA -> !wdA
+        %dA = nvgpu.warpgroup.generate.descriptor %a, {A_DESC_MAP} -> !wdA
         %dB = nvgpu.warpgroup.generate.descriptor %b, %descB : !tileB, !tmB -> !wdB
         // B is row major (N contiguous): transposeB selects the MN-major B operand (leading
         // byte offset 8192: one 64-column box to the next). The op ends waiting until at
@@ -247,14 +258,14 @@ gpu.module @{MODULE} {
       %laneCol = arith.muli %lane, %c4 : index
       // Rows and columns past M and N (partial edge tiles) are not stored; N is a multiple
       // of 8, so a 4-wide vector is all inside or all outside.
-      %rowsHere = arith.subi %m, %m0 : index
-      %rowEnd = arith.minui %rowsHere, %c128 : index
+{ROW_END}
       scf.for %r = %warp to %rowEnd step %c8 {
-        %grow = arith.addi %m0, %r : index
+{ROW_MAP}
         scf.for %chunk = %c0 to %tileN step %c128 {
           %col = arith.addi %chunk, %laneCol : index
           %gcol = arith.addi %n0, %col : index
-          %inside = arith.cmpi ult, %gcol, %n : index
+          %colInside = arith.cmpi ult, %gcol, %n : index
+          %inside = arith.andi %rowOk, %colInside : i1
           scf.if %inside {
             %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<4xf32>
             {CONVERT}

@@ -1,0 +1,87 @@
+//===- Sm90Template.cpp - Instantiating the Hopper kernel templates -------===//
+
+#include "passes/kernel/Sm90Template.h"
+
+#include "mlir/Parser/Parser.h"
+
+using namespace mlir;
+
+namespace {
+/// The text of passes/kernel/templates/Sm90GemmWs.mlir.
+constexpr const char kWarpSpecialisedTemplate[] =
+#include "passes/kernel/templates/Sm90GemmWs.mlir.inc"
+    ;
+} // namespace
+
+std::string kiln::substitutePlaceholders(std::string text,
+                                         ArrayRef<std::pair<StringRef, std::string>> values) {
+  for (const auto &[key, value] : values) {
+    std::string placeholder = ("{" + key + "}").str();
+    for (size_t at = text.find(placeholder); at != std::string::npos;
+         at = text.find(placeholder, at + value.size()))
+      text.replace(at, placeholder.size(), value);
+  }
+  return text;
+}
+
+std::string kiln::elementTypeName(Type type) {
+  return type.isF32() ? "f32" : type.isF16() ? "f16" : "bf16";
+}
+
+FailureOr<gpu::GPUFuncOp> kiln::insertTemplateModule(ModuleOp module, SymbolTable &symbols,
+                                                     StringRef pass, StringRef entry,
+                                                     const std::string &text) {
+  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, module.getContext());
+  if (!parsed)
+    return module.emitError(pass) << ": the template of " << entry << " does not parse";
+  auto gpuModule = *parsed->getOps<gpu::GPUModuleOp>().begin();
+  gpuModule->remove();
+  symbols.insert(gpuModule);
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(module.getContext()));
+  return gpuModule.lookupSymbol<gpu::GPUFuncOp>(entry);
+}
+
+FailureOr<gpu::GPUFuncOp>
+kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, StringRef pass,
+                                     StringRef entry, Type operand, Type result,
+                                     const Sm90GemmConfig &config, const Sm90AOperand &a) {
+  std::string moduleName = ("kiln_sm90_" + entry).str();
+  if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
+    return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
+
+  // The stored vector: the accumulators %v (vector<4xf32>) as they are, or rounded.
+  std::string out = elementTypeName(result);
+  bool rounded = !result.isF32();
+  std::string convert =
+      rounded ? "%out = arith.truncf %v : vector<4xf32> to vector<4x" + out + ">" : "";
+  int64_t storeBytes = 4 * result.getIntOrFloatBitWidth() / 8;
+  int64_t aStageBytes = config.tileM * config.tileK * 2;
+  int64_t bStageBytes = config.tileK * config.tileN * 2;
+  auto number = [](int64_t value) { return std::to_string(value); };
+  std::string text = substitutePlaceholders(kWarpSpecialisedTemplate,
+                                            {// The A operand's snippets first: they use the
+                                             // placeholders below.
+                                             {"TILES_M", a.tilesM},
+                                             {"TILE_SETUP", a.tileSetup},
+                                             {"LOAD_A", a.loadA},
+                                             {"A_DESC_MAP", a.descMap},
+                                             {"ROW_END", a.rowEnd},
+                                             {"ROW_MAP", a.rowMap},
+                                             {"A_BOX", a.box},
+                                             {"MODULE", moduleName},
+                                             {"ENTRY", entry.str()},
+                                             {"IN", elementTypeName(operand)},
+                                             {"OUT", out},
+                                             {"CONVERT", convert},
+                                             {"STORED", rounded ? "%out" : "%v"},
+                                             {"STORE_ALIGNMENT", number(storeBytes)},
+                                             {"TILE_N", number(config.tileN)},
+                                             {"STAGES", number(config.stages)},
+                                             {"B_BOXES", number(config.tileN / 64)},
+                                             {"B_STAGE_BYTES", number(bStageBytes)},
+                                             {"STAGE_BYTES", number(a.boxBytes + bStageBytes)},
+                                             {"B_BASE", number(config.stages * aStageBytes)},
+                                             {"STAGED_COLUMNS", number(config.tileN + 8)}});
+  return insertTemplateModule(module, symbols, pass, entry, text);
+}

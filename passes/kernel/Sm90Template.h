@@ -1,0 +1,58 @@
+//===- Sm90Template.h - Instantiating the Hopper kernel templates -*- C++ -*-===//
+//
+// The sm_90a templates are MLIR text with `{KEY}` placeholders
+// (passes/kernel/templates/*.mlir). kernel-matmul-sm90 and kernel-conv-sm90 instantiate
+// them into gpu.modules of the module they rewrite; both share the warp-specialised GEMM
+// template, which they feed different A operands (docs/codegen-sm90.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_KERNEL_SM90TEMPLATE_H
+#define KILN_PASSES_KERNEL_SM90TEMPLATE_H
+
+#include "passes/kernel/KernelConfig.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <string>
+#include <utility>
+
+namespace kiln {
+
+/// `text` with every `{KEY}` replaced by its value.
+std::string substitutePlaceholders(std::string text,
+                                   llvm::ArrayRef<std::pair<llvm::StringRef, std::string>> values);
+
+/// "f16", "bf16" or "f32".
+std::string elementTypeName(mlir::Type type);
+
+/// How the warp-specialised template gets its A operand (see the template's header).
+struct Sm90AOperand {
+  std::string box;       // {A_BOX}
+  int64_t boxBytes;      // bytes one A load brings (<= 16384)
+  std::string tilesM;    // {TILES_M}
+  std::string tileSetup; // {TILE_SETUP}
+  std::string loadA;     // {LOAD_A}
+  std::string descMap;   // {A_DESC_MAP}
+  std::string rowEnd;    // {ROW_END}
+  std::string rowMap;    // {ROW_MAP}
+};
+
+/// The warp-specialised template for `config` (consumers > 0), operand type `operand`,
+/// result type `result` and A operand `a`, as kernel `entry` of a new gpu.module
+/// `kiln_sm90_<entry>` of `module` (reused when it exists). `pass` names the caller in
+/// errors.
+mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
+    mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass, llvm::StringRef entry,
+    mlir::Type operand, mlir::Type result, const Sm90GemmConfig &config, const Sm90AOperand &a);
+
+/// Parses `text` (one gpu.module) and moves its module into `module`; returns its `entry`.
+mlir::FailureOr<mlir::gpu::GPUFuncOp>
+insertTemplateModule(mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass,
+                     llvm::StringRef entry, const std::string &text);
+
+} // namespace kiln
+
+#endif // KILN_PASSES_KERNEL_SM90TEMPLATE_H
