@@ -6,7 +6,8 @@ PyTorch calls, in one run on one GPU.
              products of BERT-base/GPT-2 layers at 8 x 128 tokens and of ResNet-50's
              classifier at batch 256. Peer: torch.matmul (cuBLAS).
   conv       every distinct convolution of ResNet-50 (shapes read off the shared model) at
-             batch 32, fp16. Peer: torch.nn.functional.conv2d on channels-last tensors (cuDNN).
+             batch 32, fp16, NHWC in and out (compiled --channels-last). Peer:
+             torch.nn.functional.conv2d on channels-last tensors (cuDNN).
   attention  softmax(Q K^T / sqrt(D)) V, fp16, batch 8, 12 heads of 64, sequence 128 and 512,
              unmasked and causal. Peer: scaled_dot_product_attention (flash / memory-efficient).
 
@@ -133,7 +134,10 @@ def case_model(case, rng):
         nodes.append(helper.make_node("MatMul", ["a", "b"], ["y"]))
         outputs = [("y", [case["m"], case["n"]])]
     elif case["family"] == "conv":
-        inputs["x"] = rng.standard_normal((case["batch"], case["c"], case["h"], case["w"]),
+        # NHWC in and out, as channels-last networks pass activations (and as the peer runs
+        # cuDNN): the model transposes around an ONNX Conv, and kiln compile --channels-last
+        # cancels the transposes against its layout conversion.
+        inputs["x"] = rng.standard_normal((case["batch"], case["h"], case["w"], case["c"]),
                                           dtype=np.float32)
         weight = rng.standard_normal((case["m"], case["c"] // case["group"], case["kh"],
                                       case["kw"]), dtype=np.float32)
@@ -142,11 +146,13 @@ def case_model(case, rng):
         inits.append(tensor)
         case["_weight"] = weight.astype(np.float16).astype(np.float32)
         p, s = case["pad"], case["stride"]
-        nodes.append(helper.make_node("Conv", ["x", "w"], ["y"], pads=[p, p, p, p],
-                                      strides=[s, s], group=case["group"]))
+        nodes += [helper.make_node("Transpose", ["x"], ["x_nchw"], perm=[0, 3, 1, 2]),
+                  helper.make_node("Conv", ["x_nchw", "w"], ["y_nchw"], pads=[p, p, p, p],
+                                   strides=[s, s], group=case["group"]),
+                  helper.make_node("Transpose", ["y_nchw"], ["y"], perm=[0, 2, 3, 1])]
         oh = (case["h"] + 2 * p - case["kh"]) // s + 1
         ow = (case["w"] + 2 * p - case["kw"]) // s + 1
-        outputs = [("y", [case["batch"], case["m"], oh, ow])]
+        outputs = [("y", [case["batch"], oh, ow, case["m"]])]
     else:
         shape = (case["batch"], case["heads"], case["seq"], case["dim"])
         for name in "qkv":
@@ -216,8 +222,9 @@ def reference(case, inputs, torch):
         return rounded["a"] @ rounded["b"]
     if case["family"] == "conv":
         weight = torch.from_numpy(case["_weight"]).cuda()
-        return torch.nn.functional.conv2d(rounded["x"], weight, stride=case["stride"],
-                                          padding=case["pad"], groups=case["group"])
+        return torch.nn.functional.conv2d(rounded["x"].permute(0, 3, 1, 2), weight,
+                                          stride=case["stride"], padding=case["pad"],
+                                          groups=case["group"]).permute(0, 2, 3, 1)
     q, k, v = rounded["q"], rounded["k"], rounded["v"]
     scores = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(case["dim"]))
     if case["causal"]:
@@ -233,6 +240,8 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     onnx.save(model, model_path)
     start = time.perf_counter()
     compile_flags = ["--sm90-gemm-config=" + case["gemm_config"]] if "gemm_config" in case else []
+    if case["family"] == "conv":
+        compile_flags.append("--channels-last")
     code = run_logged([kiln, "compile", model_path, "-o", engine, "--quiet"] + compile_flags,
                       os.path.join(work, "compile.log"), timeout)
     result["compile_s"] = time.perf_counter() - start
@@ -295,7 +304,7 @@ def peer_side(case, inputs, torch):
     if case["family"] == "gemm":
         name, fn, args = "torch.matmul (cuBLAS)", torch.matmul, (tensors["a"], tensors["b"])
     elif case["family"] == "conv":
-        x = tensors["x"].contiguous(memory_format=torch.channels_last)
+        x = tensors["x"].permute(0, 3, 1, 2)  # NCHW view of NHWC memory: channels last
         weight = torch.from_numpy(case["_weight"]).to("cuda", dtype).contiguous(
             memory_format=torch.channels_last)
         torch.backends.cudnn.benchmark = True

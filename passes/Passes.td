@@ -203,6 +203,42 @@ def KernelMatmulSm90 : Pass<"kernel-matmul-sm90", "::mlir::ModuleOp"> {
   ];
 }
 
+def KernelConvSm90 : Pass<"kernel-conv-sm90", "::mlir::ModuleOp"> {
+  let summary = "Hopper implicit-GEMM convolutions (the warp-specialised wgmma template) for channels-last conv kernels";
+  let description = [{
+    A `kernel.func` whose template is a `kernel.conv` holding exactly one channels-last
+    2-D `graph.conv` (NHWC input, OHWI weight, no bias, one group, no dilation, equal
+    strides up to 8) of f16 or bf16 buffers, with C a multiple of 64 and O of 8, and whose
+    launches pass a constant weight (a `memref.global`), becomes the warp-specialised GEMM
+    template of kernel-matmul-sm90 with an implicit im2col A operand:
+    C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O].
+
+    - Each 128-row tile of C is a box of output positions (images x rows x columns),
+      chosen to waste the fewest rows.
+    - Each k-tile of A is one 4-D TMA box of the input at filter tap (r, s) and 64
+      channels. The stride is the box's element stride, and the padding is TMA's zero
+      fill of what lies outside the input.
+    - The weight is permuted at compile time into a new constant global, (KH KW C) x O.
+
+    The `kernel.config` attribute and the `default-config` option choose the tile and ring
+    depth as for kernel-matmul-sm90. Run on the kernel-formed module of an sm_90a target,
+    before kernel lowering.
+  }];
+  let options = [
+    Option<"defaultConfig", "default-config", "std::string", /*default=*/"\"\"",
+           "The configuration of kernels without kernel.config, by name, where legal">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Lowering passes (passes/lowering)
 //===----------------------------------------------------------------------===//

@@ -334,6 +334,12 @@ private:
       map.dims[d] = static_cast<uint64_t>(bufferType.getDimSize(dim));
       map.box[d] = *box;
       map.elementStrides[d] = 1;
+      if (auto strides = create->getAttrOfType<DenseI64ArrayAttr>("kiln.tma_element_strides")) {
+        if (int64_t(strides.size()) != rank || strides[dim] < 1 || strides[dim] > 8)
+          return create.emitError("has kiln.tma_element_strides that are not one stride of 1 "
+                                  "to 8 per dimension");
+        map.elementStrides[d] = static_cast<uint32_t>(strides[dim]);
+      }
       if (d > 0)
         map.strides[d - 1] = stride;
       stride *= map.dims[d];

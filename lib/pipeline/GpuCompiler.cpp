@@ -54,8 +54,10 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
 
   PassManager lowering(context);
   // Tensor-core templates where they fit (architecture-specific: sm_90a only).
-  if (options.target == "sm_90a")
+  if (options.target == "sm_90a") {
     lowering.addPass(createKernelMatmulSm90({options.gemmConfig}));
+    lowering.addPass(createKernelConvSm90({options.gemmConfig}));
+  }
   addKernelLoweringPasses(lowering);
   GpuTargetOptions target;
   target.chip = options.target;

@@ -1,0 +1,408 @@
+//===- ConvSm90.cpp - Hopper implicit-GEMM convolutions -------------------===//
+//
+// kernel-conv-sm90: channels-last 2-D convolutions of half-precision operands become the
+// warp-specialised wgmma GEMM (passes/kernel/templates/Sm90GemmWs.mlir) with an implicit
+// im2col A operand: C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O]. Each k-tile of A
+// is one 4-D TMA box of the NHWC input, {64 channels} x {BW columns} x {BH rows} x {BN
+// images} of output positions, taken at filter tap (r, s) with the convolution's stride
+// as the box's element stride; what falls outside the input (the padding) is zero-filled
+// by TMA. B is the weight, permuted at compile time from OHWI to (KH KW C) x O.
+// docs/codegen-sm90.md, "Implicit-GEMM convolution".
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/GraphOps.h"
+#include "dialects/kernel/KernelOps.h"
+#include "passes/Passes.h"
+#include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/Sm90Template.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KERNELCONVSM90
+#include "passes/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+namespace graph = kiln::graph;
+namespace kernel = kiln::kernel;
+
+namespace {
+
+/// A channels-last convolution the template computes.
+struct ConvProblem {
+  int64_t batch, height, width, channels;   // input NHWC
+  int64_t outHeight, outWidth, outChannels; // output NHWC
+  int64_t kernelHeight, kernelWidth;
+  int64_t stride, padTop, padLeft;
+  Type operand, result;
+
+  int64_t gemmM() const { return batch * outHeight * outWidth; }
+  int64_t gemmK() const { return kernelHeight * kernelWidth * channels; }
+};
+
+/// The output positions of one 128-row tile of C: a box of BN images x BH rows x BW
+/// columns (at most 128 positions; the rest of the tile's rows are not stored).
+struct PixelBox {
+  int64_t images, rows, columns;
+  int64_t positions() const { return images * rows * columns; }
+};
+
+std::optional<ConvProblem> matchConv(kernel::FuncOp function) {
+  Block &entry = function.getBody().front();
+  if (entry.getNumArguments() != 3 || !llvm::hasSingleElement(entry.without_terminator()))
+    return std::nullopt;
+  auto conv = dyn_cast<kernel::ConvOp>(&entry.front());
+  if (!conv || conv.getInputs().size() != 2 || conv.getOutputs().size() != 1 ||
+      conv.getInputs()[0] != entry.getArgument(0) || conv.getInputs()[1] != entry.getArgument(1) ||
+      conv.getOutputs()[0] != entry.getArgument(2))
+    return std::nullopt;
+  Block &body = conv.getBody().front();
+  if (!llvm::hasSingleElement(body.without_terminator()))
+    return std::nullopt;
+  auto op = dyn_cast<graph::ConvOp>(&body.front());
+  Operation *yield = body.getTerminator();
+  if (!op || !op.getChannelsLast() || op.getBias() || op.getInput() != body.getArgument(0) ||
+      op.getWeight() != body.getArgument(1) || yield->getNumOperands() != 1 ||
+      yield->getOperand(0) != op.getResult())
+    return std::nullopt;
+  if (op.getGroup() != 1 || op.getStrides().size() != 2 ||
+      llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; }) ||
+      op.getStrides()[0] != op.getStrides()[1] || op.getStrides()[0] > 8)
+    return std::nullopt;
+
+  SmallVector<MemRefType, 3> types;
+  for (BlockArgument argument : entry.getArguments()) {
+    auto type = dyn_cast<MemRefType>(argument.getType());
+    if (!type || type.getRank() != 4 || !type.hasStaticShape() || !type.getLayout().isIdentity())
+      return std::nullopt;
+    types.push_back(type);
+  }
+  ConvProblem p;
+  ArrayRef<int64_t> x = types[0].getShape(), w = types[1].getShape(), y = types[2].getShape();
+  p.batch = x[0], p.height = x[1], p.width = x[2], p.channels = x[3];
+  p.outChannels = w[0], p.kernelHeight = w[1], p.kernelWidth = w[2];
+  p.outHeight = y[1], p.outWidth = y[2];
+  p.stride = op.getStrides()[0];
+  p.padTop = op.getPads()[0], p.padLeft = op.getPads()[1];
+  p.operand = types[0].getElementType();
+  p.result = types[2].getElementType();
+  if (w[3] != p.channels || y[0] != p.batch || y[3] != p.outChannels ||
+      types[1].getElementType() != p.operand || p.result != p.operand ||
+      !(p.operand.isF16() || p.operand.isBF16()))
+    return std::nullopt;
+  // A k-tile is 64 channels of one filter tap; TMA wants 16-byte row strides of B.
+  if (p.channels % 64 || p.outChannels % 8)
+    return std::nullopt;
+  return p;
+}
+
+/// The box of output positions that wastes the fewest of the tiles' 128 rows (ties: the
+/// widest, whose TMA rows are longest). A box's extent times the stride must stay within
+/// TMA's 256 elements.
+PixelBox choosePixelBox(const ConvProblem &p) {
+  PixelBox best{1, 1, 1};
+  double bestUse = -1;
+  for (int64_t columns = 1; columns <= std::min<int64_t>(p.outWidth, 128); ++columns) {
+    if (columns * p.stride > 256)
+      break;
+    for (int64_t rows = 1; rows * columns <= 128 && rows <= p.outHeight; ++rows) {
+      if (rows * p.stride > 256)
+        break;
+      int64_t images = std::min<int64_t>(p.batch, 128 / (rows * columns));
+      PixelBox box{images, rows, columns};
+      int64_t tiles = llvm::divideCeil(p.batch, images) * llvm::divideCeil(p.outHeight, rows) *
+                      llvm::divideCeil(p.outWidth, columns);
+      double use = double(p.gemmM()) / double(tiles * 128);
+      if (use > bestUse + 1e-9 || (use > bestUse - 1e-9 && columns > best.columns)) {
+        bestUse = use;
+        best = box;
+      }
+    }
+  }
+  return best;
+}
+
+int64_t tileCount(const ConvProblem &p, const PixelBox &box) {
+  return llvm::divideCeil(p.batch, box.images) * llvm::divideCeil(p.outHeight, box.rows) *
+         llvm::divideCeil(p.outWidth, box.columns);
+}
+
+/// The template's A operand for `p` with output boxes `box` (see Sm90GemmWs.mlir's header).
+kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
+  auto n = [](int64_t value) { return std::to_string(value); };
+  int64_t channelBlocks = p.channels / 64;
+  kiln::Sm90AOperand a;
+  a.box = llvm::formatv("{0}x{1}x{2}x64", box.images, box.rows, box.columns).str();
+  a.boxBytes = box.positions() * 64 * 2;
+  a.tilesM = "    %tilesM = arith.constant " + n(tileCount(p, box)) + " : index";
+  // The tile's first output position (image, row, column) and the input row and column
+  // its filter tap (0, 0) reads (negative inside the padding).
+  a.tileSetup = llvm::formatv(R"(    %cvTilesW = arith.constant {0} : index
+    %cvTilesH = arith.constant {1} : index
+    %cvBoxW = arith.constant {2} : index
+    %cvBoxH = arith.constant {3} : index
+    %cvBoxN = arith.constant {4} : index
+    %cvStride = arith.constant {5} : index
+    %cvPadTop = arith.constant {6} : index
+    %cvPadLeft = arith.constant {7} : index
+    %cvTw = arith.remui %tileRow, %cvTilesW : index
+    %cvTq = arith.divui %tileRow, %cvTilesW : index
+    %cvTh = arith.remui %cvTq, %cvTilesH : index
+    %cvTn = arith.divui %cvTq, %cvTilesH : index
+    %cvOw0 = arith.muli %cvTw, %cvBoxW : index
+    %cvOh0 = arith.muli %cvTh, %cvBoxH : index
+    %cvN0 = arith.muli %cvTn, %cvBoxN : index
+    %cvW0s = arith.muli %cvOw0, %cvStride : index
+    %cvH0s = arith.muli %cvOh0, %cvStride : index
+    %cvW0 = arith.subi %cvW0s, %cvPadLeft : index
+    %cvH0 = arith.subi %cvH0s, %cvPadTop : index)",
+                              llvm::divideCeil(p.outWidth, box.columns),
+                              llvm::divideCeil(p.outHeight, box.rows), box.columns, box.rows,
+                              box.images, p.stride, p.padTop, p.padLeft)
+                    .str();
+  // k-tile kt is channels 64 cb.. of filter tap (r, s): kt = (r KW + s) CB + cb, which is
+  // also row 64 kt of B ((KH KW C) x O).
+  a.loadA = llvm::formatv(R"(          %cvBlocks = arith.constant {0} : index
+          %cvKw = arith.constant {1} : index
+          %cvCb = arith.remui %kt, %cvBlocks : index
+          %cvRs = arith.divui %kt, %cvBlocks : index
+          %cvS = arith.remui %cvRs, %cvKw : index
+          %cvR = arith.divui %cvRs, %cvKw : index
+          %cvC0 = arith.muli %cvCb, %c64 : index
+          %cvH = arith.addi %cvH0, %cvR : index
+          %cvW = arith.addi %cvW0, %cvS : index
+          nvgpu.tma.async.load %descA[%cvC0, %cvW, %cvH, %cvN0], %full[%slot] to %a : !tmA, !bars -> !tileA)",
+                          channelBlocks, p.kernelWidth)
+                .str();
+  // The wgmma descriptor needs a 2-D 128B-swizzled map's type: B's (64x64) has it.
+  a.descMap = "%descB : !halfA, !tmB";
+  a.rowEnd = "      %rowEnd = arith.constant " + n(box.positions()) + " : index";
+  a.rowMap = llvm::formatv(R"(        %cvOutH = arith.constant {0} : index
+        %cvOutW = arith.constant {1} : index
+        %cvBatch = arith.constant {2} : index
+        %cvBw = arith.remui %r, %cvBoxW : index
+        %cvRq = arith.divui %r, %cvBoxW : index
+        %cvBh = arith.remui %cvRq, %cvBoxH : index
+        %cvBn = arith.divui %cvRq, %cvBoxH : index
+        %cvImage = arith.addi %cvN0, %cvBn : index
+        %cvOh = arith.addi %cvOh0, %cvBh : index
+        %cvOw = arith.addi %cvOw0, %cvBw : index
+        %cvImageOk = arith.cmpi ult, %cvImage, %cvBatch : index
+        %cvOhOk = arith.cmpi ult, %cvOh, %cvOutH : index
+        %cvOwOk = arith.cmpi ult, %cvOw, %cvOutW : index
+        %cvOk = arith.andi %cvImageOk, %cvOhOk : i1
+        %rowOk = arith.andi %cvOk, %cvOwOk : i1
+        %cvImageRows = arith.muli %cvImage, %cvOutH : index
+        %cvRow = arith.addi %cvImageRows, %cvOh : index
+        %cvRowPixels = arith.muli %cvRow, %cvOutW : index
+        %grow = arith.addi %cvRowPixels, %cvOw : index)",
+                           p.outHeight, p.outWidth, p.batch)
+                 .str();
+  return a;
+}
+
+/// The configurations: the warp-specialised template only (the basic one has no A
+/// snippets); the default is 128x256 where those tiles fill an H200, as for products.
+SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tiles) {
+  SmallVector<kiln::Sm90GemmConfig> configs;
+  auto add = [&](int64_t tileN, int64_t stages) {
+    kiln::Sm90GemmConfig config;
+    config.tileN = tileN;
+    config.stages = stages;
+    config.consumers = 2;
+    if (tileN <= 128 || p.outChannels >= tileN)
+      configs.push_back(config);
+  };
+  bool wideFills = tiles * llvm::divideCeil(p.outChannels, 256) >= 132;
+  if (wideFills)
+    add(256, 4);
+  add(128, 4);
+  if (!wideFills)
+    add(256, 4);
+  add(128, 6);
+  return configs;
+}
+
+/// The constant initial bytes of the weight `value` reads, when it is a memref.global.
+std::optional<std::pair<memref::GlobalOp, ArrayRef<char>>> constantWeight(Value value,
+                                                                          SymbolTable &symbols) {
+  auto get = value.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return std::nullopt;
+  auto global = symbols.lookup<memref::GlobalOp>(get.getName());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return std::nullopt;
+  Attribute init = *global.getInitialValue();
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    return std::make_pair(global, blob->getData());
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(init); dense && !dense.isSplat())
+    return std::make_pair(global, dense.getRawData());
+  return std::nullopt;
+}
+
+struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
+      std::optional<ConvProblem> problem = matchConv(function);
+      if (!problem)
+        continue;
+      std::optional<SymbolTable::UseRange> uses = symbols.getSymbolUses(function, module);
+      if (!uses)
+        continue;
+      PixelBox box = choosePixelBox(*problem);
+      SmallVector<kiln::Sm90GemmConfig> configs = convConfigs(*problem, tileCount(*problem, box));
+      FailureOr<std::optional<kiln::Sm90GemmConfig>> config = chooseConfig(function, configs);
+      if (failed(config))
+        return signalPassFailure();
+      if (!*config)
+        continue;
+      bool allReplaced = true;
+      for (const SymbolTable::SymbolUse &use : *uses) {
+        auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
+        if (!launch || failed(replaceLaunch(module, symbols, launch, *problem, box, **config))) {
+          allReplaced = false;
+          continue;
+        }
+      }
+      if (allReplaced)
+        function.erase();
+    }
+  }
+
+  /// As kernel-matmul-sm90: `kernel.config` if present (generic: none), else the default.
+  FailureOr<std::optional<kiln::Sm90GemmConfig>>
+  chooseConfig(kernel::FuncOp function, ArrayRef<kiln::Sm90GemmConfig> legal) {
+    auto attr = function->getAttrOfType<DictionaryAttr>(kiln::kKernelConfigAttr);
+    if (!attr) {
+      for (const kiln::Sm90GemmConfig &config : legal)
+        if (config.name() == defaultConfig)
+          return std::optional<kiln::Sm90GemmConfig>(config);
+      return std::optional<kiln::Sm90GemmConfig>(legal.front());
+    }
+    auto name = attr.getAs<StringAttr>("template");
+    if (name && name.getValue() == kiln::kGenericTemplate)
+      return std::optional<kiln::Sm90GemmConfig>();
+    if (std::optional<kiln::Sm90GemmConfig> asked = kiln::Sm90GemmConfig::fromAttr(attr))
+      for (const kiln::Sm90GemmConfig &config : legal)
+        if (config.name() == asked->name())
+          return asked;
+    return function.emitError("kernel-conv-sm90: ")
+           << attr << " is not a configuration of this convolution";
+  }
+
+  /// The weight permuted from OHWI to a (KH KW C) x O matrix: a new constant global.
+  FailureOr<memref::GlobalOp> permutedWeight(ModuleOp module, SymbolTable &symbols,
+                                             memref::GlobalOp weight, ArrayRef<char> bytes,
+                                             const ConvProblem &p) {
+    int64_t taps = p.kernelHeight * p.kernelWidth, o = p.outChannels, c = p.channels;
+    size_t element = p.operand.getIntOrFloatBitWidth() / 8;
+    if (bytes.size() != size_t(o * taps * c) * element)
+      return failure();
+    std::vector<char> permuted(bytes.size());
+    for (int64_t oc = 0; oc < o; ++oc)
+      for (int64_t tap = 0; tap < taps; ++tap)
+        for (int64_t ic = 0; ic < c; ++ic)
+          std::memcpy(&permuted[((tap * c + ic) * o + oc) * element],
+                      &bytes[((oc * taps + tap) * c + ic) * element], element);
+    auto type = MemRefType::get({taps * c, o}, p.operand);
+    auto tensorType = RankedTensorType::get(type.getShape(), p.operand);
+    std::string name = (weight.getSymName() + "_kxo").str();
+    if (auto existing = symbols.lookup<memref::GlobalOp>(name))
+      return existing;
+    auto init = DenseResourceElementsAttr::get(
+        tensorType, name, HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(permuted)));
+    OpBuilder b(weight);
+    auto global =
+        memref::GlobalOp::create(b, weight.getLoc(), name, b.getStringAttr("private"), type, init,
+                                 /*constant=*/true, /*alignment=*/IntegerAttr());
+    symbols.insert(global);
+    return global;
+  }
+
+  LogicalResult replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::LaunchOp launch,
+                              const ConvProblem &p, const PixelBox &box,
+                              const kiln::Sm90GemmConfig &config) {
+    Value input = launch.getOperands()[0], weight = launch.getOperands()[1],
+          output = launch.getOperands()[2];
+    auto constant = constantWeight(weight, symbols);
+    if (!constant)
+      return failure(); // a weight computed at run time: the generic lowering
+    FailureOr<memref::GlobalOp> matrix =
+        permutedWeight(module, symbols, constant->first, constant->second, p);
+    if (failed(matrix))
+      return failure();
+
+    std::string entry = llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}",
+                                      kiln::elementTypeName(p.operand), p.batch, p.height, p.width,
+                                      p.channels, p.kernelHeight, p.kernelWidth, p.stride, p.padTop,
+                                      p.padLeft, p.outChannels, config.name())
+                            .str();
+    FailureOr<gpu::GPUFuncOp> kernelFunc = kiln::instantiateWarpSpecialisedGemm(
+        module, symbols, getArgument(), entry, p.operand, p.result, config, implicitIm2col(p, box));
+    if (failed(kernelFunc))
+      return failure();
+
+    OpBuilder b(launch);
+    NamedAttrList metadata;
+    metadata.set("kernel", launch.getCalleeAttr().getAttr());
+    metadata.set("template", b.getStringAttr("conv"));
+    metadata.set("config",
+                 b.getStringAttr(config.describe() +
+                                 llvm::formatv(", implicit GEMM, boxes of {0}x{1}x{2} positions",
+                                               box.images, box.rows, box.columns)
+                                     .str()));
+    Location loc =
+        FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
+    auto index = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, value);
+    };
+    auto i32 = [&](int64_t value) -> Value {
+      return arith::ConstantIntOp::create(b, loc, value, 32);
+    };
+    FunctionType signature = kernelFunc->getFunctionType();
+    auto tensorMap = [&](Value buffer, unsigned parameter, ArrayRef<int64_t> boxExtents) {
+      auto type = cast<MemRefType>(buffer.getType());
+      Value unranked = memref::CastOp::create(
+          b, loc, UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace()), buffer);
+      SmallVector<Value> extents;
+      for (int64_t extent : boxExtents)
+        extents.push_back(index(extent));
+      return nvgpu::TmaCreateDescriptorOp::create(
+          b, loc, cast<nvgpu::TensorMapDescriptorType>(signature.getInput(parameter)), unranked,
+          extents);
+    };
+    // A: the NHWC input; the box spans stride x the positions along H and W, of which TMA
+    // takes every stride-th (the element strides the engine builder reads).
+    auto mapA = tensorMap(input, 0, {box.images, box.rows * p.stride, box.columns * p.stride, 64});
+    mapA->setAttr("kiln.tma_element_strides", b.getDenseI64ArrayAttr({1, p.stride, p.stride, 1}));
+    Value weightMatrix = memref::GetGlobalOp::create(b, loc, matrix->getType(), matrix->getName());
+    auto mapB = tensorMap(weightMatrix, 1, {64, 64});
+    auto scalarType = cast<MemRefType>(signature.getInput(2));
+    Value cPointer = memref::ReinterpretCastOp::create(b, loc, scalarType, output, /*offset=*/0,
+                                                       /*sizes=*/ArrayRef<int64_t>{},
+                                                       /*strides=*/ArrayRef<int64_t>{});
+    Value one = index(1);
+    int64_t tiles = tileCount(p, box) * llvm::divideCeil(p.outChannels, config.tileN);
+    gpu::LaunchFuncOp::create(b, loc, *kernelFunc, gpu::KernelDim3{index(tiles), one, one},
+                              gpu::KernelDim3{index(config.threads()), one, one},
+                              i32(config.sharedBytes()),
+                              ValueRange{mapA.getResult(), mapB.getResult(), cPointer,
+                                         i32(p.gemmM()), i32(p.outChannels), i32(p.gemmK())});
+    launch.erase();
+    return success();
+  }
+};
+
+} // namespace
