@@ -8,6 +8,8 @@
 #include "lib/onnx/Importer.h"
 #include "lib/pipeline/CompileReport.h"
 #include "lib/pipeline/GpuCompiler.h"
+#include "lib/tuning/TimingCache.h"
+#include "passes/kernel/Autotune.h"
 #include "lib/pipeline/Progress.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
@@ -245,9 +247,37 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
       transposesLeft = 0;
       formed.walk([&](graph::TransposeOp) { ++transposesLeft; });
     };
+  // Tuning: the timer when a GPU is here and measuring is allowed; the cache unless off.
+  std::unique_ptr<KernelTimer> timer;
+  std::vector<TuningDecision> decisions;
+  if (options.compileTo != Stage::Kernel) {
+    gpu.timingCache = options.noTimingCache ? std::string()
+                      : options.timingCache.empty() ? TimingCache::defaultPath()
+                                                    : options.timingCache;
+    gpu.tuneBudget = options.tuneBudget;
+    gpu.decisions = &decisions;
+    if (options.tuneBudget > 0) {
+      std::string why = "the driver has no GPU timer";
+      if (options.makeTimer)
+        timer = options.makeTimer(options.target, why);
+      if (!timer)
+        progress.step("no GPU to tune on (" + why + "): kernel configurations from the " +
+                      (gpu.timingCache.empty() ? std::string() : "timing cache, then the ") +
+                      "cost model");
+    }
+    gpu.timer = timer.get();
+  }
   engine::Engine engine;
   if (failed(compileGraphForGpu(*module, gpu, engine)))
     return failure();
+  if (options.report && !decisions.empty()) {
+    llvm::errs() << "tuning decisions (" << decisions.size() << " kernels):\n";
+    for (const TuningDecision &decision : decisions)
+      llvm::errs() << llvm::formatv("  {0,-24} {1,-22} {2} ({3}{4:f1} us, {5})\n",
+                                    decision.kernel, decision.problem, decision.config,
+                                    decision.source == "cost-model" ? "est. " : "",
+                                    decision.micros, decision.source);
+  }
   if (options.report && options.compileTo == Stage::Engine) {
     TrafficEstimate launches;
     launches.stage = "engine launches (loop nests after codegen)";

@@ -10,6 +10,7 @@
 #include "lib/cpu/HostExecutable.h"
 #include "lib/init/Registration.h"
 #include "lib/pipeline/Compiler.h"
+#include "lib/tuning/GpuKernelTimer.h"
 #include "tools/kiln/EngineTools.h"
 #include "tools/kiln/Run.h"
 
@@ -71,6 +72,19 @@ cl::opt<bool> compileChannelsLast(
     cl::desc("Make 2-D convolutions channels last (NHWC; graph-convert-layout). Off by "
              "default: today's GPU convolution kernels are faster channels first"),
     cl::sub(compileCommand));
+cl::opt<double> compileTuneBudget(
+    "tune-budget",
+    cl::desc("Seconds of kernel tuning on the GPU at most (default 300; 0: never measure, the "
+             "timing cache then the cost model decide)"),
+    cl::value_desc("SECONDS"), cl::init(300), cl::sub(compileCommand));
+cl::opt<std::string> compileTimingCache(
+    "timing-cache",
+    cl::desc("The timing cache file (default $KILN_CACHE_DIR/timing-cache.json, else "
+             "$XDG_CACHE_HOME/kiln/..., else ~/.cache/kiln/...)"),
+    cl::value_desc("FILE"), cl::sub(compileCommand));
+cl::opt<bool> compileNoTimingCache("no-timing-cache",
+                                   cl::desc("Neither read nor write a timing cache"),
+                                   cl::sub(compileCommand));
 cl::opt<std::string> runModelPath(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
                                   cl::sub(runCommand));
 cl::list<std::string> runInputs("input",
@@ -194,6 +208,20 @@ int runCompile() {
   options.quiet = compileQuiet;
   options.report = compileReport;
   options.channelsLast = compileChannelsLast;
+  if (compileTuneBudget < 0) {
+    WithColor::error(errs(), "kiln") << "--tune-budget must be 0 or more seconds\n";
+    return 1;
+  }
+  if (compileNoTimingCache && !compileTimingCache.empty()) {
+    WithColor::error(errs(), "kiln") << "--timing-cache and --no-timing-cache conflict\n";
+    return 1;
+  }
+  options.tuneBudget = compileTuneBudget;
+  options.timingCache = compileTimingCache;
+  options.noTimingCache = compileNoTimingCache;
+  options.makeTimer = [](const std::string &target, std::string &why) {
+    return kiln::GpuKernelTimer::create(target, why);
+  };
   return mlir::failed(kiln::compile(context, options)) ? 1 : 0;
 }
 
