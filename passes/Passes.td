@@ -173,8 +173,9 @@ def KernelAutotune : Pass<"kernel-autotune", "::mlir::ModuleOp"> {
     configurations (`kernelConfigCandidates` in passes/kernel/KernelConfig.h: each
     template that takes the kernel lists its legal configurations, then
     `{template = "generic"}`), chooses one and records it as `kernel.config`, with
-    `kernel.tuning = {source = "measured" | "cache" | "cost-model", micros = <f64>}`
-    (the chosen configuration's time, measured or estimated). The template passes then
+    `kernel.tuning = {source = "measured" | "cache" | "cost-model", micros = <f64>,
+    signature = "<hex>"}` (the chosen configuration's time, measured or estimated, and
+    the kernel's timing-cache key). The template passes then
     instantiate what `kernel.config` asks.
 
     In order, per kernel:

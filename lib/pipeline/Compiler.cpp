@@ -256,16 +256,11 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
                                                     : options.timingCache;
     gpu.tuneBudget = options.tuneBudget;
     gpu.decisions = &decisions;
-    if (options.tuneBudget > 0) {
-      std::string why = "the driver has no GPU timer";
-      if (options.makeTimer)
+    gpu.timer = [&](std::string &why) -> KernelTimer * {
+      if (!timer && options.makeTimer)
         timer = options.makeTimer(options.target, why);
-      if (!timer)
-        progress.step("no GPU to tune on (" + why + "): kernel configurations from the " +
-                      (gpu.timingCache.empty() ? std::string() : "timing cache, then the ") +
-                      "cost model");
-    }
-    gpu.timer = timer.get();
+      return timer.get();
+    };
   }
   engine::Engine engine;
   if (failed(compileGraphForGpu(*module, gpu, engine)))

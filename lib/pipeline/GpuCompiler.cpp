@@ -49,12 +49,25 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
 
   // Each kernel's configuration: timing cache, GPU measurement or cost model.
   if (options.autotune) {
+    bool anythingToTune = llvm::any_of(module.getOps<kernel::FuncOp>(), [&](kernel::FuncOp f) {
+      return !f->hasAttr(kKernelConfigAttr) && kernelConfigCandidates(f, options.target).size() > 1;
+    });
+    KernelTimer *timer = nullptr;
+    if (anythingToTune && options.tuneBudget > 0) {
+      std::string why = "no GPU timer in this tool";
+      if (options.timer)
+        timer = options.timer(why);
+      if (!timer)
+        report("no GPU to tune on (" + why + "): kernel configurations from the " +
+               (options.timingCache.empty() ? std::string() : "timing cache, then the ") +
+               "cost model");
+    }
     PassManager tuning(context);
     KernelAutotuneOptions tuneOptions;
     tuneOptions.target = options.target;
     tuneOptions.timingCache = options.timingCache;
     tuneOptions.budget = options.tuneBudget;
-    tuning.addPass(createKernelAutotune(tuneOptions, options.timer, options.progress));
+    tuning.addPass(createKernelAutotune(tuneOptions, timer, options.progress));
     if (failed(tuning.run(module)))
       return failure();
     std::vector<TuningDecision> decisions = collectTuningDecisions(module);

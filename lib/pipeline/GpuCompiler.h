@@ -46,8 +46,10 @@ struct GpuCompileOptions {
   /// Run kernel-autotune between kernel formation and the template passes (only when
   /// lowering further than "kernel").
   bool autotune = true;
-  /// Measures candidates on the GPU; null: the timing cache, then the cost model.
-  KernelTimer *timer = nullptr;
+  /// Gives the GPU timer, asked only when some kernel has configurations to choose from
+  /// and the budget allows measuring; null (with `why`) or unset: no GPU, so the timing
+  /// cache then the cost model decide (said once in a progress line).
+  std::function<KernelTimer *(std::string &why)> timer;
   /// The timing cache file; empty: none.
   std::string timingCache;
   /// Seconds of measurement at most (0: never measure).

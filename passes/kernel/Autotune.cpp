@@ -83,9 +83,20 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
     // The kernels with a choice to make, grouped by signature (identical kernels once).
     std::vector<std::pair<std::string, SmallVector<kernel::FuncOp>>> groups;
     llvm::StringMap<size_t> groupOf;
+    if (budget < 0) {
+      module.emitError("kernel-autotune: the budget is ") << budget << " s; it must be 0 or more";
+      return signalPassFailure();
+    }
     for (auto function : module.getOps<kernel::FuncOp>()) {
-      if (function->hasAttr(kiln::kKernelConfigAttr))
+      if (Attribute chosen = function->getAttr(kiln::kKernelConfigAttr)) {
+        if (!isa<DictionaryAttr>(chosen)) {
+          function.emitError("kernel-autotune: ")
+              << kiln::kKernelConfigAttr << " must be a dictionary such as {template = \"generic\"}, not "
+              << chosen;
+          return signalPassFailure();
+        }
         continue;
+      }
       if (kiln::kernelConfigCandidates(function, target).size() < 2)
         continue;
       std::string signature = kiln::kernelSignature(function);
@@ -114,7 +125,8 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
       Builder b(context);
       DictionaryAttr tuning = b.getDictionaryAttr(
           {b.getNamedAttr("source", b.getStringAttr(decision->source)),
-           b.getNamedAttr("micros", b.getF64FloatAttr(decision->micros))});
+           b.getNamedAttr("micros", b.getF64FloatAttr(decision->micros)),
+           b.getNamedAttr("signature", b.getStringAttr(signature))});
       for (kernel::FuncOp function : functions) {
         function->setAttr(kiln::kKernelConfigAttr, decision->config);
         function->setAttr(kiln::kKernelTuningAttr, tuning);

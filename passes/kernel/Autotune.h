@@ -24,7 +24,8 @@
 namespace kiln {
 
 /// The attribute kernel-autotune records beside `kernel.config`:
-/// {source = "measured" | "cache" | "cost-model", micros = <f64>}.
+/// {source = "measured" | "cache" | "cost-model", micros = <f64>, signature = "<hex>"}
+/// (the signature is the timing cache's kernel key, kernelSignature below).
 constexpr llvm::StringLiteral kKernelTuningAttr = "kernel.tuning";
 
 /// Times one kernel under one configuration on a GPU.
