@@ -111,8 +111,12 @@ void describeKernel(Location loc, kiln::engine::Kernel &kernel,
         if (auto name = tag.getAs<StringAttr>("template"); name && kernel.templateKind.empty())
           kernel.templateKind = name.str();
         if (Attribute config = tag.get("config"); config && kernel.config.empty()) {
-          llvm::raw_string_ostream os(kernel.config);
-          config.print(os);
+          if (auto text = dyn_cast<StringAttr>(config)) {
+            kernel.config = text.str(); // a description already ("sm90 wgmma+TMA ...")
+          } else {
+            llvm::raw_string_ostream os(kernel.config);
+            config.print(os);
+          }
         }
       }
     }
