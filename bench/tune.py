@@ -85,7 +85,10 @@ def main():
     parser.add_argument("--models", default="gemm-1024,gemm-4096,resnet50,resnet50-fp16,"
                                             "bert_base,bert_base-fp16")
     parser.add_argument("--budget", type=float, default=300)
+    parser.add_argument("--deadline", type=float, default=0,
+                        help="start no model after this many seconds (0: no limit)")
     args = parser.parse_args()
+    began = time.time()
     work = os.path.join(args.out, "work")
     os.makedirs(work, exist_ok=True)
     materialized = {}
@@ -101,6 +104,9 @@ def main():
 
     rows = []
     for name in args.models.split(","):
+        if args.deadline and time.time() - began > args.deadline:
+            rows.append((name, "-", "-", "-", "-", "not run: --deadline reached"))
+            continue
         try:
             if name.startswith("gemm-"):
                 size = int(name.split("-")[1])
