@@ -8,11 +8,11 @@
 #include "lib/onnx/Importer.h"
 #include "lib/pipeline/CompileReport.h"
 #include "lib/pipeline/GpuCompiler.h"
-#include "lib/tuning/TimingCache.h"
-#include "passes/kernel/Autotune.h"
 #include "lib/pipeline/Progress.h"
+#include "lib/tuning/TimingCache.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
+#include "passes/kernel/Autotune.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -251,7 +251,7 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   std::unique_ptr<KernelTimer> timer;
   std::vector<TuningDecision> decisions;
   if (options.compileTo != Stage::Kernel) {
-    gpu.timingCache = options.noTimingCache ? std::string()
+    gpu.timingCache = options.noTimingCache         ? std::string()
                       : options.timingCache.empty() ? TimingCache::defaultPath()
                                                     : options.timingCache;
     gpu.tuneBudget = options.tuneBudget;
@@ -268,10 +268,10 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   if (options.report && !decisions.empty()) {
     llvm::errs() << "tuning decisions (" << decisions.size() << " kernels):\n";
     for (const TuningDecision &decision : decisions)
-      llvm::errs() << llvm::formatv("  {0,-24} {1,-22} {2} ({3}{4:f1} us, {5})\n",
-                                    decision.kernel, decision.problem, decision.config,
-                                    decision.source == "cost-model" ? "est. " : "",
-                                    decision.micros, decision.source);
+      llvm::errs() << llvm::formatv("  {0,-24} {1,-22} {2} ({3}{4:f1} us, {5})\n", decision.kernel,
+                                    decision.problem, decision.config,
+                                    decision.source == "cost-model" ? "est. " : "", decision.micros,
+                                    decision.source);
   }
   if (options.report && options.compileTo == Stage::Engine) {
     TrafficEstimate launches;

@@ -79,8 +79,7 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
       }
       report(llvm::formatv("tuned {0} kernels ({1} measured, {2} from the timing cache, {3} "
                            "by the cost model)",
-                           decisions.size(), measured, cached,
-                           decisions.size() - measured - cached)
+                           decisions.size(), measured, cached, decisions.size() - measured - cached)
                  .str());
     }
     if (options.decisions)

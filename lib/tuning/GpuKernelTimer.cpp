@@ -26,8 +26,8 @@ GpuKernelTimer::GpuKernelTimer(std::shared_ptr<Runtime> runtime, std::string tar
 
 GpuKernelTimer::~GpuKernelTimer() = default;
 
-std::unique_ptr<GpuKernelTimer> GpuKernelTimer::create(const std::string &target,
-                                                       std::string &why, Options options) {
+std::unique_ptr<GpuKernelTimer> GpuKernelTimer::create(const std::string &target, std::string &why,
+                                                       Options options) {
   std::shared_ptr<Runtime> runtime = Runtime::create(why);
   if (!runtime)
     return nullptr;
@@ -39,8 +39,7 @@ std::unique_ptr<GpuKernelTimer> GpuKernelTimer::create(const std::string &target
     why = runtime->deviceName() + " (" + sm + ") cannot run " + target + " kernels";
     return nullptr;
   }
-  return std::unique_ptr<GpuKernelTimer>(
-      new GpuKernelTimer(std::move(runtime), target, options));
+  return std::unique_ptr<GpuKernelTimer>(new GpuKernelTimer(std::move(runtime), target, options));
 }
 
 TimingGpu GpuKernelTimer::gpu() const {
@@ -109,9 +108,8 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
   return module;
 }
 
-FailureOr<engine::Engine> GpuKernelTimer::compileTimingModule(ModuleOp module,
-                                                              const std::string &target,
-                                                              std::string &why) {
+FailureOr<engine::Engine>
+GpuKernelTimer::compileTimingModule(ModuleOp module, const std::string &target, std::string &why) {
   // Capture the diagnostics of this compile: a candidate that fails is reported, not
   // printed as the user's error.
   std::string captured;

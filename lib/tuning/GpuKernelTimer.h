@@ -64,9 +64,8 @@ public:
   buildTimingModule(kernel::FuncOp function, mlir::DictionaryAttr config, std::string &why);
   /// Step 2: that module compiled into an engine (no GPU needed); diagnostics are captured
   /// into `why`.
-  static mlir::FailureOr<engine::Engine> compileTimingModule(mlir::ModuleOp module,
-                                                             const std::string &target,
-                                                             std::string &why);
+  static mlir::FailureOr<engine::Engine>
+  compileTimingModule(mlir::ModuleOp module, const std::string &target, std::string &why);
 
 private:
   GpuKernelTimer(std::shared_ptr<Runtime> runtime, std::string target, Options options);

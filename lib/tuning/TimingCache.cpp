@@ -26,7 +26,8 @@ TimingGpu TimingGpu::defaultForTarget(StringRef target) {
 
 std::string TimingCache::defaultPath() {
   SmallString<256> path;
-  if (std::optional<std::string> dir = sys::Process::GetEnv("KILN_CACHE_DIR"); dir && !dir->empty()) {
+  if (std::optional<std::string> dir = sys::Process::GetEnv("KILN_CACHE_DIR");
+      dir && !dir->empty()) {
     path = *dir;
   } else if (std::optional<std::string> xdg = sys::Process::GetEnv("XDG_CACHE_HOME");
              xdg && !xdg->empty()) {
@@ -91,8 +92,7 @@ std::optional<std::string> TimingCache::load() {
       config = entry->getString("config");
       micros = entry->getNumber("micros");
     }
-    if (!gpu || !driver || !kernel || !config || !micros || !std::isfinite(*micros) ||
-        *micros < 0)
+    if (!gpu || !driver || !kernel || !config || !micros || !std::isfinite(*micros) || *micros < 0)
       return warn(formatv("entry {0} is malformed (needs gpu, driver, kernel, config and "
                           "micros >= 0)",
                           index));
@@ -114,9 +114,8 @@ std::optional<std::string> TimingCache::save() const {
   json::Array list;
   for (const auto &[key, entry] : entries) {
     const auto &[gpu, driver, kernel, config] = key;
-    json::Object object{{"gpu", gpu},          {"driver", driver},
-                        {"kernel", kernel},    {"config", config},
-                        {"micros", entry.micros}, {"when", entry.when}};
+    json::Object object{{"gpu", gpu},       {"driver", driver},       {"kernel", kernel},
+                        {"config", config}, {"micros", entry.micros}, {"when", entry.when}};
     if (!entry.problem.empty())
       object["problem"] = entry.problem;
     list.push_back(std::move(object));

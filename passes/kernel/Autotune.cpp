@@ -13,8 +13,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OperationSupport.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
@@ -91,8 +91,8 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
       if (Attribute chosen = function->getAttr(kiln::kKernelConfigAttr)) {
         if (!isa<DictionaryAttr>(chosen)) {
           function.emitError("kernel-autotune: ")
-              << kiln::kKernelConfigAttr << " must be a dictionary such as {template = \"generic\"}, not "
-              << chosen;
+              << kiln::kKernelConfigAttr
+              << " must be a dictionary such as {template = \"generic\"}, not " << chosen;
           return signalPassFailure();
         }
         continue;
@@ -123,10 +123,10 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
       if (failed(decision))
         return signalPassFailure();
       Builder b(context);
-      DictionaryAttr tuning = b.getDictionaryAttr(
-          {b.getNamedAttr("source", b.getStringAttr(decision->source)),
-           b.getNamedAttr("micros", b.getF64FloatAttr(decision->micros)),
-           b.getNamedAttr("signature", b.getStringAttr(signature))});
+      DictionaryAttr tuning =
+          b.getDictionaryAttr({b.getNamedAttr("source", b.getStringAttr(decision->source)),
+                               b.getNamedAttr("micros", b.getF64FloatAttr(decision->micros)),
+                               b.getNamedAttr("signature", b.getStringAttr(signature))});
       for (kernel::FuncOp function : functions) {
         function->setAttr(kiln::kKernelConfigAttr, decision->config);
         function->setAttr(kiln::kKernelTuningAttr, tuning);
@@ -186,8 +186,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
         ++decision.measured;
         kiln::TimingEntry entry;
         entry.micros = *micros;
-        entry.problem =
-            (function.getSymName() + " " + kiln::describeKernelProblem(function)).str();
+        entry.problem = (function.getSymName() + " " + kiln::describeKernelProblem(function)).str();
         cache.insert(gpu, signature, key, entry);
       }
     }

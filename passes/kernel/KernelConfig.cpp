@@ -155,7 +155,8 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
                               double bytes, const DeviceModel &device) {
   auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   int64_t tiles = ceilDiv(problem.m, config.tileM) * ceilDiv(problem.n, config.tileN);
-  int64_t bySharedMemory = device.sharedBytesPerMultiprocessor / std::max<int64_t>(1, config.sharedBytes());
+  int64_t bySharedMemory =
+      device.sharedBytesPerMultiprocessor / std::max<int64_t>(1, config.sharedBytes());
   int64_t byThreads = device.threadsPerMultiprocessor / std::max<int64_t>(1, config.threads());
   int64_t resident = std::max<int64_t>(1, std::min(bySharedMemory, byThreads));
   int64_t waves = ceilDiv(tiles, device.multiprocessors * resident);

@@ -61,7 +61,6 @@ std::optional<Sm90GemmProblem> matchSm90Gemm(kernel::FuncOp function);
 /// The legal configurations for `problem`, the default (what runs untuned) first.
 llvm::SmallVector<Sm90GemmConfig> sm90GemmConfigs(const Sm90GemmProblem &problem);
 
-
 //===----------------------------------------------------------------------===//
 // What kernel-autotune sees of every template family (passes/kernel/KernelConfig.cpp)
 //===----------------------------------------------------------------------===//

@@ -1,8 +1,8 @@
 //===- TimingCacheTest.cpp - The timing cache, its keys, and the cost model ----===//
 
+#include "lib/tuning/TimingCache.h"
 #include "lib/init/Registration.h"
 #include "lib/tuning/GpuKernelTimer.h"
-#include "lib/tuning/TimingCache.h"
 #include "passes/kernel/Autotune.h"
 #include "passes/kernel/KernelConfig.h"
 
@@ -189,13 +189,16 @@ protected:
     context.loadAllAvailableDialects();
   }
   /// A module of matmul kernels named `names`, of M x N x K = `m` x `n` x `k`.
-  OwningOpRef<ModuleOp> gemms(llvm::ArrayRef<std::string> names, int64_t m, int64_t n,
-                              int64_t k, llvm::StringRef type = "f16") {
+  OwningOpRef<ModuleOp> gemms(llvm::ArrayRef<std::string> names, int64_t m, int64_t n, int64_t k,
+                              llvm::StringRef type = "f16") {
     std::string text;
     llvm::raw_string_ostream os(text);
-    std::string a = "memref<" + std::to_string(m) + "x" + std::to_string(k) + "x" + type.str() + ">";
-    std::string b = "memref<" + std::to_string(k) + "x" + std::to_string(n) + "x" + type.str() + ">";
-    std::string c = "memref<" + std::to_string(m) + "x" + std::to_string(n) + "x" + type.str() + ">";
+    std::string a =
+        "memref<" + std::to_string(m) + "x" + std::to_string(k) + "x" + type.str() + ">";
+    std::string b =
+        "memref<" + std::to_string(k) + "x" + std::to_string(n) + "x" + type.str() + ">";
+    std::string c =
+        "memref<" + std::to_string(m) + "x" + std::to_string(n) + "x" + type.str() + ">";
     auto tensor = [](std::string memref) { return "tensor" + memref.substr(6); };
     for (const std::string &name : names)
       os << "kernel.func @" << name << "(%a: " << a << ", %b: " << b << ", %c: " << c << ") {\n"
@@ -262,13 +265,13 @@ TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
   // A configuration that does not compile is a message, not a printed error.
   std::string why;
   Builder b(&context);
-  DictionaryAttr bogus = b.getDictionaryAttr(
-      {b.getNamedAttr("template", b.getStringAttr("sm90_gemm")),
-       b.getNamedAttr("tile_m", b.getI64IntegerAttr(128)),
-       b.getNamedAttr("tile_n", b.getI64IntegerAttr(512)),
-       b.getNamedAttr("tile_k", b.getI64IntegerAttr(64)),
-       b.getNamedAttr("stages", b.getI64IntegerAttr(3)),
-       b.getNamedAttr("consumers", b.getI64IntegerAttr(0))});
+  DictionaryAttr bogus =
+      b.getDictionaryAttr({b.getNamedAttr("template", b.getStringAttr("sm90_gemm")),
+                           b.getNamedAttr("tile_m", b.getI64IntegerAttr(128)),
+                           b.getNamedAttr("tile_n", b.getI64IntegerAttr(512)),
+                           b.getNamedAttr("tile_k", b.getI64IntegerAttr(64)),
+                           b.getNamedAttr("stages", b.getI64IntegerAttr(3)),
+                           b.getNamedAttr("consumers", b.getI64IntegerAttr(0))});
   OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, bogus, why);
   ASSERT_TRUE(timing) << why;
   EXPECT_TRUE(failed(kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why)));
