@@ -10,12 +10,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/kiln-tune}
-kiln_dir=/tmp/kiln
+# Its own copy of the bundle, always fresh: a warm machine may hold another build in /tmp/kiln.
+kiln_dir=/tmp/kiln-tune
 mkdir -p "$out"
-if [ ! -x "$kiln_dir/bin/kiln" ]; then
-  mkdir -p "$kiln_dir"
-  tar xJf .device/kiln-device.tar.xz -C "$kiln_dir" || { echo "tune: no .device bundle; run scripts/gpu-check.sh prepare first"; exit 1; }
-fi
+rm -rf "$kiln_dir" && mkdir -p "$kiln_dir"
+tar xJf .device/kiln-device.tar.xz -C "$kiln_dir" || { echo "tune: no .device bundle; run scripts/gpu-check.sh prepare first"; exit 1; }
+echo "tune: kiln $(cat .device/commit.txt 2>/dev/null)"
 export PATH=$kiln_dir/bin:/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$kiln_dir/lib
 export PYTHONUNBUFFERED=1
 python3 bench/tune.py --kiln "$kiln_dir/bin/kiln" --shared "$PWD/.device/shared/models" \
