@@ -166,6 +166,46 @@ def KernelPlanBuffers : Pass<"kernel-plan-buffers", "::mlir::func::FuncOp"> {
   }];
 }
 
+def KernelAutotune : Pass<"kernel-autotune", "::mlir::ModuleOp"> {
+  let summary = "Choose each kernel's configuration: timing cache, GPU measurement, or cost model";
+  let description = [{
+    For every `kernel.func` that has no `kernel.config` yet and at least two candidate
+    configurations (`kernelConfigCandidates` in passes/kernel/KernelConfig.h: each
+    template that takes the kernel lists its legal configurations, then
+    `{template = "generic"}`), chooses one and records it as `kernel.config`, with
+    `kernel.tuning = {source = "measured" | "cache" | "cost-model", micros = <f64>,
+    signature = "<hex>"}` (the chosen configuration's time, measured or estimated, and
+    the kernel's timing-cache key). The template passes then
+    instantiate what `kernel.config` asks.
+
+    In order, per kernel:
+    1. the timing cache (`timing-cache`, a JSON file; lib/tuning/TimingCache.h), keyed by
+       the GPU, its driver, the kernel's signature (a SHA-256 of the kernel.func printed
+       without its symbol name, locations and tuning attributes) and the configuration:
+       the fastest cached legal configuration wins when every candidate is cached, or
+       when nothing can measure the rest. A cached configuration that is not a candidate
+       any more is ignored with a warning;
+    2. with a timer (given by the driver: `kiln compile` on a machine with a GPU; never
+       in kiln-opt) and while the `budget` (seconds of tuning) is not spent: every
+       candidate not in the cache is compiled and timed; the fastest wins and every
+       measurement goes into the cache; a candidate that fails is reported and skipped;
+    3. the cost model (`estimateMicros`: waves, tile efficiency, bandwidth; docs/tuning.md).
+    Kernels identical up to their name (same signature) are decided once. Without a timer
+    the cache's GPU is the target's usual one (sm_90a: "sm_90 NVIDIA H200") measured under
+    any driver. An unreadable, corrupt or foreign cache file is a warning naming it, then
+    ignored (and replaced when new measurements are saved). Progress lines ("tuning [3/12]
+    MatMul_12 1024x768x3072 f16: 2 configs ... best ...") go to the driver's callback.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "The GPU target whose templates are candidates (sm_90a, sm_80)">,
+    Option<"timingCache", "timing-cache", "std::string", /*default=*/"\"\"",
+           "The timing cache file (JSON); empty: no cache">,
+    Option<"budget", "budget", "double", /*default=*/"300",
+           "Seconds of GPU measurement at most; 0 never measures">,
+  ];
+}
+
 def KernelMatmulSm90 : Pass<"kernel-matmul-sm90", "::mlir::ModuleOp"> {
   let summary = "Hopper tensor-core GEMMs (wgmma fed by TMA) for the matmul kernels that fit them";
   let description = [{

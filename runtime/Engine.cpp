@@ -600,6 +600,7 @@ void serializeEngine(const Engine &engine, std::vector<uint8_t> &bytes) {
       out.string(node);
     out.string(kernel.config);
     out.f64(kernel.measuredMicros);
+    out.string(kernel.tuningSource);
   }
   out.u32(static_cast<uint32_t>(engine.steps.size()));
   for (const Step &step : engine.steps) {
@@ -757,6 +758,7 @@ std::string deserializeEngine(const uint8_t *data, size_t size, const std::strin
       kernel.sourceNodes.push_back(in.string("a source node name"));
     kernel.config = in.string("a kernel config");
     kernel.measuredMicros = in.f64();
+    kernel.tuningSource = in.string("a kernel's tuning source");
     engine.kernels.push_back(std::move(kernel));
   }
   in.context = "the schedule";

@@ -131,7 +131,8 @@ struct Kernel {
   std::string templateKind;             // pointwise, reduction, matmul, conv, ...
   std::vector<std::string> sourceNodes; // the ONNX nodes fused into it
   std::string config;                   // the tuning choices, as the compiler prints them
-  double measuredMicros = -1;           // the autotuner's measurement, or -1
+  double measuredMicros = -1;           // the chosen config's time (see tuningSource), or -1
+  std::string tuningSource;             // measured, cache, cost-model (an estimate); or empty
 };
 
 /// One step of the schedule.
@@ -155,7 +156,8 @@ struct Step {
 
 /// Everything an engine file holds.
 struct Engine {
-  static constexpr uint32_t kFormatVersion = 2; // 2: tensor-map launch arguments
+  // 2: tensor-map launch arguments; 3: each kernel's tuning source.
+  static constexpr uint32_t kFormatVersion = 3;
 
   std::string compilerVersion; // the Kiln version that wrote it
   std::string target;          // the GPU architecture it was compiled for, e.g. "sm_90a"

@@ -18,6 +18,9 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
 config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
+# kiln compile reads and writes a timing cache (docs/tuning.md); the tests get their own
+# rather than the user's ~/.cache/kiln.
+config.environment["KILN_CACHE_DIR"] = os.path.join(config.test_exec_root, "kiln-cache")
 # The ONNX backend test data (Debian's libonnx-testdata, installed by scripts/setup.sh).
 config.substitutions.append(("%onnx_node_tests", "/usr/share/libonnx-testdata/data/node"))
 

@@ -99,16 +99,24 @@ LogicalResult appendBytes(ElementsAttr value, Location loc, std::vector<uint8_t>
 
 /// Kernel and template of a launch, and the ONNX nodes it computes, from its location
 /// (KernelToLinalg tags every op of a kernel with a FusedLoc whose metadata names them).
-void describeKernel(Location loc, kiln::engine::Kernel &kernel) {
+void describeKernel(Location loc, kiln::engine::Kernel &kernel,
+                    const llvm::StringMap<kiln::KernelTuning> *tuning) {
   llvm::SmallVector<std::string> nodes;
+  std::string kernelFunc;
   loc->walk([&](Location nested) {
     if (auto fused = dyn_cast<FusedLoc>(nested)) {
       if (auto tag = dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())) {
+        if (auto name = tag.getAs<StringAttr>("kernel"); name && kernelFunc.empty())
+          kernelFunc = name.str();
         if (auto name = tag.getAs<StringAttr>("template"); name && kernel.templateKind.empty())
           kernel.templateKind = name.str();
         if (Attribute config = tag.get("config"); config && kernel.config.empty()) {
-          llvm::raw_string_ostream os(kernel.config);
-          config.print(os);
+          if (auto text = dyn_cast<StringAttr>(config)) {
+            kernel.config = text.str(); // a description already ("sm90 wgmma+TMA ...")
+          } else {
+            llvm::raw_string_ostream os(kernel.config);
+            config.print(os);
+          }
         }
       }
     }
@@ -120,14 +128,25 @@ void describeKernel(Location loc, kiln::engine::Kernel &kernel) {
     return WalkResult::advance();
   });
   kernel.sourceNodes.assign(nodes.begin(), nodes.end());
+  // What kernel-autotune chose for the kernel.func this launch comes from.
+  if (tuning && !kernelFunc.empty()) {
+    auto found = tuning->find(kernelFunc);
+    if (found != tuning->end()) {
+      if (kernel.config.empty())
+        kernel.config = found->second.config;
+      kernel.tuningSource = found->second.source;
+      kernel.measuredMicros = found->second.micros;
+    }
+  }
   if (kernel.templateKind.empty())
     kernel.templateKind = "generic";
 }
 
 class ScheduleBuilder {
 public:
-  ScheduleBuilder(ModuleOp module, func::FuncOp host, kiln::engine::Engine &engine)
-      : module(module), host(host), engine(engine) {}
+  ScheduleBuilder(ModuleOp module, func::FuncOp host, kiln::engine::Engine &engine,
+                  const llvm::StringMap<kiln::KernelTuning> *tuning)
+      : module(module), host(host), engine(engine), tuning(tuning) {}
 
   LogicalResult build(ArrayRef<kiln::CompiledGpuModule> compiled) {
     for (const kiln::CompiledGpuModule &gpuModule : compiled) {
@@ -274,7 +293,7 @@ private:
       kiln::engine::Kernel kernel;
       kernel.name = entry;
       kernel.module = module->second;
-      describeKernel(launch.getLoc(), kernel);
+      describeKernel(launch.getLoc(), kernel, tuning);
       found = kernelIndex.insert({key, engine.kernels.size()}).first;
       engine.kernels.push_back(std::move(kernel));
     }
@@ -406,6 +425,7 @@ private:
   ModuleOp module;
   func::FuncOp host;
   kiln::engine::Engine &engine;
+  const llvm::StringMap<kiln::KernelTuning> *tuning;
   llvm::StringMap<uint32_t> moduleIndex;
   llvm::StringMap<uint32_t> kernelIndex;
   llvm::StringMap<uint64_t> weightOffset;
@@ -442,9 +462,10 @@ LogicalResult kiln::readEngineSignature(func::FuncOp host, engine::Engine &engin
 }
 
 LogicalResult kiln::buildEngine(ModuleOp module, ArrayRef<CompiledGpuModule> compiled,
-                                engine::Engine &engine) {
+                                engine::Engine &engine,
+                                const llvm::StringMap<KernelTuning> *tuning) {
   func::FuncOp host = findHost(module);
   if (!host)
     return module.emitError("has no host function (graph-to-kernel marks it)");
-  return ScheduleBuilder(module, host, engine).build(compiled);
+  return ScheduleBuilder(module, host, engine, tuning).build(compiled);
 }

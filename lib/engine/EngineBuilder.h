@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace kiln {
 
@@ -31,11 +32,21 @@ struct CompiledGpuModule {
   std::vector<uint8_t> cubin;
 };
 
+/// What kernel-autotune chose for a kernel.func: the configuration (for people), where the
+/// choice came from ("measured", "cache", "cost-model") and its time in microseconds.
+struct KernelTuning {
+  std::string config;
+  std::string source;
+  double micros = -1;
+};
+
 /// Fills `engine`'s modules, kernels, steps, memory plan and weights from `module` (after
 /// the GPU pipeline and kernel-plan-buffers) and `compiled`. Errors are emitted on the
-/// offending op.
+/// offending op. `tuning` (by kernel.func name, which the launches' locations carry) fills
+/// the kernels' tuning fields.
 mlir::LogicalResult buildEngine(mlir::ModuleOp module, llvm::ArrayRef<CompiledGpuModule> compiled,
-                                engine::Engine &engine);
+                                engine::Engine &engine,
+                                const llvm::StringMap<KernelTuning> *tuning = nullptr);
 
 } // namespace kiln
 

@@ -9,8 +9,10 @@
 #include "lib/pipeline/CompileReport.h"
 #include "lib/pipeline/GpuCompiler.h"
 #include "lib/pipeline/Progress.h"
+#include "lib/tuning/TimingCache.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
+#include "passes/kernel/Autotune.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -246,9 +248,32 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
       transposesLeft = 0;
       formed.walk([&](graph::TransposeOp) { ++transposesLeft; });
     };
+  // Tuning: the timer when a GPU is here and measuring is allowed; the cache unless off.
+  std::unique_ptr<KernelTimer> timer;
+  std::vector<TuningDecision> decisions;
+  if (options.compileTo != Stage::Kernel) {
+    gpu.timingCache = options.noTimingCache         ? std::string()
+                      : options.timingCache.empty() ? TimingCache::defaultPath()
+                                                    : options.timingCache;
+    gpu.tuneBudget = options.tuneBudget;
+    gpu.decisions = &decisions;
+    gpu.timer = [&](std::string &why) -> KernelTimer * {
+      if (!timer && options.makeTimer)
+        timer = options.makeTimer(options.target, why);
+      return timer.get();
+    };
+  }
   engine::Engine engine;
   if (failed(compileGraphForGpu(*module, gpu, engine)))
     return failure();
+  if (options.report && !decisions.empty()) {
+    llvm::errs() << "tuning decisions (" << decisions.size() << " kernels):\n";
+    for (const TuningDecision &decision : decisions)
+      llvm::errs() << llvm::formatv("  {0,-24} {1,-22} {2} ({3}{4:f1} us, {5})\n", decision.kernel,
+                                    decision.problem, decision.config,
+                                    decision.source == "cost-model" ? "est. " : "", decision.micros,
+                                    decision.source);
+  }
   if (options.report && options.compileTo == Stage::Engine) {
     TrafficEstimate launches;
     launches.stage = "engine launches (loop nests after codegen)";

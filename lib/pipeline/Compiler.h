@@ -14,11 +14,15 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kiln {
+
+class KernelTimer;
 
 /// The stages of the pipeline, in order.
 enum class Stage {
@@ -64,6 +68,18 @@ struct CompileOptions {
   /// For kernel developers: the sm_90a GEMM template's configuration for every product
   /// (by name, e.g. 128x256x64_s4_ws2) where it is legal.
   std::string gemmConfig;
+
+  /// kernel-autotune (docs/tuning.md): seconds of GPU measurement at most (0: never
+  /// measure; the timing cache, then the cost model decide).
+  double tuneBudget = 300;
+  /// The timing cache file; empty: TimingCache::defaultPath().
+  std::string timingCache;
+  /// Neither read nor write a timing cache.
+  bool noTimingCache = false;
+  /// Makes the GPU timer for `target` (the driver links lib/tuning/GpuKernelTimer, which
+  /// this library cannot). Null result (with `why`): no GPU; so does an unset function.
+  std::function<std::unique_ptr<KernelTimer>(const std::string &target, std::string &why)>
+      makeTimer;
 };
 
 /// Parses trtexec's shape list `name:AxBxC,name2:D` (an empty list is valid).

@@ -8,6 +8,8 @@
 #include "lib/target/GpuBinary.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
+#include "passes/kernel/Autotune.h"
+#include "passes/kernel/KernelConfig.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -45,12 +47,87 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
   if (options.stopAfter == "kernel")
     return success();
 
+  // Each kernel's configuration: timing cache, GPU measurement or cost model.
+  if (options.autotune) {
+    bool anythingToTune = llvm::any_of(module.getOps<kernel::FuncOp>(), [&](kernel::FuncOp f) {
+      return !f->hasAttr(kKernelConfigAttr) && kernelConfigCandidates(f, options.target).size() > 1;
+    });
+    KernelTimer *timer = nullptr;
+    if (anythingToTune && options.tuneBudget > 0) {
+      std::string why = "no GPU timer in this tool";
+      if (options.timer)
+        timer = options.timer(why);
+      if (!timer)
+        report("no GPU to tune on (" + why + "): kernel configurations from the " +
+               (options.timingCache.empty() ? std::string() : "timing cache, then the ") +
+               "cost model");
+    }
+    PassManager tuning(context);
+    KernelAutotuneOptions tuneOptions;
+    tuneOptions.target = options.target;
+    tuneOptions.timingCache = options.timingCache;
+    tuneOptions.budget = options.tuneBudget;
+    tuning.addPass(createKernelAutotune(tuneOptions, timer, options.progress));
+    if (failed(tuning.run(module)))
+      return failure();
+    std::vector<TuningDecision> decisions = collectTuningDecisions(module);
+    if (!decisions.empty()) {
+      size_t measured = 0, cached = 0;
+      for (const TuningDecision &decision : decisions) {
+        measured += decision.source == "measured";
+        cached += decision.source == "cache";
+      }
+      report(llvm::formatv("tuned {0} kernels ({1} measured, {2} from the timing cache, {3} "
+                           "by the cost model)",
+                           decisions.size(), measured, cached, decisions.size() - measured - cached)
+                 .str());
+    }
+    if (options.decisions)
+      *options.decisions = std::move(decisions);
+  }
+  return compileKernelsForGpu(module, options, engine);
+}
+
+std::vector<TuningDecision> collectTuningDecisions(ModuleOp module) {
+  std::vector<TuningDecision> decisions;
+  for (auto function : module.getOps<kernel::FuncOp>()) {
+    auto config = function->getAttrOfType<DictionaryAttr>(kKernelConfigAttr);
+    auto tuning = function->getAttrOfType<DictionaryAttr>(kKernelTuningAttr);
+    if (!config || !tuning)
+      continue;
+    TuningDecision decision;
+    decision.kernel = function.getSymName().str();
+    decision.problem = describeKernelProblem(function);
+    decision.config = describeKernelConfig(config);
+    if (auto source = tuning.getAs<StringAttr>("source"))
+      decision.source = source.str();
+    if (auto micros = tuning.getAs<FloatAttr>("micros"))
+      decision.micros = micros.getValueAsDouble();
+    decisions.push_back(std::move(decision));
+  }
+  return decisions;
+}
+
+LogicalResult compileKernelsForGpu(ModuleOp module, const GpuCompileOptions &options,
+                                   engine::Engine &engine) {
+  auto report = [&](const std::string &line) {
+    if (options.progress)
+      options.progress(line);
+  };
+  MLIRContext *context = module.getContext();
+
   // The IO signature keeps the ONNX element types, which the lowering makes signless.
   func::FuncOp host = findHostFunction(module);
   if (!host)
     return module.emitError("kernel formation left no host function");
   if (failed(readEngineSignature(host, engine)))
     return failure();
+
+  // The engine's kernel table records each kernel's tuning (read before the kernel.funcs
+  // are lowered away).
+  llvm::StringMap<KernelTuning> tuning;
+  for (const TuningDecision &decision : collectTuningDecisions(module))
+    tuning[decision.kernel] = {decision.config, decision.source, decision.micros};
 
   PassManager lowering(context);
   // Tensor-core templates where they fit (architecture-specific: sm_90a only).
@@ -83,7 +160,7 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
   report(haveCubins ? "PTX and cubins (ptxas)" : "PTX (no ptxas: the driver compiles it)");
 
   engine.target = options.target;
-  if (failed(buildEngine(module, compiled, engine)))
+  if (failed(buildEngine(module, compiled, engine, &tuning)))
     return failure();
   std::string check = engine.validate();
   if (!check.empty())

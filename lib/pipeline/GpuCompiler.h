@@ -15,8 +15,20 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <functional>
+#include <vector>
 
 namespace kiln {
+
+class KernelTimer;
+
+/// What kernel-autotune decided for one kernel (`kiln compile --report`, the engine).
+struct TuningDecision {
+  std::string kernel;  // the kernel.func
+  std::string problem; // describeKernelProblem
+  std::string config;  // describeKernelConfig
+  std::string source;  // measured, cache, cost-model
+  double micros = -1;
+};
 
 struct GpuCompileOptions {
   /// "sm_90a" or "sm_80".
@@ -33,6 +45,20 @@ struct GpuCompileOptions {
   std::function<void(const std::string &)> progress;
   /// Called with the module right after kernel formation (for `kiln compile --report`).
   std::function<void(mlir::ModuleOp)> afterFormation;
+
+  /// Run kernel-autotune between kernel formation and the template passes (only when
+  /// lowering further than "kernel").
+  bool autotune = true;
+  /// Gives the GPU timer, asked only when some kernel has configurations to choose from
+  /// and the budget allows measuring; null (with `why`) or unset: no GPU, so the timing
+  /// cache then the cost model decide (said once in a progress line).
+  std::function<KernelTimer *(std::string &why)> timer;
+  /// The timing cache file; empty: none.
+  std::string timingCache;
+  /// Seconds of measurement at most (0: never measure).
+  double tuneBudget = 300;
+  /// Receives the decisions, when set.
+  std::vector<TuningDecision> *decisions = nullptr;
 };
 
 /// Lowers `module` (graph dialect, after the graph passes, static shapes) for the GPU.
@@ -40,6 +66,17 @@ struct GpuCompileOptions {
 /// leaves `module` at the requested stage. Errors are diagnostics on the module's context.
 mlir::LogicalResult compileGraphForGpu(mlir::ModuleOp module, const GpuCompileOptions &options,
                                        engine::Engine &engine);
+
+/// The half of compileGraphForGpu after kernel formation (and tuning): `module` holds
+/// kernel.funcs (with their `kernel.config`, if chosen) and the host function that
+/// launches them (`kernel.num_inputs`); the template passes, the generic lowering, NVVM,
+/// the buffer plan, PTX and cubins, and the engine. `options.stopAfter` "gpu" stops after
+/// the GPU lowering. Also what lib/tuning/GpuKernelTimer compiles each candidate with.
+mlir::LogicalResult compileKernelsForGpu(mlir::ModuleOp module, const GpuCompileOptions &options,
+                                         engine::Engine &engine);
+
+/// The tuning decisions recorded on `module`'s kernel.funcs (kernel.config, kernel.tuning).
+std::vector<TuningDecision> collectTuningDecisions(mlir::ModuleOp module);
 
 /// Compiles the values of integer inputs into `function` as constants (ONNX "shape
 /// tensors": the values a Reshape, Expand, Slice, Tile... reads to decide its result's

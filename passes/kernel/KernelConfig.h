@@ -63,6 +63,68 @@ std::optional<Sm90GemmProblem> matchSm90Gemm(kernel::FuncOp function);
 /// The legal configurations for `problem`, the default (what runs untuned) first.
 llvm::SmallVector<Sm90GemmConfig> sm90GemmConfigs(const Sm90GemmProblem &problem);
 
+//===----------------------------------------------------------------------===//
+// What kernel-autotune sees of every template family (passes/kernel/KernelConfig.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The configurations kernel-autotune chooses among for `function` on `target` ("sm_90a",
+/// "sm_80"): for each template that takes the kernel, its legal configurations (`toAttr`),
+/// then `{template = "generic"}`. Empty when no template takes the kernel: the generic
+/// lowering is then the only way, and there is nothing to tune. A new template family adds
+/// its configurations here.
+llvm::SmallVector<mlir::DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function,
+                                                               llvm::StringRef target);
+
+/// `{template = "generic"}`.
+mlir::DictionaryAttr genericKernelConfig(mlir::MLIRContext *context);
+
+/// A configuration for people: `Sm90GemmConfig::describe()` for sm90_gemm, "generic", or
+/// the dictionary as MLIR prints it for a family that has no description yet.
+std::string describeKernelConfig(mlir::DictionaryAttr config);
+
+/// The problem a kernel solves, for progress lines: "1024x768x3072 f16" (M x N x K and the
+/// operand type) for a GEMM, else its buffers' shapes ("8x16xf32, 8x16xf32").
+std::string describeKernelProblem(kernel::FuncOp function);
+
+/// What the cost model knows of a GPU. The defaults are an H200 (sm_90a).
+struct DeviceModel {
+  int64_t multiprocessors = 132;
+  /// Shared memory a multiprocessor can give its resident blocks.
+  int64_t sharedBytesPerMultiprocessor = 228 * 1024;
+  int64_t threadsPerMultiprocessor = 2048;
+  /// Device memory bandwidth (bytes/s).
+  double bytesPerSecond = 4.8e12;
+  /// Dense fp16/bf16 tensor-core rate and the rate without tensor cores (FLOP/s).
+  double tensorFlopsPerSecond = 990e12;
+  double simtFlopsPerSecond = 60e12;
+  /// What a launch costs whatever it does (microseconds).
+  double launchMicros = 3.0;
+
+  /// The model of `target`'s usual GPU (sm_90a: H200; sm_80: A100).
+  static DeviceModel forTarget(llvm::StringRef target);
+};
+
+/// The number of floating-point operations `function` performs: 2*M*N*K per matmul,
+/// 2 * output elements * reduction size per convolution, one per produced element for
+/// everything else (walks the template's body).
+double estimateKernelFlops(kernel::FuncOp function);
+/// The bytes `function` must move through device memory at least: every buffer argument
+/// read or written once.
+double estimateKernelBytes(kernel::FuncOp function);
+
+/// The cost model: an estimate of `function`'s time in microseconds under `config`, for
+/// ranking candidates where nothing was measured (docs/tuning.md gives the formula).
+///  - generic:   launch + bytes / bandwidth + flops / SIMT rate;
+///  - sm90_gemm: launch + max(bytes / bandwidth, waves x tile time), where the resident
+///    blocks per multiprocessor come from shared memory and threads, waves = ceil(tiles /
+///    (multiprocessors x resident)), a tile's time is its (padded) flops at the per-SM
+///    tensor rate shared by its resident neighbours, divided by an efficiency that grows
+///    with the tile's area (less load per MMA), the ring's depth and warp specialisation;
+///  - any other template: as generic but at the tensor rate (a guess, until the family
+///    says better).
+double estimateMicros(kernel::FuncOp function, mlir::DictionaryAttr config,
+                      const DeviceModel &device = DeviceModel());
+
 } // namespace kiln
 
 #endif // KILN_PASSES_KERNEL_KERNELCONFIG_H

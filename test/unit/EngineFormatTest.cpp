@@ -76,6 +76,7 @@ Engine richEngine() {
   Engine engine = kiln::test::sampleEngine("sm_90a", /*placeholderCubin=*/true);
   engine.modules[0].cubin = {0, 1, 2, 255};
   engine.kernels[1].measuredMicros = 12.25;
+  engine.kernels[1].tuningSource = "measured";
   engine.steps[0].grid[0] = 3;
   engine.steps[0].grid[1] = 2;
   engine.steps[0].grid[2] = 5;
@@ -124,6 +125,7 @@ void expectSameEngine(const Engine &a, const Engine &b) {
     EXPECT_EQ(a.kernels[i].sourceNodes, b.kernels[i].sourceNodes);
     EXPECT_EQ(a.kernels[i].config, b.kernels[i].config);
     EXPECT_EQ(a.kernels[i].measuredMicros, b.kernels[i].measuredMicros);
+    EXPECT_EQ(a.kernels[i].tuningSource, b.kernels[i].tuningSource);
   }
   ASSERT_EQ(a.steps.size(), b.steps.size());
   for (size_t i = 0; i < a.steps.size(); ++i) {
@@ -340,7 +342,7 @@ TEST(EngineFormat, OtherFormatVersion) {
   serializeEngine(richEngine(), bytes);
   write32(bytes, kVersionAt, 7);
   EXPECT_EQ(refusal(bytes),
-            "'model.kiln': format version 7, this runtime reads 2; recompile the model");
+            "'model.kiln': format version 7, this runtime reads 3; recompile the model");
 }
 
 TEST(EngineFormat, EveryFlippedByteIsRefused) {

@@ -484,7 +484,7 @@ TEST_F(Runtime, TensorMapArgumentsReachTheKernel) {
   model.inputs = {{"matrix", ElementType::F16, {4, 16}}};
   model.outputs = {{"box", ElementType::F32, {2, 8}}};
   model.modules = {{"tma_module", kTmaTilePtx, {}}};
-  model.kernels = {{"tma_tile", 0, "movement", {"Tile"}, "", -1}};
+  model.kernels = {{"tma_tile", 0, "movement", {"Tile"}, "", -1, ""}};
   Step launch;
   launch.kind = Step::Kind::Launch;
   launch.block[0] = 16;

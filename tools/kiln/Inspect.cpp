@@ -109,8 +109,16 @@ void printText(const std::string &path, const engine::Engine &model) {
     os << "  " << kernel.name << ": " << (kernel.templateKind.empty() ? "?" : kernel.templateKind)
        << ", module " << model.modules[kernel.module].name << ", " << counts.launchesPerKernel[k]
        << " launch" << (counts.launchesPerKernel[k] == 1 ? "" : "es");
-    if (kernel.measuredMicros >= 0)
-      os << formatv(", {0:f2} us measured", kernel.measuredMicros);
+    // The chosen configuration's time: measured (now or earlier, from the timing cache)
+    // or the cost model's estimate.
+    if (kernel.measuredMicros >= 0) {
+      if (kernel.tuningSource == "cost-model")
+        os << formatv(", {0:f2} us estimated (cost model)", kernel.measuredMicros);
+      else if (kernel.tuningSource == "cache")
+        os << formatv(", {0:f2} us measured (timing cache)", kernel.measuredMicros);
+      else
+        os << formatv(", {0:f2} us measured", kernel.measuredMicros);
+    }
     os << "\n";
     if (!kernel.sourceNodes.empty())
       os << "    nodes: " << join(kernel.sourceNodes, ", ") << "\n";
@@ -181,10 +189,17 @@ void printJson(const std::string &path, const engine::Engine &model) {
               out.value(node);
           });
           out.attribute("config", kernel.config);
-          if (kernel.measuredMicros >= 0)
+          bool estimated = kernel.tuningSource == "cost-model";
+          if (kernel.measuredMicros >= 0 && !estimated)
             out.attribute("measured_us", kernel.measuredMicros);
           else
             out.attribute("measured_us", nullptr);
+          if (kernel.measuredMicros >= 0 && estimated)
+            out.attribute("estimated_us", kernel.measuredMicros);
+          if (!kernel.tuningSource.empty())
+            out.attribute("tuning_source", kernel.tuningSource);
+          else
+            out.attribute("tuning_source", nullptr);
           out.attribute("launches", static_cast<int64_t>(counts.launchesPerKernel[k]));
         });
       }

@@ -10,6 +10,7 @@
 #include "lib/cpu/HostExecutable.h"
 #include "lib/init/Registration.h"
 #include "lib/pipeline/Compiler.h"
+#include "lib/tuning/GpuKernelTimer.h"
 #include "tools/kiln/EngineTools.h"
 #include "tools/kiln/Run.h"
 
@@ -77,6 +78,19 @@ cl::opt<std::string> compileGemmConfig(
              "product where it is legal, by name (e.g. 128x256x64_s4_ws2; "
              "docs/codegen-sm90.md)"),
     cl::value_desc("name"), cl::Hidden, cl::sub(compileCommand));
+cl::opt<double> compileTuneBudget(
+    "tune-budget",
+    cl::desc("Seconds of kernel tuning on the GPU at most (default 300; 0: never measure, the "
+             "timing cache then the cost model decide)"),
+    cl::value_desc("SECONDS"), cl::init(300), cl::sub(compileCommand));
+cl::opt<std::string> compileTimingCache(
+    "timing-cache",
+    cl::desc("The timing cache file (default $KILN_CACHE_DIR/timing-cache.json, else "
+             "$XDG_CACHE_HOME/kiln/..., else ~/.cache/kiln/...)"),
+    cl::value_desc("FILE"), cl::sub(compileCommand));
+cl::opt<bool> compileNoTimingCache("no-timing-cache",
+                                   cl::desc("Neither read nor write a timing cache"),
+                                   cl::sub(compileCommand));
 cl::opt<std::string> runModelPath(cl::Positional, cl::Required, cl::desc("<MODEL.kiln|MODEL.onnx>"),
                                   cl::sub(runCommand));
 cl::list<std::string> runInputs("input",
@@ -201,6 +215,20 @@ int runCompile() {
   options.report = compileReport;
   options.channelsLast = compileChannelsLast;
   options.gemmConfig = compileGemmConfig;
+  if (compileTuneBudget < 0) {
+    WithColor::error(errs(), "kiln") << "--tune-budget must be 0 or more seconds\n";
+    return 1;
+  }
+  if (compileNoTimingCache && !compileTimingCache.empty()) {
+    WithColor::error(errs(), "kiln") << "--timing-cache and --no-timing-cache conflict\n";
+    return 1;
+  }
+  options.tuneBudget = compileTuneBudget;
+  options.timingCache = compileTimingCache;
+  options.noTimingCache = compileNoTimingCache;
+  options.makeTimer = [](const std::string &target, std::string &why) {
+    return kiln::GpuKernelTimer::create(target, why);
+  };
   return mlir::failed(kiln::compile(context, options)) ? 1 : 0;
 }
 

@@ -1,0 +1,277 @@
+//===- Autotune.cpp - Choose each kernel's configuration ------------------===//
+//
+// kernel-autotune: for every kernel with a choice to make (passes/kernel/KernelConfig.h
+// lists the candidates), the timing cache answers, else the GPU timer measures (within
+// the budget), else the cost model estimates. The choice becomes `kernel.config` (what the
+// template passes instantiate) and `kernel.tuning` (where it came from and its time).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/kernel/Autotune.h"
+
+#include "passes/kernel/KernelConfig.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <limits>
+
+namespace kiln {
+#define GEN_PASS_DEF_KERNELAUTOTUNE
+#include "passes/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+namespace kernel = kiln::kernel;
+
+std::string kiln::kernelSignature(kernel::FuncOp function) {
+  // A detached copy, renamed and stripped, printed without locations.
+  auto copy = cast<kernel::FuncOp>(function->clone());
+  copy.setSymName("kernel");
+  copy->removeAttr(kKernelConfigAttr);
+  copy->removeAttr(kKernelTuningAttr);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  flags.useLocalScope();
+  copy->print(os, flags);
+  copy->erase();
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+std::string kiln::configKey(DictionaryAttr config) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  config.print(os);
+  return text;
+}
+
+namespace {
+
+/// How a kernel's configuration was decided.
+struct Decision {
+  DictionaryAttr config;
+  StringRef source; // measured, cache, cost-model
+  double micros = 0;
+  /// The generic lowering's time by the same source, for the progress line (< 0: none).
+  double genericMicros = -1;
+  size_t measured = 0;
+};
+
+std::string formatMicros(double micros) {
+  return micros >= 100 ? llvm::formatv("{0:f0} us", micros).str()
+                       : llvm::formatv("{0:f1} us", micros).str();
+}
+
+struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
+  using Base::Base;
+  KernelAutotunePass(const kiln::KernelAutotuneOptions &options, kiln::KernelTimer *timer,
+                     kiln::AutotuneProgress progress)
+      : Base(options), timer(timer), progress(std::move(progress)) {}
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+
+    // The kernels with a choice to make, grouped by signature (identical kernels once).
+    std::vector<std::pair<std::string, SmallVector<kernel::FuncOp>>> groups;
+    llvm::StringMap<size_t> groupOf;
+    if (budget < 0) {
+      module.emitError("kernel-autotune: the budget is ") << budget << " s; it must be 0 or more";
+      return signalPassFailure();
+    }
+    for (auto function : module.getOps<kernel::FuncOp>()) {
+      if (Attribute chosen = function->getAttr(kiln::kKernelConfigAttr)) {
+        if (!isa<DictionaryAttr>(chosen)) {
+          function.emitError("kernel-autotune: ")
+              << kiln::kKernelConfigAttr
+              << " must be a dictionary such as {template = \"generic\"}, not " << chosen;
+          return signalPassFailure();
+        }
+        continue;
+      }
+      if (kiln::kernelConfigCandidates(function, target).size() < 2)
+        continue;
+      std::string signature = kiln::kernelSignature(function);
+      auto [at, inserted] = groupOf.try_emplace(signature, groups.size());
+      if (inserted)
+        groups.push_back({signature, {}});
+      groups[at->second].second.push_back(function);
+    }
+    if (groups.empty())
+      return;
+
+    kiln::TimingCache cache(timingCache);
+    if (!timingCache.empty())
+      if (std::optional<std::string> warning = cache.load())
+        emitWarning(module.getLoc()) << *warning;
+    kiln::TimingGpu gpu = timer ? timer->gpu() : kiln::TimingGpu::defaultForTarget(target);
+
+    start = std::chrono::steady_clock::now();
+    size_t index = 0;
+    for (auto &[signature, functions] : groups) {
+      ++index;
+      kernel::FuncOp representative = functions.front();
+      FailureOr<Decision> decision = decide(representative, signature, gpu, cache);
+      if (failed(decision))
+        return signalPassFailure();
+      Builder b(context);
+      DictionaryAttr tuning =
+          b.getDictionaryAttr({b.getNamedAttr("source", b.getStringAttr(decision->source)),
+                               b.getNamedAttr("micros", b.getF64FloatAttr(decision->micros)),
+                               b.getNamedAttr("signature", b.getStringAttr(signature))});
+      for (kernel::FuncOp function : functions) {
+        function->setAttr(kiln::kKernelConfigAttr, decision->config);
+        function->setAttr(kiln::kKernelTuningAttr, tuning);
+      }
+      report(index, groups.size(), representative, functions.size(), *decision);
+    }
+
+    if (!timingCache.empty() && cache.isDirty())
+      if (std::optional<std::string> problem = cache.save())
+        emitWarning(module.getLoc()) << *problem;
+  }
+
+  FailureOr<Decision> decide(kernel::FuncOp function, StringRef signature,
+                             const kiln::TimingGpu &gpu, kiln::TimingCache &cache) {
+    SmallVector<DictionaryAttr> candidates = kiln::kernelConfigCandidates(function, target);
+    llvm::StringMap<DictionaryAttr> byKey;
+    for (DictionaryAttr candidate : candidates)
+      byKey[kiln::configKey(candidate)] = candidate;
+
+    // What the cache knows; configurations that are no candidate (any more) are ignored.
+    llvm::StringMap<double> times;
+    std::map<std::string, kiln::TimingEntry> cached;
+    if (!timingCache.empty())
+      cached = cache.lookup(gpu, signature);
+    for (const auto &[key, entry] : cached) {
+      if (!byKey.count(key)) {
+        function.emitWarning("timing cache '")
+            << timingCache << "': " << key << " is not a configuration of this kernel; ignored";
+        continue;
+      }
+      times[key] = entry.micros;
+    }
+
+    // Measure what the cache lacks, while there is a timer and budget.
+    Decision decision;
+    bool canMeasure = timer && budget > 0 && !budgetSpent();
+    if (timer && budget > 0 && budgetSpent() && !budgetReported) {
+      budgetReported = true;
+      say(llvm::formatv("tuning budget of {0} s spent: the remaining kernels from the timing "
+                        "cache or the cost model",
+                        budget)
+              .str());
+    }
+    if (canMeasure) {
+      for (DictionaryAttr candidate : candidates) {
+        std::string key = kiln::configKey(candidate);
+        if (times.count(key))
+          continue;
+        std::string why;
+        FailureOr<double> micros = timer->measureMicros(function, candidate, why);
+        if (failed(micros)) {
+          say("  " + function.getSymName().str() + ": " + kiln::describeKernelConfig(candidate) +
+              " skipped: " + why);
+          continue;
+        }
+        times[key] = *micros;
+        ++decision.measured;
+        kiln::TimingEntry entry;
+        entry.micros = *micros;
+        entry.problem = (function.getSymName() + " " + kiln::describeKernelProblem(function)).str();
+        cache.insert(gpu, signature, key, entry);
+      }
+    }
+
+    std::string genericKey = kiln::configKey(kiln::genericKernelConfig(&getContext()));
+    if (!times.empty()) {
+      decision.micros = std::numeric_limits<double>::infinity();
+      for (DictionaryAttr candidate : candidates) {
+        auto found = times.find(kiln::configKey(candidate));
+        if (found != times.end() && found->second < decision.micros) {
+          decision.micros = found->second;
+          decision.config = candidate;
+        }
+      }
+      decision.source = decision.measured > 0 ? "measured" : "cache";
+      if (auto generic = times.find(genericKey); generic != times.end())
+        decision.genericMicros = generic->second;
+      return decision;
+    }
+
+    // The cost model.
+    kiln::DeviceModel device = kiln::DeviceModel::forTarget(target);
+    decision.micros = std::numeric_limits<double>::infinity();
+    for (DictionaryAttr candidate : candidates) {
+      double micros = kiln::estimateMicros(function, candidate, device);
+      if (kiln::configKey(candidate) == genericKey)
+        decision.genericMicros = micros;
+      if (micros < decision.micros) {
+        decision.micros = micros;
+        decision.config = candidate;
+      }
+    }
+    decision.source = "cost-model";
+    return decision;
+  }
+
+  bool budgetSpent() const {
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return elapsed >= budget;
+  }
+
+  void say(const std::string &line) {
+    if (progress)
+      progress(line);
+  }
+
+  /// "tuning [3/12] MatMul_12 1024x768x3072 f16: 2 configs measured, best sm90 ... (14.2
+  /// us; generic 1530 us)".
+  void report(size_t index, size_t total, kernel::FuncOp function, size_t identical,
+              const Decision &decision) {
+    if (!progress)
+      return;
+    size_t candidates = kiln::kernelConfigCandidates(function, target).size();
+    std::string line = llvm::formatv("tuning [{0}/{1}] {2} {3}", index, total,
+                                     function.getSymName(), kiln::describeKernelProblem(function))
+                           .str();
+    if (identical > 1)
+      line += llvm::formatv(" (x{0} identical)", identical).str();
+    line += llvm::formatv(": {0} configs", candidates).str();
+    bool estimated = decision.source == "cost-model";
+    if (decision.source == "measured")
+      line += llvm::formatv(", {0} measured", decision.measured).str();
+    else if (decision.source == "cache")
+      line += ", from the timing cache";
+    else
+      line += ", cost model";
+    line += " ... best " + kiln::describeKernelConfig(decision.config) + " (" +
+            (estimated ? "est. " : "") + formatMicros(decision.micros);
+    if (decision.genericMicros >= 0 &&
+        kiln::describeKernelConfig(decision.config) != kiln::kGenericTemplate)
+      line += "; generic " + formatMicros(decision.genericMicros);
+    line += ")";
+    progress(line);
+  }
+
+  kiln::KernelTimer *timer = nullptr;
+  kiln::AutotuneProgress progress;
+  std::chrono::steady_clock::time_point start;
+  bool budgetReported = false;
+};
+
+} // namespace
+
+std::unique_ptr<Pass> kiln::createKernelAutotune(const KernelAutotuneOptions &options,
+                                                 KernelTimer *timer, AutotuneProgress progress) {
+  return std::make_unique<KernelAutotunePass>(options, timer, std::move(progress));
+}

@@ -1,0 +1,63 @@
+//===- Autotune.h - kernel-autotune and its GPU timer interface -*- C++ -*-===//
+//
+// kernel-autotune (passes/kernel/Autotune.cpp, Passes.td) chooses each kernel's
+// configuration. Measuring needs a GPU and the whole GPU pipeline, which the pass library
+// must not depend on: the driver hands the pass a KernelTimer (lib/tuning/GpuKernelTimer.h
+// is the real one), and kiln-opt runs the pass without one (cache, then cost model).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_KERNEL_AUTOTUNE_H
+#define KILN_PASSES_KERNEL_AUTOTUNE_H
+
+#include "dialects/kernel/KernelOps.h"
+#include "lib/tuning/TimingCache.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Pass/Pass.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace kiln {
+
+/// The attribute kernel-autotune records beside `kernel.config`:
+/// {source = "measured" | "cache" | "cost-model", micros = <f64>, signature = "<hex>"}
+/// (the signature is the timing cache's kernel key, kernelSignature below).
+constexpr llvm::StringLiteral kKernelTuningAttr = "kernel.tuning";
+
+/// Times one kernel under one configuration on a GPU.
+class KernelTimer {
+public:
+  virtual ~KernelTimer() = default;
+  /// The kernel's time in microseconds under `config` (the median of several runs), or
+  /// failure with `why` set (one line: the configuration does not compile, does not
+  /// load, or faults). `function` is not modified.
+  virtual mlir::FailureOr<double> measureMicros(kernel::FuncOp function,
+                                                mlir::DictionaryAttr config, std::string &why) = 0;
+  /// The GPU and driver the times are measured on (the timing cache's key).
+  virtual TimingGpu gpu() const = 0;
+};
+
+/// Receives kernel-autotune's progress lines ("tuning [3/12] ...").
+using AutotuneProgress = std::function<void(const std::string &)>;
+
+/// kernel-autotune measuring with `timer` (may be null: cache, then cost model) and
+/// reporting progress to `progress` (may be empty).
+std::unique_ptr<mlir::Pass> createKernelAutotune(const KernelAutotuneOptions &options,
+                                                 KernelTimer *timer,
+                                                 AutotuneProgress progress = {});
+
+/// The timing cache's kernel key: the SHA-256 (hex) of `function` printed without its
+/// symbol name, its locations and its `kernel.config`/`kernel.tuning` attributes, so that
+/// kernels identical up to their name share it.
+std::string kernelSignature(kernel::FuncOp function);
+
+/// The key of a configuration: the dictionary as MLIR prints it (entries sorted).
+std::string configKey(mlir::DictionaryAttr config);
+
+} // namespace kiln
+
+#endif // KILN_PASSES_KERNEL_AUTOTUNE_H

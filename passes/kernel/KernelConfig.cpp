@@ -1,0 +1,197 @@
+//===- KernelConfig.cpp - Candidates and cost model of kernel-autotune ----===//
+//
+// What kernel-autotune needs to know of the template families, kept out of the tuner so
+// that it stays generic: which configurations a kernel has (one list per family, then the
+// generic lowering), how to name them for people, and what each would cost when nothing
+// was measured. The sm_90a GEMM's own configurations (Sm90GemmConfig, matchSm90Gemm,
+// sm90GemmConfigs) live with its template in MatmulSm90.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/kernel/KernelConfig.h"
+
+#include "dialects/graph/GraphOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+
+namespace kiln {
+
+DictionaryAttr genericKernelConfig(MLIRContext *context) {
+  Builder b(context);
+  return b.getDictionaryAttr({b.getNamedAttr("template", b.getStringAttr(kGenericTemplate))});
+}
+
+SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, StringRef target) {
+  MLIRContext *context = function.getContext();
+  SmallVector<DictionaryAttr> candidates;
+  // sm_90a: the wgmma/TMA GEMM (architecture-specific, so not on plain sm_90 or sm_80).
+  if (target == "sm_90a") {
+    if (std::optional<Sm90GemmProblem> problem = matchSm90Gemm(function))
+      for (const Sm90GemmConfig &config : sm90GemmConfigs(*problem))
+        candidates.push_back(config.toAttr(context));
+  }
+  // Further families (convolution, attention, sm_80 GEMMs) add theirs here.
+  if (candidates.empty())
+    return {};
+  candidates.push_back(genericKernelConfig(context));
+  return candidates;
+}
+
+std::string describeKernelConfig(DictionaryAttr config) {
+  if (auto name = config.getAs<StringAttr>("template"); name && name == kGenericTemplate)
+    return "generic";
+  if (std::optional<Sm90GemmConfig> gemm = Sm90GemmConfig::fromAttr(config))
+    return gemm->describe();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  config.print(os);
+  return text;
+}
+
+namespace {
+std::string typeName(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+} // namespace
+
+std::string describeKernelProblem(kernel::FuncOp function) {
+  if (std::optional<Sm90GemmProblem> gemm = matchSm90Gemm(function))
+    return llvm::formatv("{0}x{1}x{2} {3}", gemm->m, gemm->n, gemm->k, typeName(gemm->operand))
+        .str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(function.getArgumentTypes(), os, [&](Type type) {
+    if (auto shaped = dyn_cast<ShapedType>(type); shaped && shaped.hasRank()) {
+      for (int64_t extent : shaped.getShape())
+        os << (ShapedType::isDynamic(extent) ? std::string("?") : std::to_string(extent)) << "x";
+      os << typeName(shaped.getElementType());
+    } else {
+      os << typeName(type);
+    }
+  });
+  return text;
+}
+
+DeviceModel DeviceModel::forTarget(StringRef target) {
+  DeviceModel device; // H200
+  if (target.starts_with("sm_8")) {
+    // A100 SXM: 108 SMs, 164 KB of shared memory per SM, ~2 TB/s, 312 / 19.5 TFLOP/s.
+    device.multiprocessors = 108;
+    device.sharedBytesPerMultiprocessor = 164 * 1024;
+    device.bytesPerSecond = 2.0e12;
+    device.tensorFlopsPerSecond = 312e12;
+    device.simtFlopsPerSecond = 19.5e12;
+  }
+  return device;
+}
+
+namespace {
+double elementCount(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return 1;
+  return static_cast<double>(shaped.getNumElements());
+}
+} // namespace
+
+double estimateKernelFlops(kernel::FuncOp function) {
+  double flops = 0;
+  function.walk([&](Operation *op) {
+    if (op->getDialect() == nullptr || op->getDialect()->getNamespace() != "graph")
+      return;
+    if (isa<graph::ConstantOp>(op))
+      return;
+    if (auto matmul = dyn_cast<graph::MatMulOp>(op)) {
+      auto lhs = dyn_cast<ShapedType>(matmul.getLhs().getType());
+      double reduction =
+          lhs && lhs.hasRank() && lhs.getRank() >= 1 && !lhs.isDynamicDim(lhs.getRank() - 1)
+              ? static_cast<double>(lhs.getDimSize(lhs.getRank() - 1))
+              : 1;
+      flops += 2 * elementCount(matmul.getResult().getType()) * reduction;
+      return;
+    }
+    if (auto conv = dyn_cast<graph::ConvOp>(op)) {
+      auto weight = dyn_cast<ShapedType>(conv.getWeight().getType());
+      double reduction = 1;
+      if (weight && weight.hasStaticShape() && weight.getRank() >= 1 && weight.getDimSize(0) > 0)
+        reduction = elementCount(weight) / static_cast<double>(weight.getDimSize(0));
+      flops += 2 * elementCount(conv.getResult().getType()) * reduction;
+      return;
+    }
+    for (Type result : op->getResultTypes())
+      flops += elementCount(result);
+  });
+  return flops;
+}
+
+double estimateKernelBytes(kernel::FuncOp function) {
+  double bytes = 0;
+  for (Type type : function.getArgumentTypes()) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasStaticShape())
+      continue;
+    Type element = shaped.getElementType();
+    double elementBytes =
+        element.isIntOrFloat() ? std::max<double>(1, element.getIntOrFloatBitWidth() / 8.0) : 8;
+    bytes += elementCount(shaped) * elementBytes;
+  }
+  return bytes;
+}
+
+namespace {
+/// The sm90 GEMM under `config` (see the header's formula).
+double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConfig &config,
+                              double bytes, const DeviceModel &device) {
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  int64_t tiles = ceilDiv(problem.m, config.tileM) * ceilDiv(problem.n, config.tileN);
+  int64_t bySharedMemory =
+      device.sharedBytesPerMultiprocessor / std::max<int64_t>(1, config.sharedBytes());
+  int64_t byThreads = device.threadsPerMultiprocessor / std::max<int64_t>(1, config.threads());
+  int64_t resident = std::max<int64_t>(1, std::min(bySharedMemory, byThreads));
+  int64_t waves = ceilDiv(tiles, device.multiprocessors * resident);
+  // Blocks that actually share a multiprocessor in a wave (fewer when tiles are few).
+  int64_t sharing = std::min(resident, ceilDiv(tiles, device.multiprocessors));
+  double perSm = device.tensorFlopsPerSecond / device.multiprocessors;
+  double tileFlops = 2.0 * config.tileM * config.tileN * static_cast<double>(problem.k);
+  // Efficiency: the MMA's share of a k-step against the tile loads feeding it (area over
+  // area plus perimeter x 64), the ring hiding the loads' latency (stages / (stages + 1)),
+  // and warp specialisation overlapping them further (x1.25, at most 1).
+  double area = static_cast<double>(config.tileM * config.tileN);
+  double shape = area / (area + 64.0 * (config.tileM + config.tileN));
+  double pipeline = static_cast<double>(config.stages) / (config.stages + 1);
+  double specialised = config.consumers > 0 ? 1.25 : 1.0;
+  double efficiency = std::min(1.0, 2.0 * shape * pipeline * specialised);
+  double tileSeconds = tileFlops * sharing / perSm / efficiency;
+  double computeSeconds = waves * tileSeconds;
+  double memorySeconds = bytes / device.bytesPerSecond;
+  return device.launchMicros + 1e6 * std::max(computeSeconds, memorySeconds);
+}
+} // namespace
+
+double estimateMicros(kernel::FuncOp function, DictionaryAttr config, const DeviceModel &device) {
+  double bytes = estimateKernelBytes(function);
+  double flops = estimateKernelFlops(function);
+  auto name = config.getAs<StringAttr>("template");
+  if (name && name.getValue() == Sm90GemmConfig::kTemplate) {
+    std::optional<Sm90GemmProblem> problem = matchSm90Gemm(function);
+    std::optional<Sm90GemmConfig> gemm = Sm90GemmConfig::fromAttr(config);
+    if (problem && gemm)
+      return estimateSm90GemmMicros(*problem, *gemm, bytes, device);
+  }
+  double rate = (!name || name.getValue() == kGenericTemplate) ? device.simtFlopsPerSecond
+                                                               : device.tensorFlopsPerSecond;
+  return device.launchMicros + 1e6 * (bytes / device.bytesPerSecond + flops / rate);
+}
+
+} // namespace kiln

@@ -1,0 +1,99 @@
+// kernel-autotune without a timer (kiln-opt): the cost model chooses, unless a timing
+// cache (kernel-autotune-cache.mlir) knows better.
+// RUN: kiln-opt --split-input-file --kernel-autotune %s | FileCheck %s
+// RUN: kiln-opt --split-input-file --kernel-autotune=target=sm_80 %s | FileCheck %s --check-prefix=SM80
+
+// A large GEMM: the sm90 template beats the generic lowering by far.
+// CHECK-LABEL: kernel.func @large
+// CHECK-SAME: kernel.config = {consumers = 0 : i64, stages = 3 : i64, template = "sm90_gemm", tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+// CHECK-SAME: kernel.tuning = {micros = {{.*}} : f64, signature = "{{[0-9a-f]+}}", source = "cost-model"}
+// No sm90 template on sm_80: nothing to choose.
+// SM80-LABEL: kernel.func @large
+// SM80-NOT: kernel.config
+kernel.func @large(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %c: memref<1024x1024xf16>) {
+  matmul ins(%a, %b : memref<1024x1024xf16>, memref<1024x1024xf16>) outs(%c : memref<1024x1024xf16>) {
+  ^bb0(%x: tensor<1024x1024xf16>, %y: tensor<1024x1024xf16>):
+    %r = graph.matmul %x, %y : (tensor<1024x1024xf16>, tensor<1024x1024xf16>) -> tensor<1024x1024xf16>
+    kernel.yield %r : tensor<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// One 128x128x64 tile: a launch either way, and the generic loops need no pipeline fill.
+// CHECK-LABEL: kernel.func @one_tile
+// SM80-LABEL: kernel.func @one_tile
+// CHECK-SAME: kernel.config = {template = "generic"}
+// CHECK-SAME: source = "cost-model"
+kernel.func @one_tile(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf16>) {
+  matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf16>) {
+  ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x128xf16>):
+    %r = graph.matmul %x, %y : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16>
+    kernel.yield %r : tensor<128x128xf16>
+  }
+  return
+}
+
+// -----
+
+// Kernels no template takes (f32, pointwise) have nothing to tune.
+// CHECK-LABEL: kernel.func @f32_matmul
+// CHECK-NOT: kernel.config
+// CHECK-LABEL: kernel.func @relu
+// CHECK-NOT: kernel.config
+kernel.func @f32_matmul(%a: memref<256x256xf32>, %b: memref<256x256xf32>, %c: memref<256x256xf32>) {
+  matmul ins(%a, %b : memref<256x256xf32>, memref<256x256xf32>) outs(%c : memref<256x256xf32>) {
+  ^bb0(%x: tensor<256x256xf32>, %y: tensor<256x256xf32>):
+    %r = graph.matmul %x, %y : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+    kernel.yield %r : tensor<256x256xf32>
+  }
+  return
+}
+kernel.func @relu(%x: memref<8x16xf32>, %y: memref<8x16xf32>) {
+  pointwise ins(%x : memref<8x16xf32>) outs(%y : memref<8x16xf32>) {
+  ^bb0(%a: tensor<8x16xf32>):
+    %r = graph.relu %a : tensor<8x16xf32>
+    kernel.yield %r : tensor<8x16xf32>
+  }
+  return
+}
+
+// -----
+
+// A configuration already chosen is kept (no kernel.tuning is added).
+// CHECK-LABEL: kernel.func @chosen
+// CHECK-SAME: kernel.config = {template = "generic"}
+// CHECK-NOT: kernel.tuning
+kernel.func @chosen(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %c: memref<1024x1024xf16>) attributes {kernel.config = {template = "generic"}} {
+  matmul ins(%a, %b : memref<1024x1024xf16>, memref<1024x1024xf16>) outs(%c : memref<1024x1024xf16>) {
+  ^bb0(%x: tensor<1024x1024xf16>, %y: tensor<1024x1024xf16>):
+    %r = graph.matmul %x, %y : (tensor<1024x1024xf16>, tensor<1024x1024xf16>) -> tensor<1024x1024xf16>
+    kernel.yield %r : tensor<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+// Kernels identical up to their name share one signature (and one decision).
+// CHECK-LABEL: kernel.func @twin_a
+// CHECK-SAME: signature = "[[SIGNATURE:[0-9a-f]+]]"
+// CHECK-LABEL: kernel.func @twin_b
+// CHECK-SAME: signature = "[[SIGNATURE]]"
+kernel.func @twin_a(%a: memref<512x512xbf16>, %b: memref<512x512xbf16>, %c: memref<512x512xbf16>) {
+  matmul ins(%a, %b : memref<512x512xbf16>, memref<512x512xbf16>) outs(%c : memref<512x512xbf16>) {
+  ^bb0(%x: tensor<512x512xbf16>, %y: tensor<512x512xbf16>):
+    %r = graph.matmul %x, %y : (tensor<512x512xbf16>, tensor<512x512xbf16>) -> tensor<512x512xbf16>
+    kernel.yield %r : tensor<512x512xbf16>
+  }
+  return
+}
+kernel.func @twin_b(%a: memref<512x512xbf16>, %b: memref<512x512xbf16>, %c: memref<512x512xbf16>) {
+  matmul ins(%a, %b : memref<512x512xbf16>, memref<512x512xbf16>) outs(%c : memref<512x512xbf16>) {
+  ^bb0(%x: tensor<512x512xbf16>, %y: tensor<512x512xbf16>):
+    %r = graph.matmul %x, %y : (tensor<512x512xbf16>, tensor<512x512xbf16>) -> tensor<512x512xbf16>
+    kernel.yield %r : tensor<512x512xbf16>
+  }
+  return
+}

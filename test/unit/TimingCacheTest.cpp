@@ -1,0 +1,281 @@
+//===- TimingCacheTest.cpp - The timing cache, its keys, and the cost model ----===//
+
+#include "lib/tuning/TimingCache.h"
+#include "lib/init/Registration.h"
+#include "lib/tuning/GpuKernelTimer.h"
+#include "passes/kernel/Autotune.h"
+#include "passes/kernel/KernelConfig.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+using namespace mlir;
+using kiln::TimingCache;
+using kiln::TimingEntry;
+using kiln::TimingGpu;
+
+namespace {
+
+/// A fresh folder under the system's temporary directory, removed afterwards.
+class TempDir {
+public:
+  TempDir() { llvm::sys::fs::createUniqueDirectory("kiln-timing-cache", path); }
+  ~TempDir() { llvm::sys::fs::remove_directories(path); }
+  std::string file(llvm::StringRef name) const {
+    llvm::SmallString<128> joined(path);
+    llvm::sys::path::append(joined, name);
+    return std::string(joined);
+  }
+  llvm::SmallString<128> path;
+};
+
+void writeFile(const std::string &path, llvm::StringRef text) {
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  os << text;
+}
+
+const TimingGpu kH200{"sm_90 NVIDIA H200", "13000"};
+const char *kGeneric = "{template = \"generic\"}";
+const char *kGemm = "{consumers = 0 : i64, stages = 3 : i64, template = \"sm90_gemm\", "
+                    "tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 128 : i64}";
+
+TEST(TimingCache, RoundTrip) {
+  TempDir dir;
+  std::string path = dir.file("nested/folder/timing-cache.json");
+  TimingCache cache(path);
+  EXPECT_FALSE(cache.load()); // missing: empty, no warning
+  cache.insert(kH200, "abc", kGemm, {14.25, "2026-11-22T10:00:00Z", "MatMul_1 1024x1024x1024 f16"});
+  cache.insert(kH200, "abc", kGeneric, {1530, "", ""});
+  EXPECT_TRUE(cache.isDirty());
+  ASSERT_FALSE(cache.save()) << *cache.save();
+
+  TimingCache loaded(path);
+  ASSERT_FALSE(loaded.load());
+  EXPECT_EQ(loaded.size(), 2u);
+  std::optional<TimingEntry> gemm = loaded.lookup(kH200, "abc", kGemm);
+  ASSERT_TRUE(gemm);
+  EXPECT_EQ(gemm->micros, 14.25);
+  EXPECT_EQ(gemm->when, "2026-11-22T10:00:00Z");
+  EXPECT_EQ(gemm->problem, "MatMul_1 1024x1024x1024 f16");
+  std::optional<TimingEntry> generic = loaded.lookup(kH200, "abc", kGeneric);
+  ASSERT_TRUE(generic);
+  EXPECT_EQ(generic->micros, 1530);
+  EXPECT_FALSE(generic->when.empty()); // stamped at insert
+  EXPECT_EQ(loaded.lookup(kH200, "abc").size(), 2u);
+}
+
+TEST(TimingCache, AtomicWrite) {
+  TempDir dir;
+  std::string path = dir.file("timing-cache.json");
+  writeFile(path, "old contents");
+  TimingCache cache(path);
+  cache.insert(kH200, "abc", kGeneric, {5, "", ""});
+  ASSERT_FALSE(cache.save());
+  // Replaced whole, and no temporary file left beside it.
+  auto text = llvm::MemoryBuffer::getFile(path);
+  ASSERT_TRUE(text);
+  EXPECT_TRUE((*text)->getBuffer().starts_with("{")) << (*text)->getBuffer().str();
+  std::error_code error;
+  int files = 0;
+  for (llvm::sys::fs::directory_iterator it(dir.path, error), end; it != end && !error;
+       it.increment(error))
+    ++files;
+  EXPECT_EQ(files, 1);
+
+  // A folder that cannot be made (a file is in the way): a message, the old file intact.
+  std::string blocked = dir.file("timing-cache.json/below/cache.json");
+  TimingCache elsewhere(blocked);
+  elsewhere.insert(kH200, "abc", kGeneric, {5, "", ""});
+  std::optional<std::string> problem = elsewhere.save();
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("cannot write the timing cache"), std::string::npos) << *problem;
+  TimingCache again(path);
+  EXPECT_FALSE(again.load());
+  EXPECT_EQ(again.size(), 1u);
+}
+
+TEST(TimingCache, KeysDifferByGpuDriverSignatureAndConfig) {
+  TimingCache cache;
+  cache.insert(kH200, "abc", kGeneric, {1, "2026-01-01T00:00:00Z", ""});
+  cache.insert({"sm_90 NVIDIA H100 80GB HBM3", "13000"}, "abc", kGeneric, {2, "", ""});
+  cache.insert({kH200.name, "12080"}, "abc", kGeneric, {3, "2026-02-01T00:00:00Z", ""});
+  cache.insert(kH200, "def", kGeneric, {4, "", ""});
+  cache.insert(kH200, "abc", kGemm, {5, "", ""});
+  EXPECT_EQ(cache.size(), 5u);
+  EXPECT_EQ(cache.lookup(kH200, "abc", kGeneric)->micros, 1);
+  EXPECT_EQ(cache.lookup({"sm_90 NVIDIA H100 80GB HBM3", "13000"}, "abc", kGeneric)->micros, 2);
+  EXPECT_EQ(cache.lookup({kH200.name, "12080"}, "abc", kGeneric)->micros, 3);
+  EXPECT_EQ(cache.lookup(kH200, "def", kGeneric)->micros, 4);
+  EXPECT_EQ(cache.lookup(kH200, "abc", kGemm)->micros, 5);
+  EXPECT_FALSE(cache.lookup({"sm_80 NVIDIA A100-SXM4-80GB", "13000"}, "abc", kGeneric));
+  EXPECT_FALSE(cache.lookup(kH200, "xyz", kGeneric));
+  // No driver (a compile without a GPU): any driver's, the most recent.
+  EXPECT_EQ(cache.lookup({kH200.name, ""}, "abc", kGeneric)->micros, 3);
+  EXPECT_EQ(TimingGpu::defaultForTarget("sm_90a").name, kH200.name);
+  EXPECT_EQ(TimingGpu::defaultForTarget("sm_90a").driver, "");
+}
+
+TEST(TimingCache, UnusableFilesAreWarningsAndEmpty) {
+  TempDir dir;
+  struct Case {
+    const char *text;
+    const char *problem;
+  } cases[] = {
+      {"{\"format\": \"kiln-timing-cache\", \"version\": 1, \"entries\": [", "not valid JSON"},
+      {"[]", "not a JSON object"},
+      {"{\"entries\": []}", "no \"format\""},
+      {"{\"format\": \"kiln-timing-cache\", \"version\": 2, \"entries\": []}",
+       "version 2, this compiler reads version 1"},
+      {"{\"format\": \"kiln-timing-cache\", \"version\": 1}", "no \"entries\" list"},
+      {"{\"format\": \"kiln-timing-cache\", \"version\": 1, \"entries\": [{\"gpu\": \"x\"}]}",
+       "entry 0 is malformed"},
+      {"{\"format\": \"kiln-timing-cache\", \"version\": 1, \"entries\": [{\"gpu\": \"g\", "
+       "\"driver\": \"d\", \"kernel\": \"k\", \"config\": \"c\", \"micros\": -1}]}",
+       "entry 0 is malformed"},
+  };
+  for (const Case &test : cases) {
+    std::string path = dir.file("cache.json");
+    writeFile(path, test.text);
+    TimingCache cache(path);
+    std::optional<std::string> warning = cache.load();
+    ASSERT_TRUE(warning) << test.text;
+    EXPECT_NE(warning->find("timing cache '" + path + "'"), std::string::npos) << *warning;
+    EXPECT_NE(warning->find(test.problem), std::string::npos) << *warning;
+    EXPECT_NE(warning->find("; ignored"), std::string::npos) << *warning;
+    EXPECT_EQ(cache.size(), 0u);
+  }
+}
+
+TEST(TimingCache, DefaultPath) {
+  const char *saved[] = {std::getenv("KILN_CACHE_DIR"), std::getenv("XDG_CACHE_HOME"),
+                         std::getenv("HOME")};
+  std::string keep[3];
+  for (int i = 0; i < 3; ++i)
+    keep[i] = saved[i] ? saved[i] : "";
+  setenv("KILN_CACHE_DIR", "/tmp/kiln-dir", 1);
+  setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+  setenv("HOME", "/home/someone", 1);
+  EXPECT_EQ(TimingCache::defaultPath(), "/tmp/kiln-dir/timing-cache.json");
+  unsetenv("KILN_CACHE_DIR");
+  EXPECT_EQ(TimingCache::defaultPath(), "/tmp/xdg/kiln/timing-cache.json");
+  unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(TimingCache::defaultPath(), "/home/someone/.cache/kiln/timing-cache.json");
+  const char *names[] = {"KILN_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
+  for (int i = 0; i < 3; ++i) {
+    if (saved[i])
+      setenv(names[i], keep[i].c_str(), 1);
+    else
+      unsetenv(names[i]);
+  }
+}
+
+class TuningIRTest : public ::testing::Test {
+protected:
+  TuningIRTest() {
+    DialectRegistry registry;
+    kiln::registerDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+  /// A module of matmul kernels named `names`, of M x N x K = `m` x `n` x `k`.
+  OwningOpRef<ModuleOp> gemms(llvm::ArrayRef<std::string> names, int64_t m, int64_t n, int64_t k,
+                              llvm::StringRef type = "f16") {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    std::string a =
+        "memref<" + std::to_string(m) + "x" + std::to_string(k) + "x" + type.str() + ">";
+    std::string b =
+        "memref<" + std::to_string(k) + "x" + std::to_string(n) + "x" + type.str() + ">";
+    std::string c =
+        "memref<" + std::to_string(m) + "x" + std::to_string(n) + "x" + type.str() + ">";
+    auto tensor = [](std::string memref) { return "tensor" + memref.substr(6); };
+    for (const std::string &name : names)
+      os << "kernel.func @" << name << "(%a: " << a << ", %b: " << b << ", %c: " << c << ") {\n"
+         << "  matmul ins(%a, %b : " << a << ", " << b << ") outs(%c : " << c << ") {\n"
+         << "  ^bb0(%x: " << tensor(a) << ", %y: " << tensor(b) << "):\n"
+         << "    %r = graph.matmul %x, %y : (" << tensor(a) << ", " << tensor(b) << ") -> "
+         << tensor(c) << "\n"
+         << "    kernel.yield %r : " << tensor(c) << "\n  }\n  return\n}\n";
+    return parseSourceString<ModuleOp>(text, &context);
+  }
+  MLIRContext context;
+};
+
+TEST_F(TuningIRTest, SignatureIgnoresNameLocationsAndTuning) {
+  OwningOpRef<ModuleOp> module = gemms({"first", "second"}, 256, 256, 128);
+  ASSERT_TRUE(module);
+  auto kernels = llvm::to_vector(module->getOps<kiln::kernel::FuncOp>());
+  std::string first = kiln::kernelSignature(kernels[0]);
+  EXPECT_EQ(first.size(), 64u); // SHA-256, hex
+  EXPECT_EQ(first, kiln::kernelSignature(kernels[1]));
+  kernels[1]->setLoc(NameLoc::get(StringAttr::get(&context, "MatMul_7")));
+  kernels[1]->setAttr(kiln::kKernelConfigAttr, kiln::genericKernelConfig(&context));
+  EXPECT_EQ(first, kiln::kernelSignature(kernels[1]));
+  EXPECT_EQ(kernels[1].getSymName(), "second"); // not modified
+
+  OwningOpRef<ModuleOp> other = gemms({"first"}, 256, 256, 256);
+  EXPECT_NE(first, kiln::kernelSignature(*other->getOps<kiln::kernel::FuncOp>().begin()));
+  OwningOpRef<ModuleOp> bf16 = gemms({"first"}, 256, 256, 128, "bf16");
+  EXPECT_NE(first, kiln::kernelSignature(*bf16->getOps<kiln::kernel::FuncOp>().begin()));
+}
+
+TEST_F(TuningIRTest, CandidatesAndCostModel) {
+  OwningOpRef<ModuleOp> large = gemms({"large"}, 4096, 4096, 4096);
+  auto kernel = *large->getOps<kiln::kernel::FuncOp>().begin();
+  auto candidates = kiln::kernelConfigCandidates(kernel, "sm_90a");
+  ASSERT_GE(candidates.size(), 2u);
+  EXPECT_EQ(kiln::describeKernelConfig(candidates.back()), "generic");
+  EXPECT_TRUE(kiln::kernelConfigCandidates(kernel, "sm_80").empty());
+  EXPECT_EQ(kiln::describeKernelProblem(kernel), "4096x4096x4096 f16");
+  EXPECT_DOUBLE_EQ(kiln::estimateKernelFlops(kernel), 2.0 * 4096 * 4096 * 4096);
+  EXPECT_DOUBLE_EQ(kiln::estimateKernelBytes(kernel), 3.0 * 4096 * 4096 * 2);
+  double gemm = kiln::estimateMicros(kernel, candidates.front());
+  double generic = kiln::estimateMicros(kernel, candidates.back());
+  EXPECT_LT(gemm * 5, generic) << gemm << " vs " << generic;
+  // Within the H200's ceiling: at most 990 TFLOP/s.
+  EXPECT_GT(gemm, 1e6 * 2.0 * 4096 * 4096 * 4096 / 990e12);
+}
+
+TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
+  OwningOpRef<ModuleOp> module = gemms({"MatMul_3"}, 256, 128, 128);
+  auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
+  for (DictionaryAttr config : kiln::kernelConfigCandidates(kernel, "sm_90a")) {
+    std::string why;
+    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, config, why);
+    ASSERT_TRUE(timing) << why;
+    FailureOr<kiln::engine::Engine> engine =
+        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
+    ASSERT_TRUE(succeeded(engine)) << why;
+    EXPECT_EQ(engine->inputs.size(), 2u);
+    EXPECT_EQ(engine->outputs.size(), 1u);
+    EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{256, 128}));
+    EXPECT_FALSE(engine->kernels.empty());
+  }
+  // A configuration that does not compile is a message, not a printed error.
+  std::string why;
+  Builder b(&context);
+  DictionaryAttr bogus =
+      b.getDictionaryAttr({b.getNamedAttr("template", b.getStringAttr("sm90_gemm")),
+                           b.getNamedAttr("tile_m", b.getI64IntegerAttr(128)),
+                           b.getNamedAttr("tile_n", b.getI64IntegerAttr(512)),
+                           b.getNamedAttr("tile_k", b.getI64IntegerAttr(64)),
+                           b.getNamedAttr("stages", b.getI64IntegerAttr(3)),
+                           b.getNamedAttr("consumers", b.getI64IntegerAttr(0))});
+  OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, bogus, why);
+  ASSERT_TRUE(timing) << why;
+  EXPECT_TRUE(failed(kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why)));
+  EXPECT_NE(why.find("is not a configuration of this GEMM"), std::string::npos) << why;
+}
+
+} // namespace
