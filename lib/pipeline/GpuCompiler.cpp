@@ -53,7 +53,9 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
     return failure();
 
   PassManager lowering(context);
-  // Tensor-core templates where they fit (architecture-specific: sm_90a only).
+  // Tensor-core templates where they fit: flash attention (mma.sync, sm_80 and later) on
+  // every GPU target, the wgmma GEMM on sm_90a only.
+  lowering.addPass(createKernelAttentionSm80());
   if (options.target == "sm_90a")
     lowering.addPass(createKernelMatmulSm90());
   addKernelLoweringPasses(lowering);

@@ -1,0 +1,487 @@
+// The flash-attention template of kernel-attention-sm80 (passes/kernel/AttentionSm80.cpp):
+// FlashAttention-2 forward, O = softmax(Q K^T * scale + mask) V, on the tensor cores with
+// mma.sync (m16n8k16, {T} operands, f32 accumulation); runs on sm_80 and later (sm_90a
+// too). One CTA computes {BQ} query rows of one (batch, head); each of its {WARPS} warps
+// owns 16 rows and all the columns of a KV tile. K and V tiles ({BKV} rows) stream
+// through a {STAGES}-stage ring of shared memory filled by cp.async; the scores and the
+// probabilities stay in registers. The ABI, shared-memory map and algorithm:
+// docs/codegen-attention.md.
+//
+// The pass substitutes {MODULE}, {ENTRY}, {T} (f16, bf16), {MT} (the mask's element type,
+// {T} when there is none), {MASK_EXT} (the conversion of %mv, one {MT}, to f32), {D} (64
+// or 128), {BQ}, {BKV}, {STAGES}, {WAIT} ({STAGES} - 1), {WAIT_Q} ({STAGES} - 2),
+// {WARPS}, {THREADS}, {NT_S} ({BKV} / 8), {NT_O} ({D} / 8), {KQ} ({D} / 16), {KP}
+// ({BKV} / 16), {Q_CHUNKS} and {KV_CHUNKS} (16-byte copies per thread of a Q and of a
+// K or V tile), {CPR} ({D} / 8), {K_OFF}, {V_OFF} (byte offsets of the K and V rings),
+// {KV_STAGE} (bytes of one K or V stage) and {HAS_MASK}, {CAUSAL}, {NAN_TO_ZERO} (true,
+// false), parses the result and unrolls every scf.for marked `unroll`.
+
+!gmem = memref<?x{D}x{T}, strided<[{D}, 1], offset: ?>>
+!smem = memref<?xi8, #gpu.address_space<workgroup>>
+!sq = memref<{BQ}x{D}x{T}, #gpu.address_space<workgroup>>
+!skv = memref<{STAGES}x{BKV}x{D}x{T}, #gpu.address_space<workgroup>>
+!sacc = vector<{NT_S}x2x2xf32>
+!oacc = vector<{NT_O}x2x2xf32>
+!qfrag = vector<{KQ}x4x2x{T}>
+
+gpu.module @{MODULE} {
+
+  // Grid (ceil(Sq / {BQ}), B * H, 1), block ({THREADS}, 1, 1), dynamic shared memory
+  // {V_OFF} + {STAGES} * {KV_STAGE} bytes. Q, K, V, O: bare pointers to row-major
+  // [B, H, S, {D}] buffers (Sq rows for Q and O, Skv for K and V). Mask: a bare pointer to
+  // the additive mask (read only with {HAS_MASK}), element (b, h, i, j) at b * %mB + h *
+  // %mH + i * %mQ + j * %mK (0 strides broadcast). %scale multiplies Q K^T.
+  gpu.func @{ENTRY}(%Q: memref<{T}>, %K: memref<{T}>, %V: memref<{T}>, %O: memref<{T}>,
+                    %Mask: memref<{MT}>, %H: i32, %Sq: i32, %Skv: i32, %mB: i32, %mH: i32,
+                    %mQ: i32, %mK: i32, %scale: f32)
+      kernel attributes {known_block_size = array<i32: {THREADS}, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %cD = arith.constant {D} : index
+    %cBQ = arith.constant {BQ} : index
+    %cBKV = arith.constant {BKV} : index
+    %cStages = arith.constant {STAGES} : index
+    %cThreads = arith.constant {THREADS} : index
+    %cCpr = arith.constant {CPR} : index
+    %cQChunks = arith.constant {Q_CHUNKS} : index
+    %cKvChunks = arith.constant {KV_CHUNKS} : index
+    %cKQ = arith.constant {KQ} : index
+    %cKP = arith.constant {KP} : index
+    %cNTS = arith.constant {NT_S} : index
+    %cNTO = arith.constant {NT_O} : index
+    %i1 = arith.constant 1 : i32
+    %i2 = arith.constant 2 : i32
+    %i32w = arith.constant 32 : i32
+    %f0 = arith.constant 0.0 : f32
+    %fneg0 = arith.constant -0.0 : f32
+    %f1 = arith.constant 1.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %log2e = arith.constant 1.44269504 : f32
+    %hasMask = arith.constant {HAS_MASK}
+    %causal = arith.constant {CAUSAL}
+    %nanToZero = arith.constant {NAN_TO_ZERO}
+
+    %sq = arith.index_castui %Sq : i32 to index
+    %skv = arith.index_castui %Skv : i32 to index
+    %heads = arith.index_castui %H : i32 to index
+    %sqLast = arith.subi %sq, %c1 : index
+    %skvLast = arith.subi %skv, %c1 : index
+
+    %tid = gpu.thread_id x
+    %warp = arith.divui %tid, %c32 : index
+    %lane = arith.remui %tid, %c32 : index
+    %g = arith.divui %lane, %c4 : index
+    %t = arith.remui %lane, %c4 : index
+    %l8 = arith.remui %lane, %c8 : index
+    %l16 = arith.divui %lane, %c16 : index
+    %l8h = arith.divui %lane, %c8 : index
+    %l8b = arith.remui %l8h, %c2 : index
+
+    // Causal CTAs are heavier the later their rows: the grid runs them first.
+    %bx = gpu.block_id x
+    %nbx = gpu.grid_dim x
+    %nbxLast = arith.subi %nbx, %c1 : index
+    %bxRev = arith.subi %nbxLast, %bx : index
+    %qBlock = arith.select %causal, %bxRev, %bx : index
+    %bh = gpu.block_id y
+    %q0 = arith.muli %qBlock, %cBQ : index
+
+    // KV tiles: all of them, or (causal) those with a column <= the CTA's last row.
+    %numKvAll = arith.ceildivui %skv, %cBKV : index
+    %qEnd0 = arith.addi %q0, %cBQ : index
+    %qEnd = arith.minui %qEnd0, %sq : index
+    %numKvCausal0 = arith.ceildivui %qEnd, %cBKV : index
+    %numKvCausal = arith.minui %numKvCausal0, %numKvAll : index
+    %numKv = arith.select %causal, %numKvCausal, %numKvAll : index
+
+    // This head's rows of Q, K, V, O.
+    %qOff0 = arith.muli %bh, %sq : index
+    %qOff = arith.muli %qOff0, %cD : index
+    %kvOff0 = arith.muli %bh, %skv : index
+    %kvOff = arith.muli %kvOff0, %cD : index
+    %Qg = memref.reinterpret_cast %Q to offset: [%qOff], sizes: [%sq, {D}], strides: [{D}, 1]
+      : memref<{T}> to !gmem
+    %Kg = memref.reinterpret_cast %K to offset: [%kvOff], sizes: [%skv, {D}], strides: [{D}, 1]
+      : memref<{T}> to !gmem
+    %Vg = memref.reinterpret_cast %V to offset: [%kvOff], sizes: [%skv, {D}], strides: [{D}, 1]
+      : memref<{T}> to !gmem
+    %Og = memref.reinterpret_cast %O to offset: [%qOff], sizes: [%sq, {D}], strides: [{D}, 1]
+      : memref<{T}> to !gmem
+
+    // The mask of this (batch, head): element (i, j) at %mBase + i * %mRow + j * %mCol.
+    %maskAll = memref.reinterpret_cast %Mask to offset: [0], sizes: [1073741824], strides: [1]
+      : memref<{MT}> to memref<1073741824x{MT}>
+    %b = arith.divui %bh, %heads : index
+    %h = arith.remui %bh, %heads : index
+    %mBi = arith.index_castui %mB : i32 to index
+    %mHi = arith.index_castui %mH : i32 to index
+    %mRow = arith.index_castui %mQ : i32 to index
+    %mCol = arith.index_castui %mK : i32 to index
+    %mBase0 = arith.muli %b, %mBi : index
+    %mBase1 = arith.muli %h, %mHi : index
+    %mBase = arith.addi %mBase0, %mBase1 : index
+
+    // Shared memory: Q at 0, the K ring at {K_OFF}, the V ring at {V_OFF}. Rows are {D}
+    // elements; the 16-byte chunk c of row r is stored at chunk c ^ (r % 8), so that the
+    // 8 rows an ldmatrix phase reads fall in distinct banks.
+    %dyn = gpu.dynamic_shared_memory : !smem
+    %kOffB = arith.constant {K_OFF} : index
+    %vOffB = arith.constant {V_OFF} : index
+    %Qs = memref.view %dyn[%c0][] : !smem to !sq
+    %Ks = memref.view %dyn[%kOffB][] : !smem to !skv
+    %Vs = memref.view %dyn[%vOffB][] : !smem to !skv
+
+    // Q: {Q_CHUNKS} 16-byte copies a thread; rows past Sq read nothing and are zeroed.
+    scf.for %i = %c0 to %cQChunks step %c1 {
+      %i0 = arith.muli %i, %cThreads : index
+      %chunk = arith.addi %i0, %tid : index
+      %row = arith.divui %chunk, %cCpr : index
+      %cc = arith.remui %chunk, %cCpr : index
+      %r8 = arith.remui %row, %c8 : index
+      %pc0 = arith.xori %cc, %r8 : index
+      %pc = arith.muli %pc0, %c8 : index
+      %col = arith.muli %cc, %c8 : index
+      %grow = arith.addi %q0, %row : index
+      %inside = arith.cmpi ult, %grow, %sq : index
+      %srow = arith.minui %grow, %sqLast : index
+      %n = arith.select %inside, %c8, %c0 : index
+      %tok = nvgpu.device_async_copy %Qg[%srow, %col], %Qs[%row, %pc], 8, %n {bypassL1}
+        : !gmem to !sq
+    } {unroll}
+
+    // Prologue: KV tiles 0 .. {STAGES}-2 into stages 0 .. {STAGES}-2, one group each (Q
+    // joins the first).
+    %pro = arith.subi %cStages, %c1 : index
+    scf.for %j = %c0 to %pro step %c1 {
+      %has = arith.cmpi ult, %j, %numKv : index
+      scf.if %has {
+        %kv0 = arith.muli %j, %cBKV : index
+        scf.for %i = %c0 to %cKvChunks step %c1 {
+          %i0 = arith.muli %i, %cThreads : index
+          %chunk = arith.addi %i0, %tid : index
+          %row = arith.divui %chunk, %cCpr : index
+          %cc = arith.remui %chunk, %cCpr : index
+          %r8 = arith.remui %row, %c8 : index
+          %pc0 = arith.xori %cc, %r8 : index
+          %pc = arith.muli %pc0, %c8 : index
+          %col = arith.muli %cc, %c8 : index
+          %grow = arith.addi %kv0, %row : index
+          %inside = arith.cmpi ult, %grow, %skv : index
+          %srow = arith.minui %grow, %skvLast : index
+          %n = arith.select %inside, %c8, %c0 : index
+          %tk = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%j, %row, %pc], 8, %n {bypassL1}
+            : !gmem to !skv
+          %tv = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%j, %row, %pc], 8, %n {bypassL1}
+            : !gmem to !skv
+        } {unroll}
+      }
+      nvvm.cp.async.commit.group
+    } {unroll}
+    // Q (the first group) has landed for every thread.
+    nvvm.cp.async.wait.group {WAIT_Q}
+    gpu.barrier
+
+    // Q's A fragments (16 rows of this warp x {D}), one vector<4x2> per 16 columns, kept in
+    // registers. Lane l gives row l % 8 + 8 * ((l / 8) % 2), chunk 2 kk + l / 16.
+    %qRow0 = arith.muli %warp, %c16 : index
+    %qRow1 = arith.muli %l8b, %c8 : index
+    %qRow2 = arith.addi %qRow0, %qRow1 : index
+    %qRow = arith.addi %qRow2, %l8 : index
+    %qf0 = arith.constant dense<0.0> : !qfrag
+    %qf = scf.for %kk = %c0 to %cKQ step %c1 iter_args(%acc = %qf0) -> (!qfrag) {
+      %ch0 = arith.muli %kk, %c2 : index
+      %ch = arith.addi %ch0, %l16 : index
+      %pch = arith.xori %ch, %l8 : index
+      %pcol = arith.muli %pch, %c8 : index
+      %a = nvgpu.ldmatrix %Qs[%qRow, %pcol] {numTiles = 4 : i32, transpose = false}
+        : !sq -> vector<4x2x{T}>
+      %next = vector.insert %a, %acc[%kk] : vector<4x2x{T}> into !qfrag
+      scf.yield %next : !qfrag
+    } {unroll}
+
+    // This thread's rows of the 16 x {BKV} score tile: g and g + 8 of the warp's 16.
+    %rowBase0 = arith.addi %q0, %qRow0 : index
+    %rowA = arith.addi %rowBase0, %g : index
+    %rowB = arith.addi %rowA, %c8 : index
+    %t2 = arith.muli %t, %c2 : index
+    // The softmax's units: with a mask, scores are s = qk * scale + mask and
+    // p = exp2((s - m) * log2e); without, s = qk and p = exp2(s * c - m * c) with
+    // c = scale * log2e (one fma).
+    %scaleLog2 = arith.mulf %scale, %log2e : f32
+    %factor = arith.select %hasMask, %log2e, %scaleLog2 : f32
+
+    // K's B fragments: lane l gives row np * 16 + l % 8 + 8 * (l / 16), chunk 2 kk +
+    // (l / 8) % 2. V's (transposed): row kk * 16 + l % 8 + 8 * ((l / 8) % 2), chunk
+    // 2 np + l / 16.
+    %kRow0 = arith.muli %l16, %c8 : index
+    %kRowL = arith.addi %kRow0, %l8 : index
+    %vRowL = arith.addi %qRow1, %l8 : index
+
+    %o0 = arith.constant dense<0.0> : !oacc
+    %m0 = arith.constant dense<0xFF800000> : vector<2xf32>
+    %z0 = arith.constant dense<0.0> : vector<2xf32>
+    %s0 = arith.constant dense<0.0> : !sacc
+    %res:3 = scf.for %j = %c0 to %numKv step %c1
+        iter_args(%oAcc = %o0, %mRun = %m0, %lRun = %z0) -> (!oacc, vector<2xf32>, vector<2xf32>) {
+      // Refill the stage tile j-1 used with tile j + {STAGES} - 1; always commit a group.
+      %nxt = arith.addi %j, %pro : index
+      %hasNext = arith.cmpi ult, %nxt, %numKv : index
+      scf.if %hasNext {
+        %ns = arith.remui %nxt, %cStages : index
+        %kv0 = arith.muli %nxt, %cBKV : index
+        scf.for %i = %c0 to %cKvChunks step %c1 {
+          %i0 = arith.muli %i, %cThreads : index
+          %chunk = arith.addi %i0, %tid : index
+          %row = arith.divui %chunk, %cCpr : index
+          %cc = arith.remui %chunk, %cCpr : index
+          %r8 = arith.remui %row, %c8 : index
+          %pc0 = arith.xori %cc, %r8 : index
+          %pc = arith.muli %pc0, %c8 : index
+          %col = arith.muli %cc, %c8 : index
+          %grow = arith.addi %kv0, %row : index
+          %inside = arith.cmpi ult, %grow, %skv : index
+          %srow = arith.minui %grow, %skvLast : index
+          %n = arith.select %inside, %c8, %c0 : index
+          %tk = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%ns, %row, %pc], 8, %n {bypassL1}
+            : !gmem to !skv
+          %tv = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%ns, %row, %pc], 8, %n {bypassL1}
+            : !gmem to !skv
+        } {unroll}
+      }
+      nvvm.cp.async.commit.group
+      // Tile j's group has landed for every thread.
+      nvvm.cp.async.wait.group {WAIT}
+      gpu.barrier
+      %st = arith.remui %j, %cStages : index
+      %kv0 = arith.muli %j, %cBKV : index
+
+      // S = Q K^T: 16 x {BKV} per warp, {NT_S} accumulators of 16 x 8.
+      %sAcc = scf.for %kk = %c0 to %cKQ step %c1 iter_args(%sa = %s0) -> (!sacc) {
+        %a = vector.extract %qf[%kk] : vector<4x2x{T}> from !qfrag
+        %ch0 = arith.muli %kk, %c2 : index
+        %ch = arith.addi %ch0, %l8b : index
+        %pch = arith.xori %ch, %l8 : index
+        %pcol = arith.muli %pch, %c8 : index
+        %sOut = scf.for %np = %c0 to %cKP step %c1 iter_args(%sb = %sa) -> (!sacc) {
+          %r0 = arith.muli %np, %c16 : index
+          %row = arith.addi %r0, %kRowL : index
+          %bq = nvgpu.ldmatrix %Ks[%st, %row, %pcol] {numTiles = 4 : i32, transpose = false}
+            : !skv -> vector<4x2x{T}>
+          %b0 = vector.shuffle %bq, %bq [0, 1] : vector<4x2x{T}>, vector<4x2x{T}>
+          %b1 = vector.shuffle %bq, %bq [2, 3] : vector<4x2x{T}>, vector<4x2x{T}>
+          %n0 = arith.muli %np, %c2 : index
+          %n1 = arith.addi %n0, %c1 : index
+          %c0v = vector.extract %sb[%n0] : vector<2x2xf32> from !sacc
+          %c1v = vector.extract %sb[%n1] : vector<2x2xf32> from !sacc
+          %d0 = nvgpu.mma.sync (%a, %b0, %c0v) {mmaShape = [16, 8, 16]}
+            : (vector<4x2x{T}>, vector<2x2x{T}>, vector<2x2xf32>) -> vector<2x2xf32>
+          %d1 = nvgpu.mma.sync (%a, %b1, %c1v) {mmaShape = [16, 8, 16]}
+            : (vector<4x2x{T}>, vector<2x2x{T}>, vector<2x2xf32>) -> vector<2x2xf32>
+          %u0 = vector.insert %d0, %sb[%n0] : vector<2x2xf32> into !sacc
+          %u1 = vector.insert %d1, %u0[%n1] : vector<2x2xf32> into !sacc
+          scf.yield %u1 : !sacc
+        } {unroll}
+        scf.yield %sOut : !sacc
+      } {unroll}
+
+      // Mask the scores (the additive mask, columns past Skv, causal), and the row maxima
+      // of this thread's columns.
+      %masked:2 = scf.for %e = %c0 to %cNTS step %c1 iter_args(%sv = %sAcc, %mx = %m0)
+          -> (!sacc, vector<2xf32>) {
+        %colN0 = arith.muli %e, %c8 : index
+        %colN1 = arith.addi %kv0, %colN0 : index
+        %colN = arith.addi %colN1, %t2 : index
+        %inner:2 = scf.for %q = %c0 to %c4 step %c1 iter_args(%sw = %sv, %my = %mx)
+            -> (!sacc, vector<2xf32>) {
+          %hi = arith.divui %q, %c2 : index
+          %lo = arith.remui %q, %c2 : index
+          %hiRow = arith.muli %hi, %c8 : index
+          %row = arith.addi %rowA, %hiRow : index
+          %col = arith.addi %colN, %lo : index
+          %x = vector.extract %sw[%e, %hi, %lo] : f32 from !sacc
+          %xm = scf.if %hasMask -> (f32) {
+            %mr = arith.minui %row, %sqLast : index
+            %mc = arith.minui %col, %skvLast : index
+            %ma0 = arith.muli %mr, %mRow : index
+            %ma1 = arith.muli %mc, %mCol : index
+            %ma2 = arith.addi %ma0, %ma1 : index
+            %ma = arith.addi %ma2, %mBase : index
+            %mv = memref.load %maskAll[%ma] : memref<1073741824x{MT}>
+            %mf = {MASK_EXT}
+            %y = math.fma %x, %scale, %mf : f32
+            scf.yield %y : f32
+          } else {
+            scf.yield %x : f32
+          }
+          %outside = arith.cmpi uge, %col, %skv : index
+          %above0 = arith.cmpi ugt, %col, %row : index
+          %above = arith.andi %above0, %causal : i1
+          %dead = arith.ori %outside, %above : i1
+          %s = arith.select %dead, %ninf, %xm : f32
+          %sw2 = vector.insert %s, %sw[%e, %hi, %lo] : f32 into !sacc
+          %mo = vector.extract %my[%hi] : f32 from vector<2xf32>
+          %mn = arith.maxnumf %mo, %s : f32
+          %my2 = vector.insert %mn, %my[%hi] : f32 into vector<2xf32>
+          scf.yield %sw2, %my2 : !sacc, vector<2xf32>
+        } {unroll}
+        scf.yield %inner#0, %inner#1 : !sacc, vector<2xf32>
+      } {unroll}
+
+      // Row maxima over the quad of lanes sharing the rows; the running maximum, the
+      // rescaling of what was accumulated (alpha) and exp2 offsets.
+      %mxA = vector.extract %masked#1[0] : f32 from vector<2xf32>
+      %mxB = vector.extract %masked#1[1] : f32 from vector<2xf32>
+      %sA1, %vA1 = gpu.shuffle xor %mxA, %i1, %i32w : f32
+      %mxA1 = arith.maxnumf %mxA, %sA1 : f32
+      %sA2, %vA2 = gpu.shuffle xor %mxA1, %i2, %i32w : f32
+      %mxA2 = arith.maxnumf %mxA1, %sA2 : f32
+      %sB1, %vB1 = gpu.shuffle xor %mxB, %i1, %i32w : f32
+      %mxB1 = arith.maxnumf %mxB, %sB1 : f32
+      %sB2, %vB2 = gpu.shuffle xor %mxB1, %i2, %i32w : f32
+      %mxB2 = arith.maxnumf %mxB1, %sB2 : f32
+      %mxQ0 = vector.from_elements %mxA2, %mxB2 : vector<2xf32>
+      %mNew = arith.maxnumf %mRun, %mxQ0 : vector<2xf32>
+      // A row with nothing allowed so far has m = -inf: use 0 there (p and alpha are 0).
+      %ninfV = vector.broadcast %ninf : f32 to vector<2xf32>
+      %isEmpty = arith.cmpf oeq, %mNew, %ninfV : vector<2xf32>
+      %mSafe = arith.select %isEmpty, %z0, %mNew : vector<2xi1>, vector<2xf32>
+      %factorV = vector.broadcast %factor : f32 to vector<2xf32>
+      %mScaled = arith.mulf %mSafe, %factorV : vector<2xf32>
+      %alphaArg = scf.if %hasMask -> (vector<2xf32>) {
+        %dm = arith.subf %mRun, %mSafe : vector<2xf32>
+        %y = arith.mulf %dm, %factorV : vector<2xf32>
+        scf.yield %y : vector<2xf32>
+      } else {
+        %ms = arith.mulf %mRun, %factorV : vector<2xf32>
+        %y = arith.subf %ms, %mScaled : vector<2xf32>
+        scf.yield %y : vector<2xf32>
+      }
+      %alpha = math.exp2 %alphaArg : vector<2xf32>
+
+      // P = exp2(...) (f32), this thread's row sums, P rounded to {T} as the A operand of
+      // P V: k-step kk is score tiles 2 kk and 2 kk + 1.
+      %pv:2 = scf.for %e = %c0 to %cNTS step %c1 iter_args(%pa = %masked#0, %ls = %z0)
+          -> (!sacc, vector<2xf32>) {
+        %sx = vector.extract %pa[%e] : vector<2x2xf32> from !sacc
+        %mRowA = vector.extract %mSafe[0] : f32 from vector<2xf32>
+        %mRowB = vector.extract %mSafe[1] : f32 from vector<2xf32>
+        %mScA = vector.extract %mScaled[0] : f32 from vector<2xf32>
+        %mScB = vector.extract %mScaled[1] : f32 from vector<2xf32>
+        %mR = vector.from_elements %mRowA, %mRowA, %mRowB, %mRowB : vector<2x2xf32>
+        %mS = vector.from_elements %mScA, %mScA, %mScB, %mScB : vector<2x2xf32>
+        %fV = vector.broadcast %factor : f32 to vector<2x2xf32>
+        %arg = scf.if %hasMask -> (vector<2x2xf32>) {
+          %ds = arith.subf %sx, %mR : vector<2x2xf32>
+          %y = arith.mulf %ds, %fV : vector<2x2xf32>
+          scf.yield %y : vector<2x2xf32>
+        } else {
+          %negS = arith.negf %mS : vector<2x2xf32>
+          %y = math.fma %sx, %fV, %negS : vector<2x2xf32>
+          scf.yield %y : vector<2x2xf32>
+        }
+        %p = math.exp2 %arg : vector<2x2xf32>
+        %sum = vector.multi_reduction <add>, %p, %z0 [1] : vector<2x2xf32> to vector<2xf32>
+        %ls2 = arith.addf %ls, %sum : vector<2xf32>
+        %pa2 = vector.insert %p, %pa[%e] : vector<2x2xf32> into !sacc
+        scf.yield %pa2, %ls2 : !sacc, vector<2xf32>
+      } {unroll}
+      %lScaled = arith.mulf %lRun, %alpha : vector<2xf32>
+      %lNew = arith.addf %lScaled, %pv#1 : vector<2xf32>
+
+      // O = O * alpha + P V.
+      %alphaA = vector.extract %alpha[0] : f32 from vector<2xf32>
+      %alphaB = vector.extract %alpha[1] : f32 from vector<2xf32>
+      %alphaM = vector.from_elements %alphaA, %alphaA, %alphaB, %alphaB : vector<2x2xf32>
+      %oScaled = scf.for %e = %c0 to %cNTO step %c1 iter_args(%oa = %oAcc) -> (!oacc) {
+        %ov = vector.extract %oa[%e] : vector<2x2xf32> from !oacc
+        %os = arith.mulf %ov, %alphaM : vector<2x2xf32>
+        %oa2 = vector.insert %os, %oa[%e] : vector<2x2xf32> into !oacc
+        scf.yield %oa2 : !oacc
+      } {unroll}
+      %pHalf = arith.truncf %pv#0 : !sacc to vector<{NT_S}x2x2x{T}>
+      %oNew = scf.for %kk = %c0 to %cKP step %c1 iter_args(%oa = %oScaled) -> (!oacc) {
+        %e0 = arith.muli %kk, %c2 : index
+        %e1 = arith.addi %e0, %c1 : index
+        %pA = vector.extract %pHalf[%e0] : vector<2x2x{T}> from vector<{NT_S}x2x2x{T}>
+        %pB = vector.extract %pHalf[%e1] : vector<2x2x{T}> from vector<{NT_S}x2x2x{T}>
+        %a = vector.shuffle %pA, %pB [0, 1, 2, 3] : vector<2x2x{T}>, vector<2x2x{T}>
+        %r0 = arith.muli %kk, %c16 : index
+        %row = arith.addi %r0, %vRowL : index
+        %oOut = scf.for %np = %c0 to %cKQ step %c1 iter_args(%ob = %oa) -> (!oacc) {
+          %ch0 = arith.muli %np, %c2 : index
+          %ch = arith.addi %ch0, %l16 : index
+          %pch = arith.xori %ch, %l8 : index
+          %pcol = arith.muli %pch, %c8 : index
+          %bq = nvgpu.ldmatrix %Vs[%st, %row, %pcol] {numTiles = 4 : i32, transpose = true}
+            : !skv -> vector<4x2x{T}>
+          %b0 = vector.shuffle %bq, %bq [0, 1] : vector<4x2x{T}>, vector<4x2x{T}>
+          %b1 = vector.shuffle %bq, %bq [2, 3] : vector<4x2x{T}>, vector<4x2x{T}>
+          %n0 = arith.muli %np, %c2 : index
+          %n1 = arith.addi %n0, %c1 : index
+          %c0v = vector.extract %ob[%n0] : vector<2x2xf32> from !oacc
+          %c1v = vector.extract %ob[%n1] : vector<2x2xf32> from !oacc
+          %d0 = nvgpu.mma.sync (%a, %b0, %c0v) {mmaShape = [16, 8, 16]}
+            : (vector<4x2x{T}>, vector<2x2x{T}>, vector<2x2xf32>) -> vector<2x2xf32>
+          %d1 = nvgpu.mma.sync (%a, %b1, %c1v) {mmaShape = [16, 8, 16]}
+            : (vector<4x2x{T}>, vector<2x2x{T}>, vector<2x2xf32>) -> vector<2x2xf32>
+          %u0 = vector.insert %d0, %ob[%n0] : vector<2x2xf32> into !oacc
+          %u1 = vector.insert %d1, %u0[%n1] : vector<2x2xf32> into !oacc
+          scf.yield %u1 : !oacc
+        } {unroll}
+        scf.yield %oOut : !oacc
+      } {unroll}
+      // Every warp is done with stage j % {STAGES} before it is refilled.
+      gpu.barrier
+      scf.yield %oNew, %mNew, %lNew : !oacc, vector<2xf32>, vector<2xf32>
+    }
+
+    // Epilogue: the row sums over the quad, O / l (0 for an empty row with nan_to_zero),
+    // rounded to {T}; rows past Sq are not stored.
+    nvvm.cp.async.wait.group 0
+    %lA = vector.extract %res#2[0] : f32 from vector<2xf32>
+    %lB = vector.extract %res#2[1] : f32 from vector<2xf32>
+    %tA1, %wA1 = gpu.shuffle xor %lA, %i1, %i32w : f32
+    %lA1 = arith.addf %lA, %tA1 : f32
+    %tA2, %wA2 = gpu.shuffle xor %lA1, %i2, %i32w : f32
+    %lA2 = arith.addf %lA1, %tA2 : f32
+    %tB1, %wB1 = gpu.shuffle xor %lB, %i1, %i32w : f32
+    %lB1 = arith.addf %lB, %tB1 : f32
+    %tB2, %wB2 = gpu.shuffle xor %lB1, %i2, %i32w : f32
+    %lB2 = arith.addf %lB1, %tB2 : f32
+    %invA0 = arith.divf %f1, %lA2 : f32
+    %invB0 = arith.divf %f1, %lB2 : f32
+    %zeroA = arith.cmpf oeq, %lA2, %f0 : f32
+    %zeroB = arith.cmpf oeq, %lB2, %f0 : f32
+    %zapA = arith.andi %zeroA, %nanToZero : i1
+    %zapB = arith.andi %zeroB, %nanToZero : i1
+    %invA = arith.select %zapA, %f0, %invA0 : f32
+    %invB = arith.select %zapB, %f0, %invB0 : f32
+    %insideA = arith.cmpi ult, %rowA, %sq : index
+    %insideB = arith.cmpi ult, %rowB, %sq : index
+    scf.for %e = %c0 to %cNTO step %c1 {
+      %ov = vector.extract %res#0[%e] : vector<2x2xf32> from !oacc
+      %c8e = arith.muli %e, %c8 : index
+      %col = arith.addi %c8e, %t2 : index
+      %oA = vector.extract %ov[0] : vector<2xf32> from vector<2x2xf32>
+      %oB = vector.extract %ov[1] : vector<2xf32> from vector<2x2xf32>
+      %invAV = vector.broadcast %invA : f32 to vector<2xf32>
+      %invBV = vector.broadcast %invB : f32 to vector<2xf32>
+      %yA = arith.mulf %oA, %invAV : vector<2xf32>
+      %yB = arith.mulf %oB, %invBV : vector<2xf32>
+      %hA = arith.truncf %yA : vector<2xf32> to vector<2x{T}>
+      %hB = arith.truncf %yB : vector<2xf32> to vector<2x{T}>
+      scf.if %insideA {
+        vector.store %hA, %Og[%rowA, %col] {alignment = 4} : !gmem, vector<2x{T}>
+      }
+      scf.if %insideB {
+        vector.store %hB, %Og[%rowB, %col] {alignment = 4} : !gmem, vector<2x{T}>
+      }
+    } {unroll}
+    gpu.return
+  }
+}
