@@ -260,8 +260,8 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
   if (Value mask = op.getMask()) {
     if (auto where = mask.getDefiningOp<graph::WhereOp>()) {
       // where(causal, 0, -inf): a constant boolean buffer that is exactly causal.
-      std::optional<APFloat> allowedValue = getSplatFloat(where.getX());
-      std::optional<APFloat> maskedValue = getSplatFloat(where.getY());
+      std::optional<APFloat> allowedValue = getSplatFloat(where.getLhs());
+      std::optional<APFloat> maskedValue = getSplatFloat(where.getRhs());
       int condition = inputArgument(where.getCondition());
       if (!allowedValue || !allowedValue->isZero() || !maskedValue ||
           !isMaskedOut(*maskedValue) || condition < 0)
@@ -527,6 +527,8 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
   /// Unrolls the loops marked `unroll` (inner ones first: a post-order walk), then
   /// canonicalises, which makes the register arrays' indices constants.
   LogicalResult unrollAndSimplify(gpu::GPUModuleOp gpuModule) {
+    // Folding first makes the loop bounds constants.
+    canonicalize(gpuModule);
     SmallVector<scf::ForOp> loops;
     gpuModule.walk([&](scf::ForOp loop) {
       if (loop->hasAttr("unroll"))
@@ -535,6 +537,11 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     for (scf::ForOp loop : loops)
       if (failed(loopUnrollFull(loop)))
         return failure();
+    canonicalize(gpuModule);
+    return success();
+  }
+
+  void canonicalize(gpu::GPUModuleOp gpuModule) {
     MLIRContext *context = gpuModule.getContext();
     RewritePatternSet patterns(context);
     for (Dialect *dialect : context->getLoadedDialects())
@@ -542,7 +549,6 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     for (RegisteredOperationName name : context->getRegisteredOperations())
       name.getCanonicalizationPatterns(patterns, context);
     (void)applyPatternsGreedily(gpuModule, std::move(patterns));
-    return success();
   }
 
   /// kernel.launch @k(...) -> the flash-attention kernel's launch.

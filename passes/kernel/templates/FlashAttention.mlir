@@ -385,7 +385,13 @@ gpu.module @{MODULE} {
           scf.yield %y : vector<2x2xf32>
         }
         %p = math.exp2 %arg : vector<2x2xf32>
-        %sum = vector.multi_reduction <add>, %p, %z0 [1] : vector<2x2xf32> to vector<2xf32>
+        %p00 = vector.extract %p[0, 0] : f32 from vector<2x2xf32>
+        %p01 = vector.extract %p[0, 1] : f32 from vector<2x2xf32>
+        %p10 = vector.extract %p[1, 0] : f32 from vector<2x2xf32>
+        %p11 = vector.extract %p[1, 1] : f32 from vector<2x2xf32>
+        %sumA = arith.addf %p00, %p01 : f32
+        %sumB = arith.addf %p10, %p11 : f32
+        %sum = vector.from_elements %sumA, %sumB : vector<2xf32>
         %ls2 = arith.addf %ls, %sum : vector<2xf32>
         %pa2 = vector.insert %p, %pa[%e] : vector<2x2xf32> into !sacc
         scf.yield %pa2, %ls2 : !sacc, vector<2xf32>
