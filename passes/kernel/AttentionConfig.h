@@ -46,7 +46,7 @@ struct FlashAttentionProblem {
 /// {template = "flash_attention", block_q, block_kv, stages, warps}.
 struct FlashAttentionConfig {
   static constexpr llvm::StringLiteral kTemplate = "flash_attention";
-  /// Query rows per CTA (16 a warp: block_q = 16 x warps).
+  /// Query rows per CTA: 16 or 32 a warp (two row tiles that share each K/V fragment).
   int64_t blockQ = 64;
   /// Key/value rows per step of the online softmax.
   int64_t blockKv = 64;

@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -149,21 +150,34 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem) {
   SmallVector<FlashAttentionConfig> configs;
   if (problem.headDim != 64 && problem.headDim != 128)
     return configs;
-  // Default first: 4 warps of 16 query rows, 64-column KV tiles, double buffered.
+  // 4 or 8 warps of 16 query rows, or 4 warps of 32 (two row tiles sharing each K/V
+  // fragment: half the ldmatrix traffic per mma.sync, but twice the registers and half
+  // the CTAs).
   const FlashAttentionConfig candidates[] = {
-      {64, 64, 2, 4},   {128, 64, 2, 8},  {64, 64, 3, 4},  {128, 64, 3, 8},
-      {64, 128, 2, 4},  {128, 128, 2, 8}, {64, 32, 2, 4},  {64, 32, 3, 4},
-      {128, 32, 2, 8},  {128, 32, 3, 8},
+      {64, 64, 2, 4},  {128, 64, 2, 4}, {64, 64, 3, 4},  {128, 64, 3, 4},  {64, 128, 2, 4},
+      {128, 64, 2, 8}, {128, 128, 2, 8}, {64, 32, 2, 4}, {128, 32, 2, 4}, {128, 32, 2, 8},
   };
   for (const FlashAttentionConfig &config : candidates) {
     int64_t chunks = config.blockKv * problem.headDim / 8;
-    bool fits = config.blockQ == 16 * config.warps && chunks % config.threads() == 0 &&
+    int64_t warpRows = config.blockQ / config.warps;
+    bool fits = (warpRows == 16 || warpRows == 32) && config.blockQ % config.warps == 0 &&
+                chunks % config.threads() == 0 &&
                 config.sharedBytes(problem.headDim) <= kMaxSharedBytes &&
-                // 128 x 128 score and output tiles would not fit in registers.
-                !(problem.headDim == 128 && config.blockKv == 128);
+                // Larger score and output tiles would not fit in registers.
+                !(problem.headDim == 128 && config.blockKv == 128) &&
+                !(warpRows == 32 && (problem.headDim == 128 || config.blockKv == 128));
     if (fits)
       configs.push_back(config);
   }
+  // The default first: 32 rows a warp where that still gives every SM two CTAs or more
+  // (132 SMs on an H100/H200), else 16.
+  int64_t blocks128 = (problem.seqQ + 127) / 128 * problem.batch * problem.heads;
+  FlashAttentionConfig preferred =
+      blocks128 >= 2 * 132 && problem.headDim == 64 ? FlashAttentionConfig{128, 64, 2, 4}
+                                                    : FlashAttentionConfig{64, 64, 2, 4};
+  auto found = llvm::find(configs, preferred);
+  if (found != configs.end())
+    std::rotate(configs.begin(), found, found + 1);
   return configs;
 }
 
@@ -495,6 +509,9 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
                     {"WAIT_Q", str(config.stages - 2)},
                     {"WAIT", str(config.stages - 1)},
                     {"WARPS", str(config.warps)},
+                    {"WARP_ROWS", str(config.blockQ / config.warps)},
+                    {"MTW", str(config.blockQ / config.warps / 16)},
+                    {"ROWS", str(config.blockQ / config.warps / 8)},
                     {"THREADS", str(threads)},
                     {"NT_S", str(config.blockKv / 8)},
                     {"NT_O", str(d / 8)},

@@ -2,7 +2,8 @@
 // FlashAttention-2 forward, O = softmax(Q K^T * scale + mask) V, on the tensor cores with
 // mma.sync (m16n8k16, {T} operands, f32 accumulation); runs on sm_80 and later (sm_90a
 // too). One CTA computes {BQ} query rows of one (batch, head); each of its {WARPS} warps
-// owns 16 rows and all the columns of a KV tile. K and V tiles ({BKV} rows) stream
+// owns {WARP_ROWS} rows ({MTW} tiles of 16, which share each K and V fragment it loads) and
+// all the columns of a KV tile. K and V tiles ({BKV} rows) stream
 // through a {STAGES}-stage ring of shared memory filled by cp.async; the scores and the
 // probabilities stay in registers. The ABI, shared-memory map and algorithm:
 // docs/codegen-attention.md.
@@ -10,7 +11,8 @@
 // The pass substitutes {MODULE}, {ENTRY}, {T} (f16, bf16), {MT} (the mask's element type,
 // {T} when there is none), {MASK_EXT} (the conversion of %mv, one {MT}, to f32), {D} (64
 // or 128), {BQ}, {BKV}, {STAGES}, {WAIT} ({STAGES} - 1), {WAIT_Q} ({STAGES} - 2),
-// {WARPS}, {THREADS}, {NT_S} ({BKV} / 8), {NT_O} ({D} / 8), {KQ} ({D} / 16), {KP}
+// {WARPS}, {THREADS}, {WARP_ROWS} ({BQ} / {WARPS}: 16 or 32), {MTW} ({WARP_ROWS} / 16),
+// {ROWS} (2 {MTW}: the rows of a thread), {NT_S} ({BKV} / 8), {NT_O} ({D} / 8), {KQ} ({D} / 16), {KP}
 // ({BKV} / 16), {Q_CHUNKS} and {KV_CHUNKS} (16-byte copies per thread of a Q and of a
 // K or V tile), {CPR} ({D} / 8), {K_OFF}, {V_OFF} (byte offsets of the K and V rings),
 // {KV_STAGE} (bytes of one K or V stage) and {HAS_MASK}, {CAUSAL}, {NAN_TO_ZERO} (true,
@@ -20,9 +22,10 @@
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
 !sq = memref<{BQ}x{D}x{T}, #gpu.address_space<workgroup>>
 !skv = memref<{STAGES}x{BKV}x{D}x{T}, #gpu.address_space<workgroup>>
-!sacc = vector<{NT_S}x2x2xf32>
-!oacc = vector<{NT_O}x2x2xf32>
-!qfrag = vector<{KQ}x4x2x{T}>
+!sacc = vector<{MTW}x{NT_S}x2x2xf32>
+!oacc = vector<{MTW}x{NT_O}x2x2xf32>
+!qfrag = vector<{MTW}x{KQ}x4x2x{T}>
+!rows = vector<{ROWS}xf32>
 
 gpu.module @{MODULE} {
 
@@ -54,6 +57,9 @@ gpu.module @{MODULE} {
     %cKP = arith.constant {KP} : index
     %cNTS = arith.constant {NT_S} : index
     %cNTO = arith.constant {NT_O} : index
+    %cMTW = arith.constant {MTW} : index
+    %cRows = arith.constant {ROWS} : index
+    %cWarpRows = arith.constant {WARP_ROWS} : index
     %i1 = arith.constant 1 : i32
     %i2 = arith.constant 2 : i32
     %i32w = arith.constant 32 : i32
@@ -186,28 +192,34 @@ gpu.module @{MODULE} {
     nvvm.cp.async.wait.group {WAIT_Q}
     gpu.barrier
 
-    // Q's A fragments (16 rows of this warp x {D}), one vector<4x2> per 16 columns, kept in
-    // registers. Lane l gives row l % 8 + 8 * ((l / 8) % 2), chunk 2 kk + l / 16.
-    %qRow0 = arith.muli %warp, %c16 : index
+    // Q's A fragments ({MTW} x 16 rows of this warp x {D}), one vector<4x2> per 16 rows and
+    // 16 columns, kept in registers. Lane l gives row l % 8 + 8 * ((l / 8) % 2) of the
+    // 16, chunk 2 kk + l / 16.
+    %qRow0 = arith.muli %warp, %cWarpRows : index
     %qRow1 = arith.muli %l8b, %c8 : index
     %qRow2 = arith.addi %qRow0, %qRow1 : index
     %qRow = arith.addi %qRow2, %l8 : index
     %qf0 = arith.constant dense<0.0> : !qfrag
-    %qf = scf.for %kk = %c0 to %cKQ step %c1 iter_args(%acc = %qf0) -> (!qfrag) {
-      %ch0 = arith.muli %kk, %c2 : index
-      %ch = arith.addi %ch0, %l16 : index
-      %pch = arith.xori %ch, %l8 : index
-      %pcol = arith.muli %pch, %c8 : index
-      %a = nvgpu.ldmatrix %Qs[%qRow, %pcol] {numTiles = 4 : i32, transpose = false}
-        : !sq -> vector<4x2x{T}>
-      %next = vector.insert %a, %acc[%kk] : vector<4x2x{T}> into !qfrag
-      scf.yield %next : !qfrag
+    %qf = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%accM = %qf0) -> (!qfrag) {
+      %mtRows = arith.muli %mt, %c16 : index
+      %row = arith.addi %qRow, %mtRows : index
+      %inner = scf.for %kk = %c0 to %cKQ step %c1 iter_args(%acc = %accM) -> (!qfrag) {
+        %ch0 = arith.muli %kk, %c2 : index
+        %ch = arith.addi %ch0, %l16 : index
+        %pch = arith.xori %ch, %l8 : index
+        %pcol = arith.muli %pch, %c8 : index
+        %a = nvgpu.ldmatrix %Qs[%row, %pcol] {numTiles = 4 : i32, transpose = false}
+          : !sq -> vector<4x2x{T}>
+        %next = vector.insert %a, %acc[%mt, %kk] : vector<4x2x{T}> into !qfrag
+        scf.yield %next : !qfrag
+      } {unroll}
+      scf.yield %inner : !qfrag
     } {unroll}
 
-    // This thread's rows of the 16 x {BKV} score tile: g and g + 8 of the warp's 16.
+    // This thread's rows of each 16-row score tile mt: g and g + 8 (row index r = 2 mt,
+    // 2 mt + 1 of the per-row vectors).
     %rowBase0 = arith.addi %q0, %qRow0 : index
     %rowA = arith.addi %rowBase0, %g : index
-    %rowB = arith.addi %rowA, %c8 : index
     %t2 = arith.muli %t, %c2 : index
     // The softmax's units: with a mask, scores are s = qk * scale + mask and
     // p = exp2((s - m) * log2e); without, s = qk and p = exp2(s * c - m * c) with
@@ -223,11 +235,11 @@ gpu.module @{MODULE} {
     %vRowL = arith.addi %qRow1, %l8 : index
 
     %o0 = arith.constant dense<0.0> : !oacc
-    %m0 = arith.constant dense<0xFF800000> : vector<2xf32>
-    %z0 = arith.constant dense<0.0> : vector<2xf32>
+    %m0 = arith.constant dense<0xFF800000> : !rows
+    %z0 = arith.constant dense<0.0> : !rows
     %s0 = arith.constant dense<0.0> : !sacc
     %res:3 = scf.for %j = %c0 to %numKv step %c1
-        iter_args(%oAcc = %o0, %mRun = %m0, %lRun = %z0) -> (!oacc, vector<2xf32>, vector<2xf32>) {
+        iter_args(%oAcc = %o0, %mRun = %m0, %lRun = %z0) -> (!oacc, !rows, !rows) {
       // Refill the stage tile j-1 used with tile j + {STAGES} - 1; always commit a group.
       %nxt = arith.addi %j, %pro : index
       %hasNext = arith.cmpi ult, %nxt, %numKv : index
@@ -260,9 +272,8 @@ gpu.module @{MODULE} {
       %st = arith.remui %j, %cStages : index
       %kv0 = arith.muli %j, %cBKV : index
 
-      // S = Q K^T: 16 x {BKV} per warp, {NT_S} accumulators of 16 x 8.
+      // S = Q K^T: {MTW} x 16 x {BKV} per warp; each K fragment feeds every row tile.
       %sAcc = scf.for %kk = %c0 to %cKQ step %c1 iter_args(%sa = %s0) -> (!sacc) {
-        %a = vector.extract %qf[%kk] : vector<4x2x{T}> from !qfrag
         %ch0 = arith.muli %kk, %c2 : index
         %ch = arith.addi %ch0, %l8b : index
         %pch = arith.xori %ch, %l8 : index
@@ -276,146 +287,168 @@ gpu.module @{MODULE} {
           %b1 = vector.shuffle %bq, %bq [2, 3] : vector<4x2x{T}>, vector<4x2x{T}>
           %n0 = arith.muli %np, %c2 : index
           %n1 = arith.addi %n0, %c1 : index
-          %c0v = vector.extract %sb[%n0] : vector<2x2xf32> from !sacc
-          %c1v = vector.extract %sb[%n1] : vector<2x2xf32> from !sacc
-          %d0 = nvgpu.mma.sync (%a, %b0, %c0v) {mmaShape = [16, 8, 16]}
-            : (vector<4x2x{T}>, vector<2x2x{T}>, vector<2x2xf32>) -> vector<2x2xf32>
-          %d1 = nvgpu.mma.sync (%a, %b1, %c1v) {mmaShape = [16, 8, 16]}
-            : (vector<4x2x{T}>, vector<2x2x{T}>, vector<2x2xf32>) -> vector<2x2xf32>
-          %u0 = vector.insert %d0, %sb[%n0] : vector<2x2xf32> into !sacc
-          %u1 = vector.insert %d1, %u0[%n1] : vector<2x2xf32> into !sacc
-          scf.yield %u1 : !sacc
+          %sm = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%sc = %sb) -> (!sacc) {
+            %a = vector.extract %qf[%mt, %kk] : vector<4x2x{T}> from !qfrag
+            %c0v = vector.extract %sc[%mt, %n0] : vector<2x2xf32> from !sacc
+            %c1v = vector.extract %sc[%mt, %n1] : vector<2x2xf32> from !sacc
+            %d0 = nvgpu.mma.sync (%a, %b0, %c0v) {mmaShape = [16, 8, 16]}
+              : (vector<4x2x{T}>, vector<2x2x{T}>, vector<2x2xf32>) -> vector<2x2xf32>
+            %d1 = nvgpu.mma.sync (%a, %b1, %c1v) {mmaShape = [16, 8, 16]}
+              : (vector<4x2x{T}>, vector<2x2x{T}>, vector<2x2xf32>) -> vector<2x2xf32>
+            %u0 = vector.insert %d0, %sc[%mt, %n0] : vector<2x2xf32> into !sacc
+            %u1 = vector.insert %d1, %u0[%mt, %n1] : vector<2x2xf32> into !sacc
+            scf.yield %u1 : !sacc
+          } {unroll}
+          scf.yield %sm : !sacc
         } {unroll}
         scf.yield %sOut : !sacc
       } {unroll}
 
       // Mask the scores (the additive mask, columns past Skv, causal), and the row maxima
       // of this thread's columns.
-      %masked:2 = scf.for %e = %c0 to %cNTS step %c1 iter_args(%sv = %sAcc, %mx = %m0)
-          -> (!sacc, vector<2xf32>) {
-        %colN0 = arith.muli %e, %c8 : index
-        %colN1 = arith.addi %kv0, %colN0 : index
-        %colN = arith.addi %colN1, %t2 : index
-        %inner:2 = scf.for %q = %c0 to %c4 step %c1 iter_args(%sw = %sv, %my = %mx)
-            -> (!sacc, vector<2xf32>) {
-          %hi = arith.divui %q, %c2 : index
-          %lo = arith.remui %q, %c2 : index
-          %hiRow = arith.muli %hi, %c8 : index
-          %row = arith.addi %rowA, %hiRow : index
-          %col = arith.addi %colN, %lo : index
-          %x = vector.extract %sw[%e, %hi, %lo] : f32 from !sacc
-          %xm = scf.if %hasMask -> (f32) {
-            %mr = arith.minui %row, %sqLast : index
-            %mc = arith.minui %col, %skvLast : index
-            %ma0 = arith.muli %mr, %mRow : index
-            %ma1 = arith.muli %mc, %mCol : index
-            %ma2 = arith.addi %ma0, %ma1 : index
-            %ma = arith.addi %ma2, %mBase : index
-            %mv = memref.load %maskAll[%ma] : memref<1073741824x{MT}>
-            %mf = {MASK_EXT}
-            %y = math.fma %x, %scale, %mf : f32
-            scf.yield %y : f32
-          } else {
-            scf.yield %x : f32
-          }
-          %outside = arith.cmpi uge, %col, %skv : index
-          %above0 = arith.cmpi ugt, %col, %row : index
-          %above = arith.andi %above0, %causal : i1
-          %dead = arith.ori %outside, %above : i1
-          %s = arith.select %dead, %ninf, %xm : f32
-          %sw2 = vector.insert %s, %sw[%e, %hi, %lo] : f32 into !sacc
-          %mo = vector.extract %my[%hi] : f32 from vector<2xf32>
-          %mn = arith.maxnumf %mo, %s : f32
-          %my2 = vector.insert %mn, %my[%hi] : f32 into vector<2xf32>
-          scf.yield %sw2, %my2 : !sacc, vector<2xf32>
+      %masked:2 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%sv0 = %sAcc, %mx0 = %m0)
+          -> (!sacc, !rows) {
+        %mtRows = arith.muli %mt, %c16 : index
+        %rowT = arith.addi %rowA, %mtRows : index
+        %r2 = arith.muli %mt, %c2 : index
+        %perTile:2 = scf.for %e = %c0 to %cNTS step %c1 iter_args(%sv = %sv0, %mx = %mx0)
+            -> (!sacc, !rows) {
+          %colN0 = arith.muli %e, %c8 : index
+          %colN1 = arith.addi %kv0, %colN0 : index
+          %colN = arith.addi %colN1, %t2 : index
+          %inner:2 = scf.for %q = %c0 to %c4 step %c1 iter_args(%sw = %sv, %my = %mx)
+              -> (!sacc, !rows) {
+            %hi = arith.divui %q, %c2 : index
+            %lo = arith.remui %q, %c2 : index
+            %hiRow = arith.muli %hi, %c8 : index
+            %row = arith.addi %rowT, %hiRow : index
+            %col = arith.addi %colN, %lo : index
+            %r = arith.addi %r2, %hi : index
+            %x = vector.extract %sw[%mt, %e, %hi, %lo] : f32 from !sacc
+            %xm = scf.if %hasMask -> (f32) {
+              %mr = arith.minui %row, %sqLast : index
+              %mc = arith.minui %col, %skvLast : index
+              %ma0 = arith.muli %mr, %mRow : index
+              %ma1 = arith.muli %mc, %mCol : index
+              %ma2 = arith.addi %ma0, %ma1 : index
+              %ma = arith.addi %ma2, %mBase : index
+              %mv = memref.load %maskAll[%ma] : memref<1073741824x{MT}>
+              %mf = {MASK_EXT}
+              %y = math.fma %x, %scale, %mf : f32
+              scf.yield %y : f32
+            } else {
+              scf.yield %x : f32
+            }
+            %outside = arith.cmpi uge, %col, %skv : index
+            %above0 = arith.cmpi ugt, %col, %row : index
+            %above = arith.andi %above0, %causal : i1
+            %dead = arith.ori %outside, %above : i1
+            %s = arith.select %dead, %ninf, %xm : f32
+            %sw2 = vector.insert %s, %sw[%mt, %e, %hi, %lo] : f32 into !sacc
+            %mo = vector.extract %my[%r] : f32 from !rows
+            %mn = arith.maxnumf %mo, %s : f32
+            %my2 = vector.insert %mn, %my[%r] : f32 into !rows
+            scf.yield %sw2, %my2 : !sacc, !rows
+          } {unroll}
+          scf.yield %inner#0, %inner#1 : !sacc, !rows
         } {unroll}
-        scf.yield %inner#0, %inner#1 : !sacc, vector<2xf32>
+        scf.yield %perTile#0, %perTile#1 : !sacc, !rows
       } {unroll}
 
       // Row maxima over the quad of lanes sharing the rows; the running maximum, the
       // rescaling of what was accumulated (alpha) and exp2 offsets.
-      %mxA = vector.extract %masked#1[0] : f32 from vector<2xf32>
-      %mxB = vector.extract %masked#1[1] : f32 from vector<2xf32>
-      %sA1, %vA1 = gpu.shuffle xor %mxA, %i1, %i32w : f32
-      %mxA1 = arith.maxnumf %mxA, %sA1 : f32
-      %sA2, %vA2 = gpu.shuffle xor %mxA1, %i2, %i32w : f32
-      %mxA2 = arith.maxnumf %mxA1, %sA2 : f32
-      %sB1, %vB1 = gpu.shuffle xor %mxB, %i1, %i32w : f32
-      %mxB1 = arith.maxnumf %mxB, %sB1 : f32
-      %sB2, %vB2 = gpu.shuffle xor %mxB1, %i2, %i32w : f32
-      %mxB2 = arith.maxnumf %mxB1, %sB2 : f32
-      %mxQ0 = vector.from_elements %mxA2, %mxB2 : vector<2xf32>
-      %mNew = arith.maxnumf %mRun, %mxQ0 : vector<2xf32>
+      %mxQ0 = scf.for %r = %c0 to %cRows step %c1 iter_args(%mv0 = %masked#1) -> (!rows) {
+        %mx = vector.extract %mv0[%r] : f32 from !rows
+        %s1, %v1 = gpu.shuffle xor %mx, %i1, %i32w : f32
+        %mx1 = arith.maxnumf %mx, %s1 : f32
+        %s2, %v2 = gpu.shuffle xor %mx1, %i2, %i32w : f32
+        %mx2 = arith.maxnumf %mx1, %s2 : f32
+        %mv1 = vector.insert %mx2, %mv0[%r] : f32 into !rows
+        scf.yield %mv1 : !rows
+      } {unroll}
+      %mNew = arith.maxnumf %mRun, %mxQ0 : !rows
       // A row with nothing allowed so far has m = -inf: use 0 there (p and alpha are 0).
-      %ninfV = vector.broadcast %ninf : f32 to vector<2xf32>
-      %isEmpty = arith.cmpf oeq, %mNew, %ninfV : vector<2xf32>
-      %mSafe = arith.select %isEmpty, %z0, %mNew : vector<2xi1>, vector<2xf32>
-      %factorV = vector.broadcast %factor : f32 to vector<2xf32>
-      %mScaled = arith.mulf %mSafe, %factorV : vector<2xf32>
-      %alphaArg = scf.if %hasMask -> (vector<2xf32>) {
-        %dm = arith.subf %mRun, %mSafe : vector<2xf32>
-        %y = arith.mulf %dm, %factorV : vector<2xf32>
-        scf.yield %y : vector<2xf32>
+      %ninfV = vector.broadcast %ninf : f32 to !rows
+      %isEmpty = arith.cmpf oeq, %mNew, %ninfV : !rows
+      %mSafe = arith.select %isEmpty, %z0, %mNew : vector<{ROWS}xi1>, !rows
+      %factorV = vector.broadcast %factor : f32 to !rows
+      %mScaled = arith.mulf %mSafe, %factorV : !rows
+      %alphaArg = scf.if %hasMask -> (!rows) {
+        %dm = arith.subf %mRun, %mSafe : !rows
+        %y = arith.mulf %dm, %factorV : !rows
+        scf.yield %y : !rows
       } else {
-        %ms = arith.mulf %mRun, %factorV : vector<2xf32>
-        %y = arith.subf %ms, %mScaled : vector<2xf32>
-        scf.yield %y : vector<2xf32>
+        %ms = arith.mulf %mRun, %factorV : !rows
+        %y = arith.subf %ms, %mScaled : !rows
+        scf.yield %y : !rows
       }
-      %alpha = math.exp2 %alphaArg : vector<2xf32>
+      %alpha = math.exp2 %alphaArg : !rows
 
       // P = exp2(...) (f32), this thread's row sums, P rounded to {T} as the A operand of
       // P V: k-step kk is score tiles 2 kk and 2 kk + 1.
-      %pv:2 = scf.for %e = %c0 to %cNTS step %c1 iter_args(%pa = %masked#0, %ls = %z0)
-          -> (!sacc, vector<2xf32>) {
-        %sx = vector.extract %pa[%e] : vector<2x2xf32> from !sacc
-        %mRowA = vector.extract %mSafe[0] : f32 from vector<2xf32>
-        %mRowB = vector.extract %mSafe[1] : f32 from vector<2xf32>
-        %mScA = vector.extract %mScaled[0] : f32 from vector<2xf32>
-        %mScB = vector.extract %mScaled[1] : f32 from vector<2xf32>
+      %fV = vector.broadcast %factor : f32 to vector<2x2xf32>
+      %pv:2 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%pa0 = %masked#0, %ls0 = %z0)
+          -> (!sacc, !rows) {
+        %rA = arith.muli %mt, %c2 : index
+        %rB = arith.addi %rA, %c1 : index
+        %mRowA = vector.extract %mSafe[%rA] : f32 from !rows
+        %mRowB = vector.extract %mSafe[%rB] : f32 from !rows
+        %mScA = vector.extract %mScaled[%rA] : f32 from !rows
+        %mScB = vector.extract %mScaled[%rB] : f32 from !rows
         %mR = vector.from_elements %mRowA, %mRowA, %mRowB, %mRowB : vector<2x2xf32>
         %mS = vector.from_elements %mScA, %mScA, %mScB, %mScB : vector<2x2xf32>
-        %fV = vector.broadcast %factor : f32 to vector<2x2xf32>
-        %arg = scf.if %hasMask -> (vector<2x2xf32>) {
-          %ds = arith.subf %sx, %mR : vector<2x2xf32>
-          %y = arith.mulf %ds, %fV : vector<2x2xf32>
-          scf.yield %y : vector<2x2xf32>
-        } else {
-          %negS = arith.negf %mS : vector<2x2xf32>
-          %y = math.fma %sx, %fV, %negS : vector<2x2xf32>
-          scf.yield %y : vector<2x2xf32>
-        }
-        %p = math.exp2 %arg : vector<2x2xf32>
-        %p00 = vector.extract %p[0, 0] : f32 from vector<2x2xf32>
-        %p01 = vector.extract %p[0, 1] : f32 from vector<2x2xf32>
-        %p10 = vector.extract %p[1, 0] : f32 from vector<2x2xf32>
-        %p11 = vector.extract %p[1, 1] : f32 from vector<2x2xf32>
-        %sumA = arith.addf %p00, %p01 : f32
-        %sumB = arith.addf %p10, %p11 : f32
-        %sum = vector.from_elements %sumA, %sumB : vector<2xf32>
-        %ls2 = arith.addf %ls, %sum : vector<2xf32>
-        %pa2 = vector.insert %p, %pa[%e] : vector<2x2xf32> into !sacc
-        scf.yield %pa2, %ls2 : !sacc, vector<2xf32>
+        %negS = arith.negf %mS : vector<2x2xf32>
+        %perTile:2 = scf.for %e = %c0 to %cNTS step %c1 iter_args(%pa = %pa0, %ls = %ls0)
+            -> (!sacc, !rows) {
+          %sx = vector.extract %pa[%mt, %e] : vector<2x2xf32> from !sacc
+          %arg = scf.if %hasMask -> (vector<2x2xf32>) {
+            %ds = arith.subf %sx, %mR : vector<2x2xf32>
+            %y = arith.mulf %ds, %fV : vector<2x2xf32>
+            scf.yield %y : vector<2x2xf32>
+          } else {
+            %y = math.fma %sx, %fV, %negS : vector<2x2xf32>
+            scf.yield %y : vector<2x2xf32>
+          }
+          %p = math.exp2 %arg : vector<2x2xf32>
+          %p00 = vector.extract %p[0, 0] : f32 from vector<2x2xf32>
+          %p01 = vector.extract %p[0, 1] : f32 from vector<2x2xf32>
+          %p10 = vector.extract %p[1, 0] : f32 from vector<2x2xf32>
+          %p11 = vector.extract %p[1, 1] : f32 from vector<2x2xf32>
+          %sumA = arith.addf %p00, %p01 : f32
+          %sumB = arith.addf %p10, %p11 : f32
+          %lA = vector.extract %ls[%rA] : f32 from !rows
+          %lB = vector.extract %ls[%rB] : f32 from !rows
+          %lA2 = arith.addf %lA, %sumA : f32
+          %lB2 = arith.addf %lB, %sumB : f32
+          %ls1 = vector.insert %lA2, %ls[%rA] : f32 into !rows
+          %ls2 = vector.insert %lB2, %ls1[%rB] : f32 into !rows
+          %pa2 = vector.insert %p, %pa[%mt, %e] : vector<2x2xf32> into !sacc
+          scf.yield %pa2, %ls2 : !sacc, !rows
+        } {unroll}
+        scf.yield %perTile#0, %perTile#1 : !sacc, !rows
       } {unroll}
-      %lScaled = arith.mulf %lRun, %alpha : vector<2xf32>
-      %lNew = arith.addf %lScaled, %pv#1 : vector<2xf32>
+      %lScaled = arith.mulf %lRun, %alpha : !rows
+      %lNew = arith.addf %lScaled, %pv#1 : !rows
 
       // O = O * alpha + P V.
-      %alphaA = vector.extract %alpha[0] : f32 from vector<2xf32>
-      %alphaB = vector.extract %alpha[1] : f32 from vector<2xf32>
-      %alphaM = vector.from_elements %alphaA, %alphaA, %alphaB, %alphaB : vector<2x2xf32>
-      %oScaled = scf.for %e = %c0 to %cNTO step %c1 iter_args(%oa = %oAcc) -> (!oacc) {
-        %ov = vector.extract %oa[%e] : vector<2x2xf32> from !oacc
-        %os = arith.mulf %ov, %alphaM : vector<2x2xf32>
-        %oa2 = vector.insert %os, %oa[%e] : vector<2x2xf32> into !oacc
-        scf.yield %oa2 : !oacc
+      %oScaled = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%oa0 = %oAcc) -> (!oacc) {
+        %rA = arith.muli %mt, %c2 : index
+        %rB = arith.addi %rA, %c1 : index
+        %alphaA = vector.extract %alpha[%rA] : f32 from !rows
+        %alphaB = vector.extract %alpha[%rB] : f32 from !rows
+        %alphaM = vector.from_elements %alphaA, %alphaA, %alphaB, %alphaB : vector<2x2xf32>
+        %perTile = scf.for %e = %c0 to %cNTO step %c1 iter_args(%oa = %oa0) -> (!oacc) {
+          %ov = vector.extract %oa[%mt, %e] : vector<2x2xf32> from !oacc
+          %os = arith.mulf %ov, %alphaM : vector<2x2xf32>
+          %oa2 = vector.insert %os, %oa[%mt, %e] : vector<2x2xf32> into !oacc
+          scf.yield %oa2 : !oacc
+        } {unroll}
+        scf.yield %perTile : !oacc
       } {unroll}
-      %pHalf = arith.truncf %pv#0 : !sacc to vector<{NT_S}x2x2x{T}>
+      %pHalf = arith.truncf %pv#0 : !sacc to vector<{MTW}x{NT_S}x2x2x{T}>
       %oNew = scf.for %kk = %c0 to %cKP step %c1 iter_args(%oa = %oScaled) -> (!oacc) {
         %e0 = arith.muli %kk, %c2 : index
         %e1 = arith.addi %e0, %c1 : index
-        %pA = vector.extract %pHalf[%e0] : vector<2x2x{T}> from vector<{NT_S}x2x2x{T}>
-        %pB = vector.extract %pHalf[%e1] : vector<2x2x{T}> from vector<{NT_S}x2x2x{T}>
-        %a = vector.shuffle %pA, %pB [0, 1, 2, 3] : vector<2x2x{T}>, vector<2x2x{T}>
         %r0 = arith.muli %kk, %c16 : index
         %row = arith.addi %r0, %vRowL : index
         %oOut = scf.for %np = %c0 to %cKQ step %c1 iter_args(%ob = %oa) -> (!oacc) {
@@ -429,64 +462,76 @@ gpu.module @{MODULE} {
           %b1 = vector.shuffle %bq, %bq [2, 3] : vector<4x2x{T}>, vector<4x2x{T}>
           %n0 = arith.muli %np, %c2 : index
           %n1 = arith.addi %n0, %c1 : index
-          %c0v = vector.extract %ob[%n0] : vector<2x2xf32> from !oacc
-          %c1v = vector.extract %ob[%n1] : vector<2x2xf32> from !oacc
-          %d0 = nvgpu.mma.sync (%a, %b0, %c0v) {mmaShape = [16, 8, 16]}
-            : (vector<4x2x{T}>, vector<2x2x{T}>, vector<2x2xf32>) -> vector<2x2xf32>
-          %d1 = nvgpu.mma.sync (%a, %b1, %c1v) {mmaShape = [16, 8, 16]}
-            : (vector<4x2x{T}>, vector<2x2x{T}>, vector<2x2xf32>) -> vector<2x2xf32>
-          %u0 = vector.insert %d0, %ob[%n0] : vector<2x2xf32> into !oacc
-          %u1 = vector.insert %d1, %u0[%n1] : vector<2x2xf32> into !oacc
-          scf.yield %u1 : !oacc
+          %om = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%oc = %ob) -> (!oacc) {
+            %pA = vector.extract %pHalf[%mt, %e0] : vector<2x2x{T}> from vector<{MTW}x{NT_S}x2x2x{T}>
+            %pB = vector.extract %pHalf[%mt, %e1] : vector<2x2x{T}> from vector<{MTW}x{NT_S}x2x2x{T}>
+            %a = vector.shuffle %pA, %pB [0, 1, 2, 3] : vector<2x2x{T}>, vector<2x2x{T}>
+            %c0v = vector.extract %oc[%mt, %n0] : vector<2x2xf32> from !oacc
+            %c1v = vector.extract %oc[%mt, %n1] : vector<2x2xf32> from !oacc
+            %d0 = nvgpu.mma.sync (%a, %b0, %c0v) {mmaShape = [16, 8, 16]}
+              : (vector<4x2x{T}>, vector<2x2x{T}>, vector<2x2xf32>) -> vector<2x2xf32>
+            %d1 = nvgpu.mma.sync (%a, %b1, %c1v) {mmaShape = [16, 8, 16]}
+              : (vector<4x2x{T}>, vector<2x2x{T}>, vector<2x2xf32>) -> vector<2x2xf32>
+            %u0 = vector.insert %d0, %oc[%mt, %n0] : vector<2x2xf32> into !oacc
+            %u1 = vector.insert %d1, %u0[%mt, %n1] : vector<2x2xf32> into !oacc
+            scf.yield %u1 : !oacc
+          } {unroll}
+          scf.yield %om : !oacc
         } {unroll}
         scf.yield %oOut : !oacc
       } {unroll}
       // Every warp is done with stage j % {STAGES} before it is refilled.
       gpu.barrier
-      scf.yield %oNew, %mNew, %lNew : !oacc, vector<2xf32>, vector<2xf32>
+      scf.yield %oNew, %mNew, %lNew : !oacc, !rows, !rows
     }
 
     // Epilogue: the row sums over the quad, O / l (0 for an empty row with nan_to_zero),
     // rounded to {T}; rows past Sq are not stored.
     nvvm.cp.async.wait.group 0
-    %lA = vector.extract %res#2[0] : f32 from vector<2xf32>
-    %lB = vector.extract %res#2[1] : f32 from vector<2xf32>
-    %tA1, %wA1 = gpu.shuffle xor %lA, %i1, %i32w : f32
-    %lA1 = arith.addf %lA, %tA1 : f32
-    %tA2, %wA2 = gpu.shuffle xor %lA1, %i2, %i32w : f32
-    %lA2 = arith.addf %lA1, %tA2 : f32
-    %tB1, %wB1 = gpu.shuffle xor %lB, %i1, %i32w : f32
-    %lB1 = arith.addf %lB, %tB1 : f32
-    %tB2, %wB2 = gpu.shuffle xor %lB1, %i2, %i32w : f32
-    %lB2 = arith.addf %lB1, %tB2 : f32
-    %invA0 = arith.divf %f1, %lA2 : f32
-    %invB0 = arith.divf %f1, %lB2 : f32
-    %zeroA = arith.cmpf oeq, %lA2, %f0 : f32
-    %zeroB = arith.cmpf oeq, %lB2, %f0 : f32
-    %zapA = arith.andi %zeroA, %nanToZero : i1
-    %zapB = arith.andi %zeroB, %nanToZero : i1
-    %invA = arith.select %zapA, %f0, %invA0 : f32
-    %invB = arith.select %zapB, %f0, %invB0 : f32
-    %insideA = arith.cmpi ult, %rowA, %sq : index
-    %insideB = arith.cmpi ult, %rowB, %sq : index
-    scf.for %e = %c0 to %cNTO step %c1 {
-      %ov = vector.extract %res#0[%e] : vector<2x2xf32> from !oacc
-      %c8e = arith.muli %e, %c8 : index
-      %col = arith.addi %c8e, %t2 : index
-      %oA = vector.extract %ov[0] : vector<2xf32> from vector<2x2xf32>
-      %oB = vector.extract %ov[1] : vector<2xf32> from vector<2x2xf32>
+    %lSum = scf.for %r = %c0 to %cRows step %c1 iter_args(%lv0 = %res#2) -> (!rows) {
+      %l = vector.extract %lv0[%r] : f32 from !rows
+      %s1, %v1 = gpu.shuffle xor %l, %i1, %i32w : f32
+      %l1 = arith.addf %l, %s1 : f32
+      %s2, %v2 = gpu.shuffle xor %l1, %i2, %i32w : f32
+      %l2 = arith.addf %l1, %s2 : f32
+      %lv1 = vector.insert %l2, %lv0[%r] : f32 into !rows
+      scf.yield %lv1 : !rows
+    } {unroll}
+    %oneV = arith.constant dense<1.0> : !rows
+    %inv0 = arith.divf %oneV, %lSum : !rows
+    %isZero = arith.cmpf oeq, %lSum, %z0 : !rows
+    %nzV = vector.broadcast %nanToZero : i1 to vector<{ROWS}xi1>
+    %zap = arith.andi %isZero, %nzV : vector<{ROWS}xi1>
+    %inv = arith.select %zap, %z0, %inv0 : vector<{ROWS}xi1>, !rows
+    scf.for %mt = %c0 to %cMTW step %c1 {
+      %mtRows = arith.muli %mt, %c16 : index
+      %rowOA = arith.addi %rowA, %mtRows : index
+      %rowOB = arith.addi %rowOA, %c8 : index
+      %insideA = arith.cmpi ult, %rowOA, %sq : index
+      %insideB = arith.cmpi ult, %rowOB, %sq : index
+      %rA = arith.muli %mt, %c2 : index
+      %rB = arith.addi %rA, %c1 : index
+      %invA = vector.extract %inv[%rA] : f32 from !rows
+      %invB = vector.extract %inv[%rB] : f32 from !rows
       %invAV = vector.broadcast %invA : f32 to vector<2xf32>
       %invBV = vector.broadcast %invB : f32 to vector<2xf32>
-      %yA = arith.mulf %oA, %invAV : vector<2xf32>
-      %yB = arith.mulf %oB, %invBV : vector<2xf32>
-      %hA = arith.truncf %yA : vector<2xf32> to vector<2x{T}>
-      %hB = arith.truncf %yB : vector<2xf32> to vector<2x{T}>
-      scf.if %insideA {
-        vector.store %hA, %Og[%rowA, %col] {alignment = 4} : !gmem, vector<2x{T}>
-      }
-      scf.if %insideB {
-        vector.store %hB, %Og[%rowB, %col] {alignment = 4} : !gmem, vector<2x{T}>
-      }
+      scf.for %e = %c0 to %cNTO step %c1 {
+        %ov = vector.extract %res#0[%mt, %e] : vector<2x2xf32> from !oacc
+        %c8e = arith.muli %e, %c8 : index
+        %col = arith.addi %c8e, %t2 : index
+        %oA = vector.extract %ov[0] : vector<2xf32> from vector<2x2xf32>
+        %oB = vector.extract %ov[1] : vector<2xf32> from vector<2x2xf32>
+        %yA = arith.mulf %oA, %invAV : vector<2xf32>
+        %yB = arith.mulf %oB, %invBV : vector<2xf32>
+        %hA = arith.truncf %yA : vector<2xf32> to vector<2x{T}>
+        %hB = arith.truncf %yB : vector<2xf32> to vector<2x{T}>
+        scf.if %insideA {
+          vector.store %hA, %Og[%rowOA, %col] {alignment = 4} : !gmem, vector<2x{T}>
+        }
+        scf.if %insideB {
+          vector.store %hB, %Og[%rowOB, %col] {alignment = 4} : !gmem, vector<2x{T}>
+        }
+      } {unroll}
     } {unroll}
     gpu.return
   }
