@@ -198,8 +198,11 @@ def correctness(args, cases):
         path, engine = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
         onnx.save(model, path)
         row = {"case": case["name"], "dtype": case["dtype"]}
+        env = dict(os.environ)
+        if case.get("config"):
+            env["KILN_FLASH_ATTENTION_CONFIG"] = case["config"]
         if run([args.kiln, "compile", path, "-o", engine, "--quiet"],
-               os.path.join(work, "compile.log")) != 0:
+               os.path.join(work, "compile.log"), env=env) != 0:
             rows.append({**row, "status": "compile failed"})
             continue
         count, config = attention_kernels(args.kiln, engine, work)
@@ -325,6 +328,17 @@ def main():
         c("b2 h3 s128 d64 bf16", [2, 3], 128, 128, 64, None, BF16),
         c("b2 h3 s197 causal bf16", [2, 3], 197, 197, 64, "causal", BF16),
     ]
+    # The same functions under the other configurations (32 rows a warp, 3 stages, ...).
+    for name, lead, sq, skv, mask, dtype, config in [
+            ("b2 h3 s197 d64", [2, 3], 197, 197, None, F16, "128x64x2x4"),
+            ("b2 h3 sq77 skv200 d64", [2, 3], 77, 200, None, F16, "128x32x2x4"),
+            ("b2 h3 s197 causal", [2, 3], 197, 197, "causal", F16, "128x64x3x4"),
+            ("b1 h2 sq100 skv160 causal", [1, 2], 100, 160, "causal", F16, "128x64x2x8"),
+            ("b2 h3 sq70 skv90 full mask", [2, 3], 70, 90, "full", F16, "128x64x2x4"),
+            ("b2 h3 s64 empty rows nan_to_zero", [2, 3], 64, 64, "empty_rows", F16, "128x64x2x4"),
+            ("b2 h3 s197 causal bf16", [2, 3], 197, 197, "causal", BF16, "128x64x2x4"),
+            ("b2 h3 s300 d64", [2, 3], 300, 300, None, F16, "64x128x2x4")]:
+        cases.append({**c(f"{name} [{config}]", lead, sq, skv, 64, mask, dtype), "config": config})
     started = time.perf_counter()
     rows = correctness(args, cases)
     sweep_rows = [] if args.skip_sweep else sweep(args, args.configs.split(","))
