@@ -63,8 +63,8 @@ DenseElementsAttr getConstantBuffer(Value value, ModuleOp module) {
   auto getGlobal = value.getDefiningOp<memref::GetGlobalOp>();
   if (!getGlobal)
     return {};
-  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(getGlobal,
-                                                                     getGlobal.getNameAttr());
+  auto global =
+      SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(getGlobal, getGlobal.getNameAttr());
   if (!global || !global.getConstant() || !global.getInitialValue())
     return {};
   return dyn_cast<DenseElementsAttr>(*global.getInitialValue());
@@ -154,7 +154,7 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem) {
   // fragment: half the ldmatrix traffic per mma.sync, but twice the registers and half
   // the CTAs).
   const FlashAttentionConfig candidates[] = {
-      {64, 64, 2, 4},  {128, 64, 2, 4}, {64, 64, 3, 4},  {128, 64, 3, 4},  {64, 128, 2, 4},
+      {64, 64, 2, 4},  {128, 64, 2, 4},  {64, 64, 3, 4}, {128, 64, 3, 4}, {64, 128, 2, 4},
       {128, 64, 2, 8}, {128, 128, 2, 8}, {64, 32, 2, 4}, {128, 32, 2, 4}, {128, 32, 2, 8},
   };
   for (const FlashAttentionConfig &config : candidates) {
@@ -172,9 +172,9 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem) {
   // The default first: 32 rows a warp where that still gives every SM two CTAs or more
   // (132 SMs on an H100/H200), else 16.
   int64_t blocks128 = (problem.seqQ + 127) / 128 * problem.batch * problem.heads;
-  FlashAttentionConfig preferred =
-      blocks128 >= 2 * 132 && problem.headDim == 64 ? FlashAttentionConfig{128, 64, 2, 4}
-                                                    : FlashAttentionConfig{64, 64, 2, 4};
+  FlashAttentionConfig preferred = blocks128 >= 2 * 132 && problem.headDim == 64
+                                       ? FlashAttentionConfig{128, 64, 2, 4}
+                                       : FlashAttentionConfig{64, 64, 2, 4};
   auto found = llvm::find(configs, preferred);
   if (found != configs.end())
     std::rotate(configs.begin(), found, found + 1);
@@ -182,7 +182,7 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem) {
 }
 
 std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::FuncOp function,
-                                                                    ModuleOp module) {
+                                                                     ModuleOp module) {
   Block &entry = function.getBody().front();
   if (!llvm::hasSingleElement(entry.without_terminator()))
     return std::nullopt;
@@ -277,8 +277,8 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       std::optional<APFloat> allowedValue = getSplatFloat(where.getLhs());
       std::optional<APFloat> maskedValue = getSplatFloat(where.getRhs());
       int condition = inputArgument(where.getCondition());
-      if (!allowedValue || !allowedValue->isZero() || !maskedValue ||
-          !isMaskedOut(*maskedValue) || condition < 0)
+      if (!allowedValue || !allowedValue->isZero() || !maskedValue || !isMaskedOut(*maskedValue) ||
+          condition < 0)
         return std::nullopt;
       Value buffer = launchOperand(condition);
       DenseElementsAttr constant = buffer ? getConstantBuffer(buffer, module) : nullptr;
@@ -313,10 +313,9 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
         stride *= shape[d];
       }
       // Strides along (batch, head, row, column); [N, S, D] has no head dimension.
-      problem.maskStrides = rank == 4 ? std::array<int64_t, 4>{strides[0], strides[1],
-                                                               strides[2], strides[3]}
-                                      : std::array<int64_t, 4>{strides[0], 0, strides[1],
-                                                               strides[2]};
+      problem.maskStrides =
+          rank == 4 ? std::array<int64_t, 4>{strides[0], strides[1], strides[2], strides[3]}
+                    : std::array<int64_t, 4>{strides[0], 0, strides[1], strides[2]};
       problem.maskType = type.getElementType();
       problem.mask = index;
       // A constant mask that is exactly causal becomes the causal flag.
@@ -452,8 +451,8 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
         StringRef(forced).split(parts, 'x');
         kiln::FlashAttentionConfig asked;
         if (parts.size() == 4 && !parts[0].getAsInteger(10, asked.blockQ) &&
-            !parts[1].getAsInteger(10, asked.blockKv) &&
-            !parts[2].getAsInteger(10, asked.stages) && !parts[3].getAsInteger(10, asked.warps))
+            !parts[1].getAsInteger(10, asked.blockKv) && !parts[2].getAsInteger(10, asked.stages) &&
+            !parts[3].getAsInteger(10, asked.warps))
           for (const kiln::FlashAttentionConfig &config : legal)
             if (config == asked)
               return std::optional<kiln::FlashAttentionConfig>(config);
@@ -467,8 +466,8 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     if (asked && llvm::is_contained(legal, *asked))
       return asked;
     return function.emitError("kernel-attention-sm80: ")
-           << attr << " is not a configuration of this attention (Sq " << problem.seqQ
-           << ", Skv " << problem.seqKv << ", D " << problem.headDim << ")";
+           << attr << " is not a configuration of this attention (Sq " << problem.seqQ << ", Skv "
+           << problem.seqKv << ", D " << problem.headDim << ")";
   }
 
   /// The template's kernel for `problem`'s types and mask form and `config`, instantiated
@@ -496,36 +495,35 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     auto flag = [](bool value) { return std::string(value ? "true" : "false"); };
     std::string extend = maskType == "f32" ? "arith.addf %mv, %fneg0 : f32"
                                            : "arith.extf %mv : " + maskType + " to f32";
-    std::string text = substitute(
-        kTemplate, {{"MODULE", moduleName},
-                    {"ENTRY", entryName},
-                    {"MASK_EXT", extend},
-                    {"MT", maskType},
-                    {"T", type},
-                    {"D", str(d)},
-                    {"BQ", str(config.blockQ)},
-                    {"BKV", str(config.blockKv)},
-                    {"STAGES", str(config.stages)},
-                    {"WAIT_Q", str(config.stages - 2)},
-                    {"WAIT", str(config.stages - 1)},
-                    {"WARPS", str(config.warps)},
-                    {"WARP_ROWS", str(config.blockQ / config.warps)},
-                    {"MTW", str(config.blockQ / config.warps / 16)},
-                    {"ROWS", str(config.blockQ / config.warps / 8)},
-                    {"THREADS", str(threads)},
-                    {"NT_S", str(config.blockKv / 8)},
-                    {"NT_O", str(d / 8)},
-                    {"KQ", str(d / 16)},
-                    {"KP", str(config.blockKv / 16)},
-                    {"Q_CHUNKS", str(config.blockQ * d / 8 / threads)},
-                    {"KV_CHUNKS", str(config.blockKv * d / 8 / threads)},
-                    {"CPR", str(d / 8)},
-                    {"K_OFF", str(kOffset)},
-                    {"V_OFF", str(kOffset + config.stages * kvStage)},
-                    {"KV_STAGE", str(kvStage)},
-                    {"HAS_MASK", flag(bool(problem.maskType))},
-                    {"CAUSAL", flag(problem.causal)},
-                    {"NAN_TO_ZERO", flag(problem.nanToZero)}});
+    std::string text = substitute(kTemplate, {{"MODULE", moduleName},
+                                              {"ENTRY", entryName},
+                                              {"MASK_EXT", extend},
+                                              {"MT", maskType},
+                                              {"T", type},
+                                              {"D", str(d)},
+                                              {"BQ", str(config.blockQ)},
+                                              {"BKV", str(config.blockKv)},
+                                              {"STAGES", str(config.stages)},
+                                              {"WAIT_Q", str(config.stages - 2)},
+                                              {"WAIT", str(config.stages - 1)},
+                                              {"WARPS", str(config.warps)},
+                                              {"WARP_ROWS", str(config.blockQ / config.warps)},
+                                              {"MTW", str(config.blockQ / config.warps / 16)},
+                                              {"ROWS", str(config.blockQ / config.warps / 8)},
+                                              {"THREADS", str(threads)},
+                                              {"NT_S", str(config.blockKv / 8)},
+                                              {"NT_O", str(d / 8)},
+                                              {"KQ", str(d / 16)},
+                                              {"KP", str(config.blockKv / 16)},
+                                              {"Q_CHUNKS", str(config.blockQ * d / 8 / threads)},
+                                              {"KV_CHUNKS", str(config.blockKv * d / 8 / threads)},
+                                              {"CPR", str(d / 8)},
+                                              {"K_OFF", str(kOffset)},
+                                              {"V_OFF", str(kOffset + config.stages * kvStage)},
+                                              {"KV_STAGE", str(kvStage)},
+                                              {"HAS_MASK", flag(bool(problem.maskType))},
+                                              {"CAUSAL", flag(problem.causal)},
+                                              {"NAN_TO_ZERO", flag(problem.nanToZero)}});
     OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, module.getContext());
     if (!parsed)
       return module.emitError("kernel-attention-sm80: the flash-attention template (")
@@ -588,16 +586,17 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     FunctionType signature = kernelFunc.getFunctionType();
     // Buffers go as bare pointers: 0-d views.
     auto pointer = [&](Value buffer, unsigned parameter) -> Value {
-      return memref::ReinterpretCastOp::create(b, loc, cast<MemRefType>(signature.getInput(parameter)),
-                                               buffer, /*offset=*/0,
-                                               /*sizes=*/ArrayRef<int64_t>{},
-                                               /*strides=*/ArrayRef<int64_t>{});
+      return memref::ReinterpretCastOp::create(
+          b, loc, cast<MemRefType>(signature.getInput(parameter)), buffer, /*offset=*/0,
+          /*sizes=*/ArrayRef<int64_t>{},
+          /*strides=*/ArrayRef<int64_t>{});
     };
     ValueRange operands = launch.getOperands();
     Value q = pointer(operands[problem.query], 0), k = pointer(operands[problem.key], 1),
           v = pointer(operands[problem.value], 2), o = pointer(operands[problem.output], 3);
     // Without a mask buffer the kernel reads none: Q stands in.
-    Value mask = problem.mask >= 0 ? pointer(operands[problem.mask], 4) : pointer(operands[problem.query], 4);
+    Value mask = problem.mask >= 0 ? pointer(operands[problem.mask], 4)
+                                   : pointer(operands[problem.query], 4);
     Value scale = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(problem.scale));
     Value one = index(1);
     int64_t blocksQ = (problem.seqQ + config.blockQ - 1) / config.blockQ;

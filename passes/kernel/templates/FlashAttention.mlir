@@ -382,7 +382,13 @@ gpu.module @{MODULE} {
         %y = arith.subf %ms, %mScaled : !rows
         scf.yield %y : !rows
       }
-      %alpha = math.exp2 %alphaArg : !rows
+      // exp2 as ex2.approx.ftz (one MUFU op; libdevice's exp2f adds denormal scaling).
+      %alpha = scf.for %r = %c0 to %cRows step %c1 iter_args(%av = %alphaArg) -> (!rows) {
+        %x = vector.extract %av[%r] : f32 from !rows
+        %y = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%x) : (f32) -> f32
+        %av2 = vector.insert %y, %av[%r] : f32 into !rows
+        scf.yield %av2 : !rows
+      } {unroll}
 
       // P = exp2(...) (f32), this thread's row sums, P rounded to {T} as the A operand of
       // P V: k-step kk is score tiles 2 kk and 2 kk + 1.
@@ -409,11 +415,15 @@ gpu.module @{MODULE} {
             %y = math.fma %sx, %fV, %negS : vector<2x2xf32>
             scf.yield %y : vector<2x2xf32>
           }
-          %p = math.exp2 %arg : vector<2x2xf32>
-          %p00 = vector.extract %p[0, 0] : f32 from vector<2x2xf32>
-          %p01 = vector.extract %p[0, 1] : f32 from vector<2x2xf32>
-          %p10 = vector.extract %p[1, 0] : f32 from vector<2x2xf32>
-          %p11 = vector.extract %p[1, 1] : f32 from vector<2x2xf32>
+          %x00 = vector.extract %arg[0, 0] : f32 from vector<2x2xf32>
+          %x01 = vector.extract %arg[0, 1] : f32 from vector<2x2xf32>
+          %x10 = vector.extract %arg[1, 0] : f32 from vector<2x2xf32>
+          %x11 = vector.extract %arg[1, 1] : f32 from vector<2x2xf32>
+          %p00 = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%x00) : (f32) -> f32
+          %p01 = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%x01) : (f32) -> f32
+          %p10 = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%x10) : (f32) -> f32
+          %p11 = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%x11) : (f32) -> f32
+          %p = vector.from_elements %p00, %p01, %p10, %p11 : vector<2x2xf32>
           %sumA = arith.addf %p00, %p01 : f32
           %sumB = arith.addf %p10, %p11 : f32
           %lA = vector.extract %ls[%rA] : f32 from !rows
