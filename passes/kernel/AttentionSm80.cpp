@@ -497,35 +497,43 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     auto flag = [](bool value) { return std::string(value ? "true" : "false"); };
     std::string extend = maskType == "f32" ? "arith.addf %mv, %fneg0 : f32"
                                            : "arith.extf %mv : " + maskType + " to f32";
-    std::string text = substitute(kTemplate, {{"MODULE", moduleName},
-                                              {"ENTRY", entryName},
-                                              {"MASK_EXT", extend},
-                                              {"MT", maskType},
-                                              {"T", type},
-                                              {"D", str(d)},
-                                              {"BQ", str(config.blockQ)},
-                                              {"BKV", str(config.blockKv)},
-                                              {"STAGES", str(config.stages)},
-                                              {"WAIT_Q", str(config.stages - 2)},
-                                              {"WAIT", str(config.stages - 1)},
-                                              {"WARPS", str(config.warps)},
-                                              {"WARP_ROWS", str(config.blockQ / config.warps)},
-                                              {"MTW", str(config.blockQ / config.warps / 16)},
-                                              {"ROWS", str(config.blockQ / config.warps / 8)},
-                                              {"THREADS", str(threads)},
-                                              {"NT_S", str(config.blockKv / 8)},
-                                              {"NT_O", str(d / 8)},
-                                              {"KQ", str(d / 16)},
-                                              {"KP", str(config.blockKv / 16)},
-                                              {"Q_CHUNKS", str(config.blockQ * d / 8 / threads)},
-                                              {"KV_CHUNKS", str(config.blockKv * d / 8 / threads)},
-                                              {"CPR", str(d / 8)},
-                                              {"K_OFF", str(kOffset)},
-                                              {"V_OFF", str(kOffset + config.stages * kvStage)},
-                                              {"KV_STAGE", str(kvStage)},
-                                              {"HAS_MASK", flag(bool(problem.maskType))},
-                                              {"CAUSAL", flag(problem.causal)},
-                                              {"NAN_TO_ZERO", flag(problem.nanToZero)}});
+    std::string text = substitute(
+        kTemplate,
+        {{"MODULE", moduleName},
+         {"ENTRY", entryName},
+         {"MASK_EXT", extend},
+         {"MT", maskType},
+         {"T", type},
+         {"D", str(d)},
+         {"BQ", str(config.blockQ)},
+         {"BKV", str(config.blockKv)},
+         {"STAGES", str(config.stages)},
+         {"WAIT_Q", str(config.stages - 2)},
+         {"WAIT", str(config.stages - 1)},
+         {"WARPS", str(config.warps)},
+         // 16 rows a warp, D 64, 64 x 64 tiles, 2 stages fits in 128 registers without spills: 4
+         // CTAs an SM (16 warps) instead of 3.
+         {"MIN_CTAS", str(d == 64 && config.blockQ == 16 * config.warps && config.warps == 4 &&
+                                  config.blockKv == 64 && config.stages == 2
+                              ? 4
+                              : 1)},
+         {"WARP_ROWS", str(config.blockQ / config.warps)},
+         {"MTW", str(config.blockQ / config.warps / 16)},
+         {"ROWS", str(config.blockQ / config.warps / 8)},
+         {"THREADS", str(threads)},
+         {"NT_S", str(config.blockKv / 8)},
+         {"NT_O", str(d / 8)},
+         {"KQ", str(d / 16)},
+         {"KP", str(config.blockKv / 16)},
+         {"Q_CHUNKS", str(config.blockQ * d / 8 / threads)},
+         {"KV_CHUNKS", str(config.blockKv * d / 8 / threads)},
+         {"CPR", str(d / 8)},
+         {"K_OFF", str(kOffset)},
+         {"V_OFF", str(kOffset + config.stages * kvStage)},
+         {"KV_STAGE", str(kvStage)},
+         {"HAS_MASK", flag(bool(problem.maskType))},
+         {"CAUSAL", flag(problem.causal)},
+         {"NAN_TO_ZERO", flag(problem.nanToZero)}});
     OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, module.getContext());
     if (!parsed)
       return module.emitError("kernel-attention-sm80: the flash-attention template (")

@@ -16,7 +16,8 @@
 // ({BKV} / 16), {Q_CHUNKS} and {KV_CHUNKS} (16-byte copies per thread of a Q and of a
 // K or V tile), {CPR} ({D} / 8), {K_OFF}, {V_OFF} (byte offsets of the K and V rings),
 // {KV_STAGE} (bytes of one K or V stage) and {HAS_MASK}, {CAUSAL}, {NAN_TO_ZERO} (true,
-// false), parses the result and unrolls every scf.for marked `unroll`.
+// false), {MIN_CTAS} (CTAs an SM must fit: ptxas caps the registers accordingly),
+// parses the result and unrolls every scf.for marked `unroll`.
 
 !gmem = memref<?x{D}x{T}, strided<[{D}, 1], offset: ?>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
@@ -37,7 +38,8 @@ gpu.module @{MODULE} {
   gpu.func @{ENTRY}(%Q: memref<{T}>, %K: memref<{T}>, %V: memref<{T}>, %O: memref<{T}>,
                     %Mask: memref<{MT}>, %H: i32, %Sq: i32, %Skv: i32, %mB: i32, %mH: i32,
                     %mQ: i32, %mK: i32, %scale: f32)
-      kernel attributes {known_block_size = array<i32: {THREADS}, 1, 1>} {
+      kernel attributes {known_block_size = array<i32: {THREADS}, 1, 1>,
+                                 nvvm.minctasm = {MIN_CTAS} : i32} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
