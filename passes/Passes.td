@@ -279,6 +279,37 @@ def KernelConvSm90 : Pass<"kernel-conv-sm90", "::mlir::ModuleOp"> {
   ];
 }
 
+def KernelAttentionSm80 : Pass<"kernel-attention-sm80", "::mlir::ModuleOp"> {
+  let summary = "Fused flash attention (mma.sync, cp.async; sm_80 and later) for the attention kernels that fit it";
+  let description = [{
+    A `kernel.func` whose template is a `kernel.attention` holding one `graph.attention` of
+    f16 or bf16 row-major [B, H, S, D] (or [N, S, D]) buffers read as they are, D 64 or
+    128, any Sq and Skv, is replaced by the FlashAttention-2 forward kernel of
+    `passes/kernel/templates/FlashAttention.mlir` (docs/codegen-attention.md): `ldmatrix`
+    + `mma.sync` m16n8k16 with f32 accumulation, K/V tiles through a cp.async ring, the
+    online softmax in f32. The mask may be absent, an additive buffer that broadcasts to
+    the scores (read per element), or a compile-time constant that is exactly causal (a
+    mask buffer or a `graph.where` of a boolean one), which becomes a causal flag that
+    skips the tiles above the diagonal. A `kernel.config` dictionary chooses the
+    configuration ({template = "flash_attention", block_q, block_kv, stages, warps};
+    passes/kernel/AttentionConfig.h; `{template = "generic"}` keeps the generic lowering);
+    one that is not legal for the kernel is an error. Each launch becomes a
+    `gpu.launch_func` of ceil(Sq / block_q) x B*H blocks. Other kernels are left to the
+    generic lowering. Run on the kernel-formed module of a GPU target, before kernel
+    lowering.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Lowering passes (passes/lowering)
 //===----------------------------------------------------------------------===//

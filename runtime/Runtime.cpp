@@ -199,7 +199,10 @@ bool Engine::Impl::load(std::string &error) {
     runtime::FunctionHandle function = nullptr;
     if (!driver().getFunction(modules[kernel.module], kernel.name, function, problem))
       return fail(describeKernel(kernel) + ": " + problem);
-    if (sharedNeeded[k] > 48u * 1024) {
+    // Static shared memory counts against the same 48 KiB default (a kernel using
+    // gpu.dynamic_shared_memory has at least a 1-byte static symbol), so exactly 48 KiB of
+    // dynamic shared memory already needs the raised limit.
+    if (sharedNeeded[k] >= 48u * 1024) {
       if (sharedNeeded[k] > static_cast<uint32_t>(gpu.maxSharedOptin))
         return fail(describeKernel(kernel) + " needs " + std::to_string(sharedNeeded[k]) +
                     " bytes of shared memory; this GPU allows " +
