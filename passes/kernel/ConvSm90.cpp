@@ -227,9 +227,10 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
   return configs;
 }
 
-/// The constant initial bytes of the weight `value` reads, when it is a memref.global.
-std::optional<std::pair<memref::GlobalOp, ArrayRef<char>>> constantWeight(Value value,
-                                                                          SymbolTable &symbols) {
+/// The constant initial bytes of the weight `value` reads, when it is a memref.global
+/// (`storage` holds them for a splat).
+std::optional<std::pair<memref::GlobalOp, ArrayRef<char>>>
+constantWeight(Value value, SymbolTable &symbols, std::vector<char> &storage) {
   auto get = value.getDefiningOp<memref::GetGlobalOp>();
   if (!get)
     return std::nullopt;
@@ -243,8 +244,14 @@ std::optional<std::pair<memref::GlobalOp, ArrayRef<char>>> constantWeight(Value 
       return std::nullopt;
     return std::make_pair(global, blob->getData());
   }
-  if (auto dense = dyn_cast<DenseElementsAttr>(init); dense && !dense.isSplat())
-    return std::make_pair(global, dense.getRawData());
+  if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
+    if (!dense.isSplat())
+      return std::make_pair(global, dense.getRawData());
+    ArrayRef<char> one = dense.getRawData();
+    for (int64_t i = 0; i < dense.getNumElements(); ++i)
+      storage.insert(storage.end(), one.begin(), one.end());
+    return std::make_pair(global, ArrayRef<char>(storage));
+  }
   return std::nullopt;
 }
 
@@ -336,7 +343,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
                               const kiln::Sm90GemmConfig &config) {
     Value input = launch.getOperands()[0], weight = launch.getOperands()[1],
           output = launch.getOperands()[2];
-    auto constant = constantWeight(weight, symbols);
+    std::vector<char> splat;
+    auto constant = constantWeight(weight, symbols, splat);
     if (!constant)
       return failure(); // a weight computed at run time: the generic lowering
     FailureOr<memref::GlobalOp> matrix =
