@@ -17,7 +17,7 @@
 // RUN: /usr/bin/python3 %S/Inputs/timing-cache.py %t.first.mlir %t.a100.json \
 // RUN:   --gpu 'sm_80 NVIDIA A100-SXM4-80GB' '{template = "generic"}=5'
 // RUN: kiln-opt --kernel-autotune="timing-cache=%t.a100.json" %s | FileCheck %s --check-prefix=MODEL
-// MODEL: kernel.config = {consumers = 0 : i64, {{.*}}template = "sm90_gemm"
+// MODEL: kernel.config = {consumers = 2 : i64, {{.*}}template = "sm90_gemm"
 // MODEL-SAME: source = "cost-model"
 
 // A corrupt file, or one of another version, is a warning naming it; then ignored.
