@@ -16,6 +16,7 @@
 #include "passes/Passes.h"
 #include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/Sm90Template.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -348,17 +349,6 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
 
 namespace {
 
-/// `text` with every `{KEY}` replaced by its value.
-std::string substitute(std::string text, ArrayRef<std::pair<StringRef, std::string>> values) {
-  for (const auto &[key, value] : values) {
-    std::string placeholder = ("{" + key + "}").str();
-    for (size_t at = text.find(placeholder); at != std::string::npos;
-         at = text.find(placeholder, at + value.size()))
-      text.replace(at, placeholder.size(), value);
-  }
-  return text;
-}
-
 /// nvgpu.mma.sync does not lower bf16 operands: the same m16n8k16 product as
 /// nvvm.mma.sync on the operands' 32-bit registers.
 void lowerBf16MmaSync(Operation *root) {
@@ -497,7 +487,7 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     auto flag = [](bool value) { return std::string(value ? "true" : "false"); };
     std::string extend = maskType == "f32" ? "arith.addf %mv, %fneg0 : f32"
                                            : "arith.extf %mv : " + maskType + " to f32";
-    std::string text = substitute(
+    std::string text = kiln::substitutePlaceholders(
         kTemplate,
         {{"MODULE", moduleName},
          {"ENTRY", entryName},
