@@ -218,12 +218,17 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
       configs.push_back(config);
   };
   bool wideFills = tiles * llvm::divideCeil(p.outChannels, 256) >= 132;
+  // At most 64 output channels: a 64-wide tile, not half of a 128-wide one.
+  if (p.outChannels <= 64)
+    add(64, 6);
   if (wideFills)
     add(256, 4);
   add(128, 4);
   if (!wideFills)
     add(256, 4);
   add(128, 6);
+  if (p.outChannels > 64)
+    add(64, 6);
   return configs;
 }
 

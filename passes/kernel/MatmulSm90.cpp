@@ -196,6 +196,9 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
     return llvm::divideCeil(problem.m, 128) * llvm::divideCeil(problem.n, tileN);
   };
   bool wideFills = tiles(256) >= 132;
+  // Products at most 64 wide waste half of a 128-wide tile.
+  if (problem.n <= 64)
+    add(/*tileN=*/64, /*stages=*/6, /*consumers=*/2);
   if (wideFills)
     add(/*tileN=*/256, /*stages=*/4, /*consumers=*/2);
   add(/*tileN=*/128, /*stages=*/4, /*consumers=*/2);
@@ -203,6 +206,8 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
     add(/*tileN=*/256, /*stages=*/4, /*consumers=*/2);
   add(/*tileN=*/256, /*stages=*/3, /*consumers=*/2);
   add(/*tileN=*/128, /*stages=*/6, /*consumers=*/2);
+  if (problem.n > 64)
+    add(/*tileN=*/64, /*stages=*/6, /*consumers=*/2);
   add(/*tileN=*/128, /*stages=*/3, /*consumers=*/0);
   return configs;
 }

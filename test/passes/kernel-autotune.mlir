@@ -5,7 +5,7 @@
 
 // A large GEMM: the sm90 template beats the generic lowering by far.
 // CHECK-LABEL: kernel.func @large
-// CHECK-SAME: kernel.config = {consumers = 2 : i64, stages = 4 : i64, template = "sm90_gemm", tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+// CHECK-SAME: kernel.config = {consumers = 2 : i64, stages = 6 : i64, template = "sm90_gemm", tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 // CHECK-SAME: kernel.tuning = {micros = {{.*}} : f64, signature = "{{[0-9a-f]+}}", source = "cost-model"}
 // No sm90 template on sm_80: nothing to choose.
 // SM80-LABEL: kernel.func @large

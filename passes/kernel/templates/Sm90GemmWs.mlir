@@ -21,7 +21,7 @@
 //   ROW_MAP         from the tile's row %r, %grow (C's row) and %rowOk (i1: store it)
 // and the types and configuration: {MODULE}, {ENTRY}, {IN}, {OUT}, {CONVERT} (the
 // truncation of %v, vector<4xf32>, into %out, or nothing), {STORED} (%v or %out),
-// {STORE_ALIGNMENT}, {TILE_N} (128 or 256), {STAGES}, {B_BOXES} = TILE_N / 64,
+// {STORE_ALIGNMENT}, {TILE_N} (64, 128 or 256), {STAGES}, {B_BOXES} = TILE_N / 64,
 // {B_STAGE_BYTES} = 64 * TILE_N * 2, {STAGE_BYTES} (A box + B stage bytes), {B_BASE} =
 // STAGES * 16384, {STAGED_COLUMNS} = TILE_N + 8.
 
@@ -257,7 +257,8 @@ gpu.module @{MODULE} {
       %warp = arith.divui %tid, %c32 : index
       %laneCol = arith.muli %lane, %c4 : index
       // Rows and columns past M and N (partial edge tiles) are not stored; N is a multiple
-      // of 8, so a 4-wide vector is all inside or all outside.
+      // of 8, so a 4-wide vector is all inside or all outside. A 64-wide tile leaves half
+      // of the lanes of its one 128-column chunk idle.
 {ROW_END}
       scf.for %r = %warp to %rowEnd step %c8 {
 {ROW_MAP}
@@ -265,7 +266,9 @@ gpu.module @{MODULE} {
           %col = arith.addi %chunk, %laneCol : index
           %gcol = arith.addi %n0, %col : index
           %colInside = arith.cmpi ult, %gcol, %n : index
-          %inside = arith.andi %rowOk, %colInside : i1
+          %colInTile = arith.cmpi ult, %col, %tileN : index
+          %colOk = arith.andi %colInside, %colInTile : i1
+          %inside = arith.andi %rowOk, %colOk : i1
           scf.if %inside {
             %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<4xf32>
             {CONVERT}
