@@ -248,17 +248,22 @@ def KernelConvSm90 : Pass<"kernel-conv-sm90", "::mlir::ModuleOp"> {
   let description = [{
     A `kernel.func` whose template is a `kernel.conv` holding exactly one channels-last
     2-D `graph.conv` (NHWC input, OHWI weight, no bias, one group, no dilation, equal
-    strides up to 8) of f16 or bf16 buffers, with C a multiple of 64 and O of 8, and whose
-    launches pass a constant weight (a `memref.global`), becomes the warp-specialised GEMM
-    template of kernel-matmul-sm90 with an implicit im2col A operand:
-    C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O].
+    strides up to 8) of f16 or bf16 buffers, with O a multiple of 8, and whose launches
+    pass a constant weight (a `memref.global`), becomes the warp-specialised GEMM template
+    of kernel-matmul-sm90: C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O], A being the
+    im2col matrix of the input.
 
-    - Each 128-row tile of C is a box of output positions (images x rows x columns),
-      chosen to waste the fewest rows.
-    - Each k-tile of A is one 4-D TMA box of the input at filter tap (r, s) and 64
-      channels. The stride is the box's element stride, and the padding is TMA's zero
-      fill of what lies outside the input.
-    - The weight is permuted at compile time into a new constant global, (KH KW C) x O.
+    - C a multiple of 8: A is implicit. Each 128-row tile of C is a box of output
+      positions (images x rows x columns), chosen to waste the fewest rows; each k-tile of
+      A is one 4-D TMA box of the input at filter tap (r, s) and 64 channels. The stride
+      is the box's element stride; the padding, and the channels past C when C is no
+      multiple of 64, are TMA's zero fill of what lies outside the input.
+    - Other C (a 3-channel image), with KH*KW*C at most 512: A is explicit. An im2col
+      kernel writes it to a scratch buffer (`memref.alloc`, placed by
+      kernel-plan-buffers), KH*KW*C rounded up to a multiple of 8 columns, and the GEMM is
+      the row-major one of kernel-matmul-sm90.
+    - The weight is permuted at compile time into a new constant global, K x O, with zero
+      rows where A's columns are padding.
 
     The `kernel.config` attribute and the `default-config` option choose the tile and ring
     depth as for kernel-matmul-sm90. Run on the kernel-formed module of an sm_90a target,

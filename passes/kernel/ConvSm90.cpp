@@ -1,13 +1,18 @@
 //===- ConvSm90.cpp - Hopper implicit-GEMM convolutions -------------------===//
 //
 // kernel-conv-sm90: channels-last 2-D convolutions of half-precision operands become the
-// warp-specialised wgmma GEMM (passes/kernel/templates/Sm90GemmWs.mlir) with an implicit
-// im2col A operand: C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O]. Each k-tile of A
-// is one 4-D TMA box of the NHWC input, {64 channels} x {BW columns} x {BH rows} x {BN
-// images} of output positions, taken at filter tap (r, s) with the convolution's stride
-// as the box's element stride; what falls outside the input (the padding) is zero-filled
-// by TMA. B is the weight, permuted at compile time from OHWI to (KH KW C) x O.
-// docs/codegen-sm90.md, "Implicit-GEMM convolution".
+// warp-specialised wgmma GEMM (passes/kernel/templates/Sm90GemmWs.mlir) of
+// C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O], A being the im2col matrix:
+// - implicit (C a multiple of 8): each k-tile of A is one 4-D TMA box of the NHWC input,
+//   {64 channels} x {BW columns} x {BH rows} x {BN images} of output positions, taken at
+//   filter tap (r, s) with the convolution's stride as the box's element stride; what falls
+//   outside the input (the padding, and channels C.. of the last 64 when C % 64 != 0) is
+//   zero-filled by TMA;
+// - explicit (other C, such as a 3-channel image, which TMA cannot address: its rows are
+//   not 16-byte multiples): a small kernel (templates/Im2col.mlir) writes A to a scratch
+//   buffer first, for convolutions whose KH*KW*C is small.
+// B is the weight, permuted at compile time from OHWI to (KH KW C) x O, with zero rows
+// where A has padded columns. docs/codegen-sm90.md, "Implicit-GEMM convolution".
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +37,15 @@ namespace kernel = kiln::kernel;
 
 namespace {
 
+/// The text of passes/kernel/templates/Im2col.mlir.
+constexpr const char kIm2colTemplate[] =
+#include "passes/kernel/templates/Im2col.mlir.inc"
+    ;
+
+/// The largest KH*KW*C an explicit im2col serves: its scratch buffer has N*OH*OW rows of
+/// that many elements (a 7x7 RGB stem has 147).
+constexpr int64_t kMaxExplicitIm2colK = 512;
+
 /// A channels-last convolution the template computes.
 struct ConvProblem {
   int64_t batch, height, width, channels;   // input NHWC
@@ -39,9 +53,19 @@ struct ConvProblem {
   int64_t kernelHeight, kernelWidth;
   int64_t stride, padTop, padLeft;
   Type operand, result;
+  /// A is written to a scratch buffer by an im2col kernel (else TMA reads the input).
+  bool explicitIm2col = false;
 
   int64_t gemmM() const { return batch * outHeight * outWidth; }
-  int64_t gemmK() const { return kernelHeight * kernelWidth * channels; }
+  int64_t taps() const { return kernelHeight * kernelWidth; }
+  /// The rows of B (columns of A) one filter tap has: implicitly, the channels rounded up
+  /// to whole 64-channel k-tiles; explicitly, the channels.
+  int64_t rowsPerTap() const { return explicitIm2col ? channels : llvm::alignTo(channels, 64); }
+  /// K of the GEMM: implicitly, whole k-tiles per tap; explicitly, KH*KW*C rounded up to a
+  /// multiple of 8 (TMA's 16-byte row strides of the scratch matrix).
+  int64_t gemmK() const {
+    return explicitIm2col ? llvm::alignTo(taps() * channels, 8) : taps() * rowsPerTap();
+  }
 };
 
 /// The output positions of one 128-row tile of C: a box of BN images x BH rows x BW
@@ -94,9 +118,14 @@ std::optional<ConvProblem> matchConv(kernel::FuncOp function) {
       types[1].getElementType() != p.operand || p.result != p.operand ||
       !(p.operand.isF16() || p.operand.isBF16()))
     return std::nullopt;
-  // A k-tile is 64 channels of one filter tap; TMA wants 16-byte row strides of B.
-  if (p.channels % 64 || p.outChannels % 8)
+  // TMA wants 16-byte row strides: of B always, of the NHWC input to read it implicitly.
+  if (p.outChannels % 8)
     return std::nullopt;
+  if (p.channels % 8) {
+    p.explicitIm2col = true;
+    if (p.taps() * p.channels > kMaxExplicitIm2colK)
+      return std::nullopt;
+  }
   return p;
 }
 
@@ -126,7 +155,10 @@ PixelBox choosePixelBox(const ConvProblem &p) {
   return best;
 }
 
+/// The 128-row tiles of C: output boxes (implicit), or 128 rows of A (explicit).
 int64_t tileCount(const ConvProblem &p, const PixelBox &box) {
+  if (p.explicitIm2col)
+    return llvm::divideCeil(p.gemmM(), 128);
   return llvm::divideCeil(p.batch, box.images) * llvm::divideCeil(p.outHeight, box.rows) *
          llvm::divideCeil(p.outWidth, box.columns);
 }
@@ -134,7 +166,7 @@ int64_t tileCount(const ConvProblem &p, const PixelBox &box) {
 /// The template's A operand for `p` with output boxes `box` (see Sm90GemmWs.mlir's header).
 kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
   auto n = [](int64_t value) { return std::to_string(value); };
-  int64_t channelBlocks = p.channels / 64;
+  int64_t channelBlocks = p.rowsPerTap() / 64;
   kiln::Sm90AOperand a;
   a.box = llvm::formatv("{0}x{1}x{2}x64", box.images, box.rows, box.columns).str();
   a.boxBytes = box.positions() * 64 * 2;
@@ -165,7 +197,7 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
                               box.images, p.stride, p.padTop, p.padLeft)
                     .str();
   // k-tile kt is channels 64 cb.. of filter tap (r, s): kt = (r KW + s) CB + cb, which is
-  // also row 64 kt of B ((KH KW C) x O).
+  // also row 64 kt of B ((KH KW C') x O, C' = C rounded up to 64).
   a.loadA = llvm::formatv(R"(          %cvBlocks = arith.constant {0} : index
           %cvKw = arith.constant {1} : index
           %cvCb = arith.remui %kt, %cvBlocks : index
@@ -314,21 +346,22 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
            << attr << " is not a configuration of this convolution";
   }
 
-  /// The weight permuted from OHWI to a (KH KW C) x O matrix: a new constant global.
+  /// The weight permuted from OHWI to the GEMM's K x O matrix (row tap * rowsPerTap + c;
+  /// zero rows where A's columns are padding): a new constant global.
   FailureOr<memref::GlobalOp> permutedWeight(ModuleOp module, SymbolTable &symbols,
                                              memref::GlobalOp weight, ArrayRef<char> bytes,
                                              const ConvProblem &p) {
-    int64_t taps = p.kernelHeight * p.kernelWidth, o = p.outChannels, c = p.channels;
+    int64_t taps = p.taps(), o = p.outChannels, c = p.channels, rowsPerTap = p.rowsPerTap();
     size_t element = p.operand.getIntOrFloatBitWidth() / 8;
     if (bytes.size() != size_t(o * taps * c) * element)
       return failure();
-    std::vector<char> permuted(bytes.size());
+    std::vector<char> permuted(size_t(p.gemmK() * o) * element, 0);
     for (int64_t oc = 0; oc < o; ++oc)
       for (int64_t tap = 0; tap < taps; ++tap)
         for (int64_t ic = 0; ic < c; ++ic)
-          std::memcpy(&permuted[((tap * c + ic) * o + oc) * element],
+          std::memcpy(&permuted[((tap * rowsPerTap + ic) * o + oc) * element],
                       &bytes[((oc * taps + tap) * c + ic) * element], element);
-    auto type = MemRefType::get({taps * c, o}, p.operand);
+    auto type = MemRefType::get({p.gemmK(), o}, p.operand);
     auto tensorType = RankedTensorType::get(type.getShape(), p.operand);
     std::string name = (weight.getSymName() + "_kxo").str();
     if (auto existing = symbols.lookup<memref::GlobalOp>(name))
@@ -341,6 +374,41 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
                                  /*constant=*/true, /*alignment=*/IntegerAttr());
     symbols.insert(global);
     return global;
+  }
+
+  /// The im2col kernel of `p` (templates/Im2col.mlir), instantiated once per problem.
+  FailureOr<gpu::GPUFuncOp> getOrCreateIm2col(ModuleOp module, SymbolTable &symbols,
+                                              const ConvProblem &p) {
+    std::string type = kiln::elementTypeName(p.operand);
+    std::string entry = llvm::formatv("im2col_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}", type,
+                                      p.batch, p.height, p.width, p.channels, p.kernelHeight,
+                                      p.kernelWidth, p.stride, p.padTop, p.padLeft)
+                            .str();
+    std::string moduleName = "kiln_" + entry;
+    if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
+      return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
+    auto n = [](int64_t value) { return std::to_string(value); };
+    std::string text = kiln::substitutePlaceholders(kIm2colTemplate,
+                                                    {{"MODULE", moduleName},
+                                                     {"ENTRY", entry},
+                                                     {"T", type},
+                                                     {"N", n(p.batch)},
+                                                     {"H_W_C", n(p.height * p.width * p.channels)},
+                                                     {"W_C", n(p.width * p.channels)},
+                                                     {"H", n(p.height)},
+                                                     {"W", n(p.width)},
+                                                     {"C", n(p.channels)},
+                                                     {"OH", n(p.outHeight)},
+                                                     {"OW", n(p.outWidth)},
+                                                     {"KW", n(p.kernelWidth)},
+                                                     {"STRIDE", n(p.stride)},
+                                                     {"PAD_TOP", n(p.padTop)},
+                                                     {"PAD_LEFT", n(p.padLeft)},
+                                                     {"KP", n(p.gemmK())},
+                                                     {"K", n(p.taps() * p.channels)},
+                                                     {"ROWS", n(p.gemmM())},
+                                                     {"CHUNKS", n(p.gemmM() * p.gemmK() / 8)}});
+    return kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
   }
 
   LogicalResult replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::LaunchOp launch,
@@ -357,25 +425,16 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     if (failed(matrix))
       return failure();
 
-    std::string entry = llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}",
-                                      kiln::elementTypeName(p.operand), p.batch, p.height, p.width,
-                                      p.channels, p.kernelHeight, p.kernelWidth, p.stride, p.padTop,
-                                      p.padLeft, p.outChannels, config.name())
-                            .str();
-    FailureOr<gpu::GPUFuncOp> kernelFunc = kiln::instantiateWarpSpecialisedGemm(
-        module, symbols, getArgument(), entry, p.operand, p.result, config, implicitIm2col(p, box));
-    if (failed(kernelFunc))
-      return failure();
-
     OpBuilder b(launch);
+    std::string how = p.explicitIm2col
+                          ? std::string(", explicit im2col")
+                          : llvm::formatv(", implicit GEMM, boxes of {0}x{1}x{2} positions",
+                                          box.images, box.rows, box.columns)
+                                .str();
     NamedAttrList metadata;
     metadata.set("kernel", launch.getCalleeAttr().getAttr());
     metadata.set("template", b.getStringAttr("conv"));
-    metadata.set("config",
-                 b.getStringAttr(config.describe() +
-                                 llvm::formatv(", implicit GEMM, boxes of {0}x{1}x{2} positions",
-                                               box.images, box.rows, box.columns)
-                                     .str()));
+    metadata.set("config", b.getStringAttr(config.describe() + how));
     Location loc =
         FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
     auto index = [&](int64_t value) -> Value {
@@ -384,6 +443,34 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     auto i32 = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(b, loc, value, 32);
     };
+    // A bare pointer to a buffer: a 0-d view of it.
+    auto pointer = [&](Value buffer) -> Value {
+      auto type = MemRefType::get({}, cast<MemRefType>(buffer.getType()).getElementType());
+      return memref::ReinterpretCastOp::create(b, loc, type, buffer, /*offset=*/0,
+                                               /*sizes=*/ArrayRef<int64_t>{},
+                                               /*strides=*/ArrayRef<int64_t>{});
+    };
+    std::string type = kiln::elementTypeName(p.operand);
+    FailureOr<gpu::GPUFuncOp> kernelFunc;
+    if (p.explicitIm2col) {
+      // The product of a row-major matrix, shared with kernel-matmul-sm90's.
+      std::string entry = "gemm_" + type + "_" + type + "_" + config.name();
+      kernelFunc =
+          kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry, p.operand,
+                                               p.result, config, kiln::rowMajorMatrixA());
+    } else {
+      std::string entry =
+          llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}", type, p.batch,
+                        p.height, p.width, p.channels, p.kernelHeight, p.kernelWidth, p.stride,
+                        p.padTop, p.padLeft, p.outChannels, config.name())
+              .str();
+      kernelFunc =
+          kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry, p.operand,
+                                               p.result, config, implicitIm2col(p, box));
+    }
+    if (failed(kernelFunc))
+      return failure();
+
     FunctionType signature = kernelFunc->getFunctionType();
     auto tensorMap = [&](Value buffer, unsigned parameter, ArrayRef<int64_t> boxExtents) {
       auto type = cast<MemRefType>(buffer.getType());
@@ -396,22 +483,34 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
           b, loc, cast<nvgpu::TensorMapDescriptorType>(signature.getInput(parameter)), unranked,
           extents);
     };
-    // A: the NHWC input; the box spans stride x the positions along H and W, of which TMA
-    // takes every stride-th (the element strides the engine builder reads).
-    auto mapA = tensorMap(input, 0, {box.images, box.rows * p.stride, box.columns * p.stride, 64});
-    mapA->setAttr("kiln.tma_element_strides", b.getDenseI64ArrayAttr({1, p.stride, p.stride, 1}));
+    Value one = index(1);
+    nvgpu::TmaCreateDescriptorOp mapA;
+    if (p.explicitIm2col) {
+      // A in a scratch buffer (the arena planner places it), written by the im2col kernel.
+      FailureOr<gpu::GPUFuncOp> im2col = getOrCreateIm2col(module, symbols, p);
+      if (failed(im2col))
+        return failure();
+      Value scratch =
+          memref::AllocOp::create(b, loc, MemRefType::get({p.gemmM(), p.gemmK()}, p.operand));
+      int64_t chunks = p.gemmM() * p.gemmK() / 8;
+      gpu::LaunchFuncOp::create(b, loc, *im2col,
+                                gpu::KernelDim3{index(llvm::divideCeil(chunks, 256)), one, one},
+                                gpu::KernelDim3{index(256), one, one}, /*dynamicSharedMemorySize=*/
+                                Value(), ValueRange{pointer(input), pointer(scratch)});
+      mapA = tensorMap(scratch, 0, {128, 64});
+    } else {
+      // A: the NHWC input; the box spans stride x the positions along H and W, of which TMA
+      // takes every stride-th (the element strides the engine builder reads).
+      mapA = tensorMap(input, 0, {box.images, box.rows * p.stride, box.columns * p.stride, 64});
+      mapA->setAttr("kiln.tma_element_strides", b.getDenseI64ArrayAttr({1, p.stride, p.stride, 1}));
+    }
     Value weightMatrix = memref::GetGlobalOp::create(b, loc, matrix->getType(), matrix->getName());
     auto mapB = tensorMap(weightMatrix, 1, {64, 64});
-    auto scalarType = cast<MemRefType>(signature.getInput(2));
-    Value cPointer = memref::ReinterpretCastOp::create(b, loc, scalarType, output, /*offset=*/0,
-                                                       /*sizes=*/ArrayRef<int64_t>{},
-                                                       /*strides=*/ArrayRef<int64_t>{});
-    Value one = index(1);
     int64_t tiles = tileCount(p, box) * llvm::divideCeil(p.outChannels, config.tileN);
     gpu::LaunchFuncOp::create(b, loc, *kernelFunc, gpu::KernelDim3{index(tiles), one, one},
                               gpu::KernelDim3{index(config.threads()), one, one},
                               i32(config.sharedBytes()),
-                              ValueRange{mapA.getResult(), mapB.getResult(), cPointer,
+                              ValueRange{mapA.getResult(), mapB.getResult(), pointer(output),
                                          i32(p.gemmM()), i32(p.outChannels), i32(p.gemmK())});
     launch.erase();
     return success();

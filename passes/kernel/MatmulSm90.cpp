@@ -38,24 +38,6 @@ constexpr const char kBasicTemplate[] =
 #include "passes/kernel/templates/Sm90Gemm.mlir.inc"
     ;
 
-/// The warp-specialised template's A operand for a row-major M x K matrix: 128x64 boxes at
-/// (k0, m0); rows past M are not stored.
-const kiln::Sm90AOperand kMatrixA = {
-    /*box=*/"128x64",
-    /*boxBytes=*/128 * 64 * 2,
-    /*tilesM=*/R"(    %mUp = arith.addi %m, %c127 : index
-    %tilesM = arith.divui %mUp, %c128 : index)",
-    /*tileSetup=*/"    %m0 = arith.muli %tileRow, %c128 : index",
-    /*loadA=*/
-    "          nvgpu.tma.async.load %descA[%k0, %m0], %full[%slot] to %a : !tmA, !bars -> "
-    "!tileA",
-    /*descMap=*/"%descA : !halfA, !tmA",
-    /*rowEnd=*/R"(      %rowsHere = arith.subi %m, %m0 : index
-      %rowEnd = arith.minui %rowsHere, %c128 : index)",
-    /*rowMap=*/R"(        %grow = arith.addi %m0, %r : index
-        %rowOk = arith.constant true)",
-};
-
 /// The shared memory one CTA may have on an sm_90 SM (227 KB).
 constexpr int64_t kMaxSharedBytes = 232448;
 
@@ -286,7 +268,7 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     if (config.consumers)
       return kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entryName,
                                                   problem.operand, problem.result, config,
-                                                  kMatrixA);
+                                                  kiln::rowMajorMatrixA());
     std::string moduleName = "kiln_sm90_" + entryName;
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
       return existing.lookupSymbol<gpu::GPUFuncOp>(entryName);

@@ -13,6 +13,26 @@ constexpr const char kWarpSpecialisedTemplate[] =
     ;
 } // namespace
 
+const kiln::Sm90AOperand &kiln::rowMajorMatrixA() {
+  // 128x64 boxes at (k0, m0); rows past M are not stored.
+  static const Sm90AOperand operand = {
+      /*box=*/"128x64",
+      /*boxBytes=*/128 * 64 * 2,
+      /*tilesM=*/R"(    %mUp = arith.addi %m, %c127 : index
+    %tilesM = arith.divui %mUp, %c128 : index)",
+      /*tileSetup=*/"    %m0 = arith.muli %tileRow, %c128 : index",
+      /*loadA=*/
+      "          nvgpu.tma.async.load %descA[%k0, %m0], %full[%slot] to %a : !tmA, !bars -> "
+      "!tileA",
+      /*descMap=*/"%descA : !halfA, !tmA",
+      /*rowEnd=*/R"(      %rowsHere = arith.subi %m, %m0 : index
+      %rowEnd = arith.minui %rowsHere, %c128 : index)",
+      /*rowMap=*/R"(        %grow = arith.addi %m0, %r : index
+        %rowOk = arith.constant true)",
+  };
+  return operand;
+}
+
 std::string kiln::substitutePlaceholders(std::string text,
                                          ArrayRef<std::pair<StringRef, std::string>> values) {
   for (const auto &[key, value] : values) {

@@ -40,6 +40,10 @@ struct Sm90AOperand {
   std::string rowMap;    // {ROW_MAP}
 };
 
+/// The A operand of a row-major M x K matrix (a tensor map of 128x64 boxes): products, and
+/// convolutions through an explicit im2col.
+const Sm90AOperand &rowMajorMatrixA();
+
 /// The warp-specialised template for `config` (consumers > 0), operand type `operand`,
 /// result type `result` and A operand `a`, as kernel `entry` of a new gpu.module
 /// `kiln_sm90_<entry>` of `module` (reused when it exists). `pass` names the caller in

@@ -1,6 +1,6 @@
 // kernel-conv-sm90 leaves to the generic lowering what its template cannot compute: a weight
-// computed at run time, channels-first convolutions, C not a multiple of 64. An illegal
-// kernel.config is an error.
+// computed at run time, channels-first convolutions, C no multiple of 8 with KH*KW*C over
+// 512 (too big an explicit im2col). An illegal kernel.config is an error.
 // RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file -verify-diagnostics | FileCheck %s
 
 // A weight computed at run time (a function argument) keeps the generic lowering.
@@ -21,12 +21,12 @@ func.func @main(%x: memref<1x8x8x64xf16>, %w: memref<64x1x1x64xf16>, %y: memref<
 
 // -----
 
-// Channels first, and C not a multiple of 64: generic.
+// Channels first, and C = 5 with an 11x11 filter (KH*KW*C = 605): generic.
 // CHECK-LABEL: kernel.func @ChannelsFirst
 // CHECK-LABEL: kernel.func @FewChannels
 // CHECK-NOT: gpu.module
 memref.global "private" constant @w1 : memref<64x64x1x1xf16> = dense<1.0>
-memref.global "private" constant @w2 : memref<64x1x1x32xf16> = dense<1.0>
+memref.global "private" constant @w2 : memref<64x11x11x5xf16> = dense<1.0>
 kernel.func @ChannelsFirst(%x: memref<1x64x8x8xf16>, %w: memref<64x64x1x1xf16>, %y: memref<1x64x8x8xf16>) {
   conv ins(%x, %w : memref<1x64x8x8xf16>, memref<64x64x1x1xf16>) outs(%y : memref<1x64x8x8xf16>) {
   ^bb0(%a: tensor<1x64x8x8xf16>, %b: tensor<64x64x1x1xf16>):
@@ -35,19 +35,19 @@ kernel.func @ChannelsFirst(%x: memref<1x64x8x8xf16>, %w: memref<64x64x1x1xf16>, 
   }
   return
 }
-kernel.func @FewChannels(%x: memref<1x8x8x32xf16>, %w: memref<64x1x1x32xf16>, %y: memref<1x8x8x64xf16>) {
-  conv ins(%x, %w : memref<1x8x8x32xf16>, memref<64x1x1x32xf16>) outs(%y : memref<1x8x8x64xf16>) {
-  ^bb0(%a: tensor<1x8x8x32xf16>, %b: tensor<64x1x1x32xf16>):
-    %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x32xf16>, tensor<64x1x1x32xf16>) -> tensor<1x8x8x64xf16>
-    kernel.yield %r : tensor<1x8x8x64xf16>
+kernel.func @FewChannels(%x: memref<1x16x16x5xf16>, %w: memref<64x11x11x5xf16>, %y: memref<1x6x6x64xf16>) {
+  conv ins(%x, %w : memref<1x16x16x5xf16>, memref<64x11x11x5xf16>) outs(%y : memref<1x6x6x64xf16>) {
+  ^bb0(%a: tensor<1x16x16x5xf16>, %b: tensor<64x11x11x5xf16>):
+    %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x16x16x5xf16>, tensor<64x11x11x5xf16>) -> tensor<1x6x6x64xf16>
+    kernel.yield %r : tensor<1x6x6x64xf16>
   }
   return
 }
-func.func @main(%x: memref<1x64x8x8xf16>, %y: memref<1x64x8x8xf16>, %x2: memref<1x8x8x32xf16>, %y2: memref<1x8x8x64xf16>) attributes {kernel.num_inputs = 2 : i64} {
+func.func @main(%x: memref<1x64x8x8xf16>, %y: memref<1x64x8x8xf16>, %x2: memref<1x16x16x5xf16>, %y2: memref<1x6x6x64xf16>) attributes {kernel.num_inputs = 2 : i64} {
   %w = memref.get_global @w1 : memref<64x64x1x1xf16>
-  %w2 = memref.get_global @w2 : memref<64x1x1x32xf16>
+  %w2 = memref.get_global @w2 : memref<64x11x11x5xf16>
   kernel.launch @ChannelsFirst(%x, %w, %y) : (memref<1x64x8x8xf16>, memref<64x64x1x1xf16>, memref<1x64x8x8xf16>) -> ()
-  kernel.launch @FewChannels(%x2, %w2, %y2) : (memref<1x8x8x32xf16>, memref<64x1x1x32xf16>, memref<1x8x8x64xf16>) -> ()
+  kernel.launch @FewChannels(%x2, %w2, %y2) : (memref<1x16x16x5xf16>, memref<64x11x11x5xf16>, memref<1x6x6x64xf16>) -> ()
   return
 }
 
