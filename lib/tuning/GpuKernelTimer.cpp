@@ -7,6 +7,7 @@
 #include "passes/kernel/KernelConfig.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseSet.h"
@@ -70,9 +71,35 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
     }
     written.insert(argument.getArgNumber());
   }
+  // Inputs that every launch of the kernel takes from one constant global (weights, which
+  // templates may reorder at compile time) stay constants: the global is copied.
+  SmallVector<memref::GlobalOp> constants(body.getNumArguments());
+  if (auto parent = function->getParentOfType<ModuleOp>()) {
+    std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(function, parent);
+    for (unsigned index = 0; uses && index < body.getNumArguments(); ++index) {
+      if (written.contains(index))
+        continue;
+      memref::GlobalOp global;
+      for (const SymbolTable::SymbolUse &use : *uses) {
+        auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
+        auto get = launch && index < launch.getOperands().size()
+                       ? launch.getOperands()[index].getDefiningOp<memref::GetGlobalOp>()
+                       : nullptr;
+        auto found =
+            get ? SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(launch, get.getNameAttr())
+                : nullptr;
+        if (!found || !found.getConstant() || (global && global != found)) {
+          global = nullptr;
+          break;
+        }
+        global = found;
+      }
+      constants[index] = global;
+    }
+  }
   SmallVector<unsigned> order; // kernel argument of each host argument: inputs, then outputs
   for (unsigned index = 0; index < body.getNumArguments(); ++index)
-    if (!written.contains(index))
+    if (!written.contains(index) && !constants[index])
       order.push_back(index);
   size_t numInputs = order.size();
   for (unsigned index = 0; index < body.getNumArguments(); ++index)
@@ -93,6 +120,10 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder b(context);
   b.setInsertionPointToEnd(module->getBody());
+  llvm::SmallDenseSet<Operation *> copied;
+  for (memref::GlobalOp global : constants)
+    if (global && copied.insert(global).second)
+      b.clone(*global.getOperation());
   auto copy = cast<kernel::FuncOp>(b.clone(*function.getOperation()));
   copy->setAttr(kKernelConfigAttr, config);
   copy->removeAttr(kKernelTuningAttr);
@@ -103,6 +134,9 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
   SmallVector<Value> operands(body.getNumArguments());
   for (auto [position, index] : llvm::enumerate(order))
     operands[index] = entry->getArgument(position);
+  for (auto [index, global] : llvm::enumerate(constants))
+    if (global)
+      operands[index] = memref::GetGlobalOp::create(b, loc, global.getType(), global.getSymName());
   kernel::LaunchOp::create(b, loc, copy.getSymName(), operands);
   func::ReturnOp::create(b, loc);
   return module;

@@ -261,6 +261,17 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
   add(128, 6);
   if (p.outChannels > 64)
     add(64, 6);
+  // Persistent grids where there are more tiles than SMs (as for products).
+  for (auto [tileN, stages] : {std::pair<int64_t, int64_t>{128, 4}, {64, 6}}) {
+    kiln::Sm90GemmConfig config;
+    config.tileN = tileN;
+    config.stages = stages;
+    config.consumers = 2;
+    config.persistent = true;
+    if (tiles * llvm::divideCeil(p.outChannels, tileN) > kiln::kSm90Multiprocessors &&
+        (tileN == 64 || p.outChannels > 64))
+      configs.push_back(config);
+  }
   return configs;
 }
 
@@ -291,6 +302,49 @@ constantWeight(Value value, SymbolTable &symbols, std::vector<char> &storage) {
   }
   return std::nullopt;
 }
+
+/// Whether every launch of `function` passes a constant weight (its argument 1).
+bool launchedWithConstantWeights(kernel::FuncOp function) {
+  auto module = function->getParentOfType<ModuleOp>();
+  if (!module)
+    return false;
+  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(function, module);
+  if (!uses || uses->empty())
+    return false;
+  SymbolTable symbols(module);
+  for (const SymbolTable::SymbolUse &use : *uses) {
+    auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
+    std::vector<char> splat;
+    if (!launch || launch.getOperands().size() != 3 ||
+        !constantWeight(launch.getOperands()[1], symbols, splat))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Conv(kernel::FuncOp function) {
+  std::optional<ConvProblem> conv = matchConv(function);
+  if (!conv || !launchedWithConstantWeights(function))
+    return std::nullopt;
+  Sm90GemmProblem problem;
+  problem.m = conv->gemmM();
+  problem.n = conv->outChannels;
+  problem.k = conv->gemmK();
+  problem.operand = conv->operand;
+  problem.result = conv->result;
+  return problem;
+}
+
+SmallVector<kiln::Sm90GemmConfig> kiln::sm90ConvConfigs(kernel::FuncOp function) {
+  std::optional<ConvProblem> conv = matchConv(function);
+  if (!conv)
+    return {};
+  return convConfigs(*conv, tileCount(*conv, choosePixelBox(*conv)));
+}
+
+namespace {
 
 struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
   using Base::Base;
@@ -507,11 +561,11 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     Value weightMatrix = memref::GetGlobalOp::create(b, loc, matrix->getType(), matrix->getName());
     auto mapB = tensorMap(weightMatrix, 1, {64, 64});
     int64_t tiles = tileCount(p, box) * llvm::divideCeil(p.outChannels, config.tileN);
-    gpu::LaunchFuncOp::create(b, loc, *kernelFunc, gpu::KernelDim3{index(tiles), one, one},
-                              gpu::KernelDim3{index(config.threads()), one, one},
-                              i32(config.sharedBytes()),
-                              ValueRange{mapA.getResult(), mapB.getResult(), pointer(output),
-                                         i32(p.gemmM()), i32(p.outChannels), i32(p.gemmK())});
+    gpu::LaunchFuncOp::create(
+        b, loc, *kernelFunc, gpu::KernelDim3{index(config.gridSize(tiles)), one, one},
+        gpu::KernelDim3{index(config.threads()), one, one}, i32(config.sharedBytes()),
+        ValueRange{mapA.getResult(), mapB.getResult(), pointer(output), i32(p.gemmM()),
+                   i32(p.outChannels), i32(p.gemmK())});
     launch.erase();
     return success();
   }

@@ -37,6 +37,9 @@ SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, Stri
     if (std::optional<Sm90GemmProblem> problem = matchSm90Gemm(function))
       for (const Sm90GemmConfig &config : sm90GemmConfigs(*problem))
         candidates.push_back(config.toAttr(context));
+    if (matchSm90Conv(function))
+      for (const Sm90GemmConfig &config : sm90ConvConfigs(function))
+        candidates.push_back(config.toAttr(context));
   }
   // Further families (convolution, attention, sm_80 GEMMs) add theirs here.
   if (candidates.empty())
@@ -68,6 +71,10 @@ std::string typeName(Type type) {
 std::string describeKernelProblem(kernel::FuncOp function) {
   if (std::optional<Sm90GemmProblem> gemm = matchSm90Gemm(function))
     return llvm::formatv("{0}x{1}x{2} {3}", gemm->m, gemm->n, gemm->k, typeName(gemm->operand))
+        .str();
+  if (std::optional<Sm90GemmProblem> conv = matchSm90Conv(function))
+    return llvm::formatv("conv as {0}x{1}x{2} {3}", conv->m, conv->n, conv->k,
+                         typeName(conv->operand))
         .str();
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -185,6 +192,8 @@ double estimateMicros(kernel::FuncOp function, DictionaryAttr config, const Devi
   auto name = config.getAs<StringAttr>("template");
   if (name && name.getValue() == Sm90GemmConfig::kTemplate) {
     std::optional<Sm90GemmProblem> problem = matchSm90Gemm(function);
+    if (!problem)
+      problem = matchSm90Conv(function);
     std::optional<Sm90GemmConfig> gemm = Sm90GemmConfig::fromAttr(config);
     if (problem && gemm)
       return estimateSm90GemmMicros(*problem, *gemm, bytes, device);

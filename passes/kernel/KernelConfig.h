@@ -17,6 +17,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -34,8 +35,13 @@ struct Sm90GemmProblem {
   mlir::Type result;  // the operands' type
 };
 
+/// The streaming multiprocessors of the sm_90 GPUs Kiln tunes for (H100 SXM, H200): a
+/// persistent grid has one CTA on each. (On a GPU with fewer, the grid is still correct;
+/// the tuner measures what is fastest there.)
+constexpr int64_t kSm90Multiprocessors = 132;
+
 /// One way the sm_90a GEMM template computes a product. As a dictionary:
-/// {template = "sm90_gemm", tile_m, tile_n, tile_k, stages, consumers}.
+/// {template = "sm90_gemm", tile_m, tile_n, tile_k, stages, consumers[, persistent]}.
 struct Sm90GemmConfig {
   static constexpr llvm::StringLiteral kTemplate = "sm90_gemm";
   int64_t tileM = 128, tileN = 128, tileK = 64;
@@ -44,6 +50,9 @@ struct Sm90GemmConfig {
   /// Consumer warpgroups (wgmma); 0 is the template without warp specialisation (one
   /// warpgroup both loads and computes), else a producer warpgroup feeds this many.
   int64_t consumers = 0;
+  /// A grid of one CTA per SM that walks the tiles (warp-specialised template only): the
+  /// next tile's loads overlap the last one's epilogue, which stages C past the ring.
+  bool persistent = false;
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
   static std::optional<Sm90GemmConfig> fromAttr(mlir::DictionaryAttr attr);
@@ -54,6 +63,10 @@ struct Sm90GemmConfig {
   /// Threads per block and dynamic shared memory bytes of a launch.
   int64_t threads() const;
   int64_t sharedBytes() const;
+  /// The CTAs of a launch over `tiles` tiles of C.
+  int64_t gridSize(int64_t tiles) const {
+    return persistent ? std::min(tiles, kSm90Multiprocessors) : tiles;
+  }
 };
 
 /// The GEMM `function` computes, when it is a kernel.matmul holding only one 2-D
@@ -62,6 +75,15 @@ std::optional<Sm90GemmProblem> matchSm90Gemm(kernel::FuncOp function);
 
 /// The legal configurations for `problem`, the default (what runs untuned) first.
 llvm::SmallVector<Sm90GemmConfig> sm90GemmConfigs(const Sm90GemmProblem &problem);
+
+/// The GEMM a convolution kernel is, when kernel-conv-sm90 takes it (passes/kernel/
+/// ConvSm90.cpp): M = N*OH*OW, N = O, K = the im2col columns. Every launch of `function`
+/// in its module must pass a constant weight.
+std::optional<Sm90GemmProblem> matchSm90Conv(kernel::FuncOp function);
+
+/// The legal configurations of a convolution kernel that matchSm90Conv takes, the default
+/// first (empty for other kernels).
+llvm::SmallVector<Sm90GemmConfig> sm90ConvConfigs(kernel::FuncOp function);
 
 //===----------------------------------------------------------------------===//
 // What kernel-autotune sees of every template family (passes/kernel/KernelConfig.cpp)

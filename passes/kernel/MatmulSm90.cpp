@@ -49,14 +49,19 @@ constexpr int64_t kMaxSharedBytes = 232448;
 
 DictionaryAttr kiln::Sm90GemmConfig::toAttr(MLIRContext *context) const {
   Builder b(context);
-  return b.getDictionaryAttr({
+  SmallVector<NamedAttribute> entries = {
       b.getNamedAttr("template", b.getStringAttr(kTemplate)),
       b.getNamedAttr("tile_m", b.getI64IntegerAttr(tileM)),
       b.getNamedAttr("tile_n", b.getI64IntegerAttr(tileN)),
       b.getNamedAttr("tile_k", b.getI64IntegerAttr(tileK)),
       b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),
       b.getNamedAttr("consumers", b.getI64IntegerAttr(consumers)),
-  });
+  };
+  // Only when set, so that the dictionaries of earlier configurations (timing caches,
+  // tests) stay as they were.
+  if (persistent)
+    entries.push_back(b.getNamedAttr("persistent", b.getBoolAttr(true)));
+  return b.getDictionaryAttr(entries);
 }
 
 std::optional<kiln::Sm90GemmConfig> kiln::Sm90GemmConfig::fromAttr(DictionaryAttr attr) {
@@ -74,6 +79,12 @@ std::optional<kiln::Sm90GemmConfig> kiln::Sm90GemmConfig::fromAttr(DictionaryAtt
       return std::nullopt;
     *field = value.getInt();
   }
+  if (Attribute persistent = attr.get("persistent")) {
+    auto flag = dyn_cast<BoolAttr>(persistent);
+    if (!flag)
+      return std::nullopt;
+    config.persistent = flag.getValue();
+  }
   return config;
 }
 
@@ -82,6 +93,8 @@ std::string kiln::Sm90GemmConfig::describe() const {
       llvm::formatv("sm90 wgmma+TMA {0}x{1}x{2}, {3} stages", tileM, tileN, tileK, stages).str();
   if (consumers > 0)
     text += llvm::formatv(", {0} consumer warpgroups", consumers).str();
+  if (persistent)
+    text += ", persistent";
   return text;
 }
 
@@ -89,6 +102,8 @@ std::string kiln::Sm90GemmConfig::name() const {
   std::string text = llvm::formatv("{0}x{1}x{2}_s{3}", tileM, tileN, tileK, stages).str();
   if (consumers > 0)
     text += llvm::formatv("_ws{0}", consumers).str();
+  if (persistent)
+    text += "_p";
   return text;
 }
 
@@ -98,8 +113,10 @@ int64_t kiln::Sm90GemmConfig::threads() const {
 }
 
 int64_t kiln::Sm90GemmConfig::sharedBytes() const {
-  // The ring (A and B tiles per stage) plus 2048 bytes of slack for the 1024 alignment.
-  return stages * (tileM + tileN) * tileK * 2 + 2048;
+  // The ring (A and B tiles per stage), a persistent grid's f32 staging of C (rows padded
+  // by 8 columns), and 2048 bytes of slack for the 1024 alignment.
+  int64_t staging = persistent ? tileM * (tileN + 8) * 4 : 0;
+  return stages * (tileM + tileN) * tileK * 2 + staging + 2048;
 }
 
 std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function) {
@@ -190,6 +207,19 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   add(/*tileN=*/128, /*stages=*/6, /*consumers=*/2);
   if (problem.n > 64)
     add(/*tileN=*/64, /*stages=*/6, /*consumers=*/2);
+  // Persistent grids where there are more tiles than SMs: the next tile's loads overlap
+  // the epilogue, which pays most where K is short.
+  auto addPersistent = [&](int64_t tileN, int64_t stages) {
+    Sm90GemmConfig config;
+    config.tileN = tileN;
+    config.stages = stages;
+    config.consumers = 2;
+    config.persistent = true;
+    if (tiles(tileN) > kSm90Multiprocessors && fits(config))
+      configs.push_back(config);
+  };
+  addPersistent(/*tileN=*/128, /*stages=*/4);
+  addPersistent(/*tileN=*/64, /*stages=*/6);
   add(/*tileN=*/128, /*stages=*/3, /*consumers=*/0);
   return configs;
 }
@@ -335,8 +365,9 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     // The one-warpgroup template walks a 2-D grid; the warp-specialised one a 1-D grid of
     // tiles, in its own order.
     int64_t tilesN = llvm::divideCeil(n, config.tileN), tilesM = llvm::divideCeil(m, config.tileM);
-    gpu::KernelDim3 grid = config.consumers ? gpu::KernelDim3{index(tilesN * tilesM), one, one}
-                                            : gpu::KernelDim3{index(tilesN), index(tilesM), one};
+    gpu::KernelDim3 grid = config.consumers
+                               ? gpu::KernelDim3{index(config.gridSize(tilesN * tilesM)), one, one}
+                               : gpu::KernelDim3{index(tilesN), index(tilesM), one};
     gpu::LaunchFuncOp::create(
         b, loc, gemm, grid, gpu::KernelDim3{index(config.threads()), one, one},
         i32(config.sharedBytes()), ValueRange{mapA, mapB, cPointer, i32(m), i32(n), i32(k)});

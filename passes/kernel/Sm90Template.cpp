@@ -79,29 +79,32 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
   int64_t aStageBytes = config.tileM * config.tileK * 2;
   int64_t bStageBytes = config.tileK * config.tileN * 2;
   auto number = [](int64_t value) { return std::to_string(value); };
-  std::string text = substitutePlaceholders(kWarpSpecialisedTemplate,
-                                            {// The A operand's snippets first: they use the
-                                             // placeholders below.
-                                             {"TILES_M", a.tilesM},
-                                             {"TILE_SETUP", a.tileSetup},
-                                             {"LOAD_A", a.loadA},
-                                             {"A_DESC_MAP", a.descMap},
-                                             {"ROW_END", a.rowEnd},
-                                             {"ROW_MAP", a.rowMap},
-                                             {"A_BOX", a.box},
-                                             {"MODULE", moduleName},
-                                             {"ENTRY", entry.str()},
-                                             {"IN", elementTypeName(operand)},
-                                             {"OUT", out},
-                                             {"CONVERT", convert},
-                                             {"STORED", rounded ? "%out" : "%v"},
-                                             {"STORE_ALIGNMENT", number(storeBytes)},
-                                             {"TILE_N", number(config.tileN)},
-                                             {"STAGES", number(config.stages)},
-                                             {"B_BOXES", number(config.tileN / 64)},
-                                             {"B_STAGE_BYTES", number(bStageBytes)},
-                                             {"STAGE_BYTES", number(a.boxBytes + bStageBytes)},
-                                             {"B_BASE", number(config.stages * aStageBytes)},
-                                             {"STAGED_COLUMNS", number(config.tileN + 8)}});
+  std::string text = substitutePlaceholders(
+      kWarpSpecialisedTemplate,
+      {// The A operand's snippets first: they use the
+       // placeholders below.
+       {"TILES_M", a.tilesM},
+       {"TILE_SETUP", a.tileSetup},
+       {"LOAD_A", a.loadA},
+       {"A_DESC_MAP", a.descMap},
+       {"ROW_END", a.rowEnd},
+       {"ROW_MAP", a.rowMap},
+       {"A_BOX", a.box},
+       {"MODULE", moduleName},
+       {"ENTRY", entry.str()},
+       {"IN", elementTypeName(operand)},
+       {"OUT", out},
+       {"CONVERT", convert},
+       {"STORED", rounded ? "%out" : "%v"},
+       {"STORE_ALIGNMENT", number(storeBytes)},
+       {"TILE_N", number(config.tileN)},
+       {"STAGES", number(config.stages)},
+       {"B_BOXES", number(config.tileN / 64)},
+       {"B_STAGE_BYTES", number(bStageBytes)},
+       {"STAGE_BYTES", number(a.boxBytes + bStageBytes)},
+       {"B_BASE", number(config.stages * aStageBytes)},
+       {"STAGED_COLUMNS", number(config.tileN + 8)},
+       {"STAGING_BASE",
+        number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
   return insertTemplateModule(module, symbols, pass, entry, text);
 }

@@ -52,3 +52,37 @@ func.func @main(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x1
   kernel.launch @asks_too_big(%a, %b, %c) : (memref<128x64xf16>, memref<64x128xf16>, memref<128x128xf16>) -> ()
   return
 }
+
+// -----
+
+// Persistent grids only where the tiles outnumber the SMs, and not for 128x256 tiles,
+// whose staging of C does not fit next to the ring.
+// expected-error @+1 {{is not a configuration of this GEMM (1024x1024x512)}}
+kernel.func @few_tiles(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>, %c: memref<1024x1024xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true}} {
+  matmul ins(%a, %b : memref<1024x512xf16>, memref<512x1024xf16>) outs(%c : memref<1024x1024xf16>) {
+  ^bb0(%x: tensor<1024x512xf16>, %y: tensor<512x1024xf16>):
+    %r = graph.matmul %x, %y : (tensor<1024x512xf16>, tensor<512x1024xf16>) -> tensor<1024x1024xf16>
+    kernel.yield %r : tensor<1024x1024xf16>
+  }
+  return
+}
+func.func @main(%a: memref<1024x512xf16>, %b: memref<512x1024xf16>, %c: memref<1024x1024xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @few_tiles(%a, %b, %c) : (memref<1024x512xf16>, memref<512x1024xf16>, memref<1024x1024xf16>) -> ()
+  return
+}
+
+// -----
+
+// expected-error @+1 {{is not a configuration of this GEMM (8192x1024x512)}}
+kernel.func @wide(%a: memref<8192x512xf16>, %b: memref<512x1024xf16>, %c: memref<8192x1024xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 256, tile_k = 64, stages = 2, consumers = 2, persistent = true}} {
+  matmul ins(%a, %b : memref<8192x512xf16>, memref<512x1024xf16>) outs(%c : memref<8192x1024xf16>) {
+  ^bb0(%x: tensor<8192x512xf16>, %y: tensor<512x1024xf16>):
+    %r = graph.matmul %x, %y : (tensor<8192x512xf16>, tensor<512x1024xf16>) -> tensor<8192x1024xf16>
+    kernel.yield %r : tensor<8192x1024xf16>
+  }
+  return
+}
+func.func @main(%a: memref<8192x512xf16>, %b: memref<512x1024xf16>, %c: memref<8192x1024xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @wide(%a, %b, %c) : (memref<8192x512xf16>, memref<512x1024xf16>, memref<8192x1024xf16>) -> ()
+  return
+}

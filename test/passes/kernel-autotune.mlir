@@ -97,3 +97,47 @@ kernel.func @twin_b(%a: memref<512x512xbf16>, %b: memref<512x512xbf16>, %c: memr
   }
   return
 }
+
+// -----
+
+// A convolution kernel-conv-sm90 takes (channels last, constant weight): its
+// configurations are candidates too. Batch 32 of 56x56x64 -> 256, 1x1: the GEMM is
+// 100352x256x64, whose 128x256 tiles fill the GPU (784 CTAs).
+// CHECK-LABEL: kernel.func @conv
+// CHECK-SAME: kernel.config = {{{.*}}template = "sm90_gemm"
+// CHECK-SAME: source = "cost-model"
+// SM80-LABEL: kernel.func @conv
+// SM80-NOT: kernel.config
+memref.global "private" constant @w : memref<256x1x1x64xf16> = dense<1.0>
+kernel.func @conv(%x: memref<32x56x56x64xf16>, %w: memref<256x1x1x64xf16>, %y: memref<32x56x56x256xf16>) {
+  conv ins(%x, %w : memref<32x56x56x64xf16>, memref<256x1x1x64xf16>) outs(%y : memref<32x56x56x256xf16>) {
+  ^bb0(%a: tensor<32x56x56x64xf16>, %b: tensor<256x1x1x64xf16>):
+    %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<32x56x56x64xf16>, tensor<256x1x1x64xf16>) -> tensor<32x56x56x256xf16>
+    kernel.yield %r : tensor<32x56x56x256xf16>
+  }
+  return
+}
+func.func @main(%x: memref<32x56x56x64xf16>, %y: memref<32x56x56x256xf16>) attributes {kernel.num_inputs = 1 : i64} {
+  %w = memref.get_global @w : memref<256x1x1x64xf16>
+  kernel.launch @conv(%x, %w, %y) : (memref<32x56x56x64xf16>, memref<256x1x1x64xf16>, memref<32x56x56x256xf16>) -> ()
+  return
+}
+
+// -----
+
+// The same convolution with a weight computed at run time: kernel-conv-sm90 would leave
+// it generic, so there is nothing to tune.
+// CHECK-LABEL: kernel.func @runtime_weight
+// CHECK-NOT: kernel.config
+kernel.func @runtime_weight(%x: memref<32x56x56x64xf16>, %w: memref<256x1x1x64xf16>, %y: memref<32x56x56x256xf16>) {
+  conv ins(%x, %w : memref<32x56x56x64xf16>, memref<256x1x1x64xf16>) outs(%y : memref<32x56x56x256xf16>) {
+  ^bb0(%a: tensor<32x56x56x64xf16>, %b: tensor<256x1x1x64xf16>):
+    %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<32x56x56x64xf16>, tensor<256x1x1x64xf16>) -> tensor<32x56x56x256xf16>
+    kernel.yield %r : tensor<32x56x56x256xf16>
+  }
+  return
+}
+func.func @main(%x: memref<32x56x56x64xf16>, %w: memref<256x1x1x64xf16>, %y: memref<32x56x56x256xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @runtime_weight(%x, %w, %y) : (memref<32x56x56x64xf16>, memref<256x1x1x64xf16>, memref<32x56x56x256xf16>) -> ()
+  return
+}

@@ -1,9 +1,12 @@
-// The warp-specialised Hopper (sm_90a) GEMM template: C[M, N] = A[M, K] x B[K, N], {IN}
-// operands accumulated in f32 by wgmma, {OUT} result, B and C row major. A CTA computes a
-// 128x{TILE_N} tile of C with three warpgroups: warpgroups 0 and 1 are consumers (rows
-// 64w..64w+63 x all {TILE_N} columns, wgmma m64n{TILE_N}k16, 4 a 64-wide K step);
-// warpgroup 2 is the producer, whose first thread keeps a {STAGES}-stage ring of shared
+// The warp-specialised Hopper (sm_90a) GEMM template: C[M, N] = A[M, K] x B[K, N], IN
+// operands accumulated in f32 by wgmma, OUT result, B and C row major. A CTA computes
+// 128xTILE_N tiles of C with three warpgroups: warpgroups 0 and 1 are consumers (rows
+// 64w..64w+63 x all TILE_N columns, wgmma m64nTILE_Nk16, 4 a 64-wide K step);
+// warpgroup 2 is the producer, whose first thread keeps a STAGES-stage ring of shared
 // memory filled by TMA. The producer gives its registers to the consumers (setmaxnreg).
+// A CTA walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ...: with one CTA per tile
+// that is one tile; with a persistent grid (fewer CTAs than tiles) the producer loads the
+// next tile's k-tiles while the consumers store the last one's results.
 // The ABI, shared-memory map and barrier protocol: docs/codegen-sm90.md ("The
 // warp-specialised template").
 //
@@ -48,14 +51,15 @@ gpu.module @{MODULE} {
   //                                        consumer w's 64 rows from + w * 8192)
   //   B stage s:  {B_BASE} + s * {B_STAGE_BYTES}  ({B_BOXES} boxes of 64 rows of K x 64
   //                                        columns, 8192 bytes each, left to right)
-  //   C staging after the main loop: 128 rows x {STAGED_COLUMNS} floats (padded against
-  //   bank conflicts) from 0, reusing the ring.
-  // The launch gives {STAGES} * {STAGE_BYTES} + 2048 bytes: `base` is placed past the small
+  //   C staging after a tile's main loop: 128 rows x {STAGED_COLUMNS} floats (padded
+  //   against bank conflicts) from {STAGING_BASE}: reusing the ring when the CTA has no
+  //   other tile to load, else past it.
+  // The launch gives the ring (and, persistent, the staging) + 2048 bytes: `base` is past the small
   // static shared variables (the mbarriers, the zero-sized dynamic-shared-memory symbol)
   // and rounded up to 1024, wherever ptxas puts them.
 
-  // C ({OUT}) = A x B ({IN}), accumulated in f32. Grid (ceil(M/128) * ceil(N/{TILE_N}), 1,
-  // 1), block (384, 1, 1). %C is a bare pointer to the row-major M x N output; N and K are
+  // C ({OUT}) = A x B ({IN}), accumulated in f32. Grid (at most ceil(M/128) *
+  // ceil(N/{TILE_N}), 1, 1), block (384, 1, 1). %C is a bare pointer to the row-major M x N output; N and K are
   // multiples of 8 (TMA wants 16-byte row strides), M is anything.
   gpu.func @{ENTRY}(%descA: !tmA, %descB: !tmB, %C: memref<{OUT}>,
                                        %M: i32, %N: i32, %K: i32)
@@ -93,24 +97,16 @@ gpu.module @{MODULE} {
     %kUp = arith.addi %k, %c63 : index
     %numK = arith.divui %kUp, %c64 : index
 
-    // The tile of this CTA. Tiles are visited in groups of 8 tile rows (M), column by
-    // column inside a group, so that the CTAs running at once share A and B in the L2.
+    // Tiles are visited in groups of 8 tile rows (M), column by column inside a group, so
+    // that the CTAs running at once share A and B in the L2.
 {TILES_M}
     %tileNLess = arith.subi %tileN, %c1 : index
     %nUp = arith.addi %n, %tileNLess : index
     %tilesN = arith.divui %nUp, %tileN : index
-    %pid = gpu.block_id x
+    %tiles = arith.muli %tilesM, %tilesN : index
     %perGroup = arith.muli %groupM, %tilesN : index
-    %group = arith.divui %pid, %perGroup : index
-    %firstM = arith.muli %group, %groupM : index
-    %rowsLeft = arith.subi %tilesM, %firstM : index
-    %groupRows = arith.minui %rowsLeft, %groupM : index
-    %inGroup = arith.remui %pid, %perGroup : index
-    %rowInGroup = arith.remui %inGroup, %groupRows : index
-    %tileRow = arith.addi %firstM, %rowInGroup : index
-    %tileCol = arith.divui %inGroup, %groupRows : index
-{TILE_SETUP}
-    %n0 = arith.muli %tileCol, %tileN : index
+    %pid = gpu.block_id x
+    %grid = gpu.grid_dim x
 
     %tid = gpu.thread_id x
     %wg = arith.divui %tid, %c128 : index
@@ -151,41 +147,58 @@ gpu.module @{MODULE} {
         nvgpu.tma.prefetch.descriptor %descA : !tmA
         nvgpu.tma.prefetch.descriptor %descB : !tmB
         %last = arith.subi %stages, %c1 : index
-        scf.for %kt = %c0 to %numK step %c1 {
-          // k-tile kt is fill f = kt / STAGES of stage s = kt % STAGES. Fill f > 0 may
-          // go in once k-tile kt - STAGES is released: completion f - 1 of empty[s], or
-          // completion f for the last stage, which the consumers release once early (see
-          // below). Wait for that completion's parity.
-          %slot = arith.remui %kt, %stages : index
-          %fill = arith.divui %kt, %stages : index
-          %refill = arith.cmpi uge, %kt, %stages : index
-          scf.if %refill {
-            %isLast = arith.cmpi eq, %slot, %last : index
-            %extra = arith.select %isLast, %c1, %c0 : index
-            %fillPlus = arith.addi %fill, %extra : index
-            %completion = arith.subi %fillPlus, %c1 : index
-            %cBit = arith.andi %completion, %c1 : index
-            %ePhase = arith.cmpi ne, %cBit, %c0 : index
-            nvgpu.mbarrier.try_wait.parity %empty[%slot], %ePhase, %ticks : !bars
-          }
-          %k0 = arith.muli %kt, %c64 : index
-          %aOff = arith.muli %slot, %c16384 : index
-          %offA = arith.addi %base, %aOff : index
-          %bOff = arith.muli %slot, %bStageBytes : index
-          %bOffBase = arith.addi %base, %bBase : index
-          %offB = arith.addi %bOffBase, %bOff : index
-          %a = memref.view %dyn[%offA][] : !smem to !tileA
-          nvgpu.mbarrier.arrive.expect_tx %full[%slot], %stageBytes : !bars
-          // Coordinates innermost first: A is {k, m}, B is {n, k}.
+        // %g counts the k-tiles this CTA loaded before the tile: the ring runs on across
+        // tiles.
+        %loaded = scf.for %tile = %pid to %tiles step %grid iter_args(%g0 = %c0) -> (index) {
+          %group = arith.divui %tile, %perGroup : index
+          %firstM = arith.muli %group, %groupM : index
+          %rowsLeft = arith.subi %tilesM, %firstM : index
+          %groupRows = arith.minui %rowsLeft, %groupM : index
+          %inGroup = arith.remui %tile, %perGroup : index
+          %rowInGroup = arith.remui %inGroup, %groupRows : index
+          %tileRow = arith.addi %firstM, %rowInGroup : index
+          %tileCol = arith.divui %inGroup, %groupRows : index
+{TILE_SETUP}
+          %n0 = arith.muli %tileCol, %tileN : index
+          scf.for %kt = %c0 to %numK step %c1 {
+            // The CTA's k-tile g is fill f = g / STAGES of stage s = g % STAGES. Fill
+            // f > 0 may go in once k-tile g - STAGES is released: completion f - 1 of
+            // empty[s], or completion f for the last stage, which the consumers release
+            // once early (see below). Wait for that completion's parity.
+            %g = arith.addi %g0, %kt : index
+            %slot = arith.remui %g, %stages : index
+            %fill = arith.divui %g, %stages : index
+            %refill = arith.cmpi uge, %g, %stages : index
+            scf.if %refill {
+              %isLast = arith.cmpi eq, %slot, %last : index
+              %extra = arith.select %isLast, %c1, %c0 : index
+              %fillPlus = arith.addi %fill, %extra : index
+              %completion = arith.subi %fillPlus, %c1 : index
+              %cBit = arith.andi %completion, %c1 : index
+              %ePhase = arith.cmpi ne, %cBit, %c0 : index
+              nvgpu.mbarrier.try_wait.parity %empty[%slot], %ePhase, %ticks : !bars
+            }
+            %k0 = arith.muli %kt, %c64 : index
+            %aOff = arith.muli %slot, %c16384 : index
+            %offA = arith.addi %base, %aOff : index
+            %bOff = arith.muli %slot, %bStageBytes : index
+            %bOffBase = arith.addi %base, %bBase : index
+            %offB = arith.addi %bOffBase, %bOff : index
+            %a = memref.view %dyn[%offA][] : !smem to !tileA
+            nvgpu.mbarrier.arrive.expect_tx %full[%slot], %stageBytes : !bars
+            // Coordinates innermost first: A is {k, m}, B is {n, k}.
 {LOAD_A}
-          scf.for %j = %c0 to %bBoxes step %c1 {
-            %jOff = arith.muli %j, %c8192 : index
-            %offBj = arith.addi %offB, %jOff : index
-            %jCol = arith.muli %j, %c64 : index
-            %nj = arith.addi %n0, %jCol : index
-            %bj = memref.view %dyn[%offBj][] : !smem to !boxB
-            nvgpu.tma.async.load %descB[%nj, %k0], %full[%slot] to %bj : !tmB, !bars -> !boxB
+            scf.for %j = %c0 to %bBoxes step %c1 {
+              %jOff = arith.muli %j, %c8192 : index
+              %offBj = arith.addi %offB, %jOff : index
+              %jCol = arith.muli %j, %c64 : index
+              %nj = arith.addi %n0, %jCol : index
+              %bj = memref.view %dyn[%offBj][] : !smem to !boxB
+              nvgpu.tma.async.load %descB[%nj, %k0], %full[%slot] to %bj : !tmB, !bars -> !boxB
+            }
           }
+          %gNext = arith.addi %g0, %numK : index
+          scf.yield %gNext : index
         }
       }
     } else {
@@ -193,89 +206,107 @@ gpu.module @{MODULE} {
       // producer's 128 threads gave theirs up; 232 * 256 + 40 * 128 <= 65536).
       nvvm.setmaxregister increase 232
       %wgOffA = arith.muli %wg, %c8192 : index
-      %init = nvgpu.warpgroup.mma.init.accumulator -> !acc
-      %res = scf.for %kt = %c0 to %numK step %c1 iter_args(%accIn = %init) -> (!acc) {
-        // k-tile kt sits in stage kt % STAGES; it is that stage's fill kt / STAGES, whose
-        // completion flips full[stage] to parity (kt / STAGES) & 1.
-        %slot = arith.remui %kt, %stages : index
-        %round = arith.divui %kt, %stages : index
-        %roundBit = arith.andi %round, %c1 : index
-        %phase = arith.cmpi ne, %roundBit, %c0 : index
-        nvgpu.mbarrier.try_wait.parity %full[%slot], %phase, %ticks : !bars
-
-        // This warpgroup's 64 rows of A, and the whole 64x{TILE_N} B tile.
-        %aOff = arith.muli %slot, %c16384 : index
-        %offA = arith.addi %base, %aOff : index
-        %offAw = arith.addi %offA, %wgOffA : index
-        %bOff = arith.muli %slot, %bStageBytes : index
-        %bOffBase = arith.addi %base, %bBase : index
-        %offB = arith.addi %bOffBase, %bOff : index
-        %a = memref.view %dyn[%offAw][] : !smem to !halfA
-        %b = memref.view %dyn[%offB][] : !smem to !tileB
-        %dA = nvgpu.warpgroup.generate.descriptor %a, {A_DESC_MAP} -> !wdA
-        %dB = nvgpu.warpgroup.generate.descriptor %b, %descB : !tileB, !tmB -> !wdB
-        // B is row major (N contiguous): transposeB selects the MN-major B operand (leading
-        // byte offset 8192: one 64-column box to the next). The op ends waiting until at
-        // most one wgmma group (this one) is in flight, so this thread's wgmma on k-tile
-        // kt-1 have completed when it returns.
-        %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}
-          : !wdA, !wdB, !acc -> !acc
-
-        // Release k-tile kt-1's stage, (kt + STAGES - 1) % STAGES. The release is
-        // unconditional: at kt = 0 it releases the last stage early, which the producer
-        // counts. (A `kt > 0` test here made LLVM peel the first iteration, materialising
-        // the zero accumulators between wgmma.fence and the first wgmma, and ptxas then
-        // serialised the wgmma: C7519/C7517.)
-        %ahead = arith.subi %stages, %c1 : index
-        %previous = arith.addi %kt, %ahead : index
-        %previousSlot = arith.remui %previous, %stages : index
-        %tok = nvgpu.mbarrier.arrive %empty[%previousSlot] : !bars -> !nvgpu.mbarrier.token
-        scf.yield %accOut : !acc
-      }
-      nvvm.wgmma.wait.group.sync.aligned 0
-
-      // Epilogue. The ring is free once both consumers' last wgmma have completed (the
-      // named barrier of the 256 consumer threads; the producer does not take part) and
-      // every TMA load was waited for (the main loop consumed them all). The accumulators
-      // go to a padded 128x{TILE_N} f32 tile at the ring's start, then out in 16-byte rows.
-      // Both warpgroups store through the same 64x{TILE_N} view of rows 0..63: the fragment
-      // store (upstream's lowering) places a thread's rows by its warp index tid / 32, 0..7,
-      // so warpgroup 1's fragment lands in rows 64..127 (the view's row stride carries on
-      // past its 64 rows into the rest of the tile).
-      nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
-      %padded = memref.view %dyn[%base][] : !smem to !staged
-      %cs = memref.subview %padded[0, 0] [128, {TILE_N}] [1, 1] : !staged to !stagedC
-      %frag = memref.subview %padded[0, 0] [64, {TILE_N}] [1, 1] : !staged to !stagedHalf
-      nvgpu.warpgroup.mma.store %res, %frag : !acc to !stagedHalf
-      nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
-
-      // Each of the 8 consumer warps writes one row per step (128-column chunks, 32 lanes
+      %stagingBase = arith.constant {STAGING_BASE} : index
+      %staging = arith.addi %base, %stagingBase : index
+      // Each of the 8 consumer warps stores one row per step (128-column chunks, 32 lanes
       // x 4 elements each), 8 rows a step.
       %cg = memref.reinterpret_cast %C to offset: [0], sizes: [%m, %n], strides: [%n, 1]
         : memref<{OUT}> to memref<?x?x{OUT}, strided<[?, 1]>>
       %lane = arith.remui %tid, %c32 : index
       %warp = arith.divui %tid, %c32 : index
       %laneCol = arith.muli %lane, %c4 : index
-      // Rows and columns past M and N (partial edge tiles) are not stored; N is a multiple
-      // of 8, so a 4-wide vector is all inside or all outside. A 64-wide tile leaves half
-      // of the lanes of its one 128-column chunk idle.
+      %consumed = scf.for %tile = %pid to %tiles step %grid iter_args(%g0 = %c0) -> (index) {
+        %group = arith.divui %tile, %perGroup : index
+        %firstM = arith.muli %group, %groupM : index
+        %rowsLeft = arith.subi %tilesM, %firstM : index
+        %groupRows = arith.minui %rowsLeft, %groupM : index
+        %inGroup = arith.remui %tile, %perGroup : index
+        %rowInGroup = arith.remui %inGroup, %groupRows : index
+        %tileRow = arith.addi %firstM, %rowInGroup : index
+        %tileCol = arith.divui %inGroup, %groupRows : index
+{TILE_SETUP}
+        %n0 = arith.muli %tileCol, %tileN : index
+        %init = nvgpu.warpgroup.mma.init.accumulator -> !acc
+        %res = scf.for %kt = %c0 to %numK step %c1 iter_args(%accIn = %init) -> (!acc) {
+          // The CTA's k-tile g sits in stage g % STAGES; it is that stage's fill
+          // g / STAGES, whose completion flips full[stage] to parity (g / STAGES) & 1.
+          %g = arith.addi %g0, %kt : index
+          %slot = arith.remui %g, %stages : index
+          %round = arith.divui %g, %stages : index
+          %roundBit = arith.andi %round, %c1 : index
+          %phase = arith.cmpi ne, %roundBit, %c0 : index
+          nvgpu.mbarrier.try_wait.parity %full[%slot], %phase, %ticks : !bars
+
+          // This warpgroup's 64 rows of A, and the whole 64x{TILE_N} B tile.
+          %aOff = arith.muli %slot, %c16384 : index
+          %offA = arith.addi %base, %aOff : index
+          %offAw = arith.addi %offA, %wgOffA : index
+          %bOff = arith.muli %slot, %bStageBytes : index
+          %bOffBase = arith.addi %base, %bBase : index
+          %offB = arith.addi %bOffBase, %bOff : index
+          %a = memref.view %dyn[%offAw][] : !smem to !halfA
+          %b = memref.view %dyn[%offB][] : !smem to !tileB
+          %dA = nvgpu.warpgroup.generate.descriptor %a, {A_DESC_MAP} -> !wdA
+          %dB = nvgpu.warpgroup.generate.descriptor %b, %descB : !tileB, !tmB -> !wdB
+          // B is row major (N contiguous): transposeB selects the MN-major B operand
+          // (leading byte offset 8192: one 64-column box to the next). The op ends waiting
+          // until at most one wgmma group (this one) is in flight, so this thread's wgmma
+          // on the k-tile before have completed when it returns.
+          %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}
+            : !wdA, !wdB, !acc -> !acc
+
+          // Release the CTA's k-tile g-1's stage, (g + STAGES - 1) % STAGES: the last
+          // k-tile of the previous tile at kt = 0 (complete: its epilogue waited for every
+          // wgmma). The release is unconditional: at g = 0 it releases the last stage
+          // early, which the producer counts. (A `kt > 0` test here made LLVM peel the
+          // first iteration, materialising the zero accumulators between wgmma.fence and
+          // the first wgmma, and ptxas then serialised the wgmma: C7519/C7517.)
+          %ahead = arith.subi %stages, %c1 : index
+          %previous = arith.addi %g, %ahead : index
+          %previousSlot = arith.remui %previous, %stages : index
+          %tok = nvgpu.mbarrier.arrive %empty[%previousSlot] : !bars -> !nvgpu.mbarrier.token
+          scf.yield %accOut : !acc
+        }
+        nvvm.wgmma.wait.group.sync.aligned 0
+
+        // Epilogue. The named barrier of the 256 consumer threads (the producer does not
+        // take part) waits until both consumers' wgmma have completed (when the staging
+        // reuses the ring) and every thread has stored the previous tile from the staging
+        // (persistent). The accumulators go to a padded 128x{TILE_N} f32 tile, then out in
+        // 16-byte rows. Both warpgroups store through the same 64x{TILE_N} view of rows
+        // 0..63: the fragment store (upstream's lowering) places a thread's rows by its warp
+        // index tid / 32, 0..7, so warpgroup 1's fragment lands in rows 64..127 (the view's
+        // row stride carries on past its 64 rows into the rest of the tile).
+        nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
+        %padded = memref.view %dyn[%staging][] : !smem to !staged
+        %cs = memref.subview %padded[0, 0] [128, {TILE_N}] [1, 1] : !staged to !stagedC
+        %frag = memref.subview %padded[0, 0] [64, {TILE_N}] [1, 1] : !staged to !stagedHalf
+        nvgpu.warpgroup.mma.store %res, %frag : !acc to !stagedHalf
+        nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
+
+        // Rows and columns past M and N (partial edge tiles) are not stored; N is a
+        // multiple of 8, so a 4-wide vector is all inside or all outside. A 64-wide tile
+        // leaves half of the lanes of its one 128-column chunk idle.
 {ROW_END}
-      scf.for %r = %warp to %rowEnd step %c8 {
+        scf.for %r = %warp to %rowEnd step %c8 {
 {ROW_MAP}
-        scf.for %chunk = %c0 to %tileN step %c128 {
-          %col = arith.addi %chunk, %laneCol : index
-          %gcol = arith.addi %n0, %col : index
-          %colInside = arith.cmpi ult, %gcol, %n : index
-          %colInTile = arith.cmpi ult, %col, %tileN : index
-          %colOk = arith.andi %colInside, %colInTile : i1
-          %inside = arith.andi %rowOk, %colOk : i1
-          scf.if %inside {
-            %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<4xf32>
-            {CONVERT}
-            vector.store {STORED}, %cg[%grow, %gcol] {alignment = {STORE_ALIGNMENT}}
-              : memref<?x?x{OUT}, strided<[?, 1]>>, vector<4x{OUT}>
+          scf.for %chunk = %c0 to %tileN step %c128 {
+            %col = arith.addi %chunk, %laneCol : index
+            %gcol = arith.addi %n0, %col : index
+            %colInside = arith.cmpi ult, %gcol, %n : index
+            %colInTile = arith.cmpi ult, %col, %tileN : index
+            %colOk = arith.andi %colInside, %colInTile : i1
+            %inside = arith.andi %rowOk, %colOk : i1
+            scf.if %inside {
+              %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<4xf32>
+              {CONVERT}
+              vector.store {STORED}, %cg[%grow, %gcol] {alignment = {STORE_ALIGNMENT}}
+                : memref<?x?x{OUT}, strided<[?, 1]>>, vector<4x{OUT}>
+            }
           }
         }
+        %gNext = arith.addi %g0, %numK : index
+        scf.yield %gNext : index
       }
     }
     gpu.return
