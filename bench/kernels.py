@@ -247,6 +247,8 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     result["compile_s"] = time.perf_counter() - start
     if code != 0:
         return {"status": "compile failed", **result}
+    # The kernels' configurations (and, tuned, their measured times) for the logs.
+    run_logged([kiln, "inspect", engine], os.path.join(work, "inspect.log"), timeout)
 
     # Correctness: one run on these inputs against PyTorch in fp32.
     args = []
@@ -376,7 +378,8 @@ def main():
                         help="only the cases whose name matches this regular expression")
     parser.add_argument("--gemm-configs", default="",
                         help="comma-separated sm_90a GEMM configurations (kiln compile "
-                             "--sm90-gemm-config): each GEMM case runs once per configuration")
+                             "--sm90-gemm-config): each GEMM and convolution case runs once "
+                             "per configuration")
     args = parser.parse_args()
     import torch
 
@@ -393,9 +396,10 @@ def main():
         cases = [c for c in cases if re.search(args.filter, c["name"])]
     if args.gemm_configs:
         configs = args.gemm_configs.split(",")
+        tiled = ("gemm", "conv")
         cases = [({**c, "gemm_config": g, "name": f"{c['name']} [{g}]"}
-                  if c["family"] == "gemm" else c)
-                 for c in cases for g in (configs if c["family"] == "gemm" else [None])]
+                  if c["family"] in tiled else c)
+                 for c in cases for g in (configs if c["family"] in tiled else [None])]
     os.makedirs(args.out, exist_ok=True)
     started, rows = time.perf_counter(), []
     for index, case in enumerate(cases):

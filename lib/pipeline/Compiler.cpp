@@ -238,6 +238,9 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   GpuCompileOptions gpu;
   gpu.target = options.target;
   gpu.gemmConfig = options.gemmConfig;
+  // A configuration forced for every GEMM and convolution is what gets measured: no tuning.
+  if (!options.gemmConfig.empty())
+    gpu.autotune = false;
   gpu.stopAfter = options.compileTo == Stage::Kernel ? "kernel"
                   : options.compileTo == Stage::Gpu  ? "gpu"
                                                      : "engine";

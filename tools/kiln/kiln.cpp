@@ -75,8 +75,8 @@ cl::opt<bool> compileChannelsLast(
 cl::opt<std::string> compileGemmConfig(
     "sm90-gemm-config",
     cl::desc("For kernel developers: the configuration of the sm_90a GEMM template for every "
-             "product where it is legal, by name (e.g. 128x256x64_s4_ws2; "
-             "docs/codegen-sm90.md)"),
+             "product and convolution where it is legal, by name (e.g. 128x256x64_s4_ws2; "
+             "docs/codegen-sm90.md); no tuning then"),
     cl::value_desc("name"), cl::Hidden, cl::sub(compileCommand));
 cl::opt<double> compileTuneBudget(
     "tune-budget",
