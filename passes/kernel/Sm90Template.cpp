@@ -104,6 +104,7 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"STAGE_BYTES", number(a.boxBytes + bStageBytes)},
        {"B_BASE", number(config.stages * aStageBytes)},
        {"STAGED_COLUMNS", number(config.tileN + 8)},
+       {"ROW_LANES", number(std::min<int64_t>(32, config.tileN / 4))},
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
   return insertTemplateModule(module, symbols, pass, entry, text);

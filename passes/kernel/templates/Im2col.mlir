@@ -59,14 +59,18 @@ gpu.module @{MODULE} {
       %left = arith.subi %columnStart, %padLeft : index
       %zero = arith.constant 0.0 : {T}
       %zeros = vector.broadcast %zero : {T} to vector<8x{T}>
+      // Column k0's filter tap (r, s) and channel; the columns after it step through the
+      // channels, then the taps, without dividing again.
+      %channel0 = arith.remui %k0, %c : index
+      %tap0 = arith.divui %k0, %c : index
+      %s0 = arith.remui %tap0, %kw : index
+      %r0 = arith.divui %tap0, %kw : index
       // The loop has constant bounds: LLVM unrolls it, and each insert's position becomes
       // a constant.
-      %values = scf.for %j = %c0 to %c8 step %c1 iter_args(%acc = %zeros) -> (vector<8x{T}>) {
+      %values:4 = scf.for %j = %c0 to %c8 step %c1
+          iter_args(%acc = %zeros, %channel = %channel0, %s = %s0, %r = %r0)
+          -> (vector<8x{T}>, index, index, index) {
         %kj = arith.addi %k0, %j : index
-        %channel = arith.remui %kj, %c : index
-        %tap = arith.divui %kj, %c : index
-        %s = arith.remui %tap, %kw : index
-        %r = arith.divui %tap, %kw : index
         %row = arith.addi %top, %r : index
         %column = arith.addi %left, %s : index
         // Signed comparisons: the padding's rows and columns are negative.
@@ -87,9 +91,19 @@ gpu.module @{MODULE} {
           scf.yield %zero : {T}
         }
         %next = vector.insert %value, %acc[%j] : {T} into vector<8x{T}>
-        scf.yield %next : vector<8x{T}>
+        // The next column: channel + 1, else the next tap of the row, else the next row.
+        %channelNext = arith.addi %channel, %c1 : index
+        %tapDone = arith.cmpi eq, %channelNext, %c : index
+        %sStep = arith.addi %s, %c1 : index
+        %sNext = arith.select %tapDone, %sStep, %s : index
+        %rowDone = arith.cmpi eq, %sNext, %kw : index
+        %rStep = arith.addi %r, %c1 : index
+        %rNext = arith.select %rowDone, %rStep, %r : index
+        %channelOut = arith.select %tapDone, %c0, %channelNext : index
+        %sOut = arith.select %rowDone, %c0, %sNext : index
+        scf.yield %next, %channelOut, %sOut, %rNext : vector<8x{T}>, index, index, index
       }
-      vector.store %values, %a[%m, %k0] {alignment = 16}
+      vector.store %values#0, %a[%m, %k0] {alignment = 16}
         : memref<{ROWS}x{KP}x{T}, strided<[{KP}, 1]>>, vector<8x{T}>
     }
     gpu.return

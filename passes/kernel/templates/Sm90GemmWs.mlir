@@ -208,13 +208,22 @@ gpu.module @{MODULE} {
       %wgOffA = arith.muli %wg, %c8192 : index
       %stagingBase = arith.constant {STAGING_BASE} : index
       %staging = arith.addi %base, %stagingBase : index
-      // Each of the 8 consumer warps stores one row per step (128-column chunks, 32 lanes
-      // x 4 elements each), 8 rows a step.
+      // Each of the 8 consumer warps stores rows in chunks of 4 x {ROW_LANES} columns, 4
+      // elements a lane: one row a step with 32 lanes a row (tiles 128 or 256 wide), two
+      // with 16 (64 wide).
       %cg = memref.reinterpret_cast %C to offset: [0], sizes: [%m, %n], strides: [%n, 1]
         : memref<{OUT}> to memref<?x?x{OUT}, strided<[?, 1]>>
       %lane = arith.remui %tid, %c32 : index
       %warp = arith.divui %tid, %c32 : index
-      %laneCol = arith.muli %lane, %c4 : index
+      %rowLanes = arith.constant {ROW_LANES} : index
+      %rowsPerWarp = arith.divui %c32, %rowLanes : index
+      %laneInRow = arith.remui %lane, %rowLanes : index
+      %laneRow = arith.divui %lane, %rowLanes : index
+      %laneCol = arith.muli %laneInRow, %c4 : index
+      %chunkColumns = arith.muli %rowLanes, %c4 : index
+      %warpRow = arith.muli %warp, %rowsPerWarp : index
+      %firstRow = arith.addi %warpRow, %laneRow : index
+      %rowStep = arith.muli %rowsPerWarp, %c8 : index
       %consumed = scf.for %tile = %pid to %tiles step %grid iter_args(%g0 = %c0) -> (index) {
         %group = arith.divui %tile, %perGroup : index
         %firstM = arith.muli %group, %groupM : index
@@ -285,12 +294,11 @@ gpu.module @{MODULE} {
         nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
 
         // Rows and columns past M and N (partial edge tiles) are not stored; N is a
-        // multiple of 8, so a 4-wide vector is all inside or all outside. A 64-wide tile
-        // leaves half of the lanes of its one 128-column chunk idle.
+        // multiple of 8, so a 4-wide vector is all inside or all outside.
 {ROW_END}
-        scf.for %r = %warp to %rowEnd step %c8 {
+        scf.for %r = %firstRow to %rowEnd step %rowStep {
 {ROW_MAP}
-          scf.for %chunk = %c0 to %tileN step %c128 {
+          scf.for %chunk = %c0 to %tileN step %chunkColumns {
             %col = arith.addi %chunk, %laneCol : index
             %gcol = arith.addi %n0, %col : index
             %colInside = arith.cmpi ult, %gcol, %n : index
