@@ -261,6 +261,15 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
   add(128, 6);
   if (p.outChannels > 64)
     add(64, 6);
+  // Split-K where the tiles are few (as for products).
+  for (int64_t parts : kiln::kSplitKParts) {
+    kiln::Sm90GemmConfig config;
+    config.stages = 4;
+    config.consumers = 2;
+    config.splitK = parts;
+    if (kiln::splitKPays(tiles * llvm::divideCeil(p.outChannels, 128), p.gemmK() / 64, parts))
+      configs.push_back(config);
+  }
   // Persistent grids where there are more tiles than SMs (as for products).
   for (auto [tileN, stages] : {std::pair<int64_t, int64_t>{128, 4}, {64, 6}}) {
     kiln::Sm90GemmConfig config;
@@ -561,11 +570,9 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     Value weightMatrix = memref::GetGlobalOp::create(b, loc, matrix->getType(), matrix->getName());
     auto mapB = tensorMap(weightMatrix, 1, {64, 64});
     int64_t tiles = tileCount(p, box) * llvm::divideCeil(p.outChannels, config.tileN);
-    gpu::LaunchFuncOp::create(
-        b, loc, *kernelFunc, gpu::KernelDim3{index(config.gridSize(tiles)), one, one},
-        gpu::KernelDim3{index(config.threads()), one, one}, i32(config.sharedBytes()),
-        ValueRange{mapA.getResult(), mapB.getResult(), pointer(output), i32(p.gemmM()),
-                   i32(p.outChannels), i32(p.gemmK())});
+    kiln::launchWarpSpecialisedGemm(b, loc, module, symbols, getArgument(), *kernelFunc, config,
+                                    tiles, mapA.getResult(), mapB.getResult(), output, p.gemmM(),
+                                    p.outChannels, p.gemmK());
     launch.erase();
     return success();
   }

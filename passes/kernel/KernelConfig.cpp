@@ -161,7 +161,11 @@ namespace {
 double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConfig &config,
                               double bytes, const DeviceModel &device) {
   auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
-  int64_t tiles = ceilDiv(problem.m, config.tileM) * ceilDiv(problem.n, config.tileN);
+  // Split-K: parts of 1/splitK of the tile's work each, and the workspace written and read.
+  int64_t tiles =
+      ceilDiv(problem.m, config.tileM) * ceilDiv(problem.n, config.tileN) * config.splitK;
+  if (config.splitK > 1)
+    bytes += 2.0 * 4 * config.splitK * problem.m * problem.n;
   int64_t bySharedMemory =
       device.sharedBytesPerMultiprocessor / std::max<int64_t>(1, config.sharedBytes());
   int64_t byThreads = device.threadsPerMultiprocessor / std::max<int64_t>(1, config.threads());
@@ -170,7 +174,8 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   // Blocks that actually share a multiprocessor in a wave (fewer when tiles are few).
   int64_t sharing = std::min(resident, ceilDiv(tiles, device.multiprocessors));
   double perSm = device.tensorFlopsPerSecond / device.multiprocessors;
-  double tileFlops = 2.0 * config.tileM * config.tileN * static_cast<double>(problem.k);
+  double tileFlops =
+      2.0 * config.tileM * config.tileN * static_cast<double>(problem.k) / config.splitK;
   // Efficiency: the MMA's share of a k-step against the tile loads feeding it (area over
   // area plus perimeter x 64), the ring hiding the loads' latency (stages / (stages + 1)),
   // and warp specialisation overlapping them further (x1.25, at most 1).
@@ -182,7 +187,9 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   double tileSeconds = tileFlops * sharing / perSm / efficiency;
   double computeSeconds = waves * tileSeconds;
   double memorySeconds = bytes / device.bytesPerSecond;
-  return device.launchMicros + 1e6 * std::max(computeSeconds, memorySeconds);
+  // Split-K launches the reduction kernel too.
+  double launches = config.splitK > 1 ? 2 : 1;
+  return launches * device.launchMicros + 1e6 * std::max(computeSeconds, memorySeconds);
 }
 } // namespace
 

@@ -41,7 +41,8 @@ struct Sm90GemmProblem {
 constexpr int64_t kSm90Multiprocessors = 132;
 
 /// One way the sm_90a GEMM template computes a product. As a dictionary:
-/// {template = "sm90_gemm", tile_m, tile_n, tile_k, stages, consumers[, persistent]}.
+/// {template = "sm90_gemm", tile_m, tile_n, tile_k, stages, consumers[, persistent]
+/// [, split_k]}.
 struct Sm90GemmConfig {
   static constexpr llvm::StringLiteral kTemplate = "sm90_gemm";
   int64_t tileM = 128, tileN = 128, tileK = 64;
@@ -53,6 +54,9 @@ struct Sm90GemmConfig {
   /// A grid of one CTA per SM that walks the tiles (warp-specialised template only): the
   /// next tile's loads overlap the last one's epilogue, which stages C past the ring.
   bool persistent = false;
+  /// Split-K: each tile's k-tiles in this many parts, one CTA each, whose f32 partial sums
+  /// a second kernel adds up (1: none). For products of fewer tiles than SMs.
+  int64_t splitK = 1;
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
   static std::optional<Sm90GemmConfig> fromAttr(mlir::DictionaryAttr attr);
@@ -65,9 +69,19 @@ struct Sm90GemmConfig {
   int64_t sharedBytes() const;
   /// The CTAs of a launch over `tiles` tiles of C.
   int64_t gridSize(int64_t tiles) const {
-    return persistent ? std::min(tiles, kSm90Multiprocessors) : tiles;
+    return persistent ? std::min(tiles * splitK, kSm90Multiprocessors) : tiles * splitK;
   }
 };
+
+/// The split-K part counts the templates offer.
+constexpr int64_t kSplitKParts[] = {2, 3, 4, 6, 8};
+
+/// Whether splitting the k-tiles of a product of `tiles` tiles and `kTiles` k-tiles in
+/// `parts` can pay: fewer tiles than SMs, at most two waves of parts, 4 k-tiles a part.
+inline bool splitKPays(int64_t tiles, int64_t kTiles, int64_t parts) {
+  return tiles < kSm90Multiprocessors && tiles * parts <= 2 * kSm90Multiprocessors &&
+         kTiles >= 4 * parts;
+}
 
 /// The GEMM `function` computes, when it is a kernel.matmul holding only one 2-D
 /// graph.matmul of f16/bf16 row-major buffers that some configuration can compute.

@@ -61,6 +61,8 @@ DictionaryAttr kiln::Sm90GemmConfig::toAttr(MLIRContext *context) const {
   // tests) stay as they were.
   if (persistent)
     entries.push_back(b.getNamedAttr("persistent", b.getBoolAttr(true)));
+  if (splitK > 1)
+    entries.push_back(b.getNamedAttr("split_k", b.getI64IntegerAttr(splitK)));
   return b.getDictionaryAttr(entries);
 }
 
@@ -85,6 +87,12 @@ std::optional<kiln::Sm90GemmConfig> kiln::Sm90GemmConfig::fromAttr(DictionaryAtt
       return std::nullopt;
     config.persistent = flag.getValue();
   }
+  if (Attribute splitK = attr.get("split_k")) {
+    auto parts = dyn_cast<IntegerAttr>(splitK);
+    if (!parts || parts.getInt() < 1)
+      return std::nullopt;
+    config.splitK = parts.getInt();
+  }
   return config;
 }
 
@@ -95,6 +103,8 @@ std::string kiln::Sm90GemmConfig::describe() const {
     text += llvm::formatv(", {0} consumer warpgroups", consumers).str();
   if (persistent)
     text += ", persistent";
+  if (splitK > 1)
+    text += llvm::formatv(", split-K {0}", splitK).str();
   return text;
 }
 
@@ -104,6 +114,8 @@ std::string kiln::Sm90GemmConfig::name() const {
     text += llvm::formatv("_ws{0}", consumers).str();
   if (persistent)
     text += "_p";
+  if (splitK > 1)
+    text += llvm::formatv("_k{0}", splitK).str();
   return text;
 }
 
@@ -220,6 +232,15 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   };
   addPersistent(/*tileN=*/128, /*stages=*/4);
   addPersistent(/*tileN=*/64, /*stages=*/6);
+  // Split-K where the tiles are fewer than the SMs, each part keeping 4 k-tiles or more.
+  for (int64_t parts : kiln::kSplitKParts) {
+    Sm90GemmConfig config;
+    config.stages = 4;
+    config.consumers = 2;
+    config.splitK = parts;
+    if (kiln::splitKPays(tiles(128), llvm::divideCeil(problem.k, 64), parts) && fits(config))
+      configs.push_back(config);
+  }
   add(/*tileN=*/128, /*stages=*/3, /*consumers=*/0);
   return configs;
 }
@@ -254,7 +275,7 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
           allReplaced = false;
           continue;
         }
-        replaceLaunch(launch, *gemm, **config);
+        replaceLaunch(module, symbols, launch, *gemm, **config);
       }
       if (allReplaced)
         function.erase();
@@ -320,8 +341,8 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
   }
 
   /// kernel.launch @k(%a, %b, %c) -> tensor maps of %a and %b, and the GEMM's launch.
-  void replaceLaunch(kernel::LaunchOp launch, gpu::GPUFuncOp gemm,
-                     const kiln::Sm90GemmConfig &config) {
+  void replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::LaunchOp launch,
+                     gpu::GPUFuncOp gemm, const kiln::Sm90GemmConfig &config) {
     OpBuilder b(launch);
     // The kernel, its template and its configuration for the engine's kernel table, as
     // kernel-to-linalg tags the generic kernels.
@@ -356,21 +377,24 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     // B comes in boxes of 64 columns: 128 bytes, the widest a 128B-swizzled box can be.
     Value mapA = tensorMap(a, 0, config.tileM, config.tileK);
     Value mapB = tensorMap(bMatrix, 1, config.tileK, 64);
-    // C goes as a bare pointer: a 0-d view of the buffer.
+    int64_t tilesN = llvm::divideCeil(n, config.tileN), tilesM = llvm::divideCeil(m, config.tileM);
+    // The warp-specialised template walks a 1-D grid of tiles in its own order.
+    if (config.consumers) {
+      kiln::launchWarpSpecialisedGemm(b, loc, module, symbols, getArgument(), gemm, config,
+                                      tilesM * tilesN, mapA, mapB, c, m, n, k);
+      launch.erase();
+      return;
+    }
+    // The one-warpgroup template walks a 2-D grid; C goes as a bare pointer (a 0-d view).
     auto scalarType = cast<MemRefType>(signature.getInput(2));
     Value cPointer = memref::ReinterpretCastOp::create(b, loc, scalarType, c, /*offset=*/0,
                                                        /*sizes=*/ArrayRef<int64_t>{},
                                                        /*strides=*/ArrayRef<int64_t>{});
     Value one = index(1);
-    // The one-warpgroup template walks a 2-D grid; the warp-specialised one a 1-D grid of
-    // tiles, in its own order.
-    int64_t tilesN = llvm::divideCeil(n, config.tileN), tilesM = llvm::divideCeil(m, config.tileM);
-    gpu::KernelDim3 grid = config.consumers
-                               ? gpu::KernelDim3{index(config.gridSize(tilesN * tilesM)), one, one}
-                               : gpu::KernelDim3{index(tilesN), index(tilesM), one};
-    gpu::LaunchFuncOp::create(
-        b, loc, gemm, grid, gpu::KernelDim3{index(config.threads()), one, one},
-        i32(config.sharedBytes()), ValueRange{mapA, mapB, cPointer, i32(m), i32(n), i32(k)});
+    gpu::LaunchFuncOp::create(b, loc, gemm, gpu::KernelDim3{index(tilesN), index(tilesM), one},
+                              gpu::KernelDim3{index(config.threads()), one, one},
+                              i32(config.sharedBytes()),
+                              ValueRange{mapA, mapB, cPointer, i32(m), i32(n), i32(k)});
     launch.erase();
   }
 };

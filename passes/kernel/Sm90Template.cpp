@@ -2,7 +2,10 @@
 
 #include "passes/kernel/Sm90Template.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
@@ -10,6 +13,10 @@ namespace {
 /// The text of passes/kernel/templates/Sm90GemmWs.mlir.
 constexpr const char kWarpSpecialisedTemplate[] =
 #include "passes/kernel/templates/Sm90GemmWs.mlir.inc"
+    ;
+/// The text of passes/kernel/templates/SplitKReduce.mlir.
+constexpr const char kSplitKReduceTemplate[] =
+#include "passes/kernel/templates/SplitKReduce.mlir.inc"
     ;
 } // namespace
 
@@ -70,7 +77,10 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
   if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
     return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
 
-  // The stored vector: the accumulators %v (vector<4xf32>) as they are, or rounded.
+  // The stored vector: the accumulators %v (vector<4xf32>) as they are, or rounded. Split-K
+  // parts store f32 partial sums to the workspace.
+  if (config.splitK > 1)
+    result = Float32Type::get(module.getContext());
   std::string out = elementTypeName(result);
   bool rounded = !result.isF32();
   std::string convert =
@@ -105,7 +115,66 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"B_BASE", number(config.stages * aStageBytes)},
        {"STAGED_COLUMNS", number(config.tileN + 8)},
        {"ROW_LANES", number(std::min<int64_t>(32, config.tileN / 4))},
+       {"SPLITS", number(config.splitK)},
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
   return insertTemplateModule(module, symbols, pass, entry, text);
+}
+
+void kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, ModuleOp module,
+                                     SymbolTable &symbols, StringRef pass, gpu::GPUFuncOp gemm,
+                                     const Sm90GemmConfig &config, int64_t tiles, Value mapA,
+                                     Value mapB, Value output, int64_t m, int64_t n, int64_t k) {
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  auto i32 = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, value, 32);
+  };
+  // A bare pointer to a buffer: a 0-d view of it.
+  auto pointer = [&](Value buffer) -> Value {
+    auto type = MemRefType::get({}, cast<MemRefType>(buffer.getType()).getElementType());
+    return memref::ReinterpretCastOp::create(b, loc, type, buffer, /*offset=*/0,
+                                             /*sizes=*/ArrayRef<int64_t>{},
+                                             /*strides=*/ArrayRef<int64_t>{});
+  };
+  Value one = index(1);
+  // Split-K: the parts' f32 partial sums go to a workspace (placed by kernel-plan-buffers),
+  // which the reduction kernel then adds up into C.
+  Value destination = output;
+  if (config.splitK > 1)
+    destination = memref::AllocOp::create(
+        b, loc, MemRefType::get({config.splitK, m, n}, Float32Type::get(b.getContext())));
+  gpu::LaunchFuncOp::create(b, loc, gemm, gpu::KernelDim3{index(config.gridSize(tiles)), one, one},
+                            gpu::KernelDim3{index(config.threads()), one, one},
+                            i32(config.sharedBytes()),
+                            ValueRange{mapA, mapB, pointer(destination), i32(m), i32(n), i32(k)});
+  if (config.splitK == 1)
+    return;
+  Type result = cast<MemRefType>(output.getType()).getElementType();
+  std::string entry =
+      llvm::formatv("split_k_reduce_{0}_{1}x{2}x{3}", elementTypeName(result), config.splitK, m, n)
+          .str();
+  std::string moduleName = "kiln_" + entry;
+  gpu::GPUFuncOp reduce;
+  if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName)) {
+    reduce = existing.lookupSymbol<gpu::GPUFuncOp>(entry);
+  } else {
+    auto number = [](int64_t value) { return std::to_string(value); };
+    std::string text =
+        substitutePlaceholders(kSplitKReduceTemplate, {{"MODULE", moduleName},
+                                                       {"ENTRY", entry},
+                                                       {"OUT", elementTypeName(result)},
+                                                       {"SPLITS", number(config.splitK)},
+                                                       {"ELEMENTS", number(m * n)},
+                                                       {"QUADS", number(m * n / 4)}});
+    FailureOr<gpu::GPUFuncOp> parsed = insertTemplateModule(module, symbols, pass, entry, text);
+    // The template is fixed text: it parses.
+    assert(succeeded(parsed) && "the split-K reduction template does not parse");
+    reduce = *parsed;
+  }
+  gpu::LaunchFuncOp::create(
+      b, loc, reduce, gpu::KernelDim3{index(llvm::divideCeil(m * n / 4, 256)), one, one},
+      gpu::KernelDim3{index(256), one, one},
+      /*dynamicSharedMemorySize=*/Value(), ValueRange{pointer(destination), pointer(output)});
 }

@@ -52,6 +52,16 @@ mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
     mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass, llvm::StringRef entry,
     mlir::Type operand, mlir::Type result, const Sm90GemmConfig &config, const Sm90AOperand &a);
 
+/// At `b`: launches `gemm` (the warp-specialised template under `config`) over `tiles`
+/// tiles of the M x N result `output`, with the tensor maps `mapA` and `mapB`; with split-K,
+/// into an f32 workspace (a memref.alloc) and then the reduction kernel (templates/
+/// SplitKReduce.mlir, instantiated into `module` once per shape) into `output`.
+void launchWarpSpecialisedGemm(mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module,
+                               mlir::SymbolTable &symbols, llvm::StringRef pass,
+                               mlir::gpu::GPUFuncOp gemm, const Sm90GemmConfig &config,
+                               int64_t tiles, mlir::Value mapA, mlir::Value mapB,
+                               mlir::Value output, int64_t m, int64_t n, int64_t k);
+
 /// Parses `text` (one gpu.module) and moves its module into `module`; returns its `entry`.
 mlir::FailureOr<mlir::gpu::GPUFuncOp>
 insertTemplateModule(mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass,

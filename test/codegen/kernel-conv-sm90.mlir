@@ -14,7 +14,7 @@
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c2, %c16, %c16{{.*}}, %c64] {kiln.tma_element_strides = array<i64: 1, 2, 2, 1>} : memref<*xf16> -> <tensor = memref<2x8x8x64xf16, 3>
 // CHECK: memref.get_global @w_kxo : memref<576x128xf16>
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c64{{.*}}]
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_f16_2x16x16x64_k3x3s2p1x1_o128_128x128x64_s4_ws2::@conv_f16_2x16x16x64_k3x3s2p1x1_o128_128x128x64_s4_ws2 blocks in (%c1{{[_0-9]*}}, %c1, %c1) threads in (%c384
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_f16_2x16x16x64_k3x3s2p1x1_o128_128x128x64_s4_ws2::@conv_f16_2x16x16x64_k3x3s2p1x1_o128_128x128x64_s4_ws2 blocks in (%c1{{[_0-9]*}}, %c1{{[_0-9]*}}, %c1{{[_0-9]*}}) threads in (%c384
 // CHECK-SAME: %c128_i32 : i32, %c128_i32{{.*}} : i32, %c576_i32 : i32
 // CHECK-NOT: kernel.func
 // CHECK: nvgpu.tma.async.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]

@@ -4,9 +4,12 @@
 // 64w..64w+63 x all TILE_N columns, wgmma m64nTILE_Nk16, 4 a 64-wide K step);
 // warpgroup 2 is the producer, whose first thread keeps a STAGES-stage ring of shared
 // memory filled by TMA. The producer gives its registers to the consumers (setmaxnreg).
-// A CTA walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ...: with one CTA per tile
-// that is one tile; with a persistent grid (fewer CTAs than tiles) the producer loads the
-// next tile's k-tiles while the consumers store the last one's results.
+// A CTA walks the work items blockIdx.x, blockIdx.x + gridDim.x, ...: with one CTA per
+// item that is one item; with a persistent grid (fewer CTAs than items) the producer loads
+// the next item's k-tiles while the consumers store the last one's results. An item is a
+// tile, or with split-K (for products of few tiles) one of SPLITS parts of its k-tiles:
+// part p then stores its f32 partial sums to slice p of C, a SPLITS x M x N workspace
+// that a second kernel (SplitKReduce.mlir) adds up.
 // The ABI, shared-memory map and barrier protocol: docs/codegen-sm90.md ("The
 // warp-specialised template").
 //
@@ -22,11 +25,14 @@
 //                    map for the wgmma descriptor of A (only its swizzle is used)
 //   ROW_END         defines %rowEnd, the end of the tile's rows to store
 //   ROW_MAP         from the tile's row %r, %grow (C's row) and %rowOk (i1: store it)
-// and the types and configuration: {MODULE}, {ENTRY}, {IN}, {OUT}, {CONVERT} (the
-// truncation of %v, vector<4xf32>, into %out, or nothing), {STORED} (%v or %out),
-// {STORE_ALIGNMENT}, {TILE_N} (64, 128 or 256), {STAGES}, {B_BOXES} = TILE_N / 64,
-// {B_STAGE_BYTES} = 64 * TILE_N * 2, {STAGE_BYTES} (A box + B stage bytes), {B_BASE} =
-// STAGES * 16384, {STAGED_COLUMNS} = TILE_N + 8.
+// and the types and configuration (in braces in the code): MODULE, ENTRY, IN, OUT, CONVERT
+// (the truncation of %v, vector<4xf32>, into %out, or nothing), STORED (%v or %out),
+// STORE_ALIGNMENT, TILE_N (64, 128 or 256), STAGES, B_BOXES = TILE_N / 64, B_STAGE_BYTES =
+// 64 * TILE_N * 2, STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * 16384,
+// STAGED_COLUMNS = TILE_N + 8, ROW_LANES = min(32, TILE_N / 4), SPLITS (the parts K is
+// split in; 1: none) and STAGING_BASE, where the epilogue stages C (0, reusing the ring,
+// when every CTA has one item; STAGES * (16384 + B_STAGE_BYTES), past the ring, for a
+// persistent grid).
 
 !tmA = !nvgpu.tensormap.descriptor<tensor = memref<{A_BOX}x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmB = !nvgpu.tensormap.descriptor<tensor = memref<64x64x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
@@ -104,6 +110,8 @@ gpu.module @{MODULE} {
     %nUp = arith.addi %n, %tileNLess : index
     %tilesN = arith.divui %nUp, %tileN : index
     %tiles = arith.muli %tilesM, %tilesN : index
+    %splits = arith.constant {SPLITS} : index
+    %items = arith.muli %tiles, %splits : index
     %perGroup = arith.muli %groupM, %tilesN : index
     %pid = gpu.block_id x
     %grid = gpu.grid_dim x
@@ -149,7 +157,15 @@ gpu.module @{MODULE} {
         %last = arith.subi %stages, %c1 : index
         // %g counts the k-tiles this CTA loaded before the tile: the ring runs on across
         // tiles.
-        %loaded = scf.for %tile = %pid to %tiles step %grid iter_args(%g0 = %c0) -> (index) {
+        %loaded = scf.for %item = %pid to %items step %grid iter_args(%g0 = %c0) -> (index) {
+          // Item = split * tiles + tile; the split's k-tiles are [kBegin, kEnd).
+          %tile = arith.remui %item, %tiles : index
+          %split = arith.divui %item, %tiles : index
+          %splitK = arith.muli %split, %numK : index
+          %kBegin = arith.divui %splitK, %splits : index
+          %splitKEnd = arith.addi %splitK, %numK : index
+          %kEnd = arith.divui %splitKEnd, %splits : index
+          %kCount = arith.subi %kEnd, %kBegin : index
           %group = arith.divui %tile, %perGroup : index
           %firstM = arith.muli %group, %groupM : index
           %rowsLeft = arith.subi %tilesM, %firstM : index
@@ -160,12 +176,13 @@ gpu.module @{MODULE} {
           %tileCol = arith.divui %inGroup, %groupRows : index
 {TILE_SETUP}
           %n0 = arith.muli %tileCol, %tileN : index
-          scf.for %kt = %c0 to %numK step %c1 {
+          scf.for %kt = %kBegin to %kEnd step %c1 {
             // The CTA's k-tile g is fill f = g / STAGES of stage s = g % STAGES. Fill
             // f > 0 may go in once k-tile g - STAGES is released: completion f - 1 of
             // empty[s], or completion f for the last stage, which the consumers release
             // once early (see below). Wait for that completion's parity.
-            %g = arith.addi %g0, %kt : index
+            %kFromBegin = arith.subi %kt, %kBegin : index
+            %g = arith.addi %g0, %kFromBegin : index
             %slot = arith.remui %g, %stages : index
             %fill = arith.divui %g, %stages : index
             %refill = arith.cmpi uge, %g, %stages : index
@@ -197,7 +214,7 @@ gpu.module @{MODULE} {
               nvgpu.tma.async.load %descB[%nj, %k0], %full[%slot] to %bj : !tmB, !bars -> !boxB
             }
           }
-          %gNext = arith.addi %g0, %numK : index
+          %gNext = arith.addi %g0, %kCount : index
           scf.yield %gNext : index
         }
       }
@@ -211,8 +228,7 @@ gpu.module @{MODULE} {
       // Each of the 8 consumer warps stores rows in chunks of 4 x {ROW_LANES} columns, 4
       // elements a lane: one row a step with 32 lanes a row (tiles 128 or 256 wide), two
       // with 16 (64 wide).
-      %cg = memref.reinterpret_cast %C to offset: [0], sizes: [%m, %n], strides: [%n, 1]
-        : memref<{OUT}> to memref<?x?x{OUT}, strided<[?, 1]>>
+      %mn = arith.muli %m, %n : index
       %lane = arith.remui %tid, %c32 : index
       %warp = arith.divui %tid, %c32 : index
       %rowLanes = arith.constant {ROW_LANES} : index
@@ -224,7 +240,15 @@ gpu.module @{MODULE} {
       %warpRow = arith.muli %warp, %rowsPerWarp : index
       %firstRow = arith.addi %warpRow, %laneRow : index
       %rowStep = arith.muli %rowsPerWarp, %c8 : index
-      %consumed = scf.for %tile = %pid to %tiles step %grid iter_args(%g0 = %c0) -> (index) {
+      %consumed = scf.for %item = %pid to %items step %grid iter_args(%g0 = %c0) -> (index) {
+        // Item = split * tiles + tile; the split's k-tiles are [kBegin, kEnd).
+        %tile = arith.remui %item, %tiles : index
+        %split = arith.divui %item, %tiles : index
+        %splitK = arith.muli %split, %numK : index
+        %kBegin = arith.divui %splitK, %splits : index
+        %splitKEnd = arith.addi %splitK, %numK : index
+        %kEnd = arith.divui %splitKEnd, %splits : index
+        %kCount = arith.subi %kEnd, %kBegin : index
         %group = arith.divui %tile, %perGroup : index
         %firstM = arith.muli %group, %groupM : index
         %rowsLeft = arith.subi %tilesM, %firstM : index
@@ -236,10 +260,11 @@ gpu.module @{MODULE} {
 {TILE_SETUP}
         %n0 = arith.muli %tileCol, %tileN : index
         %init = nvgpu.warpgroup.mma.init.accumulator -> !acc
-        %res = scf.for %kt = %c0 to %numK step %c1 iter_args(%accIn = %init) -> (!acc) {
+        %res = scf.for %kt = %kBegin to %kEnd step %c1 iter_args(%accIn = %init) -> (!acc) {
           // The CTA's k-tile g sits in stage g % STAGES; it is that stage's fill
           // g / STAGES, whose completion flips full[stage] to parity (g / STAGES) & 1.
-          %g = arith.addi %g0, %kt : index
+          %kFromBegin = arith.subi %kt, %kBegin : index
+          %g = arith.addi %g0, %kFromBegin : index
           %slot = arith.remui %g, %stages : index
           %round = arith.divui %g, %stages : index
           %roundBit = arith.andi %round, %c1 : index
@@ -293,6 +318,10 @@ gpu.module @{MODULE} {
         nvgpu.warpgroup.mma.store %res, %frag : !acc to !stagedHalf
         nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
 
+        // This split's slice of C (the whole of C without split-K).
+        %cOffset = arith.muli %split, %mn : index
+        %cg = memref.reinterpret_cast %C to offset: [%cOffset], sizes: [%m, %n], strides: [%n, 1]
+          : memref<{OUT}> to memref<?x?x{OUT}, strided<[?, 1], offset: ?>>
         // Rows and columns past M and N (partial edge tiles) are not stored; N is a
         // multiple of 8, so a 4-wide vector is all inside or all outside.
 {ROW_END}
@@ -309,11 +338,11 @@ gpu.module @{MODULE} {
               %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<4xf32>
               {CONVERT}
               vector.store {STORED}, %cg[%grow, %gcol] {alignment = {STORE_ALIGNMENT}}
-                : memref<?x?x{OUT}, strided<[?, 1]>>, vector<4x{OUT}>
+                : memref<?x?x{OUT}, strided<[?, 1], offset: ?>>, vector<4x{OUT}>
             }
           }
         }
-        %gNext = arith.addi %g0, %numK : index
+        %gNext = arith.addi %g0, %kCount : index
         scf.yield %gNext : index
       }
     }
