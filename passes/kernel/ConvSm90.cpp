@@ -123,7 +123,10 @@ std::optional<ConvProblem> matchConv(kernel::FuncOp function) {
     return std::nullopt;
   if (p.channels % 8) {
     p.explicitIm2col = true;
-    if (p.taps() * p.channels > kMaxExplicitIm2colK)
+    // The im2col kernel indexes the input and counts its chunks in 32 bits.
+    if (p.taps() * p.channels > kMaxExplicitIm2colK ||
+        p.batch * p.height * p.width * p.channels >= (int64_t(1) << 31) ||
+        p.gemmM() * p.gemmK() / 8 >= (int64_t(1) << 31))
       return std::nullopt;
   }
   return p;
@@ -451,26 +454,26 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
       return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
     auto n = [](int64_t value) { return std::to_string(value); };
-    std::string text = kiln::substitutePlaceholders(kIm2colTemplate,
-                                                    {{"MODULE", moduleName},
-                                                     {"ENTRY", entry},
-                                                     {"T", type},
-                                                     {"N", n(p.batch)},
-                                                     {"H_W_C", n(p.height * p.width * p.channels)},
-                                                     {"W_C", n(p.width * p.channels)},
-                                                     {"H", n(p.height)},
-                                                     {"W", n(p.width)},
-                                                     {"C", n(p.channels)},
-                                                     {"OH", n(p.outHeight)},
-                                                     {"OW", n(p.outWidth)},
-                                                     {"KW", n(p.kernelWidth)},
-                                                     {"STRIDE", n(p.stride)},
-                                                     {"PAD_TOP", n(p.padTop)},
-                                                     {"PAD_LEFT", n(p.padLeft)},
-                                                     {"KP", n(p.gemmK())},
-                                                     {"K", n(p.taps() * p.channels)},
-                                                     {"ROWS", n(p.gemmM())},
-                                                     {"CHUNKS", n(p.gemmM() * p.gemmK() / 8)}});
+    std::string text = kiln::substitutePlaceholders(
+        kIm2colTemplate, {{"MODULE", moduleName},
+                          {"ENTRY", entry},
+                          {"T", type},
+                          {"INPUT_ELEMENTS", n(p.batch * p.height * p.width * p.channels)},
+                          {"W_C", n(p.width * p.channels)},
+                          {"H", n(p.height)},
+                          {"W", n(p.width)},
+                          {"C", n(p.channels)},
+                          {"OH", n(p.outHeight)},
+                          {"OW", n(p.outWidth)},
+                          {"STRIDE", n(p.stride)},
+                          {"PAD_TOP", n(p.padTop)},
+                          {"PAD_LEFT", n(p.padLeft)},
+                          {"SEGMENT", n(p.kernelWidth * p.channels)},
+                          {"KP", n(p.gemmK())},
+                          {"K", n(p.taps() * p.channels)},
+                          {"ROWS", n(p.gemmM())},
+                          {"CHUNKS_PER_ROW", n(p.gemmK() / 8)},
+                          {"CHUNKS", n(p.gemmM() * p.gemmK() / 8)}});
     return kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
   }
 
