@@ -196,50 +196,55 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
   FlashAttentionConfig preferred = blocks128 >= 2 * 132 && problem.headDim == 64 && !problem.causal
                                        ? FlashAttentionConfig{128, 64, 2, 4}
                                        : FlashAttentionConfig{64, 64, 2, 4};
+  // sm_90a: the wgmma variant, 64 rows a CTA; 128-wide KV tiles unless causal (a causal
+  // CTA computes up to a whole KV tile past its diagonal). H200, b8 h12 d64: s512 26.8 us
+  // (64x128) against 32.4 (mma.sync 128x64), causal 23.1 (64x64) against 28.7.
+  if (target == "sm_90a" && problem.headDim == 64)
+    preferred = problem.causal ? FlashAttentionConfig{64, 64, 2, 4, true}
+                               : FlashAttentionConfig{64, 128, 2, 4, true};
   auto found = llvm::find(configs, preferred);
   if (found != configs.end())
     std::rotate(configs.begin(), found, found + 1);
   return configs;
 }
 
-namespace {
-/// CTAs of `config` an SM holds (registers as ptxas allocates them; the wgmma variant's
-/// nvvm.minctasm), at most what shared memory allows.
-int64_t residentCtas(const kiln::FlashAttentionConfig &config, int64_t headDim) {
-  int64_t byRegisters;
-  if (config.wgmma)
-    byRegisters = config.warps == 8 ? 2 : config.blockKv == 64 && config.stages == 2 ? 5 : 3;
-  else if (config.blockQ == 32 * config.warps)
-    byRegisters = 2; // ~245 registers
-  else
-    byRegisters = std::max<int64_t>(1, 65536 / (config.threads() * 128));
-  int64_t bySharedMemory = 232448 / std::max<int64_t>(1, config.sharedBytes(headDim));
-  return std::max<int64_t>(1, std::min(byRegisters, bySharedMemory));
-}
-} // namespace
-
 double kiln::estimateFlashAttentionMicros(const FlashAttentionProblem &problem,
                                           const FlashAttentionConfig &config,
                                           int64_t multiprocessors, double tensorFlopsPerSecond,
                                           double launchMicros) {
-  double flops = 4.0 * problem.batch * problem.heads * problem.seqQ * problem.seqKv *
-                 problem.headDim * (problem.causal ? 0.5 : 1.0);
-  int64_t ctas = (problem.seqQ + config.blockQ - 1) / config.blockQ * problem.batch * problem.heads;
-  int64_t resident = residentCtas(config, problem.headDim);
-  int64_t slots = std::max<int64_t>(1, multiprocessors * resident);
-  int64_t waves = (ctas + slots - 1) / slots;
-  // The share of an SM's tensor rate its resident CTAs reach together: mma.sync ~0.3 (the
-  // H200's measurements: ~200 TFLOP/s of 990 at s512), wgmma more; 32-row warps and wide
-  // KV tiles load each K/V fragment for more rows or columns.
-  double efficiency = config.wgmma ? 0.45 : 0.3;
+  // The score tiles the CTAs compute (a causal CTA stops at the KV tile holding its last
+  // row; partial tiles count whole), two products of 2 D flops per score.
+  int64_t blocksQ = (problem.seqQ + config.blockQ - 1) / config.blockQ;
+  int64_t tilesKv = (problem.seqKv + config.blockKv - 1) / config.blockKv;
+  double tiles = 0;
+  for (int64_t block = 0; block < blocksQ; ++block) {
+    int64_t rowEnd = std::min(problem.seqQ, (block + 1) * config.blockQ);
+    tiles += problem.causal ? std::min(tilesKv, (rowEnd + config.blockKv - 1) / config.blockKv)
+                            : tilesKv;
+  }
+  double flops = 4.0 * problem.headDim * tiles * config.blockQ * config.blockKv * problem.batch *
+                 problem.heads;
+  // The share of the tensor rate each family reaches, fitted to the H200 (bench/
+  // attention_sweep.py, b8 h12 s512 d64, 2026-11-23: wgmma 64x64x2 w4 231 TFLOP/s, 64x128
+  // 240, 8 warps 209-218; mma.sync 64x64 187, 128x64 w4 199): wgmma's 4-warp CTAs above
+  // its 8-warp ones, wide KV tiles above narrow ones, 2 stages above 3.
+  double efficiency = config.wgmma ? 0.236 : 0.19;
+  if (config.wgmma && config.warps == 8)
+    efficiency *= 0.9;
+  if (!config.wgmma && config.warps == 8)
+    efficiency *= 0.85;
   if (!config.wgmma && config.blockQ == 32 * config.warps)
-    efficiency *= 1.1;
-  // Fewer CTAs than slots: an SM with a single CTA reaches less of its rate.
-  int64_t sharing = std::min<int64_t>(resident, (ctas + multiprocessors - 1) / multiprocessors);
-  efficiency *= std::min(1.0, 0.5 + 0.5 * sharing / static_cast<double>(resident));
-  double ctaSeconds =
-      flops / ctas * sharing / (tensorFlopsPerSecond / multiprocessors) / efficiency;
-  return launchMicros + 1e6 * waves * ctaSeconds;
+    efficiency *= 1.07; // each K/V fragment feeds two row tiles
+  if (config.blockKv == 128)
+    efficiency *= config.wgmma ? 1.04 : 0.98;
+  if (config.blockKv == 32)
+    efficiency *= 0.9;
+  if (config.stages == 3)
+    efficiency *= 0.96;
+  // Fewer CTAs than SMs leave SMs idle.
+  int64_t ctas = blocksQ * problem.batch * problem.heads;
+  efficiency *= std::min(1.0, static_cast<double>(ctas) / multiprocessors);
+  return launchMicros + 1e6 * flops / (tensorFlopsPerSecond * efficiency);
 }
 
 std::string kiln::describeFlashAttention(const FlashAttentionProblem &problem) {
