@@ -51,7 +51,7 @@ SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, Stri
       if (std::optional<FlashAttentionProblem> problem = matchFlashAttention(function, module))
         for (const FlashAttentionConfig &config : flashAttentionConfigs(*problem, target))
           candidates.push_back(config.toAttr(context));
-  // Further families (convolution, sm_80 GEMMs) add theirs here.
+  // Further families (sm_80 GEMMs) add theirs here.
   if (candidates.empty())
     return {};
   candidates.push_back(genericKernelConfig(context));
