@@ -85,7 +85,6 @@ gpu.module @{MODULE} {
     %g = arith.divui %lane, %c4 : index
     %t = arith.remui %lane, %c4 : index
     %l8 = arith.remui %lane, %c8 : index
-    %l16 = arith.divui %lane, %c16 : index
     %l8h = arith.divui %lane, %c8 : index
     %l8b = arith.remui %l8h, %c2 : index
 
@@ -225,7 +224,6 @@ gpu.module @{MODULE} {
     // This warp's rows of the CTA's: 16 warp .. 16 warp + 15 (warpgroup warp / 4, its
     // warp warp % 4). Q stays in shared memory: S = Q K^T reads it through %descQ.
     %qRow0 = arith.muli %warp, %c16 : index
-    %qRow1 = arith.muli %l8b, %c8 : index
 
     // This thread's rows of each 16-row score tile mt: g and g + 8 (row index r = 2 mt,
     // 2 mt + 1 of the per-row vectors).
@@ -237,13 +235,6 @@ gpu.module @{MODULE} {
     // c = scale * log2e (one fma).
     %scaleLog2 = arith.mulf %scale, %log2e : f32
     %factor = arith.select %hasMask, %log2e, %scaleLog2 : f32
-
-    // K's B fragments: lane l gives row np * 16 + l % 8 + 8 * (l / 16), chunk 2 kk +
-    // (l / 8) % 2. V's (transposed): row kk * 16 + l % 8 + 8 * ((l / 8) % 2), chunk
-    // 2 np + l / 16.
-    %kRow0 = arith.muli %l16, %c8 : index
-    %kRowL = arith.addi %kRow0, %l8 : index
-    %vRowL = arith.addi %qRow1, %l8 : index
 
     %o0 = arith.constant dense<0.0> : !oacc
     %m0 = arith.constant dense<0xFF800000> : !rows
