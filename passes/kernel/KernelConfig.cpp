@@ -234,9 +234,14 @@ double estimateMicros(kernel::FuncOp function, DictionaryAttr config, const Devi
       if (std::optional<FlashAttentionProblem> problem = matchFlashAttention(function, module))
         return estimateFlashAttentionMicros(*problem, *attention, device.multiprocessors,
                                             device.tensorFlopsPerSecond, device.launchMicros);
-  double rate = (!name || name.getValue() == kGenericTemplate) ? device.simtFlopsPerSecond
-                                                               : device.tensorFlopsPerSecond;
-  return device.launchMicros + 1e6 * (bytes / device.bytesPerSecond + flops / rate);
+  bool generic = !name || name.getValue() == kGenericTemplate;
+  double rate = generic ? device.simtFlopsPerSecond : device.tensorFlopsPerSecond;
+  // The generic lowering computes an attention body as four loop nests (Q K^T, the
+  // softmax's two reductions, P V): four launches.
+  double launches = 1;
+  if (generic)
+    function.walk([&](graph::AttentionOp) { launches = 4; });
+  return launches * device.launchMicros + 1e6 * (bytes / device.bytesPerSecond + flops / rate);
 }
 
 } // namespace kiln
