@@ -306,7 +306,9 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--skip-sweep", action="store_true")
     parser.add_argument("--configs", default="64x64x2x4,128x64x2x8,64x64x3x4,128x64x3x8,"
-                                              "64x128x2x4,128x128x2x8,64x32x2x4,128x32x2x8")
+                                              "64x128x2x4,128x128x2x8,64x32x2x4,128x32x2x8,"
+                                              "64x64x2x4xwgmma,64x128x2x4xwgmma,"
+                                              "128x64x2x8xwgmma")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     c = lambda name, lead, sq, skv, d, mask=None, dtype=F16: {
@@ -337,7 +339,18 @@ def main():
             ("b2 h3 sq70 skv90 full mask", [2, 3], 70, 90, "full", F16, "128x64x2x4"),
             ("b2 h3 s64 empty rows nan_to_zero", [2, 3], 64, 64, "empty_rows", F16, "128x64x2x4"),
             ("b2 h3 s197 causal bf16", [2, 3], 197, 197, "causal", BF16, "128x64x2x4"),
-            ("b2 h3 s300 d64", [2, 3], 300, 300, None, F16, "64x128x2x4")]:
+            ("b2 h3 s300 d64", [2, 3], 300, 300, None, F16, "64x128x2x4"),
+            # The wgmma variant (sm_90a, D 64) under each of its configurations.
+            ("b2 h3 s197 d64", [2, 3], 197, 197, None, F16, "64x64x2x4xwgmma"),
+            ("b2 h3 sq77 skv200 d64", [2, 3], 77, 200, None, F16, "128x64x2x8xwgmma"),
+            ("b2 h3 s197 causal", [2, 3], 197, 197, "causal", F16, "64x64x3x4xwgmma"),
+            ("b1 h2 sq100 skv160 causal", [1, 2], 100, 160, "causal", F16, "128x128x2x8xwgmma"),
+            ("b2 h3 s128 padding mask", [2, 3], 128, 128, "padding", F16, "64x128x2x4xwgmma"),
+            ("b2 h3 sq70 skv90 full mask", [2, 3], 70, 90, "full", F16, "128x64x3x8xwgmma"),
+            ("b2 h3 s64 empty rows nan_to_zero", [2, 3], 64, 64, "empty_rows", F16,
+             "64x64x2x4xwgmma"),
+            ("b2 h3 s197 causal bf16", [2, 3], 197, 197, "causal", BF16, "64x64x2x4xwgmma"),
+            ("b2 h3 s300 d64 bf16", [2, 3], 300, 300, None, BF16, "64x128x2x4xwgmma")]:
         cases.append({**c(f"{name} [{config}]", lead, sq, skv, 64, mask, dtype), "config": config})
     started = time.perf_counter()
     rows = correctness(args, cases)

@@ -302,7 +302,14 @@ def KernelAttentionSm80 : Pass<"kernel-attention-sm80", "::mlir::ModuleOp"> {
     `gpu.launch_func` of ceil(Sq / block_q) x B*H blocks. Other kernels are left to the
     generic lowering. Run on the kernel-formed module of a GPU target, before kernel
     lowering.
+    On `target=sm_90a` and D = 64 the configurations also include the Hopper variant
+    ({template = "flash_attention_wgmma", ...}: both products on `wgmma` m64nNk16, one
+    warpgroup per 64 query rows; `passes/kernel/templates/FlashAttentionSm90.mlir`).
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_80\"",
+           "The GPU target (sm_80, sm_90, sm_90a): sm_90a adds the wgmma configurations">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",

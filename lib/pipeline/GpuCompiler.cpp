@@ -130,9 +130,10 @@ LogicalResult compileKernelsForGpu(ModuleOp module, const GpuCompileOptions &opt
     tuning[decision.kernel] = {decision.config, decision.source, decision.micros};
 
   PassManager lowering(context);
-  // Tensor-core templates where they fit: flash attention (mma.sync, sm_80 and later) on
-  // every GPU target; the wgmma GEMM and implicit-GEMM convolution on sm_90a only.
-  lowering.addPass(createKernelAttentionSm80());
+  // Tensor-core templates where they fit: flash attention (mma.sync, sm_80 and later; its
+  // wgmma variant on sm_90a) on every GPU target; the wgmma GEMM and implicit-GEMM convolution on
+  // sm_90a only.
+  lowering.addPass(createKernelAttentionSm80({options.target}));
   if (options.target == "sm_90a") {
     lowering.addPass(createKernelMatmulSm90({options.gemmConfig}));
     lowering.addPass(createKernelConvSm90({options.gemmConfig}));

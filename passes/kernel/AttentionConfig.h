@@ -43,9 +43,12 @@ struct FlashAttentionProblem {
 };
 
 /// One way the template computes attention. As a dictionary:
-/// {template = "flash_attention", block_q, block_kv, stages, warps}.
+/// {template = "flash_attention", block_q, block_kv, stages, warps} (mma.sync, sm_80 and
+/// later), or the same keys under template = "flash_attention_wgmma" (sm_90a only: both
+/// products on wgmma, 64 query rows a warpgroup).
 struct FlashAttentionConfig {
   static constexpr llvm::StringLiteral kTemplate = "flash_attention";
+  static constexpr llvm::StringLiteral kWgmmaTemplate = "flash_attention_wgmma";
   /// Query rows per CTA: 16 or 32 a warp (two row tiles that share each K/V fragment).
   int64_t blockQ = 64;
   /// Key/value rows per step of the online softmax.
@@ -53,17 +56,20 @@ struct FlashAttentionConfig {
   /// Depth of the cp.async ring of K and V tiles.
   int64_t stages = 2;
   int64_t warps = 4;
+  /// The Hopper variant (templates/FlashAttentionSm90.mlir): wgmma instead of mma.sync.
+  bool wgmma = false;
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
   static std::optional<FlashAttentionConfig> fromAttr(mlir::DictionaryAttr attr);
-  /// "flash attention mma.sync 64x64, 2 stages, 4 warps": for reports and engines.
+  /// "flash attention mma.sync 64x64, 2 stages, 4 warps" (or "... wgmma ..."): for
+  /// reports and engines.
   std::string describe() const;
   /// Threads per block and dynamic shared memory bytes of a launch for head dim `headDim`.
   int64_t threads() const { return 32 * warps; }
   int64_t sharedBytes(int64_t headDim) const;
   bool operator==(const FlashAttentionConfig &other) const {
     return blockQ == other.blockQ && blockKv == other.blockKv && stages == other.stages &&
-           warps == other.warps;
+           warps == other.warps && wgmma == other.wgmma;
   }
 };
 
@@ -75,8 +81,21 @@ struct FlashAttentionConfig {
 std::optional<FlashAttentionProblem> matchFlashAttention(kernel::FuncOp function,
                                                          mlir::ModuleOp module);
 
-/// The legal configurations for `problem`, the default (what runs untuned) first.
-llvm::SmallVector<FlashAttentionConfig> flashAttentionConfigs(const FlashAttentionProblem &problem);
+/// The legal configurations for `problem` on `target` (the wgmma ones only on sm_90a), the
+/// default (what runs untuned) first.
+llvm::SmallVector<FlashAttentionConfig> flashAttentionConfigs(const FlashAttentionProblem &problem,
+                                                              llvm::StringRef target = "sm_80");
+
+/// What kernel-autotune's cost model says `config` takes for `problem` (microseconds) on
+/// a GPU of `multiprocessors` SMs and `tensorFlopsPerSecond`: the CTAs in waves of the
+/// CTAs an SM holds, each at a share of the SM's tensor rate (mma.sync lower than wgmma).
+/// Only for ranking when nothing was measured.
+double estimateFlashAttentionMicros(const FlashAttentionProblem &problem,
+                                    const FlashAttentionConfig &config, int64_t multiprocessors,
+                                    double tensorFlopsPerSecond, double launchMicros);
+
+/// "b8 h12 s512x512 d64 f16 causal": the problem, for progress lines and reports.
+std::string describeFlashAttention(const FlashAttentionProblem &problem);
 
 } // namespace kiln
 

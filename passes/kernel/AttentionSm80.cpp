@@ -41,9 +41,12 @@ namespace kernel = kiln::kernel;
 
 namespace {
 
-/// The template's text (kernel/templates/FlashAttention.mlir).
+/// The templates' text (kernel/templates/FlashAttention.mlir, FlashAttentionSm90.mlir).
 constexpr const char kTemplate[] =
 #include "passes/kernel/templates/FlashAttention.mlir.inc"
+    ;
+constexpr const char kWgmmaTemplate[] =
+#include "passes/kernel/templates/FlashAttentionSm90.mlir.inc"
     ;
 
 /// Dynamic shared memory a CTA may have on every target the pass serves (sm_80's 163 KB).
@@ -109,7 +112,7 @@ std::optional<APFloat> getSplatFloat(Value value) {
 DictionaryAttr kiln::FlashAttentionConfig::toAttr(MLIRContext *context) const {
   Builder b(context);
   return b.getDictionaryAttr({
-      b.getNamedAttr("template", b.getStringAttr(kTemplate)),
+      b.getNamedAttr("template", b.getStringAttr(wgmma ? kWgmmaTemplate : kTemplate)),
       b.getNamedAttr("block_q", b.getI64IntegerAttr(blockQ)),
       b.getNamedAttr("block_kv", b.getI64IntegerAttr(blockKv)),
       b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),
@@ -120,9 +123,11 @@ DictionaryAttr kiln::FlashAttentionConfig::toAttr(MLIRContext *context) const {
 std::optional<kiln::FlashAttentionConfig>
 kiln::FlashAttentionConfig::fromAttr(DictionaryAttr attr) {
   auto name = attr.getAs<StringAttr>("template");
-  if (!name || name.getValue() != kTemplate || attr.size() != 5)
+  if (!name || (name.getValue() != kTemplate && name.getValue() != kWgmmaTemplate) ||
+      attr.size() != 5)
     return std::nullopt;
   FlashAttentionConfig config;
+  config.wgmma = name.getValue() == kWgmmaTemplate;
   for (auto [key, field] : {std::pair<StringRef, int64_t *>{"block_q", &config.blockQ},
                             {"block_kv", &config.blockKv},
                             {"stages", &config.stages},
@@ -136,18 +141,19 @@ kiln::FlashAttentionConfig::fromAttr(DictionaryAttr attr) {
 }
 
 std::string kiln::FlashAttentionConfig::describe() const {
-  return llvm::formatv("flash attention mma.sync {0}x{1}, {2} stages, {3} warps", blockQ, blockKv,
-                       stages, warps)
+  return llvm::formatv("flash attention {0} {1}x{2}, {3} stages, {4} warps",
+                       wgmma ? "wgmma" : "mma.sync", blockQ, blockKv, stages, warps)
       .str();
 }
 
 int64_t kiln::FlashAttentionConfig::sharedBytes(int64_t headDim) const {
-  // Q, then the K ring, then the V ring, {D} half-precision elements a row.
-  return (blockQ + 2 * stages * blockKv) * headDim * 2;
+  // Q, then the K ring, then the V ring, {D} half-precision elements a row (wgmma: from a
+  // 1024-aligned offset, up to 1024 bytes in).
+  return (blockQ + 2 * stages * blockKv) * headDim * 2 + (wgmma ? 1024 : 0);
 }
 
 SmallVector<kiln::FlashAttentionConfig>
-kiln::flashAttentionConfigs(const FlashAttentionProblem &problem) {
+kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef target) {
   SmallVector<FlashAttentionConfig> configs;
   if (problem.headDim != 64 && problem.headDim != 128)
     return configs;
@@ -170,6 +176,18 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem) {
     if (fits)
       configs.push_back(config);
   }
+  // sm_90a, D = 64: the wgmma variant, one warpgroup per 64 query rows (both products on
+  // wgmma; 128-byte swizzled rows are exactly 64 half-precision elements).
+  if (target == "sm_90a" && problem.headDim == 64) {
+    const FlashAttentionConfig wgmmaCandidates[] = {
+        {64, 64, 2, 4, true},  {128, 64, 2, 8, true}, {64, 64, 3, 4, true},
+        {128, 64, 3, 8, true}, {64, 128, 2, 4, true}, {128, 128, 2, 8, true},
+    };
+    for (const FlashAttentionConfig &config : wgmmaCandidates)
+      if (config.blockKv * problem.headDim / 8 % config.threads() == 0 &&
+          config.sharedBytes(problem.headDim) <= kMaxSharedBytes)
+        configs.push_back(config);
+  }
   // The default first: 32 rows a warp where that still gives every SM two CTAs or more
   // (132 SMs on an H100/H200), else 16. Causal kernels keep 16 rows a warp: their CTAs
   // differ in length (1 to Skv / block_kv tiles), and smaller ones balance better (H200,
@@ -178,10 +196,65 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem) {
   FlashAttentionConfig preferred = blocks128 >= 2 * 132 && problem.headDim == 64 && !problem.causal
                                        ? FlashAttentionConfig{128, 64, 2, 4}
                                        : FlashAttentionConfig{64, 64, 2, 4};
+  // sm_90a: the wgmma variant, 64 rows a CTA; 128-wide KV tiles unless causal (a causal
+  // CTA computes up to a whole KV tile past its diagonal). H200, b8 h12 d64: s512 26.8 us
+  // (64x128) against 32.4 (mma.sync 128x64), causal 23.1 (64x64) against 28.7.
+  if (target == "sm_90a" && problem.headDim == 64)
+    preferred = problem.causal ? FlashAttentionConfig{64, 64, 2, 4, true}
+                               : FlashAttentionConfig{64, 128, 2, 4, true};
   auto found = llvm::find(configs, preferred);
   if (found != configs.end())
     std::rotate(configs.begin(), found, found + 1);
   return configs;
+}
+
+double kiln::estimateFlashAttentionMicros(const FlashAttentionProblem &problem,
+                                          const FlashAttentionConfig &config,
+                                          int64_t multiprocessors, double tensorFlopsPerSecond,
+                                          double launchMicros) {
+  // The score tiles the CTAs compute (a causal CTA stops at the KV tile holding its last
+  // row; partial tiles count whole), two products of 2 D flops per score.
+  int64_t blocksQ = (problem.seqQ + config.blockQ - 1) / config.blockQ;
+  int64_t tilesKv = (problem.seqKv + config.blockKv - 1) / config.blockKv;
+  double tiles = 0;
+  for (int64_t block = 0; block < blocksQ; ++block) {
+    int64_t rowEnd = std::min(problem.seqQ, (block + 1) * config.blockQ);
+    tiles += problem.causal ? std::min(tilesKv, (rowEnd + config.blockKv - 1) / config.blockKv)
+                            : tilesKv;
+  }
+  double flops = 4.0 * problem.headDim * tiles * config.blockQ * config.blockKv * problem.batch *
+                 problem.heads;
+  // The share of the tensor rate each family reaches, fitted to the H200 (bench/
+  // attention_sweep.py, b8 h12 s512 d64, 2026-11-23: wgmma 64x64x2 w4 231 TFLOP/s, 64x128
+  // 240, 8 warps 209-218; mma.sync 64x64 187, 128x64 w4 199): wgmma's 4-warp CTAs above
+  // its 8-warp ones, wide KV tiles above narrow ones, 2 stages above 3.
+  double efficiency = config.wgmma ? 0.236 : 0.19;
+  if (config.wgmma && config.warps == 8)
+    efficiency *= 0.9;
+  if (!config.wgmma && config.warps == 8)
+    efficiency *= 0.85;
+  if (!config.wgmma && config.blockQ == 32 * config.warps)
+    efficiency *= 1.07; // each K/V fragment feeds two row tiles
+  if (config.blockKv == 128)
+    efficiency *= config.wgmma ? 1.04 : 0.98;
+  if (config.blockKv == 32)
+    efficiency *= 0.9;
+  if (config.stages == 3)
+    efficiency *= 0.96;
+  // Fewer CTAs than SMs leave SMs idle (half of the loss: a CTA alone on an SM runs
+  // faster than its share of a full one).
+  int64_t ctas = blocksQ * problem.batch * problem.heads;
+  efficiency *= std::min(1.0, 0.5 + 0.5 * static_cast<double>(ctas) / multiprocessors);
+  return launchMicros + 1e6 * flops / (tensorFlopsPerSecond * efficiency);
+}
+
+std::string kiln::describeFlashAttention(const FlashAttentionProblem &problem) {
+  return llvm::formatv("b{0} h{1} s{2}x{3} d{4} {5}{6}", problem.batch, problem.heads, problem.seqQ,
+                       problem.seqKv, problem.headDim, typeName(problem.operand),
+                       problem.causal     ? " causal"
+                       : problem.maskType ? " masked"
+                                          : "")
+      .str();
 }
 
 std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::FuncOp function,
@@ -349,6 +422,118 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
 
 namespace {
 
+/// The ops of one warpgroup product on wgmma, for the Hopper template's {WGMMA_QK} and
+/// {WGMMA_PV}: `result` (an `accType`, vector<1 x n/8 x 2 x 2 x f32>, the m64n<n> accumulator
+/// fragment in the order wgmma numbers its registers) = `acc` + A B over `steps` k16 steps,
+/// A from registers (k-step k, register r: the vector<2 x type> at `aIndex(k, r)` of `aSource`)
+/// or, when `aDesc` is not empty, from shared memory through the descriptor `aDesc` + k *
+/// `aDescStep` (K-major), B through the descriptor `desc` + k * `descStep` (transposed when
+/// `transposeB`); with
+/// `zeroFirst` the first step ignores `acc`. One inline-asm block holds the fence, the
+/// k-steps, the commit and the wait for completion: the results are defined only once the
+/// products are done, so no read of the accumulators can be scheduled above the wait.
+std::string wgmmaSnippet(StringRef prefix, StringRef result, StringRef acc, StringRef accType,
+                         int64_t n, StringRef type, int64_t steps, StringRef aSource,
+                         StringRef aSourceType,
+                         llvm::function_ref<std::string(int64_t, int64_t)> aIndex, StringRef aDesc,
+                         int64_t aDescStep, StringRef desc, int64_t descStep, bool transposeB,
+                         bool zeroFirst) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  int64_t accRegs = n / 2;
+  bool aShared = !aDesc.empty();
+  int64_t aRegs = aShared ? 1 : 4; // operands of A per k-step
+  for (int64_t k = 0; k < steps; ++k) {
+    if (aShared) {
+      os << llvm::formatv("      %{0}_astep{1} = arith.constant {2} : i64\n", prefix, k,
+                          k * aDescStep);
+      os << llvm::formatv("      %{0}_a{1}_0 = arith.addi {2}, %{0}_astep{1} : i64\n", prefix, k,
+                          aDesc);
+    }
+    for (int64_t r = 0; r < 4 && !aShared; ++r) {
+      os << llvm::formatv(
+          "      %{0}_a{1}_{2}_v = vector.extract {3}[{4}] : vector<2x{5}> from {6}\n", prefix, k,
+          r, aSource, aIndex(k, r), type, aSourceType);
+      os << llvm::formatv("      %{0}_a{1}_{2}_w = vector.bitcast %{0}_a{1}_{2}_v : vector<2x{3}> "
+                          "to vector<1xi32>\n",
+                          prefix, k, r, type);
+      os << llvm::formatv("      %{0}_a{1}_{2} = vector.extract %{0}_a{1}_{2}_w[0] : i32 from "
+                          "vector<1xi32>\n",
+                          prefix, k, r);
+    }
+    os << llvm::formatv("      %{0}_dstep{1} = arith.constant {2} : i64\n", prefix, k,
+                        k * descStep);
+    os << llvm::formatv("      %{0}_d{1} = arith.addi {2}, %{0}_dstep{1} : i64\n", prefix, k, desc);
+  }
+  for (int64_t i = 0; i < accRegs; ++i)
+    os << llvm::formatv("      %{0}_c{1} = vector.extract {2}[0, {3}, {4}, {5}] : f32 from {6}\n",
+                        prefix, i, acc, i / 4, (i / 2) % 2, i % 2, accType);
+  // Operands: $0 .. accRegs-1 the accumulators out, then in (tied), then 4 * steps A
+  // registers (or steps A descriptors), steps B descriptors, and one i32 zero for the
+  // predicates.
+  int64_t aFirst = 2 * accRegs, descFirst = aFirst + aRegs * steps, flag = descFirst + steps;
+  std::string accList;
+  for (int64_t i = 0; i < accRegs; ++i)
+    accList += (i ? ", $" : "$") + std::to_string(i);
+  std::string ptx = llvm::formatv("{{ .reg .pred p0, p1; setp.ne.b32 p0, ${0}, 0; "
+                                  "setp.eq.b32 p1, ${0}, 0; wgmma.fence.sync.aligned; ",
+                                  flag)
+                        .str();
+  for (int64_t k = 0; k < steps; ++k) {
+    std::string a = aShared
+                        ? llvm::formatv("${0}", aFirst + k).str()
+                        : llvm::formatv("{{${0}, ${1}, ${2}, ${3}}", aFirst + 4 * k,
+                                        aFirst + 4 * k + 1, aFirst + 4 * k + 2, aFirst + 4 * k + 3)
+                              .str();
+    // Shared A takes imm-trans-a (0: K-major) before imm-trans-b.
+    ptx += llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} {{{2}}, {3}, ${4}, "
+                         "{5}, 1, 1, {6}{7}; ",
+                         n, type, accList, a, descFirst + k, k == 0 && zeroFirst ? "p0" : "p1",
+                         aShared ? "0, " : "", transposeB ? 1 : 0)
+               .str();
+  }
+  ptx += "wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }";
+  std::string constraints;
+  for (int64_t i = 0; i < accRegs; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < accRegs; ++i)
+    constraints += std::to_string(i) + ",";
+  for (int64_t i = 0; i < aRegs * steps; ++i)
+    constraints += aShared ? "l," : "r,";
+  for (int64_t i = 0; i < steps; ++i)
+    constraints += "l,";
+  constraints += "r";
+  std::string operands, operandTypes, structType = "!llvm.struct<(";
+  for (int64_t i = 0; i < accRegs; ++i) {
+    operands += llvm::formatv("%{0}_c{1}, ", prefix, i).str();
+    operandTypes += "f32, ";
+    structType += i ? ", f32" : "f32";
+  }
+  structType += ")>";
+  for (int64_t k = 0; k < steps; ++k)
+    for (int64_t r = 0; r < aRegs; ++r) {
+      operands += llvm::formatv("%{0}_a{1}_{2}, ", prefix, k, r).str();
+      operandTypes += aShared ? "i64, " : "i32, ";
+    }
+  for (int64_t k = 0; k < steps; ++k) {
+    operands += llvm::formatv("%{0}_d{1}, ", prefix, k).str();
+    operandTypes += "i64, ";
+  }
+  operands += "%zeroI32";
+  operandTypes += "i32";
+  os << llvm::formatv("      %{0}_r = llvm.inline_asm has_side_effects asm_dialect = att \"{1}\", "
+                      "\"{2}\" {3} : ({4}) -> {5}\n",
+                      prefix, ptx, constraints, operands, operandTypes, structType);
+  std::string results;
+  for (int64_t i = 0; i < accRegs; ++i) {
+    os << llvm::formatv("      %{0}_o{1} = llvm.extractvalue %{0}_r[{1}] : {2}\n", prefix, i,
+                        structType);
+    results += llvm::formatv("{0}%{1}_o{2}", i ? ", " : "", prefix, i).str();
+  }
+  os << llvm::formatv("      {0} = vector.from_elements {1} : {2}\n", result, results, accType);
+  return text;
+}
+
 /// nvgpu.mma.sync does not lower bf16 operands: the same m16n8k16 product as
 /// nvvm.mma.sync on the operands' 32-bit registers.
 void lowerBf16MmaSync(Operation *root) {
@@ -391,6 +576,8 @@ void lowerBf16MmaSync(Operation *root) {
 }
 
 struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAttentionSm80Pass> {
+  using Base::Base;
+
   void getDependentDialects(DialectRegistry &registry) const override {
     KernelAttentionSm80Base::getDependentDialects(registry);
     registry.insert<LLVM::LLVMDialect>();
@@ -431,18 +618,21 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
   }
 
   /// The configuration `function` asks for in `kernel.config` (nullopt: the generic
-  /// lowering), else the default one (KILN_FLASH_ATTENTION_CONFIG=BQxBKVxSTAGESxWARPS, a
-  /// tuning aid until kernel-autotune chooses, may name another legal one).
+  /// lowering), else the default one (KILN_FLASH_ATTENTION_CONFIG=BQxBKVxSTAGESxWARPS[xwgmma],
+  /// a kernel developer's aid, may name another legal one; kernel-autotune leaves attention
+  /// kernels untuned while it is set).
   FailureOr<std::optional<kiln::FlashAttentionConfig>>
   chooseConfig(kernel::FuncOp function, const kiln::FlashAttentionProblem &problem) {
-    SmallVector<kiln::FlashAttentionConfig> legal = kiln::flashAttentionConfigs(problem);
+    SmallVector<kiln::FlashAttentionConfig> legal = kiln::flashAttentionConfigs(problem, target);
     auto attr = function->getAttrOfType<DictionaryAttr>(kiln::kKernelConfigAttr);
     if (!attr) {
       if (const char *forced = std::getenv("KILN_FLASH_ATTENTION_CONFIG")) {
         SmallVector<StringRef> parts;
         StringRef(forced).split(parts, 'x');
         kiln::FlashAttentionConfig asked;
-        if (parts.size() == 4 && !parts[0].getAsInteger(10, asked.blockQ) &&
+        // BQxBKVxSTAGESxWARPS, with a fifth part "wgmma" for the sm_90a variant.
+        asked.wgmma = parts.size() == 5 && parts[4] == "wgmma";
+        if ((parts.size() == 4 || asked.wgmma) && !parts[0].getAsInteger(10, asked.blockQ) &&
             !parts[1].getAsInteger(10, asked.blockKv) && !parts[2].getAsInteger(10, asked.stages) &&
             !parts[3].getAsInteger(10, asked.warps))
           for (const kiln::FlashAttentionConfig &config : legal)
@@ -459,7 +649,7 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
       return asked;
     return function.emitError("kernel-attention-sm80: ")
            << attr << " is not a configuration of this attention (Sq " << problem.seqQ << ", Skv "
-           << problem.seqKv << ", D " << problem.headDim << ")";
+           << problem.seqKv << ", D " << problem.headDim << ") on " << target;
   }
 
   /// The template's kernel for `problem`'s types and mask form and `config`, instantiated
@@ -473,8 +663,9 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     if (problem.nanToZero)
       variant += "_nz";
     std::string entryName =
-        llvm::formatv("flash_attention_{0}_d{1}_{2}x{3}x{4}w{5}{6}", type, problem.headDim,
-                      config.blockQ, config.blockKv, config.stages, config.warps, variant)
+        llvm::formatv("flash_attention_{0}_d{1}_{2}x{3}x{4}w{5}{6}{7}", type, problem.headDim,
+                      config.blockQ, config.blockKv, config.stages, config.warps,
+                      config.wgmma ? "_wgmma" : "", variant)
             .str();
     std::string moduleName = "kiln_attention_" + entryName.substr(strlen("flash_attention_"));
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
@@ -487,43 +678,67 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     auto flag = [](bool value) { return std::string(value ? "true" : "false"); };
     std::string extend = maskType == "f32" ? "arith.addf %mv, %fneg0 : f32"
                                            : "arith.extf %mv : " + maskType + " to f32";
-    std::string text = kiln::substitutePlaceholders(
-        kTemplate,
-        {{"MODULE", moduleName},
-         {"ENTRY", entryName},
-         {"MASK_EXT", extend},
-         {"MT", maskType},
-         {"T", type},
-         {"D", str(d)},
-         {"BQ", str(config.blockQ)},
-         {"BKV", str(config.blockKv)},
-         {"STAGES", str(config.stages)},
-         {"WAIT_Q", str(config.stages - 2)},
-         {"WAIT", str(config.stages - 1)},
-         {"WARPS", str(config.warps)},
-         // 16 rows a warp, D 64, 64 x 64 tiles, 2 stages fits in 128 registers without spills: 4
-         // CTAs an SM (16 warps) instead of 3.
-         {"MIN_CTAS", str(d == 64 && config.blockQ == 16 * config.warps && config.warps == 4 &&
-                                  config.blockKv == 64 && config.stages == 2
-                              ? 4
-                              : 1)},
-         {"WARP_ROWS", str(config.blockQ / config.warps)},
-         {"MTW", str(config.blockQ / config.warps / 16)},
-         {"ROWS", str(config.blockQ / config.warps / 8)},
-         {"THREADS", str(threads)},
-         {"NT_S", str(config.blockKv / 8)},
-         {"NT_O", str(d / 8)},
-         {"KQ", str(d / 16)},
-         {"KP", str(config.blockKv / 16)},
-         {"Q_CHUNKS", str(config.blockQ * d / 8 / threads)},
-         {"KV_CHUNKS", str(config.blockKv * d / 8 / threads)},
-         {"CPR", str(d / 8)},
-         {"K_OFF", str(kOffset)},
-         {"V_OFF", str(kOffset + config.stages * kvStage)},
-         {"KV_STAGE", str(kvStage)},
-         {"HAS_MASK", flag(bool(problem.maskType))},
-         {"CAUSAL", flag(problem.causal)},
-         {"NAN_TO_ZERO", flag(problem.nanToZero)}});
+    // The wgmma products (generated: the inline-asm operand lists depend on the tile).
+    std::string qkProduct, pvProduct;
+    if (config.wgmma) {
+      std::string sacc = llvm::formatv("vector<1x{0}x2x2xf32>", config.blockKv / 8).str();
+      std::string oacc = llvm::formatv("vector<1x{0}x2x2xf32>", d / 8).str();
+      qkProduct = wgmmaSnippet(
+          "qk", "%sAcc", "%s0", sacc, config.blockKv, type, d / 16, "%qf",
+          llvm::formatv("vector<1x{0}x4x2x{1}>", d / 16, type).str(),
+          [](int64_t k, int64_t r) { return llvm::formatv("0, {0}, {1}", k, r).str(); }, "%descQ",
+          /*32 bytes=*/2, "%descK", /*32 bytes=*/2, /*transposeB=*/false, /*zeroFirst=*/true);
+      pvProduct = wgmmaSnippet(
+          "pv", "%oNew", "%oScaled", oacc, d, type, config.blockKv / 16, "%pHalf",
+          llvm::formatv("vector<1x{0}x2x2x{1}>", config.blockKv / 8, type).str(),
+          [](int64_t k, int64_t r) {
+            return llvm::formatv("0, {0}, {1}", 2 * k + r / 2, r % 2).str();
+          },
+          "", 0, "%descV", /*16 rows of 128 bytes=*/128, /*transposeB=*/true,
+          /*zeroFirst=*/false);
+    }
+    // 16 rows a warp, D 64, 64 x 64 tiles, 2 stages fits in 128 registers without spills: 4
+    // CTAs an SM (16 warps) instead of 3. The wgmma variant keeps Q in 16 registers and
+    // the accumulators in 32 + 32: {MIN_CTAS} as below.
+    int64_t minCtas = config.wgmma ? wgmmaMinCtas(config)
+                      : d == 64 && config.blockQ == 16 * config.warps && config.warps == 4 &&
+                              config.blockKv == 64 && config.stages == 2
+                          ? 4
+                          : 1;
+    std::string text =
+        kiln::substitutePlaceholders(config.wgmma ? kWgmmaTemplate : kTemplate,
+                                     {{"WGMMA_QK", qkProduct},
+                                      {"WGMMA_PV", pvProduct},
+                                      {"MODULE", moduleName},
+                                      {"ENTRY", entryName},
+                                      {"MASK_EXT", extend},
+                                      {"MT", maskType},
+                                      {"T", type},
+                                      {"D", str(d)},
+                                      {"BQ", str(config.blockQ)},
+                                      {"BKV", str(config.blockKv)},
+                                      {"STAGES", str(config.stages)},
+                                      {"WAIT_Q", str(config.stages - 2)},
+                                      {"WAIT", str(config.stages - 1)},
+                                      {"WARPS", str(config.warps)},
+                                      {"MIN_CTAS", str(minCtas)},
+                                      {"WARP_ROWS", str(config.blockQ / config.warps)},
+                                      {"MTW", str(config.blockQ / config.warps / 16)},
+                                      {"ROWS", str(config.blockQ / config.warps / 8)},
+                                      {"THREADS", str(threads)},
+                                      {"NT_S", str(config.blockKv / 8)},
+                                      {"NT_O", str(d / 8)},
+                                      {"KQ", str(d / 16)},
+                                      {"KP", str(config.blockKv / 16)},
+                                      {"Q_CHUNKS", str(config.blockQ * d / 8 / threads)},
+                                      {"KV_CHUNKS", str(config.blockKv * d / 8 / threads)},
+                                      {"CPR", str(d / 8)},
+                                      {"K_OFF", str(kOffset)},
+                                      {"V_OFF", str(kOffset + config.stages * kvStage)},
+                                      {"KV_STAGE", str(kvStage)},
+                                      {"HAS_MASK", flag(bool(problem.maskType))},
+                                      {"CAUSAL", flag(problem.causal)},
+                                      {"NAN_TO_ZERO", flag(problem.nanToZero)}});
     OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, module.getContext());
     if (!parsed)
       return module.emitError("kernel-attention-sm80: the flash-attention template (")
@@ -537,6 +752,20 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     symbols.insert(gpuModule);
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
     return gpuModule.lookupSymbol<gpu::GPUFuncOp>(entryName);
+  }
+
+  /// CTAs an SM the wgmma variant asks ptxas to fit (nvvm.minctasm caps the registers),
+  /// where that spills nothing and shared memory allows as many (ptxas 13.0, sm_90a, D 64):
+  /// 64x64x2 w4 5 (93 registers; 6 would spill 544 bytes), 64x64x3 w4 3 (shared memory),
+  /// 64x128 w4 3 (166), 8 warps 2 (118; 128x128: 128 with a 4-byte spill).
+  static int64_t wgmmaMinCtas(const kiln::FlashAttentionConfig &config) {
+    // A kernel developer's aid for measuring other caps: KILN_FLASH_ATTENTION_MIN_CTAS=N.
+    if (const char *forced = std::getenv("KILN_FLASH_ATTENTION_MIN_CTAS"))
+      if (int64_t n = std::atoll(forced); n >= 1 && n <= 16)
+        return n;
+    if (config.warps == 8)
+      return 2;
+    return config.blockKv == 64 && config.stages == 2 ? 5 : 3;
   }
 
   /// Unrolls the loops marked `unroll` (inner ones first: a post-order walk), then

@@ -11,6 +11,7 @@
 #include "passes/kernel/KernelConfig.h"
 
 #include "dialects/graph/GraphOps.h"
+#include "passes/kernel/AttentionConfig.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -41,7 +43,15 @@ SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, Stri
       for (const Sm90GemmConfig &config : sm90ConvConfigs(function))
         candidates.push_back(config.toAttr(context));
   }
-  // Further families (convolution, attention, sm_80 GEMMs) add theirs here.
+  // Flash attention on every GPU target (its wgmma variant on sm_90a), unless a kernel
+  // developer forces one configuration with KILN_FLASH_ATTENTION_CONFIG.
+  if (candidates.empty() && target.starts_with("sm_") &&
+      !std::getenv("KILN_FLASH_ATTENTION_CONFIG"))
+    if (auto module = function->getParentOfType<ModuleOp>())
+      if (std::optional<FlashAttentionProblem> problem = matchFlashAttention(function, module))
+        for (const FlashAttentionConfig &config : flashAttentionConfigs(*problem, target))
+          candidates.push_back(config.toAttr(context));
+  // Further families (sm_80 GEMMs) add theirs here.
   if (candidates.empty())
     return {};
   candidates.push_back(genericKernelConfig(context));
@@ -53,6 +63,8 @@ std::string describeKernelConfig(DictionaryAttr config) {
     return "generic";
   if (std::optional<Sm90GemmConfig> gemm = Sm90GemmConfig::fromAttr(config))
     return gemm->describe();
+  if (std::optional<FlashAttentionConfig> attention = FlashAttentionConfig::fromAttr(config))
+    return attention->describe();
   std::string text;
   llvm::raw_string_ostream os(text);
   config.print(os);
@@ -76,6 +88,9 @@ std::string describeKernelProblem(kernel::FuncOp function) {
     return llvm::formatv("conv as {0}x{1}x{2} {3}", conv->m, conv->n, conv->k,
                          typeName(conv->operand))
         .str();
+  if (auto module = function->getParentOfType<ModuleOp>())
+    if (std::optional<FlashAttentionProblem> attention = matchFlashAttention(function, module))
+      return describeFlashAttention(*attention);
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::interleaveComma(function.getArgumentTypes(), os, [&](Type type) {
@@ -126,6 +141,15 @@ double estimateKernelFlops(kernel::FuncOp function) {
               ? static_cast<double>(lhs.getDimSize(lhs.getRank() - 1))
               : 1;
       flops += 2 * elementCount(matmul.getResult().getType()) * reduction;
+      return;
+    }
+    if (auto attention = dyn_cast<graph::AttentionOp>(op)) {
+      // Q K^T and P V: 2 * 2 * Sq * Skv * D a (batch, head).
+      auto key = dyn_cast<ShapedType>(attention.getKey().getType());
+      double seqKv = key && key.hasStaticShape() && key.getRank() >= 2
+                         ? static_cast<double>(key.getDimSize(key.getRank() - 2))
+                         : 1;
+      flops += 4 * elementCount(attention.getQuery().getType()) * seqKv;
       return;
     }
     if (auto conv = dyn_cast<graph::ConvOp>(op)) {
@@ -205,9 +229,19 @@ double estimateMicros(kernel::FuncOp function, DictionaryAttr config, const Devi
     if (problem && gemm)
       return estimateSm90GemmMicros(*problem, *gemm, bytes, device);
   }
-  double rate = (!name || name.getValue() == kGenericTemplate) ? device.simtFlopsPerSecond
-                                                               : device.tensorFlopsPerSecond;
-  return device.launchMicros + 1e6 * (bytes / device.bytesPerSecond + flops / rate);
+  if (std::optional<FlashAttentionConfig> attention = FlashAttentionConfig::fromAttr(config))
+    if (auto module = function->getParentOfType<ModuleOp>())
+      if (std::optional<FlashAttentionProblem> problem = matchFlashAttention(function, module))
+        return estimateFlashAttentionMicros(*problem, *attention, device.multiprocessors,
+                                            device.tensorFlopsPerSecond, device.launchMicros);
+  bool generic = !name || name.getValue() == kGenericTemplate;
+  double rate = generic ? device.simtFlopsPerSecond : device.tensorFlopsPerSecond;
+  // The generic lowering computes an attention body as four loop nests (Q K^T, the
+  // softmax's two reductions, P V): four launches.
+  double launches = 1;
+  if (generic)
+    function.walk([&](graph::AttentionOp) { launches = 4; });
+  return launches * device.launchMicros + 1e6 * (bytes / device.bytesPerSecond + flops / rate);
 }
 
 } // namespace kiln

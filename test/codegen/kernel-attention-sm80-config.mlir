@@ -122,3 +122,20 @@ func.func @main(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memr
   kernel.launch @asks_other_template(%q, %k, %v, %o) : (memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) -> ()
   return
 }
+
+// -----
+
+// The wgmma variant exists on sm_90a only (the pass's default target is sm_80).
+// expected-error @+1 {{is not a configuration of this attention (Sq 128, Skv 128, D 64) on sm_80}}
+kernel.func @asks_wgmma_on_sm80(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = {template = "flash_attention_wgmma", block_q = 64, block_kv = 64, stages = 2, warps = 4}} {
+  attention ins(%q, %k, %v : memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) outs(%o : memref<2x3x128x64xf16>) {
+  ^bb0(%a: tensor<2x3x128x64xf16>, %b: tensor<2x3x128x64xf16>, %c: tensor<2x3x128x64xf16>):
+    %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>) -> tensor<2x3x128x64xf16>
+    kernel.yield %r : tensor<2x3x128x64xf16>
+  }
+  return
+}
+func.func @main(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  kernel.launch @asks_wgmma_on_sm80(%q, %k, %v, %o) : (memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) -> ()
+  return
+}

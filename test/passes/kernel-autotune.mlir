@@ -141,3 +141,25 @@ func.func @main(%x: memref<32x56x56x64xf16>, %w: memref<256x1x1x64xf16>, %y: mem
   kernel.launch @runtime_weight(%x, %w, %y) : (memref<32x56x56x64xf16>, memref<256x1x1x64xf16>, memref<32x56x56x256xf16>) -> ()
   return
 }
+
+// -----
+
+// Attention (b8 h12 s512 d64): the flash-attention configurations. sm_90a: the wgmma
+// variant, 64 query rows a CTA and 128-wide KV tiles; sm_80: mma.sync with 32 rows a warp.
+// CHECK-LABEL: kernel.func @attention
+// CHECK-SAME: kernel.config = {block_kv = 128 : i64, block_q = 64 : i64, stages = 2 : i64, template = "flash_attention_wgmma", warps = 4 : i64}
+// CHECK-SAME: source = "cost-model"
+// SM80-LABEL: kernel.func @attention
+// SM80-SAME: kernel.config = {block_kv = 64 : i64, block_q = 128 : i64, stages = 2 : i64, template = "flash_attention", warps = 4 : i64}
+kernel.func @attention(%q: memref<8x12x512x64xf16>, %k: memref<8x12x512x64xf16>, %v: memref<8x12x512x64xf16>, %o: memref<8x12x512x64xf16>) {
+  attention ins(%q, %k, %v : memref<8x12x512x64xf16>, memref<8x12x512x64xf16>, memref<8x12x512x64xf16>) outs(%o : memref<8x12x512x64xf16>) {
+  ^bb0(%a: tensor<8x12x512x64xf16>, %b: tensor<8x12x512x64xf16>, %c: tensor<8x12x512x64xf16>):
+    %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<8x12x512x64xf16>, tensor<8x12x512x64xf16>, tensor<8x12x512x64xf16>) -> tensor<8x12x512x64xf16>
+    kernel.yield %r : tensor<8x12x512x64xf16>
+  }
+  return
+}
+func.func @main(%q: memref<8x12x512x64xf16>, %k: memref<8x12x512x64xf16>, %v: memref<8x12x512x64xf16>, %o: memref<8x12x512x64xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  kernel.launch @attention(%q, %k, %v, %o) : (memref<8x12x512x64xf16>, memref<8x12x512x64xf16>, memref<8x12x512x64xf16>, memref<8x12x512x64xf16>) -> ()
+  return
+}

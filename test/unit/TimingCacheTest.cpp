@@ -6,6 +6,7 @@
 #include "passes/kernel/Autotune.h"
 #include "passes/kernel/KernelConfig.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -276,6 +277,64 @@ TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
   ASSERT_TRUE(timing) << why;
   EXPECT_TRUE(failed(kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why)));
   EXPECT_NE(why.find("is not a configuration of this GEMM"), std::string::npos) << why;
+}
+
+// Attention kernels are tuned: the flash-attention configurations (wgmma ones on sm_90a),
+// then generic; the timing module keeps the constant causal mask a constant, so the timed
+// kernel is the causal one that will run.
+TEST_F(TuningIRTest, AttentionCandidatesAndTimingModule) {
+  const char *text = R"mlir(
+memref.global "private" constant @causal : memref<1x1x16x16xi1> = dense<[[[[true,false,false,false,false,false,false,false,false,false,false,false,false,false,false,false],[true,true,false,false,false,false,false,false,false,false,false,false,false,false,false,false],[true,true,true,false,false,false,false,false,false,false,false,false,false,false,false,false],[true,true,true,true,false,false,false,false,false,false,false,false,false,false,false,false],[true,true,true,true,true,false,false,false,false,false,false,false,false,false,false,false],[true,true,true,true,true,true,false,false,false,false,false,false,false,false,false,false],[true,true,true,true,true,true,true,false,false,false,false,false,false,false,false,false],[true,true,true,true,true,true,true,true,false,false,false,false,false,false,false,false],[true,true,true,true,true,true,true,true,true,false,false,false,false,false,false,false],[true,true,true,true,true,true,true,true,true,true,false,false,false,false,false,false],[true,true,true,true,true,true,true,true,true,true,true,false,false,false,false,false],[true,true,true,true,true,true,true,true,true,true,true,true,false,false,false,false],[true,true,true,true,true,true,true,true,true,true,true,true,true,false,false,false],[true,true,true,true,true,true,true,true,true,true,true,true,true,true,false,false],[true,true,true,true,true,true,true,true,true,true,true,true,true,true,true,false],[true,true,true,true,true,true,true,true,true,true,true,true,true,true,true,true]]]]>
+kernel.func @Causal_0(%m: memref<1x1x16x16xi1>, %q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref<1x2x16x64xf16>, %o: memref<1x2x16x64xf16>) {
+  attention ins(%m, %q, %k, %v : memref<1x1x16x16xi1>, memref<1x2x16x64xf16>, memref<1x2x16x64xf16>, memref<1x2x16x64xf16>) outs(%o : memref<1x2x16x64xf16>) {
+  ^bb0(%cm: tensor<1x1x16x16xi1>, %a: tensor<1x2x16x64xf16>, %b: tensor<1x2x16x64xf16>, %c: tensor<1x2x16x64xf16>):
+    %zero = graph.constant dense<0.000000e+00> : tensor<f16>
+    %ninf = graph.constant dense<0xFC00> : tensor<f16>
+    %mask = graph.where %cm, %zero, %ninf : (tensor<1x1x16x16xi1>, tensor<f16>, tensor<f16>) -> tensor<1x1x16x16xf16>
+    %r = graph.attention %a, %b, %c, %mask {scale = 1.250000e-01 : f32} : (tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x1x16x16xf16>) -> tensor<1x2x16x64xf16>
+    kernel.yield %r : tensor<1x2x16x64xf16>
+  }
+  return
+}
+func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref<1x2x16x64xf16>, %o: memref<1x2x16x64xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  %m = memref.get_global @causal : memref<1x1x16x16xi1>
+  kernel.launch @Causal_0(%m, %q, %k, %v, %o) : (memref<1x1x16x16xi1>, memref<1x2x16x64xf16>, memref<1x2x16x64xf16>, memref<1x2x16x64xf16>, memref<1x2x16x64xf16>) -> ()
+  return
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
+  auto candidates = kiln::kernelConfigCandidates(kernel, "sm_90a");
+  ASSERT_EQ(candidates.size(), 17u);
+  EXPECT_EQ(kiln::describeKernelConfig(candidates.front()),
+            "flash attention wgmma 64x64, 2 stages, 4 warps");
+  EXPECT_EQ(kiln::describeKernelConfig(candidates.back()), "generic");
+  auto sm80 = kiln::kernelConfigCandidates(kernel, "sm_80");
+  ASSERT_EQ(sm80.size(), 11u);
+  for (DictionaryAttr config : sm80)
+    EXPECT_EQ(kiln::describeKernelConfig(config).find("wgmma"), std::string::npos);
+  EXPECT_EQ(kiln::describeKernelProblem(kernel), "b1 h2 s16x16 d64 f16 causal");
+  // Two products of 2 D flops per score, and one per element of the mask the where makes.
+  EXPECT_DOUBLE_EQ(kiln::estimateKernelFlops(kernel), 4.0 * 2 * 16 * 16 * 64 + 16 * 16);
+
+  std::string why;
+  OwningOpRef<ModuleOp> timing =
+      kiln::GpuKernelTimer::buildTimingModule(kernel, candidates.front(), why);
+  ASSERT_TRUE(timing) << why;
+  EXPECT_EQ(llvm::range_size(timing->getOps<memref::GlobalOp>()), 1u);
+  FailureOr<kiln::engine::Engine> engine =
+      kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
+  ASSERT_TRUE(succeeded(engine)) << why;
+  EXPECT_EQ(engine->inputs.size(), 3u); // Q, K, V: the mask stays a constant
+  ASSERT_EQ(engine->kernels.size(), 1u);
+  EXPECT_NE(engine->kernels[0].name.find("_wgmma_causal"), std::string::npos)
+      << engine->kernels[0].name;
+
+  // A configuration forced by a kernel developer: attention is not tuned.
+  ::setenv("KILN_FLASH_ATTENTION_CONFIG", "64x64x2x4", 1);
+  EXPECT_TRUE(kiln::kernelConfigCandidates(kernel, "sm_90a").empty());
+  ::unsetenv("KILN_FLASH_ATTENTION_CONFIG");
 }
 
 } // namespace

@@ -1,0 +1,52 @@
+// kernel-attention-sm80 with target=sm_90a: configurations of the wgmma variant that are
+// not legal are errors naming the configuration.
+// RUN: kiln-opt --split-input-file --kernel-attention-sm80="target=sm_90a" --verify-diagnostics %s
+
+// The wgmma variant reads rows of 64 half-precision elements (one 128-byte swizzle atom).
+// expected-error @+1 {{is not a configuration of this attention (Sq 128, Skv 128, D 128) on sm_90a}}
+kernel.func @Wgmma_d128(%q: memref<2x3x128x128xf16>, %k: memref<2x3x128x128xf16>, %v: memref<2x3x128x128xf16>, %o: memref<2x3x128x128xf16>) attributes {kernel.config = {template = "flash_attention_wgmma", block_q = 64, block_kv = 64, stages = 2, warps = 4}} {
+  attention ins(%q, %k, %v : memref<2x3x128x128xf16>, memref<2x3x128x128xf16>, memref<2x3x128x128xf16>) outs(%o : memref<2x3x128x128xf16>) {
+  ^bb0(%a: tensor<2x3x128x128xf16>, %b: tensor<2x3x128x128xf16>, %c: tensor<2x3x128x128xf16>):
+    %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x128xf16>, tensor<2x3x128x128xf16>, tensor<2x3x128x128xf16>) -> tensor<2x3x128x128xf16>
+    kernel.yield %r : tensor<2x3x128x128xf16>
+  }
+  return
+}
+func.func @main(%q: memref<2x3x128x128xf16>, %k: memref<2x3x128x128xf16>, %v: memref<2x3x128x128xf16>, %o: memref<2x3x128x128xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  kernel.launch @Wgmma_d128(%q, %k, %v, %o) : (memref<2x3x128x128xf16>, memref<2x3x128x128xf16>, memref<2x3x128x128xf16>, memref<2x3x128x128xf16>) -> ()
+  return
+}
+
+// -----
+
+// One warpgroup computes 64 rows: 64 rows and 8 warps do not fit.
+// expected-error @+1 {{is not a configuration of this attention (Sq 128, Skv 128, D 64) on sm_90a}}
+kernel.func @Wgmma_rows(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = {template = "flash_attention_wgmma", block_q = 64, block_kv = 64, stages = 2, warps = 8}} {
+  attention ins(%q, %k, %v : memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) outs(%o : memref<2x3x128x64xf16>) {
+  ^bb0(%a: tensor<2x3x128x64xf16>, %b: tensor<2x3x128x64xf16>, %c: tensor<2x3x128x64xf16>):
+    %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>) -> tensor<2x3x128x64xf16>
+    kernel.yield %r : tensor<2x3x128x64xf16>
+  }
+  return
+}
+func.func @main(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  kernel.launch @Wgmma_rows(%q, %k, %v, %o) : (memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) -> ()
+  return
+}
+
+// -----
+
+// A dictionary with an extra key is no configuration.
+// expected-error @+1 {{is not a configuration of this attention}}
+kernel.func @Wgmma_extra(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = {template = "flash_attention_wgmma", block_q = 64, block_kv = 64, stages = 2, warps = 4, consumers = 1}} {
+  attention ins(%q, %k, %v : memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) outs(%o : memref<2x3x128x64xf16>) {
+  ^bb0(%a: tensor<2x3x128x64xf16>, %b: tensor<2x3x128x64xf16>, %c: tensor<2x3x128x64xf16>):
+    %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>) -> tensor<2x3x128x64xf16>
+    kernel.yield %r : tensor<2x3x128x64xf16>
+  }
+  return
+}
+func.func @main(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  kernel.launch @Wgmma_extra(%q, %k, %v, %o) : (memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) -> ()
+  return
+}
