@@ -506,16 +506,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     auto index = [&](int64_t value) -> Value {
       return arith::ConstantIndexOp::create(b, loc, value);
     };
-    auto i32 = [&](int64_t value) -> Value {
-      return arith::ConstantIntOp::create(b, loc, value, 32);
-    };
-    // A bare pointer to a buffer: a 0-d view of it.
-    auto pointer = [&](Value buffer) -> Value {
-      auto type = MemRefType::get({}, cast<MemRefType>(buffer.getType()).getElementType());
-      return memref::ReinterpretCastOp::create(b, loc, type, buffer, /*offset=*/0,
-                                               /*sizes=*/ArrayRef<int64_t>{},
-                                               /*strides=*/ArrayRef<int64_t>{});
-    };
+    auto pointer = [&](Value buffer) { return kiln::barePointer(b, loc, buffer); };
     std::string type = kiln::elementTypeName(p.operand);
     FailureOr<gpu::GPUFuncOp> kernelFunc;
     if (p.explicitIm2col) {

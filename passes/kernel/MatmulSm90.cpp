@@ -385,11 +385,8 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
       launch.erase();
       return;
     }
-    // The one-warpgroup template walks a 2-D grid; C goes as a bare pointer (a 0-d view).
-    auto scalarType = cast<MemRefType>(signature.getInput(2));
-    Value cPointer = memref::ReinterpretCastOp::create(b, loc, scalarType, c, /*offset=*/0,
-                                                       /*sizes=*/ArrayRef<int64_t>{},
-                                                       /*strides=*/ArrayRef<int64_t>{});
+    // The one-warpgroup template walks a 2-D grid; C goes as a bare pointer.
+    Value cPointer = kiln::barePointer(b, loc, c);
     Value one = index(1);
     gpu::LaunchFuncOp::create(b, loc, gemm, gpu::KernelDim3{index(tilesN), index(tilesM), one},
                               gpu::KernelDim3{index(config.threads()), one, one},

@@ -121,6 +121,13 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
   return insertTemplateModule(module, symbols, pass, entry, text);
 }
 
+Value kiln::barePointer(OpBuilder &b, Location loc, Value buffer) {
+  auto type = MemRefType::get({}, cast<MemRefType>(buffer.getType()).getElementType());
+  return memref::ReinterpretCastOp::create(b, loc, type, buffer, /*offset=*/0,
+                                           /*sizes=*/ArrayRef<int64_t>{},
+                                           /*strides=*/ArrayRef<int64_t>{});
+}
+
 void kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, ModuleOp module,
                                      SymbolTable &symbols, StringRef pass, gpu::GPUFuncOp gemm,
                                      const Sm90GemmConfig &config, int64_t tiles, Value mapA,
@@ -131,13 +138,7 @@ void kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, ModuleOp module
   auto i32 = [&](int64_t value) -> Value {
     return arith::ConstantIntOp::create(b, loc, value, 32);
   };
-  // A bare pointer to a buffer: a 0-d view of it.
-  auto pointer = [&](Value buffer) -> Value {
-    auto type = MemRefType::get({}, cast<MemRefType>(buffer.getType()).getElementType());
-    return memref::ReinterpretCastOp::create(b, loc, type, buffer, /*offset=*/0,
-                                             /*sizes=*/ArrayRef<int64_t>{},
-                                             /*strides=*/ArrayRef<int64_t>{});
-  };
+  auto pointer = [&](Value buffer) { return barePointer(b, loc, buffer); };
   Value one = index(1);
   // Split-K: the parts' f32 partial sums go to a workspace (placed by kernel-plan-buffers),
   // which the reduction kernel then adds up into C.

@@ -52,6 +52,10 @@ mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
     mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass, llvm::StringRef entry,
     mlir::Type operand, mlir::Type result, const Sm90GemmConfig &config, const Sm90AOperand &a);
 
+/// A bare pointer to `buffer` for a kernel parameter: a 0-d view of it (the engine passes
+/// the buffer's address).
+mlir::Value barePointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer);
+
 /// At `b`: launches `gemm` (the warp-specialised template under `config`) over `tiles`
 /// tiles of the M x N result `output`, with the tensor maps `mapA` and `mapB`; with split-K,
 /// into an f32 workspace (a memref.alloc) and then the reduction kernel (templates/
