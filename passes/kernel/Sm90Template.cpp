@@ -116,8 +116,6 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"STAGED_COLUMNS", number(config.tileN + 8)},
        {"ROW_LANES", number(std::min<int64_t>(32, config.tileN / 4))},
        {"SPLITS", number(config.splitK)},
-       {"EPILOGUE_THREADS", number(config.persistent ? 128 : 256)},
-       {"EPILOGUE_BARRIER_STRIDE", number(config.persistent ? 1 : 0)},
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
   return insertTemplateModule(module, symbols, pass, entry, text);
@@ -169,8 +167,6 @@ void kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, ModuleOp module
                                                        {"ENTRY", entry},
                                                        {"OUT", elementTypeName(result)},
                                                        {"SPLITS", number(config.splitK)},
-       {"EPILOGUE_THREADS", number(config.persistent ? 128 : 256)},
-       {"EPILOGUE_BARRIER_STRIDE", number(config.persistent ? 1 : 0)},
                                                        {"ELEMENTS", number(m * n)},
                                                        {"QUADS", number(m * n / 4)}});
     FailureOr<gpu::GPUFuncOp> parsed = insertTemplateModule(module, symbols, pass, entry, text);

@@ -29,8 +29,7 @@
 // (the truncation of %v, vector<4xf32>, into %out, or nothing), STORED (%v or %out),
 // STORE_ALIGNMENT, TILE_N (64, 128 or 256), STAGES, B_BOXES = TILE_N / 64, B_STAGE_BYTES =
 // 64 * TILE_N * 2, STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * 16384,
-// STAGED_COLUMNS = TILE_N + 8, ROW_LANES = min(32, TILE_N / 4), EPILOGUE_THREADS and
-// EPILOGUE_BARRIER_STRIDE (256 and 0, or 128 and 1 with staging of its own), SPLITS (the parts K is
+// STAGED_COLUMNS = TILE_N + 8, ROW_LANES = min(32, TILE_N / 4), SPLITS (the parts K is
 // split in; 1: none) and STAGING_BASE, where the epilogue stages C (0, reusing the ring,
 // when every CTA has one item; STAGES * (16384 + B_STAGE_BYTES), past the ring, for a
 // persistent grid).
@@ -92,12 +91,8 @@ gpu.module @{MODULE} {
     %stageBytes = arith.constant {STAGE_BYTES} : index
     %groupM = arith.constant 8 : index
     %ticks = arith.constant 10000000 : index
-    // The epilogue's named barrier: 1 for both consumer warpgroups (256 threads) when the
-    // staging reuses the ring; with staging of its own (persistent), one per warpgroup
-    // (1 and 2, 128 threads each), so that each stores its 64 rows on its own and the two
-    // drift apart: one's epilogue runs under the other's wgmma.
-    %epilogueThreads = arith.constant {EPILOGUE_THREADS} : i32
-    %epilogueBarrierStride = arith.constant {EPILOGUE_BARRIER_STRIDE} : i32
+    %consumerThreads = arith.constant 256 : i32
+    %epilogueBarrier = arith.constant 1 : i32
     %m = arith.index_castui %M : i32 to index
     %n = arith.index_castui %N : i32 to index
     %k = arith.index_castui %K : i32 to index
@@ -230,9 +225,9 @@ gpu.module @{MODULE} {
       %wgOffA = arith.muli %wg, %c8192 : index
       %stagingBase = arith.constant {STAGING_BASE} : index
       %staging = arith.addi %base, %stagingBase : index
-      // The 4 warps of a consumer warpgroup store its rows in chunks of 4 x {ROW_LANES}
-      // columns, 4 elements a lane: one row a step with 32 lanes a row (tiles 128 or 256
-      // wide), two with 16 (64 wide).
+      // Each of the 8 consumer warps stores rows in chunks of 4 x {ROW_LANES} columns, 4
+      // elements a lane: one row a step with 32 lanes a row (tiles 128 or 256 wide), two
+      // with 16 (64 wide).
       %mn = arith.muli %m, %n : index
       %lane = arith.remui %tid, %c32 : index
       %warp = arith.divui %tid, %c32 : index
@@ -242,18 +237,9 @@ gpu.module @{MODULE} {
       %laneRow = arith.divui %lane, %rowLanes : index
       %laneCol = arith.muli %laneInRow, %c4 : index
       %chunkColumns = arith.muli %rowLanes, %c4 : index
-      // Warpgroup wg stores rows 64 wg .. 64 wg + 63, which its own fragments filled.
-      %warpInGroup = arith.remui %warp, %c4 : index
-      %groupRow = arith.muli %wg, %c64 : index
-      %groupRowEnd = arith.addi %groupRow, %c64 : index
-      %warpRow = arith.muli %warpInGroup, %rowsPerWarp : index
-      %warpFirstRow = arith.addi %groupRow, %warpRow : index
-      %firstRow = arith.addi %warpFirstRow, %laneRow : index
-      %rowStep = arith.muli %rowsPerWarp, %c4 : index
-      %wgI32 = arith.index_castui %wg : index to i32
-      %barrierOffset = arith.muli %wgI32, %epilogueBarrierStride : i32
-      %one = arith.constant 1 : i32
-      %epilogueBarrier = arith.addi %barrierOffset, %one : i32
+      %warpRow = arith.muli %warp, %rowsPerWarp : index
+      %firstRow = arith.addi %warpRow, %laneRow : index
+      %rowStep = arith.muli %rowsPerWarp, %c8 : index
       %consumed = scf.for %item = %pid to %items step %grid iter_args(%g0 = %c0) -> (index) {
         // Item = split * tiles + tile; the split's k-tiles are [kBegin, kEnd).
         %tile = arith.remui %item, %tiles : index
@@ -317,20 +303,20 @@ gpu.module @{MODULE} {
         }
         nvvm.wgmma.wait.group.sync.aligned 0
 
-        // Epilogue. The named barrier (the producer does not take part) waits until both
-        // consumers' wgmma have completed (when the staging reuses the ring: 256 threads)
-        // and until the warpgroup's threads have stored the previous tile from the staging
-        // (persistent: 128 threads). The accumulators go to a padded 128x{TILE_N} f32 tile, then out in
+        // Epilogue. The named barrier of the 256 consumer threads (the producer does not
+        // take part) waits until both consumers' wgmma have completed (when the staging
+        // reuses the ring) and every thread has stored the previous tile from the staging
+        // (persistent). The accumulators go to a padded 128x{TILE_N} f32 tile, then out in
         // 16-byte rows. Both warpgroups store through the same 64x{TILE_N} view of rows
         // 0..63: the fragment store (upstream's lowering) places a thread's rows by its warp
         // index tid / 32, 0..7, so warpgroup 1's fragment lands in rows 64..127 (the view's
         // row stride carries on past its 64 rows into the rest of the tile).
-        nvvm.barrier id = %epilogueBarrier number_of_threads = %epilogueThreads
+        nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
         %padded = memref.view %dyn[%staging][] : !smem to !staged
         %cs = memref.subview %padded[0, 0] [128, {TILE_N}] [1, 1] : !staged to !stagedC
         %frag = memref.subview %padded[0, 0] [64, {TILE_N}] [1, 1] : !staged to !stagedHalf
         nvgpu.warpgroup.mma.store %res, %frag : !acc to !stagedHalf
-        nvvm.barrier id = %epilogueBarrier number_of_threads = %epilogueThreads
+        nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
 
         // This split's slice of C (the whole of C without split-K).
         %cOffset = arith.muli %split, %mn : index
@@ -339,8 +325,7 @@ gpu.module @{MODULE} {
         // Rows and columns past M and N (partial edge tiles) are not stored; N is a
         // multiple of 8, so a 4-wide vector is all inside or all outside.
 {ROW_END}
-        %groupEnd = arith.minui %rowEnd, %groupRowEnd : index
-        scf.for %r = %firstRow to %groupEnd step %rowStep {
+        scf.for %r = %firstRow to %rowEnd step %rowStep {
 {ROW_MAP}
           scf.for %chunk = %c0 to %tileN step %chunkColumns {
             %col = arith.addi %chunk, %laneCol : index
