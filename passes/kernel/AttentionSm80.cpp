@@ -600,20 +600,10 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
       FailureOr<gpu::GPUFuncOp> kernel = getOrCreateKernel(module, symbols, *problem, **config);
       if (failed(kernel))
         return signalPassFailure();
-      std::optional<SymbolTable::UseRange> uses = symbols.getSymbolUses(function, module);
-      if (!uses)
-        continue;
-      bool allReplaced = true;
-      for (const SymbolTable::SymbolUse &use : *uses) {
-        auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
-        if (!launch) {
-          allReplaced = false;
-          continue;
-        }
+      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
         replaceLaunch(launch, *kernel, *problem, **config);
-      }
-      if (allReplaced)
-        function.erase();
+        return success();
+      });
     }
   }
 

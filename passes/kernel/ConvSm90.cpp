@@ -368,48 +368,18 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       std::optional<ConvProblem> problem = matchConv(function);
       if (!problem)
         continue;
-      std::optional<SymbolTable::UseRange> uses = symbols.getSymbolUses(function, module);
-      if (!uses)
-        continue;
       PixelBox box = choosePixelBox(*problem);
-      SmallVector<kiln::Sm90GemmConfig> configs = convConfigs(*problem, tileCount(*problem, box));
-      FailureOr<std::optional<kiln::Sm90GemmConfig>> config = chooseConfig(function, configs);
+      FailureOr<std::optional<kiln::Sm90GemmConfig>> config =
+          kiln::chooseSm90GemmConfig(function, convConfigs(*problem, tileCount(*problem, box)),
+                                     defaultConfig, getArgument(), "convolution");
       if (failed(config))
         return signalPassFailure();
       if (!*config)
-        continue;
-      bool allReplaced = true;
-      for (const SymbolTable::SymbolUse &use : *uses) {
-        auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
-        if (!launch || failed(replaceLaunch(module, symbols, launch, *problem, box, **config))) {
-          allReplaced = false;
-          continue;
-        }
-      }
-      if (allReplaced)
-        function.erase();
+        continue; // the generic lowering was asked for
+      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
+        return replaceLaunch(module, symbols, launch, *problem, box, **config);
+      });
     }
-  }
-
-  /// As kernel-matmul-sm90: `kernel.config` if present (generic: none), else the default.
-  FailureOr<std::optional<kiln::Sm90GemmConfig>>
-  chooseConfig(kernel::FuncOp function, ArrayRef<kiln::Sm90GemmConfig> legal) {
-    auto attr = function->getAttrOfType<DictionaryAttr>(kiln::kKernelConfigAttr);
-    if (!attr) {
-      for (const kiln::Sm90GemmConfig &config : legal)
-        if (config.name() == defaultConfig)
-          return std::optional<kiln::Sm90GemmConfig>(config);
-      return std::optional<kiln::Sm90GemmConfig>(legal.front());
-    }
-    auto name = attr.getAs<StringAttr>("template");
-    if (name && name.getValue() == kiln::kGenericTemplate)
-      return std::optional<kiln::Sm90GemmConfig>();
-    if (std::optional<kiln::Sm90GemmConfig> asked = kiln::Sm90GemmConfig::fromAttr(attr))
-      for (const kiln::Sm90GemmConfig &config : legal)
-        if (config.name() == asked->name())
-          return asked;
-    return function.emitError("kernel-conv-sm90: ")
-           << attr << " is not a configuration of this convolution";
   }
 
   /// The weight permuted from OHWI to the GEMM's K x O matrix (row tap * rowsPerTap + c;

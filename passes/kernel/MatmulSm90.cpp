@@ -257,7 +257,9 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
       std::optional<kiln::Sm90GemmProblem> problem = kiln::matchSm90Gemm(function);
       if (!problem)
         continue;
-      FailureOr<std::optional<kiln::Sm90GemmConfig>> config = chooseConfig(function, *problem);
+      FailureOr<std::optional<kiln::Sm90GemmConfig>> config = kiln::chooseSm90GemmConfig(
+          function, kiln::sm90GemmConfigs(*problem), defaultConfig, getArgument(),
+          llvm::formatv("GEMM ({0}x{1}x{2})", problem->m, problem->n, problem->k).str());
       if (failed(config))
         return signalPassFailure();
       if (!*config)
@@ -265,47 +267,11 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
       FailureOr<gpu::GPUFuncOp> gemm = getOrCreateGemm(module, symbols, *problem, **config);
       if (failed(gemm))
         return signalPassFailure();
-      std::optional<SymbolTable::UseRange> uses = symbols.getSymbolUses(function, module);
-      if (!uses)
-        continue;
-      bool allReplaced = true;
-      for (const SymbolTable::SymbolUse &use : *uses) {
-        auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
-        if (!launch) {
-          allReplaced = false;
-          continue;
-        }
+      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
         replaceLaunch(module, symbols, launch, *gemm, **config);
-      }
-      if (allReplaced)
-        function.erase();
+        return success();
+      });
     }
-  }
-
-  /// The configuration `function` asks for in `kernel.config` (nullopt: the generic
-  /// lowering), else the default one. An unknown or illegal configuration is an error.
-  FailureOr<std::optional<kiln::Sm90GemmConfig>>
-  chooseConfig(kernel::FuncOp function, const kiln::Sm90GemmProblem &problem) {
-    SmallVector<kiln::Sm90GemmConfig> legal = kiln::sm90GemmConfigs(problem);
-    auto attr = function->getAttrOfType<DictionaryAttr>(kiln::kKernelConfigAttr);
-    if (!attr) {
-      for (const kiln::Sm90GemmConfig &config : legal)
-        if (config.name() == defaultConfig)
-          return std::optional<kiln::Sm90GemmConfig>(config);
-      return std::optional<kiln::Sm90GemmConfig>(legal.front());
-    }
-    auto name = attr.getAs<StringAttr>("template");
-    if (name && name.getValue() == kiln::kGenericTemplate)
-      return std::optional<kiln::Sm90GemmConfig>();
-    std::optional<kiln::Sm90GemmConfig> asked = kiln::Sm90GemmConfig::fromAttr(attr);
-    if (asked) {
-      for (const kiln::Sm90GemmConfig &config : legal)
-        if (config.toAttr(&getContext()) == asked->toAttr(&getContext()))
-          return asked;
-    }
-    return function.emitError("kernel-matmul-sm90: ")
-           << attr << " is not a configuration of this GEMM (" << problem.m << "x" << problem.n
-           << "x" << problem.k << ")";
   }
 
   /// The template's kernel for `problem`'s types and `config`, instantiated into a

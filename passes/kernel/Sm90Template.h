@@ -3,7 +3,8 @@
 // The sm_90a templates are MLIR text with `{KEY}` placeholders
 // (passes/kernel/templates/*.mlir). kernel-matmul-sm90 and kernel-conv-sm90 instantiate
 // them into gpu.modules of the module they rewrite; both share the warp-specialised GEMM
-// template, which they feed different A operands (docs/codegen-sm90.md).
+// template, which they feed different A operands (docs/codegen-sm90.md). The placeholder
+// substitution and the launch replacement serve every template pass (flash attention too).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,19 @@
 #include <utility>
 
 namespace kiln {
+
+/// Calls `replace` on every kernel.launch of `function` in `module`, and erases `function`
+/// when every use of it was a launch that `replace` rewrote (and erased).
+void replaceLaunches(kernel::FuncOp function, mlir::ModuleOp module, mlir::SymbolTable &symbols,
+                     llvm::function_ref<mlir::LogicalResult(kernel::LaunchOp)> replace);
+
+/// The configuration of a kernel the sm90 GEMM template computes: its `kernel.config`
+/// when that is one of `legal` (nullopt: `{template = "generic"}`, the generic lowering),
+/// else the one named `defaultName`, else `legal.front()`. Any other `kernel.config` is an
+/// error "<pass>: <config> is not a configuration of this <what>".
+mlir::FailureOr<std::optional<Sm90GemmConfig>>
+chooseSm90GemmConfig(kernel::FuncOp function, llvm::ArrayRef<Sm90GemmConfig> legal,
+                     llvm::StringRef defaultName, llvm::StringRef pass, llvm::StringRef what);
 
 /// `text` with every `{KEY}` replaced by its value.
 std::string substitutePlaceholders(std::string text,
