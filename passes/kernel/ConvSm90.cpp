@@ -287,15 +287,24 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
   return configs;
 }
 
+/// The constant global `value` reads (`memref.get_global` of a constant with an initial
+/// value), if it does.
+memref::GlobalOp constantGlobal(Value value) {
+  auto get = value.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return nullptr;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(get, get.getNameAttr());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return nullptr;
+  return global;
+}
+
 /// The constant initial bytes of the weight `value` reads, when it is a memref.global
 /// (`storage` holds them for a splat).
 std::optional<std::pair<memref::GlobalOp, ArrayRef<char>>>
-constantWeight(Value value, SymbolTable &symbols, std::vector<char> &storage) {
-  auto get = value.getDefiningOp<memref::GetGlobalOp>();
-  if (!get)
-    return std::nullopt;
-  auto global = symbols.lookup<memref::GlobalOp>(get.getName());
-  if (!global || !global.getConstant() || !global.getInitialValue())
+constantWeight(Value value, std::vector<char> &storage) {
+  memref::GlobalOp global = constantGlobal(value);
+  if (!global)
     return std::nullopt;
   Attribute init = *global.getInitialValue();
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
@@ -323,12 +332,9 @@ bool launchedWithConstantWeights(kernel::FuncOp function) {
   std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(function, module);
   if (!uses || uses->empty())
     return false;
-  SymbolTable symbols(module);
   for (const SymbolTable::SymbolUse &use : *uses) {
     auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
-    std::vector<char> splat;
-    if (!launch || launch.getOperands().size() != 3 ||
-        !constantWeight(launch.getOperands()[1], symbols, splat))
+    if (!launch || launch.getOperands().size() != 3 || !constantGlobal(launch.getOperands()[1]))
       return false;
   }
   return true;
@@ -453,7 +459,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     Value input = launch.getOperands()[0], weight = launch.getOperands()[1],
           output = launch.getOperands()[2];
     std::vector<char> splat;
-    auto constant = constantWeight(weight, symbols, splat);
+    auto constant = constantWeight(weight, splat);
     if (!constant)
       return failure(); // a weight computed at run time: the generic lowering
     FailureOr<memref::GlobalOp> matrix =
