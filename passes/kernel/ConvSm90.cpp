@@ -284,6 +284,8 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
         (tileN == 64 || p.outChannels > 64))
       configs.push_back(config);
   }
+  configs.append(kiln::sm90TwoCtaConfigs(
+      [&](int64_t tileN) { return tiles * llvm::divideCeil(p.outChannels, tileN); }));
   return configs;
 }
 

@@ -193,7 +193,9 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   int64_t bySharedMemory =
       device.sharedBytesPerMultiprocessor / std::max<int64_t>(1, config.sharedBytes());
   int64_t byThreads = device.threadsPerMultiprocessor / std::max<int64_t>(1, config.threads());
-  int64_t resident = std::max<int64_t>(1, std::min(bySharedMemory, byThreads));
+  // The warp-specialised template asks for all the registers of ctasPerSm CTAs.
+  int64_t byRegisters = config.consumers > 0 ? config.ctasPerSm : byThreads;
+  int64_t resident = std::max<int64_t>(1, std::min({bySharedMemory, byThreads, byRegisters}));
   int64_t waves = ceilDiv(tiles, device.multiprocessors * resident);
   // Blocks that actually share a multiprocessor in a wave (fewer when tiles are few).
   int64_t sharing = std::min(resident, ceilDiv(tiles, device.multiprocessors));
@@ -205,7 +207,9 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   // and warp specialisation overlapping them further (x1.25, at most 1).
   double area = static_cast<double>(config.tileM * config.tileN);
   double shape = area / (area + 64.0 * (config.tileM + config.tileN));
-  double pipeline = static_cast<double>(config.stages) / (config.stages + 1);
+  // Resident neighbours hide each other's latency like a deeper ring.
+  double depth = static_cast<double>(config.stages * sharing);
+  double pipeline = depth / (depth + 1);
   double specialised = config.consumers > 0 ? 1.25 : 1.0;
   double efficiency = std::min(1.0, 2.0 * shape * pipeline * specialised);
   double tileSeconds = tileFlops * sharing / perSm / efficiency;

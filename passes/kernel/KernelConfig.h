@@ -14,6 +14,7 @@
 #include "dialects/kernel/KernelOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -42,7 +43,7 @@ constexpr int64_t kSm90Multiprocessors = 132;
 
 /// One way the sm_90a GEMM template computes a product. As a dictionary:
 /// {template = "sm90_gemm", tile_m, tile_n, tile_k, stages, consumers[, persistent]
-/// [, split_k]}.
+/// [, split_k][, ctas_per_sm]}.
 struct Sm90GemmConfig {
   static constexpr llvm::StringLiteral kTemplate = "sm90_gemm";
   int64_t tileM = 128, tileN = 128, tileK = 64;
@@ -57,6 +58,10 @@ struct Sm90GemmConfig {
   /// Split-K: each tile's k-tiles in this many parts, one CTA each, whose f32 partial sums
   /// a second kernel adds up (1: none). For products of fewer tiles than SMs.
   int64_t splitK = 1;
+  /// The CTAs an SM holds at once (warp-specialised template only): 1, with 232 registers
+  /// for each consumer thread; or 2, with 80 (64-wide tiles) and at most half of the SM's
+  /// shared memory each, so that one CTA's epilogue runs under the other's loads and MMAs.
+  int64_t ctasPerSm = 1;
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
   static std::optional<Sm90GemmConfig> fromAttr(mlir::DictionaryAttr attr);
@@ -69,9 +74,17 @@ struct Sm90GemmConfig {
   int64_t sharedBytes() const;
   /// The CTAs of a launch over `tiles` tiles of C.
   int64_t gridSize(int64_t tiles) const {
-    return persistent ? std::min(tiles * splitK, kSm90Multiprocessors) : tiles * splitK;
+    return persistent ? std::min(tiles * splitK, kSm90Multiprocessors * ctasPerSm) : tiles * splitK;
   }
 };
+
+/// Whether an SM can hold `config`: its shared memory (and, for two CTAs an SM, that
+/// both fit and that a consumer's accumulators fit 80 registers).
+bool sm90ConfigFitsSm(const Sm90GemmConfig &config);
+
+/// The configurations with two CTAs an SM for a product whose 128 x tileN tiles number
+/// `tiles(tileN)`.
+llvm::SmallVector<Sm90GemmConfig> sm90TwoCtaConfigs(llvm::function_ref<int64_t(int64_t)> tiles);
 
 /// The split-K part counts the templates offer.
 constexpr int64_t kSplitKParts[] = {2, 3, 4, 6, 8};

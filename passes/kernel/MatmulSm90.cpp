@@ -38,8 +38,11 @@ constexpr const char kBasicTemplate[] =
 #include "passes/kernel/templates/Sm90Gemm.mlir.inc"
     ;
 
-/// The shared memory one CTA may have on an sm_90 SM (227 KB).
+/// The shared memory one CTA may have on an sm_90 SM (227 KB), and what an SM has for all
+/// of its CTAs (228 KB, of which the system takes 1 KB a CTA).
 constexpr int64_t kMaxSharedBytes = 232448;
+constexpr int64_t kSharedBytesPerSm = 233472;
+constexpr int64_t kSystemSharedBytesPerCta = 1024;
 
 } // namespace
 
@@ -63,6 +66,8 @@ DictionaryAttr kiln::Sm90GemmConfig::toAttr(MLIRContext *context) const {
     entries.push_back(b.getNamedAttr("persistent", b.getBoolAttr(true)));
   if (splitK > 1)
     entries.push_back(b.getNamedAttr("split_k", b.getI64IntegerAttr(splitK)));
+  if (ctasPerSm > 1)
+    entries.push_back(b.getNamedAttr("ctas_per_sm", b.getI64IntegerAttr(ctasPerSm)));
   return b.getDictionaryAttr(entries);
 }
 
@@ -93,6 +98,12 @@ std::optional<kiln::Sm90GemmConfig> kiln::Sm90GemmConfig::fromAttr(DictionaryAtt
       return std::nullopt;
     config.splitK = parts.getInt();
   }
+  if (Attribute ctas = attr.get("ctas_per_sm")) {
+    auto count = dyn_cast<IntegerAttr>(ctas);
+    if (!count || count.getInt() < 1 || count.getInt() > 2)
+      return std::nullopt;
+    config.ctasPerSm = count.getInt();
+  }
   return config;
 }
 
@@ -105,6 +116,8 @@ std::string kiln::Sm90GemmConfig::describe() const {
     text += ", persistent";
   if (splitK > 1)
     text += llvm::formatv(", split-K {0}", splitK).str();
+  if (ctasPerSm > 1)
+    text += llvm::formatv(", {0} CTAs an SM", ctasPerSm).str();
   return text;
 }
 
@@ -116,6 +129,8 @@ std::string kiln::Sm90GemmConfig::name() const {
     text += "_p";
   if (splitK > 1)
     text += llvm::formatv("_k{0}", splitK).str();
+  if (ctasPerSm > 1)
+    text += llvm::formatv("_c{0}", ctasPerSm).str();
   return text;
 }
 
@@ -125,10 +140,42 @@ int64_t kiln::Sm90GemmConfig::threads() const {
 }
 
 int64_t kiln::Sm90GemmConfig::sharedBytes() const {
-  // The ring (A and B tiles per stage), a persistent grid's f32 staging of C (rows padded
-  // by 8 columns), and 2048 bytes of slack for the 1024 alignment.
-  int64_t staging = persistent ? tileM * (tileN + 8) * 4 : 0;
-  return stages * (tileM + tileN) * tileK * 2 + staging + 2048;
+  // The ring (A and B tiles per stage), the f32 staging of C (rows padded by 8 columns):
+  // past the ring for a persistent grid, else in it (or past its end, when the ring is
+  // smaller); and 2048 bytes of slack for the 1024 alignment.
+  int64_t ring = stages * (tileM + tileN) * tileK * 2;
+  int64_t staging = consumers > 0 ? tileM * (tileN + 8) * 4 : 0;
+  return (persistent ? ring + staging : std::max(ring, staging)) + 2048;
+}
+
+bool kiln::sm90ConfigFitsSm(const Sm90GemmConfig &config) {
+  if (config.sharedBytes() > kMaxSharedBytes)
+    return false;
+  if (config.ctasPerSm == 1)
+    return true;
+  // Two CTAs: warp-specialised, consumers of 64 x 64 accumulators (80 registers a thread;
+  // 64 x 128 do not fit), and both CTAs' shared memory on the SM.
+  return config.ctasPerSm == 2 && config.consumers > 0 && config.tileN == 64 &&
+         config.ctasPerSm * (config.sharedBytes() + kSystemSharedBytesPerCta) <= kSharedBytesPerSm;
+}
+
+SmallVector<kiln::Sm90GemmConfig>
+kiln::sm90TwoCtaConfigs(function_ref<int64_t(int64_t tileN)> tiles) {
+  SmallVector<Sm90GemmConfig> configs;
+  // Where the tiles outnumber the SMs, two CTAs an SM hide each other's epilogue (most of
+  // the time of a product with a short K): 64-wide tiles with 4 stages, or 3 on a
+  // persistent grid (which stages C past the ring).
+  for (auto [stages, persistent] : {std::pair<int64_t, bool>{4, false}, {3, true}}) {
+    Sm90GemmConfig config;
+    config.tileN = 64;
+    config.stages = stages;
+    config.consumers = 2;
+    config.persistent = persistent;
+    config.ctasPerSm = 2;
+    if (tiles(config.tileN) > kSm90Multiprocessors && sm90ConfigFitsSm(config))
+      configs.push_back(config);
+  }
+  return configs;
 }
 
 std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function) {
@@ -180,7 +227,7 @@ std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function
 SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &problem) {
   SmallVector<Sm90GemmConfig> configs;
   auto fits = [&](const Sm90GemmConfig &config) {
-    if (config.sharedBytes() > kMaxSharedBytes)
+    if (!kiln::sm90ConfigFitsSm(config))
       return false;
     // A 256-column tile over fewer columns only wastes half of its work.
     if (config.tileN > 128 && problem.n < config.tileN)
@@ -232,6 +279,9 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   };
   addPersistent(/*tileN=*/128, /*stages=*/4);
   addPersistent(/*tileN=*/64, /*stages=*/6);
+  for (const Sm90GemmConfig &config : kiln::sm90TwoCtaConfigs(tiles))
+    if (fits(config))
+      configs.push_back(config);
   // Split-K where the tiles are fewer than the SMs, each part keeping 4 k-tiles or more.
   for (int64_t parts : kiln::kSplitKParts) {
     Sm90GemmConfig config;

@@ -125,6 +125,7 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
   int64_t aStageBytes = config.tileM * config.tileK * 2;
   int64_t bStageBytes = config.tileK * config.tileN * 2;
   auto number = [](int64_t value) { return std::to_string(value); };
+  bool oneCta = config.ctasPerSm == 1;
   std::string text = substitutePlaceholders(
       kWarpSpecialisedTemplate,
       {// The A operand's snippets first: they use the
@@ -152,6 +153,9 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"STAGED_COLUMNS", number(config.tileN + 8)},
        {"ROW_LANES", number(std::min<int64_t>(32, config.tileN / 4))},
        {"SPLITS", number(config.splitK)},
+       {"CTAS_PER_SM", number(config.ctasPerSm)},
+       {"SHRINK_PRODUCER", oneCta ? "      nvvm.setmaxregister decrease 40" : ""},
+       {"GROW_CONSUMERS", oneCta ? "      nvvm.setmaxregister increase 232" : ""},
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
   return insertTemplateModule(module, symbols, pass, entry, text);

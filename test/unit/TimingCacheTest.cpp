@@ -248,6 +248,49 @@ TEST_F(TuningIRTest, CandidatesAndCostModel) {
   EXPECT_GT(gemm, 1e6 * 2.0 * 4096 * 4096 * 4096 / 990e12);
 }
 
+TEST_F(TuningIRTest, TwoCtaConfigurationsWhereTilesOutnumberSms) {
+  auto names = [&](ModuleOp module) {
+    auto kernel = *module.getOps<kiln::kernel::FuncOp>().begin();
+    std::vector<std::string> found;
+    for (DictionaryAttr config : kiln::kernelConfigCandidates(kernel, "sm_90a"))
+      if (std::optional<kiln::Sm90GemmConfig> gemm = kiln::Sm90GemmConfig::fromAttr(config))
+        found.push_back(gemm->name());
+    return found;
+  };
+  // 784 tiles of 128x64 (a 1x1 convolution's GEMM): both two-CTA configurations.
+  OwningOpRef<ModuleOp> many = gemms({"many"}, 100352, 64, 64);
+  std::vector<std::string> manyNames = names(*many);
+  EXPECT_NE(llvm::find(manyNames, "128x64x64_s4_ws2_c2"), manyNames.end());
+  EXPECT_NE(llvm::find(manyNames, "128x64x64_s3_ws2_p_c2"), manyNames.end());
+  // 64 tiles: one CTA an SM only.
+  OwningOpRef<ModuleOp> few = gemms({"few"}, 1024, 512, 256);
+  for (const std::string &name : names(*few))
+    EXPECT_FALSE(llvm::StringRef(name).ends_with("_c2")) << name;
+
+  // The dictionary keeps the field, and a bad count is no configuration.
+  kiln::Sm90GemmConfig config;
+  config.tileN = 64;
+  config.stages = 4;
+  config.consumers = 2;
+  config.ctasPerSm = 2;
+  DictionaryAttr attr = config.toAttr(&context);
+  std::optional<kiln::Sm90GemmConfig> back = kiln::Sm90GemmConfig::fromAttr(attr);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->ctasPerSm, 2);
+  EXPECT_EQ(back->describe(), "sm90 wgmma+TMA 128x64x64, 4 stages, 2 consumer warpgroups, "
+                              "2 CTAs an SM");
+  NamedAttrList entries(attr);
+  entries.set("ctas_per_sm", IntegerAttr::get(IntegerType::get(&context, 64), 3));
+  EXPECT_FALSE(kiln::Sm90GemmConfig::fromAttr(entries.getDictionary(&context)));
+  // The cost model counts two resident CTAs (half the waves, each hiding the other's
+  // latency), so the two-CTA configuration is estimated no slower than the one-CTA one.
+  auto kernel = *many->getOps<kiln::kernel::FuncOp>().begin();
+  kiln::Sm90GemmConfig oneCta = config;
+  oneCta.ctasPerSm = 1;
+  EXPECT_LE(kiln::estimateMicros(kernel, attr),
+            kiln::estimateMicros(kernel, oneCta.toAttr(&context)));
+}
+
 TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
   OwningOpRef<ModuleOp> module = gemms({"MatMul_3"}, 256, 128, 128);
   auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();

@@ -30,9 +30,11 @@
 // STORE_ALIGNMENT, TILE_N (64, 128 or 256), STAGES, B_BOXES = TILE_N / 64, B_STAGE_BYTES =
 // 64 * TILE_N * 2, STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * 16384,
 // STAGED_COLUMNS = TILE_N + 8, ROW_LANES = min(32, TILE_N / 4), SPLITS (the parts K is
-// split in; 1: none) and STAGING_BASE, where the epilogue stages C (0, reusing the ring,
+// split in; 1: none), STAGING_BASE, where the epilogue stages C (0, reusing the ring,
 // when every CTA has one item; STAGES * (16384 + B_STAGE_BYTES), past the ring, for a
-// persistent grid).
+// persistent grid), CTAS_PER_SM (1 or 2: the CTAs an SM is to hold at once, which sets the
+// register budget), and SHRINK_PRODUCER and GROW_CONSUMERS (the setmaxnreg of each role,
+// with one CTA an SM; nothing with two).
 
 !tmA = !nvgpu.tensormap.descriptor<tensor = memref<{A_BOX}x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmB = !nvgpu.tensormap.descriptor<tensor = memref<64x64x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
@@ -69,7 +71,7 @@ gpu.module @{MODULE} {
   // multiples of 8 (TMA wants 16-byte row strides), M is anything.
   gpu.func @{ENTRY}(%descA: !tmA, %descB: !tmB, %C: memref<{OUT}>,
                                        %M: i32, %N: i32, %K: i32)
-      kernel attributes {known_block_size = array<i32: 384, 1, 1>} {
+      kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = {CTAS_PER_SM} : i32} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -147,8 +149,8 @@ gpu.module @{MODULE} {
     gpu.barrier
 
     scf.if %isProducer {
-      // The producer keeps 40 registers: it only computes addresses.
-      nvvm.setmaxregister decrease 40
+      // With one CTA an SM, the producer keeps 40 registers: it only computes addresses.
+{SHRINK_PRODUCER}
       %producerTid = arith.subi %tid, %c256 : index
       %issuer = arith.cmpi eq, %producerTid, %c0 : index
       scf.if %issuer {
@@ -219,9 +221,11 @@ gpu.module @{MODULE} {
         }
       }
     } else {
-      // Each consumer holds 64 x {TILE_N} f32 accumulators: 232 registers a thread (the
-      // producer's 128 threads gave theirs up; 232 * 256 + 40 * 128 <= 65536).
-      nvvm.setmaxregister increase 232
+      // Each consumer holds 64 x {TILE_N} f32 accumulators. With one CTA an SM it gets
+      // what the producer's 128 threads gave up: 232 registers (232 * 256 + 40 * 128 <=
+      // 65536). With two, every thread keeps the 80 of a launch (ptxas compiles the code
+      // after a setmaxnreg for its count, so a 24-register producer would spill).
+{GROW_CONSUMERS}
       %wgOffA = arith.muli %wg, %c8192 : index
       %stagingBase = arith.constant {STAGING_BASE} : index
       %staging = arith.addi %base, %stagingBase : index
