@@ -59,8 +59,9 @@ struct Sm90GemmConfig {
   /// a second kernel adds up (1: none). For products of fewer tiles than SMs.
   int64_t splitK = 1;
   /// The CTAs an SM holds at once (warp-specialised template only): 1, with 232 registers
-  /// for each consumer thread; or 2, with 80 (64-wide tiles) and at most half of the SM's
-  /// shared memory each, so that one CTA's epilogue runs under the other's loads and MMAs.
+  /// for each consumer thread; or 2, of 288 threads (a producer warp) with 96 registers
+  /// each (tiles at most 128 wide) and at most half of the SM's shared memory, so that one
+  /// CTA's epilogue runs under the other's loads and MMAs.
   int64_t ctasPerSm = 1;
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
@@ -79,7 +80,7 @@ struct Sm90GemmConfig {
 };
 
 /// Whether an SM can hold `config`: its shared memory (and, for two CTAs an SM, that
-/// both fit and that a consumer's accumulators fit 80 registers).
+/// both fit and that a consumer's accumulators fit 96 registers).
 bool sm90ConfigFitsSm(const Sm90GemmConfig &config);
 
 /// The configurations with two CTAs an SM for a product whose 128 x tileN tiles number

@@ -21,6 +21,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <tuple>
+
 namespace kiln {
 #define GEN_PASS_DEF_KERNELMATMULSM90
 #include "passes/Passes.h.inc"
@@ -135,8 +137,11 @@ std::string kiln::Sm90GemmConfig::name() const {
 }
 
 int64_t kiln::Sm90GemmConfig::threads() const {
-  // One warpgroup, or a producer warpgroup and the consumers.
-  return consumers == 0 ? 128 : 128 * (consumers + 1);
+  // One warpgroup, or the consumers and a producer warpgroup (a producer warp with two
+  // CTAs an SM, which move no registers between the roles).
+  if (consumers == 0)
+    return 128;
+  return 128 * consumers + (ctasPerSm == 1 ? 128 : 32);
 }
 
 int64_t kiln::Sm90GemmConfig::sharedBytes() const {
@@ -153,9 +158,9 @@ bool kiln::sm90ConfigFitsSm(const Sm90GemmConfig &config) {
     return false;
   if (config.ctasPerSm == 1)
     return true;
-  // Two CTAs: warp-specialised, consumers of 64 x 64 accumulators (80 registers a thread;
-  // 64 x 128 do not fit), and both CTAs' shared memory on the SM.
-  return config.ctasPerSm == 2 && config.consumers > 0 && config.tileN == 64 &&
+  // Two CTAs: warp-specialised, consumers of at most 64 x 128 accumulators (96 registers
+  // a thread), and both CTAs' shared memory on the SM.
+  return config.ctasPerSm == 2 && config.consumers > 0 && config.tileN <= 128 &&
          config.ctasPerSm * (config.sharedBytes() + kSystemSharedBytesPerCta) <= kSharedBytesPerSm;
 }
 
@@ -164,15 +169,17 @@ kiln::sm90TwoCtaConfigs(function_ref<int64_t(int64_t tileN)> tiles) {
   SmallVector<Sm90GemmConfig> configs;
   // Where the tiles outnumber the SMs, two CTAs an SM hide each other's epilogue (most of
   // the time of a product with a short K): 64-wide tiles with 4 stages, or 3 on a
-  // persistent grid (which stages C past the ring).
-  for (auto [stages, persistent] : {std::pair<int64_t, bool>{4, false}, {3, true}}) {
+  // persistent grid (which stages C past the ring), and 128-wide ones with 3 stages (a
+  // persistent grid's staging would not fit).
+  for (auto [tileN, stages, persistent] :
+       {std::tuple<int64_t, int64_t, bool>{64, 4, false}, {64, 3, true}, {128, 3, false}}) {
     Sm90GemmConfig config;
-    config.tileN = 64;
+    config.tileN = tileN;
     config.stages = stages;
     config.consumers = 2;
     config.persistent = persistent;
     config.ctasPerSm = 2;
-    if (tiles(config.tileN) > kSm90Multiprocessors && sm90ConfigFitsSm(config))
+    if (tiles(tileN) > kSm90Multiprocessors && sm90ConfigFitsSm(config))
       configs.push_back(config);
   }
   return configs;

@@ -154,6 +154,7 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"ROW_LANES", number(std::min<int64_t>(32, config.tileN / 4))},
        {"SPLITS", number(config.splitK)},
        {"CTAS_PER_SM", number(config.ctasPerSm)},
+       {"THREADS", number(config.threads())},
        {"SHRINK_PRODUCER", oneCta ? "      nvvm.setmaxregister decrease 40" : ""},
        {"GROW_CONSUMERS", oneCta ? "      nvvm.setmaxregister increase 232" : ""},
        {"STAGING_BASE",

@@ -89,10 +89,10 @@ func.func @main(%a: memref<8192x512xf16>, %b: memref<512x1024xf16>, %c: memref<8
 
 // -----
 
-// Two CTAs an SM take 64-wide tiles only: 64 x 128 accumulators do not fit the 80
-// registers a thread of two resident 384-thread CTAs.
+// Two CTAs an SM take tiles at most 128 wide: 64 x 256 accumulators do not fit the 96
+// registers a thread of two resident 288-thread CTAs.
 // expected-error @+1 {{is not a configuration of this GEMM (8192x1024x512)}}
-kernel.func @two_wide(%a: memref<8192x512xf16>, %b: memref<512x1024xf16>, %c: memref<8192x1024xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 2, consumers = 2, ctas_per_sm = 2}} {
+kernel.func @two_wide(%a: memref<8192x512xf16>, %b: memref<512x1024xf16>, %c: memref<8192x1024xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 256, tile_k = 64, stages = 2, consumers = 2, ctas_per_sm = 2}} {
   matmul ins(%a, %b : memref<8192x512xf16>, memref<512x1024xf16>) outs(%c : memref<8192x1024xf16>) {
   ^bb0(%x: tensor<8192x512xf16>, %y: tensor<512x1024xf16>):
     %r = graph.matmul %x, %y : (tensor<8192x512xf16>, tensor<512x1024xf16>) -> tensor<8192x1024xf16>

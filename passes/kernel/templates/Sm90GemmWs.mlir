@@ -3,7 +3,9 @@
 // 128xTILE_N tiles of C with three warpgroups: warpgroups 0 and 1 are consumers (rows
 // 64w..64w+63 x all TILE_N columns, wgmma m64nTILE_Nk16, 4 a 64-wide K step);
 // warpgroup 2 is the producer, whose first thread keeps a STAGES-stage ring of shared
-// memory filled by TMA. The producer gives its registers to the consumers (setmaxnreg).
+// memory filled by TMA. With one CTA an SM, the producer gives its registers to the
+// consumers (setmaxnreg); with two, it is one warp (THREADS = 288), so that two CTAs of
+// 64x128 accumulators fit the register file without moving registers.
 // A CTA walks the work items blockIdx.x, blockIdx.x + gridDim.x, ...: with one CTA per
 // item that is one item; with a persistent grid (fewer CTAs than items) the producer loads
 // the next item's k-tiles while the consumers store the last one's results. An item is a
@@ -33,8 +35,8 @@
 // split in; 1: none), STAGING_BASE, where the epilogue stages C (0, reusing the ring,
 // when every CTA has one item; STAGES * (16384 + B_STAGE_BYTES), past the ring, for a
 // persistent grid), CTAS_PER_SM (1 or 2: the CTAs an SM is to hold at once, which sets the
-// register budget), and SHRINK_PRODUCER and GROW_CONSUMERS (the setmaxnreg of each role,
-// with one CTA an SM; nothing with two).
+// register budget), THREADS (384; 288 with two CTAs an SM), and SHRINK_PRODUCER and
+// GROW_CONSUMERS (the setmaxnreg of each role, with one CTA an SM; nothing with two).
 
 !tmA = !nvgpu.tensormap.descriptor<tensor = memref<{A_BOX}x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmB = !nvgpu.tensormap.descriptor<tensor = memref<64x64x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
@@ -67,11 +69,12 @@ gpu.module @{MODULE} {
   // and rounded up to 1024, wherever ptxas puts them.
 
   // C ({OUT}) = A x B ({IN}), accumulated in f32. Grid (at most ceil(M/128) *
-  // ceil(N/{TILE_N}), 1, 1), block (384, 1, 1). %C is a bare pointer to the row-major M x N output; N and K are
-  // multiples of 8 (TMA wants 16-byte row strides), M is anything.
+  // ceil(N/{TILE_N}), 1, 1), block ({THREADS}, 1, 1): 384, or 288 with two CTAs an SM. %C
+  // is a bare pointer to the row-major M x N output; N and K are multiples of 8 (TMA wants
+  // 16-byte row strides), M is anything.
   gpu.func @{ENTRY}(%descA: !tmA, %descB: !tmB, %C: memref<{OUT}>,
                                        %M: i32, %N: i32, %K: i32)
-      kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = {CTAS_PER_SM} : i32} {
+      kernel attributes {known_block_size = array<i32: {THREADS}, 1, 1>, nvvm.minctasm = {CTAS_PER_SM} : i32} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -223,8 +226,9 @@ gpu.module @{MODULE} {
     } else {
       // Each consumer holds 64 x {TILE_N} f32 accumulators. With one CTA an SM it gets
       // what the producer's 128 threads gave up: 232 registers (232 * 256 + 40 * 128 <=
-      // 65536). With two, every thread keeps the 80 of a launch (ptxas compiles the code
-      // after a setmaxnreg for its count, so a 24-register producer would spill).
+      // 65536). With two, every thread keeps the 96 of a launch (18 warps an SM, 5 on
+      // some of its 4 register-file quarters of 16384; a 24-register producer warpgroup
+      // would spill: ptxas compiles the code after a setmaxnreg for its count).
 {GROW_CONSUMERS}
       %wgOffA = arith.muli %wg, %c8192 : index
       %stagingBase = arith.constant {STAGING_BASE} : index
