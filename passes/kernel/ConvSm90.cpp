@@ -53,19 +53,29 @@ struct ConvProblem {
   int64_t kernelHeight, kernelWidth;
   int64_t stride, padTop, padLeft;
   Type operand, result;
-  /// A is written to a scratch buffer by an im2col kernel (else TMA reads the input).
-  bool explicitIm2col = false;
+  /// How the GEMM's A operand (the im2col matrix) is read.
+  enum class A {
+    /// By TMA, as boxes of the NHWC input, one k-tile of a filter tap at a time.
+    Implicit,
+    /// From a scratch matrix that an im2col kernel writes.
+    Im2col,
+    /// As it is: of a 1x1 convolution with stride 1 and no padding, the NHWC input is the
+    /// row-major N*H*W x C matrix A, whose rows are C's rows.
+    Input,
+  } a = A::Implicit;
 
   int64_t gemmM() const { return batch * outHeight * outWidth; }
   int64_t taps() const { return kernelHeight * kernelWidth; }
   /// The rows of B (columns of A) one filter tap has: implicitly, the channels rounded up
-  /// to whole 64-channel k-tiles; explicitly, the channels.
-  int64_t rowsPerTap() const { return explicitIm2col ? channels : llvm::alignTo(channels, 64); }
-  /// K of the GEMM: implicitly, whole k-tiles per tap; explicitly, KH*KW*C rounded up to a
-  /// multiple of 8 (TMA's 16-byte row strides of the scratch matrix).
+  /// to whole 64-channel k-tiles; otherwise, the channels.
+  int64_t rowsPerTap() const { return a == A::Implicit ? llvm::alignTo(channels, 64) : channels; }
+  /// K of the GEMM: implicitly, whole k-tiles per tap; through im2col, KH*KW*C rounded up
+  /// to a multiple of 8 (TMA's 16-byte row strides of the scratch matrix); C for the input.
   int64_t gemmK() const {
-    return explicitIm2col ? llvm::alignTo(taps() * channels, 8) : taps() * rowsPerTap();
+    return a == A::Im2col ? llvm::alignTo(taps() * channels, 8) : taps() * rowsPerTap();
   }
+  /// Whether A is a row-major matrix (the warp-specialised template's plain A operand).
+  bool rowMajorA() const { return a != A::Implicit; }
 };
 
 /// The output positions of one 128-row tile of C: a box of BN images x BH rows x BW
@@ -121,8 +131,11 @@ std::optional<ConvProblem> matchConv(kernel::FuncOp function) {
   // TMA wants 16-byte row strides: of B always, of the NHWC input to read it implicitly.
   if (p.outChannels % 8)
     return std::nullopt;
+  if (p.kernelHeight == 1 && p.kernelWidth == 1 && p.stride == 1 && p.padTop == 0 &&
+      p.padLeft == 0 && p.outHeight == p.height && p.outWidth == p.width && p.channels % 8 == 0)
+    p.a = ConvProblem::A::Input;
   if (p.channels % 8) {
-    p.explicitIm2col = true;
+    p.a = ConvProblem::A::Im2col;
     // The im2col kernel indexes the input and counts its chunks in 32 bits.
     if (p.taps() * p.channels > kMaxExplicitIm2colK ||
         p.batch * p.height * p.width * p.channels >= (int64_t(1) << 31) ||
@@ -160,7 +173,7 @@ PixelBox choosePixelBox(const ConvProblem &p) {
 
 /// The 128-row tiles of C: output boxes (implicit), or 128 rows of A (explicit).
 int64_t tileCount(const ConvProblem &p, const PixelBox &box) {
-  if (p.explicitIm2col)
+  if (p.rowMajorA())
     return llvm::divideCeil(p.gemmM(), 128);
   return llvm::divideCeil(p.batch, box.images) * llvm::divideCeil(p.outHeight, box.rows) *
          llvm::divideCeil(p.outWidth, box.columns);
@@ -470,8 +483,9 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       return failure();
 
     OpBuilder b(launch);
-    std::string how = p.explicitIm2col
-                          ? std::string(", explicit im2col")
+    std::string how = p.a == ConvProblem::A::Im2col ? std::string(", explicit im2col")
+                      : p.a == ConvProblem::A::Input
+                          ? std::string(", the input as A")
                           : llvm::formatv(", implicit GEMM, boxes of {0}x{1}x{2} positions",
                                           box.images, box.rows, box.columns)
                                 .str();
@@ -487,7 +501,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     auto pointer = [&](Value buffer) { return kiln::barePointer(b, loc, buffer); };
     std::string type = kiln::elementTypeName(p.operand);
     FailureOr<gpu::GPUFuncOp> kernelFunc;
-    if (p.explicitIm2col) {
+    if (p.rowMajorA()) {
       // The product of a row-major matrix, shared with kernel-matmul-sm90's.
       std::string entry = "gemm_" + type + "_" + type + "_" + config.name();
       kernelFunc =
@@ -520,7 +534,14 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     };
     Value one = index(1);
     nvgpu::TmaCreateDescriptorOp mapA;
-    if (p.explicitIm2col) {
+    if (p.a == ConvProblem::A::Input) {
+      // A: the NHWC input as the N*H*W x C matrix it is.
+      auto type = cast<MemRefType>(input.getType());
+      Value matrix = memref::CollapseShapeOp::create(
+          b, loc, MemRefType::get({p.gemmM(), p.channels}, type.getElementType()), input,
+          ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+      mapA = tensorMap(matrix, 0, {128, 64});
+    } else if (p.a == ConvProblem::A::Im2col) {
       // A in a scratch buffer (the arena planner places it), written by the im2col kernel.
       FailureOr<gpu::GPUFuncOp> im2col = getOrCreateIm2col(module, symbols, p);
       if (failed(im2col))

@@ -1,6 +1,7 @@
 // kernel-conv-sm90 with channel counts that are no multiple of 64:
-// - C = 32 (a multiple of 8): implicit, each filter tap one 64-channel k-tile whose
-//   channels 32..63 TMA zero-fills; the weight matrix has 64 rows a tap, the upper 32 zero;
+// - C = 32 (a multiple of 8), 1x1 stride 2: implicit, each filter tap one 64-channel
+//   k-tile whose channels 32..63 TMA zero-fills; the weight matrix has 64 rows a tap, the
+//   upper 32 zero. Stride 1 would make the input A itself (kernel-conv-sm90-pointwise.mlir);
 // - C = 3 (a 7x7 stride-2 RGB stem): explicit. A scratch buffer of N*OH*OW x 152 (147
 //   rounded up to a multiple of 8) is written by the im2col kernel, then multiplied by the
 //   152 x O weight matrix with the row-major GEMM kernel-matmul-sm90 also uses.
@@ -10,23 +11,23 @@
 
 // CHECK-LABEL: memref.global "private" constant @w32_kxo : memref<64x64xf16>
 // CHECK-LABEL: func.func @main
-// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c2, %c8, %c8{{.*}}, %c64] {{.*}}: memref<*xf16> -> <tensor = memref<2x8x8x64xf16, 3>
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_f16_2x8x8x32_k1x1s1p0x0_o64_128x64x64_s6_ws2::
-// CHECK-SAME: %c128_i32 : i32, %c64_i32 : i32, %c64_i32{{.*}} : i32
-// PTX-LABEL: .visible .entry conv_f16_2x8x8x32_k1x1s1p0x0_o64_128x64x64_s6_ws2(
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c2, %c8, %c8{{.*}}, %c64] {{.*}}: memref<*xf16> -> <tensor = memref<2x4x4x64xf16, 3>
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_f16_2x8x8x32_k1x1s2p0x0_o64_128x64x64_s6_ws2::
+// CHECK-SAME: %c32_i32 : i32, %c64_i32 : i32, %c64_i32{{.*}} : i32
+// PTX-LABEL: .visible .entry conv_f16_2x8x8x32_k1x1s2p0x0_o64_128x64x64_s6_ws2(
 // PTX: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 memref.global "private" constant @w32 : memref<64x1x1x32xf16> = dense<1.0>
-kernel.func @Conv32(%x: memref<2x8x8x32xf16>, %w: memref<64x1x1x32xf16>, %y: memref<2x8x8x64xf16>) {
-  conv ins(%x, %w : memref<2x8x8x32xf16>, memref<64x1x1x32xf16>) outs(%y : memref<2x8x8x64xf16>) {
+kernel.func @Conv32(%x: memref<2x8x8x32xf16>, %w: memref<64x1x1x32xf16>, %y: memref<2x4x4x64xf16>) {
+  conv ins(%x, %w : memref<2x8x8x32xf16>, memref<64x1x1x32xf16>) outs(%y : memref<2x4x4x64xf16>) {
   ^bb0(%a: tensor<2x8x8x32xf16>, %b: tensor<64x1x1x32xf16>):
-    %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x8x8x32xf16>, tensor<64x1x1x32xf16>) -> tensor<2x8x8x64xf16>
-    kernel.yield %r : tensor<2x8x8x64xf16>
+    %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x8x8x32xf16>, tensor<64x1x1x32xf16>) -> tensor<2x4x4x64xf16>
+    kernel.yield %r : tensor<2x4x4x64xf16>
   }
   return
 }
-func.func @main(%x: memref<2x8x8x32xf16>, %y: memref<2x8x8x64xf16>) attributes {kernel.num_inputs = 1 : i64} {
+func.func @main(%x: memref<2x8x8x32xf16>, %y: memref<2x4x4x64xf16>) attributes {kernel.num_inputs = 1 : i64} {
   %w = memref.get_global @w32 : memref<64x1x1x32xf16>
-  kernel.launch @Conv32(%x, %w, %y) : (memref<2x8x8x32xf16>, memref<64x1x1x32xf16>, memref<2x8x8x64xf16>) -> ()
+  kernel.launch @Conv32(%x, %w, %y) : (memref<2x8x8x32xf16>, memref<64x1x1x32xf16>, memref<2x4x4x64xf16>) -> ()
   return
 }
 
