@@ -50,6 +50,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIN_RUNS, MIN_SECONDS = 20, 0.5
 # rel L2 of a half-precision result against fp32 arithmetic on the same inputs.
 TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2}
+# Seconds of GPU tuning per compile (kiln compile --tune-budget); None: kiln's default.
+TUNE_BUDGET = None
 
 
 # --- Cases --------------------------------------------------------------------------------
@@ -333,6 +335,8 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     onnx.save(model, model_path)
     start = time.perf_counter()
     compile_flags = ["--sm90-gemm-config=" + case["gemm_config"]] if "gemm_config" in case else []
+    if TUNE_BUDGET is not None:
+        compile_flags.append(f"--tune-budget={TUNE_BUDGET}")
     if case["family"] == "conv" or (case["family"] == "fused" and case["kind"] == "conv"):
         compile_flags.append("--channels-last")
     code = run_logged([kiln, "compile", model_path, "-o", engine, "--quiet"] + compile_flags,
@@ -497,7 +501,11 @@ def main():
                         help="comma-separated sm_90a GEMM configurations (kiln compile "
                              "--sm90-gemm-config): each GEMM and convolution case runs once "
                              "per configuration")
+    parser.add_argument("--tune-budget", type=float, default=None,
+                        help="seconds of GPU tuning per kiln compile (default: kiln's)")
     args = parser.parse_args()
+    global TUNE_BUDGET
+    TUNE_BUDGET = args.tune_budget
     import torch
 
     families = set(args.only.split(","))
