@@ -1,7 +1,8 @@
 // kernel-conv-sm90 with fused epilogues: graph.conv's bias (one value per output channel,
 // added first), then elementwise ops on the f32 sums before the NHWC store. Cases: a
 // ResNet 3x3 conv + bias + ReLU; the end of a ResNet bottleneck (1x1 conv + bias +
-// residual add + ReLU), whose residual is read at the output's own position; and the
+// residual add + ReLU; the input read as a row-major A), whose residual is read at the
+// output's own position; and the
 // explicit-im2col path (a 3-channel stem) with bias + ReLU.
 // RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file | FileCheck %s
 // RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s -split-input-file \
@@ -46,17 +47,18 @@ func.func @main(%x: memref<2x16x16x64xf16>, %y: memref<2x16x16x128xf16>) attribu
 // -----
 
 // The end of a ResNet-50 bottleneck: 1x1 conv 64 -> 256 with bias, + the block's input
-// (NHWC, the output's shape), ReLU. The residual is the second parameter, read at
-// row * N + column of the N*OH*OW x O matrix C.
+// (NHWC, the output's shape), ReLU. A 1x1 stride-1 convolution reads its input as the
+// row-major A matrix (the products' GEMM kernel), which gets the epilogue too. The
+// residual is the second parameter, read at row * N + column of the N*OH*OW x O matrix C.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_f16_4x8x8x64_k1x1s1p0x0_o256_{{.*}}_bias_add_relu_{{[0-9a-f]+}}::
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_{{.*}}_bias_add_relu_{{[0-9a-f]+}}::
 // CHECK-SAME: %c64_i32 : i32, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>)
-// CHECK: gpu.func @conv_f16_4x8x8x64_k1x1s1p0x0_o256_{{.*}}_bias_add_relu_{{[0-9a-f]+}}({{.*}}: i32, %[[PB:[a-z0-9]+]]: memref<f16>, %[[PR:[a-z0-9]+]]: memref<f16>)
+// CHECK: gpu.func @gemm_f16_f16_{{.*}}_bias_add_relu_{{[0-9a-f]+}}({{.*}}: i32, %[[PB:[a-z0-9]+]]: memref<f16>, %[[PR:[a-z0-9]+]]: memref<f16>)
 // CHECK: memref.reinterpret_cast %[[PB]]
 // CHECK: %[[MN:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 // CHECK: memref.reinterpret_cast %[[PR]] to offset: [0], sizes: [%[[MN]]], strides: [1]
 // CHECK-COUNT-4: arith.maximumf
-// PTX-LABEL: .visible .entry conv_f16_4x8x8x64_k1x1s1p0x0_o256_
+// PTX-LABEL: .visible .entry gemm_f16_f16_{{.*}}_bias_add_relu_
 // PTX: _param_7
 // PTX: setp.le.f32 %p{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
 memref.global "private" constant @w : memref<256x1x1x64xf16> = dense<1.0>
