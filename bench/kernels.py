@@ -10,6 +10,11 @@ PyTorch calls, in one run on one GPU.
              torch.nn.functional.conv2d on channels-last tensors (cuDNN).
   attention  softmax(Q K^T / sqrt(D)) V, fp16, batch 8, 12 heads of 64, sequence 128 and 512,
              unmasked and causal. Peer: scaled_dot_product_attention (flash / memory-efficient).
+  fused      products and convolutions with their epilogues fused (issue 8): a ResNet-50
+             3x3 conv + bias + ReLU, the end of a bottleneck (1x1 conv + bias + residual +
+             ReLU), BERT-base's ffn1 (matmul + bias + GELU) and ffn2 (matmul + bias +
+             residual), fp16. Peer: the same ops in PyTorch (F.conv2d with bias, torch.addmm,
+             F.relu / F.gelu, +), one CUDA graph.
 
 Kiln's side of a case is a one-operator ONNX model (weights as random initializers, the
 attention written out as MatMul, Mul, [Where], Softmax, MatMul as exporters write it) that
@@ -22,7 +27,7 @@ sides reuse one set of inputs, so products that fit in the L2 are measured warm 
 TFLOP/s counts 2 M N K for a product, 2 N OH OW M (C / group) KH KW for a convolution, and
 4 B H S^2 D for attention (causal included: the same count on both sides keeps the ratio).
 
-    python3 bench/kernels.py --kiln build/bin/kiln --out DIR [--only gemm,conv] [--quick]
+    python3 bench/kernels.py --kiln build/bin/kiln --out DIR [--only gemm,conv,fused] [--quick]
 
 Writes DIR/kernels.json and DIR/kernels.md and prints the table last.
 """
@@ -45,6 +50,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIN_RUNS, MIN_SECONDS = 20, 0.5
 # rel L2 of a half-precision result against fp32 arithmetic on the same inputs.
 TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2}
+# Seconds of GPU tuning per compile (kiln compile --tune-budget); None: kiln's default.
+TUNE_BUDGET = None
 
 
 # --- Cases --------------------------------------------------------------------------------
@@ -104,6 +111,25 @@ def resnet50_convs(batch):
     return cases
 
 
+def fused_cases():
+    """Convolutions and products with the epilogues real models fuse into them."""
+    cases = []
+    for c, h, m, k, residual, name in ((64, 56, 64, 3, False, "conv3x3 64x56x56 -> 64 +bias relu"),
+                                       (64, 56, 256, 1, True,
+                                        "conv1x1 64x56x56 -> 256 +bias +residual relu")):
+        cases.append({"family": "fused", "kind": "conv", "dtype": "fp16", "batch": 32, "c": c,
+                      "h": h, "w": h, "m": m, "kh": k, "kw": k, "stride": 1, "pad": k // 2,
+                      "group": 1, "residual": residual, "name": name,
+                      "flops": 2 * 32 * h * h * m * c * k * k})
+    for m, k, n, act, residual, name in ((1024, 768, 3072, "gelu", False,
+                                          "bert ffn1 1024x768x3072 +bias gelu"),
+                                         (1024, 3072, 768, None, True,
+                                          "bert ffn2 1024x3072x768 +bias +residual")):
+        cases.append({"family": "fused", "kind": "gemm", "dtype": "fp16", "m": m, "k": k, "n": n,
+                      "act": act, "residual": residual, "name": name, "flops": 2 * m * n * k})
+    return cases
+
+
 def attention_cases():
     cases = []
     for seq in (128, 512):
@@ -133,6 +159,61 @@ def case_model(case, rng):
         inputs["b"] = rng.standard_normal((case["k"], case["n"]), dtype=np.float32)
         nodes.append(helper.make_node("MatMul", ["a", "b"], ["y"]))
         outputs = [("y", [case["m"], case["n"]])]
+    elif case["family"] == "fused" and case["kind"] == "gemm":
+        inputs["a"] = rng.standard_normal((case["m"], case["k"]), dtype=np.float32)
+        inputs["b"] = rng.standard_normal((case["k"], case["n"]), dtype=np.float32)
+        inputs["b"] *= 1.0 / math.sqrt(case["k"])
+        bias = rng.standard_normal((case["n"],), dtype=np.float32).astype(np.float16)
+        inits.append(numpy_helper.from_array(bias, "bias"))
+        case["_bias"] = bias.astype(np.float32)
+        nodes += [helper.make_node("MatMul", ["a", "b"], ["p"]),
+                  helper.make_node("Add", ["p", "bias"], ["pb"])]
+        last = "pb"
+        if case["act"] == "gelu":
+            # GELU as exporters write it (erf form), which Kiln recognises.
+            for value, name in ((math.sqrt(2.0), "sqrt2"), (1.0, "one"), (0.5, "half")):
+                inits.append(numpy_helper.from_array(np.array(value, np.float16), name))
+            nodes += [helper.make_node("Div", ["pb", "sqrt2"], ["g0"]),
+                      helper.make_node("Erf", ["g0"], ["g1"]),
+                      helper.make_node("Add", ["g1", "one"], ["g2"]),
+                      helper.make_node("Mul", ["pb", "g2"], ["g3"]),
+                      helper.make_node("Mul", ["g3", "half"], ["g4"])]
+            last = "g4"
+        if case["residual"]:
+            inputs["r"] = rng.standard_normal((case["m"], case["n"]), dtype=np.float32)
+            nodes.append(helper.make_node("Add", [last, "r"], ["res"]))
+            last = "res"
+        nodes.append(helper.make_node("Identity", [last], ["y"]))
+        outputs = [("y", [case["m"], case["n"]])]
+    elif case["family"] == "fused":
+        # As the conv family (NHWC in and out around an ONNX Conv), with a bias, the
+        # residual (NHWC, added in NCHW as exporters write it) and ReLU.
+        inputs["x"] = rng.standard_normal((case["batch"], case["h"], case["w"], case["c"]),
+                                          dtype=np.float32)
+        weight = rng.standard_normal((case["m"], case["c"], case["kh"], case["kw"]),
+                                     dtype=np.float32)
+        weight *= 1.0 / math.sqrt(weight[0].size)
+        inits.append(numpy_helper.from_array(weight.astype(np.float16), "w"))
+        case["_weight"] = weight.astype(np.float16).astype(np.float32)
+        bias = rng.standard_normal((case["m"],), dtype=np.float32).astype(np.float16)
+        inits.append(numpy_helper.from_array(bias, "bias"))
+        case["_bias"] = bias.astype(np.float32)
+        p, s = case["pad"], case["stride"]
+        oh = (case["h"] + 2 * p - case["kh"]) // s + 1
+        ow = (case["w"] + 2 * p - case["kw"]) // s + 1
+        nodes += [helper.make_node("Transpose", ["x"], ["x_nchw"], perm=[0, 3, 1, 2]),
+                  helper.make_node("Conv", ["x_nchw", "w", "bias"], ["c_nchw"],
+                                   pads=[p, p, p, p], strides=[s, s])]
+        last = "c_nchw"
+        if case["residual"]:
+            inputs["r"] = rng.standard_normal((case["batch"], oh, ow, case["m"]),
+                                              dtype=np.float32)
+            nodes += [helper.make_node("Transpose", ["r"], ["r_nchw"], perm=[0, 3, 1, 2]),
+                      helper.make_node("Add", [last, "r_nchw"], ["s_nchw"])]
+            last = "s_nchw"
+        nodes += [helper.make_node("Relu", [last], ["y_nchw"]),
+                  helper.make_node("Transpose", ["y_nchw"], ["y"], perm=[0, 2, 3, 1])]
+        outputs = [("y", [case["batch"], oh, ow, case["m"]])]
     elif case["family"] == "conv":
         # NHWC in and out, as channels-last networks pass activations (and as the peer runs
         # cuDNN): the model transposes around an ONNX Conv, and kiln compile --channels-last
@@ -220,6 +301,20 @@ def reference(case, inputs, torch):
     torch.backends.cudnn.allow_tf32 = False
     if case["family"] == "gemm":
         return rounded["a"] @ rounded["b"]
+    if case["family"] == "fused" and case["kind"] == "gemm":
+        y = rounded["a"] @ rounded["b"] + torch.from_numpy(case["_bias"]).cuda()
+        if case["act"] == "gelu":
+            y = torch.nn.functional.gelu(y)
+        return y + rounded["r"] if case["residual"] else y
+    if case["family"] == "fused":
+        weight = torch.from_numpy(case["_weight"]).cuda()
+        y = torch.nn.functional.conv2d(rounded["x"].permute(0, 3, 1, 2), weight,
+                                       torch.from_numpy(case["_bias"]).cuda(),
+                                       stride=case["stride"], padding=case["pad"])
+        y = y.permute(0, 2, 3, 1)
+        if case["residual"]:
+            y = y + rounded["r"]
+        return torch.relu(y)
     if case["family"] == "conv":
         weight = torch.from_numpy(case["_weight"]).cuda()
         return torch.nn.functional.conv2d(rounded["x"].permute(0, 3, 1, 2), weight,
@@ -240,7 +335,9 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     onnx.save(model, model_path)
     start = time.perf_counter()
     compile_flags = ["--sm90-gemm-config=" + case["gemm_config"]] if "gemm_config" in case else []
-    if case["family"] == "conv":
+    if TUNE_BUDGET is not None:
+        compile_flags.append(f"--tune-budget={TUNE_BUDGET}")
+    if case["family"] == "conv" or (case["family"] == "fused" and case["kind"] == "conv"):
         compile_flags.append("--channels-last")
     code = run_logged([kiln, "compile", model_path, "-o", engine, "--quiet"] + compile_flags,
                       os.path.join(work, "compile.log"), timeout)
@@ -316,6 +413,30 @@ def peer_side(case, inputs, torch):
             return functional.conv2d(x, weight, stride=case["stride"], padding=case["pad"],
                                      groups=case["group"])
         args = (x, weight)
+    elif case["family"] == "fused" and case["kind"] == "gemm":
+        bias = torch.from_numpy(case["_bias"]).to("cuda", dtype)
+        name = "addmm+" + ("gelu" if case["act"] else "") + ("+res" if case["residual"] else "")
+
+        def fn(a, b, *r):
+            y = torch.addmm(bias, a, b)
+            if case["act"] == "gelu":
+                y = functional.gelu(y)
+            return y + r[0] if r else y
+        args = (tensors["a"], tensors["b"]) + ((tensors["r"],) if case["residual"] else ())
+    elif case["family"] == "fused":
+        x = tensors["x"].permute(0, 3, 1, 2)
+        weight = torch.from_numpy(case["_weight"]).to("cuda", dtype).contiguous(
+            memory_format=torch.channels_last)
+        bias = torch.from_numpy(case["_bias"]).to("cuda", dtype)
+        torch.backends.cudnn.benchmark = True
+        name = "F.conv2d+bias" + ("+res" if case["residual"] else "") + "+relu NHWC"
+
+        def fn(x, *r):
+            y = functional.conv2d(x, weight, bias, stride=case["stride"], padding=case["pad"])
+            if r:
+                y = y + r[0]
+            return functional.relu(y)
+        args = (x,) + ((tensors["r"].permute(0, 3, 1, 2),) if case["residual"] else ())
     else:
         name = "F.scaled_dot_product_attention"
 
@@ -380,7 +501,11 @@ def main():
                         help="comma-separated sm_90a GEMM configurations (kiln compile "
                              "--sm90-gemm-config): each GEMM and convolution case runs once "
                              "per configuration")
+    parser.add_argument("--tune-budget", type=float, default=None,
+                        help="seconds of GPU tuning per kiln compile (default: kiln's)")
     args = parser.parse_args()
+    global TUNE_BUDGET
+    TUNE_BUDGET = args.tune_budget
     import torch
 
     families = set(args.only.split(","))
@@ -391,6 +516,8 @@ def main():
         cases += resnet50_convs(batch=32)
     if "attention" in families:
         cases += attention_cases()
+    if "fused" in families:
+        cases += fused_cases()
     if args.filter:
         import re
         cases = [c for c in cases if re.search(args.filter, c["name"])]
@@ -420,7 +547,7 @@ def main():
         json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                    "commit": os.environ.get("KILN_COMMIT", ""), "rows": rows}, f, indent=1)
     summary = []
-    for family in ("gemm", "conv", "attention"):
+    for family in ("gemm", "conv", "attention", "fused"):
         ratios = [r["peer"]["median_ms"] / r["kiln"]["median_ms"] for r in rows
                   if r["family"] == family and r["kiln"].get("median_ms")
                   and r["peer"].get("median_ms")]

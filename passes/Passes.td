@@ -204,14 +204,21 @@ def KernelAutotune : Pass<"kernel-autotune", "::mlir::ModuleOp"> {
     Option<"budget", "budget", "double", /*default=*/"300",
            "Seconds of GPU measurement at most; 0 never measures">,
   ];
+  // Matching a fused epilogue tries its ops' arithmetic (passes/kernel/Sm90Epilogue.h).
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+  ];
 }
 
 def KernelMatmulSm90 : Pass<"kernel-matmul-sm90", "::mlir::ModuleOp"> {
   let summary = "Hopper tensor-core GEMMs (wgmma fed by TMA) for the matmul kernels that fit them";
   let description = [{
-    A `kernel.func` whose template is a `kernel.matmul` holding exactly one 2-D
-    `graph.matmul` of f16 or bf16 operands (result f16, bf16 or f32) over whole row-major
-    buffers, with M and N multiples of 128 and K a multiple of 64, is replaced by the sm_90a
+    A `kernel.func` whose template is a `kernel.matmul` holding one 2-D `graph.matmul` of
+    f16 or bf16 operands over whole row-major buffers, optionally followed by a fused
+    epilogue (a chain of elementwise ops: bias, activation, residual, scale, cast to a
+    float type; passes/kernel/Sm90Epilogue.h, whose inputs become kernel parameters after
+    M, N, K), with M and N multiples of 128 and K a multiple of 64, is replaced by the sm_90a
     GEMM of `passes/kernel/templates/Sm90Gemm.mlir` (one `gpu.module` per operand and result
     type; docs/codegen-sm90.md). Each launch becomes, on the host, a
     `nvgpu.tma.create.descriptor` for A (boxes of 128 x 64) and for B (64 x 64), and a
@@ -234,6 +241,7 @@ def KernelMatmulSm90 : Pass<"kernel-matmul-sm90", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::nvgpu::NVGPUDialect",
@@ -247,8 +255,9 @@ def KernelConvSm90 : Pass<"kernel-conv-sm90", "::mlir::ModuleOp"> {
   let summary = "Hopper implicit-GEMM convolutions (the warp-specialised wgmma template) for channels-last conv kernels";
   let description = [{
     A `kernel.func` whose template is a `kernel.conv` holding exactly one channels-last
-    2-D `graph.conv` (NHWC input, OHWI weight, no bias, one group, no dilation, equal
-    strides up to 8) of f16 or bf16 buffers, with O a multiple of 8, and whose launches
+    2-D `graph.conv` (NHWC input, OHWI weight, one group, no dilation, equal strides up
+    to 8; its bias and the elementwise ops after it are a fused epilogue, as for
+    kernel-matmul-sm90) of f16 or bf16 buffers, with O a multiple of 8, and whose launches
     pass a constant weight (a `memref.global`), becomes the warp-specialised GEMM template
     of kernel-matmul-sm90: C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O], A being the
     im2col matrix of the input.
@@ -275,6 +284,7 @@ def KernelConvSm90 : Pass<"kernel-conv-sm90", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::nvgpu::NVGPUDialect",

@@ -63,6 +63,8 @@ struct ConvProblem {
     /// row-major N*H*W x C matrix A, whose rows are C's rows.
     Input,
   } a = A::Implicit;
+  /// The bias and the elementwise ops after the convolution (passes/kernel/Sm90Epilogue.h).
+  kiln::Sm90Epilogue epilogue;
 
   int64_t gemmM() const { return batch * outHeight * outWidth; }
   int64_t taps() const { return kernelHeight * kernelWidth; }
@@ -86,47 +88,64 @@ struct PixelBox {
 };
 
 std::optional<ConvProblem> matchConv(kernel::FuncOp function) {
+  // kernel.func @k(%x, %w, %extra..., %y) { conv ins(%x, %w, %extra...) outs(%y) }
   Block &entry = function.getBody().front();
-  if (entry.getNumArguments() != 3 || !llvm::hasSingleElement(entry.without_terminator()))
+  if (entry.getNumArguments() < 3 || !llvm::hasSingleElement(entry.without_terminator()))
     return std::nullopt;
   auto conv = dyn_cast<kernel::ConvOp>(&entry.front());
-  if (!conv || conv.getInputs().size() != 2 || conv.getOutputs().size() != 1 ||
-      conv.getInputs()[0] != entry.getArgument(0) || conv.getInputs()[1] != entry.getArgument(1) ||
-      conv.getOutputs()[0] != entry.getArgument(2))
+  unsigned numInputs = entry.getNumArguments() - 1;
+  if (!conv || conv.getInputs().size() != numInputs || conv.getOutputs().size() != 1 ||
+      conv.getOutputs()[0] != entry.getArgument(numInputs))
     return std::nullopt;
+  for (auto [index, input] : llvm::enumerate(conv.getInputs()))
+    if (input != entry.getArgument(index))
+      return std::nullopt;
   Block &body = conv.getBody().front();
-  if (!llvm::hasSingleElement(body.without_terminator()))
+  // The convolution, after the inlined constants its epilogue may read.
+  auto convs = body.getOps<graph::ConvOp>();
+  if (!llvm::hasSingleElement(convs))
     return std::nullopt;
-  auto op = dyn_cast<graph::ConvOp>(&body.front());
-  Operation *yield = body.getTerminator();
-  if (!op || !op.getChannelsLast() || op.getBias() || op.getInput() != body.getArgument(0) ||
-      op.getWeight() != body.getArgument(1) || yield->getNumOperands() != 1 ||
-      yield->getOperand(0) != op.getResult())
+  graph::ConvOp op = *convs.begin();
+  if (!op.getChannelsLast() || op.getInput() != body.getArgument(0) ||
+      op.getWeight() != body.getArgument(1))
     return std::nullopt;
   if (op.getGroup() != 1 || op.getStrides().size() != 2 ||
       llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; }) ||
       op.getStrides()[0] != op.getStrides()[1] || op.getStrides()[0] > 8)
     return std::nullopt;
 
-  SmallVector<MemRefType, 3> types;
+  SmallVector<MemRefType> types;
   for (BlockArgument argument : entry.getArguments()) {
     auto type = dyn_cast<MemRefType>(argument.getType());
-    if (!type || type.getRank() != 4 || !type.hasStaticShape() || !type.getLayout().isIdentity())
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
       return std::nullopt;
     types.push_back(type);
   }
+  MemRefType outputType = types.back();
+  if (types[0].getRank() != 4 || types[1].getRank() != 4 || outputType.getRank() != 4)
+    return std::nullopt;
+  // graph.conv's bias (one value per output channel) and the elementwise ops after it.
+  std::optional<kiln::Sm90Epilogue> epilogue =
+      kiln::matchSm90Epilogue(op, op.getBias(), outputType);
+  if (!epilogue)
+    return std::nullopt;
   ConvProblem p;
-  ArrayRef<int64_t> x = types[0].getShape(), w = types[1].getShape(), y = types[2].getShape();
+  p.epilogue = std::move(*epilogue);
+  ArrayRef<int64_t> x = types[0].getShape(), w = types[1].getShape(), y = outputType.getShape();
   p.batch = x[0], p.height = x[1], p.width = x[2], p.channels = x[3];
   p.outChannels = w[0], p.kernelHeight = w[1], p.kernelWidth = w[2];
   p.outHeight = y[1], p.outWidth = y[2];
   p.stride = op.getStrides()[0];
   p.padTop = op.getPads()[0], p.padLeft = op.getPads()[1];
   p.operand = types[0].getElementType();
-  p.result = types[2].getElementType();
+  p.result = outputType.getElementType();
+  // graph.conv keeps its operands' type; an epilogue may cast the f32 sums to another
+  // float type.
   if (w[3] != p.channels || y[0] != p.batch || y[3] != p.outChannels ||
-      types[1].getElementType() != p.operand || p.result != p.operand ||
-      !(p.operand.isF16() || p.operand.isBF16()))
+      types[1].getElementType() != p.operand || !(p.operand.isF16() || p.operand.isBF16()) ||
+      op.getResult().getType().getElementType() != p.operand ||
+      !(p.result.isF16() || p.result.isBF16() || p.result.isF32()) ||
+      (p.epilogue.empty() && p.result != p.operand))
     return std::nullopt;
   // TMA wants 16-byte row strides: of B always, of the NHWC input to read it implicitly.
   if (p.outChannels % 8)
@@ -349,7 +368,7 @@ bool launchedWithConstantWeights(kernel::FuncOp function) {
     return false;
   for (const SymbolTable::SymbolUse &use : *uses) {
     auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
-    if (!launch || launch.getOperands().size() != 3 || !constantGlobal(launch.getOperands()[1]))
+    if (!launch || launch.getOperands().size() < 3 || !constantGlobal(launch.getOperands()[1]))
       return false;
   }
   return true;
@@ -531,7 +550,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
                               const ConvProblem &p, const PixelBox &box,
                               const kiln::Sm90GemmConfig &config) {
     Value input = launch.getOperands()[0], weight = launch.getOperands()[1],
-          output = launch.getOperands()[2];
+          output = launch.getOperands().back();
     std::vector<char> splat;
     auto constant = constantWeight(weight, splat);
     if (!constant)
@@ -551,6 +570,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     NamedAttrList metadata;
     metadata.set("kernel", launch.getCalleeAttr().getAttr());
     metadata.set("template", b.getStringAttr("conv"));
+    if (!p.epilogue.empty())
+      how += ", epilogue " + p.epilogue.describe();
     metadata.set("config", b.getStringAttr(config.describe() + how));
     Location loc =
         FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
@@ -562,19 +583,20 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     FailureOr<gpu::GPUFuncOp> kernelFunc;
     if (p.rowMajorA()) {
       // The product of a row-major matrix, shared with kernel-matmul-sm90's.
-      std::string entry = "gemm_" + type + "_" + type + "_" + config.name();
-      kernelFunc =
-          kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry, p.operand,
-                                               p.result, config, kiln::rowMajorMatrixA());
+      std::string entry =
+          "gemm_" + type + "_" + kiln::elementTypeName(p.result) + "_" + config.name();
+      kernelFunc = kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry,
+                                                        p.operand, p.result, config,
+                                                        kiln::rowMajorMatrixA(), &p.epilogue);
     } else {
       std::string entry =
           llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}", type, p.batch,
                         p.height, p.width, p.channels, p.kernelHeight, p.kernelWidth, p.stride,
                         p.padTop, p.padLeft, p.outChannels, config.name())
               .str();
-      kernelFunc =
-          kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry, p.operand,
-                                               p.result, config, implicitIm2col(p, box));
+      kernelFunc = kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry,
+                                                        p.operand, p.result, config,
+                                                        implicitIm2col(p, box), &p.epilogue);
     }
     if (failed(kernelFunc))
       return failure();
@@ -623,7 +645,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     int64_t tiles = tileCount(p, box) * llvm::divideCeil(p.outChannels, config.tileN);
     kiln::launchWarpSpecialisedGemm(b, loc, module, symbols, getArgument(), *kernelFunc, config,
                                     tiles, mapA.getResult(), mapB.getResult(), output, p.gemmM(),
-                                    p.outChannels, p.gemmK());
+                                    p.outChannels, p.gemmK(), &p.epilogue,
+                                    kiln::epilogueBuffers(launch, p.epilogue));
     launch.erase();
     return success();
   }

@@ -12,6 +12,7 @@
 #define KILN_PASSES_KERNEL_KERNELCONFIG_H
 
 #include "dialects/kernel/KernelOps.h"
+#include "passes/kernel/Sm90Epilogue.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -33,7 +34,9 @@ constexpr llvm::StringLiteral kGenericTemplate = "generic";
 struct Sm90GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   mlir::Type operand; // f16 or bf16
-  mlir::Type result;  // the operands' type
+  mlir::Type result;  // the operands' type, or any float type after an epilogue
+  /// The elementwise ops fused after the product (passes/kernel/Sm90Epilogue.h).
+  Sm90Epilogue epilogue;
 };
 
 /// The streaming multiprocessors of the sm_90 GPUs Kiln tunes for (H100 SXM, H200): a
@@ -97,8 +100,9 @@ inline bool splitKPays(int64_t tiles, int64_t kTiles, int64_t parts) {
          kTiles >= 4 * parts;
 }
 
-/// The GEMM `function` computes, when it is a kernel.matmul holding only one 2-D
-/// graph.matmul of f16/bf16 row-major buffers that some configuration can compute.
+/// The GEMM `function` computes, when it is a kernel.matmul holding one 2-D graph.matmul
+/// of f16/bf16 row-major buffers that some configuration can compute, followed by an
+/// elementwise epilogue the templates can fuse (matchSm90Epilogue).
 std::optional<Sm90GemmProblem> matchSm90Gemm(kernel::FuncOp function);
 
 /// The legal configurations for `problem`, the default (what runs untuned) first.

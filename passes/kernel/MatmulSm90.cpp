@@ -186,45 +186,59 @@ kiln::sm90TwoCtaConfigs(function_ref<int64_t(int64_t tileN)> tiles) {
 }
 
 std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function) {
+  // kernel.func @k(%a, %b, %extra..., %c) { matmul ins(%a, %b, %extra...) outs(%c) }
   Block &entry = function.getBody().front();
-  if (entry.getNumArguments() != 3 || !llvm::hasSingleElement(entry.without_terminator()))
+  if (entry.getNumArguments() < 3 || !llvm::hasSingleElement(entry.without_terminator()))
     return std::nullopt;
   auto matmul = dyn_cast<kernel::MatmulOp>(&entry.front());
-  if (!matmul || matmul.getInputs().size() != 2 || matmul.getOutputs().size() != 1 ||
-      matmul.getInputs()[0] != entry.getArgument(0) ||
-      matmul.getInputs()[1] != entry.getArgument(1) ||
-      matmul.getOutputs()[0] != entry.getArgument(2))
+  unsigned numInputs = entry.getNumArguments() - 1;
+  if (!matmul || matmul.getInputs().size() != numInputs || matmul.getOutputs().size() != 1 ||
+      matmul.getOutputs()[0] != entry.getArgument(numInputs))
     return std::nullopt;
+  for (auto [index, input] : llvm::enumerate(matmul.getInputs()))
+    if (input != entry.getArgument(index))
+      return std::nullopt;
   Block &body = matmul.getBody().front();
-  if (!llvm::hasSingleElement(body.without_terminator()))
+  // The product, after the inlined constants its epilogue may read.
+  auto products = body.getOps<graph::MatMulOp>();
+  if (!llvm::hasSingleElement(products))
     return std::nullopt;
-  auto product = dyn_cast<graph::MatMulOp>(&body.front());
-  Operation *yield = body.getTerminator();
-  if (!product || product.getLhs() != body.getArgument(0) ||
-      product.getRhs() != body.getArgument(1) || yield->getNumOperands() != 1 ||
-      yield->getOperand(0) != product.getResult())
+  graph::MatMulOp product = *products.begin();
+  if (product.getLhs() != body.getArgument(0) || product.getRhs() != body.getArgument(1))
     return std::nullopt;
 
-  SmallVector<MemRefType, 3> types;
+  SmallVector<MemRefType> types;
   for (BlockArgument argument : entry.getArguments()) {
     auto type = dyn_cast<MemRefType>(argument.getType());
-    if (!type || type.getRank() != 2 || !type.hasStaticShape() || !type.getLayout().isIdentity())
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
       return std::nullopt;
     types.push_back(type);
   }
-  Sm90GemmProblem problem;
-  problem.m = types[0].getDimSize(0);
-  problem.k = types[0].getDimSize(1);
-  problem.n = types[1].getDimSize(1);
-  problem.operand = types[0].getElementType();
-  problem.result = types[2].getElementType();
-  if (types[1].getDimSize(0) != problem.k || types[2].getDimSize(0) != problem.m ||
-      types[2].getDimSize(1) != problem.n)
+  MemRefType aType = types[0], bType = types[1], cType = types.back();
+  if (aType.getRank() != 2 || bType.getRank() != 2 || cType.getRank() != 2)
     return std::nullopt;
-  // graph.matmul keeps its operands' type; the template could also leave the f32
-  // accumulators as they are, once a kernel's body can ask for that.
-  if (types[1].getElementType() != problem.operand ||
-      !(problem.operand.isF16() || problem.operand.isBF16()) || problem.result != problem.operand)
+  // The elementwise ops after the product (bias, activation, residual, scale, cast).
+  std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, Value(), cType);
+  if (!epilogue)
+    return std::nullopt;
+  Sm90GemmProblem problem;
+  problem.m = aType.getDimSize(0);
+  problem.k = aType.getDimSize(1);
+  problem.n = bType.getDimSize(1);
+  problem.operand = aType.getElementType();
+  problem.result = cType.getElementType();
+  problem.epilogue = std::move(*epilogue);
+  if (bType.getDimSize(0) != problem.k || cType.getDimSize(0) != problem.m ||
+      cType.getDimSize(1) != problem.n)
+    return std::nullopt;
+  // graph.matmul keeps its operands' type; an epilogue may cast the f32 sums to another
+  // float type.
+  Type productType = product.getResult().getType().getElementType();
+  if (bType.getElementType() != problem.operand ||
+      !(problem.operand.isF16() || problem.operand.isBF16()) || productType != problem.operand ||
+      !(problem.result.isF16() || problem.result.isBF16() || problem.result.isF32()))
+    return std::nullopt;
+  if (problem.epilogue.empty() && problem.result != problem.operand)
     return std::nullopt;
   if (sm90GemmConfigs(problem).empty())
     return std::nullopt;
@@ -325,7 +339,7 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
       if (failed(gemm))
         return signalPassFailure();
       kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        replaceLaunch(module, symbols, launch, *gemm, **config);
+        replaceLaunch(module, symbols, launch, *gemm, **config, problem->epilogue);
         return success();
       });
     }
@@ -342,41 +356,52 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     if (config.consumers)
       return kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entryName,
                                                   problem.operand, problem.result, config,
-                                                  kiln::rowMajorMatrixA());
+                                                  kiln::rowMajorMatrixA(), &problem.epilogue);
+    const kiln::Sm90Epilogue *epilogue = problem.epilogue.empty() ? nullptr : &problem.epilogue;
+    if (epilogue)
+      entryName += epilogue->key();
     std::string moduleName = "kiln_sm90_" + entryName;
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
       return existing.lookupSymbol<gpu::GPUFuncOp>(entryName);
-    // The stored vector: the accumulators %v (vector<4xf32>) as they are, or rounded.
+    // The stored vector: the accumulators %v (vector<4xf32>), through the epilogue, as
+    // they are or rounded.
     std::string result = kiln::elementTypeName(problem.result);
-    bool rounded = !problem.result.isF32();
-    std::string convert =
-        rounded ? "%out = arith.truncf %v : vector<4xf32> to vector<4x" + result + ">" : "";
     int64_t storeBytes = 4 * problem.result.getIntOrFloatBitWidth() / 8;
     std::string text = kiln::substitutePlaceholders(
         kBasicTemplate, {{"MODULE", moduleName},
                          {"ENTRY", entryName},
                          {"IN", kiln::elementTypeName(problem.operand)},
                          {"OUT", result},
-                         {"CONVERT", convert},
-                         {"STORED", rounded ? "%out" : "%v"},
                          {"STORE_ALIGNMENT", std::to_string(storeBytes)}});
-    return kiln::insertTemplateModule(module, symbols, getArgument(), entryName, text);
+    text = kiln::substitutePlaceholders(
+        text, kiln::sm90EpiloguePlaceholders(epilogue, problem.result, "%v", "%grow", "%gcol", "%m",
+                                             "%n"));
+    FailureOr<gpu::GPUFuncOp> kernel =
+        kiln::insertTemplateModule(module, symbols, getArgument(), entryName, text);
+    if (failed(kernel) || !epilogue)
+      return kernel;
+    if (failed(kiln::emitSm90Epilogue(*kernel, *epilogue, /*firstParameter=*/6)))
+      return failure();
+    return kernel;
   }
 
   /// kernel.launch @k(%a, %b, %c) -> tensor maps of %a and %b, and the GEMM's launch.
   void replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::LaunchOp launch,
-                     gpu::GPUFuncOp gemm, const kiln::Sm90GemmConfig &config) {
+                     gpu::GPUFuncOp gemm, const kiln::Sm90GemmConfig &config,
+                     const kiln::Sm90Epilogue &epilogue) {
     OpBuilder b(launch);
     // The kernel, its template and its configuration for the engine's kernel table, as
     // kernel-to-linalg tags the generic kernels.
     NamedAttrList metadata;
     metadata.set("kernel", launch.getCalleeAttr().getAttr());
     metadata.set("template", b.getStringAttr("matmul"));
-    metadata.set("config", b.getStringAttr(config.describe()));
+    std::string fused = epilogue.empty() ? "" : ", epilogue " + epilogue.describe();
+    metadata.set("config", b.getStringAttr(config.describe() + fused));
     Location loc =
         FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
     Value a = launch.getOperands()[0], bMatrix = launch.getOperands()[1],
-          c = launch.getOperands()[2];
+          c = launch.getOperands().back();
+    SmallVector<Value> extra = kiln::epilogueBuffers(launch, epilogue);
     auto aType = cast<MemRefType>(a.getType());
     auto cType = cast<MemRefType>(c.getType());
     int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = cType.getDimSize(1);
@@ -404,17 +429,19 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     // The warp-specialised template walks a 1-D grid of tiles in its own order.
     if (config.consumers) {
       kiln::launchWarpSpecialisedGemm(b, loc, module, symbols, getArgument(), gemm, config,
-                                      tilesM * tilesN, mapA, mapB, c, m, n, k);
+                                      tilesM * tilesN, mapA, mapB, c, m, n, k, &epilogue, extra);
       launch.erase();
       return;
     }
     // The one-warpgroup template walks a 2-D grid; C goes as a bare pointer.
     Value cPointer = kiln::barePointer(b, loc, c);
     Value one = index(1);
+    SmallVector<Value> arguments = {mapA, mapB, cPointer, i32(m), i32(n), i32(k)};
+    for (Value buffer : extra)
+      arguments.push_back(kiln::barePointer(b, loc, buffer));
     gpu::LaunchFuncOp::create(b, loc, gemm, gpu::KernelDim3{index(tilesN), index(tilesM), one},
                               gpu::KernelDim3{index(config.threads()), one, one},
-                              i32(config.sharedBytes()),
-                              ValueRange{mapA, mapB, cPointer, i32(m), i32(n), i32(k)});
+                              i32(config.sharedBytes()), arguments);
     launch.erase();
   }
 };

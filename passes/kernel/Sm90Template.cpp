@@ -107,20 +107,25 @@ FailureOr<gpu::GPUFuncOp> kiln::insertTemplateModule(ModuleOp module, SymbolTabl
 
 FailureOr<gpu::GPUFuncOp>
 kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, StringRef pass,
-                                     StringRef entry, Type operand, Type result,
-                                     const Sm90GemmConfig &config, const Sm90AOperand &a) {
-  std::string moduleName = ("kiln_sm90_" + entry).str();
+                                     StringRef entryBase, Type operand, Type result,
+                                     const Sm90GemmConfig &config, const Sm90AOperand &a,
+                                     const Sm90Epilogue *epilogue) {
+  // Split-K parts store raw f32 partial sums to the workspace; the reduction kernel
+  // rounds them and applies the epilogue.
+  if (config.splitK > 1) {
+    result = Float32Type::get(module.getContext());
+    epilogue = nullptr;
+  }
+  if (epilogue && epilogue->empty())
+    epilogue = nullptr;
+  std::string entry = (entryBase + (epilogue ? epilogue->key() : "")).str();
+  std::string moduleName = "kiln_sm90_" + entry;
   if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
     return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
 
-  // The stored vector: the accumulators %v (vector<4xf32>) as they are, or rounded. Split-K
-  // parts store f32 partial sums to the workspace.
-  if (config.splitK > 1)
-    result = Float32Type::get(module.getContext());
+  // The stored vector: the accumulators %v (vector<4xf32>), through the epilogue, as they
+  // are or rounded.
   std::string out = elementTypeName(result);
-  bool rounded = !result.isF32();
-  std::string convert =
-      rounded ? "%out = arith.truncf %v : vector<4xf32> to vector<4x" + out + ">" : "";
   int64_t storeBytes = 4 * result.getIntOrFloatBitWidth() / 8;
   int64_t aStageBytes = config.tileM * config.tileK * 2;
   int64_t bStageBytes = config.tileK * config.tileN * 2;
@@ -138,11 +143,9 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"ROW_MAP", a.rowMap},
        {"A_BOX", a.box},
        {"MODULE", moduleName},
-       {"ENTRY", entry.str()},
+       {"ENTRY", entry},
        {"IN", elementTypeName(operand)},
        {"OUT", out},
-       {"CONVERT", convert},
-       {"STORED", rounded ? "%out" : "%v"},
        {"STORE_ALIGNMENT", number(storeBytes)},
        {"TILE_N", number(config.tileN)},
        {"STAGES", number(config.stages)},
@@ -159,7 +162,21 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"GROW_CONSUMERS", oneCta ? "      nvvm.setmaxregister increase 232" : ""},
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
-  return insertTemplateModule(module, symbols, pass, entry, text);
+  text = substitutePlaceholders(
+      text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%grow", "%gcol", "%m", "%n"));
+  FailureOr<gpu::GPUFuncOp> kernel = insertTemplateModule(module, symbols, pass, entry, text);
+  if (failed(kernel) || !epilogue)
+    return kernel;
+  if (failed(emitSm90Epilogue(*kernel, *epilogue, /*firstParameter=*/6)))
+    return failure();
+  return kernel;
+}
+
+SmallVector<Value> kiln::epilogueBuffers(kernel::LaunchOp launch, const Sm90Epilogue &epilogue) {
+  SmallVector<Value> buffers;
+  for (const Sm90EpilogueInput &input : epilogue.inputs)
+    buffers.push_back(launch.getOperands()[input.argument]);
+  return buffers;
 }
 
 Value kiln::barePointer(OpBuilder &b, Location loc, Value buffer) {
@@ -172,7 +189,10 @@ Value kiln::barePointer(OpBuilder &b, Location loc, Value buffer) {
 void kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, ModuleOp module,
                                      SymbolTable &symbols, StringRef pass, gpu::GPUFuncOp gemm,
                                      const Sm90GemmConfig &config, int64_t tiles, Value mapA,
-                                     Value mapB, Value output, int64_t m, int64_t n, int64_t k) {
+                                     Value mapB, Value output, int64_t m, int64_t n, int64_t k,
+                                     const Sm90Epilogue *epilogue, ValueRange epilogueBuffers) {
+  if (epilogue && epilogue->empty())
+    epilogue = nullptr;
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
@@ -187,36 +207,54 @@ void kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, ModuleOp module
   if (config.splitK > 1)
     destination = memref::AllocOp::create(
         b, loc, MemRefType::get({config.splitK, m, n}, Float32Type::get(b.getContext())));
+  // The epilogue's inputs follow M, N, K, in whichever kernel applies it.
+  SmallVector<Value> extra;
+  if (epilogue)
+    for (Value buffer : epilogueBuffers)
+      extra.push_back(pointer(buffer));
+  SmallVector<Value> arguments = {mapA, mapB, pointer(destination), i32(m), i32(n), i32(k)};
+  if (config.splitK == 1)
+    arguments.append(extra);
   gpu::LaunchFuncOp::create(b, loc, gemm, gpu::KernelDim3{index(config.gridSize(tiles)), one, one},
                             gpu::KernelDim3{index(config.threads()), one, one},
-                            i32(config.sharedBytes()),
-                            ValueRange{mapA, mapB, pointer(destination), i32(m), i32(n), i32(k)});
+                            i32(config.sharedBytes()), arguments);
   if (config.splitK == 1)
     return;
   Type result = cast<MemRefType>(output.getType()).getElementType();
-  std::string entry =
-      llvm::formatv("split_k_reduce_{0}_{1}x{2}x{3}", elementTypeName(result), config.splitK, m, n)
-          .str();
+  std::string entry = llvm::formatv("split_k_reduce_{0}_{1}x{2}x{3}{4}", elementTypeName(result),
+                                    config.splitK, m, n, epilogue ? epilogue->key() : "")
+                          .str();
   std::string moduleName = "kiln_" + entry;
   gpu::GPUFuncOp reduce;
   if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName)) {
     reduce = existing.lookupSymbol<gpu::GPUFuncOp>(entry);
   } else {
     auto number = [](int64_t value) { return std::to_string(value); };
-    std::string text =
-        substitutePlaceholders(kSplitKReduceTemplate, {{"MODULE", moduleName},
-                                                       {"ENTRY", entry},
-                                                       {"OUT", elementTypeName(result)},
-                                                       {"SPLITS", number(config.splitK)},
-                                                       {"ELEMENTS", number(m * n)},
-                                                       {"QUADS", number(m * n / 4)}});
+    std::string text = substitutePlaceholders(
+        kSplitKReduceTemplate,
+        {{"MODULE", moduleName},
+         {"ENTRY", entry},
+         {"OUT", elementTypeName(result)},
+         {"SPLITS", number(config.splitK)},
+         {"ELEMENTS", number(m * n)},
+         {"QUADS", number(m * n / 4)},
+         {"M", number(m)},
+         {"N", number(n)},
+         {"STORE_ALIGNMENT", number(4 * result.getIntOrFloatBitWidth() / 8)}});
+    text = substitutePlaceholders(
+        text, sm90EpiloguePlaceholders(epilogue, result, "%sum", "%row", "%col", "%m", "%n"));
     FailureOr<gpu::GPUFuncOp> parsed = insertTemplateModule(module, symbols, pass, entry, text);
     // The template is fixed text: it parses.
     assert(succeeded(parsed) && "the split-K reduction template does not parse");
     reduce = *parsed;
+    // The epilogue's ops were checked when it was matched: they emit.
+    if (epilogue && failed(emitSm90Epilogue(reduce, *epilogue, /*firstParameter=*/2)))
+      return;
   }
-  gpu::LaunchFuncOp::create(
-      b, loc, reduce, gpu::KernelDim3{index(llvm::divideCeil(m * n / 4, 256)), one, one},
-      gpu::KernelDim3{index(256), one, one},
-      /*dynamicSharedMemorySize=*/Value(), ValueRange{pointer(destination), pointer(output)});
+  SmallVector<Value> reduceArguments = {pointer(destination), pointer(output)};
+  reduceArguments.append(extra);
+  gpu::LaunchFuncOp::create(b, loc, reduce,
+                            gpu::KernelDim3{index(llvm::divideCeil(m * n / 4, 256)), one, one},
+                            gpu::KernelDim3{index(256), one, one},
+                            /*dynamicSharedMemorySize=*/Value(), reduceArguments);
 }

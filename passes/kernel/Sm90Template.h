@@ -12,6 +12,7 @@
 #define KILN_PASSES_KERNEL_SM90TEMPLATE_H
 
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/Sm90Epilogue.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -60,11 +61,15 @@ const Sm90AOperand &rowMajorMatrixA();
 
 /// The warp-specialised template for `config` (consumers > 0), operand type `operand`,
 /// result type `result` and A operand `a`, as kernel `entry` of a new gpu.module
-/// `kiln_sm90_<entry>` of `module` (reused when it exists). `pass` names the caller in
-/// errors.
-mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
-    mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass, llvm::StringRef entry,
-    mlir::Type operand, mlir::Type result, const Sm90GemmConfig &config, const Sm90AOperand &a);
+/// `kiln_sm90_<entry>` of `module` (reused when it exists). With a non-empty `epilogue`
+/// (and no split-K, whose reduction kernel applies it instead) the kernel applies it
+/// before its stores, its inputs being parameters after %K, and its key is appended to
+/// `entry`. `pass` names the caller in errors.
+mlir::FailureOr<mlir::gpu::GPUFuncOp>
+instantiateWarpSpecialisedGemm(mlir::ModuleOp module, mlir::SymbolTable &symbols,
+                               llvm::StringRef pass, llvm::StringRef entry, mlir::Type operand,
+                               mlir::Type result, const Sm90GemmConfig &config,
+                               const Sm90AOperand &a, const Sm90Epilogue *epilogue = nullptr);
 
 /// A bare pointer to `buffer` for a kernel parameter: a 0-d view of it (the engine passes
 /// the buffer's address).
@@ -73,12 +78,20 @@ mlir::Value barePointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buff
 /// At `b`: launches `gemm` (the warp-specialised template under `config`) over `tiles`
 /// tiles of the M x N result `output`, with the tensor maps `mapA` and `mapB`; with split-K,
 /// into an f32 workspace (a memref.alloc) and then the reduction kernel (templates/
-/// SplitKReduce.mlir, instantiated into `module` once per shape) into `output`.
+/// SplitKReduce.mlir, instantiated into `module` once per shape and epilogue) into
+/// `output`. `epilogueBuffers` are the buffers of `epilogue`'s inputs, passed to whichever
+/// kernel applies it.
 void launchWarpSpecialisedGemm(mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module,
                                mlir::SymbolTable &symbols, llvm::StringRef pass,
                                mlir::gpu::GPUFuncOp gemm, const Sm90GemmConfig &config,
                                int64_t tiles, mlir::Value mapA, mlir::Value mapB,
-                               mlir::Value output, int64_t m, int64_t n, int64_t k);
+                               mlir::Value output, int64_t m, int64_t n, int64_t k,
+                               const Sm90Epilogue *epilogue = nullptr,
+                               mlir::ValueRange epilogueBuffers = {});
+
+/// The buffers `launch` passes for `epilogue`'s inputs, in parameter order.
+llvm::SmallVector<mlir::Value> epilogueBuffers(kernel::LaunchOp launch,
+                                               const Sm90Epilogue &epilogue);
 
 /// Parses `text` (one gpu.module) and moves its module into `module`; returns its `entry`.
 mlir::FailureOr<mlir::gpu::GPUFuncOp>

@@ -1,6 +1,7 @@
 // kernel-matmul-sm90 leaves to the generic lowering the matmul kernels that do not fit
 // its templates: f32 operands, K not a multiple of 8 (TMA needs 16-byte row strides), an
-// epilogue op.
+// op after the product that is not elementwise (fused epilogues:
+// kernel-matmul-sm90-epilogue{,-unmatched}.mlir).
 // RUN: kiln-opt --kernel-matmul-sm90 %s | FileCheck %s
 
 // CHECK-LABEL: kernel.func @f32_operands
@@ -28,7 +29,7 @@ kernel.func @with_epilogue(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: m
   matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf16>) {
   ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x128xf16>):
     %r = graph.matmul %x, %y : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16>
-    %s = graph.relu %r : tensor<128x128xf16>
+    %s = graph.softmax %r {axis = 1 : i64} : (tensor<128x128xf16>) -> tensor<128x128xf16>
     kernel.yield %s : tensor<128x128xf16>
   }
   return

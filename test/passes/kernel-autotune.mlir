@@ -125,6 +125,32 @@ func.func @main(%x: memref<32x56x56x64xf16>, %y: memref<32x56x56x256xf16>) attri
 
 // -----
 
+// The ResNet bottleneck's end, fused (bias + residual + ReLU, the epilogue of
+// kernel-conv-sm90): a tuner candidate like the bare convolution.
+// CHECK-LABEL: kernel.func @fused_conv
+// CHECK-SAME: kernel.config = {{{.*}}template = "sm90_gemm"
+// CHECK-SAME: source = "cost-model"
+memref.global "private" constant @w : memref<256x1x1x64xf16> = dense<1.0>
+memref.global "private" constant @b : memref<256xf16> = dense<0.5>
+kernel.func @fused_conv(%x: memref<32x56x56x64xf16>, %w: memref<256x1x1x64xf16>, %bias: memref<256xf16>, %res: memref<32x56x56x256xf16>, %y: memref<32x56x56x256xf16>) {
+  conv ins(%x, %w, %bias, %res : memref<32x56x56x64xf16>, memref<256x1x1x64xf16>, memref<256xf16>, memref<32x56x56x256xf16>) outs(%y : memref<32x56x56x256xf16>) {
+  ^bb0(%a: tensor<32x56x56x64xf16>, %b: tensor<256x1x1x64xf16>, %c: tensor<256xf16>, %d: tensor<32x56x56x256xf16>):
+    %r = graph.conv %a, %b, %c {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<32x56x56x64xf16>, tensor<256x1x1x64xf16>, tensor<256xf16>) -> tensor<32x56x56x256xf16>
+    %s = graph.add %r, %d : (tensor<32x56x56x256xf16>, tensor<32x56x56x256xf16>) -> tensor<32x56x56x256xf16>
+    %t = graph.relu %s : tensor<32x56x56x256xf16>
+    kernel.yield %t : tensor<32x56x56x256xf16>
+  }
+  return
+}
+func.func @main(%x: memref<32x56x56x64xf16>, %res: memref<32x56x56x256xf16>, %y: memref<32x56x56x256xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  %w = memref.get_global @w : memref<256x1x1x64xf16>
+  %b = memref.get_global @b : memref<256xf16>
+  kernel.launch @fused_conv(%x, %w, %b, %res, %y) : (memref<32x56x56x64xf16>, memref<256x1x1x64xf16>, memref<256xf16>, memref<32x56x56x256xf16>, memref<32x56x56x256xf16>) -> ()
+  return
+}
+
+// -----
+
 // The same convolution with a weight computed at run time: kernel-conv-sm90 would leave
 // it generic, so there is nothing to tune.
 // CHECK-LABEL: kernel.func @runtime_weight

@@ -5,9 +5,11 @@
 // pipeline: docs/codegen-sm90.md.
 //
 // The pass substitutes {MODULE}, {ENTRY}, {IN} (f16, bf16), {OUT} (f32, f16, bf16),
-// {CONVERT} (nothing for f32; else the truncation of %v, the vector<4xf32> of
-// accumulators, into %out), {STORED} (%v or %out) and {STORE_ALIGNMENT} (the bytes of
-// four {OUT}), then parses the result.
+// {EPILOGUE_PARAMETERS} and {EPILOGUE} (a fused epilogue's inputs after %K and the op
+// standing for its arithmetic on %v, the vector<4xf32> of accumulators, replaced once
+// parsed: passes/kernel/Sm90Epilogue.h; or nothing), {CONVERT} (nothing for f32; else the
+// truncation of the f32 value into %out), {STORED} (the value stored) and
+// {STORE_ALIGNMENT} (the bytes of four {OUT}), then parses the result.
 
 !tmA = !nvgpu.tensormap.descriptor<tensor = memref<128x64x{IN}, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 !tmB = !nvgpu.tensormap.descriptor<tensor = memref<64x64x{IN}, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
@@ -36,7 +38,7 @@ gpu.module @{MODULE} {
   // 100352 bytes of dynamic shared memory. %C is a bare pointer to the row-major M x N
   // output; M, N, K are multiples of 128, 128, 64.
   gpu.func @{ENTRY}(%descA: !tmA, %descB: !tmB, %C: memref<{OUT}>,
-                                       %M: i32, %N: i32, %K: i32)
+                                       %M: i32, %N: i32, %K: i32{EPILOGUE_PARAMETERS})
       kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -195,6 +197,7 @@ gpu.module @{MODULE} {
       %v = vector.load %cs[%r, %col] {alignment = 16}
         : memref<128x128xf32, strided<[136, 1]>, #gpu.address_space<workgroup>>, vector<4xf32>
       %grow = arith.addi %m0, %r : index
+      {EPILOGUE}
       {CONVERT}
       vector.store {STORED}, %cg[%grow, %gcol] {alignment = {STORE_ALIGNMENT}}
         : memref<?x?x{OUT}, strided<[?, 1]>>, vector<4x{OUT}>

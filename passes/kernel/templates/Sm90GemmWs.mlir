@@ -27,8 +27,11 @@
 //                    map for the wgmma descriptor of A (only its swizzle is used)
 //   ROW_END         defines %rowEnd, the end of the tile's rows to store
 //   ROW_MAP         from the tile's row %r, %grow (C's row) and %rowOk (i1: store it)
-// and the types and configuration (in braces in the code): MODULE, ENTRY, IN, OUT, CONVERT
-// (the truncation of %v, vector<4xf32>, into %out, or nothing), STORED (%v or %out),
+// and the types and configuration (in braces in the code): MODULE, ENTRY, IN, OUT,
+// EPILOGUE_PARAMETERS (a fused epilogue's inputs, bare pointers after %K, or nothing),
+// EPILOGUE (the op standing for the epilogue's arithmetic on %v, the vector<4xf32> of C at
+// [%grow, %gcol], which the pass replaces once parsed: passes/kernel/Sm90Epilogue.h; or
+// nothing), CONVERT (the truncation of the f32 value into %out, or nothing), STORED,
 // STORE_ALIGNMENT, TILE_N (64, 128 or 256), STAGES, B_BOXES = TILE_N / 64, B_STAGE_BYTES =
 // 64 * TILE_N * 2, STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * 16384,
 // STAGED_COLUMNS = TILE_N + 8, ROW_LANES = min(32, TILE_N / 4), SPLITS (the parts K is
@@ -73,7 +76,7 @@ gpu.module @{MODULE} {
   // is a bare pointer to the row-major M x N output; N and K are multiples of 8 (TMA wants
   // 16-byte row strides), M is anything.
   gpu.func @{ENTRY}(%descA: !tmA, %descB: !tmB, %C: memref<{OUT}>,
-                                       %M: i32, %N: i32, %K: i32)
+                                       %M: i32, %N: i32, %K: i32{EPILOGUE_PARAMETERS})
       kernel attributes {known_block_size = array<i32: {THREADS}, 1, 1>, nvvm.minctasm = {CTAS_PER_SM} : i32} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -344,6 +347,7 @@ gpu.module @{MODULE} {
             %inside = arith.andi %rowOk, %colOk : i1
             scf.if %inside {
               %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<4xf32>
+              {EPILOGUE}
               {CONVERT}
               vector.store {STORED}, %cg[%grow, %gcol] {alignment = {STORE_ALIGNMENT}}
                 : memref<?x?x{OUT}, strided<[?, 1], offset: ?>>, vector<4x{OUT}>

@@ -1,12 +1,16 @@
 // The second kernel of a split-K GEMM (Sm90GemmWs.mlir with SPLITS > 1): C[i] = the sum
 // over p < SPLITS of W[p * M * N + i], W being the f32 workspace of the parts' partial
 // sums, rounded to OUT. One thread adds 4 consecutive elements (16-byte loads; M * N is a
-// multiple of 4, since N is a multiple of 8). Placeholders (in braces in the code): MODULE,
-// ENTRY, OUT (f16 or bf16), SPLITS, ELEMENTS (= M * N) and QUADS (= M * N / 4). Grid
-// (ceil(QUADS / 256), 1, 1), block (256, 1, 1); both parameters are bare pointers.
+// multiple of 4, since N is a multiple of 8). A fused epilogue (passes/kernel/Sm90Epilogue.h)
+// runs here on the sums, not in the GEMM's parts. Placeholders (in braces in the code):
+// MODULE, ENTRY, OUT, SPLITS, ELEMENTS (= M * N), QUADS (= M * N / 4), M, N,
+// EPILOGUE_PARAMETERS and EPILOGUE (the epilogue's inputs and the op standing for its
+// arithmetic on %sum, or nothing), CONVERT, STORED and STORE_ALIGNMENT (as in the GEMM
+// templates). Grid (ceil(QUADS / 256), 1, 1), block (256, 1, 1); every parameter is a
+// bare pointer.
 
 gpu.module @{MODULE} {
-  gpu.func @{ENTRY}(%workspacePointer: memref<f32>, %cPointer: memref<{OUT}>)
+  gpu.func @{ENTRY}(%workspacePointer: memref<f32>, %cPointer: memref<{OUT}>{EPILOGUE_PARAMETERS})
       kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -33,8 +37,15 @@ gpu.module @{MODULE} {
         %next = arith.addf %acc, %part : vector<4xf32>
         scf.yield %next : vector<4xf32>
       }
-      %rounded = arith.truncf %sum : vector<4xf32> to vector<4x{OUT}>
-      vector.store %rounded, %c[%first] {alignment = 8} : memref<{ELEMENTS}x{OUT}>, vector<4x{OUT}>
+      // C's row and first column of the four elements, for the epilogue.
+      %m = arith.constant {M} : index
+      %n = arith.constant {N} : index
+      %row = arith.divui %first, %n : index
+      %col = arith.remui %first, %n : index
+      {EPILOGUE}
+      {CONVERT}
+      vector.store {STORED}, %c[%first] {alignment = {STORE_ALIGNMENT}}
+        : memref<{ELEMENTS}x{OUT}>, vector<4x{OUT}>
     }
     gpu.return
   }

@@ -836,49 +836,52 @@ Value createFloatClamp(OpBuilder &b, Location loc, Value x, Value low, Value hig
   return floatExtremum(b, loc, floatExtremum(b, loc, x, low, /*max=*/true), high, /*max=*/false);
 }
 
+namespace {
+
+/// Every op lowered here, in one list: the patterns and createElementwiseScalar both
+/// walk it.
+template <typename... Ops> struct OpList {};
+using ElementwiseOps = OpList< // Arithmetic.
+    graph::AddOp, graph::SubOp, graph::MulOp, graph::DivOp, graph::PowOp, graph::ModOp,
+    graph::BitShiftOp, graph::BitwiseAndOp, graph::BitwiseOrOp, graph::BitwiseXorOp,
+    graph::BitwiseNotOp, graph::AndOp, graph::OrOp, graph::XorOp, graph::NotOp, graph::PReluOp,
+    // Comparisons.
+    graph::EqualOp, graph::LessOp, graph::LessOrEqualOp, graph::GreaterOp, graph::GreaterOrEqualOp,
+    // Variadic, selection, clamping, conversion.
+    graph::MaxOp, graph::MinOp, graph::SumOp, graph::MeanOp, graph::WhereOp, graph::ClipOp,
+    graph::CastOp,
+    // Unary math.
+    graph::ReluOp, graph::AbsOp, graph::NegOp, graph::SignOp, graph::ReciprocalOp, graph::SqrtOp,
+    graph::ExpOp, graph::LogOp, graph::ErfOp, graph::FloorOp, graph::CeilOp, graph::RoundOp,
+    graph::SinOp, graph::CosOp, graph::TanOp, graph::AsinOp, graph::AcosOp, graph::AtanOp,
+    graph::SinhOp, graph::CoshOp, graph::TanhOp, graph::AsinhOp, graph::AcoshOp, graph::AtanhOp,
+    // Activations and predicates.
+    graph::SigmoidOp, graph::SoftplusOp, graph::SoftsignOp, graph::MishOp, graph::HardSwishOp,
+    graph::SiluOp, graph::HardSigmoidOp, graph::EluOp, graph::CeluOp, graph::SeluOp,
+    graph::LeakyReluOp, graph::ThresholdedReluOp, graph::ShrinkOp, graph::GeluOp, graph::IsNaNOp,
+    graph::IsInfOp>;
+
+template <typename... Ops>
+void addPatterns(OpList<Ops...>, const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ElementwiseLowering<Ops>...>(converter, patterns.getContext());
+}
+
+template <typename... Ops>
+Value dispatchScalar(OpList<Ops...>, Operation *op, OpBuilder &b, Location loc, ValueRange args) {
+  Value result;
+  // The one op type `op` is computes it (`||` stops at the first match).
+  (void)((isa<Ops>(op) && (result = computeElement(cast<Ops>(op), b, loc, args), true)) || ...);
+  return result;
+}
+
+} // namespace
+
+Value createElementwiseScalar(Operation *op, OpBuilder &b, Location loc, ValueRange args) {
+  return dispatchScalar(ElementwiseOps{}, op, b, loc, args);
+}
+
 void populateElementwiseLowering(const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<
-      // Arithmetic.
-      ElementwiseLowering<graph::AddOp>, ElementwiseLowering<graph::SubOp>,
-      ElementwiseLowering<graph::MulOp>, ElementwiseLowering<graph::DivOp>,
-      ElementwiseLowering<graph::PowOp>, ElementwiseLowering<graph::ModOp>,
-      ElementwiseLowering<graph::BitShiftOp>, ElementwiseLowering<graph::BitwiseAndOp>,
-      ElementwiseLowering<graph::BitwiseOrOp>, ElementwiseLowering<graph::BitwiseXorOp>,
-      ElementwiseLowering<graph::BitwiseNotOp>, ElementwiseLowering<graph::AndOp>,
-      ElementwiseLowering<graph::OrOp>, ElementwiseLowering<graph::XorOp>,
-      ElementwiseLowering<graph::NotOp>, ElementwiseLowering<graph::PReluOp>,
-      // Comparisons.
-      ElementwiseLowering<graph::EqualOp>, ElementwiseLowering<graph::LessOp>,
-      ElementwiseLowering<graph::LessOrEqualOp>, ElementwiseLowering<graph::GreaterOp>,
-      ElementwiseLowering<graph::GreaterOrEqualOp>,
-      // Variadic, selection, clamping, conversion.
-      ElementwiseLowering<graph::MaxOp>, ElementwiseLowering<graph::MinOp>,
-      ElementwiseLowering<graph::SumOp>, ElementwiseLowering<graph::MeanOp>,
-      ElementwiseLowering<graph::WhereOp>, ElementwiseLowering<graph::ClipOp>,
-      ElementwiseLowering<graph::CastOp>,
-      // Unary math.
-      ElementwiseLowering<graph::ReluOp>, ElementwiseLowering<graph::AbsOp>,
-      ElementwiseLowering<graph::NegOp>, ElementwiseLowering<graph::SignOp>,
-      ElementwiseLowering<graph::ReciprocalOp>, ElementwiseLowering<graph::SqrtOp>,
-      ElementwiseLowering<graph::ExpOp>, ElementwiseLowering<graph::LogOp>,
-      ElementwiseLowering<graph::ErfOp>, ElementwiseLowering<graph::FloorOp>,
-      ElementwiseLowering<graph::CeilOp>, ElementwiseLowering<graph::RoundOp>,
-      ElementwiseLowering<graph::SinOp>, ElementwiseLowering<graph::CosOp>,
-      ElementwiseLowering<graph::TanOp>, ElementwiseLowering<graph::AsinOp>,
-      ElementwiseLowering<graph::AcosOp>, ElementwiseLowering<graph::AtanOp>,
-      ElementwiseLowering<graph::SinhOp>, ElementwiseLowering<graph::CoshOp>,
-      ElementwiseLowering<graph::TanhOp>, ElementwiseLowering<graph::AsinhOp>,
-      ElementwiseLowering<graph::AcoshOp>, ElementwiseLowering<graph::AtanhOp>,
-      // Activations and predicates.
-      ElementwiseLowering<graph::SigmoidOp>, ElementwiseLowering<graph::SoftplusOp>,
-      ElementwiseLowering<graph::SoftsignOp>, ElementwiseLowering<graph::MishOp>,
-      ElementwiseLowering<graph::HardSwishOp>, ElementwiseLowering<graph::SiluOp>,
-      ElementwiseLowering<graph::HardSigmoidOp>, ElementwiseLowering<graph::EluOp>,
-      ElementwiseLowering<graph::CeluOp>, ElementwiseLowering<graph::SeluOp>,
-      ElementwiseLowering<graph::LeakyReluOp>, ElementwiseLowering<graph::ThresholdedReluOp>,
-      ElementwiseLowering<graph::ShrinkOp>, ElementwiseLowering<graph::GeluOp>,
-      ElementwiseLowering<graph::IsNaNOp>, ElementwiseLowering<graph::IsInfOp>>(
-      converter, patterns.getContext());
+  addPatterns(ElementwiseOps{}, converter, patterns);
 }
 
 } // namespace kiln::lowering

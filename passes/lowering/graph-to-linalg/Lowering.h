@@ -301,6 +301,14 @@ mlir::Value createActivation(mlir::OpBuilder &builder, mlir::Location loc, llvm:
 /// Whether `name` is one of the activations createActivation builds.
 bool isActivationName(llvm::StringRef name);
 
+/// The scalar computation of the elementwise graph op `op` (one of those Elementwise.cpp
+/// lowers: arithmetic, comparisons, Clip, Cast, unary math, activations) on `args`, one
+/// element of each of its operands in their converted element types: the body its
+/// linalg.generic gets, for other code generators (the sm_90a GEMM epilogue) to reuse.
+/// Null when `op` is no such op or its element types are not handled.
+mlir::Value createElementwiseScalar(mlir::Operation *op, mlir::OpBuilder &builder,
+                                    mlir::Location loc, mlir::ValueRange args);
+
 /// The float scalar `x` clamped to [`low`, `high`] as Clip does (a NaN propagates).
 mlir::Value createFloatClamp(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value x,
                              mlir::Value low, mlir::Value high);

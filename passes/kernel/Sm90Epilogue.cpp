@@ -1,0 +1,374 @@
+//===- Sm90Epilogue.cpp - Fused epilogues of the Hopper GEMM templates ----===//
+
+#include "passes/kernel/Sm90Epilogue.h"
+
+#include "dialects/graph/GraphOps.h"
+#include "passes/lowering/graph-to-linalg/Lowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace mlir;
+namespace graph = kiln::graph;
+
+namespace {
+
+/// The attribute that marks the op standing for the epilogue in a parsed template.
+constexpr StringLiteral kMarkerAttr = "kiln.epilogue";
+
+/// The one value of a float constant that holds one (a splat, or a single element), as a
+/// double.
+std::optional<double> singleFloat(Attribute attr) {
+  auto elements = dyn_cast<ElementsAttr>(attr);
+  if (!elements)
+    return std::nullopt;
+  auto type = dyn_cast<FloatType>(elements.getElementType());
+  if (!type)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (!dense.isSplat())
+      return std::nullopt;
+    return dense.getSplatValue<APFloat>().convertToDouble();
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  if (!resource || elements.getNumElements() != 1 || type.getWidth() > 64)
+    return std::nullopt;
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob || blob->getData().size() * 8 < type.getWidth())
+    return std::nullopt;
+  uint64_t raw = 0;
+  std::memcpy(&raw, blob->getData().data(), type.getWidth() / 8);
+  return APFloat(type.getFloatSemantics(), APInt(type.getWidth(), raw)).convertToDouble();
+}
+
+/// How an operand of C's shape `output` reads a tensor of type `type`.
+std::optional<kiln::Sm90EpilogueInput::Kind> classify(RankedTensorType type,
+                                                      ArrayRef<int64_t> output) {
+  using Kind = kiln::Sm90EpilogueInput::Kind;
+  if (!type.hasStaticShape() || !isa<FloatType>(type.getElementType()) ||
+      type.getRank() > int64_t(output.size()))
+    return std::nullopt;
+  if (type.getNumElements() == 1)
+    return Kind::Scalar;
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape == output)
+    return Kind::Full;
+  if (shape.back() == output.back() &&
+      llvm::all_of(shape.drop_back(), [](int64_t extent) { return extent == 1; }))
+    return Kind::PerColumn;
+  return std::nullopt;
+}
+
+/// `op`'s scalar computation (the generic lowering's) on `args`, f32 scalars, as if its
+/// float operands and results were f32: a detached copy of the op with those types is
+/// what the lowering sees. The result is brought back to f32 (a Cast to f16 rounds, then
+/// widens again). Null where the lowering has nothing for the op.
+Value emitInF32(OpBuilder &b, Location loc, Operation *op, ValueRange args) {
+  Type f32 = b.getF32Type();
+  auto retype = [&](Type type) -> Type {
+    Type element = getElementTypeOrSelf(type);
+    return RankedTensorType::get({}, isa<FloatType>(element) ? f32 : element);
+  };
+  Block scratch;
+  IRMapping mapping;
+  for (Value operand : op->getOperands())
+    if (!mapping.contains(operand))
+      mapping.map(operand, scratch.addArgument(retype(operand.getType()), loc));
+  Operation *copy = op->cloneWithoutRegions(mapping);
+  for (OpResult result : copy->getResults())
+    result.setType(retype(result.getType()));
+  Value result = kiln::lowering::createElementwiseScalar(copy, b, loc, args);
+  copy->erase();
+  if (!result)
+    return Value();
+  auto type = dyn_cast<FloatType>(result.getType());
+  if (!type)
+    return Value();
+  if (type.getWidth() < 32)
+    return arith::ExtFOp::create(b, loc, f32, result);
+  if (type.getWidth() > 32)
+    return arith::TruncFOp::create(b, loc, f32, result);
+  return result;
+}
+
+/// One lane of the epilogue: `epilogue`'s chain on `product` (f32), the inputs' values
+/// for this lane in `inputs` (one per Sm90Epilogue::inputs entry). Null where an op
+/// cannot be emitted.
+Value emitLane(OpBuilder &b, Location loc, const kiln::Sm90Epilogue &epilogue, Value product,
+               ArrayRef<Value> inputs) {
+  DenseMap<Value, Value> lane;
+  Block *body = Value(epilogue.product).getParentBlock();
+  for (auto [input, value] : llvm::zip(epilogue.inputs, inputs))
+    lane[body->getArgument(input.argument)] = value;
+  Value current = product;
+  if (epilogue.bias)
+    current = arith::AddFOp::create(b, loc, current, lane.lookup(epilogue.bias));
+  lane[epilogue.product] = current;
+  for (Operation *op : epilogue.ops) {
+    SmallVector<Value> args;
+    for (Value operand : op->getOperands()) {
+      if (Value known = lane.lookup(operand)) {
+        args.push_back(known);
+        continue;
+      }
+      auto constant = operand.getDefiningOp<graph::ConstantOp>();
+      std::optional<double> value = constant ? singleFloat(constant.getValue()) : std::nullopt;
+      if (!value)
+        return Value();
+      args.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(*value)));
+    }
+    Value result = emitInF32(b, loc, op, args);
+    if (!result)
+      return Value();
+    lane[op->getResult(0)] = result;
+  }
+  return lane.lookup(epilogue.ops.empty() ? epilogue.product : epilogue.ops.back()->getResult(0));
+}
+
+std::string shortName(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  return name.starts_with("graph.") ? name.drop_front(6).str() : name.str();
+}
+
+} // namespace
+
+std::optional<kiln::Sm90Epilogue> kiln::matchSm90Epilogue(Operation *anchor, Value bias,
+                                                          MemRefType outputType) {
+  if (anchor->getNumResults() != 1 || !outputType.hasStaticShape() || outputType.getRank() < 1)
+    return std::nullopt;
+  Block *body = anchor->getBlock();
+  ArrayRef<int64_t> output = outputType.getShape();
+  Sm90Epilogue epilogue;
+  epilogue.product = anchor->getResult(0);
+  epilogue.bias = bias;
+  std::map<unsigned, Sm90EpilogueInput> inputs;
+  auto addInput = [&](BlockArgument argument) {
+    auto type = dyn_cast<RankedTensorType>(argument.getType());
+    std::optional<Sm90EpilogueInput::Kind> kind = type ? classify(type, output) : std::nullopt;
+    if (!kind)
+      return false;
+    inputs[argument.getArgNumber()] = {argument.getArgNumber(), *kind, type.getElementType()};
+    return true;
+  };
+  if (bias) {
+    auto argument = dyn_cast<BlockArgument>(bias);
+    if (!argument || argument.getOwner() != body || !addInput(argument) ||
+        inputs[argument.getArgNumber()].kind != Sm90EpilogueInput::Kind::PerColumn)
+      return std::nullopt;
+  }
+
+  // The ops after the anchor: elementwise ops of C's shape (a chain, or any graph of them:
+  // GELU written out reads the biased product twice), each operand the product, an
+  // earlier op's value, a kernel input or a constant of one value; the yield stores one
+  // of their values. The block's order is an order of evaluation.
+  Operation *yield = body->getTerminator();
+  if (yield->getNumOperands() != 1)
+    return std::nullopt;
+  bool afterAnchor = false;
+  for (Operation &op : body->without_terminator()) {
+    if (&op == anchor) {
+      afterAnchor = true;
+      continue;
+    }
+    if (isa<graph::ConstantOp>(op))
+      continue;
+    if (!afterAnchor || op.getNumResults() != 1 || op.getNumRegions() != 0 ||
+        op.getDialect() != anchor->getDialect())
+      return std::nullopt;
+    auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+    if (!type || type.getShape() != output || !isa<FloatType>(type.getElementType()))
+      return std::nullopt;
+    for (Value operand : op.getOperands()) {
+      if (operand == epilogue.product || llvm::is_contained(epilogue.ops, operand.getDefiningOp()))
+        continue;
+      if (auto argument = dyn_cast<BlockArgument>(operand)) {
+        if (argument.getOwner() != body || !addInput(argument))
+          return std::nullopt;
+        continue;
+      }
+      auto constant = operand.getDefiningOp<graph::ConstantOp>();
+      if (!constant || !singleFloat(constant.getValue()))
+        return std::nullopt;
+    }
+    epilogue.ops.push_back(&op);
+  }
+  Value stored = yield->getOperand(0);
+  if (stored != (epilogue.ops.empty() ? epilogue.product : epilogue.ops.back()->getResult(0)))
+    return std::nullopt;
+  for (auto &[argument, input] : inputs)
+    epilogue.inputs.push_back(input);
+
+  // Every op must have an emission: try them once on stand-in values, in a scratch
+  // module.
+  if (!epilogue.ops.empty()) {
+    MLIRContext *context = anchor->getContext();
+    Location loc = anchor->getLoc();
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
+    OpBuilder b(context);
+    b.setInsertionPointToEnd(scratch->getBody());
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    SmallVector<Value> stand(epilogue.inputs.size(), zero);
+    if (!emitLane(b, loc, epilogue, zero, stand))
+      return std::nullopt;
+  }
+  return epilogue;
+}
+
+std::string kiln::Sm90Epilogue::key() const {
+  if (empty())
+    return "";
+  std::string text, names;
+  llvm::raw_string_ostream os(text);
+  if (bias) {
+    os << "bias";
+    names += "_bias";
+  }
+  Block *body = Value(product).getParentBlock();
+  for (Operation *op : ops) {
+    names += "_" + shortName(op);
+    os << op->getName() << op->getAttrDictionary() << op->getPropertiesAsAttribute();
+    for (Value operand : op->getOperands()) {
+      if (operand == product)
+        os << " p";
+      else if (auto argument = dyn_cast<BlockArgument>(operand);
+               argument && argument.getOwner() == body)
+        os << " a" << argument.getArgNumber();
+      else if (llvm::is_contained(ops, operand.getDefiningOp()))
+        os << " o" << llvm::find(ops, operand.getDefiningOp()) - ops.begin();
+      else if (auto constant = operand.getDefiningOp<graph::ConstantOp>())
+        os << " c" << llvm::format("%a", *singleFloat(constant.getValue()));
+    }
+    os << " -> " << op->getResult(0).getType() << ";";
+  }
+  for (const Sm90EpilogueInput &input : inputs)
+    os << " in" << input.argument << ":" << int(input.kind) << ":" << input.elementType;
+  return names + "_" + llvm::utohexstr(uint32_t(llvm::hash_value(text)), /*LowerCase=*/true);
+}
+
+std::string kiln::Sm90Epilogue::describe() const {
+  std::string text;
+  if (bias)
+    text = "bias";
+  for (Operation *op : ops)
+    text += (text.empty() ? "" : ", ") + shortName(op);
+  return text;
+}
+
+SmallVector<std::pair<StringRef, std::string>>
+kiln::sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, Type result, StringRef value,
+                               StringRef row, StringRef column, StringRef m, StringRef n) {
+  std::string parameters, marker, stored = value.str();
+  if (epilogue && !epilogue->empty()) {
+    for (auto [index, input] : llvm::enumerate(epilogue->inputs)) {
+      std::string type;
+      llvm::raw_string_ostream os(type);
+      os << input.elementType;
+      parameters += llvm::formatv(", %epilogue{0}: memref<{1}>", index, type).str();
+    }
+    marker = llvm::formatv("%epilogued = builtin.unrealized_conversion_cast {0}, {1}, {2}, {3}, "
+                           "{4} : vector<4xf32>, index, index, index, index to vector<4xf32> "
+                           "{{{5}}",
+                           value, row, column, m, n, kMarkerAttr)
+                 .str();
+    stored = "%epilogued";
+  }
+  std::string convert;
+  if (!result.isF32()) {
+    std::string out = result.isF16() ? "f16" : "bf16";
+    convert = "%out = arith.truncf " + stored + " : vector<4xf32> to vector<4x" + out + ">";
+    stored = "%out";
+  }
+  return {{"EPILOGUE_PARAMETERS", parameters},
+          {"EPILOGUE", marker},
+          {"CONVERT", convert},
+          {"STORED", stored}};
+}
+
+LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &epilogue,
+                                     unsigned firstParameter) {
+  UnrealizedConversionCastOp marker;
+  kernel.walk([&](UnrealizedConversionCastOp op) {
+    if (op->hasAttr(kMarkerAttr))
+      marker = op;
+  });
+  if (!marker || marker.getNumOperands() != 5 ||
+      kernel.getNumArguments() != firstParameter + epilogue.inputs.size())
+    return kernel.emitError("the template has no epilogue marker or parameters");
+  OpBuilder b(marker);
+  Location loc = marker.getLoc();
+  Value vector = marker.getOperand(0), row = marker.getOperand(1), column = marker.getOperand(2),
+        m = marker.getOperand(3), n = marker.getOperand(4);
+  Type f32 = b.getF32Type();
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  // Each input's four lanes, as f32.
+  SmallVector<SmallVector<Value, 4>> lanes;
+  for (auto [position, input] : llvm::enumerate(epilogue.inputs)) {
+    Value pointer = kernel.getArgument(firstParameter + position);
+    Type element = input.elementType;
+    auto widen = [&](Value value) -> Value {
+      Type type = value.getType();
+      unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+      Type wide = isa<VectorType>(type) ? Type(VectorType::get({4}, f32)) : f32;
+      if (width < 32)
+        return arith::ExtFOp::create(b, loc, wide, value);
+      if (width > 32)
+        return arith::TruncFOp::create(b, loc, wide, value);
+      return value;
+    };
+    SmallVector<Value, 4> values;
+    if (input.kind == Sm90EpilogueInput::Kind::Scalar) {
+      auto view = memref::ReinterpretCastOp::create(b, loc, MemRefType::get({1}, element), pointer,
+                                                    /*offset=*/0, ArrayRef<int64_t>{1},
+                                                    ArrayRef<int64_t>{1});
+      Value scalar = widen(memref::LoadOp::create(b, loc, view, ValueRange{index(0)}));
+      values.assign(4, scalar);
+    } else {
+      // Four consecutive elements: of the per-column vector at the column, or of C's shape
+      // at (row, column). N is a multiple of 8, so they never straddle a row.
+      bool full = input.kind == Sm90EpilogueInput::Kind::Full;
+      Value extent = full ? arith::MulIOp::create(b, loc, m, n).getResult() : n;
+      Value at = column;
+      if (full)
+        at = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, row, n), column);
+      auto type = MemRefType::get({ShapedType::kDynamic}, element);
+      auto view = memref::ReinterpretCastOp::create(
+          b, loc, type, pointer, OpFoldResult(b.getIndexAttr(0)), ArrayRef<OpFoldResult>{extent},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+      int64_t bytes = 4 * element.getIntOrFloatBitWidth() / 8;
+      Value loaded =
+          widen(vector::LoadOp::create(b, loc, VectorType::get({4}, element), view, ValueRange{at},
+                                       /*nontemporal=*/false, llvm::MaybeAlign(bytes)));
+      for (int64_t lane = 0; lane < 4; ++lane)
+        values.push_back(vector::ExtractOp::create(b, loc, loaded, lane));
+    }
+    lanes.push_back(values);
+  }
+  SmallVector<Value, 4> results;
+  for (int64_t lane = 0; lane < 4; ++lane) {
+    SmallVector<Value> inputs;
+    for (const SmallVector<Value, 4> &values : lanes)
+      inputs.push_back(values[lane]);
+    Value product = vector::ExtractOp::create(b, loc, vector, lane);
+    Value result = emitLane(b, loc, epilogue, product, inputs);
+    if (!result)
+      return kernel.emitError("an epilogue op has no scalar emission");
+    results.push_back(result);
+  }
+  Value combined =
+      vector::FromElementsOp::create(b, loc, VectorType::get({4}, f32), results).getResult();
+  marker.getResult(0).replaceAllUsesWith(combined);
+  marker.erase();
+  return success();
+}

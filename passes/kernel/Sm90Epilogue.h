@@ -1,0 +1,91 @@
+//===- Sm90Epilogue.h - Fused epilogues of the Hopper GEMM templates -*- C++ -*-===//
+//
+// A matmul or conv kernel's body may continue after its anchor (graph.matmul, graph.conv)
+// with elementwise graph ops ending in the yield: bias, activation, residual, scale, cast
+// (graph-to-kernel's vertical fusion). The sm_90a templates apply those ops
+// to the f32 accumulators of four consecutive columns of C, just before the conversion to
+// the output type and the global store (or, with split-K, in the reduction kernel). The
+// ops' scalar arithmetic is the generic lowering's (lowering::createElementwiseScalar),
+// evaluated in f32; an op it cannot emit leaves the kernel to the generic path.
+//
+// The other operand of a binary op is a constant of one value, or a kernel input read
+// per column of C (a per-output-channel vector: bias, scale), as one value (a scalar), or
+// at C's own [row, column] (a residual of the output's shape and layout). Those inputs
+// are the kernel's extra parameters, bare pointers after %M, %N, %K
+// (docs/codegen-sm90.md, "Fused epilogues").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_KERNEL_SM90EPILOGUE_H
+#define KILN_PASSES_KERNEL_SM90EPILOGUE_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+#include <string>
+
+namespace kiln {
+
+/// A kernel input an epilogue reads: one extra parameter of the template kernel.
+struct Sm90EpilogueInput {
+  enum class Kind {
+    Scalar,    // one value for all of C
+    PerColumn, // one value per column of C (per output channel)
+    Full,      // C's shape and layout, read at C's [row, column]
+  };
+  /// The kernel.func argument (and kernel.launch operand) it is.
+  unsigned argument = 0;
+  Kind kind = Kind::Scalar;
+  mlir::Type elementType;
+};
+
+/// The elementwise ops a template applies to the f32 accumulators before the store.
+struct Sm90Epilogue {
+  /// The anchor's result in the template op's body: where the chain starts.
+  mlir::Value product;
+  /// graph.conv's bias operand (a body argument read per column), added first; or null.
+  mlir::Value bias;
+  /// The graph ops, in order of evaluation; each reads the product, earlier ops' values,
+  /// inputs and constants.
+  llvm::SmallVector<mlir::Operation *> ops;
+  /// The inputs the chain reads, in kernel-argument order: the template kernel's
+  /// parameters after %K.
+  llvm::SmallVector<Sm90EpilogueInput> inputs;
+
+  bool empty() const { return ops.empty() && !bias; }
+  /// The kernel-name suffix that tells this epilogue apart: "" when empty, else
+  /// "_<op names>_<hash of the ops, their attributes and operands>".
+  std::string key() const;
+  /// "graph.add (bias), graph.relu": for reports.
+  std::string describe() const;
+};
+
+/// The epilogue of a template op's body: the elementwise ops from `anchor`'s (one) result
+/// to the body's yield (a chain, or any graph of them, in block order), with `bias` (a
+/// body argument, or null) added first. `outputType` is the output buffer's type; C is
+/// its shape flattened to rows x its last extent. Nullopt when some op is no elementwise
+/// op the epilogue can emit or changes C's shape, an operand is of another kind, the body
+/// stores more than one value, or it holds anything else before the anchor but inlined
+/// constants.
+std::optional<Sm90Epilogue> matchSm90Epilogue(mlir::Operation *anchor, mlir::Value bias,
+                                              mlir::MemRefType outputType);
+
+/// The template placeholders of `epilogue` ({EPILOGUE_PARAMETERS}, {EPILOGUE}, {CONVERT},
+/// {STORED}): the extra parameters, the marker op that stands for the chain (replaced by
+/// emitSm90Epilogue once parsed), and the conversion of its value (or of `value` when
+/// the epilogue is empty) to `result`. `value`, `row`, `column`, `m`, `n` name the
+/// template's SSA values of the f32 vector, C's row and first column, and C's extents.
+llvm::SmallVector<std::pair<llvm::StringRef, std::string>>
+sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, mlir::Type result, llvm::StringRef value,
+                         llvm::StringRef row, llvm::StringRef column, llvm::StringRef m,
+                         llvm::StringRef n);
+
+/// Replaces the marker op in `kernel` (a parsed template) with `epilogue`'s arithmetic on
+/// four lanes, reading its inputs from the kernel's parameters `firstParameter`.. .
+mlir::LogicalResult emitSm90Epilogue(mlir::gpu::GPUFuncOp kernel, const Sm90Epilogue &epilogue,
+                                     unsigned firstParameter);
+
+} // namespace kiln
+
+#endif // KILN_PASSES_KERNEL_SM90EPILOGUE_H

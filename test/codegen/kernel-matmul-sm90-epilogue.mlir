@@ -1,0 +1,226 @@
+// kernel-matmul-sm90 with fused epilogues (passes/kernel/Sm90Epilogue.h): the elementwise
+// ops after the product run on the f32 accumulators of four columns just before the store,
+// their other operands read through extra kernel parameters after %M, %N, %K. Cases: BERT's
+// ffn1 (bias + GELU), bias + residual, a scalar scale with a cast to f32, the
+// one-warpgroup template, and split-K (the reduction kernel applies the epilogue; the parts
+// store raw f32 sums). kernel-matmul-sm90-epilogue-unmatched.mlir: what stays generic.
+// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s -split-input-file \
+// RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
+
+// BERT-base ffn1 at 256 tokens: bias (one value per column, from a constant global) and
+// GELU (erf), computed in f32 and rounded once.
+// CHECK-LABEL: func.func @main
+// CHECK: %[[BIAS:.*]] = memref.get_global @bias : memref<3072xf16>
+// CHECK: %[[BP:.*]] = memref.reinterpret_cast %[[BIAS]] {{.*}} : memref<3072xf16> to memref<f16>
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2_add_gelu_[[KEY:[0-9a-f]+]]::@gemm_f16_f16_128x128x64_s4_ws2_add_gelu_[[KEY]]
+// CHECK-SAME: %c256_i32 : i32, %c3072_i32 : i32, %c768_i32 : i32, %[[BP]] : memref<f16>)
+// CHECK-NOT: kernel.func
+// CHECK: gpu.func @gemm_f16_f16_128x128x64_s4_ws2_add_gelu_[[KEY]]({{.*}}, %{{.*}}: i32, %[[PB:.*]]: memref<f16>)
+// The epilogue, after the f32 vector is read from the staging: the bias's four columns,
+// the add and erf per lane, then the rounding.
+// CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<128x128xf32, strided<[136, 1]>, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: memref.reinterpret_cast %[[PB]] {{.*}} : memref<f16> to memref<?xf16>
+// CHECK: vector.load {{.*}} : memref<?xf16>, vector<4xf16>
+// CHECK: arith.extf {{.*}} : vector<4xf16> to vector<4xf32>
+// CHECK: vector.extract %[[V]][0] : f32 from vector<4xf32>
+// CHECK: arith.addf {{.*}} : f32
+// CHECK: math.erf {{.*}} : f32
+// CHECK-COUNT-3: math.erf
+// CHECK: %[[E:.*]] = vector.from_elements {{.*}} : vector<4xf32>
+// CHECK: arith.truncf %[[E]] : vector<4xf32> to vector<4xf16>
+// PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s4_ws2_add_gelu_
+// PTX: .param .u64 .ptr .align 1 gemm_f16_f16_128x128x64_s4_ws2_add_gelu_{{.*}}_param_6
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX-DAG: ld.global.v4.b16
+// PTX-DAG: mul.rn.f32 {{.*}}, 0f3F3504F3
+// PTX-DAG: cvt.rn.f16x2.f32
+memref.global "private" constant @bias : memref<3072xf16> = dense<0.5>
+kernel.func @ffn1(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %bias: memref<3072xf16>, %c: memref<256x3072xf16>) {
+  matmul ins(%a, %b, %bias : memref<256x768xf16>, memref<768x3072xf16>, memref<3072xf16>) outs(%c : memref<256x3072xf16>) {
+  ^bb0(%x: tensor<256x768xf16>, %y: tensor<768x3072xf16>, %z: tensor<3072xf16>):
+    %p = graph.matmul %x, %y : (tensor<256x768xf16>, tensor<768x3072xf16>) -> tensor<256x3072xf16>
+    %s = graph.add %p, %z : (tensor<256x3072xf16>, tensor<3072xf16>) -> tensor<256x3072xf16>
+    %g = graph.gelu %s {approximate = "none"} : tensor<256x3072xf16>
+    kernel.yield %g : tensor<256x3072xf16>
+  }
+  return
+}
+func.func @main(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %c: memref<256x3072xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  %bias = memref.get_global @bias : memref<3072xf16>
+  kernel.launch @ffn1(%a, %b, %bias, %c) : (memref<256x768xf16>, memref<768x3072xf16>, memref<3072xf16>, memref<256x3072xf16>) -> ()
+  return
+}
+
+// -----
+
+// Bias, then a residual of C's shape (BERT's attention output and ffn2): the residual is
+// read at C's [row, column] (row * N + column), the bias per column; two parameters, in
+// kernel-argument order.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_bf16_bf16_128x128x64_s4_ws2_add_add_{{[0-9a-f]+}}::
+// CHECK-SAME: %c768_i32 : i32, %{{.*}} : memref<bf16>, %{{.*}} : memref<bf16>)
+// CHECK: gpu.func @gemm_bf16_bf16_128x128x64_s4_ws2_add_add_{{[0-9a-f]+}}({{.*}}, %[[PB:[a-z0-9]+]]: memref<bf16>, %[[PR:[a-z0-9]+]]: memref<bf16>)
+// CHECK: memref.reinterpret_cast %[[PB]] to offset: [0], sizes: [%{{.*}}], strides: [1]
+// CHECK: %[[MN:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: %[[AT:.*]] = arith.addi
+// CHECK: %[[R:.*]] = memref.reinterpret_cast %[[PR]] to offset: [0], sizes: [%[[MN]]], strides: [1]
+// CHECK: vector.load %[[R]][%[[AT]]]
+// CHECK-COUNT-8: arith.addf {{.*}} : f32
+// PTX-LABEL: .visible .entry gemm_bf16_bf16_128x128x64_s4_ws2_add_add_
+// PTX: _param_7
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// PTX-COUNT-2: ld.global.v4.b16
+// PTX-COUNT-8: add.rn.f32
+// PTX: st.global.v4.b16
+kernel.func @ffn2(%a: memref<256x3072xbf16>, %b: memref<3072x768xbf16>, %bias: memref<1x768xbf16>, %res: memref<256x768xbf16>, %c: memref<256x768xbf16>) {
+  matmul ins(%a, %b, %bias, %res : memref<256x3072xbf16>, memref<3072x768xbf16>, memref<1x768xbf16>, memref<256x768xbf16>) outs(%c : memref<256x768xbf16>) {
+  ^bb0(%x: tensor<256x3072xbf16>, %y: tensor<3072x768xbf16>, %z: tensor<1x768xbf16>, %r: tensor<256x768xbf16>):
+    %p = graph.matmul %x, %y : (tensor<256x3072xbf16>, tensor<3072x768xbf16>) -> tensor<256x768xbf16>
+    %s = graph.add %p, %z : (tensor<256x768xbf16>, tensor<1x768xbf16>) -> tensor<256x768xbf16>
+    %t = graph.add %r, %s : (tensor<256x768xbf16>, tensor<256x768xbf16>) -> tensor<256x768xbf16>
+    kernel.yield %t : tensor<256x768xbf16>
+  }
+  return
+}
+func.func @main(%a: memref<256x3072xbf16>, %b: memref<3072x768xbf16>, %bias: memref<1x768xbf16>, %res: memref<256x768xbf16>, %c: memref<256x768xbf16>) attributes {kernel.num_inputs = 4 : i64} {
+  kernel.launch @ffn2(%a, %b, %bias, %res, %c) : (memref<256x3072xbf16>, memref<3072x768xbf16>, memref<1x768xbf16>, memref<256x768xbf16>, memref<256x768xbf16>) -> ()
+  return
+}
+
+// -----
+
+// An inlined scalar constant (a scale) and a cast to f32: the constant is compiled in, no
+// parameter; C is f32, stored as it is.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f32_128x128x64_s4_ws2_mul_cast_{{[0-9a-f]+}}::
+// CHECK-SAME: %c512_i32 : i32)
+// CHECK: gpu.func @gemm_f16_f32_128x128x64_s4_ws2_mul_cast_{{[0-9a-f]+}}({{.*}}: memref<f32>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
+// CHECK: arith.constant 1.250000e-01 : f32
+// CHECK: %[[E:.*]] = vector.from_elements
+// CHECK-NOT: arith.truncf %[[E]]
+// CHECK: vector.store %[[E]]
+// PTX-LABEL: .visible .entry gemm_f16_f32_128x128x64_s4_ws2_mul_cast_
+// PTX: mul.rn.f32 {{.*}}, 0f3E000000
+// PTX: st.global.v4.b32
+kernel.func @scaled(%a: memref<256x512xf16>, %b: memref<512x256xf16>, %c: memref<256x256xf32>) {
+  matmul ins(%a, %b : memref<256x512xf16>, memref<512x256xf16>) outs(%c : memref<256x256xf32>) {
+  ^bb0(%x: tensor<256x512xf16>, %y: tensor<512x256xf16>):
+    %k = graph.constant dense<1.250000e-01> : tensor<f16>
+    %p = graph.matmul %x, %y : (tensor<256x512xf16>, tensor<512x256xf16>) -> tensor<256x256xf16>
+    %s = graph.mul %p, %k : (tensor<256x256xf16>, tensor<f16>) -> tensor<256x256xf16>
+    %f = graph.cast %s {to = f32} : (tensor<256x256xf16>) -> tensor<256x256xf32>
+    kernel.yield %f : tensor<256x256xf32>
+  }
+  return
+}
+func.func @main(%a: memref<256x512xf16>, %b: memref<512x256xf16>, %c: memref<256x256xf32>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @scaled(%a, %b, %c) : (memref<256x512xf16>, memref<512x256xf16>, memref<256x256xf32>) -> ()
+  return
+}
+
+// -----
+
+// The one-warpgroup template (128x128x64_s3) applies the epilogue at the same place: a
+// per-column scale read from a kernel input, then ReLU.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s3_mul_relu_{{[0-9a-f]+}}::{{.*}} blocks in (%c2, %c2{{.*}}, %c1)
+// CHECK-SAME: %c256_i32 : i32, %{{.*}} : memref<f16>)
+// CHECK: gpu.func @gemm_f16_f16_128x128x64_s3_mul_relu_{{[0-9a-f]+}}({{.*}}: i32, %{{.*}}: memref<f16>)
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK: arith.mulf {{.*}} : f32
+// CHECK: arith.maximumf {{.*}} : f32
+// PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s3_mul_relu_
+// PTX: setp.le.f32 %p{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
+kernel.func @basic(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %scale: memref<256xf16>, %c: memref<256x256xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 0}} {
+  matmul ins(%a, %b, %scale : memref<256x256xf16>, memref<256x256xf16>, memref<256xf16>) outs(%c : memref<256x256xf16>) {
+  ^bb0(%x: tensor<256x256xf16>, %y: tensor<256x256xf16>, %s: tensor<256xf16>):
+    %p = graph.matmul %x, %y : (tensor<256x256xf16>, tensor<256x256xf16>) -> tensor<256x256xf16>
+    %m = graph.mul %s, %p : (tensor<256xf16>, tensor<256x256xf16>) -> tensor<256x256xf16>
+    %r = graph.relu %m : tensor<256x256xf16>
+    kernel.yield %r : tensor<256x256xf16>
+  }
+  return
+}
+func.func @main(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %scale: memref<256xf16>, %c: memref<256x256xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  kernel.launch @basic(%a, %b, %scale, %c) : (memref<256x256xf16>, memref<256x256xf16>, memref<256xf16>, memref<256x256xf16>) -> ()
+  return
+}
+
+// -----
+
+// Split-K (3 parts of BERT's ffn2 at 1024 tokens): the parts store raw f32 partial sums
+// with the plain GEMM (no parameter after K); the reduction kernel adds them up, then
+// applies bias + ReLU to the sums (row = i / N, column = i % N) and rounds.
+// CHECK-LABEL: func.func @main
+// CHECK: %[[W:.*]] = memref.alloc() : memref<3x1024x768xf32>
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2_k3::@gemm_f16_f16_128x128x64_s4_ws2_k3 blocks in (%c144,
+// CHECK-SAME: %c3072_i32 : i32)
+// CHECK: gpu.launch_func {{ *}}@kiln_split_k_reduce_f16_3x1024x768_add_relu_{{[0-9a-f]+}}::@split_k_reduce_f16_3x1024x768_add_relu_{{[0-9a-f]+}} blocks in (%c768,
+// CHECK-SAME: args(%{{.*}} : memref<f32>, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>)
+// CHECK: gpu.func @gemm_f16_f16_128x128x64_s4_ws2_k3(%{{.*}}, %{{.*}}, %{{.*}}: memref<f32>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
+// CHECK: gpu.func @split_k_reduce_f16_3x1024x768_add_relu_{{[0-9a-f]+}}(%{{.*}}: memref<f32>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>)
+// CHECK: arith.remui %{{.*}}, %c768
+// CHECK: arith.maximumf
+// CHECK: arith.truncf %{{.*}} : vector<4xf32> to vector<4xf16>
+// PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s4_ws2_k3(
+// PTX: st.global.v4.b32
+// PTX-LABEL: .visible .entry split_k_reduce_f16_3x1024x768_add_relu_
+// PTX-COUNT-3: ld.global.v4.b32
+// PTX: setp.le.f32 %p{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
+// PTX: cvt.rn.f16x2.f32
+memref.global "private" constant @b2 : memref<768xf16> = dense<0.25>
+kernel.func @ffn2(%a: memref<1024x3072xf16>, %b: memref<3072x768xf16>, %bias: memref<768xf16>, %c: memref<1024x768xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, split_k = 3}} {
+  matmul ins(%a, %b, %bias : memref<1024x3072xf16>, memref<3072x768xf16>, memref<768xf16>) outs(%c : memref<1024x768xf16>) {
+  ^bb0(%x: tensor<1024x3072xf16>, %y: tensor<3072x768xf16>, %z: tensor<768xf16>):
+    %p = graph.matmul %x, %y : (tensor<1024x3072xf16>, tensor<3072x768xf16>) -> tensor<1024x768xf16>
+    %s = graph.add %p, %z : (tensor<1024x768xf16>, tensor<768xf16>) -> tensor<1024x768xf16>
+    %r = graph.relu %s : tensor<1024x768xf16>
+    kernel.yield %r : tensor<1024x768xf16>
+  }
+  return
+}
+func.func @main(%a: memref<1024x3072xf16>, %b: memref<3072x768xf16>, %c: memref<1024x768xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  %bias = memref.get_global @b2 : memref<768xf16>
+  kernel.launch @ffn2(%a, %b, %bias, %c) : (memref<1024x3072xf16>, memref<3072x768xf16>, memref<768xf16>, memref<1024x768xf16>) -> ()
+  return
+}
+
+// -----
+
+// GELU as an fp16 ONNX export writes it when it is not recognised (x * (1 + erf(x / c)) *
+// 0.5): not a chain, the biased product is read twice. The ops are evaluated in block
+// order on each lane; the three inlined constants are compiled in.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2_add_div_erf_add_mul_mul_{{[0-9a-f]+}}::
+// CHECK: gpu.func @gemm_f16_f16_128x128x64_s4_ws2_add_div_erf_add_mul_mul_{{[0-9a-f]+}}(
+// CHECK: %[[X:.*]] = arith.addf {{.*}} : f32
+// CHECK: %[[D:.*]] = arith.divf %[[X]], {{.*}} : f32
+// CHECK: %[[E:.*]] = math.erf %[[D]] : f32
+// CHECK: %[[A:.*]] = arith.addf %[[E]], {{.*}} : f32
+// CHECK: arith.mulf %[[X]], %[[A]] : f32
+// PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s4_ws2_add_div_erf_add_mul_mul_
+// PTX: cvt.rn.f16x2.f32
+memref.global "private" constant @bias : memref<3072xf16> = dense<0.5>
+kernel.func @ffn1(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %bias: memref<3072xf16>, %c: memref<256x3072xf16>) {
+  matmul ins(%a, %b, %bias : memref<256x768xf16>, memref<768x3072xf16>, memref<3072xf16>) outs(%c : memref<256x3072xf16>) {
+  ^bb0(%x: tensor<256x768xf16>, %y: tensor<768x3072xf16>, %z: tensor<3072xf16>):
+    %sqrt2 = graph.constant dense<1.414060e+00> : tensor<f16>
+    %one = graph.constant dense<1.000000e+00> : tensor<f16>
+    %half = graph.constant dense<5.000000e-01> : tensor<f16>
+    %p = graph.matmul %x, %y : (tensor<256x768xf16>, tensor<768x3072xf16>) -> tensor<256x3072xf16>
+    %s = graph.add %p, %z : (tensor<256x3072xf16>, tensor<3072xf16>) -> tensor<256x3072xf16>
+    %d = graph.div %s, %sqrt2 : (tensor<256x3072xf16>, tensor<f16>) -> tensor<256x3072xf16>
+    %e = graph.erf %d : tensor<256x3072xf16>
+    %a1 = graph.add %e, %one : (tensor<256x3072xf16>, tensor<f16>) -> tensor<256x3072xf16>
+    %m = graph.mul %s, %a1 : (tensor<256x3072xf16>, tensor<256x3072xf16>) -> tensor<256x3072xf16>
+    %g = graph.mul %m, %half : (tensor<256x3072xf16>, tensor<f16>) -> tensor<256x3072xf16>
+    kernel.yield %g : tensor<256x3072xf16>
+  }
+  return
+}
+func.func @main(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %c: memref<256x3072xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  %bias = memref.get_global @bias : memref<3072xf16>
+  kernel.launch @ffn1(%a, %b, %bias, %c) : (memref<256x768xf16>, memref<768x3072xf16>, memref<3072xf16>, memref<256x3072xf16>) -> ()
+  return
+}
