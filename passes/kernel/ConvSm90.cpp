@@ -155,10 +155,10 @@ std::optional<ConvProblem> matchConv(kernel::FuncOp function) {
     p.a = ConvProblem::A::Input;
   if (p.channels % 8) {
     p.a = ConvProblem::A::Im2col;
-    // The im2col kernel indexes the input and counts its rows in 32 bits.
+    // The im2col kernel indexes the input and counts its chunks in 32 bits.
     if (p.taps() * p.channels > kMaxExplicitIm2colK ||
         p.batch * p.height * p.width * p.channels >= (int64_t(1) << 31) ||
-        p.gemmM() >= (int64_t(1) << 31))
+        p.gemmM() * p.gemmK() / 8 >= (int64_t(1) << 31))
       return std::nullopt;
   }
   return p;
@@ -464,14 +464,12 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
       return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
     auto n = [](int64_t value) { return std::to_string(value); };
-    auto [rowSetup, row] = im2colRow(p);
     std::string text = kiln::substitutePlaceholders(
-        kIm2colTemplate, {{"ROW_SETUP", rowSetup},
-                          {"ROW", row},
-                          {"MODULE", moduleName},
+        kIm2colTemplate, {{"MODULE", moduleName},
                           {"ENTRY", entry},
                           {"T", type},
                           {"INPUT_ELEMENTS", n(p.batch * p.height * p.width * p.channels)},
+                          {"W_C", n(p.width * p.channels)},
                           {"H", n(p.height)},
                           {"W", n(p.width)},
                           {"C", n(p.channels)},
@@ -480,70 +478,13 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
                           {"STRIDE", n(p.stride)},
                           {"PAD_TOP", n(p.padTop)},
                           {"PAD_LEFT", n(p.padLeft)},
+                          {"SEGMENT", n(p.kernelWidth * p.channels)},
                           {"KP", n(p.gemmK())},
-                          {"ROWS", n(p.gemmM())}});
+                          {"K", n(p.taps() * p.channels)},
+                          {"ROWS", n(p.gemmM())},
+                          {"CHUNKS_PER_ROW", n(p.gemmK() / 8)},
+                          {"CHUNKS", n(p.gemmM() * p.gemmK() / 8)}});
     return kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
-  }
-
-  /// The im2col template's ROW_SETUP and ROW snippets for `p` (see Im2col.mlir): the
-  /// per-row bounds and offsets, then each column's gather with its filter row, tap and
-  /// channel as constants, 8 columns to a 16-byte store.
-  static std::pair<std::string, std::string> im2colRow(const ConvProblem &p) {
-    std::string setup, row;
-    llvm::raw_string_ostream os(setup);
-    for (int64_t r = 0; r < p.kernelHeight; ++r)
-      os << llvm::formatv(R"(      %rowOffset{0} = arith.constant {0} : i32
-      %row{0} = arith.addi %top, %rowOffset{0} : i32
-      %rowLow{0} = arith.cmpi sge, %row{0}, %c0 : i32
-      %rowHigh{0} = arith.cmpi slt, %row{0}, %h : i32
-      %rowOk{0} = arith.andi %rowLow{0}, %rowHigh{0} : i1
-      %inputRow{0} = arith.addi %imageRows, %row{0} : i32
-      %rowPixels{0} = arith.muli %inputRow{0}, %w : i32
-      %pixel{0} = arith.addi %rowPixels{0}, %left : i32
-      %base{0} = arith.muli %pixel{0}, %c : i32
-)",
-                          r);
-    for (int64_t s = 0; s < p.kernelWidth; ++s)
-      os << llvm::formatv(R"(      %columnOffset{0} = arith.constant {0} : i32
-      %column{0} = arith.addi %left, %columnOffset{0} : i32
-      %columnLow{0} = arith.cmpi sge, %column{0}, %c0 : i32
-      %columnHigh{0} = arith.cmpi slt, %column{0}, %w : i32
-      %columnOk{0} = arith.andi %columnLow{0}, %columnHigh{0} : i1
-)",
-                          s);
-    std::string type = kiln::elementTypeName(p.operand);
-    llvm::raw_string_ostream body(row);
-    int64_t k = p.taps() * p.channels, segment = p.kernelWidth * p.channels;
-    for (int64_t chunk = 0; chunk < p.gemmK() / 8; ++chunk) {
-      std::string vector = "%zeros";
-      for (int64_t j = 0; j < 8; ++j) {
-        int64_t column = chunk * 8 + j;
-        if (column >= k)
-          break; // the padding columns stay zero
-        int64_t r = column / segment, e = column % segment, s = e / p.channels;
-        body << llvm::formatv(R"(      %ok{0} = arith.andi %rowOk{1}, %columnOk{2} : i1
-      %value{0} = scf.if %ok{0} -> ({3}) {
-        %position{0} = arith.constant {4} : i32
-        %offset{0} = arith.addi %base{1}, %position{0} : i32
-        %offsetIndex{0} = arith.index_castui %offset{0} : i32 to index
-        %loaded{0} = memref.load %x[%offsetIndex{0}] : memref<{5}x{3}>
-        scf.yield %loaded{0} : {3}
-      } else {
-        scf.yield %zero : {3}
-      }
-      %vector{0} = vector.insert %value{0}, {6}[{7}] : {3} into vector<8x{3}>
-)",
-                              column, r, s, type, e, p.batch * p.height * p.width * p.channels,
-                              vector, j);
-        vector = "%vector" + std::to_string(column);
-      }
-      body << llvm::formatv(R"(      %chunkColumn{0} = arith.constant {1} : index
-      vector.store {2}, %a[%mIndex, %chunkColumn{0}] {{alignment = 16}
-        : memref<{3}x{4}x{5}, strided<[{4}, 1]>>, vector<8x{5}>
-)",
-                            chunk, chunk * 8, vector, p.gemmM(), p.gemmK(), type);
-    }
-    return {setup, row};
   }
 
   LogicalResult replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::LaunchOp launch,
@@ -629,9 +570,10 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
         return failure();
       Value scratch =
           memref::AllocOp::create(b, loc, MemRefType::get({p.gemmM(), p.gemmK()}, p.operand));
+      int64_t chunks = p.gemmM() * p.gemmK() / 8;
       gpu::LaunchFuncOp::create(b, loc, *im2col,
-                                gpu::KernelDim3{index(llvm::divideCeil(p.gemmM(), 128)), one, one},
-                                gpu::KernelDim3{index(128), one, one}, /*dynamicSharedMemorySize=*/
+                                gpu::KernelDim3{index(llvm::divideCeil(chunks, 256)), one, one},
+                                gpu::KernelDim3{index(256), one, one}, /*dynamicSharedMemorySize=*/
                                 Value(), ValueRange{pointer(input), pointer(scratch)});
       mapA = tensorMap(scratch, 0, {128, 64});
     } else {
