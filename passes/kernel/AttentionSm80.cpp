@@ -273,7 +273,7 @@ double kiln::estimateFlashAttentionMicros(const FlashAttentionProblem &problem,
   // The FlashAttention-3 order hides the softmax under the products, at fewer CTAs an SM
   // (two S accumulators).
   if (config.overlap)
-    efficiency *= 1.1;
+    efficiency *= 1.0;
   // Fewer CTAs than SMs leave SMs idle (half of the loss: a CTA alone on an SM runs
   // faster than its share of a full one).
   int64_t ctas = blocksQ * problem.batch * problem.heads;
@@ -753,7 +753,7 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
       std::string oacc = llvm::formatv("vector<1x{0}x2x2xf32>", d / 8).str();
       auto qk = [&](StringRef prefix, StringRef result, StringRef descK, bool wait) {
         return wgmmaSnippet(
-            prefix, result, "%s0", sacc, config.blockKv, type, d / 16, "%qf",
+            prefix, result, "%sIn", sacc, config.blockKv, type, d / 16, "%qf",
             llvm::formatv("vector<1x{0}x4x2x{1}>", d / 16, type).str(),
             [](int64_t k, int64_t r) { return llvm::formatv("0, {0}, {1}", k, r).str(); }, "%descQ",
             /*32 bytes=*/2, descK, /*32 bytes=*/2, /*transposeB=*/false, /*zeroFirst=*/true, wait);

@@ -196,24 +196,45 @@ gpu.module @{MODULE} {
       %has = arith.cmpi ult, %j, %numKv : index
       scf.if %has {
         %kv0 = arith.muli %j, %cBKV : index
-        scf.for %i = %c0 to %cKvChunks step %c1 {
-          %i0 = arith.muli %i, %cThreads : index
-          %chunk = arith.addi %i0, %tid : index
-          %row = arith.divui %chunk, %cCpr : index
-          %cc = arith.remui %chunk, %cCpr : index
-          %r8 = arith.remui %row, %c8 : index
-          %pc0 = arith.xori %cc, %r8 : index
-          %pc = arith.muli %pc0, %c8 : index
-          %col = arith.muli %cc, %c8 : index
-          %grow = arith.addi %kv0, %row : index
-          %inside = arith.cmpi ult, %grow, %skv : index
-          %srow = arith.minui %grow, %skvLast : index
-          %n = arith.select %inside, %c8, %c0 : index
-          %tk = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%j, %row, %pc], 8, %n {bypassL1}
-            : !gmem to !skv
-          %tv = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%j, %row, %pc], 8, %n {bypassL1}
-            : !gmem to !skv
-        } {unroll}
+        %tileEnd0 = arith.addi %kv0, %cBKV : index
+        %tileFull0 = arith.cmpi ule, %tileEnd0, %skv : index
+        // A whole tile inside Skv (the usual case) needs no bounds arithmetic.
+        scf.if %tileFull0 {
+          scf.for %i = %c0 to %cKvChunks step %c1 {
+            %i0 = arith.muli %i, %cThreads : index
+            %chunk = arith.addi %i0, %tid : index
+            %row = arith.divui %chunk, %cCpr : index
+            %cc = arith.remui %chunk, %cCpr : index
+            %r8 = arith.remui %row, %c8 : index
+            %pc0 = arith.xori %cc, %r8 : index
+            %pc = arith.muli %pc0, %c8 : index
+            %col = arith.muli %cc, %c8 : index
+            %grow = arith.addi %kv0, %row : index
+            %tk = nvgpu.device_async_copy %Kg[%grow, %col], %Ks[%j, %row, %pc], 8 {bypassL1}
+              : !gmem to !skv
+            %tv = nvgpu.device_async_copy %Vg[%grow, %col], %Vs[%j, %row, %pc], 8 {bypassL1}
+              : !gmem to !skv
+          } {unroll}
+        } else {
+          scf.for %i = %c0 to %cKvChunks step %c1 {
+            %i0 = arith.muli %i, %cThreads : index
+            %chunk = arith.addi %i0, %tid : index
+            %row = arith.divui %chunk, %cCpr : index
+            %cc = arith.remui %chunk, %cCpr : index
+            %r8 = arith.remui %row, %c8 : index
+            %pc0 = arith.xori %cc, %r8 : index
+            %pc = arith.muli %pc0, %c8 : index
+            %col = arith.muli %cc, %c8 : index
+            %grow = arith.addi %kv0, %row : index
+            %inside = arith.cmpi ult, %grow, %skv : index
+            %srow = arith.minui %grow, %skvLast : index
+            %n = arith.select %inside, %c8, %c0 : index
+            %tk = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%j, %row, %pc], 8, %n {bypassL1}
+              : !gmem to !skv
+            %tv = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%j, %row, %pc], 8, %n {bypassL1}
+              : !gmem to !skv
+          } {unroll}
+        }
       }
       nvvm.cp.async.commit.group
     } {unroll}
@@ -239,7 +260,9 @@ gpu.module @{MODULE} {
     %o0 = arith.constant dense<0.0> : !oacc
     %m0 = arith.constant dense<0xFF800000> : !rows
     %z0 = arith.constant dense<0.0> : !rows
-    %s0 = arith.constant dense<0.0> : !sacc
+    // S = Q K^T ignores its accumulator's input (scale-d = 0 on the first k-step): poison
+    // there, not zeros (64-128 moves an iteration).
+    %sIn = ub.poison : !sacc
     %res:3 = scf.for %j = %c0 to %numKv step %c1
         iter_args(%oAcc = %o0, %mRun = %m0, %lRun = %z0) -> (!oacc, !rows, !rows) {
       // Refill the stage tile j-1 used with tile j + {STAGES} - 1; always commit a group.
@@ -248,24 +271,45 @@ gpu.module @{MODULE} {
       scf.if %hasNext {
         %ns = arith.remui %nxt, %cStages : index
         %kv0 = arith.muli %nxt, %cBKV : index
-        scf.for %i = %c0 to %cKvChunks step %c1 {
-          %i0 = arith.muli %i, %cThreads : index
-          %chunk = arith.addi %i0, %tid : index
-          %row = arith.divui %chunk, %cCpr : index
-          %cc = arith.remui %chunk, %cCpr : index
-          %r8 = arith.remui %row, %c8 : index
-          %pc0 = arith.xori %cc, %r8 : index
-          %pc = arith.muli %pc0, %c8 : index
-          %col = arith.muli %cc, %c8 : index
-          %grow = arith.addi %kv0, %row : index
-          %inside = arith.cmpi ult, %grow, %skv : index
-          %srow = arith.minui %grow, %skvLast : index
-          %n = arith.select %inside, %c8, %c0 : index
-          %tk = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%ns, %row, %pc], 8, %n {bypassL1}
-            : !gmem to !skv
-          %tv = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%ns, %row, %pc], 8, %n {bypassL1}
-            : !gmem to !skv
-        } {unroll}
+        %tileEnd1 = arith.addi %kv0, %cBKV : index
+        %tileFull1 = arith.cmpi ule, %tileEnd1, %skv : index
+        // A whole tile inside Skv (the usual case) needs no bounds arithmetic.
+        scf.if %tileFull1 {
+          scf.for %i = %c0 to %cKvChunks step %c1 {
+            %i0 = arith.muli %i, %cThreads : index
+            %chunk = arith.addi %i0, %tid : index
+            %row = arith.divui %chunk, %cCpr : index
+            %cc = arith.remui %chunk, %cCpr : index
+            %r8 = arith.remui %row, %c8 : index
+            %pc0 = arith.xori %cc, %r8 : index
+            %pc = arith.muli %pc0, %c8 : index
+            %col = arith.muli %cc, %c8 : index
+            %grow = arith.addi %kv0, %row : index
+            %tk = nvgpu.device_async_copy %Kg[%grow, %col], %Ks[%ns, %row, %pc], 8 {bypassL1}
+              : !gmem to !skv
+            %tv = nvgpu.device_async_copy %Vg[%grow, %col], %Vs[%ns, %row, %pc], 8 {bypassL1}
+              : !gmem to !skv
+          } {unroll}
+        } else {
+          scf.for %i = %c0 to %cKvChunks step %c1 {
+            %i0 = arith.muli %i, %cThreads : index
+            %chunk = arith.addi %i0, %tid : index
+            %row = arith.divui %chunk, %cCpr : index
+            %cc = arith.remui %chunk, %cCpr : index
+            %r8 = arith.remui %row, %c8 : index
+            %pc0 = arith.xori %cc, %r8 : index
+            %pc = arith.muli %pc0, %c8 : index
+            %col = arith.muli %cc, %c8 : index
+            %grow = arith.addi %kv0, %row : index
+            %inside = arith.cmpi ult, %grow, %skv : index
+            %srow = arith.minui %grow, %skvLast : index
+            %n = arith.select %inside, %c8, %c0 : index
+            %tk = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%ns, %row, %pc], 8, %n {bypassL1}
+              : !gmem to !skv
+            %tv = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%ns, %row, %pc], 8, %n {bypassL1}
+              : !gmem to !skv
+          } {unroll}
+        }
       }
       nvvm.cp.async.commit.group
       // Tile j's group has landed for every thread, and is visible to wgmma (the async

@@ -201,28 +201,11 @@ gpu.module @{MODULE} {
 
     // Prologue: K and V of tile 0 join Q's group; K(1) is the second group, and an empty
     // third keeps the waits of the loop uniform (wait_group 1 there).
-    scf.for %i = %c0 to %cKvChunks step %c1 {
-      %i0 = arith.muli %i, %cThreads : index
-      %chunk = arith.addi %i0, %tid : index
-      %row = arith.divui %chunk, %cCpr : index
-      %cc = arith.remui %chunk, %cCpr : index
-      %r8 = arith.remui %row, %c8 : index
-      %pc0 = arith.xori %cc, %r8 : index
-      %pc = arith.muli %pc0, %c8 : index
-      %col = arith.muli %cc, %c8 : index
-      %kvRow0 = arith.muli %c0, %cBKV : index
-      %grow = arith.addi %kvRow0, %row : index
-      %inside = arith.cmpi ult, %grow, %skv : index
-      %srow = arith.minui %grow, %skvLast : index
-      %n = arith.select %inside, %c8, %c0 : index
-      %tK = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%c0, %row, %pc], 8, %n {bypassL1}
-        : !gmem to !skv
-      %tV = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%c0, %row, %pc], 8, %n {bypassL1}
-        : !gmem to !skv
-    } {unroll}
-    nvvm.cp.async.commit.group
-    %hasTile1 = arith.cmpi ult, %c1, %numKv : index
-    scf.if %hasTile1 {
+    %tileStart1 = arith.muli %c0, %cBKV : index
+    %tileEnd0 = arith.addi %tileStart1, %cBKV : index
+    %tileFull0 = arith.cmpi ule, %tileEnd0, %skv : index
+    // A whole tile inside Skv (the usual case) needs no bounds arithmetic.
+    scf.if %tileFull0 {
       scf.for %i = %c0 to %cKvChunks step %c1 {
         %i0 = arith.muli %i, %cThreads : index
         %chunk = arith.addi %i0, %tid : index
@@ -232,14 +215,75 @@ gpu.module @{MODULE} {
         %pc0 = arith.xori %cc, %r8 : index
         %pc = arith.muli %pc0, %c8 : index
         %col = arith.muli %cc, %c8 : index
-        %kvRow0 = arith.muli %c1, %cBKV : index
+        %kvRow0 = arith.muli %c0, %cBKV : index
+        %grow = arith.addi %kvRow0, %row : index
+        %tK = nvgpu.device_async_copy %Kg[%grow, %col], %Ks[%c0, %row, %pc], 8 {bypassL1}
+          : !gmem to !skv
+        %tV = nvgpu.device_async_copy %Vg[%grow, %col], %Vs[%c0, %row, %pc], 8 {bypassL1}
+          : !gmem to !skv
+      } {unroll}
+    } else {
+      scf.for %i = %c0 to %cKvChunks step %c1 {
+        %i0 = arith.muli %i, %cThreads : index
+        %chunk = arith.addi %i0, %tid : index
+        %row = arith.divui %chunk, %cCpr : index
+        %cc = arith.remui %chunk, %cCpr : index
+        %r8 = arith.remui %row, %c8 : index
+        %pc0 = arith.xori %cc, %r8 : index
+        %pc = arith.muli %pc0, %c8 : index
+        %col = arith.muli %cc, %c8 : index
+        %kvRow0 = arith.muli %c0, %cBKV : index
         %grow = arith.addi %kvRow0, %row : index
         %inside = arith.cmpi ult, %grow, %skv : index
         %srow = arith.minui %grow, %skvLast : index
         %n = arith.select %inside, %c8, %c0 : index
-        %tK = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%c1, %row, %pc], 8, %n {bypassL1}
+        %tK = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%c0, %row, %pc], 8, %n {bypassL1}
+          : !gmem to !skv
+        %tV = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%c0, %row, %pc], 8, %n {bypassL1}
           : !gmem to !skv
       } {unroll}
+    }
+    nvvm.cp.async.commit.group
+    %hasTile1 = arith.cmpi ult, %c1, %numKv : index
+    scf.if %hasTile1 {
+      %tileStart2 = arith.muli %c1, %cBKV : index
+      %tileEnd1 = arith.addi %tileStart2, %cBKV : index
+      %tileFull1 = arith.cmpi ule, %tileEnd1, %skv : index
+      // A whole tile inside Skv (the usual case) needs no bounds arithmetic.
+      scf.if %tileFull1 {
+        scf.for %i = %c0 to %cKvChunks step %c1 {
+          %i0 = arith.muli %i, %cThreads : index
+          %chunk = arith.addi %i0, %tid : index
+          %row = arith.divui %chunk, %cCpr : index
+          %cc = arith.remui %chunk, %cCpr : index
+          %r8 = arith.remui %row, %c8 : index
+          %pc0 = arith.xori %cc, %r8 : index
+          %pc = arith.muli %pc0, %c8 : index
+          %col = arith.muli %cc, %c8 : index
+          %kvRow0 = arith.muli %c1, %cBKV : index
+          %grow = arith.addi %kvRow0, %row : index
+          %tK = nvgpu.device_async_copy %Kg[%grow, %col], %Ks[%c1, %row, %pc], 8 {bypassL1}
+            : !gmem to !skv
+        } {unroll}
+      } else {
+        scf.for %i = %c0 to %cKvChunks step %c1 {
+          %i0 = arith.muli %i, %cThreads : index
+          %chunk = arith.addi %i0, %tid : index
+          %row = arith.divui %chunk, %cCpr : index
+          %cc = arith.remui %chunk, %cCpr : index
+          %r8 = arith.remui %row, %c8 : index
+          %pc0 = arith.xori %cc, %r8 : index
+          %pc = arith.muli %pc0, %c8 : index
+          %col = arith.muli %cc, %c8 : index
+          %kvRow0 = arith.muli %c1, %cBKV : index
+          %grow = arith.addi %kvRow0, %row : index
+          %inside = arith.cmpi ult, %grow, %skv : index
+          %srow = arith.minui %grow, %skvLast : index
+          %n = arith.select %inside, %c8, %c0 : index
+          %tK = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%c1, %row, %pc], 8, %n {bypassL1}
+            : !gmem to !skv
+        } {unroll}
+      }
     }
     nvvm.cp.async.commit.group
     nvvm.cp.async.commit.group
@@ -266,7 +310,9 @@ gpu.module @{MODULE} {
     %o0 = arith.constant dense<0.0> : !oacc
     %m0 = arith.constant dense<0xFF800000> : !rows
     %z0 = arith.constant dense<0.0> : !rows
-    %s0 = arith.constant dense<0.0> : !sacc
+    // S = Q K^T ignores its accumulator's input (scale-d = 0 on the first k-step): poison
+    // there, not zeros (64-128 moves an iteration).
+    %sIn = ub.poison : !sacc
     // S(0) = Q K(0)^T, waited for: the loop starts each iteration with S(j) in registers.
     %kAddr0 = arith.index_castui %kBase : index to i64
     %kAddr0s = arith.shrui %kAddr0, %i4_64 : i64
@@ -287,23 +333,44 @@ gpu.module @{MODULE} {
       gpu.barrier
       %hasK2 = arith.cmpi ult, %j2, %numKv : index
       scf.if %hasK2 {
-        scf.for %i = %c0 to %cKvChunks step %c1 {
-          %i0 = arith.muli %i, %cThreads : index
-          %chunk = arith.addi %i0, %tid : index
-          %row = arith.divui %chunk, %cCpr : index
-          %cc = arith.remui %chunk, %cCpr : index
-          %r8 = arith.remui %row, %c8 : index
-          %pc0 = arith.xori %cc, %r8 : index
-          %pc = arith.muli %pc0, %c8 : index
-          %col = arith.muli %cc, %c8 : index
-          %kvRow0 = arith.muli %j2, %cBKV : index
-          %grow = arith.addi %kvRow0, %row : index
-          %inside = arith.cmpi ult, %grow, %skv : index
-          %srow = arith.minui %grow, %skvLast : index
-          %n = arith.select %inside, %c8, %c0 : index
-          %tK = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%st, %row, %pc], 8, %n {bypassL1}
-            : !gmem to !skv
-        } {unroll}
+        %tileStart3 = arith.muli %j2, %cBKV : index
+        %tileEnd2 = arith.addi %tileStart3, %cBKV : index
+        %tileFull2 = arith.cmpi ule, %tileEnd2, %skv : index
+        // A whole tile inside Skv (the usual case) needs no bounds arithmetic.
+        scf.if %tileFull2 {
+          scf.for %i = %c0 to %cKvChunks step %c1 {
+            %i0 = arith.muli %i, %cThreads : index
+            %chunk = arith.addi %i0, %tid : index
+            %row = arith.divui %chunk, %cCpr : index
+            %cc = arith.remui %chunk, %cCpr : index
+            %r8 = arith.remui %row, %c8 : index
+            %pc0 = arith.xori %cc, %r8 : index
+            %pc = arith.muli %pc0, %c8 : index
+            %col = arith.muli %cc, %c8 : index
+            %kvRow0 = arith.muli %j2, %cBKV : index
+            %grow = arith.addi %kvRow0, %row : index
+            %tK = nvgpu.device_async_copy %Kg[%grow, %col], %Ks[%st, %row, %pc], 8 {bypassL1}
+              : !gmem to !skv
+          } {unroll}
+        } else {
+          scf.for %i = %c0 to %cKvChunks step %c1 {
+            %i0 = arith.muli %i, %cThreads : index
+            %chunk = arith.addi %i0, %tid : index
+            %row = arith.divui %chunk, %cCpr : index
+            %cc = arith.remui %chunk, %cCpr : index
+            %r8 = arith.remui %row, %c8 : index
+            %pc0 = arith.xori %cc, %r8 : index
+            %pc = arith.muli %pc0, %c8 : index
+            %col = arith.muli %cc, %c8 : index
+            %kvRow0 = arith.muli %j2, %cBKV : index
+            %grow = arith.addi %kvRow0, %row : index
+            %inside = arith.cmpi ult, %grow, %skv : index
+            %srow = arith.minui %grow, %skvLast : index
+            %n = arith.select %inside, %c8, %c0 : index
+            %tK = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%st, %row, %pc], 8, %n {bypassL1}
+              : !gmem to !skv
+          } {unroll}
+        }
       }
       nvvm.cp.async.commit.group
       // S(j+1) = Q K(j+1)^T: issued (committed) now, waited for at the end of the
@@ -320,8 +387,7 @@ gpu.module @{MODULE} {
 {WGMMA_QK}
         scf.yield %sNew : !sacc
       } else {
-        %sNone = ub.poison : !sacc
-        scf.yield %sNone : !sacc
+        scf.yield %sIn : !sacc
       }
       // Mask the scores (the additive mask, columns past Skv, causal) where this tile
       // needs it: with a mask buffer, on the last tile when Skv is not a multiple of
@@ -494,23 +560,44 @@ gpu.module @{MODULE} {
       nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
       gpu.barrier
       scf.if %hasNext {
-        scf.for %i = %c0 to %cKvChunks step %c1 {
-          %i0 = arith.muli %i, %cThreads : index
-          %chunk = arith.addi %i0, %tid : index
-          %row = arith.divui %chunk, %cCpr : index
-          %cc = arith.remui %chunk, %cCpr : index
-          %r8 = arith.remui %row, %c8 : index
-          %pc0 = arith.xori %cc, %r8 : index
-          %pc = arith.muli %pc0, %c8 : index
-          %col = arith.muli %cc, %c8 : index
-          %kvRow0 = arith.muli %j1, %cBKV : index
-          %grow = arith.addi %kvRow0, %row : index
-          %inside = arith.cmpi ult, %grow, %skv : index
-          %srow = arith.minui %grow, %skvLast : index
-          %n = arith.select %inside, %c8, %c0 : index
-          %tV = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%st1, %row, %pc], 8, %n {bypassL1}
-            : !gmem to !skv
-        } {unroll}
+        %tileStart4 = arith.muli %j1, %cBKV : index
+        %tileEnd3 = arith.addi %tileStart4, %cBKV : index
+        %tileFull3 = arith.cmpi ule, %tileEnd3, %skv : index
+        // A whole tile inside Skv (the usual case) needs no bounds arithmetic.
+        scf.if %tileFull3 {
+          scf.for %i = %c0 to %cKvChunks step %c1 {
+            %i0 = arith.muli %i, %cThreads : index
+            %chunk = arith.addi %i0, %tid : index
+            %row = arith.divui %chunk, %cCpr : index
+            %cc = arith.remui %chunk, %cCpr : index
+            %r8 = arith.remui %row, %c8 : index
+            %pc0 = arith.xori %cc, %r8 : index
+            %pc = arith.muli %pc0, %c8 : index
+            %col = arith.muli %cc, %c8 : index
+            %kvRow0 = arith.muli %j1, %cBKV : index
+            %grow = arith.addi %kvRow0, %row : index
+            %tV = nvgpu.device_async_copy %Vg[%grow, %col], %Vs[%st1, %row, %pc], 8 {bypassL1}
+              : !gmem to !skv
+          } {unroll}
+        } else {
+          scf.for %i = %c0 to %cKvChunks step %c1 {
+            %i0 = arith.muli %i, %cThreads : index
+            %chunk = arith.addi %i0, %tid : index
+            %row = arith.divui %chunk, %cCpr : index
+            %cc = arith.remui %chunk, %cCpr : index
+            %r8 = arith.remui %row, %c8 : index
+            %pc0 = arith.xori %cc, %r8 : index
+            %pc = arith.muli %pc0, %c8 : index
+            %col = arith.muli %cc, %c8 : index
+            %kvRow0 = arith.muli %j1, %cBKV : index
+            %grow = arith.addi %kvRow0, %row : index
+            %inside = arith.cmpi ult, %grow, %skv : index
+            %srow = arith.minui %grow, %skvLast : index
+            %n = arith.select %inside, %c8, %c0 : index
+            %tV = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%st1, %row, %pc], 8, %n {bypassL1}
+              : !gmem to !skv
+          } {unroll}
+        }
       }
       nvvm.cp.async.commit.group
 
