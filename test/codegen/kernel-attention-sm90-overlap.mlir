@@ -42,6 +42,7 @@
 // PTX-DAG: wgmma.wait_group.sync.aligned 1;
 // PTX-DAG: fence.proxy.async.shared::cta;
 // PTX-DAG: ex2.approx.ftz.f32
+// PTX-DAG: st.global.v4.b32
 // PTX-NOT: mma.sync.aligned
 // PTX-NOT: ldmatrix
 kernel.func @Attention_0(%q: memref<2x3x197x64xf16>, %k: memref<2x3x197x64xf16>, %v: memref<2x3x197x64xf16>, %o: memref<2x3x197x64xf16>) attributes {kernel.config = {template = "flash_attention_wgmma", block_q = 64, block_kv = 64, stages = 2, warps = 4, softmax_overlap = true}} {

@@ -38,6 +38,9 @@
 // PTX-DAG: wgmma.wait_group.sync.aligned 0;
 // PTX-DAG: ex2.approx.ftz.f32
 // PTX-DAG: shfl.sync.bfly.b32
+// O leaves through shared memory in 16-byte stores.
+// PTX-DAG: ld.shared.v4.b32
+// PTX-DAG: st.global.v4.b32
 // PTX-NOT: mma.sync.aligned
 // PTX-NOT: ldmatrix
 kernel.func @Attention_0(%q: memref<2x3x197x64xf16>, %k: memref<2x3x197x64xf16>, %v: memref<2x3x197x64xf16>, %o: memref<2x3x197x64xf16>) {

@@ -648,35 +648,47 @@ gpu.module @{MODULE} {
     %nzV = vector.broadcast %nanToZero : i1 to vector<{ROWS}xi1>
     %zap = arith.andi %isZero, %nzV : vector<{ROWS}xi1>
     %inv = arith.select %zap, %z0, %inv0 : vector<{ROWS}xi1>, !rows
-    scf.for %mt = %c0 to %cMTW step %c1 {
-      %mtRows = arith.muli %mt, %c16 : index
-      %rowOA = arith.addi %rowA, %mtRows : index
-      %rowOB = arith.addi %rowOA, %c8 : index
-      %insideA = arith.cmpi ult, %rowOA, %sq : index
-      %insideB = arith.cmpi ult, %rowOB, %sq : index
-      %rA = arith.muli %mt, %c2 : index
-      %rB = arith.addi %rA, %c1 : index
-      %invA = vector.extract %inv[%rA] : f32 from !rows
-      %invB = vector.extract %inv[%rB] : f32 from !rows
-      %invAV = vector.broadcast %invA : f32 to vector<2xf32>
-      %invBV = vector.broadcast %invB : f32 to vector<2xf32>
-      scf.for %e = %c0 to %cNTO step %c1 {
-        %ov = vector.extract %oFinal[%mt, %e] : vector<2x2xf32> from !oacc
-        %c8e = arith.muli %e, %c8 : index
-        %col = arith.addi %c8e, %t2 : index
-        %oA = vector.extract %ov[0] : vector<2xf32> from vector<2x2xf32>
-        %oB = vector.extract %ov[1] : vector<2xf32> from vector<2x2xf32>
-        %yA = arith.mulf %oA, %invAV : vector<2xf32>
-        %yB = arith.mulf %oB, %invBV : vector<2xf32>
-        %hA = arith.truncf %yA : vector<2xf32> to vector<2x{T}>
-        %hB = arith.truncf %yB : vector<2xf32> to vector<2x{T}>
-        scf.if %insideA {
-          vector.store %hA, %Og[%rowOA, %col] {alignment = 4} : !gmem, vector<2x{T}>
-        }
-        scf.if %insideB {
-          vector.store %hB, %Og[%rowOB, %col] {alignment = 4} : !gmem, vector<2x{T}>
-        }
-      } {unroll}
+    // O goes out through shared memory, 16 bytes a store: each warp writes its 16 rows,
+    // rounded to {T}, into the Q tile's rows (each warpgroup's S products, the only
+    // readers of its 64 rows of Q, have completed), in the ring's swizzled layout (chunk
+    // c of row r at c ^ (r % 8): a warp's 4-byte writes of one n8 tile hit 32 banks);
+    // after a barrier the CTA stores whole rows, {Q_CHUNKS} 16-byte chunks a thread.
+    %rowSA = arith.addi %qRow0, %g : index
+    %rowSB = arith.addi %rowSA, %c8 : index
+    %invA = vector.extract %inv[0] : f32 from !rows
+    %invB = vector.extract %inv[1] : f32 from !rows
+    %invAV = vector.broadcast %invA : f32 to vector<2xf32>
+    %invBV = vector.broadcast %invB : f32 to vector<2xf32>
+    scf.for %e = %c0 to %cNTO step %c1 {
+      %ov = vector.extract %oFinal[0, %e] : vector<2x2xf32> from !oacc
+      %chunkS = arith.xori %e, %g : index
+      %c8e = arith.muli %chunkS, %c8 : index
+      %col = arith.addi %c8e, %t2 : index
+      %oA = vector.extract %ov[0] : vector<2xf32> from vector<2x2xf32>
+      %oB = vector.extract %ov[1] : vector<2xf32> from vector<2x2xf32>
+      %yA = arith.mulf %oA, %invAV : vector<2xf32>
+      %yB = arith.mulf %oB, %invBV : vector<2xf32>
+      %hA = arith.truncf %yA : vector<2xf32> to vector<2x{T}>
+      %hB = arith.truncf %yB : vector<2xf32> to vector<2x{T}>
+      vector.store %hA, %Qs[%rowSA, %col] {alignment = 4} : !sq, vector<2x{T}>
+      vector.store %hB, %Qs[%rowSB, %col] {alignment = 4} : !sq, vector<2x{T}>
+    } {unroll}
+    gpu.barrier
+    scf.for %i = %c0 to %cQChunks step %c1 {
+      %i0 = arith.muli %i, %cThreads : index
+      %chunk = arith.addi %i0, %tid : index
+      %row = arith.divui %chunk, %cCpr : index
+      %cc = arith.remui %chunk, %cCpr : index
+      %r8 = arith.remui %row, %c8 : index
+      %pc0 = arith.xori %cc, %r8 : index
+      %pc = arith.muli %pc0, %c8 : index
+      %col = arith.muli %cc, %c8 : index
+      %grow = arith.addi %q0, %row : index
+      %inside = arith.cmpi ult, %grow, %sq : index
+      scf.if %inside {
+        %y = vector.load %Qs[%row, %pc] : !sq, vector<8x{T}>
+        vector.store %y, %Og[%grow, %col] {alignment = 16} : !gmem, vector<8x{T}>
+      }
     } {unroll}
     gpu.return
   }
