@@ -265,6 +265,14 @@ gpu.module @{MODULE} {
     %sIn = ub.poison : !sacc
     %res:3 = scf.for %j = %c0 to %numKv step %c1
         iter_args(%oAcc = %o0, %mRun = %m0, %lRun = %z0) -> (!oacc, !rows, !rows) {
+      // Tile j's group has landed for every thread (the groups of tiles j+1 ..
+      // j+{STAGES}-2 may still be in flight), and is visible to wgmma (the async proxy)
+      // once each thread has fenced its own copies. The barrier also says that every
+      // warpgroup has finished iteration j-1 (its wgmma waited for), so the stage of tile
+      // j-1 may be refilled: one barrier an iteration.
+      nvvm.cp.async.wait.group {WAIT_Q}
+      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+      gpu.barrier
       // Refill the stage tile j-1 used with tile j + {STAGES} - 1; always commit a group.
       %nxt = arith.addi %j, %pro : index
       %hasNext = arith.cmpi ult, %nxt, %numKv : index
@@ -312,11 +320,6 @@ gpu.module @{MODULE} {
         }
       }
       nvvm.cp.async.commit.group
-      // Tile j's group has landed for every thread, and is visible to wgmma (the async
-      // proxy) once each thread has fenced its own copies.
-      nvvm.cp.async.wait.group {WAIT}
-      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-      gpu.barrier
       %st = arith.remui %j, %cStages : index
       %kv0 = arith.muli %j, %cBKV : index
 
@@ -511,9 +514,6 @@ gpu.module @{MODULE} {
       %vAddr16 = arith.shrui %vAddrI, %i4_64 : i64
       %descV = arith.addi %vAddr16, %descConst : i64
 {WGMMA_PV}
-      // Every warpgroup's wgmma on stage j % {STAGES} have completed (wait 0 in the
-      // blocks above) before it is refilled.
-      gpu.barrier
       scf.yield %oNew, %mNew, %lNew : !oacc, !rows, !rows
     }
 
