@@ -843,10 +843,8 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
   }
 
   /// CTAs an SM the wgmma variant asks ptxas to fit (nvvm.minctasm caps the registers),
-  /// where that spills nothing and shared memory allows as many (ptxas 13.0, sm_90a, D 64):
-  /// 64x64x2 w4 5 (93 registers; 6 would spill 544 bytes), 64x64x3 w4 3 (shared memory),
-  /// 64x128 w4 3 (166), 8 warps 2 (118; 128x128: 128 with a 4-byte spill); the overlapped
-  /// order as below.
+  /// where that spills nothing and shared memory allows as many (ptxas 13.0, sm_90a, D 64;
+  /// the register counts below).
   static int64_t wgmmaMinCtas(const kiln::FlashAttentionConfig &config) {
     // A kernel developer's aid for measuring other caps: KILN_FLASH_ATTENTION_MIN_CTAS=N.
     if (const char *forced = std::getenv("KILN_FLASH_ATTENTION_MIN_CTAS"))
@@ -857,9 +855,12 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     // 8 warps 155 / 239 (1; 2 spills).
     if (config.overlap)
       return config.warps == 8 ? 1 : config.blockKv == 64 ? 3 : 2;
+    // The plain order: 64x64x2 w4 4 (126 registers; 5 would spill 16 bytes since the
+    // whole-tile copies and 16-byte stores), other 4-warp CTAs 3, 8 warps 2 (120), and
+    // 128x128 w8 1 (183; 2 would spill 64 bytes).
     if (config.warps == 8)
-      return 2;
-    return config.blockKv == 64 && config.stages == 2 ? 5 : 3;
+      return config.blockKv == 128 ? 1 : 2;
+    return config.blockKv == 64 && config.stages == 2 ? 4 : 3;
   }
 
   /// Unrolls the loops marked `unroll` (inner ones first: a post-order walk), then
