@@ -447,22 +447,42 @@ gpu.module @{MODULE} {
       }
       // The row maxima of this thread's columns (max.f32 through nvvm.fmax: arith.maxnumf
       // and maximumf lower to setp.nan, setp.le and three selp each, 5 instructions).
-      %rowMax = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%mx0 = %m0) -> (!rows) {
+      // Four partial maxima a row (column pair parity x even/odd tile): chains a quarter
+      // as long, so that the few warps of an SM hide their latency.
+      %m4 = arith.constant dense<0xFF800000> : vector<4x{ROWS}xf32>
+      %rowMax4 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%mx0 = %m4)
+          -> (vector<4x{ROWS}xf32>) {
         %r2 = arith.muli %mt, %c2 : index
-        %perTile = scf.for %e = %c0 to %cNTS step %c1 iter_args(%mx = %mx0) -> (!rows) {
-          %inner = scf.for %q = %c0 to %c4 step %c1 iter_args(%my = %mx) -> (!rows) {
+        %perTile = scf.for %e = %c0 to %cNTS step %c1 iter_args(%mx = %mx0)
+            -> (vector<4x{ROWS}xf32>) {
+          %eOdd = arith.remui %e, %c2 : index
+          %part0 = arith.muli %eOdd, %c2 : index
+          %inner = scf.for %q = %c0 to %c4 step %c1 iter_args(%my = %mx)
+              -> (vector<4x{ROWS}xf32>) {
             %hi = arith.divui %q, %c2 : index
             %lo = arith.remui %q, %c2 : index
             %r = arith.addi %r2, %hi : index
+            %part = arith.addi %part0, %lo : index
             %sx = vector.extract %maskedS[%mt, %e, %hi, %lo] : f32 from !sacc
-            %mo = vector.extract %my[%r] : f32 from !rows
+            %mo = vector.extract %my[%part, %r] : f32 from vector<4x{ROWS}xf32>
             %mn = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%mo, %sx) : (f32, f32) -> f32
-            %my2 = vector.insert %mn, %my[%r] : f32 into !rows
-            scf.yield %my2 : !rows
+            %my2 = vector.insert %mn, %my[%part, %r] : f32 into vector<4x{ROWS}xf32>
+            scf.yield %my2 : vector<4x{ROWS}xf32>
           } {unroll}
-          scf.yield %inner : !rows
+          scf.yield %inner : vector<4x{ROWS}xf32>
         } {unroll}
-        scf.yield %perTile : !rows
+        scf.yield %perTile : vector<4x{ROWS}xf32>
+      } {unroll}
+      %rowMax = scf.for %r = %c0 to %cRows step %c1 iter_args(%rm0 = %m0) -> (!rows) {
+        %x0 = vector.extract %rowMax4[0, %r] : f32 from vector<4x{ROWS}xf32>
+        %x1 = vector.extract %rowMax4[1, %r] : f32 from vector<4x{ROWS}xf32>
+        %x2 = vector.extract %rowMax4[2, %r] : f32 from vector<4x{ROWS}xf32>
+        %x3 = vector.extract %rowMax4[3, %r] : f32 from vector<4x{ROWS}xf32>
+        %y0 = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%x0, %x1) : (f32, f32) -> f32
+        %y1 = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%x2, %x3) : (f32, f32) -> f32
+        %y = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%y0, %y1) : (f32, f32) -> f32
+        %rm1 = vector.insert %y, %rm0[%r] : f32 into !rows
+        scf.yield %rm1 : !rows
       } {unroll}
 
       // Row maxima over the quad of lanes sharing the rows; the running maximum, the
@@ -509,8 +529,9 @@ gpu.module @{MODULE} {
       // P = exp2(...) (f32), this thread's row sums, P rounded to {T} as the A operand of
       // P V: k-step kk is score tiles 2 kk and 2 kk + 1.
       %fV = vector.broadcast %factor : f32 to vector<2x2xf32>
-      %pv:2 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%pa0 = %maskedS, %ls0 = %z0)
-          -> (!sacc, !rows) {
+      %z2 = arith.constant dense<0.0> : vector<2x{ROWS}xf32>
+      %pv:2 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%pa0 = %maskedS, %ls0 = %z2)
+          -> (!sacc, vector<2x{ROWS}xf32>) {
         %rA = arith.muli %mt, %c2 : index
         %rB = arith.addi %rA, %c1 : index
         %mRowA = vector.extract %mSafe[%rA] : f32 from !rows
@@ -521,7 +542,8 @@ gpu.module @{MODULE} {
         %mS = vector.from_elements %mScA, %mScA, %mScB, %mScB : vector<2x2xf32>
         %negS = arith.negf %mS : vector<2x2xf32>
         %perTile:2 = scf.for %e = %c0 to %cNTS step %c1 iter_args(%pa = %pa0, %ls = %ls0)
-            -> (!sacc, !rows) {
+            -> (!sacc, vector<2x{ROWS}xf32>) {
+          %eOdd = arith.remui %e, %c2 : index
           %sx = vector.extract %pa[%mt, %e] : vector<2x2xf32> from !sacc
           %arg = scf.if %hasMask -> (vector<2x2xf32>) {
             %ds = arith.subf %sx, %mR : vector<2x2xf32>
@@ -542,19 +564,23 @@ gpu.module @{MODULE} {
           %p = vector.from_elements %p00, %p01, %p10, %p11 : vector<2x2xf32>
           %sumA = arith.addf %p00, %p01 : f32
           %sumB = arith.addf %p10, %p11 : f32
-          %lA = vector.extract %ls[%rA] : f32 from !rows
-          %lB = vector.extract %ls[%rB] : f32 from !rows
+          %lA = vector.extract %ls[%eOdd, %rA] : f32 from vector<2x{ROWS}xf32>
+          %lB = vector.extract %ls[%eOdd, %rB] : f32 from vector<2x{ROWS}xf32>
           %lA2 = arith.addf %lA, %sumA : f32
           %lB2 = arith.addf %lB, %sumB : f32
-          %ls1 = vector.insert %lA2, %ls[%rA] : f32 into !rows
-          %ls2 = vector.insert %lB2, %ls1[%rB] : f32 into !rows
+          %ls1 = vector.insert %lA2, %ls[%eOdd, %rA] : f32 into vector<2x{ROWS}xf32>
+          %ls2 = vector.insert %lB2, %ls1[%eOdd, %rB] : f32 into vector<2x{ROWS}xf32>
           %pa2 = vector.insert %p, %pa[%mt, %e] : vector<2x2xf32> into !sacc
-          scf.yield %pa2, %ls2 : !sacc, !rows
+          scf.yield %pa2, %ls2 : !sacc, vector<2x{ROWS}xf32>
         } {unroll}
-        scf.yield %perTile#0, %perTile#1 : !sacc, !rows
+        scf.yield %perTile#0, %perTile#1 : !sacc, vector<2x{ROWS}xf32>
       } {unroll}
       %lScaled = arith.mulf %lRun, %alpha : !rows
-      %lNew = arith.addf %lScaled, %pv#1 : !rows
+      // The row sums of this tile: two partial sums a row (even and odd n8 tiles).
+      %pSumE = vector.extract %pv#1[0] : vector<{ROWS}xf32> from vector<2x{ROWS}xf32>
+      %pSumO = vector.extract %pv#1[1] : vector<{ROWS}xf32> from vector<2x{ROWS}xf32>
+      %pSum = arith.addf %pSumE, %pSumO : !rows
+      %lNew = arith.addf %lScaled, %pSum : !rows
 
       // P(j-1) V(j-1) (and S(j+1)) have completed: O may be rescaled. (Waiting for P(j-1)
       // V(j-1) alone, wait_group 1, is what the order allows, but ptxas 13.0 cannot follow
