@@ -744,6 +744,9 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     auto flag = [](bool value) { return std::string(value ? "true" : "false"); };
     std::string extend = maskType == "f32" ? "arith.addf %mv, %fneg0 : f32"
                                            : "arith.extf %mv : " + maskType + " to f32";
+    // f16 wgmma kernels take exp2 of two elements at once in f16 (the templates' {HALF_EXP});
+    // KILN_FLASH_ATTENTION_F32_EXP=1 keeps f32 (a measuring aid).
+    bool halfExp = config.wgmma && type == "f16" && !std::getenv("KILN_FLASH_ATTENTION_F32_EXP");
     // The wgmma products (generated: the inline-asm operand lists depend on the tile).
     // The overlapped order issues each product without waiting and waits in blocks of
     // its own (templates/FlashAttentionSm90Overlap.mlir).
@@ -761,7 +764,7 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
       qkProduct = config.overlap ? qk("qk", "%sNew", "%descK", /*wait=*/false)
                                  : qk("qk", "%sAcc", "%descK", /*wait=*/true);
       pvProduct = wgmmaSnippet(
-          "pv", "%oNew", "%oScaled", oacc, d, type, config.blockKv / 16, "%pHalf",
+          "pv", "%oNew", "%oScaled", oacc, d, type, config.blockKv / 16, "%pOut#0",
           llvm::formatv("vector<1x{0}x2x2x{1}>", config.blockKv / 8, type).str(),
           [](int64_t k, int64_t r) {
             return llvm::formatv("0, {0}, {1}", 2 * k + r / 2, r % 2).str();
@@ -826,7 +829,8 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
                                       {"KV_STAGE", str(kvStage)},
                                       {"HAS_MASK", flag(bool(problem.maskType))},
                                       {"CAUSAL", flag(problem.causal)},
-                                      {"NAN_TO_ZERO", flag(problem.nanToZero)}});
+                                      {"NAN_TO_ZERO", flag(problem.nanToZero)},
+                                      {"HALF_EXP", flag(halfExp)}});
     OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, module.getContext());
     if (!parsed)
       return module.emitError("kernel-attention-sm80: the flash-attention template (")

@@ -36,6 +36,10 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // PTX-DAG: wgmma.commit_group.sync.aligned;
 // PTX-DAG: wgmma.wait_group.sync.aligned 0;
+// f16: P = exp2 two elements at a time in f16 (ex2.approx.f16x2, row sums in f16x2);
+// alpha stays f32.
+// PTX-DAG: ex2.approx.f16x2
+// PTX-DAG: add.rn.f16x2
 // PTX-DAG: ex2.approx.ftz.f32
 // PTX-DAG: shfl.sync.bfly.b32
 // O leaves through shared memory in 16-byte stores.
@@ -96,6 +100,10 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
 // PTX-LABEL: .visible .entry flash_attention_bf16_d64_128x64x2w8_wgmma(
 // PTX: .maxntid 256, 1, 1
 // PTX: .minnctapersm 2
+// bf16 keeps exp2 in f32.
+// PTX-NOT: ex2.approx.f16x2
+// PTX: ex2.approx.ftz.f32
+// PTX-NOT: ex2.approx.f16x2
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 kernel.func @Asks_8_warps(%q: memref<2x3x128x64xbf16>, %k: memref<2x3x128x64xbf16>, %v: memref<2x3x128x64xbf16>, %o: memref<2x3x128x64xbf16>) attributes {kernel.config = {template = "flash_attention_wgmma", block_q = 128, block_kv = 64, stages = 2, warps = 8}} {
   attention ins(%q, %k, %v : memref<2x3x128x64xbf16>, memref<2x3x128x64xbf16>, memref<2x3x128x64xbf16>) outs(%o : memref<2x3x128x64xbf16>) {

@@ -530,6 +530,76 @@ gpu.module @{MODULE} {
       // P V: k-step kk is score tiles 2 kk and 2 kk + 1.
       %fV = vector.broadcast %factor : f32 to vector<2x2xf32>
       %z2 = arith.constant dense<0.0> : vector<2x{ROWS}xf32>
+      // f16 operands: P = ex2.approx.f16x2 of the arguments rounded to f16 (one MUFU op for
+      // two elements; P is rounded to f16 for P V anyway), row sums in f16x2 pairs (two
+      // partial sums a row), widened once a tile. bf16 (8-bit mantissa arguments would be
+      // too coarse) and KILN_FLASH_ATTENTION_F32_EXP=1 keep f32 exp2.
+      %halfExp = arith.constant {HALF_EXP}
+      %pOut:2 = scf.if %halfExp -> (vector<{MTW}x{NT_S}x2x2x{T}>, !rows) {
+        %ph0 = ub.poison : vector<{MTW}x{NT_S}x2x2x{T}>
+        %zh = arith.constant dense<0.0> : vector<2x{ROWS}x2x{T}>
+        %hv:2 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%pa0 = %ph0, %ls0 = %zh)
+            -> (vector<{MTW}x{NT_S}x2x2x{T}>, vector<2x{ROWS}x2x{T}>) {
+          %rA = arith.muli %mt, %c2 : index
+          %rB = arith.addi %rA, %c1 : index
+          %mRowA = vector.extract %mSafe[%rA] : f32 from !rows
+          %mRowB = vector.extract %mSafe[%rB] : f32 from !rows
+          %mScA = vector.extract %mScaled[%rA] : f32 from !rows
+          %mScB = vector.extract %mScaled[%rB] : f32 from !rows
+          %mR = vector.from_elements %mRowA, %mRowA, %mRowB, %mRowB : vector<2x2xf32>
+          %mS = vector.from_elements %mScA, %mScA, %mScB, %mScB : vector<2x2xf32>
+          %negS = arith.negf %mS : vector<2x2xf32>
+          %perTile:2 = scf.for %e = %c0 to %cNTS step %c1 iter_args(%pa = %pa0, %ls = %ls0)
+              -> (vector<{MTW}x{NT_S}x2x2x{T}>, vector<2x{ROWS}x2x{T}>) {
+            %eOdd = arith.remui %e, %c2 : index
+            %sx = vector.extract %maskedS[%mt, %e] : vector<2x2xf32> from !sacc
+            %arg = scf.if %hasMask -> (vector<2x2xf32>) {
+              %ds = arith.subf %sx, %mR : vector<2x2xf32>
+              %y = arith.mulf %ds, %fV : vector<2x2xf32>
+              scf.yield %y : vector<2x2xf32>
+            } else {
+              %y = math.fma %sx, %fV, %negS : vector<2x2xf32>
+              scf.yield %y : vector<2x2xf32>
+            }
+            %argH = arith.truncf %arg : vector<2x2xf32> to vector<2x2x{T}>
+            %aA = vector.extract %argH[0] : vector<2x{T}> from vector<2x2x{T}>
+            %aB = vector.extract %argH[1] : vector<2x{T}> from vector<2x2x{T}>
+            %wA = vector.bitcast %aA : vector<2x{T}> to vector<1xi32>
+            %wB = vector.bitcast %aB : vector<2x{T}> to vector<1xi32>
+            %iA = vector.extract %wA[0] : i32 from vector<1xi32>
+            %iB = vector.extract %wB[0] : i32 from vector<1xi32>
+            %eA = llvm.inline_asm asm_dialect = att "ex2.approx.f16x2 $0, $1;", "=r,r" %iA : (i32) -> i32
+            %eB = llvm.inline_asm asm_dialect = att "ex2.approx.f16x2 $0, $1;", "=r,r" %iB : (i32) -> i32
+            %vA = vector.from_elements %eA : vector<1xi32>
+            %vB = vector.from_elements %eB : vector<1xi32>
+            %pA = vector.bitcast %vA : vector<1xi32> to vector<2x{T}>
+            %pB = vector.bitcast %vB : vector<1xi32> to vector<2x{T}>
+            %pa1 = vector.insert %pA, %pa[%mt, %e, 0] : vector<2x{T}> into vector<{MTW}x{NT_S}x2x2x{T}>
+            %pa2 = vector.insert %pB, %pa1[%mt, %e, 1] : vector<2x{T}> into vector<{MTW}x{NT_S}x2x2x{T}>
+            %lA = vector.extract %ls[%eOdd, %rA] : vector<2x{T}> from vector<2x{ROWS}x2x{T}>
+            %lB = vector.extract %ls[%eOdd, %rB] : vector<2x{T}> from vector<2x{ROWS}x2x{T}>
+            %lA2 = arith.addf %lA, %pA : vector<2x{T}>
+            %lB2 = arith.addf %lB, %pB : vector<2x{T}>
+            %ls1 = vector.insert %lA2, %ls[%eOdd, %rA] : vector<2x{T}> into vector<2x{ROWS}x2x{T}>
+            %ls2 = vector.insert %lB2, %ls1[%eOdd, %rB] : vector<2x{T}> into vector<2x{ROWS}x2x{T}>
+            scf.yield %pa2, %ls2 : vector<{MTW}x{NT_S}x2x2x{T}>, vector<2x{ROWS}x2x{T}>
+          } {unroll}
+          scf.yield %perTile#0, %perTile#1 : vector<{MTW}x{NT_S}x2x2x{T}>, vector<2x{ROWS}x2x{T}>
+        } {unroll}
+        %hw = arith.extf %hv#1 : vector<2x{ROWS}x2x{T}> to vector<2x{ROWS}x2xf32>
+        %hSum = scf.for %r = %c0 to %cRows step %c1 iter_args(%hs0 = %z0) -> (!rows) {
+          %h0 = vector.extract %hw[0, %r, 0] : f32 from vector<2x{ROWS}x2xf32>
+          %h1 = vector.extract %hw[0, %r, 1] : f32 from vector<2x{ROWS}x2xf32>
+          %h2 = vector.extract %hw[1, %r, 0] : f32 from vector<2x{ROWS}x2xf32>
+          %h3 = vector.extract %hw[1, %r, 1] : f32 from vector<2x{ROWS}x2xf32>
+          %h01 = arith.addf %h0, %h1 : f32
+          %h23 = arith.addf %h2, %h3 : f32
+          %hsum = arith.addf %h01, %h23 : f32
+          %hs1 = vector.insert %hsum, %hs0[%r] : f32 into !rows
+          scf.yield %hs1 : !rows
+        } {unroll}
+        scf.yield %hv#0, %hSum : vector<{MTW}x{NT_S}x2x2x{T}>, !rows
+      } else {
       %pv:2 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%pa0 = %maskedS, %ls0 = %z2)
           -> (!sacc, vector<2x{ROWS}xf32>) {
         %rA = arith.muli %mt, %c2 : index
@@ -575,12 +645,15 @@ gpu.module @{MODULE} {
         } {unroll}
         scf.yield %perTile#0, %perTile#1 : !sacc, vector<2x{ROWS}xf32>
       } {unroll}
+        // The row sums of this tile: two partial sums a row (even and odd n8 tiles).
+        %pSumE = vector.extract %pv#1[0] : vector<{ROWS}xf32> from vector<2x{ROWS}xf32>
+        %pSumO = vector.extract %pv#1[1] : vector<{ROWS}xf32> from vector<2x{ROWS}xf32>
+        %pSum = arith.addf %pSumE, %pSumO : !rows
+        %pHalfF = arith.truncf %pv#0 : !sacc to vector<{MTW}x{NT_S}x2x2x{T}>
+        scf.yield %pHalfF, %pSum : vector<{MTW}x{NT_S}x2x2x{T}>, !rows
+      }
       %lScaled = arith.mulf %lRun, %alpha : !rows
-      // The row sums of this tile: two partial sums a row (even and odd n8 tiles).
-      %pSumE = vector.extract %pv#1[0] : vector<{ROWS}xf32> from vector<2x{ROWS}xf32>
-      %pSumO = vector.extract %pv#1[1] : vector<{ROWS}xf32> from vector<2x{ROWS}xf32>
-      %pSum = arith.addf %pSumE, %pSumO : !rows
-      %lNew = arith.addf %lScaled, %pSum : !rows
+      %lNew = arith.addf %lScaled, %pOut#1 : !rows
 
       // P(j-1) V(j-1) (and S(j+1)) have completed: O may be rescaled. (Waiting for P(j-1)
       // V(j-1) alone, wait_group 1, is what the order allows, but ptxas 13.0 cannot follow
@@ -649,7 +722,6 @@ gpu.module @{MODULE} {
         } {unroll}
         scf.yield %perTile : !oacc
       } {unroll}
-      %pHalf = arith.truncf %pv#0 : !sacc to vector<{MTW}x{NT_S}x2x2x{T}>
       // O += P(j) V(j): issued now, waited for in the next iteration (or after the loop).
       %stOff = arith.muli %st, %cKvStage : index
       %vAddr = arith.addi %vBase, %stOff : index
