@@ -62,12 +62,16 @@ def main():
                 spec, _, flags = variant.partition("!")
                 config, _, min_ctas = spec.partition("@")
                 os.environ["KILN_FLASH_ATTENTION_CONFIG"] = config
+                if "xov" in config:
+                    os.environ["KILN_FLASH_ATTENTION_OVERLAP"] = "1"  # opt-in order
                 if min_ctas:
                     os.environ["KILN_FLASH_ATTENTION_MIN_CTAS"] = min_ctas
                 if flags == "f32exp":
                     os.environ["KILN_FLASH_ATTENTION_F32_EXP"] = "1"
             if "@" not in variant:
                 os.environ.pop("KILN_FLASH_ATTENTION_MIN_CTAS", None)
+            if "xov" not in variant:
+                os.environ.pop("KILN_FLASH_ATTENTION_OVERLAP", None)
             if "!f32exp" not in variant:
                 os.environ.pop("KILN_FLASH_ATTENTION_F32_EXP", None)
             result = kernels.kiln_side(case, model, inputs, args.kiln, work, torch, args.timeout)

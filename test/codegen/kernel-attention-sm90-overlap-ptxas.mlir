@@ -4,7 +4,7 @@
 // while its group may be in flight, or too few registers): 64x64 w4 (3 CTAs an SM),
 // 64x128 w4 (2), 128x64 w8 and 128x128 w8 (1).
 // REQUIRES: ptxas
-// RUN: env KILN_FLASH_ATTENTION_CONFIG=64x64x2x4xwgmmaxov kiln-opt --kernel-attention-sm80="target=sm_90a" \
+// RUN: env KILN_FLASH_ATTENTION_OVERLAP=1 KILN_FLASH_ATTENTION_CONFIG=64x64x2x4xwgmmaxov kiln-opt --kernel-attention-sm80="target=sm_90a" \
 // RUN:   --kiln-lower-gpu-device="chip=sm_90a" %s | kiln-translate --emit-ptx -o %t0.ptx
 // RUN: %ptxas -arch=sm_90a -v %t0.ptx -o %t0.cubin 2>&1 | FileCheck %s --check-prefix=K0
 // K0-NOT: C751
@@ -12,7 +12,7 @@
 // K0-NOT: C751
 // K0: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // K0-NOT: C751
-// RUN: env KILN_FLASH_ATTENTION_CONFIG=64x128x2x4xwgmmaxov kiln-opt --kernel-attention-sm80="target=sm_90a" \
+// RUN: env KILN_FLASH_ATTENTION_OVERLAP=1 KILN_FLASH_ATTENTION_CONFIG=64x128x2x4xwgmmaxov kiln-opt --kernel-attention-sm80="target=sm_90a" \
 // RUN:   --kiln-lower-gpu-device="chip=sm_90a" %s | kiln-translate --emit-ptx -o %t1.ptx
 // RUN: %ptxas -arch=sm_90a -v %t1.ptx -o %t1.cubin 2>&1 | FileCheck %s --check-prefix=K1
 // K1-NOT: C751
@@ -20,7 +20,7 @@
 // K1-NOT: C751
 // K1: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // K1-NOT: C751
-// RUN: env KILN_FLASH_ATTENTION_CONFIG=128x64x2x8xwgmmaxov kiln-opt --kernel-attention-sm80="target=sm_90a" \
+// RUN: env KILN_FLASH_ATTENTION_OVERLAP=1 KILN_FLASH_ATTENTION_CONFIG=128x64x2x8xwgmmaxov kiln-opt --kernel-attention-sm80="target=sm_90a" \
 // RUN:   --kiln-lower-gpu-device="chip=sm_90a" %s | kiln-translate --emit-ptx -o %t2.ptx
 // RUN: %ptxas -arch=sm_90a -v %t2.ptx -o %t2.cubin 2>&1 | FileCheck %s --check-prefix=K2
 // K2-NOT: C751
@@ -28,7 +28,7 @@
 // K2-NOT: C751
 // K2: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // K2-NOT: C751
-// RUN: env KILN_FLASH_ATTENTION_CONFIG=128x128x2x8xwgmmaxov kiln-opt --kernel-attention-sm80="target=sm_90a" \
+// RUN: env KILN_FLASH_ATTENTION_OVERLAP=1 KILN_FLASH_ATTENTION_CONFIG=128x128x2x8xwgmmaxov kiln-opt --kernel-attention-sm80="target=sm_90a" \
 // RUN:   --kiln-lower-gpu-device="chip=sm_90a" %s | kiln-translate --emit-ptx -o %t3.ptx
 // RUN: %ptxas -arch=sm_90a -v %t3.ptx -o %t3.cubin 2>&1 | FileCheck %s --check-prefix=K3
 // K3-NOT: C751

@@ -5,8 +5,8 @@
 // through wgmma.wait_group (0 before O is rescaled, 1 after P(j) V(j) is issued, 0 after
 // the loop). Past the last tile no S is issued (ub.poison, no moves into the registers
 // of a group in flight). K and V refills sit at the two barriers of an iteration.
-// RUN: kiln-opt --kernel-attention-sm80="target=sm_90a" %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-attention-sm80="target=sm_90a" --kiln-lower-gpu-device="chip=sm_90a" %s \
+// RUN: env KILN_FLASH_ATTENTION_OVERLAP=1 kiln-opt --kernel-attention-sm80="target=sm_90a" %s -split-input-file | FileCheck %s
+// RUN: env KILN_FLASH_ATTENTION_OVERLAP=1 kiln-opt --kernel-attention-sm80="target=sm_90a" --kiln-lower-gpu-device="chip=sm_90a" %s \
 // RUN:   -split-input-file | kiln-translate --emit-ptx -split-input-file \
 // RUN:   | FileCheck %s --check-prefix=PTX
 
