@@ -362,7 +362,8 @@ gpu.module @{MODULE} {
       } else {
         scf.yield %sAcc : !sacc
       }
-      // The row maxima of this thread's columns.
+      // The row maxima of this thread's columns (max.f32 through nvvm.fmax: arith.maxnumf
+      // and maximumf lower to setp.nan, setp.le and three selp each, 5 instructions).
       %rowMax = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%mx0 = %m0) -> (!rows) {
         %r2 = arith.muli %mt, %c2 : index
         %perTile = scf.for %e = %c0 to %cNTS step %c1 iter_args(%mx = %mx0) -> (!rows) {
@@ -372,7 +373,7 @@ gpu.module @{MODULE} {
             %r = arith.addi %r2, %hi : index
             %sx = vector.extract %maskedS[%mt, %e, %hi, %lo] : f32 from !sacc
             %mo = vector.extract %my[%r] : f32 from !rows
-            %mn = arith.maxnumf %mo, %sx : f32
+            %mn = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%mo, %sx) : (f32, f32) -> f32
             %my2 = vector.insert %mn, %my[%r] : f32 into !rows
             scf.yield %my2 : !rows
           } {unroll}
@@ -386,13 +387,19 @@ gpu.module @{MODULE} {
       %mxQ0 = scf.for %r = %c0 to %cRows step %c1 iter_args(%mv0 = %rowMax) -> (!rows) {
         %mx = vector.extract %mv0[%r] : f32 from !rows
         %s1, %v1 = gpu.shuffle xor %mx, %i1, %i32w : f32
-        %mx1 = arith.maxnumf %mx, %s1 : f32
+        %mx1 = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%mx, %s1) : (f32, f32) -> f32
         %s2, %v2 = gpu.shuffle xor %mx1, %i2, %i32w : f32
-        %mx2 = arith.maxnumf %mx1, %s2 : f32
+        %mx2 = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%mx1, %s2) : (f32, f32) -> f32
         %mv1 = vector.insert %mx2, %mv0[%r] : f32 into !rows
         scf.yield %mv1 : !rows
       } {unroll}
-      %mNew = arith.maxnumf %mRun, %mxQ0 : !rows
+      %mNew = scf.for %r = %c0 to %cRows step %c1 iter_args(%mv0 = %mxQ0) -> (!rows) {
+        %ma = vector.extract %mRun[%r] : f32 from !rows
+        %mb = vector.extract %mv0[%r] : f32 from !rows
+        %mm = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%ma, %mb) : (f32, f32) -> f32
+        %mv1 = vector.insert %mm, %mv0[%r] : f32 into !rows
+        scf.yield %mv1 : !rows
+      } {unroll}
       // A row with nothing allowed so far has m = -inf: use 0 there (p and alpha are 0).
       %ninfV = vector.broadcast %ninf : f32 to !rows
       %isEmpty = arith.cmpf oeq, %mNew, %ninfV : !rows

@@ -196,24 +196,45 @@ gpu.module @{MODULE} {
       %has = arith.cmpi ult, %j, %numKv : index
       scf.if %has {
         %kv0 = arith.muli %j, %cBKV : index
-        scf.for %i = %c0 to %cKvChunks step %c1 {
-          %i0 = arith.muli %i, %cThreads : index
-          %chunk = arith.addi %i0, %tid : index
-          %row = arith.divui %chunk, %cCpr : index
-          %cc = arith.remui %chunk, %cCpr : index
-          %r8 = arith.remui %row, %c8 : index
-          %pc0 = arith.xori %cc, %r8 : index
-          %pc = arith.muli %pc0, %c8 : index
-          %col = arith.muli %cc, %c8 : index
-          %grow = arith.addi %kv0, %row : index
-          %inside = arith.cmpi ult, %grow, %skv : index
-          %srow = arith.minui %grow, %skvLast : index
-          %n = arith.select %inside, %c8, %c0 : index
-          %tk = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%j, %row, %pc], 8, %n {bypassL1}
-            : !gmem to !skv
-          %tv = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%j, %row, %pc], 8, %n {bypassL1}
-            : !gmem to !skv
-        } {unroll}
+        %tileEnd0 = arith.addi %kv0, %cBKV : index
+        %tileFull0 = arith.cmpi ule, %tileEnd0, %skv : index
+        // A whole tile inside Skv (the usual case) needs no bounds arithmetic.
+        scf.if %tileFull0 {
+          scf.for %i = %c0 to %cKvChunks step %c1 {
+            %i0 = arith.muli %i, %cThreads : index
+            %chunk = arith.addi %i0, %tid : index
+            %row = arith.divui %chunk, %cCpr : index
+            %cc = arith.remui %chunk, %cCpr : index
+            %r8 = arith.remui %row, %c8 : index
+            %pc0 = arith.xori %cc, %r8 : index
+            %pc = arith.muli %pc0, %c8 : index
+            %col = arith.muli %cc, %c8 : index
+            %grow = arith.addi %kv0, %row : index
+            %tk = nvgpu.device_async_copy %Kg[%grow, %col], %Ks[%j, %row, %pc], 8 {bypassL1}
+              : !gmem to !skv
+            %tv = nvgpu.device_async_copy %Vg[%grow, %col], %Vs[%j, %row, %pc], 8 {bypassL1}
+              : !gmem to !skv
+          } {unroll}
+        } else {
+          scf.for %i = %c0 to %cKvChunks step %c1 {
+            %i0 = arith.muli %i, %cThreads : index
+            %chunk = arith.addi %i0, %tid : index
+            %row = arith.divui %chunk, %cCpr : index
+            %cc = arith.remui %chunk, %cCpr : index
+            %r8 = arith.remui %row, %c8 : index
+            %pc0 = arith.xori %cc, %r8 : index
+            %pc = arith.muli %pc0, %c8 : index
+            %col = arith.muli %cc, %c8 : index
+            %grow = arith.addi %kv0, %row : index
+            %inside = arith.cmpi ult, %grow, %skv : index
+            %srow = arith.minui %grow, %skvLast : index
+            %n = arith.select %inside, %c8, %c0 : index
+            %tk = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%j, %row, %pc], 8, %n {bypassL1}
+              : !gmem to !skv
+            %tv = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%j, %row, %pc], 8, %n {bypassL1}
+              : !gmem to !skv
+          } {unroll}
+        }
       }
       nvvm.cp.async.commit.group
     } {unroll}
@@ -239,40 +260,66 @@ gpu.module @{MODULE} {
     %o0 = arith.constant dense<0.0> : !oacc
     %m0 = arith.constant dense<0xFF800000> : !rows
     %z0 = arith.constant dense<0.0> : !rows
-    %s0 = arith.constant dense<0.0> : !sacc
+    // S = Q K^T ignores its accumulator's input (scale-d = 0 on the first k-step): poison
+    // there, not zeros (64-128 moves an iteration).
+    %sIn = ub.poison : !sacc
     %res:3 = scf.for %j = %c0 to %numKv step %c1
         iter_args(%oAcc = %o0, %mRun = %m0, %lRun = %z0) -> (!oacc, !rows, !rows) {
+      // Tile j's group has landed for every thread (the groups of tiles j+1 ..
+      // j+{STAGES}-2 may still be in flight), and is visible to wgmma (the async proxy)
+      // once each thread has fenced its own copies. The barrier also says that every
+      // warpgroup has finished iteration j-1 (its wgmma waited for), so the stage of tile
+      // j-1 may be refilled: one barrier an iteration.
+      nvvm.cp.async.wait.group {WAIT_Q}
+      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+      gpu.barrier
       // Refill the stage tile j-1 used with tile j + {STAGES} - 1; always commit a group.
       %nxt = arith.addi %j, %pro : index
       %hasNext = arith.cmpi ult, %nxt, %numKv : index
       scf.if %hasNext {
         %ns = arith.remui %nxt, %cStages : index
         %kv0 = arith.muli %nxt, %cBKV : index
-        scf.for %i = %c0 to %cKvChunks step %c1 {
-          %i0 = arith.muli %i, %cThreads : index
-          %chunk = arith.addi %i0, %tid : index
-          %row = arith.divui %chunk, %cCpr : index
-          %cc = arith.remui %chunk, %cCpr : index
-          %r8 = arith.remui %row, %c8 : index
-          %pc0 = arith.xori %cc, %r8 : index
-          %pc = arith.muli %pc0, %c8 : index
-          %col = arith.muli %cc, %c8 : index
-          %grow = arith.addi %kv0, %row : index
-          %inside = arith.cmpi ult, %grow, %skv : index
-          %srow = arith.minui %grow, %skvLast : index
-          %n = arith.select %inside, %c8, %c0 : index
-          %tk = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%ns, %row, %pc], 8, %n {bypassL1}
-            : !gmem to !skv
-          %tv = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%ns, %row, %pc], 8, %n {bypassL1}
-            : !gmem to !skv
-        } {unroll}
+        %tileEnd1 = arith.addi %kv0, %cBKV : index
+        %tileFull1 = arith.cmpi ule, %tileEnd1, %skv : index
+        // A whole tile inside Skv (the usual case) needs no bounds arithmetic.
+        scf.if %tileFull1 {
+          scf.for %i = %c0 to %cKvChunks step %c1 {
+            %i0 = arith.muli %i, %cThreads : index
+            %chunk = arith.addi %i0, %tid : index
+            %row = arith.divui %chunk, %cCpr : index
+            %cc = arith.remui %chunk, %cCpr : index
+            %r8 = arith.remui %row, %c8 : index
+            %pc0 = arith.xori %cc, %r8 : index
+            %pc = arith.muli %pc0, %c8 : index
+            %col = arith.muli %cc, %c8 : index
+            %grow = arith.addi %kv0, %row : index
+            %tk = nvgpu.device_async_copy %Kg[%grow, %col], %Ks[%ns, %row, %pc], 8 {bypassL1}
+              : !gmem to !skv
+            %tv = nvgpu.device_async_copy %Vg[%grow, %col], %Vs[%ns, %row, %pc], 8 {bypassL1}
+              : !gmem to !skv
+          } {unroll}
+        } else {
+          scf.for %i = %c0 to %cKvChunks step %c1 {
+            %i0 = arith.muli %i, %cThreads : index
+            %chunk = arith.addi %i0, %tid : index
+            %row = arith.divui %chunk, %cCpr : index
+            %cc = arith.remui %chunk, %cCpr : index
+            %r8 = arith.remui %row, %c8 : index
+            %pc0 = arith.xori %cc, %r8 : index
+            %pc = arith.muli %pc0, %c8 : index
+            %col = arith.muli %cc, %c8 : index
+            %grow = arith.addi %kv0, %row : index
+            %inside = arith.cmpi ult, %grow, %skv : index
+            %srow = arith.minui %grow, %skvLast : index
+            %n = arith.select %inside, %c8, %c0 : index
+            %tk = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%ns, %row, %pc], 8, %n {bypassL1}
+              : !gmem to !skv
+            %tv = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%ns, %row, %pc], 8, %n {bypassL1}
+              : !gmem to !skv
+          } {unroll}
+        }
       }
       nvvm.cp.async.commit.group
-      // Tile j's group has landed for every thread, and is visible to wgmma (the async
-      // proxy) once each thread has fenced its own copies.
-      nvvm.cp.async.wait.group {WAIT}
-      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-      gpu.barrier
       %st = arith.remui %j, %cStages : index
       %kv0 = arith.muli %j, %cBKV : index
 
@@ -340,23 +387,44 @@ gpu.module @{MODULE} {
       } else {
         scf.yield %sAcc : !sacc
       }
-      // The row maxima of this thread's columns.
-      %rowMax = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%mx0 = %m0) -> (!rows) {
+      // The row maxima of this thread's columns (max.f32 through nvvm.fmax: arith.maxnumf
+      // and maximumf lower to setp.nan, setp.le and three selp each, 5 instructions).
+      // Four partial maxima a row (column pair parity x even/odd tile): chains a quarter
+      // as long, so that the few warps of an SM hide their latency.
+      %m4 = arith.constant dense<0xFF800000> : vector<4x{ROWS}xf32>
+      %rowMax4 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%mx0 = %m4)
+          -> (vector<4x{ROWS}xf32>) {
         %r2 = arith.muli %mt, %c2 : index
-        %perTile = scf.for %e = %c0 to %cNTS step %c1 iter_args(%mx = %mx0) -> (!rows) {
-          %inner = scf.for %q = %c0 to %c4 step %c1 iter_args(%my = %mx) -> (!rows) {
+        %perTile = scf.for %e = %c0 to %cNTS step %c1 iter_args(%mx = %mx0)
+            -> (vector<4x{ROWS}xf32>) {
+          %eOdd = arith.remui %e, %c2 : index
+          %part0 = arith.muli %eOdd, %c2 : index
+          %inner = scf.for %q = %c0 to %c4 step %c1 iter_args(%my = %mx)
+              -> (vector<4x{ROWS}xf32>) {
             %hi = arith.divui %q, %c2 : index
             %lo = arith.remui %q, %c2 : index
             %r = arith.addi %r2, %hi : index
+            %part = arith.addi %part0, %lo : index
             %sx = vector.extract %maskedS[%mt, %e, %hi, %lo] : f32 from !sacc
-            %mo = vector.extract %my[%r] : f32 from !rows
-            %mn = arith.maxnumf %mo, %sx : f32
-            %my2 = vector.insert %mn, %my[%r] : f32 into !rows
-            scf.yield %my2 : !rows
+            %mo = vector.extract %my[%part, %r] : f32 from vector<4x{ROWS}xf32>
+            %mn = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%mo, %sx) : (f32, f32) -> f32
+            %my2 = vector.insert %mn, %my[%part, %r] : f32 into vector<4x{ROWS}xf32>
+            scf.yield %my2 : vector<4x{ROWS}xf32>
           } {unroll}
-          scf.yield %inner : !rows
+          scf.yield %inner : vector<4x{ROWS}xf32>
         } {unroll}
-        scf.yield %perTile : !rows
+        scf.yield %perTile : vector<4x{ROWS}xf32>
+      } {unroll}
+      %rowMax = scf.for %r = %c0 to %cRows step %c1 iter_args(%rm0 = %m0) -> (!rows) {
+        %x0 = vector.extract %rowMax4[0, %r] : f32 from vector<4x{ROWS}xf32>
+        %x1 = vector.extract %rowMax4[1, %r] : f32 from vector<4x{ROWS}xf32>
+        %x2 = vector.extract %rowMax4[2, %r] : f32 from vector<4x{ROWS}xf32>
+        %x3 = vector.extract %rowMax4[3, %r] : f32 from vector<4x{ROWS}xf32>
+        %y0 = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%x0, %x1) : (f32, f32) -> f32
+        %y1 = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%x2, %x3) : (f32, f32) -> f32
+        %y = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%y0, %y1) : (f32, f32) -> f32
+        %rm1 = vector.insert %y, %rm0[%r] : f32 into !rows
+        scf.yield %rm1 : !rows
       } {unroll}
 
       // Row maxima over the quad of lanes sharing the rows; the running maximum, the
@@ -364,13 +432,19 @@ gpu.module @{MODULE} {
       %mxQ0 = scf.for %r = %c0 to %cRows step %c1 iter_args(%mv0 = %rowMax) -> (!rows) {
         %mx = vector.extract %mv0[%r] : f32 from !rows
         %s1, %v1 = gpu.shuffle xor %mx, %i1, %i32w : f32
-        %mx1 = arith.maxnumf %mx, %s1 : f32
+        %mx1 = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%mx, %s1) : (f32, f32) -> f32
         %s2, %v2 = gpu.shuffle xor %mx1, %i2, %i32w : f32
-        %mx2 = arith.maxnumf %mx1, %s2 : f32
+        %mx2 = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%mx1, %s2) : (f32, f32) -> f32
         %mv1 = vector.insert %mx2, %mv0[%r] : f32 into !rows
         scf.yield %mv1 : !rows
       } {unroll}
-      %mNew = arith.maxnumf %mRun, %mxQ0 : !rows
+      %mNew = scf.for %r = %c0 to %cRows step %c1 iter_args(%mv0 = %mxQ0) -> (!rows) {
+        %ma = vector.extract %mRun[%r] : f32 from !rows
+        %mb = vector.extract %mv0[%r] : f32 from !rows
+        %mm = llvm.call_intrinsic "llvm.nvvm.fmax.f"(%ma, %mb) : (f32, f32) -> f32
+        %mv1 = vector.insert %mm, %mv0[%r] : f32 into !rows
+        scf.yield %mv1 : !rows
+      } {unroll}
       // A row with nothing allowed so far has m = -inf: use 0 there (p and alpha are 0).
       %ninfV = vector.broadcast %ninf : f32 to !rows
       %isEmpty = arith.cmpf oeq, %mNew, %ninfV : !rows
@@ -397,8 +471,79 @@ gpu.module @{MODULE} {
       // P = exp2(...) (f32), this thread's row sums, P rounded to {T} as the A operand of
       // P V: k-step kk is score tiles 2 kk and 2 kk + 1.
       %fV = vector.broadcast %factor : f32 to vector<2x2xf32>
-      %pv:2 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%pa0 = %maskedS, %ls0 = %z0)
-          -> (!sacc, !rows) {
+      %z2 = arith.constant dense<0.0> : vector<2x{ROWS}xf32>
+      // f16 operands: P = ex2.approx.f16x2 of the arguments rounded to f16 (one MUFU op for
+      // two elements; P is rounded to f16 for P V anyway), row sums in f16x2 pairs (two
+      // partial sums a row), widened once a tile. bf16 (8-bit mantissa arguments would be
+      // too coarse) and KILN_FLASH_ATTENTION_F32_EXP=1 keep f32 exp2.
+      %halfExp = arith.constant {HALF_EXP}
+      %pOut:2 = scf.if %halfExp -> (vector<{MTW}x{NT_S}x2x2x{T}>, !rows) {
+        %ph0 = ub.poison : vector<{MTW}x{NT_S}x2x2x{T}>
+        %zh = arith.constant dense<0.0> : vector<2x{ROWS}x2x{T}>
+        %hv:2 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%pa0 = %ph0, %ls0 = %zh)
+            -> (vector<{MTW}x{NT_S}x2x2x{T}>, vector<2x{ROWS}x2x{T}>) {
+          %rA = arith.muli %mt, %c2 : index
+          %rB = arith.addi %rA, %c1 : index
+          %mRowA = vector.extract %mSafe[%rA] : f32 from !rows
+          %mRowB = vector.extract %mSafe[%rB] : f32 from !rows
+          %mScA = vector.extract %mScaled[%rA] : f32 from !rows
+          %mScB = vector.extract %mScaled[%rB] : f32 from !rows
+          %mR = vector.from_elements %mRowA, %mRowA, %mRowB, %mRowB : vector<2x2xf32>
+          %mS = vector.from_elements %mScA, %mScA, %mScB, %mScB : vector<2x2xf32>
+          %negS = arith.negf %mS : vector<2x2xf32>
+          %perTile:2 = scf.for %e = %c0 to %cNTS step %c1 iter_args(%pa = %pa0, %ls = %ls0)
+              -> (vector<{MTW}x{NT_S}x2x2x{T}>, vector<2x{ROWS}x2x{T}>) {
+            %eOdd = arith.remui %e, %c2 : index
+            %sx = vector.extract %maskedS[%mt, %e] : vector<2x2xf32> from !sacc
+            %arg = scf.if %hasMask -> (vector<2x2xf32>) {
+              %ds = arith.subf %sx, %mR : vector<2x2xf32>
+              %y = arith.mulf %ds, %fV : vector<2x2xf32>
+              scf.yield %y : vector<2x2xf32>
+            } else {
+              %y = math.fma %sx, %fV, %negS : vector<2x2xf32>
+              scf.yield %y : vector<2x2xf32>
+            }
+            %argH = arith.truncf %arg : vector<2x2xf32> to vector<2x2x{T}>
+            %aA = vector.extract %argH[0] : vector<2x{T}> from vector<2x2x{T}>
+            %aB = vector.extract %argH[1] : vector<2x{T}> from vector<2x2x{T}>
+            %wA = vector.bitcast %aA : vector<2x{T}> to vector<1xi32>
+            %wB = vector.bitcast %aB : vector<2x{T}> to vector<1xi32>
+            %iA = vector.extract %wA[0] : i32 from vector<1xi32>
+            %iB = vector.extract %wB[0] : i32 from vector<1xi32>
+            %eA = llvm.inline_asm asm_dialect = att "ex2.approx.f16x2 $0, $1;", "=r,r" %iA : (i32) -> i32
+            %eB = llvm.inline_asm asm_dialect = att "ex2.approx.f16x2 $0, $1;", "=r,r" %iB : (i32) -> i32
+            %vA = vector.from_elements %eA : vector<1xi32>
+            %vB = vector.from_elements %eB : vector<1xi32>
+            %pA = vector.bitcast %vA : vector<1xi32> to vector<2x{T}>
+            %pB = vector.bitcast %vB : vector<1xi32> to vector<2x{T}>
+            %pa1 = vector.insert %pA, %pa[%mt, %e, 0] : vector<2x{T}> into vector<{MTW}x{NT_S}x2x2x{T}>
+            %pa2 = vector.insert %pB, %pa1[%mt, %e, 1] : vector<2x{T}> into vector<{MTW}x{NT_S}x2x2x{T}>
+            %lA = vector.extract %ls[%eOdd, %rA] : vector<2x{T}> from vector<2x{ROWS}x2x{T}>
+            %lB = vector.extract %ls[%eOdd, %rB] : vector<2x{T}> from vector<2x{ROWS}x2x{T}>
+            %lA2 = arith.addf %lA, %pA : vector<2x{T}>
+            %lB2 = arith.addf %lB, %pB : vector<2x{T}>
+            %ls1 = vector.insert %lA2, %ls[%eOdd, %rA] : vector<2x{T}> into vector<2x{ROWS}x2x{T}>
+            %ls2 = vector.insert %lB2, %ls1[%eOdd, %rB] : vector<2x{T}> into vector<2x{ROWS}x2x{T}>
+            scf.yield %pa2, %ls2 : vector<{MTW}x{NT_S}x2x2x{T}>, vector<2x{ROWS}x2x{T}>
+          } {unroll}
+          scf.yield %perTile#0, %perTile#1 : vector<{MTW}x{NT_S}x2x2x{T}>, vector<2x{ROWS}x2x{T}>
+        } {unroll}
+        %hw = arith.extf %hv#1 : vector<2x{ROWS}x2x{T}> to vector<2x{ROWS}x2xf32>
+        %hSum = scf.for %r = %c0 to %cRows step %c1 iter_args(%hs0 = %z0) -> (!rows) {
+          %h0 = vector.extract %hw[0, %r, 0] : f32 from vector<2x{ROWS}x2xf32>
+          %h1 = vector.extract %hw[0, %r, 1] : f32 from vector<2x{ROWS}x2xf32>
+          %h2 = vector.extract %hw[1, %r, 0] : f32 from vector<2x{ROWS}x2xf32>
+          %h3 = vector.extract %hw[1, %r, 1] : f32 from vector<2x{ROWS}x2xf32>
+          %h01 = arith.addf %h0, %h1 : f32
+          %h23 = arith.addf %h2, %h3 : f32
+          %hsum = arith.addf %h01, %h23 : f32
+          %hs1 = vector.insert %hsum, %hs0[%r] : f32 into !rows
+          scf.yield %hs1 : !rows
+        } {unroll}
+        scf.yield %hv#0, %hSum : vector<{MTW}x{NT_S}x2x2x{T}>, !rows
+      } else {
+      %pv:2 = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%pa0 = %maskedS, %ls0 = %z2)
+          -> (!sacc, vector<2x{ROWS}xf32>) {
         %rA = arith.muli %mt, %c2 : index
         %rB = arith.addi %rA, %c1 : index
         %mRowA = vector.extract %mSafe[%rA] : f32 from !rows
@@ -409,7 +554,8 @@ gpu.module @{MODULE} {
         %mS = vector.from_elements %mScA, %mScA, %mScB, %mScB : vector<2x2xf32>
         %negS = arith.negf %mS : vector<2x2xf32>
         %perTile:2 = scf.for %e = %c0 to %cNTS step %c1 iter_args(%pa = %pa0, %ls = %ls0)
-            -> (!sacc, !rows) {
+            -> (!sacc, vector<2x{ROWS}xf32>) {
+          %eOdd = arith.remui %e, %c2 : index
           %sx = vector.extract %pa[%mt, %e] : vector<2x2xf32> from !sacc
           %arg = scf.if %hasMask -> (vector<2x2xf32>) {
             %ds = arith.subf %sx, %mR : vector<2x2xf32>
@@ -430,19 +576,26 @@ gpu.module @{MODULE} {
           %p = vector.from_elements %p00, %p01, %p10, %p11 : vector<2x2xf32>
           %sumA = arith.addf %p00, %p01 : f32
           %sumB = arith.addf %p10, %p11 : f32
-          %lA = vector.extract %ls[%rA] : f32 from !rows
-          %lB = vector.extract %ls[%rB] : f32 from !rows
+          %lA = vector.extract %ls[%eOdd, %rA] : f32 from vector<2x{ROWS}xf32>
+          %lB = vector.extract %ls[%eOdd, %rB] : f32 from vector<2x{ROWS}xf32>
           %lA2 = arith.addf %lA, %sumA : f32
           %lB2 = arith.addf %lB, %sumB : f32
-          %ls1 = vector.insert %lA2, %ls[%rA] : f32 into !rows
-          %ls2 = vector.insert %lB2, %ls1[%rB] : f32 into !rows
+          %ls1 = vector.insert %lA2, %ls[%eOdd, %rA] : f32 into vector<2x{ROWS}xf32>
+          %ls2 = vector.insert %lB2, %ls1[%eOdd, %rB] : f32 into vector<2x{ROWS}xf32>
           %pa2 = vector.insert %p, %pa[%mt, %e] : vector<2x2xf32> into !sacc
-          scf.yield %pa2, %ls2 : !sacc, !rows
+          scf.yield %pa2, %ls2 : !sacc, vector<2x{ROWS}xf32>
         } {unroll}
-        scf.yield %perTile#0, %perTile#1 : !sacc, !rows
+        scf.yield %perTile#0, %perTile#1 : !sacc, vector<2x{ROWS}xf32>
       } {unroll}
+        // The row sums of this tile: two partial sums a row (even and odd n8 tiles).
+        %pSumE = vector.extract %pv#1[0] : vector<{ROWS}xf32> from vector<2x{ROWS}xf32>
+        %pSumO = vector.extract %pv#1[1] : vector<{ROWS}xf32> from vector<2x{ROWS}xf32>
+        %pSum = arith.addf %pSumE, %pSumO : !rows
+        %pHalfF = arith.truncf %pv#0 : !sacc to vector<{MTW}x{NT_S}x2x2x{T}>
+        scf.yield %pHalfF, %pSum : vector<{MTW}x{NT_S}x2x2x{T}>, !rows
+      }
       %lScaled = arith.mulf %lRun, %alpha : !rows
-      %lNew = arith.addf %lScaled, %pv#1 : !rows
+      %lNew = arith.addf %lScaled, %pOut#1 : !rows
 
       // O = O * alpha + P V.
       %oScaled = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%oa0 = %oAcc) -> (!oacc) {
@@ -459,7 +612,6 @@ gpu.module @{MODULE} {
         } {unroll}
         scf.yield %perTile : !oacc
       } {unroll}
-      %pHalf = arith.truncf %pv#0 : !sacc to vector<{MTW}x{NT_S}x2x2x{T}>
       // O += P V: wgmma m64n{D}k16 x {KP} per warpgroup, A = P's fragments (score tiles 2 k
       // and 2 k + 1 make k-step k), B = the V stage, transposed by the descriptor.
       %vAddr = arith.addi %vBase, %stOff : index
@@ -467,9 +619,6 @@ gpu.module @{MODULE} {
       %vAddr16 = arith.shrui %vAddrI, %i4_64 : i64
       %descV = arith.addi %vAddr16, %descConst : i64
 {WGMMA_PV}
-      // Every warpgroup's wgmma on stage j % {STAGES} have completed (wait 0 in the
-      // blocks above) before it is refilled.
-      gpu.barrier
       scf.yield %oNew, %mNew, %lNew : !oacc, !rows, !rows
     }
 
@@ -491,35 +640,47 @@ gpu.module @{MODULE} {
     %nzV = vector.broadcast %nanToZero : i1 to vector<{ROWS}xi1>
     %zap = arith.andi %isZero, %nzV : vector<{ROWS}xi1>
     %inv = arith.select %zap, %z0, %inv0 : vector<{ROWS}xi1>, !rows
-    scf.for %mt = %c0 to %cMTW step %c1 {
-      %mtRows = arith.muli %mt, %c16 : index
-      %rowOA = arith.addi %rowA, %mtRows : index
-      %rowOB = arith.addi %rowOA, %c8 : index
-      %insideA = arith.cmpi ult, %rowOA, %sq : index
-      %insideB = arith.cmpi ult, %rowOB, %sq : index
-      %rA = arith.muli %mt, %c2 : index
-      %rB = arith.addi %rA, %c1 : index
-      %invA = vector.extract %inv[%rA] : f32 from !rows
-      %invB = vector.extract %inv[%rB] : f32 from !rows
-      %invAV = vector.broadcast %invA : f32 to vector<2xf32>
-      %invBV = vector.broadcast %invB : f32 to vector<2xf32>
-      scf.for %e = %c0 to %cNTO step %c1 {
-        %ov = vector.extract %res#0[%mt, %e] : vector<2x2xf32> from !oacc
-        %c8e = arith.muli %e, %c8 : index
-        %col = arith.addi %c8e, %t2 : index
-        %oA = vector.extract %ov[0] : vector<2xf32> from vector<2x2xf32>
-        %oB = vector.extract %ov[1] : vector<2xf32> from vector<2x2xf32>
-        %yA = arith.mulf %oA, %invAV : vector<2xf32>
-        %yB = arith.mulf %oB, %invBV : vector<2xf32>
-        %hA = arith.truncf %yA : vector<2xf32> to vector<2x{T}>
-        %hB = arith.truncf %yB : vector<2xf32> to vector<2x{T}>
-        scf.if %insideA {
-          vector.store %hA, %Og[%rowOA, %col] {alignment = 4} : !gmem, vector<2x{T}>
-        }
-        scf.if %insideB {
-          vector.store %hB, %Og[%rowOB, %col] {alignment = 4} : !gmem, vector<2x{T}>
-        }
-      } {unroll}
+    // O goes out through shared memory, 16 bytes a store: each warp writes its 16 rows,
+    // rounded to {T}, into the Q tile's rows (each warpgroup's S products, the only
+    // readers of its 64 rows of Q, have completed), in the ring's swizzled layout (chunk
+    // c of row r at c ^ (r % 8): a warp's 4-byte writes of one n8 tile hit 32 banks);
+    // after a barrier the CTA stores whole rows, {Q_CHUNKS} 16-byte chunks a thread.
+    %rowSA = arith.addi %qRow0, %g : index
+    %rowSB = arith.addi %rowSA, %c8 : index
+    %invA = vector.extract %inv[0] : f32 from !rows
+    %invB = vector.extract %inv[1] : f32 from !rows
+    %invAV = vector.broadcast %invA : f32 to vector<2xf32>
+    %invBV = vector.broadcast %invB : f32 to vector<2xf32>
+    scf.for %e = %c0 to %cNTO step %c1 {
+      %ov = vector.extract %res#0[0, %e] : vector<2x2xf32> from !oacc
+      %chunkS = arith.xori %e, %g : index
+      %c8e = arith.muli %chunkS, %c8 : index
+      %col = arith.addi %c8e, %t2 : index
+      %oA = vector.extract %ov[0] : vector<2xf32> from vector<2x2xf32>
+      %oB = vector.extract %ov[1] : vector<2xf32> from vector<2x2xf32>
+      %yA = arith.mulf %oA, %invAV : vector<2xf32>
+      %yB = arith.mulf %oB, %invBV : vector<2xf32>
+      %hA = arith.truncf %yA : vector<2xf32> to vector<2x{T}>
+      %hB = arith.truncf %yB : vector<2xf32> to vector<2x{T}>
+      vector.store %hA, %Qs[%rowSA, %col] {alignment = 4} : !sq, vector<2x{T}>
+      vector.store %hB, %Qs[%rowSB, %col] {alignment = 4} : !sq, vector<2x{T}>
+    } {unroll}
+    gpu.barrier
+    scf.for %i = %c0 to %cQChunks step %c1 {
+      %i0 = arith.muli %i, %cThreads : index
+      %chunk = arith.addi %i0, %tid : index
+      %row = arith.divui %chunk, %cCpr : index
+      %cc = arith.remui %chunk, %cCpr : index
+      %r8 = arith.remui %row, %c8 : index
+      %pc0 = arith.xori %cc, %r8 : index
+      %pc = arith.muli %pc0, %c8 : index
+      %col = arith.muli %cc, %c8 : index
+      %grow = arith.addi %q0, %row : index
+      %inside = arith.cmpi ult, %grow, %sq : index
+      scf.if %inside {
+        %y = vector.load %Qs[%row, %pc] : !sq, vector<8x{T}>
+        vector.store %y, %Og[%grow, %col] {alignment = 16} : !gmem, vector<8x{T}>
+      }
     } {unroll}
     gpu.return
   }
