@@ -42,6 +42,6 @@ fi
 cp /tmp/kernels.log /tmp/check.log /tmp/sweep.log "$out/" 2>/dev/null
 tar -C /tmp -cJf "$out/logs.tar.xz" --exclude='*.npy' --exclude='*.pb' --exclude='*.onnx' \
   --exclude='*.kiln' --exclude='*.bin' kernels check sweep 2>/dev/null
-echo "=== check"; grep -E "^\| |WRONG|failed|NONDET|wrong config" /tmp/check.log 2>/dev/null | head -60
+echo "=== check"; grep -E "^\| |WRONG|failed|NONDET" /tmp/check.log 2>/dev/null | head -60
 echo "=== sweep"; grep -v "^\[" /tmp/sweep.log 2>/dev/null | tail -16
 echo "=== kernels (bench/kernels.py --only attention)"; tail -9 /tmp/kernels.log 2>/dev/null

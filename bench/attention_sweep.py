@@ -6,7 +6,7 @@ candidates in `kiln compile`), checked against PyTorch in fp32 (rel L2) and time
 `kiln bench`; SDPA is timed once per case in the same process.
 
     python3 bench/attention_sweep.py --kiln build/bin/kiln --out DIR \\
-        --variants tuned,64x64x2x4,128x64x2x8xwgmma,64x64x2x4xwgmmaxov@2,64x128x2x4xwgmma!f32exp \\
+        --variants tuned,64x64x2x4,128x64x2x8xwgmma,64x64x2x4xwgmma@3,64x128x2x4xwgmma!f32exp \\
         [--filter s512]
 
 Writes DIR/sweep.json, DIR/sweep.md and prints the table last (ms; SDPA / Kiln in brackets).
@@ -62,16 +62,12 @@ def main():
                 spec, _, flags = variant.partition("!")
                 config, _, min_ctas = spec.partition("@")
                 os.environ["KILN_FLASH_ATTENTION_CONFIG"] = config
-                if "xov" in config:
-                    os.environ["KILN_FLASH_ATTENTION_OVERLAP"] = "1"  # opt-in order
                 if min_ctas:
                     os.environ["KILN_FLASH_ATTENTION_MIN_CTAS"] = min_ctas
                 if flags == "f32exp":
                     os.environ["KILN_FLASH_ATTENTION_F32_EXP"] = "1"
             if "@" not in variant:
                 os.environ.pop("KILN_FLASH_ATTENTION_MIN_CTAS", None)
-            if "xov" not in variant:
-                os.environ.pop("KILN_FLASH_ATTENTION_OVERLAP", None)
             if "!f32exp" not in variant:
                 os.environ.pop("KILN_FLASH_ATTENTION_F32_EXP", None)
             result = kernels.kiln_side(case, model, inputs, args.kiln, work, torch, args.timeout)

@@ -45,9 +45,7 @@ struct FlashAttentionProblem {
 /// One way the template computes attention. As a dictionary:
 /// {template = "flash_attention", block_q, block_kv, stages, warps} (mma.sync, sm_80 and
 /// later), or the same keys under template = "flash_attention_wgmma" (sm_90a only: both
-/// products on wgmma, 64 query rows a warpgroup), plus `softmax_overlap = true` for the
-/// FlashAttention-3 ordering of the wgmma variant (absent when false, so that the older
-/// configurations keep their dictionaries and timing-cache entries).
+/// products on wgmma, 64 query rows a warpgroup).
 struct FlashAttentionConfig {
   static constexpr llvm::StringLiteral kTemplate = "flash_attention";
   static constexpr llvm::StringLiteral kWgmmaTemplate = "flash_attention_wgmma";
@@ -60,11 +58,6 @@ struct FlashAttentionConfig {
   int64_t warps = 4;
   /// The Hopper variant (templates/FlashAttentionSm90.mlir): wgmma instead of mma.sync.
   bool wgmma = false;
-  /// The wgmma variant with the FlashAttention-3 order inside a warpgroup
-  /// (templates/FlashAttentionSm90Overlap.mlir): S(j+1) = Q K(j+1)^T is issued before the
-  /// softmax of tile j and waited for after P(j) V(j) is issued, so the softmax runs under
-  /// both products. Two S accumulators; K and V rings of 2 stages each.
-  bool overlap = false;
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
   static std::optional<FlashAttentionConfig> fromAttr(mlir::DictionaryAttr attr);
@@ -76,7 +69,7 @@ struct FlashAttentionConfig {
   int64_t sharedBytes(int64_t headDim) const;
   bool operator==(const FlashAttentionConfig &other) const {
     return blockQ == other.blockQ && blockKv == other.blockKv && stages == other.stages &&
-           warps == other.warps && wgmma == other.wgmma && overlap == other.overlap;
+           warps == other.warps && wgmma == other.wgmma;
   }
 };
 

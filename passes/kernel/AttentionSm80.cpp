@@ -42,16 +42,12 @@ namespace kernel = kiln::kernel;
 
 namespace {
 
-/// The templates' text (kernel/templates/FlashAttention.mlir, FlashAttentionSm90.mlir,
-/// FlashAttentionSm90Overlap.mlir).
+/// The templates' text (kernel/templates/FlashAttention.mlir, FlashAttentionSm90.mlir).
 constexpr const char kTemplate[] =
 #include "passes/kernel/templates/FlashAttention.mlir.inc"
     ;
 constexpr const char kWgmmaTemplate[] =
 #include "passes/kernel/templates/FlashAttentionSm90.mlir.inc"
-    ;
-constexpr const char kWgmmaOverlapTemplate[] =
-#include "passes/kernel/templates/FlashAttentionSm90Overlap.mlir.inc"
     ;
 
 /// Dynamic shared memory a CTA may have on every target the pass serves (sm_80's 163 KB).
@@ -116,34 +112,23 @@ std::optional<APFloat> getSplatFloat(Value value) {
 
 DictionaryAttr kiln::FlashAttentionConfig::toAttr(MLIRContext *context) const {
   Builder b(context);
-  SmallVector<NamedAttribute> entries = {
+  return b.getDictionaryAttr({
       b.getNamedAttr("template", b.getStringAttr(wgmma ? kWgmmaTemplate : kTemplate)),
       b.getNamedAttr("block_q", b.getI64IntegerAttr(blockQ)),
       b.getNamedAttr("block_kv", b.getI64IntegerAttr(blockKv)),
       b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),
       b.getNamedAttr("warps", b.getI64IntegerAttr(warps)),
-  };
-  // Only when set: the other configurations keep the dictionaries (and the timing-cache
-  // keys) they had before the flag existed.
-  if (overlap)
-    entries.push_back(b.getNamedAttr("softmax_overlap", b.getBoolAttr(true)));
-  return b.getDictionaryAttr(entries);
+  });
 }
 
 std::optional<kiln::FlashAttentionConfig>
 kiln::FlashAttentionConfig::fromAttr(DictionaryAttr attr) {
   auto name = attr.getAs<StringAttr>("template");
-  if (!name || (name.getValue() != kTemplate && name.getValue() != kWgmmaTemplate))
+  if (!name || (name.getValue() != kTemplate && name.getValue() != kWgmmaTemplate) ||
+      attr.size() != 5)
     return std::nullopt;
   FlashAttentionConfig config;
   config.wgmma = name.getValue() == kWgmmaTemplate;
-  // softmax_overlap = true (the wgmma variant only) is the one optional key.
-  auto overlap = attr.getAs<BoolAttr>("softmax_overlap");
-  if (overlap && !(config.wgmma && overlap.getValue()))
-    return std::nullopt;
-  config.overlap = bool(overlap);
-  if (attr.size() != (config.overlap ? 6u : 5u))
-    return std::nullopt;
   for (auto [key, field] : {std::pair<StringRef, int64_t *>{"block_q", &config.blockQ},
                             {"block_kv", &config.blockKv},
                             {"stages", &config.stages},
@@ -157,9 +142,8 @@ kiln::FlashAttentionConfig::fromAttr(DictionaryAttr attr) {
 }
 
 std::string kiln::FlashAttentionConfig::describe() const {
-  return llvm::formatv("flash attention {0} {1}x{2}, {3} stages, {4} warps{5}",
-                       wgmma ? "wgmma" : "mma.sync", blockQ, blockKv, stages, warps,
-                       overlap ? ", softmax overlapped" : "")
+  return llvm::formatv("flash attention {0} {1}x{2}, {3} stages, {4} warps",
+                       wgmma ? "wgmma" : "mma.sync", blockQ, blockKv, stages, warps)
       .str();
 }
 
@@ -202,22 +186,6 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
     };
     for (const FlashAttentionConfig &config : wgmmaCandidates)
       if (config.blockKv * problem.headDim / 8 % config.threads() == 0 &&
-          config.sharedBytes(problem.headDim) <= kMaxSharedBytes)
-        configs.push_back(config);
-    // The FlashAttention-3 order (softmax under the products): 2 stages only (the K and V
-    // rings are refilled at fixed points of the iteration). Experimental, behind
-    // KILN_FLASH_ATTENTION_OVERLAP=1: on the H200 it gave wrong results (non-finite) at b8
-    // h12 s128/s512 wherever it had two KV tiles or more, while correct at b2 h3, and it
-    // was slower than the plain order where it was right (docs/codegen-attention.md).
-    const FlashAttentionConfig overlapCandidates[] = {
-        {64, 64, 2, 4, true, true},
-        {64, 128, 2, 4, true, true},
-        {128, 64, 2, 8, true, true},
-        {128, 128, 2, 8, true, true},
-    };
-    for (const FlashAttentionConfig &config : overlapCandidates)
-      if (std::getenv("KILN_FLASH_ATTENTION_OVERLAP") &&
-          config.blockKv * problem.headDim / 8 % config.threads() == 0 &&
           config.sharedBytes(problem.headDim) <= kMaxSharedBytes)
         configs.push_back(config);
   }
@@ -275,10 +243,6 @@ double kiln::estimateFlashAttentionMicros(const FlashAttentionProblem &problem,
     efficiency *= 0.9;
   if (config.stages == 3)
     efficiency *= 0.96;
-  // The FlashAttention-3 order (experimental): measured 10-15% slower than the plain one
-  // (fewer CTAs an SM for its two S accumulators).
-  if (config.overlap)
-    efficiency *= 0.87;
   // Fewer CTAs than SMs leave SMs idle (half of the loss: a CTA alone on an SM runs
   // faster than its share of a full one).
   int64_t ctas = blocksQ * problem.batch * problem.heads;
@@ -468,16 +432,14 @@ namespace {
 /// `aDescStep` (K-major), B through the descriptor `desc` + k * `descStep` (transposed when
 /// `transposeB`); with
 /// `zeroFirst` the first step ignores `acc`. One inline-asm block holds the fence, the
-/// k-steps, the commit and (with `wait`) the wait for completion: the results are defined
-/// only once the products are done, so no read of the accumulators can be scheduled above
-/// the wait. Without `wait` the block only issues the group; a wgmmaWaitSnippet later
-/// passes the accumulators through the wait.
+/// k-steps, the commit and the wait for completion: the results are defined only once the
+/// products are done, so no read of the accumulators can be scheduled above the wait.
 std::string wgmmaSnippet(StringRef prefix, StringRef result, StringRef acc, StringRef accType,
                          int64_t n, StringRef type, int64_t steps, StringRef aSource,
                          StringRef aSourceType,
                          llvm::function_ref<std::string(int64_t, int64_t)> aIndex, StringRef aDesc,
                          int64_t aDescStep, StringRef desc, int64_t descStep, bool transposeB,
-                         bool zeroFirst, bool wait = true) {
+                         bool zeroFirst) {
   std::string text;
   llvm::raw_string_ostream os(text);
   int64_t accRegs = n / 2;
@@ -532,8 +494,7 @@ std::string wgmmaSnippet(StringRef prefix, StringRef result, StringRef acc, Stri
                          aShared ? "0, " : "", transposeB ? 1 : 0)
                .str();
   }
-  ptx += wait ? "wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }"
-              : "wgmma.commit_group.sync.aligned; }";
+  ptx += "wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }";
   std::string constraints;
   for (int64_t i = 0; i < accRegs; ++i)
     constraints += "=f,";
@@ -565,41 +526,6 @@ std::string wgmmaSnippet(StringRef prefix, StringRef result, StringRef acc, Stri
   os << llvm::formatv("      %{0}_r = llvm.inline_asm has_side_effects asm_dialect = att \"{1}\", "
                       "\"{2}\" {3} : ({4}) -> {5}\n",
                       prefix, ptx, constraints, operands, operandTypes, structType);
-  std::string results;
-  for (int64_t i = 0; i < accRegs; ++i) {
-    os << llvm::formatv("      %{0}_o{1} = llvm.extractvalue %{0}_r[{1}] : {2}\n", prefix, i,
-                        structType);
-    results += llvm::formatv("{0}%{1}_o{2}", i ? ", " : "", prefix, i).str();
-  }
-  os << llvm::formatv("      {0} = vector.from_elements {1} : {2}\n", result, results, accType);
-  return text;
-}
-
-/// `result` = `acc` (an `accType` of `n` / 2 f32, an issued wgmma group's accumulators)
-/// once at most `pending` wgmma groups of this thread are still in flight
-/// (`wgmma.wait_group`). The accumulators are the block's tied operands: their reads
-/// below depend on it and cannot move above the wait, and the registers stay those the
-/// tensor cores write.
-std::string wgmmaWaitSnippet(StringRef prefix, StringRef result, StringRef acc, StringRef accType,
-                             int64_t n, int64_t pending) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  int64_t accRegs = n / 2;
-  std::string constraints, operands, operandTypes, structType = "!llvm.struct<(";
-  for (int64_t i = 0; i < accRegs; ++i) {
-    os << llvm::formatv("      %{0}_c{1} = vector.extract {2}[0, {3}, {4}, {5}] : f32 from {6}\n",
-                        prefix, i, acc, i / 4, (i / 2) % 2, i % 2, accType);
-    constraints += "=f,";
-    operands += llvm::formatv("{0}%{1}_c{2}", i ? ", " : "", prefix, i).str();
-    operandTypes += i ? ", f32" : "f32";
-    structType += i ? ", f32" : "f32";
-  }
-  structType += ")>";
-  for (int64_t i = 0; i < accRegs; ++i)
-    constraints += std::to_string(i) + (i + 1 < accRegs ? "," : "");
-  os << llvm::formatv("      %{0}_r = llvm.inline_asm has_side_effects asm_dialect = att "
-                      "\"wgmma.wait_group.sync.aligned {1};\", \"{2}\" {3} : ({4}) -> {5}\n",
-                      prefix, pending, constraints, operands, operandTypes, structType);
   std::string results;
   for (int64_t i = 0; i < accRegs; ++i) {
     os << llvm::formatv("      %{0}_o{1} = llvm.extractvalue %{0}_r[{1}] : {2}\n", prefix, i,
@@ -684,7 +610,7 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
   }
 
   /// The configuration `function` asks for in `kernel.config` (nullopt: the generic
-  /// lowering), else the default one (KILN_FLASH_ATTENTION_CONFIG=BQxBKVxSTAGESxWARPS[xwgmma[xov]],
+  /// lowering), else the default one (KILN_FLASH_ATTENTION_CONFIG=BQxBKVxSTAGESxWARPS[xwgmma],
   /// a kernel developer's aid, may name another legal one; kernel-autotune leaves attention
   /// kernels untuned while it is set).
   FailureOr<std::optional<kiln::FlashAttentionConfig>>
@@ -696,13 +622,11 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
         SmallVector<StringRef> parts;
         StringRef(forced).split(parts, 'x');
         kiln::FlashAttentionConfig asked;
-        // BQxBKVxSTAGESxWARPS, with a fifth part "wgmma" for the sm_90a variant and a
-        // sixth "ov" for its overlapped order.
-        asked.wgmma = parts.size() >= 5 && parts[4] == "wgmma";
-        asked.overlap = parts.size() == 6 && asked.wgmma && parts[5] == "ov";
-        if ((parts.size() == 4 || (parts.size() == 5 && asked.wgmma) || asked.overlap) &&
-            !parts[0].getAsInteger(10, asked.blockQ) && !parts[1].getAsInteger(10, asked.blockKv) &&
-            !parts[2].getAsInteger(10, asked.stages) && !parts[3].getAsInteger(10, asked.warps))
+        // BQxBKVxSTAGESxWARPS, with a fifth part "wgmma" for the sm_90a variant.
+        asked.wgmma = parts.size() == 5 && parts[4] == "wgmma";
+        if ((parts.size() == 4 || asked.wgmma) && !parts[0].getAsInteger(10, asked.blockQ) &&
+            !parts[1].getAsInteger(10, asked.blockKv) && !parts[2].getAsInteger(10, asked.stages) &&
+            !parts[3].getAsInteger(10, asked.warps))
           for (const kiln::FlashAttentionConfig &config : legal)
             if (config == asked)
               return std::optional<kiln::FlashAttentionConfig>(config);
@@ -733,10 +657,7 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     std::string entryName =
         llvm::formatv("flash_attention_{0}_d{1}_{2}x{3}x{4}w{5}{6}{7}", type, problem.headDim,
                       config.blockQ, config.blockKv, config.stages, config.warps,
-                      config.overlap ? "_wgmma_ov"
-                      : config.wgmma ? "_wgmma"
-                                     : "",
-                      variant)
+                      config.wgmma ? "_wgmma" : "", variant)
             .str();
     std::string moduleName = "kiln_attention_" + entryName.substr(strlen("flash_attention_"));
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
@@ -753,21 +674,15 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     // KILN_FLASH_ATTENTION_F32_EXP=1 keeps f32 (a measuring aid).
     bool halfExp = config.wgmma && type == "f16" && !std::getenv("KILN_FLASH_ATTENTION_F32_EXP");
     // The wgmma products (generated: the inline-asm operand lists depend on the tile).
-    // The overlapped order issues each product without waiting and waits in blocks of
-    // its own (templates/FlashAttentionSm90Overlap.mlir).
-    std::string qkFirst, qkProduct, pvProduct, waitO, waitS, waitEnd;
+    std::string qkProduct, pvProduct;
     if (config.wgmma) {
       std::string sacc = llvm::formatv("vector<1x{0}x2x2xf32>", config.blockKv / 8).str();
       std::string oacc = llvm::formatv("vector<1x{0}x2x2xf32>", d / 8).str();
-      auto qk = [&](StringRef prefix, StringRef result, StringRef descK, bool wait) {
-        return wgmmaSnippet(
-            prefix, result, "%sIn", sacc, config.blockKv, type, d / 16, "%qf",
-            llvm::formatv("vector<1x{0}x4x2x{1}>", d / 16, type).str(),
-            [](int64_t k, int64_t r) { return llvm::formatv("0, {0}, {1}", k, r).str(); }, "%descQ",
-            /*32 bytes=*/2, descK, /*32 bytes=*/2, /*transposeB=*/false, /*zeroFirst=*/true, wait);
-      };
-      qkProduct = config.overlap ? qk("qk", "%sNew", "%descK", /*wait=*/false)
-                                 : qk("qk", "%sAcc", "%descK", /*wait=*/true);
+      qkProduct = wgmmaSnippet(
+          "qk", "%sAcc", "%sIn", sacc, config.blockKv, type, d / 16, "%qf",
+          llvm::formatv("vector<1x{0}x4x2x{1}>", d / 16, type).str(),
+          [](int64_t k, int64_t r) { return llvm::formatv("0, {0}, {1}", k, r).str(); }, "%descQ",
+          /*32 bytes=*/2, "%descK", /*32 bytes=*/2, /*transposeB=*/false, /*zeroFirst=*/true);
       pvProduct = wgmmaSnippet(
           "pv", "%oNew", "%oScaled", oacc, d, type, config.blockKv / 16, "%pOut#0",
           llvm::formatv("vector<1x{0}x2x2x{1}>", config.blockKv / 8, type).str(),
@@ -775,17 +690,7 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
             return llvm::formatv("0, {0}, {1}", 2 * k + r / 2, r % 2).str();
           },
           "", 0, "%descV", /*16 rows of 128 bytes=*/128, /*transposeB=*/true,
-          /*zeroFirst=*/false, /*wait=*/!config.overlap);
-      if (config.overlap) {
-        qkFirst = qk("qk0", "%sFirst", "%descK0", /*wait=*/true);
-        // In flight at the first wait: P(j-1) V(j-1), then S(j+1) (both waited for: ptxas
-        // serialises the wgmma if both waits leave one group in flight); at the second:
-        // S(j+1), then P(j) V(j), which keeps running.
-        waitO = wgmmaWaitSnippet("wo", "%oReady", "%oAcc", oacc, d, /*pending=*/0);
-        waitS = wgmmaWaitSnippet("ws", "%sNext", "%sIssued", sacc, config.blockKv,
-                                 /*pending=*/1);
-        waitEnd = wgmmaWaitSnippet("we", "%oFinal", "%res#1", oacc, d, /*pending=*/0);
-      }
+          /*zeroFirst=*/false);
     }
     // 16 rows a warp, D 64, 64 x 64 tiles, 2 stages fits in 128 registers without spills: 4
     // CTAs an SM (16 warps) instead of 3. The wgmma variant keeps Q in 16 registers and
@@ -796,15 +701,9 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
                           ? 4
                           : 1;
     std::string text =
-        kiln::substitutePlaceholders(config.overlap ? kWgmmaOverlapTemplate
-                                     : config.wgmma ? kWgmmaTemplate
-                                                    : kTemplate,
-                                     {{"WGMMA_QK0", qkFirst},
-                                      {"WGMMA_QK", qkProduct},
+        kiln::substitutePlaceholders(config.wgmma ? kWgmmaTemplate : kTemplate,
+                                     {{"WGMMA_QK", qkProduct},
                                       {"WGMMA_PV", pvProduct},
-                                      {"WGMMA_WAIT_O", waitO},
-                                      {"WGMMA_WAIT_S", waitS},
-                                      {"WGMMA_WAIT_END", waitEnd},
                                       {"MODULE", moduleName},
                                       {"ENTRY", entryName},
                                       {"MASK_EXT", extend},
@@ -859,14 +758,9 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     if (const char *forced = std::getenv("KILN_FLASH_ATTENTION_MIN_CTAS"))
       if (int64_t n = std::atoll(forced); n >= 1 && n <= 16)
         return n;
-    // The overlapped order holds two S accumulators: 64x64 w4 154 registers (3 CTAs an
-    // SM; 4 would serialise the wgmma for want of registers, C7512), 64x128 w4 236 (2),
-    // 8 warps 155 / 239 (1; 2 spills).
-    if (config.overlap)
-      return config.warps == 8 ? 1 : config.blockKv == 64 ? 3 : 2;
-    // The plain order: 64x64x2 w4 4 (126 registers; 5 would spill 16 bytes since the
-    // whole-tile copies and 16-byte stores), other 4-warp CTAs 3, 8 warps 2 (120), and
-    // 128x128 w8 1 (183; 2 would spill 64 bytes).
+    // 64x64x2 w4 4 (126 registers; 5 would spill 16 bytes since the whole-tile copies and
+    // 16-byte stores), other 4-warp CTAs 3, 8 warps 2 (120), and 128x128 w8 1 (183; 2 would
+    // spill 64 bytes).
     if (config.warps == 8)
       return config.blockKv == 128 ? 1 : 2;
     return config.blockKv == 64 && config.stages == 2 ? 4 : 3;

@@ -349,7 +349,7 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
   ASSERT_TRUE(module);
   auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
   auto candidates = kiln::kernelConfigCandidates(kernel, "sm_90a");
-  ASSERT_EQ(candidates.size(), 17u); // 10 mma.sync, 6 wgmma, generic (overlapped: opt-in)
+  ASSERT_EQ(candidates.size(), 17u); // 10 mma.sync, 6 wgmma, generic
   EXPECT_EQ(kiln::describeKernelConfig(candidates.front()),
             "flash attention wgmma 64x64, 2 stages, 4 warps");
   EXPECT_EQ(kiln::describeKernelConfig(candidates.back()), "generic");
