@@ -197,6 +197,19 @@ bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) 
 /// movement and pointwise ops whose one result feeds only `consumer` (transposes,
 /// reshapes, scales, a mask's select: what the kernel's loads can absorb, recomputed where
 /// the kernel reads them). Their ops are appended to `absorbed` in order.
+/// Whether `op` anchors a kernel that takes no prologue: a half-precision convolution,
+/// which the tensor-core templates (kernel-conv-sm90) compute only when the kernel reads
+/// the input buffer itself (by TMA). A producer fused in front (the NCHW-to-NHWC transpose
+/// that graph-convert-layout puts before a network's first convolution) would leave the
+/// convolution to the generic loops, which cost far more than the producer's own kernel.
+bool readsOperandsDirectly(Operation *op) {
+  auto conv = dyn_cast<graph::ConvOp>(op);
+  if (!conv)
+    return false;
+  Type element = getElementTypeOrSelf(conv.getInput().getType());
+  return element.isF16() || element.isBF16();
+}
+
 void absorbProducers(Operation *consumer, unsigned index, ArrayRef<Operation *> group,
                      FusionGroups &fusion, SmallVectorImpl<Operation *> &absorbed) {
   for (Value operand : consumer->getOperands()) {
@@ -261,7 +274,8 @@ FusionGroups formGroups(Block &body, llvm::function_ref<bool(Operation *)> needs
     unsigned index = fusion.groups.size();
     fusion.groups.emplace_back();
     SmallVector<Operation *> prologue;
-    absorbProducers(&op, index, {&op}, fusion, prologue);
+    if (!readsOperandsDirectly(&op))
+      absorbProducers(&op, index, {&op}, fusion, prologue);
     FusionGroups::Group &group = fusion.groups[index];
     group.ops.assign(prologue.begin(), prologue.end());
     group.anchor = group.ops.size();

@@ -99,6 +99,35 @@ func.func @prologue(%a: tensor<4x2xf32>, %b: tensor<8x4xf32>) -> tensor<2x8xf32>
 
 // -----
 
+// A half-precision convolution takes no prologue: the tensor-core template reads its
+// input buffer by TMA, so the layout transpose in front of a network's first convolution
+// stays a kernel of its own. In fp32 (no template) the transpose is the prologue.
+// CHECK-LABEL: kernel.func @Transpose_0(
+// CHECK: graph.transpose
+// CHECK-NOT: graph.conv
+// CHECK: kernel.yield
+// CHECK-LABEL: kernel.func @Conv_1(
+// CHECK-NOT: graph.transpose
+// CHECK: graph.conv
+// CHECK: graph.relu
+// CHECK: kernel.yield
+// CHECK-LABEL: kernel.func @Conv_4(
+// CHECK: graph.transpose
+// CHECK: graph.conv
+// CHECK: kernel.yield
+func.func @conv_prologue(%x: tensor<2x3x8x8xf16>, %y: tensor<2x3x8x8xf32>) -> (tensor<2x8x8x8xf16>, tensor<2x8x8x8xf32>) {
+  %w = graph.constant dense<1.0> : tensor<8x3x3x3xf16>
+  %0 = graph.transpose %x {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x3x8x8xf16>) -> tensor<2x8x8x3xf16> loc("Transpose_0")
+  %1 = graph.conv %0, %w {channels_last, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<2x8x8x3xf16>, tensor<8x3x3x3xf16>) -> tensor<2x8x8x8xf16> loc("Conv_1")
+  %2 = graph.relu %1 : tensor<2x8x8x8xf16> loc("Relu_2")
+  %v = graph.constant dense<1.0> : tensor<8x3x3x3xf32>
+  %3 = graph.transpose %y {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x3x8x8xf32>) -> tensor<2x8x8x3xf32> loc("Transpose_3")
+  %4 = graph.conv %3, %v {channels_last, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<2x8x8x3xf32>, tensor<8x3x3x3xf32>) -> tensor<2x8x8x8xf32> loc("Conv_4")
+  return %2, %4 : tensor<2x8x8x8xf16>, tensor<2x8x8x8xf32>
+}
+
+// -----
+
 // At most eight ops per kernel: a chain of nine pointwise ops is two kernels.
 // CHECK-LABEL: kernel.func @Neg_0(
 // CHECK-COUNT-8: graph.neg
