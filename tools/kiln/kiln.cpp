@@ -69,8 +69,9 @@ cl::opt<bool> compileReport("report",
                             cl::sub(compileCommand));
 cl::opt<bool> compileChannelsLast(
     "channels-last",
-    cl::desc("Make 2-D convolutions channels last (NHWC; graph-convert-layout). Off by "
-             "default: today's GPU convolution kernels are faster channels first"),
+    cl::desc("Make 2-D convolutions channels last (NHWC; graph-convert-layout). The sm_90a "
+             "tensor-core convolutions (fp16/bf16) need it; off by default, since fp32 "
+             "models run the generic convolution loops, which are faster channels first"),
     cl::sub(compileCommand));
 cl::opt<std::string> compileGemmConfig(
     "sm90-gemm-config",
