@@ -15,7 +15,9 @@
 #include "dialects/graph/OpHelpers.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -40,11 +42,22 @@ inline std::optional<double> getSplatValue(mlir::Value value) {
   return values->front();
 }
 
-/// Whether `value` is a constant whose elements all equal `expected` within
-/// kRelativeTolerance.
+/// The relative tolerance for a constant of `value`'s element type: kRelativeTolerance, or
+/// the type's own rounding when that is coarser (a model exported in f16 writes sqrt(2)
+/// as 1.41406: 2^-11 of relative rounding; bf16 2^-8).
+inline double relativeTolerance(mlir::Value value) {
+  auto element = llvm::dyn_cast<mlir::FloatType>(mlir::getElementTypeOrSelf(value.getType()));
+  if (!element)
+    return kRelativeTolerance;
+  return std::max(kRelativeTolerance,
+                  std::ldexp(1.0, -static_cast<int>(element.getFPMantissaWidth())));
+}
+
+/// Whether `value` is a constant whose elements all equal `expected` within the
+/// relative tolerance of its element type.
 inline bool isConstant(mlir::Value value, double expected) {
   std::optional<double> actual = getSplatValue(value);
-  return actual && std::fabs(*actual - expected) <= kRelativeTolerance * std::fabs(expected);
+  return actual && std::fabs(*actual - expected) <= relativeTolerance(value) * std::fabs(expected);
 }
 
 /// `value`'s defining op when it is an `OpTy` whose result has no other use (an

@@ -125,6 +125,42 @@ func.func @wrong_half(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+// A model exported in f16 writes sqrt(2) as 1.41406 (1.1e-4 relative): within f16's own
+// rounding (2^-11), so the tolerance follows the constant's type.
+// CHECK-LABEL: func.func @erf_f16
+// CHECK: graph.gelu %{{.*}} {approximate = "none"} : tensor<8xf16>
+func.func @erf_f16(%x: tensor<8xf16>) -> tensor<8xf16> {
+  %sqrt2 = graph.constant dense<1.41406> : tensor<f16>
+  %one = graph.constant dense<1.0> : tensor<f16>
+  %half = graph.constant dense<0.5> : tensor<f16>
+  %0 = graph.div %x, %sqrt2 : (tensor<8xf16>, tensor<f16>) -> tensor<8xf16>
+  %1 = graph.erf %0 : tensor<8xf16>
+  %2 = graph.add %1, %one : (tensor<8xf16>, tensor<f16>) -> tensor<8xf16>
+  %3 = graph.mul %x, %2 : (tensor<8xf16>, tensor<8xf16>) -> tensor<8xf16>
+  %4 = graph.mul %3, %half : (tensor<8xf16>, tensor<f16>) -> tensor<8xf16>
+  return %4 : tensor<8xf16>
+}
+
+// -----
+
+// In f16 a constant further off than its rounding (1.4150, 5.6e-4 relative) still is not
+// sqrt(2).
+// CHECK-LABEL: func.func @wrong_sqrt2_f16
+// CHECK-NOT: graph.gelu
+func.func @wrong_sqrt2_f16(%x: tensor<8xf16>) -> tensor<8xf16> {
+  %sqrt2 = graph.constant dense<1.4150> : tensor<f16>
+  %one = graph.constant dense<1.0> : tensor<f16>
+  %half = graph.constant dense<0.5> : tensor<f16>
+  %0 = graph.div %x, %sqrt2 : (tensor<8xf16>, tensor<f16>) -> tensor<8xf16>
+  %1 = graph.erf %0 : tensor<8xf16>
+  %2 = graph.add %1, %one : (tensor<8xf16>, tensor<f16>) -> tensor<8xf16>
+  %3 = graph.mul %x, %2 : (tensor<8xf16>, tensor<8xf16>) -> tensor<8xf16>
+  %4 = graph.mul %3, %half : (tensor<8xf16>, tensor<f16>) -> tensor<8xf16>
+  return %4 : tensor<8xf16>
+}
+
+// -----
+
 // A constant off by more than the tolerance (1.4143 for sqrt(2), 7e-5 relative) is not
 // GELU either.
 // CHECK-LABEL: func.func @wrong_sqrt2
