@@ -585,10 +585,14 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     Value weightMatrix = memref::GetGlobalOp::create(b, loc, matrix->getType(), matrix->getName());
     auto mapB = tensorMap(weightMatrix, 1, {64, 64});
     int64_t tiles = tileCount(p, box) * llvm::divideCeil(p.outChannels, config.tileN);
-    kiln::launchWarpSpecialisedGemm(b, loc, module, symbols, getArgument(), *kernelFunc, config,
-                                    tiles, mapA.getResult(), mapB.getResult(), output, p.gemmM(),
-                                    p.outChannels, p.gemmK(), &p.epilogue,
-                                    kiln::epilogueBuffers(launch, p.epilogue));
+    // The epilogue emitted when it was matched, so a failure here is an internal error.
+    if (failed(kiln::launchWarpSpecialisedGemm(
+            b, loc, module, symbols, getArgument(), *kernelFunc, config, tiles, mapA.getResult(),
+            mapB.getResult(), output, p.gemmM(), p.outChannels, p.gemmK(), &p.epilogue,
+            kiln::epilogueBuffers(launch, p.epilogue)))) {
+      signalPassFailure();
+      return failure();
+    }
     launch.erase();
     return success();
   }

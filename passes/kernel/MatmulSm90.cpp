@@ -376,13 +376,8 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     text = kiln::substitutePlaceholders(
         text, kiln::sm90EpiloguePlaceholders(epilogue, problem.result, "%v", "%grow", "%gcol", "%m",
                                              "%n"));
-    FailureOr<gpu::GPUFuncOp> kernel =
-        kiln::insertTemplateModule(module, symbols, getArgument(), entryName, text);
-    if (failed(kernel) || !epilogue)
-      return kernel;
-    if (failed(kiln::emitSm90Epilogue(*kernel, *epilogue, /*firstParameter=*/6)))
-      return failure();
-    return kernel;
+    return kiln::insertTemplateWithEpilogue(module, symbols, getArgument(), entryName, text,
+                                            epilogue, /*firstParameter=*/6);
   }
 
   /// kernel.launch @k(%a, %b, %c) -> tensor maps of %a and %b, and the GEMM's launch.
@@ -428,8 +423,11 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     int64_t tilesN = llvm::divideCeil(n, config.tileN), tilesM = llvm::divideCeil(m, config.tileM);
     // The warp-specialised template walks a 1-D grid of tiles in its own order.
     if (config.consumers) {
-      kiln::launchWarpSpecialisedGemm(b, loc, module, symbols, getArgument(), gemm, config,
-                                      tilesM * tilesN, mapA, mapB, c, m, n, k, &epilogue, extra);
+      // The epilogue emitted when it was matched, so a failure here is an internal error.
+      if (failed(kiln::launchWarpSpecialisedGemm(b, loc, module, symbols, getArgument(), gemm,
+                                                 config, tilesM * tilesN, mapA, mapB, c, m, n, k,
+                                                 &epilogue, extra)))
+        return signalPassFailure();
       launch.erase();
       return;
     }

@@ -105,6 +105,22 @@ FailureOr<gpu::GPUFuncOp> kiln::insertTemplateModule(ModuleOp module, SymbolTabl
   return gpuModule.lookupSymbol<gpu::GPUFuncOp>(entry);
 }
 
+FailureOr<gpu::GPUFuncOp> kiln::insertTemplateWithEpilogue(ModuleOp module, SymbolTable &symbols,
+                                                           StringRef pass, StringRef entry,
+                                                           const std::string &text,
+                                                           const Sm90Epilogue *epilogue,
+                                                           unsigned firstParameter) {
+  FailureOr<gpu::GPUFuncOp> kernel = insertTemplateModule(module, symbols, pass, entry, text);
+  if (failed(kernel) || !epilogue)
+    return kernel;
+  if (succeeded(emitSm90Epilogue(*kernel, *epilogue, firstParameter)))
+    return kernel;
+  // No half-made kernel stays behind (emitSm90Epilogue said what failed).
+  auto gpuModule = (*kernel)->getParentOfType<gpu::GPUModuleOp>();
+  symbols.erase(gpuModule);
+  return failure();
+}
+
 FailureOr<gpu::GPUFuncOp>
 kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, StringRef pass,
                                      StringRef entryBase, Type operand, Type result,
@@ -164,12 +180,8 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
   text = substitutePlaceholders(
       text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%grow", "%gcol", "%m", "%n"));
-  FailureOr<gpu::GPUFuncOp> kernel = insertTemplateModule(module, symbols, pass, entry, text);
-  if (failed(kernel) || !epilogue)
-    return kernel;
-  if (failed(emitSm90Epilogue(*kernel, *epilogue, /*firstParameter=*/6)))
-    return failure();
-  return kernel;
+  return insertTemplateWithEpilogue(module, symbols, pass, entry, text, epilogue,
+                                    /*firstParameter=*/6);
 }
 
 SmallVector<Value> kiln::epilogueBuffers(kernel::LaunchOp launch, const Sm90Epilogue &epilogue) {
@@ -186,13 +198,48 @@ Value kiln::barePointer(OpBuilder &b, Location loc, Value buffer) {
                                            /*strides=*/ArrayRef<int64_t>{});
 }
 
-void kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, ModuleOp module,
-                                     SymbolTable &symbols, StringRef pass, gpu::GPUFuncOp gemm,
-                                     const Sm90GemmConfig &config, int64_t tiles, Value mapA,
-                                     Value mapB, Value output, int64_t m, int64_t n, int64_t k,
-                                     const Sm90Epilogue *epilogue, ValueRange epilogueBuffers) {
+LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, ModuleOp module,
+                                              SymbolTable &symbols, StringRef pass,
+                                              gpu::GPUFuncOp gemm, const Sm90GemmConfig &config,
+                                              int64_t tiles, Value mapA, Value mapB, Value output,
+                                              int64_t m, int64_t n, int64_t k,
+                                              const Sm90Epilogue *epilogue,
+                                              ValueRange epilogueBuffers) {
   if (epilogue && epilogue->empty())
     epilogue = nullptr;
+  // Split-K's reduction kernel first, so that nothing is built on the host when it fails.
+  gpu::GPUFuncOp reduce;
+  Type result = cast<MemRefType>(output.getType()).getElementType();
+  if (config.splitK > 1) {
+    std::string entry = llvm::formatv("split_k_reduce_{0}_{1}x{2}x{3}{4}", elementTypeName(result),
+                                      config.splitK, m, n, epilogue ? epilogue->key() : "")
+                            .str();
+    std::string moduleName = "kiln_" + entry;
+    if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName)) {
+      reduce = existing.lookupSymbol<gpu::GPUFuncOp>(entry);
+    } else {
+      auto number = [](int64_t value) { return std::to_string(value); };
+      std::string text = substitutePlaceholders(
+          kSplitKReduceTemplate,
+          {{"MODULE", moduleName},
+           {"ENTRY", entry},
+           {"OUT", elementTypeName(result)},
+           {"SPLITS", number(config.splitK)},
+           {"ELEMENTS", number(m * n)},
+           {"QUADS", number(m * n / 4)},
+           {"M", number(m)},
+           {"N", number(n)},
+           {"STORE_ALIGNMENT", number(4 * result.getIntOrFloatBitWidth() / 8)}});
+      text = substitutePlaceholders(
+          text, sm90EpiloguePlaceholders(epilogue, result, "%sum", "%row", "%col", "%m", "%n"));
+      FailureOr<gpu::GPUFuncOp> parsed = insertTemplateWithEpilogue(
+          module, symbols, pass, entry, text, epilogue, /*firstParameter=*/2);
+      if (failed(parsed))
+        return failure();
+      reduce = *parsed;
+    }
+  }
+
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
@@ -219,42 +266,12 @@ void kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, ModuleOp module
                             gpu::KernelDim3{index(config.threads()), one, one},
                             i32(config.sharedBytes()), arguments);
   if (config.splitK == 1)
-    return;
-  Type result = cast<MemRefType>(output.getType()).getElementType();
-  std::string entry = llvm::formatv("split_k_reduce_{0}_{1}x{2}x{3}{4}", elementTypeName(result),
-                                    config.splitK, m, n, epilogue ? epilogue->key() : "")
-                          .str();
-  std::string moduleName = "kiln_" + entry;
-  gpu::GPUFuncOp reduce;
-  if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName)) {
-    reduce = existing.lookupSymbol<gpu::GPUFuncOp>(entry);
-  } else {
-    auto number = [](int64_t value) { return std::to_string(value); };
-    std::string text = substitutePlaceholders(
-        kSplitKReduceTemplate,
-        {{"MODULE", moduleName},
-         {"ENTRY", entry},
-         {"OUT", elementTypeName(result)},
-         {"SPLITS", number(config.splitK)},
-         {"ELEMENTS", number(m * n)},
-         {"QUADS", number(m * n / 4)},
-         {"M", number(m)},
-         {"N", number(n)},
-         {"STORE_ALIGNMENT", number(4 * result.getIntOrFloatBitWidth() / 8)}});
-    text = substitutePlaceholders(
-        text, sm90EpiloguePlaceholders(epilogue, result, "%sum", "%row", "%col", "%m", "%n"));
-    FailureOr<gpu::GPUFuncOp> parsed = insertTemplateModule(module, symbols, pass, entry, text);
-    // The template is fixed text: it parses.
-    assert(succeeded(parsed) && "the split-K reduction template does not parse");
-    reduce = *parsed;
-    // The epilogue's ops were checked when it was matched: they emit.
-    if (epilogue && failed(emitSm90Epilogue(reduce, *epilogue, /*firstParameter=*/2)))
-      return;
-  }
+    return success();
   SmallVector<Value> reduceArguments = {pointer(destination), pointer(output)};
   reduceArguments.append(extra);
   gpu::LaunchFuncOp::create(b, loc, reduce,
                             gpu::KernelDim3{index(llvm::divideCeil(m * n / 4, 256)), one, one},
                             gpu::KernelDim3{index(256), one, one},
                             /*dynamicSharedMemorySize=*/Value(), reduceArguments);
+  return success();
 }

@@ -81,13 +81,12 @@ mlir::Value barePointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buff
 /// SplitKReduce.mlir, instantiated into `module` once per shape and epilogue) into
 /// `output`. `epilogueBuffers` are the buffers of `epilogue`'s inputs, passed to whichever
 /// kernel applies it.
-void launchWarpSpecialisedGemm(mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module,
-                               mlir::SymbolTable &symbols, llvm::StringRef pass,
-                               mlir::gpu::GPUFuncOp gemm, const Sm90GemmConfig &config,
-                               int64_t tiles, mlir::Value mapA, mlir::Value mapB,
-                               mlir::Value output, int64_t m, int64_t n, int64_t k,
-                               const Sm90Epilogue *epilogue = nullptr,
-                               mlir::ValueRange epilogueBuffers = {});
+/// Fails, building nothing, when the reduction kernel's epilogue cannot be emitted.
+mlir::LogicalResult launchWarpSpecialisedGemm(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module, mlir::SymbolTable &symbols,
+    llvm::StringRef pass, mlir::gpu::GPUFuncOp gemm, const Sm90GemmConfig &config, int64_t tiles,
+    mlir::Value mapA, mlir::Value mapB, mlir::Value output, int64_t m, int64_t n, int64_t k,
+    const Sm90Epilogue *epilogue = nullptr, mlir::ValueRange epilogueBuffers = {});
 
 /// The buffers `launch` passes for `epilogue`'s inputs, in parameter order.
 llvm::SmallVector<mlir::Value> epilogueBuffers(kernel::LaunchOp launch,
@@ -97,6 +96,14 @@ llvm::SmallVector<mlir::Value> epilogueBuffers(kernel::LaunchOp launch,
 mlir::FailureOr<mlir::gpu::GPUFuncOp>
 insertTemplateModule(mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass,
                      llvm::StringRef entry, const std::string &text);
+
+/// insertTemplateModule, then, with an `epilogue`, its code at the template's marker
+/// (emitSm90Epilogue; its inputs are the kernel's parameters from `firstParameter`). When
+/// that fails, the module is erased again.
+mlir::FailureOr<mlir::gpu::GPUFuncOp>
+insertTemplateWithEpilogue(mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass,
+                           llvm::StringRef entry, const std::string &text,
+                           const Sm90Epilogue *epilogue, unsigned firstParameter);
 
 } // namespace kiln
 
