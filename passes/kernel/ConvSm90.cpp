@@ -88,18 +88,10 @@ struct PixelBox {
 };
 
 std::optional<ConvProblem> matchConv(kernel::FuncOp function) {
-  // kernel.func @k(%x, %w, %extra..., %y) { conv ins(%x, %w, %extra...) outs(%y) }
+  auto conv = kiln::getTemplateOp<kernel::ConvOp>(function);
+  if (!conv)
+    return std::nullopt;
   Block &entry = function.getBody().front();
-  if (entry.getNumArguments() < 3 || !llvm::hasSingleElement(entry.without_terminator()))
-    return std::nullopt;
-  auto conv = dyn_cast<kernel::ConvOp>(&entry.front());
-  unsigned numInputs = entry.getNumArguments() - 1;
-  if (!conv || conv.getInputs().size() != numInputs || conv.getOutputs().size() != 1 ||
-      conv.getOutputs()[0] != entry.getArgument(numInputs))
-    return std::nullopt;
-  for (auto [index, input] : llvm::enumerate(conv.getInputs()))
-    if (input != entry.getArgument(index))
-      return std::nullopt;
   Block &body = conv.getBody().front();
   // The convolution, after the inlined constants its epilogue may read.
   auto convs = body.getOps<graph::ConvOp>();

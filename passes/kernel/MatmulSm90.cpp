@@ -186,18 +186,10 @@ kiln::sm90TwoCtaConfigs(function_ref<int64_t(int64_t tileN)> tiles) {
 }
 
 std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function) {
-  // kernel.func @k(%a, %b, %extra..., %c) { matmul ins(%a, %b, %extra...) outs(%c) }
+  auto matmul = getTemplateOp<kernel::MatmulOp>(function);
+  if (!matmul)
+    return std::nullopt;
   Block &entry = function.getBody().front();
-  if (entry.getNumArguments() < 3 || !llvm::hasSingleElement(entry.without_terminator()))
-    return std::nullopt;
-  auto matmul = dyn_cast<kernel::MatmulOp>(&entry.front());
-  unsigned numInputs = entry.getNumArguments() - 1;
-  if (!matmul || matmul.getInputs().size() != numInputs || matmul.getOutputs().size() != 1 ||
-      matmul.getOutputs()[0] != entry.getArgument(numInputs))
-    return std::nullopt;
-  for (auto [index, input] : llvm::enumerate(matmul.getInputs()))
-    if (input != entry.getArgument(index))
-      return std::nullopt;
   Block &body = matmul.getBody().front();
   // The product, after the inlined constants its epilogue may read.
   auto products = body.getOps<graph::MatMulOp>();

@@ -19,6 +19,8 @@
 #ifndef KILN_PASSES_KERNEL_SM90EPILOGUE_H
 #define KILN_PASSES_KERNEL_SM90EPILOGUE_H
 
+#include "dialects/kernel/KernelOps.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Operation.h"
 
@@ -60,6 +62,25 @@ struct Sm90Epilogue {
   /// "graph.add (bias), graph.relu": for reports.
   std::string describe() const;
 };
+
+/// The one op of `function`'s body when it is an `OpTy` (kernel.matmul, kernel.conv) that
+/// reads the function's arguments in order and writes its last, the layout the templates
+/// take: `kernel.func @k(%a, %b, %extra..., %c) { op ins(%a, %b, %extra...) outs(%c) }`,
+/// the extra inputs being its epilogue's. Else null.
+template <typename OpTy> OpTy getTemplateOp(kernel::FuncOp function) {
+  mlir::Block &entry = function.getBody().front();
+  if (entry.getNumArguments() < 3 || !llvm::hasSingleElement(entry.without_terminator()))
+    return nullptr;
+  auto op = llvm::dyn_cast<OpTy>(&entry.front());
+  unsigned numInputs = entry.getNumArguments() - 1;
+  if (!op || op.getInputs().size() != numInputs || op.getOutputs().size() != 1 ||
+      op.getOutputs()[0] != entry.getArgument(numInputs))
+    return nullptr;
+  for (auto [index, input] : llvm::enumerate(op.getInputs()))
+    if (input != entry.getArgument(index))
+      return nullptr;
+  return op;
+}
 
 /// The epilogue of a template op's body: the elementwise ops from `anchor`'s (one) result
 /// to the body's yield (a chain, or any graph of them, in block order), with `bias` (a
