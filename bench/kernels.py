@@ -10,6 +10,12 @@ PyTorch calls, in one run on one GPU.
              torch.nn.functional.conv2d on channels-last tensors (cuDNN).
   attention  softmax(Q K^T / sqrt(D)) V, fp16, batch 8, 12 heads of 64, sequence 128 and 512,
              unmasked and causal. Peer: scaled_dot_product_attention (flash / memory-efficient).
+  depthwise  every distinct depthwise convolution (group == channels) of the shared
+             MobileNetV2 and EfficientNet-B0 exports at batch 32, with bias and ReLU6 (Clip
+             0..6) fused, in fp16 NHWC (compiled --channels-last) and fp32 NCHW. Peer:
+             F.conv2d(groups=C) + bias + F.relu6 in the same layout (cuDNN; channels_last
+             memory format for NHWC), one CUDA graph; the bare F.conv2d is timed too. The
+             table gives GB/s (input + output + weights, each once).
   fused      products and convolutions with their epilogues fused (issue 8): a ResNet-50
              3x3 conv + bias + ReLU, the end of a bottleneck (1x1 conv + bias + residual +
              ReLU), BERT-base's ffn1 (matmul + bias + GELU) and ffn2 (matmul + bias +
@@ -49,7 +55,7 @@ from torch_peer import measure  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIN_RUNS, MIN_SECONDS = 20, 0.5
 # rel L2 of a half-precision result against fp32 arithmetic on the same inputs.
-TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2}
+TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2, "fp32": 1e-5}
 # Seconds of GPU tuning per compile (kiln compile --tune-budget); None: kiln's default.
 TUNE_BUDGET = None
 
@@ -77,12 +83,13 @@ def gemm_cases(quick):
     return cases
 
 
-def resnet50_convs(batch):
-    """The distinct convolutions of the shared ResNet-50 export, with how often each occurs."""
+def distinct_convs(model_file):
+    """{(C, H, W, M, KH, KW, stride, pad, group): count} over the Conv nodes of a shared
+    export (its input shapes by ONNX shape inference)."""
     import onnx
     from onnx import shape_inference
     shared = os.environ.get("KILN_SHARED", os.path.join(os.path.dirname(ROOT), "shared"))
-    model = onnx.load(os.path.join(shared, "models", "resnet50.legacy17.onnx"))
+    model = onnx.load(os.path.join(shared, "models", model_file))
     inferred = shape_inference.infer_shapes(model)
     shapes = {}
     for value in list(inferred.graph.value_info) + list(inferred.graph.input):
@@ -99,8 +106,14 @@ def resnet50_convs(batch):
         key = (x[1], x[2], x[3], w[0], w[2], w[3], attrs.get("strides", [1, 1])[0],
                attrs.get("pads", [0, 0, 0, 0])[0], attrs.get("group", 1))
         distinct[key] = distinct.get(key, 0) + 1
+    return distinct
+
+
+def resnet50_convs(batch):
+    """The distinct convolutions of the shared ResNet-50 export, with how often each occurs."""
     cases = []
-    for (c, h, w_, m, kh, kw, stride, pad, group), count in distinct.items():
+    for (c, h, w_, m, kh, kw, stride, pad, group), count in distinct_convs(
+            "resnet50.legacy17.onnx").items():
         oh = (h + 2 * pad - kh) // stride + 1
         ow = (w_ + 2 * pad - kw) // stride + 1
         cases.append({"family": "conv", "dtype": "fp16", "batch": batch, "c": c, "h": h, "w": w_,
@@ -108,6 +121,32 @@ def resnet50_convs(batch):
                       "count": count,
                       "name": f"{c}x{h}x{w_} -> {m} {kh}x{kw}/{stride} (x{count})",
                       "flops": 2 * batch * oh * ow * m * (c // group) * kh * kw})
+    return cases
+
+
+def depthwise_convs(batch):
+    """The distinct depthwise convolutions of the shared MobileNetV2 and EfficientNet-B0
+    exports (bias + ReLU6 fused), fp16 NHWC and fp32 NCHW of each shape in turn."""
+    shapes = {}
+    for model, short in (("mobilenet_v2.legacy17.onnx", "mnv2"),
+                         ("efficientnet_b0.legacy17.onnx", "effb0")):
+        for key, count in distinct_convs(model).items():
+            c, group = key[0], key[8]
+            if group == c and group > 1:
+                shapes.setdefault(key, []).append(f"{short} x{count}")
+    cases = []
+    for (c, h, w_, m, kh, kw, stride, pad, group), where in shapes.items():
+        oh = (h + 2 * pad - kh) // stride + 1
+        ow = (w_ + 2 * pad - kw) // stride + 1
+        for dtype, layout in (("fp16", "NHWC"), ("fp32", "NCHW")):
+            size = 2 if dtype == "fp16" else 4
+            cases.append({"family": "depthwise", "dtype": dtype, "layout": layout,
+                          "batch": batch, "c": c, "h": h, "w": w_, "m": m, "kh": kh, "kw": kw,
+                          "stride": stride, "pad": pad, "group": group,
+                          "name": f"{c}x{h}x{w_} {kh}x{kw}/{stride} {layout} ({', '.join(where)})",
+                          "flops": 2 * batch * oh * ow * m * kh * kw,
+                          "bytes": size * (batch * c * h * w_ + batch * m * oh * ow
+                                           + m * kh * kw + m)})
     return cases
 
 
@@ -145,7 +184,8 @@ def attention_cases():
 
 def onnx_dtype(dtype):
     from onnx import TensorProto
-    return {"fp16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16}[dtype]
+    return {"fp16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16,
+            "fp32": TensorProto.FLOAT}[dtype]
 
 
 def case_model(case, rng):
@@ -214,6 +254,40 @@ def case_model(case, rng):
         nodes += [helper.make_node("Relu", [last], ["y_nchw"]),
                   helper.make_node("Transpose", ["y_nchw"], ["y"], perm=[0, 2, 3, 1])]
         outputs = [("y", [case["batch"], oh, ow, case["m"]])]
+    elif case["family"] == "depthwise":
+        # Conv(group = C) + bias + Clip(0, 6); NHWC in and out around it (the transposes
+        # cancel against kiln compile --channels-last's layout conversion) or plain NCHW.
+        np_dtype = np.float16 if case["dtype"] == "fp16" else np.float32
+        nhwc = case["layout"] == "NHWC"
+        shape = ((case["batch"], case["h"], case["w"], case["c"]) if nhwc
+                 else (case["batch"], case["c"], case["h"], case["w"]))
+        inputs["x"] = rng.standard_normal(shape, dtype=np.float32)
+        weight = rng.standard_normal((case["m"], case["c"] // case["group"], case["kh"],
+                                      case["kw"]), dtype=np.float32)
+        weight *= 1.0 / math.sqrt(weight[0].size)
+        bias = rng.standard_normal((case["m"],), dtype=np.float32)
+        inits += [numpy_helper.from_array(weight.astype(np_dtype), "w"),
+                  numpy_helper.from_array(bias.astype(np_dtype), "bias"),
+                  numpy_helper.from_array(np.array(0.0, np_dtype), "lo"),
+                  numpy_helper.from_array(np.array(6.0, np_dtype), "hi")]
+        case["_weight"] = weight.astype(np_dtype).astype(np.float32)
+        case["_bias"] = bias.astype(np_dtype).astype(np.float32)
+        p, s = case["pad"], case["stride"]
+        oh = (case["h"] + 2 * p - case["kh"]) // s + 1
+        ow = (case["w"] + 2 * p - case["kw"]) // s + 1
+        conv_in = "x"
+        if nhwc:
+            nodes.append(helper.make_node("Transpose", ["x"], ["x_nchw"], perm=[0, 3, 1, 2]))
+            conv_in = "x_nchw"
+        nodes += [helper.make_node("Conv", [conv_in, "w", "bias"], ["c_nchw"], pads=[p, p, p, p],
+                                   strides=[s, s], group=case["group"]),
+                  helper.make_node("Clip", ["c_nchw", "lo", "hi"],
+                                   ["y_nchw" if nhwc else "y"])]
+        if nhwc:
+            nodes.append(helper.make_node("Transpose", ["y_nchw"], ["y"], perm=[0, 2, 3, 1]))
+            outputs = [("y", [case["batch"], oh, ow, case["m"]])]
+        else:
+            outputs = [("y", [case["batch"], case["m"], oh, ow])]
     elif case["family"] == "conv":
         # NHWC in and out, as channels-last networks pass activations (and as the peer runs
         # cuDNN): the model transposes around an ONNX Conv, and kiln compile --channels-last
@@ -276,8 +350,8 @@ def run_logged(command, log, timeout):
 def save_input(path, array, dtype):
     """fp16 arrays as .npy; bf16 ones (NumPy has no bf16) as ONNX TensorProto .pb files
     (round to nearest even from fp32)."""
-    if dtype == "fp16":
-        np.save(path + ".npy", array.astype(np.float16))
+    if dtype in ("fp16", "fp32"):
+        np.save(path + ".npy", array.astype(np.float16 if dtype == "fp16" else np.float32))
         return path + ".npy"
     from onnx import TensorProto, helper
     words = array.astype(np.float32).view(np.uint32).astype(np.uint64)
@@ -291,6 +365,8 @@ def save_input(path, array, dtype):
 
 def to_half(array, dtype, torch):
     tensor = torch.from_numpy(array)
+    if dtype == "fp32":
+        return tensor.float()
     return tensor.to(torch.float16 if dtype == "fp16" else torch.bfloat16).float()
 
 
@@ -315,6 +391,14 @@ def reference(case, inputs, torch):
         if case["residual"]:
             y = y + rounded["r"]
         return torch.relu(y)
+    if case["family"] == "depthwise":
+        torch.backends.cudnn.allow_tf32 = False
+        weight = torch.from_numpy(case["_weight"]).cuda()
+        x = rounded["x"].permute(0, 3, 1, 2) if case["layout"] == "NHWC" else rounded["x"]
+        y = torch.nn.functional.conv2d(x, weight, torch.from_numpy(case["_bias"]).cuda(),
+                                       stride=case["stride"], padding=case["pad"],
+                                       groups=case["group"]).clamp(0, 6)
+        return y.permute(0, 2, 3, 1) if case["layout"] == "NHWC" else y
     if case["family"] == "conv":
         weight = torch.from_numpy(case["_weight"]).cuda()
         return torch.nn.functional.conv2d(rounded["x"].permute(0, 3, 1, 2), weight,
@@ -337,7 +421,8 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     compile_flags = ["--sm90-gemm-config=" + case["gemm_config"]] if "gemm_config" in case else []
     if TUNE_BUDGET is not None:
         compile_flags.append(f"--tune-budget={TUNE_BUDGET}")
-    if case["family"] == "conv" or (case["family"] == "fused" and case["kind"] == "conv"):
+    if case["family"] == "conv" or (case["family"] == "fused" and case["kind"] == "conv") or (
+            case["family"] == "depthwise" and case["layout"] == "NHWC"):
         compile_flags.append("--channels-last")
     code = run_logged([kiln, "compile", model_path, "-o", engine, "--quiet"] + compile_flags,
                       os.path.join(work, "compile.log"), timeout)
@@ -346,6 +431,15 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
         return {"status": "compile failed", **result}
     # The kernels' configurations (and, tuned, their measured times) for the logs.
     run_logged([kiln, "inspect", engine], os.path.join(work, "inspect.log"), timeout)
+    if case["family"] == "depthwise":
+        inspect_json = os.path.join(work, "inspect.json")
+        if run_logged([kiln, "inspect", engine, "--json"], inspect_json, timeout) == 0:
+            try:
+                with open(inspect_json) as f:
+                    kernels = json.load(f).get("kernels", [])
+                result["configs"] = [k.get("config", "") for k in kernels]
+            except (OSError, ValueError):
+                pass
 
     # Correctness: one run on these inputs against PyTorch in fp32.
     args = []
@@ -396,12 +490,31 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
 # --- The peers ----------------------------------------------------------------------------
 
 def peer_side(case, inputs, torch):
-    dtype = torch.float16 if case["dtype"] == "fp16" else torch.bfloat16
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[case["dtype"]]
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
     tensors = {n: torch.from_numpy(a).to("cuda", dtype) for n, a in inputs.items()}
     functional = torch.nn.functional
     if case["family"] == "gemm":
         name, fn, args = "torch.matmul (cuBLAS)", torch.matmul, (tensors["a"], tensors["b"])
+    elif case["family"] == "depthwise":
+        nhwc = case["layout"] == "NHWC"
+        x = tensors["x"].permute(0, 3, 1, 2) if nhwc else tensors["x"]
+        weight = torch.from_numpy(case["_weight"]).to("cuda", dtype)
+        if nhwc:
+            weight = weight.contiguous(memory_format=torch.channels_last)
+        bias = torch.from_numpy(case["_bias"]).to("cuda", dtype)
+        torch.backends.cudnn.benchmark = True
+        torch.backends.cudnn.allow_tf32 = False
+        name = f"F.conv2d+bias+relu6 {case['layout']}"
+
+        def fn(x, weight):
+            return functional.relu6(functional.conv2d(x, weight, bias, stride=case["stride"],
+                                                      padding=case["pad"], groups=case["group"]))
+
+        def bare(x, weight):
+            return functional.conv2d(x, weight, stride=case["stride"], padding=case["pad"],
+                                     groups=case["group"])
+        args = (x, weight)
     elif case["family"] == "conv":
         x = tensors["x"].permute(0, 3, 1, 2)  # NCHW view of NHWC memory: channels last
         weight = torch.from_numpy(case["_weight"]).to("cuda", dtype).contiguous(
@@ -446,14 +559,23 @@ def peer_side(case, inputs, torch):
     # Kiln's engine replays a CUDA graph; the peer's call is captured into one too, so
     # that neither side pays a host launch (which would flatter Kiln on small kernels).
     # torch_peer.measure: the events, warmup and statistics the model peers use.
-    with torch.inference_mode():
-        fn(*args)  # cuDNN's benchmark mode and SDPA pick their kernels outside the capture
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            fn(*args)
+    def graphed(function):
+        with torch.inference_mode():
+            function(*args)  # cuDNN's benchmark mode and SDPA pick their kernels outside
+            torch.cuda.synchronize()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                function(*args)
+        return graph
+
+    graph = graphed(fn)
     result = measure(name, graph.replay, (), torch, MIN_RUNS, MIN_SECONDS)
     result["cuda_graph"] = True
+    if case["family"] == "depthwise":
+        # The convolution alone (cuDNN's kernel, no bias or activation), for reference.
+        bare_graph = graphed(bare)
+        result["bare_ms"] = measure("F.conv2d", bare_graph.replay, (), torch, MIN_RUNS,
+                                    MIN_SECONDS)["median_ms"]
     return result
 
 
@@ -477,6 +599,25 @@ def table(rows):
                      f"{fmt(p_ms, '.3f')} | {fmt(tflops(row['flops'], p_ms), '.1f')} | "
                      f"{fmt(ratio, '.3f')}× | {fmt(kiln.get('rel_l2'), '.1e')} | "
                      f"{kiln.get('status', '–')} |")
+    return "\n".join(lines)
+
+
+def depthwise_table(rows):
+    lines = ["| case | dtype | Kiln ms | Kiln GB/s | peer | peer ms | peer GB/s | Kiln / peer | "
+             "conv alone ms | Kiln / conv alone | rel L2 | status | Kiln config |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        kiln, peer = row["kiln"], row["peer"]
+        k_ms, p_ms, b_ms = kiln.get("median_ms"), peer.get("median_ms"), peer.get("bare_ms")
+        fmt = lambda v, spec: format(v, spec) if v is not None else "–"
+        gbs = lambda ms: row["bytes"] / (ms * 1e-3) / 1e9 if ms else None
+        ratio = lambda a, b: a / b if a and b else None
+        configs = "; ".join(kiln.get("configs", []))
+        lines.append(f"| {row['name']} | {row['dtype']} | {fmt(k_ms, '.4f')} | "
+                     f"{fmt(gbs(k_ms), '.0f')} | {peer.get('system', '–')} | {fmt(p_ms, '.4f')} | "
+                     f"{fmt(gbs(p_ms), '.0f')} | {fmt(ratio(p_ms, k_ms), '.3f')}× | "
+                     f"{fmt(b_ms, '.4f')} | {fmt(ratio(b_ms, k_ms), '.3f')}× | "
+                     f"{fmt(kiln.get('rel_l2'), '.1e')} | {kiln.get('status', '–')} | {configs} |")
     return "\n".join(lines)
 
 
@@ -518,6 +659,8 @@ def main():
         cases += attention_cases()
     if "fused" in families:
         cases += fused_cases()
+    if "depthwise" in families:
+        cases += depthwise_convs(batch=32)
     if args.filter:
         import re
         cases = [c for c in cases if re.search(args.filter, c["name"])]
@@ -547,14 +690,24 @@ def main():
         json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                    "commit": os.environ.get("KILN_COMMIT", ""), "rows": rows}, f, indent=1)
     summary = []
-    for family in ("gemm", "conv", "attention", "fused"):
-        ratios = [r["peer"]["median_ms"] / r["kiln"]["median_ms"] for r in rows
-                  if r["family"] == family and r["kiln"].get("median_ms")
-                  and r["peer"].get("median_ms")]
-        if ratios:
-            summary.append(f"{family}: geomean Kiln / peer {geomean(ratios):.3f}× over "
-                           f"{len(ratios)} cases")
-    text = table(rows) + "\n\n" + "\n".join(summary) + "\n"
+    for family in ("gemm", "conv", "attention", "fused", "depthwise"):
+        for dtype in sorted({r["dtype"] for r in rows}) if family == "depthwise" else [None]:
+            chosen = [r for r in rows if r["family"] == family and r["kiln"].get("median_ms")
+                      and r["peer"].get("median_ms") and dtype in (None, r["dtype"])]
+            ratios = [r["peer"]["median_ms"] / r["kiln"]["median_ms"] for r in chosen]
+            if ratios:
+                line = (f"{family}{' ' + dtype if dtype else ''}: geomean Kiln / peer "
+                        f"{geomean(ratios):.3f}× over {len(ratios)} cases")
+                bare = [r["peer"]["bare_ms"] / r["kiln"]["median_ms"] for r in chosen
+                        if r["peer"].get("bare_ms")]
+                if bare:
+                    line += f" (Kiln / conv alone {geomean(bare):.3f}×)"
+                summary.append(line)
+    depthwise_rows = [r for r in rows if r["family"] == "depthwise"]
+    other_rows = [r for r in rows if r["family"] != "depthwise"]
+    tables = ([table(other_rows)] if other_rows else []) + (
+        [depthwise_table(depthwise_rows)] if depthwise_rows else [])
+    text = "\n\n".join(tables) + "\n\n" + "\n".join(summary) + "\n"
     with open(os.path.join(args.out, "kernels.md"), "w") as f:
         f.write(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
                 f"Kiln {os.environ.get('KILN_COMMIT', '')}\n\n" + text)

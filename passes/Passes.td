@@ -332,6 +332,42 @@ def KernelAttentionSm80 : Pass<"kernel-attention-sm80", "::mlir::ModuleOp"> {
   ];
 }
 
+def KernelConvDepthwise : Pass<"kernel-conv-depthwise", "::mlir::ModuleOp"> {
+  let summary = "Specialised CUDA-core kernels for depthwise convolution kernels (group == input channels)";
+  let description = [{
+    A `kernel.func` whose template is a `kernel.conv` holding exactly one 2-D `graph.conv`
+    whose group is its input channel count C (output channels C x multiplier), of f32,
+    f16 or bf16 buffers, channels first (NCHW, weight [M, 1, KH, KW]) or channels last
+    (NHWC, weight [M, KH, KW, 1]), any filter size, strides, padding and dilation, whose
+    launches pass a constant weight, with its bias and the elementwise ops after it as a
+    fused epilogue (per-channel, scalar and full-size inputs, as for kernel-matmul-sm90),
+    becomes a memory-bound CUDA-core kernel accumulating in f32
+    (docs/codegen-depthwise.md):
+    - channels last (`passes/kernel/templates/DepthwiseNhwc.mlir`): threads along the
+      channels with 16-byte loads, each thread `pixels` consecutive output columns that
+      share the input columns it loads; the weight is repacked at compile time into a new
+      constant global [KH, KW, M];
+    - channels first (`passes/kernel/templates/DepthwiseNchw.mlir`): a block stages the
+      input tile of `planes` output planes, with its halo, in shared memory, then each
+      thread computes `pixels` consecutive outputs of a row.
+    A `kernel.config` dictionary ({template = "depthwise", pixels, threads} or
+    {template = "depthwise", pixels, tile_h, tile_w, planes}; passes/kernel/
+    DepthwiseConfig.h) chooses the configuration, kernel-autotune's candidates; without
+    one the heuristic's default runs; `{template = "generic"}` keeps the generic
+    lowering, and a configuration that is not legal for the kernel is an error. Other
+    kernels are left alone. Run on the kernel-formed module of any GPU target, before
+    kernel-conv-sm90 and kernel lowering.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Lowering passes (passes/lowering)
 //===----------------------------------------------------------------------===//

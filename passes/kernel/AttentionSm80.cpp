@@ -19,11 +19,9 @@
 #include "passes/kernel/Sm90Template.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -740,7 +738,7 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
       return module.emitError("kernel-attention-sm80: the flash-attention template (")
              << entryName << ") does not parse";
     auto gpuModule = *parsed->getOps<gpu::GPUModuleOp>().begin();
-    if (failed(unrollAndSimplify(gpuModule)))
+    if (failed(kiln::unrollMarkedLoops(gpuModule)))
       return module.emitError("kernel-attention-sm80: cannot unroll the template's loops (")
              << entryName << ")";
     lowerBf16MmaSync(gpuModule);
@@ -764,33 +762,6 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     if (config.warps == 8)
       return config.blockKv == 128 ? 1 : 2;
     return config.blockKv == 64 && config.stages == 2 ? 4 : 3;
-  }
-
-  /// Unrolls the loops marked `unroll` (inner ones first: a post-order walk), then
-  /// canonicalises, which makes the register arrays' indices constants.
-  LogicalResult unrollAndSimplify(gpu::GPUModuleOp gpuModule) {
-    // Folding first makes the loop bounds constants.
-    canonicalize(gpuModule);
-    SmallVector<scf::ForOp> loops;
-    gpuModule.walk([&](scf::ForOp loop) {
-      if (loop->hasAttr("unroll"))
-        loops.push_back(loop);
-    });
-    for (scf::ForOp loop : loops)
-      if (failed(loopUnrollFull(loop)))
-        return failure();
-    canonicalize(gpuModule);
-    return success();
-  }
-
-  void canonicalize(gpu::GPUModuleOp gpuModule) {
-    MLIRContext *context = gpuModule.getContext();
-    RewritePatternSet patterns(context);
-    for (Dialect *dialect : context->getLoadedDialects())
-      dialect->getCanonicalizationPatterns(patterns);
-    for (RegisteredOperationName name : context->getRegisteredOperations())
-      name.getCanonicalizationPatterns(patterns, context);
-    (void)applyPatternsGreedily(gpuModule, std::move(patterns));
   }
 
   /// kernel.launch @k(...) -> the flash-attention kernel's launch.

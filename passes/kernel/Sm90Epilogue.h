@@ -22,6 +22,7 @@
 #include "dialects/kernel/KernelOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 
 #include <optional>
@@ -88,9 +89,18 @@ template <typename OpTy> OpTy getTemplateOp(kernel::FuncOp function) {
 /// its shape flattened to rows x its last extent. Nullopt when some op is no elementwise
 /// op the epilogue can emit or changes C's shape, an operand is of another kind, the body
 /// stores more than one value, or it holds anything else before the anchor but inlined
-/// constants.
+/// constants. `columnAxis` (default: the last) is the output axis along which a
+/// per-column input runs (1 for a channels-first convolution's per-channel inputs).
 std::optional<Sm90Epilogue> matchSm90Epilogue(mlir::Operation *anchor, mlir::Value bias,
-                                              mlir::MemRefType outputType);
+                                              mlir::MemRefType outputType, int64_t columnAxis = -1);
+
+/// One element of `epilogue`: its chain on the f32 value `product`, given the f32 values
+/// of its inputs for this element (one per `inputs` entry), in f32 arithmetic (the generic
+/// lowering's scalar emission). Templates that read the inputs their own way (the
+/// depthwise convolutions) call it per element. Null where an op cannot be emitted.
+mlir::Value emitSm90EpilogueLane(mlir::OpBuilder &b, mlir::Location loc,
+                                 const Sm90Epilogue &epilogue, mlir::Value product,
+                                 llvm::ArrayRef<mlir::Value> inputs);
 
 /// The template placeholders of `epilogue` ({EPILOGUE_PARAMETERS}, {EPILOGUE}, {CONVERT},
 /// {STORED}): the extra parameters, the marker op that stands for the chain (replaced by

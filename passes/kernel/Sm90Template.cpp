@@ -4,7 +4,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -273,5 +275,32 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
                             gpu::KernelDim3{index(llvm::divideCeil(m * n / 4, 256)), one, one},
                             gpu::KernelDim3{index(256), one, one},
                             /*dynamicSharedMemorySize=*/Value(), reduceArguments);
+  return success();
+}
+
+namespace {
+void canonicalize(Operation *root) {
+  MLIRContext *context = root->getContext();
+  RewritePatternSet patterns(context);
+  for (Dialect *dialect : context->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName name : context->getRegisteredOperations())
+    name.getCanonicalizationPatterns(patterns, context);
+  (void)applyPatternsGreedily(root, std::move(patterns));
+}
+} // namespace
+
+LogicalResult kiln::unrollMarkedLoops(Operation *root) {
+  // Folding first makes the loop bounds constants.
+  canonicalize(root);
+  SmallVector<scf::ForOp> loops;
+  root->walk([&](scf::ForOp loop) {
+    if (loop->hasAttr("unroll"))
+      loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops)
+    if (failed(loopUnrollFull(loop)))
+      return failure();
+  canonicalize(root);
   return success();
 }

@@ -105,6 +105,12 @@ insertTemplateWithEpilogue(mlir::ModuleOp module, mlir::SymbolTable &symbols, ll
                            llvm::StringRef entry, const std::string &text,
                            const Sm90Epilogue *epilogue, unsigned firstParameter);
 
+/// Fully unrolls the scf.for loops under `root` marked with an `unroll` attribute (inner
+/// ones first), canonicalising before (which makes the bounds constants) and after (which
+/// makes the register arrays' indices constants and folds the branches the unrolled
+/// indices decide). Fails when a marked loop cannot be unrolled.
+mlir::LogicalResult unrollMarkedLoops(mlir::Operation *root);
+
 } // namespace kiln
 
 #endif // KILN_PASSES_KERNEL_SM90TEMPLATE_H
