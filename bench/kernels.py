@@ -15,6 +15,11 @@ PyTorch calls, in one run on one GPU.
              ReLU), BERT-base's ffn1 (matmul + bias + GELU) and ffn2 (matmul + bias +
              residual), fp16. Peer: the same ops in PyTorch (F.conv2d with bias, torch.addmm,
              F.relu / F.gelu, +), one CUDA graph.
+  rows       row kernels (kernel-reduction-rows): softmax over the last axis of (8*12*128) x
+             128, (8*12*512) x 512 and 1024 x 50257 (GPT-2's vocabulary), LayerNorm of
+             8192 x 768 after a residual add, ReduceMean and ReduceSum over the last axis of
+             8192 x 768 and 65536 x 1024; fp16 and fp32. Peer: torch eager (F.softmax,
+             F.layer_norm, mean, sum). GB/s counts the bytes read and written once.
 
 Kiln's side of a case is a one-operator ONNX model (weights as random initializers, the
 attention written out as MatMul, Mul, [Where], Softmax, MatMul as exporters write it) that
@@ -49,7 +54,7 @@ from torch_peer import measure  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIN_RUNS, MIN_SECONDS = 20, 0.5
 # rel L2 of a half-precision result against fp32 arithmetic on the same inputs.
-TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2}
+TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2, "fp32": 1e-4}
 # Seconds of GPU tuning per compile (kiln compile --tune-budget); None: kiln's default.
 TUNE_BUDGET = None
 
@@ -130,6 +135,32 @@ def fused_cases():
     return cases
 
 
+def rows_cases():
+    """Softmax, LayerNorm and reductions over rows, as BERT, GPT-2 and ViT compute them."""
+    cases = []
+    for dtype in ("fp16", "fp32"):
+        size = 2 if dtype == "fp16" else 4
+        for shape, name in (((8, 12, 128, 128), "softmax (8*12*128) x 128"),
+                            ((8, 12, 512, 512), "softmax (8*12*512) x 512"),
+                            ((1024, 50257), "softmax 1024 x 50257")):
+            elements = math.prod(shape)
+            cases.append({"family": "rows", "kind": "softmax", "dtype": dtype, "shape": shape,
+                          "name": name, "bytes": 2 * elements * size})
+        elements = 8192 * 768
+        cases.append({"family": "rows", "kind": "layernorm", "dtype": dtype,
+                      "shape": (8192, 768), "name": "residual + layernorm 8192 x 768",
+                      "bytes": 3 * elements * size})
+        for kind in ("mean", "sum"):
+            for rows, length in ((8192, 768), (65536, 1024)):
+                cases.append({"family": "rows", "kind": kind, "dtype": dtype,
+                              "shape": (rows, length),
+                              "name": f"reduce{kind} {rows} x {length}",
+                              "bytes": (rows * length + rows) * size})
+    for case in cases:
+        case["flops"] = 0
+    return cases
+
+
 def attention_cases():
     cases = []
     for seq in (128, 512):
@@ -145,7 +176,8 @@ def attention_cases():
 
 def onnx_dtype(dtype):
     from onnx import TensorProto
-    return {"fp16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16}[dtype]
+    return {"fp16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16,
+            "fp32": TensorProto.FLOAT}[dtype]
 
 
 def case_model(case, rng):
@@ -185,6 +217,30 @@ def case_model(case, rng):
             last = "res"
         nodes.append(helper.make_node("Identity", [last], ["y"]))
         outputs = [("y", [case["m"], case["n"]])]
+    elif case["family"] == "rows":
+        shape = list(case["shape"])
+        inputs["x"] = rng.standard_normal(shape, dtype=np.float32) * 2
+        outputs = [("y", shape)]
+        if case["kind"] == "softmax":
+            nodes.append(helper.make_node("Softmax", ["x"], ["y"], axis=-1))
+        elif case["kind"] == "layernorm":
+            np_type = np.float16 if case["dtype"] == "fp16" else np.float32
+            inputs["r"] = rng.standard_normal(shape, dtype=np.float32)
+            scale = (1 + 0.1 * rng.standard_normal(shape[-1:], dtype=np.float32)).astype(np_type)
+            bias = (0.1 * rng.standard_normal(shape[-1:], dtype=np.float32)).astype(np_type)
+            inits += [numpy_helper.from_array(scale, "scale"),
+                      numpy_helper.from_array(bias, "bias")]
+            case["_scale"], case["_bias"] = scale.astype(np.float32), bias.astype(np.float32)
+            nodes += [helper.make_node("Add", ["x", "r"], ["s"]),
+                      helper.make_node("LayerNormalization", ["s", "scale", "bias"], ["y"],
+                                       axis=-1, epsilon=1e-5)]
+        elif case["kind"] == "mean":
+            nodes.append(helper.make_node("ReduceMean", ["x"], ["y"], axes=[-1], keepdims=1))
+            outputs = [("y", shape[:-1] + [1])]
+        else:
+            inits.append(numpy_helper.from_array(np.array([-1], np.int64), "axes"))
+            nodes.append(helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=1))
+            outputs = [("y", shape[:-1] + [1])]
     elif case["family"] == "fused":
         # As the conv family (NHWC in and out around an ONNX Conv), with a bias, the
         # residual (NHWC, added in NCHW as exporters write it) and ReLU.
@@ -276,8 +332,8 @@ def run_logged(command, log, timeout):
 def save_input(path, array, dtype):
     """fp16 arrays as .npy; bf16 ones (NumPy has no bf16) as ONNX TensorProto .pb files
     (round to nearest even from fp32)."""
-    if dtype == "fp16":
-        np.save(path + ".npy", array.astype(np.float16))
+    if dtype in ("fp16", "fp32"):
+        np.save(path + ".npy", array.astype(np.float16 if dtype == "fp16" else np.float32))
         return path + ".npy"
     from onnx import TensorProto, helper
     words = array.astype(np.float32).view(np.uint32).astype(np.uint64)
@@ -291,6 +347,8 @@ def save_input(path, array, dtype):
 
 def to_half(array, dtype, torch):
     tensor = torch.from_numpy(array)
+    if dtype == "fp32":
+        return tensor
     return tensor.to(torch.float16 if dtype == "fp16" else torch.bfloat16).float()
 
 
@@ -301,6 +359,16 @@ def reference(case, inputs, torch):
     torch.backends.cudnn.allow_tf32 = False
     if case["family"] == "gemm":
         return rounded["a"] @ rounded["b"]
+    if case["family"] == "rows":
+        x = rounded["x"].double()
+        if case["kind"] == "softmax":
+            return torch.softmax(x, -1)
+        if case["kind"] == "layernorm":
+            return torch.nn.functional.layer_norm(
+                x + rounded["r"].double(), x.shape[-1:],
+                torch.from_numpy(case["_scale"]).cuda().double(),
+                torch.from_numpy(case["_bias"]).cuda().double(), eps=1e-5)
+        return x.mean(-1, keepdim=True) if case["kind"] == "mean" else x.sum(-1, keepdim=True)
     if case["family"] == "fused" and case["kind"] == "gemm":
         y = rounded["a"] @ rounded["b"] + torch.from_numpy(case["_bias"]).cuda()
         if case["act"] == "gelu":
@@ -346,6 +414,17 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
         return {"status": "compile failed", **result}
     # The kernels' configurations (and, tuned, their measured times) for the logs.
     run_logged([kiln, "inspect", engine], os.path.join(work, "inspect.log"), timeout)
+    if case["family"] == "rows":
+        # The row kernel's configuration (or the generic lowering), for the table.
+        inspect_json = os.path.join(work, "inspect.json")
+        if run_logged([kiln, "inspect", engine, "--json"], inspect_json, timeout) == 0:
+            try:
+                with open(inspect_json) as f:
+                    kernels = json.load(f).get("kernels", [])
+                result["config"] = "; ".join(str(k.get("config", "") or k.get("template", ""))
+                                             for k in kernels)
+            except (OSError, ValueError):
+                pass
 
     # Correctness: one run on these inputs against PyTorch in fp32.
     args = []
@@ -396,12 +475,30 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
 # --- The peers ----------------------------------------------------------------------------
 
 def peer_side(case, inputs, torch):
-    dtype = torch.float16 if case["dtype"] == "fp16" else torch.bfloat16
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[case["dtype"]]
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
     tensors = {n: torch.from_numpy(a).to("cuda", dtype) for n, a in inputs.items()}
     functional = torch.nn.functional
     if case["family"] == "gemm":
         name, fn, args = "torch.matmul (cuBLAS)", torch.matmul, (tensors["a"], tensors["b"])
+    elif case["family"] == "rows":
+        kind = case["kind"]
+        if kind == "layernorm":
+            scale = torch.from_numpy(case["_scale"]).to("cuda", dtype)
+            bias = torch.from_numpy(case["_bias"]).to("cuda", dtype)
+            name = "x + r, F.layer_norm"
+
+            def fn(x, r):
+                return functional.layer_norm(x + r, x.shape[-1:], scale, bias, eps=1e-5)
+            args = (tensors["x"], tensors["r"])
+        else:
+            name = {"softmax": "F.softmax", "mean": "x.mean", "sum": "x.sum"}[kind]
+
+            def fn(x):
+                if kind == "softmax":
+                    return functional.softmax(x, -1)
+                return x.mean(-1, keepdim=True) if kind == "mean" else x.sum(-1, keepdim=True)
+            args = (tensors["x"],)
     elif case["family"] == "conv":
         x = tensors["x"].permute(0, 3, 1, 2)  # NCHW view of NHWC memory: channels last
         weight = torch.from_numpy(case["_weight"]).to("cuda", dtype).contiguous(
@@ -480,6 +577,24 @@ def table(rows):
     return "\n".join(lines)
 
 
+def rows_table(rows):
+    """The rows family: bandwidth (bytes read and written once) instead of TFLOP/s."""
+    lines = ["| case | dtype | Kiln ms | Kiln GB/s | peer | peer ms | peer GB/s | Kiln / peer | "
+             "rel L2 | config | status |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        kiln, peer = row["kiln"], row["peer"]
+        k_ms, p_ms = kiln.get("median_ms"), peer.get("median_ms")
+        ratio = p_ms / k_ms if k_ms and p_ms else None
+        fmt = lambda v, spec: format(v, spec) if v is not None else "–"
+        gbs = lambda ms: row["bytes"] / (ms * 1e-3) / 1e9 if ms else None
+        lines.append(f"| {row['name']} | {row['dtype']} | {fmt(k_ms, '.4f')} | "
+                     f"{fmt(gbs(k_ms), '.0f')} | {peer.get('system', '–')} | {fmt(p_ms, '.4f')} | "
+                     f"{fmt(gbs(p_ms), '.0f')} | {fmt(ratio, '.3f')}× | "
+                     f"{fmt(kiln.get('rel_l2'), '.1e')} | {kiln.get('config', '–')} | "
+                     f"{kiln.get('status', '–')} |")
+    return "\n".join(lines)
+
+
 def geomean(values):
     values = [v for v in values if v]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
@@ -518,6 +633,8 @@ def main():
         cases += attention_cases()
     if "fused" in families:
         cases += fused_cases()
+    if "rows" in families:
+        cases += rows_cases()
     if args.filter:
         import re
         cases = [c for c in cases if re.search(args.filter, c["name"])]
@@ -547,14 +664,17 @@ def main():
         json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                    "commit": os.environ.get("KILN_COMMIT", ""), "rows": rows}, f, indent=1)
     summary = []
-    for family in ("gemm", "conv", "attention", "fused"):
+    for family in ("gemm", "conv", "attention", "fused", "rows"):
         ratios = [r["peer"]["median_ms"] / r["kiln"]["median_ms"] for r in rows
                   if r["family"] == family and r["kiln"].get("median_ms")
                   and r["peer"].get("median_ms")]
         if ratios:
             summary.append(f"{family}: geomean Kiln / peer {geomean(ratios):.3f}× over "
                            f"{len(ratios)} cases")
-    text = table(rows) + "\n\n" + "\n".join(summary) + "\n"
+    others = [r for r in rows if r["family"] != "rows"]
+    text = (table(others) + "\n\n" if others else "") + (
+        rows_table([r for r in rows if r["family"] == "rows"]) + "\n\n"
+        if any(r["family"] == "rows" for r in rows) else "") + "\n".join(summary) + "\n"
     with open(os.path.join(args.out, "kernels.md"), "w") as f:
         f.write(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
                 f"Kiln {os.environ.get('KILN_COMMIT', '')}\n\n" + text)

@@ -134,6 +134,9 @@ LogicalResult compileKernelsForGpu(ModuleOp module, const GpuCompileOptions &opt
   // wgmma variant on sm_90a) on every GPU target; the wgmma GEMM and implicit-GEMM convolution on
   // sm_90a only.
   lowering.addPass(createKernelAttentionSm80({options.target}));
+  // Row kernels (CUDA cores: every GPU target) for softmax, normalisations and reductions
+  // over innermost axes.
+  lowering.addPass(createKernelReductionRows({options.target}));
   if (options.target == "sm_90a") {
     lowering.addPass(createKernelMatmulSm90({options.gemmConfig}));
     lowering.addPass(createKernelConvSm90({options.gemmConfig}));
