@@ -21,6 +21,11 @@ PyTorch calls, in one run on one GPU.
              ReLU), BERT-base's ffn1 (matmul + bias + GELU) and ffn2 (matmul + bias +
              residual), fp16. Peer: the same ops in PyTorch (F.conv2d with bias, torch.addmm,
              F.relu / F.gelu, +), one CUDA graph.
+  rows       row kernels (kernel-reduction-rows): softmax over the last axis of (8*12*128) x
+             128, (8*12*512) x 512 and 1024 x 50257 (GPT-2's vocabulary), LayerNorm of
+             8192 x 768 after a residual add, ReduceMean and ReduceSum over the last axis of
+             8192 x 768 and 65536 x 1024; fp16 and fp32. Peer: torch eager (F.softmax,
+             F.layer_norm, mean, sum). GB/s counts the bytes read and written once.
 
 Kiln's side of a case is a one-operator ONNX model (weights as random initializers, the
 attention written out as MatMul, Mul, [Where], Softmax, MatMul as exporters write it) that
@@ -55,7 +60,7 @@ from torch_peer import measure  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIN_RUNS, MIN_SECONDS = 20, 0.5
 # rel L2 of a half-precision result against fp32 arithmetic on the same inputs.
-TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2, "fp32": 1e-5}
+TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2, "fp32": 1e-4}
 # Seconds of GPU tuning per compile (kiln compile --tune-budget); None: kiln's default.
 TUNE_BUDGET = None
 
@@ -169,6 +174,32 @@ def fused_cases():
     return cases
 
 
+def rows_cases():
+    """Softmax, LayerNorm and reductions over rows, as BERT, GPT-2 and ViT compute them."""
+    cases = []
+    for dtype in ("fp16", "fp32"):
+        size = 2 if dtype == "fp16" else 4
+        for shape, name in (((8, 12, 128, 128), "softmax (8*12*128) x 128"),
+                            ((8, 12, 512, 512), "softmax (8*12*512) x 512"),
+                            ((1024, 50257), "softmax 1024 x 50257")):
+            elements = math.prod(shape)
+            cases.append({"family": "rows", "kind": "softmax", "dtype": dtype, "shape": shape,
+                          "name": name, "bytes": 2 * elements * size})
+        elements = 8192 * 768
+        cases.append({"family": "rows", "kind": "layernorm", "dtype": dtype,
+                      "shape": (8192, 768), "name": "residual + layernorm 8192 x 768",
+                      "bytes": 3 * elements * size})
+        for kind in ("mean", "sum"):
+            for rows, length in ((8192, 768), (65536, 1024)):
+                cases.append({"family": "rows", "kind": kind, "dtype": dtype,
+                              "shape": (rows, length),
+                              "name": f"reduce{kind} {rows} x {length}",
+                              "bytes": (rows * length + rows) * size})
+    for case in cases:
+        case["flops"] = 0
+    return cases
+
+
 def attention_cases():
     cases = []
     for seq in (128, 512):
@@ -225,6 +256,30 @@ def case_model(case, rng):
             last = "res"
         nodes.append(helper.make_node("Identity", [last], ["y"]))
         outputs = [("y", [case["m"], case["n"]])]
+    elif case["family"] == "rows":
+        shape = list(case["shape"])
+        inputs["x"] = rng.standard_normal(shape, dtype=np.float32) * 2
+        outputs = [("y", shape)]
+        if case["kind"] == "softmax":
+            nodes.append(helper.make_node("Softmax", ["x"], ["y"], axis=-1))
+        elif case["kind"] == "layernorm":
+            np_type = np.float16 if case["dtype"] == "fp16" else np.float32
+            inputs["r"] = rng.standard_normal(shape, dtype=np.float32)
+            scale = (1 + 0.1 * rng.standard_normal(shape[-1:], dtype=np.float32)).astype(np_type)
+            bias = (0.1 * rng.standard_normal(shape[-1:], dtype=np.float32)).astype(np_type)
+            inits += [numpy_helper.from_array(scale, "scale"),
+                      numpy_helper.from_array(bias, "bias")]
+            case["_scale"], case["_bias"] = scale.astype(np.float32), bias.astype(np.float32)
+            nodes += [helper.make_node("Add", ["x", "r"], ["s"]),
+                      helper.make_node("LayerNormalization", ["s", "scale", "bias"], ["y"],
+                                       axis=-1, epsilon=1e-5)]
+        elif case["kind"] == "mean":
+            nodes.append(helper.make_node("ReduceMean", ["x"], ["y"], axes=[-1], keepdims=1))
+            outputs = [("y", shape[:-1] + [1])]
+        else:
+            inits.append(numpy_helper.from_array(np.array([-1], np.int64), "axes"))
+            nodes.append(helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=1))
+            outputs = [("y", shape[:-1] + [1])]
     elif case["family"] == "fused":
         # As the conv family (NHWC in and out around an ONNX Conv), with a bias, the
         # residual (NHWC, added in NCHW as exporters write it) and ReLU.
@@ -367,6 +422,7 @@ def to_half(array, dtype, torch):
     tensor = torch.from_numpy(array)
     if dtype == "fp32":
         return tensor.float()
+        return tensor
     return tensor.to(torch.float16 if dtype == "fp16" else torch.bfloat16).float()
 
 
@@ -377,6 +433,16 @@ def reference(case, inputs, torch):
     torch.backends.cudnn.allow_tf32 = False
     if case["family"] == "gemm":
         return rounded["a"] @ rounded["b"]
+    if case["family"] == "rows":
+        x = rounded["x"].double()
+        if case["kind"] == "softmax":
+            return torch.softmax(x, -1)
+        if case["kind"] == "layernorm":
+            return torch.nn.functional.layer_norm(
+                x + rounded["r"].double(), x.shape[-1:],
+                torch.from_numpy(case["_scale"]).cuda().double(),
+                torch.from_numpy(case["_bias"]).cuda().double(), eps=1e-5)
+        return x.mean(-1, keepdim=True) if case["kind"] == "mean" else x.sum(-1, keepdim=True)
     if case["family"] == "fused" and case["kind"] == "gemm":
         y = rounded["a"] @ rounded["b"] + torch.from_numpy(case["_bias"]).cuda()
         if case["act"] == "gelu":
@@ -431,13 +497,16 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
         return {"status": "compile failed", **result}
     # The kernels' configurations (and, tuned, their measured times) for the logs.
     run_logged([kiln, "inspect", engine], os.path.join(work, "inspect.log"), timeout)
-    if case["family"] == "depthwise":
+    if case["family"] in ("depthwise", "rows"):
+        # The kernels' configurations (or the generic lowering), for the table.
         inspect_json = os.path.join(work, "inspect.json")
         if run_logged([kiln, "inspect", engine, "--json"], inspect_json, timeout) == 0:
             try:
                 with open(inspect_json) as f:
                     kernels = json.load(f).get("kernels", [])
                 result["configs"] = [k.get("config", "") for k in kernels]
+                result["config"] = "; ".join(str(k.get("config", "") or k.get("template", ""))
+                                             for k in kernels)
             except (OSError, ValueError):
                 pass
 
@@ -515,6 +584,24 @@ def peer_side(case, inputs, torch):
             return functional.conv2d(x, weight, stride=case["stride"], padding=case["pad"],
                                      groups=case["group"])
         args = (x, weight)
+    elif case["family"] == "rows":
+        kind = case["kind"]
+        if kind == "layernorm":
+            scale = torch.from_numpy(case["_scale"]).to("cuda", dtype)
+            bias = torch.from_numpy(case["_bias"]).to("cuda", dtype)
+            name = "x + r, F.layer_norm"
+
+            def fn(x, r):
+                return functional.layer_norm(x + r, x.shape[-1:], scale, bias, eps=1e-5)
+            args = (tensors["x"], tensors["r"])
+        else:
+            name = {"softmax": "F.softmax", "mean": "x.mean", "sum": "x.sum"}[kind]
+
+            def fn(x):
+                if kind == "softmax":
+                    return functional.softmax(x, -1)
+                return x.mean(-1, keepdim=True) if kind == "mean" else x.sum(-1, keepdim=True)
+            args = (tensors["x"],)
     elif case["family"] == "conv":
         x = tensors["x"].permute(0, 3, 1, 2)  # NCHW view of NHWC memory: channels last
         weight = torch.from_numpy(case["_weight"]).to("cuda", dtype).contiguous(
@@ -618,6 +705,21 @@ def depthwise_table(rows):
                      f"{fmt(gbs(p_ms), '.0f')} | {fmt(ratio(p_ms, k_ms), '.3f')}× | "
                      f"{fmt(b_ms, '.4f')} | {fmt(ratio(b_ms, k_ms), '.3f')}× | "
                      f"{fmt(kiln.get('rel_l2'), '.1e')} | {kiln.get('status', '–')} | {configs} |")
+def rows_table(rows):
+    """The rows family: bandwidth (bytes read and written once) instead of TFLOP/s."""
+    lines = ["| case | dtype | Kiln ms | Kiln GB/s | peer | peer ms | peer GB/s | Kiln / peer | "
+             "rel L2 | config | status |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        kiln, peer = row["kiln"], row["peer"]
+        k_ms, p_ms = kiln.get("median_ms"), peer.get("median_ms")
+        ratio = p_ms / k_ms if k_ms and p_ms else None
+        fmt = lambda v, spec: format(v, spec) if v is not None else "–"
+        gbs = lambda ms: row["bytes"] / (ms * 1e-3) / 1e9 if ms else None
+        lines.append(f"| {row['name']} | {row['dtype']} | {fmt(k_ms, '.4f')} | "
+                     f"{fmt(gbs(k_ms), '.0f')} | {peer.get('system', '–')} | {fmt(p_ms, '.4f')} | "
+                     f"{fmt(gbs(p_ms), '.0f')} | {fmt(ratio, '.3f')}× | "
+                     f"{fmt(kiln.get('rel_l2'), '.1e')} | {kiln.get('config', '–')} | "
+                     f"{kiln.get('status', '–')} |")
     return "\n".join(lines)
 
 
@@ -661,6 +763,8 @@ def main():
         cases += fused_cases()
     if "depthwise" in families:
         cases += depthwise_convs(batch=32)
+    if "rows" in families:
+        cases += rows_cases()
     if args.filter:
         import re
         cases = [c for c in cases if re.search(args.filter, c["name"])]
@@ -690,7 +794,7 @@ def main():
         json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                    "commit": os.environ.get("KILN_COMMIT", ""), "rows": rows}, f, indent=1)
     summary = []
-    for family in ("gemm", "conv", "attention", "fused", "depthwise"):
+    for family in ("gemm", "conv", "attention", "fused", "depthwise", "rows"):
         for dtype in sorted({r["dtype"] for r in rows}) if family == "depthwise" else [None]:
             chosen = [r for r in rows if r["family"] == family and r["kiln"].get("median_ms")
                       and r["peer"].get("median_ms") and dtype in (None, r["dtype"])]
@@ -703,10 +807,14 @@ def main():
                 if bare:
                     line += f" (Kiln / conv alone {geomean(bare):.3f}×)"
                 summary.append(line)
-    depthwise_rows = [r for r in rows if r["family"] == "depthwise"]
-    other_rows = [r for r in rows if r["family"] != "depthwise"]
-    tables = ([table(other_rows)] if other_rows else []) + (
-        [depthwise_table(depthwise_rows)] if depthwise_rows else [])
+    # Families with tables of their own (bandwidth-bound kernels report GB/s).
+    own_tables = {"depthwise": depthwise_table, "rows": rows_table}
+    other_rows = [r for r in rows if r["family"] not in own_tables]
+    tables = [table(other_rows)] if other_rows else []
+    for family, make_table in own_tables.items():
+        chosen = [r for r in rows if r["family"] == family]
+        if chosen:
+            tables.append(make_table(chosen))
     text = "\n\n".join(tables) + "\n\n" + "\n".join(summary) + "\n"
     with open(os.path.join(args.out, "kernels.md"), "w") as f:
         f.write(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, "

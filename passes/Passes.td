@@ -368,6 +368,39 @@ def KernelConvDepthwise : Pass<"kernel-conv-depthwise", "::mlir::ModuleOp"> {
   ];
 }
 
+def KernelReductionRows : Pass<"kernel-reduction-rows", "::mlir::ModuleOp"> {
+  let summary = "Row kernels (warp or CTA per row, 16-byte accesses) for the reduction kernels that reduce innermost axes";
+  let description = [{
+    A `kernel.func` whose template is a `kernel.reduction` anchored at a softmax or
+    log-softmax over the last axis, a LayerNorm or RMSNorm over trailing axes, or a
+    ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2/LogSum/LogSumExp over trailing axes, of
+    static row-major f16, bf16 or f32 buffers, with pointwise ops before the anchor (the
+    prologue: scale, mask, residual add, casts; their inputs contiguous along the row or
+    one value per row, broadcast along the leading axes) and after it (the epilogue), is
+    replaced by a row kernel (docs/codegen-rows.md): a group of threads per row (4 to 32
+    lanes of a warp, or a CTA of up to 1024 threads), 16-byte vector loads and stores where
+    the row length allows, warp shuffles and a shared-memory combine of the warps'
+    partials, f32 arithmetic, and the row kept in registers (long rows: shared memory)
+    between the passes over it. A `kernel.config` dictionary chooses the configuration
+    ({template = "rows", threads_per_row, rows_per_cta, vector}; passes/kernel/RowsConfig.h;
+    `{template = "generic"}` keeps the generic lowering); a rows configuration that is not
+    legal for the kernel is an error. CUDA cores only: every GPU target. Run on the
+    kernel-formed module, before kernel lowering.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_80\"",
+           "The GPU target (sm_80, sm_90, sm_90a): how much shared memory a row may use">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Lowering passes (passes/lowering)
 //===----------------------------------------------------------------------===//

@@ -137,6 +137,9 @@ LogicalResult compileKernelsForGpu(ModuleOp module, const GpuCompileOptions &opt
   // Depthwise convolutions (CUDA cores, every target), before kernel-conv-sm90, which
   // takes one group only.
   lowering.addPass(createKernelConvDepthwise());
+  // Row kernels (CUDA cores: every GPU target) for softmax, normalisations and reductions
+  // over innermost axes.
+  lowering.addPass(createKernelReductionRows({options.target}));
   if (options.target == "sm_90a") {
     lowering.addPass(createKernelMatmulSm90({options.gemmConfig}));
     lowering.addPass(createKernelConvSm90({options.gemmConfig}));

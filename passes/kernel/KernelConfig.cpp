@@ -13,6 +13,7 @@
 #include "dialects/graph/GraphOps.h"
 #include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/DepthwiseConfig.h"
+#include "passes/kernel/RowsConfig.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -57,6 +58,11 @@ SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, Stri
     if (std::optional<DepthwiseProblem> problem = matchDepthwiseConv(function))
       for (const DepthwiseConfig &config : depthwiseConfigs(*problem))
         candidates.push_back(config.toAttr(context));
+  // Row kernels for reductions and normalisations on every GPU target.
+  if (candidates.empty() && target.starts_with("sm_"))
+    if (std::optional<RowsProblem> problem = matchReductionRows(function))
+      for (const RowsConfig &config : rowsConfigs(*problem, target))
+        candidates.push_back(config.toAttr(context));
   // Further families (sm_80 GEMMs) add theirs here.
   if (candidates.empty())
     return {};
@@ -73,6 +79,8 @@ std::string describeKernelConfig(DictionaryAttr config) {
     return attention->describe();
   if (std::optional<DepthwiseConfig> depthwise = DepthwiseConfig::fromAttr(config))
     return depthwise->describe();
+  if (std::optional<RowsConfig> rows = RowsConfig::fromAttr(config))
+    return rows->describe();
   std::string text;
   llvm::raw_string_ostream os(text);
   config.print(os);
@@ -101,6 +109,8 @@ std::string describeKernelProblem(kernel::FuncOp function) {
       return describeFlashAttention(*attention);
   if (std::optional<DepthwiseProblem> depthwise = matchDepthwiseConv(function))
     return describeDepthwise(*depthwise);
+  if (std::optional<RowsProblem> rows = matchReductionRows(function))
+    return describeRows(*rows);
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::interleaveComma(function.getArgumentTypes(), os, [&](Type type) {
@@ -252,7 +262,17 @@ double estimateMicros(kernel::FuncOp function, DictionaryAttr config, const Devi
     if (std::optional<DepthwiseProblem> problem = matchDepthwiseConv(function))
       return estimateDepthwiseMicros(*problem, *depthwise, device.bytesPerSecond,
                                      device.launchMicros);
+  if (std::optional<RowsConfig> rows = RowsConfig::fromAttr(config))
+    if (std::optional<RowsProblem> problem = matchReductionRows(function))
+      // The storage a row gets depends on the shared memory a CTA may have (sm_90's or
+      // sm_80's).
+      return estimateRowsMicros(
+          *problem, *rows, device.sharedBytesPerMultiprocessor > 200 * 1024 ? "sm_90a" : "sm_80",
+          device.multiprocessors, device.bytesPerSecond, device.launchMicros);
   bool generic = !name || name.getValue() == kGenericTemplate;
+  if (generic)
+    if (std::optional<RowsProblem> problem = matchReductionRows(function))
+      return estimateRowsGenericMicros(*problem, device.bytesPerSecond, device.launchMicros);
   double rate = generic ? device.simtFlopsPerSecond : device.tensorFlopsPerSecond;
   // The generic lowering computes an attention body as four loop nests (Q K^T, the
   // softmax's two reductions, P V): four launches.

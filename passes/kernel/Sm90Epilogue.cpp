@@ -389,3 +389,9 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
   marker.erase();
   return success();
 }
+
+Value kiln::emitElementwiseInF32(OpBuilder &b, Location loc, Operation *op, ValueRange args) {
+  return emitInF32(b, loc, op, args);
+}
+
+std::optional<double> kiln::getSingleFloat(Attribute attr) { return singleFloat(attr); }

@@ -112,6 +112,17 @@ sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, mlir::Type result, llvm::
                          llvm::StringRef row, llvm::StringRef column, llvm::StringRef m,
                          llvm::StringRef n);
 
+/// `op`'s scalar computation (an elementwise graph op, through the generic lowering's
+/// lowering::createElementwiseScalar) on the f32 scalars `args`, as if its float operands
+/// and results were f32; a cast to a narrower float rounds and widens again. Null where
+/// the lowering has nothing for the op. Shared by the sm_90a epilogues and the row
+/// kernels (kernel-reduction-rows).
+mlir::Value emitElementwiseInF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                                 mlir::ValueRange args);
+
+/// The one value of a float constant that holds one (a splat, or a single element).
+std::optional<double> getSingleFloat(mlir::Attribute attr);
+
 /// Replaces the marker op in `kernel` (a parsed template) with `epilogue`'s arithmetic on
 /// four lanes, reading its inputs from the kernel's parameters `firstParameter`.. .
 mlir::LogicalResult emitSm90Epilogue(mlir::gpu::GPUFuncOp kernel, const Sm90Epilogue &epilogue,
