@@ -16,6 +16,13 @@ PyTorch calls, in one run on one GPU.
              F.conv2d(groups=C) + bias + F.relu6 in the same layout (cuDNN; channels_last
              memory format for NHWC), one CUDA graph; the bare F.conv2d is timed too. The
              table gives GB/s (input + output + weights, each once).
+  tf32       fp32 models with kiln compile --tf32 (issue 8): f32 products with a constant B
+             (4096^3, 8192^3, BERT-base's at 8 x 128 tokens) and ResNet-50's convolutions
+             (batch 32, NHWC, --channels-last), their operands read as tf32; and fp32
+             ResNet-50 end to end at batch 32 (--tf32 --channels-last) against ONNX Runtime
+             (CPU) for the numbers and torchvision's ResNet-50 for the time. Peer: PyTorch
+             with torch.backends.cuda.matmul.allow_tf32 and cudnn.allow_tf32 on. Checked
+             against float64 arithmetic on the same inputs (relative L2 ~1e-3).
   fused      products and convolutions with their epilogues fused (issue 8): a ResNet-50
              3x3 conv + bias + ReLU, the end of a bottleneck (1x1 conv + bias + residual +
              ReLU), BERT-base's ffn1 (matmul + bias + GELU) and ffn2 (matmul + bias +
@@ -61,6 +68,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIN_RUNS, MIN_SECONDS = 20, 0.5
 # rel L2 of a half-precision result against fp32 arithmetic on the same inputs.
 TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2, "fp32": 1e-4}
+# fp32 compiled --tf32 (operands rounded to a 10-bit mantissa) against float64.
+TF32_TOLERANCE = 5e-3
 # Seconds of GPU tuning per compile (kiln compile --tune-budget); None: kiln's default.
 TUNE_BUDGET = None
 
@@ -155,6 +164,27 @@ def depthwise_convs(batch):
     return cases
 
 
+def tf32_cases(quick, filter_convs):
+    """fp32 products and convolutions compiled --tf32, and ResNet-50 end to end."""
+    cases = []
+    for n in [4096] + ([] if quick else [8192]):
+        cases.append({"family": "tf32", "kind": "gemm", "name": f"{n}^3", "m": n, "n": n, "k": n})
+    tokens = 8 * 128
+    for name, k, n in (("bert qkv", 768, 2304), ("bert out", 768, 768), ("bert ffn1", 768, 3072),
+                       ("bert ffn2", 3072, 768)):
+        cases.append({"family": "tf32", "kind": "gemm", "name": f"{name} {tokens}x{k}x{n}",
+                      "m": tokens, "n": n, "k": k})
+    for case in cases:
+        case.update(dtype="fp32", flops=2 * case["m"] * case["n"] * case["k"])
+    for conv in resnet50_convs(batch=32):
+        if filter_convs(conv["name"]):
+            cases.append({**conv, "family": "tf32", "kind": "conv", "dtype": "fp32"})
+    batch = 32
+    cases.append({"family": "tf32", "kind": "model", "dtype": "fp32", "batch": batch,
+                  "name": f"resnet50 b{batch} (model)", "flops": 2 * 4.1e9 * batch})
+    return cases
+
+
 def fused_cases():
     """Convolutions and products with the epilogues real models fuse into them."""
     cases = []
@@ -225,7 +255,19 @@ def case_model(case, rng):
     from onnx import helper, numpy_helper
     dt = onnx_dtype(case["dtype"])
     nodes, inits, inputs = [], [], {}
-    if case["family"] == "gemm":
+    storage = np.float32 if case["dtype"] == "fp32" else np.float16
+    if case["family"] == "tf32" and case["kind"] == "model":
+        return None, {"input": rng.standard_normal((case["batch"], 3, 224, 224),
+                                                   dtype=np.float32)}
+    if case["family"] == "tf32" and case["kind"] == "gemm":
+        # B a constant (a weight), as in a model: the template reads it transposed.
+        inputs["a"] = rng.standard_normal((case["m"], case["k"]), dtype=np.float32)
+        b = rng.standard_normal((case["k"], case["n"]), dtype=np.float32)
+        inits.append(numpy_helper.from_array(b, "b"))
+        case["_b"] = b
+        nodes.append(helper.make_node("MatMul", ["a", "b"], ["y"]))
+        outputs = [("y", [case["m"], case["n"]])]
+    elif case["family"] == "gemm":
         inputs["a"] = rng.standard_normal((case["m"], case["k"]), dtype=np.float32)
         inputs["b"] = rng.standard_normal((case["k"], case["n"]), dtype=np.float32)
         nodes.append(helper.make_node("MatMul", ["a", "b"], ["y"]))
@@ -343,7 +385,7 @@ def case_model(case, rng):
             outputs = [("y", [case["batch"], oh, ow, case["m"]])]
         else:
             outputs = [("y", [case["batch"], case["m"], oh, ow])]
-    elif case["family"] == "conv":
+    elif case["family"] == "conv" or case["family"] == "tf32":
         # NHWC in and out, as channels-last networks pass activations (and as the peer runs
         # cuDNN): the model transposes around an ONNX Conv, and kiln compile --channels-last
         # cancels the transposes against its layout conversion.
@@ -352,9 +394,9 @@ def case_model(case, rng):
         weight = rng.standard_normal((case["m"], case["c"] // case["group"], case["kh"],
                                       case["kw"]), dtype=np.float32)
         weight *= 1.0 / math.sqrt(weight[0].size)
-        tensor = numpy_helper.from_array(weight.astype(np.float16), "w")
+        tensor = numpy_helper.from_array(weight.astype(storage), "w")
         inits.append(tensor)
-        case["_weight"] = weight.astype(np.float16).astype(np.float32)
+        case["_weight"] = weight.astype(storage).astype(np.float32)
         p, s = case["pad"], case["stride"]
         nodes += [helper.make_node("Transpose", ["x"], ["x_nchw"], perm=[0, 3, 1, 2]),
                   helper.make_node("Conv", ["x_nchw", "w"], ["y_nchw"], pads=[p, p, p, p],
@@ -403,8 +445,8 @@ def run_logged(command, log, timeout):
 
 
 def save_input(path, array, dtype):
-    """fp16 arrays as .npy; bf16 ones (NumPy has no bf16) as ONNX TensorProto .pb files
-    (round to nearest even from fp32)."""
+    """fp16 and fp32 arrays as .npy; bf16 ones (NumPy has no bf16) as ONNX TensorProto .pb
+    files (round to nearest even from fp32)."""
     if dtype in ("fp16", "fp32"):
         np.save(path + ".npy", array.astype(np.float16 if dtype == "fp16" else np.float32))
         return path + ".npy"
@@ -421,8 +463,7 @@ def save_input(path, array, dtype):
 def to_half(array, dtype, torch):
     tensor = torch.from_numpy(array)
     if dtype == "fp32":
-        return tensor.float()
-        return tensor
+        return tensor.double()
     return tensor.to(torch.float16 if dtype == "fp16" else torch.bfloat16).float()
 
 
@@ -431,6 +472,9 @@ def reference(case, inputs, torch):
     rounded = {n: to_half(a, case["dtype"], torch).cuda() for n, a in inputs.items()}
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+    if case["family"] == "tf32" and case["kind"] == "gemm":
+        # float64 arithmetic on the fp32 inputs.
+        return rounded["a"] @ torch.from_numpy(case["_b"]).cuda().double()
     if case["family"] == "gemm":
         return rounded["a"] @ rounded["b"]
     if case["family"] == "rows":
@@ -459,14 +503,15 @@ def reference(case, inputs, torch):
         return torch.relu(y)
     if case["family"] == "depthwise":
         torch.backends.cudnn.allow_tf32 = False
-        weight = torch.from_numpy(case["_weight"]).cuda()
         x = rounded["x"].permute(0, 3, 1, 2) if case["layout"] == "NHWC" else rounded["x"]
-        y = torch.nn.functional.conv2d(x, weight, torch.from_numpy(case["_bias"]).cuda(),
+        weight = torch.from_numpy(case["_weight"]).cuda().to(x.dtype)
+        bias = torch.from_numpy(case["_bias"]).cuda().to(x.dtype)
+        y = torch.nn.functional.conv2d(x, weight, bias,
                                        stride=case["stride"], padding=case["pad"],
                                        groups=case["group"]).clamp(0, 6)
         return y.permute(0, 2, 3, 1) if case["layout"] == "NHWC" else y
-    if case["family"] == "conv":
-        weight = torch.from_numpy(case["_weight"]).cuda()
+    if case["family"] == "conv" or case["family"] == "tf32":
+        weight = torch.from_numpy(case["_weight"]).cuda().to(rounded["x"].dtype)
         return torch.nn.functional.conv2d(rounded["x"].permute(0, 3, 1, 2), weight,
                                           stride=case["stride"], padding=case["pad"],
                                           groups=case["group"]).permute(0, 2, 3, 1)
@@ -482,7 +527,8 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     import onnx
     result = {}
     model_path, engine = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
-    onnx.save(model, model_path)
+    if model is not None:
+        onnx.save(model, model_path)
     start = time.perf_counter()
     compile_flags = ["--sm90-gemm-config=" + case["gemm_config"]] if "gemm_config" in case else []
     if TUNE_BUDGET is not None:
@@ -490,6 +536,13 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     if case["family"] == "conv" or (case["family"] == "fused" and case["kind"] == "conv") or (
             case["family"] == "depthwise" and case["layout"] == "NHWC"):
         compile_flags.append("--channels-last")
+    if case["family"] == "tf32":
+        compile_flags.append("--tf32")
+        if case["kind"] != "gemm":
+            compile_flags.append("--channels-last")
+    if case["family"] == "tf32" and case["kind"] == "model":
+        model_path = resnet50_path(work)
+        compile_flags.append(f"--shapes=input:{case['batch']}x3x224x224")
     code = run_logged([kiln, "compile", model_path, "-o", engine, "--quiet"] + compile_flags,
                       os.path.join(work, "compile.log"), timeout)
     result["compile_s"] = time.perf_counter() - start
@@ -515,7 +568,10 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     for name, array in inputs.items():
         args += ["--input", f"{name}={save_input(os.path.join(work, name), array, case['dtype'])}"]
     out_dir = os.path.join(work, "out")
-    expected = reference(case, inputs, torch).cpu().numpy().astype(np.float64)
+    if case["family"] == "tf32" and case["kind"] == "model":
+        expected = onnx_runtime_reference(model_path, inputs)
+    else:
+        expected = reference(case, inputs, torch).cpu().numpy().astype(np.float64)
     check = []
     if case["dtype"] == "bf16":
         # NumPy has no bf16: kiln run compares against a bf16 .pb itself, elementwise with
@@ -535,11 +591,13 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     else:
         if code != 0:
             return {"status": "run failed", **result}
-        produced = np.load(os.path.join(out_dir, "y.npy")).astype(np.float64)
+        output = "y" if model is not None else onnx.load(model_path).graph.output[0].name
+        produced = np.load(os.path.join(out_dir, output + ".npy")).astype(np.float64)
         denominator = np.linalg.norm(expected)
         rel_l2 = float(np.linalg.norm(produced - expected) / denominator) if denominator else 0.0
         result["rel_l2"] = rel_l2 if np.isfinite(rel_l2) else float("inf")
-        result["correct"] = result["rel_l2"] <= TOLERANCE[case["dtype"]]
+        tolerance = TF32_TOLERANCE if case["family"] == "tf32" else TOLERANCE[case["dtype"]]
+        result["correct"] = result["rel_l2"] <= tolerance
 
     # Speed: the policy of bench/timing.py, through kiln bench.
     warmup = warmup_runs_for(run_s)
@@ -556,14 +614,46 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     return result
 
 
+def resnet50_path(work):
+    """The shared fp32 ResNet-50 export with its weights (materialize.py), once per run."""
+    shared = os.environ.get("KILN_SHARED", os.path.join(os.path.dirname(ROOT), "shared"))
+    target = os.path.join(os.path.dirname(os.path.dirname(work)), "resnet50.onnx")
+    if not os.path.exists(target):
+        subprocess.run([sys.executable, os.path.join(shared, "models", "materialize.py"),
+                        os.path.join(shared, "models", "resnet50.legacy17.onnx"), target],
+                       check=True, stdout=subprocess.DEVNULL)
+    return target
+
+
+def onnx_runtime_reference(model_path, inputs):
+    """ONNX Runtime's (CPU, fp32) first output on `inputs`, in float64."""
+    import onnxruntime
+    session = onnxruntime.InferenceSession(model_path, providers=["CPUExecutionProvider"])
+    return session.run(None, inputs)[0].astype(np.float64)
+
+
 # --- The peers ----------------------------------------------------------------------------
 
 def peer_side(case, inputs, torch):
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[case["dtype"]]
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    # The tf32 family's peer is PyTorch's TF32 (reference() turns it off again).
+    tf32 = case["family"] == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
     tensors = {n: torch.from_numpy(a).to("cuda", dtype) for n, a in inputs.items()}
     functional = torch.nn.functional
-    if case["family"] == "gemm":
+    if tf32 and case["kind"] == "model":
+        import torchvision
+        net = torchvision.models.resnet50(weights=None).eval().cuda().to(
+            memory_format=torch.channels_last)
+        torch.backends.cudnn.benchmark = True
+        name = "torchvision resnet50 NHWC (TF32)"
+        fn, args = net, (tensors["input"].contiguous(memory_format=torch.channels_last),)
+    elif tf32 and case["kind"] == "gemm":
+        b = torch.from_numpy(case["_b"]).cuda()
+        name, fn, args = "torch.matmul TF32 (cuBLAS)", torch.matmul, (tensors["a"], b)
+    elif case["family"] == "gemm":
         name, fn, args = "torch.matmul (cuBLAS)", torch.matmul, (tensors["a"], tensors["b"])
     elif case["family"] == "depthwise":
         nhwc = case["layout"] == "NHWC"
@@ -602,12 +692,12 @@ def peer_side(case, inputs, torch):
                     return functional.softmax(x, -1)
                 return x.mean(-1, keepdim=True) if kind == "mean" else x.sum(-1, keepdim=True)
             args = (tensors["x"],)
-    elif case["family"] == "conv":
+    elif case["family"] in ("conv", "tf32"):
         x = tensors["x"].permute(0, 3, 1, 2)  # NCHW view of NHWC memory: channels last
         weight = torch.from_numpy(case["_weight"]).to("cuda", dtype).contiguous(
             memory_format=torch.channels_last)
         torch.backends.cudnn.benchmark = True
-        name = "F.conv2d NHWC (cuDNN)"
+        name = "F.conv2d NHWC (cuDNN" + (" TF32)" if tf32 else ")")
 
         def fn(x, weight):
             return functional.conv2d(x, weight, stride=case["stride"], padding=case["pad"],
@@ -744,6 +834,9 @@ def main():
                         help="comma-separated sm_90a GEMM configurations (kiln compile "
                              "--sm90-gemm-config): each GEMM and convolution case runs once "
                              "per configuration")
+    parser.add_argument("--conv-filter", default="",
+                        help="tf32 family: only ResNet-50's convolutions matching this "
+                             "regular expression")
     parser.add_argument("--tune-budget", type=float, default=None,
                         help="seconds of GPU tuning per kiln compile (default: kiln's)")
     args = parser.parse_args()
@@ -765,15 +858,19 @@ def main():
         cases += depthwise_convs(batch=32)
     if "rows" in families:
         cases += rows_cases()
+    import re
+    if "tf32" in families:
+        # --conv-filter picks ResNet-50's convolutions (all of them by default).
+        cases += tf32_cases(args.quick, lambda name: re.search(args.conv_filter, name))
     if args.filter:
-        import re
         cases = [c for c in cases if re.search(args.filter, c["name"])]
     if args.gemm_configs:
         configs = args.gemm_configs.split(",")
-        tiled = ("gemm", "conv")
-        cases = [({**c, "gemm_config": g, "name": f"{c['name']} [{g}]"}
-                  if c["family"] in tiled else c)
-                 for c in cases for g in (configs if c["family"] in tiled else [None])]
+        tiled = ("gemm", "conv", "tf32")
+        def is_tiled(c):
+            return c["family"] in tiled and c.get("kind") != "model"
+        cases = [({**c, "gemm_config": g, "name": f"{c['name']} [{g}]"} if is_tiled(c) else c)
+                 for c in cases for g in (configs if is_tiled(c) else [None])]
     os.makedirs(args.out, exist_ok=True)
     started, rows = time.perf_counter(), []
     for index, case in enumerate(cases):
@@ -794,7 +891,7 @@ def main():
         json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                    "commit": os.environ.get("KILN_COMMIT", ""), "rows": rows}, f, indent=1)
     summary = []
-    for family in ("gemm", "conv", "attention", "fused", "depthwise", "rows"):
+    for family in ("gemm", "conv", "attention", "fused", "depthwise", "rows", "tf32"):
         for dtype in sorted({r["dtype"] for r in rows}) if family == "depthwise" else [None]:
             chosen = [r for r in rows if r["family"] == family and r["kiln"].get("median_ms")
                       and r["peer"].get("median_ms") and dtype in (None, r["dtype"])]

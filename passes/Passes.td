@@ -203,6 +203,8 @@ def KernelAutotune : Pass<"kernel-autotune", "::mlir::ModuleOp"> {
            "The timing cache file (JSON); empty: no cache">,
     Option<"budget", "budget", "double", /*default=*/"300",
            "Seconds of GPU measurement at most; 0 never measures">,
+    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+           "Offer tf32 configurations (tf32 = true) for f32 products and convolutions">,
   ];
   // Matching a fused epilogue tries its ops' arithmetic (passes/kernel/Sm90Epilogue.h).
   let dependentDialects = [
@@ -233,11 +235,25 @@ def KernelMatmulSm90 : Pass<"kernel-matmul-sm90", "::mlir::ModuleOp"> {
     not a legal configuration of the product is an error. Without the attribute the
     `default-config` option names one (e.g. `128x256x64_s4_ws2`) where it is legal, else the
     first legal configuration is used.
+
+    `graph.gemm` is a product too, when A is not transposed, alpha is 1 and C, if any, is a
+    per-column bias with beta 1 (the epilogue adds it first); a transposed B (N x K) is
+    read K-major as it is (nvvm.wgmma with a K-major B descriptor).
+
+    With `allow-tf32`, f32 products take the template too, their operands read as tf32
+    (10-bit mantissa, f32 accumulation: ~1e-3 relative error) by wgmma m64nNk8 over
+    k-tiles of 32 elements (tf32 configurations: `tile_k = 32`, `tf32 = true`,
+    `..._tf32` names). tf32 wgmma reads B K-major only: a transposed B as it is, a constant
+    row-major B from a transposed copy made at compile time (`<global>_nxk`); a B computed
+    at run time stays generic. A `kernel.config` with `tf32 = true` is taken as the same
+    permission (kernel-autotune offers those only under its own allow-tf32).
   }];
   let options = [
     Option<"defaultConfig", "default-config", "std::string", /*default=*/"\"\"",
            "The configuration of kernels without kernel.config, by name "
            "(<tile_m>x<tile_n>x<tile_k>_s<stages>[_ws<consumers>]) where legal">,
+    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+           "Compute f32 products with tf32 operands (wgmma m64nNk8; ~1e-3 relative error)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -277,10 +293,16 @@ def KernelConvSm90 : Pass<"kernel-conv-sm90", "::mlir::ModuleOp"> {
     The `kernel.config` attribute and the `default-config` option choose the tile and ring
     depth as for kernel-matmul-sm90. Run on the kernel-formed module of an sm_90a target,
     before kernel lowering.
+
+    With `allow-tf32`, f32 convolutions take the template too, as tf32 (as for
+    kernel-matmul-sm90): k-tiles of 32 channels, C a multiple of 4 for the implicit A,
+    and the weight permuted to O x (KH KW C), K-major, as tf32's wgmma needs.
   }];
   let options = [
     Option<"defaultConfig", "default-config", "std::string", /*default=*/"\"\"",
            "The configuration of kernels without kernel.config, by name, where legal">,
+    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+           "Compute f32 convolutions with tf32 operands (~1e-3 relative error)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

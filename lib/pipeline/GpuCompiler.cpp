@@ -50,7 +50,8 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
   // Each kernel's configuration: timing cache, GPU measurement or cost model.
   if (options.autotune) {
     bool anythingToTune = llvm::any_of(module.getOps<kernel::FuncOp>(), [&](kernel::FuncOp f) {
-      return !f->hasAttr(kKernelConfigAttr) && kernelConfigCandidates(f, options.target).size() > 1;
+      return !f->hasAttr(kKernelConfigAttr) &&
+             kernelConfigCandidates(f, options.target, options.allowTf32).size() > 1;
     });
     KernelTimer *timer = nullptr;
     if (anythingToTune && options.tuneBudget > 0) {
@@ -67,6 +68,7 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
     tuneOptions.target = options.target;
     tuneOptions.timingCache = options.timingCache;
     tuneOptions.budget = options.tuneBudget;
+    tuneOptions.allowTf32 = options.allowTf32;
     tuning.addPass(createKernelAutotune(tuneOptions, timer, options.progress));
     if (failed(tuning.run(module)))
       return failure();
@@ -141,8 +143,8 @@ LogicalResult compileKernelsForGpu(ModuleOp module, const GpuCompileOptions &opt
   // over innermost axes.
   lowering.addPass(createKernelReductionRows({options.target}));
   if (options.target == "sm_90a") {
-    lowering.addPass(createKernelMatmulSm90({options.gemmConfig}));
-    lowering.addPass(createKernelConvSm90({options.gemmConfig}));
+    lowering.addPass(createKernelMatmulSm90({options.gemmConfig, options.allowTf32}));
+    lowering.addPass(createKernelConvSm90({options.gemmConfig, options.allowTf32}));
   }
   addKernelLoweringPasses(lowering);
   GpuTargetOptions target;

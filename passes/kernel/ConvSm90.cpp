@@ -1,6 +1,7 @@
 //===- ConvSm90.cpp - Hopper implicit-GEMM convolutions -------------------===//
 //
-// kernel-conv-sm90: channels-last 2-D convolutions of half-precision operands become the
+// kernel-conv-sm90: channels-last 2-D convolutions of half-precision operands (or f32 ones
+// read as tf32, under allow-tf32, with the weight stored K-major: O x (KH KW C)) become the
 // warp-specialised wgmma GEMM (passes/kernel/templates/Sm90GemmWs.mlir) of
 // C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O], A being the im2col matrix:
 // - implicit (C a multiple of 8): each k-tile of A is one 4-D TMA box of the NHWC input,
@@ -68,9 +69,17 @@ struct ConvProblem {
 
   int64_t gemmM() const { return batch * outHeight * outWidth; }
   int64_t taps() const { return kernelHeight * kernelWidth; }
+  /// f32 operands, read as tf32 (allow-tf32): B is then stored K-major, O x K.
+  bool tf32() const { return operand.isF32(); }
+  /// The elements of a k-tile: one 128-byte row (64 16-bit or 32 f32 channels).
+  int64_t tileK() const { return 128 / (operand.getIntOrFloatBitWidth() / 8); }
+  /// The channels a row of the input must be a multiple of for TMA (16 bytes).
+  int64_t channelAlignment() const { return 16 / (operand.getIntOrFloatBitWidth() / 8); }
   /// The rows of B (columns of A) one filter tap has: implicitly, the channels rounded up
-  /// to whole 64-channel k-tiles; otherwise, the channels.
-  int64_t rowsPerTap() const { return a == A::Implicit ? llvm::alignTo(channels, 64) : channels; }
+  /// to whole k-tiles; otherwise, the channels.
+  int64_t rowsPerTap() const {
+    return a == A::Implicit ? llvm::alignTo(channels, tileK()) : channels;
+  }
   /// K of the GEMM: implicitly, whole k-tiles per tap; through im2col, KH*KW*C rounded up
   /// to a multiple of 8 (TMA's 16-byte row strides of the scratch matrix); C for the input.
   int64_t gemmK() const {
@@ -87,7 +96,7 @@ struct PixelBox {
   int64_t positions() const { return images * rows * columns; }
 };
 
-std::optional<ConvProblem> matchConv(kernel::FuncOp function) {
+std::optional<ConvProblem> matchConv(kernel::FuncOp function, bool allowTf32) {
   auto conv = kiln::getTemplateOp<kernel::ConvOp>(function);
   if (!conv)
     return std::nullopt;
@@ -134,7 +143,8 @@ std::optional<ConvProblem> matchConv(kernel::FuncOp function) {
   // graph.conv keeps its operands' type; an epilogue may cast the f32 sums to another
   // float type.
   if (w[3] != p.channels || y[0] != p.batch || y[3] != p.outChannels ||
-      types[1].getElementType() != p.operand || !(p.operand.isF16() || p.operand.isBF16()) ||
+      types[1].getElementType() != p.operand ||
+      !(p.operand.isF16() || p.operand.isBF16() || (allowTf32 && p.operand.isF32())) ||
       op.getResult().getType().getElementType() != p.operand ||
       !(p.result.isF16() || p.result.isBF16() || p.result.isF32()) ||
       (p.epilogue.empty() && p.result != p.operand))
@@ -143,9 +153,10 @@ std::optional<ConvProblem> matchConv(kernel::FuncOp function) {
   if (p.outChannels % 8)
     return std::nullopt;
   if (p.kernelHeight == 1 && p.kernelWidth == 1 && p.stride == 1 && p.padTop == 0 &&
-      p.padLeft == 0 && p.outHeight == p.height && p.outWidth == p.width && p.channels % 8 == 0)
+      p.padLeft == 0 && p.outHeight == p.height && p.outWidth == p.width &&
+      p.channels % p.channelAlignment() == 0)
     p.a = ConvProblem::A::Input;
-  if (p.channels % 8) {
+  if (p.channels % p.channelAlignment()) {
     p.a = ConvProblem::A::Im2col;
     // The im2col kernel indexes the input and counts its chunks in 32 bits.
     if (p.taps() * p.channels > kMaxExplicitIm2colK ||
@@ -193,10 +204,10 @@ int64_t tileCount(const ConvProblem &p, const PixelBox &box) {
 /// The template's A operand for `p` with output boxes `box` (see Sm90GemmWs.mlir's header).
 kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
   auto n = [](int64_t value) { return std::to_string(value); };
-  int64_t channelBlocks = p.rowsPerTap() / 64;
+  int64_t channelBlocks = p.rowsPerTap() / p.tileK();
   kiln::Sm90AOperand a;
-  a.box = llvm::formatv("{0}x{1}x{2}x64", box.images, box.rows, box.columns).str();
-  a.boxBytes = box.positions() * 64 * 2;
+  a.box = llvm::formatv("{0}x{1}x{2}x{3}", box.images, box.rows, box.columns, p.tileK()).str();
+  a.boxBytes = box.positions() * 128;
   a.tilesM = "    %tilesM = arith.constant " + n(tileCount(p, box)) + " : index";
   // The tile's first output position (image, row, column) and the input row and column
   // its filter tap (0, 0) reads (negative inside the padding).
@@ -223,15 +234,16 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
                               llvm::divideCeil(p.outHeight, box.rows), box.columns, box.rows,
                               box.images, p.stride, p.padTop, p.padLeft)
                     .str();
-  // k-tile kt is channels 64 cb.. of filter tap (r, s): kt = (r KW + s) CB + cb, which is
-  // also row 64 kt of B ((KH KW C') x O, C' = C rounded up to 64).
+  // k-tile kt is channels TILE_K cb.. of filter tap (r, s): kt = (r KW + s) CB + cb, which
+  // is also row TILE_K kt of B ((KH KW C') x O, C' = C rounded up to TILE_K; or column
+  // TILE_K kt of the K-major O x (KH KW C')).
   a.loadA = llvm::formatv(R"(          %cvBlocks = arith.constant {0} : index
           %cvKw = arith.constant {1} : index
           %cvCb = arith.remui %kt, %cvBlocks : index
           %cvRs = arith.divui %kt, %cvBlocks : index
           %cvS = arith.remui %cvRs, %cvKw : index
           %cvR = arith.divui %cvRs, %cvKw : index
-          %cvC0 = arith.muli %cvCb, %c64 : index
+          %cvC0 = arith.muli %cvCb, %tileK : index
           %cvH = arith.addi %cvH0, %cvR : index
           %cvW = arith.addi %cvW0, %cvS : index
           nvgpu.tma.async.load %descA[%cvC0, %cvW, %cvH, %cvN0], %full[%slot] to %a : !tmA, !bars -> !tileA)",
@@ -294,7 +306,8 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
     config.stages = 4;
     config.consumers = 2;
     config.splitK = parts;
-    if (kiln::splitKPays(tiles * llvm::divideCeil(p.outChannels, 128), p.gemmK() / 64, parts))
+    if (kiln::splitKPays(tiles * llvm::divideCeil(p.outChannels, 128),
+                         llvm::divideCeil(p.gemmK(), p.tileK()), parts))
       configs.push_back(config);
   }
   // Persistent grids where there are more tiles than SMs (as for products).
@@ -310,67 +323,16 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
   }
   configs.append(kiln::sm90TwoCtaConfigs(
       [&](int64_t tileN) { return tiles * llvm::divideCeil(p.outChannels, tileN); }));
+  if (p.tf32())
+    kiln::makeTf32Configs(configs);
   return configs;
-}
-
-/// The constant global `value` reads (`memref.get_global` of a constant with an initial
-/// value), if it does.
-memref::GlobalOp constantGlobal(Value value) {
-  auto get = value.getDefiningOp<memref::GetGlobalOp>();
-  if (!get)
-    return nullptr;
-  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(get, get.getNameAttr());
-  if (!global || !global.getConstant() || !global.getInitialValue())
-    return nullptr;
-  return global;
-}
-
-/// The constant initial bytes of the weight `value` reads, when it is a memref.global
-/// (`storage` holds them for a splat).
-std::optional<std::pair<memref::GlobalOp, ArrayRef<char>>>
-constantWeight(Value value, std::vector<char> &storage) {
-  memref::GlobalOp global = constantGlobal(value);
-  if (!global)
-    return std::nullopt;
-  Attribute init = *global.getInitialValue();
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return std::nullopt;
-    return std::make_pair(global, blob->getData());
-  }
-  if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
-    if (!dense.isSplat())
-      return std::make_pair(global, dense.getRawData());
-    ArrayRef<char> one = dense.getRawData();
-    for (int64_t i = 0; i < dense.getNumElements(); ++i)
-      storage.insert(storage.end(), one.begin(), one.end());
-    return std::make_pair(global, ArrayRef<char>(storage));
-  }
-  return std::nullopt;
-}
-
-/// Whether every launch of `function` passes a constant weight (its argument 1).
-bool launchedWithConstantWeights(kernel::FuncOp function) {
-  auto module = function->getParentOfType<ModuleOp>();
-  if (!module)
-    return false;
-  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(function, module);
-  if (!uses || uses->empty())
-    return false;
-  for (const SymbolTable::SymbolUse &use : *uses) {
-    auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
-    if (!launch || launch.getOperands().size() < 3 || !constantGlobal(launch.getOperands()[1]))
-      return false;
-  }
-  return true;
 }
 
 } // namespace
 
-std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Conv(kernel::FuncOp function) {
-  std::optional<ConvProblem> conv = matchConv(function);
-  if (!conv || !launchedWithConstantWeights(function))
+std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Conv(kernel::FuncOp function, bool allowTf32) {
+  std::optional<ConvProblem> conv = matchConv(function, allowTf32);
+  if (!conv || !launchesPassConstant(function, 1))
     return std::nullopt;
   Sm90GemmProblem problem;
   problem.m = conv->gemmM();
@@ -378,11 +340,12 @@ std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Conv(kernel::FuncOp function
   problem.k = conv->gemmK();
   problem.operand = conv->operand;
   problem.result = conv->result;
+  problem.kMajorB = conv->tf32();
   return problem;
 }
 
-SmallVector<kiln::Sm90GemmConfig> kiln::sm90ConvConfigs(kernel::FuncOp function) {
-  std::optional<ConvProblem> conv = matchConv(function);
+SmallVector<kiln::Sm90GemmConfig> kiln::sm90ConvConfigs(kernel::FuncOp function, bool allowTf32) {
+  std::optional<ConvProblem> conv = matchConv(function, allowTf32);
   if (!conv)
     return {};
   return convConfigs(*conv, tileCount(*conv, choosePixelBox(*conv)));
@@ -397,7 +360,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      std::optional<ConvProblem> problem = matchConv(function);
+      std::optional<ConvProblem> problem =
+          matchConv(function, allowTf32 || kiln::kernelConfigAsksTf32(function));
       if (!problem)
         continue;
       PixelBox box = choosePixelBox(*problem);
@@ -415,33 +379,27 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
   }
 
   /// The weight permuted from OHWI to the GEMM's K x O matrix (row tap * rowsPerTap + c;
-  /// zero rows where A's columns are padding): a new constant global.
-  FailureOr<memref::GlobalOp> permutedWeight(ModuleOp module, SymbolTable &symbols,
-                                             memref::GlobalOp weight, ArrayRef<char> bytes,
-                                             const ConvProblem &p) {
+  /// zero rows where A's columns are padding), or for tf32 to its K-major transpose, O x K
+  /// (`_oxk`): a new constant global.
+  FailureOr<memref::GlobalOp> permutedWeight(SymbolTable &symbols, memref::GlobalOp weight,
+                                             ArrayRef<char> bytes, const ConvProblem &p) {
     int64_t taps = p.taps(), o = p.outChannels, c = p.channels, rowsPerTap = p.rowsPerTap();
+    int64_t k = p.gemmK();
     size_t element = p.operand.getIntOrFloatBitWidth() / 8;
     if (bytes.size() != size_t(o * taps * c) * element)
       return failure();
-    std::vector<char> permuted(size_t(p.gemmK() * o) * element, 0);
+    std::vector<char> permuted(size_t(k * o) * element, 0);
+    bool kMajor = p.tf32();
     for (int64_t oc = 0; oc < o; ++oc)
       for (int64_t tap = 0; tap < taps; ++tap)
-        for (int64_t ic = 0; ic < c; ++ic)
-          std::memcpy(&permuted[((tap * rowsPerTap + ic) * o + oc) * element],
+        for (int64_t ic = 0; ic < c; ++ic) {
+          int64_t row = tap * rowsPerTap + ic;
+          std::memcpy(&permuted[(kMajor ? oc * k + row : row * o + oc) * element],
                       &bytes[((oc * taps + tap) * c + ic) * element], element);
-    auto type = MemRefType::get({p.gemmK(), o}, p.operand);
-    auto tensorType = RankedTensorType::get(type.getShape(), p.operand);
-    std::string name = (weight.getSymName() + "_kxo").str();
-    if (auto existing = symbols.lookup<memref::GlobalOp>(name))
-      return existing;
-    auto init = DenseResourceElementsAttr::get(
-        tensorType, name, HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(permuted)));
-    OpBuilder b(weight);
-    auto global =
-        memref::GlobalOp::create(b, weight.getLoc(), name, b.getStringAttr("private"), type, init,
-                                 /*constant=*/true, /*alignment=*/IntegerAttr());
-    symbols.insert(global);
-    return global;
+        }
+    auto type = kMajor ? MemRefType::get({o, k}, p.operand) : MemRefType::get({k, o}, p.operand);
+    return kiln::getOrCreateConstantGlobal(
+        symbols, weight, (weight.getSymName() + (kMajor ? "_oxk" : "_kxo")).str(), type, permuted);
   }
 
   /// The im2col kernel of `p` (templates/Im2col.mlir), instantiated once per problem.
@@ -485,11 +443,11 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     Value input = launch.getOperands()[0], weight = launch.getOperands()[1],
           output = launch.getOperands().back();
     std::vector<char> splat;
-    auto constant = constantWeight(weight, splat);
+    auto constant = kiln::constantGlobalBytes(weight, splat);
     if (!constant)
       return failure(); // a weight computed at run time: the generic lowering
     FailureOr<memref::GlobalOp> matrix =
-        permutedWeight(module, symbols, constant->first, constant->second, p);
+        permutedWeight(symbols, constant->first, constant->second, p);
     if (failed(matrix))
       return failure();
 
@@ -516,20 +474,20 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     FailureOr<gpu::GPUFuncOp> kernelFunc;
     if (p.rowMajorA()) {
       // The product of a row-major matrix, shared with kernel-matmul-sm90's.
-      std::string entry =
-          "gemm_" + type + "_" + kiln::elementTypeName(p.result) + "_" + config.name();
+      std::string entry = kiln::sm90GemmEntryName(p.operand, p.result, p.tf32(), config);
       kernelFunc = kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry,
                                                         p.operand, p.result, config,
-                                                        kiln::rowMajorMatrixA(), &p.epilogue);
+                                                        kiln::rowMajorMatrixA(), &p.epilogue,
+                                                        /*kMajorB=*/p.tf32());
     } else {
       std::string entry =
           llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}", type, p.batch,
                         p.height, p.width, p.channels, p.kernelHeight, p.kernelWidth, p.stride,
                         p.padTop, p.padLeft, p.outChannels, config.name())
               .str();
-      kernelFunc = kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry,
-                                                        p.operand, p.result, config,
-                                                        implicitIm2col(p, box), &p.epilogue);
+      kernelFunc = kiln::instantiateWarpSpecialisedGemm(
+          module, symbols, getArgument(), entry, p.operand, p.result, config,
+          implicitIm2col(p, box), &p.epilogue, /*kMajorB=*/p.tf32());
     }
     if (failed(kernelFunc))
       return failure();
@@ -554,7 +512,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       Value matrix = memref::CollapseShapeOp::create(
           b, loc, MemRefType::get({p.gemmM(), p.channels}, type.getElementType()), input,
           ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-      mapA = tensorMap(matrix, 0, {128, 64});
+      mapA = tensorMap(matrix, 0, {128, p.tileK()});
     } else if (p.a == ConvProblem::A::Im2col) {
       // A in a scratch buffer (the arena planner places it), written by the im2col kernel.
       FailureOr<gpu::GPUFuncOp> im2col = getOrCreateIm2col(module, symbols, p);
@@ -567,15 +525,21 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
                                 gpu::KernelDim3{index(llvm::divideCeil(chunks, 256)), one, one},
                                 gpu::KernelDim3{index(256), one, one}, /*dynamicSharedMemorySize=*/
                                 Value(), ValueRange{pointer(input), pointer(scratch)});
-      mapA = tensorMap(scratch, 0, {128, 64});
+      mapA = tensorMap(scratch, 0, {128, p.tileK()});
     } else {
       // A: the NHWC input; the box spans stride x the positions along H and W, of which TMA
       // takes every stride-th (the element strides the engine builder reads).
-      mapA = tensorMap(input, 0, {box.images, box.rows * p.stride, box.columns * p.stride, 64});
+      mapA =
+          tensorMap(input, 0, {box.images, box.rows * p.stride, box.columns * p.stride, p.tileK()});
       mapA->setAttr("kiln.tma_element_strides", b.getDenseI64ArrayAttr({1, p.stride, p.stride, 1}));
     }
     Value weightMatrix = memref::GetGlobalOp::create(b, loc, matrix->getType(), matrix->getName());
-    auto mapB = tensorMap(weightMatrix, 1, {64, 64});
+    // Boxes of 64 columns of B: a k-tile of 64 rows of N (K-major, tf32), or 64 columns of
+    // a k-tile's rows.
+    SmallVector<int64_t> boxB = {p.tileK(), 64};
+    if (p.tf32())
+      boxB = {64, p.tileK()};
+    auto mapB = tensorMap(weightMatrix, 1, boxB);
     int64_t tiles = tileCount(p, box) * llvm::divideCeil(p.outChannels, config.tileN);
     // The epilogue emitted when it was matched, so a failure here is an internal error.
     if (failed(kiln::launchWarpSpecialisedGemm(

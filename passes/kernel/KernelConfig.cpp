@@ -33,16 +33,18 @@ DictionaryAttr genericKernelConfig(MLIRContext *context) {
   return b.getDictionaryAttr({b.getNamedAttr("template", b.getStringAttr(kGenericTemplate))});
 }
 
-SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, StringRef target) {
+SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, StringRef target,
+                                                   bool allowTf32) {
   MLIRContext *context = function.getContext();
   SmallVector<DictionaryAttr> candidates;
-  // sm_90a: the wgmma/TMA GEMM (architecture-specific, so not on plain sm_90 or sm_80).
+  // sm_90a: the wgmma/TMA GEMM (architecture-specific, so not on plain sm_90 or sm_80); f32
+  // kernels as tf32 when allowed.
   if (target == "sm_90a") {
-    if (std::optional<Sm90GemmProblem> problem = matchSm90Gemm(function))
+    if (std::optional<Sm90GemmProblem> problem = matchSm90Gemm(function, allowTf32))
       for (const Sm90GemmConfig &config : sm90GemmConfigs(*problem))
         candidates.push_back(config.toAttr(context));
-    if (matchSm90Conv(function))
-      for (const Sm90GemmConfig &config : sm90ConvConfigs(function))
+    if (matchSm90Conv(function, allowTf32))
+      for (const Sm90GemmConfig &config : sm90ConvConfigs(function, allowTf32))
         candidates.push_back(config.toAttr(context));
   }
   // Flash attention on every GPU target (its wgmma variant on sm_90a), unless a kernel
@@ -97,10 +99,11 @@ std::string typeName(Type type) {
 } // namespace
 
 std::string describeKernelProblem(kernel::FuncOp function) {
-  if (std::optional<Sm90GemmProblem> gemm = matchSm90Gemm(function))
+  // f32 products and convolutions are GEMMs too where tf32 is allowed.
+  if (std::optional<Sm90GemmProblem> gemm = matchSm90Gemm(function, /*allowTf32=*/true))
     return llvm::formatv("{0}x{1}x{2} {3}", gemm->m, gemm->n, gemm->k, typeName(gemm->operand))
         .str();
-  if (std::optional<Sm90GemmProblem> conv = matchSm90Conv(function))
+  if (std::optional<Sm90GemmProblem> conv = matchSm90Conv(function, /*allowTf32=*/true))
     return llvm::formatv("conv as {0}x{1}x{2} {3}", conv->m, conv->n, conv->k,
                          typeName(conv->operand))
         .str();
@@ -163,6 +166,16 @@ double estimateKernelFlops(kernel::FuncOp function) {
       flops += 2 * elementCount(matmul.getResult().getType()) * reduction;
       return;
     }
+    if (auto gemm = dyn_cast<graph::GemmOp>(op)) {
+      // K is A's columns, or its rows when A is transposed.
+      auto a = dyn_cast<ShapedType>(gemm.getA().getType());
+      unsigned kDim = gemm.getTransA() ? 0 : 1;
+      double reduction = a && a.hasRank() && a.getRank() == 2 && !a.isDynamicDim(kDim)
+                             ? static_cast<double>(a.getDimSize(kDim))
+                             : 1;
+      flops += 2 * elementCount(gemm.getResult().getType()) * reduction;
+      return;
+    }
     if (auto attention = dyn_cast<graph::AttentionOp>(op)) {
       // Q K^T and P V: 2 * 2 * Sq * Skv * D a (batch, head).
       auto key = dyn_cast<ShapedType>(attention.getKey().getType());
@@ -219,7 +232,8 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   int64_t waves = ceilDiv(tiles, device.multiprocessors * resident);
   // Blocks that actually share a multiprocessor in a wave (fewer when tiles are few).
   int64_t sharing = std::min(resident, ceilDiv(tiles, device.multiprocessors));
-  double perSm = device.tensorFlopsPerSecond / device.multiprocessors;
+  // tf32 runs at half the 16-bit rate.
+  double perSm = device.tensorFlopsPerSecond / device.multiprocessors / (config.tf32 ? 2.0 : 1.0);
   double tileFlops =
       2.0 * config.tileM * config.tileN * static_cast<double>(problem.k) / config.splitK;
   // Efficiency: the MMA's share of a k-step against the tile loads feeding it (area over
@@ -246,10 +260,11 @@ double estimateMicros(kernel::FuncOp function, DictionaryAttr config, const Devi
   double flops = estimateKernelFlops(function);
   auto name = config.getAs<StringAttr>("template");
   if (name && name.getValue() == Sm90GemmConfig::kTemplate) {
-    std::optional<Sm90GemmProblem> problem = matchSm90Gemm(function);
-    if (!problem)
-      problem = matchSm90Conv(function);
     std::optional<Sm90GemmConfig> gemm = Sm90GemmConfig::fromAttr(config);
+    bool tf32 = gemm && gemm->tf32;
+    std::optional<Sm90GemmProblem> problem = matchSm90Gemm(function, tf32);
+    if (!problem)
+      problem = matchSm90Conv(function, tf32);
     if (problem && gemm)
       return estimateSm90GemmMicros(*problem, *gemm, bytes, device);
   }
