@@ -795,6 +795,9 @@ def depthwise_table(rows):
                      f"{fmt(gbs(p_ms), '.0f')} | {fmt(ratio(p_ms, k_ms), '.3f')}× | "
                      f"{fmt(b_ms, '.4f')} | {fmt(ratio(b_ms, k_ms), '.3f')}× | "
                      f"{fmt(kiln.get('rel_l2'), '.1e')} | {kiln.get('status', '–')} | {configs} |")
+    return "\n".join(lines)
+
+
 def rows_table(rows):
     """The rows family: bandwidth (bytes read and written once) instead of TFLOP/s."""
     lines = ["| case | dtype | Kiln ms | Kiln GB/s | peer | peer ms | peer GB/s | Kiln / peer | "
