@@ -68,3 +68,31 @@ func.func @main(%x: memref<2x8x8x64xf32>, %y: memref<2x8x8x64xf32>) attributes {
   kernel.launch @Conv_1(%x, %w, %b, %y) : (memref<2x8x8x64xf32>, memref<64x1x1x64xf32>, memref<64xf32>, memref<2x8x8x64xf32>) -> ()
   return
 }
+
+// -----
+
+// An RGB stem (C = 3: TMA cannot address its pixels): the explicit im2col writes the
+// 147 (rounded to 152) f32 columns a row, then the row-major GEMM with a K-major weight.
+// CHECK-LABEL: memref.global "private" constant @stem_oxk : memref<64x152xf32>
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_im2col_f32_2x32x32x3_k7x7s2p3x3::
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f32_f32_bt_128x64x32_s6_ws2_tf32::
+// OFF-LABEL: func.func @main
+// OFF: kernel.launch @Conv_2
+// PTX-LABEL: .visible .entry gemm_f32_f32_bt_128x64x32_s6_ws2_tf32(
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32
+// PTX-LABEL: .visible .entry im2col_f32_2x32x32x3_k7x7s2p3x3(
+memref.global "private" constant @stem : memref<64x7x7x3xf32> = dense<0.5>
+kernel.func @Conv_2(%x: memref<2x32x32x3xf32>, %w: memref<64x7x7x3xf32>, %y: memref<2x16x16x64xf32>) {
+  conv ins(%x, %w : memref<2x32x32x3xf32>, memref<64x7x7x3xf32>) outs(%y : memref<2x16x16x64xf32>) {
+  ^bb0(%a: tensor<2x32x32x3xf32>, %b: tensor<64x7x7x3xf32>):
+    %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>} : (tensor<2x32x32x3xf32>, tensor<64x7x7x3xf32>) -> tensor<2x16x16x64xf32>
+    kernel.yield %r : tensor<2x16x16x64xf32>
+  }
+  return
+}
+func.func @main(%x: memref<2x32x32x3xf32>, %y: memref<2x16x16x64xf32>) attributes {kernel.num_inputs = 1 : i64} {
+  %w = memref.get_global @stem : memref<64x7x7x3xf32>
+  kernel.launch @Conv_2(%x, %w, %y) : (memref<2x32x32x3xf32>, memref<64x7x7x3xf32>, memref<2x16x16x64xf32>) -> ()
+  return
+}
