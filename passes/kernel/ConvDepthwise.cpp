@@ -290,8 +290,11 @@ SmallVector<kiln::DepthwiseConfig> kiln::depthwiseConfigs(const DepthwiseProblem
   // The default: 4 outputs a thread where rows are wide enough, 256-thread blocks.
   int64_t pixels = p.outWidth >= 16 ? 4 : p.outWidth >= 8 ? 2 : 1;
   add(nchwConfig(p, pixels, 256));
+  // Not 8 outputs a thread: measured slower where the cost model chose it (its stores,
+  // two 16-byte vectors a thread, leave a warp's sectors half written); 4 make one
+  // coalesced 16-byte store a thread.
   for (int64_t target : {256, 128, 512})
-    for (int64_t candidate : {1, 2, 4, 8})
+    for (int64_t candidate : {1, 2, 4})
       add(nchwConfig(p, candidate, target));
   return configs;
 }
@@ -496,35 +499,43 @@ struct KernelConvDepthwisePass : kiln::impl::KernelConvDepthwiseBase<KernelConvD
         p.channelsLast ? llvm::formatv("vector<{0}xf32>", lanes).str() : std::string("f32");
     std::string extendX = wide ? "" : "%xLoaded = arith.extf %xRaw : " + xVector + " to " + xWide;
     std::string extendW = wide ? "" : "%wWide = arith.extf %wRaw : " + xVector + " to " + xWide;
-    // The epilogue's parameters and marker, then the rounding of its f32 values.
-    std::string parameters, marker, stored = "%value";
-    if (!p.epilogue.empty()) {
-      for (auto [index, input] : llvm::enumerate(p.epilogue.inputs)) {
-        std::string type;
-        llvm::raw_string_ostream os(type);
-        os << input.elementType;
-        parameters += llvm::formatv(", %epilogue{0}: memref<{1}>", index, type).str();
+    // The epilogue's parameters, and for each store its marker (`lanes` f32 values named
+    // `value`) and the rounding of the values to the output type.
+    std::string parameters;
+    for (auto [index, input] : llvm::enumerate(p.epilogue.inputs)) {
+      std::string type;
+      llvm::raw_string_ostream os(type);
+      os << input.elementType;
+      parameters += llvm::formatv(", %epilogue{0}: memref<{1}>", index, type).str();
+    }
+    struct Store {
+      std::string marker, convert, stored;
+    };
+    auto store = [&](int64_t storeLanes, StringRef value, StringRef suffix) {
+      Store s{"", "", value.str()};
+      if (!p.epilogue.empty()) {
+        s.marker = llvm::formatv("%epilogued{0} = builtin.unrealized_conversion_cast {1}, "
+                                 "%channelIndex, %yIndex : vector<{2}xf32>, index, index to "
+                                 "vector<{2}xf32> {{{3}}",
+                                 suffix, value, storeLanes, kMarkerAttr)
+                       .str();
+        s.stored = ("%epilogued" + suffix).str();
       }
-      marker = llvm::formatv("%epilogued = builtin.unrealized_conversion_cast %value, "
-                             "%channelIndex, %yIndex : vector<{0}xf32>, index, index to "
-                             "vector<{0}xf32> {{{1}}",
-                             lanes, kMarkerAttr)
-                   .str();
-      stored = "%epilogued";
-    }
-    std::string convert;
-    if (!p.result.isF32()) {
-      convert = llvm::formatv("%out = arith.truncf {0} : vector<{1}xf32> to vector<{1}x{2}>",
-                              stored, lanes, out)
-                    .str();
-      stored = "%out";
-    }
+      if (!p.result.isF32()) {
+        s.convert = llvm::formatv("%out{0} = arith.truncf {1} : vector<{2}xf32> to vector<{2}x{3}>",
+                                  suffix, s.stored, storeLanes, out)
+                        .str();
+        s.stored = ("%out" + suffix).str();
+      }
+      return s;
+    };
+    Store one = store(lanes, "%value", "");
     int64_t outChannels = p.outChannels();
     SmallVector<std::pair<StringRef, std::string>> values = {
         {"EPILOGUE_PARAMETERS", parameters},
-        {"EPILOGUE", marker},
-        {"CONVERT", convert},
-        {"STORED", stored},
+        {"EPILOGUE", one.marker},
+        {"CONVERT", one.convert},
+        {"STORED", one.stored},
         {"EXTEND_X", extendX},
         {"EXTEND_W", extendW},
         {"X_RAW", wide ? "xLoaded" : "xRaw"},
@@ -569,6 +580,13 @@ struct KernelConvDepthwisePass : kiln::impl::KernelConvDepthwiseBase<KernelConvD
            {"Y_ALIGN", n(v * bytesOf(p.result))}});
     } else {
       NchwGeometry g = nchwGeometry(p, config);
+      // A thread's Q outputs, stored at once: aligned when rows hold whole groups of Q.
+      Store all = store(config.pixels, "%acc", "Q");
+      int64_t storeAlign = bytesOf(p.result) * (p.outWidth % config.pixels ? 1 : config.pixels);
+      values.append({{"EPILOGUE_Q", all.marker},
+                     {"CONVERT_Q", all.convert},
+                     {"STORED_Q", all.stored},
+                     {"Y_ALIGN", n(storeAlign)}});
       values.append({{"THREADS", n(g.threads)},
                      {"TILES_W", n(g.tilesW)},
                      {"TILES", n(g.tilesW * g.tilesH)},
@@ -597,7 +615,7 @@ struct KernelConvDepthwisePass : kiln::impl::KernelConvDepthwiseBase<KernelConvD
       return module.emitError(getArgument()) << ": the template of " << entry << " does not parse";
     auto gpuModule = *parsed->getOps<gpu::GPUModuleOp>().begin();
     auto kernelFunc = gpuModule.lookupSymbol<gpu::GPUFuncOp>(entry);
-    if (!p.epilogue.empty() && failed(emitEpilogue(kernelFunc, p, lanes)))
+    if (!p.epilogue.empty() && failed(emitEpilogue(kernelFunc, p)))
       return failure();
     if (failed(kiln::unrollMarkedLoops(gpuModule)))
       return module.emitError(getArgument()) << ": cannot unroll the loops of " << entry;
@@ -607,20 +625,32 @@ struct KernelConvDepthwisePass : kiln::impl::KernelConvDepthwiseBase<KernelConvD
     return kernelFunc;
   }
 
-  /// Replaces the marker op with `p`'s epilogue on its `lanes` f32 values, which are output
-  /// channels channel.. (channels last) or one element (channels first), at flat output
-  /// index `yIndex`. The inputs are the kernel's parameters from 3 on.
-  LogicalResult emitEpilogue(gpu::GPUFuncOp kernelFunc, const kiln::DepthwiseProblem &p,
-                             int64_t lanes) {
-    UnrealizedConversionCastOp marker;
+  /// Replaces each marker op with `p`'s epilogue on its f32 values, which are consecutive
+  /// output channels (channels last) or consecutive outputs of one plane's row (channels
+  /// first) from flat output index `yIndex`. The inputs are the kernel's parameters from 3
+  /// on.
+  LogicalResult emitEpilogue(gpu::GPUFuncOp kernelFunc, const kiln::DepthwiseProblem &p) {
+    SmallVector<UnrealizedConversionCastOp> markers;
     kernelFunc.walk([&](UnrealizedConversionCastOp op) {
       if (op->hasAttr(kMarkerAttr))
-        marker = op;
+        markers.push_back(op);
     });
     constexpr unsigned firstParameter = 3;
-    if (!marker || marker.getNumOperands() != 3 ||
+    if (markers.empty() ||
         kernelFunc.getNumArguments() != firstParameter + p.epilogue.inputs.size())
       return kernelFunc.emitError(getArgument()) << ": the template has no epilogue marker";
+    for (UnrealizedConversionCastOp marker : markers)
+      if (failed(emitEpilogueAt(marker, kernelFunc, p, firstParameter)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult emitEpilogueAt(UnrealizedConversionCastOp marker, gpu::GPUFuncOp kernelFunc,
+                               const kiln::DepthwiseProblem &p, unsigned firstParameter) {
+    auto markerType = dyn_cast<VectorType>(marker.getType(0));
+    if (marker.getNumOperands() != 3 || !markerType)
+      return kernelFunc.emitError(getArgument()) << ": a malformed epilogue marker";
+    int64_t lanes = markerType.getNumElements();
     OpBuilder b(marker);
     Location loc = marker.getLoc();
     Value vector = marker.getOperand(0), channel = marker.getOperand(1),
@@ -651,7 +681,9 @@ struct KernelConvDepthwisePass : kiln::impl::KernelConvDepthwiseBase<KernelConvD
       Type element = input.elementType;
       using Kind = kiln::Sm90EpilogueInput::Kind;
       SmallVector<Value> values;
-      bool contiguous = input.kind == Kind::Full || (input.kind == Kind::PerColumn && lanes > 1);
+      // Channels last, the lanes are consecutive channels; channels first, one channel.
+      bool contiguous = input.kind == Kind::Full ||
+                        (input.kind == Kind::PerColumn && lanes > 1 && p.channelsLast);
       if (contiguous) {
         // Consecutive channels (channels last) at the channel, or the output's own
         // elements at the flat index: one vector load.

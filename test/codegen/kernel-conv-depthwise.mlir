@@ -43,7 +43,8 @@ func.func @main(%x: memref<32x56x56x32xf16>, %y: memref<32x56x56x32xf16>) attrib
 // NCHW f32, 3x3, stride 2, pad 1, bias and ReLU6, 112x112 -> 56x56: tiles of 14 rows x 56
 // columns of one plane, 4 outputs a thread (14 x 14 = 196 threads); the input tile with
 // its halo (29 x 113, rows padded to 116) staged in shared memory; each thread reads its
-// 9 columns of a staged row as 12 aligned f32 (three 16-byte loads).
+// 9 columns of a staged row as 12 aligned f32 (three 16-byte loads) and stores its 4
+// outputs with one 16-byte store.
 // CHECK-LABEL: func.func @main(%arg0: memref<2x96x112x112xf32>
 // CHECK-NOT: memref.get_global @w_khkwm
 // CHECK: gpu.launch_func @kiln_depthwise_nchw_{{.*}} blocks in (%c768, %c1, %c1) threads in (%c196, %c1, %c1)
@@ -51,6 +52,7 @@ func.func @main(%x: memref<32x56x56x32xf16>, %y: memref<32x56x56x32xf16>) attrib
 // CHECK: gpu.func @depthwise_nchw_f32_f32_{{.*}} workgroup(%{{.*}} : memref<3364xf32, #gpu.address_space<workgroup>>) kernel
 // CHECK: gpu.barrier
 // CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<3364xf32, #gpu.address_space<workgroup>>, vector<12xf32>
+// CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<602112xf32>, vector<4xf32>
 memref.global "private" constant @w : memref<96x1x3x3xf32> = dense<1.0>
 memref.global "private" constant @b : memref<96xf32> = dense<0.5>
 kernel.func @Depthwise(%x: memref<2x96x112x112xf32>, %w: memref<96x1x3x3xf32>, %bias: memref<96xf32>, %y: memref<2x96x56x56xf32>) {

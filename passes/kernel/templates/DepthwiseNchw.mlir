@@ -22,8 +22,10 @@
 // TPR * TILE_H), TILE_W, TILES_W, TILES (tiles a plane), IN_TH, IN_TW, IN_PLANE (= IN_TH *
 // IN_TW), STAGED (= PLANES * IN_PLANE), STAGE_STEPS (= ceil(STAGED / THREADS)), PITCH,
 // SMEM (= PLANES * IN_TH * PITCH, f32 elements), COLS, COLS_LOAD, LOAD_ALIGN, TAPS
-// (= KH * KW), X_ELEMENTS, W_ELEMENTS, Y_ELEMENTS, EXTEND_X, EXTEND_W, and the epilogue's
-// EPILOGUE_PARAMETERS, EPILOGUE, CONVERT and STORED (on vector<1xf32>).
+// (= KH * KW), X_ELEMENTS, W_ELEMENTS, Y_ELEMENTS, Y_ALIGN (bytes: Q elements when OW is
+// a multiple of Q, else one), EXTEND_X, EXTEND_W, and the epilogue's EPILOGUE_PARAMETERS,
+// EPILOGUE, CONVERT and STORED (on vector<1xf32>), EPILOGUE_Q, CONVERT_Q and STORED_Q (on
+// vector<Qxf32>).
 // Grid (TILES * ceil(PLANES_TOTAL / PLANES), 1, 1), block (THREADS, 1, 1); parameters: bare
 // pointers to x, w, y, then the epilogue's inputs.
 
@@ -220,25 +222,37 @@ gpu.module @{MODULE} {
         scf.yield %accCols : vector<{Q}xf32>
       } {unroll}
 
-      // The outputs that lie inside the plane's row: epilogue, rounding, store.
+      // The outputs that lie inside the plane's row: epilogue, rounding, store. All Q
+      // inside: one vector store (consecutive threads store consecutive vectors, so a
+      // warp's stores are contiguous); else one store an output.
       %planeRows = arith.muli %plane, %oh : i32
       %yRow = arith.addi %planeRows, %outRow : i32
       %yRowStart = arith.muli %yRow, %ow : i32
       %channelIndex = arith.index_castui %outChannel : i32 to index
-      scf.for %qq = %i0 to %qIndex step %i1 {
-        %qqI32 = arith.index_castui %qq : index to i32
-        %outColumn = arith.addi %outColumnFirst, %qqI32 : i32
-        %columnOk = arith.cmpi slt, %outColumn, %ow : i32
-        scf.if %columnOk {
-          %sumQ = vector.extract %acc[%qq] : f32 from vector<{Q}xf32>
-          %value = vector.broadcast %sumQ : f32 to vector<1xf32>
-          %yOffset = arith.addi %yRowStart, %outColumn : i32
-          %yIndex = arith.index_castui %yOffset : i32 to index
-          {EPILOGUE}
-          {CONVERT}
-          vector.store {STORED}, %y[%yIndex] : memref<{Y_ELEMENTS}x{OUT}>, vector<1x{OUT}>
-        }
-      } {unroll}
+      %outColumnEnd = arith.addi %outColumnFirst, %q : i32
+      %allInside = arith.cmpi sle, %outColumnEnd, %ow : i32
+      scf.if %allInside {
+        %yOffset = arith.addi %yRowStart, %outColumnFirst : i32
+        %yIndex = arith.index_castui %yOffset : i32 to index
+        {EPILOGUE_Q}
+        {CONVERT_Q}
+        vector.store {STORED_Q}, %y[%yIndex] {alignment = {Y_ALIGN}} : memref<{Y_ELEMENTS}x{OUT}>, vector<{Q}x{OUT}>
+      } else {
+        scf.for %qq = %i0 to %qIndex step %i1 {
+          %qqI32 = arith.index_castui %qq : index to i32
+          %outColumn = arith.addi %outColumnFirst, %qqI32 : i32
+          %columnOk = arith.cmpi slt, %outColumn, %ow : i32
+          scf.if %columnOk {
+            %sumQ = vector.extract %acc[%qq] : f32 from vector<{Q}xf32>
+            %value = vector.broadcast %sumQ : f32 to vector<1xf32>
+            %yOffset = arith.addi %yRowStart, %outColumn : i32
+            %yIndex = arith.index_castui %yOffset : i32 to index
+            {EPILOGUE}
+            {CONVERT}
+            vector.store {STORED}, %y[%yIndex] : memref<{Y_ELEMENTS}x{OUT}>, vector<1x{OUT}>
+          }
+        } {unroll}
+      }
     }
     gpu.return
   }
