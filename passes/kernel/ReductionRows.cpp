@@ -224,6 +224,11 @@ int64_t elementsPerThread(const RowsProblem &problem, const RowsConfig &config) 
   return (problem.rowLength + span - 1) / span * config.vector;
 }
 
+/// Bytes of a row kept in shared memory.
+int64_t sharedRowBytes(const RowsProblem &problem) {
+  return problem.rowLength * elementBytes(problem.rowType);
+}
+
 int64_t maxSharedBytes(StringRef target) {
   return target.starts_with("sm_9") ? kMaxSharedBytesSm90 : kMaxSharedBytesSm80;
 }
@@ -250,7 +255,7 @@ RowsStorage kiln::rowsStorage(const RowsProblem &problem, const RowsConfig &conf
   if (perThread <= limit)
     return RowsStorage::Registers;
   if (keepsRow(problem.anchor) && config.rowsPerCta == 1 &&
-      problem.rowLength * 4 <= maxSharedBytes(target))
+      sharedRowBytes(problem) <= maxSharedBytes(target))
     return RowsStorage::Shared;
   return RowsStorage::Reload;
 }
@@ -333,7 +338,7 @@ double kiln::estimateRowsMicros(const RowsProblem &problem, const RowsConfig &co
   int64_t resident = std::max<int64_t>(1, std::min<int64_t>(32, 2048 / config.threads()));
   if (storage == RowsStorage::Shared)
     resident = std::max<int64_t>(
-        1, std::min(resident, (maxSharedBytes(target) + 8 * 1024) / (problem.rowLength * 4)));
+        1, std::min(resident, (maxSharedBytes(target) + 8 * 1024) / sharedRowBytes(problem)));
   double occupancy = std::min(1.0, double(resident * config.threads()) / 1024.0);
   double efficiency = std::max(0.05, 0.85 * busy * spread * width * occupancy);
   return launchMicros + 1e6 * bytes / (bytesPerSecond * efficiency);
@@ -523,6 +528,7 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   if (resultType.getNumElements() != problem.rows * problem.resultLength)
     return std::nullopt;
   problem.data = data;
+  problem.rowType = dataType.getElementType();
   problem.result = anchor->getResult(0);
   // The result space: the anchor's result; its row is the trailing dimensions it keeps
   // of the reduced ones (none without keepdims, all of extent 1 with it).
@@ -817,7 +823,15 @@ private:
   /// The anchor's input at chunk `start`: the operands loaded and the prologue applied.
   FailureOr<SmallVector<Value>> loadRow(Value start) {
     DenseMap<Value, SmallVector<Value>> known;
-    return evaluate(problem.prologue, known, /*resultSpace=*/false, start, problem.data);
+    FailureOr<SmallVector<Value>> lanes =
+        evaluate(problem.prologue, known, /*resultSpace=*/false, start, problem.data);
+    // A prologue computed in f32 is rounded to the anchor's input type, as the body
+    // computes it (a loaded input already is; the round trip folds away).
+    if (failed(lanes) || problem.rowType.isF32() || problem.prologue.empty())
+      return lanes;
+    for (Value &lane : *lanes)
+      lane = toF32(arith::TruncFOp::create(b, loc, problem.rowType, lane));
+    return lanes;
   }
 
   /// `value` guarded by `valid`: computed by `compute` where the chunk is inside the row,
@@ -862,12 +876,12 @@ private:
           [&]() -> FailureOr<SmallVector<Value>> {
             SmallVector<Value> lanes;
             if (vector() == 1) {
-              lanes.push_back(memref::LoadOp::create(b, loc, sharedRow, ValueRange{start}));
+              lanes.push_back(toF32(memref::LoadOp::create(b, loc, sharedRow, ValueRange{start})));
               return lanes;
             }
-            Value loaded = vector::LoadOp::create(
-                b, loc, VectorType::get({vector()}, f32), sharedRow, ValueRange{start},
-                /*nontemporal=*/false, llvm::MaybeAlign(4 * vector()));
+            Value loaded = toF32(vector::LoadOp::create(
+                b, loc, VectorType::get({vector()}, problem.rowType), sharedRow, ValueRange{start},
+                /*nontemporal=*/false, llvm::MaybeAlign(vector() * elementBytes(problem.rowType))));
             for (int64_t i = 0; i < vector(); ++i)
               lanes.push_back(vector::ExtractOp::create(b, loc, loaded, i));
             return lanes;
@@ -881,13 +895,20 @@ private:
           if (failed(values))
             return failure();
           if (first && storage == RowsStorage::Shared) {
+            Type type = problem.rowType;
             if (vector() == 1) {
-              memref::StoreOp::create(b, loc, (*values)[0], sharedRow, ValueRange{start});
+              Value value = (*values)[0];
+              if (!type.isF32())
+                value = arith::TruncFOp::create(b, loc, type, value);
+              memref::StoreOp::create(b, loc, value, sharedRow, ValueRange{start});
             } else {
               Value packed =
                   vector::FromElementsOp::create(b, loc, VectorType::get({vector()}, f32), *values);
+              if (!type.isF32())
+                packed = arith::TruncFOp::create(b, loc, VectorType::get({vector()}, type), packed);
               vector::StoreOp::create(b, loc, packed, sharedRow, ValueRange{start},
-                                      /*nontemporal=*/false, llvm::MaybeAlign(4 * vector()));
+                                      /*nontemporal=*/false,
+                                      llvm::MaybeAlign(vector() * elementBytes(type)));
             }
           }
           return values;
@@ -1187,8 +1208,8 @@ LogicalResult RowKernelBuilder::build() {
     auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(), workgroup);
     Value dynamic = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
     sharedRow = memref::ViewOp::create(
-        b, loc, MemRefType::get({problem.rowLength}, f32, AffineMap(), workgroup), dynamic,
-        index(0), ValueRange{});
+        b, loc, MemRefType::get({problem.rowLength}, problem.rowType, AffineMap(), workgroup),
+        dynamic, index(0), ValueRange{});
   }
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
@@ -1510,7 +1531,7 @@ struct KernelReductionRowsPass : kiln::impl::KernelReductionRowsBase<KernelReduc
     for (Value operand : launch.getOperands())
       pointers.push_back(kiln::barePointer(b, loc, operand));
     int64_t ctas = (problem.rows + config.rowsPerCta - 1) / config.rowsPerCta;
-    int64_t shared = storage == RowsStorage::Shared ? problem.rowLength * 4 : 0;
+    int64_t shared = storage == RowsStorage::Shared ? sharedRowBytes(problem) : 0;
     Value one = index(1);
     gpu::LaunchFuncOp::create(b, loc, kernelFunc, gpu::KernelDim3{index(ctas), one, one},
                               gpu::KernelDim3{index(config.threads()), one, one},

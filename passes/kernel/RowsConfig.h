@@ -71,6 +71,9 @@ struct RowsProblem {
   mlir::Operation *anchorOp = nullptr;
   /// The anchor's data input and its result in the template body.
   mlir::Value data, result;
+  /// The data input's element type: what the row is rounded to (as the body computes
+  /// it) and kept in, in shared memory.
+  mlir::Type rowType;
   /// LayerNorm / RMSNorm scale and LayerNorm bias (body values: an argument or a
   /// constant), or null.
   mlir::Value scale, bias;
