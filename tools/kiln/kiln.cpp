@@ -76,7 +76,7 @@ cl::opt<bool> compileChannelsLast(
 cl::opt<bool> compileTf32(
     "tf32",
     cl::desc("TF32 for fp32 models: f32 matrix products and convolutions (with "
-             "--channels-last) run on the sm_90a tensor cores, their operands rounded to "
+             "--channels-last) run on the sm_90a tensor cores, their operands cut to "
              "tf32's 10-bit mantissa and accumulated in f32 (~1e-3 relative error, against "
              "~1e-6 in fp32). Off by default, unlike TensorRT: fp32 stays exact unless asked"),
     cl::sub(compileCommand));
