@@ -16,14 +16,13 @@
 #include "passes/Passes.h"
 #include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/Sm80Template.h"
 #include "passes/kernel/Sm90Template.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -536,47 +535,6 @@ std::string wgmmaSnippet(StringRef prefix, StringRef result, StringRef acc, Stri
   return text;
 }
 
-/// nvgpu.mma.sync does not lower bf16 operands: the same m16n8k16 product as
-/// nvvm.mma.sync on the operands' 32-bit registers.
-void lowerBf16MmaSync(Operation *root) {
-  SmallVector<nvgpu::MmaSyncOp> products;
-  root->walk([&](nvgpu::MmaSyncOp mma) {
-    if (cast<VectorType>(mma.getMatrixA().getType()).getElementType().isBF16())
-      products.push_back(mma);
-  });
-  for (nvgpu::MmaSyncOp mma : products) {
-    OpBuilder b(mma);
-    Location loc = mma.getLoc();
-    Type i32 = b.getI32Type(), f32 = b.getF32Type();
-    auto registers = [&](Value matrix) {
-      auto type = cast<VectorType>(matrix.getType());
-      SmallVector<Value> words;
-      for (int64_t i = 0; i < type.getDimSize(0); ++i) {
-        Value pair = vector::ExtractOp::create(b, loc, matrix, ArrayRef<int64_t>{i});
-        Value word = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), pair);
-        words.push_back(vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
-      }
-      return words;
-    };
-    SmallVector<Value> a = registers(mma.getMatrixA()), bWords = registers(mma.getMatrixB());
-    SmallVector<Value> c;
-    for (int64_t i = 0; i < 2; ++i)
-      for (int64_t j = 0; j < 2; ++j)
-        c.push_back(vector::ExtractOp::create(b, loc, mma.getMatrixC(), ArrayRef<int64_t>{i, j}));
-    Type resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-    auto product = NVVM::MmaOp::create(
-        b, loc, resultType, a, bWords, c, ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
-    SmallVector<Value> d;
-    for (int64_t i = 0; i < 4; ++i)
-      d.push_back(LLVM::ExtractValueOp::create(b, loc, product, ArrayRef<int64_t>{i}));
-    Value result = vector::FromElementsOp::create(b, loc, mma.getType(), d);
-    mma.replaceAllUsesWith(result);
-    mma.erase();
-  }
-}
-
 struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAttentionSm80Pass> {
   using Base::Base;
 
@@ -740,10 +698,10 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
       return module.emitError("kernel-attention-sm80: the flash-attention template (")
              << entryName << ") does not parse";
     auto gpuModule = *parsed->getOps<gpu::GPUModuleOp>().begin();
-    if (failed(unrollAndSimplify(gpuModule)))
+    if (failed(kiln::unrollMarkedLoops(gpuModule)))
       return module.emitError("kernel-attention-sm80: cannot unroll the template's loops (")
              << entryName << ")";
-    lowerBf16MmaSync(gpuModule);
+    kiln::lowerBf16MmaSync(gpuModule);
     gpuModule->remove();
     symbols.insert(gpuModule);
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
@@ -764,33 +722,6 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     if (config.warps == 8)
       return config.blockKv == 128 ? 1 : 2;
     return config.blockKv == 64 && config.stages == 2 ? 4 : 3;
-  }
-
-  /// Unrolls the loops marked `unroll` (inner ones first: a post-order walk), then
-  /// canonicalises, which makes the register arrays' indices constants.
-  LogicalResult unrollAndSimplify(gpu::GPUModuleOp gpuModule) {
-    // Folding first makes the loop bounds constants.
-    canonicalize(gpuModule);
-    SmallVector<scf::ForOp> loops;
-    gpuModule.walk([&](scf::ForOp loop) {
-      if (loop->hasAttr("unroll"))
-        loops.push_back(loop);
-    });
-    for (scf::ForOp loop : loops)
-      if (failed(loopUnrollFull(loop)))
-        return failure();
-    canonicalize(gpuModule);
-    return success();
-  }
-
-  void canonicalize(gpu::GPUModuleOp gpuModule) {
-    MLIRContext *context = gpuModule.getContext();
-    RewritePatternSet patterns(context);
-    for (Dialect *dialect : context->getLoadedDialects())
-      dialect->getCanonicalizationPatterns(patterns);
-    for (RegisteredOperationName name : context->getRegisteredOperations())
-      name.getCanonicalizationPatterns(patterns, context);
-    (void)applyPatternsGreedily(gpuModule, std::move(patterns));
   }
 
   /// kernel.launch @k(...) -> the flash-attention kernel's launch.

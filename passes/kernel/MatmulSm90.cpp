@@ -13,6 +13,7 @@
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
 #include "passes/Passes.h"
+#include "passes/kernel/GemmMatch.h"
 #include "passes/kernel/KernelConfig.h"
 #include "passes/kernel/Sm90Template.h"
 
@@ -186,53 +187,8 @@ kiln::sm90TwoCtaConfigs(function_ref<int64_t(int64_t tileN)> tiles) {
 }
 
 std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function) {
-  auto matmul = getTemplateOp<kernel::MatmulOp>(function);
-  if (!matmul)
-    return std::nullopt;
-  Block &entry = function.getBody().front();
-  Block &body = matmul.getBody().front();
-  // The product, after the inlined constants its epilogue may read.
-  auto products = body.getOps<graph::MatMulOp>();
-  if (!llvm::hasSingleElement(products))
-    return std::nullopt;
-  graph::MatMulOp product = *products.begin();
-  if (product.getLhs() != body.getArgument(0) || product.getRhs() != body.getArgument(1))
-    return std::nullopt;
-
-  SmallVector<MemRefType> types;
-  for (BlockArgument argument : entry.getArguments()) {
-    auto type = dyn_cast<MemRefType>(argument.getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-      return std::nullopt;
-    types.push_back(type);
-  }
-  MemRefType aType = types[0], bType = types[1], cType = types.back();
-  if (aType.getRank() != 2 || bType.getRank() != 2 || cType.getRank() != 2)
-    return std::nullopt;
-  // The elementwise ops after the product (bias, activation, residual, scale, cast).
-  std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, Value(), cType);
-  if (!epilogue)
-    return std::nullopt;
-  Sm90GemmProblem problem;
-  problem.m = aType.getDimSize(0);
-  problem.k = aType.getDimSize(1);
-  problem.n = bType.getDimSize(1);
-  problem.operand = aType.getElementType();
-  problem.result = cType.getElementType();
-  problem.epilogue = std::move(*epilogue);
-  if (bType.getDimSize(0) != problem.k || cType.getDimSize(0) != problem.m ||
-      cType.getDimSize(1) != problem.n)
-    return std::nullopt;
-  // graph.matmul keeps its operands' type; an epilogue may cast the f32 sums to another
-  // float type.
-  Type productType = product.getResult().getType().getElementType();
-  if (bType.getElementType() != problem.operand ||
-      !(problem.operand.isF16() || problem.operand.isBF16()) || productType != problem.operand ||
-      !(problem.result.isF16() || problem.result.isBF16() || problem.result.isF32()))
-    return std::nullopt;
-  if (problem.epilogue.empty() && problem.result != problem.operand)
-    return std::nullopt;
-  if (sm90GemmConfigs(problem).empty())
+  std::optional<GemmProblem> problem = matchGemmKernel(function);
+  if (!problem || sm90GemmConfigs(*problem).empty())
     return std::nullopt;
   return problem;
 }
