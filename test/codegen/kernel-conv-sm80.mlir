@@ -17,16 +17,16 @@
 // CHECK-NOT: kernel.func
 // CHECK: gpu.func @conv_f16_2x16x16x64_k3x3s1p1x1_o128_64x64x32_s4_w2x2_bias_relu_[[KEY]]
 // The input is 2 * 16 * 16 * 64 elements; a chunk's tap and position by division.
-// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [%c32768], strides: [1]
+// CHECK: memref.reinterpret_cast %arg0 to offset: [0], sizes: [32768], strides: [1]
 // CHECK: arith.divui %{{.*}}, %c64 : index
 // CHECK: nvgpu.device_async_copy
 // CHECK: nvgpu.mma.sync
 // CHECK: arith.maximumf {{.*}} : f32
 // PTX-LABEL: .visible .entry conv_f16_2x16x16x64_k3x3s1p1x1_o128_64x64x32_s4_w2x2_bias_relu_
-// PTX: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
-// PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX-DAG: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 memref.global "private" constant @w : memref<128x3x3x64xf16> = dense<1.0>
 memref.global "private" constant @b : memref<128xf16> = dense<0.5>
 kernel.func @Conv_0(%x: memref<2x16x16x64xf16>, %w: memref<128x3x3x64xf16>, %bias: memref<128xf16>, %y: memref<2x16x16x128xf16>) {
@@ -77,7 +77,7 @@ func.func @main(%x: memref<4x16x16x24xbf16>, %y: memref<4x8x8x64xbf16>) attribut
 // residual is read at C's own position.
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_sm80_gemm_f16_f16_{{.*}}_bias_add_relu_{{[0-9a-f]+}}::
-// CHECK-SAME: %c256_i32 : i32, %c256_i32 : i32, %c64_i32 : i32, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>)
+// CHECK-SAME: %c256_i32 : i32, %c256_i32{{.*}} : i32, %c64_i32 : i32, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>)
 // PTX-LABEL: .visible .entry gemm_f16_f16_{{.*}}_bias_add_relu_
 // PTX: _param_7
 memref.global "private" constant @w : memref<256x1x1x64xf16> = dense<1.0>

@@ -10,9 +10,9 @@
 // RUN:   --kiln-lower-gpu-device="chip=sm_80 features=+ptx80" %s \
 // RUN:   | kiln-translate --emit-ptx -o %t.128.ptx
 // RUN: %ptxas -arch=sm_80 -v %t.128.ptx -o %t.128.cubin 2>&1 | FileCheck %s --check-prefix=SMALL
-// PTX: cp.async.cg.shared.global
-// PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX-DAG: cp.async.cg.shared.global
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK: Compiling entry function 'gemm_f16_f16_128x256x32_s3_w2x4_add_gelu_{{[0-9a-f]+}}' for 'sm_80'
 // CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // SMALL: Compiling entry function 'gemm_f16_f16_128x128x32_s4_w2x2_add_gelu_{{[0-9a-f]+}}' for 'sm_80'

