@@ -10,11 +10,29 @@ PyTorch calls, in one run on one GPU.
              torch.nn.functional.conv2d on channels-last tensors (cuDNN).
   attention  softmax(Q K^T / sqrt(D)) V, fp16, batch 8, 12 heads of 64, sequence 128 and 512,
              unmasked and causal. Peer: scaled_dot_product_attention (flash / memory-efficient).
+  depthwise  every distinct depthwise convolution (group == channels) of the shared
+             MobileNetV2 and EfficientNet-B0 exports at batch 32, with bias and ReLU6 (Clip
+             0..6) fused, in fp16 NHWC (compiled --channels-last) and fp32 NCHW. Peer:
+             F.conv2d(groups=C) + bias + F.relu6 in the same layout (cuDNN; channels_last
+             memory format for NHWC), one CUDA graph; the bare F.conv2d is timed too. The
+             table gives GB/s (input + output + weights, each once).
+  tf32       fp32 models with kiln compile --tf32 (issue 8): f32 products with a constant B
+             (4096^3, 8192^3, BERT-base's at 8 x 128 tokens) and ResNet-50's convolutions
+             (batch 32, NHWC, --channels-last), their operands read as tf32; and fp32
+             ResNet-50 end to end at batch 32 (--tf32 --channels-last) against ONNX Runtime
+             (CPU) for the numbers and torchvision's ResNet-50 for the time. Peer: PyTorch
+             with torch.backends.cuda.matmul.allow_tf32 and cudnn.allow_tf32 on. Checked
+             against float64 arithmetic on the same inputs (relative L2 ~1e-3).
   fused      products and convolutions with their epilogues fused (issue 8): a ResNet-50
              3x3 conv + bias + ReLU, the end of a bottleneck (1x1 conv + bias + residual +
              ReLU), BERT-base's ffn1 (matmul + bias + GELU) and ffn2 (matmul + bias +
              residual), fp16. Peer: the same ops in PyTorch (F.conv2d with bias, torch.addmm,
              F.relu / F.gelu, +), one CUDA graph.
+  rows       row kernels (kernel-reduction-rows): softmax over the last axis of (8*12*128) x
+             128, (8*12*512) x 512 and 1024 x 50257 (GPT-2's vocabulary), LayerNorm of
+             8192 x 768 after a residual add, ReduceMean and ReduceSum over the last axis of
+             8192 x 768 and 65536 x 1024; fp16 and fp32. Peer: torch eager (F.softmax,
+             F.layer_norm, mean, sum). GB/s counts the bytes read and written once.
 
 Kiln's side of a case is a one-operator ONNX model (weights as random initializers, the
 attention written out as MatMul, Mul, [Where], Softmax, MatMul as exporters write it) that
@@ -50,7 +68,9 @@ from torch_peer import measure  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIN_RUNS, MIN_SECONDS = 20, 0.5
 # rel L2 of a half-precision result against fp32 arithmetic on the same inputs.
-TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2}
+TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2, "fp32": 1e-4}
+# fp32 compiled --tf32 (operands rounded to a 10-bit mantissa) against float64.
+TF32_TOLERANCE = 5e-3
 # Seconds of GPU tuning per compile (kiln compile --tune-budget); None: kiln's default.
 TUNE_BUDGET = None
 # The GPU target Kiln compiles for (kiln compile --target): sm_90a, or sm_80 to measure the
@@ -81,12 +101,13 @@ def gemm_cases(quick):
     return cases
 
 
-def resnet50_convs(batch):
-    """The distinct convolutions of the shared ResNet-50 export, with how often each occurs."""
+def distinct_convs(model_file):
+    """{(C, H, W, M, KH, KW, stride, pad, group): count} over the Conv nodes of a shared
+    export (its input shapes by ONNX shape inference)."""
     import onnx
     from onnx import shape_inference
     shared = os.environ.get("KILN_SHARED", os.path.join(os.path.dirname(ROOT), "shared"))
-    model = onnx.load(os.path.join(shared, "models", "resnet50.legacy17.onnx"))
+    model = onnx.load(os.path.join(shared, "models", model_file))
     inferred = shape_inference.infer_shapes(model)
     shapes = {}
     for value in list(inferred.graph.value_info) + list(inferred.graph.input):
@@ -103,8 +124,14 @@ def resnet50_convs(batch):
         key = (x[1], x[2], x[3], w[0], w[2], w[3], attrs.get("strides", [1, 1])[0],
                attrs.get("pads", [0, 0, 0, 0])[0], attrs.get("group", 1))
         distinct[key] = distinct.get(key, 0) + 1
+    return distinct
+
+
+def resnet50_convs(batch):
+    """The distinct convolutions of the shared ResNet-50 export, with how often each occurs."""
     cases = []
-    for (c, h, w_, m, kh, kw, stride, pad, group), count in distinct.items():
+    for (c, h, w_, m, kh, kw, stride, pad, group), count in distinct_convs(
+            "resnet50.legacy17.onnx").items():
         oh = (h + 2 * pad - kh) // stride + 1
         ow = (w_ + 2 * pad - kw) // stride + 1
         cases.append({"family": "conv", "dtype": "fp16", "batch": batch, "c": c, "h": h, "w": w_,
@@ -112,6 +139,53 @@ def resnet50_convs(batch):
                       "count": count,
                       "name": f"{c}x{h}x{w_} -> {m} {kh}x{kw}/{stride} (x{count})",
                       "flops": 2 * batch * oh * ow * m * (c // group) * kh * kw})
+    return cases
+
+
+def depthwise_convs(batch):
+    """The distinct depthwise convolutions of the shared MobileNetV2 and EfficientNet-B0
+    exports (bias + ReLU6 fused), fp16 NHWC and fp32 NCHW of each shape in turn."""
+    shapes = {}
+    for model, short in (("mobilenet_v2.legacy17.onnx", "mnv2"),
+                         ("efficientnet_b0.legacy17.onnx", "effb0")):
+        for key, count in distinct_convs(model).items():
+            c, group = key[0], key[8]
+            if group == c and group > 1:
+                shapes.setdefault(key, []).append(f"{short} x{count}")
+    cases = []
+    for (c, h, w_, m, kh, kw, stride, pad, group), where in shapes.items():
+        oh = (h + 2 * pad - kh) // stride + 1
+        ow = (w_ + 2 * pad - kw) // stride + 1
+        for dtype, layout in (("fp16", "NHWC"), ("fp32", "NCHW")):
+            size = 2 if dtype == "fp16" else 4
+            cases.append({"family": "depthwise", "dtype": dtype, "layout": layout,
+                          "batch": batch, "c": c, "h": h, "w": w_, "m": m, "kh": kh, "kw": kw,
+                          "stride": stride, "pad": pad, "group": group,
+                          "name": f"{c}x{h}x{w_} {kh}x{kw}/{stride} {layout} ({', '.join(where)})",
+                          "flops": 2 * batch * oh * ow * m * kh * kw,
+                          "bytes": size * (batch * c * h * w_ + batch * m * oh * ow
+                                           + m * kh * kw + m)})
+    return cases
+
+
+def tf32_cases(quick, filter_convs):
+    """fp32 products and convolutions compiled --tf32, and ResNet-50 end to end."""
+    cases = []
+    for n in [4096] + ([] if quick else [8192]):
+        cases.append({"family": "tf32", "kind": "gemm", "name": f"{n}^3", "m": n, "n": n, "k": n})
+    tokens = 8 * 128
+    for name, k, n in (("bert qkv", 768, 2304), ("bert out", 768, 768), ("bert ffn1", 768, 3072),
+                       ("bert ffn2", 3072, 768)):
+        cases.append({"family": "tf32", "kind": "gemm", "name": f"{name} {tokens}x{k}x{n}",
+                      "m": tokens, "n": n, "k": k})
+    for case in cases:
+        case.update(dtype="fp32", flops=2 * case["m"] * case["n"] * case["k"])
+    for conv in resnet50_convs(batch=32):
+        if filter_convs(conv["name"]):
+            cases.append({**conv, "family": "tf32", "kind": "conv", "dtype": "fp32"})
+    batch = 32
+    cases.append({"family": "tf32", "kind": "model", "dtype": "fp32", "batch": batch,
+                  "name": f"resnet50 b{batch} (model)", "flops": 2 * 4.1e9 * batch})
     return cases
 
 
@@ -134,6 +208,32 @@ def fused_cases():
     return cases
 
 
+def rows_cases():
+    """Softmax, LayerNorm and reductions over rows, as BERT, GPT-2 and ViT compute them."""
+    cases = []
+    for dtype in ("fp16", "fp32"):
+        size = 2 if dtype == "fp16" else 4
+        for shape, name in (((8, 12, 128, 128), "softmax (8*12*128) x 128"),
+                            ((8, 12, 512, 512), "softmax (8*12*512) x 512"),
+                            ((1024, 50257), "softmax 1024 x 50257")):
+            elements = math.prod(shape)
+            cases.append({"family": "rows", "kind": "softmax", "dtype": dtype, "shape": shape,
+                          "name": name, "bytes": 2 * elements * size})
+        elements = 8192 * 768
+        cases.append({"family": "rows", "kind": "layernorm", "dtype": dtype,
+                      "shape": (8192, 768), "name": "residual + layernorm 8192 x 768",
+                      "bytes": 3 * elements * size})
+        for kind in ("mean", "sum"):
+            for rows, length in ((8192, 768), (65536, 1024)):
+                cases.append({"family": "rows", "kind": kind, "dtype": dtype,
+                              "shape": (rows, length),
+                              "name": f"reduce{kind} {rows} x {length}",
+                              "bytes": (rows * length + rows) * size})
+    for case in cases:
+        case["flops"] = 0
+    return cases
+
+
 def attention_cases():
     cases = []
     for seq in (128, 512):
@@ -149,7 +249,8 @@ def attention_cases():
 
 def onnx_dtype(dtype):
     from onnx import TensorProto
-    return {"fp16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16}[dtype]
+    return {"fp16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16,
+            "fp32": TensorProto.FLOAT}[dtype]
 
 
 def case_model(case, rng):
@@ -158,7 +259,19 @@ def case_model(case, rng):
     from onnx import helper, numpy_helper
     dt = onnx_dtype(case["dtype"])
     nodes, inits, inputs = [], [], {}
-    if case["family"] == "gemm":
+    storage = np.float32 if case["dtype"] == "fp32" else np.float16
+    if case["family"] == "tf32" and case["kind"] == "model":
+        return None, {"input": rng.standard_normal((case["batch"], 3, 224, 224),
+                                                   dtype=np.float32)}
+    if case["family"] == "tf32" and case["kind"] == "gemm":
+        # B a constant (a weight), as in a model: the template reads it transposed.
+        inputs["a"] = rng.standard_normal((case["m"], case["k"]), dtype=np.float32)
+        b = rng.standard_normal((case["k"], case["n"]), dtype=np.float32)
+        inits.append(numpy_helper.from_array(b, "b"))
+        case["_b"] = b
+        nodes.append(helper.make_node("MatMul", ["a", "b"], ["y"]))
+        outputs = [("y", [case["m"], case["n"]])]
+    elif case["family"] == "gemm":
         inputs["a"] = rng.standard_normal((case["m"], case["k"]), dtype=np.float32)
         inputs["b"] = rng.standard_normal((case["k"], case["n"]), dtype=np.float32)
         nodes.append(helper.make_node("MatMul", ["a", "b"], ["y"]))
@@ -189,6 +302,30 @@ def case_model(case, rng):
             last = "res"
         nodes.append(helper.make_node("Identity", [last], ["y"]))
         outputs = [("y", [case["m"], case["n"]])]
+    elif case["family"] == "rows":
+        shape = list(case["shape"])
+        inputs["x"] = rng.standard_normal(shape, dtype=np.float32) * 2
+        outputs = [("y", shape)]
+        if case["kind"] == "softmax":
+            nodes.append(helper.make_node("Softmax", ["x"], ["y"], axis=-1))
+        elif case["kind"] == "layernorm":
+            np_type = np.float16 if case["dtype"] == "fp16" else np.float32
+            inputs["r"] = rng.standard_normal(shape, dtype=np.float32)
+            scale = (1 + 0.1 * rng.standard_normal(shape[-1:], dtype=np.float32)).astype(np_type)
+            bias = (0.1 * rng.standard_normal(shape[-1:], dtype=np.float32)).astype(np_type)
+            inits += [numpy_helper.from_array(scale, "scale"),
+                      numpy_helper.from_array(bias, "bias")]
+            case["_scale"], case["_bias"] = scale.astype(np.float32), bias.astype(np.float32)
+            nodes += [helper.make_node("Add", ["x", "r"], ["s"]),
+                      helper.make_node("LayerNormalization", ["s", "scale", "bias"], ["y"],
+                                       axis=-1, epsilon=1e-5)]
+        elif case["kind"] == "mean":
+            nodes.append(helper.make_node("ReduceMean", ["x"], ["y"], axes=[-1], keepdims=1))
+            outputs = [("y", shape[:-1] + [1])]
+        else:
+            inits.append(numpy_helper.from_array(np.array([-1], np.int64), "axes"))
+            nodes.append(helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=1))
+            outputs = [("y", shape[:-1] + [1])]
     elif case["family"] == "fused":
         # As the conv family (NHWC in and out around an ONNX Conv), with a bias, the
         # residual (NHWC, added in NCHW as exporters write it) and ReLU.
@@ -218,7 +355,41 @@ def case_model(case, rng):
         nodes += [helper.make_node("Relu", [last], ["y_nchw"]),
                   helper.make_node("Transpose", ["y_nchw"], ["y"], perm=[0, 2, 3, 1])]
         outputs = [("y", [case["batch"], oh, ow, case["m"]])]
-    elif case["family"] == "conv":
+    elif case["family"] == "depthwise":
+        # Conv(group = C) + bias + Clip(0, 6); NHWC in and out around it (the transposes
+        # cancel against kiln compile --channels-last's layout conversion) or plain NCHW.
+        np_dtype = np.float16 if case["dtype"] == "fp16" else np.float32
+        nhwc = case["layout"] == "NHWC"
+        shape = ((case["batch"], case["h"], case["w"], case["c"]) if nhwc
+                 else (case["batch"], case["c"], case["h"], case["w"]))
+        inputs["x"] = rng.standard_normal(shape, dtype=np.float32)
+        weight = rng.standard_normal((case["m"], case["c"] // case["group"], case["kh"],
+                                      case["kw"]), dtype=np.float32)
+        weight *= 1.0 / math.sqrt(weight[0].size)
+        bias = rng.standard_normal((case["m"],), dtype=np.float32)
+        inits += [numpy_helper.from_array(weight.astype(np_dtype), "w"),
+                  numpy_helper.from_array(bias.astype(np_dtype), "bias"),
+                  numpy_helper.from_array(np.array(0.0, np_dtype), "lo"),
+                  numpy_helper.from_array(np.array(6.0, np_dtype), "hi")]
+        case["_weight"] = weight.astype(np_dtype).astype(np.float32)
+        case["_bias"] = bias.astype(np_dtype).astype(np.float32)
+        p, s = case["pad"], case["stride"]
+        oh = (case["h"] + 2 * p - case["kh"]) // s + 1
+        ow = (case["w"] + 2 * p - case["kw"]) // s + 1
+        conv_in = "x"
+        if nhwc:
+            nodes.append(helper.make_node("Transpose", ["x"], ["x_nchw"], perm=[0, 3, 1, 2]))
+            conv_in = "x_nchw"
+        nodes += [helper.make_node("Conv", [conv_in, "w", "bias"], ["c_nchw"], pads=[p, p, p, p],
+                                   strides=[s, s], group=case["group"]),
+                  helper.make_node("Clip", ["c_nchw", "lo", "hi"],
+                                   ["y_nchw" if nhwc else "y"])]
+        if nhwc:
+            nodes.append(helper.make_node("Transpose", ["y_nchw"], ["y"], perm=[0, 2, 3, 1]))
+            outputs = [("y", [case["batch"], oh, ow, case["m"]])]
+        else:
+            outputs = [("y", [case["batch"], case["m"], oh, ow])]
+    elif case["family"] == "conv" or case["family"] == "tf32":
         # NHWC in and out, as channels-last networks pass activations (and as the peer runs
         # cuDNN): the model transposes around an ONNX Conv, and kiln compile --channels-last
         # cancels the transposes against its layout conversion.
@@ -227,9 +398,9 @@ def case_model(case, rng):
         weight = rng.standard_normal((case["m"], case["c"] // case["group"], case["kh"],
                                       case["kw"]), dtype=np.float32)
         weight *= 1.0 / math.sqrt(weight[0].size)
-        tensor = numpy_helper.from_array(weight.astype(np.float16), "w")
+        tensor = numpy_helper.from_array(weight.astype(storage), "w")
         inits.append(tensor)
-        case["_weight"] = weight.astype(np.float16).astype(np.float32)
+        case["_weight"] = weight.astype(storage).astype(np.float32)
         p, s = case["pad"], case["stride"]
         nodes += [helper.make_node("Transpose", ["x"], ["x_nchw"], perm=[0, 3, 1, 2]),
                   helper.make_node("Conv", ["x_nchw", "w"], ["y_nchw"], pads=[p, p, p, p],
@@ -278,10 +449,10 @@ def run_logged(command, log, timeout):
 
 
 def save_input(path, array, dtype):
-    """fp16 arrays as .npy; bf16 ones (NumPy has no bf16) as ONNX TensorProto .pb files
-    (round to nearest even from fp32)."""
-    if dtype == "fp16":
-        np.save(path + ".npy", array.astype(np.float16))
+    """fp16 and fp32 arrays as .npy; bf16 ones (NumPy has no bf16) as ONNX TensorProto .pb
+    files (round to nearest even from fp32)."""
+    if dtype in ("fp16", "fp32"):
+        np.save(path + ".npy", array.astype(np.float16 if dtype == "fp16" else np.float32))
         return path + ".npy"
     from onnx import TensorProto, helper
     words = array.astype(np.float32).view(np.uint32).astype(np.uint64)
@@ -295,6 +466,8 @@ def save_input(path, array, dtype):
 
 def to_half(array, dtype, torch):
     tensor = torch.from_numpy(array)
+    if dtype == "fp32":
+        return tensor.double()
     return tensor.to(torch.float16 if dtype == "fp16" else torch.bfloat16).float()
 
 
@@ -303,8 +476,21 @@ def reference(case, inputs, torch):
     rounded = {n: to_half(a, case["dtype"], torch).cuda() for n, a in inputs.items()}
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+    if case["family"] == "tf32" and case["kind"] == "gemm":
+        # float64 arithmetic on the fp32 inputs.
+        return rounded["a"] @ torch.from_numpy(case["_b"]).cuda().double()
     if case["family"] == "gemm":
         return rounded["a"] @ rounded["b"]
+    if case["family"] == "rows":
+        x = rounded["x"].double()
+        if case["kind"] == "softmax":
+            return torch.softmax(x, -1)
+        if case["kind"] == "layernorm":
+            return torch.nn.functional.layer_norm(
+                x + rounded["r"].double(), x.shape[-1:],
+                torch.from_numpy(case["_scale"]).cuda().double(),
+                torch.from_numpy(case["_bias"]).cuda().double(), eps=1e-5)
+        return x.mean(-1, keepdim=True) if case["kind"] == "mean" else x.sum(-1, keepdim=True)
     if case["family"] == "fused" and case["kind"] == "gemm":
         y = rounded["a"] @ rounded["b"] + torch.from_numpy(case["_bias"]).cuda()
         if case["act"] == "gelu":
@@ -319,8 +505,17 @@ def reference(case, inputs, torch):
         if case["residual"]:
             y = y + rounded["r"]
         return torch.relu(y)
-    if case["family"] == "conv":
-        weight = torch.from_numpy(case["_weight"]).cuda()
+    if case["family"] == "depthwise":
+        torch.backends.cudnn.allow_tf32 = False
+        x = rounded["x"].permute(0, 3, 1, 2) if case["layout"] == "NHWC" else rounded["x"]
+        weight = torch.from_numpy(case["_weight"]).cuda().to(x.dtype)
+        bias = torch.from_numpy(case["_bias"]).cuda().to(x.dtype)
+        y = torch.nn.functional.conv2d(x, weight, bias,
+                                       stride=case["stride"], padding=case["pad"],
+                                       groups=case["group"]).clamp(0, 6)
+        return y.permute(0, 2, 3, 1) if case["layout"] == "NHWC" else y
+    if case["family"] == "conv" or case["family"] == "tf32":
+        weight = torch.from_numpy(case["_weight"]).cuda().to(rounded["x"].dtype)
         return torch.nn.functional.conv2d(rounded["x"].permute(0, 3, 1, 2), weight,
                                           stride=case["stride"], padding=case["pad"],
                                           groups=case["group"]).permute(0, 2, 3, 1)
@@ -336,15 +531,24 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     import onnx
     result = {}
     model_path, engine = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
-    onnx.save(model, model_path)
+    if model is not None:
+        onnx.save(model, model_path)
     start = time.perf_counter()
     compile_flags = ["--sm90-gemm-config=" + case["gemm_config"]] if "gemm_config" in case else []
     if TUNE_BUDGET is not None:
         compile_flags.append(f"--tune-budget={TUNE_BUDGET}")
     if TARGET != "sm_90a":
         compile_flags.append(f"--target={TARGET}")
-    if case["family"] == "conv" or (case["family"] == "fused" and case["kind"] == "conv"):
+    if case["family"] == "conv" or (case["family"] == "fused" and case["kind"] == "conv") or (
+            case["family"] == "depthwise" and case["layout"] == "NHWC"):
         compile_flags.append("--channels-last")
+    if case["family"] == "tf32":
+        compile_flags.append("--tf32")
+        if case["kind"] != "gemm":
+            compile_flags.append("--channels-last")
+    if case["family"] == "tf32" and case["kind"] == "model":
+        model_path = resnet50_path(work)
+        compile_flags.append(f"--shapes=input:{case['batch']}x3x224x224")
     code = run_logged([kiln, "compile", model_path, "-o", engine, "--quiet"] + compile_flags,
                       os.path.join(work, "compile.log"), timeout)
     result["compile_s"] = time.perf_counter() - start
@@ -352,13 +556,28 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
         return {"status": "compile failed", **result}
     # The kernels' configurations (and, tuned, their measured times) for the logs.
     run_logged([kiln, "inspect", engine], os.path.join(work, "inspect.log"), timeout)
+    if case["family"] in ("depthwise", "rows"):
+        # The kernels' configurations (or the generic lowering), for the table.
+        inspect_json = os.path.join(work, "inspect.json")
+        if run_logged([kiln, "inspect", engine, "--json"], inspect_json, timeout) == 0:
+            try:
+                with open(inspect_json) as f:
+                    kernels = json.load(f).get("kernels", [])
+                result["configs"] = [k.get("config", "") for k in kernels]
+                result["config"] = "; ".join(str(k.get("config", "") or k.get("template", ""))
+                                             for k in kernels)
+            except (OSError, ValueError):
+                pass
 
     # Correctness: one run on these inputs against PyTorch in fp32.
     args = []
     for name, array in inputs.items():
         args += ["--input", f"{name}={save_input(os.path.join(work, name), array, case['dtype'])}"]
     out_dir = os.path.join(work, "out")
-    expected = reference(case, inputs, torch).cpu().numpy().astype(np.float64)
+    if case["family"] == "tf32" and case["kind"] == "model":
+        expected = onnx_runtime_reference(model_path, inputs)
+    else:
+        expected = reference(case, inputs, torch).cpu().numpy().astype(np.float64)
     check = []
     if case["dtype"] == "bf16":
         # NumPy has no bf16: kiln run compares against a bf16 .pb itself, elementwise with
@@ -378,11 +597,13 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     else:
         if code != 0:
             return {"status": "run failed", **result}
-        produced = np.load(os.path.join(out_dir, "y.npy")).astype(np.float64)
+        output = "y" if model is not None else onnx.load(model_path).graph.output[0].name
+        produced = np.load(os.path.join(out_dir, output + ".npy")).astype(np.float64)
         denominator = np.linalg.norm(expected)
         rel_l2 = float(np.linalg.norm(produced - expected) / denominator) if denominator else 0.0
         result["rel_l2"] = rel_l2 if np.isfinite(rel_l2) else float("inf")
-        result["correct"] = result["rel_l2"] <= TOLERANCE[case["dtype"]]
+        tolerance = TF32_TOLERANCE if case["family"] == "tf32" else TOLERANCE[case["dtype"]]
+        result["correct"] = result["rel_l2"] <= tolerance
 
     # Speed: the policy of bench/timing.py, through kiln bench.
     warmup = warmup_runs_for(run_s)
@@ -399,21 +620,90 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     return result
 
 
+def resnet50_path(work):
+    """The shared fp32 ResNet-50 export with its weights (materialize.py), once per run."""
+    shared = os.environ.get("KILN_SHARED", os.path.join(os.path.dirname(ROOT), "shared"))
+    target = os.path.join(os.path.dirname(os.path.dirname(work)), "resnet50.onnx")
+    if not os.path.exists(target):
+        subprocess.run([sys.executable, os.path.join(shared, "models", "materialize.py"),
+                        os.path.join(shared, "models", "resnet50.legacy17.onnx"), target],
+                       check=True, stdout=subprocess.DEVNULL)
+    return target
+
+
+def onnx_runtime_reference(model_path, inputs):
+    """ONNX Runtime's (CPU, fp32) first output on `inputs`, in float64."""
+    import onnxruntime
+    session = onnxruntime.InferenceSession(model_path, providers=["CPUExecutionProvider"])
+    return session.run(None, inputs)[0].astype(np.float64)
+
+
 # --- The peers ----------------------------------------------------------------------------
 
 def peer_side(case, inputs, torch):
-    dtype = torch.float16 if case["dtype"] == "fp16" else torch.bfloat16
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[case["dtype"]]
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    # The tf32 family's peer is PyTorch's TF32 (reference() turns it off again).
+    tf32 = case["family"] == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
     tensors = {n: torch.from_numpy(a).to("cuda", dtype) for n, a in inputs.items()}
     functional = torch.nn.functional
-    if case["family"] == "gemm":
+    if tf32 and case["kind"] == "model":
+        import torchvision
+        net = torchvision.models.resnet50(weights=None).eval().cuda().to(
+            memory_format=torch.channels_last)
+        torch.backends.cudnn.benchmark = True
+        name = "torchvision resnet50 NHWC (TF32)"
+        fn, args = net, (tensors["input"].contiguous(memory_format=torch.channels_last),)
+    elif tf32 and case["kind"] == "gemm":
+        b = torch.from_numpy(case["_b"]).cuda()
+        name, fn, args = "torch.matmul TF32 (cuBLAS)", torch.matmul, (tensors["a"], b)
+    elif case["family"] == "gemm":
         name, fn, args = "torch.matmul (cuBLAS)", torch.matmul, (tensors["a"], tensors["b"])
-    elif case["family"] == "conv":
+    elif case["family"] == "depthwise":
+        nhwc = case["layout"] == "NHWC"
+        x = tensors["x"].permute(0, 3, 1, 2) if nhwc else tensors["x"]
+        weight = torch.from_numpy(case["_weight"]).to("cuda", dtype)
+        if nhwc:
+            weight = weight.contiguous(memory_format=torch.channels_last)
+        bias = torch.from_numpy(case["_bias"]).to("cuda", dtype)
+        torch.backends.cudnn.benchmark = True
+        torch.backends.cudnn.allow_tf32 = False
+        name = f"F.conv2d+bias+relu6 {case['layout']}"
+
+        def fn(x, weight):
+            return functional.relu6(functional.conv2d(x, weight, bias, stride=case["stride"],
+                                                      padding=case["pad"], groups=case["group"]))
+
+        def bare(x, weight):
+            return functional.conv2d(x, weight, stride=case["stride"], padding=case["pad"],
+                                     groups=case["group"])
+        args = (x, weight)
+    elif case["family"] == "rows":
+        kind = case["kind"]
+        if kind == "layernorm":
+            scale = torch.from_numpy(case["_scale"]).to("cuda", dtype)
+            bias = torch.from_numpy(case["_bias"]).to("cuda", dtype)
+            name = "x + r, F.layer_norm"
+
+            def fn(x, r):
+                return functional.layer_norm(x + r, x.shape[-1:], scale, bias, eps=1e-5)
+            args = (tensors["x"], tensors["r"])
+        else:
+            name = {"softmax": "F.softmax", "mean": "x.mean", "sum": "x.sum"}[kind]
+
+            def fn(x):
+                if kind == "softmax":
+                    return functional.softmax(x, -1)
+                return x.mean(-1, keepdim=True) if kind == "mean" else x.sum(-1, keepdim=True)
+            args = (tensors["x"],)
+    elif case["family"] in ("conv", "tf32"):
         x = tensors["x"].permute(0, 3, 1, 2)  # NCHW view of NHWC memory: channels last
         weight = torch.from_numpy(case["_weight"]).to("cuda", dtype).contiguous(
             memory_format=torch.channels_last)
         torch.backends.cudnn.benchmark = True
-        name = "F.conv2d NHWC (cuDNN)"
+        name = "F.conv2d NHWC (cuDNN" + (" TF32)" if tf32 else ")")
 
         def fn(x, weight):
             return functional.conv2d(x, weight, stride=case["stride"], padding=case["pad"],
@@ -452,14 +742,23 @@ def peer_side(case, inputs, torch):
     # Kiln's engine replays a CUDA graph; the peer's call is captured into one too, so
     # that neither side pays a host launch (which would flatter Kiln on small kernels).
     # torch_peer.measure: the events, warmup and statistics the model peers use.
-    with torch.inference_mode():
-        fn(*args)  # cuDNN's benchmark mode and SDPA pick their kernels outside the capture
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            fn(*args)
+    def graphed(function):
+        with torch.inference_mode():
+            function(*args)  # cuDNN's benchmark mode and SDPA pick their kernels outside
+            torch.cuda.synchronize()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                function(*args)
+        return graph
+
+    graph = graphed(fn)
     result = measure(name, graph.replay, (), torch, MIN_RUNS, MIN_SECONDS)
     result["cuda_graph"] = True
+    if case["family"] == "depthwise":
+        # The convolution alone (cuDNN's kernel, no bias or activation), for reference.
+        bare_graph = graphed(bare)
+        result["bare_ms"] = measure("F.conv2d", bare_graph.replay, (), torch, MIN_RUNS,
+                                    MIN_SECONDS)["median_ms"]
     return result
 
 
@@ -486,6 +785,43 @@ def table(rows):
     return "\n".join(lines)
 
 
+def depthwise_table(rows):
+    lines = ["| case | dtype | Kiln ms | Kiln GB/s | peer | peer ms | peer GB/s | Kiln / peer | "
+             "conv alone ms | Kiln / conv alone | rel L2 | status | Kiln config |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        kiln, peer = row["kiln"], row["peer"]
+        k_ms, p_ms, b_ms = kiln.get("median_ms"), peer.get("median_ms"), peer.get("bare_ms")
+        fmt = lambda v, spec: format(v, spec) if v is not None else "–"
+        gbs = lambda ms: row["bytes"] / (ms * 1e-3) / 1e9 if ms else None
+        ratio = lambda a, b: a / b if a and b else None
+        configs = "; ".join(kiln.get("configs", []))
+        lines.append(f"| {row['name']} | {row['dtype']} | {fmt(k_ms, '.4f')} | "
+                     f"{fmt(gbs(k_ms), '.0f')} | {peer.get('system', '–')} | {fmt(p_ms, '.4f')} | "
+                     f"{fmt(gbs(p_ms), '.0f')} | {fmt(ratio(p_ms, k_ms), '.3f')}× | "
+                     f"{fmt(b_ms, '.4f')} | {fmt(ratio(b_ms, k_ms), '.3f')}× | "
+                     f"{fmt(kiln.get('rel_l2'), '.1e')} | {kiln.get('status', '–')} | {configs} |")
+    return "\n".join(lines)
+
+
+def rows_table(rows):
+    """The rows family: bandwidth (bytes read and written once) instead of TFLOP/s."""
+    lines = ["| case | dtype | Kiln ms | Kiln GB/s | peer | peer ms | peer GB/s | Kiln / peer | "
+             "rel L2 | config | status |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        kiln, peer = row["kiln"], row["peer"]
+        k_ms, p_ms = kiln.get("median_ms"), peer.get("median_ms")
+        ratio = p_ms / k_ms if k_ms and p_ms else None
+        fmt = lambda v, spec: format(v, spec) if v is not None else "–"
+        gbs = lambda ms: row["bytes"] / (ms * 1e-3) / 1e9 if ms else None
+        lines.append(f"| {row['name']} | {row['dtype']} | {fmt(k_ms, '.4f')} | "
+                     f"{fmt(gbs(k_ms), '.0f')} | {peer.get('system', '–')} | {fmt(p_ms, '.4f')} | "
+                     f"{fmt(gbs(p_ms), '.0f')} | {fmt(ratio, '.3f')}× | "
+                     f"{fmt(kiln.get('rel_l2'), '.1e')} | {kiln.get('config', '–')} | "
+                     f"{kiln.get('status', '–')} |")
+    return "\n".join(lines)
+
+
 def geomean(values):
     values = [v for v in values if v]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
@@ -507,6 +843,9 @@ def main():
                         help="comma-separated sm_90a GEMM configurations (kiln compile "
                              "--sm90-gemm-config): each GEMM and convolution case runs once "
                              "per configuration")
+    parser.add_argument("--conv-filter", default="",
+                        help="tf32 family: only ResNet-50's convolutions matching this "
+                             "regular expression")
     parser.add_argument("--tune-budget", type=float, default=None,
                         help="seconds of GPU tuning per kiln compile (default: kiln's)")
     parser.add_argument("--target", default="sm_90a",
@@ -527,15 +866,23 @@ def main():
         cases += attention_cases()
     if "fused" in families:
         cases += fused_cases()
+    if "depthwise" in families:
+        cases += depthwise_convs(batch=32)
+    if "rows" in families:
+        cases += rows_cases()
+    import re
+    if "tf32" in families:
+        # --conv-filter picks ResNet-50's convolutions (all of them by default).
+        cases += tf32_cases(args.quick, lambda name: re.search(args.conv_filter, name))
     if args.filter:
-        import re
         cases = [c for c in cases if re.search(args.filter, c["name"])]
     if args.gemm_configs:
         configs = args.gemm_configs.split(",")
-        tiled = ("gemm", "conv")
-        cases = [({**c, "gemm_config": g, "name": f"{c['name']} [{g}]"}
-                  if c["family"] in tiled else c)
-                 for c in cases for g in (configs if c["family"] in tiled else [None])]
+        tiled = ("gemm", "conv", "tf32")
+        def is_tiled(c):
+            return c["family"] in tiled and c.get("kind") != "model"
+        cases = [({**c, "gemm_config": g, "name": f"{c['name']} [{g}]"} if is_tiled(c) else c)
+                 for c in cases for g in (configs if is_tiled(c) else [None])]
     os.makedirs(args.out, exist_ok=True)
     started, rows = time.perf_counter(), []
     for index, case in enumerate(cases):
@@ -556,14 +903,28 @@ def main():
         json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                    "commit": os.environ.get("KILN_COMMIT", ""), "rows": rows}, f, indent=1)
     summary = []
-    for family in ("gemm", "conv", "attention", "fused"):
-        ratios = [r["peer"]["median_ms"] / r["kiln"]["median_ms"] for r in rows
-                  if r["family"] == family and r["kiln"].get("median_ms")
-                  and r["peer"].get("median_ms")]
-        if ratios:
-            summary.append(f"{family}: geomean Kiln / peer {geomean(ratios):.3f}× over "
-                           f"{len(ratios)} cases")
-    text = table(rows) + "\n\n" + "\n".join(summary) + "\n"
+    for family in ("gemm", "conv", "attention", "fused", "depthwise", "rows", "tf32"):
+        for dtype in sorted({r["dtype"] for r in rows}) if family == "depthwise" else [None]:
+            chosen = [r for r in rows if r["family"] == family and r["kiln"].get("median_ms")
+                      and r["peer"].get("median_ms") and dtype in (None, r["dtype"])]
+            ratios = [r["peer"]["median_ms"] / r["kiln"]["median_ms"] for r in chosen]
+            if ratios:
+                line = (f"{family}{' ' + dtype if dtype else ''}: geomean Kiln / peer "
+                        f"{geomean(ratios):.3f}× over {len(ratios)} cases")
+                bare = [r["peer"]["bare_ms"] / r["kiln"]["median_ms"] for r in chosen
+                        if r["peer"].get("bare_ms")]
+                if bare:
+                    line += f" (Kiln / conv alone {geomean(bare):.3f}×)"
+                summary.append(line)
+    # Families with tables of their own (bandwidth-bound kernels report GB/s).
+    own_tables = {"depthwise": depthwise_table, "rows": rows_table}
+    other_rows = [r for r in rows if r["family"] not in own_tables]
+    tables = [table(other_rows)] if other_rows else []
+    for family, make_table in own_tables.items():
+        chosen = [r for r in rows if r["family"] == family]
+        if chosen:
+            tables.append(make_table(chosen))
+    text = "\n\n".join(tables) + "\n\n" + "\n".join(summary) + "\n"
     with open(os.path.join(args.out, "kernels.md"), "w") as f:
         f.write(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
                 f"Kiln {os.environ.get('KILN_COMMIT', '')}\n\n" + text)

@@ -203,6 +203,8 @@ def KernelAutotune : Pass<"kernel-autotune", "::mlir::ModuleOp"> {
            "The timing cache file (JSON); empty: no cache">,
     Option<"budget", "budget", "double", /*default=*/"300",
            "Seconds of GPU measurement at most; 0 never measures">,
+    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+           "Offer tf32 configurations (tf32 = true) for f32 products and convolutions">,
   ];
   // Matching a fused epilogue tries its ops' arithmetic (passes/kernel/Sm90Epilogue.h).
   let dependentDialects = [
@@ -233,11 +235,25 @@ def KernelMatmulSm90 : Pass<"kernel-matmul-sm90", "::mlir::ModuleOp"> {
     not a legal configuration of the product is an error. Without the attribute the
     `default-config` option names one (e.g. `128x256x64_s4_ws2`) where it is legal, else the
     first legal configuration is used.
+
+    `graph.gemm` is a product too, when A is not transposed, alpha is 1 and C, if any, is a
+    per-column bias with beta 1 (the epilogue adds it first); a transposed B (N x K) is
+    read K-major as it is (nvvm.wgmma with a K-major B descriptor).
+
+    With `allow-tf32`, f32 products take the template too, their operands read as tf32
+    (10-bit mantissa, f32 accumulation: ~1e-3 relative error) by wgmma m64nNk8 over
+    k-tiles of 32 elements (tf32 configurations: `tile_k = 32`, `tf32 = true`,
+    `..._tf32` names). tf32 wgmma reads B K-major only: a transposed B as it is, a constant
+    row-major B from a transposed copy made at compile time (`<global>_nxk`); a B computed
+    at run time stays generic. A `kernel.config` with `tf32 = true` is taken as the same
+    permission (kernel-autotune offers those only under its own allow-tf32).
   }];
   let options = [
     Option<"defaultConfig", "default-config", "std::string", /*default=*/"\"\"",
            "The configuration of kernels without kernel.config, by name "
            "(<tile_m>x<tile_n>x<tile_k>_s<stages>[_ws<consumers>]) where legal">,
+    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+           "Compute f32 products with tf32 operands (wgmma m64nNk8; ~1e-3 relative error)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -277,10 +293,16 @@ def KernelConvSm90 : Pass<"kernel-conv-sm90", "::mlir::ModuleOp"> {
     The `kernel.config` attribute and the `default-config` option choose the tile and ring
     depth as for kernel-matmul-sm90. Run on the kernel-formed module of an sm_90a target,
     before kernel lowering.
+
+    With `allow-tf32`, f32 convolutions take the template too, as tf32 (as for
+    kernel-matmul-sm90): k-tiles of 32 channels, C a multiple of 4 for the implicit A,
+    and the weight permuted to O x (KH KW C), K-major, as tf32's wgmma needs.
   }];
   let options = [
     Option<"defaultConfig", "default-config", "std::string", /*default=*/"\"\"",
            "The configuration of kernels without kernel.config, by name, where legal">,
+    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+           "Compute f32 convolutions with tf32 operands (~1e-3 relative error)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -409,6 +431,75 @@ def KernelConvSm80 : Pass<"kernel-conv-sm80", "::mlir::ModuleOp"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::nvgpu::NVGPUDialect",
     "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def KernelConvDepthwise : Pass<"kernel-conv-depthwise", "::mlir::ModuleOp"> {
+  let summary = "Specialised CUDA-core kernels for depthwise convolution kernels (group == input channels)";
+  let description = [{
+    A `kernel.func` whose template is a `kernel.conv` holding exactly one 2-D `graph.conv`
+    whose group is its input channel count C (output channels C x multiplier), of f32,
+    f16 or bf16 buffers, channels first (NCHW, weight [M, 1, KH, KW]) or channels last
+    (NHWC, weight [M, KH, KW, 1]), any filter size, strides, padding and dilation, whose
+    launches pass a constant weight, with its bias and the elementwise ops after it as a
+    fused epilogue (per-channel, scalar and full-size inputs, as for kernel-matmul-sm90),
+    becomes a memory-bound CUDA-core kernel accumulating in f32
+    (docs/codegen-depthwise.md):
+    - channels last (`passes/kernel/templates/DepthwiseNhwc.mlir`): threads along the
+      channels with 16-byte loads, each thread `pixels` consecutive output columns that
+      share the input columns it loads; the weight is repacked at compile time into a new
+      constant global [KH, KW, M];
+    - channels first (`passes/kernel/templates/DepthwiseNchw.mlir`): a block stages the
+      input tile of `planes` output planes, with its halo, in shared memory, then each
+      thread computes `pixels` consecutive outputs of a row.
+    A `kernel.config` dictionary ({template = "depthwise", pixels, threads} or
+    {template = "depthwise", pixels, tile_h, tile_w, planes}; passes/kernel/
+    DepthwiseConfig.h) chooses the configuration, kernel-autotune's candidates; without
+    one the heuristic's default runs; `{template = "generic"}` keeps the generic
+    lowering, and a configuration that is not legal for the kernel is an error. Other
+    kernels are left alone. Run on the kernel-formed module of any GPU target, before
+    kernel-conv-sm90 and kernel lowering.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def KernelReductionRows : Pass<"kernel-reduction-rows", "::mlir::ModuleOp"> {
+  let summary = "Row kernels (warp or CTA per row, 16-byte accesses) for the reduction kernels that reduce innermost axes";
+  let description = [{
+    A `kernel.func` whose template is a `kernel.reduction` anchored at a softmax or
+    log-softmax over the last axis, a LayerNorm or RMSNorm over trailing axes, or a
+    ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2/LogSum/LogSumExp over trailing axes, of
+    static row-major f16, bf16 or f32 buffers, with pointwise ops before the anchor (the
+    prologue: scale, mask, residual add, casts; their inputs contiguous along the row or
+    one value per row, broadcast along the leading axes) and after it (the epilogue), is
+    replaced by a row kernel (docs/codegen-rows.md): a group of threads per row (4 to 32
+    lanes of a warp, or a CTA of up to 1024 threads), 16-byte vector loads and stores where
+    the row length allows, warp shuffles and a shared-memory combine of the warps'
+    partials, f32 arithmetic, and the row kept in registers (long rows: shared memory)
+    between the passes over it. A `kernel.config` dictionary chooses the configuration
+    ({template = "rows", threads_per_row, rows_per_cta, vector}; passes/kernel/RowsConfig.h;
+    `{template = "generic"}` keeps the generic lowering); a rows configuration that is not
+    legal for the kernel is an error. CUDA cores only: every GPU target. Run on the
+    kernel-formed module, before kernel lowering.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_80\"",
+           "The GPU target (sm_80, sm_90, sm_90a): how much shared memory a row may use">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",
   ];

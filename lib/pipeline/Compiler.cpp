@@ -238,6 +238,7 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   GpuCompileOptions gpu;
   gpu.target = options.target;
   gpu.gemmConfig = options.gemmConfig;
+  gpu.allowTf32 = options.allowTf32;
   // A configuration forced for every GEMM and convolution is what gets measured: no tuning.
   if (!options.gemmConfig.empty())
     gpu.autotune = false;

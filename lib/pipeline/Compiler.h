@@ -65,6 +65,8 @@ struct CompileOptions {
   /// Run graph-convert-layout after the graph passes: channels-last convolutions (off by
   /// default: the generic GPU convolution loops are faster channels first).
   bool channelsLast = false;
+  /// f32 products and convolutions with tf32 operands (GpuCompileOptions::allowTf32).
+  bool allowTf32 = false;
   /// For kernel developers: the sm_90a GEMM template's configuration for every product
   /// (by name, e.g. 128x256x64_s4_ws2) where it is legal.
   std::string gemmConfig;

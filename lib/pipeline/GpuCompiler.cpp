@@ -50,7 +50,8 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
   // Each kernel's configuration: timing cache, GPU measurement or cost model.
   if (options.autotune) {
     bool anythingToTune = llvm::any_of(module.getOps<kernel::FuncOp>(), [&](kernel::FuncOp f) {
-      return !f->hasAttr(kKernelConfigAttr) && kernelConfigCandidates(f, options.target).size() > 1;
+      return !f->hasAttr(kKernelConfigAttr) &&
+             kernelConfigCandidates(f, options.target, options.allowTf32).size() > 1;
     });
     KernelTimer *timer = nullptr;
     if (anythingToTune && options.tuneBudget > 0) {
@@ -67,6 +68,7 @@ LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &optio
     tuneOptions.target = options.target;
     tuneOptions.timingCache = options.timingCache;
     tuneOptions.budget = options.tuneBudget;
+    tuneOptions.allowTf32 = options.allowTf32;
     tuning.addPass(createKernelAutotune(tuneOptions, timer, options.progress));
     if (failed(tuning.run(module)))
       return failure();
@@ -134,9 +136,15 @@ LogicalResult compileKernelsForGpu(ModuleOp module, const GpuCompileOptions &opt
   // wgmma variant on sm_90a) on every GPU target; the wgmma GEMM and implicit-GEMM convolution on
   // sm_90a, the mma.sync ones elsewhere.
   lowering.addPass(createKernelAttentionSm80({options.target}));
+  // Depthwise convolutions (CUDA cores, every target), before kernel-conv-sm90, which
+  // takes one group only.
+  lowering.addPass(createKernelConvDepthwise());
+  // Row kernels (CUDA cores: every GPU target) for softmax, normalisations and reductions
+  // over innermost axes.
+  lowering.addPass(createKernelReductionRows({options.target}));
   if (options.target == "sm_90a") {
-    lowering.addPass(createKernelMatmulSm90({options.gemmConfig}));
-    lowering.addPass(createKernelConvSm90({options.gemmConfig}));
+    lowering.addPass(createKernelMatmulSm90({options.gemmConfig, options.allowTf32}));
+    lowering.addPass(createKernelConvSm90({options.gemmConfig, options.allowTf32}));
   } else {
     // Other GPU targets (sm_80 and later): the mma.sync GEMM and implicit-GEMM convolution.
     lowering.addPass(createKernelMatmulSm80({options.gemmConfig}));

@@ -36,6 +36,11 @@ struct GpuCompileOptions {
   /// The sm_90a GEMM configuration of kernels that have none (kernel-matmul-sm90's
   /// default-config; empty: the template's default).
   std::string gemmConfig;
+  /// f32 products and convolutions on tensor cores with tf32 operands (10-bit mantissa,
+  /// f32 accumulation: ~1e-3 relative error; `kiln compile --tf32`). Off: fp32 stays exact
+  /// (the generic loops). One flag for every pass that has a tf32 form (kernel-autotune,
+  /// kernel-matmul-sm90, kernel-conv-sm90, ...: their `allow-tf32`).
+  bool allowTf32 = false;
   /// Assemble cubins with ptxas when it is installed (the engine always holds PTX too).
   bool wantCubin = true;
   /// Where to stop: after kernel formation ("kernel"), after the GPU lowering ("gpu",

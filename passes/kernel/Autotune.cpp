@@ -97,7 +97,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
         }
         continue;
       }
-      if (kiln::kernelConfigCandidates(function, target).size() < 2)
+      if (kiln::kernelConfigCandidates(function, target, allowTf32).size() < 2)
         continue;
       std::string signature = kiln::kernelSignature(function);
       auto [at, inserted] = groupOf.try_emplace(signature, groups.size());
@@ -141,7 +141,8 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
 
   FailureOr<Decision> decide(kernel::FuncOp function, StringRef signature,
                              const kiln::TimingGpu &gpu, kiln::TimingCache &cache) {
-    SmallVector<DictionaryAttr> candidates = kiln::kernelConfigCandidates(function, target);
+    SmallVector<DictionaryAttr> candidates =
+        kiln::kernelConfigCandidates(function, target, allowTf32);
     llvm::StringMap<DictionaryAttr> byKey;
     for (DictionaryAttr candidate : candidates)
       byKey[kiln::configKey(candidate)] = candidate;
@@ -240,7 +241,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
               const Decision &decision) {
     if (!progress)
       return;
-    size_t candidates = kiln::kernelConfigCandidates(function, target).size();
+    size_t candidates = kiln::kernelConfigCandidates(function, target, allowTf32).size();
     std::string line = llvm::formatv("tuning [{0}/{1}] {2} {3}", index, total,
                                      function.getSymName(), kiln::describeKernelProblem(function))
                            .str();

@@ -37,7 +37,8 @@ namespace {
 /// template finds each 8-channel chunk's tap by division) or the input as A. Other C
 /// (an RGB stem) stays generic.
 std::optional<kiln::ConvGemmProblem> matchConv(kernel::FuncOp function) {
-  std::optional<kiln::ConvGemmProblem> conv = kiln::matchConvKernel(function, /*tapAlignment=*/8);
+  std::optional<kiln::ConvGemmProblem> conv =
+      kiln::matchConvKernel(function, /*allowTf32=*/false, /*tapAlignment=*/8);
   if (!conv || conv->a == kiln::ConvGemmProblem::A::Im2col)
     return std::nullopt;
   return conv;
@@ -109,7 +110,7 @@ kiln::Sm80AOperand implicitIm2col(const kiln::ConvGemmProblem &p) {
 
 std::optional<kiln::GemmProblem> kiln::matchSm80Conv(kernel::FuncOp function) {
   std::optional<ConvGemmProblem> conv = matchConv(function);
-  if (!conv || !launchedWithConstantWeights(function))
+  if (!conv || !launchesPassConstant(function, 1))
     return std::nullopt;
   GemmProblem problem = asGemm(*conv);
   if (sm80GemmConfigs(problem).empty())
@@ -167,7 +168,7 @@ struct KernelConvSm80Pass : kiln::impl::KernelConvSm80Base<KernelConvSm80Pass> {
                                 const kiln::Sm80GemmConfig &config) {
     Value input = launch.getOperands()[0], weight = launch.getOperands()[1],
           output = launch.getOperands().back();
-    FailureOr<memref::GlobalOp> matrix = kiln::permutedConvWeight(module, symbols, weight, p);
+    FailureOr<memref::GlobalOp> matrix = kiln::permutedConvWeight(symbols, weight, p);
     if (failed(matrix))
       return false; // a weight computed at run time: the generic lowering
     std::string type = kiln::elementTypeName(p.operand);

@@ -1,6 +1,7 @@
 //===- ConvSm90.cpp - Hopper implicit-GEMM convolutions -------------------===//
 //
-// kernel-conv-sm90: channels-last 2-D convolutions of half-precision operands become the
+// kernel-conv-sm90: channels-last 2-D convolutions of half-precision operands (or f32 ones
+// read as tf32, under allow-tf32, with the weight stored K-major: O x (KH KW C)) become the
 // warp-specialised wgmma GEMM (passes/kernel/templates/Sm90GemmWs.mlir) of
 // C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O], A being the im2col matrix:
 // - implicit (C a multiple of 8): each k-tile of A is one 4-D TMA box of the NHWC input,
@@ -23,6 +24,7 @@
 #include "passes/kernel/KernelConfig.h"
 #include "passes/kernel/Sm90Template.h"
 
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -42,12 +44,12 @@ constexpr const char kIm2colTemplate[] =
 #include "passes/kernel/templates/Im2col.mlir.inc"
     ;
 
-/// A channels-last convolution the template computes (its 64-channel k-tiles each lie
-/// in one filter tap).
+/// A channels-last convolution the template computes (its 128-byte k-tiles each lie in
+/// one filter tap).
 using ConvProblem = kiln::ConvGemmProblem;
 
-std::optional<ConvProblem> matchConv(kernel::FuncOp function) {
-  return kiln::matchConvKernel(function, /*tapAlignment=*/64);
+std::optional<ConvProblem> matchConv(kernel::FuncOp function, bool allowTf32) {
+  return kiln::matchConvKernel(function, allowTf32, /*tapAlignment=*/0);
 }
 
 /// The output positions of one 128-row tile of C: a box of BN images x BH rows x BW
@@ -94,10 +96,10 @@ int64_t tileCount(const ConvProblem &p, const PixelBox &box) {
 /// The template's A operand for `p` with output boxes `box` (see Sm90GemmWs.mlir's header).
 kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
   auto n = [](int64_t value) { return std::to_string(value); };
-  int64_t channelBlocks = p.rowsPerTap() / 64;
+  int64_t channelBlocks = p.rowsPerTap() / p.tileK();
   kiln::Sm90AOperand a;
-  a.box = llvm::formatv("{0}x{1}x{2}x64", box.images, box.rows, box.columns).str();
-  a.boxBytes = box.positions() * 64 * 2;
+  a.box = llvm::formatv("{0}x{1}x{2}x{3}", box.images, box.rows, box.columns, p.tileK()).str();
+  a.boxBytes = box.positions() * 128;
   a.tilesM = "    %tilesM = arith.constant " + n(tileCount(p, box)) + " : index";
   // The tile's first output position (image, row, column) and the input row and column
   // its filter tap (0, 0) reads (negative inside the padding).
@@ -124,15 +126,16 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
                               llvm::divideCeil(p.outHeight, box.rows), box.columns, box.rows,
                               box.images, p.stride, p.padTop, p.padLeft)
                     .str();
-  // k-tile kt is channels 64 cb.. of filter tap (r, s): kt = (r KW + s) CB + cb, which is
-  // also row 64 kt of B ((KH KW C') x O, C' = C rounded up to 64).
+  // k-tile kt is channels TILE_K cb.. of filter tap (r, s): kt = (r KW + s) CB + cb, which
+  // is also row TILE_K kt of B ((KH KW C') x O, C' = C rounded up to TILE_K; or column
+  // TILE_K kt of the K-major O x (KH KW C')).
   a.loadA = llvm::formatv(R"(          %cvBlocks = arith.constant {0} : index
           %cvKw = arith.constant {1} : index
           %cvCb = arith.remui %kt, %cvBlocks : index
           %cvRs = arith.divui %kt, %cvBlocks : index
           %cvS = arith.remui %cvRs, %cvKw : index
           %cvR = arith.divui %cvRs, %cvKw : index
-          %cvC0 = arith.muli %cvCb, %c64 : index
+          %cvC0 = arith.muli %cvCb, %tileK : index
           %cvH = arith.addi %cvH0, %cvR : index
           %cvW = arith.addi %cvW0, %cvS : index
           nvgpu.tma.async.load %descA[%cvC0, %cvW, %cvH, %cvN0], %full[%slot] to %a : !tmA, !bars -> !tileA)",
@@ -195,7 +198,8 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
     config.stages = 4;
     config.consumers = 2;
     config.splitK = parts;
-    if (kiln::splitKPays(tiles * llvm::divideCeil(p.outChannels, 128), p.gemmK() / 64, parts))
+    if (kiln::splitKPays(tiles * llvm::divideCeil(p.outChannels, 128),
+                         llvm::divideCeil(p.gemmK(), p.tileK()), parts))
       configs.push_back(config);
   }
   // Persistent grids where there are more tiles than SMs (as for products).
@@ -211,14 +215,16 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
   }
   configs.append(kiln::sm90TwoCtaConfigs(
       [&](int64_t tileN) { return tiles * llvm::divideCeil(p.outChannels, tileN); }));
+  if (p.tf32())
+    kiln::makeTf32Configs(configs);
   return configs;
 }
 
 } // namespace
 
-std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Conv(kernel::FuncOp function) {
-  std::optional<ConvProblem> conv = matchConv(function);
-  if (!conv || !kiln::launchedWithConstantWeights(function))
+std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Conv(kernel::FuncOp function, bool allowTf32) {
+  std::optional<ConvProblem> conv = matchConv(function, allowTf32);
+  if (!conv || !launchesPassConstant(function, 1))
     return std::nullopt;
   Sm90GemmProblem problem;
   problem.m = conv->gemmM();
@@ -226,11 +232,12 @@ std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Conv(kernel::FuncOp function
   problem.k = conv->gemmK();
   problem.operand = conv->operand;
   problem.result = conv->result;
+  problem.kMajorB = conv->tf32();
   return problem;
 }
 
-SmallVector<kiln::Sm90GemmConfig> kiln::sm90ConvConfigs(kernel::FuncOp function) {
-  std::optional<ConvProblem> conv = matchConv(function);
+SmallVector<kiln::Sm90GemmConfig> kiln::sm90ConvConfigs(kernel::FuncOp function, bool allowTf32) {
+  std::optional<ConvProblem> conv = matchConv(function, allowTf32);
   if (!conv)
     return {};
   return convConfigs(*conv, tileCount(*conv, choosePixelBox(*conv)));
@@ -245,7 +252,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      std::optional<ConvProblem> problem = matchConv(function);
+      std::optional<ConvProblem> problem =
+          matchConv(function, allowTf32 || kiln::kernelConfigAsksTf32(function));
       if (!problem)
         continue;
       PixelBox box = choosePixelBox(*problem);
@@ -303,7 +311,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     Value input = launch.getOperands()[0], weight = launch.getOperands()[1],
           output = launch.getOperands().back();
     // A weight computed at run time leaves the launch to the generic lowering.
-    FailureOr<memref::GlobalOp> matrix = kiln::permutedConvWeight(module, symbols, weight, p);
+    FailureOr<memref::GlobalOp> matrix = kiln::permutedConvWeight(symbols, weight, p);
     if (failed(matrix))
       return failure();
 
@@ -330,20 +338,20 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     FailureOr<gpu::GPUFuncOp> kernelFunc;
     if (p.rowMajorA()) {
       // The product of a row-major matrix, shared with kernel-matmul-sm90's.
-      std::string entry =
-          "gemm_" + type + "_" + kiln::elementTypeName(p.result) + "_" + config.name();
+      std::string entry = kiln::sm90GemmEntryName(p.operand, p.result, p.tf32(), config);
       kernelFunc = kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry,
                                                         p.operand, p.result, config,
-                                                        kiln::rowMajorMatrixA(), &p.epilogue);
+                                                        kiln::rowMajorMatrixA(), &p.epilogue,
+                                                        /*kMajorB=*/p.tf32());
     } else {
       std::string entry =
           llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}", type, p.batch,
                         p.height, p.width, p.channels, p.kernelHeight, p.kernelWidth, p.stride,
                         p.padTop, p.padLeft, p.outChannels, config.name())
               .str();
-      kernelFunc = kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry,
-                                                        p.operand, p.result, config,
-                                                        implicitIm2col(p, box), &p.epilogue);
+      kernelFunc = kiln::instantiateWarpSpecialisedGemm(
+          module, symbols, getArgument(), entry, p.operand, p.result, config,
+          implicitIm2col(p, box), &p.epilogue, /*kMajorB=*/p.tf32());
     }
     if (failed(kernelFunc))
       return failure();
@@ -368,7 +376,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       Value matrix = memref::CollapseShapeOp::create(
           b, loc, MemRefType::get({p.gemmM(), p.channels}, type.getElementType()), input,
           ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-      mapA = tensorMap(matrix, 0, {128, 64});
+      mapA = tensorMap(matrix, 0, {128, p.tileK()});
     } else if (p.a == ConvProblem::A::Im2col) {
       // A in a scratch buffer (the arena planner places it), written by the im2col kernel.
       FailureOr<gpu::GPUFuncOp> im2col = getOrCreateIm2col(module, symbols, p);
@@ -381,15 +389,21 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
                                 gpu::KernelDim3{index(llvm::divideCeil(chunks, 256)), one, one},
                                 gpu::KernelDim3{index(256), one, one}, /*dynamicSharedMemorySize=*/
                                 Value(), ValueRange{pointer(input), pointer(scratch)});
-      mapA = tensorMap(scratch, 0, {128, 64});
+      mapA = tensorMap(scratch, 0, {128, p.tileK()});
     } else {
       // A: the NHWC input; the box spans stride x the positions along H and W, of which TMA
       // takes every stride-th (the element strides the engine builder reads).
-      mapA = tensorMap(input, 0, {box.images, box.rows * p.stride, box.columns * p.stride, 64});
+      mapA =
+          tensorMap(input, 0, {box.images, box.rows * p.stride, box.columns * p.stride, p.tileK()});
       mapA->setAttr("kiln.tma_element_strides", b.getDenseI64ArrayAttr({1, p.stride, p.stride, 1}));
     }
     Value weightMatrix = memref::GetGlobalOp::create(b, loc, matrix->getType(), matrix->getName());
-    auto mapB = tensorMap(weightMatrix, 1, {64, 64});
+    // Boxes of 64 columns of B: a k-tile of 64 rows of N (K-major, tf32), or 64 columns of
+    // a k-tile's rows.
+    SmallVector<int64_t> boxB = {p.tileK(), 64};
+    if (p.tf32())
+      boxB = {64, p.tileK()};
+    auto mapB = tensorMap(weightMatrix, 1, boxB);
     int64_t tiles = tileCount(p, box) * llvm::divideCeil(p.outChannels, config.tileN);
     // The epilogue emitted when it was matched, so a failure here is an internal error.
     if (failed(kiln::launchWarpSpecialisedGemm(

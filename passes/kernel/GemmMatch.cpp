@@ -3,6 +3,7 @@
 #include "passes/kernel/GemmMatch.h"
 
 #include "dialects/graph/GraphOps.h"
+#include "passes/kernel/Sm90Template.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -11,18 +12,33 @@
 using namespace mlir;
 namespace graph = kiln::graph;
 
-std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function) {
+std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, bool allowTf32) {
   auto matmul = getTemplateOp<kernel::MatmulOp>(function);
   if (!matmul)
     return std::nullopt;
   Block &entry = function.getBody().front();
   Block &body = matmul.getBody().front();
-  // The product, after the inlined constants its epilogue may read.
-  auto products = body.getOps<graph::MatMulOp>();
-  if (!llvm::hasSingleElement(products))
+  // The product, after the inlined constants its epilogue may read: graph.matmul, or
+  // graph.gemm as a product with a bias (C, added first by the epilogue) whose B may be
+  // transposed, i.e. stored N x K, which the template reads K-major as it is.
+  SmallVector<Operation *> products;
+  for (Operation &op : body)
+    if (isa<graph::MatMulOp, graph::GemmOp>(op))
+      products.push_back(&op);
+  if (products.size() != 1)
     return std::nullopt;
-  graph::MatMulOp product = *products.begin();
-  if (product.getLhs() != body.getArgument(0) || product.getRhs() != body.getArgument(1))
+  Operation *product = products.front();
+  Value bias;
+  bool transposedB = false;
+  if (auto gemm = dyn_cast<graph::GemmOp>(product)) {
+    if (gemm.getTransA() || !gemm.getAlpha().isExactlyValue(1.0) ||
+        (gemm.getC() && !gemm.getBeta().isExactlyValue(1.0)))
+      return std::nullopt;
+    bias = gemm.getC();
+    transposedB = gemm.getTransB();
+  }
+  if (product->getOperand(0) != body.getArgument(0) ||
+      product->getOperand(1) != body.getArgument(1))
     return std::nullopt;
 
   SmallVector<MemRefType> types;
@@ -36,27 +52,35 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function) 
   if (aType.getRank() != 2 || bType.getRank() != 2 || cType.getRank() != 2)
     return std::nullopt;
   // The elementwise ops after the product (bias, activation, residual, scale, cast).
-  std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, Value(), cType);
+  std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, bias, cType);
   if (!epilogue)
     return std::nullopt;
   GemmProblem problem;
   problem.m = aType.getDimSize(0);
   problem.k = aType.getDimSize(1);
-  problem.n = bType.getDimSize(1);
+  problem.n = bType.getDimSize(transposedB ? 0 : 1);
   problem.operand = aType.getElementType();
   problem.result = cType.getElementType();
   problem.epilogue = std::move(*epilogue);
-  if (bType.getDimSize(0) != problem.k || cType.getDimSize(0) != problem.m ||
+  if (bType.getDimSize(transposedB ? 1 : 0) != problem.k || cType.getDimSize(0) != problem.m ||
       cType.getDimSize(1) != problem.n)
     return std::nullopt;
   // graph.matmul keeps its operands' type; an epilogue may cast the f32 sums to another
-  // float type.
-  Type productType = product.getResult().getType().getElementType();
+  // float type. f32 operands are read as tf32 when allowed.
+  Type productType = product->getResult(0).getType();
+  bool tf32 = allowTf32 && problem.operand.isF32();
   if (bType.getElementType() != problem.operand ||
-      !(problem.operand.isF16() || problem.operand.isBF16()) || productType != problem.operand ||
+      !(problem.operand.isF16() || problem.operand.isBF16() || tf32) ||
+      cast<ShapedType>(productType).getElementType() != problem.operand ||
       !(problem.result.isF16() || problem.result.isBF16() || problem.result.isF32()))
     return std::nullopt;
   if (problem.epilogue.empty() && problem.result != problem.operand)
+    return std::nullopt;
+  // tf32's wgmma reads B K-major only: a row-major f32 B must be a constant, stored
+  // transposed at compile time (a B computed at run time stays generic).
+  problem.kMajorB = transposedB || tf32;
+  problem.transposeConstantB = tf32 && !transposedB;
+  if (problem.transposeConstantB && !launchesPassConstant(function, 1))
     return std::nullopt;
   return problem;
 }
@@ -67,46 +91,9 @@ namespace {
 /// that many elements (a 7x7 RGB stem has 147).
 constexpr int64_t kMaxExplicitIm2colK = 512;
 
-/// The constant global `value` reads (`memref.get_global` of a constant with an initial
-/// value), if it does.
-memref::GlobalOp constantGlobal(Value value) {
-  auto get = value.getDefiningOp<memref::GetGlobalOp>();
-  if (!get)
-    return nullptr;
-  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(get, get.getNameAttr());
-  if (!global || !global.getConstant() || !global.getInitialValue())
-    return nullptr;
-  return global;
-}
-
-/// The constant initial bytes of the weight `value` reads, when it is a memref.global
-/// (`storage` holds them for a splat).
-std::optional<std::pair<memref::GlobalOp, ArrayRef<char>>>
-constantWeight(Value value, std::vector<char> &storage) {
-  memref::GlobalOp global = constantGlobal(value);
-  if (!global)
-    return std::nullopt;
-  Attribute init = *global.getInitialValue();
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return std::nullopt;
-    return std::make_pair(global, blob->getData());
-  }
-  if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
-    if (!dense.isSplat())
-      return std::make_pair(global, dense.getRawData());
-    ArrayRef<char> one = dense.getRawData();
-    for (int64_t i = 0; i < dense.getNumElements(); ++i)
-      storage.insert(storage.end(), one.begin(), one.end());
-    return std::make_pair(global, ArrayRef<char>(storage));
-  }
-  return std::nullopt;
-}
-
 } // namespace
 
-std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp function,
+std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp function, bool allowTf32,
                                                            int64_t tapAlignment) {
   auto conv = kiln::getTemplateOp<kernel::ConvOp>(function);
   if (!conv)
@@ -155,7 +142,8 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   // graph.conv keeps its operands' type; an epilogue may cast the f32 sums to another
   // float type.
   if (w[3] != p.channels || y[0] != p.batch || y[3] != p.outChannels ||
-      types[1].getElementType() != p.operand || !(p.operand.isF16() || p.operand.isBF16()) ||
+      types[1].getElementType() != p.operand ||
+      !(p.operand.isF16() || p.operand.isBF16() || (allowTf32 && p.operand.isF32())) ||
       op.getResult().getType().getElementType() != p.operand ||
       !(p.result.isF16() || p.result.isBF16() || p.result.isF32()) ||
       (p.epilogue.empty() && p.result != p.operand))
@@ -164,9 +152,10 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   if (p.outChannels % 8)
     return std::nullopt;
   if (p.kernelHeight == 1 && p.kernelWidth == 1 && p.stride == 1 && p.padTop == 0 &&
-      p.padLeft == 0 && p.outHeight == p.height && p.outWidth == p.width && p.channels % 8 == 0)
+      p.padLeft == 0 && p.outHeight == p.height && p.outWidth == p.width &&
+      p.channels % p.channelAlignment() == 0)
     p.a = ConvGemmProblem::A::Input;
-  if (p.channels % 8) {
+  if (p.channels % p.channelAlignment()) {
     p.a = ConvGemmProblem::A::Im2col;
     // The im2col kernel indexes the input and counts its chunks in 32 bits.
     if (p.taps() * p.channels > kMaxExplicitIm2colK ||
@@ -177,56 +166,33 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   return p;
 }
 
-bool kiln::launchedWithConstantWeights(kernel::FuncOp function) {
-  auto module = function->getParentOfType<ModuleOp>();
-  if (!module)
-    return false;
-  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(function, module);
-  if (!uses || uses->empty())
-    return false;
-  for (const SymbolTable::SymbolUse &use : *uses) {
-    auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
-    if (!launch || launch.getOperands().size() < 3 || !constantGlobal(launch.getOperands()[1]))
-      return false;
-  }
-  return true;
-}
-
-FailureOr<memref::GlobalOp> kiln::permutedConvWeight(ModuleOp module, SymbolTable &symbols,
-                                                     Value weight, const ConvGemmProblem &p) {
+FailureOr<memref::GlobalOp> kiln::permutedConvWeight(SymbolTable &symbols, Value weight,
+                                                     const ConvGemmProblem &p) {
   std::vector<char> splat;
-  auto constant = constantWeight(weight, splat);
+  auto constant = constantGlobalBytes(weight, splat);
   if (!constant)
     return failure(); // a weight computed at run time: the generic lowering
   auto [global, bytes] = *constant;
   int64_t taps = p.taps(), o = p.outChannels, c = p.channels, rowsPerTap = p.rowsPerTap();
+  int64_t k = p.gemmK();
   size_t element = p.operand.getIntOrFloatBitWidth() / 8;
   if (bytes.size() != size_t(o * taps * c) * element)
     return failure();
-  auto type = MemRefType::get({p.gemmK(), o}, p.operand);
+  bool kMajor = p.tf32();
+  auto type = kMajor ? MemRefType::get({o, k}, p.operand) : MemRefType::get({k, o}, p.operand);
   // Templates that pad the taps differently make matrices of other heights: those get the
   // height in their name.
-  std::string name = (global.getSymName() + "_kxo").str();
-  if (auto existing = symbols.lookup<memref::GlobalOp>(name)) {
-    if (existing.getType() == type)
-      return existing;
-    name += "_k" + std::to_string(p.gemmK());
-    if (auto sized = symbols.lookup<memref::GlobalOp>(name))
-      return sized;
-  }
-  std::vector<char> permuted(size_t(p.gemmK() * o) * element, 0);
+  std::string name = (global.getSymName() + (kMajor ? "_oxk" : "_kxo")).str();
+  if (auto existing = symbols.lookup<memref::GlobalOp>(name);
+      existing && existing.getType() != type)
+    name += "_k" + std::to_string(k);
+  std::vector<char> permuted(size_t(k * o) * element, 0);
   for (int64_t oc = 0; oc < o; ++oc)
     for (int64_t tap = 0; tap < taps; ++tap)
-      for (int64_t ic = 0; ic < c; ++ic)
-        std::memcpy(&permuted[((tap * rowsPerTap + ic) * o + oc) * element],
+      for (int64_t ic = 0; ic < c; ++ic) {
+        int64_t row = tap * rowsPerTap + ic;
+        std::memcpy(&permuted[(kMajor ? oc * k + row : row * o + oc) * element],
                     &bytes[((oc * taps + tap) * c + ic) * element], element);
-  auto tensorType = RankedTensorType::get(type.getShape(), p.operand);
-  auto init = DenseResourceElementsAttr::get(
-      tensorType, name, HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<char>(permuted)));
-  OpBuilder b(global);
-  auto permutedGlobal =
-      memref::GlobalOp::create(b, global.getLoc(), name, b.getStringAttr("private"), type, init,
-                               /*constant=*/true, /*alignment=*/IntegerAttr());
-  symbols.insert(permutedGlobal);
-  return permutedGlobal;
+      }
+  return getOrCreateConstantGlobal(symbols, global, name, type, permuted);
 }

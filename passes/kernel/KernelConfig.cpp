@@ -13,6 +13,8 @@
 
 #include "dialects/graph/GraphOps.h"
 #include "passes/kernel/AttentionConfig.h"
+#include "passes/kernel/DepthwiseConfig.h"
+#include "passes/kernel/RowsConfig.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -32,16 +34,18 @@ DictionaryAttr genericKernelConfig(MLIRContext *context) {
   return b.getDictionaryAttr({b.getNamedAttr("template", b.getStringAttr(kGenericTemplate))});
 }
 
-SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, StringRef target) {
+SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, StringRef target,
+                                                   bool allowTf32) {
   MLIRContext *context = function.getContext();
   SmallVector<DictionaryAttr> candidates;
-  // sm_90a: the wgmma/TMA GEMM (architecture-specific, so not on plain sm_90 or sm_80).
+  // sm_90a: the wgmma/TMA GEMM (architecture-specific, so not on plain sm_90 or sm_80); f32
+  // kernels as tf32 when allowed.
   if (target == "sm_90a") {
-    if (std::optional<Sm90GemmProblem> problem = matchSm90Gemm(function))
+    if (std::optional<Sm90GemmProblem> problem = matchSm90Gemm(function, allowTf32))
       for (const Sm90GemmConfig &config : sm90GemmConfigs(*problem))
         candidates.push_back(config.toAttr(context));
-    if (matchSm90Conv(function))
-      for (const Sm90GemmConfig &config : sm90ConvConfigs(function))
+    if (matchSm90Conv(function, allowTf32))
+      for (const Sm90GemmConfig &config : sm90ConvConfigs(function, allowTf32))
         candidates.push_back(config.toAttr(context));
   }
   // Flash attention on every GPU target (its wgmma variant on sm_90a), unless a kernel
@@ -61,6 +65,16 @@ SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, Stri
       for (const Sm80GemmConfig &config : sm80ConvConfigs(function))
         candidates.push_back(config.toAttr(context));
   }
+  // Depthwise convolutions (CUDA cores) on every GPU target.
+  if (candidates.empty() && target.starts_with("sm_"))
+    if (std::optional<DepthwiseProblem> problem = matchDepthwiseConv(function))
+      for (const DepthwiseConfig &config : depthwiseConfigs(*problem))
+        candidates.push_back(config.toAttr(context));
+  // Row kernels for reductions and normalisations on every GPU target.
+  if (candidates.empty() && target.starts_with("sm_"))
+    if (std::optional<RowsProblem> problem = matchReductionRows(function))
+      for (const RowsConfig &config : rowsConfigs(*problem, target))
+        candidates.push_back(config.toAttr(context));
   // Further families add theirs here.
   if (candidates.empty())
     return {};
@@ -77,6 +91,10 @@ std::string describeKernelConfig(DictionaryAttr config) {
     return gemm->describe();
   if (std::optional<FlashAttentionConfig> attention = FlashAttentionConfig::fromAttr(config))
     return attention->describe();
+  if (std::optional<DepthwiseConfig> depthwise = DepthwiseConfig::fromAttr(config))
+    return depthwise->describe();
+  if (std::optional<RowsConfig> rows = RowsConfig::fromAttr(config))
+    return rows->describe();
   std::string text;
   llvm::raw_string_ostream os(text);
   config.print(os);
@@ -93,13 +111,14 @@ std::string typeName(Type type) {
 } // namespace
 
 std::string describeKernelProblem(kernel::FuncOp function) {
-  if (std::optional<Sm90GemmProblem> gemm = matchSm90Gemm(function))
+  // f32 products and convolutions are GEMMs too where tf32 is allowed.
+  if (std::optional<Sm90GemmProblem> gemm = matchSm90Gemm(function, /*allowTf32=*/true))
     return llvm::formatv("{0}x{1}x{2} {3}", gemm->m, gemm->n, gemm->k, typeName(gemm->operand))
         .str();
   if (std::optional<GemmProblem> gemm = matchSm80Gemm(function))
     return llvm::formatv("{0}x{1}x{2} {3}", gemm->m, gemm->n, gemm->k, typeName(gemm->operand))
         .str();
-  if (std::optional<Sm90GemmProblem> conv = matchSm90Conv(function))
+  if (std::optional<Sm90GemmProblem> conv = matchSm90Conv(function, /*allowTf32=*/true))
     return llvm::formatv("conv as {0}x{1}x{2} {3}", conv->m, conv->n, conv->k,
                          typeName(conv->operand))
         .str();
@@ -110,6 +129,10 @@ std::string describeKernelProblem(kernel::FuncOp function) {
   if (auto module = function->getParentOfType<ModuleOp>())
     if (std::optional<FlashAttentionProblem> attention = matchFlashAttention(function, module))
       return describeFlashAttention(*attention);
+  if (std::optional<DepthwiseProblem> depthwise = matchDepthwiseConv(function))
+    return describeDepthwise(*depthwise);
+  if (std::optional<RowsProblem> rows = matchReductionRows(function))
+    return describeRows(*rows);
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::interleaveComma(function.getArgumentTypes(), os, [&](Type type) {
@@ -160,6 +183,16 @@ double estimateKernelFlops(kernel::FuncOp function) {
               ? static_cast<double>(lhs.getDimSize(lhs.getRank() - 1))
               : 1;
       flops += 2 * elementCount(matmul.getResult().getType()) * reduction;
+      return;
+    }
+    if (auto gemm = dyn_cast<graph::GemmOp>(op)) {
+      // K is A's columns, or its rows when A is transposed.
+      auto a = dyn_cast<ShapedType>(gemm.getA().getType());
+      unsigned kDim = gemm.getTransA() ? 0 : 1;
+      double reduction = a && a.hasRank() && a.getRank() == 2 && !a.isDynamicDim(kDim)
+                             ? static_cast<double>(a.getDimSize(kDim))
+                             : 1;
+      flops += 2 * elementCount(gemm.getResult().getType()) * reduction;
       return;
     }
     if (auto attention = dyn_cast<graph::AttentionOp>(op)) {
@@ -218,7 +251,8 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   int64_t waves = ceilDiv(tiles, device.multiprocessors * resident);
   // Blocks that actually share a multiprocessor in a wave (fewer when tiles are few).
   int64_t sharing = std::min(resident, ceilDiv(tiles, device.multiprocessors));
-  double perSm = device.tensorFlopsPerSecond / device.multiprocessors;
+  // tf32 runs at half the 16-bit rate.
+  double perSm = device.tensorFlopsPerSecond / device.multiprocessors / (config.tf32 ? 2.0 : 1.0);
   double tileFlops =
       2.0 * config.tileM * config.tileN * static_cast<double>(problem.k) / config.splitK;
   // Efficiency: the MMA's share of a k-step against the tile loads feeding it (area over
@@ -275,10 +309,11 @@ double estimateMicros(kernel::FuncOp function, DictionaryAttr config, const Devi
   double flops = estimateKernelFlops(function);
   auto name = config.getAs<StringAttr>("template");
   if (name && name.getValue() == Sm90GemmConfig::kTemplate) {
-    std::optional<Sm90GemmProblem> problem = matchSm90Gemm(function);
-    if (!problem)
-      problem = matchSm90Conv(function);
     std::optional<Sm90GemmConfig> gemm = Sm90GemmConfig::fromAttr(config);
+    bool tf32 = gemm && gemm->tf32;
+    std::optional<Sm90GemmProblem> problem = matchSm90Gemm(function, tf32);
+    if (!problem)
+      problem = matchSm90Conv(function, tf32);
     if (problem && gemm)
       return estimateSm90GemmMicros(*problem, *gemm, bytes, device);
   }
@@ -295,7 +330,21 @@ double estimateMicros(kernel::FuncOp function, DictionaryAttr config, const Devi
       if (std::optional<FlashAttentionProblem> problem = matchFlashAttention(function, module))
         return estimateFlashAttentionMicros(*problem, *attention, device.multiprocessors,
                                             device.tensorFlopsPerSecond, device.launchMicros);
+  if (std::optional<DepthwiseConfig> depthwise = DepthwiseConfig::fromAttr(config))
+    if (std::optional<DepthwiseProblem> problem = matchDepthwiseConv(function))
+      return estimateDepthwiseMicros(*problem, *depthwise, device.bytesPerSecond,
+                                     device.launchMicros);
+  if (std::optional<RowsConfig> rows = RowsConfig::fromAttr(config))
+    if (std::optional<RowsProblem> problem = matchReductionRows(function))
+      // The storage a row gets depends on the shared memory a CTA may have (sm_90's or
+      // sm_80's).
+      return estimateRowsMicros(
+          *problem, *rows, device.sharedBytesPerMultiprocessor > 200 * 1024 ? "sm_90a" : "sm_80",
+          device.multiprocessors, device.bytesPerSecond, device.launchMicros);
   bool generic = !name || name.getValue() == kGenericTemplate;
+  if (generic)
+    if (std::optional<RowsProblem> problem = matchReductionRows(function))
+      return estimateRowsGenericMicros(*problem, device.bytesPerSecond, device.launchMicros);
   double rate = generic ? device.simtFlopsPerSecond : device.tensorFlopsPerSecond;
   // The generic lowering computes an attention body as four loop nests (Q K^T, the
   // softmax's two reductions, P V): four launches.

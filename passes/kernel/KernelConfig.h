@@ -32,11 +32,17 @@ constexpr llvm::StringLiteral kGenericTemplate = "generic";
 
 /// The GEMM of a matmul or convolution kernel (passes/kernel/GemmMatch.h), as the
 /// tensor-core templates of every target see it: C[M, N] = A[M, K] x B[K, N], f16/bf16
-/// operands.
+/// operands, or f32 ones computed as tf32 (allow-tf32, sm_90a).
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
-  mlir::Type operand; // f16 or bf16
+  mlir::Type operand; // f16, bf16, or f32 (read as tf32)
   mlir::Type result;  // the operands' type, or any float type after an epilogue
+  /// B reaches the template stored N x K (K-major in shared memory, which tf32 needs): a
+  /// graph.gemm's transposed B as it is, or a constant B transposed at compile time.
+  bool kMajorB = false;
+  /// B is a constant K x N matrix (every launch passes a constant memref.global) that the
+  /// pass stores transposed, N x K, in a new constant global.
+  bool transposeConstantB = false;
   /// The elementwise ops fused after the product (passes/kernel/Sm90Epilogue.h).
   Sm90Epilogue epilogue;
 };
@@ -50,7 +56,7 @@ constexpr int64_t kSm90Multiprocessors = 132;
 
 /// One way the sm_90a GEMM template computes a product. As a dictionary:
 /// {template = "sm90_gemm", tile_m, tile_n, tile_k, stages, consumers[, persistent]
-/// [, split_k][, ctas_per_sm]}.
+/// [, split_k][, ctas_per_sm][, tf32]}.
 struct Sm90GemmConfig {
   static constexpr llvm::StringLiteral kTemplate = "sm90_gemm";
   int64_t tileM = 128, tileN = 128, tileK = 64;
@@ -70,6 +76,9 @@ struct Sm90GemmConfig {
   /// each (tiles at most 128 wide) and at most half of the SM's shared memory, so that one
   /// CTA's epilogue runs under the other's loads and MMAs.
   int64_t ctasPerSm = 1;
+  /// f32 operands read as tf32 (10-bit mantissa) by wgmma m64nNk8, k-tiles of 32
+  /// elements (tileK = 32: still 128 bytes a row); only for f32 kernels, under allow-tf32.
+  bool tf32 = false;
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
   static std::optional<Sm90GemmConfig> fromAttr(mlir::DictionaryAttr attr);
@@ -94,6 +103,15 @@ bool sm90ConfigFitsSm(const Sm90GemmConfig &config);
 /// `tiles(tileN)`.
 llvm::SmallVector<Sm90GemmConfig> sm90TwoCtaConfigs(llvm::function_ref<int64_t(int64_t)> tiles);
 
+/// `configs` made tf32 configurations (k-tiles of 32 f32 elements), for f32 operands.
+void makeTf32Configs(llvm::MutableArrayRef<Sm90GemmConfig> configs);
+
+/// Whether `function`'s `kernel.config` asks for tf32 (`tf32 = true`): kernel-autotune
+/// chose a tf32 configuration (it offers them only under allow-tf32), so the template
+/// passes take the f32 kernel even where their own allow-tf32 is off (as when the GPU
+/// timer compiles a candidate).
+bool kernelConfigAsksTf32(kernel::FuncOp function);
+
 /// The split-K part counts the templates offer.
 constexpr int64_t kSplitKParts[] = {2, 3, 4, 6, 8};
 
@@ -105,9 +123,12 @@ inline bool splitKPays(int64_t tiles, int64_t kTiles, int64_t parts) {
 }
 
 /// The GEMM `function` computes, when it is a kernel.matmul holding one 2-D graph.matmul
-/// of f16/bf16 row-major buffers that some configuration can compute, followed by an
-/// elementwise epilogue the templates can fuse (matchSm90Epilogue).
-std::optional<Sm90GemmProblem> matchSm90Gemm(kernel::FuncOp function);
+/// of f16/bf16 row-major buffers, or one graph.gemm of them (no transposed A, alpha 1, a
+/// per-column C with beta 1: a bias; B transposed or not), that some configuration can
+/// compute, followed by an elementwise epilogue the templates can fuse
+/// (matchSm90Epilogue). With `allowTf32`, f32 operands too, where B is transposed
+/// (graph.gemm) or a constant that every launch passes.
+std::optional<Sm90GemmProblem> matchSm90Gemm(kernel::FuncOp function, bool allowTf32 = false);
 
 /// The legal configurations for `problem`, the default (what runs untuned) first.
 llvm::SmallVector<Sm90GemmConfig> sm90GemmConfigs(const Sm90GemmProblem &problem);
@@ -115,11 +136,12 @@ llvm::SmallVector<Sm90GemmConfig> sm90GemmConfigs(const Sm90GemmProblem &problem
 /// The GEMM a convolution kernel is, when kernel-conv-sm90 takes it (passes/kernel/
 /// ConvSm90.cpp): M = N*OH*OW, N = O, K = the im2col columns. Every launch of `function`
 /// in its module must pass a constant weight.
-std::optional<Sm90GemmProblem> matchSm90Conv(kernel::FuncOp function);
+/// With `allowTf32`, f32 convolutions too (their weight then stored O x (KH KW C)).
+std::optional<Sm90GemmProblem> matchSm90Conv(kernel::FuncOp function, bool allowTf32 = false);
 
 /// The legal configurations of a convolution kernel that matchSm90Conv takes, the default
 /// first (empty for other kernels).
-llvm::SmallVector<Sm90GemmConfig> sm90ConvConfigs(kernel::FuncOp function);
+llvm::SmallVector<Sm90GemmConfig> sm90ConvConfigs(kernel::FuncOp function, bool allowTf32 = false);
 
 /// One way the sm_80 GEMM template (kernel-matmul-sm80, kernel-conv-sm80:
 /// passes/kernel/templates/Sm80Gemm.mlir) computes a product: mma.sync m16n8k16 fed by
@@ -173,9 +195,10 @@ llvm::SmallVector<Sm80GemmConfig> sm80ConvConfigs(kernel::FuncOp function);
 /// "sm_80"): for each template that takes the kernel, its legal configurations (`toAttr`),
 /// then `{template = "generic"}`. Empty when no template takes the kernel: the generic
 /// lowering is then the only way, and there is nothing to tune. A new template family adds
-/// its configurations here.
-llvm::SmallVector<mlir::DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function,
-                                                               llvm::StringRef target);
+/// its configurations here. `allowTf32`: f32 products and convolutions may run as tf32
+/// (GpuCompileOptions::allowTf32, `kiln compile --tf32`).
+llvm::SmallVector<mlir::DictionaryAttr>
+kernelConfigCandidates(kernel::FuncOp function, llvm::StringRef target, bool allowTf32 = false);
 
 /// `{template = "generic"}`.
 mlir::DictionaryAttr genericKernelConfig(mlir::MLIRContext *context);
@@ -206,7 +229,7 @@ struct DeviceModel {
   static DeviceModel forTarget(llvm::StringRef target);
 };
 
-/// The number of floating-point operations `function` performs: 2*M*N*K per matmul,
+/// The number of floating-point operations `function` performs: 2*M*N*K per matmul or gemm,
 /// 2 * output elements * reduction size per convolution, one per produced element for
 /// everything else (walks the template's body).
 double estimateKernelFlops(kernel::FuncOp function);

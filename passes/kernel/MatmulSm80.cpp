@@ -108,8 +108,9 @@ bool kiln::Sm80GemmConfig::valid() const {
 }
 
 std::optional<kiln::GemmProblem> kiln::matchSm80Gemm(kernel::FuncOp function) {
+  // B row major (K x N) only: the template has no K-major B (a graph.gemm with transB).
   std::optional<GemmProblem> problem = matchGemmKernel(function);
-  if (!problem || sm80GemmConfigs(*problem).empty())
+  if (!problem || problem->kMajorB || sm80GemmConfigs(*problem).empty())
     return std::nullopt;
   return problem;
 }

@@ -1,12 +1,13 @@
 //===- MatmulSm90.cpp - Hopper tensor-core GEMMs for matmul kernels -------===//
 //
 // kernel-matmul-sm90: the matmul kernels whose body is one plain 2-D product of half
-// precision operands get the sm_90a GEMM of kernel/templates/Sm90Gemm.mlir (wgmma fed by
-// TMA through a 3-stage mbarrier ring; docs/codegen-sm90.md) instead of the generic
-// lowering. The template is instantiated once per operand and result type into a
-// `gpu.module`; each launch of a replaced kernel becomes, on the host, two tensor maps
-// (nvgpu.tma.create.descriptor, which the engine builder turns into tensor-map launch
-// arguments) and a gpu.launch_func of the right grid and dynamic shared memory.
+// precision operands (graph.matmul, or graph.gemm with a bias and a transposed B), or of
+// f32 ones read as tf32 under allow-tf32, get an sm_90a GEMM (wgmma fed by TMA through an
+// mbarrier ring; docs/codegen-sm90.md) instead of the generic lowering. The template is
+// instantiated once per operand and result type into a `gpu.module`; each launch of a replaced
+// kernel becomes, on the host, two tensor maps (nvgpu.tma.create.descriptor, which the engine
+// builder turns into tensor-map launch arguments) and a gpu.launch_func of the right grid and
+// dynamic shared memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstring>
 #include <tuple>
 
 namespace kiln {
@@ -71,6 +73,9 @@ DictionaryAttr kiln::Sm90GemmConfig::toAttr(MLIRContext *context) const {
     entries.push_back(b.getNamedAttr("split_k", b.getI64IntegerAttr(splitK)));
   if (ctasPerSm > 1)
     entries.push_back(b.getNamedAttr("ctas_per_sm", b.getI64IntegerAttr(ctasPerSm)));
+  // A tf32 configuration's own key in the timing cache (and its tile_k of 32).
+  if (tf32)
+    entries.push_back(b.getNamedAttr("tf32", b.getBoolAttr(true)));
   return b.getDictionaryAttr(entries);
 }
 
@@ -107,6 +112,12 @@ std::optional<kiln::Sm90GemmConfig> kiln::Sm90GemmConfig::fromAttr(DictionaryAtt
       return std::nullopt;
     config.ctasPerSm = count.getInt();
   }
+  if (Attribute tf32 = attr.get("tf32")) {
+    auto flag = dyn_cast<BoolAttr>(tf32);
+    if (!flag)
+      return std::nullopt;
+    config.tf32 = flag.getValue();
+  }
   return config;
 }
 
@@ -121,6 +132,8 @@ std::string kiln::Sm90GemmConfig::describe() const {
     text += llvm::formatv(", split-K {0}", splitK).str();
   if (ctasPerSm > 1)
     text += llvm::formatv(", {0} CTAs an SM", ctasPerSm).str();
+  if (tf32)
+    text += ", tf32";
   return text;
 }
 
@@ -134,6 +147,8 @@ std::string kiln::Sm90GemmConfig::name() const {
     text += llvm::formatv("_k{0}", splitK).str();
   if (ctasPerSm > 1)
     text += llvm::formatv("_c{0}", ctasPerSm).str();
+  if (tf32)
+    text += "_tf32";
   return text;
 }
 
@@ -149,7 +164,7 @@ int64_t kiln::Sm90GemmConfig::sharedBytes() const {
   // The ring (A and B tiles per stage), the f32 staging of C (rows padded by 8 columns):
   // past the ring for a persistent grid, else in it (or past its end, when the ring is
   // smaller); and 2048 bytes of slack for the 1024 alignment.
-  int64_t ring = stages * (tileM + tileN) * tileK * 2;
+  int64_t ring = stages * (tileM + tileN) * tileK * (tf32 ? 4 : 2);
   int64_t staging = consumers > 0 ? tileM * (tileN + 8) * 4 : 0;
   return (persistent ? ring + staging : std::max(ring, staging)) + 2048;
 }
@@ -186,8 +201,21 @@ kiln::sm90TwoCtaConfigs(function_ref<int64_t(int64_t tileN)> tiles) {
   return configs;
 }
 
-std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function) {
-  std::optional<GemmProblem> problem = matchGemmKernel(function);
+void kiln::makeTf32Configs(MutableArrayRef<Sm90GemmConfig> configs) {
+  for (Sm90GemmConfig &config : configs) {
+    config.tf32 = true;
+    config.tileK = 32;
+  }
+}
+
+bool kiln::kernelConfigAsksTf32(kernel::FuncOp function) {
+  auto attr = function->getAttrOfType<DictionaryAttr>(kKernelConfigAttr);
+  auto flag = attr ? attr.getAs<BoolAttr>("tf32") : nullptr;
+  return flag && flag.getValue();
+}
+
+std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function, bool allowTf32) {
+  std::optional<GemmProblem> problem = matchGemmKernel(function, allowTf32);
   if (!problem || sm90GemmConfigs(*problem).empty())
     return std::nullopt;
   return problem;
@@ -205,7 +233,8 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
     // (N and K multiples of 8 half-precision elements).
     if (config.consumers)
       return problem.n % 8 == 0 && problem.k % 8 == 0;
-    return problem.m % config.tileM == 0 && problem.n % config.tileN == 0 &&
+    // The one-warpgroup template reads a row-major f16/bf16 B only.
+    return !problem.kMajorB && problem.m % config.tileM == 0 && problem.n % config.tileN == 0 &&
            problem.k % config.tileK == 0;
   };
   auto add = [&](int64_t tileN, int64_t stages, int64_t consumers) {
@@ -251,16 +280,21 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   for (const Sm90GemmConfig &config : kiln::sm90TwoCtaConfigs(tiles))
     if (fits(config))
       configs.push_back(config);
-  // Split-K where the tiles are fewer than the SMs, each part keeping 4 k-tiles or more.
+  // Split-K where the tiles are fewer than the SMs, each part keeping 4 k-tiles or more
+  // (a k-tile is 128 bytes of K).
+  int64_t kTiles =
+      llvm::divideCeil(problem.k * problem.operand.getIntOrFloatBitWidth() / 8, int64_t(128));
   for (int64_t parts : kiln::kSplitKParts) {
     Sm90GemmConfig config;
     config.stages = 4;
     config.consumers = 2;
     config.splitK = parts;
-    if (kiln::splitKPays(tiles(128), llvm::divideCeil(problem.k, 64), parts) && fits(config))
+    if (kiln::splitKPays(tiles(128), kTiles, parts) && fits(config))
       configs.push_back(config);
   }
   add(/*tileN=*/128, /*stages=*/3, /*consumers=*/0);
+  if (problem.operand.isF32())
+    kiln::makeTf32Configs(configs);
   return configs;
 }
 
@@ -273,7 +307,8 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      std::optional<kiln::Sm90GemmProblem> problem = kiln::matchSm90Gemm(function);
+      std::optional<kiln::Sm90GemmProblem> problem =
+          kiln::matchSm90Gemm(function, allowTf32 || kiln::kernelConfigAsksTf32(function));
       if (!problem)
         continue;
       FailureOr<std::optional<kiln::Sm90GemmConfig>> config = kiln::chooseSm90GemmConfig(
@@ -287,8 +322,7 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
       if (failed(gemm))
         return signalPassFailure();
       kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        replaceLaunch(module, symbols, launch, *gemm, **config, problem->epilogue);
-        return success();
+        return replaceLaunch(module, symbols, launch, *gemm, **config, *problem);
       });
     }
   }
@@ -298,13 +332,12 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
   FailureOr<gpu::GPUFuncOp> getOrCreateGemm(ModuleOp module, SymbolTable &symbols,
                                             const kiln::Sm90GemmProblem &problem,
                                             const kiln::Sm90GemmConfig &config) {
-    std::string suffix =
-        kiln::elementTypeName(problem.operand) + "_" + kiln::elementTypeName(problem.result);
-    std::string entryName = "gemm_" + suffix + "_" + config.name();
+    std::string entryName =
+        kiln::sm90GemmEntryName(problem.operand, problem.result, problem.kMajorB, config);
     if (config.consumers)
-      return kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entryName,
-                                                  problem.operand, problem.result, config,
-                                                  kiln::rowMajorMatrixA(), &problem.epilogue);
+      return kiln::instantiateWarpSpecialisedGemm(
+          module, symbols, getArgument(), entryName, problem.operand, problem.result, config,
+          kiln::rowMajorMatrixA(), &problem.epilogue, problem.kMajorB);
     const kiln::Sm90Epilogue *epilogue = problem.epilogue.empty() ? nullptr : &problem.epilogue;
     if (epilogue)
       entryName += epilogue->key();
@@ -328,10 +361,39 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
                                             epilogue, /*firstParameter=*/6);
   }
 
+  /// B stored N x K: the constant K x N matrix `b` transposed into a new constant global
+  /// (`<name>_nxk`), read through a memref.get_global at `builder`.
+  FailureOr<Value> transposedConstant(OpBuilder &builder, Location loc, SymbolTable &symbols,
+                                      Value b) {
+    std::vector<char> splat;
+    auto constant = kiln::constantGlobalBytes(b, splat);
+    if (!constant)
+      return failure();
+    auto type = cast<MemRefType>(b.getType());
+    int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+    size_t element = type.getElementTypeBitWidth() / 8;
+    ArrayRef<char> bytes = constant->second;
+    if (bytes.size() != size_t(k * n) * element)
+      return failure();
+    std::vector<char> transposed(bytes.size());
+    for (int64_t row = 0; row < k; ++row)
+      for (int64_t column = 0; column < n; ++column)
+        std::memcpy(&transposed[(column * k + row) * element], &bytes[(row * n + column) * element],
+                    element);
+    auto transposedType = MemRefType::get({n, k}, type.getElementType());
+    memref::GlobalOp global = kiln::getOrCreateConstantGlobal(
+        symbols, constant->first, (constant->first.getSymName() + "_nxk").str(), transposedType,
+        transposed);
+    return memref::GetGlobalOp::create(builder, loc, global.getType(), global.getName())
+        .getResult();
+  }
+
   /// kernel.launch @k(%a, %b, %c) -> tensor maps of %a and %b, and the GEMM's launch.
-  void replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::LaunchOp launch,
-                     gpu::GPUFuncOp gemm, const kiln::Sm90GemmConfig &config,
-                     const kiln::Sm90Epilogue &epilogue) {
+  /// Fails, changing nothing, when B is to be transposed but is no constant here.
+  LogicalResult replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::LaunchOp launch,
+                              gpu::GPUFuncOp gemm, const kiln::Sm90GemmConfig &config,
+                              const kiln::Sm90GemmProblem &problem) {
+    const kiln::Sm90Epilogue &epilogue = problem.epilogue;
     OpBuilder b(launch);
     // The kernel, its template and its configuration for the engine's kernel table, as
     // kernel-to-linalg tags the generic kernels.
@@ -344,6 +406,12 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
         FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
     Value a = launch.getOperands()[0], bMatrix = launch.getOperands()[1],
           c = launch.getOperands().back();
+    if (problem.transposeConstantB) {
+      FailureOr<Value> transposed = transposedConstant(b, loc, symbols, bMatrix);
+      if (failed(transposed))
+        return failure();
+      bMatrix = *transposed;
+    }
     SmallVector<Value> extra = kiln::epilogueBuffers(launch, epilogue);
     auto aType = cast<MemRefType>(a.getType());
     auto cType = cast<MemRefType>(c.getType());
@@ -365,19 +433,23 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
                  unranked, ValueRange{index(rows), index(columns)})
           .getResult();
     };
-    // B comes in boxes of 64 columns: 128 bytes, the widest a 128B-swizzled box can be.
+    // B comes in boxes of 64 columns: a k-tile of 64 rows of N (K-major), or 64 columns of
+    // N, 128 bytes, the widest a 128B-swizzled box can be, of a k-tile's rows.
     Value mapA = tensorMap(a, 0, config.tileM, config.tileK);
-    Value mapB = tensorMap(bMatrix, 1, config.tileK, 64);
+    Value mapB = problem.kMajorB ? tensorMap(bMatrix, 1, 64, config.tileK)
+                                 : tensorMap(bMatrix, 1, config.tileK, 64);
     int64_t tilesN = llvm::divideCeil(n, config.tileN), tilesM = llvm::divideCeil(m, config.tileM);
     // The warp-specialised template walks a 1-D grid of tiles in its own order.
     if (config.consumers) {
       // The epilogue emitted when it was matched, so a failure here is an internal error.
       if (failed(kiln::launchWarpSpecialisedGemm(b, loc, module, symbols, getArgument(), gemm,
                                                  config, tilesM * tilesN, mapA, mapB, c, m, n, k,
-                                                 &epilogue, extra)))
-        return signalPassFailure();
+                                                 &epilogue, extra))) {
+        signalPassFailure();
+        return failure();
+      }
       launch.erase();
-      return;
+      return success();
     }
     // The one-warpgroup template walks a 2-D grid; C goes as a bare pointer.
     Value cPointer = kiln::barePointer(b, loc, c);
@@ -389,6 +461,7 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
                               gpu::KernelDim3{index(config.threads()), one, one},
                               i32(config.sharedBytes()), arguments);
     launch.erase();
+    return success();
   }
 };
 

@@ -10,9 +10,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -65,32 +63,7 @@ constexpr const char kLoadTile[] = R"(        %k0 = arith.muli %lkt, %cTileK : i
             : !gvec to !ringB
         } {unroll})";
 
-void canonicalize(gpu::GPUModuleOp gpuModule) {
-  MLIRContext *context = gpuModule.getContext();
-  RewritePatternSet patterns(context);
-  for (Dialect *dialect : context->getLoadedDialects())
-    dialect->getCanonicalizationPatterns(patterns);
-  for (RegisteredOperationName name : context->getRegisteredOperations())
-    name.getCanonicalizationPatterns(patterns, context);
-  (void)applyPatternsGreedily(gpuModule, std::move(patterns));
-}
-
 } // namespace
-
-LogicalResult kiln::unrollMarkedLoops(gpu::GPUModuleOp gpuModule) {
-  // Folding first makes the loop bounds constants.
-  canonicalize(gpuModule);
-  SmallVector<scf::ForOp> loops;
-  gpuModule.walk([&](scf::ForOp loop) {
-    if (loop->hasAttr("unroll"))
-      loops.push_back(loop);
-  });
-  for (scf::ForOp loop : loops)
-    if (failed(loopUnrollFull(loop)))
-      return failure();
-  canonicalize(gpuModule);
-  return success();
-}
 
 void kiln::lowerBf16MmaSync(Operation *root) {
   SmallVector<nvgpu::MmaSyncOp> products;

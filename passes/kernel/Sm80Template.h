@@ -2,9 +2,9 @@
 //
 // The sm_80 templates (mma.sync, ldmatrix, cp.async; passes/kernel/templates/
 // FlashAttention.mlir, Sm80Gemm.mlir) are written with small loops over register arrays
-// marked `unroll`, which the passes unroll once parsed, so that every vector index becomes
-// a constant. kernel-matmul-sm80 and kernel-conv-sm80 share the GEMM template, which they
-// feed different A operands (docs/codegen-sm80.md).
+// marked `unroll`, which the passes unroll once parsed (unrollMarkedLoops, Sm90Template.h),
+// so that every vector index becomes a constant. kernel-matmul-sm80 and kernel-conv-sm80 share the
+// GEMM template, which they feed different A operands (docs/codegen-sm80.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,10 +21,6 @@
 #include <string>
 
 namespace kiln {
-
-/// Fully unrolls the loops of `gpuModule` marked `unroll` (inner ones first), then
-/// canonicalises, which makes the register arrays' indices constants.
-mlir::LogicalResult unrollMarkedLoops(mlir::gpu::GPUModuleOp gpuModule);
 
 /// nvgpu.mma.sync does not lower bf16 operands: rewrites those under `root` into the same
 /// m16n8k16 product as nvvm.mma.sync on the operands' 32-bit registers.

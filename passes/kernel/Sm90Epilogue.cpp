@@ -51,9 +51,10 @@ std::optional<double> singleFloat(Attribute attr) {
   return APFloat(type.getFloatSemantics(), APInt(type.getWidth(), raw)).convertToDouble();
 }
 
-/// How an operand of C's shape `output` reads a tensor of type `type`.
-std::optional<kiln::Sm90EpilogueInput::Kind> classify(RankedTensorType type,
-                                                      ArrayRef<int64_t> output) {
+/// How an operand of C's shape `output` reads a tensor of type `type`; its per-column
+/// vectors run along `columnAxis` of `output`.
+std::optional<kiln::Sm90EpilogueInput::Kind>
+classify(RankedTensorType type, ArrayRef<int64_t> output, int64_t columnAxis) {
   using Kind = kiln::Sm90EpilogueInput::Kind;
   if (!type.hasStaticShape() || !isa<FloatType>(type.getElementType()) ||
       type.getRank() > int64_t(output.size()))
@@ -63,10 +64,15 @@ std::optional<kiln::Sm90EpilogueInput::Kind> classify(RankedTensorType type,
   ArrayRef<int64_t> shape = type.getShape();
   if (shape == output)
     return Kind::Full;
-  if (shape.back() == output.back() &&
-      llvm::all_of(shape.drop_back(), [](int64_t extent) { return extent == 1; }))
-    return Kind::PerColumn;
-  return std::nullopt;
+  // Right-aligned against the output (broadcasting): the column axis's extent there, ones
+  // elsewhere.
+  int64_t offset = int64_t(output.size()) - int64_t(shape.size());
+  if (columnAxis < offset)
+    return std::nullopt;
+  for (auto [index, extent] : llvm::enumerate(shape))
+    if (extent != (int64_t(index) + offset == columnAxis ? output[columnAxis] : 1))
+      return std::nullopt;
+  return Kind::PerColumn;
 }
 
 /// `op`'s scalar computation (the generic lowering's) on `args`, f32 scalars, as if its
@@ -101,11 +107,15 @@ Value emitInF32(OpBuilder &b, Location loc, Operation *op, ValueRange args) {
   return result;
 }
 
-/// One lane of the epilogue: `epilogue`'s chain on `product` (f32), the inputs' values
-/// for this lane in `inputs` (one per Sm90Epilogue::inputs entry). Null where an op
-/// cannot be emitted.
-Value emitLane(OpBuilder &b, Location loc, const kiln::Sm90Epilogue &epilogue, Value product,
-               ArrayRef<Value> inputs) {
+std::string shortName(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  return name.starts_with("graph.") ? name.drop_front(6).str() : name.str();
+}
+
+} // namespace
+
+Value kiln::emitSm90EpilogueLane(OpBuilder &b, Location loc, const Sm90Epilogue &epilogue,
+                                 Value product, ArrayRef<Value> inputs) {
   DenseMap<Value, Value> lane;
   Block *body = Value(epilogue.product).getParentBlock();
   for (auto [input, value] : llvm::zip(epilogue.inputs, inputs))
@@ -135,16 +145,13 @@ Value emitLane(OpBuilder &b, Location loc, const kiln::Sm90Epilogue &epilogue, V
   return lane.lookup(epilogue.ops.empty() ? epilogue.product : epilogue.ops.back()->getResult(0));
 }
 
-std::string shortName(Operation *op) {
-  StringRef name = op->getName().getStringRef();
-  return name.starts_with("graph.") ? name.drop_front(6).str() : name.str();
-}
-
-} // namespace
-
-std::optional<kiln::Sm90Epilogue> kiln::matchSm90Epilogue(Operation *anchor, Value bias,
-                                                          MemRefType outputType) {
+std::optional<kiln::Sm90Epilogue>
+kiln::matchSm90Epilogue(Operation *anchor, Value bias, MemRefType outputType, int64_t columnAxis) {
   if (anchor->getNumResults() != 1 || !outputType.hasStaticShape() || outputType.getRank() < 1)
+    return std::nullopt;
+  if (columnAxis < 0)
+    columnAxis = outputType.getRank() - 1;
+  if (columnAxis >= outputType.getRank())
     return std::nullopt;
   Block *body = anchor->getBlock();
   ArrayRef<int64_t> output = outputType.getShape();
@@ -154,17 +161,22 @@ std::optional<kiln::Sm90Epilogue> kiln::matchSm90Epilogue(Operation *anchor, Val
   std::map<unsigned, Sm90EpilogueInput> inputs;
   auto addInput = [&](BlockArgument argument) {
     auto type = dyn_cast<RankedTensorType>(argument.getType());
-    std::optional<Sm90EpilogueInput::Kind> kind = type ? classify(type, output) : std::nullopt;
+    std::optional<Sm90EpilogueInput::Kind> kind =
+        type ? classify(type, output, columnAxis) : std::nullopt;
     if (!kind)
       return false;
     inputs[argument.getArgNumber()] = {argument.getArgNumber(), *kind, type.getElementType()};
     return true;
   };
   if (bias) {
+    // graph.conv's bias is [O], one value per output channel whatever the layout.
     auto argument = dyn_cast<BlockArgument>(bias);
-    if (!argument || argument.getOwner() != body || !addInput(argument) ||
-        inputs[argument.getArgNumber()].kind != Sm90EpilogueInput::Kind::PerColumn)
+    auto type = argument ? dyn_cast<RankedTensorType>(argument.getType()) : nullptr;
+    if (!argument || argument.getOwner() != body || !type || type.getRank() != 1 ||
+        type.getDimSize(0) != output[columnAxis] || !isa<FloatType>(type.getElementType()))
       return std::nullopt;
+    inputs[argument.getArgNumber()] = {argument.getArgNumber(), Sm90EpilogueInput::Kind::PerColumn,
+                                       type.getElementType()};
   }
 
   // The ops after the anchor: elementwise ops of C's shape (a chain, or any graph of them:
@@ -192,7 +204,12 @@ std::optional<kiln::Sm90Epilogue> kiln::matchSm90Epilogue(Operation *anchor, Val
       if (operand == epilogue.product || llvm::is_contained(epilogue.ops, operand.getDefiningOp()))
         continue;
       if (auto argument = dyn_cast<BlockArgument>(operand)) {
-        if (argument.getOwner() != body || !addInput(argument))
+        // The bias read again by a later op must read the same way.
+        std::optional<Sm90EpilogueInput> known;
+        if (auto it = inputs.find(argument.getArgNumber()); it != inputs.end())
+          known = it->second;
+        if (argument.getOwner() != body || !addInput(argument) ||
+            (known && inputs[argument.getArgNumber()].kind != known->kind))
           return std::nullopt;
         continue;
       }
@@ -218,7 +235,7 @@ std::optional<kiln::Sm90Epilogue> kiln::matchSm90Epilogue(Operation *anchor, Val
     b.setInsertionPointToEnd(scratch->getBody());
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
     SmallVector<Value> stand(epilogue.inputs.size(), zero);
-    if (!emitLane(b, loc, epilogue, zero, stand))
+    if (!kiln::emitSm90EpilogueLane(b, loc, epilogue, zero, stand))
       return std::nullopt;
   }
   return epilogue;
@@ -361,7 +378,7 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
     for (const SmallVector<Value, 4> &values : lanes)
       inputs.push_back(values[lane]);
     Value product = vector::ExtractOp::create(b, loc, vector, lane);
-    Value result = emitLane(b, loc, epilogue, product, inputs);
+    Value result = kiln::emitSm90EpilogueLane(b, loc, epilogue, product, inputs);
     if (!result)
       return kernel.emitError("an epilogue op has no scalar emission");
     results.push_back(result);
@@ -372,3 +389,9 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
   marker.erase();
   return success();
 }
+
+Value kiln::emitElementwiseInF32(OpBuilder &b, Location loc, Operation *op, ValueRange args) {
+  return emitInF32(b, loc, op, args);
+}
+
+std::optional<double> kiln::getSingleFloat(Attribute attr) { return singleFloat(attr); }

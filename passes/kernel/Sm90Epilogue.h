@@ -22,6 +22,7 @@
 #include "dialects/kernel/KernelOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 
 #include <optional>
@@ -88,9 +89,18 @@ template <typename OpTy> OpTy getTemplateOp(kernel::FuncOp function) {
 /// its shape flattened to rows x its last extent. Nullopt when some op is no elementwise
 /// op the epilogue can emit or changes C's shape, an operand is of another kind, the body
 /// stores more than one value, or it holds anything else before the anchor but inlined
-/// constants.
+/// constants. `columnAxis` (default: the last) is the output axis along which a
+/// per-column input runs (1 for a channels-first convolution's per-channel inputs).
 std::optional<Sm90Epilogue> matchSm90Epilogue(mlir::Operation *anchor, mlir::Value bias,
-                                              mlir::MemRefType outputType);
+                                              mlir::MemRefType outputType, int64_t columnAxis = -1);
+
+/// One element of `epilogue`: its chain on the f32 value `product`, given the f32 values
+/// of its inputs for this element (one per `inputs` entry), in f32 arithmetic (the generic
+/// lowering's scalar emission). Templates that read the inputs their own way (the
+/// depthwise convolutions) call it per element. Null where an op cannot be emitted.
+mlir::Value emitSm90EpilogueLane(mlir::OpBuilder &b, mlir::Location loc,
+                                 const Sm90Epilogue &epilogue, mlir::Value product,
+                                 llvm::ArrayRef<mlir::Value> inputs);
 
 /// The template placeholders of `epilogue` ({EPILOGUE_PARAMETERS}, {EPILOGUE}, {CONVERT},
 /// {STORED}): the extra parameters, the marker op that stands for the chain (replaced by
@@ -101,6 +111,17 @@ llvm::SmallVector<std::pair<llvm::StringRef, std::string>>
 sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, mlir::Type result, llvm::StringRef value,
                          llvm::StringRef row, llvm::StringRef column, llvm::StringRef m,
                          llvm::StringRef n);
+
+/// `op`'s scalar computation (an elementwise graph op, through the generic lowering's
+/// lowering::createElementwiseScalar) on the f32 scalars `args`, as if its float operands
+/// and results were f32; a cast to a narrower float rounds and widens again. Null where
+/// the lowering has nothing for the op. Shared by the sm_90a epilogues and the row
+/// kernels (kernel-reduction-rows).
+mlir::Value emitElementwiseInF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                                 mlir::ValueRange args);
+
+/// The one value of a float constant that holds one (a splat, or a single element).
+std::optional<double> getSingleFloat(mlir::Attribute attr);
 
 /// Replaces the marker op in `kernel` (a parsed template) with `epilogue`'s arithmetic on
 /// four lanes, reading its inputs from the kernel's parameters `firstParameter`.. .

@@ -4,7 +4,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -21,10 +24,10 @@ constexpr const char kSplitKReduceTemplate[] =
 } // namespace
 
 const kiln::Sm90AOperand &kiln::rowMajorMatrixA() {
-  // 128x64 boxes at (k0, m0); rows past M are not stored.
+  // 128-row boxes of a k-tile at (k0, m0); rows past M are not stored.
   static const Sm90AOperand operand = {
-      /*box=*/"128x64",
-      /*boxBytes=*/128 * 64 * 2,
+      /*box=*/"128x{TILE_K}",
+      /*boxBytes=*/128 * 128,
       /*tilesM=*/R"(    %mUp = arith.addi %m, %c127 : index
     %tilesM = arith.divui %mUp, %c128 : index)",
       /*tileSetup=*/"    %m0 = arith.muli %tileRow, %c128 : index",
@@ -70,6 +73,138 @@ std::string kiln::elementTypeName(Type type) {
   return type.isF32() ? "f32" : type.isF16() ? "f16" : "bf16";
 }
 
+namespace {
+/// The {MMA} and {MMA_TYPES} placeholders of the warp-specialised template: the wgmma of
+/// one k-tile (128 bytes of K) from the descriptors %dA, %dB and the accumulators %accIn
+/// into %accOut, for operands `operand` and a `tileN`-wide B that is MN-major (row-major
+/// K x N) or K-major (stored N x K).
+std::pair<std::string, std::string> kTileMma(Type operand, int64_t tileN, bool kMajorB) {
+  // MN-major B: upstream's op, whose lowering walks the descriptors of an MN-major B
+  // (transposeB; leading byte offset 8192: one 64-column box to the next).
+  if (!kMajorB)
+    return {"          %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}\n"
+            "            : !wdA, !wdB, !acc -> !acc",
+            ""};
+  // K-major B: upstream's op steps B's descriptor as MN-major, and its verifier wants tf32
+  // element types, whose width (19 bits) its descriptor arithmetic then takes for 2 bytes.
+  // So the wgmma are NVVM's, on the accumulators' LLVM form (a struct of one struct of
+  // TILE_N / 2 floats a thread, as convert-nvgpu-to-nvvm lowers !acc; the casts fold
+  // away). Both operands are K-major and 128B-swizzled: each wgmma's K (16 16-bit
+  // elements or 8 tf32) lies 32 bytes further along the rows, 2 in the descriptors'
+  // 16-byte address units.
+  bool tf32 = operand.isF32();
+  int64_t stepK = tf32 ? 8 : 16;
+  std::string type = tf32 ? "tf32" : kiln::elementTypeName(operand);
+  std::string members;
+  for (int64_t i = 0; i < tileN / 2; ++i)
+    members += i ? ", f32" : "f32";
+  std::string aliases = "!mmaFragment = !llvm.struct<(" + members +
+                        ")>\n!mmaAccumulator = !llvm.struct<(!mmaFragment)>";
+  std::string text =
+      llvm::formatv(R"(          %mmaA0 = builtin.unrealized_conversion_cast %dA : !wdA to i64
+          %mmaB0 = builtin.unrealized_conversion_cast %dB : !wdB to i64
+          %mmaIn = builtin.unrealized_conversion_cast %accIn : !acc to !mmaAccumulator
+          %mmaC0 = llvm.extractvalue %mmaIn[0] : !mmaAccumulator
+          %mmaStep = arith.constant 2 : i64
+          nvvm.wgmma.fence.aligned
+)")
+          .str();
+  int64_t steps = 128 / (stepK * (tf32 ? 4 : 2));
+  for (int64_t step = 0; step < steps; ++step) {
+    if (step > 0)
+      text += llvm::formatv(R"(          %mmaA{1} = arith.addi %mmaA{0}, %mmaStep : i64
+          %mmaB{1} = arith.addi %mmaB{0}, %mmaStep : i64
+)",
+                            step - 1, step)
+                  .str();
+    text += llvm::formatv("          %mmaC{1} = nvvm.wgmma.mma_async %mmaA{0}, %mmaB{0}, "
+                          "%mmaC{0}, #nvvm.shape<m = 64, n = {2}, k = {3}>, D [<f32>, <one>], "
+                          "A [<{4}>, <one>, <row>], B [<{4}>, <one>, <col>] : !mmaFragment -> "
+                          "!mmaFragment\n",
+                          step, step + 1, tileN, stepK, type)
+                .str();
+  }
+  text += llvm::formatv(R"(          nvvm.wgmma.commit.group.sync.aligned
+          nvvm.wgmma.wait.group.sync.aligned 1
+          %mmaOut = llvm.insertvalue %mmaC{0}, %mmaIn[0] : !mmaAccumulator
+          %accOut = builtin.unrealized_conversion_cast %mmaOut : !mmaAccumulator to !acc)",
+                        steps)
+              .str();
+  return {text, aliases};
+}
+} // namespace
+
+std::string kiln::sm90GemmEntryName(Type operand, Type result, bool kMajorB,
+                                    const Sm90GemmConfig &config) {
+  return "gemm_" + elementTypeName(operand) + "_" + elementTypeName(result) +
+         (kMajorB ? "_bt_" : "_") + config.name();
+}
+
+memref::GlobalOp kiln::constantGlobal(Value value) {
+  auto get = value.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return nullptr;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(get, get.getNameAttr());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return nullptr;
+  return global;
+}
+
+std::optional<std::pair<memref::GlobalOp, ArrayRef<char>>>
+kiln::constantGlobalBytes(Value value, std::vector<char> &storage) {
+  memref::GlobalOp global = constantGlobal(value);
+  if (!global)
+    return std::nullopt;
+  Attribute init = *global.getInitialValue();
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    return std::make_pair(global, blob->getData());
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
+    if (!dense.isSplat())
+      return std::make_pair(global, dense.getRawData());
+    ArrayRef<char> one = dense.getRawData();
+    for (int64_t i = 0; i < dense.getNumElements(); ++i)
+      storage.insert(storage.end(), one.begin(), one.end());
+    return std::make_pair(global, ArrayRef<char>(storage));
+  }
+  return std::nullopt;
+}
+
+bool kiln::launchesPassConstant(kernel::FuncOp function, unsigned operand) {
+  auto module = function->getParentOfType<ModuleOp>();
+  if (!module)
+    return false;
+  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(function, module);
+  if (!uses || uses->empty())
+    return false;
+  for (const SymbolTable::SymbolUse &use : *uses) {
+    auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
+    if (!launch || launch.getOperands().size() <= operand ||
+        !constantGlobal(launch.getOperands()[operand]))
+      return false;
+  }
+  return true;
+}
+
+memref::GlobalOp kiln::getOrCreateConstantGlobal(SymbolTable &symbols, memref::GlobalOp near,
+                                                 StringRef name, MemRefType type,
+                                                 ArrayRef<char> bytes) {
+  if (auto existing = symbols.lookup<memref::GlobalOp>(name))
+    return existing;
+  auto tensorType = RankedTensorType::get(type.getShape(), type.getElementType());
+  auto init = DenseResourceElementsAttr::get(tensorType, name,
+                                             HeapAsmResourceBlob::allocateAndCopyInferAlign(bytes));
+  OpBuilder b(near);
+  auto global =
+      memref::GlobalOp::create(b, near.getLoc(), name, b.getStringAttr("private"), type, init,
+                               /*constant=*/true, /*alignment=*/IntegerAttr());
+  symbols.insert(global);
+  return global;
+}
+
 FailureOr<gpu::GPUFuncOp> kiln::insertTemplateModule(ModuleOp module, SymbolTable &symbols,
                                                      StringRef pass, StringRef entry,
                                                      const std::string &text) {
@@ -104,7 +239,7 @@ FailureOr<gpu::GPUFuncOp>
 kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, StringRef pass,
                                      StringRef entryBase, Type operand, Type result,
                                      const Sm90GemmConfig &config, const Sm90AOperand &a,
-                                     const Sm90Epilogue *epilogue) {
+                                     const Sm90Epilogue *epilogue, bool kMajorB) {
   // Split-K parts store raw f32 partial sums to the workspace; the reduction kernel
   // rounds them and applies the epilogue.
   if (config.splitK > 1) {
@@ -122,10 +257,19 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
   // are or rounded.
   std::string out = elementTypeName(result);
   int64_t storeBytes = 4 * result.getIntOrFloatBitWidth() / 8;
-  int64_t aStageBytes = config.tileM * config.tileK * 2;
-  int64_t bStageBytes = config.tileK * config.tileN * 2;
+  // A k-tile is one 128-byte swizzled row of K. f32 operands are tf32 and need a K-major B.
+  int64_t elementBytes = operand.getIntOrFloatBitWidth() / 8;
+  if (config.tileK * elementBytes != 128 || config.tf32 != operand.isF32() ||
+      (operand.isF32() && !kMajorB))
+    return module.emitError(pass) << ": no sm_90a GEMM of " << operand << " operands"
+                                  << (kMajorB ? ", K-major B" : ", row-major B") << " under "
+                                  << config.name();
+  int64_t aStageBytes = config.tileM * config.tileK * elementBytes;
+  int64_t bStageBytes = config.tileK * config.tileN * elementBytes;
   auto number = [](int64_t value) { return std::to_string(value); };
   bool oneCta = config.ctasPerSm == 1;
+  std::string tileK = number(config.tileK), tileN = number(config.tileN);
+  auto [mma, mmaTypes] = kTileMma(operand, config.tileN, kMajorB);
   std::string text = substitutePlaceholders(
       kWarpSpecialisedTemplate,
       {// The A operand's snippets first: they use the
@@ -142,7 +286,13 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"IN", elementTypeName(operand)},
        {"OUT", out},
        {"STORE_ALIGNMENT", number(storeBytes)},
-       {"TILE_N", number(config.tileN)},
+       {"TILE_N", tileN},
+       {"TILE_K", tileK},
+       {"B_BOX", kMajorB ? "64x" + tileK : tileK + "x64"},
+       {"B_COORDINATES", kMajorB ? "%k0, %nj" : "%nj, %k0"},
+       {"B_TILE", kMajorB ? tileN + "x" + tileK : tileK + "x" + tileN},
+       {"MMA", mma},
+       {"MMA_TYPES", mmaTypes},
        {"STAGES", number(config.stages)},
        {"B_BOXES", number(config.tileN / 64)},
        {"B_STAGE_BYTES", number(bStageBytes)},
@@ -252,5 +402,32 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
                             gpu::KernelDim3{index(llvm::divideCeil(m * n / 4, 256)), one, one},
                             gpu::KernelDim3{index(256), one, one},
                             /*dynamicSharedMemorySize=*/Value(), reduceArguments);
+  return success();
+}
+
+namespace {
+void canonicalize(Operation *root) {
+  MLIRContext *context = root->getContext();
+  RewritePatternSet patterns(context);
+  for (Dialect *dialect : context->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName name : context->getRegisteredOperations())
+    name.getCanonicalizationPatterns(patterns, context);
+  (void)applyPatternsGreedily(root, std::move(patterns));
+}
+} // namespace
+
+LogicalResult kiln::unrollMarkedLoops(Operation *root) {
+  // Folding first makes the loop bounds constants.
+  canonicalize(root);
+  SmallVector<scf::ForOp> loops;
+  root->walk([&](scf::ForOp loop) {
+    if (loop->hasAttr("unroll"))
+      loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops)
+    if (failed(loopUnrollFull(loop)))
+      return failure();
+  canonicalize(root);
   return success();
 }

@@ -15,11 +15,14 @@
 #include "passes/kernel/Sm90Epilogue.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace kiln {
 
@@ -70,7 +73,7 @@ std::string elementTypeName(mlir::Type type);
 
 /// How the warp-specialised template gets its A operand (see the template's header).
 struct Sm90AOperand {
-  std::string box;       // {A_BOX}
+  std::string box;       // {A_BOX} (may use {TILE_K}, the k-tile's elements)
   int64_t boxBytes;      // bytes one A load brings (<= 16384)
   std::string tilesM;    // {TILES_M}
   std::string tileSetup; // {TILE_SETUP}
@@ -80,21 +83,22 @@ struct Sm90AOperand {
   std::string rowMap;    // {ROW_MAP}
 };
 
-/// The A operand of a row-major M x K matrix (a tensor map of 128x64 boxes): products, and
-/// convolutions through an explicit im2col.
+/// The A operand of a row-major M x K matrix (a tensor map of 128 x k-tile boxes): products,
+/// and convolutions through an explicit im2col.
 const Sm90AOperand &rowMajorMatrixA();
 
-/// The warp-specialised template for `config` (consumers > 0), operand type `operand`,
-/// result type `result` and A operand `a`, as kernel `entry` of a new gpu.module
-/// `kiln_sm90_<entry>` of `module` (reused when it exists). With a non-empty `epilogue`
-/// (and no split-K, whose reduction kernel applies it instead) the kernel applies it
-/// before its stores, its inputs being parameters after %K, and its key is appended to
-/// `entry`. `pass` names the caller in errors.
-mlir::FailureOr<mlir::gpu::GPUFuncOp>
-instantiateWarpSpecialisedGemm(mlir::ModuleOp module, mlir::SymbolTable &symbols,
-                               llvm::StringRef pass, llvm::StringRef entry, mlir::Type operand,
-                               mlir::Type result, const Sm90GemmConfig &config,
-                               const Sm90AOperand &a, const Sm90Epilogue *epilogue = nullptr);
+/// The warp-specialised template for `config` (consumers > 0), operand type `operand`
+/// (f16, bf16; f32 under a tf32 configuration, read as tf32), result type `result` and A
+/// operand `a`, as kernel `entry` of a new gpu.module `kiln_sm90_<entry>` of `module`
+/// (reused when it exists). B's tensor map is of the row-major K x N matrix, or with
+/// `kMajorB` of B stored N x K (which tf32 needs). With a non-empty `epilogue` (and no
+/// split-K, whose reduction kernel applies it instead) the kernel applies it before its
+/// stores, its inputs being parameters after %K, and its key is appended to `entry`.
+/// `pass` names the caller in errors.
+mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
+    mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass, llvm::StringRef entry,
+    mlir::Type operand, mlir::Type result, const Sm90GemmConfig &config, const Sm90AOperand &a,
+    const Sm90Epilogue *epilogue = nullptr, bool kMajorB = false);
 
 /// A bare pointer to `buffer` for a kernel parameter: a 0-d view of it (the engine passes
 /// the buffer's address).
@@ -117,6 +121,31 @@ mlir::LogicalResult launchWarpSpecialisedGemm(
 llvm::SmallVector<mlir::Value> epilogueBuffers(kernel::LaunchOp launch,
                                                const Sm90Epilogue &epilogue);
 
+/// The name of the warp-specialised GEMM kernel of operands `operand`, result `result`,
+/// B K-major (`kMajorB`, "_bt") or not, under `config`:
+/// "gemm_<in>_<out>[_bt]_<config name>" (before its epilogue's key).
+std::string sm90GemmEntryName(mlir::Type operand, mlir::Type result, bool kMajorB,
+                              const Sm90GemmConfig &config);
+
+/// The constant global `value` reads (`memref.get_global` of a constant with an initial
+/// value), if it does.
+mlir::memref::GlobalOp constantGlobal(mlir::Value value);
+
+/// The initial bytes of the constant global `value` reads, if it does (`storage` holds
+/// them for a splat).
+std::optional<std::pair<mlir::memref::GlobalOp, llvm::ArrayRef<char>>>
+constantGlobalBytes(mlir::Value value, std::vector<char> &storage);
+
+/// Whether every launch of `function` in its module passes a constant global as operand
+/// `operand` (and there is at least one launch).
+bool launchesPassConstant(kernel::FuncOp function, unsigned operand);
+
+/// The constant global `name` of `type` holding `bytes`, created next to `near` unless it
+/// exists (a weight rearranged at compile time).
+mlir::memref::GlobalOp getOrCreateConstantGlobal(mlir::SymbolTable &symbols,
+                                                 mlir::memref::GlobalOp near, llvm::StringRef name,
+                                                 mlir::MemRefType type, llvm::ArrayRef<char> bytes);
+
 /// Parses `text` (one gpu.module) and moves its module into `module`; returns its `entry`.
 mlir::FailureOr<mlir::gpu::GPUFuncOp>
 insertTemplateModule(mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass,
@@ -129,6 +158,12 @@ mlir::FailureOr<mlir::gpu::GPUFuncOp>
 insertTemplateWithEpilogue(mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass,
                            llvm::StringRef entry, const std::string &text,
                            const Sm90Epilogue *epilogue, unsigned firstParameter);
+
+/// Fully unrolls the scf.for loops under `root` marked with an `unroll` attribute (inner
+/// ones first), canonicalising before (which makes the bounds constants) and after (which
+/// makes the register arrays' indices constants and folds the branches the unrolled
+/// indices decide). Fails when a marked loop cannot be unrolled.
+mlir::LogicalResult unrollMarkedLoops(mlir::Operation *root);
 
 } // namespace kiln
 

@@ -487,6 +487,7 @@ int runModel(const RunOptions &options) {
     if (mlir::failed(graphPasses.run(*module)))
       return failedWith();
     GpuCompileOptions gpu;
+    gpu.allowTf32 = options.allowTf32;
     gpu.progress = [&](const std::string &line) { progress.step(line); };
     engine::Engine compiled;
     if (mlir::failed(compileGraphForGpu(*module, gpu, compiled)))

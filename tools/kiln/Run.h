@@ -37,6 +37,8 @@ struct RunOptions {
   bool quiet = false;
   /// --channels-last: graph-convert-layout after the graph passes (an ONNX model).
   bool channelsLast = false;
+  /// --tf32: f32 products and convolutions with tf32 operands (an ONNX model on cuda).
+  bool allowTf32 = false;
 };
 
 /// Exit codes of `kiln run`, which scripts (the conformance runner) rely on.

@@ -73,6 +73,13 @@ cl::opt<bool> compileChannelsLast(
              "tensor-core convolutions (fp16/bf16) need it; off by default, since fp32 "
              "models run the generic convolution loops, which are faster channels first"),
     cl::sub(compileCommand));
+cl::opt<bool> compileTf32(
+    "tf32",
+    cl::desc("TF32 for fp32 models: f32 matrix products and convolutions (with "
+             "--channels-last) run on the sm_90a tensor cores, their operands rounded to "
+             "tf32's 10-bit mantissa and accumulated in f32 (~1e-3 relative error, against "
+             "~1e-6 in fp32). Off by default, unlike TensorRT: fp32 stays exact unless asked"),
+    cl::sub(compileCommand));
 cl::opt<std::string> compileGemmConfig(
     "sm90-gemm-config",
     cl::desc("For kernel developers: the configuration of the sm_90a GEMM template for every "
@@ -126,6 +133,10 @@ cl::opt<bool> runChannelsLast("channels-last",
                               cl::desc("ONNX models: make 2-D convolutions channels last "
                                        "(graph-convert-layout), as kiln compile --channels-last"),
                               cl::sub(runCommand));
+cl::opt<bool> runTf32("tf32",
+                      cl::desc("ONNX models on cuda: TF32 for f32 products and convolutions, as "
+                               "kiln compile --tf32 (~1e-3 relative error; off by default)"),
+                      cl::sub(runCommand));
 cl::opt<std::string> benchModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
                                 cl::sub(benchCommand));
 cl::opt<int> benchWarmup("warmup", cl::desc("Untimed runs before timing (default 10)"),
@@ -216,6 +227,7 @@ int runCompile() {
   options.report = compileReport;
   options.channelsLast = compileChannelsLast;
   options.gemmConfig = compileGemmConfig;
+  options.allowTf32 = compileTf32;
   if (compileTuneBudget < 0) {
     WithColor::error(errs(), "kiln") << "--tune-budget must be 0 or more seconds\n";
     return 1;
@@ -260,6 +272,7 @@ int main(int argc, char **argv) {
     options.atol = runAtol;
     options.quiet = runQuiet;
     options.channelsLast = runChannelsLast;
+    options.allowTf32 = runTf32;
     return kiln::tool::runModel(options);
   }
   if (benchCommand) {

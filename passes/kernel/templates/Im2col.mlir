@@ -10,7 +10,7 @@
 // store. The columns of one filter row r are KW * C consecutive input elements, so a
 // thread walks them with one running offset (32-bit arithmetic: the input has fewer than
 // 2^31 elements), testing the row once per filter row and the column by comparing the
-// position inside the filter row against the columns that lie inside the input. Placeholders (in braces below): MODULE, ENTRY, T (f16 or bf16), the problem's
+// position inside the filter row against the columns that lie inside the input. Placeholders (in braces below): MODULE, ENTRY, T (f16, bf16; f32 for tf32), the problem's
 // integers H W C OH OW STRIDE PAD_TOP PAD_LEFT, SEGMENT (= KW * C), K (= KH * KW * C), KP,
 // ROWS (= N * OH * OW), CHUNKS_PER_ROW (= KP / 8), CHUNKS (= ROWS * KP / 8), W_C (= W * C)
 // and INPUT_ELEMENTS (= N * H * W * C).

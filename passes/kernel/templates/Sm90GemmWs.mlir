@@ -1,7 +1,10 @@
 // The warp-specialised Hopper (sm_90a) GEMM template: C[M, N] = A[M, K] x B[K, N], IN
-// operands accumulated in f32 by wgmma, OUT result, B and C row major. A CTA computes
-// 128xTILE_N tiles of C with three warpgroups: warpgroups 0 and 1 are consumers (rows
-// 64w..64w+63 x all TILE_N columns, wgmma m64nTILE_Nk16, 4 a 64-wide K step);
+// operands (f16, bf16, or f32 read as tf32) accumulated in f32 by wgmma, OUT result, C row
+// major. B is row major (K x N, MN-major in shared memory), or stored N x K (K-major: the
+// only form wgmma takes for tf32). A k-tile is 128 bytes of K: TILE_K = 64 16-bit or 32
+// 32-bit elements. A CTA computes 128xTILE_N tiles of C with three warpgroups: warpgroups
+// 0 and 1 are consumers (rows 64w..64w+63 x all TILE_N columns, 4 wgmma m64nTILE_Nk16 or
+// m64nTILE_Nk8 a k-tile);
 // warpgroup 2 is the producer, whose first thread keeps a STAGES-stage ring of shared
 // memory filled by TMA. With one CTA an SM, the producer gives its registers to the
 // consumers (setmaxnreg); with two, it is one warp (THREADS = 288), so that two CTAs of
@@ -22,8 +25,8 @@
 //   A_BOX           the shape of A's TMA box in shared memory ("128x64"; "2x8x8x64")
 //   TILES_M         defines %tilesM, the number of 128-row tiles of C
 //   TILE_SETUP      what the tile's loads and stores need, from %tileRow
-//   LOAD_A          the TMA load(s) of k-tile %kt (%k0 = 64 kt) of A into %a (!tileA)
-//   A_DESC_MAP      "%map : !halfA, !map-type": a 64x64 or 128x64 128B-swizzled tensor
+//   LOAD_A          the TMA load(s) of k-tile %kt (%k0 = TILE_K kt) of A into %a (!tileA)
+//   A_DESC_MAP      "%map : !halfA, !map-type": a 64 or 128-row 128B-swizzled tensor
 //                    map for the wgmma descriptor of A (only its swizzle is used)
 //   ROW_END         defines %rowEnd, the end of the tile's rows to store
 //   ROW_MAP         from the tile's row %r, %grow (C's row) and %rowOk (i1: store it)
@@ -32,8 +35,13 @@
 // EPILOGUE (the op standing for the epilogue's arithmetic on %v, the vector<4xf32> of C at
 // [%grow, %gcol], which the pass replaces once parsed: passes/kernel/Sm90Epilogue.h; or
 // nothing), CONVERT (the truncation of the f32 value into %out, or nothing), STORED,
-// STORE_ALIGNMENT, TILE_N (64, 128 or 256), STAGES, B_BOXES = TILE_N / 64, B_STAGE_BYTES =
-// 64 * TILE_N * 2, STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * 16384,
+// STORE_ALIGNMENT, TILE_N (64, 128 or 256), TILE_K, STAGES, B_BOXES = TILE_N / 64, the B
+// operand's form: B_BOX (one TMA box: "64x64", 64 rows of K x 64 columns of N; or
+// "64xTILE_K", 64 rows of N x a k-tile), B_COORDINATES (the box's, innermost first, from
+// %k0 and its first column %nj), B_TILE (a stage's B for the wgmma descriptor: "64xTILE_N"
+// or "TILE_NxTILE_K"), MMA (the k-tile's wgmma from the descriptors %dA, %dB and %accIn
+// into %accOut) and MMA_TYPES (type aliases it uses, or nothing), B_STAGE_BYTES =
+// TILE_N * 128, STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * 16384,
 // STAGED_COLUMNS = TILE_N + 8, ROW_LANES = min(32, TILE_N / 4), SPLITS (the parts K is
 // split in; 1: none), STAGING_BASE, where the epilogue stages C (0, reusing the ring,
 // when every CTA has one item; STAGES * (16384 + B_STAGE_BYTES), past the ring, for a
@@ -42,16 +50,17 @@
 // GROW_CONSUMERS (the setmaxnreg of each role, with one CTA an SM; nothing with two).
 
 !tmA = !nvgpu.tensormap.descriptor<tensor = memref<{A_BOX}x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!tmB = !nvgpu.tensormap.descriptor<tensor = memref<64x64x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmB = !nvgpu.tensormap.descriptor<tensor = memref<{B_BOX}x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = {STAGES}>
 !acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x{TILE_N}xf32>>
-!wdA = !nvgpu.warpgroup.descriptor<tensor = memref<64x64x{IN}, 3>>
-!wdB = !nvgpu.warpgroup.descriptor<tensor = memref<64x{TILE_N}x{IN}, 3>>
+!wdA = !nvgpu.warpgroup.descriptor<tensor = memref<64x{TILE_K}x{IN}, 3>>
+!wdB = !nvgpu.warpgroup.descriptor<tensor = memref<{B_TILE}x{IN}, 3>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
 !tileA = memref<{A_BOX}x{IN}, #gpu.address_space<workgroup>>
-!halfA = memref<64x64x{IN}, #gpu.address_space<workgroup>>
-!boxB = memref<64x64x{IN}, #gpu.address_space<workgroup>>
-!tileB = memref<64x{TILE_N}x{IN}, #gpu.address_space<workgroup>>
+!halfA = memref<64x{TILE_K}x{IN}, #gpu.address_space<workgroup>>
+!boxB = memref<{B_BOX}x{IN}, #gpu.address_space<workgroup>>
+!tileB = memref<{B_TILE}x{IN}, #gpu.address_space<workgroup>>
+{MMA_TYPES}
 !staged = memref<128x{STAGED_COLUMNS}xf32, #gpu.address_space<workgroup>>
 !stagedC = memref<128x{TILE_N}xf32, strided<[{STAGED_COLUMNS}, 1]>, #gpu.address_space<workgroup>>
 !stagedHalf = memref<64x{TILE_N}xf32, strided<[{STAGED_COLUMNS}, 1]>, #gpu.address_space<workgroup>>
@@ -60,10 +69,11 @@ gpu.module @{MODULE} {
 
   // Shared memory map (bytes from `base`, a 1024-aligned offset into dynamic shared memory;
   // 128B-swizzled tiles and the wgmma descriptors with base_offset 0 need 1024 alignment):
-  //   A stage s:  s * 16384               (128 rows of M x 64 of K, 128 bytes a row;
+  //   A stage s:  s * 16384               (128 rows of M x a k-tile, 128 bytes a row;
   //                                        consumer w's 64 rows from + w * 8192)
-  //   B stage s:  {B_BASE} + s * {B_STAGE_BYTES}  ({B_BOXES} boxes of 64 rows of K x 64
-  //                                        columns, 8192 bytes each, left to right)
+  //   B stage s:  {B_BASE} + s * {B_STAGE_BYTES}  ({B_BOXES} boxes of 8192 bytes, each
+  //                                        64 columns of N: 64 rows of K x 128 bytes,
+  //                                        or 64 rows of N x 128 bytes of K)
   //   C staging after a tile's main loop: 128 rows x {STAGED_COLUMNS} floats (padded
   //   against bank conflicts) from {STAGING_BASE}: reusing the ring when the CTA has no
   //   other tile to load, else past it.
@@ -92,6 +102,7 @@ gpu.module @{MODULE} {
     %c8192 = arith.constant 8192 : index
     %c16384 = arith.constant 16384 : index
     %tileN = arith.constant {TILE_N} : index
+    %tileK = arith.constant {TILE_K} : index
     %bBoxes = arith.constant {B_BOXES} : index
     %bBase = arith.constant {B_BASE} : index
     %bStageBytes = arith.constant {B_STAGE_BYTES} : index
@@ -106,10 +117,10 @@ gpu.module @{MODULE} {
     %k = arith.index_castui %K : i32 to index
     // Partial tiles at the edges: TMA fills what lies outside A and B with zeros (so a K
     // tail adds nothing) and the epilogue stores only the rows and columns inside C.
-    %c63 = arith.constant 63 : index
     %c127 = arith.constant 127 : index
-    %kUp = arith.addi %k, %c63 : index
-    %numK = arith.divui %kUp, %c64 : index
+    %tileKLess = arith.subi %tileK, %c1 : index
+    %kUp = arith.addi %k, %tileKLess : index
+    %numK = arith.divui %kUp, %tileK : index
 
     // Tiles are visited in groups of 8 tile rows (M), column by column inside a group, so
     // that the CTAs running at once share A and B in the L2.
@@ -203,7 +214,7 @@ gpu.module @{MODULE} {
               %ePhase = arith.cmpi ne, %cBit, %c0 : index
               nvgpu.mbarrier.try_wait.parity %empty[%slot], %ePhase, %ticks : !bars
             }
-            %k0 = arith.muli %kt, %c64 : index
+            %k0 = arith.muli %kt, %tileK : index
             %aOff = arith.muli %slot, %c16384 : index
             %offA = arith.addi %base, %aOff : index
             %bOff = arith.muli %slot, %bStageBytes : index
@@ -219,7 +230,7 @@ gpu.module @{MODULE} {
               %jCol = arith.muli %j, %c64 : index
               %nj = arith.addi %n0, %jCol : index
               %bj = memref.view %dyn[%offBj][] : !smem to !boxB
-              nvgpu.tma.async.load %descB[%nj, %k0], %full[%slot] to %bj : !tmB, !bars -> !boxB
+              nvgpu.tma.async.load %descB[{B_COORDINATES}], %full[%slot] to %bj : !tmB, !bars -> !boxB
             }
           }
           %gNext = arith.addi %g0, %kCount : index
@@ -293,12 +304,10 @@ gpu.module @{MODULE} {
           %b = memref.view %dyn[%offB][] : !smem to !tileB
           %dA = nvgpu.warpgroup.generate.descriptor %a, {A_DESC_MAP} -> !wdA
           %dB = nvgpu.warpgroup.generate.descriptor %b, %descB : !tileB, !tmB -> !wdB
-          // B is row major (N contiguous): transposeB selects the MN-major B operand
-          // (leading byte offset 8192: one 64-column box to the next). The op ends waiting
-          // until at most one wgmma group (this one) is in flight, so this thread's wgmma
-          // on the k-tile before have completed when it returns.
-          %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}
-            : !wdA, !wdB, !acc -> !acc
+          // The k-tile's wgmma, ending with a wait until at most one wgmma group (this
+          // one) is in flight, so that this thread's wgmma on the k-tile before have
+          // completed.
+{MMA}
 
           // Release the CTA's k-tile g-1's stage, (g + STAGES - 1) % STAGES: the last
           // k-tile of the previous tile at kt = 0 (complete: its epilogue waited for every

@@ -1,0 +1,153 @@
+//===- RowsConfig.h - Row kernels for reductions and normalisations -*- C++ -*-===//
+//
+// The row kernels of kernel-reduction-rows (passes/kernel/ReductionRows.cpp,
+// docs/codegen-rows.md), as kernel-autotune sees them: the problem a `kernel.reduction`
+// computes when it reduces the innermost axes of contiguous row-major buffers (softmax,
+// LayerNorm, RMSNorm, ReduceX with a pointwise prologue and epilogue), and the
+// configurations that compute it. A configuration is recorded on the kernel.func as the
+// `kernel.config` dictionary (passes/kernel/KernelConfig.h: `{template = "generic"}`
+// keeps the generic lowering).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_KERNEL_ROWSCONFIG_H
+#define KILN_PASSES_KERNEL_ROWSCONFIG_H
+
+#include "dialects/kernel/KernelOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace kiln {
+
+/// What the anchor computes over each row.
+enum class RowsAnchor {
+  Softmax,
+  LogSoftmax,
+  LayerNorm,
+  RMSNorm,
+  ReduceSum,
+  ReduceMean,
+  ReduceMax,
+  ReduceMin,
+  ReduceProd,
+  ReduceSumSquare,
+  ReduceL1,
+  ReduceL2,
+  ReduceLogSum,
+  ReduceLogSumExp,
+};
+
+/// How a kernel buffer read by the prologue, the anchor or the epilogue is indexed at an
+/// element (row, column) of the space that op works in (rows x row length).
+struct RowsOperand {
+  /// The kernel.func argument it is (and the gpu.func parameter).
+  unsigned argument = 0;
+  mlir::Type elementType;
+  /// One value per row (its trailing, reduced dimensions are all 1); else contiguous
+  /// along the row (they are the row's own).
+  bool perRow = false;
+  /// The row's offset in the buffer: the sum over these terms of
+  /// ((row / divisor) % extent) * stride (extent 0: no modulo).
+  struct Term {
+    int64_t divisor, extent, stride;
+  };
+  llvm::SmallVector<Term> rowTerms;
+};
+
+/// A reduction kernel whose anchor reduces the innermost `rowLength` elements of each of
+/// `rows` rows, with a pointwise prologue (ops before the anchor, evaluated per element
+/// of its input) and epilogue (after it, per element of its result).
+struct RowsProblem {
+  RowsAnchor anchor = RowsAnchor::ReduceSum;
+  int64_t rows = 0, rowLength = 0;
+  /// Elements of the result per row: rowLength (normalisations), 1 (reductions).
+  int64_t resultLength = 0;
+  float epsilon = 0;
+  mlir::Operation *anchorOp = nullptr;
+  /// The anchor's data input and its result in the template body.
+  mlir::Value data, result;
+  /// LayerNorm / RMSNorm scale and LayerNorm bias (body values: an argument or a
+  /// constant), or null.
+  mlir::Value scale, bias;
+  llvm::SmallVector<mlir::Operation *> prologue, epilogue;
+  /// The buffers the prologue and the anchor read (row space rows x rowLength) and the
+  /// epilogue reads (rows x resultLength), keyed by template body argument.
+  llvm::SmallVector<std::pair<unsigned, RowsOperand>> rowInputs, resultInputs;
+  /// The output buffer: kernel.func argument and element type.
+  unsigned output = 0;
+  mlir::Type outputType;
+  /// The widest vector (elements) every contiguous access allows: 16 bytes of the
+  /// widest contiguous buffer, halved until it divides the row.
+  int64_t maxVector = 1;
+  /// The kernel.func's buffers, in argument order (the gpu.func's parameters).
+  llvm::SmallVector<mlir::MemRefType> buffers;
+};
+
+/// How the row kernel computes a problem. As a dictionary:
+/// {template = "rows", threads_per_row, rows_per_cta, vector}.
+struct RowsConfig {
+  static constexpr llvm::StringLiteral kTemplate = "rows";
+  /// Threads sharing one row: 4..32 (part of a warp, shuffles only) or 64..1024 (a CTA per
+  /// row: warps combine through shared memory).
+  int64_t threadsPerRow = 32;
+  /// Rows a CTA computes (1 when threadsPerRow > 32).
+  int64_t rowsPerCta = 4;
+  /// Elements a thread loads at once (16 bytes: 8 f16/bf16, 4 f32).
+  int64_t vector = 4;
+
+  mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
+  static std::optional<RowsConfig> fromAttr(mlir::DictionaryAttr attr);
+  /// "rows 32 threads/row, 4 rows/CTA, vector 8": for reports and engines.
+  std::string describe() const;
+  int64_t threads() const { return threadsPerRow * rowsPerCta; }
+  bool operator==(const RowsConfig &other) const {
+    return threadsPerRow == other.threadsPerRow && rowsPerCta == other.rowsPerCta &&
+           vector == other.vector;
+  }
+};
+
+/// Where a configuration keeps the row between its passes over it.
+enum class RowsStorage {
+  Registers, // each thread's elements in registers (unrolled)
+  Shared,    // the CTA's row in shared memory (f32)
+  Reload,    // read again from global memory (and the prologue recomputed)
+};
+
+/// The storage `config` uses for `problem` on `target`.
+RowsStorage rowsStorage(const RowsProblem &problem, const RowsConfig &config,
+                        llvm::StringRef target);
+
+/// The problem `function` computes, when it is a kernel.reduction the row kernels take:
+/// its anchor (softmax or log-softmax over the last axis, LayerNorm or RMSNorm over
+/// trailing axes, a ReduceX over trailing axes) reads a static row-major f16/bf16/f32
+/// buffer through pointwise ops, and pointwise ops follow it to the one stored value.
+std::optional<RowsProblem> matchReductionRows(kernel::FuncOp function);
+
+/// The legal configurations for `problem` on `target`, the default (what runs untuned)
+/// first.
+llvm::SmallVector<RowsConfig> rowsConfigs(const RowsProblem &problem, llvm::StringRef target);
+
+/// The cost model's estimate of `config` for `problem` (microseconds): the bytes at the
+/// device bandwidth, derated for idle threads and SMs and for reloads.
+double estimateRowsMicros(const RowsProblem &problem, const RowsConfig &config,
+                          llvm::StringRef target, int64_t multiprocessors, double bytesPerSecond,
+                          double launchMicros);
+
+/// The cost model's estimate of the generic lowering of `problem` (microseconds): a
+/// thread per output element walking its row, so a warp's loads touch a sector per lane
+/// (a quarter of the bandwidth, as modelled), once per pass over the row (softmax and the
+/// normalisations make two or three).
+double estimateRowsGenericMicros(const RowsProblem &problem, double bytesPerSecond,
+                                 double launchMicros);
+
+/// "softmax 8192x768 f16": the problem, for progress lines and reports.
+std::string describeRows(const RowsProblem &problem);
+
+} // namespace kiln
+
+#endif // KILN_PASSES_KERNEL_ROWSCONFIG_H

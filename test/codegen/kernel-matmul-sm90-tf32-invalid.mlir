@@ -1,0 +1,35 @@
+// A tf32 configuration is no configuration of a half-precision product (nor a 16-bit one
+// of an f32 product taken as tf32): an error naming the pass.
+// RUN: kiln-opt --kernel-matmul-sm90=allow-tf32 %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{kernel-matmul-sm90: {consumers = 2 : i64, stages = 4 : i64, template = "sm90_gemm", tf32 = true, tile_k = 32 : i64, tile_m = 128 : i64, tile_n = 128 : i64} is not a configuration of this GEMM (256x256x256)}}
+kernel.func @MatMul_0(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 32, stages = 4, consumers = 2, tf32 = true}} {
+  matmul ins(%a, %b : memref<256x256xf16>, memref<256x256xf16>) outs(%c : memref<256x256xf16>) {
+  ^bb0(%x: tensor<256x256xf16>, %y: tensor<256x256xf16>):
+    %r = graph.matmul %x, %y : (tensor<256x256xf16>, tensor<256x256xf16>) -> tensor<256x256xf16>
+    kernel.yield %r : tensor<256x256xf16>
+  }
+  return
+}
+func.func @main(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @MatMul_0(%a, %b, %c) : (memref<256x256xf16>, memref<256x256xf16>, memref<256x256xf16>) -> ()
+  return
+}
+
+// -----
+
+memref.global "private" constant @w : memref<256x256xf32> = dense<0.5>
+// expected-error @+1 {{kernel-matmul-sm90: {consumers = 2 : i64, stages = 4 : i64, template = "sm90_gemm", tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 128 : i64} is not a configuration of this GEMM (256x256x256)}}
+kernel.func @MatMul_1(%a: memref<256x256xf32>, %b: memref<256x256xf32>, %c: memref<256x256xf32>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2}} {
+  matmul ins(%a, %b : memref<256x256xf32>, memref<256x256xf32>) outs(%c : memref<256x256xf32>) {
+  ^bb0(%x: tensor<256x256xf32>, %y: tensor<256x256xf32>):
+    %r = graph.matmul %x, %y : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+    kernel.yield %r : tensor<256x256xf32>
+  }
+  return
+}
+func.func @main(%a: memref<256x256xf32>, %c: memref<256x256xf32>) attributes {kernel.num_inputs = 1 : i64} {
+  %w = memref.get_global @w : memref<256x256xf32>
+  kernel.launch @MatMul_1(%a, %w, %c) : (memref<256x256xf32>, memref<256x256xf32>, memref<256x256xf32>) -> ()
+  return
+}
