@@ -46,6 +46,7 @@ TFLOP/s counts 2 M N K for a product, 2 N OH OW M (C / group) KH KW for a convol
 4 B H S^2 D for attention (causal included: the same count on both sides keeps the ratio).
 
     python3 bench/kernels.py --kiln build/bin/kiln --out DIR [--only gemm,conv,fused] [--quick]
+        [--target sm_80]
 
 Writes DIR/kernels.json and DIR/kernels.md and prints the table last.
 """
@@ -72,6 +73,9 @@ TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2, "fp32": 1e-4}
 TF32_TOLERANCE = 5e-3
 # Seconds of GPU tuning per compile (kiln compile --tune-budget); None: kiln's default.
 TUNE_BUDGET = None
+# The GPU target Kiln compiles for (kiln compile --target): sm_90a, or sm_80 to measure the
+# mma.sync templates (the driver compiles their PTX for the GPU at hand).
+TARGET = "sm_90a"
 
 
 # --- Cases --------------------------------------------------------------------------------
@@ -533,6 +537,8 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
     compile_flags = ["--sm90-gemm-config=" + case["gemm_config"]] if "gemm_config" in case else []
     if TUNE_BUDGET is not None:
         compile_flags.append(f"--tune-budget={TUNE_BUDGET}")
+    if TARGET != "sm_90a":
+        compile_flags.append(f"--target={TARGET}")
     if case["family"] == "conv" or (case["family"] == "fused" and case["kind"] == "conv") or (
             case["family"] == "depthwise" and case["layout"] == "NHWC"):
         compile_flags.append("--channels-last")
@@ -842,9 +848,12 @@ def main():
                              "regular expression")
     parser.add_argument("--tune-budget", type=float, default=None,
                         help="seconds of GPU tuning per kiln compile (default: kiln's)")
+    parser.add_argument("--target", default="sm_90a",
+                        help="the target kiln compile builds for (sm_90a, sm_80)")
     args = parser.parse_args()
-    global TUNE_BUDGET
+    global TUNE_BUDGET, TARGET
     TUNE_BUDGET = args.tune_budget
+    TARGET = args.target
     import torch
 
     families = set(args.only.split(","))

@@ -354,6 +354,88 @@ def KernelAttentionSm80 : Pass<"kernel-attention-sm80", "::mlir::ModuleOp"> {
   ];
 }
 
+def KernelMatmulSm80 : Pass<"kernel-matmul-sm80", "::mlir::ModuleOp"> {
+  let summary = "sm_80 tensor-core GEMMs (mma.sync, ldmatrix, cp.async) for the matmul kernels that fit them";
+  let description = [{
+    A `kernel.func` whose template is a `kernel.matmul` holding one 2-D `graph.matmul` of
+    f16 or bf16 operands over whole row-major buffers, optionally followed by a fused
+    epilogue (bias, activation, residual, scale, cast to a float type: the elementwise
+    chain of kernel-matmul-sm90, passes/kernel/Sm90Epilogue.h, whose inputs become kernel
+    parameters after M, N, K), with N and K multiples of 8 and any M, is replaced by the
+    GEMM of `passes/kernel/templates/Sm80Gemm.mlir` (docs/codegen-sm80.md): mma.sync
+    m16n8k16 with f32 accumulation, fed by ldmatrix (.trans for B) from a ring of padded
+    shared-memory tiles filled by 16-byte cp.async copies (zero-filled past the edges).
+    Each launch becomes a `gpu.launch_func` over a 1-D grid of ceil(M / tile_m) *
+    ceil(N / tile_n) tiles, passing A, B, C as bare pointers and M, N, K. Other kernels
+    are left to the generic lowering. Run on the kernel-formed module of a GPU target
+    (sm_80 and later), before kernel lowering.
+
+    The template has configurations (passes/kernel/KernelConfig.h, `Sm80GemmConfig`: the
+    tile, the ring's depth, the warps along M and N). A kernel's `kernel.config`
+    dictionary ({template = "sm80_gemm", tile_m, tile_n, tile_k, stages, warps_m,
+    warps_n}; kernel-autotune sets it) chooses one, `{template = "generic"}` keeps the
+    generic lowering, and anything that is not a legal configuration of the product is an
+    error. Without the attribute the `default-config` option names one (e.g.
+    `128x128x32_s4_w2x2`) where it is legal, else the first legal configuration is used.
+  }];
+  let options = [
+    Option<"defaultConfig", "default-config", "std::string", /*default=*/"\"\"",
+           "The configuration of kernels without kernel.config, by name "
+           "(<tile_m>x<tile_n>x<tile_k>_s<stages>_w<warps_m>x<warps_n>) where legal">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def KernelConvSm80 : Pass<"kernel-conv-sm80", "::mlir::ModuleOp"> {
+  let summary = "sm_80 implicit-GEMM convolutions (the mma.sync GEMM template) for channels-last conv kernels";
+  let description = [{
+    A `kernel.func` whose template is a `kernel.conv` holding exactly one channels-last
+    2-D `graph.conv` (NHWC input, OHWI weight, one group, no dilation, equal strides; its
+    bias and the elementwise ops after it are a fused epilogue, as for
+    kernel-matmul-sm80) of f16 or bf16 buffers, with C and O multiples of 8, and whose
+    launches pass a constant weight (a `memref.global`), becomes the GEMM template of
+    kernel-matmul-sm80: C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O].
+
+    - A is the im2col matrix of the input, gathered by the template's cp.async copies:
+      each 16-byte copy is 8 channels of one filter tap at one output position, and reads
+      nothing (zero fill) in the padding. A 1x1 convolution with stride 1 and no padding
+      reads its input as the row-major matrix A (the plain GEMM).
+    - B is the weight, permuted at compile time into a new constant global, K x O
+      (shared with kernel-conv-sm90).
+    - C is the NHWC output as it is (its rows are the output positions).
+
+    Other convolutions (C not a multiple of 8, such as an RGB stem) stay generic. The
+    `kernel.config` attribute and the `default-config` option choose the configuration as
+    for kernel-matmul-sm80. Run on the kernel-formed module of a GPU target (sm_80 and
+    later), before kernel lowering.
+  }];
+  let options = [
+    Option<"defaultConfig", "default-config", "std::string", /*default=*/"\"\"",
+           "The configuration of kernels without kernel.config, by name, where legal">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def KernelConvDepthwise : Pass<"kernel-conv-depthwise", "::mlir::ModuleOp"> {
   let summary = "Specialised CUDA-core kernels for depthwise convolution kernels (group == input channels)";
   let description = [{

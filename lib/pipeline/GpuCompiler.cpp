@@ -134,7 +134,7 @@ LogicalResult compileKernelsForGpu(ModuleOp module, const GpuCompileOptions &opt
   PassManager lowering(context);
   // Tensor-core templates where they fit: flash attention (mma.sync, sm_80 and later; its
   // wgmma variant on sm_90a) on every GPU target; the wgmma GEMM and implicit-GEMM convolution on
-  // sm_90a only.
+  // sm_90a, the mma.sync ones elsewhere.
   lowering.addPass(createKernelAttentionSm80({options.target}));
   // Depthwise convolutions (CUDA cores, every target), before kernel-conv-sm90, which
   // takes one group only.
@@ -145,6 +145,10 @@ LogicalResult compileKernelsForGpu(ModuleOp module, const GpuCompileOptions &opt
   if (options.target == "sm_90a") {
     lowering.addPass(createKernelMatmulSm90({options.gemmConfig, options.allowTf32}));
     lowering.addPass(createKernelConvSm90({options.gemmConfig, options.allowTf32}));
+  } else {
+    // Other GPU targets (sm_80 and later): the mma.sync GEMM and implicit-GEMM convolution.
+    lowering.addPass(createKernelMatmulSm80({options.gemmConfig}));
+    lowering.addPass(createKernelConvSm80({options.gemmConfig}));
   }
   addKernelLoweringPasses(lowering);
   GpuTargetOptions target;

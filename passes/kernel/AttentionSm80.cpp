@@ -16,6 +16,7 @@
 #include "passes/Passes.h"
 #include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/Sm80Template.h"
 #include "passes/kernel/Sm90Template.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -534,47 +535,6 @@ std::string wgmmaSnippet(StringRef prefix, StringRef result, StringRef acc, Stri
   return text;
 }
 
-/// nvgpu.mma.sync does not lower bf16 operands: the same m16n8k16 product as
-/// nvvm.mma.sync on the operands' 32-bit registers.
-void lowerBf16MmaSync(Operation *root) {
-  SmallVector<nvgpu::MmaSyncOp> products;
-  root->walk([&](nvgpu::MmaSyncOp mma) {
-    if (cast<VectorType>(mma.getMatrixA().getType()).getElementType().isBF16())
-      products.push_back(mma);
-  });
-  for (nvgpu::MmaSyncOp mma : products) {
-    OpBuilder b(mma);
-    Location loc = mma.getLoc();
-    Type i32 = b.getI32Type(), f32 = b.getF32Type();
-    auto registers = [&](Value matrix) {
-      auto type = cast<VectorType>(matrix.getType());
-      SmallVector<Value> words;
-      for (int64_t i = 0; i < type.getDimSize(0); ++i) {
-        Value pair = vector::ExtractOp::create(b, loc, matrix, ArrayRef<int64_t>{i});
-        Value word = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), pair);
-        words.push_back(vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
-      }
-      return words;
-    };
-    SmallVector<Value> a = registers(mma.getMatrixA()), bWords = registers(mma.getMatrixB());
-    SmallVector<Value> c;
-    for (int64_t i = 0; i < 2; ++i)
-      for (int64_t j = 0; j < 2; ++j)
-        c.push_back(vector::ExtractOp::create(b, loc, mma.getMatrixC(), ArrayRef<int64_t>{i, j}));
-    Type resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-    auto product = NVVM::MmaOp::create(
-        b, loc, resultType, a, bWords, c, ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
-    SmallVector<Value> d;
-    for (int64_t i = 0; i < 4; ++i)
-      d.push_back(LLVM::ExtractValueOp::create(b, loc, product, ArrayRef<int64_t>{i}));
-    Value result = vector::FromElementsOp::create(b, loc, mma.getType(), d);
-    mma.replaceAllUsesWith(result);
-    mma.erase();
-  }
-}
-
 struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAttentionSm80Pass> {
   using Base::Base;
 
@@ -741,7 +701,7 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     if (failed(kiln::unrollMarkedLoops(gpuModule)))
       return module.emitError("kernel-attention-sm80: cannot unroll the template's loops (")
              << entryName << ")";
-    lowerBf16MmaSync(gpuModule);
+    kiln::lowerBf16MmaSync(gpuModule);
     gpuModule->remove();
     symbols.insert(gpuModule);
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));

@@ -20,6 +20,7 @@
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
 #include "passes/Passes.h"
+#include "passes/kernel/GemmMatch.h"
 #include "passes/kernel/KernelConfig.h"
 #include "passes/kernel/Sm90Template.h"
 
@@ -43,51 +44,13 @@ constexpr const char kIm2colTemplate[] =
 #include "passes/kernel/templates/Im2col.mlir.inc"
     ;
 
-/// The largest KH*KW*C an explicit im2col serves: its scratch buffer has N*OH*OW rows of
-/// that many elements (a 7x7 RGB stem has 147).
-constexpr int64_t kMaxExplicitIm2colK = 512;
+/// A channels-last convolution the template computes (its 128-byte k-tiles each lie in
+/// one filter tap).
+using ConvProblem = kiln::ConvGemmProblem;
 
-/// A channels-last convolution the template computes.
-struct ConvProblem {
-  int64_t batch, height, width, channels;   // input NHWC
-  int64_t outHeight, outWidth, outChannels; // output NHWC
-  int64_t kernelHeight, kernelWidth;
-  int64_t stride, padTop, padLeft;
-  Type operand, result;
-  /// How the GEMM's A operand (the im2col matrix) is read.
-  enum class A {
-    /// By TMA, as boxes of the NHWC input, one k-tile of a filter tap at a time.
-    Implicit,
-    /// From a scratch matrix that an im2col kernel writes.
-    Im2col,
-    /// As it is: of a 1x1 convolution with stride 1 and no padding, the NHWC input is the
-    /// row-major N*H*W x C matrix A, whose rows are C's rows.
-    Input,
-  } a = A::Implicit;
-  /// The bias and the elementwise ops after the convolution (passes/kernel/Sm90Epilogue.h).
-  kiln::Sm90Epilogue epilogue;
-
-  int64_t gemmM() const { return batch * outHeight * outWidth; }
-  int64_t taps() const { return kernelHeight * kernelWidth; }
-  /// f32 operands, read as tf32 (allow-tf32): B is then stored K-major, O x K.
-  bool tf32() const { return operand.isF32(); }
-  /// The elements of a k-tile: one 128-byte row (64 16-bit or 32 f32 channels).
-  int64_t tileK() const { return 128 / (operand.getIntOrFloatBitWidth() / 8); }
-  /// The channels a row of the input must be a multiple of for TMA (16 bytes).
-  int64_t channelAlignment() const { return 16 / (operand.getIntOrFloatBitWidth() / 8); }
-  /// The rows of B (columns of A) one filter tap has: implicitly, the channels rounded up
-  /// to whole k-tiles; otherwise, the channels.
-  int64_t rowsPerTap() const {
-    return a == A::Implicit ? llvm::alignTo(channels, tileK()) : channels;
-  }
-  /// K of the GEMM: implicitly, whole k-tiles per tap; through im2col, KH*KW*C rounded up
-  /// to a multiple of 8 (TMA's 16-byte row strides of the scratch matrix); C for the input.
-  int64_t gemmK() const {
-    return a == A::Im2col ? llvm::alignTo(taps() * channels, 8) : taps() * rowsPerTap();
-  }
-  /// Whether A is a row-major matrix (the warp-specialised template's plain A operand).
-  bool rowMajorA() const { return a != A::Implicit; }
-};
+std::optional<ConvProblem> matchConv(kernel::FuncOp function, bool allowTf32) {
+  return kiln::matchConvKernel(function, allowTf32, /*tapAlignment=*/0);
+}
 
 /// The output positions of one 128-row tile of C: a box of BN images x BH rows x BW
 /// columns (at most 128 positions; the rest of the tile's rows are not stored).
@@ -95,77 +58,6 @@ struct PixelBox {
   int64_t images, rows, columns;
   int64_t positions() const { return images * rows * columns; }
 };
-
-std::optional<ConvProblem> matchConv(kernel::FuncOp function, bool allowTf32) {
-  auto conv = kiln::getTemplateOp<kernel::ConvOp>(function);
-  if (!conv)
-    return std::nullopt;
-  Block &entry = function.getBody().front();
-  Block &body = conv.getBody().front();
-  // The convolution, after the inlined constants its epilogue may read.
-  auto convs = body.getOps<graph::ConvOp>();
-  if (!llvm::hasSingleElement(convs))
-    return std::nullopt;
-  graph::ConvOp op = *convs.begin();
-  if (!op.getChannelsLast() || op.getInput() != body.getArgument(0) ||
-      op.getWeight() != body.getArgument(1))
-    return std::nullopt;
-  if (op.getGroup() != 1 || op.getStrides().size() != 2 ||
-      llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; }) ||
-      op.getStrides()[0] != op.getStrides()[1] || op.getStrides()[0] > 8)
-    return std::nullopt;
-
-  SmallVector<MemRefType> types;
-  for (BlockArgument argument : entry.getArguments()) {
-    auto type = dyn_cast<MemRefType>(argument.getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-      return std::nullopt;
-    types.push_back(type);
-  }
-  MemRefType outputType = types.back();
-  if (types[0].getRank() != 4 || types[1].getRank() != 4 || outputType.getRank() != 4)
-    return std::nullopt;
-  // graph.conv's bias (one value per output channel) and the elementwise ops after it.
-  std::optional<kiln::Sm90Epilogue> epilogue =
-      kiln::matchSm90Epilogue(op, op.getBias(), outputType);
-  if (!epilogue)
-    return std::nullopt;
-  ConvProblem p;
-  p.epilogue = std::move(*epilogue);
-  ArrayRef<int64_t> x = types[0].getShape(), w = types[1].getShape(), y = outputType.getShape();
-  p.batch = x[0], p.height = x[1], p.width = x[2], p.channels = x[3];
-  p.outChannels = w[0], p.kernelHeight = w[1], p.kernelWidth = w[2];
-  p.outHeight = y[1], p.outWidth = y[2];
-  p.stride = op.getStrides()[0];
-  p.padTop = op.getPads()[0], p.padLeft = op.getPads()[1];
-  p.operand = types[0].getElementType();
-  p.result = outputType.getElementType();
-  // graph.conv keeps its operands' type; an epilogue may cast the f32 sums to another
-  // float type.
-  if (w[3] != p.channels || y[0] != p.batch || y[3] != p.outChannels ||
-      types[1].getElementType() != p.operand ||
-      !(p.operand.isF16() || p.operand.isBF16() || (allowTf32 && p.operand.isF32())) ||
-      op.getResult().getType().getElementType() != p.operand ||
-      !(p.result.isF16() || p.result.isBF16() || p.result.isF32()) ||
-      (p.epilogue.empty() && p.result != p.operand))
-    return std::nullopt;
-  // TMA wants 16-byte row strides: of B always, of the NHWC input to read it implicitly.
-  if (p.outChannels % 8)
-    return std::nullopt;
-  if (p.kernelHeight == 1 && p.kernelWidth == 1 && p.stride == 1 && p.padTop == 0 &&
-      p.padLeft == 0 && p.outHeight == p.height && p.outWidth == p.width &&
-      p.channels % p.channelAlignment() == 0)
-    p.a = ConvProblem::A::Input;
-  if (p.channels % p.channelAlignment()) {
-    p.a = ConvProblem::A::Im2col;
-    // The im2col kernel indexes the input and counts its chunks in 32 bits.
-    if (p.taps() * p.channels > kMaxExplicitIm2colK ||
-        p.batch * p.height * p.width * p.channels >= (int64_t(1) << 31) ||
-        p.gemmM() * p.gemmK() / 8 >= (int64_t(1) << 31))
-      return std::nullopt;
-  }
-  return p;
-}
 
 /// The box of output positions that wastes the fewest of the tiles' 128 rows (ties: the
 /// widest, whose TMA rows are longest). A box's extent times the stride must stay within
@@ -378,30 +270,6 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     }
   }
 
-  /// The weight permuted from OHWI to the GEMM's K x O matrix (row tap * rowsPerTap + c;
-  /// zero rows where A's columns are padding), or for tf32 to its K-major transpose, O x K
-  /// (`_oxk`): a new constant global.
-  FailureOr<memref::GlobalOp> permutedWeight(SymbolTable &symbols, memref::GlobalOp weight,
-                                             ArrayRef<char> bytes, const ConvProblem &p) {
-    int64_t taps = p.taps(), o = p.outChannels, c = p.channels, rowsPerTap = p.rowsPerTap();
-    int64_t k = p.gemmK();
-    size_t element = p.operand.getIntOrFloatBitWidth() / 8;
-    if (bytes.size() != size_t(o * taps * c) * element)
-      return failure();
-    std::vector<char> permuted(size_t(k * o) * element, 0);
-    bool kMajor = p.tf32();
-    for (int64_t oc = 0; oc < o; ++oc)
-      for (int64_t tap = 0; tap < taps; ++tap)
-        for (int64_t ic = 0; ic < c; ++ic) {
-          int64_t row = tap * rowsPerTap + ic;
-          std::memcpy(&permuted[(kMajor ? oc * k + row : row * o + oc) * element],
-                      &bytes[((oc * taps + tap) * c + ic) * element], element);
-        }
-    auto type = kMajor ? MemRefType::get({o, k}, p.operand) : MemRefType::get({k, o}, p.operand);
-    return kiln::getOrCreateConstantGlobal(
-        symbols, weight, (weight.getSymName() + (kMajor ? "_oxk" : "_kxo")).str(), type, permuted);
-  }
-
   /// The im2col kernel of `p` (templates/Im2col.mlir), instantiated once per problem.
   FailureOr<gpu::GPUFuncOp> getOrCreateIm2col(ModuleOp module, SymbolTable &symbols,
                                               const ConvProblem &p) {
@@ -442,12 +310,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
                               const kiln::Sm90GemmConfig &config) {
     Value input = launch.getOperands()[0], weight = launch.getOperands()[1],
           output = launch.getOperands().back();
-    std::vector<char> splat;
-    auto constant = kiln::constantGlobalBytes(weight, splat);
-    if (!constant)
-      return failure(); // a weight computed at run time: the generic lowering
-    FailureOr<memref::GlobalOp> matrix =
-        permutedWeight(symbols, constant->first, constant->second, p);
+    // A weight computed at run time leaves the launch to the generic lowering.
+    FailureOr<memref::GlobalOp> matrix = kiln::permutedConvWeight(symbols, weight, p);
     if (failed(matrix))
       return failure();
 

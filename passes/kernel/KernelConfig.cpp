@@ -3,8 +3,9 @@
 // What kernel-autotune needs to know of the template families, kept out of the tuner so
 // that it stays generic: which configurations a kernel has (one list per family, then the
 // generic lowering), how to name them for people, and what each would cost when nothing
-// was measured. The sm_90a GEMM's own configurations (Sm90GemmConfig, matchSm90Gemm,
-// sm90GemmConfigs) live with its template in MatmulSm90.cpp.
+// was measured. The GEMMs' own configurations (Sm90GemmConfig, matchSm90Gemm,
+// sm90GemmConfigs; Sm80GemmConfig, ...) live with their templates in MatmulSm90.cpp and
+// MatmulSm80.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +56,15 @@ SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, Stri
       if (std::optional<FlashAttentionProblem> problem = matchFlashAttention(function, module))
         for (const FlashAttentionConfig &config : flashAttentionConfigs(*problem, target))
           candidates.push_back(config.toAttr(context));
+  // Other GPU targets (sm_80 and later): the mma.sync GEMM, for products and convolutions.
+  if (target.starts_with("sm_") && target != "sm_90a") {
+    if (std::optional<GemmProblem> problem = matchSm80Gemm(function))
+      for (const Sm80GemmConfig &config : sm80GemmConfigs(*problem))
+        candidates.push_back(config.toAttr(context));
+    if (matchSm80Conv(function))
+      for (const Sm80GemmConfig &config : sm80ConvConfigs(function))
+        candidates.push_back(config.toAttr(context));
+  }
   // Depthwise convolutions (CUDA cores) on every GPU target.
   if (candidates.empty() && target.starts_with("sm_"))
     if (std::optional<DepthwiseProblem> problem = matchDepthwiseConv(function))
@@ -65,7 +75,7 @@ SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, Stri
     if (std::optional<RowsProblem> problem = matchReductionRows(function))
       for (const RowsConfig &config : rowsConfigs(*problem, target))
         candidates.push_back(config.toAttr(context));
-  // Further families (sm_80 GEMMs) add theirs here.
+  // Further families add theirs here.
   if (candidates.empty())
     return {};
   candidates.push_back(genericKernelConfig(context));
@@ -76,6 +86,8 @@ std::string describeKernelConfig(DictionaryAttr config) {
   if (auto name = config.getAs<StringAttr>("template"); name && name == kGenericTemplate)
     return "generic";
   if (std::optional<Sm90GemmConfig> gemm = Sm90GemmConfig::fromAttr(config))
+    return gemm->describe();
+  if (std::optional<Sm80GemmConfig> gemm = Sm80GemmConfig::fromAttr(config))
     return gemm->describe();
   if (std::optional<FlashAttentionConfig> attention = FlashAttentionConfig::fromAttr(config))
     return attention->describe();
@@ -103,7 +115,14 @@ std::string describeKernelProblem(kernel::FuncOp function) {
   if (std::optional<Sm90GemmProblem> gemm = matchSm90Gemm(function, /*allowTf32=*/true))
     return llvm::formatv("{0}x{1}x{2} {3}", gemm->m, gemm->n, gemm->k, typeName(gemm->operand))
         .str();
+  if (std::optional<GemmProblem> gemm = matchSm80Gemm(function))
+    return llvm::formatv("{0}x{1}x{2} {3}", gemm->m, gemm->n, gemm->k, typeName(gemm->operand))
+        .str();
   if (std::optional<Sm90GemmProblem> conv = matchSm90Conv(function, /*allowTf32=*/true))
+    return llvm::formatv("conv as {0}x{1}x{2} {3}", conv->m, conv->n, conv->k,
+                         typeName(conv->operand))
+        .str();
+  if (std::optional<GemmProblem> conv = matchSm80Conv(function))
     return llvm::formatv("conv as {0}x{1}x{2} {3}", conv->m, conv->n, conv->k,
                          typeName(conv->operand))
         .str();
@@ -253,6 +272,36 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   double launches = config.splitK > 1 ? 2 : 1;
   return launches * device.launchMicros + 1e6 * std::max(computeSeconds, memorySeconds);
 }
+
+/// The sm80 GEMM under `config`: as the sm90 one (waves of tiles at the per-SM tensor
+/// rate, or the bytes at the bandwidth), mma.sync reaching a smaller share of the rate.
+double estimateSm80GemmMicros(const GemmProblem &problem, const Sm80GemmConfig &config,
+                              double bytes, const DeviceModel &device) {
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  int64_t tiles = ceilDiv(problem.m, config.tileM) * ceilDiv(problem.n, config.tileN);
+  int64_t bySharedMemory =
+      device.sharedBytesPerMultiprocessor / std::max<int64_t>(1, config.sharedBytes());
+  int64_t byThreads = device.threadsPerMultiprocessor / std::max<int64_t>(1, config.threads());
+  // 64x64 warp tiles hold ~160 registers a thread: 65536 / (160 x threads) CTAs.
+  int64_t byRegisters = 65536 / (160 * config.threads());
+  int64_t resident = std::max<int64_t>(1, std::min({bySharedMemory, byThreads, byRegisters}));
+  int64_t waves = ceilDiv(tiles, device.multiprocessors * resident);
+  int64_t sharing = std::min(resident, ceilDiv(tiles, device.multiprocessors));
+  double perSm = device.tensorFlopsPerSecond / device.multiprocessors;
+  double tileFlops = 2.0 * config.tileM * config.tileN * static_cast<double>(problem.k);
+  // Efficiency: the warp tile's fragments per ldmatrix (area over perimeter), the ring
+  // hiding the copies' latency, and mma.sync's share of the tensor rate (~0.7 on sm_90).
+  double warpM = static_cast<double>(config.tileM / config.warpsM);
+  double warpN = static_cast<double>(config.tileN / config.warpsN);
+  double shape = warpM * warpN / (warpM * warpN + 16.0 * (warpM + warpN));
+  double depth = static_cast<double>(config.stages * sharing);
+  double pipeline = depth / (depth + 1);
+  double efficiency = std::min(1.0, 0.9 * shape * pipeline);
+  double tileSeconds = tileFlops * sharing / perSm / efficiency;
+  double computeSeconds = waves * tileSeconds;
+  double memorySeconds = bytes / device.bytesPerSecond;
+  return device.launchMicros + 1e6 * std::max(computeSeconds, memorySeconds);
+}
 } // namespace
 
 double estimateMicros(kernel::FuncOp function, DictionaryAttr config, const DeviceModel &device) {
@@ -267,6 +316,14 @@ double estimateMicros(kernel::FuncOp function, DictionaryAttr config, const Devi
       problem = matchSm90Conv(function, tf32);
     if (problem && gemm)
       return estimateSm90GemmMicros(*problem, *gemm, bytes, device);
+  }
+  if (name && name.getValue() == Sm80GemmConfig::kTemplate) {
+    std::optional<GemmProblem> problem = matchSm80Gemm(function);
+    if (!problem)
+      problem = matchSm80Conv(function);
+    std::optional<Sm80GemmConfig> gemm = Sm80GemmConfig::fromAttr(config);
+    if (problem && gemm)
+      return estimateSm80GemmMicros(*problem, *gemm, bytes, device);
   }
   if (std::optional<FlashAttentionConfig> attention = FlashAttentionConfig::fromAttr(config))
     if (auto module = function->getParentOfType<ModuleOp>())

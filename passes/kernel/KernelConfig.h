@@ -30,9 +30,10 @@ constexpr llvm::StringLiteral kKernelConfigAttr = "kernel.config";
 /// The `template` entry of a configuration that keeps the generic lowering.
 constexpr llvm::StringLiteral kGenericTemplate = "generic";
 
-/// The sm_90a GEMM (kernel-matmul-sm90): C[M, N] = A[M, K] x B[K, N], f16/bf16 operands,
-/// or f32 ones computed as tf32 (allow-tf32).
-struct Sm90GemmProblem {
+/// The GEMM of a matmul or convolution kernel (passes/kernel/GemmMatch.h), as the
+/// tensor-core templates of every target see it: C[M, N] = A[M, K] x B[K, N], f16/bf16
+/// operands, or f32 ones computed as tf32 (allow-tf32, sm_90a).
+struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   mlir::Type operand; // f16, bf16, or f32 (read as tf32)
   mlir::Type result;  // the operands' type, or any float type after an epilogue
@@ -45,6 +46,8 @@ struct Sm90GemmProblem {
   /// The elementwise ops fused after the product (passes/kernel/Sm90Epilogue.h).
   Sm90Epilogue epilogue;
 };
+/// The name it had when only the sm_90a templates took it.
+using Sm90GemmProblem = GemmProblem;
 
 /// The streaming multiprocessors of the sm_90 GPUs Kiln tunes for (H100 SXM, H200): a
 /// persistent grid has one CTA on each. (On a GPU with fewer, the grid is still correct;
@@ -140,6 +143,50 @@ std::optional<Sm90GemmProblem> matchSm90Conv(kernel::FuncOp function, bool allow
 /// first (empty for other kernels).
 llvm::SmallVector<Sm90GemmConfig> sm90ConvConfigs(kernel::FuncOp function, bool allowTf32 = false);
 
+/// One way the sm_80 GEMM template (kernel-matmul-sm80, kernel-conv-sm80:
+/// passes/kernel/templates/Sm80Gemm.mlir) computes a product: mma.sync m16n8k16 fed by
+/// ldmatrix from a cp.async ring. As a dictionary: {template = "sm80_gemm", tile_m, tile_n,
+/// tile_k, stages, warps_m, warps_n}.
+struct Sm80GemmConfig {
+  static constexpr llvm::StringLiteral kTemplate = "sm80_gemm";
+  int64_t tileM = 128, tileN = 128, tileK = 32;
+  /// Depth of the cp.async ring.
+  int64_t stages = 4;
+  /// The warps along M and N; each computes a (tileM / warpsM) x (tileN / warpsN) tile.
+  int64_t warpsM = 2, warpsN = 2;
+
+  mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
+  static std::optional<Sm80GemmConfig> fromAttr(mlir::DictionaryAttr attr);
+  /// "sm80 mma.sync 128x128x32, 4 stages, 2x2 warps": for reports and engines.
+  std::string describe() const;
+  /// "128x128x32_s4_w2x2": the kernel's name suffix and the `default-config` option's value.
+  std::string name() const;
+  int64_t threads() const { return 32 * warpsM * warpsN; }
+  /// The ring's bytes (rows padded by 16 bytes).
+  int64_t ringBytes() const;
+  /// Dynamic shared memory of a launch: the ring, or the f32 staging of C when larger.
+  int64_t sharedBytes() const;
+  /// Whether the template can be instantiated so: warp tiles of whole 16x16 fragment
+  /// pairs, whole 16-byte copies per thread, and the shared memory an sm_80 CTA may have.
+  bool valid() const;
+  bool operator==(const Sm80GemmConfig &other) const { return name() == other.name(); }
+};
+
+/// The GEMM `function` computes when kernel-matmul-sm80 takes it: matchGemmKernel's, with N
+/// and K multiples of 8 (16-byte copies of rows).
+std::optional<GemmProblem> matchSm80Gemm(kernel::FuncOp function);
+
+/// The legal sm_80 configurations for `problem`, the default first.
+llvm::SmallVector<Sm80GemmConfig> sm80GemmConfigs(const GemmProblem &problem);
+
+/// The GEMM a convolution kernel is when kernel-conv-sm80 takes it (passes/kernel/
+/// ConvSm80.cpp): M = N*OH*OW, N = O, K = KH*KW*C (C % 8 == 0); constant weights.
+std::optional<GemmProblem> matchSm80Conv(kernel::FuncOp function);
+
+/// The legal configurations of a convolution kernel that matchSm80Conv takes, the default
+/// first (empty for other kernels).
+llvm::SmallVector<Sm80GemmConfig> sm80ConvConfigs(kernel::FuncOp function);
+
 //===----------------------------------------------------------------------===//
 // What kernel-autotune sees of every template family (passes/kernel/KernelConfig.cpp)
 //===----------------------------------------------------------------------===//
@@ -198,6 +245,8 @@ double estimateKernelBytes(kernel::FuncOp function);
 ///    (multiprocessors x resident)), a tile's time is its (padded) flops at the per-SM
 ///    tensor rate shared by its resident neighbours, divided by an efficiency that grows
 ///    with the tile's area (less load per MMA), the ring's depth and warp specialisation;
+///  - sm80_gemm: the same, resident blocks also limited by registers, the efficiency
+///    growing with the warp tile's area and the ring's depth, at most 0.9 (mma.sync);
 ///  - any other template: as generic but at the tensor rate (a guess, until the family
 ///    says better).
 double estimateMicros(kernel::FuncOp function, mlir::DictionaryAttr config,

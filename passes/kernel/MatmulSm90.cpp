@@ -14,6 +14,7 @@
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
 #include "passes/Passes.h"
+#include "passes/kernel/GemmMatch.h"
 #include "passes/kernel/KernelConfig.h"
 #include "passes/kernel/Sm90Template.h"
 
@@ -214,76 +215,8 @@ bool kiln::kernelConfigAsksTf32(kernel::FuncOp function) {
 }
 
 std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function, bool allowTf32) {
-  auto matmul = getTemplateOp<kernel::MatmulOp>(function);
-  if (!matmul)
-    return std::nullopt;
-  Block &entry = function.getBody().front();
-  Block &body = matmul.getBody().front();
-  // The product, after the inlined constants its epilogue may read: graph.matmul, or
-  // graph.gemm as a product with a bias (C, added first by the epilogue) whose B may be
-  // transposed, i.e. stored N x K, which the template reads K-major as it is.
-  SmallVector<Operation *> products;
-  for (Operation &op : body)
-    if (isa<graph::MatMulOp, graph::GemmOp>(op))
-      products.push_back(&op);
-  if (products.size() != 1)
-    return std::nullopt;
-  Operation *product = products.front();
-  Value bias;
-  bool transposedB = false;
-  if (auto gemm = dyn_cast<graph::GemmOp>(product)) {
-    if (gemm.getTransA() || !gemm.getAlpha().isExactlyValue(1.0) ||
-        (gemm.getC() && !gemm.getBeta().isExactlyValue(1.0)))
-      return std::nullopt;
-    bias = gemm.getC();
-    transposedB = gemm.getTransB();
-  }
-  if (product->getOperand(0) != body.getArgument(0) ||
-      product->getOperand(1) != body.getArgument(1))
-    return std::nullopt;
-
-  SmallVector<MemRefType> types;
-  for (BlockArgument argument : entry.getArguments()) {
-    auto type = dyn_cast<MemRefType>(argument.getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-      return std::nullopt;
-    types.push_back(type);
-  }
-  MemRefType aType = types[0], bType = types[1], cType = types.back();
-  if (aType.getRank() != 2 || bType.getRank() != 2 || cType.getRank() != 2)
-    return std::nullopt;
-  // The elementwise ops after the product (bias, activation, residual, scale, cast).
-  std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, bias, cType);
-  if (!epilogue)
-    return std::nullopt;
-  Sm90GemmProblem problem;
-  problem.m = aType.getDimSize(0);
-  problem.k = aType.getDimSize(1);
-  problem.n = bType.getDimSize(transposedB ? 0 : 1);
-  problem.operand = aType.getElementType();
-  problem.result = cType.getElementType();
-  problem.epilogue = std::move(*epilogue);
-  if (bType.getDimSize(transposedB ? 1 : 0) != problem.k || cType.getDimSize(0) != problem.m ||
-      cType.getDimSize(1) != problem.n)
-    return std::nullopt;
-  // graph.matmul keeps its operands' type; an epilogue may cast the f32 sums to another
-  // float type. f32 operands are read as tf32 when allowed.
-  Type productType = product->getResult(0).getType();
-  bool tf32 = allowTf32 && problem.operand.isF32();
-  if (bType.getElementType() != problem.operand ||
-      !(problem.operand.isF16() || problem.operand.isBF16() || tf32) ||
-      cast<ShapedType>(productType).getElementType() != problem.operand ||
-      !(problem.result.isF16() || problem.result.isBF16() || problem.result.isF32()))
-    return std::nullopt;
-  if (problem.epilogue.empty() && problem.result != problem.operand)
-    return std::nullopt;
-  // tf32's wgmma reads B K-major only: a row-major f32 B must be a constant, stored
-  // transposed at compile time (a B computed at run time stays generic).
-  problem.kMajorB = transposedB || tf32;
-  problem.transposeConstantB = tf32 && !transposedB;
-  if (problem.transposeConstantB && !launchesPassConstant(function, 1))
-    return std::nullopt;
-  if (sm90GemmConfigs(problem).empty())
+  std::optional<GemmProblem> problem = matchGemmKernel(function, allowTf32);
+  if (!problem || sm90GemmConfigs(*problem).empty())
     return std::nullopt;
   return problem;
 }

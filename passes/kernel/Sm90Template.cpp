@@ -58,27 +58,6 @@ void kiln::replaceLaunches(kernel::FuncOp function, ModuleOp module, SymbolTable
     function.erase();
 }
 
-FailureOr<std::optional<kiln::Sm90GemmConfig>>
-kiln::chooseSm90GemmConfig(kernel::FuncOp function, ArrayRef<Sm90GemmConfig> legal,
-                           StringRef defaultName, StringRef pass, StringRef what) {
-  auto attr = function->getAttrOfType<DictionaryAttr>(kKernelConfigAttr);
-  if (!attr) {
-    for (const Sm90GemmConfig &config : legal)
-      if (config.name() == defaultName)
-        return std::optional<Sm90GemmConfig>(config);
-    return std::optional<Sm90GemmConfig>(legal.front());
-  }
-  auto name = attr.getAs<StringAttr>("template");
-  if (name && name.getValue() == kGenericTemplate)
-    return std::optional<Sm90GemmConfig>();
-  // The name spells every field of a configuration.
-  if (std::optional<Sm90GemmConfig> asked = Sm90GemmConfig::fromAttr(attr))
-    for (const Sm90GemmConfig &config : legal)
-      if (config.name() == asked->name())
-        return asked;
-  return function.emitError(pass) << ": " << attr << " is not a configuration of this " << what;
-}
-
 std::string kiln::substitutePlaceholders(std::string text,
                                          ArrayRef<std::pair<StringRef, std::string>> values) {
   for (const auto &[key, value] : values) {

@@ -31,13 +31,38 @@ namespace kiln {
 void replaceLaunches(kernel::FuncOp function, mlir::ModuleOp module, mlir::SymbolTable &symbols,
                      llvm::function_ref<mlir::LogicalResult(kernel::LaunchOp)> replace);
 
-/// The configuration of a kernel the sm90 GEMM template computes: its `kernel.config`
-/// when that is one of `legal` (nullopt: `{template = "generic"}`, the generic lowering),
-/// else the one named `defaultName`, else `legal.front()`. Any other `kernel.config` is an
-/// error "<pass>: <config> is not a configuration of this <what>".
-mlir::FailureOr<std::optional<Sm90GemmConfig>>
+/// The configuration of a kernel a GEMM template (`Config`: Sm90GemmConfig,
+/// Sm80GemmConfig) computes: its `kernel.config` when that is one of `legal` (nullopt:
+/// `{template = "generic"}`, the generic lowering), else the one named `defaultName`, else
+/// `legal.front()`. Any other `kernel.config` is an error "<pass>: <config> is not a
+/// configuration of this <what>".
+template <typename Config>
+mlir::FailureOr<std::optional<Config>>
+chooseGemmConfig(kernel::FuncOp function, llvm::ArrayRef<Config> legal, llvm::StringRef defaultName,
+                 llvm::StringRef pass, llvm::StringRef what) {
+  auto attr = function->getAttrOfType<mlir::DictionaryAttr>(kKernelConfigAttr);
+  if (!attr) {
+    for (const Config &config : legal)
+      if (config.name() == defaultName)
+        return std::optional<Config>(config);
+    return std::optional<Config>(legal.front());
+  }
+  auto name = attr.getAs<mlir::StringAttr>("template");
+  if (name && name.getValue() == kGenericTemplate)
+    return std::optional<Config>();
+  // The name spells every field of a configuration.
+  if (std::optional<Config> asked = Config::fromAttr(attr))
+    for (const Config &config : legal)
+      if (config.name() == asked->name())
+        return asked;
+  return function.emitError(pass) << ": " << attr << " is not a configuration of this " << what;
+}
+
+inline mlir::FailureOr<std::optional<Sm90GemmConfig>>
 chooseSm90GemmConfig(kernel::FuncOp function, llvm::ArrayRef<Sm90GemmConfig> legal,
-                     llvm::StringRef defaultName, llvm::StringRef pass, llvm::StringRef what);
+                     llvm::StringRef defaultName, llvm::StringRef pass, llvm::StringRef what) {
+  return chooseGemmConfig<Sm90GemmConfig>(function, legal, defaultName, pass, what);
+}
 
 /// `text` with every `{KEY}` replaced by its value.
 std::string substitutePlaceholders(std::string text,

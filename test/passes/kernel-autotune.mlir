@@ -7,9 +7,10 @@
 // CHECK-LABEL: kernel.func @large
 // CHECK-SAME: kernel.config = {consumers = 2 : i64, stages = 6 : i64, template = "sm90_gemm", tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 // CHECK-SAME: kernel.tuning = {micros = {{.*}} : f64, signature = "{{[0-9a-f]+}}", source = "cost-model"}
-// No sm90 template on sm_80: nothing to choose.
+// On sm_80 the mma.sync template (kernel-matmul-sm80): 64x64 tiles, of which there are
+// enough for every SM.
 // SM80-LABEL: kernel.func @large
-// SM80-NOT: kernel.config
+// SM80-SAME: kernel.config = {stages = 4 : i64, template = "sm80_gemm", tile_k = 32 : i64, tile_m = 64 : i64, tile_n = 64 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
 kernel.func @large(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %c: memref<1024x1024xf16>) {
   matmul ins(%a, %b : memref<1024x1024xf16>, memref<1024x1024xf16>) outs(%c : memref<1024x1024xf16>) {
   ^bb0(%x: tensor<1024x1024xf16>, %y: tensor<1024x1024xf16>):
@@ -106,8 +107,9 @@ kernel.func @twin_b(%a: memref<512x512xbf16>, %b: memref<512x512xbf16>, %c: memr
 // CHECK-LABEL: kernel.func @conv
 // CHECK-SAME: kernel.config = {{{.*}}template = "sm90_gemm"
 // CHECK-SAME: source = "cost-model"
+// On sm_80, kernel-conv-sm80's configurations (the same GEMM template).
 // SM80-LABEL: kernel.func @conv
-// SM80-NOT: kernel.config
+// SM80-SAME: kernel.config = {{{.*}}template = "sm80_gemm"
 memref.global "private" constant @w : memref<256x1x1x64xf16> = dense<1.0>
 kernel.func @conv(%x: memref<32x56x56x64xf16>, %w: memref<256x1x1x64xf16>, %y: memref<32x56x56x256xf16>) {
   conv ins(%x, %w : memref<32x56x56x64xf16>, memref<256x1x1x64xf16>) outs(%y : memref<32x56x56x256xf16>) {

@@ -1,0 +1,212 @@
+//===- ConvSm80.cpp - sm_80 implicit-GEMM convolutions --------------------===//
+//
+// kernel-conv-sm80: channels-last 2-D convolutions of half-precision operands with C a
+// multiple of 8 become the sm_80 GEMM template (passes/kernel/templates/Sm80Gemm.mlir) of
+// C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O]. A is the im2col matrix, never
+// written: each 16-byte cp.async of the template's A tile gathers 8 channels of one
+// filter tap at one output position from the NHWC input, and reads nothing (zero fill)
+// where the tap falls into the padding. C's rows are the NHWC output's positions, so C is
+// the output as it is. B is the weight permuted at compile time from OHWI into K x O
+// (shared with kernel-conv-sm90: passes/kernel/GemmMatch.h). A 1x1 convolution with
+// stride 1 and no padding reads its input as the row-major matrix A: the plain GEMM of
+// kernel-matmul-sm80. docs/codegen-sm80.md, "Implicit-GEMM convolution".
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/kernel/KernelOps.h"
+#include "passes/Passes.h"
+#include "passes/kernel/GemmMatch.h"
+#include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/Sm80Template.h"
+#include "passes/kernel/Sm90Template.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KERNELCONVSM80
+#include "passes/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+namespace kernel = kiln::kernel;
+
+namespace {
+
+/// The convolution kernel-conv-sm80 takes: the implicit GEMM (taps not padded: the
+/// template finds each 8-channel chunk's tap by division) or the input as A. Other C
+/// (an RGB stem) stays generic.
+std::optional<kiln::ConvGemmProblem> matchConv(kernel::FuncOp function) {
+  std::optional<kiln::ConvGemmProblem> conv =
+      kiln::matchConvKernel(function, /*allowTf32=*/false, /*tapAlignment=*/8);
+  if (!conv || conv->a == kiln::ConvGemmProblem::A::Im2col)
+    return std::nullopt;
+  return conv;
+}
+
+kiln::GemmProblem asGemm(const kiln::ConvGemmProblem &conv) {
+  kiln::GemmProblem problem;
+  problem.m = conv.gemmM();
+  problem.n = conv.outChannels;
+  problem.k = conv.gemmK();
+  problem.operand = conv.operand;
+  problem.result = conv.result;
+  return problem;
+}
+
+/// The template's A operand for `p`: the chunk of 8 channels at A's (%arow, %acol) is
+/// input element ((image H + ih) W + iw) C + c, where %arow = (image OH + oh) OW + ow,
+/// %acol = (r KW + s) C + c, ih = oh stride - pad_top + r, iw = ow stride - pad_left + s.
+/// Outside the input (ih or iw negative, which wraps to a large unsigned value, or past H
+/// or W), past M or past K it is no chunk: zero-filled.
+kiln::Sm80AOperand implicitIm2col(const kiln::ConvGemmProblem &p) {
+  kiln::Sm80AOperand a;
+  a.extent = llvm::formatv("    %aExtent = arith.constant {0} : index",
+                           p.batch * p.height * p.width * p.channels)
+                 .str();
+  a.address = llvm::formatv(R"(          %cvC = arith.constant {0} : index
+          %cvKw = arith.constant {1} : index
+          %cvOutW = arith.constant {2} : index
+          %cvOutH = arith.constant {3} : index
+          %cvH = arith.constant {4} : index
+          %cvW = arith.constant {5} : index
+          %cvStride = arith.constant {6} : index
+          %cvPadTop = arith.constant {7} : index
+          %cvPadLeft = arith.constant {8} : index
+          %cvOw = arith.remui %arow, %cvOutW : index
+          %cvPos = arith.divui %arow, %cvOutW : index
+          %cvOh = arith.remui %cvPos, %cvOutH : index
+          %cvImage = arith.divui %cvPos, %cvOutH : index
+          %cvChannel = arith.remui %acol, %cvC : index
+          %cvTap = arith.divui %acol, %cvC : index
+          %cvS = arith.remui %cvTap, %cvKw : index
+          %cvR = arith.divui %cvTap, %cvKw : index
+          %cvOhS = arith.muli %cvOh, %cvStride : index
+          %cvIhR = arith.addi %cvOhS, %cvR : index
+          %cvIh = arith.subi %cvIhR, %cvPadTop : index
+          %cvOwS = arith.muli %cvOw, %cvStride : index
+          %cvIwS = arith.addi %cvOwS, %cvS : index
+          %cvIw = arith.subi %cvIwS, %cvPadLeft : index
+          %cvInM = arith.cmpi ult, %arow, %m : index
+          %cvInK = arith.cmpi ult, %acol, %k : index
+          %cvInH = arith.cmpi ult, %cvIh, %cvH : index
+          %cvInW = arith.cmpi ult, %cvIw, %cvW : index
+          %cvOk0 = arith.andi %cvInM, %cvInK : i1
+          %cvOk1 = arith.andi %cvInH, %cvInW : i1
+          %aOk = arith.andi %cvOk0, %cvOk1 : i1
+          %cvImageRows = arith.muli %cvImage, %cvH : index
+          %cvRow = arith.addi %cvImageRows, %cvIh : index
+          %cvRowPixels = arith.muli %cvRow, %cvW : index
+          %cvPixel = arith.addi %cvRowPixels, %cvIw : index
+          %cvPixelAt = arith.muli %cvPixel, %cvC : index
+          %aIndex = arith.addi %cvPixelAt, %cvChannel : index)",
+                            p.channels, p.kernelWidth, p.outWidth, p.outHeight, p.height, p.width,
+                            p.stride, p.padTop, p.padLeft)
+                  .str();
+  return a;
+}
+
+} // namespace
+
+std::optional<kiln::GemmProblem> kiln::matchSm80Conv(kernel::FuncOp function) {
+  std::optional<ConvGemmProblem> conv = matchConv(function);
+  if (!conv || !launchesPassConstant(function, 1))
+    return std::nullopt;
+  GemmProblem problem = asGemm(*conv);
+  if (sm80GemmConfigs(problem).empty())
+    return std::nullopt;
+  return problem;
+}
+
+SmallVector<kiln::Sm80GemmConfig> kiln::sm80ConvConfigs(kernel::FuncOp function) {
+  std::optional<ConvGemmProblem> conv = matchConv(function);
+  if (!conv)
+    return {};
+  return sm80GemmConfigs(asGemm(*conv));
+}
+
+namespace {
+
+struct KernelConvSm80Pass : kiln::impl::KernelConvSm80Base<KernelConvSm80Pass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
+      std::optional<kiln::ConvGemmProblem> problem = matchConv(function);
+      if (!problem)
+        continue;
+      SmallVector<kiln::Sm80GemmConfig> legal = kiln::sm80GemmConfigs(asGemm(*problem));
+      if (legal.empty())
+        continue;
+      FailureOr<std::optional<kiln::Sm80GemmConfig>> config =
+          kiln::chooseGemmConfig<kiln::Sm80GemmConfig>(function, legal, defaultConfig,
+                                                       getArgument(), "convolution");
+      if (failed(config))
+        return signalPassFailure();
+      if (!*config)
+        continue; // the generic lowering was asked for
+      bool failedHard = false;
+      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
+        FailureOr<bool> replaced = replaceLaunch(module, symbols, launch, *problem, **config);
+        if (failed(replaced)) {
+          failedHard = true;
+          return failure();
+        }
+        return success(*replaced);
+      });
+      if (failedHard)
+        return signalPassFailure();
+    }
+  }
+
+  /// Replaces `launch` with the GEMM's; false (leaving it) where its weight is no
+  /// constant, failure where the kernel cannot be instantiated.
+  FailureOr<bool> replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::LaunchOp launch,
+                                const kiln::ConvGemmProblem &p,
+                                const kiln::Sm80GemmConfig &config) {
+    Value input = launch.getOperands()[0], weight = launch.getOperands()[1],
+          output = launch.getOperands().back();
+    FailureOr<memref::GlobalOp> matrix = kiln::permutedConvWeight(symbols, weight, p);
+    if (failed(matrix))
+      return false; // a weight computed at run time: the generic lowering
+    std::string type = kiln::elementTypeName(p.operand);
+    std::string entry;
+    const kiln::Sm80AOperand *a = &kiln::rowMajorSm80A();
+    kiln::Sm80AOperand implicit;
+    if (p.rowMajorA()) {
+      // The product of a row-major matrix, shared with kernel-matmul-sm80's.
+      entry = "gemm_" + type + "_" + kiln::elementTypeName(p.result) + "_" + config.name();
+    } else {
+      entry = llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}", type,
+                            p.batch, p.height, p.width, p.channels, p.kernelHeight, p.kernelWidth,
+                            p.stride, p.padTop, p.padLeft, p.outChannels, config.name())
+                  .str();
+      implicit = implicitIm2col(p);
+      a = &implicit;
+    }
+    FailureOr<gpu::GPUFuncOp> gemm = kiln::instantiateSm80Gemm(
+        module, symbols, getArgument(), entry, p.operand, p.result, config, *a, &p.epilogue);
+    if (failed(gemm))
+      return failure();
+
+    OpBuilder b(launch);
+    std::string how = p.rowMajorA() ? ", the input as A" : ", implicit GEMM";
+    if (!p.epilogue.empty())
+      how += ", epilogue " + p.epilogue.describe();
+    NamedAttrList metadata;
+    metadata.set("kernel", launch.getCalleeAttr().getAttr());
+    metadata.set("template", b.getStringAttr("conv"));
+    metadata.set("config", b.getStringAttr(config.describe() + how));
+    Location loc =
+        FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
+    Value weightMatrix = memref::GetGlobalOp::create(b, loc, matrix->getType(), matrix->getName());
+    kiln::launchSm80Gemm(b, loc, *gemm, config, input, weightMatrix, output, p.gemmM(),
+                         p.outChannels, p.gemmK(), kiln::epilogueBuffers(launch, p.epilogue));
+    launch.erase();
+    return true;
+  }
+};
+
+} // namespace

@@ -1,0 +1,198 @@
+//===- GemmMatch.cpp - The GEMMs of matmul and convolution kernels --------===//
+
+#include "passes/kernel/GemmMatch.h"
+
+#include "dialects/graph/GraphOps.h"
+#include "passes/kernel/Sm90Template.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cstring>
+
+using namespace mlir;
+namespace graph = kiln::graph;
+
+std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, bool allowTf32) {
+  auto matmul = getTemplateOp<kernel::MatmulOp>(function);
+  if (!matmul)
+    return std::nullopt;
+  Block &entry = function.getBody().front();
+  Block &body = matmul.getBody().front();
+  // The product, after the inlined constants its epilogue may read: graph.matmul, or
+  // graph.gemm as a product with a bias (C, added first by the epilogue) whose B may be
+  // transposed, i.e. stored N x K, which the template reads K-major as it is.
+  SmallVector<Operation *> products;
+  for (Operation &op : body)
+    if (isa<graph::MatMulOp, graph::GemmOp>(op))
+      products.push_back(&op);
+  if (products.size() != 1)
+    return std::nullopt;
+  Operation *product = products.front();
+  Value bias;
+  bool transposedB = false;
+  if (auto gemm = dyn_cast<graph::GemmOp>(product)) {
+    if (gemm.getTransA() || !gemm.getAlpha().isExactlyValue(1.0) ||
+        (gemm.getC() && !gemm.getBeta().isExactlyValue(1.0)))
+      return std::nullopt;
+    bias = gemm.getC();
+    transposedB = gemm.getTransB();
+  }
+  if (product->getOperand(0) != body.getArgument(0) ||
+      product->getOperand(1) != body.getArgument(1))
+    return std::nullopt;
+
+  SmallVector<MemRefType> types;
+  for (BlockArgument argument : entry.getArguments()) {
+    auto type = dyn_cast<MemRefType>(argument.getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+      return std::nullopt;
+    types.push_back(type);
+  }
+  MemRefType aType = types[0], bType = types[1], cType = types.back();
+  if (aType.getRank() != 2 || bType.getRank() != 2 || cType.getRank() != 2)
+    return std::nullopt;
+  // The elementwise ops after the product (bias, activation, residual, scale, cast).
+  std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, bias, cType);
+  if (!epilogue)
+    return std::nullopt;
+  GemmProblem problem;
+  problem.m = aType.getDimSize(0);
+  problem.k = aType.getDimSize(1);
+  problem.n = bType.getDimSize(transposedB ? 0 : 1);
+  problem.operand = aType.getElementType();
+  problem.result = cType.getElementType();
+  problem.epilogue = std::move(*epilogue);
+  if (bType.getDimSize(transposedB ? 1 : 0) != problem.k || cType.getDimSize(0) != problem.m ||
+      cType.getDimSize(1) != problem.n)
+    return std::nullopt;
+  // graph.matmul keeps its operands' type; an epilogue may cast the f32 sums to another
+  // float type. f32 operands are read as tf32 when allowed.
+  Type productType = product->getResult(0).getType();
+  bool tf32 = allowTf32 && problem.operand.isF32();
+  if (bType.getElementType() != problem.operand ||
+      !(problem.operand.isF16() || problem.operand.isBF16() || tf32) ||
+      cast<ShapedType>(productType).getElementType() != problem.operand ||
+      !(problem.result.isF16() || problem.result.isBF16() || problem.result.isF32()))
+    return std::nullopt;
+  if (problem.epilogue.empty() && problem.result != problem.operand)
+    return std::nullopt;
+  // tf32's wgmma reads B K-major only: a row-major f32 B must be a constant, stored
+  // transposed at compile time (a B computed at run time stays generic).
+  problem.kMajorB = transposedB || tf32;
+  problem.transposeConstantB = tf32 && !transposedB;
+  if (problem.transposeConstantB && !launchesPassConstant(function, 1))
+    return std::nullopt;
+  return problem;
+}
+
+namespace {
+
+/// The largest KH*KW*C an explicit im2col serves: its scratch buffer has N*OH*OW rows of
+/// that many elements (a 7x7 RGB stem has 147).
+constexpr int64_t kMaxExplicitIm2colK = 512;
+
+} // namespace
+
+std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp function, bool allowTf32,
+                                                           int64_t tapAlignment) {
+  auto conv = kiln::getTemplateOp<kernel::ConvOp>(function);
+  if (!conv)
+    return std::nullopt;
+  Block &entry = function.getBody().front();
+  Block &body = conv.getBody().front();
+  // The convolution, after the inlined constants its epilogue may read.
+  auto convs = body.getOps<graph::ConvOp>();
+  if (!llvm::hasSingleElement(convs))
+    return std::nullopt;
+  graph::ConvOp op = *convs.begin();
+  if (!op.getChannelsLast() || op.getInput() != body.getArgument(0) ||
+      op.getWeight() != body.getArgument(1))
+    return std::nullopt;
+  if (op.getGroup() != 1 || op.getStrides().size() != 2 ||
+      llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; }) ||
+      op.getStrides()[0] != op.getStrides()[1] || op.getStrides()[0] > 8)
+    return std::nullopt;
+
+  SmallVector<MemRefType> types;
+  for (BlockArgument argument : entry.getArguments()) {
+    auto type = dyn_cast<MemRefType>(argument.getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+      return std::nullopt;
+    types.push_back(type);
+  }
+  MemRefType outputType = types.back();
+  if (types[0].getRank() != 4 || types[1].getRank() != 4 || outputType.getRank() != 4)
+    return std::nullopt;
+  // graph.conv's bias (one value per output channel) and the elementwise ops after it.
+  std::optional<kiln::Sm90Epilogue> epilogue =
+      kiln::matchSm90Epilogue(op, op.getBias(), outputType);
+  if (!epilogue)
+    return std::nullopt;
+  ConvGemmProblem p;
+  p.tapAlignment = tapAlignment;
+  p.epilogue = std::move(*epilogue);
+  ArrayRef<int64_t> x = types[0].getShape(), w = types[1].getShape(), y = outputType.getShape();
+  p.batch = x[0], p.height = x[1], p.width = x[2], p.channels = x[3];
+  p.outChannels = w[0], p.kernelHeight = w[1], p.kernelWidth = w[2];
+  p.outHeight = y[1], p.outWidth = y[2];
+  p.stride = op.getStrides()[0];
+  p.padTop = op.getPads()[0], p.padLeft = op.getPads()[1];
+  p.operand = types[0].getElementType();
+  p.result = outputType.getElementType();
+  // graph.conv keeps its operands' type; an epilogue may cast the f32 sums to another
+  // float type.
+  if (w[3] != p.channels || y[0] != p.batch || y[3] != p.outChannels ||
+      types[1].getElementType() != p.operand ||
+      !(p.operand.isF16() || p.operand.isBF16() || (allowTf32 && p.operand.isF32())) ||
+      op.getResult().getType().getElementType() != p.operand ||
+      !(p.result.isF16() || p.result.isBF16() || p.result.isF32()) ||
+      (p.epilogue.empty() && p.result != p.operand))
+    return std::nullopt;
+  // 16-byte row strides: of B always, of the NHWC input to read it implicitly.
+  if (p.outChannels % 8)
+    return std::nullopt;
+  if (p.kernelHeight == 1 && p.kernelWidth == 1 && p.stride == 1 && p.padTop == 0 &&
+      p.padLeft == 0 && p.outHeight == p.height && p.outWidth == p.width &&
+      p.channels % p.channelAlignment() == 0)
+    p.a = ConvGemmProblem::A::Input;
+  if (p.channels % p.channelAlignment()) {
+    p.a = ConvGemmProblem::A::Im2col;
+    // The im2col kernel indexes the input and counts its chunks in 32 bits.
+    if (p.taps() * p.channels > kMaxExplicitIm2colK ||
+        p.batch * p.height * p.width * p.channels >= (int64_t(1) << 31) ||
+        p.gemmM() * p.gemmK() / 8 >= (int64_t(1) << 31))
+      return std::nullopt;
+  }
+  return p;
+}
+
+FailureOr<memref::GlobalOp> kiln::permutedConvWeight(SymbolTable &symbols, Value weight,
+                                                     const ConvGemmProblem &p) {
+  std::vector<char> splat;
+  auto constant = constantGlobalBytes(weight, splat);
+  if (!constant)
+    return failure(); // a weight computed at run time: the generic lowering
+  auto [global, bytes] = *constant;
+  int64_t taps = p.taps(), o = p.outChannels, c = p.channels, rowsPerTap = p.rowsPerTap();
+  int64_t k = p.gemmK();
+  size_t element = p.operand.getIntOrFloatBitWidth() / 8;
+  if (bytes.size() != size_t(o * taps * c) * element)
+    return failure();
+  bool kMajor = p.tf32();
+  auto type = kMajor ? MemRefType::get({o, k}, p.operand) : MemRefType::get({k, o}, p.operand);
+  // Templates that pad the taps differently make matrices of other heights: those get the
+  // height in their name.
+  std::string name = (global.getSymName() + (kMajor ? "_oxk" : "_kxo")).str();
+  if (auto existing = symbols.lookup<memref::GlobalOp>(name);
+      existing && existing.getType() != type)
+    name += "_k" + std::to_string(k);
+  std::vector<char> permuted(size_t(k * o) * element, 0);
+  for (int64_t oc = 0; oc < o; ++oc)
+    for (int64_t tap = 0; tap < taps; ++tap)
+      for (int64_t ic = 0; ic < c; ++ic) {
+        int64_t row = tap * rowsPerTap + ic;
+        std::memcpy(&permuted[(kMajor ? oc * k + row : row * o + oc) * element],
+                    &bytes[((oc * taps + tap) * c + ic) * element], element);
+      }
+  return getOrCreateConstantGlobal(symbols, global, name, type, permuted);
+}

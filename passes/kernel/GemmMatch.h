@@ -1,0 +1,97 @@
+//===- GemmMatch.h - The GEMMs of matmul and convolution kernels -*- C++ -*-===//
+//
+// What the tensor-core GEMM templates of every target (kernel-matmul-sm90/-sm80,
+// kernel-conv-sm90/-sm80) take: a matmul kernel that is one 2-D product of half-precision
+// row-major buffers, and a channels-last convolution kernel read as the implicit GEMM
+// C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O], each with its fused elementwise
+// epilogue (passes/kernel/Sm90Epilogue.h). Each target then decides which configurations
+// of its template can compute them (passes/kernel/KernelConfig.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_KERNEL_GEMMMATCH_H
+#define KILN_PASSES_KERNEL_GEMMMATCH_H
+
+#include "passes/kernel/KernelConfig.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <optional>
+
+namespace kiln {
+
+/// The GEMM `function` computes when it is a kernel.matmul holding one 2-D graph.matmul (or
+/// graph.gemm: a bias added first, B maybe transposed, i.e. K-major) of f16/bf16 row-major
+/// buffers, or with `allowTf32` f32 ones read as tf32 (B K-major: a constant B transposed
+/// at compile time), followed by an epilogue the templates can fuse, whatever the sizes
+/// (the targets' configurations say which they take).
+std::optional<GemmProblem> matchGemmKernel(kernel::FuncOp function, bool allowTf32 = false);
+
+/// A channels-last 2-D convolution as a GEMM (see the file comment).
+struct ConvGemmProblem {
+  int64_t batch, height, width, channels;   // input NHWC
+  int64_t outHeight, outWidth, outChannels; // output NHWC
+  int64_t kernelHeight, kernelWidth;
+  int64_t stride, padTop, padLeft;
+  mlir::Type operand, result;
+  /// How the GEMM's A operand (the im2col matrix) is read.
+  enum class A {
+    /// From the NHWC input, one filter tap (and channel block) of a k-tile at a time.
+    Implicit,
+    /// From a scratch matrix that an im2col kernel writes (C % 8 != 0).
+    Im2col,
+    /// As it is: of a 1x1 convolution with stride 1 and no padding, the NHWC input is the
+    /// row-major N*H*W x C matrix A, whose rows are C's rows.
+    Input,
+  } a = A::Implicit;
+  /// The implicit A's columns of one filter tap: C rounded up to a multiple of this, or
+  /// with 0 of a k-tile (the sm90 template's 128-byte k-tiles each lie in one tap; the sm80
+  /// one indexes the taps per 8-channel chunk and needs no padding).
+  int64_t tapAlignment = 0;
+  /// The bias and the elementwise ops after the convolution (passes/kernel/Sm90Epilogue.h).
+  Sm90Epilogue epilogue;
+
+  int64_t gemmM() const { return batch * outHeight * outWidth; }
+  int64_t taps() const { return kernelHeight * kernelWidth; }
+  /// f32 operands, read as tf32 (allow-tf32): B is then stored K-major, O x K.
+  bool tf32() const { return operand.isF32(); }
+  /// The elements of an sm90 k-tile: one 128-byte row (64 16-bit or 32 f32 channels).
+  int64_t tileK() const { return 128 / (operand.getIntOrFloatBitWidth() / 8); }
+  /// The channels a row of the input must be a multiple of for 16-byte copies.
+  int64_t channelAlignment() const { return 16 / (operand.getIntOrFloatBitWidth() / 8); }
+  /// The rows of B (columns of A) one filter tap has: implicitly, the channels rounded up
+  /// to `tapAlignment`; otherwise, the channels.
+  int64_t rowsPerTap() const {
+    return a == A::Implicit ? llvm::alignTo(channels, tapAlignment ? tapAlignment : tileK())
+                            : channels;
+  }
+  /// K of the GEMM: implicitly, whole rows per tap; through im2col, KH*KW*C rounded up
+  /// to a multiple of 8 (16-byte row strides of the scratch matrix); C for the input.
+  int64_t gemmK() const {
+    return a == A::Im2col ? llvm::alignTo(taps() * channels, 8) : taps() * rowsPerTap();
+  }
+  /// Whether A is a row-major matrix (the GEMM templates' plain A operand).
+  bool rowMajorA() const { return a != A::Implicit; }
+};
+
+/// The convolution `function` computes, when it is a kernel.conv holding one channels-last
+/// 2-D graph.conv of f16/bf16 buffers, or with `allowTf32` f32 ones (one group, no
+/// dilation, equal strides up to 8, O % 8 == 0; C a multiple of 16 bytes, or KH*KW*C <= 512
+/// through an explicit im2col) and a fusable epilogue. `tapAlignment` is
+/// ConvGemmProblem::tapAlignment.
+std::optional<ConvGemmProblem> matchConvKernel(kernel::FuncOp function, bool allowTf32,
+                                               int64_t tapAlignment);
+
+/// The constant weight `weight` (a launch operand, OHWI) permuted into the GEMM's B, the
+/// K x O matrix whose row tap * rowsPerTap + c is channel c of filter tap `tap` (zero rows
+/// where A's columns are padding), or for tf32 its K-major transpose O x K: a new constant
+/// global `<weight>_kxo` (`_oxk`), shared by the launches that pass the same weight. Fails
+/// when the weight is no constant global.
+mlir::FailureOr<mlir::memref::GlobalOp>
+permutedConvWeight(mlir::SymbolTable &symbols, mlir::Value weight, const ConvGemmProblem &problem);
+
+} // namespace kiln
+
+#endif // KILN_PASSES_KERNEL_GEMMMATCH_H

@@ -1,0 +1,206 @@
+//===- MatmulSm80.cpp - sm_80 tensor-core GEMMs for matmul kernels --------===//
+//
+// kernel-matmul-sm80: the matmul kernels whose body is one 2-D product of half-precision
+// row-major buffers (and a fused elementwise epilogue) get the GEMM of
+// kernel/templates/Sm80Gemm.mlir (mma.sync m16n8k16 fed by ldmatrix from a cp.async ring;
+// docs/codegen-sm80.md) instead of the generic lowering. The template is instantiated once
+// per operand and result type, configuration and epilogue into a `gpu.module`; each launch
+// of a replaced kernel becomes a gpu.launch_func over a 1-D grid of tiles, passing A, B and
+// C as bare pointers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/kernel/KernelOps.h"
+#include "passes/Passes.h"
+#include "passes/kernel/GemmMatch.h"
+#include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/Sm80Template.h"
+#include "passes/kernel/Sm90Template.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+namespace kiln {
+#define GEN_PASS_DEF_KERNELMATMULSM80
+#include "passes/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+namespace kernel = kiln::kernel;
+
+namespace {
+
+/// The dynamic shared memory a CTA may have on sm_80 (an A100: 163 KB); later GPUs allow
+/// more, but the configurations stay within what every sm_80 GPU can run.
+constexpr int64_t kMaxSharedBytes = 166912;
+
+/// The SMs of the sm_80 GPU Kiln models (an A100): the default tile is the largest whose
+/// tiles still give every SM one.
+constexpr int64_t kSm80Multiprocessors = 108;
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Configurations (passes/kernel/KernelConfig.h)
+//===----------------------------------------------------------------------===//
+
+DictionaryAttr kiln::Sm80GemmConfig::toAttr(MLIRContext *context) const {
+  Builder b(context);
+  return b.getDictionaryAttr({
+      b.getNamedAttr("template", b.getStringAttr(kTemplate)),
+      b.getNamedAttr("tile_m", b.getI64IntegerAttr(tileM)),
+      b.getNamedAttr("tile_n", b.getI64IntegerAttr(tileN)),
+      b.getNamedAttr("tile_k", b.getI64IntegerAttr(tileK)),
+      b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),
+      b.getNamedAttr("warps_m", b.getI64IntegerAttr(warpsM)),
+      b.getNamedAttr("warps_n", b.getI64IntegerAttr(warpsN)),
+  });
+}
+
+std::optional<kiln::Sm80GemmConfig> kiln::Sm80GemmConfig::fromAttr(DictionaryAttr attr) {
+  auto name = attr.getAs<StringAttr>("template");
+  if (!name || name.getValue() != kTemplate || attr.size() != 7)
+    return std::nullopt;
+  Sm80GemmConfig config;
+  for (auto [key, field] : {std::pair<StringRef, int64_t *>{"tile_m", &config.tileM},
+                            {"tile_n", &config.tileN},
+                            {"tile_k", &config.tileK},
+                            {"stages", &config.stages},
+                            {"warps_m", &config.warpsM},
+                            {"warps_n", &config.warpsN}}) {
+    auto value = attr.getAs<IntegerAttr>(key);
+    if (!value || value.getInt() < 1)
+      return std::nullopt;
+    *field = value.getInt();
+  }
+  return config;
+}
+
+std::string kiln::Sm80GemmConfig::describe() const {
+  return llvm::formatv("sm80 mma.sync {0}x{1}x{2}, {3} stages, {4}x{5} warps", tileM, tileN, tileK,
+                       stages, warpsM, warpsN)
+      .str();
+}
+
+std::string kiln::Sm80GemmConfig::name() const {
+  return llvm::formatv("{0}x{1}x{2}_s{3}_w{4}x{5}", tileM, tileN, tileK, stages, warpsM, warpsN)
+      .str();
+}
+
+int64_t kiln::Sm80GemmConfig::ringBytes() const {
+  // A: tileM rows of tileK + 8 elements; B: tileK rows of tileN + 8 (2 bytes each).
+  return stages * (tileM * (tileK + 8) + tileK * (tileN + 8)) * 2;
+}
+
+int64_t kiln::Sm80GemmConfig::sharedBytes() const {
+  // After the main loop, C is staged in f32 over the ring, rows padded by 8 floats.
+  return std::max(ringBytes(), tileM * (tileN + 8) * 4);
+}
+
+bool kiln::Sm80GemmConfig::valid() const {
+  if (tileM % warpsM || tileN % warpsN || stages < 2 || tileK % 16)
+    return false;
+  int64_t warpM = tileM / warpsM, warpN = tileN / warpsN;
+  return warpM % 16 == 0 && warpN % 16 == 0 && (tileM * tileK / 8) % threads() == 0 &&
+         (tileK * tileN / 8) % threads() == 0 && tileN % 4 == 0 && sharedBytes() <= kMaxSharedBytes;
+}
+
+std::optional<kiln::GemmProblem> kiln::matchSm80Gemm(kernel::FuncOp function) {
+  // B row major (K x N) only: the template has no K-major B (a graph.gemm with transB).
+  std::optional<GemmProblem> problem = matchGemmKernel(function);
+  if (!problem || problem->kMajorB || sm80GemmConfigs(*problem).empty())
+    return std::nullopt;
+  return problem;
+}
+
+SmallVector<kiln::Sm80GemmConfig> kiln::sm80GemmConfigs(const GemmProblem &problem) {
+  // 16-byte copies of rows of A and B, and 4-wide stores of C.
+  if (problem.n % 8 || problem.k % 8)
+    return {};
+  // {tile_m, tile_n, tile_k, stages, warps_m, warps_n}: 64x64 warp tiles (the most
+  // fragments a warp's registers hold) in 8 or 4 warps, then smaller tiles for products
+  // that would otherwise leave SMs idle.
+  const Sm80GemmConfig candidates[] = {
+      {128, 256, 32, 3, 2, 4}, {128, 256, 64, 3, 2, 4}, {256, 128, 32, 3, 4, 2},
+      {256, 128, 64, 3, 4, 2}, {128, 128, 32, 4, 2, 2}, {128, 128, 32, 3, 2, 2},
+      {128, 128, 64, 3, 2, 2}, {128, 128, 32, 4, 2, 4}, {64, 128, 32, 4, 2, 2},
+      {128, 64, 32, 4, 2, 2},  {64, 64, 32, 4, 2, 2},   {64, 64, 64, 3, 2, 2},
+  };
+  auto tiles = [&](int64_t tileM, int64_t tileN) {
+    return llvm::divideCeil(problem.m, tileM) * llvm::divideCeil(problem.n, tileN);
+  };
+  SmallVector<Sm80GemmConfig> configs;
+  for (const Sm80GemmConfig &config : candidates) {
+    // A tile twice as wide (or tall) as the product only wastes half of its work.
+    if ((config.tileN > 128 && problem.n <= 128) || (config.tileM > 128 && problem.m <= 128))
+      continue;
+    if (config.valid())
+      configs.push_back(config);
+  }
+  // The default first: the largest tile whose tiles still give every SM one, or the
+  // smallest one.
+  Sm80GemmConfig preferred = {64, 64, 32, 4, 2, 2};
+  if (tiles(128, 256) >= kSm80Multiprocessors && problem.n > 128)
+    preferred = {128, 256, 32, 3, 2, 4};
+  else if (tiles(128, 128) >= kSm80Multiprocessors)
+    preferred = {128, 128, 32, 4, 2, 2};
+  else if (tiles(64, 128) >= kSm80Multiprocessors && problem.n > 64)
+    preferred = {64, 128, 32, 4, 2, 2};
+  auto found = llvm::find(configs, preferred);
+  if (found != configs.end())
+    std::rotate(configs.begin(), found, found + 1);
+  return configs;
+}
+
+namespace {
+
+struct KernelMatmulSm80Pass : kiln::impl::KernelMatmulSm80Base<KernelMatmulSm80Pass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
+      std::optional<kiln::GemmProblem> problem = kiln::matchSm80Gemm(function);
+      if (!problem)
+        continue;
+      FailureOr<std::optional<kiln::Sm80GemmConfig>> config =
+          kiln::chooseGemmConfig<kiln::Sm80GemmConfig>(
+              function, kiln::sm80GemmConfigs(*problem), defaultConfig, getArgument(),
+              llvm::formatv("GEMM ({0}x{1}x{2})", problem->m, problem->n, problem->k).str());
+      if (failed(config))
+        return signalPassFailure();
+      if (!*config)
+        continue; // the generic lowering was asked for
+      std::string entry = "gemm_" + kiln::elementTypeName(problem->operand) + "_" +
+                          kiln::elementTypeName(problem->result) + "_" + (*config)->name();
+      FailureOr<gpu::GPUFuncOp> gemm = kiln::instantiateSm80Gemm(
+          module, symbols, getArgument(), entry, problem->operand, problem->result, **config,
+          kiln::rowMajorSm80A(), &problem->epilogue);
+      if (failed(gemm))
+        return signalPassFailure();
+      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
+        OpBuilder b(launch);
+        // The kernel, its template and its configuration for the engine's kernel table.
+        NamedAttrList metadata;
+        metadata.set("kernel", launch.getCalleeAttr().getAttr());
+        metadata.set("template", b.getStringAttr("matmul"));
+        std::string fused =
+            problem->epilogue.empty() ? "" : ", epilogue " + problem->epilogue.describe();
+        metadata.set("config", b.getStringAttr((*config)->describe() + fused));
+        Location loc = FusedLoc::get(b.getContext(), {launch.getLoc()},
+                                     metadata.getDictionary(b.getContext()));
+        ValueRange operands = launch.getOperands();
+        kiln::launchSm80Gemm(b, loc, *gemm, **config, operands[0], operands[1], operands.back(),
+                             problem->m, problem->n, problem->k,
+                             kiln::epilogueBuffers(launch, problem->epilogue));
+        launch.erase();
+        return success();
+      });
+    }
+  }
+};
+
+} // namespace
