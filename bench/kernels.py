@@ -71,6 +71,9 @@ MIN_RUNS, MIN_SECONDS = 20, 0.5
 TOLERANCE = {"fp16": 1e-2, "bf16": 3e-2, "fp32": 1e-4}
 # fp32 compiled --tf32 (operands rounded to a 10-bit mantissa) against float64.
 TF32_TOLERANCE = 5e-3
+# A whole network compiled --tf32 (ResNet-50: ~50 layers of rounded operands) against ONNX
+# Runtime in fp32: DESIGN.md's ~1e-3 an op, compounded.
+TF32_MODEL_TOLERANCE = 1e-2
 # Seconds of GPU tuning per compile (kiln compile --tune-budget); None: kiln's default.
 TUNE_BUDGET = None
 # The GPU target Kiln compiles for (kiln compile --target): sm_90a, or sm_80 to measure the
@@ -602,7 +605,9 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
         denominator = np.linalg.norm(expected)
         rel_l2 = float(np.linalg.norm(produced - expected) / denominator) if denominator else 0.0
         result["rel_l2"] = rel_l2 if np.isfinite(rel_l2) else float("inf")
-        tolerance = TF32_TOLERANCE if case["family"] == "tf32" else TOLERANCE[case["dtype"]]
+        tolerance = TOLERANCE[case["dtype"]]
+        if case["family"] == "tf32":
+            tolerance = TF32_MODEL_TOLERANCE if case["kind"] == "model" else TF32_TOLERANCE
         result["correct"] = result["rel_l2"] <= tolerance
 
     # Speed: the policy of bench/timing.py, through kiln bench.
