@@ -434,7 +434,9 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
         denominator = np.linalg.norm(expected)
         rel_l2 = float(np.linalg.norm(produced - expected) / denominator) if denominator else 0.0
         result["rel_l2"] = rel_l2 if np.isfinite(rel_l2) else float("inf")
-        result["correct"] = result["rel_l2"] <= TOLERANCE[case["dtype"]]
+        # A whole model against ONNX Runtime's fp32: TF32 error over 50 layers (~1e-2).
+        tolerance = 1e-2 if case.get("kind") == "model" else TOLERANCE[case["dtype"]]
+        result["correct"] = result["rel_l2"] <= tolerance
 
     # Speed: the policy of bench/timing.py, through kiln bench.
     warmup = warmup_runs_for(run_s)
