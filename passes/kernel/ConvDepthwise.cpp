@@ -375,7 +375,8 @@ std::optional<kiln::DepthwiseProblem> kiln::matchDepthwiseConv(kernel::FuncOp fu
       return std::nullopt;
     p.outHeight = y[2], p.outWidth = y[3];
   }
-  if (int64_t(op.getGroup()) != p.channels || p.channels < 1 || outChannels % p.channels ||
+  // One input channel (group 1) is an ordinary convolution: kernel-conv-sm90's.
+  if (int64_t(op.getGroup()) != p.channels || p.channels < 2 || outChannels % p.channels ||
       y[0] != p.batch)
     return std::nullopt;
   p.multiplier = outChannels / p.channels;
