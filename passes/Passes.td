@@ -440,7 +440,7 @@ def KernelConvDepthwise : Pass<"kernel-conv-depthwise", "::mlir::ModuleOp"> {
   let summary = "Specialised CUDA-core kernels for depthwise convolution kernels (group == input channels)";
   let description = [{
     A `kernel.func` whose template is a `kernel.conv` holding exactly one 2-D `graph.conv`
-    whose group is its input channel count C (output channels C x multiplier), of f32,
+    whose group is its input channel count C > 1 (output channels C x multiplier), of f32,
     f16 or bf16 buffers, channels first (NCHW, weight [M, 1, KH, KW]) or channels last
     (NHWC, weight [M, KH, KW, 1]), any filter size, strides, padding and dilation, whose
     launches pass a constant weight, with its bias and the elementwise ops after it as a

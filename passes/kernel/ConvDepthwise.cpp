@@ -247,9 +247,13 @@ std::string kiln::DepthwiseConfig::name() const {
 bool kiln::isLegalDepthwiseConfig(const DepthwiseProblem &p, const DepthwiseConfig &c) {
   if (!llvm::is_contained({1, 2, 4, 8}, c.pixels))
     return false;
+  // Channels last: at least 2 pixels, 2 channels and 2 filter columns. With one, the
+  // template's 2-D register arrays (pixels x channels, filter columns x channels) have a
+  // unit dimension, which canonicalisation turns into n-D vector.broadcast/shape_cast
+  // that the NVVM lowering does not take (found on the GPU: 576x14x14 stride 2, 1 pixel).
   if (p.channelsLast)
-    return !c.channelsFirst() && c.planes == 0 &&
-           llvm::is_contained({64, 128, 256, 512}, c.threads) &&
+    return c.pixels >= 2 && p.vectorWidth() >= 2 && p.kernelWidth >= 2 && !c.channelsFirst() &&
+           c.planes == 0 && llvm::is_contained({64, 128, 256, 512}, c.threads) &&
            c.pixels * p.vectorWidth() <= kMaxNhwcAccumulators &&
            c.pixels <= int64_t(llvm::PowerOf2Ceil(p.outWidth));
   if (!c.channelsFirst() || c.threads != 0 || c.tileW % c.pixels || c.planes < 1 ||
@@ -267,20 +271,16 @@ SmallVector<kiln::DepthwiseConfig> kiln::depthwiseConfigs(const DepthwiseProblem
       configs.push_back(config);
   };
   if (p.channelsLast) {
-    // The default: the most columns a thread (more reuse of each loaded input column)
-    // that still leaves at least 512 threads for each of an H200's 132 SMs.
-    int64_t pixels = 1;
-    for (int64_t candidate : {4, 2})
-      if (nhwcThreads(p, candidate) >= 132 * 512) {
-        pixels = candidate;
-        break;
-      }
+    // The default: 4 columns a thread (more reuse of each loaded input column) when that
+    // still leaves at least 512 threads for each of an H200's 132 SMs, else 2 (the fewest
+    // the template takes).
+    int64_t pixels = nhwcThreads(p, 4) >= 132 * 512 ? 4 : 2;
     DepthwiseConfig config;
     config.pixels = pixels;
     config.threads = 256;
     add(config);
     for (int64_t threads : {256, 128})
-      for (int64_t candidate : {1, 2, 4, 8}) {
+      for (int64_t candidate : {2, 4, 8}) {
         config.pixels = candidate;
         config.threads = threads;
         add(config);
@@ -375,7 +375,8 @@ std::optional<kiln::DepthwiseProblem> kiln::matchDepthwiseConv(kernel::FuncOp fu
       return std::nullopt;
     p.outHeight = y[2], p.outWidth = y[3];
   }
-  if (int64_t(op.getGroup()) != p.channels || p.channels < 1 || outChannels % p.channels ||
+  // One input channel (group 1) is an ordinary convolution: kernel-conv-sm90's.
+  if (int64_t(op.getGroup()) != p.channels || p.channels < 2 || outChannels % p.channels ||
       y[0] != p.batch)
     return std::nullopt;
   p.multiplier = outChannels / p.channels;

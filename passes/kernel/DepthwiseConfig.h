@@ -80,7 +80,7 @@ struct DepthwiseConfig {
 };
 
 /// The depthwise convolution `function` computes, when it is a kernel.conv holding one 2-D
-/// graph.conv with group == input channels of f32/f16/bf16 buffers (either layout, any
+/// graph.conv with group == input channels > 1 of f32/f16/bf16 buffers (either layout, any
 /// filter size, stride, padding, dilation and channel multiplier), followed by an
 /// elementwise epilogue the templates can fuse (matchSm90Epilogue), every launch of which
 /// passes a constant weight.

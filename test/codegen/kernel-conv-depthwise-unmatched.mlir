@@ -5,6 +5,7 @@
 // RUN: kiln-opt --kernel-conv-depthwise %s -split-input-file -verify-diagnostics | FileCheck %s
 
 // One group over 8 channels, and groups of 2 channels (group 4 of 8): not depthwise.
+// (Nor is one input channel, group 1, with any number of outputs: kernel-conv-sm90's.)
 // CHECK-LABEL: kernel.func @OneGroup
 // CHECK-LABEL: kernel.func @TwoChannelGroups
 // CHECK-NOT: gpu.module
@@ -122,5 +123,25 @@ kernel.func @WrongLayout(%x: memref<1x8x8x16xf16>, %w: memref<16x3x3x1xf16>, %y:
 func.func @main(%x: memref<1x8x8x16xf16>, %y: memref<1x8x8x16xf16>) attributes {kernel.num_inputs = 1 : i64} {
   %w = memref.get_global @w : memref<16x3x3x1xf16>
   kernel.launch @WrongLayout(%x, %w, %y) : (memref<1x8x8x16xf16>, memref<16x3x3x1xf16>, memref<1x8x8x16xf16>) -> ()
+  return
+}
+
+// -----
+
+// One input channel (group 1 = C) with 16 outputs: an ordinary convolution.
+// CHECK-LABEL: kernel.func @OneChannel
+// CHECK-NOT: gpu.module
+memref.global "private" constant @w : memref<16x3x3x1xf16> = dense<1.0>
+kernel.func @OneChannel(%x: memref<1x8x8x1xf16>, %w: memref<16x3x3x1xf16>, %y: memref<1x8x8x16xf16>) {
+  conv ins(%x, %w : memref<1x8x8x1xf16>, memref<16x3x3x1xf16>) outs(%y : memref<1x8x8x16xf16>) {
+  ^bb0(%a: tensor<1x8x8x1xf16>, %b: tensor<16x3x3x1xf16>):
+    %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x1xf16>, tensor<16x3x3x1xf16>) -> tensor<1x8x8x16xf16>
+    kernel.yield %r : tensor<1x8x8x16xf16>
+  }
+  return
+}
+func.func @main(%x: memref<1x8x8x1xf16>, %y: memref<1x8x8x16xf16>) attributes {kernel.num_inputs = 1 : i64} {
+  %w = memref.get_global @w : memref<16x3x3x1xf16>
+  kernel.launch @OneChannel(%x, %w, %y) : (memref<1x8x8x1xf16>, memref<16x3x3x1xf16>, memref<1x8x8x16xf16>) -> ()
   return
 }

@@ -128,7 +128,7 @@ func.func @main(%x: memref<1x8x20x20xf32>, %y: memref<1x16x20x20xf32>) attribute
 // channels where the output is stored.
 // CHECK-LABEL: func.func @main(%arg0: memref<3x15x15x12xf32>
 // CHECK: gpu.launch_func {{.*}} args(%{{.*}} : memref<f32>, %{{.*}} : memref<f32>, %{{.*}} : memref<f32>, %{{.*}} : memref<f32>)
-// CHECK: gpu.module @kiln_depthwise_nhwc_f32_f32_3x12x15x15x1_k3x3s2x2d1x1p1x1_o8x8_p1_t256_add_hard_swish_
+// CHECK: gpu.module @kiln_depthwise_nhwc_f32_f32_3x12x15x15x1_k3x3s2x2d1x1p1x1_o8x8_p2_t256_add_hard_swish_
 // CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<2304xf32>, vector<4xf32>
 memref.global "private" constant @w : memref<12x3x3x1xf32> = dense<1.0>
 kernel.func @Residual(%x: memref<3x15x15x12xf32>, %w: memref<12x3x3x1xf32>, %res: memref<3x8x8x12xf32>, %y: memref<3x8x8x12xf32>) {
