@@ -627,6 +627,24 @@ def GpuFuseLoopNests : Pass<"gpu-fuse-loop-nests", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def GpuSharedMemorySymbols : Pass<"gpu-shared-memory-symbols", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare the kernels' shared memory globals so that NVPTX lays them out right";
+  let description = [{
+    Runs on gpu.modules after convert-gpu-to-nvvm, which leaves shared memory as LLVM
+    globals in address space 3:
+    - the dynamic shared memory symbol (`gpu.dynamic_shared_memory`'s zero-length byte
+      array, internal, no initializer) becomes an external declaration, which NVPTX
+      prints as `.extern .shared .align A .b8 name[]`: the start of the dynamic shared
+      memory, after the static variables. As an internal array it is printed as a one-byte
+      static variable, and a kernel with static shared variables as well accesses its
+      dynamic memory over them.
+    - every other shared global gets an explicit alignment of at least 16 bytes. LLVM
+      assumes 16 for a global larger than 16 bytes without one and vectorizes its accesses
+      accordingly, while NVPTX declares it with its element type's alignment.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
   let summary = "Turn the compute of a bufferized host function into gpu.launch ops";
   let description = [{

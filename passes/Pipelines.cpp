@@ -240,6 +240,8 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   // LLVM intrinsic NVPTX selects natively.
   kernels.addPass(createConvertMathToLLVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
+  // Dynamic shared memory after the static variables, which are declared 16-byte aligned.
+  kernels.addPass(createGpuSharedMemorySymbols());
 }
 
 void registerPipelines() {

@@ -187,9 +187,9 @@ bool Engine::Impl::load(std::string &error) {
     modules.push_back(handle);
   }
 
-  // Kernels: resolve each entry, raise its dynamic shared memory limit where a launch
-  // needs more than the default 48 KiB, and check the launches' arguments against the
-  // kernel's parameters where the driver can list them.
+  // Kernels: resolve each entry, raise its dynamic shared memory limit to what its launches
+  // ask for, and check the launches' arguments against the kernel's parameters where the
+  // driver can list them.
   std::vector<uint32_t> sharedNeeded(description.kernels.size(), 0);
   for (const engine::Step &step : description.steps)
     if (step.kind == engine::Step::Kind::Launch)
@@ -199,10 +199,9 @@ bool Engine::Impl::load(std::string &error) {
     runtime::FunctionHandle function = nullptr;
     if (!driver().getFunction(modules[kernel.module], kernel.name, function, problem))
       return fail(describeKernel(kernel) + ": " + problem);
-    // Static shared memory counts against the same 48 KiB default (a kernel using
-    // gpu.dynamic_shared_memory has at least a 1-byte static symbol), so exactly 48 KiB of
-    // dynamic shared memory already needs the raised limit.
-    if (sharedNeeded[k] >= 48u * 1024) {
+    // The default limit is 48 KiB less the kernel's static shared memory, so any dynamic
+    // shared memory raises it: a row kernel's static partials plus 47 KiB of row exceed it.
+    if (sharedNeeded[k] > 0) {
       if (sharedNeeded[k] > static_cast<uint32_t>(gpu.maxSharedOptin))
         return fail(describeKernel(kernel) + " needs " + std::to_string(sharedNeeded[k]) +
                     " bytes of shared memory; this GPU allows " +

@@ -8,6 +8,7 @@
 // RUN: kiln-opt --kernel-reduction-rows="target=sm_90a" --kiln-lower-gpu-device="chip=sm_90a" %s \
 // RUN:   | kiln-translate --emit-ptx -o %t90.ptx
 // RUN: awk '/^\/\/ gpu.module/ { n++ } { print > ("%t90." n ".ptx") }' %t90.ptx
+// RUN: FileCheck --check-prefix=PTX %s < %t90.ptx
 // RUN: %ptxas -arch=sm_90a -v %t90.1.ptx -o %t90.1.cubin > %t90.log 2>&1
 // RUN: %ptxas -arch=sm_90a -v %t90.2.ptx -o %t90.2.cubin >> %t90.log 2>&1
 // RUN: %ptxas -arch=sm_90a -v %t90.3.ptx -o %t90.3.cubin >> %t90.log 2>&1
@@ -24,6 +25,12 @@
 // CHECK-DAG: Compiling entry function 'rows_softmax_3072x512_{{[0-9a-f]+}}_t32r4v8'
 // CHECK-DAG: Compiling entry function 'rows_layer_norm_1024x768_{{[0-9a-f]+}}_t32r4v4'
 // CHECK-DAG: Compiling entry function 'rows_softmax_8x50257_{{[0-9a-f]+}}_t1024r1v1'
+// The 50257-wide row sits in dynamic shared memory, which must start after the warps'
+// partial results (static, 16-byte aligned: they are read four at a time).
+// PTX: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// PTX: .entry rows_softmax_8x50257_
+// PTX: .shared .align 16 .b8 __wg_rows_softmax_8x50257_{{.*}}[512];
+// PTX: ld.shared.v4.b32 {{.*}}[__wg_rows_softmax_8x50257_
 // SPILL-NOT: {{[1-9][0-9]*}} bytes spill
 // SPILL-NOT: {{[1-9][0-9]*}} bytes stack frame
 kernel.func @Softmax_0(%x: memref<2x12x128x512xf16>, %mask: memref<2x1x1x512xf16>, %y: memref<2x12x128x512xf16>) {
