@@ -45,8 +45,7 @@ bool isDynamicSharedSymbol(LLVM::GlobalOp global) {
          !global.getInitializerBlock();
 }
 
-struct GpuSharedMemorySymbols
-    : kiln::impl::GpuSharedMemorySymbolsBase<GpuSharedMemorySymbols> {
+struct GpuSharedMemorySymbols : kiln::impl::GpuSharedMemorySymbolsBase<GpuSharedMemorySymbols> {
   void runOnOperation() override {
     getOperation().walk([](LLVM::GlobalOp global) {
       if (global.getAddrSpace() != static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared))
