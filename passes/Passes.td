@@ -739,6 +739,38 @@ def GraphFoldBatchNorm : Pass<"graph-fold-batch-norm", "::mlir::func::FuncOp"> {
 // Layout (passes/graph)
 //===----------------------------------------------------------------------===//
 
+def GraphReducePrecision : Pass<"graph-reduce-precision", "::mlir::func::FuncOp"> {
+  let summary = "Compute in f16 or bf16 where accuracy allows, with f32 islands (--fp16, --bf16)";
+  let description = [{
+    Every op on f32 tensors that has a reduced-precision rule computes in `type` (f16 or
+    bf16): a clone of it on reduced operands with reduced results, kept only if it
+    verifies. Products, convolutions, attention, softmax, the normalisations, pooling and
+    sums inside kernels accumulate in f32 whatever their operands, so they are reduced;
+    so are the pointwise ops whose results stay in their operands' range and data
+    movement (Resize's coordinates stay f32). Ops stay in f32 (islands), with a cast on
+    each side, when:
+    - they leave the range: Exp, Log, Pow, Reciprocal, Softplus, Mish;
+    - they sum or multiply into the result: ReduceSum, ReduceSumSquare, ReduceL1,
+      ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceProd, CumSum, LpNormalization, LRN;
+    - they convert an integer (beyond 2048 not exact in f16) or to an integer, and the
+      pointwise and data-movement ops whose f32 values reach a conversion to an integer
+      (index arithmetic must stay exact);
+    - they have regions (If, Loop, Scan), or no rule here (an allow-list).
+    Constants are converted at compile time, finite values beyond the type's range
+    saturated at its largest value. The function's f32 inputs and outputs keep f32 (casts
+    at the boundary) unless `convert-io`. With `emit-remarks`, a remark for each op kept
+    in f32 (why) and a summary on the function.
+  }];
+  let options = [
+    Option<"type", "type", "std::string", /*default=*/"\"f16\"",
+           "The reduced type: f16 or bf16">,
+    Option<"convertIo", "convert-io", "bool", /*default=*/"false",
+           "The function's f32 inputs and outputs take the reduced type too">,
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "A remark for every op kept in f32, and a summary">,
+  ];
+}
+
 def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
   let summary = "Channels-last (NHWC) convolutions, their transposes sunk and cancelled";
   let description = [{

@@ -12,6 +12,7 @@
 #include "lib/tuning/TimingCache.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
+#include "passes/graph/ReducePrecision.h"
 #include "passes/kernel/Autotune.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -142,6 +143,31 @@ specializeInputShapes(func::FuncOp function,
   return success();
 }
 
+LogicalResult reduceGraphPrecision(ModuleOp module, StringRef precision, bool reducedIO,
+                                   llvm::raw_ostream *report, bool perLayer) {
+  if (precision == "fp32")
+    return success();
+  MLIRContext *context = module.getContext();
+  FloatType reducedType;
+  if (precision == "fp16")
+    reducedType = Float16Type::get(context);
+  else if (precision == "bf16")
+    reducedType = BFloat16Type::get(context);
+  else
+    return emitError(module.getLoc())
+           << "unknown precision '" << precision << "'; one of fp32, fp16, bf16";
+  for (auto function : module.getOps<func::FuncOp>()) {
+    graph::PrecisionReport result = graph::reducePrecision(function, {reducedType, reducedIO});
+    if (report)
+      result.print(*report, perLayer);
+  }
+  // Casts of constants that were not plain arrays, and cast chains, fold away.
+  PassManager cleanup(context);
+  cleanup.addPass(createGraphFoldConstants());
+  cleanup.addNestedPass<func::FuncOp>(createGraphSimplify());
+  return cleanup.run(module);
+}
+
 LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   Progress progress(options.quiet);
   OwningOpRef<ModuleOp> module = onnx::importModelFile(context, options.modelPath);
@@ -185,6 +211,17 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   if (failed(graphPasses.run(*module)))
     return failure();
   progress.step("graph passes");
+  if (options.precision != "fp32") {
+    std::string summary;
+    llvm::raw_string_ostream stream(summary);
+    if (failed(reduceGraphPrecision(*module, options.precision, options.reducedIO, &stream,
+                                    options.precisionReport)))
+      return failure();
+    if (options.precisionReport)
+      llvm::errs() << summary;
+    else
+      progress.step(StringRef(summary).rtrim());
+  }
   if (options.report)
     report.push_back(estimateGraphTraffic(*module, "after the graph passes, one kernel per op"));
   // graph.transpose ops after kernel formation (inside the kernels' bodies); -1 on the

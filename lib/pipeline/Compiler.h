@@ -13,6 +13,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <functional>
 #include <memory>
@@ -67,6 +68,13 @@ struct CompileOptions {
   bool channelsLast = false;
   /// f32 products and convolutions with tf32 operands (GpuCompileOptions::allowTf32).
   bool allowTf32 = false;
+  /// "fp32" (as the model says), "fp16" or "bf16": graph-reduce-precision after the graph
+  /// passes (FP32 islands where accuracy needs them).
+  std::string precision = "fp32";
+  /// With a reduced precision: the model's f32 inputs and outputs take it too.
+  bool reducedIO = false;
+  /// With a reduced precision: every layer's precision on stderr (else one summary line).
+  bool precisionReport = false;
   /// For kernel developers: the sm_90a GEMM template's configuration for every product
   /// (by name, e.g. 128x256x64_s4_ws2) where it is legal.
   std::string gemmConfig;
@@ -93,6 +101,13 @@ parseShapeList(mlir::MLIRContext &context, llvm::StringRef list);
 mlir::LogicalResult
 specializeInputShapes(mlir::func::FuncOp function,
                       llvm::ArrayRef<std::pair<std::string, llvm::SmallVector<int64_t>>> shapes);
+
+/// Converts the graph module to `precision` ("fp32": nothing; "fp16", "bf16":
+/// graph-reduce-precision on each function, then graph-simplify and graph-fold-constants
+/// for the casts it leaves). Writes the report (a summary line, or one line a layer with
+/// `perLayer`) to `report` when given.
+mlir::LogicalResult reduceGraphPrecision(mlir::ModuleOp module, llvm::StringRef precision,
+                                         bool reducedIO, llvm::raw_ostream *report, bool perLayer);
 
 /// Runs the pipeline on `options.modelPath` up to `options.compileTo` and writes the result.
 /// Problems are reported as diagnostics on `context`; nothing is written on failure.

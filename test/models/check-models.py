@@ -46,6 +46,8 @@ BUILD = os.path.join(ROOT, os.environ.get("KILN_BUILD_DIR", "build"))
 ORT_REFERENCE = os.path.join(ROOT, "test/models/ort-reference.js")
 ORT_PACKAGE = os.path.join(ROOT, "third_party/ort/node_modules/onnxruntime-node/package.json")
 REL_L2_TOLERANCE = {"cpu": 1e-4, "cuda": 1e-3}
+# Compiled --fp16 or --bf16 (graph-reduce-precision), against ONNX Runtime in fp32.
+REDUCED_PRECISION_TOLERANCE = 1e-2
 
 # Batch and sequence length per model (file name without .onnx; fnmatch patterns, first
 # match wins). The dynamo exports were traced with batch 2 and may have specialized batch 1
@@ -80,16 +82,17 @@ def run_ort_python(model, out_dir, inputs):
         np.save(os.path.join(out_dir, sanitize(name) + ".npy"), value)
 
 
-def compile_command(kiln, model, engine, inputs):
-    """`kiln compile` of `model` into `engine` for sm_90a, for the shapes of `inputs`."""
+def compile_command(kiln, model, engine, inputs, options):
+    """`kiln compile` of `model` into `engine` for sm_90a, for the shapes of `inputs`, with
+    the compile `options` (--channels-last, --fp16, ...)."""
     shapes = ",".join(f"{n}:{'x'.join(str(d) for d in a.shape) or '1'}"
                       for n, a in inputs.items() if a.ndim)
     return [kiln, "compile", model, "-o", engine, "--target", "sm_90a", "--quiet"] + \
-        (["--shapes", shapes] if shapes else [])
+        (["--shapes", shapes] if shapes else []) + options
 
 
 def check_model(name, model, source_graph, kiln, timeout, use_cache, device, reference, gpu,
-                channels_last=False):
+                channels_last=False, precision="fp32"):
     """Returns (size text, rel L2, kiln s, ort s or None when cached, failure text or None);
     with --device cuda, fills `gpu` with the engine's latency and kernel count."""
     batch, seq = next((b, s) for pattern, b, s in SIZES if fnmatch.fnmatch(name, pattern))
@@ -133,10 +136,12 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
 
     kiln_log = os.path.join(work, "kiln.log")
     runnable = model
+    options = (["--channels-last"] if channels_last else []) + \
+        ([f"--{precision}"] if precision != "fp32" else [])
     if device == "ptxas":
         # CI without a GPU: the engine must compile, and ptxas must assemble every module.
         runnable = os.path.join(work, "model.kiln")
-        code, compile_s = run_timed(compile_command(kiln, model, runnable, inputs), kiln_log,
+        code, compile_s = run_timed(compile_command(kiln, model, runnable, inputs, options), kiln_log,
                                     timeout)
         if code != 0:
             return size, None, compile_s, None, \
@@ -153,7 +158,7 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
     if device == "cuda":
         # Compile once (the shapes of these inputs), then run, bench and inspect the engine.
         runnable = os.path.join(work, "model.kiln")
-        code, compile_s = run_timed(compile_command(kiln, model, runnable, inputs),
+        code, compile_s = run_timed(compile_command(kiln, model, runnable, inputs, options),
                                     os.path.join(work, "compile.log"), timeout)
         gpu["compile_s"] = compile_s
         if code != 0:
@@ -163,8 +168,8 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
                os.path.join(work, "kiln"), "--quiet"]
     for arg in args:
         command += ["--input", arg]
-    if channels_last and device == "cpu":
-        command.append("--channels-last")
+    if device == "cpu":
+        command += options
     code, kiln_s = run_timed(command, kiln_log, timeout)
     if code == 0 and device == "cuda":
         bench_json = os.path.join(work, "bench.json")
@@ -200,8 +205,10 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
         if not os.path.exists(kiln_file):
             failures.append(f"'{output.name}': kiln wrote no {file}")
             continue
+        tolerance = REL_L2_TOLERANCE[device] if precision == "fp32" else \
+            REDUCED_PRECISION_TOLERANCE
         error, failure = compare(np.load(os.path.join(work, "ort", file)), np.load(kiln_file),
-                                 REL_L2_TOLERANCE[device])
+                                 tolerance)
         if error is not None:
             worst = max(worst, error)
         if failure:
@@ -225,8 +232,12 @@ def main():
                         help="ONNX Runtime through onnxruntime-node (third_party/ort) or the "
                              "onnxruntime Python package")
     parser.add_argument("--channels-last", action="store_true",
-                        help="on the CPU, run graph-convert-layout too (the channels-last "
-                             "layout the GPU engines use), to check its numerics")
+                        help="run graph-convert-layout too (kiln run and kiln compile "
+                             "--channels-last: the layout the tensor-core convolutions read)")
+    parser.add_argument("--precision", choices=["fp32", "fp16", "bf16"], default="fp32",
+                        help="compile and run --fp16 or --bf16 (graph-reduce-precision); "
+                             f"outputs then within rel L2 {REDUCED_PRECISION_TOLERANCE} of "
+                             "ONNX Runtime's fp32 ones")
     args = parser.parse_args()
 
     shared = find_shared()
@@ -281,7 +292,7 @@ def main():
         size, error, kiln_s, ort_s, failure = check_model(name, model, graph, args.kiln,
                                                           args.timeout, not args.no_cache,
                                                           args.device, args.reference, gpu,
-                                                          args.channels_last)
+                                                          args.channels_last, args.precision)
         fmt = lambda v, spec: format(v, spec) if v is not None else "-"
         result = "ok" if failure is None else f"FAIL: {failure}"
         ort_text = "cached" if ort_s is None else f"{ort_s:6.2f}"

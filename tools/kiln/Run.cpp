@@ -482,10 +482,16 @@ int runModel(const RunOptions &options) {
       progress.step("compiled in the values of shape-deciding integer inputs");
     mlir::PassManager graphPasses(&context);
     addGraphPasses(graphPasses);
-    if (options.channelsLast)
-      addLayoutPasses(graphPasses);
-    if (mlir::failed(graphPasses.run(*module)))
+    if (mlir::failed(graphPasses.run(*module)) ||
+        mlir::failed(
+            reduceGraphPrecision(*module, options.precision, /*reducedIO=*/false, nullptr, false)))
       return failedWith();
+    if (options.channelsLast) {
+      mlir::PassManager layout(&context);
+      addLayoutPasses(layout);
+      if (mlir::failed(layout.run(*module)))
+        return failedWith();
+    }
     GpuCompileOptions gpu;
     gpu.allowTf32 = options.allowTf32;
     gpu.progress = [&](const std::string &line) { progress.step(line); };
@@ -501,10 +507,16 @@ int runModel(const RunOptions &options) {
 
   mlir::PassManager graphPasses(&context);
   addGraphPasses(graphPasses);
-  if (options.channelsLast)
-    addLayoutPasses(graphPasses);
-  if (mlir::failed(graphPasses.run(*module)))
+  if (mlir::failed(graphPasses.run(*module)) ||
+      mlir::failed(
+          reduceGraphPrecision(*module, options.precision, /*reducedIO=*/false, nullptr, false)))
     return failedWith();
+  if (options.channelsLast) {
+    mlir::PassManager layout(&context);
+    addLayoutPasses(layout);
+    if (mlir::failed(layout.run(*module)))
+      return failedWith();
+  }
   auto executable = cpu::HostExecutable::compile(*module);
   if (!executable) {
     std::string message = toString(executable.takeError());

@@ -39,6 +39,8 @@ struct RunOptions {
   bool channelsLast = false;
   /// --tf32: f32 products and convolutions with tf32 operands (an ONNX model on cuda).
   bool allowTf32 = false;
+  /// --fp16 / --bf16 (an ONNX model): "fp32", "fp16" or "bf16" (reduceGraphPrecision).
+  std::string precision = "fp32";
 };
 
 /// Exit codes of `kiln run`, which scripts (the conformance runner) rely on.

@@ -80,6 +80,23 @@ cl::opt<bool> compileTf32(
              "tf32's 10-bit mantissa and accumulated in f32 (~1e-3 relative error, against "
              "~1e-6 in fp32). Off by default, unlike TensorRT: fp32 stays exact unless asked"),
     cl::sub(compileCommand));
+cl::opt<bool> compileFp16(
+    "fp16",
+    cl::desc("Compute in f16 where accuracy allows (graph-reduce-precision): products, "
+             "convolutions and the normalisations' statistics accumulate in f32, and ops "
+             "whose values leave f16's range (exp, log, pow, sums) stay in f32. The model's "
+             "inputs and outputs keep their types unless --reduced-io"),
+    cl::sub(compileCommand));
+cl::opt<bool> compileBf16("bf16", cl::desc("As --fp16, in bf16"), cl::sub(compileCommand));
+cl::opt<bool> compileReducedIO(
+    "reduced-io",
+    cl::desc("With --fp16 or --bf16: the model's f32 inputs and outputs take that type too"),
+    cl::sub(compileCommand));
+cl::opt<bool> compilePrecisionReport(
+    "precision-report",
+    cl::desc("With --fp16 or --bf16: print every layer's precision (and why a layer stays "
+             "in f32) on stderr"),
+    cl::sub(compileCommand));
 cl::opt<std::string> compileGemmConfig(
     "sm90-gemm-config",
     cl::desc("For kernel developers: the configuration of the sm_90a GEMM template for every "
@@ -137,6 +154,11 @@ cl::opt<bool> runTf32("tf32",
                       cl::desc("ONNX models on cuda: TF32 for f32 products and convolutions, as "
                                "kiln compile --tf32 (~1e-3 relative error; off by default)"),
                       cl::sub(runCommand));
+cl::opt<bool> runFp16("fp16",
+                      cl::desc("ONNX models: compute in f16 where accuracy allows, as kiln "
+                               "compile --fp16"),
+                      cl::sub(runCommand));
+cl::opt<bool> runBf16("bf16", cl::desc("ONNX models: as --fp16, in bf16"), cl::sub(runCommand));
 cl::opt<std::string> benchModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
                                 cl::sub(benchCommand));
 cl::opt<int> benchWarmup("warmup", cl::desc("Untimed runs before timing (default 10)"),
@@ -228,6 +250,18 @@ int runCompile() {
   options.channelsLast = compileChannelsLast;
   options.gemmConfig = compileGemmConfig;
   options.allowTf32 = compileTf32;
+  if (compileFp16 && compileBf16) {
+    WithColor::error(errs(), "kiln") << "--fp16 and --bf16 exclude each other\n";
+    return 1;
+  }
+  options.precision = compileFp16 ? "fp16" : compileBf16 ? "bf16" : "fp32";
+  if ((compileReducedIO || compilePrecisionReport) && options.precision == "fp32") {
+    WithColor::error(errs(), "kiln") << (compileReducedIO ? "--reduced-io" : "--precision-report")
+                                     << " needs --fp16 or --bf16\n";
+    return 1;
+  }
+  options.reducedIO = compileReducedIO;
+  options.precisionReport = compilePrecisionReport;
   if (compileTuneBudget < 0) {
     WithColor::error(errs(), "kiln") << "--tune-budget must be 0 or more seconds\n";
     return 1;
@@ -273,6 +307,11 @@ int main(int argc, char **argv) {
     options.quiet = runQuiet;
     options.channelsLast = runChannelsLast;
     options.allowTf32 = runTf32;
+    if (runFp16 && runBf16) {
+      WithColor::error(errs(), "kiln") << "--fp16 and --bf16 exclude each other\n";
+      return 2;
+    }
+    options.precision = runFp16 ? "fp16" : runBf16 ? "bf16" : "fp32";
     return kiln::tool::runModel(options);
   }
   if (benchCommand) {
