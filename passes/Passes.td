@@ -771,6 +771,28 @@ def GraphReducePrecision : Pass<"graph-reduce-precision", "::mlir::func::FuncOp"
   ];
 }
 
+def GraphQuantizeInt8 : Pass<"graph-quantize-int8", "::mlir::func::FuncOp"> {
+  let summary = "Post-training INT8: QuantizeLinear/DequantizeLinear from a calibration cache";
+  let description = [{
+    Every `graph.conv`, `graph.matmul` and `graph.gemm` with an f32 activation (operand 0,
+    not already the result of a DequantizeLinear) and a constant f32 weight gets what a
+    quantization-aware export carries: the activation through QuantizeLinear and
+    DequantizeLinear (symmetric per-tensor int8, scale = threshold / 127, the threshold
+    read from `calibration-cache` under the key `<ONNX node>:0`), and the weight quantized
+    at compile time per output channel (scale max|w| / 127 a channel; matmul weights
+    other than 2-D per tensor) into an int8 constant read through a DequantizeLinear.
+    Biases stay f32. An activation without a threshold in the cache stays f32 (a remark
+    with `emit-remarks`). The cache is the file `kiln compile --int8 --calib` writes
+    (docs/quantization.md); a cache that cannot be read is an error naming the file.
+  }];
+  let options = [
+    Option<"calibrationCache", "calibration-cache", "std::string", /*default=*/"\"\"",
+           "The calibration cache (JSON) with each activation's threshold">,
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "A remark for each activation without calibration, and a summary">,
+  ];
+}
+
 def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
   let summary = "Channels-last (NHWC) convolutions, their transposes sunk and cancelled";
   let description = [{

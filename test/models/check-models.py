@@ -92,7 +92,7 @@ def compile_command(kiln, model, engine, inputs, options):
 
 
 def check_model(name, model, source_graph, kiln, timeout, use_cache, device, reference, gpu,
-                channels_last=False, precision="fp32"):
+                channels_last=False, precision="fp32", tune_budget=None):
     """Returns (size text, rel L2, kiln s, ort s or None when cached, failure text or None);
     with --device cuda, fills `gpu` with the engine's latency and kernel count."""
     batch, seq = next((b, s) for pattern, b, s in SIZES if fnmatch.fnmatch(name, pattern))
@@ -138,10 +138,12 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
     runnable = model
     options = (["--channels-last"] if channels_last else []) + \
         ([f"--{precision}"] if precision != "fp32" else [])
+    compile_options = options + \
+        (["--tune-budget", str(tune_budget)] if tune_budget is not None else [])
     if device == "ptxas":
         # CI without a GPU: the engine must compile, and ptxas must assemble every module.
         runnable = os.path.join(work, "model.kiln")
-        code, compile_s = run_timed(compile_command(kiln, model, runnable, inputs, options), kiln_log,
+        code, compile_s = run_timed(compile_command(kiln, model, runnable, inputs, compile_options), kiln_log,
                                     timeout)
         if code != 0:
             return size, None, compile_s, None, \
@@ -158,7 +160,7 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
     if device == "cuda":
         # Compile once (the shapes of these inputs), then run, bench and inspect the engine.
         runnable = os.path.join(work, "model.kiln")
-        code, compile_s = run_timed(compile_command(kiln, model, runnable, inputs, options),
+        code, compile_s = run_timed(compile_command(kiln, model, runnable, inputs, compile_options),
                                     os.path.join(work, "compile.log"), timeout)
         gpu["compile_s"] = compile_s
         if code != 0:
@@ -234,6 +236,8 @@ def main():
     parser.add_argument("--channels-last", action="store_true",
                         help="run graph-convert-layout too (kiln run and kiln compile "
                              "--channels-last: the layout the tensor-core convolutions read)")
+    parser.add_argument("--tune-budget", type=float, default=None, metavar="SECONDS",
+                        help="kiln compile's --tune-budget on the GPU (default: kiln's)")
     parser.add_argument("--precision", choices=["fp32", "fp16", "bf16"], default="fp32",
                         help="compile and run --fp16 or --bf16 (graph-reduce-precision); "
                              f"outputs then within rel L2 {REDUCED_PRECISION_TOLERANCE} of "
@@ -292,7 +296,8 @@ def main():
         size, error, kiln_s, ort_s, failure = check_model(name, model, graph, args.kiln,
                                                           args.timeout, not args.no_cache,
                                                           args.device, args.reference, gpu,
-                                                          args.channels_last, args.precision)
+                                                          args.channels_last, args.precision,
+                                                          args.tune_budget)
         fmt = lambda v, spec: format(v, spec) if v is not None else "-"
         result = "ok" if failure is None else f"FAIL: {failure}"
         ort_text = "cached" if ort_s is None else f"{ort_s:6.2f}"

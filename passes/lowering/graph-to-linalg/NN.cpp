@@ -1173,7 +1173,11 @@ struct AveragePoolLowering : OpConversionPattern<graph::AveragePoolOp> {
                    window->highPadding(inputExtents, resultType.getShape().drop_front(2)), zero);
     SmallVector<OpFoldResult> sizes =
         getChannelsFirstSizes(rewriter, loc, adaptor.getInput(), resultType);
-    Value init = createFilledTensor(rewriter, loc, resultType, sizes, zero);
+    // Windows of f16/bf16 sum in f32, rounded once after the division.
+    Type accumulatorType =
+        elementType.getIntOrFloatBitWidth() < 32 ? rewriter.getF32Type() : elementType;
+    Value init = createFilledTensor(rewriter, loc, resultType.clone(accumulatorType), sizes,
+                                    createScalarConstant(rewriter, loc, accumulatorType, 0.0));
     Value sum;
     if (spatialRank <= 2) {
       sum = createNamedPooling<linalg::PoolingNcwSumOp, linalg::PoolingNchwSumOp>(
@@ -1181,7 +1185,9 @@ struct AveragePoolLowering : OpConversionPattern<graph::AveragePoolOp> {
     } else {
       sum = createPoolingGeneric(
           rewriter, loc, padded, *window, ValueRange{init},
-          [](OpBuilder &b, Location nestedLoc, Value element, ValueRange accumulators) {
+          [&](OpBuilder &b, Location nestedLoc, Value element, ValueRange accumulators) {
+            if (element.getType() != accumulatorType)
+              element = arith::ExtFOp::create(b, nestedLoc, accumulatorType, element);
             return SmallVector<Value>{
                 arith::AddFOp::create(b, nestedLoc, accumulators[0], element)};
           })[0];
@@ -1200,8 +1206,11 @@ struct AveragePoolLowering : OpConversionPattern<graph::AveragePoolOp> {
                                    window->padsBegin[i], lowest, highest);
             count = arith::MulIOp::create(b, nestedLoc, count, taps);
           }
-          Value divisor = indexToFloat(b, nestedLoc, count, elementType);
-          return arith::DivFOp::create(b, nestedLoc, args[0], divisor);
+          Value divisor = indexToFloat(b, nestedLoc, count, accumulatorType);
+          Value average = arith::DivFOp::create(b, nestedLoc, args[0], divisor);
+          if (accumulatorType != elementType)
+            average = arith::TruncFOp::create(b, nestedLoc, elementType, average);
+          return average;
         });
     rewriter.replaceOp(op, average);
     return success();
@@ -1299,13 +1308,18 @@ template <typename OpTy> struct GlobalPoolLowering : OpConversionPattern<OpTy> {
     if constexpr (std::is_same_v<OpTy, graph::GlobalLpPoolOp>)
       p = op.getP();
     SmallVector<int64_t> axes = spatialAxes(inputType.getRank());
+    // Sums of f16/bf16 accumulate in f32 (a 112x112 plane is 12544 terms), rounded once.
+    Type accumulatorType =
+        !isMax && elementType.getIntOrFloatBitWidth() < 32 ? rewriter.getF32Type() : elementType;
     Value init = isMax ? createLowest(rewriter, loc, elementType, unsignedElements)
-                       : createScalarConstant(rewriter, loc, elementType, 0.0);
+                       : createScalarConstant(rewriter, loc, accumulatorType, 0.0);
     Value reduced = createReduction(
         rewriter, loc, adaptor.getInput(), axes, /*keepDims=*/true, init,
         [&](OpBuilder &b, Location nestedLoc, Value element, Value accumulator) -> Value {
           if (isMax)
             return createMinMax(b, nestedLoc, accumulator, element, /*max=*/true, unsignedElements);
+          if (element.getType() != accumulatorType)
+            element = arith::ExtFOp::create(b, nestedLoc, accumulatorType, element);
           if (std::is_same_v<OpTy, graph::GlobalLpPoolOp>)
             element = createAbsPower(b, nestedLoc, element, p);
           return arith::AddFOp::create(b, nestedLoc, accumulator, element);
@@ -1313,14 +1327,17 @@ template <typename OpTy> struct GlobalPoolLowering : OpConversionPattern<OpTy> {
     if (!isMax) {
       // The number of elements per [n, c] slice, static or from the input's extents.
       Value count = createExtentProduct(rewriter, loc, adaptor.getInput(), axes);
-      Value countValue = indexToFloat(rewriter, loc, count, elementType);
-      reduced = createElementwise(rewriter, loc, cast<RankedTensorType>(reduced.getType()),
-                                  ValueRange{reduced},
-                                  [&](OpBuilder &b, Location nestedLoc, ValueRange args) -> Value {
-                                    if (std::is_same_v<OpTy, graph::GlobalLpPoolOp>)
-                                      return createRootOfSum(b, nestedLoc, args[0], p);
-                                    return arith::DivFOp::create(b, nestedLoc, args[0], countValue);
-                                  });
+      Value countValue = indexToFloat(rewriter, loc, count, accumulatorType);
+      reduced = createElementwise(
+          rewriter, loc, cast<RankedTensorType>(reduced.getType()).clone(elementType),
+          ValueRange{reduced}, [&](OpBuilder &b, Location nestedLoc, ValueRange args) -> Value {
+            Value mean = std::is_same_v<OpTy, graph::GlobalLpPoolOp>
+                             ? createRootOfSum(b, nestedLoc, args[0], p)
+                             : arith::DivFOp::create(b, nestedLoc, args[0], countValue);
+            if (mean.getType() != elementType)
+              mean = arith::TruncFOp::create(b, nestedLoc, elementType, mean);
+            return mean;
+          });
     }
     rewriter.replaceOp(op, castToType(rewriter, loc, reduced, resultType));
     return success();

@@ -1,0 +1,214 @@
+//===- QuantizeInt8.cpp - Post-training INT8 quantization -----------------===//
+//
+// graph-quantize-int8 (`kiln compile --int8 --calib DIR`): an fp32 model becomes what a
+// quantization-aware export carries, QuantizeLinear/DequantizeLinear pairs around the
+// inputs of its convolutions and matrix products, so that post-training quantization and
+// QAT models take one path from here on (folding the pairs into integer kernels).
+//
+//  - Activations: symmetric per-tensor int8, the scale threshold / 127 from calibration
+//    (lib/quantization: minmax, entropy or percentile); zero point 0.
+//  - Weights: symmetric per output channel, the scale max|w| / 127 of each channel, so a
+//    channel of small weights keeps its resolution; quantized at compile time into an
+//    int8 constant read through a DequantizeLinear.
+//  - Biases stay f32 (the folding makes them int32 at scale_x * scale_w).
+// An activation already produced by a DequantizeLinear, or a weight that is one, means the
+// model is quantized there already: left alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/graph/QuantizeInt8.h"
+
+#include "dialects/graph/GraphDialect.h"
+#include "dialects/graph/GraphOps.h"
+#include "lib/quantization/Calibration.h"
+#include "lib/quantization/CalibrationCache.h"
+#include "passes/Passes.h"
+#include "passes/graph/ConstantBytes.h"
+
+#include "llvm/ADT/StringSet.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace kiln {
+#define GEN_PASS_DEF_GRAPHQUANTIZEINT8
+#include "passes/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+namespace graph = kiln::graph;
+
+namespace {
+
+/// The quantized range: symmetric, so that -x quantizes to -q.
+constexpr double kInt8Max = 127.0;
+
+bool isF32Tensor(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.getElementType().isF32() && type.hasStaticShape();
+}
+
+/// The weight operand of a quantizable op and the axis of its output channels (-1: one
+/// scale for the whole tensor), or {-1, -1} when the op is not quantizable.
+std::pair<int, int64_t> weightOf(Operation *op) {
+  if (isa<graph::ConvOp>(op))
+    return {1, 0};
+  if (isa<graph::MatMulOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+    return {1, type && type.getRank() == 2 ? 1 : -1};
+  }
+  if (auto gemm = dyn_cast<graph::GemmOp>(op))
+    return {1, gemm.getTransB() ? 0 : 1};
+  return {-1, -1};
+}
+
+bool isQuantizable(Operation *op) {
+  auto [weight, axis] = weightOf(op);
+  if (weight < 0)
+    return false;
+  Value activation = op->getOperand(0);
+  Value weightValue = op->getOperand(weight);
+  return isF32Tensor(activation) && isF32Tensor(weightValue) &&
+         weightValue.getDefiningOp<graph::ConstantOp>() &&
+         !activation.getDefiningOp<graph::DequantizeLinearOp>() &&
+         !activation.getDefiningOp<graph::ConstantOp>();
+}
+
+Value scalarConstant(OpBuilder &b, Location loc, RankedTensorType type, ArrayRef<char> bytes) {
+  return graph::ConstantOp::create(
+      b, loc, cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(type, bytes)));
+}
+
+/// `activation` through QuantizeLinear and DequantizeLinear at `scale`.
+Value fakeQuantize(OpBuilder &b, Location loc, Value activation, float scale) {
+  auto f32 = RankedTensorType::get({}, b.getF32Type());
+  auto i8 = RankedTensorType::get({}, b.getI8Type());
+  char zero = 0;
+  Value scaleValue = scalarConstant(b, loc, f32, ArrayRef(reinterpret_cast<char *>(&scale), 4));
+  Value zeroPoint = scalarConstant(b, loc, i8, ArrayRef(&zero, 1));
+  Value quantized = graph::QuantizeLinearOp::create(b, loc, activation, scaleValue, zeroPoint,
+                                                    /*axis=*/1, /*saturate=*/true,
+                                                    /*block_size=*/0);
+  return graph::DequantizeLinearOp::create(b, loc, quantized, scaleValue, zeroPoint,
+                                           /*axis=*/1, /*block_size=*/0);
+}
+
+/// The int8 constant and per-channel (or per-tensor) scales of weight `value`, read
+/// through a DequantizeLinear; null when its elements cannot be read.
+Value quantizeWeight(OpBuilder &b, Location loc, Value value, int64_t axis) {
+  std::optional<std::vector<char>> bytes = graph::readConstantBytes(value);
+  if (!bytes)
+    return {};
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t count = type.getNumElements();
+  std::vector<float> weights(count);
+  std::memcpy(weights.data(), bytes->data(), bytes->size());
+
+  // Element i belongs to channel (i / inner) % channels.
+  int64_t channels = axis < 0 ? 1 : type.getDimSize(axis);
+  int64_t inner = 1;
+  for (int64_t d = axis < 0 ? 0 : axis + 1; axis >= 0 && d < type.getRank(); ++d)
+    inner *= type.getDimSize(d);
+  if (axis < 0)
+    inner = count;
+  auto channelOf = [&](int64_t i) { return (i / inner) % channels; };
+
+  std::vector<float> scales(channels, 0.0f);
+  for (int64_t i = 0; i < count; ++i)
+    scales[channelOf(i)] = std::max(scales[channelOf(i)], std::fabs(weights[i]));
+  for (float &scale : scales)
+    scale = scale > 0 ? float(scale / kInt8Max) : 1.0f;
+  std::vector<char> quantized(count);
+  for (int64_t i = 0; i < count; ++i) {
+    double q = std::nearbyint(weights[i] / scales[channelOf(i)]);
+    quantized[i] = static_cast<char>(std::clamp(q, -kInt8Max, kInt8Max));
+  }
+
+  std::string name = graph::getResourceName(value).str();
+  Value data = graph::createConstantFromBytes(b, loc, type.clone(b.getI8Type()), quantized,
+                                              (name.empty() ? "weight" : name) + "_int8");
+  SmallVector<int64_t> scaleShape;
+  if (axis >= 0)
+    scaleShape.push_back(channels);
+  auto scaleType = RankedTensorType::get(scaleShape, b.getF32Type());
+  auto zeroType = RankedTensorType::get(scaleShape, b.getI8Type());
+  std::vector<char> zeros(channels, 0);
+  ArrayRef<char> scaleBytes(reinterpret_cast<const char *>(scales.data()), 4 * channels);
+  Value scale = graph::createConstantFromBytes(b, loc, scaleType, scaleBytes,
+                                               (name.empty() ? "weight" : name) + "_scale");
+  Value zeroPoint = graph::createConstantFromBytes(b, loc, zeroType, zeros,
+                                                   (name.empty() ? "weight" : name) + "_zero");
+  return graph::DequantizeLinearOp::create(b, loc, data, scale, zeroPoint,
+                                           uint64_t(std::max<int64_t>(axis, 0)),
+                                           /*block_size=*/0);
+}
+
+struct GraphQuantizeInt8 : kiln::impl::GraphQuantizeInt8Base<GraphQuantizeInt8> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    llvm::Expected<kiln::quant::CalibrationCache> cache =
+        kiln::quant::CalibrationCache::read(calibrationCache);
+    if (!cache) {
+      function.emitError("graph-quantize-int8: ") << llvm::toString(cache.takeError());
+      return signalPassFailure();
+    }
+    llvm::StringMap<double> thresholds;
+    for (const auto &[key, tensor] : cache->tensors)
+      thresholds[key] = tensor.threshold;
+    graph::Int8Report report = graph::quantizeInt8(function, thresholds);
+    if (!emitRemarks)
+      return;
+    for (const std::string &key : report.uncalibrated)
+      function.emitRemark("graph-quantize-int8: no calibration for '") << key << "'; left in f32";
+    function.emitRemark("graph-quantize-int8: ") << report.quantized << " activations quantized";
+  }
+};
+
+} // namespace
+
+std::vector<graph::Int8Activation> graph::findInt8Activations(func::FuncOp function) {
+  std::vector<Int8Activation> activations;
+  llvm::StringMap<int> seen;
+  function.walk([&](Operation *op) {
+    if (!isQuantizable(op))
+      return;
+    std::string key = getNodeName(op->getLoc());
+    int repeat = seen[key]++;
+    if (key.empty() || repeat > 0)
+      key += "#" + std::to_string(repeat);
+    activations.push_back({op, 0, key + ":0"});
+  });
+  return activations;
+}
+
+graph::Int8Report graph::quantizeInt8(func::FuncOp function,
+                                      const llvm::StringMap<double> &thresholds) {
+  Int8Report report;
+  for (const Int8Activation &activation : findInt8Activations(function)) {
+    auto found = thresholds.find(activation.key);
+    if (found == thresholds.end()) {
+      report.uncalibrated.push_back(activation.key);
+      continue;
+    }
+    Operation *op = activation.op;
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto [weightIndex, axis] = weightOf(op);
+    Value weight = quantizeWeight(b, loc, op->getOperand(weightIndex), axis);
+    if (!weight) {
+      report.uncalibrated.push_back(activation.key);
+      continue;
+    }
+    float scale = kiln::quant::int8Scale(found->second);
+    op->setOperand(activation.operand,
+                   fakeQuantize(b, loc, op->getOperand(activation.operand), scale));
+    Value original = op->getOperand(weightIndex);
+    op->setOperand(weightIndex, weight);
+    if (original.use_empty())
+      original.getDefiningOp()->erase();
+    ++report.quantized;
+  }
+  return report;
+}

@@ -1,0 +1,45 @@
+//===- QuantizeInt8.h - Post-training INT8 quantization ---------*- C++ -*-===//
+//
+// What graph-quantize-int8 quantizes, for the calibration driver (which observes exactly
+// those activations) and the pass itself.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_GRAPH_QUANTIZEINT8_H
+#define KILN_PASSES_GRAPH_QUANTIZEINT8_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::graph {
+
+/// An activation graph-quantize-int8 quantizes: operand `operand` of `op`, a conv,
+/// matmul or gemm with a constant f32 weight. `key` names it in calibration caches:
+/// "<ONNX node>:<operand>" (with "#<k>" when a node name repeats or is missing).
+struct Int8Activation {
+  mlir::Operation *op;
+  unsigned operand;
+  std::string key;
+};
+
+/// The activations to quantize in `function`, in program order.
+std::vector<Int8Activation> findInt8Activations(mlir::func::FuncOp function);
+
+struct Int8Report {
+  int64_t quantized = 0;
+  /// Activations without a threshold in the calibration (left in f32).
+  std::vector<std::string> uncalibrated;
+};
+
+/// Inserts QuantizeLinear/DequantizeLinear pairs (symmetric int8) on each activation with
+/// a threshold in `thresholds` (by key: scale threshold / 127) and quantizes its op's
+/// weight per output channel (an int8 constant and a DequantizeLinear), as a QAT export
+/// would carry them.
+Int8Report quantizeInt8(mlir::func::FuncOp function, const llvm::StringMap<double> &thresholds);
+
+} // namespace kiln::graph
+
+#endif // KILN_PASSES_GRAPH_QUANTIZEINT8_H
