@@ -211,6 +211,10 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   if (failed(graphPasses.run(*module)))
     return failure();
   progress.step("graph passes");
+  if (options.int8)
+    if (llvm::Error error = quantizeGraphInt8(*module, options.modelPath, options.calibration,
+                                              [&](const Twine &line) { progress.step(line); }))
+      return emitError(module->getLoc()) << llvm::toString(std::move(error));
   if (options.precision != "fp32") {
     std::string summary;
     llvm::raw_string_ostream stream(summary);

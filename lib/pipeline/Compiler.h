@@ -9,6 +9,8 @@
 #ifndef KILN_LIB_PIPELINE_COMPILER_H
 #define KILN_LIB_PIPELINE_COMPILER_H
 
+#include "lib/pipeline/Calibration.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/LLVM.h"
@@ -75,6 +77,10 @@ struct CompileOptions {
   bool reducedIO = false;
   /// With a reduced precision: every layer's precision on stderr (else one summary line).
   bool precisionReport = false;
+  /// INT8 post-training quantization of the convolutions and matrix products
+  /// (quantizeGraphInt8 with `calibration`), before any reduced precision.
+  bool int8 = false;
+  CalibrationOptions calibration;
   /// For kernel developers: the sm_90a GEMM template's configuration for every product
   /// (by name, e.g. 128x256x64_s4_ws2) where it is legal.
   std::string gemmConfig;

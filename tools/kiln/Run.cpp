@@ -431,6 +431,29 @@ int runModel(const RunOptions &options) {
     return mlir::success();
   });
   auto failedWith = [&]() { return unsupported ? RunUnsupported : RunFailed; };
+  // The graph passes, then INT8 quantization, reduced precision and the layout, as kiln
+  // compile runs them.
+  auto convertGraph = [&](mlir::ModuleOp graphModule) -> mlir::LogicalResult {
+    mlir::PassManager graphPasses(&context);
+    addGraphPasses(graphPasses);
+    if (mlir::failed(graphPasses.run(graphModule)))
+      return mlir::failure();
+    if (options.int8)
+      if (llvm::Error problem =
+              quantizeGraphInt8(graphModule, options.model, options.calibration,
+                                [&](const llvm::Twine &line) { progress.step(line); })) {
+        error() << toString(std::move(problem)) << "\n";
+        return mlir::failure();
+      }
+    if (mlir::failed(reduceGraphPrecision(graphModule, options.precision, /*reducedIO=*/false,
+                                          nullptr, false)))
+      return mlir::failure();
+    if (!options.channelsLast)
+      return mlir::success();
+    mlir::PassManager layout(&context);
+    addLayoutPasses(layout);
+    return layout.run(graphModule);
+  };
 
   mlir::OwningOpRef<mlir::ModuleOp> module = onnx::importModelFile(context, options.model);
   if (!module)
@@ -480,18 +503,8 @@ int runModel(const RunOptions &options) {
     bool staticShapes = mlir::succeeded(trialPasses.run(*trial)) && isStaticallyShaped(*trial);
     if (!staticShapes && bindShapeTensorInputs(function, values) > 0)
       progress.step("compiled in the values of shape-deciding integer inputs");
-    mlir::PassManager graphPasses(&context);
-    addGraphPasses(graphPasses);
-    if (mlir::failed(graphPasses.run(*module)) ||
-        mlir::failed(
-            reduceGraphPrecision(*module, options.precision, /*reducedIO=*/false, nullptr, false)))
+    if (mlir::failed(convertGraph(*module)))
       return failedWith();
-    if (options.channelsLast) {
-      mlir::PassManager layout(&context);
-      addLayoutPasses(layout);
-      if (mlir::failed(layout.run(*module)))
-        return failedWith();
-    }
     GpuCompileOptions gpu;
     gpu.allowTf32 = options.allowTf32;
     gpu.progress = [&](const std::string &line) { progress.step(line); };
@@ -505,18 +518,8 @@ int runModel(const RunOptions &options) {
     return runEngineOnDevice(engineOptions, std::move(compiled), options.model);
   }
 
-  mlir::PassManager graphPasses(&context);
-  addGraphPasses(graphPasses);
-  if (mlir::failed(graphPasses.run(*module)) ||
-      mlir::failed(
-          reduceGraphPrecision(*module, options.precision, /*reducedIO=*/false, nullptr, false)))
+  if (mlir::failed(convertGraph(*module)))
     return failedWith();
-  if (options.channelsLast) {
-    mlir::PassManager layout(&context);
-    addLayoutPasses(layout);
-    if (mlir::failed(layout.run(*module)))
-      return failedWith();
-  }
   auto executable = cpu::HostExecutable::compile(*module);
   if (!executable) {
     std::string message = toString(executable.takeError());

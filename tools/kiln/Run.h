@@ -3,6 +3,8 @@
 #ifndef KILN_TOOLS_KILN_RUN_H
 #define KILN_TOOLS_KILN_RUN_H
 
+#include "lib/pipeline/Calibration.h"
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -41,6 +43,9 @@ struct RunOptions {
   bool allowTf32 = false;
   /// --fp16 / --bf16 (an ONNX model): "fp32", "fp16" or "bf16" (reduceGraphPrecision).
   std::string precision = "fp32";
+  /// --int8 and its calibration (an ONNX model): quantizeGraphInt8.
+  bool int8 = false;
+  CalibrationOptions calibration;
 };
 
 /// Exit codes of `kiln run`, which scripts (the conformance runner) rely on.

@@ -97,6 +97,29 @@ cl::opt<bool> compilePrecisionReport(
     cl::desc("With --fp16 or --bf16: print every layer's precision (and why a layer stays "
              "in f32) on stderr"),
     cl::sub(compileCommand));
+cl::opt<bool> compileInt8(
+    "int8",
+    cl::desc("INT8 post-training quantization of the convolutions and matrix products: "
+             "activations per tensor from calibration (--calib DIR or --calib-cache FILE), "
+             "weights per output channel; the rest stays as the model says (or --fp16)"),
+    cl::sub(compileCommand));
+cl::opt<std::string> compileCalib(
+    "calib",
+    cl::desc("With --int8: calibration data, <input name>.npy for each input (or any .npy "
+             "for a one-input model), samples stacked along the first axis"),
+    cl::value_desc("DIR"), cl::sub(compileCommand));
+cl::opt<std::string>
+    compileCalibMethod("calib-method",
+                       cl::desc("With --int8: minmax (default), entropy or percentile"),
+                       cl::value_desc("method"), cl::init("minmax"), cl::sub(compileCommand));
+cl::opt<double> compileCalibPercentile(
+    "calib-percentile", cl::desc("With --calib-method percentile: the percentile (default 99.99)"),
+    cl::value_desc("P"), cl::init(99.99), cl::sub(compileCommand));
+cl::opt<std::string> compileCalibCache(
+    "calib-cache",
+    cl::desc("With --int8: a calibration cache, read when it matches the model and method, "
+             "else written after calibrating"),
+    cl::value_desc("FILE"), cl::sub(compileCommand));
 cl::opt<std::string> compileGemmConfig(
     "sm90-gemm-config",
     cl::desc("For kernel developers: the configuration of the sm_90a GEMM template for every "
@@ -159,6 +182,23 @@ cl::opt<bool> runFp16("fp16",
                                "compile --fp16"),
                       cl::sub(runCommand));
 cl::opt<bool> runBf16("bf16", cl::desc("ONNX models: as --fp16, in bf16"), cl::sub(runCommand));
+cl::opt<bool> runInt8("int8",
+                      cl::desc("ONNX models: INT8 post-training quantization, as kiln compile "
+                               "--int8"),
+                      cl::sub(runCommand));
+cl::opt<std::string> runCalib("calib", cl::desc("With --int8: calibration data, as kiln compile"),
+                              cl::value_desc("DIR"), cl::sub(runCommand));
+cl::opt<std::string> runCalibMethod("calib-method",
+                                    cl::desc("With --int8: minmax (default), entropy or "
+                                             "percentile"),
+                                    cl::value_desc("method"), cl::init("minmax"),
+                                    cl::sub(runCommand));
+cl::opt<double> runCalibPercentile("calib-percentile",
+                                   cl::desc("With --calib-method percentile (default 99.99)"),
+                                   cl::value_desc("P"), cl::init(99.99), cl::sub(runCommand));
+cl::opt<std::string> runCalibCache("calib-cache",
+                                   cl::desc("With --int8: a calibration cache, as kiln compile"),
+                                   cl::value_desc("FILE"), cl::sub(runCommand));
 cl::opt<std::string> benchModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
                                 cl::sub(benchCommand));
 cl::opt<int> benchWarmup("warmup", cl::desc("Untimed runs before timing (default 10)"),
@@ -261,6 +301,17 @@ int runCompile() {
     return 1;
   }
   options.reducedIO = compileReducedIO;
+  options.int8 = compileInt8;
+  if (std::optional<kiln::quant::CalibrationMethod> method =
+          kiln::quant::parseCalibrationMethod(compileCalibMethod))
+    options.calibration.method = *method;
+  else {
+    WithColor::error(errs(), "kiln") << "--calib-method must be minmax, entropy or percentile\n";
+    return 1;
+  }
+  options.calibration.dataDir = compileCalib;
+  options.calibration.percentile = compileCalibPercentile;
+  options.calibration.cachePath = compileCalibCache;
   options.precisionReport = compilePrecisionReport;
   if (compileTuneBudget < 0) {
     WithColor::error(errs(), "kiln") << "--tune-budget must be 0 or more seconds\n";
@@ -312,6 +363,17 @@ int main(int argc, char **argv) {
       return 2;
     }
     options.precision = runFp16 ? "fp16" : runBf16 ? "bf16" : "fp32";
+    options.int8 = runInt8;
+    if (std::optional<kiln::quant::CalibrationMethod> method =
+            kiln::quant::parseCalibrationMethod(runCalibMethod))
+      options.calibration.method = *method;
+    else {
+      WithColor::error(errs(), "kiln") << "--calib-method must be minmax, entropy or percentile\n";
+      return 2;
+    }
+    options.calibration.dataDir = runCalib;
+    options.calibration.percentile = runCalibPercentile;
+    options.calibration.cachePath = runCalibCache;
     return kiln::tool::runModel(options);
   }
   if (benchCommand) {

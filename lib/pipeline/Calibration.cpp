@@ -1,0 +1,255 @@
+//===- Calibration.cpp - INT8 post-training calibration -------------------===//
+//
+// The observed model is a clone of the graph whose function also returns every
+// activation graph-quantize-int8 will quantize; it runs on the host (the CPU path is
+// there on every machine, CI included) over the calibration data in chunks of the
+// model's batch, and each extra output feeds that activation's histogram.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/pipeline/Calibration.h"
+
+#include "lib/cpu/HostExecutable.h"
+#include "lib/io/TensorFiles.h"
+#include "lib/quantization/Calibration.h"
+#include "passes/graph/QuantizeInt8.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The `.npy` files of `dir`, by file name.
+llvm::Expected<std::map<std::string, std::string>> listNpyFiles(llvm::StringRef dir) {
+  std::map<std::string, std::string> files;
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator it(dir, error), end; it != end && !error;
+       it.increment(error))
+    if (llvm::sys::path::extension(it->path()) == ".npy")
+      files[llvm::sys::path::filename(it->path()).str()] = it->path();
+  if (error)
+    return makeError("--calib " + dir + ": " + error.message());
+  if (files.empty())
+    return makeError("--calib " + dir + ": no .npy files");
+  return files;
+}
+
+/// The calibration samples of each input, in the inputs' order: each a list of tensors
+/// with the samples stacked along the first axis.
+llvm::Expected<std::vector<std::vector<io::HostTensor>>>
+readCalibrationData(llvm::StringRef dir, const std::vector<cpu::TensorSignature> &inputs) {
+  auto files = listNpyFiles(dir);
+  if (!files)
+    return files.takeError();
+  std::vector<std::vector<std::string>> paths(inputs.size());
+  bool byName = llvm::all_of(
+      inputs, [&](const cpu::TensorSignature &input) { return files->count(input.name + ".npy"); });
+  if (byName) {
+    for (auto [index, input] : llvm::enumerate(inputs))
+      paths[index].push_back((*files)[input.name + ".npy"]);
+  } else if (inputs.size() == 1) {
+    for (auto &[name, path] : *files)
+      paths[0].push_back(path);
+  } else {
+    std::string names;
+    for (const cpu::TensorSignature &input : inputs)
+      names += (names.empty() ? "" : ", ") + input.name + ".npy";
+    return makeError("--calib " + dir + ": the model has " + llvm::Twine(inputs.size()) +
+                     " inputs; expected " + names);
+  }
+  std::vector<std::vector<io::HostTensor>> data(inputs.size());
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    for (const std::string &path : paths[index]) {
+      auto tensor = io::readNpy(path);
+      if (!tensor)
+        return tensor.takeError();
+      llvm::ArrayRef<int64_t> sample = llvm::ArrayRef(input.shape).drop_front();
+      if (tensor->type != input.type || tensor->shape.size() != input.shape.size() ||
+          llvm::ArrayRef(tensor->shape).drop_front() != sample)
+        return makeError(
+            llvm::formatv(
+                "{0}: {1} [{2}] does not hold samples of input '{3}' "
+                "({4} [N, {5}])",
+                path, io::name(tensor->type),
+                llvm::join(
+                    llvm::map_range(tensor->shape, [](int64_t d) { return std::to_string(d); }),
+                    ", "),
+                input.name, io::name(input.type),
+                llvm::join(llvm::map_range(sample, [](int64_t d) { return std::to_string(d); }),
+                           ", "))
+                .str());
+      data[index].push_back(std::move(*tensor));
+    }
+  }
+  return data;
+}
+
+/// Rows [first, first + count) of `tensor` (samples along the first axis).
+io::HostTensor takeRows(const io::HostTensor &tensor, int64_t first, int64_t count) {
+  io::HostTensor rows;
+  rows.type = tensor.type;
+  rows.shape = tensor.shape;
+  rows.shape[0] = count;
+  size_t rowBytes = tensor.data.size() / size_t(tensor.shape[0]);
+  rows.data.assign(tensor.data.begin() + first * rowBytes,
+                   tensor.data.begin() + (first + count) * rowBytes);
+  return rows;
+}
+
+} // namespace
+
+llvm::Expected<std::string> fingerprintModel(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return makeError(path + ": " + buffer.getError().message());
+  llvm::SHA256 hash;
+  hash.update((*buffer)->getBuffer());
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
+llvm::Expected<quant::CalibrationCache>
+calibrateInt8(ModuleOp module, llvm::StringRef fingerprint, const CalibrationOptions &options,
+              llvm::function_ref<void(const llvm::Twine &)> progress) {
+  // A cache for this model and method answers without running anything.
+  if (!options.cachePath.empty() && llvm::sys::fs::exists(options.cachePath)) {
+    auto cache = quant::CalibrationCache::read(options.cachePath);
+    if (!cache)
+      return cache.takeError();
+    if (cache->model == fingerprint && cache->method == options.method &&
+        (options.method != quant::CalibrationMethod::Percentile ||
+         cache->percentile == options.percentile)) {
+      progress("calibration from " + options.cachePath);
+      return std::move(*cache);
+    }
+  }
+  if (options.dataDir.empty())
+    return makeError("--int8 needs calibration data (--calib DIR) or a calibration cache "
+                     "made for this model and method (--calib-cache FILE)");
+
+  // The observed model: the activations as extra results.
+  OwningOpRef<ModuleOp> observed = module.clone();
+  auto function = observed->lookupSymbol<func::FuncOp>("main");
+  if (!function)
+    return makeError("calibration: the graph module has no function 'main'");
+  std::vector<graph::Int8Activation> activations = graph::findInt8Activations(function);
+  quant::CalibrationCache cache;
+  cache.method = options.method;
+  cache.percentile = options.percentile;
+  cache.model = fingerprint.str();
+  if (activations.empty())
+    return cache;
+  MLIRContext *context = observed->getContext();
+  Operation *terminator = function.getBody().front().getTerminator();
+  unsigned modelOutputs = terminator->getNumOperands();
+  SmallVector<DictionaryAttr> resultAttributes;
+  for (unsigned index = 0; index < modelOutputs; ++index)
+    resultAttributes.push_back(function.getResultAttrDict(index));
+  for (const graph::Int8Activation &activation : activations) {
+    terminator->insertOperands(terminator->getNumOperands(),
+                               activation.op->getOperand(activation.operand));
+    resultAttributes.push_back(DictionaryAttr::get(
+        context, {NamedAttribute(StringAttr::get(context, "graph.name"),
+                                 StringAttr::get(context, "calibration " + activation.key))}));
+  }
+  function.setFunctionType(
+      FunctionType::get(context, function.getArgumentTypes(), terminator->getOperandTypes()));
+  function.setAllResultAttrs(resultAttributes);
+  auto executable = cpu::HostExecutable::compile(*observed);
+  if (!executable)
+    return executable.takeError();
+  const std::vector<cpu::TensorSignature> &inputs = (*executable)->inputs();
+  if (inputs.empty() || llvm::any_of(inputs, [](const cpu::TensorSignature &input) {
+        return input.shape.empty() || input.shape[0] <= 0;
+      }))
+    return makeError("calibration needs every input to have a static batch (first) "
+                     "dimension; give it with --shapes");
+  auto data = readCalibrationData(options.dataDir, inputs);
+  if (!data)
+    return data.takeError();
+
+  // Chunks of the model's batch: file f of each input, rows [r, r + batch).
+  std::vector<quant::ActivationHistogram> histograms(activations.size());
+  int64_t batch = inputs[0].shape[0];
+  size_t files = (*data)[0].size();
+  int64_t runs = 0, samples = 0;
+  for (size_t file = 0; file < files; ++file) {
+    int64_t rows = (*data)[0][file].shape[0];
+    for (const auto &input : *data)
+      if (file >= input.size() || input[file].shape[0] != rows)
+        return makeError("--calib " + options.dataDir +
+                         ": the inputs' files hold different numbers of samples");
+    for (int64_t first = 0; first + batch <= rows; first += batch) {
+      std::vector<io::HostTensor> chunk;
+      for (const auto &input : *data)
+        chunk.push_back(takeRows(input[file], first, batch));
+      auto outputs = (*executable)->run(chunk);
+      if (!outputs)
+        return outputs.takeError();
+      for (auto [index, histogram] : llvm::enumerate(histograms)) {
+        const io::HostTensor &observedTensor = (*outputs)[modelOutputs + index];
+        histogram.observe(
+            llvm::ArrayRef(reinterpret_cast<const float *>(observedTensor.data.data()),
+                           observedTensor.data.size() / sizeof(float)));
+      }
+      ++runs;
+      samples += batch;
+    }
+  }
+  if (runs == 0)
+    return makeError(
+        llvm::formatv("--calib {0}: fewer samples than one batch of {1}", options.dataDir, batch)
+            .str());
+  for (auto [activation, histogram] : llvm::zip(activations, histograms)) {
+    quant::TensorCalibration &tensor = cache.tensors[activation.key];
+    tensor.amax = histogram.absMax();
+    tensor.threshold = quant::calibrationThreshold(histogram, options.method, options.percentile);
+  }
+  progress(llvm::formatv("calibrated {0} activations on {1} samples ({2})", activations.size(),
+                         samples, quant::calibrationMethodName(options.method)));
+  if (!options.cachePath.empty())
+    if (llvm::Error error = cache.write(options.cachePath))
+      return std::move(error);
+  return cache;
+}
+
+llvm::Error quantizeGraphInt8(ModuleOp module, llvm::StringRef modelPath,
+                              const CalibrationOptions &options,
+                              llvm::function_ref<void(const llvm::Twine &)> progress) {
+  auto fingerprint = fingerprintModel(modelPath);
+  if (!fingerprint)
+    return fingerprint.takeError();
+  auto cache = calibrateInt8(module, *fingerprint, options, progress);
+  if (!cache)
+    return cache.takeError();
+  llvm::StringMap<double> thresholds;
+  for (const auto &[key, tensor] : cache->tensors)
+    thresholds[key] = tensor.threshold;
+  int64_t quantized = 0, uncalibrated = 0;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    graph::Int8Report report = graph::quantizeInt8(function, thresholds);
+    quantized += report.quantized;
+    uncalibrated += int64_t(report.uncalibrated.size());
+  }
+  progress(llvm::formatv(
+      "int8: {0} convolutions and products quantized{1}", quantized,
+      uncalibrated ? llvm::formatv(", {0} without calibration left in f32", uncalibrated).str()
+                   : std::string()));
+  return llvm::Error::success();
+}
+
+} // namespace kiln

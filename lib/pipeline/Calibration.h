@@ -1,0 +1,54 @@
+//===- Calibration.h - INT8 post-training calibration -----------*- C++ -*-===//
+//
+// `kiln compile --int8 --calib DIR`: the fp32 model runs on the host over the
+// calibration batches, the activations graph-quantize-int8 will quantize observed, and
+// each one's clipping threshold chosen (lib/quantization). The result is a calibration
+// cache, reused while it matches the model and the method.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_PIPELINE_CALIBRATION_H
+#define KILN_LIB_PIPELINE_CALIBRATION_H
+
+#include "lib/quantization/CalibrationCache.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace kiln {
+
+struct CalibrationOptions {
+  /// The calibration data: `<input name>.npy` for each model input, or, for a model with
+  /// one input, any `.npy` files; each holds samples stacked along the first axis, used in
+  /// chunks of the model's batch size.
+  std::string dataDir;
+  quant::CalibrationMethod method = quant::CalibrationMethod::MinMax;
+  double percentile = 99.99;
+  /// Read when it matches the model and the method (then nothing runs), else written.
+  std::string cachePath;
+};
+
+/// The SHA-256 of the file at `path` (hex): what a calibration cache is valid for.
+llvm::Expected<std::string> fingerprintModel(llvm::StringRef path);
+
+/// Calibrates the activations of `module` (the graph after the graph passes, f32; not
+/// modified) that graph-quantize-int8 quantizes. `fingerprint` identifies the model in
+/// the cache.
+llvm::Expected<quant::CalibrationCache>
+calibrateInt8(mlir::ModuleOp module, llvm::StringRef fingerprint, const CalibrationOptions &options,
+              llvm::function_ref<void(const llvm::Twine &)> progress);
+
+/// Calibrates `module` (`calibrateInt8`, the model file at `modelPath` fingerprinted)
+/// and quantizes it (graph::quantizeInt8): QuantizeLinear/DequantizeLinear on the
+/// calibrated activations, int8 weights.
+llvm::Error quantizeGraphInt8(mlir::ModuleOp module, llvm::StringRef modelPath,
+                              const CalibrationOptions &options,
+                              llvm::function_ref<void(const llvm::Twine &)> progress);
+
+} // namespace kiln
+
+#endif // KILN_LIB_PIPELINE_CALIBRATION_H
