@@ -262,6 +262,25 @@ namespace {
 
 using kiln::tool::printDiagnostic;
 
+/// The --calib* options (kiln compile and kiln run share them); nullopt, with the error
+/// printed, for an unknown method.
+std::optional<kiln::CalibrationOptions> makeCalibrationOptions(StringRef dataDir, StringRef method,
+                                                               double percentile,
+                                                               StringRef cachePath) {
+  std::optional<kiln::quant::CalibrationMethod> parsed =
+      kiln::quant::parseCalibrationMethod(method);
+  if (!parsed) {
+    WithColor::error(errs(), "kiln") << "--calib-method must be minmax, entropy or percentile\n";
+    return std::nullopt;
+  }
+  kiln::CalibrationOptions options;
+  options.dataDir = dataDir.str();
+  options.method = *parsed;
+  options.percentile = percentile;
+  options.cachePath = cachePath.str();
+  return options;
+}
+
 int runCompile() {
   std::optional<kiln::Stage> stage = kiln::parseStage(compileTo);
   if (!stage) {
@@ -302,16 +321,11 @@ int runCompile() {
   }
   options.reducedIO = compileReducedIO;
   options.int8 = compileInt8;
-  if (std::optional<kiln::quant::CalibrationMethod> method =
-          kiln::quant::parseCalibrationMethod(compileCalibMethod))
-    options.calibration.method = *method;
-  else {
-    WithColor::error(errs(), "kiln") << "--calib-method must be minmax, entropy or percentile\n";
+  std::optional<kiln::CalibrationOptions> calibration = makeCalibrationOptions(
+      compileCalib, compileCalibMethod, compileCalibPercentile, compileCalibCache);
+  if (!calibration)
     return 1;
-  }
-  options.calibration.dataDir = compileCalib;
-  options.calibration.percentile = compileCalibPercentile;
-  options.calibration.cachePath = compileCalibCache;
+  options.calibration = *calibration;
   options.precisionReport = compilePrecisionReport;
   if (compileTuneBudget < 0) {
     WithColor::error(errs(), "kiln") << "--tune-budget must be 0 or more seconds\n";
@@ -364,16 +378,11 @@ int main(int argc, char **argv) {
     }
     options.precision = runFp16 ? "fp16" : runBf16 ? "bf16" : "fp32";
     options.int8 = runInt8;
-    if (std::optional<kiln::quant::CalibrationMethod> method =
-            kiln::quant::parseCalibrationMethod(runCalibMethod))
-      options.calibration.method = *method;
-    else {
-      WithColor::error(errs(), "kiln") << "--calib-method must be minmax, entropy or percentile\n";
+    std::optional<kiln::CalibrationOptions> calibration =
+        makeCalibrationOptions(runCalib, runCalibMethod, runCalibPercentile, runCalibCache);
+    if (!calibration)
       return 2;
-    }
-    options.calibration.dataDir = runCalib;
-    options.calibration.percentile = runCalibPercentile;
-    options.calibration.cachePath = runCalibCache;
+    options.calibration = *calibration;
     return kiln::tool::runModel(options);
   }
   if (benchCommand) {
