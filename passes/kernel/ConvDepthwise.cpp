@@ -338,7 +338,6 @@ std::optional<kiln::DepthwiseProblem> kiln::matchDepthwiseConv(kernel::FuncOp fu
   auto conv = getTemplateOp<kernel::ConvOp>(function);
   if (!conv)
     return std::nullopt;
-  Block &entry = function.getBody().front();
   Block &body = conv.getBody().front();
   auto convs = body.getOps<graph::ConvOp>();
   if (!llvm::hasSingleElement(convs))
@@ -347,13 +346,10 @@ std::optional<kiln::DepthwiseProblem> kiln::matchDepthwiseConv(kernel::FuncOp fu
   if (op.getInput() != body.getArgument(0) || op.getWeight() != body.getArgument(1) ||
       op.getStrides().size() != 2 || op.getDilations().size() != 2 || op.getPads().size() != 4)
     return std::nullopt;
-  SmallVector<MemRefType> types;
-  for (BlockArgument argument : entry.getArguments()) {
-    auto type = dyn_cast<MemRefType>(argument.getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-      return std::nullopt;
-    types.push_back(type);
-  }
+  std::optional<SmallVector<MemRefType>> buffers = getStaticBufferTypes(function);
+  if (!buffers)
+    return std::nullopt;
+  SmallVector<MemRefType> &types = *buffers;
   MemRefType input = types[0], weight = types[1], output = types.back();
   if (input.getRank() != 4 || weight.getRank() != 4 || output.getRank() != 4)
     return std::nullopt;

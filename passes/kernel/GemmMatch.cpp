@@ -16,7 +16,6 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   auto matmul = getTemplateOp<kernel::MatmulOp>(function);
   if (!matmul)
     return std::nullopt;
-  Block &entry = function.getBody().front();
   Block &body = matmul.getBody().front();
   // The product, after the inlined constants its epilogue may read: graph.matmul, or
   // graph.gemm as a product with a bias (C, added first by the epilogue) whose B may be
@@ -41,13 +40,10 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
       product->getOperand(1) != body.getArgument(1))
     return std::nullopt;
 
-  SmallVector<MemRefType> types;
-  for (BlockArgument argument : entry.getArguments()) {
-    auto type = dyn_cast<MemRefType>(argument.getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-      return std::nullopt;
-    types.push_back(type);
-  }
+  std::optional<SmallVector<MemRefType>> buffers = getStaticBufferTypes(function);
+  if (!buffers)
+    return std::nullopt;
+  SmallVector<MemRefType> &types = *buffers;
   MemRefType aType = types[0], bType = types[1], cType = types.back();
   if (aType.getRank() != 2 || bType.getRank() != 2 || cType.getRank() != 2)
     return std::nullopt;
@@ -98,7 +94,6 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   auto conv = kiln::getTemplateOp<kernel::ConvOp>(function);
   if (!conv)
     return std::nullopt;
-  Block &entry = function.getBody().front();
   Block &body = conv.getBody().front();
   // The convolution, after the inlined constants its epilogue may read.
   auto convs = body.getOps<graph::ConvOp>();
@@ -113,13 +108,10 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
       op.getStrides()[0] != op.getStrides()[1] || op.getStrides()[0] > 8)
     return std::nullopt;
 
-  SmallVector<MemRefType> types;
-  for (BlockArgument argument : entry.getArguments()) {
-    auto type = dyn_cast<MemRefType>(argument.getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-      return std::nullopt;
-    types.push_back(type);
-  }
+  std::optional<SmallVector<MemRefType>> buffers = getStaticBufferTypes(function);
+  if (!buffers)
+    return std::nullopt;
+  SmallVector<MemRefType> &types = *buffers;
   MemRefType outputType = types.back();
   if (types[0].getRank() != 4 || types[1].getRank() != 4 || outputType.getRank() != 4)
     return std::nullopt;

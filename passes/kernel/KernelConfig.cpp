@@ -101,6 +101,17 @@ std::string describeKernelConfig(DictionaryAttr config) {
   return text;
 }
 
+std::optional<SmallVector<MemRefType>> getStaticBufferTypes(kernel::FuncOp function) {
+  SmallVector<MemRefType> types;
+  for (BlockArgument argument : function.getBody().front().getArguments()) {
+    auto type = dyn_cast<MemRefType>(argument.getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+      return std::nullopt;
+    types.push_back(type);
+  }
+  return types;
+}
+
 namespace {
 std::string typeName(Type type) {
   std::string text;

@@ -106,6 +106,10 @@ llvm::SmallVector<Sm90GemmConfig> sm90TwoCtaConfigs(llvm::function_ref<int64_t(i
 /// `configs` made tf32 configurations (k-tiles of 32 f32 elements), for f32 operands.
 void makeTf32Configs(llvm::MutableArrayRef<Sm90GemmConfig> configs);
 
+/// The types of `function`'s buffers (inputs, then outputs) when every one is a memref of
+/// static shape and identity layout, the form the kernel templates address; else nullopt.
+std::optional<llvm::SmallVector<mlir::MemRefType>> getStaticBufferTypes(kernel::FuncOp function);
+
 /// Whether `function`'s `kernel.config` asks for tf32 (`tf32 = true`): kernel-autotune
 /// chose a tf32 configuration (it offers them only under allow-tf32), so the template
 /// passes take the f32 kernel even where their own allow-tf32 is off (as when the GPU
