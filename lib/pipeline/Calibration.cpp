@@ -34,6 +34,10 @@ llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+std::string shapeText(llvm::ArrayRef<int64_t> shape) {
+  return llvm::join(llvm::map_range(shape, [](int64_t d) { return std::to_string(d); }), ", ");
+}
+
 /// The `.npy` files of `dir`, by file name.
 llvm::Expected<std::map<std::string, std::string>> listNpyFiles(llvm::StringRef dir) {
   std::map<std::string, std::string> files;
@@ -81,18 +85,11 @@ readCalibrationData(llvm::StringRef dir, const std::vector<cpu::TensorSignature>
       llvm::ArrayRef<int64_t> sample = llvm::ArrayRef(input.shape).drop_front();
       if (tensor->type != input.type || tensor->shape.size() != input.shape.size() ||
           llvm::ArrayRef(tensor->shape).drop_front() != sample)
-        return makeError(
-            llvm::formatv(
-                "{0}: {1} [{2}] does not hold samples of input '{3}' "
-                "({4} [N, {5}])",
-                path, io::name(tensor->type),
-                llvm::join(
-                    llvm::map_range(tensor->shape, [](int64_t d) { return std::to_string(d); }),
-                    ", "),
-                input.name, io::name(input.type),
-                llvm::join(llvm::map_range(sample, [](int64_t d) { return std::to_string(d); }),
-                           ", "))
-                .str());
+        return makeError(llvm::formatv("{0}: {1} [{2}] does not hold samples of input '{3}' "
+                                       "({4} [N, {5}])",
+                                       path, io::name(tensor->type), shapeText(tensor->shape),
+                                       input.name, io::name(input.type), shapeText(sample))
+                             .str());
       data[index].push_back(std::move(*tensor));
     }
   }
