@@ -35,11 +35,12 @@ namespace {
 
 /// The convolution kernel-conv-sm80 takes: the implicit GEMM (taps not padded: the
 /// template finds each 8-channel chunk's tap by division) or the input as A. Other C
-/// (an RGB stem) stays generic.
+/// (an RGB stem) stays generic, as do int8 convolutions (the template's mma.sync is the
+/// 16-bit one).
 std::optional<kiln::ConvGemmProblem> matchConv(kernel::FuncOp function) {
   std::optional<kiln::ConvGemmProblem> conv =
       kiln::matchConvKernel(function, /*allowTf32=*/false, /*tapAlignment=*/8);
-  if (!conv || conv->a == kiln::ConvGemmProblem::A::Im2col)
+  if (!conv || conv->a == kiln::ConvGemmProblem::A::Im2col || conv->int8())
     return std::nullopt;
   return conv;
 }

@@ -217,6 +217,8 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
       [&](int64_t tileN) { return tiles * llvm::divideCeil(p.outChannels, tileN); }));
   if (p.tf32())
     kiln::makeTf32Configs(configs);
+  if (p.int8())
+    kiln::makeInt8Configs(configs);
   return configs;
 }
 
@@ -232,7 +234,7 @@ std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Conv(kernel::FuncOp function
   problem.k = conv->gemmK();
   problem.operand = conv->operand;
   problem.result = conv->result;
-  problem.kMajorB = conv->tf32();
+  problem.kMajorB = conv->kMajorB();
   return problem;
 }
 
@@ -283,25 +285,28 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
     auto n = [](int64_t value) { return std::to_string(value); };
     std::string text = kiln::substitutePlaceholders(
-        kIm2colTemplate, {{"MODULE", moduleName},
-                          {"ENTRY", entry},
-                          {"T", type},
-                          {"INPUT_ELEMENTS", n(p.batch * p.height * p.width * p.channels)},
-                          {"W_C", n(p.width * p.channels)},
-                          {"H", n(p.height)},
-                          {"W", n(p.width)},
-                          {"C", n(p.channels)},
-                          {"OH", n(p.outHeight)},
-                          {"OW", n(p.outWidth)},
-                          {"STRIDE", n(p.stride)},
-                          {"PAD_TOP", n(p.padTop)},
-                          {"PAD_LEFT", n(p.padLeft)},
-                          {"SEGMENT", n(p.kernelWidth * p.channels)},
-                          {"KP", n(p.gemmK())},
-                          {"K", n(p.taps() * p.channels)},
-                          {"ROWS", n(p.gemmM())},
-                          {"CHUNKS_PER_ROW", n(p.gemmK() / 8)},
-                          {"CHUNKS", n(p.gemmM() * p.gemmK() / 8)}});
+        kIm2colTemplate,
+        {{"MODULE", moduleName},
+         {"ENTRY", entry},
+         {"T", type},
+         {"ZERO", p.int8() ? "0" : "0.0"},
+         {"STORE_ALIGNMENT", n(std::min<int64_t>(16, 8 * p.operand.getIntOrFloatBitWidth() / 8))},
+         {"INPUT_ELEMENTS", n(p.batch * p.height * p.width * p.channels)},
+         {"W_C", n(p.width * p.channels)},
+         {"H", n(p.height)},
+         {"W", n(p.width)},
+         {"C", n(p.channels)},
+         {"OH", n(p.outHeight)},
+         {"OW", n(p.outWidth)},
+         {"STRIDE", n(p.stride)},
+         {"PAD_TOP", n(p.padTop)},
+         {"PAD_LEFT", n(p.padLeft)},
+         {"SEGMENT", n(p.kernelWidth * p.channels)},
+         {"KP", n(p.gemmK())},
+         {"K", n(p.taps() * p.channels)},
+         {"ROWS", n(p.gemmM())},
+         {"CHUNKS_PER_ROW", n(p.gemmK() / 8)},
+         {"CHUNKS", n(p.gemmM() * p.gemmK() / 8)}});
     return kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
   }
 
@@ -338,11 +343,11 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     FailureOr<gpu::GPUFuncOp> kernelFunc;
     if (p.rowMajorA()) {
       // The product of a row-major matrix, shared with kernel-matmul-sm90's.
-      std::string entry = kiln::sm90GemmEntryName(p.operand, p.result, p.tf32(), config);
+      std::string entry = kiln::sm90GemmEntryName(p.operand, p.result, p.kMajorB(), config);
       kernelFunc = kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry,
                                                         p.operand, p.result, config,
                                                         kiln::rowMajorMatrixA(), &p.epilogue,
-                                                        /*kMajorB=*/p.tf32());
+                                                        /*kMajorB=*/p.kMajorB());
     } else {
       std::string entry =
           llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}", type, p.batch,
@@ -351,7 +356,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
               .str();
       kernelFunc = kiln::instantiateWarpSpecialisedGemm(
           module, symbols, getArgument(), entry, p.operand, p.result, config,
-          implicitIm2col(p, box), &p.epilogue, /*kMajorB=*/p.tf32());
+          implicitIm2col(p, box), &p.epilogue, /*kMajorB=*/p.kMajorB());
     }
     if (failed(kernelFunc))
       return failure();
@@ -398,10 +403,10 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       mapA->setAttr("kiln.tma_element_strides", b.getDenseI64ArrayAttr({1, p.stride, p.stride, 1}));
     }
     Value weightMatrix = memref::GetGlobalOp::create(b, loc, matrix->getType(), matrix->getName());
-    // Boxes of 64 columns of B: a k-tile of 64 rows of N (K-major, tf32), or 64 columns of
-    // a k-tile's rows.
+    // Boxes of 64 columns of B: a k-tile of 64 rows of N (K-major: tf32, int8), or 64
+    // columns of a k-tile's rows.
     SmallVector<int64_t> boxB = {p.tileK(), 64};
-    if (p.tf32())
+    if (p.kMajorB())
       boxB = {64, p.tileK()};
     auto mapB = tensorMap(weightMatrix, 1, boxB);
     int64_t tiles = tileCount(p, box) * llvm::divideCeil(p.outChannels, config.tileN);

@@ -131,13 +131,19 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   p.padTop = op.getPads()[0], p.padLeft = op.getPads()[1];
   p.operand = types[0].getElementType();
   p.result = outputType.getElementType();
-  // graph.conv keeps its operands' type; an epilogue may cast the f32 sums to another
-  // float type.
+  // graph.conv keeps its float operands' type, and an epilogue may cast the f32 sums to
+  // another float type. An i8 convolution's i32 sums are only stored through an epilogue
+  // (its rescale to floats, then maybe a requantization to i8): the template computes in
+  // f32 from the accumulators, which hold the sums exactly up to 2^24.
+  Type productType = op.getResult().getType().getElementType();
+  bool floatOperands = p.operand.isF16() || p.operand.isBF16() || (allowTf32 && p.operand.isF32());
+  bool int8 =
+      p.operand.isSignlessInteger(8) && productType.isSignlessInteger(32) && !p.epilogue.empty();
   if (w[3] != p.channels || y[0] != p.batch || y[3] != p.outChannels ||
-      types[1].getElementType() != p.operand ||
-      !(p.operand.isF16() || p.operand.isBF16() || (allowTf32 && p.operand.isF32())) ||
-      op.getResult().getType().getElementType() != p.operand ||
-      !(p.result.isF16() || p.result.isBF16() || p.result.isF32()) ||
+      types[1].getElementType() != p.operand || !(floatOperands || int8) ||
+      (floatOperands && productType != p.operand) ||
+      !(p.result.isF16() || p.result.isBF16() || p.result.isF32() ||
+        (int8 && p.result.isSignlessInteger(8))) ||
       (p.epilogue.empty() && p.result != p.operand))
     return std::nullopt;
   // 16-byte row strides: of B always, of the NHWC input to read it implicitly.
@@ -170,7 +176,7 @@ FailureOr<memref::GlobalOp> kiln::permutedConvWeight(SymbolTable &symbols, Value
   size_t element = p.operand.getIntOrFloatBitWidth() / 8;
   if (bytes.size() != size_t(o * taps * c) * element)
     return failure();
-  bool kMajor = p.tf32();
+  bool kMajor = p.kMajorB();
   auto type = kMajor ? MemRefType::get({o, k}, p.operand) : MemRefType::get({k, o}, p.operand);
   // Templates that pad the taps differently make matrices of other heights: those get the
   // height in their name.

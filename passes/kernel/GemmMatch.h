@@ -57,7 +57,13 @@ struct ConvGemmProblem {
   int64_t taps() const { return kernelHeight * kernelWidth; }
   /// f32 operands, read as tf32 (allow-tf32): B is then stored K-major, O x K.
   bool tf32() const { return operand.isF32(); }
-  /// The elements of an sm90 k-tile: one 128-byte row (64 16-bit or 32 f32 channels).
+  /// i8 operands (a graph.conv of integers, accumulated in i32 and rescaled to floats by
+  /// its epilogue): wgmma reads 8-bit B K-major only, so B is stored O x K too.
+  bool int8() const { return operand.isInteger(8); }
+  /// Whether B is stored K-major, O x K (tf32 and int8: the forms wgmma takes for them).
+  bool kMajorB() const { return tf32() || int8(); }
+  /// The elements of an sm90 k-tile: one 128-byte row (128 i8, 64 16-bit or 32 f32
+  /// channels).
   int64_t tileK() const { return 128 / (operand.getIntOrFloatBitWidth() / 8); }
   /// The channels a row of the input must be a multiple of for 16-byte copies.
   int64_t channelAlignment() const { return 16 / (operand.getIntOrFloatBitWidth() / 8); }
@@ -68,16 +74,20 @@ struct ConvGemmProblem {
                             : channels;
   }
   /// K of the GEMM: implicitly, whole rows per tap; through im2col, KH*KW*C rounded up
-  /// to a multiple of 8 (16-byte row strides of the scratch matrix); C for the input.
+  /// to a multiple of 8 and of 16 bytes (16-byte row strides of the scratch matrix, whose
+  /// im2col kernel writes 8 columns a thread); C for the input.
   int64_t gemmK() const {
-    return a == A::Im2col ? llvm::alignTo(taps() * channels, 8) : taps() * rowsPerTap();
+    return a == A::Im2col
+               ? llvm::alignTo(taps() * channels, std::max<int64_t>(8, channelAlignment()))
+               : taps() * rowsPerTap();
   }
   /// Whether A is a row-major matrix (the GEMM templates' plain A operand).
   bool rowMajorA() const { return a != A::Implicit; }
 };
 
 /// The convolution `function` computes, when it is a kernel.conv holding one channels-last
-/// 2-D graph.conv of f16/bf16 buffers, or with `allowTf32` f32 ones (one group, no
+/// 2-D graph.conv of f16/bf16 buffers, or with `allowTf32` f32 ones, or of i8 buffers
+/// (an i32 product that its epilogue converts to floats: the fused rescale) (one group, no
 /// dilation, equal strides up to 8, O % 8 == 0; C a multiple of 16 bytes, or KH*KW*C <= 512
 /// through an explicit im2col) and a fusable epilogue. `tapAlignment` is
 /// ConvGemmProblem::tapAlignment.
@@ -86,7 +96,7 @@ std::optional<ConvGemmProblem> matchConvKernel(kernel::FuncOp function, bool all
 
 /// The constant weight `weight` (a launch operand, OHWI) permuted into the GEMM's B, the
 /// K x O matrix whose row tap * rowsPerTap + c is channel c of filter tap `tap` (zero rows
-/// where A's columns are padding), or for tf32 its K-major transpose O x K: a new constant
+/// where A's columns are padding), or for tf32 and int8 its K-major transpose O x K: a new constant
 /// global `<weight>_kxo` (`_oxk`), shared by the launches that pass the same weight. Fails
 /// when the weight is no constant global.
 mlir::FailureOr<mlir::memref::GlobalOp>

@@ -262,8 +262,9 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   int64_t waves = ceilDiv(tiles, device.multiprocessors * resident);
   // Blocks that actually share a multiprocessor in a wave (fewer when tiles are few).
   int64_t sharing = std::min(resident, ceilDiv(tiles, device.multiprocessors));
-  // tf32 runs at half the 16-bit rate.
-  double perSm = device.tensorFlopsPerSecond / device.multiprocessors / (config.tf32 ? 2.0 : 1.0);
+  // tf32 runs at half the 16-bit rate, int8 at twice it.
+  double rate = config.tf32 ? 0.5 : config.int8 ? 2.0 : 1.0;
+  double perSm = device.tensorFlopsPerSecond / device.multiprocessors * rate;
   double tileFlops =
       2.0 * config.tileM * config.tileN * static_cast<double>(problem.k) / config.splitK;
   // Efficiency: the MMA's share of a k-step against the tile loads feeding it (area over

@@ -56,7 +56,7 @@ constexpr int64_t kSm90Multiprocessors = 132;
 
 /// One way the sm_90a GEMM template computes a product. As a dictionary:
 /// {template = "sm90_gemm", tile_m, tile_n, tile_k, stages, consumers[, persistent]
-/// [, split_k][, ctas_per_sm][, tf32]}.
+/// [, split_k][, ctas_per_sm][, tf32][, int8]}.
 struct Sm90GemmConfig {
   static constexpr llvm::StringLiteral kTemplate = "sm90_gemm";
   int64_t tileM = 128, tileN = 128, tileK = 64;
@@ -79,6 +79,11 @@ struct Sm90GemmConfig {
   /// f32 operands read as tf32 (10-bit mantissa) by wgmma m64nNk8, k-tiles of 32
   /// elements (tileK = 32: still 128 bytes a row); only for f32 kernels, under allow-tf32.
   bool tf32 = false;
+  /// i8 operands multiplied by wgmma m64nNk32 into i32 accumulators, k-tiles of 128
+  /// elements (tileK = 128); only for the i8 convolutions of quantized models.
+  bool int8 = false;
+  /// The bytes of one operand element (a k-tile row is 128 of them).
+  int64_t elementBytes() const { return tf32 ? 4 : int8 ? 1 : 2; }
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
   static std::optional<Sm90GemmConfig> fromAttr(mlir::DictionaryAttr attr);
@@ -105,6 +110,8 @@ llvm::SmallVector<Sm90GemmConfig> sm90TwoCtaConfigs(llvm::function_ref<int64_t(i
 
 /// `configs` made tf32 configurations (k-tiles of 32 f32 elements), for f32 operands.
 void makeTf32Configs(llvm::MutableArrayRef<Sm90GemmConfig> configs);
+/// `configs` made int8 configurations (k-tiles of 128 i8 elements), for i8 operands.
+void makeInt8Configs(llvm::MutableArrayRef<Sm90GemmConfig> configs);
 
 /// The types of `function`'s buffers (inputs, then outputs) when every one is a memref of
 /// static shape and identity layout, the form the kernel templates address; else nullopt.

@@ -76,6 +76,9 @@ DictionaryAttr kiln::Sm90GemmConfig::toAttr(MLIRContext *context) const {
   // A tf32 configuration's own key in the timing cache (and its tile_k of 32).
   if (tf32)
     entries.push_back(b.getNamedAttr("tf32", b.getBoolAttr(true)));
+  // Likewise an int8 one (tile_k of 128).
+  if (int8)
+    entries.push_back(b.getNamedAttr("int8", b.getBoolAttr(true)));
   return b.getDictionaryAttr(entries);
 }
 
@@ -118,6 +121,12 @@ std::optional<kiln::Sm90GemmConfig> kiln::Sm90GemmConfig::fromAttr(DictionaryAtt
       return std::nullopt;
     config.tf32 = flag.getValue();
   }
+  if (Attribute int8 = attr.get("int8")) {
+    auto flag = dyn_cast<BoolAttr>(int8);
+    if (!flag)
+      return std::nullopt;
+    config.int8 = flag.getValue();
+  }
   return config;
 }
 
@@ -134,6 +143,8 @@ std::string kiln::Sm90GemmConfig::describe() const {
     text += llvm::formatv(", {0} CTAs an SM", ctasPerSm).str();
   if (tf32)
     text += ", tf32";
+  if (int8)
+    text += ", int8";
   return text;
 }
 
@@ -149,6 +160,8 @@ std::string kiln::Sm90GemmConfig::name() const {
     text += llvm::formatv("_c{0}", ctasPerSm).str();
   if (tf32)
     text += "_tf32";
+  if (int8)
+    text += "_i8";
   return text;
 }
 
@@ -164,7 +177,7 @@ int64_t kiln::Sm90GemmConfig::sharedBytes() const {
   // The ring (A and B tiles per stage), the f32 staging of C (rows padded by 8 columns):
   // past the ring for a persistent grid, else in it (or past its end, when the ring is
   // smaller); and 2048 bytes of slack for the 1024 alignment.
-  int64_t ring = stages * (tileM + tileN) * tileK * (tf32 ? 4 : 2);
+  int64_t ring = stages * (tileM + tileN) * tileK * elementBytes();
   int64_t staging = consumers > 0 ? tileM * (tileN + 8) * 4 : 0;
   return (persistent ? ring + staging : std::max(ring, staging)) + 2048;
 }
@@ -205,6 +218,13 @@ void kiln::makeTf32Configs(MutableArrayRef<Sm90GemmConfig> configs) {
   for (Sm90GemmConfig &config : configs) {
     config.tf32 = true;
     config.tileK = 32;
+  }
+}
+
+void kiln::makeInt8Configs(MutableArrayRef<Sm90GemmConfig> configs) {
+  for (Sm90GemmConfig &config : configs) {
+    config.int8 = true;
+    config.tileK = 128;
   }
 }
 

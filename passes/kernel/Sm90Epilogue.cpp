@@ -107,6 +107,34 @@ Value emitInF32(OpBuilder &b, Location loc, Operation *op, ValueRange args) {
   return result;
 }
 
+/// A graph.cast from or to an integer type, as the epilogue computes it on its f32 lane
+/// values (which hold integers exactly up to 2^24): from an integer (the i32 sums of an
+/// integer product), the conversion to the cast's float type (rounding to a narrower one);
+/// to an integer, the truncation toward zero that the conversion does, kept in f32 (the
+/// store converts the stored value to the integer output type). Null for other casts.
+Value emitIntegerCast(OpBuilder &b, Location loc, graph::CastOp cast, Value value) {
+  Type from = getElementTypeOrSelf(cast.getInput().getType());
+  Type to = cast.getTo();
+  Type f32 = b.getF32Type();
+  if (isa<IntegerType>(from) && isa<FloatType>(to)) {
+    if (to.getIntOrFloatBitWidth() >= 32)
+      return value;
+    Value narrow = arith::TruncFOp::create(b, loc, to, value);
+    return arith::ExtFOp::create(b, loc, f32, narrow);
+  }
+  if (isa<FloatType>(from) && isa<IntegerType>(to)) {
+    // arith's integers are signless; an unsigned type converts as unsigned.
+    Type integer = IntegerType::get(b.getContext(), to.getIntOrFloatBitWidth());
+    if (to.isUnsignedInteger()) {
+      Value converted = arith::FPToUIOp::create(b, loc, integer, value);
+      return arith::UIToFPOp::create(b, loc, f32, converted);
+    }
+    Value converted = arith::FPToSIOp::create(b, loc, integer, value);
+    return arith::SIToFPOp::create(b, loc, f32, converted);
+  }
+  return Value();
+}
+
 std::string shortName(Operation *op) {
   StringRef name = op->getName().getStringRef();
   return name.starts_with("graph.") ? name.drop_front(6).str() : name.str();
@@ -137,7 +165,11 @@ Value kiln::emitSm90EpilogueLane(OpBuilder &b, Location loc, const Sm90Epilogue 
         return Value();
       args.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(*value)));
     }
-    Value result = emitInF32(b, loc, op, args);
+    Value result;
+    if (auto cast = dyn_cast<graph::CastOp>(op))
+      result = emitIntegerCast(b, loc, cast, args[0]);
+    if (!result)
+      result = emitInF32(b, loc, op, args);
     if (!result)
       return Value();
     lane[op->getResult(0)] = result;
@@ -197,8 +229,14 @@ kiln::matchSm90Epilogue(Operation *anchor, Value bias, MemRefType outputType, in
     if (!afterAnchor || op.getNumResults() != 1 || op.getNumRegions() != 0 ||
         op.getDialect() != anchor->getDialect())
       return std::nullopt;
+    // Values are floats, but for a cast to an integer type that is stored as it is (the
+    // requantization that ends an int8 convolution's epilogue).
     auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
-    if (!type || type.getShape() != output || !isa<FloatType>(type.getElementType()))
+    bool storedIntegerCast =
+        type && isa<graph::CastOp>(op) && isa<IntegerType>(type.getElementType()) &&
+        llvm::all_of(op.getResult(0).getUsers(), [&](Operation *user) { return user == yield; });
+    if (!type || type.getShape() != output ||
+        !(isa<FloatType>(type.getElementType()) || storedIntegerCast))
       return std::nullopt;
     for (Value operand : op.getOperands()) {
       if (operand == epilogue.product || llvm::is_contained(epilogue.ops, operand.getDefiningOp()))
@@ -300,7 +338,13 @@ kiln::sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, Type result, String
     stored = "%epilogued";
   }
   std::string convert;
-  if (!result.isF32()) {
+  if (auto integer = dyn_cast<IntegerType>(result)) {
+    // The epilogue ended in a cast to this type: its f32 values are integers in range.
+    std::string out = "i" + std::to_string(integer.getWidth());
+    convert = "%out = arith." + std::string(integer.isUnsigned() ? "fptoui " : "fptosi ") + stored +
+              " : vector<4xf32> to vector<4x" + out + ">";
+    stored = "%out";
+  } else if (!result.isF32()) {
     std::string out = result.isF16() ? "f16" : "bf16";
     convert = "%out = arith.truncf " + stored + " : vector<4xf32> to vector<4x" + out + ">";
     stored = "%out";

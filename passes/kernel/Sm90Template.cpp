@@ -70,46 +70,68 @@ std::string kiln::substitutePlaceholders(std::string text,
 }
 
 std::string kiln::elementTypeName(Type type) {
+  if (type.isInteger(8))
+    return "i8";
   return type.isF32() ? "f32" : type.isF16() ? "f16" : "bf16";
 }
 
 namespace {
-/// The {MMA} and {MMA_TYPES} placeholders of the warp-specialised template: the wgmma of
-/// one k-tile (128 bytes of K) from the descriptors %dA, %dB and the accumulators %accIn
-/// into %accOut, for operands `operand` and a `tileN`-wide B that is MN-major (row-major
-/// K x N) or K-major (stored N x K).
-std::pair<std::string, std::string> kTileMma(Type operand, int64_t tileN, bool kMajorB) {
+/// The accumulator and k-tile placeholders of the warp-specialised template ({MMA},
+/// {MMA_TYPES}, {ACC}, {ACC_INIT}, {ACC_FINISH}, {ACC_F32}) for operands `operand` and a
+/// `tileN`-wide B that is MN-major (row-major K x N) or K-major (stored N x K): the wgmma
+/// of one k-tile (128 bytes of K) from the descriptors %dA, %dB and the accumulators
+/// %accIn into %accOut, and how the accumulators start and become the f32 !acc the
+/// epilogue stores.
+std::vector<std::pair<StringRef, std::string>> accumulatorPlaceholders(Type operand, int64_t tileN,
+                                                                       bool kMajorB) {
+  const std::string floatInit = "        %init = nvgpu.warpgroup.mma.init.accumulator -> !acc";
   // MN-major B: upstream's op, whose lowering walks the descriptors of an MN-major B
   // (transposeB; leading byte offset 8192: one 64-column box to the next).
   if (!kMajorB)
-    return {"          %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}\n"
-            "            : !wdA, !wdB, !acc -> !acc",
-            ""};
+    return {{"MMA", "          %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}\n"
+                    "            : !wdA, !wdB, !acc -> !acc"},
+            {"MMA_TYPES", ""},
+            {"ACC", "!acc"},
+            {"ACC_INIT", floatInit},
+            {"ACC_FINISH", ""},
+            {"ACC_F32", "%res"}};
   // K-major B: upstream's op steps B's descriptor as MN-major, and its verifier wants tf32
-  // element types, whose width (19 bits) its descriptor arithmetic then takes for 2 bytes.
-  // So the wgmma are NVVM's, on the accumulators' LLVM form (a struct of one struct of
-  // TILE_N / 2 floats a thread, as convert-nvgpu-to-nvvm lowers !acc; the casts fold
-  // away). Both operands are K-major and 128B-swizzled: each wgmma's K (16 16-bit
-  // elements or 8 tf32) lies 32 bytes further along the rows, 2 in the descriptors'
-  // 16-byte address units.
+  // element types, whose width (19 bits) its descriptor arithmetic then takes for 2 bytes
+  // (and it has no i32 accumulators). So the wgmma are NVVM's, on the accumulators' LLVM
+  // form (a struct of one struct of TILE_N / 2 values a thread, as convert-nvgpu-to-nvvm
+  // lowers !acc; the casts fold away). Both operands are K-major and 128B-swizzled: each
+  // wgmma's K (32 bytes: 32 i8, 16 16-bit elements or 8 tf32) lies 32 bytes further along
+  // the rows, 2 in the descriptors' 16-byte address units.
+  bool int8 = operand.isInteger(8);
   bool tf32 = operand.isF32();
-  int64_t stepK = tf32 ? 8 : 16;
-  std::string type = tf32 ? "tf32" : kiln::elementTypeName(operand);
-  std::string members;
-  for (int64_t i = 0; i < tileN / 2; ++i)
-    members += i ? ", f32" : "f32";
-  std::string aliases = "!mmaFragment = !llvm.struct<(" + members +
-                        ")>\n!mmaAccumulator = !llvm.struct<(!mmaFragment)>";
+  int64_t elementBytes = int8 ? 1 : tf32 ? 4 : 2;
+  int64_t stepK = 32 / elementBytes;
+  std::string type = int8 ? "s8" : tf32 ? "tf32" : kiln::elementTypeName(operand);
+  std::string accumulator = int8 ? "i32" : "f32";
+  auto structOf = [&](StringRef member) {
+    std::string members;
+    for (int64_t i = 0; i < tileN / 2; ++i)
+      members += (i ? ", " : "") + member.str();
+    return "!llvm.struct<(" + members + ")>";
+  };
+  std::string aliases = "!mmaFragment = " + structOf(accumulator) +
+                        "\n!mmaAccumulator = !llvm.struct<(!mmaFragment)>";
+  // i8: the loop carries the i32 accumulators themselves (upstream's !acc holds floats
+  // only), from zero.
   std::string text =
-      llvm::formatv(R"(          %mmaA0 = builtin.unrealized_conversion_cast %dA : !wdA to i64
+      int8
+          ? ""
+          : R"(          %mmaIn = builtin.unrealized_conversion_cast %accIn : !acc to !mmaAccumulator
+)";
+  text += llvm::formatv(R"(          %mmaA0 = builtin.unrealized_conversion_cast %dA : !wdA to i64
           %mmaB0 = builtin.unrealized_conversion_cast %dB : !wdB to i64
-          %mmaIn = builtin.unrealized_conversion_cast %accIn : !acc to !mmaAccumulator
-          %mmaC0 = llvm.extractvalue %mmaIn[0] : !mmaAccumulator
+          %mmaC0 = llvm.extractvalue {0}[0] : !mmaAccumulator
           %mmaStep = arith.constant 2 : i64
           nvvm.wgmma.fence.aligned
-)")
-          .str();
-  int64_t steps = 128 / (stepK * (tf32 ? 4 : 2));
+)",
+                        int8 ? "%accIn" : "%mmaIn")
+              .str();
+  int64_t steps = 128 / 32;
   for (int64_t step = 0; step < steps; ++step) {
     if (step > 0)
       text += llvm::formatv(R"(          %mmaA{1} = arith.addi %mmaA{0}, %mmaStep : i64
@@ -118,19 +140,53 @@ std::pair<std::string, std::string> kTileMma(Type operand, int64_t tileN, bool k
                             step - 1, step)
                   .str();
     text += llvm::formatv("          %mmaC{1} = nvvm.wgmma.mma_async %mmaA{0}, %mmaB{0}, "
-                          "%mmaC{0}, #nvvm.shape<m = 64, n = {2}, k = {3}>, D [<f32>, <one>], "
+                          "%mmaC{0}, #nvvm.shape<m = 64, n = {2}, k = {3}>, D [<{5}>, <one>], "
                           "A [<{4}>, <one>, <row>], B [<{4}>, <one>, <col>] : !mmaFragment -> "
                           "!mmaFragment\n",
-                          step, step + 1, tileN, stepK, type)
+                          step, step + 1, tileN, stepK, type, int8 ? "s32" : "f32")
                 .str();
   }
   text += llvm::formatv(R"(          nvvm.wgmma.commit.group.sync.aligned
           nvvm.wgmma.wait.group.sync.aligned 1
-          %mmaOut = llvm.insertvalue %mmaC{0}, %mmaIn[0] : !mmaAccumulator
-          %accOut = builtin.unrealized_conversion_cast %mmaOut : !mmaAccumulator to !acc)",
-                        steps)
+)")
               .str();
-  return {text, aliases};
+  if (!int8) {
+    text +=
+        llvm::formatv(R"(          %mmaOut = llvm.insertvalue %mmaC{0}, %mmaIn[0] : !mmaAccumulator
+          %accOut = builtin.unrealized_conversion_cast %mmaOut : !mmaAccumulator to !acc)",
+                      steps)
+            .str();
+    return {{"MMA", text},           {"MMA_TYPES", aliases}, {"ACC", "!acc"},
+            {"ACC_INIT", floatInit}, {"ACC_FINISH", ""},     {"ACC_F32", "%res"}};
+  }
+  text += llvm::formatv(
+              "          %accOut = llvm.insertvalue %mmaC{0}, %accIn[0] : !mmaAccumulator", steps)
+              .str();
+  // After the loop, each i32 sum becomes the f32 the epilogue computes with (exact up to
+  // 2^24), in !acc's LLVM form, so that the staging and epilogue are the float ones.
+  aliases += "\n!mmaFloatFragment = " + structOf("f32") +
+             "\n!mmaFloatAccumulator = !llvm.struct<(!mmaFloatFragment)>";
+  std::string finish = R"(        %accSums = llvm.extractvalue %res[0] : !mmaAccumulator
+        %accF0 = llvm.mlir.undef : !mmaFloatFragment
+)";
+  for (int64_t i = 0; i < tileN / 2; ++i)
+    finish += llvm::formatv(R"(        %accI{0} = llvm.extractvalue %accSums[{0}] : !mmaFragment
+        %accV{0} = llvm.sitofp %accI{0} : i32 to f32
+        %accF{1} = llvm.insertvalue %accV{0}, %accF{0}[{0}] : !mmaFloatFragment
+)",
+                            i, i + 1)
+                  .str();
+  finish += llvm::formatv(R"(        %accEmpty = llvm.mlir.undef : !mmaFloatAccumulator
+        %accFloat = llvm.insertvalue %accF{0}, %accEmpty[0] : !mmaFloatAccumulator
+        %resF32 = builtin.unrealized_conversion_cast %accFloat : !mmaFloatAccumulator to !acc)",
+                          tileN / 2)
+                .str();
+  return {{"MMA", text},
+          {"MMA_TYPES", aliases},
+          {"ACC", "!mmaAccumulator"},
+          {"ACC_INIT", "        %init = llvm.mlir.zero : !mmaAccumulator"},
+          {"ACC_FINISH", finish},
+          {"ACC_F32", "%resF32"}};
 }
 } // namespace
 
@@ -257,10 +313,12 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
   // are or rounded.
   std::string out = elementTypeName(result);
   int64_t storeBytes = 4 * result.getIntOrFloatBitWidth() / 8;
-  // A k-tile is one 128-byte swizzled row of K. f32 operands are tf32 and need a K-major B.
+  // A k-tile is one 128-byte swizzled row of K. f32 operands are tf32, and they and i8
+  // ones need a K-major B; i8 sums leave only through an epilogue (their rescale).
   int64_t elementBytes = operand.getIntOrFloatBitWidth() / 8;
-  if (config.tileK * elementBytes != 128 || config.tf32 != operand.isF32() ||
-      (operand.isF32() && !kMajorB))
+  bool int8 = operand.isInteger(8);
+  if (config.tileK * elementBytes != 128 || config.tf32 != operand.isF32() || config.int8 != int8 ||
+      ((operand.isF32() || int8) && !kMajorB) || (int8 && !epilogue && config.splitK == 1))
     return module.emitError(pass) << ": no sm_90a GEMM of " << operand << " operands"
                                   << (kMajorB ? ", K-major B" : ", row-major B") << " under "
                                   << config.name();
@@ -269,7 +327,6 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
   auto number = [](int64_t value) { return std::to_string(value); };
   bool oneCta = config.ctasPerSm == 1;
   std::string tileK = number(config.tileK), tileN = number(config.tileN);
-  auto [mma, mmaTypes] = kTileMma(operand, config.tileN, kMajorB);
   std::string text = substitutePlaceholders(
       kWarpSpecialisedTemplate,
       {// The A operand's snippets first: they use the
@@ -291,8 +348,6 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"B_BOX", kMajorB ? "64x" + tileK : tileK + "x64"},
        {"B_COORDINATES", kMajorB ? "%k0, %nj" : "%nj, %k0"},
        {"B_TILE", kMajorB ? tileN + "x" + tileK : tileK + "x" + tileN},
-       {"MMA", mma},
-       {"MMA_TYPES", mmaTypes},
        {"STAGES", number(config.stages)},
        {"B_BOXES", number(config.tileN / 64)},
        {"B_STAGE_BYTES", number(bStageBytes)},
@@ -307,6 +362,7 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"GROW_CONSUMERS", oneCta ? "      nvvm.setmaxregister increase 232" : ""},
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
+  text = substitutePlaceholders(text, accumulatorPlaceholders(operand, config.tileN, kMajorB));
   text = substitutePlaceholders(
       text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%grow", "%gcol", "%m", "%n"));
   return insertTemplateWithEpilogue(module, symbols, pass, entry, text, epilogue,

@@ -1,6 +1,7 @@
 // kernel-conv-sm90 leaves to the generic lowering what its template cannot compute: a weight
 // computed at run time, channels-first convolutions, C no multiple of 8 with KH*KW*C over
-// 512 (too big an explicit im2col). An illegal kernel.config is an error.
+// 512 (too big an explicit im2col), int8 ones without an epilogue. An illegal kernel.config
+// is an error.
 // RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file -verify-diagnostics | FileCheck %s
 
 // A weight computed at run time (a function argument) keeps the generic lowering.
@@ -66,5 +67,26 @@ kernel.func @BadConfig(%x: memref<1x8x8x64xf16>, %w: memref<128x1x1x64xf16>, %y:
 func.func @main(%x: memref<1x8x8x64xf16>, %y: memref<1x8x8x128xf16>) attributes {kernel.num_inputs = 1 : i64} {
   %w = memref.get_global @w : memref<128x1x1x64xf16>
   kernel.launch @BadConfig(%x, %w, %y) : (memref<1x8x8x64xf16>, memref<128x1x1x64xf16>, memref<1x8x8x128xf16>) -> ()
+  return
+}
+
+// -----
+
+// An int8 convolution without an epilogue (its i32 sums the output) keeps the generic
+// lowering: the template's int8 sums leave only through an epilogue.
+// CHECK-LABEL: kernel.func @Int8NoEpilogue
+// CHECK: kernel.launch @Int8NoEpilogue
+memref.global "private" constant @w2 : memref<64x1x1x64xi8> = dense<1>
+kernel.func @Int8NoEpilogue(%x: memref<1x8x8x64xi8>, %w: memref<64x1x1x64xi8>, %y: memref<1x8x8x64xi32>) {
+  conv ins(%x, %w : memref<1x8x8x64xi8>, memref<64x1x1x64xi8>) outs(%y : memref<1x8x8x64xi32>) {
+  ^bb0(%a: tensor<1x8x8x64xi8>, %k: tensor<64x1x1x64xi8>):
+    %acc = graph.conv %a, %k {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x64xi8>, tensor<64x1x1x64xi8>) -> tensor<1x8x8x64xi32>
+    kernel.yield %acc : tensor<1x8x8x64xi32>
+  }
+  return
+}
+func.func @int8_no_epilogue(%x: memref<1x8x8x64xi8>, %y: memref<1x8x8x64xi32>) attributes {kernel.num_inputs = 1 : i64} {
+  %w = memref.get_global @w2 : memref<64x1x1x64xi8>
+  kernel.launch @Int8NoEpilogue(%x, %w, %y) : (memref<1x8x8x64xi8>, memref<64x1x1x64xi8>, memref<1x8x8x64xi32>) -> ()
   return
 }

@@ -2,15 +2,16 @@
 // A[N*OH*OW, KP] whose row m is output position (n, oh, ow) and whose column
 // k = (r * KW + s) * C + c is input element (n, oh * stride - padTop + r,
 // ow * stride - padLeft + s, c), zero in the padding and for k >= KH * KW * C (the columns
-// that round KP up to a multiple of 8, for TMA's 16-byte row strides). The warp-specialised
+// that round KP up to a multiple of 8 and of 16 bytes, for TMA's 16-byte row strides). The warp-specialised
 // GEMM then multiplies it by the weight. It serves convolutions whose input TMA cannot
 // address directly (C not a multiple of 8: 3-channel images), whose KH*KW*C is small.
 //
-// One thread writes 8 consecutive columns of one row: 8 gathered loads and one 16-byte
-// store. The columns of one filter row r are KW * C consecutive input elements, so a
+// One thread writes 8 consecutive columns of one row: 8 gathered loads and one store (16
+// bytes of 16-bit elements). The columns of one filter row r are KW * C consecutive input elements, so a
 // thread walks them with one running offset (32-bit arithmetic: the input has fewer than
 // 2^31 elements), testing the row once per filter row and the column by comparing the
-// position inside the filter row against the columns that lie inside the input. Placeholders (in braces below): MODULE, ENTRY, T (f16, bf16; f32 for tf32), the problem's
+// position inside the filter row against the columns that lie inside the input. Placeholders (in braces below): MODULE, ENTRY, T (f16, bf16; f32 for tf32; i8), ZERO
+// (T's zero: 0.0, or 0 for i8), STORE_ALIGNMENT (the bytes of 8 elements, at most 16), the problem's
 // integers H W C OH OW STRIDE PAD_TOP PAD_LEFT, SEGMENT (= KW * C), K (= KH * KW * C), KP,
 // ROWS (= N * OH * OW), CHUNKS_PER_ROW (= KP / 8), CHUNKS (= ROWS * KP / 8), W_C (= W * C)
 // and INPUT_ELEMENTS (= N * H * W * C).
@@ -80,7 +81,7 @@ gpu.module @{MODULE} {
       %rowPixels0 = arith.muli %inputRow0, %w : i32
       %pixel0 = arith.addi %rowPixels0, %left : i32
       %base0 = arith.muli %pixel0, %c : i32
-      %zero = arith.constant 0.0 : {T}
+      %zero = arith.constant {ZERO} : {T}
       %zeros = vector.broadcast %zero : {T} to vector<8x{T}>
       %c0Index = arith.constant 0 : index
       %c1Index = arith.constant 1 : index
@@ -121,7 +122,7 @@ gpu.module @{MODULE} {
       }
       %mIndex = arith.index_castui %m : i32 to index
       %k0Index = arith.index_castui %k0 : i32 to index
-      vector.store %values#0, %a[%mIndex, %k0Index] {alignment = 16}
+      vector.store %values#0, %a[%mIndex, %k0Index] {alignment = {STORE_ALIGNMENT}}
         : memref<{ROWS}x{KP}x{T}, strided<[{KP}, 1]>>, vector<8x{T}>
     }
     gpu.return

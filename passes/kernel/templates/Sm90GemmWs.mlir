@@ -1,8 +1,9 @@
 // The warp-specialised Hopper (sm_90a) GEMM template: C[M, N] = A[M, K] x B[K, N], IN
-// operands (f16, bf16, or f32 read as tf32) accumulated in f32 by wgmma, OUT result, C row
-// major. B is row major (K x N, MN-major in shared memory), or stored N x K (K-major: the
-// only form wgmma takes for tf32). A k-tile is 128 bytes of K: TILE_K = 64 16-bit or 32
-// 32-bit elements. A CTA computes 128xTILE_N tiles of C with three warpgroups: warpgroups
+// operands (f16, bf16, or f32 read as tf32) accumulated in f32 by wgmma, or i8 ones
+// accumulated in i32 (and converted to f32 for the epilogue), OUT result, C row major. B
+// is row major (K x N, MN-major in shared memory), or stored N x K (K-major: the only
+// form wgmma takes for tf32 and i8). A k-tile is 128 bytes of K: TILE_K = 128 8-bit, 64
+// 16-bit or 32 32-bit elements. A CTA computes 128xTILE_N tiles of C with three warpgroups: warpgroups
 // 0 and 1 are consumers (rows 64w..64w+63 x all TILE_N columns, 4 wgmma m64nTILE_Nk16 or
 // m64nTILE_Nk8 a k-tile);
 // warpgroup 2 is the producer, whose first thread keeps a STAGES-stage ring of shared
@@ -40,7 +41,10 @@
 // "64xTILE_K", 64 rows of N x a k-tile), B_COORDINATES (the box's, innermost first, from
 // %k0 and its first column %nj), B_TILE (a stage's B for the wgmma descriptor: "64xTILE_N"
 // or "TILE_NxTILE_K"), MMA (the k-tile's wgmma from the descriptors %dA, %dB and %accIn
-// into %accOut) and MMA_TYPES (type aliases it uses, or nothing), B_STAGE_BYTES =
+// into %accOut) and MMA_TYPES (type aliases it uses, or nothing), ACC (the accumulators'
+// type in the main loop: !acc, or the LLVM struct of i32 accumulators), ACC_INIT (defines
+// %init, the zero accumulators), ACC_FINISH (after the main loop: the f32 !acc of the
+// loop's %res, named ACC_F32; nothing when %res is one), B_STAGE_BYTES =
 // TILE_N * 128, STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * 16384,
 // STAGED_COLUMNS = TILE_N + 8, ROW_LANES = min(32, TILE_N / 4), SPLITS (the parts K is
 // split in; 1: none), STAGING_BASE, where the epilogue stages C (0, reusing the ring,
@@ -281,8 +285,8 @@ gpu.module @{MODULE} {
         %tileCol = arith.divui %inGroup, %groupRows : index
 {TILE_SETUP}
         %n0 = arith.muli %tileCol, %tileN : index
-        %init = nvgpu.warpgroup.mma.init.accumulator -> !acc
-        %res = scf.for %kt = %kBegin to %kEnd step %c1 iter_args(%accIn = %init) -> (!acc) {
+{ACC_INIT}
+        %res = scf.for %kt = %kBegin to %kEnd step %c1 iter_args(%accIn = %init) -> ({ACC}) {
           // The CTA's k-tile g sits in stage g % STAGES; it is that stage's fill
           // g / STAGES, whose completion flips full[stage] to parity (g / STAGES) & 1.
           %kFromBegin = arith.subi %kt, %kBegin : index
@@ -319,9 +323,10 @@ gpu.module @{MODULE} {
           %previous = arith.addi %g, %ahead : index
           %previousSlot = arith.remui %previous, %stages : index
           %tok = nvgpu.mbarrier.arrive %empty[%previousSlot] : !bars -> !nvgpu.mbarrier.token
-          scf.yield %accOut : !acc
+          scf.yield %accOut : {ACC}
         }
         nvvm.wgmma.wait.group.sync.aligned 0
+{ACC_FINISH}
 
         // Epilogue. The named barrier of the 256 consumer threads (the producer does not
         // take part) waits until both consumers' wgmma have completed (when the staging
@@ -335,7 +340,7 @@ gpu.module @{MODULE} {
         %padded = memref.view %dyn[%staging][] : !smem to !staged
         %cs = memref.subview %padded[0, 0] [128, {TILE_N}] [1, 1] : !staged to !stagedC
         %frag = memref.subview %padded[0, 0] [64, {TILE_N}] [1, 1] : !staged to !stagedHalf
-        nvgpu.warpgroup.mma.store %res, %frag : !acc to !stagedHalf
+        nvgpu.warpgroup.mma.store {ACC_F32}, %frag : !acc to !stagedHalf
         nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
 
         // This split's slice of C (the whole of C without split-K).

@@ -1,0 +1,88 @@
+// kernel-conv-sm90 on an int8 convolution (graph-fold-quantized-conv's form: i8 operands,
+// i32 sums, an epilogue that rescales them to floats): the warp-specialised template with
+// i8 operands, 4-D TMA boxes of 128 channels (128 bytes), the weight permuted at compile
+// time to O x (KH KW C), K-major (`_oxk`), 4 wgmma m64nNk32.s32.s8.s8 a k-tile into i32
+// accumulators, converted to f32 after the main loop for the fused epilogue: here the
+// per-channel rescale, the bias, ReLU and the requantization of the next layer's input
+// (divide, round half to even, clamp, convert), stored as i8.
+// RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s -split-input-file \
+// RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
+
+// 3x3, stride 1, padding 1, 64 channels (one k-tile a tap, its second half zero-filled by
+// TMA and matched by zero columns of the weight).
+// CHECK-LABEL: memref.global "private" constant @w_oxk : memref<128x1152xi8>
+// CHECK-LABEL: func.func @main
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} : memref<*xi8> -> <tensor = memref<{{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}x128xi8, 3>
+// CHECK: memref.get_global @w_oxk : memref<128x1152xi8>
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c128{{.*}}] : memref<*xi8> -> <tensor = memref<64x128xi8, 3>
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x128_s4_ws2_i8_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}::
+// CHECK: llvm.mlir.zero : !llvm.struct<(struct<(i32,
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
+// CHECK: llvm.sitofp {{.*}} : i32 to f32
+// CHECK: math.roundeven
+// CHECK: arith.fptosi {{.*}} : vector<4xf32> to vector<4xi8>
+// PTX-LABEL: .visible .entry conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x128_s4_ws2_i8_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}(
+// PTX: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8
+memref.global "private" constant @w : memref<128x3x3x64xi8> = dense<3>
+memref.global "private" constant @scale : memref<128xf32> = dense<0.001>
+memref.global "private" constant @bias : memref<128xf32> = dense<0.5>
+kernel.func @Conv_0(%x: memref<2x16x16x64xi8>, %w: memref<128x3x3x64xi8>, %s: memref<128xf32>, %b: memref<128xf32>, %y: memref<2x16x16x128xi8>) {
+  conv ins(%x, %w, %s, %b : memref<2x16x16x64xi8>, memref<128x3x3x64xi8>, memref<128xf32>, memref<128xf32>) outs(%y : memref<2x16x16x128xi8>) {
+  ^bb0(%a: tensor<2x16x16x64xi8>, %k: tensor<128x3x3x64xi8>, %sc: tensor<128xf32>, %bi: tensor<128xf32>):
+    %step = graph.constant dense<0.05> : tensor<f32>
+    %lo = graph.constant dense<-128.0> : tensor<f32>
+    %hi = graph.constant dense<127.0> : tensor<f32>
+    %acc = graph.conv %a, %k {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x16x16x64xi8>, tensor<128x3x3x64xi8>) -> tensor<2x16x16x128xi32>
+    %f = graph.cast %acc {to = f32} : (tensor<2x16x16x128xi32>) -> tensor<2x16x16x128xf32>
+    %m = graph.mul %f, %sc : (tensor<2x16x16x128xf32>, tensor<128xf32>) -> tensor<2x16x16x128xf32>
+    %p = graph.add %m, %bi : (tensor<2x16x16x128xf32>, tensor<128xf32>) -> tensor<2x16x16x128xf32>
+    %r = graph.relu %p : tensor<2x16x16x128xf32>
+    %d = graph.div %r, %step : (tensor<2x16x16x128xf32>, tensor<f32>) -> tensor<2x16x16x128xf32>
+    %n = graph.round %d : tensor<2x16x16x128xf32>
+    %c = graph.clip %n min %lo max %hi : (tensor<2x16x16x128xf32>, tensor<f32>, tensor<f32>) -> tensor<2x16x16x128xf32>
+    %q = graph.cast %c {to = i8} : (tensor<2x16x16x128xf32>) -> tensor<2x16x16x128xi8>
+    kernel.yield %q : tensor<2x16x16x128xi8>
+  }
+  return
+}
+func.func @main(%x: memref<2x16x16x64xi8>, %y: memref<2x16x16x128xi8>) attributes {kernel.num_inputs = 1 : i64} {
+  %w = memref.get_global @w : memref<128x3x3x64xi8>
+  %s = memref.get_global @scale : memref<128xf32>
+  %b = memref.get_global @bias : memref<128xf32>
+  kernel.launch @Conv_0(%x, %w, %s, %b, %y) : (memref<2x16x16x64xi8>, memref<128x3x3x64xi8>, memref<128xf32>, memref<128xf32>, memref<2x16x16x128xi8>) -> ()
+  return
+}
+
+// -----
+
+// An RGB stem (7x7, stride 2, 3 channels): an explicit im2col of i8 (KH KW C = 147 columns
+// rounded up to 160, 16-byte rows), then the row-major product; the rescaled sums are
+// stored as f16.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_im2col_i8_1x32x32x3_k7x7s2p3x3::
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}::
+// CHECK-SAME: %c256_i32 : i32, %c64_i32 : i32, %c160_i32 : i32
+// PTX-LABEL: .visible .entry gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}(
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8
+// PTX-LABEL: .visible .entry im2col_i8_1x32x32x3_k7x7s2p3x3(
+memref.global "private" constant @w7 : memref<64x7x7x3xi8> = dense<-2>
+memref.global "private" constant @scale7 : memref<64xf32> = dense<0.002>
+kernel.func @Conv_1(%x: memref<1x32x32x3xi8>, %w: memref<64x7x7x3xi8>, %s: memref<64xf32>, %y: memref<1x16x16x64xf16>) {
+  conv ins(%x, %w, %s : memref<1x32x32x3xi8>, memref<64x7x7x3xi8>, memref<64xf32>) outs(%y : memref<1x16x16x64xf16>) {
+  ^bb0(%a: tensor<1x32x32x3xi8>, %k: tensor<64x7x7x3xi8>, %sc: tensor<64xf32>):
+    %acc = graph.conv %a, %k {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x32x32x3xi8>, tensor<64x7x7x3xi8>) -> tensor<1x16x16x64xi32>
+    %f = graph.cast %acc {to = f32} : (tensor<1x16x16x64xi32>) -> tensor<1x16x16x64xf32>
+    %m = graph.mul %f, %sc : (tensor<1x16x16x64xf32>, tensor<64xf32>) -> tensor<1x16x16x64xf32>
+    %h = graph.cast %m {to = f16} : (tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf16>
+    kernel.yield %h : tensor<1x16x16x64xf16>
+  }
+  return
+}
+func.func @main(%x: memref<1x32x32x3xi8>, %y: memref<1x16x16x64xf16>) attributes {kernel.num_inputs = 1 : i64} {
+  %w = memref.get_global @w7 : memref<64x7x7x3xi8>
+  %s = memref.get_global @scale7 : memref<64xf32>
+  kernel.launch @Conv_1(%x, %w, %s, %y) : (memref<1x32x32x3xi8>, memref<64x7x7x3xi8>, memref<64xf32>, memref<1x16x16x64xf16>) -> ()
+  return
+}
