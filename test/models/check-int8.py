@@ -10,12 +10,17 @@ held-out sets come from different seeds.
 
     /usr/bin/python3 test/models/check-int8.py [--only PATTERN] [--device cpu|cuda]
         [--calib-samples N] [--held-out N] [--batch B] [--calib-method M]
+        [--channels-last] [--fp16]
 
 With --device cpu (every machine) each run goes through `kiln run MODEL.onnx`; with cuda
 the fp32 and int8 engines are compiled once (`kiln compile`, the int8 one with --int8
 --calib and a calibration cache) and run per batch. Prints one row per model output and a
 final line "int8: N passed, N failed" (SQNR at least --min-sqnr, 20 dB by default, and
 argmax agreement at least 95 % for outputs of shape [batch, classes]).
+
+--channels-last compiles (or runs) both engines channels last, which is where the GPU's
+int8 convolution kernels apply; --fp16 makes the int8 engine's other layers f16, as
+TensorRT's --int8 --fp16 (the fp32 engine stays the reference).
 """
 
 import argparse
@@ -105,6 +110,8 @@ def main():
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--calib-method", default="minmax")
     parser.add_argument("--min-sqnr", type=float, default=20.0)
+    parser.add_argument("--channels-last", action="store_true")
+    parser.add_argument("--fp16", action="store_true")
     parser.add_argument("--out", default=os.path.join(BUILD, "int8-check"))
     args = parser.parse_args()
 
@@ -127,13 +134,14 @@ def main():
         cache = os.path.join(work, "calibration.json")
         outputs = {"fp32": [], "int8": []}
         engines = {}
+        layout = ["--channels-last"] if args.channels_last else []
+        int8_flags = ["--int8", "--calib", os.path.join(work, "calib"), "--calib-method",
+                      args.calib_method, "--calib-cache", cache] + (
+                          ["--fp16"] if args.fp16 else [])
         if args.device == "cuda":
             shapes = ",".join(f"{n}:{'x'.join(map(str, [args.batch] + list(a.shape[1:])))}"
                               for n, a in held.items())
-            for variant, extra in (("fp32", []), ("int8", ["--int8", "--calib",
-                                                         os.path.join(work, "calib"),
-                                                         "--calib-method", args.calib_method,
-                                                         "--calib-cache", cache])):
+            for variant, extra in (("fp32", layout), ("int8", layout + int8_flags)):
                 engines[variant] = os.path.join(work, variant + ".kiln")
                 code = run([args.kiln, "compile", model, "-o", engines[variant], "--shapes",
                             shapes, "--tune-budget", "0"] + extra,
@@ -159,9 +167,8 @@ def main():
                 if args.device == "cuda":
                     command = [args.kiln, "run", engines[variant]]
                 else:
-                    command = [args.kiln, "run", model, "--device", "cpu"] + (
-                        ["--int8", "--calib", os.path.join(work, "calib"), "--calib-method",
-                         args.calib_method, "--calib-cache", cache] if variant == "int8" else [])
+                    command = [args.kiln, "run", model, "--device", "cpu"] + layout + (
+                        int8_flags if variant == "int8" else [])
                 code = run(command + flags + ["--output-dir", out_dir, "--quiet"],
                            os.path.join(batch_dir, variant + ".log"))
                 if code != 0:
