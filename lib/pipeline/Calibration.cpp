@@ -5,6 +5,11 @@
 // there on every machine, CI included) over the calibration data in chunks of the
 // model's batch, and each extra output feeds that activation's histogram.
 //
+// The sensitivity probe (--int8-sensitivity, --int8-min-sqnr) is another clone: each
+// quantizable op gets a twin reading the same f32 inputs, the twin quantized by
+// graph-quantize-int8 and the original renamed so that it stays f32; both results are
+// returned, so each layer's SQNR is the error of quantizing that layer alone.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lib/pipeline/Calibration.h"
@@ -23,6 +28,8 @@
 #include "llvm/Support/SHA256.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -108,6 +115,54 @@ io::HostTensor takeRows(const io::HostTensor &tensor, int64_t first, int64_t cou
   return rows;
 }
 
+/// Runs `executable` (compiled from a clone of the model) over the calibration data of
+/// `dir` in chunks of the model's batch, handing each run's outputs to `observe`; returns
+/// the number of samples.
+llvm::Expected<int64_t>
+runOnCalibrationData(cpu::HostExecutable &executable, llvm::StringRef dir,
+                     llvm::function_ref<void(const std::vector<io::HostTensor> &)> observe) {
+  const std::vector<cpu::TensorSignature> &inputs = executable.inputs();
+  if (inputs.empty() || llvm::any_of(inputs, [](const cpu::TensorSignature &input) {
+        return input.shape.empty() || input.shape[0] <= 0;
+      }))
+    return makeError("calibration needs every input to have a static batch (first) "
+                     "dimension; give it with --shapes");
+  auto data = readCalibrationData(dir, inputs);
+  if (!data)
+    return data.takeError();
+  // Chunks of the model's batch: file f of each input, rows [r, r + batch).
+  int64_t batch = inputs[0].shape[0];
+  size_t files = (*data)[0].size();
+  int64_t samples = 0;
+  for (size_t file = 0; file < files; ++file) {
+    int64_t rows = (*data)[0][file].shape[0];
+    for (const auto &input : *data)
+      if (file >= input.size() || input[file].shape[0] != rows)
+        return makeError("--calib " + dir +
+                         ": the inputs' files hold different numbers of samples");
+    for (int64_t first = 0; first + batch <= rows; first += batch) {
+      std::vector<io::HostTensor> chunk;
+      for (const auto &input : *data)
+        chunk.push_back(takeRows(input[file], first, batch));
+      auto outputs = executable.run(chunk);
+      if (!outputs)
+        return outputs.takeError();
+      observe(*outputs);
+      samples += batch;
+    }
+  }
+  if (samples == 0)
+    return makeError(
+        llvm::formatv("--calib {0}: fewer samples than one batch of {1}", dir, batch).str());
+  return samples;
+}
+
+/// The f32 elements of a host tensor (the probe's outputs are f32).
+llvm::ArrayRef<float> floats(const io::HostTensor &tensor) {
+  return llvm::ArrayRef(reinterpret_cast<const float *>(tensor.data.data()),
+                        tensor.data.size() / sizeof(float));
+}
+
 } // namespace
 
 llvm::Expected<std::string> fingerprintModel(llvm::StringRef path) {
@@ -169,59 +224,95 @@ calibrateInt8(ModuleOp module, llvm::StringRef fingerprint, const CalibrationOpt
   auto executable = cpu::HostExecutable::compile(*observed);
   if (!executable)
     return executable.takeError();
-  const std::vector<cpu::TensorSignature> &inputs = (*executable)->inputs();
-  if (inputs.empty() || llvm::any_of(inputs, [](const cpu::TensorSignature &input) {
-        return input.shape.empty() || input.shape[0] <= 0;
-      }))
-    return makeError("calibration needs every input to have a static batch (first) "
-                     "dimension; give it with --shapes");
-  auto data = readCalibrationData(options.dataDir, inputs);
-  if (!data)
-    return data.takeError();
-
-  // Chunks of the model's batch: file f of each input, rows [r, r + batch).
   std::vector<quant::ActivationHistogram> histograms(activations.size());
-  int64_t batch = inputs[0].shape[0];
-  size_t files = (*data)[0].size();
-  int64_t runs = 0, samples = 0;
-  for (size_t file = 0; file < files; ++file) {
-    int64_t rows = (*data)[0][file].shape[0];
-    for (const auto &input : *data)
-      if (file >= input.size() || input[file].shape[0] != rows)
-        return makeError("--calib " + options.dataDir +
-                         ": the inputs' files hold different numbers of samples");
-    for (int64_t first = 0; first + batch <= rows; first += batch) {
-      std::vector<io::HostTensor> chunk;
-      for (const auto &input : *data)
-        chunk.push_back(takeRows(input[file], first, batch));
-      auto outputs = (*executable)->run(chunk);
-      if (!outputs)
-        return outputs.takeError();
-      for (auto [index, histogram] : llvm::enumerate(histograms)) {
-        const io::HostTensor &observedTensor = (*outputs)[modelOutputs + index];
-        histogram.observe(
-            llvm::ArrayRef(reinterpret_cast<const float *>(observedTensor.data.data()),
-                           observedTensor.data.size() / sizeof(float)));
-      }
-      ++runs;
-      samples += batch;
-    }
-  }
-  if (runs == 0)
-    return makeError(
-        llvm::formatv("--calib {0}: fewer samples than one batch of {1}", options.dataDir, batch)
-            .str());
+  auto samples = runOnCalibrationData(
+      **executable, options.dataDir, [&](const std::vector<io::HostTensor> &outputs) {
+        for (auto [index, histogram] : llvm::enumerate(histograms)) {
+          const io::HostTensor &observedTensor = outputs[modelOutputs + index];
+          histogram.observe(
+              llvm::ArrayRef(reinterpret_cast<const float *>(observedTensor.data.data()),
+                             observedTensor.data.size() / sizeof(float)));
+        }
+      });
+  if (!samples)
+    return samples.takeError();
   for (auto [activation, histogram] : llvm::zip(activations, histograms)) {
     quant::TensorCalibration &tensor = cache.tensors[activation.key];
     tensor.amax = histogram.absMax();
     tensor.threshold = quant::calibrationThreshold(histogram, options.method, options.percentile);
   }
   progress(llvm::formatv("calibrated {0} activations on {1} samples ({2})", activations.size(),
-                         samples, quant::calibrationMethodName(options.method)));
+                         *samples, quant::calibrationMethodName(options.method)));
   if (!options.cachePath.empty())
     if (llvm::Error error = cache.write(options.cachePath))
       return std::move(error);
   return cache;
+}
+
+llvm::Expected<std::vector<LayerSensitivity>>
+measureInt8Sensitivity(ModuleOp module, const llvm::StringMap<double> &thresholds,
+                       llvm::StringRef dataDir) {
+  if (dataDir.empty())
+    return makeError("the int8 sensitivity needs calibration data (--calib DIR)");
+  OwningOpRef<ModuleOp> probe = module.clone();
+  auto function = probe->lookupSymbol<func::FuncOp>("main");
+  if (!function)
+    return makeError("int8 sensitivity: the graph module has no function 'main'");
+  MLIRContext *context = probe->getContext();
+  Operation *terminator = function.getBody().front().getTerminator();
+  unsigned modelOutputs = terminator->getNumOperands();
+  std::vector<LayerSensitivity> layers;
+  for (const graph::Int8Activation &activation : graph::findInt8Activations(function)) {
+    if (!thresholds.count(activation.key))
+      continue;
+    // The twin keeps the op's location (its node, hence its calibration key) and is
+    // quantized; the original is renamed out of the calibration and stays f32.
+    Operation *reference = activation.op;
+    OpBuilder builder(reference->getContext());
+    builder.setInsertionPointAfter(reference);
+    Operation *twin = builder.clone(*reference);
+    reference->setLoc(NameLoc::get(StringAttr::get(context, activation.key + " (f32 reference)")));
+    terminator->insertOperands(terminator->getNumOperands(),
+                               {reference->getResult(0), twin->getResult(0)});
+    layers.push_back({activation.key, 0.0});
+  }
+  if (layers.empty())
+    return layers;
+  function.setFunctionType(
+      FunctionType::get(context, function.getArgumentTypes(), terminator->getOperandTypes()));
+  SmallVector<DictionaryAttr> resultAttributes;
+  for (unsigned index = 0; index < modelOutputs; ++index)
+    resultAttributes.push_back(function.getResultAttrDict(index));
+  for (const LayerSensitivity &layer : layers)
+    for (StringRef role : {"reference", "int8"})
+      resultAttributes.push_back(DictionaryAttr::get(
+          context,
+          {NamedAttribute(StringAttr::get(context, "graph.name"),
+                          StringAttr::get(context, "sensitivity " + layer.key + " " + role))}));
+  function.setAllResultAttrs(resultAttributes);
+  graph::quantizeInt8(function, thresholds);
+  auto executable = cpu::HostExecutable::compile(*probe);
+  if (!executable)
+    return executable.takeError();
+  std::vector<double> signal(layers.size(), 0.0), noise(layers.size(), 0.0);
+  auto samples =
+      runOnCalibrationData(**executable, dataDir, [&](const std::vector<io::HostTensor> &outputs) {
+        for (size_t layer = 0; layer < layers.size(); ++layer) {
+          llvm::ArrayRef<float> reference = floats(outputs[modelOutputs + 2 * layer]);
+          llvm::ArrayRef<float> quantized = floats(outputs[modelOutputs + 2 * layer + 1]);
+          for (size_t i = 0; i < reference.size() && i < quantized.size(); ++i) {
+            double difference = double(reference[i]) - double(quantized[i]);
+            signal[layer] += double(reference[i]) * double(reference[i]);
+            noise[layer] += difference * difference;
+          }
+        }
+      });
+  if (!samples)
+    return samples.takeError();
+  for (size_t layer = 0; layer < layers.size(); ++layer)
+    layers[layer].sqnr = noise[layer] > 0 ? 10.0 * std::log10(signal[layer] / noise[layer])
+                                          : std::numeric_limits<double>::infinity();
+  return layers;
 }
 
 llvm::Error quantizeGraphInt8(ModuleOp module, llvm::StringRef modelPath,
@@ -236,6 +327,23 @@ llvm::Error quantizeGraphInt8(ModuleOp module, llvm::StringRef modelPath,
   llvm::StringMap<double> thresholds;
   for (const auto &[key, tensor] : cache->tensors)
     thresholds[key] = tensor.threshold;
+  // Layers that lose too much alone stay in floats (f16 under --fp16).
+  int64_t kept = 0;
+  if (options.sensitivityReport || options.minLayerSqnr > 0) {
+    auto layers = measureInt8Sensitivity(module, thresholds, options.dataDir);
+    if (!layers)
+      return layers.takeError();
+    for (const LayerSensitivity &layer : *layers) {
+      bool keep = options.minLayerSqnr > 0 && layer.sqnr < options.minLayerSqnr;
+      if (keep) {
+        thresholds.erase(layer.key);
+        ++kept;
+      }
+      if (options.sensitivityReport)
+        llvm::errs() << llvm::formatv("int8 sensitivity: {0,-40} {1,7:F1} dB{2}\n", layer.key,
+                                      layer.sqnr, keep ? "  kept in float" : "");
+    }
+  }
   int64_t quantized = 0, uncalibrated = 0;
   for (auto function : module.getOps<func::FuncOp>()) {
     graph::Int8Report report = graph::quantizeInt8(function, thresholds);
@@ -243,9 +351,12 @@ llvm::Error quantizeGraphInt8(ModuleOp module, llvm::StringRef modelPath,
     uncalibrated += int64_t(report.uncalibrated.size());
   }
   progress(llvm::formatv(
-      "int8: {0} convolutions and products quantized{1}", quantized,
-      uncalibrated ? llvm::formatv(", {0} without calibration left in f32", uncalibrated).str()
-                   : std::string()));
+      "int8: {0} convolutions and products quantized{1}{2}", quantized,
+      uncalibrated - kept
+          ? llvm::formatv(", {0} without calibration left in f32", uncalibrated - kept).str()
+          : std::string(),
+      kept ? llvm::formatv(", {0} below {1} dB kept in float", kept, options.minLayerSqnr).str()
+           : std::string()));
   return llvm::Error::success();
 }
 

@@ -14,10 +14,12 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -30,6 +32,17 @@ struct CalibrationOptions {
   double percentile = 99.99;
   /// Read when it matches the model and the method (then nothing runs), else written.
   std::string cachePath;
+  /// Print each layer's SQNR when quantized alone (measureInt8Sensitivity).
+  bool sensitivityReport = false;
+  /// Layers whose SQNR alone falls below this (dB) stay in floats; 0: none.
+  double minLayerSqnr = 0;
+};
+
+/// How much one quantized layer loses: the SQNR (dB) of its output over the calibration
+/// data when it alone is quantized, against its f32 output for the same f32 inputs.
+struct LayerSensitivity {
+  std::string key; // the calibration key, "<ONNX node>:<operand>"
+  double sqnr;
 };
 
 /// The SHA-256 of the file at `path` (hex): what a calibration cache is valid for.
@@ -42,9 +55,18 @@ llvm::Expected<quant::CalibrationCache>
 calibrateInt8(mlir::ModuleOp module, llvm::StringRef fingerprint, const CalibrationOptions &options,
               llvm::function_ref<void(const llvm::Twine &)> progress);
 
+/// Each calibrated layer of `module` (f32, not modified) quantized alone with
+/// `thresholds`, measured on the host over the calibration data in `dataDir`, in
+/// program order.
+llvm::Expected<std::vector<LayerSensitivity>>
+measureInt8Sensitivity(mlir::ModuleOp module, const llvm::StringMap<double> &thresholds,
+                       llvm::StringRef dataDir);
+
 /// Calibrates `module` (`calibrateInt8`, the model file at `modelPath` fingerprinted)
 /// and quantizes it (graph::quantizeInt8): QuantizeLinear/DequantizeLinear on the
-/// calibrated activations, int8 weights.
+/// calibrated activations, int8 weights; with the options' sensitivity settings, the
+/// layers are measured first (measureInt8Sensitivity), reported, and those below
+/// `minLayerSqnr` left in floats.
 llvm::Error quantizeGraphInt8(mlir::ModuleOp module, llvm::StringRef modelPath,
                               const CalibrationOptions &options,
                               llvm::function_ref<void(const llvm::Twine &)> progress);

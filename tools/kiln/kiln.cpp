@@ -120,6 +120,16 @@ cl::opt<std::string> compileCalibCache(
     cl::desc("With --int8: a calibration cache, read when it matches the model and method, "
              "else written after calibrating"),
     cl::value_desc("FILE"), cl::sub(compileCommand));
+cl::opt<bool> compileInt8Sensitivity(
+    "int8-sensitivity",
+    cl::desc("With --int8 and --calib: print each layer's SQNR (dB) on stderr when it alone "
+             "is quantized, measured on the calibration data"),
+    cl::sub(compileCommand));
+cl::opt<double> compileInt8MinSqnr(
+    "int8-min-sqnr",
+    cl::desc("With --int8 and --calib: layers whose SQNR alone falls below this many dB stay "
+             "in floats (f16 under --fp16); 0, the default, keeps none"),
+    cl::value_desc("dB"), cl::init(0), cl::sub(compileCommand));
 cl::opt<std::string> compileGemmConfig(
     "sm90-gemm-config",
     cl::desc("For kernel developers: the configuration of the sm_90a GEMM template for every "
@@ -199,6 +209,13 @@ cl::opt<double> runCalibPercentile("calib-percentile",
 cl::opt<std::string> runCalibCache("calib-cache",
                                    cl::desc("With --int8: a calibration cache, as kiln compile"),
                                    cl::value_desc("FILE"), cl::sub(runCommand));
+cl::opt<bool> runInt8Sensitivity("int8-sensitivity",
+                                 cl::desc("With --int8: each layer's SQNR alone, as kiln compile"),
+                                 cl::sub(runCommand));
+cl::opt<double> runInt8MinSqnr("int8-min-sqnr",
+                               cl::desc("With --int8: layers below this many dB stay in floats, "
+                                        "as kiln compile"),
+                               cl::value_desc("dB"), cl::init(0), cl::sub(runCommand));
 cl::opt<std::string> benchModel(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
                                 cl::sub(benchCommand));
 cl::opt<int> benchWarmup("warmup", cl::desc("Untimed runs before timing (default 10)"),
@@ -264,9 +281,9 @@ using kiln::tool::printDiagnostic;
 
 /// The --calib* options (kiln compile and kiln run share them); nullopt, with the error
 /// printed, for an unknown method.
-std::optional<kiln::CalibrationOptions> makeCalibrationOptions(StringRef dataDir, StringRef method,
-                                                               double percentile,
-                                                               StringRef cachePath) {
+std::optional<kiln::CalibrationOptions>
+makeCalibrationOptions(StringRef dataDir, StringRef method, double percentile, StringRef cachePath,
+                       bool sensitivityReport, double minLayerSqnr) {
   std::optional<kiln::quant::CalibrationMethod> parsed =
       kiln::quant::parseCalibrationMethod(method);
   if (!parsed) {
@@ -278,6 +295,17 @@ std::optional<kiln::CalibrationOptions> makeCalibrationOptions(StringRef dataDir
   options.method = *parsed;
   options.percentile = percentile;
   options.cachePath = cachePath.str();
+  if (minLayerSqnr < 0) {
+    WithColor::error(errs(), "kiln") << "--int8-min-sqnr must be 0 or more dB\n";
+    return std::nullopt;
+  }
+  if ((sensitivityReport || minLayerSqnr > 0) && dataDir.empty()) {
+    WithColor::error(errs(), "kiln")
+        << "--int8-sensitivity and --int8-min-sqnr measure on calibration data: give --calib\n";
+    return std::nullopt;
+  }
+  options.sensitivityReport = sensitivityReport;
+  options.minLayerSqnr = minLayerSqnr;
   return options;
 }
 
@@ -321,8 +349,9 @@ int runCompile() {
   }
   options.reducedIO = compileReducedIO;
   options.int8 = compileInt8;
-  std::optional<kiln::CalibrationOptions> calibration = makeCalibrationOptions(
-      compileCalib, compileCalibMethod, compileCalibPercentile, compileCalibCache);
+  std::optional<kiln::CalibrationOptions> calibration =
+      makeCalibrationOptions(compileCalib, compileCalibMethod, compileCalibPercentile,
+                             compileCalibCache, compileInt8Sensitivity, compileInt8MinSqnr);
   if (!calibration)
     return 1;
   options.calibration = *calibration;
@@ -379,7 +408,8 @@ int main(int argc, char **argv) {
     options.precision = runFp16 ? "fp16" : runBf16 ? "bf16" : "fp32";
     options.int8 = runInt8;
     std::optional<kiln::CalibrationOptions> calibration =
-        makeCalibrationOptions(runCalib, runCalibMethod, runCalibPercentile, runCalibCache);
+        makeCalibrationOptions(runCalib, runCalibMethod, runCalibPercentile, runCalibCache,
+                               runInt8Sensitivity, runInt8MinSqnr);
     if (!calibration)
       return 2;
     options.calibration = *calibration;
