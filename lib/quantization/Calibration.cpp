@@ -154,10 +154,17 @@ namespace {
 class EntropySearch {
 public:
   explicit EntropySearch(const ActivationHistogram &histogram)
-      : counts(histogram.counts()), total(double(histogram.total())) {
+      : counts(histogram.counts().begin(), histogram.counts().end()) {
+    // Bin 0 counts as bin 1 does. It holds the exact zeros (a ReLU makes half of its
+    // output zeros), which only a candidate whose first level is bin 0 alone (the
+    // smallest threshold, 128 bins) represents exactly: counted as they are, they pull
+    // every threshold down to range / 16. (NVIDIA's pytorch-quantization does the same.)
+    if (counts.size() > 1)
+      counts[0] = counts[1];
     countsBelow.assign(counts.size() + 1, 0);
     for (size_t bin = 0; bin < counts.size(); ++bin)
       countsBelow[bin + 1] = countsBelow[bin] + counts[bin];
+    total = double(countsBelow.back());
     reference.reserve(counts.size());
     candidate.reserve(counts.size());
   }
@@ -215,8 +222,8 @@ private:
   /// The mass, in values, given to a bin of Q that holds none where P holds some.
   static constexpr double kEmptyBinCount = 1e-4;
 
-  ArrayRef<uint64_t> counts;
-  double total;
+  std::vector<uint64_t> counts;
+  double total = 0;
   /// countsBelow[k]: the values in bins 0..k-1.
   std::vector<uint64_t> countsBelow;
   std::vector<double> reference, candidate;

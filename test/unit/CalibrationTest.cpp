@@ -322,6 +322,22 @@ TEST(CalibrationThreshold, EntropyClipsTheSparseTailOfAGaussian) {
   EXPECT_LT(threshold, histogram.absMax() - 0.25);
 }
 
+TEST(CalibrationThreshold, EntropyIgnoresTheZerosOfAReLU) {
+  // A ReLU's output: half of it exactly zero. Those zeros sit in bin 0, which a
+  // candidate represents exactly only while bin 0 is a level of its own: counted as they
+  // are, they pull the threshold down (to 1.5 here, clipping 13 % of the positive values).
+  // Bin 0 counts as its neighbour does instead.
+  std::vector<float> values = gaussian(1000000, 8);
+  for (float &value : values)
+    value = std::max(value, 0.0f);
+  ActivationHistogram histogram;
+  histogram.observe(values);
+  ASSERT_EQ(histogram.range(), 8.0);
+  double threshold = calibrationThreshold(histogram, CalibrationMethod::Entropy);
+  EXPECT_GE(threshold, 3.0);
+  EXPECT_LE(threshold, histogram.absMax());
+}
+
 TEST(CalibrationThreshold, EntropyKeepsUniformDataWhole) {
   // A uniform distribution has no tail: clipping it only folds mass into one bin.
   ActivationHistogram histogram;
