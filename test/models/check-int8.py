@@ -10,7 +10,7 @@ held-out sets come from different seeds.
 
     /usr/bin/python3 test/models/check-int8.py [--only PATTERN] [--device cpu|cuda]
         [--calib-samples N] [--held-out N] [--batch B] [--calib-method M]
-        [--channels-last] [--fp16]
+        [--channels-last] [--fp16] [--int8-min-sqnr DB]
 
 With --device cpu (every machine) each run goes through `kiln run MODEL.onnx`; with cuda
 the fp32 and int8 engines are compiled once (`kiln compile`, the int8 one with --int8
@@ -20,7 +20,8 @@ argmax agreement at least 95 % for outputs of shape [batch, classes]).
 
 --channels-last compiles (or runs) both engines channels last, which is where the GPU's
 int8 convolution kernels apply; --fp16 makes the int8 engine's other layers f16, as
-TensorRT's --int8 --fp16 (the fp32 engine stays the reference).
+TensorRT's --int8 --fp16 (the fp32 engine stays the reference); --int8-min-sqnr keeps
+the layers that lose more than that alone in floats (kiln's option of that name).
 """
 
 import argparse
@@ -112,6 +113,7 @@ def main():
     parser.add_argument("--min-sqnr", type=float, default=20.0)
     parser.add_argument("--channels-last", action="store_true")
     parser.add_argument("--fp16", action="store_true")
+    parser.add_argument("--int8-min-sqnr", type=float, default=0)
     parser.add_argument("--out", default=os.path.join(BUILD, "int8-check"))
     args = parser.parse_args()
 
@@ -137,7 +139,9 @@ def main():
         layout = ["--channels-last"] if args.channels_last else []
         int8_flags = ["--int8", "--calib", os.path.join(work, "calib"), "--calib-method",
                       args.calib_method, "--calib-cache", cache] + (
-                          ["--fp16"] if args.fp16 else [])
+                          ["--fp16"] if args.fp16 else []) + (
+                          ["--int8-min-sqnr", str(args.int8_min_sqnr)]
+                          if args.int8_min_sqnr > 0 else [])
         if args.device == "cuda":
             shapes = ",".join(f"{n}:{'x'.join(map(str, [args.batch] + list(a.shape[1:])))}"
                               for n, a in held.items())
