@@ -105,11 +105,15 @@ TemplateKind classify(Operation *op) {
   return TemplateKind::Generic;
 }
 
-/// How many of `ops` compute (count against kMaxFusedOps) and how many move data.
+/// How many of `ops` compute (count against kMaxFusedOps) and how many move data. Casts
+/// count as neither: a conversion on the way to a store costs an instruction, and the
+/// epilogues of reduced-precision and quantized kernels are full of them (f16 to f32 and
+/// back around an f32 island, the requantization's final cast to i8).
 std::pair<size_t, size_t> countFusedOps(ArrayRef<Operation *> ops) {
   size_t movement =
       llvm::count_if(ops, [](Operation *op) { return classify(op) == TemplateKind::Movement; });
-  return {ops.size() - movement, movement};
+  size_t casts = llvm::count_if(ops, [](Operation *op) { return isa<graph::CastOp>(op); });
+  return {ops.size() - movement - casts, movement};
 }
 
 /// Whether a group of `group` and `more` ops stays within the fusion limits.
