@@ -25,15 +25,26 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
   if (weightType.getElementType() != elementType)
     return emitOptionalError(location, "weight element type ", weightType.getElementType(),
                              " differs from input element type ", elementType);
+  // Integer operands (i8 x i8, ui8 x ui8) accumulate into i32, as ONNX ConvInteger does
+  // without its zero points: the form graph-fold-quantized-conv gives quantized convs, so
+  // that the kernels can run them on int8 tensor cores.
+  Type resultType = elementType;
+  if (auto integer = dyn_cast<IntegerType>(elementType)) {
+    if (integer.getWidth() != 8 || integer.isSigned())
+      return emitOptionalError(location, "integer convolution needs i8 or ui8 operands, got ",
+                               elementType);
+    resultType = IntegerType::get(context, 32);
+  }
   if (failed(inferConvResultType(location, adaptor.getInput(), adaptor.getWeight(),
                                  adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
-                                 adaptor.getGroup(), elementType, inferred,
+                                 adaptor.getGroup(), resultType, inferred,
                                  adaptor.getChannelsLast())))
     return failure();
   if (Value bias = adaptor.getBias()) {
     auto biasType = cast<TensorType>(bias.getType());
-    if (biasType.getElementType() != elementType)
-      return emitOptionalError(location, "bias element type differs from input element type");
+    if (biasType.getElementType() != resultType)
+      return emitOptionalError(location, "bias element type ", biasType.getElementType(),
+                               " differs from result element type ", resultType);
     if (biasType.hasRank()) {
       if (biasType.getRank() != 1)
         return emitOptionalError(location, "bias must have rank 1, got ", biasType.getRank());
