@@ -793,6 +793,44 @@ def GraphQuantizeInt8 : Pass<"graph-quantize-int8", "::mlir::func::FuncOp"> {
   ];
 }
 
+def GraphFoldQuantizedConv : Pass<"graph-fold-quantized-conv", "::mlir::func::FuncOp"> {
+  let summary = "Convolutions of dequantized int8 operands as integer convolutions";
+  let description = [{
+    `graph.conv(DQ(xq, sx), DQ(wq, sw), b)` with `xq` an i8 tensor, `sx` a scalar f32
+    constant, `wq` an i8 constant, `sw` an f32 constant scalar or one per output channel
+    (axis 0), zero points absent or 0 and group 1 becomes `graph.conv %xq, %wq` with an
+    i32 result, `graph.dequantize_linear` of it by the constant `sx * sw` along the output
+    channel axis, and `graph.add` of the bias ([M, 1, ...] channels first, [M] channels
+    last; constants reshaped at compile time). The form graph-quantize-int8 and QAT
+    exports leave, made the int8 tensor-core kernels' input; convs that do not match stay
+    as they are. The dequantized activation stays for its other readers.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+  let statistics = [
+    Statistic<"numFolded", "folded", "Convolutions made integer convolutions">,
+  ];
+}
+
+def GraphDecomposeQuantization
+    : Pass<"graph-decompose-quantization", "::mlir::func::FuncOp"> {
+  let summary = "quantize_linear and dequantize_linear as pointwise graph ops";
+  let description = [{
+    So that kernel formation fuses them (they have no Pointwise trait), into a conv's
+    epilogue say: `graph.dequantize_linear %x, %s, %zp` (block_size 0, an integer `x`, an
+    f32 scale constant scalar or 1-D along `axis`, an f32 result) becomes `graph.cast` to
+    f32, minus the zero point when it is not 0, times the scale (a per-axis one a constant
+    shaped to broadcast along `axis`). `graph.quantize_linear %x, %s, %zp` (an f32 `x`, a
+    scalar f32 scale constant, an i8, ui8, i16 or ui16 result, block_size 0) becomes
+    `graph.cast(graph.clip(graph.round(x / s) + zp, qmin, qmax))`: ONNX's rounding (half to
+    even) and saturation. Everything else (per-axis quantization, float8 and 4-bit types,
+    blocked scales, non-constant scales) stays as it is.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+  let statistics = [
+    Statistic<"numDecomposed", "decomposed", "quantize_linear and dequantize_linear decomposed">,
+  ];
+}
+
 def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
   let summary = "Channels-last (NHWC) convolutions, their transposes sunk and cancelled";
   let description = [{
@@ -806,7 +844,9 @@ def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
     The NHWC -> NCHW transposes then move towards their uses: through pointwise ops (a
     constant operand is permuted and folded, a scalar kept, a value that needs only
     unit dimensions moved is reshaped, a transpose by the same permutation taken off),
-    through `graph.max_pool` with unused indices (it gets `channels_last`),
+    through `graph.quantize_linear` and `graph.dequantize_linear` that are not blocked
+    (a per-axis `axis` mapped through the permutation), through `graph.max_pool` with
+    unused indices (it gets `channels_last`),
     `graph.global_average_pool` (a `graph.reduce_mean` over the spatial axes) and any
     conv that can be channels last (whatever the rule), and they compose with the next
     conv's NCHW -> NHWC transpose into nothing (graph-simplify's patterns). A conv left

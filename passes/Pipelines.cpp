@@ -107,6 +107,9 @@ void addGraphToBuffersPasses(OpPassManager &pm, bool inPlaceOutputs) {
 
 void addGraphPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphInferShapes());
+  // Before constants fold: a QAT model's weights are DequantizeLinear(int8 constant),
+  // which folding would make f32 constants, losing the int8 weights.
+  addQuantizedConvPasses(pm);
   pm.addPass(createGraphFoldConstants());
   // Simplify first so that a BatchNorm behind a no-op reshape or cast still meets its
   // conv; folding BatchNorms creates constants directly, so constants need no second round.
@@ -160,6 +163,14 @@ void addCpuLoweringPasses(OpPassManager &pm) {
 
 void addLayoutPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphConvertLayout());
+}
+
+void addQuantizedConvPasses(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createGraphFoldQuantizedConv());
+}
+
+void addQuantizationLoweringPasses(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createGraphDecomposeQuantization());
 }
 
 void addKernelFormationPasses(OpPassManager &pm) {

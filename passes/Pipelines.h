@@ -58,6 +58,16 @@ void addGpuDeviceLoweringPasses(mlir::OpPassManager &pm, const GpuTargetOptions 
 /// for kernels that read NHWC.
 void addLayoutPasses(mlir::OpPassManager &pm);
 
+/// After graph-quantize-int8 (and early in addGraphPasses, for QAT models): the
+/// convolutions of dequantized int8 operands as integer convolutions
+/// (graph-fold-quantized-conv).
+void addQuantizedConvPasses(mlir::OpPassManager &pm);
+
+/// After the layout passes, on every target: quantize_linear and dequantize_linear as
+/// pointwise ops (graph-decompose-quantization), which kernel formation fuses into the
+/// integer convolutions' epilogues.
+void addQuantizationLoweringPasses(mlir::OpPassManager &pm);
+
 /// Kernel formation: CSE (identical subgraphs computed once), then graph-to-kernel, from a graph
 /// module to kernel.func templates and their launches on one host function.
 void addKernelFormationPasses(mlir::OpPassManager &pm);

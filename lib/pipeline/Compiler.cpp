@@ -215,6 +215,14 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
     if (llvm::Error error = quantizeGraphInt8(*module, options.modelPath, options.calibration,
                                               [&](const Twine &line) { progress.step(line); }))
       return emitError(module->getLoc()) << llvm::toString(std::move(error));
+  if (options.int8) {
+    // Now, before reduced precision's constant folding would fold the int8 weights'
+    // DequantizeLinear into f32 constants.
+    PassManager fold(&context);
+    addQuantizedConvPasses(fold);
+    if (failed(fold.run(*module)))
+      return failure();
+  }
   if (options.precision != "fp32") {
     std::string summary;
     llvm::raw_string_ostream stream(summary);
@@ -242,9 +250,13 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
                    << "\n";
   };
 
-  if (options.channelsLast) {
+  {
+    // Quantization as pointwise ops after the layout (whose transposes sink through the
+    // undecomposed ops), on every target: kernel formation fuses them into epilogues.
     PassManager layout(&context);
-    addLayoutPasses(layout);
+    if (options.channelsLast)
+      addLayoutPasses(layout);
+    addQuantizationLoweringPasses(layout);
     if (failed(layout.run(*module)))
       return failure();
   }

@@ -9,7 +9,8 @@
 // with its weight permuted at compile time. The transposes are then sunk towards the
 // uses: through pointwise ops (their other operands permuted: constants folded, values
 // that only need unit dimensions moved reshaped), through the ops that have a
-// channels-last form (conv, max_pool, global_average_pool as reduce_mean), and into
+// channels-last form (conv, max_pool, global_average_pool as reduce_mean), through
+// quantize_linear and dequantize_linear (their axis mapped), and into
 // the next conv's leading transpose, which composes with it into nothing (graph-simplify's
 // transpose patterns). What is left: a transpose where the model's channels-first input
 // enters and where a channels-first value leaves (a function result, an op without a
@@ -324,6 +325,37 @@ struct SinkThroughPointwise : RewritePattern {
   }
 };
 
+/// quantize_linear or dequantize_linear (per tensor or per axis, not blocked) of
+/// transpose(x, p) -> transpose(op'(x), p), `axis` mapped through p: dimension a of the
+/// transpose is dimension p[a] of x. Their scale and zero point are scalars or 1-D along
+/// the axis, so they stay as they are. This keeps the quantized activations between two
+/// integer convs channels last.
+template <typename OpTy> struct SinkThroughQuantization : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    auto resultType = dyn_cast<RankedTensorType>(op.getResult().getType());
+    std::optional<ArrayRef<int64_t>> perm = getTransposePerm(op.getInput());
+    if (!resultType || !perm || op.getBlockSize() != 0)
+      return failure();
+    int64_t rank = resultType.getRank();
+    if (*perm != ArrayRef<int64_t>(toChannelsFirstPerm(rank)))
+      return failure();
+    // ONNX allows a negative axis, counted from the end.
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank)
+      return failure();
+    SmallVector<int64_t> permutation(*perm);
+    auto moved = cast<OpTy>(rewriter.clone(*op));
+    moved->setOperand(0, op.getInput().template getDefiningOp<graph::TransposeOp>().getInput());
+    moved.setAxis(permutation[axis]);
+    moved.getResult().setType(permuteType(resultType, invert(permutation)));
+    rewriter.replaceOp(op, createTranspose(rewriter, op.getLoc(), moved.getResult(), permutation));
+    return success();
+  }
+};
+
 /// Whether `value` is transpose(x, NHWC -> NCHW) of a ranked x of rank 3 or more.
 graph::TransposeOp getToChannelsFirst(Value value) {
   auto transpose = value.getDefiningOp<graph::TransposeOp>();
@@ -474,7 +506,9 @@ struct GraphConvertLayoutPass : kiln::impl::GraphConvertLayoutBase<GraphConvertL
     // 2. Transposes sunk towards their uses, composed and cancelled where they meet.
     {
       RewritePatternSet patterns(context);
-      patterns.add<SinkThroughPointwise, AbsorbIntoConv, SinkThroughMaxPool>(context);
+      patterns.add<SinkThroughPointwise, AbsorbIntoConv, SinkThroughMaxPool,
+                   SinkThroughQuantization<graph::QuantizeLinearOp>,
+                   SinkThroughQuantization<graph::DequantizeLinearOp>>(context);
       // As a reduce_mean over the middle axes the global pool lowers to more loop nests
       // (3 launches instead of 1 on ResNet-50) than channels first behind its transpose,
       // which kernel formation makes the pool's prologue; so only on request.

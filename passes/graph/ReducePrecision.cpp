@@ -14,6 +14,8 @@
 //  - floats that feed an integer conversion (index and shape arithmetic) must stay exact,
 //    and so must the ops that compute them;
 //  - integers converted to float (f16 holds integers exactly only up to 2048);
+//  - quantize_linear and dequantize_linear, whose scales (an i32 accumulator's ~1e-5)
+//    lie below f16's normal range; the integer convolutions touch no float and stay;
 //  - ops with regions (control flow), and every op without a rule here: an allow-list, so
 //    an op nobody has looked at keeps its fp32 numerics.
 // The model's inputs and outputs keep f32 unless `convert-io`: casts at the boundary.
@@ -73,6 +75,11 @@ constexpr llvm::StringLiteral kFromInteger =
     "integer to float: f16 holds integers exactly only up to 2048";
 constexpr llvm::StringLiteral kToF64 = "converts to f64";
 constexpr llvm::StringLiteral kFeedsInteger = "feeds an integer conversion (index arithmetic)";
+constexpr llvm::StringLiteral kQuantize =
+    "quantization: rounding onto the integer grid needs the f32 value and scale";
+constexpr llvm::StringLiteral kDequantize =
+    "dequantization: scales (~1e-5 for an i32 accumulator) lie below f16's normal range "
+    "and i32 values beyond its range";
 constexpr llvm::StringLiteral kRegions = "control flow: its regions stay f32";
 constexpr llvm::StringLiteral kNoRule = "no reduced-precision rule for this op";
 constexpr llvm::StringLiteral kDoesNotVerify = "does not verify with reduced operands";
@@ -92,6 +99,13 @@ llvm::StringRef keepReason(Operation *op) {
       return kFromInteger;
     return "";
   }
+  // Quantized values keep their f32 scales: the integer convolutions of
+  // graph-fold-quantized-conv are rescaled by a dequantize_linear whose per-channel scale
+  // (scale_x * scale_w) would be a subnormal or zero in f16. The ops after it may reduce.
+  if (isa<graph::QuantizeLinearOp>(op))
+    return kQuantize;
+  if (isa<graph::DequantizeLinearOp>(op))
+    return kDequantize;
   if (isa<graph::ExpOp, graph::LogOp, graph::PowOp, graph::ReciprocalOp, graph::SoftplusOp,
           graph::MishOp>(op))
     return kRangeMath;

@@ -837,3 +837,25 @@ func.func @attention_mask_type(%q: tensor<2x8x4xf32>, %m: tensor<8x8xi1>) {
   %y = graph.attention %q, %q, %q, %m {scale = 1.0 : f32} : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<8x8xi1>) -> tensor<2x8x4xf32>
   return
 }
+
+// -----
+
+// An integer convolution accumulates into i32: its bias must be i32 too.
+func.func @integer_conv_bias(%x: tensor<1x8x8x8xi8>, %w: tensor<4x8x1x1xi8>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{bias element type 'f32' differs from result element type 'i32'}}
+  %y = graph.conv %x, %w, %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+                              pads = array<i64: 0, 0, 0, 0>, group = 1}
+      : (tensor<1x8x8x8xi8>, tensor<4x8x1x1xi8>, tensor<4xf32>) -> tensor<1x4x8x8xi32>
+  return
+}
+
+// -----
+
+// Only 8-bit integer operands have an integer convolution.
+func.func @integer_conv_i16(%x: tensor<1x8x8x8xi16>, %w: tensor<4x8x1x1xi16>) {
+  // expected-error @+1 {{integer convolution needs i8 or ui8 operands, got 'i16'}}
+  %y = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+                          pads = array<i64: 0, 0, 0, 0>, group = 1}
+      : (tensor<1x8x8x8xi16>, tensor<4x8x1x1xi16>) -> tensor<1x4x8x8xi32>
+  return
+}

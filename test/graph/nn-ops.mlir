@@ -312,3 +312,20 @@ func.func @channels_last(%x: tensor<?x56x56x64xf32>, %w: tensor<128x3x3x64xf32>,
       : (tensor<?x56x56x64xf32>) -> (tensor<?x28x28x64xf32>, tensor<?x28x28x64xi64>)
   return %y, %z, %p : tensor<?x28x28x128xf32>, tensor<?x56x56x64xf32>, tensor<?x28x28x64xf32>
 }
+
+// Integer convolutions (graph-fold-quantized-conv's form): i8 x i8 and ui8 x ui8
+// accumulate into i32, with an i32 bias; channels first and channels last.
+// CHECK-LABEL: func.func @integer_conv
+func.func @integer_conv(%x: tensor<1x8x16x16xi8>, %w: tensor<4x8x3x3xi8>, %b: tensor<4xi32>,
+                        %xu: tensor<1x16x16x8xui8>, %wu: tensor<4x1x1x8xui8>)
+    -> (tensor<1x4x16x16xi32>, tensor<1x16x16x4xi32>) {
+  // CHECK: graph.conv %{{.*}}, %{{.*}}, %{{.*}} {{{.*}}} : (tensor<1x8x16x16xi8>, tensor<4x8x3x3xi8>, tensor<4xi32>) -> tensor<1x4x16x16xi32>
+  %y = graph.conv %x, %w, %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+                              pads = array<i64: 1, 1, 1, 1>, group = 1}
+      : (tensor<1x8x16x16xi8>, tensor<4x8x3x3xi8>, tensor<4xi32>) -> tensor<1x4x16x16xi32>
+  // CHECK: graph.conv %{{.*}}, %{{.*}} {channels_last, {{.*}}} : (tensor<1x16x16x8xui8>, tensor<4x1x1x8xui8>) -> tensor<1x16x16x4xi32>
+  %z = graph.conv %xu, %wu {channels_last, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+                            pads = array<i64: 0, 0, 0, 0>, group = 1}
+      : (tensor<1x16x16x8xui8>, tensor<4x1x1x8xui8>) -> tensor<1x16x16x4xi32>
+  return %y, %z : tensor<1x4x16x16xi32>, tensor<1x16x16x4xi32>
+}

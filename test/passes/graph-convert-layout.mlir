@@ -207,3 +207,43 @@ func.func @isolated_conv_reverted(%x: tensor<1x2x4x4xf32>, %r: tensor<1x2x4x3xf3
   %y = graph.relu %a : tensor<1x2x4x3xf32>
   return %y : tensor<1x2x4x3xf32>
 }
+
+// -----
+
+// Two integer convs of graph-fold-quantized-conv's form: both channels last (their i8
+// weights permuted, the i8 element order checked on the first), and the transposes sink
+// through the per-channel dequantize_linear (its axis 1 becomes 3), the bias add (the
+// [32, 1, 1] constant permuted), the relu and the per-tensor quantize_linear between
+// them: none is left between the convs.
+// CHECK-LABEL: func.func @integer_convs
+// CHECK: %[[IN:.*]] = graph.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x2x8x8xi8>) -> tensor<1x8x8x2xi8>
+// CHECK: graph.constant dense<{{\[\[\[\[}}1, 3], [2, 4]]], {{\[\[\[}}5, 7], [6, 8]]]]> : tensor<2x1x2x2xi8>
+// CHECK: %[[C0:.*]] = graph.conv %[[IN]], %{{.*}} {channels_last, {{.*}}} : (tensor<1x8x8x2xi8>, tensor<2x1x2x2xi8>) -> tensor<1x8x7x2xi32>
+// CHECK-NOT: graph.transpose
+// CHECK: %[[D:.*]] = graph.dequantize_linear %[[C0]], %{{.*}} {axis = 3 : i64, block_size = 0 : i64} : (tensor<1x8x7x2xi32>, tensor<2xf32>) -> tensor<1x8x7x2xf32>
+// CHECK: %[[A:.*]] = graph.add %[[D]], %{{.*}} : (tensor<1x8x7x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x8x7x2xf32>
+// CHECK: %[[R:.*]] = graph.relu %[[A]] : tensor<1x8x7x2xf32>
+// CHECK: %[[Q:.*]] = graph.quantize_linear %[[R]], %{{.*}}, %{{.*}} {axis = 3 : i64, {{.*}}} : (tensor<1x8x7x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x7x2xi8>
+// CHECK-NOT: graph.transpose
+// CHECK: %[[C1:.*]] = graph.conv %[[Q]], %{{.*}} {channels_last, {{.*}}} : (tensor<1x8x7x2xi8>, tensor<4x1x1x2xi8>) -> tensor<1x8x7x4xi32>
+// CHECK: %[[D1:.*]] = graph.dequantize_linear %[[C1]], %{{.*}} {axis = 3 : i64, block_size = 0 : i64} : (tensor<1x8x7x4xi32>, tensor<f32>) -> tensor<1x8x7x4xf32>
+// CHECK: %[[OUT:.*]] = graph.transpose %[[D1]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK: return %[[OUT]]
+// REMARK: remark: graph-convert-layout: 2 convs channels last, 2 transposes left
+func.func @integer_convs(%x: tensor<1x2x8x8xi8>) -> tensor<1x4x8x7xf32> {
+  %w0 = graph.constant dense<[[[[1, 2]], [[3, 4]]], [[[5, 6]], [[7, 8]]]]> : tensor<2x2x1x2xi8>
+  %s0 = graph.constant dense<[1.0e-4, 2.0e-4]> : tensor<2xf32>
+  %b0 = graph.constant dense<[[[0.5]], [[0.25]]]> : tensor<2x1x1xf32>
+  %sq = graph.constant dense<0.05> : tensor<f32>
+  %zq = graph.constant dense<0> : tensor<i8>
+  %w1 = graph.constant dense<1> : tensor<4x2x1x1xi8>
+  %s1 = graph.constant dense<3.0e-4> : tensor<f32>
+  %c0 = graph.conv %x, %w0 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x2x8x8xi8>, tensor<2x2x1x2xi8>) -> tensor<1x2x8x7xi32>
+  %d0 = graph.dequantize_linear %c0, %s0 {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x2x8x7xi32>, tensor<2xf32>) -> tensor<1x2x8x7xf32>
+  %a0 = graph.add %d0, %b0 : (tensor<1x2x8x7xf32>, tensor<2x1x1xf32>) -> tensor<1x2x8x7xf32>
+  %r0 = graph.relu %a0 : tensor<1x2x8x7xf32>
+  %q0 = graph.quantize_linear %r0, %sq, %zq {axis = 1 : i64, block_size = 0 : i64, saturate = true} : (tensor<1x2x8x7xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x8x7xi8>
+  %c1 = graph.conv %q0, %w1 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x2x8x7xi8>, tensor<4x2x1x1xi8>) -> tensor<1x4x8x7xi32>
+  %d1 = graph.dequantize_linear %c1, %s1 {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x4x8x7xi32>, tensor<f32>) -> tensor<1x4x8x7xf32>
+  return %d1 : tensor<1x4x8x7xf32>
+}

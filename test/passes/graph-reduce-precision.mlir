@@ -123,3 +123,37 @@ func.func @casts_and_control_flow(%b: tensor<4xi1>, %n: tensor<4xi64>, %c: tenso
   return %y : tensor<4xf32>
 }
 
+
+// -----
+
+// A folded quantized conv (graph-fold-quantized-conv): the integer conv touches no float
+// and stays; the dequantize_linear of its i32 accumulator keeps f32 (its per-channel
+// scale, ~1e-5, is below f16's normal range), and so does the next layer's quantization;
+// the bias add and the relu between them compute in f16.
+// CHECK-LABEL: func.func @quantized_conv
+// CHECK: %[[ACC:.*]] = graph.conv %arg0, %{{.*}} {{.*}} -> tensor<1x4x8x8xi32>
+// CHECK: %[[Y:.*]] = graph.dequantize_linear %[[ACC]], %{{.*}} {{.*}} : (tensor<1x4x8x8xi32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+// CHECK: %[[YH:.*]] = graph.cast %[[Y]] {to = f16}
+// CHECK: %[[A:.*]] = graph.add %[[YH]], %{{.*}} : (tensor<1x4x8x8xf16>, tensor<4x1x1xf16>) -> tensor<1x4x8x8xf16>
+// CHECK: %[[R:.*]] = graph.relu %[[A]] : tensor<1x4x8x8xf16>
+// CHECK: %[[RF:.*]] = graph.cast %[[R]] {to = f32}
+// CHECK: %[[Q:.*]] = graph.quantize_linear %[[RF]], %{{.*}}, %{{.*}} {{.*}} -> tensor<1x4x8x8xi8>
+// CHECK: graph.dequantize_linear %[[Q]], %{{.*}} {{.*}} -> tensor<1x4x8x8xf32>
+// REMARK: remark: kept in f32: dequantization: scales (~1e-5 for an i32 accumulator) lie below f16's normal range and i32 values beyond its range
+// REMARK: remark: kept in f32: quantization: rounding onto the integer grid needs the f32 value and scale
+// REMARK: remark: kept in f32: dequantization: scales
+// REMARK: remark: 2 ops in f16, 3 kept in f32
+func.func @quantized_conv(%x: tensor<1x4x8x8xi8>) -> tensor<1x4x8x8xf32> {
+  %w = graph.constant dense<3> : tensor<4x4x3x3xi8>
+  %s = graph.constant dense<[1.0e-5, 2.0e-5, 3.0e-5, 4.0e-5]> : tensor<4xf32>
+  %b = graph.constant dense<0.25> : tensor<4x1x1xf32>
+  %sq = graph.constant dense<0.05> : tensor<f32>
+  %zq = graph.constant dense<0> : tensor<i8>
+  %c = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x4x8x8xi8>, tensor<4x4x3x3xi8>) -> tensor<1x4x8x8xi32>
+  %y = graph.dequantize_linear %c, %s {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x4x8x8xi32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %a = graph.add %y, %b : (tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %r = graph.relu %a : tensor<1x4x8x8xf32>
+  %q = graph.quantize_linear %r, %sq, %zq {axis = 1 : i64, block_size = 0 : i64, saturate = true} : (tensor<1x4x8x8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4x8x8xi8>
+  %d = graph.dequantize_linear %q, %sq, %zq {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x4x8x8xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x8x8xf32>
+  return %d : tensor<1x4x8x8xf32>
+}

@@ -431,8 +431,8 @@ int runModel(const RunOptions &options) {
     return mlir::success();
   });
   auto failedWith = [&]() { return unsupported ? RunUnsupported : RunFailed; };
-  // The graph passes, then INT8 quantization, reduced precision and the layout, as kiln
-  // compile runs them.
+  // The graph passes, then INT8 quantization (its convs folded into integer ones), reduced
+  // precision, the layout and the decomposed quantization, as kiln compile runs them.
   auto convertGraph = [&](mlir::ModuleOp graphModule) -> mlir::LogicalResult {
     mlir::PassManager graphPasses(&context);
     addGraphPasses(graphPasses);
@@ -445,13 +445,19 @@ int runModel(const RunOptions &options) {
         error() << toString(std::move(problem)) << "\n";
         return mlir::failure();
       }
+    if (options.int8) {
+      mlir::PassManager fold(&context);
+      addQuantizedConvPasses(fold);
+      if (mlir::failed(fold.run(graphModule)))
+        return mlir::failure();
+    }
     if (mlir::failed(reduceGraphPrecision(graphModule, options.precision, /*reducedIO=*/false,
                                           nullptr, false)))
       return mlir::failure();
-    if (!options.channelsLast)
-      return mlir::success();
     mlir::PassManager layout(&context);
-    addLayoutPasses(layout);
+    if (options.channelsLast)
+      addLayoutPasses(layout);
+    addQuantizationLoweringPasses(layout);
     return layout.run(graphModule);
   };
 

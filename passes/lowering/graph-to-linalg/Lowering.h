@@ -216,7 +216,8 @@ mlir::FailureOr<mlir::Value> createMatMul(mlir::OpBuilder &builder, mlir::Locati
 /// The convolution graph.conv computes, of `input` ([N, C, D...]) by `weight` ([M, C /
 /// group, K...]) plus the optional 1-D `bias` ([M]), with ONNX's `strides`, `dilations`,
 /// `pads` (begins then ends) and `group`, as a tensor of `resultType`; the input is padded
-/// with zeros and the operands' element type (float or integer) is the accumulator's.
+/// with zeros and the operands' element type (float or integer) is the accumulator's, or
+/// narrower: f16/bf16 accumulate in f32 and i8 operands (signed) in an i32 `resultType`.
 /// Failure where the shapes are dynamic (other than N) or do not match the attributes.
 /// With `channelsLast`, `input` is [N, D..., C], `weight` [M, K..., C / group] and the
 /// result [N, O..., M] (graph.conv's `channels_last`).

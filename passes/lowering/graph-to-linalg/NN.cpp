@@ -600,9 +600,13 @@ struct GemmLowering : OpConversionPattern<graph::GemmOp> {
 Value createMultiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
   Type accumulatorType = args[2].getType();
   auto extend = [&](Value value) -> Value {
-    if (value.getType() == accumulatorType || !isa<FloatType>(accumulatorType))
+    if (value.getType() == accumulatorType)
       return value;
-    return arith::ExtFOp::create(b, loc, accumulatorType, value);
+    if (isa<FloatType>(accumulatorType))
+      return arith::ExtFOp::create(b, loc, accumulatorType, value);
+    // An i8 convolution into i32: signed, as the linalg named convolutions extend (an
+    // unsigned one is widened before it gets here, see ConvLowering).
+    return arith::ExtSIOp::create(b, loc, accumulatorType, value);
   };
   Value product = createMul(b, loc, extend(args[0]), extend(args[1]));
   return createAdd(b, loc, args[2], product);
@@ -871,10 +875,34 @@ struct ConvLowering : OpConversionPattern<graph::ConvOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(graph::ConvOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "unranked result");
+    Value input = adaptor.getInput(), weight = adaptor.getWeight();
+    // An integer convolution (i8 or ui8 into i32): the linalg convolutions and
+    // createMultiplyAccumulate sign-extend their i8 operands, which after type conversion
+    // are signless; ui8 operands are zero-extended to i32 here instead, so that 200 stays
+    // 200 rather than -56.
+    Type inputElement = getElementTypeOrSelf(op.getInput().getType());
+    if (inputElement.isUnsignedInteger()) {
+      auto widen = [&](Value value, Type from) -> Value {
+        auto type = dyn_cast<RankedTensorType>(value.getType());
+        if (!type)
+          return {};
+        return createElementwise(rewriter, op.getLoc(), type.clone(rewriter.getI32Type()), {value},
+                                 [&](OpBuilder &nested, Location nestedLoc, ValueRange elements) {
+                                   return convertScalar(nested, nestedLoc, elements[0], from,
+                                                        rewriter.getI32Type());
+                                 });
+      };
+      input = widen(input, inputElement);
+      weight = widen(weight, getElementTypeOrSelf(op.getWeight().getType()));
+      if (!input || !weight)
+        return rewriter.notifyMatchFailure(op, "unranked unsigned integer operands");
+    }
     FailureOr<Value> result = createGraphConvolution(
-        rewriter, op.getLoc(), adaptor.getInput(), adaptor.getWeight(), adaptor.getBias(),
-        getConvertedResultType(*getTypeConverter(), op), op.getStrides(), op.getDilations(),
-        op.getPads(), op.getGroup(), op.getChannelsLast());
+        rewriter, op.getLoc(), input, weight, adaptor.getBias(), resultType, op.getStrides(),
+        op.getDilations(), op.getPads(), op.getGroup(), op.getChannelsLast());
     if (failed(result))
       return rewriter.notifyMatchFailure(
           op, "dynamic or mismatched convolution shapes, or attributes that do not match them");

@@ -366,3 +366,55 @@ func.func @conv_grouped_f16(%x: tensor<1x4x8xf16>, %w: tensor<4x2x3xf16>) -> ten
   %0 = graph.conv %x, %w {strides = array<i64: 1>, dilations = array<i64: 1>, pads = array<i64: 0, 0>, group = 2} : (tensor<1x4x8xf16>, tensor<4x2x3xf16>) -> tensor<1x4x6xf16>
   return %0 : tensor<1x4x6xf16>
 }
+
+// -----
+
+// An integer convolution (graph-fold-quantized-conv's form): the i8 input padded with an
+// i8 zero, the i32 bias as the initial value, and linalg.conv_2d_nchw_fchw reading i8
+// operands into an i32 accumulator (it sign-extends them).
+// CHECK-LABEL: func.func @conv_2d_i8
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i8
+// CHECK: linalg.yield %[[ZERO]] : i8
+// CHECK: linalg.broadcast ins(%{{.*}} : tensor<4xi32>) outs(%{{.*}} : tensor<1x4x8x8xi32>) dimensions = [0, 2, 3]
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x3x10x10xi8>, tensor<4x3x3x3xi8>) outs(%{{.*}} : tensor<1x4x8x8xi32>)
+func.func @conv_2d_i8(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xi8>, %b: tensor<4xi32>) -> tensor<1x4x8x8xi32> {
+  %0 = graph.conv %x, %w, %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x3x8x8xi8>, tensor<4x3x3x3xi8>, tensor<4xi32>) -> tensor<1x4x8x8xi32>
+  return %0 : tensor<1x4x8x8xi32>
+}
+
+// -----
+
+// Channels last, 2-D: linalg.conv_2d_nhwc_fhwc of i8 operands into i32 zeros.
+// CHECK-LABEL: func.func @conv_2d_i8_channels_last
+// CHECK: linalg.fill ins(%{{.*}} : i32) outs(%{{.*}} : tensor<1x8x8x4xi32>)
+// CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x8x3xi8>, tensor<4x1x1x3xi8>) outs(%{{.*}} : tensor<1x8x8x4xi32>)
+func.func @conv_2d_i8_channels_last(%x: tensor<1x8x8x3xi8>, %w: tensor<4x1x1x3xi8>) -> tensor<1x8x8x4xi32> {
+  %0 = graph.conv %x, %w {channels_last, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x8x8x3xi8>, tensor<4x1x1x3xi8>) -> tensor<1x8x8x4xi32>
+  return %0 : tensor<1x8x8x4xi32>
+}
+
+// -----
+
+// Channels last, 1-D (a linalg.generic): the i8 products sign-extended to i32 first.
+// CHECK-LABEL: func.func @conv_1d_i8_channels_last
+// CHECK: linalg.generic
+// CHECK: arith.extsi %{{.*}} : i8 to i32
+// CHECK: arith.extsi %{{.*}} : i8 to i32
+// CHECK: arith.muli
+// CHECK: arith.addi
+func.func @conv_1d_i8_channels_last(%x: tensor<1x8x3xi8>, %w: tensor<4x3x3xi8>) -> tensor<1x6x4xi32> {
+  %0 = graph.conv %x, %w {channels_last, strides = array<i64: 1>, dilations = array<i64: 1>, pads = array<i64: 0, 0>, group = 1} : (tensor<1x8x3xi8>, tensor<4x3x3xi8>) -> tensor<1x6x4xi32>
+  return %0 : tensor<1x6x4xi32>
+}
+
+// -----
+
+// ui8 operands are zero-extended to i32 before the convolution, which then runs in i32.
+// CHECK-LABEL: func.func @conv_2d_ui8
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x3x8x8xi32>, tensor<4x3x1x1xi32>) outs(%{{.*}} : tensor<1x4x8x8xi32>)
+func.func @conv_2d_ui8(%x: tensor<1x3x8x8xui8>, %w: tensor<4x3x1x1xui8>) -> tensor<1x4x8x8xi32> {
+  %0 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x3x8x8xui8>, tensor<4x3x1x1xui8>) -> tensor<1x4x8x8xi32>
+  return %0 : tensor<1x4x8x8xi32>
+}
