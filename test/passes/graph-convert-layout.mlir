@@ -216,8 +216,8 @@ func.func @isolated_conv_reverted(%x: tensor<1x2x4x4xf32>, %r: tensor<1x2x4x3xf3
 // [32, 1, 1] constant permuted), the relu and the per-tensor quantize_linear between
 // them: none is left between the convs.
 // CHECK-LABEL: func.func @integer_convs
-// CHECK: %[[IN:.*]] = graph.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x2x8x8xi8>) -> tensor<1x8x8x2xi8>
 // CHECK: graph.constant dense<{{\[\[\[\[}}1, 3], [2, 4]]], {{\[\[\[}}5, 7], [6, 8]]]]> : tensor<2x1x2x2xi8>
+// CHECK: %[[IN:.*]] = graph.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x2x8x8xi8>) -> tensor<1x8x8x2xi8>
 // CHECK: %[[C0:.*]] = graph.conv %[[IN]], %{{.*}} {channels_last, {{.*}}} : (tensor<1x8x8x2xi8>, tensor<2x1x2x2xi8>) -> tensor<1x8x7x2xi32>
 // CHECK-NOT: graph.transpose
 // CHECK: %[[D:.*]] = graph.dequantize_linear %[[C0]], %{{.*}} {axis = 3 : i64, block_size = 0 : i64} : (tensor<1x8x7x2xi32>, tensor<2xf32>) -> tensor<1x8x7x2xf32>

@@ -373,8 +373,8 @@ func.func @conv_grouped_f16(%x: tensor<1x4x8xf16>, %w: tensor<4x2x3xf16>) -> ten
 // i8 zero, the i32 bias as the initial value, and linalg.conv_2d_nchw_fchw reading i8
 // operands into an i32 accumulator (it sign-extends them).
 // CHECK-LABEL: func.func @conv_2d_i8
-// CHECK: %[[ZERO:.*]] = arith.constant 0 : i8
-// CHECK: linalg.yield %[[ZERO]] : i8
+// CHECK: arith.constant 0 : i8
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x3x10x10xi8>)
 // CHECK: linalg.broadcast ins(%{{.*}} : tensor<4xi32>) outs(%{{.*}} : tensor<1x4x8x8xi32>) dimensions = [0, 2, 3]
 // CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x3x10x10xi8>, tensor<4x3x3x3xi8>) outs(%{{.*}} : tensor<1x4x8x8xi32>)
 func.func @conv_2d_i8(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xi8>, %b: tensor<4xi32>) -> tensor<1x4x8x8xi32> {
