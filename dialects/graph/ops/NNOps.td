@@ -23,6 +23,12 @@ def Graph_ConvOp : Graph_InferredOp<"conv"> {
     `[M, K1, ..., Kk, C / group]` and the result `[N, O1, ..., Ok, M]` (NHWC and OHWI for
     2-D). `bias`, the window attributes and `group` mean what they mean without it.
 
+    Integer operands (a Kiln extension, ONNX ConvInteger without zero points): `input` and
+    `weight` both i8 or both ui8 accumulate into an i32 result, and `bias`, when present,
+    is i32. `graph-fold-quantized-conv` makes quantized convolutions this form, so that the
+    kernels can run them on int8 tensor cores; the rescale to float follows as a
+    `graph.dequantize_linear` of the result.
+
     ```mlir
     %y = graph.conv %x, %w, %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
                                 pads = array<i64: 3, 3, 3, 3>, group = 1}
@@ -32,6 +38,9 @@ def Graph_ConvOp : Graph_InferredOp<"conv"> {
                               dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
                               group = 1}
         : (tensor<1x56x56x64xf32>, tensor<64x3x3x64xf32>) -> tensor<1x56x56x64xf32>
+    %acc = graph.conv %xq, %wq {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+                                pads = array<i64: 0, 0, 0, 0>, group = 1}
+        : (tensor<1x64x56x56xi8>, tensor<64x64x1x1xi8>) -> tensor<1x64x56x56xi32>
     ```
   }];
   let arguments = (ins
