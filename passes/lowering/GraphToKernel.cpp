@@ -211,7 +211,48 @@ bool readsOperandsDirectly(Operation *op) {
   if (!conv)
     return false;
   Type element = getElementTypeOrSelf(conv.getInput().getType());
-  return element.isF16() || element.isBF16();
+  return element.isF16() || element.isBF16() || element.isSignlessInteger(8);
+}
+
+/// Splits the epilogue of each matmul and convolution group after its first value that
+/// is read outside the group: the tensor-core templates store one value, so a group that
+/// exports two (a block's output that the next block both adds and quantizes, and its
+/// quantized form) would leave the product to the generic loops. The ops after it become
+/// a pointwise group of their own, launched where the group was.
+void splitTemplateEpilogues(FusionGroups &fusion) {
+  for (unsigned index = 0, end = fusion.groups.size(); index < end; ++index) {
+    if (fusion.groups[index].ops.empty())
+      continue;
+    TemplateKind kind = classify(fusion.groups[index].getAnchor());
+    if (kind != TemplateKind::Matmul && kind != TemplateKind::Conv)
+      continue;
+    SmallVector<Operation *> &ops = fusion.groups[index].ops;
+    ArrayRef<int64_t> shape = getIterationShape(fusion.groups[index].getAnchor());
+    for (unsigned position = fusion.groups[index].anchor; position + 1 < ops.size(); ++position) {
+      bool exported = llvm::any_of(ops[position]->getUsers(), [&](Operation *user) {
+        auto found = fusion.groupOf.find(user);
+        return found == fusion.groupOf.end() || found->second != index;
+      });
+      if (!exported)
+        continue;
+      SmallVector<Operation *> tail(ops.begin() + position + 1, ops.end());
+      // The tail's anchor: its first pointwise op of the iteration shape.
+      auto anchor = llvm::find_if(tail, [&](Operation *op) {
+        return classify(op) == TemplateKind::Pointwise && op->getNumResults() == 1 &&
+               cast<ShapedType>(op->getResult(0).getType()).getShape() == shape;
+      });
+      if (anchor == tail.end())
+        break;
+      ops.resize(position + 1);
+      FusionGroups::Group split;
+      split.ops = tail;
+      split.anchor = anchor - tail.begin();
+      for (Operation *op : tail)
+        fusion.groupOf[op] = fusion.groups.size();
+      fusion.groups.push_back(std::move(split));
+      break;
+    }
+  }
 }
 
 void absorbProducers(Operation *consumer, unsigned index, ArrayRef<Operation *> group,
@@ -286,6 +327,7 @@ FusionGroups formGroups(Block &body, llvm::function_ref<bool(Operation *)> needs
     group.ops.push_back(&op);
     fusion.groupOf[&op] = index;
   }
+  splitTemplateEpilogues(fusion);
   return fusion;
 }
 

@@ -66,12 +66,19 @@ func.func @early_reader(%a: tensor<2x4xf32>, %b: tensor<4x8xf32>) -> (tensor<2x1
 
 // -----
 
-// A value of the group read after it as well is a second result of the kernel.
+// A value of a product's group read after it as well ends the group's epilogue there: the
+// tensor-core templates store one value, so the ops after it (the relu) become a
+// pointwise kernel of their own rather than a second result.
 // CHECK-LABEL: kernel.func @MatMul_0(
-// CHECK-SAME: %{{.*}}: memref<2x4xf32>, %{{.*}}: memref<4x8xf32>, %{{.*}}: memref<2x8xf32>, %{{.*}}: memref<2x8xf32>)
+// CHECK-SAME: %{{.*}}: memref<2x4xf32>, %{{.*}}: memref<4x8xf32>, %{{.*}}: memref<2x8xf32>)
 // CHECK: %[[P:.*]] = graph.matmul
-// CHECK: %[[R:.*]] = graph.relu %[[P]]
-// CHECK: kernel.yield %[[P]], %[[R]]
+// CHECK: kernel.yield %[[P]] :
+// CHECK-LABEL: kernel.func @Relu_1(
+// CHECK: graph.relu
+// CHECK-LABEL: func.func @two_results(
+// CHECK: kernel.launch @MatMul_0
+// CHECK-NEXT: kernel.launch @Relu_1
+// CHECK-NEXT: kernel.launch @Reduce_2
 func.func @two_results(%a: tensor<2x4xf32>, %b: tensor<4x8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>) {
   %axes = graph.constant dense<1> : tensor<1xi64>
   %0 = graph.matmul %a, %b : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32> loc("MatMul_0")
@@ -151,15 +158,16 @@ func.func @limit(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 // A pointwise op (a scale) feeding only the product is in its prologue too. The exp
-// joins the first product as its epilogue (a second result: two kernels read it); the neg
-// cannot join it (MatMul_4, before it, already reads the group), so it becomes the
-// prologue of the product it feeds.
+// would join the first product as its epilogue, but the product is a result too, so the
+// exp is split off into a kernel of its own; the neg cannot join that (MatMul_4, before
+// it, already reads it), so it becomes the prologue of the product it feeds.
 // CHECK-LABEL: kernel.func @MatMul_2(
 // CHECK: matmul ins
 // CHECK: graph.mul
 // CHECK: %[[P:.*]] = graph.matmul
-// CHECK: %[[E:.*]] = graph.exp %[[P]]
-// CHECK: kernel.yield %[[P]], %[[E]]
+// CHECK: kernel.yield %[[P]] :
+// CHECK-LABEL: kernel.func @Exp_3(
+// CHECK: graph.exp
 // CHECK-LABEL: kernel.func @MatMul_4(
 // CHECK-NEXT: matmul ins
 // CHECK-NEXT: ^bb0
@@ -169,6 +177,7 @@ func.func @limit(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: graph.matmul
 // CHECK-LABEL: func.func @scaled(
 // CHECK: kernel.launch @MatMul_2
+// CHECK: kernel.launch @Exp_3
 // CHECK-NEXT: kernel.launch @MatMul_4
 // CHECK-NEXT: kernel.launch @MatMul_6
 // CHECK-NEXT: return
