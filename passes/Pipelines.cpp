@@ -171,6 +171,13 @@ void addQuantizedConvPasses(OpPassManager &pm) {
 
 void addQuantizationLoweringPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphDecomposeQuantization());
+  // A DequantizeLinear of a constant that no integer conv took (a classifier's or a
+  // depthwise conv's int8 weight) is now arithmetic on constants: folded, it is a float
+  // weight instead of a kernel that dequantizes it on every run. Weights are larger than
+  // the default limit's shape computations (a classifier's 1000 x 2048).
+  GraphFoldConstantsOptions weights;
+  weights.maxElements = int64_t(1) << 26;
+  pm.addPass(createGraphFoldConstants(weights));
 }
 
 void addKernelFormationPasses(OpPassManager &pm) {

@@ -275,6 +275,16 @@ void absorbProducers(Operation *consumer, unsigned index, ArrayRef<Operation *> 
     if (producerOps.back() != producer || producer->getNumResults() != 1 ||
         !producer->hasOneUse() || !llvm::all_of(producerOps, staysInside))
       continue;
+    // A quantization round trip (a cast to an integer and back) in front of a product
+    // stays a kernel of its own: it rounds every element once there, where a prologue
+    // would leave the product to the generic loops and redo it for every read.
+    TemplateKind consumerKind = classify(consumer);
+    if ((consumerKind == TemplateKind::Matmul || consumerKind == TemplateKind::Conv) &&
+        llvm::any_of(producerOps, [](Operation *member) {
+          auto cast = dyn_cast<graph::CastOp>(member);
+          return cast && isa<IntegerType>(cast.getTo());
+        }))
+      continue;
     SmallVector<Operation *> grown(group);
     grown.append(absorbed.begin(), absorbed.end());
     if (!fitsInKernel(grown, producerOps))
