@@ -16,6 +16,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -168,6 +169,19 @@ Value kiln::emitSm90EpilogueLane(OpBuilder &b, Location loc, const Sm90Epilogue 
     Value result;
     if (auto cast = dyn_cast<graph::CastOp>(op))
       result = emitIntegerCast(b, loc, cast, args[0]);
+    // A division by a constant (a requantization's scale) as a product with its
+    // reciprocal: one instruction where an IEEE division takes a dozen, in an epilogue
+    // that runs once per output element. The quotient may differ in its last bit, which
+    // moves a rounded value only when it lies within an ulp of a half.
+    if (auto divide = dyn_cast<graph::DivOp>(op)) {
+      auto constant = divide.getRhs().getDefiningOp<graph::ConstantOp>();
+      std::optional<double> divisor =
+          constant ? singleFloat(constant.getValue()) : std::nullopt;
+      if (divisor && *divisor != 0 && std::isfinite(1.0 / *divisor) &&
+          !lane.lookup(divide.getRhs()))
+        result = arith::MulFOp::create(
+            b, loc, args[0], arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0 / *divisor)));
+    }
     if (!result)
       result = emitInF32(b, loc, op, args);
     if (!result)

@@ -190,12 +190,14 @@ func.func @main(%a: memref<1024x3072xf16>, %b: memref<3072x768xf16>, %c: memref<
 
 // GELU as an fp16 ONNX export writes it when it is not recognised (x * (1 + erf(x / c)) *
 // 0.5): not a chain, the biased product is read twice. The ops are evaluated in block
-// order on each lane; the three inlined constants are compiled in.
+// order on each lane; the three inlined constants are compiled in, the division by one
+// as a product with its reciprocal (1 / 1.4140625 = 0.707182...).
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2_add_div_erf_add_mul_mul_{{[0-9a-f]+}}::
 // CHECK: gpu.func @gemm_f16_f16_128x128x64_s4_ws2_add_div_erf_add_mul_mul_{{[0-9a-f]+}}(
 // CHECK: %[[X:.*]] = arith.addf {{.*}} : f32
-// CHECK: %[[D:.*]] = arith.divf %[[X]], {{.*}} : f32
+// CHECK: %[[R:.*]] = arith.constant 0.707182347 : f32
+// CHECK: %[[D:.*]] = arith.mulf %[[X]], %[[R]] : f32
 // CHECK: %[[E:.*]] = math.erf %[[D]] : f32
 // CHECK: %[[A:.*]] = arith.addf %[[E]], {{.*}} : f32
 // CHECK: arith.mulf %[[X]], %[[A]] : f32
