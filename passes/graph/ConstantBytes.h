@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -103,6 +104,20 @@ inline std::vector<char> transposeBytes(llvm::ArrayRef<char> data, int64_t rows,
       std::copy_n(data.data() + (r * cols + c) * bytes, bytes,
                   result.data() + (c * rows + r) * bytes);
   return result;
+}
+
+/// The elements of `value` when it is an f32 graph.constant of a static shape (scales,
+/// quantization parameters); else nullopt.
+inline std::optional<std::vector<float>> readF32Constant(mlir::Value value) {
+  auto type = llvm::dyn_cast<mlir::RankedTensorType>(value.getType());
+  if (!type || !type.getElementType().isF32())
+    return std::nullopt;
+  std::optional<std::vector<char>> bytes = readConstantBytes(value);
+  if (!bytes)
+    return std::nullopt;
+  std::vector<float> values(bytes->size() / sizeof(float));
+  std::memcpy(values.data(), bytes->data(), values.size() * sizeof(float));
+  return values;
 }
 
 } // namespace kiln::graph

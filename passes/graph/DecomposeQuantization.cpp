@@ -39,19 +39,6 @@ namespace graph = kiln::graph;
 
 namespace {
 
-/// The elements of an f32 constant, or nullopt.
-std::optional<std::vector<float>> readF32Constant(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.getElementType().isF32())
-    return std::nullopt;
-  std::optional<std::vector<char>> bytes = graph::readConstantBytes(value);
-  if (!bytes)
-    return std::nullopt;
-  std::vector<float> values(bytes->size() / sizeof(float));
-  std::memcpy(values.data(), bytes->data(), values.size() * sizeof(float));
-  return values;
-}
-
 /// An integer type of 8, 16 or 32 bits (not i1, not the 4-bit ones, whose constants are
 /// not whole bytes).
 bool isWholeByteInteger(Type type) {
@@ -118,7 +105,7 @@ bool decomposeDequantize(graph::DequantizeLinearOp op) {
   if (op.getBlockSize() != 0 || !inputType || !resultType ||
       !isWholeByteInteger(inputType.getElementType()) || !resultType.getElementType().isF32())
     return false;
-  std::optional<std::vector<float>> scales = readF32Constant(op.getScale());
+  std::optional<std::vector<float>> scales = graph::readF32Constant(op.getScale());
   if (!scales || scales->empty())
     return false;
   int64_t rank = inputType.getRank();
@@ -164,7 +151,7 @@ bool decomposeQuantize(graph::QuantizeLinearOp op) {
   if (!integer || (integer.getWidth() != 8 && integer.getWidth() != 16) || integer.isSigned())
     return false;
   // Per tensor only: one scale, one zero point.
-  std::optional<std::vector<float>> scales = readF32Constant(op.getScale());
+  std::optional<std::vector<float>> scales = graph::readF32Constant(op.getScale());
   if (!scales || scales->size() != 1)
     return false;
   double zeroPoint = 0;

@@ -44,19 +44,6 @@ namespace graph = kiln::graph;
 
 namespace {
 
-/// The elements of an f32 constant, or nullopt.
-std::optional<std::vector<float>> readF32Constant(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.getElementType().isF32())
-    return std::nullopt;
-  std::optional<std::vector<char>> bytes = graph::readConstantBytes(value);
-  if (!bytes)
-    return std::nullopt;
-  std::vector<float> values(bytes->size() / sizeof(float));
-  std::memcpy(values.data(), bytes->data(), values.size() * sizeof(float));
-  return values;
-}
-
 /// Whether a zero point is absent or a constant whose elements are all 0.
 bool isZeroPoint(Value zeroPoint) {
   if (!zeroPoint)
@@ -95,8 +82,8 @@ std::optional<Match> match(graph::ConvOp conv) {
   if (!isZeroPoint(input.getZeroPoint()) || !isZeroPoint(weight.getZeroPoint()))
     return std::nullopt;
 
-  std::optional<std::vector<float>> inputScale = readF32Constant(input.getScale());
-  std::optional<std::vector<float>> weightScale = readF32Constant(weight.getScale());
+  std::optional<std::vector<float>> inputScale = graph::readF32Constant(input.getScale());
+  std::optional<std::vector<float>> weightScale = graph::readF32Constant(weight.getScale());
   if (!inputScale || inputScale->size() != 1 || !weightScale || weightScale->empty())
     return std::nullopt;
   auto weightType = cast<RankedTensorType>(weight.getInput().getType());
