@@ -135,6 +135,69 @@ func.func @conv_prologue(%x: tensor<2x3x8x8xf16>, %y: tensor<2x3x8x8xf32>) -> (t
 
 // -----
 
+// An int8 convolution takes no prologue either: the quantization and layout transpose in
+// front of a quantized network's first convolution are a kernel of their own. Its
+// epilogue (the rescale, the f16 round trip and the relu) stays with it: casts do not
+// count against the eight ops.
+// CHECK-LABEL: kernel.func @Transpose_5(
+// CHECK: graph.div
+// CHECK: graph.transpose
+// CHECK-NOT: graph.conv
+// CHECK: kernel.yield
+// CHECK-LABEL: kernel.func @Conv_6(
+// CHECK-NEXT: conv ins
+// CHECK-NEXT: ^bb0
+// CHECK: graph.conv
+// CHECK: graph.cast
+// CHECK: graph.mul
+// CHECK: graph.relu
+// CHECK: kernel.yield
+func.func @int8_conv_prologue(%x: tensor<2x16x8x8xf32>) -> tensor<2x8x8x16xf16> {
+  %s = graph.constant dense<0.02> : tensor<f32>
+  %lo = graph.constant dense<-128.0> : tensor<f32>
+  %hi = graph.constant dense<127.0> : tensor<f32>
+  %w = graph.constant dense<3> : tensor<16x3x3x16xi8>
+  %scale = graph.constant dense<0.001> : tensor<16xf32>
+  %0 = graph.div %x, %s : (tensor<2x16x8x8xf32>, tensor<f32>) -> tensor<2x16x8x8xf32> loc("Quantize_0")
+  %1 = graph.round %0 : tensor<2x16x8x8xf32> loc("Quantize_1")
+  %2 = graph.clip %1 min %lo max %hi : (tensor<2x16x8x8xf32>, tensor<f32>, tensor<f32>) -> tensor<2x16x8x8xf32> loc("Quantize_2")
+  %3 = graph.cast %2 {to = i8} : (tensor<2x16x8x8xf32>) -> tensor<2x16x8x8xi8> loc("Quantize_3")
+  %4 = graph.transpose %3 {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x16x8x8xi8>) -> tensor<2x8x8x16xi8> loc("Transpose_5")
+  %5 = graph.conv %4, %w {channels_last, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<2x8x8x16xi8>, tensor<16x3x3x16xi8>) -> tensor<2x8x8x16xi32> loc("Conv_6")
+  %6 = graph.cast %5 {to = f32} : (tensor<2x8x8x16xi32>) -> tensor<2x8x8x16xf32> loc("Conv_6")
+  %7 = graph.mul %6, %scale : (tensor<2x8x8x16xf32>, tensor<16xf32>) -> tensor<2x8x8x16xf32> loc("Conv_6")
+  %8 = graph.cast %7 {to = f16} : (tensor<2x8x8x16xf32>) -> tensor<2x8x8x16xf16> loc("Conv_6")
+  %9 = graph.relu %8 : tensor<2x8x8x16xf16> loc("Relu_7")
+  return %9 : tensor<2x8x8x16xf16>
+}
+
+// -----
+
+// A quantization round trip (a cast to an integer and back) in front of a product is a
+// kernel of its own, not the product's prologue: rounded once, and the product can read
+// its operand directly (a scale alone would be its prologue, as in @scaled).
+// CHECK-LABEL: kernel.func @Quantize_0(
+// CHECK: graph.round
+// CHECK: graph.cast
+// CHECK-NOT: graph.matmul
+// CHECK: kernel.yield
+// CHECK-LABEL: kernel.func @MatMul_3(
+// CHECK-NEXT: matmul ins
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: graph.matmul
+func.func @quantized_operand(%a: tensor<2x4xf32>, %b: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  %s = graph.constant dense<0.02> : tensor<f32>
+  %0 = graph.div %a, %s : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32> loc("Quantize_0")
+  %1 = graph.round %0 : tensor<2x4xf32> loc("Quantize_0")
+  %2 = graph.cast %1 {to = i8} : (tensor<2x4xf32>) -> tensor<2x4xi8> loc("Quantize_1")
+  %3 = graph.cast %2 {to = f32} : (tensor<2x4xi8>) -> tensor<2x4xf32> loc("Dequantize_2")
+  %4 = graph.mul %3, %s : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32> loc("Dequantize_2")
+  %5 = graph.matmul %4, %b : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32> loc("MatMul_3")
+  return %5 : tensor<2x8xf32>
+}
+
+// -----
+
 // At most eight ops per kernel: a chain of nine pointwise ops is two kernels.
 // CHECK-LABEL: kernel.func @Neg_0(
 // CHECK-COUNT-8: graph.neg
