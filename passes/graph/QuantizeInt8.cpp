@@ -13,6 +13,13 @@
 //  - Biases stay f32 (the folding makes them int32 at scale_x * scale_w).
 // An activation already produced by a DequantizeLinear, or a weight that is one, means the
 // model is quantized there already: left alone.
+//  - Residual adds: where an activation quantized for a convolution also feeds an add or
+//    a subtraction (a skip connection), that use reads the same DequantizeLinear. The
+//    activation then lives in int8 only: the convolution that produces it stores just its
+//    int8 form, and the add dequantizes it in the epilogue of the convolution it joins,
+//    instead of a float copy written and read besides (TensorRT places Q/DQ on residual
+//    inputs for the same reason). Matrix products keep float residual streams: their
+//    producers are normalisations, whose outliers a per-tensor scale would crush.
 //
 //===----------------------------------------------------------------------===//
 
@@ -183,9 +190,26 @@ std::vector<graph::Int8Activation> graph::findInt8Activations(func::FuncOp funct
   return activations;
 }
 
+namespace {
+/// The skip-connection uses of convolution inputs read their DequantizeLinear (see the
+/// header comment): each add or sub after it in the block that reads the activation.
+void quantizeResidualInputs(ArrayRef<std::pair<Value, graph::DequantizeLinearOp>> quantized) {
+  for (auto [activation, dequantized] : quantized) {
+    for (OpOperand &use : llvm::make_early_inc_range(activation.getUses())) {
+      Operation *user = use.getOwner();
+      if (isa<graph::AddOp, graph::SubOp>(user) && user->getBlock() == dequantized->getBlock() &&
+          dequantized->isBeforeInBlock(user))
+        use.set(dequantized);
+    }
+  }
+}
+} // namespace
+
 graph::Int8Report graph::quantizeInt8(func::FuncOp function,
                                       const llvm::StringMap<double> &thresholds) {
   Int8Report report;
+  // Convolution inputs and their DequantizeLinear, for quantizeResidualInputs.
+  SmallVector<std::pair<Value, graph::DequantizeLinearOp>> convInputs;
   for (const Int8Activation &activation : findInt8Activations(function)) {
     auto found = thresholds.find(activation.key);
     if (found == thresholds.end()) {
@@ -202,13 +226,17 @@ graph::Int8Report graph::quantizeInt8(func::FuncOp function,
       continue;
     }
     float scale = kiln::quant::int8Scale(found->second);
-    op->setOperand(activation.operand,
-                   fakeQuantize(b, loc, op->getOperand(activation.operand), scale));
+    Value input = op->getOperand(activation.operand);
+    Value dequantized = fakeQuantize(b, loc, input, scale);
+    op->setOperand(activation.operand, dequantized);
+    if (isa<graph::ConvOp>(op))
+      convInputs.push_back({input, dequantized.getDefiningOp<graph::DequantizeLinearOp>()});
     Value original = op->getOperand(weightIndex);
     op->setOperand(weightIndex, weight);
     if (original.use_empty())
       original.getDefiningOp()->erase();
     ++report.quantized;
   }
+  quantizeResidualInputs(convInputs);
   return report;
 }

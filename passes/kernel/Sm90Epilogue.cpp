@@ -57,7 +57,11 @@ std::optional<double> singleFloat(Attribute attr) {
 std::optional<kiln::Sm90EpilogueInput::Kind>
 classify(RankedTensorType type, ArrayRef<int64_t> output, int64_t columnAxis) {
   using Kind = kiln::Sm90EpilogueInput::Kind;
-  if (!type.hasStaticShape() || !isa<FloatType>(type.getElementType()) ||
+  // Floats, or signless integers (a quantized skip connection, which the epilogue
+  // converts as it loads).
+  Type element = type.getElementType();
+  bool integer = element.isSignlessInteger() && element.getIntOrFloatBitWidth() <= 32;
+  if (!type.hasStaticShape() || !(isa<FloatType>(element) || integer) ||
       type.getRank() > int64_t(output.size()))
     return std::nullopt;
   if (type.getNumElements() == 1)
@@ -396,6 +400,10 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
       Type type = value.getType();
       unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
       Type wide = isa<VectorType>(type) ? Type(VectorType::get({4}, f32)) : f32;
+      // An integer input's lanes hold its values exactly (up to 2^24), as the casts of
+      // emitIntegerCast expect.
+      if (isa<IntegerType>(getElementTypeOrSelf(type)))
+        return arith::SIToFPOp::create(b, loc, wide, value);
       if (width < 32)
         return arith::ExtFOp::create(b, loc, wide, value);
       if (width > 32)

@@ -49,8 +49,11 @@ constexpr int64_t kInlineConstantElements = 16;
 /// At most this many computing graph ops in one fused kernel. Data movement (reshapes,
 /// transposes, slices: index arithmetic on the kernel's loads) does not count, up to
 /// kMaxFusedMovementOps of it, so that attention can take the head-splitting chains of
-/// all three of its operands.
-constexpr size_t kMaxFusedOps = 8;
+/// all three of its operands. Ten is what the requantizing epilogue of an int8
+/// convolution on a quantized skip connection takes with its anchor: the rescale, the
+/// bias, the skip's scale, the add, the activation, and the division, rounding and clip
+/// of the requantization.
+constexpr size_t kMaxFusedOps = 10;
 constexpr size_t kMaxFusedMovementOps = 16;
 
 /// A symbol-safe version of `text`: letters, digits and '_' only, not starting with a digit.
@@ -168,12 +171,30 @@ ArrayRef<int64_t> getIterationShape(Operation *anchor) {
   return cast<ShapedType>(anchor->getResult(0).getType()).getShape();
 }
 
+/// Whether `op` converts integers that are read elsewhere too into wider floats (the
+/// dequantization of a quantized skip connection, decomposed). It joins no producer's
+/// epilogue: the producer stores the integers anyway, and would store the float values
+/// too, two or four times their bytes, where the readers can convert as they load (the
+/// epilogue of the convolution that adds the skip connection takes it as a producer). A
+/// dequantization that alone reads the integers (a quantization round trip) joins, as
+/// does the conversion of an integer product's i32 sums, no wider.
+bool isSharedDequantization(Operation *op) {
+  auto cast = dyn_cast<graph::CastOp>(op);
+  if (!cast)
+    return false;
+  Type from = getElementTypeOrSelf(cast.getInput().getType());
+  return isa<IntegerType>(from) && isa<FloatType>(cast.getTo()) &&
+         from.getIntOrFloatBitWidth() < cast.getTo().getIntOrFloatBitWidth() &&
+         !cast.getInput().hasOneUse();
+}
+
 /// Whether `op` may join `group` as an epilogue op: pointwise, of the group's iteration
 /// shape, and no op outside the group already placed before `op` reading a value of the
 /// group (the group is launched where its last op is, after such a reader).
 bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) {
   const FusionGroups::Group &group = fusion.groups[index];
   if (!fitsInKernel(group.ops, op) || !takesEpilogue(classify(group.getAnchor())) ||
+      isSharedDequantization(op) ||
       op->getNumResults() != 1 ||
       cast<ShapedType>(op->getResult(0).getType()).getShape() !=
           getIterationShape(group.getAnchor()))

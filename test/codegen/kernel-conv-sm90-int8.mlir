@@ -86,3 +86,48 @@ func.func @main(%x: memref<1x32x32x3xi8>, %y: memref<1x16x16x64xf16>) attributes
   kernel.launch @Conv_1(%x, %w, %s, %y) : (memref<1x32x32x3xi8>, memref<64x7x7x3xi8>, memref<64xf32>, memref<1x16x16x64xf16>) -> ()
   return
 }
+
+// -----
+
+// The last 1x1 conv of a residual block: its epilogue adds the quantized skip connection
+// (an i8 input of the output's shape, loaded four at a time and converted as it is
+// read), and requantizes the block's output, stored as i8 only.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}::
+// CHECK: vector.load {{.*}} : memref<?xi8>, vector<4xi8>
+// CHECK: arith.sitofp {{.*}} : vector<4xi8> to vector<4xf32>
+// CHECK: arith.fptosi {{.*}} : vector<4xf32> to vector<4xi8>
+// PTX-LABEL: .visible .entry gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}(
+// PTX: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.s32.s8.s8
+// PTX: ld.global.b32
+// PTX: st.global.b32
+memref.global "private" constant @w1 : memref<256x1x1x64xi8> = dense<5>
+memref.global "private" constant @scale1 : memref<256xf32> = dense<0.003>
+kernel.func @Conv_2(%x: memref<2x8x8x64xi8>, %w: memref<256x1x1x64xi8>, %s: memref<256xf32>, %skip: memref<2x8x8x256xi8>, %y: memref<2x8x8x256xi8>) {
+  conv ins(%x, %w, %s, %skip : memref<2x8x8x64xi8>, memref<256x1x1x64xi8>, memref<256xf32>, memref<2x8x8x256xi8>) outs(%y : memref<2x8x8x256xi8>) {
+  ^bb0(%a: tensor<2x8x8x64xi8>, %k: tensor<256x1x1x64xi8>, %sc: tensor<256xf32>, %sk: tensor<2x8x8x256xi8>):
+    %skipScale = graph.constant dense<0.04> : tensor<f32>
+    %step = graph.constant dense<0.05> : tensor<f32>
+    %lo = graph.constant dense<-128.0> : tensor<f32>
+    %hi = graph.constant dense<127.0> : tensor<f32>
+    %acc = graph.conv %a, %k {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x8x8x64xi8>, tensor<256x1x1x64xi8>) -> tensor<2x8x8x256xi32>
+    %f = graph.cast %acc {to = f32} : (tensor<2x8x8x256xi32>) -> tensor<2x8x8x256xf32>
+    %m = graph.mul %f, %sc : (tensor<2x8x8x256xf32>, tensor<256xf32>) -> tensor<2x8x8x256xf32>
+    %sf = graph.cast %sk {to = f32} : (tensor<2x8x8x256xi8>) -> tensor<2x8x8x256xf32>
+    %sd = graph.mul %sf, %skipScale : (tensor<2x8x8x256xf32>, tensor<f32>) -> tensor<2x8x8x256xf32>
+    %p = graph.add %m, %sd : (tensor<2x8x8x256xf32>, tensor<2x8x8x256xf32>) -> tensor<2x8x8x256xf32>
+    %r = graph.relu %p : tensor<2x8x8x256xf32>
+    %d = graph.div %r, %step : (tensor<2x8x8x256xf32>, tensor<f32>) -> tensor<2x8x8x256xf32>
+    %n = graph.round %d : tensor<2x8x8x256xf32>
+    %c = graph.clip %n min %lo max %hi : (tensor<2x8x8x256xf32>, tensor<f32>, tensor<f32>) -> tensor<2x8x8x256xf32>
+    %q = graph.cast %c {to = i8} : (tensor<2x8x8x256xf32>) -> tensor<2x8x8x256xi8>
+    kernel.yield %q : tensor<2x8x8x256xi8>
+  }
+  return
+}
+func.func @main(%x: memref<2x8x8x64xi8>, %skip: memref<2x8x8x256xi8>, %y: memref<2x8x8x256xi8>) attributes {kernel.num_inputs = 2 : i64} {
+  %w = memref.get_global @w1 : memref<256x1x1x64xi8>
+  %s = memref.get_global @scale1 : memref<256xf32>
+  kernel.launch @Conv_2(%x, %w, %s, %skip, %y) : (memref<2x8x8x64xi8>, memref<256x1x1x64xi8>, memref<256xf32>, memref<2x8x8x256xi8>, memref<2x8x8x256xi8>) -> ()
+  return
+}

@@ -56,3 +56,30 @@ func.func @already_quantized(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x3xf32> {
   %y = graph.conv %d, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x1x4x4xf32>, tensor<2x1x1x2xf32>) -> tensor<1x2x4x3xf32> loc("conv")
   return %y : tensor<1x2x4x3xf32>
 }
+
+// -----
+
+// A residual block: %x feeds the conv and the skip add. The add reads the conv's
+// DequantizeLinear, so that %x is needed in int8 only; the matmul's residual stream (%y
+// into the second add) stays f32.
+// CHECK-LABEL: func.func @residual
+// CHECK: %[[Q:.*]] = graph.quantize_linear %arg0
+// CHECK: %[[X:.*]] = graph.dequantize_linear %[[Q]]
+// CHECK: %[[C:.*]] = graph.conv %[[X]]
+// CHECK: %[[A:.*]] = graph.add %[[C]], %[[X]]
+// CHECK: %[[Y:.*]] = graph.reshape %[[A]]
+// CHECK: %[[QY:.*]] = graph.quantize_linear %[[Y]]
+// CHECK: %[[DY:.*]] = graph.dequantize_linear %[[QY]]
+// CHECK: %[[P:.*]] = graph.gemm %[[DY]]
+// CHECK: graph.add %[[P]], %[[Y]]
+func.func @residual(%x: tensor<1x2x4x4xf32>) -> tensor<16x2xf32> {
+  %w = graph.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %c = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> loc("conv")
+  %a = graph.add %c, %x : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %shape = graph.constant dense<[16, 2]> : tensor<2xi64>
+  %y = graph.reshape %a, %shape {allowzero = false} : (tensor<1x2x4x4xf32>, tensor<2xi64>) -> tensor<16x2xf32>
+  %b = graph.constant dense<0.25> : tensor<2x2xf32>
+  %p = graph.gemm %y, %b {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = true} : (tensor<16x2xf32>, tensor<2x2xf32>) -> tensor<16x2xf32> loc("fc")
+  %r = graph.add %p, %y : (tensor<16x2xf32>, tensor<16x2xf32>) -> tensor<16x2xf32>
+  return %r : tensor<16x2xf32>
+}

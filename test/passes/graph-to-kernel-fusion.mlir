@@ -138,7 +138,7 @@ func.func @conv_prologue(%x: tensor<2x3x8x8xf16>, %y: tensor<2x3x8x8xf32>) -> (t
 // An int8 convolution takes no prologue either: the quantization and layout transpose in
 // front of a quantized network's first convolution are a kernel of their own. Its
 // epilogue (the rescale, the f16 round trip and the relu) stays with it: casts do not
-// count against the eight ops.
+// count against the ten ops.
 // CHECK-LABEL: kernel.func @Transpose_5(
 // CHECK: graph.div
 // CHECK: graph.transpose
@@ -198,11 +198,11 @@ func.func @quantized_operand(%a: tensor<2x4xf32>, %b: tensor<4x8xf32>) -> tensor
 
 // -----
 
-// At most eight ops per kernel: a chain of nine pointwise ops is two kernels.
+// At most ten ops per kernel: a chain of eleven pointwise ops is two kernels.
 // CHECK-LABEL: kernel.func @Neg_0(
-// CHECK-COUNT-8: graph.neg
+// CHECK-COUNT-10: graph.neg
 // CHECK: kernel.yield
-// CHECK-LABEL: kernel.func @Neg_8(
+// CHECK-LABEL: kernel.func @Neg_10(
 // CHECK-COUNT-1: graph.neg
 // CHECK: kernel.yield
 func.func @limit(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -215,7 +215,9 @@ func.func @limit(%x: tensor<4xf32>) -> tensor<4xf32> {
   %6 = graph.neg %5 : tensor<4xf32> loc("Neg_6")
   %7 = graph.neg %6 : tensor<4xf32> loc("Neg_7")
   %8 = graph.neg %7 : tensor<4xf32> loc("Neg_8")
-  return %8 : tensor<4xf32>
+  %9 = graph.neg %8 : tensor<4xf32> loc("Neg_9")
+  %10 = graph.neg %9 : tensor<4xf32> loc("Neg_10")
+  return %10 : tensor<4xf32>
 }
 
 // -----
@@ -310,4 +312,30 @@ func.func @attention(%q: tensor<1x8x16xf32>, %k: tensor<1x8x16xf32>, %v: tensor<
   %5 = graph.transpose %4 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x8xf32>) -> tensor<1x2x8x8xf32> loc("Transpose_2")
   %6 = graph.attention %1, %3, %5, %mask {scale = 0.35355339 : f32, nan_to_zero} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32> loc("Attention_3")
   return %6 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// A dequantization (a cast from i8 to f32) joins no producer's epilogue, which would
+// store four bytes an element where its reader can load one: the quantizing kernel
+// stores i8 (a result, so it stays a kernel), and the product's epilogue converts it as
+// it reads it (a quantized skip connection).
+// CHECK-LABEL: kernel.func @Neg_0(
+// CHECK-SAME: memref<2x8xi8>)
+// CHECK: graph.neg
+// CHECK: graph.cast %{{.*}} {to = i8}
+// CHECK-NOT: graph.cast
+// CHECK: kernel.yield
+// CHECK-LABEL: kernel.func @MatMul_3(
+// CHECK-SAME: memref<2x8xi8>
+// CHECK: graph.matmul
+// CHECK: graph.cast %{{.*}} {to = f32} : (tensor<2x8xi8>) -> tensor<2x8xf32>
+// CHECK: graph.add
+func.func @dequantization(%x: tensor<2x8xf32>, %y: tensor<2x4xf32>, %w: tensor<4x8xf32>) -> (tensor<2x8xi8>, tensor<2x8xf32>) {
+  %n = graph.neg %x : tensor<2x8xf32> loc("Neg_0")
+  %q = graph.cast %n {to = i8} : (tensor<2x8xf32>) -> tensor<2x8xi8> loc("Cast_1")
+  %f = graph.cast %q {to = f32} : (tensor<2x8xi8>) -> tensor<2x8xf32> loc("Cast_2")
+  %m = graph.matmul %y, %w : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32> loc("MatMul_3")
+  %a = graph.add %m, %f : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32> loc("Add_4")
+  return %q, %a : tensor<2x8xi8>, tensor<2x8xf32>
 }
