@@ -179,8 +179,7 @@ Value kiln::emitSm90EpilogueLane(OpBuilder &b, Location loc, const Sm90Epilogue 
     // moves a rounded value only when it lies within an ulp of a half.
     if (auto divide = dyn_cast<graph::DivOp>(op)) {
       auto constant = divide.getRhs().getDefiningOp<graph::ConstantOp>();
-      std::optional<double> divisor =
-          constant ? singleFloat(constant.getValue()) : std::nullopt;
+      std::optional<double> divisor = constant ? singleFloat(constant.getValue()) : std::nullopt;
       if (divisor && *divisor != 0 && std::isfinite(1.0 / *divisor) &&
           !lane.lookup(divide.getRhs()))
         result = arith::MulFOp::create(

@@ -194,8 +194,7 @@ bool isSharedDequantization(Operation *op) {
 bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) {
   const FusionGroups::Group &group = fusion.groups[index];
   if (!fitsInKernel(group.ops, op) || !takesEpilogue(classify(group.getAnchor())) ||
-      isSharedDequantization(op) ||
-      op->getNumResults() != 1 ||
+      isSharedDequantization(op) || op->getNumResults() != 1 ||
       cast<ShapedType>(op->getResult(0).getType()).getShape() !=
           getIterationShape(group.getAnchor()))
     return false;
