@@ -342,6 +342,7 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"ENTRY", entry},
        {"IN", elementTypeName(operand)},
        {"OUT", out},
+       {"OUT_ZERO", isa<FloatType>(result) ? "0.0" : "0"},
        {"STORE_ALIGNMENT", number(storeBytes)},
        {"TILE_N", tileN},
        {"TILE_K", tileK},
@@ -363,10 +364,15 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
   text = substitutePlaceholders(text, accumulatorPlaceholders(operand, config.tileN, kMajorB));
+  // The epilogue reads its inputs at C's row and column, kept inside C by the template.
   text = substitutePlaceholders(
-      text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%grow", "%gcol", "%m", "%n"));
-  return insertTemplateWithEpilogue(module, symbols, pass, entry, text, epilogue,
-                                    /*firstParameter=*/6);
+      text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%growAt", "%gcolAt", "%m", "%n"));
+  FailureOr<gpu::GPUFuncOp> kernel = insertTemplateWithEpilogue(module, symbols, pass, entry,
+                                                                text, epilogue,
+                                                                /*firstParameter=*/6);
+  if (failed(kernel) || failed(unrollMarkedLoops(*kernel)))
+    return failure();
+  return kernel;
 }
 
 SmallVector<Value> kiln::epilogueBuffers(kernel::LaunchOp launch, const Sm90Epilogue &epilogue) {

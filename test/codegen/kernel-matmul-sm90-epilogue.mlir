@@ -195,8 +195,8 @@ func.func @main(%a: memref<1024x3072xf16>, %b: memref<3072x768xf16>, %c: memref<
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2_add_div_erf_add_mul_mul_{{[0-9a-f]+}}::
 // CHECK: gpu.func @gemm_f16_f16_128x128x64_s4_ws2_add_div_erf_add_mul_mul_{{[0-9a-f]+}}(
-// CHECK: %[[X:.*]] = arith.addf {{.*}} : f32
 // CHECK: %[[R:.*]] = arith.constant 0.707182347 : f32
+// CHECK: %[[X:.*]] = arith.addf {{.*}} : f32
 // CHECK: %[[D:.*]] = arith.mulf %[[X]], %[[R]] : f32
 // CHECK: %[[E:.*]] = math.erf %[[D]] : f32
 // CHECK: %[[A:.*]] = arith.addf %[[E]], {{.*}} : f32

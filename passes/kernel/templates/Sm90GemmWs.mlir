@@ -343,30 +343,65 @@ gpu.module @{MODULE} {
         nvgpu.warpgroup.mma.store {ACC_F32}, %frag : !acc to !stagedHalf
         nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
 
-        // This split's slice of C (the whole of C without split-K).
+        // This split's slice of C (the whole of C without split-K), flat.
         %cOffset = arith.muli %split, %mn : index
-        %cg = memref.reinterpret_cast %C to offset: [%cOffset], sizes: [%m, %n], strides: [%n, 1]
-          : memref<{OUT}> to memref<?x?x{OUT}, strided<[?, 1], offset: ?>>
-        // Rows and columns past M and N (partial edge tiles) are not stored; N is a
-        // multiple of 8, so a 4-wide vector is all inside or all outside.
+        %cg = memref.reinterpret_cast %C to offset: [%cOffset], sizes: [%mn], strides: [1]
+          : memref<{OUT}> to memref<?x{OUT}, strided<[1], offset: ?>>
+        // A thread's items: its rows %firstRow + i %rowStep of the tile (i < 128 /
+        // %rowStep) times the chunks of %chunkColumns columns, 4 elements each. They go
+        // in batches of 8: first every load and the arithmetic of the batch, then its
+        // stores. Loads of the epilogue's inputs (a skip connection, per-column scales)
+        // then overlap instead of each waiting out the memory latency, which they would
+        // behind a store the compiler cannot prove apart from them. Rows and columns past
+        // M and N (partial edge tiles) are not stored, and load at C's row and column 0
+        // meanwhile; N is a multiple of 8, so a 4-wide vector is all inside or all
+        // outside. The batch loops are unrolled once parsed (`unroll`).
 {ROW_END}
-        scf.for %r = %firstRow to %rowEnd step %rowStep {
+        %rowsPerThread = arith.divui %c128, %rowStep : index
+        %chunks = arith.divui %tileN, %chunkColumns : index
+        %threadItems = arith.muli %rowsPerThread, %chunks : index
+        %batch = arith.constant 8 : index
+        %noStore = arith.constant -1 : index
+        %zeroValues = arith.constant dense<{OUT_ZERO}> : vector<8x4x{OUT}>
+        %noOffsets = vector.broadcast %noStore : index to vector<8xindex>
+        scf.for %t0 = %c0 to %threadItems step %batch {
+          %loaded:2 = scf.for %u = %c0 to %batch step %c1
+              iter_args(%values = %zeroValues, %offsets = %noOffsets)
+              -> (vector<8x4x{OUT}>, vector<8xindex>) {
+            %t = arith.addi %t0, %u : index
+            %itemRow = arith.divui %t, %chunks : index
+            %itemChunk = arith.remui %t, %chunks : index
+            %rowFromFirst = arith.muli %itemRow, %rowStep : index
+            %r = arith.addi %firstRow, %rowFromFirst : index
+            %chunk = arith.muli %itemChunk, %chunkColumns : index
 {ROW_MAP}
-          scf.for %chunk = %c0 to %tileN step %chunkColumns {
             %col = arith.addi %chunk, %laneCol : index
             %gcol = arith.addi %n0, %col : index
+            %rowInTile = arith.cmpi ult, %r, %rowEnd : index
             %colInside = arith.cmpi ult, %gcol, %n : index
-            %colInTile = arith.cmpi ult, %col, %tileN : index
-            %colOk = arith.andi %colInside, %colInTile : i1
-            %inside = arith.andi %rowOk, %colOk : i1
-            scf.if %inside {
-              %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<4xf32>
-              {EPILOGUE}
-              {CONVERT}
-              vector.store {STORED}, %cg[%grow, %gcol] {alignment = {STORE_ALIGNMENT}}
-                : memref<?x?x{OUT}, strided<[?, 1], offset: ?>>, vector<4x{OUT}>
+            %rowInside = arith.andi %rowInTile, %rowOk : i1
+            %inside = arith.andi %rowInside, %colInside : i1
+            %growAt = arith.select %inside, %grow, %c0 : index
+            %gcolAt = arith.select %inside, %gcol, %c0 : index
+            %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<4xf32>
+            {EPILOGUE}
+            {CONVERT}
+            %valuesNext = vector.insert {STORED}, %values[%u] : vector<4x{OUT}> into vector<8x4x{OUT}>
+            %rowStart = arith.muli %growAt, %n : index
+            %at = arith.addi %rowStart, %gcolAt : index
+            %offset = arith.select %inside, %at, %noStore : index
+            %offsetsNext = vector.insert %offset, %offsets[%u] : index into vector<8xindex>
+            scf.yield %valuesNext, %offsetsNext : vector<8x4x{OUT}>, vector<8xindex>
+          } {unroll}
+          scf.for %u = %c0 to %batch step %c1 {
+            %offset = vector.extract %loaded#1[%u] : index from vector<8xindex>
+            %store = arith.cmpi ne, %offset, %noStore : index
+            scf.if %store {
+              %value = vector.extract %loaded#0[%u] : vector<4x{OUT}> from vector<8x4x{OUT}>
+              vector.store %value, %cg[%offset] {alignment = {STORE_ALIGNMENT}}
+                : memref<?x{OUT}, strided<[1], offset: ?>>, vector<4x{OUT}>
             }
-          }
+          } {unroll}
         }
         %gNext = arith.addi %g0, %kCount : index
         scf.yield %gNext : index
