@@ -16,6 +16,10 @@
 //  - integers converted to float (f16 holds integers exactly only up to 2048);
 //  - quantize_linear and dequantize_linear, whose scales (an i32 accumulator's ~1e-5)
 //    lie below f16's normal range; the integer convolutions touch no float and stay;
+//  - pointwise ops whose values only ever reach a quantize_linear, along the operands
+//    kernel formation fuses (an int8 conv's bias, skip add and activation before the next
+//    layer's quantization, which become its fused epilogue): they are stored as int8, so the
+//    reduced type would save no bytes, only round them once more and cost conversions;
 //  - ops with regions (control flow), and every op without a rule here: an allow-list, so
 //    an op nobody has looked at keeps its fp32 numerics.
 // The model's inputs and outputs keep f32 unless `convert-io`: casts at the boundary.
@@ -80,6 +84,8 @@ constexpr llvm::StringLiteral kQuantize =
 constexpr llvm::StringLiteral kDequantize =
     "dequantization: scales (~1e-5 for an i32 accumulator) lie below f16's normal range "
     "and i32 values beyond its range";
+constexpr llvm::StringLiteral kFeedsQuantization =
+    "feeds only quantizations: stored as int8, the reduced type saves nothing";
 constexpr llvm::StringLiteral kRegions = "control flow: its regions stay f32";
 constexpr llvm::StringLiteral kNoRule = "no reduced-precision rule for this op";
 constexpr llvm::StringLiteral kDoesNotVerify = "does not verify with reduced operands";
@@ -178,6 +184,10 @@ private:
   Value createCast(OpBuilder &builder, Location loc, Value value, Type elementType);
   /// Marks the f32 computation that feeds integer conversions as kept (kFeedsInteger).
   void keepIntegerFeeds(llvm::DenseMap<Operation *, llvm::StringRef> &reasons);
+  /// Marks the pointwise ops whose values reach only quantize_linear ops as kept
+  /// (kFeedsQuantization).
+  void keepQuantizationFeeds(ArrayRef<Operation *> ops,
+                             llvm::DenseMap<Operation *, llvm::StringRef> &reasons);
   void record(Operation *op, llvm::StringRef reason);
 
   func::FuncOp function;
@@ -285,6 +295,51 @@ void PrecisionRewriter::keepIntegerFeeds(llvm::DenseMap<Operation *, llvm::Strin
   }
 }
 
+void PrecisionRewriter::keepQuantizationFeeds(
+    ArrayRef<Operation *> ops, llvm::DenseMap<Operation *, llvm::StringRef> &reasons) {
+  // Whether `value` is the operand of `user` that kernel formation fuses `user` with: its
+  // first operand computed by an op (formGroups tries them in order). Another one, such
+  // as a residual block's downsampled skip connection, is stored by a kernel of its own
+  // and stays in the reduced type.
+  auto fusedOperand = [](Value value, Operation *user) {
+    for (Value operand : user->getOperands()) {
+      Operation *definition = operand.getDefiningOp();
+      if (definition && !isa<graph::ConstantOp>(definition))
+        return operand == value;
+    }
+    return false;
+  };
+  // In reverse program order, each op's users are decided before it.
+  for (Operation *op : llvm::reverse(ops)) {
+    if (!reasons[op].empty() || !op->hasTrait<graph::OpTrait::Pointwise>() ||
+        op->getNumResults() != 1 || op->use_empty())
+      continue;
+    bool onlyQuantized = llvm::all_of(op->getUsers(), [&](Operation *user) {
+      auto found = reasons.find(user);
+      return isa<graph::QuantizeLinearOp>(user) ||
+             (found != reasons.end() && found->second == kFeedsQuantization &&
+              fusedOperand(op->getResult(0), user));
+    });
+    // Its other operands must be f32 already (a dequantized skip connection): a reduced
+    // one (a downsampled skip connection, stored by its own kernel) would be widened in
+    // front of it, and the reduced type is then as good a place for the op.
+    Value fused;
+    for (Value operand : op->getOperands())
+      if (!fused && fusedOperand(operand, op))
+        fused = operand;
+    bool othersWide = llvm::all_of(op->getOperands(), [&](Value operand) {
+      Operation *definition = operand.getDefiningOp();
+      if (operand == fused || !definition || isa<graph::ConstantOp>(definition) ||
+          !isF32Tensor(operand.getType()))
+        return true;
+      auto found = reasons.find(definition);
+      return found != reasons.end() && !found->second.empty();
+    });
+    if (onlyQuantized && othersWide)
+      reasons[op] = kFeedsQuantization;
+  }
+}
+
 void PrecisionRewriter::run() {
   Block &body = function.getBody().front();
   MLIRContext *context = function.getContext();
@@ -314,6 +369,7 @@ void PrecisionRewriter::run() {
     reasons[&op] = keepReason(&op);
   }
   keepIntegerFeeds(reasons);
+  keepQuantizationFeeds(ops, reasons);
 
   // Reduce: each op becomes a clone on reduced operands with reduced results.
   SmallVector<std::pair<Operation *, Operation *>> replaced;

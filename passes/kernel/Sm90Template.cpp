@@ -367,9 +367,9 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
   // The epilogue reads its inputs at C's row and column, kept inside C by the template.
   text = substitutePlaceholders(
       text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%growAt", "%gcolAt", "%m", "%n"));
-  FailureOr<gpu::GPUFuncOp> kernel = insertTemplateWithEpilogue(module, symbols, pass, entry,
-                                                                text, epilogue,
-                                                                /*firstParameter=*/6);
+  FailureOr<gpu::GPUFuncOp> kernel =
+      insertTemplateWithEpilogue(module, symbols, pass, entry, text, epilogue,
+                                 /*firstParameter=*/6);
   if (failed(kernel) || failed(unrollMarkedLoops(*kernel)))
     return failure();
   return kernel;

@@ -129,20 +129,21 @@ func.func @casts_and_control_flow(%b: tensor<4xi1>, %n: tensor<4xi64>, %c: tenso
 // A folded quantized conv (graph-fold-quantized-conv): the integer conv touches no float
 // and stays; the dequantize_linear of its i32 accumulator keeps f32 (its per-channel
 // scale, ~1e-5, is below f16's normal range), and so does the next layer's quantization;
-// the bias add and the relu between them compute in f16.
+// the bias add and the relu between them stay f32 too, since their values only reach the
+// quantization (stored as int8: f16 would save nothing).
 // CHECK-LABEL: func.func @quantized_conv
 // CHECK: %[[ACC:.*]] = graph.conv %arg0, %{{.*}} {{.*}} -> tensor<1x4x8x8xi32>
 // CHECK: %[[Y:.*]] = graph.dequantize_linear %[[ACC]], %{{.*}} {{.*}} : (tensor<1x4x8x8xi32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
-// CHECK: %[[YH:.*]] = graph.cast %[[Y]] {to = f16}
-// CHECK: %[[A:.*]] = graph.add %[[YH]], %{{.*}} : (tensor<1x4x8x8xf16>, tensor<4x1x1xf16>) -> tensor<1x4x8x8xf16>
-// CHECK: %[[R:.*]] = graph.relu %[[A]] : tensor<1x4x8x8xf16>
-// CHECK: %[[RF:.*]] = graph.cast %[[R]] {to = f32}
-// CHECK: %[[Q:.*]] = graph.quantize_linear %[[RF]], %{{.*}}, %{{.*}} {{.*}} -> tensor<1x4x8x8xi8>
+// CHECK-NEXT: %[[A:.*]] = graph.add %[[Y]], %{{.*}} : (tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT: %[[R:.*]] = graph.relu %[[A]] : tensor<1x4x8x8xf32>
+// CHECK-NEXT: %[[Q:.*]] = graph.quantize_linear %[[R]], %{{.*}}, %{{.*}} {{.*}} -> tensor<1x4x8x8xi8>
 // CHECK: graph.dequantize_linear %[[Q]], %{{.*}} {{.*}} -> tensor<1x4x8x8xf32>
 // REMARK: remark: kept in f32: dequantization: scales (~1e-5 for an i32 accumulator) lie below f16's normal range and i32 values beyond its range
+// REMARK: remark: kept in f32: feeds only quantizations: stored as int8, the reduced type saves nothing
+// REMARK: remark: kept in f32: feeds only quantizations
 // REMARK: remark: kept in f32: quantization: rounding onto the integer grid needs the f32 value and scale
 // REMARK: remark: kept in f32: dequantization: scales
-// REMARK: remark: 2 ops in f16, 3 kept in f32
+// REMARK: remark: 0 ops in f16, 5 kept in f32
 func.func @quantized_conv(%x: tensor<1x4x8x8xi8>) -> tensor<1x4x8x8xf32> {
   %w = graph.constant dense<3> : tensor<4x4x3x3xi8>
   %s = graph.constant dense<[1.0e-5, 2.0e-5, 3.0e-5, 4.0e-5]> : tensor<4xf32>
@@ -156,4 +157,65 @@ func.func @quantized_conv(%x: tensor<1x4x8x8xi8>) -> tensor<1x4x8x8xf32> {
   %q = graph.quantize_linear %r, %sq, %zq {axis = 1 : i64, block_size = 0 : i64, saturate = true} : (tensor<1x4x8x8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4x8x8xi8>
   %d = graph.dequantize_linear %q, %sq, %zq {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x4x8x8xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x8x8xf32>
   return %d : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// The same, but the relu's value is also a result: it is stored as f16, so the bias add
+// and the relu compute in f16.
+// CHECK-LABEL: func.func @quantized_conv_with_float_use
+// CHECK: %[[Y:.*]] = graph.dequantize_linear
+// CHECK: %[[YH:.*]] = graph.cast %[[Y]] {to = f16}
+// CHECK: %[[A:.*]] = graph.add %[[YH]], %{{.*}} : (tensor<1x4x8x8xf16>, tensor<4x1x1xf16>) -> tensor<1x4x8x8xf16>
+// CHECK: %[[R:.*]] = graph.relu %[[A]] : tensor<1x4x8x8xf16>
+// CHECK: %[[RF:.*]] = graph.cast %[[R]] {to = f32}
+// CHECK: graph.quantize_linear %[[RF]]
+// REMARK: remark: 2 ops in f16, 2 kept in f32
+func.func @quantized_conv_with_float_use(%x: tensor<1x4x8x8xi8>) -> (tensor<1x4x8x8xi8>, tensor<1x4x8x8xf32>) {
+  %w = graph.constant dense<3> : tensor<4x4x3x3xi8>
+  %s = graph.constant dense<[1.0e-5, 2.0e-5, 3.0e-5, 4.0e-5]> : tensor<4xf32>
+  %b = graph.constant dense<0.25> : tensor<4x1x1xf32>
+  %sq = graph.constant dense<0.05> : tensor<f32>
+  %zq = graph.constant dense<0> : tensor<i8>
+  %c = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x4x8x8xi8>, tensor<4x4x3x3xi8>) -> tensor<1x4x8x8xi32>
+  %y = graph.dequantize_linear %c, %s {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x4x8x8xi32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %a = graph.add %y, %b : (tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %r = graph.relu %a : tensor<1x4x8x8xf32>
+  %q = graph.quantize_linear %r, %sq, %zq {axis = 1 : i64, block_size = 0 : i64, saturate = true} : (tensor<1x4x8x8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4x8x8xi8>
+  return %q, %r : tensor<1x4x8x8xi8>, tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// A skip add of two quantized convs' values (a residual block with a downsampled skip
+// connection), before the next quantization: the second conv's value is stored by a
+// kernel of its own, in f16, so the add stays in f16 and only the relu after it, which
+// reaches the quantization alone, computes in f32. With a dequantized skip connection
+// (already f32) the add computes in f32 as well.
+// CHECK-LABEL: func.func @two_chains
+// CHECK: %[[A:.*]] = graph.add %{{.*}}, %{{.*}} : (tensor<1x4x8x8xf16>, tensor<1x4x8x8xf16>) -> tensor<1x4x8x8xf16>
+// CHECK: %[[AF:.*]] = graph.cast %[[A]] {to = f32}
+// CHECK: %[[R:.*]] = graph.relu %[[AF]] : tensor<1x4x8x8xf32>
+// CHECK: %[[S:.*]] = graph.add %{{.*}}, %{{.*}} : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+// CHECK: graph.relu %[[S]] : tensor<1x4x8x8xf32>
+func.func @two_chains(%x: tensor<1x4x8x8xi8>) -> tensor<1x4x8x8xi8> {
+  %w = graph.constant dense<3> : tensor<4x4x3x3xi8>
+  %s = graph.constant dense<[1.0e-5, 2.0e-5, 3.0e-5, 4.0e-5]> : tensor<4xf32>
+  %sq = graph.constant dense<0.05> : tensor<f32>
+  %zq = graph.constant dense<0> : tensor<i8>
+  %c1 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x4x8x8xi8>, tensor<4x4x3x3xi8>) -> tensor<1x4x8x8xi32>
+  %y1 = graph.dequantize_linear %c1, %s {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x4x8x8xi32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %c2 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x4x8x8xi8>, tensor<4x4x3x3xi8>) -> tensor<1x4x8x8xi32>
+  %y2 = graph.dequantize_linear %c2, %s {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x4x8x8xi32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %n2 = graph.neg %y2 : tensor<1x4x8x8xf32>
+  %a = graph.add %y1, %n2 : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %r = graph.relu %a : tensor<1x4x8x8xf32>
+  %q = graph.quantize_linear %r, %sq, %zq {axis = 1 : i64, block_size = 0 : i64, saturate = true} : (tensor<1x4x8x8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4x8x8xi8>
+  %d = graph.dequantize_linear %q, %sq, %zq {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x4x8x8xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x8x8xf32>
+  %c3 = graph.conv %q, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x4x8x8xi8>, tensor<4x4x3x3xi8>) -> tensor<1x4x8x8xi32>
+  %y3 = graph.dequantize_linear %c3, %s {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x4x8x8xi32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %sum = graph.add %y3, %d : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %r2 = graph.relu %sum : tensor<1x4x8x8xf32>
+  %q2 = graph.quantize_linear %r2, %sq, %zq {axis = 1 : i64, block_size = 0 : i64, saturate = true} : (tensor<1x4x8x8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4x8x8xi8>
+  return %q2 : tensor<1x4x8x8xi8>
 }

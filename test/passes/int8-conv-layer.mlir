@@ -3,9 +3,10 @@
 // The contract with the kernel passes: two quantized conv layers as graph-quantize-int8
 // leaves them, through the passes `kiln compile --int8 --fp16 --channels-last` runs.
 // Each conv reaches kernel formation as an NHWC i8 x OHWI i8 -> i32 conv followed by
-// pointwise ops only: the rescale (cast to f32, mul by the [O] scales), reduced
-// precision's cast to f16, the bias add, the relu, and the next layer's quantization
-// (div by its scale, round, clip to [-128, 127], cast to i8).
+// pointwise ops only: the rescale (cast to f32, mul by the [O] scales), the bias add, the
+// relu, and the next layer's quantization (div by its scale, round, clip to [-128, 127],
+// cast to i8), all in f32 (their values only reach the quantization). The last layer's
+// bias add and relu, whose value is the result, compute in f16.
 // CHECK-LABEL: func.func @main
 // CHECK: %[[XQ:.*]] = graph.cast %{{.*}} {to = i8} : (tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xi8>
 // CHECK: %[[XT:.*]] = graph.transpose %[[XQ]] {perm = array<i64: 0, 2, 3, 1>}
@@ -13,17 +14,20 @@
 // CHECK-NEXT: %[[F1:.*]] = graph.cast %[[C1]] {to = f32}
 // CHECK-NEXT: %[[S1:.*]] = graph.constant dense<{{.*}}> : tensor<16xf32>
 // CHECK-NEXT: %[[M1:.*]] = graph.mul %[[F1]], %[[S1]] : (tensor<1x8x8x16xf32>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
-// CHECK-NEXT: %[[H1:.*]] = graph.cast %[[M1]] {to = f16}
-// CHECK-NEXT: %[[A1:.*]] = graph.add %[[H1]], %{{.*}} : (tensor<1x8x8x16xf16>, tensor<1x1x1x16xf16>) -> tensor<1x8x8x16xf16>
-// CHECK-NEXT: %[[R1:.*]] = graph.relu %[[A1]] : tensor<1x8x8x16xf16>
-// CHECK-NEXT: %[[W1:.*]] = graph.cast %[[R1]] {to = f32}
+// CHECK-NEXT: %[[A1:.*]] = graph.add %[[M1]], %{{.*}} : (tensor<1x8x8x16xf32>, tensor<1x1x1x16xf32>) -> tensor<1x8x8x16xf32>
+// CHECK-NEXT: %[[R1:.*]] = graph.relu %[[A1]] : tensor<1x8x8x16xf32>
 // CHECK-NEXT: %[[QS:.*]] = graph.constant dense<3.000000e-02> : tensor<f32>
-// CHECK-NEXT: %[[D1:.*]] = graph.div %[[W1]], %[[QS]]
+// CHECK-NEXT: %[[D1:.*]] = graph.div %[[R1]], %[[QS]]
 // CHECK-NEXT: %[[RD:.*]] = graph.round %[[D1]]
 // CHECK-NEXT: %[[CL:.*]] = graph.clip %[[RD]] min %{{.*}} max %{{.*}}
 // CHECK-NEXT: %[[Q1:.*]] = graph.cast %[[CL]] {to = i8} : (tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xi8>
 // CHECK-NEXT: %[[C2:.*]] = graph.conv %[[Q1]], %{{.*}} {channels_last, {{.*}}} : (tensor<1x8x8x16xi8>, tensor<16x3x3x16xi8>) -> tensor<1x8x8x16xi32>
 // CHECK-NEXT: graph.cast %[[C2]] {to = f32}
+// CHECK-NEXT: graph.constant
+// CHECK-NEXT: graph.mul
+// CHECK-NEXT: graph.cast %{{.*}} {to = f16}
+// CHECK-NEXT: graph.add %{{.*}} : (tensor<1x8x8x16xf16>, tensor<1x1x1x16xf16>) -> tensor<1x8x8x16xf16>
+// CHECK-NEXT: graph.relu %{{.*}} : tensor<1x8x8x16xf16>
 // CHECK-NOT: graph.quantize_linear
 // CHECK-NOT: graph.dequantize_linear
 // CHECK: graph.transpose %{{.*}} {perm = array<i64: 0, 3, 1, 2>}
