@@ -36,24 +36,32 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
     bias = gemm.getC();
     transposedB = gemm.getTransB();
   }
-  if (product->getOperand(0) != body.getArgument(0) ||
-      product->getOperand(1) != body.getArgument(1))
+  // A is the first buffer, or a reshape of it to a matrix (a classifier's Flatten of its
+  // [N, C, 1, 1] pooled features): a row-major buffer read as M x K is the same bytes.
+  Value a = product->getOperand(0);
+  if (auto flatten = a.getDefiningOp<graph::FlattenOp>())
+    a = flatten.getInput();
+  else if (auto reshape = a.getDefiningOp<graph::ReshapeOp>())
+    a = reshape.getInput();
+  if (a != body.getArgument(0) || product->getOperand(1) != body.getArgument(1))
     return std::nullopt;
+  auto lhsType = dyn_cast<RankedTensorType>(product->getOperand(0).getType());
 
   std::optional<SmallVector<MemRefType>> buffers = getStaticBufferTypes(function);
-  if (!buffers)
+  if (!buffers || !lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape())
     return std::nullopt;
   SmallVector<MemRefType> &types = *buffers;
   MemRefType aType = types[0], bType = types[1], cType = types.back();
-  if (aType.getRank() != 2 || bType.getRank() != 2 || cType.getRank() != 2)
+  if (aType.getNumElements() != lhsType.getNumElements() || bType.getRank() != 2 ||
+      cType.getRank() != 2)
     return std::nullopt;
   // The elementwise ops after the product (bias, activation, residual, scale, cast).
   std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, bias, cType);
   if (!epilogue)
     return std::nullopt;
   GemmProblem problem;
-  problem.m = aType.getDimSize(0);
-  problem.k = aType.getDimSize(1);
+  problem.m = lhsType.getDimSize(0);
+  problem.k = lhsType.getDimSize(1);
   problem.n = bType.getDimSize(transposedB ? 0 : 1);
   problem.operand = aType.getElementType();
   problem.result = cType.getElementType();

@@ -433,9 +433,13 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
       bMatrix = *transposed;
     }
     SmallVector<Value> extra = kiln::epilogueBuffers(launch, epilogue);
+    int64_t m = problem.m, k = problem.k, n = problem.n;
+    // A buffer that the kernel reshapes to M x K (a Flatten) is read as that matrix.
     auto aType = cast<MemRefType>(a.getType());
-    auto cType = cast<MemRefType>(c.getType());
-    int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = cType.getDimSize(1);
+    if (aType.getRank() != 2)
+      a = memref::ReinterpretCastOp::create(b, loc, MemRefType::get({m, k}, aType.getElementType()),
+                                            a, /*offset=*/0, ArrayRef<int64_t>{m, k},
+                                            ArrayRef<int64_t>{k, 1});
     auto index = [&](int64_t value) -> Value {
       return arith::ConstantIndexOp::create(b, loc, value);
     };

@@ -243,6 +243,11 @@ kiln::matchSm90Epilogue(Operation *anchor, Value bias, MemRefType outputType, in
     }
     if (isa<graph::ConstantOp>(op))
       continue;
+    // Before the anchor, only views of its operands that the caller vetted (the Flatten
+    // in front of a classifier's product), read by nothing else.
+    if (!afterAnchor && isa<graph::FlattenOp, graph::ReshapeOp>(op) &&
+        llvm::all_of(op.getUsers(), [&](Operation *user) { return user == anchor; }))
+      continue;
     if (!afterAnchor || op.getNumResults() != 1 || op.getNumRegions() != 0 ||
         op.getDialect() != anchor->getDialect())
       return std::nullopt;

@@ -2,8 +2,8 @@
 // ops after the product run on the f32 accumulators of four columns just before the store,
 // their other operands read through extra kernel parameters after %M, %N, %K. Cases: BERT's
 // ffn1 (bias + GELU), bias + residual, a scalar scale with a cast to f32, the
-// one-warpgroup template, and split-K (the reduction kernel applies the epilogue; the parts
-// store raw f32 sums). kernel-matmul-sm90-epilogue-unmatched.mlir: what stays generic.
+// one-warpgroup template, split-K (the reduction kernel applies the epilogue; the parts
+// store raw f32 sums), and a classifier's product of flattened features. kernel-matmul-sm90-epilogue-unmatched.mlir: what stays generic.
 // RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s
 // RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
@@ -224,5 +224,35 @@ kernel.func @ffn1(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %bias: memr
 func.func @main(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %c: memref<256x3072xf16>) attributes {kernel.num_inputs = 2 : i64} {
   %bias = memref.get_global @bias : memref<3072xf16>
   kernel.launch @ffn1(%a, %b, %bias, %c) : (memref<256x768xf16>, memref<768x3072xf16>, memref<3072xf16>, memref<256x3072xf16>) -> ()
+  return
+}
+
+// -----
+
+// A classifier: the pooled features [N, C, 1, 1] flattened into the product's M x K
+// operand (a Flatten in front of the product, a view of the same bytes), the bias, and
+// the model's f32 output. The buffer is reinterpreted as the matrix for its tensor map.
+// CHECK-LABEL: func.func @main
+// CHECK: %[[A:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [256, 2048], strides: [2048, 1] : memref<256x2048x1x1xf16> to memref<256x2048xf16>
+// CHECK: %[[U:.*]] = memref.cast %[[A]] : memref<256x2048xf16> to memref<*xf16>
+// CHECK: nvgpu.tma.create.descriptor %[[U]]
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f32_bt_{{.*}}_bias_cast_{{[0-9a-f]+}}::
+// PTX-LABEL: .visible .entry gemm_f16_f32_bt_{{.*}}_bias_cast_
+memref.global "private" constant @fc_w : memref<1000x2048xf16> = dense<1.0>
+memref.global "private" constant @fc_b : memref<1000xf16> = dense<0.5>
+kernel.func @fc(%arg0: memref<256x2048x1x1xf16>, %arg1: memref<1000x2048xf16>, %arg2: memref<1000xf16>, %arg3: memref<256x1000xf32>) {
+  matmul ins(%arg0, %arg1, %arg2 : memref<256x2048x1x1xf16>, memref<1000x2048xf16>, memref<1000xf16>) outs(%arg3 : memref<256x1000xf32>) {
+  ^bb0(%arg4: tensor<256x2048x1x1xf16>, %arg5: tensor<1000x2048xf16>, %arg6: tensor<1000xf16>):
+    %0 = graph.flatten %arg4 {axis = 1 : i64} : (tensor<256x2048x1x1xf16>) -> tensor<256x2048xf16>
+    %1 = graph.gemm %0, %arg5, %arg6 {alpha = 1.000000e+00 : f32, beta = 1.000000e+00 : f32, trans_a = false, trans_b = true} : (tensor<256x2048xf16>, tensor<1000x2048xf16>, tensor<1000xf16>) -> tensor<256x1000xf16>
+    %2 = graph.cast %1 {to = f32} : (tensor<256x1000xf16>) -> tensor<256x1000xf32>
+    kernel.yield %2 : tensor<256x1000xf32>
+  }
+  return
+}
+func.func @main(%x: memref<256x2048x1x1xf16>, %y: memref<256x1000xf32>) attributes {kernel.num_inputs = 1 : i64} {
+  %w = memref.get_global @fc_w : memref<1000x2048xf16>
+  %b = memref.get_global @fc_b : memref<1000xf16>
+  kernel.launch @fc(%x, %w, %b, %y) : (memref<256x2048x1x1xf16>, memref<1000x2048xf16>, memref<1000xf16>, memref<256x1000xf32>) -> ()
   return
 }
