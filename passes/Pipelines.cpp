@@ -166,7 +166,6 @@ void addLayoutPasses(OpPassManager &pm) {
 }
 
 void addQuantizedConvPasses(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(createGraphHoistQuantization());
   pm.addNestedPass<func::FuncOp>(createGraphFoldQuantizedConv());
 }
 
