@@ -14,6 +14,7 @@
 
 #include "lib/pipeline/Calibration.h"
 
+#include "dialects/graph/GraphDialect.h"
 #include "lib/cpu/HostExecutable.h"
 #include "lib/io/TensorFiles.h"
 #include "lib/quantization/Calibration.h"
@@ -318,6 +319,19 @@ measureInt8Sensitivity(ModuleOp module, const llvm::StringMap<double> &threshold
 llvm::Error quantizeGraphInt8(ModuleOp module, llvm::StringRef modelPath,
                               const CalibrationOptions &options,
                               llvm::function_ref<void(const llvm::Twine &)> progress) {
+  // A dynamic dimension would leave every layer in f32 without a word.
+  for (auto function : module.getOps<func::FuncOp>())
+    if (Operation *op = graph::findDynamicInt8Candidate(function)) {
+      std::string node = graph::getNodeName(op->getLoc());
+      std::string type;
+      llvm::raw_string_ostream os(type);
+      os << op->getOperand(0).getType();
+      return makeError(llvm::formatv("--int8: node '{0}' ({1}) reads an activation of dynamic "
+                                     "shape {2}; calibration and the int8 kernels need static "
+                                     "shapes: give the inputs' shapes with --shapes",
+                                     node, op->getName(), type)
+                           .str());
+    }
   auto fingerprint = fingerprintModel(modelPath);
   if (!fingerprint)
     return fingerprint.takeError();

@@ -175,6 +175,22 @@ struct GraphQuantizeInt8 : kiln::impl::GraphQuantizeInt8Base<GraphQuantizeInt8> 
 
 } // namespace
 
+Operation *graph::findDynamicInt8Candidate(func::FuncOp function) {
+  Operation *found = nullptr;
+  function.walk([&](Operation *op) {
+    auto [weight, axis] = weightOf(op);
+    if (weight < 0 || found)
+      return;
+    auto activation = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    auto weightType = dyn_cast<RankedTensorType>(op->getOperand(weight).getType());
+    if (activation && activation.getElementType().isF32() && !activation.hasStaticShape() &&
+        weightType && weightType.getElementType().isF32() &&
+        op->getOperand(weight).getDefiningOp<graph::ConstantOp>())
+      found = op;
+  });
+  return found;
+}
+
 std::vector<graph::Int8Activation> graph::findInt8Activations(func::FuncOp function) {
   std::vector<Int8Activation> activations;
   llvm::StringMap<int> seen;

@@ -28,6 +28,11 @@ struct Int8Activation {
 /// The activations to quantize in `function`, in program order.
 std::vector<Int8Activation> findInt8Activations(mlir::func::FuncOp function);
 
+/// A conv, matmul or gemm with a constant f32 weight that quantizeInt8 leaves alone only
+/// because its activation's shape is dynamic (calibration and the int8 kernels need
+/// static shapes), or null.
+mlir::Operation *findDynamicInt8Candidate(mlir::func::FuncOp function);
+
 struct Int8Report {
   int64_t quantized = 0;
   /// Activations without a threshold in the calibration (left in f32).
