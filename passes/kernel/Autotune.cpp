@@ -2,8 +2,9 @@
 //
 // kernel-autotune: for every kernel with a choice to make (passes/kernel/KernelConfig.h
 // lists the candidates), the timing cache answers, else the GPU timer measures (within
-// the budget), else the cost model estimates. The choice becomes `kernel.config` (what the
-// template passes instantiate) and `kernel.tuning` (where it came from and its time).
+// the budget, longest kernels first), else the cost model estimates. The choice becomes
+// `kernel.config` (what the template passes instantiate) and `kernel.tuning` (where it
+// came from and its time).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,7 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 
@@ -107,6 +109,11 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
     }
     if (groups.empty())
       return;
+    // A budget that may run out goes to the kernels that take longest first (by the cost
+    // model's best estimate, times the identical kernels): spent on small kernels in
+    // program order, it would leave the large ones to the estimate.
+    if (timer && budget > 0)
+      orderByEstimatedTime(groups);
 
     kiln::TimingCache cache(timingCache);
     if (!timingCache.empty())
@@ -222,6 +229,28 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
     }
     decision.source = "cost-model";
     return decision;
+  }
+
+  void orderByEstimatedTime(
+      std::vector<std::pair<std::string, SmallVector<kernel::FuncOp>>> &groups) const {
+    kiln::DeviceModel device = kiln::DeviceModel::forTarget(target);
+    std::vector<double> weight;
+    for (auto &[signature, functions] : groups) {
+      double best = std::numeric_limits<double>::infinity();
+      for (DictionaryAttr candidate :
+           kiln::kernelConfigCandidates(functions.front(), target, allowTf32))
+        best = std::min(best, kiln::estimateMicros(functions.front(), candidate, device));
+      weight.push_back(best * double(functions.size()));
+    }
+    std::vector<size_t> order(groups.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+    std::vector<std::pair<std::string, SmallVector<kernel::FuncOp>>> sorted;
+    for (size_t i : order)
+      sorted.push_back(std::move(groups[i]));
+    groups = std::move(sorted);
   }
 
   bool budgetSpent() const {

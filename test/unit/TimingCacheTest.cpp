@@ -11,6 +11,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -18,7 +19,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 using namespace mlir;
 using kiln::TimingCache;
@@ -386,3 +389,48 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
 }
 
 } // namespace
+
+/// A timer that takes `seconds` of wall time per measurement and records what it measured.
+class SlowTimer : public kiln::KernelTimer {
+public:
+  explicit SlowTimer(double seconds) : seconds(seconds) {}
+  FailureOr<double> measureMicros(kiln::kernel::FuncOp function, DictionaryAttr,
+                                  std::string &) override {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    measured.push_back(function.getSymName().str());
+    return 1.0;
+  }
+  TimingGpu gpu() const override { return TimingGpu{"sm_90 test GPU", "13000"}; }
+  double seconds;
+  std::vector<std::string> measured;
+};
+
+TEST_F(TuningIRTest, BudgetGoesToTheLongestKernelsFirst) {
+  // A small product first in program order, then a large one: with a budget that one
+  // kernel's measurements exceed, the large one is measured and the small one estimated.
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>("module {}", &context);
+  for (auto [name, size] : {std::pair<std::string, int64_t>{"small", 256}, {"large", 4096}}) {
+    OwningOpRef<ModuleOp> one = gemms({name}, size, size, size);
+    ASSERT_TRUE(one);
+    for (Operation &op : llvm::make_early_inc_range(one->getBody()->getOperations())) {
+      op.remove();
+      module->getBody()->push_back(&op);
+    }
+  }
+  SlowTimer timer(0.05);
+  kiln::KernelAutotuneOptions options;
+  options.budget = 0.01;
+  PassManager pm(&context);
+  pm.addPass(kiln::createKernelAutotune(options, &timer));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  ASSERT_FALSE(timer.measured.empty());
+  EXPECT_TRUE(
+      llvm::all_of(timer.measured, [](const std::string &name) { return name == "large"; }));
+  for (auto kernel : module->getOps<kiln::kernel::FuncOp>()) {
+    auto tuning = kernel->getAttrOfType<DictionaryAttr>(kiln::kKernelTuningAttr);
+    ASSERT_TRUE(tuning);
+    EXPECT_EQ(tuning.getAs<StringAttr>("source").getValue(),
+              kernel.getSymName() == "large" ? "measured" : "cost-model")
+        << kernel.getSymName().str();
+  }
+}
