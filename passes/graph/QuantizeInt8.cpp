@@ -50,10 +50,12 @@ namespace {
 /// The quantized range: symmetric, so that -x quantizes to -q.
 constexpr double kInt8Max = 127.0;
 
-bool isF32Tensor(Value value) {
+bool isF32(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && type.getElementType().isF32() && type.hasStaticShape();
+  return type && type.getElementType().isF32();
 }
+
+bool hasStaticShape(Value value) { return cast<ShapedType>(value.getType()).hasStaticShape(); }
 
 /// The weight operand of a quantizable op and the axis of its output channels (-1: one
 /// scale for the whole tensor), or {-1, -1} when the op is not quantizable.
@@ -69,16 +71,26 @@ std::pair<int, int64_t> weightOf(Operation *op) {
   return {-1, -1};
 }
 
-bool isQuantizable(Operation *op) {
+/// Whether `op` is a conv, matmul or gemm with a constant f32 weight and an f32
+/// activation that is not quantized already, whatever the shapes.
+bool hasQuantizableOperands(Operation *op) {
   auto [weight, axis] = weightOf(op);
   if (weight < 0)
     return false;
   Value activation = op->getOperand(0);
   Value weightValue = op->getOperand(weight);
-  return isF32Tensor(activation) && isF32Tensor(weightValue) &&
+  return isF32(activation) && isF32(weightValue) &&
          weightValue.getDefiningOp<graph::ConstantOp>() &&
          !activation.getDefiningOp<graph::DequantizeLinearOp>() &&
          !activation.getDefiningOp<graph::ConstantOp>();
+}
+
+/// What graph-quantize-int8 quantizes: such an op of static shapes (calibration and the
+/// int8 kernels need them).
+bool isQuantizable(Operation *op) {
+  auto [weight, axis] = weightOf(op);
+  return hasQuantizableOperands(op) && hasStaticShape(op->getOperand(0)) &&
+         hasStaticShape(op->getOperand(weight));
 }
 
 Value scalarConstant(OpBuilder &b, Location loc, RankedTensorType type, ArrayRef<char> bytes) {
@@ -178,14 +190,7 @@ struct GraphQuantizeInt8 : kiln::impl::GraphQuantizeInt8Base<GraphQuantizeInt8> 
 Operation *graph::findDynamicInt8Candidate(func::FuncOp function) {
   Operation *found = nullptr;
   function.walk([&](Operation *op) {
-    auto [weight, axis] = weightOf(op);
-    if (weight < 0 || found)
-      return;
-    auto activation = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-    auto weightType = dyn_cast<RankedTensorType>(op->getOperand(weight).getType());
-    if (activation && activation.getElementType().isF32() && !activation.hasStaticShape() &&
-        weightType && weightType.getElementType().isF32() &&
-        op->getOperand(weight).getDefiningOp<graph::ConstantOp>())
+    if (!found && hasQuantizableOperands(op) && !isQuantizable(op))
       found = op;
   });
   return found;

@@ -297,17 +297,15 @@ void PrecisionRewriter::keepIntegerFeeds(llvm::DenseMap<Operation *, llvm::Strin
 
 void PrecisionRewriter::keepQuantizationFeeds(
     ArrayRef<Operation *> ops, llvm::DenseMap<Operation *, llvm::StringRef> &reasons) {
-  // Whether `value` is the operand of `user` that kernel formation fuses `user` with: its
-  // first operand computed by an op (formGroups tries them in order). Another one, such
-  // as a residual block's downsampled skip connection, is stored by a kernel of its own
-  // and stays in the reduced type.
-  auto fusedOperand = [](Value value, Operation *user) {
-    for (Value operand : user->getOperands()) {
-      Operation *definition = operand.getDefiningOp();
-      if (definition && !isa<graph::ConstantOp>(definition))
-        return operand == value;
-    }
-    return false;
+  // The operand kernel formation fuses `user` with: its first operand computed by an op
+  // (formGroups tries them in order). Another one, such as a residual block's
+  // downsampled skip connection, is stored by a kernel of its own and stays reduced.
+  auto fusedOperand = [](Operation *user) -> Value {
+    for (Value operand : user->getOperands())
+      if (Operation *definition = operand.getDefiningOp();
+          definition && !isa<graph::ConstantOp>(definition))
+        return operand;
+    return Value();
   };
   // In reverse program order, each op's users are decided before it.
   for (Operation *op : llvm::reverse(ops)) {
@@ -318,15 +316,12 @@ void PrecisionRewriter::keepQuantizationFeeds(
       auto found = reasons.find(user);
       return isa<graph::QuantizeLinearOp>(user) ||
              (found != reasons.end() && found->second == kFeedsQuantization &&
-              fusedOperand(op->getResult(0), user));
+              fusedOperand(user) == op->getResult(0));
     });
     // Its other operands must be f32 already (a dequantized skip connection): a reduced
     // one (a downsampled skip connection, stored by its own kernel) would be widened in
     // front of it, and the reduced type is then as good a place for the op.
-    Value fused;
-    for (Value operand : op->getOperands())
-      if (!fused && fusedOperand(operand, op))
-        fused = operand;
+    Value fused = fusedOperand(op);
     bool othersWide = llvm::all_of(op->getOperands(), [&](Value operand) {
       Operation *definition = operand.getDefiningOp();
       if (operand == fused || !definition || isa<graph::ConstantOp>(definition) ||

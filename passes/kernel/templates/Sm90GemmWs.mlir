@@ -34,8 +34,8 @@
 // and the types and configuration (in braces in the code): MODULE, ENTRY, IN, OUT,
 // EPILOGUE_PARAMETERS (a fused epilogue's inputs, bare pointers after %K, or nothing),
 // EPILOGUE (the op standing for the epilogue's arithmetic on %v, the vector<4xf32> of C at
-// [%grow, %gcol], which the pass replaces once parsed: passes/kernel/Sm90Epilogue.h; or
-// nothing), CONVERT (the truncation of the f32 value into %out, or nothing), STORED,
+// [%growAt, %gcolAt], kept inside C, which the pass replaces once parsed:
+// passes/kernel/Sm90Epilogue.h; or nothing), CONVERT (the truncation of the f32 value into %out, or nothing), STORED,
 // STORE_ALIGNMENT, TILE_N (64, 128 or 256), TILE_K, STAGES, B_BOXES = TILE_N / 64, the B
 // operand's form: B_BOX (one TMA box: "64x64", 64 rows of K x 64 columns of N; or
 // "64xTILE_K", 64 rows of N x a k-tile), B_COORDINATES (the box's, innermost first, from
