@@ -345,7 +345,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       // The product of a row-major matrix, shared with kernel-matmul-sm90's.
       std::string entry = kiln::sm90GemmEntryName(p.operand, p.result, p.kMajorB(), config);
       kernelFunc = kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry,
-                                                        p.operand, p.result, config,
+                                                        p.operand, p.result, p.outChannels, config,
                                                         kiln::rowMajorMatrixA(), &p.epilogue,
                                                         /*kMajorB=*/p.kMajorB());
     } else {
@@ -355,7 +355,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
                         p.padTop, p.padLeft, p.outChannels, config.name())
               .str();
       kernelFunc = kiln::instantiateWarpSpecialisedGemm(
-          module, symbols, getArgument(), entry, p.operand, p.result, config,
+          module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
           implicitIm2col(p, box), &p.epilogue, /*kMajorB=*/p.kMajorB());
     }
     if (failed(kernelFunc))

@@ -356,8 +356,8 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
         kiln::sm90GemmEntryName(problem.operand, problem.result, problem.kMajorB, config);
     if (config.consumers)
       return kiln::instantiateWarpSpecialisedGemm(
-          module, symbols, getArgument(), entryName, problem.operand, problem.result, config,
-          kiln::rowMajorMatrixA(), &problem.epilogue, problem.kMajorB);
+          module, symbols, getArgument(), entryName, problem.operand, problem.result, problem.n,
+          config, kiln::rowMajorMatrixA(), &problem.epilogue, problem.kMajorB);
     const kiln::Sm90Epilogue *epilogue = problem.epilogue.empty() ? nullptr : &problem.epilogue;
     if (epilogue)
       entryName += epilogue->key();

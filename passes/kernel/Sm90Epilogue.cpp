@@ -6,6 +6,7 @@
 #include "passes/lowering/graph-to-linalg/Lowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -112,6 +113,68 @@ Value emitInF32(OpBuilder &b, Location loc, Operation *op, ValueRange args) {
   return result;
 }
 
+/// 1.5 x 2^23, whose float has an ulp of 1: adding it to a float of magnitude below 2^22
+/// rounds that float to an integer (to nearest even, the addition's rounding) and leaves
+/// the integer, two's complement, in the low bits of the sum's representation. Epilogues
+/// run once per output element and conversion instructions issue at an eighth of the f32
+/// rate on sm_90 (16 a cycle an SM), so the epilogue rounds, converts narrow integers to
+/// f32 and f32 integers to narrow integers with this instead.
+constexpr float kRoundingBias = 12582912.0f;
+constexpr int32_t kRoundingBiasBits = 0x4B400000;
+/// Floats of smaller magnitude round exactly through kRoundingBias.
+constexpr float kRoundingLimit = 4194304.0f;
+
+/// A constant of `type` (a scalar or a vector type) holding `value` in every element.
+Value splatConstant(OpBuilder &b, Location loc, Type type, TypedAttr value) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vector, value));
+  return arith::ConstantOp::create(b, loc, value);
+}
+
+/// Whether `value`, a value of `epilogue`'s chain, holds integers in every element (as
+/// floats): what a rounding or a cast to an integer type then leaves as it is.
+bool knownIntegral(const kiln::Sm90Epilogue &epilogue, Value value) {
+  if (value == epilogue.product)
+    return !epilogue.bias && isa<IntegerType>(getElementTypeOrSelf(value.getType()));
+  if (isa<BlockArgument>(value))
+    return isa<IntegerType>(getElementTypeOrSelf(value.getType()));
+  Operation *op = value.getDefiningOp();
+  auto integralConstant = [](Value bound) {
+    auto constant = bound ? bound.getDefiningOp<graph::ConstantOp>() : nullptr;
+    std::optional<double> number = constant ? singleFloat(constant.getValue()) : std::nullopt;
+    return !bound || (number && std::nearbyint(*number) == *number);
+  };
+  if (isa_and_nonnull<graph::RoundOp>(op))
+    return true;
+  if (auto cast = dyn_cast_or_null<graph::CastOp>(op))
+    // To an integer; from one (an integer rounded to a narrower float is still one); or
+    // between floats, of an integer.
+    return isa<IntegerType>(cast.getTo()) ||
+           isa<IntegerType>(getElementTypeOrSelf(cast.getInput().getType())) ||
+           knownIntegral(epilogue, cast.getInput());
+  if (auto clip = dyn_cast_or_null<graph::ClipOp>(op))
+    return integralConstant(clip.getMin()) && integralConstant(clip.getMax()) &&
+           knownIntegral(epilogue, clip.getInput());
+  if (auto relu = dyn_cast_or_null<graph::ReluOp>(op))
+    return knownIntegral(epilogue, relu.getInput());
+  return false;
+}
+
+/// Round to nearest even: through kRoundingBias below kRoundingLimit, where the
+/// addition's rounding is the one wanted; larger floats (and infinities, NaN) are
+/// integers already.
+Value emitRoundEven(OpBuilder &b, Location loc, Value value) {
+  Type f32 = b.getF32Type();
+  Value bias = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(kRoundingBias));
+  Value biased = arith::AddFOp::create(b, loc, value, bias);
+  Value rounded = arith::SubFOp::create(b, loc, biased, bias);
+  Value magnitude = math::AbsFOp::create(b, loc, value);
+  Value small =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, magnitude,
+                            arith::ConstantOp::create(b, loc, FloatAttr::get(f32, kRoundingLimit)));
+  return arith::SelectOp::create(b, loc, small, rounded, value);
+}
+
 /// A graph.cast from or to an integer type, as the epilogue computes it on its f32 lane
 /// values (which hold integers exactly up to 2^24): from an integer (the i32 sums of an
 /// integer product), the conversion to the cast's float type (rounding to a narrower one);
@@ -171,13 +234,20 @@ Value kiln::emitSm90EpilogueLane(OpBuilder &b, Location loc, const Sm90Epilogue 
       args.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(*value)));
     }
     Value result;
-    if (auto cast = dyn_cast<graph::CastOp>(op))
+    // Rounding, or truncating to an integer type, an integer: nothing to do.
+    bool integralOperand = op->getNumOperands() > 0 && knownIntegral(epilogue, op->getOperand(0));
+    auto cast = dyn_cast<graph::CastOp>(op);
+    if (integralOperand && (isa<graph::RoundOp>(op) || (cast && isa<IntegerType>(cast.getTo()))))
+      result = args[0];
+    else if (isa<graph::RoundOp>(op))
+      result = emitRoundEven(b, loc, args[0]);
+    else if (cast)
       result = emitIntegerCast(b, loc, cast, args[0]);
     // A division by a constant (a requantization's scale) as a product with its
     // reciprocal: one instruction where an IEEE division takes a dozen, in an epilogue
     // that runs once per output element. The quotient may differ in its last bit, which
     // moves a rounded value only when it lies within an ulp of a half.
-    if (auto divide = dyn_cast<graph::DivOp>(op)) {
+    if (auto divide = dyn_cast<graph::DivOp>(op); divide && !result) {
       auto constant = divide.getRhs().getDefiningOp<graph::ConstantOp>();
       std::optional<double> divisor = constant ? singleFloat(constant.getValue()) : std::nullopt;
       if (divisor && *divisor != 0 && std::isfinite(1.0 / *divisor) &&
@@ -343,8 +413,13 @@ std::string kiln::Sm90Epilogue::describe() const {
 
 SmallVector<std::pair<StringRef, std::string>>
 kiln::sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, Type result, StringRef value,
-                               StringRef row, StringRef column, StringRef m, StringRef n) {
+                               StringRef row, StringRef column, StringRef m, StringRef n,
+                               int64_t lanes) {
   std::string parameters, marker, stored = value.str();
+  std::string f32Vector = "vector<" + std::to_string(lanes) + "xf32>";
+  auto vectorOf = [&](StringRef element) {
+    return "vector<" + std::to_string(lanes) + "x" + element.str() + ">";
+  };
   if (epilogue && !epilogue->empty()) {
     for (auto [index, input] : llvm::enumerate(epilogue->inputs)) {
       std::string type;
@@ -353,22 +428,33 @@ kiln::sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, Type result, String
       parameters += llvm::formatv(", %epilogue{0}: memref<{1}>", index, type).str();
     }
     marker = llvm::formatv("%epilogued = builtin.unrealized_conversion_cast {0}, {1}, {2}, {3}, "
-                           "{4} : vector<4xf32>, index, index, index, index to vector<4xf32> "
+                           "{4} : {6}, index, index, index, index to {6} "
                            "{{{5}}",
-                           value, row, column, m, n, kMarkerAttr)
+                           value, row, column, m, n, kMarkerAttr, f32Vector)
                  .str();
     stored = "%epilogued";
   }
   std::string convert;
   if (auto integer = dyn_cast<IntegerType>(result)) {
     // The epilogue ended in a cast to this type: its f32 values are integers in range.
+    // Narrow ones are the low bits of their sum with kRoundingBias (no conversion
+    // instruction); wider ones convert.
     std::string out = "i" + std::to_string(integer.getWidth());
-    convert = "%out = arith." + std::string(integer.isUnsigned() ? "fptoui " : "fptosi ") + stored +
-              " : vector<4xf32> to vector<4x" + out + ">";
+    if (epilogue && !epilogue->empty() && integer.getWidth() <= 16)
+      convert =
+          llvm::formatv("%outBias = arith.constant dense<{0}.0> : {3}\n"
+                        "    %outBiased = arith.addf {1}, %outBias : {3}\n"
+                        "    %outBits = arith.bitcast %outBiased : {3} to {4}\n"
+                        "    %out = arith.trunci %outBits : {4} to {2}",
+                        int64_t(kRoundingBias), stored, vectorOf(out), f32Vector, vectorOf("i32"))
+              .str();
+    else
+      convert = "%out = arith." + std::string(integer.isUnsigned() ? "fptoui " : "fptosi ") +
+                stored + " : " + f32Vector + " to " + vectorOf(out);
     stored = "%out";
   } else if (!result.isF32()) {
     std::string out = result.isF16() ? "f16" : "bf16";
-    convert = "%out = arith.truncf " + stored + " : vector<4xf32> to vector<4x" + out + ">";
+    convert = "%out = arith.truncf " + stored + " : " + f32Vector + " to " + vectorOf(out);
     stored = "%out";
   }
   return {{"EPILOGUE_PARAMETERS", parameters},
@@ -391,39 +477,29 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
   Location loc = marker.getLoc();
   Value vector = marker.getOperand(0), row = marker.getOperand(1), column = marker.getOperand(2),
         m = marker.getOperand(3), n = marker.getOperand(4);
+  auto vectorType = dyn_cast<VectorType>(vector.getType());
+  if (!vectorType || vectorType.getRank() != 1)
+    return kernel.emitError("the epilogue marker takes no vector of C");
+  int64_t lanes = vectorType.getNumElements();
   Type f32 = b.getF32Type();
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
-  // Each input's four lanes, as f32.
-  SmallVector<SmallVector<Value, 4>> lanes;
+  // Each input's values for the lanes, as f32.
+  SmallVector<SmallVector<Value>> inputLanes;
   for (auto [position, input] : llvm::enumerate(epilogue.inputs)) {
     Value pointer = kernel.getArgument(firstParameter + position);
     Type element = input.elementType;
-    auto widen = [&](Value value) -> Value {
-      Type type = value.getType();
-      unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
-      Type wide = isa<VectorType>(type) ? Type(VectorType::get({4}, f32)) : f32;
-      // An integer input's lanes hold its values exactly (up to 2^24), as the casts of
-      // emitIntegerCast expect.
-      if (isa<IntegerType>(getElementTypeOrSelf(type)))
-        return arith::SIToFPOp::create(b, loc, wide, value);
-      if (width < 32)
-        return arith::ExtFOp::create(b, loc, wide, value);
-      if (width > 32)
-        return arith::TruncFOp::create(b, loc, wide, value);
-      return value;
-    };
-    SmallVector<Value, 4> values;
+    SmallVector<Value> values;
     if (input.kind == Sm90EpilogueInput::Kind::Scalar) {
       auto view = memref::ReinterpretCastOp::create(b, loc, MemRefType::get({1}, element), pointer,
                                                     /*offset=*/0, ArrayRef<int64_t>{1},
                                                     ArrayRef<int64_t>{1});
-      Value scalar = widen(memref::LoadOp::create(b, loc, view, ValueRange{index(0)}));
-      values.assign(4, scalar);
+      Value scalar = widenToF32(b, loc, memref::LoadOp::create(b, loc, view, ValueRange{index(0)}));
+      values.assign(lanes, scalar);
     } else {
-      // Four consecutive elements: of the per-column vector at the column, or of C's shape
-      // at (row, column). N is a multiple of 8, so they never straddle a row.
+      // `lanes` consecutive elements: of the per-column vector at the column, or of C's
+      // shape at (row, column). N is a multiple of `lanes`, so they never straddle a row.
       bool full = input.kind == Sm90EpilogueInput::Kind::Full;
       Value extent = full ? arith::MulIOp::create(b, loc, m, n).getResult() : n;
       Value at = column;
@@ -433,19 +509,21 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
       auto view = memref::ReinterpretCastOp::create(
           b, loc, type, pointer, OpFoldResult(b.getIndexAttr(0)), ArrayRef<OpFoldResult>{extent},
           ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
-      int64_t bytes = 4 * element.getIntOrFloatBitWidth() / 8;
-      Value loaded =
-          widen(vector::LoadOp::create(b, loc, VectorType::get({4}, element), view, ValueRange{at},
-                                       /*nontemporal=*/false, llvm::MaybeAlign(bytes)));
-      for (int64_t lane = 0; lane < 4; ++lane)
+      // Buffers are 16-byte aligned at least; wider loads split.
+      int64_t bytes = std::min<int64_t>(16, lanes * element.getIntOrFloatBitWidth() / 8);
+      Value loaded = widenToF32(
+          b, loc,
+          vector::LoadOp::create(b, loc, VectorType::get({lanes}, element), view, ValueRange{at},
+                                 /*nontemporal=*/false, llvm::MaybeAlign(bytes)));
+      for (int64_t lane = 0; lane < lanes; ++lane)
         values.push_back(vector::ExtractOp::create(b, loc, loaded, lane));
     }
-    lanes.push_back(values);
+    inputLanes.push_back(values);
   }
-  SmallVector<Value, 4> results;
-  for (int64_t lane = 0; lane < 4; ++lane) {
+  SmallVector<Value> results;
+  for (int64_t lane = 0; lane < lanes; ++lane) {
     SmallVector<Value> inputs;
-    for (const SmallVector<Value, 4> &values : lanes)
+    for (const SmallVector<Value> &values : inputLanes)
       inputs.push_back(values[lane]);
     Value product = vector::ExtractOp::create(b, loc, vector, lane);
     Value result = kiln::emitSm90EpilogueLane(b, loc, epilogue, product, inputs);
@@ -454,7 +532,7 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
     results.push_back(result);
   }
   Value combined =
-      vector::FromElementsOp::create(b, loc, VectorType::get({4}, f32), results).getResult();
+      vector::FromElementsOp::create(b, loc, VectorType::get({lanes}, f32), results).getResult();
   marker.getResult(0).replaceAllUsesWith(combined);
   marker.erase();
   return success();
@@ -465,3 +543,33 @@ Value kiln::emitElementwiseInF32(OpBuilder &b, Location loc, Operation *op, Valu
 }
 
 std::optional<double> kiln::getSingleFloat(Attribute attr) { return singleFloat(attr); }
+
+Value kiln::widenToF32(OpBuilder &b, Location loc, Value value) {
+  Type type = value.getType();
+  Type element = getElementTypeOrSelf(type);
+  auto like = [&](Type scalar) -> Type {
+    if (auto vector = dyn_cast<VectorType>(type))
+      return VectorType::get(vector.getShape(), scalar);
+    return scalar;
+  };
+  Type f32 = b.getF32Type();
+  unsigned width = element.getIntOrFloatBitWidth();
+  if (isa<IntegerType>(element)) {
+    if (width > 16)
+      return arith::SIToFPOp::create(b, loc, like(f32), value);
+    // Integers of at most 16 bits through kRoundingBias: sign-extended and added to its
+    // representation, they are the float kRoundingBias + value, exactly.
+    Type i32 = b.getI32Type();
+    Value wide = arith::ExtSIOp::create(b, loc, like(i32), value);
+    Value biased = arith::AddIOp::create(
+        b, loc, wide, splatConstant(b, loc, like(i32), b.getI32IntegerAttr(kRoundingBiasBits)));
+    Value bits = arith::BitcastOp::create(b, loc, like(f32), biased);
+    return arith::SubFOp::create(
+        b, loc, bits, splatConstant(b, loc, like(f32), b.getF32FloatAttr(kRoundingBias)));
+  }
+  if (width < 32)
+    return arith::ExtFOp::create(b, loc, like(f32), value);
+  if (width > 32)
+    return arith::TruncFOp::create(b, loc, like(f32), value);
+  return value;
+}

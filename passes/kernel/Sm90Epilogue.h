@@ -3,9 +3,9 @@
 // A matmul or conv kernel's body may continue after its anchor (graph.matmul, graph.conv)
 // with elementwise graph ops ending in the yield: bias, activation, residual, scale, cast
 // (graph-to-kernel's vertical fusion). The sm_90a templates apply those ops
-// to the f32 accumulators of four consecutive columns of C, just before the conversion to
-// the output type and the global store (or, with split-K, in the reduction kernel). The
-// ops' scalar arithmetic is the generic lowering's (lowering::createElementwiseScalar),
+// to the f32 accumulators of consecutive columns of C (a vector a thread), just before the
+// conversion to the output type and the global store (or, with split-K, in the reduction kernel).
+// The ops' scalar arithmetic is the generic lowering's (lowering::createElementwiseScalar),
 // evaluated in f32; an op it cannot emit leaves the kernel to the generic path.
 //
 // The other operand of a binary op is a constant of one value, or a kernel input read
@@ -106,11 +106,12 @@ mlir::Value emitSm90EpilogueLane(mlir::OpBuilder &b, mlir::Location loc,
 /// {STORED}): the extra parameters, the marker op that stands for the chain (replaced by
 /// emitSm90Epilogue once parsed), and the conversion of its value (or of `value` when
 /// the epilogue is empty) to `result`. `value`, `row`, `column`, `m`, `n` name the
-/// template's SSA values of the f32 vector, C's row and first column, and C's extents.
+/// template's SSA values of the f32 vector of `lanes` consecutive elements of a row of C,
+/// C's row and first column, and C's extents.
 llvm::SmallVector<std::pair<llvm::StringRef, std::string>>
 sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, mlir::Type result, llvm::StringRef value,
                          llvm::StringRef row, llvm::StringRef column, llvm::StringRef m,
-                         llvm::StringRef n);
+                         llvm::StringRef n, int64_t lanes = 4);
 
 /// `op`'s scalar computation (an elementwise graph op, through the generic lowering's
 /// lowering::createElementwiseScalar) on the f32 scalars `args`, as if its float operands
@@ -120,11 +121,16 @@ sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, mlir::Type result, llvm::
 mlir::Value emitElementwiseInF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                                  mlir::ValueRange args);
 
+/// `value` (a scalar or vector of a kernel input's element type) as f32: floats extended
+/// or truncated, integers converted exactly (up to 2^24), those of at most 16 bits with
+/// integer and f32 arithmetic rather than a conversion instruction.
+mlir::Value widenToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value);
+
 /// The one value of a float constant that holds one (a splat, or a single element).
 std::optional<double> getSingleFloat(mlir::Attribute attr);
 
 /// Replaces the marker op in `kernel` (a parsed template) with `epilogue`'s arithmetic on
-/// four lanes, reading its inputs from the kernel's parameters `firstParameter`.. .
+/// the marker's lanes, reading its inputs from the kernel's parameters `firstParameter`.. .
 mlir::LogicalResult emitSm90Epilogue(mlir::gpu::GPUFuncOp kernel, const Sm90Epilogue &epilogue,
                                      unsigned firstParameter);
 

@@ -291,11 +291,10 @@ FailureOr<gpu::GPUFuncOp> kiln::insertTemplateWithEpilogue(ModuleOp module, Symb
   return failure();
 }
 
-FailureOr<gpu::GPUFuncOp>
-kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, StringRef pass,
-                                     StringRef entryBase, Type operand, Type result,
-                                     const Sm90GemmConfig &config, const Sm90AOperand &a,
-                                     const Sm90Epilogue *epilogue, bool kMajorB) {
+FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
+    ModuleOp module, SymbolTable &symbols, StringRef pass, StringRef entryBase, Type operand,
+    Type result, int64_t columns, const Sm90GemmConfig &config, const Sm90AOperand &a,
+    const Sm90Epilogue *epilogue, bool kMajorB) {
   // Split-K parts store raw f32 partial sums to the workspace; the reduction kernel
   // rounds them and applies the epilogue.
   if (config.splitK > 1) {
@@ -304,15 +303,38 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
   }
   if (epilogue && epilogue->empty())
     epilogue = nullptr;
-  std::string entry = (entryBase + (epilogue ? epilogue->key() : "")).str();
+  // A thread stores 16 bytes of C at once (LANES elements), or 8 where i8 rows (N a
+  // multiple of 8) are no multiple of 16 bytes, which the kernel's name then tells.
+  int64_t resultBytes = result.getIntOrFloatBitWidth() / 8;
+  int64_t lanes = 16 / resultBytes;
+  while (lanes > 4 && columns % lanes != 0)
+    lanes /= 2;
+  std::string entry = entryBase.str();
+  if (lanes != 16 / resultBytes)
+    entry += "_v" + std::to_string(lanes);
+  entry += epilogue ? epilogue->key() : "";
   std::string moduleName = "kiln_sm90_" + entry;
   if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
     return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
 
-  // The stored vector: the accumulators %v (vector<4xf32>), through the epilogue, as they
-  // are or rounded.
+  // The stored vector: the accumulators %v (vector<LANESxf32>), through the epilogue, as
+  // they are or rounded.
   std::string out = elementTypeName(result);
-  int64_t storeBytes = 4 * result.getIntOrFloatBitWidth() / 8;
+  int64_t storeBytes = lanes * resultBytes;
+  // A thread's items of 128 x TILE_N (256 consumer threads), loaded and computed in
+  // batches of up to 64 elements before their stores, 32 in the 96 registers of two CTAs
+  // an SM (more spill).
+  bool oneCta = config.ctasPerSm == 1;
+  int64_t threadItems = 128 * config.tileN / (256 * lanes);
+  int64_t batch = std::min<int64_t>({8, (oneCta ? 64 : 32) / lanes, threadItems});
+  int64_t rowLanes = std::min<int64_t>(32, config.tileN / lanes);
+  // Four lanes a thread: consecutive lanes along a row, whose 16-byte reads of the f32
+  // staging fill the banks. Wider: consecutive lanes on consecutive rows (8 banks apart,
+  // the staging's padding), which halves the conflicts of lanes 32 or 64 bytes apart.
+  std::string laneMap = lanes == 4 ? "      %laneRow = arith.divui %lane, %rowLanes : index\n"
+                                     "      %laneInRow = arith.remui %lane, %rowLanes : index"
+                                   : "      %laneRow = arith.remui %lane, %rowsPerWarp : index\n"
+                                     "      %laneInRow = arith.divui %lane, %rowsPerWarp : index";
   // A k-tile is one 128-byte swizzled row of K. f32 operands are tf32, and they and i8
   // ones need a K-major B; i8 sums leave only through an epilogue (their rescale).
   int64_t elementBytes = operand.getIntOrFloatBitWidth() / 8;
@@ -325,7 +347,6 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
   int64_t aStageBytes = config.tileM * config.tileK * elementBytes;
   int64_t bStageBytes = config.tileK * config.tileN * elementBytes;
   auto number = [](int64_t value) { return std::to_string(value); };
-  bool oneCta = config.ctasPerSm == 1;
   std::string tileK = number(config.tileK), tileN = number(config.tileN);
   std::string text = substitutePlaceholders(
       kWarpSpecialisedTemplate,
@@ -355,7 +376,10 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
        {"STAGE_BYTES", number(a.boxBytes + bStageBytes)},
        {"B_BASE", number(config.stages * aStageBytes)},
        {"STAGED_COLUMNS", number(config.tileN + 8)},
-       {"ROW_LANES", number(std::min<int64_t>(32, config.tileN / 4))},
+       {"LANES", number(lanes)},
+       {"ROW_LANES", number(rowLanes)},
+       {"LANE_MAP", laneMap},
+       {"BATCH", number(batch)},
        {"SPLITS", number(config.splitK)},
        {"CTAS_PER_SM", number(config.ctasPerSm)},
        {"THREADS", number(config.threads())},
@@ -365,8 +389,8 @@ kiln::instantiateWarpSpecialisedGemm(ModuleOp module, SymbolTable &symbols, Stri
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
   text = substitutePlaceholders(text, accumulatorPlaceholders(operand, config.tileN, kMajorB));
   // The epilogue reads its inputs at C's row and column, kept inside C by the template.
-  text = substitutePlaceholders(
-      text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%growAt", "%gcolAt", "%m", "%n"));
+  text = substitutePlaceholders(text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%growAt",
+                                                               "%gcolAt", "%m", "%n", lanes));
   FailureOr<gpu::GPUFuncOp> kernel =
       insertTemplateWithEpilogue(module, symbols, pass, entry, text, epilogue,
                                  /*firstParameter=*/6);

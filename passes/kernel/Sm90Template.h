@@ -90,15 +90,16 @@ const Sm90AOperand &rowMajorMatrixA();
 /// The warp-specialised template for `config` (consumers > 0), operand type `operand`
 /// (f16, bf16; f32 under a tf32 configuration, read as tf32), result type `result` and A
 /// operand `a`, as kernel `entry` of a new gpu.module `kiln_sm90_<entry>` of `module`
-/// (reused when it exists). B's tensor map is of the row-major K x N matrix, or with
+/// (reused when it exists); `columns` is C's N. B's tensor map is of the row-major K x N
+/// matrix, or with
 /// `kMajorB` of B stored N x K (which tf32 needs). With a non-empty `epilogue` (and no
 /// split-K, whose reduction kernel applies it instead) the kernel applies it before its
 /// stores, its inputs being parameters after %K, and its key is appended to `entry`.
 /// `pass` names the caller in errors.
 mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
     mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass, llvm::StringRef entry,
-    mlir::Type operand, mlir::Type result, const Sm90GemmConfig &config, const Sm90AOperand &a,
-    const Sm90Epilogue *epilogue = nullptr, bool kMajorB = false);
+    mlir::Type operand, mlir::Type result, int64_t columns, const Sm90GemmConfig &config,
+    const Sm90AOperand &a, const Sm90Epilogue *epilogue = nullptr, bool kMajorB = false);
 
 /// A bare pointer to `buffer` for a kernel parameter: a 0-d view of it (the engine passes
 /// the buffer's address).

@@ -23,7 +23,7 @@
 // PTX: _param_6
 // PTX: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// PTX: ld.global.v4.b16
+// PTX: ld.global.v4.b32
 // PTX: setp.le.f32 %p{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
 // PTX: cvt.rn.f16x2.f32
 memref.global "private" constant @w : memref<128x3x3x64xf16> = dense<1.0>

@@ -17,14 +17,26 @@
 // CHECK: memref.get_global @w_oxk : memref<128x1152xi8>
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c128{{.*}}] : memref<*xi8> -> <tensor = memref<64x128xi8, 3>
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x128_s4_ws2_i8_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}::
+// The rounding and the conversion to i8 go through 1.5 x 2^23 (0x4B400000) with f32
+// additions, not conversion instructions (an eighth of the f32 rate on sm_90).
+// CHECK-DAG: %[[BIAS:.*]] = arith.constant 0x4B400000 : f32
+// CHECK-DAG: %[[LIMIT:.*]] = arith.constant 0x4A800000 : f32
 // CHECK: llvm.mlir.zero : !llvm.struct<(struct<(i32,
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
 // CHECK: llvm.sitofp {{.*}} : i32 to f32
-// CHECK: math.roundeven
-// CHECK: arith.fptosi {{.*}} : vector<4xf32> to vector<4xi8>
+// CHECK: %[[BIASED:.*]] = arith.addf %[[SCALED:.*]], %[[BIAS]] : f32
+// CHECK: %[[ROUNDED:.*]] = arith.subf %[[BIASED]], %[[BIAS]] : f32
+// CHECK: %[[MAGNITUDE:.*]] = math.absf %[[SCALED]] : f32
+// CHECK: %[[SMALL:.*]] = arith.cmpf olt, %[[MAGNITUDE]], %[[LIMIT]] : f32
+// CHECK: arith.select %[[SMALL]], %[[ROUNDED]], %[[SCALED]] : f32
+// CHECK: %[[STORED:.*]] = arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[STORED]] : vector<16xf32> to vector<16xi32>
+// CHECK: arith.trunci %[[BITS]] : vector<16xi32> to vector<16xi8>
 // PTX-LABEL: .visible .entry conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x128_s4_ws2_i8_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}(
 // PTX: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8
+// PTX-NOT: cvt.rni
+// PTX-NOT: cvt.rzi
 memref.global "private" constant @w : memref<128x3x3x64xi8> = dense<3>
 memref.global "private" constant @scale : memref<128xf32> = dense<0.001>
 memref.global "private" constant @bias : memref<128xf32> = dense<0.5>
@@ -90,17 +102,22 @@ func.func @main(%x: memref<1x32x32x3xi8>, %y: memref<1x16x16x64xf16>) attributes
 // -----
 
 // The last 1x1 conv of a residual block: its epilogue adds the quantized skip connection
-// (an i8 input of the output's shape, loaded four at a time and converted as it is
-// read), and requantizes the block's output, stored as i8 only.
+// (an i8 input of the output's shape, loaded 16 at a time and converted as it is read,
+// through 0x4B400000 rather than conversion instructions), and requantizes the block's
+// output, stored as i8 only, 16 bytes a thread.
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}::
-// CHECK: vector.load {{.*}} : memref<?xi8>, vector<4xi8>
-// CHECK: arith.sitofp {{.*}} : vector<4xi8> to vector<4xf32>
-// CHECK: arith.fptosi {{.*}} : vector<4xf32> to vector<4xi8>
+// CHECK: %[[SKIP:.*]] = vector.load {{.*}} {alignment = 16 : i64} : memref<?xi8>, vector<16xi8>
+// CHECK: %[[WIDE:.*]] = arith.extsi %[[SKIP]] : vector<16xi8> to vector<16xi32>
+// CHECK: %[[BIASED:.*]] = arith.addi %[[WIDE]], %{{.*}} : vector<16xi32>
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[BIASED]] : vector<16xi32> to vector<16xf32>
+// CHECK: arith.subf %[[BITS]], %{{.*}} : vector<16xf32>
+// CHECK: arith.trunci {{.*}} : vector<16xi32> to vector<16xi8>
 // PTX-LABEL: .visible .entry gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}(
 // PTX: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.s32.s8.s8
-// PTX: ld.global.b32
-// PTX: st.global.b32
+// PTX: ld.global.v4.b32
+// PTX-NOT: cvt.rn.f32.s
+// PTX: st.global.v4.b32
 memref.global "private" constant @w1 : memref<256x1x1x64xi8> = dense<5>
 memref.global "private" constant @scale1 : memref<256xf32> = dense<0.003>
 kernel.func @Conv_2(%x: memref<2x8x8x64xi8>, %w: memref<256x1x1x64xi8>, %s: memref<256xf32>, %skip: memref<2x8x8x256xi8>, %y: memref<2x8x8x256xi8>) {

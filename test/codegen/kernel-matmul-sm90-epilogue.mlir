@@ -1,5 +1,6 @@
 // kernel-matmul-sm90 with fused epilogues (passes/kernel/Sm90Epilogue.h): the elementwise
-// ops after the product run on the f32 accumulators of four columns just before the store,
+// ops after the product run on the f32 accumulators of a thread's columns (16 bytes of C:
+// 8 of f16, 4 of f32) just before the store,
 // their other operands read through extra kernel parameters after %M, %N, %K. Cases: BERT's
 // ffn1 (bias + GELU), bias + residual, a scalar scale with a cast to f32, the
 // one-warpgroup template, split-K (the reduction kernel applies the epilogue; the parts
@@ -17,22 +18,22 @@
 // CHECK-SAME: %c256_i32 : i32, %c3072_i32 : i32, %c768_i32 : i32, %[[BP]] : memref<f16>)
 // CHECK-NOT: kernel.func
 // CHECK: gpu.func @gemm_f16_f16_128x128x64_s4_ws2_add_gelu_[[KEY]]({{.*}}, %{{.*}}: i32, %[[PB:.*]]: memref<f16>)
-// The epilogue, after the f32 vector is read from the staging: the bias's four columns,
+// The epilogue, after the f32 vector is read from the staging: the bias's eight columns,
 // the add and erf per lane, then the rounding.
-// CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<128x128xf32, strided<[136, 1]>, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<128x128xf32, strided<[136, 1]>, #gpu.address_space<workgroup>>, vector<8xf32>
 // CHECK: memref.reinterpret_cast %[[PB]] {{.*}} : memref<f16> to memref<?xf16>
-// CHECK: vector.load {{.*}} : memref<?xf16>, vector<4xf16>
-// CHECK: arith.extf {{.*}} : vector<4xf16> to vector<4xf32>
-// CHECK: vector.extract %[[V]][0] : f32 from vector<4xf32>
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<?xf16>, vector<8xf16>
+// CHECK: arith.extf {{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK: vector.extract %[[V]][0] : f32 from vector<8xf32>
 // CHECK: arith.addf {{.*}} : f32
 // CHECK: math.erf {{.*}} : f32
-// CHECK-COUNT-3: math.erf
-// CHECK: %[[E:.*]] = vector.from_elements {{.*}} : vector<4xf32>
-// CHECK: arith.truncf %[[E]] : vector<4xf32> to vector<4xf16>
+// CHECK-COUNT-7: math.erf
+// CHECK: %[[E:.*]] = vector.from_elements {{.*}} : vector<8xf32>
+// CHECK: arith.truncf %[[E]] : vector<8xf32> to vector<8xf16>
 // PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s4_ws2_add_gelu_
 // PTX: .param .u64 .ptr .align 1 gemm_f16_f16_128x128x64_s4_ws2_add_gelu_{{.*}}_param_6
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// PTX-DAG: ld.global.v4.b16
+// PTX-DAG: ld.global.v4.b32
 // PTX-DAG: mul.rn.f32 {{.*}}, 0f3F3504F3
 // PTX-DAG: cvt.rn.f16x2.f32
 memref.global "private" constant @bias : memref<3072xf16> = dense<0.5>
@@ -66,13 +67,13 @@ func.func @main(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %c: memref<25
 // CHECK: %[[AT:.*]] = arith.addi
 // CHECK: %[[R:.*]] = memref.reinterpret_cast %[[PR]] to offset: [0], sizes: [%[[MN]]], strides: [1]
 // CHECK: vector.load %[[R]][%[[AT]]]
-// CHECK-COUNT-8: arith.addf {{.*}} : f32
+// CHECK-COUNT-16: arith.addf {{.*}} : f32
 // PTX-LABEL: .visible .entry gemm_bf16_bf16_128x128x64_s4_ws2_add_add_
 // PTX: _param_7
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// PTX-COUNT-2: ld.global.v4.b16
-// PTX-COUNT-8: add.rn.f32
-// PTX: st.global.v4.b16
+// PTX-COUNT-2: ld.global.v4.b32
+// PTX-COUNT-16: add.rn.f32
+// PTX: st.global.v4.b32
 kernel.func @ffn2(%a: memref<256x3072xbf16>, %b: memref<3072x768xbf16>, %bias: memref<1x768xbf16>, %res: memref<256x768xbf16>, %c: memref<256x768xbf16>) {
   matmul ins(%a, %b, %bias, %res : memref<256x3072xbf16>, memref<3072x768xbf16>, memref<1x768xbf16>, memref<256x768xbf16>) outs(%c : memref<256x768xbf16>) {
   ^bb0(%x: tensor<256x3072xbf16>, %y: tensor<3072x768xbf16>, %z: tensor<1x768xbf16>, %r: tensor<256x768xbf16>):

@@ -33,8 +33,8 @@
 //   ROW_MAP         from the tile's row %r, %grow (C's row) and %rowOk (i1: store it)
 // and the types and configuration (in braces in the code): MODULE, ENTRY, IN, OUT,
 // EPILOGUE_PARAMETERS (a fused epilogue's inputs, bare pointers after %K, or nothing),
-// EPILOGUE (the op standing for the epilogue's arithmetic on %v, the vector<4xf32> of C at
-// [%growAt, %gcolAt], kept inside C, which the pass replaces once parsed:
+// EPILOGUE (the op standing for the epilogue's arithmetic on %v, the vector<LANESxf32> of C
+// at [%growAt, %gcolAt], kept inside C, which the pass replaces once parsed:
 // passes/kernel/Sm90Epilogue.h; or nothing), CONVERT (the truncation of the f32 value into %out, or nothing), STORED,
 // STORE_ALIGNMENT, TILE_N (64, 128 or 256), TILE_K, STAGES, B_BOXES = TILE_N / 64, the B
 // operand's form: B_BOX (one TMA box: "64x64", 64 rows of K x 64 columns of N; or
@@ -46,7 +46,11 @@
 // %init, the zero accumulators), ACC_FINISH (after the main loop: the f32 !acc of the
 // loop's %res, named ACC_F32; nothing when %res is one), B_STAGE_BYTES =
 // TILE_N * 128, STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * 16384,
-// STAGED_COLUMNS = TILE_N + 8, ROW_LANES = min(32, TILE_N / 4), SPLITS (the parts K is
+// STAGED_COLUMNS = TILE_N + 8, LANES (the consecutive elements of C a thread stores at
+// once: 16 bytes of OUT, or 8 bytes for i8 where N is no multiple of 16), ROW_LANES =
+// min(32, TILE_N / LANES), LANE_MAP (defines %laneRow and %laneInRow from %lane,
+// %rowLanes and %rowsPerWarp), BATCH (the items a thread loads before it stores them: 8
+// or 64 / LANES, or its items when fewer), SPLITS (the parts K is
 // split in; 1: none), STAGING_BASE, where the epilogue stages C (0, reusing the ring,
 // when every CTA has one item; STAGES * (16384 + B_STAGE_BYTES), past the ring, for a
 // persistent grid), CTAS_PER_SM (1 or 2: the CTAs an SM is to hold at once, which sets the
@@ -251,18 +255,18 @@ gpu.module @{MODULE} {
       %wgOffA = arith.muli %wg, %c8192 : index
       %stagingBase = arith.constant {STAGING_BASE} : index
       %staging = arith.addi %base, %stagingBase : index
-      // Each of the 8 consumer warps stores rows in chunks of 4 x {ROW_LANES} columns, 4
-      // elements a lane: one row a step with 32 lanes a row (tiles 128 or 256 wide), two
-      // with 16 (64 wide).
+      // Each of the 8 consumer warps stores rows in chunks of {LANES} x {ROW_LANES} columns,
+      // {LANES} elements a lane: 32 / {ROW_LANES} rows a step. LANE_MAP places lane %lane
+      // at row %laneRow of the step and chunk %laneInRow of the row (see its comment).
       %mn = arith.muli %m, %n : index
       %lane = arith.remui %tid, %c32 : index
       %warp = arith.divui %tid, %c32 : index
       %rowLanes = arith.constant {ROW_LANES} : index
       %rowsPerWarp = arith.divui %c32, %rowLanes : index
-      %laneInRow = arith.remui %lane, %rowLanes : index
-      %laneRow = arith.divui %lane, %rowLanes : index
-      %laneCol = arith.muli %laneInRow, %c4 : index
-      %chunkColumns = arith.muli %rowLanes, %c4 : index
+      %lanes = arith.constant {LANES} : index
+{LANE_MAP}
+      %laneCol = arith.muli %laneInRow, %lanes : index
+      %chunkColumns = arith.muli %rowLanes, %lanes : index
       %warpRow = arith.muli %warp, %rowsPerWarp : index
       %firstRow = arith.addi %warpRow, %laneRow : index
       %rowStep = arith.muli %rowsPerWarp, %c8 : index
@@ -348,26 +352,26 @@ gpu.module @{MODULE} {
         %cg = memref.reinterpret_cast %C to offset: [%cOffset], sizes: [%mn], strides: [1]
           : memref<{OUT}> to memref<?x{OUT}, strided<[1], offset: ?>>
         // A thread's items: its rows %firstRow + i %rowStep of the tile (i < 128 /
-        // %rowStep) times the chunks of %chunkColumns columns, 4 elements each. They go
-        // in batches of 8: first every load and the arithmetic of the batch, then its
+        // %rowStep) times the chunks of %chunkColumns columns, {LANES} elements each. They
+        // go in batches of {BATCH}: first every load and the arithmetic of the batch, then its
         // stores. Loads of the epilogue's inputs (a skip connection, per-column scales)
         // then overlap instead of each waiting out the memory latency, which they would
         // behind a store the compiler cannot prove apart from them. Rows and columns past
         // M and N (partial edge tiles) are not stored, and load at C's row and column 0
-        // meanwhile; N is a multiple of 8, so a 4-wide vector is all inside or all
+        // meanwhile; N is a multiple of {LANES}, so a vector is all inside or all
         // outside. The batch loops are unrolled once parsed (`unroll`).
 {ROW_END}
         %rowsPerThread = arith.divui %c128, %rowStep : index
         %chunks = arith.divui %tileN, %chunkColumns : index
         %threadItems = arith.muli %rowsPerThread, %chunks : index
-        %batch = arith.constant 8 : index
+        %batch = arith.constant {BATCH} : index
         %noStore = arith.constant -1 : index
-        %zeroValues = arith.constant dense<{OUT_ZERO}> : vector<8x4x{OUT}>
-        %noOffsets = vector.broadcast %noStore : index to vector<8xindex>
+        %zeroValues = arith.constant dense<{OUT_ZERO}> : vector<{BATCH}x{LANES}x{OUT}>
+        %noOffsets = vector.broadcast %noStore : index to vector<{BATCH}xindex>
         scf.for %t0 = %c0 to %threadItems step %batch {
           %loaded:2 = scf.for %u = %c0 to %batch step %c1
               iter_args(%values = %zeroValues, %offsets = %noOffsets)
-              -> (vector<8x4x{OUT}>, vector<8xindex>) {
+              -> (vector<{BATCH}x{LANES}x{OUT}>, vector<{BATCH}xindex>) {
             %t = arith.addi %t0, %u : index
             %itemRow = arith.divui %t, %chunks : index
             %itemChunk = arith.remui %t, %chunks : index
@@ -383,23 +387,23 @@ gpu.module @{MODULE} {
             %inside = arith.andi %rowInside, %colInside : i1
             %growAt = arith.select %inside, %grow, %c0 : index
             %gcolAt = arith.select %inside, %gcol, %c0 : index
-            %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<4xf32>
+            %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<{LANES}xf32>
             {EPILOGUE}
             {CONVERT}
-            %valuesNext = vector.insert {STORED}, %values[%u] : vector<4x{OUT}> into vector<8x4x{OUT}>
+            %valuesNext = vector.insert {STORED}, %values[%u] : vector<{LANES}x{OUT}> into vector<{BATCH}x{LANES}x{OUT}>
             %rowStart = arith.muli %growAt, %n : index
             %at = arith.addi %rowStart, %gcolAt : index
             %offset = arith.select %inside, %at, %noStore : index
-            %offsetsNext = vector.insert %offset, %offsets[%u] : index into vector<8xindex>
-            scf.yield %valuesNext, %offsetsNext : vector<8x4x{OUT}>, vector<8xindex>
+            %offsetsNext = vector.insert %offset, %offsets[%u] : index into vector<{BATCH}xindex>
+            scf.yield %valuesNext, %offsetsNext : vector<{BATCH}x{LANES}x{OUT}>, vector<{BATCH}xindex>
           } {unroll}
           scf.for %u = %c0 to %batch step %c1 {
-            %offset = vector.extract %loaded#1[%u] : index from vector<8xindex>
+            %offset = vector.extract %loaded#1[%u] : index from vector<{BATCH}xindex>
             %store = arith.cmpi ne, %offset, %noStore : index
             scf.if %store {
-              %value = vector.extract %loaded#0[%u] : vector<4x{OUT}> from vector<8x4x{OUT}>
+              %value = vector.extract %loaded#0[%u] : vector<{LANES}x{OUT}> from vector<{BATCH}x{LANES}x{OUT}>
               vector.store %value, %cg[%offset] {alignment = {STORE_ALIGNMENT}}
-                : memref<?x{OUT}, strided<[1], offset: ?>>, vector<4x{OUT}>
+                : memref<?x{OUT}, strided<[1], offset: ?>>, vector<{LANES}x{OUT}>
             }
           } {unroll}
         }
