@@ -645,6 +645,18 @@ def GpuSharedMemorySymbols : Pass<"gpu-shared-memory-symbols", "::mlir::gpu::GPU
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def GpuExpandArith : Pass<"gpu-expand-arith", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Expand the arith ops the NVPTX backend cannot select, keeping min and max";
+  let description = [{
+    Rewrites ceildivsi, ceildivui and floordivsi into integer arithmetic and bf16
+    extensions and truncations into integer operations, as upstream's arith-expand does,
+    but leaves maximumf, minimumf, maxnumf and minnumf alone: NVPTX selects each as one
+    instruction (max.NaN.f32, max.f32, ...), where arith-expand's compare and select take
+    two or three. Runs on the kernels' gpu.modules before their conversion to NVVM.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
   let summary = "Turn the compute of a bufferized host function into gpu.launch ops";
   let description = [{

@@ -241,10 +241,9 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   // bf16 conversions as integer operations (cvt to and from bf16 is not native on
-  // every SM); ceildiv, floordiv and friends have no LLVM lowering of their own.
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  kernels.addPass(arith::createArithExpandOpsPass(expand));
+  // every SM); ceildiv, floordiv and friends have no LLVM lowering of their own. Min and
+  // max stay: NVPTX has instructions for them.
+  kernels.addPass(createGpuExpandArith());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

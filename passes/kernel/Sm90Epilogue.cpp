@@ -175,6 +175,69 @@ Value emitRoundEven(OpBuilder &b, Location loc, Value value) {
   return arith::SelectOp::create(b, loc, small, rounded, value);
 }
 
+/// Whether `op` is a cast to an integer type of at most 16 bits, whose values the
+/// epilogue can carry as their sum with kRoundingBias.
+bool isNarrowIntegerCast(Operation *op) {
+  auto cast = dyn_cast_or_null<graph::CastOp>(op);
+  auto integer = cast ? dyn_cast<IntegerType>(cast.getTo()) : nullptr;
+  return integer && integer.getWidth() <= 16;
+}
+
+/// A requantization ending `epilogue`: cast(clip(round(x), low, high)) to a narrow
+/// integer type, with integer bounds below kRoundingLimit, the round and the clip read by
+/// nothing else.
+struct Requantization {
+  graph::RoundOp round;
+  double low, high;
+};
+std::optional<Requantization> matchRequantization(const kiln::Sm90Epilogue &epilogue) {
+  if (epilogue.ops.empty() || !isNarrowIntegerCast(epilogue.ops.back()))
+    return std::nullopt;
+  auto clip = epilogue.ops.back()->getOperand(0).getDefiningOp<graph::ClipOp>();
+  auto round = clip ? clip.getInput().getDefiningOp<graph::RoundOp>() : nullptr;
+  if (!round || !clip->hasOneUse() || !round->hasOneUse())
+    return std::nullopt;
+  auto integerBound = [](Value bound) -> std::optional<double> {
+    auto defining = bound ? bound.getDefiningOp<graph::ConstantOp>() : nullptr;
+    std::optional<double> number = defining ? singleFloat(defining.getValue()) : std::nullopt;
+    if (!number || std::nearbyint(*number) != *number || std::abs(*number) >= kRoundingLimit)
+      return std::nullopt;
+    return number;
+  };
+  std::optional<double> low = integerBound(clip.getMin()), high = integerBound(clip.getMax());
+  if (!low || !high)
+    return std::nullopt;
+  return Requantization{round, *low, *high};
+}
+
+/// `cast` (isNarrowIntegerCast) of its operand's lane value, as the integer plus
+/// kRoundingBias, whose f32 representation holds the integer in its low bits. A
+/// requantization (matchRequantization) becomes x + kRoundingBias clamped to [low, high] +
+/// kRoundingBias: the addition rounds (to nearest even), and clamping after it is the
+/// same as before, the bounds being integers; its round and clip are not emitted. Other
+/// operands: an integer as it is, else truncated toward zero; out-of-range values are
+/// undefined, as for the cast.
+Value emitBiasedNarrowInteger(OpBuilder &b, Location loc, const kiln::Sm90Epilogue &epilogue,
+                              graph::CastOp cast, const DenseMap<Value, Value> &lane) {
+  Type f32 = b.getF32Type();
+  auto constant = [&](double value) -> Value {
+    return arith::ConstantOp::create(b, loc, FloatAttr::get(f32, value));
+  };
+  Value bias = constant(kRoundingBias);
+  if (std::optional<Requantization> requantization = matchRequantization(epilogue)) {
+    Value biased =
+        arith::AddFOp::create(b, loc, lane.lookup(requantization->round.getInput()), bias);
+    Value raised =
+        arith::MaxNumFOp::create(b, loc, biased, constant(kRoundingBias + requantization->low));
+    return arith::MinNumFOp::create(b, loc, raised, constant(kRoundingBias + requantization->high));
+  }
+  Value operand = cast.getInput();
+  Value value = lane.lookup(operand);
+  if (!knownIntegral(epilogue, operand))
+    value = math::TruncOp::create(b, loc, value);
+  return arith::AddFOp::create(b, loc, value, bias);
+}
+
 /// A graph.cast from or to an integer type, as the epilogue computes it on its f32 lane
 /// values (which hold integers exactly up to 2^24): from an integer (the i32 sums of an
 /// integer product), the conversion to the cast's float type (rounding to a narrower one);
@@ -211,7 +274,7 @@ std::string shortName(Operation *op) {
 } // namespace
 
 Value kiln::emitSm90EpilogueLane(OpBuilder &b, Location loc, const Sm90Epilogue &epilogue,
-                                 Value product, ArrayRef<Value> inputs) {
+                                 Value product, ArrayRef<Value> inputs, bool biasNarrowInteger) {
   DenseMap<Value, Value> lane;
   Block *body = Value(epilogue.product).getParentBlock();
   for (auto [input, value] : llvm::zip(epilogue.inputs, inputs))
@@ -220,7 +283,18 @@ Value kiln::emitSm90EpilogueLane(OpBuilder &b, Location loc, const Sm90Epilogue 
   if (epilogue.bias)
     current = arith::AddFOp::create(b, loc, current, lane.lookup(epilogue.bias));
   lane[epilogue.product] = current;
+  // A requantization into the biased form is emitted whole at its cast.
+  std::optional<Requantization> requantization =
+      biasNarrowInteger ? matchRequantization(epilogue) : std::nullopt;
   for (Operation *op : epilogue.ops) {
+    if (requantization && (op == requantization->round.getOperation() ||
+                           op == *requantization->round->getUsers().begin()))
+      continue;
+    if (biasNarrowInteger && op == epilogue.ops.back() && isNarrowIntegerCast(op)) {
+      lane[op->getResult(0)] =
+          emitBiasedNarrowInteger(b, loc, epilogue, cast<graph::CastOp>(op), lane);
+      continue;
+    }
     SmallVector<Value> args;
     for (Value operand : op->getOperands()) {
       if (Value known = lane.lookup(operand)) {
@@ -437,17 +511,14 @@ kiln::sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, Type result, String
   std::string convert;
   if (auto integer = dyn_cast<IntegerType>(result)) {
     // The epilogue ended in a cast to this type: its f32 values are integers in range.
-    // Narrow ones are the low bits of their sum with kRoundingBias (no conversion
-    // instruction); wider ones convert.
+    // Narrow ones come as their sum with kRoundingBias (emitSm90Epilogue), whose low
+    // bits they are: no conversion instruction. Wider ones convert.
     std::string out = "i" + std::to_string(integer.getWidth());
     if (epilogue && !epilogue->empty() && integer.getWidth() <= 16)
-      convert =
-          llvm::formatv("%outBias = arith.constant dense<{0}.0> : {3}\n"
-                        "    %outBiased = arith.addf {1}, %outBias : {3}\n"
-                        "    %outBits = arith.bitcast %outBiased : {3} to {4}\n"
-                        "    %out = arith.trunci %outBits : {4} to {2}",
-                        int64_t(kRoundingBias), stored, vectorOf(out), f32Vector, vectorOf("i32"))
-              .str();
+      convert = llvm::formatv("%outBits = arith.bitcast {0} : {1} to {2}\n"
+                              "    %out = arith.trunci %outBits : {2} to {3}",
+                              stored, f32Vector, vectorOf("i32"), vectorOf(out))
+                    .str();
     else
       convert = "%out = arith." + std::string(integer.isUnsigned() ? "fptoui " : "fptosi ") +
                 stored + " : " + f32Vector + " to " + vectorOf(out);
@@ -481,6 +552,9 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
   if (!vectorType || vectorType.getRank() != 1)
     return kernel.emitError("the epilogue marker takes no vector of C");
   int64_t lanes = vectorType.getNumElements();
+  // A narrow integer result leaves the lanes biased (see sm90EpiloguePlaceholders).
+  bool biasNarrow = !epilogue.ops.empty() && isNarrowIntegerCast(epilogue.ops.back());
+  Operation *first = marker->getPrevNode();
   Type f32 = b.getF32Type();
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
@@ -526,13 +600,22 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
     for (const SmallVector<Value> &values : inputLanes)
       inputs.push_back(values[lane]);
     Value product = vector::ExtractOp::create(b, loc, vector, lane);
-    Value result = kiln::emitSm90EpilogueLane(b, loc, epilogue, product, inputs);
+    Value result = kiln::emitSm90EpilogueLane(b, loc, epilogue, product, inputs, biasNarrow);
     if (!result)
       return kernel.emitError("an epilogue op has no scalar emission");
     results.push_back(result);
   }
   Value combined =
       vector::FromElementsOp::create(b, loc, VectorType::get({lanes}, f32), results).getResult();
+  // The epilogue's f32 arithmetic may contract a product and a sum into one fused
+  // multiply-add (a rescale and a bias, a requantization and kRoundingBias): one rounding
+  // fewer, and half the instructions of a chain that runs once per element.
+  for (Operation *op = first ? first->getNextNode() : &marker->getBlock()->front();
+       op != marker.getOperation(); op = op->getNextNode())
+    if (auto fastMath = dyn_cast<arith::ArithFastMathInterface>(op);
+        fastMath && isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op))
+      op->setAttr(fastMath.getFastMathAttrName(),
+                  arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract));
   marker.getResult(0).replaceAllUsesWith(combined);
   marker.erase();
   return success();

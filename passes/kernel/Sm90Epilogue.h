@@ -97,10 +97,14 @@ std::optional<Sm90Epilogue> matchSm90Epilogue(mlir::Operation *anchor, mlir::Val
 /// One element of `epilogue`: its chain on the f32 value `product`, given the f32 values
 /// of its inputs for this element (one per `inputs` entry), in f32 arithmetic (the generic
 /// lowering's scalar emission). Templates that read the inputs their own way (the
-/// depthwise convolutions) call it per element. Null where an op cannot be emitted.
+/// depthwise convolutions) call it per element. Null where an op cannot be emitted. With
+/// `biasNarrowInteger`, a chain ending in a cast to an integer type of at most 16 bits
+/// gives that integer plus 1.5 x 2^23 (0x4B400000), whose f32 bits hold it in their low
+/// bits (the store then only truncates them); else the integer.
 mlir::Value emitSm90EpilogueLane(mlir::OpBuilder &b, mlir::Location loc,
                                  const Sm90Epilogue &epilogue, mlir::Value product,
-                                 llvm::ArrayRef<mlir::Value> inputs);
+                                 llvm::ArrayRef<mlir::Value> inputs,
+                                 bool biasNarrowInteger = false);
 
 /// The template placeholders of `epilogue` ({EPILOGUE_PARAMETERS}, {EPILOGUE}, {CONVERT},
 /// {STORED}): the extra parameters, the marker op that stands for the chain (replaced by

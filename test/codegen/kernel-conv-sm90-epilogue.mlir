@@ -24,7 +24,7 @@
 // PTX: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX: ld.global.v4.b32
-// PTX: setp.le.f32 %p{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
+// PTX: max.NaN.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
 // PTX: cvt.rn.f16x2.f32
 memref.global "private" constant @w : memref<128x3x3x64xf16> = dense<1.0>
 memref.global "private" constant @b : memref<128xf16> = dense<0.5>
@@ -60,7 +60,7 @@ func.func @main(%x: memref<2x16x16x64xf16>, %y: memref<2x16x16x128xf16>) attribu
 // CHECK-COUNT-4: arith.maximumf
 // PTX-LABEL: .visible .entry gemm_f16_f16_{{.*}}_bias_add_relu_
 // PTX: _param_7
-// PTX: setp.le.f32 %p{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
+// PTX: max.NaN.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
 memref.global "private" constant @w : memref<256x1x1x64xf16> = dense<1.0>
 memref.global "private" constant @b : memref<256xf16> = dense<0.5>
 kernel.func @Conv_0(%x: memref<4x8x8x64xf16>, %w: memref<256x1x1x64xf16>, %bias: memref<256xf16>, %res: memref<4x8x8x256xf16>, %y: memref<4x8x8x256xf16>) {
@@ -89,7 +89,7 @@ func.func @main(%x: memref<4x8x8x64xf16>, %res: memref<4x8x8x256xf16>, %y: memre
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_{{.*}}_bias_relu_{{[0-9a-f]+}}::
 // CHECK-SAME: %{{.*}} : memref<f16>)
 // PTX-LABEL: .visible .entry gemm_f16_f16_{{.*}}_bias_relu_
-// PTX: setp.le.f32 %p{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
+// PTX: max.NaN.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
 memref.global "private" constant @w : memref<64x7x7x3xf16> = dense<1.0>
 memref.global "private" constant @b : memref<64xf16> = dense<0.5>
 kernel.func @Conv_0(%x: memref<2x32x32x3xf16>, %w: memref<64x7x7x3xf16>, %bias: memref<64xf16>, %y: memref<2x16x16x64xf16>) {

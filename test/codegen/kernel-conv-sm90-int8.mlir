@@ -17,24 +17,30 @@
 // CHECK: memref.get_global @w_oxk : memref<128x1152xi8>
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c128{{.*}}] : memref<*xi8> -> <tensor = memref<64x128xi8, 3>
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x128_s4_ws2_i8_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}::
-// The rounding and the conversion to i8 go through 1.5 x 2^23 (0x4B400000) with f32
-// additions, not conversion instructions (an eighth of the f32 rate on sm_90).
+// The requantization (divide, round, clamp, convert) is one fused multiply-add of 1.5 x
+// 2^23 (0x4B400000), which rounds, a clamp to [-128, 127] + 1.5 x 2^23, and the low byte
+// of the result's bits: no conversion instructions (an eighth of the f32 rate on sm_90).
 // CHECK-DAG: %[[BIAS:.*]] = arith.constant 0x4B400000 : f32
-// CHECK-DAG: %[[LIMIT:.*]] = arith.constant 0x4A800000 : f32
+// CHECK-DAG: %[[LOW:.*]] = arith.constant 0x4B3FFF80 : f32
+// CHECK-DAG: %[[HIGH:.*]] = arith.constant 0x4B40007F : f32
+// CHECK-DAG: %[[STEP:.*]] = arith.constant 2.000000e+01 : f32
 // CHECK: llvm.mlir.zero : !llvm.struct<(struct<(i32,
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
 // CHECK: llvm.sitofp {{.*}} : i32 to f32
-// CHECK: %[[BIASED:.*]] = arith.addf %[[SCALED:.*]], %[[BIAS]] : f32
-// CHECK: %[[ROUNDED:.*]] = arith.subf %[[BIASED]], %[[BIAS]] : f32
-// CHECK: %[[MAGNITUDE:.*]] = math.absf %[[SCALED]] : f32
-// CHECK: %[[SMALL:.*]] = arith.cmpf olt, %[[MAGNITUDE]], %[[LIMIT]] : f32
-// CHECK: arith.select %[[SMALL]], %[[ROUNDED]], %[[SCALED]] : f32
-// CHECK: %[[STORED:.*]] = arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[STEP]] fastmath<contract> : f32
+// CHECK: %[[BIASED:.*]] = arith.addf %[[SCALED]], %[[BIAS]] fastmath<contract> : f32
+// CHECK: %[[RAISED:.*]] = arith.maxnumf %[[BIASED]], %[[LOW]] : f32
+// CHECK: arith.minnumf %[[RAISED]], %[[HIGH]] : f32
+// CHECK-NOT: math.roundeven
+// CHECK: %[[STORED:.*]] = vector.from_elements {{.*}} : vector<16xf32>
 // CHECK: %[[BITS:.*]] = arith.bitcast %[[STORED]] : vector<16xf32> to vector<16xi32>
 // CHECK: arith.trunci %[[BITS]] : vector<16xi32> to vector<16xi8>
 // PTX-LABEL: .visible .entry conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x128_s4_ws2_i8_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}(
 // PTX: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8
+// PTX-NOT: cvt.rni
+// PTX-NOT: cvt.rzi
+// PTX: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f41A00000, 0f4B400000;
 // PTX-NOT: cvt.rni
 // PTX-NOT: cvt.rzi
 memref.global "private" constant @w : memref<128x3x3x64xi8> = dense<3>

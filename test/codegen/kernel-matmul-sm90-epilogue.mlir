@@ -34,7 +34,7 @@
 // PTX: .param .u64 .ptr .align 1 gemm_f16_f16_128x128x64_s4_ws2_add_gelu_{{.*}}_param_6
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX-DAG: ld.global.v4.b32
-// PTX-DAG: mul.rn.f32 {{.*}}, 0f3F3504F3
+// PTX-DAG: mul.f32 {{.*}}, 0f3F3504F3
 // PTX-DAG: cvt.rn.f16x2.f32
 memref.global "private" constant @bias : memref<3072xf16> = dense<0.5>
 kernel.func @ffn1(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %bias: memref<3072xf16>, %c: memref<256x3072xf16>) {
@@ -72,7 +72,7 @@ func.func @main(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %c: memref<25
 // PTX: _param_7
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-COUNT-2: ld.global.v4.b32
-// PTX-COUNT-16: add.rn.f32
+// PTX-COUNT-16: add.f32
 // PTX: st.global.v4.b32
 kernel.func @ffn2(%a: memref<256x3072xbf16>, %b: memref<3072x768xbf16>, %bias: memref<1x768xbf16>, %res: memref<256x768xbf16>, %c: memref<256x768xbf16>) {
   matmul ins(%a, %b, %bias, %res : memref<256x3072xbf16>, memref<3072x768xbf16>, memref<1x768xbf16>, memref<256x768xbf16>) outs(%c : memref<256x768xbf16>) {
@@ -102,7 +102,7 @@ func.func @main(%a: memref<256x3072xbf16>, %b: memref<3072x768xbf16>, %bias: mem
 // CHECK-NOT: arith.truncf %[[E]]
 // CHECK: vector.store %[[E]]
 // PTX-LABEL: .visible .entry gemm_f16_f32_128x128x64_s4_ws2_mul_cast_
-// PTX: mul.rn.f32 {{.*}}, 0f3E000000
+// PTX: mul.f32 {{.*}}, 0f3E000000
 // PTX: st.global.v4.b32
 kernel.func @scaled(%a: memref<256x512xf16>, %b: memref<512x256xf16>, %c: memref<256x256xf32>) {
   matmul ins(%a, %b : memref<256x512xf16>, memref<512x256xf16>) outs(%c : memref<256x256xf32>) {
@@ -132,7 +132,7 @@ func.func @main(%a: memref<256x512xf16>, %b: memref<512x256xf16>, %c: memref<256
 // CHECK: arith.mulf {{.*}} : f32
 // CHECK: arith.maximumf {{.*}} : f32
 // PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s3_mul_relu_
-// PTX: setp.le.f32 %p{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
+// PTX: max.NaN.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
 kernel.func @basic(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %scale: memref<256xf16>, %c: memref<256x256xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 0}} {
   matmul ins(%a, %b, %scale : memref<256x256xf16>, memref<256x256xf16>, memref<256xf16>) outs(%c : memref<256x256xf16>) {
   ^bb0(%x: tensor<256x256xf16>, %y: tensor<256x256xf16>, %s: tensor<256xf16>):
@@ -168,7 +168,7 @@ func.func @main(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %scale: memref
 // PTX: st.global.v4.b32
 // PTX-LABEL: .visible .entry split_k_reduce_f16_3x1024x768_add_relu_
 // PTX-COUNT-3: ld.global.v4.b32
-// PTX: setp.le.f32 %p{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
+// PTX: max.NaN.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
 // PTX: cvt.rn.f16x2.f32
 memref.global "private" constant @b2 : memref<768xf16> = dense<0.25>
 kernel.func @ffn2(%a: memref<1024x3072xf16>, %b: memref<3072x768xf16>, %bias: memref<768xf16>, %c: memref<1024x768xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, split_k = 3}} {
@@ -192,16 +192,17 @@ func.func @main(%a: memref<1024x3072xf16>, %b: memref<3072x768xf16>, %c: memref<
 // GELU as an fp16 ONNX export writes it when it is not recognised (x * (1 + erf(x / c)) *
 // 0.5): not a chain, the biased product is read twice. The ops are evaluated in block
 // order on each lane; the three inlined constants are compiled in, the division by one
-// as a product with its reciprocal (1 / 1.4140625 = 0.707182...).
+// as a product with its reciprocal (1 / 1.4140625 = 0.707182...). Sums and products may
+// contract into fused multiply-adds.
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2_add_div_erf_add_mul_mul_{{[0-9a-f]+}}::
 // CHECK: gpu.func @gemm_f16_f16_128x128x64_s4_ws2_add_div_erf_add_mul_mul_{{[0-9a-f]+}}(
 // CHECK: %[[R:.*]] = arith.constant 0.707182347 : f32
 // CHECK: %[[X:.*]] = arith.addf {{.*}} : f32
-// CHECK: %[[D:.*]] = arith.mulf %[[X]], %[[R]] : f32
+// CHECK: %[[D:.*]] = arith.mulf %[[X]], %[[R]] fastmath<contract> : f32
 // CHECK: %[[E:.*]] = math.erf %[[D]] : f32
-// CHECK: %[[A:.*]] = arith.addf %[[E]], {{.*}} : f32
-// CHECK: arith.mulf %[[X]], %[[A]] : f32
+// CHECK: %[[A:.*]] = arith.addf %[[E]], {{.*}} fastmath<contract> : f32
+// CHECK: arith.mulf %[[X]], %[[A]] fastmath<contract> : f32
 // PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s4_ws2_add_div_erf_add_mul_mul_
 // PTX: cvt.rn.f16x2.f32
 memref.global "private" constant @bias : memref<3072xf16> = dense<0.5>
