@@ -12,6 +12,8 @@
 
 #include "passes/kernel/KernelConfig.h"
 
+#include "dialects/graph/GraphOps.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringExtras.h"
@@ -38,6 +40,15 @@ std::string kiln::kernelSignature(kernel::FuncOp function) {
   copy.setSymName("kernel");
   copy->removeAttr(kKernelConfigAttr);
   copy->removeAttr(kKernelTuningAttr);
+  // Scalar float constants as zeros: an int8 layer's epilogue carries its own
+  // quantization scales, which change no configuration's speed, and the layers of a
+  // stage then tune once.
+  copy.walk([](graph::ConstantOp constant) {
+    auto type = dyn_cast<RankedTensorType>(constant.getValue().getType());
+    if (type && type.getNumElements() == 1 && isa<FloatType>(type.getElementType()))
+      constant.setValueAttr(
+          DenseElementsAttr::get(type, FloatAttr::get(type.getElementType(), 0.0)));
+  });
   std::string text;
   llvm::raw_string_ostream os(text);
   OpPrintingFlags flags;

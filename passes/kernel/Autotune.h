@@ -51,8 +51,9 @@ std::unique_ptr<mlir::Pass> createKernelAutotune(const KernelAutotuneOptions &op
                                                  AutotuneProgress progress = {});
 
 /// The timing cache's kernel key: the SHA-256 (hex) of `function` printed without its
-/// symbol name, its locations and its `kernel.config`/`kernel.tuning` attributes, so that
-/// kernels identical up to their name share it.
+/// symbol name, its locations, its `kernel.config`/`kernel.tuning` attributes and the
+/// values of its scalar float constants (an int8 layer's quantization scales), so that
+/// kernels identical up to those share it and tune once.
 std::string kernelSignature(kernel::FuncOp function);
 
 /// The key of a configuration: the dictionary as MLIR prints it (entries sorted).

@@ -234,6 +234,42 @@ TEST_F(TuningIRTest, SignatureIgnoresNameLocationsAndTuning) {
   EXPECT_NE(first, kiln::kernelSignature(*bf16->getOps<kiln::kernel::FuncOp>().begin()));
 }
 
+TEST_F(TuningIRTest, SignatureIgnoresScalarConstantValues) {
+  // Two int8-like epilogues that differ only in their scale (one kernel per layer, the
+  // same speed), and one that differs in an op.
+  auto kernel = [](StringRef name, StringRef scale, StringRef op) {
+    return (llvm::Twine("kernel.func @") + name +
+            "(%a: memref<256x128xf16>, %b: memref<128x256xf16>, %c: memref<256x256xf16>) {\n"
+            "  matmul ins(%a, %b : memref<256x128xf16>, memref<128x256xf16>) outs(%c : "
+            "memref<256x256xf16>) {\n"
+            "  ^bb0(%x: tensor<256x128xf16>, %y: tensor<128x256xf16>):\n"
+            "    %s = graph.constant dense<" +
+            scale +
+            "> : tensor<f16>\n"
+            "    %r = graph.matmul %x, %y : (tensor<256x128xf16>, tensor<128x256xf16>) -> "
+            "tensor<256x256xf16>\n"
+            "    %q = graph." +
+            op +
+            " %r, %s : (tensor<256x256xf16>, tensor<f16>) -> tensor<256x256xf16>\n"
+            "    kernel.yield %q : tensor<256x256xf16>\n  }\n  return\n}\n")
+        .str();
+  };
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kernel("half", "0.5", "mul") + kernel("quarter", "0.25", "mul") +
+                                      kernel("divided", "0.25", "div"),
+                                  &context);
+  ASSERT_TRUE(module);
+  auto kernels = llvm::to_vector(module->getOps<kiln::kernel::FuncOp>());
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kiln::kernelSignature(kernels[0]), kiln::kernelSignature(kernels[1]));
+  EXPECT_NE(kiln::kernelSignature(kernels[1]), kiln::kernelSignature(kernels[2]));
+  // The kernels themselves keep their values.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  kernels[1]->print(os);
+  EXPECT_NE(text.find("2.500000e-01"), std::string::npos);
+}
+
 TEST_F(TuningIRTest, CandidatesAndCostModel) {
   OwningOpRef<ModuleOp> large = gemms({"large"}, 4096, 4096, 4096);
   auto kernel = *large->getOps<kiln::kernel::FuncOp>().begin();
