@@ -172,20 +172,23 @@ SmallVector<OpFoldResult> getChannelsFirstSizes(OpBuilder &b, Location loc, Valu
 
 /// The indexing maps of a pooling over [N, C, O1..Ok, K1..Kk]: the input read at
 /// `o * stride + k * dilation`, the window tensor at k, and `numOutputs` outputs at o.
-/// With `channelsLast` the input and outputs are [N, spatial..., C] (the loops keep
-/// their order).
+/// With `channelsLast` the input and outputs are [N, spatial..., C] and so are the
+/// loops, [N, O1..Ok, C, K1..Kk], as linalg's NHWC poolings have them: consecutive
+/// channels are then consecutive threads on the GPU (coalesced accesses), and the nest
+/// has the iteration space of the output's fill, which fuses with it.
 SmallVector<AffineMap> getPoolingMaps(MLIRContext *context, const Window &window,
                                       unsigned numOutputs, bool channelsLast = false) {
   int64_t spatialRank = window.kernel.size();
   int64_t numDims = 2 + 2 * spatialRank;
-  AffineExpr n = getAffineDimExpr(0, context), c = getAffineDimExpr(1, context);
+  AffineExpr n = getAffineDimExpr(0, context);
+  AffineExpr c = getAffineDimExpr(channelsLast ? 1 + spatialRank : 1, context);
   SmallVector<AffineExpr> inputExprs{n}, windowExprs, outputExprs{n};
   if (!channelsLast) {
     inputExprs.push_back(c);
     outputExprs.push_back(c);
   }
   for (int64_t i = 0; i < spatialRank; ++i) {
-    AffineExpr output = getAffineDimExpr(2 + i, context);
+    AffineExpr output = getAffineDimExpr(channelsLast ? 1 + i : 2 + i, context);
     AffineExpr tap = getAffineDimExpr(2 + spatialRank + i, context);
     inputExprs.push_back(output * window.strides[i] + tap * window.dilations[i]);
     windowExprs.push_back(tap);

@@ -325,6 +325,23 @@ func.func @max_pool_channels_last(%x: tensor<1x5x5x2xf32>) -> tensor<1x3x3x2xf32
 
 // -----
 
+// Channels-last max pooling of integers (an int8 model's pool): a pooling generic whose
+// loops are those of linalg's NHWC poolings, [N, OH, OW, C, KH, KW], so that channels are
+// the innermost parallel loop (consecutive GPU threads) and the nest matches the
+// output's fill.
+// CHECK-DAG: #[[INPUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d3)>
+// CHECK-DAG: #[[WINDOW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+// CHECK-DAG: #[[OUTPUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @max_pool_channels_last_i8
+// CHECK: linalg.generic {indexing_maps = [#[[INPUT]], #[[WINDOW]], #[[OUTPUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<1x6x6x2xi8>, tensor<2x2xi8>) outs(%{{.*}} : tensor<1x3x3x2xi8>)
+// CHECK: arith.maxsi
+func.func @max_pool_channels_last_i8(%x: tensor<1x5x5x2xi8>) -> tensor<1x3x3x2xi8> {
+  %0, %1 = graph.max_pool %x {channels_last, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, ceil_mode = true, storage_order = 0} : (tensor<1x5x5x2xi8>) -> (tensor<1x3x3x2xi8>, tensor<1x3x3x2xi64>)
+  return %0 : tensor<1x3x3x2xi8>
+}
+
+// -----
+
 // Half-precision products accumulate in f32: the matmul extends its f16 operands into an
 // f32 accumulator, rounded to f16 once at the end.
 // CHECK-LABEL: func.func @matmul_f16_accumulates_in_f32
