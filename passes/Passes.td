@@ -823,6 +823,20 @@ def GraphFoldQuantizedConv : Pass<"graph-fold-quantized-conv", "::mlir::func::Fu
   ];
 }
 
+def GraphHoistQuantization : Pass<"graph-hoist-quantization", "::mlir::func::FuncOp"> {
+  let summary = "QuantizeLinear in front of the MaxPool it reads";
+  let description = [{
+    `Q(max_pool(x))` becomes `max_pool(Q(x))` when every reader of the pool is a
+    QuantizeLinear by the same positive scalar scale and zero point and its indices are
+    unread: quantization is monotonic, so it commutes with taking a maximum. The producer
+    of `x` (a stem convolution) then stores int8, and the pool moves int8.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+  let statistics = [
+    Statistic<"numHoisted", "hoisted", "Max pools moved after a quantization">,
+  ];
+}
+
 def GraphDecomposeQuantization
     : Pass<"graph-decompose-quantization", "::mlir::func::FuncOp"> {
   let summary = "quantize_linear and dequantize_linear as pointwise graph ops";

@@ -166,6 +166,7 @@ void addLayoutPasses(OpPassManager &pm) {
 }
 
 void addQuantizedConvPasses(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createGraphHoistQuantization());
   pm.addNestedPass<func::FuncOp>(createGraphFoldQuantizedConv());
 }
 
