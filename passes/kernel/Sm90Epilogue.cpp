@@ -131,6 +131,15 @@ Value splatConstant(OpBuilder &b, Location loc, Type type, TypedAttr value) {
   return arith::ConstantOp::create(b, loc, value);
 }
 
+/// The value of `bound` when it is a constant holding one integer (as a float).
+std::optional<double> integerConstant(Value bound) {
+  auto constant = bound ? bound.getDefiningOp<graph::ConstantOp>() : nullptr;
+  std::optional<double> number = constant ? singleFloat(constant.getValue()) : std::nullopt;
+  if (!number || std::nearbyint(*number) != *number)
+    return std::nullopt;
+  return number;
+}
+
 /// Whether `value`, a value of `epilogue`'s chain, holds integers in every element (as
 /// floats): what a rounding or a cast to an integer type then leaves as it is.
 bool knownIntegral(const kiln::Sm90Epilogue &epilogue, Value value) {
@@ -139,11 +148,7 @@ bool knownIntegral(const kiln::Sm90Epilogue &epilogue, Value value) {
   if (isa<BlockArgument>(value))
     return isa<IntegerType>(getElementTypeOrSelf(value.getType()));
   Operation *op = value.getDefiningOp();
-  auto integralConstant = [](Value bound) {
-    auto constant = bound ? bound.getDefiningOp<graph::ConstantOp>() : nullptr;
-    std::optional<double> number = constant ? singleFloat(constant.getValue()) : std::nullopt;
-    return !bound || (number && std::nearbyint(*number) == *number);
-  };
+  auto integralConstant = [](Value bound) { return !bound || integerConstant(bound); };
   if (isa_and_nonnull<graph::RoundOp>(op))
     return true;
   if (auto cast = dyn_cast_or_null<graph::CastOp>(op))
@@ -188,6 +193,7 @@ bool isNarrowIntegerCast(Operation *op) {
 /// nothing else.
 struct Requantization {
   graph::RoundOp round;
+  graph::ClipOp clip;
   double low, high;
 };
 std::optional<Requantization> matchRequantization(const kiln::Sm90Epilogue &epilogue) {
@@ -197,34 +203,29 @@ std::optional<Requantization> matchRequantization(const kiln::Sm90Epilogue &epil
   auto round = clip ? clip.getInput().getDefiningOp<graph::RoundOp>() : nullptr;
   if (!round || !clip->hasOneUse() || !round->hasOneUse())
     return std::nullopt;
-  auto integerBound = [](Value bound) -> std::optional<double> {
-    auto defining = bound ? bound.getDefiningOp<graph::ConstantOp>() : nullptr;
-    std::optional<double> number = defining ? singleFloat(defining.getValue()) : std::nullopt;
-    if (!number || std::nearbyint(*number) != *number || std::abs(*number) >= kRoundingLimit)
-      return std::nullopt;
-    return number;
-  };
-  std::optional<double> low = integerBound(clip.getMin()), high = integerBound(clip.getMax());
-  if (!low || !high)
+  std::optional<double> low = integerConstant(clip.getMin());
+  std::optional<double> high = integerConstant(clip.getMax());
+  if (!low || !high || std::abs(*low) >= kRoundingLimit || std::abs(*high) >= kRoundingLimit)
     return std::nullopt;
-  return Requantization{round, *low, *high};
+  return Requantization{round, clip, *low, *high};
 }
 
 /// `cast` (isNarrowIntegerCast) of its operand's lane value, as the integer plus
-/// kRoundingBias, whose f32 representation holds the integer in its low bits. A
-/// requantization (matchRequantization) becomes x + kRoundingBias clamped to [low, high] +
-/// kRoundingBias: the addition rounds (to nearest even), and clamping after it is the
-/// same as before, the bounds being integers; its round and clip are not emitted. Other
-/// operands: an integer as it is, else truncated toward zero; out-of-range values are
-/// undefined, as for the cast.
+/// kRoundingBias, whose f32 representation holds the integer in its low bits. The
+/// chain's `requantization`, when it has one (matchRequantization), becomes x +
+/// kRoundingBias clamped to [low, high] + kRoundingBias: the addition rounds (to nearest
+/// even), and clamping after it is the same as before, the bounds being integers; its
+/// round and clip are not emitted. Other operands: an integer as it is, else truncated
+/// toward zero; out-of-range values are undefined, as for the cast.
 Value emitBiasedNarrowInteger(OpBuilder &b, Location loc, const kiln::Sm90Epilogue &epilogue,
-                              graph::CastOp cast, const DenseMap<Value, Value> &lane) {
+                              graph::CastOp cast, std::optional<Requantization> requantization,
+                              const DenseMap<Value, Value> &lane) {
   Type f32 = b.getF32Type();
   auto constant = [&](double value) -> Value {
     return arith::ConstantOp::create(b, loc, FloatAttr::get(f32, value));
   };
   Value bias = constant(kRoundingBias);
-  if (std::optional<Requantization> requantization = matchRequantization(epilogue)) {
+  if (requantization) {
     Value biased =
         arith::AddFOp::create(b, loc, lane.lookup(requantization->round.getInput()), bias);
     Value raised =
@@ -287,12 +288,12 @@ Value kiln::emitSm90EpilogueLane(OpBuilder &b, Location loc, const Sm90Epilogue 
   std::optional<Requantization> requantization =
       biasNarrowInteger ? matchRequantization(epilogue) : std::nullopt;
   for (Operation *op : epilogue.ops) {
-    if (requantization && (op == requantization->round.getOperation() ||
-                           op == *requantization->round->getUsers().begin()))
+    if (requantization &&
+        (op == requantization->round.getOperation() || op == requantization->clip.getOperation()))
       continue;
     if (biasNarrowInteger && op == epilogue.ops.back() && isNarrowIntegerCast(op)) {
       lane[op->getResult(0)] =
-          emitBiasedNarrowInteger(b, loc, epilogue, cast<graph::CastOp>(op), lane);
+          emitBiasedNarrowInteger(b, loc, epilogue, cast<graph::CastOp>(op), requantization, lane);
       continue;
     }
     SmallVector<Value> args;
