@@ -6,6 +6,7 @@
 #include "passes/lowering/graph-to-linalg/Lowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -190,10 +191,14 @@ bool isNarrowIntegerCast(Operation *op) {
 
 /// A requantization ending `epilogue`: cast(clip(round(x), low, high)) to a narrow
 /// integer type, with integer bounds below kRoundingLimit, the round and the clip read by
-/// nothing else.
+/// nothing else. When x is relu(y) or relu(y) divided by a positive constant (the ReLU
+/// before a block's requantization), read by nothing else, the ReLU is `relu`: clamping
+/// to max(low, 0) after the rounding does its work (rounding is monotonic, and 0 stays
+/// 0), an instruction fewer per element.
 struct Requantization {
   graph::RoundOp round;
   graph::ClipOp clip;
+  graph::ReluOp relu;
   double low, high;
 };
 std::optional<Requantization> matchRequantization(const kiln::Sm90Epilogue &epilogue) {
@@ -207,7 +212,21 @@ std::optional<Requantization> matchRequantization(const kiln::Sm90Epilogue &epil
   std::optional<double> high = integerConstant(clip.getMax());
   if (!low || !high || std::abs(*low) >= kRoundingLimit || std::abs(*high) >= kRoundingLimit)
     return std::nullopt;
-  return Requantization{round, clip, *low, *high};
+  Requantization requantization{round, clip, nullptr, *low, *high};
+  Value scaled = round.getInput();
+  if (auto divide = scaled.getDefiningOp<graph::DivOp>(); divide && divide->hasOneUse()) {
+    auto divisor = divide.getRhs().getDefiningOp<graph::ConstantOp>();
+    std::optional<double> value = divisor ? singleFloat(divisor.getValue()) : std::nullopt;
+    if (value && *value > 0)
+      scaled = divide.getLhs();
+  }
+  auto relu = scaled.getDefiningOp<graph::ReluOp>();
+  if (relu && relu->hasOneUse() && llvm::is_contained(epilogue.ops, relu.getOperation()) &&
+      *high >= 0) {
+    requantization.relu = relu;
+    requantization.low = std::max(*low, 0.0);
+  }
+  return requantization;
 }
 
 /// `cast` (isNarrowIntegerCast) of its operand's lane value, as the integer plus
@@ -267,6 +286,37 @@ Value emitIntegerCast(OpBuilder &b, Location loc, graph::CastOp cast, Value valu
   return Value();
 }
 
+/// The f32 values of `bytes`, a vector of i8 whose length is a multiple of 4, through
+/// kRoundingBias: per 32-bit word, one xor makes each byte x its unsigned x + 128; per
+/// byte, one `prmt` places it under the upper bytes of kRoundingBias's representation
+/// (the float kRoundingBias + x + 128) and one subtraction leaves x. Two instructions an
+/// element where sign extension, the biasing addition and the subtraction make three.
+SmallVector<Value> widenBytesToF32(OpBuilder &b, Location loc, Value bytes) {
+  auto type = cast<VectorType>(bytes.getType());
+  int64_t words = type.getNumElements() / 4;
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto constantI32 = [&](uint32_t value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(value)));
+  };
+  Value packed = vector::BitCastOp::create(b, loc, VectorType::get({words}, i32), bytes);
+  Value signFlip = constantI32(0x80808080u), upper = constantI32(uint32_t(kRoundingBiasBits));
+  Value offset = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(kRoundingBias + 128.0f));
+  SmallVector<Value> values;
+  for (int64_t word = 0; word < words; ++word) {
+    Value unsignedBytes = arith::XOrIOp::create(
+        b, loc, vector::ExtractOp::create(b, loc, packed, word), signFlip);
+    for (uint32_t byte = 0; byte < 4; ++byte) {
+      // Result bytes, low to high: byte `byte` of the word, then bytes 0, 2 and 3 of
+      // kRoundingBiasBits (pool bytes 4, 6, 7): 0x00, 0x40, 0x4B.
+      Value bits = NVVM::PermuteOp::create(b, loc, i32, unsignedBytes, upper,
+                                           constantI32(0x7640u | byte), NVVM::PermuteMode::DEFAULT);
+      values.push_back(
+          arith::SubFOp::create(b, loc, arith::BitcastOp::create(b, loc, f32, bits), offset));
+    }
+  }
+  return values;
+}
+
 std::string shortName(Operation *op) {
   StringRef name = op->getName().getStringRef();
   return name.starts_with("graph.") ? name.drop_front(6).str() : name.str();
@@ -291,6 +341,10 @@ Value kiln::emitSm90EpilogueLane(OpBuilder &b, Location loc, const Sm90Epilogue 
     if (requantization &&
         (op == requantization->round.getOperation() || op == requantization->clip.getOperation()))
       continue;
+    if (requantization && op == requantization->relu.getOperation()) {
+      lane[op->getResult(0)] = lane.lookup(requantization->relu.getInput());
+      continue;
+    }
     if (biasNarrowInteger && op == epilogue.ops.back() && isNarrowIntegerCast(op)) {
       lane[op->getResult(0)] =
           emitBiasedNarrowInteger(b, loc, epilogue, cast<graph::CastOp>(op), requantization, lane);
@@ -586,12 +640,16 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
           ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
       // Buffers are 16-byte aligned at least; wider loads split.
       int64_t bytes = std::min<int64_t>(16, lanes * element.getIntOrFloatBitWidth() / 8);
-      Value loaded = widenToF32(
-          b, loc,
+      Value loaded =
           vector::LoadOp::create(b, loc, VectorType::get({lanes}, element), view, ValueRange{at},
-                                 /*nontemporal=*/false, llvm::MaybeAlign(bytes)));
-      for (int64_t lane = 0; lane < lanes; ++lane)
-        values.push_back(vector::ExtractOp::create(b, loc, loaded, lane));
+                                 /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+      if (element.isInteger(8) && lanes % 4 == 0) {
+        values = widenBytesToF32(b, loc, loaded);
+      } else {
+        Value widened = widenToF32(b, loc, loaded);
+        for (int64_t lane = 0; lane < lanes; ++lane)
+          values.push_back(vector::ExtractOp::create(b, loc, widened, lane));
+      }
     }
     inputLanes.push_back(values);
   }

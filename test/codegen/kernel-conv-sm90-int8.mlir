@@ -20,16 +20,17 @@
 // The requantization (divide, round, clamp, convert) is one fused multiply-add of 1.5 x
 // 2^23 (0x4B400000), which rounds, a clamp to [-128, 127] + 1.5 x 2^23, and the low byte
 // of the result's bits: no conversion instructions (an eighth of the f32 rate on sm_90).
+// The ReLU before it is no instruction of its own: the clamp's lower bound is 0 instead.
 // CHECK-DAG: %[[BIAS:.*]] = arith.constant 0x4B400000 : f32
-// CHECK-DAG: %[[LOW:.*]] = arith.constant 0x4B3FFF80 : f32
 // CHECK-DAG: %[[HIGH:.*]] = arith.constant 0x4B40007F : f32
 // CHECK-DAG: %[[STEP:.*]] = arith.constant 2.000000e+01 : f32
 // CHECK: llvm.mlir.zero : !llvm.struct<(struct<(i32,
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
 // CHECK: llvm.sitofp {{.*}} : i32 to f32
+// CHECK-NOT: arith.maximumf
 // CHECK: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[STEP]] fastmath<contract> : f32
 // CHECK: %[[BIASED:.*]] = arith.addf %[[SCALED]], %[[BIAS]] fastmath<contract> : f32
-// CHECK: %[[RAISED:.*]] = arith.maxnumf %[[BIASED]], %[[LOW]] : f32
+// CHECK: %[[RAISED:.*]] = arith.maxnumf %[[BIASED]], %[[BIAS]] : f32
 // CHECK: arith.minnumf %[[RAISED]], %[[HIGH]] : f32
 // CHECK-NOT: math.roundeven
 // CHECK: %[[STORED:.*]] = vector.from_elements {{.*}} : vector<16xf32>
@@ -41,6 +42,8 @@
 // PTX-NOT: cvt.rni
 // PTX-NOT: cvt.rzi
 // PTX: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f41A00000, 0f4B400000;
+// PTX-NEXT: max.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f4B400000;
+// PTX-NEXT: min.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f4B40007F;
 // PTX-NOT: cvt.rni
 // PTX-NOT: cvt.rzi
 memref.global "private" constant @w : memref<128x3x3x64xi8> = dense<3>
@@ -108,21 +111,32 @@ func.func @main(%x: memref<1x32x32x3xi8>, %y: memref<1x16x16x64xf16>) attributes
 // -----
 
 // The last 1x1 conv of a residual block: its epilogue adds the quantized skip connection
-// (an i8 input of the output's shape, loaded 16 at a time and converted as it is read,
-// through 0x4B400000 rather than conversion instructions), and requantizes the block's
-// output, stored as i8 only, 16 bytes a thread.
+// (an i8 input of the output's shape, loaded 16 at a time and converted as it is read:
+// per byte a `prmt` under the upper bytes of 1.5 x 2^23 (0x4B400000), the sign flipped by
+// an xor a word, and a subtraction; no conversion instructions), and requantizes the
+// block's output, stored as i8 only, 16 bytes a thread.
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}::
+// CHECK-DAG: %[[FLIP:.*]] = arith.constant -2139062144 : i32
+// CHECK-DAG: %[[UPPER:.*]] = arith.constant 1262485504 : i32
+// CHECK-DAG: %[[OFFSET:.*]] = arith.constant 0x4B400080 : f32
+// CHECK-DAG: %[[BYTE3:.*]] = arith.constant 30275 : i32
 // CHECK: %[[SKIP:.*]] = vector.load {{.*}} {alignment = 16 : i64} : memref<?xi8>, vector<16xi8>
-// CHECK: %[[WIDE:.*]] = arith.extsi %[[SKIP]] : vector<16xi8> to vector<16xi32>
-// CHECK: %[[BIASED:.*]] = arith.addi %[[WIDE]], %{{.*}} : vector<16xi32>
-// CHECK: %[[BITS:.*]] = arith.bitcast %[[BIASED]] : vector<16xi32> to vector<16xf32>
-// CHECK: arith.subf %[[BITS]], %{{.*}} : vector<16xf32>
+// CHECK: %[[WORDS:.*]] = vector.bitcast %[[SKIP]] : vector<16xi8> to vector<4xi32>
+// CHECK: %[[WORD:.*]] = vector.extract %[[WORDS]][0] : i32 from vector<4xi32>
+// CHECK: %[[UNSIGNED:.*]] = arith.xori %[[WORD]], %[[FLIP]] : i32
+// CHECK: nvvm.prmt <default> %{{.*}}, %[[UNSIGNED]], %[[UPPER]] : i32
+// CHECK: %[[PERMUTED:.*]] = nvvm.prmt <default> %[[BYTE3]], %[[UNSIGNED]], %[[UPPER]] : i32
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[PERMUTED]] : i32 to f32
+// CHECK: arith.subf %[[BITS]], %[[OFFSET]] fastmath<contract> : f32
 // CHECK: arith.trunci {{.*}} : vector<16xi32> to vector<16xi8>
 // PTX-LABEL: .visible .entry gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}(
 // PTX: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.s32.s8.s8
 // PTX: ld.global.v4.b32
 // PTX-NOT: cvt.rn.f32.s
+// PTX-NOT: cvt.s32.s8
+// PTX: prmt.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 1262485504, 0x7643U;
+// PTX: add.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0fCB400080;
 // PTX: st.global.v4.b32
 memref.global "private" constant @w1 : memref<256x1x1x64xi8> = dense<5>
 memref.global "private" constant @scale1 : memref<256xf32> = dense<0.003>

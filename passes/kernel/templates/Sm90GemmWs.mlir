@@ -385,8 +385,10 @@ gpu.module @{MODULE} {
             %colInside = arith.cmpi ult, %gcol, %n : index
             %rowInside = arith.andi %rowInTile, %rowOk : i1
             %inside = arith.andi %rowInside, %colInside : i1
+            // The column alone places a per-column input's load, so that a thread's
+            // items of one chunk share it (CSE, once unrolled).
             %growAt = arith.select %inside, %grow, %c0 : index
-            %gcolAt = arith.select %inside, %gcol, %c0 : index
+            %gcolAt = arith.select %colInside, %gcol, %c0 : index
             %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<{LANES}xf32>
             {EPILOGUE}
             {CONVERT}
