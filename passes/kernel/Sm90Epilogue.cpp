@@ -303,8 +303,8 @@ SmallVector<Value> widenBytesToF32(OpBuilder &b, Location loc, Value bytes) {
   Value offset = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(kRoundingBias + 128.0f));
   SmallVector<Value> values;
   for (int64_t word = 0; word < words; ++word) {
-    Value unsignedBytes = arith::XOrIOp::create(
-        b, loc, vector::ExtractOp::create(b, loc, packed, word), signFlip);
+    Value unsignedBytes =
+        arith::XOrIOp::create(b, loc, vector::ExtractOp::create(b, loc, packed, word), signFlip);
     for (uint32_t byte = 0; byte < 4; ++byte) {
       // Result bytes, low to high: byte `byte` of the word, then bytes 0, 2 and 3 of
       // kRoundingBiasBits (pool bytes 4, 6, 7): 0x00, 0x40, 0x4B.
