@@ -15,6 +15,7 @@
 #include "lib/pipeline/Calibration.h"
 
 #include "dialects/graph/GraphDialect.h"
+#include "dialects/graph/GraphOps.h"
 #include "lib/cpu/HostExecutable.h"
 #include "lib/io/TensorFiles.h"
 #include "lib/quantization/Calibration.h"
@@ -264,7 +265,8 @@ measureInt8Sensitivity(ModuleOp module, const llvm::StringMap<double> &threshold
   unsigned modelOutputs = terminator->getNumOperands();
   std::vector<LayerSensitivity> layers;
   for (const graph::Int8Activation &activation : graph::findInt8Activations(function)) {
-    if (!thresholds.count(activation.key))
+    // Layers are convolutions and products; a shortcut's quantization is no layer.
+    if (!thresholds.count(activation.key) || isa<graph::AddOp, graph::SubOp>(activation.op))
       continue;
     // The twin keeps the op's location (its node, hence its calibration key) and is
     // quantized; the original is renamed out of the calibration and stays f32.
@@ -358,14 +360,18 @@ llvm::Error quantizeGraphInt8(ModuleOp module, llvm::StringRef modelPath,
                                       layer.sqnr, keep ? "  kept in float" : "");
     }
   }
-  int64_t quantized = 0, uncalibrated = 0;
+  int64_t quantized = 0, shortcuts = 0, uncalibrated = 0;
   for (auto function : module.getOps<func::FuncOp>()) {
     graph::Int8Report report = graph::quantizeInt8(function, thresholds);
     quantized += report.quantized;
+    shortcuts += report.shortcuts;
     uncalibrated += int64_t(report.uncalibrated.size());
   }
   progress(llvm::formatv(
-      "int8: {0} convolutions and products quantized{1}{2}", quantized,
+      "int8: {0} convolutions and products quantized{1}{2}{3}", quantized,
+      shortcuts
+          ? llvm::formatv(", {0} shortcut output{1}", shortcuts, shortcuts == 1 ? "" : "s").str()
+          : std::string(),
       uncalibrated - kept
           ? llvm::formatv(", {0} without calibration left in f32", uncalibrated - kept).str()
           : std::string(),

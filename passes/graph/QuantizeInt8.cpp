@@ -20,6 +20,13 @@
 //    instead of a float copy written and read besides (TensorRT places Q/DQ on residual
 //    inputs for the same reason). Matrix products keep float residual streams: their
 //    producers are normalisations, whose outliers a per-tensor scale would crush.
+//  - Shortcut convolutions: where an add or a subtraction joins the outputs of two
+//    quantized convolutions read by nothing else (a block's last convolution and its
+//    projection shortcut, the downsample of a ResNet), the shortcut's output is
+//    quantized too (calibrated as "<add node>:<operand>"): the shortcut convolution then
+//    stores int8, and the add dequantizes it in the epilogue of the other convolution,
+//    which it joins. The shortcut is the operand whose convolution reads the earlier
+//    activation (the block's input).
 //
 //===----------------------------------------------------------------------===//
 
@@ -181,7 +188,8 @@ struct GraphQuantizeInt8 : kiln::impl::GraphQuantizeInt8Base<GraphQuantizeInt8> 
       return;
     for (const std::string &key : report.uncalibrated)
       function.emitRemark("graph-quantize-int8: no calibration for '") << key << "'; left in f32";
-    function.emitRemark("graph-quantize-int8: ") << report.quantized << " activations quantized";
+    function.emitRemark("graph-quantize-int8: ")
+        << report.quantized + report.shortcuts << " activations quantized";
   }
 };
 
@@ -196,17 +204,52 @@ Operation *graph::findDynamicInt8Candidate(func::FuncOp function) {
   return found;
 }
 
+namespace {
+/// The producer of `value` when it is a quantizable convolution that only `user` reads.
+graph::ConvOp soleQuantizableConv(Value value, Operation *user) {
+  auto conv = value.getDefiningOp<graph::ConvOp>();
+  if (!conv || !isQuantizable(conv) || !value.hasOneUse() || *value.getUsers().begin() != user)
+    return nullptr;
+  return conv;
+}
+
+/// Whether `first` is defined before `second` (block arguments first), both in `block`.
+bool definedBefore(Value first, Value second) {
+  Operation *a = first.getDefiningOp(), *b = second.getDefiningOp();
+  if (!a || !b)
+    return !a && b;
+  return a->getBlock() == b->getBlock() && a->isBeforeInBlock(b);
+}
+
+/// The operand of `op` that is a shortcut convolution's output (see the header comment),
+/// or none.
+std::optional<unsigned> shortcutOperand(Operation *op) {
+  if (!isa<graph::AddOp, graph::SubOp>(op) || op->getNumOperands() != 2)
+    return std::nullopt;
+  graph::ConvOp lhs = soleQuantizableConv(op->getOperand(0), op);
+  graph::ConvOp rhs = soleQuantizableConv(op->getOperand(1), op);
+  if (!lhs || !rhs || op->getOperand(0).getType() != op->getResult(0).getType() ||
+      op->getOperand(1).getType() != op->getResult(0).getType())
+    return std::nullopt;
+  return definedBefore(lhs.getInput(), rhs.getInput()) ? 0u : 1u;
+}
+} // namespace
+
 std::vector<graph::Int8Activation> graph::findInt8Activations(func::FuncOp function) {
   std::vector<Int8Activation> activations;
   llvm::StringMap<int> seen;
-  function.walk([&](Operation *op) {
-    if (!isQuantizable(op))
-      return;
+  auto keyOf = [&](Operation *op, unsigned operand) {
     std::string key = getNodeName(op->getLoc());
     int repeat = seen[key]++;
     if (key.empty() || repeat > 0)
       key += "#" + std::to_string(repeat);
-    activations.push_back({op, 0, key + ":0"});
+    return key + ":" + std::to_string(operand);
+  };
+  function.walk([&](Operation *op) {
+    if (isQuantizable(op))
+      activations.push_back({op, 0, keyOf(op, 0)});
+    else if (std::optional<unsigned> operand = shortcutOperand(op))
+      activations.push_back({op, *operand, keyOf(op, *operand)});
   });
   return activations;
 }
@@ -240,13 +283,20 @@ graph::Int8Report graph::quantizeInt8(func::FuncOp function,
     Operation *op = activation.op;
     OpBuilder b(op);
     Location loc = op->getLoc();
+    float scale = kiln::quant::int8Scale(found->second);
+    if (isa<graph::AddOp, graph::SubOp>(op)) {
+      // A shortcut convolution's output: the activation alone, no weight.
+      op->setOperand(activation.operand,
+                     fakeQuantize(b, loc, op->getOperand(activation.operand), scale));
+      ++report.shortcuts;
+      continue;
+    }
     auto [weightIndex, axis] = weightOf(op);
     Value weight = quantizeWeight(b, loc, op->getOperand(weightIndex), axis);
     if (!weight) {
       report.uncalibrated.push_back(activation.key);
       continue;
     }
-    float scale = kiln::quant::int8Scale(found->second);
     Value input = op->getOperand(activation.operand);
     Value dequantized = fakeQuantize(b, loc, input, scale);
     op->setOperand(activation.operand, dequantized);

@@ -17,7 +17,8 @@
 namespace kiln::graph {
 
 /// An activation graph-quantize-int8 quantizes: operand `operand` of `op`, a conv,
-/// matmul or gemm with a constant f32 weight. `key` names it in calibration caches:
+/// matmul or gemm with a constant f32 weight, or an add or subtraction of which it is a
+/// shortcut convolution's output (QuantizeInt8.cpp). `key` names it in calibration caches:
 /// "<ONNX node>:<operand>" (with "#<k>" when a node name repeats or is missing).
 struct Int8Activation {
   mlir::Operation *op;
@@ -34,7 +35,10 @@ std::vector<Int8Activation> findInt8Activations(mlir::func::FuncOp function);
 mlir::Operation *findDynamicInt8Candidate(mlir::func::FuncOp function);
 
 struct Int8Report {
+  /// Convolutions and products with their activation quantized.
   int64_t quantized = 0;
+  /// Shortcut convolutions' outputs quantized.
+  int64_t shortcuts = 0;
   /// Activations without a threshold in the calibration (left in f32).
   std::vector<std::string> uncalibrated;
 };

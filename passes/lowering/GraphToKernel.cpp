@@ -188,13 +188,36 @@ bool isSharedDequantization(Operation *op) {
          !cast.getInput().hasOneUse();
 }
 
+/// Whether `op` dequantizes a quantized shortcut (graph-quantize-int8: a projection
+/// shortcut's output, requantized in its convolution's epilogue): an integer-to-float
+/// cast whose value reaches an add or a subtraction through pointwise ops read only by
+/// the next. Like a shared dequantization, it joins no producer's epilogue: the shortcut
+/// convolution stores the integers, and the add, in the epilogue of the convolution it
+/// joins, converts them as it loads.
+bool isShortcutDequantization(Operation *op) {
+  auto cast = dyn_cast<graph::CastOp>(op);
+  if (!cast || !isa<IntegerType>(getElementTypeOrSelf(cast.getInput().getType())) ||
+      !isa<FloatType>(cast.getTo()) || !cast.getInput().getDefiningOp<graph::CastOp>())
+    return false;
+  Operation *current = op;
+  while (current->hasOneUse()) {
+    Operation *user = *current->getUsers().begin();
+    if (isa<graph::AddOp, graph::SubOp>(user))
+      return true;
+    if (classify(user) != TemplateKind::Pointwise || user->getNumResults() != 1)
+      return false;
+    current = user;
+  }
+  return false;
+}
+
 /// Whether `op` may join `group` as an epilogue op: pointwise, of the group's iteration
 /// shape, and no op outside the group already placed before `op` reading a value of the
 /// group (the group is launched where its last op is, after such a reader).
 bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) {
   const FusionGroups::Group &group = fusion.groups[index];
   if (!fitsInKernel(group.ops, op) || !takesEpilogue(classify(group.getAnchor())) ||
-      isSharedDequantization(op) || op->getNumResults() != 1 ||
+      isSharedDequantization(op) || isShortcutDequantization(op) || op->getNumResults() != 1 ||
       cast<ShapedType>(op->getResult(0).getType()).getShape() !=
           getIterationShape(group.getAnchor()))
     return false;
@@ -323,16 +346,26 @@ FusionGroups formGroups(Block &body, llvm::function_ref<bool(Operation *)> needs
     if (!needsKernel(&op))
       continue;
     // An epilogue op of the group of one of its operands, with the producers of its other
-    // operands that only it reads (the attention mask an Add applies to the scores).
+    // operands that only it reads (the attention mask an Add applies to the scores). A
+    // product's or convolution's group first: a pointwise producer (a skip connection's
+    // dequantization) is then absorbed, where joining it would leave the add out of the
+    // product's epilogue.
     std::optional<unsigned> joined;
     if (classify(&op) == TemplateKind::Pointwise) {
-      for (Value operand : op.getOperands()) {
-        Operation *producer = operand.getDefiningOp();
-        auto found = producer ? fusion.groupOf.find(producer) : fusion.groupOf.end();
-        if (found != fusion.groupOf.end() && canJoinEpilogue(&op, fusion, found->second)) {
+      for (bool templatesOnly : {true, false}) {
+        for (Value operand : op.getOperands()) {
+          Operation *producer = operand.getDefiningOp();
+          auto found = producer ? fusion.groupOf.find(producer) : fusion.groupOf.end();
+          if (found == fusion.groupOf.end() || !canJoinEpilogue(&op, fusion, found->second))
+            continue;
+          TemplateKind kind = classify(fusion.groups[found->second].getAnchor());
+          if (templatesOnly && kind != TemplateKind::Matmul && kind != TemplateKind::Conv)
+            continue;
           joined = found->second;
           break;
         }
+        if (joined)
+          break;
       }
     }
     if (joined) {

@@ -83,3 +83,44 @@ func.func @residual(%x: tensor<1x2x4x4xf32>) -> tensor<16x2xf32> {
   %r = graph.add %p, %y : (tensor<16x2xf32>, tensor<16x2xf32>) -> tensor<16x2xf32>
   return %r : tensor<16x2xf32>
 }
+
+// -----
+
+// A projection shortcut: the add joins two quantized convolutions read by nothing else.
+// The shortcut (%s, whose conv reads the earlier activation, the block's input) is
+// quantized as operand 1 of "join" (6.35 / 127 = 0.05), so that its conv stores int8; the
+// block's last conv (%m) stays f32, the add going into its epilogue.
+// CHECK-LABEL: func.func @shortcut
+// CHECK: %[[M:.*]] = graph.conv
+// CHECK: %[[S:.*]] = graph.conv
+// CHECK: %[[S05:.*]] = graph.constant dense<5.000000e-02> : tensor<f32>
+// CHECK: %[[QS:.*]] = graph.quantize_linear %[[S]], %[[S05]]
+// CHECK: %[[DS:.*]] = graph.dequantize_linear %[[QS]], %[[S05]]
+// CHECK: graph.add %[[M]], %[[DS]]
+// REMARK: remark: graph-quantize-int8: 3 activations quantized
+func.func @shortcut(%x: tensor<1x2x4x4xf32>, %h: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = graph.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %v = graph.constant dense<0.25> : tensor<2x2x1x1xf32>
+  %m = graph.conv %h, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> loc("c3")
+  %s = graph.conv %x, %v {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> loc("ds")
+  %a = graph.add %m, %s : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> loc("join")
+  return %a : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// No shortcut where a conv's output has another reader: both stay f32 (quantizing one
+// would make its conv store both forms).
+// CHECK-LABEL: func.func @shared_output
+// CHECK: %[[M:.*]] = graph.conv
+// CHECK: %[[S:.*]] = graph.conv
+// CHECK-NEXT: graph.add %[[M]], %[[S]]
+// REMARK: remark: graph-quantize-int8: 2 activations quantized
+func.func @shared_output(%x: tensor<1x2x4x4xf32>, %h: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %w = graph.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %v = graph.constant dense<0.25> : tensor<2x2x1x1xf32>
+  %m = graph.conv %h, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> loc("c3")
+  %s = graph.conv %x, %v {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> loc("ds")
+  %a = graph.add %m, %s : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> loc("join2")
+  return %a, %s : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}

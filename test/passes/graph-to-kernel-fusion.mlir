@@ -339,3 +339,42 @@ func.func @dequantization(%x: tensor<2x8xf32>, %y: tensor<2x4xf32>, %w: tensor<4
   %a = graph.add %m, %f : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32> loc("Add_4")
   return %q, %a : tensor<2x8xi8>, tensor<2x8xf32>
 }
+
+// -----
+
+// A quantized projection shortcut (graph-quantize-int8): its conv's epilogue ends in the
+// requantization, stored as i8 only; the dequantization (cast, scale) joins no producer's
+// epilogue, and the add, although it reads the shortcut first, joins the other conv's
+// group (a product's or conv's group before a pointwise one), whose epilogue converts the
+// i8 as it loads it.
+// CHECK-LABEL: kernel.func @Conv_1(
+// CHECK-SAME: memref<1x4x4x8xi8>)
+// CHECK: graph.conv
+// CHECK: graph.round
+// CHECK: graph.cast %{{.*}} {to = i8}
+// CHECK-NOT: graph.cast
+// CHECK: kernel.yield
+// CHECK-LABEL: kernel.func @Conv_0(
+// CHECK-SAME: memref<1x4x4x8xi8>
+// CHECK: graph.conv
+// CHECK: graph.cast %{{.*}} {to = f32} : (tensor<1x4x4x8xi8>) -> tensor<1x4x4x8xf32>
+// CHECK: graph.mul
+// CHECK: graph.add
+// CHECK: graph.relu
+// CHECK-NOT: kernel.func
+func.func @shortcut(%x: tensor<1x4x4x8xf32>, %h: tensor<1x4x4x8xf32>, %w: tensor<8x1x1x8xf32>, %v: tensor<8x1x1x8xf32>) -> tensor<1x4x4x8xf32> {
+  %step = graph.constant dense<0.05> : tensor<f32>
+  %lo = graph.constant dense<-128.0> : tensor<f32>
+  %hi = graph.constant dense<127.0> : tensor<f32>
+  %m = graph.conv %h, %w {channels_last, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x4x4x8xf32>, tensor<8x1x1x8xf32>) -> tensor<1x4x4x8xf32> loc("Conv_0")
+  %s = graph.conv %x, %v {channels_last, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x4x4x8xf32>, tensor<8x1x1x8xf32>) -> tensor<1x4x4x8xf32> loc("Conv_1")
+  %d = graph.div %s, %step : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %r = graph.round %d : tensor<1x4x4x8xf32>
+  %c = graph.clip %r min %lo max %hi : (tensor<1x4x4x8xf32>, tensor<f32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %q = graph.cast %c {to = i8} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xi8>
+  %f = graph.cast %q {to = f32} : (tensor<1x4x4x8xi8>) -> tensor<1x4x4x8xf32>
+  %g = graph.mul %f, %step : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %a = graph.add %g, %m : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %y = graph.relu %a : tensor<1x4x4x8xf32>
+  return %y : tensor<1x4x4x8xf32>
+}
