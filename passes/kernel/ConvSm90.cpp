@@ -267,7 +267,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       if (!*config)
         continue; // the generic lowering was asked for
       kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        return replaceLaunch(module, symbols, launch, *problem, box, **config);
+        return replaceLaunch(module, symbols, function, launch, *problem, box, **config);
       });
     }
   }
@@ -310,8 +310,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     return kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
   }
 
-  LogicalResult replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::LaunchOp launch,
-                              const ConvProblem &p, const PixelBox &box,
+  LogicalResult replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::FuncOp function,
+                              kernel::LaunchOp launch, const ConvProblem &p, const PixelBox &box,
                               const kiln::Sm90GemmConfig &config) {
     Value input = launch.getOperands()[0], weight = launch.getOperands()[1],
           output = launch.getOperands().back();
@@ -344,10 +344,11 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     if (p.rowMajorA()) {
       // The product of a row-major matrix, shared with kernel-matmul-sm90's.
       std::string entry = kiln::sm90GemmEntryName(p.operand, p.result, p.kMajorB(), config);
-      kernelFunc = kiln::instantiateWarpSpecialisedGemm(module, symbols, getArgument(), entry,
-                                                        p.operand, p.result, p.outChannels, config,
-                                                        kiln::rowMajorMatrixA(), &p.epilogue,
-                                                        /*kMajorB=*/p.kMajorB());
+      // C's tiles are runs of its rows: a residual can come through shared memory.
+      kernelFunc = kiln::instantiateWarpSpecialisedGemm(
+          module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
+          kiln::rowMajorMatrixA(), &p.epilogue, /*kMajorB=*/p.kMajorB(),
+          kiln::sm90ResidualTileBytes(function, &p.epilogue, config, /*rowMajorRows=*/true));
     } else {
       std::string entry =
           llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}", type, p.batch,

@@ -100,9 +100,10 @@ struct Sm90GemmConfig {
   }
 };
 
-/// Whether an SM can hold `config`: its shared memory (and, for two CTAs an SM, that
-/// both fit and that a consumer's accumulators fit 96 registers).
-bool sm90ConfigFitsSm(const Sm90GemmConfig &config);
+/// Whether an SM can hold `config` with `extraSharedBytes` more shared memory a CTA (a
+/// residual tile): its shared memory (and, for two CTAs an SM, that both fit and that a
+/// consumer's accumulators fit 96 registers).
+bool sm90ConfigFitsSm(const Sm90GemmConfig &config, int64_t extraSharedBytes = 0);
 
 /// The configurations with two CTAs an SM for a product whose 128 x tileN tiles number
 /// `tiles(tileN)`.

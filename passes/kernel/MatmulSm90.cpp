@@ -182,15 +182,16 @@ int64_t kiln::Sm90GemmConfig::sharedBytes() const {
   return (persistent ? ring + staging : std::max(ring, staging)) + 2048;
 }
 
-bool kiln::sm90ConfigFitsSm(const Sm90GemmConfig &config) {
-  if (config.sharedBytes() > kMaxSharedBytes)
+bool kiln::sm90ConfigFitsSm(const Sm90GemmConfig &config, int64_t extraSharedBytes) {
+  int64_t shared = config.sharedBytes() + extraSharedBytes;
+  if (shared > kMaxSharedBytes)
     return false;
   if (config.ctasPerSm == 1)
     return true;
   // Two CTAs: warp-specialised, consumers of at most 64 x 128 accumulators (96 registers
   // a thread), and both CTAs' shared memory on the SM.
   return config.ctasPerSm == 2 && config.consumers > 0 && config.tileN <= 128 &&
-         config.ctasPerSm * (config.sharedBytes() + kSystemSharedBytesPerCta) <= kSharedBytesPerSm;
+         config.ctasPerSm * (shared + kSystemSharedBytesPerCta) <= kSharedBytesPerSm;
 }
 
 SmallVector<kiln::Sm90GemmConfig>
@@ -338,7 +339,8 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
         return signalPassFailure();
       if (!*config)
         continue; // the generic lowering was asked for
-      FailureOr<gpu::GPUFuncOp> gemm = getOrCreateGemm(module, symbols, *problem, **config);
+      FailureOr<gpu::GPUFuncOp> gemm =
+          getOrCreateGemm(module, symbols, function, *problem, **config);
       if (failed(gemm))
         return signalPassFailure();
       kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
@@ -350,6 +352,7 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
   /// The template's kernel for `problem`'s types and `config`, instantiated into a
   /// gpu.module of `module` once.
   FailureOr<gpu::GPUFuncOp> getOrCreateGemm(ModuleOp module, SymbolTable &symbols,
+                                            kernel::FuncOp function,
                                             const kiln::Sm90GemmProblem &problem,
                                             const kiln::Sm90GemmConfig &config) {
     std::string entryName =
@@ -357,7 +360,9 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     if (config.consumers)
       return kiln::instantiateWarpSpecialisedGemm(
           module, symbols, getArgument(), entryName, problem.operand, problem.result, problem.n,
-          config, kiln::rowMajorMatrixA(), &problem.epilogue, problem.kMajorB);
+          config, kiln::rowMajorMatrixA(), &problem.epilogue, problem.kMajorB,
+          kiln::sm90ResidualTileBytes(function, &problem.epilogue, config,
+                                      /*rowMajorRows=*/true));
     const kiln::Sm90Epilogue *epilogue = problem.epilogue.empty() ? nullptr : &problem.epilogue;
     if (epilogue)
       entryName += epilogue->key();

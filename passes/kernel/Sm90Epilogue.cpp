@@ -543,7 +543,7 @@ std::string kiln::Sm90Epilogue::describe() const {
 SmallVector<std::pair<StringRef, std::string>>
 kiln::sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, Type result, StringRef value,
                                StringRef row, StringRef column, StringRef m, StringRef n,
-                               int64_t lanes) {
+                               int64_t lanes, StringRef residual) {
   std::string parameters, marker, stored = value.str();
   std::string f32Vector = "vector<" + std::to_string(lanes) + "xf32>";
   auto vectorOf = [&](StringRef element) {
@@ -556,10 +556,14 @@ kiln::sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, Type result, String
       os << input.elementType;
       parameters += llvm::formatv(", %epilogue{0}: memref<{1}>", index, type).str();
     }
+    // With a residual tile, its operands follow (split at the colon into names and types).
+    auto [residualNames, residualTypes] = residual.split(" : ");
     marker = llvm::formatv("%epilogued = builtin.unrealized_conversion_cast {0}, {1}, {2}, {3}, "
-                           "{4} : {6}, index, index, index, index to {6} "
+                           "{4}{7} : {6}, index, index, index, index{8} to {6} "
                            "{{{5}}",
-                           value, row, column, m, n, kMarkerAttr, f32Vector)
+                           value, row, column, m, n, kMarkerAttr, f32Vector,
+                           residual.empty() ? "" : ", " + residualNames.str(),
+                           residual.empty() ? "" : ", " + residualTypes.str())
                  .str();
     stored = "%epilogued";
   }
@@ -596,8 +600,11 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
     if (op->hasAttr(kMarkerAttr))
       marker = op;
   });
-  if (!marker || marker.getNumOperands() != 5 ||
-      kernel.getNumArguments() != firstParameter + epilogue.inputs.size())
+  // A residual tile's operands (tile, row, column) follow, and its tensor map is the
+  // kernel's last parameter.
+  bool residualTile = marker && marker.getNumOperands() == 8;
+  if (!marker || (marker.getNumOperands() != 5 && !residualTile) ||
+      kernel.getNumArguments() != firstParameter + epilogue.inputs.size() + residualTile)
     return kernel.emitError("the template has no epilogue marker or parameters");
   OpBuilder b(marker);
   Location loc = marker.getLoc();
@@ -640,9 +647,16 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
           ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
       // Buffers are 16-byte aligned at least; wider loads split.
       int64_t bytes = std::min<int64_t>(16, lanes * element.getIntOrFloatBitWidth() / 8);
-      Value loaded =
-          vector::LoadOp::create(b, loc, VectorType::get({lanes}, element), view, ValueRange{at},
-                                 /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+      Value loaded;
+      if (full && residualTile)
+        loaded = vector::LoadOp::create(
+            b, loc, VectorType::get({lanes}, element), marker.getOperand(5),
+            ValueRange{marker.getOperand(6), marker.getOperand(7)},
+            /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+      else
+        loaded =
+            vector::LoadOp::create(b, loc, VectorType::get({lanes}, element), view, ValueRange{at},
+                                   /*nontemporal=*/false, llvm::MaybeAlign(bytes));
       if (element.isInteger(8) && lanes % 4 == 0) {
         values = widenBytesToF32(b, loc, loaded);
       } else {

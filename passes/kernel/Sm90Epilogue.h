@@ -111,11 +111,13 @@ mlir::Value emitSm90EpilogueLane(mlir::OpBuilder &b, mlir::Location loc,
 /// emitSm90Epilogue once parsed), and the conversion of its value (or of `value` when
 /// the epilogue is empty) to `result`. `value`, `row`, `column`, `m`, `n` name the
 /// template's SSA values of the f32 vector of `lanes` consecutive elements of a row of C,
-/// C's row and first column, and C's extents.
+/// C's row and first column, and C's extents. `residual`, when given, names a
+/// shared-memory tile holding the epilogue's input of C's shape and the element's row
+/// and column in it ("%tile, %row, %column : !tile-type"): that input is read there.
 llvm::SmallVector<std::pair<llvm::StringRef, std::string>>
 sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, mlir::Type result, llvm::StringRef value,
                          llvm::StringRef row, llvm::StringRef column, llvm::StringRef m,
-                         llvm::StringRef n, int64_t lanes = 4);
+                         llvm::StringRef n, int64_t lanes = 4, llvm::StringRef residual = {});
 
 /// `op`'s scalar computation (an elementwise graph op, through the generic lowering's
 /// lowering::createElementwiseScalar) on the f32 scalars `args`, as if its float operands

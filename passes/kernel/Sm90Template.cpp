@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Parser/Parser.h"
@@ -76,6 +77,89 @@ std::string kiln::elementTypeName(Type type) {
 }
 
 namespace {
+/// The index in `epilogue`'s inputs of its one input of C's shape, if it has one.
+std::optional<unsigned> residualInput(const kiln::Sm90Epilogue &epilogue) {
+  std::optional<unsigned> found;
+  for (auto [index, input] : llvm::enumerate(epilogue.inputs)) {
+    if (input.kind != kiln::Sm90EpilogueInput::Kind::Full)
+      continue;
+    if (found)
+      return std::nullopt;
+    found = index;
+  }
+  return found;
+}
+
+/// Where the residual tile starts in the template's shared memory map: past the ring and
+/// the staging (which reuses the ring unless the grid is persistent).
+int64_t residualTileBase(const kiln::Sm90GemmConfig &config) {
+  int64_t ring = config.stages * (config.tileM + config.tileN) * config.tileK * config.elementBytes();
+  int64_t staging = config.tileM * (config.tileN + 8) * 4;
+  return config.persistent ? ring + staging : std::max(ring, staging);
+}
+/// The residual tile's placeholders of the warp-specialised template ({RESIDUAL_*}, see
+/// its header) for a residual of `element`s (null: none) of `bytes` a tile under
+/// `config`. The producer loads tile j of the CTA (j = (item - pid) / grid) once the
+/// consumers released tile j - 1 (completion j - 1 of %rEmpty); the consumers wait for
+/// completion j of %rFull.
+std::vector<std::pair<StringRef, std::string>>
+residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t bytes) {
+  if (!element)
+    return {{"RESIDUAL_TYPES", ""},   {"RESIDUAL_PARAMETER", ""}, {"RESIDUAL_BARRIERS", ""},
+            {"RESIDUAL_INIT", ""},    {"RESIDUAL_PREFETCH", ""},  {"RESIDUAL_LOAD", ""},
+            {"RESIDUAL_WAIT", ""},    {"RESIDUAL_RELEASE", ""}};
+  std::string type = element.isInteger(8) ? "i8" : kiln::elementTypeName(element);
+  std::string tile = llvm::formatv("128x{0}x{1}", config.tileN, type).str();
+  std::string base = std::to_string(residualTileBase(config));
+  return {
+      {"RESIDUAL_TYPES",
+       llvm::formatv(
+           "!tmR = !nvgpu.tensormap.descriptor<tensor = memref<{0}, 3>, swizzle = none, "
+           "l2promo = l2promo_256b, oob = zero, interleave = none>\n"
+           "!barR = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, "
+           "num_barriers = 1>\n"
+           "!tileR = memref<{0}, #gpu.address_space<workgroup>>",
+           tile)
+           .str()},
+      {"RESIDUAL_PARAMETER", ", %descR: !tmR"},
+      {"RESIDUAL_BARRIERS", "    %rFull = nvgpu.mbarrier.create -> !barR\n"
+                            "    %rEmpty = nvgpu.mbarrier.create -> !barR"},
+      {"RESIDUAL_INIT", "      nvgpu.mbarrier.init %rFull[%c0], %c1 : !barR\n"
+                        "      nvgpu.mbarrier.init %rEmpty[%c0], %c256 : !barR"},
+      {"RESIDUAL_PREFETCH", "        nvgpu.tma.prefetch.descriptor %descR : !tmR"},
+      {"RESIDUAL_LOAD", llvm::formatv(R"(          // The tile's residual: rows 128 tileRow.., columns n0.. of C's shape.
+          %rBaseOffset = arith.constant {0} : index
+          %rBase = arith.addi %base, %rBaseOffset : index
+          %rSince = arith.subi %item, %pid : index
+          %rTileIndex = arith.divui %rSince, %grid : index
+          %rAgain = arith.cmpi uge, %rTileIndex, %c1 : index
+          scf.if %rAgain {{
+            %rReleased = arith.subi %rTileIndex, %c1 : index
+            %rReleasedBit = arith.andi %rReleased, %c1 : index
+            %rEmptyPhase = arith.cmpi ne, %rReleasedBit, %c0 : index
+            nvgpu.mbarrier.try_wait.parity %rEmpty[%c0], %rEmptyPhase, %ticks : !barR
+          }
+          %rView = memref.view %dyn[%rBase][] : !smem to !tileR
+          %rBytes = arith.constant {1} : index
+          nvgpu.mbarrier.arrive.expect_tx %rFull[%c0], %rBytes : !barR
+          %rRow0 = arith.muli %tileRow, %c128 : index
+          nvgpu.tma.async.load %descR[%n0, %rRow0], %rFull[%c0] to %rView : !tmR, !barR -> !tileR)",
+                                      base, bytes)
+                            .str()},
+      {"RESIDUAL_WAIT", llvm::formatv(R"(        %rBaseOffset = arith.constant {0} : index
+        %rBase = arith.addi %base, %rBaseOffset : index
+        %rSince = arith.subi %item, %pid : index
+        %rTileIndex = arith.divui %rSince, %grid : index
+        %rBit = arith.andi %rTileIndex, %c1 : index
+        %rFullPhase = arith.cmpi ne, %rBit, %c0 : index
+        nvgpu.mbarrier.try_wait.parity %rFull[%c0], %rFullPhase, %ticks : !barR
+        %rTile = memref.view %dyn[%rBase][] : !smem to !tileR)",
+                                      base)
+                            .str()},
+      {"RESIDUAL_RELEASE",
+       "        %rDone = nvgpu.mbarrier.arrive %rEmpty[%c0] : !barR -> !nvgpu.mbarrier.token"}};
+}
+
 /// The accumulator and k-tile placeholders of the warp-specialised template ({MMA},
 /// {MMA_TYPES}, {ACC}, {ACC_INIT}, {ACC_FINISH}, {ACC_F32}) for operands `operand` and a
 /// `tileN`-wide B that is MN-major (row-major K x N) or K-major (stored N x K): the wgmma
@@ -291,10 +375,28 @@ FailureOr<gpu::GPUFuncOp> kiln::insertTemplateWithEpilogue(ModuleOp module, Symb
   return failure();
 }
 
+int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilogue,
+                                    const Sm90GemmConfig &config, bool rowMajorRows) {
+  if (!epilogue || epilogue->empty() || !rowMajorRows || config.consumers == 0 ||
+      config.splitK > 1)
+    return 0;
+  std::optional<unsigned> input = residualInput(*epilogue);
+  if (!input)
+    return 0;
+  auto type = dyn_cast<MemRefType>(
+      function.getFunctionType().getInput(epilogue->inputs[*input].argument));
+  Type element = type ? type.getElementType() : Type();
+  if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() || type.getRank() < 2 ||
+      !(element.isInteger(8) || element.isF16() || element.isBF16() || element.isF32()))
+    return 0;
+  int64_t bytes = 128 * config.tileN * element.getIntOrFloatBitWidth() / 8;
+  return sm90ConfigFitsSm(config, bytes) ? bytes : 0;
+}
+
 FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
     ModuleOp module, SymbolTable &symbols, StringRef pass, StringRef entryBase, Type operand,
     Type result, int64_t columns, const Sm90GemmConfig &config, const Sm90AOperand &a,
-    const Sm90Epilogue *epilogue, bool kMajorB) {
+    const Sm90Epilogue *epilogue, bool kMajorB, int64_t residualTileBytes) {
   // Split-K parts store raw f32 partial sums to the workspace; the reduction kernel
   // rounds them and applies the epilogue.
   if (config.splitK > 1) {
@@ -303,6 +405,9 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   }
   if (epilogue && epilogue->empty())
     epilogue = nullptr;
+  std::optional<unsigned> residual;
+  if (epilogue && residualTileBytes > 0)
+    residual = residualInput(*epilogue);
   // A thread stores 16 bytes of C at once (LANES elements), or 8 where i8 rows (N a
   // multiple of 8) are no multiple of 16 bytes, which the kernel's name then tells.
   int64_t resultBytes = result.getIntOrFloatBitWidth() / 8;
@@ -313,6 +418,8 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   if (lanes != 16 / resultBytes)
     entry += "_v" + std::to_string(lanes);
   entry += epilogue ? epilogue->key() : "";
+  if (residual)
+    entry += "_r";
   std::string moduleName = "kiln_sm90_" + entry;
   if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
     return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
@@ -388,9 +495,14 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
   text = substitutePlaceholders(text, accumulatorPlaceholders(operand, config.tileN, kMajorB));
-  // The epilogue reads its inputs at C's row and column, kept inside C by the template.
-  text = substitutePlaceholders(text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%growAt",
-                                                               "%gcolAt", "%m", "%n", lanes));
+  text = substitutePlaceholders(
+      text, residualPlaceholders(residual ? epilogue->inputs[*residual].elementType : Type(),
+                                 config, residualTileBytes));
+  // The epilogue reads its inputs at C's row and column, kept inside C by the template;
+  // the residual at the element's place in its tile.
+  text = substitutePlaceholders(
+      text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%growAt", "%gcolAt", "%m", "%n",
+                                     lanes, residual ? "%rTile, %r, %col : !tileR, index, index" : ""));
   FailureOr<gpu::GPUFuncOp> kernel =
       insertTemplateWithEpilogue(module, symbols, pass, entry, text, epilogue,
                                  /*firstParameter=*/6);
@@ -477,9 +589,28 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
   SmallVector<Value> arguments = {mapA, mapB, pointer(destination), i32(m), i32(n), i32(k)};
   if (config.splitK == 1)
     arguments.append(extra);
+  // A kernel instantiated with a residual tile takes its tensor map last: the residual
+  // seen as the M x N matrix C is, in boxes of 128 rows x TILE_N columns.
+  int64_t sharedBytes = config.sharedBytes();
+  FunctionType signature = gemm.getFunctionType();
+  if (epilogue && signature.getNumInputs() == arguments.size() + 1) {
+    std::optional<unsigned> residual = residualInput(*epilogue);
+    auto mapType = dyn_cast<nvgpu::TensorMapDescriptorType>(signature.getInputs().back());
+    if (!residual || !mapType)
+      return gemm.emitError(pass) << ": the kernel's residual tile has no residual input";
+    Value buffer = epilogueBuffers[*residual];
+    Type element = cast<MemRefType>(buffer.getType()).getElementType();
+    Value matrix = memref::ReinterpretCastOp::create(
+        b, loc, MemRefType::get({m, n}, element), buffer, /*offset=*/0, ArrayRef<int64_t>{m, n},
+        ArrayRef<int64_t>{n, 1});
+    Value unranked = memref::CastOp::create(b, loc, UnrankedMemRefType::get(element, 0), matrix);
+    arguments.push_back(nvgpu::TmaCreateDescriptorOp::create(
+        b, loc, mapType, unranked, ValueRange{index(config.tileM), index(config.tileN)}));
+    sharedBytes += config.tileM * config.tileN * element.getIntOrFloatBitWidth() / 8;
+  }
   gpu::LaunchFuncOp::create(b, loc, gemm, gpu::KernelDim3{index(config.gridSize(tiles)), one, one},
-                            gpu::KernelDim3{index(config.threads()), one, one},
-                            i32(config.sharedBytes()), arguments);
+                            gpu::KernelDim3{index(config.threads()), one, one}, i32(sharedBytes),
+                            arguments);
   if (config.splitK == 1)
     return success();
   SmallVector<Value> reduceArguments = {pointer(destination), pointer(output)};

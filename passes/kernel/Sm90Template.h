@@ -87,6 +87,16 @@ struct Sm90AOperand {
 /// and convolutions through an explicit im2col.
 const Sm90AOperand &rowMajorMatrixA();
 
+/// The bytes of the residual tile the warp-specialised template under `config` would
+/// bring into shared memory by TMA for `epilogue` of kernel `function`, or 0 when it
+/// reads the residual from global memory: a residual tile is `epilogue`'s one input of
+/// C's shape (a skip connection), whose 128 x TILE_N box the producer loads while the
+/// consumers compute, so the epilogue reads it from shared memory instead of waiting out
+/// global loads. It needs C's tiles to be runs of rows (A a row-major matrix:
+/// `rowMajorRows`), no split-K, and room in shared memory beside the ring and staging.
+int64_t sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilogue,
+                              const Sm90GemmConfig &config, bool rowMajorRows);
+
 /// The warp-specialised template for `config` (consumers > 0), operand type `operand`
 /// (f16, bf16; f32 under a tf32 configuration, read as tf32), result type `result` and A
 /// operand `a`, as kernel `entry` of a new gpu.module `kiln_sm90_<entry>` of `module`
@@ -95,11 +105,14 @@ const Sm90AOperand &rowMajorMatrixA();
 /// `kMajorB` of B stored N x K (which tf32 needs). With a non-empty `epilogue` (and no
 /// split-K, whose reduction kernel applies it instead) the kernel applies it before its
 /// stores, its inputs being parameters after %K, and its key is appended to `entry`.
+/// With `residualTileBytes` (sm90ResidualTileBytes), the epilogue's residual comes
+/// through shared memory, its tensor map the last parameter (`_r` ends the name).
 /// `pass` names the caller in errors.
 mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
     mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass, llvm::StringRef entry,
     mlir::Type operand, mlir::Type result, int64_t columns, const Sm90GemmConfig &config,
-    const Sm90AOperand &a, const Sm90Epilogue *epilogue = nullptr, bool kMajorB = false);
+    const Sm90AOperand &a, const Sm90Epilogue *epilogue = nullptr, bool kMajorB = false,
+    int64_t residualTileBytes = 0);
 
 /// A bare pointer to `buffer` for a kernel parameter: a 0-d view of it (the engine passes
 /// the buffer's address).
@@ -110,7 +123,7 @@ mlir::Value barePointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buff
 /// into an f32 workspace (a memref.alloc) and then the reduction kernel (templates/
 /// SplitKReduce.mlir, instantiated into `module` once per shape and epilogue) into
 /// `output`. `epilogueBuffers` are the buffers of `epilogue`'s inputs, passed to whichever
-/// kernel applies it.
+/// kernel applies it; a kernel with a residual tile also gets its tensor map.
 /// Fails, building nothing, when the reduction kernel's epilogue cannot be emitted.
 mlir::LogicalResult launchWarpSpecialisedGemm(
     mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module, mlir::SymbolTable &symbols,

@@ -49,17 +49,20 @@ func.func @main(%x: memref<2x16x16x64xf16>, %y: memref<2x16x16x128xf16>) attribu
 // The end of a ResNet-50 bottleneck: 1x1 conv 64 -> 256 with bias, + the block's input
 // (NHWC, the output's shape), ReLU. A 1x1 stride-1 convolution reads its input as the
 // row-major A matrix (the products' GEMM kernel), which gets the epilogue too. The
-// residual is the second parameter, read at row * N + column of the N*OH*OW x O matrix C.
+// residual is the second parameter; its tiles of the N*OH*OW x O matrix C come through
+// shared memory (a 128 x 128 TMA box a tile, the tensor map last), where the epilogue
+// reads them.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_{{.*}}_bias_add_relu_{{[0-9a-f]+}}::
-// CHECK-SAME: %c64_i32 : i32, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>)
-// CHECK: gpu.func @gemm_f16_f16_{{.*}}_bias_add_relu_{{[0-9a-f]+}}({{.*}}: i32, %[[PB:[a-z0-9]+]]: memref<f16>, %[[PR:[a-z0-9]+]]: memref<f16>)
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_{{.*}}_bias_add_relu_{{[0-9a-f]+}}_r::
+// CHECK-SAME: %c64_i32 : i32, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>, %{{.*}} : !nvgpu.tensormap.descriptor<tensor = memref<128x128xf16, 3>, swizzle = none
+// CHECK: gpu.func @gemm_f16_f16_{{.*}}_bias_add_relu_{{[0-9a-f]+}}_r({{.*}}: i32, %[[PB:[a-z0-9]+]]: memref<f16>, %{{[a-z0-9]+}}: memref<f16>, %{{[a-z0-9]+}}: !nvgpu.tensormap.descriptor
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: %[[TILE:.*]] = memref.view {{.*}} to memref<128x128xf16, #gpu.address_space<workgroup>>
 // CHECK: memref.reinterpret_cast %[[PB]]
-// CHECK: %[[MN:.*]] = arith.muli %{{.*}}, %{{.*}} : index
-// CHECK: memref.reinterpret_cast %[[PR]] to offset: [0], sizes: [%[[MN]]], strides: [1]
+// CHECK: vector.load %[[TILE]]
 // CHECK-COUNT-4: arith.maximumf
 // PTX-LABEL: .visible .entry gemm_f16_f16_{{.*}}_bias_add_relu_
-// PTX: _param_7
+// PTX: _param_8
 // PTX: max.NaN.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
 memref.global "private" constant @w : memref<256x1x1x64xf16> = dense<1.0>
 memref.global "private" constant @b : memref<256xf16> = dense<0.5>

@@ -114,14 +114,16 @@ func.func @main(%x: memref<1x32x32x3xi8>, %y: memref<1x16x16x64xf16>) attributes
 // (an i8 input of the output's shape, loaded 16 at a time and converted as it is read:
 // per byte a `prmt` under the upper bytes of 1.5 x 2^23 (0x4B400000), the sign flipped by
 // an xor a word, and a subtraction; no conversion instructions), and requantizes the
-// block's output, stored as i8 only, 16 bytes a thread.
+// block's output, stored as i8 only, 16 bytes a thread. The skip connection comes
+// through shared memory (the producer's TMA load of each tile's 128 x 128 box).
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}::
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_r::
+// CHECK-SAME: !nvgpu.tensormap.descriptor<tensor = memref<128x128xi8, 3>, swizzle = none
 // CHECK-DAG: %[[FLIP:.*]] = arith.constant -2139062144 : i32
 // CHECK-DAG: %[[UPPER:.*]] = arith.constant 1262485504 : i32
 // CHECK-DAG: %[[OFFSET:.*]] = arith.constant 0x4B400080 : f32
 // CHECK-DAG: %[[BYTE3:.*]] = arith.constant 30275 : i32
-// CHECK: %[[SKIP:.*]] = vector.load {{.*}} {alignment = 16 : i64} : memref<?xi8>, vector<16xi8>
+// CHECK: %[[SKIP:.*]] = vector.load {{.*}} {alignment = 16 : i64} : memref<128x128xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // CHECK: %[[WORDS:.*]] = vector.bitcast %[[SKIP]] : vector<16xi8> to vector<4xi32>
 // CHECK: %[[WORD:.*]] = vector.extract %[[WORDS]][0] : i32 from vector<4xi32>
 // CHECK: %[[UNSIGNED:.*]] = arith.xori %[[WORD]], %[[FLIP]] : i32
@@ -130,9 +132,9 @@ func.func @main(%x: memref<1x32x32x3xi8>, %y: memref<1x16x16x64xf16>) attributes
 // CHECK: %[[BITS:.*]] = arith.bitcast %[[PERMUTED]] : i32 to f32
 // CHECK: arith.subf %[[BITS]], %[[OFFSET]] fastmath<contract> : f32
 // CHECK: arith.trunci {{.*}} : vector<16xi32> to vector<16xi8>
-// PTX-LABEL: .visible .entry gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}(
+// PTX-LABEL: .visible .entry gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_r(
 // PTX: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.s32.s8.s8
-// PTX: ld.global.v4.b32
+// PTX: ld.shared.v4.b32
 // PTX-NOT: cvt.rn.f32.s
 // PTX-NOT: cvt.s32.s8
 // PTX: prmt.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 1262485504, 0x7643U;

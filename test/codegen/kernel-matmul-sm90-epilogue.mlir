@@ -55,23 +55,28 @@ func.func @main(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %c: memref<25
 
 // -----
 
-// Bias, then a residual of C's shape (BERT's attention output and ffn2): the residual is
-// read at C's [row, column] (row * N + column), the bias per column; two parameters, in
-// kernel-argument order.
+// Bias, then a residual of C's shape (BERT's attention output and ffn2): the bias is read
+// per column (once a thread, whose items share their columns); the residual comes through
+// shared memory: the producer loads each tile's 128 x 128 box of it by TMA (its tensor map
+// is the kernel's last parameter, `_r` ends the name), and the epilogue reads it at the
+// element's [row, column] of the tile instead of waiting out global loads.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_bf16_bf16_128x128x64_s4_ws2_add_add_{{[0-9a-f]+}}::
-// CHECK-SAME: %c768_i32 : i32, %{{.*}} : memref<bf16>, %{{.*}} : memref<bf16>)
-// CHECK: gpu.func @gemm_bf16_bf16_128x128x64_s4_ws2_add_add_{{[0-9a-f]+}}({{.*}}, %[[PB:[a-z0-9]+]]: memref<bf16>, %[[PR:[a-z0-9]+]]: memref<bf16>)
+// CHECK: %[[MAPR:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%c128{{.*}}, %c128{{.*}}] : memref<*xbf16> -> <tensor = memref<128x128xbf16, 3>, swizzle = none
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_bf16_bf16_128x128x64_s4_ws2_add_add_{{[0-9a-f]+}}_r::
+// CHECK-SAME: %c768_i32 : i32, %{{.*}} : memref<bf16>, %{{.*}} : memref<bf16>, %[[MAPR]] : !nvgpu.tensormap.descriptor<tensor = memref<128x128xbf16, 3>, swizzle = none
+// CHECK: gpu.func @gemm_bf16_bf16_128x128x64_s4_ws2_add_add_{{[0-9a-f]+}}_r({{.*}}, %[[PB:[a-z0-9]+]]: memref<bf16>, %{{[a-z0-9]+}}: memref<bf16>, %[[DR:[a-z0-9]+]]: !nvgpu.tensormap.descriptor<tensor = memref<128x128xbf16, 3>
+// CHECK: nvgpu.tma.async.load %[[DR]][
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: %[[TILE:.*]] = memref.view {{.*}} to memref<128x128xbf16, #gpu.address_space<workgroup>>
 // CHECK: memref.reinterpret_cast %[[PB]] to offset: [0], sizes: [%{{.*}}], strides: [1]
-// CHECK: %[[MN:.*]] = arith.muli %{{.*}}, %{{.*}} : index
-// CHECK: %[[AT:.*]] = arith.addi
-// CHECK: %[[R:.*]] = memref.reinterpret_cast %[[PR]] to offset: [0], sizes: [%[[MN]]], strides: [1]
-// CHECK: vector.load %[[R]][%[[AT]]]
+// CHECK: vector.load %[[TILE]][
 // CHECK-COUNT-16: arith.addf {{.*}} : f32
 // PTX-LABEL: .visible .entry gemm_bf16_bf16_128x128x64_s4_ws2_add_add_
-// PTX: _param_7
+// PTX: _param_8
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// PTX-COUNT-2: ld.global.v4.b32
+// PTX: ld.global.v4.b32
+// PTX-NOT: ld.global
+// PTX: ld.shared.v4.b32 {{.*}}+131072];
 // PTX-COUNT-16: add.f32
 // PTX: st.global.v4.b32
 kernel.func @ffn2(%a: memref<256x3072xbf16>, %b: memref<3072x768xbf16>, %bias: memref<1x768xbf16>, %res: memref<256x768xbf16>, %c: memref<256x768xbf16>) {

@@ -56,6 +56,13 @@
 // persistent grid), CTAS_PER_SM (1 or 2: the CTAs an SM is to hold at once, which sets the
 // register budget), THREADS (384; 288 with two CTAs an SM), and SHRINK_PRODUCER and
 // GROW_CONSUMERS (the setmaxnreg of each role, with one CTA an SM; nothing with two).
+// RESIDUAL_* (nothing, or with a residual tile: an epilogue input of C's shape brought
+// into shared memory by TMA): RESIDUAL_TYPES, RESIDUAL_PARAMETER (its tensor map, after
+// the epilogue's parameters), RESIDUAL_BARRIERS and RESIDUAL_INIT (two one-barrier groups:
+// %rFull, armed by the producer; %rEmpty, the consumers' release), RESIDUAL_PREFETCH,
+// RESIDUAL_LOAD (the producer's load of the tile's 128 x TILE_N residual, at %rBase,
+// once the consumers released the previous one), RESIDUAL_WAIT (the consumers' wait
+// before their epilogue; defines %rTile) and RESIDUAL_RELEASE (after it).
 
 !tmA = !nvgpu.tensormap.descriptor<tensor = memref<{A_BOX}x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmB = !nvgpu.tensormap.descriptor<tensor = memref<{B_BOX}x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
@@ -72,6 +79,7 @@
 !staged = memref<128x{STAGED_COLUMNS}xf32, #gpu.address_space<workgroup>>
 !stagedC = memref<128x{TILE_N}xf32, strided<[{STAGED_COLUMNS}, 1]>, #gpu.address_space<workgroup>>
 !stagedHalf = memref<64x{TILE_N}xf32, strided<[{STAGED_COLUMNS}, 1]>, #gpu.address_space<workgroup>>
+{RESIDUAL_TYPES}
 
 gpu.module @{MODULE} {
 
@@ -85,6 +93,7 @@ gpu.module @{MODULE} {
   //   C staging after a tile's main loop: 128 rows x {STAGED_COLUMNS} floats (padded
   //   against bank conflicts) from {STAGING_BASE}: reusing the ring when the CTA has no
   //   other tile to load, else past it.
+  //   The residual tile, when there is one: past the ring and the staging.
   // The launch gives the ring (and, persistent, the staging) + 2048 bytes: `base` is past the small
   // static shared variables (the mbarriers, the zero-sized dynamic-shared-memory symbol)
   // and rounded up to 1024, wherever ptxas puts them.
@@ -94,7 +103,7 @@ gpu.module @{MODULE} {
   // is a bare pointer to the row-major M x N output; N and K are multiples of 8 (TMA wants
   // 16-byte row strides), M is anything.
   gpu.func @{ENTRY}(%descA: !tmA, %descB: !tmB, %C: memref<{OUT}>,
-                                       %M: i32, %N: i32, %K: i32{EPILOGUE_PARAMETERS})
+                                       %M: i32, %N: i32, %K: i32{EPILOGUE_PARAMETERS}{RESIDUAL_PARAMETER})
       kernel attributes {known_block_size = array<i32: {THREADS}, 1, 1>, nvvm.minctasm = {CTAS_PER_SM} : i32} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -161,12 +170,14 @@ gpu.module @{MODULE} {
     // the stage have completed; the producer waits for it before a refill.
     %full = nvgpu.mbarrier.create -> !bars
     %empty = nvgpu.mbarrier.create -> !bars
+{RESIDUAL_BARRIERS}
     %leader = arith.cmpi eq, %tid, %c0 : index
     scf.if %leader {
       scf.for %s = %c0 to %stages step %c1 {
         nvgpu.mbarrier.init %full[%s], %c1 : !bars
         nvgpu.mbarrier.init %empty[%s], %c256 : !bars
       }
+{RESIDUAL_INIT}
       // The barriers were initialised by generic-proxy stores; the TMA unit (async proxy)
       // signals them next.
       nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -181,6 +192,7 @@ gpu.module @{MODULE} {
       scf.if %issuer {
         nvgpu.tma.prefetch.descriptor %descA : !tmA
         nvgpu.tma.prefetch.descriptor %descB : !tmB
+{RESIDUAL_PREFETCH}
         %last = arith.subi %stages, %c1 : index
         // %g counts the k-tiles this CTA loaded before the tile: the ring runs on across
         // tiles.
@@ -203,6 +215,7 @@ gpu.module @{MODULE} {
           %tileCol = arith.divui %inGroup, %groupRows : index
 {TILE_SETUP}
           %n0 = arith.muli %tileCol, %tileN : index
+{RESIDUAL_LOAD}
           scf.for %kt = %kBegin to %kEnd step %c1 {
             // The CTA's k-tile g is fill f = g / STAGES of stage s = g % STAGES. Fill
             // f > 0 may go in once k-tile g - STAGES is released: completion f - 1 of
@@ -346,6 +359,7 @@ gpu.module @{MODULE} {
         %frag = memref.subview %padded[0, 0] [64, {TILE_N}] [1, 1] : !staged to !stagedHalf
         nvgpu.warpgroup.mma.store {ACC_F32}, %frag : !acc to !stagedHalf
         nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
+{RESIDUAL_WAIT}
 
         // This split's slice of C (the whole of C without split-K), flat.
         %cOffset = arith.muli %split, %mn : index
@@ -409,6 +423,7 @@ gpu.module @{MODULE} {
             }
           } {unroll}
         }
+{RESIDUAL_RELEASE}
         %gNext = arith.addi %g0, %kCount : index
         scf.yield %gNext : index
       }
