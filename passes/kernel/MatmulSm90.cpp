@@ -200,9 +200,12 @@ kiln::sm90TwoCtaConfigs(function_ref<int64_t(int64_t tileN)> tiles) {
   // Where the tiles outnumber the SMs, two CTAs an SM hide each other's epilogue (most of
   // the time of a product with a short K): 64-wide tiles with 4 stages, or 3 on a
   // persistent grid (which stages C past the ring), and 128-wide ones with 3 stages (a
-  // persistent grid's staging would not fit).
-  for (auto [tileN, stages, persistent] :
-       {std::tuple<int64_t, int64_t, bool>{64, 4, false}, {64, 3, true}, {128, 3, false}}) {
+  // persistent grid's staging would not fit), or 2, which leaves room for a residual tile
+  // (sm90ResidualTileBytes) where K is a k-tile or two (a bottleneck's last 1x1 conv).
+  for (auto [tileN, stages, persistent] : {std::tuple<int64_t, int64_t, bool>{64, 4, false},
+                                           {64, 3, true},
+                                           {128, 3, false},
+                                           {128, 2, false}}) {
     Sm90GemmConfig config;
     config.tileN = tileN;
     config.stages = stages;
