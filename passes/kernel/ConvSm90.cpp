@@ -348,7 +348,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       kernelFunc = kiln::instantiateWarpSpecialisedGemm(
           module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
           kiln::rowMajorMatrixA(), &p.epilogue, /*kMajorB=*/p.kMajorB(),
-          kiln::sm90ResidualTileBytes(function, &p.epilogue, config, /*rowMajorRows=*/true));
+          kiln::sm90ResidualTileBytes(function, &p.epilogue, config, /*rowMajorRows=*/true),
+          /*depth=*/p.gemmK());
     } else {
       std::string entry =
           llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}", type, p.batch,
@@ -357,7 +358,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
               .str();
       kernelFunc = kiln::instantiateWarpSpecialisedGemm(
           module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
-          implicitIm2col(p, box), &p.epilogue, /*kMajorB=*/p.kMajorB());
+          implicitIm2col(p, box), &p.epilogue, /*kMajorB=*/p.kMajorB(),
+          /*residualTileBytes=*/0, /*depth=*/p.gemmK());
     }
     if (failed(kernelFunc))
       return failure();

@@ -365,7 +365,8 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
           module, symbols, getArgument(), entryName, problem.operand, problem.result, problem.n,
           config, kiln::rowMajorMatrixA(), &problem.epilogue, problem.kMajorB,
           kiln::sm90ResidualTileBytes(function, &problem.epilogue, config,
-                                      /*rowMajorRows=*/true));
+                                      /*rowMajorRows=*/true),
+          /*depth=*/problem.k);
     const kiln::Sm90Epilogue *epilogue = problem.epilogue.empty() ? nullptr : &problem.epilogue;
     if (epilogue)
       entryName += epilogue->key();

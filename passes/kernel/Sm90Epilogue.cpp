@@ -649,10 +649,10 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
       int64_t bytes = std::min<int64_t>(16, lanes * element.getIntOrFloatBitWidth() / 8);
       Value loaded;
       if (full && residualTile)
-        loaded = vector::LoadOp::create(
-            b, loc, VectorType::get({lanes}, element), marker.getOperand(5),
-            ValueRange{marker.getOperand(6), marker.getOperand(7)},
-            /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+        loaded =
+            vector::LoadOp::create(b, loc, VectorType::get({lanes}, element), marker.getOperand(5),
+                                   ValueRange{marker.getOperand(6), marker.getOperand(7)},
+                                   /*nontemporal=*/false, llvm::MaybeAlign(bytes));
       else
         loaded =
             vector::LoadOp::create(b, loc, VectorType::get({lanes}, element), view, ValueRange{at},

@@ -93,7 +93,8 @@ std::optional<unsigned> residualInput(const kiln::Sm90Epilogue &epilogue) {
 /// Where the residual tile starts in the template's shared memory map: past the ring and
 /// the staging (which reuses the ring unless the grid is persistent).
 int64_t residualTileBase(const kiln::Sm90GemmConfig &config) {
-  int64_t ring = config.stages * (config.tileM + config.tileN) * config.tileK * config.elementBytes();
+  int64_t ring =
+      config.stages * (config.tileM + config.tileN) * config.tileK * config.elementBytes();
   int64_t staging = config.tileM * (config.tileN + 8) * 4;
   return config.persistent ? ring + staging : std::max(ring, staging);
 }
@@ -105,21 +106,20 @@ int64_t residualTileBase(const kiln::Sm90GemmConfig &config) {
 std::vector<std::pair<StringRef, std::string>>
 residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t bytes) {
   if (!element)
-    return {{"RESIDUAL_TYPES", ""},   {"RESIDUAL_PARAMETER", ""}, {"RESIDUAL_BARRIERS", ""},
-            {"RESIDUAL_INIT", ""},    {"RESIDUAL_PREFETCH", ""},  {"RESIDUAL_LOAD", ""},
-            {"RESIDUAL_WAIT", ""},    {"RESIDUAL_RELEASE", ""}};
+    return {{"RESIDUAL_TYPES", ""}, {"RESIDUAL_PARAMETER", ""}, {"RESIDUAL_BARRIERS", ""},
+            {"RESIDUAL_INIT", ""},  {"RESIDUAL_PREFETCH", ""},  {"RESIDUAL_LOAD", ""},
+            {"RESIDUAL_WAIT", ""},  {"RESIDUAL_RELEASE", ""}};
   std::string type = element.isInteger(8) ? "i8" : kiln::elementTypeName(element);
   std::string tile = llvm::formatv("128x{0}x{1}", config.tileN, type).str();
   std::string base = std::to_string(residualTileBase(config));
   return {
       {"RESIDUAL_TYPES",
-       llvm::formatv(
-           "!tmR = !nvgpu.tensormap.descriptor<tensor = memref<{0}, 3>, swizzle = none, "
-           "l2promo = l2promo_256b, oob = zero, interleave = none>\n"
-           "!barR = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, "
-           "num_barriers = 1>\n"
-           "!tileR = memref<{0}, #gpu.address_space<workgroup>>",
-           tile)
+       llvm::formatv("!tmR = !nvgpu.tensormap.descriptor<tensor = memref<{0}, 3>, swizzle = none, "
+                     "l2promo = l2promo_256b, oob = zero, interleave = none>\n"
+                     "!barR = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, "
+                     "num_barriers = 1>\n"
+                     "!tileR = memref<{0}, #gpu.address_space<workgroup>>",
+                     tile)
            .str()},
       {"RESIDUAL_PARAMETER", ", %descR: !tmR"},
       {"RESIDUAL_BARRIERS", "    %rFull = nvgpu.mbarrier.create -> !barR\n"
@@ -127,7 +127,9 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t b
       {"RESIDUAL_INIT", "      nvgpu.mbarrier.init %rFull[%c0], %c1 : !barR\n"
                         "      nvgpu.mbarrier.init %rEmpty[%c0], %c256 : !barR"},
       {"RESIDUAL_PREFETCH", "        nvgpu.tma.prefetch.descriptor %descR : !tmR"},
-      {"RESIDUAL_LOAD", llvm::formatv(R"(          // The tile's residual: rows 128 tileRow.., columns n0.. of C's shape.
+      {"RESIDUAL_LOAD",
+       llvm::formatv(
+           R"(          // The tile's residual: rows 128 tileRow.., columns n0.. of C's shape.
           %rBaseOffset = arith.constant {0} : index
           %rBase = arith.addi %base, %rBaseOffset : index
           %rSince = arith.subi %item, %pid : index
@@ -144,8 +146,8 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t b
           nvgpu.mbarrier.arrive.expect_tx %rFull[%c0], %rBytes : !barR
           %rRow0 = arith.muli %tileRow, %c128 : index
           nvgpu.tma.async.load %descR[%n0, %rRow0], %rFull[%c0] to %rView : !tmR, !barR -> !tileR)",
-                                      base, bytes)
-                            .str()},
+           base, bytes)
+           .str()},
       {"RESIDUAL_WAIT", llvm::formatv(R"(        %rBaseOffset = arith.constant {0} : index
         %rBase = arith.addi %base, %rBaseOffset : index
         %rSince = arith.subi %item, %pid : index
@@ -166,8 +168,8 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t b
 /// of one k-tile (128 bytes of K) from the descriptors %dA, %dB and the accumulators
 /// %accIn into %accOut, and how the accumulators start and become the f32 !acc the
 /// epilogue stores.
-std::vector<std::pair<StringRef, std::string>> accumulatorPlaceholders(Type operand, int64_t tileN,
-                                                                       bool kMajorB) {
+std::vector<std::pair<StringRef, std::string>>
+accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSums, int64_t lanes) {
   const std::string floatInit = "        %init = nvgpu.warpgroup.mma.init.accumulator -> !acc";
   // MN-major B: upstream's op, whose lowering walks the descriptors of an MN-major B
   // (transposeB; leading byte offset 8192: one 64-column box to the next).
@@ -178,7 +180,9 @@ std::vector<std::pair<StringRef, std::string>> accumulatorPlaceholders(Type oper
             {"ACC", "!acc"},
             {"ACC_INIT", floatInit},
             {"ACC_FINISH", ""},
-            {"ACC_F32", "%res"}};
+            {"ACC_F32", "%res"},
+            {"STAGED", "%v"},
+            {"UNBIAS", ""}};
   // K-major B: upstream's op steps B's descriptor as MN-major, and its verifier wants tf32
   // element types, whose width (19 bits) its descriptor arithmetic then takes for 2 bytes
   // (and it has no i32 accumulators). So the wgmma are NVVM's, on the accumulators' LLVM
@@ -240,26 +244,40 @@ std::vector<std::pair<StringRef, std::string>> accumulatorPlaceholders(Type oper
           %accOut = builtin.unrealized_conversion_cast %mmaOut : !mmaAccumulator to !acc)",
                       steps)
             .str();
-    return {{"MMA", text},           {"MMA_TYPES", aliases}, {"ACC", "!acc"},
-            {"ACC_INIT", floatInit}, {"ACC_FINISH", ""},     {"ACC_F32", "%res"}};
+    return {{"MMA", text},      {"MMA_TYPES", aliases}, {"ACC", "!acc"},  {"ACC_INIT", floatInit},
+            {"ACC_FINISH", ""}, {"ACC_F32", "%res"},    {"STAGED", "%v"}, {"UNBIAS", ""}};
   }
   text += llvm::formatv(
               "          %accOut = llvm.insertvalue %mmaC{0}, %accIn[0] : !mmaAccumulator", steps)
               .str();
   // After the loop, each i32 sum becomes the f32 the epilogue computes with (exact up to
-  // 2^24), in !acc's LLVM form, so that the staging and epilogue are the float ones.
+  // 2^24), in !acc's LLVM form, so that the staging and epilogue are the float ones. With
+  // `biasedSums` (sums within +-2^22), not by a conversion, which issues at an eighth of
+  // the f32 rate: the sum added to the bits of 1.5 x 2^23 is the float 1.5 x 2^23 + sum,
+  // staged as it is and unbiased by one subtraction as the epilogue loads it.
   aliases += "\n!mmaFloatFragment = " + structOf("f32") +
              "\n!mmaFloatAccumulator = !llvm.struct<(!mmaFloatFragment)>";
   std::string finish = R"(        %accSums = llvm.extractvalue %res[0] : !mmaAccumulator
         %accF0 = llvm.mlir.undef : !mmaFloatFragment
+        %accBiasBits = llvm.mlir.constant(1262485504 : i32) : i32
 )";
   for (int64_t i = 0; i < tileN / 2; ++i)
-    finish += llvm::formatv(R"(        %accI{0} = llvm.extractvalue %accSums[{0}] : !mmaFragment
-        %accV{0} = llvm.sitofp %accI{0} : i32 to f32
-        %accF{1} = llvm.insertvalue %accV{0}, %accF{0}[{0}] : !mmaFloatFragment
+    finish +=
+        llvm::formatv(R"(        %accI{0} = llvm.extractvalue %accSums[{0}] : !mmaFragment
+{2}        %accF{1} = llvm.insertvalue %accV{0}, %accF{0}[{0}] : !mmaFloatFragment
 )",
-                            i, i + 1)
-                  .str();
+                      i, i + 1,
+                      biasedSums ? llvm::formatv("        %accB{0} = llvm.add %accI{0}, "
+                                                 "%accBiasBits : i32\n"
+                                                 "        %accV{0} = llvm.bitcast %accB{0} : i32 "
+                                                 "to f32\n",
+                                                 i)
+                                       .str()
+                                 : llvm::formatv("        %accV{0} = llvm.sitofp %accI{0} : i32 "
+                                                 "to f32\n",
+                                                 i)
+                                       .str())
+            .str();
   finish += llvm::formatv(R"(        %accEmpty = llvm.mlir.undef : !mmaFloatAccumulator
         %accFloat = llvm.insertvalue %accF{0}, %accEmpty[0] : !mmaFloatAccumulator
         %resF32 = builtin.unrealized_conversion_cast %accFloat : !mmaFloatAccumulator to !acc)",
@@ -270,7 +288,15 @@ std::vector<std::pair<StringRef, std::string>> accumulatorPlaceholders(Type oper
           {"ACC", "!mmaAccumulator"},
           {"ACC_INIT", "        %init = llvm.mlir.zero : !mmaAccumulator"},
           {"ACC_FINISH", finish},
-          {"ACC_F32", "%resF32"}};
+          {"ACC_F32", "%resF32"},
+          {"STAGED", biasedSums ? "%vBiased" : "%v"},
+          {"UNBIAS", biasedSums ? llvm::formatv("            %vBias = arith.constant dense<"
+                                                "0x4B400000> : vector<{0}xf32>\n"
+                                                "            %v = arith.subf %vBiased, %vBias : "
+                                                "vector<{0}xf32>",
+                                                lanes)
+                                      .str()
+                                : ""}};
 }
 } // namespace
 
@@ -377,14 +403,13 @@ FailureOr<gpu::GPUFuncOp> kiln::insertTemplateWithEpilogue(ModuleOp module, Symb
 
 int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilogue,
                                     const Sm90GemmConfig &config, bool rowMajorRows) {
-  if (!epilogue || epilogue->empty() || !rowMajorRows || config.consumers == 0 ||
-      config.splitK > 1)
+  if (!epilogue || epilogue->empty() || !rowMajorRows || config.consumers == 0 || config.splitK > 1)
     return 0;
   std::optional<unsigned> input = residualInput(*epilogue);
   if (!input)
     return 0;
-  auto type = dyn_cast<MemRefType>(
-      function.getFunctionType().getInput(epilogue->inputs[*input].argument));
+  auto type =
+      dyn_cast<MemRefType>(function.getFunctionType().getInput(epilogue->inputs[*input].argument));
   Type element = type ? type.getElementType() : Type();
   if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() || type.getRank() < 2 ||
       !(element.isInteger(8) || element.isF16() || element.isBF16() || element.isF32()))
@@ -396,7 +421,7 @@ int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue 
 FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
     ModuleOp module, SymbolTable &symbols, StringRef pass, StringRef entryBase, Type operand,
     Type result, int64_t columns, const Sm90GemmConfig &config, const Sm90AOperand &a,
-    const Sm90Epilogue *epilogue, bool kMajorB, int64_t residualTileBytes) {
+    const Sm90Epilogue *epilogue, bool kMajorB, int64_t residualTileBytes, int64_t depth) {
   // Split-K parts store raw f32 partial sums to the workspace; the reduction kernel
   // rounds them and applies the epilogue.
   if (config.splitK > 1) {
@@ -420,6 +445,10 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   entry += epilogue ? epilogue->key() : "";
   if (residual)
     entry += "_r";
+  // |sum| <= K * 128 * 128 <= 2^22: the products' sums reach f32 through 1.5 x 2^23.
+  bool biasedSums = operand.isInteger(8) && depth > 0 && depth * 128 * 128 <= (int64_t(1) << 22);
+  if (biasedSums)
+    entry += "_sb";
   std::string moduleName = "kiln_sm90_" + entry;
   if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
     return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
@@ -494,15 +523,17 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"GROW_CONSUMERS", oneCta ? "      nvvm.setmaxregister increase 232" : ""},
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
-  text = substitutePlaceholders(text, accumulatorPlaceholders(operand, config.tileN, kMajorB));
+  text = substitutePlaceholders(
+      text, accumulatorPlaceholders(operand, config.tileN, kMajorB, biasedSums, lanes));
   text = substitutePlaceholders(
       text, residualPlaceholders(residual ? epilogue->inputs[*residual].elementType : Type(),
                                  config, residualTileBytes));
   // The epilogue reads its inputs at C's row and column, kept inside C by the template;
   // the residual at the element's place in its tile.
   text = substitutePlaceholders(
-      text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%growAt", "%gcolAt", "%m", "%n",
-                                     lanes, residual ? "%rTile, %r, %col : !tileR, index, index" : ""));
+      text,
+      sm90EpiloguePlaceholders(epilogue, result, "%v", "%growAt", "%gcolAt", "%m", "%n", lanes,
+                               residual ? "%rTile, %r, %col : !tileR, index, index" : ""));
   FailureOr<gpu::GPUFuncOp> kernel =
       insertTemplateWithEpilogue(module, symbols, pass, entry, text, epilogue,
                                  /*firstParameter=*/6);
@@ -600,9 +631,9 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
       return gemm.emitError(pass) << ": the kernel's residual tile has no residual input";
     Value buffer = epilogueBuffers[*residual];
     Type element = cast<MemRefType>(buffer.getType()).getElementType();
-    Value matrix = memref::ReinterpretCastOp::create(
-        b, loc, MemRefType::get({m, n}, element), buffer, /*offset=*/0, ArrayRef<int64_t>{m, n},
-        ArrayRef<int64_t>{n, 1});
+    Value matrix = memref::ReinterpretCastOp::create(b, loc, MemRefType::get({m, n}, element),
+                                                     buffer, /*offset=*/0, ArrayRef<int64_t>{m, n},
+                                                     ArrayRef<int64_t>{n, 1});
     Value unranked = memref::CastOp::create(b, loc, UnrankedMemRefType::get(element, 0), matrix);
     arguments.push_back(nvgpu::TmaCreateDescriptorOp::create(
         b, loc, mapType, unranked, ValueRange{index(config.tileM), index(config.tileN)}));

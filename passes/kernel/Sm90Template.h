@@ -106,13 +106,15 @@ int64_t sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilo
 /// split-K, whose reduction kernel applies it instead) the kernel applies it before its
 /// stores, its inputs being parameters after %K, and its key is appended to `entry`.
 /// With `residualTileBytes` (sm90ResidualTileBytes), the epilogue's residual comes
-/// through shared memory, its tensor map the last parameter (`_r` ends the name).
+/// through shared memory, its tensor map the last parameter (`_r` ends the name). `depth`
+/// is the GEMM's K when known (0: not): i8 products of at most 256 terms have sums within
+/// +-2^22, which reach f32 without conversion instructions (`_sb` in the name).
 /// `pass` names the caller in errors.
 mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
     mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass, llvm::StringRef entry,
     mlir::Type operand, mlir::Type result, int64_t columns, const Sm90GemmConfig &config,
     const Sm90AOperand &a, const Sm90Epilogue *epilogue = nullptr, bool kMajorB = false,
-    int64_t residualTileBytes = 0);
+    int64_t residualTileBytes = 0, int64_t depth = 0);
 
 /// A bare pointer to `buffer` for a kernel parameter: a 0-d view of it (the engine passes
 /// the buffer's address).

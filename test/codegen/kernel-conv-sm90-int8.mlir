@@ -83,9 +83,9 @@ func.func @main(%x: memref<2x16x16x64xi8>, %y: memref<2x16x16x128xi8>) attribute
 // stored as f16.
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_im2col_i8_1x32x32x3_k7x7s2p3x3::
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}::
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}_sb::
 // CHECK-SAME: %c256_i32 : i32, %c64_i32 : i32, %c160_i32 : i32
-// PTX-LABEL: .visible .entry gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}(
+// PTX-LABEL: .visible .entry gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}_sb(
 // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8
 // PTX-LABEL: .visible .entry im2col_i8_1x32x32x3_k7x7s2p3x3(
 memref.global "private" constant @w7 : memref<64x7x7x3xi8> = dense<-2>
@@ -117,12 +117,19 @@ func.func @main(%x: memref<1x32x32x3xi8>, %y: memref<1x16x16x64xf16>) attributes
 // block's output, stored as i8 only, 16 bytes a thread. The skip connection comes
 // through shared memory (the producer's TMA load of each tile's 128 x 128 box).
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_r::
+// The sums of 64 products (|sum| <= 64 x 128 x 128 <= 2^22) reach f32 without conversion
+// instructions (`_sb`): added to the bits of 1.5 x 2^23 after the main loop, staged so,
+// and unbiased by a subtraction as the epilogue loads them.
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_r_sb::
 // CHECK-SAME: !nvgpu.tensormap.descriptor<tensor = memref<128x128xi8, 3>, swizzle = none
 // CHECK-DAG: %[[FLIP:.*]] = arith.constant -2139062144 : i32
 // CHECK-DAG: %[[UPPER:.*]] = arith.constant 1262485504 : i32
 // CHECK-DAG: %[[OFFSET:.*]] = arith.constant 0x4B400080 : f32
 // CHECK-DAG: %[[BYTE3:.*]] = arith.constant 30275 : i32
+// CHECK: %[[SUMBIAS:.*]] = llvm.mlir.constant(1262485504 : i32) : i32
+// CHECK: %[[BIASED:.*]] = llvm.add %{{.*}}, %[[SUMBIAS]] : i32
+// CHECK: llvm.bitcast %[[BIASED]] : i32 to f32
+// CHECK-NOT: llvm.sitofp
 // CHECK: %[[SKIP:.*]] = vector.load {{.*}} {alignment = 16 : i64} : memref<128x128xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // CHECK: %[[WORDS:.*]] = vector.bitcast %[[SKIP]] : vector<16xi8> to vector<4xi32>
 // CHECK: %[[WORD:.*]] = vector.extract %[[WORDS]][0] : i32 from vector<4xi32>
@@ -132,7 +139,7 @@ func.func @main(%x: memref<1x32x32x3xi8>, %y: memref<1x16x16x64xf16>) attributes
 // CHECK: %[[BITS:.*]] = arith.bitcast %[[PERMUTED]] : i32 to f32
 // CHECK: arith.subf %[[BITS]], %[[OFFSET]] fastmath<contract> : f32
 // CHECK: arith.trunci {{.*}} : vector<16xi32> to vector<16xi8>
-// PTX-LABEL: .visible .entry gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_r(
+// PTX-LABEL: .visible .entry gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_r_sb(
 // PTX: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.s32.s8.s8
 // PTX: ld.shared.v4.b32
 // PTX-NOT: cvt.rn.f32.s

@@ -44,7 +44,10 @@
 // into %accOut) and MMA_TYPES (type aliases it uses, or nothing), ACC (the accumulators'
 // type in the main loop: !acc, or the LLVM struct of i32 accumulators), ACC_INIT (defines
 // %init, the zero accumulators), ACC_FINISH (after the main loop: the f32 !acc of the
-// loop's %res, named ACC_F32; nothing when %res is one), B_STAGE_BYTES =
+// loop's %res, named ACC_F32; nothing when %res is one), STAGED (the name of the f32
+// vector of C loaded from the staging: %v, or %vBiased) and UNBIAS (nothing, or what
+// makes %v of %vBiased: i32 sums staged as the bits of their sum with 1.5 x 2^23),
+// B_STAGE_BYTES =
 // TILE_N * 128, STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * 16384,
 // STAGED_COLUMNS = TILE_N + 8, LANES (the consecutive elements of C a thread stores at
 // once: 16 bytes of OUT, or 8 bytes for i8 where N is no multiple of 16), ROW_LANES =
@@ -403,7 +406,8 @@ gpu.module @{MODULE} {
             // items of one chunk share it (CSE, once unrolled).
             %growAt = arith.select %inside, %grow, %c0 : index
             %gcolAt = arith.select %colInside, %gcol, %c0 : index
-            %v = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<{LANES}xf32>
+            {STAGED} = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<{LANES}xf32>
+{UNBIAS}
             {EPILOGUE}
             {CONVERT}
             %valuesNext = vector.insert {STORED}, %values[%u] : vector<{LANES}x{OUT}> into vector<{BATCH}x{LANES}x{OUT}>
