@@ -28,6 +28,8 @@ namespace {
 
 /// The attribute that marks the op standing for the epilogue in a parsed template.
 constexpr StringLiteral kMarkerAttr = "kiln.epilogue";
+/// The attribute of the op that gives the columns every item of a thread has.
+constexpr StringLiteral kColumnsMarkerAttr = "kiln.epilogue_columns";
 
 /// The one value of a float constant that holds one (a splat, or a single element), as a
 /// double.
@@ -621,52 +623,77 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
+  // `lanes` consecutive elements of `view` (memory or the residual tile) at `indices`,
+  // widened to f32. Buffers are 16-byte aligned at least; wider loads split.
+  auto loadLanes = [&](OpBuilder &at, Value view, ValueRange indices, Type element) {
+    int64_t bytes = std::min<int64_t>(16, lanes * element.getIntOrFloatBitWidth() / 8);
+    Value loaded = vector::LoadOp::create(at, loc, VectorType::get({lanes}, element), view, indices,
+                                          /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+    if (element.isInteger(8) && lanes % 4 == 0)
+      return widenBytesToF32(at, loc, loaded);
+    Value widened = widenToF32(at, loc, loaded);
+    SmallVector<Value> values;
+    for (int64_t lane = 0; lane < lanes; ++lane)
+      values.push_back(vector::ExtractOp::create(at, loc, widened, lane));
+    return values;
+  };
+  auto flatView = [&](OpBuilder &at, Value pointer, Type element, Value extent) {
+    return memref::ReinterpretCastOp::create(
+        at, loc, MemRefType::get({ShapedType::kDynamic}, element), pointer,
+        OpFoldResult(at.getIndexAttr(0)), ArrayRef<OpFoldResult>{extent},
+        ArrayRef<OpFoldResult>{at.getIndexAttr(1)});
+  };
+  // Where every item of a thread has the same columns, the template marks them before its
+  // items: the per-column inputs are loaded there, once, not once an item or a batch.
+  UnrealizedConversionCastOp columnsMarker;
+  kernel.walk([&](UnrealizedConversionCastOp op) {
+    if (op->hasAttr(kColumnsMarkerAttr))
+      columnsMarker = op;
+  });
   // Each input's values for the lanes, as f32.
   SmallVector<SmallVector<Value>> inputLanes;
   for (auto [position, input] : llvm::enumerate(epilogue.inputs)) {
     Value pointer = kernel.getArgument(firstParameter + position);
     Type element = input.elementType;
-    SmallVector<Value> values;
-    if (input.kind == Sm90EpilogueInput::Kind::Scalar) {
+    switch (input.kind) {
+    case Sm90EpilogueInput::Kind::Scalar: {
       auto view = memref::ReinterpretCastOp::create(b, loc, MemRefType::get({1}, element), pointer,
                                                     /*offset=*/0, ArrayRef<int64_t>{1},
                                                     ArrayRef<int64_t>{1});
       Value scalar = widenToF32(b, loc, memref::LoadOp::create(b, loc, view, ValueRange{index(0)}));
-      values.assign(lanes, scalar);
-    } else {
-      // `lanes` consecutive elements: of the per-column vector at the column, or of C's
-      // shape at (row, column). N is a multiple of `lanes`, so they never straddle a row.
-      bool full = input.kind == Sm90EpilogueInput::Kind::Full;
-      Value extent = full ? arith::MulIOp::create(b, loc, m, n).getResult() : n;
-      Value at = column;
-      if (full)
-        at = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, row, n), column);
-      auto type = MemRefType::get({ShapedType::kDynamic}, element);
-      auto view = memref::ReinterpretCastOp::create(
-          b, loc, type, pointer, OpFoldResult(b.getIndexAttr(0)), ArrayRef<OpFoldResult>{extent},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
-      // Buffers are 16-byte aligned at least; wider loads split.
-      int64_t bytes = std::min<int64_t>(16, lanes * element.getIntOrFloatBitWidth() / 8);
-      Value loaded;
-      if (full && residualTile)
-        loaded =
-            vector::LoadOp::create(b, loc, VectorType::get({lanes}, element), marker.getOperand(5),
-                                   ValueRange{marker.getOperand(6), marker.getOperand(7)},
-                                   /*nontemporal=*/false, llvm::MaybeAlign(bytes));
-      else
-        loaded =
-            vector::LoadOp::create(b, loc, VectorType::get({lanes}, element), view, ValueRange{at},
-                                   /*nontemporal=*/false, llvm::MaybeAlign(bytes));
-      if (element.isInteger(8) && lanes % 4 == 0) {
-        values = widenBytesToF32(b, loc, loaded);
-      } else {
-        Value widened = widenToF32(b, loc, loaded);
-        for (int64_t lane = 0; lane < lanes; ++lane)
-          values.push_back(vector::ExtractOp::create(b, loc, widened, lane));
-      }
+      inputLanes.emplace_back(lanes, scalar);
+      break;
     }
-    inputLanes.push_back(values);
+    case Sm90EpilogueInput::Kind::PerColumn: {
+      // `lanes` consecutive elements of the per-column vector at the column (N is a
+      // multiple of `lanes`).
+      if (columnsMarker) {
+        OpBuilder hoisted(columnsMarker);
+        Value columns = columnsMarker.getOperand(0), extent = columnsMarker.getOperand(1);
+        inputLanes.push_back(
+            loadLanes(hoisted, flatView(hoisted, pointer, element, extent), columns, element));
+      } else {
+        inputLanes.push_back(loadLanes(b, flatView(b, pointer, element, n), column, element));
+      }
+      break;
+    }
+    case Sm90EpilogueInput::Kind::Full: {
+      // C's shape at (row, column), or the residual tile's element.
+      if (residualTile) {
+        inputLanes.push_back(loadLanes(b, marker.getOperand(5),
+                                       ValueRange{marker.getOperand(6), marker.getOperand(7)},
+                                       element));
+        break;
+      }
+      Value extent = arith::MulIOp::create(b, loc, m, n);
+      Value at = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, row, n), column);
+      inputLanes.push_back(loadLanes(b, flatView(b, pointer, element, extent), at, element));
+      break;
+    }
+    }
   }
+  if (columnsMarker)
+    columnsMarker.erase();
   SmallVector<Value> results;
   for (int64_t lane = 0; lane < lanes; ++lane) {
     SmallVector<Value> inputs;

@@ -521,6 +521,15 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"THREADS", number(config.threads())},
        {"SHRINK_PRODUCER", oneCta ? "      nvvm.setmaxregister decrease 40" : ""},
        {"GROW_CONSUMERS", oneCta ? "      nvvm.setmaxregister increase 232" : ""},
+       // Every item of a thread has the same columns where a chunk spans the tile.
+       {"COLUMN_VALUES",
+        epilogue && rowLanes * lanes == config.tileN
+            ? "        %columnsOfItems = arith.addi %n0, %laneCol : index\n"
+              "        %columnsInside = arith.cmpi ult, %columnsOfItems, %n : index\n"
+              "        %columnsAt = arith.select %columnsInside, %columnsOfItems, %c0 : index\n"
+              "        %columnsMarker = builtin.unrealized_conversion_cast %columnsAt, %n : "
+              "index, index to index {kiln.epilogue_columns}"
+            : ""},
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
   text = substitutePlaceholders(

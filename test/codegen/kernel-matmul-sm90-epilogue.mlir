@@ -18,12 +18,14 @@
 // CHECK-SAME: %c256_i32 : i32, %c3072_i32 : i32, %c768_i32 : i32, %[[BP]] : memref<f16>)
 // CHECK-NOT: kernel.func
 // CHECK: gpu.func @gemm_f16_f16_128x128x64_s4_ws2_add_gelu_[[KEY]]({{.*}}, %{{.*}}: i32, %[[PB:.*]]: memref<f16>)
-// The epilogue, after the f32 vector is read from the staging: the bias's eight columns,
-// the add and erf per lane, then the rounding.
-// CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<128x128xf32, strided<[136, 1]>, #gpu.address_space<workgroup>>, vector<8xf32>
+// The bias's eight columns, the same for every item of a thread, are loaded once before
+// its items; then per item, after the f32 vector is read from the staging, the add and
+// erf per lane, then the rounding.
 // CHECK: memref.reinterpret_cast %[[PB]] {{.*}} : memref<f16> to memref<?xf16>
 // CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<?xf16>, vector<8xf16>
 // CHECK: arith.extf {{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<128x128xf32, strided<[136, 1]>, #gpu.address_space<workgroup>>, vector<8xf32>
+// CHECK-NOT: memref<?xf16>
 // CHECK: vector.extract %[[V]][0] : f32 from vector<8xf32>
 // CHECK: arith.addf {{.*}} : f32
 // CHECK: math.erf {{.*}} : f32

@@ -47,6 +47,9 @@
 // loop's %res, named ACC_F32; nothing when %res is one), STAGED (the name of the f32
 // vector of C loaded from the staging: %v, or %vBiased) and UNBIAS (nothing, or what
 // makes %v of %vBiased: i32 sums staged as the bits of their sum with 1.5 x 2^23),
+// COLUMN_VALUES (nothing, or where every item of a thread has the same columns, a marker
+// giving them before the batches, where the epilogue then loads its per-column inputs
+// once a tile instead of once a batch),
 // B_STAGE_BYTES =
 // TILE_N * 128, STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * 16384,
 // STAGED_COLUMNS = TILE_N + 8, LANES (the consecutive elements of C a thread stores at
@@ -384,6 +387,7 @@ gpu.module @{MODULE} {
         %batch = arith.constant {BATCH} : index
         %noStore = arith.constant -1 : index
         %zeroValues = arith.constant dense<{OUT_ZERO}> : vector<{BATCH}x{LANES}x{OUT}>
+{COLUMN_VALUES}
         %noOffsets = vector.broadcast %noStore : index to vector<{BATCH}xindex>
         scf.for %t0 = %c0 to %threadItems step %batch {
           %loaded:2 = scf.for %u = %c0 to %batch step %c1
