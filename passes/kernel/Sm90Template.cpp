@@ -414,7 +414,11 @@ int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue 
   if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() || type.getRank() < 2 ||
       !(element.isInteger(8) || element.isF16() || element.isBF16() || element.isF32()))
     return 0;
-  int64_t bytes = 128 * config.tileN * element.getIntOrFloatBitWidth() / 8;
+  // TMA wants rows of a multiple of 16 bytes (MobileNetV2's 24 channels of i8 are not).
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  if (type.getShape().back() * elementBytes % 16 != 0)
+    return 0;
+  int64_t bytes = 128 * config.tileN * elementBytes;
   return sm90ConfigFitsSm(config, bytes) ? bytes : 0;
 }
 

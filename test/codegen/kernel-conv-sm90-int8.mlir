@@ -177,3 +177,43 @@ func.func @main(%x: memref<2x8x8x64xi8>, %skip: memref<2x8x8x256xi8>, %y: memref
   kernel.launch @Conv_2(%x, %w, %s, %skip, %y) : (memref<2x8x8x64xi8>, memref<256x1x1x64xi8>, memref<256xf32>, memref<2x8x8x256xi8>, memref<2x8x8x256xi8>) -> ()
   return
 }
+
+// -----
+
+// The same with 24 output channels (MobileNetV2's narrowest block): rows of 24 bytes,
+// which TMA cannot address (its strides are multiples of 16 bytes), so the skip
+// connection is read from global memory (no `_r`), 8 bytes a thread (`_v8`).
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_{{.*}}_i8_v8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_sb::
+// CHECK-NOT: swizzle = none
+// CHECK: vector.load {{.*}} : memref<?xi8>, vector<8xi8>
+memref.global "private" constant @w24 : memref<24x1x1x64xi8> = dense<5>
+memref.global "private" constant @scale24 : memref<24xf32> = dense<0.003>
+kernel.func @Conv_3(%x: memref<2x8x8x64xi8>, %w: memref<24x1x1x64xi8>, %s: memref<24xf32>, %skip: memref<2x8x8x24xi8>, %y: memref<2x8x8x24xi8>) {
+  conv ins(%x, %w, %s, %skip : memref<2x8x8x64xi8>, memref<24x1x1x64xi8>, memref<24xf32>, memref<2x8x8x24xi8>) outs(%y : memref<2x8x8x24xi8>) {
+  ^bb0(%a: tensor<2x8x8x64xi8>, %k: tensor<24x1x1x64xi8>, %sc: tensor<24xf32>, %sk: tensor<2x8x8x24xi8>):
+    %skipScale = graph.constant dense<0.04> : tensor<f32>
+    %step = graph.constant dense<0.05> : tensor<f32>
+    %lo = graph.constant dense<-128.0> : tensor<f32>
+    %hi = graph.constant dense<127.0> : tensor<f32>
+    %acc = graph.conv %a, %k {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x8x8x64xi8>, tensor<24x1x1x64xi8>) -> tensor<2x8x8x24xi32>
+    %f = graph.cast %acc {to = f32} : (tensor<2x8x8x24xi32>) -> tensor<2x8x8x24xf32>
+    %m = graph.mul %f, %sc : (tensor<2x8x8x24xf32>, tensor<24xf32>) -> tensor<2x8x8x24xf32>
+    %sf = graph.cast %sk {to = f32} : (tensor<2x8x8x24xi8>) -> tensor<2x8x8x24xf32>
+    %sd = graph.mul %sf, %skipScale : (tensor<2x8x8x24xf32>, tensor<f32>) -> tensor<2x8x8x24xf32>
+    %p = graph.add %m, %sd : (tensor<2x8x8x24xf32>, tensor<2x8x8x24xf32>) -> tensor<2x8x8x24xf32>
+    %r = graph.relu %p : tensor<2x8x8x24xf32>
+    %d = graph.div %r, %step : (tensor<2x8x8x24xf32>, tensor<f32>) -> tensor<2x8x8x24xf32>
+    %n = graph.round %d : tensor<2x8x8x24xf32>
+    %c = graph.clip %n min %lo max %hi : (tensor<2x8x8x24xf32>, tensor<f32>, tensor<f32>) -> tensor<2x8x8x24xf32>
+    %q = graph.cast %c {to = i8} : (tensor<2x8x8x24xf32>) -> tensor<2x8x8x24xi8>
+    kernel.yield %q : tensor<2x8x8x24xi8>
+  }
+  return
+}
+func.func @main(%x: memref<2x8x8x64xi8>, %skip: memref<2x8x8x24xi8>, %y: memref<2x8x8x24xi8>) attributes {kernel.num_inputs = 2 : i64} {
+  %w = memref.get_global @w24 : memref<24x1x1x64xi8>
+  %s = memref.get_global @scale24 : memref<24xf32>
+  kernel.launch @Conv_3(%x, %w, %s, %skip, %y) : (memref<2x8x8x64xi8>, memref<24x1x1x64xi8>, memref<24xf32>, memref<2x8x8x24xi8>, memref<2x8x8x24xi8>) -> ()
+  return
+}
