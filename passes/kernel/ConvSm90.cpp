@@ -99,7 +99,7 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
   int64_t channelBlocks = p.rowsPerTap() / p.tileK();
   kiln::Sm90AOperand a;
   a.box = llvm::formatv("{0}x{1}x{2}x{3}", box.images, box.rows, box.columns, p.tileK()).str();
-  a.boxBytes = box.positions() * 128;
+  a.boxBytes = box.positions() * p.kTileBytes;
   a.tilesM = "    %tilesM = arith.constant " + n(tileCount(p, box)) + " : index";
   // The tile's first output position (image, row, column) and the input row and column
   // its filter tap (0, 0) reads (negative inside the padding).
@@ -217,8 +217,23 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
       [&](int64_t tileN) { return tiles * llvm::divideCeil(p.outChannels, tileN); }));
   if (p.tf32())
     kiln::makeTf32Configs(configs);
-  if (p.int8())
+  if (p.int8()) {
     kiln::makeInt8Configs(configs);
+    // Channels that leave half of a 128-byte k-tile empty (C = 64: ResNet-50's first stage)
+    // get 64-byte k-tiles first (the default), each tap's channels without zeros, with
+    // twice the stages (the same ring); the 128-byte ones stay candidates.
+    if (p.a == ConvProblem::A::Implicit &&
+        llvm::alignTo(p.channels, 64) < llvm::alignTo(p.channels, 128)) {
+      SmallVector<kiln::Sm90GemmConfig> narrow;
+      for (kiln::Sm90GemmConfig config : configs) {
+        config.tileK = 64;
+        config.stages *= 2;
+        if (config.splitK == 1 && kiln::sm90ConfigFitsSm(config))
+          narrow.push_back(config);
+      }
+      configs.insert(configs.begin(), narrow.begin(), narrow.end());
+    }
+  }
   return configs;
 }
 
@@ -266,6 +281,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
         return signalPassFailure();
       if (!*config)
         continue; // the generic lowering was asked for
+      problem->kTileBytes = (*config)->tileK * (problem->operand.getIntOrFloatBitWidth() / 8);
       kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
         return replaceLaunch(module, symbols, function, launch, *problem, box, **config);
       });

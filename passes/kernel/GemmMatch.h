@@ -62,9 +62,12 @@ struct ConvGemmProblem {
   bool int8() const { return operand.isInteger(8); }
   /// Whether B is stored K-major, O x K (tf32 and int8: the forms wgmma takes for them).
   bool kMajorB() const { return tf32() || int8(); }
+  /// The bytes of an sm90 k-tile: 128, or 64 for i8 channels that would leave half of a
+  /// 128-byte k-tile empty (the configuration chooses).
+  int64_t kTileBytes = 128;
   /// The elements of an sm90 k-tile: one 128-byte row (128 i8, 64 16-bit or 32 f32
-  /// channels).
-  int64_t tileK() const { return 128 / (operand.getIntOrFloatBitWidth() / 8); }
+  /// channels), or 64 i8.
+  int64_t tileK() const { return kTileBytes / (operand.getIntOrFloatBitWidth() / 8); }
   /// The channels a row of the input must be a multiple of for 16-byte copies.
   int64_t channelAlignment() const { return 16 / (operand.getIntOrFloatBitWidth() / 8); }
   /// The rows of B (columns of A) one filter tap has: implicitly, the channels rounded up

@@ -77,6 +77,31 @@ std::string kiln::elementTypeName(Type type) {
 }
 
 namespace {
+/// The wgmma descriptors of a stage's A rows and B tile ({DESCRIPTORS}): upstream's op,
+/// which takes 128B-swizzled tiles only.
+constexpr const char kDescriptors128[] =
+    R"(          %dA = nvgpu.warpgroup.generate.descriptor %a, {A_DESC_MAP} -> !wdA
+          %dB = nvgpu.warpgroup.generate.descriptor %b, %descB : !tileB, !tmB -> !wdB)";
+/// For 64B-swizzled tiles, built here (PTX ISA, "Matrix Descriptor Format"): bits 0-13 the
+/// shared address / 16, 16-29 the leading byte offset / 16 (unused by swizzled K-major
+/// operands: 1), 32-45 the stride byte offset / 16 (8 rows of 64 bytes: 32), 62-63 the
+/// layout (2: 64B swizzle); base offset 0 (stages are 512-byte aligned).
+constexpr const char kDescriptors64[] = R"(          %dAAt = arith.addi %addr, %offAw : index
+          %dBAt = arith.addi %addr, %offB : index
+          %dAWide = arith.index_castui %dAAt : index to i64
+          %dBWide = arith.index_castui %dBAt : index to i64
+          %dAddressBits = arith.constant 262143 : i64
+          %dFour = arith.constant 4 : i64
+          %dAAddress = arith.andi %dAWide, %dAddressBits : i64
+          %dBAddress = arith.andi %dBWide, %dAddressBits : i64
+          %dAStart = arith.shrui %dAAddress, %dFour : i64
+          %dBStart = arith.shrui %dBAddress, %dFour : i64
+          %dLayout = arith.constant -9223371899415756800 : i64
+          %dABits = arith.ori %dAStart, %dLayout : i64
+          %dBBits = arith.ori %dBStart, %dLayout : i64
+          %dA = builtin.unrealized_conversion_cast %dABits : i64 to !wdA
+          %dB = builtin.unrealized_conversion_cast %dBBits : i64 to !wdB)";
+
 /// The index in `epilogue`'s inputs of its one input of C's shape, if it has one.
 std::optional<unsigned> residualInput(const kiln::Sm90Epilogue &epilogue) {
   std::optional<unsigned> found;
@@ -169,7 +194,8 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t b
 /// %accIn into %accOut, and how the accumulators start and become the f32 !acc the
 /// epilogue stores.
 std::vector<std::pair<StringRef, std::string>>
-accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSums, int64_t lanes) {
+accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSums, int64_t lanes,
+                        int64_t kTileBytes) {
   const std::string floatInit = "        %init = nvgpu.warpgroup.mma.init.accumulator -> !acc";
   // MN-major B: upstream's op, whose lowering walks the descriptors of an MN-major B
   // (transposeB; leading byte offset 8192: one 64-column box to the next).
@@ -219,7 +245,7 @@ accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSu
 )",
                         int8 ? "%accIn" : "%mmaIn")
               .str();
-  int64_t steps = 128 / 32;
+  int64_t steps = kTileBytes / 32;
   for (int64_t step = 0; step < steps; ++step) {
     if (step > 0)
       text += llvm::formatv(R"(          %mmaA{1} = arith.addi %mmaA{0}, %mmaStep : i64
@@ -475,12 +501,15 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                      "      %laneInRow = arith.remui %lane, %rowLanes : index"
                                    : "      %laneRow = arith.remui %lane, %rowsPerWarp : index\n"
                                      "      %laneInRow = arith.divui %lane, %rowsPerWarp : index";
-  // A k-tile is one 128-byte swizzled row of K. f32 operands are tf32, and they and i8
-  // ones need a K-major B; i8 sums leave only through an epilogue (their rescale).
+  // A k-tile is one 128-byte swizzled row of K, or for i8 a 64-byte one. f32 operands are
+  // tf32, and they and i8 ones need a K-major B; i8 sums leave only through an epilogue
+  // (their rescale).
   int64_t elementBytes = operand.getIntOrFloatBitWidth() / 8;
   bool int8 = operand.isInteger(8);
-  if (config.tileK * elementBytes != 128 || config.tf32 != operand.isF32() || config.int8 != int8 ||
-      ((operand.isF32() || int8) && !kMajorB) || (int8 && !epilogue && config.splitK == 1))
+  int64_t kTileBytes = config.tileK * elementBytes;
+  if ((kTileBytes != 128 && !(int8 && kTileBytes == 64)) || config.tf32 != operand.isF32() ||
+      config.int8 != int8 || ((operand.isF32() || int8) && !kMajorB) ||
+      (int8 && !epilogue && config.splitK == 1))
     return module.emitError(pass) << ": no sm_90a GEMM of " << operand << " operands"
                                   << (kMajorB ? ", K-major B" : ", row-major B") << " under "
                                   << config.name();
@@ -492,6 +521,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
       kWarpSpecialisedTemplate,
       {// The A operand's snippets first: they use the
        // placeholders below.
+       {"DESCRIPTORS", kTileBytes == 128 ? kDescriptors128 : kDescriptors64},
        {"TILES_M", a.tilesM},
        {"TILE_SETUP", a.tileSetup},
        {"LOAD_A", a.loadA},
@@ -507,6 +537,10 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"STORE_ALIGNMENT", number(storeBytes)},
        {"TILE_N", tileN},
        {"TILE_K", tileK},
+       {"SWIZZLE", kTileBytes == 128 ? "swizzle_128b" : "swizzle_64b"},
+       {"A_STAGE_BYTES", number(aStageBytes)},
+       {"A_HALF_BYTES", number(aStageBytes / 2)},
+       {"B_BOX_BYTES", number(64 * kTileBytes)},
        {"B_BOX", kMajorB ? "64x" + tileK : tileK + "x64"},
        {"B_COORDINATES", kMajorB ? "%k0, %nj" : "%nj, %k0"},
        {"B_TILE", kMajorB ? tileN + "x" + tileK : tileK + "x" + tileN},
@@ -537,7 +571,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
   text = substitutePlaceholders(
-      text, accumulatorPlaceholders(operand, config.tileN, kMajorB, biasedSums, lanes));
+      text, accumulatorPlaceholders(operand, config.tileN, kMajorB, biasedSums, lanes, kTileBytes));
   text = substitutePlaceholders(
       text, residualPlaceholders(residual ? epilogue->inputs[*residual].elementType : Type(),
                                  config, residualTileBytes));

@@ -9,14 +9,18 @@
 // RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
-// 3x3, stride 1, padding 1, 64 channels (one k-tile a tap, its second half zero-filled by
-// TMA and matched by zero columns of the weight).
-// CHECK-LABEL: memref.global "private" constant @w_oxk : memref<128x1152xi8>
+// 3x3, stride 1, padding 1, 64 channels. By default a 64-byte k-tile a tap (tile_k = 64,
+// twice the stages: the 128-byte one would be half zeros): 64B-swizzled TMA boxes of 64
+// channels, the weight 128 x (9 x 64), 2 wgmma k32 a k-tile, whose descriptors the
+// template builds (upstream's op takes 128B-swizzled tiles only): layout 2 (64B swizzle)
+// in bits 62-63, a stride of 512 bytes (8 rows of 64) / 16 = 32 in bits 32-45, a leading
+// offset of 1: -9223371899415756800 ORed with the shared address / 16.
+// CHECK-LABEL: memref.global "private" constant @w_oxk : memref<128x576xi8>
 // CHECK-LABEL: func.func @main
-// CHECK: nvgpu.tma.create.descriptor %{{.*}} : memref<*xi8> -> <tensor = memref<{{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}x128xi8, 3>
-// CHECK: memref.get_global @w_oxk : memref<128x1152xi8>
-// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c128{{.*}}] : memref<*xi8> -> <tensor = memref<64x128xi8, 3>
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x128_s4_ws2_i8_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}::
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} : memref<*xi8> -> <tensor = memref<{{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}x64xi8, 3>, swizzle = swizzle_64b
+// CHECK: memref.get_global @w_oxk : memref<128x576xi8>
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c64{{.*}}] : memref<*xi8> -> <tensor = memref<64x64xi8, 3>, swizzle = swizzle_64b
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x64_s8_ws2_i8_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}::
 // The requantization (divide, round, clamp, convert) is one fused multiply-add of 1.5 x
 // 2^23 (0x4B400000), which rounds, a clamp to [-128, 127] + 1.5 x 2^23, and the low byte
 // of the result's bits: no conversion instructions (an eighth of the f32 rate on sm_90).
@@ -24,8 +28,11 @@
 // CHECK-DAG: %[[BIAS:.*]] = arith.constant 0x4B400000 : f32
 // CHECK-DAG: %[[HIGH:.*]] = arith.constant 0x4B40007F : f32
 // CHECK-DAG: %[[STEP:.*]] = arith.constant 2.000000e+01 : f32
+// CHECK-DAG: %[[LAYOUT:.*]] = arith.constant -9223371899415756800 : i64
 // CHECK: llvm.mlir.zero : !llvm.struct<(struct<(i32,
-// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
+// CHECK: arith.ori %{{.*}}, %[[LAYOUT]] : i64
+// CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
+// CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: llvm.sitofp {{.*}} : i32 to f32
 // CHECK-NOT: arith.maximumf
 // CHECK: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[STEP]] fastmath<contract> : f32
@@ -36,9 +43,9 @@
 // CHECK: %[[STORED:.*]] = vector.from_elements {{.*}} : vector<16xf32>
 // CHECK: %[[BITS:.*]] = arith.bitcast %[[STORED]] : vector<16xf32> to vector<16xi32>
 // CHECK: arith.trunci %[[BITS]] : vector<16xi32> to vector<16xi8>
-// PTX-LABEL: .visible .entry conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x128_s4_ws2_i8_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}(
+// PTX-LABEL: .visible .entry conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x64_s8_ws2_i8_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}(
 // PTX: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8
+// PTX-COUNT-2: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8
 // PTX-NOT: cvt.rni
 // PTX-NOT: cvt.rzi
 // PTX: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f41A00000, 0f4B400000;
@@ -73,6 +80,54 @@ func.func @main(%x: memref<2x16x16x64xi8>, %y: memref<2x16x16x128xi8>) attribute
   %s = memref.get_global @scale : memref<128xf32>
   %b = memref.get_global @bias : memref<128xf32>
   kernel.launch @Conv_0(%x, %w, %s, %b, %y) : (memref<2x16x16x64xi8>, memref<128x3x3x64xi8>, memref<128xf32>, memref<128xf32>, memref<2x16x16x128xi8>) -> ()
+  return
+}
+
+// -----
+
+// The same convolution under a 128-byte k-tile configuration (tile_k = 128, which
+// kernel-autotune may choose): one k-tile a tap, its second half zero-filled by TMA and
+// matched by zero columns of the weight (128 x 9 x 128), 4 wgmma k32 a k-tile, upstream's
+// descriptors of 128B-swizzled tiles.
+// CHECK-LABEL: memref.global "private" constant @w64_oxk : memref<128x1152xi8>
+// CHECK-LABEL: func.func @main
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} : memref<*xi8> -> <tensor = memref<{{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}x128xi8, 3>, swizzle = swizzle_128b
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c128{{.*}}] : memref<*xi8> -> <tensor = memref<64x128xi8, 3>, swizzle = swizzle_128b
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x128_s4_ws2_i8_
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// PTX-LABEL: .visible .entry conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x128_s4_ws2_i8_
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8
+// PTX-NOT: wgmma.mma_async
+// PTX: wgmma.commit_group.sync.aligned
+memref.global "private" constant @w64 : memref<128x3x3x64xi8> = dense<3>
+memref.global "private" constant @scale64 : memref<128xf32> = dense<0.001>
+memref.global "private" constant @bias64 : memref<128xf32> = dense<0.5>
+kernel.func @Conv_64(%x: memref<2x16x16x64xi8>, %w: memref<128x3x3x64xi8>, %s: memref<128xf32>, %b: memref<128xf32>, %y: memref<2x16x16x128xi8>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 128, stages = 4, consumers = 2, int8 = true}} {
+  conv ins(%x, %w, %s, %b : memref<2x16x16x64xi8>, memref<128x3x3x64xi8>, memref<128xf32>, memref<128xf32>) outs(%y : memref<2x16x16x128xi8>) {
+  ^bb0(%a: tensor<2x16x16x64xi8>, %k: tensor<128x3x3x64xi8>, %sc: tensor<128xf32>, %bi: tensor<128xf32>):
+    %step = graph.constant dense<0.05> : tensor<f32>
+    %lo = graph.constant dense<-128.0> : tensor<f32>
+    %hi = graph.constant dense<127.0> : tensor<f32>
+    %acc = graph.conv %a, %k {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x16x16x64xi8>, tensor<128x3x3x64xi8>) -> tensor<2x16x16x128xi32>
+    %f = graph.cast %acc {to = f32} : (tensor<2x16x16x128xi32>) -> tensor<2x16x16x128xf32>
+    %m = graph.mul %f, %sc : (tensor<2x16x16x128xf32>, tensor<128xf32>) -> tensor<2x16x16x128xf32>
+    %p = graph.add %m, %bi : (tensor<2x16x16x128xf32>, tensor<128xf32>) -> tensor<2x16x16x128xf32>
+    %r = graph.relu %p : tensor<2x16x16x128xf32>
+    %d = graph.div %r, %step : (tensor<2x16x16x128xf32>, tensor<f32>) -> tensor<2x16x16x128xf32>
+    %n = graph.round %d : tensor<2x16x16x128xf32>
+    %c = graph.clip %n min %lo max %hi : (tensor<2x16x16x128xf32>, tensor<f32>, tensor<f32>) -> tensor<2x16x16x128xf32>
+    %q = graph.cast %c {to = i8} : (tensor<2x16x16x128xf32>) -> tensor<2x16x16x128xi8>
+    kernel.yield %q : tensor<2x16x16x128xi8>
+  }
+  return
+}
+func.func @main(%x: memref<2x16x16x64xi8>, %y: memref<2x16x16x128xi8>) attributes {kernel.num_inputs = 1 : i64} {
+  %w = memref.get_global @w64 : memref<128x3x3x64xi8>
+  %s = memref.get_global @scale64 : memref<128xf32>
+  %b = memref.get_global @bias64 : memref<128xf32>
+  kernel.launch @Conv_64(%x, %w, %s, %b, %y) : (memref<2x16x16x64xi8>, memref<128x3x3x64xi8>, memref<128xf32>, memref<128xf32>, memref<2x16x16x128xi8>) -> ()
   return
 }
 

@@ -114,6 +114,8 @@ def main():
     parser.add_argument("--channels-last", action="store_true")
     parser.add_argument("--fp16", action="store_true")
     parser.add_argument("--int8-min-sqnr", type=float, default=0)
+    parser.add_argument("--tune-budget", default="0",
+                        help="with --device cuda: kiln compile's --tune-budget (seconds)")
     parser.add_argument("--out", default=os.path.join(BUILD, "int8-check"))
     args = parser.parse_args()
 
@@ -148,7 +150,7 @@ def main():
             for variant, extra in (("fp32", layout), ("int8", layout + int8_flags)):
                 engines[variant] = os.path.join(work, variant + ".kiln")
                 code = run([args.kiln, "compile", model, "-o", engines[variant], "--shapes",
-                            shapes, "--tune-budget", "0"] + extra,
+                            shapes, "--tune-budget", args.tune_budget] + extra,
                            os.path.join(work, variant + "-compile.log"))
                 if code != 0:
                     print(f"{name:28} {'':24} {'':>8} {'':>8}  FAIL: {variant} compile exit {code}")

@@ -2,8 +2,9 @@
 // operands (f16, bf16, or f32 read as tf32) accumulated in f32 by wgmma, or i8 ones
 // accumulated in i32 (and converted to f32 for the epilogue), OUT result, C row major. B
 // is row major (K x N, MN-major in shared memory), or stored N x K (K-major: the only
-// form wgmma takes for tf32 and i8). A k-tile is 128 bytes of K: TILE_K = 128 8-bit, 64
-// 16-bit or 32 32-bit elements. A CTA computes 128xTILE_N tiles of C with three warpgroups: warpgroups
+// form wgmma takes for tf32 and i8). A k-tile is KTILE = 128 bytes of K (TILE_K = 128
+// 8-bit, 64 16-bit or 32 32-bit elements), 128B-swizzled, or 64 bytes of i8, 64B-swizzled
+// (convolutions whose channels leave half of a 128-byte k-tile empty). A CTA computes 128xTILE_N tiles of C with three warpgroups: warpgroups
 // 0 and 1 are consumers (rows 64w..64w+63 x all TILE_N columns, 4 wgmma m64nTILE_Nk16 or
 // m64nTILE_Nk8 a k-tile);
 // warpgroup 2 is the producer, whose first thread keeps a STAGES-stage ring of shared
@@ -50,15 +51,18 @@
 // COLUMN_VALUES (nothing, or where every item of a thread has the same columns, a marker
 // giving them before the batches, where the epilogue then loads its per-column inputs
 // once a tile instead of once a batch),
-// B_STAGE_BYTES =
-// TILE_N * 128, STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * 16384,
+// SWIZZLE (swizzle_128b or swizzle_64b), DESCRIPTORS (%dA and %dB, the wgmma descriptors
+// of the stage's A rows at %offAw and B at %offB: upstream's op for 128B swizzling, else
+// built here), A_STAGE_BYTES = 128 * KTILE, A_HALF_BYTES = 64 *
+// KTILE (a consumer's rows), B_BOX_BYTES = 64 * KTILE, B_STAGE_BYTES = TILE_N * KTILE,
+// STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * A_STAGE_BYTES,
 // STAGED_COLUMNS = TILE_N + 8, LANES (the consecutive elements of C a thread stores at
 // once: 16 bytes of OUT, or 8 bytes for i8 where N is no multiple of 16), ROW_LANES =
 // min(32, TILE_N / LANES), LANE_MAP (defines %laneRow and %laneInRow from %lane,
 // %rowLanes and %rowsPerWarp), BATCH (the items a thread loads before it stores them: 8
 // or 64 / LANES, or its items when fewer), SPLITS (the parts K is
 // split in; 1: none), STAGING_BASE, where the epilogue stages C (0, reusing the ring,
-// when every CTA has one item; STAGES * (16384 + B_STAGE_BYTES), past the ring, for a
+// when every CTA has one item; STAGES * (A_STAGE_BYTES + B_STAGE_BYTES), past the ring, for a
 // persistent grid), CTAS_PER_SM (1 or 2: the CTAs an SM is to hold at once, which sets the
 // register budget), THREADS (384; 288 with two CTAs an SM), and SHRINK_PRODUCER and
 // GROW_CONSUMERS (the setmaxnreg of each role, with one CTA an SM; nothing with two).
@@ -70,8 +74,8 @@
 // once the consumers released the previous one), RESIDUAL_WAIT (the consumers' wait
 // before their epilogue; defines %rTile) and RESIDUAL_RELEASE (after it).
 
-!tmA = !nvgpu.tensormap.descriptor<tensor = memref<{A_BOX}x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!tmB = !nvgpu.tensormap.descriptor<tensor = memref<{B_BOX}x{IN}, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmA = !nvgpu.tensormap.descriptor<tensor = memref<{A_BOX}x{IN}, 3>, swizzle = {SWIZZLE}, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmB = !nvgpu.tensormap.descriptor<tensor = memref<{B_BOX}x{IN}, 3>, swizzle = {SWIZZLE}, l2promo = l2promo_256b, oob = zero, interleave = none>
 !bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = {STAGES}>
 !acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x{TILE_N}xf32>>
 !wdA = !nvgpu.warpgroup.descriptor<tensor = memref<64x{TILE_K}x{IN}, 3>>
@@ -91,11 +95,11 @@ gpu.module @{MODULE} {
 
   // Shared memory map (bytes from `base`, a 1024-aligned offset into dynamic shared memory;
   // 128B-swizzled tiles and the wgmma descriptors with base_offset 0 need 1024 alignment):
-  //   A stage s:  s * 16384               (128 rows of M x a k-tile, 128 bytes a row;
-  //                                        consumer w's 64 rows from + w * 8192)
-  //   B stage s:  {B_BASE} + s * {B_STAGE_BYTES}  ({B_BOXES} boxes of 8192 bytes, each
-  //                                        64 columns of N: 64 rows of K x 128 bytes,
-  //                                        or 64 rows of N x 128 bytes of K)
+  //   A stage s:  s * {A_STAGE_BYTES}     (128 rows of M x a k-tile, KTILE bytes a row;
+  //                                        consumer w's 64 rows from + w * {A_HALF_BYTES})
+  //   B stage s:  {B_BASE} + s * {B_STAGE_BYTES}  ({B_BOXES} boxes of {B_BOX_BYTES} bytes,
+  //                                        each 64 columns of N: 64 rows of K x KTILE
+  //                                        bytes, or 64 rows of N x KTILE bytes of K)
   //   C staging after a tile's main loop: 128 rows x {STAGED_COLUMNS} floats (padded
   //   against bank conflicts) from {STAGING_BASE}: reusing the ring when the CTA has no
   //   other tile to load, else past it.
@@ -122,8 +126,9 @@ gpu.module @{MODULE} {
     %c256 = arith.constant 256 : index
     %c1024 = arith.constant 1024 : index
     %c1087 = arith.constant 1087 : index
-    %c8192 = arith.constant 8192 : index
-    %c16384 = arith.constant 16384 : index
+    %aStageBytes = arith.constant {A_STAGE_BYTES} : index
+    %aHalfBytes = arith.constant {A_HALF_BYTES} : index
+    %bBoxBytes = arith.constant {B_BOX_BYTES} : index
     %tileN = arith.constant {TILE_N} : index
     %tileK = arith.constant {TILE_K} : index
     %bBoxes = arith.constant {B_BOXES} : index
@@ -242,7 +247,7 @@ gpu.module @{MODULE} {
               nvgpu.mbarrier.try_wait.parity %empty[%slot], %ePhase, %ticks : !bars
             }
             %k0 = arith.muli %kt, %tileK : index
-            %aOff = arith.muli %slot, %c16384 : index
+            %aOff = arith.muli %slot, %aStageBytes : index
             %offA = arith.addi %base, %aOff : index
             %bOff = arith.muli %slot, %bStageBytes : index
             %bOffBase = arith.addi %base, %bBase : index
@@ -252,7 +257,7 @@ gpu.module @{MODULE} {
             // Coordinates innermost first: A is {k, m}, B is {n, k}.
 {LOAD_A}
             scf.for %j = %c0 to %bBoxes step %c1 {
-              %jOff = arith.muli %j, %c8192 : index
+              %jOff = arith.muli %j, %bBoxBytes : index
               %offBj = arith.addi %offB, %jOff : index
               %jCol = arith.muli %j, %c64 : index
               %nj = arith.addi %n0, %jCol : index
@@ -271,7 +276,7 @@ gpu.module @{MODULE} {
       // some of its 4 register-file quarters of 16384; a 24-register producer warpgroup
       // would spill: ptxas compiles the code after a setmaxnreg for its count).
 {GROW_CONSUMERS}
-      %wgOffA = arith.muli %wg, %c8192 : index
+      %wgOffA = arith.muli %wg, %aHalfBytes : index
       %stagingBase = arith.constant {STAGING_BASE} : index
       %staging = arith.addi %base, %stagingBase : index
       // Each of the 8 consumer warps stores rows in chunks of {LANES} x {ROW_LANES} columns,
@@ -321,7 +326,7 @@ gpu.module @{MODULE} {
           nvgpu.mbarrier.try_wait.parity %full[%slot], %phase, %ticks : !bars
 
           // This warpgroup's 64 rows of A, and the whole 64x{TILE_N} B tile.
-          %aOff = arith.muli %slot, %c16384 : index
+          %aOff = arith.muli %slot, %aStageBytes : index
           %offA = arith.addi %base, %aOff : index
           %offAw = arith.addi %offA, %wgOffA : index
           %bOff = arith.muli %slot, %bStageBytes : index
@@ -329,8 +334,7 @@ gpu.module @{MODULE} {
           %offB = arith.addi %bOffBase, %bOff : index
           %a = memref.view %dyn[%offAw][] : !smem to !halfA
           %b = memref.view %dyn[%offB][] : !smem to !tileB
-          %dA = nvgpu.warpgroup.generate.descriptor %a, {A_DESC_MAP} -> !wdA
-          %dB = nvgpu.warpgroup.generate.descriptor %b, %descB : !tileB, !tmB -> !wdB
+{DESCRIPTORS}
           // The k-tile's wgmma, ending with a wait until at most one wgmma group (this
           // one) is in flight, so that this thread's wgmma on the k-tile before have
           // completed.
