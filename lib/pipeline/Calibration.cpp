@@ -15,7 +15,6 @@
 #include "lib/pipeline/Calibration.h"
 
 #include "dialects/graph/GraphDialect.h"
-#include "dialects/graph/GraphOps.h"
 #include "lib/cpu/HostExecutable.h"
 #include "lib/io/TensorFiles.h"
 #include "lib/quantization/Calibration.h"
@@ -266,7 +265,7 @@ measureInt8Sensitivity(ModuleOp module, const llvm::StringMap<double> &threshold
   std::vector<LayerSensitivity> layers;
   for (const graph::Int8Activation &activation : graph::findInt8Activations(function)) {
     // Layers are convolutions and products; a shortcut's quantization is no layer.
-    if (!thresholds.count(activation.key) || isa<graph::AddOp, graph::SubOp>(activation.op))
+    if (!thresholds.count(activation.key) || activation.shortcut)
       continue;
     // The twin keeps the op's location (its node, hence its calibration key) and is
     // quantized; the original is renamed out of the calibration and stays f32.

@@ -249,7 +249,7 @@ std::vector<graph::Int8Activation> graph::findInt8Activations(func::FuncOp funct
     if (isQuantizable(op))
       activations.push_back({op, 0, keyOf(op, 0)});
     else if (std::optional<unsigned> operand = shortcutOperand(op))
-      activations.push_back({op, *operand, keyOf(op, *operand)});
+      activations.push_back({op, *operand, keyOf(op, *operand), /*shortcut=*/true});
   });
   return activations;
 }
@@ -284,8 +284,8 @@ graph::Int8Report graph::quantizeInt8(func::FuncOp function,
     OpBuilder b(op);
     Location loc = op->getLoc();
     float scale = kiln::quant::int8Scale(found->second);
-    if (isa<graph::AddOp, graph::SubOp>(op)) {
-      // A shortcut convolution's output: the activation alone, no weight.
+    if (activation.shortcut) {
+      // The activation alone, no weight.
       op->setOperand(activation.operand,
                      fakeQuantize(b, loc, op->getOperand(activation.operand), scale));
       ++report.shortcuts;

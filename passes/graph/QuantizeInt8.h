@@ -24,6 +24,9 @@ struct Int8Activation {
   mlir::Operation *op;
   unsigned operand;
   std::string key;
+  /// A shortcut convolution's output, read by the add `op`: no weight to quantize, and
+  /// no layer of its own for the sensitivity report.
+  bool shortcut = false;
 };
 
 /// The activations to quantize in `function`, in program order.

@@ -94,6 +94,8 @@ struct Sm90GemmConfig {
   /// Threads per block and dynamic shared memory bytes of a launch.
   int64_t threads() const;
   int64_t sharedBytes() const;
+  /// The bytes the ring and the staging of C span (where a residual tile starts).
+  int64_t ringAndStagingBytes() const;
   /// The CTAs of a launch over `tiles` tiles of C.
   int64_t gridSize(int64_t tiles) const {
     return persistent ? std::min(tiles * splitK, kSm90Multiprocessors * ctasPerSm) : tiles * splitK;

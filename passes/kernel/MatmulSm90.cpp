@@ -173,13 +173,18 @@ int64_t kiln::Sm90GemmConfig::threads() const {
   return 128 * consumers + (ctasPerSm == 1 ? 128 : 32);
 }
 
-int64_t kiln::Sm90GemmConfig::sharedBytes() const {
+int64_t kiln::Sm90GemmConfig::ringAndStagingBytes() const {
   // The ring (A and B tiles per stage), the f32 staging of C (rows padded by 8 columns):
   // past the ring for a persistent grid, else in it (or past its end, when the ring is
-  // smaller); and 2048 bytes of slack for the 1024 alignment.
+  // smaller).
   int64_t ring = stages * (tileM + tileN) * tileK * elementBytes();
   int64_t staging = consumers > 0 ? tileM * (tileN + 8) * 4 : 0;
-  return (persistent ? ring + staging : std::max(ring, staging)) + 2048;
+  return persistent ? ring + staging : std::max(ring, staging);
+}
+
+int64_t kiln::Sm90GemmConfig::sharedBytes() const {
+  // And 2048 bytes of slack for the 1024 alignment.
+  return ringAndStagingBytes() + 2048;
 }
 
 bool kiln::sm90ConfigFitsSm(const Sm90GemmConfig &config, int64_t extraSharedBytes) {

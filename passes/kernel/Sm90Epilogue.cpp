@@ -28,8 +28,6 @@ namespace {
 
 /// The attribute that marks the op standing for the epilogue in a parsed template.
 constexpr StringLiteral kMarkerAttr = "kiln.epilogue";
-/// The attribute of the op that gives the columns every item of a thread has.
-constexpr StringLiteral kColumnsMarkerAttr = "kiln.epilogue_columns";
 
 /// The one value of a float constant that holds one (a splat, or a single element), as a
 /// double.
@@ -647,7 +645,7 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
   // items: the per-column inputs are loaded there, once, not once an item or a batch.
   UnrealizedConversionCastOp columnsMarker;
   kernel.walk([&](UnrealizedConversionCastOp op) {
-    if (op->hasAttr(kColumnsMarkerAttr))
+    if (op->hasAttr(kiln::kEpilogueColumnsAttr))
       columnsMarker = op;
   });
   // Each input's values for the lanes, as f32.

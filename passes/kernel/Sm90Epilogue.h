@@ -30,6 +30,11 @@
 
 namespace kiln {
 
+/// The attribute of the marker op a template puts before a thread's items when they all
+/// have the same columns (`builtin.unrealized_conversion_cast %column, %n : index, index
+/// to index`): emitSm90Epilogue loads the per-column inputs there, once.
+inline constexpr llvm::StringLiteral kEpilogueColumnsAttr = "kiln.epilogue_columns";
+
 /// A kernel input an epilogue reads: one extra parameter of the template kernel.
 struct Sm90EpilogueInput {
   enum class Kind {

@@ -115,14 +115,6 @@ std::optional<unsigned> residualInput(const kiln::Sm90Epilogue &epilogue) {
   return found;
 }
 
-/// Where the residual tile starts in the template's shared memory map: past the ring and
-/// the staging (which reuses the ring unless the grid is persistent).
-int64_t residualTileBase(const kiln::Sm90GemmConfig &config) {
-  int64_t ring =
-      config.stages * (config.tileM + config.tileN) * config.tileK * config.elementBytes();
-  int64_t staging = config.tileM * (config.tileN + 8) * 4;
-  return config.persistent ? ring + staging : std::max(ring, staging);
-}
 /// The residual tile's placeholders of the warp-specialised template ({RESIDUAL_*}, see
 /// its header) for a residual of `element`s (null: none) of `bytes` a tile under
 /// `config`. The producer loads tile j of the CTA (j = (item - pid) / grid) once the
@@ -136,7 +128,8 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t b
             {"RESIDUAL_WAIT", ""},  {"RESIDUAL_RELEASE", ""}};
   std::string type = element.isInteger(8) ? "i8" : kiln::elementTypeName(element);
   std::string tile = llvm::formatv("128x{0}x{1}", config.tileN, type).str();
-  std::string base = std::to_string(residualTileBase(config));
+  // Past the ring and the staging (which reuses the ring unless the grid is persistent).
+  std::string base = std::to_string(config.ringAndStagingBytes());
   return {
       {"RESIDUAL_TYPES",
        llvm::formatv("!tmR = !nvgpu.tensormap.descriptor<tensor = memref<{0}, 3>, swizzle = none, "
@@ -285,8 +278,9 @@ accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSu
              "\n!mmaFloatAccumulator = !llvm.struct<(!mmaFloatFragment)>";
   std::string finish = R"(        %accSums = llvm.extractvalue %res[0] : !mmaAccumulator
         %accF0 = llvm.mlir.undef : !mmaFloatFragment
-        %accBiasBits = llvm.mlir.constant(1262485504 : i32) : i32
 )";
+  if (biasedSums)
+    finish += "        %accBiasBits = llvm.mlir.constant(1262485504 : i32) : i32\n";
   for (int64_t i = 0; i < tileN / 2; ++i)
     finish +=
         llvm::formatv(R"(        %accI{0} = llvm.extractvalue %accSums[{0}] : !mmaFragment
@@ -566,7 +560,8 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
               "        %columnsInside = arith.cmpi ult, %columnsOfItems, %n : index\n"
               "        %columnsAt = arith.select %columnsInside, %columnsOfItems, %c0 : index\n"
               "        %columnsMarker = builtin.unrealized_conversion_cast %columnsAt, %n : "
-              "index, index to index {kiln.epilogue_columns}"
+              "index, index to index {" +
+                  std::string(kEpilogueColumnsAttr) + "}"
             : ""},
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
