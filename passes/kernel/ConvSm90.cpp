@@ -202,14 +202,20 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
                          llvm::divideCeil(p.gemmK(), p.tileK()), parts))
       configs.push_back(config);
   }
-  // Persistent grids where there are more tiles than SMs (as for products).
-  for (auto [tileN, stages] : {std::pair<int64_t, int64_t>{128, 4}, {64, 6}}) {
+  // Persistent grids where there are more tiles than SMs (as for products; with fewer
+  // stages where a residual may come through shared memory, which needs C's tiles to be
+  // runs of rows).
+  bool residualTile = p.rowMajorA() && kiln::sm90HasResidualInput(p.epilogue);
+  for (auto [tileN, stages, wanted] : {std::tuple<int64_t, int64_t, bool>{128, 4, true},
+                                       {64, 6, true},
+                                       {128, 3, residualTile},
+                                       {128, 2, residualTile}}) {
     kiln::Sm90GemmConfig config;
     config.tileN = tileN;
     config.stages = stages;
     config.consumers = 2;
     config.persistent = true;
-    if (tiles * llvm::divideCeil(p.outChannels, tileN) > kiln::kSm90Multiprocessors &&
+    if (wanted && tiles * llvm::divideCeil(p.outChannels, tileN) > kiln::kSm90Multiprocessors &&
         (tileN == 64 || p.outChannels > 64))
       configs.push_back(config);
   }

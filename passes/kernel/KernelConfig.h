@@ -96,6 +96,10 @@ struct Sm90GemmConfig {
   int64_t sharedBytes() const;
   /// The bytes the ring and the staging of C span (where a residual tile starts).
   int64_t ringAndStagingBytes() const;
+  /// The residual tiles a CTA keeps in shared memory (sm90ResidualTileBytes): two on a
+  /// persistent grid, so that the producer loads the next tile's residual while the
+  /// consumers' epilogue reads this one's; one where a CTA has one tile.
+  int64_t residualSlots() const { return persistent ? 2 : 1; }
   /// The CTAs of a launch over `tiles` tiles of C.
   int64_t gridSize(int64_t tiles) const {
     return persistent ? std::min(tiles * splitK, kSm90Multiprocessors * ctasPerSm) : tiles * splitK;

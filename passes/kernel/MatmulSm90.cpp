@@ -306,6 +306,11 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   };
   addPersistent(/*tileN=*/128, /*stages=*/4);
   addPersistent(/*tileN=*/64, /*stages=*/6);
+  // With a residual: fewer stages leave room for its two slots (sm90ResidualTileBytes).
+  if (kiln::sm90HasResidualInput(problem.epilogue)) {
+    addPersistent(/*tileN=*/128, /*stages=*/3);
+    addPersistent(/*tileN=*/128, /*stages=*/2);
+  }
   for (const Sm90GemmConfig &config : kiln::sm90TwoCtaConfigs(tiles))
     if (fits(config))
       configs.push_back(config);

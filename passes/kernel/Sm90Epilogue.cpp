@@ -500,6 +500,12 @@ kiln::matchSm90Epilogue(Operation *anchor, Value bias, MemRefType outputType, in
   return epilogue;
 }
 
+bool kiln::sm90HasResidualInput(const Sm90Epilogue &epilogue) {
+  return llvm::any_of(epilogue.inputs, [](const Sm90EpilogueInput &input) {
+    return input.kind == Sm90EpilogueInput::Kind::Full;
+  });
+}
+
 std::string kiln::Sm90Epilogue::key() const {
   if (empty())
     return "";

@@ -69,6 +69,10 @@ struct Sm90Epilogue {
   std::string describe() const;
 };
 
+/// Whether `epilogue` reads an input of C's shape (a residual), which the warp-specialised
+/// template can bring into shared memory (sm90ResidualTileBytes).
+bool sm90HasResidualInput(const Sm90Epilogue &epilogue);
+
 /// The one op of `function`'s body when it is an `OpTy` (kernel.matmul, kernel.conv) that
 /// reads the function's arguments in order and writes its last, the layout the templates
 /// take: `kernel.func @k(%a, %b, %extra..., %c) { op ins(%a, %b, %extra...) outs(%c) }`,

@@ -117,9 +117,11 @@ std::optional<unsigned> residualInput(const kiln::Sm90Epilogue &epilogue) {
 
 /// The residual tile's placeholders of the warp-specialised template ({RESIDUAL_*}, see
 /// its header) for a residual of `element`s (null: none) of `bytes` a tile under
-/// `config`. The producer loads tile j of the CTA (j = (item - pid) / grid) once the
-/// consumers released tile j - 1 (completion j - 1 of %rEmpty); the consumers wait for
-/// completion j of %rFull.
+/// `config`, in a ring of config.residualSlots() tiles: the CTA's tile j
+/// (j = (item - pid) / grid) goes to slot j % slots as its fill j / slots. The producer
+/// loads it once the consumers released the slot's previous fill (completion
+/// j / slots - 1 of %rEmpty[slot]); the consumers wait for completion j / slots of
+/// %rFull[slot].
 std::vector<std::pair<StringRef, std::string>>
 residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t bytes) {
   if (!element)
@@ -130,54 +132,65 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t b
   std::string tile = llvm::formatv("128x{0}x{1}", config.tileN, type).str();
   // Past the ring and the staging (which reuses the ring unless the grid is persistent).
   std::string base = std::to_string(config.ringAndStagingBytes());
+  std::string slots = std::to_string(config.residualSlots());
+  // The CTA's tile, its slot and fill, and the slot's offset (names prefixed by `p`).
+  auto slotOf = [&](StringRef p) {
+    return llvm::formatv(R"(        %{0}BaseOffset = arith.constant {1} : index
+        %{0}Slots = arith.constant {2} : index
+        %{0}TileBytes = arith.constant {3} : index
+        %{0}Since = arith.subi %item, %pid : index
+        %{0}TileIndex = arith.divui %{0}Since, %grid : index
+        %{0}Slot = arith.remui %{0}TileIndex, %{0}Slots : index
+        %{0}Fill = arith.divui %{0}TileIndex, %{0}Slots : index
+        %{0}SlotOffset = arith.muli %{0}Slot, %{0}TileBytes : index
+        %{0}Offset = arith.addi %{0}BaseOffset, %{0}SlotOffset : index
+        %{0}Base = arith.addi %base, %{0}Offset : index)",
+                         p, base, slots, bytes)
+        .str();
+  };
   return {
       {"RESIDUAL_TYPES",
        llvm::formatv("!tmR = !nvgpu.tensormap.descriptor<tensor = memref<{0}, 3>, swizzle = none, "
                      "l2promo = l2promo_256b, oob = zero, interleave = none>\n"
                      "!barR = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, "
-                     "num_barriers = 1>\n"
+                     "num_barriers = {1}>\n"
                      "!tileR = memref<{0}, #gpu.address_space<workgroup>>",
-                     tile)
+                     tile, slots)
            .str()},
       {"RESIDUAL_PARAMETER", ", %descR: !tmR"},
       {"RESIDUAL_BARRIERS", "    %rFull = nvgpu.mbarrier.create -> !barR\n"
                             "    %rEmpty = nvgpu.mbarrier.create -> !barR"},
-      {"RESIDUAL_INIT", "      nvgpu.mbarrier.init %rFull[%c0], %c1 : !barR\n"
-                        "      nvgpu.mbarrier.init %rEmpty[%c0], %c256 : !barR"},
+      {"RESIDUAL_INIT", llvm::formatv(R"(      %rSlotCount = arith.constant {0} : index
+      scf.for %rs = %c0 to %rSlotCount step %c1 {{
+        nvgpu.mbarrier.init %rFull[%rs], %c1 : !barR
+        nvgpu.mbarrier.init %rEmpty[%rs], %c256 : !barR
+      })",
+                                      slots)
+                            .str()},
       {"RESIDUAL_PREFETCH", "        nvgpu.tma.prefetch.descriptor %descR : !tmR"},
       {"RESIDUAL_LOAD",
-       llvm::formatv(
-           R"(          // The tile's residual: rows 128 tileRow.., columns n0.. of C's shape.
-          %rBaseOffset = arith.constant {0} : index
-          %rBase = arith.addi %base, %rBaseOffset : index
-          %rSince = arith.subi %item, %pid : index
-          %rTileIndex = arith.divui %rSince, %grid : index
-          %rAgain = arith.cmpi uge, %rTileIndex, %c1 : index
-          scf.if %rAgain {{
-            %rReleased = arith.subi %rTileIndex, %c1 : index
+       "          // The tile's residual: rows 128 tileRow.., columns n0.. of C's shape.\n" +
+           slotOf("r") + R"(
+          %rAgain = arith.cmpi uge, %rFill, %c1 : index
+          scf.if %rAgain {
+            %rReleased = arith.subi %rFill, %c1 : index
             %rReleasedBit = arith.andi %rReleased, %c1 : index
             %rEmptyPhase = arith.cmpi ne, %rReleasedBit, %c0 : index
-            nvgpu.mbarrier.try_wait.parity %rEmpty[%c0], %rEmptyPhase, %ticks : !barR
+            nvgpu.mbarrier.try_wait.parity %rEmpty[%rSlot], %rEmptyPhase, %ticks : !barR
           }
           %rView = memref.view %dyn[%rBase][] : !smem to !tileR
-          %rBytes = arith.constant {1} : index
-          nvgpu.mbarrier.arrive.expect_tx %rFull[%c0], %rBytes : !barR
+          %rBytes = arith.constant )" +
+           std::to_string(bytes) + R"( : index
+          nvgpu.mbarrier.arrive.expect_tx %rFull[%rSlot], %rBytes : !barR
           %rRow0 = arith.muli %tileRow, %c128 : index
-          nvgpu.tma.async.load %descR[%n0, %rRow0], %rFull[%c0] to %rView : !tmR, !barR -> !tileR)",
-           base, bytes)
-           .str()},
-      {"RESIDUAL_WAIT", llvm::formatv(R"(        %rBaseOffset = arith.constant {0} : index
-        %rBase = arith.addi %base, %rBaseOffset : index
-        %rSince = arith.subi %item, %pid : index
-        %rTileIndex = arith.divui %rSince, %grid : index
-        %rBit = arith.andi %rTileIndex, %c1 : index
+          nvgpu.tma.async.load %descR[%n0, %rRow0], %rFull[%rSlot] to %rView : !tmR, !barR -> !tileR)"},
+      {"RESIDUAL_WAIT", slotOf("r") + R"(
+        %rBit = arith.andi %rFill, %c1 : index
         %rFullPhase = arith.cmpi ne, %rBit, %c0 : index
-        nvgpu.mbarrier.try_wait.parity %rFull[%c0], %rFullPhase, %ticks : !barR
-        %rTile = memref.view %dyn[%rBase][] : !smem to !tileR)",
-                                      base)
-                            .str()},
+        nvgpu.mbarrier.try_wait.parity %rFull[%rSlot], %rFullPhase, %ticks : !barR
+        %rTile = memref.view %dyn[%rBase][] : !smem to !tileR)"},
       {"RESIDUAL_RELEASE",
-       "        %rDone = nvgpu.mbarrier.arrive %rEmpty[%c0] : !barR -> !nvgpu.mbarrier.token"}};
+       "        %rDone = nvgpu.mbarrier.arrive %rEmpty[%rSlot] : !barR -> !nvgpu.mbarrier.token"}};
 }
 
 /// The accumulator and k-tile placeholders of the warp-specialised template ({MMA},
@@ -439,7 +452,7 @@ int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue 
   if (type.getShape().back() * elementBytes % 16 != 0)
     return 0;
   int64_t bytes = 128 * config.tileN * elementBytes;
-  return sm90ConfigFitsSm(config, bytes) ? bytes : 0;
+  return sm90ConfigFitsSm(config, config.residualSlots() * bytes) ? bytes : 0;
 }
 
 FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
@@ -509,6 +522,15 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                   << config.name();
   int64_t aStageBytes = config.tileM * config.tileK * elementBytes;
   int64_t bStageBytes = config.tileK * config.tileN * elementBytes;
+  std::string columnValues =
+      epilogue && rowLanes * lanes == config.tileN
+          ? "        %columnsOfItems = arith.addi %n0, %laneCol : index\n"
+            "        %columnsInside = arith.cmpi ult, %columnsOfItems, %n : index\n"
+            "        %columnsAt = arith.select %columnsInside, %columnsOfItems, %c0 : index\n"
+            "        %columnsMarker = builtin.unrealized_conversion_cast %columnsAt, %n : "
+            "index, index to index {" +
+                std::string(kEpilogueColumnsAttr) + "}"
+          : "";
   auto number = [](int64_t value) { return std::to_string(value); };
   std::string tileK = number(config.tileK), tileN = number(config.tileN);
   std::string text = substitutePlaceholders(
@@ -553,16 +575,11 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"THREADS", number(config.threads())},
        {"SHRINK_PRODUCER", oneCta ? "      nvvm.setmaxregister decrease 40" : ""},
        {"GROW_CONSUMERS", oneCta ? "      nvvm.setmaxregister increase 232" : ""},
-       // Every item of a thread has the same columns where a chunk spans the tile.
-       {"COLUMN_VALUES",
-        epilogue && rowLanes * lanes == config.tileN
-            ? "        %columnsOfItems = arith.addi %n0, %laneCol : index\n"
-              "        %columnsInside = arith.cmpi ult, %columnsOfItems, %n : index\n"
-              "        %columnsAt = arith.select %columnsInside, %columnsOfItems, %c0 : index\n"
-              "        %columnsMarker = builtin.unrealized_conversion_cast %columnsAt, %n : "
-              "index, index to index {" +
-                  std::string(kEpilogueColumnsAttr) + "}"
-            : ""},
+       // Every item of a thread has the same columns where a chunk spans the tile. With
+       // one CTA an SM (registers to spare) the loads go before the main loop, whose
+       // wgmma then cover their latency; with two, just before the batches.
+       {"COLUMN_VALUES_EARLY", oneCta ? columnValues : ""},
+       {"COLUMN_VALUES", oneCta ? "" : columnValues},
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
   text = substitutePlaceholders(
@@ -679,7 +696,8 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
     Value unranked = memref::CastOp::create(b, loc, UnrankedMemRefType::get(element, 0), matrix);
     arguments.push_back(nvgpu::TmaCreateDescriptorOp::create(
         b, loc, mapType, unranked, ValueRange{index(config.tileM), index(config.tileN)}));
-    sharedBytes += config.tileM * config.tileN * element.getIntOrFloatBitWidth() / 8;
+    sharedBytes +=
+        config.residualSlots() * config.tileM * config.tileN * element.getIntOrFloatBitWidth() / 8;
   }
   gpu::LaunchFuncOp::create(b, loc, gemm, gpu::KernelDim3{index(config.gridSize(tiles)), one, one},
                             gpu::KernelDim3{index(config.threads()), one, one}, i32(sharedBytes),

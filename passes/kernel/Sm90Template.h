@@ -93,7 +93,8 @@ const Sm90AOperand &rowMajorMatrixA();
 /// C's shape (a skip connection), whose 128 x TILE_N box the producer loads while the
 /// consumers compute, so the epilogue reads it from shared memory instead of waiting out
 /// global loads. It needs C's tiles to be runs of rows (A a row-major matrix:
-/// `rowMajorRows`), no split-K, and room in shared memory beside the ring and staging.
+/// `rowMajorRows`), no split-K, and room in shared memory beside the ring and staging for
+/// the configuration's residualSlots() of them.
 int64_t sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilogue,
                               const Sm90GemmConfig &config, bool rowMajorRows);
 

@@ -22,8 +22,8 @@
 // PTX-LABEL: .visible .entry conv_f16_2x16x16x64_k3x3s1p1x1_o128_128x128x64_s4_ws2_bias_relu_
 // PTX: _param_6
 // PTX: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX: ld.global.v4.b32
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX: max.NaN.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
 // PTX: cvt.rn.f16x2.f32
 memref.global "private" constant @w : memref<128x3x3x64xf16> = dense<1.0>
@@ -51,14 +51,14 @@ func.func @main(%x: memref<2x16x16x64xf16>, %y: memref<2x16x16x128xf16>) attribu
 // row-major A matrix (the products' GEMM kernel), which gets the epilogue too. The
 // residual is the second parameter; its tiles of the N*OH*OW x O matrix C come through
 // shared memory (a 128 x 128 TMA box a tile, the tensor map last), where the epilogue
-// reads them.
+// reads them; the bias is loaded before the main loop (one CTA an SM).
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_{{.*}}_bias_add_relu_{{[0-9a-f]+}}_r::
 // CHECK-SAME: %c64_i32 : i32, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>, %{{.*}} : !nvgpu.tensormap.descriptor<tensor = memref<128x128xf16, 3>, swizzle = none
 // CHECK: gpu.func @gemm_f16_f16_{{.*}}_bias_add_relu_{{[0-9a-f]+}}_r({{.*}}: i32, %[[PB:[a-z0-9]+]]: memref<f16>, %{{[a-z0-9]+}}: memref<f16>, %{{[a-z0-9]+}}: !nvgpu.tensormap.descriptor
+// CHECK: memref.reinterpret_cast %[[PB]]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: %[[TILE:.*]] = memref.view {{.*}} to memref<128x128xf16, #gpu.address_space<workgroup>>
-// CHECK: memref.reinterpret_cast %[[PB]]
 // CHECK: vector.load %[[TILE]]
 // CHECK-COUNT-4: arith.maximumf
 // PTX-LABEL: .visible .entry gemm_f16_f16_{{.*}}_bias_add_relu_

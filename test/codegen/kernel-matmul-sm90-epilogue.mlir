@@ -34,8 +34,8 @@
 // CHECK: arith.truncf %[[E]] : vector<8xf32> to vector<8xf16>
 // PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s4_ws2_add_gelu_
 // PTX: .param .u64 .ptr .align 1 gemm_f16_f16_128x128x64_s4_ws2_add_gelu_{{.*}}_param_6
+// PTX: ld.global.v4.b32
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// PTX-DAG: ld.global.v4.b32
 // PTX-DAG: mul.f32 {{.*}}, 0f3F3504F3
 // PTX-DAG: cvt.rn.f16x2.f32
 memref.global "private" constant @bias : memref<3072xf16> = dense<0.5>
@@ -58,7 +58,8 @@ func.func @main(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %c: memref<25
 // -----
 
 // Bias, then a residual of C's shape (BERT's attention output and ffn2): the bias is read
-// per column (once a thread, whose items share their columns); the residual comes through
+// per column (once a thread, whose items share their columns; with one CTA an SM, before
+// the main loop, whose wgmma cover the load's latency); the residual comes through
 // shared memory: the producer loads each tile's 128 x 128 box of it by TMA (its tensor map
 // is the kernel's last parameter, `_r` ends the name), and the epilogue reads it at the
 // element's [row, column] of the tile instead of waiting out global loads.
@@ -68,15 +69,16 @@ func.func @main(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %c: memref<25
 // CHECK-SAME: %c768_i32 : i32, %{{.*}} : memref<bf16>, %{{.*}} : memref<bf16>, %[[MAPR]] : !nvgpu.tensormap.descriptor<tensor = memref<128x128xbf16, 3>, swizzle = none
 // CHECK: gpu.func @gemm_bf16_bf16_128x128x64_s4_ws2_add_add_{{[0-9a-f]+}}_r({{.*}}, %[[PB:[a-z0-9]+]]: memref<bf16>, %{{[a-z0-9]+}}: memref<bf16>, %[[DR:[a-z0-9]+]]: !nvgpu.tensormap.descriptor<tensor = memref<128x128xbf16, 3>
 // CHECK: nvgpu.tma.async.load %[[DR]][
+// CHECK: memref.reinterpret_cast %[[PB]] to offset: [0], sizes: [%{{.*}}], strides: [1]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: %[[TILE:.*]] = memref.view {{.*}} to memref<128x128xbf16, #gpu.address_space<workgroup>>
-// CHECK: memref.reinterpret_cast %[[PB]] to offset: [0], sizes: [%{{.*}}], strides: [1]
 // CHECK: vector.load %[[TILE]][
 // CHECK-COUNT-16: arith.addf {{.*}} : f32
 // PTX-LABEL: .visible .entry gemm_bf16_bf16_128x128x64_s4_ws2_add_add_
 // PTX: _param_8
-// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX: ld.global.v4.b32
+// PTX-NOT: ld.global
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-NOT: ld.global
 // PTX: ld.shared.v4.b32 {{.*}}+131072];
 // PTX-COUNT-16: add.f32
@@ -263,5 +265,46 @@ func.func @main(%x: memref<256x2048x1x1xf16>, %y: memref<256x1000xf32>) attribut
   %w = memref.get_global @fc_w : memref<1000x2048xf16>
   %b = memref.get_global @fc_b : memref<1000xf16>
   kernel.launch @fc(%x, %w, %b, %y) : (memref<256x2048x1x1xf16>, memref<1000x2048xf16>, memref<1000xf16>, memref<256x1000xf32>) -> ()
+  return
+}
+
+// -----
+
+// On a persistent grid the residual has two slots: the producer loads a CTA's tile j into
+// slot j % 2 once the consumers released the slot's tile j - 2, so that the next tile's
+// residual lands while the consumers' epilogue reads this one's. Shared memory: the ring
+// (2 x 32 KiB), the staging (128 x 136 floats), 2048 bytes of slack and two 128 x 128
+// bf16 slots.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_bf16_bf16_128x128x64_s2_ws2_p_add_add_{{[0-9a-f]+}}_r::
+// CHECK-SAME: blocks in (%c132
+// CHECK-SAME: dynamic_shared_memory_size %c202752_i32
+// CHECK: gpu.func @gemm_bf16_bf16_128x128x64_s2_ws2_p_add_add_{{[0-9a-f]+}}_r(
+// The ring's barriers (two stages), then the residual's (two slots).
+// CHECK-COUNT-2: nvgpu.mbarrier.create
+// CHECK: %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+// CHECK: %[[EMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+// The producer: the slot's release, then the load into it.
+// CHECK: %[[PSLOT:.*]] = arith.remui %[[PTILE:.*]], %c2
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%[[PSLOT]]]
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%[[PSLOT]]], %c32768
+// CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL]][%[[PSLOT]]] to
+// The consumers, after the main loop: wait for the slot, read it, release it.
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: %[[CSLOT:.*]] = arith.remui %{{.*}}, %c2
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]][%[[CSLOT]]]
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTY]][%[[CSLOT]]]
+kernel.func @ffn2(%a: memref<32768x3072xbf16>, %b: memref<3072x768xbf16>, %bias: memref<1x768xbf16>, %res: memref<32768x768xbf16>, %c: memref<32768x768xbf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 2, consumers = 2, persistent = true}} {
+  matmul ins(%a, %b, %bias, %res : memref<32768x3072xbf16>, memref<3072x768xbf16>, memref<1x768xbf16>, memref<32768x768xbf16>) outs(%c : memref<32768x768xbf16>) {
+  ^bb0(%x: tensor<32768x3072xbf16>, %y: tensor<3072x768xbf16>, %z: tensor<1x768xbf16>, %r: tensor<32768x768xbf16>):
+    %p = graph.matmul %x, %y : (tensor<32768x3072xbf16>, tensor<3072x768xbf16>) -> tensor<32768x768xbf16>
+    %s = graph.add %p, %z : (tensor<32768x768xbf16>, tensor<1x768xbf16>) -> tensor<32768x768xbf16>
+    %t = graph.add %r, %s : (tensor<32768x768xbf16>, tensor<32768x768xbf16>) -> tensor<32768x768xbf16>
+    kernel.yield %t : tensor<32768x768xbf16>
+  }
+  return
+}
+func.func @main(%a: memref<32768x3072xbf16>, %b: memref<3072x768xbf16>, %bias: memref<1x768xbf16>, %res: memref<32768x768xbf16>, %c: memref<32768x768xbf16>) attributes {kernel.num_inputs = 4 : i64} {
+  kernel.launch @ffn2(%a, %b, %bias, %res, %c) : (memref<32768x3072xbf16>, memref<3072x768xbf16>, memref<1x768xbf16>, memref<32768x768xbf16>, memref<32768x768xbf16>) -> ()
   return
 }

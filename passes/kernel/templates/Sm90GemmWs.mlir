@@ -50,7 +50,8 @@
 // makes %v of %vBiased: i32 sums staged as the bits of their sum with 1.5 x 2^23),
 // COLUMN_VALUES (nothing, or where every item of a thread has the same columns, a marker
 // giving them before the batches, where the epilogue then loads its per-column inputs
-// once a tile instead of once a batch),
+// once a tile instead of once a batch), COLUMN_VALUES_EARLY (the same marker before the
+// main loop, instead: with one CTA an SM),
 // SWIZZLE (swizzle_128b or swizzle_64b), DESCRIPTORS (%dA and %dB, the wgmma descriptors
 // of the stage's A rows at %offAw and B at %offB: upstream's op for 128B swizzling, else
 // built here), A_STAGE_BYTES = 128 * KTILE, A_HALF_BYTES = 64 *
@@ -67,12 +68,14 @@
 // register budget), THREADS (384; 288 with two CTAs an SM), and SHRINK_PRODUCER and
 // GROW_CONSUMERS (the setmaxnreg of each role, with one CTA an SM; nothing with two).
 // RESIDUAL_* (nothing, or with a residual tile: an epilogue input of C's shape brought
-// into shared memory by TMA): RESIDUAL_TYPES, RESIDUAL_PARAMETER (its tensor map, after
-// the epilogue's parameters), RESIDUAL_BARRIERS and RESIDUAL_INIT (two one-barrier groups:
-// %rFull, armed by the producer; %rEmpty, the consumers' release), RESIDUAL_PREFETCH,
-// RESIDUAL_LOAD (the producer's load of the tile's 128 x TILE_N residual, at %rBase,
-// once the consumers released the previous one), RESIDUAL_WAIT (the consumers' wait
-// before their epilogue; defines %rTile) and RESIDUAL_RELEASE (after it).
+// into shared memory by TMA, in a ring of one slot, or two on a persistent grid):
+// RESIDUAL_TYPES, RESIDUAL_PARAMETER (its tensor map, after the epilogue's parameters),
+// RESIDUAL_BARRIERS and RESIDUAL_INIT (two barrier groups of a barrier a slot: %rFull,
+// armed by the producer; %rEmpty, the consumers' release), RESIDUAL_PREFETCH,
+// RESIDUAL_LOAD (the producer's load of the tile's 128 x TILE_N residual into slot
+// %rSlot at %rBase, once the consumers released the slot's previous tile), RESIDUAL_WAIT
+// (the consumers' wait before their epilogue; defines %rTile) and RESIDUAL_RELEASE (after
+// it).
 
 !tmA = !nvgpu.tensormap.descriptor<tensor = memref<{A_BOX}x{IN}, 3>, swizzle = {SWIZZLE}, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmB = !nvgpu.tensormap.descriptor<tensor = memref<{B_BOX}x{IN}, 3>, swizzle = {SWIZZLE}, l2promo = l2promo_256b, oob = zero, interleave = none>
@@ -313,6 +316,7 @@ gpu.module @{MODULE} {
         %tileCol = arith.divui %inGroup, %groupRows : index
 {TILE_SETUP}
         %n0 = arith.muli %tileCol, %tileN : index
+{COLUMN_VALUES_EARLY}
 {ACC_INIT}
         %res = scf.for %kt = %kBegin to %kEnd step %c1 iter_args(%accIn = %init) -> ({ACC}) {
           // The CTA's k-tile g sits in stage g % STAGES; it is that stage's fill
