@@ -613,7 +613,9 @@ def GpuFuseLoopNests : Pass<"gpu-fuse-loop-nests", "::mlir::func::FuncOp"> {
     - A nest that writes every element of a local buffer once, at its induction
       variables, from straight-line loads, index arithmetic, comparisons, selects and at
       most four float operations (padding, broadcasts, transposes), is recomputed at each
-      load of that buffer; the nest and the buffer go away. What it reads must not be
+      load of that buffer; the nest and the buffer go away. With any other side-effect-free
+      arithmetic (a quantization's division, rounding and conversion) too, where the
+      buffer's one reader reads each element once (a transpose). What it reads must not be
       written after it.
     - Adjacent nests with the same constant iteration space (nothing with side effects
       between them) become one when the later one touches what the earlier one writes, and
@@ -623,6 +625,22 @@ def GpuFuseLoopNests : Pass<"gpu-fuse-loop-nests", "::mlir::func::FuncOp"> {
       there are at least 65536 rows (fewer cannot fill the GPU).
     - In the fused bodies a load of an element stored earlier in the same block takes the
       stored value; local buffers that are then only written are removed.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect"];
+}
+
+def GpuPromoteAccumulators : Pass<"gpu-promote-accumulators", "::mlir::func::FuncOp"> {
+  let summary = "Accumulate a loop's reduction in a register instead of its output element";
+  let description = [{
+    Runs on the GPU path's kernel functions after convert-linalg-to-parallel-loops, before
+    gpu-fuse-loop-nests. An scf.for whose body loads an element, combines it and stores it
+    back at the same indices (fixed for the loop), writing nothing else and reading only
+    other buffers (other allocations, function arguments or globals, through views),
+    carries the element in an iter_arg instead: one load before the loop (or the value a
+    store just before it wrote, that store then dropped) and one store after it. Nested
+    reduction loops are promoted innermost first, so the whole window accumulates in one
+    register. Without it each iteration's load waits for the previous store: LLVM cannot
+    tell the kernel's buffers apart.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect"];
 }

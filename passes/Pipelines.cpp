@@ -201,6 +201,7 @@ void addKernelLoweringPasses(OpPassManager &pm) {
   // Each kernel's loop nests, merged while the kernel is still its own function.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createGpuPromoteAccumulators());
   pm.addNestedPass<func::FuncOp>(createGpuFuseLoopNests());
   // One host function: the kernels' bodies inlined into the schedule, so that their
   // temporaries are buffers the memory plan sees and their loops are what gpu-map-loops

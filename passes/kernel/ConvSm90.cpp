@@ -168,6 +168,10 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
   return a;
 }
 
+/// The columns one thread of the im2col kernel writes: 16 bytes of i8 or 16-bit elements
+/// (one store), 8 f32 ones. gemmK() is a multiple of it.
+int64_t im2colChunk(const ConvProblem &p) { return std::max<int64_t>(8, p.channelAlignment()); }
+
 /// The configurations: the warp-specialised template only (the basic one has no A
 /// snippets); the default is 128x256 where those tiles fill an H200, as for products.
 SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tiles) {
@@ -312,7 +316,9 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
          {"ENTRY", entry},
          {"T", type},
          {"ZERO", p.int8() ? "0" : "0.0"},
-         {"STORE_ALIGNMENT", n(std::min<int64_t>(16, 8 * p.operand.getIntOrFloatBitWidth() / 8))},
+         {"CHUNK", n(im2colChunk(p))},
+         {"STORE_ALIGNMENT",
+          n(std::min<int64_t>(16, im2colChunk(p) * p.operand.getIntOrFloatBitWidth() / 8))},
          {"INPUT_ELEMENTS", n(p.batch * p.height * p.width * p.channels)},
          {"W_C", n(p.width * p.channels)},
          {"H", n(p.height)},
@@ -327,9 +333,13 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
          {"KP", n(p.gemmK())},
          {"K", n(p.taps() * p.channels)},
          {"ROWS", n(p.gemmM())},
-         {"CHUNKS_PER_ROW", n(p.gemmK() / 8)},
-         {"CHUNKS", n(p.gemmM() * p.gemmK() / 8)}});
-    return kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
+         {"CHUNKS_PER_ROW", n(p.gemmK() / im2colChunk(p))},
+         {"CHUNKS", n(p.gemmM() * p.gemmK() / im2colChunk(p))}});
+    FailureOr<gpu::GPUFuncOp> kernel =
+        kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
+    if (failed(kernel) || failed(kiln::unrollMarkedLoops(*kernel)))
+      return failure();
+    return kernel;
   }
 
   LogicalResult replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::FuncOp function,
@@ -414,7 +424,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
         return failure();
       Value scratch =
           memref::AllocOp::create(b, loc, MemRefType::get({p.gemmM(), p.gemmK()}, p.operand));
-      int64_t chunks = p.gemmM() * p.gemmK() / 8;
+      int64_t chunks = p.gemmM() * p.gemmK() / im2colChunk(p);
       gpu::LaunchFuncOp::create(b, loc, *im2col,
                                 gpu::KernelDim3{index(llvm::divideCeil(chunks, 256)), one, one},
                                 gpu::KernelDim3{index(256), one, one}, /*dynamicSharedMemorySize=*/

@@ -78,7 +78,7 @@ struct ConvGemmProblem {
   }
   /// K of the GEMM: implicitly, whole rows per tap; through im2col, KH*KW*C rounded up
   /// to a multiple of 8 and of 16 bytes (16-byte row strides of the scratch matrix, whose
-  /// im2col kernel writes 8 columns a thread); C for the input.
+  /// im2col kernel writes 8 columns a thread, 16 of i8); C for the input.
   int64_t gemmK() const {
     return a == A::Im2col
                ? llvm::alignTo(taps() * channels, std::max<int64_t>(8, channelAlignment()))

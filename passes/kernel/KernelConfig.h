@@ -96,6 +96,12 @@ struct Sm90GemmConfig {
   int64_t sharedBytes() const;
   /// The bytes the ring and the staging of C span (where a residual tile starts).
   int64_t ringAndStagingBytes() const;
+  /// The f32 row stride of C's staging: TILE_N + 4 floats. Rows 4 banks apart make both
+  /// sides conflict-free: the accumulator fragments' 8-byte stores (8 rows x 4 column
+  /// pairs a warp), and the epilogue's 16-byte reads, whose lanes run over rows and
+  /// chunks of 8 or 16 floats (8 banks apart, 16-byte reads of the same 4 banks by 8
+  /// lanes: twice the wavefronts).
+  int64_t stagedColumns() const { return tileN + 4; }
   /// The residual tiles a CTA keeps in shared memory (sm90ResidualTileBytes): two on a
   /// persistent grid, so that the producer loads the next tile's residual while the
   /// consumers' epilogue reads this one's; one where a CTA has one tile.

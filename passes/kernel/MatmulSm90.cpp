@@ -174,11 +174,11 @@ int64_t kiln::Sm90GemmConfig::threads() const {
 }
 
 int64_t kiln::Sm90GemmConfig::ringAndStagingBytes() const {
-  // The ring (A and B tiles per stage), the f32 staging of C (rows padded by 8 columns):
+  // The ring (A and B tiles per stage), the f32 staging of C (rows padded, stagedColumns):
   // past the ring for a persistent grid, else in it (or past its end, when the ring is
   // smaller).
   int64_t ring = stages * (tileM + tileN) * tileK * elementBytes();
-  int64_t staging = consumers > 0 ? tileM * (tileN + 8) * 4 : 0;
+  int64_t staging = consumers > 0 ? tileM * stagedColumns() * 4 : 0;
   return persistent ? ring + staging : std::max(ring, staging);
 }
 

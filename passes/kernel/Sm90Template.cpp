@@ -502,8 +502,9 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   int64_t batch = std::min<int64_t>({8, (oneCta ? 64 : 32) / lanes, threadItems});
   int64_t rowLanes = std::min<int64_t>(32, config.tileN / lanes);
   // Four lanes a thread: consecutive lanes along a row, whose 16-byte reads of the f32
-  // staging fill the banks. Wider: consecutive lanes on consecutive rows (8 banks apart,
-  // the staging's padding), which halves the conflicts of lanes 32 or 64 bytes apart.
+  // staging fill the banks. Wider: consecutive lanes on consecutive rows (4 banks apart,
+  // the staging's padding: stagedColumns), so that the lanes 32 or 64 bytes apart in a
+  // row fall on different banks.
   std::string laneMap = lanes == 4 ? "      %laneRow = arith.divui %lane, %rowLanes : index\n"
                                      "      %laneInRow = arith.remui %lane, %rowLanes : index"
                                    : "      %laneRow = arith.remui %lane, %rowsPerWarp : index\n"
@@ -565,7 +566,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"B_STAGE_BYTES", number(bStageBytes)},
        {"STAGE_BYTES", number(a.boxBytes + bStageBytes)},
        {"B_BASE", number(config.stages * aStageBytes)},
-       {"STAGED_COLUMNS", number(config.tileN + 8)},
+       {"STAGED_COLUMNS", number(config.stagedColumns())},
        {"LANES", number(lanes)},
        {"ROW_LANES", number(rowLanes)},
        {"LANE_MAP", laneMap},

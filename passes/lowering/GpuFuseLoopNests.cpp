@@ -135,6 +135,39 @@ bool isCheapOp(Operation *op, int &floatOps) {
          isMemoryEffectFree(op);
 }
 
+/// Whether `reads` are one load, in the body of a nest whose iterations are as many as
+/// `type`'s elements, at distinct induction variables spanning its dimensions (a copy or
+/// a transpose of the buffer): each element is read once.
+bool readsEachElementOnce(ArrayRef<memref::LoadOp> reads, MemRefType type) {
+  if (reads.size() != 1)
+    return false;
+  memref::LoadOp load = reads.front();
+  auto nest = dyn_cast<scf::ParallelOp>(load->getParentOp());
+  std::optional<SmallVector<int64_t>> trips = nest ? getTripCounts(nest) : std::nullopt;
+  if (!trips)
+    return false;
+  int64_t iterations = 1;
+  for (int64_t trip : *trips)
+    iterations *= trip;
+  if (iterations != type.getNumElements())
+    return false;
+  llvm::SmallBitVector seen(trips->size());
+  for (auto [dim, index] : llvm::enumerate(load.getIndices())) {
+    auto argument = dyn_cast<BlockArgument>(index);
+    if (argument && argument.getOwner() == nest.getBody()) {
+      unsigned loop = argument.getArgNumber();
+      if (seen.test(loop) || (*trips)[loop] != type.getDimSize(dim))
+        return false;
+      seen.set(loop);
+      continue;
+    }
+    std::optional<int64_t> constant = getConstantIntValue(index);
+    if (!constant || *constant != 0 || type.getDimSize(dim) != 1)
+      return false;
+  }
+  return true;
+}
+
 /// Buffers (their roots) written by the ops after `op` in its block.
 llvm::DenseSet<Value> getBuffersWrittenAfter(Operation *op) {
   llvm::DenseSet<Value> written;
@@ -163,8 +196,11 @@ bool inlineProducer(scf::ParallelOp producer) {
 
   // Straight-line code with one store, of the whole of a local buffer, at the induction
   // variables (each once; size-1 dimensions may be indexed by a constant 0).
+  // Arithmetic beyond the cheap ops (a quantization's division, rounding and conversion)
+  // is recomputed only where the buffer's one reader reads each element once.
   memref::StoreOp store;
   int floatOps = 0;
+  bool costly = false;
   for (Operation &op : body->without_terminator()) {
     if (auto candidate = dyn_cast<memref::StoreOp>(op)) {
       if (store)
@@ -172,8 +208,13 @@ bool inlineProducer(scf::ParallelOp producer) {
       store = candidate;
       continue;
     }
-    if (op.getNumRegions() != 0 || !isCheapOp(&op, floatOps))
+    if (op.getNumRegions() != 0)
       return false;
+    if (!isCheapOp(&op, floatOps)) {
+      if (!isMemoryEffectFree(&op))
+        return false;
+      costly = true;
+    }
   }
   if (!store || !isa<scf::ReduceOp>(body->getTerminator()) ||
       body->getTerminator()->getNumOperands() != 0)
@@ -217,6 +258,8 @@ bool inlineProducer(scf::ParallelOp producer) {
       return false;
     reads.push_back(load);
   }
+  if (costly && !readsEachElementOnce(reads, type))
+    return false;
   llvm::DenseSet<Value> writtenAfter = getBuffersWrittenAfter(producer);
   for (Operation &op : body->without_terminator())
     if (auto load = dyn_cast<memref::LoadOp>(op))

@@ -24,7 +24,7 @@
 // CHECK: memref.reinterpret_cast %[[PB]] {{.*}} : memref<f16> to memref<?xf16>
 // CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<?xf16>, vector<8xf16>
 // CHECK: arith.extf {{.*}} : vector<8xf16> to vector<8xf32>
-// CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<128x128xf32, strided<[136, 1]>, #gpu.address_space<workgroup>>, vector<8xf32>
+// CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<128x128xf32, strided<[132, 1]>, #gpu.address_space<workgroup>>, vector<8xf32>
 // CHECK-NOT: memref<?xf16>
 // CHECK: vector.extract %[[V]][0] : f32 from vector<8xf32>
 // CHECK: arith.addf {{.*}} : f32
@@ -273,12 +273,12 @@ func.func @main(%x: memref<256x2048x1x1xf16>, %y: memref<256x1000xf32>) attribut
 // On a persistent grid the residual has two slots: the producer loads a CTA's tile j into
 // slot j % 2 once the consumers released the slot's tile j - 2, so that the next tile's
 // residual lands while the consumers' epilogue reads this one's. Shared memory: the ring
-// (2 x 32 KiB), the staging (128 x 136 floats), 2048 bytes of slack and two 128 x 128
+// (2 x 32 KiB), the staging (128 x 132 floats), 2048 bytes of slack and two 128 x 128
 // bf16 slots.
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_bf16_bf16_128x128x64_s2_ws2_p_add_add_{{[0-9a-f]+}}_r::
 // CHECK-SAME: blocks in (%c132
-// CHECK-SAME: dynamic_shared_memory_size %c202752_i32
+// CHECK-SAME: dynamic_shared_memory_size %c200704_i32
 // CHECK: gpu.func @gemm_bf16_bf16_128x128x64_s2_ws2_p_add_add_{{[0-9a-f]+}}_r(
 // The ring's barriers (two stages), then the residual's (two slots).
 // CHECK-COUNT-2: nvgpu.mbarrier.create

@@ -6,9 +6,9 @@
 //  - 4 stages, one CTA a tile: the ring is 4 x 24 KiB, where C is staged too; 2048
 //    bytes of slack.
 //  - 3 stages, persistent: two CTAs on each of the 132 SMs walk the tiles; C is staged
-//    past the 3 x 24 KiB ring (128 x 72 floats).
+//    past the 3 x 24 KiB ring (128 x 68 floats).
 // And 100352 x 256 x 64 in 1568 tiles of 128x128 with 3 stages of 32 KiB, in which the
-// 128 x 136 floats of C's staging fit too.
+// 128 x 132 floats of C's staging fit too.
 // RUN: kiln-opt --kernel-matmul-sm90 %s | FileCheck %s
 // RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
 // RUN:   | FileCheck %s --check-prefix=PTX
@@ -17,7 +17,7 @@
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x64x64_s4_ws2_c2::@gemm_f16_f16_128x64x64_s4_ws2_c2 blocks in (%c784, %c1{{.*}}, %c1{{.*}}) threads in (%c288
 // CHECK-SAME: dynamic_shared_memory_size %c100352_i32
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x64x64_s3_ws2_p_c2::@gemm_f16_f16_128x64x64_s3_ws2_p_c2 blocks in (%c264, %c1{{.*}}, %c1{{.*}}) threads in (%c288
-// CHECK-SAME: dynamic_shared_memory_size %c112640_i32
+// CHECK-SAME: dynamic_shared_memory_size %c110592_i32
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s3_ws2_c2::@gemm_f16_f16_128x128x64_s3_ws2_c2 blocks in (%c1568, %c1{{.*}}, %c1{{.*}}) threads in (%c288
 // CHECK-SAME: dynamic_shared_memory_size %c100352_i32
 // CHECK: gpu.func @gemm_f16_f16_128x64x64_s4_ws2_c2

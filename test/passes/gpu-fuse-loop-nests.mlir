@@ -231,3 +231,72 @@ func.func @copy(%x: memref<4x1xf32>, %y: memref<4x1xf32>) {
   memref.copy %t, %y : memref<4x1xf32> to memref<4x1xf32>
   return
 }
+
+// -----
+
+// A quantization (division, rounding, clamp, conversion), then a transpose: the
+// transpose reads each element of the quantized buffer once, so the quantization is
+// recomputed there whatever its arithmetic; one nest, no buffer. A reader that reads each
+// element twice (a broadcast) keeps the buffer: the work would be done twice.
+// CHECK-LABEL: func.func @quantize_transpose(
+// CHECK-NOT: memref.alloc
+// CHECK: scf.parallel
+// CHECK: memref.load %arg0
+// CHECK: math.round
+// CHECK: arith.fptosi
+// CHECK: memref.store {{.*}}, %arg1
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+// CHECK-LABEL: func.func @quantize_broadcast(
+// CHECK: memref.alloc() : memref<2x3xi8>
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+func.func @quantize_transpose(%x: memref<2x3x4xf32>, %y: memref<2x4x3xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %scale = arith.constant 0.02 : f32
+  %lo = arith.constant -128.0 : f32
+  %hi = arith.constant 127.0 : f32
+  %t = memref.alloc() : memref<2x3x4xi8>
+  scf.parallel (%a, %b, %c) = (%c0, %c0, %c0) to (%c2, %c3, %c4) step (%c1, %c1, %c1) {
+    %v = memref.load %x[%a, %b, %c] : memref<2x3x4xf32>
+    %d = arith.divf %v, %scale : f32
+    %r = math.round %d : f32
+    %m = arith.maximumf %r, %lo : f32
+    %n = arith.minimumf %m, %hi : f32
+    %q = arith.fptosi %n : f32 to i8
+    memref.store %q, %t[%a, %b, %c] : memref<2x3x4xi8>
+    scf.reduce
+  }
+  scf.parallel (%a, %b, %c) = (%c0, %c0, %c0) to (%c2, %c4, %c3) step (%c1, %c1, %c1) {
+    %q = memref.load %t[%a, %c, %b] : memref<2x3x4xi8>
+    memref.store %q, %y[%a, %b, %c] : memref<2x4x3xi8>
+    scf.reduce
+  }
+  return
+}
+func.func @quantize_broadcast(%x: memref<2x3xf32>, %y: memref<2x2x3xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %scale = arith.constant 0.02 : f32
+  %t = memref.alloc() : memref<2x3xi8>
+  scf.parallel (%a, %b) = (%c0, %c0) to (%c2, %c3) step (%c1, %c1) {
+    %v = memref.load %x[%a, %b] : memref<2x3xf32>
+    %d = arith.divf %v, %scale : f32
+    %r = math.round %d : f32
+    %q = arith.fptosi %r : f32 to i8
+    memref.store %q, %t[%a, %b] : memref<2x3xi8>
+    scf.reduce
+  }
+  scf.parallel (%i, %a, %b) = (%c0, %c0, %c0) to (%c2, %c2, %c3) step (%c1, %c1, %c1) {
+    %q = memref.load %t[%a, %b] : memref<2x3xi8>
+    memref.store %q, %y[%i, %a, %b] : memref<2x2x3xi8>
+    scf.reduce
+  }
+  return
+}

@@ -6,14 +6,16 @@
 // GEMM then multiplies it by the weight. It serves convolutions whose input TMA cannot
 // address directly (C not a multiple of 8: 3-channel images), whose KH*KW*C is small.
 //
-// One thread writes 8 consecutive columns of one row: 8 gathered loads and one store (16
-// bytes of 16-bit elements). The columns of one filter row r are KW * C consecutive input elements, so a
+// One thread writes CHUNK consecutive columns of one row (16 of i8, else 8): CHUNK
+// gathered loads and one 16-byte store (two of f32). The loads are unconditional (a
+// position in the padding loads element 0 and selects zero instead), so that they are all
+// in flight at once rather than each behind a branch. The columns of one filter row r are KW * C consecutive input elements, so a
 // thread walks them with one running offset (32-bit arithmetic: the input has fewer than
 // 2^31 elements), testing the row once per filter row and the column by comparing the
 // position inside the filter row against the columns that lie inside the input. Placeholders (in braces below): MODULE, ENTRY, T (f16, bf16; f32 for tf32; i8), ZERO
-// (T's zero: 0.0, or 0 for i8), STORE_ALIGNMENT (the bytes of 8 elements, at most 16), the problem's
+// (T's zero: 0.0, or 0 for i8), CHUNK, STORE_ALIGNMENT (the bytes of CHUNK elements, at most 16), the problem's
 // integers H W C OH OW STRIDE PAD_TOP PAD_LEFT, SEGMENT (= KW * C), K (= KH * KW * C), KP,
-// ROWS (= N * OH * OW), CHUNKS_PER_ROW (= KP / 8), CHUNKS (= ROWS * KP / 8), W_C (= W * C)
+// ROWS (= N * OH * OW), CHUNKS_PER_ROW (= KP / CHUNK), CHUNKS (= ROWS * KP / CHUNK), W_C (= W * C)
 // and INPUT_ELEMENTS (= N * H * W * C).
 // Grid (ceil(CHUNKS / 256), 1, 1), block (256, 1, 1); the two parameters are bare pointers
 // to the NHWC input and the row-major result.
@@ -23,7 +25,7 @@ gpu.module @{MODULE} {
       kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
-    %c8 = arith.constant 8 : i32
+    %chunkColumns = arith.constant {CHUNK} : i32
     %c256 = arith.constant 256 : i32
     %h = arith.constant {H} : i32
     %w = arith.constant {W} : i32
@@ -54,7 +56,7 @@ gpu.module @{MODULE} {
     scf.if %inside {
       %m = arith.divui %chunk, %chunksPerRow : i32
       %rowChunk = arith.remui %chunk, %chunksPerRow : i32
-      %k0 = arith.muli %rowChunk, %c8 : i32
+      %k0 = arith.muli %rowChunk, %chunkColumns : i32
       // Row m is output position (image, outRow, outColumn), whose filter window starts at
       // input row `top` and column `left` (negative inside the padding).
       %outColumn = arith.remui %m, %ow : i32
@@ -82,14 +84,14 @@ gpu.module @{MODULE} {
       %pixel0 = arith.addi %rowPixels0, %left : i32
       %base0 = arith.muli %pixel0, %c : i32
       %zero = arith.constant {ZERO} : {T}
-      %zeros = vector.broadcast %zero : {T} to vector<8x{T}>
+      %zeros = vector.broadcast %zero : {T} to vector<{CHUNK}x{T}>
       %c0Index = arith.constant 0 : index
       %c1Index = arith.constant 1 : index
-      %c8Index = arith.constant 8 : index
-      // Constant bounds: LLVM unrolls the loop, and each insert's position is a constant.
-      %values:4 = scf.for %j = %c0Index to %c8Index step %c1Index
+      %chunkIndex = arith.constant {CHUNK} : index
+      // Unrolled once parsed (`unroll`): each insert's position is a constant.
+      %values:4 = scf.for %j = %c0Index to %chunkIndex step %c1Index
           iter_args(%acc = %zeros, %e = %e0, %base = %base0, %row = %row0)
-          -> (vector<8x{T}>, i32, i32, i32) {
+          -> (vector<{CHUNK}x{T}>, i32, i32, i32) {
         %jI32 = arith.index_castui %j : index to i32
         %kj = arith.addi %k0, %jI32 : i32
         %inK = arith.cmpi ult, %kj, %k : i32
@@ -101,15 +103,12 @@ gpu.module @{MODULE} {
         %columnOk = arith.andi %columnLow, %columnHigh : i1
         %positionOk = arith.andi %rowOk, %columnOk : i1
         %ok = arith.andi %positionOk, %inK : i1
-        %value = scf.if %ok -> ({T}) {
-          %offset = arith.addi %base, %e : i32
-          %offsetIndex = arith.index_castui %offset : i32 to index
-          %loaded = memref.load %x[%offsetIndex] : memref<{INPUT_ELEMENTS}x{T}>
-          scf.yield %loaded : {T}
-        } else {
-          scf.yield %zero : {T}
-        }
-        %next = vector.insert %value, %acc[%j] : {T} into vector<8x{T}>
+        %offset = arith.addi %base, %e : i32
+        %safeOffset = arith.select %ok, %offset, %c0 : i32
+        %offsetIndex = arith.index_castui %safeOffset : i32 to index
+        %loaded = memref.load %x[%offsetIndex] : memref<{INPUT_ELEMENTS}x{T}>
+        %value = arith.select %ok, %loaded, %zero : {T}
+        %next = vector.insert %value, %acc[%j] : {T} into vector<{CHUNK}x{T}>
         // The next column: the next position, else position 0 of the next filter row.
         %eStep = arith.addi %e, %c1 : i32
         %wrap = arith.cmpi eq, %eStep, %segment : i32
@@ -118,12 +117,12 @@ gpu.module @{MODULE} {
         %baseNext = arith.select %wrap, %baseStep, %base : i32
         %rowStep = arith.addi %row, %c1 : i32
         %rowNext = arith.select %wrap, %rowStep, %row : i32
-        scf.yield %next, %eNext, %baseNext, %rowNext : vector<8x{T}>, i32, i32, i32
-      }
+        scf.yield %next, %eNext, %baseNext, %rowNext : vector<{CHUNK}x{T}>, i32, i32, i32
+      } {unroll}
       %mIndex = arith.index_castui %m : i32 to index
       %k0Index = arith.index_castui %k0 : i32 to index
       vector.store %values#0, %a[%mIndex, %k0Index] {alignment = {STORE_ALIGNMENT}}
-        : memref<{ROWS}x{KP}x{T}, strided<[{KP}, 1]>>, vector<8x{T}>
+        : memref<{ROWS}x{KP}x{T}, strided<[{KP}, 1]>>, vector<{CHUNK}x{T}>
     }
     gpu.return
   }

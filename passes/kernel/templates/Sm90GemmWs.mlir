@@ -57,7 +57,7 @@
 // built here), A_STAGE_BYTES = 128 * KTILE, A_HALF_BYTES = 64 *
 // KTILE (a consumer's rows), B_BOX_BYTES = 64 * KTILE, B_STAGE_BYTES = TILE_N * KTILE,
 // STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * A_STAGE_BYTES,
-// STAGED_COLUMNS = TILE_N + 8, LANES (the consecutive elements of C a thread stores at
+// STAGED_COLUMNS = TILE_N + 4, LANES (the consecutive elements of C a thread stores at
 // once: 16 bytes of OUT, or 8 bytes for i8 where N is no multiple of 16), ROW_LANES =
 // min(32, TILE_N / LANES), LANE_MAP (defines %laneRow and %laneInRow from %lane,
 // %rowLanes and %rowsPerWarp), BATCH (the items a thread loads before it stores them: 8
