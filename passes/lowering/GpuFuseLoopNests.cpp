@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/lowering/RootBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,7 +32,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_GPUFUSELOOPNESTS
@@ -39,16 +39,9 @@ namespace kiln {
 } // namespace kiln
 
 using namespace mlir;
+using kiln::getRootBuffer;
 
 namespace {
-
-/// The buffer a memref value is a view of: through views to an allocation, a global or a
-/// function argument.
-Value getRootBuffer(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
-}
 
 /// Whether two index values are the same in `first`'s numbering after `mapping`
 /// (induction variables of one nest mapped to the other's): the same SSA value or equal

@@ -20,13 +20,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/lowering/RootBuffer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_GPUPROMOTEACCUMULATORS
@@ -37,15 +37,7 @@ using namespace mlir;
 
 namespace {
 
-/// The buffer `memref` is a view of: an allocation, a function argument, a global (or
-/// whatever else defines it, which then counts as unknown).
-Value bufferOf(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
-}
-
-/// Whether buffers `a` and `b` (bufferOf) are known not to overlap.
+/// Whether root buffers `a` and `b` (getRootBuffer) are known not to overlap.
 bool distinctBuffers(Value a, Value b) {
   if (a == b)
     return false;
@@ -86,13 +78,14 @@ std::optional<std::pair<memref::LoadOp, memref::StoreOp>> findAccumulator(scf::F
   if (!load)
     return std::nullopt;
   // Nothing else in the loop writes memory, and what it reads lies in other buffers.
-  Value accumulator = bufferOf(store.getMemref());
+  Value accumulator = kiln::getRootBuffer(store.getMemref());
   WalkResult walk = loop.getBody()->walk([&](Operation *op) {
     if (op == load.getOperation() || op == store.getOperation())
       return WalkResult::advance();
     if (auto read = dyn_cast<memref::LoadOp>(op))
-      return distinctBuffers(bufferOf(read.getMemref()), accumulator) ? WalkResult::advance()
-                                                                      : WalkResult::interrupt();
+      return distinctBuffers(kiln::getRootBuffer(read.getMemref()), accumulator)
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || isMemoryEffectFree(op))
       return WalkResult::advance();
     return WalkResult::interrupt();
