@@ -128,37 +128,45 @@ bool isCheapOp(Operation *op, int &floatOps) {
          isMemoryEffectFree(op);
 }
 
-/// Whether `reads` are one load, in the body of a nest whose iterations are as many as
-/// `type`'s elements, at distinct induction variables spanning its dimensions (a copy or
-/// a transpose of the buffer): each element is read once.
+/// For each dimension of `type`, the induction variable of the nest with body `body` and
+/// trip counts `trips` that `indices` index it by (-1: a size-1 dimension indexed by 0),
+/// when accesses at `indices` touch each element once over the nest's iterations:
+/// distinct induction variables whose trip counts are the dimensions' sizes, every other
+/// loop running once.
+std::optional<SmallVector<int>> elementPerIteration(ValueRange indices, Block *body,
+                                                    ArrayRef<int64_t> trips, MemRefType type) {
+  SmallVector<int> dimToLoop;
+  llvm::SmallBitVector seen(trips.size());
+  for (auto [dim, index] : llvm::enumerate(indices)) {
+    auto argument = dyn_cast<BlockArgument>(index);
+    if (argument && argument.getOwner() == body) {
+      unsigned loop = argument.getArgNumber();
+      if (seen.test(loop) || trips[loop] != type.getDimSize(dim))
+        return std::nullopt;
+      seen.set(loop);
+      dimToLoop.push_back(loop);
+      continue;
+    }
+    std::optional<int64_t> constant = getConstantIntValue(index);
+    if (!constant || *constant != 0 || type.getDimSize(dim) != 1)
+      return std::nullopt;
+    dimToLoop.push_back(-1);
+  }
+  for (auto [loop, trip] : llvm::enumerate(trips))
+    if (!seen.test(loop) && trip != 1)
+      return std::nullopt;
+  return dimToLoop;
+}
+
+/// Whether `reads` are one load, in the body of a nest, that reads each element of the
+/// buffer of `type` once (a copy or a transpose of it).
 bool readsEachElementOnce(ArrayRef<memref::LoadOp> reads, MemRefType type) {
   if (reads.size() != 1)
     return false;
   memref::LoadOp load = reads.front();
   auto nest = dyn_cast<scf::ParallelOp>(load->getParentOp());
   std::optional<SmallVector<int64_t>> trips = nest ? getTripCounts(nest) : std::nullopt;
-  if (!trips)
-    return false;
-  int64_t iterations = 1;
-  for (int64_t trip : *trips)
-    iterations *= trip;
-  if (iterations != type.getNumElements())
-    return false;
-  llvm::SmallBitVector seen(trips->size());
-  for (auto [dim, index] : llvm::enumerate(load.getIndices())) {
-    auto argument = dyn_cast<BlockArgument>(index);
-    if (argument && argument.getOwner() == nest.getBody()) {
-      unsigned loop = argument.getArgNumber();
-      if (seen.test(loop) || (*trips)[loop] != type.getDimSize(dim))
-        return false;
-      seen.set(loop);
-      continue;
-    }
-    std::optional<int64_t> constant = getConstantIntValue(index);
-    if (!constant || *constant != 0 || type.getDimSize(dim) != 1)
-      return false;
-  }
-  return true;
+  return trips && elementPerIteration(load.getIndices(), nest.getBody(), *trips, type);
 }
 
 /// Buffers (their roots) written by the ops after `op` in its block.
@@ -219,24 +227,9 @@ bool inlineProducer(scf::ParallelOp producer) {
   if (!type.hasStaticShape() || !type.getLayout().isIdentity())
     return false;
   // For each buffer dimension, the induction variable that indexes it (or -1).
-  SmallVector<int> dimToLoop;
-  llvm::SmallBitVector seen(trips->size());
-  for (auto [dim, index] : llvm::enumerate(store.getIndices())) {
-    auto argument = dyn_cast<BlockArgument>(index);
-    if (argument && argument.getOwner() == body) {
-      unsigned loop = argument.getArgNumber();
-      if (seen.test(loop) || (*trips)[loop] != type.getDimSize(dim))
-        return false;
-      seen.set(loop);
-      dimToLoop.push_back(loop);
-      continue;
-    }
-    std::optional<int64_t> constant = getConstantIntValue(index);
-    if (!constant || *constant != 0 || type.getDimSize(dim) != 1)
-      return false;
-    dimToLoop.push_back(-1);
-  }
-  if (!seen.all())
+  std::optional<SmallVector<int>> dimToLoop =
+      elementPerIteration(store.getIndices(), body, *trips, type);
+  if (!dimToLoop)
     return false;
 
   // The buffer is only read, by plain loads, after the producer; what the producer reads
@@ -263,7 +256,7 @@ bool inlineProducer(scf::ParallelOp producer) {
   for (memref::LoadOp load : reads) {
     OpBuilder builder(load);
     IRMapping mapping;
-    for (auto [dim, loop] : llvm::enumerate(dimToLoop))
+    for (auto [dim, loop] : llvm::enumerate(*dimToLoop))
       if (loop >= 0)
         mapping.map(body->getArgument(loop), load.getIndices()[dim]);
     for (Operation &op : body->without_terminator())
