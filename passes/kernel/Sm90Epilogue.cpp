@@ -286,26 +286,38 @@ Value emitIntegerCast(OpBuilder &b, Location loc, graph::CastOp cast, Value valu
   return Value();
 }
 
-/// The f32 values of `bytes`, a vector of i8 whose length is a multiple of 4, through
+/// The f32 values of `bytes`, a vector of 2 i8 or a multiple of 4, through
 /// kRoundingBias: per 32-bit word, one xor makes each byte x its unsigned x + 128; per
 /// byte, one `prmt` places it under the upper bytes of kRoundingBias's representation
 /// (the float kRoundingBias + x + 128) and one subtraction leaves x. Two instructions an
 /// element where sign extension, the biasing addition and the subtraction make three.
 SmallVector<Value> widenBytesToF32(OpBuilder &b, Location loc, Value bytes) {
   auto type = cast<VectorType>(bytes.getType());
-  int64_t words = type.getNumElements() / 4;
+  int64_t count = type.getNumElements();
+  int64_t words = llvm::divideCeil(count, 4);
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
   auto constantI32 = [&](uint32_t value) -> Value {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(value)));
   };
-  Value packed = vector::BitCastOp::create(b, loc, VectorType::get({words}, i32), bytes);
+  // Two bytes (a wgmma fragment's pair) are the low half of a word.
+  Value packed =
+      count == 2
+          ? (Value)vector::BroadcastOp::create(
+                b, loc, VectorType::get({1}, i32),
+                arith::ExtUIOp::create(b, loc, i32,
+                                       vector::ExtractOp::create(
+                                           b, loc,
+                                           vector::BitCastOp::create(
+                                               b, loc, VectorType::get({1}, b.getI16Type()), bytes),
+                                           0)))
+          : (Value)vector::BitCastOp::create(b, loc, VectorType::get({words}, i32), bytes);
   Value signFlip = constantI32(0x80808080u), upper = constantI32(uint32_t(kRoundingBiasBits));
   Value offset = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(kRoundingBias + 128.0f));
   SmallVector<Value> values;
   for (int64_t word = 0; word < words; ++word) {
     Value unsignedBytes =
         arith::XOrIOp::create(b, loc, vector::ExtractOp::create(b, loc, packed, word), signFlip);
-    for (uint32_t byte = 0; byte < 4; ++byte) {
+    for (uint32_t byte = 0; byte < std::min<int64_t>(4, count - 4 * word); ++byte) {
       // Result bytes, low to high: byte `byte` of the word, then bytes 0, 2 and 3 of
       // kRoundingBiasBits (pool bytes 4, 6, 7): 0x00, 0x40, 0x4B.
       Value bits = NVVM::PermuteOp::create(b, loc, i32, unsignedBytes, upper,
@@ -579,7 +591,22 @@ kiln::sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, Type result, String
     // Narrow ones come as their sum with kRoundingBias (emitSm90Epilogue), whose low
     // bits they are: no conversion instruction. Wider ones convert.
     std::string out = "i" + std::to_string(integer.getWidth());
-    if (epilogue && !epilogue->empty() && integer.getWidth() <= 16)
+    if (epilogue && !epilogue->empty() && integer.getWidth() == 8 && lanes == 2)
+      // Two bytes: one `prmt` packs the low bytes of both lanes' bits (the 16-bit store
+      // then writes them), where LLVM truncates and stores each separately.
+      convert =
+          llvm::formatv("%outBits = arith.bitcast {0} : vector<2xf32> to vector<2xi32>\n"
+                        "    %outLow = vector.extract %outBits[0] : i32 from vector<2xi32>\n"
+                        "    %outHigh = vector.extract %outBits[1] : i32 from vector<2xi32>\n"
+                        "    %outSelector = arith.constant 64 : i32\n"
+                        "    %outPacked = nvvm.prmt <default> %outSelector, %outLow, %outHigh "
+                        ": i32\n"
+                        "    %outHalf = arith.trunci %outPacked : i32 to i16\n"
+                        "    %outWord = vector.broadcast %outHalf : i16 to vector<1xi16>\n"
+                        "    %out = vector.bitcast %outWord : vector<1xi16> to vector<2x{1}>",
+                        stored, out)
+              .str();
+    else if (epilogue && !epilogue->empty() && integer.getWidth() <= 16)
       convert = llvm::formatv("%outBits = arith.bitcast {0} : {1} to {2}\n"
                               "    %out = arith.trunci %outBits : {2} to {3}",
                               stored, f32Vector, vectorOf("i32"), vectorOf(out))
@@ -633,7 +660,7 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
     int64_t bytes = std::min<int64_t>(16, lanes * element.getIntOrFloatBitWidth() / 8);
     Value loaded = vector::LoadOp::create(at, loc, VectorType::get({lanes}, element), view, indices,
                                           /*nontemporal=*/false, llvm::MaybeAlign(bytes));
-    if (element.isInteger(8) && lanes % 4 == 0)
+    if (element.isInteger(8) && (lanes % 4 == 0 || lanes == 2))
       return widenBytesToF32(at, loc, loaded);
     Value widened = widenToF32(at, loc, loaded);
     SmallVector<Value> values;

@@ -6,9 +6,11 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -17,6 +19,14 @@ namespace {
 /// The text of passes/kernel/templates/Sm90GemmWs.mlir.
 constexpr const char kWarpSpecialisedTemplate[] =
 #include "passes/kernel/templates/Sm90GemmWs.mlir.inc"
+    ;
+/// Its epilogues ({STORE_TILE}): passes/kernel/templates/Sm90StoreStaged.mlir and
+/// Sm90StoreFragments.mlir.
+constexpr const char kStoreStaged[] =
+#include "passes/kernel/templates/Sm90StoreStaged.mlir.inc"
+    ;
+constexpr const char kStoreFragments[] =
+#include "passes/kernel/templates/Sm90StoreFragments.mlir.inc"
     ;
 /// The text of passes/kernel/templates/SplitKReduce.mlir.
 constexpr const char kSplitKReduceTemplate[] =
@@ -115,21 +125,49 @@ std::optional<unsigned> residualInput(const kiln::Sm90Epilogue &epilogue) {
   return found;
 }
 
+/// How the residual tile of `config` lies in shared memory, for elements of
+/// `elementBytes`: as one box of its 128 x TILE_N elements; or, under the fragment
+/// epilogue (i8 products without split-K, Sm90StoreFragments.mlir), in boxes of up to
+/// 128 bytes of a row, each row padded by 16 bytes (the TMA box reads 16 bytes of the
+/// columns past it), side by side: the 8 rows a warp's fragment reads at once then fall
+/// on different banks, and a thread's elements lie at constant offsets from one address.
+struct ResidualBoxes {
+  int64_t boxes = 1;
+  int64_t columns = 0;       // the tile's columns a box holds
+  int64_t paddedColumns = 0; // a box's row, in elements
+  int64_t boxBytes = 0;
+  int64_t bytes() const { return boxes * boxBytes; }
+};
+
+ResidualBoxes residualBoxes(const kiln::Sm90GemmConfig &config, int64_t elementBytes) {
+  int64_t rowBytes = config.tileN * elementBytes;
+  if (!config.int8 || config.splitK > 1)
+    return {1, config.tileN, config.tileN, config.tileM * rowBytes};
+  int64_t boxRowBytes = std::min<int64_t>(rowBytes, 128);
+  return {rowBytes / boxRowBytes, boxRowBytes / elementBytes, (boxRowBytes + 16) / elementBytes,
+          config.tileM * (boxRowBytes + 16)};
+}
+
 /// The residual tile's placeholders of the warp-specialised template ({RESIDUAL_*}, see
-/// its header) for a residual of `element`s (null: none) of `bytes` a tile under
-/// `config`, in a ring of config.residualSlots() tiles: the CTA's tile j
+/// its header) for a residual of `element`s (null: none) under `config`, in a ring of
+/// config.residualSlots() tiles laid out as residualBoxes says: the CTA's tile j
 /// (j = (item - pid) / grid) goes to slot j % slots as its fill j / slots. The producer
 /// loads it once the consumers released the slot's previous fill (completion
 /// j / slots - 1 of %rEmpty[slot]); the consumers wait for completion j / slots of
-/// %rFull[slot].
+/// %rFull[slot]. The staged epilogue reads it as %rTile (128 x TILE_N); the fragment
+/// epilogue at %rAt ({RESIDUAL_AT}) of %rFlat, the slot's elements, for the tile's %r and
+/// the column %jCols + %fragCol.
 std::vector<std::pair<StringRef, std::string>>
-residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t bytes) {
+residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config) {
   if (!element)
     return {{"RESIDUAL_TYPES", ""}, {"RESIDUAL_PARAMETER", ""}, {"RESIDUAL_BARRIERS", ""},
             {"RESIDUAL_INIT", ""},  {"RESIDUAL_PREFETCH", ""},  {"RESIDUAL_LOAD", ""},
-            {"RESIDUAL_WAIT", ""},  {"RESIDUAL_RELEASE", ""}};
+            {"RESIDUAL_WAIT", ""},  {"RESIDUAL_RELEASE", ""},   {"RESIDUAL_AT", ""}};
   std::string type = element.isInteger(8) ? "i8" : kiln::elementTypeName(element);
-  std::string tile = llvm::formatv("128x{0}x{1}", config.tileN, type).str();
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  ResidualBoxes layout = residualBoxes(config, elementBytes);
+  int64_t bytes = layout.bytes();
+  std::string tile = llvm::formatv("128x{0}x{1}", layout.paddedColumns, type).str();
   // Past the ring and the staging (which reuses the ring unless the grid is persistent).
   std::string base = std::to_string(config.ringAndStagingBytes());
   std::string slots = std::to_string(config.residualSlots());
@@ -148,14 +186,40 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t b
                          p, base, slots, bytes)
         .str();
   };
+  // Box b holds the tile's columns b * columns.. (and the padding's past them).
+  std::string boxLoads;
+  for (int64_t box = 0; box < layout.boxes; ++box)
+    boxLoads += llvm::formatv(R"(
+          %rBoxOffset{0} = arith.constant {1} : index
+          %rBoxColumns{0} = arith.constant {2} : index
+          %rBoxBase{0} = arith.addi %rBase, %rBoxOffset{0} : index
+          %rView{0} = memref.view %dyn[%rBoxBase{0}][] : !smem to !tileR
+          %rColumn{0} = arith.addi %n0, %rBoxColumns{0} : index
+          nvgpu.tma.async.load %descR[%rColumn{0}, %rRow0], %rFull[%rSlot] to %rView{0} : !tmR, !barR -> !tileR)",
+                              box, box * layout.boxBytes, box * layout.columns)
+                    .str();
+  std::string residualAt =
+      llvm::formatv(R"(            %rBoxColumns = arith.constant {0} : index
+            %rPadded = arith.constant {1} : index
+            %rBoxElements = arith.constant {2} : index
+            %rBox = arith.divui %jCols, %rBoxColumns : index
+            %rInBox = arith.remui %jCols, %rBoxColumns : index
+            %rBoxStart = arith.muli %rBox, %rBoxElements : index
+            %rRowStart = arith.muli %r, %rPadded : index
+            %rRowAt = arith.addi %rBoxStart, %rRowStart : index
+            %rColumnAt = arith.addi %rInBox, %fragCol : index
+            %rAt = arith.addi %rRowAt, %rColumnAt : index)",
+                    layout.columns, layout.paddedColumns, layout.boxBytes / elementBytes)
+          .str();
   return {
       {"RESIDUAL_TYPES",
        llvm::formatv("!tmR = !nvgpu.tensormap.descriptor<tensor = memref<{0}, 3>, swizzle = none, "
                      "l2promo = l2promo_256b, oob = zero, interleave = none>\n"
                      "!barR = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, "
                      "num_barriers = {1}>\n"
-                     "!tileR = memref<{0}, #gpu.address_space<workgroup>>",
-                     tile, slots)
+                     "!tileR = memref<{0}, #gpu.address_space<workgroup>>\n"
+                     "!tileRFlat = memref<1x{2}x{3}, #gpu.address_space<workgroup>>",
+                     tile, slots, bytes / elementBytes, type)
            .str()},
       {"RESIDUAL_PARAMETER", ", %descR: !tmR"},
       {"RESIDUAL_BARRIERS", "    %rFull = nvgpu.mbarrier.create -> !barR\n"
@@ -178,19 +242,20 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t b
             %rEmptyPhase = arith.cmpi ne, %rReleasedBit, %c0 : index
             nvgpu.mbarrier.try_wait.parity %rEmpty[%rSlot], %rEmptyPhase, %ticks : !barR
           }
-          %rView = memref.view %dyn[%rBase][] : !smem to !tileR
           %rBytes = arith.constant )" +
            std::to_string(bytes) + R"( : index
           nvgpu.mbarrier.arrive.expect_tx %rFull[%rSlot], %rBytes : !barR
-          %rRow0 = arith.muli %tileRow, %c128 : index
-          nvgpu.tma.async.load %descR[%n0, %rRow0], %rFull[%rSlot] to %rView : !tmR, !barR -> !tileR)"},
+          %rRow0 = arith.muli %tileRow, %c128 : index)" +
+           boxLoads},
       {"RESIDUAL_WAIT", slotOf("r") + R"(
         %rBit = arith.andi %rFill, %c1 : index
         %rFullPhase = arith.cmpi ne, %rBit, %c0 : index
         nvgpu.mbarrier.try_wait.parity %rFull[%rSlot], %rFullPhase, %ticks : !barR
-        %rTile = memref.view %dyn[%rBase][] : !smem to !tileR)"},
+        %rTile = memref.view %dyn[%rBase][] : !smem to !tileR
+        %rFlat = memref.view %dyn[%rBase][] : !smem to !tileRFlat)"},
       {"RESIDUAL_RELEASE",
-       "        %rDone = nvgpu.mbarrier.arrive %rEmpty[%rSlot] : !barR -> !nvgpu.mbarrier.token"}};
+       "        %rDone = nvgpu.mbarrier.arrive %rEmpty[%rSlot] : !barR -> !nvgpu.mbarrier.token"},
+      {"RESIDUAL_AT", residualAt}};
 }
 
 /// The accumulator and k-tile placeholders of the warp-specialised template ({MMA},
@@ -201,7 +266,7 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t b
 /// epilogue stores.
 std::vector<std::pair<StringRef, std::string>>
 accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSums, int64_t lanes,
-                        int64_t kTileBytes) {
+                        int64_t kTileBytes, bool fragments) {
   const std::string floatInit = "        %init = nvgpu.warpgroup.mma.init.accumulator -> !acc";
   // MN-major B: upstream's op, whose lowering walks the descriptors of an MN-major B
   // (transposeB; leading byte offset 8192: one 64-column box to the next).
@@ -290,16 +355,16 @@ accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSu
   aliases += "\n!mmaFloatFragment = " + structOf("f32") +
              "\n!mmaFloatAccumulator = !llvm.struct<(!mmaFloatFragment)>";
   std::string finish = R"(        %accSums = llvm.extractvalue %res[0] : !mmaAccumulator
-        %accF0 = llvm.mlir.undef : !mmaFloatFragment
 )";
+  if (!fragments)
+    finish += "        %accF0 = llvm.mlir.undef : !mmaFloatFragment\n";
   if (biasedSums)
     finish += "        %accBiasBits = llvm.mlir.constant(1262485504 : i32) : i32\n";
   for (int64_t i = 0; i < tileN / 2; ++i)
     finish +=
         llvm::formatv(R"(        %accI{0} = llvm.extractvalue %accSums[{0}] : !mmaFragment
-{2}        %accF{1} = llvm.insertvalue %accV{0}, %accF{0}[{0}] : !mmaFloatFragment
-)",
-                      i, i + 1,
+{1}{2})",
+                      i,
                       biasedSums ? llvm::formatv("        %accB{0} = llvm.add %accI{0}, "
                                                  "%accBiasBits : i32\n"
                                                  "        %accV{0} = llvm.bitcast %accB{0} : i32 "
@@ -309,13 +374,29 @@ accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSu
                                  : llvm::formatv("        %accV{0} = llvm.sitofp %accI{0} : i32 "
                                                  "to f32\n",
                                                  i)
-                                       .str())
+                                       .str(),
+                      fragments ? ""
+                                : llvm::formatv("        %accF{1} = llvm.insertvalue %accV{0}, "
+                                                "%accF{0}[{0}] : !mmaFloatFragment\n",
+                                                i, i + 1)
+                                      .str())
             .str();
-  finish += llvm::formatv(R"(        %accEmpty = llvm.mlir.undef : !mmaFloatAccumulator
+  if (fragments) {
+    // The epilogue reads the values where they lie (Sm90StoreFragments.mlir): as one
+    // vector, whose elements the unrolled epilogue extracts at constant positions.
+    std::string values;
+    for (int64_t i = 0; i < tileN / 2; ++i)
+      values += llvm::formatv("{0}%accV{1}", i ? ", " : "", i).str();
+    finish += llvm::formatv("        %accValues = vector.from_elements {0} : vector<{1}xf32>",
+                            values, tileN / 2)
+                  .str();
+  } else {
+    finish += llvm::formatv(R"(        %accEmpty = llvm.mlir.undef : !mmaFloatAccumulator
         %accFloat = llvm.insertvalue %accF{0}, %accEmpty[0] : !mmaFloatAccumulator
         %resF32 = builtin.unrealized_conversion_cast %accFloat : !mmaFloatAccumulator to !acc)",
-                          tileN / 2)
-                .str();
+                            tileN / 2)
+                  .str();
+  }
   return {{"MMA", text},
           {"MMA_TYPES", aliases},
           {"ACC", "!mmaAccumulator"},
@@ -451,7 +532,7 @@ int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue 
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   if (type.getShape().back() * elementBytes % 16 != 0)
     return 0;
-  int64_t bytes = 128 * config.tileN * elementBytes;
+  int64_t bytes = residualBoxes(config, elementBytes).bytes();
   return sm90ConfigFitsSm(config, config.residualSlots() * bytes) ? bytes : 0;
 }
 
@@ -482,6 +563,12 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   entry += epilogue ? epilogue->key() : "";
   if (residual)
     entry += "_r";
+  // Where N is a multiple of TILE_N every column of a tile is inside C: no column tests,
+  // and the per-column inputs' loads share one address (at constant offsets). Else the
+  // kernel (named "_nt", N's tail) tests each column.
+  bool columnTail = columns % config.tileN != 0;
+  if (columnTail)
+    entry += "_nt";
   // |sum| <= K * 128 * 128 <= 2^22: the products' sums reach f32 through 1.5 x 2^23.
   bool biasedSums = operand.isInteger(8) && depth > 0 && depth * 128 * 128 <= (int64_t(1) << 22);
   if (biasedSums)
@@ -523,8 +610,15 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                   << config.name();
   int64_t aStageBytes = config.tileM * config.tileK * elementBytes;
   int64_t bStageBytes = config.tileK * config.tileN * elementBytes;
+  // i8 products run their epilogue on the accumulator fragments and stage only the
+  // results (Sm90StoreFragments.mlir): 2 elements a thread at once. Its staging (rows of
+  // TILE_N results and 16 bytes) fits where the f32 staging's is reserved.
+  bool fragments = int8 && config.splitK == 1;
+  int64_t epilogueLanes = fragments ? 2 : lanes;
+  int64_t outPitch = config.tileN + 16 / resultBytes;
+  int64_t outChunks = config.tileN / lanes;
   std::string columnValues =
-      epilogue && rowLanes * lanes == config.tileN
+      !fragments && epilogue && rowLanes * lanes == config.tileN
           ? "        %columnsOfItems = arith.addi %n0, %laneCol : index\n"
             "        %columnsInside = arith.cmpi ult, %columnsOfItems, %n : index\n"
             "        %columnsAt = arith.select %columnsInside, %columnsOfItems, %c0 : index\n"
@@ -536,8 +630,8 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   std::string tileK = number(config.tileK), tileN = number(config.tileN);
   std::string text = substitutePlaceholders(
       kWarpSpecialisedTemplate,
-      {// The A operand's snippets first: they use the
-       // placeholders below.
+      {// The epilogue's and the A operand's snippets first: they use the placeholders below.
+       {"STORE_TILE", fragments ? kStoreFragments : kStoreStaged},
        {"DESCRIPTORS", kTileBytes == 128 ? kDescriptors128 : kDescriptors64},
        {"TILES_M", a.tilesM},
        {"TILE_SETUP", a.tileSetup},
@@ -567,6 +661,17 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"STAGE_BYTES", number(a.boxBytes + bStageBytes)},
        {"B_BASE", number(config.stages * aStageBytes)},
        {"STAGED_COLUMNS", number(config.stagedColumns())},
+       {"OUT_PITCH", number(outPitch)},
+       {"OUT_CHUNKS", number(outChunks)},
+       {"OUT_ITEMS", number(16 * outChunks / 32)},
+       {"FRAGMENT_GROUPS", number(config.tileN / 8)},
+       {"FRAGMENT_VALUES", number(config.tileN / 2)},
+       {"PAIR_ALIGNMENT", number(2 * resultBytes)},
+       // With one CTA an SM (232 registers a thread) the epilogue's loads go first; two
+       // CTAs' 96 would spill them.
+       {"FRAGMENT_LOOP", oneCta ? "unroll, hoist_loads" : "unroll"},
+       {"COLUMN_INSIDE", columnTail ? "%colInside = arith.cmpi ult, %gcol, %n : index"
+                                    : "%colInside = arith.constant true"},
        {"LANES", number(lanes)},
        {"ROW_LANES", number(rowLanes)},
        {"LANE_MAP", laneMap},
@@ -583,17 +688,20 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"COLUMN_VALUES", oneCta ? "" : columnValues},
        {"STAGING_BASE",
         number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
+  text = substitutePlaceholders(text,
+                                accumulatorPlaceholders(operand, config.tileN, kMajorB, biasedSums,
+                                                        epilogueLanes, kTileBytes, fragments));
   text = substitutePlaceholders(
-      text, accumulatorPlaceholders(operand, config.tileN, kMajorB, biasedSums, lanes, kTileBytes));
-  text = substitutePlaceholders(
-      text, residualPlaceholders(residual ? epilogue->inputs[*residual].elementType : Type(),
-                                 config, residualTileBytes));
+      text,
+      residualPlaceholders(residual ? epilogue->inputs[*residual].elementType : Type(), config));
   // The epilogue reads its inputs at C's row and column, kept inside C by the template;
   // the residual at the element's place in its tile.
   text = substitutePlaceholders(
-      text,
-      sm90EpiloguePlaceholders(epilogue, result, "%v", "%growAt", "%gcolAt", "%m", "%n", lanes,
-                               residual ? "%rTile, %r, %col : !tileR, index, index" : ""));
+      text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%growAt", "%gcolAt", "%m", "%n",
+                                     epilogueLanes,
+                                     !residual   ? ""
+                                     : fragments ? "%rFlat, %c0, %rAt : !tileRFlat, index, index"
+                                                 : "%rTile, %r, %col : !tileR, index, index"));
   FailureOr<gpu::GPUFuncOp> kernel =
       insertTemplateWithEpilogue(module, symbols, pass, entry, text, epilogue,
                                  /*firstParameter=*/6);
@@ -695,10 +803,12 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
                                                      buffer, /*offset=*/0, ArrayRef<int64_t>{m, n},
                                                      ArrayRef<int64_t>{n, 1});
     Value unranked = memref::CastOp::create(b, loc, UnrankedMemRefType::get(element, 0), matrix);
+    // The box is the map's tile (the whole residual tile, or one of its boxes).
+    ArrayRef<int64_t> box = mapType.getTensor().getShape();
     arguments.push_back(nvgpu::TmaCreateDescriptorOp::create(
-        b, loc, mapType, unranked, ValueRange{index(config.tileM), index(config.tileN)}));
+        b, loc, mapType, unranked, ValueRange{index(box[0]), index(box[1])}));
     sharedBytes +=
-        config.residualSlots() * config.tileM * config.tileN * element.getIntOrFloatBitWidth() / 8;
+        config.residualSlots() * residualBoxes(config, element.getIntOrFloatBitWidth() / 8).bytes();
   }
   gpu::LaunchFuncOp::create(b, loc, gemm, gpu::KernelDim3{index(config.gridSize(tiles)), one, one},
                             gpu::KernelDim3{index(config.threads()), one, one}, i32(sharedBytes),
@@ -726,6 +836,26 @@ void canonicalize(Operation *root) {
 }
 } // namespace
 
+namespace {
+/// Moves the loads of an unrolled loop's body (the ops of `block` after `before`, or
+/// from its start) ahead of its first op, with the pure ops their addresses take, in
+/// order: a loop marked `hoist_loads` reads memory nothing in it writes, and its copies'
+/// loads then issue together instead of each waiting out its latency in its copy's
+/// chain (a register-rich epilogue's residual and per-column inputs).
+void hoistUnrolledLoads(RewriterBase &rewriter, Block *block, Operation *before) {
+  Operation *first = before ? before->getNextNode() : &block->front();
+  if (!first)
+    return;
+  SmallVector<Operation *> loads;
+  for (Operation *op = first->getNextNode(); op; op = op->getNextNode())
+    if (isa<vector::LoadOp, memref::LoadOp>(op))
+      loads.push_back(op);
+  for (Operation *load : loads)
+    if (succeeded(moveValueDefinitions(rewriter, load->getOperands(), first)))
+      load->moveBefore(first);
+}
+} // namespace
+
 LogicalResult kiln::unrollMarkedLoops(Operation *root) {
   // Folding first makes the loop bounds constants.
   canonicalize(root);
@@ -734,9 +864,16 @@ LogicalResult kiln::unrollMarkedLoops(Operation *root) {
     if (loop->hasAttr("unroll"))
       loops.push_back(loop);
   });
-  for (scf::ForOp loop : loops)
+  IRRewriter rewriter(root->getContext());
+  for (scf::ForOp loop : loops) {
+    bool hoist = loop->hasAttr("hoist_loads");
+    Operation *before = loop->getPrevNode();
+    Block *block = loop->getBlock();
     if (failed(loopUnrollFull(loop)))
       return failure();
+    if (hoist)
+      hoistUnrolledLoads(rewriter, block, before);
+  }
   canonicalize(root);
   return success();
 }

@@ -4,7 +4,11 @@
 // time to O x (KH KW C), K-major (`_oxk`), 4 wgmma m64nNk32.s32.s8.s8 a k-tile into i32
 // accumulators, converted to f32 after the main loop for the fused epilogue: here the
 // per-channel rescale, the bias, ReLU and the requantization of the next layer's input
-// (divide, round half to even, clamp, convert), stored as i8.
+// (divide, round half to even, clamp, convert), stored as i8. The epilogue runs on the
+// accumulator fragments (Sm90StoreFragments.mlir): two consecutive columns a thread at
+// once, their two result bytes packed by one `prmt` into a 16-bit store to a 128 x 144
+// byte staging (rows padded by 16 bytes), from which each warp stores its own 16 rows in
+// 16-byte vectors after a warp-level barrier.
 // RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file | FileCheck %s
 // RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
@@ -40,9 +44,16 @@
 // CHECK: %[[RAISED:.*]] = arith.maxnumf %[[BIASED]], %[[BIAS]] : f32
 // CHECK: arith.minnumf %[[RAISED]], %[[HIGH]] : f32
 // CHECK-NOT: math.roundeven
-// CHECK: %[[STORED:.*]] = vector.from_elements {{.*}} : vector<16xf32>
-// CHECK: %[[BITS:.*]] = arith.bitcast %[[STORED]] : vector<16xf32> to vector<16xi32>
-// CHECK: arith.trunci %[[BITS]] : vector<16xi32> to vector<16xi8>
+// CHECK: %[[STORED:.*]] = vector.from_elements {{.*}} : vector<2xf32>
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[STORED]] : vector<2xf32> to vector<2xi32>
+// CHECK: %[[PACKED:.*]] = nvvm.prmt <default> %c64_i32, %{{.*}}, %{{.*}} : i32
+// CHECK: arith.trunci %[[PACKED]] : i32 to i16
+// CHECK: vector.store %{{.*}} {alignment = 2 : i64} : memref<128x144xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-COUNT-31: vector.store %{{.*}} {alignment = 2 : i64} : memref<128x144xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: vector.store %{{.*}} : memref<128x144xi8
+// CHECK: nvvm.bar.warp.sync
+// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<128x144xi8, #gpu.address_space<workgroup>>, vector<16xi8>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<?xi8, strided<[1], offset: ?>>, vector<16xi8>
 // PTX-LABEL: .visible .entry conv_i8_2x16x16x64_k3x3s1p1x1_o128_128x128x64_s8_ws2_i8_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}(
 // PTX: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-COUNT-2: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8
@@ -51,8 +62,14 @@
 // PTX: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f41A00000, 0f4B400000;
 // PTX-NEXT: max.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f4B400000;
 // PTX-NEXT: min.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f4B40007F;
+// PTX: prmt.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, 0x40U;
+// PTX-NEXT: st.shared.b16
 // PTX-NOT: cvt.rni
 // PTX-NOT: cvt.rzi
+// PTX-NOT: st.shared.v2.b32
+// PTX: bar.warp.sync
+// PTX: ld.shared.v4.b32
+// PTX: st.global.v4.b32
 memref.global "private" constant @w : memref<128x3x3x64xi8> = dense<3>
 memref.global "private" constant @scale : memref<128xf32> = dense<0.001>
 memref.global "private" constant @bias : memref<128xf32> = dense<0.5>
@@ -171,41 +188,46 @@ func.func @main(%x: memref<1x32x32x3xi8>, %y: memref<1x16x16x64xf16>) attributes
 // -----
 
 // The last 1x1 conv of a residual block: its epilogue adds the quantized skip connection
-// (an i8 input of the output's shape, loaded 16 at a time and converted as it is read:
-// per byte a `prmt` under the upper bytes of 1.5 x 2^23 (0x4B400000), the sign flipped by
-// an xor a word, and a subtraction; no conversion instructions), and requantizes the
-// block's output, stored as i8 only, 16 bytes a thread. The skip connection comes
-// through shared memory (the producer's TMA load of each tile's 128 x 128 box).
+// (an i8 input of the output's shape, read two bytes a fragment pair and converted as it
+// is read: per byte a `prmt` under the upper bytes of 1.5 x 2^23 (0x4B400000), the sign
+// flipped by an xor a pair, and a subtraction; no conversion instructions), and
+// requantizes the block's output, stored as i8 only. The skip connection comes through
+// shared memory: the producer's TMA load of each tile's 128 x 144 box (128 columns and 16
+// bytes of padding a row, so that a warp's 8 rows of pairs fall on different banks); a
+// thread's pairs lie at constant offsets from one address.
 // CHECK-LABEL: func.func @main
 // The sums of 64 products (|sum| <= 64 x 128 x 128 <= 2^22) reach f32 without conversion
 // instructions (`_sb`): added to the bits of 1.5 x 2^23 after the main loop, staged so,
 // and unbiased by a subtraction as the epilogue loads them.
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_r_sb::
-// CHECK-SAME: !nvgpu.tensormap.descriptor<tensor = memref<128x128xi8, 3>, swizzle = none
+// CHECK-SAME: !nvgpu.tensormap.descriptor<tensor = memref<128x144xi8, 3>, swizzle = none
 // CHECK-DAG: %[[FLIP:.*]] = arith.constant -2139062144 : i32
 // CHECK-DAG: %[[UPPER:.*]] = arith.constant 1262485504 : i32
 // CHECK-DAG: %[[OFFSET:.*]] = arith.constant 0x4B400080 : f32
-// CHECK-DAG: %[[BYTE3:.*]] = arith.constant 30275 : i32
+// CHECK-DAG: %[[BYTE1:.*]] = arith.constant 30273 : i32
 // CHECK: %[[SUMBIAS:.*]] = llvm.mlir.constant(1262485504 : i32) : i32
 // CHECK: %[[BIASED:.*]] = llvm.add %{{.*}}, %[[SUMBIAS]] : i32
 // CHECK: llvm.bitcast %[[BIASED]] : i32 to f32
 // CHECK-NOT: llvm.sitofp
-// CHECK: %[[SKIP:.*]] = vector.load {{.*}} {alignment = 16 : i64} : memref<128x128xi8, #gpu.address_space<workgroup>>, vector<16xi8>
-// CHECK: %[[WORDS:.*]] = vector.bitcast %[[SKIP]] : vector<16xi8> to vector<4xi32>
-// CHECK: %[[WORD:.*]] = vector.extract %[[WORDS]][0] : i32 from vector<4xi32>
+// CHECK: %[[SKIP:.*]] = vector.load {{.*}} {alignment = 2 : i64} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK: %[[HALF:.*]] = vector.bitcast %[[SKIP]] : vector<2xi8> to vector<1xi16>
+// CHECK: %[[HALFWORD:.*]] = vector.extract %[[HALF]][0] : i16 from vector<1xi16>
+// CHECK: %[[WORD:.*]] = arith.extui %[[HALFWORD]] : i16 to i32
 // CHECK: %[[UNSIGNED:.*]] = arith.xori %[[WORD]], %[[FLIP]] : i32
 // CHECK: nvvm.prmt <default> %{{.*}}, %[[UNSIGNED]], %[[UPPER]] : i32
-// CHECK: %[[PERMUTED:.*]] = nvvm.prmt <default> %[[BYTE3]], %[[UNSIGNED]], %[[UPPER]] : i32
+// CHECK: %[[PERMUTED:.*]] = nvvm.prmt <default> %[[BYTE1]], %[[UNSIGNED]], %[[UPPER]] : i32
 // CHECK: %[[BITS:.*]] = arith.bitcast %[[PERMUTED]] : i32 to f32
 // CHECK: arith.subf %[[BITS]], %[[OFFSET]] fastmath<contract> : f32
-// CHECK: arith.trunci {{.*}} : vector<16xi32> to vector<16xi8>
 // PTX-LABEL: .visible .entry gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_r_sb(
 // PTX: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.s32.s8.s8
-// PTX: ld.shared.v4.b32
 // PTX-NOT: cvt.rn.f32.s
 // PTX-NOT: cvt.s32.s8
-// PTX: prmt.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 1262485504, 0x7643U;
+// With one CTA an SM the epilogue's loads come first (`hoist_loads`): the 32 residual
+// pairs of a thread, each at a constant offset.
+// PTX-COUNT-32: ld.shared.b16 %r{{[0-9]+}}, [%rd{{[0-9]+}}+{{[0-9]+}}];
+// PTX: prmt.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 1262485504, 0x7641U;
 // PTX: add.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0fCB400080;
+// PTX: st.shared.b16
 // PTX: st.global.v4.b32
 memref.global "private" constant @w1 : memref<256x1x1x64xi8> = dense<5>
 memref.global "private" constant @scale1 : memref<256xf32> = dense<0.003>
@@ -242,11 +264,13 @@ func.func @main(%x: memref<2x8x8x64xi8>, %skip: memref<2x8x8x256xi8>, %y: memref
 
 // The same with 24 output channels (MobileNetV2's narrowest block): rows of 24 bytes,
 // which TMA cannot address (its strides are multiples of 16 bytes), so the skip
-// connection is read from global memory (no `_r`), 8 bytes a thread (`_v8`).
+// connection is read from global memory (no `_r`), two bytes a fragment pair, and the
+// results leave 8 bytes a thread (`_v8`); the tile's columns past N (`_nt`) are tested.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_{{.*}}_i8_v8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_sb::
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_{{.*}}_i8_v8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_nt_sb::
 // CHECK-NOT: swizzle = none
-// CHECK: vector.load {{.*}} : memref<?xi8>, vector<8xi8>
+// CHECK: vector.load {{.*}} : memref<?xi8>, vector<2xi8>
+// CHECK: vector.load {{.*}} : memref<128x80xi8, #gpu.address_space<workgroup>>, vector<8xi8>
 memref.global "private" constant @w24 : memref<24x1x1x64xi8> = dense<5>
 memref.global "private" constant @scale24 : memref<24xf32> = dense<0.003>
 kernel.func @Conv_3(%x: memref<2x8x8x64xi8>, %w: memref<24x1x1x64xi8>, %s: memref<24xf32>, %skip: memref<2x8x8x24xi8>, %y: memref<2x8x8x24xi8>) {

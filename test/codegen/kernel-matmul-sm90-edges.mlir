@@ -29,13 +29,13 @@ func.func @main(%a: memref<4096x64xf16>, %b: memref<64x8192xf16>, %c: memref<409
 // K in two steps of 64 (the second one zero-filled past 72). Stores are guarded by the
 // rows left (min(M - m0, 128)) and by column < N.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_bf16_bf16_128x128x64_s4_ws2::@gemm_bf16_bf16_128x128x64_s4_ws2 blocks in (%c16, %c1, %c1) threads in (%c384, %c1, %c1) {{ *}}dynamic_shared_memory_size %c133120_i32
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_bf16_bf16_128x128x64_s4_ws2_nt::@gemm_bf16_bf16_128x128x64_s4_ws2_nt blocks in (%c16, %c1, %c1) threads in (%c384, %c1, %c1) {{ *}}dynamic_shared_memory_size %c133120_i32
 // CHECK-SAME: %c200_i32 : i32, %c1000_i32 : i32, %c72_i32 : i32
 // CHECK: nvgpu.warpgroup.mma {{.*}} -> <fragmented = vector<64x128xf32>>
 // CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : index
 // CHECK: scf.if
 // CHECK: vector.store
-// PTX-LABEL: .visible .entry gemm_bf16_bf16_128x128x64_s4_ws2(
+// PTX-LABEL: .visible .entry gemm_bf16_bf16_128x128x64_s4_ws2_nt(
 // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 kernel.func @MatMul_1(%a: memref<200x72xbf16>, %b: memref<72x1000xbf16>, %c: memref<200x1000xbf16>) {
   matmul ins(%a, %b : memref<200x72xbf16>, memref<72x1000xbf16>) outs(%c : memref<200x1000xbf16>) {

@@ -247,7 +247,7 @@ func.func @main(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %c: memref<25
 // CHECK: %[[A:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [256, 2048], strides: [2048, 1] : memref<256x2048x1x1xf16> to memref<256x2048xf16>
 // CHECK: %[[U:.*]] = memref.cast %[[A]] : memref<256x2048xf16> to memref<*xf16>
 // CHECK: nvgpu.tma.create.descriptor %[[U]]
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f32_bt_{{.*}}_bias_cast_{{[0-9a-f]+}}::
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f32_bt_{{.*}}_bias_cast_{{[0-9a-f]+}}_nt::
 // PTX-LABEL: .visible .entry gemm_f16_f32_bt_{{.*}}_bias_cast_
 memref.global "private" constant @fc_w : memref<1000x2048xf16> = dense<1.0>
 memref.global "private" constant @fc_b : memref<1000xf16> = dense<0.5>

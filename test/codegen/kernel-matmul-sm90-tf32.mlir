@@ -107,10 +107,10 @@ func.func @main(%a: memref<256x256xf32>, %c: memref<256x512xf32>) attributes {ke
 // immediates 0: both operands K-major).
 // CHECK-LABEL: func.func @main
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c64{{.*}}] : memref<*xf16> -> <tensor = memref<64x64xf16, 3>
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_bt_128x128x64_s4_ws2_bias_{{[0-9a-f]+}}::
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_bt_128x128x64_s4_ws2_bias_{{[0-9a-f]+}}_nt::
 // OFF-LABEL: func.func @main
-// OFF: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_bt_128x128x64_s4_ws2_bias_{{[0-9a-f]+}}::
-// PTX-LABEL: .visible .entry gemm_f16_f16_bt_128x128x64_s4_ws2_bias_{{[0-9a-f]+}}(
+// OFF: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_bt_128x128x64_s4_ws2_bias_{{[0-9a-f]+}}_nt::
+// PTX-LABEL: .visible .entry gemm_f16_f16_bt_128x128x64_s4_ws2_bias_{{[0-9a-f]+}}_nt(
 // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, p, 1, 1, 0, 0;
 memref.global "private" constant @fc : memref<1000x2048xf16> = dense<0.5>
 memref.global "private" constant @fc_bias : memref<1000xf16> = dense<0.5>

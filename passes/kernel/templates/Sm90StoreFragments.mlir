@@ -1,0 +1,108 @@
+// The warp-specialised template's epilogue on the accumulator fragments ({STORE_TILE} of
+// Sm90GemmWs.mlir, whose values and placeholders it uses), for i8 products: the
+// epilogue's arithmetic runs on the i32 sums where wgmma left them, in registers, and
+// only its results go through shared memory, to leave in 16-byte rows. An f32 staging
+// would move four times an i8 result's bytes through shared memory, behind a barrier of
+// both consumer warpgroups, and keep the epilogue's loads and arithmetic waiting on it.
+//
+// A thread of warp w (0..7: warpgroup w / 4, its quarter w % 4) holds, for each group
+// j of 8 columns, the sums of rows 16 w + lane / 4 and 8 rows below, columns
+// 8 j + 2 (lane % 4) and the next: %accValues[4 j + 2 h + {0, 1}] for h = 0, 1 (the
+// wgmma D fragment). The residual tile, when there is one, was loaded with the swizzle
+// of {RESIDUAL_SWIZZLE_BYTES}-byte rows, so that the 8 rows a warp reads at once fall
+// on different banks. The results go to a 128 x {OUT_PITCH} staging (rows padded by 16
+// bytes: the 8 rows of a warp's 2-element stores on different banks); warp w then
+// stores rows 16 w .. 16 w + 15 itself, so a warp-level barrier orders the two.
+        // The staging reuses the ring when the CTA has one tile: both consumers' wgmma
+        // must be complete. On a persistent grid this also keeps the warpgroups within a
+        // tile of each other.
+        nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
+{RESIDUAL_WAIT}
+        %outTile = memref.view %dyn[%staging][] : !smem to memref<128x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>
+        %quad = arith.remui %lane, %c4 : index
+        %quadRow = arith.divui %lane, %c4 : index
+        %fragRowsPerWarp = arith.constant 16 : index
+        %fullWarp = arith.constant -1 : i32
+        %warpRows = arith.muli %warp, %fragRowsPerWarp : index
+        %fragRow = arith.addi %warpRows, %quadRow : index
+        %fragCol = arith.muli %quad, %c2 : index
+{ROW_END}
+        %fragGroups = arith.constant {FRAGMENT_GROUPS} : index
+        scf.for %j = %c0 to %fragGroups step %c1 {
+          scf.for %h = %c0 to %c2 step %c1 {
+            %hRows = arith.muli %h, %c8 : index
+            %r = arith.addi %fragRow, %hRows : index
+            %jCols = arith.muli %j, %c8 : index
+            %col = arith.addi %jCols, %fragCol : index
+            %jValues = arith.muli %j, %c4 : index
+            %hValues = arith.muli %h, %c2 : index
+            %e0 = arith.addi %jValues, %hValues : index
+            %e1 = arith.addi %e0, %c1 : index
+            %v0 = vector.extract %accValues[%e0] : f32 from vector<{FRAGMENT_VALUES}xf32>
+            %v1 = vector.extract %accValues[%e1] : f32 from vector<{FRAGMENT_VALUES}xf32>
+            {STAGED} = vector.from_elements %v0, %v1 : vector<2xf32>
+{UNBIAS}
+{ROW_MAP}
+            %gcol = arith.addi %n0, %col : index
+            %rowInTile = arith.cmpi ult, %r, %rowEnd : index
+            {COLUMN_INSIDE}
+            %rowInside = arith.andi %rowInTile, %rowOk : i1
+            %inside = arith.andi %rowInside, %colInside : i1
+            %growAt = arith.select %inside, %grow, %c0 : index
+            %gcolAt = arith.select %colInside, %gcol, %c0 : index
+{RESIDUAL_AT}
+            {EPILOGUE}
+            {CONVERT}
+            vector.store {STORED}, %outTile[%r, %col] {alignment = {PAIR_ALIGNMENT}} : memref<128x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>, vector<2x{OUT}>
+          } {unroll}
+        } {{FRAGMENT_LOOP}}
+{RESIDUAL_RELEASE}
+        nvvm.bar.warp.sync %fullWarp : i32
+
+        // This warp's 16 rows, {LANES} elements (16 or 8 bytes) a lane at once: consecutive
+        // lanes take consecutive chunks of a row. Rows and columns past M and N (edge
+        // tiles) are not stored; N is a multiple of {LANES}. Every load first, then the
+        // stores.
+        %cg = memref.reinterpret_cast %C to offset: [0], sizes: [%mn], strides: [1]
+          : memref<{OUT}> to memref<?x{OUT}, strided<[1], offset: ?>>
+        %outChunks = arith.constant {OUT_CHUNKS} : index
+        %outItems = arith.constant {OUT_ITEMS} : index
+        %outLanes = arith.constant {LANES} : index
+        %noStore = arith.constant -1 : index
+        %zeroValues = arith.constant dense<{OUT_ZERO}> : vector<{OUT_ITEMS}x{LANES}x{OUT}>
+        %noOffsets = vector.broadcast %noStore : index to vector<{OUT_ITEMS}xindex>
+        %loaded:2 = scf.for %u = %c0 to %outItems step %c1
+            iter_args(%values = %zeroValues, %offsets = %noOffsets)
+            -> (vector<{OUT_ITEMS}x{LANES}x{OUT}>, vector<{OUT_ITEMS}xindex>) {
+          %uChunks = arith.muli %u, %c32 : index
+          %flatChunk = arith.addi %uChunks, %lane : index
+          %rowInWarp = arith.divui %flatChunk, %outChunks : index
+          %chunkInRow = arith.remui %flatChunk, %outChunks : index
+          %r = arith.addi %warpRows, %rowInWarp : index
+          %col = arith.muli %chunkInRow, %outLanes : index
+{ROW_MAP}
+          %gcol = arith.addi %n0, %col : index
+          %rowInTile = arith.cmpi ult, %r, %rowEnd : index
+          {COLUMN_INSIDE}
+          %rowInside = arith.andi %rowInTile, %rowOk : i1
+          %inside = arith.andi %rowInside, %colInside : i1
+          %value = vector.load %outTile[%r, %col] {alignment = {STORE_ALIGNMENT}}
+            : memref<128x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>, vector<{LANES}x{OUT}>
+          %valuesNext = vector.insert %value, %values[%u] : vector<{LANES}x{OUT}> into vector<{OUT_ITEMS}x{LANES}x{OUT}>
+          %rowStart = arith.muli %grow, %n : index
+          %at = arith.addi %rowStart, %gcol : index
+          %offset = arith.select %inside, %at, %noStore : index
+          %offsetsNext = vector.insert %offset, %offsets[%u] : index into vector<{OUT_ITEMS}xindex>
+          scf.yield %valuesNext, %offsetsNext : vector<{OUT_ITEMS}x{LANES}x{OUT}>, vector<{OUT_ITEMS}xindex>
+        } {unroll}
+        scf.for %u = %c0 to %outItems step %c1 {
+          %offset = vector.extract %loaded#1[%u] : index from vector<{OUT_ITEMS}xindex>
+          %store = arith.cmpi ne, %offset, %noStore : index
+          scf.if %store {
+            %value = vector.extract %loaded#0[%u] : vector<{LANES}x{OUT}> from vector<{OUT_ITEMS}x{LANES}x{OUT}>
+            vector.store %value, %cg[%offset] {alignment = {STORE_ALIGNMENT}}
+              : memref<?x{OUT}, strided<[1], offset: ?>>, vector<{LANES}x{OUT}>
+          }
+        } {unroll}
+        // The next tile's results go to the same rows (persistent grids).
+        nvvm.bar.warp.sync %fullWarp : i32
