@@ -172,6 +172,34 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
 /// (one store), 8 f32 ones. gemmK() is a multiple of it.
 int64_t im2colChunk(const ConvProblem &p) { return std::max<int64_t>(8, p.channelAlignment()); }
 
+/// The shared memory an im2col CTA's input window may take (of the 48 KB a CTA's static
+/// shared memory may).
+constexpr int64_t kIm2colWindowBytes = 32 * 1024;
+
+/// How the im2col kernel splits A: a CTA takes `positions` consecutive output positions of
+/// one output row (`perRow` CTAs a row), whose input window is KH rows of
+/// `windowRowElements` (templates/Im2col.mlir).
+struct Im2colBlocks {
+  int64_t positions = 1, perRow = 1, windowRowElements = 0, windowElements = 0;
+};
+
+Im2colBlocks im2colBlocks(const ConvProblem &p) {
+  int64_t elementBytes = p.operand.getIntOrFloatBitWidth() / 8;
+  auto windowRow = [&](int64_t positions) {
+    return ((positions - 1) * p.stride + p.kernelWidth) * p.channels;
+  };
+  // The whole output row where its window fits, else as many positions as fit.
+  int64_t positions = p.outWidth;
+  while (positions > 1 && p.kernelHeight * windowRow(positions) * elementBytes > kIm2colWindowBytes)
+    positions = llvm::divideCeil(positions, 2);
+  Im2colBlocks blocks;
+  blocks.positions = positions;
+  blocks.perRow = llvm::divideCeil(p.outWidth, positions);
+  blocks.windowRowElements = windowRow(positions);
+  blocks.windowElements = p.kernelHeight * blocks.windowRowElements;
+  return blocks;
+}
+
 /// The configurations: the warp-specialised template only (the basic one has no A
 /// snippets); the default is 128x256 where those tiles fill an H200, as for products.
 SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tiles) {
@@ -310,6 +338,9 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
       return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
     auto n = [](int64_t value) { return std::to_string(value); };
+    Im2colBlocks blocks = im2colBlocks(p);
+    if (blocks.windowElements * p.operand.getIntOrFloatBitWidth() / 8 > kIm2colWindowBytes)
+      return failure();
     std::string text = kiln::substitutePlaceholders(
         kIm2colTemplate,
         {{"MODULE", moduleName},
@@ -334,7 +365,12 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
          {"K", n(p.taps() * p.channels)},
          {"ROWS", n(p.gemmM())},
          {"CHUNKS_PER_ROW", n(p.gemmK() / im2colChunk(p))},
-         {"CHUNKS", n(p.gemmM() * p.gemmK() / im2colChunk(p))}});
+         {"KH", n(p.kernelHeight)},
+         {"OWB", n(blocks.positions)},
+         {"BLOCKS_PER_ROW", n(blocks.perRow)},
+         {"WIN_C", n(blocks.windowRowElements)},
+         {"WINDOW", n(blocks.windowElements)},
+         {"WINDOW_STEPS", n(llvm::divideCeil(blocks.windowElements, 256))}});
     FailureOr<gpu::GPUFuncOp> kernel =
         kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
     if (failed(kernel) || failed(kiln::unrollMarkedLoops(*kernel)))
@@ -424,9 +460,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
         return failure();
       Value scratch =
           memref::AllocOp::create(b, loc, MemRefType::get({p.gemmM(), p.gemmK()}, p.operand));
-      int64_t chunks = p.gemmM() * p.gemmK() / im2colChunk(p);
-      gpu::LaunchFuncOp::create(b, loc, *im2col,
-                                gpu::KernelDim3{index(llvm::divideCeil(chunks, 256)), one, one},
+      int64_t ctas = p.batch * p.outHeight * im2colBlocks(p).perRow;
+      gpu::LaunchFuncOp::create(b, loc, *im2col, gpu::KernelDim3{index(ctas), one, one},
                                 gpu::KernelDim3{index(256), one, one}, /*dynamicSharedMemorySize=*/
                                 Value(), ValueRange{pointer(input), pointer(scratch)});
       mapA = tensorMap(scratch, 0, {128, p.tileK()});

@@ -38,14 +38,18 @@ func.func @main(%x: memref<2x8x8x32xf16>, %y: memref<2x4x4x64xf16>) attributes {
 // CHECK-LABEL: func.func @main
 // CHECK: %[[A:.*]] = memref.alloc() : memref<512x152xf16>
 // CHECK: %[[AP:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [], strides: [] : memref<512x152xf16> to memref<f16>
-// CHECK: gpu.launch_func {{ *}}@kiln_im2col_f16_2x32x32x3_k7x7s2p3x3::@im2col_f16_2x32x32x3_k7x7s2p3x3 blocks in (%c38, %c1{{.*}}, %c1{{.*}}) threads in (%c256, %c1{{.*}}, %c1{{.*}}) args(%{{.*}} : memref<f16>, %[[AP]] : memref<f16>)
+// CHECK: gpu.launch_func {{ *}}@kiln_im2col_f16_2x32x32x3_k7x7s2p3x3::@im2col_f16_2x32x32x3_k7x7s2p3x3 blocks in (%c32, %c1{{.*}}, %c1{{.*}}) threads in (%c256, %c1{{.*}}, %c1{{.*}}) args(%{{.*}} : memref<f16>, %[[AP]] : memref<f16>)
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c128, %c64] : memref<*xf16> -> <tensor = memref<128x64xf16, 3>
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x64x64_s6_ws2::@gemm_f16_f16_128x64x64_s6_ws2 blocks in (%c4,
 // CHECK-SAME: %c512_i32 : i32, %c64_i32 : i32, %c152_i32 : i32
 // PTX-LABEL: .visible .entry gemm_f16_f16_128x64x64_s6_ws2(
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-LABEL: .visible .entry im2col_f16_2x32x32x3_k7x7s2p3x3(
-// PTX-COUNT-8: ld.global.b16
+// PTX: ld.global.b16
+// PTX: st.shared.b16
+// PTX: bar.sync 0;
+// PTX-NOT: ld.global
+// PTX-COUNT-8: ld.shared.b16
 // PTX: st.global.v4.b32
 memref.global "private" constant @stem : memref<64x7x7x3xf16> = dense<1.0>
 kernel.func @Stem(%x: memref<2x32x32x3xf16>, %w: memref<64x7x7x3xf16>, %y: memref<2x16x16x64xf16>) {

@@ -152,17 +152,22 @@ func.func @main(%x: memref<2x16x16x64xi8>, %y: memref<2x16x16x128xi8>) attribute
 
 // An RGB stem (7x7, stride 2, 3 channels): an explicit im2col of i8 (KH KW C = 147 columns
 // rounded up to 160, 16-byte rows), then the row-major product; the rescaled sums are
-// stored as f16. A thread of the im2col writes 16 columns (256 x 160 / 16 = 2560 of
-// them, 10 blocks) with 16 unconditional byte loads and one 16-byte store.
+// stored as f16. A CTA of the im2col writes the rows of one output row (16 CTAs): it
+// copies the 7 input rows its windows read into shared memory, then a thread gathers 16
+// columns from there (16 shared-memory byte loads) into one 16-byte store.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_im2col_i8_1x32x32x3_k7x7s2p3x3::{{.*}} blocks in (%c10,
+// CHECK: gpu.launch_func {{ *}}@kiln_im2col_i8_1x32x32x3_k7x7s2p3x3::{{.*}} blocks in (%c16,
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}_sb::
 // CHECK-SAME: %c256_i32 : i32, %c64_i32 : i32, %c160_i32 : i32
 // PTX-LABEL: .visible .entry gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}_sb(
 // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8
 // PTX-LABEL: .visible .entry im2col_i8_1x32x32x3_k7x7s2p3x3(
 // PTX-NOT: .local
-// PTX-COUNT-16: ld.global.{{(nc.)?}}{{[bu]}}8
+// PTX: ld.global.{{(nc.)?}}{{[bu]}}8
+// PTX: st.shared.{{[bu]}}8
+// PTX: bar.sync 0;
+// PTX-NOT: ld.global
+// PTX-COUNT-16: ld.shared.{{[bu]}}8
 // PTX-NOT: ld.global
 // PTX: st.global.v4.b32
 memref.global "private" constant @w7 : memref<64x7x7x3xi8> = dense<-2>
