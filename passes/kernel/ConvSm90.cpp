@@ -172,32 +172,34 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
 /// (one store), 8 f32 ones. gemmK() is a multiple of it.
 int64_t im2colChunk(const ConvProblem &p) { return std::max<int64_t>(8, p.channelAlignment()); }
 
-/// The shared memory an im2col CTA's input window may take (of the 48 KB a CTA's static
-/// shared memory may).
-constexpr int64_t kIm2colWindowBytes = 32 * 1024;
+/// The shared memory an im2col CTA's input window and rows of A may take (of the 48 KB a
+/// CTA's static shared memory may).
+constexpr int64_t kIm2colSharedBytes = 40 * 1024;
 
 /// How the im2col kernel splits A: a CTA takes `positions` consecutive output positions of
 /// one output row (`perRow` CTAs a row), whose input window is KH rows of
-/// `windowRowElements` (templates/Im2col.mlir).
+/// `windowRowElements` (templates/Im2col.mlir), and stages their rows of A.
 struct Im2colBlocks {
   int64_t positions = 1, perRow = 1, windowRowElements = 0, windowElements = 0;
+  int64_t sharedBytes = 0;
 };
 
 Im2colBlocks im2colBlocks(const ConvProblem &p) {
   int64_t elementBytes = p.operand.getIntOrFloatBitWidth() / 8;
-  auto windowRow = [&](int64_t positions) {
-    return ((positions - 1) * p.stride + p.kernelWidth) * p.channels;
+  auto blocksOf = [&](int64_t positions) {
+    Im2colBlocks blocks;
+    blocks.positions = positions;
+    blocks.perRow = llvm::divideCeil(p.outWidth, positions);
+    blocks.windowRowElements = ((positions - 1) * p.stride + p.kernelWidth) * p.channels;
+    blocks.windowElements = p.kernelHeight * blocks.windowRowElements;
+    blocks.sharedBytes = (blocks.windowElements + positions * p.gemmK()) * elementBytes;
+    return blocks;
   };
-  // The whole output row where its window fits, else as many positions as fit.
+  // The whole output row where it fits, else as many positions as fit.
   int64_t positions = p.outWidth;
-  while (positions > 1 && p.kernelHeight * windowRow(positions) * elementBytes > kIm2colWindowBytes)
+  while (positions > 1 && blocksOf(positions).sharedBytes > kIm2colSharedBytes)
     positions = llvm::divideCeil(positions, 2);
-  Im2colBlocks blocks;
-  blocks.positions = positions;
-  blocks.perRow = llvm::divideCeil(p.outWidth, positions);
-  blocks.windowRowElements = windowRow(positions);
-  blocks.windowElements = p.kernelHeight * blocks.windowRowElements;
-  return blocks;
+  return blocksOf(positions);
 }
 
 /// The configurations: the warp-specialised template only (the basic one has no A
@@ -339,7 +341,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
     auto n = [](int64_t value) { return std::to_string(value); };
     Im2colBlocks blocks = im2colBlocks(p);
-    if (blocks.windowElements * p.operand.getIntOrFloatBitWidth() / 8 > kIm2colWindowBytes)
+    if (blocks.sharedBytes > kIm2colSharedBytes)
       return failure();
     std::string text = kiln::substitutePlaceholders(
         kIm2colTemplate,
@@ -370,7 +372,11 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
          {"BLOCKS_PER_ROW", n(blocks.perRow)},
          {"WIN_C", n(blocks.windowRowElements)},
          {"WINDOW", n(blocks.windowElements)},
-         {"WINDOW_STEPS", n(llvm::divideCeil(blocks.windowElements, 256))}});
+         {"WINDOW_STEPS", n(llvm::divideCeil(blocks.windowElements, 256))},
+         {"KH_LESS", n(p.kernelHeight - 1)},
+         {"STAGED", n(blocks.positions * p.gemmK())},
+         {"A_ELEMENTS", n(p.gemmM() * p.gemmK())},
+         {"SEGMENT_UNROLL", p.kernelWidth * p.channels <= 64 ? "unroll" : ""}});
     FailureOr<gpu::GPUFuncOp> kernel =
         kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
     if (failed(kernel) || failed(kiln::unrollMarkedLoops(*kernel)))

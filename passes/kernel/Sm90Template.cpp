@@ -670,6 +670,10 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        // With one CTA an SM (232 registers a thread) the epilogue's loads go first; two
        // CTAs' 96 would spill them.
        {"FRAGMENT_LOOP", oneCta ? "unroll, hoist_loads" : "unroll"},
+       {"FRAGMENT_BARRIER", config.persistent
+                                ? ""
+                                : "        nvvm.barrier id = %epilogueBarrier number_of_threads = "
+                                  "%consumerThreads"},
        {"COLUMN_INSIDE", columnTail ? "%colInside = arith.cmpi ult, %gcol, %n : index"
                                     : "%colInside = arith.constant true"},
        {"LANES", number(lanes)},

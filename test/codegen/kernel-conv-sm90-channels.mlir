@@ -49,7 +49,9 @@ func.func @main(%x: memref<2x8x8x32xf16>, %y: memref<2x4x4x64xf16>) attributes {
 // PTX: st.shared.b16
 // PTX: bar.sync 0;
 // PTX-NOT: ld.global
-// PTX-COUNT-8: ld.shared.b16
+// PTX-COUNT-21: ld.shared.b16
+// PTX: bar.sync 0;
+// PTX: ld.shared.v4.b32
 // PTX: st.global.v4.b32
 memref.global "private" constant @stem : memref<64x7x7x3xf16> = dense<1.0>
 kernel.func @Stem(%x: memref<2x32x32x3xf16>, %w: memref<64x7x7x3xf16>, %y: memref<2x16x16x64xf16>) {

@@ -11,24 +11,29 @@
 // OWB * KP consecutive elements of A. Their windows overlap (each input element lies in
 // about KH * KW / stride^2 rows of A), so the CTA first copies the input they read, KH
 // rows of WIN = (OWB - 1) * stride + KW pixels (WIN_C = WIN * C elements each, zero
-// outside the input), into shared memory with coalesced loads; a thread then gathers
-// CHUNK consecutive columns of a row from there (16 of i8, else 8) and stores them at
-// once: consecutive threads write consecutive 16 bytes of A. The columns of one filter
-// row r are KW * C consecutive elements of window row r, so a thread walks them with one
-// running offset (32-bit arithmetic: the input has fewer than 2^31 elements).
+// outside the input), into shared memory with coalesced loads. The KW * C columns of
+// filter row r of a position's row are then KW * C consecutive elements of window row r:
+// a task (position, filter row) copies them into the CTA's rows of A, staged in shared
+// memory, at constant offsets from two addresses (an element load and store each, where
+// gathering each column on its own took a dozen instructions). Last, consecutive threads
+// store consecutive CHUNK elements (16 bytes) of the CTA's rows of A. 32-bit arithmetic:
+// the input and A have fewer than 2^31 elements.
 //
 // Placeholders (in braces below): MODULE, ENTRY, T (f16, bf16; f32 for tf32; i8), ZERO
 // (T's zero: 0.0, or 0 for i8), CHUNK, STORE_ALIGNMENT (the bytes of CHUNK elements, at
-// most 16), the problem's integers H W C OH OW STRIDE PAD_TOP PAD_LEFT KH, SEGMENT
-// (= KW * C), K (= KH * KW * C), KP, ROWS (= N * OH * OW), CHUNKS_PER_ROW (= KP / CHUNK),
-// W_C (= W * C), INPUT_ELEMENTS (= N * H * W * C), OWB, BLOCKS_PER_ROW (= ceil(OW / OWB)),
-// WIN_C, WINDOW (= KH * WIN_C) and WINDOW_STEPS (= ceil(WINDOW / 256)).
+// most 16), the problem's integers H W C OH OW STRIDE PAD_TOP PAD_LEFT KH, KH_LESS
+// (= KH - 1), SEGMENT (= KW * C), K (= KH * KW * C), KP, ROWS (= N * OH * OW), A_ELEMENTS
+// (= ROWS * KP), CHUNKS_PER_ROW (= KP / CHUNK), W_C (= W * C), INPUT_ELEMENTS
+// (= N * H * W * C), OWB, BLOCKS_PER_ROW (= ceil(OW / OWB)), WIN_C, WINDOW (= KH * WIN_C),
+// WINDOW_STEPS (= ceil(WINDOW / 256)), STAGED (= OWB * KP) and SEGMENT_UNROLL (`unroll`
+// for segments of at most 64 elements, else nothing).
 // Grid (N * OH * BLOCKS_PER_ROW, 1, 1), block (256, 1, 1); the two parameters are bare
 // pointers to the NHWC input and the row-major result.
 
 gpu.module @{MODULE} {
   gpu.func @{ENTRY}(%xPointer: memref<{T}>, %aPointer: memref<{T}>)
-      workgroup(%window: memref<{WINDOW}x{T}, #gpu.address_space<workgroup>>)
+      workgroup(%window: memref<{WINDOW}x{T}, #gpu.address_space<workgroup>>,
+                %rows: memref<{STAGED}x{T}, #gpu.address_space<workgroup>>)
       kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -51,8 +56,6 @@ gpu.module @{MODULE} {
     %windowElements = arith.constant {WINDOW} : i32
     %x = memref.reinterpret_cast %xPointer to offset: [0], sizes: [{INPUT_ELEMENTS}], strides: [1]
         : memref<{T}> to memref<{INPUT_ELEMENTS}x{T}>
-    %a = memref.reinterpret_cast %aPointer to offset: [0], sizes: [{ROWS}, {KP}], strides: [{KP}, 1]
-        : memref<{T}> to memref<{ROWS}x{KP}x{T}, strided<[{KP}, 1]>>
     %zero = arith.constant {ZERO} : {T}
 
     %blockIndex = gpu.block_id x
@@ -109,56 +112,69 @@ gpu.module @{MODULE} {
     }
     gpu.barrier
 
-    // The CTA's rows of A, CHUNK columns a thread at once.
+    // Each (position, filter row) task copies the row's KW * C consecutive window elements
+    // to their columns of the position's row of A, staged in shared memory: constant
+    // offsets from two addresses, once unrolled. The tasks of the last filter row also
+    // zero the row's columns K .. KP.
+    %kh = arith.constant {KH} : i32
+    %kp = arith.constant {KP} : i32
+    %tasks = arith.muli %owCount, %kh : i32
+    %strideC = arith.muli %stride, %c : i32
+    %tidStart = arith.index_castui %tid : i32 to index
+    %tasksEnd = arith.index_castui %tasks : i32 to index
+    %c256Index = arith.constant 256 : index
+    %segmentIndex = arith.constant {SEGMENT} : index
+    %padStart = arith.constant {K} : index
+    %padEnd = arith.constant {KP} : index
+    %lastFilterRow = arith.constant {KH_LESS} : i32
+    scf.for %taskAt = %tidStart to %tasksEnd step %c256Index {
+      %task = arith.index_castui %taskAt : index to i32
+      %position = arith.divui %task, %kh : i32
+      %r = arith.remui %task, %kh : i32
+      %windowRow = arith.muli %r, %winC : i32
+      %positionStart = arith.muli %position, %strideC : i32
+      %from = arith.addi %windowRow, %positionStart : i32
+      %rowOfA = arith.muli %position, %kp : i32
+      %segmentStart = arith.muli %r, %segment : i32
+      %to = arith.addi %rowOfA, %segmentStart : i32
+      %fromIndex = arith.index_castui %from : i32 to index
+      %toIndex = arith.index_castui %to : i32 to index
+      scf.for %e = %c0Index to %segmentIndex step %c1Index {
+        %fromAt = arith.addi %fromIndex, %e : index
+        %toAt = arith.addi %toIndex, %e : index
+        %value = memref.load %window[%fromAt] : memref<{WINDOW}x{T}, #gpu.address_space<workgroup>>
+        memref.store %value, %rows[%toAt] : memref<{STAGED}x{T}, #gpu.address_space<workgroup>>
+      } {{SEGMENT_UNROLL}}
+      %last = arith.cmpi eq, %r, %lastFilterRow : i32
+      scf.if %last {
+        %rowStartIndex = arith.index_castui %rowOfA : i32 to index
+        scf.for %col = %padStart to %padEnd step %c1Index {
+          %padAt = arith.addi %rowStartIndex, %col : index
+          memref.store %zero, %rows[%padAt] : memref<{STAGED}x{T}, #gpu.address_space<workgroup>>
+        } {unroll}
+      }
+    }
+    gpu.barrier
+
+    // The CTA's rows of A, consecutive in A: CHUNK elements a thread at once.
     %rowsFirst = arith.muli %image, %oh : i32
     %rowsOfImage = arith.addi %rowsFirst, %outRow : i32
     %rowsBefore = arith.muli %rowsOfImage, %ow : i32
     %firstRow = arith.addi %rowsBefore, %firstColumn : i32
+    %firstElement = arith.muli %firstRow, %kp : i32
+    %firstElementIndex = arith.index_castui %firstElement : i32 to index
     %chunks = arith.muli %owCount, %chunksPerRow : i32
-    %strideC = arith.muli %stride, %c : i32
-    %zeros = vector.broadcast %zero : {T} to vector<{CHUNK}x{T}>
-    %chunkIndex = arith.constant {CHUNK} : index
-    %tidStart = arith.index_castui %tid : i32 to index
     %chunksEnd = arith.index_castui %chunks : i32 to index
-    %c256Index = arith.constant 256 : index
+    %chunkColumnsIndex = arith.constant {CHUNK} : index
+    %aFlat = memref.reinterpret_cast %aPointer to offset: [0], sizes: [{A_ELEMENTS}], strides: [1]
+        : memref<{T}> to memref<{A_ELEMENTS}x{T}>
     scf.for %chunkAt = %tidStart to %chunksEnd step %c256Index {
-      %chunk = arith.index_castui %chunkAt : index to i32
-      %position = arith.divui %chunk, %chunksPerRow : i32
-      %rowChunk = arith.remui %chunk, %chunksPerRow : i32
-      %k0 = arith.muli %rowChunk, %chunkColumns : i32
-      // Column k0: filter row r0, position e0 in it, at r0 * WIN_C + position * stride * C
-      // + e0 of the window.
-      %r0 = arith.divui %k0, %segment : i32
-      %e0 = arith.remui %k0, %segment : i32
-      %windowRow0 = arith.muli %r0, %winC : i32
-      %positionStart = arith.muli %position, %strideC : i32
-      %base0 = arith.addi %windowRow0, %positionStart : i32
-      // Unrolled once parsed (`unroll`): each insert's position is a constant.
-      %values:3 = scf.for %j = %c0Index to %chunkIndex step %c1Index
-          iter_args(%acc = %zeros, %e = %e0, %base = %base0)
-          -> (vector<{CHUNK}x{T}>, i32, i32) {
-        %jI32 = arith.index_castui %j : index to i32
-        %kj = arith.addi %k0, %jI32 : i32
-        %inK = arith.cmpi ult, %kj, %k : i32
-        %offset = arith.addi %base, %e : i32
-        %safeOffset = arith.select %inK, %offset, %c0 : i32
-        %offsetIndex = arith.index_castui %safeOffset : i32 to index
-        %loaded = memref.load %window[%offsetIndex] : memref<{WINDOW}x{T}, #gpu.address_space<workgroup>>
-        %value = arith.select %inK, %loaded, %zero : {T}
-        %next = vector.insert %value, %acc[%j] : {T} into vector<{CHUNK}x{T}>
-        // The next column: the next position, else position 0 of the next filter row.
-        %eStep = arith.addi %e, %c1 : i32
-        %wrap = arith.cmpi eq, %eStep, %segment : i32
-        %eNext = arith.select %wrap, %c0, %eStep : i32
-        %baseStep = arith.addi %base, %winC : i32
-        %baseNext = arith.select %wrap, %baseStep, %base : i32
-        scf.yield %next, %eNext, %baseNext : vector<{CHUNK}x{T}>, i32, i32
-      } {unroll}
-      %row = arith.addi %firstRow, %position : i32
-      %rowIndex = arith.index_castui %row : i32 to index
-      %k0Index = arith.index_castui %k0 : i32 to index
-      vector.store %values#0, %a[%rowIndex, %k0Index] {alignment = {STORE_ALIGNMENT}}
-        : memref<{ROWS}x{KP}x{T}, strided<[{KP}, 1]>>, vector<{CHUNK}x{T}>
+      %at = arith.muli %chunkAt, %chunkColumnsIndex : index
+      %values = vector.load %rows[%at] {alignment = {STORE_ALIGNMENT}}
+        : memref<{STAGED}x{T}, #gpu.address_space<workgroup>>, vector<{CHUNK}x{T}>
+      %global = arith.addi %firstElementIndex, %at : index
+      vector.store %values, %aFlat[%global] {alignment = {STORE_ALIGNMENT}}
+        : memref<{A_ELEMENTS}x{T}>, vector<{CHUNK}x{T}>
     }
     gpu.return
   }

@@ -14,9 +14,9 @@
 // bytes: the 8 rows of a warp's 2-element stores on different banks); warp w then
 // stores rows 16 w .. 16 w + 15 itself, so a warp-level barrier orders the two.
         // The staging reuses the ring when the CTA has one tile: both consumers' wgmma
-        // must be complete. On a persistent grid this also keeps the warpgroups within a
-        // tile of each other.
-        nvvm.barrier id = %epilogueBarrier number_of_threads = %consumerThreads
+        // must be complete first (FRAGMENT_BARRIER; nothing on a persistent grid, whose
+        // staging lies past the ring and whose warps each reuse their own rows).
+{FRAGMENT_BARRIER}
 {RESIDUAL_WAIT}
         %outTile = memref.view %dyn[%staging][] : !smem to memref<128x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>
         %quad = arith.remui %lane, %c4 : index
