@@ -341,7 +341,10 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
     auto n = [](int64_t value) { return std::to_string(value); };
     Im2colBlocks blocks = im2colBlocks(p);
-    if (blocks.sharedBytes > kIm2colSharedBytes)
+    // The kernel's 32-bit offsets: the input's elements and A's rows.
+    if (blocks.sharedBytes > kIm2colSharedBytes ||
+        p.batch * p.height * p.width * p.channels >= (int64_t(1) << 31) ||
+        p.gemmM() >= (int64_t(1) << 31))
       return failure();
     std::string text = kiln::substitutePlaceholders(
         kIm2colTemplate,
@@ -414,6 +417,13 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     };
     auto pointer = [&](Value buffer) { return kiln::barePointer(b, loc, buffer); };
     std::string type = kiln::elementTypeName(p.operand);
+    // The im2col kernel first: where it cannot be built (A's rows or the input past 32-bit
+    // offsets) the launch stays generic, and nothing else is built.
+    FailureOr<gpu::GPUFuncOp> im2col = gpu::GPUFuncOp();
+    if (p.a == ConvProblem::A::Im2col)
+      im2col = getOrCreateIm2col(module, symbols, p);
+    if (failed(im2col))
+      return failure();
     FailureOr<gpu::GPUFuncOp> kernelFunc;
     if (p.rowMajorA()) {
       // The product of a row-major matrix, shared with kernel-matmul-sm90's.
@@ -461,9 +471,6 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       mapA = tensorMap(matrix, 0, {128, p.tileK()});
     } else if (p.a == ConvProblem::A::Im2col) {
       // A in a scratch buffer (the arena planner places it), written by the im2col kernel.
-      FailureOr<gpu::GPUFuncOp> im2col = getOrCreateIm2col(module, symbols, p);
-      if (failed(im2col))
-        return failure();
       Value scratch =
           memref::AllocOp::create(b, loc, MemRefType::get({p.gemmM(), p.gemmK()}, p.operand));
       int64_t ctas = p.batch * p.outHeight * im2colBlocks(p).perRow;

@@ -42,8 +42,6 @@ func.func @main(%x: memref<2x8x8x32xf16>, %y: memref<2x4x4x64xf16>) attributes {
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c128, %c64] : memref<*xf16> -> <tensor = memref<128x64xf16, 3>
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x64x64_s6_ws2::@gemm_f16_f16_128x64x64_s6_ws2 blocks in (%c4,
 // CHECK-SAME: %c512_i32 : i32, %c64_i32 : i32, %c152_i32 : i32
-// PTX-LABEL: .visible .entry gemm_f16_f16_128x64x64_s6_ws2(
-// PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-LABEL: .visible .entry im2col_f16_2x32x32x3_k7x7s2p3x3(
 // PTX: ld.global.b16
 // PTX: st.shared.b16
@@ -53,6 +51,8 @@ func.func @main(%x: memref<2x8x8x32xf16>, %y: memref<2x4x4x64xf16>) attributes {
 // PTX: bar.sync 0;
 // PTX: ld.shared.v4.b32
 // PTX: st.global.v4.b32
+// PTX-LABEL: .visible .entry gemm_f16_f16_128x64x64_s6_ws2(
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 memref.global "private" constant @stem : memref<64x7x7x3xf16> = dense<1.0>
 kernel.func @Stem(%x: memref<2x32x32x3xf16>, %w: memref<64x7x7x3xf16>, %y: memref<2x16x16x64xf16>) {
   conv ins(%x, %w : memref<2x32x32x3xf16>, memref<64x7x7x3xf16>) outs(%y : memref<2x16x16x64xf16>) {

@@ -160,8 +160,6 @@ func.func @main(%x: memref<2x16x16x64xi8>, %y: memref<2x16x16x128xi8>) attribute
 // CHECK: gpu.launch_func {{ *}}@kiln_im2col_i8_1x32x32x3_k7x7s2p3x3::{{.*}} blocks in (%c16,
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}_sb::
 // CHECK-SAME: %c256_i32 : i32, %c64_i32 : i32, %c160_i32 : i32
-// PTX-LABEL: .visible .entry gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}_sb(
-// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8
 // PTX-LABEL: .visible .entry im2col_i8_1x32x32x3_k7x7s2p3x3(
 // PTX-NOT: .local
 // PTX: ld.global.{{(nc.)?}}{{[bu]}}8
@@ -174,6 +172,8 @@ func.func @main(%x: memref<2x16x16x64xi8>, %y: memref<2x16x16x128xi8>) attribute
 // PTX-NOT: ld.global
 // PTX: ld.shared.v4.b32
 // PTX: st.global.v4.b32
+// PTX-LABEL: .visible .entry gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}_sb(
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8
 memref.global "private" constant @w7 : memref<64x7x7x3xi8> = dense<-2>
 memref.global "private" constant @scale7 : memref<64xf32> = dense<0.002>
 kernel.func @Conv_1(%x: memref<1x32x32x3xi8>, %w: memref<64x7x7x3xi8>, %s: memref<64xf32>, %y: memref<1x16x16x64xf16>) {

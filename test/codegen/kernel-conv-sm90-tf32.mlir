@@ -79,9 +79,9 @@ func.func @main(%x: memref<2x8x8x64xf32>, %y: memref<2x8x8x64xf32>) attributes {
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f32_f32_bt_128x64x32_s6_ws2_tf32::
 // OFF-LABEL: func.func @main
 // OFF: kernel.launch @Conv_2
+// PTX-LABEL: .visible .entry im2col_f32_2x32x32x3_k7x7s2p3x3(
 // PTX-LABEL: .visible .entry gemm_f32_f32_bt_128x64x32_s6_ws2_tf32(
 // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32
-// PTX-LABEL: .visible .entry im2col_f32_2x32x32x3_k7x7s2p3x3(
 memref.global "private" constant @stem : memref<64x7x7x3xf32> = dense<0.5>
 kernel.func @Conv_2(%x: memref<2x32x32x3xf32>, %w: memref<64x7x7x3xf32>, %y: memref<2x16x16x64xf32>) {
   conv ins(%x, %w : memref<2x32x32x3xf32>, memref<64x7x7x3xf32>) outs(%y : memref<2x16x16x64xf32>) {

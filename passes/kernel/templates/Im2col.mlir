@@ -16,8 +16,8 @@
 // a task (position, filter row) copies them into the CTA's rows of A, staged in shared
 // memory, at constant offsets from two addresses (an element load and store each, where
 // gathering each column on its own took a dozen instructions). Last, consecutive threads
-// store consecutive CHUNK elements (16 bytes) of the CTA's rows of A. 32-bit arithmetic:
-// the input and A have fewer than 2^31 elements.
+// store consecutive CHUNK elements (16 bytes) of the CTA's rows of A. 32-bit arithmetic
+// but for A's offsets: the input and A's rows number fewer than 2^31 (the pass checks).
 //
 // Placeholders (in braces below): MODULE, ENTRY, T (f16, bf16; f32 for tf32; i8), ZERO
 // (T's zero: 0.0, or 0 for i8), CHUNK, STORE_ALIGNMENT (the bytes of CHUNK elements, at
@@ -161,8 +161,9 @@ gpu.module @{MODULE} {
     %rowsOfImage = arith.addi %rowsFirst, %outRow : i32
     %rowsBefore = arith.muli %rowsOfImage, %ow : i32
     %firstRow = arith.addi %rowsBefore, %firstColumn : i32
-    %firstElement = arith.muli %firstRow, %kp : i32
-    %firstElementIndex = arith.index_castui %firstElement : i32 to index
+    %firstRowIndex = arith.index_castui %firstRow : i32 to index
+    %kpIndex = arith.constant {KP} : index
+    %firstElementIndex = arith.muli %firstRowIndex, %kpIndex : index
     %chunks = arith.muli %owCount, %chunksPerRow : i32
     %chunksEnd = arith.index_castui %chunks : i32 to index
     %chunkColumnsIndex = arith.constant {CHUNK} : index
