@@ -67,6 +67,10 @@
 // persistent grid), CTAS_PER_SM (1 or 2: the CTAs an SM is to hold at once, which sets the
 // register budget), THREADS (384; 288 with two CTAs an SM), and SHRINK_PRODUCER and
 // GROW_CONSUMERS (the setmaxnreg of each role, with one CTA an SM; nothing with two).
+// STORE_TILE (the epilogue after the main loop: Sm90StoreStaged.mlir, whose f32 staging
+// the placeholders above describe, or Sm90StoreFragments.mlir for i8 products, whose own
+// placeholders its header lists), COLUMN_INSIDE (the column test of C's edge tiles, or
+// `true` where N is a multiple of TILE_N).
 // RESIDUAL_* (nothing, or with a residual tile: an epilogue input of C's shape brought
 // into shared memory by TMA, in a ring of one slot, or two on a persistent grid):
 // RESIDUAL_TYPES, RESIDUAL_PARAMETER (its tensor map, after the epilogue's parameters),
@@ -75,7 +79,7 @@
 // RESIDUAL_LOAD (the producer's load of the tile's 128 x TILE_N residual into slot
 // %rSlot at %rBase, once the consumers released the slot's previous tile), RESIDUAL_WAIT
 // (the consumers' wait before their epilogue; defines %rTile) and RESIDUAL_RELEASE (after
-// it).
+// it), RESIDUAL_AT (the fragment epilogue's element of the residual tile).
 
 !tmA = !nvgpu.tensormap.descriptor<tensor = memref<{A_BOX}x{IN}, 3>, swizzle = {SWIZZLE}, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmB = !nvgpu.tensormap.descriptor<tensor = memref<{B_BOX}x{IN}, 3>, swizzle = {SWIZZLE}, l2promo = l2promo_256b, oob = zero, interleave = none>

@@ -1,18 +1,24 @@
 // The warp-specialised template's epilogue on the accumulator fragments ({STORE_TILE} of
 // Sm90GemmWs.mlir, whose values and placeholders it uses), for i8 products: the
-// epilogue's arithmetic runs on the i32 sums where wgmma left them, in registers, and
-// only its results go through shared memory, to leave in 16-byte rows. An f32 staging
-// would move four times an i8 result's bytes through shared memory, behind a barrier of
-// both consumer warpgroups, and keep the epilogue's loads and arithmetic waiting on it.
+// epilogue's arithmetic runs on the sums where wgmma left them, in registers, and only
+// its results go through shared memory, to leave in 16-byte rows. An f32 staging would
+// move four times an i8 result's bytes through shared memory, behind a barrier of both
+// consumer warpgroups, and keep the epilogue's loads and arithmetic waiting on it.
 //
 // A thread of warp w (0..7: warpgroup w / 4, its quarter w % 4) holds, for each group
 // j of 8 columns, the sums of rows 16 w + lane / 4 and 8 rows below, columns
 // 8 j + 2 (lane % 4) and the next: %accValues[4 j + 2 h + {0, 1}] for h = 0, 1 (the
-// wgmma D fragment). The residual tile, when there is one, was loaded with the swizzle
-// of {RESIDUAL_SWIZZLE_BYTES}-byte rows, so that the 8 rows a warp reads at once fall
-// on different banks. The results go to a 128 x {OUT_PITCH} staging (rows padded by 16
-// bytes: the 8 rows of a warp's 2-element stores on different banks); warp w then
-// stores rows 16 w .. 16 w + 15 itself, so a warp-level barrier orders the two.
+// wgmma D fragment), as f32 (ACC_FINISH). The residual tile, when there is one, lies in
+// rows padded by 16 bytes (RESIDUAL_AT), so that the 8 rows a warp reads at once fall on
+// different banks. The results go to a 128 x OUT_PITCH staging (rows padded by 16 bytes
+// for the same reason), 2 elements a store (PAIR_ALIGNMENT bytes); warp w then stores
+// rows 16 w .. 16 w + 15 itself, so a warp-level barrier orders the two.
+// Its own placeholders: OUT_PITCH (TILE_N + 16 bytes of OUT), FRAGMENT_GROUPS
+// (TILE_N / 8), FRAGMENT_VALUES (TILE_N / 2), PAIR_ALIGNMENT, FRAGMENT_LOOP (`unroll`,
+// and `hoist_loads` where registers allow: unrollMarkedLoops), FRAGMENT_BARRIER (the
+// warpgroups' barrier, or nothing), COLUMN_INSIDE (the column test, or `true` where N is
+// a multiple of TILE_N), OUT_CHUNKS (TILE_N / LANES) and OUT_ITEMS (a lane's chunks of
+// its warp's 16 rows).
         // The staging reuses the ring when the CTA has one tile: both consumers' wgmma
         // must be complete first (FRAGMENT_BARRIER; nothing on a persistent grid, whose
         // staging lies past the ring and whose warps each reuse their own rows).
