@@ -310,3 +310,116 @@ func.func @main(%x: memref<2x8x8x64xi8>, %skip: memref<2x8x8x24xi8>, %y: memref<
   kernel.launch @Conv_3(%x, %w, %s, %skip, %y) : (memref<2x8x8x64xi8>, memref<24x1x1x64xi8>, memref<24xf32>, memref<2x8x8x24xi8>, memref<2x8x8x24xi8>) -> ()
   return
 }
+
+// -----
+
+// The same residual conv on a persistent grid (4 images: 196 tiles, more than the SMs;
+// `kernel.config` asks one CTA an SM, 2 stages). The fragment staging lies past the ring
+// and each warp reuses only its own rows, so no barrier of both consumer warpgroups comes
+// between the main loop and the epilogue (the one-tile kernels above wait at one: their
+// staging reuses the ring that the other warpgroup's wgmma read); the residual's slot is
+// waited for, and every residual pair a thread reads is loaded before its first product.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_128x128x128_s2_ws2_p_{{.*}}_r_sb::
+// CHECK: gpu.func @gemm_i8_i8_bt_128x128x128_s2_ws2_p_
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.barrier
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: arith.mulf
+// CHECK: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<2xi8>
+// CHECK-NOT: vector.load %{{.*}} : memref<1x{{[0-9]+}}xi8
+// CHECK: arith.mulf
+// CHECK-NOT: nvvm.barrier
+// CHECK: nvvm.bar.warp.sync
+memref.global "private" constant @w1 : memref<256x1x1x64xi8> = dense<5>
+memref.global "private" constant @scale1 : memref<256xf32> = dense<0.003>
+kernel.func @Conv_2(%x: memref<4x56x56x64xi8>, %w: memref<256x1x1x64xi8>, %s: memref<256xf32>, %skip: memref<4x56x56x256xi8>, %y: memref<4x56x56x256xi8>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 128, stages = 2, consumers = 2, persistent = true, int8 = true}} {
+  conv ins(%x, %w, %s, %skip : memref<4x56x56x64xi8>, memref<256x1x1x64xi8>, memref<256xf32>, memref<4x56x56x256xi8>) outs(%y : memref<4x56x56x256xi8>) {
+  ^bb0(%a: tensor<4x56x56x64xi8>, %k: tensor<256x1x1x64xi8>, %sc: tensor<256xf32>, %sk: tensor<4x56x56x256xi8>):
+    %skipScale = graph.constant dense<0.04> : tensor<f32>
+    %step = graph.constant dense<0.05> : tensor<f32>
+    %lo = graph.constant dense<-128.0> : tensor<f32>
+    %hi = graph.constant dense<127.0> : tensor<f32>
+    %acc = graph.conv %a, %k {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<4x56x56x64xi8>, tensor<256x1x1x64xi8>) -> tensor<4x56x56x256xi32>
+    %f = graph.cast %acc {to = f32} : (tensor<4x56x56x256xi32>) -> tensor<4x56x56x256xf32>
+    %m = graph.mul %f, %sc : (tensor<4x56x56x256xf32>, tensor<256xf32>) -> tensor<4x56x56x256xf32>
+    %sf = graph.cast %sk {to = f32} : (tensor<4x56x56x256xi8>) -> tensor<4x56x56x256xf32>
+    %sd = graph.mul %sf, %skipScale : (tensor<4x56x56x256xf32>, tensor<f32>) -> tensor<4x56x56x256xf32>
+    %p = graph.add %m, %sd : (tensor<4x56x56x256xf32>, tensor<4x56x56x256xf32>) -> tensor<4x56x56x256xf32>
+    %r = graph.relu %p : tensor<4x56x56x256xf32>
+    %d = graph.div %r, %step : (tensor<4x56x56x256xf32>, tensor<f32>) -> tensor<4x56x56x256xf32>
+    %n = graph.round %d : tensor<4x56x56x256xf32>
+    %c = graph.clip %n min %lo max %hi : (tensor<4x56x56x256xf32>, tensor<f32>, tensor<f32>) -> tensor<4x56x56x256xf32>
+    %q = graph.cast %c {to = i8} : (tensor<4x56x56x256xf32>) -> tensor<4x56x56x256xi8>
+    kernel.yield %q : tensor<4x56x56x256xi8>
+  }
+  return
+}
+func.func @main(%x: memref<4x56x56x64xi8>, %skip: memref<4x56x56x256xi8>, %y: memref<4x56x56x256xi8>) attributes {kernel.num_inputs = 2 : i64} {
+  %w = memref.get_global @w1 : memref<256x1x1x64xi8>
+  %s = memref.get_global @scale1 : memref<256xf32>
+  kernel.launch @Conv_2(%x, %w, %s, %skip, %y) : (memref<4x56x56x64xi8>, memref<256x1x1x64xi8>, memref<256xf32>, memref<4x56x56x256xi8>, memref<4x56x56x256xi8>) -> ()
+  return
+}
