@@ -21,10 +21,9 @@
 //
 // Placeholders (in braces below): MODULE, ENTRY, T (f16, bf16; f32 for tf32; i8), ZERO
 // (T's zero: 0.0, or 0 for i8), CHUNK, STORE_ALIGNMENT (the bytes of CHUNK elements, at
-// most 16), the problem's integers H W C OH OW STRIDE PAD_TOP PAD_LEFT KH, KH_LESS
-// (= KH - 1), SEGMENT (= KW * C), K (= KH * KW * C), KP, ROWS (= N * OH * OW), A_ELEMENTS
-// (= ROWS * KP), CHUNKS_PER_ROW (= KP / CHUNK), W_C (= W * C), INPUT_ELEMENTS
-// (= N * H * W * C), OWB, BLOCKS_PER_ROW (= ceil(OW / OWB)), WIN_C, WINDOW (= KH * WIN_C),
+// most 16), the problem's integers H C OH OW STRIDE PAD_TOP PAD_LEFT KH, KH_LESS
+// (= KH - 1), SEGMENT (= KW * C), K (= KH * KW * C), KP, A_ELEMENTS (= N * OH * OW * KP),
+// CHUNKS_PER_ROW (= KP / CHUNK), W_C (= W * C), INPUT_ELEMENTS (= N * H * W * C), OWB, BLOCKS_PER_ROW (= ceil(OW / OWB)), WIN_C, WINDOW (= KH * WIN_C),
 // WINDOW_STEPS (= ceil(WINDOW / 256)), STAGED (= OWB * KP) and SEGMENT_UNROLL (`unroll`
 // for segments of at most 64 elements, else nothing).
 // Grid (N * OH * BLOCKS_PER_ROW, 1, 1), block (256, 1, 1); the two parameters are bare
@@ -36,8 +35,6 @@ gpu.module @{MODULE} {
                 %rows: memref<{STAGED}x{T}, #gpu.address_space<workgroup>>)
       kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : i32
-    %c1 = arith.constant 1 : i32
-    %chunkColumns = arith.constant {CHUNK} : i32
     %c256 = arith.constant 256 : i32
     %h = arith.constant {H} : i32
     %wc = arith.constant {W_C} : i32
@@ -48,7 +45,6 @@ gpu.module @{MODULE} {
     %padTop = arith.constant {PAD_TOP} : i32
     %padLeft = arith.constant {PAD_LEFT} : i32
     %segment = arith.constant {SEGMENT} : i32
-    %k = arith.constant {K} : i32
     %chunksPerRow = arith.constant {CHUNKS_PER_ROW} : i32
     %owb = arith.constant {OWB} : i32
     %blocksPerRow = arith.constant {BLOCKS_PER_ROW} : i32
