@@ -115,9 +115,11 @@ void promote(IRRewriter &rewriter, scf::ForOp loop, memref::LoadOp load, memref:
       [&](OpBuilder &, Location, ArrayRef<BlockArgument>) { return SmallVector<Value>{stored}; });
   auto promoted = cast<scf::ForOp>(replaced->getOperation());
   rewriter.replaceOp(load, promoted.getRegionIterArgs().back());
+  // The store's location outlives it: the value goes back after the loop.
+  Location storeLoc = store.getLoc();
   rewriter.eraseOp(store);
   rewriter.setInsertionPointAfter(promoted);
-  memref::StoreOp::create(rewriter, store.getLoc(), promoted.getResults().back(), memref, indices);
+  memref::StoreOp::create(rewriter, storeLoc, promoted.getResults().back(), memref, indices);
 }
 
 struct GpuPromoteAccumulators : kiln::impl::GpuPromoteAccumulatorsBase<GpuPromoteAccumulators> {
