@@ -397,16 +397,21 @@ struct ExecutionContext::Impl {
     return true;
   }
 
-  /// Enqueues every step on the stream (captured or not).
+  /// Enqueues every step on the stream (captured or not). With `stepEvents` (one more
+  /// than there are steps), records stepEvents[s] before step s and the last after all.
   bool enqueueSteps(const std::vector<DevicePointer> &inputs,
-                    const std::vector<DevicePointer> &outputs, bool synchronous,
-                    std::string &error) {
+                    const std::vector<DevicePointer> &outputs, bool synchronous, std::string &error,
+                    const std::vector<runtime::EventHandle> *stepEvents = nullptr) {
     const engine::Engine &model = description();
     std::string problem;
     DevicePointer nextMap = deviceMaps;
     for (size_t s = 0; s < model.steps.size(); ++s) {
       const engine::Step &step = model.steps[s];
-      bool ok = true;
+      bool ok = !stepEvents || driver().recordEvent((*stepEvents)[s], stream, problem);
+      if (!ok) {
+        error = prefix() + describeStep(model, s) + ": " + problem;
+        return false;
+      }
       switch (step.kind) {
       case engine::Step::Kind::Launch: {
         size_t count = step.arguments.size();
@@ -452,6 +457,10 @@ struct ExecutionContext::Impl {
         error = prefix() + describeStep(model, s) + ": " + problem;
         return false;
       }
+    }
+    if (stepEvents && !driver().recordEvent(stepEvents->back(), stream, problem)) {
+      error = prefix() + "after the last step: " + problem;
+      return false;
     }
     return true;
   }
@@ -740,6 +749,47 @@ bool ExecutionContext::timeRuns(int iterations, std::vector<float> &millis, std:
     }
     millis.push_back(elapsed);
   }
+  return true;
+}
+
+bool ExecutionContext::profileSteps(int iterations, std::vector<double> &millis,
+                                    std::string &error) {
+  const engine::Engine &model = state->description();
+  millis.assign(model.steps.size(), 0.0);
+  if (!state->ownBuffers(error) ||
+      !state->prepareTensorMaps(state->ownInputs, state->ownOutputs, error))
+    return false;
+  const CudaDriver &driver = state->driver();
+  std::string problem;
+  std::vector<runtime::EventHandle> events(model.steps.size() + 1, nullptr);
+  auto destroyEvents = [&] {
+    for (runtime::EventHandle event : events)
+      driver.destroyEvent(event);
+  };
+  for (runtime::EventHandle &event : events)
+    if (!driver.createEvent(event, problem)) {
+      error = state->prefix() + problem;
+      destroyEvents();
+      return false;
+    }
+  for (int i = 0; i < iterations; ++i) {
+    if (!state->enqueueSteps(state->ownInputs, state->ownOutputs, /*synchronous=*/false, error,
+                             &events) ||
+        !synchronize(error)) {
+      destroyEvents();
+      return false;
+    }
+    for (size_t s = 0; s < model.steps.size(); ++s) {
+      float elapsed = 0;
+      if (!driver.elapsedMillis(events[s], events[s + 1], elapsed, problem)) {
+        error = state->prefix() + describeStep(model, s) + ": " + problem;
+        destroyEvents();
+        return false;
+      }
+      millis[s] += elapsed / iterations;
+    }
+  }
+  destroyEvents();
   return true;
 }
 

@@ -151,6 +151,12 @@ public:
   /// on the stream; `millis` gets one entry per run.
   bool timeRuns(int iterations, std::vector<float> &millis, std::string &error);
 
+  /// Times each step of the schedule (trtexec's per-layer profile): `iterations` runs as
+  /// stream launches (no graph), with an event recorded before every step and after the
+  /// last; `millis` gets one entry per step of engine().description().steps, its mean
+  /// over the runs. The events' own cost (a few microseconds a step) is included.
+  bool profileSteps(int iterations, std::vector<double> &millis, std::string &error);
+
   /// The context's stream (a CUstream).
   void *stream() const;
 

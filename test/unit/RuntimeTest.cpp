@@ -286,6 +286,35 @@ TEST_F(Runtime, TimesRuns) {
   }
 }
 
+TEST_F(Runtime, ProfilesEachStep) {
+  auto engine = load(kiln::test::sampleEngine());
+  ASSERT_TRUE(engine);
+  std::string error;
+  auto context = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(context) << error;
+  std::vector<double> millis;
+  ASSERT_TRUE(context->profileSteps(5, millis, error)) << error;
+  ASSERT_EQ(millis.size(), engine->description().steps.size());
+  for (double ms : millis) {
+    EXPECT_GE(ms, 0.0);
+    EXPECT_LT(ms, 1000.0);
+  }
+  // The profiled runs leave the context usable, with right results.
+  std::vector<float> x, y, sum, xy;
+  std::vector<uint8_t> flags;
+  kiln::test::sampleInputs(x, y);
+  kiln::test::sampleOutputs(x, y, sum, xy, flags);
+  std::vector<float> gotSum(sum.size()), gotXy(xy.size());
+  std::vector<uint8_t> gotFlags(flags.size());
+  ASSERT_TRUE(
+      context->run({x.data(), y.data()}, {gotSum.data(), gotXy.data(), gotFlags.data()}, error))
+      << error;
+  for (size_t i = 0; i < sum.size(); ++i)
+    EXPECT_NEAR(gotSum[i], sum[i], 1e-5f * std::fabs(sum[i]) + 1e-6f) << i;
+  EXPECT_EQ(gotXy, xy);
+  EXPECT_EQ(gotFlags, flags);
+}
+
 TEST_F(Runtime, RefusesAnEngineForAnotherGpu) {
   std::string newer = "sm_" + std::to_string(runtime->computeCapabilityMajor() + 1) + "0";
   std::string message = loadError(kiln::test::sampleEngine(newer));

@@ -2,7 +2,8 @@
 //
 // Fills the inputs with seeded random values once (device-resident: no host copies are
 // timed), warms up, then times each run between two CUDA events on the context's stream.
-// Runs replay a CUDA graph of the schedule unless --no-graph.
+// Runs replay a CUDA graph of the schedule unless --no-graph. --profile then times each
+// step between events (stream launches) and lists the steps slowest first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,6 +94,56 @@ std::vector<uint8_t> randomTensor(const engine::TensorSignature &tensor, std::mt
 double percentile(const std::vector<float> &sorted, double fraction) {
   size_t rank = static_cast<size_t>(std::ceil(fraction * double(sorted.size())));
   return sorted[std::min(sorted.size() - 1, rank ? rank - 1 : 0)];
+}
+
+/// One step's share of a profiled run.
+struct StepTime {
+  size_t step;
+  double millis;
+};
+
+/// "conv: Conv_12, Relu_13" for a launch, "copy of N bytes" or "fill of N bytes" otherwise.
+std::string describeStepForProfile(const engine::Engine &model, size_t index) {
+  const engine::Step &step = model.steps[index];
+  switch (step.kind) {
+  case engine::Step::Kind::Launch: {
+    const engine::Kernel &kernel = model.kernels[step.kernel];
+    std::string text = kernel.templateKind.empty() ? "kernel" : kernel.templateKind;
+    for (size_t i = 0; i < kernel.sourceNodes.size(); ++i)
+      text += (i ? ", " : ": ") + kernel.sourceNodes[i];
+    return text;
+  }
+  case engine::Step::Kind::Copy:
+    return "copy of " + std::to_string(step.bytes) + " bytes";
+  case engine::Step::Kind::Fill:
+    return "fill of " + std::to_string(step.bytes) + " bytes";
+  }
+  return "?";
+}
+
+/// Prints the steps slowest first: time, share, running share, and what the step is.
+void printProfile(raw_ostream &os, const engine::Engine &model, std::vector<StepTime> times,
+                  int iterations) {
+  double total = 0;
+  for (const StepTime &time : times)
+    total += time.millis;
+  std::stable_sort(times.begin(), times.end(),
+                   [](const StepTime &a, const StepTime &b) { return a.millis > b.millis; });
+  os << formatv("profile: {0} steps, {1:f4} ms a run as stream launches (mean of {2} runs), "
+                "slowest first\n",
+                times.size(), total, iterations);
+  os << formatv("{0,5}  {1,9}  {2,6}  {3,6}  {4}\n", "step", "ms", "%", "cum %", "kernel");
+  double running = 0;
+  for (const StepTime &time : times) {
+    running += time.millis;
+    double share = total > 0 ? 100.0 * time.millis / total : 0;
+    double cumulative = total > 0 ? 100.0 * running / total : 0;
+    std::string what = describeStepForProfile(model, time.step);
+    if (model.steps[time.step].kind == engine::Step::Kind::Launch)
+      what += "  [" + model.kernels[model.steps[time.step].kernel].name + "]";
+    os << formatv("{0,5}  {1,9:f4}  {2,6:f2}  {3,6:f2}  {4}\n", time.step, time.millis, share,
+                  cumulative, what);
+  }
 }
 
 } // namespace
@@ -197,6 +248,17 @@ int benchEngine(const BenchOptions &options) {
   uint64_t weightBytes = model.weights.size(), arenaBytes = model.arenaBytes;
   uint64_t deviceBytes = weightBytes + arenaBytes + ioBytes;
 
+  std::vector<StepTime> profile;
+  if (options.profile) {
+    std::vector<double> stepMillis;
+    if (!context->profileSteps(options.iterations, stepMillis, problem)) {
+      error() << problem << "\n";
+      return RunFailed;
+    }
+    for (size_t s = 0; s < stepMillis.size(); ++s)
+      profile.push_back({s, stepMillis[s]});
+  }
+
   raw_ostream &os = outs();
   os << "engine " << options.model << " on " << runtime->deviceName() << " (" << runtime->smName()
      << "), " << (engine->loadedFromCubin() ? "cubin" : "PTX") << ", "
@@ -210,6 +272,8 @@ int benchEngine(const BenchOptions &options) {
                 "{3:f1})\n",
                 deviceBytes / 1048576.0, weightBytes / 1048576.0, arenaBytes / 1048576.0,
                 ioBytes / 1048576.0);
+  if (options.profile)
+    printProfile(os, model, profile, options.iterations);
 
   if (!options.jsonFile.empty()) {
     std::error_code ec;
@@ -251,6 +315,18 @@ int benchEngine(const BenchOptions &options) {
         for (float run : millis)
           out.value(double(run));
       });
+      if (options.profile)
+        out.attributeArray("profile", [&] {
+          for (const StepTime &time : profile)
+            out.object([&] {
+              out.attribute("step", static_cast<int64_t>(time.step));
+              out.attribute("ms", time.millis);
+              out.attribute("what", describeStepForProfile(model, time.step));
+              const engine::Step &step = model.steps[time.step];
+              if (step.kind == engine::Step::Kind::Launch)
+                out.attribute("kernel", model.kernels[step.kernel].name);
+            });
+        });
     });
     file << "\n";
     file.close();

@@ -31,6 +31,9 @@ struct BenchOptions {
   std::string jsonFile;
   bool useGraph = true;
   uint64_t seed = 1;
+  /// After the timed runs, time each step over `iterations` runs of stream launches and
+  /// print them, slowest first (trtexec's --dumpProfile).
+  bool profile = false;
 };
 
 /// `kiln bench`: latency and throughput of an engine on the GPU. Exit codes as `kiln

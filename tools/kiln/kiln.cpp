@@ -232,6 +232,10 @@ cl::opt<bool> benchNoGraph("no-graph",
                            cl::desc("Launch the schedule step by step instead of replaying a "
                                     "CUDA graph"),
                            cl::sub(benchCommand));
+cl::opt<bool> benchProfile("profile",
+                           cl::desc("Also time each step (kernel, copy) over --iterations runs "
+                                    "of stream launches and list them, slowest first"),
+                           cl::sub(benchCommand));
 cl::opt<uint64_t> benchSeed("seed", cl::desc("Seed of the random inputs (default 1)"), cl::init(1),
                             cl::sub(benchCommand));
 cl::opt<std::string> inspectEngineFile(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
@@ -424,6 +428,7 @@ int main(int argc, char **argv) {
     options.jsonFile = benchJson;
     options.useGraph = !benchNoGraph;
     options.seed = benchSeed;
+    options.profile = benchProfile;
     return kiln::tool::benchEngine(options);
   }
   if (inspectCommand) {
