@@ -182,6 +182,9 @@ constexpr int64_t kIm2colSharedBytes = 40 * 1024;
 struct Im2colBlocks {
   int64_t positions = 1, perRow = 1, windowRowElements = 0, windowElements = 0;
   int64_t sharedBytes = 0;
+  /// The threads load the window 256 elements a step, branch-free: the window is padded
+  /// to a multiple of 256 elements.
+  int64_t windowSteps() const { return llvm::divideCeil(windowElements, 256); }
 };
 
 Im2colBlocks im2colBlocks(const ConvProblem &p) {
@@ -192,7 +195,7 @@ Im2colBlocks im2colBlocks(const ConvProblem &p) {
     blocks.perRow = llvm::divideCeil(p.outWidth, positions);
     blocks.windowRowElements = ((positions - 1) * p.stride + p.kernelWidth) * p.channels;
     blocks.windowElements = p.kernelHeight * blocks.windowRowElements;
-    blocks.sharedBytes = (blocks.windowElements + positions * p.gemmK()) * elementBytes;
+    blocks.sharedBytes = (blocks.windowSteps() * 256 + positions * p.gemmK()) * elementBytes;
     return blocks;
   };
   // The whole output row where it fits, else as many positions as fit.
@@ -373,7 +376,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
          {"BLOCKS_PER_ROW", n(blocks.perRow)},
          {"WIN_C", n(blocks.windowRowElements)},
          {"WINDOW", n(blocks.windowElements)},
-         {"WINDOW_STEPS", n(llvm::divideCeil(blocks.windowElements, 256))},
+         {"WINDOW_STEPS", n(blocks.windowSteps())},
+         {"WINDOW_PADDED", n(blocks.windowSteps() * 256)},
          {"KH_LESS", n(p.kernelHeight - 1)},
          {"STAGED", n(blocks.positions * p.gemmK())},
          {"A_ELEMENTS", n(p.gemmM() * p.gemmK())},

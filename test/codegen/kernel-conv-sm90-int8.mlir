@@ -153,9 +153,11 @@ func.func @main(%x: memref<2x16x16x64xi8>, %y: memref<2x16x16x128xi8>) attribute
 // An RGB stem (7x7, stride 2, 3 channels): an explicit im2col of i8 (KH KW C = 147 columns
 // rounded up to 160, 16-byte rows), then the row-major product; the rescaled sums are
 // stored as f16. A CTA of the im2col writes the rows of one output row (16 CTAs): it
-// copies the 7 input rows its windows read into shared memory, copies each filter row's
-// 21 consecutive bytes of the window into the rows of A staged there (constant offsets
-// from one address each), then stores the rows in 16-byte vectors.
+// copies the 7 input rows its windows read into shared memory (777 bytes, 4 a thread,
+// their loads issued before the first store, the window padded to 1024 bytes so that
+// no branch guards the stores), copies each filter row's 21 consecutive bytes of the
+// window into the rows of A staged there (constant offsets from one address each), then
+// stores the rows in 16-byte vectors.
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_im2col_i8_1x32x32x3_k7x7s2p3x3::{{.*}} blocks in (%c16,
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}_sb::
@@ -163,8 +165,18 @@ func.func @main(%x: memref<2x16x16x64xi8>, %y: memref<2x16x16x128xi8>) attribute
 // PTX-LABEL: .visible .entry im2col_i8_1x32x32x3_k7x7s2p3x3(
 // PTX-NOT: .local
 // PTX: ld.global.{{(nc.)?}}{{[bu]}}8
-// PTX: st.shared.{{[bu]}}8
-// PTX: bar.sync 0;
+// PTX-NOT: st.shared
+// PTX: ld.global.{{(nc.)?}}{{[bu]}}8
+// PTX-NOT: st.shared
+// PTX: ld.global.{{(nc.)?}}{{[bu]}}8
+// PTX-NOT: st.shared
+// PTX: ld.global.{{(nc.)?}}{{[bu]}}8
+// PTX-NOT: ld.global
+// PTX: st.shared.{{[bu]}}8 [%rd[[WINDOW:[0-9]+]]], %rs{{[0-9]+}};
+// PTX: st.shared.{{[bu]}}8 [%rd[[WINDOW]]+256], %rs{{[0-9]+}};
+// PTX: st.shared.{{[bu]}}8 [%rd[[WINDOW]]+512], %rs{{[0-9]+}};
+// PTX: st.shared.{{[bu]}}8 [%rd[[WINDOW]]+768], %rs{{[0-9]+}};
+// PTX-NEXT: bar.sync 0;
 // PTX-NOT: ld.global
 // PTX: ld.shared.{{[bu]}}8 %r{{[0-9]+}}, [%rd[[FROM:[0-9]+]]];
 // PTX-COUNT-18: ld.shared.{{[bu]}}8 %r{{[0-9]+}}, [%rd[[FROM]]+{{[0-9]+}}];

@@ -24,14 +24,14 @@
 // most 16), the problem's integers H C OH OW STRIDE PAD_TOP PAD_LEFT KH, KH_LESS
 // (= KH - 1), SEGMENT (= KW * C), K (= KH * KW * C), KP, A_ELEMENTS (= N * OH * OW * KP),
 // CHUNKS_PER_ROW (= KP / CHUNK), W_C (= W * C), INPUT_ELEMENTS (= N * H * W * C), OWB, BLOCKS_PER_ROW (= ceil(OW / OWB)), WIN_C, WINDOW (= KH * WIN_C),
-// WINDOW_STEPS (= ceil(WINDOW / 256)), STAGED (= OWB * KP) and SEGMENT_UNROLL (`unroll`
+// WINDOW_STEPS (= ceil(WINDOW / 256)), WINDOW_PADDED (= WINDOW_STEPS * 256), STAGED (= OWB * KP) and SEGMENT_UNROLL (`unroll`
 // for segments of at most 64 elements, else nothing).
 // Grid (N * OH * BLOCKS_PER_ROW, 1, 1), block (256, 1, 1); the two parameters are bare
 // pointers to the NHWC input and the row-major result.
 
 gpu.module @{MODULE} {
   gpu.func @{ENTRY}(%xPointer: memref<{T}>, %aPointer: memref<{T}>)
-      workgroup(%window: memref<{WINDOW}x{T}, #gpu.address_space<workgroup>>,
+      workgroup(%window: memref<{WINDOW_PADDED}x{T}, #gpu.address_space<workgroup>>,
                 %rows: memref<{STAGED}x{T}, #gpu.address_space<workgroup>>)
       kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : i32
@@ -75,6 +75,11 @@ gpu.module @{MODULE} {
     %leftElement = arith.muli %left, %c : i32
     %imageRows = arith.muli %image, %h : i32
 
+    // A thread's WINDOW_STEPS elements of the window, unrolled with their loads hoisted
+    // ahead of the stores, so that they are in flight together (in a loop each waited out
+    // the last one's global-memory latency, which made the im2col latency-bound). No
+    // branch: the window is padded to WINDOW_STEPS * 256 elements, and the elements past
+    // WINDOW (zeros) are never read.
     %c0Index = arith.constant 0 : index
     %c1Index = arith.constant 1 : index
     %windowSteps = arith.constant {WINDOW_STEPS} : index
@@ -83,29 +88,28 @@ gpu.module @{MODULE} {
       %stepFirst = arith.muli %stepI32, %c256 : i32
       %at = arith.addi %stepFirst, %tid : i32
       %inWindow = arith.cmpi ult, %at, %windowElements : i32
-      scf.if %inWindow {
-        %r = arith.divui %at, %winC : i32
-        %e = arith.remui %at, %winC : i32
-        %inputRow = arith.addi %top, %r : i32
-        %element = arith.addi %leftElement, %e : i32
-        %rowLow = arith.cmpi sge, %inputRow, %c0 : i32
-        %rowHigh = arith.cmpi slt, %inputRow, %h : i32
-        %elementLow = arith.cmpi sge, %element, %c0 : i32
-        %elementHigh = arith.cmpi slt, %element, %wc : i32
-        %rowOk = arith.andi %rowLow, %rowHigh : i1
-        %elementOk = arith.andi %elementLow, %elementHigh : i1
-        %ok = arith.andi %rowOk, %elementOk : i1
-        %rowOfImage = arith.addi %imageRows, %inputRow : i32
-        %rowOffset = arith.muli %rowOfImage, %wc : i32
-        %offset = arith.addi %rowOffset, %element : i32
-        %safeOffset = arith.select %ok, %offset, %c0 : i32
-        %offsetIndex = arith.index_castui %safeOffset : i32 to index
-        %loaded = memref.load %x[%offsetIndex] : memref<{INPUT_ELEMENTS}x{T}>
-        %value = arith.select %ok, %loaded, %zero : {T}
-        %atIndex = arith.index_castui %at : i32 to index
-        memref.store %value, %window[%atIndex] : memref<{WINDOW}x{T}, #gpu.address_space<workgroup>>
-      }
-    }
+      %r = arith.divui %at, %winC : i32
+      %e = arith.remui %at, %winC : i32
+      %inputRow = arith.addi %top, %r : i32
+      %element = arith.addi %leftElement, %e : i32
+      %rowLow = arith.cmpi sge, %inputRow, %c0 : i32
+      %rowHigh = arith.cmpi slt, %inputRow, %h : i32
+      %elementLow = arith.cmpi sge, %element, %c0 : i32
+      %elementHigh = arith.cmpi slt, %element, %wc : i32
+      %rowOk = arith.andi %rowLow, %rowHigh : i1
+      %elementOk = arith.andi %elementLow, %elementHigh : i1
+      %inside = arith.andi %rowOk, %elementOk : i1
+      %ok = arith.andi %inside, %inWindow : i1
+      %rowOfImage = arith.addi %imageRows, %inputRow : i32
+      %rowOffset = arith.muli %rowOfImage, %wc : i32
+      %offset = arith.addi %rowOffset, %element : i32
+      %safeOffset = arith.select %ok, %offset, %c0 : i32
+      %offsetIndex = arith.index_castui %safeOffset : i32 to index
+      %loaded = memref.load %x[%offsetIndex] : memref<{INPUT_ELEMENTS}x{T}>
+      %value = arith.select %ok, %loaded, %zero : {T}
+      %atIndex = arith.index_castui %at : i32 to index
+      memref.store %value, %window[%atIndex] : memref<{WINDOW_PADDED}x{T}, #gpu.address_space<workgroup>>
+    } {unroll, hoist_loads}
     gpu.barrier
 
     // Each (position, filter row) task copies the row's KW * C consecutive window elements
@@ -138,7 +142,7 @@ gpu.module @{MODULE} {
       scf.for %e = %c0Index to %segmentIndex step %c1Index {
         %fromAt = arith.addi %fromIndex, %e : index
         %toAt = arith.addi %toIndex, %e : index
-        %value = memref.load %window[%fromAt] : memref<{WINDOW}x{T}, #gpu.address_space<workgroup>>
+        %value = memref.load %window[%fromAt] : memref<{WINDOW_PADDED}x{T}, #gpu.address_space<workgroup>>
         memref.store %value, %rows[%toAt] : memref<{STAGED}x{T}, #gpu.address_space<workgroup>>
       } {{SEGMENT_UNROLL}}
       %last = arith.cmpi eq, %r, %lastFilterRow : i32
