@@ -371,17 +371,15 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
          {"KP", n(p.gemmK())},
          {"K", n(p.taps() * p.channels)},
          {"CHUNKS_PER_ROW", n(p.gemmK() / im2colChunk(p))},
-         {"KH", n(p.kernelHeight)},
          {"OWB", n(blocks.positions)},
          {"BLOCKS_PER_ROW", n(blocks.perRow)},
          {"WIN_C", n(blocks.windowRowElements)},
          {"WINDOW", n(blocks.windowElements)},
          {"WINDOW_STEPS", n(blocks.windowSteps())},
          {"WINDOW_PADDED", n(blocks.windowSteps() * 256)},
-         {"KH_LESS", n(p.kernelHeight - 1)},
          {"STAGED", n(blocks.positions * p.gemmK())},
-         {"A_ELEMENTS", n(p.gemmM() * p.gemmK())},
-         {"SEGMENT_UNROLL", p.kernelWidth * p.channels <= 64 ? "unroll" : ""}});
+         {"COLUMN_STEPS", n(llvm::divideCeil(p.gemmK(), 32))},
+         {"A_ELEMENTS", n(p.gemmM() * p.gemmK())}});
     FailureOr<gpu::GPUFuncOp> kernel =
         kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
     if (failed(kernel) || failed(kiln::unrollMarkedLoops(*kernel)))

@@ -47,7 +47,8 @@ func.func @main(%x: memref<2x8x8x32xf16>, %y: memref<2x4x4x64xf16>) attributes {
 // PTX: st.shared.b16
 // PTX: bar.sync 0;
 // PTX-NOT: ld.global
-// PTX-COUNT-21: ld.shared.b16
+// PTX-COUNT-5: ld.shared.b16
+// PTX-NOT: ld.shared
 // PTX: bar.sync 0;
 // PTX: ld.shared.v4.b32
 // PTX: st.global.v4.b32

@@ -13,19 +13,20 @@
 // rows of WIN = (OWB - 1) * stride + KW pixels (WIN_C = WIN * C elements each, zero
 // outside the input), into shared memory with coalesced loads. The KW * C columns of
 // filter row r of a position's row are then KW * C consecutive elements of window row r:
-// a task (position, filter row) copies them into the CTA's rows of A, staged in shared
-// memory, at constant offsets from two addresses (an element load and store each, where
-// gathering each column on its own took a dozen instructions). Last, consecutive threads
-// store consecutive CHUNK elements (16 bytes) of the CTA's rows of A. 32-bit arithmetic
-// but for A's offsets: the input and A's rows number fewer than 2^31 (the pass checks).
+// each warp builds the rows of its positions in shared memory, its lanes along a row's
+// columns, so that a warp's accesses are a few runs of consecutive elements. Last,
+// consecutive threads store consecutive CHUNK elements (16 bytes) of the CTA's rows of
+// A. 32-bit arithmetic but for A's offsets: the input and A's rows number fewer than
+// 2^31 (the pass checks).
 //
 // Placeholders (in braces below): MODULE, ENTRY, T (f16, bf16; f32 for tf32; i8), ZERO
 // (T's zero: 0.0, or 0 for i8), CHUNK, STORE_ALIGNMENT (the bytes of CHUNK elements, at
-// most 16), the problem's integers H C OH OW STRIDE PAD_TOP PAD_LEFT KH, KH_LESS
-// (= KH - 1), SEGMENT (= KW * C), K (= KH * KW * C), KP, A_ELEMENTS (= N * OH * OW * KP),
-// CHUNKS_PER_ROW (= KP / CHUNK), W_C (= W * C), INPUT_ELEMENTS (= N * H * W * C), OWB, BLOCKS_PER_ROW (= ceil(OW / OWB)), WIN_C, WINDOW (= KH * WIN_C),
-// WINDOW_STEPS (= ceil(WINDOW / 256)), WINDOW_PADDED (= WINDOW_STEPS * 256), STAGED (= OWB * KP) and SEGMENT_UNROLL (`unroll`
-// for segments of at most 64 elements, else nothing).
+// most 16), the problem's integers H C OH OW STRIDE PAD_TOP PAD_LEFT, SEGMENT
+// (= KW * C), K (= KH * KW * C), KP, COLUMN_STEPS (= ceil(KP / 32)), A_ELEMENTS
+// (= N * OH * OW * KP), CHUNKS_PER_ROW (= KP / CHUNK), W_C (= W * C), INPUT_ELEMENTS
+// (= N * H * W * C), OWB, BLOCKS_PER_ROW (= ceil(OW / OWB)), WIN_C, WINDOW
+// (= KH * WIN_C), WINDOW_STEPS (= ceil(WINDOW / 256)), WINDOW_PADDED
+// (= WINDOW_STEPS * 256) and STAGED (= OWB * KP).
 // Grid (N * OH * BLOCKS_PER_ROW, 1, 1), block (256, 1, 1); the two parameters are bare
 // pointers to the NHWC input and the row-major result.
 
@@ -112,47 +113,49 @@ gpu.module @{MODULE} {
     } {unroll, hoist_loads}
     gpu.barrier
 
-    // Each (position, filter row) task copies the row's KW * C consecutive window elements
-    // to their columns of the position's row of A, staged in shared memory: constant
-    // offsets from two addresses, once unrolled. The tasks of the last filter row also
-    // zero the row's columns K .. KP.
-    %kh = arith.constant {KH} : i32
+    // Each warp builds the rows of A of positions warp, warp + 8, ... in shared memory:
+    // lane l writes columns k = l + 32 i of the row, window element
+    // (k / SEGMENT) * WIN_C + k % SEGMENT past the position's first (zero for k >= K).
+    // A warp's 32 loads then read a few runs of consecutive window elements and its 32
+    // stores are consecutive: one or two shared-memory wavefronts each. (A thread per
+    // (position, filter row) copying the row's segment made every access of a warp hit
+    // other rows: bank conflicts kept shared memory busy throughout, for 1-byte elements
+    // too.) The column offsets depend on the lane and i only: LLVM computes them once.
+    %c32 = arith.constant 32 : i32
     %kp = arith.constant {KP} : i32
-    %tasks = arith.muli %owCount, %kh : i32
+    %k = arith.constant {K} : i32
     %strideC = arith.muli %stride, %c : i32
-    %tidStart = arith.index_castui %tid : i32 to index
-    %tasksEnd = arith.index_castui %tasks : i32 to index
-    %c256Index = arith.constant 256 : index
-    %segmentIndex = arith.constant {SEGMENT} : index
-    %padStart = arith.constant {K} : index
-    %padEnd = arith.constant {KP} : index
-    %lastFilterRow = arith.constant {KH_LESS} : i32
-    scf.for %taskAt = %tidStart to %tasksEnd step %c256Index {
-      %task = arith.index_castui %taskAt : index to i32
-      %position = arith.divui %task, %kh : i32
-      %r = arith.remui %task, %kh : i32
-      %windowRow = arith.muli %r, %winC : i32
+    %lane = arith.remui %tid, %c32 : i32
+    %warp = arith.divui %tid, %c32 : i32
+    %warpIndex = arith.index_castui %warp : i32 to index
+    %owCountIndex = arith.index_castui %owCount : i32 to index
+    %warps = arith.constant 8 : index
+    %columnSteps = arith.constant {COLUMN_STEPS} : index
+    scf.for %positionAt = %warpIndex to %owCountIndex step %warps {
+      %position = arith.index_castui %positionAt : index to i32
       %positionStart = arith.muli %position, %strideC : i32
-      %from = arith.addi %windowRow, %positionStart : i32
       %rowOfA = arith.muli %position, %kp : i32
-      %segmentStart = arith.muli %r, %segment : i32
-      %to = arith.addi %rowOfA, %segmentStart : i32
-      %fromIndex = arith.index_castui %from : i32 to index
-      %toIndex = arith.index_castui %to : i32 to index
-      scf.for %e = %c0Index to %segmentIndex step %c1Index {
-        %fromAt = arith.addi %fromIndex, %e : index
-        %toAt = arith.addi %toIndex, %e : index
-        %value = memref.load %window[%fromAt] : memref<{WINDOW_PADDED}x{T}, #gpu.address_space<workgroup>>
-        memref.store %value, %rows[%toAt] : memref<{STAGED}x{T}, #gpu.address_space<workgroup>>
-      } {{SEGMENT_UNROLL}}
-      %last = arith.cmpi eq, %r, %lastFilterRow : i32
-      scf.if %last {
-        %rowStartIndex = arith.index_castui %rowOfA : i32 to index
-        scf.for %col = %padStart to %padEnd step %c1Index {
-          %padAt = arith.addi %rowStartIndex, %col : index
-          memref.store %zero, %rows[%padAt] : memref<{STAGED}x{T}, #gpu.address_space<workgroup>>
-        } {unroll}
-      }
+      scf.for %i = %c0Index to %columnSteps step %c1Index {
+        %iI32 = arith.index_castui %i : index to i32
+        %stepFirst = arith.muli %iI32, %c32 : i32
+        %column = arith.addi %stepFirst, %lane : i32
+        %real = arith.cmpi ult, %column, %k : i32
+        %r = arith.divui %column, %segment : i32
+        %e = arith.remui %column, %segment : i32
+        %windowRow = arith.muli %r, %winC : i32
+        %inRow = arith.addi %windowRow, %e : i32
+        %from = arith.addi %inRow, %positionStart : i32
+        %safeFrom = arith.select %real, %from, %c0 : i32
+        %fromIndex = arith.index_castui %safeFrom : i32 to index
+        %loaded = memref.load %window[%fromIndex] : memref<{WINDOW_PADDED}x{T}, #gpu.address_space<workgroup>>
+        %value = arith.select %real, %loaded, %zero : {T}
+        %inside = arith.cmpi ult, %column, %kp : i32
+        scf.if %inside {
+          %to = arith.addi %rowOfA, %column : i32
+          %toIndex = arith.index_castui %to : i32 to index
+          memref.store %value, %rows[%toIndex] : memref<{STAGED}x{T}, #gpu.address_space<workgroup>>
+        }
+      } {unroll}
     }
     gpu.barrier
 
@@ -166,6 +169,8 @@ gpu.module @{MODULE} {
     %firstElementIndex = arith.muli %firstRowIndex, %kpIndex : index
     %chunks = arith.muli %owCount, %chunksPerRow : i32
     %chunksEnd = arith.index_castui %chunks : i32 to index
+    %tidStart = arith.index_castui %tid : i32 to index
+    %c256Index = arith.constant 256 : index
     %chunkColumnsIndex = arith.constant {CHUNK} : index
     %aFlat = memref.reinterpret_cast %aPointer to offset: [0], sizes: [{A_ELEMENTS}], strides: [1]
         : memref<{T}> to memref<{A_ELEMENTS}x{T}>
