@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/kernel/Autotune.h"
+#include "passes/kernel/CodegenFingerprint.h"
 
 #include "passes/kernel/KernelConfig.h"
 
@@ -34,7 +35,9 @@ namespace kiln {
 using namespace mlir;
 namespace kernel = kiln::kernel;
 
-std::string kiln::kernelSignature(kernel::FuncOp function) {
+llvm::StringRef kiln::codegenFingerprint() { return KILN_CODEGEN_FINGERPRINT; }
+
+std::string kiln::kernelSignature(kernel::FuncOp function, llvm::StringRef codegen) {
   // A detached copy, renamed and stripped, printed without locations.
   auto copy = cast<kernel::FuncOp>(function->clone());
   copy.setSymName("kernel");
@@ -55,6 +58,9 @@ std::string kiln::kernelSignature(kernel::FuncOp function) {
   flags.useLocalScope();
   copy->print(os, flags);
   copy->erase();
+  // The same kernel.func becomes other machine code when the code generator changes:
+  // times measured with another build's kernels must not be reused.
+  os << "\ncodegen " << codegen;
   std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
   return llvm::toHex(digest, /*LowerCase=*/true);
 }

@@ -50,11 +50,19 @@ std::unique_ptr<mlir::Pass> createKernelAutotune(const KernelAutotuneOptions &op
                                                  KernelTimer *timer,
                                                  AutotuneProgress progress = {});
 
+/// This build's code generator fingerprint: the SHA-256 (hex) of the sources that turn
+/// kernel.funcs into machine code (the kernel passes and their templates, the generic
+/// lowering, the PTX target), computed by the build (cmake/CodegenFingerprint.cmake).
+llvm::StringRef codegenFingerprint();
+
 /// The timing cache's kernel key: the SHA-256 (hex) of `function` printed without its
 /// symbol name, its locations, its `kernel.config`/`kernel.tuning` attributes and the
 /// values of its scalar float constants (an int8 layer's quantization scales), so that
-/// kernels identical up to those share it and tune once.
-std::string kernelSignature(kernel::FuncOp function);
+/// kernels identical up to those share it and tune once; and of `codegen`, the code
+/// generator's fingerprint, so that times measured on another build's kernels are not
+/// reused.
+std::string kernelSignature(kernel::FuncOp function,
+                            llvm::StringRef codegen = codegenFingerprint());
 
 /// The key of a configuration: the dictionary as MLIR prints it (entries sorted).
 std::string configKey(mlir::DictionaryAttr config);

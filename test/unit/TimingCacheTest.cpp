@@ -228,6 +228,11 @@ TEST_F(TuningIRTest, SignatureIgnoresNameLocationsAndTuning) {
   EXPECT_EQ(first, kiln::kernelSignature(kernels[1]));
   EXPECT_EQ(kernels[1].getSymName(), "second"); // not modified
 
+  // Another build's code generator makes other kernels of the same kernel.func.
+  EXPECT_EQ(kiln::codegenFingerprint().size(), 64u);
+  EXPECT_EQ(first, kiln::kernelSignature(kernels[0], kiln::codegenFingerprint()));
+  EXPECT_NE(first, kiln::kernelSignature(kernels[0], std::string(64, '0')));
+
   OwningOpRef<ModuleOp> other = gemms({"first"}, 256, 256, 256);
   EXPECT_NE(first, kiln::kernelSignature(*other->getOps<kiln::kernel::FuncOp>().begin()));
   OwningOpRef<ModuleOp> bf16 = gemms({"first"}, 256, 256, 128, "bf16");
