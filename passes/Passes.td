@@ -472,6 +472,27 @@ def KernelConvDepthwise : Pass<"kernel-conv-depthwise", "::mlir::ModuleOp"> {
   ];
 }
 
+def KernelPoolNhwc : Pass<"kernel-pool-nhwc", "::mlir::ModuleOp"> {
+  let summary = "A vectorised CUDA-core kernel for channels-last 2-D max pools";
+  let description = [{
+    A `kernel.func` whose template is a `kernel.generic` holding exactly one 2-D
+    `graph.max_pool` with `channels_last` and unused indices, of static f16, bf16, f32 or
+    i8 buffers whose channels fill 16-byte vectors, any window, strides, padding and
+    dilation, becomes `passes/kernel/templates/PoolNhwc.mlir` (docs/codegen-pool.md): a
+    thread takes one 16-byte vector of channels of up to 4 consecutive output columns,
+    loads each input column their windows share once, and takes the maxima in the
+    element type. Other kernels are left alone (the generic lowering). CUDA cores only:
+    every GPU target. Run on the kernel-formed module, before kernel lowering.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def KernelReductionRows : Pass<"kernel-reduction-rows", "::mlir::ModuleOp"> {
   let summary = "Row kernels (warp or CTA per row, 16-byte accesses) for the reduction kernels that reduce innermost axes";
   let description = [{

@@ -139,6 +139,8 @@ LogicalResult compileKernelsForGpu(ModuleOp module, const GpuCompileOptions &opt
   // Depthwise convolutions (CUDA cores, every target), before kernel-conv-sm90, which
   // takes one group only.
   lowering.addPass(createKernelConvDepthwise());
+  // Channels-last max pools (CUDA cores, every target).
+  lowering.addPass(createKernelPoolNhwc());
   // Row kernels (CUDA cores: every GPU target) for softmax, normalisations and reductions
   // over innermost axes.
   lowering.addPass(createKernelReductionRows({options.target}));

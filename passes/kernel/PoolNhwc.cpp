@@ -1,0 +1,206 @@
+//===- PoolNhwc.cpp - Max pools of channels-last buffers ------------------===//
+//
+// kernel-pool-nhwc: a 2-D max pool moves each input element about (KH * KW) / (SH * SW)
+// times and does one comparison per element moved: it is bound by memory. The generic
+// lowering gives each output element a thread that loads its window one element at a
+// time (a 3x3 stride-2 pool of ResNet's stem ran at ~4x its bytes' time). This pass
+// replaces the kernels that are one channels-last max pool by templates/PoolNhwc.mlir: a
+// thread takes a 16-byte vector of channels of several consecutive output columns and
+// loads each input column their windows share once (docs/codegen-pool.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/GraphOps.h"
+#include "dialects/kernel/KernelOps.h"
+#include "passes/Passes.h"
+#include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/Sm90Template.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KERNELPOOLNHWC
+#include "passes/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+namespace graph = kiln::graph;
+namespace kernel = kiln::kernel;
+
+namespace {
+
+/// The text of passes/kernel/templates/PoolNhwc.mlir.
+constexpr const char kPoolTemplate[] =
+#include "passes/kernel/templates/PoolNhwc.mlir.inc"
+    ;
+
+/// Output columns a thread computes: their windows share input columns (a 3x3 stride-2
+/// pool loads 9 columns for 4 outputs instead of 12).
+constexpr int64_t kColumnsPerThread = 4;
+
+/// A channels-last 2-D max pool on static buffers.
+struct PoolProblem {
+  Type element;
+  int64_t batch, height, width, channels, outHeight, outWidth;
+  int64_t kernelHeight, kernelWidth, strideH, strideW, dilationH, dilationW, padTop, padLeft;
+
+  int64_t elementBytes() const { return element.getIntOrFloatBitWidth() / 8; }
+  /// Channels a thread takes: one 16-byte vector.
+  int64_t vectorWidth() const { return 16 / elementBytes(); }
+  int64_t columnsPerThread() const { return std::min(kColumnsPerThread, outWidth); }
+  int64_t columnBlocks() const { return llvm::divideCeil(outWidth, columnsPerThread()); }
+  int64_t threads() const {
+    return batch * outHeight * columnBlocks() * (channels / vectorWidth());
+  }
+};
+
+/// `function`'s pool when its body is one channels-last 2-D max pool of its input into
+/// its output, without the indices, on static buffers whose channels fill 16-byte
+/// vectors; else nullopt (the generic lowering keeps it).
+std::optional<PoolProblem> matchPool(kernel::FuncOp function) {
+  Block &entry = function.getBody().front();
+  if (entry.getNumArguments() != 2 || !llvm::hasSingleElement(entry.without_terminator()))
+    return std::nullopt;
+  auto generic = dyn_cast<kernel::GenericOp>(&entry.front());
+  if (!generic || generic.getInputs().size() != 1 || generic.getOutputs().size() != 1 ||
+      generic.getInputs()[0] != entry.getArgument(0) ||
+      generic.getOutputs()[0] != entry.getArgument(1))
+    return std::nullopt;
+  Block &body = generic.getBody().front();
+  if (!llvm::hasSingleElement(body.without_terminator()))
+    return std::nullopt;
+  auto pool = dyn_cast<graph::MaxPoolOp>(&body.front());
+  auto yield = dyn_cast<kernel::YieldOp>(body.getTerminator());
+  if (!pool || !yield || pool.getInput() != body.getArgument(0) || !pool.getChannelsLast() ||
+      !pool.getIndices().use_empty() || yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != pool.getResult() || pool.getKernelShape().size() != 2 ||
+      pool.getStrides().size() != 2 || pool.getDilations().size() != 2 ||
+      pool.getPads().size() != 4)
+    return std::nullopt;
+  std::optional<SmallVector<MemRefType>> types = kiln::getStaticBufferTypes(function);
+  if (!types)
+    return std::nullopt;
+  MemRefType input = (*types)[0], output = (*types)[1];
+  Type element = input.getElementType();
+  if (input.getRank() != 4 || output.getRank() != 4 || element != output.getElementType() ||
+      !(element.isF16() || element.isBF16() || element.isF32() || element.isInteger(8)))
+    return std::nullopt;
+  ArrayRef<int64_t> x = input.getShape(), y = output.getShape();
+  PoolProblem p;
+  p.element = element;
+  p.batch = x[0], p.height = x[1], p.width = x[2], p.channels = x[3];
+  p.outHeight = y[1], p.outWidth = y[2];
+  p.kernelHeight = pool.getKernelShape()[0], p.kernelWidth = pool.getKernelShape()[1];
+  p.strideH = pool.getStrides()[0], p.strideW = pool.getStrides()[1];
+  p.dilationH = pool.getDilations()[0], p.dilationW = pool.getDilations()[1];
+  p.padTop = pool.getPads()[0], p.padLeft = pool.getPads()[1];
+  if (y[0] != p.batch || y[3] != p.channels || p.channels % p.vectorWidth() || p.outHeight < 1 ||
+      p.outWidth < 1 || input.getNumElements() >= (int64_t(1) << 31) ||
+      output.getNumElements() >= (int64_t(1) << 31) || p.threads() >= (int64_t(1) << 31))
+    return std::nullopt;
+  return p;
+}
+
+struct KernelPoolNhwcPass : kiln::impl::KernelPoolNhwcBase<KernelPoolNhwcPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
+      std::optional<PoolProblem> problem = matchPool(function);
+      if (!problem)
+        continue;
+      FailureOr<gpu::GPUFuncOp> kernel = getOrCreateKernel(module, symbols, *problem);
+      if (failed(kernel))
+        return signalPassFailure();
+      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
+        replaceLaunch(launch, *kernel, *problem);
+        return success();
+      });
+    }
+  }
+
+  FailureOr<gpu::GPUFuncOp> getOrCreateKernel(ModuleOp module, SymbolTable &symbols,
+                                              const PoolProblem &p) {
+    std::string type = kiln::elementTypeName(p.element);
+    std::string entry =
+        llvm::formatv(
+            "maxpool_nhwc_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}x{8}d{9}x{10}p{11}x{12}_o{13}x{14}", type,
+            p.batch, p.height, p.width, p.channels, p.kernelHeight, p.kernelWidth, p.strideH,
+            p.strideW, p.dilationH, p.dilationW, p.padTop, p.padLeft, p.outHeight, p.outWidth)
+            .str();
+    std::string moduleName = "kiln_" + entry;
+    if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
+      return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
+    auto n = [](int64_t value) { return std::to_string(value); };
+    bool integer = p.element.isInteger(8);
+    // The lowest value as the dense attribute's literal: -inf's bits for floats.
+    std::string lowest = integer              ? "-128"
+                         : p.element.isF32()  ? "0xFF800000"
+                         : p.element.isBF16() ? "0xFF80"
+                                              : "0xFC00";
+    int64_t columns = p.columnsPerThread();
+    std::string text = kiln::substitutePlaceholders(
+        kPoolTemplate,
+        {{"MODULE", moduleName},
+         {"ENTRY", entry},
+         {"T", type},
+         {"V", n(p.vectorWidth())},
+         {"P", n(columns)},
+         {"MAX", integer ? "arith.maxsi" : "arith.maximumf"},
+         {"LOWEST", lowest},
+         {"H", n(p.height)},
+         {"W", n(p.width)},
+         {"C", n(p.channels)},
+         {"OH", n(p.outHeight)},
+         {"OW", n(p.outWidth)},
+         {"KH", n(p.kernelHeight)},
+         {"KW", n(p.kernelWidth)},
+         {"SH", n(p.strideH)},
+         {"SW", n(p.strideW)},
+         {"DH", n(p.dilationH)},
+         {"DW", n(p.dilationW)},
+         {"PAD_TOP", n(p.padTop)},
+         {"PAD_LEFT", n(p.padLeft)},
+         {"CG", n(p.channels / p.vectorWidth())},
+         {"OWB", n(p.columnBlocks())},
+         {"TOTAL", n(p.threads())},
+         {"COLS", n((columns - 1) * p.strideW + (p.kernelWidth - 1) * p.dilationW + 1)},
+         {"X_ELEMENTS", n(p.batch * p.height * p.width * p.channels)},
+         {"Y_ELEMENTS", n(p.batch * p.outHeight * p.outWidth * p.channels)},
+         {"ALIGN", "16"}});
+    FailureOr<gpu::GPUFuncOp> kernel =
+        kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
+    if (failed(kernel) || failed(kiln::unrollMarkedLoops(*kernel)))
+      return failure();
+    return kernel;
+  }
+
+  void replaceLaunch(kernel::LaunchOp launch, gpu::GPUFuncOp kernelFunc, const PoolProblem &p) {
+    OpBuilder b(launch);
+    NamedAttrList metadata;
+    metadata.set("kernel", launch.getCalleeAttr().getAttr());
+    metadata.set("template", b.getStringAttr("pool"));
+    metadata.set("config", b.getStringAttr(llvm::formatv("{0} channels x {1} columns a thread",
+                                                         p.vectorWidth(), p.columnsPerThread())
+                                               .str()));
+    Location loc =
+        FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
+    auto index = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, value);
+    };
+    SmallVector<Value> arguments = {kiln::barePointer(b, loc, launch.getOperands()[0]),
+                                    kiln::barePointer(b, loc, launch.getOperands()[1])};
+    Value one = index(1);
+    gpu::LaunchFuncOp::create(b, loc, kernelFunc,
+                              gpu::KernelDim3{index(llvm::divideCeil(p.threads(), 256)), one, one},
+                              gpu::KernelDim3{index(256), one, one},
+                              /*dynamicSharedMemorySize=*/Value(), arguments);
+    launch.erase();
+  }
+};
+
+} // namespace
