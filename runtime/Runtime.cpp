@@ -761,35 +761,34 @@ bool ExecutionContext::profileSteps(int iterations, std::vector<double> &millis,
     return false;
   const CudaDriver &driver = state->driver();
   std::string problem;
-  std::vector<runtime::EventHandle> events(model.steps.size() + 1, nullptr);
-  auto destroyEvents = [&] {
-    for (runtime::EventHandle event : events)
-      driver.destroyEvent(event);
-  };
-  for (runtime::EventHandle &event : events)
+  // The events live until this returns, whichever way.
+  struct Events {
+    const CudaDriver &driver;
+    std::vector<runtime::EventHandle> handles;
+    ~Events() {
+      for (runtime::EventHandle event : handles)
+        driver.destroyEvent(event);
+    }
+  } events{driver, std::vector<runtime::EventHandle>(model.steps.size() + 1, nullptr)};
+  for (runtime::EventHandle &event : events.handles)
     if (!driver.createEvent(event, problem)) {
       error = state->prefix() + problem;
-      destroyEvents();
       return false;
     }
   for (int i = 0; i < iterations; ++i) {
     if (!state->enqueueSteps(state->ownInputs, state->ownOutputs, /*synchronous=*/false, error,
-                             &events) ||
-        !synchronize(error)) {
-      destroyEvents();
+                             &events.handles) ||
+        !synchronize(error))
       return false;
-    }
     for (size_t s = 0; s < model.steps.size(); ++s) {
       float elapsed = 0;
-      if (!driver.elapsedMillis(events[s], events[s + 1], elapsed, problem)) {
+      if (!driver.elapsedMillis(events.handles[s], events.handles[s + 1], elapsed, problem)) {
         error = state->prefix() + describeStep(model, s) + ": " + problem;
-        destroyEvents();
         return false;
       }
       millis[s] += elapsed / iterations;
     }
   }
-  destroyEvents();
   return true;
 }
 
