@@ -262,11 +262,13 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
     kiln::makeTf32Configs(configs);
   if (p.int8()) {
     kiln::makeInt8Configs(configs);
-    // Channels that leave half of a 128-byte k-tile empty (C = 64: ResNet-50's first stage)
-    // get 64-byte k-tiles first (the default), each tap's channels without zeros, with
-    // twice the stages (the same ring); the 128-byte ones stay candidates.
-    if (p.a == ConvProblem::A::Implicit &&
-        llvm::alignTo(p.channels, 64) < llvm::alignTo(p.channels, 128)) {
+    // A K (implicitly, a tap's channels: C = 64 of ResNet-50's first stage) that leaves
+    // half of its last 128-byte k-tile empty gets 64-byte k-tiles too, with twice the
+    // stages (the same ring): they skip the zeros' wgmma and the shared memory their
+    // loads and reads take. They come first (the default) where they lose no k-tile
+    // count: implicitly (each tap's channels then fill whole k-tiles), or where K fits one.
+    int64_t kPerTile = p.a == ConvProblem::A::Implicit ? p.channels : p.gemmK();
+    if (llvm::alignTo(kPerTile, 64) < llvm::alignTo(kPerTile, 128)) {
       SmallVector<kiln::Sm90GemmConfig> narrow;
       for (kiln::Sm90GemmConfig config : configs) {
         config.tileK = 64;
@@ -274,7 +276,8 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
         if (config.splitK == 1 && kiln::sm90ConfigFitsSm(config))
           narrow.push_back(config);
       }
-      configs.insert(configs.begin(), narrow.begin(), narrow.end());
+      bool narrowFirst = p.a == ConvProblem::A::Implicit || p.gemmK() <= 64;
+      configs.insert(narrowFirst ? configs.begin() : configs.end(), narrow.begin(), narrow.end());
     }
   }
   return configs;
@@ -431,7 +434,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       // C's tiles are runs of its rows: a residual can come through shared memory.
       kernelFunc = kiln::instantiateWarpSpecialisedGemm(
           module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
-          kiln::rowMajorMatrixA(), &p.epilogue, /*kMajorB=*/p.kMajorB(),
+          kiln::rowMajorMatrixA(p.kTileBytes), &p.epilogue, /*kMajorB=*/p.kMajorB(),
           kiln::sm90ResidualTileBytes(function, &p.epilogue, config, /*rowMajorRows=*/true),
           /*depth=*/p.gemmK());
     } else {

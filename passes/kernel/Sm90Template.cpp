@@ -34,11 +34,11 @@ constexpr const char kSplitKReduceTemplate[] =
     ;
 } // namespace
 
-const kiln::Sm90AOperand &kiln::rowMajorMatrixA() {
+kiln::Sm90AOperand kiln::rowMajorMatrixA(int64_t kTileBytes) {
   // 128-row boxes of a k-tile at (k0, m0); rows past M are not stored.
-  static const Sm90AOperand operand = {
+  return {
       /*box=*/"128x{TILE_K}",
-      /*boxBytes=*/128 * 128,
+      /*boxBytes=*/128 * kTileBytes,
       /*tilesM=*/R"(    %mUp = arith.addi %m, %c127 : index
     %tilesM = arith.divui %mUp, %c128 : index)",
       /*tileSetup=*/"    %m0 = arith.muli %tileRow, %c128 : index",
@@ -51,7 +51,6 @@ const kiln::Sm90AOperand &kiln::rowMajorMatrixA() {
       /*rowMap=*/R"(        %grow = arith.addi %m0, %r : index
         %rowOk = arith.constant true)",
   };
-  return operand;
 }
 
 void kiln::replaceLaunches(kernel::FuncOp function, ModuleOp module, SymbolTable &symbols,

@@ -221,13 +221,18 @@ func.func @main(%x: memref<1x32x32x3xi8>, %y: memref<1x16x16x64xf16>) attributes
 // The sums of 64 products (|sum| <= 64 x 128 x 128 <= 2^22) reach f32 without conversion
 // instructions (`_sb`): added to the bits of 1.5 x 2^23 after the main loop, staged so,
 // and unbiased by a subtraction as the epilogue loads them.
-// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_{{.*}}_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_r_sb::
+// K = 64 fills half of a 128-byte k-tile: the default takes 64-byte k-tiles (A's box 128
+// rows of 64 bytes, 64B-swizzled; twice the stages in the same ring), two wgmma a tile.
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c128{{.*}}, %c64{{.*}}] : memref<*xi8> -> <tensor = memref<128x64xi8, 3>, swizzle = swizzle_64b
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_i8_bt_128x128x64_s8_ws2_i8_cast_mul_cast_mul_add_relu_div_round_clip_cast_{{[0-9a-f]+}}_r_sb::
 // CHECK-SAME: !nvgpu.tensormap.descriptor<tensor = memref<128x144xi8, 3>, swizzle = none
 // CHECK-DAG: %[[FLIP:.*]] = arith.constant -2139062144 : i32
 // CHECK-DAG: %[[UPPER:.*]] = arith.constant 1262485504 : i32
 // CHECK-DAG: %[[OFFSET:.*]] = arith.constant 0x4B400080 : f32
 // CHECK-DAG: %[[BYTE1:.*]] = arith.constant 30273 : i32
 // CHECK: %[[SUMBIAS:.*]] = llvm.mlir.constant(1262485504 : i32) : i32
+// CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+// CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: %[[BIASED:.*]] = llvm.add %{{.*}}, %[[SUMBIAS]] : i32
 // CHECK: llvm.bitcast %[[BIASED]] : i32 to f32
 // CHECK-NOT: llvm.sitofp
