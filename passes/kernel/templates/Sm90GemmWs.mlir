@@ -169,6 +169,20 @@ gpu.module @{MODULE} {
     %perGroup = arith.muli %groupM, %tilesN : index
     %pid = gpu.block_id x
     %grid = gpu.grid_dim x
+    // The work items' and the ring's arithmetic (per tile and per k-tile, in every warp)
+    // is 32-bit: NVPTX's 64-bit divisions and remainders take a few dozen instructions a
+    // tile, where 32-bit ones by the constant STAGES are a multiply-high. (A CTA's items
+    // and k-tiles are counted in 32 bits: far more than a launch can have.)
+    %c0I = arith.constant 0 : i32
+    %c1I = arith.constant 1 : i32
+    %groupMI = arith.constant 8 : i32
+    %stagesI = arith.constant {STAGES} : i32
+    %splitsI = arith.constant {SPLITS} : i32
+    %hasSplits = arith.cmpi ugt, %splitsI, %c1I : i32
+    %tilesI = arith.index_castui %tiles : index to i32
+    %tilesMI = arith.index_castui %tilesM : index to i32
+    %perGroupI = arith.index_castui %perGroup : index to i32
+    %numKI = arith.index_castui %numK : index to i32
 
     %tid = gpu.thread_id x
     %wg = arith.divui %tid, %c128 : index
@@ -215,22 +229,33 @@ gpu.module @{MODULE} {
         // %g counts the k-tiles this CTA loaded before the tile: the ring runs on across
         // tiles.
         %loaded = scf.for %item = %pid to %items step %grid iter_args(%g0 = %c0) -> (index) {
-          // Item = split * tiles + tile; the split's k-tiles are [kBegin, kEnd).
-          %tile = arith.remui %item, %tiles : index
-          %split = arith.divui %item, %tiles : index
-          %splitK = arith.muli %split, %numK : index
-          %kBegin = arith.divui %splitK, %splits : index
-          %splitKEnd = arith.addi %splitK, %numK : index
-          %kEnd = arith.divui %splitKEnd, %splits : index
+          // Item = split * tiles + tile; the split's k-tiles are [kBegin, kEnd). (Without
+          // split-K the item is the tile: the scf.if folds away.)
+          %itemI = arith.index_castui %item : index to i32
+          %tileI, %splitI = scf.if %hasSplits -> (i32, i32) {
+            %tileRem = arith.remui %itemI, %tilesI : i32
+            %splitQuo = arith.divui %itemI, %tilesI : i32
+            scf.yield %tileRem, %splitQuo : i32, i32
+          } else {
+            scf.yield %itemI, %c0I : i32, i32
+          }
+          %splitK = arith.muli %splitI, %numKI : i32
+          %kBeginI = arith.divui %splitK, %splitsI : i32
+          %splitKEnd = arith.addi %splitK, %numKI : i32
+          %kEndI = arith.divui %splitKEnd, %splitsI : i32
+          %kBegin = arith.index_castui %kBeginI : i32 to index
+          %kEnd = arith.index_castui %kEndI : i32 to index
           %kCount = arith.subi %kEnd, %kBegin : index
-          %group = arith.divui %tile, %perGroup : index
-          %firstM = arith.muli %group, %groupM : index
-          %rowsLeft = arith.subi %tilesM, %firstM : index
-          %groupRows = arith.minui %rowsLeft, %groupM : index
-          %inGroup = arith.remui %tile, %perGroup : index
-          %rowInGroup = arith.remui %inGroup, %groupRows : index
-          %tileRow = arith.addi %firstM, %rowInGroup : index
-          %tileCol = arith.divui %inGroup, %groupRows : index
+          %group = arith.divui %tileI, %perGroupI : i32
+          %firstM = arith.muli %group, %groupMI : i32
+          %rowsLeft = arith.subi %tilesMI, %firstM : i32
+          %groupRows = arith.minui %rowsLeft, %groupMI : i32
+          %inGroup = arith.remui %tileI, %perGroupI : i32
+          %rowInGroup = arith.remui %inGroup, %groupRows : i32
+          %tileRowI = arith.addi %firstM, %rowInGroup : i32
+          %tileColI = arith.divui %inGroup, %groupRows : i32
+          %tileRow = arith.index_castui %tileRowI : i32 to index
+          %tileCol = arith.index_castui %tileColI : i32 to index
 {TILE_SETUP}
           %n0 = arith.muli %tileCol, %tileN : index
 {RESIDUAL_LOAD}
@@ -241,16 +266,18 @@ gpu.module @{MODULE} {
             // once early (see below). Wait for that completion's parity.
             %kFromBegin = arith.subi %kt, %kBegin : index
             %g = arith.addi %g0, %kFromBegin : index
-            %slot = arith.remui %g, %stages : index
-            %fill = arith.divui %g, %stages : index
-            %refill = arith.cmpi uge, %g, %stages : index
+            %gI = arith.index_castui %g : index to i32
+            %slotI = arith.remui %gI, %stagesI : i32
+            %fill = arith.divui %gI, %stagesI : i32
+            %slot = arith.index_castui %slotI : i32 to index
+            %refill = arith.cmpi uge, %gI, %stagesI : i32
             scf.if %refill {
               %isLast = arith.cmpi eq, %slot, %last : index
-              %extra = arith.select %isLast, %c1, %c0 : index
-              %fillPlus = arith.addi %fill, %extra : index
-              %completion = arith.subi %fillPlus, %c1 : index
-              %cBit = arith.andi %completion, %c1 : index
-              %ePhase = arith.cmpi ne, %cBit, %c0 : index
+              %extra = arith.select %isLast, %c1I, %c0I : i32
+              %fillPlus = arith.addi %fill, %extra : i32
+              %completion = arith.subi %fillPlus, %c1I : i32
+              %cBit = arith.andi %completion, %c1I : i32
+              %ePhase = arith.cmpi ne, %cBit, %c0I : i32
               nvgpu.mbarrier.try_wait.parity %empty[%slot], %ePhase, %ticks : !bars
             }
             %k0 = arith.muli %kt, %tileK : index
@@ -302,22 +329,34 @@ gpu.module @{MODULE} {
       %firstRow = arith.addi %warpRow, %laneRow : index
       %rowStep = arith.muli %rowsPerWarp, %c8 : index
       %consumed = scf.for %item = %pid to %items step %grid iter_args(%g0 = %c0) -> (index) {
-        // Item = split * tiles + tile; the split's k-tiles are [kBegin, kEnd).
-        %tile = arith.remui %item, %tiles : index
-        %split = arith.divui %item, %tiles : index
-        %splitK = arith.muli %split, %numK : index
-        %kBegin = arith.divui %splitK, %splits : index
-        %splitKEnd = arith.addi %splitK, %numK : index
-        %kEnd = arith.divui %splitKEnd, %splits : index
+        // Item = split * tiles + tile; the split's k-tiles are [kBegin, kEnd). (Without
+        // split-K the item is the tile: the scf.if folds away.)
+        %itemI = arith.index_castui %item : index to i32
+        %tileI, %splitI = scf.if %hasSplits -> (i32, i32) {
+          %tileRem = arith.remui %itemI, %tilesI : i32
+          %splitQuo = arith.divui %itemI, %tilesI : i32
+          scf.yield %tileRem, %splitQuo : i32, i32
+        } else {
+          scf.yield %itemI, %c0I : i32, i32
+        }
+        %splitK = arith.muli %splitI, %numKI : i32
+        %kBeginI = arith.divui %splitK, %splitsI : i32
+        %splitKEnd = arith.addi %splitK, %numKI : i32
+        %kEndI = arith.divui %splitKEnd, %splitsI : i32
+        %kBegin = arith.index_castui %kBeginI : i32 to index
+        %kEnd = arith.index_castui %kEndI : i32 to index
         %kCount = arith.subi %kEnd, %kBegin : index
-        %group = arith.divui %tile, %perGroup : index
-        %firstM = arith.muli %group, %groupM : index
-        %rowsLeft = arith.subi %tilesM, %firstM : index
-        %groupRows = arith.minui %rowsLeft, %groupM : index
-        %inGroup = arith.remui %tile, %perGroup : index
-        %rowInGroup = arith.remui %inGroup, %groupRows : index
-        %tileRow = arith.addi %firstM, %rowInGroup : index
-        %tileCol = arith.divui %inGroup, %groupRows : index
+        %group = arith.divui %tileI, %perGroupI : i32
+        %firstM = arith.muli %group, %groupMI : i32
+        %rowsLeft = arith.subi %tilesMI, %firstM : i32
+        %groupRows = arith.minui %rowsLeft, %groupMI : i32
+        %inGroup = arith.remui %tileI, %perGroupI : i32
+        %rowInGroup = arith.remui %inGroup, %groupRows : i32
+        %tileRowI = arith.addi %firstM, %rowInGroup : i32
+        %tileColI = arith.divui %inGroup, %groupRows : i32
+        %tileRow = arith.index_castui %tileRowI : i32 to index
+        %tileCol = arith.index_castui %tileColI : i32 to index
+        %split = arith.index_castui %splitI : i32 to index
 {TILE_SETUP}
         %n0 = arith.muli %tileCol, %tileN : index
 {COLUMN_VALUES_EARLY}
@@ -327,10 +366,12 @@ gpu.module @{MODULE} {
           // g / STAGES, whose completion flips full[stage] to parity (g / STAGES) & 1.
           %kFromBegin = arith.subi %kt, %kBegin : index
           %g = arith.addi %g0, %kFromBegin : index
-          %slot = arith.remui %g, %stages : index
-          %round = arith.divui %g, %stages : index
-          %roundBit = arith.andi %round, %c1 : index
-          %phase = arith.cmpi ne, %roundBit, %c0 : index
+          %gI = arith.index_castui %g : index to i32
+          %slotI = arith.remui %gI, %stagesI : i32
+          %round = arith.divui %gI, %stagesI : i32
+          %slot = arith.index_castui %slotI : i32 to index
+          %roundBit = arith.andi %round, %c1I : i32
+          %phase = arith.cmpi ne, %roundBit, %c0I : i32
           nvgpu.mbarrier.try_wait.parity %full[%slot], %phase, %ticks : !bars
 
           // This warpgroup's 64 rows of A, and the whole 64x{TILE_N} B tile.
@@ -354,9 +395,10 @@ gpu.module @{MODULE} {
           // early, which the producer counts. (A `kt > 0` test here made LLVM peel the
           // first iteration, materialising the zero accumulators between wgmma.fence and
           // the first wgmma, and ptxas then serialised the wgmma: C7519/C7517.)
-          %ahead = arith.subi %stages, %c1 : index
-          %previous = arith.addi %g, %ahead : index
-          %previousSlot = arith.remui %previous, %stages : index
+          %aheadI = arith.subi %stagesI, %c1I : i32
+          %previousI = arith.addi %gI, %aheadI : i32
+          %previousSlotI = arith.remui %previousI, %stagesI : i32
+          %previousSlot = arith.index_castui %previousSlotI : i32 to index
           %tok = nvgpu.mbarrier.arrive %empty[%previousSlot] : !bars -> !nvgpu.mbarrier.token
           scf.yield %accOut : {ACC}
         }
