@@ -435,7 +435,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       kernelFunc = kiln::instantiateWarpSpecialisedGemm(
           module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
           kiln::rowMajorMatrixA(p.kTileBytes), &p.epilogue, /*kMajorB=*/p.kMajorB(),
-          kiln::sm90ResidualTileBytes(function, &p.epilogue, config, /*rowMajorRows=*/true),
+          kiln::sm90ResidualTileBytes(function, &p.epilogue, config, /*rowMajorRows=*/true,
+                                      p.result),
           /*depth=*/p.gemmK());
     } else {
       std::string entry =

@@ -91,11 +91,17 @@ struct Sm90GemmConfig {
   std::string describe() const;
   /// "128x256x64_s4_ws2": the kernel's name suffix and the `default-config` option's value.
   std::string name() const;
-  /// Threads per block and dynamic shared memory bytes of a launch.
+  /// Threads per block and dynamic shared memory bytes of a launch, for results of
+  /// `resultBytes` bytes (4: enough for any).
   int64_t threads() const;
-  int64_t sharedBytes() const;
+  int64_t sharedBytes(int64_t resultBytes = 4) const;
   /// The bytes the ring and the staging of C span (where a residual tile starts).
-  int64_t ringAndStagingBytes() const;
+  int64_t ringAndStagingBytes(int64_t resultBytes = 4) const;
+  /// The staging of C's tile after the main loop: f32 rows of stagedColumns(); or, for
+  /// i8 products without split-K (whose epilogue runs on the accumulator fragments and
+  /// stages only its results: Sm90StoreFragments.mlir), rows of TILE_N results of
+  /// `resultBytes` and 16 bytes of padding.
+  int64_t stagingBytes(int64_t resultBytes = 4) const;
   /// The f32 row stride of C's staging: TILE_N + 4 floats. Rows 4 banks apart make both
   /// sides conflict-free: the accumulator fragments' 8-byte stores (8 rows x 4 column
   /// pairs a warp), and the epilogue's 16-byte reads, whose lanes run over rows and
@@ -115,7 +121,8 @@ struct Sm90GemmConfig {
 /// Whether an SM can hold `config` with `extraSharedBytes` more shared memory a CTA (a
 /// residual tile): its shared memory (and, for two CTAs an SM, that both fit and that a
 /// consumer's accumulators fit 96 registers).
-bool sm90ConfigFitsSm(const Sm90GemmConfig &config, int64_t extraSharedBytes = 0);
+bool sm90ConfigFitsSm(const Sm90GemmConfig &config, int64_t extraSharedBytes = 0,
+                      int64_t resultBytes = 4);
 
 /// The configurations with two CTAs an SM for a product whose 128 x tileN tiles number
 /// `tiles(tileN)`.

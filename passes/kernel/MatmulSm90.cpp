@@ -173,22 +173,30 @@ int64_t kiln::Sm90GemmConfig::threads() const {
   return 128 * consumers + (ctasPerSm == 1 ? 128 : 32);
 }
 
-int64_t kiln::Sm90GemmConfig::ringAndStagingBytes() const {
-  // The ring (A and B tiles per stage), the f32 staging of C (rows padded, stagedColumns):
-  // past the ring for a persistent grid, else in it (or past its end, when the ring is
-  // smaller).
+int64_t kiln::Sm90GemmConfig::stagingBytes(int64_t resultBytes) const {
+  if (consumers == 0)
+    return 0;
+  if (int8 && splitK == 1)
+    return tileM * (tileN * resultBytes + 16);
+  return tileM * stagedColumns() * 4;
+}
+
+int64_t kiln::Sm90GemmConfig::ringAndStagingBytes(int64_t resultBytes) const {
+  // The ring (A and B tiles per stage) and the staging of C: past the ring for a
+  // persistent grid, else in it (or past its end, when the ring is smaller).
   int64_t ring = stages * (tileM + tileN) * tileK * elementBytes();
-  int64_t staging = consumers > 0 ? tileM * stagedColumns() * 4 : 0;
+  int64_t staging = stagingBytes(resultBytes);
   return persistent ? ring + staging : std::max(ring, staging);
 }
 
-int64_t kiln::Sm90GemmConfig::sharedBytes() const {
+int64_t kiln::Sm90GemmConfig::sharedBytes(int64_t resultBytes) const {
   // And 2048 bytes of slack for the 1024 alignment.
-  return ringAndStagingBytes() + 2048;
+  return ringAndStagingBytes(resultBytes) + 2048;
 }
 
-bool kiln::sm90ConfigFitsSm(const Sm90GemmConfig &config, int64_t extraSharedBytes) {
-  int64_t shared = config.sharedBytes() + extraSharedBytes;
+bool kiln::sm90ConfigFitsSm(const Sm90GemmConfig &config, int64_t extraSharedBytes,
+                            int64_t resultBytes) {
+  int64_t shared = config.sharedBytes(resultBytes) + extraSharedBytes;
   if (shared > kMaxSharedBytes)
     return false;
   if (config.ctasPerSm == 1)
@@ -375,7 +383,7 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
           module, symbols, getArgument(), entryName, problem.operand, problem.result, problem.n,
           config, kiln::rowMajorMatrixA(config.tileK * config.elementBytes()), &problem.epilogue, problem.kMajorB,
           kiln::sm90ResidualTileBytes(function, &problem.epilogue, config,
-                                      /*rowMajorRows=*/true),
+                                      /*rowMajorRows=*/true, problem.result),
           /*depth=*/problem.k);
     const kiln::Sm90Epilogue *epilogue = problem.epilogue.empty() ? nullptr : &problem.epilogue;
     if (epilogue)

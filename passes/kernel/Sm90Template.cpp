@@ -157,7 +157,7 @@ ResidualBoxes residualBoxes(const kiln::Sm90GemmConfig &config, int64_t elementB
 /// epilogue at %rAt ({RESIDUAL_AT}) of %rFlat, the slot's elements, for the tile's %r and
 /// the column %jCols + %fragCol.
 std::vector<std::pair<StringRef, std::string>>
-residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config) {
+residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t resultBytes) {
   if (!element)
     return {{"RESIDUAL_TYPES", ""}, {"RESIDUAL_PARAMETER", ""}, {"RESIDUAL_BARRIERS", ""},
             {"RESIDUAL_INIT", ""},  {"RESIDUAL_PREFETCH", ""},  {"RESIDUAL_LOAD", ""},
@@ -168,7 +168,7 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config) {
   int64_t bytes = layout.bytes();
   std::string tile = llvm::formatv("128x{0}x{1}", layout.paddedColumns, type).str();
   // Past the ring and the staging (which reuses the ring unless the grid is persistent).
-  std::string base = std::to_string(config.ringAndStagingBytes());
+  std::string base = std::to_string(config.ringAndStagingBytes(resultBytes));
   std::string slots = std::to_string(config.residualSlots());
   // The CTA's tile, its slot and fill, and the slot's offset (names prefixed by `p`).
   auto slotOf = [&](StringRef p) {
@@ -176,9 +176,14 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config) {
         %{0}Slots = arith.constant {2} : index
         %{0}TileBytes = arith.constant {3} : index
         %{0}Since = arith.subi %item, %pid : index
-        %{0}TileIndex = arith.divui %{0}Since, %grid : index
-        %{0}Slot = arith.remui %{0}TileIndex, %{0}Slots : index
-        %{0}Fill = arith.divui %{0}TileIndex, %{0}Slots : index
+        %{0}SinceI = arith.index_castui %{0}Since : index to i32
+        %{0}GridI = arith.index_castui %grid : index to i32
+        %{0}SlotsI = arith.index_castui %{0}Slots : index to i32
+        %{0}TileIndex = arith.divui %{0}SinceI, %{0}GridI : i32
+        %{0}SlotI = arith.remui %{0}TileIndex, %{0}SlotsI : i32
+        %{0}FillI = arith.divui %{0}TileIndex, %{0}SlotsI : i32
+        %{0}Slot = arith.index_castui %{0}SlotI : i32 to index
+        %{0}Fill = arith.index_castui %{0}FillI : i32 to index
         %{0}SlotOffset = arith.muli %{0}Slot, %{0}TileBytes : index
         %{0}Offset = arith.addi %{0}BaseOffset, %{0}SlotOffset : index
         %{0}Base = arith.addi %base, %{0}Offset : index)",
@@ -515,7 +520,8 @@ FailureOr<gpu::GPUFuncOp> kiln::insertTemplateWithEpilogue(ModuleOp module, Symb
 }
 
 int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilogue,
-                                    const Sm90GemmConfig &config, bool rowMajorRows) {
+                                    const Sm90GemmConfig &config, bool rowMajorRows,
+                                    Type result) {
   if (!epilogue || epilogue->empty() || !rowMajorRows || config.consumers == 0 || config.splitK > 1)
     return 0;
   std::optional<unsigned> input = residualInput(*epilogue);
@@ -532,7 +538,10 @@ int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue 
   if (type.getShape().back() * elementBytes % 16 != 0)
     return 0;
   int64_t bytes = residualBoxes(config, elementBytes).bytes();
-  return sm90ConfigFitsSm(config, config.residualSlots() * bytes) ? bytes : 0;
+  return sm90ConfigFitsSm(config, config.residualSlots() * bytes,
+                          result.getIntOrFloatBitWidth() / 8)
+             ? bytes
+             : 0;
 }
 
 FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
@@ -696,7 +705,8 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                                         epilogueLanes, kTileBytes, fragments));
   text = substitutePlaceholders(
       text,
-      residualPlaceholders(residual ? epilogue->inputs[*residual].elementType : Type(), config));
+      residualPlaceholders(residual ? epilogue->inputs[*residual].elementType : Type(), config,
+                           resultBytes));
   // The epilogue reads its inputs at C's row and column, kept inside C by the template;
   // the residual at the element's place in its tile.
   text = substitutePlaceholders(
@@ -793,7 +803,7 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
     arguments.append(extra);
   // A kernel instantiated with a residual tile takes its tensor map last: the residual
   // seen as the M x N matrix C is, in boxes of 128 rows x TILE_N columns.
-  int64_t sharedBytes = config.sharedBytes();
+  int64_t sharedBytes = config.sharedBytes(result.getIntOrFloatBitWidth() / 8);
   FunctionType signature = gemm.getFunctionType();
   if (epilogue && signature.getNumInputs() == arguments.size() + 1) {
     std::optional<unsigned> residual = residualInput(*epilogue);

@@ -95,9 +95,9 @@ Sm90AOperand rowMajorMatrixA(int64_t kTileBytes = 128);
 /// consumers compute, so the epilogue reads it from shared memory instead of waiting out
 /// global loads. It needs C's tiles to be runs of rows (A a row-major matrix:
 /// `rowMajorRows`), no split-K, and room in shared memory beside the ring and staging for
-/// the configuration's residualSlots() of them.
+/// the configuration's residualSlots() of them (and the staging of `result`s).
 int64_t sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilogue,
-                              const Sm90GemmConfig &config, bool rowMajorRows);
+                              const Sm90GemmConfig &config, bool rowMajorRows, mlir::Type result);
 
 /// The warp-specialised template for `config` (consumers > 0), operand type `operand`
 /// (f16, bf16; f32 under a tf32 configuration, read as tf32), result type `result` and A

@@ -285,13 +285,15 @@ func.func @main(%x: memref<256x2048x1x1xf16>, %y: memref<256x1000xf32>) attribut
 // CHECK: %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
 // CHECK: %[[EMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
 // The producer: the slot's release, then the load into it.
-// CHECK: %[[PSLOT:.*]] = arith.remui %[[PTILE:.*]], %c2
+// CHECK: %[[PSLOTI:.*]] = arith.remui %{{.*}}, %c2_i32 : i32
+// CHECK: %[[PSLOT:.*]] = arith.index_castui %[[PSLOTI]] : i32 to index
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%[[PSLOT]]]
 // CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%[[PSLOT]]], %c32768
 // CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL]][%[[PSLOT]]] to
 // The consumers, after the main loop: wait for the slot, read it, release it.
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: %[[CSLOT:.*]] = arith.remui %{{.*}}, %c2
+// CHECK: %[[CSLOTI:.*]] = arith.remui %{{.*}}, %c2_i32 : i32
+// CHECK: %[[CSLOT:.*]] = arith.index_castui %[[CSLOTI]] : i32 to index
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]][%[[CSLOT]]]
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTY]][%[[CSLOT]]]
 kernel.func @ffn2(%a: memref<32768x3072xbf16>, %b: memref<3072x768xbf16>, %bias: memref<1x768xbf16>, %res: memref<32768x768xbf16>, %c: memref<32768x768xbf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 2, consumers = 2, persistent = true}} {
