@@ -361,6 +361,11 @@ gpu.module @{MODULE} {
         %n0 = arith.muli %tileCol, %tileN : index
 {COLUMN_VALUES_EARLY}
 {ACC_INIT}
+        // Every item has a k-tile (K > 0; split-K parts have several): told so, LLVM
+        // drops the loop's bypass, which had the zero accumulators materialised twice,
+        // once for each path (a move a register, every tile).
+        %hasKTiles = arith.cmpi ult, %kBegin, %kEnd : index
+        llvm.intr.assume %hasKTiles : i1
         %res = scf.for %kt = %kBegin to %kEnd step %c1 iter_args(%accIn = %init) -> ({ACC}) {
           // The CTA's k-tile g sits in stage g % STAGES; it is that stage's fill
           // g / STAGES, whose completion flips full[stage] to parity (g / STAGES) & 1.
