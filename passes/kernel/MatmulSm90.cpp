@@ -381,7 +381,8 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     if (config.consumers)
       return kiln::instantiateWarpSpecialisedGemm(
           module, symbols, getArgument(), entryName, problem.operand, problem.result, problem.n,
-          config, kiln::rowMajorMatrixA(config.tileK * config.elementBytes()), &problem.epilogue, problem.kMajorB,
+          config, kiln::rowMajorMatrixA(config.tileK * config.elementBytes()), &problem.epilogue,
+          problem.kMajorB,
           kiln::sm90ResidualTileBytes(function, &problem.epilogue, config,
                                       /*rowMajorRows=*/true, problem.result),
           /*depth=*/problem.k);

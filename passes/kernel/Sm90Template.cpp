@@ -520,8 +520,7 @@ FailureOr<gpu::GPUFuncOp> kiln::insertTemplateWithEpilogue(ModuleOp module, Symb
 }
 
 int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilogue,
-                                    const Sm90GemmConfig &config, bool rowMajorRows,
-                                    Type result) {
+                                    const Sm90GemmConfig &config, bool rowMajorRows, Type result) {
   if (!epilogue || epilogue->empty() || !rowMajorRows || config.consumers == 0 || config.splitK > 1)
     return 0;
   std::optional<unsigned> input = residualInput(*epilogue);
@@ -704,9 +703,8 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                 accumulatorPlaceholders(operand, config.tileN, kMajorB, biasedSums,
                                                         epilogueLanes, kTileBytes, fragments));
   text = substitutePlaceholders(
-      text,
-      residualPlaceholders(residual ? epilogue->inputs[*residual].elementType : Type(), config,
-                           resultBytes));
+      text, residualPlaceholders(residual ? epilogue->inputs[*residual].elementType : Type(),
+                                 config, resultBytes));
   // The epilogue reads its inputs at C's row and column, kept inside C by the template;
   // the residual at the element's place in its tile.
   text = substitutePlaceholders(
