@@ -137,17 +137,45 @@ struct KernelPoolNhwcPass : kiln::impl::KernelPoolNhwcBase<KernelPoolNhwcPass> {
       return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
     auto n = [](int64_t value) { return std::to_string(value); };
     bool integer = p.element.isInteger(8);
-    // The lowest value as the dense attribute's literal: -inf's bits for floats.
-    std::string lowest = integer              ? "-128"
+    // The lowest value as the dense attribute's literal: -inf's bits for floats; for i8,
+    // -128 in the upper byte of a 16-bit lane (the template's header).
+    std::string lowest = integer              ? "-32768"
                          : p.element.isF32()  ? "0xFF800000"
                          : p.element.isBF16() ? "0xFF80"
                                               : "0xFC00";
     int64_t columns = p.columnsPerThread();
+    int64_t v = p.vectorWidth();
+    std::string widen = "              %widened = vector.bitcast %loaded : vector<{V}x{T}> to "
+                        "vector<{V}x{A}>";
+    std::string narrow = "          %narrowed = vector.bitcast %value : vector<{V}x{A}> to "
+                         "vector<{V}x{T}>";
+    if (integer) {
+      // Byte c of the 16 loaded goes to byte 2c + 1 of 2V, zeros (element 0 of the first
+      // operand) below it: the upper half of lane c. NARROW takes the odd bytes back.
+      std::string interleave, odd;
+      for (int64_t c = 0; c < v; ++c) {
+        interleave += llvm::formatv("{0}0, {1}", c ? ", " : "", v + c).str();
+        odd += llvm::formatv("{0}{1}", c ? ", " : "", 2 * c + 1).str();
+      }
+      widen = llvm::formatv(R"(              %wideZero = arith.constant dense<0> : vector<{{V}xi8>
+              %wideBytes = vector.shuffle %wideZero, %loaded [{0}] : vector<{{V}xi8>, vector<{{V}xi8>
+              %widened = vector.bitcast %wideBytes : vector<{1}xi8> to vector<{{V}xi16>)",
+                            interleave, 2 * v)
+                  .str();
+      narrow = llvm::formatv(R"(          %narrowBytes = vector.bitcast %value : vector<{{V}xi16> to vector<{1}xi8>
+          %narrowed = vector.shuffle %narrowBytes, %narrowBytes [{0}] : vector<{1}xi8>, vector<{1}xi8>)",
+                             odd, 2 * v)
+                   .str();
+    }
     std::string text = kiln::substitutePlaceholders(
         kPoolTemplate,
-        {{"MODULE", moduleName},
+        {// The snippets first: they use the placeholders below.
+         {"WIDEN", widen},
+         {"NARROW", narrow},
+         {"MODULE", moduleName},
          {"ENTRY", entry},
          {"T", type},
+         {"A", integer ? "i16" : type},
          {"V", n(p.vectorWidth())},
          {"P", n(columns)},
          {"MAX", integer ? "arith.maxsi" : "arith.maximumf"},

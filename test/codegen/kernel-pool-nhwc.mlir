@@ -8,10 +8,12 @@
 
 // ResNet's stem pool in i8: 3x3, stride 2, padding 1. 64 channels are 4 vectors of 16;
 // 2 x 4 output rows of 4 columns: one column block, 2 * 4 * 1 * 4 = 32 threads.
-// The maxima stay in i8 (arith.maxsi); a window row's 9 columns (4 outputs: 3 + 3 * 2)
-// are loaded once each, 16 bytes at a time, out of the padding: the first lies in the
-// left padding for every thread (one column block), so 3 rows of 8 loads remain; each
-// output is one 16-byte store.
+// A window row's 9 columns (4 outputs: 3 + 3 * 2) are loaded once each, 16 bytes at a
+// time, out of the padding: the first lies in the left padding for every thread (one
+// column block), so 3 rows of 8 loads remain. Each loaded byte goes to the upper half of
+// a 16-bit lane (a shuffle with zeros), whose maxima (arith.maxsi on i16 lanes) are
+// max.s16x2, two bytes an instruction, and no byte is taken apart (no cvt); each output's
+// upper bytes are one 16-byte store.
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: kernel.launch
 // CHECK: gpu.launch_func {{ *}}@kiln_maxpool_nhwc_i8_2x8x8x64_k3x3s2x2d1x1p1x1_o4x4::@maxpool_nhwc_i8_2x8x8x64_k3x3s2x2d1x1p1x1_o4x4 blocks in (%c1{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c256, %c1{{.*}}, %c1{{.*}})
@@ -19,13 +21,17 @@
 // CHECK: gpu.func @maxpool_nhwc_i8_2x8x8x64_k3x3s2x2d1x1p1x1_o4x4
 // CHECK-COUNT-24: vector.load {{.*}} {alignment = 16 : i64} : memref<8192xi8>, vector<16xi8>
 // CHECK-NOT: vector.load
-// CHECK: arith.maxsi {{.*}} : vector<16xi8>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 16, 0, 17, 0, 18, {{.*}}, 0, 31] : vector<16xi8>, vector<16xi8>
+// CHECK: arith.maxsi {{.*}} : vector<16xi16>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, {{.*}}, 29, 31] : vector<32xi8>, vector<32xi8>
 // CHECK-COUNT-4: vector.store {{.*}} {alignment = 16 : i64} : memref<2048xi8>, vector<16xi8>
 // PTX-LABEL: .visible .entry maxpool_nhwc_i8_2x8x8x64_k3x3s2x2d1x1p1x1_o4x4(
 // PTX-NOT: .local
 // PTX-COUNT-24: ld.global.v4.{{[bu]}}32
 // PTX-NOT: ld.global
-// PTX: max.s16
+// PTX-NOT: cvt.s8
+// PTX: max.s16x2
+// PTX-NOT: cvt.s8
 // PTX-COUNT-4: st.global.v4.b32
 kernel.func @Pool(%x: memref<2x8x8x64xi8>, %y: memref<2x4x4x64xi8>) {
   generic ins(%x : memref<2x8x8x64xi8>) outs(%y : memref<2x4x4x64xi8>) {

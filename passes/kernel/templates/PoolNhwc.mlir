@@ -9,12 +9,16 @@
 // P outputs read once and takes it into the maximum of every output that reads it. The
 // loops marked `unroll` are unrolled when the template is instantiated, so the P maxima
 // live in registers and the `arith.cmpi eq` tests that pair columns with outputs fold
-// away. The maximum is taken in T itself (exact; MAX is arith.maximumf for floats, which
-// propagates NaN, or arith.maxsi for i8).
+// away. The maxima are exact, taken in A: T itself for floats (MAX is arith.maximumf,
+// which propagates NaN); for i8, 16-bit lanes holding each byte in their upper half
+// (WIDEN, as it is loaded: a byte shuffle with zeros), whose arith.maxsi becomes
+// max.s16x2, two bytes an instruction where NVPTX has no byte maxima (it took each byte
+// apart: three instructions a byte), and NARROW takes the upper bytes back to store.
 //
 // Index arithmetic is 32-bit (the pass checks that both buffers have fewer than 2^31
-// elements). Placeholders (in braces): MODULE, ENTRY, T, V, P, MAX, LOWEST (T's lowest
-// value: -inf, or -128), the problem's H W C OH OW KH KW SH SW DH DW PAD_TOP PAD_LEFT,
+// elements). Placeholders (in braces): MODULE, ENTRY, T, A, V, P, MAX, LOWEST (A's lowest
+// value: -inf, or -128 x 256), WIDEN (%widened, vector<V x A>, from %loaded) and NARROW
+// (%narrowed, vector<V x T>, from %value), the problem's H W C OH OW KH KW SH SW DH DW PAD_TOP PAD_LEFT,
 // CG (= C / V), OWB (= ceil(OW / P)), TOTAL (= N * OH * OWB * CG), COLS, X_ELEMENTS,
 // Y_ELEMENTS and ALIGN (the bytes of V elements, 16).
 // Grid (ceil(TOTAL / 256), 1, 1), block (256, 1, 1); parameters: bare pointers to x and y.
@@ -73,64 +77,65 @@ gpu.module @{MODULE} {
       %columnStart = arith.muli %outColumn0, %sw : i32
       %left = arith.subi %columnStart, %padLeft : i32
       %imageRows = arith.muli %image, %h : i32
-      %lowest = arith.constant dense<{LOWEST}> : vector<{V}x{T}>
-      %lowestAll = arith.constant dense<{LOWEST}> : vector<{P}x{V}x{T}>
+      %lowest = arith.constant dense<{LOWEST}> : vector<{V}x{A}>
+      %lowestAll = arith.constant dense<{LOWEST}> : vector<{P}x{V}x{A}>
 
-      %max = scf.for %r = %i0 to %khIndex step %i1 iter_args(%maxR = %lowestAll) -> (vector<{P}x{V}x{T}>) {
+      %max = scf.for %r = %i0 to %khIndex step %i1 iter_args(%maxR = %lowestAll) -> (vector<{P}x{V}x{A}>) {
         %rI32 = arith.index_castui %r : index to i32
         %rOffset = arith.muli %rI32, %dh : i32
         %inRow = arith.addi %top, %rOffset : i32
         %rowLow = arith.cmpi sge, %inRow, %c0 : i32
         %rowHigh = arith.cmpi slt, %inRow, %h : i32
         %rowOk = arith.andi %rowLow, %rowHigh : i1
-        %maxNext = scf.if %rowOk -> (vector<{P}x{V}x{T}>) {
+        %maxNext = scf.if %rowOk -> (vector<{P}x{V}x{A}>) {
           %inputRow = arith.addi %imageRows, %inRow : i32
           %rowPixels = arith.muli %inputRow, %w : i32
-          %maxCols = scf.for %j = %i0 to %colsIndex step %i1 iter_args(%maxJ = %maxR) -> (vector<{P}x{V}x{T}>) {
+          %maxCols = scf.for %j = %i0 to %colsIndex step %i1 iter_args(%maxJ = %maxR) -> (vector<{P}x{V}x{A}>) {
             %jI32 = arith.index_castui %j : index to i32
             %inColumn = arith.addi %left, %jI32 : i32
             %columnLow = arith.cmpi sge, %inColumn, %c0 : i32
             %columnHigh = arith.cmpi slt, %inColumn, %w : i32
             %columnOk = arith.andi %columnLow, %columnHigh : i1
-            %xv = scf.if %columnOk -> (vector<{V}x{T}>) {
+            %xv = scf.if %columnOk -> (vector<{V}x{A}>) {
               %pixel = arith.addi %rowPixels, %inColumn : i32
               %pixelChannels = arith.muli %pixel, %c : i32
               %xOffset = arith.addi %pixelChannels, %channel : i32
               %xIndex = arith.index_castui %xOffset : i32 to index
               %loaded = vector.load %x[%xIndex] {alignment = {ALIGN}} : memref<{X_ELEMENTS}x{T}>, vector<{V}x{T}>
-              scf.yield %loaded : vector<{V}x{T}>
+{WIDEN}
+              scf.yield %widened : vector<{V}x{A}>
             } else {
-              scf.yield %lowest : vector<{V}x{T}>
+              scf.yield %lowest : vector<{V}x{A}>
             }
             // Every output p whose tap s reads column j: p * SW + s * DW == j (decided
             // when the loops are unrolled).
-            %maxP = scf.for %pp = %i0 to %pIndex step %i1 iter_args(%maxQ = %maxJ) -> (vector<{P}x{V}x{T}>) {
+            %maxP = scf.for %pp = %i0 to %pIndex step %i1 iter_args(%maxQ = %maxJ) -> (vector<{P}x{V}x{A}>) {
               %ppI32 = arith.index_castui %pp : index to i32
               %pColumn = arith.muli %ppI32, %sw : i32
-              %maxS = scf.for %s = %i0 to %kwIndex step %i1 iter_args(%maxT = %maxQ) -> (vector<{P}x{V}x{T}>) {
+              %maxS = scf.for %s = %i0 to %kwIndex step %i1 iter_args(%maxT = %maxQ) -> (vector<{P}x{V}x{A}>) {
                 %sI32 = arith.index_castui %s : index to i32
                 %sColumn = arith.muli %sI32, %dw : i32
                 %column = arith.addi %pColumn, %sColumn : i32
                 %hit = arith.cmpi eq, %column, %jI32 : i32
-                %maxHit = scf.if %hit -> (vector<{P}x{V}x{T}>) {
-                  %old = vector.extract %maxT[%pp] : vector<{V}x{T}> from vector<{P}x{V}x{T}>
-                  %new = {MAX} %old, %xv : vector<{V}x{T}>
-                  %maxNew = vector.insert %new, %maxT[%pp] : vector<{V}x{T}> into vector<{P}x{V}x{T}>
-                  scf.yield %maxNew : vector<{P}x{V}x{T}>
+                %maxHit = scf.if %hit -> (vector<{P}x{V}x{A}>) {
+                  %old = vector.extract %maxT[%pp] : vector<{V}x{A}> from vector<{P}x{V}x{A}>
+                  %new = {MAX} %old, %xv : vector<{V}x{A}>
+                  %maxNew = vector.insert %new, %maxT[%pp] : vector<{V}x{A}> into vector<{P}x{V}x{A}>
+                  scf.yield %maxNew : vector<{P}x{V}x{A}>
                 } else {
-                  scf.yield %maxT : vector<{P}x{V}x{T}>
+                  scf.yield %maxT : vector<{P}x{V}x{A}>
                 }
-                scf.yield %maxHit : vector<{P}x{V}x{T}>
+                scf.yield %maxHit : vector<{P}x{V}x{A}>
               } {unroll}
-              scf.yield %maxS : vector<{P}x{V}x{T}>
+              scf.yield %maxS : vector<{P}x{V}x{A}>
             } {unroll}
-            scf.yield %maxP : vector<{P}x{V}x{T}>
+            scf.yield %maxP : vector<{P}x{V}x{A}>
           } {unroll}
-          scf.yield %maxCols : vector<{P}x{V}x{T}>
+          scf.yield %maxCols : vector<{P}x{V}x{A}>
         } else {
-          scf.yield %maxR : vector<{P}x{V}x{T}>
+          scf.yield %maxR : vector<{P}x{V}x{A}>
         }
-        scf.yield %maxNext : vector<{P}x{V}x{T}>
+        scf.yield %maxNext : vector<{P}x{V}x{A}>
       } {unroll}
 
       // The P outputs that lie inside the output row: one vector store each.
@@ -142,12 +147,13 @@ gpu.module @{MODULE} {
         %outColumn = arith.addi %outColumn0, %ppI32 : i32
         %columnOk = arith.cmpi slt, %outColumn, %ow : i32
         scf.if %columnOk {
-          %value = vector.extract %max[%pp] : vector<{V}x{T}> from vector<{P}x{V}x{T}>
+          %value = vector.extract %max[%pp] : vector<{V}x{A}> from vector<{P}x{V}x{A}>
+{NARROW}
           %outPixel = arith.addi %outRowPixels, %outColumn : i32
           %outPixelChannels = arith.muli %outPixel, %c : i32
           %yOffset = arith.addi %outPixelChannels, %channel : i32
           %yIndex = arith.index_castui %yOffset : i32 to index
-          vector.store %value, %y[%yIndex] {alignment = {ALIGN}} : memref<{Y_ELEMENTS}x{T}>, vector<{V}x{T}>
+          vector.store %narrowed, %y[%yIndex] {alignment = {ALIGN}} : memref<{Y_ELEMENTS}x{T}>, vector<{V}x{T}>
         }
       } {unroll}
     }
