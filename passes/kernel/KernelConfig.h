@@ -255,6 +255,12 @@ struct DeviceModel {
   double simtFlopsPerSecond = 60e12;
   /// What a launch costs whatever it does (microseconds).
   double launchMicros = 3.0;
+  /// One step of a reduction that the generic lowering runs inside a thread (a load and a
+  /// multiply-add waiting on the one before; microseconds): about an L2 hit. The H200 ran
+  /// ResNet-50's generic convolutions at 0.3-1.1 us a step at batch 256 (the timing
+  /// cache: 37 to 121 ms each, where their flops at the SIMT rate take 1-2 ms) and at
+  /// ~0.17 us a step at batch 1 (layer3's: ~0.4 ms each, 1 wave of 2304 steps).
+  double genericReductionStepMicros = 0.1;
 
   /// The model of `target`'s usual GPU (sm_90a: H200; sm_80: A100).
   static DeviceModel forTarget(llvm::StringRef target);
@@ -264,13 +270,18 @@ struct DeviceModel {
 /// 2 * output elements * reduction size per convolution, one per produced element for
 /// everything else (walks the template's body).
 double estimateKernelFlops(kernel::FuncOp function);
+/// The time the generic lowering's thread-per-output reductions take at least: for each
+/// matmul, gemm or convolution, its waves of output elements (a thread each, every
+/// thread of every multiprocessor busy) times its reduction's steps, one after another.
+double estimateGenericReductionMicros(kernel::FuncOp function, const DeviceModel &device);
 /// The bytes `function` must move through device memory at least: every buffer argument
 /// read or written once.
 double estimateKernelBytes(kernel::FuncOp function);
 
 /// The cost model: an estimate of `function`'s time in microseconds under `config`, for
 /// ranking candidates where nothing was measured (docs/tuning.md gives the formula).
-///  - generic:   launch + bytes / bandwidth + flops / SIMT rate;
+///  - generic:   launch + max(bytes / bandwidth + flops / SIMT rate, the serial steps of
+///    its thread-per-output reductions: estimateGenericReductionMicros);
 ///  - sm90_gemm: launch + max(bytes / bandwidth, waves x tile time), where the resident
 ///    blocks per multiprocessor come from shared memory and threads, waves = ceil(tiles /
 ///    (multiprocessors x resident)), a tile's time is its (padded) flops at the per-SM
