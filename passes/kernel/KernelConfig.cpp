@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 using namespace mlir;
 
@@ -180,6 +181,35 @@ double elementCount(Type type) {
 }
 } // namespace
 
+namespace {
+/// The length of the reduction behind each result element of a matmul, gemm or
+/// convolution (K; a convolution's weight elements per output channel), 1 where a size
+/// is dynamic; nullopt for other ops.
+std::optional<double> reductionLength(Operation *op) {
+  if (auto matmul = dyn_cast<graph::MatMulOp>(op)) {
+    auto lhs = dyn_cast<ShapedType>(matmul.getLhs().getType());
+    return lhs && lhs.hasRank() && lhs.getRank() >= 1 && !lhs.isDynamicDim(lhs.getRank() - 1)
+               ? static_cast<double>(lhs.getDimSize(lhs.getRank() - 1))
+               : 1;
+  }
+  if (auto gemm = dyn_cast<graph::GemmOp>(op)) {
+    // K is A's columns, or its rows when A is transposed.
+    auto a = dyn_cast<ShapedType>(gemm.getA().getType());
+    unsigned kDim = gemm.getTransA() ? 0 : 1;
+    return a && a.hasRank() && a.getRank() == 2 && !a.isDynamicDim(kDim)
+               ? static_cast<double>(a.getDimSize(kDim))
+               : 1;
+  }
+  if (auto conv = dyn_cast<graph::ConvOp>(op)) {
+    auto weight = dyn_cast<ShapedType>(conv.getWeight().getType());
+    return weight && weight.hasStaticShape() && weight.getRank() >= 1 && weight.getDimSize(0) > 0
+               ? elementCount(weight) / static_cast<double>(weight.getDimSize(0))
+               : 1;
+  }
+  return std::nullopt;
+}
+} // namespace
+
 double estimateKernelFlops(kernel::FuncOp function) {
   double flops = 0;
   function.walk([&](Operation *op) {
@@ -187,23 +217,8 @@ double estimateKernelFlops(kernel::FuncOp function) {
       return;
     if (isa<graph::ConstantOp>(op))
       return;
-    if (auto matmul = dyn_cast<graph::MatMulOp>(op)) {
-      auto lhs = dyn_cast<ShapedType>(matmul.getLhs().getType());
-      double reduction =
-          lhs && lhs.hasRank() && lhs.getRank() >= 1 && !lhs.isDynamicDim(lhs.getRank() - 1)
-              ? static_cast<double>(lhs.getDimSize(lhs.getRank() - 1))
-              : 1;
-      flops += 2 * elementCount(matmul.getResult().getType()) * reduction;
-      return;
-    }
-    if (auto gemm = dyn_cast<graph::GemmOp>(op)) {
-      // K is A's columns, or its rows when A is transposed.
-      auto a = dyn_cast<ShapedType>(gemm.getA().getType());
-      unsigned kDim = gemm.getTransA() ? 0 : 1;
-      double reduction = a && a.hasRank() && a.getRank() == 2 && !a.isDynamicDim(kDim)
-                             ? static_cast<double>(a.getDimSize(kDim))
-                             : 1;
-      flops += 2 * elementCount(gemm.getResult().getType()) * reduction;
+    if (std::optional<double> reduction = reductionLength(op)) {
+      flops += 2 * elementCount(op->getResult(0).getType()) * *reduction;
       return;
     }
     if (auto attention = dyn_cast<graph::AttentionOp>(op)) {
@@ -213,14 +228,6 @@ double estimateKernelFlops(kernel::FuncOp function) {
                          ? static_cast<double>(key.getDimSize(key.getRank() - 2))
                          : 1;
       flops += 4 * elementCount(attention.getQuery().getType()) * seqKv;
-      return;
-    }
-    if (auto conv = dyn_cast<graph::ConvOp>(op)) {
-      auto weight = dyn_cast<ShapedType>(conv.getWeight().getType());
-      double reduction = 1;
-      if (weight && weight.hasStaticShape() && weight.getRank() >= 1 && weight.getDimSize(0) > 0)
-        reduction = elementCount(weight) / static_cast<double>(weight.getDimSize(0));
-      flops += 2 * elementCount(conv.getResult().getType()) * reduction;
       return;
     }
     for (Type result : op->getResultTypes())
@@ -233,25 +240,9 @@ double estimateGenericReductionMicros(kernel::FuncOp function, const DeviceModel
   double threads = static_cast<double>(device.multiprocessors * device.threadsPerMultiprocessor);
   double micros = 0;
   function.walk([&](Operation *op) {
-    if (!isa<graph::MatMulOp, graph::GemmOp, graph::ConvOp>(op) || op->getNumResults() != 1)
-      return;
-    // estimateKernelFlops' 2 x outputs x reduction, for this op alone.
-    double outputs = elementCount(op->getResult(0).getType());
-    double steps = 0;
-    if (auto matmul = dyn_cast<graph::MatMulOp>(op)) {
-      auto lhs = dyn_cast<ShapedType>(matmul.getLhs().getType());
-      if (lhs && lhs.hasStaticShape() && lhs.getRank() >= 1)
-        steps = static_cast<double>(lhs.getDimSize(lhs.getRank() - 1));
-    } else if (auto gemm = dyn_cast<graph::GemmOp>(op)) {
-      auto a = dyn_cast<ShapedType>(gemm.getA().getType());
-      if (a && a.hasStaticShape() && a.getRank() == 2)
-        steps = static_cast<double>(a.getDimSize(gemm.getTransA() ? 0 : 1));
-    } else if (auto weight = dyn_cast<ShapedType>(cast<graph::ConvOp>(op).getWeight().getType());
-               weight && weight.hasStaticShape() && weight.getRank() >= 1 &&
-               weight.getDimSize(0) > 0) {
-      steps = elementCount(weight) / static_cast<double>(weight.getDimSize(0));
-    }
-    micros += std::ceil(outputs / threads) * steps * device.genericReductionStepMicros;
+    if (std::optional<double> steps = reductionLength(op))
+      micros += std::ceil(elementCount(op->getResult(0).getType()) / threads) * *steps *
+                device.genericReductionStepMicros;
   });
   return micros;
 }
