@@ -14,16 +14,14 @@
 // or before the windows' first element (`shift` elements before it), in LOAD-element vectors
 // (LOAD divides W * C, so that a vector lies wholly inside an input row or wholly in the
 // padding: zeros), and a KH + 1st row of zeros. A thread then builds CHUNK columns of A
-// (16 bytes) of a row in registers and stores them: thread t takes chunk t / GROUPS of
-// the rows of positions t % GROUPS, + GROUPS, ..., so that the window offsets of its
-// columns, (k / SEGMENT) * WINDOW_ROW + k % SEGMENT (the zero row's first for k >= K), do
-// not change from row to row (LLVM computes them once) and a row takes one window load an
-// element. A warp's lanes then mostly share a chunk and take consecutive positions, whose
-// window elements are STRIDE * C apart: about two shared-memory wavefronts a load. (Lanes
-// along a row's chunks read 32 scattered bytes, ~4 wavefronts a load, which bound the i8
-// stem's im2col; rows built a byte at a time in shared memory, ~10 instructions an
-// element, made it issue-bound before.) 32-bit arithmetic but for A's offsets: the input
-// and A's rows number fewer than 2^31 (the pass checks).
+// (16 bytes) of a row in registers and stores them: thread t takes chunk t % CHUNKS_PER_ROW
+// of the rows of positions t / CHUNKS_PER_ROW, + GROUPS, ..., so that the window offsets
+// of its columns, (k / SEGMENT) * WINDOW_ROW + k % SEGMENT (the zero row's first for
+// k >= K), do not change from row to row (LLVM computes them once) and a row takes one
+// window load an element, and consecutive threads store consecutive 16 bytes of A. (Rows
+// built a byte at a time in shared memory, ~10 instructions an element, made the i8 stem's
+// im2col issue-bound.) 32-bit arithmetic but for A's offsets: the input and A's rows
+// number fewer than 2^31 (the pass checks).
 //
 // Placeholders (in braces below): MODULE, ENTRY, T (f16, bf16; f32 for tf32; i8), ZERO
 // (T's zero: 0.0, or 0 for i8), CHUNK, STORE_ALIGNMENT (the bytes of CHUNK elements, at
@@ -142,9 +140,9 @@ gpu.module @{MODULE} {
     %zeroRow = arith.constant {ZERO_ROW} : i32
     %k = arith.constant {K} : i32
     %strideC = arith.muli %stride, %c : i32
-    %chunk = arith.divui %tid, %groups : i32
-    %group = arith.remui %tid, %groups : i32
-    %building = arith.cmpi ult, %chunk, %chunksPerRow : i32
+    %chunk = arith.remui %tid, %chunksPerRow : i32
+    %group = arith.divui %tid, %chunksPerRow : i32
+    %building = arith.cmpi ult, %group, %groups : i32
     %firstPosition = arith.select %building, %group, %owCount : i32
     %firstPositionIndex = arith.index_castui %firstPosition : i32 to index
     %owCountIndex = arith.index_castui %owCount : i32 to index
