@@ -172,47 +172,35 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
 /// (one store), 8 f32 ones. gemmK() is a multiple of it.
 int64_t im2colChunk(const ConvProblem &p) { return std::max<int64_t>(8, p.channelAlignment()); }
 
-/// The shared memory an im2col CTA's input window may take (of the 48 KB a CTA's static
-/// shared memory may).
+/// The shared memory an im2col CTA's input window and rows of A may take (of the 48 KB a
+/// CTA's static shared memory may).
 constexpr int64_t kIm2colSharedBytes = 40 * 1024;
 
-/// How the im2col kernel splits A (templates/Im2col.mlir): a CTA takes `positions`
-/// consecutive output positions of one output row (`perRow` CTAs a row), whose input
-/// window it copies into shared memory, `loadElements` elements a load: KH rows of
-/// `windowRowElements` and a row of zeros.
+/// How the im2col kernel splits A: a CTA takes `positions` consecutive output positions of
+/// one output row (`perRow` CTAs a row), whose input window is KH rows of
+/// `windowRowElements` (templates/Im2col.mlir), and stages their rows of A.
 struct Im2colBlocks {
-  int64_t positions = 1, perRow = 1, loadElements = 1, windowRowElements = 0;
-  int64_t kernelHeight = 0, elementBytes = 0;
-  int64_t rowLoads() const { return windowRowElements / loadElements; }
-  int64_t windowLoads() const { return (kernelHeight + 1) * rowLoads(); }
-  /// The threads load the window 256 vectors a step, branch-free: the window is padded
-  /// to a multiple of 256 vectors.
-  int64_t windowSteps() const { return llvm::divideCeil(windowLoads(), 256); }
-  int64_t windowPaddedElements() const { return windowSteps() * 256 * loadElements; }
-  int64_t sharedBytes() const { return windowPaddedElements() * elementBytes; }
+  int64_t positions = 1, perRow = 1, windowRowElements = 0, windowElements = 0;
+  int64_t sharedBytes = 0;
+  /// The threads load the window 256 elements a step, branch-free: the window is padded
+  /// to a multiple of 256 elements.
+  int64_t windowSteps() const { return llvm::divideCeil(windowElements, 256); }
 };
 
 Im2colBlocks im2colBlocks(const ConvProblem &p) {
-  // Vectors of the window as wide as a chunk of A's row where they divide the input's
-  // rows (W * C elements), so that none straddles a row's end.
-  int64_t loadElements = im2colChunk(p);
-  while (loadElements > 1 && (p.width * p.channels) % loadElements != 0)
-    loadElements /= 2;
+  int64_t elementBytes = p.operand.getIntOrFloatBitWidth() / 8;
   auto blocksOf = [&](int64_t positions) {
     Im2colBlocks blocks;
     blocks.positions = positions;
     blocks.perRow = llvm::divideCeil(p.outWidth, positions);
-    blocks.loadElements = loadElements;
-    blocks.kernelHeight = p.kernelHeight;
-    blocks.elementBytes = p.operand.getIntOrFloatBitWidth() / 8;
-    // The windows' elements, and room for their first's offset in its aligned vector.
-    int64_t elements = ((positions - 1) * p.stride + p.kernelWidth) * p.channels;
-    blocks.windowRowElements = llvm::alignTo(elements + loadElements - 1, loadElements);
+    blocks.windowRowElements = ((positions - 1) * p.stride + p.kernelWidth) * p.channels;
+    blocks.windowElements = p.kernelHeight * blocks.windowRowElements;
+    blocks.sharedBytes = (blocks.windowSteps() * 256 + positions * p.gemmK()) * elementBytes;
     return blocks;
   };
   // The whole output row where it fits, else as many positions as fit.
   int64_t positions = p.outWidth;
-  while (positions > 1 && blocksOf(positions).sharedBytes() > kIm2colSharedBytes)
+  while (positions > 1 && blocksOf(positions).sharedBytes > kIm2colSharedBytes)
     positions = llvm::divideCeil(positions, 2);
   return blocksOf(positions);
 }
@@ -360,12 +348,10 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     auto n = [](int64_t value) { return std::to_string(value); };
     Im2colBlocks blocks = im2colBlocks(p);
     // The kernel's 32-bit offsets: the input's elements and A's rows.
-    if (blocks.sharedBytes() > kIm2colSharedBytes ||
+    if (blocks.sharedBytes > kIm2colSharedBytes ||
         p.batch * p.height * p.width * p.channels >= (int64_t(1) << 31) ||
         p.gemmM() >= (int64_t(1) << 31))
       return failure();
-    int64_t elementBytes = p.operand.getIntOrFloatBitWidth() / 8;
-    int64_t chunksPerRow = p.gemmK() / im2colChunk(p);
     std::string text = kiln::substitutePlaceholders(
         kIm2colTemplate,
         {{"MODULE", moduleName},
@@ -373,9 +359,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
          {"T", type},
          {"ZERO", p.int8() ? "0" : "0.0"},
          {"CHUNK", n(im2colChunk(p))},
-         {"STORE_ALIGNMENT", n(std::min<int64_t>(16, im2colChunk(p) * elementBytes))},
-         {"LOAD", n(blocks.loadElements)},
-         {"LOAD_ALIGNMENT", n(std::min<int64_t>(16, blocks.loadElements * elementBytes))},
+         {"STORE_ALIGNMENT",
+          n(std::min<int64_t>(16, im2colChunk(p) * p.operand.getIntOrFloatBitWidth() / 8))},
          {"INPUT_ELEMENTS", n(p.batch * p.height * p.width * p.channels)},
          {"W_C", n(p.width * p.channels)},
          {"H", n(p.height)},
@@ -385,20 +370,18 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
          {"STRIDE", n(p.stride)},
          {"PAD_TOP", n(p.padTop)},
          {"PAD_LEFT", n(p.padLeft)},
-         {"KH", n(p.kernelHeight)},
          {"SEGMENT", n(p.kernelWidth * p.channels)},
          {"KP", n(p.gemmK())},
          {"K", n(p.taps() * p.channels)},
-         {"CHUNKS_PER_ROW", n(chunksPerRow)},
-         {"GROUPS", n(256 / chunksPerRow)},
+         {"CHUNKS_PER_ROW", n(p.gemmK() / im2colChunk(p))},
          {"OWB", n(blocks.positions)},
          {"BLOCKS_PER_ROW", n(blocks.perRow)},
-         {"WINDOW_ROW", n(blocks.windowRowElements)},
-         {"ZERO_ROW", n(p.kernelHeight * blocks.windowRowElements)},
-         {"ROW_LOADS", n(blocks.rowLoads())},
-         {"WINDOW_LOADS", n(blocks.windowLoads())},
+         {"WIN_C", n(blocks.windowRowElements)},
+         {"WINDOW", n(blocks.windowElements)},
          {"WINDOW_STEPS", n(blocks.windowSteps())},
-         {"WINDOW_PADDED", n(blocks.windowPaddedElements())},
+         {"WINDOW_PADDED", n(blocks.windowSteps() * 256)},
+         {"STAGED", n(blocks.positions * p.gemmK())},
+         {"COLUMN_STEPS", n(llvm::divideCeil(p.gemmK(), 32))},
          {"A_ELEMENTS", n(p.gemmM() * p.gemmK())}});
     FailureOr<gpu::GPUFuncOp> kernel =
         kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);

@@ -42,20 +42,16 @@ func.func @main(%x: memref<2x8x8x32xf16>, %y: memref<2x4x4x64xf16>) attributes {
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c128, %c64] : memref<*xf16> -> <tensor = memref<128x64xf16, 3>
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x64x64_s6_ws2::@gemm_f16_f16_128x64x64_s6_ws2 blocks in (%c4,
 // CHECK-SAME: %c512_i32 : i32, %c64_i32 : i32, %c152_i32 : i32
-// The im2col: a CTA an output row; its window (7 input rows of 32 pixels and the padding,
-// 96 elements a row: a multiple of 8) is loaded in 16-byte vectors, one a thread, then
-// each thread gathers the 8 columns of its chunk of a row of A from the window (eight
-// 16-bit shared loads) and stores them in one 16-byte vector, with no second barrier.
 // PTX-LABEL: .visible .entry im2col_f16_2x32x32x3_k7x7s2p3x3(
-// PTX: ld.global.v4.b32
-// PTX-NOT: ld.global
-// PTX: st.shared.v4.b32
+// PTX: ld.global.b16
+// PTX: st.shared.b16
 // PTX: bar.sync 0;
 // PTX-NOT: ld.global
-// PTX-COUNT-8: ld.shared.b16
+// PTX-COUNT-5: ld.shared.b16
 // PTX-NOT: ld.shared
+// PTX: bar.sync 0;
+// PTX: ld.shared.v4.b32
 // PTX: st.global.v4.b32
-// PTX-NOT: bar.sync
 // PTX-LABEL: .visible .entry gemm_f16_f16_128x64x64_s6_ws2(
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 memref.global "private" constant @stem : memref<64x7x7x3xf16> = dense<1.0>
@@ -70,36 +66,5 @@ kernel.func @Stem(%x: memref<2x32x32x3xf16>, %w: memref<64x7x7x3xf16>, %y: memre
 func.func @main(%x: memref<2x32x32x3xf16>, %y: memref<2x16x16x64xf16>) attributes {kernel.num_inputs = 1 : i64} {
   %w = memref.get_global @stem : memref<64x7x7x3xf16>
   kernel.launch @Stem(%x, %w, %y) : (memref<2x32x32x3xf16>, memref<64x7x7x3xf16>, memref<2x16x16x64xf16>) -> ()
-  return
-}
-
-// -----
-
-// A 3x3 stride-2 RGB stem on 30-pixel rows: W * C = 90 elements, no multiple of 8 or 4,
-// so the window is loaded in pairs of elements (32-bit loads) that never straddle a row's
-// end; K = 27 columns rounded up to 32, 4 chunks a row.
-// CHECK-LABEL: func.func @main
-// CHECK: %[[A:.*]] = memref.alloc() : memref<450x32xf16>
-// CHECK: gpu.launch_func {{ *}}@kiln_im2col_f16_2x30x30x3_k3x3s2p1x1::@im2col_f16_2x30x30x3_k3x3s2p1x1 blocks in (%c30,
-// PTX-LABEL: .visible .entry im2col_f16_2x30x30x3_k3x3s2p1x1(
-// PTX: ld.global.b32
-// PTX: st.shared.b32
-// PTX: bar.sync 0;
-// PTX-NOT: ld.global
-// PTX-COUNT-8: ld.shared.b16
-// PTX-NOT: ld.shared
-// PTX: st.global.v4.b32
-memref.global "private" constant @stem3 : memref<16x3x3x3xf16> = dense<1.0>
-kernel.func @Stem3(%x: memref<2x30x30x3xf16>, %w: memref<16x3x3x3xf16>, %y: memref<2x15x15x16xf16>) {
-  conv ins(%x, %w : memref<2x30x30x3xf16>, memref<16x3x3x3xf16>) outs(%y : memref<2x15x15x16xf16>) {
-  ^bb0(%a: tensor<2x30x30x3xf16>, %b: tensor<16x3x3x3xf16>):
-    %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x30x30x3xf16>, tensor<16x3x3x3xf16>) -> tensor<2x15x15x16xf16>
-    kernel.yield %r : tensor<2x15x15x16xf16>
-  }
-  return
-}
-func.func @main(%x: memref<2x30x30x3xf16>, %y: memref<2x15x15x16xf16>) attributes {kernel.num_inputs = 1 : i64} {
-  %w = memref.get_global @stem3 : memref<16x3x3x3xf16>
-  kernel.launch @Stem3(%x, %w, %y) : (memref<2x30x30x3xf16>, memref<16x3x3x3xf16>, memref<2x15x15x16xf16>) -> ()
   return
 }

@@ -153,24 +153,38 @@ func.func @main(%x: memref<2x16x16x64xi8>, %y: memref<2x16x16x128xi8>) attribute
 // An RGB stem (7x7, stride 2, 3 channels): an explicit im2col of i8 (KH KW C = 147 columns
 // rounded up to 160, 16-byte rows), then the row-major product; the rescaled sums are
 // stored as f16. A CTA of the im2col writes the rows of one output row (16 CTAs): it
-// copies the 7 input rows its windows read and a row of zeros into shared memory in
-// 16-byte vectors (96 bytes an input row, a multiple of 16), one a thread, then each
-// thread gathers its 16-byte chunk of a row of A (16 byte loads from the window, packed
-// by `prmt`) and stores it in one vector; the chunks past column 147 read the zero row.
+// copies the 7 input rows its windows read into shared memory (777 bytes, 4 a thread,
+// their loads issued before the first store, the window padded to 1024 bytes so that
+// no branch guards the stores), copies each filter row's 21 consecutive bytes of the
+// window into the rows of A staged there (a warp a row: lane l copies the row's columns
+// l, l + 32, .. l + 128, five loads and stores in the loop over the warp's rows), then
+// stores the rows in 16-byte vectors.
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_im2col_i8_1x32x32x3_k7x7s2p3x3::{{.*}} blocks in (%c16,
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}_sb::
 // CHECK-SAME: %c256_i32 : i32, %c64_i32 : i32, %c160_i32 : i32
 // PTX-LABEL: .visible .entry im2col_i8_1x32x32x3_k7x7s2p3x3(
-// PTX: ld.global.v4.b32
+// PTX-NOT: .local
+// PTX: ld.global.{{(nc.)?}}{{[bu]}}8
+// PTX-NOT: st.shared
+// PTX: ld.global.{{(nc.)?}}{{[bu]}}8
+// PTX-NOT: st.shared
+// PTX: ld.global.{{(nc.)?}}{{[bu]}}8
+// PTX-NOT: st.shared
+// PTX: ld.global.{{(nc.)?}}{{[bu]}}8
 // PTX-NOT: ld.global
-// PTX: st.shared.v4.b32
+// PTX: st.shared.{{[bu]}}8 [%rd[[WINDOW:[0-9]+]]], %rs{{[0-9]+}};
+// PTX: st.shared.{{[bu]}}8 [%rd[[WINDOW]]+256], %rs{{[0-9]+}};
+// PTX: st.shared.{{[bu]}}8 [%rd[[WINDOW]]+512], %rs{{[0-9]+}};
+// PTX: st.shared.{{[bu]}}8 [%rd[[WINDOW]]+768], %rs{{[0-9]+}};
+// PTX-NEXT: bar.sync 0;
+// PTX-NOT: ld.global
+// PTX-COUNT-5: ld.shared.{{[bu]}}8
+// PTX-NOT: ld.shared
 // PTX: bar.sync 0;
 // PTX-NOT: ld.global
-// PTX-COUNT-16: ld.shared.b8
-// PTX-NOT: ld.shared
+// PTX: ld.shared.v4.b32
 // PTX: st.global.v4.b32
-// PTX-NOT: ld.global
 // PTX-LABEL: .visible .entry gemm_i8_f16_bt_{{.*}}_i8_cast_mul_cast_{{[0-9a-f]+}}_sb(
 // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8
 memref.global "private" constant @w7 : memref<64x7x7x3xi8> = dense<-2>
