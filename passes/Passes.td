@@ -844,21 +844,25 @@ def GraphQuantizeInt8 : Pass<"graph-quantize-int8", "::mlir::func::FuncOp"> {
   ];
 }
 
-def GraphFoldQuantizedConv : Pass<"graph-fold-quantized-conv", "::mlir::func::FuncOp"> {
-  let summary = "Convolutions of dequantized int8 operands as integer convolutions";
+def GraphFoldQuantizedProducts : Pass<"graph-fold-quantized-products", "::mlir::func::FuncOp"> {
+  let summary = "Convolutions and matrix products of dequantized int8 operands as integer ones";
   let description = [{
     `graph.conv(DQ(xq, sx), DQ(wq, sw), b)` with `xq` an i8 tensor, `sx` a scalar f32
     constant, `wq` an i8 constant, `sw` an f32 constant scalar or one per output channel
     (axis 0), zero points absent or 0 and group 1 becomes `graph.conv %xq, %wq` with an
     i32 result, `graph.dequantize_linear` of it by the constant `sx * sw` along the output
     channel axis, and `graph.add` of the bias ([M, 1, ...] channels first, [M] channels
-    last; constants reshaped at compile time). The form graph-quantize-int8 and QAT
-    exports leave, made the int8 tensor-core kernels' input; convs that do not match stay
-    as they are. The dequantized activation stays for its other readers.
+    last; constants reshaped at compile time). Likewise `graph.matmul(DQ(xq, sx), DQ(wq,
+    sw))` by a 2-D [K, N] weight (`sw` scalar or per column, axis 1) becomes `graph.matmul
+    %xq, %wq` into i32 and its rescale along the last axis, and `graph.gemm` (no trans_a,
+    alpha and beta 1; `sw` per column of B') that matmul by B' (a trans_b weight transposed
+    at compile time) followed by the add of C. The form graph-quantize-int8 and QAT
+    exports leave, made the int8 tensor-core kernels' input; ops that do not match stay as
+    they are. The dequantized activation stays for its other readers.
   }];
   let dependentDialects = ["::kiln::graph::GraphDialect"];
   let statistics = [
-    Statistic<"numFolded", "folded", "Convolutions made integer convolutions">,
+    Statistic<"numFolded", "folded", "Convolutions and products made integer ones">,
   ];
 }
 

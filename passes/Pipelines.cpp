@@ -109,7 +109,7 @@ void addGraphPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphInferShapes());
   // Before constants fold: a QAT model's weights are DequantizeLinear(int8 constant),
   // which folding would make f32 constants, losing the int8 weights.
-  addQuantizedConvPasses(pm);
+  addQuantizedProductPasses(pm);
   pm.addPass(createGraphFoldConstants());
   // Simplify first so that a BatchNorm behind a no-op reshape or cast still meets its
   // conv; folding BatchNorms creates constants directly, so constants need no second round.
@@ -165,9 +165,9 @@ void addLayoutPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphConvertLayout());
 }
 
-void addQuantizedConvPasses(OpPassManager &pm) {
+void addQuantizedProductPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGraphHoistQuantization());
-  pm.addNestedPass<func::FuncOp>(createGraphFoldQuantizedConv());
+  pm.addNestedPass<func::FuncOp>(createGraphFoldQuantizedProducts());
 }
 
 void addQuantizationLoweringPasses(OpPassManager &pm) {

@@ -60,8 +60,8 @@ void addLayoutPasses(mlir::OpPassManager &pm);
 
 /// After graph-quantize-int8 (and early in addGraphPasses, for QAT models): the
 /// convolutions of dequantized int8 operands as integer convolutions
-/// (graph-fold-quantized-conv).
-void addQuantizedConvPasses(mlir::OpPassManager &pm);
+/// (graph-fold-quantized-products).
+void addQuantizedProductPasses(mlir::OpPassManager &pm);
 
 /// After the layout passes, on every target: quantize_linear and dequantize_linear as
 /// pointwise ops (graph-decompose-quantization), which kernel formation fuses into the

@@ -26,7 +26,7 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
     return emitOptionalError(location, "weight element type ", weightType.getElementType(),
                              " differs from input element type ", elementType);
   // Integer operands (i8 x i8, ui8 x ui8) accumulate into i32, as ONNX ConvInteger does
-  // without its zero points: the form graph-fold-quantized-conv gives quantized convs, so
+  // without its zero points: the form graph-fold-quantized-products gives quantized convs, so
   // that the kernels can run them on int8 tensor cores.
   Type resultType = elementType;
   if (auto integer = dyn_cast<IntegerType>(elementType)) {
@@ -63,7 +63,24 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
 
 LogicalResult MatMulOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
-  return inferBinaryOpType(location, adaptor.getLhs(), adaptor.getRhs(), matmulShape, inferred);
+  Type elementType = getElementTypeOrSelf(adaptor.getLhs().getType());
+  Type rhsElementType = getElementTypeOrSelf(adaptor.getRhs().getType());
+  if (rhsElementType != elementType)
+    return emitOptionalError(location, "rhs element type ", rhsElementType,
+                             " differs from lhs element type ", elementType);
+  // 8-bit operands (which ONNX MatMul never has) accumulate into i32: signless i8 only,
+  // the signedness the int8 tensor cores and the CPU lowering's sign extension share.
+  auto integer = dyn_cast<IntegerType>(elementType);
+  bool eightBit = integer && integer.getWidth() == 8;
+  if (eightBit && !integer.isSignless())
+    return emitOptionalError(location, "an 8-bit matmul needs signless i8 operands, got ",
+                             elementType);
+  if (failed(
+          inferBinaryOpType(location, adaptor.getLhs(), adaptor.getRhs(), matmulShape, inferred)))
+    return failure();
+  if (eightBit)
+    inferred.back() = cast<TensorType>(inferred.back()).clone(IntegerType::get(context, 32));
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

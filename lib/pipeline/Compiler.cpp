@@ -219,7 +219,7 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
     // Now, before reduced precision's constant folding would fold the int8 weights'
     // DequantizeLinear into f32 constants.
     PassManager fold(&context);
-    addQuantizedConvPasses(fold);
+    addQuantizedProductPasses(fold);
     if (failed(fold.run(*module)))
       return failure();
   }

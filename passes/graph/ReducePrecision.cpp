@@ -106,7 +106,7 @@ llvm::StringRef keepReason(Operation *op) {
     return "";
   }
   // Quantized values keep their f32 scales: the integer convolutions of
-  // graph-fold-quantized-conv are rescaled by a dequantize_linear whose per-channel scale
+  // graph-fold-quantized-products are rescaled by a dequantize_linear whose per-channel scale
   // (scale_x * scale_w) would be a subnormal or zero in f16. The ops after it may reduce.
   if (isa<graph::QuantizeLinearOp>(op))
     return kQuantize;

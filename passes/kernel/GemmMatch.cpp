@@ -69,21 +69,26 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   if (bType.getDimSize(transposedB ? 1 : 0) != problem.k || cType.getDimSize(0) != problem.m ||
       cType.getDimSize(1) != problem.n)
     return std::nullopt;
-  // graph.matmul keeps its operands' type; an epilogue may cast the f32 sums to another
-  // float type. f32 operands are read as tf32 when allowed.
-  Type productType = product->getResult(0).getType();
+  // graph.matmul keeps its float operands' type; an epilogue may cast the f32 sums to
+  // another float type. f32 operands are read as tf32 when allowed. An i8 product's i32
+  // sums are only stored through an epilogue (their rescale to floats, then maybe a
+  // requantization to i8), as for convolutions (matchConvKernel).
+  Type productType = cast<ShapedType>(product->getResult(0).getType()).getElementType();
   bool tf32 = allowTf32 && problem.operand.isF32();
-  if (bType.getElementType() != problem.operand ||
-      !(problem.operand.isF16() || problem.operand.isBF16() || tf32) ||
-      cast<ShapedType>(productType).getElementType() != problem.operand ||
-      !(problem.result.isF16() || problem.result.isBF16() || problem.result.isF32()))
+  bool int8 = problem.operand.isSignlessInteger(8) && productType.isSignlessInteger(32) &&
+              !problem.epilogue.empty();
+  bool floatOperands = problem.operand.isF16() || problem.operand.isBF16() || tf32;
+  if (bType.getElementType() != problem.operand || !(floatOperands || int8) ||
+      (floatOperands && productType != problem.operand) ||
+      !(problem.result.isF16() || problem.result.isBF16() || problem.result.isF32() ||
+        (int8 && problem.result.isSignlessInteger(8))))
     return std::nullopt;
   if (problem.epilogue.empty() && problem.result != problem.operand)
     return std::nullopt;
-  // tf32's wgmma reads B K-major only: a row-major f32 B must be a constant, stored
+  // tf32's and int8's wgmma read B K-major only: a row-major B must be a constant, stored
   // transposed at compile time (a B computed at run time stays generic).
-  problem.kMajorB = transposedB || tf32;
-  problem.transposeConstantB = tf32 && !transposedB;
+  problem.kMajorB = transposedB || tf32 || int8;
+  problem.transposeConstantB = (tf32 || int8) && !transposedB;
   if (problem.transposeConstantB && !launchesPassConstant(function, 1))
     return std::nullopt;
   return problem;

@@ -267,9 +267,12 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
     if (config.tileN > 128 && problem.n < config.tileN)
       return false;
     // The warp-specialised template handles partial tiles; TMA needs 16-byte row strides
-    // (N and K multiples of 8 half-precision elements).
+    // (N and K multiples of 8 half-precision elements; of 16 i8 ones for an i8 operand or
+    // result).
     if (config.consumers)
-      return problem.n % 8 == 0 && problem.k % 8 == 0;
+      return problem.n % 8 == 0 && problem.k % 8 == 0 &&
+             (!problem.operand.isInteger(8) || problem.k % 16 == 0) &&
+             (!problem.result.isInteger(8) || problem.n % 16 == 0);
     // The one-warpgroup template reads a row-major f16/bf16 B only.
     return !problem.kMajorB && problem.m % config.tileM == 0 && problem.n % config.tileN == 0 &&
            problem.k % config.tileK == 0;
@@ -337,6 +340,8 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   add(/*tileN=*/128, /*stages=*/3, /*consumers=*/0);
   if (problem.operand.isF32())
     kiln::makeTf32Configs(configs);
+  if (problem.operand.isInteger(8))
+    kiln::makeInt8Configs(configs);
   return configs;
 }
 

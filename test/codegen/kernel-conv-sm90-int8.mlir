@@ -1,4 +1,4 @@
-// kernel-conv-sm90 on an int8 convolution (graph-fold-quantized-conv's form: i8 operands,
+// kernel-conv-sm90 on an int8 convolution (graph-fold-quantized-products's form: i8 operands,
 // i32 sums, an epilogue that rescales them to floats): the warp-specialised template with
 // i8 operands, 4-D TMA boxes of 128 channels (128 bytes), the weight permuted at compile
 // time to O x (KH KW C), K-major (`_oxk`), 4 wgmma m64nNk32.s32.s8.s8 a k-tile into i32

@@ -144,8 +144,24 @@ func.func @matmul_batch_mismatch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x16xf32>) 
 // -----
 
 func.func @matmul_element_types(%a: tensor<4x8xf32>, %b: tensor<8x16xf16>) {
-  // expected-error @+1 {{requires the same element type for all operands and results}}
+  // expected-error @+1 {{rhs element type 'f16' differs from lhs element type 'f32'}}
   %c = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<8x16xf16>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_unsigned_bytes(%a: tensor<4x8xui8>, %b: tensor<8x16xui8>) {
+  // expected-error @+1 {{an 8-bit matmul needs signless i8 operands, got 'ui8'}}
+  %c = graph.matmul %a, %b : (tensor<4x8xui8>, tensor<8x16xui8>) -> tensor<4x16xi32>
+  return
+}
+
+// -----
+
+func.func @matmul_i8_result(%a: tensor<4x8xi8>, %b: tensor<8x16xi8>) {
+  // expected-error @+1 {{inferred type(s) 'tensor<4x16xi32>' are incompatible with return type(s) of operation 'tensor<4x16xi8>'}}
+  %c = graph.matmul %a, %b : (tensor<4x8xi8>, tensor<8x16xi8>) -> tensor<4x16xi8>
   return
 }
 

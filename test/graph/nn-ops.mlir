@@ -313,7 +313,16 @@ func.func @channels_last(%x: tensor<?x56x56x64xf32>, %w: tensor<128x3x3x64xf32>,
   return %y, %z, %p : tensor<?x28x28x128xf32>, tensor<?x56x56x64xf32>, tensor<?x28x28x64xf32>
 }
 
-// Integer convolutions (graph-fold-quantized-conv's form): i8 x i8 and ui8 x ui8
+// Integer matmuls (graph-fold-quantized-products's form): i8 x i8 accumulates into i32,
+// batch dimensions broadcast as for floats.
+// CHECK-LABEL: func.func @integer_matmul
+func.func @integer_matmul(%x: tensor<2x5x8xi8>, %w: tensor<8x16xi8>) -> tensor<2x5x16xi32> {
+  // CHECK: graph.matmul %{{.*}}, %{{.*}} : (tensor<2x5x8xi8>, tensor<8x16xi8>) -> tensor<2x5x16xi32>
+  %y = graph.matmul %x, %w : (tensor<2x5x8xi8>, tensor<8x16xi8>) -> tensor<2x5x16xi32>
+  return %y : tensor<2x5x16xi32>
+}
+
+// Integer convolutions (graph-fold-quantized-products's form): i8 x i8 and ui8 x ui8
 // accumulate into i32, with an i32 bias; channels first and channels last.
 // CHECK-LABEL: func.func @integer_conv
 func.func @integer_conv(%x: tensor<1x8x16x16xi8>, %w: tensor<4x8x3x3xi8>, %b: tensor<4xi32>,

@@ -210,7 +210,7 @@ func.func @isolated_conv_reverted(%x: tensor<1x2x4x4xf32>, %r: tensor<1x2x4x3xf3
 
 // -----
 
-// Two integer convs of graph-fold-quantized-conv's form: both channels last (their i8
+// Two integer convs of graph-fold-quantized-products's form: both channels last (their i8
 // weights permuted, the i8 element order checked on the first), and the transposes sink
 // through the per-channel dequantize_linear (its axis 1 becomes 3), the bias add (the
 // [32, 1, 1] constant permuted), the relu and the per-tensor quantize_linear between

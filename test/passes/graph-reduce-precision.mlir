@@ -126,7 +126,7 @@ func.func @casts_and_control_flow(%b: tensor<4xi1>, %n: tensor<4xi64>, %c: tenso
 
 // -----
 
-// A folded quantized conv (graph-fold-quantized-conv): the integer conv touches no float
+// A folded quantized conv (graph-fold-quantized-products): the integer conv touches no float
 // and stays; the dequantize_linear of its i32 accumulator keeps f32 (its per-channel
 // scale, ~1e-5, is below f16's normal range), and so does the next layer's quantization;
 // the bias add and the relu between them stay f32 too, since their values only reach the

@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-quantized-conv),func.func(graph-reduce-precision),graph-fold-constants,func.func(graph-simplify),func.func(graph-convert-layout),func.func(graph-decompose-quantization),cse)' | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-quantized-products),func.func(graph-reduce-precision),graph-fold-constants,func.func(graph-simplify),func.func(graph-convert-layout),func.func(graph-decompose-quantization),cse)' | FileCheck %s
 
 // The contract with the kernel passes: two quantized conv layers as graph-quantize-int8
 // leaves them, through the passes `kiln compile --int8 --fp16 --channels-last` runs.

@@ -447,7 +447,7 @@ int runModel(const RunOptions &options) {
       }
     if (options.int8) {
       mlir::PassManager fold(&context);
-      addQuantizedConvPasses(fold);
+      addQuantizedProductPasses(fold);
       if (mlir::failed(fold.run(graphModule)))
         return mlir::failure();
     }

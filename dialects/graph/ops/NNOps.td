@@ -25,7 +25,7 @@ def Graph_ConvOp : Graph_InferredOp<"conv"> {
 
     Integer operands (a Kiln extension, ONNX ConvInteger without zero points): `input` and
     `weight` both i8 or both ui8 accumulate into an i32 result, and `bias`, when present,
-    is i32. `graph-fold-quantized-conv` makes quantized convolutions this form, so that the
+    is i32. `graph-fold-quantized-products` makes quantized convolutions this form, so that the
     kernels can run them on int8 tensor cores; the rescale to float follows as a
     `graph.dequantize_linear` of the result.
 
@@ -58,12 +58,15 @@ def Graph_ConvOp : Graph_InferredOp<"conv"> {
   }];
 }
 
-def Graph_MatMulOp : Graph_InferredOp<"matmul", [SameOperandsAndResultElementType]> {
+def Graph_MatMulOp : Graph_InferredOp<"matmul"> {
   let summary = "Matrix product with NumPy semantics (ONNX MatMul)";
   let description = [{
     Multiplies the two innermost dimensions and broadcasts the leading (batch) ones. A 1-D
     operand is treated as a row (`lhs`) or a column (`rhs`) vector and that dimension is
-    dropped from the result.
+    dropped from the result. Both operands have one element type, which the result has
+    too, except that i8 operands accumulate into an i32 result (ONNX MatMulInteger without
+    zero points: the form graph-fold-quantized-products gives quantized products, so that
+    the kernels can run them on int8 tensor cores).
 
     ```mlir
     %y = graph.matmul %a, %b : (tensor<?x128x768xf32>, tensor<768x768xf32>)

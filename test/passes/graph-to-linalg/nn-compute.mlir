@@ -386,7 +386,7 @@ func.func @conv_grouped_f16(%x: tensor<1x4x8xf16>, %w: tensor<4x2x3xf16>) -> ten
 
 // -----
 
-// An integer convolution (graph-fold-quantized-conv's form): the i8 input padded with an
+// An integer convolution (graph-fold-quantized-products's form): the i8 input padded with an
 // i8 zero, the i32 bias as the initial value, and linalg.conv_2d_nchw_fchw reading i8
 // operands into an i32 accumulator (it sign-extends them).
 // CHECK-LABEL: func.func @conv_2d_i8
