@@ -37,7 +37,9 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
     transposedB = gemm.getTransB();
   }
   // A is the first buffer, or a reshape of it to a matrix (a classifier's Flatten of its
-  // [N, C, 1, 1] pooled features): a row-major buffer read as M x K is the same bytes.
+  // [N, C, 1, 1] pooled features): a row-major buffer read as M x K is the same bytes. So
+  // is a [B.., M, K] activation by a 2-D weight (graph-unflatten-matmuls' linear layers):
+  // the product of B*..*M rows, its [B.., M, N] result those rows of C.
   Value a = product->getOperand(0);
   if (auto flatten = a.getDefiningOp<graph::FlattenOp>())
     a = flatten.getInput();
@@ -48,26 +50,28 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   auto lhsType = dyn_cast<RankedTensorType>(product->getOperand(0).getType());
 
   std::optional<SmallVector<MemRefType>> buffers = getStaticBufferTypes(function);
-  if (!buffers || !lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape())
+  if (!buffers || !lhsType || lhsType.getRank() < 2 || !lhsType.hasStaticShape())
     return std::nullopt;
   SmallVector<MemRefType> &types = *buffers;
   MemRefType aType = types[0], bType = types[1], cType = types.back();
+  ArrayRef<int64_t> rows = lhsType.getShape().drop_back();
   if (aType.getNumElements() != lhsType.getNumElements() || bType.getRank() != 2 ||
-      cType.getRank() != 2)
+      cType.getRank() != lhsType.getRank() || cType.getShape().drop_back() != rows)
     return std::nullopt;
   // The elementwise ops after the product (bias, activation, residual, scale, cast).
   std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, bias, cType);
   if (!epilogue)
     return std::nullopt;
   GemmProblem problem;
-  problem.m = lhsType.getDimSize(0);
-  problem.k = lhsType.getDimSize(1);
+  problem.m = 1;
+  for (int64_t extent : rows)
+    problem.m *= extent;
+  problem.k = lhsType.getShape().back();
   problem.n = bType.getDimSize(transposedB ? 0 : 1);
   problem.operand = aType.getElementType();
   problem.result = cType.getElementType();
   problem.epilogue = std::move(*epilogue);
-  if (bType.getDimSize(transposedB ? 1 : 0) != problem.k || cType.getDimSize(0) != problem.m ||
-      cType.getDimSize(1) != problem.n)
+  if (bType.getDimSize(transposedB ? 1 : 0) != problem.k || cType.getShape().back() != problem.n)
     return std::nullopt;
   // graph.matmul keeps its float operands' type; an epilogue may cast the f32 sums to
   // another float type. f32 operands are read as tf32 when allowed. An i8 product's i32

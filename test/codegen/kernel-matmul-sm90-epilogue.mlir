@@ -4,7 +4,8 @@
 // their other operands read through extra kernel parameters after %M, %N, %K. Cases: BERT's
 // ffn1 (bias + GELU), bias + residual, a scalar scale with a cast to f32, the
 // one-warpgroup template, split-K (the reduction kernel applies the epilogue; the parts
-// store raw f32 sums), and a classifier's product of flattened features. kernel-matmul-sm90-epilogue-unmatched.mlir: what stays generic.
+// store raw f32 sums), a classifier's product of flattened features, and a linear layer on
+// a [B, S, K] activation (graph-unflatten-matmuls' form). kernel-matmul-sm90-epilogue-unmatched.mlir: what stays generic.
 // RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s
 // RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
@@ -308,5 +309,35 @@ kernel.func @ffn2(%a: memref<32768x3072xbf16>, %b: memref<3072x768xbf16>, %bias:
 }
 func.func @main(%a: memref<32768x3072xbf16>, %b: memref<3072x768xbf16>, %bias: memref<1x768xbf16>, %res: memref<32768x768xbf16>, %c: memref<32768x768xbf16>) attributes {kernel.num_inputs = 4 : i64} {
   kernel.launch @ffn2(%a, %b, %bias, %res, %c) : (memref<32768x3072xbf16>, memref<3072x768xbf16>, memref<1x768xbf16>, memref<32768x768xbf16>, memref<32768x768xbf16>) -> ()
+  return
+}
+
+// -----
+
+// BERT's attention output projection as graph-unflatten-matmuls leaves it: a [8, 128, 768]
+// activation by a 2-D weight, with the bias and the [8, 128, 768] residual: the product of
+// 1024 rows (A read as the 1024 x 768 matrix it is), the residual tile through its own
+// tensor map as for 2-D products. 8 x 6 tiles of 128x128.
+// CHECK-LABEL: func.func @main
+// CHECK: memref.reinterpret_cast %arg0 to offset: [0], sizes: [1024, 768], strides: [768, 1] : memref<8x128x768xf16> to memref<1024x768xf16>
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2_add_add_{{[0-9a-f]+}}_r::{{.*}} blocks in (%c48, %c1, %c1)
+// CHECK-SAME: %c1024_i32 : i32, %c768_i32 : i32, %c768_i32
+// PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s4_ws2_add_add_{{[0-9a-f]+}}_r(
+memref.global "private" constant @wo : memref<768x768xf16> = dense<0.5>
+memref.global "private" constant @bo : memref<768xf16> = dense<0.25>
+kernel.func @out(%a: memref<8x128x768xf16>, %b: memref<768x768xf16>, %bias: memref<768xf16>, %res: memref<8x128x768xf16>, %c: memref<8x128x768xf16>) {
+  matmul ins(%a, %b, %bias, %res : memref<8x128x768xf16>, memref<768x768xf16>, memref<768xf16>, memref<8x128x768xf16>) outs(%c : memref<8x128x768xf16>) {
+  ^bb0(%x: tensor<8x128x768xf16>, %y: tensor<768x768xf16>, %z: tensor<768xf16>, %r: tensor<8x128x768xf16>):
+    %p = graph.matmul %x, %y : (tensor<8x128x768xf16>, tensor<768x768xf16>) -> tensor<8x128x768xf16>
+    %s = graph.add %p, %z : (tensor<8x128x768xf16>, tensor<768xf16>) -> tensor<8x128x768xf16>
+    %t = graph.add %s, %r : (tensor<8x128x768xf16>, tensor<8x128x768xf16>) -> tensor<8x128x768xf16>
+    kernel.yield %t : tensor<8x128x768xf16>
+  }
+  return
+}
+func.func @main(%a: memref<8x128x768xf16>, %res: memref<8x128x768xf16>, %c: memref<8x128x768xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  %w = memref.get_global @wo : memref<768x768xf16>
+  %bias = memref.get_global @bo : memref<768xf16>
+  kernel.launch @out(%a, %w, %bias, %res, %c) : (memref<8x128x768xf16>, memref<768x768xf16>, memref<768xf16>, memref<8x128x768xf16>, memref<8x128x768xf16>) -> ()
   return
 }
