@@ -257,6 +257,15 @@ bool readsOperandsDirectly(Operation *op) {
   return element.isF16() || element.isBF16() || element.isSignlessInteger(8);
 }
 
+/// Whether `op` is a product whose left operand the GEMM templates (kernel-matmul-sm90,
+/// -sm80) read as a row-major matrix: f16, bf16 or i8 operands.
+bool readsMatrixByTma(Operation *op) {
+  if (!isa<graph::MatMulOp, graph::GemmOp>(op))
+    return false;
+  Type element = getElementTypeOrSelf(op->getOperand(0).getType());
+  return element.isF16() || element.isBF16() || element.isSignlessInteger(8);
+}
+
 /// Splits the epilogue of each matmul and convolution group after its first value that
 /// is read outside the group: the tensor-core templates store one value, so a group that
 /// exports two (a block's output that the next block both adds and quantizes, and its
@@ -327,6 +336,15 @@ void absorbProducers(Operation *consumer, unsigned index, ArrayRef<Operation *> 
           auto cast = dyn_cast<graph::CastOp>(member);
           return cast && isa<IntegerType>(cast.getTo());
         }))
+      continue;
+    // So does a transpose in front of a half-precision or int8 product (a transformer's
+    // heads merged before its output projection): the GEMM templates read A row-major
+    // through TMA (a reshape of it they take), so as a prologue it would leave the
+    // product to the generic loops, where a copy of its own costs one pass over the
+    // activation. An fp32 product (generic loops anyway) keeps it.
+    if (consumerKind == TemplateKind::Matmul && readsMatrixByTma(consumer) &&
+        llvm::any_of(producerOps,
+                     [](Operation *member) { return isa<graph::TransposeOp>(member); }))
       continue;
     SmallVector<Operation *> grown(group);
     grown.append(absorbed.begin(), absorbed.end());

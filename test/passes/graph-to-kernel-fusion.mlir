@@ -106,6 +106,32 @@ func.func @prologue(%a: tensor<4x2xf32>, %b: tensor<8x4xf32>) -> tensor<2x8xf32>
 
 // -----
 
+// A half-precision product keeps its transposes out (the heads merged before a
+// transformer's output projection): the GEMM templates read A row-major by TMA, so the
+// transpose and the reshape after it are a movement kernel of their own and the matmul
+// kernel reads their result as it is.
+// CHECK-LABEL: kernel.func @Reshape_1(
+// CHECK: graph.transpose
+// CHECK: graph.reshape
+// CHECK-NOT: graph.matmul
+// CHECK: kernel.yield
+// CHECK-LABEL: kernel.func @MatMul_2(
+// CHECK-NOT: graph.transpose
+// CHECK-NOT: graph.reshape
+// CHECK: graph.matmul
+// CHECK: kernel.yield
+// CHECK: kernel.launch @Reshape_1
+// CHECK-NEXT: kernel.launch @MatMul_2
+func.func @half_prologue(%a: tensor<2x4x3x8xf16>, %b: tensor<32x16xf16>) -> tensor<2x3x16xf16> {
+  %shape = graph.constant dense<[2, 3, 32]> : tensor<3xi64>
+  %0 = graph.transpose %a {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x3x8xf16>) -> tensor<2x3x4x8xf16> loc("Transpose_0")
+  %1 = graph.reshape %0, %shape {allowzero = false} : (tensor<2x3x4x8xf16>, tensor<3xi64>) -> tensor<2x3x32xf16> loc("Reshape_1")
+  %2 = graph.matmul %1, %b : (tensor<2x3x32xf16>, tensor<32x16xf16>) -> tensor<2x3x16xf16> loc("MatMul_2")
+  return %2 : tensor<2x3x16xf16>
+}
+
+// -----
+
 // A half-precision convolution takes no prologue: the tensor-core template reads its
 // input buffer by TMA, so the layout transpose in front of a network's first convolution
 // stays a kernel of its own. In fp32 (no template) the transpose is the prologue.
