@@ -280,6 +280,17 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
       configs.insert(narrowFirst ? configs.begin() : configs.end(), narrow.begin(), narrow.end());
     }
   }
+  // B (the weight) resident in shared memory for a persistent grid over one column of
+  // tiles; a residual comes through shared memory only where A is a row-major matrix.
+  // (K depends on the k-tile: an implicit GEMM's taps each take whole k-tiles.)
+  kiln::addResidentBConfigs(
+      configs, p.outChannels,
+      [&](const kiln::Sm90GemmConfig &config) {
+        ConvProblem withTile = p;
+        withTile.kTileBytes = config.tileK * config.elementBytes();
+        return llvm::divideCeil(withTile.gemmK(), config.tileK);
+      },
+      p.rowMajorA() ? kiln::sm90ResidualElementBytes(p.epilogue) : 0);
   return configs;
 }
 

@@ -82,8 +82,21 @@ struct Sm90GemmConfig {
   /// i8 operands multiplied by wgmma m64nNk32 into i32 accumulators, k-tiles of 128
   /// elements (tileK = 128); only for the i8 convolutions of quantized models.
   bool int8 = false;
+  /// B resident in shared memory (persistent grids of one column of tiles: N <= TILE_N):
+  /// all of B's k-tiles, this many, loaded once a CTA, so that the ring's stages carry A
+  /// alone (0: B comes with every stage). Every tile multiplies the same B, which would
+  /// otherwise be loaded again for each of them.
+  int64_t residentKTiles = 0;
   /// The bytes of one operand element (a k-tile row is 128 of them).
   int64_t elementBytes() const { return tf32 ? 4 : int8 ? 1 : 2; }
+  /// A's and B's bytes of one k-tile.
+  int64_t aStageBytes() const { return tileM * tileK * elementBytes(); }
+  int64_t bStageBytes() const { return tileN * tileK * elementBytes(); }
+  /// The bytes of the ring, and of the resident B past it when there is one.
+  int64_t ringBytes() const {
+    return stages * (aStageBytes() + (residentKTiles ? 0 : bStageBytes())) +
+           residentKTiles * bStageBytes();
+  }
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
   static std::optional<Sm90GemmConfig> fromAttr(mlir::DictionaryAttr attr);
@@ -132,6 +145,15 @@ llvm::SmallVector<Sm90GemmConfig> sm90TwoCtaConfigs(llvm::function_ref<int64_t(i
 void makeTf32Configs(llvm::MutableArrayRef<Sm90GemmConfig> configs);
 /// `configs` made int8 configurations (k-tiles of 128 i8 elements), for i8 operands.
 void makeInt8Configs(llvm::MutableArrayRef<Sm90GemmConfig> configs);
+
+/// Adds to `configs`, after each persistent one (no split-K) whose tiles all lie in one
+/// column of an `n`-column C, its variant with B resident in shared memory: B's k-tiles
+/// under the configuration (`kTiles`), and the stages of A that then fit (up to twice as
+/// many, at most 16), keeping room for two residual tiles of `residualElementBytes`
+/// elements (0: the epilogue has no residual).
+void addResidentBConfigs(llvm::SmallVectorImpl<Sm90GemmConfig> &configs, int64_t n,
+                         llvm::function_ref<int64_t(const Sm90GemmConfig &)> kTiles,
+                         int64_t residualElementBytes);
 
 /// The types of `function`'s buffers (inputs, then outputs) when every one is a memref of
 /// static shape and identity layout, the form the kernel templates address; else nullopt.

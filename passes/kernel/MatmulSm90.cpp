@@ -79,6 +79,8 @@ DictionaryAttr kiln::Sm90GemmConfig::toAttr(MLIRContext *context) const {
   // Likewise an int8 one (tile_k of 128).
   if (int8)
     entries.push_back(b.getNamedAttr("int8", b.getBoolAttr(true)));
+  if (residentKTiles > 0)
+    entries.push_back(b.getNamedAttr("resident_b_k_tiles", b.getI64IntegerAttr(residentKTiles)));
   return b.getDictionaryAttr(entries);
 }
 
@@ -127,6 +129,12 @@ std::optional<kiln::Sm90GemmConfig> kiln::Sm90GemmConfig::fromAttr(DictionaryAtt
       return std::nullopt;
     config.int8 = flag.getValue();
   }
+  if (Attribute resident = attr.get("resident_b_k_tiles")) {
+    auto count = dyn_cast<IntegerAttr>(resident);
+    if (!count || count.getInt() < 1)
+      return std::nullopt;
+    config.residentKTiles = count.getInt();
+  }
   return config;
 }
 
@@ -145,6 +153,8 @@ std::string kiln::Sm90GemmConfig::describe() const {
     text += ", tf32";
   if (int8)
     text += ", int8";
+  if (residentKTiles > 0)
+    text += llvm::formatv(", B resident ({0} k-tiles)", residentKTiles).str();
   return text;
 }
 
@@ -162,6 +172,8 @@ std::string kiln::Sm90GemmConfig::name() const {
     text += "_tf32";
   if (int8)
     text += "_i8";
+  if (residentKTiles > 0)
+    text += llvm::formatv("_rb{0}", residentKTiles).str();
   return text;
 }
 
@@ -182,9 +194,10 @@ int64_t kiln::Sm90GemmConfig::stagingBytes(int64_t resultBytes) const {
 }
 
 int64_t kiln::Sm90GemmConfig::ringAndStagingBytes(int64_t resultBytes) const {
-  // The ring (A and B tiles per stage) and the staging of C: past the ring for a
-  // persistent grid, else in it (or past its end, when the ring is smaller).
-  int64_t ring = stages * (tileM + tileN) * tileK * elementBytes();
+  // The ring (A and B tiles per stage, or A's and the resident B) and the staging of C:
+  // past the ring for a persistent grid, else in it (or past its end, when the ring is
+  // smaller).
+  int64_t ring = ringBytes();
   int64_t staging = stagingBytes(resultBytes);
   return persistent ? ring + staging : std::max(ring, staging);
 }
@@ -243,6 +256,31 @@ void kiln::makeInt8Configs(MutableArrayRef<Sm90GemmConfig> configs) {
     config.int8 = true;
     config.tileK = 128;
   }
+}
+
+void kiln::addResidentBConfigs(SmallVectorImpl<Sm90GemmConfig> &configs, int64_t n,
+                               function_ref<int64_t(const Sm90GemmConfig &)> kTiles,
+                               int64_t residualElementBytes) {
+  SmallVector<Sm90GemmConfig> all;
+  for (const Sm90GemmConfig &config : configs) {
+    all.push_back(config);
+    if (!config.persistent || config.splitK > 1 || config.consumers == 0 ||
+        config.residentKTiles > 0 || n > config.tileN)
+      continue;
+    Sm90GemmConfig resident = config;
+    resident.residentKTiles = kTiles(config);
+    // Room for the two residual slots of a persistent grid (at most 32 bytes of padding
+    // a row: Sm90Template.cpp's residualBoxes).
+    int64_t reserve =
+        residualElementBytes ? 2 * config.tileM * (config.tileN * residualElementBytes + 32) : 0;
+    int64_t most = std::min<int64_t>(16, 2 * config.stages);
+    for (resident.stages = most; resident.stages >= 2; --resident.stages)
+      if (sm90ConfigFitsSm(resident, reserve))
+        break;
+    if (resident.stages >= 2)
+      all.push_back(resident);
+  }
+  configs.assign(all.begin(), all.end());
 }
 
 bool kiln::kernelConfigAsksTf32(kernel::FuncOp function) {
@@ -342,6 +380,10 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
     kiln::makeTf32Configs(configs);
   if (problem.operand.isInteger(8))
     kiln::makeInt8Configs(configs);
+  kiln::addResidentBConfigs(
+      configs, problem.n,
+      [&](const Sm90GemmConfig &config) { return llvm::divideCeil(problem.k, config.tileK); },
+      kiln::sm90ResidualElementBytes(problem.epilogue));
   return configs;
 }
 

@@ -518,6 +518,13 @@ bool kiln::sm90HasResidualInput(const Sm90Epilogue &epilogue) {
   });
 }
 
+int64_t kiln::sm90ResidualElementBytes(const Sm90Epilogue &epilogue) {
+  for (const Sm90EpilogueInput &input : epilogue.inputs)
+    if (input.kind == Sm90EpilogueInput::Kind::Full && input.elementType.isIntOrFloat())
+      return input.elementType.getIntOrFloatBitWidth() / 8;
+  return 0;
+}
+
 std::string kiln::Sm90Epilogue::key() const {
   if (empty())
     return "";

@@ -72,6 +72,8 @@ struct Sm90Epilogue {
 /// Whether `epilogue` reads an input of C's shape (a residual), which the warp-specialised
 /// template can bring into shared memory (sm90ResidualTileBytes).
 bool sm90HasResidualInput(const Sm90Epilogue &epilogue);
+/// The bytes of an element of `epilogue`'s residual input (0: it has none).
+int64_t sm90ResidualElementBytes(const Sm90Epilogue &epilogue);
 
 /// The one op of `function`'s body when it is an `OpTy` (kernel.matmul, kernel.conv) that
 /// reads the function's arguments in order and writes its last, the layout the templates

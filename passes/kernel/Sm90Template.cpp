@@ -262,6 +262,52 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t r
       {"RESIDUAL_AT", residualAt}};
 }
 
+/// The resident B's placeholders of the warp-specialised template ({B_RESIDENT_*},
+/// {STAGE_B_BOXES}, {B_INDEX}, {STAGE_BYTES}; see its header) under `config`, whose
+/// stages bring `aBoxBytes` of A: with B resident, the producer loads all of B's k-tiles
+/// once, on %bReady, which the consumers wait for once, before their first tile.
+std::vector<std::pair<StringRef, std::string>>
+residentBPlaceholders(const kiln::Sm90GemmConfig &config, int64_t aBoxBytes) {
+  int64_t bStageBytes = config.bStageBytes();
+  if (config.residentKTiles == 0)
+    return {{"B_RESIDENT_TYPES", ""}, {"B_RESIDENT_BARRIER", ""},
+            {"B_RESIDENT_INIT", ""},  {"B_RESIDENT_LOAD", ""},
+            {"B_RESIDENT_WAIT", ""},  {"STAGE_B_BOXES", "{B_BOXES}"},
+            {"B_INDEX", "%slot"},     {"STAGE_BYTES", std::to_string(aBoxBytes + bStageBytes)}};
+  std::string load =
+      llvm::formatv(R"(        // B, all of its k-tiles, once: every tile of this CTA multiplies it.
+        %bAllBytes = arith.constant {0} : index
+        nvgpu.mbarrier.arrive.expect_tx %bReady[%c0], %bAllBytes : !barB
+        %bKTiles = arith.constant {1} : index
+        %bRegion = arith.addi %base, %bBase : index
+        scf.for %bk = %c0 to %bKTiles step %c1 {{
+          %k0 = arith.muli %bk, %tileK : index
+          %bkOff = arith.muli %bk, %bStageBytes : index
+          %bkAt = arith.addi %bRegion, %bkOff : index
+          scf.for %j = %c0 to %bBoxes step %c1 {{
+            %jOff = arith.muli %j, %bBoxBytes : index
+            %bjAt = arith.addi %bkAt, %jOff : index
+            %nj = arith.muli %j, %c64 : index
+            %bj = memref.view %dyn[%bjAt][] : !smem to !boxB
+            nvgpu.tma.async.load %descB[{{B_COORDINATES}], %bReady[%c0] to %bj : !tmB, !barB -> !boxB
+          }
+        })",
+                    config.residentKTiles * bStageBytes, config.residentKTiles)
+          .str();
+  return {{"B_RESIDENT_TYPES", "!barB = !nvgpu.mbarrier.group<memorySpace = "
+                               "#gpu.address_space<workgroup>, num_barriers = 1>"},
+          {"B_RESIDENT_BARRIER", "    %bReady = nvgpu.mbarrier.create -> !barB"},
+          {"B_RESIDENT_INIT", "      nvgpu.mbarrier.init %bReady[%c0], %c1 : !barB"},
+          {"B_RESIDENT_LOAD", load},
+          {"B_RESIDENT_WAIT",
+           "      // B has landed (the producer's first loads), for every tile.\n"
+           "      %bReadyPhase = arith.constant false\n"
+           "      nvgpu.mbarrier.try_wait.parity %bReady[%c0], %bReadyPhase, %ticks : !barB"},
+          {"STAGE_B_BOXES", "0"},
+          {"B_INDEX", "%kt"},
+          {"STAGE_BYTES", std::to_string(aBoxBytes)}};
+}
+
 /// The accumulator and k-tile placeholders of the warp-specialised template ({MMA},
 /// {MMA_TYPES}, {ACC}, {ACC_INIT}, {ACC_FINISH}, {ACC_F32}) for operands `operand` and a
 /// `tileN`-wide B that is MN-major (row-major K x N) or K-major (stored N x K): the wgmma
@@ -615,6 +661,14 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
     return module.emitError(pass) << ": no sm_90a GEMM of " << operand << " operands"
                                   << (kMajorB ? ", K-major B" : ", row-major B") << " under "
                                   << config.name();
+  // A resident B is the whole of B for a persistent grid whose tiles are all in one column.
+  if (config.residentKTiles > 0 &&
+      (!config.persistent || config.splitK > 1 || columns > config.tileN || depth <= 0 ||
+       config.residentKTiles != llvm::divideCeil(depth, config.tileK)))
+    return module.emitError(pass) << ": " << config.name() << " keeps " << config.residentKTiles
+                                  << " k-tiles of B resident, which is not all of this " << columns
+                                  << "-column, " << depth
+                                  << "-deep B on a persistent grid of one column of tiles";
   int64_t aStageBytes = config.tileM * config.tileK * elementBytes;
   int64_t bStageBytes = config.tileK * config.tileN * elementBytes;
   // i8 products run their epilogue on the accumulator fragments and stage only the
@@ -635,8 +689,10 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
           : "";
   auto number = [](int64_t value) { return std::to_string(value); };
   std::string tileK = number(config.tileK), tileN = number(config.tileN);
-  std::string text = substitutePlaceholders(
-      kWarpSpecialisedTemplate,
+  std::string text =
+      substitutePlaceholders(kWarpSpecialisedTemplate, residentBPlaceholders(config, a.boxBytes));
+  text = substitutePlaceholders(
+      text,
       {// The epilogue's and the A operand's snippets first: they use the placeholders below.
        {"STORE_TILE", fragments ? kStoreFragments : kStoreStaged},
        {"DESCRIPTORS", kTileBytes == 128 ? kDescriptors128 : kDescriptors64},
@@ -665,7 +721,6 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"STAGES", number(config.stages)},
        {"B_BOXES", number(config.tileN / 64)},
        {"B_STAGE_BYTES", number(bStageBytes)},
-       {"STAGE_BYTES", number(a.boxBytes + bStageBytes)},
        {"B_BASE", number(config.stages * aStageBytes)},
        {"STAGED_COLUMNS", number(config.stagedColumns())},
        {"OUT_PITCH", number(outPitch)},
@@ -697,8 +752,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        // wgmma then cover their latency; with two, just before the batches.
        {"COLUMN_VALUES_EARLY", oneCta ? columnValues : ""},
        {"COLUMN_VALUES", oneCta ? "" : columnValues},
-       {"STAGING_BASE",
-        number(config.persistent ? config.stages * (aStageBytes + bStageBytes) : 0)}});
+       {"STAGING_BASE", number(config.persistent ? config.ringBytes() : 0)}});
   text = substitutePlaceholders(text,
                                 accumulatorPlaceholders(operand, config.tileN, kMajorB, biasedSums,
                                                         epilogueLanes, kTileBytes, fragments));

@@ -55,7 +55,12 @@ chooseGemmConfig(kernel::FuncOp function, llvm::ArrayRef<Config> legal, llvm::St
     for (const Config &config : legal)
       if (config.name() == asked->name())
         return asked;
-  return function.emitError(pass) << ": " << attr << " is not a configuration of this " << what;
+  // Saying which are lets whoever wrote the configuration pick one.
+  std::string names;
+  for (const Config &config : legal)
+    names += (names.empty() ? "" : ", ") + config.name();
+  return function.emitError(pass) << ": " << attr << " is not a configuration of this " << what
+                                  << " (its configurations: " << names << ")";
 }
 
 inline mlir::FailureOr<std::optional<Sm90GemmConfig>>

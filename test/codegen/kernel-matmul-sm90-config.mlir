@@ -121,3 +121,21 @@ func.func @main(%a: memref<8192x512xf16>, %b: memref<512x1024xf16>, %c: memref<8
   kernel.launch @two_deep(%a, %b, %c) : (memref<8192x512xf16>, memref<512x1024xf16>, memref<8192x1024xf16>) -> ()
   return
 }
+
+// -----
+
+// B resident only where every tile is in one column of C (here N = 128 > TILE_N = 64),
+// and the error lists the configurations there are.
+// expected-error @+1 {{is not a configuration of this GEMM (32768x128x512) (its configurations: 128x128x64_s4_ws2, }}
+kernel.func @resident_two_columns(%a: memref<32768x512xf16>, %b: memref<512x128xf16>, %c: memref<32768x128xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 64, tile_k = 64, stages = 7, consumers = 2, persistent = true, resident_b_k_tiles = 8}} {
+  matmul ins(%a, %b : memref<32768x512xf16>, memref<512x128xf16>) outs(%c : memref<32768x128xf16>) {
+  ^bb0(%x: tensor<32768x512xf16>, %y: tensor<512x128xf16>):
+    %r = graph.matmul %x, %y : (tensor<32768x512xf16>, tensor<512x128xf16>) -> tensor<32768x128xf16>
+    kernel.yield %r : tensor<32768x128xf16>
+  }
+  return
+}
+func.func @main(%a: memref<32768x512xf16>, %b: memref<512x128xf16>, %c: memref<32768x128xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @resident_two_columns(%a, %b, %c) : (memref<32768x512xf16>, memref<512x128xf16>, memref<32768x128xf16>) -> ()
+  return
+}

@@ -52,6 +52,13 @@
 // giving them before the batches, where the epilogue then loads its per-column inputs
 // once a tile instead of once a batch), COLUMN_VALUES_EARLY (the same marker before the
 // main loop, instead: with one CTA an SM),
+// B_RESIDENT_* (nothing, or with B resident in shared memory: a persistent grid over one
+// column of tiles, where every tile multiplies the same B): B_RESIDENT_TYPES,
+// B_RESIDENT_BARRIER and B_RESIDENT_INIT (%bReady, one barrier, armed by the producer),
+// B_RESIDENT_LOAD (the producer's loads of all B_RESIDENT_KTILES k-tiles of B, once,
+// before the ring's), B_RESIDENT_WAIT (the consumers' wait for them, once); then a stage
+// carries A alone (STAGE_BYTES, STAGE_B_BOXES = 0) and k-tile kt's B lies at
+// B_BASE + kt * B_STAGE_BYTES (B_INDEX: %kt; else the stage's, %slot).
 // SWIZZLE (swizzle_128b or swizzle_64b), DESCRIPTORS (%dA and %dB, the wgmma descriptors
 // of the stage's A rows at %offAw and B at %offB: upstream's op for 128B swizzling, else
 // built here), A_STAGE_BYTES = 128 * KTILE, A_HALF_BYTES = 64 *
@@ -97,6 +104,7 @@
 !stagedC = memref<128x{TILE_N}xf32, strided<[{STAGED_COLUMNS}, 1]>, #gpu.address_space<workgroup>>
 !stagedHalf = memref<64x{TILE_N}xf32, strided<[{STAGED_COLUMNS}, 1]>, #gpu.address_space<workgroup>>
 {RESIDUAL_TYPES}
+{B_RESIDENT_TYPES}
 
 gpu.module @{MODULE} {
 
@@ -106,7 +114,8 @@ gpu.module @{MODULE} {
   //                                        consumer w's 64 rows from + w * {A_HALF_BYTES})
   //   B stage s:  {B_BASE} + s * {B_STAGE_BYTES}  ({B_BOXES} boxes of {B_BOX_BYTES} bytes,
   //                                        each 64 columns of N: 64 rows of K x KTILE
-  //                                        bytes, or 64 rows of N x KTILE bytes of K)
+  //                                        bytes, or 64 rows of N x KTILE bytes of K);
+  //               with B resident, k-tile kt of B there instead, for every kt of K
   //   C staging after a tile's main loop: 128 rows x {STAGED_COLUMNS} floats (padded
   //   against bank conflicts) from {STAGING_BASE}: reusing the ring when the CTA has no
   //   other tile to load, else past it.
@@ -203,6 +212,7 @@ gpu.module @{MODULE} {
     %full = nvgpu.mbarrier.create -> !bars
     %empty = nvgpu.mbarrier.create -> !bars
 {RESIDUAL_BARRIERS}
+{B_RESIDENT_BARRIER}
     %leader = arith.cmpi eq, %tid, %c0 : index
     scf.if %leader {
       scf.for %s = %c0 to %stages step %c1 {
@@ -210,6 +220,7 @@ gpu.module @{MODULE} {
         nvgpu.mbarrier.init %empty[%s], %c256 : !bars
       }
 {RESIDUAL_INIT}
+{B_RESIDENT_INIT}
       // The barriers were initialised by generic-proxy stores; the TMA unit (async proxy)
       // signals them next.
       nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -225,6 +236,7 @@ gpu.module @{MODULE} {
         nvgpu.tma.prefetch.descriptor %descA : !tmA
         nvgpu.tma.prefetch.descriptor %descB : !tmB
 {RESIDUAL_PREFETCH}
+{B_RESIDENT_LOAD}
         %last = arith.subi %stages, %c1 : index
         // %g counts the k-tiles this CTA loaded before the tile: the ring runs on across
         // tiles.
@@ -290,7 +302,8 @@ gpu.module @{MODULE} {
             nvgpu.mbarrier.arrive.expect_tx %full[%slot], %stageBytes : !bars
             // Coordinates innermost first: A is {k, m}, B is {n, k}.
 {LOAD_A}
-            scf.for %j = %c0 to %bBoxes step %c1 {
+            %stageBBoxes = arith.constant {STAGE_B_BOXES} : index
+            scf.for %j = %c0 to %stageBBoxes step %c1 {
               %jOff = arith.muli %j, %bBoxBytes : index
               %offBj = arith.addi %offB, %jOff : index
               %jCol = arith.muli %j, %c64 : index
@@ -310,6 +323,7 @@ gpu.module @{MODULE} {
       // some of its 4 register-file quarters of 16384; a 24-register producer warpgroup
       // would spill: ptxas compiles the code after a setmaxnreg for its count).
 {GROW_CONSUMERS}
+{B_RESIDENT_WAIT}
       %wgOffA = arith.muli %wg, %aHalfBytes : index
       %stagingBase = arith.constant {STAGING_BASE} : index
       %staging = arith.addi %base, %stagingBase : index
@@ -383,7 +397,7 @@ gpu.module @{MODULE} {
           %aOff = arith.muli %slot, %aStageBytes : index
           %offA = arith.addi %base, %aOff : index
           %offAw = arith.addi %offA, %wgOffA : index
-          %bOff = arith.muli %slot, %bStageBytes : index
+          %bOff = arith.muli {B_INDEX}, %bStageBytes : index
           %bOffBase = arith.addi %base, %bBase : index
           %offB = arith.addi %bOffBase, %bOff : index
           %a = memref.view %dyn[%offAw][] : !smem to !halfA
