@@ -25,6 +25,25 @@ def GraphInferShapes : Pass<"graph-infer-shapes", "::mlir::func::FuncOp"> {
   }];
 }
 
+def GraphInferSymbolicShapes : Pass<"graph-infer-symbolic-shapes", "::mlir::func::FuncOp"> {
+  let summary = "Refine dynamic shapes from the inputs' named dimensions";
+  let description = [{
+    Expresses every extent of a graph function, and the values of the small integer
+    tensors its shape computations make (Shape -> Gather -> Unsqueeze -> Concat), as
+    polynomials in the inputs' symbolic dimensions (`graph.dims`: "batch", "sequence"; an
+    unnamed one is "<input>.<dim>"), and gives results the static extents this finds:
+    `Reshape(x, Concat(b, s, -1, 64))` of a `[batch, sequence, 768]` x is
+    `tensor<?x?x12x64xf32>`. Extents it cannot express (data-dependent ones, ops without a
+    rule) get fresh symbols "?<n>". With `annotate`, each op gets
+    `graph.symbolic_dims` (per result, its extents) and, for shape values,
+    `graph.symbolic_values` (their elements). docs/dynamic-shapes.md.
+  }];
+  let options = [
+    Option<"annotate", "annotate", "bool", /*default=*/"false",
+           "Record the symbolic extents (and shape values) on every op">,
+  ];
+}
+
 def GraphFoldConstants : Pass<"graph-fold-constants", "::mlir::ModuleOp"> {
   let summary = "Evaluate the parts of the graph that depend only on constants";
   let description = [{
