@@ -627,6 +627,19 @@ def CpuStridedCopiesToLoops : Pass<"cpu-strided-copies-to-loops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def CpuExpandShapesToCasts : Pass<"cpu-expand-shapes-to-casts"> {
+  let summary = "Write expand_shapes with several dynamic extents a group as reinterpret_casts";
+  let description = [{
+    A `memref.expand_shape` that splits one extent into two or more dynamic ones
+    (`[batch * sequence, 768]` into `[batch, sequence, 768]`, as the lowering of a product
+    over dynamic batch dimensions leaves it) becomes the `memref.reinterpret_cast` of its
+    source it is: sizes its `output_shape`, strides the source's, multiplied by the
+    extents inside each group. Upstream's `expand-strided-metadata` (LLVM 22) crashes on
+    such an op, so the CPU pipeline runs this first. Other expand_shapes are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def CpuOrderLoops : Pass<"cpu-order-loops"> {
   let summary = "Make the innermost loop of linalg ops unit-stride, so LLVM vectorizes it";
   let description = [{

@@ -143,6 +143,7 @@ void addCpuLoweringPasses(OpPassManager &pm) {
   pm.addPass(createCpuStridedCopiesToLoops());
   pm.addPass(createCpuOrderLoops());
   pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createCpuExpandShapesToCasts());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
