@@ -169,6 +169,14 @@ DimExpr productOf(ArrayRef<DimExpr> dims) {
   return product;
 }
 
+/// A ranked shape of extents `dims`.
+SymbolicShape rankedShape(SmallVector<DimExpr, 4> dims) {
+  SymbolicShape shape;
+  shape.ranked = true;
+  shape.dims = std::move(dims);
+  return shape;
+}
+
 /// The integers `shape` holds when they are all constants.
 std::optional<SmallVector<int64_t>> constantElements(const SymbolicShape *shape) {
   if (!shape || !shape->elements)
@@ -579,10 +587,7 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
             const SymbolicShape *target = get(expand.getShape());
             if (!dims || !target || !target->elements)
               return std::nullopt;
-            SymbolicShape shape;
-            shape.ranked = true;
-            shape.dims = broadcastDims(*dims, *target->elements);
-            return shape;
+            return rankedShape(broadcastDims(*dims, *target->elements));
           })
           .Case([&](ConstantOfShapeOp constantOfShape) -> std::optional<SymbolicShape> {
             const SymbolicShape *target = get(constantOfShape.getShape());
@@ -633,11 +638,8 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
               axis += rank;
             if (axis < 0 || axis > rank)
               return std::nullopt;
-            SymbolicShape shape;
-            shape.ranked = true;
-            shape.dims = {productOf(ArrayRef(*dims).take_front(axis)),
-                          productOf(ArrayRef(*dims).drop_front(axis))};
-            return shape;
+            return rankedShape({productOf(ArrayRef(*dims).take_front(axis)),
+                                productOf(ArrayRef(*dims).drop_front(axis))});
           })
           .Case([&](TransposeOp transpose) -> std::optional<SymbolicShape> {
             std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(transpose.getInput());
@@ -669,10 +671,7 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
             std::optional<SmallVector<DimExpr, 4>> b = rankedDims(gemm.getB());
             if (!a || !b || a->size() != 2 || b->size() != 2)
               return std::nullopt;
-            SymbolicShape shape;
-            shape.ranked = true;
-            shape.dims = {(*a)[gemm.getTransA() ? 1 : 0], (*b)[gemm.getTransB() ? 0 : 1]};
-            return shape;
+            return rankedShape({(*a)[gemm.getTransA() ? 1 : 0], (*b)[gemm.getTransB() ? 0 : 1]});
           })
           .Case([&](AttentionOp attention) -> std::optional<SymbolicShape> {
             std::optional<SmallVector<DimExpr, 4>> query = rankedDims(attention.getQuery());
@@ -689,10 +688,7 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
             std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(norm.getInput());
             if (!dims)
               return std::nullopt;
-            SymbolicShape shape;
-            shape.ranked = true;
-            shape.dims = *dims;
-            return shape;
+            return rankedShape(*dims);
           })
           .Case<ConvOp, MaxPoolOp, AveragePoolOp, GlobalAveragePoolOp, GlobalMaxPoolOp>(
               [&](Operation *pool) -> std::optional<SymbolicShape> {
@@ -730,10 +726,7 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
                 std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(same->getOperand(0));
                 if (!dims)
                   return std::nullopt;
-                SymbolicShape shape;
-                shape.ranked = true;
-                shape.dims = *dims;
-                return shape;
+                return rankedShape(*dims);
               })
           .Default([&](Operation *) { return std::nullopt; });
 
