@@ -81,10 +81,10 @@ static LogicalResult writeModule(ModuleOp module, llvm::StringRef path, bool byt
 }
 
 FailureOr<std::vector<std::pair<std::string, SmallVector<int64_t>>>>
-parseShapeList(MLIRContext &context, llvm::StringRef list) {
+parseShapeList(MLIRContext &context, llvm::StringRef list, llvm::StringRef flag) {
   std::vector<std::pair<std::string, SmallVector<int64_t>>> shapes;
   auto fail = [&](const llvm::Twine &why) {
-    emitError(UnknownLoc::get(&context)) << "--shapes '" << list << "': " << why;
+    emitError(UnknownLoc::get(&context)) << flag << " '" << list << "': " << why;
     return failure();
   };
   SmallVector<llvm::StringRef> entries;
@@ -108,6 +108,61 @@ parseShapeList(MLIRContext &context, llvm::StringRef list) {
     shapes.emplace_back(entry.take_front(colon).str(), shape);
   }
   return shapes;
+}
+
+FailureOr<std::vector<std::pair<std::string, SmallVector<int64_t>>>>
+resolveInputShapes(MLIRContext &context, const CompileOptions &options) {
+  bool profile =
+      !options.minShapes.empty() || !options.optShapes.empty() || !options.maxShapes.empty();
+  if (!profile)
+    return parseShapeList(context, options.shapes);
+  auto fail = [&](const llvm::Twine &why) {
+    emitError(UnknownLoc::get(&context)) << why;
+    return failure();
+  };
+  if (!options.shapes.empty())
+    return fail("--shapes and --min-shapes/--opt-shapes/--max-shapes exclude each other");
+  if (options.minShapes.empty() || options.optShapes.empty() || options.maxShapes.empty())
+    return fail("a profile needs all of --min-shapes, --opt-shapes and --max-shapes");
+  auto min = parseShapeList(context, options.minShapes, "--min-shapes");
+  auto opt = parseShapeList(context, options.optShapes, "--opt-shapes");
+  auto max = parseShapeList(context, options.maxShapes, "--max-shapes");
+  if (failed(min) || failed(opt) || failed(max))
+    return failure();
+  auto find = [](const auto &list, const std::string &name) -> const SmallVector<int64_t> * {
+    for (const auto &[entry, shape] : list)
+      if (entry == name)
+        return &shape;
+    return nullptr;
+  };
+  if (min->size() != opt->size() || max->size() != opt->size())
+    return fail("--min-shapes, --opt-shapes and --max-shapes must name the same inputs");
+  for (const auto &[name, optShape] : *opt) {
+    const SmallVector<int64_t> *minShape = find(*min, name), *maxShape = find(*max, name);
+    if (!minShape || !maxShape)
+      return fail("input '" + name + "' is in --opt-shapes but not in " +
+                  (minShape ? "--max-shapes" : "--min-shapes"));
+    if (minShape->size() != optShape.size() || maxShape->size() != optShape.size())
+      return fail("input '" + name + "' has different ranks in the profile");
+    for (size_t dim = 0; dim < optShape.size(); ++dim) {
+      int64_t low = (*minShape)[dim], best = optShape[dim], high = (*maxShape)[dim];
+      if (low > best || best > high)
+        return fail("input '" + name + "' dimension " + std::to_string(dim) +
+                    ": the profile needs min <= opt <= max, got " + std::to_string(low) + ", " +
+                    std::to_string(best) + ", " + std::to_string(high));
+    }
+  }
+  // A valid profile; one of single shapes is what engines are built for today.
+  for (const auto &[name, optShape] : *opt) {
+    const SmallVector<int64_t> &low = *find(*min, name), &high = *find(*max, name);
+    for (size_t dim = 0; dim < optShape.size(); ++dim)
+      if (low[dim] != high[dim])
+        return fail("input '" + name + "' dimension " + std::to_string(dim) + " ranges from " +
+                    std::to_string(low[dim]) + " to " + std::to_string(high[dim]) +
+                    ": engines for shape ranges are not built yet (docs/dynamic-shapes.md); "
+                    "give min = opt = max, or --shapes");
+  }
+  return opt;
 }
 
 LogicalResult
@@ -177,7 +232,7 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   module->walk([&](Operation *) { ++ops; });
   progress.step(llvm::formatv("imported {0}: {1} ops", options.modelPath, ops));
 
-  auto shapes = parseShapeList(context, options.shapes);
+  auto shapes = resolveInputShapes(context, options);
   if (failed(shapes))
     return failure();
   auto main = module->lookupSymbol<func::FuncOp>("main");

@@ -58,6 +58,10 @@ struct CompileOptions {
   std::string target = "sm_90a";
   /// Input shapes for dynamic inputs, trtexec's syntax: `name:1x3x224x224,name2:...`.
   std::string shapes;
+  /// An optimization profile, trtexec's `--minShapes/--optShapes/--maxShapes` in the same
+  /// syntax (docs/dynamic-shapes.md). Where min = opt = max the engine is built for those
+  /// shapes (as with `shapes`); ranges are refused until dynamic engines exist.
+  std::string minShapes, optShapes, maxShapes;
   /// Write MLIR stages as bytecode (weights as raw bytes) rather than text.
   bool emitBytecode = false;
   /// No progress lines on stderr.
@@ -98,9 +102,17 @@ struct CompileOptions {
       makeTimer;
 };
 
-/// Parses trtexec's shape list `name:AxBxC,name2:D` (an empty list is valid).
+/// Parses trtexec's shape list `name:AxBxC,name2:D` (an empty list is valid); errors
+/// name the list as `flag` gives it.
 mlir::FailureOr<std::vector<std::pair<std::string, llvm::SmallVector<int64_t>>>>
-parseShapeList(mlir::MLIRContext &context, llvm::StringRef list);
+parseShapeList(mlir::MLIRContext &context, llvm::StringRef list, llvm::StringRef flag = "--shapes");
+
+/// The shapes to build for from `options`: `shapes`, or the profile of `minShapes`,
+/// `optShapes` and `maxShapes` (each naming the same inputs with the same ranks, min <= opt
+/// <= max in every dimension). A profile whose ranges are not single shapes is refused,
+/// naming the input and dimension: engines are static for now.
+mlir::FailureOr<std::vector<std::pair<std::string, llvm::SmallVector<int64_t>>>>
+resolveInputShapes(mlir::MLIRContext &context, const CompileOptions &options);
 
 /// Gives the inputs of graph function `function` named in `shapes` those static shapes;
 /// each must be compatible with the declared type (same rank, equal static extents).

@@ -60,6 +60,20 @@ cl::opt<std::string> compileShapes("shapes",
                                    cl::desc("Static shapes for dynamic inputs, e.g. "
                                             "input_ids:1x128,attention_mask:1x128"),
                                    cl::value_desc("name:AxB,..."), cl::sub(compileCommand));
+cl::opt<std::string> compileMinShapes(
+    "min-shapes",
+    cl::desc("An optimization profile's smallest shapes (trtexec's --minShapes; with "
+             "--opt-shapes and --max-shapes). For now the three must be equal: the engine is "
+             "built for that shape"),
+    cl::value_desc("name:AxB,..."), cl::sub(compileCommand));
+cl::opt<std::string> compileOptShapes("opt-shapes",
+                                      cl::desc("The profile's shapes to tune for (trtexec's "
+                                               "--optShapes)"),
+                                      cl::value_desc("name:AxB,..."), cl::sub(compileCommand));
+cl::opt<std::string> compileMaxShapes("max-shapes",
+                                      cl::desc("The profile's largest shapes (trtexec's "
+                                               "--maxShapes)"),
+                                      cl::value_desc("name:AxB,..."), cl::sub(compileCommand));
 cl::opt<bool> compileQuiet("quiet", cl::desc("No progress lines on stderr"),
                            cl::sub(compileCommand));
 cl::opt<bool> compileReport("report",
@@ -335,6 +349,9 @@ int runCompile() {
   options.compileTo = *stage;
   options.target = compileTarget;
   options.shapes = compileShapes;
+  options.minShapes = compileMinShapes;
+  options.optShapes = compileOptShapes;
+  options.maxShapes = compileMaxShapes;
   options.emitBytecode = compileBytecode;
   options.quiet = compileQuiet;
   options.report = compileReport;
