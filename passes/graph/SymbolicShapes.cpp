@@ -405,8 +405,8 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
             SmallVector<bool> inserted(rank, false);
             for (int64_t axis : *axes) {
               std::optional<int64_t> at = normalizeIndex(axis, rank);
-              if (!at)
-                return std::nullopt;
+              if (!at || inserted[*at])
+                return std::nullopt; // out of range, or twice (invalid)
               inserted[*at] = true;
             }
             SymbolicShape shape;
@@ -713,7 +713,8 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
               return std::nullopt;
             std::optional<int64_t> depth = indices->back().getConstant();
             auto batch = static_cast<int64_t>(gather.getBatchDims());
-            if (!depth || batch + *depth > int64_t(data->size()))
+            if (!depth || *depth < 0 || batch < 0 || batch + *depth > int64_t(data->size()) ||
+                batch > int64_t(indices->size()) - 1)
               return std::nullopt;
             SymbolicShape shape;
             shape.ranked = true;
