@@ -137,6 +137,9 @@ resolveInputShapes(MLIRContext &context, const CompileOptions &options) {
   };
   if (min->size() != opt->size() || max->size() != opt->size())
     return fail("--min-shapes, --opt-shapes and --max-shapes must name the same inputs");
+  // Every input checked first, so that a malformed profile is reported as such; then a
+  // range, which engines cannot take yet (the first one found).
+  std::string range;
   for (const auto &[name, optShape] : *opt) {
     const SmallVector<int64_t> *minShape = find(*min, name), *maxShape = find(*max, name);
     if (!minShape || !maxShape)
@@ -146,22 +149,17 @@ resolveInputShapes(MLIRContext &context, const CompileOptions &options) {
       return fail("input '" + name + "' has different ranks in the profile");
     for (size_t dim = 0; dim < optShape.size(); ++dim) {
       int64_t low = (*minShape)[dim], best = optShape[dim], high = (*maxShape)[dim];
+      std::string where = "input '" + name + "' dimension " + std::to_string(dim);
       if (low > best || best > high)
-        return fail("input '" + name + "' dimension " + std::to_string(dim) +
-                    ": the profile needs min <= opt <= max, got " + std::to_string(low) + ", " +
-                    std::to_string(best) + ", " + std::to_string(high));
+        return fail(where + ": the profile needs min <= opt <= max, got " + std::to_string(low) +
+                    ", " + std::to_string(best) + ", " + std::to_string(high));
+      if (low != high && range.empty())
+        range = where + " ranges from " + std::to_string(low) + " to " + std::to_string(high);
     }
   }
-  // A valid profile; one of single shapes is what engines are built for today.
-  for (const auto &[name, optShape] : *opt) {
-    const SmallVector<int64_t> &low = *find(*min, name), &high = *find(*max, name);
-    for (size_t dim = 0; dim < optShape.size(); ++dim)
-      if (low[dim] != high[dim])
-        return fail("input '" + name + "' dimension " + std::to_string(dim) + " ranges from " +
-                    std::to_string(low[dim]) + " to " + std::to_string(high[dim]) +
-                    ": engines for shape ranges are not built yet (docs/dynamic-shapes.md); "
-                    "give min = opt = max, or --shapes");
-  }
+  if (!range.empty())
+    return fail(range + ": engines for shape ranges are not built yet (docs/dynamic-shapes.md); "
+                        "give min = opt = max, or --shapes");
   return opt;
 }
 

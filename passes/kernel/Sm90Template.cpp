@@ -669,8 +669,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                   << " k-tiles of B resident, which is not all of this " << columns
                                   << "-column, " << depth
                                   << "-deep B on a persistent grid of one column of tiles";
-  int64_t aStageBytes = config.tileM * config.tileK * elementBytes;
-  int64_t bStageBytes = config.tileK * config.tileN * elementBytes;
+  int64_t aStageBytes = config.aStageBytes(), bStageBytes = config.bStageBytes();
   // i8 products run their epilogue on the accumulator fragments and stage only the
   // results (Sm90StoreFragments.mlir): 2 elements a thread at once. Its staging (rows of
   // TILE_N results and 16 bytes) fits where the f32 staging's is reserved.
