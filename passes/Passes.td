@@ -594,7 +594,9 @@ def GraphToKernel : Pass<"graph-to-kernel", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "::kiln::kernel::KernelDialect",
+    "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
   ];
 }
 
@@ -627,7 +629,7 @@ def CpuStridedCopiesToLoops : Pass<"cpu-strided-copies-to-loops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
-def CpuExpandShapesToCasts : Pass<"cpu-expand-shapes-to-casts"> {
+def ExpandShapesToCasts : Pass<"expand-shapes-to-casts"> {
   let summary = "Write expand_shapes with several dynamic extents a group as reinterpret_casts";
   let description = [{
     A `memref.expand_shape` that splits one extent into two or more dynamic ones
@@ -635,7 +637,7 @@ def CpuExpandShapesToCasts : Pass<"cpu-expand-shapes-to-casts"> {
     over dynamic batch dimensions leaves it) becomes the `memref.reinterpret_cast` of its
     source it is: sizes its `output_shape`, strides the source's, multiplied by the
     extents inside each group. Upstream's `expand-strided-metadata` (LLVM 22) crashes on
-    such an op, so the CPU pipeline runs this first. Other expand_shapes are left alone.
+    such an op, so the CPU pipeline and the GPU kernels' lowering run this first. Other expand_shapes are left alone.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
@@ -738,11 +740,14 @@ def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
     schedule, so every piece of compute must become a kernel launch and everything the
     schedule itself needs (buffer sizes, views, launch sizes) must stay a host value.
 
-    - An `scf.parallel` with constant bounds becomes one launch with one thread per
-      iteration of its iteration space, linearised row-major: `threads-per-block`
-      threads per block, ceil(total / threads-per-block) blocks, on grid y too when x
-      would exceed 2^31-1 blocks, and an `scf.if` guarding the tail. Each thread
-      delinearises its index into the loop's induction variables. Loops nested inside
+    - An `scf.parallel` with constant lower bounds and steps, and upper bounds the host
+      knows (constants, or index arithmetic on buffer extents: a dynamic shape), becomes
+      one launch with one thread per iteration of its iteration space, linearised
+      row-major: `threads-per-block` threads per block, ceil(total / threads-per-block)
+      blocks, on grid y too when x would exceed 2^31-1 blocks, and an `scf.if` guarding
+      the tail. For dynamic bounds the grid is host arithmetic on them, which the engine
+      evaluates per input shape. Each thread delinearises its index into the loop's
+      induction variables. Loops nested inside
       (reductions as scf.for, inner scf.parallel, which becomes scf.for) run
       sequentially in the thread. Copies and linalg ops at the top level become such
       nests first (a copy is an elementwise kernel; no memref.copy stays on the host).
@@ -759,7 +764,8 @@ def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
 
     Views, constants and index arithmetic are recomputed inside each kernel, so a
     kernel's operands are base buffers (function arguments, allocations, globals) and
-    the function's scalar arguments only. Each launch carries a kernel name for
+    the function's scalar arguments only (buffers of dynamic shape included: see
+    gpu-pass-buffer-extents). Each launch carries a kernel name for
     gpu-kernel-outlining: the ONNX node in the compute's location (or a `kiln.source`
     string attribute), else the function's name, with `_k<N>`; all kernels of a function
     go to the gpu.module `<function>_kernels`.
@@ -773,6 +779,25 @@ def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+  ];
+}
+
+def GpuPassBufferExtents : Pass<"gpu-pass-buffer-extents", "::mlir::ModuleOp"> {
+  let summary = "Pass buffers of dynamic shape to kernels as static bases and extents";
+  let description = [{
+    The bare-pointer calling convention the kernels are lowered with takes memrefs of
+    static shape only. After gpu-kernel-outlining, every kernel argument of dynamic shape
+    (identity layout: a base buffer) becomes a `memref<1xT>` view of the buffer's start
+    (a `memref.reinterpret_cast` on the host, which the engine reads as the buffer's own
+    address) followed by one index argument per dynamic extent (`memref.dim` on the host,
+    evaluated per input shape); the kernel turns them back into the buffer with a
+    `memref.reinterpret_cast` of row-major strides. Kernels launched more than once are
+    rewritten once. A dynamic buffer with another layout is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
   ];
 }
 

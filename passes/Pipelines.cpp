@@ -143,7 +143,7 @@ void addCpuLoweringPasses(OpPassManager &pm) {
   pm.addPass(createCpuStridedCopiesToLoops());
   pm.addPass(createCpuOrderLoops());
   pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(createCpuExpandShapesToCasts());
+  pm.addPass(createExpandShapesToCasts());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -218,6 +218,7 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   map.threadsPerBlock = target.threadsPerBlock;
   pm.addNestedPass<func::FuncOp>(createGpuMapLoops(map));
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createGpuPassBufferExtents());
   // One constant per launch size on the host, for the engine builder to read (after
   // outlining: before, CSE would merge kernel constants into host ones, which
   // outlining then passes as arguments).
@@ -241,6 +242,7 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   // kernels' tensor-map arguments unconverted).
   kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createConvertLinalgToLoopsPass());
+  kernels.addPass(createExpandShapesToCasts());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   // bf16 conversions as integer operations (cvt to and from bf16 is not native on

@@ -5,6 +5,8 @@
 #include "kiln/Runtime.h"
 #include "kiln/Version.h"
 
+#include <algorithm>
+
 struct kiln_runtime {
   std::shared_ptr<kiln::Runtime> runtime;
 };
@@ -165,6 +167,36 @@ kiln_status kiln_context_synchronize(kiln_context *context) {
   std::string error;
   if (!context->context->synchronize(error))
     return fail(KILN_ERROR_EXECUTION, error);
+  return succeed();
+}
+
+kiln_status kiln_context_set_input_shape(kiln_context *context, size_t index, size_t rank,
+                                         const int64_t *shape) {
+  if (!context)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "null kiln_context");
+  if (!shape && rank)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "null shape to kiln_context_set_input_shape");
+  std::string error;
+  if (!context->context->setInputShape(index, std::vector<int64_t>(shape, shape + rank), error))
+    return fail(KILN_ERROR_INVALID_ARGUMENT, error);
+  return succeed();
+}
+
+kiln_status kiln_context_output_shape(kiln_context *context, size_t index, size_t capacity,
+                                      int64_t *shape, size_t *rank) {
+  if (!context || !rank || (!shape && capacity))
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "null argument to kiln_context_output_shape");
+  std::vector<int64_t> extents;
+  std::string error;
+  if (!context->context->outputShape(index, extents, error))
+    return fail(KILN_ERROR_INVALID_ARGUMENT, error);
+  *rank = extents.size();
+  if (extents.size() > capacity)
+    return fail(KILN_ERROR_INVALID_ARGUMENT, "output " + std::to_string(index) + " has rank " +
+                                                 std::to_string(extents.size()) +
+                                                 ", more than the " + std::to_string(capacity) +
+                                                 " extents given room for");
+  std::copy(extents.begin(), extents.end(), shape);
   return succeed();
 }
 

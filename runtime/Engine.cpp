@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -83,12 +84,24 @@ public:
     u32(address.index);
     u64(address.offset);
   }
+  void extents(const std::vector<int64_t> &values) {
+    u32(static_cast<uint32_t>(values.size()));
+    for (int64_t extent : values)
+      i64(extent);
+  }
   void signature(const TensorSignature &tensor) {
     string(tensor.name);
     u8(static_cast<uint8_t>(tensor.type));
-    u32(static_cast<uint32_t>(tensor.shape.size()));
-    for (int64_t extent : tensor.shape)
-      i64(extent);
+    extents(tensor.shape);
+    extents(tensor.maxShape);
+    extents(tensor.minShape);
+    extents(tensor.optShape);
+    u32(static_cast<uint32_t>(tensor.dimNames.size()));
+    for (const std::string &name : tensor.dimNames)
+      string(name);
+    u32(static_cast<uint32_t>(tensor.dimValues.size()));
+    for (uint32_t value : tensor.dimValues)
+      u32(value);
   }
 
 private:
@@ -207,14 +220,29 @@ public:
     return address;
   }
 
+  std::vector<int64_t> extents() {
+    std::vector<int64_t> values;
+    uint32_t rank = count("dimensions", 8);
+    values.reserve(rank);
+    for (uint32_t i = 0; i < rank && !failed(); ++i)
+      values.push_back(i64());
+    return values;
+  }
+
   TensorSignature signature() {
     TensorSignature tensor;
     tensor.name = string("a tensor name");
     tensor.type = static_cast<ElementType>(u8());
-    uint32_t rank = count("dimensions", 8);
-    tensor.shape.reserve(rank);
-    for (uint32_t i = 0; i < rank && !failed(); ++i)
-      tensor.shape.push_back(i64());
+    tensor.shape = extents();
+    tensor.maxShape = extents();
+    tensor.minShape = extents();
+    tensor.optShape = extents();
+    uint32_t names = count("dimension names", 4);
+    for (uint32_t i = 0; i < names && !failed(); ++i)
+      tensor.dimNames.push_back(string("a dimension name"));
+    uint32_t values = count("dimension values", 4);
+    for (uint32_t i = 0; i < values && !failed(); ++i)
+      tensor.dimValues.push_back(u32());
     return tensor;
   }
 
@@ -236,12 +264,14 @@ private:
 };
 
 // Smallest encodings, for the count checks.
-constexpr size_t kMinSignatureBytes = 4 + 1 + 4;
+constexpr size_t kMinSignatureBytes = 4 + 1 + 6 * 4;
+constexpr size_t kShapeInstructionBytes = 1 + 4 + 4 + 8;
+constexpr size_t kRuntimeFieldBytes = 1 + 4 + 4;
 constexpr size_t kMinModuleBytes = 4 + 8 + 8;
 constexpr size_t kMinKernelBytes = 4 + 4 + 4 + 4 + 4 + 8;
 constexpr size_t kAddressBytes = 1 + 4 + 8;
 constexpr size_t kArgumentBytes = 1 + kAddressBytes + 8;
-constexpr size_t kMinStepBytes = 1 + 4 + 12 + 12 + 4 + 4 + 2 * kAddressBytes + 8 + 1;
+constexpr size_t kMinStepBytes = 1 + 4 + 12 + 12 + 4 + 4 + 2 * kAddressBytes + 8 + 1 + 4;
 
 /// Whether `offset + bytes <= limit`, without overflow.
 bool fits(uint64_t offset, uint64_t bytes, uint64_t limit) {
@@ -347,9 +377,195 @@ const char *elementTypeName(ElementType type) {
 
 int64_t TensorSignature::numElements() const {
   int64_t count = 1;
-  for (int64_t extent : shape)
+  for (int64_t extent : isDynamic() ? maxShape : shape)
     count *= extent;
   return count;
+}
+
+bool Engine::isDynamic() const {
+  for (const TensorSignature &input : inputs)
+    if (input.isDynamic())
+      return true;
+  return false;
+}
+
+std::string formatShape(const std::vector<int64_t> &shape) {
+  std::string text;
+  for (size_t d = 0; d < shape.size(); ++d)
+    text += (d ? "x" : "") + (shape[d] < 0 ? std::string("?") : std::to_string(shape[d]));
+  return text.empty() ? "scalar" : text;
+}
+
+/// "input 'x' dimension 1 (sequence)".
+static std::string describeDim(const TensorSignature &input, size_t dim) {
+  std::string text = "input " + quoted(input.name) + " dimension " + std::to_string(dim);
+  if (dim < input.dimNames.size() && !input.dimNames[dim].empty())
+    text += " (" + printable(input.dimNames[dim]) + ")";
+  return text;
+}
+
+std::string checkInputShape(const Engine &engine, size_t index, const std::vector<int64_t> &shape) {
+  const TensorSignature &input = engine.inputs[index];
+  if (shape.size() != input.shape.size())
+    return "input " + quoted(input.name) + " has rank " + std::to_string(input.shape.size()) +
+           " (" + formatShape(input.shape) + "); given " + formatShape(shape);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (input.shape[d] >= 0 && shape[d] != input.shape[d])
+      return describeDim(input, d) + " is " + std::to_string(shape[d]) +
+             "; the engine takes only " + std::to_string(input.shape[d]);
+    if (input.shape[d] < 0 && (shape[d] < input.minShape[d] || shape[d] > input.maxShape[d]))
+      return describeDim(input, d) + " is " + std::to_string(shape[d]) + "; the profile allows " +
+             std::to_string(input.minShape[d]) + " to " + std::to_string(input.maxShape[d]);
+  }
+  return {};
+}
+
+std::string parseShapes(const std::string &list,
+                        std::vector<std::pair<std::string, std::vector<int64_t>>> &shapes) {
+  shapes.clear();
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string entry = list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                      : comma - start);
+    start = comma == std::string::npos ? list.size() + 1 : comma + 1;
+    if (entry.empty())
+      continue;
+    size_t colon = entry.rfind(':');
+    if (colon == std::string::npos || colon == 0)
+      return "expected name:AxBxC, got '" + entry + "'";
+    std::string extents = entry.substr(colon + 1);
+    std::vector<int64_t> shape;
+    size_t from = 0;
+    while (!extents.empty() && from <= extents.size()) {
+      size_t x = extents.find('x', from);
+      std::string extent =
+          extents.substr(from, x == std::string::npos ? std::string::npos : x - from);
+      from = x == std::string::npos ? extents.size() + 1 : x + 1;
+      bool digits = !extent.empty() && extent.size() <= 18 &&
+                    extent.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits)
+        return "'" + extent + "' in '" + entry + "' is not an extent";
+      shape.push_back(std::stoll(extent));
+    }
+    shapes.emplace_back(entry.substr(0, colon), shape);
+  }
+  return {};
+}
+
+std::string evaluateShapes(const Engine &engine, const std::vector<std::vector<int64_t>> &shapes,
+                           std::vector<int64_t> &values) {
+  if (shapes.size() != engine.inputs.size())
+    return "the engine has " + std::to_string(engine.inputs.size()) + " inputs; given " +
+           std::to_string(shapes.size()) + " shapes";
+  // Every input within its profile, and one extent per symbol.
+  std::vector<std::pair<std::string, std::pair<int64_t, std::string>>> symbols;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (std::string problem = checkInputShape(engine, i, shapes[i]); !problem.empty())
+      return problem;
+    const TensorSignature &input = engine.inputs[i];
+    for (size_t d = 0; d < input.dimNames.size(); ++d) {
+      const std::string &name = input.dimNames[d];
+      if (name.empty())
+        continue;
+      auto seen = std::find_if(symbols.begin(), symbols.end(),
+                               [&](const auto &entry) { return entry.first == name; });
+      if (seen == symbols.end())
+        symbols.push_back({name, {shapes[i][d], describeDim(input, d)}});
+      else if (seen->second.first != shapes[i][d])
+        return describeDim(input, d) + " is " + std::to_string(shapes[i][d]) + ", but " +
+               seen->second.second + " is " + std::to_string(seen->second.first) +
+               ": the two must be equal";
+    }
+  }
+  values.assign(engine.shapeProgram.size(), 0);
+  for (size_t v = 0; v < engine.shapeProgram.size(); ++v) {
+    const ShapeInstruction &instruction = engine.shapeProgram[v];
+    int64_t a = 0, b = 0;
+    if (instruction.readsValues()) {
+      a = values[instruction.a];
+      b = values[instruction.b];
+    }
+    uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+    int64_t result = 0;
+    switch (instruction.op) {
+    case ShapeInstruction::Op::Constant:
+      result = instruction.constant;
+      break;
+    case ShapeInstruction::Op::InputDim:
+      result = shapes[instruction.a][instruction.b];
+      break;
+    case ShapeInstruction::Op::Add:
+      result = static_cast<int64_t>(ua + ub);
+      break;
+    case ShapeInstruction::Op::Sub:
+      result = static_cast<int64_t>(ua - ub);
+      break;
+    case ShapeInstruction::Op::Mul:
+      result = static_cast<int64_t>(ua * ub);
+      break;
+    case ShapeInstruction::Op::DivU:
+      result = ub ? static_cast<int64_t>(ua / ub) : 0;
+      break;
+    case ShapeInstruction::Op::RemU:
+      result = ub ? static_cast<int64_t>(ua % ub) : 0;
+      break;
+    case ShapeInstruction::Op::CeilDivU:
+      result = ub ? static_cast<int64_t>(ua / ub + (ua % ub != 0)) : 0;
+      break;
+    case ShapeInstruction::Op::MinU:
+      result = static_cast<int64_t>(std::min(ua, ub));
+      break;
+    case ShapeInstruction::Op::MaxU:
+      result = static_cast<int64_t>(std::max(ua, ub));
+      break;
+    case ShapeInstruction::Op::DivS:
+      result = b && !(a == std::numeric_limits<int64_t>::min() && b == -1) ? a / b : 0;
+      break;
+    case ShapeInstruction::Op::RemS:
+      result = b && !(a == std::numeric_limits<int64_t>::min() && b == -1) ? a % b : 0;
+      break;
+    case ShapeInstruction::Op::MinS:
+      result = std::min(a, b);
+      break;
+    case ShapeInstruction::Op::MaxS:
+      result = std::max(a, b);
+      break;
+    }
+    values[v] = result;
+  }
+  return {};
+}
+
+std::vector<int64_t> outputShape(const Engine &engine, size_t index,
+                                 const std::vector<int64_t> &values) {
+  const TensorSignature &output = engine.outputs[index];
+  std::vector<int64_t> shape = output.shape;
+  size_t next = 0;
+  for (int64_t &extent : shape)
+    if (extent < 0)
+      extent = values[output.dimValues[next++]];
+  return shape;
+}
+
+void applyRuntimeFields(const std::vector<int64_t> &values, Step &step) {
+  for (const RuntimeField &field : step.runtimeFields) {
+    int64_t value = values[field.value];
+    switch (field.kind) {
+    case RuntimeField::Kind::Grid:
+      step.grid[field.index] = static_cast<uint32_t>(std::max<int64_t>(value, 0));
+      break;
+    case RuntimeField::Kind::Scalar:
+      step.arguments[field.index].scalar =
+          step.arguments[field.index].kind == LaunchArgument::Kind::I32
+              ? static_cast<uint32_t>(value)
+              : static_cast<uint64_t>(value);
+      break;
+    case RuntimeField::Kind::CopyBytes:
+      step.bytes = static_cast<uint64_t>(std::max<int64_t>(value, 0));
+      break;
+    }
+  }
 }
 
 size_t LaunchArgument::size() const {
@@ -415,8 +631,8 @@ std::string TensorMap::validate() const {
 std::string Engine::validate() const {
   // Tensor signatures: known types, non-negative extents, sizes that fit in 63 bits, and
   // distinct names (inputs and outputs are bound by name).
-  auto checkSignatures = [](const std::vector<TensorSignature> &tensors,
-                            const char *role) -> std::string {
+  auto checkSignatures = [&](const std::vector<TensorSignature> &tensors,
+                             const char *role) -> std::string {
     std::set<std::string> names;
     for (size_t i = 0; i < tensors.size(); ++i) {
       const TensorSignature &tensor = tensors[i];
@@ -428,10 +644,45 @@ std::string Engine::validate() const {
       if (elementSize(tensor.type) == 0)
         return which + " has unknown element type " +
                std::to_string(static_cast<unsigned>(tensor.type));
+      size_t rank = tensor.shape.size();
+      bool input = std::string(role) == "input";
+      if (tensor.isDynamic() && tensor.maxShape.size() != rank)
+        return which + " has " + std::to_string(tensor.maxShape.size()) + " max extents for rank " +
+               std::to_string(rank);
+      size_t dynamicDims = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t extent = tensor.shape[d];
+        if (extent < -1 || (extent == -1 && !tensor.isDynamic()))
+          return which + " has a negative extent " + std::to_string(extent);
+        if (tensor.isDynamic() &&
+            (tensor.maxShape[d] < 0 || (extent >= 0 && tensor.maxShape[d] != extent)))
+          return which + " has max extent " + std::to_string(tensor.maxShape[d]) +
+                 " for dimension " + std::to_string(d) + " of extent " + std::to_string(extent);
+        dynamicDims += extent == -1;
+      }
+      if (input && tensor.isDynamic()) {
+        if (tensor.minShape.size() != rank || tensor.optShape.size() != rank ||
+            (!tensor.dimNames.empty() && tensor.dimNames.size() != rank))
+          return which + " has a profile of another rank";
+        for (size_t d = 0; d < rank; ++d) {
+          int64_t low = tensor.minShape[d], best = tensor.optShape[d], high = tensor.maxShape[d];
+          if (low < 0 || low > best || best > high ||
+              (tensor.shape[d] >= 0 && (low != high || low != tensor.shape[d])))
+            return which + " has an inconsistent profile in dimension " + std::to_string(d);
+        }
+      }
+      if (!input && tensor.dimValues.size() != (tensor.isDynamic() ? dynamicDims : 0))
+        return which + " has " + std::to_string(tensor.dimValues.size()) +
+               " shape values for " + std::to_string(dynamicDims) + " dynamic dimensions";
+      for (uint32_t value : tensor.dimValues)
+        if (value >= shapeProgram.size())
+          return which + " takes an extent from shape value " + std::to_string(value) + " of " +
+                 std::to_string(shapeProgram.size());
+      if (input && (!tensor.dimValues.empty() ||
+                    (!tensor.isDynamic() && (!tensor.minShape.empty() || !tensor.optShape.empty()))))
+        return which + " has output shape values or a profile without dynamic dimensions";
       uint64_t bytes = elementSize(tensor.type);
-      for (int64_t extent : tensor.shape) {
-        if (extent < 0)
-          return which + " has a negative or dynamic extent " + std::to_string(extent);
+      for (int64_t extent : tensor.isDynamic() ? tensor.maxShape : tensor.shape) {
         if (extent && bytes > (uint64_t(1) << 62) / uint64_t(extent))
           return which + " is too large";
         bytes *= uint64_t(extent);
@@ -443,6 +694,21 @@ std::string Engine::validate() const {
     return problem;
   if (std::string problem = checkSignatures(outputs, "output"); !problem.empty())
     return problem;
+
+  // The shape program reads inputs that exist and values computed before.
+  for (size_t v = 0; v < shapeProgram.size(); ++v) {
+    const ShapeInstruction &instruction = shapeProgram[v];
+    std::string which = "shape value " + std::to_string(v);
+    if (instruction.op < ShapeInstruction::Op::Constant ||
+        instruction.op > ShapeInstruction::Op::MaxS)
+      return which + " has unknown op " + std::to_string(static_cast<unsigned>(instruction.op));
+    if (instruction.op == ShapeInstruction::Op::InputDim &&
+        (instruction.a >= inputs.size() || instruction.b >= inputs[instruction.a].shape.size()))
+      return which + " reads dimension " + std::to_string(instruction.b) + " of input " +
+             std::to_string(instruction.a) + ", which does not exist";
+    if (instruction.readsValues() && (instruction.a >= v || instruction.b >= v))
+      return which + " reads a value not computed before it";
+  }
 
   for (size_t i = 0; i < modules.size(); ++i)
     if (modules[i].ptx.empty() && modules[i].cubin.empty())
@@ -497,6 +763,29 @@ std::string Engine::validate() const {
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step &step = steps[i];
     std::string which = "step " + std::to_string(i);
+    for (const RuntimeField &field : step.runtimeFields) {
+      bool fits = field.value < shapeProgram.size();
+      switch (field.kind) {
+      case RuntimeField::Kind::Grid:
+        fits &= step.kind == Step::Kind::Launch && field.index < 3;
+        break;
+      case RuntimeField::Kind::Scalar:
+        fits &= step.kind == Step::Kind::Launch && field.index < step.arguments.size() &&
+                (step.arguments[field.index].kind == LaunchArgument::Kind::I32 ||
+                 step.arguments[field.index].kind == LaunchArgument::Kind::I64);
+        break;
+      case RuntimeField::Kind::CopyBytes:
+        fits &= step.kind == Step::Kind::Copy || step.kind == Step::Kind::Fill;
+        break;
+      default:
+        fits = false;
+      }
+      if (!fits)
+        return which + " has a run-time field (kind " +
+               std::to_string(static_cast<unsigned>(field.kind)) + ", index " +
+               std::to_string(field.index) + ", value " + std::to_string(field.value) +
+               ") that does not fit it";
+    }
     switch (step.kind) {
     case Step::Kind::Launch: {
       if (step.kernel >= kernels.size())
@@ -582,6 +871,13 @@ void serializeEngine(const Engine &engine, std::vector<uint8_t> &bytes) {
     for (const TensorSignature &tensor : *tensors)
       out.signature(tensor);
   }
+  out.u32(static_cast<uint32_t>(engine.shapeProgram.size()));
+  for (const ShapeInstruction &instruction : engine.shapeProgram) {
+    out.u8(static_cast<uint8_t>(instruction.op));
+    out.u32(instruction.a);
+    out.u32(instruction.b);
+    out.i64(instruction.constant);
+  }
   out.u32(static_cast<uint32_t>(engine.modules.size()));
   for (const Module &module : engine.modules) {
     out.string(module.name);
@@ -637,6 +933,12 @@ void serializeEngine(const Engine &engine, std::vector<uint8_t> &bytes) {
     out.address(step.destination);
     out.u64(step.bytes);
     out.u8(step.fillByte);
+    out.u32(static_cast<uint32_t>(step.runtimeFields.size()));
+    for (const RuntimeField &field : step.runtimeFields) {
+      out.u8(static_cast<uint8_t>(field.kind));
+      out.u32(field.index);
+      out.u32(field.value);
+    }
   }
   // The weights last, aligned in the file so a reader may map them.
   out.u64(engine.weights.size());
@@ -730,6 +1032,17 @@ std::string deserializeEngine(const uint8_t *data, size_t size, const std::strin
     for (uint32_t i = 0; i < count && !in.failed(); ++i)
       tensors->push_back(in.signature());
   }
+  in.context = "the shape program";
+  uint32_t instructionCount = in.count("shape instructions", kShapeInstructionBytes);
+  engine.shapeProgram.reserve(instructionCount);
+  for (uint32_t i = 0; i < instructionCount && !in.failed(); ++i) {
+    ShapeInstruction instruction;
+    instruction.op = static_cast<ShapeInstruction::Op>(in.u8());
+    instruction.a = in.u32();
+    instruction.b = in.u32();
+    instruction.constant = in.i64();
+    engine.shapeProgram.push_back(instruction);
+  }
   in.context = "the modules";
   uint32_t moduleCount = in.count("modules", kMinModuleBytes);
   engine.modules.reserve(moduleCount);
@@ -800,6 +1113,15 @@ std::string deserializeEngine(const uint8_t *data, size_t size, const std::strin
     step.destination = in.address();
     step.bytes = in.u64();
     step.fillByte = in.u8();
+    uint32_t fieldCount = in.count("run-time fields", kRuntimeFieldBytes);
+    step.runtimeFields.reserve(fieldCount);
+    for (uint32_t f = 0; f < fieldCount && !in.failed(); ++f) {
+      RuntimeField field;
+      field.kind = static_cast<RuntimeField::Kind>(in.u8());
+      field.index = in.u32();
+      field.value = in.u32();
+      step.runtimeFields.push_back(field);
+    }
     engine.steps.push_back(std::move(step));
   }
   in.context = "the weights";

@@ -8,7 +8,13 @@
 // Execution model: every tensor lives in device memory at a byte offset in one of four
 // regions: the arena (intermediates, planned by liveness), the weights (uploaded once per
 // engine), or one of the user's input or output buffers. The schedule is a list of steps
-// (kernel launches, copies, fills) run in order on one stream. All shapes are static.
+// (kernel launches, copies, fills) run in order on one stream.
+//
+// Shapes: a static engine has one shape per input. A dynamic engine (format 4) has
+// dimensions of extent -1 with a profile (min, opt, max) each, and a shape program:
+// integer arithmetic from the inputs' extents to the launch grids, scalar arguments,
+// copy sizes and output extents that depend on them, evaluated once per input shape.
+// Buffers are planned at the profile's max shape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,10 +53,63 @@ const char *elementTypeName(ElementType type);
 struct TensorSignature {
   std::string name;
   ElementType type = ElementType::F32;
+  /// The extents; -1 for a dynamic dimension.
   std::vector<int64_t> shape;
+  /// Dynamic tensors only (else empty): the largest extents (the profile's max shape; for
+  /// an output, its extents at the inputs' max shapes), for which buffers are sized.
+  std::vector<int64_t> maxShape = {};
+  /// Dynamic inputs only: the profile's smallest and best extents, and each dimension's
+  /// symbol ("batch", "sequence"; empty for a static dimension). Inputs that share a symbol
+  /// must agree on its extent.
+  std::vector<int64_t> minShape = {}, optShape = {};
+  std::vector<std::string> dimNames = {};
+  /// Dynamic outputs only: for each dimension of extent -1, in order, the shape program's
+  /// value that is its extent.
+  std::vector<uint32_t> dimValues = {};
 
+  bool isDynamic() const { return !maxShape.empty(); }
+  /// Elements and bytes at the largest shape (the static shape when static).
   int64_t numElements() const;
   uint64_t sizeInBytes() const { return numElements() * elementSize(type); }
+};
+
+/// One instruction of a dynamic engine's shape program. Instruction i computes value i,
+/// an int64, from earlier values `a` and `b` (unsigned ops read them as uint64).
+struct ShapeInstruction {
+  enum class Op : uint8_t {
+    Constant = 1, // `constant`
+    InputDim = 2, // extent `b` of input `a`
+    Add = 3,
+    Sub = 4,
+    Mul = 5,
+    DivU = 6, // division by zero gives 0 (such a value sizes nothing that runs)
+    RemU = 7,
+    CeilDivU = 8,
+    MinU = 9,
+    MaxU = 10,
+    DivS = 11,
+    RemS = 12,
+    MinS = 13,
+    MaxS = 14,
+  };
+  Op op = Op::Constant;
+  uint32_t a = 0, b = 0;
+  int64_t constant = 0;
+
+  /// Whether the op reads `a` and `b` as values.
+  bool readsValues() const { return op != Op::Constant && op != Op::InputDim; }
+};
+
+/// A field of a step that a shape-program value sets per input shape.
+struct RuntimeField {
+  enum class Kind : uint8_t {
+    Grid = 1,      // grid[index]; a launch with an empty grid is skipped
+    Scalar = 2,    // arguments[index].scalar (an integer argument)
+    CopyBytes = 3, // bytes, of a copy or a fill
+  };
+  Kind kind = Kind::Grid;
+  uint32_t index = 0;
+  uint32_t value = 0; // the shape program's value
 };
 
 /// Where a pointer points: a byte offset in one of the device memory regions.
@@ -152,12 +211,16 @@ struct Step {
   Address destination;
   uint64_t bytes = 0;
   uint8_t fillByte = 0;
+  /// Dynamic engines: the fields the shape program sets (the values above are those at
+  /// the max shape).
+  std::vector<RuntimeField> runtimeFields;
 };
 
 /// Everything an engine file holds.
 struct Engine {
-  // 2: tensor-map launch arguments; 3: each kernel's tuning source.
-  static constexpr uint32_t kFormatVersion = 3;
+  // 2: tensor-map launch arguments; 3: each kernel's tuning source; 4: dynamic shapes
+  // (profiles, the shape program, steps' run-time fields).
+  static constexpr uint32_t kFormatVersion = 4;
 
   std::string compilerVersion; // the Kiln version that wrote it
   std::string target;          // the GPU architecture it was compiled for, e.g. "sm_90a"
@@ -168,8 +231,12 @@ struct Engine {
   std::vector<Module> modules;
   std::vector<Kernel> kernels;
   std::vector<Step> steps;
+  /// Dynamic engines: the shape program (empty for a static engine).
+  std::vector<ShapeInstruction> shapeProgram;
 
-  uint64_t arenaBytes = 0;     // the planned arena
+  bool isDynamic() const;
+
+  uint64_t arenaBytes = 0;     // the planned arena (at the max shape)
   uint64_t unplannedBytes = 0; // the sum of every intermediate, without reuse
   std::vector<uint8_t> weights;
 
@@ -178,6 +245,34 @@ struct Engine {
   /// known. Returns an empty string when consistent, else one line saying what is wrong.
   std::string validate() const;
 };
+
+/// Checks `shape` for input `index` of `engine`: its rank, its static extents, and the
+/// profile's min to max in its dynamic ones. Returns an empty string when it fits, else
+/// one line naming the input, the dimension (and its symbol) and what it allows.
+std::string checkInputShape(const Engine &engine, size_t index, const std::vector<int64_t> &shape);
+
+/// Checks input shapes `shapes` (one per input) against `engine`'s signature (each as
+/// checkInputShape does, and equal extents for a shared symbol) and
+/// evaluates the shape program on them into `values`. Returns an empty string when the
+/// shapes fit, else one line naming the input, the dimension and what it allows.
+std::string evaluateShapes(const Engine &engine, const std::vector<std::vector<int64_t>> &shapes,
+                           std::vector<int64_t> &values);
+
+/// Output `index`'s extents for the shape program's `values`.
+std::vector<int64_t> outputShape(const Engine &engine, size_t index,
+                                 const std::vector<int64_t> &values);
+
+/// Sets `step`'s run-time fields from the shape program's `values`.
+void applyRuntimeFields(const std::vector<int64_t> &values, Step &step);
+
+/// "1x?x768" (dynamic extents as '?'), "scalar" for rank 0.
+std::string formatShape(const std::vector<int64_t> &shape);
+
+/// Parses trtexec's shape list `name:AxBxC,name2:D` (an empty list is valid; `name:` is a
+/// scalar; names may contain ':', the shape follows the last one) into `shapes`. Returns
+/// an empty string on success, else one line saying what is wrong.
+std::string parseShapes(const std::string &list,
+                        std::vector<std::pair<std::string, std::vector<int64_t>>> &shapes);
 
 /// Writes `engine` to `path` (through a temporary file renamed into place, so a failure
 /// leaves no half-written engine). Returns an empty string on success, else one line.

@@ -293,9 +293,21 @@ struct ExecutionContext::Impl {
 
   bool useGraph = false;
   bool synchronousSteps = false;
-  runtime::GraphHandle graph = nullptr;
-  runtime::GraphExecHandle graphExec = nullptr;
-  std::vector<DevicePointer> capturedInputs, capturedOutputs;
+  /// Captured CUDA graphs, one per input shape (a static engine has one shape): switching
+  /// shapes replays the shape's graph, captured on its first run.
+  struct CapturedGraph {
+    runtime::GraphHandle graph = nullptr;
+    runtime::GraphExecHandle exec = nullptr;
+    std::vector<DevicePointer> inputs, outputs;
+  };
+  std::map<std::vector<std::vector<int64_t>>, CapturedGraph> graphs;
+
+  /// The input shapes of the next runs (the profile's opt shapes until set), and what
+  /// the shape program makes of them: the steps with their run-time fields set, the
+  /// outputs' shapes. Resolved on the next enqueue after a change.
+  std::vector<std::vector<int64_t>> inputShapes, outputShapes;
+  std::vector<engine::Step> resolvedSteps;
+  bool shapesResolved = false;
 
   /// One 8-byte slot per kernel parameter and the pointers to them that cuLaunchKernel
   /// takes; reused across launches.
@@ -326,7 +338,7 @@ struct ExecutionContext::Impl {
       return;
     if (stream)
       driver().synchronize(stream, ignored);
-    dropGraph();
+    dropGraphs();
     driver().destroyEvent(start);
     driver().destroyEvent(stop);
     driver().free(arena);
@@ -338,11 +350,52 @@ struct ExecutionContext::Impl {
     driver().destroyStream(stream);
   }
 
-  void dropGraph() {
-    driver().destroyGraphExec(graphExec);
-    driver().destroyGraph(graph);
-    graphExec = nullptr;
-    graph = nullptr;
+  void dropGraph(CapturedGraph &captured) {
+    driver().destroyGraphExec(captured.exec);
+    driver().destroyGraph(captured.graph);
+    captured = CapturedGraph();
+  }
+  void dropGraphs() {
+    for (auto &[shapes, captured] : graphs)
+      dropGraph(captured);
+    graphs.clear();
+  }
+
+  /// The steps to run at the current input shapes.
+  const std::vector<engine::Step> &steps() const {
+    return description().isDynamic() ? resolvedSteps : description().steps;
+  }
+
+  /// Evaluates the shape program for the current input shapes (once per change).
+  bool resolveShapes(std::string &error) {
+    const engine::Engine &model = description();
+    if (shapesResolved)
+      return true;
+    std::vector<int64_t> values;
+    if (std::string problem = engine::evaluateShapes(model, inputShapes, values);
+        !problem.empty()) {
+      error = prefix() + problem;
+      return false;
+    }
+    outputShapes.clear();
+    for (size_t i = 0; i < model.outputs.size(); ++i)
+      outputShapes.push_back(engine::outputShape(model, i, values));
+    if (model.isDynamic()) {
+      resolvedSteps = model.steps;
+      for (engine::Step &step : resolvedSteps)
+        engine::applyRuntimeFields(values, step);
+    }
+    shapesResolved = true;
+    return true;
+  }
+
+  /// Bytes of input or output `index` at the current shapes.
+  uint64_t currentBytes(const engine::TensorSignature &tensor,
+                        const std::vector<int64_t> &shape) const {
+    uint64_t bytes = engine::elementSize(tensor.type);
+    for (int64_t extent : shape)
+      bytes *= static_cast<uint64_t>(extent);
+    return bytes;
   }
 
   DevicePointer base(const engine::Address &address, const std::vector<DevicePointer> &inputs,
@@ -405,8 +458,8 @@ struct ExecutionContext::Impl {
     const engine::Engine &model = description();
     std::string problem;
     DevicePointer nextMap = deviceMaps;
-    for (size_t s = 0; s < model.steps.size(); ++s) {
-      const engine::Step &step = model.steps[s];
+    for (size_t s = 0; s < steps().size(); ++s) {
+      const engine::Step &step = steps()[s];
       bool ok = !stepEvents || driver().recordEvent((*stepEvents)[s], stream, problem);
       if (!ok) {
         error = prefix() + describeStep(model, s) + ": " + problem;
@@ -434,9 +487,12 @@ struct ExecutionContext::Impl {
           }
           argumentPointers[a] = &argumentValues[a];
         }
-        ok = driver().launch(loaded().functions[step.kernel], step.grid, step.block,
-                             step.sharedBytes, stream, count ? argumentPointers.data() : nullptr,
-                             problem);
+        // An empty grid (a dynamic loop nest with nothing to do at this shape) launches
+        // nothing.
+        if (step.grid[0] && step.grid[1] && step.grid[2])
+          ok = driver().launch(loaded().functions[step.kernel], step.grid, step.block,
+                               step.sharedBytes, stream, count ? argumentPointers.data() : nullptr,
+                               problem);
         break;
       }
       case engine::Step::Kind::Copy:
@@ -489,25 +545,26 @@ struct ExecutionContext::Impl {
 
   bool enqueue(const std::vector<DevicePointer> &inputs, const std::vector<DevicePointer> &outputs,
                std::string &error) {
-    if (!checkBuffers(inputs, outputs, error) || !gpu().makeCurrent(error) ||
-        !prepareTensorMaps(inputs, outputs, error))
+    if (!checkBuffers(inputs, outputs, error) || !resolveShapes(error) ||
+        !gpu().makeCurrent(error) || !prepareTensorMaps(inputs, outputs, error))
       return false;
     if (synchronousSteps || !useGraph || description().steps.empty())
       return enqueueSteps(inputs, outputs, synchronousSteps, error);
-    if (graphExec && (inputs != capturedInputs || outputs != capturedOutputs))
-      dropGraph();
-    if (!graphExec && !capture(inputs, outputs, error))
+    CapturedGraph &captured = graphs[inputShapes];
+    if (captured.exec && (inputs != captured.inputs || outputs != captured.outputs))
+      dropGraph(captured);
+    if (!captured.exec && !capture(captured, inputs, outputs, error))
       return false;
     std::string problem;
-    if (!driver().launchGraph(graphExec, stream, problem)) {
+    if (!driver().launchGraph(captured.exec, stream, problem)) {
       error = prefix() + "replaying the captured schedule: " + problem;
       return false;
     }
     return true;
   }
 
-  bool capture(const std::vector<DevicePointer> &inputs, const std::vector<DevicePointer> &outputs,
-               std::string &error) {
+  bool capture(CapturedGraph &result, const std::vector<DevicePointer> &inputs,
+               const std::vector<DevicePointer> &outputs, std::string &error) {
     std::string problem;
     if (!driver().beginCapture(stream, problem)) {
       error = prefix() + "capturing a CUDA graph: " + problem;
@@ -525,14 +582,14 @@ struct ExecutionContext::Impl {
       error = prefix() + "capturing a CUDA graph: " + problem;
       return false;
     }
-    graph = captured;
-    if (!driver().instantiateGraph(graph, graphExec, problem)) {
+    result.graph = captured;
+    if (!driver().instantiateGraph(result.graph, result.exec, problem)) {
       error = prefix() + "instantiating the captured CUDA graph: " + problem;
-      dropGraph();
+      dropGraph(result);
       return false;
     }
-    capturedInputs = inputs;
-    capturedOutputs = outputs;
+    result.inputs = inputs;
+    result.outputs = outputs;
     return true;
   }
 
@@ -570,6 +627,8 @@ std::unique_ptr<ExecutionContext> ExecutionContext::create(std::shared_ptr<const
   }
   auto impl = std::make_unique<Impl>();
   impl->engine = std::move(engine);
+  for (const engine::TensorSignature &input : impl->description().inputs)
+    impl->inputShapes.push_back(input.isDynamic() ? input.optShape : input.shape);
   const char *sync = std::getenv("KILN_SYNC_STEPS");
   impl->synchronousSteps = sync && *sync && std::strcmp(sync, "0") != 0;
   std::string problem;
@@ -609,12 +668,12 @@ bool ExecutionContext::run(const std::vector<const void *> &inputs,
             std::to_string(inputs.size()) + " and " + std::to_string(outputs.size());
     return false;
   }
-  if (!state->ownBuffers(error))
+  if (!state->ownBuffers(error) || !state->resolveShapes(error))
     return false;
   const CudaDriver &driver = state->driver();
   std::string problem;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    uint64_t bytes = model.inputs[i].sizeInBytes();
+    uint64_t bytes = state->currentBytes(model.inputs[i], state->inputShapes[i]);
     if (bytes &&
         !driver.copyToDevice(state->ownInputs[i], inputs[i], bytes, state->stream, problem)) {
       error = state->prefix() + "input " + quoted(model.inputs[i].name) + ": " + problem;
@@ -624,7 +683,7 @@ bool ExecutionContext::run(const std::vector<const void *> &inputs,
   if (!state->enqueue(state->ownInputs, state->ownOutputs, error))
     return false;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    uint64_t bytes = model.outputs[i].sizeInBytes();
+    uint64_t bytes = state->currentBytes(model.outputs[i], state->outputShapes[i]);
     if (bytes &&
         !driver.copyToHost(outputs[i], state->ownOutputs[i], bytes, state->stream, problem)) {
       error = state->prefix() + "output " + quoted(model.outputs[i].name) + ": " + problem;
@@ -680,9 +739,10 @@ bool ExecutionContext::setInput(size_t index, const void *host, std::string &err
   if (!buffer)
     return false;
   const engine::TensorSignature &input = state->description().inputs[index];
+  uint64_t bytes = state->currentBytes(input, state->inputShapes[index]);
   std::string problem;
-  if (input.sizeInBytes() &&
-      (!state->driver().copyToDevice(buffer, host, input.sizeInBytes(), state->stream, problem) ||
+  if (bytes &&
+      (!state->driver().copyToDevice(buffer, host, bytes, state->stream, problem) ||
        !state->driver().synchronize(state->stream, problem))) {
     error = state->prefix() + "input " + quoted(input.name) + ": " + problem;
     return false;
@@ -692,12 +752,13 @@ bool ExecutionContext::setInput(size_t index, const void *host, std::string &err
 
 bool ExecutionContext::getOutput(size_t index, void *host, std::string &error) {
   DevicePointer buffer = outputBuffer(index, error);
-  if (!buffer || !synchronize(error))
+  if (!buffer || !synchronize(error) || !state->resolveShapes(error))
     return false;
   const engine::TensorSignature &output = state->description().outputs[index];
+  uint64_t bytes = state->currentBytes(output, state->outputShapes[index]);
   std::string problem;
-  if (output.sizeInBytes() &&
-      (!state->driver().copyToHost(host, buffer, output.sizeInBytes(), state->stream, problem) ||
+  if (bytes &&
+      (!state->driver().copyToHost(host, buffer, bytes, state->stream, problem) ||
        !state->driver().synchronize(state->stream, problem))) {
     error = state->prefix() + "output " + quoted(output.name) + ": " + problem;
     return false;
@@ -710,12 +771,49 @@ void ExecutionContext::enableGraph(bool enable) {
   if (!enable) {
     std::string ignored;
     if (state->gpu().makeCurrent(ignored))
-      state->dropGraph();
+      state->dropGraphs();
   }
 }
 
 bool ExecutionContext::graphEnabled() const { return state->useGraph; }
-bool ExecutionContext::graphCaptured() const { return state->graphExec != nullptr; }
+bool ExecutionContext::graphCaptured() const {
+  auto found = state->graphs.find(state->inputShapes);
+  return found != state->graphs.end() && found->second.exec != nullptr;
+}
+
+bool ExecutionContext::setInputShape(size_t index, const std::vector<int64_t> &shape,
+                                     std::string &error) {
+  const engine::Engine &model = state->description();
+  if (index >= model.inputs.size()) {
+    error = state->prefix() + "no input " + std::to_string(index);
+    return false;
+  }
+  if (std::string problem = engine::checkInputShape(model, index, shape); !problem.empty()) {
+    error = state->prefix() + problem;
+    return false;
+  }
+  if (state->inputShapes[index] != shape) {
+    state->inputShapes[index] = shape;
+    state->shapesResolved = false;
+  }
+  return true;
+}
+
+const std::vector<int64_t> &ExecutionContext::inputShape(size_t index) const {
+  return state->inputShapes.at(index);
+}
+
+bool ExecutionContext::outputShape(size_t index, std::vector<int64_t> &shape,
+                                   std::string &error) {
+  if (!state->resolveShapes(error))
+    return false;
+  if (index >= state->outputShapes.size()) {
+    error = state->prefix() + "no output " + std::to_string(index);
+    return false;
+  }
+  shape = state->outputShapes[index];
+  return true;
+}
 void ExecutionContext::setSynchronousSteps(bool enable) { state->synchronousSteps = enable; }
 
 bool ExecutionContext::timeRuns(int iterations, std::vector<float> &millis, std::string &error) {
@@ -756,7 +854,7 @@ bool ExecutionContext::profileSteps(int iterations, std::vector<double> &millis,
                                     std::string &error) {
   const engine::Engine &model = state->description();
   millis.assign(model.steps.size(), 0.0);
-  if (!state->ownBuffers(error) ||
+  if (!state->ownBuffers(error) || !state->resolveShapes(error) ||
       !state->prepareTensorMaps(state->ownInputs, state->ownOutputs, error))
     return false;
   const CudaDriver &driver = state->driver();

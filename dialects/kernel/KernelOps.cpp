@@ -82,13 +82,20 @@ namespace {
 
 /// The checks every template shares: the body's arguments are the input buffers as
 /// tensors, its terminator yields the output buffers as tensors.
-LogicalResult verifyTemplate(Operation *op, ValueRange inputs, ValueRange outputs, Region &body) {
+LogicalResult verifyTemplate(Operation *op, ValueRange inputs, ValueRange outputs,
+                             ValueRange symbols, Region &body) {
   if (outputs.empty())
     return op->emitOpError("must have at least one output buffer");
   Block &block = body.front();
-  if (block.getNumArguments() != inputs.size())
+  if (block.getNumArguments() != inputs.size() + symbols.size())
     return op->emitOpError("body has ")
-           << block.getNumArguments() << " arguments for " << inputs.size() << " input buffers";
+           << block.getNumArguments() << " arguments for " << inputs.size()
+           << " input buffers and " << symbols.size() << " symbols";
+  for (BlockArgument argument : block.getArguments().drop_front(inputs.size()))
+    if (!argument.getType().isIndex())
+      return op->emitOpError("body argument ")
+             << argument.getArgNumber() << " has type " << argument.getType()
+             << "; the arguments after the input buffers' are the symbols, of type index";
   for (auto [index, pair] : llvm::enumerate(llvm::zip(inputs, block.getArguments()))) {
     auto [input, argument] = pair;
     auto expected = PointwiseOp::getTensorType(cast<MemRefType>(input.getType()));
@@ -131,12 +138,13 @@ void kiln::kernel::detail::getTemplateEffects(
 
 namespace {
 
-/// The first op of the body that is not a constant and not part of the prologue (data
+/// The first op of the body that is not a constant, not part of the prologue (data
 /// movement and pointwise ops on the inputs: transposes, reshapes, scales, which the
-/// kernel's loads absorb): where anchored templates keep their anchor.
+/// kernel's loads absorb) and not extent arithmetic on the symbols (ops of other
+/// dialects): where anchored templates keep their anchor.
 Operation *getFirstComputation(Region &body) {
   for (Operation &op : body.front().without_terminator())
-    if (!op.hasTrait<OpTrait::ConstantLike>() &&
+    if (!op.hasTrait<OpTrait::ConstantLike>() && isa<kiln::graph::GraphDialect>(op.getDialect()) &&
         !op.hasTrait<kiln::graph::OpTrait::DataMovement>() &&
         !op.hasTrait<kiln::graph::OpTrait::Pointwise>())
       return &op;
@@ -157,33 +165,33 @@ LogicalResult verifyAnchor(Operation *op, Region &body, function_ref<bool(Operat
 } // namespace
 
 LogicalResult PointwiseOp::verify() {
-  return verifyTemplate(*this, getInputs(), getOutputs(), getBody());
+  return verifyTemplate(*this, getInputs(), getOutputs(), getSymbols(), getBody());
 }
 LogicalResult ReductionOp::verify() {
-  if (failed(verifyTemplate(*this, getInputs(), getOutputs(), getBody())))
+  if (failed(verifyTemplate(*this, getInputs(), getOutputs(), getSymbols(), getBody())))
     return failure();
   if (!getAnchor())
     return emitOpError("body must hold a reduction (an op with the graph Reduction trait)");
   return success();
 }
 LogicalResult MovementOp::verify() {
-  return verifyTemplate(*this, getInputs(), getOutputs(), getBody());
+  return verifyTemplate(*this, getInputs(), getOutputs(), getSymbols(), getBody());
 }
 LogicalResult GenericOp::verify() {
-  return verifyTemplate(*this, getInputs(), getOutputs(), getBody());
+  return verifyTemplate(*this, getInputs(), getOutputs(), getSymbols(), getBody());
 }
 LogicalResult AttentionOp::verify() {
-  return verifyTemplate(*this, getInputs(), getOutputs(), getBody());
+  return verifyTemplate(*this, getInputs(), getOutputs(), getSymbols(), getBody());
 }
 LogicalResult MatmulOp::verify() {
-  if (failed(verifyTemplate(*this, getInputs(), getOutputs(), getBody())))
+  if (failed(verifyTemplate(*this, getInputs(), getOutputs(), getSymbols(), getBody())))
     return failure();
   return verifyAnchor(
       *this, getBody(), [](Operation *op) { return isa<graph::MatMulOp, graph::GemmOp>(op); },
       "a graph.matmul or graph.gemm");
 }
 LogicalResult ConvOp::verify() {
-  if (failed(verifyTemplate(*this, getInputs(), getOutputs(), getBody())))
+  if (failed(verifyTemplate(*this, getInputs(), getOutputs(), getSymbols(), getBody())))
     return failure();
   return verifyAnchor(
       *this, getBody(), [](Operation *op) { return isa<graph::ConvOp>(op); }, "a graph.conv");

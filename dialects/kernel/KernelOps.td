@@ -61,7 +61,10 @@ def Kernel_ReturnOp : Kernel_Op<"return", [Pure, HasParent<"FuncOp">, Terminator
 
 // A template op is the one computation of a kernel.func. Its `body` holds the fused group
 // of graph ops on tensors: one block argument per input buffer (a tensor of the buffer's
-// shape and element type), and a `kernel.yield` of one tensor per output buffer. The body
+// shape and element type), then one `index` argument per `symbols` operand (the run-time
+// values of the dimension symbols, `batch` or `sequence`, from which the body computes the
+// dynamic extents its ops take as operands: a reshape's target shape), and a
+// `kernel.yield` of one tensor per output buffer. The body
 // is the exact semantics; the template kind says which code generator is responsible for
 // it, and `config` fixes that generator's tunable choices (absent: open for the
 // autotuner). Every template can be lowered generically (the body through the linalg path,
@@ -73,13 +76,14 @@ class Kernel_TemplateOp<string mnemonic, string what, list<Trait> traits = []>
   let arguments = (ins
     Variadic<AnyMemRef>:$inputs,
     Variadic<AnyMemRef>:$outputs,
+    Variadic<Index>:$symbols,
     OptionalAttr<Kernel_ConfigAttr>:$config);
   let regions = (region SizedRegion<1>:$body);
   // Declarations a template adds to the shared ones (getAnchor for anchored templates).
   code extraTemplateDeclaration = "";
   let assemblyFormat = [{
     (`ins` `(` $inputs^ `:` type($inputs) `)`)? `outs` `(` $outputs `:` type($outputs) `)`
-    attr-dict-with-keyword $body
+    (`symbols` `(` $symbols^ `)`)? attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -111,8 +111,19 @@ public:
 
   const Engine &engine() const;
 
-  /// Runs on host buffers: one per input and per output, in the engine's order, each
-  /// TensorSignature::sizeInBytes() long. Copies in, runs, copies out, and waits.
+  /// Sets input `index`'s shape for the next runs. A dynamic engine takes any shape in its
+  /// profile (the opt shape until set); a static engine only its one shape. Refused, with
+  /// `error` naming the input, the dimension and the allowed range, outside the profile;
+  /// inputs that share a dimension's symbol must agree by the next run. Switching shapes
+  /// re-initialises nothing: the shape program is evaluated once per new shape, and each
+  /// shape keeps its own CUDA graph.
+  bool setInputShape(size_t index, const std::vector<int64_t> &shape, std::string &error);
+  const std::vector<int64_t> &inputShape(size_t index) const;
+  /// Output `index`'s shape at the current input shapes.
+  bool outputShape(size_t index, std::vector<int64_t> &shape, std::string &error);
+
+  /// Runs on host buffers: one per input and per output, in the engine's order, each as
+  /// long as the current shape's bytes. Copies in, runs, copies out, and waits.
   bool run(const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
            std::string &error);
 
@@ -125,21 +136,22 @@ public:
   /// Waits for everything enqueued on the stream.
   bool synchronize(std::string &error);
 
-  /// The context's own device buffer for input or output `index` (allocated on first use;
-  /// 0 with `error` set when allocation fails).
+  /// The context's own device buffer for input or output `index` (allocated on first use,
+  /// for the largest shape; 0 with `error` set when allocation fails).
   DevicePointer inputBuffer(size_t index, std::string &error);
   DevicePointer outputBuffer(size_t index, std::string &error);
-  /// Copies host data (sizeInBytes() of the input) into the context's input buffer.
+  /// Copies host data (the input's bytes at its current shape) into the context's input
+  /// buffer.
   bool setInput(size_t index, const void *host, std::string &error);
   /// Waits for the stream, then copies the context's output buffer to `host`.
   bool getOutput(size_t index, void *host, std::string &error);
 
   /// Captures the schedule into a CUDA graph on the next enqueue and replays it after
-  /// that (shapes are static, so one graph serves every run). Enqueueing with other
-  /// device buffers than those captured captures again.
+  /// that: one graph per input shape, captured on the shape's first run. Enqueueing with
+  /// other device buffers than those captured captures again.
   void enableGraph(bool enable = true);
   bool graphEnabled() const;
-  /// Whether a graph is captured now.
+  /// Whether a graph is captured for the current input shapes.
   bool graphCaptured() const;
 
   /// Waits after every step, so that a fault is reported with the kernel that caused it

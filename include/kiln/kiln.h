@@ -65,8 +65,9 @@ typedef struct kiln_tensor_info {
   const char *name;
   kiln_element_type type;
   size_t rank;
+  /** -1 for a dimension of a dynamic engine that the input shapes decide. */
   const int64_t *shape;
-  /** The size of the tensor's buffer. */
+  /** The size of the tensor's buffer (at the profile's max shape for a dynamic engine). */
   size_t bytes;
 } kiln_tensor_info;
 
@@ -93,14 +94,23 @@ kiln_status kiln_engine_output_info(const kiln_engine *engine, size_t index,
 
 kiln_status kiln_context_create(kiln_engine *engine, kiln_context **context);
 void kiln_context_destroy(kiln_context *context);
-/** Host buffers, one per input and output, each kiln_tensor_info.bytes long; waits. */
+/** Host buffers, one per input and output, each as long as its current shape's bytes
+ *  (kiln_tensor_info.bytes for a static engine); waits. */
 kiln_status kiln_context_run(kiln_context *context, const void *const *inputs,
                              void *const *outputs);
 /** Device buffers (CUdeviceptr); enqueues on the context's stream and returns. */
 kiln_status kiln_context_enqueue(kiln_context *context, const uint64_t *inputs,
                                  const uint64_t *outputs);
 kiln_status kiln_context_synchronize(kiln_context *context);
-/** Non-zero: capture the schedule into a CUDA graph and replay it. */
+/** A dynamic engine's input shape for the next runs (within the profile; the opt shape
+ *  until set). Refused, naming the input, dimension and allowed range, outside it. */
+kiln_status kiln_context_set_input_shape(kiln_context *context, size_t index, size_t rank,
+                                         const int64_t *shape);
+/** Output `index`'s shape at the current input shapes: `*rank` extents into `shape`, which
+ *  has room for `capacity`. */
+kiln_status kiln_context_output_shape(kiln_context *context, size_t index, size_t capacity,
+                                      int64_t *shape, size_t *rank);
+/** Non-zero: capture the schedule into a CUDA graph and replay it (one per input shape). */
 kiln_status kiln_context_enable_graph(kiln_context *context, int enable);
 /** The context's CUstream. */
 void *kiln_context_stream(const kiln_context *context);

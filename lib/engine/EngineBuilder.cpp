@@ -2,21 +2,28 @@
 
 #include "lib/engine/EngineBuilder.h"
 
+#include "passes/kernel/HostExtents.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using kiln::engine::Address;
 using kiln::engine::ElementType;
 using kiln::engine::LaunchArgument;
 using MemoryRegion = kiln::engine::Region;
+using kiln::engine::RuntimeField;
+using kiln::engine::ShapeInstruction;
 using kiln::engine::Step;
 using kiln::engine::TensorMap;
 
@@ -167,23 +174,162 @@ public:
       } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         if (failed(addCopy(copy)))
           return failure();
+      } else if (auto returned = dyn_cast<func::ReturnOp>(op)) {
+        if (failed(addOutputExtents(returned)))
+          return failure();
       } else if (failed(checkHostOp(op))) {
         return failure();
       }
     }
-    return success();
+    return finishShapes();
   }
 
 private:
   /// Ops the schedule needs nothing from: they define buffers, views and constants that
-  /// launches use.
+  /// launches use, and the run-time sizes the shape program computes.
   LogicalResult checkHostOp(Operation &op) {
-    if (isa<memref::AllocOp, memref::GetGlobalOp, memref::DeallocOp, func::ReturnOp,
-            ViewLikeOpInterface, memref::CastOp, nvgpu::TmaCreateDescriptorOp>(op) ||
-        op.hasTrait<OpTrait::ConstantLike>())
+    if (isa<memref::AllocOp, memref::GetGlobalOp, memref::DeallocOp, ViewLikeOpInterface,
+            memref::CastOp, nvgpu::TmaCreateDescriptorOp, memref::DimOp>(op) ||
+        op.hasTrait<OpTrait::ConstantLike>() ||
+        (isa<arith::ArithDialect>(op.getDialect()) && isMemoryEffectFree(&op)))
       return success();
     return op.emitError("cannot be part of an engine's schedule: the host runs only kernel "
                         "launches and copies (is it left over from a GPU lowering?)");
+  }
+
+  //===--------------------------------------------------------------------===//
+  // The shape program: the host's index arithmetic on the inputs' extents
+  //===--------------------------------------------------------------------===//
+
+  uint32_t emit(ShapeInstruction::Op op, uint32_t a, uint32_t b, int64_t constant = 0) {
+    // Equal instructions are one value (constants and extents recur).
+    for (auto [index, instruction] : llvm::enumerate(engine.shapeProgram))
+      if (instruction.op == op && instruction.a == a && instruction.b == b &&
+          instruction.constant == constant)
+        return index;
+    engine.shapeProgram.push_back({op, a, b, constant});
+    return engine.shapeProgram.size() - 1;
+  }
+
+  /// The shape-program value of extent `dim` of `buffer`: an input's extent, or what
+  /// sized the allocation or view that made the buffer (HostExtents.h).
+  FailureOr<uint32_t> getExtentValue(Value buffer, int64_t dim, Operation *user) {
+    FailureOr<SmallVector<kiln::ExtentFactor>> factors = kiln::traceExtent(buffer, dim);
+    if (failed(factors))
+      return user->emitError("reads a run-time extent of a buffer that ")
+             << (buffer.getDefiningOp() ? buffer.getDefiningOp()->getName().getStringRef()
+                                        : StringRef("a block argument"))
+             << " makes, which the engine cannot follow";
+    std::optional<uint32_t> product;
+    for (const kiln::ExtentFactor &factor : *factors) {
+      FailureOr<uint32_t> value = failure();
+      if (factor.argument) {
+        if (factor.argument.getOwner() != &host.getBody().front() ||
+            factor.argument.getArgNumber() >= engine.inputs.size())
+          return user->emitError("reads an extent of an output buffer, which the host "
+                                 "function must compute from the inputs' extents");
+        value = emit(ShapeInstruction::Op::InputDim, factor.argument.getArgNumber(), factor.dim);
+      } else if (std::optional<int64_t> constant = getConstantIntValue(factor.value)) {
+        value = emit(ShapeInstruction::Op::Constant, 0, 0, *constant);
+      } else {
+        value = getShapeValue(cast<Value>(factor.value), user);
+      }
+      if (failed(value))
+        return failure();
+      product = product ? emit(ShapeInstruction::Op::Mul, *product, *value) : *value;
+    }
+    return *product;
+  }
+
+  /// The shape-program value of the host index or integer `value`.
+  FailureOr<uint32_t> getShapeValue(Value value, Operation *user) {
+    auto found = shapeValues.find(value);
+    if (found != shapeValues.end())
+      return found->second;
+    FailureOr<uint32_t> result = computeShapeValue(value, user);
+    if (succeeded(result))
+      shapeValues[value] = *result;
+    return result;
+  }
+
+  FailureOr<uint32_t> computeShapeValue(Value value, Operation *user) {
+    APInt constant;
+    if (matchPattern(value, m_ConstantInt(&constant)))
+      return emit(ShapeInstruction::Op::Constant, 0, 0, constant.getSExtValue());
+    Operation *op = value.getDefiningOp();
+    if (!op)
+      return user->emitError("uses a run-time size that is an argument of the host function");
+    if (auto dim = dyn_cast<memref::DimOp>(op)) {
+      std::optional<int64_t> index = dim.getConstantIndex();
+      if (!index)
+        return dim.emitError("reads an extent whose dimension is not a constant");
+      return getExtentValue(dim.getSource(), *index, user);
+    }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
+      return getShapeValue(op->getOperand(0), user);
+    using Op = ShapeInstruction::Op;
+    std::optional<Op> kind = llvm::TypeSwitch<Operation *, std::optional<Op>>(op)
+                                 .Case([](arith::AddIOp) { return Op::Add; })
+                                 .Case([](arith::SubIOp) { return Op::Sub; })
+                                 .Case([](arith::MulIOp) { return Op::Mul; })
+                                 .Case([](arith::DivUIOp) { return Op::DivU; })
+                                 .Case([](arith::RemUIOp) { return Op::RemU; })
+                                 .Case([](arith::CeilDivUIOp) { return Op::CeilDivU; })
+                                 .Case([](arith::MinUIOp) { return Op::MinU; })
+                                 .Case([](arith::MaxUIOp) { return Op::MaxU; })
+                                 .Case([](arith::DivSIOp) { return Op::DivS; })
+                                 .Case([](arith::RemSIOp) { return Op::RemS; })
+                                 .Case([](arith::MinSIOp) { return Op::MinS; })
+                                 .Case([](arith::MaxSIOp) { return Op::MaxS; })
+                                 .Default([](Operation *) { return std::nullopt; });
+    if (!kind)
+      return op->emitError("computes a run-time size with ")
+             << op->getName() << ", which the engine's shape program does not evaluate";
+    FailureOr<uint32_t> lhs = getShapeValue(op->getOperand(0), user);
+    FailureOr<uint32_t> rhs = getShapeValue(op->getOperand(1), user);
+    if (failed(lhs) || failed(rhs))
+      return failure();
+    return emit(*kind, *lhs, *rhs);
+  }
+
+  /// The dynamic extents of the outputs: what the host function returns, output by output.
+  LogicalResult addOutputExtents(func::ReturnOp returned) {
+    unsigned next = 0;
+    for (kiln::engine::TensorSignature &output : engine.outputs)
+      for (int64_t extent : output.shape) {
+        if (extent >= 0)
+          continue;
+        if (next >= returned.getNumOperands())
+          return returned.emitError("returns fewer extents than the outputs have dynamic "
+                                    "dimensions");
+        FailureOr<uint32_t> value = getShapeValue(returned.getOperand(next++), returned);
+        if (failed(value))
+          return failure();
+        output.dimValues.push_back(*value);
+      }
+    if (next != returned.getNumOperands())
+      return returned.emitError("returns more extents than the outputs have dynamic dimensions");
+    return success();
+  }
+
+  /// Gives the run-time fields and the outputs' largest extents their values at the
+  /// profile's max shape (what the arena was planned for).
+  LogicalResult finishShapes() {
+    if (!engine.isDynamic())
+      return success();
+    std::vector<std::vector<int64_t>> maxShapes;
+    for (const kiln::engine::TensorSignature &input : engine.inputs)
+      maxShapes.push_back(input.isDynamic() ? input.maxShape : input.shape);
+    std::vector<int64_t> values;
+    if (std::string problem = kiln::engine::evaluateShapes(engine, maxShapes, values);
+        !problem.empty())
+      return host.emitError("the profile's max shape: ") << problem;
+    for (Step &step : engine.steps)
+      kiln::engine::applyRuntimeFields(values, step);
+    for (size_t index = 0; index < engine.outputs.size(); ++index)
+      if (!engine.outputs[index].dimValues.empty())
+        engine.outputs[index].maxShape = kiln::engine::outputShape(engine, index, values);
+    return success();
   }
 
   /// Where the buffer `value` lives.
@@ -250,6 +396,14 @@ private:
     gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
     Value sizes[6] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
     for (int i = 0; i < 6; ++i) {
+      // A grid of run-time size (a dynamic shape's loop nest).
+      if (i < 3 && !matchPattern(sizes[i], m_Constant())) {
+        FailureOr<uint32_t> value = getShapeValue(sizes[i], launch);
+        if (failed(value))
+          return failure();
+        step.runtimeFields.push_back({RuntimeField::Kind::Grid, static_cast<uint32_t>(i), *value});
+        continue;
+      }
       FailureOr<uint32_t> size =
           getConstantSize(sizes[i], launch, i < 3 ? "grid size" : "block size");
       if (failed(size))
@@ -274,6 +428,17 @@ private:
       } else if (isa<nvgpu::TensorMapDescriptorType>(operand.getType())) {
         if (failed(getTensorMap(operand, launch, argument)))
           return failure();
+      } else if (!matchPattern(operand, m_Constant()) && operand.getType().isIntOrIndex()) {
+        // An extent or other size known at run time.
+        unsigned width = operand.getType().isIndex() ? 64 : operand.getType().getIntOrFloatBitWidth();
+        if (width != 32 && width != 64)
+          return launch.emitError("passes a run-time integer of ") << width << " bits";
+        FailureOr<uint32_t> value = getShapeValue(operand, launch);
+        if (failed(value))
+          return failure();
+        argument.kind = width == 32 ? LaunchArgument::Kind::I32 : LaunchArgument::Kind::I64;
+        step.runtimeFields.push_back({RuntimeField::Kind::Scalar,
+                                      static_cast<uint32_t>(step.arguments.size()), *value});
       } else if (failed(getScalar(operand, launch, argument))) {
         return failure();
       }
@@ -417,7 +582,19 @@ private:
     step.kind = Step::Kind::Copy;
     step.source = *source;
     step.destination = *destination;
-    step.bytes = type.getNumElements() * elementBytes;
+    if (type.hasStaticShape()) {
+      step.bytes = type.getNumElements() * elementBytes;
+    } else {
+      // bytes = element size x the extents, at run time.
+      uint32_t bytes = emit(ShapeInstruction::Op::Constant, 0, 0, elementBytes);
+      for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+        FailureOr<uint32_t> extent = getExtentValue(copy.getSource(), dim, copy);
+        if (failed(extent))
+          return failure();
+        bytes = emit(ShapeInstruction::Op::Mul, bytes, *extent);
+      }
+      step.runtimeFields.push_back({RuntimeField::Kind::CopyBytes, 0, bytes});
+    }
     engine.steps.push_back(std::move(step));
     return success();
   }
@@ -429,6 +606,7 @@ private:
   llvm::StringMap<uint32_t> moduleIndex;
   llvm::StringMap<uint32_t> kernelIndex;
   llvm::StringMap<uint64_t> weightOffset;
+  llvm::DenseMap<Value, uint32_t> shapeValues;
 };
 
 } // namespace
@@ -454,7 +632,39 @@ LogicalResult kiln::readEngineSignature(func::FuncOp host, engine::Engine &engin
       return host.emitError("input or output '") << signature.name << "' has element type "
                                                  << element << ", which engines do not support";
     signature.type = *elementType;
-    signature.shape.assign(buffer.getShape().begin(), buffer.getShape().end());
+    for (int64_t extent : buffer.getShape())
+      signature.shape.push_back(ShapedType::isDynamic(extent) ? -1 : extent);
+    bool isInput = static_cast<int64_t>(index) < numInputs.getInt();
+    if (isInput && !buffer.hasStaticShape()) {
+      // A dynamic input: its profile, and the names of its dimensions.
+      auto profile = [&](StringRef name) -> std::vector<int64_t> {
+        auto attr = host.getArgAttrOfType<DenseI64ArrayAttr>(index, name);
+        if (!attr || attr.size() != buffer.getRank())
+          return {};
+        return {attr.asArrayRef().begin(), attr.asArrayRef().end()};
+      };
+      signature.minShape = profile("kernel.min_shape");
+      signature.optShape = profile("kernel.opt_shape");
+      signature.maxShape = profile("kernel.max_shape");
+      if (signature.minShape.empty() || signature.optShape.empty() || signature.maxShape.empty())
+        return host.emitError("input '")
+               << signature.name
+               << "' has dynamic extents but no profile (kernel.min_shape, kernel.opt_shape, "
+                  "kernel.max_shape): compile with --min-shapes/--opt-shapes/--max-shapes";
+      auto names = host.getArgAttrOfType<ArrayAttr>(index, "graph.dims");
+      for (int64_t dim = 0; dim < buffer.getRank(); ++dim) {
+        StringAttr name = names && dim < static_cast<int64_t>(names.size())
+                              ? dyn_cast<StringAttr>(names[dim])
+                              : StringAttr();
+        std::string symbol = name ? name.str() : "";
+        // An unnamed dynamic dimension is a symbol of its own (as the analysis names it).
+        if (symbol.empty() && buffer.isDynamicDim(dim))
+          symbol = signature.name + "." + std::to_string(dim);
+        signature.dimNames.push_back(buffer.isDynamicDim(dim) ? symbol : "");
+      }
+    } else if (!isInput && !buffer.hasStaticShape()) {
+      signature.maxShape = signature.shape; // the extents at the max shape, set by the builder
+    }
     (static_cast<int64_t>(index) < numInputs.getInt() ? engine.inputs : engine.outputs)
         .push_back(std::move(signature));
   }

@@ -82,40 +82,27 @@ static LogicalResult writeModule(ModuleOp module, llvm::StringRef path, bool byt
 
 FailureOr<std::vector<std::pair<std::string, SmallVector<int64_t>>>>
 parseShapeList(MLIRContext &context, llvm::StringRef list, llvm::StringRef flag) {
-  std::vector<std::pair<std::string, SmallVector<int64_t>>> shapes;
-  auto fail = [&](const llvm::Twine &why) {
-    emitError(UnknownLoc::get(&context)) << flag << " '" << list << "': " << why;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> parsed;
+  if (std::string problem = engine::parseShapes(list.str(), parsed); !problem.empty()) {
+    emitError(UnknownLoc::get(&context)) << flag << " '" << list << "': " << problem;
     return failure();
-  };
-  SmallVector<llvm::StringRef> entries;
-  list.split(entries, ',', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef entry : entries) {
-    // Names may contain ':', the shape follows the last one.
-    size_t colon = entry.rfind(':');
-    if (colon == llvm::StringRef::npos || colon == 0)
-      return fail("expected name:AxBxC, got '" + entry + "'");
-    SmallVector<int64_t> shape;
-    SmallVector<llvm::StringRef> extents;
-    entry.drop_front(colon + 1).split(extents, 'x');
-    for (llvm::StringRef extent : extents) {
-      int64_t value;
-      if (extent.getAsInteger(10, value) || value < 0)
-        return fail("'" + extent + "' in '" + entry + "' is not an extent");
-      shape.push_back(value);
-    }
-    if (entry.drop_front(colon + 1).empty())
-      shape.clear(); // "name:" is a scalar
-    shapes.emplace_back(entry.take_front(colon).str(), shape);
   }
+  std::vector<std::pair<std::string, SmallVector<int64_t>>> shapes;
+  for (auto &[name, shape] : parsed)
+    shapes.emplace_back(name, SmallVector<int64_t>(shape.begin(), shape.end()));
   return shapes;
 }
 
-FailureOr<std::vector<std::pair<std::string, SmallVector<int64_t>>>>
-resolveInputShapes(MLIRContext &context, const CompileOptions &options) {
+FailureOr<ResolvedShapes> resolveInputShapes(MLIRContext &context,
+                                             const CompileOptions &options) {
   bool profile =
       !options.minShapes.empty() || !options.optShapes.empty() || !options.maxShapes.empty();
-  if (!profile)
-    return parseShapeList(context, options.shapes);
+  if (!profile) {
+    auto shapes = parseShapeList(context, options.shapes);
+    if (failed(shapes))
+      return failure();
+    return ResolvedShapes{std::move(*shapes), {}, {}};
+  }
   auto fail = [&](const llvm::Twine &why) {
     emitError(UnknownLoc::get(&context)) << why;
     return failure();
@@ -137,9 +124,7 @@ resolveInputShapes(MLIRContext &context, const CompileOptions &options) {
   };
   if (min->size() != opt->size() || max->size() != opt->size())
     return fail("--min-shapes, --opt-shapes and --max-shapes must name the same inputs");
-  // Every input checked first, so that a malformed profile is reported as such; then a
-  // range, which engines cannot take yet (the first one found).
-  std::string range;
+  ResolvedShapes resolved;
   for (const auto &[name, optShape] : *opt) {
     const SmallVector<int64_t> *minShape = find(*min, name), *maxShape = find(*max, name);
     if (!minShape || !maxShape)
@@ -147,20 +132,37 @@ resolveInputShapes(MLIRContext &context, const CompileOptions &options) {
                   (minShape ? "--max-shapes" : "--min-shapes"));
     if (minShape->size() != optShape.size() || maxShape->size() != optShape.size())
       return fail("input '" + name + "' has different ranks in the profile");
+    SmallVector<int64_t> shape(optShape);
     for (size_t dim = 0; dim < optShape.size(); ++dim) {
       int64_t low = (*minShape)[dim], best = optShape[dim], high = (*maxShape)[dim];
       std::string where = "input '" + name + "' dimension " + std::to_string(dim);
       if (low > best || best > high)
         return fail(where + ": the profile needs min <= opt <= max, got " + std::to_string(low) +
                     ", " + std::to_string(best) + ", " + std::to_string(high));
-      if (low != high && range.empty())
-        range = where + " ranges from " + std::to_string(low) + " to " + std::to_string(high);
+      if (low == high)
+        continue;
+      shape[dim] = ShapedType::kDynamic;
+      if (resolved.firstRange.empty())
+        resolved.firstRange =
+            where + " ranges from " + std::to_string(low) + " to " + std::to_string(high);
     }
+    resolved.shapes.emplace_back(name, shape);
+    resolved.profile.push_back({name, *minShape, optShape, *maxShape});
   }
-  if (!range.empty())
-    return fail(range + ": engines for shape ranges are not built yet (docs/dynamic-shapes.md); "
-                        "give min = opt = max, or --shapes");
-  return opt;
+  return resolved;
+}
+
+void annotateProfile(func::FuncOp function, ArrayRef<InputProfile> profile) {
+  Builder builder(function.getContext());
+  for (const InputProfile &input : profile)
+    for (unsigned arg = 0; arg < function.getNumArguments(); ++arg) {
+      auto name = function.getArgAttrOfType<StringAttr>(arg, "graph.name");
+      if (!name || name.getValue() != input.name)
+        continue;
+      function.setArgAttr(arg, "kernel.min_shape", builder.getDenseI64ArrayAttr(input.min));
+      function.setArgAttr(arg, "kernel.opt_shape", builder.getDenseI64ArrayAttr(input.opt));
+      function.setArgAttr(arg, "kernel.max_shape", builder.getDenseI64ArrayAttr(input.max));
+    }
 }
 
 LogicalResult
@@ -234,8 +236,10 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   if (failed(shapes))
     return failure();
   auto main = module->lookupSymbol<func::FuncOp>("main");
-  if (main && failed(specializeInputShapes(main, *shapes)))
+  if (main && failed(specializeInputShapes(main, shapes->shapes)))
     return failure();
+  if (main)
+    annotateProfile(main, shapes->profile);
 
   bool cpu = options.target == "cpu";
   if (!cpu && options.target != "sm_90a" && options.target != "sm_80")
@@ -247,6 +251,19 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   if (cpu && (options.compileTo == Stage::Kernel || options.compileTo == Stage::Gpu))
     return emitError(module->getLoc()) << "--compile-to=" << stageName(options.compileTo)
                                        << " is a stage of the GPU targets (sm_90a, sm_80)";
+  // The GPU path plans memory and tunes kernels for a profile: a dynamic input needs one.
+  if (!cpu && options.compileTo != Stage::Graph && main)
+    for (unsigned arg = 0; arg < main.getNumArguments(); ++arg) {
+      auto type = dyn_cast<RankedTensorType>(main.getArgumentTypes()[arg]);
+      if (!type || type.hasStaticShape() || main.getArgAttr(arg, "kernel.max_shape"))
+        continue;
+      auto name = main.getArgAttrOfType<StringAttr>(arg, "graph.name");
+      int64_t dim = llvm::find_if(type.getShape(), ShapedType::isDynamic) - type.getShape().begin();
+      return emitError(module->getLoc())
+             << "input '" << (name ? name.getValue() : StringRef("?")) << "' has dynamic dimension "
+             << dim << " (" << type << "): the GPU path needs its shapes, --shapes for one, or "
+             << "--min-shapes/--opt-shapes/--max-shapes for a range";
+    }
 
   std::vector<TrafficEstimate> report;
   if (options.report) {

@@ -60,7 +60,10 @@ struct CompileOptions {
   std::string shapes;
   /// An optimization profile, trtexec's `--minShapes/--optShapes/--maxShapes` in the same
   /// syntax (docs/dynamic-shapes.md). Where min = opt = max the engine is built for those
-  /// shapes (as with `shapes`); ranges are refused until dynamic engines exist.
+  /// shapes (as with `shapes`); a range leaves the dimension dynamic, with the profile on
+  /// the input (`kernel.min_shape`, `kernel.opt_shape`, `kernel.max_shape`). The GPU
+  /// pipeline compiles such a module to the gpu stage; engines of ranges are refused until
+  /// the engine format carries run-time shapes.
   std::string minShapes, optShapes, maxShapes;
   /// Write MLIR stages as bytecode (weights as raw bytes) rather than text.
   bool emitBytecode = false;
@@ -107,15 +110,38 @@ struct CompileOptions {
 mlir::FailureOr<std::vector<std::pair<std::string, llvm::SmallVector<int64_t>>>>
 parseShapeList(mlir::MLIRContext &context, llvm::StringRef list, llvm::StringRef flag = "--shapes");
 
+/// One input's optimization profile: its smallest, best and largest shapes.
+struct InputProfile {
+  std::string name;
+  llvm::SmallVector<int64_t> min, opt, max;
+};
+
+/// What to build for, from `options`.
+struct ResolvedShapes {
+  /// Each named input's shape: `shapes`, or the profile's with `ShapedType::kDynamic`
+  /// where it ranges.
+  std::vector<std::pair<std::string, llvm::SmallVector<int64_t>>> shapes;
+  /// The profile of `minShapes`, `optShapes` and `maxShapes`, when given.
+  std::vector<InputProfile> profile;
+  /// The first dimension the profile ranges over ("input 'x' dimension 0 ranges from 1 to
+  /// 64"), empty when every profile shape is a single one.
+  std::string firstRange;
+};
+
 /// The shapes to build for from `options`: `shapes`, or the profile of `minShapes`,
 /// `optShapes` and `maxShapes` (each naming the same inputs with the same ranks, min <= opt
-/// <= max in every dimension). A profile whose ranges are not single shapes is refused,
-/// naming the input and dimension: engines are static for now.
-mlir::FailureOr<std::vector<std::pair<std::string, llvm::SmallVector<int64_t>>>>
-resolveInputShapes(mlir::MLIRContext &context, const CompileOptions &options);
+/// <= max in every dimension; errors name the input and dimension).
+mlir::FailureOr<ResolvedShapes> resolveInputShapes(mlir::MLIRContext &context,
+                                                  const CompileOptions &options);
 
-/// Gives the inputs of graph function `function` named in `shapes` those static shapes;
-/// each must be compatible with the declared type (same rank, equal static extents).
+/// Records `profile` on the inputs of graph function `function` it names, as the
+/// `kernel.min_shape`, `kernel.opt_shape` and `kernel.max_shape` argument attributes that
+/// kernel formation and the memory plan read.
+void annotateProfile(mlir::func::FuncOp function, llvm::ArrayRef<InputProfile> profile);
+
+/// Gives the inputs of graph function `function` named in `shapes` those shapes (static,
+/// or `ShapedType::kDynamic` for a dimension left dynamic); each must be compatible with
+/// the declared type (same rank, equal static extents).
 mlir::LogicalResult
 specializeInputShapes(mlir::func::FuncOp function,
                       llvm::ArrayRef<std::pair<std::string, llvm::SmallVector<int64_t>>> shapes);

@@ -54,6 +54,14 @@ std::optional<int64_t> DimExpr::getConstant() const {
   return std::nullopt;
 }
 
+std::optional<unsigned> DimExpr::getLargestSymbol() const {
+  std::optional<unsigned> largest;
+  for (const auto &[monomial, coefficient] : terms)
+    for (unsigned symbol : monomial)
+      largest = std::max(largest.value_or(0), symbol);
+  return largest;
+}
+
 std::optional<int> DimExpr::sign() const {
   if (terms.empty())
     return 0;

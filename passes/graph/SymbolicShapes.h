@@ -51,6 +51,12 @@ public:
   /// The quotient when `divisor` (a single term) divides every term exactly.
   std::optional<DimExpr> divideExactly(const DimExpr &divisor) const;
 
+  /// The terms, each a coefficient times a product of symbols (none for zero), for
+  /// code that evaluates the polynomial (kernel formation's host arithmetic).
+  llvm::ArrayRef<std::pair<Monomial, int64_t>> getTerms() const { return terms; }
+  /// The largest symbol number in the polynomial, or nothing for a constant.
+  std::optional<unsigned> getLargestSymbol() const;
+
   bool operator==(const DimExpr &other) const { return terms == other.terms; }
   bool operator!=(const DimExpr &other) const { return !(*this == other); }
 

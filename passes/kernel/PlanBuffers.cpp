@@ -6,13 +6,20 @@
 // overlap a placed buffer live at the same time (first fit, as TensorFlow Lite's arena
 // planner and TensorRT's do); the arena is the highest end.
 //
+// A buffer of dynamic shape is planned at its largest: its extents (index arithmetic on
+// the inputs' extents) evaluated at the inputs' `kernel.max_shape`, the profile's
+// largest shape. Every smaller shape fits the same offsets.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/kernel/HostExtents.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln {
@@ -29,11 +36,63 @@ constexpr int64_t kAlignment = 256;
 
 int64_t alignTo(int64_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
 
-/// The bytes of a buffer of static shape: i1 and other sub-byte types take a byte each,
-/// as LLVM stores them.
-std::optional<int64_t> getSizeInBytes(MemRefType type) {
-  if (!type.hasStaticShape())
-    return std::nullopt;
+/// The largest value of the host index `value` over the profile: its arithmetic on the
+/// inputs' extents evaluated at their `kernel.max_shape` (the polynomials of kernel
+/// formation grow with every extent).
+FailureOr<int64_t> evaluateAtMaxShape(Value value, func::FuncOp function) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return *constant;
+  Operation *op = value.getDefiningOp();
+  if (auto dim = dyn_cast_or_null<memref::DimOp>(op)) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    FailureOr<SmallVector<kiln::ExtentFactor>> factors = failure();
+    if (index)
+      factors = kiln::traceExtent(dim.getSource(), *index);
+    if (failed(factors))
+      return dim.emitError("reads an extent of a buffer the memory plan cannot trace");
+    int64_t product = 1;
+    for (const kiln::ExtentFactor &factor : *factors) {
+      FailureOr<int64_t> value = failure();
+      if (factor.argument) {
+        auto maxShape = function.getArgAttrOfType<DenseI64ArrayAttr>(
+            factor.argument.getArgNumber(), "kernel.max_shape");
+        if (!maxShape || factor.dim >= static_cast<int64_t>(maxShape.size()))
+          return dim.emitError("reads an extent of argument ")
+                 << factor.argument.getArgNumber()
+                 << ", which has no kernel.max_shape: a dynamic buffer is planned at the "
+                    "profile's largest shape";
+        value = maxShape[factor.dim];
+      } else if (std::optional<int64_t> constant = getConstantIntValue(factor.value)) {
+        value = *constant;
+      } else {
+        value = evaluateAtMaxShape(cast<Value>(factor.value), function);
+      }
+      if (failed(value))
+        return failure();
+      product *= *value;
+    }
+    return product;
+  }
+  if (op && op->getNumOperands() == 2 && isa<arith::AddIOp, arith::MulIOp, arith::SubIOp>(op)) {
+    FailureOr<int64_t> lhs = evaluateAtMaxShape(op->getOperand(0), function);
+    FailureOr<int64_t> rhs = evaluateAtMaxShape(op->getOperand(1), function);
+    if (failed(lhs) || failed(rhs))
+      return failure();
+    if (isa<arith::AddIOp>(op))
+      return *lhs + *rhs;
+    if (isa<arith::SubIOp>(op))
+      return *lhs - *rhs;
+    return *lhs * *rhs;
+  }
+  if (op)
+    return op->emitError("computes a buffer extent the memory plan cannot bound (")
+           << op->getName() << ")";
+  return function.emitError("a buffer extent is a value the memory plan cannot bound");
+}
+
+/// The bytes of a buffer of type `type` whose dynamic extents are at most `maxSizes`:
+/// i1 and other sub-byte types take a byte each, as LLVM stores them.
+std::optional<int64_t> getSizeInBytes(MemRefType type, ArrayRef<int64_t> maxSizes = {}) {
   Type element = type.getElementType();
   int64_t elementBytes;
   if (element.isIndex())
@@ -44,7 +103,11 @@ std::optional<int64_t> getSizeInBytes(MemRefType type) {
     elementBytes = (element.getIntOrFloatBitWidth() + 7) / 8;
   else
     return std::nullopt;
-  return type.getNumElements() * elementBytes;
+  int64_t bytes = elementBytes;
+  const int64_t *nextSize = maxSizes.begin();
+  for (int64_t extent : type.getShape())
+    bytes *= ShapedType::isDynamic(extent) ? std::max<int64_t>(*nextSize++, 0) : extent;
+  return bytes;
 }
 
 struct Interval {
@@ -71,9 +134,16 @@ struct KernelPlanBuffersPass : kiln::impl::KernelPlanBuffersBase<KernelPlanBuffe
       auto alloc = dyn_cast<memref::AllocOp>(op);
       if (!alloc)
         continue;
-      std::optional<int64_t> size = getSizeInBytes(alloc.getType());
-      if (!size) {
-        alloc.emitError("the memory plan needs buffers of static shape and numeric elements, not ")
+      SmallVector<int64_t> maxSizes;
+      for (Value size : alloc.getDynamicSizes()) {
+        FailureOr<int64_t> largest = evaluateAtMaxShape(size, function);
+        if (failed(largest))
+          return signalPassFailure();
+        maxSizes.push_back(*largest);
+      }
+      std::optional<int64_t> size = getSizeInBytes(alloc.getType(), maxSizes);
+      if (!size || !alloc.getSymbolOperands().empty()) {
+        alloc.emitError("the memory plan needs buffers of numeric elements, not ")
             << alloc.getType();
         return signalPassFailure();
       }

@@ -78,6 +78,18 @@ std::optional<SmallVector<int64_t>> constantTripCounts(scf::ParallelOp loop) {
   return trips;
 }
 
+/// Whether the host can size a launch for `loop`: constant lower bounds and positive
+/// steps, and upper bounds that are host values (a dynamic shape's extents).
+bool hasHostTripCounts(scf::ParallelOp loop, function_ref<bool(Value)> onHost) {
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> s = getConstantIntValue(step);
+    if (!getConstantIntValue(lb) || !s || *s <= 0 || !onHost(ub))
+      return false;
+  }
+  return true;
+}
+
 /// A name for a kernel made of `ops`: the `kiln.source` attribute or the first name in
 /// the location (the ONNX node) of the first op that has one, else `fallback`;
 /// characters PTX does not allow in identifiers become '_'.
@@ -129,7 +141,10 @@ private:
   LogicalResult mapBlock(Block &block, IRRewriter &rewriter);
   gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, ArrayRef<Operation *> ops,
                              int64_t gridX, int64_t gridY, int64_t block);
+  gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, ArrayRef<Operation *> ops,
+                             Value gridX, Value gridY, Value block, Value one);
   LogicalResult mapParallel(scf::ParallelOp loop, ArrayRef<int64_t> trips, IRRewriter &rewriter);
+  void mapDynamicParallel(scf::ParallelOp loop, IRRewriter &rewriter);
   void mapRun(ArrayRef<Operation *> run, IRRewriter &rewriter);
   LogicalResult resolveCrossingValues(Block &block, IRRewriter &rewriter);
 
@@ -213,16 +228,19 @@ void GpuMapLoopsPass::prepare(Block &block, IRRewriter &rewriter) {
     }
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       auto type = cast<MemRefType>(copy.getSource().getType());
-      if (type.getRank() == 0 || !type.hasStaticShape())
-        continue; // runs as a load and a store, or as loops, in a single thread
+      if (type.getRank() == 0)
+        continue; // runs as a load and a store in a single thread
       rewriter.setInsertionPoint(copy);
       Location loc = copy.getLoc();
       Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
       Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      SmallVector<Value> lbs(type.getRank(), zero), steps(type.getRank(), one), ubs;
-      for (int64_t extent : type.getShape())
-        ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, extent));
       Value source = copy.getSource(), target = copy.getTarget();
+      SmallVector<Value> lbs(type.getRank(), zero), steps(type.getRank(), one), ubs;
+      for (int64_t dim = 0; dim < type.getRank(); ++dim)
+        ubs.push_back(type.isDynamicDim(dim)
+                          ? Value(memref::DimOp::create(rewriter, loc, source, dim))
+                          : Value(arith::ConstantIndexOp::create(rewriter, loc,
+                                                                 type.getDimSize(dim))));
       scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps,
                               [&](OpBuilder &b, Location nestedLoc, ValueRange ivs) {
                                 Value v = memref::LoadOp::create(b, nestedLoc, source, ivs);
@@ -314,7 +332,8 @@ LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
       continue;
     }
     if (auto loop = dyn_cast<scf::ParallelOp>(op);
-        loop && loop.getNumResults() == 0 && constantTripCounts(loop)) {
+        loop && loop.getNumResults() == 0 &&
+        hasHostTripCounts(loop, [&](Value v) { return onHost.contains(v); })) {
       flush();
       segments.push_back({Placement::Parallel, {&op}});
       continue;
@@ -328,8 +347,12 @@ LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
   for (Segment &segment : segments) {
     if (segment.placement == Placement::Parallel) {
       auto loop = cast<scf::ParallelOp>(segment.ops.front());
-      if (mlir::failed(mapParallel(loop, *constantTripCounts(loop), rewriter)))
-        failed = true;
+      if (std::optional<SmallVector<int64_t>> trips = constantTripCounts(loop)) {
+        if (mlir::failed(mapParallel(loop, *trips, rewriter)))
+          failed = true;
+      } else {
+        mapDynamicParallel(loop, rewriter);
+      }
     } else {
       mapRun(segment.ops, rewriter);
     }
@@ -356,9 +379,15 @@ gpu::LaunchOp GpuMapLoopsPass::createLaunch(OpBuilder &builder, Location loc,
   auto constant = [&](int64_t v) -> Value {
     return v == 1 ? one : arith::ConstantIndexOp::create(builder, loc, v);
   };
+  return createLaunch(builder, loc, ops, constant(gridX), constant(gridY), constant(block), one);
+}
+
+gpu::LaunchOp GpuMapLoopsPass::createLaunch(OpBuilder &builder, Location loc,
+                                            ArrayRef<Operation *> ops, Value gridX, Value gridY,
+                                            Value block, Value one) {
   std::string name = kernelBaseName(ops, functionName) + "_k" + std::to_string(kernelIndex++);
   auto launch = gpu::LaunchOp::create(
-      builder, loc, constant(gridX), constant(gridY), one, constant(block), one, one,
+      builder, loc, gridX, gridY, one, block, one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
       /*privateAttributions=*/{}, /*clusterSizeX=*/nullptr, /*clusterSizeY=*/nullptr,
@@ -445,6 +474,76 @@ LogicalResult GpuMapLoopsPass::mapParallel(scf::ParallelOp loop, ArrayRef<int64_
   rewriter.inlineBlockBefore(loopBody, insertBefore, ivs);
   rewriter.eraseOp(loop);
   return success();
+}
+
+/// `mapParallel` for a loop whose upper bounds are known only at run time: the same
+/// linearised mapping, with the trip counts, the grid and the guard computed on the host
+/// from the bounds (the engine evaluates them per input shape). An empty iteration space
+/// gives an empty grid, which the runtime skips.
+void GpuMapLoopsPass::mapDynamicParallel(scf::ParallelOp loop, IRRewriter &rewriter) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  // Trip counts: max(ub - lb, 0) / step, rounded up.
+  SmallVector<Value> trips;
+  Value total;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    int64_t l = *getConstantIntValue(lb), s = *getConstantIntValue(step);
+    Value trip = ub;
+    if (l != 0)
+      trip = arith::MaxSIOp::create(rewriter, loc,
+                                    arith::SubIOp::create(rewriter, loc, ub, constant(l)),
+                                    constant(0));
+    if (s != 1)
+      trip = arith::CeilDivUIOp::create(rewriter, loc, trip, constant(s));
+    trips.push_back(trip);
+    total = total ? Value(arith::MulIOp::create(rewriter, loc, total, trip)) : trip;
+  }
+  Value block = constant(threadsPerBlock);
+  Value blocks = arith::CeilDivUIOp::create(rewriter, loc, total, block);
+  Value gridX = arith::MinUIOp::create(rewriter, loc, blocks, constant(kMaxGridX));
+  Value gridY = arith::CeilDivUIOp::create(
+      rewriter, loc, blocks, arith::MaxUIOp::create(rewriter, loc, gridX, constant(1)));
+  gpu::LaunchOp launch = createLaunch(rewriter, loc, {loop}, gridX, gridY, block, constant(1));
+
+  Block &body = launch.getBody().front();
+  rewriter.setInsertionPointToStart(&body);
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  Value blockIndex = arith::AddIOp::create(
+      rewriter, loc, arith::MulIOp::create(rewriter, loc, blockIds.y, launch.getGridSize().x),
+      blockIds.x);
+  Value linear = arith::AddIOp::create(
+      rewriter, loc, arith::MulIOp::create(rewriter, loc, blockIndex, block),
+      launch.getThreadIds().x);
+  Value inside = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, linear, total);
+  auto guard = scf::IfOp::create(rewriter, loc, inside, /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(guard.thenBlock());
+
+  SmallVector<Value> ivs(trips.size());
+  Value rest = linear;
+  for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
+    Value index = rest;
+    if (d > 0) {
+      index = arith::RemUIOp::create(rewriter, loc, rest, trips[d]);
+      rest = arith::DivUIOp::create(rewriter, loc, rest, trips[d]);
+    }
+    int64_t lb = *getConstantIntValue(loop.getLowerBound()[d]);
+    int64_t step = *getConstantIntValue(loop.getStep()[d]);
+    if (step != 1)
+      index = arith::MulIOp::create(rewriter, loc, index, constant(step));
+    if (lb != 0)
+      index = arith::AddIOp::create(rewriter, loc, index, constant(lb));
+    ivs[d] = index;
+  }
+
+  Block *loopBody = loop.getBody();
+  rewriter.eraseOp(loopBody->getTerminator());
+  Operation *insertBefore = rewriter.getInsertionBlock()->getTerminator();
+  rewriter.inlineBlockBefore(loopBody, insertBefore, ivs);
+  rewriter.eraseOp(loop);
 }
 
 /// A run of compute that is not one parallel nest runs in order in a single thread.
@@ -597,6 +696,15 @@ LogicalResult GpuMapLoopsPass::resolveCrossingValues(Block &block, IRRewriter &r
   return failure(failed);
 }
 
+/// Whether `op` is a view that only states its buffer's extents (offset 0, identity
+/// layout: kernel formation's view of a dynamic output): the kernel takes it as the
+/// buffer, and its extents stay host values (gpu-pass-buffer-extents passes them).
+bool statesExtents(Operation *op) {
+  auto view = dyn_cast<memref::ReinterpretCastOp>(op);
+  return view && view.getType().getLayout().isIdentity() && view.getStaticOffsets().size() == 1 &&
+         view.getStaticOffsets()[0] == 0;
+}
+
 /// Kernels receive buffers (function arguments, allocations, globals) and the
 /// function's scalar arguments only: constants, index arithmetic and views are
 /// recomputed inside, so that the host passes base pointers of buffers (the engine's
@@ -610,7 +718,7 @@ void GpuMapLoopsPass::sinkIntoKernel(gpu::LaunchOp launch, IRRewriter &rewriter)
     if (Value mapped = mapping.lookupOrNull(v))
       return mapped;
     Operation *def = v.getDefiningOp();
-    if (!def || !isPureComputation(def) || isa<memref::GetGlobalOp>(def))
+    if (!def || !isPureComputation(def) || isa<memref::GetGlobalOp>(def) || statesExtents(def))
       return v;
     SmallVector<Value> operands = llvm::map_to_vector(def->getOperands(), sink);
     rewriter.setInsertionPoint(start);

@@ -14,15 +14,27 @@
 // op likewise takes the producers of its other operands. At most kMaxFusedOps computing
 // ops a group, and a bounded amount of data movement; the anchor picks the template.
 //
+// Dynamic shapes (docs/dynamic-shapes.md): the symbolic shape analysis expresses every
+// extent as a polynomial in the inputs' dimension symbols. The host reads the symbols off
+// the input buffers (`memref.dim`) and sizes allocations and output buffers with index
+// arithmetic on them; fusion compares extents as polynomials (two `?` are the same extent
+// only when they are the same polynomial); and the small integer tensors a model computes
+// shapes with (Shape -> Gather -> Concat -> Reshape) get no kernels: each kernel that reads
+// one rebuilds it from the symbols, which it takes as index operands.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
 #include "passes/Passes.h"
+#include "passes/graph/SymbolicShapes.h"
+#include "passes/lowering/RowMajorView.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -38,6 +50,9 @@ namespace kiln {
 using namespace mlir;
 namespace graph = kiln::graph;
 namespace kernel = kiln::kernel;
+using kiln::graph::DimExpr;
+using kiln::graph::SymbolicShape;
+using kiln::graph::SymbolicShapeAnalysis;
 
 namespace {
 
@@ -72,20 +87,114 @@ bool isInlinedConstant(graph::ConstantOp constant) {
   return (value && value.isSplat()) || type.getNumElements() <= kInlineConstantElements;
 }
 
-/// The buffer type of a tensor value; fails with an error on `op` for a dynamic shape.
+/// An error on `op` that names its ONNX node.
+InFlightDiagnostic emitNodeError(Operation *op) {
+  std::string node = kiln::graph::getNodeName(op->getLoc());
+  InFlightDiagnostic diagnostic = op->emitError();
+  if (!node.empty())
+    diagnostic << "node '" << node << "' (" << op->getName() << "): ";
+  return diagnostic;
+}
+
+/// The buffer type of a tensor value (dynamic extents stay `?`); fails with an error on
+/// `op` for an unranked one.
 FailureOr<MemRefType> getBufferType(Value value, Operation *op) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.hasStaticShape()) {
-    std::string node = kiln::graph::getNodeName(op->getLoc());
-    InFlightDiagnostic diagnostic = op->emitError();
-    if (!node.empty())
-      diagnostic << "node '" << node << "' (" << op->getName() << "): ";
-    diagnostic << "the GPU path needs static shapes, but a value has type " << value.getType()
-               << " (give the input shapes with --shapes)";
+  if (!type) {
+    emitNodeError(op) << "the GPU path needs ranked tensors, but a value has type "
+                      << value.getType() << " (give the input shapes with --shapes)";
     return failure();
   }
   return MemRefType::get(type.getShape(), type.getElementType());
 }
+
+/// `expr` as index arithmetic on the values of its symbols.
+Value buildExtent(OpBuilder &builder, Location loc, const DimExpr &expr,
+                  function_ref<Value(unsigned)> symbolValue) {
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  };
+  Value sum;
+  for (const auto &[monomial, coefficient] : expr.getTerms()) {
+    Value term;
+    for (unsigned symbol : monomial)
+      term = term ? Value(arith::MulIOp::create(builder, loc, term, symbolValue(symbol)))
+                  : symbolValue(symbol);
+    if (!term)
+      term = constant(coefficient);
+    else if (coefficient != 1)
+      term = arith::MulIOp::create(builder, loc, term, constant(coefficient));
+    sum = sum ? Value(arith::AddIOp::create(builder, loc, sum, term)) : term;
+  }
+  return sum ? sum : constant(0);
+}
+
+/// What kernel formation knows of dynamic extents: the symbolic analysis of the graph
+/// function, read before the function is rewritten.
+class Extents {
+public:
+  explicit Extents(func::FuncOp function) : analysis(function) {}
+
+  /// Whether `expr` is determined by the input shapes (no symbol of its own).
+  bool fromInputs(const DimExpr &expr) const {
+    std::optional<unsigned> largest = expr.getLargestSymbol();
+    return !largest || *largest < analysis.inputSymbolCount();
+  }
+
+  /// Whether `a` and `b` have the same extents: equal static shapes, or the same
+  /// polynomials.
+  bool sameShape(Value a, Value b) const {
+    auto typeA = dyn_cast<RankedTensorType>(a.getType());
+    auto typeB = dyn_cast<RankedTensorType>(b.getType());
+    if (!typeA || !typeB || typeA.getShape() != typeB.getShape())
+      return false;
+    if (typeA.hasStaticShape())
+      return true;
+    const SymbolicShape *shapeA = analysis.lookup(a), *shapeB = analysis.lookup(b);
+    return shapeA && shapeB && shapeA->ranked && shapeB->ranked && shapeA->dims == shapeB->dims;
+  }
+
+  /// The extents of `value`'s dimensions, when the input shapes determine them all.
+  std::optional<ArrayRef<DimExpr>> getDims(Value value) const {
+    const SymbolicShape *shape = analysis.lookup(value);
+    if (!shape || !shape->ranked || !llvm::all_of(shape->dims, [&](const DimExpr &dim) {
+          return fromInputs(dim);
+        }))
+      return std::nullopt;
+    return ArrayRef<DimExpr>(shape->dims);
+  }
+
+  /// The elements of `value` when a kernel can rebuild it from the symbols instead of
+  /// reading it: a small tensor of signless integers whose elements the input shapes
+  /// determine (a shape computation's values), not a constant.
+  std::optional<ArrayRef<DimExpr>> getRebuildableElements(Value value) const {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.getElementType().isSignlessInteger() || !type.hasStaticShape() ||
+        !value.getDefiningOp() || isa<graph::ConstantOp>(value.getDefiningOp()))
+      return std::nullopt;
+    const SymbolicShape *shape = analysis.lookup(value);
+    if (!shape || !shape->elements ||
+        static_cast<int64_t>(shape->elements->size()) != type.getNumElements() ||
+        !llvm::all_of(*shape->elements, [&](const DimExpr &element) { return fromInputs(element); }))
+      return std::nullopt;
+    return ArrayRef<DimExpr>(*shape->elements);
+  }
+
+  /// Whether `op` computes shape values only, which the kernels reading them rebuild:
+  /// it needs no kernel of its own.
+  bool isShapeComputation(Operation *op) const {
+    return op->getNumResults() > 0 && llvm::all_of(op->getResults(), [&](Value result) {
+             return getRebuildableElements(result) &&
+                    llvm::none_of(result.getUsers(),
+                                  [](Operation *user) { return isa<func::ReturnOp>(user); });
+           });
+  }
+
+  const SymbolicShapeAnalysis &getAnalysis() const { return analysis; }
+
+private:
+  SymbolicShapeAnalysis analysis;
+};
 
 /// Which template a graph op becomes.
 enum class TemplateKind { Pointwise, Reduction, Matmul, Conv, Attention, Movement, Generic };
@@ -127,22 +236,22 @@ bool fitsInKernel(ArrayRef<Operation *> group, ArrayRef<Operation *> more) {
 }
 
 Operation *createTemplate(OpBuilder &builder, Location loc, TemplateKind kind, ValueRange inputs,
-                          ValueRange outputs) {
+                          ValueRange outputs, ValueRange symbols) {
   switch (kind) {
   case TemplateKind::Pointwise:
-    return kernel::PointwiseOp::create(builder, loc, inputs, outputs, nullptr);
+    return kernel::PointwiseOp::create(builder, loc, inputs, outputs, symbols, nullptr);
   case TemplateKind::Reduction:
-    return kernel::ReductionOp::create(builder, loc, inputs, outputs, nullptr);
+    return kernel::ReductionOp::create(builder, loc, inputs, outputs, symbols, nullptr);
   case TemplateKind::Matmul:
-    return kernel::MatmulOp::create(builder, loc, inputs, outputs, nullptr);
+    return kernel::MatmulOp::create(builder, loc, inputs, outputs, symbols, nullptr);
   case TemplateKind::Conv:
-    return kernel::ConvOp::create(builder, loc, inputs, outputs, nullptr);
+    return kernel::ConvOp::create(builder, loc, inputs, outputs, symbols, nullptr);
   case TemplateKind::Attention:
-    return kernel::AttentionOp::create(builder, loc, inputs, outputs, nullptr);
+    return kernel::AttentionOp::create(builder, loc, inputs, outputs, symbols, nullptr);
   case TemplateKind::Movement:
-    return kernel::MovementOp::create(builder, loc, inputs, outputs, nullptr);
+    return kernel::MovementOp::create(builder, loc, inputs, outputs, symbols, nullptr);
   case TemplateKind::Generic:
-    return kernel::GenericOp::create(builder, loc, inputs, outputs, nullptr);
+    return kernel::GenericOp::create(builder, loc, inputs, outputs, symbols, nullptr);
   }
   llvm_unreachable("unknown template kind");
 }
@@ -158,6 +267,8 @@ struct FusionGroups {
   };
   SmallVector<Group> groups;
   llvm::DenseMap<Operation *, unsigned> groupOf;
+  /// Compares dynamic extents.
+  const Extents *extents = nullptr;
 };
 
 /// Whether a group of `kind` may take pointwise ops after its anchor.
@@ -166,9 +277,11 @@ bool takesEpilogue(TemplateKind kind) {
          kind == TemplateKind::Reduction || kind == TemplateKind::Pointwise;
 }
 
-/// The shape a group iterates over: its anchor's first result.
-ArrayRef<int64_t> getIterationShape(Operation *anchor) {
-  return cast<ShapedType>(anchor->getResult(0).getType()).getShape();
+/// Whether `op`'s one result has the shape a group iterates over (its anchor's first
+/// result's).
+bool hasIterationShape(Operation *op, Operation *anchor, const FusionGroups &fusion) {
+  return op->getNumResults() == 1 &&
+         fusion.extents->sameShape(op->getResult(0), anchor->getResult(0));
 }
 
 /// Whether `op` converts integers that are read elsewhere too into wider floats (the
@@ -217,9 +330,8 @@ bool isShortcutDequantization(Operation *op) {
 bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) {
   const FusionGroups::Group &group = fusion.groups[index];
   if (!fitsInKernel(group.ops, op) || !takesEpilogue(classify(group.getAnchor())) ||
-      isSharedDequantization(op) || isShortcutDequantization(op) || op->getNumResults() != 1 ||
-      cast<ShapedType>(op->getResult(0).getType()).getShape() !=
-          getIterationShape(group.getAnchor()))
+      isSharedDequantization(op) || isShortcutDequantization(op) ||
+      !hasIterationShape(op, group.getAnchor(), fusion))
     return false;
   // Operands from other groups are computed by then: a group whose value a later group
   // reads takes no more ops (the checks below, when that group is asked).
@@ -279,7 +391,7 @@ void splitTemplateEpilogues(FusionGroups &fusion) {
     if (kind != TemplateKind::Matmul && kind != TemplateKind::Conv)
       continue;
     SmallVector<Operation *> &ops = fusion.groups[index].ops;
-    ArrayRef<int64_t> shape = getIterationShape(fusion.groups[index].getAnchor());
+    Operation *groupAnchor = fusion.groups[index].getAnchor();
     for (unsigned position = fusion.groups[index].anchor; position + 1 < ops.size(); ++position) {
       bool exported = llvm::any_of(ops[position]->getUsers(), [&](Operation *user) {
         auto found = fusion.groupOf.find(user);
@@ -290,8 +402,8 @@ void splitTemplateEpilogues(FusionGroups &fusion) {
       SmallVector<Operation *> tail(ops.begin() + position + 1, ops.end());
       // The tail's anchor: its first pointwise op of the iteration shape.
       auto anchor = llvm::find_if(tail, [&](Operation *op) {
-        return classify(op) == TemplateKind::Pointwise && op->getNumResults() == 1 &&
-               cast<ShapedType>(op->getResult(0).getType()).getShape() == shape;
+        return classify(op) == TemplateKind::Pointwise &&
+               hasIterationShape(op, groupAnchor, fusion);
       });
       if (anchor == tail.end())
         break;
@@ -358,8 +470,10 @@ void absorbProducers(Operation *consumer, unsigned index, ArrayRef<Operation *> 
   }
 }
 
-FusionGroups formGroups(Block &body, llvm::function_ref<bool(Operation *)> needsKernel) {
+FusionGroups formGroups(Block &body, const Extents &extents,
+                        llvm::function_ref<bool(Operation *)> needsKernel) {
   FusionGroups fusion;
+  fusion.extents = &extents;
   for (Operation &op : body.without_terminator()) {
     if (!needsKernel(&op))
       continue;
@@ -424,8 +538,53 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     }
   }
 
+  /// The analysis of the function being formed, and the host's values of its input
+  /// symbols (by symbol number).
+  const Extents *extents = nullptr;
+  SmallVector<Value> hostSymbols;
+
+  /// The sizes of a buffer for `value` (its dynamic extents, computed on the host).
+  FailureOr<SmallVector<Value>> getHostSizes(OpBuilder &builder, Location loc, Value value,
+                                             Operation *op) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<Value> sizes;
+    if (type.hasStaticShape())
+      return sizes;
+    std::optional<ArrayRef<DimExpr>> dims = extents->getDims(value);
+    if (!dims) {
+      emitNodeError(op) << "a value of type " << value.getType()
+                        << " has an extent the input shapes do not determine (a data-dependent "
+                           "shape): the GPU path cannot size its buffer";
+      return failure();
+    }
+    for (auto [dim, extent] : llvm::enumerate(type.getShape()))
+      if (ShapedType::isDynamic(extent))
+        sizes.push_back(buildExtent(builder, loc, (*dims)[dim],
+                                    [&](unsigned symbol) { return hostSymbols[symbol]; }));
+    return sizes;
+  }
+
+  /// Reads each input symbol off the first input buffer with that extent.
+  void createHostSymbols(OpBuilder &builder, Location loc, ValueRange inputs,
+                         ArrayRef<BlockArgument> graphInputs) {
+    const SymbolicShapeAnalysis &analysis = extents->getAnalysis();
+    hostSymbols.assign(analysis.inputSymbolCount(), Value());
+    for (auto [buffer, input] : llvm::zip(inputs, graphInputs)) {
+      const SymbolicShape *shape = analysis.lookup(input);
+      if (!shape || !shape->ranked)
+        continue;
+      for (auto [dim, extent] : llvm::enumerate(shape->dims)) {
+        std::optional<unsigned> symbol = extent.getLargestSymbol();
+        if (symbol && extent == DimExpr::symbol(*symbol) && !hostSymbols[*symbol])
+          hostSymbols[*symbol] = memref::DimOp::create(builder, loc, buffer, dim);
+      }
+    }
+  }
+
   LogicalResult formKernels(ModuleOp module, func::FuncOp function) {
     MLIRContext *context = &getContext();
+    Extents functionExtents(function);
+    extents = &functionExtents;
     Block &body = function.getBody().front();
     auto returnOp = cast<func::ReturnOp>(body.getTerminator());
     OpBuilder builder(context);
@@ -466,11 +625,37 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
                   builder.getI64IntegerAttr(static_cast<int64_t>(body.getNumArguments())));
     Block *entry = host.addEntryBlock();
     unsigned numInputs = body.getNumArguments();
+    builder.setInsertionPointToEnd(entry);
+    createHostSymbols(builder, function.getLoc(), entry->getArguments().take_front(numInputs),
+                      body.getArguments());
 
     // The buffer holding each tensor value.
     IRMapping buffers;
     for (auto [argument, buffer] : llvm::zip(body.getArguments(), entry->getArguments()))
       buffers.map(argument, buffer);
+    // An output buffer of dynamic shape is used through a view that states its extents,
+    // and the host function returns them (its dynamic extents, output by output), which is
+    // how the engine learns the shapes of its outputs.
+    SmallVector<Value> outputs(entry->getArguments().drop_front(numInputs));
+    SmallVector<Value> outputExtents;
+    for (auto [index, result] : llvm::enumerate(returnOp.getOperands())) {
+      auto type = cast<MemRefType>(outputs[index].getType());
+      if (type.hasStaticShape())
+        continue;
+      Operation *producer = result.getDefiningOp();
+      FailureOr<SmallVector<Value>> sizes =
+          getHostSizes(builder, returnOp.getLoc(), result, producer ? producer : returnOp);
+      if (failed(sizes))
+        return failure();
+      outputExtents.append(*sizes);
+      SmallVector<OpFoldResult> sizesOf;
+      unsigned next = 0;
+      for (int64_t extent : type.getShape())
+        sizesOf.push_back(ShapedType::isDynamic(extent) ? OpFoldResult((*sizes)[next++])
+                                                        : builder.getIndexAttr(extent));
+      outputs[index] =
+          kiln::createRowMajorView(builder, returnOp.getLoc(), type, outputs[index], sizesOf);
+    }
     // Results returned exactly once and computed by a kernel are written by that kernel
     // straight into their output buffer; the others are copied there at the end.
     llvm::DenseMap<Value, unsigned> returnCount;
@@ -480,11 +665,12 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     for (auto [index, result] : llvm::enumerate(returnOp.getOperands()))
       if (returnCount[result] == 1 && result.getDefiningOp() &&
           !isa<graph::ConstantOp>(result.getDefiningOp()))
-        directOutput[result] = entry->getArgument(numInputs + index);
+        directOutput[result] = outputs[index];
 
     builder.setInsertionPointToEnd(entry);
-    FusionGroups fusion = formGroups(body, [](Operation *op) {
-      return !isa<graph::ConstantOp>(op) && !(op->use_empty() && isPure(op));
+    FusionGroups fusion = formGroups(body, functionExtents, [&](Operation *op) {
+      return !isa<graph::ConstantOp>(op) && !(op->use_empty() && isPure(op)) &&
+             !functionExtents.isShapeComputation(op);
     });
     llvm::StringSet<> usedNames;
     for (auto &op : body.getOperations()) {
@@ -510,7 +696,7 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
 
     // Copy the results that no kernel wrote into their output buffers.
     for (auto [index, result] : llvm::enumerate(returnOp.getOperands())) {
-      Value output = entry->getArgument(numInputs + index);
+      Value output = outputs[index];
       if (directOutput.lookup(result) == output)
         continue;
       Value source = buffers.lookupOrNull(result);
@@ -524,7 +710,8 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
       }
       memref::CopyOp::create(builder, returnOp.getLoc(), source, output);
     }
-    func::ReturnOp::create(builder, returnOp.getLoc());
+    func::ReturnOp::create(builder, returnOp.getLoc(), outputExtents);
+    host.setFunctionType(builder.getFunctionType(argumentTypes, ValueRange(outputExtents).getTypes()));
 
     for (NamedAttribute attribute : function->getDiscardableAttrs())
       if (!host->hasAttr(attribute.getName()))
@@ -567,7 +754,8 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
         locations.push_back(member->getLoc());
     Location loc = ops.size() == 1 ? op.getLoc() : FusedLoc::get(&getContext(), locations);
     // Inputs: the values the ops (and their regions) read from outside the group, without
-    // the small constants, which are copied into the body.
+    // the small constants, which are copied into the body, and the shape values, which
+    // the body rebuilds from the symbols.
     llvm::SetVector<Value> captured;
     for (Operation *member : ops) {
       for (Value operand : member->getOperands())
@@ -575,9 +763,17 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
           captured.insert(operand);
       getUsedValuesDefinedAbove(member->getRegions(), captured);
     }
-    SmallVector<Value> inputs;
+    SmallVector<Value> inputs, rebuilt;
     SmallVector<graph::ConstantOp> inlined;
+    SmallVector<unsigned> symbolsRead;
     for (Value value : captured) {
+      if (std::optional<ArrayRef<DimExpr>> elements = extents->getRebuildableElements(value)) {
+        rebuilt.push_back(value);
+        for (const DimExpr &element : *elements)
+          for (const auto &[monomial, coefficient] : element.getTerms())
+            symbolsRead.append(monomial.begin(), monomial.end());
+        continue;
+      }
       auto constant = value.getDefiningOp<graph::ConstantOp>();
       if (constant && isInlinedConstant(constant)) {
         if (!llvm::is_contained(inlined, constant))
@@ -609,10 +805,20 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
         return failure();
       argumentTypes.push_back(*type);
       Value buffer = directOutput.lookup(result);
-      if (!buffer)
-        buffer = memref::AllocOp::create(builder, loc, *type);
+      if (!buffer) {
+        FailureOr<SmallVector<Value>> sizes = getHostSizes(builder, loc, result, &op);
+        if (failed(sizes))
+          return failure();
+        buffer = memref::AllocOp::create(builder, loc, *type, *sizes);
+      }
       buffers.map(result, buffer);
       launchOperands.push_back(buffer);
+    }
+    llvm::sort(symbolsRead);
+    symbolsRead.erase(llvm::unique(symbolsRead), symbolsRead.end());
+    for (unsigned symbol : symbolsRead) {
+      argumentTypes.push_back(builder.getIndexType());
+      launchOperands.push_back(hostSymbols[symbol]);
     }
 
     // The kernel, named after the ONNX node (or the op) and unique in the module.
@@ -630,10 +836,11 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     symbols.insert(kernelFunc);
     Block &kernelEntry = kernelFunc.getBody().front();
     kernelBuilder.setInsertionPointToEnd(&kernelEntry);
-    unsigned numInputs = inputs.size();
-    Operation *templateOp = createTemplate(kernelBuilder, loc, classify(&op),
-                                           kernelEntry.getArguments().take_front(numInputs),
-                                           kernelEntry.getArguments().drop_front(numInputs));
+    unsigned numInputs = inputs.size(), numOutputs = results.size();
+    ValueRange arguments = kernelEntry.getArguments();
+    Operation *templateOp = createTemplate(
+        kernelBuilder, loc, classify(&op), arguments.take_front(numInputs),
+        arguments.slice(numInputs, numOutputs), arguments.drop_front(numInputs + numOutputs));
     kernel::ReturnOp::create(kernelBuilder, loc);
 
     // The template's body: the inlined constants and the op, on tensors.
@@ -642,6 +849,21 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     IRMapping mapping;
     for (Value input : inputs)
       mapping.map(input, templateBody->addArgument(input.getType(), input.getLoc()));
+    llvm::DenseMap<unsigned, Value> symbolArguments;
+    for (unsigned symbol : symbolsRead)
+      symbolArguments[symbol] = templateBody->addArgument(kernelBuilder.getIndexType(), loc);
+    for (Value value : rebuilt) {
+      auto type = cast<RankedTensorType>(value.getType());
+      SmallVector<Value> elements;
+      ArrayRef<DimExpr> values = *extents->getRebuildableElements(value);
+      for (const DimExpr &element : values) {
+        Value extent = buildExtent(kernelBuilder, loc, element,
+                                   [&](unsigned symbol) { return symbolArguments.lookup(symbol); });
+        elements.push_back(
+            arith::IndexCastOp::create(kernelBuilder, loc, type.getElementType(), extent));
+      }
+      mapping.map(value, tensor::FromElementsOp::create(kernelBuilder, loc, type, elements).getResult());
+    }
     for (graph::ConstantOp constant : inlined)
       kernelBuilder.clone(*constant, mapping);
     for (Operation *member : ops)

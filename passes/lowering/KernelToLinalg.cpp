@@ -139,10 +139,15 @@ struct KernelToLinalgPass : kiln::impl::KernelToLinalgBase<KernelToLinalgPass> {
          llvm::zip(kernelFunc.getBody().front().getArguments(), entry->getArguments()))
       buffers.map(old, replacement);
 
-    auto inputs =
-        templateOp->getOperands().take_front(templateOp->getRegion(0).front().getNumArguments());
-    auto outputs = templateOp->getOperands().drop_front(inputs.size());
+    // Operands: the input buffers (the body's tensor arguments), the output buffers, and
+    // the symbols (the body's index arguments).
     Block &body = templateOp->getRegion(0).front();
+    unsigned numInputs = llvm::count_if(body.getArgumentTypes(),
+                                        [](Type type) { return isa<TensorType>(type); });
+    unsigned numSymbols = body.getNumArguments() - numInputs;
+    auto inputs = templateOp->getOperands().take_front(numInputs);
+    auto outputs = templateOp->getOperands().drop_front(numInputs).drop_back(numSymbols);
+    auto symbols = templateOp->getOperands().take_back(numSymbols);
 
     // Inputs, read as tensors: `restrict` because no other tensor aliases a kernel's
     // buffer; signless integers become the graph's signed or unsigned view by a cast that
@@ -158,6 +163,8 @@ struct KernelToLinalgPass : kiln::impl::KernelToLinalgBase<KernelToLinalgPass> {
                      .getResult(0);
       mapping.map(argument, tensor);
     }
+    for (auto [symbol, argument] : llvm::zip(symbols, body.getArguments().drop_front(numInputs)))
+      mapping.map(argument, buffers.lookup(symbol));
     for (Operation &op : body.without_terminator())
       builder.clone(op, mapping);
     auto yield = cast<kernel::YieldOp>(body.getTerminator());

@@ -231,3 +231,36 @@ func.func @call_in_loop(%out: memref<f32>) {
   }
   return
 }
+
+// -----
+
+// A nest with a dynamic upper bound (a dynamic shape's extent, a host value): the trip
+// counts, the grid (ceil(total / 256) blocks, on x up to 2^31 - 1) and the tail guard are
+// host arithmetic on the bound; inside, the block index uses the launch's grid size.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: (%[[IN:.*]]: memref<?x8xf32>, %{{.*}}: memref<?x8xf32>)
+// CHECK: %[[N:.*]] = memref.dim %[[IN]], %c0
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[N]], %c8
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[TOTAL]], %c256
+// CHECK: %[[GX:.*]] = arith.minui %[[BLOCKS]], %c2147483647
+// CHECK: %[[GY:.*]] = arith.ceildivui %[[BLOCKS]], %{{.*}}
+// CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%[[SX:.*]] = %[[GX]], %{{.*}} = %[[GY]], %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
+// CHECK:   %[[ROW:.*]] = arith.muli %[[BY]], %[[SX]]
+// CHECK:   %[[B:.*]] = arith.addi %[[ROW]], %[[BX]]
+// CHECK:   %[[I:.*]] = arith.addi %{{.*}}, %[[TX]]
+// CHECK:   %[[INSIDE:.*]] = arith.cmpi ult, %[[I]], %{{.*}}
+// CHECK:   scf.if %[[INSIDE]]
+// CHECK:     arith.remui %[[I]], %c8
+// CHECK:     arith.divui %[[I]], %c8
+func.func @dynamic(%in: memref<?x8xf32>, %out: memref<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %n = memref.dim %in, %c0 : memref<?x8xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c8) step (%c1, %c1) {
+    %x = memref.load %in[%i, %j] : memref<?x8xf32>
+    memref.store %x, %out[%i, %j] : memref<?x8xf32>
+    scf.reduce
+  }
+  return
+}

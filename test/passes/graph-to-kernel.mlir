@@ -70,11 +70,3 @@ func.func @copies(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4x
   %0 = graph.neg %x : tensor<4xf32>
   return %x, %0, %0 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
-
-// -----
-
-// expected-error @+1 {{the GPU path needs static shapes, but a value has type 'tensor<?x4xf32>' (give the input shapes with --shapes)}}
-func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  %0 = graph.relu %x : tensor<?x4xf32> loc("Relu_7")
-  return %0 : tensor<?x4xf32>
-}

@@ -82,8 +82,50 @@ func.func @view(%y: memref<3xi8>) {
 
 // -----
 
-func.func @dynamic(%n: index) {
-  // expected-error @+1 {{the memory plan needs buffers of static shape and numeric elements, not 'memref<?xf32>'}}
+// Dynamic buffers are planned at the profile's max shape: %a holds [2 n, 8] f32, n at most
+// 64 (the input's kernel.max_shape), 4096 bytes; %b [n + 1] i8 (at most 65, 256 aligned);
+// %c is a view of the output stating its extents.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: kernel.arena_bytes = 4352 : i64
+// CHECK: memref.alloc(%{{.*}}) {kernel.arena_offset = 0 : i64} : memref<?x8xf32>
+// CHECK: memref.alloc(%{{.*}}) {kernel.arena_offset = 4096 : i64} : memref<?xi8>
+kernel.func @fill(%out: memref<?x8xf32>, %bytes: memref<?xi8>) {
+  kernel.return
+}
+func.func @dynamic(%x: memref<?x8xf32> {kernel.max_shape = array<i64: 64, 8>}, %y: memref<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %n = memref.dim %x, %c0 : memref<?x8xf32>
+  %twice = arith.muli %n, %c2 : index
+  %a = memref.alloc(%twice) : memref<?x8xf32>
+  %more = arith.addi %n, %c1 : index
+  %b = memref.alloc(%more) : memref<?xi8>
+  kernel.launch @fill(%a, %b) : (memref<?x8xf32>, memref<?xi8>) -> ()
+  %c = memref.reinterpret_cast %y to offset: [0], sizes: [%twice, 8], strides: [8, 1] : memref<?x8xf32> to memref<?x8xf32>
+  %m = memref.dim %c, %c0 : memref<?x8xf32>
+  %d = memref.alloc(%m) : memref<?x8xf32>
+  kernel.launch @fill(%d, %b) : (memref<?x8xf32>, memref<?xi8>) -> ()
+  return
+}
+
+// -----
+
+func.func @unbounded(%x: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{reads an extent of argument 0, which has no kernel.max_shape: a dynamic buffer is planned at the profile's largest shape}}
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %a = memref.alloc(%n) : memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @data_dependent(%x: memref<4xindex>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{computes a buffer extent the memory plan cannot bound (memref.load)}}
+  %n = memref.load %x[%c0] : memref<4xindex>
   %a = memref.alloc(%n) : memref<?xf32>
   return
 }

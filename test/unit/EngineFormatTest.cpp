@@ -163,6 +163,35 @@ void expectSameEngine(const Engine &a, const Engine &b) {
   }
 }
 
+void expectSameShapes(const Engine &a, const Engine &b) {
+  for (auto [x, y] : {std::pair(&a.inputs, &b.inputs), std::pair(&a.outputs, &b.outputs)}) {
+    ASSERT_EQ(x->size(), y->size());
+    for (size_t i = 0; i < x->size(); ++i) {
+      EXPECT_EQ((*x)[i].maxShape, (*y)[i].maxShape);
+      EXPECT_EQ((*x)[i].minShape, (*y)[i].minShape);
+      EXPECT_EQ((*x)[i].optShape, (*y)[i].optShape);
+      EXPECT_EQ((*x)[i].dimNames, (*y)[i].dimNames);
+      EXPECT_EQ((*x)[i].dimValues, (*y)[i].dimValues);
+    }
+  }
+  ASSERT_EQ(a.shapeProgram.size(), b.shapeProgram.size());
+  for (size_t v = 0; v < a.shapeProgram.size(); ++v) {
+    EXPECT_EQ(a.shapeProgram[v].op, b.shapeProgram[v].op);
+    EXPECT_EQ(a.shapeProgram[v].a, b.shapeProgram[v].a);
+    EXPECT_EQ(a.shapeProgram[v].b, b.shapeProgram[v].b);
+    EXPECT_EQ(a.shapeProgram[v].constant, b.shapeProgram[v].constant);
+  }
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (size_t s = 0; s < a.steps.size(); ++s) {
+    ASSERT_EQ(a.steps[s].runtimeFields.size(), b.steps[s].runtimeFields.size());
+    for (size_t f = 0; f < a.steps[s].runtimeFields.size(); ++f) {
+      EXPECT_EQ(a.steps[s].runtimeFields[f].kind, b.steps[s].runtimeFields[f].kind);
+      EXPECT_EQ(a.steps[s].runtimeFields[f].index, b.steps[s].runtimeFields[f].index);
+      EXPECT_EQ(a.steps[s].runtimeFields[f].value, b.steps[s].runtimeFields[f].value);
+    }
+  }
+}
+
 std::string temporaryPath(const std::string &name) {
   const char *dir = std::getenv("TMPDIR");
   return std::string(dir && *dir ? dir : "/tmp") + "/kiln-engine-test-" +
@@ -342,7 +371,7 @@ TEST(EngineFormat, OtherFormatVersion) {
   serializeEngine(richEngine(), bytes);
   write32(bytes, kVersionAt, 7);
   EXPECT_EQ(refusal(bytes),
-            "'model.kiln': format version 7, this runtime reads 3; recompile the model");
+            "'model.kiln': format version 7, this runtime reads 4; recompile the model");
 }
 
 TEST(EngineFormat, EveryFlippedByteIsRefused) {
@@ -480,7 +509,7 @@ TEST(EngineFormat, InconsistentEnginesAreRefused) {
 
   engine = sampleEngine();
   engine.inputs[0].shape = {2, -1};
-  expectInconsistent(engine, "input 0 'x' has a negative or dynamic extent -1");
+  expectInconsistent(engine, "input 0 'x' has a negative extent -1");
 
   engine = sampleEngine();
   engine.outputs[1].name = "sum";
@@ -582,3 +611,113 @@ TEST(EngineModel, ElementTypesAndSizes) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Dynamic engines
+//===----------------------------------------------------------------------===//
+
+TEST(DynamicEngine, RoundTripKeepsProfilesAndTheShapeProgram) {
+  Engine original = kiln::test::dynamicSampleEngine();
+  ASSERT_EQ(original.validate(), "");
+  EXPECT_TRUE(original.isDynamic());
+  std::vector<uint8_t> bytes;
+  serializeEngine(original, bytes);
+  Engine copy;
+  ASSERT_EQ(deserializeEngine(bytes.data(), bytes.size(), "model.kiln", copy), "");
+  expectSameEngine(original, copy);
+  expectSameShapes(original, copy);
+  // Every cut of a dynamic engine is refused too.
+  for (size_t cut = 0; cut < bytes.size(); cut += 7)
+    expectOneLine(refusal(bytes, cut));
+}
+
+TEST(DynamicEngine, ShapeProgramSetsTheStepsAndOutputs) {
+  Engine engine = kiln::test::dynamicSampleEngine();
+  std::vector<int64_t> values;
+  ASSERT_EQ(evaluateShapes(engine, {{3, 8}, {3, 8}}, values), "");
+  EXPECT_EQ(values[2], 24);
+  EXPECT_EQ(outputShape(engine, 0, values), (std::vector<int64_t>{3, 8}));
+  EXPECT_EQ(outputShape(engine, 2, values), (std::vector<int64_t>{4}));
+  Step add = engine.steps[0], copy = engine.steps[2];
+  // At the max shape (as written): 32 elements.
+  EXPECT_EQ(add.arguments[3].scalar, 32u);
+  applyRuntimeFields(values, add);
+  applyRuntimeFields(values, copy);
+  EXPECT_EQ(add.grid[0], 1u);
+  EXPECT_EQ(add.arguments[3].scalar, 24u);
+  EXPECT_EQ(copy.bytes, 24u * sizeof(float));
+  // The input tensors' buffers are sized for the largest shape.
+  EXPECT_EQ(engine.inputs[0].sizeInBytes(), 32u * sizeof(float));
+}
+
+TEST(DynamicEngine, ShapesOutsideTheProfileAreRefused) {
+  Engine engine = kiln::test::dynamicSampleEngine();
+  std::vector<int64_t> values;
+  EXPECT_EQ(evaluateShapes(engine, {{5, 8}, {5, 8}}, values),
+            "input 'x' dimension 0 (rows) is 5; the profile allows 1 to 4");
+  EXPECT_EQ(evaluateShapes(engine, {{0, 8}, {0, 8}}, values),
+            "input 'x' dimension 0 (rows) is 0; the profile allows 1 to 4");
+  EXPECT_EQ(evaluateShapes(engine, {{2, 8}, {2, 9}}, values),
+            "input 'y' dimension 1 is 9; the engine takes only 8");
+  EXPECT_EQ(evaluateShapes(engine, {{2, 8}, {2, 8, 1}}, values),
+            "input 'y' has rank 2 (?x8); given 2x8x1");
+  EXPECT_EQ(evaluateShapes(engine, {{2, 8}, {3, 8}}, values),
+            "input 'y' dimension 0 (rows) is 3, but input 'x' dimension 0 (rows) is 2: the two "
+            "must be equal");
+  EXPECT_EQ(evaluateShapes(engine, {{2, 8}}, values), "the engine has 2 inputs; given 1 shapes");
+}
+
+TEST(DynamicEngine, InconsistentDynamicEnginesAreRefused) {
+  auto expectRefused = [](Engine engine, const std::string &problem) {
+    std::string message = engine.validate();
+    EXPECT_NE(message.find(problem), std::string::npos) << message;
+  };
+  Engine engine = kiln::test::dynamicSampleEngine();
+  engine.shapeProgram[2].a = 5;
+  expectRefused(engine, "shape value 2 reads a value not computed before it");
+  engine = kiln::test::dynamicSampleEngine();
+  engine.shapeProgram[0].b = 2;
+  expectRefused(engine, "shape value 0 reads dimension 2 of input 0, which does not exist");
+  engine = kiln::test::dynamicSampleEngine();
+  engine.shapeProgram[1].op = static_cast<ShapeInstruction::Op>(99);
+  expectRefused(engine, "shape value 1 has unknown op 99");
+  engine = kiln::test::dynamicSampleEngine();
+  engine.steps[0].runtimeFields[1].index = 0; // a pointer argument
+  expectRefused(engine, "step 0 has a run-time field (kind 2, index 0, value 2)");
+  engine = kiln::test::dynamicSampleEngine();
+  engine.steps[3].runtimeFields.push_back({RuntimeField::Kind::Grid, 0, 1}); // a fill
+  expectRefused(engine, "step 3 has a run-time field");
+  engine = kiln::test::dynamicSampleEngine();
+  engine.inputs[0].minShape = {3, 8};
+  expectRefused(engine, "input 0 'x' has an inconsistent profile in dimension 0");
+  engine = kiln::test::dynamicSampleEngine();
+  engine.inputs[0].maxShape = {4};
+  expectRefused(engine, "input 0 'x' has 1 max extents for rank 2");
+  engine = kiln::test::dynamicSampleEngine();
+  engine.outputs[0].dimValues = {};
+  expectRefused(engine, "output 0 'sum' has 0 shape values for 1 dynamic dimensions");
+  engine = kiln::test::dynamicSampleEngine();
+  engine.outputs[0].dimValues = {40};
+  expectRefused(engine, "output 0 'sum' takes an extent from shape value 40 of 9");
+  engine = kiln::test::dynamicSampleEngine();
+  engine.inputs[1].maxShape.clear(); // -1 without a profile
+  expectRefused(engine, "input 1 'y' has a negative extent -1");
+}
+
+TEST(DynamicEngine, ParsesTrtexecShapeLists) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  EXPECT_EQ(parseShapes("input_ids:8x128,mask:8x128,scale:", shapes), "");
+  ASSERT_EQ(shapes.size(), 3u);
+  EXPECT_EQ(shapes[0].first, "input_ids");
+  EXPECT_EQ(shapes[0].second, (std::vector<int64_t>{8, 128}));
+  EXPECT_TRUE(shapes[2].second.empty());
+  EXPECT_EQ(parseShapes("a:b:2x3", shapes), "");
+  EXPECT_EQ(shapes[0].first, "a:b");
+  EXPECT_EQ(parseShapes("x:2xfivex4", shapes), "'five' in 'x:2xfivex4' is not an extent");
+  EXPECT_EQ(parseShapes("x", shapes), "expected name:AxBxC, got 'x'");
+  EXPECT_EQ(parseShapes("x:2x", shapes), "'' in 'x:2x' is not an extent");
+  EXPECT_EQ(parseShapes("", shapes), "");
+  EXPECT_TRUE(shapes.empty());
+  EXPECT_EQ(formatShape({-1, 768}), "?x768");
+  EXPECT_EQ(formatShape({}), "scalar");
+}

@@ -228,6 +228,54 @@ TEST_F(Runtime, GraphReplay) {
   EXPECT_FALSE(context->graphCaptured());
 }
 
+TEST_F(Runtime, DynamicEngineRunsEveryShapeOfItsProfile) {
+  auto engine = load(kiln::test::dynamicSampleEngine());
+  ASSERT_TRUE(engine);
+  std::string error;
+  auto context = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(context) << error;
+  EXPECT_EQ(context->inputShape(0), (std::vector<int64_t>{2, 8})); // the opt shape
+  for (bool graph : {false, true}) {
+    context->enableGraph(graph);
+    // Back and forth between shapes: each run is right for its own shape, and a graph
+    // captured for one shape is replayed for it, not for the others.
+    for (int64_t rows : {1, 3, 4, 2, 1, 4}) {
+      std::vector<int64_t> shape = {rows, 8};
+      ASSERT_TRUE(context->setInputShape(0, shape, error)) << error;
+      ASSERT_TRUE(context->setInputShape(1, shape, error)) << error;
+      std::vector<int64_t> outputShape;
+      ASSERT_TRUE(context->outputShape(0, outputShape, error)) << error;
+      EXPECT_EQ(outputShape, shape);
+      std::vector<float> x, y;
+      kiln::test::sampleInputs(x, y, static_cast<int>(rows * 8));
+      for (float &value : x)
+        value += float(rows);
+      SampleResults results;
+      ASSERT_TRUE(runSample(*context, x, y, results, error)) << error;
+      expectSampleResults(x, y, results);
+      EXPECT_EQ(context->graphCaptured(), graph);
+    }
+  }
+
+  // Outside the profile, and inputs that disagree on their shared symbol.
+  EXPECT_FALSE(context->setInputShape(0, {5, 8}, error));
+  EXPECT_NE(error.find("input 'x' dimension 0 (rows) is 5; the profile allows 1 to 4"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(context->setInputShape(1, {2, 7}, error));
+  EXPECT_NE(error.find("input 'y' dimension 1 is 7; the engine takes only 8"), std::string::npos)
+      << error;
+  ASSERT_TRUE(context->setInputShape(0, {3, 8}, error)) << error;
+  ASSERT_TRUE(context->setInputShape(1, {2, 8}, error)) << error;
+  SampleResults results;
+  std::vector<float> x(24), y(16);
+  EXPECT_FALSE(runSample(*context, x, y, results, error));
+  EXPECT_NE(error.find("input 'y' dimension 0 (rows) is 2, but input 'x' dimension 0 (rows) is "
+                       "3: the two must be equal"),
+            std::string::npos)
+      << error;
+}
+
 TEST_F(Runtime, FourThreadsShareOneEngine) {
   auto engine = load(kiln::test::sampleEngine());
   ASSERT_TRUE(engine);

@@ -188,6 +188,23 @@ int benchEngine(const BenchOptions &options) {
     error() << problem << "\n";
     return RunFailed;
   }
+  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  if (std::string bad = engine::parseShapes(options.shapes, shapes); !bad.empty()) {
+    error() << "--shapes '" << options.shapes << "': " << bad << "\n";
+    return RunBadInput;
+  }
+  for (const auto &[name, shape] : shapes) {
+    auto input = std::find_if(model.inputs.begin(), model.inputs.end(),
+                              [&](const engine::TensorSignature &tensor) { return tensor.name == name; });
+    if (input == model.inputs.end()) {
+      error() << "--shapes: the engine has no input named '" << name << "'\n";
+      return RunBadInput;
+    }
+    if (!context->setInputShape(input - model.inputs.begin(), shape, problem)) {
+      error() << problem << "\n";
+      return RunBadInput;
+    }
+  }
   std::mt19937_64 random(options.seed);
   for (size_t i = 0; i < model.inputs.size(); ++i) {
     std::vector<uint8_t> bytes = randomTensor(model.inputs[i], random);
@@ -235,8 +252,8 @@ int benchEngine(const BenchOptions &options) {
   double p50 = percentile(sorted, 0.50), p95 = percentile(sorted, 0.95),
          p99 = percentile(sorted, 0.99);
   int64_t batch = 1;
-  if (!model.inputs.empty() && !model.inputs[0].shape.empty())
-    batch = std::max<int64_t>(model.inputs[0].shape[0], 1);
+  if (!model.inputs.empty() && !context->inputShape(0).empty())
+    batch = std::max<int64_t>(context->inputShape(0)[0], 1);
   double throughput = mean > 0 ? double(batch) * 1000.0 / mean : 0;
   bool graph = options.useGraph && context->graphCaptured();
   // What the runtime allocates for this engine: the weights, the context's arena and its
@@ -264,6 +281,12 @@ int benchEngine(const BenchOptions &options) {
      << "), " << (engine->loadedFromCubin() ? "cubin" : "PTX") << ", "
      << (graph ? "CUDA graph" : "stream launches") << ", " << options.warmup << " warmup + "
      << millis.size() << " timed runs\n";
+  std::string shapesText;
+  for (size_t i = 0; i < model.inputs.size(); ++i)
+    shapesText += (i ? "," : "") + model.inputs[i].name + ":" +
+                  engine::formatShape(context->inputShape(i));
+  if (model.isDynamic())
+    os << "input shapes (dynamic engine): " << shapesText << "\n";
   os << formatv("latency ms: mean {0:f4}  p50 {1:f4}  p95 {2:f4}  p99 {3:f4}  min {4:f4}  "
                 "max {5:f4}\n",
                 mean, p50, p95, p99, sorted.front(), sorted.back());
@@ -296,6 +319,7 @@ int benchEngine(const BenchOptions &options) {
       out.attribute("iterations", static_cast<int64_t>(millis.size()));
       out.attribute("seed", static_cast<int64_t>(options.seed));
       out.attribute("batch", batch);
+      out.attribute("shapes", shapesText);
       out.attributeObject("latency_ms", [&] {
         out.attribute("mean", mean);
         out.attribute("p50", p50);

@@ -34,6 +34,9 @@ struct BenchOptions {
   /// After the timed runs, time each step over `iterations` runs of stream launches and
   /// print them, slowest first (trtexec's --dumpProfile).
   bool profile = false;
+  /// Input shapes for a dynamic engine, trtexec's `--shapes` (`name:AxB,...`); inputs not
+  /// named run at the profile's opt shape.
+  std::string shapes;
 };
 
 /// `kiln bench`: latency and throughput of an engine on the GPU. Exit codes as `kiln

@@ -27,11 +27,24 @@ namespace {
 
 raw_ostream &error() { return WithColor::error(errs(), "kiln inspect"); }
 
+/// "f32[?x128]"; a dynamic dimension shows its symbol: "i64[batch?xsequence?]" reads
+/// badly, so symbols go after: "i64[?x?] (batch, sequence)".
 std::string shapeText(const engine::TensorSignature &tensor) {
-  std::string text = std::string(engine::elementTypeName(tensor.type)) + "[";
-  for (size_t i = 0; i < tensor.shape.size(); ++i)
-    text += (i ? "x" : "") + std::to_string(tensor.shape[i]);
-  return text + "]";
+  std::string text = std::string(engine::elementTypeName(tensor.type)) + "[" +
+                     engine::formatShape(tensor.shape) + "]";
+  std::vector<std::string> names;
+  for (const std::string &name : tensor.dimNames)
+    if (!name.empty())
+      names.push_back(name);
+  if (!names.empty())
+    text += " (" + join(names, ", ") + ")";
+  return text;
+}
+
+/// "1x16 / 8x128 / 64x512" for a dynamic input's profile.
+std::string profileText(const engine::TensorSignature &tensor) {
+  return engine::formatShape(tensor.minShape) + " / " + engine::formatShape(tensor.optShape) +
+         " / " + engine::formatShape(tensor.maxShape);
 }
 
 /// `name` safe as a file name; "module_<index>" when empty.
@@ -87,9 +100,12 @@ void printText(const std::string &path, const engine::Engine &model) {
   os << "  model " << (model.modelName.empty() ? "(unnamed)" : model.modelName) << "\n";
   auto printTensors = [&](const char *title, const std::vector<engine::TensorSignature> &list) {
     os << title << " (" << list.size() << ")\n";
-    for (const engine::TensorSignature &tensor : list)
+    for (const engine::TensorSignature &tensor : list) {
       os << "  " << tensor.name << ": " << shapeText(tensor) << ", "
-         << bytesText(tensor.sizeInBytes()) << "\n";
+         << bytesText(tensor.sizeInBytes()) << (tensor.isDynamic() ? " at most" : "") << "\n";
+      if (!tensor.minShape.empty())
+        os << "    profile min / opt / max: " << profileText(tensor) << "\n";
+    }
   };
   printTensors("inputs", model.inputs);
   printTensors("outputs", model.outputs);
@@ -131,6 +147,14 @@ void printText(const std::string &path, const engine::Engine &model) {
   os << "steps " << model.steps.size() << " (" << count(counts.launches, "launch", "launches")
      << ", " << count(counts.copies, "copy", "copies") << ", "
      << count(counts.fills, "fill", "fills") << ")\n";
+  if (model.isDynamic()) {
+    size_t fields = 0;
+    for (const engine::Step &step : model.steps)
+      fields += step.runtimeFields.size();
+    os << "shapes: dynamic, a shape program of " << model.shapeProgram.size()
+       << " values sets " << fields << " run-time fields; arena and buffers planned at the max "
+       << "shape; one CUDA graph per input shape\n";
+  }
 }
 
 void printJson(const std::string &path, const engine::Engine &model) {
@@ -146,6 +170,22 @@ void printJson(const std::string &path, const engine::Engine &model) {
             for (int64_t extent : tensor.shape)
               out.value(extent);
           });
+          auto extents = [&](const char *name, const std::vector<int64_t> &values) {
+            if (values.empty())
+              return;
+            out.attributeArray(name, [&] {
+              for (int64_t extent : values)
+                out.value(extent);
+            });
+          };
+          extents("min_shape", tensor.minShape);
+          extents("opt_shape", tensor.optShape);
+          extents("max_shape", tensor.maxShape);
+          if (!tensor.dimNames.empty())
+            out.attributeArray("dim_names", [&] {
+              for (const std::string &name : tensor.dimNames)
+                out.value(name);
+            });
           out.attribute("bytes", static_cast<int64_t>(tensor.sizeInBytes()));
         });
     });

@@ -2,8 +2,9 @@
 //
 // Binds the input and expected-output files to the engine's IO signature (shared with the
 // CPU path, RunCommon.h), runs the engine once through the runtime (include/kiln/Runtime.h)
-// and reports like the CPU path. Engines have static shapes: an input of another shape is
-// refused before the GPU is touched.
+// and reports like the CPU path. A static engine takes the shapes it was compiled for, a
+// dynamic one any shape in its profile; an input of another shape is refused before the
+// GPU is touched.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,15 +76,26 @@ int runEngineOnDevice(const RunOptions &options, engine::Engine description,
   BoundTensors bound;
   if (int status = bindRunTensors(options, inputSpecs, outputSpecs, bound))
     return status;
+  std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < bound.inputs.size(); ++i) {
     const engine::TensorSignature &input = description.inputs[i];
-    if (std::vector<int64_t>(bound.inputs[i].shape.begin(), bound.inputs[i].shape.end()) !=
-        input.shape) {
+    shapes.emplace_back(bound.inputs[i].shape.begin(), bound.inputs[i].shape.end());
+    if (!description.isDynamic() && shapes.back() != input.shape) {
       runError() << "input '" << input.name << "': the engine was compiled for " << shapeText(input)
                  << ", the file holds " << shapeText(bound.inputs[i]) << "\n";
       return RunBadInput;
     }
   }
+  // The profile's check, and the outputs' shapes for these inputs.
+  std::vector<int64_t> shapeValues;
+  if (std::string problem = engine::evaluateShapes(description, shapes, shapeValues);
+      !problem.empty()) {
+    runError() << "'" << what << "': " << problem << "\n";
+    return RunBadInput;
+  }
+  std::vector<std::vector<int64_t>> outputShapes;
+  for (size_t i = 0; i < description.outputs.size(); ++i)
+    outputShapes.push_back(engine::outputShape(description, i, shapeValues));
 
   std::string error;
   auto runtime = Runtime::create(error);
@@ -109,6 +121,11 @@ int runEngineOnDevice(const RunOptions &options, engine::Engine description,
     runError() << error << "\n";
     return RunFailed;
   }
+  for (size_t i = 0; i < shapes.size(); ++i)
+    if (!context->setInputShape(i, shapes[i], error)) {
+      runError() << error << "\n";
+      return RunBadInput;
+    }
 
   const engine::Engine &model = engine->description();
   std::vector<io::HostTensor> outputs(model.outputs.size());
@@ -120,8 +137,11 @@ int runEngineOnDevice(const RunOptions &options, engine::Engine description,
     const engine::TensorSignature &signature = model.outputs[i];
     outputs[i].name = signature.name;
     outputs[i].type = toFileType(signature.type);
-    outputs[i].shape.assign(signature.shape.begin(), signature.shape.end());
-    outputs[i].data.resize(signature.sizeInBytes());
+    outputs[i].shape.assign(outputShapes[i].begin(), outputShapes[i].end());
+    uint64_t bytes = engine::elementSize(signature.type);
+    for (int64_t extent : outputShapes[i])
+      bytes *= static_cast<uint64_t>(extent);
+    outputs[i].data.resize(bytes);
     outputBuffers.push_back(outputs[i].data.data());
   }
   if (!context->run(inputBuffers, outputBuffers, error)) {

@@ -1,14 +1,15 @@
 //===- MakeTestEngine.cpp - Writes the sample engine for tests ------------===//
 //
 //   make-test-engine OUT.kiln [--target sm_80] [--placeholder-cubin] [--cubins DIR]
-//                    [--data-dir DIR] [--inconsistent] [--format-version N]
+//                    [--data-dir DIR] [--inconsistent] [--format-version N] [--dynamic]
 //
 // Writes test/tools/make-test-engine/SampleEngine.h's engine. --data-dir also writes its
 // inputs (x.npy, y.npy) and expected outputs (sum.npy, xy.npy, flags.npy), so
 // `kiln run OUT.kiln --inputs-dir DIR --expect-dir DIR` checks the GPU's results.
 // --cubins DIR embeds DIR/<module>.cubin where present (cubins made on the GPU machine
 // with ptxas from `kiln inspect --dump-kernels`). --inconsistent and --format-version
-// write engines the runtime must refuse (with a valid checksum). Links KilnRuntime only.
+// write engines the runtime must refuse (with a valid checksum). --dynamic writes the
+// dynamic sample (rows 1 to 4). Links KilnRuntime only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +26,8 @@ namespace {
 
 int usage() {
   std::fprintf(stderr, "usage: make-test-engine OUT.kiln [--target sm_XY] [--placeholder-cubin] "
-                       "[--cubins DIR] [--data-dir DIR] [--inconsistent] [--format-version N]\n");
+                       "[--cubins DIR] [--data-dir DIR] [--inconsistent] [--format-version N] "
+                       "[--dynamic]\n");
   return 2;
 }
 
@@ -67,7 +69,7 @@ bool writeNpy(const std::string &path, const char *descr, const std::vector<int>
 
 int main(int argc, char **argv) {
   std::string output, target = "sm_80", cubins, dataDir;
-  bool placeholderCubin = false, inconsistent = false;
+  bool placeholderCubin = false, inconsistent = false, dynamic = false;
   long formatVersion = -1;
   for (int i = 1; i < argc; ++i) {
     std::string argument = argv[i];
@@ -91,6 +93,8 @@ int main(int argc, char **argv) {
       dataDir = text;
     } else if (argument == "--inconsistent") {
       inconsistent = true;
+    } else if (argument == "--dynamic") {
+      dynamic = true;
     } else if (argument == "--format-version") {
       const char *text = value();
       if (!text)
@@ -105,7 +109,8 @@ int main(int argc, char **argv) {
   if (output.empty())
     return usage();
 
-  kiln::engine::Engine model = kiln::test::sampleEngine(target, placeholderCubin);
+  kiln::engine::Engine model = dynamic ? kiln::test::dynamicSampleEngine(target)
+                                       : kiln::test::sampleEngine(target, placeholderCubin);
   if (!cubins.empty())
     for (kiln::engine::Module &module : model.modules) {
       std::ifstream file(cubins + "/" + module.name + ".cubin", std::ios::binary);

@@ -227,11 +227,63 @@ inline engine::Engine sampleEngine(const std::string &target = "sm_80",
   return model;
 }
 
-/// Deterministic inputs: x[i] = i * 0.5 - 3, y[i] = 1 - i * 0.25.
-inline void sampleInputs(std::vector<float> &x, std::vector<float> &y) {
-  x.resize(kSampleElements);
-  y.resize(kSampleElements);
-  for (int i = 0; i < kSampleElements; ++i) {
+/// The sample as a dynamic engine: x and y are `rows` x 8 for rows 1 to 4 (opt 2), and
+/// the shape program sets the element counts the kernels take, their grids and the copy's
+/// bytes; the arena and the weights (w[i] = i / 4, 32 of them) are sized for 4 rows.
+inline engine::Engine dynamicSampleEngine(const std::string &target = "sm_80") {
+  using engine::RuntimeField;
+  using Op = engine::ShapeInstruction::Op;
+  constexpr int kMaxRows = 4;
+  engine::Engine model = sampleEngine(target);
+  for (engine::TensorSignature &input : model.inputs) {
+    input.shape = {-1, kSampleColumns};
+    input.minShape = {1, kSampleColumns};
+    input.optShape = {kSampleRows, kSampleColumns};
+    input.maxShape = {kMaxRows, kSampleColumns};
+    input.dimNames = {"rows", ""};
+  }
+  for (int o = 0; o < 2; ++o) {
+    model.outputs[o].shape = {-1, kSampleColumns};
+    model.outputs[o].maxShape = {kMaxRows, kSampleColumns};
+    model.outputs[o].dimValues = {0};
+  }
+  model.shapeProgram = {
+      {Op::InputDim, 0, 0, 0},        // 0: rows
+      {Op::Constant, 0, 0, kSampleColumns},
+      {Op::Mul, 0, 1, 0},             // 2: elements
+      {Op::Constant, 0, 0, 128},
+      {Op::CeilDivU, 2, 3, 0},        // 4: blocks of the add
+      {Op::Constant, 0, 0, 64},
+      {Op::CeilDivU, 2, 5, 0},        // 6: blocks of the axpy
+      {Op::Constant, 0, 0, sizeof(float)},
+      {Op::Mul, 2, 7, 0},             // 8: bytes
+  };
+  model.steps[0].runtimeFields = {{RuntimeField::Kind::Grid, 0, 4},
+                                  {RuntimeField::Kind::Scalar, 3, 2}};
+  model.steps[1].runtimeFields = {{RuntimeField::Kind::Grid, 0, 6},
+                                  {RuntimeField::Kind::Scalar, 4, 2}};
+  model.steps[2].runtimeFields = {{RuntimeField::Kind::CopyBytes, 0, 8}};
+  // The fields' values at the max shape, as the compiler writes them.
+  std::vector<int64_t> values;
+  engine::evaluateShapes(model, {{kMaxRows, kSampleColumns}, {kMaxRows, kSampleColumns}}, values);
+  for (engine::Step &step : model.steps)
+    engine::applyRuntimeFields(values, step);
+  const uint64_t maxBytes = kMaxRows * kSampleColumns * sizeof(float);
+  model.arenaBytes = 256 + maxBytes;
+  model.weights.resize(maxBytes);
+  for (int i = 0; i < kMaxRows * kSampleColumns; ++i) {
+    float weight = float(i) / 4;
+    std::memcpy(model.weights.data() + i * sizeof(float), &weight, sizeof(float));
+  }
+  return model;
+}
+
+/// Deterministic inputs: x[i] = i * 0.5 - 3, y[i] = 1 - i * 0.25 (`elements` of each).
+inline void sampleInputs(std::vector<float> &x, std::vector<float> &y,
+                         int elements = kSampleElements) {
+  x.resize(elements);
+  y.resize(elements);
+  for (int i = 0; i < elements; ++i) {
     x[i] = float(i) * 0.5f - 3;
     y[i] = 1 - float(i) * 0.25f;
   }
@@ -242,12 +294,11 @@ inline void sampleInputs(std::vector<float> &x, std::vector<float> &y) {
 inline void sampleOutputs(const std::vector<float> &x, const std::vector<float> &y,
                           std::vector<float> &sum, std::vector<float> &xy,
                           std::vector<uint8_t> &flags) {
-  std::vector<float> weights = sampleWeights();
   sum.resize(x.size());
   xy.resize(x.size());
   for (size_t i = 0; i < x.size(); ++i) {
     xy[i] = x[i] + y[i];
-    sum[i] = kSampleAlpha * xy[i] + weights[i];
+    sum[i] = kSampleAlpha * xy[i] + float(i) / 4; // the weights
   }
   flags.assign(4, 1);
 }

@@ -1,6 +1,6 @@
-// cpu-expand-shapes-to-casts writes an expand_shape with two dynamic extents in one group
+// expand-shapes-to-casts writes an expand_shape with two dynamic extents in one group
 // as the reinterpret_cast of its source, and leaves the others to expand-strided-metadata.
-// RUN: kiln-opt %s -split-input-file --cpu-expand-shapes-to-casts | FileCheck %s
+// RUN: kiln-opt %s -split-input-file --expand-shapes-to-casts | FileCheck %s
 
 // [batch * sequence, 32] into [batch, sequence, 32]: sizes the output_shape, strides
 // [sequence * 32, 32, 1] from the source's row stride 32.

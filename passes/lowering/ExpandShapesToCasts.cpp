@@ -1,4 +1,4 @@
-//===- CpuExpandShapesToCasts.cpp - Dynamic expand_shapes as casts ---------===//
+//===- ExpandShapesToCasts.cpp - Dynamic expand_shapes as casts -----------===//
 //
 // memref.expand_shape with two or more dynamic extents in one reassociation group
 // ([batch * sequence, 768] back into [batch, sequence, 768], what the lowering of a
@@ -18,7 +18,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace kiln {
-#define GEN_PASS_DEF_CPUEXPANDSHAPESTOCASTS
+#define GEN_PASS_DEF_EXPANDSHAPESTOCASTS
 #include "passes/Passes.h.inc"
 } // namespace kiln
 
@@ -77,7 +77,7 @@ struct ExpandShapeToCast : OpRewritePattern<memref::ExpandShapeOp> {
   }
 };
 
-struct CpuExpandShapesToCasts : kiln::impl::CpuExpandShapesToCastsBase<CpuExpandShapesToCasts> {
+struct ExpandShapesToCasts : kiln::impl::ExpandShapesToCastsBase<ExpandShapesToCasts> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandShapeToCast>(&getContext());
