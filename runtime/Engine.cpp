@@ -478,9 +478,15 @@ std::string evaluateShapes(const Engine &engine, const std::vector<std::vector<i
                ": the two must be equal";
     }
   }
-  values.assign(engine.shapeProgram.size(), 0);
-  for (size_t v = 0; v < engine.shapeProgram.size(); ++v) {
-    const ShapeInstruction &instruction = engine.shapeProgram[v];
+  evaluateProgram(engine.shapeProgram, shapes, values);
+  return {};
+}
+
+void evaluateProgram(const std::vector<ShapeInstruction> &program,
+                     const std::vector<std::vector<int64_t>> &shapes, std::vector<int64_t> &values) {
+  values.assign(program.size(), 0);
+  for (size_t v = 0; v < program.size(); ++v) {
+    const ShapeInstruction &instruction = program[v];
     int64_t a = 0, b = 0;
     if (instruction.readsValues()) {
       a = values[instruction.a];
@@ -531,10 +537,38 @@ std::string evaluateShapes(const Engine &engine, const std::vector<std::vector<i
     case ShapeInstruction::Op::MaxS:
       result = std::max(a, b);
       break;
+    case ShapeInstruction::Op::Select:
+      result = values[static_cast<size_t>(instruction.constant)] != 0 ? a : b;
+      break;
+    case ShapeInstruction::Op::Compare: {
+      bool holds = false;
+      switch (instruction.constant) {
+      case 0: holds = a == b; break;
+      case 1: holds = a != b; break;
+      case 2: holds = a < b; break;
+      case 3: holds = a <= b; break;
+      case 4: holds = a > b; break;
+      case 5: holds = a >= b; break;
+      case 6: holds = ua < ub; break;
+      case 7: holds = ua <= ub; break;
+      case 8: holds = ua > ub; break;
+      default: holds = ua >= ub; break;
+      }
+      result = holds;
+      break;
+    }
+    case ShapeInstruction::Op::And:
+      result = a & b;
+      break;
+    case ShapeInstruction::Op::Or:
+      result = a | b;
+      break;
+    case ShapeInstruction::Op::Xor:
+      result = a ^ b;
+      break;
     }
     values[v] = result;
   }
-  return {};
 }
 
 std::vector<int64_t> outputShape(const Engine &engine, size_t index,
@@ -700,7 +734,7 @@ std::string Engine::validate() const {
     const ShapeInstruction &instruction = shapeProgram[v];
     std::string which = "shape value " + std::to_string(v);
     if (instruction.op < ShapeInstruction::Op::Constant ||
-        instruction.op > ShapeInstruction::Op::MaxS)
+        instruction.op > ShapeInstruction::Op::Xor)
       return which + " has unknown op " + std::to_string(static_cast<unsigned>(instruction.op));
     if (instruction.op == ShapeInstruction::Op::InputDim &&
         (instruction.a >= inputs.size() || instruction.b >= inputs[instruction.a].shape.size()))
@@ -708,6 +742,12 @@ std::string Engine::validate() const {
              std::to_string(instruction.a) + ", which does not exist";
     if (instruction.readsValues() && (instruction.a >= v || instruction.b >= v))
       return which + " reads a value not computed before it";
+    if (instruction.op == ShapeInstruction::Op::Select &&
+        (instruction.constant < 0 || static_cast<uint64_t>(instruction.constant) >= v))
+      return which + " selects on a value not computed before it";
+    if (instruction.op == ShapeInstruction::Op::Compare &&
+        (instruction.constant < 0 || instruction.constant > 9))
+      return which + " compares with unknown predicate " + std::to_string(instruction.constant);
   }
 
   for (size_t i = 0; i < modules.size(); ++i)

@@ -91,6 +91,12 @@ struct ShapeInstruction {
     RemS = 12,
     MinS = 13,
     MaxS = 14,
+    Select = 15,  // value `constant` (the condition) != 0 ? a : b
+    Compare = 16, // a <predicate> b, 1 or 0; `constant` is the predicate, numbered as MLIR's
+                  // arith.cmpi: eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge
+    And = 17,
+    Or = 18,
+    Xor = 19,
   };
   Op op = Op::Constant;
   uint32_t a = 0, b = 0;
@@ -257,6 +263,11 @@ std::string checkInputShape(const Engine &engine, size_t index, const std::vecto
 /// shapes fit, else one line naming the input, the dimension and what it allows.
 std::string evaluateShapes(const Engine &engine, const std::vector<std::vector<int64_t>> &shapes,
                            std::vector<int64_t> &values);
+
+/// Evaluates `program` on input shapes `shapes` (unchecked: evaluateShapes checks them
+/// against a signature first) into `values`, one per instruction.
+void evaluateProgram(const std::vector<ShapeInstruction> &program,
+                     const std::vector<std::vector<int64_t>> &shapes, std::vector<int64_t> &values);
 
 /// Output `index`'s extents for the shape program's `values`.
 std::vector<int64_t> outputShape(const Engine &engine, size_t index,

@@ -2,7 +2,7 @@
 
 #include "lib/engine/EngineBuilder.h"
 
-#include "passes/kernel/HostExtents.h"
+#include "lib/engine/ShapeProgram.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -197,99 +197,14 @@ private:
                         "launches and copies (is it left over from a GPU lowering?)");
   }
 
-  //===--------------------------------------------------------------------===//
-  // The shape program: the host's index arithmetic on the inputs' extents
-  //===--------------------------------------------------------------------===//
-
-  uint32_t emit(ShapeInstruction::Op op, uint32_t a, uint32_t b, int64_t constant = 0) {
-    // Equal instructions are one value (constants and extents recur).
-    for (auto [index, instruction] : llvm::enumerate(engine.shapeProgram))
-      if (instruction.op == op && instruction.a == a && instruction.b == b &&
-          instruction.constant == constant)
-        return index;
-    engine.shapeProgram.push_back({op, a, b, constant});
-    return engine.shapeProgram.size() - 1;
-  }
-
-  /// The shape-program value of extent `dim` of `buffer`: an input's extent, or what
-  /// sized the allocation or view that made the buffer (HostExtents.h).
-  FailureOr<uint32_t> getExtentValue(Value buffer, int64_t dim, Operation *user) {
-    FailureOr<SmallVector<kiln::ExtentFactor>> factors = kiln::traceExtent(buffer, dim);
-    if (failed(factors))
-      return user->emitError("reads a run-time extent of a buffer that ")
-             << (buffer.getDefiningOp() ? buffer.getDefiningOp()->getName().getStringRef()
-                                        : StringRef("a block argument"))
-             << " makes, which the engine cannot follow";
-    std::optional<uint32_t> product;
-    for (const kiln::ExtentFactor &factor : *factors) {
-      FailureOr<uint32_t> value = failure();
-      if (factor.argument) {
-        if (factor.argument.getOwner() != &host.getBody().front() ||
-            factor.argument.getArgNumber() >= engine.inputs.size())
-          return user->emitError("reads an extent of an output buffer, which the host "
-                                 "function must compute from the inputs' extents");
-        value = emit(ShapeInstruction::Op::InputDim, factor.argument.getArgNumber(), factor.dim);
-      } else if (std::optional<int64_t> constant = getConstantIntValue(factor.value)) {
-        value = emit(ShapeInstruction::Op::Constant, 0, 0, *constant);
-      } else {
-        value = getShapeValue(cast<Value>(factor.value), user);
-      }
-      if (failed(value))
-        return failure();
-      product = product ? emit(ShapeInstruction::Op::Mul, *product, *value) : *value;
-    }
-    return *product;
-  }
-
-  /// The shape-program value of the host index or integer `value`.
   FailureOr<uint32_t> getShapeValue(Value value, Operation *user) {
-    auto found = shapeValues.find(value);
-    if (found != shapeValues.end())
-      return found->second;
-    FailureOr<uint32_t> result = computeShapeValue(value, user);
-    if (succeeded(result))
-      shapeValues[value] = *result;
-    return result;
+    return program.getValue(value, user);
   }
-
-  FailureOr<uint32_t> computeShapeValue(Value value, Operation *user) {
-    APInt constant;
-    if (matchPattern(value, m_ConstantInt(&constant)))
-      return emit(ShapeInstruction::Op::Constant, 0, 0, constant.getSExtValue());
-    Operation *op = value.getDefiningOp();
-    if (!op)
-      return user->emitError("uses a run-time size that is an argument of the host function");
-    if (auto dim = dyn_cast<memref::DimOp>(op)) {
-      std::optional<int64_t> index = dim.getConstantIndex();
-      if (!index)
-        return dim.emitError("reads an extent whose dimension is not a constant");
-      return getExtentValue(dim.getSource(), *index, user);
-    }
-    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
-      return getShapeValue(op->getOperand(0), user);
-    using Op = ShapeInstruction::Op;
-    std::optional<Op> kind = llvm::TypeSwitch<Operation *, std::optional<Op>>(op)
-                                 .Case([](arith::AddIOp) { return Op::Add; })
-                                 .Case([](arith::SubIOp) { return Op::Sub; })
-                                 .Case([](arith::MulIOp) { return Op::Mul; })
-                                 .Case([](arith::DivUIOp) { return Op::DivU; })
-                                 .Case([](arith::RemUIOp) { return Op::RemU; })
-                                 .Case([](arith::CeilDivUIOp) { return Op::CeilDivU; })
-                                 .Case([](arith::MinUIOp) { return Op::MinU; })
-                                 .Case([](arith::MaxUIOp) { return Op::MaxU; })
-                                 .Case([](arith::DivSIOp) { return Op::DivS; })
-                                 .Case([](arith::RemSIOp) { return Op::RemS; })
-                                 .Case([](arith::MinSIOp) { return Op::MinS; })
-                                 .Case([](arith::MaxSIOp) { return Op::MaxS; })
-                                 .Default([](Operation *) { return std::nullopt; });
-    if (!kind)
-      return op->emitError("computes a run-time size with ")
-             << op->getName() << ", which the engine's shape program does not evaluate";
-    FailureOr<uint32_t> lhs = getShapeValue(op->getOperand(0), user);
-    FailureOr<uint32_t> rhs = getShapeValue(op->getOperand(1), user);
-    if (failed(lhs) || failed(rhs))
-      return failure();
-    return emit(*kind, *lhs, *rhs);
+  FailureOr<uint32_t> getExtentValue(Value buffer, int64_t dim, Operation *user) {
+    return program.getExtent(buffer, dim, user);
+  }
+  uint32_t emit(ShapeInstruction::Op op, uint32_t a, uint32_t b, int64_t constant = 0) {
+    return program.emit(op, a, b, constant);
   }
 
   /// The dynamic extents of the outputs: what the host function returns, output by output.
@@ -606,7 +521,7 @@ private:
   llvm::StringMap<uint32_t> moduleIndex;
   llvm::StringMap<uint32_t> kernelIndex;
   llvm::StringMap<uint64_t> weightOffset;
-  llvm::DenseMap<Value, uint32_t> shapeValues;
+  kiln::ShapeProgramBuilder program{host, engine.shapeProgram};
 };
 
 } // namespace

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
-#include "passes/kernel/HostExtents.h"
+#include "lib/engine/ShapeProgram.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -36,59 +36,52 @@ constexpr int64_t kAlignment = 256;
 
 int64_t alignTo(int64_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
 
-/// The largest value of the host index `value` over the profile: its arithmetic on the
-/// inputs' extents evaluated at their `kernel.max_shape` (the polynomials of kernel
-/// formation grow with every extent).
-FailureOr<int64_t> evaluateAtMaxShape(Value value, func::FuncOp function) {
-  if (std::optional<int64_t> constant = getConstantIntValue(value))
-    return *constant;
-  Operation *op = value.getDefiningOp();
-  if (auto dim = dyn_cast_or_null<memref::DimOp>(op)) {
-    std::optional<int64_t> index = dim.getConstantIndex();
-    FailureOr<SmallVector<kiln::ExtentFactor>> factors = failure();
-    if (index)
-      factors = kiln::traceExtent(dim.getSource(), *index);
-    if (failed(factors))
-      return dim.emitError("reads an extent of a buffer the memory plan cannot trace");
-    int64_t product = 1;
-    for (const kiln::ExtentFactor &factor : *factors) {
-      FailureOr<int64_t> value = failure();
-      if (factor.argument) {
-        auto maxShape = function.getArgAttrOfType<DenseI64ArrayAttr>(
-            factor.argument.getArgNumber(), "kernel.max_shape");
-        if (!maxShape || factor.dim >= static_cast<int64_t>(maxShape.size()))
-          return dim.emitError("reads an extent of argument ")
-                 << factor.argument.getArgNumber()
+/// The largest values of host index values over the profile: their arithmetic on the
+/// inputs' extents (the engine's shape program, lib/engine/ShapeProgram.h) evaluated at
+/// the inputs' `kernel.max_shape` (kernel formation's polynomials grow with every extent).
+class MaxShapeEvaluator {
+public:
+  explicit MaxShapeEvaluator(func::FuncOp function) : function(function), builder(function, program) {}
+
+  FailureOr<int64_t> evaluate(Value value, Operation *user) {
+    FailureOr<uint32_t> index = builder.getValue(value, user);
+    if (failed(index))
+      return failure();
+    if (!maxShapes) {
+      maxShapes.emplace();
+      for (BlockArgument argument : function.getArguments()) {
+        auto type = dyn_cast<MemRefType>(argument.getType());
+        auto maxShape = function.getArgAttrOfType<DenseI64ArrayAttr>(argument.getArgNumber(),
+                                                                     "kernel.max_shape");
+        std::vector<int64_t> shape;
+        if (maxShape)
+          shape.assign(maxShape.asArrayRef().begin(), maxShape.asArrayRef().end());
+        else if (type)
+          shape.assign(type.getShape().begin(), type.getShape().end());
+        maxShapes->push_back(shape);
+      }
+    }
+    // Every input extent the program reads must be bounded.
+    for (const kiln::engine::ShapeInstruction &instruction : program)
+      if (instruction.op == kiln::engine::ShapeInstruction::Op::InputDim) {
+        const std::vector<int64_t> &shape = (*maxShapes)[instruction.a];
+        if (instruction.b >= shape.size() || ShapedType::isDynamic(shape[instruction.b]))
+          return user->emitError("reads extent ")
+                 << instruction.b << " of argument " << instruction.a
                  << ", which has no kernel.max_shape: a dynamic buffer is planned at the "
                     "profile's largest shape";
-        value = maxShape[factor.dim];
-      } else if (std::optional<int64_t> constant = getConstantIntValue(factor.value)) {
-        value = *constant;
-      } else {
-        value = evaluateAtMaxShape(cast<Value>(factor.value), function);
       }
-      if (failed(value))
-        return failure();
-      product *= *value;
-    }
-    return product;
+    std::vector<int64_t> values;
+    kiln::engine::evaluateProgram(program, *maxShapes, values);
+    return values[*index];
   }
-  if (op && op->getNumOperands() == 2 && isa<arith::AddIOp, arith::MulIOp, arith::SubIOp>(op)) {
-    FailureOr<int64_t> lhs = evaluateAtMaxShape(op->getOperand(0), function);
-    FailureOr<int64_t> rhs = evaluateAtMaxShape(op->getOperand(1), function);
-    if (failed(lhs) || failed(rhs))
-      return failure();
-    if (isa<arith::AddIOp>(op))
-      return *lhs + *rhs;
-    if (isa<arith::SubIOp>(op))
-      return *lhs - *rhs;
-    return *lhs * *rhs;
-  }
-  if (op)
-    return op->emitError("computes a buffer extent the memory plan cannot bound (")
-           << op->getName() << ")";
-  return function.emitError("a buffer extent is a value the memory plan cannot bound");
-}
+
+private:
+  func::FuncOp function;
+  std::vector<kiln::engine::ShapeInstruction> program;
+  kiln::ShapeProgramBuilder builder;
+  std::optional<std::vector<std::vector<int64_t>>> maxShapes;
+};
 
 /// The bytes of a buffer of type `type` whose dynamic extents are at most `maxSizes`:
 /// i1 and other sub-byte types take a byte each, as LLVM stores them.
@@ -130,13 +123,14 @@ struct KernelPlanBuffersPass : kiln::impl::KernelPlanBuffersBase<KernelPlanBuffe
       position[&op] = index;
     llvm::DenseMap<Value, unsigned> intervalOf;
     SmallVector<Interval> intervals;
+    MaxShapeEvaluator evaluator(function);
     for (Operation &op : body) {
       auto alloc = dyn_cast<memref::AllocOp>(op);
       if (!alloc)
         continue;
       SmallVector<int64_t> maxSizes;
       for (Value size : alloc.getDynamicSizes()) {
-        FailureOr<int64_t> largest = evaluateAtMaxShape(size, function);
+        FailureOr<int64_t> largest = evaluator.evaluate(size, alloc);
         if (failed(largest))
           return signalPassFailure();
         maxSizes.push_back(*largest);

@@ -8,6 +8,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "passes/Passes.h"
+#include "passes/lowering/RowMajorView.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -138,6 +139,7 @@ struct GpuMapLoopsPass : kiln::impl::GpuMapLoopsBase<GpuMapLoopsPass> {
 
 private:
   void prepare(Block &block, IRRewriter &rewriter);
+  void forwardShapeBuffers(Block &block, IRRewriter &rewriter);
   LogicalResult mapBlock(Block &block, IRRewriter &rewriter);
   gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, ArrayRef<Operation *> ops,
                              int64_t gridX, int64_t gridY, int64_t block);
@@ -176,6 +178,7 @@ void GpuMapLoopsPass::runOnOperation() {
   IRRewriter rewriter(&getContext());
   bool failed = false;
   for (Block &block : function.getBody()) {
+    forwardShapeBuffers(block, rewriter);
     prepare(block, rewriter);
     if (mlir::failed(mapBlock(block, rewriter)))
       failed = true;
@@ -203,6 +206,101 @@ void GpuMapLoopsPass::runOnOperation() {
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
       if (isOpTriviallyDead(&op))
         rewriter.eraseOp(&op);
+}
+
+/// Shape buffers become the host values they hold. A dynamic reshape bufferizes to a
+/// small buffer of index values stored at the top level (its target shape) and a
+/// memref.reshape reading it; the stores would run in a kernel and the sizes be device
+/// values. Where every store to such a buffer (of static shape, integer or index elements)
+/// is at the top level with constant indices, and its other users are loads with constant
+/// indices and reshapes of contiguous buffers, each load becomes the value stored last
+/// before it, each reshape the `memref.reinterpret_cast` it is (row-major strides of the
+/// stored extents), and the buffer goes away.
+void GpuMapLoopsPass::forwardShapeBuffers(Block &block, IRRewriter &rewriter) {
+  SmallVector<memref::AllocOp> buffers;
+  for (Operation &op : block)
+    if (auto alloc = dyn_cast<memref::AllocOp>(op);
+        alloc && alloc.getType().hasStaticShape() && alloc.getType().getRank() == 1 &&
+        alloc.getType().getElementType().isIntOrIndex())
+      buffers.push_back(alloc);
+  auto constantIndex = [](ValueRange indices) -> std::optional<int64_t> {
+    return indices.size() == 1 ? getConstantIntValue(indices[0]) : std::nullopt;
+  };
+  for (memref::AllocOp alloc : buffers) {
+    bool forwardable = llvm::all_of(alloc->getUses(), [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      if (auto store = dyn_cast<memref::StoreOp>(user))
+        return store.getMemRef() == alloc && store->getBlock() == &block &&
+               constantIndex(store.getIndices());
+      if (auto load = dyn_cast<memref::LoadOp>(user))
+        return static_cast<bool>(constantIndex(load.getIndices()));
+      if (auto reshape = dyn_cast<memref::ReshapeOp>(user))
+        return reshape.getShape() == alloc &&
+               cast<MemRefType>(reshape.getSource().getType()).getLayout().isIdentity() &&
+               reshape.getType().getLayout().isIdentity();
+      return false;
+    });
+    if (!forwardable)
+      continue;
+    // The value stored last before each top-level op, by index.
+    llvm::DenseMap<int64_t, Value> stored;
+    llvm::DenseMap<Operation *, llvm::DenseMap<int64_t, Value>> before;
+    SmallVector<Operation *> readers;
+    for (Operation &op : block) {
+      bool reads = false;
+      op.walk([&](Operation *nested) {
+        reads |= isa<memref::LoadOp, memref::ReshapeOp>(nested) &&
+                 llvm::is_contained(nested->getOperands(), alloc.getResult());
+      });
+      if (reads)
+        before[&op] = stored;
+      if (auto store = dyn_cast<memref::StoreOp>(op); store && store.getMemRef() == alloc)
+        stored[*constantIndex(store.getIndices())] = store.getValueToStore();
+    }
+    auto valueAt = [&](Operation *user, int64_t index) -> Value {
+      Operation *top = block.findAncestorOpInBlock(*user);
+      auto found = before.find(top);
+      return found == before.end() ? Value() : found->second.lookup(index);
+    };
+    // Every read must find its values.
+    bool complete = llvm::all_of(alloc->getUsers(), [&](Operation *user) {
+      if (auto load = dyn_cast<memref::LoadOp>(user))
+        return static_cast<bool>(valueAt(user, *constantIndex(load.getIndices())));
+      if (auto reshape = dyn_cast<memref::ReshapeOp>(user))
+        return llvm::all_of(llvm::seq<int64_t>(0, reshape.getType().getRank()),
+                            [&](int64_t dim) { return static_cast<bool>(valueAt(user, dim)); });
+      return true;
+    });
+    if (!complete)
+      continue;
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
+      rewriter.setInsertionPoint(user);
+      Location loc = user->getLoc();
+      auto asIndex = [&](Value value) -> Value {
+        return value.getType().isIndex()
+                   ? value
+                   : arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), value)
+                         .getResult();
+      };
+      if (auto load = dyn_cast<memref::LoadOp>(user)) {
+        Value value = valueAt(user, *constantIndex(load.getIndices()));
+        if (value.getType() != load.getType())
+          value = arith::IndexCastOp::create(rewriter, loc, load.getType(), value);
+        rewriter.replaceOp(load, value);
+      } else if (auto reshape = dyn_cast<memref::ReshapeOp>(user)) {
+        SmallVector<OpFoldResult> sizes;
+        for (int64_t dim = 0; dim < reshape.getType().getRank(); ++dim)
+          sizes.push_back(reshape.getType().isDynamicDim(dim)
+                              ? OpFoldResult(asIndex(valueAt(user, dim)))
+                              : rewriter.getIndexAttr(reshape.getType().getDimSize(dim)));
+        rewriter.replaceOp(reshape, kiln::createRowMajorView(rewriter, loc, reshape.getType(),
+                                                             reshape.getSource(), sizes));
+      }
+    }
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      rewriter.eraseOp(user); // the stores
+    rewriter.eraseOp(alloc);
+  }
 }
 
 /// Normalises the top level of `block` so that the rest sees loops and buffers only:
@@ -307,7 +405,18 @@ LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
     if (isBufferSource(&op)) {
       // The host allocates: sizes must not depend on what kernels compute.
       if (!operandsOnHost(op)) {
-        op.emitError(kDataDependentShape);
+        InFlightDiagnostic diagnostic = op.emitError(kDataDependentShape);
+        // Where the size stops being a host value.
+        Value culprit = *llvm::find_if(op.getOperands(), [&](Value v) { return !onHost.contains(v); });
+        while (Operation *def = culprit.getDefiningOp()) {
+          auto next = llvm::find_if(def->getOperands(), [&](Value v) { return !onHost.contains(v); });
+          if (!isPureComputation(def) || next == def->operand_end())
+            break;
+          culprit = *next;
+        }
+        if (Operation *def = culprit.getDefiningOp())
+          diagnostic.attachNote(def->getLoc())
+              << "its size comes from " << def->getName() << ", which the host cannot compute";
         failed = true;
       }
       onHost.insert(op.result_begin(), op.result_end());
@@ -327,7 +436,8 @@ LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
     }
     bool scalarResults =
         llvm::all_of(op.getResultTypes(), [](Type t) { return !isa<BaseMemRefType>(t); });
-    if (op.getNumRegions() == 0 && isPure(&op) && scalarResults && operandsOnHost(op)) {
+    // Division included: the shape program defines it for a zero divisor.
+    if (op.getNumRegions() == 0 && isMemoryEffectFree(&op) && scalarResults && operandsOnHost(op)) {
       onHost.insert(op.result_begin(), op.result_end());
       continue;
     }

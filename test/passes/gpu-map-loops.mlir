@@ -193,6 +193,7 @@ func.func @scalar_between_kernels(%in: memref<f32>, %out: memref<64xf32>) {
 // The size of a buffer read from memory is not known to the host.
 func.func @data_dependent(%shape: memref<1xindex>) {
   %c0 = arith.constant 0 : index
+  // expected-note @below {{its size comes from memref.load, which the host cannot compute}}
   %n = memref.load %shape[%c0] : memref<1xindex>
   // expected-error @below {{data-dependent shape: not supported on the GPU path yet}}
   %buffer = memref.alloc(%n) : memref<?xf32>
@@ -260,6 +261,38 @@ func.func @dynamic(%in: memref<?x8xf32>, %out: memref<?x8xf32>) {
   scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c8) step (%c1, %c1) {
     %x = memref.load %in[%i, %j] : memref<?x8xf32>
     memref.store %x, %out[%i, %j] : memref<?x8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A shape buffer (a dynamic reshape's target, stored at the top level) becomes the values
+// stored in it: loads read them, and the reshape is the reinterpret_cast it is.
+// CHECK-LABEL: func.func @shape_buffer
+// CHECK-SAME: (%[[IN:.*]]: memref<?x8xf32>, %{{.*}}: memref<?x2x4xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: %[[N:.*]] = memref.dim %[[IN]], %c0
+// CHECK: %[[VIEW:.*]] = memref.reinterpret_cast %[[IN]] to offset: [0], sizes: [%[[N]], 2, 4], strides: [8, 4, 1] : memref<?x8xf32> to memref<?x2x4xf32>
+// CHECK-NOT: memref.reshape
+// CHECK: gpu.launch
+// CHECK: memref.load %[[VIEW]]
+func.func @shape_buffer(%in: memref<?x8xf32>, %out: memref<?x2x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %n = memref.dim %in, %c0 : memref<?x8xf32>
+  %shape = memref.alloc() : memref<3xindex>
+  memref.store %n, %shape[%c0] : memref<3xindex>
+  memref.store %c2, %shape[%c1] : memref<3xindex>
+  memref.store %c4, %shape[%c2] : memref<3xindex>
+  %view = memref.reshape %in(%shape) : (memref<?x8xf32>, memref<3xindex>) -> memref<?x2x4xf32>
+  %rows = memref.load %shape[%c0] : memref<3xindex>
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%rows, %c2, %c4) step (%c1, %c1, %c1) {
+    %x = memref.load %view[%i, %j, %k] : memref<?x2x4xf32>
+    memref.store %x, %out[%i, %j, %k] : memref<?x2x4xf32>
     scf.reduce
   }
   return

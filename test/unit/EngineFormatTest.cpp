@@ -721,3 +721,34 @@ TEST(DynamicEngine, ParsesTrtexecShapeLists) {
   EXPECT_EQ(formatShape({-1, 768}), "?x768");
   EXPECT_EQ(formatShape({}), "scalar");
 }
+
+TEST(DynamicEngine, ShapeProgramArithmetic) {
+  using Op = ShapeInstruction::Op;
+  // ONNX's reshape rule as the lowering writes it: -1 replaced by what is left of 2 x 768
+  // after 64, selected on a comparison.
+  std::vector<ShapeInstruction> program = {
+      {Op::InputDim, 0, 1, 0},  // 0: 768
+      {Op::Constant, 0, 0, -1}, // 1
+      {Op::Compare, 0, 1, 0},   // 2: 768 == -1 (eq): 0
+      {Op::Constant, 0, 0, 64}, // 3
+      {Op::DivU, 0, 3, 0},      // 4: 12
+      {Op::Select, 4, 0, 2},    // 5: 2 ? 12 : 768 -> 768
+      {Op::Compare, 1, 3, 2},   // 6: -1 < 64 (slt): 1
+      {Op::Compare, 1, 3, 6},   // 7: -1 <u 64 (ult): 0
+      {Op::Select, 4, 0, 6},    // 8: 12
+      {Op::Xor, 6, 7, 0},       // 9: 1
+      {Op::CeilDivU, 0, 3, 0},  // 10: 12
+      {Op::RemS, 1, 3, 0},      // 11: -1
+      {Op::DivU, 0, 11, 0},     // 12: 768 / 2^64-1: 0
+  };
+  std::vector<int64_t> values;
+  evaluateProgram(program, {{2, 768}}, values);
+  EXPECT_EQ(values, (std::vector<int64_t>{768, -1, 0, 64, 12, 768, 1, 0, 12, 1, 12, -1, 0}));
+  Engine engine = kiln::test::dynamicSampleEngine();
+  engine.shapeProgram.push_back({Op::Compare, 0, 1, 10});
+  EXPECT_NE(engine.validate().find("shape value 9 compares with unknown predicate 10"),
+            std::string::npos);
+  engine.shapeProgram.back() = {Op::Select, 0, 1, 9};
+  EXPECT_NE(engine.validate().find("shape value 9 selects on a value not computed before it"),
+            std::string::npos);
+}
