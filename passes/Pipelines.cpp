@@ -185,6 +185,9 @@ void addQuantizationLoweringPasses(OpPassManager &pm) {
 void addKernelFormationPasses(OpPassManager &pm) {
   // Identical subgraphs (the attention mask every layer rebuilds) computed once.
   pm.addPass(createCSEPass());
+  // Dynamic shapes: the extents the symbolic analysis finds constant become static in the
+  // types (a mask's [batch, 1, sequence, sequence]), so kernels and views keep them.
+  pm.addNestedPass<func::FuncOp>(createGraphInferSymbolicShapes());
   pm.addPass(createGraphToKernel());
 }
 

@@ -55,6 +55,21 @@ inline mlir::FailureOr<llvm::SmallVector<ExtentFactor>> traceExtent(mlir::Value 
   }
   if (auto cast = dyn_cast<memref::CastOp>(op))
     return traceExtent(cast.getSource(), dim);
+  if (auto subview = dyn_cast<memref::SubViewOp>(op)) {
+    // The result's dimensions are the sizes that were not dropped (rank reduction).
+    llvm::SmallBitVector dropped = subview.getDroppedDims();
+    SmallVector<OpFoldResult> sizes = subview.getMixedSizes();
+    int64_t seen = 0;
+    for (int64_t sourceDim = 0; sourceDim < static_cast<int64_t>(sizes.size()); ++sourceDim) {
+      if (dropped.test(sourceDim))
+        continue;
+      if (seen++ == dim) {
+        factors.push_back({sizes[sourceDim], {}, 0});
+        return factors;
+      }
+    }
+    return failure();
+  }
   if (auto collapse = dyn_cast<memref::CollapseShapeOp>(op)) {
     for (int64_t sourceDim : collapse.getReassociationIndices()[dim]) {
       FailureOr<llvm::SmallVector<ExtentFactor>> inner = traceExtent(collapse.getSrc(), sourceDim);
