@@ -754,9 +754,12 @@ def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
     - Every other maximal run of consecutive compute ops (top-level scf.for, scf.if,
       loads and stores, loops with dynamic bounds) becomes one single-thread launch, in
       order: correct first, kernel templates make the hot paths fast.
+    - Shape buffers (small index buffers a dynamic reshape bufferizes to, stored at the
+      top level) become the values stored in them: loads read the values, and each
+      memref.reshape becomes a memref.reinterpret_cast, so sizes stay host values.
     - Allocations (allocas become allocs: buffers live on the device across launches),
-      get_global, views, deallocations, constants and pure scalar arithmetic on host
-      values stay on the host; allocations and views move before the launches that
+      get_global, views, deallocations, constants and memory-effect-free scalar
+      arithmetic on host values (divisions included) stay on the host; allocations and views move before the launches that
       follow them. If one of them needs a value computed from memory contents (a
       data-dependent shape), it is an error: "data-dependent shape: not supported on
       the GPU path yet". A scalar computed by one kernel and used by a later kernel

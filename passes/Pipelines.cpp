@@ -131,6 +131,9 @@ void addGraphPasses(OpPassManager &pm) {
   // Simplify merges the reshapes left behind and the key's transpose with the
   // head-splitting one, and turns Splits into Slices.
   pm.addNestedPass<func::FuncOp>(createGraphSimplify());
+  // Dynamic shapes: the extents the symbolic analysis finds constant become static in the
+  // types (every target's lowering then sees a mask's 1s as 1s, not as `?`).
+  pm.addNestedPass<func::FuncOp>(createGraphInferSymbolicShapes());
 }
 
 void addCpuLoweringPasses(OpPassManager &pm) {

@@ -54,6 +54,8 @@ run_suite "real models on the CPU against ONNX Runtime (../shared/models)" \
   /usr/bin/python3 test/models/check-models.py
 run_suite "real models compiled for sm_90a (every kernel module through ptxas)" \
   /usr/bin/python3 test/models/check-models.py --device ptxas
+run_suite "dynamic shapes on the CPU: one compilation per profile, five shapes each" \
+  /usr/bin/python3 test/models/check-dynamic.py
 
 passed=$(( ${lit_passed:-0} + ${unit_total:-0} - ${unit_failed:-0} - unit_skipped + suite_passed ))
 failed=$(( ${lit_failed:-0} + ${unit_failed:-0} + suite_failed + suite_missing ))

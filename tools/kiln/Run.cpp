@@ -303,6 +303,19 @@ static bool isStaticallyShaped(mlir::ModuleOp module) {
 
 raw_ostream &runError() { return WithColor::error(errs(), "kiln run"); }
 
+RunOptions perRunOptions(const RunOptions &options, size_t run) {
+  RunOptions result = options;
+  if (options.inputsDirs.size() <= 1)
+    return result;
+  result.inputsDir = options.inputsDirs[run];
+  if (!options.outputDir.empty()) {
+    SmallString<256> path(options.outputDir);
+    sys::path::append(path, std::to_string(run));
+    result.outputDir = path.str().str();
+  }
+  return result;
+}
+
 int bindRunTensors(const RunOptions &options, const std::vector<TensorSpec> &inputSpecs,
                    const std::vector<TensorSpec> &outputSpecs, BoundTensors &bound) {
   std::vector<std::string> inputNames, outputNames;
@@ -481,13 +494,49 @@ int runModel(const RunOptions &options) {
   if (int status = bindRunTensors(options, inputSpecs, outputSpecs, bound))
     return status;
 
-  // Compile for these input shapes.
+  // Compile for these input shapes, or for the profile's range (then the inputs must fit
+  // it: every extent between the profile's min and max).
   std::vector<std::pair<std::string, SmallVector<int64_t>>> shapes;
   for (auto [input, spec] : llvm::zip_equal(bound.inputs, inputSpecs))
     shapes.emplace_back(spec.name, input.shape);
-
-  if (mlir::failed(specializeInputShapes(function, shapes)))
+  bool profile =
+      !options.minShapes.empty() || !options.optShapes.empty() || !options.maxShapes.empty();
+  if (options.inputsDirs.size() > 1 && !profile) {
+    error() << "several --inputs-dir are runs of one compilation: give the profile it is "
+               "for (--min-shapes, --opt-shapes, --max-shapes)\n";
     return RunBadInput;
+  }
+  if (profile) {
+    CompileOptions compile;
+    compile.minShapes = options.minShapes;
+    compile.optShapes = options.optShapes;
+    compile.maxShapes = options.maxShapes;
+    mlir::FailureOr<ResolvedShapes> resolved = resolveInputShapes(context, compile);
+    if (mlir::failed(resolved))
+      return RunBadInput;
+    for (const InputProfile &input : resolved->profile)
+      for (const auto &[name, shape] : shapes) {
+        if (name != input.name)
+          continue;
+        for (size_t dim = 0; dim < shape.size() && dim < input.max.size(); ++dim)
+          if (shape[dim] < input.min[dim] || shape[dim] > input.max[dim]) {
+            error() << "input '" << name << "' dimension " << dim << " is " << shape[dim]
+                    << "; the profile allows " << input.min[dim] << " to " << input.max[dim]
+                    << "\n";
+            return RunBadInput;
+          }
+        if (shape.size() != input.max.size()) {
+          error() << "input '" << name << "' has rank " << shape.size()
+                  << "; the profile's is " << input.max.size() << "\n";
+          return RunBadInput;
+        }
+      }
+    if (mlir::failed(specializeInputShapes(function, resolved->shapes)))
+      return RunBadInput;
+    annotateProfile(function, resolved->profile);
+  } else if (mlir::failed(specializeInputShapes(function, shapes))) {
+    return RunBadInput;
+  }
 
   if (device == "cuda") {
     // The model is compiled for these inputs: integer inputs that decide shapes (ONNX
@@ -507,7 +556,7 @@ int runModel(const RunOptions &options) {
     mlir::PassManager trialPasses(&context);
     addGraphPasses(trialPasses);
     bool staticShapes = mlir::succeeded(trialPasses.run(*trial)) && isStaticallyShaped(*trial);
-    if (!staticShapes && bindShapeTensorInputs(function, values) > 0)
+    if (!staticShapes && !profile && bindShapeTensorInputs(function, values) > 0)
       progress.step("compiled in the values of shape-deciding integer inputs");
     if (mlir::failed(convertGraph(*module)))
       return failedWith();
@@ -519,9 +568,13 @@ int runModel(const RunOptions &options) {
       return failedWith();
     compiled.compilerVersion = KILN_VERSION_STRING;
     compiled.modelName = sys::path::filename(options.model).str();
-    RunOptions engineOptions = options;
-    engineOptions.device = device;
-    return runEngineOnDevice(engineOptions, std::move(compiled), options.model);
+    int status = RunSucceeded;
+    for (size_t run = 0; run < std::max<size_t>(options.inputsDirs.size(), 1); ++run) {
+      RunOptions engineOptions = perRunOptions(options, run);
+      engineOptions.device = device;
+      status = std::max(status, runEngineOnDevice(engineOptions, compiled, options.model));
+    }
+    return status;
   }
 
   if (mlir::failed(convertGraph(*module)))
@@ -535,13 +588,22 @@ int runModel(const RunOptions &options) {
   }
   progress.step("compiled for the CPU");
 
-  auto outputs = (*executable)->run(bound.inputs);
-  if (!outputs) {
-    error() << toString(outputs.takeError()) << "\n";
-    return RunFailed;
+  // One run, or one per folder of inputs (--inputs-dir given several times).
+  int status = RunSucceeded;
+  for (size_t run = 0; run < std::max<size_t>(options.inputsDirs.size(), 1); ++run) {
+    RunOptions runOptions = perRunOptions(options, run);
+    if (run > 0)
+      if (int bad = bindRunTensors(runOptions, inputSpecs, outputSpecs, bound))
+        return bad;
+    auto outputs = (*executable)->run(bound.inputs);
+    if (!outputs) {
+      error() << toString(outputs.takeError()) << "\n";
+      return RunFailed;
+    }
+    progress.step("ran" + (options.inputsDirs.size() > 1 ? " " + runOptions.inputsDir : ""));
+    status = std::max(status, reportRunOutputs(runOptions, *outputs, bound));
   }
-  progress.step("ran");
-  return reportRunOutputs(options, *outputs, bound);
+  return status;
 }
 
 } // namespace kiln::tool

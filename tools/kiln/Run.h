@@ -27,7 +27,10 @@ struct RunOptions {
   std::string model;
   /// `NAME=FILE` pairs (or bare FILEs, taken in input order).
   std::vector<std::string> inputs;
+  /// The folder of this run's inputs; `inputsDirs` lists every run's (several: runs of
+  /// one compilation at each folder's shapes).
   std::string inputsDir;
+  std::vector<std::string> inputsDirs;
   /// `NAME=FILE` pairs (or bare FILEs, taken in output order).
   std::vector<std::string> expects;
   std::string expectDir;
@@ -46,6 +49,9 @@ struct RunOptions {
   /// --int8 and its calibration (an ONNX model): quantizeGraphInt8.
   bool int8 = false;
   CalibrationOptions calibration;
+  /// An optimization profile (an ONNX model): compiled once for its range, with the
+  /// inputs' shapes inside it, rather than for the inputs' shapes (docs/dynamic-shapes.md).
+  std::string minShapes, optShapes, maxShapes;
 };
 
 /// Exit codes of `kiln run`, which scripts (the conformance runner) rely on.

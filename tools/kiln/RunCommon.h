@@ -41,6 +41,10 @@ struct BoundTensors {
 /// Binds `options`' inputs (--input, --inputs-dir) and expected outputs (--expect,
 /// --expect-dir) to `inputs` and `outputs`, checking element types. Prints one line per
 /// problem and returns RunBadInput, else RunSucceeded.
+/// `options` for run `run` of several (--inputs-dir given several times): that folder of
+/// inputs, and outputs in --output-dir/<run>.
+RunOptions perRunOptions(const RunOptions &options, size_t run);
+
 int bindRunTensors(const RunOptions &options, const std::vector<TensorSpec> &inputs,
                    const std::vector<TensorSpec> &outputs, BoundTensors &bound);
 

@@ -13,6 +13,8 @@
 #include "kiln/Runtime.h"
 #include "lib/pipeline/Progress.h"
 
+#include <algorithm>
+
 namespace kiln::tool {
 
 namespace {
@@ -158,7 +160,11 @@ int runEngineFile(const RunOptions &options) {
     runError() << problem << "\n";
     return RunBadInput;
   }
-  return runEngineOnDevice(options, std::move(description), options.model);
+  int status = RunSucceeded;
+  for (size_t run = 0; run < std::max<size_t>(options.inputsDirs.size(), 1); ++run)
+    status = std::max(status, runEngineOnDevice(perRunOptions(options, run), description,
+                                                options.model));
+  return status;
 }
 
 } // namespace kiln::tool

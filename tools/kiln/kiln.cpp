@@ -63,8 +63,8 @@ cl::opt<std::string> compileShapes("shapes",
 cl::opt<std::string> compileMinShapes(
     "min-shapes",
     cl::desc("An optimization profile's smallest shapes (trtexec's --minShapes; with "
-             "--opt-shapes and --max-shapes). For now the three must be equal: the engine is "
-             "built for that shape"),
+             "--opt-shapes and --max-shapes). Where they differ from the max shapes the "
+             "engine takes any extent in between (docs/dynamic-shapes.md)"),
     cl::value_desc("name:AxB,..."), cl::sub(compileCommand));
 cl::opt<std::string> compileOptShapes("opt-shapes",
                                       cl::desc("The profile's shapes to tune for (trtexec's "
@@ -169,10 +169,12 @@ cl::list<std::string> runInputs("input",
                                 cl::desc("An input: NAME=FILE (.npy or ONNX TensorProto .pb), or "
                                          "FILE for the next input in order"),
                                 cl::value_desc("NAME=FILE"), cl::sub(runCommand));
-cl::opt<std::string> runInputsDir("inputs-dir",
-                                  cl::desc("Folder of inputs: input_K.pb (an ONNX test case) "
-                                           "or NAME.npy"),
-                                  cl::value_desc("DIR"), cl::sub(runCommand));
+cl::list<std::string> runInputsDir("inputs-dir",
+                                   cl::desc("Folder of inputs: input_K.pb (an ONNX test case) "
+                                            "or NAME.npy. Several: one run each, of one "
+                                            "compilation for a profile (--min-shapes ...) or "
+                                            "of a dynamic engine; outputs in --output-dir/<N>"),
+                                   cl::value_desc("DIR"), cl::sub(runCommand));
 cl::list<std::string> runExpects("expect",
                                  cl::desc("An expected output: NAME=FILE, or FILE for the next "
                                           "output in order"),
@@ -226,6 +228,15 @@ cl::opt<std::string> runCalibCache("calib-cache",
 cl::opt<bool> runInt8Sensitivity("int8-sensitivity",
                                  cl::desc("With --int8: each layer's SQNR alone, as kiln compile"),
                                  cl::sub(runCommand));
+cl::opt<std::string> runMinShapes("min-shapes",
+                                  cl::desc("An ONNX model: compile for this profile's range "
+                                           "(with --opt-shapes and --max-shapes, as kiln "
+                                           "compile) instead of for the inputs' shapes"),
+                                  cl::value_desc("name:AxB,..."), cl::sub(runCommand));
+cl::opt<std::string> runOptShapes("opt-shapes", cl::desc("The profile's shapes to tune for"),
+                                  cl::value_desc("name:AxB,..."), cl::sub(runCommand));
+cl::opt<std::string> runMaxShapes("max-shapes", cl::desc("The profile's largest shapes"),
+                                  cl::value_desc("name:AxB,..."), cl::sub(runCommand));
 cl::opt<double> runInt8MinSqnr("int8-min-sqnr",
                                cl::desc("With --int8: layers below this many dB stay in floats, "
                                         "as kiln compile"),
@@ -416,7 +427,8 @@ int main(int argc, char **argv) {
     kiln::tool::RunOptions options;
     options.model = runModelPath;
     options.inputs = runInputs;
-    options.inputsDir = runInputsDir;
+    options.inputsDirs = runInputsDir;
+    options.inputsDir = runInputsDir.empty() ? std::string() : runInputsDir.front();
     options.expects = runExpects;
     options.expectDir = runExpectDir;
     options.outputDir = runOutputDir;
@@ -432,6 +444,9 @@ int main(int argc, char **argv) {
     }
     options.precision = runFp16 ? "fp16" : runBf16 ? "bf16" : "fp32";
     options.int8 = runInt8;
+    options.minShapes = runMinShapes;
+    options.optShapes = runOptShapes;
+    options.maxShapes = runMaxShapes;
     std::optional<kiln::CalibrationOptions> calibration =
         makeCalibrationOptions(runCalib, runCalibMethod, runCalibPercentile, runCalibCache,
                                runInt8Sensitivity, runInt8MinSqnr);
