@@ -510,6 +510,37 @@ gpu::LaunchOp GpuMapLoopsPass::createLaunch(OpBuilder &builder, Location loc,
   return launch;
 }
 
+/// Replaces `loop` by its body at the rewriter's insertion point (inside a launch's
+/// guard), its induction variables delinearised from the thread's `linear` index over
+/// `trips` (innermost fastest) and mapped through the lower bounds and steps.
+void inlineLoopBody(scf::ParallelOp loop, Value linear, ArrayRef<Value> trips,
+                    IRRewriter &rewriter) {
+  Location loc = loop.getLoc();
+  SmallVector<Value> ivs(trips.size());
+  Value rest = linear;
+  for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
+    Value index = rest;
+    if (d > 0) {
+      index = arith::RemUIOp::create(rewriter, loc, rest, trips[d]);
+      rest = arith::DivUIOp::create(rewriter, loc, rest, trips[d]);
+    }
+    int64_t lb = *getConstantIntValue(loop.getLowerBound()[d]);
+    int64_t step = *getConstantIntValue(loop.getStep()[d]);
+    if (step != 1)
+      index = arith::MulIOp::create(rewriter, loc, index,
+                                    arith::ConstantIndexOp::create(rewriter, loc, step));
+    if (lb != 0)
+      index = arith::AddIOp::create(rewriter, loc, index,
+                                    arith::ConstantIndexOp::create(rewriter, loc, lb));
+    ivs[d] = index;
+  }
+  Block *loopBody = loop.getBody();
+  rewriter.eraseOp(loopBody->getTerminator());
+  Operation *insertBefore = rewriter.getInsertionBlock()->getTerminator();
+  rewriter.inlineBlockBefore(loopBody, insertBefore, ivs);
+  rewriter.eraseOp(loop);
+}
+
 /// One thread per iteration of `loop`: the iteration space is linearised (row-major,
 /// so consecutive threads take consecutive innermost indices, which are usually
 /// contiguous in memory), cut into blocks of `threadsPerBlock`, and each thread
@@ -561,28 +592,10 @@ LogicalResult GpuMapLoopsPass::mapParallel(scf::ParallelOp loop, ArrayRef<int64_
     rewriter.setInsertionPointToStart(guard.thenBlock());
   }
 
-  SmallVector<Value> ivs(trips.size());
-  Value rest = linear;
-  for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
-    Value index = rest;
-    if (d > 0) {
-      index = arith::RemUIOp::create(rewriter, loc, rest, constant(trips[d]));
-      rest = arith::DivUIOp::create(rewriter, loc, rest, constant(trips[d]));
-    }
-    int64_t lb = *getConstantIntValue(loop.getLowerBound()[d]);
-    int64_t step = *getConstantIntValue(loop.getStep()[d]);
-    if (step != 1)
-      index = arith::MulIOp::create(rewriter, loc, index, constant(step));
-    if (lb != 0)
-      index = arith::AddIOp::create(rewriter, loc, index, constant(lb));
-    ivs[d] = index;
-  }
-
-  Block *loopBody = loop.getBody();
-  rewriter.eraseOp(loopBody->getTerminator());
-  Operation *insertBefore = rewriter.getInsertionBlock()->getTerminator();
-  rewriter.inlineBlockBefore(loopBody, insertBefore, ivs);
-  rewriter.eraseOp(loop);
+  SmallVector<Value> tripValues;
+  for (int64_t trip : trips)
+    tripValues.push_back(constant(trip));
+  inlineLoopBody(loop, linear, tripValues, rewriter);
   return success();
 }
 
@@ -632,28 +645,7 @@ void GpuMapLoopsPass::mapDynamicParallel(scf::ParallelOp loop, IRRewriter &rewri
   auto guard = scf::IfOp::create(rewriter, loc, inside, /*withElseRegion=*/false);
   rewriter.setInsertionPointToStart(guard.thenBlock());
 
-  SmallVector<Value> ivs(trips.size());
-  Value rest = linear;
-  for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
-    Value index = rest;
-    if (d > 0) {
-      index = arith::RemUIOp::create(rewriter, loc, rest, trips[d]);
-      rest = arith::DivUIOp::create(rewriter, loc, rest, trips[d]);
-    }
-    int64_t lb = *getConstantIntValue(loop.getLowerBound()[d]);
-    int64_t step = *getConstantIntValue(loop.getStep()[d]);
-    if (step != 1)
-      index = arith::MulIOp::create(rewriter, loc, index, constant(step));
-    if (lb != 0)
-      index = arith::AddIOp::create(rewriter, loc, index, constant(lb));
-    ivs[d] = index;
-  }
-
-  Block *loopBody = loop.getBody();
-  rewriter.eraseOp(loopBody->getTerminator());
-  Operation *insertBefore = rewriter.getInsertionBlock()->getTerminator();
-  rewriter.inlineBlockBefore(loopBody, insertBefore, ivs);
-  rewriter.eraseOp(loop);
+  inlineLoopBody(loop, linear, trips, rewriter);
 }
 
 /// A run of compute that is not one parallel nest runs in order in a single thread.
