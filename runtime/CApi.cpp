@@ -192,10 +192,9 @@ kiln_status kiln_context_output_shape(kiln_context *context, size_t index, size_
     return fail(KILN_ERROR_INVALID_ARGUMENT, error);
   *rank = extents.size();
   if (extents.size() > capacity)
-    return fail(KILN_ERROR_INVALID_ARGUMENT, "output " + std::to_string(index) + " has rank " +
-                                                 std::to_string(extents.size()) +
-                                                 ", more than the " + std::to_string(capacity) +
-                                                 " extents given room for");
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "output " + std::to_string(index) + " has rank " + std::to_string(extents.size()) +
+                    ", more than the " + std::to_string(capacity) + " extents given room for");
   std::copy(extents.begin(), extents.end(), shape);
   return succeed();
 }

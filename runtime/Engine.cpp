@@ -9,9 +9,9 @@
 
 #include "runtime/Engine.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -426,8 +426,8 @@ std::string parseShapes(const std::string &list,
   size_t start = 0;
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
-    std::string entry = list.substr(start, comma == std::string::npos ? std::string::npos
-                                                                      : comma - start);
+    std::string entry =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     start = comma == std::string::npos ? list.size() + 1 : comma + 1;
     if (entry.empty())
       continue;
@@ -483,7 +483,8 @@ std::string evaluateShapes(const Engine &engine, const std::vector<std::vector<i
 }
 
 void evaluateProgram(const std::vector<ShapeInstruction> &program,
-                     const std::vector<std::vector<int64_t>> &shapes, std::vector<int64_t> &values) {
+                     const std::vector<std::vector<int64_t>> &shapes,
+                     std::vector<int64_t> &values) {
   values.assign(program.size(), 0);
   for (size_t v = 0; v < program.size(); ++v) {
     const ShapeInstruction &instruction = program[v];
@@ -543,16 +544,36 @@ void evaluateProgram(const std::vector<ShapeInstruction> &program,
     case ShapeInstruction::Op::Compare: {
       bool holds = false;
       switch (instruction.constant) {
-      case 0: holds = a == b; break;
-      case 1: holds = a != b; break;
-      case 2: holds = a < b; break;
-      case 3: holds = a <= b; break;
-      case 4: holds = a > b; break;
-      case 5: holds = a >= b; break;
-      case 6: holds = ua < ub; break;
-      case 7: holds = ua <= ub; break;
-      case 8: holds = ua > ub; break;
-      default: holds = ua >= ub; break;
+      case 0:
+        holds = a == b;
+        break;
+      case 1:
+        holds = a != b;
+        break;
+      case 2:
+        holds = a < b;
+        break;
+      case 3:
+        holds = a <= b;
+        break;
+      case 4:
+        holds = a > b;
+        break;
+      case 5:
+        holds = a >= b;
+        break;
+      case 6:
+        holds = ua < ub;
+        break;
+      case 7:
+        holds = ua <= ub;
+        break;
+      case 8:
+        holds = ua > ub;
+        break;
+      default:
+        holds = ua >= ub;
+        break;
       }
       result = holds;
       break;
@@ -706,14 +727,15 @@ std::string Engine::validate() const {
         }
       }
       if (!input && tensor.dimValues.size() != (tensor.isDynamic() ? dynamicDims : 0))
-        return which + " has " + std::to_string(tensor.dimValues.size()) +
-               " shape values for " + std::to_string(dynamicDims) + " dynamic dimensions";
+        return which + " has " + std::to_string(tensor.dimValues.size()) + " shape values for " +
+               std::to_string(dynamicDims) + " dynamic dimensions";
       for (uint32_t value : tensor.dimValues)
         if (value >= shapeProgram.size())
           return which + " takes an extent from shape value " + std::to_string(value) + " of " +
                  std::to_string(shapeProgram.size());
-      if (input && (!tensor.dimValues.empty() ||
-                    (!tensor.isDynamic() && (!tensor.minShape.empty() || !tensor.optShape.empty()))))
+      if (input &&
+          (!tensor.dimValues.empty() ||
+           (!tensor.isDynamic() && (!tensor.minShape.empty() || !tensor.optShape.empty()))))
         return which + " has output shape values or a profile without dynamic dimensions";
       uint64_t bytes = elementSize(tensor.type);
       for (int64_t extent : tensor.isDynamic() ? tensor.maxShape : tensor.shape) {

@@ -741,9 +741,8 @@ bool ExecutionContext::setInput(size_t index, const void *host, std::string &err
   const engine::TensorSignature &input = state->description().inputs[index];
   uint64_t bytes = state->currentBytes(input, state->inputShapes[index]);
   std::string problem;
-  if (bytes &&
-      (!state->driver().copyToDevice(buffer, host, bytes, state->stream, problem) ||
-       !state->driver().synchronize(state->stream, problem))) {
+  if (bytes && (!state->driver().copyToDevice(buffer, host, bytes, state->stream, problem) ||
+                !state->driver().synchronize(state->stream, problem))) {
     error = state->prefix() + "input " + quoted(input.name) + ": " + problem;
     return false;
   }
@@ -757,9 +756,8 @@ bool ExecutionContext::getOutput(size_t index, void *host, std::string &error) {
   const engine::TensorSignature &output = state->description().outputs[index];
   uint64_t bytes = state->currentBytes(output, state->outputShapes[index]);
   std::string problem;
-  if (bytes &&
-      (!state->driver().copyToHost(host, buffer, bytes, state->stream, problem) ||
-       !state->driver().synchronize(state->stream, problem))) {
+  if (bytes && (!state->driver().copyToHost(host, buffer, bytes, state->stream, problem) ||
+                !state->driver().synchronize(state->stream, problem))) {
     error = state->prefix() + "output " + quoted(output.name) + ": " + problem;
     return false;
   }
@@ -803,8 +801,7 @@ const std::vector<int64_t> &ExecutionContext::inputShape(size_t index) const {
   return state->inputShapes.at(index);
 }
 
-bool ExecutionContext::outputShape(size_t index, std::vector<int64_t> &shape,
-                                   std::string &error) {
+bool ExecutionContext::outputShape(size_t index, std::vector<int64_t> &shape, std::string &error) {
   if (!state->resolveShapes(error))
     return false;
   if (index >= state->outputShapes.size()) {

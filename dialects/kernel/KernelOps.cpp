@@ -89,8 +89,8 @@ LogicalResult verifyTemplate(Operation *op, ValueRange inputs, ValueRange output
   Block &block = body.front();
   if (block.getNumArguments() != inputs.size() + symbols.size())
     return op->emitOpError("body has ")
-           << block.getNumArguments() << " arguments for " << inputs.size()
-           << " input buffers and " << symbols.size() << " symbols";
+           << block.getNumArguments() << " arguments for " << inputs.size() << " input buffers and "
+           << symbols.size() << " symbols";
   for (BlockArgument argument : block.getArguments().drop_front(inputs.size()))
     if (!argument.getType().isIndex())
       return op->emitOpError("body argument ")

@@ -345,15 +345,16 @@ private:
           return failure();
       } else if (!matchPattern(operand, m_Constant()) && operand.getType().isIntOrIndex()) {
         // An extent or other size known at run time.
-        unsigned width = operand.getType().isIndex() ? 64 : operand.getType().getIntOrFloatBitWidth();
+        unsigned width =
+            operand.getType().isIndex() ? 64 : operand.getType().getIntOrFloatBitWidth();
         if (width != 32 && width != 64)
           return launch.emitError("passes a run-time integer of ") << width << " bits";
         FailureOr<uint32_t> value = getShapeValue(operand, launch);
         if (failed(value))
           return failure();
         argument.kind = width == 32 ? LaunchArgument::Kind::I32 : LaunchArgument::Kind::I64;
-        step.runtimeFields.push_back({RuntimeField::Kind::Scalar,
-                                      static_cast<uint32_t>(step.arguments.size()), *value});
+        step.runtimeFields.push_back(
+            {RuntimeField::Kind::Scalar, static_cast<uint32_t>(step.arguments.size()), *value});
       } else if (failed(getScalar(operand, launch, argument))) {
         return failure();
       }

@@ -29,7 +29,7 @@ uint32_t kiln::ShapeProgramBuilder::emit(ShapeInstruction::Op op, uint32_t a, ui
 }
 
 FailureOr<uint32_t> kiln::ShapeProgramBuilder::getExtent(Value buffer, int64_t dim,
-                                                        Operation *user) {
+                                                         Operation *user) {
   FailureOr<SmallVector<ExtentFactor>> factors = traceExtent(buffer, dim);
   if (failed(factors))
     return user->emitError("reads a run-time extent of a buffer that ")

@@ -93,8 +93,7 @@ parseShapeList(MLIRContext &context, llvm::StringRef list, llvm::StringRef flag)
   return shapes;
 }
 
-FailureOr<ResolvedShapes> resolveInputShapes(MLIRContext &context,
-                                             const CompileOptions &options) {
+FailureOr<ResolvedShapes> resolveInputShapes(MLIRContext &context, const CompileOptions &options) {
   bool profile =
       !options.minShapes.empty() || !options.optShapes.empty() || !options.maxShapes.empty();
   if (!profile) {

@@ -132,7 +132,7 @@ struct ResolvedShapes {
 /// `optShapes` and `maxShapes` (each naming the same inputs with the same ranks, min <= opt
 /// <= max in every dimension; errors name the input and dimension).
 mlir::FailureOr<ResolvedShapes> resolveInputShapes(mlir::MLIRContext &context,
-                                                  const CompileOptions &options);
+                                                   const CompileOptions &options);
 
 /// Records `profile` on the inputs of graph function `function` it names, as the
 /// `kernel.min_shape`, `kernel.opt_shape` and `kernel.max_shape` argument attributes that

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
 #include "lib/engine/ShapeProgram.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -41,7 +41,8 @@ int64_t alignTo(int64_t value) { return (value + kAlignment - 1) / kAlignment * 
 /// the inputs' `kernel.max_shape` (kernel formation's polynomials grow with every extent).
 class MaxShapeEvaluator {
 public:
-  explicit MaxShapeEvaluator(func::FuncOp function) : function(function), builder(function, program) {}
+  explicit MaxShapeEvaluator(func::FuncOp function)
+      : function(function), builder(function, program) {}
 
   FailureOr<int64_t> evaluate(Value value, Operation *user) {
     FailureOr<uint32_t> index = builder.getValue(value, user);

@@ -219,9 +219,9 @@ void GpuMapLoopsPass::runOnOperation() {
 void GpuMapLoopsPass::forwardShapeBuffers(Block &block, IRRewriter &rewriter) {
   SmallVector<memref::AllocOp> buffers;
   for (Operation &op : block)
-    if (auto alloc = dyn_cast<memref::AllocOp>(op);
-        alloc && alloc.getType().hasStaticShape() && alloc.getType().getRank() == 1 &&
-        alloc.getType().getElementType().isIntOrIndex())
+    if (auto alloc = dyn_cast<memref::AllocOp>(op); alloc && alloc.getType().hasStaticShape() &&
+                                                    alloc.getType().getRank() == 1 &&
+                                                    alloc.getType().getElementType().isIntOrIndex())
       buffers.push_back(alloc);
   auto constantIndex = [](ValueRange indices) -> std::optional<int64_t> {
     return indices.size() == 1 ? getConstantIntValue(indices[0]) : std::nullopt;
@@ -335,10 +335,10 @@ void GpuMapLoopsPass::prepare(Block &block, IRRewriter &rewriter) {
       Value source = copy.getSource(), target = copy.getTarget();
       SmallVector<Value> lbs(type.getRank(), zero), steps(type.getRank(), one), ubs;
       for (int64_t dim = 0; dim < type.getRank(); ++dim)
-        ubs.push_back(type.isDynamicDim(dim)
-                          ? Value(memref::DimOp::create(rewriter, loc, source, dim))
-                          : Value(arith::ConstantIndexOp::create(rewriter, loc,
-                                                                 type.getDimSize(dim))));
+        ubs.push_back(
+            type.isDynamicDim(dim)
+                ? Value(memref::DimOp::create(rewriter, loc, source, dim))
+                : Value(arith::ConstantIndexOp::create(rewriter, loc, type.getDimSize(dim))));
       scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps,
                               [&](OpBuilder &b, Location nestedLoc, ValueRange ivs) {
                                 Value v = memref::LoadOp::create(b, nestedLoc, source, ivs);
@@ -407,9 +407,11 @@ LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
       if (!operandsOnHost(op)) {
         InFlightDiagnostic diagnostic = op.emitError(kDataDependentShape);
         // Where the size stops being a host value.
-        Value culprit = *llvm::find_if(op.getOperands(), [&](Value v) { return !onHost.contains(v); });
+        Value culprit =
+            *llvm::find_if(op.getOperands(), [&](Value v) { return !onHost.contains(v); });
         while (Operation *def = culprit.getDefiningOp()) {
-          auto next = llvm::find_if(def->getOperands(), [&](Value v) { return !onHost.contains(v); });
+          auto next =
+              llvm::find_if(def->getOperands(), [&](Value v) { return !onHost.contains(v); });
           if (!isPureComputation(def) || next == def->operand_end())
             break;
           culprit = *next;
@@ -617,9 +619,8 @@ void GpuMapLoopsPass::mapDynamicParallel(scf::ParallelOp loop, IRRewriter &rewri
     int64_t l = *getConstantIntValue(lb), s = *getConstantIntValue(step);
     Value trip = ub;
     if (l != 0)
-      trip = arith::MaxSIOp::create(rewriter, loc,
-                                    arith::SubIOp::create(rewriter, loc, ub, constant(l)),
-                                    constant(0));
+      trip = arith::MaxSIOp::create(
+          rewriter, loc, arith::SubIOp::create(rewriter, loc, ub, constant(l)), constant(0));
     if (s != 1)
       trip = arith::CeilDivUIOp::create(rewriter, loc, trip, constant(s));
     trips.push_back(trip);
@@ -638,9 +639,9 @@ void GpuMapLoopsPass::mapDynamicParallel(scf::ParallelOp loop, IRRewriter &rewri
   Value blockIndex = arith::AddIOp::create(
       rewriter, loc, arith::MulIOp::create(rewriter, loc, blockIds.y, launch.getGridSize().x),
       blockIds.x);
-  Value linear = arith::AddIOp::create(
-      rewriter, loc, arith::MulIOp::create(rewriter, loc, blockIndex, block),
-      launch.getThreadIds().x);
+  Value linear =
+      arith::AddIOp::create(rewriter, loc, arith::MulIOp::create(rewriter, loc, blockIndex, block),
+                            launch.getThreadIds().x);
   Value inside = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, linear, total);
   auto guard = scf::IfOp::create(rewriter, loc, inside, /*withElseRegion=*/false);
   rewriter.setInsertionPointToStart(guard.thenBlock());

@@ -157,9 +157,8 @@ public:
   /// The extents of `value`'s dimensions, when the input shapes determine them all.
   std::optional<ArrayRef<DimExpr>> getDims(Value value) const {
     const SymbolicShape *shape = analysis.lookup(value);
-    if (!shape || !shape->ranked || !llvm::all_of(shape->dims, [&](const DimExpr &dim) {
-          return fromInputs(dim);
-        }))
+    if (!shape || !shape->ranked ||
+        !llvm::all_of(shape->dims, [&](const DimExpr &dim) { return fromInputs(dim); }))
       return std::nullopt;
     return ArrayRef<DimExpr>(shape->dims);
   }
@@ -175,7 +174,8 @@ public:
     const SymbolicShape *shape = analysis.lookup(value);
     if (!shape || !shape->elements ||
         static_cast<int64_t>(shape->elements->size()) != type.getNumElements() ||
-        !llvm::all_of(*shape->elements, [&](const DimExpr &element) { return fromInputs(element); }))
+        !llvm::all_of(*shape->elements,
+                      [&](const DimExpr &element) { return fromInputs(element); }))
       return std::nullopt;
     return ArrayRef<DimExpr>(*shape->elements);
   }
@@ -711,7 +711,8 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
       memref::CopyOp::create(builder, returnOp.getLoc(), source, output);
     }
     func::ReturnOp::create(builder, returnOp.getLoc(), outputExtents);
-    host.setFunctionType(builder.getFunctionType(argumentTypes, ValueRange(outputExtents).getTypes()));
+    host.setFunctionType(
+        builder.getFunctionType(argumentTypes, ValueRange(outputExtents).getTypes()));
 
     for (NamedAttribute attribute : function->getDiscardableAttrs())
       if (!host->hasAttr(attribute.getName()))
@@ -862,7 +863,8 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
         elements.push_back(
             arith::IndexCastOp::create(kernelBuilder, loc, type.getElementType(), extent));
       }
-      mapping.map(value, tensor::FromElementsOp::create(kernelBuilder, loc, type, elements).getResult());
+      mapping.map(value,
+                  tensor::FromElementsOp::create(kernelBuilder, loc, type, elements).getResult());
     }
     for (graph::ConstantOp constant : inlined)
       kernelBuilder.clone(*constant, mapping);

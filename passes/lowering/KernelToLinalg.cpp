@@ -142,8 +142,8 @@ struct KernelToLinalgPass : kiln::impl::KernelToLinalgBase<KernelToLinalgPass> {
     // Operands: the input buffers (the body's tensor arguments), the output buffers, and
     // the symbols (the body's index arguments).
     Block &body = templateOp->getRegion(0).front();
-    unsigned numInputs = llvm::count_if(body.getArgumentTypes(),
-                                        [](Type type) { return isa<TensorType>(type); });
+    unsigned numInputs =
+        llvm::count_if(body.getArgumentTypes(), [](Type type) { return isa<TensorType>(type); });
     unsigned numSymbols = body.getNumArguments() - numInputs;
     auto inputs = templateOp->getOperands().take_front(numInputs);
     auto outputs = templateOp->getOperands().drop_front(numInputs).drop_back(numSymbols);

@@ -36,8 +36,8 @@ inline mlir::Value createRowMajorView(mlir::OpBuilder &builder, mlir::Location l
                  mlir::getValueOrCreateConstantIndexOp(builder, loc, sizes[dim]))
                  .getResult();
   }
-  return mlir::memref::ReinterpretCastOp::create(builder, loc, type, base,
-                                                 builder.getIndexAttr(0), sizes, strides);
+  return mlir::memref::ReinterpretCastOp::create(builder, loc, type, base, builder.getIndexAttr(0),
+                                                 sizes, strides);
 }
 
 } // namespace kiln

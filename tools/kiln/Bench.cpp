@@ -194,8 +194,9 @@ int benchEngine(const BenchOptions &options) {
     return RunBadInput;
   }
   for (const auto &[name, shape] : shapes) {
-    auto input = std::find_if(model.inputs.begin(), model.inputs.end(),
-                              [&](const engine::TensorSignature &tensor) { return tensor.name == name; });
+    auto input =
+        std::find_if(model.inputs.begin(), model.inputs.end(),
+                     [&](const engine::TensorSignature &tensor) { return tensor.name == name; });
     if (input == model.inputs.end()) {
       error() << "--shapes: the engine has no input named '" << name << "'\n";
       return RunBadInput;
@@ -283,8 +284,8 @@ int benchEngine(const BenchOptions &options) {
      << millis.size() << " timed runs\n";
   std::string shapesText;
   for (size_t i = 0; i < model.inputs.size(); ++i)
-    shapesText += (i ? "," : "") + model.inputs[i].name + ":" +
-                  engine::formatShape(context->inputShape(i));
+    shapesText +=
+        (i ? "," : "") + model.inputs[i].name + ":" + engine::formatShape(context->inputShape(i));
   if (model.isDynamic())
     os << "input shapes (dynamic engine): " << shapesText << "\n";
   os << formatv("latency ms: mean {0:f4}  p50 {1:f4}  p95 {2:f4}  p99 {3:f4}  min {4:f4}  "

@@ -151,8 +151,8 @@ void printText(const std::string &path, const engine::Engine &model) {
     size_t fields = 0;
     for (const engine::Step &step : model.steps)
       fields += step.runtimeFields.size();
-    os << "shapes: dynamic, a shape program of " << model.shapeProgram.size()
-       << " values sets " << fields << " run-time fields; arena and buffers planned at the max "
+    os << "shapes: dynamic, a shape program of " << model.shapeProgram.size() << " values sets "
+       << fields << " run-time fields; arena and buffers planned at the max "
        << "shape; one CUDA graph per input shape\n";
   }
 }

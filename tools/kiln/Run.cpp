@@ -526,8 +526,8 @@ int runModel(const RunOptions &options) {
             return RunBadInput;
           }
         if (shape.size() != input.max.size()) {
-          error() << "input '" << name << "' has rank " << shape.size()
-                  << "; the profile's is " << input.max.size() << "\n";
+          error() << "input '" << name << "' has rank " << shape.size() << "; the profile's is "
+                  << input.max.size() << "\n";
           return RunBadInput;
         }
       }

@@ -162,8 +162,8 @@ int runEngineFile(const RunOptions &options) {
   }
   int status = RunSucceeded;
   for (size_t run = 0; run < std::max<size_t>(options.inputsDirs.size(), 1); ++run)
-    status = std::max(status, runEngineOnDevice(perRunOptions(options, run), description,
-                                                options.model));
+    status = std::max(status,
+                      runEngineOnDevice(perRunOptions(options, run), description, options.model));
   return status;
 }
 

@@ -262,9 +262,9 @@ cl::opt<bool> benchProfile("profile",
                                     "of stream launches and list them, slowest first"),
                            cl::sub(benchCommand));
 cl::opt<std::string> benchShapes("shapes",
-                                  cl::desc("Input shapes of a dynamic engine, in its profile "
-                                           "(trtexec's --shapes; others run at the opt shape)"),
-                                  cl::value_desc("name:AxB,..."), cl::sub(benchCommand));
+                                 cl::desc("Input shapes of a dynamic engine, in its profile "
+                                          "(trtexec's --shapes; others run at the opt shape)"),
+                                 cl::value_desc("name:AxB,..."), cl::sub(benchCommand));
 cl::opt<uint64_t> benchSeed("seed", cl::desc("Seed of the random inputs (default 1)"), cl::init(1),
                             cl::sub(benchCommand));
 cl::opt<std::string> inspectEngineFile(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),

@@ -248,15 +248,15 @@ inline engine::Engine dynamicSampleEngine(const std::string &target = "sm_80") {
     model.outputs[o].dimValues = {0};
   }
   model.shapeProgram = {
-      {Op::InputDim, 0, 0, 0},        // 0: rows
+      {Op::InputDim, 0, 0, 0}, // 0: rows
       {Op::Constant, 0, 0, kSampleColumns},
-      {Op::Mul, 0, 1, 0},             // 2: elements
+      {Op::Mul, 0, 1, 0}, // 2: elements
       {Op::Constant, 0, 0, 128},
-      {Op::CeilDivU, 2, 3, 0},        // 4: blocks of the add
+      {Op::CeilDivU, 2, 3, 0}, // 4: blocks of the add
       {Op::Constant, 0, 0, 64},
-      {Op::CeilDivU, 2, 5, 0},        // 6: blocks of the axpy
+      {Op::CeilDivU, 2, 5, 0}, // 6: blocks of the axpy
       {Op::Constant, 0, 0, sizeof(float)},
-      {Op::Mul, 2, 7, 0},             // 8: bytes
+      {Op::Mul, 2, 7, 0}, // 8: bytes
   };
   model.steps[0].runtimeFields = {{RuntimeField::Kind::Grid, 0, 4},
                                   {RuntimeField::Kind::Scalar, 3, 2}};
