@@ -197,16 +197,6 @@ private:
                         "launches and copies (is it left over from a GPU lowering?)");
   }
 
-  FailureOr<uint32_t> getShapeValue(Value value, Operation *user) {
-    return program.getValue(value, user);
-  }
-  FailureOr<uint32_t> getExtentValue(Value buffer, int64_t dim, Operation *user) {
-    return program.getExtent(buffer, dim, user);
-  }
-  uint32_t emit(ShapeInstruction::Op op, uint32_t a, uint32_t b, int64_t constant = 0) {
-    return program.emit(op, a, b, constant);
-  }
-
   /// The dynamic extents of the outputs: what the host function returns, output by output.
   LogicalResult addOutputExtents(func::ReturnOp returned) {
     unsigned next = 0;
@@ -217,7 +207,7 @@ private:
         if (next >= returned.getNumOperands())
           return returned.emitError("returns fewer extents than the outputs have dynamic "
                                     "dimensions");
-        FailureOr<uint32_t> value = getShapeValue(returned.getOperand(next++), returned);
+        FailureOr<uint32_t> value = program.getValue(returned.getOperand(next++), returned);
         if (failed(value))
           return failure();
         output.dimValues.push_back(*value);
@@ -313,7 +303,7 @@ private:
     for (int i = 0; i < 6; ++i) {
       // A grid of run-time size (a dynamic shape's loop nest).
       if (i < 3 && !matchPattern(sizes[i], m_Constant())) {
-        FailureOr<uint32_t> value = getShapeValue(sizes[i], launch);
+        FailureOr<uint32_t> value = program.getValue(sizes[i], launch);
         if (failed(value))
           return failure();
         step.runtimeFields.push_back({RuntimeField::Kind::Grid, static_cast<uint32_t>(i), *value});
@@ -349,7 +339,7 @@ private:
             operand.getType().isIndex() ? 64 : operand.getType().getIntOrFloatBitWidth();
         if (width != 32 && width != 64)
           return launch.emitError("passes a run-time integer of ") << width << " bits";
-        FailureOr<uint32_t> value = getShapeValue(operand, launch);
+        FailureOr<uint32_t> value = program.getValue(operand, launch);
         if (failed(value))
           return failure();
         argument.kind = width == 32 ? LaunchArgument::Kind::I32 : LaunchArgument::Kind::I64;
@@ -502,12 +492,12 @@ private:
       step.bytes = type.getNumElements() * elementBytes;
     } else {
       // bytes = element size x the extents, at run time.
-      uint32_t bytes = emit(ShapeInstruction::Op::Constant, 0, 0, elementBytes);
+      uint32_t bytes = program.emit(ShapeInstruction::Op::Constant, 0, 0, elementBytes);
       for (int64_t dim = 0; dim < type.getRank(); ++dim) {
-        FailureOr<uint32_t> extent = getExtentValue(copy.getSource(), dim, copy);
+        FailureOr<uint32_t> extent = program.getExtent(copy.getSource(), dim, copy);
         if (failed(extent))
           return failure();
-        bytes = emit(ShapeInstruction::Op::Mul, bytes, *extent);
+        bytes = program.emit(ShapeInstruction::Op::Mul, bytes, *extent);
       }
       step.runtimeFields.push_back({RuntimeField::Kind::CopyBytes, 0, bytes});
     }
