@@ -619,6 +619,15 @@ void applyRuntimeFields(const std::vector<int64_t> &values, Step &step) {
     case RuntimeField::Kind::CopyBytes:
       step.bytes = static_cast<uint64_t>(std::max<int64_t>(value, 0));
       break;
+    case RuntimeField::Kind::TensorMapDim: {
+      TensorMap &map = step.arguments[field.index / TensorMap::kMaxRank].tensorMap;
+      map.dims[field.index % TensorMap::kMaxRank] = static_cast<uint64_t>(std::max<int64_t>(value, 1));
+      // Dense and row-major: each stride is the bytes of the dimensions inside it.
+      uint64_t stride = TensorMap::elementBytes(map.dataType);
+      for (unsigned d = 0; d + 1 < map.rank; ++d)
+        map.strides[d] = stride *= map.dims[d];
+      break;
+    }
     }
   }
 }
@@ -839,6 +848,13 @@ std::string Engine::validate() const {
       case RuntimeField::Kind::CopyBytes:
         fits &= step.kind == Step::Kind::Copy || step.kind == Step::Kind::Fill;
         break;
+      case RuntimeField::Kind::TensorMapDim: {
+        size_t argument = field.index / TensorMap::kMaxRank;
+        fits &= step.kind == Step::Kind::Launch && argument < step.arguments.size() &&
+                step.arguments[argument].kind == LaunchArgument::Kind::TensorMap &&
+                field.index % TensorMap::kMaxRank < step.arguments[argument].tensorMap.rank;
+        break;
+      }
       default:
         fits = false;
       }

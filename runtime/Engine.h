@@ -112,6 +112,10 @@ struct RuntimeField {
     Grid = 1,      // grid[index]; a launch with an empty grid is skipped
     Scalar = 2,    // arguments[index].scalar (an integer argument)
     CopyBytes = 3, // bytes, of a copy or a fill
+    // arguments[index / TensorMap::kMaxRank].tensorMap.dims[index % TensorMap::kMaxRank]
+    // (at least 1); a map with such a field spans a dense row-major buffer, so its strides
+    // follow from its extents.
+    TensorMapDim = 4,
   };
   Kind kind = Kind::Grid;
   uint32_t index = 0;

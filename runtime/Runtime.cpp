@@ -316,14 +316,17 @@ struct ExecutionContext::Impl {
 
   /// The tensor maps the launches take, encoded for the buffers of the last enqueue: one
   /// TensorMap::kBytes slot each, in step and argument order, on the host and in device
-  /// memory. `mapsFor` holds the buffers they were encoded for; a change re-encodes them
-  /// (before any capture: the upload is synchronous).
+  /// memory. `mapsFor` holds the buffers and input shapes they were encoded for (a
+  /// dynamic engine's maps take extents from the shape program); a change re-encodes them
+  /// (before any capture: the upload is synchronous). The graphs captured for other shapes
+  /// read the same slots, so every enqueue re-encodes for its own shape first.
   struct alignas(64) EncodedMap {
     uint8_t bytes[engine::TensorMap::kBytes];
   };
   std::vector<EncodedMap> hostMaps;
   DevicePointer deviceMaps = 0;
   std::vector<DevicePointer> mapsForInputs, mapsForOutputs;
+  std::vector<std::vector<int64_t>> mapsForShapes;
   bool mapsEncoded = false;
 
   const engine::Engine &description() const { return engine->description(); }
@@ -422,13 +425,14 @@ struct ExecutionContext::Impl {
   /// were encoded for the same buffers last time. Synchronous: call it outside a capture.
   bool prepareTensorMaps(const std::vector<DevicePointer> &inputs,
                          const std::vector<DevicePointer> &outputs, std::string &error) {
-    if (hostMaps.empty() || (mapsEncoded && inputs == mapsForInputs && outputs == mapsForOutputs))
+    if (hostMaps.empty() || (mapsEncoded && inputs == mapsForInputs &&
+                             outputs == mapsForOutputs && inputShapes == mapsForShapes))
       return true;
     const engine::Engine &model = description();
     std::string problem;
     size_t index = 0;
-    for (size_t s = 0; s < model.steps.size(); ++s)
-      for (const engine::LaunchArgument &argument : model.steps[s].arguments) {
+    for (size_t s = 0; s < steps().size(); ++s)
+      for (const engine::LaunchArgument &argument : steps()[s].arguments) {
         if (argument.kind != engine::LaunchArgument::Kind::TensorMap)
           continue;
         if (!driver().encodeTensorMap(argument.tensorMap,
@@ -446,6 +450,7 @@ struct ExecutionContext::Impl {
     }
     mapsForInputs = inputs;
     mapsForOutputs = outputs;
+    mapsForShapes = inputShapes;
     mapsEncoded = true;
     return true;
   }

@@ -219,8 +219,11 @@ private:
 
   /// Gives the run-time fields and the outputs' largest extents their values at the
   /// profile's max shape (what the arena was planned for).
+  /// A static engine whose host computed sizes with arithmetic it left unfolded (a dynamic
+  /// kernel launched on static buffers, as the kernel timer does) gets the values as
+  /// constants, and no shape program.
   LogicalResult finishShapes() {
-    if (!engine.isDynamic())
+    if (engine.shapeProgram.empty())
       return success();
     std::vector<std::vector<int64_t>> maxShapes;
     for (const kiln::engine::TensorSignature &input : engine.inputs)
@@ -229,8 +232,21 @@ private:
     if (std::string problem = kiln::engine::evaluateShapes(engine, maxShapes, values);
         !problem.empty())
       return host.emitError("the profile's max shape: ") << problem;
-    for (Step &step : engine.steps)
+    bool dynamic = engine.isDynamic();
+    for (Step &step : engine.steps) {
       kiln::engine::applyRuntimeFields(values, step);
+      for (const kiln::engine::LaunchArgument &argument : step.arguments)
+        if (argument.kind == kiln::engine::LaunchArgument::Kind::TensorMap)
+          if (std::string problem = argument.tensorMap.validate(); !problem.empty())
+            return host.emitError("a launch at the profile's max shape makes an invalid ")
+                   << problem;
+      if (!dynamic)
+        step.runtimeFields.clear();
+    }
+    if (!dynamic) {
+      engine.shapeProgram.clear();
+      return success();
+    }
     for (size_t index = 0; index < engine.outputs.size(); ++index)
       if (!engine.outputs[index].dimValues.empty())
         engine.outputs[index].maxShape = kiln::engine::outputShape(engine, index, values);
@@ -331,7 +347,7 @@ private:
         argument.kind = LaunchArgument::Kind::Pointer;
         argument.address = *address;
       } else if (isa<nvgpu::TensorMapDescriptorType>(operand.getType())) {
-        if (failed(getTensorMap(operand, launch, argument)))
+        if (failed(getTensorMap(operand, launch, argument, step)))
           return failure();
       } else if (!matchPattern(operand, m_Constant()) && operand.getType().isIntOrIndex()) {
         // An extent or other size known at run time.
@@ -374,9 +390,12 @@ private:
   }
 
   /// A tensor map that `nvgpu.tma.create.descriptor` makes on the host over a buffer of
-  /// static shape and identity layout: cuTensorMapEncodeTiled's arguments, innermost
-  /// dimension first, from the buffer's type, the box and the descriptor type's modes.
-  LogicalResult getTensorMap(Value operand, Operation *launch, LaunchArgument &argument) {
+  /// identity layout: cuTensorMapEncodeTiled's arguments, innermost dimension first, from
+  /// the buffer's type, the box and the descriptor type's modes. The extents of a dynamic
+  /// buffer are shape-program values, run-time fields of `step` (argument `argument` is
+  /// to be its next one); its strides follow from them at run time.
+  LogicalResult getTensorMap(Value operand, Operation *launch, LaunchArgument &argument,
+                             Step &step) {
     auto create = operand.getDefiningOp<nvgpu::TmaCreateDescriptorOp>();
     if (!create)
       return launch->emitError("passes a tensor map that nvgpu.tma.create.descriptor did not "
@@ -386,8 +405,8 @@ private:
     if (auto cast = buffer.getDefiningOp<memref::CastOp>())
       buffer = cast.getSource();
     auto bufferType = dyn_cast<MemRefType>(buffer.getType());
-    if (!bufferType || !bufferType.hasStaticShape() || !bufferType.getLayout().isIdentity())
-      return create.emitError("describes a buffer without a static shape and identity layout");
+    if (!bufferType || !bufferType.getLayout().isIdentity())
+      return create.emitError("describes a buffer without an identity layout");
     int64_t rank = bufferType.getRank();
     auto boxes = create.getBoxDimensions();
     if (rank < 1 || rank > int64_t(TensorMap::kMaxRank) || int64_t(boxes.size()) != rank)
@@ -421,7 +440,16 @@ private:
       FailureOr<uint32_t> box = getConstantSize(boxes[dim], create, "box extent");
       if (failed(box))
         return failure();
-      map.dims[d] = static_cast<uint64_t>(bufferType.getDimSize(dim));
+      if (bufferType.isDynamicDim(dim)) {
+        FailureOr<uint32_t> extent = program.getExtent(buffer, dim, create);
+        if (failed(extent))
+          return failure();
+        uint32_t field = static_cast<uint32_t>(step.arguments.size() * TensorMap::kMaxRank + d);
+        step.runtimeFields.push_back({RuntimeField::Kind::TensorMapDim, field, *extent});
+        map.dims[d] = 1; // until finishShapes sets the extent at the max shape
+      } else {
+        map.dims[d] = static_cast<uint64_t>(bufferType.getDimSize(dim));
+      }
       map.box[d] = *box;
       map.elementStrides[d] = 1;
       if (auto strides = create->getAttrOfType<DenseI64ArrayAttr>("kiln.tma_element_strides")) {
@@ -444,7 +472,12 @@ private:
       return failure();
     argument.kind = LaunchArgument::Kind::TensorMap;
     argument.address = *address;
-    if (std::string problem = map.validate(); !problem.empty())
+    // A map of run-time extents is checked at the max shape (finishShapes).
+    bool runtimeExtents = llvm::any_of(step.runtimeFields, [&](const RuntimeField &field) {
+      return field.kind == RuntimeField::Kind::TensorMapDim &&
+             field.index / TensorMap::kMaxRank == step.arguments.size();
+    });
+    if (std::string problem = map.validate(); !runtimeExtents && !problem.empty())
       return create.emitError("makes an invalid ") << problem;
     return success();
   }

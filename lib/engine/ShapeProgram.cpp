@@ -127,3 +127,44 @@ FailureOr<uint32_t> kiln::ShapeProgramBuilder::compute(Value value, Operation *u
     return failure();
   return emit(*kind, *lhs, *rhs);
 }
+
+kiln::ProfileShapeEvaluator::ProfileShapeEvaluator(func::FuncOp host, StringRef profile)
+    : builder(host, program), profile(profile.str()) {
+  for (BlockArgument argument : host.getArguments()) {
+    auto type = dyn_cast<MemRefType>(argument.getType());
+    auto extents = host.getArgAttrOfType<DenseI64ArrayAttr>(argument.getArgNumber(), profile);
+    std::vector<int64_t> shape;
+    if (extents)
+      shape.assign(extents.asArrayRef().begin(), extents.asArrayRef().end());
+    else if (type)
+      shape.assign(type.getShape().begin(), type.getShape().end());
+    shapes.push_back(shape);
+  }
+}
+
+FailureOr<int64_t> kiln::ProfileShapeEvaluator::evaluate(Value value, Operation *user) {
+  return evaluateIndex(builder.getValue(value, user), user);
+}
+
+FailureOr<int64_t> kiln::ProfileShapeEvaluator::evaluateExtent(Value buffer, int64_t dim,
+                                                               Operation *user) {
+  return evaluateIndex(builder.getExtent(buffer, dim, user), user);
+}
+
+FailureOr<int64_t> kiln::ProfileShapeEvaluator::evaluateIndex(FailureOr<uint32_t> index,
+                                                              Operation *user) {
+  if (failed(index))
+    return failure();
+  // Every input extent the program reads must be bounded.
+  for (const ShapeInstruction &instruction : program)
+    if (instruction.op == ShapeInstruction::Op::InputDim) {
+      const std::vector<int64_t> &shape = shapes[instruction.a];
+      if (instruction.b >= shape.size() || ShapedType::isDynamic(shape[instruction.b]))
+        return user->emitError("reads extent ")
+               << instruction.b << " of argument " << instruction.a << ", which has no "
+               << profile << ": a dynamic shape needs the profile's shapes";
+    }
+  std::vector<int64_t> values;
+  engine::evaluateProgram(program, shapes, values);
+  return values[*index];
+}

@@ -41,6 +41,28 @@ private:
   llvm::DenseMap<mlir::Value, uint32_t> values;
 };
 
+/// Host index values at one shape of the profile: their shape program evaluated at the
+/// inputs' `profile` attribute (`kernel.max_shape`, `kernel.opt_shape`; a static input
+/// at its shape).
+class ProfileShapeEvaluator {
+public:
+  ProfileShapeEvaluator(mlir::func::FuncOp host, llvm::StringRef profile);
+
+  /// The value of the host index or integer `value` (errors on `user` when the program
+  /// cannot evaluate it or reads an extent the profile does not bound).
+  mlir::FailureOr<int64_t> evaluate(mlir::Value value, mlir::Operation *user);
+  /// Extent `dim` of host buffer `buffer`.
+  mlir::FailureOr<int64_t> evaluateExtent(mlir::Value buffer, int64_t dim, mlir::Operation *user);
+
+private:
+  mlir::FailureOr<int64_t> evaluateIndex(mlir::FailureOr<uint32_t> index, mlir::Operation *user);
+
+  std::vector<engine::ShapeInstruction> program;
+  ShapeProgramBuilder builder;
+  std::string profile;
+  std::vector<std::vector<int64_t>> shapes;
+};
+
 } // namespace kiln
 
 #endif // KILN_LIB_ENGINE_SHAPEPROGRAM_H

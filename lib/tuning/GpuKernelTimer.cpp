@@ -105,12 +105,17 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
   for (unsigned index = 0; index < body.getNumArguments(); ++index)
     if (written.contains(index))
       order.push_back(index);
+  // A dynamic engine's kernel is timed at the profile's opt shape: its buffers are
+  // allocated at those extents and passed as its dynamic types.
+  std::optional<SmallVector<MemRefType>> optTypes = getOptShapeBufferTypes(function);
   SmallVector<Type> hostTypes;
   for (unsigned index : order) {
     auto type = dyn_cast<MemRefType>(body.getArgument(index).getType());
+    if (type && !type.hasStaticShape() && optTypes)
+      type = (*optTypes)[index];
     if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity()) {
       why = "argument " + std::to_string(index) +
-            " is not a whole static buffer, which the timer cannot allocate alone";
+            " is not a whole buffer of known shape, which the timer cannot allocate alone";
       return nullptr;
     }
     hostTypes.push_back(type);
@@ -132,8 +137,12 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
   Block *entry = host.addEntryBlock();
   b.setInsertionPointToStart(entry);
   SmallVector<Value> operands(body.getNumArguments());
-  for (auto [position, index] : llvm::enumerate(order))
+  for (auto [position, index] : llvm::enumerate(order)) {
     operands[index] = entry->getArgument(position);
+    Type kernelType = body.getArgument(index).getType();
+    if (operands[index].getType() != kernelType)
+      operands[index] = memref::CastOp::create(b, loc, kernelType, operands[index]);
+  }
   for (auto [index, global] : llvm::enumerate(constants))
     if (global)
       operands[index] = memref::GetGlobalOp::create(b, loc, global.getType(), global.getSymName());

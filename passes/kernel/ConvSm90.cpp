@@ -510,8 +510,9 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     int64_t tiles = tileCount(p, box) * llvm::divideCeil(p.outChannels, config.tileN);
     // The epilogue emitted when it was matched, so a failure here is an internal error.
     if (failed(kiln::launchWarpSpecialisedGemm(
-            b, loc, module, symbols, getArgument(), *kernelFunc, config, tiles, mapA.getResult(),
-            mapB.getResult(), output, p.gemmM(), p.outChannels, p.gemmK(), &p.epilogue,
+            b, loc, module, symbols, getArgument(), *kernelFunc, config, b.getIndexAttr(tiles),
+            mapA.getResult(), mapB.getResult(), output, b.getIndexAttr(p.gemmM()), p.outChannels,
+            p.gemmK(), &p.epilogue,
             kiln::epilogueBuffers(launch, p.epilogue)))) {
       signalPassFailure();
       return failure();

@@ -48,23 +48,35 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   if (a != body.getArgument(0) || product->getOperand(1) != body.getArgument(1))
     return std::nullopt;
   auto lhsType = dyn_cast<RankedTensorType>(product->getOperand(0).getType());
-
-  std::optional<SmallVector<MemRefType>> buffers = getStaticBufferTypes(function);
-  if (!buffers || !lhsType || lhsType.getRank() < 2 || !lhsType.hasStaticShape())
+  if (!lhsType || lhsType.getRank() < 2 || lhsType.isDynamicDim(lhsType.getRank() - 1))
     return std::nullopt;
-  SmallVector<MemRefType> &types = *buffers;
-  MemRefType aType = types[0], bType = types[1], cType = types.back();
+
+  // Buffers of static shape; or a dynamic engine's, whose rows (M) are known at run time
+  // only: A and C of the same dynamic row extents, read as they are (no reshape), and the
+  // rows at the profile's opt shape for the heuristics.
+  GemmProblem problem;
+  problem.dynamicM = !lhsType.hasStaticShape();
+  std::optional<SmallVector<MemRefType>> buffers =
+      problem.dynamicM ? getOptShapeBufferTypes(function) : getStaticBufferTypes(function);
+  if (!buffers)
+    return std::nullopt;
+  SmallVector<MemRefType> &optTypes = *buffers;
+  auto aType = cast<MemRefType>(function.getArgumentTypes().front());
+  auto bType = cast<MemRefType>(function.getArgumentTypes()[1]);
+  auto cType = cast<MemRefType>(function.getArgumentTypes().back());
   ArrayRef<int64_t> rows = lhsType.getShape().drop_back();
-  if (aType.getNumElements() != lhsType.getNumElements() || bType.getRank() != 2 ||
-      cType.getRank() != lhsType.getRank() || cType.getShape().drop_back() != rows)
+  if (!bType.hasStaticShape() || bType.getRank() != 2 || cType.getRank() != lhsType.getRank() ||
+      cType.getShape().drop_back() != rows || cType.isDynamicDim(cType.getRank() - 1))
+    return std::nullopt;
+  if (problem.dynamicM ? aType.getShape() != lhsType.getShape()
+                       : aType.getNumElements() != lhsType.getNumElements())
     return std::nullopt;
   // The elementwise ops after the product (bias, activation, residual, scale, cast).
   std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, bias, cType);
   if (!epilogue)
     return std::nullopt;
-  GemmProblem problem;
   problem.m = 1;
-  for (int64_t extent : rows)
+  for (int64_t extent : optTypes.back().getShape().drop_back())
     problem.m *= extent;
   problem.k = lhsType.getShape().back();
   problem.n = bType.getDimSize(transposedB ? 0 : 1);

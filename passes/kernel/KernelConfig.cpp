@@ -11,12 +11,17 @@
 
 #include "passes/kernel/KernelConfig.h"
 
+#include "lib/engine/ShapeProgram.h"
+
 #include "dialects/graph/GraphOps.h"
 #include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/DepthwiseConfig.h"
 #include "passes/kernel/RowsConfig.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -113,6 +118,47 @@ std::optional<SmallVector<MemRefType>> getStaticBufferTypes(kernel::FuncOp funct
   return types;
 }
 
+std::optional<SmallVector<MemRefType>> getOptShapeBufferTypes(kernel::FuncOp function) {
+  SmallVector<MemRefType> types;
+  bool dynamic = false;
+  for (BlockArgument argument : function.getBody().front().getArguments()) {
+    auto type = dyn_cast<MemRefType>(argument.getType());
+    if (!type || !type.getLayout().isIdentity())
+      return std::nullopt;
+    dynamic |= !type.hasStaticShape();
+    types.push_back(type);
+  }
+  if (!dynamic)
+    return types;
+  auto module = function->getParentOfType<ModuleOp>();
+  std::optional<SymbolTable::UseRange> uses =
+      module ? SymbolTable::getSymbolUses(function, module) : std::nullopt;
+  if (!uses)
+    return std::nullopt;
+  for (const SymbolTable::SymbolUse &use : *uses) {
+    auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
+    auto host = launch ? launch->getParentOfType<func::FuncOp>() : nullptr;
+    if (!host || launch.getOperands().size() != types.size())
+      continue;
+    // A query: what the evaluator cannot evaluate just leaves the extent unknown.
+    ScopedDiagnosticHandler quiet(function.getContext(), [](Diagnostic &) { return success(); });
+    ProfileShapeEvaluator evaluator(host, "kernel.opt_shape");
+    for (auto [index, type] : llvm::enumerate(types)) {
+      SmallVector<int64_t> shape(type.getShape());
+      for (auto [dim, extent] : llvm::enumerate(shape))
+        if (ShapedType::isDynamic(extent)) {
+          FailureOr<int64_t> value = evaluator.evaluateExtent(launch.getOperands()[index], dim, launch);
+          if (failed(value) || *value < 0)
+            return std::nullopt;
+          extent = *value;
+        }
+      type = MemRefType::get(shape, type.getElementType(), type.getLayout(), type.getMemorySpace());
+    }
+    return types;
+  }
+  return std::nullopt;
+}
+
 namespace {
 std::string typeName(Type type) {
   std::string text;
@@ -173,32 +219,53 @@ DeviceModel DeviceModel::forTarget(StringRef target) {
 }
 
 namespace {
-double elementCount(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasStaticShape())
+/// The extent the cost model gives a dynamic dimension of `function`'s body: one that
+/// makes its output buffer as large as at the profile's opt shape (every dynamic
+/// dimension alike: their geometric mean), or 1 when nothing says.
+double dynamicExtent(kernel::FuncOp function) {
+  auto arguments = function.getBody().front().getArguments();
+  if (arguments.empty())
     return 1;
-  return static_cast<double>(shaped.getNumElements());
+  auto output = dyn_cast<MemRefType>(arguments.back().getType());
+  if (!output || output.hasStaticShape())
+    return 1;
+  std::optional<SmallVector<MemRefType>> opt = getOptShapeBufferTypes(function);
+  if (!opt)
+    return 1;
+  double staticElements = 1, dynamicDims = 0;
+  for (int64_t extent : output.getShape())
+    ShapedType::isDynamic(extent) ? ++dynamicDims : staticElements *= double(extent);
+  double elements = double(opt->back().getNumElements());
+  return std::max(1.0, std::pow(elements / std::max(1.0, staticElements), 1.0 / dynamicDims));
 }
-} // namespace
 
-namespace {
+/// A type's elements, each dynamic extent taken as `dynamic`.
+double elementCount(Type type, double dynamic = 1) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank())
+    return 1;
+  double elements = 1;
+  for (int64_t extent : shaped.getShape())
+    elements *= ShapedType::isDynamic(extent) ? dynamic : double(extent);
+  return elements;
+}
+
 /// The length of the reduction behind each result element of a matmul, gemm or
-/// convolution (K; a convolution's weight elements per output channel), 1 where a size
-/// is dynamic; nullopt for other ops.
-std::optional<double> reductionLength(Operation *op) {
+/// convolution (K; a convolution's weight elements per output channel), a dynamic size
+/// taken as `dynamic`; nullopt for other ops.
+std::optional<double> reductionLength(Operation *op, double dynamic) {
+  auto extent = [&](ShapedType type, int64_t dim) {
+    return type.isDynamicDim(dim) ? dynamic : double(type.getDimSize(dim));
+  };
   if (auto matmul = dyn_cast<graph::MatMulOp>(op)) {
     auto lhs = dyn_cast<ShapedType>(matmul.getLhs().getType());
-    return lhs && lhs.hasRank() && lhs.getRank() >= 1 && !lhs.isDynamicDim(lhs.getRank() - 1)
-               ? static_cast<double>(lhs.getDimSize(lhs.getRank() - 1))
-               : 1;
+    return lhs && lhs.hasRank() && lhs.getRank() >= 1 ? extent(lhs, lhs.getRank() - 1) : 1;
   }
   if (auto gemm = dyn_cast<graph::GemmOp>(op)) {
     // K is A's columns, or its rows when A is transposed.
     auto a = dyn_cast<ShapedType>(gemm.getA().getType());
     unsigned kDim = gemm.getTransA() ? 0 : 1;
-    return a && a.hasRank() && a.getRank() == 2 && !a.isDynamicDim(kDim)
-               ? static_cast<double>(a.getDimSize(kDim))
-               : 1;
+    return a && a.hasRank() && a.getRank() == 2 ? extent(a, kDim) : 1;
   }
   if (auto conv = dyn_cast<graph::ConvOp>(op)) {
     auto weight = dyn_cast<ShapedType>(conv.getWeight().getType());
@@ -211,6 +278,9 @@ std::optional<double> reductionLength(Operation *op) {
 } // namespace
 
 double estimateKernelFlops(kernel::FuncOp function) {
+  double dynamic = dynamicExtent(function);
+  auto elementCount = [&](Type type) { return ::kiln::elementCount(type, dynamic); };
+  auto reductionLength = [&](Operation *op) { return ::kiln::reductionLength(op, dynamic); };
   double flops = 0;
   function.walk([&](Operation *op) {
     if (op->getDialect() == nullptr || op->getDialect()->getNamespace() != "graph")
@@ -224,8 +294,10 @@ double estimateKernelFlops(kernel::FuncOp function) {
     if (auto attention = dyn_cast<graph::AttentionOp>(op)) {
       // Q K^T and P V: 2 * 2 * Sq * Skv * D a (batch, head).
       auto key = dyn_cast<ShapedType>(attention.getKey().getType());
-      double seqKv = key && key.hasStaticShape() && key.getRank() >= 2
-                         ? static_cast<double>(key.getDimSize(key.getRank() - 2))
+      double seqKv = key && key.hasRank() && key.getRank() >= 2
+                         ? (key.isDynamicDim(key.getRank() - 2)
+                                ? dynamic
+                                : static_cast<double>(key.getDimSize(key.getRank() - 2)))
                          : 1;
       flops += 4 * elementCount(attention.getQuery().getType()) * seqKv;
       return;
@@ -238,18 +310,23 @@ double estimateKernelFlops(kernel::FuncOp function) {
 
 double estimateGenericReductionMicros(kernel::FuncOp function, const DeviceModel &device) {
   double threads = static_cast<double>(device.multiprocessors * device.threadsPerMultiprocessor);
+  double dynamic = dynamicExtent(function);
   double micros = 0;
   function.walk([&](Operation *op) {
-    if (std::optional<double> steps = reductionLength(op))
-      micros += std::ceil(elementCount(op->getResult(0).getType()) / threads) * *steps *
+    if (std::optional<double> steps = reductionLength(op, dynamic))
+      micros += std::ceil(elementCount(op->getResult(0).getType(), dynamic) / threads) * *steps *
                 device.genericReductionStepMicros;
   });
   return micros;
 }
 
 double estimateKernelBytes(kernel::FuncOp function) {
+  // A dynamic kernel's buffers at the opt shape.
+  SmallVector<Type> types(function.getArgumentTypes());
+  if (std::optional<SmallVector<MemRefType>> opt = getOptShapeBufferTypes(function))
+    types.assign(opt->begin(), opt->end());
   double bytes = 0;
-  for (Type type : function.getArgumentTypes()) {
+  for (Type type : types) {
     auto shaped = dyn_cast<ShapedType>(type);
     if (!shaped || !shaped.hasStaticShape())
       continue;

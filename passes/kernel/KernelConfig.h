@@ -35,6 +35,9 @@ constexpr llvm::StringLiteral kGenericTemplate = "generic";
 /// operands, or f32 ones computed as tf32 (allow-tf32, sm_90a).
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
+  /// M is known at run time only (a dynamic engine's rows): `m` is then its value at the
+  /// profile's opt shape, for choosing configurations; the launch computes the real one.
+  bool dynamicM = false;
   mlir::Type operand; // f16, bf16, or f32 (read as tf32)
   mlir::Type result;  // the operands' type, or any float type after an epilogue
   /// B reaches the template stored N x K (K-major in shared memory, which tf32 needs): a
@@ -158,6 +161,13 @@ void addResidentBConfigs(llvm::SmallVectorImpl<Sm90GemmConfig> &configs, int64_t
 /// The types of `function`'s buffers (inputs, then outputs) when every one is a memref of
 /// static shape and identity layout, the form the kernel templates address; else nullopt.
 std::optional<llvm::SmallVector<mlir::MemRefType>> getStaticBufferTypes(kernel::FuncOp function);
+
+/// The types of `function`'s buffers when every one is a memref of identity layout, each
+/// dynamic extent at the profile's opt shape: evaluated at the function's first launch
+/// on the inputs' `kernel.opt_shape` (a dynamic engine is tuned at its opt shape). nullopt
+/// when an argument is no such buffer, or a dynamic extent has no launch or profile to
+/// say it. For a kernel of static shapes, its types.
+std::optional<llvm::SmallVector<mlir::MemRefType>> getOptShapeBufferTypes(kernel::FuncOp function);
 
 /// Whether `function`'s `kernel.config` asks for tf32 (`tf32 = true`): kernel-autotune
 /// chose a tf32 configuration (it offers them only under allow-tf32), so the template

@@ -109,8 +109,9 @@ bool kiln::Sm80GemmConfig::valid() const {
 
 std::optional<kiln::GemmProblem> kiln::matchSm80Gemm(kernel::FuncOp function) {
   // B row major (K x N) only: the template has no K-major B (a graph.gemm with transB).
+  // M known at compile time (its launch has no run-time grid yet).
   std::optional<GemmProblem> problem = matchGemmKernel(function);
-  if (!problem || problem->kMajorB || sm80GemmConfigs(*problem).empty())
+  if (!problem || problem->kMajorB || problem->dynamicM || sm80GemmConfigs(*problem).empty())
     return std::nullopt;
   return problem;
 }

@@ -311,9 +311,9 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
       return problem.n % 8 == 0 && problem.k % 8 == 0 &&
              (!problem.operand.isInteger(8) || problem.k % 16 == 0) &&
              (!problem.result.isInteger(8) || problem.n % 16 == 0);
-    // The one-warpgroup template reads a row-major f16/bf16 B only.
-    return !problem.kMajorB && problem.m % config.tileM == 0 && problem.n % config.tileN == 0 &&
-           problem.k % config.tileK == 0;
+    // The one-warpgroup template reads a row-major f16/bf16 B only, of whole tiles.
+    return !problem.kMajorB && !problem.dynamicM && problem.m % config.tileM == 0 &&
+           problem.n % config.tileN == 0 && problem.k % config.tileK == 0;
   };
   auto add = [&](int64_t tileN, int64_t stages, int64_t consumers) {
     Sm90GemmConfig config;
@@ -367,7 +367,10 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   // (a k-tile is 128 bytes of K).
   int64_t kTiles =
       llvm::divideCeil(problem.k * problem.operand.getIntOrFloatBitWidth() / 8, int64_t(128));
+  // (Not for a run-time M: the reduction kernel is instantiated per M x N.)
   for (int64_t parts : kiln::kSplitKParts) {
+    if (problem.dynamicM)
+      break;
     Sm90GemmConfig config;
     config.stages = 4;
     config.consumers = 2;
@@ -509,15 +512,31 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     }
     SmallVector<Value> extra = kiln::epilogueBuffers(launch, epilogue);
     int64_t m = problem.m, k = problem.k, n = problem.n;
-    // A buffer that the kernel reshapes to M x K (a Flatten) is read as that matrix.
-    auto aType = cast<MemRefType>(a.getType());
-    if (aType.getRank() != 2)
-      a = memref::ReinterpretCastOp::create(b, loc, MemRefType::get({m, k}, aType.getElementType()),
-                                            a, /*offset=*/0, ArrayRef<int64_t>{m, k},
-                                            ArrayRef<int64_t>{k, 1});
     auto index = [&](int64_t value) -> Value {
       return arith::ConstantIndexOp::create(b, loc, value);
     };
+    // A run-time M is the product of C's row extents, read off the buffer on the host
+    // (the engine's shape program computes it, and the grid, per input shape).
+    OpFoldResult rows = b.getIndexAttr(m);
+    if (problem.dynamicM) {
+      auto cType = cast<MemRefType>(c.getType());
+      Value product = index(1);
+      for (int64_t dim = 0; dim + 1 < cType.getRank(); ++dim)
+        product = arith::MulIOp::create(b, loc, product,
+                                        cType.isDynamicDim(dim)
+                                            ? memref::DimOp::create(b, loc, c, dim).getResult()
+                                            : index(cType.getDimSize(dim)));
+      rows = product;
+      m = ShapedType::kDynamic;
+    }
+    // A buffer that the kernel reads as M x K (a Flatten; rows of a [B.., M, K]
+    // activation) is read as that matrix.
+    auto aType = cast<MemRefType>(a.getType());
+    if (aType.getRank() != 2)
+      a = memref::ReinterpretCastOp::create(
+          b, loc, MemRefType::get({m, k}, aType.getElementType()), a, b.getIndexAttr(0),
+          ArrayRef<OpFoldResult>{rows, b.getIndexAttr(k)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(k), b.getIndexAttr(1)});
     auto i32 = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(b, loc, value, 32);
     };
@@ -537,12 +556,18 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     Value mapA = tensorMap(a, 0, config.tileM, config.tileK);
     Value mapB = problem.kMajorB ? tensorMap(bMatrix, 1, 64, config.tileK)
                                  : tensorMap(bMatrix, 1, config.tileK, 64);
-    int64_t tilesN = llvm::divideCeil(n, config.tileN), tilesM = llvm::divideCeil(m, config.tileM);
+    int64_t tilesN = llvm::divideCeil(n, config.tileN);
+    OpFoldResult tiles =
+        problem.dynamicM
+            ? OpFoldResult(arith::MulIOp::create(
+                  b, loc, arith::CeilDivUIOp::create(b, loc, cast<Value>(rows), index(config.tileM)),
+                  index(tilesN)))
+            : OpFoldResult(b.getIndexAttr(llvm::divideCeil(m, config.tileM) * tilesN));
     // The warp-specialised template walks a 1-D grid of tiles in its own order.
     if (config.consumers) {
       // The epilogue emitted when it was matched, so a failure here is an internal error.
       if (failed(kiln::launchWarpSpecialisedGemm(b, loc, module, symbols, getArgument(), gemm,
-                                                 config, tilesM * tilesN, mapA, mapB, c, m, n, k,
+                                                 config, tiles, mapA, mapB, c, rows, n, k,
                                                  &epilogue, extra))) {
         signalPassFailure();
         return failure();
@@ -556,7 +581,9 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     SmallVector<Value> arguments = {mapA, mapB, cPointer, i32(m), i32(n), i32(k)};
     for (Value buffer : extra)
       arguments.push_back(kiln::barePointer(b, loc, buffer));
-    gpu::LaunchFuncOp::create(b, loc, gemm, gpu::KernelDim3{index(tilesN), index(tilesM), one},
+    gpu::LaunchFuncOp::create(b, loc, gemm,
+                              gpu::KernelDim3{index(tilesN),
+                                              index(llvm::divideCeil(m, config.tileM)), one},
                               gpu::KernelDim3{index(config.threads()), one, one},
                               i32(config.sharedBytes()), arguments);
     launch.erase();

@@ -36,54 +36,6 @@ constexpr int64_t kAlignment = 256;
 
 int64_t alignTo(int64_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
 
-/// The largest values of host index values over the profile: their arithmetic on the
-/// inputs' extents (the engine's shape program, lib/engine/ShapeProgram.h) evaluated at
-/// the inputs' `kernel.max_shape` (kernel formation's polynomials grow with every extent).
-class MaxShapeEvaluator {
-public:
-  explicit MaxShapeEvaluator(func::FuncOp function)
-      : function(function), builder(function, program) {}
-
-  FailureOr<int64_t> evaluate(Value value, Operation *user) {
-    FailureOr<uint32_t> index = builder.getValue(value, user);
-    if (failed(index))
-      return failure();
-    if (!maxShapes) {
-      maxShapes.emplace();
-      for (BlockArgument argument : function.getArguments()) {
-        auto type = dyn_cast<MemRefType>(argument.getType());
-        auto maxShape = function.getArgAttrOfType<DenseI64ArrayAttr>(argument.getArgNumber(),
-                                                                     "kernel.max_shape");
-        std::vector<int64_t> shape;
-        if (maxShape)
-          shape.assign(maxShape.asArrayRef().begin(), maxShape.asArrayRef().end());
-        else if (type)
-          shape.assign(type.getShape().begin(), type.getShape().end());
-        maxShapes->push_back(shape);
-      }
-    }
-    // Every input extent the program reads must be bounded.
-    for (const kiln::engine::ShapeInstruction &instruction : program)
-      if (instruction.op == kiln::engine::ShapeInstruction::Op::InputDim) {
-        const std::vector<int64_t> &shape = (*maxShapes)[instruction.a];
-        if (instruction.b >= shape.size() || ShapedType::isDynamic(shape[instruction.b]))
-          return user->emitError("reads extent ")
-                 << instruction.b << " of argument " << instruction.a
-                 << ", which has no kernel.max_shape: a dynamic buffer is planned at the "
-                    "profile's largest shape";
-      }
-    std::vector<int64_t> values;
-    kiln::engine::evaluateProgram(program, *maxShapes, values);
-    return values[*index];
-  }
-
-private:
-  func::FuncOp function;
-  std::vector<kiln::engine::ShapeInstruction> program;
-  kiln::ShapeProgramBuilder builder;
-  std::optional<std::vector<std::vector<int64_t>>> maxShapes;
-};
-
 /// The bytes of a buffer of type `type` whose dynamic extents are at most `maxSizes`:
 /// i1 and other sub-byte types take a byte each, as LLVM stores them.
 std::optional<int64_t> getSizeInBytes(MemRefType type, ArrayRef<int64_t> maxSizes = {}) {
@@ -124,13 +76,15 @@ struct KernelPlanBuffersPass : kiln::impl::KernelPlanBuffersBase<KernelPlanBuffe
       position[&op] = index;
     llvm::DenseMap<Value, unsigned> intervalOf;
     SmallVector<Interval> intervals;
-    MaxShapeEvaluator evaluator(function);
+    kiln::ProfileShapeEvaluator evaluator(function, "kernel.max_shape");
     for (Operation &op : body) {
       auto alloc = dyn_cast<memref::AllocOp>(op);
       if (!alloc)
         continue;
       SmallVector<int64_t> maxSizes;
       for (Value size : alloc.getDynamicSizes()) {
+        // The polynomials of kernel formation grow with every extent: at the max shape,
+        // every buffer is at its largest.
         FailureOr<int64_t> largest = evaluator.evaluate(size, alloc);
         if (failed(largest))
           return signalPassFailure();

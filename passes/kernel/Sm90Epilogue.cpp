@@ -63,11 +63,12 @@ classify(RankedTensorType type, ArrayRef<int64_t> output, int64_t columnAxis) {
   // converts as it loads).
   Type element = type.getElementType();
   bool integer = element.isSignlessInteger() && element.getIntOrFloatBitWidth() <= 32;
-  if (!type.hasStaticShape() || !(isa<FloatType>(element) || integer) ||
-      type.getRank() > int64_t(output.size()))
+  if (!(isa<FloatType>(element) || integer) || type.getRank() > int64_t(output.size()))
     return std::nullopt;
-  if (type.getNumElements() == 1)
+  if (type.hasStaticShape() && type.getNumElements() == 1)
     return Kind::Scalar;
+  // A dynamic extent matches the output's dynamic extent there: kernel formation fused
+  // the op only where the symbolic analysis proved the two extents equal.
   ArrayRef<int64_t> shape = type.getShape();
   if (shape == output)
     return Kind::Full;
@@ -407,7 +408,7 @@ Value kiln::emitSm90EpilogueLane(OpBuilder &b, Location loc, const Sm90Epilogue 
 
 std::optional<kiln::Sm90Epilogue>
 kiln::matchSm90Epilogue(Operation *anchor, Value bias, MemRefType outputType, int64_t columnAxis) {
-  if (anchor->getNumResults() != 1 || !outputType.hasStaticShape() || outputType.getRank() < 1)
+  if (anchor->getNumResults() != 1 || outputType.getRank() < 1)
     return std::nullopt;
   if (columnAxis < 0)
     columnAxis = outputType.getRank() - 1;

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Parser/Parser.h"
@@ -575,7 +576,9 @@ int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue 
   auto type =
       dyn_cast<MemRefType>(function.getFunctionType().getInput(epilogue->inputs[*input].argument));
   Type element = type ? type.getElementType() : Type();
-  if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() || type.getRank() < 2 ||
+  // (Its rows may be dynamic: the residual's tensor map then takes M at run time.)
+  if (!type || type.getRank() < 2 || type.isDynamicDim(type.getRank() - 1) ||
+      !type.getLayout().isIdentity() ||
       !(element.isInteger(8) || element.isF16() || element.isBF16() || element.isF32()))
     return 0;
   // TMA wants rows of a multiple of 16 bytes (MobileNetV2's 24 channels of i8 are not).
@@ -791,8 +794,8 @@ Value kiln::barePointer(OpBuilder &b, Location loc, Value buffer) {
 LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, ModuleOp module,
                                               SymbolTable &symbols, StringRef pass,
                                               gpu::GPUFuncOp gemm, const Sm90GemmConfig &config,
-                                              int64_t tiles, Value mapA, Value mapB, Value output,
-                                              int64_t m, int64_t n, int64_t k,
+                                              OpFoldResult tiles, Value mapA, Value mapB,
+                                              Value output, OpFoldResult rows, int64_t n, int64_t k,
                                               const Sm90Epilogue *epilogue,
                                               ValueRange epilogueBuffers) {
   if (epilogue && epilogue->empty())
@@ -800,6 +803,10 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
   // Split-K's reduction kernel first, so that nothing is built on the host when it fails.
   gpu::GPUFuncOp reduce;
   Type result = cast<MemRefType>(output.getType()).getElementType();
+  std::optional<int64_t> staticRows = getConstantIntValue(rows);
+  if (config.splitK > 1 && !staticRows)
+    return gemm.emitError(pass) << ": split-K needs M at compile time";
+  int64_t m = staticRows.value_or(ShapedType::kDynamic);
   if (config.splitK > 1) {
     std::string entry = llvm::formatv("split_k_reduce_{0}_{1}x{2}x{3}{4}", elementTypeName(result),
                                       config.splitK, m, n, epilogue ? epilogue->key() : "")
@@ -838,6 +845,25 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
   };
   auto pointer = [&](Value buffer) { return barePointer(b, loc, buffer); };
   Value one = index(1);
+  // M and the grid: constants, or host arithmetic on a run-time M (the engine's shape
+  // program computes them per input shape).
+  auto hostIndex = [&](OpFoldResult value) -> Value {
+    if (auto constant = getConstantIntValue(value))
+      return index(*constant);
+    return cast<Value>(value);
+  };
+  Value mValue = staticRows ? i32(m)
+                            : arith::IndexCastOp::create(b, loc, b.getI32Type(), hostIndex(rows))
+                                  .getResult();
+  Value grid;
+  if (std::optional<int64_t> staticTiles = getConstantIntValue(tiles)) {
+    grid = index(config.gridSize(*staticTiles));
+  } else {
+    grid = arith::MulIOp::create(b, loc, hostIndex(tiles), index(config.splitK));
+    if (config.persistent)
+      grid = arith::MinUIOp::create(b, loc, grid,
+                                    index(kSm90Multiprocessors * config.ctasPerSm));
+  }
   // Split-K: the parts' f32 partial sums go to a workspace (placed by kernel-plan-buffers),
   // which the reduction kernel then adds up into C.
   Value destination = output;
@@ -849,7 +875,7 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
   if (epilogue)
     for (Value buffer : epilogueBuffers)
       extra.push_back(pointer(buffer));
-  SmallVector<Value> arguments = {mapA, mapB, pointer(destination), i32(m), i32(n), i32(k)};
+  SmallVector<Value> arguments = {mapA, mapB, pointer(destination), mValue, i32(n), i32(k)};
   if (config.splitK == 1)
     arguments.append(extra);
   // A kernel instantiated with a residual tile takes its tensor map last: the residual
@@ -863,9 +889,10 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
       return gemm.emitError(pass) << ": the kernel's residual tile has no residual input";
     Value buffer = epilogueBuffers[*residual];
     Type element = cast<MemRefType>(buffer.getType()).getElementType();
-    Value matrix = memref::ReinterpretCastOp::create(b, loc, MemRefType::get({m, n}, element),
-                                                     buffer, /*offset=*/0, ArrayRef<int64_t>{m, n},
-                                                     ArrayRef<int64_t>{n, 1});
+    Value matrix = memref::ReinterpretCastOp::create(
+        b, loc, MemRefType::get({m, n}, element), buffer, /*offset=*/b.getIndexAttr(0),
+        ArrayRef<OpFoldResult>{rows, b.getIndexAttr(n)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(1)});
     Value unranked = memref::CastOp::create(b, loc, UnrankedMemRefType::get(element, 0), matrix);
     // The box is the map's tile (the whole residual tile, or one of its boxes).
     ArrayRef<int64_t> box = mapType.getTensor().getShape();
@@ -874,7 +901,7 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
     sharedBytes +=
         config.residualSlots() * residualBoxes(config, element.getIntOrFloatBitWidth() / 8).bytes();
   }
-  gpu::LaunchFuncOp::create(b, loc, gemm, gpu::KernelDim3{index(config.gridSize(tiles)), one, one},
+  gpu::LaunchFuncOp::create(b, loc, gemm, gpu::KernelDim3{grid, one, one},
                             gpu::KernelDim3{index(config.threads()), one, one}, i32(sharedBytes),
                             arguments);
   if (config.splitK == 1)

@@ -128,7 +128,9 @@ mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
 mlir::Value barePointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer);
 
 /// At `b`: launches `gemm` (the warp-specialised template under `config`) over `tiles`
-/// tiles of the M x N result `output`, with the tensor maps `mapA` and `mapB`; with split-K,
+/// tiles of the M x N result `output` (M = `rows`), with the tensor maps `mapA` and `mapB`;
+/// `rows` and `tiles` are constants, or host index values of a run-time M (no split-K
+/// then); with split-K,
 /// into an f32 workspace (a memref.alloc) and then the reduction kernel (templates/
 /// SplitKReduce.mlir, instantiated into `module` once per shape and epilogue) into
 /// `output`. `epilogueBuffers` are the buffers of `epilogue`'s inputs, passed to whichever
@@ -136,8 +138,9 @@ mlir::Value barePointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buff
 /// Fails, building nothing, when the reduction kernel's epilogue cannot be emitted.
 mlir::LogicalResult launchWarpSpecialisedGemm(
     mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module, mlir::SymbolTable &symbols,
-    llvm::StringRef pass, mlir::gpu::GPUFuncOp gemm, const Sm90GemmConfig &config, int64_t tiles,
-    mlir::Value mapA, mlir::Value mapB, mlir::Value output, int64_t m, int64_t n, int64_t k,
+    llvm::StringRef pass, mlir::gpu::GPUFuncOp gemm, const Sm90GemmConfig &config,
+    mlir::OpFoldResult tiles, mlir::Value mapA, mlir::Value mapB, mlir::Value output,
+    mlir::OpFoldResult rows, int64_t n, int64_t k,
     const Sm90Epilogue *epilogue = nullptr, mlir::ValueRange epilogueBuffers = {});
 
 /// The buffers `launch` passes for `epilogue`'s inputs, in parameter order.

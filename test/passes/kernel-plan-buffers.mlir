@@ -115,7 +115,7 @@ func.func @dynamic(%x: memref<?x8xf32> {kernel.max_shape = array<i64: 64, 8>}, %
 func.func @unbounded(%x: memref<?xf32>) {
   %c0 = arith.constant 0 : index
   %n = memref.dim %x, %c0 : memref<?xf32>
-  // expected-error @+1 {{reads extent 0 of argument 0, which has no kernel.max_shape: a dynamic buffer is planned at the profile's largest shape}}
+  // expected-error @+1 {{reads extent 0 of argument 0, which has no kernel.max_shape: a dynamic shape needs the profile's shapes}}
   %a = memref.alloc(%n) : memref<?xf32>
   return
 }

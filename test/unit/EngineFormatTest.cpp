@@ -650,6 +650,37 @@ TEST(DynamicEngine, ShapeProgramSetsTheStepsAndOutputs) {
   EXPECT_EQ(engine.inputs[0].sizeInBytes(), 32u * sizeof(float));
 }
 
+TEST(DynamicEngine, TensorMapExtentsFollowTheShape) {
+  // A map over a dense ?x768 f16 matrix (rows a shape value): the rows and the row stride
+  // come from the shape; a field on a map dimension beyond its rank, or on a pointer, is
+  // refused.
+  Step step;
+  step.kind = Step::Kind::Launch;
+  LaunchArgument map;
+  map.kind = LaunchArgument::Kind::TensorMap;
+  map.tensorMap.dataType = 6; // float16
+  map.tensorMap.rank = 3;
+  map.tensorMap.dims[0] = 768;
+  map.tensorMap.dims[1] = 1;
+  map.tensorMap.dims[2] = 4;
+  step.arguments = {LaunchArgument(), map};
+  step.runtimeFields = {{RuntimeField::Kind::TensorMapDim, TensorMap::kMaxRank + 1, 0}};
+  applyRuntimeFields({300}, step);
+  const TensorMap &encoded = step.arguments[1].tensorMap;
+  EXPECT_EQ(encoded.dims[1], 300u);
+  EXPECT_EQ(encoded.strides[0], 768u * 2);
+  EXPECT_EQ(encoded.strides[1], 768u * 2 * 300);
+  applyRuntimeFields({0}, step); // an empty shape still encodes (its launch is skipped)
+  EXPECT_EQ(encoded.dims[1], 1u);
+
+  Engine engine = kiln::test::dynamicSampleEngine();
+  engine.steps[0].runtimeFields.push_back({RuntimeField::Kind::TensorMapDim, 0, 2});
+  std::string message = engine.validate();
+  EXPECT_NE(message.find("step 0 has a run-time field (kind 4, index 0, value 2)"),
+            std::string::npos)
+      << message;
+}
+
 TEST(DynamicEngine, ShapesOutsideTheProfileAreRefused) {
   Engine engine = kiln::test::dynamicSampleEngine();
   std::vector<int64_t> values;
