@@ -405,8 +405,8 @@ private:
     if (auto cast = buffer.getDefiningOp<memref::CastOp>())
       buffer = cast.getSource();
     auto bufferType = dyn_cast<MemRefType>(buffer.getType());
-    if (!bufferType || !bufferType.getLayout().isIdentity())
-      return create.emitError("describes a buffer without an identity layout");
+    if (!bufferType || !isDenseRowMajor(bufferType))
+      return create.emitError("describes a buffer that is not dense and row-major");
     int64_t rank = bufferType.getRank();
     auto boxes = create.getBoxDimensions();
     if (rank < 1 || rank > int64_t(TensorMap::kMaxRank) || int64_t(boxes.size()) != rank)
@@ -480,6 +480,26 @@ private:
     if (std::string problem = map.validate(); !runtimeExtents && !problem.empty())
       return create.emitError("makes an invalid ") << problem;
     return success();
+  }
+
+  /// Whether `type` lays its elements out densely, row-major, from its start: an identity
+  /// layout, or strides that say so (a view folded to static extents keeps them).
+  static bool isDenseRowMajor(MemRefType type) {
+    if (type.getLayout().isIdentity())
+      return true;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) || offset != 0)
+      return false;
+    int64_t expected = 1;
+    for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
+      if (strides[dim] != expected)
+        return false;
+      if (dim > 0 && type.isDynamicDim(dim))
+        return false; // a run-time stride outside it
+      expected *= type.getDimSize(dim);
+    }
+    return true;
   }
 
   LogicalResult getScalar(Value operand, Operation *launch, LaunchArgument &argument) {

@@ -371,6 +371,23 @@ std::string kiln::describeRows(const RowsProblem &problem) {
 // Matching
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// A dynamic engine's row kernel matches with every dynamic extent read as this one
+/// value (extents kernel formation proved equal are the same symbol): the rows are then
+/// a run-time count, and an operand may be indexed only in ways that do not depend on it
+/// (its rows those of the row space, or one row for all). A prime no model's static
+/// extent is (a buffer with one is not matched).
+constexpr int64_t kDynamicExtent = 65521;
+
+SmallVector<int64_t> matchedShape(ShapedType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  for (int64_t &extent : shape)
+    if (ShapedType::isDynamic(extent))
+      extent = kDynamicExtent;
+  return shape;
+}
+} // namespace
+
 std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp function) {
   Block &entry = function.getBody().front();
   if (!llvm::hasSingleElement(entry.without_terminator()))
@@ -381,9 +398,11 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   RowsProblem problem;
   for (BlockArgument argument : entry.getArguments()) {
     auto type = dyn_cast<MemRefType>(argument.getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        !isRowsFloat(type.getElementType()) || type.getNumElements() == 0)
+    if (!type || !type.getLayout().isIdentity() || !isRowsFloat(type.getElementType()) ||
+        (type.hasStaticShape() && type.getNumElements() == 0) ||
+        llvm::is_contained(type.getShape(), kDynamicExtent) || type.getNumDynamicDims() > 3)
       return std::nullopt;
+    problem.dynamicRows |= !type.hasStaticShape();
     problem.buffers.push_back(type);
   }
   auto argumentOf = [&](Value value) -> int {
@@ -410,10 +429,12 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   problem.anchorOp = anchor;
 
   // The anchor: its data input, the axes it reduces (trailing ones), its extra operands.
-  auto staticTensor = [](Value value) -> RankedTensorType {
+  auto staticTensor = [&](Value value) -> RankedTensorType {
     auto type = dyn_cast<RankedTensorType>(value.getType());
-    return type && type.hasStaticShape() && isRowsFloat(type.getElementType()) ? type
-                                                                               : RankedTensorType();
+    return type && (type.hasStaticShape() || problem.dynamicRows) &&
+                   type.getNumDynamicDims() <= 3 && isRowsFloat(type.getElementType())
+               ? type
+               : RankedTensorType();
   };
   int64_t trailing = 0;
   auto normaliseAxis = [](int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; };
@@ -518,21 +539,26 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   RankedTensorType resultType = staticTensor(anchor->getResult(0));
   if (!dataType || !resultType || trailing < 1)
     return std::nullopt;
-  ArrayRef<int64_t> space = dataType.getShape();
+  SmallVector<int64_t> spaceShape = matchedShape(dataType);
+  ArrayRef<int64_t> space = spaceShape;
   int64_t leading = space.size() - trailing;
+  // The rows' own dimensions are static.
+  if (!llvm::all_of(dataType.getShape().take_back(trailing),
+                    [](int64_t extent) { return !ShapedType::isDynamic(extent); }))
+    return std::nullopt;
   problem.rows = product(space.take_front(leading));
   problem.rowLength = product(space.take_back(trailing));
-  bool normalises = anchor->getResult(0).getType() == data.getType() ||
-                    resultType.getShape() == dataType.getShape();
+  SmallVector<int64_t> resultShape = matchedShape(resultType);
+  bool normalises = anchor->getResult(0).getType() == data.getType() || resultShape == spaceShape;
   problem.resultLength = normalises ? problem.rowLength : 1;
-  if (resultType.getNumElements() != problem.rows * problem.resultLength)
+  if (product(resultShape) != problem.rows * problem.resultLength)
     return std::nullopt;
   problem.data = data;
   problem.rowType = dataType.getElementType();
   problem.result = anchor->getResult(0);
   // The result space: the anchor's result; its row is the trailing dimensions it keeps
   // of the reduced ones (none without keepdims, all of extent 1 with it).
-  ArrayRef<int64_t> resultSpace = resultType.getShape();
+  ArrayRef<int64_t> resultSpace = resultShape;
   int64_t resultTrailing = int64_t(resultSpace.size()) - leading;
   if (resultTrailing < 0 || resultSpace.take_front(leading) != space.take_front(leading))
     return std::nullopt;
@@ -549,7 +575,7 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
     auto type = staticTensor(argument);
     if (!type)
       return false;
-    std::optional<RowsOperand> operand = classifyOperand(type.getShape(), shape, rowDims);
+    std::optional<RowsOperand> operand = classifyOperand(matchedShape(type), shape, rowDims);
     if (!operand)
       return false;
     operand->argument = inputArguments[index];
@@ -581,7 +607,7 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
     if (!type)
       return std::nullopt;
     if (beforeAnchor) {
-      if (!classifyOperand(type.getShape(), space, trailing))
+      if (!classifyOperand(matchedShape(type), space, trailing))
         return std::nullopt;
       for (Value operand : op.getOperands()) {
         if (prologueSet.contains(operand.getDefiningOp()) || isScalarConstant(operand))
@@ -596,7 +622,7 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
       prologueSet.insert(&op);
       problem.prologue.push_back(&op);
     } else {
-      if (type.getShape() != resultSpace)
+      if (ArrayRef<int64_t>(matchedShape(type)) != resultSpace)
         return std::nullopt;
       for (Value operand : op.getOperands()) {
         if (operand == problem.result || epilogueSet.contains(operand.getDefiningOp()) ||
@@ -613,8 +639,8 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   Value stored = yield->getOperand(0);
   if (stored != (problem.epilogue.empty() ? problem.result : problem.epilogue.back()->getResult(0)))
     return std::nullopt;
-  if (problem.buffers[output].getShape() != resultSpace &&
-      problem.buffers[output].getNumElements() != resultType.getNumElements())
+  if (ArrayRef<int64_t>(matchedShape(problem.buffers[output])) != resultSpace &&
+      product(matchedShape(problem.buffers[output])) != product(resultShape))
     return std::nullopt;
   // The anchor's operands: the data (a prologue value or an argument), scale and bias
   // (arguments or scalar constants, read along the row).
@@ -648,6 +674,19 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   problem.maxVector = 16 / widest;
   while (problem.rowLength % problem.maxVector != 0)
     problem.maxVector /= 2;
+  if (problem.dynamicRows) {
+    // Every operand's row offset is row * stride (or 0): independent of the row count.
+    for (auto *operands : {&problem.rowInputs, &problem.resultInputs})
+      for (auto &[index, operand] : *operands)
+        for (const RowsOperand::Term &term : operand.rowTerms)
+          if (term.divisor != 1 || term.extent != 0)
+            return std::nullopt;
+    // The rows at the profile's opt shape, for choosing a configuration.
+    std::optional<SmallVector<MemRefType>> opt = getOptShapeBufferTypes(function);
+    if (!opt)
+      return std::nullopt;
+    problem.rows = (*opt)[problem.output].getNumElements() / problem.resultLength;
+  }
   return problem;
 }
 
@@ -1195,11 +1234,22 @@ private:
 LogicalResult RowKernelBuilder::build() {
   Block &entry = kernel.getBody().front();
   b.setInsertionPointToStart(&entry);
+  // A dynamic problem's row count is its last parameter; its buffers hold at most
+  // rows x the longer of a row and a result row.
+  Value rows = index(problem.rows);
+  if (problem.dynamicRows)
+    rows = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), kernel.getArguments().back());
   for (auto [position, type] : llvm::enumerate(problem.buffers)) {
-    auto view = MemRefType::get({type.getNumElements()}, type.getElementType());
+    OpFoldResult elements = b.getIndexAttr(type.hasStaticShape() ? type.getNumElements() : 0);
+    if (!type.hasStaticShape())
+      elements = arith::MulIOp::create(
+                     b, loc, rows, index(std::max(problem.rowLength, problem.resultLength)))
+                     .getResult();
+    auto view = MemRefType::get({type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
+                                type.getElementType());
     buffers.push_back(memref::ReinterpretCastOp::create(
-        b, loc, view, kernel.getArgument(position), /*offset=*/0,
-        ArrayRef<int64_t>{type.getNumElements()}, ArrayRef<int64_t>{1}));
+        b, loc, view, kernel.getArgument(position), b.getIndexAttr(0),
+        ArrayRef<OpFoldResult>{elements}, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}));
   }
   if (config.threadsPerRow > 32)
     scratch = kernel.getWorkgroupAttributions()[0];
@@ -1225,9 +1275,9 @@ LogicalResult RowKernelBuilder::build() {
         b, loc, arith::MulIOp::create(b, loc, block, index(config.rowsPerCta)), group);
     // The rows past the last compute the last row again, so that every lane of a warp
     // takes part in the shuffles, and store nothing.
-    if (problem.rows % config.rowsPerCta != 0) {
-      rowValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, index(problem.rows));
-      row = arith::MinUIOp::create(b, loc, row, index(problem.rows - 1));
+    if (problem.dynamicRows || problem.rows % config.rowsPerCta != 0) {
+      rowValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
+      row = arith::MinUIOp::create(b, loc, row, arith::SubIOp::create(b, loc, rows, index(1)));
     }
   }
   // Row offsets of the operands; those with one value per row are read now.
@@ -1418,7 +1468,8 @@ std::string kernelName(kernel::FuncOp function, const RowsProblem &problem,
   for (MemRefType type : problem.buffers)
     os << type;
   return llvm::formatv("rows_{0}_{1}x{2}_{3}_t{4}r{5}v{6}", anchorName(problem.anchor),
-                       problem.rows, problem.rowLength,
+                       problem.dynamicRows ? std::string("n") : std::to_string(problem.rows),
+                       problem.rowLength,
                        llvm::utohexstr(uint32_t(llvm::hash_value(text)), /*LowerCase=*/true),
                        config.threadsPerRow, config.rowsPerCta, config.vector)
       .str();
@@ -1494,6 +1545,8 @@ struct KernelReductionRowsPass : kiln::impl::KernelReductionRowsBase<KernelReduc
     SmallVector<Type> parameters;
     for (MemRefType type : problem.buffers)
       parameters.push_back(MemRefType::get({}, type.getElementType()));
+    if (problem.dynamicRows)
+      parameters.push_back(b.getI32Type()); // the row count
     SmallVector<Type> workgroup;
     if (config.threadsPerRow > 32)
       workgroup.push_back(
@@ -1530,10 +1583,25 @@ struct KernelReductionRowsPass : kiln::impl::KernelReductionRowsBase<KernelReduc
     SmallVector<Value> pointers;
     for (Value operand : launch.getOperands())
       pointers.push_back(kiln::barePointer(b, loc, operand));
-    int64_t ctas = (problem.rows + config.rowsPerCta - 1) / config.rowsPerCta;
+    Value ctas = index((problem.rows + config.rowsPerCta - 1) / config.rowsPerCta);
+    if (problem.dynamicRows) {
+      // The row count, read off the output on the host (the engine's shape program
+      // computes it, and the grid, per input shape).
+      Value output = launch.getOperands()[problem.output];
+      auto type = cast<MemRefType>(output.getType());
+      Value elements = index(1);
+      for (int64_t dim = 0; dim < type.getRank(); ++dim)
+        elements = arith::MulIOp::create(b, loc, elements,
+                                         type.isDynamicDim(dim)
+                                             ? memref::DimOp::create(b, loc, output, dim).getResult()
+                                             : index(type.getDimSize(dim)));
+      Value rows = arith::DivUIOp::create(b, loc, elements, index(problem.resultLength));
+      pointers.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), rows));
+      ctas = arith::CeilDivUIOp::create(b, loc, rows, index(config.rowsPerCta));
+    }
     int64_t shared = storage == RowsStorage::Shared ? sharedRowBytes(problem) : 0;
     Value one = index(1);
-    gpu::LaunchFuncOp::create(b, loc, kernelFunc, gpu::KernelDim3{index(ctas), one, one},
+    gpu::LaunchFuncOp::create(b, loc, kernelFunc, gpu::KernelDim3{ctas, one, one},
                               gpu::KernelDim3{index(config.threads()), one, one},
                               arith::ConstantIntOp::create(b, loc, shared, 32), pointers);
     launch.erase();

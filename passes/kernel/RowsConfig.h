@@ -65,6 +65,10 @@ struct RowsOperand {
 struct RowsProblem {
   RowsAnchor anchor = RowsAnchor::ReduceSum;
   int64_t rows = 0, rowLength = 0;
+  /// The rows are counted at run time (a dynamic engine's leading dimensions): `rows` is
+  /// then their count at the profile's opt shape, for choosing a configuration; the
+  /// kernel takes the count as its last parameter.
+  bool dynamicRows = false;
   /// Elements of the result per row: rowLength (normalisations), 1 (reductions).
   int64_t resultLength = 0;
   float epsilon = 0;
@@ -127,8 +131,9 @@ RowsStorage rowsStorage(const RowsProblem &problem, const RowsConfig &config,
 
 /// The problem `function` computes, when it is a kernel.reduction the row kernels take:
 /// its anchor (softmax or log-softmax over the last axis, LayerNorm or RMSNorm over
-/// trailing axes, a ReduceX over trailing axes) reads a static row-major f16/bf16/f32
-/// buffer through pointwise ops, and pointwise ops follow it to the one stored value.
+/// trailing axes, a ReduceX over trailing axes) reads a row-major f16/bf16/f32 buffer
+/// (static, or with dynamic leading dimensions) through pointwise ops, and pointwise ops
+/// follow it to the one stored value.
 std::optional<RowsProblem> matchReductionRows(kernel::FuncOp function);
 
 /// The legal configurations for `problem` on `target`, the default (what runs untuned)

@@ -6,6 +6,7 @@
 #include "passes/kernel/Autotune.h"
 #include "passes/kernel/KernelConfig.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -369,6 +370,72 @@ TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
   ASSERT_TRUE(timing) << why;
   EXPECT_TRUE(failed(kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why)));
   EXPECT_NE(why.find("is not a configuration of this GEMM"), std::string::npos) << why;
+}
+
+// A dynamic engine's GEMM (M known at run time) is tuned at the profile's opt shape: its
+// candidates, cost and timing module take the opt extents its launch evaluates to.
+TEST_F(TuningIRTest, DynamicGemmIsTunedAtTheOptShape) {
+  const char *text = R"mlir(
+kernel.func @MatMul_0(%a: memref<?x?x768xf16>, %b: memref<768x3072xf16>, %c: memref<?x?x3072xf16>) {
+  matmul ins(%a, %b : memref<?x?x768xf16>, memref<768x3072xf16>) outs(%c : memref<?x?x3072xf16>) {
+  ^bb0(%x: tensor<?x?x768xf16>, %y: tensor<768x3072xf16>):
+    %r = graph.matmul %x, %y : (tensor<?x?x768xf16>, tensor<768x3072xf16>) -> tensor<?x?x3072xf16>
+    kernel.yield %r : tensor<?x?x3072xf16>
+  }
+  return
+}
+func.func @main(%a: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 768>}, %b: memref<768x3072xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %batch = memref.dim %a, %c0 : memref<?x?x768xf16>
+  %sequence = memref.dim %a, %c1 : memref<?x?x768xf16>
+  %c = memref.alloc(%batch, %sequence) : memref<?x?x3072xf16>
+  kernel.launch @MatMul_0(%a, %b, %c) : (memref<?x?x768xf16>, memref<768x3072xf16>, memref<?x?x3072xf16>) -> ()
+  return
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
+  std::optional<SmallVector<MemRefType>> opt = kiln::getOptShapeBufferTypes(kernel);
+  ASSERT_TRUE(opt);
+  EXPECT_EQ((*opt)[0].getShape(), ArrayRef<int64_t>({8, 128, 768}));
+  EXPECT_EQ((*opt)[2].getShape(), ArrayRef<int64_t>({8, 128, 3072}));
+  std::optional<kiln::Sm90GemmProblem> problem = kiln::matchSm90Gemm(kernel, false);
+  ASSERT_TRUE(problem);
+  EXPECT_TRUE(problem->dynamicM);
+  EXPECT_EQ(problem->m, 1024);
+  EXPECT_EQ(kiln::describeKernelProblem(kernel), "1024x3072x768 f16");
+  // No split-K or one-warpgroup configuration (both need M at compile time).
+  auto candidates = kiln::kernelConfigCandidates(kernel, "sm_90a");
+  ASSERT_GT(candidates.size(), 2u);
+  for (DictionaryAttr config : candidates)
+    if (std::optional<kiln::Sm90GemmConfig> gemm = kiln::Sm90GemmConfig::fromAttr(config)) {
+      EXPECT_EQ(gemm->splitK, 1) << gemm->name();
+      EXPECT_GT(gemm->consumers, 0) << gemm->name();
+    }
+  // The cost model sizes the generic lowering at the opt shape too: 2 M N K flops.
+  EXPECT_DOUBLE_EQ(kiln::estimateKernelFlops(kernel), 2.0 * 1024 * 3072 * 768);
+  EXPECT_LT(kiln::estimateMicros(kernel, candidates.front()),
+            kiln::estimateMicros(kernel, candidates.back()));
+
+  for (DictionaryAttr config : {candidates.front(), candidates.back()}) {
+    std::string why;
+    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, config, why);
+    ASSERT_TRUE(timing) << why;
+    FailureOr<kiln::engine::Engine> engine =
+        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
+    ASSERT_TRUE(succeeded(engine)) << kiln::describeKernelConfig(config) << ": " << why;
+    EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{8, 128, 768}));
+    EXPECT_TRUE(engine->shapeProgram.empty()); // a static engine: the sizes are constants
+    for (const kiln::engine::Step &step : engine->steps)
+      EXPECT_TRUE(step.runtimeFields.empty());
+  }
+  // Without a profile nothing says M: no template.
+  auto host = *module->getOps<func::FuncOp>().begin();
+  host.removeArgAttr(0, "kernel.opt_shape");
+  EXPECT_FALSE(kiln::getOptShapeBufferTypes(kernel));
+  EXPECT_FALSE(kiln::matchSm90Gemm(kernel, false));
 }
 
 // Attention kernels are tuned: the flash-attention configurations (wgmma ones on sm_90a),
