@@ -1238,7 +1238,8 @@ LogicalResult RowKernelBuilder::build() {
   // rows x the longer of a row and a result row.
   Value rows = index(problem.rows);
   if (problem.dynamicRows)
-    rows = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), kernel.getArguments().back());
+    rows = arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                        kernel.getArgument(problem.buffers.size()));
   for (auto [position, type] : llvm::enumerate(problem.buffers)) {
     OpFoldResult elements = b.getIndexAttr(type.hasStaticShape() ? type.getNumElements() : 0);
     if (!type.hasStaticShape())

@@ -44,6 +44,35 @@ func.func @main(%x: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
 
 // -----
 
+// A CTA a row (its warps combine through a workgroup buffer): the row count is still the
+// parameter after the buffers, and the grid is the row count itself.
+// CHECK-LABEL: func.func @main
+// CHECK: %[[ROWS:.*]] = arith.divui
+// CHECK: %[[ROWS32:.*]] = arith.index_cast %[[ROWS]] : index to i32
+// CHECK: %[[CTAS:.*]] = arith.ceildivui %[[ROWS]], %c1{{[_0-9]*}} : index
+// CHECK: gpu.launch_func {{ *}}@kiln_rows_layer_norm_nx768_{{[0-9a-f]+}}_t64r1v8::{{.*}} blocks in (%[[CTAS]],
+// CHECK-SAME: %[[ROWS32]] : i32)
+// CHECK: gpu.func @rows_layer_norm_nx768_{{.*}}(%{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %[[COUNT:.*]]: i32) workgroup
+// CHECK: arith.index_castui %[[COUNT]] : i32 to index
+kernel.func @LayerNorm_1(%x: memref<?x768xf16>, %y: memref<?x768xf16>) attributes {kernel.config = {template = "rows", threads_per_row = 64, rows_per_cta = 1, vector = 8}} {
+  reduction ins(%x : memref<?x768xf16>) outs(%y : memref<?x768xf16>) {
+  ^bb0(%a: tensor<?x768xf16>):
+    %c = graph.constant dense<1.0> : tensor<768xf16>
+    %n, %mean, %inv = graph.layer_normalization %a, %c {axis = -1 : i64, epsilon = 9.999999960e-13 : f32, stash_type = f32} : (tensor<?x768xf16>, tensor<768xf16>) -> (tensor<?x768xf16>, tensor<?x1xf32>, tensor<?x1xf32>)
+    kernel.yield %n : tensor<?x768xf16>
+  }
+  return
+}
+func.func @main(%x: memref<?x768xf16> {kernel.opt_shape = array<i64: 1024, 768>}) -> memref<?x768xf16> attributes {kernel.num_inputs = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %x, %c0 : memref<?x768xf16>
+  %y = memref.alloc(%rows) : memref<?x768xf16>
+  kernel.launch @LayerNorm_1(%x, %y) : (memref<?x768xf16>, memref<?x768xf16>) -> ()
+  return %y : memref<?x768xf16>
+}
+
+// -----
+
 // A softmax over [batch, 12, seq, seq]: its rows are of run-time length, which the row
 // kernels do not take (yet): the generic lowering keeps it.
 // CHECK-LABEL: kernel.func @Softmax_0
