@@ -621,7 +621,8 @@ void applyRuntimeFields(const std::vector<int64_t> &values, Step &step) {
       break;
     case RuntimeField::Kind::TensorMapDim: {
       TensorMap &map = step.arguments[field.index / TensorMap::kMaxRank].tensorMap;
-      map.dims[field.index % TensorMap::kMaxRank] = static_cast<uint64_t>(std::max<int64_t>(value, 1));
+      map.dims[field.index % TensorMap::kMaxRank] =
+          static_cast<uint64_t>(std::max<int64_t>(value, 1));
       // Dense and row-major: each stride is the bytes of the dimensions inside it.
       uint64_t stride = TensorMap::elementBytes(map.dataType);
       for (unsigned d = 0; d + 1 < map.rank; ++d)

@@ -425,8 +425,8 @@ struct ExecutionContext::Impl {
   /// were encoded for the same buffers last time. Synchronous: call it outside a capture.
   bool prepareTensorMaps(const std::vector<DevicePointer> &inputs,
                          const std::vector<DevicePointer> &outputs, std::string &error) {
-    if (hostMaps.empty() || (mapsEncoded && inputs == mapsForInputs &&
-                             outputs == mapsForOutputs && inputShapes == mapsForShapes))
+    if (hostMaps.empty() || (mapsEncoded && inputs == mapsForInputs && outputs == mapsForOutputs &&
+                             inputShapes == mapsForShapes))
       return true;
     const engine::Engine &model = description();
     std::string problem;

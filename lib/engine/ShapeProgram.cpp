@@ -161,8 +161,8 @@ FailureOr<int64_t> kiln::ProfileShapeEvaluator::evaluateIndex(FailureOr<uint32_t
       const std::vector<int64_t> &shape = shapes[instruction.a];
       if (instruction.b >= shape.size() || ShapedType::isDynamic(shape[instruction.b]))
         return user->emitError("reads extent ")
-               << instruction.b << " of argument " << instruction.a << ", which has no "
-               << profile << ": a dynamic shape needs the profile's shapes";
+               << instruction.b << " of argument " << instruction.a << ", which has no " << profile
+               << ": a dynamic shape needs the profile's shapes";
     }
   std::vector<int64_t> values;
   engine::evaluateProgram(program, shapes, values);

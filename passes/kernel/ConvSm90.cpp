@@ -512,8 +512,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     if (failed(kiln::launchWarpSpecialisedGemm(
             b, loc, module, symbols, getArgument(), *kernelFunc, config, b.getIndexAttr(tiles),
             mapA.getResult(), mapB.getResult(), output, b.getIndexAttr(p.gemmM()), p.outChannels,
-            p.gemmK(), &p.epilogue,
-            kiln::epilogueBuffers(launch, p.epilogue)))) {
+            p.gemmK(), &p.epilogue, kiln::epilogueBuffers(launch, p.epilogue)))) {
       signalPassFailure();
       return failure();
     }

@@ -52,8 +52,8 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
     return std::nullopt;
 
   // Buffers of static shape; or a dynamic engine's, whose rows (M) are known at run time
-  // only: A and C of the same dynamic row extents, read as they are (no reshape), and the
-  // rows at the profile's opt shape for the heuristics.
+  // only: A's rows of K elements (as they are, or reshaped to the matrix: the same bytes),
+  // C's of N, the rows at the profile's opt shape for the heuristics.
   GemmProblem problem;
   problem.dynamicM = !lhsType.hasStaticShape();
   std::optional<SmallVector<MemRefType>> buffers =
@@ -68,7 +68,7 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   if (!bType.hasStaticShape() || bType.getRank() != 2 || cType.getRank() != lhsType.getRank() ||
       cType.getShape().drop_back() != rows || cType.isDynamicDim(cType.getRank() - 1))
     return std::nullopt;
-  if (problem.dynamicM ? aType.getShape() != lhsType.getShape()
+  if (problem.dynamicM ? aType.getShape().back() != lhsType.getShape().back()
                        : aType.getNumElements() != lhsType.getNumElements())
     return std::nullopt;
   // The elementwise ops after the product (bias, activation, residual, scale, cast).

@@ -20,9 +20,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -147,7 +147,8 @@ std::optional<SmallVector<MemRefType>> getOptShapeBufferTypes(kernel::FuncOp fun
       SmallVector<int64_t> shape(type.getShape());
       for (auto [dim, extent] : llvm::enumerate(shape))
         if (ShapedType::isDynamic(extent)) {
-          FailureOr<int64_t> value = evaluator.evaluateExtent(launch.getOperands()[index], dim, launch);
+          FailureOr<int64_t> value =
+              evaluator.evaluateExtent(launch.getOperands()[index], dim, launch);
           if (failed(value) || *value < 0)
             return std::nullopt;
           extent = *value;

@@ -560,7 +560,8 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     OpFoldResult tiles =
         problem.dynamicM
             ? OpFoldResult(arith::MulIOp::create(
-                  b, loc, arith::CeilDivUIOp::create(b, loc, cast<Value>(rows), index(config.tileM)),
+                  b, loc,
+                  arith::CeilDivUIOp::create(b, loc, cast<Value>(rows), index(config.tileM)),
                   index(tilesN)))
             : OpFoldResult(b.getIndexAttr(llvm::divideCeil(m, config.tileM) * tilesN));
     // The warp-specialised template walks a 1-D grid of tiles in its own order.
@@ -581,11 +582,9 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     SmallVector<Value> arguments = {mapA, mapB, cPointer, i32(m), i32(n), i32(k)};
     for (Value buffer : extra)
       arguments.push_back(kiln::barePointer(b, loc, buffer));
-    gpu::LaunchFuncOp::create(b, loc, gemm,
-                              gpu::KernelDim3{index(tilesN),
-                                              index(llvm::divideCeil(m, config.tileM)), one},
-                              gpu::KernelDim3{index(config.threads()), one, one},
-                              i32(config.sharedBytes()), arguments);
+    gpu::LaunchFuncOp::create(
+        b, loc, gemm, gpu::KernelDim3{index(tilesN), index(llvm::divideCeil(m, config.tileM)), one},
+        gpu::KernelDim3{index(config.threads()), one, one}, i32(config.sharedBytes()), arguments);
     launch.erase();
     return success();
   }

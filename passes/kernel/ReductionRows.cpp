@@ -1243,11 +1243,12 @@ LogicalResult RowKernelBuilder::build() {
   for (auto [position, type] : llvm::enumerate(problem.buffers)) {
     OpFoldResult elements = b.getIndexAttr(type.hasStaticShape() ? type.getNumElements() : 0);
     if (!type.hasStaticShape())
-      elements = arith::MulIOp::create(
-                     b, loc, rows, index(std::max(problem.rowLength, problem.resultLength)))
+      elements = arith::MulIOp::create(b, loc, rows,
+                                       index(std::max(problem.rowLength, problem.resultLength)))
                      .getResult();
-    auto view = MemRefType::get({type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
-                                type.getElementType());
+    auto view =
+        MemRefType::get({type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
+                        type.getElementType());
     buffers.push_back(memref::ReinterpretCastOp::create(
         b, loc, view, kernel.getArgument(position), b.getIndexAttr(0),
         ArrayRef<OpFoldResult>{elements}, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}));
@@ -1592,10 +1593,10 @@ struct KernelReductionRowsPass : kiln::impl::KernelReductionRowsBase<KernelReduc
       auto type = cast<MemRefType>(output.getType());
       Value elements = index(1);
       for (int64_t dim = 0; dim < type.getRank(); ++dim)
-        elements = arith::MulIOp::create(b, loc, elements,
-                                         type.isDynamicDim(dim)
-                                             ? memref::DimOp::create(b, loc, output, dim).getResult()
-                                             : index(type.getDimSize(dim)));
+        elements = arith::MulIOp::create(
+            b, loc, elements,
+            type.isDynamicDim(dim) ? memref::DimOp::create(b, loc, output, dim).getResult()
+                                   : index(type.getDimSize(dim)));
       Value rows = arith::DivUIOp::create(b, loc, elements, index(problem.resultLength));
       pointers.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), rows));
       ctas = arith::CeilDivUIOp::create(b, loc, rows, index(config.rowsPerCta));

@@ -852,17 +852,16 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
       return index(*constant);
     return cast<Value>(value);
   };
-  Value mValue = staticRows ? i32(m)
-                            : arith::IndexCastOp::create(b, loc, b.getI32Type(), hostIndex(rows))
-                                  .getResult();
+  Value mValue =
+      staticRows ? i32(m)
+                 : arith::IndexCastOp::create(b, loc, b.getI32Type(), hostIndex(rows)).getResult();
   Value grid;
   if (std::optional<int64_t> staticTiles = getConstantIntValue(tiles)) {
     grid = index(config.gridSize(*staticTiles));
   } else {
     grid = arith::MulIOp::create(b, loc, hostIndex(tiles), index(config.splitK));
     if (config.persistent)
-      grid = arith::MinUIOp::create(b, loc, grid,
-                                    index(kSm90Multiprocessors * config.ctasPerSm));
+      grid = arith::MinUIOp::create(b, loc, grid, index(kSm90Multiprocessors * config.ctasPerSm));
   }
   // Split-K: the parts' f32 partial sums go to a workspace (placed by kernel-plan-buffers),
   // which the reduction kernel then adds up into C.

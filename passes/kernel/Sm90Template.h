@@ -140,8 +140,8 @@ mlir::LogicalResult launchWarpSpecialisedGemm(
     mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module, mlir::SymbolTable &symbols,
     llvm::StringRef pass, mlir::gpu::GPUFuncOp gemm, const Sm90GemmConfig &config,
     mlir::OpFoldResult tiles, mlir::Value mapA, mlir::Value mapB, mlir::Value output,
-    mlir::OpFoldResult rows, int64_t n, int64_t k,
-    const Sm90Epilogue *epilogue = nullptr, mlir::ValueRange epilogueBuffers = {});
+    mlir::OpFoldResult rows, int64_t n, int64_t k, const Sm90Epilogue *epilogue = nullptr,
+    mlir::ValueRange epilogueBuffers = {});
 
 /// The buffers `launch` passes for `epilogue`'s inputs, in parameter order.
 llvm::SmallVector<mlir::Value> epilogueBuffers(kernel::LaunchOp launch,

@@ -558,9 +558,15 @@ struct GemmLowering : OpConversionPattern<graph::GemmOp> {
                        createScalarConstant(builder, nestedLoc, elementType, factor));
     };
 
+    // Half-precision products accumulate in f32, as graph.matmul's do (createMatMul), and
+    // are rounded once, after alpha and C.
+    Type accumulatorElement =
+        elementType.isF16() || elementType.isBF16() ? rewriter.getF32Type() : elementType;
+    auto accumulatorType = resultType.clone(accumulatorElement);
     // With alpha = 1 the product accumulates straight into beta * C (broadcast to a static
     // result shape: C alone may not give the extents of a dynamic one).
-    bool accumulateIntoC = hasC && alpha == 1.0 && resultType.hasStaticShape();
+    bool accumulateIntoC =
+        hasC && alpha == 1.0 && resultType.hasStaticShape() && accumulatorElement == elementType;
     Value init;
     if (accumulateIntoC)
       init = createElementwise(rewriter, loc, resultType, ValueRange{c},
@@ -568,22 +574,33 @@ struct GemmLowering : OpConversionPattern<graph::GemmOp> {
                                  return scale(builder, nestedLoc, args[0], beta);
                                });
     else
-      init = createZeros(rewriter, loc, resultType, sizes);
+      init = createZeros(rewriter, loc, accumulatorType, sizes);
     Value product =
-        linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType}, ValueRange{a, b}, init)
+        linalg::MatmulOp::create(rewriter, loc, TypeRange{accumulatorType}, ValueRange{a, b}, init)
             .getResult(0);
-    if (!accumulateIntoC && (alpha != 1.0 || hasC)) {
+    if (!accumulateIntoC && (alpha != 1.0 || hasC || accumulatorElement != elementType)) {
       SmallVector<Value> operands{product};
       if (hasC)
         operands.push_back(c);
-      product = createElementwise(rewriter, loc, resultType, operands,
-                                  [&](OpBuilder &builder, Location nestedLoc, ValueRange args) {
-                                    Value result = scale(builder, nestedLoc, args[0], alpha);
-                                    if (args.size() > 1)
-                                      result = createAdd(builder, nestedLoc, result,
-                                                         scale(builder, nestedLoc, args[1], beta));
-                                    return result;
-                                  });
+      product = createElementwise(
+          rewriter, loc, resultType, operands,
+          [&](OpBuilder &builder, Location nestedLoc, ValueRange args) {
+            // In the accumulator's type, rounded to the result's at the end.
+            auto widen = [&](Value value) {
+              return convertScalar(builder, nestedLoc, value, value.getType(), accumulatorElement);
+            };
+            auto scaled = [&](Value value, double factor) -> Value {
+              if (factor == 1.0)
+                return value;
+              return createMul(
+                  builder, nestedLoc, value,
+                  createScalarConstant(builder, nestedLoc, accumulatorElement, factor));
+            };
+            Value result = scaled(args[0], alpha);
+            if (args.size() > 1)
+              result = createAdd(builder, nestedLoc, result, scaled(widen(args[1]), beta));
+            return convertScalar(builder, nestedLoc, result, accumulatorElement, elementType);
+          });
     }
     rewriter.replaceOp(op, product);
     return success();

@@ -62,6 +62,23 @@ func.func @gemm(%a: tensor<3x4xf32>, %b: tensor<5x4xf32>, %c: tensor<5xf32>) -> 
 
 // -----
 
+// A half-precision Gemm accumulates in f32 (as graph.matmul does) and is rounded once,
+// after the bias: a K of thousands summed in f16 loses digits.
+// CHECK-LABEL: func.func @gemm_f16
+// CHECK: %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x768xf32>)
+// CHECK: %[[P:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x768xf16>, tensor<768x768xf16>) outs(%[[ZEROS]] : tensor<?x768xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}} : tensor<?x768xf32>, tensor<768xf16>) outs(%{{.*}} : tensor<?x768xf16>)
+// CHECK: ^bb0(%[[SUM:.*]]: f32, %[[BIAS:.*]]: f16, %{{.*}}: f16):
+// CHECK: %[[WIDE:.*]] = arith.extf %[[BIAS]] : f16 to f32
+// CHECK: %[[BIASED:.*]] = arith.addf %[[SUM]], %[[WIDE]] : f32
+// CHECK: arith.truncf %[[BIASED]] : f32 to f16
+func.func @gemm_f16(%a: tensor<?x768xf16>, %b: tensor<768x768xf16>, %c: tensor<768xf16>) -> tensor<?x768xf16> {
+  %0 = graph.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = false} : (tensor<?x768xf16>, tensor<768x768xf16>, tensor<768xf16>) -> tensor<?x768xf16>
+  return %0 : tensor<?x768xf16>
+}
+
+// -----
+
 // A 2-D convolution: zero padding (a gather generic), the bias broadcast as the initial
 // value, then linalg.conv_2d_nchw_fchw with the strides and dilations.
 // CHECK-LABEL: func.func @conv_2d
