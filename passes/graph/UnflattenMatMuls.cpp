@@ -7,13 +7,17 @@
 // [B.., M, K] input by the [K, N] weight (a matmul broadcasts a 2-D right operand over the
 // leading dimensions), whose result has the shape its users read.
 //
-// Matched: graph.reshape to a static [D.., N] (rank >= 3) of a 2-D [M, K] x [K, N]
-// product, M = D0 * ... , optionally through one graph.add of a row bias ([N], [1, N], a
+// Matched: graph.reshape to a [D.., N] (rank >= 3) of a 2-D [M, K] x [K, N] product,
+// M = D0 * ... , optionally through one graph.add of a row bias ([N], [1, N], a
 // scalar); the product and the Add used by nothing else. The product is a graph.matmul or
 // a graph.gemm without trans_a, with alpha 1 and, when it has C, beta 1 and a row-bias C
 // (which becomes an Add); a trans_b Gemm needs a constant B, transposed here. The left
 // operand is the input of the first Reshape when that has type [D.., K], else a new
 // Reshape to [D.., K] of the 2-D operand (which the kernel takes as a prologue).
+//
+// With dynamic extents (a dynamic engine's [batch, sequence, K] activations), K and N are
+// static and the symbolic analysis (SymbolicShapes.h) proves M = D0 * ... and the first
+// Reshape's input [D.., K]; there is no new Reshape then (its target would be computed).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +25,7 @@
 #include "dialects/graph/GraphOps.h"
 #include "passes/Passes.h"
 #include "passes/graph/ConstantBytes.h"
+#include "passes/graph/SymbolicShapes.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -58,18 +63,50 @@ Value createShape(OpBuilder &builder, Location loc, ArrayRef<int64_t> values) {
                                    cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
 }
 
+/// The symbolic extents of `value`'s dimensions `dims` multiplied, if the analysis
+/// knows them.
+std::optional<graph::DimExpr> extentProduct(const graph::SymbolicShapeAnalysis &shapes, Value value,
+                                            int64_t begin, int64_t end) {
+  const graph::SymbolicShape *shape = shapes.lookup(value);
+  if (!shape || !shape->ranked || end > int64_t(shape->dims.size()))
+    return std::nullopt;
+  graph::DimExpr product = graph::DimExpr::constant(1);
+  for (int64_t dim = begin; dim < end; ++dim)
+    product = product * shape->dims[dim];
+  return product;
+}
+
+/// Whether `a` and `b` have equal extents: equal static types, or the analysis proves
+/// every extent equal.
+bool sameExtents(const graph::SymbolicShapeAnalysis &shapes, Value a, Value b) {
+  auto aType = cast<RankedTensorType>(a.getType()), bType = cast<RankedTensorType>(b.getType());
+  if (aType.getShape() != bType.getShape())
+    return false;
+  if (aType.hasStaticShape())
+    return true;
+  const graph::SymbolicShape *aShape = shapes.lookup(a), *bShape = shapes.lookup(b);
+  return aShape && bShape && aShape->ranked && bShape->ranked && aShape->dims == bShape->dims;
+}
+
+/// Whether `type` is ranked with a static last dimension (the others may be dynamic).
+bool staticInner(RankedTensorType type) {
+  return type && type.getRank() >= 1 && !type.isDynamicDim(type.getRank() - 1);
+}
+
 /// Rewrites the chain ending in `reshape`; false when it does not match.
-bool unflatten(graph::ReshapeOp reshape, OpBuilder &builder) {
+bool unflatten(graph::ReshapeOp reshape, OpBuilder &builder,
+               const graph::SymbolicShapeAnalysis &shapes) {
   auto resultType = dyn_cast<RankedTensorType>(reshape.getType());
-  if (!resultType || !resultType.hasStaticShape() || resultType.getRank() < 3)
+  if (!staticInner(resultType) || resultType.getRank() < 3)
     return false;
   Value source = reshape.getInput();
   Operation *producer = source.getDefiningOp();
   if (!producer || !source.hasOneUse())
     return false;
   auto productType = dyn_cast<RankedTensorType>(source.getType());
-  if (!productType || !productType.hasStaticShape() || productType.getRank() != 2)
+  if (!staticInner(productType) || productType.getRank() != 2)
     return false;
+  bool dynamic = !resultType.hasStaticShape() || !productType.hasStaticShape();
 
   // An Add of a row bias between the product and the reshape.
   graph::AddOp biasAdd = dyn_cast<graph::AddOp>(producer);
@@ -112,16 +149,27 @@ bool unflatten(graph::ReshapeOp reshape, OpBuilder &builder) {
     return false;
   auto lhsType = dyn_cast<RankedTensorType>(lhs.getType());
   auto weightType = dyn_cast<RankedTensorType>(weight.getType());
-  if (!lhsType || !weightType || !lhsType.hasStaticShape() || !weightType.hasStaticShape() ||
+  if (!staticInner(lhsType) || !weightType || !weightType.hasStaticShape() ||
       lhsType.getRank() != 2 || weightType.getRank() != 2)
     return false;
   int64_t m = productType.getDimSize(0), n = productType.getDimSize(1);
   int64_t k = lhsType.getDimSize(1);
   ArrayRef<int64_t> outer = resultType.getShape().drop_back();
   if (resultType.getShape().back() != n || lhsType.getDimSize(0) != m ||
-      ShapedType::getNumElements(outer) != m || weightType.getDimSize(transposed ? 1 : 0) != k ||
+      weightType.getDimSize(transposed ? 1 : 0) != k ||
       weightType.getDimSize(transposed ? 0 : 1) != n)
     return false;
+  if (dynamic) {
+    // M (the product's rows, the left operand's) is the product of D.. symbolically.
+    std::optional<graph::DimExpr> rows = extentProduct(shapes, source, 0, 1);
+    std::optional<graph::DimExpr> lhsRows = extentProduct(shapes, lhs, 0, 1);
+    std::optional<graph::DimExpr> outerProduct =
+        extentProduct(shapes, reshape.getResult(), 0, resultType.getRank() - 1);
+    if (!rows || !lhsRows || !outerProduct || *rows != *outerProduct || *lhsRows != *rows)
+      return false;
+  } else if (ShapedType::getNumElements(outer) != m) {
+    return false;
+  }
   std::optional<std::vector<char>> transposedWeight;
   if (transposed) {
     std::optional<std::vector<char>> data = graph::readConstantBytes(weight);
@@ -137,8 +185,18 @@ bool unflatten(graph::ReshapeOp reshape, OpBuilder &builder) {
   inputShape.push_back(k);
   auto inputType = RankedTensorType::get(inputShape, lhsType.getElementType());
   Value input;
-  if (Operation *flatten = lhs.getDefiningOp();
-      isReshapeLike(flatten) && flatten->getOperand(0).getType() == inputType)
+  Operation *flatten = lhs.getDefiningOp();
+  bool flattened = isReshapeLike(flatten) && flatten->getOperand(0).getType() == inputType;
+  if (dynamic) {
+    // The first Reshape's input must be [D.., K] extent for extent: the same leading
+    // extents as the result's.
+    const graph::SymbolicShape *in = flattened ? shapes.lookup(flatten->getOperand(0)) : nullptr;
+    const graph::SymbolicShape *out = shapes.lookup(reshape.getResult());
+    if (!in || !out || !in->ranked || !out->ranked ||
+        ArrayRef(in->dims).drop_back() != ArrayRef(out->dims).drop_back())
+      return false;
+  }
+  if (flattened)
     input = flatten->getOperand(0);
   else
     input =
@@ -176,9 +234,12 @@ struct GraphUnflattenMatMulsPass
     SmallVector<graph::ReshapeOp> reshapes;
     getOperation().walk([&](graph::ReshapeOp reshape) { reshapes.push_back(reshape); });
     OpBuilder builder(&getContext());
+    // Computed once, on the function as it comes: the chains rewritten are read only
+    // through values that were there.
+    graph::SymbolicShapeAnalysis shapes(getOperation());
     SmallVector<Operation *> dead;
     for (graph::ReshapeOp reshape : reshapes)
-      if (unflatten(reshape, builder))
+      if (unflatten(reshape, builder, shapes))
         dead.push_back(reshape);
     // The old chains (reshape, Add, product, flattening Reshape, transposed weight) and
     // whatever else only they read.

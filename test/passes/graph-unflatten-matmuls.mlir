@@ -81,8 +81,9 @@ func.func @already_2d(%x: tensor<3x2xf32>) -> tensor<1x3x4xf32> {
 // -----
 
 // Left alone: a Gemm with alpha 2; a product with another user; a reshape that also
-// splits N (its result's last extent is not N); dynamic shapes; a Gemm whose C differs per
-// row ([M, N]).
+// splits N (its result's last extent is not N); a Gemm whose C differs per row ([M, N]).
+// Rewritten: a dynamic leading extent the analysis follows through [-1, 2] and back
+// through [-1, 3, 4] (3 * x.0 rows on both sides).
 // CHECK-LABEL: func.func @alpha
 // CHECK: graph.gemm
 // CHECK-LABEL: func.func @other_user
@@ -90,7 +91,7 @@ func.func @already_2d(%x: tensor<3x2xf32>) -> tensor<1x3x4xf32> {
 // CHECK-LABEL: func.func @splits_n
 // CHECK: graph.matmul {{.*}} -> tensor<3x4xf32>
 // CHECK-LABEL: func.func @dynamic
-// CHECK: graph.matmul {{.*}} -> tensor<?x4xf32>
+// CHECK: graph.matmul %arg0, %{{.*}} : (tensor<?x3x2xf32>, tensor<2x4xf32>) -> tensor<?x3x4xf32>
 // CHECK-LABEL: func.func @full_c
 // CHECK: graph.gemm
 func.func @alpha(%x: tensor<1x3x2xf32>) -> tensor<1x3x4xf32> {
@@ -138,4 +139,44 @@ func.func @full_c(%x: tensor<1x3x2xf32>) -> tensor<1x3x4xf32> {
   %g = graph.gemm %r, %w, %c {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = false} : (tensor<3x2xf32>, tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   %y = graph.reshape %g, %shape {allowzero = false} : (tensor<3x4xf32>, tensor<3xi64>) -> tensor<1x3x4xf32>
   return %y : tensor<1x3x4xf32>
+}
+
+// -----
+
+// A dynamic engine's linear layer: [batch, sequence, 2] flattened to [-1, 2], and back to
+// [batch, sequence, 4] through a shape the graph computes. The symbolic analysis proves
+// the rows batch*sequence on both sides, so it becomes the 3-D matmul as above.
+// CHECK-LABEL: func.func @dynamic_linear
+// CHECK: %[[P:.*]] = graph.matmul %arg0, %{{.*}} : (tensor<?x?x2xf32>, tensor<2x4xf32>) -> tensor<?x?x4xf32>
+// CHECK: %[[Y:.*]] = graph.add %[[P]], %{{.*}} : (tensor<?x?x4xf32>, tensor<4xf32>)
+// CHECK-NOT: graph.gemm
+// CHECK: return %[[Y]]
+func.func @dynamic_linear(%x: tensor<?x?x2xf32> {graph.dims = ["batch", "sequence", ""]}) -> tensor<?x?x4xf32> {
+  %flat = graph.constant dense<[-1, 2]> : tensor<2xi64>
+  %w = graph.constant dense<1.0> : tensor<2x4xf32>
+  %c = graph.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %shape = graph.shape %x {start = 0 : i64} : (tensor<?x?x2xf32>) -> tensor<3xi64>
+  %leading = graph.constant dense<[0, 1]> : tensor<2xi64>
+  %dims = graph.gather %shape, %leading {axis = 0 : i64} : (tensor<3xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %n = graph.constant dense<[4]> : tensor<1xi64>
+  %target = graph.concat %dims, %n {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %r = graph.reshape %x, %flat {allowzero = false} : (tensor<?x?x2xf32>, tensor<2xi64>) -> tensor<?x2xf32>
+  %g = graph.gemm %r, %w, %c {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = false} : (tensor<?x2xf32>, tensor<2x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  %y = graph.reshape %g, %target {allowzero = false} : (tensor<?x4xf32>, tensor<3xi64>) -> tensor<?x?x4xf32>
+  return %y : tensor<?x?x4xf32>
+}
+
+// -----
+
+// Reshaped back to extents the analysis cannot tie to the input's (a shape from another
+// input): not rewritten.
+// CHECK-LABEL: func.func @dynamic_unrelated
+// CHECK: graph.gemm
+func.func @dynamic_unrelated(%x: tensor<?x?x2xf32> {graph.dims = ["batch", "sequence", ""]}, %target: tensor<3xi64>) -> tensor<?x?x4xf32> {
+  %flat = graph.constant dense<[-1, 2]> : tensor<2xi64>
+  %w = graph.constant dense<1.0> : tensor<2x4xf32>
+  %r = graph.reshape %x, %flat {allowzero = false} : (tensor<?x?x2xf32>, tensor<2xi64>) -> tensor<?x2xf32>
+  %g = graph.gemm %r, %w {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = false} : (tensor<?x2xf32>, tensor<2x4xf32>) -> tensor<?x4xf32>
+  %y = graph.reshape %g, %target {allowzero = false} : (tensor<?x4xf32>, tensor<3xi64>) -> tensor<?x?x4xf32>
+  return %y : tensor<?x?x4xf32>
 }
