@@ -519,14 +519,7 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     // (the engine's shape program computes it, and the grid, per input shape).
     OpFoldResult rows = b.getIndexAttr(m);
     if (problem.dynamicM) {
-      auto cType = cast<MemRefType>(c.getType());
-      Value product = index(1);
-      for (int64_t dim = 0; dim + 1 < cType.getRank(); ++dim)
-        product = arith::MulIOp::create(b, loc, product,
-                                        cType.isDynamicDim(dim)
-                                            ? memref::DimOp::create(b, loc, c, dim).getResult()
-                                            : index(cType.getDimSize(dim)));
-      rows = product;
+      rows = kiln::hostExtentProduct(b, loc, c, 0, cast<MemRefType>(c.getType()).getRank() - 1);
       m = ShapedType::kDynamic;
     }
     // A buffer that the kernel reads as M x K (a Flatten; rows of a [B.., M, K]

@@ -1590,13 +1590,8 @@ struct KernelReductionRowsPass : kiln::impl::KernelReductionRowsBase<KernelReduc
       // The row count, read off the output on the host (the engine's shape program
       // computes it, and the grid, per input shape).
       Value output = launch.getOperands()[problem.output];
-      auto type = cast<MemRefType>(output.getType());
-      Value elements = index(1);
-      for (int64_t dim = 0; dim < type.getRank(); ++dim)
-        elements = arith::MulIOp::create(
-            b, loc, elements,
-            type.isDynamicDim(dim) ? memref::DimOp::create(b, loc, output, dim).getResult()
-                                   : index(type.getDimSize(dim)));
+      Value elements =
+          kiln::hostExtentProduct(b, loc, output, 0, cast<MemRefType>(output.getType()).getRank());
       Value rows = arith::DivUIOp::create(b, loc, elements, index(problem.resultLength));
       pointers.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), rows));
       ctas = arith::CeilDivUIOp::create(b, loc, rows, index(config.rowsPerCta));

@@ -3,6 +3,7 @@
 #include "passes/kernel/Sm90Template.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -791,6 +792,19 @@ Value kiln::barePointer(OpBuilder &b, Location loc, Value buffer) {
                                            /*strides=*/ArrayRef<int64_t>{});
 }
 
+Value kiln::hostExtentProduct(OpBuilder &b, Location loc, Value buffer, int64_t begin,
+                              int64_t end) {
+  auto type = cast<MemRefType>(buffer.getType());
+  Value product = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t dim = begin; dim < end; ++dim)
+    product = arith::MulIOp::create(
+        b, loc, product,
+        type.isDynamicDim(dim)
+            ? memref::DimOp::create(b, loc, buffer, dim).getResult()
+            : arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim)).getResult());
+  return product;
+}
+
 LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, ModuleOp module,
                                               SymbolTable &symbols, StringRef pass,
                                               gpu::GPUFuncOp gemm, const Sm90GemmConfig &config,
@@ -847,19 +861,17 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
   Value one = index(1);
   // M and the grid: constants, or host arithmetic on a run-time M (the engine's shape
   // program computes them per input shape).
-  auto hostIndex = [&](OpFoldResult value) -> Value {
-    if (auto constant = getConstantIntValue(value))
-      return index(*constant);
-    return cast<Value>(value);
-  };
-  Value mValue =
-      staticRows ? i32(m)
-                 : arith::IndexCastOp::create(b, loc, b.getI32Type(), hostIndex(rows)).getResult();
+  Value mValue = staticRows
+                     ? i32(m)
+                     : arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                                  getValueOrCreateConstantIndexOp(b, loc, rows))
+                           .getResult();
   Value grid;
   if (std::optional<int64_t> staticTiles = getConstantIntValue(tiles)) {
     grid = index(config.gridSize(*staticTiles));
   } else {
-    grid = arith::MulIOp::create(b, loc, hostIndex(tiles), index(config.splitK));
+    grid = arith::MulIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, tiles),
+                                 index(config.splitK));
     if (config.persistent)
       grid = arith::MinUIOp::create(b, loc, grid, index(kSm90Multiprocessors * config.ctasPerSm));
   }

@@ -127,6 +127,11 @@ mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
 /// the buffer's address).
 mlir::Value barePointer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer);
 
+/// On the host, the product of extents [`begin`, `end`) of `buffer` (`memref.dim` for the
+/// dynamic ones): a run-time row count, which the engine's shape program evaluates.
+mlir::Value hostExtentProduct(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
+                              int64_t begin, int64_t end);
+
 /// At `b`: launches `gemm` (the warp-specialised template under `config`) over `tiles`
 /// tiles of the M x N result `output` (M = `rows`), with the tensor maps `mapA` and `mapB`;
 /// `rows` and `tiles` are constants, or host index values of a run-time M (no split-K

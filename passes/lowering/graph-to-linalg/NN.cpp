@@ -551,18 +551,19 @@ struct GemmLowering : OpConversionPattern<graph::GemmOp> {
     bool hasC = c && beta != 0.0;
     if (hasC && !isa<RankedTensorType>(c.getType()))
       return rewriter.notifyMatchFailure(op, "unranked C");
-    auto scale = [&](OpBuilder &builder, Location nestedLoc, Value value, double factor) {
-      if (factor == 1.0)
-        return value;
-      return createMul(builder, nestedLoc, value,
-                       createScalarConstant(builder, nestedLoc, elementType, factor));
-    };
 
     // Half-precision products accumulate in f32, as graph.matmul's do (createMatMul), and
     // are rounded once, after alpha and C.
     Type accumulatorElement =
         elementType.isF16() || elementType.isBF16() ? rewriter.getF32Type() : elementType;
     auto accumulatorType = resultType.clone(accumulatorElement);
+    // `value`, of the accumulator's type, times `factor`.
+    auto scale = [&](OpBuilder &builder, Location nestedLoc, Value value, double factor) {
+      if (factor == 1.0)
+        return value;
+      return createMul(builder, nestedLoc, value,
+                       createScalarConstant(builder, nestedLoc, accumulatorElement, factor));
+    };
     // With alpha = 1 the product accumulates straight into beta * C (broadcast to a static
     // result shape: C alone may not give the extents of a dynamic one).
     bool accumulateIntoC =
@@ -589,16 +590,10 @@ struct GemmLowering : OpConversionPattern<graph::GemmOp> {
             auto widen = [&](Value value) {
               return convertScalar(builder, nestedLoc, value, value.getType(), accumulatorElement);
             };
-            auto scaled = [&](Value value, double factor) -> Value {
-              if (factor == 1.0)
-                return value;
-              return createMul(
-                  builder, nestedLoc, value,
-                  createScalarConstant(builder, nestedLoc, accumulatorElement, factor));
-            };
-            Value result = scaled(args[0], alpha);
+            Value result = scale(builder, nestedLoc, args[0], alpha);
             if (args.size() > 1)
-              result = createAdd(builder, nestedLoc, result, scaled(widen(args[1]), beta));
+              result = createAdd(builder, nestedLoc, result,
+                                 scale(builder, nestedLoc, widen(args[1]), beta));
             return convertScalar(builder, nestedLoc, result, accumulatorElement, elementType);
           });
     }
