@@ -6,10 +6,12 @@
 #include "lib/pipeline/GpuCompiler.h"
 #include "passes/kernel/KernelConfig.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -60,16 +62,24 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
     why = "the kernel holds no template op";
     return nullptr;
   }
-  // The template's operands: its body's arguments are the inputs, the rest outputs.
-  unsigned numTemplateInputs = templateOp->getRegion(0).front().getNumArguments();
+  // The template's outputs: the buffers it writes.
   llvm::SmallDenseSet<unsigned> written;
-  for (Value output : templateOp->getOperands().drop_front(numTemplateInputs)) {
-    auto argument = dyn_cast<BlockArgument>(output);
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  if (auto effecting = dyn_cast<MemoryEffectOpInterface>(templateOp))
+    effecting.getEffects(effects);
+  for (const MemoryEffects::EffectInstance &effect : effects) {
+    if (!isa<MemoryEffects::Write>(effect.getEffect()))
+      continue;
+    auto argument = dyn_cast_or_null<BlockArgument>(effect.getValue());
     if (!argument || argument.getOwner() != &body) {
       why = "the kernel writes a buffer that is not one of its arguments";
       return nullptr;
     }
     written.insert(argument.getArgNumber());
+  }
+  if (written.empty()) {
+    why = "the kernel writes no buffer";
+    return nullptr;
   }
   // Inputs that every launch of the kernel takes from one constant global (weights, which
   // templates may reorder at compile time) stay constants: the global is copied.
@@ -97,22 +107,29 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
       constants[index] = global;
     }
   }
+  // A dynamic engine's kernel is timed at the profile's opt shape: its buffers are
+  // allocated at those extents and passed as its dynamic types, its symbols (index
+  // arguments) are those values.
+  std::optional<ProfileArguments> opt = getProfileArguments(function);
+  auto isSymbol = [&](unsigned index) { return body.getArgument(index).getType().isIndex(); };
   SmallVector<unsigned> order; // kernel argument of each host argument: inputs, then outputs
   for (unsigned index = 0; index < body.getNumArguments(); ++index)
-    if (!written.contains(index) && !constants[index])
+    if (!written.contains(index) && !constants[index] && !isSymbol(index))
       order.push_back(index);
   size_t numInputs = order.size();
   for (unsigned index = 0; index < body.getNumArguments(); ++index)
     if (written.contains(index))
       order.push_back(index);
-  // A dynamic engine's kernel is timed at the profile's opt shape: its buffers are
-  // allocated at those extents and passed as its dynamic types.
-  std::optional<SmallVector<MemRefType>> optTypes = getOptShapeBufferTypes(function);
+  for (unsigned index = 0; index < body.getNumArguments(); ++index)
+    if (isSymbol(index) && !opt) {
+      why = "argument " + std::to_string(index) + " is a symbol the opt shape does not give";
+      return nullptr;
+    }
   SmallVector<Type> hostTypes;
   for (unsigned index : order) {
     auto type = dyn_cast<MemRefType>(body.getArgument(index).getType());
-    if (type && !type.hasStaticShape() && optTypes)
-      type = (*optTypes)[index];
+    if (type && !type.hasStaticShape() && opt)
+      type = opt->types[index];
     if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity()) {
       why = "argument " + std::to_string(index) +
             " is not a whole buffer of known shape, which the timer cannot allocate alone";
@@ -146,6 +163,9 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
   for (auto [index, global] : llvm::enumerate(constants))
     if (global)
       operands[index] = memref::GetGlobalOp::create(b, loc, global.getType(), global.getSymName());
+  for (unsigned index = 0; index < body.getNumArguments(); ++index)
+    if (isSymbol(index))
+      operands[index] = arith::ConstantIndexOp::create(b, loc, opt->symbols[index]);
   kernel::LaunchOp::create(b, loc, copy.getSymName(), operands);
   func::ReturnOp::create(b, loc);
   return module;

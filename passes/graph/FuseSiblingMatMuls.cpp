@@ -7,10 +7,11 @@
 //
 // A sibling is a graph.matmul, or a graph.gemm without trans_a and with alpha 1, whose
 // right operand is a constant [K, N_i] weight ([N_i, K] for a Gemm with trans_b,
-// transposed here), with static shapes and one user. When that user is an Add of a
-// constant bias that broadcasts along the last axis only ([N_i], [1, N_i], a scalar), the
-// Add is fused too; a Gemm's C of that form (with beta 1) is its bias. The fused matmul's bias is
-// the concatenation, with zeros for siblings that have none; there is no Add when none has one.
+// transposed here), with a static K and N (the leading extents may be dynamic) and one
+// user. When that user is an Add of a constant bias that broadcasts along the last axis
+// only ([N_i], [1, N_i], a scalar), the Add is fused too; a Gemm's C of that form (with
+// beta 1) is its bias. The fused matmul's bias is the concatenation, with zeros for
+// siblings that have none; there is no Add when none has one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,9 +89,13 @@ std::optional<Sibling> matchSibling(Operation *op) {
   auto lhsType = dyn_cast<RankedTensorType>(lhs.getType());
   auto weightType = dyn_cast<RankedTensorType>(sibling.weight.getType());
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!lhsType || !weightType || !resultType || !lhsType.hasStaticShape() ||
-      !weightType.hasStaticShape() || !resultType.hasStaticShape() || lhsType.getRank() < 2 ||
-      weightType.getRank() != 2 || !sibling.weight.getDefiningOp<graph::ConstantOp>() ||
+  // Leading extents may be dynamic (a dynamic engine's batch and sequence): with a 2-D
+  // weight the result's leading extents are the input's, whatever they are at run time.
+  if (!lhsType || !weightType || !resultType || lhsType.getRank() < 2 ||
+      lhsType.isDynamicDim(lhsType.getRank() - 1) || !weightType.hasStaticShape() ||
+      resultType.getRank() != lhsType.getRank() ||
+      resultType.isDynamicDim(resultType.getRank() - 1) || weightType.getRank() != 2 ||
+      !sibling.weight.getDefiningOp<graph::ConstantOp>() ||
       weightType.getElementType() != lhsType.getElementType() ||
       resultType.getElementType() != lhsType.getElementType() ||
       graph::getElementBytes(lhsType.getElementType()) == 0)

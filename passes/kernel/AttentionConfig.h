@@ -14,6 +14,7 @@
 #include "dialects/kernel/KernelOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -23,23 +24,53 @@
 
 namespace kiln {
 
-/// softmax(Q K^T * scale + mask) V over row-major [B, H, S, D] buffers (or [N, S, D],
-/// read as B = N, H = 1), as the flash-attention template computes it.
+/// Where the host finds one extent of an attention operand's view: a constant, extent
+/// `dim` of kernel argument `argument` (a buffer), or kernel argument `argument` itself
+/// (one of the kernel's index symbols, when `dim` is -1).
+struct AttentionExtent {
+  int64_t value = mlir::ShapedType::kDynamic; // the constant, when static
+  int argument = -1;
+  int dim = -1;
+  bool isStatic() const { return !mlir::ShapedType::isDynamic(value); }
+};
+
+/// How the kernel reads one of Q, K, V and O: as the view [B, H, S, D] of kernel argument
+/// `argument` whose element (b, h, s, d) is at offset + b * batch stride + h * head
+/// stride + s * row stride + d (docs/codegen-attention.md, "Operands").
+struct AttentionOperand {
+  int argument = -1;
+  /// false: the argument is the row-major [B, H, S, D] (or [N, S, D]) buffer itself.
+  /// true: the rows of the row-major buffer [..., width] are the (b, s) pairs, and head h
+  /// is its columns offset + h * D .. offset + (h + 1) * D: what reshaping [B, S, H * D]
+  /// to [B, S, H, D] and transposing the middle axes reads, after slicing the last axis
+  /// (one of Q, K and V in a fused QKV projection).
+  bool headsInColumns = false;
+  int64_t offset = 0, width = 0;
+  /// B, H and S of the view (H static).
+  std::array<AttentionExtent, 3> extents;
+};
+
+/// softmax(Q K^T * scale + mask) V over [B, H, S, D] views (or [N, S, D], read as B = N,
+/// H = 1), as the flash-attention template computes it. Extents known only at run time
+/// (a dynamic engine) are the values at the profile's opt shape here, for choosing and
+/// timing configurations; the launch reads them from the buffers.
 struct FlashAttentionProblem {
   int64_t batch = 0, heads = 0, seqQ = 0, seqKv = 0, headDim = 0;
+  /// Some extent (B, Sq or Skv) is known only at run time.
+  bool dynamic = false;
   mlir::Type operand; // f16 or bf16: Q, K, V and the result
   float scale = 1.0f;
-  /// The additive mask buffer's element type (null: no mask buffer), and its element
-  /// strides along (batch, head, query row, key column); 0 along broadcast dimensions.
+  /// The additive mask buffer's element type (null: no mask buffer); it broadcasts to the
+  /// scores [B, H, Sq, Skv] (right aligned), its strides are taken from its extents.
   mlir::Type maskType;
-  std::array<int64_t, 4> maskStrides = {0, 0, 0, 0};
   /// The mask was a compile-time constant that is exactly causal (0 where column <= row,
   /// -inf or <= -1e30 above): the kernel masks by index and skips the tiles above.
   bool causal = false;
   /// Rows masked out entirely give 0 (graph.attention's nan_to_zero).
   bool nanToZero = false;
-  /// Which arguments of the kernel.func are Q, K, V, the mask buffer (-1: none) and O.
-  int query = 0, key = 1, value = 2, mask = -1, output = 3;
+  /// Q, K, V and O, and the kernel argument that is the mask buffer (-1: none).
+  AttentionOperand query, key, value, output;
+  int mask = -1;
 };
 
 /// One way the template computes attention. As a dictionary:
@@ -74,10 +105,12 @@ struct FlashAttentionConfig {
 };
 
 /// The attention `function` computes, when it is a kernel.attention holding one
-/// graph.attention of f16/bf16 [B, H, S, D] buffers (D 64 or 128) read as they are (no
-/// transposes or reshapes folded into the body), with no mask, an additive mask buffer
-/// that broadcasts to the scores, or a constant mask that is exactly causal (looked up
-/// through every kernel.launch of `function` in `module`).
+/// graph.attention of f16/bf16 operands (D 64 or 128) that are [B, H, S, D] buffers or
+/// head-split views of [..., H * D] ones (a last-axis slice, reshape and transpose in the
+/// body), with no mask, an additive mask buffer that broadcasts to the scores, or a
+/// constant mask that is exactly causal (looked up through every kernel.launch of
+/// `function` in `module`). Extents may be dynamic where the launches' host values and
+/// the profile's opt shape give them.
 std::optional<FlashAttentionProblem> matchFlashAttention(kernel::FuncOp function,
                                                          mlir::ModuleOp module);
 

@@ -20,6 +20,7 @@
 #include "passes/kernel/Sm90Template.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
@@ -258,6 +259,185 @@ std::string kiln::describeFlashAttention(const FlashAttentionProblem &problem) {
       .str();
 }
 
+namespace {
+
+/// The integers a graph.constant holds (any integer type).
+std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
+  auto constant = value.getDefiningOp<graph::ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue()) : nullptr;
+  if (!dense)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const APInt &element : dense.getValues<APInt>())
+    values.push_back(element.getSExtValue());
+  return values;
+}
+
+/// What matchFlashAttention reads of one kernel: its arguments behind the attention's
+/// inputs and symbols, and the views of its operands.
+class AttentionMatcher {
+public:
+  AttentionMatcher(kernel::FuncOp function, kernel::AttentionOp attention)
+      : entry(function.getBody().front()), attention(attention), body(attention.getBody().front()) {
+  }
+
+  /// The kernel argument behind `value`, a kernel argument or a block argument of the
+  /// attention's body (an input or a symbol); -1 for anything else.
+  int argumentOf(Value value) const {
+    auto argument = dyn_cast<BlockArgument>(value);
+    if (!argument)
+      return -1;
+    if (argument.getOwner() == &entry)
+      return int(argument.getArgNumber());
+    if (argument.getOwner() != &body)
+      return -1;
+    unsigned number = argument.getArgNumber(), inputs = attention.getInputs().size();
+    if (number < inputs)
+      return argumentOf(attention.getInputs()[number]);
+    if (number - inputs < attention.getSymbols().size())
+      return argumentOf(attention.getSymbols()[number - inputs]);
+    return -1;
+  }
+
+  /// The buffer type of kernel argument `index` (identity layout; extents may be dynamic).
+  MemRefType bufferType(int index) const {
+    if (index < 0)
+      return {};
+    auto type = dyn_cast<MemRefType>(entry.getArgument(index).getType());
+    return type && type.getLayout().isIdentity() ? type : MemRefType();
+  }
+
+  /// The input buffer `value` (a block argument of the body) is, or -1.
+  int inputBuffer(Value value) const {
+    auto argument = dyn_cast<BlockArgument>(value);
+    if (!argument || argument.getOwner() != &body ||
+        argument.getArgNumber() >= attention.getInputs().size())
+      return -1;
+    int index = argumentOf(value);
+    return bufferType(index) ? index : -1;
+  }
+
+  /// The view [B, H, S, D] that `value` (an operand of graph.attention) reads.
+  std::optional<kiln::AttentionOperand> matchOperand(Value value) const {
+    kiln::AttentionOperand operand;
+    // A buffer read as it is: [B, H, S, D] or [N, S, D].
+    if ((operand.argument = inputBuffer(value)) >= 0) {
+      MemRefType type = bufferType(operand.argument);
+      if (type.getRank() != 3 && type.getRank() != 4)
+        return std::nullopt;
+      bool heads = type.getRank() == 4;
+      operand.extents = {extentOf(operand.argument, type, 0),
+                         heads ? extentOf(operand.argument, type, 1) : constant(1),
+                         extentOf(operand.argument, type, heads ? 2 : 1)};
+      return operand;
+    }
+    // transpose<0, 2, 1, 3>([B, S, H, D]), the [B, S, H, D] a buffer, or a reshape of a
+    // buffer's (or its last-axis slice's) rows of H * D.
+    auto transpose = value.getDefiningOp<graph::TransposeOp>();
+    if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
+      return std::nullopt;
+    auto split = cast<RankedTensorType>(transpose.getInput().getType());
+    if (split.isDynamicDim(2) || split.isDynamicDim(3))
+      return std::nullopt;
+    int64_t heads = split.getDimSize(2), headDim = split.getDimSize(3);
+    operand.headsInColumns = true;
+    if ((operand.argument = inputBuffer(transpose.getInput())) >= 0) {
+      MemRefType type = bufferType(operand.argument);
+      operand.width = heads * headDim;
+      operand.extents = {extentOf(operand.argument, type, 0), constant(heads),
+                         extentOf(operand.argument, type, 1)};
+      return operand;
+    }
+    auto reshape = transpose.getInput().getDefiningOp<graph::ReshapeOp>();
+    if (!reshape)
+      return std::nullopt;
+    std::optional<kiln::AttentionExtent> batch = reshapeExtent(reshape, 0);
+    std::optional<kiln::AttentionExtent> rows = reshapeExtent(reshape, 1);
+    if (!batch || !rows)
+      return std::nullopt;
+    operand.extents = {*batch, constant(heads), *rows};
+    // The reshape's input: rows of H * D elements (then its rows are the (b, s) pairs).
+    Value source = reshape.getInput();
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    if (sourceType.getRank() < 2 || sourceType.isDynamicDim(sourceType.getRank() - 1) ||
+        sourceType.getShape().back() != heads * headDim)
+      return std::nullopt;
+    if (auto slice = source.getDefiningOp<graph::SliceOp>()) {
+      // One contiguous range of the last axis.
+      std::optional<SmallVector<int64_t>> starts = getConstantInts(slice.getStarts());
+      std::optional<SmallVector<int64_t>> ends = getConstantInts(slice.getEnds());
+      std::optional<SmallVector<int64_t>> axes =
+          slice.getAxes() ? getConstantInts(slice.getAxes()) : std::nullopt;
+      std::optional<SmallVector<int64_t>> steps =
+          slice.getSteps() ? getConstantInts(slice.getSteps()) : SmallVector<int64_t>{1};
+      int64_t rank = sourceType.getRank();
+      if (!starts || !ends || !axes || !steps || starts->size() != 1 || ends->size() != 1 ||
+          axes->size() != 1 || steps->size() != 1 || (*steps)[0] != 1 ||
+          ((*axes)[0] != rank - 1 && (*axes)[0] != -1))
+        return std::nullopt;
+      operand.argument = inputBuffer(slice.getInput());
+      MemRefType type = bufferType(operand.argument);
+      if (!type || type.isDynamicDim(rank - 1))
+        return std::nullopt;
+      int64_t width = type.getShape().back();
+      int64_t start = (*starts)[0] < 0 ? (*starts)[0] + width : (*starts)[0];
+      start = std::clamp<int64_t>(start, 0, width);
+      if (start + heads * headDim > width)
+        return std::nullopt;
+      operand.offset = start;
+      operand.width = width;
+      return operand;
+    }
+    operand.argument = inputBuffer(source);
+    operand.width = heads * headDim;
+    return operand.argument >= 0 ? std::optional(operand) : std::nullopt;
+  }
+
+private:
+  static kiln::AttentionExtent constant(int64_t value) {
+    kiln::AttentionExtent extent;
+    extent.value = value;
+    return extent;
+  }
+  static kiln::AttentionExtent extentOf(int argument, MemRefType type, int64_t dim) {
+    if (!type.isDynamicDim(dim))
+      return constant(type.getDimSize(dim));
+    kiln::AttentionExtent extent;
+    extent.argument = argument;
+    extent.dim = int(dim);
+    return extent;
+  }
+  /// Extent `dim` of `reshape`'s result: static, or the kernel symbol its shape's entry
+  /// casts (tensor.from_elements of the symbols, as kernel formation writes a run-time
+  /// shape).
+  std::optional<kiln::AttentionExtent> reshapeExtent(graph::ReshapeOp reshape, int64_t dim) const {
+    auto type = cast<RankedTensorType>(reshape.getType());
+    if (!type.isDynamicDim(dim))
+      return constant(type.getDimSize(dim));
+    auto elements = reshape.getShape().getDefiningOp<tensor::FromElementsOp>();
+    if (!elements || elements.getElements().size() != size_t(type.getRank()))
+      return std::nullopt;
+    Value value = elements.getElements()[dim];
+    while (Operation *op = value.getDefiningOp()) {
+      if (!isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
+        break;
+      value = op->getOperand(0);
+    }
+    int symbol = argumentOf(value);
+    if (symbol < 0 || !entry.getArgument(symbol).getType().isIndex())
+      return std::nullopt;
+    kiln::AttentionExtent extent;
+    extent.argument = symbol;
+    return extent;
+  }
+
+  Block &entry;
+  mutable kernel::AttentionOp attention;
+  Block &body;
+};
+
+} // namespace
+
 std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::FuncOp function,
                                                                      ModuleOp module) {
   Block &entry = function.getBody().front();
@@ -266,28 +446,20 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
   auto attention = dyn_cast<kernel::AttentionOp>(&entry.front());
   if (!attention || attention.getOutputs().size() != 1)
     return std::nullopt;
-  // The kernel's argument behind each input of the template.
-  auto argumentOf = [&](Value value) -> int {
-    auto argument = dyn_cast<BlockArgument>(value);
-    return argument && argument.getOwner() == &entry ? int(argument.getArgNumber()) : -1;
-  };
+  AttentionMatcher matcher(function, attention);
   Block &body = attention.getBody().front();
-  auto inputArgument = [&](Value value) -> int {
-    auto argument = dyn_cast<BlockArgument>(value);
-    if (!argument || argument.getOwner() != &body ||
-        argument.getArgNumber() >= attention.getInputs().size())
-      return -1;
-    return argumentOf(attention.getInputs()[argument.getArgNumber()]);
-  };
 
-  // The body: graph.attention, and at most a graph.where of constants making its mask.
+  // The body: graph.attention, at most a graph.where of constants making its mask, and
+  // the views of its operands (with the constants and casts of their shapes).
   graph::AttentionOp op;
   for (Operation &inner : body.without_terminator()) {
     if (auto found = dyn_cast<graph::AttentionOp>(inner)) {
       if (op)
         return std::nullopt;
       op = found;
-    } else if (!isa<graph::ConstantOp, graph::WhereOp>(inner)) {
+    } else if (!isa<graph::ConstantOp, graph::WhereOp, graph::SliceOp, graph::ReshapeOp,
+                    graph::TransposeOp, tensor::FromElementsOp, arith::ConstantOp,
+                    arith::IndexCastOp, arith::IndexCastUIOp>(inner)) {
       return std::nullopt;
     }
   }
@@ -296,39 +468,112 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
     return std::nullopt;
 
   FlashAttentionProblem problem;
-  problem.query = inputArgument(op.getQuery());
-  problem.key = inputArgument(op.getKey());
-  problem.value = inputArgument(op.getValue());
-  problem.output = argumentOf(attention.getOutputs()[0]);
-  if (problem.query < 0 || problem.key < 0 || problem.value < 0 || problem.output < 0)
+  std::optional<AttentionOperand> query = matcher.matchOperand(op.getQuery());
+  std::optional<AttentionOperand> key = matcher.matchOperand(op.getKey());
+  std::optional<AttentionOperand> value = matcher.matchOperand(op.getValue());
+  int output = matcher.argumentOf(attention.getOutputs()[0]);
+  MemRefType outputType = matcher.bufferType(output);
+  auto resultType = cast<RankedTensorType>(op.getType());
+  if (!query || !key || !value || !outputType || outputType.getRank() != resultType.getRank() ||
+      (resultType.getRank() != 3 && resultType.getRank() != 4))
     return std::nullopt;
-  auto bufferType = [&](int index) {
-    auto type = dyn_cast<MemRefType>(entry.getArgument(index).getType());
-    return type && type.hasStaticShape() && type.getLayout().isIdentity() ? type : MemRefType();
-  };
-  MemRefType q = bufferType(problem.query), k = bufferType(problem.key),
-             v = bufferType(problem.value), o = bufferType(problem.output);
-  if (!q || !k || !v || !o || q.getRank() != k.getRank() || q.getRank() < 3 || q.getRank() > 4 ||
-      q != o || k != v)
-    return std::nullopt;
-  Type element = q.getElementType();
-  if (!(element.isF16() || element.isBF16()) || k.getElementType() != element)
+  // O: the result buffer, [B, H, Sq, D] or [N, Sq, D].
+  {
+    AttentionOperand o;
+    o.argument = output;
+    bool heads = outputType.getRank() == 4;
+    auto extent = [&](int64_t dim) {
+      AttentionExtent e;
+      if (outputType.isDynamicDim(dim)) {
+        e.argument = output;
+        e.dim = int(dim);
+      } else {
+        e.value = outputType.getDimSize(dim);
+      }
+      return e;
+    };
+    AttentionExtent one;
+    one.value = 1;
+    o.extents = {extent(0), heads ? extent(1) : one, extent(heads ? 2 : 1)};
+    problem.output = o;
+  }
+  problem.query = *query;
+  problem.key = *key;
+  problem.value = *value;
+
+  // Types: one half-precision type; D static and shared (Dv = D); H static.
+  Type element = outputType.getElementType();
+  auto viewType = [&](Value operand) { return cast<RankedTensorType>(operand.getType()); };
+  RankedTensorType q = viewType(op.getQuery()), k = viewType(op.getKey()),
+                   v = viewType(op.getValue());
+  if (!(element.isF16() || element.isBF16()) || q.getElementType() != element ||
+      k.getElementType() != element || v.getElementType() != element ||
+      resultType.getElementType() != element || q.getRank() != resultType.getRank() ||
+      k.getRank() != q.getRank() || v.getRank() != q.getRank())
     return std::nullopt;
   int64_t rank = q.getRank();
-  ArrayRef<int64_t> qShape = q.getShape(), kShape = k.getShape();
-  if (qShape.drop_back(2) != kShape.drop_back(2) || qShape.back() != kShape.back())
+  problem.headDim = resultType.getShape().back();
+  for (RankedTensorType type : {q, k, v, resultType})
+    if (type.isDynamicDim(rank - 1) || type.getShape().back() != problem.headDim)
+      return std::nullopt;
+  for (const AttentionOperand *operand :
+       {&problem.query, &problem.key, &problem.value, &problem.output}) {
+    // H static, equal to O's or 1 (shared by every head); every view's rows 16-byte
+    // aligned (cp.async and the 16-byte stores).
+    const AttentionExtent &heads = operand->extents[1];
+    if (!heads.isStatic() || (heads.value != 1 && heads.value != problem.output.extents[1].value))
+      return std::nullopt;
+    int64_t rowStride = operand->headsInColumns ? operand->width : problem.headDim;
+    if (operand->offset % 8 != 0 || rowStride % 8 != 0)
+      return std::nullopt;
+  }
+  // K and V share their sequence; their extents must agree with Q's and O's where static.
+  auto agree = [](const AttentionExtent &a, const AttentionExtent &b) {
+    return !a.isStatic() || !b.isStatic() || a.value == b.value;
+  };
+  auto batchAgrees = [&](const AttentionExtent &a) {
+    return agree(a, problem.output.extents[0]) || (a.isStatic() && a.value == 1);
+  };
+  if (!agree(problem.query.extents[2], problem.output.extents[2]) ||
+      !agree(problem.key.extents[2], problem.value.extents[2]) ||
+      !batchAgrees(problem.query.extents[0]) || !batchAgrees(problem.key.extents[0]) ||
+      !batchAgrees(problem.value.extents[0]))
     return std::nullopt;
+
+  // The extents the configurations are chosen for: static, else at the opt shape.
+  std::optional<ProfileArguments> opt;
+  auto valueOf = [&](const AttentionExtent &extent, StringRef profile) -> std::optional<int64_t> {
+    if (extent.isStatic())
+      return extent.value;
+    std::optional<ProfileArguments> arguments = getProfileArguments(function, profile);
+    if (!arguments)
+      return std::nullopt;
+    return extent.dim < 0 ? arguments->symbols[extent.argument]
+                          : arguments->types[extent.argument].getDimSize(extent.dim);
+  };
+  std::optional<int64_t> batch = valueOf(problem.output.extents[0], "kernel.opt_shape");
+  std::optional<int64_t> seqQ = valueOf(problem.output.extents[2], "kernel.opt_shape");
+  std::optional<int64_t> seqKv = valueOf(problem.key.extents[2], "kernel.opt_shape");
+  if (!batch || !seqQ || !seqKv)
+    return std::nullopt;
+  problem.dynamic = !problem.output.extents[0].isStatic() ||
+                    !problem.output.extents[2].isStatic() || !problem.key.extents[2].isStatic();
   problem.operand = element;
-  problem.batch = qShape[0];
-  problem.heads = rank == 4 ? qShape[1] : 1;
-  problem.seqQ = qShape[rank - 2];
-  problem.seqKv = kShape[rank - 2];
-  problem.headDim = qShape.back();
+  problem.batch = *batch;
+  problem.heads = problem.output.extents[1].value;
+  problem.seqQ = *seqQ;
+  problem.seqKv = *seqKv;
   problem.nanToZero = op.getNanToZero();
   problem.scale = op.getScale().convertToFloat();
   if (!(problem.scale > 0.0f) || !std::isfinite(problem.scale) || problem.seqQ < 1 ||
       problem.seqKv < 1 || problem.batch * problem.heads > 65535)
     return std::nullopt;
+  // The grid's B * H, at most 65535, at the profile's largest batch.
+  if (!problem.output.extents[0].isStatic()) {
+    std::optional<int64_t> maxBatch = valueOf(problem.output.extents[0], "kernel.max_shape");
+    if (!maxBatch || *maxBatch * problem.heads > 65535)
+      return std::nullopt;
+  }
 
   // The launches' operand for kernel argument `index` (null unless all pass one value).
   auto launchOperand = [&](int index) -> Value {
@@ -353,9 +598,9 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       // where(causal, 0, -inf): a constant boolean buffer that is exactly causal.
       std::optional<APFloat> allowedValue = getSplatFloat(where.getLhs());
       std::optional<APFloat> maskedValue = getSplatFloat(where.getRhs());
-      int condition = inputArgument(where.getCondition());
+      int condition = matcher.inputBuffer(where.getCondition());
       if (!allowedValue || !allowedValue->isZero() || !maskedValue || !isMaskedOut(*maskedValue) ||
-          condition < 0)
+          condition < 0 || problem.dynamic)
         return std::nullopt;
       Value buffer = launchOperand(condition);
       DenseElementsAttr constant = buffer ? getConstantBuffer(buffer, module) : nullptr;
@@ -370,34 +615,33 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
         return std::nullopt;
       problem.causal = true;
     } else {
-      int index = inputArgument(mask);
-      MemRefType type = index >= 0 ? bufferType(index) : MemRefType();
+      int index = matcher.inputBuffer(mask);
+      MemRefType type = matcher.bufferType(index);
       if (!type || type.getRank() > rank ||
           !(type.getElementType().isF16() || type.getElementType().isBF16() ||
             type.getElementType().isF32()))
         return std::nullopt;
-      // Broadcast to the scores [batch, (heads,) Sq, Skv], right aligned.
-      SmallVector<int64_t> scores(qShape.drop_back());
-      scores.push_back(problem.seqKv);
-      ArrayRef<int64_t> shape = type.getShape();
+      // Broadcasts to the scores [batch, (heads,) Sq, Skv], right aligned: each extent 1,
+      // or the scores' (dynamic extents are checked at run time: the launch gives an
+      // extent of 1 stride 0).
+      SmallVector<AttentionExtent> scores = {problem.output.extents[0]};
+      if (rank == 4)
+        scores.push_back(problem.output.extents[1]);
+      scores.push_back(problem.output.extents[2]);
+      scores.push_back(problem.key.extents[2]);
       int64_t offset = rank - type.getRank();
-      SmallVector<int64_t> strides(rank, 0);
-      int64_t stride = 1;
-      for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-        if (shape[d] != 1 && shape[d] != scores[offset + d])
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        AttentionExtent extent;
+        extent.value = type.getDimSize(d);
+        if (!type.isDynamicDim(d) && extent.value != 1 && !agree(extent, scores[offset + d]))
           return std::nullopt;
-        strides[offset + d] = shape[d] == 1 ? 0 : stride;
-        stride *= shape[d];
       }
-      // Strides along (batch, head, row, column); [N, S, D] has no head dimension.
-      problem.maskStrides =
-          rank == 4 ? std::array<int64_t, 4>{strides[0], strides[1], strides[2], strides[3]}
-                    : std::array<int64_t, 4>{strides[0], 0, strides[1], strides[2]};
       problem.maskType = type.getElementType();
       problem.mask = index;
       // A constant mask that is exactly causal becomes the causal flag.
       Value buffer = launchOperand(index);
-      if (DenseElementsAttr constant = buffer ? getConstantBuffer(buffer, module) : nullptr) {
+      DenseElementsAttr constant = buffer ? getConstantBuffer(buffer, module) : nullptr;
+      if (constant && type.hasStaticShape() && !problem.dynamic) {
         auto values = constant.getValues<APFloat>();
         if (isCausalPattern(type.getShape(), problem.seqQ, problem.seqKv,
                             [&](int64_t at) -> std::optional<bool> {
@@ -411,7 +655,6 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
           problem.causal = true;
           problem.maskType = nullptr;
           problem.mask = -1;
-          problem.maskStrides = {0, 0, 0, 0};
         }
       }
     }
@@ -724,7 +967,9 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     return config.blockKv == 64 && config.stages == 2 ? 4 : 3;
   }
 
-  /// kernel.launch @k(...) -> the flash-attention kernel's launch.
+  /// kernel.launch @k(...) -> the flash-attention kernel's launch. Extents known only at
+  /// run time are read from the launch's buffers and symbols on the host (the engine's
+  /// shape program evaluates them per call).
   void replaceLaunch(kernel::LaunchOp launch, gpu::GPUFuncOp kernelFunc,
                      const kiln::FlashAttentionProblem &problem,
                      const kiln::FlashAttentionConfig &config) {
@@ -735,11 +980,31 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     metadata.set("config", b.getStringAttr(config.describe()));
     Location loc =
         FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
+    llvm::SmallDenseMap<int64_t, Value> constants;
     auto index = [&](int64_t value) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, value);
+      Value &constant = constants[value];
+      if (!constant)
+        constant = arith::ConstantIndexOp::create(b, loc, value);
+      return constant;
     };
-    auto i32 = [&](int64_t value) -> Value {
-      return arith::ConstantIntOp::create(b, loc, value, 32);
+    Value one = index(1);
+    ValueRange operands = launch.getOperands();
+    // Host index arithmetic, folded where the operands are constants.
+    auto mul = [&](Value lhs, Value rhs) { return b.createOrFold<arith::MulIOp>(loc, lhs, rhs); };
+    auto extent = [&](const kiln::AttentionExtent &e) -> Value {
+      if (e.isStatic())
+        return index(e.value);
+      if (e.dim < 0)
+        return operands[e.argument];
+      return b.createOrFold<memref::DimOp>(loc, operands[e.argument], e.dim);
+    };
+    // 0 where `size` is 1 (the dimension broadcasts), else `stride`.
+    auto unlessOne = [&](Value size, Value stride) -> Value {
+      Value isOne = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, size, one);
+      return b.createOrFold<arith::SelectOp>(loc, isOne, index(0), stride);
+    };
+    auto i32 = [&](Value value) -> Value {
+      return b.createOrFold<arith::IndexCastOp>(loc, b.getI32Type(), value);
     };
     FunctionType signature = kernelFunc.getFunctionType();
     // Buffers go as bare pointers: 0-d views.
@@ -749,23 +1014,57 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
           /*sizes=*/ArrayRef<int64_t>{},
           /*strides=*/ArrayRef<int64_t>{});
     };
-    ValueRange operands = launch.getOperands();
-    Value q = pointer(operands[problem.query], 0), k = pointer(operands[problem.key], 1),
-          v = pointer(operands[problem.value], 2), o = pointer(operands[problem.output], 3);
-    // Without a mask buffer the kernel reads none: Q stands in.
-    Value mask = problem.mask >= 0 ? pointer(operands[problem.mask], 4)
-                                   : pointer(operands[problem.query], 4);
+    // An operand's offset and its strides along batch, head and row (elements).
+    auto view = [&](const kiln::AttentionOperand &operand) -> std::array<Value, 4> {
+      Value batch = extent(operand.extents[0]), heads = extent(operand.extents[1]),
+            rows = extent(operand.extents[2]), d = index(problem.headDim);
+      Value rowStride = operand.headsInColumns ? index(operand.width) : d;
+      Value headStride = operand.headsInColumns ? d : mul(rows, d);
+      Value batchStride = mul(rows, operand.headsInColumns ? rowStride : mul(heads, d));
+      return {i32(index(operand.offset)), i32(unlessOne(batch, batchStride)),
+              i32(unlessOne(heads, headStride)), i32(rowStride)};
+    };
+    Value q = pointer(operands[problem.query.argument], 0),
+          k = pointer(operands[problem.key.argument], 1),
+          v = pointer(operands[problem.value.argument], 2),
+          o = pointer(operands[problem.output.argument], 3);
+    // The mask's element strides along (batch, head, query row, key column), right aligned
+    // to the scores; 0 along the dimensions it broadcasts. Without a mask buffer the
+    // kernel reads none: Q stands in.
+    std::array<Value, 4> maskStrides = {index(0), index(0), index(0), index(0)};
+    Value mask = pointer(operands[problem.query.argument], 4);
+    if (problem.mask >= 0) {
+      Value buffer = operands[problem.mask];
+      auto type = cast<MemRefType>(buffer.getType());
+      // The scores' dimensions: (batch, head, row, column), or (batch, row, column).
+      SmallVector<int> roles = {0, 1, 2, 3};
+      if (cast<MemRefType>(operands[problem.output.argument].getType()).getRank() == 3)
+        roles = {0, 2, 3};
+      int64_t first = int64_t(roles.size()) - type.getRank();
+      Value stride = index(1);
+      for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
+        Value size = type.isDynamicDim(dim) ? b.createOrFold<memref::DimOp>(loc, buffer, dim)
+                                            : index(type.getDimSize(dim));
+        maskStrides[roles[first + dim]] = unlessOne(size, stride);
+        stride = mul(stride, size);
+      }
+      mask = pointer(buffer, 4);
+    }
     Value scale = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(problem.scale));
-    Value one = index(1);
-    int64_t blocksQ = (problem.seqQ + config.blockQ - 1) / config.blockQ;
+    Value batch = extent(problem.output.extents[0]), heads = extent(problem.output.extents[1]);
+    Value seqQ = extent(problem.output.extents[2]), seqKv = extent(problem.key.extents[2]);
+    Value blocksQ = b.createOrFold<arith::CeilDivUIOp>(loc, seqQ, index(config.blockQ));
+    SmallVector<Value> arguments = {q, k, v, o, mask, i32(heads), i32(seqQ), i32(seqKv)};
+    for (Value stride : maskStrides)
+      arguments.push_back(i32(stride));
+    arguments.push_back(scale);
+    for (const kiln::AttentionOperand *operand :
+         {&problem.query, &problem.key, &problem.value, &problem.output})
+      llvm::append_range(arguments, view(*operand));
     gpu::LaunchFuncOp::create(
-        b, loc, kernelFunc,
-        gpu::KernelDim3{index(blocksQ), index(problem.batch * problem.heads), one},
+        b, loc, kernelFunc, gpu::KernelDim3{blocksQ, mul(batch, heads), one},
         gpu::KernelDim3{index(config.threads()), one, one},
-        i32(config.sharedBytes(problem.headDim)),
-        ValueRange{q, k, v, o, mask, i32(problem.heads), i32(problem.seqQ), i32(problem.seqKv),
-                   i32(problem.maskStrides[0]), i32(problem.maskStrides[1]),
-                   i32(problem.maskStrides[2]), i32(problem.maskStrides[3]), scale});
+        arith::ConstantIntOp::create(b, loc, config.sharedBytes(problem.headDim), 32), arguments);
     launch.erase();
   }
 };

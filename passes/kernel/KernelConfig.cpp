@@ -119,17 +119,29 @@ std::optional<SmallVector<MemRefType>> getStaticBufferTypes(kernel::FuncOp funct
 }
 
 std::optional<SmallVector<MemRefType>> getOptShapeBufferTypes(kernel::FuncOp function) {
-  SmallVector<MemRefType> types;
+  std::optional<ProfileArguments> arguments = getProfileArguments(function);
+  if (!arguments || llvm::is_contained(arguments->types, MemRefType()))
+    return std::nullopt;
+  return arguments->types;
+}
+
+std::optional<ProfileArguments> getProfileArguments(kernel::FuncOp function, StringRef profile) {
+  ProfileArguments result;
   bool dynamic = false;
   for (BlockArgument argument : function.getBody().front().getArguments()) {
     auto type = dyn_cast<MemRefType>(argument.getType());
-    if (!type || !type.getLayout().isIdentity())
+    if (argument.getType().isIndex()) {
+      dynamic = true;
+    } else if (!type || !type.getLayout().isIdentity()) {
       return std::nullopt;
-    dynamic |= !type.hasStaticShape();
-    types.push_back(type);
+    } else {
+      dynamic |= !type.hasStaticShape();
+    }
+    result.types.push_back(type);
+    result.symbols.push_back(0);
   }
   if (!dynamic)
-    return types;
+    return result;
   auto module = function->getParentOfType<ModuleOp>();
   std::optional<SymbolTable::UseRange> uses =
       module ? SymbolTable::getSymbolUses(function, module) : std::nullopt;
@@ -138,24 +150,31 @@ std::optional<SmallVector<MemRefType>> getOptShapeBufferTypes(kernel::FuncOp fun
   for (const SymbolTable::SymbolUse &use : *uses) {
     auto launch = dyn_cast<kernel::LaunchOp>(use.getUser());
     auto host = launch ? launch->getParentOfType<func::FuncOp>() : nullptr;
-    if (!host || launch.getOperands().size() != types.size())
+    if (!host || launch.getOperands().size() != result.types.size())
       continue;
     // A query: what the evaluator cannot evaluate just leaves the extent unknown.
     ScopedDiagnosticHandler quiet(function.getContext(), [](Diagnostic &) { return success(); });
-    ProfileShapeEvaluator evaluator(host, "kernel.opt_shape");
-    for (auto [index, type] : llvm::enumerate(types)) {
+    ProfileShapeEvaluator evaluator(host, profile);
+    for (auto [index, type] : llvm::enumerate(result.types)) {
+      Value operand = launch.getOperands()[index];
+      if (!type) {
+        FailureOr<int64_t> value = evaluator.evaluate(operand, launch);
+        if (failed(value) || *value < 0)
+          return std::nullopt;
+        result.symbols[index] = *value;
+        continue;
+      }
       SmallVector<int64_t> shape(type.getShape());
       for (auto [dim, extent] : llvm::enumerate(shape))
         if (ShapedType::isDynamic(extent)) {
-          FailureOr<int64_t> value =
-              evaluator.evaluateExtent(launch.getOperands()[index], dim, launch);
+          FailureOr<int64_t> value = evaluator.evaluateExtent(operand, dim, launch);
           if (failed(value) || *value < 0)
             return std::nullopt;
           extent = *value;
         }
       type = MemRefType::get(shape, type.getElementType(), type.getLayout(), type.getMemorySpace());
     }
-    return types;
+    return result;
   }
   return std::nullopt;
 }

@@ -169,6 +169,17 @@ std::optional<llvm::SmallVector<mlir::MemRefType>> getStaticBufferTypes(kernel::
 /// say it. For a kernel of static shapes, its types.
 std::optional<llvm::SmallVector<mlir::MemRefType>> getOptShapeBufferTypes(kernel::FuncOp function);
 
+/// `function`'s arguments at a profile's shape (`kernel.opt_shape` or `kernel.max_shape`),
+/// evaluated at its first launch: each buffer's type with its dynamic extents evaluated
+/// (`types`; null for index arguments), and each index argument's value (`symbols`, the
+/// kernel's dimension symbols; 0 for buffers). nullopt as for getOptShapeBufferTypes.
+struct ProfileArguments {
+  llvm::SmallVector<mlir::MemRefType> types;
+  llvm::SmallVector<int64_t> symbols;
+};
+std::optional<ProfileArguments> getProfileArguments(kernel::FuncOp function,
+                                                    llvm::StringRef profile = "kernel.opt_shape");
+
 /// Whether `function`'s `kernel.config` asks for tf32 (`tf32 = true`): kernel-autotune
 /// chose a tf32 configuration (it offers them only under allow-tf32), so the template
 /// passes take the f32 kernel even where their own allow-tf32 is off (as when the GPU

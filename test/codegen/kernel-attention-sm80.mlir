@@ -16,10 +16,10 @@
 // CHECK-NOT: kernel.launch
 // CHECK-DAG: %[[Q:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [], strides: [] : memref<2x3x197x64xf16> to memref<f16>
 // CHECK-DAG: %[[O:.*]] = memref.reinterpret_cast %arg3 to offset: [0], sizes: [], strides: [] : memref<2x3x197x64xf16> to memref<f16>
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4::@flash_attention_f16_d64_64x64x2w4 blocks in (%c4, %c6, %c1) threads in (%c128, %c1, %c1) {{ *}}dynamic_shared_memory_size %c40960_i32 args(%[[Q]] : memref<f16>, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>, %[[O]] : memref<f16>, %{{.*}} : memref<f16>, %c3_i32 : i32, %c197_i32 : i32, %c197_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %cst : f32)
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4::@flash_attention_f16_d64_64x64x2w4 blocks in (%c4{{.*}}, %c6{{.*}}, %c1{{.*}}) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) {{ *}}dynamic_shared_memory_size %c40960_i32 args(%[[Q]] : memref<f16>, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>, %[[O]] : memref<f16>, %{{.*}} : memref<f16>, %c3_i32 : i32, %c197_i32 : i32, %c197_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %cst : f32, %c0_i32{{.*}} : i32, %c37824_i32{{.*}} : i32, %c12608_i32{{.*}} : i32, %c64_i32{{.*}} : i32, {{.*}})
 // CHECK-NOT: kernel.func
 // CHECK-LABEL: gpu.module @kiln_attention_f16_d64_64x64x2w4
-// CHECK: gpu.func @flash_attention_f16_d64_64x64x2w4(%{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: f32) kernel
+// CHECK: gpu.func @flash_attention_f16_d64_64x64x2w4(%{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: f32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
 // CHECK: nvgpu.device_async_copy
 // CHECK: nvgpu.ldmatrix {{.*}}transpose = false
 // CHECK: nvgpu.mma.sync
@@ -68,7 +68,7 @@ func.func @main(%q: memref<2x3x197x64xf16>, %k: memref<2x3x197x64xf16>, %v: memr
 // skipped.
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: kernel.launch
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_causal::@flash_attention_f16_d64_64x64x2w4_causal blocks in (%c1{{.*}}, %c2, %c1)
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_causal::@flash_attention_f16_d64_64x64x2w4_causal blocks in (%c1{{.*}}, %c2{{.*}}, %c1{{.*}})
 // CHECK-LABEL: gpu.module @kiln_attention_f16_d64_64x64x2w4_causal
 // CHECK-NOT: memref.load
 // CHECK: gpu.return
@@ -98,7 +98,7 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
 // (strides: batch 100, head 0, row 0, column 1); fully masked rows give 0.
 // CHECK-LABEL: func.func @main
 // CHECK: %[[M:.*]] = memref.reinterpret_cast %arg3 to offset: [0], sizes: [], strides: [] : memref<2x1x1x100xf16> to memref<f16>
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_maskf16_nz::@flash_attention_f16_d64_64x64x2w4_maskf16_nz blocks in (%c2, %c6, %c1) {{.*}}, %[[M]] : memref<f16>, %c3_i32 : i32, %c100_i32 : i32, %c100_i32{{.*}} : i32, %c100_i32{{.*}} : i32, %c0_i32 : i32, %c0_i32{{.*}} : i32, %c1_i32 : i32, %cst : f32)
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_maskf16_nz::@flash_attention_f16_d64_64x64x2w4_maskf16_nz blocks in (%c2{{.*}}, %c6{{.*}}, %c1{{.*}}) {{.*}}, %[[M]] : memref<f16>, %c3_i32 : i32, %c100_i32 : i32, %c100_i32{{.*}} : i32, %c100_i32{{.*}} : i32, %c0_i32 : i32, %c0_i32{{.*}} : i32, %c1_i32 : i32, %cst : f32, {{.*}})
 // CHECK: gpu.func @flash_attention_f16_d64_64x64x2w4_maskf16_nz(%{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>,
 // CHECK: memref.load %{{.*}} : memref<1073741824xf16>
 // CHECK: math.fma
@@ -123,7 +123,7 @@ func.func @main(%q: memref<2x3x100x64xf16>, %k: memref<2x3x100x64xf16>, %v: memr
 // bf16 operands: the products are nvvm.mma.sync on the operands' 32-bit registers
 // (nvgpu.mma.sync does not lower bf16); head dim 128, 40960 + 32768 bytes of shared memory.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_bf16_d128_64x64x2w4::@flash_attention_bf16_d128_64x64x2w4 blocks in (%c2, %c6, %c1) threads in (%c128, %c1, %c1) {{ *}}dynamic_shared_memory_size %c81920_i32
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_bf16_d128_64x64x2w4::@flash_attention_bf16_d128_64x64x2w4 blocks in (%c2{{.*}}, %c6{{.*}}, %c1{{.*}}) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) {{ *}}dynamic_shared_memory_size %c81920_i32
 // CHECK: nvvm.mma.sync
 // CHECK-NOT: nvgpu.mma.sync
 // PTX-LABEL: .visible .entry flash_attention_bf16_d128_64x64x2w4(

@@ -12,7 +12,7 @@
 // Untuned, unmasked, S = 197 (tails predicated): 64 rows a CTA (one warpgroup), 128-wide
 // KV tiles, 2 stages: grid (4, 6), (64 + 2 x 2 x 128) x 128 + 1024 bytes.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x128x2w4_wgmma::@flash_attention_f16_d64_64x128x2w4_wgmma blocks in (%c4, %c6, %c1) threads in (%c128, %c1, %c1) {{ *}}dynamic_shared_memory_size %c74752_i32
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x128x2w4_wgmma::@flash_attention_f16_d64_64x128x2w4_wgmma blocks in (%c4{{.*}}, %c6{{.*}}, %c1{{.*}}) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) {{ *}}dynamic_shared_memory_size %c74752_i32
 // CHECK-LABEL: gpu.module @kiln_attention_f16_d64_64x128x2w4_wgmma
 // CHECK: nvvm.minctasm = 3
 // CHECK: memref.extract_aligned_pointer_as_index
@@ -65,7 +65,7 @@ func.func @main(%q: memref<2x3x197x64xf16>, %k: memref<2x3x197x64xf16>, %v: memr
 // Causal (the exporters' where(tril, 0, -inf)): 64x64 KV tiles (a causal CTA computes up
 // to a KV tile past its diagonal), 4 CTAs an SM (126 registers; 5 would spill).
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_wgmma_causal::@flash_attention_f16_d64_64x64x2w4_wgmma_causal blocks in (%c1{{.*}}, %c2, %c1) threads in (%c128, %c1, %c1) {{ *}}dynamic_shared_memory_size %c41984_i32
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_wgmma_causal::@flash_attention_f16_d64_64x64x2w4_wgmma_causal blocks in (%c1{{.*}}, %c2{{.*}}, %c1{{.*}}) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) {{ *}}dynamic_shared_memory_size %c41984_i32
 // CHECK-LABEL: gpu.module @kiln_attention_f16_d64_64x64x2w4_wgmma_causal
 // CHECK-NOT: memref.load
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
@@ -95,7 +95,7 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
 
 // bf16, a configuration asked for: two warpgroups of 64 rows (256 threads), 2 CTAs an SM.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_bf16_d64_128x64x2w8_wgmma::@flash_attention_bf16_d64_128x64x2w8_wgmma blocks in (%c1{{.*}}, %c6, %c1) threads in (%c256, %c1, %c1) {{ *}}dynamic_shared_memory_size %c50176_i32
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_bf16_d64_128x64x2w8_wgmma::@flash_attention_bf16_d64_128x64x2w8_wgmma blocks in (%c1{{.*}}, %c6{{.*}}, %c1{{.*}}) threads in (%c256{{.*}}, %c1{{.*}}, %c1{{.*}}) {{ *}}dynamic_shared_memory_size %c50176_i32
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // PTX-LABEL: .visible .entry flash_attention_bf16_d64_128x64x2w8_wgmma(
 // PTX: .maxntid 256, 1, 1

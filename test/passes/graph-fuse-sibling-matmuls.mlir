@@ -108,7 +108,7 @@ func.func @gemm_trans_b(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32
 
 // Left alone: different inputs; a weight that is not a constant; a product read by its
 // bias Add and by another op (the fused kernel would write both); a Gemm with alpha 2;
-// dynamic shapes. Each function has a single candidate at most.
+// a dynamic K. Each function has a single candidate at most.
 // CHECK-LABEL: func.func @different_inputs
 // CHECK-COUNT-2: graph.matmul
 // CHECK-NOT: graph.slice
@@ -122,7 +122,7 @@ func.func @gemm_trans_b(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32
 // CHECK: graph.gemm
 // CHECK: graph.matmul
 // CHECK-NOT: graph.slice
-// CHECK-LABEL: func.func @dynamic
+// CHECK-LABEL: func.func @dynamic_k
 // CHECK-COUNT-2: graph.matmul
 // CHECK-NOT: graph.slice
 func.func @different_inputs(%x: tensor<4x2xf32>, %y: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>) {
@@ -154,10 +154,31 @@ func.func @gemm_alpha(%x: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>)
   %b = graph.matmul %x, %wb : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
   return %a, %b : tensor<4x2xf32>, tensor<4x2xf32>
 }
-func.func @dynamic(%x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>) {
+func.func @dynamic_k(%x: tensor<4x?xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>) {
   %wa = graph.constant dense<1.0> : tensor<2x2xf32>
   %wb = graph.constant dense<2.0> : tensor<2x2xf32>
-  %a = graph.matmul %x, %wa : (tensor<?x2xf32>, tensor<2x2xf32>) -> tensor<?x2xf32>
-  %b = graph.matmul %x, %wb : (tensor<?x2xf32>, tensor<2x2xf32>) -> tensor<?x2xf32>
-  return %a, %b : tensor<?x2xf32>, tensor<?x2xf32>
+  %a = graph.matmul %x, %wa : (tensor<4x?xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  %b = graph.matmul %x, %wb : (tensor<4x?xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  return %a, %b : tensor<4x2xf32>, tensor<4x2xf32>
+}
+
+// -----
+
+// A dynamic engine's projections: batch and sequence known only at run time. The fused
+// product keeps the input's leading extents; each slice is the sibling's type.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK: %[[W:.*]] = graph.constant dense_resource<sibling_weights> : tensor<4x5xf32>
+// CHECK: %[[P:.*]] = graph.matmul %arg0, %[[W]] : (tensor<?x?x4xf32>, tensor<4x5xf32>) -> tensor<?x?x5xf32>
+// CHECK: %[[B:.*]] = graph.add %[[P]], %{{.*}} : (tensor<?x?x5xf32>, tensor<5xf32>) -> tensor<?x?x5xf32>
+// CHECK: graph.slice %[[B]], {{.*}} -> tensor<?x?x2xf32>
+// CHECK: graph.slice %[[B]], {{.*}} -> tensor<?x?x3xf32>
+// CHECK-NOT: graph.matmul
+func.func @dynamic_rows(%x: tensor<?x?x4xf32>) -> (tensor<?x?x2xf32>, tensor<?x?x3xf32>) {
+  %wa = graph.constant dense<1.0> : tensor<4x2xf32>
+  %wb = graph.constant dense<2.0> : tensor<4x3xf32>
+  %bias = graph.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %a = graph.matmul %x, %wa : (tensor<?x?x4xf32>, tensor<4x2xf32>) -> tensor<?x?x2xf32>
+  %pb = graph.matmul %x, %wb : (tensor<?x?x4xf32>, tensor<4x3xf32>) -> tensor<?x?x3xf32>
+  %b = graph.add %pb, %bias : (tensor<?x?x3xf32>, tensor<3xf32>) -> tensor<?x?x3xf32>
+  return %a, %b : tensor<?x?x2xf32>, tensor<?x?x3xf32>
 }

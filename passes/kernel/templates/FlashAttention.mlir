@@ -19,7 +19,7 @@
 // false), {MIN_CTAS} (CTAs an SM must fit: ptxas caps the registers accordingly),
 // parses the result and unrolls every scf.for marked `unroll`.
 
-!gmem = memref<?x{D}x{T}, strided<[{D}, 1], offset: ?>>
+!gmem = memref<?x{D}x{T}, strided<[?, 1], offset: ?>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
 !sq = memref<{BQ}x{D}x{T}, #gpu.address_space<workgroup>>
 !skv = memref<{STAGES}x{BKV}x{D}x{T}, #gpu.address_space<workgroup>>
@@ -37,7 +37,10 @@ gpu.module @{MODULE} {
   // %mH + i * %mQ + j * %mK (0 strides broadcast). %scale multiplies Q K^T.
   gpu.func @{ENTRY}(%Q: memref<{T}>, %K: memref<{T}>, %V: memref<{T}>, %O: memref<{T}>,
                     %Mask: memref<{MT}>, %H: i32, %Sq: i32, %Skv: i32, %mB: i32, %mH: i32,
-                    %mQ: i32, %mK: i32, %scale: f32)
+                    %mQ: i32, %mK: i32, %scale: f32,
+                    %Qoff: i32, %Qb: i32, %Qh: i32, %Qr: i32, %Koff: i32, %Kb: i32, %Kh: i32,
+                    %Kr: i32, %Voff: i32, %Vb: i32, %Vh: i32, %Vr: i32, %Ooff: i32, %Ob: i32,
+                    %Oh: i32, %Or: i32)
       kernel attributes {known_block_size = array<i32: {THREADS}, 1, 1>,
                                  nvvm.minctasm = {MIN_CTAS} : i32} {
     %c0 = arith.constant 0 : index
@@ -107,25 +110,55 @@ gpu.module @{MODULE} {
     %numKvCausal = arith.minui %numKvCausal0, %numKvAll : index
     %numKv = arith.select %causal, %numKvCausal, %numKvAll : index
 
-    // This head's rows of Q, K, V, O.
-    %qOff0 = arith.muli %bh, %sq : index
-    %qOff = arith.muli %qOff0, %cD : index
-    %kvOff0 = arith.muli %bh, %skv : index
-    %kvOff = arith.muli %kvOff0, %cD : index
-    %Qg = memref.reinterpret_cast %Q to offset: [%qOff], sizes: [%sq, {D}], strides: [{D}, 1]
-      : memref<{T}> to !gmem
-    %Kg = memref.reinterpret_cast %K to offset: [%kvOff], sizes: [%skv, {D}], strides: [{D}, 1]
-      : memref<{T}> to !gmem
-    %Vg = memref.reinterpret_cast %V to offset: [%kvOff], sizes: [%skv, {D}], strides: [{D}, 1]
-      : memref<{T}> to !gmem
-    %Og = memref.reinterpret_cast %O to offset: [%qOff], sizes: [%sq, {D}], strides: [{D}, 1]
-      : memref<{T}> to !gmem
+    // This head's rows of Q, K, V and O: element (b, h, row, d) of operand X is at
+    // X_off + b * X_b + h * X_h + row * X_r + d (strides in elements; a view of a wider
+    // buffer, such as one head's columns of a fused QKV projection, has X_r > {D}).
+    %b = arith.divui %bh, %heads : index
+    %h = arith.remui %bh, %heads : index
+    %QoffI = arith.index_castui %Qoff : i32 to index
+    %QbI = arith.index_castui %Qb : i32 to index
+    %QhI = arith.index_castui %Qh : i32 to index
+    %QrI = arith.index_castui %Qr : i32 to index
+    %Qat0 = arith.muli %b, %QbI : index
+    %Qat1 = arith.muli %h, %QhI : index
+    %Qat2 = arith.addi %Qat0, %Qat1 : index
+    %Qat = arith.addi %Qat2, %QoffI : index
+    %Qg = memref.reinterpret_cast %Q to offset: [%Qat], sizes: [%sq, {D}],
+      strides: [%QrI, 1] : memref<{T}> to !gmem
+    %KoffI = arith.index_castui %Koff : i32 to index
+    %KbI = arith.index_castui %Kb : i32 to index
+    %KhI = arith.index_castui %Kh : i32 to index
+    %KrI = arith.index_castui %Kr : i32 to index
+    %Kat0 = arith.muli %b, %KbI : index
+    %Kat1 = arith.muli %h, %KhI : index
+    %Kat2 = arith.addi %Kat0, %Kat1 : index
+    %Kat = arith.addi %Kat2, %KoffI : index
+    %Kg = memref.reinterpret_cast %K to offset: [%Kat], sizes: [%skv, {D}],
+      strides: [%KrI, 1] : memref<{T}> to !gmem
+    %VoffI = arith.index_castui %Voff : i32 to index
+    %VbI = arith.index_castui %Vb : i32 to index
+    %VhI = arith.index_castui %Vh : i32 to index
+    %VrI = arith.index_castui %Vr : i32 to index
+    %Vat0 = arith.muli %b, %VbI : index
+    %Vat1 = arith.muli %h, %VhI : index
+    %Vat2 = arith.addi %Vat0, %Vat1 : index
+    %Vat = arith.addi %Vat2, %VoffI : index
+    %Vg = memref.reinterpret_cast %V to offset: [%Vat], sizes: [%skv, {D}],
+      strides: [%VrI, 1] : memref<{T}> to !gmem
+    %OoffI = arith.index_castui %Ooff : i32 to index
+    %ObI = arith.index_castui %Ob : i32 to index
+    %OhI = arith.index_castui %Oh : i32 to index
+    %OrI = arith.index_castui %Or : i32 to index
+    %Oat0 = arith.muli %b, %ObI : index
+    %Oat1 = arith.muli %h, %OhI : index
+    %Oat2 = arith.addi %Oat0, %Oat1 : index
+    %Oat = arith.addi %Oat2, %OoffI : index
+    %Og = memref.reinterpret_cast %O to offset: [%Oat], sizes: [%sq, {D}],
+      strides: [%OrI, 1] : memref<{T}> to !gmem
 
     // The mask of this (batch, head): element (i, j) at %mBase + i * %mRow + j * %mCol.
     %maskAll = memref.reinterpret_cast %Mask to offset: [0], sizes: [1073741824], strides: [1]
       : memref<{MT}> to memref<1073741824x{MT}>
-    %b = arith.divui %bh, %heads : index
-    %h = arith.remui %bh, %heads : index
     %mBi = arith.index_castui %mB : i32 to index
     %mHi = arith.index_castui %mH : i32 to index
     %mRow = arith.index_castui %mQ : i32 to index
