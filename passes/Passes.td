@@ -151,6 +151,19 @@ def GraphUnflattenMatMuls : Pass<"graph-unflatten-matmuls", "::mlir::func::FuncO
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
 
+def GraphFoldReshapeRoundTrips : Pass<"graph-fold-reshape-round-trips", "::mlir::func::FuncOp"> {
+  let summary = "Fold reshape -> transpose -> reshape back into one transpose";
+  let description = [{
+    A Reshape that merges a tensor X's leading axes into one, a Transpose that leaves that
+    axis in place, and a Reshape that splits it back into X's leading axes compute one
+    Transpose of X (GPT-2's key: [B, H, S, D] -> [B*H, S, D] -> [B*H, D, S] ->
+    [B, H, D, S] is transpose(X, [0, 1, 3, 2])). The extents are compared by the symbolic
+    shape analysis, so dynamic batch and sequence extents fold as static ones do; the
+    Transposes left next to each other are composed by graph-simplify.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 def GraphFuseSiblingMatMuls : Pass<"graph-fuse-sibling-matmuls", "::mlir::func::FuncOp"> {
   let summary = "Merge matmuls that share their input into one matmul and slices";
   let description = [{

@@ -128,6 +128,8 @@ void addGraphPasses(OpPassManager &pm) {
   // anchor's shape; then siblings on one input merged (the unflattened ones included).
   pm.addNestedPass<func::FuncOp>(createGraphUnflattenMatMuls());
   pm.addNestedPass<func::FuncOp>(createGraphFuseSiblingMatMuls());
+  // A key transposed through merged leading axes (GPT-2's) becomes one transpose.
+  pm.addNestedPass<func::FuncOp>(createGraphFoldReshapeRoundTrips());
   // Simplify merges the reshapes left behind and the key's transpose with the
   // head-splitting one, and turns Splits into Slices.
   pm.addNestedPass<func::FuncOp>(createGraphSimplify());

@@ -30,8 +30,9 @@
 gpu.module @{MODULE} {
 
   // Grid (ceil(Sq / {BQ}), B * H, 1), block ({THREADS}, 1, 1), dynamic shared memory
-  // {V_OFF} + {STAGES} * {KV_STAGE} bytes. Q, K, V, O: bare pointers to row-major
-  // [B, H, S, {D}] buffers (Sq rows for Q and O, Skv for K and V). Mask: a bare pointer to
+  // {V_OFF} + {STAGES} * {KV_STAGE} bytes. Q, K, V, O: bare pointers to the buffers
+  // holding the [B, H, S, {D}] views (Sq rows for Q and O, Skv for K and V), element
+  // (b, h, s, d) of X at %Xoff + b * %Xb + h * %Xh + s * %Xr + d. Mask: a bare pointer to
   // the additive mask (read only with {HAS_MASK}), element (b, h, i, j) at b * %mB + h *
   // %mH + i * %mQ + j * %mK (0 strides broadcast). %scale multiplies Q K^T.
   gpu.func @{ENTRY}(%Q: memref<{T}>, %K: memref<{T}>, %V: memref<{T}>, %O: memref<{T}>,
