@@ -25,6 +25,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -541,11 +542,15 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
     return std::nullopt;
 
   // The extents the configurations are chosen for: static, else at the opt shape.
-  std::optional<ProfileArguments> opt;
+  // (Each profile evaluated once: it walks the module for the kernel's launches.)
+  llvm::StringMap<std::optional<ProfileArguments>> profiles;
   auto valueOf = [&](const AttentionExtent &extent, StringRef profile) -> std::optional<int64_t> {
     if (extent.isStatic())
       return extent.value;
-    std::optional<ProfileArguments> arguments = getProfileArguments(function, profile);
+    auto [found, inserted] = profiles.try_emplace(profile);
+    if (inserted)
+      found->second = getProfileArguments(function, profile);
+    const std::optional<ProfileArguments> &arguments = found->second;
     if (!arguments)
       return std::nullopt;
     return extent.dim < 0 ? arguments->symbols[extent.argument]

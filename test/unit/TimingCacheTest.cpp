@@ -3,6 +3,7 @@
 #include "lib/tuning/TimingCache.h"
 #include "lib/init/Registration.h"
 #include "lib/tuning/GpuKernelTimer.h"
+#include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/Autotune.h"
 #include "passes/kernel/KernelConfig.h"
 
@@ -436,6 +437,77 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
   host.removeArgAttr(0, "kernel.opt_shape");
   EXPECT_FALSE(kiln::getOptShapeBufferTypes(kernel));
   EXPECT_FALSE(kiln::matchSm90Gemm(kernel, false));
+}
+
+// A dynamic engine's attention kernel (batch and sequence known at run time, Q/K/V heads
+// read in place from [B, S, 768] projections reshaped with the kernel's symbols) is
+// matched at the profile's opt shape, and its timing module passes the symbols' opt values
+// as constants: the timed engine is static.
+TEST_F(TuningIRTest, DynamicAttentionIsTunedAtTheOptShape) {
+  const char *text = R"mlir(
+kernel.func @Attention_0(%q: memref<?x?x768xf16>, %k: memref<?x?x768xf16>, %v: memref<?x?x768xf16>, %o: memref<?x12x?x64xf16>, %batch: index, %seq: index) {
+  attention ins(%q, %k, %v : memref<?x?x768xf16>, memref<?x?x768xf16>, memref<?x?x768xf16>) outs(%o : memref<?x12x?x64xf16>) symbols(%batch, %seq) {
+  ^bb0(%a: tensor<?x?x768xf16>, %b: tensor<?x?x768xf16>, %c: tensor<?x?x768xf16>, %sb: index, %ss: index):
+    %0 = arith.index_cast %sb : index to i64
+    %1 = arith.index_cast %ss : index to i64
+    %c-1 = arith.constant -1 : i64
+    %c64 = arith.constant 64 : i64
+    %shape = tensor.from_elements %0, %1, %c-1, %c64 : tensor<4xi64>
+    %qr = graph.reshape %a, %shape {allowzero = false} : (tensor<?x?x768xf16>, tensor<4xi64>) -> tensor<?x?x12x64xf16>
+    %qt = graph.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : (tensor<?x?x12x64xf16>) -> tensor<?x12x?x64xf16>
+    %kr = graph.reshape %b, %shape {allowzero = false} : (tensor<?x?x768xf16>, tensor<4xi64>) -> tensor<?x?x12x64xf16>
+    %kt = graph.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : (tensor<?x?x12x64xf16>) -> tensor<?x12x?x64xf16>
+    %vr = graph.reshape %c, %shape {allowzero = false} : (tensor<?x?x768xf16>, tensor<4xi64>) -> tensor<?x?x12x64xf16>
+    %vt = graph.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : (tensor<?x?x12x64xf16>) -> tensor<?x12x?x64xf16>
+    %r = graph.attention %qt, %kt, %vt {scale = 0.125 : f32} : (tensor<?x12x?x64xf16>, tensor<?x12x?x64xf16>, tensor<?x12x?x64xf16>) -> tensor<?x12x?x64xf16>
+    kernel.yield %r : tensor<?x12x?x64xf16>
+  }
+  return
+}
+func.func @main(%x: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 768>, kernel.max_shape = array<i64: 64, 512, 768>}) attributes {kernel.num_inputs = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = memref.dim %x, %c0 : memref<?x?x768xf16>
+  %s = memref.dim %x, %c1 : memref<?x?x768xf16>
+  %o = memref.alloc(%b, %s) : memref<?x12x?x64xf16>
+  kernel.launch @Attention_0(%x, %x, %x, %o, %b, %s) : (memref<?x?x768xf16>, memref<?x?x768xf16>, memref<?x?x768xf16>, memref<?x12x?x64xf16>, index, index) -> ()
+  return
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
+  std::optional<kiln::ProfileArguments> opt = kiln::getProfileArguments(kernel);
+  ASSERT_TRUE(opt);
+  EXPECT_EQ(opt->types[3].getShape(), ArrayRef<int64_t>({8, 12, 128, 64}));
+  EXPECT_EQ(opt->symbols[4], 8);
+  EXPECT_EQ(opt->symbols[5], 128);
+  EXPECT_FALSE(kiln::getOptShapeBufferTypes(kernel)); // it has symbols
+  std::optional<kiln::FlashAttentionProblem> problem = kiln::matchFlashAttention(kernel, *module);
+  ASSERT_TRUE(problem);
+  EXPECT_TRUE(problem->dynamic);
+  EXPECT_EQ(kiln::describeFlashAttention(*problem), "b8 h12 s128x128 d64 f16");
+  EXPECT_TRUE(problem->query.headsInColumns);
+  EXPECT_EQ(problem->query.width, 768);
+  EXPECT_EQ(problem->key.extents[2].argument, 5); // Skv: the sequence symbol
+  auto candidates = kiln::kernelConfigCandidates(kernel, "sm_90a");
+  ASSERT_GT(candidates.size(), 2u);
+  for (DictionaryAttr config : {candidates.front(), candidates.back()}) {
+    std::string why;
+    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, config, why);
+    ASSERT_TRUE(timing) << why;
+    FailureOr<kiln::engine::Engine> engine =
+        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
+    ASSERT_TRUE(succeeded(engine)) << kiln::describeKernelConfig(config) << ": " << why;
+    ASSERT_EQ(engine->inputs.size(), 3u);
+    EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{8, 128, 768}));
+    EXPECT_EQ(engine->outputs[0].shape, (std::vector<int64_t>{8, 12, 128, 64}));
+    EXPECT_TRUE(engine->shapeProgram.empty());
+  }
+  // Without a profile nothing says the shape: no template.
+  auto host = *module->getOps<func::FuncOp>().begin();
+  host.removeArgAttr(0, "kernel.opt_shape");
+  EXPECT_FALSE(kiln::matchFlashAttention(kernel, *module));
 }
 
 // Attention kernels are tuned: the flash-attention configurations (wgmma ones on sm_90a),
