@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
 using namespace mlir;
@@ -194,6 +195,24 @@ protected:
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }
+  /// The engine kernel-autotune times `kernel` under `config` with (sm_90a); nothing, and
+  /// a test failure saying why, when it does not build.
+  std::optional<kiln::engine::Engine> timingEngine(kiln::kernel::FuncOp kernel,
+                                                   DictionaryAttr config) {
+    std::string why;
+    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, config, why);
+    if (!timing) {
+      ADD_FAILURE() << why;
+      return std::nullopt;
+    }
+    FailureOr<kiln::engine::Engine> engine =
+        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
+    if (failed(engine)) {
+      ADD_FAILURE() << kiln::describeKernelConfig(config) << ": " << why;
+      return std::nullopt;
+    }
+    return std::move(*engine);
+  }
   /// A module of matmul kernels named `names`, of M x N x K = `m` x `n` x `k`.
   OwningOpRef<ModuleOp> gemms(llvm::ArrayRef<std::string> names, int64_t m, int64_t n, int64_t k,
                               llvm::StringRef type = "f16") {
@@ -346,12 +365,8 @@ TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
   OwningOpRef<ModuleOp> module = gemms({"MatMul_3"}, 256, 128, 128);
   auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
   for (DictionaryAttr config : kiln::kernelConfigCandidates(kernel, "sm_90a")) {
-    std::string why;
-    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, config, why);
-    ASSERT_TRUE(timing) << why;
-    FailureOr<kiln::engine::Engine> engine =
-        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
-    ASSERT_TRUE(succeeded(engine)) << why;
+    std::optional<kiln::engine::Engine> engine = timingEngine(kernel, config);
+    ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs.size(), 2u);
     EXPECT_EQ(engine->outputs.size(), 1u);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{256, 128}));
@@ -421,12 +436,8 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
             kiln::estimateMicros(kernel, candidates.back()));
 
   for (DictionaryAttr config : {candidates.front(), candidates.back()}) {
-    std::string why;
-    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, config, why);
-    ASSERT_TRUE(timing) << why;
-    FailureOr<kiln::engine::Engine> engine =
-        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
-    ASSERT_TRUE(succeeded(engine)) << kiln::describeKernelConfig(config) << ": " << why;
+    std::optional<kiln::engine::Engine> engine = timingEngine(kernel, config);
+    ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{8, 128, 768}));
     EXPECT_TRUE(engine->shapeProgram.empty()); // a static engine: the sizes are constants
     for (const kiln::engine::Step &step : engine->steps)
@@ -493,12 +504,8 @@ func.func @main(%x: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
   auto candidates = kiln::kernelConfigCandidates(kernel, "sm_90a");
   ASSERT_GT(candidates.size(), 2u);
   for (DictionaryAttr config : {candidates.front(), candidates.back()}) {
-    std::string why;
-    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, config, why);
-    ASSERT_TRUE(timing) << why;
-    FailureOr<kiln::engine::Engine> engine =
-        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
-    ASSERT_TRUE(succeeded(engine)) << kiln::describeKernelConfig(config) << ": " << why;
+    std::optional<kiln::engine::Engine> engine = timingEngine(kernel, config);
+    ASSERT_TRUE(engine);
     ASSERT_EQ(engine->inputs.size(), 3u);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{8, 128, 768}));
     EXPECT_EQ(engine->outputs[0].shape, (std::vector<int64_t>{8, 12, 128, 64}));
