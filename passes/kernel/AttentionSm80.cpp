@@ -279,8 +279,8 @@ std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
 class AttentionMatcher {
 public:
   AttentionMatcher(kernel::FuncOp function, kernel::AttentionOp attention)
-      : entry(function.getBody().front()), attention(attention), body(attention.getBody().front()) {
-  }
+      : entry(function.getBody().front()), body(attention.getBody().front()),
+        inputs(attention.getInputs()), symbols(attention.getSymbols()) {}
 
   /// The kernel argument behind `value`, a kernel argument or a block argument of the
   /// attention's body (an input or a symbol); -1 for anything else.
@@ -292,11 +292,11 @@ public:
       return int(argument.getArgNumber());
     if (argument.getOwner() != &body)
       return -1;
-    unsigned number = argument.getArgNumber(), inputs = attention.getInputs().size();
-    if (number < inputs)
-      return argumentOf(attention.getInputs()[number]);
-    if (number - inputs < attention.getSymbols().size())
-      return argumentOf(attention.getSymbols()[number - inputs]);
+    unsigned number = argument.getArgNumber();
+    if (number < inputs.size())
+      return argumentOf(inputs[number]);
+    if (number - inputs.size() < symbols.size())
+      return argumentOf(symbols[number - inputs.size()]);
     return -1;
   }
 
@@ -311,27 +311,31 @@ public:
   /// The input buffer `value` (a block argument of the body) is, or -1.
   int inputBuffer(Value value) const {
     auto argument = dyn_cast<BlockArgument>(value);
-    if (!argument || argument.getOwner() != &body ||
-        argument.getArgNumber() >= attention.getInputs().size())
+    if (!argument || argument.getOwner() != &body || argument.getArgNumber() >= inputs.size())
       return -1;
     int index = argumentOf(value);
     return bufferType(index) ? index : -1;
   }
 
+  /// Kernel argument `argument` read as it is: a [B, H, S, D] or [N, S, D] buffer.
+  std::optional<kiln::AttentionOperand> wholeBuffer(int argument) const {
+    MemRefType type = bufferType(argument);
+    if (!type || (type.getRank() != 3 && type.getRank() != 4))
+      return std::nullopt;
+    kiln::AttentionOperand operand;
+    operand.argument = argument;
+    bool heads = type.getRank() == 4;
+    operand.extents = {extentOf(argument, type, 0),
+                       heads ? extentOf(argument, type, 1) : constant(1),
+                       extentOf(argument, type, heads ? 2 : 1)};
+    return operand;
+  }
+
   /// The view [B, H, S, D] that `value` (an operand of graph.attention) reads.
   std::optional<kiln::AttentionOperand> matchOperand(Value value) const {
+    if (int argument = inputBuffer(value); argument >= 0)
+      return wholeBuffer(argument);
     kiln::AttentionOperand operand;
-    // A buffer read as it is: [B, H, S, D] or [N, S, D].
-    if ((operand.argument = inputBuffer(value)) >= 0) {
-      MemRefType type = bufferType(operand.argument);
-      if (type.getRank() != 3 && type.getRank() != 4)
-        return std::nullopt;
-      bool heads = type.getRank() == 4;
-      operand.extents = {extentOf(operand.argument, type, 0),
-                         heads ? extentOf(operand.argument, type, 1) : constant(1),
-                         extentOf(operand.argument, type, heads ? 2 : 1)};
-      return operand;
-    }
     // transpose<0, 2, 1, 3>([B, S, H, D]), the [B, S, H, D] a buffer, or a reshape of a
     // buffer's (or its last-axis slice's) rows of H * D.
     auto transpose = value.getDefiningOp<graph::TransposeOp>();
@@ -433,8 +437,8 @@ private:
   }
 
   Block &entry;
-  mutable kernel::AttentionOp attention;
   Block &body;
+  OperandRange inputs, symbols;
 };
 
 } // namespace
@@ -472,38 +476,20 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
   std::optional<AttentionOperand> query = matcher.matchOperand(op.getQuery());
   std::optional<AttentionOperand> key = matcher.matchOperand(op.getKey());
   std::optional<AttentionOperand> value = matcher.matchOperand(op.getValue());
-  int output = matcher.argumentOf(attention.getOutputs()[0]);
-  MemRefType outputType = matcher.bufferType(output);
-  auto resultType = cast<RankedTensorType>(op.getType());
-  if (!query || !key || !value || !outputType || outputType.getRank() != resultType.getRank() ||
-      (resultType.getRank() != 3 && resultType.getRank() != 4))
-    return std::nullopt;
   // O: the result buffer, [B, H, Sq, D] or [N, Sq, D].
-  {
-    AttentionOperand o;
-    o.argument = output;
-    bool heads = outputType.getRank() == 4;
-    auto extent = [&](int64_t dim) {
-      AttentionExtent e;
-      if (outputType.isDynamicDim(dim)) {
-        e.argument = output;
-        e.dim = int(dim);
-      } else {
-        e.value = outputType.getDimSize(dim);
-      }
-      return e;
-    };
-    AttentionExtent one;
-    one.value = 1;
-    o.extents = {extent(0), heads ? extent(1) : one, extent(heads ? 2 : 1)};
-    problem.output = o;
-  }
+  int output = matcher.argumentOf(attention.getOutputs()[0]);
+  std::optional<AttentionOperand> result = matcher.wholeBuffer(output);
+  auto resultType = cast<RankedTensorType>(op.getType());
+  if (!query || !key || !value || !result ||
+      matcher.bufferType(output).getRank() != resultType.getRank())
+    return std::nullopt;
+  problem.output = *result;
   problem.query = *query;
   problem.key = *key;
   problem.value = *value;
 
   // Types: one half-precision type; D static and shared (Dv = D); H static.
-  Type element = outputType.getElementType();
+  Type element = matcher.bufferType(output).getElementType();
   auto viewType = [&](Value operand) { return cast<RankedTensorType>(operand.getType()); };
   RankedTensorType q = viewType(op.getQuery()), k = viewType(op.getKey()),
                    v = viewType(op.getValue());
