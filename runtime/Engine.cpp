@@ -873,7 +873,13 @@ std::string Engine::validate() const {
       which += " (kernel " + quoted(kernels[step.kernel].name) + ")";
       uint64_t threads = 1;
       for (int d = 0; d < 3; ++d) {
-        if (step.grid[d] == 0 || step.block[d] == 0)
+        // A grid the shape program sets may be empty at some shapes (a variant for other
+        // rows, a loop nest with nothing to do): the launch is skipped there.
+        bool setPerShape = std::any_of(
+            step.runtimeFields.begin(), step.runtimeFields.end(), [&](const RuntimeField &field) {
+              return field.kind == RuntimeField::Kind::Grid && field.index == uint32_t(d);
+            });
+        if ((step.grid[d] == 0 && !setPerShape) || step.block[d] == 0)
           return which + " has an empty grid or block";
         threads *= step.block[d];
       }

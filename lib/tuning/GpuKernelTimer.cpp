@@ -51,7 +51,8 @@ TimingGpu GpuKernelTimer::gpu() const {
 }
 
 OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
-                                                        DictionaryAttr config, std::string &why) {
+                                                        DictionaryAttr config, std::string &why,
+                                                        StringRef profile) {
   MLIRContext *context = function.getContext();
   Block &body = function.getBody().front();
   Operation *templateOp = nullptr;
@@ -107,10 +108,10 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
       constants[index] = global;
     }
   }
-  // A dynamic engine's kernel is timed at the profile's opt shape: its buffers are
-  // allocated at those extents and passed as its dynamic types, its symbols (index
-  // arguments) are those values.
-  std::optional<ProfileArguments> opt = getProfileArguments(function);
+  // A dynamic engine's kernel is timed at a shape of its profile (the opt shape, or the
+  // min shape for a bucket of small Ms): its buffers are allocated at those extents and
+  // passed as its dynamic types, its symbols (index arguments) are those values.
+  std::optional<ProfileArguments> shape = getProfileArguments(function, profile);
   auto isSymbol = [&](unsigned index) { return body.getArgument(index).getType().isIndex(); };
   SmallVector<unsigned> order; // kernel argument of each host argument: inputs, then outputs
   for (unsigned index = 0; index < body.getNumArguments(); ++index)
@@ -121,15 +122,16 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
     if (written.contains(index))
       order.push_back(index);
   for (unsigned index = 0; index < body.getNumArguments(); ++index)
-    if (isSymbol(index) && !opt) {
-      why = "argument " + std::to_string(index) + " is a symbol the opt shape does not give";
+    if (isSymbol(index) && !shape) {
+      why = "argument " + std::to_string(index) + " is a symbol the profile (" + profile.str() +
+            ") does not give";
       return nullptr;
     }
   SmallVector<Type> hostTypes;
   for (unsigned index : order) {
     auto type = dyn_cast<MemRefType>(body.getArgument(index).getType());
-    if (type && !type.hasStaticShape() && opt)
-      type = opt->types[index];
+    if (type && !type.hasStaticShape() && shape)
+      type = shape->types[index];
     if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity()) {
       why = "argument " + std::to_string(index) +
             " is not a whole buffer of known shape, which the timer cannot allocate alone";
@@ -165,7 +167,7 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
       operands[index] = memref::GetGlobalOp::create(b, loc, global.getType(), global.getSymName());
   for (unsigned index = 0; index < body.getNumArguments(); ++index)
     if (isSymbol(index))
-      operands[index] = arith::ConstantIndexOp::create(b, loc, opt->symbols[index]);
+      operands[index] = arith::ConstantIndexOp::create(b, loc, shape->symbols[index]);
   kernel::LaunchOp::create(b, loc, copy.getSymName(), operands);
   func::ReturnOp::create(b, loc);
   return module;
@@ -250,8 +252,8 @@ std::vector<uint8_t> filled(const engine::TensorSignature &signature) {
 } // namespace
 
 FailureOr<double> GpuKernelTimer::measureMicros(kernel::FuncOp function, DictionaryAttr config,
-                                                std::string &why) {
-  OwningOpRef<ModuleOp> module = buildTimingModule(function, config, why);
+                                                StringRef profile, std::string &why) {
+  OwningOpRef<ModuleOp> module = buildTimingModule(function, config, why, profile);
   if (!module)
     return failure();
   FailureOr<engine::Engine> description = compileTimingModule(*module, target, why);

@@ -55,13 +55,15 @@ public:
   ~GpuKernelTimer() override;
 
   mlir::FailureOr<double> measureMicros(kernel::FuncOp function, mlir::DictionaryAttr config,
-                                        std::string &why) override;
+                                        llvm::StringRef profile, std::string &why) override;
   TimingGpu gpu() const override;
 
-  /// Step 1: the module that times `function` under `config` (null with `why` when the
-  /// kernel cannot be launched alone, e.g. scalar arguments or strided buffers).
+  /// Step 1: the module that times `function` under `config`, a dynamic kernel at the
+  /// shape of `profile` (null with `why` when the kernel cannot be launched alone, e.g.
+  /// scalar arguments or strided buffers).
   static mlir::OwningOpRef<mlir::ModuleOp>
-  buildTimingModule(kernel::FuncOp function, mlir::DictionaryAttr config, std::string &why);
+  buildTimingModule(kernel::FuncOp function, mlir::DictionaryAttr config, std::string &why,
+                    llvm::StringRef profile = "kernel.opt_shape");
   /// Step 2: that module compiled into an engine (no GPU needed); diagnostics are captured
   /// into `why`.
   static mlir::FailureOr<engine::Engine>

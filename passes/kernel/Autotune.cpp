@@ -37,12 +37,26 @@ namespace kernel = kiln::kernel;
 
 llvm::StringRef kiln::codegenFingerprint() { return KILN_CODEGEN_FINGERPRINT; }
 
-std::string kiln::kernelSignature(kernel::FuncOp function, llvm::StringRef codegen) {
+std::string kiln::kernelSignature(kernel::FuncOp function, llvm::StringRef codegen,
+                                  llvm::StringRef profile) {
+  // A dynamic kernel's arguments at the shape it is timed at (read before the copy, which
+  // has no launches).
+  std::string shape;
+  if (llvm::any_of(function.getArgumentTypes(), [](Type type) {
+        auto shaped = dyn_cast<ShapedType>(type);
+        return type.isIndex() || (shaped && !shaped.hasStaticShape());
+      }))
+    if (std::optional<ProfileArguments> arguments = getProfileArguments(function, profile)) {
+      llvm::raw_string_ostream os(shape);
+      for (auto [type, symbol] : llvm::zip(arguments->types, arguments->symbols))
+        type ? os << " " << type : os << " " << symbol;
+    }
   // A detached copy, renamed and stripped, printed without locations.
   auto copy = cast<kernel::FuncOp>(function->clone());
   copy.setSymName("kernel");
   copy->removeAttr(kKernelConfigAttr);
   copy->removeAttr(kKernelTuningAttr);
+  copy->removeAttr(kKernelRowVariantsAttr);
   // Scalar float constants as zeros: an int8 layer's epilogue carries its own
   // quantization scales, which change no configuration's speed, and the layers of a
   // stage then tune once.
@@ -58,6 +72,8 @@ std::string kiln::kernelSignature(kernel::FuncOp function, llvm::StringRef codeg
   flags.useLocalScope();
   copy->print(os, flags);
   copy->erase();
+  if (!shape.empty())
+    os << "\nat" << shape;
   // The same kernel.func becomes other machine code when the code generator changes:
   // times measured with another build's kernels must not be reused.
   os << "\ncodegen " << codegen;
@@ -143,19 +159,28 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
     for (auto &[signature, functions] : groups) {
       ++index;
       kernel::FuncOp representative = functions.front();
-      FailureOr<Decision> decision = decide(representative, signature, gpu, cache);
-      if (failed(decision))
-        return signalPassFailure();
+      Decision decision = decide(representative, signature,
+                                 kiln::kernelConfigCandidates(representative, target, allowTf32),
+                                 "kernel.opt_shape", gpu, cache, /*estimate=*/true);
       Builder b(context);
       DictionaryAttr tuning =
-          b.getDictionaryAttr({b.getNamedAttr("source", b.getStringAttr(decision->source)),
-                               b.getNamedAttr("micros", b.getF64FloatAttr(decision->micros)),
+          b.getDictionaryAttr({b.getNamedAttr("source", b.getStringAttr(decision.source)),
+                               b.getNamedAttr("micros", b.getF64FloatAttr(decision.micros)),
                                b.getNamedAttr("signature", b.getStringAttr(signature))});
+      std::optional<kiln::GemmRowVariant> small =
+          decideSmallRows(representative, decision, gpu, cache);
       for (kernel::FuncOp function : functions) {
-        function->setAttr(kiln::kKernelConfigAttr, decision->config);
+        function->setAttr(kiln::kKernelConfigAttr, decision.config);
         function->setAttr(kiln::kKernelTuningAttr, tuning);
+        if (small)
+          function->setAttr(kiln::kKernelRowVariantsAttr,
+                            kiln::rowVariantsAttr(context, ArrayRef(*small)));
       }
-      report(index, groups.size(), representative, functions.size(), *decision);
+      report(index, groups.size(), representative, functions.size(), decision);
+      if (small)
+        say(llvm::formatv("  for M <= {0}: {1} (measured at the min shape)", small->maxRows,
+                          kiln::describeKernelConfig(small->config))
+                .str());
     }
 
     if (!timingCache.empty() && cache.isDirty())
@@ -163,10 +188,12 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
         emitWarning(module.getLoc()) << *problem;
   }
 
-  FailureOr<Decision> decide(kernel::FuncOp function, StringRef signature,
-                             const kiln::TimingGpu &gpu, kiln::TimingCache &cache) {
-    SmallVector<DictionaryAttr> candidates =
-        kiln::kernelConfigCandidates(function, target, allowTf32);
+  /// The best of `candidates` for `function` at the shape of `profile` (a dynamic
+  /// kernel's; `signature` its key there): from the cache and the timer's measurements,
+  /// else with `estimate` the cost model's estimate (else no config).
+  Decision decide(kernel::FuncOp function, StringRef signature, ArrayRef<DictionaryAttr> candidates,
+                  StringRef profile, const kiln::TimingGpu &gpu, kiln::TimingCache &cache,
+                  bool estimate) {
     llvm::StringMap<DictionaryAttr> byKey;
     for (DictionaryAttr candidate : candidates)
       byKey[kiln::configKey(candidate)] = candidate;
@@ -201,7 +228,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
         if (times.count(key))
           continue;
         std::string why;
-        FailureOr<double> micros = timer->measureMicros(function, candidate, why);
+        FailureOr<double> micros = timer->measureMicros(function, candidate, profile, why);
         if (failed(micros)) {
           say("  " + function.getSymName().str() + ": " + kiln::describeKernelConfig(candidate) +
               " skipped: " + why);
@@ -231,6 +258,8 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
         decision.genericMicros = generic->second;
       return decision;
     }
+    if (!estimate)
+      return decision;
 
     // The cost model.
     kiln::DeviceModel device = kiln::DeviceModel::forTarget(target);
@@ -246,6 +275,37 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
     }
     decision.source = "cost-model";
     return decision;
+  }
+
+  /// For a GEMM of run-time M chosen `atOpt` (an sm_90a GEMM configuration) whose
+  /// profile has a bucket of small Ms (kiln::smallRowsBucket): the configuration measured
+  /// fastest at the min shape, as the bucket's row variant, when it is another one. Only
+  /// measurements (or the cache) decide: the cost model does not tell tile shapes apart
+  /// well enough to be worth a second kernel.
+  std::optional<kiln::GemmRowVariant> decideSmallRows(kernel::FuncOp function,
+                                                      const Decision &atOpt,
+                                                      const kiln::TimingGpu &gpu,
+                                                      kiln::TimingCache &cache) {
+    if (target != "sm_90a" || !atOpt.config || !kiln::Sm90GemmConfig::fromAttr(atOpt.config))
+      return std::nullopt;
+    bool tf32 = allowTf32 || kiln::kernelConfigAsksTf32(function);
+    std::optional<kiln::GemmRows> bucket = kiln::smallRowsBucket(function, tf32);
+    std::optional<kiln::Sm90GemmProblem> problem =
+        bucket ? kiln::matchSm90Gemm(function, tf32, *bucket) : std::nullopt;
+    if (!problem)
+      return std::nullopt;
+    // The warp-specialised configurations, which take a run-time M.
+    SmallVector<DictionaryAttr> candidates;
+    for (const kiln::Sm90GemmConfig &config : kiln::sm90GemmConfigs(*problem))
+      if (config.consumers > 0)
+        candidates.push_back(config.toAttr(&getContext()));
+    std::string signature =
+        kiln::kernelSignature(function, kiln::codegenFingerprint(), bucket->profile);
+    Decision best = decide(function, signature, candidates, bucket->profile, gpu, cache,
+                           /*estimate=*/false);
+    if (!best.config || best.config == atOpt.config)
+      return std::nullopt;
+    return kiln::GemmRowVariant{bucket->maxRows, best.config};
   }
 
   void orderByEstimatedTime(

@@ -34,9 +34,12 @@ public:
   virtual ~KernelTimer() = default;
   /// The kernel's time in microseconds under `config` (the median of several runs), or
   /// failure with `why` set (one line: the configuration does not compile, does not
-  /// load, or faults). `function` is not modified.
+  /// load, or faults). A dynamic engine's kernel runs at the shape of `profile`
+  /// ("kernel.opt_shape", "kernel.min_shape": its launch's extents there). `function` is
+  /// not modified.
   virtual mlir::FailureOr<double> measureMicros(kernel::FuncOp function,
-                                                mlir::DictionaryAttr config, std::string &why) = 0;
+                                                mlir::DictionaryAttr config,
+                                                llvm::StringRef profile, std::string &why) = 0;
   /// The GPU and driver the times are measured on (the timing cache's key).
   virtual TimingGpu gpu() const = 0;
 };
@@ -56,13 +59,14 @@ std::unique_ptr<mlir::Pass> createKernelAutotune(const KernelAutotuneOptions &op
 llvm::StringRef codegenFingerprint();
 
 /// The timing cache's kernel key: the SHA-256 (hex) of `function` printed without its
-/// symbol name, its locations, its `kernel.config`/`kernel.tuning` attributes and the
-/// values of its scalar float constants (an int8 layer's quantization scales), so that
-/// kernels identical up to those share it and tune once; and of `codegen`, the code
-/// generator's fingerprint, so that times measured on another build's kernels are not
-/// reused.
-std::string kernelSignature(kernel::FuncOp function,
-                            llvm::StringRef codegen = codegenFingerprint());
+/// symbol name, its locations, its `kernel.config`/`kernel.tuning`/`kernel.row_variants`
+/// attributes and the values of its scalar float constants (an int8 layer's quantization
+/// scales), so that kernels identical up to those share it and tune once; of its
+/// arguments at the shape of `profile` when they have dynamic extents (the shape it is
+/// timed at); and of `codegen`, the code generator's fingerprint, so that times measured
+/// on another build's kernels are not reused.
+std::string kernelSignature(kernel::FuncOp function, llvm::StringRef codegen = codegenFingerprint(),
+                            llvm::StringRef profile = "kernel.opt_shape");
 
 /// The key of a configuration: the dictionary as MLIR prints it (entries sorted).
 std::string configKey(mlir::DictionaryAttr config);

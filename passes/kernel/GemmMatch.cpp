@@ -7,12 +7,14 @@
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
 namespace graph = kiln::graph;
 
-std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, bool allowTf32) {
+std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, bool allowTf32,
+                                                       GemmRows rowsAt) {
   auto matmul = getTemplateOp<kernel::MatmulOp>(function);
   if (!matmul)
     return std::nullopt;
@@ -53,11 +55,17 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
 
   // Buffers of static shape; or a dynamic engine's, whose rows (M) are known at run time
   // only: A's rows of K elements (as they are, or reshaped to the matrix: the same bytes),
-  // C's of N, the rows at the profile's opt shape for the heuristics.
+  // C's of N, the rows at the profile's shape for the heuristics.
   GemmProblem problem;
   problem.dynamicM = !lhsType.hasStaticShape();
+  auto buffersAt = [&](StringRef profile) -> std::optional<SmallVector<MemRefType>> {
+    std::optional<ProfileArguments> arguments = getProfileArguments(function, profile);
+    if (!arguments || llvm::is_contained(arguments->types, MemRefType()))
+      return std::nullopt;
+    return arguments->types;
+  };
   std::optional<SmallVector<MemRefType>> buffers =
-      problem.dynamicM ? getOptShapeBufferTypes(function) : getStaticBufferTypes(function);
+      problem.dynamicM ? buffersAt(rowsAt.profile) : getStaticBufferTypes(function);
   if (!buffers)
     return std::nullopt;
   SmallVector<MemRefType> &optTypes = *buffers;
@@ -75,9 +83,18 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, bias, cType);
   if (!epilogue)
     return std::nullopt;
-  problem.m = 1;
-  for (int64_t extent : optTypes.back().getShape().drop_back())
-    problem.m *= extent;
+  auto rowsOf = [](MemRefType c) {
+    int64_t product = 1;
+    for (int64_t extent : c.getShape().drop_back())
+      product *= extent;
+    return product;
+  };
+  problem.m = rowsOf(optTypes.back());
+  problem.maxM = problem.m;
+  if (problem.dynamicM) {
+    std::optional<SmallVector<MemRefType>> atMax = buffersAt("kernel.max_shape");
+    problem.maxM = rowsAt.maxRows > 0 ? rowsAt.maxRows : atMax ? rowsOf(atMax->back()) : 0;
+  }
   problem.k = lhsType.getShape().back();
   problem.n = bType.getDimSize(transposedB ? 0 : 1);
   problem.operand = aType.getElementType();
@@ -222,4 +239,16 @@ FailureOr<memref::GlobalOp> kiln::permutedConvWeight(SymbolTable &symbols, Value
                     &bytes[((oc * taps + tap) * c + ic) * element], element);
       }
   return getOrCreateConstantGlobal(symbols, global, name, type, permuted);
+}
+
+std::optional<kiln::GemmRows> kiln::smallRowsBucket(kernel::FuncOp function, bool allowTf32) {
+  std::optional<GemmProblem> atOpt = matchGemmKernel(function, allowTf32);
+  if (!atOpt || !atOpt->dynamicM)
+    return std::nullopt;
+  std::optional<GemmProblem> atMin =
+      matchGemmKernel(function, allowTf32, GemmRows{"kernel.min_shape"});
+  if (!atMin || atMin->m <= 0 || 4 * atMin->m > atOpt->m)
+    return std::nullopt;
+  return GemmRows{"kernel.min_shape",
+                  static_cast<int64_t>(std::sqrt(double(atMin->m) * double(atOpt->m)))};
 }

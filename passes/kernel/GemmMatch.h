@@ -27,7 +27,9 @@ namespace kiln {
 /// buffers, or with `allowTf32` f32 ones read as tf32 (B K-major: a constant B transposed
 /// at compile time), followed by an epilogue the templates can fuse, whatever the sizes
 /// (the targets' configurations say which they take).
-std::optional<GemmProblem> matchGemmKernel(kernel::FuncOp function, bool allowTf32 = false);
+/// A run-time M is evaluated at `rows.profile` (GemmRows).
+std::optional<GemmProblem> matchGemmKernel(kernel::FuncOp function, bool allowTf32 = false,
+                                           GemmRows rows = {});
 
 /// A channels-last 2-D convolution as a GEMM (see the file comment).
 struct ConvGemmProblem {

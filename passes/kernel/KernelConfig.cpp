@@ -40,6 +40,41 @@ DictionaryAttr genericKernelConfig(MLIRContext *context) {
   return b.getDictionaryAttr({b.getNamedAttr("template", b.getStringAttr(kGenericTemplate))});
 }
 
+FailureOr<SmallVector<GemmRowVariant>> getRowVariants(kernel::FuncOp function, StringRef pass) {
+  SmallVector<GemmRowVariant> variants;
+  Attribute attr = function->getAttr(kKernelRowVariantsAttr);
+  if (!attr)
+    return variants;
+  auto list = dyn_cast<ArrayAttr>(attr);
+  for (Attribute element : list ? list.getValue() : ArrayRef<Attribute>()) {
+    auto entry = dyn_cast<DictionaryAttr>(element);
+    auto maxRows = entry ? entry.getAs<IntegerAttr>("max_rows") : nullptr;
+    auto config = entry ? entry.getAs<DictionaryAttr>("config") : nullptr;
+    if (!maxRows || !config || maxRows.getInt() < 1 ||
+        (!variants.empty() && maxRows.getInt() <= variants.back().maxRows))
+      return function.emitError(pass)
+             << ": " << kKernelRowVariantsAttr
+             << " must list {max_rows = <rows>, config = <configuration>} by ascending max_rows, "
+                "not "
+             << attr;
+    variants.push_back({maxRows.getInt(), config});
+  }
+  if (!list)
+    return function.emitError(pass)
+           << ": " << kKernelRowVariantsAttr << " must be an array, not " << attr;
+  return variants;
+}
+
+ArrayAttr rowVariantsAttr(MLIRContext *context, ArrayRef<GemmRowVariant> variants) {
+  Builder b(context);
+  SmallVector<Attribute> entries;
+  for (const GemmRowVariant &variant : variants)
+    entries.push_back(
+        b.getDictionaryAttr({b.getNamedAttr("max_rows", b.getI64IntegerAttr(variant.maxRows)),
+                             b.getNamedAttr("config", variant.config)}));
+  return b.getArrayAttr(entries);
+}
+
 SmallVector<DictionaryAttr> kernelConfigCandidates(kernel::FuncOp function, StringRef target,
                                                    bool allowTf32) {
   MLIRContext *context = function.getContext();

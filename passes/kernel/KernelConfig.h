@@ -36,8 +36,12 @@ constexpr llvm::StringLiteral kGenericTemplate = "generic";
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   /// M is known at run time only (a dynamic engine's rows): `m` is then its value at the
-  /// profile's opt shape, for choosing configurations; the launch computes the real one.
+  /// profile's shape the configuration is chosen at (GemmRows), the launch computes the
+  /// real one.
   bool dynamicM = false;
+  /// The most rows the configuration runs on: M, or for a run-time M the bound of its row
+  /// bucket (GemmRows; 0: none known). Split-K's workspace is this many rows.
+  int64_t maxM = 0;
   mlir::Type operand; // f16, bf16, or f32 (read as tf32)
   mlir::Type result;  // the operands' type, or any float type after an epilogue
   /// B reaches the template stored N x K (K-major in shared memory, which tf32 needs): a
@@ -196,13 +200,55 @@ inline bool splitKPays(int64_t tiles, int64_t kTiles, int64_t parts) {
          kTiles >= 4 * parts;
 }
 
+/// The rows a GEMM's configuration is chosen for. A dynamic engine's GEMM (a run-time M)
+/// has its `kernel.config` chosen at the profile's opt shape, for any M; where the min
+/// shape has a quarter of the opt shape's rows or fewer, kernel-autotune chooses again at
+/// the min shape, for a bucket of small Ms (smallRowsBucket), and when it chooses another
+/// configuration, the kernel gets it as a row variant (kKernelRowVariantsAttr).
+struct GemmRows {
+  /// The profile whose shape gives M (the kernel's first launch evaluated there).
+  llvm::StringRef profile = "kernel.opt_shape";
+  /// The most rows the configuration runs on (GemmProblem::maxM); 0: those at the
+  /// profile's max shape.
+  int64_t maxRows = 0;
+};
+
 /// The GEMM `function` computes, when it is a kernel.matmul holding one 2-D graph.matmul
 /// of f16/bf16 row-major buffers, or one graph.gemm of them (no transposed A, alpha 1, a
 /// per-column C with beta 1: a bias; B transposed or not), that some configuration can
 /// compute, followed by an elementwise epilogue the templates can fuse
 /// (matchSm90Epilogue). With `allowTf32`, f32 operands too, where B is transposed
 /// (graph.gemm) or a constant that every launch passes.
-std::optional<Sm90GemmProblem> matchSm90Gemm(kernel::FuncOp function, bool allowTf32 = false);
+std::optional<Sm90GemmProblem> matchSm90Gemm(kernel::FuncOp function, bool allowTf32 = false,
+                                             GemmRows rows = {});
+
+/// The bucket of small Ms of `function`, a GEMM of run-time M whose profile's min shape has
+/// a quarter of its opt shape's rows or fewer: chosen at the min shape, for up to the
+/// geometric mean of the two row counts (an M nearer the min shape's rows than the opt
+/// shape's, on a log scale). nullopt for any other kernel.
+std::optional<GemmRows> smallRowsBucket(kernel::FuncOp function, bool allowTf32 = false);
+
+/// The attribute of a kernel.func holding its row variants: [{max_rows = <i64>, config =
+/// <a kernel.config>}, ...], by ascending max_rows. Each serves the Ms above the one
+/// before it up to its max_rows; `kernel.config` serves the Ms above the last. The
+/// template launches each configuration with grids that are empty outside its Ms (the
+/// engine skips such launches), so the choice costs the shape program a compare.
+constexpr llvm::StringLiteral kKernelRowVariantsAttr = "kernel.row_variants";
+
+/// One row variant: the configuration of the Ms up to `maxRows`.
+struct GemmRowVariant {
+  int64_t maxRows = 0;
+  mlir::DictionaryAttr config;
+};
+
+/// `function`'s row variants (empty when it has none); fails, with an error on the
+/// function naming `pass`, when the attribute is malformed.
+mlir::FailureOr<llvm::SmallVector<GemmRowVariant>> getRowVariants(kernel::FuncOp function,
+                                                                  llvm::StringRef pass);
+
+/// The attribute holding `variants`.
+mlir::ArrayAttr rowVariantsAttr(mlir::MLIRContext *context,
+                                llvm::ArrayRef<GemmRowVariant> variants);
 
 /// The legal configurations for `problem`, the default (what runs untuned) first.
 llvm::SmallVector<Sm90GemmConfig> sm90GemmConfigs(const Sm90GemmProblem &problem);

@@ -289,8 +289,9 @@ bool kiln::kernelConfigAsksTf32(kernel::FuncOp function) {
   return flag && flag.getValue();
 }
 
-std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function, bool allowTf32) {
-  std::optional<GemmProblem> problem = matchGemmKernel(function, allowTf32);
+std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function, bool allowTf32,
+                                                         GemmRows rows) {
+  std::optional<GemmProblem> problem = matchGemmKernel(function, allowTf32, rows);
   if (!problem || sm90GemmConfigs(*problem).empty())
     return std::nullopt;
   return problem;
@@ -326,9 +327,10 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   // The default comes first. The 128x256 tile is the fastest where it fills the GPU: at
   // least one CTA per SM of an H200 (132); smaller products do better with more, narrower
   // tiles (docs/perf-notes.md). kernel-autotune measures them all.
-  auto tiles = [&](int64_t tileN) {
-    return llvm::divideCeil(problem.m, 128) * llvm::divideCeil(problem.n, tileN);
+  auto tilesAt = [&](int64_t rows, int64_t tileN) {
+    return llvm::divideCeil(rows, 128) * llvm::divideCeil(problem.n, tileN);
   };
+  auto tiles = [&](int64_t tileN) { return tilesAt(problem.m, tileN); };
   bool wideFills = tiles(256) >= 132;
   // Products at most 64 wide waste half of a 128-wide tile.
   if (problem.n <= 64)
@@ -367,10 +369,10 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   // (a k-tile is 128 bytes of K).
   int64_t kTiles =
       llvm::divideCeil(problem.k * problem.operand.getIntOrFloatBitWidth() / 8, int64_t(128));
-  // (Not for a run-time M: the reduction kernel is instantiated per M x N.)
+  // A run-time M's must pay up to its most rows too (its workspace is that large).
   for (int64_t parts : kiln::kSplitKParts) {
-    if (problem.dynamicM)
-      break;
+    if (problem.maxM <= 0 || !kiln::splitKPays(tilesAt(problem.maxM, 128), kTiles, parts))
+      continue;
     Sm90GemmConfig config;
     config.stages = 4;
     config.consumers = 2;
@@ -410,14 +412,67 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
         return signalPassFailure();
       if (!*config)
         continue; // the generic lowering was asked for
+      FailureOr<SmallVector<Variant, 2>> variants =
+          getVariants(module, symbols, function, *problem);
+      if (failed(variants))
+        return signalPassFailure();
       FailureOr<gpu::GPUFuncOp> gemm =
           getOrCreateGemm(module, symbols, function, *problem, **config);
       if (failed(gemm))
         return signalPassFailure();
+      variants->push_back({*gemm, **config, *problem, /*maxRows=*/0});
       kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        return replaceLaunch(module, symbols, launch, *gemm, **config, *problem);
+        return replaceLaunch(module, symbols, launch, *variants);
       });
     }
+  }
+
+  /// One configuration of a kernel's launches: its GEMM, for the Ms up to `maxRows` (above
+  /// the variant before it), or with 0 for the rest.
+  struct Variant {
+    gpu::GPUFuncOp gemm;
+    kiln::Sm90GemmConfig config;
+    kiln::Sm90GemmProblem problem;
+    int64_t maxRows = 0;
+  };
+
+  /// The GEMMs of `function`'s row variants (kKernelRowVariantsAttr), each a configuration
+  /// of its GEMM at the profile's min shape with at most its max_rows rows.
+  FailureOr<SmallVector<Variant, 2>> getVariants(ModuleOp module, SymbolTable &symbols,
+                                                 kernel::FuncOp function,
+                                                 const kiln::Sm90GemmProblem &problem) {
+    FailureOr<SmallVector<kiln::GemmRowVariant>> listed =
+        kiln::getRowVariants(function, getArgument());
+    if (failed(listed))
+      return failure();
+    SmallVector<Variant, 2> variants;
+    if (!listed->empty() && !problem.dynamicM)
+      return function.emitError(getArgument())
+             << ": " << kiln::kKernelRowVariantsAttr << " on a GEMM whose rows are static";
+    bool tf32 = allowTf32 || kiln::kernelConfigAsksTf32(function);
+    for (const kiln::GemmRowVariant &listedVariant : *listed) {
+      std::optional<kiln::Sm90GemmProblem> bucket = kiln::matchSm90Gemm(
+          function, tf32, kiln::GemmRows{"kernel.min_shape", listedVariant.maxRows});
+      if (!bucket)
+        return function.emitError(getArgument())
+               << ": a row variant needs the profile's min shape (kernel.min_shape)";
+      std::optional<kiln::Sm90GemmConfig> config =
+          kiln::Sm90GemmConfig::fromAttr(listedVariant.config);
+      SmallVector<kiln::Sm90GemmConfig> legal = kiln::sm90GemmConfigs(*bucket);
+      if (!config || config->consumers == 0 ||
+          llvm::none_of(legal, [&](const kiln::Sm90GemmConfig &each) {
+            return each.name() == config->name();
+          }))
+        return function.emitError(getArgument())
+               << ": row variant " << listedVariant.config
+               << " is not a warp-specialised configuration of this GEMM at "
+               << listedVariant.maxRows << " rows or fewer";
+      FailureOr<gpu::GPUFuncOp> gemm = getOrCreateGemm(module, symbols, function, *bucket, *config);
+      if (failed(gemm))
+        return failure();
+      variants.push_back({*gemm, *config, *bucket, listedVariant.maxRows});
+    }
+    return variants;
   }
 
   /// The template's kernel for `problem`'s types and `config`, instantiated into a
@@ -486,26 +541,19 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
         .getResult();
   }
 
-  /// kernel.launch @k(%a, %b, %c) -> tensor maps of %a and %b, and the GEMM's launch.
+  /// kernel.launch @k(%a, %b, %c) -> for each variant, tensor maps of %a and %b and the
+  /// GEMM's launch (with more than one, each with grids empty outside its rows).
   /// Fails, changing nothing, when B is to be transposed but is no constant here.
   LogicalResult replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::LaunchOp launch,
-                              gpu::GPUFuncOp gemm, const kiln::Sm90GemmConfig &config,
-                              const kiln::Sm90GemmProblem &problem) {
+                              ArrayRef<Variant> variants) {
+    const kiln::Sm90GemmProblem &problem = variants.back().problem;
     const kiln::Sm90Epilogue &epilogue = problem.epilogue;
     OpBuilder b(launch);
-    // The kernel, its template and its configuration for the engine's kernel table, as
-    // kernel-to-linalg tags the generic kernels.
-    NamedAttrList metadata;
-    metadata.set("kernel", launch.getCalleeAttr().getAttr());
-    metadata.set("template", b.getStringAttr("matmul"));
-    std::string fused = epilogue.empty() ? "" : ", epilogue " + epilogue.describe();
-    metadata.set("config", b.getStringAttr(config.describe() + fused));
-    Location loc =
-        FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
+    Location launchLoc = launch.getLoc();
     Value a = launch.getOperands()[0], bMatrix = launch.getOperands()[1],
           c = launch.getOperands().back();
     if (problem.transposeConstantB) {
-      FailureOr<Value> transposed = transposedConstant(b, loc, symbols, bMatrix);
+      FailureOr<Value> transposed = transposedConstant(b, launchLoc, symbols, bMatrix);
       if (failed(transposed))
         return failure();
       bMatrix = *transposed;
@@ -513,13 +561,14 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     SmallVector<Value> extra = kiln::epilogueBuffers(launch, epilogue);
     int64_t m = problem.m, k = problem.k, n = problem.n;
     auto index = [&](int64_t value) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, value);
+      return arith::ConstantIndexOp::create(b, launchLoc, value);
     };
     // A run-time M is the product of C's row extents, read off the buffer on the host
     // (the engine's shape program computes it, and the grid, per input shape).
     OpFoldResult rows = b.getIndexAttr(m);
     if (problem.dynamicM) {
-      rows = kiln::hostExtentProduct(b, loc, c, 0, cast<MemRefType>(c.getType()).getRank() - 1);
+      rows =
+          kiln::hostExtentProduct(b, launchLoc, c, 0, cast<MemRefType>(c.getType()).getRank() - 1);
       m = ShapedType::kDynamic;
     }
     // A buffer that the kernel reads as M x K (a Flatten; rows of a [B.., M, K]
@@ -527,13 +576,64 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     auto aType = cast<MemRefType>(a.getType());
     if (aType.getRank() != 2)
       a = memref::ReinterpretCastOp::create(
-          b, loc, MemRefType::get({m, k}, aType.getElementType()), a, b.getIndexAttr(0),
+          b, launchLoc, MemRefType::get({m, k}, aType.getElementType()), a, b.getIndexAttr(0),
           ArrayRef<OpFoldResult>{rows, b.getIndexAttr(k)},
           ArrayRef<OpFoldResult>{b.getIndexAttr(k), b.getIndexAttr(1)});
+    int64_t fewerRows = 0; // the rows the variants before this one take
+    for (const Variant &variant : variants) {
+      const kiln::Sm90GemmConfig &config = variant.config;
+      // The kernel, its template and its configuration (and rows) for the engine's
+      // kernel table, as kernel-to-linalg tags the generic kernels.
+      std::string described = config.describe();
+      if (variant.maxRows > 0)
+        described += llvm::formatv(", for M <= {0}", variant.maxRows).str();
+      else if (fewerRows > 0)
+        described += llvm::formatv(", for M > {0}", fewerRows).str();
+      if (!epilogue.empty())
+        described += ", epilogue " + epilogue.describe();
+      NamedAttrList metadata;
+      metadata.set("kernel", launch.getCalleeAttr().getAttr());
+      metadata.set("template", b.getStringAttr("matmul"));
+      metadata.set("config", b.getStringAttr(described));
+      Location loc =
+          FusedLoc::get(b.getContext(), {launchLoc}, metadata.getDictionary(b.getContext()));
+      // Which Ms this variant takes, when there are several.
+      Value enabled;
+      if (variants.size() > 1) {
+        Value m = getValueOrCreateConstantIndexOp(b, loc, rows);
+        if (fewerRows > 0)
+          enabled = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, m, index(fewerRows));
+        if (variant.maxRows > 0) {
+          Value within =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, m, index(variant.maxRows));
+          enabled = enabled ? arith::AndIOp::create(b, loc, enabled, within).getResult() : within;
+        }
+      }
+      if (failed(
+              launchVariant(b, loc, module, symbols, variant, a, bMatrix, c, extra, rows, enabled)))
+        return failure();
+      fewerRows = variant.maxRows;
+    }
+    launch.erase();
+    return success();
+  }
+
+  /// One variant's tensor maps and launch (see replaceLaunch), the GEMM over the M x K
+  /// matrix `a` (M = `rows`) into `c`, launched only where `enabled` when given.
+  LogicalResult launchVariant(OpBuilder &b, Location loc, ModuleOp module, SymbolTable &symbols,
+                              const Variant &variant, Value a, Value bMatrix, Value c,
+                              ValueRange extra, OpFoldResult rows, Value enabled) {
+    const kiln::Sm90GemmConfig &config = variant.config;
+    const kiln::Sm90GemmProblem &problem = variant.problem;
+    int64_t m = problem.dynamicM ? ShapedType::kDynamic : problem.m, k = problem.k, n = problem.n;
+    auto index = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, value);
+    };
     auto i32 = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(b, loc, value, 32);
     };
     // The kernel's parameter types say which tensor maps it wants.
+    gpu::GPUFuncOp gemm = variant.gemm;
     FunctionType signature = gemm.getFunctionType();
     auto tensorMap = [&](Value buffer, unsigned parameter, int64_t rows, int64_t columns) {
       auto type = cast<MemRefType>(buffer.getType());
@@ -560,16 +660,16 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     // The warp-specialised template walks a 1-D grid of tiles in its own order.
     if (config.consumers) {
       // The epilogue emitted when it was matched, so a failure here is an internal error.
-      if (failed(kiln::launchWarpSpecialisedGemm(b, loc, module, symbols, getArgument(), gemm,
-                                                 config, tiles, mapA, mapB, c, rows, n, k,
-                                                 &epilogue, extra))) {
+      if (failed(kiln::launchWarpSpecialisedGemm(
+              b, loc, module, symbols, getArgument(), gemm, config, tiles, mapA, mapB, c, rows, n,
+              k, &problem.epilogue, extra, problem.maxM, enabled))) {
         signalPassFailure();
         return failure();
       }
-      launch.erase();
       return success();
     }
-    // The one-warpgroup template walks a 2-D grid; C goes as a bare pointer.
+    // The one-warpgroup template (static M only) walks a 2-D grid; C goes as a bare
+    // pointer.
     Value cPointer = kiln::barePointer(b, loc, c);
     Value one = index(1);
     SmallVector<Value> arguments = {mapA, mapB, cPointer, i32(m), i32(n), i32(k)};
@@ -578,7 +678,6 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     gpu::LaunchFuncOp::create(
         b, loc, gemm, gpu::KernelDim3{index(tilesN), index(llvm::divideCeil(m, config.tileM)), one},
         gpu::KernelDim3{index(config.threads()), one, one}, i32(config.sharedBytes()), arguments);
-    launch.erase();
     return success();
   }
 };

@@ -805,25 +805,25 @@ Value kiln::hostExtentProduct(OpBuilder &b, Location loc, Value buffer, int64_t 
   return product;
 }
 
-LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, ModuleOp module,
-                                              SymbolTable &symbols, StringRef pass,
-                                              gpu::GPUFuncOp gemm, const Sm90GemmConfig &config,
-                                              OpFoldResult tiles, Value mapA, Value mapB,
-                                              Value output, OpFoldResult rows, int64_t n, int64_t k,
-                                              const Sm90Epilogue *epilogue,
-                                              ValueRange epilogueBuffers) {
+LogicalResult kiln::launchWarpSpecialisedGemm(
+    OpBuilder &b, Location loc, ModuleOp module, SymbolTable &symbols, StringRef pass,
+    gpu::GPUFuncOp gemm, const Sm90GemmConfig &config, OpFoldResult tiles, Value mapA, Value mapB,
+    Value output, OpFoldResult rows, int64_t n, int64_t k, const Sm90Epilogue *epilogue,
+    ValueRange epilogueBuffers, int64_t maxRows, Value enabled) {
   if (epilogue && epilogue->empty())
     epilogue = nullptr;
   // Split-K's reduction kernel first, so that nothing is built on the host when it fails.
   gpu::GPUFuncOp reduce;
   Type result = cast<MemRefType>(output.getType()).getElementType();
   std::optional<int64_t> staticRows = getConstantIntValue(rows);
-  if (config.splitK > 1 && !staticRows)
-    return gemm.emitError(pass) << ": split-K needs M at compile time";
+  // The workspace's rows: M, or for a run-time M the most it can be.
+  int64_t workspaceRows = staticRows.value_or(maxRows);
+  if (config.splitK > 1 && workspaceRows <= 0)
+    return gemm.emitError(pass) << ": split-K needs a bound on M";
   int64_t m = staticRows.value_or(ShapedType::kDynamic);
   if (config.splitK > 1) {
-    std::string entry = llvm::formatv("split_k_reduce_{0}_{1}x{2}x{3}{4}", elementTypeName(result),
-                                      config.splitK, m, n, epilogue ? epilogue->key() : "")
+    std::string entry = llvm::formatv("split_k_reduce_{0}_{1}x{2}{3}", elementTypeName(result),
+                                      config.splitK, n, epilogue ? epilogue->key() : "")
                             .str();
     std::string moduleName = "kiln_" + entry;
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName)) {
@@ -836,15 +836,12 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
            {"ENTRY", entry},
            {"OUT", elementTypeName(result)},
            {"SPLITS", number(config.splitK)},
-           {"ELEMENTS", number(m * n)},
-           {"QUADS", number(m * n / 4)},
-           {"M", number(m)},
            {"N", number(n)},
            {"STORE_ALIGNMENT", number(4 * result.getIntOrFloatBitWidth() / 8)}});
       text = substitutePlaceholders(
           text, sm90EpiloguePlaceholders(epilogue, result, "%sum", "%row", "%col", "%m", "%n"));
       FailureOr<gpu::GPUFuncOp> parsed = insertTemplateWithEpilogue(
-          module, symbols, pass, entry, text, epilogue, /*firstParameter=*/2);
+          module, symbols, pass, entry, text, epilogue, /*firstParameter=*/3);
       if (failed(parsed))
         return failure();
       reduce = *parsed;
@@ -875,12 +872,19 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
     if (config.persistent)
       grid = arith::MinUIOp::create(b, loc, grid, index(kSm90Multiprocessors * config.ctasPerSm));
   }
+  // A variant for some run-time Ms only: elsewhere its grids are empty, and the engine
+  // skips its launches.
+  auto gate = [&](Value size) {
+    return enabled ? arith::SelectOp::create(b, loc, enabled, size, index(0)).getResult() : size;
+  };
+  grid = gate(grid);
   // Split-K: the parts' f32 partial sums go to a workspace (placed by kernel-plan-buffers),
   // which the reduction kernel then adds up into C.
   Value destination = output;
   if (config.splitK > 1)
     destination = memref::AllocOp::create(
-        b, loc, MemRefType::get({config.splitK, m, n}, Float32Type::get(b.getContext())));
+        b, loc,
+        MemRefType::get({config.splitK, workspaceRows, n}, Float32Type::get(b.getContext())));
   // The epilogue's inputs follow M, N, K, in whichever kernel applies it.
   SmallVector<Value> extra;
   if (epilogue)
@@ -917,10 +921,18 @@ LogicalResult kiln::launchWarpSpecialisedGemm(OpBuilder &b, Location loc, Module
                             arguments);
   if (config.splitK == 1)
     return success();
-  SmallVector<Value> reduceArguments = {pointer(destination), pointer(output)};
+  SmallVector<Value> reduceArguments = {pointer(destination), pointer(output), mValue};
   reduceArguments.append(extra);
-  gpu::LaunchFuncOp::create(b, loc, reduce,
-                            gpu::KernelDim3{index(llvm::divideCeil(m * n / 4, 256)), one, one},
+  // A thread for each 4 elements of C, 256 threads a block.
+  Value reduceGrid =
+      staticRows ? index(llvm::divideCeil(m * n / 4, 256))
+                 : arith::CeilDivUIOp::create(
+                       b, loc,
+                       arith::MulIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, rows),
+                                             index(n)),
+                       index(4 * 256))
+                       .getResult();
+  gpu::LaunchFuncOp::create(b, loc, reduce, gpu::KernelDim3{gate(reduceGrid), one, one},
                             gpu::KernelDim3{index(256), one, one},
                             /*dynamicSharedMemorySize=*/Value(), reduceArguments);
   return success();

@@ -134,19 +134,21 @@ mlir::Value hostExtentProduct(mlir::OpBuilder &b, mlir::Location loc, mlir::Valu
 
 /// At `b`: launches `gemm` (the warp-specialised template under `config`) over `tiles`
 /// tiles of the M x N result `output` (M = `rows`), with the tensor maps `mapA` and `mapB`;
-/// `rows` and `tiles` are constants, or host index values of a run-time M (no split-K
-/// then); with split-K,
-/// into an f32 workspace (a memref.alloc) and then the reduction kernel (templates/
-/// SplitKReduce.mlir, instantiated into `module` once per shape and epilogue) into
-/// `output`. `epilogueBuffers` are the buffers of `epilogue`'s inputs, passed to whichever
-/// kernel applies it; a kernel with a residual tile also gets its tensor map.
+/// `rows` and `tiles` are constants, or host index values of a run-time M of at most
+/// `maxRows` (0: unknown, no split-K then); with split-K,
+/// into an f32 workspace (a memref.alloc of `maxRows` rows for a run-time M) and then the
+/// reduction kernel (templates/SplitKReduce.mlir, instantiated into `module` once per N and
+/// epilogue) into `output`. `epilogueBuffers` are the buffers of `epilogue`'s inputs,
+/// passed to whichever kernel applies it; a kernel with a residual tile also gets its
+/// tensor map. With `enabled` (an i1 on the host), the launches' grids are empty where it
+/// is false (a row bucket's variant: passes/kernel/KernelConfig.h).
 /// Fails, building nothing, when the reduction kernel's epilogue cannot be emitted.
 mlir::LogicalResult launchWarpSpecialisedGemm(
     mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module, mlir::SymbolTable &symbols,
     llvm::StringRef pass, mlir::gpu::GPUFuncOp gemm, const Sm90GemmConfig &config,
     mlir::OpFoldResult tiles, mlir::Value mapA, mlir::Value mapB, mlir::Value output,
     mlir::OpFoldResult rows, int64_t n, int64_t k, const Sm90Epilogue *epilogue = nullptr,
-    mlir::ValueRange epilogueBuffers = {});
+    mlir::ValueRange epilogueBuffers = {}, int64_t maxRows = 0, mlir::Value enabled = {});
 
 /// The buffers `launch` passes for `epilogue`'s inputs, in parameter order.
 llvm::SmallVector<mlir::Value> epilogueBuffers(kernel::LaunchOp launch,

@@ -167,16 +167,16 @@ func.func @main(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %scale: memref
 // CHECK: %[[W:.*]] = memref.alloc() : memref<3x1024x768xf32>
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2_k3::@gemm_f16_f16_128x128x64_s4_ws2_k3 blocks in (%c144,
 // CHECK-SAME: %c3072_i32 : i32)
-// CHECK: gpu.launch_func {{ *}}@kiln_split_k_reduce_f16_3x1024x768_add_relu_{{[0-9a-f]+}}::@split_k_reduce_f16_3x1024x768_add_relu_{{[0-9a-f]+}} blocks in (%c768,
-// CHECK-SAME: args(%{{.*}} : memref<f32>, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>)
+// CHECK: gpu.launch_func {{ *}}@kiln_split_k_reduce_f16_3x768_add_relu_{{[0-9a-f]+}}::@split_k_reduce_f16_3x768_add_relu_{{[0-9a-f]+}} blocks in (%c768,
+// CHECK-SAME: args(%{{.*}} : memref<f32>, %{{.*}} : memref<f16>, %c1024_i32{{.*}} : i32, %{{.*}} : memref<f16>)
 // CHECK: gpu.func @gemm_f16_f16_128x128x64_s4_ws2_k3(%{{.*}}, %{{.*}}, %{{.*}}: memref<f32>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
-// CHECK: gpu.func @split_k_reduce_f16_3x1024x768_add_relu_{{[0-9a-f]+}}(%{{.*}}: memref<f32>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>)
+// CHECK: gpu.func @split_k_reduce_f16_3x768_add_relu_{{[0-9a-f]+}}(%{{.*}}: memref<f32>, %{{.*}}: memref<f16>, %{{.*}}: i32, %{{.*}}: memref<f16>)
 // CHECK: arith.remui %{{.*}}, %c768
 // CHECK: arith.maximumf
 // CHECK: arith.truncf %{{.*}} : vector<4xf32> to vector<4xf16>
 // PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s4_ws2_k3(
 // PTX: st.global.v4.b32
-// PTX-LABEL: .visible .entry split_k_reduce_f16_3x1024x768_add_relu_
+// PTX-LABEL: .visible .entry split_k_reduce_f16_3x768_add_relu_
 // PTX-COUNT-3: ld.global.v4.b32
 // PTX: max.NaN.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
 // PTX: cvt.rn.f16x2.f32

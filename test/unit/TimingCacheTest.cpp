@@ -2,6 +2,7 @@
 
 #include "lib/tuning/TimingCache.h"
 #include "lib/init/Registration.h"
+#include "lib/pipeline/GpuCompiler.h"
 #include "lib/tuning/GpuKernelTimer.h"
 #include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/Autotune.h"
@@ -23,6 +24,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -422,7 +424,8 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
   EXPECT_TRUE(problem->dynamicM);
   EXPECT_EQ(problem->m, 1024);
   EXPECT_EQ(kiln::describeKernelProblem(kernel), "1024x3072x768 f16");
-  // No split-K or one-warpgroup configuration (both need M at compile time).
+  // No one-warpgroup configuration (it needs M at compile time), and no split-K: no max
+  // shape bounds its workspace.
   auto candidates = kiln::kernelConfigCandidates(kernel, "sm_90a");
   ASSERT_GT(candidates.size(), 2u);
   for (DictionaryAttr config : candidates)
@@ -581,7 +584,7 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
 class SlowTimer : public kiln::KernelTimer {
 public:
   explicit SlowTimer(double seconds) : seconds(seconds) {}
-  FailureOr<double> measureMicros(kiln::kernel::FuncOp function, DictionaryAttr,
+  FailureOr<double> measureMicros(kiln::kernel::FuncOp function, DictionaryAttr, StringRef,
                                   std::string &) override {
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
     measured.push_back(function.getSymName().str());
@@ -591,6 +594,173 @@ public:
   double seconds;
   std::vector<std::string> measured;
 };
+
+/// A timer whose times depend on the profile a kernel is timed at: `fastest[profile]` takes
+/// 1 us, everything else 10 us. It records the profiles it was asked for.
+class ProfileTimer : public kiln::KernelTimer {
+public:
+  FailureOr<double> measureMicros(kiln::kernel::FuncOp, DictionaryAttr config, StringRef profile,
+                                  std::string &) override {
+    asked.push_back(profile.str());
+    auto found = fastest.find(profile.str());
+    return found != fastest.end() && found->second == config ? 1.0 : 10.0;
+  }
+  TimingGpu gpu() const override { return TimingGpu{"sm_90 test GPU", "13000"}; }
+  std::map<std::string, DictionaryAttr> fastest;
+  std::vector<std::string> asked;
+};
+
+// A dynamic GEMM whose profile runs from 16 to 32768 rows (opt 1024): the small Ms get
+// their own configuration, chosen at the min shape (with split-K, whose workspace is
+// bounded by the bucket), and the engine launches one or the other per shape.
+TEST_F(TuningIRTest, DynamicGemmGetsAVariantForSmallRows) {
+  const char *text = R"mlir(
+kernel.func @MatMul_0(%a: memref<?x?x768xf16>, %b: memref<768x3072xf16>, %c: memref<?x?x3072xf16>) {
+  matmul ins(%a, %b : memref<?x?x768xf16>, memref<768x3072xf16>) outs(%c : memref<?x?x3072xf16>) {
+  ^bb0(%x: tensor<?x?x768xf16>, %y: tensor<768x3072xf16>):
+    %r = graph.matmul %x, %y : (tensor<?x?x768xf16>, tensor<768x3072xf16>) -> tensor<?x?x3072xf16>
+    kernel.yield %r : tensor<?x?x3072xf16>
+  }
+  return
+}
+func.func @main(%a: memref<?x?x768xf16> {kernel.min_shape = array<i64: 1, 16, 768>, kernel.opt_shape = array<i64: 8, 128, 768>, kernel.max_shape = array<i64: 64, 512, 768>}, %b: memref<768x3072xf16>, %c: memref<?x?x3072xf16>) -> (index, index) attributes {kernel.num_inputs = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %batch = memref.dim %a, %c0 : memref<?x?x768xf16>
+  %sequence = memref.dim %a, %c1 : memref<?x?x768xf16>
+  %c3072 = arith.constant 3072 : index
+  %row = arith.muli %sequence, %c3072 : index
+  %view = memref.reinterpret_cast %c to offset: [0], sizes: [%batch, %sequence, 3072], strides: [%row, 3072, 1] : memref<?x?x3072xf16> to memref<?x?x3072xf16>
+  kernel.launch @MatMul_0(%a, %b, %view) : (memref<?x?x768xf16>, memref<768x3072xf16>, memref<?x?x3072xf16>) -> ()
+  return %batch, %sequence : index, index
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
+  // The bucket: 16 rows at the min shape, up to sqrt(16 * 1024) = 128.
+  std::optional<kiln::GemmRows> bucket = kiln::smallRowsBucket(kernel);
+  ASSERT_TRUE(bucket);
+  EXPECT_EQ(bucket->profile, "kernel.min_shape");
+  EXPECT_EQ(bucket->maxRows, 128);
+  std::optional<kiln::Sm90GemmProblem> small = kiln::matchSm90Gemm(kernel, false, *bucket);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->m, 16);
+  EXPECT_EQ(small->maxM, 128);
+  // Split-K pays at 16 and at 128 rows (24 tiles); not up to the max shape's 32768.
+  auto splitConfigs = [](const kiln::Sm90GemmProblem &problem) {
+    SmallVector<kiln::Sm90GemmConfig> split;
+    for (const kiln::Sm90GemmConfig &config : kiln::sm90GemmConfigs(problem))
+      if (config.splitK > 1)
+        split.push_back(config);
+    return split;
+  };
+  SmallVector<kiln::Sm90GemmConfig> split = splitConfigs(*small);
+  ASSERT_FALSE(split.empty());
+  std::optional<kiln::Sm90GemmProblem> atOpt = kiln::matchSm90Gemm(kernel, false);
+  ASSERT_TRUE(atOpt);
+  EXPECT_EQ(atOpt->maxM, 64 * 512);
+  EXPECT_TRUE(splitConfigs(*atOpt).empty());
+  // The variant is timed at the min shape: a static engine of 16 rows.
+  {
+    std::string why;
+    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(
+        kernel, split.front().toAttr(&context), why, "kernel.min_shape");
+    ASSERT_TRUE(timing) << why;
+    FailureOr<kiln::engine::Engine> engine =
+        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
+    ASSERT_TRUE(succeeded(engine)) << why;
+    EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{1, 16, 768}));
+    EXPECT_EQ(engine->steps.size(), 2u); // the GEMM's parts and the reduction
+  }
+
+  kiln::Sm90GemmConfig wide;
+  wide.tileN = 256;
+  wide.stages = 4;
+  wide.consumers = 2;
+  kiln::KernelAutotuneOptions options;
+  options.budget = 60;
+  // Where the min shape's winner is the opt shape's, there is no variant.
+  {
+    OwningOpRef<ModuleOp> copy = module->clone();
+    ProfileTimer timer;
+    timer.fastest["kernel.opt_shape"] = wide.toAttr(&context);
+    timer.fastest["kernel.min_shape"] = wide.toAttr(&context);
+    PassManager pm(&context);
+    pm.addPass(kiln::createKernelAutotune(options, &timer));
+    ASSERT_TRUE(succeeded(pm.run(*copy)));
+    auto tuned = *copy->getOps<kiln::kernel::FuncOp>().begin();
+    EXPECT_EQ(tuned->getAttr(kiln::kKernelConfigAttr), wide.toAttr(&context));
+    EXPECT_FALSE(tuned->hasAttr(kiln::kKernelRowVariantsAttr));
+    EXPECT_TRUE(llvm::is_contained(timer.asked, "kernel.min_shape"));
+  }
+  // The opt shape's winner is a wide tile, the min shape's a split-K one.
+  ProfileTimer timer;
+  timer.fastest["kernel.opt_shape"] = wide.toAttr(&context);
+  timer.fastest["kernel.min_shape"] = split.front().toAttr(&context);
+  {
+    PassManager pm(&context);
+    pm.addPass(kiln::createKernelAutotune(options, &timer));
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+  }
+  EXPECT_EQ(kernel->getAttr(kiln::kKernelConfigAttr), wide.toAttr(&context));
+  FailureOr<SmallVector<kiln::GemmRowVariant>> variants = kiln::getRowVariants(kernel, "test");
+  ASSERT_TRUE(succeeded(variants));
+  ASSERT_EQ(variants->size(), 1u);
+  EXPECT_EQ((*variants)[0].maxRows, 128);
+  EXPECT_EQ((*variants)[0].config, split.front().toAttr(&context));
+  EXPECT_TRUE(llvm::is_contained(timer.asked, "kernel.min_shape"));
+
+  // The engine: both GEMMs, each launched at its own shapes only.
+  kiln::GpuCompileOptions compile;
+  compile.autotune = false;
+  kiln::engine::Engine engine;
+  ASSERT_TRUE(succeeded(kiln::compileKernelsForGpu(*module, compile, engine)));
+  ASSERT_TRUE(engine.isDynamic());
+  // Each launch's CTAs at input shape [batch, sequence, 768].
+  auto gridsAt = [&](int64_t batch, int64_t sequence) {
+    std::vector<int64_t> values;
+    EXPECT_EQ(kiln::engine::evaluateShapes(engine, {{batch, sequence, 768}, {768, 3072}}, values),
+              "");
+    std::map<std::string, uint64_t> ctas;
+    for (kiln::engine::Step step : engine.steps) {
+      if (step.kind != kiln::engine::Step::Kind::Launch)
+        continue;
+      kiln::engine::applyRuntimeFields(values, step);
+      ctas[engine.kernels[step.kernel].name] +=
+          uint64_t(step.grid[0]) * step.grid[1] * step.grid[2];
+    }
+    return ctas;
+  };
+  std::string splitGemm, reduce, wideGemm;
+  for (const kiln::engine::Kernel &each : engine.kernels) {
+    if (each.name.find("split_k_reduce") == 0)
+      reduce = each.name;
+    else if (each.name.find(split.front().name()) != std::string::npos)
+      splitGemm = each.name;
+    else if (each.name.find(wide.name()) != std::string::npos)
+      wideGemm = each.name;
+  }
+  ASSERT_FALSE(splitGemm.empty());
+  ASSERT_FALSE(reduce.empty());
+  ASSERT_FALSE(wideGemm.empty());
+  // 1 x 16 and 1 x 128 rows: the split-K GEMM (24 tiles, each in split_k parts) and its
+  // reduction; 2 x 128 and the opt shape: the wide tiles (8 columns of 128 rows).
+  std::map<std::string, uint64_t> atMin = gridsAt(1, 16);
+  EXPECT_EQ(atMin[splitGemm], uint64_t(24 * split.front().splitK));
+  EXPECT_EQ(atMin[reduce], uint64_t(16 * 3072 / 4 / 256));
+  EXPECT_EQ(atMin[wideGemm], 0u);
+  EXPECT_GT(gridsAt(1, 128)[splitGemm], 0u);
+  EXPECT_EQ(gridsAt(1, 128)[wideGemm], 0u);
+  std::map<std::string, uint64_t> above = gridsAt(1, 129);
+  EXPECT_EQ(above[splitGemm], 0u);
+  EXPECT_EQ(above[reduce], 0u);
+  EXPECT_EQ(above[wideGemm], uint64_t(2 * 12));
+  EXPECT_EQ(gridsAt(8, 128)[wideGemm], uint64_t(8 * 12));
+  // The workspace: split_k x 128 rows x 3072 f32 fits in the arena beside everything
+  // else (planned at the max shape).
+  EXPECT_GE(engine.arenaBytes, uint64_t(split.front().splitK) * 128 * 3072 * 4);
+}
 
 TEST_F(TuningIRTest, BudgetGoesToTheLongestKernelsFirst) {
   // A small product first in program order, then a large one: with a budget that one

@@ -1,0 +1,78 @@
+// kernel-matmul-sm90 refuses row variants (kernel.row_variants) it cannot launch, naming
+// the pass and what is wrong.
+// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file -verify-diagnostics
+
+// Split-K in 8 parts does not pay for K = 768 (12 k-tiles, 4 a part at least).
+// expected-error @+1 {{kernel-matmul-sm90: row variant {consumers = 2 : i64, split_k = 8 : i64, stages = 4 : i64, template = "sm90_gemm", tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 128 : i64} is not a warp-specialised configuration of this GEMM at 128 rows or fewer}}
+kernel.func @MatMul_0(%a: memref<?x?x768xf16>, %b: memref<768x3072xf16>, %c: memref<?x?x3072xf16>) attributes {kernel.row_variants = [{max_rows = 128 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64, split_k = 8 : i64}}]} {
+  matmul ins(%a, %b : memref<?x?x768xf16>, memref<768x3072xf16>) outs(%c : memref<?x?x3072xf16>) {
+  ^bb0(%x: tensor<?x?x768xf16>, %y: tensor<768x3072xf16>):
+    %r = graph.matmul %x, %y : (tensor<?x?x768xf16>, tensor<768x3072xf16>) -> tensor<?x?x3072xf16>
+    kernel.yield %r : tensor<?x?x3072xf16>
+  }
+  return
+}
+func.func @main(%a: memref<?x?x768xf16> {kernel.min_shape = array<i64: 1, 16, 768>, kernel.opt_shape = array<i64: 8, 128, 768>, kernel.max_shape = array<i64: 64, 512, 768>}, %b: memref<768x3072xf16>) -> memref<?x?x3072xf16> attributes {kernel.num_inputs = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %batch = memref.dim %a, %c0 : memref<?x?x768xf16>
+  %seq = memref.dim %a, %c1 : memref<?x?x768xf16>
+  %c = memref.alloc(%batch, %seq) : memref<?x?x3072xf16>
+  kernel.launch @MatMul_0(%a, %b, %c) : (memref<?x?x768xf16>, memref<768x3072xf16>, memref<?x?x3072xf16>) -> ()
+  return %c : memref<?x?x3072xf16>
+}
+
+// -----
+
+// Without a min shape nothing says what rows the variant was chosen for.
+// expected-error @+1 {{kernel-matmul-sm90: a row variant needs the profile's min shape (kernel.min_shape)}}
+kernel.func @NoMinShape(%a: memref<?x?x768xf16>, %b: memref<768x3072xf16>, %c: memref<?x?x3072xf16>) attributes {kernel.row_variants = [{max_rows = 128 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64}}]} {
+  matmul ins(%a, %b : memref<?x?x768xf16>, memref<768x3072xf16>) outs(%c : memref<?x?x3072xf16>) {
+  ^bb0(%x: tensor<?x?x768xf16>, %y: tensor<768x3072xf16>):
+    %r = graph.matmul %x, %y : (tensor<?x?x768xf16>, tensor<768x3072xf16>) -> tensor<?x?x3072xf16>
+    kernel.yield %r : tensor<?x?x3072xf16>
+  }
+  return
+}
+func.func @main(%a: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 768>, kernel.max_shape = array<i64: 64, 512, 768>}, %b: memref<768x3072xf16>) -> memref<?x?x3072xf16> attributes {kernel.num_inputs = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %batch = memref.dim %a, %c0 : memref<?x?x768xf16>
+  %seq = memref.dim %a, %c1 : memref<?x?x768xf16>
+  %c = memref.alloc(%batch, %seq) : memref<?x?x3072xf16>
+  kernel.launch @NoMinShape(%a, %b, %c) : (memref<?x?x768xf16>, memref<768x3072xf16>, memref<?x?x3072xf16>) -> ()
+  return %c : memref<?x?x3072xf16>
+}
+
+// -----
+
+// A static GEMM has one M: nothing to choose per call.
+// expected-error @+1 {{kernel-matmul-sm90: kernel.row_variants on a GEMM whose rows are static}}
+kernel.func @Static(%a: memref<256x768xf16>, %b: memref<768x768xf16>, %c: memref<256x768xf16>) attributes {kernel.row_variants = [{max_rows = 128 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64}}]} {
+  matmul ins(%a, %b : memref<256x768xf16>, memref<768x768xf16>) outs(%c : memref<256x768xf16>) {
+  ^bb0(%x: tensor<256x768xf16>, %y: tensor<768x768xf16>):
+    %r = graph.matmul %x, %y : (tensor<256x768xf16>, tensor<768x768xf16>) -> tensor<256x768xf16>
+    kernel.yield %r : tensor<256x768xf16>
+  }
+  return
+}
+
+// -----
+
+// The variants are listed by ascending max_rows.
+// expected-error @+1 {{kernel-matmul-sm90: kernel.row_variants must list {max_rows = <rows>, config = <configuration>} by ascending max_rows, not}}
+kernel.func @Unordered(%a: memref<?x768xf16>, %b: memref<768x768xf16>, %c: memref<?x768xf16>) attributes {kernel.row_variants = [{max_rows = 128 : i64, config = {template = "sm90_gemm"}}, {max_rows = 64 : i64, config = {template = "sm90_gemm"}}]} {
+  matmul ins(%a, %b : memref<?x768xf16>, memref<768x768xf16>) outs(%c : memref<?x768xf16>) {
+  ^bb0(%x: tensor<?x768xf16>, %y: tensor<768x768xf16>):
+    %r = graph.matmul %x, %y : (tensor<?x768xf16>, tensor<768x768xf16>) -> tensor<?x768xf16>
+    kernel.yield %r : tensor<?x768xf16>
+  }
+  return
+}
+func.func @main(%a: memref<?x768xf16> {kernel.min_shape = array<i64: 1, 768>, kernel.opt_shape = array<i64: 1024, 768>, kernel.max_shape = array<i64: 4096, 768>}, %b: memref<768x768xf16>) -> memref<?x768xf16> attributes {kernel.num_inputs = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %a, %c0 : memref<?x768xf16>
+  %c = memref.alloc(%rows) : memref<?x768xf16>
+  kernel.launch @Unordered(%a, %b, %c) : (memref<?x768xf16>, memref<768x768xf16>, memref<?x768xf16>) -> ()
+  return %c : memref<?x768xf16>
+}
