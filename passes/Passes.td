@@ -99,6 +99,22 @@ def GraphRecognizeAttention : Pass<"graph-recognize-attention", "::mlir::func::F
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
 
+def GraphRecognizeCausalMasks : Pass<"graph-recognize-causal-masks", "::mlir::func::FuncOp"> {
+  let summary = "Drop computed causal masks from graph.attention in favour of its causal flag";
+  let description = [{
+    A `graph.attention` whose mask is `Where(c, 0, f)` (or `Where(c, f, 0)`), `f` -inf, at
+    most -1e30 or the lowest value of the mask's type, where `c` is computed from shapes
+    alone to be exactly "key position <= query position" over the last two axes (or its
+    negation), gets `causal` and no mask. The boolean is followed through Range,
+    Unsqueeze, Expand, Slice, Concat, integer arithmetic, comparisons, logic, Cast, CumSum
+    and Gather of uniform tensors (passes/graph/IndexFunctions.h): PyTorch's exported
+    causal masks, the "same document" term of packed sequences included, which constant
+    folding evaluates only when the shapes are static. The mask's computation is erased
+    where nothing else reads it.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 def GraphRecognizeGelu : Pass<"graph-recognize-gelu", "::mlir::func::FuncOp"> {
   let summary = "Replace decomposed GELU sub-graphs (erf and tanh forms) by graph.gelu";
   let description = [{

@@ -124,6 +124,9 @@ void addGraphPasses(OpPassManager &pm) {
   // Attention after them: its scale and mask chains are plain arithmetic the others leave
   // alone.
   pm.addNestedPass<func::FuncOp>(createGraphRecognizeAttention());
+  // A mask computed from shapes that is exactly causal becomes the attention's flag (with
+  // static shapes folding made it a constant, which the kernels recognise themselves).
+  pm.addNestedPass<func::FuncOp>(createGraphRecognizeCausalMasks());
   // Matmuls on their unflattened inputs, so that the residual Add after them has the
   // anchor's shape; then siblings on one input merged (the unflattened ones included).
   pm.addNestedPass<func::FuncOp>(createGraphUnflattenMatMuls());

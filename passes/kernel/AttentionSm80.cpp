@@ -555,6 +555,11 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
   problem.seqQ = *seqQ;
   problem.seqKv = *seqKv;
   problem.nanToZero = op.getNanToZero();
+  // A causal op (graph-recognize-causal-masks) with a mask besides is no form the
+  // templates have.
+  problem.causal = op.getCausal();
+  if (problem.causal && op.getMask())
+    return std::nullopt;
   problem.scale = op.getScale().convertToFloat();
   if (!(problem.scale > 0.0f) || !std::isfinite(problem.scale) || problem.seqQ < 1 ||
       problem.seqKv < 1 || problem.batch * problem.heads > 65535)

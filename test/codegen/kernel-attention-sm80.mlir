@@ -94,6 +94,24 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
 
 // -----
 
+// The op's own causal flag (graph-recognize-causal-masks) is the same kernel.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_causal::@flash_attention_f16_d64_64x64x2w4_causal blocks in (%c1{{.*}}, %c2{{.*}}, %c1{{.*}})
+kernel.func @CausalFlag_0(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref<1x2x16x64xf16>, %o: memref<1x2x16x64xf16>) {
+  attention ins(%q, %k, %v : memref<1x2x16x64xf16>, memref<1x2x16x64xf16>, memref<1x2x16x64xf16>) outs(%o : memref<1x2x16x64xf16>) {
+  ^bb0(%a: tensor<1x2x16x64xf16>, %b: tensor<1x2x16x64xf16>, %c: tensor<1x2x16x64xf16>):
+    %r = graph.attention %a, %b, %c {scale = 1.250000e-01 : f32, causal} : (tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>) -> tensor<1x2x16x64xf16>
+    kernel.yield %r : tensor<1x2x16x64xf16>
+  }
+  return
+}
+func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref<1x2x16x64xf16>, %o: memref<1x2x16x64xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  kernel.launch @CausalFlag_0(%q, %k, %v, %o) : (memref<1x2x16x64xf16>, memref<1x2x16x64xf16>, memref<1x2x16x64xf16>, memref<1x2x16x64xf16>) -> ()
+  return
+}
+
+// -----
+
 // An additive padding mask [B, 1, 1, Skv] of f16, with the NaN guard: read per key column
 // (strides: batch 100, head 0, row 0, column 1); fully masked rows give 0.
 // CHECK-LABEL: func.func @main

@@ -339,7 +339,10 @@ def Graph_AttentionOp : Graph_InferredOp<"attention"> {
     broadcasts unidirectionally to the scores `[..., Sq, Skv]`: padding and causal masks
     alike), go through a softmax over the last axis and weight `value`: the result is
     `[..., Sq, Dv]`. With `nan_to_zero`, NaN probabilities (a row masked out entirely) are
-    0, as the guard PyTorch's exporter writes after the softmax makes them.
+    0, as the guard PyTorch's exporter writes after the softmax makes them. With `causal`,
+    the score of key position j for query position i is masked out where j > i (the upper
+    triangle of `[Sq, Skv]`, aligned at the top left as PyTorch's `is_causal`), besides
+    `mask`: `graph-recognize-causal-masks` sets it for a mask computed to be exactly that.
 
     A Kiln extension: no ONNX node imports as it. The `graph-recognize-attention` pass forms
     it from the MatMul, scale, mask, Softmax, MatMul chain exporters write; on GPUs it
@@ -358,7 +361,8 @@ def Graph_AttentionOp : Graph_InferredOp<"attention"> {
     AnyTensor:$value,
     Optional<AnyTensor>:$mask,
     F32Attr:$scale,
-    UnitAttr:$nan_to_zero);
+    UnitAttr:$nan_to_zero,
+    UnitAttr:$causal);
   let results = (outs AnyTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`,` $mask^)? attr-dict `:` functional-type(operands, results)

@@ -482,7 +482,8 @@ struct MatMulLowering : OpConversionPattern<graph::MatMulOp> {
 /// graph.attention as the graph ops it stands for, which their own patterns then lower:
 /// matmul(query, transpose(key)) * scale + mask, softmax over the last axis (NaNs to 0 with
 /// nan_to_zero), matmul with value. The same code as the unfused sub-graph, so the CPU
-/// path computes what it computed before the op was recognised.
+/// path computes what it computed before the op was recognised. A causal op's scores are
+/// -inf above the diagonal (a linalg.generic on their indices) before the softmax.
 struct AttentionLowering : OpConversionPattern<graph::AttentionOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(graph::AttentionOp op, OpAdaptor adaptor,
@@ -507,6 +508,24 @@ struct AttentionLowering : OpConversionPattern<graph::AttentionOp> {
       scores = graph::MulOp::create(rewriter, loc, scores, scalar(scale));
     if (Value mask = adaptor.getMask())
       scores = graph::AddOp::create(rewriter, loc, scores, mask);
+    if (op.getCausal()) {
+      auto scoresType = cast<RankedTensorType>(scores.getType());
+      int64_t rank = scoresType.getRank();
+      Value source = scores;
+      scores = createIndexedGeneric(
+          rewriter, loc, scoresType, getSizes(rewriter, loc, source),
+          [&](OpBuilder &b, Location nested, ValueRange indices) -> Value {
+            Value score = tensor::ExtractOp::create(b, nested, source, indices);
+            Value allowed = arith::CmpIOp::create(b, nested, arith::CmpIPredicate::ule,
+                                                  indices[rank - 1], indices[rank - 2]);
+            Value masked = arith::ConstantOp::create(
+                b, nested,
+                b.getFloatAttr(elementType,
+                               APFloat::getInf(cast<FloatType>(elementType).getFloatSemantics(),
+                                               /*Negative=*/true)));
+            return arith::SelectOp::create(b, nested, allowed, score, masked);
+          });
+    }
     Value probabilities = graph::SoftmaxOp::create(rewriter, loc, scores, -1);
     if (op.getNanToZero()) {
       Value isNan = graph::IsNaNOp::create(rewriter, loc, probabilities);

@@ -303,6 +303,26 @@ func.func @attention(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x
 
 // -----
 
+// A causal op's scores are -inf where the key's index (the last) exceeds the query's,
+// chosen per element from the generic's indices, before the softmax.
+// CHECK-LABEL: func.func @attention_causal
+// CHECK: linalg.batch_matmul
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 1 : index
+// CHECK: %[[J:.*]] = linalg.index 2 : index
+// CHECK: %[[SCORE:.*]] = tensor.extract %{{.*}}[%{{.*}}, %[[I]], %[[J]]] : tensor<2x6x8xf32>
+// CHECK: %[[ALLOWED:.*]] = arith.cmpi ule, %[[J]], %[[I]] : index
+// CHECK: arith.select %[[ALLOWED]], %[[SCORE]], %cst{{.*}} : f32
+// CHECK: math.exp
+// CHECK: linalg.batch_matmul
+// CHECK-NOT: graph.
+func.func @attention_causal(%q: tensor<2x6x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x4xf32>) -> tensor<2x6x4xf32> {
+  %0 = graph.attention %q, %k, %v {scale = 0.5 : f32, causal} : (tensor<2x6x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x6x4xf32>
+  return %0 : tensor<2x6x4xf32>
+}
+
+// -----
+
 // Channels last (graph-convert-layout's form): padding along H and W (dimensions 1 and
 // 2), the bias broadcast along all but the last dimension, linalg.conv_2d_nhwc_fhwc.
 // CHECK-LABEL: func.func @conv_2d_channels_last
