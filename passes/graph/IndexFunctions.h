@@ -44,7 +44,10 @@ struct IndexFunction {
   bool isUniform() const;
   /// The one value of a uniform tensor (a comparison evaluated: 1 or 0).
   std::optional<int64_t> uniformValue() const;
-  bool operator==(const IndexFunction &other) const = default;
+  bool operator==(const IndexFunction &other) const {
+    return kind == other.kind && coefficients == other.coefficients && constant == other.constant;
+  }
+  bool operator!=(const IndexFunction &other) const { return !(*this == other); }
 };
 
 /// The index functions of a graph function's integer and boolean values, computed once in
