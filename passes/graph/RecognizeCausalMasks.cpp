@@ -14,6 +14,7 @@
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
 #include "passes/Passes.h"
+#include "passes/graph/AttentionMasks.h"
 #include "passes/graph/IndexFunctions.h"
 #include "passes/graph/SymbolicShapes.h"
 
@@ -36,15 +37,6 @@ std::optional<APFloat> splatFloat(Value value) {
   if (!dense || !dense.isSplat())
     return std::nullopt;
   return dense.getSplatValue<APFloat>();
-}
-
-/// Whether `value` masks a score out: -inf, at most -1e30, or its type's lowest value.
-bool isMaskedOut(const APFloat &value) {
-  if (!value.isNegative())
-    return false;
-  if (value.isInfinity() || value.convertToDouble() <= -1e30)
-    return true;
-  return value == APFloat::getLargest(value.getSemantics(), /*Negative=*/true);
 }
 
 /// Whether `function`, over a tensor of `rank` dimensions, is true exactly where the index
@@ -74,9 +66,9 @@ bool hasCausalMask(graph::AttentionOp attention, const graph::IndexFunctionAnaly
     return false;
   // Where(allowed, 0, f), or Where(masked, f, 0).
   bool maskedWhereTrue;
-  if (lhs->isZero() && isMaskedOut(*rhs))
+  if (lhs->isZero() && kiln::isMaskedOutScore(*rhs))
     maskedWhereTrue = false;
-  else if (isMaskedOut(*lhs) && rhs->isZero())
+  else if (kiln::isMaskedOutScore(*lhs) && rhs->isZero())
     maskedWhereTrue = true;
   else
     return false;

@@ -14,6 +14,7 @@
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
 #include "passes/Passes.h"
+#include "passes/graph/AttentionMasks.h"
 #include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/KernelConfig.h"
 #include "passes/kernel/Sm80Template.h"
@@ -56,11 +57,6 @@ constexpr int64_t kMaxSharedBytes = 166912;
 
 std::string typeName(Type type) {
   return type.isF32() ? "f32" : type.isF16() ? "f16" : type.isBF16() ? "bf16" : "f64";
-}
-
-/// Whether `value` is what a masked-out score gets: -inf, or a large negative number.
-bool isMaskedOut(const APFloat &value) {
-  return value.isNegative() && (value.isInfinity() || value.convertToDouble() <= -1e30);
 }
 
 /// The constant buffer `value` (a launch operand) holds, when it is a memref.get_global of
@@ -595,8 +591,8 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       std::optional<APFloat> allowedValue = getSplatFloat(where.getLhs());
       std::optional<APFloat> maskedValue = getSplatFloat(where.getRhs());
       int condition = matcher.inputBuffer(where.getCondition());
-      if (!allowedValue || !allowedValue->isZero() || !maskedValue || !isMaskedOut(*maskedValue) ||
-          condition < 0 || problem.dynamic)
+      if (!allowedValue || !allowedValue->isZero() || !maskedValue ||
+          !kiln::isMaskedOutScore(*maskedValue) || condition < 0 || problem.dynamic)
         return std::nullopt;
       Value buffer = launchOperand(condition);
       DenseElementsAttr constant = buffer ? getConstantBuffer(buffer, module) : nullptr;
@@ -644,7 +640,7 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
                               APFloat value = constant.isSplat() ? values[0] : values[at];
                               if (value.isZero())
                                 return true;
-                              if (isMaskedOut(value))
+                              if (kiln::isMaskedOutScore(value))
                                 return false;
                               return std::nullopt;
                             })) {

@@ -94,6 +94,30 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
 
 // -----
 
+// f16's lowest value (-65504, what an exporter's finfo(f16).min or an f32 -3.4e38 becomes
+// in f16) masks a score out as -inf does: the same causal kernel.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_causal::@flash_attention_f16_d64_64x64x2w4_causal
+memref.global "private" constant @causal_lowest : memref<1x1x4x4xi1> = dense<[[[[true,false,false,false],[true,true,false,false],[true,true,true,false],[true,true,true,true]]]]>
+kernel.func @CausalLowest_0(%m: memref<1x1x4x4xi1>, %q: memref<1x2x4x64xf16>, %k: memref<1x2x4x64xf16>, %v: memref<1x2x4x64xf16>, %o: memref<1x2x4x64xf16>) {
+  attention ins(%m, %q, %k, %v : memref<1x1x4x4xi1>, memref<1x2x4x64xf16>, memref<1x2x4x64xf16>, memref<1x2x4x64xf16>) outs(%o : memref<1x2x4x64xf16>) {
+  ^bb0(%cm: tensor<1x1x4x4xi1>, %a: tensor<1x2x4x64xf16>, %b: tensor<1x2x4x64xf16>, %c: tensor<1x2x4x64xf16>):
+    %zero = graph.constant dense<0.000000e+00> : tensor<f16>
+    %lowest = graph.constant dense<-6.550400e+04> : tensor<f16>
+    %mask = graph.where %cm, %zero, %lowest : (tensor<1x1x4x4xi1>, tensor<f16>, tensor<f16>) -> tensor<1x1x4x4xf16>
+    %r = graph.attention %a, %b, %c, %mask {scale = 1.250000e-01 : f32} : (tensor<1x2x4x64xf16>, tensor<1x2x4x64xf16>, tensor<1x2x4x64xf16>, tensor<1x1x4x4xf16>) -> tensor<1x2x4x64xf16>
+    kernel.yield %r : tensor<1x2x4x64xf16>
+  }
+  return
+}
+func.func @main(%q: memref<1x2x4x64xf16>, %k: memref<1x2x4x64xf16>, %v: memref<1x2x4x64xf16>, %o: memref<1x2x4x64xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  %m = memref.get_global @causal_lowest : memref<1x1x4x4xi1>
+  kernel.launch @CausalLowest_0(%m, %q, %k, %v, %o) : (memref<1x1x4x4xi1>, memref<1x2x4x64xf16>, memref<1x2x4x64xf16>, memref<1x2x4x64xf16>, memref<1x2x4x64xf16>) -> ()
+  return
+}
+
+// -----
+
 // The op's own causal flag (graph-recognize-causal-masks) is the same kernel.
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_causal::@flash_attention_f16_d64_64x64x2w4_causal blocks in (%c1{{.*}}, %c2{{.*}}, %c1{{.*}})
