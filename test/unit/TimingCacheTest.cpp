@@ -390,10 +390,9 @@ TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
   EXPECT_NE(why.find("is not a configuration of this GEMM"), std::string::npos) << why;
 }
 
-// A dynamic engine's GEMM (M known at run time) is tuned at the profile's opt shape: its
-// candidates, cost and timing module take the opt extents its launch evaluates to.
-TEST_F(TuningIRTest, DynamicGemmIsTunedAtTheOptShape) {
-  const char *text = R"mlir(
+/// A GEMM kernel of run-time rows ([batch, sequence, 768] by [768, 3072]), for the tests
+/// of dynamic GEMMs to launch from their own host functions.
+constexpr const char kDynamicGemmKernel[] = R"mlir(
 kernel.func @MatMul_0(%a: memref<?x?x768xf16>, %b: memref<768x3072xf16>, %c: memref<?x?x3072xf16>) {
   matmul ins(%a, %b : memref<?x?x768xf16>, memref<768x3072xf16>) outs(%c : memref<?x?x3072xf16>) {
   ^bb0(%x: tensor<?x?x768xf16>, %y: tensor<768x3072xf16>):
@@ -402,6 +401,12 @@ kernel.func @MatMul_0(%a: memref<?x?x768xf16>, %b: memref<768x3072xf16>, %c: mem
   }
   return
 }
+)mlir";
+
+// A dynamic engine's GEMM (M known at run time) is tuned at the profile's opt shape: its
+// candidates, cost and timing module take the opt extents its launch evaluates to.
+TEST_F(TuningIRTest, DynamicGemmIsTunedAtTheOptShape) {
+  std::string text = std::string(kDynamicGemmKernel) + R"mlir(
 func.func @main(%a: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 768>}, %b: memref<768x3072xf16>) attributes {kernel.num_inputs = 2 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -614,15 +619,7 @@ public:
 // their own configuration, chosen at the min shape (with split-K, whose workspace is
 // bounded by the bucket), and the engine launches one or the other per shape.
 TEST_F(TuningIRTest, DynamicGemmGetsAVariantForSmallRows) {
-  const char *text = R"mlir(
-kernel.func @MatMul_0(%a: memref<?x?x768xf16>, %b: memref<768x3072xf16>, %c: memref<?x?x3072xf16>) {
-  matmul ins(%a, %b : memref<?x?x768xf16>, memref<768x3072xf16>) outs(%c : memref<?x?x3072xf16>) {
-  ^bb0(%x: tensor<?x?x768xf16>, %y: tensor<768x3072xf16>):
-    %r = graph.matmul %x, %y : (tensor<?x?x768xf16>, tensor<768x3072xf16>) -> tensor<?x?x3072xf16>
-    kernel.yield %r : tensor<?x?x3072xf16>
-  }
-  return
-}
+  std::string text = std::string(kDynamicGemmKernel) + R"mlir(
 func.func @main(%a: memref<?x?x768xf16> {kernel.min_shape = array<i64: 1, 16, 768>, kernel.opt_shape = array<i64: 8, 128, 768>, kernel.max_shape = array<i64: 64, 512, 768>}, %b: memref<768x3072xf16>, %c: memref<?x?x3072xf16>) -> (index, index) attributes {kernel.num_inputs = 2 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
