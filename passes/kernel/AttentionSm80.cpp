@@ -23,6 +23,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
@@ -32,6 +33,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 
 namespace kiln {
 #define GEN_PASS_DEF_KERNELATTENTIONSM80
@@ -59,17 +62,40 @@ std::string typeName(Type type) {
   return type.isF32() ? "f32" : type.isF16() ? "f16" : type.isBF16() ? "bf16" : "f64";
 }
 
-/// The constant buffer `value` (a launch operand) holds, when it is a memref.get_global of
-/// a constant global with a dense initial value.
-DenseElementsAttr getConstantBuffer(Value value, ModuleOp module) {
-  auto getGlobal = value.getDefiningOp<memref::GetGlobalOp>();
-  if (!getGlobal)
-    return {};
-  auto global =
-      SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(getGlobal, getGlobal.getNameAttr());
-  if (!global || !global.getConstant() || !global.getInitialValue())
-    return {};
-  return dyn_cast<DenseElementsAttr>(*global.getInitialValue());
+/// A reader of the elements of the constant buffer launch operand `value` holds (a
+/// memref.get_global of a constant global of `type`, its initial value dense or a resource
+/// blob, as folded constants are): element `index`, row major, as a float of the element
+/// type (booleans as 0 and 1). Null when the buffer is no such constant.
+std::function<APFloat(int64_t)> constantElements(Value value, ShapedType type) {
+  memref::GlobalOp global = value ? kiln::constantGlobal(value) : nullptr;
+  Type element = type.getElementType();
+  if (!global || !type.hasStaticShape() || !(element.isInteger(1) || isa<FloatType>(element)))
+    return nullptr;
+  Attribute init = *global.getInitialValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
+    bool splat = dense.isSplat();
+    if (element.isInteger(1)) {
+      auto values = dense.getValues<bool>();
+      return [=](int64_t index) { return APFloat(values[splat ? 0 : index] ? 1.0f : 0.0f); };
+    }
+    auto values = dense.getValues<APFloat>();
+    return [=](int64_t index) { return values[splat ? 0 : index]; };
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(init);
+  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  // A resource holds booleans a byte each, floats in their width.
+  size_t width = element.isInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
+  if (!blob || blob->getData().size() != size_t(type.getNumElements()) * width)
+    return nullptr;
+  ArrayRef<char> data = blob->getData();
+  if (element.isInteger(1))
+    return [=](int64_t index) { return APFloat(data[index] ? 1.0f : 0.0f); };
+  const llvm::fltSemantics &semantics = cast<FloatType>(element).getFloatSemantics();
+  return [=, &semantics](int64_t index) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, data.data() + index * width, width);
+    return APFloat(semantics, APInt(width * 8, bits));
+  };
 }
 
 /// Whether `allowed(i, j)` over the last two dimensions of `shape` (every leading index)
@@ -594,16 +620,15 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       if (!allowedValue || !allowedValue->isZero() || !maskedValue ||
           !kiln::isMaskedOutScore(*maskedValue) || condition < 0 || problem.dynamic)
         return std::nullopt;
-      Value buffer = launchOperand(condition);
-      DenseElementsAttr constant = buffer ? getConstantBuffer(buffer, module) : nullptr;
-      if (!constant || !constant.getElementType().isInteger(1))
-        return std::nullopt;
-      auto values = constant.getValues<bool>();
-      auto type = cast<ShapedType>(constant.getType());
-      if (!isCausalPattern(type.getShape(), problem.seqQ, problem.seqKv,
-                           [&](int64_t index) -> std::optional<bool> {
-                             return constant.isSplat() ? values[0] : values[index];
-                           }))
+      MemRefType type = matcher.bufferType(condition);
+      std::function<APFloat(int64_t)> values =
+          type && type.getElementType().isInteger(1)
+              ? constantElements(launchOperand(condition), type)
+              : nullptr;
+      if (!values || !isCausalPattern(type.getShape(), problem.seqQ, problem.seqKv,
+                                      [&](int64_t index) -> std::optional<bool> {
+                                        return !values(index).isZero();
+                                      }))
         return std::nullopt;
       problem.causal = true;
     } else {
@@ -631,13 +656,12 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       problem.maskType = type.getElementType();
       problem.mask = index;
       // A constant mask that is exactly causal becomes the causal flag.
-      Value buffer = launchOperand(index);
-      DenseElementsAttr constant = buffer ? getConstantBuffer(buffer, module) : nullptr;
-      if (constant && type.hasStaticShape() && !problem.dynamic) {
-        auto values = constant.getValues<APFloat>();
+      std::function<APFloat(int64_t)> values =
+          problem.dynamic ? nullptr : constantElements(launchOperand(index), type);
+      if (values) {
         if (isCausalPattern(type.getShape(), problem.seqQ, problem.seqKv,
                             [&](int64_t at) -> std::optional<bool> {
-                              APFloat value = constant.isSplat() ? values[0] : values[at];
+                              APFloat value = values(at);
                               if (value.isZero())
                                 return true;
                               if (kiln::isMaskedOutScore(value))

@@ -118,6 +118,36 @@ func.func @main(%q: memref<1x2x4x64xf16>, %k: memref<1x2x4x64xf16>, %v: memref<1
 
 // -----
 
+// A folded constant mask is a resource blob, not a dense attribute (graph-fold-constants
+// stores large ones so): an f16 additive mask of 0 and -65504 that is exactly causal is
+// the causal flag all the same (the static fp16 GPT-2 engine's).
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_causal::@flash_attention_f16_d64_64x64x2w4_causal
+memref.global "private" constant @folded_mask : memref<1x1x4x4xf16> = dense_resource<folded_mask_f16>
+kernel.func @CausalResource_0(%m: memref<1x1x4x4xf16>, %q: memref<1x2x4x64xf16>, %k: memref<1x2x4x64xf16>, %v: memref<1x2x4x64xf16>, %o: memref<1x2x4x64xf16>) {
+  attention ins(%m, %q, %k, %v : memref<1x1x4x4xf16>, memref<1x2x4x64xf16>, memref<1x2x4x64xf16>, memref<1x2x4x64xf16>) outs(%o : memref<1x2x4x64xf16>) {
+  ^bb0(%mask: tensor<1x1x4x4xf16>, %a: tensor<1x2x4x64xf16>, %b: tensor<1x2x4x64xf16>, %c: tensor<1x2x4x64xf16>):
+    %r = graph.attention %a, %b, %c, %mask {scale = 1.250000e-01 : f32} : (tensor<1x2x4x64xf16>, tensor<1x2x4x64xf16>, tensor<1x2x4x64xf16>, tensor<1x1x4x4xf16>) -> tensor<1x2x4x64xf16>
+    kernel.yield %r : tensor<1x2x4x64xf16>
+  }
+  return
+}
+func.func @main(%q: memref<1x2x4x64xf16>, %k: memref<1x2x4x64xf16>, %v: memref<1x2x4x64xf16>, %o: memref<1x2x4x64xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  %m = memref.get_global @folded_mask : memref<1x1x4x4xf16>
+  kernel.launch @CausalResource_0(%m, %q, %k, %v, %o) : (memref<1x1x4x4xf16>, memref<1x2x4x64xf16>, memref<1x2x4x64xf16>, memref<1x2x4x64xf16>, memref<1x2x4x64xf16>) -> ()
+  return
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      folded_mask_f16: "0x020000000000FFFBFFFBFFFB00000000FFFBFFFB000000000000FFFB0000000000000000"
+    }
+  }
+#-}
+
+// -----
+
 // The op's own causal flag (graph-recognize-causal-masks) is the same kernel.
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_causal::@flash_attention_f16_d64_64x64x2w4_causal blocks in (%c1{{.*}}, %c2{{.*}}, %c1{{.*}})
