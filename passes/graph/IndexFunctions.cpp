@@ -73,6 +73,12 @@ IndexFunction add(IndexFunction lhs, const IndexFunction &rhs) {
   return lhs;
 }
 
+/// An element's value: signed, but a boolean is 0 or 1 (its one bit sign-extended would be
+/// -1).
+int64_t integerValue(const APInt &value) {
+  return value.getBitWidth() == 1 ? int64_t(value.getBoolValue()) : value.getSExtValue();
+}
+
 /// A normalised axis of a rank-`rank` tensor, or nullopt out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   if (axis < 0)
@@ -149,13 +155,13 @@ void IndexFunctionAnalysis::visit(Operation *op) {
             auto dense = dyn_cast<DenseIntElementsAttr>(constant.getValue());
             if (!dense || !dense.isSplat())
               return std::nullopt;
-            return uniform(rank, dense.getSplatValue<APInt>().getSExtValue());
+            return uniform(rank, integerValue(dense.getSplatValue<APInt>()));
           })
           .Case([&](ConstantOfShapeOp fill) -> std::optional<IndexFunction> {
             auto dense = dyn_cast<DenseIntElementsAttr>(fill.getValue());
             if (!dense || dense.getNumElements() != 1)
               return std::nullopt;
-            return uniform(rank, (*dense.begin()).getSExtValue());
+            return uniform(rank, integerValue(*dense.begin()));
           })
           .Case([&](RangeOp range) -> std::optional<IndexFunction> {
             auto start = constantElements(range.getStart());

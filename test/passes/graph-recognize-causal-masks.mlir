@@ -104,12 +104,14 @@ func.func @static_masked_above(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v:
 // -----
 
 // Not causal: the diagonal masked out too (key < query), the transposed triangle
-// (key >= query), a soft mask value (-10000, which softmax does not absorb), and a term
-// that depends on the data. Each keeps its mask.
+// (key >= query), a soft mask value (-10000, which softmax does not absorb), a term that
+// depends on the data, and the causal term and-ed with "cast(true) != 1", false
+// everywhere (a boolean constant is 1, not its sign-extended -1).
+// Each keeps its mask.
 // CHECK-LABEL: func.func @not_causal
-// CHECK-COUNT-4: graph.attention %arg0, %arg1, %arg2, %{{[0-9a-z_]+}} {scale
+// CHECK-COUNT-5: graph.attention %arg0, %arg1, %arg2, %{{[0-9a-z_]+}} {scale
 // CHECK-NOT: causal
-func.func @not_causal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>, %keep: tensor<4x4xi1>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
+func.func @not_causal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>, %keep: tensor<4x4xi1>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
   %start = graph.constant dense<0> : tensor<i64>
   %limit = graph.constant dense<4> : tensor<i64>
   %delta = graph.constant dense<1> : tensor<i64>
@@ -133,7 +135,15 @@ func.func @not_causal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2
   %both = graph.and %lower, %keep : (tensor<4x4xi1>, tensor<4x4xi1>) -> tensor<4x4xi1>
   %mask3 = graph.where %both, %zero, %inf : (tensor<4x4xi1>, tensor<f32>, tensor<f32>) -> tensor<4x4xf32>
   %y3 = graph.attention %q, %k, %v, %mask3 {scale = 1.0 : f32} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<4x4xf32>) -> tensor<2x4x8xf32>
-  return %y0, %y1, %y2, %y3 : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
+  %true = graph.constant dense<true> : tensor<i1>
+  %one64 = graph.constant dense<1> : tensor<i64>
+  %trueInt = graph.cast %true {to = i64} : (tensor<i1>) -> tensor<i64>
+  %isOne = graph.equal %trueInt, %one64 : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  %isNotOne = graph.not %isOne : tensor<i1>
+  %never = graph.and %lower, %isNotOne : (tensor<4x4xi1>, tensor<i1>) -> tensor<4x4xi1>
+  %mask4 = graph.where %never, %zero, %inf : (tensor<4x4xi1>, tensor<f32>, tensor<f32>) -> tensor<4x4xf32>
+  %y4 = graph.attention %q, %k, %v, %mask4 {scale = 1.0 : f32} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<4x4xf32>) -> tensor<2x4x8xf32>
+  return %y0, %y1, %y2, %y3, %y4 : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
 }
 
 // -----
@@ -154,5 +164,33 @@ func.func @stretched(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x
   %allowed = graph.less_or_equal %first, %rows : (tensor<1x1xi64>, tensor<4x1xi64>) -> tensor<4x1xi1>
   %mask = graph.where %allowed, %zero, %inf : (tensor<4x1xi1>, tensor<f32>, tensor<f32>) -> tensor<4x1xf32>
   %y = graph.attention %q, %k, %v, %mask {scale = 1.0 : f32} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<4x1xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
+// The causal term or-ed with "cast(true) != 1" (false) is the causal term.
+// CHECK-LABEL: func.func @boolean_constants
+// CHECK: graph.attention %arg0, %arg1, %arg2 {causal, scale
+func.func @boolean_constants(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %start = graph.constant dense<0> : tensor<i64>
+  %limit = graph.constant dense<4> : tensor<i64>
+  %delta = graph.constant dense<1> : tensor<i64>
+  %axis0 = graph.constant dense<0> : tensor<1xi64>
+  %axis1 = graph.constant dense<1> : tensor<1xi64>
+  %inf = graph.constant dense<0xFF800000> : tensor<f32>
+  %zero = graph.constant dense<0.0> : tensor<f32>
+  %true = graph.constant dense<true> : tensor<i1>
+  %one64 = graph.constant dense<1> : tensor<i64>
+  %i = graph.range %start, %limit, %delta : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<4xi64>
+  %rows = graph.unsqueeze %i, %axis1 : (tensor<4xi64>, tensor<1xi64>) -> tensor<4x1xi64>
+  %columns = graph.unsqueeze %i, %axis0 : (tensor<4xi64>, tensor<1xi64>) -> tensor<1x4xi64>
+  %lower = graph.less_or_equal %columns, %rows : (tensor<1x4xi64>, tensor<4x1xi64>) -> tensor<4x4xi1>
+  %trueInt = graph.cast %true {to = i64} : (tensor<i1>) -> tensor<i64>
+  %isOne = graph.equal %trueInt, %one64 : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  %isNotOne = graph.not %isOne : tensor<i1>
+  %allowed = graph.or %lower, %isNotOne : (tensor<4x4xi1>, tensor<i1>) -> tensor<4x4xi1>
+  %mask = graph.where %allowed, %zero, %inf : (tensor<4x4xi1>, tensor<f32>, tensor<f32>) -> tensor<4x4xf32>
+  %y = graph.attention %q, %k, %v, %mask {scale = 1.0 : f32} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<4x4xf32>) -> tensor<2x4x8xf32>
   return %y : tensor<2x4x8xf32>
 }
