@@ -413,12 +413,19 @@ void IndexFunctionAnalysis::visit(Operation *op) {
                 return compare(*input, IndexFunction::Kind::NotEqualZero);
               return input;
             }
-            // Integers keep their values (shape arithmetic is far from any overflow); a
-            // boolean becomes 0 or 1, which only a uniform one is here.
-            if (isBool(cast.getInput()) && !input->uniformValue())
-              return std::nullopt;
-            if (std::optional<int64_t> value = input->uniformValue())
+            // A boolean becomes 0 or 1, which only a uniform one is here. Integers keep
+            // their values where the result's width holds them: a uniform value that fits,
+            // a varying one only as (or from a narrower type to) the source's width.
+            unsigned width = cast.getType().getElementType().getIntOrFloatBitWidth();
+            unsigned sourceWidth =
+                cast.getInput().getType().getElementType().getIntOrFloatBitWidth();
+            if (std::optional<int64_t> value = input->uniformValue()) {
+              if (width < 64 && !llvm::isIntN(width, *value))
+                return std::nullopt;
               return uniform(rank, *value);
+            }
+            if (isBool(cast.getInput()) || width < sourceWidth)
+              return std::nullopt;
             return input;
           })
           .Case<MaxOp, MinOp>([&](Operation *extreme) -> std::optional<IndexFunction> {

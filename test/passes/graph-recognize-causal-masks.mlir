@@ -105,13 +105,14 @@ func.func @static_masked_above(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v:
 
 // Not causal: the diagonal masked out too (key < query), the transposed triangle
 // (key >= query), a soft mask value (-10000, which softmax does not absorb), a term that
-// depends on the data, and the causal term and-ed with "cast(true) != 1", false
-// everywhere (a boolean constant is 1, not its sign-extended -1).
-// Each keeps its mask.
+// depends on the data, the causal term and-ed with "cast(true) != 1", false everywhere
+// (a boolean constant is 1, not its sign-extended -1), and positions compared after a cast
+// to i8 (which could wrap: the analysis does not follow a varying value into a narrower
+// type). Each keeps its mask.
 // CHECK-LABEL: func.func @not_causal
-// CHECK-COUNT-5: graph.attention %arg0, %arg1, %arg2, %{{[0-9a-z_]+}} {scale
+// CHECK-COUNT-6: graph.attention %arg0, %arg1, %arg2, %{{[0-9a-z_]+}} {scale
 // CHECK-NOT: causal
-func.func @not_causal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>, %keep: tensor<4x4xi1>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
+func.func @not_causal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>, %keep: tensor<4x4xi1>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
   %start = graph.constant dense<0> : tensor<i64>
   %limit = graph.constant dense<4> : tensor<i64>
   %delta = graph.constant dense<1> : tensor<i64>
@@ -143,7 +144,12 @@ func.func @not_causal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2
   %never = graph.and %lower, %isNotOne : (tensor<4x4xi1>, tensor<i1>) -> tensor<4x4xi1>
   %mask4 = graph.where %never, %zero, %inf : (tensor<4x4xi1>, tensor<f32>, tensor<f32>) -> tensor<4x4xf32>
   %y4 = graph.attention %q, %k, %v, %mask4 {scale = 1.0 : f32} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<4x4xf32>) -> tensor<2x4x8xf32>
-  return %y0, %y1, %y2, %y3, %y4 : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
+  %rows8 = graph.cast %rows {to = i8} : (tensor<4x1xi64>) -> tensor<4x1xi8>
+  %columns8 = graph.cast %columns {to = i8} : (tensor<1x4xi64>) -> tensor<1x4xi8>
+  %lower8 = graph.less_or_equal %columns8, %rows8 : (tensor<1x4xi8>, tensor<4x1xi8>) -> tensor<4x4xi1>
+  %mask5 = graph.where %lower8, %zero, %inf : (tensor<4x4xi1>, tensor<f32>, tensor<f32>) -> tensor<4x4xf32>
+  %y5 = graph.attention %q, %k, %v, %mask5 {scale = 1.0 : f32} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<4x4xf32>) -> tensor<2x4x8xf32>
+  return %y0, %y1, %y2, %y3, %y4, %y5 : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
 }
 
 // -----
