@@ -8,7 +8,11 @@
 #ifndef KILN_PASSES_GRAPH_ATTENTIONMASKS_H
 #define KILN_PASSES_GRAPH_ATTENTIONMASKS_H
 
+#include "dialects/graph/GraphOps.h"
+
 #include "llvm/ADT/APFloat.h"
+
+#include <optional>
 
 namespace kiln {
 
@@ -22,6 +26,15 @@ inline bool isMaskedOutScore(const llvm::APFloat &value) {
   if (value.isInfinity() || value.convertToDouble() <= -1e30)
     return true;
   return value.bitwiseIsEqual(llvm::APFloat::getLargest(value.getSemantics(), /*Negative=*/true));
+}
+
+/// The one float a splat graph.constant holds (a mask's `0` or `f`).
+inline std::optional<llvm::APFloat> getSplatFloat(mlir::Value value) {
+  auto constant = value.getDefiningOp<graph::ConstantOp>();
+  auto dense = constant ? llvm::dyn_cast<mlir::DenseFPElementsAttr>(constant.getValue()) : nullptr;
+  if (!dense || !dense.isSplat())
+    return std::nullopt;
+  return dense.getSplatValue<llvm::APFloat>();
 }
 
 } // namespace kiln

@@ -101,18 +101,9 @@ const IndexFunction *IndexFunctionAnalysis::lookup(Value value) const {
   return found == functions.end() ? nullptr : &found->second;
 }
 
-std::optional<SmallVector<int64_t, 4>> IndexFunctionAnalysis::constantElements(Value value) const {
+std::optional<SmallVector<int64_t>> IndexFunctionAnalysis::constantElements(Value value) const {
   const SymbolicShape *shape = shapes.lookup(value);
-  if (!shape || !shape->elements)
-    return std::nullopt;
-  SmallVector<int64_t, 4> values;
-  for (const DimExpr &element : *shape->elements) {
-    std::optional<int64_t> constant = element.getConstant();
-    if (!constant)
-      return std::nullopt;
-    values.push_back(*constant);
-  }
-  return values;
+  return shape ? shape->constantElements() : std::nullopt;
 }
 
 std::optional<int64_t> IndexFunctionAnalysis::constantExtent(Value value, int64_t dim) const {

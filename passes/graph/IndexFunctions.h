@@ -66,7 +66,7 @@ public:
 private:
   void visit(mlir::Operation *op);
   /// The integer elements of a small constant tensor (the symbolic analysis's).
-  std::optional<llvm::SmallVector<int64_t, 4>> constantElements(mlir::Value value) const;
+  std::optional<llvm::SmallVector<int64_t>> constantElements(mlir::Value value) const;
   /// The extent of `value`'s dimension `dim`, when constant.
   std::optional<int64_t> constantExtent(mlir::Value value, int64_t dim) const;
 

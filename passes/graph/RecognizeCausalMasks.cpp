@@ -30,15 +30,6 @@ namespace graph = kiln::graph;
 
 namespace {
 
-/// The one float a splat graph.constant holds.
-std::optional<APFloat> splatFloat(Value value) {
-  auto constant = value.getDefiningOp<graph::ConstantOp>();
-  auto dense = constant ? dyn_cast<DenseFPElementsAttr>(constant.getValue()) : nullptr;
-  if (!dense || !dense.isSplat())
-    return std::nullopt;
-  return dense.getSplatValue<APFloat>();
-}
-
 /// Whether `function`, over a tensor of `rank` dimensions, is true exactly where the index
 /// of the last axis is at most that of the one before: j - i <= 0.
 bool isCausal(const graph::IndexFunction &function, int64_t rank) {
@@ -61,7 +52,8 @@ bool hasCausalMask(graph::AttentionOp attention, const graph::IndexFunctionAnaly
   auto where = mask ? mask.getDefiningOp<graph::WhereOp>() : nullptr;
   if (!where)
     return false;
-  std::optional<APFloat> lhs = splatFloat(where.getLhs()), rhs = splatFloat(where.getRhs());
+  std::optional<APFloat> lhs = kiln::getSplatFloat(where.getLhs()),
+                         rhs = kiln::getSplatFloat(where.getRhs());
   if (!lhs || !rhs)
     return false;
   // Where(allowed, 0, f), or Where(masked, f, 0).

@@ -185,20 +185,6 @@ SymbolicShape rankedShape(SmallVector<DimExpr, 4> dims) {
   return shape;
 }
 
-/// The integers `shape` holds when they are all constants.
-std::optional<SmallVector<int64_t>> constantElements(const SymbolicShape *shape) {
-  if (!shape || !shape->elements)
-    return std::nullopt;
-  SmallVector<int64_t> values;
-  for (const DimExpr &element : *shape->elements) {
-    std::optional<int64_t> value = element.getConstant();
-    if (!value)
-      return std::nullopt;
-    values.push_back(*value);
-  }
-  return values;
-}
-
 /// NumPy broadcasting of two extents: the one that is not 1; where both are unknown
 /// and differ, the model promises them equal (or 1), and the first stands for both.
 DimExpr broadcastExtent(const DimExpr &a, const DimExpr &b) {
@@ -293,6 +279,19 @@ SymbolicShapeAnalysis::SymbolicShapeAnalysis(func::FuncOp function) {
   function.walk([&](Operation *op) { visit(op); });
 }
 
+std::optional<SmallVector<int64_t>> SymbolicShape::constantElements() const {
+  if (!elements)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const DimExpr &element : *elements) {
+    std::optional<int64_t> value = element.getConstant();
+    if (!value)
+      return std::nullopt;
+    values.push_back(*value);
+  }
+  return values;
+}
+
 const SymbolicShape *SymbolicShapeAnalysis::lookup(Value value) const {
   auto it = shapes.find(value);
   return it == shapes.end() ? nullptr : &it->second;
@@ -334,7 +333,8 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
   auto constantInts = [&](Value value) -> std::optional<SmallVector<int64_t>> {
     if (std::optional<SmallVector<int64_t>> values = getConstantInts(value))
       return values;
-    return constantElements(get(value));
+    const SymbolicShape *shape = get(value);
+    return shape ? shape->constantElements() : std::nullopt;
   };
 
   // The op's rule: the first result's shape (and elements), when it has one.
@@ -796,7 +796,8 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
         const SymbolicShape *condition = get(op->getOperand(0));
         const SymbolicShape *x = get(op->getOperand(1));
         const SymbolicShape *y = get(op->getOperand(2));
-        if (std::optional<SmallVector<int64_t>> picks = constantElements(condition);
+        if (std::optional<SmallVector<int64_t>> picks =
+                condition ? condition->constantElements() : std::nullopt;
             picks && x && y && x->elements && y->elements && x->elements->size() == picks->size() &&
             y->elements->size() == picks->size()) {
           SmallVector<DimExpr, 4> elements;

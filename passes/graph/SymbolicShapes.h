@@ -77,6 +77,9 @@ struct SymbolicShape {
   /// The elements (row major) of a small integer or boolean tensor whose values are
   /// known as polynomials: a shape computation's values (booleans as 0 and 1).
   std::optional<llvm::SmallVector<DimExpr, 4>> elements;
+
+  /// The integers the tensor holds when its elements are all known constants.
+  std::optional<llvm::SmallVector<int64_t>> constantElements() const;
 };
 
 /// The symbolic extents of every tensor value of a graph function, computed once in

@@ -116,17 +116,6 @@ bool isCausalPattern(ArrayRef<int64_t> shape, int64_t seqQ, int64_t seqKv,
   return true;
 }
 
-/// The one float a splat graph.constant holds.
-std::optional<APFloat> getSplatFloat(Value value) {
-  auto constant = value.getDefiningOp<graph::ConstantOp>();
-  if (!constant)
-    return std::nullopt;
-  auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
-  if (!dense || !dense.isSplat())
-    return std::nullopt;
-  return dense.getSplatValue<APFloat>();
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -614,8 +603,8 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
   if (Value mask = op.getMask()) {
     if (auto where = mask.getDefiningOp<graph::WhereOp>()) {
       // where(causal, 0, -inf): a constant boolean buffer that is exactly causal.
-      std::optional<APFloat> allowedValue = getSplatFloat(where.getLhs());
-      std::optional<APFloat> maskedValue = getSplatFloat(where.getRhs());
+      std::optional<APFloat> allowedValue = kiln::getSplatFloat(where.getLhs());
+      std::optional<APFloat> maskedValue = kiln::getSplatFloat(where.getRhs());
       int condition = matcher.inputBuffer(where.getCondition());
       if (!allowedValue || !allowedValue->isZero() || !maskedValue ||
           !kiln::isMaskedOutScore(*maskedValue) || condition < 0 || problem.dynamic)
