@@ -13,7 +13,11 @@
 //   not 16-byte multiples): a small kernel (templates/Im2col.mlir) writes A to a scratch
 //   buffer first, for convolutions whose KH*KW*C is small.
 // B is the weight, permuted at compile time from OHWI to (KH KW C) x O, with zero rows
-// where A has padded columns. docs/codegen-sm90.md, "Implicit-GEMM convolution".
+// where A has padded columns. A dynamic engine's batch may be known at run time only:
+// the kernels read it off M (implicitly, the tiles are ceil(N / box images) boxes of
+// images), the host computes M and the grid from the output's extent per call, and the
+// im2col scratch is planned at the max batch. docs/codegen-sm90.md, "Implicit-GEMM
+// convolution".
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +28,8 @@
 #include "passes/kernel/KernelConfig.h"
 #include "passes/kernel/Sm90Template.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -49,7 +55,7 @@ constexpr const char kIm2colTemplate[] =
 using ConvProblem = kiln::ConvGemmProblem;
 
 std::optional<ConvProblem> matchConv(kernel::FuncOp function, bool allowTf32) {
-  return kiln::matchConvKernel(function, allowTf32, /*tapAlignment=*/0);
+  return kiln::matchConvKernel(function, allowTf32, /*tapAlignment=*/0, /*runTimeBatch=*/true);
 }
 
 /// The output positions of one 128-row tile of C: a box of BN images x BH rows x BW
@@ -85,13 +91,15 @@ PixelBox choosePixelBox(const ConvProblem &p) {
   return best;
 }
 
-/// The 128-row tiles of C: output boxes (implicit), or 128 rows of A (explicit).
-int64_t tileCount(const ConvProblem &p, const PixelBox &box) {
+/// The 128-row tiles of C for `batch` images: output boxes (implicit), or 128 rows of A
+/// (explicit).
+int64_t tileCount(const ConvProblem &p, const PixelBox &box, int64_t batch) {
   if (p.rowMajorA())
-    return llvm::divideCeil(p.gemmM(), 128);
-  return llvm::divideCeil(p.batch, box.images) * llvm::divideCeil(p.outHeight, box.rows) *
+    return llvm::divideCeil(batch * p.outHeight * p.outWidth, 128);
+  return llvm::divideCeil(batch, box.images) * llvm::divideCeil(p.outHeight, box.rows) *
          llvm::divideCeil(p.outWidth, box.columns);
 }
+int64_t tileCount(const ConvProblem &p, const PixelBox &box) { return tileCount(p, box, p.batch); }
 
 /// The template's A operand for `p` with output boxes `box` (see Sm90GemmWs.mlir's header).
 kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
@@ -100,7 +108,19 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
   kiln::Sm90AOperand a;
   a.box = llvm::formatv("{0}x{1}x{2}x{3}", box.images, box.rows, box.columns, p.tileK()).str();
   a.boxBytes = box.positions() * p.kTileBytes;
-  a.tilesM = "    %tilesM = arith.constant " + n(tileCount(p, box)) + " : index";
+  // The batch is C's rows over an image's output positions (a run-time batch's too).
+  a.tilesM = llvm::formatv(R"(    %cvPositions = arith.constant {0} : index
+    %cvBatch = arith.divui %m, %cvPositions : index
+    %cvImagesPerBox = arith.constant {1} : index
+    %cvBoxNLess = arith.constant {2} : index
+    %cvBatchUp = arith.addi %cvBatch, %cvBoxNLess : index
+    %cvImageTiles = arith.divui %cvBatchUp, %cvImagesPerBox : index
+    %cvTilesHW = arith.constant {3} : index
+    %tilesM = arith.muli %cvImageTiles, %cvTilesHW : index)",
+                           p.outHeight * p.outWidth, box.images, box.images - 1,
+                           llvm::divideCeil(p.outHeight, box.rows) *
+                               llvm::divideCeil(p.outWidth, box.columns))
+                 .str();
   // The tile's first output position (image, row, column) and the input row and column
   // its filter tap (0, 0) reads (negative inside the padding).
   a.tileSetup = llvm::formatv(R"(    %cvTilesW = arith.constant {0} : index
@@ -146,7 +166,6 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
   a.rowEnd = "      %rowEnd = arith.constant " + n(box.positions()) + " : index";
   a.rowMap = llvm::formatv(R"(        %cvOutH = arith.constant {0} : index
         %cvOutW = arith.constant {1} : index
-        %cvBatch = arith.constant {2} : index
         %cvBw = arith.remui %r, %cvBoxW : index
         %cvRq = arith.divui %r, %cvBoxW : index
         %cvBh = arith.remui %cvRq, %cvBoxH : index
@@ -163,7 +182,7 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
         %cvRow = arith.addi %cvImageRows, %cvOh : index
         %cvRowPixels = arith.muli %cvRow, %cvOutW : index
         %grow = arith.addi %cvRowPixels, %cvOw : index)",
-                           p.outHeight, p.outWidth, p.batch)
+                           p.outHeight, p.outWidth)
                  .str();
   return a;
 }
@@ -205,9 +224,11 @@ Im2colBlocks im2colBlocks(const ConvProblem &p) {
   return blocksOf(positions);
 }
 
-/// The configurations: the warp-specialised template only (the basic one has no A
-/// snippets); the default is 128x256 where those tiles fill an H200, as for products.
-SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tiles) {
+/// The configurations for output boxes `box`: the warp-specialised template only (the
+/// basic one has no A snippets); the default is 128x256 where those tiles fill an H200, as
+/// for products. A run-time batch's are chosen at its opt shape.
+SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, const PixelBox &box) {
+  int64_t tiles = tileCount(p, box);
   SmallVector<kiln::Sm90GemmConfig> configs;
   auto add = [&](int64_t tileN, int64_t stages) {
     kiln::Sm90GemmConfig config;
@@ -229,14 +250,19 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, int64_t tile
   add(128, 6);
   if (p.outChannels > 64)
     add(64, 6);
-  // Split-K where the tiles are few (as for products).
+  // Split-K where the tiles are few (as for products): for a run-time batch, at the max
+  // batch too (its workspace is sized there).
+  int64_t kTiles = llvm::divideCeil(p.gemmK(), p.tileK());
   for (int64_t parts : kiln::kSplitKParts) {
     kiln::Sm90GemmConfig config;
     config.stages = 4;
     config.consumers = 2;
     config.splitK = parts;
-    if (kiln::splitKPays(tiles * llvm::divideCeil(p.outChannels, 128),
-                         llvm::divideCeil(p.gemmK(), p.tileK()), parts))
+    auto pays = [&](int64_t batch) {
+      return kiln::splitKPays(tileCount(p, box, batch) * llvm::divideCeil(p.outChannels, 128),
+                              kTiles, parts);
+    };
+    if (pays(p.batch) && (!p.dynamicBatch || pays(p.maxBatch)))
       configs.push_back(config);
   }
   // Persistent grids where there are more tiles than SMs (as for products; with fewer
@@ -302,6 +328,8 @@ std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Conv(kernel::FuncOp function
     return std::nullopt;
   Sm90GemmProblem problem;
   problem.m = conv->gemmM();
+  problem.dynamicM = conv->dynamicBatch;
+  problem.maxM = conv->maxGemmM();
   problem.n = conv->outChannels;
   problem.k = conv->gemmK();
   problem.operand = conv->operand;
@@ -314,7 +342,7 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90ConvConfigs(kernel::FuncOp function,
   std::optional<ConvProblem> conv = matchConv(function, allowTf32);
   if (!conv)
     return {};
-  return convConfigs(*conv, tileCount(*conv, choosePixelBox(*conv)));
+  return convConfigs(*conv, choosePixelBox(*conv));
 }
 
 namespace {
@@ -331,9 +359,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       if (!problem)
         continue;
       PixelBox box = choosePixelBox(*problem);
-      FailureOr<std::optional<kiln::Sm90GemmConfig>> config =
-          kiln::chooseSm90GemmConfig(function, convConfigs(*problem, tileCount(*problem, box)),
-                                     defaultConfig, getArgument(), "convolution");
+      FailureOr<std::optional<kiln::Sm90GemmConfig>> config = kiln::chooseSm90GemmConfig(
+          function, convConfigs(*problem, box), defaultConfig, getArgument(), "convolution");
       if (failed(config))
         return signalPassFailure();
       if (!*config)
@@ -349,8 +376,11 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
   FailureOr<gpu::GPUFuncOp> getOrCreateIm2col(ModuleOp module, SymbolTable &symbols,
                                               const ConvProblem &p) {
     std::string type = kiln::elementTypeName(p.operand);
+    // A run-time batch's kernel is typed at its max batch ("Nle<max>").
+    std::string batch =
+        p.dynamicBatch ? "Nle" + std::to_string(p.maxBatch) : std::to_string(p.batch);
     std::string entry = llvm::formatv("im2col_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}", type,
-                                      p.batch, p.height, p.width, p.channels, p.kernelHeight,
+                                      batch, p.height, p.width, p.channels, p.kernelHeight,
                                       p.kernelWidth, p.stride, p.padTop, p.padLeft)
                             .str();
     std::string moduleName = "kiln_" + entry;
@@ -359,9 +389,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     auto n = [](int64_t value) { return std::to_string(value); };
     Im2colBlocks blocks = im2colBlocks(p);
     // The kernel's 32-bit offsets: the input's elements and A's rows.
-    if (blocks.sharedBytes > kIm2colSharedBytes ||
-        p.batch * p.height * p.width * p.channels >= (int64_t(1) << 31) ||
-        p.gemmM() >= (int64_t(1) << 31))
+    if (blocks.sharedBytes > kIm2colSharedBytes || p.maxInputElements() >= (int64_t(1) << 31) ||
+        p.maxGemmM() >= (int64_t(1) << 31))
       return failure();
     std::string text = kiln::substitutePlaceholders(
         kIm2colTemplate,
@@ -372,7 +401,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
          {"CHUNK", n(im2colChunk(p))},
          {"STORE_ALIGNMENT",
           n(std::min<int64_t>(16, im2colChunk(p) * p.operand.getIntOrFloatBitWidth() / 8))},
-         {"INPUT_ELEMENTS", n(p.batch * p.height * p.width * p.channels)},
+         {"INPUT_ELEMENTS", n(p.maxInputElements())},
          {"W_C", n(p.width * p.channels)},
          {"H", n(p.height)},
          {"C", n(p.channels)},
@@ -393,7 +422,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
          {"WINDOW_PADDED", n(blocks.windowSteps() * 256)},
          {"STAGED", n(blocks.positions * p.gemmK())},
          {"COLUMN_STEPS", n(llvm::divideCeil(p.gemmK(), 32))},
-         {"A_ELEMENTS", n(p.gemmM() * p.gemmK())}});
+         {"A_ELEMENTS", n(p.maxGemmM() * p.gemmK())}});
     FailureOr<gpu::GPUFuncOp> kernel =
         kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
     if (failed(kernel) || failed(kiln::unrollMarkedLoops(*kernel)))
@@ -450,10 +479,18 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
                                       p.result),
           /*depth=*/p.gemmK());
     } else {
+      // The kernel reads the batch off M. A run-time batch's ("N") has its output boxes
+      // (chosen at the opt batch) in its name: they tell apart the kernels of one shape.
       std::string entry =
-          llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}", type, p.batch,
-                        p.height, p.width, p.channels, p.kernelHeight, p.kernelWidth, p.stride,
-                        p.padTop, p.padLeft, p.outChannels, config.name())
+          llvm::formatv(
+              "conv_{0}_{1}x{2}x{3}x{4}{5}_k{6}x{7}s{8}p{9}x{10}_o{11}_{12}", type,
+              p.dynamicBatch ? std::string("N") : std::to_string(p.batch), p.height, p.width,
+              p.channels,
+              p.dynamicBatch
+                  ? llvm::formatv("_box{0}x{1}x{2}", box.images, box.rows, box.columns).str()
+                  : std::string(),
+              p.kernelHeight, p.kernelWidth, p.stride, p.padTop, p.padLeft, p.outChannels,
+              config.name())
               .str();
       kernelFunc = kiln::instantiateWarpSpecialisedGemm(
           module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
@@ -476,20 +513,41 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
           extents);
     };
     Value one = index(1);
+    // A run-time batch: the launch's rows (M = N*OH*OW) and images, read off the output on
+    // the host (the engine's shape program evaluates them per input shape).
+    OpFoldResult rows = b.getIndexAttr(p.gemmM());
+    OpFoldResult images = b.getIndexAttr(p.batch);
+    int64_t m = p.gemmM();
+    if (p.dynamicBatch) {
+      images = memref::DimOp::create(b, loc, output, 0).getResult();
+      rows = kiln::hostExtentProduct(b, loc, output, 0, 3);
+      m = ShapedType::kDynamic;
+    }
+    auto times = [&](OpFoldResult value, int64_t factor) -> OpFoldResult {
+      if (std::optional<int64_t> constant = getConstantIntValue(value))
+        return b.getIndexAttr(*constant * factor);
+      return arith::MulIOp::create(b, loc, cast<Value>(value), index(factor)).getResult();
+    };
     nvgpu::TmaCreateDescriptorOp mapA;
     if (p.a == ConvProblem::A::Input) {
       // A: the NHWC input as the N*H*W x C matrix it is.
       auto type = cast<MemRefType>(input.getType());
-      Value matrix = memref::CollapseShapeOp::create(
-          b, loc, MemRefType::get({p.gemmM(), p.channels}, type.getElementType()), input,
-          ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+      Value matrix = memref::ReinterpretCastOp::create(
+          b, loc, MemRefType::get({m, p.channels}, type.getElementType()), input, b.getIndexAttr(0),
+          ArrayRef<OpFoldResult>{rows, b.getIndexAttr(p.channels)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(p.channels), b.getIndexAttr(1)});
       mapA = tensorMap(matrix, 0, {128, p.tileK()});
     } else if (p.a == ConvProblem::A::Im2col) {
-      // A in a scratch buffer (the arena planner places it), written by the im2col kernel.
+      // A in a scratch buffer (the arena planner places it, at the max batch), written by
+      // the im2col kernel.
+      SmallVector<Value> scratchSizes;
+      if (p.dynamicBatch)
+        scratchSizes.push_back(cast<Value>(rows));
       Value scratch =
-          memref::AllocOp::create(b, loc, MemRefType::get({p.gemmM(), p.gemmK()}, p.operand));
-      int64_t ctas = p.batch * p.outHeight * im2colBlocks(p).perRow;
-      gpu::LaunchFuncOp::create(b, loc, *im2col, gpu::KernelDim3{index(ctas), one, one},
+          memref::AllocOp::create(b, loc, MemRefType::get({m, p.gemmK()}, p.operand), scratchSizes);
+      Value ctas = getValueOrCreateConstantIndexOp(
+          b, loc, times(images, p.outHeight * im2colBlocks(p).perRow));
+      gpu::LaunchFuncOp::create(b, loc, *im2col, gpu::KernelDim3{ctas, one, one},
                                 gpu::KernelDim3{index(256), one, one}, /*dynamicSharedMemorySize=*/
                                 Value(), ValueRange{pointer(input), pointer(scratch)});
       mapA = tensorMap(scratch, 0, {128, p.tileK()});
@@ -507,12 +565,26 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     if (p.kMajorB())
       boxB = {64, p.tileK()};
     auto mapB = tensorMap(weightMatrix, 1, boxB);
-    int64_t tiles = tileCount(p, box) * llvm::divideCeil(p.outChannels, config.tileN);
+    // The tiles: of 128 rows of C, or of output boxes (ceil(N / box images) boxes of
+    // images, each over the same boxes of rows and columns).
+    int64_t tilesN = llvm::divideCeil(p.outChannels, config.tileN);
+    OpFoldResult tiles = b.getIndexAttr(tileCount(p, box) * tilesN);
+    if (p.dynamicBatch) {
+      Value tilesM =
+          p.rowMajorA()
+              ? arith::CeilDivUIOp::create(b, loc, cast<Value>(rows), index(128)).getResult()
+              : arith::MulIOp::create(
+                    b, loc,
+                    arith::CeilDivUIOp::create(b, loc, cast<Value>(images), index(box.images)),
+                    index(tileCount(p, box, box.images)))
+                    .getResult();
+      tiles = arith::MulIOp::create(b, loc, tilesM, index(tilesN)).getResult();
+    }
     // The epilogue emitted when it was matched, so a failure here is an internal error.
     if (failed(kiln::launchWarpSpecialisedGemm(
-            b, loc, module, symbols, getArgument(), *kernelFunc, config, b.getIndexAttr(tiles),
-            mapA.getResult(), mapB.getResult(), output, b.getIndexAttr(p.gemmM()), p.outChannels,
-            p.gemmK(), &p.epilogue, kiln::epilogueBuffers(launch, p.epilogue)))) {
+            b, loc, module, symbols, getArgument(), *kernelFunc, config, tiles, mapA.getResult(),
+            mapB.getResult(), output, rows, p.outChannels, p.gemmK(), &p.epilogue,
+            kiln::epilogueBuffers(launch, p.epilogue), p.maxGemmM()))) {
       signalPassFailure();
       return failure();
     }

@@ -76,8 +76,20 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   if (!bType.hasStaticShape() || bType.getRank() != 2 || cType.getRank() != lhsType.getRank() ||
       cType.getShape().drop_back() != rows || cType.isDynamicDim(cType.getRank() - 1))
     return std::nullopt;
-  if (problem.dynamicM ? aType.getShape().back() != lhsType.getShape().back()
-                       : aType.getNumElements() != lhsType.getNumElements())
+  // A run-time M's A has rows of K elements: K its last extent, or (a classifier's
+  // Flatten of [N, C, 1, 1] into [N, C]) the product of its static extents after a
+  // dynamic first one, read as M = N rows.
+  auto rowsOfK = [&] {
+    if (aType.getShape().back() == lhsType.getShape().back())
+      return true;
+    ArrayRef<int64_t> trailing = aType.getShape().drop_front();
+    int64_t elements = 1;
+    for (int64_t extent : trailing)
+      elements *= extent;
+    return lhsType.getRank() == 2 && !llvm::any_of(trailing, ShapedType::isDynamic) &&
+           elements == lhsType.getShape().back();
+  };
+  if (problem.dynamicM ? !rowsOfK() : aType.getNumElements() != lhsType.getNumElements())
     return std::nullopt;
   // The elementwise ops after the product (bias, activation, residual, scale, cast).
   std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, bias, cType);
@@ -136,7 +148,8 @@ constexpr int64_t kMaxExplicitIm2colK = 512;
 } // namespace
 
 std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp function, bool allowTf32,
-                                                           int64_t tapAlignment) {
+                                                           int64_t tapAlignment,
+                                                           bool runTimeBatch) {
   auto conv = kiln::getTemplateOp<kernel::ConvOp>(function);
   if (!conv)
     return std::nullopt;
@@ -154,19 +167,22 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
       op.getStrides()[0] != op.getStrides()[1] || op.getStrides()[0] > 8)
     return std::nullopt;
 
-  std::optional<SmallVector<MemRefType>> buffers = getStaticBufferTypes(function);
-  if (!buffers)
+  std::optional<BatchBuffers> buffers = getBatchBuffers(function);
+  if (!buffers || (buffers->dynamic && !runTimeBatch))
     return std::nullopt;
-  SmallVector<MemRefType> &types = *buffers;
+  SmallVector<MemRefType> &types = buffers->types;
   MemRefType outputType = types.back();
   if (types[0].getRank() != 4 || types[1].getRank() != 4 || outputType.getRank() != 4)
     return std::nullopt;
-  // graph.conv's bias (one value per output channel) and the elementwise ops after it.
-  std::optional<kiln::Sm90Epilogue> epilogue =
-      kiln::matchSm90Epilogue(op, op.getBias(), outputType);
+  // graph.conv's bias (one value per output channel) and the elementwise ops after it,
+  // of the output's declared shape (a run-time batch's too).
+  std::optional<kiln::Sm90Epilogue> epilogue = kiln::matchSm90Epilogue(
+      op, op.getBias(), cast<MemRefType>(function.getArgumentTypes().back()));
   if (!epilogue)
     return std::nullopt;
   ConvGemmProblem p;
+  p.dynamicBatch = buffers->dynamic;
+  p.maxBatch = buffers->maxBatch;
   p.tapAlignment = tapAlignment;
   p.epilogue = std::move(*epilogue);
   ArrayRef<int64_t> x = types[0].getShape(), w = types[1].getShape(), y = outputType.getShape();
@@ -202,9 +218,8 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   if (p.channels % p.channelAlignment()) {
     p.a = ConvGemmProblem::A::Im2col;
     // The im2col kernel indexes the input and counts its chunks in 32 bits.
-    if (p.taps() * p.channels > kMaxExplicitIm2colK ||
-        p.batch * p.height * p.width * p.channels >= (int64_t(1) << 31) ||
-        p.gemmM() * p.gemmK() / 8 >= (int64_t(1) << 31))
+    if (p.taps() * p.channels > kMaxExplicitIm2colK || p.maxInputElements() >= (int64_t(1) << 31) ||
+        p.maxGemmM() * p.gemmK() / 8 >= (int64_t(1) << 31))
       return std::nullopt;
   }
   return p;

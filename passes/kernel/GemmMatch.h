@@ -33,6 +33,10 @@ std::optional<GemmProblem> matchGemmKernel(kernel::FuncOp function, bool allowTf
 
 /// A channels-last 2-D convolution as a GEMM (see the file comment).
 struct ConvGemmProblem {
+  /// A dynamic engine's batch (N) is known at run time only: `batch` is then its value at
+  /// the opt shape (the configuration is chosen there), `maxBatch` the most it can be.
+  bool dynamicBatch = false;
+  int64_t maxBatch = 0;
   int64_t batch, height, width, channels;   // input NHWC
   int64_t outHeight, outWidth, outChannels; // output NHWC
   int64_t kernelHeight, kernelWidth;
@@ -56,6 +60,12 @@ struct ConvGemmProblem {
   Sm90Epilogue epilogue;
 
   int64_t gemmM() const { return batch * outHeight * outWidth; }
+  /// The most rows of C a launch has (gemmM() at the max batch).
+  int64_t maxGemmM() const { return (dynamicBatch ? maxBatch : batch) * outHeight * outWidth; }
+  /// The input's elements at the max batch.
+  int64_t maxInputElements() const {
+    return (dynamicBatch ? maxBatch : batch) * height * width * channels;
+  }
   int64_t taps() const { return kernelHeight * kernelWidth; }
   /// f32 operands, read as tf32 (allow-tf32): B is then stored K-major, O x K.
   bool tf32() const { return operand.isF32(); }
@@ -95,9 +105,10 @@ struct ConvGemmProblem {
 /// (an i32 product that its epilogue converts to floats: the fused rescale) (one group, no
 /// dilation, equal strides up to 8, O % 8 == 0; C a multiple of 16 bytes, or KH*KW*C <= 512
 /// through an explicit im2col) and a fusable epilogue. `tapAlignment` is
-/// ConvGemmProblem::tapAlignment.
+/// ConvGemmProblem::tapAlignment. With `runTimeBatch`, the batch may be known at run time
+/// only (a dynamic engine's; every other extent static: getBatchBuffers).
 std::optional<ConvGemmProblem> matchConvKernel(kernel::FuncOp function, bool allowTf32,
-                                               int64_t tapAlignment);
+                                               int64_t tapAlignment, bool runTimeBatch = false);
 
 /// The constant weight `weight` (a launch operand, OHWI) permuted into the GEMM's B, the
 /// K x O matrix whose row tap * rowsPerTap + c is channel c of filter tap `tap` (zero rows

@@ -214,6 +214,45 @@ std::optional<ProfileArguments> getProfileArguments(kernel::FuncOp function, Str
   return std::nullopt;
 }
 
+std::optional<BatchBuffers> getBatchBuffers(kernel::FuncOp function) {
+  BatchBuffers result;
+  for (Type type : function.getArgumentTypes()) {
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref || !memref.getLayout().isIdentity() ||
+        (memref.getRank() > 0 &&
+         llvm::any_of(memref.getShape().drop_front(), ShapedType::isDynamic)))
+      return std::nullopt;
+    result.dynamic |= memref.getRank() > 0 && memref.isDynamicDim(0);
+  }
+  if (!result.dynamic) {
+    result.types = *getStaticBufferTypes(function);
+    return result;
+  }
+  std::optional<ProfileArguments> opt = getProfileArguments(function, "kernel.opt_shape");
+  std::optional<ProfileArguments> max = getProfileArguments(function, "kernel.max_shape");
+  if (!opt || !max)
+    return std::nullopt;
+  // The run-time extents, at each shape: one value (the batch), or no kernel of one batch.
+  auto batchOf = [&](const ProfileArguments &arguments) -> std::optional<int64_t> {
+    std::optional<int64_t> batch;
+    for (auto [declared, evaluated] : llvm::zip(function.getArgumentTypes(), arguments.types)) {
+      auto type = cast<MemRefType>(declared);
+      if (type.getRank() == 0 || !type.isDynamicDim(0))
+        continue;
+      if (batch && *batch != evaluated.getDimSize(0))
+        return std::nullopt;
+      batch = evaluated.getDimSize(0);
+    }
+    return batch;
+  };
+  std::optional<int64_t> optBatch = batchOf(*opt), maxBatch = batchOf(*max);
+  if (!optBatch || !maxBatch)
+    return std::nullopt;
+  result.types = opt->types;
+  result.maxBatch = *maxBatch;
+  return result;
+}
+
 namespace {
 std::string typeName(Type type) {
   std::string text;

@@ -184,6 +184,23 @@ struct ProfileArguments {
 std::optional<ProfileArguments> getProfileArguments(kernel::FuncOp function,
                                                     llvm::StringRef profile = "kernel.opt_shape");
 
+/// The buffers of a kernel whose only run-time extents are leading ones: a dynamic
+/// engine's batch, for templates that take it at run time (NHWC convolutions and pools).
+struct BatchBuffers {
+  /// Each buffer's type, a run-time batch at the profile's opt shape (the kernel's own
+  /// types when it has none).
+  llvm::SmallVector<mlir::MemRefType> types;
+  /// The run-time batch at the max shape: the most a launch takes (0 without one).
+  int64_t maxBatch = 0;
+  /// Whether the batch is known at run time only.
+  bool dynamic = false;
+};
+
+/// `function`'s BatchBuffers when every argument is a memref of identity layout whose
+/// only dynamic extent, if any, is its first, and those extents are one batch (equal at
+/// the opt and the max shape); nullopt otherwise, or when a profile does not say them.
+std::optional<BatchBuffers> getBatchBuffers(kernel::FuncOp function);
+
 /// Whether `function`'s `kernel.config` asks for tf32 (`tf32 = true`): kernel-autotune
 /// chose a tf32 configuration (it offers them only under allow-tf32), so the template
 /// passes take the f32 kernel even where their own allow-tf32 is off (as when the GPU

@@ -42,9 +42,12 @@ constexpr const char kPoolTemplate[] =
 /// pool loads 9 columns for 4 outputs instead of 12).
 constexpr int64_t kColumnsPerThread = 4;
 
-/// A channels-last 2-D max pool on static buffers.
+/// A channels-last 2-D max pool; its batch may be known at run time only (a dynamic
+/// engine's: `batch` is then its value at the opt shape, `maxBatch` the most it can be).
 struct PoolProblem {
   Type element;
+  bool dynamicBatch = false;
+  int64_t maxBatch = 0;
   int64_t batch, height, width, channels, outHeight, outWidth;
   int64_t kernelHeight, kernelWidth, strideH, strideW, dilationH, dilationW, padTop, padLeft;
 
@@ -53,14 +56,17 @@ struct PoolProblem {
   int64_t vectorWidth() const { return 16 / elementBytes(); }
   int64_t columnsPerThread() const { return std::min(kColumnsPerThread, outWidth); }
   int64_t columnBlocks() const { return llvm::divideCeil(outWidth, columnsPerThread()); }
-  int64_t threads() const {
-    return batch * outHeight * columnBlocks() * (channels / vectorWidth());
+  /// The threads an image takes.
+  int64_t threadsPerImage() const {
+    return outHeight * columnBlocks() * (channels / vectorWidth());
   }
+  int64_t largestBatch() const { return dynamicBatch ? maxBatch : batch; }
 };
 
 /// `function`'s pool when its body is one channels-last 2-D max pool of its input into
-/// its output, without the indices, on static buffers whose channels fill 16-byte
-/// vectors; else nullopt (the generic lowering keeps it).
+/// its output, without the indices, on buffers whose channels fill 16-byte vectors and
+/// whose only run-time extent, if any, is the batch; else nullopt (the generic lowering
+/// keeps it).
 std::optional<PoolProblem> matchPool(kernel::FuncOp function) {
   Block &entry = function.getBody().front();
   if (entry.getNumArguments() != 2 || !llvm::hasSingleElement(entry.without_terminator()))
@@ -81,10 +87,10 @@ std::optional<PoolProblem> matchPool(kernel::FuncOp function) {
       pool.getStrides().size() != 2 || pool.getDilations().size() != 2 ||
       pool.getPads().size() != 4)
     return std::nullopt;
-  std::optional<SmallVector<MemRefType>> types = kiln::getStaticBufferTypes(function);
-  if (!types)
+  std::optional<kiln::BatchBuffers> buffers = kiln::getBatchBuffers(function);
+  if (!buffers)
     return std::nullopt;
-  MemRefType input = (*types)[0], output = (*types)[1];
+  MemRefType input = buffers->types[0], output = buffers->types[1];
   Type element = input.getElementType();
   if (input.getRank() != 4 || output.getRank() != 4 || element != output.getElementType() ||
       !(element.isF16() || element.isBF16() || element.isF32() || element.isInteger(8)))
@@ -92,15 +98,20 @@ std::optional<PoolProblem> matchPool(kernel::FuncOp function) {
   ArrayRef<int64_t> x = input.getShape(), y = output.getShape();
   PoolProblem p;
   p.element = element;
+  p.dynamicBatch = buffers->dynamic;
+  p.maxBatch = buffers->maxBatch;
   p.batch = x[0], p.height = x[1], p.width = x[2], p.channels = x[3];
   p.outHeight = y[1], p.outWidth = y[2];
   p.kernelHeight = pool.getKernelShape()[0], p.kernelWidth = pool.getKernelShape()[1];
   p.strideH = pool.getStrides()[0], p.strideW = pool.getStrides()[1];
   p.dilationH = pool.getDilations()[0], p.dilationW = pool.getDilations()[1];
   p.padTop = pool.getPads()[0], p.padLeft = pool.getPads()[1];
+  // 32-bit indices, at the largest batch.
+  int64_t largest = p.largestBatch();
   if (y[0] != p.batch || y[3] != p.channels || p.channels % p.vectorWidth() || p.outHeight < 1 ||
-      p.outWidth < 1 || input.getNumElements() >= (int64_t(1) << 31) ||
-      output.getNumElements() >= (int64_t(1) << 31) || p.threads() >= (int64_t(1) << 31))
+      p.outWidth < 1 || largest * p.height * p.width * p.channels >= (int64_t(1) << 31) ||
+      largest * p.outHeight * p.outWidth * p.channels >= (int64_t(1) << 31) ||
+      largest * p.threadsPerImage() >= (int64_t(1) << 31))
     return std::nullopt;
   return p;
 }
@@ -126,10 +137,13 @@ struct KernelPoolNhwcPass : kiln::impl::KernelPoolNhwcBase<KernelPoolNhwcPass> {
   FailureOr<gpu::GPUFuncOp> getOrCreateKernel(ModuleOp module, SymbolTable &symbols,
                                               const PoolProblem &p) {
     std::string type = kiln::elementTypeName(p.element);
+    // A run-time batch's kernel is typed at its max batch ("Nle<max>").
+    std::string batch =
+        p.dynamicBatch ? "Nle" + std::to_string(p.maxBatch) : std::to_string(p.batch);
     std::string entry =
         llvm::formatv(
             "maxpool_nhwc_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}x{8}d{9}x{10}p{11}x{12}_o{13}x{14}", type,
-            p.batch, p.height, p.width, p.channels, p.kernelHeight, p.kernelWidth, p.strideH,
+            batch, p.height, p.width, p.channels, p.kernelHeight, p.kernelWidth, p.strideH,
             p.strideW, p.dilationH, p.dilationW, p.padTop, p.padLeft, p.outHeight, p.outWidth)
             .str();
     std::string moduleName = "kiln_" + entry;
@@ -195,10 +209,10 @@ struct KernelPoolNhwcPass : kiln::impl::KernelPoolNhwcBase<KernelPoolNhwcPass> {
          {"PAD_LEFT", n(p.padLeft)},
          {"CG", n(p.channels / p.vectorWidth())},
          {"OWB", n(p.columnBlocks())},
-         {"TOTAL", n(p.threads())},
+         {"PER_IMAGE", n(p.threadsPerImage())},
          {"COLS", n((columns - 1) * p.strideW + (p.kernelWidth - 1) * p.dilationW + 1)},
-         {"X_ELEMENTS", n(p.batch * p.height * p.width * p.channels)},
-         {"Y_ELEMENTS", n(p.batch * p.outHeight * p.outWidth * p.channels)},
+         {"X_ELEMENTS", n(p.largestBatch() * p.height * p.width * p.channels)},
+         {"Y_ELEMENTS", n(p.largestBatch() * p.outHeight * p.outWidth * p.channels)},
          {"ALIGN", "16"}});
     FailureOr<gpu::GPUFuncOp> kernel =
         kiln::insertTemplateModule(module, symbols, getArgument(), entry, text);
@@ -220,11 +234,21 @@ struct KernelPoolNhwcPass : kiln::impl::KernelPoolNhwcBase<KernelPoolNhwcPass> {
     auto index = [&](int64_t value) -> Value {
       return arith::ConstantIndexOp::create(b, loc, value);
     };
+    // The batch: a run-time one read off the output on the host (the engine's shape
+    // program evaluates it, and the grid, per input shape).
+    Value output = launch.getOperands()[1];
+    Value blocks = index(llvm::divideCeil(p.batch * p.threadsPerImage(), 256));
+    Value images = arith::ConstantIntOp::create(b, loc, p.batch, 32);
+    if (p.dynamicBatch) {
+      Value batch = memref::DimOp::create(b, loc, output, 0);
+      blocks = arith::CeilDivUIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, batch, index(p.threadsPerImage())), index(256));
+      images = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), batch);
+    }
     SmallVector<Value> arguments = {kiln::barePointer(b, loc, launch.getOperands()[0]),
-                                    kiln::barePointer(b, loc, launch.getOperands()[1])};
+                                    kiln::barePointer(b, loc, output), images};
     Value one = index(1);
-    gpu::LaunchFuncOp::create(b, loc, kernelFunc,
-                              gpu::KernelDim3{index(llvm::divideCeil(p.threads(), 256)), one, one},
+    gpu::LaunchFuncOp::create(b, loc, kernelFunc, gpu::KernelDim3{blocks, one, one},
                               gpu::KernelDim3{index(256), one, one},
                               /*dynamicSharedMemorySize=*/Value(), arguments);
     launch.erase();

@@ -1,7 +1,7 @@
 // A 1x1 convolution with stride 1 and no padding: its NHWC input is the im2col matrix A
 // itself (N*H*W rows of C channels, rows in C's order), so kernel-conv-sm90 multiplies it
 // by the permuted weight with the row-major GEMM that kernel-matmul-sm90 also uses: a
-// 128x64 tensor map over the input collapsed to 2-D, no 4-D boxes and no per-row position
+// 128x64 tensor map over the input viewed as 2-D, no 4-D boxes and no per-row position
 // arithmetic in the epilogue. Here 2 x 10 x 10 positions (200 rows: a partial second tile)
 // of C = 40 channels (one k-tile, TMA zero-fills columns 40..63) -> 64.
 // RUN: kiln-opt --kernel-conv-sm90 %s | FileCheck %s
@@ -10,7 +10,7 @@
 
 // CHECK-LABEL: memref.global "private" constant @w_kxo : memref<40x64xf16>
 // CHECK-LABEL: func.func @main
-// CHECK: %[[A:.*]] = memref.collapse_shape %arg0 {{\[}}[0, 1, 2], [3]] : memref<2x10x10x40xf16> into memref<200x40xf16>
+// CHECK: %[[A:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [200, 40], strides: [40, 1] : memref<2x10x10x40xf16> to memref<200x40xf16>
 // CHECK: %[[AU:.*]] = memref.cast %[[A]] : memref<200x40xf16> to memref<*xf16>
 // CHECK: nvgpu.tma.create.descriptor %[[AU]] box[%c128, %c64] : memref<*xf16> -> <tensor = memref<128x64xf16, 3>
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x64x64_s6_ws2::@gemm_f16_f16_128x64x64_s6_ws2 blocks in (%c2,

@@ -44,7 +44,7 @@ func.func @main(%x: memref<2x16x16x48xf32>, %y: memref<2x8x8x128xf32>) attribute
 // the row-major one of kernel-matmul-sm90 with a K-major B (`_bt`).
 // CHECK-LABEL: memref.global "private" constant @w1_oxk : memref<64x64xf32>
 // CHECK-LABEL: func.func @main
-// CHECK: memref.collapse_shape
+// CHECK: memref.reinterpret_cast %arg0 to offset: [0], sizes: [128, 64], strides: [64, 1]
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c128, %c32] : memref<*xf32> -> <tensor = memref<128x32xf32, 3>
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f32_f32_bt_128x64x32_s6_ws2_tf32_bias_relu_{{[0-9a-f]+}}::
 // OFF-LABEL: func.func @main

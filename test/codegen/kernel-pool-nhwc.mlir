@@ -72,3 +72,37 @@ func.func @main(%x: memref<1x4x5x8xf16>, %y: memref<1x2x2x8xf16>) attributes {ke
   kernel.launch @PoolHalf(%x, %y) : (memref<1x4x5x8xf16>, memref<1x2x2x8xf16>) -> ()
   return
 }
+
+// -----
+
+// A dynamic engine's run-time batch: the kernel takes the batch as its third parameter
+// (its threads are batch x 4 * 2 * 4 = 32 a image), the host reads it off the output and
+// computes the grid from it (the engine's shape program evaluates both per input shape);
+// the kernel's buffers are typed at the max batch (256).
+// CHECK-LABEL: func.func @main
+// CHECK: %[[N:.*]] = memref.dim %{{.*}}, %c0{{.*}} : memref<?x4x4x64xf16>
+// CHECK: %[[THREADS:.*]] = arith.muli %[[N]], %c32{{.*}} : index
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[THREADS]], %c256{{.*}} : index
+// CHECK: %[[IMAGES:.*]] = arith.index_castui %[[N]] : index to i32
+// CHECK: gpu.launch_func {{ *}}@kiln_maxpool_nhwc_f16_Nle256x8x8x64_k3x3s2x2d1x1p1x1_o4x4::@maxpool_nhwc_f16_Nle256x8x8x64_k3x3s2x2d1x1p1x1_o4x4 blocks in (%[[BLOCKS]], %c1{{.*}}, %c1{{.*}}) threads in (%c256{{.*}}, %c1{{.*}}, %c1{{.*}}) args(%{{.*}} : memref<f16>, %{{.*}} : memref<f16>, %[[IMAGES]] : i32)
+// CHECK: gpu.func @maxpool_nhwc_f16_Nle256x8x8x64_k3x3s2x2d1x1p1x1_o4x4(%{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %[[BATCH:.*]]: i32)
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[BATCH]], %c32{{.*}} : i32
+// CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : i32
+// CHECK: vector.load {{.*}} : memref<1048576xf16>, vector<8xf16>
+// PTX-LABEL: .visible .entry maxpool_nhwc_f16_Nle256x8x8x64_k3x3s2x2d1x1p1x1_o4x4(
+// PTX: max{{.*}}f16x2
+kernel.func @Pool(%x: memref<?x8x8x64xf16>, %y: memref<?x4x4x64xf16>) {
+  generic ins(%x : memref<?x8x8x64xf16>) outs(%y : memref<?x4x4x64xf16>) {
+  ^bb0(%a: tensor<?x8x8x64xf16>):
+    %r, %i = graph.max_pool %a {ceil_mode = false, channels_last, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, storage_order = 0 : i64, strides = array<i64: 2, 2>} : (tensor<?x8x8x64xf16>) -> (tensor<?x4x4x64xf16>, tensor<?x4x4x64xi64>)
+    kernel.yield %r : tensor<?x4x4x64xf16>
+  }
+  return
+}
+func.func @main(%x: memref<?x8x8x64xf16> {kernel.min_shape = array<i64: 1, 8, 8, 64>, kernel.opt_shape = array<i64: 32, 8, 8, 64>, kernel.max_shape = array<i64: 256, 8, 8, 64>}) -> memref<?x4x4x64xf16> attributes {kernel.num_inputs = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x8x8x64xf16>
+  %y = memref.alloc(%n) : memref<?x4x4x64xf16>
+  kernel.launch @Pool(%x, %y) : (memref<?x8x8x64xf16>, memref<?x4x4x64xf16>) -> ()
+  return %y : memref<?x4x4x64xf16>
+}

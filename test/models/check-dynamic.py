@@ -11,6 +11,7 @@ failed"; exits non-zero on any failure.
 
     /usr/bin/python3 test/models/check-dynamic.py [--only PATTERN] [--device cpu|cuda]
                                                    [--reference node|python] [--fp16]
+                                                   [--channels-last]
 
 Profiles (docs/dynamic-shapes.md, issue 10): transformers batch 1-64 x sequence 16-512
 (opt 8x128), image models batch 1-256 (opt 32). The CPU checks small shapes (CI); the GPU
@@ -172,6 +173,9 @@ def main():
     parser.add_argument("--timeout", type=int, default=900, help="seconds per run")
     parser.add_argument("--fp16", action="store_true",
                         help="compile with --fp16 (outputs within rel L2 1e-2)")
+    parser.add_argument("--channels-last", action="store_true",
+                        help="compile with --channels-last too (the layout the tensor-core "
+                             "convolutions read)")
     args = parser.parse_args()
 
     shared = find_shared()
@@ -193,7 +197,8 @@ def main():
         uses_sequence = any("sequence" in shape for shape in dims.values())
         if not any(isinstance(d, str) for shape in dims.values() for d in shape):
             continue  # a static model: nothing dynamic to check
-        flags = profile_flags(dims, uses_sequence) + (["--fp16"] if args.fp16 else [])
+        flags = profile_flags(dims, uses_sequence) + (["--fp16"] if args.fp16 else []) + \
+            (["--channels-last"] if args.channels_last else [])
         shapes = SEQUENCE_SHAPES[args.device] if uses_sequence else BATCH_SHAPES[args.device]
         results, seconds = check_shapes(args.kiln, name, model, graph, flags, shapes,
                                         args.device, args.reference, args.timeout,

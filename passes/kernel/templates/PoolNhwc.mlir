@@ -19,16 +19,19 @@
 // elements). Placeholders (in braces): MODULE, ENTRY, T, A, V, P, MAX, LOWEST (A's lowest
 // value: -inf, or -128 x 256), WIDEN (%widened, vector<V x A>, from %loaded) and NARROW
 // (%narrowed, vector<V x T>, from %value), the problem's H W C OH OW KH KW SH SW DH DW PAD_TOP PAD_LEFT,
-// CG (= C / V), OWB (= ceil(OW / P)), TOTAL (= N * OH * OWB * CG), COLS, X_ELEMENTS,
-// Y_ELEMENTS and ALIGN (the bytes of V elements, 16).
-// Grid (ceil(TOTAL / 256), 1, 1), block (256, 1, 1); parameters: bare pointers to x and y.
+// CG (= C / V), OWB (= ceil(OW / P)), PER_IMAGE (= OH * OWB * CG, the threads of an
+// image), COLS, X_ELEMENTS, Y_ELEMENTS (at the largest batch N) and ALIGN (the bytes of V
+// elements, 16).
+// Grid (ceil(N * PER_IMAGE / 256), 1, 1), block (256, 1, 1); parameters: bare pointers to
+// x and y, and the batch N (a dynamic engine's is known at run time only).
 
 gpu.module @{MODULE} {
-  gpu.func @{ENTRY}(%xPointer: memref<{T}>, %yPointer: memref<{T}>)
+  gpu.func @{ENTRY}(%xPointer: memref<{T}>, %yPointer: memref<{T}>, %images: i32)
       kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : i32
     %threads = arith.constant 256 : i32
-    %total = arith.constant {TOTAL} : i32
+    %perImage = arith.constant {PER_IMAGE} : i32
+    %total = arith.muli %images, %perImage : i32
     %cg = arith.constant {CG} : i32
     %owb = arith.constant {OWB} : i32
     %oh = arith.constant {OH} : i32
