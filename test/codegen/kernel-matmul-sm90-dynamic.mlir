@@ -58,3 +58,31 @@ func.func @main(%a: memref<?x768xf16>, %b: memref<768x768xf16>, %c: memref<?x768
   kernel.launch @NoProfile(%a, %b, %c) : (memref<?x768xf16>, memref<768x768xf16>, memref<?x768xf16>) -> ()
   return
 }
+
+// -----
+
+// A classifier's Gemm of a run-time batch on its pooled features: the Flatten of
+// [N, 2048, 1, 1] into N x 2048 reads A's bytes as they are, so A is read as the
+// M x 2048 matrix of C's rows (M = N).
+// CHECK-LABEL: func.func @main
+// CHECK: %[[N:.*]] = memref.dim %{{.*}}, %c0{{.*}} : memref<?x1000xf16>
+// CHECK: %[[M:.*]] = arith.muli %{{.*}}, %[[N]] : index
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [%[[M]], 2048], strides: [2048, 1] : memref<?x2048x1x1xf16> to memref<?x2048xf16>
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_bt_
+// CHECK-NOT: kernel.launch
+kernel.func @Classifier(%a: memref<?x2048x1x1xf16>, %b: memref<1000x2048xf16>, %c: memref<?x1000xf16>) {
+  matmul ins(%a, %b : memref<?x2048x1x1xf16>, memref<1000x2048xf16>) outs(%c : memref<?x1000xf16>) {
+  ^bb0(%x: tensor<?x2048x1x1xf16>, %y: tensor<1000x2048xf16>):
+    %f = graph.flatten %x {axis = 1 : i64} : (tensor<?x2048x1x1xf16>) -> tensor<?x2048xf16>
+    %r = graph.gemm %f, %y {alpha = 1.000000e+00 : f32, beta = 1.000000e+00 : f32, trans_a = false, trans_b = true} : (tensor<?x2048xf16>, tensor<1000x2048xf16>) -> tensor<?x1000xf16>
+    kernel.yield %r : tensor<?x1000xf16>
+  }
+  return
+}
+func.func @main(%a: memref<?x2048x1x1xf16> {kernel.min_shape = array<i64: 1, 2048, 1, 1>, kernel.opt_shape = array<i64: 32, 2048, 1, 1>, kernel.max_shape = array<i64: 256, 2048, 1, 1>}, %b: memref<1000x2048xf16>) -> memref<?x1000xf16> attributes {kernel.num_inputs = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %a, %c0 : memref<?x2048x1x1xf16>
+  %c = memref.alloc(%n) : memref<?x1000xf16>
+  kernel.launch @Classifier(%a, %b, %c) : (memref<?x2048x1x1xf16>, memref<1000x2048xf16>, memref<?x1000xf16>) -> ()
+  return %c : memref<?x1000xf16>
+}
