@@ -277,7 +277,8 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
     return decision;
   }
 
-  /// For a GEMM of run-time M chosen `atOpt` (an sm_90a GEMM configuration) whose
+  /// For a GEMM of run-time M (or a convolution of run-time batch) chosen `atOpt` (an
+  /// sm_90a GEMM configuration) whose
   /// profile has a bucket of small Ms (kiln::smallRowsBucket): the configuration measured
   /// fastest at the min shape, as the bucket's row variant, when it is another one. Only
   /// measurements (or the cache) decide: the cost model does not tell tile shapes apart
@@ -290,15 +291,21 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
       return std::nullopt;
     bool tf32 = allowTf32 || kiln::kernelConfigAsksTf32(function);
     std::optional<kiln::GemmRows> bucket = kiln::smallRowsBucket(function, tf32);
-    std::optional<kiln::Sm90GemmProblem> problem =
-        bucket ? kiln::matchSm90Gemm(function, tf32, *bucket) : std::nullopt;
-    if (!problem)
+    if (!bucket)
       return std::nullopt;
-    // The warp-specialised configurations, which take a run-time M.
+    // The warp-specialised configurations, which take a run-time M: a GEMM's, or a
+    // convolution's (all of them).
+    SmallVector<kiln::Sm90GemmConfig> configs;
+    if (std::optional<kiln::Sm90GemmProblem> gemm = kiln::matchSm90Gemm(function, tf32, *bucket))
+      configs = kiln::sm90GemmConfigs(*gemm);
+    else if (kiln::matchSm90Conv(function, tf32, *bucket))
+      configs = kiln::sm90ConvConfigs(function, tf32, *bucket);
     SmallVector<DictionaryAttr> candidates;
-    for (const kiln::Sm90GemmConfig &config : kiln::sm90GemmConfigs(*problem))
+    for (const kiln::Sm90GemmConfig &config : configs)
       if (config.consumers > 0)
         candidates.push_back(config.toAttr(&getContext()));
+    if (candidates.empty())
+      return std::nullopt;
     std::string signature =
         kiln::kernelSignature(function, kiln::codegenFingerprint(), bucket->profile);
     Decision best = decide(function, signature, candidates, bucket->profile, gpu, cache,

@@ -54,8 +54,10 @@ constexpr const char kIm2colTemplate[] =
 /// one filter tap).
 using ConvProblem = kiln::ConvGemmProblem;
 
-std::optional<ConvProblem> matchConv(kernel::FuncOp function, bool allowTf32) {
-  return kiln::matchConvKernel(function, allowTf32, /*tapAlignment=*/0, /*runTimeBatch=*/true);
+std::optional<ConvProblem> matchConv(kernel::FuncOp function, bool allowTf32,
+                                     kiln::GemmRows rows = {}) {
+  return kiln::matchConvKernel(function, allowTf32, /*tapAlignment=*/0, /*runTimeBatch=*/true,
+                               rows);
 }
 
 /// The output positions of one 128-row tile of C: a box of BN images x BH rows x BW
@@ -322,8 +324,9 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, const PixelB
 
 } // namespace
 
-std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Conv(kernel::FuncOp function, bool allowTf32) {
-  std::optional<ConvProblem> conv = matchConv(function, allowTf32);
+std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Conv(kernel::FuncOp function, bool allowTf32,
+                                                         GemmRows rows) {
+  std::optional<ConvProblem> conv = matchConv(function, allowTf32, rows);
   if (!conv || !launchesPassConstant(function, 1))
     return std::nullopt;
   Sm90GemmProblem problem;
@@ -338,8 +341,9 @@ std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Conv(kernel::FuncOp function
   return problem;
 }
 
-SmallVector<kiln::Sm90GemmConfig> kiln::sm90ConvConfigs(kernel::FuncOp function, bool allowTf32) {
-  std::optional<ConvProblem> conv = matchConv(function, allowTf32);
+SmallVector<kiln::Sm90GemmConfig> kiln::sm90ConvConfigs(kernel::FuncOp function, bool allowTf32,
+                                                        GemmRows rows) {
+  std::optional<ConvProblem> conv = matchConv(function, allowTf32, rows);
   if (!conv)
     return {};
   return convConfigs(*conv, choosePixelBox(*conv));
@@ -350,12 +354,22 @@ namespace {
 struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
   using Base::Base;
 
+  /// One configuration of a convolution, with the problem it was chosen for (the batch
+  /// at the profile's shape: its output boxes are chosen there): `kernel.config`, or a
+  /// row variant, which serves the run-time batches of at most `maxRows` rows of C.
+  struct Variant {
+    ConvProblem problem;
+    PixelBox box;
+    kiln::Sm90GemmConfig config;
+    int64_t maxRows = 0;
+  };
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      std::optional<ConvProblem> problem =
-          matchConv(function, allowTf32 || kiln::kernelConfigAsksTf32(function));
+      bool tf32 = allowTf32 || kiln::kernelConfigAsksTf32(function);
+      std::optional<ConvProblem> problem = matchConv(function, tf32);
       if (!problem)
         continue;
       PixelBox box = choosePixelBox(*problem);
@@ -366,10 +380,49 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       if (!*config)
         continue; // the generic lowering was asked for
       problem->kTileBytes = (*config)->tileK * (problem->operand.getIntOrFloatBitWidth() / 8);
+      FailureOr<SmallVector<Variant, 2>> variants = getVariants(function, tf32, *problem);
+      if (failed(variants))
+        return signalPassFailure();
+      variants->push_back({*problem, box, **config, /*maxRows=*/0});
       kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        return replaceLaunch(module, symbols, function, launch, *problem, box, **config);
+        return replaceLaunch(module, symbols, function, launch, *variants);
       });
     }
+  }
+
+  /// `function`'s row variants (kKernelRowVariantsAttr), each a configuration of the
+  /// convolution at the profile's min shape for batches of at most its max_rows rows.
+  FailureOr<SmallVector<Variant, 2>> getVariants(kernel::FuncOp function, bool tf32,
+                                                 const ConvProblem &problem) {
+    FailureOr<SmallVector<kiln::GemmRowVariant>> listed =
+        kiln::getRowVariants(function, getArgument());
+    if (failed(listed))
+      return failure();
+    if (!listed->empty() && !problem.dynamicBatch)
+      return function.emitError(getArgument())
+             << ": " << kiln::kKernelRowVariantsAttr << " on a convolution whose batch is static";
+    SmallVector<Variant, 2> variants;
+    for (const kiln::GemmRowVariant &listedVariant : *listed) {
+      std::optional<ConvProblem> bucket =
+          matchConv(function, tf32, kiln::GemmRows{"kernel.min_shape", listedVariant.maxRows});
+      if (!bucket)
+        return function.emitError(getArgument())
+               << ": a row variant needs the profile's min shape (kernel.min_shape)";
+      PixelBox box = choosePixelBox(*bucket);
+      std::optional<kiln::Sm90GemmConfig> config =
+          kiln::Sm90GemmConfig::fromAttr(listedVariant.config);
+      SmallVector<kiln::Sm90GemmConfig> legal = convConfigs(*bucket, box);
+      if (!config || llvm::none_of(legal, [&](const kiln::Sm90GemmConfig &each) {
+            return each.name() == config->name();
+          }))
+        return function.emitError(getArgument())
+               << ": row variant " << listedVariant.config
+               << " is not a configuration of this convolution at " << listedVariant.maxRows
+               << " rows or fewer";
+      bucket->kTileBytes = config->tileK * (bucket->operand.getIntOrFloatBitWidth() / 8);
+      variants.push_back({*bucket, box, *config, listedVariant.maxRows});
+    }
+    return variants;
   }
 
   /// The im2col kernel of `p` (templates/Im2col.mlir), instantiated once per problem.
@@ -430,23 +483,152 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     return kernel;
   }
 
+  /// The GEMM kernel of `variant` for `function`'s launches.
+  FailureOr<gpu::GPUFuncOp> getOrCreateGemm(ModuleOp module, SymbolTable &symbols,
+                                            kernel::FuncOp function, const Variant &variant) {
+    const ConvProblem &p = variant.problem;
+    const PixelBox &box = variant.box;
+    const kiln::Sm90GemmConfig &config = variant.config;
+    if (p.rowMajorA()) {
+      // The product of a row-major matrix, shared with kernel-matmul-sm90's.
+      std::string entry = kiln::sm90GemmEntryName(p.operand, p.result, p.kMajorB(), config);
+      // C's tiles are runs of its rows: a residual can come through shared memory.
+      return kiln::instantiateWarpSpecialisedGemm(
+          module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
+          kiln::rowMajorMatrixA(p.kTileBytes), &p.epilogue, /*kMajorB=*/p.kMajorB(),
+          kiln::sm90ResidualTileBytes(function, &p.epilogue, config, /*rowMajorRows=*/true,
+                                      p.result),
+          /*depth=*/p.gemmK());
+    }
+    // The kernel reads the batch off M. A run-time batch's ("N") has its output boxes
+    // (chosen at the opt batch, or a variant's min batch) in its name: they tell apart the
+    // kernels of one shape.
+    std::string entry =
+        llvm::formatv(
+            "conv_{0}_{1}x{2}x{3}x{4}{5}_k{6}x{7}s{8}p{9}x{10}_o{11}_{12}",
+            kiln::elementTypeName(p.operand),
+            p.dynamicBatch ? std::string("N") : std::to_string(p.batch), p.height, p.width,
+            p.channels,
+            p.dynamicBatch
+                ? llvm::formatv("_box{0}x{1}x{2}", box.images, box.rows, box.columns).str()
+                : std::string(),
+            p.kernelHeight, p.kernelWidth, p.stride, p.padTop, p.padLeft, p.outChannels,
+            config.name())
+            .str();
+    return kiln::instantiateWarpSpecialisedGemm(
+        module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
+        implicitIm2col(p, box), &p.epilogue, /*kMajorB=*/p.kMajorB(),
+        /*residualTileBytes=*/0, /*depth=*/p.gemmK());
+  }
+
+  /// kernel.launch @conv(%x, %w, ..., %y) -> the im2col kernel (explicit A), then for each
+  /// variant the tensor maps and the GEMM's launch (with more than one, each with grids
+  /// empty outside its rows). Fails, changing nothing on the host, where a kernel cannot
+  /// be built or the weight is no constant.
   LogicalResult replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::FuncOp function,
-                              kernel::LaunchOp launch, const ConvProblem &p, const PixelBox &box,
-                              const kiln::Sm90GemmConfig &config) {
+                              kernel::LaunchOp launch, ArrayRef<Variant> variants) {
+    // The problem at the opt shape: what every variant shares (the geometry, the max
+    // batch, the explicit im2col).
+    const ConvProblem &p = variants.back().problem;
     Value input = launch.getOperands()[0], weight = launch.getOperands()[1],
           output = launch.getOperands().back();
-    // A weight computed at run time leaves the launch to the generic lowering.
-    FailureOr<memref::GlobalOp> matrix = kiln::permutedConvWeight(symbols, weight, p);
-    if (failed(matrix))
+    // The kernels and weight matrices first: a weight computed at run time, or a kernel
+    // that cannot be built (A's rows or the input past 32-bit offsets), leaves the launch
+    // to the generic lowering, and nothing is built on the host.
+    FailureOr<gpu::GPUFuncOp> im2col = gpu::GPUFuncOp();
+    if (p.a == ConvProblem::A::Im2col)
+      im2col = getOrCreateIm2col(module, symbols, p);
+    if (failed(im2col))
       return failure();
+    SmallVector<std::pair<gpu::GPUFuncOp, memref::GlobalOp>, 2> built;
+    for (const Variant &variant : variants) {
+      FailureOr<memref::GlobalOp> matrix =
+          kiln::permutedConvWeight(symbols, weight, variant.problem);
+      FailureOr<gpu::GPUFuncOp> gemm = succeeded(matrix)
+                                           ? getOrCreateGemm(module, symbols, function, variant)
+                                           : FailureOr<gpu::GPUFuncOp>(failure());
+      if (failed(gemm))
+        return failure();
+      built.push_back({*gemm, *matrix});
+    }
 
     OpBuilder b(launch);
+    Location launchLoc = launch.getLoc();
+    auto index = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(b, launchLoc, value);
+    };
+    Value one = index(1);
+    // A run-time batch: the launch's rows (M = N*OH*OW) and images, read off the output on
+    // the host (the engine's shape program evaluates them per input shape).
+    OpFoldResult rows = b.getIndexAttr(p.gemmM());
+    OpFoldResult images = b.getIndexAttr(p.batch);
+    int64_t m = p.gemmM();
+    if (p.dynamicBatch) {
+      images = memref::DimOp::create(b, launchLoc, output, 0).getResult();
+      rows = kiln::hostExtentProduct(b, launchLoc, output, 0, 3);
+      m = ShapedType::kDynamic;
+    }
+    // A as a row-major matrix: the input as it is, or the explicit im2col's scratch (the
+    // arena planner places it, at the max batch).
+    Value matrixA;
+    if (p.a == ConvProblem::A::Input) {
+      auto type = cast<MemRefType>(input.getType());
+      matrixA = memref::ReinterpretCastOp::create(
+          b, launchLoc, MemRefType::get({m, p.channels}, type.getElementType()), input,
+          b.getIndexAttr(0), ArrayRef<OpFoldResult>{rows, b.getIndexAttr(p.channels)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(p.channels), b.getIndexAttr(1)});
+    } else if (p.a == ConvProblem::A::Im2col) {
+      SmallVector<Value> scratchSizes;
+      if (p.dynamicBatch)
+        scratchSizes.push_back(cast<Value>(rows));
+      matrixA = memref::AllocOp::create(b, launchLoc, MemRefType::get({m, p.gemmK()}, p.operand),
+                                        scratchSizes);
+      Value ctas = p.dynamicBatch
+                       ? arith::MulIOp::create(b, launchLoc, cast<Value>(images),
+                                               index(p.outHeight * im2colBlocks(p).perRow))
+                             .getResult()
+                       : index(p.batch * p.outHeight * im2colBlocks(p).perRow);
+      gpu::LaunchFuncOp::create(b, launchLoc, *im2col, gpu::KernelDim3{ctas, one, one},
+                                gpu::KernelDim3{index(256), one, one},
+                                /*dynamicSharedMemorySize=*/Value(),
+                                ValueRange{kiln::barePointer(b, launchLoc, input),
+                                           kiln::barePointer(b, launchLoc, matrixA)});
+    }
+
+    int64_t fewerRows = 0; // the rows the variants before this one take
+    for (auto [variant, kernel] : llvm::zip(variants, built)) {
+      if (failed(launchVariant(b, module, symbols, launch, variant, kernel.first, kernel.second,
+                               input, matrixA, output, rows, images, fewerRows,
+                               variants.size() > 1))) {
+        signalPassFailure();
+        return failure();
+      }
+      fewerRows = variant.maxRows;
+    }
+    launch.erase();
+    return success();
+  }
+
+  /// One variant's tensor maps and GEMM launch (see replaceLaunch), for the Ms above
+  /// `fewerRows` up to its maxRows when `gated`.
+  LogicalResult launchVariant(OpBuilder &b, ModuleOp module, SymbolTable &symbols,
+                              kernel::LaunchOp launch, const Variant &variant,
+                              gpu::GPUFuncOp kernelFunc, memref::GlobalOp weightMatrix, Value input,
+                              Value matrixA, Value output, OpFoldResult rows, OpFoldResult images,
+                              int64_t fewerRows, bool gated) {
+    const ConvProblem &p = variant.problem;
+    const PixelBox &box = variant.box;
+    const kiln::Sm90GemmConfig &config = variant.config;
     std::string how = p.a == ConvProblem::A::Im2col ? std::string(", explicit im2col")
                       : p.a == ConvProblem::A::Input
                           ? std::string(", the input as A")
                           : llvm::formatv(", implicit GEMM, boxes of {0}x{1}x{2} positions",
                                           box.images, box.rows, box.columns)
                                 .str();
+    if (variant.maxRows > 0)
+      how += llvm::formatv(", for M <= {0}", variant.maxRows).str();
+    else if (fewerRows > 0)
+      how += llvm::formatv(", for M > {0}", fewerRows).str();
     NamedAttrList metadata;
     metadata.set("kernel", launch.getCalleeAttr().getAttr());
     metadata.set("template", b.getStringAttr("conv"));
@@ -458,49 +640,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     auto index = [&](int64_t value) -> Value {
       return arith::ConstantIndexOp::create(b, loc, value);
     };
-    auto pointer = [&](Value buffer) { return kiln::barePointer(b, loc, buffer); };
-    std::string type = kiln::elementTypeName(p.operand);
-    // The im2col kernel first: where it cannot be built (A's rows or the input past 32-bit
-    // offsets) the launch stays generic, and nothing else is built.
-    FailureOr<gpu::GPUFuncOp> im2col = gpu::GPUFuncOp();
-    if (p.a == ConvProblem::A::Im2col)
-      im2col = getOrCreateIm2col(module, symbols, p);
-    if (failed(im2col))
-      return failure();
-    FailureOr<gpu::GPUFuncOp> kernelFunc;
-    if (p.rowMajorA()) {
-      // The product of a row-major matrix, shared with kernel-matmul-sm90's.
-      std::string entry = kiln::sm90GemmEntryName(p.operand, p.result, p.kMajorB(), config);
-      // C's tiles are runs of its rows: a residual can come through shared memory.
-      kernelFunc = kiln::instantiateWarpSpecialisedGemm(
-          module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
-          kiln::rowMajorMatrixA(p.kTileBytes), &p.epilogue, /*kMajorB=*/p.kMajorB(),
-          kiln::sm90ResidualTileBytes(function, &p.epilogue, config, /*rowMajorRows=*/true,
-                                      p.result),
-          /*depth=*/p.gemmK());
-    } else {
-      // The kernel reads the batch off M. A run-time batch's ("N") has its output boxes
-      // (chosen at the opt batch) in its name: they tell apart the kernels of one shape.
-      std::string entry =
-          llvm::formatv(
-              "conv_{0}_{1}x{2}x{3}x{4}{5}_k{6}x{7}s{8}p{9}x{10}_o{11}_{12}", type,
-              p.dynamicBatch ? std::string("N") : std::to_string(p.batch), p.height, p.width,
-              p.channels,
-              p.dynamicBatch
-                  ? llvm::formatv("_box{0}x{1}x{2}", box.images, box.rows, box.columns).str()
-                  : std::string(),
-              p.kernelHeight, p.kernelWidth, p.stride, p.padTop, p.padLeft, p.outChannels,
-              config.name())
-              .str();
-      kernelFunc = kiln::instantiateWarpSpecialisedGemm(
-          module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
-          implicitIm2col(p, box), &p.epilogue, /*kMajorB=*/p.kMajorB(),
-          /*residualTileBytes=*/0, /*depth=*/p.gemmK());
-    }
-    if (failed(kernelFunc))
-      return failure();
-
-    FunctionType signature = kernelFunc->getFunctionType();
+    FunctionType signature = kernelFunc.getFunctionType();
     auto tensorMap = [&](Value buffer, unsigned parameter, ArrayRef<int64_t> boxExtents) {
       auto type = cast<MemRefType>(buffer.getType());
       Value unranked = memref::CastOp::create(
@@ -512,45 +652,9 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
           b, loc, cast<nvgpu::TensorMapDescriptorType>(signature.getInput(parameter)), unranked,
           extents);
     };
-    Value one = index(1);
-    // A run-time batch: the launch's rows (M = N*OH*OW) and images, read off the output on
-    // the host (the engine's shape program evaluates them per input shape).
-    OpFoldResult rows = b.getIndexAttr(p.gemmM());
-    OpFoldResult images = b.getIndexAttr(p.batch);
-    int64_t m = p.gemmM();
-    if (p.dynamicBatch) {
-      images = memref::DimOp::create(b, loc, output, 0).getResult();
-      rows = kiln::hostExtentProduct(b, loc, output, 0, 3);
-      m = ShapedType::kDynamic;
-    }
-    auto times = [&](OpFoldResult value, int64_t factor) -> OpFoldResult {
-      if (std::optional<int64_t> constant = getConstantIntValue(value))
-        return b.getIndexAttr(*constant * factor);
-      return arith::MulIOp::create(b, loc, cast<Value>(value), index(factor)).getResult();
-    };
     nvgpu::TmaCreateDescriptorOp mapA;
-    if (p.a == ConvProblem::A::Input) {
-      // A: the NHWC input as the N*H*W x C matrix it is.
-      auto type = cast<MemRefType>(input.getType());
-      Value matrix = memref::ReinterpretCastOp::create(
-          b, loc, MemRefType::get({m, p.channels}, type.getElementType()), input, b.getIndexAttr(0),
-          ArrayRef<OpFoldResult>{rows, b.getIndexAttr(p.channels)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(p.channels), b.getIndexAttr(1)});
-      mapA = tensorMap(matrix, 0, {128, p.tileK()});
-    } else if (p.a == ConvProblem::A::Im2col) {
-      // A in a scratch buffer (the arena planner places it, at the max batch), written by
-      // the im2col kernel.
-      SmallVector<Value> scratchSizes;
-      if (p.dynamicBatch)
-        scratchSizes.push_back(cast<Value>(rows));
-      Value scratch =
-          memref::AllocOp::create(b, loc, MemRefType::get({m, p.gemmK()}, p.operand), scratchSizes);
-      Value ctas = getValueOrCreateConstantIndexOp(
-          b, loc, times(images, p.outHeight * im2colBlocks(p).perRow));
-      gpu::LaunchFuncOp::create(b, loc, *im2col, gpu::KernelDim3{ctas, one, one},
-                                gpu::KernelDim3{index(256), one, one}, /*dynamicSharedMemorySize=*/
-                                Value(), ValueRange{pointer(input), pointer(scratch)});
-      mapA = tensorMap(scratch, 0, {128, p.tileK()});
+    if (p.rowMajorA()) {
+      mapA = tensorMap(matrixA, 0, {128, p.tileK()});
     } else {
       // A: the NHWC input; the box spans stride x the positions along H and W, of which TMA
       // takes every stride-th (the element strides the engine builder reads).
@@ -558,13 +662,14 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
           tensorMap(input, 0, {box.images, box.rows * p.stride, box.columns * p.stride, p.tileK()});
       mapA->setAttr("kiln.tma_element_strides", b.getDenseI64ArrayAttr({1, p.stride, p.stride, 1}));
     }
-    Value weightMatrix = memref::GetGlobalOp::create(b, loc, matrix->getType(), matrix->getName());
+    Value weightB =
+        memref::GetGlobalOp::create(b, loc, weightMatrix.getType(), weightMatrix.getName());
     // Boxes of 64 columns of B: a k-tile of 64 rows of N (K-major: tf32, int8), or 64
     // columns of a k-tile's rows.
     SmallVector<int64_t> boxB = {p.tileK(), 64};
     if (p.kMajorB())
       boxB = {64, p.tileK()};
-    auto mapB = tensorMap(weightMatrix, 1, boxB);
+    auto mapB = tensorMap(weightB, 1, boxB);
     // The tiles: of 128 rows of C, or of output boxes (ceil(N / box images) boxes of
     // images, each over the same boxes of rows and columns).
     int64_t tilesN = llvm::divideCeil(p.outChannels, config.tileN);
@@ -580,16 +685,23 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
                     .getResult();
       tiles = arith::MulIOp::create(b, loc, tilesM, index(tilesN)).getResult();
     }
-    // The epilogue emitted when it was matched, so a failure here is an internal error.
-    if (failed(kiln::launchWarpSpecialisedGemm(
-            b, loc, module, symbols, getArgument(), *kernelFunc, config, tiles, mapA.getResult(),
-            mapB.getResult(), output, rows, p.outChannels, p.gemmK(), &p.epilogue,
-            kiln::epilogueBuffers(launch, p.epilogue), p.maxGemmM()))) {
-      signalPassFailure();
-      return failure();
+    // Which Ms this variant takes, when there are several.
+    Value enabled;
+    if (gated) {
+      Value m = getValueOrCreateConstantIndexOp(b, loc, rows);
+      if (fewerRows > 0)
+        enabled = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, m, index(fewerRows));
+      if (variant.maxRows > 0) {
+        Value within =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, m, index(variant.maxRows));
+        enabled = enabled ? arith::AndIOp::create(b, loc, enabled, within).getResult() : within;
+      }
     }
-    launch.erase();
-    return success();
+    // The epilogue emitted when it was matched, so a failure here is an internal error.
+    return kiln::launchWarpSpecialisedGemm(
+        b, loc, module, symbols, getArgument(), kernelFunc, config, tiles, mapA.getResult(),
+        mapB.getResult(), output, rows, p.outChannels, p.gemmK(), &p.epilogue,
+        kiln::epilogueBuffers(launch, p.epilogue), p.maxGemmM(), enabled);
   }
 };
 

@@ -148,8 +148,8 @@ constexpr int64_t kMaxExplicitIm2colK = 512;
 } // namespace
 
 std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp function, bool allowTf32,
-                                                           int64_t tapAlignment,
-                                                           bool runTimeBatch) {
+                                                           int64_t tapAlignment, bool runTimeBatch,
+                                                           GemmRows rows) {
   auto conv = kiln::getTemplateOp<kernel::ConvOp>(function);
   if (!conv)
     return std::nullopt;
@@ -167,7 +167,7 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
       op.getStrides()[0] != op.getStrides()[1] || op.getStrides()[0] > 8)
     return std::nullopt;
 
-  std::optional<BatchBuffers> buffers = getBatchBuffers(function);
+  std::optional<BatchBuffers> buffers = getBatchBuffers(function, rows.profile);
   if (!buffers || (buffers->dynamic && !runTimeBatch))
     return std::nullopt;
   SmallVector<MemRefType> &types = buffers->types;
@@ -208,6 +208,9 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
         (int8 && p.result.isSignlessInteger(8))) ||
       (p.epilogue.empty() && p.result != p.operand))
     return std::nullopt;
+  // A bucket's bound on C's rows bounds the batch.
+  if (p.dynamicBatch && rows.maxRows > 0)
+    p.maxBatch = std::max<int64_t>(p.batch, rows.maxRows / (p.outHeight * p.outWidth));
   // 16-byte row strides: of B always, of the NHWC input to read it implicitly.
   if (p.outChannels % 8)
     return std::nullopt;
@@ -257,13 +260,21 @@ FailureOr<memref::GlobalOp> kiln::permutedConvWeight(SymbolTable &symbols, Value
 }
 
 std::optional<kiln::GemmRows> kiln::smallRowsBucket(kernel::FuncOp function, bool allowTf32) {
-  std::optional<GemmProblem> atOpt = matchGemmKernel(function, allowTf32);
-  if (!atOpt || !atOpt->dynamicM)
+  // The rows of C at a profile's shape, when known at run time only: a GEMM's M, or an
+  // sm_90a convolution's N*OH*OW of a run-time batch.
+  auto rowsAt = [&](StringRef profile) -> std::optional<int64_t> {
+    GemmRows at{profile};
+    if (std::optional<GemmProblem> gemm = matchGemmKernel(function, allowTf32, at))
+      return gemm->dynamicM ? std::optional<int64_t>(gemm->m) : std::nullopt;
+    if (std::optional<ConvGemmProblem> conv =
+            matchConvKernel(function, allowTf32, /*tapAlignment=*/0, /*runTimeBatch=*/true, at))
+      return conv->dynamicBatch ? std::optional<int64_t>(conv->gemmM()) : std::nullopt;
     return std::nullopt;
-  std::optional<GemmProblem> atMin =
-      matchGemmKernel(function, allowTf32, GemmRows{"kernel.min_shape"});
-  if (!atMin || atMin->m <= 0 || 4 * atMin->m > atOpt->m)
+  };
+  std::optional<int64_t> atOpt = rowsAt("kernel.opt_shape");
+  std::optional<int64_t> atMin = atOpt ? rowsAt("kernel.min_shape") : std::nullopt;
+  if (!atMin || *atMin <= 0 || 4 * *atMin > *atOpt)
     return std::nullopt;
   return GemmRows{"kernel.min_shape",
-                  static_cast<int64_t>(std::sqrt(double(atMin->m) * double(atOpt->m)))};
+                  static_cast<int64_t>(std::sqrt(double(*atMin) * double(*atOpt)))};
 }

@@ -106,9 +106,11 @@ struct ConvGemmProblem {
 /// dilation, equal strides up to 8, O % 8 == 0; C a multiple of 16 bytes, or KH*KW*C <= 512
 /// through an explicit im2col) and a fusable epilogue. `tapAlignment` is
 /// ConvGemmProblem::tapAlignment. With `runTimeBatch`, the batch may be known at run time
-/// only (a dynamic engine's; every other extent static: getBatchBuffers).
+/// only (a dynamic engine's; every other extent static: getBatchBuffers), evaluated at
+/// `rows.profile`; `rows.maxRows` (when given) bounds C's rows, and so the batch.
 std::optional<ConvGemmProblem> matchConvKernel(kernel::FuncOp function, bool allowTf32,
-                                               int64_t tapAlignment, bool runTimeBatch = false);
+                                               int64_t tapAlignment, bool runTimeBatch = false,
+                                               GemmRows rows = {});
 
 /// The constant weight `weight` (a launch operand, OHWI) permuted into the GEMM's B, the
 /// K x O matrix whose row tap * rowsPerTap + c is channel c of filter tap `tap` (zero rows

@@ -214,7 +214,7 @@ std::optional<ProfileArguments> getProfileArguments(kernel::FuncOp function, Str
   return std::nullopt;
 }
 
-std::optional<BatchBuffers> getBatchBuffers(kernel::FuncOp function) {
+std::optional<BatchBuffers> getBatchBuffers(kernel::FuncOp function, StringRef profile) {
   BatchBuffers result;
   for (Type type : function.getArgumentTypes()) {
     auto memref = dyn_cast<MemRefType>(type);
@@ -228,9 +228,9 @@ std::optional<BatchBuffers> getBatchBuffers(kernel::FuncOp function) {
     result.types = *getStaticBufferTypes(function);
     return result;
   }
-  std::optional<ProfileArguments> opt = getProfileArguments(function, "kernel.opt_shape");
+  std::optional<ProfileArguments> at = getProfileArguments(function, profile);
   std::optional<ProfileArguments> max = getProfileArguments(function, "kernel.max_shape");
-  if (!opt || !max)
+  if (!at || !max)
     return std::nullopt;
   // The run-time extents, at each shape: one value (the batch), or no kernel of one batch.
   auto batchOf = [&](const ProfileArguments &arguments) -> std::optional<int64_t> {
@@ -245,10 +245,10 @@ std::optional<BatchBuffers> getBatchBuffers(kernel::FuncOp function) {
     }
     return batch;
   };
-  std::optional<int64_t> optBatch = batchOf(*opt), maxBatch = batchOf(*max);
-  if (!optBatch || !maxBatch)
+  std::optional<int64_t> batch = batchOf(*at), maxBatch = batchOf(*max);
+  if (!batch || !maxBatch)
     return std::nullopt;
-  result.types = opt->types;
+  result.types = at->types;
   result.maxBatch = *maxBatch;
   return result;
 }

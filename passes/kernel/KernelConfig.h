@@ -198,8 +198,11 @@ struct BatchBuffers {
 
 /// `function`'s BatchBuffers when every argument is a memref of identity layout whose
 /// only dynamic extent, if any, is its first, and those extents are one batch (equal at
-/// the opt and the max shape); nullopt otherwise, or when a profile does not say them.
-std::optional<BatchBuffers> getBatchBuffers(kernel::FuncOp function);
+/// `profile`'s and the max shape); nullopt otherwise, or when a profile does not say them.
+/// The types are evaluated at `profile` (a dynamic engine is tuned at its opt shape, a
+/// bucket of small batches at its min shape).
+std::optional<BatchBuffers> getBatchBuffers(kernel::FuncOp function,
+                                            llvm::StringRef profile = "kernel.opt_shape");
 
 /// Whether `function`'s `kernel.config` asks for tf32 (`tf32 = true`): kernel-autotune
 /// chose a tf32 configuration (it offers them only under allow-tf32), so the template
@@ -217,7 +220,8 @@ inline bool splitKPays(int64_t tiles, int64_t kTiles, int64_t parts) {
          kTiles >= 4 * parts;
 }
 
-/// The rows a GEMM's configuration is chosen for. A dynamic engine's GEMM (a run-time M)
+/// The rows a GEMM's configuration is chosen for. A dynamic engine's GEMM (a run-time M,
+/// or a convolution's N*OH*OW of a run-time batch N)
 /// has its `kernel.config` chosen at the profile's opt shape, for any M; where the min
 /// shape has a quarter of the opt shape's rows or fewer, kernel-autotune chooses again at
 /// the min shape, for a bucket of small Ms (smallRowsBucket), and when it chooses another
@@ -239,10 +243,11 @@ struct GemmRows {
 std::optional<Sm90GemmProblem> matchSm90Gemm(kernel::FuncOp function, bool allowTf32 = false,
                                              GemmRows rows = {});
 
-/// The bucket of small Ms of `function`, a GEMM of run-time M whose profile's min shape has
-/// a quarter of its opt shape's rows or fewer: chosen at the min shape, for up to the
-/// geometric mean of the two row counts (an M nearer the min shape's rows than the opt
-/// shape's, on a log scale). nullopt for any other kernel.
+/// The bucket of small Ms of `function`, a GEMM of run-time M (or an sm_90a convolution of
+/// a run-time batch) whose profile's min shape has a quarter of its opt shape's rows or
+/// fewer: chosen at the min shape, for up to the geometric mean of the two row counts (an
+/// M nearer the min shape's rows than the opt shape's, on a log scale). nullopt for any
+/// other kernel.
 std::optional<GemmRows> smallRowsBucket(kernel::FuncOp function, bool allowTf32 = false);
 
 /// The attribute of a kernel.func holding its row variants: [{max_rows = <i64>, config =
@@ -273,12 +278,16 @@ llvm::SmallVector<Sm90GemmConfig> sm90GemmConfigs(const Sm90GemmProblem &problem
 /// The GEMM a convolution kernel is, when kernel-conv-sm90 takes it (passes/kernel/
 /// ConvSm90.cpp): M = N*OH*OW, N = O, K = the im2col columns. Every launch of `function`
 /// in its module must pass a constant weight.
-/// With `allowTf32`, f32 convolutions too (their weight then stored O x (KH KW C)).
-std::optional<Sm90GemmProblem> matchSm90Conv(kernel::FuncOp function, bool allowTf32 = false);
+/// With `allowTf32`, f32 convolutions too (their weight then stored O x (KH KW C)). A
+/// run-time batch is evaluated at `rows.profile`, and is at most what `rows.maxRows`
+/// rows of C hold when given (a bucket of small batches).
+std::optional<Sm90GemmProblem> matchSm90Conv(kernel::FuncOp function, bool allowTf32 = false,
+                                             GemmRows rows = {});
 
-/// The legal configurations of a convolution kernel that matchSm90Conv takes, the default
-/// first (empty for other kernels).
-llvm::SmallVector<Sm90GemmConfig> sm90ConvConfigs(kernel::FuncOp function, bool allowTf32 = false);
+/// The legal configurations of a convolution kernel that matchSm90Conv takes (at `rows`),
+/// the default first (empty for other kernels).
+llvm::SmallVector<Sm90GemmConfig> sm90ConvConfigs(kernel::FuncOp function, bool allowTf32 = false,
+                                                  GemmRows rows = {});
 
 /// One way the sm_80 GEMM template (kernel-matmul-sm80, kernel-conv-sm80:
 /// passes/kernel/templates/Sm80Gemm.mlir) computes a product: mma.sync m16n8k16 fed by

@@ -759,6 +759,118 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.min_shape = array<i64: 1, 16, 76
   EXPECT_GE(engine.arenaBytes, uint64_t(split.front().splitK) * 128 * 3072 * 4);
 }
 
+// A convolution of a run-time batch, 1 to 256 images (opt 32) of 7 x 7 outputs: the
+// small batches get their own configuration and output boxes, chosen at batch 1, and the
+// engine launches one or the other per batch.
+TEST_F(TuningIRTest, DynamicConvGetsAVariantForSmallBatches) {
+  const char *text = R"mlir(
+memref.global "private" constant @w : memref<128x3x3x64xf16> = dense<1.0>
+kernel.func @Conv_0(%x: memref<?x14x14x64xf16>, %w: memref<128x3x3x64xf16>, %y: memref<?x7x7x128xf16>) {
+  conv ins(%x, %w : memref<?x14x14x64xf16>, memref<128x3x3x64xf16>) outs(%y : memref<?x7x7x128xf16>) {
+  ^bb0(%a: tensor<?x14x14x64xf16>, %b: tensor<128x3x3x64xf16>):
+    %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x14x14x64xf16>, tensor<128x3x3x64xf16>) -> tensor<?x7x7x128xf16>
+    kernel.yield %r : tensor<?x7x7x128xf16>
+  }
+  return
+}
+func.func @main(%x: memref<?x14x14x64xf16> {kernel.min_shape = array<i64: 1, 14, 14, 64>, kernel.opt_shape = array<i64: 32, 14, 14, 64>, kernel.max_shape = array<i64: 256, 14, 14, 64>}, %y: memref<?x7x7x128xf16>) -> index attributes {kernel.num_inputs = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x14x14x64xf16>
+  %w = memref.get_global @w : memref<128x3x3x64xf16>
+  %view = memref.reinterpret_cast %y to offset: [0], sizes: [%n, 7, 7, 128], strides: [6272, 896, 128, 1] : memref<?x7x7x128xf16> to memref<?x7x7x128xf16>
+  kernel.launch @Conv_0(%x, %w, %view) : (memref<?x14x14x64xf16>, memref<128x3x3x64xf16>, memref<?x7x7x128xf16>) -> ()
+  return %n : index
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
+  // The bucket: 49 rows at the min shape, up to sqrt(49 * 1568) = 277 (5 images).
+  std::optional<kiln::GemmRows> bucket = kiln::smallRowsBucket(kernel);
+  ASSERT_TRUE(bucket);
+  EXPECT_EQ(bucket->maxRows, 277);
+  std::optional<kiln::Sm90GemmProblem> small = kiln::matchSm90Conv(kernel, false, *bucket);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->m, 49);
+  EXPECT_EQ(small->maxM, 5 * 49);
+  // Split-K pays for one image's tile (and five's).
+  kiln::Sm90GemmConfig split;
+  for (const kiln::Sm90GemmConfig &config : kiln::sm90ConvConfigs(kernel, false, *bucket))
+    if (config.splitK > 1)
+      split = config;
+  ASSERT_GT(split.splitK, 1);
+  // The variant is timed at the min shape: the template's GEMM and its reduction.
+  {
+    std::string why;
+    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(
+        kernel, split.toAttr(&context), why, "kernel.min_shape");
+    ASSERT_TRUE(timing) << why;
+    FailureOr<kiln::engine::Engine> engine =
+        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
+    ASSERT_TRUE(succeeded(engine)) << why;
+    EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{1, 14, 14, 64}));
+    EXPECT_EQ(engine->steps.size(), 2u);
+  }
+  kiln::Sm90GemmConfig wide;
+  wide.stages = 4;
+  wide.consumers = 2;
+  ProfileTimer timer;
+  timer.fastest["kernel.opt_shape"] = wide.toAttr(&context);
+  timer.fastest["kernel.min_shape"] = split.toAttr(&context);
+  kiln::KernelAutotuneOptions options;
+  options.budget = 60;
+  PassManager pm(&context);
+  pm.addPass(kiln::createKernelAutotune(options, &timer));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  FailureOr<SmallVector<kiln::GemmRowVariant>> variants = kiln::getRowVariants(kernel, "test");
+  ASSERT_TRUE(succeeded(variants));
+  ASSERT_EQ(variants->size(), 1u);
+  EXPECT_EQ((*variants)[0].maxRows, 277);
+  EXPECT_EQ((*variants)[0].config, split.toAttr(&context));
+
+  // The engine: batches 1 to 5 run the variant (one 1x7x7 box an image, in split_k
+  // parts, and the reduction), 6 and more the opt shape's (ceil(N / 18) x 7 boxes).
+  kiln::GpuCompileOptions compile;
+  compile.autotune = false;
+  kiln::engine::Engine engine;
+  ASSERT_TRUE(succeeded(kiln::compileKernelsForGpu(*module, compile, engine)));
+  auto gridsAt = [&](int64_t batch) {
+    std::vector<int64_t> values;
+    EXPECT_EQ(kiln::engine::evaluateShapes(engine, {{batch, 14, 14, 64}}, values), "");
+    std::map<std::string, uint64_t> ctas;
+    for (kiln::engine::Step step : engine.steps) {
+      if (step.kind != kiln::engine::Step::Kind::Launch)
+        continue;
+      kiln::engine::applyRuntimeFields(values, step);
+      ctas[engine.kernels[step.kernel].name] +=
+          uint64_t(step.grid[0]) * step.grid[1] * step.grid[2];
+    }
+    return ctas;
+  };
+  std::string small1, reduce, large;
+  for (const kiln::engine::Kernel &each : engine.kernels) {
+    if (each.name.find("split_k_reduce") == 0)
+      reduce = each.name;
+    else if (each.name.find("box1x7x7") != std::string::npos)
+      small1 = each.name;
+    else if (each.name.find("box18x1x7") != std::string::npos)
+      large = each.name;
+  }
+  ASSERT_FALSE(small1.empty());
+  ASSERT_FALSE(reduce.empty());
+  ASSERT_FALSE(large.empty());
+  std::map<std::string, uint64_t> one = gridsAt(1), five = gridsAt(5), six = gridsAt(6);
+  EXPECT_EQ(one[small1], uint64_t(split.splitK));
+  EXPECT_GT(one[reduce], 0u);
+  EXPECT_EQ(one[large], 0u);
+  EXPECT_EQ(five[small1], uint64_t(5 * split.splitK));
+  EXPECT_EQ(five[large], 0u);
+  EXPECT_EQ(six[small1], 0u);
+  EXPECT_EQ(six[reduce], 0u);
+  EXPECT_EQ(six[large], 7u);
+  EXPECT_EQ(gridsAt(32)[large], uint64_t(2 * 7));
+}
+
 TEST_F(TuningIRTest, BudgetGoesToTheLongestKernelsFirst) {
   // A small product first in program order, then a large one: with a budget that one
   // kernel's measurements exceed, the large one is measured and the small one estimated.
