@@ -16,8 +16,10 @@
 // Reshape to [D.., K] of the 2-D operand (which the kernel takes as a prologue).
 //
 // With dynamic extents (a dynamic engine's [batch, sequence, K] activations), K and N are
-// static and the symbolic analysis (SymbolicShapes.h) proves M = D0 * ... and the first
-// Reshape's input [D.., K]; there is no new Reshape then (its target would be computed).
+// static and the symbolic analysis (SymbolicShapes.h) proves M = D0 * ... and that the
+// first Reshape's input is [D.., K], or [D.., E..] with static E.. whose product is K (an
+// attention's [batch, sequence, heads, head size] before its output projection): then
+// the new Reshape keeps D.. as they are (target [0, .., 0, K], allowzero false).
 //
 //===----------------------------------------------------------------------===//
 
@@ -187,23 +189,45 @@ bool unflatten(graph::ReshapeOp reshape, OpBuilder &builder,
   Value input;
   Operation *flatten = lhs.getDefiningOp();
   bool flattened = isReshapeLike(flatten) && flatten->getOperand(0).getType() == inputType;
+  // The new Reshape's target: constant, or computed from the first Reshape's input.
+  Value target;
   if (dynamic) {
-    // The first Reshape's input must be [D.., K] extent for extent: the same leading
-    // extents as the result's.
-    const graph::SymbolicShape *in = flattened ? shapes.lookup(flatten->getOperand(0)) : nullptr;
+    // The first Reshape's input must be [D.., E..] extent for extent: the result's leading
+    // extents, then static ones whose product is K.
+    Value unflattened = isReshapeLike(flatten) ? flatten->getOperand(0) : Value();
+    const graph::SymbolicShape *in = unflattened ? shapes.lookup(unflattened) : nullptr;
     const graph::SymbolicShape *out = shapes.lookup(reshape.getResult());
-    if (!in || !out || !in->ranked || !out->ranked ||
-        ArrayRef(in->dims).drop_back() != ArrayRef(out->dims).drop_back())
+    size_t leading = outer.size();
+    if (!in || !out || !in->ranked || !out->ranked || in->dims.size() <= leading ||
+        ArrayRef(in->dims).take_front(leading) != ArrayRef(out->dims).drop_back())
       return false;
+    int64_t inner = 1;
+    for (const graph::DimExpr &extent : ArrayRef(in->dims).drop_front(leading)) {
+      std::optional<int64_t> constant = extent.getConstant();
+      if (!constant)
+        return false;
+      inner *= *constant;
+    }
+    if (inner != k)
+      return false;
+    if (!flattened) {
+      // A 0 copies the input's extent there (allowzero false): D.. as they are.
+      SmallVector<int64_t> copied(leading, 0);
+      copied.push_back(k);
+      target = createShape(builder, lhs.getLoc(), copied);
+      lhs = unflattened;
+    }
   }
-  if (flattened)
+  if (flattened) {
     input = flatten->getOperand(0);
-  else
-    input =
-        graph::ReshapeOp::create(builder, lhs.getLoc(), TypeRange{inputType},
-                                 ValueRange{lhs, createShape(builder, lhs.getLoc(), inputShape)},
-                                 {builder.getNamedAttr("allowzero", builder.getBoolAttr(false))})
-            .getResult();
+  } else {
+    if (!target)
+      target = createShape(builder, lhs.getLoc(), inputShape);
+    input = graph::ReshapeOp::create(builder, lhs.getLoc(), TypeRange{inputType},
+                                     ValueRange{lhs, target},
+                                     {builder.getNamedAttr("allowzero", builder.getBoolAttr(false))})
+                .getResult();
+  }
   Location loc = producer->getLoc();
   if (transposed) {
     auto type = RankedTensorType::get({k, n}, weightType.getElementType());

@@ -43,10 +43,13 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   // is a [B.., M, K] activation by a 2-D weight (graph-unflatten-matmuls' linear layers):
   // the product of B*..*M rows, its [B.., M, N] result those rows of C.
   Value a = product->getOperand(0);
+  bool viewed = true; // A reaches the product through a Flatten or Reshape
   if (auto flatten = a.getDefiningOp<graph::FlattenOp>())
     a = flatten.getInput();
   else if (auto reshape = a.getDefiningOp<graph::ReshapeOp>())
     a = reshape.getInput();
+  else
+    viewed = false;
   if (a != body.getArgument(0) || product->getOperand(1) != body.getArgument(1))
     return std::nullopt;
   auto lhsType = dyn_cast<RankedTensorType>(product->getOperand(0).getType());
@@ -76,20 +79,12 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   if (!bType.hasStaticShape() || bType.getRank() != 2 || cType.getRank() != lhsType.getRank() ||
       cType.getShape().drop_back() != rows || cType.isDynamicDim(cType.getRank() - 1))
     return std::nullopt;
-  // A run-time M's A has rows of K elements: K its last extent, or (a classifier's
-  // Flatten of [N, C, 1, 1] into [N, C]) the product of its static extents after a
-  // dynamic first one, read as M = N rows.
-  auto rowsOfK = [&] {
-    if (aType.getShape().back() == lhsType.getShape().back())
-      return true;
-    ArrayRef<int64_t> trailing = aType.getShape().drop_front();
-    int64_t elements = 1;
-    for (int64_t extent : trailing)
-      elements *= extent;
-    return lhsType.getRank() == 2 && !llvm::any_of(trailing, ShapedType::isDynamic) &&
-           elements == lhsType.getShape().back();
-  };
-  if (problem.dynamicM ? !rowsOfK() : aType.getNumElements() != lhsType.getNumElements())
+  // A run-time M's A holds M rows of K elements: K is its last extent, or a Flatten or
+  // Reshape (which keep the elements) made the product's [.., K] operand of it (a
+  // classifier's [N, C, 1, 1] read as N x C; an attention's [B, S, heads, head size] as
+  // [B, S, heads x head size]).
+  if (problem.dynamicM ? !viewed && aType.getShape().back() != lhsType.getShape().back()
+                       : aType.getNumElements() != lhsType.getNumElements())
     return std::nullopt;
   // The elementwise ops after the product (bias, activation, residual, scale, cast).
   std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, bias, cType);

@@ -180,3 +180,29 @@ func.func @dynamic_unrelated(%x: tensor<?x?x2xf32> {graph.dims = ["batch", "sequ
   %y = graph.reshape %g, %target {allowzero = false} : (tensor<?x4xf32>, tensor<3xi64>) -> tensor<?x?x4xf32>
   return %y : tensor<?x?x4xf32>
 }
+
+// -----
+
+// An attention's output projection in a dynamic engine: [batch, sequence, 2 heads, 3]
+// flattened to [-1, 6], the product reshaped back to [batch, sequence, 4]. The input's
+// leading extents are the result's and its others multiply to K: the matmul reads a
+// Reshape to [batch, sequence, 6] that keeps the leading extents as they are (0s, with
+// allowzero false), and the residual Add after it is of the matmul's shape.
+// CHECK-LABEL: func.func @dynamic_heads
+// CHECK: %[[TARGET:.*]] = graph.constant dense<[0, 0, 6]> : tensor<3xi64>
+// CHECK: %[[IN:.*]] = graph.reshape %arg0, %[[TARGET]] {allowzero = false} : (tensor<?x?x2x3xf32>, tensor<3xi64>) -> tensor<?x?x6xf32>
+// CHECK: %[[P:.*]] = graph.matmul %[[IN]], %{{.*}} : (tensor<?x?x6xf32>, tensor<6x4xf32>) -> tensor<?x?x4xf32>
+// CHECK: graph.add %[[P]], %arg1
+// CHECK-NOT: graph.gemm
+func.func @dynamic_heads(%x: tensor<?x?x2x3xf32> {graph.dims = ["batch", "sequence", "", ""]}, %residual: tensor<?x?x4xf32> {graph.dims = ["batch", "sequence", ""]}) -> tensor<?x?x4xf32> {
+  %flat = graph.constant dense<[-1, 6]> : tensor<2xi64>
+  %w = graph.constant dense<1.0> : tensor<6x4xf32>
+  %shape = graph.shape %x {start = 0 : i64, end = 2 : i64} : (tensor<?x?x2x3xf32>) -> tensor<2xi64>
+  %n = graph.constant dense<[4]> : tensor<1xi64>
+  %target = graph.concat %shape, %n {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %r = graph.reshape %x, %flat {allowzero = false} : (tensor<?x?x2x3xf32>, tensor<2xi64>) -> tensor<?x6xf32>
+  %g = graph.gemm %r, %w {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = false} : (tensor<?x6xf32>, tensor<6x4xf32>) -> tensor<?x4xf32>
+  %y = graph.reshape %g, %target {allowzero = true} : (tensor<?x4xf32>, tensor<3xi64>) -> tensor<?x?x4xf32>
+  %sum = graph.add %y, %residual : (tensor<?x?x4xf32>, tensor<?x?x4xf32>) -> tensor<?x?x4xf32>
+  return %sum : tensor<?x?x4xf32>
+}
