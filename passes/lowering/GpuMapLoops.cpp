@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/GraphDialect.h"
+#include "lib/engine/ShapeProgram.h"
 #include "passes/Passes.h"
 #include "passes/lowering/RowMajorView.h"
 
@@ -147,6 +148,7 @@ private:
                              Value gridX, Value gridY, Value block, Value one);
   LogicalResult mapParallel(scf::ParallelOp loop, ArrayRef<int64_t> trips, IRRewriter &rewriter);
   void mapDynamicParallel(scf::ParallelOp loop, IRRewriter &rewriter);
+  static bool fitsIn31Bits(Value total, Operation *user);
   void mapRun(ArrayRef<Operation *> run, IRRewriter &rewriter);
   LogicalResult resolveCrossingValues(Block &block, IRRewriter &rewriter);
 
@@ -514,18 +516,30 @@ gpu::LaunchOp GpuMapLoopsPass::createLaunch(OpBuilder &builder, Location loc,
 
 /// Replaces `loop` by its body at the rewriter's insertion point (inside a launch's
 /// guard), its induction variables delinearised from the thread's `linear` index over
-/// `trips` (innermost fastest) and mapped through the lower bounds and steps.
-void inlineLoopBody(scf::ParallelOp loop, Value linear, ArrayRef<Value> trips,
-                    IRRewriter &rewriter) {
+/// `trips` (innermost fastest) and mapped through the lower bounds and steps. With
+/// `narrow` (the iteration space has fewer than 2^31 points) the divisions are 32-bit:
+/// NVPTX expands a 64-bit division by a run-time value into a long sequence, a 32-bit
+/// one into a few instructions.
+void inlineLoopBody(scf::ParallelOp loop, Value linear, ArrayRef<Value> trips, IRRewriter &rewriter,
+                    bool narrow = false) {
   Location loc = loop.getLoc();
   SmallVector<Value> ivs(trips.size());
-  Value rest = linear;
+  Type i32 = rewriter.getI32Type();
+  auto toIndex = [&](Value value) -> Value {
+    return narrow ? arith::IndexCastUIOp::create(rewriter, loc, rewriter.getIndexType(), value)
+                  : value;
+  };
+  Value rest =
+      narrow ? arith::IndexCastUIOp::create(rewriter, loc, i32, linear).getResult() : linear;
   for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
     Value index = rest;
     if (d > 0) {
-      index = arith::RemUIOp::create(rewriter, loc, rest, trips[d]);
-      rest = arith::DivUIOp::create(rewriter, loc, rest, trips[d]);
+      Value trip = narrow ? arith::IndexCastUIOp::create(rewriter, loc, i32, trips[d]).getResult()
+                          : trips[d];
+      index = arith::RemUIOp::create(rewriter, loc, rest, trip);
+      rest = arith::DivUIOp::create(rewriter, loc, rest, trip);
     }
+    index = toIndex(index);
     int64_t lb = *getConstantIntValue(loop.getLowerBound()[d]);
     int64_t step = *getConstantIntValue(loop.getStep()[d]);
     if (step != 1)
@@ -646,7 +660,21 @@ void GpuMapLoopsPass::mapDynamicParallel(scf::ParallelOp loop, IRRewriter &rewri
   auto guard = scf::IfOp::create(rewriter, loc, inside, /*withElseRegion=*/false);
   rewriter.setInsertionPointToStart(guard.thenBlock());
 
-  inlineLoopBody(loop, linear, trips, rewriter);
+  inlineLoopBody(loop, linear, trips, rewriter, fitsIn31Bits(total, launch));
+}
+
+/// Whether the host index `total` is below 2^31 at every shape of the profile: at its
+/// max shape, where the extents are largest (the buffer planner sizes the arena there
+/// too). False where the engine has no profile or the value cannot be evaluated.
+bool GpuMapLoopsPass::fitsIn31Bits(Value total, Operation *user) {
+  auto host = user->getParentOfType<func::FuncOp>();
+  if (!host)
+    return false;
+  // A query: what the evaluator cannot evaluate just keeps the 64-bit arithmetic.
+  ScopedDiagnosticHandler quiet(host.getContext(), [](Diagnostic &) { return success(); });
+  kiln::ProfileShapeEvaluator evaluator(host, "kernel.max_shape");
+  FailureOr<int64_t> largest = evaluator.evaluate(total, user);
+  return succeeded(largest) && *largest >= 0 && *largest < (int64_t(1) << 31);
 }
 
 /// A run of compute that is not one parallel nest runs in order in a single thread.

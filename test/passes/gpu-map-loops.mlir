@@ -268,6 +268,51 @@ func.func @dynamic(%in: memref<?x8xf32>, %out: memref<?x8xf32>) {
 
 // -----
 
+// With a profile whose max shape keeps the iteration space under 2^31 points (64 x 512 x
+// 8 here), the thread's index is delinearised in 32 bits: a division by a run-time extent
+// is a few instructions, not NVPTX's 64-bit sequence. Past 2^31 points at the max shape
+// (2^20 x 4096), the arithmetic stays 64-bit.
+// CHECK-LABEL: func.func @dynamic_narrow
+// CHECK: scf.if
+// CHECK:   %[[I32:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK:   %[[C8:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK:   arith.remui %[[I32]], %[[C8]] : i32
+// CHECK:   %[[Q:.*]] = arith.divui %[[I32]], %[[C8]] : i32
+// CHECK:   %[[S:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK:   arith.remui %[[Q]], %[[S]] : i32
+// CHECK:   memref.load
+// CHECK-LABEL: func.func @dynamic_wide
+// CHECK: scf.if
+// CHECK-NOT: i32
+// CHECK:   arith.remui %{{.*}}, %{{.*}} : index
+func.func @dynamic_narrow(%in: memref<?x?x8xf32> {kernel.min_shape = array<i64: 1, 1, 8>, kernel.max_shape = array<i64: 64, 512, 8>}, %out: memref<?x?x8xf32>) attributes {kernel.num_inputs = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %n = memref.dim %in, %c0 : memref<?x?x8xf32>
+  %s = memref.dim %in, %c1 : memref<?x?x8xf32>
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%n, %s, %c8) step (%c1, %c1, %c1) {
+    %x = memref.load %in[%i, %j, %k] : memref<?x?x8xf32>
+    memref.store %x, %out[%i, %j, %k] : memref<?x?x8xf32>
+    scf.reduce
+  }
+  return
+}
+func.func @dynamic_wide(%in: memref<?x?xf32> {kernel.min_shape = array<i64: 1, 1>, kernel.max_shape = array<i64: 1048576, 4096>}, %out: memref<?x?xf32>) attributes {kernel.num_inputs = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %in, %c0 : memref<?x?xf32>
+  %s = memref.dim %in, %c1 : memref<?x?xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %s) step (%c1, %c1) {
+    %x = memref.load %in[%i, %j] : memref<?x?xf32>
+    memref.store %x, %out[%i, %j] : memref<?x?xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A shape buffer (a dynamic reshape's target, stored at the top level) becomes the values
 // stored in it: loads read them, and the reshape is the reinterpret_cast it is.
 // CHECK-LABEL: func.func @shape_buffer
