@@ -686,17 +686,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       tiles = arith::MulIOp::create(b, loc, tilesM, index(tilesN)).getResult();
     }
     // Which Ms this variant takes, when there are several.
-    Value enabled;
-    if (gated) {
-      Value m = getValueOrCreateConstantIndexOp(b, loc, rows);
-      if (fewerRows > 0)
-        enabled = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, m, index(fewerRows));
-      if (variant.maxRows > 0) {
-        Value within =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, m, index(variant.maxRows));
-        enabled = enabled ? arith::AndIOp::create(b, loc, enabled, within).getResult() : within;
-      }
-    }
+    Value enabled = gated ? kiln::rowsInVariant(b, loc, rows, fewerRows, variant.maxRows) : Value();
     // The epilogue emitted when it was matched, so a failure here is an internal error.
     return kiln::launchWarpSpecialisedGemm(
         b, loc, module, symbols, getArgument(), kernelFunc, config, tiles, mapA.getResult(),

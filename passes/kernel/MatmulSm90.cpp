@@ -598,17 +598,9 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
       Location loc =
           FusedLoc::get(b.getContext(), {launchLoc}, metadata.getDictionary(b.getContext()));
       // Which Ms this variant takes, when there are several.
-      Value enabled;
-      if (variants.size() > 1) {
-        Value m = getValueOrCreateConstantIndexOp(b, loc, rows);
-        if (fewerRows > 0)
-          enabled = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, m, index(fewerRows));
-        if (variant.maxRows > 0) {
-          Value within =
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, m, index(variant.maxRows));
-          enabled = enabled ? arith::AndIOp::create(b, loc, enabled, within).getResult() : within;
-        }
-      }
+      Value enabled = variants.size() > 1
+                          ? kiln::rowsInVariant(b, loc, rows, fewerRows, variant.maxRows)
+                          : Value();
       if (failed(
               launchVariant(b, loc, module, symbols, variant, a, bMatrix, c, extra, rows, enabled)))
         return failure();

@@ -805,6 +805,23 @@ Value kiln::hostExtentProduct(OpBuilder &b, Location loc, Value buffer, int64_t 
   return product;
 }
 
+Value kiln::rowsInVariant(OpBuilder &b, Location loc, OpFoldResult rows, int64_t above,
+                          int64_t atMost) {
+  Value m = getValueOrCreateConstantIndexOp(b, loc, rows);
+  auto compare = [&](arith::CmpIPredicate predicate, int64_t bound) -> Value {
+    return arith::CmpIOp::create(b, loc, predicate, m,
+                                 arith::ConstantIndexOp::create(b, loc, bound));
+  };
+  Value inside;
+  if (above > 0)
+    inside = compare(arith::CmpIPredicate::ugt, above);
+  if (atMost > 0) {
+    Value within = compare(arith::CmpIPredicate::ule, atMost);
+    inside = inside ? arith::AndIOp::create(b, loc, inside, within).getResult() : within;
+  }
+  return inside;
+}
+
 LogicalResult kiln::launchWarpSpecialisedGemm(
     OpBuilder &b, Location loc, ModuleOp module, SymbolTable &symbols, StringRef pass,
     gpu::GPUFuncOp gemm, const Sm90GemmConfig &config, OpFoldResult tiles, Value mapA, Value mapB,

@@ -150,6 +150,12 @@ mlir::LogicalResult launchWarpSpecialisedGemm(
     mlir::OpFoldResult rows, int64_t n, int64_t k, const Sm90Epilogue *epilogue = nullptr,
     mlir::ValueRange epilogueBuffers = {}, int64_t maxRows = 0, mlir::Value enabled = {});
 
+/// On the host, whether the run-time row count `rows` lies in a row variant's range
+/// (kernel.row_variants): above `above` rows (0: no lower bound) and at most `atMost` (0:
+/// no upper bound). The launch's grid is selected to 0 outside it.
+mlir::Value rowsInVariant(mlir::OpBuilder &b, mlir::Location loc, mlir::OpFoldResult rows,
+                          int64_t above, int64_t atMost);
+
 /// The buffers `launch` passes for `epilogue`'s inputs, in parameter order.
 llvm::SmallVector<mlir::Value> epilogueBuffers(kernel::LaunchOp launch,
                                                const Sm90Epilogue &epilogue);

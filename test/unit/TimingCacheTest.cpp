@@ -615,6 +615,26 @@ public:
   std::vector<std::string> asked;
 };
 
+namespace {
+
+/// The CTAs each kernel of dynamic `engine` launches at input shapes `shapes` (0 for a
+/// kernel whose launches are empty there).
+std::map<std::string, uint64_t> launchedCtas(const kiln::engine::Engine &engine,
+                                             const std::vector<std::vector<int64_t>> &shapes) {
+  std::vector<int64_t> values;
+  EXPECT_EQ(kiln::engine::evaluateShapes(engine, shapes, values), "");
+  std::map<std::string, uint64_t> ctas;
+  for (kiln::engine::Step step : engine.steps) {
+    if (step.kind != kiln::engine::Step::Kind::Launch)
+      continue;
+    kiln::engine::applyRuntimeFields(values, step);
+    ctas[engine.kernels[step.kernel].name] += uint64_t(step.grid[0]) * step.grid[1] * step.grid[2];
+  }
+  return ctas;
+}
+
+} // namespace
+
 // A dynamic GEMM whose profile runs from 16 to 32768 rows (opt 1024): the small Ms get
 // their own configuration, chosen at the min shape (with split-K, whose workspace is
 // bounded by the bucket), and the engine launches one or the other per shape.
@@ -716,18 +736,7 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.min_shape = array<i64: 1, 16, 76
   ASSERT_TRUE(engine.isDynamic());
   // Each launch's CTAs at input shape [batch, sequence, 768].
   auto gridsAt = [&](int64_t batch, int64_t sequence) {
-    std::vector<int64_t> values;
-    EXPECT_EQ(kiln::engine::evaluateShapes(engine, {{batch, sequence, 768}, {768, 3072}}, values),
-              "");
-    std::map<std::string, uint64_t> ctas;
-    for (kiln::engine::Step step : engine.steps) {
-      if (step.kind != kiln::engine::Step::Kind::Launch)
-        continue;
-      kiln::engine::applyRuntimeFields(values, step);
-      ctas[engine.kernels[step.kernel].name] +=
-          uint64_t(step.grid[0]) * step.grid[1] * step.grid[2];
-    }
-    return ctas;
+    return launchedCtas(engine, {{batch, sequence, 768}, {768, 3072}});
   };
   std::string splitGemm, reduce, wideGemm;
   for (const kiln::engine::Kernel &each : engine.kernels) {
@@ -834,19 +843,7 @@ func.func @main(%x: memref<?x14x14x64xf16> {kernel.min_shape = array<i64: 1, 14,
   compile.autotune = false;
   kiln::engine::Engine engine;
   ASSERT_TRUE(succeeded(kiln::compileKernelsForGpu(*module, compile, engine)));
-  auto gridsAt = [&](int64_t batch) {
-    std::vector<int64_t> values;
-    EXPECT_EQ(kiln::engine::evaluateShapes(engine, {{batch, 14, 14, 64}}, values), "");
-    std::map<std::string, uint64_t> ctas;
-    for (kiln::engine::Step step : engine.steps) {
-      if (step.kind != kiln::engine::Step::Kind::Launch)
-        continue;
-      kiln::engine::applyRuntimeFields(values, step);
-      ctas[engine.kernels[step.kernel].name] +=
-          uint64_t(step.grid[0]) * step.grid[1] * step.grid[2];
-    }
-    return ctas;
-  };
+  auto gridsAt = [&](int64_t batch) { return launchedCtas(engine, {{batch, 14, 14, 64}}); };
   std::string small1, reduce, large;
   for (const kiln::engine::Kernel &each : engine.kernels) {
     if (each.name.find("split_k_reduce") == 0)
