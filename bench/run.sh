@@ -5,6 +5,10 @@
 #   device run, carry [".device"]:   bench/run.sh [bench/run.py options, e.g. --models gpt2]
 #                                    bench/run.sh --continue   (after a run that hit its
 #                                    deadline: measures only what it left)
+#                                    bench/run.sh --dynamic [bench/dynamic.py options]
+#                                    (dynamic engines against static ones, issue 10:
+#                                    benchmarks-dynamic.json, and benchmarks.md from it and
+#                                    the last full run's docs/benchmarks.json)
 #
 # Unpacks the bundle, runs bench/run.py on every GPU there (it stops starting units after
 # --deadline, 540 s unless given, so that the call ends inside the device's 10 minutes),
@@ -24,6 +28,23 @@ export PATH=$kiln_dir/bin:/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$kiln_dir/li
 export KILN_SHARED=$PWD/.device/shared PYTHONUNBUFFERED=1
 export KILN_COMMIT=$(cat .device/commit.txt 2>/dev/null)
 
+# Dynamic engines against static ones: bench/dynamic.py, then the report of the last full
+# run (docs/benchmarks.json) with their section.
+if [ "${1:-}" = --dynamic ]; then
+  shift
+  python3 bench/dynamic.py --kiln "$kiln_dir/bin/kiln" --out "$work/dynamic" "$@" 2>&1 |
+    tee "$out/dynamic.log"
+  status=${PIPESTATUS[0]}
+  [ -f "$work/dynamic/dynamic.json" ] || { echo "bench: no dynamic results (exit $status)"; exit 1; }
+  cp "$work/dynamic/dynamic.json" "$out/benchmarks-dynamic.json"
+  python3 bench/report.py docs/benchmarks.json --markdown "$out/benchmarks.md" \
+    --dynamic "$out/benchmarks-dynamic.json"
+  (cd "$work/dynamic" && tar czf "$out/dynamic-logs.tar.gz" */*.log 2>/dev/null)
+  echo
+  sed -n '/^## Dynamic engines/,$p' "$out/benchmarks.md" | grep -E '^\|'
+  exit "$status"
+fi
+
 # A run that ended at its deadline is continued by the next call with the same options:
 # the units it measured are kept (--resume), from this machine's work folder if it is still
 # there, else from .device/resume.json (benchmarks.json of the last call, carried back).
@@ -42,8 +63,11 @@ python3 bench/run.py --kiln "$kiln_dir/bin/kiln" --out "$work" "${extra[@]}" ${1
 status=${PIPESTATUS[0]}
 [ -f "$work/results.json" ] || { echo "bench: no results (exit $status)"; exit 1; }
 cp "$work/results.json" "$out/benchmarks.json"
+# The dynamic engines' section of the last --dynamic run stays in the report.
+dynamic=()
+[ -f docs/benchmarks-dynamic.json ] && dynamic=(--dynamic docs/benchmarks-dynamic.json)
 python3 bench/report.py "$work/results.json" --markdown "$out/benchmarks.md" \
-  --plot "$out/benchmarks.png"
+  --plot "$out/benchmarks.png" "${dynamic[@]}"
 (cd "$work/work" && tar czf "$out/logs.tar.gz" */*.log */*.json 2>/dev/null)
 echo
 grep -E '^\|' "$out/benchmarks.md"
