@@ -65,6 +65,9 @@ std::optional<ConvProblem> matchConv(kernel::FuncOp function, bool allowTf32,
 struct PixelBox {
   int64_t images, rows, columns;
   int64_t positions() const { return images * rows * columns; }
+  bool operator==(const PixelBox &other) const {
+    return images == other.images && rows == other.rows && columns == other.columns;
+  }
 };
 
 /// The box of output positions that wastes the fewest of the tiles' 128 rows (ties: the
@@ -380,7 +383,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       if (!*config)
         continue; // the generic lowering was asked for
       problem->kTileBytes = (*config)->tileK * (problem->operand.getIntOrFloatBitWidth() / 8);
-      FailureOr<SmallVector<Variant, 2>> variants = getVariants(function, tf32, *problem);
+      FailureOr<SmallVector<Variant, 2>> variants =
+          getVariants(function, tf32, *problem, box, **config);
       if (failed(variants))
         return signalPassFailure();
       variants->push_back({*problem, box, **config, /*maxRows=*/0});
@@ -392,8 +396,13 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
 
   /// `function`'s row variants (kKernelRowVariantsAttr), each a configuration of the
   /// convolution at the profile's min shape for batches of at most its max_rows rows.
+  /// Without one, an implicit GEMM of a run-time batch whose small batches (the bucket of
+  /// smallRowsBucket) want other output boxes than `box` gets a variant of `config` with
+  /// those boxes: a box of the opt batch's images leaves most of a tile's rows empty at
+  /// batch 1 (32x1x4 positions on a 28x28 image: 4 of 128 rows).
   FailureOr<SmallVector<Variant, 2>> getVariants(kernel::FuncOp function, bool tf32,
-                                                 const ConvProblem &problem) {
+                                                 const ConvProblem &problem, const PixelBox &box,
+                                                 const kiln::Sm90GemmConfig &config) {
     FailureOr<SmallVector<kiln::GemmRowVariant>> listed =
         kiln::getRowVariants(function, getArgument());
     if (failed(listed))
@@ -422,6 +431,20 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       bucket->kTileBytes = config->tileK * (bucket->operand.getIntOrFloatBitWidth() / 8);
       variants.push_back({*bucket, box, *config, listedVariant.maxRows});
     }
+    if (!listed->empty() || !problem.dynamicBatch || problem.rowMajorA())
+      return variants;
+    std::optional<kiln::GemmRows> bucket = kiln::smallRowsBucket(function, tf32);
+    std::optional<ConvProblem> small = bucket ? matchConv(function, tf32, *bucket) : std::nullopt;
+    if (!small)
+      return variants;
+    PixelBox smallBox = choosePixelBox(*small);
+    SmallVector<kiln::Sm90GemmConfig> legal = convConfigs(*small, smallBox);
+    if (smallBox == box || llvm::none_of(legal, [&](const kiln::Sm90GemmConfig &each) {
+          return each.name() == config.name();
+        }))
+      return variants;
+    small->kTileBytes = problem.kTileBytes;
+    variants.push_back({*small, smallBox, config, bucket->maxRows});
     return variants;
   }
 
