@@ -22,7 +22,8 @@ REPRODUCE = """\
     scripts/gpu-check.sh prepare        # here: build and bundle kiln, pack the models (.device/)
     # on the GPU machine (device tool, carry [".device"]), e.g. nvidia-h200-x4:
     bench/run.sh                        # writes benchmarks.md, .json and .png under $OUT
-    bench/run.sh --continue             # only if the first call stopped at its deadline"""
+    bench/run.sh --continue             # only if the first call stopped at its deadline
+    bench/run.sh --dynamic              # dynamic engines against static ones (its section)"""
 
 
 def megabytes(value):
