@@ -36,7 +36,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "test"))
 sys.path.insert(0, os.path.join(ROOT, "test", "models"))
 from kiln_run_log import first_error  # noqa: E402
-from model_tools import find_shared, materialize, run_timed  # noqa: E402
+from model_tools import dynamic_dims, find_shared, materialize, run_timed  # noqa: E402
 from models import BY_NAME  # noqa: E402
 
 # (min, opt, max) and the measured shapes, as (batch, sequence) or batch.
@@ -49,20 +49,8 @@ DEFAULT_MODELS = "bert_base,gpt2,resnet50"
 
 
 def input_dims(path):
-    """Each non-initializer input's dimensions: 'batch' for a symbolic first one,
-    'sequence' for a later one, else the static extent."""
-    graph = onnx.load(path, load_external_data=False).graph
-    initializers = {t.name for t in graph.initializer}
-    dims = {}
-    for value in graph.input:
-        if value.name in initializers:
-            continue
-        shape = []
-        for dim in value.type.tensor_type.shape.dim:
-            shape.append(dim.dim_value if dim.HasField("dim_value")
-                         else "batch" if not shape else "sequence")
-        dims[value.name] = shape
-    return dims
+    """Each input's dimensions: 'batch', 'sequence' or a static extent (dynamic_dims)."""
+    return dynamic_dims(onnx.load(path, load_external_data=False).graph)
 
 
 def shapes_flag(dims, shape):

@@ -32,8 +32,8 @@ import onnx
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "test", "models"))
-from model_tools import compare, find_shared, make_inputs, materialize, run_timed, \
-    sanitize  # noqa: E402
+from model_tools import compare, dynamic_dims, find_shared, make_inputs, materialize, \
+    run_timed, sanitize  # noqa: E402
 BUILD = os.path.join(ROOT, os.environ.get("KILN_BUILD_DIR", "build"))
 ORT_REFERENCE = os.path.join(ROOT, "test/models/ort-reference.js")
 TOLERANCE = {"cpu": 1e-4, "cuda": 1e-3}
@@ -44,22 +44,6 @@ DEFAULT_MODELS = "bert_base.legacy17,gpt2.dynamo,resnet50.legacy17"
 SEQUENCE_SHAPES = {"cpu": [(1, 16), (2, 33), (3, 64), (1, 128), (2, 201)],
                    "cuda": [(1, 16), (2, 33), (8, 128), (5, 300), (64, 512)]}
 BATCH_SHAPES = {"cpu": [1, 2, 3, 4, 5], "cuda": [1, 3, 32, 100, 256]}
-
-
-def dynamic_dims(graph):
-    """Each non-initializer input's dimensions: 'batch' for a symbolic first one,
-    'sequence' for a later one, else the static extent (make_inputs' convention)."""
-    initializers = {t.name for t in graph.initializer}
-    dims = {}
-    for value in graph.input:
-        if value.name in initializers:
-            continue
-        shape = []
-        for dim in value.type.tensor_type.shape.dim:
-            shape.append(dim.dim_value if dim.HasField("dim_value")
-                         else "batch" if not shape else "sequence")
-        dims[value.name] = shape
-    return dims
 
 
 def profile_flags(dims, uses_sequence):

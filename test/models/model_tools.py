@@ -32,6 +32,22 @@ def find_shared():
         path = os.path.dirname(path)
 
 
+def dynamic_dims(graph):
+    """Each non-initializer input's dimensions: 'batch' for a symbolic first one,
+    'sequence' for a later one, else the static extent (make_inputs' convention)."""
+    initializers = {t.name for t in graph.initializer}
+    dims = {}
+    for value in graph.input:
+        if value.name in initializers:
+            continue
+        shape = []
+        for dim in value.type.tensor_type.shape.dim:
+            shape.append(dim.dim_value if dim.HasField("dim_value")
+                         else "batch" if not shape else "sequence")
+        dims[value.name] = shape
+    return dims
+
+
 def materialize(shared, source, cache):
     """Returns the model with weights, materializing it when missing or stale."""
     model = os.path.join(cache, os.path.basename(source))
