@@ -420,10 +420,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       PixelBox box = choosePixelBox(*bucket);
       std::optional<kiln::Sm90GemmConfig> config =
           kiln::Sm90GemmConfig::fromAttr(listedVariant.config);
-      SmallVector<kiln::Sm90GemmConfig> legal = convConfigs(*bucket, box);
-      if (!config || llvm::none_of(legal, [&](const kiln::Sm90GemmConfig &each) {
-            return each.name() == config->name();
-          }))
+      if (!config ||
+          !kiln::isListedConfig<kiln::Sm90GemmConfig>(convConfigs(*bucket, box), *config))
         return function.emitError(getArgument())
                << ": row variant " << listedVariant.config
                << " is not a configuration of this convolution at " << listedVariant.maxRows
@@ -438,10 +436,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     if (!small)
       return variants;
     PixelBox smallBox = choosePixelBox(*small);
-    SmallVector<kiln::Sm90GemmConfig> legal = convConfigs(*small, smallBox);
-    if (smallBox == box || llvm::none_of(legal, [&](const kiln::Sm90GemmConfig &each) {
-          return each.name() == config.name();
-        }))
+    if (smallBox == box ||
+        !kiln::isListedConfig<kiln::Sm90GemmConfig>(convConfigs(*small, smallBox), config))
       return variants;
     small->kTileBytes = problem.kTileBytes;
     variants.push_back({*small, smallBox, config, bucket->maxRows});

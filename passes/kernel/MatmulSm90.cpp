@@ -458,11 +458,8 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
                << ": a row variant needs the profile's min shape (kernel.min_shape)";
       std::optional<kiln::Sm90GemmConfig> config =
           kiln::Sm90GemmConfig::fromAttr(listedVariant.config);
-      SmallVector<kiln::Sm90GemmConfig> legal = kiln::sm90GemmConfigs(*bucket);
       if (!config || config->consumers == 0 ||
-          llvm::none_of(legal, [&](const kiln::Sm90GemmConfig &each) {
-            return each.name() == config->name();
-          }))
+          !kiln::isListedConfig<kiln::Sm90GemmConfig>(kiln::sm90GemmConfigs(*bucket), *config))
         return function.emitError(getArgument())
                << ": row variant " << listedVariant.config
                << " is not a warp-specialised configuration of this GEMM at "

@@ -31,6 +31,11 @@ namespace kiln {
 void replaceLaunches(kernel::FuncOp function, mlir::ModuleOp module, mlir::SymbolTable &symbols,
                      llvm::function_ref<mlir::LogicalResult(kernel::LaunchOp)> replace);
 
+/// Whether `config` is one of `legal` (the name spells every field of a configuration).
+template <typename Config> bool isListedConfig(llvm::ArrayRef<Config> legal, const Config &config) {
+  return llvm::any_of(legal, [&](const Config &each) { return each.name() == config.name(); });
+}
+
 /// The configuration of a kernel a GEMM template (`Config`: Sm90GemmConfig,
 /// Sm80GemmConfig) computes: its `kernel.config` when that is one of `legal` (nullopt:
 /// `{template = "generic"}`, the generic lowering), else the one named `defaultName`, else
@@ -50,11 +55,8 @@ chooseGemmConfig(kernel::FuncOp function, llvm::ArrayRef<Config> legal, llvm::St
   auto name = attr.getAs<mlir::StringAttr>("template");
   if (name && name.getValue() == kGenericTemplate)
     return std::optional<Config>();
-  // The name spells every field of a configuration.
-  if (std::optional<Config> asked = Config::fromAttr(attr))
-    for (const Config &config : legal)
-      if (config.name() == asked->name())
-        return asked;
+  if (std::optional<Config> asked = Config::fromAttr(attr); asked && isListedConfig(legal, *asked))
+    return asked;
   // Saying which are lets whoever wrote the configuration pick one.
   std::string names;
   for (const Config &config : legal)
