@@ -12,11 +12,17 @@ min shape (row variants), so it gets twice a static engine's tuning budget.
 For each model, on one GPU: `kiln compile` the dynamic engine, then per shape `kiln
 compile` the static engine, `kiln bench` both (CUDA graph replay; the dynamic one with
 --shapes) and record the p50 latencies and their ratio against the issue's bound (1.10 at
-the opt shape, 1.25 elsewhere). Models run in parallel on several GPUs. Writes OUT/dynamic.json
-after each model; bench/report.py --dynamic adds its table to docs/benchmarks.md.
+the opt shape, 1.25 elsewhere). Models run in parallel on several GPUs; with fewer GPUs than
+models, a model waits for a GPU. Writes OUT/dynamic.json after each shape; bench/report.py
+--dynamic adds its table to docs/benchmarks.md.
+
+A step (compile or bench) does not start after --deadline seconds and is stopped there, its
+shape left unmeasured; --resume FILE keeps the measured shapes of an earlier dynamic.json
+and measures only the others, so that a device call too short for every model can be
+continued by the next one (bench/run.sh --dynamic --continue).
 
     python3 bench/dynamic.py --kiln build/bin/kiln --out /tmp/dynamic [--models gpt2]
-        [--dynamic-budget 120] [--static-budget 60]
+        [--dynamic-budget 120] [--static-budget 60] [--deadline 540] [--resume FILE]
 """
 
 import argparse
@@ -27,6 +33,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 
 import onnx
 
@@ -46,6 +53,11 @@ VISION_PROFILE = (1, 32, 256)
 VISION_SHAPES = [1, 32, 128]
 OPT_BOUND, OTHER_BOUND = 1.10, 1.25
 DEFAULT_MODELS = "bert_base,gpt2,resnet50"
+STARTED = time.time()
+
+
+class DeadlineReached(Exception):
+    """A step that the deadline kept from starting or stopped."""
 
 
 def input_dims(path):
@@ -69,14 +81,26 @@ def shape_text(shape):
 
 
 class Runner:
-    def __init__(self, args, shared):
+    def __init__(self, args, shared, earlier_rows):
         self.args = args
         self.shared = shared
-        self.rows = []
+        self.rows = list(earlier_rows)
         self.lock = threading.Lock()
+        self.deadline = STARTED + args.deadline if args.deadline else None
+
+    def remaining(self):
+        return self.deadline - time.time() if self.deadline else float("inf")
+
+    def measured(self, name, label):
+        return any(r.get("model") == name and r.get("shape") == label and "ratio" in r
+                   for r in self.rows)
 
     def step(self, command, log, env, limit):
-        code, _ = run_timed(command, log, limit, env=env)
+        if self.remaining() <= 0:
+            raise DeadlineReached(f"{os.path.basename(log)[:-4]}: not started: deadline")
+        code, _ = run_timed(command, log, min(limit, self.remaining()), env=env)
+        if code == "timeout" and self.remaining() <= 0:
+            raise DeadlineReached(f"{os.path.basename(log)[:-4]}: stopped at the deadline")
         if code != 0:
             with open(log, errors="replace") as f:
                 raise RuntimeError(f"{os.path.basename(log)}: exit {code}: {first_error(f.read())}")
@@ -91,6 +115,7 @@ class Runner:
         return result["latency_ms"]["p50"], result["gpu"]
 
     def model(self, name, gpu):
+        """Measures the shapes of `name` not measured yet (DeadlineReached: stopped)."""
         model = BY_NAME[name]
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu))
         work = os.path.join(self.args.out, name)
@@ -101,6 +126,10 @@ class Runner:
         text = model.family == "text"
         profile = TEXT_PROFILE if text else VISION_PROFILE
         options = ["--fp16"] + ([] if text else ["--channels-last"])
+        shapes = [s for s in (TEXT_SHAPES if text else VISION_SHAPES)
+                  if not self.measured(name, shape_text(s))]
+        if not shapes:
+            return
         dynamic = os.path.join(work, "dynamic.kiln")
         self.step([self.args.kiln, "compile", path, "-o", dynamic, *options,
                    "--min-shapes", shapes_flag(dims, profile[0]),
@@ -108,7 +137,7 @@ class Runner:
                    "--max-shapes", shapes_flag(dims, profile[2]),
                    "--tune-budget", str(self.args.dynamic_budget)],
                   os.path.join(work, "compile-dynamic.log"), env, self.args.compile_timeout)
-        for shape in TEXT_SHAPES if text else VISION_SHAPES:
+        for shape in shapes:
             label = shape_text(shape)
             row = {"model": name, "shape": label, "opt": shape == profile[1],
                    "profile": " / ".join(shape_text(s) for s in profile)}
@@ -128,6 +157,9 @@ class Runner:
                 row["ratio"] = row["dynamic_ms"] / row["static_ms"]
                 row["bound"] = OPT_BOUND if row["opt"] else OTHER_BOUND
                 row["met"] = row["ratio"] <= row["bound"]
+            except DeadlineReached as stopped:
+                print(f"{name} {label}: {stopped}", flush=True)
+                raise
             except RuntimeError as error:
                 row["error"] = str(error)
             print(f"{name} {label}: " + (f"{row['dynamic_ms']:.3f} / {row['static_ms']:.3f} ms "
@@ -141,6 +173,8 @@ class Runner:
         result = {"dynamic_budget_s": self.args.dynamic_budget,
                   "static_budget_s": self.args.static_budget,
                   "commit": os.environ.get("KILN_COMMIT", ""), "rows": self.rows}
+        if self.args.resume:
+            result["resumed_from"] = self.args.resume
         path = os.path.join(self.args.out, "dynamic.json")
         with open(path + ".tmp", "w") as f:
             json.dump(result, f, indent=1)
@@ -168,6 +202,11 @@ def main():
     parser.add_argument("--gpus", type=int, default=0, help="how many GPUs (default: all)")
     parser.add_argument("--compile-timeout", type=float, default=900)
     parser.add_argument("--run-timeout", type=float, default=300)
+    parser.add_argument("--deadline", type=float, default=0,
+                        help="seconds after which no step starts and a running one stops "
+                             "(0: none); its shape is left for --resume")
+    parser.add_argument("--resume", metavar="DYNAMIC_JSON",
+                        help="keep the measured shapes of an earlier run's dynamic.json")
     args = parser.parse_args()
 
     names = args.models.split(",")
@@ -176,7 +215,17 @@ def main():
         parser.error(f"unknown models {unknown}; known: {sorted(BY_NAME)}")
     shared = find_shared()
     os.makedirs(os.path.join(args.out, "models"), exist_ok=True)
-    runner = Runner(args, shared)
+    earlier = []
+    if args.resume:
+        with open(args.resume) as f:
+            earlier = json.load(f)
+        if (earlier.get("dynamic_budget_s"), earlier.get("static_budget_s")) != (
+                args.dynamic_budget, args.static_budget):
+            parser.error(f"{args.resume} was measured with other budgets")
+        # Only measured shapes carry over: errors and unfinished models are tried again.
+        earlier = [r for r in earlier["rows"] if "ratio" in r and r.get("model") in names]
+        print(f"resumed: {len(earlier)} shapes measured in {args.resume}", flush=True)
+    runner = Runner(args, shared, earlier)
     gpus = queue.Queue()
     for gpu in range(args.gpus or gpu_count()):
         gpus.put(gpu)
@@ -185,6 +234,8 @@ def main():
         gpu = gpus.get()
         try:
             runner.model(name, gpu)
+        except DeadlineReached as stopped:  # the shapes left are missing; --resume measures them
+            print(f"{name}: {stopped}", flush=True)
         except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
             print(f"{name}: {error}", flush=True)
             with runner.lock:
@@ -197,7 +248,13 @@ def main():
         list(pool.map(on_a_gpu, names))
     runner.write()
     failed = [r for r in runner.rows if "error" in r or not r.get("met", False)]
-    return 1 if failed else 0
+    expected = {(n, shape_text(s)) for n in names
+                for s in (TEXT_SHAPES if BY_NAME[n].family == "text" else VISION_SHAPES)}
+    left = sorted(expected - {(r["model"], r.get("shape")) for r in runner.rows})
+    if left:
+        print("not measured (deadline): " + ", ".join(f"{n} {s}" for n, s in left) +
+              "; continue with --resume", flush=True)
+    return 1 if failed or left else 0
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@
 #                                    (dynamic engines against static ones, issue 10:
 #                                    benchmarks-dynamic.json, and benchmarks.md from it and
 #                                    the last full run's docs/benchmarks.json)
+#                                    bench/run.sh --dynamic --continue (the shapes the last
+#                                    --dynamic call left at its deadline)
 #
 # Unpacks the bundle, runs bench/run.py on every GPU there (it stops starting units after
 # --deadline, 540 s unless given, so that the call ends inside the device's 10 minutes),
@@ -30,10 +32,25 @@ export KILN_COMMIT=$(cat .device/commit.txt 2>/dev/null)
 
 # Dynamic engines against static ones: bench/dynamic.py, then the report of the last full
 # run (docs/benchmarks.json) with their section.
+# --continue resumes from this machine's last dynamic.json, else from
+# .device/dynamic-resume.json (benchmarks-dynamic.json of the last call, carried back).
 if [ "${1:-}" = --dynamic ]; then
   shift
-  python3 bench/dynamic.py --kiln "$kiln_dir/bin/kiln" --out "$work/dynamic" "$@" 2>&1 |
-    tee "$out/dynamic.log"
+  extra=()
+  [[ " $* " == *" --deadline "* ]] || extra+=(--deadline 540)
+  args=()
+  for arg in "$@"; do [ "$arg" = --continue ] || args+=("$arg"); done
+  if [ ${#args[@]} -ne $# ]; then
+    set -- ${args[@]+"${args[@]}"}
+    if [ -f "$work/dynamic/dynamic.json" ]; then
+      cp "$work/dynamic/dynamic.json" "$work/dynamic-resume.json"
+      extra+=(--resume "$work/dynamic-resume.json")
+    elif [ -f .device/dynamic-resume.json ]; then extra+=(--resume .device/dynamic-resume.json)
+    else echo "bench: --continue: no earlier dynamic results here"; exit 2; fi
+  fi
+  rm -f "$work/dynamic/dynamic.json"
+  python3 bench/dynamic.py --kiln "$kiln_dir/bin/kiln" --out "$work/dynamic" "${extra[@]}" \
+    ${1+"$@"} 2>&1 | tee "$out/dynamic.log"
   status=${PIPESTATUS[0]}
   [ -f "$work/dynamic/dynamic.json" ] || { echo "bench: no dynamic results (exit $status)"; exit 1; }
   cp "$work/dynamic/dynamic.json" "$out/benchmarks-dynamic.json"
