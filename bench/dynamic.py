@@ -222,8 +222,9 @@ def main():
         if (earlier.get("dynamic_budget_s"), earlier.get("static_budget_s")) != (
                 args.dynamic_budget, args.static_budget):
             parser.error(f"{args.resume} was measured with other budgets")
-        # Only measured shapes carry over: errors and unfinished models are tried again.
-        earlier = [r for r in earlier["rows"] if "ratio" in r and r.get("model") in names]
+        # Only measured shapes carry over (those of models not named too, so that calls
+        # measuring some models each add up to one table); errors are tried again.
+        earlier = [r for r in earlier["rows"] if "ratio" in r]
         print(f"resumed: {len(earlier)} shapes measured in {args.resume}", flush=True)
     runner = Runner(args, shared, earlier)
     gpus = queue.Queue()
