@@ -156,6 +156,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
 
     start = std::chrono::steady_clock::now();
     size_t index = 0;
+    std::vector<Decision> decisions;
     for (auto &[signature, functions] : groups) {
       ++index;
       kernel::FuncOp representative = functions.front();
@@ -168,7 +169,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
                                b.getNamedAttr("micros", b.getF64FloatAttr(decision.micros)),
                                b.getNamedAttr("signature", b.getStringAttr(signature))});
       std::optional<kiln::GemmRowVariant> small =
-          decideSmallRows(representative, decision, gpu, cache);
+          decideRowBucket(representative, decision, kiln::smallRowsBucket, gpu, cache);
       for (kernel::FuncOp function : functions) {
         function->setAttr(kiln::kKernelConfigAttr, decision.config);
         function->setAttr(kiln::kKernelTuningAttr, tuning);
@@ -181,6 +182,30 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
         say(llvm::formatv("  for M <= {0}: {1} (measured at the min shape)", small->maxRows,
                           kiln::describeKernelConfig(small->config))
                 .str());
+      decisions.push_back(decision);
+    }
+
+    // The large Ms' buckets come last, with the budget that every kernel's opt shape and
+    // small Ms left: the opt shape is the profile's, and the small Ms are where an opt
+    // configuration loses most (a tile of 128 rows over 16); the large ones still fill
+    // the GPU under it.
+    for (size_t group = 0; group < groups.size(); ++group) {
+      auto &functions = groups[group].second;
+      std::optional<kiln::GemmRowVariant> large =
+          decideRowBucket(functions.front(), decisions[group], kiln::largeRowsBucket, gpu, cache);
+      if (!large)
+        continue;
+      FailureOr<SmallVector<kiln::GemmRowVariant>> variants =
+          kiln::getRowVariants(functions.front(), getArgument());
+      if (failed(variants))
+        return signalPassFailure();
+      variants->push_back(*large);
+      for (kernel::FuncOp function : functions)
+        function->setAttr(kiln::kKernelRowVariantsAttr, kiln::rowVariantsAttr(context, *variants));
+      say(llvm::formatv("  {0}: for M > {1}: {2} (measured at the max shape)",
+                        functions.front().getSymName(), large->aboveRows,
+                        kiln::describeKernelConfig(large->config))
+              .str());
     }
 
     if (!timingCache.empty() && cache.isDirty())
@@ -278,19 +303,19 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
   }
 
   /// For a GEMM of run-time M (or a convolution of run-time batch) chosen `atOpt` (an
-  /// sm_90a GEMM configuration) whose
-  /// profile has a bucket of small Ms (kiln::smallRowsBucket): the configuration measured
-  /// fastest at the min shape, as the bucket's row variant, when it is another one. Only
+  /// sm_90a GEMM configuration) whose profile has a bucket of Ms far from the opt shape's
+  /// (`bucketOf`: kiln::smallRowsBucket, kiln::largeRowsBucket): the configuration measured
+  /// fastest at the bucket's shape, as its row variant, when it is another one. Only
   /// measurements (or the cache) decide: the cost model does not tell tile shapes apart
   /// well enough to be worth a second kernel.
-  std::optional<kiln::GemmRowVariant> decideSmallRows(kernel::FuncOp function,
-                                                      const Decision &atOpt,
-                                                      const kiln::TimingGpu &gpu,
-                                                      kiln::TimingCache &cache) {
+  std::optional<kiln::GemmRowVariant>
+  decideRowBucket(kernel::FuncOp function, const Decision &atOpt,
+                  std::optional<kiln::GemmRows> (*bucketOf)(kernel::FuncOp, bool),
+                  const kiln::TimingGpu &gpu, kiln::TimingCache &cache) {
     if (target != "sm_90a" || !atOpt.config || !kiln::Sm90GemmConfig::fromAttr(atOpt.config))
       return std::nullopt;
     bool tf32 = allowTf32 || kiln::kernelConfigAsksTf32(function);
-    std::optional<kiln::GemmRows> bucket = kiln::smallRowsBucket(function, tf32);
+    std::optional<kiln::GemmRows> bucket = bucketOf(function, tf32);
     if (!bucket)
       return std::nullopt;
     // The warp-specialised configurations, which take a run-time M: a GEMM's, or a
@@ -312,7 +337,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
                            /*estimate=*/false);
     if (!best.config || best.config == atOpt.config)
       return std::nullopt;
-    return kiln::GemmRowVariant{bucket->maxRows, best.config};
+    return kiln::GemmRowVariant{bucket->maxRows, best.config, bucket->aboveRows};
   }
 
   void orderByEstimatedTime(

@@ -359,12 +359,15 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
 
   /// One configuration of a convolution, with the problem it was chosen for (the batch
   /// at the profile's shape: its output boxes are chosen there): `kernel.config`, or a
-  /// row variant, which serves the run-time batches of at most `maxRows` rows of C.
+  /// row variant, which serves the run-time batches of at most `maxRows` rows of C (above
+  /// the variant before it), or with 0 the rest; `aboveRows` > 0 for the large batches'
+  /// bucket.
   struct Variant {
     ConvProblem problem;
     PixelBox box;
     kiln::Sm90GemmConfig config;
     int64_t maxRows = 0;
+    int64_t aboveRows = 0;
   };
 
   void runOnOperation() override {
@@ -387,16 +390,19 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
           getVariants(function, tf32, *problem, box, **config);
       if (failed(variants))
         return signalPassFailure();
-      variants->push_back({*problem, box, **config, /*maxRows=*/0});
+      // kernel.config serves the batches between the small buckets and the large one.
+      auto large = llvm::find_if(*variants, [](const Variant &v) { return v.aboveRows > 0; });
+      int64_t maxRows = large != variants->end() ? large->aboveRows : 0;
+      variants->insert(large, {*problem, box, **config, maxRows});
       kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        return replaceLaunch(module, symbols, function, launch, *variants);
+        return replaceLaunch(module, symbols, function, launch, *problem, *variants);
       });
     }
   }
 
   /// `function`'s row variants (kKernelRowVariantsAttr), each a configuration of the
-  /// convolution at the profile's min shape for batches of at most its max_rows rows.
-  /// Without one, an implicit GEMM of a run-time batch whose small batches (the bucket of
+  /// convolution at the profile's shape of its bucket (GemmRowVariant::rows). Without a
+  /// small batches' one, an implicit GEMM of a run-time batch whose small batches (the bucket of
   /// smallRowsBucket) want other output boxes than `box` gets a variant of `config` with
   /// those boxes: a box of the opt batch's images leaves most of a tile's rows empty at
   /// batch 1 (32x1x4 positions on a 28x28 image: 4 of 128 rows).
@@ -412,11 +418,12 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
              << ": " << kiln::kKernelRowVariantsAttr << " on a convolution whose batch is static";
     SmallVector<Variant, 2> variants;
     for (const kiln::GemmRowVariant &listedVariant : *listed) {
-      std::optional<ConvProblem> bucket =
-          matchConv(function, tf32, kiln::GemmRows{"kernel.min_shape", listedVariant.maxRows});
+      kiln::GemmRows rows = listedVariant.rows();
+      std::optional<ConvProblem> bucket = matchConv(function, tf32, rows);
       if (!bucket)
         return function.emitError(getArgument())
-               << ": a row variant needs the profile's min shape (kernel.min_shape)";
+               << ": a row variant " << listedVariant.describeRows() << " needs the profile's "
+               << (listedVariant.aboveRows ? "max" : "min") << " shape (" << rows.profile << ")";
       PixelBox box = choosePixelBox(*bucket);
       std::optional<kiln::Sm90GemmConfig> config =
           kiln::Sm90GemmConfig::fromAttr(listedVariant.config);
@@ -424,12 +431,12 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
           !kiln::isListedConfig<kiln::Sm90GemmConfig>(convConfigs(*bucket, box), *config))
         return function.emitError(getArgument())
                << ": row variant " << listedVariant.config
-               << " is not a configuration of this convolution at " << listedVariant.maxRows
-               << " rows or fewer";
+               << " is not a configuration of this convolution " << listedVariant.describeRows();
       bucket->kTileBytes = config->tileK * (bucket->operand.getIntOrFloatBitWidth() / 8);
-      variants.push_back({*bucket, box, *config, listedVariant.maxRows});
+      variants.push_back({*bucket, box, *config, listedVariant.maxRows, listedVariant.aboveRows});
     }
-    if (!listed->empty() || !problem.dynamicBatch || problem.rowMajorA())
+    bool smallListed = llvm::any_of(variants, [](const Variant &v) { return v.maxRows > 0; });
+    if (smallListed || !problem.dynamicBatch || problem.rowMajorA())
       return variants;
     std::optional<kiln::GemmRows> bucket = kiln::smallRowsBucket(function, tf32);
     std::optional<ConvProblem> small = bucket ? matchConv(function, tf32, *bucket) : std::nullopt;
@@ -440,7 +447,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
         !kiln::isListedConfig<kiln::Sm90GemmConfig>(convConfigs(*small, smallBox), config))
       return variants;
     small->kTileBytes = problem.kTileBytes;
-    variants.push_back({*small, smallBox, config, bucket->maxRows});
+    variants.insert(variants.begin(), {*small, smallBox, config, bucket->maxRows});
     return variants;
   }
 
@@ -544,11 +551,11 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
   /// variant the tensor maps and the GEMM's launch (with more than one, each with grids
   /// empty outside its rows). Fails, changing nothing on the host, where a kernel cannot
   /// be built or the weight is no constant.
+  /// `p` is the problem at the opt shape: what every variant shares (the geometry, the
+  /// max batch, the explicit im2col).
   LogicalResult replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::FuncOp function,
-                              kernel::LaunchOp launch, ArrayRef<Variant> variants) {
-    // The problem at the opt shape: what every variant shares (the geometry, the max
-    // batch, the explicit im2col).
-    const ConvProblem &p = variants.back().problem;
+                              kernel::LaunchOp launch, const ConvProblem &p,
+                              ArrayRef<Variant> variants) {
     Value input = launch.getOperands()[0], weight = launch.getOperands()[1],
           output = launch.getOperands().back();
     // The kernels and weight matrices first: a weight computed at run time, or a kernel
@@ -644,10 +651,8 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
                           : llvm::formatv(", implicit GEMM, boxes of {0}x{1}x{2} positions",
                                           box.images, box.rows, box.columns)
                                 .str();
-    if (variant.maxRows > 0)
-      how += llvm::formatv(", for M <= {0}", variant.maxRows).str();
-    else if (fewerRows > 0)
-      how += llvm::formatv(", for M > {0}", fewerRows).str();
+    if (gated)
+      how += kiln::describeRowsInVariant(fewerRows, variant.maxRows);
     NamedAttrList metadata;
     metadata.set("kernel", launch.getCalleeAttr().getAttr());
     metadata.set("template", b.getStringAttr("conv"));

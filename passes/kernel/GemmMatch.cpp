@@ -254,22 +254,42 @@ FailureOr<memref::GlobalOp> kiln::permutedConvWeight(SymbolTable &symbols, Value
   return getOrCreateConstantGlobal(symbols, global, name, type, permuted);
 }
 
+namespace {
+
+/// The rows of C of `function` at `profile`'s shape, when known at run time only: a
+/// GEMM's M, or an sm_90a convolution's N*OH*OW of a run-time batch.
+std::optional<int64_t> runTimeRowsAt(kiln::kernel::FuncOp function, bool allowTf32,
+                                     StringRef profile) {
+  kiln::GemmRows at{profile};
+  if (std::optional<kiln::GemmProblem> gemm = kiln::matchGemmKernel(function, allowTf32, at))
+    return gemm->dynamicM ? std::optional<int64_t>(gemm->m) : std::nullopt;
+  if (std::optional<kiln::ConvGemmProblem> conv =
+          kiln::matchConvKernel(function, allowTf32, /*tapAlignment=*/0, /*runTimeBatch=*/true, at))
+    return conv->dynamicBatch ? std::optional<int64_t>(conv->gemmM()) : std::nullopt;
+  return std::nullopt;
+}
+
+/// The geometric mean of two row counts: the bound between two buckets.
+int64_t rowsBetween(int64_t fewer, int64_t more) {
+  return static_cast<int64_t>(std::sqrt(double(fewer) * double(more)));
+}
+
+} // namespace
+
 std::optional<kiln::GemmRows> kiln::smallRowsBucket(kernel::FuncOp function, bool allowTf32) {
-  // The rows of C at a profile's shape, when known at run time only: a GEMM's M, or an
-  // sm_90a convolution's N*OH*OW of a run-time batch.
-  auto rowsAt = [&](StringRef profile) -> std::optional<int64_t> {
-    GemmRows at{profile};
-    if (std::optional<GemmProblem> gemm = matchGemmKernel(function, allowTf32, at))
-      return gemm->dynamicM ? std::optional<int64_t>(gemm->m) : std::nullopt;
-    if (std::optional<ConvGemmProblem> conv =
-            matchConvKernel(function, allowTf32, /*tapAlignment=*/0, /*runTimeBatch=*/true, at))
-      return conv->dynamicBatch ? std::optional<int64_t>(conv->gemmM()) : std::nullopt;
-    return std::nullopt;
-  };
-  std::optional<int64_t> atOpt = rowsAt("kernel.opt_shape");
-  std::optional<int64_t> atMin = atOpt ? rowsAt("kernel.min_shape") : std::nullopt;
+  std::optional<int64_t> atOpt = runTimeRowsAt(function, allowTf32, "kernel.opt_shape");
+  std::optional<int64_t> atMin =
+      atOpt ? runTimeRowsAt(function, allowTf32, "kernel.min_shape") : std::nullopt;
   if (!atMin || *atMin <= 0 || 4 * *atMin > *atOpt)
     return std::nullopt;
-  return GemmRows{"kernel.min_shape",
-                  static_cast<int64_t>(std::sqrt(double(*atMin) * double(*atOpt)))};
+  return GemmRows{"kernel.min_shape", rowsBetween(*atMin, *atOpt)};
+}
+
+std::optional<kiln::GemmRows> kiln::largeRowsBucket(kernel::FuncOp function, bool allowTf32) {
+  std::optional<int64_t> atOpt = runTimeRowsAt(function, allowTf32, "kernel.opt_shape");
+  std::optional<int64_t> atMax =
+      atOpt ? runTimeRowsAt(function, allowTf32, "kernel.max_shape") : std::nullopt;
+  if (!atMax || *atOpt <= 0 || *atMax < 4 * *atOpt)
+    return std::nullopt;
+  return GemmRows{"kernel.max_shape", 0, rowsBetween(*atOpt, *atMax)};
 }

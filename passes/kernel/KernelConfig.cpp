@@ -40,28 +40,40 @@ DictionaryAttr genericKernelConfig(MLIRContext *context) {
   return b.getDictionaryAttr({b.getNamedAttr("template", b.getStringAttr(kGenericTemplate))});
 }
 
+std::string GemmRowVariant::describeRows() const {
+  return aboveRows > 0 ? llvm::formatv("above {0} rows", aboveRows).str()
+                       : llvm::formatv("at {0} rows or fewer", maxRows).str();
+}
+
 FailureOr<SmallVector<GemmRowVariant>> getRowVariants(kernel::FuncOp function, StringRef pass) {
   SmallVector<GemmRowVariant> variants;
   Attribute attr = function->getAttr(kKernelRowVariantsAttr);
   if (!attr)
     return variants;
   auto list = dyn_cast<ArrayAttr>(attr);
-  for (Attribute element : list ? list.getValue() : ArrayRef<Attribute>()) {
-    auto entry = dyn_cast<DictionaryAttr>(element);
-    auto maxRows = entry ? entry.getAs<IntegerAttr>("max_rows") : nullptr;
-    auto config = entry ? entry.getAs<DictionaryAttr>("config") : nullptr;
-    if (!maxRows || !config || maxRows.getInt() < 1 ||
-        (!variants.empty() && maxRows.getInt() <= variants.back().maxRows))
-      return function.emitError(pass)
-             << ": " << kKernelRowVariantsAttr
-             << " must list {max_rows = <rows>, config = <configuration>} by ascending max_rows, "
-                "not "
-             << attr;
-    variants.push_back({maxRows.getInt(), config});
-  }
   if (!list)
     return function.emitError(pass)
            << ": " << kKernelRowVariantsAttr << " must be an array, not " << attr;
+  for (Attribute element : list.getValue()) {
+    auto entry = dyn_cast<DictionaryAttr>(element);
+    auto maxRows = entry ? entry.getAs<IntegerAttr>("max_rows") : nullptr;
+    auto aboveRows = entry ? entry.getAs<IntegerAttr>("above_rows") : nullptr;
+    auto config = entry ? entry.getAs<DictionaryAttr>("config") : nullptr;
+    // Small buckets by ascending max_rows, then at most one large bucket above them.
+    int64_t before = variants.empty() ? 0 : variants.back().maxRows;
+    bool afterLarge = !variants.empty() && variants.back().aboveRows > 0;
+    bool small = maxRows && !aboveRows && maxRows.getInt() > before;
+    bool large = aboveRows && !maxRows && aboveRows.getInt() >= std::max<int64_t>(before, 1);
+    if (!config || entry.size() != 2 || afterLarge || !(small || large))
+      return function.emitError(pass)
+             << ": " << kKernelRowVariantsAttr
+             << " must list {max_rows = <rows>, config = <configuration>} by ascending "
+                "max_rows, then at most one {above_rows = <rows>, config = <configuration>} "
+                "not below them, not "
+             << attr;
+    variants.push_back(small ? GemmRowVariant{maxRows.getInt(), config}
+                             : GemmRowVariant{0, config, aboveRows.getInt()});
+  }
   return variants;
 }
 
@@ -69,9 +81,11 @@ ArrayAttr rowVariantsAttr(MLIRContext *context, ArrayRef<GemmRowVariant> variant
   Builder b(context);
   SmallVector<Attribute> entries;
   for (const GemmRowVariant &variant : variants)
-    entries.push_back(
-        b.getDictionaryAttr({b.getNamedAttr("max_rows", b.getI64IntegerAttr(variant.maxRows)),
-                             b.getNamedAttr("config", variant.config)}));
+    entries.push_back(b.getDictionaryAttr(
+        {variant.aboveRows > 0
+             ? b.getNamedAttr("above_rows", b.getI64IntegerAttr(variant.aboveRows))
+             : b.getNamedAttr("max_rows", b.getI64IntegerAttr(variant.maxRows)),
+         b.getNamedAttr("config", variant.config)}));
   return b.getArrayAttr(entries);
 }
 

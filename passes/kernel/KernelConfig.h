@@ -221,17 +221,20 @@ inline bool splitKPays(int64_t tiles, int64_t kTiles, int64_t parts) {
 }
 
 /// The rows a GEMM's configuration is chosen for. A dynamic engine's GEMM (a run-time M,
-/// or a convolution's N*OH*OW of a run-time batch N)
-/// has its `kernel.config` chosen at the profile's opt shape, for any M; where the min
-/// shape has a quarter of the opt shape's rows or fewer, kernel-autotune chooses again at
-/// the min shape, for a bucket of small Ms (smallRowsBucket), and when it chooses another
-/// configuration, the kernel gets it as a row variant (kKernelRowVariantsAttr).
+/// or a convolution's N*OH*OW of a run-time batch N) has its `kernel.config` chosen at the
+/// profile's opt shape, for any M. kernel-autotune chooses again for the buckets of Ms far
+/// from it: at the min shape for the small Ms where the min shape has a quarter of the opt
+/// shape's rows or fewer (smallRowsBucket), at the max shape for the large Ms where it has
+/// four times as many or more (largeRowsBucket); a bucket whose choice differs gets it as a
+/// row variant (kKernelRowVariantsAttr).
 struct GemmRows {
   /// The profile whose shape gives M (the kernel's first launch evaluated there).
   llvm::StringRef profile = "kernel.opt_shape";
   /// The most rows the configuration runs on (GemmProblem::maxM); 0: those at the
   /// profile's max shape.
   int64_t maxRows = 0;
+  /// The configuration runs on more rows than this (a bucket of large Ms); 0: from 1.
+  int64_t aboveRows = 0;
 };
 
 /// The GEMM `function` computes, when it is a kernel.matmul holding one 2-D graph.matmul
@@ -250,17 +253,35 @@ std::optional<Sm90GemmProblem> matchSm90Gemm(kernel::FuncOp function, bool allow
 /// other kernel.
 std::optional<GemmRows> smallRowsBucket(kernel::FuncOp function, bool allowTf32 = false);
 
-/// The attribute of a kernel.func holding its row variants: [{max_rows = <i64>, config =
-/// <a kernel.config>}, ...], by ascending max_rows. Each serves the Ms above the one
-/// before it up to its max_rows; `kernel.config` serves the Ms above the last. The
-/// template launches each configuration with grids that are empty outside its Ms (the
-/// engine skips such launches), so the choice costs the shape program a compare.
+/// The bucket of large Ms of `function`, as smallRowsBucket's on the other side: where the
+/// profile's max shape has four times the opt shape's rows or more, chosen at the max
+/// shape, for the Ms above the geometric mean of the two row counts.
+std::optional<GemmRows> largeRowsBucket(kernel::FuncOp function, bool allowTf32 = false);
+
+/// The attribute of a kernel.func holding its row variants: first the small Ms' buckets,
+/// [{max_rows = <i64>, config = <a kernel.config>}, ...] by ascending max_rows, each serving
+/// the Ms above the one before it up to its max_rows; then at most one bucket of large Ms,
+/// {above_rows = <i64>, config = ...}, not below the last max_rows, serving the Ms above
+/// it. `kernel.config` serves the Ms between. The template launches each configuration
+/// with grids that are empty outside its Ms (the engine skips such launches), so the
+/// choice costs the shape program a compare.
 constexpr llvm::StringLiteral kKernelRowVariantsAttr = "kernel.row_variants";
 
-/// One row variant: the configuration of the Ms up to `maxRows`.
+/// One row variant: the configuration of the Ms up to `maxRows` (a small Ms' bucket), or
+/// of those above `aboveRows` (the large Ms' bucket; maxRows 0).
 struct GemmRowVariant {
   int64_t maxRows = 0;
   mlir::DictionaryAttr config;
+  int64_t aboveRows = 0;
+
+  /// The rows its configuration is chosen for: the min shape's, up to maxRows, or the
+  /// max shape's.
+  GemmRows rows() const {
+    return aboveRows > 0 ? GemmRows{"kernel.max_shape", 0, aboveRows}
+                         : GemmRows{"kernel.min_shape", maxRows};
+  }
+  /// "at 128 rows or fewer", "above 5792 rows".
+  std::string describeRows() const;
 };
 
 /// `function`'s row variants (empty when it has none); fails, with an error on the

@@ -420,24 +420,29 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
           getOrCreateGemm(module, symbols, function, *problem, **config);
       if (failed(gemm))
         return signalPassFailure();
-      variants->push_back({*gemm, **config, *problem, /*maxRows=*/0});
+      // kernel.config serves the Ms between the small buckets and the large one.
+      auto large = llvm::find_if(*variants, [](const Variant &v) { return v.aboveRows > 0; });
+      int64_t maxRows = large != variants->end() ? large->aboveRows : 0;
+      variants->insert(large, {*gemm, **config, *problem, maxRows});
       kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        return replaceLaunch(module, symbols, launch, *variants);
+        return replaceLaunch(module, symbols, launch, *problem, *variants);
       });
     }
   }
 
   /// One configuration of a kernel's launches: its GEMM, for the Ms up to `maxRows` (above
-  /// the variant before it), or with 0 for the rest.
+  /// the variant before it), or with 0 for the rest; `aboveRows` > 0 for the large Ms'
+  /// bucket.
   struct Variant {
     gpu::GPUFuncOp gemm;
     kiln::Sm90GemmConfig config;
     kiln::Sm90GemmProblem problem;
     int64_t maxRows = 0;
+    int64_t aboveRows = 0;
   };
 
   /// The GEMMs of `function`'s row variants (kKernelRowVariantsAttr), each a configuration
-  /// of its GEMM at the profile's min shape with at most its max_rows rows.
+  /// of its GEMM at the profile's shape of its bucket (GemmRowVariant::rows).
   FailureOr<SmallVector<Variant, 2>> getVariants(ModuleOp module, SymbolTable &symbols,
                                                  kernel::FuncOp function,
                                                  const kiln::Sm90GemmProblem &problem) {
@@ -451,23 +456,24 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
              << ": " << kiln::kKernelRowVariantsAttr << " on a GEMM whose rows are static";
     bool tf32 = allowTf32 || kiln::kernelConfigAsksTf32(function);
     for (const kiln::GemmRowVariant &listedVariant : *listed) {
-      std::optional<kiln::Sm90GemmProblem> bucket = kiln::matchSm90Gemm(
-          function, tf32, kiln::GemmRows{"kernel.min_shape", listedVariant.maxRows});
+      kiln::GemmRows rows = listedVariant.rows();
+      std::optional<kiln::Sm90GemmProblem> bucket = kiln::matchSm90Gemm(function, tf32, rows);
       if (!bucket)
         return function.emitError(getArgument())
-               << ": a row variant needs the profile's min shape (kernel.min_shape)";
+               << ": a row variant " << listedVariant.describeRows() << " needs the profile's "
+               << (listedVariant.aboveRows ? "max" : "min") << " shape (" << rows.profile << ")";
       std::optional<kiln::Sm90GemmConfig> config =
           kiln::Sm90GemmConfig::fromAttr(listedVariant.config);
       if (!config || config->consumers == 0 ||
           !kiln::isListedConfig<kiln::Sm90GemmConfig>(kiln::sm90GemmConfigs(*bucket), *config))
         return function.emitError(getArgument())
                << ": row variant " << listedVariant.config
-               << " is not a warp-specialised configuration of this GEMM at "
-               << listedVariant.maxRows << " rows or fewer";
+               << " is not a warp-specialised configuration of this GEMM "
+               << listedVariant.describeRows();
       FailureOr<gpu::GPUFuncOp> gemm = getOrCreateGemm(module, symbols, function, *bucket, *config);
       if (failed(gemm))
         return failure();
-      variants.push_back({*gemm, *config, *bucket, listedVariant.maxRows});
+      variants.push_back({*gemm, *config, *bucket, listedVariant.maxRows, listedVariant.aboveRows});
     }
     return variants;
   }
@@ -541,9 +547,9 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
   /// kernel.launch @k(%a, %b, %c) -> for each variant, tensor maps of %a and %b and the
   /// GEMM's launch (with more than one, each with grids empty outside its rows).
   /// Fails, changing nothing, when B is to be transposed but is no constant here.
+  /// `problem` is the GEMM at the opt shape (kernel.config's).
   LogicalResult replaceLaunch(ModuleOp module, SymbolTable &symbols, kernel::LaunchOp launch,
-                              ArrayRef<Variant> variants) {
-    const kiln::Sm90GemmProblem &problem = variants.back().problem;
+                              const kiln::Sm90GemmProblem &problem, ArrayRef<Variant> variants) {
     const kiln::Sm90Epilogue &epilogue = problem.epilogue;
     OpBuilder b(launch);
     Location launchLoc = launch.getLoc();
@@ -582,10 +588,8 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
       // The kernel, its template and its configuration (and rows) for the engine's
       // kernel table, as kernel-to-linalg tags the generic kernels.
       std::string described = config.describe();
-      if (variant.maxRows > 0)
-        described += llvm::formatv(", for M <= {0}", variant.maxRows).str();
-      else if (fewerRows > 0)
-        described += llvm::formatv(", for M > {0}", fewerRows).str();
+      if (variants.size() > 1)
+        described += kiln::describeRowsInVariant(fewerRows, variant.maxRows);
       if (!epilogue.empty())
         described += ", epilogue " + epilogue.describe();
       NamedAttrList metadata;

@@ -822,6 +822,16 @@ Value kiln::rowsInVariant(OpBuilder &b, Location loc, OpFoldResult rows, int64_t
   return inside;
 }
 
+std::string kiln::describeRowsInVariant(int64_t above, int64_t atMost) {
+  if (above > 0 && atMost > 0)
+    return llvm::formatv(", for {0} < M <= {1}", above, atMost).str();
+  if (atMost > 0)
+    return llvm::formatv(", for M <= {0}", atMost).str();
+  if (above > 0)
+    return llvm::formatv(", for M > {0}", above).str();
+  return "";
+}
+
 LogicalResult kiln::launchWarpSpecialisedGemm(
     OpBuilder &b, Location loc, ModuleOp module, SymbolTable &symbols, StringRef pass,
     gpu::GPUFuncOp gemm, const Sm90GemmConfig &config, OpFoldResult tiles, Value mapA, Value mapB,

@@ -158,6 +158,10 @@ mlir::LogicalResult launchWarpSpecialisedGemm(
 mlir::Value rowsInVariant(mlir::OpBuilder &b, mlir::Location loc, mlir::OpFoldResult rows,
                           int64_t above, int64_t atMost);
 
+/// The kernel table's words for rowsInVariant's range: ", for M <= 128", ", for 128 < M
+/// <= 5792", ", for M > 5792", or nothing without bounds.
+std::string describeRowsInVariant(int64_t above, int64_t atMost);
+
 /// The buffers `launch` passes for `epilogue`'s inputs, in parameter order.
 llvm::SmallVector<mlir::Value> epilogueBuffers(kernel::LaunchOp launch,
                                                const Sm90Epilogue &epilogue);

@@ -25,7 +25,7 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.min_shape = array<i64: 1, 16, 76
 // -----
 
 // Without a min shape nothing says what rows the variant was chosen for.
-// expected-error @+1 {{kernel-matmul-sm90: a row variant needs the profile's min shape (kernel.min_shape)}}
+// expected-error @+1 {{kernel-matmul-sm90: a row variant at 128 rows or fewer needs the profile's min shape (kernel.min_shape)}}
 kernel.func @NoMinShape(%a: memref<?x?x768xf16>, %b: memref<768x3072xf16>, %c: memref<?x?x3072xf16>) attributes {kernel.row_variants = [{max_rows = 128 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64}}]} {
   matmul ins(%a, %b : memref<?x?x768xf16>, memref<768x3072xf16>) outs(%c : memref<?x?x3072xf16>) {
   ^bb0(%x: tensor<?x?x768xf16>, %y: tensor<768x3072xf16>):
@@ -60,7 +60,7 @@ kernel.func @Static(%a: memref<256x768xf16>, %b: memref<768x768xf16>, %c: memref
 // -----
 
 // The variants are listed by ascending max_rows.
-// expected-error @+1 {{kernel-matmul-sm90: kernel.row_variants must list {max_rows = <rows>, config = <configuration>} by ascending max_rows, not}}
+// expected-error @+1 {{kernel-matmul-sm90: kernel.row_variants must list {max_rows = <rows>, config = <configuration>} by ascending max_rows, then at most one {above_rows = <rows>, config = <configuration>} not below them, not}}
 kernel.func @Unordered(%a: memref<?x768xf16>, %b: memref<768x768xf16>, %c: memref<?x768xf16>) attributes {kernel.row_variants = [{max_rows = 128 : i64, config = {template = "sm90_gemm"}}, {max_rows = 64 : i64, config = {template = "sm90_gemm"}}]} {
   matmul ins(%a, %b : memref<?x768xf16>, memref<768x768xf16>) outs(%c : memref<?x768xf16>) {
   ^bb0(%x: tensor<?x768xf16>, %y: tensor<768x768xf16>):
@@ -74,5 +74,105 @@ func.func @main(%a: memref<?x768xf16> {kernel.min_shape = array<i64: 1, 768>, ke
   %rows = memref.dim %a, %c0 : memref<?x768xf16>
   %c = memref.alloc(%rows) : memref<?x768xf16>
   kernel.launch @Unordered(%a, %b, %c) : (memref<?x768xf16>, memref<768x768xf16>, memref<?x768xf16>) -> ()
+  return %c : memref<?x768xf16>
+}
+
+// -----
+
+// The large Ms' bucket comes after the small ones, above them.
+// expected-error @+1 {{kernel-matmul-sm90: kernel.row_variants must list {max_rows = <rows>, config = <configuration>} by ascending max_rows, then at most one {above_rows = <rows>, config = <configuration>} not below them, not}}
+kernel.func @LargeBelowSmall(%a: memref<?x768xf16>, %b: memref<768x768xf16>, %c: memref<?x768xf16>) attributes {kernel.row_variants = [{max_rows = 128 : i64, config = {template = "sm90_gemm"}}, {above_rows = 64 : i64, config = {template = "sm90_gemm"}}]} {
+  matmul ins(%a, %b : memref<?x768xf16>, memref<768x768xf16>) outs(%c : memref<?x768xf16>) {
+  ^bb0(%x: tensor<?x768xf16>, %y: tensor<768x768xf16>):
+    %r = graph.matmul %x, %y : (tensor<?x768xf16>, tensor<768x768xf16>) -> tensor<?x768xf16>
+    kernel.yield %r : tensor<?x768xf16>
+  }
+  return
+}
+func.func @main(%a: memref<?x768xf16> {kernel.min_shape = array<i64: 1, 768>, kernel.opt_shape = array<i64: 1024, 768>, kernel.max_shape = array<i64: 4096, 768>}, %b: memref<768x768xf16>) -> memref<?x768xf16> attributes {kernel.num_inputs = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %a, %c0 : memref<?x768xf16>
+  %c = memref.alloc(%rows) : memref<?x768xf16>
+  kernel.launch @LargeBelowSmall(%a, %b, %c) : (memref<?x768xf16>, memref<768x768xf16>, memref<?x768xf16>) -> ()
+  return %c : memref<?x768xf16>
+}
+
+// -----
+
+// One bucket of large Ms at most: it takes every M above its bound.
+// expected-error @+1 {{kernel-matmul-sm90: kernel.row_variants must list {max_rows = <rows>, config = <configuration>} by ascending max_rows, then at most one {above_rows = <rows>, config = <configuration>} not below them, not}}
+kernel.func @TwoLarge(%a: memref<?x768xf16>, %b: memref<768x768xf16>, %c: memref<?x768xf16>) attributes {kernel.row_variants = [{above_rows = 2048 : i64, config = {template = "sm90_gemm"}}, {above_rows = 3000 : i64, config = {template = "sm90_gemm"}}]} {
+  matmul ins(%a, %b : memref<?x768xf16>, memref<768x768xf16>) outs(%c : memref<?x768xf16>) {
+  ^bb0(%x: tensor<?x768xf16>, %y: tensor<768x768xf16>):
+    %r = graph.matmul %x, %y : (tensor<?x768xf16>, tensor<768x768xf16>) -> tensor<?x768xf16>
+    kernel.yield %r : tensor<?x768xf16>
+  }
+  return
+}
+func.func @main(%a: memref<?x768xf16> {kernel.min_shape = array<i64: 1, 768>, kernel.opt_shape = array<i64: 1024, 768>, kernel.max_shape = array<i64: 4096, 768>}, %b: memref<768x768xf16>) -> memref<?x768xf16> attributes {kernel.num_inputs = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %a, %c0 : memref<?x768xf16>
+  %c = memref.alloc(%rows) : memref<?x768xf16>
+  kernel.launch @TwoLarge(%a, %b, %c) : (memref<?x768xf16>, memref<768x768xf16>, memref<?x768xf16>) -> ()
+  return %c : memref<?x768xf16>
+}
+
+// -----
+
+// A variant is one bucket: a bound on one side.
+// expected-error @+1 {{kernel-matmul-sm90: kernel.row_variants must list {max_rows = <rows>, config = <configuration>} by ascending max_rows, then at most one {above_rows = <rows>, config = <configuration>} not below them, not}}
+kernel.func @BothBounds(%a: memref<?x768xf16>, %b: memref<768x768xf16>, %c: memref<?x768xf16>) attributes {kernel.row_variants = [{above_rows = 64 : i64, max_rows = 128 : i64, config = {template = "sm90_gemm"}}]} {
+  matmul ins(%a, %b : memref<?x768xf16>, memref<768x768xf16>) outs(%c : memref<?x768xf16>) {
+  ^bb0(%x: tensor<?x768xf16>, %y: tensor<768x768xf16>):
+    %r = graph.matmul %x, %y : (tensor<?x768xf16>, tensor<768x768xf16>) -> tensor<?x768xf16>
+    kernel.yield %r : tensor<?x768xf16>
+  }
+  return
+}
+func.func @main(%a: memref<?x768xf16> {kernel.min_shape = array<i64: 1, 768>, kernel.opt_shape = array<i64: 1024, 768>, kernel.max_shape = array<i64: 4096, 768>}, %b: memref<768x768xf16>) -> memref<?x768xf16> attributes {kernel.num_inputs = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %a, %c0 : memref<?x768xf16>
+  %c = memref.alloc(%rows) : memref<?x768xf16>
+  kernel.launch @BothBounds(%a, %b, %c) : (memref<?x768xf16>, memref<768x768xf16>, memref<?x768xf16>) -> ()
+  return %c : memref<?x768xf16>
+}
+
+// -----
+
+// Split-K cannot pay at the max shape's 4096 rows (256 tiles of 128 x 128 in 1024 x 768).
+// expected-error @+1 {{kernel-matmul-sm90: row variant {consumers = 2 : i64, split_k = 2 : i64, stages = 4 : i64, template = "sm90_gemm", tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 128 : i64} is not a warp-specialised configuration of this GEMM above 2048 rows}}
+kernel.func @LargeSplitK(%a: memref<?x768xf16>, %b: memref<768x768xf16>, %c: memref<?x768xf16>) attributes {kernel.row_variants = [{above_rows = 2048 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64, split_k = 2 : i64}}]} {
+  matmul ins(%a, %b : memref<?x768xf16>, memref<768x768xf16>) outs(%c : memref<?x768xf16>) {
+  ^bb0(%x: tensor<?x768xf16>, %y: tensor<768x768xf16>):
+    %r = graph.matmul %x, %y : (tensor<?x768xf16>, tensor<768x768xf16>) -> tensor<?x768xf16>
+    kernel.yield %r : tensor<?x768xf16>
+  }
+  return
+}
+func.func @main(%a: memref<?x768xf16> {kernel.min_shape = array<i64: 1, 768>, kernel.opt_shape = array<i64: 1024, 768>, kernel.max_shape = array<i64: 4096, 768>}, %b: memref<768x768xf16>) -> memref<?x768xf16> attributes {kernel.num_inputs = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %a, %c0 : memref<?x768xf16>
+  %c = memref.alloc(%rows) : memref<?x768xf16>
+  kernel.launch @LargeSplitK(%a, %b, %c) : (memref<?x768xf16>, memref<768x768xf16>, memref<?x768xf16>) -> ()
+  return %c : memref<?x768xf16>
+}
+
+// -----
+
+// Without a max shape nothing says what rows the large variant was chosen for.
+// expected-error @+1 {{kernel-matmul-sm90: a row variant above 2048 rows needs the profile's max shape (kernel.max_shape)}}
+kernel.func @NoMaxShape(%a: memref<?x768xf16>, %b: memref<768x768xf16>, %c: memref<?x768xf16>) attributes {kernel.row_variants = [{above_rows = 2048 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64, persistent = true}}]} {
+  matmul ins(%a, %b : memref<?x768xf16>, memref<768x768xf16>) outs(%c : memref<?x768xf16>) {
+  ^bb0(%x: tensor<?x768xf16>, %y: tensor<768x768xf16>):
+    %r = graph.matmul %x, %y : (tensor<?x768xf16>, tensor<768x768xf16>) -> tensor<?x768xf16>
+    kernel.yield %r : tensor<?x768xf16>
+  }
+  return
+}
+func.func @main(%a: memref<?x768xf16> {kernel.min_shape = array<i64: 1, 768>, kernel.opt_shape = array<i64: 1024, 768>}, %b: memref<768x768xf16>) -> memref<?x768xf16> attributes {kernel.num_inputs = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %a, %c0 : memref<?x768xf16>
+  %c = memref.alloc(%rows) : memref<?x768xf16>
+  kernel.launch @NoMaxShape(%a, %b, %c) : (memref<?x768xf16>, memref<768x768xf16>, memref<?x768xf16>) -> ()
   return %c : memref<?x768xf16>
 }

@@ -69,3 +69,43 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.min_shape = array<i64: 1, 16, 76
   kernel.launch @Plain(%a, %b, %c) : (memref<?x?x768xf16>, memref<768x3072xf16>, memref<?x?x3072xf16>) -> ()
   return %c : memref<?x?x3072xf16>
 }
+
+// -----
+
+// Three buckets (as kernel-autotune records them for BERT-base's 768 x 768 products,
+// profile 1x16 / 8x128 / 64x512): M <= 128 runs the small Ms' variant (chosen at the min
+// shape), 128 < M <= 5792 kernel.config (the opt shape's), M > 5792 the large Ms' variant
+// (chosen at the max shape: a persistent grid of at most 132 CTAs).
+// CHECK-LABEL: func.func @main
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [%[[M:[0-9a-z_]+]], 768]
+// CHECK: %[[SMALL:.*]] = arith.cmpi ule, %[[M]], %c128{{.*}} : index
+// CHECK: %[[GRID0:.*]] = arith.select %[[SMALL]], %{{.*}}, %c0{{.*}} : index
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x64x64_s6_ws2::@gemm_f16_f16_128x64x64_s6_ws2 blocks in (%[[GRID0]],
+// CHECK: %[[ABOVE:.*]] = arith.cmpi ugt, %[[M]], %c128{{.*}} : index
+// CHECK: %[[BELOW:.*]] = arith.cmpi ule, %[[M]], %c5792{{.*}} : index
+// CHECK: %[[MIDDLE:.*]] = arith.andi %[[ABOVE]], %[[BELOW]] : i1
+// CHECK: %[[GRID1:.*]] = arith.select %[[MIDDLE]], %{{.*}}, %c0{{.*}} : index
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2::@gemm_f16_f16_128x128x64_s4_ws2 blocks in (%[[GRID1]],
+// CHECK: %[[LARGE:.*]] = arith.cmpi ugt, %[[M]], %c5792{{.*}} : index
+// CHECK: %[[CTAS:.*]] = arith.minui %{{.*}}, %c132 : index
+// CHECK: %[[GRID2:.*]] = arith.select %[[LARGE]], %[[CTAS]], %c0{{.*}} : index
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2_p::@gemm_f16_f16_128x128x64_s4_ws2_p blocks in (%[[GRID2]],
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+kernel.func @MatMul_1(%a: memref<?x?x768xf16>, %b: memref<768x768xf16>, %c: memref<?x?x768xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64}, kernel.row_variants = [{max_rows = 128 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 64 : i64, tile_k = 64 : i64, stages = 6 : i64, consumers = 2 : i64}}, {above_rows = 5792 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64, persistent = true}}]} {
+  matmul ins(%a, %b : memref<?x?x768xf16>, memref<768x768xf16>) outs(%c : memref<?x?x768xf16>) {
+  ^bb0(%x: tensor<?x?x768xf16>, %y: tensor<768x768xf16>):
+    %r = graph.matmul %x, %y : (tensor<?x?x768xf16>, tensor<768x768xf16>) -> tensor<?x?x768xf16>
+    kernel.yield %r : tensor<?x?x768xf16>
+  }
+  return
+}
+func.func @main(%a: memref<?x?x768xf16> {kernel.min_shape = array<i64: 1, 16, 768>, kernel.opt_shape = array<i64: 8, 128, 768>, kernel.max_shape = array<i64: 64, 512, 768>}, %b: memref<768x768xf16>) -> memref<?x?x768xf16> attributes {kernel.num_inputs = 2 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %batch = memref.dim %a, %c0 : memref<?x?x768xf16>
+  %seq = memref.dim %a, %c1 : memref<?x?x768xf16>
+  %c = memref.alloc(%batch, %seq) : memref<?x?x768xf16>
+  kernel.launch @MatMul_1(%a, %b, %c) : (memref<?x?x768xf16>, memref<768x768xf16>, memref<?x?x768xf16>) -> ()
+  return %c : memref<?x?x768xf16>
+}

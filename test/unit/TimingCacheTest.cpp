@@ -7,6 +7,7 @@
 #include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/Autotune.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/Sm90Template.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -635,11 +636,9 @@ std::map<std::string, uint64_t> launchedCtas(const kiln::engine::Engine &engine,
 
 } // namespace
 
-// A dynamic GEMM whose profile runs from 16 to 32768 rows (opt 1024): the small Ms get
-// their own configuration, chosen at the min shape (with split-K, whose workspace is
-// bounded by the bucket), and the engine launches one or the other per shape.
-TEST_F(TuningIRTest, DynamicGemmGetsAVariantForSmallRows) {
-  std::string text = std::string(kDynamicGemmKernel) + R"mlir(
+// The BERT-like profile of the dynamic GEMM above: batch 1-64 x sequence 16-512, opt 8x128
+// (16, 1024 and 32768 rows), its output viewed at the input's extents.
+constexpr const char kDynamicGemmMain[] = R"mlir(
 func.func @main(%a: memref<?x?x768xf16> {kernel.min_shape = array<i64: 1, 16, 768>, kernel.opt_shape = array<i64: 8, 128, 768>, kernel.max_shape = array<i64: 64, 512, 768>}, %b: memref<768x3072xf16>, %c: memref<?x?x3072xf16>) -> (index, index) attributes {kernel.num_inputs = 2 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -652,6 +651,12 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.min_shape = array<i64: 1, 16, 76
   return %batch, %sequence : index, index
 }
 )mlir";
+
+// A dynamic GEMM whose profile runs from 16 to 32768 rows (opt 1024): the small Ms get
+// their own configuration, chosen at the min shape (with split-K, whose workspace is
+// bounded by the bucket), and the engine launches one or the other per shape.
+TEST_F(TuningIRTest, DynamicGemmGetsAVariantForSmallRows) {
+  std::string text = std::string(kDynamicGemmKernel) + kDynamicGemmMain;
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
   ASSERT_TRUE(module);
   auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
@@ -766,6 +771,110 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.min_shape = array<i64: 1, 16, 76
   // The workspace: split_k x 128 rows x 3072 f32 fits in the arena beside everything
   // else (planned at the max shape).
   EXPECT_GE(engine.arenaBytes, uint64_t(split.front().splitK) * 128 * 3072 * 4);
+}
+
+// The same GEMM's large Ms (above sqrt(1024 * 32768) = 5792 rows) get their own
+// configuration too, chosen at the max shape after every kernel's opt shape and small Ms,
+// and the engine launches each of the three where its rows are.
+TEST_F(TuningIRTest, DynamicGemmGetsAVariantForLargeRows) {
+  std::string text = std::string(kDynamicGemmKernel) + kDynamicGemmMain;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
+  std::optional<kiln::GemmRows> bucket = kiln::largeRowsBucket(kernel);
+  ASSERT_TRUE(bucket);
+  EXPECT_EQ(bucket->profile, "kernel.max_shape");
+  EXPECT_EQ(bucket->aboveRows, 5792);
+  std::optional<kiln::Sm90GemmProblem> large = kiln::matchSm90Gemm(kernel, false, *bucket);
+  ASSERT_TRUE(large);
+  EXPECT_EQ(large->m, 64 * 512);
+  // A persistent grid is a configuration at the max shape (6144 tiles of 128 x 128), not
+  // at the opt shape's 192.
+  kiln::Sm90GemmConfig persistent;
+  persistent.stages = 4;
+  persistent.consumers = 2;
+  persistent.persistent = true;
+  EXPECT_TRUE(
+      kiln::isListedConfig<kiln::Sm90GemmConfig>(kiln::sm90GemmConfigs(*large), persistent));
+  // The variant is timed at the max shape.
+  {
+    std::string why;
+    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(
+        kernel, persistent.toAttr(&context), why, "kernel.max_shape");
+    ASSERT_TRUE(timing) << why;
+    FailureOr<kiln::engine::Engine> engine =
+        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
+    ASSERT_TRUE(succeeded(engine)) << why;
+    EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{64, 512, 768}));
+  }
+
+  kiln::Sm90GemmConfig wide, narrow;
+  wide.tileN = 256;
+  wide.stages = 4;
+  wide.consumers = 2;
+  narrow.tileN = 64;
+  narrow.stages = 6;
+  narrow.consumers = 2;
+  ProfileTimer timer;
+  timer.fastest["kernel.opt_shape"] = wide.toAttr(&context);
+  timer.fastest["kernel.min_shape"] = narrow.toAttr(&context);
+  timer.fastest["kernel.max_shape"] = persistent.toAttr(&context);
+  kiln::KernelAutotuneOptions options;
+  options.budget = 60;
+  {
+    PassManager pm(&context);
+    pm.addPass(kiln::createKernelAutotune(options, &timer));
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+  }
+  EXPECT_EQ(kernel->getAttr(kiln::kKernelConfigAttr), wide.toAttr(&context));
+  FailureOr<SmallVector<kiln::GemmRowVariant>> variants = kiln::getRowVariants(kernel, "test");
+  ASSERT_TRUE(succeeded(variants));
+  ASSERT_EQ(variants->size(), 2u);
+  EXPECT_EQ((*variants)[0].maxRows, 128);
+  EXPECT_EQ((*variants)[0].config, narrow.toAttr(&context));
+  EXPECT_EQ((*variants)[1].maxRows, 0);
+  EXPECT_EQ((*variants)[1].aboveRows, 5792);
+  EXPECT_EQ((*variants)[1].config, persistent.toAttr(&context));
+  // Opt shape first, then the min shape, the max shape last.
+  ASSERT_FALSE(timer.asked.empty());
+  EXPECT_EQ(timer.asked.front(), "kernel.opt_shape");
+  EXPECT_EQ(timer.asked.back(), "kernel.max_shape");
+
+  // The engine: each configuration where its rows are.
+  kiln::GpuCompileOptions compile;
+  compile.autotune = false;
+  kiln::engine::Engine engine;
+  ASSERT_TRUE(succeeded(kiln::compileKernelsForGpu(*module, compile, engine)));
+  auto gridsAt = [&](int64_t batch, int64_t sequence) {
+    return launchedCtas(engine, {{batch, sequence, 768}, {768, 3072}});
+  };
+  std::string narrowGemm, wideGemm, persistentGemm;
+  for (const kiln::engine::Kernel &each : engine.kernels) {
+    if (each.name.find(persistent.name()) != std::string::npos)
+      persistentGemm = each.name;
+    else if (each.name.find(wide.name()) != std::string::npos)
+      wideGemm = each.name;
+    else if (each.name.find(narrow.name()) != std::string::npos)
+      narrowGemm = each.name;
+  }
+  ASSERT_FALSE(narrowGemm.empty());
+  ASSERT_FALSE(wideGemm.empty());
+  ASSERT_FALSE(persistentGemm.empty());
+  // 1 x 16: 48 tiles of 128 x 64; 8 x 128: 8 x 12 wide tiles; 32 x 256 (8192 rows): the
+  // persistent grid, one CTA an SM; 45 x 128 (5760 rows): still the opt configuration.
+  std::map<std::string, uint64_t> atMin = gridsAt(1, 16);
+  EXPECT_EQ(atMin[narrowGemm], 48u);
+  EXPECT_EQ(atMin[wideGemm], 0u);
+  EXPECT_EQ(atMin[persistentGemm], 0u);
+  std::map<std::string, uint64_t> atOpt = gridsAt(8, 128);
+  EXPECT_EQ(atOpt[narrowGemm], 0u);
+  EXPECT_EQ(atOpt[wideGemm], uint64_t(8 * 12));
+  EXPECT_EQ(atOpt[persistentGemm], 0u);
+  EXPECT_EQ(gridsAt(45, 128)[wideGemm], uint64_t(45 * 12));
+  EXPECT_EQ(gridsAt(45, 128)[persistentGemm], 0u);
+  std::map<std::string, uint64_t> above = gridsAt(32, 256);
+  EXPECT_EQ(above[wideGemm], 0u);
+  EXPECT_EQ(above[persistentGemm], uint64_t(kiln::kSm90Multiprocessors));
 }
 
 // A convolution of a run-time batch, 1 to 256 images (opt 32) of 7 x 7 outputs: the
