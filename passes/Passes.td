@@ -759,6 +759,24 @@ def GpuExpandArith : Pass<"gpu-expand-arith", "::mlir::gpu::GPUModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def GpuFlattenPointwiseLoops : Pass<"gpu-flatten-pointwise-loops", "::mlir::func::FuncOp"> {
+  let summary = "Make pointwise loop nests of run-time extents one-dimensional";
+  let description = [{
+    Runs on the GPU path's host function before gpu-map-loops. A top-level scf.parallel
+    from 0 in steps of 1 with an upper bound known at run time only, whose induction
+    variables are used only as the complete index list, in order, of loads and stores
+    of buffers defined outside it, each of identity layout and with the nest's extents
+    (the same constants; for run-time ones the sizes its allocation or view was made
+    with, or a memref.dim of it), becomes one loop over the product of the bounds, the
+    accesses going through memref.collapse_shape views of the buffers. gpu-map-loops
+    then needs no division by run-time extents to find a thread's element. Nests with
+    constant bounds (whose divisions are multiplications) and any other use of an
+    induction variable (broadcasts, transposes) are left as they are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
   let summary = "Turn the compute of a bufferized host function into gpu.launch ops";
   let description = [{

@@ -227,6 +227,7 @@ void addKernelLoweringPasses(OpPassManager &pm) {
 void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   GpuMapLoopsOptions map;
   map.threadsPerBlock = target.threadsPerBlock;
+  pm.addNestedPass<func::FuncOp>(createGpuFlattenPointwiseLoops());
   pm.addNestedPass<func::FuncOp>(createGpuMapLoops(map));
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createGpuPassBufferExtents());
