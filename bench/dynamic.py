@@ -7,7 +7,7 @@ Profiles (as test/models/check-dynamic.py's): text models batch 1-64 x sequence 
 (opt 8x128), measured at 1x16, 8x128 and 32x256; image models batch 1-256 (opt 32),
 measured at 1, 32 and 128. fp16; image models channels-last (the layout the tensor-core
 convolutions read). A dynamic engine tunes its kernels at the opt shape and again at the
-min shape (row variants), so it gets twice a static engine's tuning budget.
+min and max shapes (row variants), so it gets twice a static engine's tuning budget.
 
 For each model, on one GPU: `kiln compile` the dynamic engine, then per shape `kiln
 compile` the static engine, `kiln bench` both (CUDA graph replay; the dynamic one with

@@ -151,6 +151,9 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
   auto copy = cast<kernel::FuncOp>(b.clone(*function.getOperation()));
   copy->setAttr(kKernelConfigAttr, config);
   copy->removeAttr(kKernelTuningAttr);
+  // One configuration is timed, at one shape: not the row variants a bucket chose before
+  // (the large Ms' bucket is timed after the small Ms' has its variant).
+  copy->removeAttr(kKernelRowVariantsAttr);
   auto host = func::FuncOp::create(b, loc, "main", b.getFunctionType(hostTypes, {}));
   host->setAttr("kernel.num_inputs", b.getI64IntegerAttr(static_cast<int64_t>(numInputs)));
   Block *entry = host.addEntryBlock();

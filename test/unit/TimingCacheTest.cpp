@@ -839,6 +839,18 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForLargeRows) {
   ASSERT_FALSE(timer.asked.empty());
   EXPECT_EQ(timer.asked.front(), "kernel.opt_shape");
   EXPECT_EQ(timer.asked.back(), "kernel.max_shape");
+  // A kernel that has its small Ms' variant still times as one configuration at the max
+  // shape (the variant, chosen at the min shape, is no part of that timing module).
+  {
+    std::string why;
+    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(
+        kernel, persistent.toAttr(&context), why, "kernel.max_shape");
+    ASSERT_TRUE(timing) << why;
+    FailureOr<kiln::engine::Engine> engine =
+        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
+    ASSERT_TRUE(succeeded(engine)) << why;
+    EXPECT_EQ(engine->kernels.size(), 1u);
+  }
 
   // The engine: each configuration where its rows are.
   kiln::GpuCompileOptions compile;
