@@ -148,3 +148,39 @@ func.func @main(%x: memref<?x14x14x64xf16> {kernel.min_shape = array<i64: 1, 14,
   kernel.launch @Conv_3(%x, %w, %y) : (memref<?x14x14x64xf16>, memref<128x3x3x64xf16>, memref<?x7x7x128xf16>) -> ()
   return %y : memref<?x7x7x128xf16>
 }
+
+// -----
+
+// With the large batches' variant too (kernel-autotune's choice at the max shape, batch
+// 256) for M > 4434 rows (sqrt(1568 x 12544): batch 91 or more): three launches, the opt
+// shape's configuration gated to 277 < M <= 4434, the large one 6 stages deep with the
+// output boxes chosen at batch 256 (128 images of one position a tile).
+// CHECK-LABEL: func.func @main
+// CHECK: %[[SMALL:.*]] = arith.cmpi ule, %[[M:.*]], %c277{{.*}} : index
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_f16_Nx14x14x64_box1x7x7_k3x3s2p1x1_o128_128x128x64_s4_ws2_k2::
+// CHECK: gpu.launch_func {{ *}}@kiln_split_k_reduce_f16_2x128::
+// CHECK: %[[ABOVE:.*]] = arith.cmpi ugt, %[[M]], %c277{{.*}} : index
+// CHECK: %[[BELOW:.*]] = arith.cmpi ule, %[[M]], %c4434{{.*}} : index
+// CHECK: arith.andi %[[ABOVE]], %[[BELOW]] : i1
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_f16_Nx14x14x64_box18x1x7_k3x3s2p1x1_o128_128x128x64_s4_ws2::
+// CHECK: arith.cmpi ugt, %[[M]], %c4434{{.*}} : index
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_conv_f16_Nx14x14x64_box128x1x1_k3x3s2p1x1_o128_128x128x64_s6_ws2::
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+memref.global "private" constant @wl : memref<128x3x3x64xf16> = dense<1.0>
+kernel.func @Conv_4(%x: memref<?x14x14x64xf16>, %w: memref<128x3x3x64xf16>, %y: memref<?x7x7x128xf16>) attributes {kernel.row_variants = [{max_rows = 277 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64, split_k = 2 : i64}}, {above_rows = 4434 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 6 : i64, consumers = 2 : i64}}]} {
+  conv ins(%x, %w : memref<?x14x14x64xf16>, memref<128x3x3x64xf16>) outs(%y : memref<?x7x7x128xf16>) {
+  ^bb0(%a: tensor<?x14x14x64xf16>, %b: tensor<128x3x3x64xf16>):
+    %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x14x14x64xf16>, tensor<128x3x3x64xf16>) -> tensor<?x7x7x128xf16>
+    kernel.yield %r : tensor<?x7x7x128xf16>
+  }
+  return
+}
+func.func @main(%x: memref<?x14x14x64xf16> {kernel.min_shape = array<i64: 1, 14, 14, 64>, kernel.opt_shape = array<i64: 32, 14, 14, 64>, kernel.max_shape = array<i64: 256, 14, 14, 64>}) -> memref<?x7x7x128xf16> attributes {kernel.num_inputs = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x14x14x64xf16>
+  %y = memref.alloc(%n) : memref<?x7x7x128xf16>
+  %w = memref.get_global @wl : memref<128x3x3x64xf16>
+  kernel.launch @Conv_4(%x, %w, %y) : (memref<?x14x14x64xf16>, memref<128x3x3x64xf16>, memref<?x7x7x128xf16>) -> ()
+  return %y : memref<?x7x7x128xf16>
+}
