@@ -198,12 +198,15 @@ protected:
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }
-  /// The engine kernel-autotune times `kernel` under `config` with (sm_90a); nothing, and
-  /// a test failure saying why, when it does not build.
+  /// The engine kernel-autotune times `kernel` under `config` with (sm_90a), at the shape
+  /// of `profile` for a dynamic kernel; nothing, and a test failure saying why, when it
+  /// does not build.
   std::optional<kiln::engine::Engine> timingEngine(kiln::kernel::FuncOp kernel,
-                                                   DictionaryAttr config) {
+                                                   DictionaryAttr config,
+                                                   StringRef profile = "kernel.opt_shape") {
     std::string why;
-    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, config, why);
+    OwningOpRef<ModuleOp> timing =
+        kiln::GpuKernelTimer::buildTimingModule(kernel, config, why, profile);
     if (!timing) {
       ADD_FAILURE() << why;
       return std::nullopt;
@@ -685,13 +688,9 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForSmallRows) {
   EXPECT_TRUE(splitConfigs(*atOpt).empty());
   // The variant is timed at the min shape: a static engine of 16 rows.
   {
-    std::string why;
-    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(
-        kernel, split.front().toAttr(&context), why, "kernel.min_shape");
-    ASSERT_TRUE(timing) << why;
-    FailureOr<kiln::engine::Engine> engine =
-        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
-    ASSERT_TRUE(succeeded(engine)) << why;
+    std::optional<kiln::engine::Engine> engine =
+        timingEngine(kernel, split.front().toAttr(&context), "kernel.min_shape");
+    ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{1, 16, 768}));
     EXPECT_EQ(engine->steps.size(), 2u); // the GEMM's parts and the reduction
   }
@@ -798,13 +797,9 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForLargeRows) {
       kiln::isListedConfig<kiln::Sm90GemmConfig>(kiln::sm90GemmConfigs(*large), persistent));
   // The variant is timed at the max shape.
   {
-    std::string why;
-    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(
-        kernel, persistent.toAttr(&context), why, "kernel.max_shape");
-    ASSERT_TRUE(timing) << why;
-    FailureOr<kiln::engine::Engine> engine =
-        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
-    ASSERT_TRUE(succeeded(engine)) << why;
+    std::optional<kiln::engine::Engine> engine =
+        timingEngine(kernel, persistent.toAttr(&context), "kernel.max_shape");
+    ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{64, 512, 768}));
   }
 
@@ -842,13 +837,9 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForLargeRows) {
   // A kernel that has its small Ms' variant still times as one configuration at the max
   // shape (the variant, chosen at the min shape, is no part of that timing module).
   {
-    std::string why;
-    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(
-        kernel, persistent.toAttr(&context), why, "kernel.max_shape");
-    ASSERT_TRUE(timing) << why;
-    FailureOr<kiln::engine::Engine> engine =
-        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
-    ASSERT_TRUE(succeeded(engine)) << why;
+    std::optional<kiln::engine::Engine> engine =
+        timingEngine(kernel, persistent.toAttr(&context), "kernel.max_shape");
+    ASSERT_TRUE(engine);
     EXPECT_EQ(engine->kernels.size(), 1u);
   }
 
@@ -931,13 +922,9 @@ func.func @main(%x: memref<?x14x14x64xf16> {kernel.min_shape = array<i64: 1, 14,
   ASSERT_GT(split.splitK, 1);
   // The variant is timed at the min shape: the template's GEMM and its reduction.
   {
-    std::string why;
-    OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(
-        kernel, split.toAttr(&context), why, "kernel.min_shape");
-    ASSERT_TRUE(timing) << why;
-    FailureOr<kiln::engine::Engine> engine =
-        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
-    ASSERT_TRUE(succeeded(engine)) << why;
+    std::optional<kiln::engine::Engine> engine =
+        timingEngine(kernel, split.toAttr(&context), "kernel.min_shape");
+    ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{1, 14, 14, 64}));
     EXPECT_EQ(engine->steps.size(), 2u);
   }
