@@ -418,12 +418,11 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
              << ": " << kiln::kKernelRowVariantsAttr << " on a convolution whose batch is static";
     SmallVector<Variant, 2> variants;
     for (const kiln::GemmRowVariant &listedVariant : *listed) {
-      kiln::GemmRows rows = listedVariant.rows();
-      std::optional<ConvProblem> bucket = matchConv(function, tf32, rows);
+      std::optional<ConvProblem> bucket = matchConv(function, tf32, listedVariant.rows());
       if (!bucket)
         return function.emitError(getArgument())
-               << ": a row variant " << listedVariant.describeRows() << " needs the profile's "
-               << (listedVariant.aboveRows ? "max" : "min") << " shape (" << rows.profile << ")";
+               << ": a row variant " << listedVariant.describeRows() << " needs "
+               << listedVariant.describeProfile();
       PixelBox box = choosePixelBox(*bucket);
       std::optional<kiln::Sm90GemmConfig> config =
           kiln::Sm90GemmConfig::fromAttr(listedVariant.config);

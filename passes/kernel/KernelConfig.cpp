@@ -45,6 +45,12 @@ std::string GemmRowVariant::describeRows() const {
                        : llvm::formatv("at {0} rows or fewer", maxRows).str();
 }
 
+std::string GemmRowVariant::describeProfile() const {
+  return llvm::formatv("the profile's {0} shape ({1})", aboveRows > 0 ? "max" : "min",
+                       rows().profile)
+      .str();
+}
+
 FailureOr<SmallVector<GemmRowVariant>> getRowVariants(kernel::FuncOp function, StringRef pass) {
   SmallVector<GemmRowVariant> variants;
   Attribute attr = function->getAttr(kKernelRowVariantsAttr);

@@ -282,6 +282,9 @@ struct GemmRowVariant {
   }
   /// "at 128 rows or fewer", "above 5792 rows".
   std::string describeRows() const;
+  /// What a template that cannot match the variant's rows() lacks: "the profile's min
+  /// shape (kernel.min_shape)", or max.
+  std::string describeProfile() const;
 };
 
 /// `function`'s row variants (empty when it has none); fails, with an error on the

@@ -456,12 +456,12 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
              << ": " << kiln::kKernelRowVariantsAttr << " on a GEMM whose rows are static";
     bool tf32 = allowTf32 || kiln::kernelConfigAsksTf32(function);
     for (const kiln::GemmRowVariant &listedVariant : *listed) {
-      kiln::GemmRows rows = listedVariant.rows();
-      std::optional<kiln::Sm90GemmProblem> bucket = kiln::matchSm90Gemm(function, tf32, rows);
+      std::optional<kiln::Sm90GemmProblem> bucket =
+          kiln::matchSm90Gemm(function, tf32, listedVariant.rows());
       if (!bucket)
         return function.emitError(getArgument())
-               << ": a row variant " << listedVariant.describeRows() << " needs the profile's "
-               << (listedVariant.aboveRows ? "max" : "min") << " shape (" << rows.profile << ")";
+               << ": a row variant " << listedVariant.describeRows() << " needs "
+               << listedVariant.describeProfile();
       std::optional<kiln::Sm90GemmConfig> config =
           kiln::Sm90GemmConfig::fromAttr(listedVariant.config);
       if (!config || config->consumers == 0 ||

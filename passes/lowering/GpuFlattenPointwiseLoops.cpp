@@ -114,29 +114,26 @@ void flatten(scf::ParallelOp nest) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto flatNest =
       scf::ParallelOp::create(b, loc, ValueRange{zero}, ValueRange{total}, ValueRange{one});
-  // The old body, minus its terminator, at the start of the new one; every access at the
-  // induction variables becomes one at the flat index.
+  // The old body, minus its terminator, at the start of the new one.
   Block *body = flatNest.getBody();
   Block *old = nest.getBody();
   body->getOperations().splice(body->begin(), old->getOperations(), old->begin(),
                                std::prev(old->end()));
+  // Every access at the induction variables (their only users) reads or writes its
+  // buffer's view at the flat index instead.
   Value index = flatNest.getInductionVars().front();
-  SmallVector<Operation *> accesses;
+  SetVector<Operation *> accesses;
   for (Value iv : nest.getInductionVars())
-    for (Operation *user : iv.getUsers())
-      if (!llvm::is_contained(accesses, user))
-        accesses.push_back(user);
+    accesses.insert_range(iv.getUsers());
   for (Operation *access : accesses) {
-    OpBuilder at(access);
     if (auto load = dyn_cast<memref::LoadOp>(access)) {
-      Value value = memref::LoadOp::create(at, load.getLoc(), flat[load.getMemRef()], index);
-      load.replaceAllUsesWith(value);
+      load.getMemrefMutable().assign(flat[load.getMemRef()]);
+      load.getIndicesMutable().assign(index);
     } else {
       auto store = cast<memref::StoreOp>(access);
-      memref::StoreOp::create(at, store.getLoc(), store.getValueToStore(), flat[store.getMemRef()],
-                              index);
+      store.getMemrefMutable().assign(flat[store.getMemRef()]);
+      store.getIndicesMutable().assign(index);
     }
-    access->erase();
   }
   nest.erase();
 }
