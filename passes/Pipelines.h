@@ -54,8 +54,9 @@ void addGpuDeviceLoweringPasses(mlir::OpPassManager &pm, const GpuTargetOptions 
 
 /// The layout change `kiln compile --channels-last` asks for, after the graph passes:
 /// graph-convert-layout (channels-last convolutions). Not in the default pipelines: the
-/// generic GPU convolution loops run faster channels first (docs/perf-notes.md); it is
-/// for kernels that read NHWC.
+/// generic GPU convolution loops run faster channels first
+/// (docs/notebook/2026-11-22-05-transformer-fusion-channels-last.md); it is for kernels
+/// that read NHWC.
 void addLayoutPasses(mlir::OpPassManager &pm);
 
 /// After graph-quantize-int8 (and early in addGraphPasses, for QAT models): the

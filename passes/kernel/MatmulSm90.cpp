@@ -326,7 +326,8 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   };
   // The default comes first. The 128x256 tile is the fastest where it fills the GPU: at
   // least one CTA per SM of an H200 (132); smaller products do better with more, narrower
-  // tiles (docs/perf-notes.md). kernel-autotune measures them all.
+  // tiles (docs/notebook/2026-11-22-09-gemm-edges-small-products.md). kernel-autotune
+  // measures them all.
   auto tilesAt = [&](int64_t rows, int64_t tileN) {
     return llvm::divideCeil(rows, 128) * llvm::divideCeil(problem.n, tileN);
   };
