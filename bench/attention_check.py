@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The flash-attention kernel (kernel-attention-sm80) end to end on the GPU machine.
+"""The flash-attention kernel (flash_attention) end to end on the GPU machine.
 
 Part 1, correctness: one-attention ONNX models written as exporters write them
 (Transpose, MatMul, Mul, [Add mask | Where causal], Softmax, [IsNaN/Where guard], MatMul)

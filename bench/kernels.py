@@ -28,7 +28,7 @@ PyTorch calls, in one run on one GPU.
              ReLU), BERT-base's ffn1 (matmul + bias + GELU) and ffn2 (matmul + bias +
              residual), fp16. Peer: the same ops in PyTorch (F.conv2d with bias, torch.addmm,
              F.relu / F.gelu, +), one CUDA graph.
-  rows       row kernels (kernel-reduction-rows): softmax over the last axis of (8*12*128) x
+  rows       row kernels (rows): softmax over the last axis of (8*12*128) x
              128, (8*12*512) x 512 and 1024 x 50257 (GPT-2's vocabulary), LayerNorm of
              8192 x 768 after a residual add, ReduceMean and ReduceSum over the last axis of
              8192 x 768 and 65536 x 1024; fp16 and fp32. Peer: torch eager (F.softmax,

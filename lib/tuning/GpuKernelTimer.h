@@ -19,6 +19,7 @@
 #define KILN_LIB_TUNING_GPUKERNELTIMER_H
 
 #include "passes/kernel/Autotune.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "runtime/Engine.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -45,16 +46,18 @@ public:
     uint64_t maxRotationBytes = 8ull << 30;
   };
 
-  /// A timer on GPU 0, or null with `why` ("no CUDA driver: ...", "no CUDA GPU: ...", or
-  /// a GPU that cannot run `target`).
-  static std::unique_ptr<GpuKernelTimer> create(const std::string &target, std::string &why,
-                                                Options options);
-  static std::unique_ptr<GpuKernelTimer> create(const std::string &target, std::string &why) {
-    return create(target, why, Options());
+  /// A timer on GPU 0 of kernels compiled with `templates` (its target and the options that
+  /// change their code), or null with `why` ("no CUDA driver: ...", "no CUDA GPU: ...", or
+  /// a GPU that cannot run the target).
+  static std::unique_ptr<GpuKernelTimer> create(const TemplateOptions &templates,
+                                                std::string &why, Options options);
+  static std::unique_ptr<GpuKernelTimer> create(const TemplateOptions &templates,
+                                                std::string &why) {
+    return create(templates, why, Options());
   }
   ~GpuKernelTimer() override;
 
-  mlir::FailureOr<double> measureMicros(kernel::FuncOp function, mlir::DictionaryAttr config,
+  mlir::FailureOr<double> measureMicros(kernel::FuncOp function, mlir::Attribute config,
                                         llvm::StringRef profile, std::string &why) override;
   TimingGpu gpu() const override;
 
@@ -62,17 +65,17 @@ public:
   /// shape of `profile` (null with `why` when the kernel cannot be launched alone, e.g.
   /// scalar arguments or strided buffers).
   static mlir::OwningOpRef<mlir::ModuleOp>
-  buildTimingModule(kernel::FuncOp function, mlir::DictionaryAttr config, std::string &why,
+  buildTimingModule(kernel::FuncOp function, mlir::Attribute config, std::string &why,
                     llvm::StringRef profile = "kernel.opt_shape");
   /// Step 2: that module compiled into an engine (no GPU needed); diagnostics are captured
   /// into `why`.
   static mlir::FailureOr<engine::Engine>
-  compileTimingModule(mlir::ModuleOp module, const std::string &target, std::string &why);
+  compileTimingModule(mlir::ModuleOp module, const TemplateOptions &templates, std::string &why);
 
 private:
-  GpuKernelTimer(std::shared_ptr<Runtime> runtime, std::string target, Options options);
+  GpuKernelTimer(std::shared_ptr<Runtime> runtime, TemplateOptions templates, Options options);
   std::shared_ptr<Runtime> runtime;
-  std::string target;
+  TemplateOptions templates;
   Options options;
 };
 

@@ -4,8 +4,8 @@
 // residual add + ReLU; the input read as a row-major A), whose residual is read at the
 // output's own position; and the
 // explicit-im2col path (a 3-channel stem) with bias + ReLU.
-// RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // CHECK-LABEL: func.func @main

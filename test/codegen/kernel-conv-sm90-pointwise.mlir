@@ -4,8 +4,8 @@
 // 128x64 tensor map over the input viewed as 2-D, no 4-D boxes and no per-row position
 // arithmetic in the epilogue. Here 2 x 10 x 10 positions (200 rows: a partial second tile)
 // of C = 40 channels (one k-tile, TMA zero-fills columns 40..63) -> 64.
-// RUN: kiln-opt --kernel-conv-sm90 %s | FileCheck %s
-// RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
 // RUN:   | FileCheck %s --check-prefix=PTX
 
 // CHECK-LABEL: memref.global "private" constant @w_kxo : memref<40x64xf16>

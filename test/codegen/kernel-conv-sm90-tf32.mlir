@@ -2,9 +2,9 @@
 // weight becomes the warp-specialised template with tf32 operands: 4-D TMA boxes of 32
 // channels (128 bytes), the weight permuted at compile time to O x (KH KW C), K-major
 // (`_oxk`), and 4 wgmma m64nNk8 a k-tile. Without allow-tf32 it stays generic.
-// RUN: kiln-opt --kernel-conv-sm90=allow-tf32 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file | FileCheck %s --check-prefix=OFF
-// RUN: kiln-opt --kernel-conv-sm90=allow-tf32 --kiln-lower-gpu-device %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv allow-tf32=true" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv allow-tf32=true" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // 3x3, stride 2, padding 1, 48 channels (rounded up to 64: two 32-channel k-tiles a tap,

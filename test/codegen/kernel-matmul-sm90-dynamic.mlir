@@ -5,7 +5,7 @@
 // The configuration is chosen at the profile's opt shape (8 x 128 rows: 1024 x 3072,
 // where the default 128x128 tile is first). No split-K (its reduction kernel is
 // instantiated per M) and no one-warpgroup kernel (whole tiles only).
-// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
 
 // CHECK-LABEL: func.func @main
 // CHECK: %[[C:.*]] = memref.alloc

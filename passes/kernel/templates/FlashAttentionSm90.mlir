@@ -1,4 +1,4 @@
-// The Hopper (sm_90a) flash-attention template of kernel-attention-sm80
+// The Hopper (sm_90a) flash-attention template of flash_attention
 // (passes/kernel/AttentionSm80.cpp): FlashAttention-2 forward, O = softmax(Q K^T * scale +
 // mask) V, with both products on wgmma (m64nNk16, {T} operands, f32 accumulation). One CTA
 // computes {BQ} query rows of one (batch, head): {WARPS} warps, i.e. {BQ} / 64 warpgroups
