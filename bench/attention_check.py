@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The flash-attention kernel (kernel-attention-sm80) end to end on the GPU machine.
+"""The flash-attention kernel (flash_attention) end to end on the GPU machine.
 
 Part 1, correctness: one-attention ONNX models written as exporters write them
 (Transpose, MatMul, Mul, [Add mask | Where causal], Softmax, [IsNaN/Where guard], MatMul)
@@ -11,7 +11,7 @@ run with `kiln run --device cuda`, and compared with a float64 NumPy reference o
 rounded inputs and with ONNX Runtime (CPU) on the same model (relative L2; NaN fails).
 
 Part 2, speed: the benchmark's shapes (b8 h12 d64 fp16, s128/s512, unmasked and causal)
-under every configuration (KILN_FLASH_ATTENTION_CONFIG), timed by `kiln bench` (CUDA
+under every configuration (`kiln compile --attention-config`), timed by `kiln bench` (CUDA
 graph replay), next to torch SDPA timed the same way.
 
     python3 bench/attention_check.py --kiln build/bin/kiln --out DIR [--skip-sweep]
@@ -198,11 +198,9 @@ def correctness(args, cases):
         path, engine = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
         onnx.save(model, path)
         row = {"case": case["name"], "dtype": case["dtype"]}
-        env = dict(os.environ)
-        if case.get("config"):
-            env["KILN_FLASH_ATTENTION_CONFIG"] = case["config"]
-        if run([args.kiln, "compile", path, "-o", engine, "--quiet"],
-               os.path.join(work, "compile.log"), env=env) != 0:
+        forced = [f"--attention-config={case['config']}"] if case.get("config") else []
+        if run([args.kiln, "compile", path, "-o", engine, "--quiet"] + forced,
+               os.path.join(work, "compile.log")) != 0:
             rows.append({**row, "status": "compile failed"})
             continue
         count, config = attention_kernels(args.kiln, engine, work)
@@ -277,10 +275,10 @@ def sweep(args, configs):
             peer = peer_ms(case, torch)
             for config in configs:
                 engine = os.path.join(work, f"{config}.kiln")
-                env = dict(os.environ, KILN_FLASH_ATTENTION_CONFIG=config)
                 row = {"case": case["name"], "config": config, "peer_ms": peer}
-                if run([args.kiln, "compile", path, "-o", engine, "--quiet"],
-                       os.path.join(work, f"{config}.compile.log"), env=env) != 0:
+                if run([args.kiln, "compile", path, "-o", engine, "--quiet",
+                        f"--attention-config={config}"],
+                       os.path.join(work, f"{config}.compile.log")) != 0:
                     rows.append({**row, "status": "compile failed"})
                     continue
                 row["used"] = attention_kernels(args.kiln, engine, work)[1]

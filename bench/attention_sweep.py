@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Flash-attention configurations side by side on the GPU, in one call: the attention cases
 of bench/kernels.py (b8 h12 d64 fp16, s128/s512, unmasked and causal), each compiled once
-per variant (a KILN_FLASH_ATTENTION_CONFIG value, or "tuned": kernel-autotune measures the
-candidates in `kiln compile`), checked against PyTorch in fp32 (rel L2) and timed with
-`kiln bench`; SDPA is timed once per case in the same process.
+per variant (a configuration `kiln compile --attention-config` forces, or "tuned":
+kernel-autotune measures the candidates in `kiln compile`), checked against PyTorch in fp32
+(rel L2) and timed with `kiln bench`; SDPA is timed once per case in the same process.
+A variant is CONFIG[@N][!f32exp]: `--attention-config=CONFIG`, with `@N`
+`--attention-min-ctas=N` (the wgmma variant's CTAs an SM) and with `!f32exp`
+`--attention-f32-exp` (exp2 in f32 for f16).
 
     python3 bench/attention_sweep.py --kiln build/bin/kiln --out DIR \\
         --variants tuned,64x64x2x4,128x64x2x8xwgmma,64x64x2x4xwgmma@3,64x128x2x4xwgmma!f32exp \\
@@ -23,6 +26,19 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kernels  # noqa: E402
+
+
+def variant_flags(variant):
+    """The `kiln compile` flags of a variant CONFIG[@N][!f32exp]: the forced configuration,
+    the wgmma variant's CTAs an SM (@N), exp2 in f32 for f16 (!f32exp)."""
+    spec, _, extra = variant.partition("!")
+    config, _, min_ctas = spec.partition("@")
+    flags = [f"--attention-config={config}"]
+    if min_ctas:
+        flags.append(f"--attention-min-ctas={min_ctas}")
+    if extra == "f32exp":
+        flags.append("--attention-f32-exp")
+    return flags
 
 
 def main():
@@ -53,24 +69,13 @@ def main():
                 continue
             work = os.path.join(args.out, "work", f"{index:02d}-{variant}")
             os.makedirs(work, exist_ok=True)
+            flags = []
             if variant == "tuned":
-                os.environ.pop("KILN_FLASH_ATTENTION_CONFIG", None)
                 os.environ["KILN_CACHE_DIR"] = os.path.join(args.out, "cache")
             else:
-                # CONFIG[@N][!f32exp]: N = KILN_FLASH_ATTENTION_MIN_CTAS (the wgmma variant's
-                # cap); !f32exp sets KILN_FLASH_ATTENTION_F32_EXP (exp2 in f32 for f16).
-                spec, _, flags = variant.partition("!")
-                config, _, min_ctas = spec.partition("@")
-                os.environ["KILN_FLASH_ATTENTION_CONFIG"] = config
-                if min_ctas:
-                    os.environ["KILN_FLASH_ATTENTION_MIN_CTAS"] = min_ctas
-                if flags == "f32exp":
-                    os.environ["KILN_FLASH_ATTENTION_F32_EXP"] = "1"
-            if "@" not in variant:
-                os.environ.pop("KILN_FLASH_ATTENTION_MIN_CTAS", None)
-            if "!f32exp" not in variant:
-                os.environ.pop("KILN_FLASH_ATTENTION_F32_EXP", None)
-            result = kernels.kiln_side(case, model, inputs, args.kiln, work, torch, args.timeout)
+                flags = variant_flags(variant)
+            result = kernels.kiln_side(dict(case, kiln_flags=flags), model, inputs, args.kiln,
+                                       work, torch, args.timeout)
             if variant == "tuned" and os.path.exists(os.path.join(work, "model.kiln")):
                 # The configuration the tuner chose, and what it measured.
                 import subprocess
@@ -89,7 +94,6 @@ def main():
                   f"(rel L2 {result.get('rel_l2')}, SDPA {peer.get('median_ms'):.4f})",
                   flush=True)
         rows.append(row)
-    os.environ.pop("KILN_FLASH_ATTENTION_CONFIG", None)
     with open(os.path.join(args.out, "sweep.json"), "w") as f:
         json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                    "rows": rows}, f, indent=1)

@@ -28,7 +28,7 @@ PyTorch calls, in one run on one GPU.
              ReLU), BERT-base's ffn1 (matmul + bias + GELU) and ffn2 (matmul + bias +
              residual), fp16. Peer: the same ops in PyTorch (F.conv2d with bias, torch.addmm,
              F.relu / F.gelu, +), one CUDA graph.
-  rows       row kernels (kernel-reduction-rows): softmax over the last axis of (8*12*128) x
+  rows       row kernels (rows): softmax over the last axis of (8*12*128) x
              128, (8*12*512) x 512 and 1024 x 50257 (GPT-2's vocabulary), LayerNorm of
              8192 x 768 after a residual add, ReduceMean and ReduceSum over the last axis of
              8192 x 768 and 65536 x 1024; fp16 and fp32. Peer: torch eager (F.softmax,
@@ -538,6 +538,9 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
         onnx.save(model, model_path)
     start = time.perf_counter()
     compile_flags = ["--sm90-gemm-config=" + case["gemm_config"]] if "gemm_config" in case else []
+    # Further `kiln compile` flags a caller gives the case (bench/attention_sweep.py's
+    # --attention-config and friends).
+    compile_flags += case.get("kiln_flags", [])
     if TUNE_BUDGET is not None:
         compile_flags.append(f"--tune-budget={TUNE_BUDGET}")
     if TARGET != "sm_90a":

@@ -214,17 +214,54 @@ def KernelPlanBuffers : Pass<"kernel-plan-buffers", "::mlir::func::FuncOp"> {
   }];
 }
 
+// The options of the passes that consult the template families (TemplateOptions,
+// passes/kernel/KernelTemplate.h).
+defvar KernelTemplateOptions = [
+  Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+         "The GPU target whose template families apply (sm_90a, sm_80)">,
+  Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+         "f32 products and convolutions may run as tf32 (wgmma m64nNk8; ~1e-3 relative error)">,
+  ListOption<"templates", "templates", "std::string",
+             "The template families that may take kernels, by name (sm90_gemm, rows, ...); "
+             "empty: all. The generic lowering always may">,
+  Option<"gemmConfig", "gemm-config", "std::string", /*default=*/"\"\"",
+         "Kernel developers: the configuration, by name (128x256x64_s4_ws2), that the GEMM "
+         "and convolution families give untuned kernels where it is legal">,
+  Option<"attentionConfig", "attention-config", "std::string", /*default=*/"\"\"",
+         "Kernel developers: the flash-attention configuration every attention kernel takes "
+         "where legal (BQxBKVxSTAGESxWARPS[xwgmma]); attention is then not tuned">,
+  Option<"attentionF32Exp", "attention-f32-exp", "bool", /*default=*/"false",
+         "Kernel developers: the wgmma attention kernels keep exp2 in f32">,
+  Option<"attentionMinCtas", "attention-min-ctas", "int64_t", /*default=*/"0",
+         "Kernel developers: the CTAs an SM the wgmma attention kernels ask ptxas to fit "
+         "(0: the template's choice)">,
+];
+
+// What instantiating a template family's kernel may create.
+defvar KernelTemplateDialects = [
+  "::mlir::arith::ArithDialect",
+  "::mlir::math::MathDialect",
+  "::mlir::gpu::GPUDialect",
+  "::mlir::LLVM::LLVMDialect",
+  "::mlir::memref::MemRefDialect",
+  "::mlir::nvgpu::NVGPUDialect",
+  "::mlir::NVVM::NVVMDialect",
+  "::mlir::scf::SCFDialect",
+  "::mlir::ub::UBDialect",
+  "::mlir::vector::VectorDialect",
+];
+
 def KernelAutotune : Pass<"kernel-autotune", "::mlir::ModuleOp"> {
   let summary = "Choose each kernel's configuration: timing cache, GPU measurement, or cost model";
   let description = [{
-    For every `kernel.func` that has no `kernel.config` yet and at least two candidate
-    configurations (`kernelConfigCandidates` in passes/kernel/KernelConfig.h: each
-    template that takes the kernel lists its legal configurations, then
-    `{template = "generic"}`), chooses one and records it as `kernel.config`, with
+    For every `kernel.func` that has no `kernel.config` yet and a choice to make (the
+    template family that takes it, passes/kernel/KernelTemplate.h, lists its legal
+    configurations; with `#kernel.generic` they are the candidates), chooses one and
+    records it as `kernel.config`, with
     `kernel.tuning = {source = "measured" | "cache" | "cost-model", micros = <f64>,
     signature = "<hex>"}` (the chosen configuration's time, measured or estimated, and
-    the kernel's timing-cache key). The template passes then
-    instantiate what `kernel.config` asks.
+    the kernel's timing-cache key). kernel-instantiate-templates then generates what
+    `kernel.config` asks.
 
     In order, per kernel:
     1. the timing cache (`timing-cache`, a JSON file; lib/tuning/TimingCache.h), keyed by
@@ -244,16 +281,12 @@ def KernelAutotune : Pass<"kernel-autotune", "::mlir::ModuleOp"> {
     ignored (and replaced when new measurements are saved). Progress lines ("tuning [3/12]
     MatMul_12 1024x768x3072 f16: 2 configs ... best ...") go to the driver's callback.
   }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
-           "The GPU target whose templates are candidates (sm_90a, sm_80)">,
+  let options = !listconcat(KernelTemplateOptions, [
     Option<"timingCache", "timing-cache", "std::string", /*default=*/"\"\"",
            "The timing cache file (JSON); empty: no cache">,
     Option<"budget", "budget", "double", /*default=*/"300",
            "Seconds of GPU measurement at most; 0 never measures">,
-    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
-           "Offer tf32 configurations (tf32 = true) for f32 products and convolutions">,
-  ];
+  ]);
   // Matching a fused epilogue tries its ops' arithmetic (passes/kernel/Sm90Epilogue.h).
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -261,317 +294,50 @@ def KernelAutotune : Pass<"kernel-autotune", "::mlir::ModuleOp"> {
   ];
 }
 
-def KernelMatmulSm90 : Pass<"kernel-matmul-sm90", "::mlir::ModuleOp"> {
-  let summary = "Hopper tensor-core GEMMs (wgmma fed by TMA) for the matmul kernels that fit them";
+
+def KernelSelectTemplates : Pass<"kernel-select-templates", "::mlir::ModuleOp"> {
+  let summary = "Give every kernel without a configuration its template family's default";
   let description = [{
-    A `kernel.func` whose template is a `kernel.matmul` holding one 2-D `graph.matmul` of
-    f16 or bf16 operands over whole row-major buffers, optionally followed by a fused
-    epilogue (a chain of elementwise ops: bias, activation, residual, scale, cast to a
-    float type; passes/kernel/Sm90Epilogue.h, whose inputs become kernel parameters after
-    M, N, K), with M and N multiples of 128 and K a multiple of 64, is replaced by the sm_90a
-    GEMM of `passes/kernel/templates/Sm90Gemm.mlir` (one `gpu.module` per operand and result
-    type; docs/codegen-sm90.md). Each launch becomes, on the host, a
-    `nvgpu.tma.create.descriptor` for A (boxes of 128 x 64) and for B (64 x 64), and a
-    `gpu.launch_func` on a grid of N/128 x M/128 blocks of 128 threads with 100352 bytes of
-    dynamic shared memory, passing the two tensor maps, C and M, N, K. Other kernels are
-    left to the generic lowering. Run on the kernel-formed module of an sm_90a target,
-    before kernel lowering.
+    For every `kernel.func` without a `kernel.config`, the template family that takes it
+    (the first in the registry's priority order, passes/kernel/KernelTemplate.cpp, whose
+    candidates for the kernel on `target` are not empty) gives its default configuration
+    (the first candidate; the `gemm-config` or `attention-config` one where a kernel
+    developer names a legal one), as that family's configuration attribute
+    (dialects/kernel/KernelAttrs.td); a kernel no family takes gets `#kernel.generic`.
+    Runs after kernel-autotune, which records its choices for the kernels it tunes, so
+    that every kernel says which code generator computes it before
+    kernel-instantiate-templates.
 
-    The template has configurations (passes/kernel/KernelConfig.h: tile, ring depth,
-    warp specialisation). A kernel's `kernel.config` dictionary (kernel-autotune sets it)
-    chooses one, `{template = "generic"}` keeps the generic lowering, and anything that is
-    not a legal configuration of the product is an error. Without the attribute the
-    `default-config` option names one (e.g. `128x256x64_s4_ws2`) where it is legal, else the
-    first legal configuration is used.
-
-    `graph.gemm` is a product too, when A is not transposed, alpha is 1 and C, if any, is a
-    per-column bias with beta 1 (the epilogue adds it first); a transposed B (N x K) is
-    read K-major as it is (nvvm.wgmma with a K-major B descriptor).
-
-    With `allow-tf32`, f32 products take the template too, their operands read as tf32
-    (10-bit mantissa, f32 accumulation: ~1e-3 relative error) by wgmma m64nNk8 over
-    k-tiles of 32 elements (tf32 configurations: `tile_k = 32`, `tf32 = true`,
-    `..._tf32` names). tf32 wgmma reads B K-major only: a transposed B as it is, a constant
-    row-major B from a transposed copy made at compile time (`<global>_nxk`); a B computed
-    at run time stays generic. A `kernel.config` with `tf32 = true` is taken as the same
-    permission (kernel-autotune offers those only under its own allow-tf32).
+    ```mlir
+    kernel.func @MatMul_0(...) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128,
+        tile_n = 128, tile_k = 64, stages = 4, consumers = 2>} { ... }
+    ```
   }];
-  let options = [
-    Option<"defaultConfig", "default-config", "std::string", /*default=*/"\"\"",
-           "The configuration of kernels without kernel.config, by name "
-           "(<tile_m>x<tile_n>x<tile_k>_s<stages>[_ws<consumers>]) where legal">,
-    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
-           "Compute f32 products with tf32 operands (wgmma m64nNk8; ~1e-3 relative error)">,
-  ];
+  let options = KernelTemplateOptions;
+  // Matching a fused epilogue tries its ops' arithmetic (passes/kernel/Sm90Epilogue.h).
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::nvgpu::NVGPUDialect",
-    "::mlir::NVVM::NVVMDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect",
   ];
 }
 
-def KernelConvSm90 : Pass<"kernel-conv-sm90", "::mlir::ModuleOp"> {
-  let summary = "Hopper implicit-GEMM convolutions (the warp-specialised wgmma template) for channels-last conv kernels";
+def KernelInstantiateTemplates : Pass<"kernel-instantiate-templates", "::mlir::ModuleOp"> {
+  let summary = "Generate each kernel from its configuration, through its template family";
   let description = [{
-    A `kernel.func` whose template is a `kernel.conv` holding exactly one channels-last
-    2-D `graph.conv` (NHWC input, OHWI weight, one group, no dilation, equal strides up
-    to 8; its bias and the elementwise ops after it are a fused epilogue, as for
-    kernel-matmul-sm90) of f16 or bf16 buffers, with O a multiple of 8, and whose launches
-    pass a constant weight (a `memref.global`), becomes the warp-specialised GEMM template
-    of kernel-matmul-sm90: C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O], A being the
-    im2col matrix of the input.
-
-    - C a multiple of 8: A is implicit. Each 128-row tile of C is a box of output
-      positions (images x rows x columns), chosen to waste the fewest rows; each k-tile of
-      A is one 4-D TMA box of the input at filter tap (r, s) and 64 channels. The stride
-      is the box's element stride; the padding, and the channels past C when C is no
-      multiple of 64, are TMA's zero fill of what lies outside the input.
-    - Other C (a 3-channel image), with KH*KW*C at most 512: A is explicit. An im2col
-      kernel writes it to a scratch buffer (`memref.alloc`, placed by
-      kernel-plan-buffers), KH*KW*C rounded up to a multiple of 8 columns, and the GEMM is
-      the row-major one of kernel-matmul-sm90.
-    - The weight is permuted at compile time into a new constant global, K x O, with zero
-      rows where A's columns are padding.
-
-    The `kernel.config` attribute and the `default-config` option choose the tile and ring
-    depth as for kernel-matmul-sm90. Run on the kernel-formed module of an sm_90a target,
-    before kernel lowering.
-
-    With `allow-tf32`, f32 convolutions take the template too, as tf32 (as for
-    kernel-matmul-sm90): k-tiles of 32 channels, C a multiple of 4 for the implicit A,
-    and the weight permuted to O x (KH KW C), K-major, as tf32's wgmma needs.
+    Every `kernel.func` whose `kernel.config` is a template family's configuration is
+    generated by that family (KernelTemplate::instantiate): its kernel is instantiated
+    into a `gpu.module` of the module (once per distinct kernel), each `kernel.launch` of
+    it becomes the host code that launches it (tensor maps, grid, shared memory), and the
+    `kernel.func` goes once no launch is left. A configuration that is not legal for its
+    kernel (or of a family that does not take the kernel) is an error naming the kernel
+    and the legal configurations. Kernels of `#kernel.generic`, or without a
+    configuration, are left to kernel-to-linalg (the generic lowering). Families run in
+    the registry's order, kernels in module order, so the module's gpu.modules come out
+    in a stable order. Run on the kernel-formed module of a GPU target, after
+    kernel-select-templates and before kernel lowering.
   }];
-  let options = [
-    Option<"defaultConfig", "default-config", "std::string", /*default=*/"\"\"",
-           "The configuration of kernels without kernel.config, by name, where legal">,
-    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
-           "Compute f32 convolutions with tf32 operands (~1e-3 relative error)">,
-  ];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::nvgpu::NVGPUDialect",
-    "::mlir::NVVM::NVVMDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect",
-  ];
-}
-
-def KernelAttentionSm80 : Pass<"kernel-attention-sm80", "::mlir::ModuleOp"> {
-  let summary = "Fused flash attention (mma.sync, cp.async; sm_80 and later) for the attention kernels that fit it";
-  let description = [{
-    A `kernel.func` whose template is a `kernel.attention` holding one `graph.attention` of
-    f16 or bf16 row-major [B, H, S, D] (or [N, S, D]) buffers read as they are, D 64 or
-    128, any Sq and Skv, is replaced by the FlashAttention-2 forward kernel of
-    `passes/kernel/templates/FlashAttention.mlir` (docs/codegen-attention.md): `ldmatrix`
-    + `mma.sync` m16n8k16 with f32 accumulation, K/V tiles through a cp.async ring, the
-    online softmax in f32. The mask may be absent, an additive buffer that broadcasts to
-    the scores (read per element), or a compile-time constant that is exactly causal (a
-    mask buffer or a `graph.where` of a boolean one), which becomes a causal flag that
-    skips the tiles above the diagonal. A `kernel.config` dictionary chooses the
-    configuration ({template = "flash_attention", block_q, block_kv, stages, warps};
-    passes/kernel/AttentionConfig.h; `{template = "generic"}` keeps the generic lowering);
-    one that is not legal for the kernel is an error. Each launch becomes a
-    `gpu.launch_func` of ceil(Sq / block_q) x B*H blocks. Other kernels are left to the
-    generic lowering. Run on the kernel-formed module of a GPU target, before kernel
-    lowering.
-    On `target=sm_90a` and D = 64 the configurations also include the Hopper variant
-    ({template = "flash_attention_wgmma", ...}: both products on `wgmma` m64nNk16, one
-    warpgroup per 64 query rows; `passes/kernel/templates/FlashAttentionSm90.mlir`).
-  }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"sm_80\"",
-           "The GPU target (sm_80, sm_90, sm_90a): sm_90a adds the wgmma configurations">,
-  ];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::nvgpu::NVGPUDialect",
-    "::mlir::NVVM::NVVMDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect",
-  ];
-}
-
-def KernelMatmulSm80 : Pass<"kernel-matmul-sm80", "::mlir::ModuleOp"> {
-  let summary = "sm_80 tensor-core GEMMs (mma.sync, ldmatrix, cp.async) for the matmul kernels that fit them";
-  let description = [{
-    A `kernel.func` whose template is a `kernel.matmul` holding one 2-D `graph.matmul` of
-    f16 or bf16 operands over whole row-major buffers, optionally followed by a fused
-    epilogue (bias, activation, residual, scale, cast to a float type: the elementwise
-    chain of kernel-matmul-sm90, passes/kernel/Sm90Epilogue.h, whose inputs become kernel
-    parameters after M, N, K), with N and K multiples of 8 and any M, is replaced by the
-    GEMM of `passes/kernel/templates/Sm80Gemm.mlir` (docs/codegen-sm80.md): mma.sync
-    m16n8k16 with f32 accumulation, fed by ldmatrix (.trans for B) from a ring of padded
-    shared-memory tiles filled by 16-byte cp.async copies (zero-filled past the edges).
-    Each launch becomes a `gpu.launch_func` over a 1-D grid of ceil(M / tile_m) *
-    ceil(N / tile_n) tiles, passing A, B, C as bare pointers and M, N, K. Other kernels
-    are left to the generic lowering. Run on the kernel-formed module of a GPU target
-    (sm_80 and later), before kernel lowering.
-
-    The template has configurations (passes/kernel/KernelConfig.h, `Sm80GemmConfig`: the
-    tile, the ring's depth, the warps along M and N). A kernel's `kernel.config`
-    dictionary ({template = "sm80_gemm", tile_m, tile_n, tile_k, stages, warps_m,
-    warps_n}; kernel-autotune sets it) chooses one, `{template = "generic"}` keeps the
-    generic lowering, and anything that is not a legal configuration of the product is an
-    error. Without the attribute the `default-config` option names one (e.g.
-    `128x128x32_s4_w2x2`) where it is legal, else the first legal configuration is used.
-  }];
-  let options = [
-    Option<"defaultConfig", "default-config", "std::string", /*default=*/"\"\"",
-           "The configuration of kernels without kernel.config, by name "
-           "(<tile_m>x<tile_n>x<tile_k>_s<stages>_w<warps_m>x<warps_n>) where legal">,
-  ];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::LLVM::LLVMDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::nvgpu::NVGPUDialect",
-    "::mlir::NVVM::NVVMDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect",
-  ];
-}
-
-def KernelConvSm80 : Pass<"kernel-conv-sm80", "::mlir::ModuleOp"> {
-  let summary = "sm_80 implicit-GEMM convolutions (the mma.sync GEMM template) for channels-last conv kernels";
-  let description = [{
-    A `kernel.func` whose template is a `kernel.conv` holding exactly one channels-last
-    2-D `graph.conv` (NHWC input, OHWI weight, one group, no dilation, equal strides; its
-    bias and the elementwise ops after it are a fused epilogue, as for
-    kernel-matmul-sm80) of f16 or bf16 buffers, with C and O multiples of 8, and whose
-    launches pass a constant weight (a `memref.global`), becomes the GEMM template of
-    kernel-matmul-sm80: C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O].
-
-    - A is the im2col matrix of the input, gathered by the template's cp.async copies:
-      each 16-byte copy is 8 channels of one filter tap at one output position, and reads
-      nothing (zero fill) in the padding. A 1x1 convolution with stride 1 and no padding
-      reads its input as the row-major matrix A (the plain GEMM).
-    - B is the weight, permuted at compile time into a new constant global, K x O
-      (shared with kernel-conv-sm90).
-    - C is the NHWC output as it is (its rows are the output positions).
-
-    Other convolutions (C not a multiple of 8, such as an RGB stem) stay generic. The
-    `kernel.config` attribute and the `default-config` option choose the configuration as
-    for kernel-matmul-sm80. Run on the kernel-formed module of a GPU target (sm_80 and
-    later), before kernel lowering.
-  }];
-  let options = [
-    Option<"defaultConfig", "default-config", "std::string", /*default=*/"\"\"",
-           "The configuration of kernels without kernel.config, by name, where legal">,
-  ];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::LLVM::LLVMDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::nvgpu::NVGPUDialect",
-    "::mlir::NVVM::NVVMDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect",
-  ];
-}
-
-def KernelConvDepthwise : Pass<"kernel-conv-depthwise", "::mlir::ModuleOp"> {
-  let summary = "Specialised CUDA-core kernels for depthwise convolution kernels (group == input channels)";
-  let description = [{
-    A `kernel.func` whose template is a `kernel.conv` holding exactly one 2-D `graph.conv`
-    whose group is its input channel count C > 1 (output channels C x multiplier), of f32,
-    f16 or bf16 buffers, channels first (NCHW, weight [M, 1, KH, KW]) or channels last
-    (NHWC, weight [M, KH, KW, 1]), any filter size, strides, padding and dilation, whose
-    launches pass a constant weight, with its bias and the elementwise ops after it as a
-    fused epilogue (per-channel, scalar and full-size inputs, as for kernel-matmul-sm90),
-    becomes a memory-bound CUDA-core kernel accumulating in f32
-    (docs/codegen-depthwise.md):
-    - channels last (`passes/kernel/templates/DepthwiseNhwc.mlir`): threads along the
-      channels with 16-byte loads, each thread `pixels` consecutive output columns that
-      share the input columns it loads; the weight is repacked at compile time into a new
-      constant global [KH, KW, M];
-    - channels first (`passes/kernel/templates/DepthwiseNchw.mlir`): a block stages the
-      input tile of `planes` output planes, with its halo, in shared memory, then each
-      thread computes `pixels` consecutive outputs of a row.
-    A `kernel.config` dictionary ({template = "depthwise", pixels, threads} or
-    {template = "depthwise", pixels, tile_h, tile_w, planes}; passes/kernel/
-    DepthwiseConfig.h) chooses the configuration, kernel-autotune's candidates; without
-    one the heuristic's default runs; `{template = "generic"}` keeps the generic
-    lowering, and a configuration that is not legal for the kernel is an error. Other
-    kernels are left alone. Run on the kernel-formed module of any GPU target, before
-    kernel-conv-sm90 and kernel lowering.
-  }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect",
-  ];
-}
-
-def KernelPoolNhwc : Pass<"kernel-pool-nhwc", "::mlir::ModuleOp"> {
-  let summary = "A vectorised CUDA-core kernel for channels-last 2-D max pools";
-  let description = [{
-    A `kernel.func` whose template is a `kernel.generic` holding exactly one 2-D
-    `graph.max_pool` with `channels_last` and unused indices, of static f16, bf16, f32 or
-    i8 buffers whose channels fill 16-byte vectors, any window, strides, padding and
-    dilation, becomes `passes/kernel/templates/PoolNhwc.mlir` (docs/codegen-pool.md): a
-    thread takes one 16-byte vector of channels of up to 4 consecutive output columns,
-    loads each input column their windows share once, and takes the maxima in the
-    element type. Other kernels are left alone (the generic lowering). CUDA cores only:
-    every GPU target. Run on the kernel-formed module, before kernel lowering.
-  }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect",
-  ];
-}
-
-def KernelReductionRows : Pass<"kernel-reduction-rows", "::mlir::ModuleOp"> {
-  let summary = "Row kernels (warp or CTA per row, 16-byte accesses) for the reduction kernels that reduce innermost axes";
-  let description = [{
-    A `kernel.func` whose template is a `kernel.reduction` anchored at a softmax or
-    log-softmax over the last axis, a LayerNorm or RMSNorm over trailing axes, or a
-    ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2/LogSum/LogSumExp over trailing axes, of
-    static row-major f16, bf16 or f32 buffers, with pointwise ops before the anchor (the
-    prologue: scale, mask, residual add, casts; their inputs contiguous along the row or
-    one value per row, broadcast along the leading axes) and after it (the epilogue), is
-    replaced by a row kernel (docs/codegen-rows.md): a group of threads per row (4 to 32
-    lanes of a warp, or a CTA of up to 1024 threads), 16-byte vector loads and stores where
-    the row length allows, warp shuffles and a shared-memory combine of the warps'
-    partials, f32 arithmetic, and the row kept in registers (long rows: shared memory)
-    between the passes over it. A `kernel.config` dictionary chooses the configuration
-    ({template = "rows", threads_per_row, rows_per_cta, vector}; passes/kernel/RowsConfig.h;
-    `{template = "generic"}` keeps the generic lowering); a rows configuration that is not
-    legal for the kernel is an error. CUDA cores only: every GPU target. Run on the
-    kernel-formed module, before kernel lowering.
-  }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"sm_80\"",
-           "The GPU target (sm_80, sm_90, sm_90a): how much shared memory a row may use">,
-  ];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect",
-  ];
+  let options = KernelTemplateOptions;
+  let dependentDialects = KernelTemplateDialects;
 }
 
 //===----------------------------------------------------------------------===//
@@ -669,6 +435,20 @@ def ExpandShapesToCasts : Pass<"expand-shapes-to-casts"> {
     such an op, so the CPU pipeline and the GPU kernels' lowering run this first. Other expand_shapes are left alone.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
+def OrderConstantGlobals : Pass<"order-constant-globals", "::mlir::ModuleOp"> {
+  let summary = "Give the constant globals bufferization made fixed names and a fixed order";
+  let description = [{
+    One-shot bufferization names the memref.globals of tensor constants `__constant_<type>`,
+    uniqued with `_0`, `_1`, ... in the order it visits the functions, which follows no
+    fixed order (maps keyed by pointers). This pass renames every `__constant_*` global in
+    the order of its first use in the module (`__constant_<type>`, then `_0`, `_1`, ...)
+    and moves them to the top of the module in that order, so that the same module always
+    lowers to the same IR (and the engine to the same weights' layout). Run after the
+    bufferization of the CPU and GPU pipelines.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 def CpuOrderLoops : Pass<"cpu-order-loops"> {

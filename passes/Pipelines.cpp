@@ -3,6 +3,9 @@
 #include "passes/Pipelines.h"
 
 #include "passes/Passes.h"
+#include "passes/graph/QuantizeInt8.h"
+#include "passes/graph/ReducePrecision.h"
+#include "passes/kernel/Autotune.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
@@ -24,6 +27,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -62,7 +66,112 @@ struct GpuDeviceLoweringPipelineOptions : PassPipelineOptions<GpuDeviceLoweringP
                             llvm::cl::desc("Optimisation level of the NVPTX backend"),
                             llvm::cl::init(3)};
 };
+
+/// The options of pipeline `kiln-gpu-pipeline` (GpuPipelineOptions).
+struct GpuPipelineCLOptions : PassPipelineOptions<GpuPipelineCLOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("The GPU target: sm_90a (default) or sm_80"),
+                             llvm::cl::init("sm_90a")};
+  Option<std::string> precision{*this, "precision",
+                                llvm::cl::desc("fp32 (default), fp16 or bf16"),
+                                llvm::cl::init("fp32")};
+  Option<bool> reducedIO{*this, "reduced-io",
+                         llvm::cl::desc("With fp16/bf16: the f32 inputs and outputs too"),
+                         llvm::cl::init(false)};
+  Option<bool> channelsLast{*this, "channels-last",
+                            llvm::cl::desc("Channels-last convolutions (graph-convert-layout)"),
+                            llvm::cl::init(false)};
+  Option<std::string> calibrationCache{
+      *this, "calibration-cache",
+      llvm::cl::desc("INT8: quantize with this calibration cache's thresholds"),
+      llvm::cl::init("")};
+  Option<bool> allowTf32{*this, "allow-tf32",
+                         llvm::cl::desc("f32 products and convolutions as tf32"),
+                         llvm::cl::init(false)};
+  ListOption<std::string> templates{
+      *this, "templates",
+      llvm::cl::desc("The template families that may take kernels (empty: all)")};
+  Option<std::string> gemmConfig{
+      *this, "gemm-config",
+      llvm::cl::desc("Kernel developers: the GEMM families' configuration of untuned kernels"),
+      llvm::cl::init("")};
+  Option<std::string> attentionConfig{
+      *this, "attention-config",
+      llvm::cl::desc("Kernel developers: the flash-attention configuration of every attention"),
+      llvm::cl::init("")};
+  Option<bool> attentionF32Exp{*this, "attention-f32-exp",
+                               llvm::cl::desc("Kernel developers: f32 exp2 in wgmma attention"),
+                               llvm::cl::init(false)};
+  Option<int64_t> attentionMinCtas{
+      *this, "attention-min-ctas",
+      llvm::cl::desc("Kernel developers: CTAs an SM for the wgmma attention kernels"),
+      llvm::cl::init(0)};
+  Option<bool> autotune{*this, "autotune",
+                        llvm::cl::desc("Run kernel-autotune (the timing cache, then the cost "
+                                       "model: kiln-opt has no GPU timer)"),
+                        llvm::cl::init(true)};
+  Option<std::string> timingCache{*this, "timing-cache",
+                                  llvm::cl::desc("The timing cache file (empty: none)"),
+                                  llvm::cl::init("")};
+  Option<std::string> from{*this, "from",
+                           llvm::cl::desc("The first stage: graph (default), kernel or gpu"),
+                           llvm::cl::init("graph")};
+  Option<std::string> to{*this, "to",
+                         llvm::cl::desc("The last stage: graph, kernel or gpu (default)"),
+                         llvm::cl::init("gpu")};
+  Option<std::string> libdevice{
+      *this, "libdevice",
+      llvm::cl::desc("libdevice bitcode to link (default: found in the CUDA toolkit)"),
+      llvm::cl::init("")};
+};
+
+/// Calls the driver's observer with the module (GpuPipelineOptions::observe). Changes
+/// nothing: the pipeline's IR is the same with or without it.
+struct ObservePass : PassWrapper<ObservePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ObservePass)
+  ObservePass(std::function<LogicalResult(ModuleOp, PipelinePoint)> observe,
+              PipelinePoint point)
+      : observe(std::move(observe)), point(point) {}
+  StringRef getArgument() const final { return "kiln-observe"; }
+  StringRef getDescription() const final { return "The driver observes the module"; }
+  void runOnOperation() override {
+    if (failed(observe(getOperation(), point)))
+      return signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+  std::function<LogicalResult(ModuleOp, PipelinePoint)> observe;
+  PipelinePoint point;
+};
 } // namespace
+
+std::optional<Stage> parseStage(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<Stage>>(name)
+      .Case("graph", Stage::Graph)
+      .Case("linalg", Stage::Linalg)
+      .Case("llvm", Stage::LLVM)
+      .Case("kernel", Stage::Kernel)
+      .Case("gpu", Stage::Gpu)
+      .Case("engine", Stage::Engine)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef stageName(Stage stage) {
+  switch (stage) {
+  case Stage::Graph:
+    return "graph";
+  case Stage::Linalg:
+    return "linalg";
+  case Stage::LLVM:
+    return "llvm";
+  case Stage::Kernel:
+    return "kernel";
+  case Stage::Gpu:
+    return "gpu";
+  case Stage::Engine:
+    return "engine";
+  }
+  llvm_unreachable("unknown stage");
+}
 
 std::string findLibdevice() {
   if (const char *path = std::getenv("KILN_LIBDEVICE"))
@@ -103,6 +212,12 @@ void addGraphToBuffersPasses(OpPassManager &pm, bool inPlaceOutputs) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
 }
 
+/// The convolutions of dequantized int8 operands as integer convolutions: after
+/// graph-quantize-int8, and early in the graph passes for QAT models.
+void addQuantizedProductPasses(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createGraphHoistQuantization());
+  pm.addNestedPass<func::FuncOp>(createGraphFoldQuantizedProducts());
+}
 } // namespace
 
 void addGraphPasses(OpPassManager &pm) {
@@ -147,6 +262,7 @@ void addCpuLoweringPasses(OpPassManager &pm) {
   // Results the caller owns are copies (bufferization.clone) where the function did not
   // allocate them itself.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createOrderConstantGlobals());
 
   pm.addPass(createCpuStridedCopiesToLoops());
   pm.addPass(createCpuOrderLoops());
@@ -170,16 +286,36 @@ void addCpuLoweringPasses(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void addLayoutPasses(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(createGraphConvertLayout());
-}
-
-void addQuantizedProductPasses(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(createGraphHoistQuantization());
-  pm.addNestedPass<func::FuncOp>(createGraphFoldQuantizedProducts());
-}
-
-void addQuantizationLoweringPasses(OpPassManager &pm) {
+void addGraphStage(OpPassManager &pm, const GraphStageOptions &options) {
+  addGraphPasses(pm);
+  if (options.int8()) {
+    // Before reduced precision's constant folding would fold the int8 weights'
+    // DequantizeLinear into f32 constants.
+    if (options.int8Thresholds) {
+      pm.addNestedPass<func::FuncOp>(
+          graph::createQuantizeInt8Pass(options.int8Thresholds, options.int8Report));
+    } else {
+      GraphQuantizeInt8Options quantize;
+      quantize.calibrationCache = options.calibrationCache;
+      pm.addNestedPass<func::FuncOp>(createGraphQuantizeInt8(quantize));
+    }
+    addQuantizedProductPasses(pm);
+  }
+  if (options.precision != "fp32") {
+    pm.addNestedPass<func::FuncOp>(graph::createReducePrecisionPass(
+        options.precision == "fp16" ? "f16" : options.precision == "bf16" ? "bf16"
+                                                                         : options.precision,
+        options.reducedIO, options.precisionReport));
+    // Casts of constants that were not plain arrays, and cast chains, fold away.
+    pm.addPass(createGraphFoldConstants());
+    pm.addNestedPass<func::FuncOp>(createGraphSimplify());
+  }
+  // The layout before the quantization is decomposed: its transposes sink through the
+  // undecomposed ops.
+  if (options.channelsLast)
+    pm.addNestedPass<func::FuncOp>(createGraphConvertLayout());
+  // Quantize and dequantize as pointwise ops, which kernel formation fuses into the
+  // integer convolutions' epilogues.
   pm.addNestedPass<func::FuncOp>(createGraphDecomposeQuantization());
   // A DequantizeLinear of a constant that no integer conv took (a classifier's or a
   // depthwise conv's int8 weight) is now arithmetic on constants: folded, it is a float
@@ -199,14 +335,8 @@ void addKernelFormationPasses(OpPassManager &pm) {
   pm.addPass(createGraphToKernel());
 }
 
-void addGpuHostLoweringPasses(OpPassManager &pm) {
-  addKernelFormationPasses(pm);
-  addKernelLoweringPasses(pm);
-}
-
 void addKernelLoweringPasses(OpPassManager &pm) {
-  // Template-specific code generators run here; every kernel they leave goes through the
-  // generic lowering below.
+  // The kernels no template family generated go through the generic lowering.
   pm.addPass(createKernelToLinalg());
   addGraphToBuffersPasses(pm, /*inPlaceOutputs=*/true);
   pm.addPass(createConvertBufferizationToMemRefPass());
@@ -222,6 +352,7 @@ void addKernelLoweringPasses(OpPassManager &pm) {
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createOrderConstantGlobals());
 }
 
 void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &target) {
@@ -278,6 +409,56 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   kernels.addPass(createGpuSharedMemorySymbols());
 }
 
+void addGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options) {
+  auto observe = [&](PipelinePoint point) {
+    if (options.observe)
+      pm.addPass(std::make_unique<ObservePass>(options.observe, point));
+  };
+  auto runs = [&](Stage stage) { return options.from <= stage && stage <= options.to; };
+  if (runs(Stage::Graph)) {
+    addGraphStage(pm, options.graph);
+    observe(PipelinePoint::GraphDone);
+  }
+  if (runs(Stage::Kernel)) {
+    addKernelFormationPasses(pm);
+    observe(PipelinePoint::KernelsFormed);
+  }
+  if (!runs(Stage::Gpu))
+    return;
+  // Each kernel's configuration: the timing cache, GPU measurement or the cost model for
+  // the kernels with a choice; the family's default for the rest.
+  const TemplateOptions &templates = options.templates;
+  auto setTemplateOptions = [&](auto &passOptions) {
+    passOptions.target = templates.target;
+    passOptions.allowTf32 = templates.allowTf32;
+    passOptions.templates.assign(templates.templates.begin(), templates.templates.end());
+    passOptions.gemmConfig = templates.gemmConfig;
+    passOptions.attentionConfig = templates.attentionConfig;
+    passOptions.attentionF32Exp = templates.attentionF32Exp;
+    passOptions.attentionMinCtas = templates.attentionMinCtas;
+  };
+  if (options.autotune) {
+    KernelAutotuneOptions tune;
+    setTemplateOptions(tune);
+    tune.timingCache = options.timingCache;
+    tune.budget = options.tuneBudget;
+    pm.addPass(createKernelAutotune(tune, options.timer, options.tuningProgress));
+  }
+  KernelSelectTemplatesOptions select;
+  setTemplateOptions(select);
+  pm.addPass(createKernelSelectTemplates(select));
+  observe(PipelinePoint::KernelsConfigured);
+  KernelInstantiateTemplatesOptions instantiate;
+  setTemplateOptions(instantiate);
+  pm.addPass(createKernelInstantiateTemplates(instantiate));
+  addKernelLoweringPasses(pm);
+  GpuTargetOptions device = options.device;
+  device.chip = templates.target;
+  addGpuDeviceLoweringPasses(pm, device);
+  pm.addNestedPass<func::FuncOp>(createKernelPlanBuffers());
+  observe(PipelinePoint::GpuDone);
+}
+
 void registerPipelines() {
   PassPipelineRegistration<>("kiln-graph-pipeline",
                              "The graph passes every target runs (shape inference, ...)",
@@ -286,9 +467,36 @@ void registerPipelines() {
                              "Lower a graph module to the LLVM dialect for the host CPU",
                              addCpuLoweringPasses);
   PassPipelineRegistration<>(
-      "kiln-lower-gpu-host",
-      "Form kernels and lower them generically to one host function of buffers and loops",
-      addGpuHostLoweringPasses);
+      "kiln-lower-kernels",
+      "Lower kernel.funcs (templates instantiated or generic) and their launches to one host "
+      "function of buffers and loops",
+      addKernelLoweringPasses);
+  PassPipelineRegistration<GpuPipelineCLOptions>(
+      "kiln-gpu-pipeline",
+      "What kiln compile runs for a GPU target, from an imported model (or a later stage) "
+      "to the gpu stage: graph passes, kernel formation, tuning, templates, lowering",
+      [](OpPassManager &pm, const GpuPipelineCLOptions &cl) {
+        GpuPipelineOptions options;
+        options.graph.precision = cl.precision;
+        options.graph.reducedIO = cl.reducedIO;
+        options.graph.channelsLast = cl.channelsLast;
+        options.graph.calibrationCache = cl.calibrationCache;
+        options.templates.target = cl.target;
+        options.templates.allowTf32 = cl.allowTf32;
+        options.templates.templates.assign(cl.templates.begin(), cl.templates.end());
+        options.templates.gemmConfig = cl.gemmConfig;
+        options.templates.attentionConfig = cl.attentionConfig;
+        options.templates.attentionF32Exp = cl.attentionF32Exp;
+        options.templates.attentionMinCtas = cl.attentionMinCtas;
+        options.autotune = cl.autotune;
+        options.timingCache = cl.timingCache;
+        options.device.libdevice = cl.libdevice;
+        // Unknown stage names fall back to the whole pipeline; the stage options are
+        // checked by the tools that take them from users.
+        options.from = parseStage(cl.from).value_or(Stage::Graph);
+        options.to = parseStage(cl.to).value_or(Stage::Gpu);
+        addGpuPipeline(pm, options);
+      });
   PassPipelineRegistration<GpuDeviceLoweringPipelineOptions>(
       "kiln-lower-gpu-device",
       "Map the compute of bufferized host functions to kernels and lower them to NVVM",

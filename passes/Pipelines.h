@@ -1,19 +1,55 @@
 //===- Pipelines.h - The pass pipelines of Kiln's stages --------*- C++ -*-===//
 //
-// The passes of each stage, in order, as functions that fill a pass manager: `kiln`
-// runs them, and kiln-opt exposes them as named pipelines so any stage can be replayed
-// on a module written by `kiln compile --compile-to=...`.
+// Every pass Kiln runs, in order, as functions that fill a pass manager. `kiln compile`
+// and `kiln run` build their pass manager with them, and kiln-opt registers them as named
+// pipelines, so that any prefix of what `kiln compile` does can be replayed on a module
+// (`kiln-opt --kiln-gpu-pipeline="target=sm_90a precision=fp16 to=gpu"` on an imported
+// model gives what `kiln compile --fp16 --compile-to=gpu` writes).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_PASSES_PIPELINES_H
 #define KILN_PASSES_PIPELINES_H
 
-#include "mlir/Pass/PassManager.h"
+#include "passes/kernel/KernelTemplate.h"
 
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 
 namespace kiln {
+
+class KernelTimer;
+namespace graph {
+struct Int8Report;
+struct PrecisionReport;
+} // namespace graph
+
+/// The stages of compilation, in order: what `--compile-to` stops after.
+enum class Stage {
+  /// The ONNX model in the graph dialect after the graph stage (shapes inferred,
+  /// constants folded, patterns recognised; quantized, precision reduced and laid out as
+  /// asked).
+  Graph,
+  /// CPU target: the graph lowered to linalg, tensor, arith, math and scf on tensors.
+  Linalg,
+  /// CPU target: the module in the LLVM dialect.
+  LLVM,
+  /// GPU targets: after kernel formation (kernel.func templates and the host schedule).
+  Kernel,
+  /// GPU targets: the host schedule of launches, and the kernels in the NVVM dialect.
+  Gpu,
+  /// The engine file (code generation and packaging; not a pass pipeline's).
+  Engine,
+};
+
+/// The stage named `name` ("graph", "linalg", "llvm", "kernel", "gpu", "engine"), if any.
+std::optional<Stage> parseStage(llvm::StringRef name);
+llvm::StringRef stageName(Stage stage);
 
 /// What GPU code is compiled for.
 struct GpuTargetOptions {
@@ -34,8 +70,84 @@ struct GpuTargetOptions {
 /// $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda; empty if none exists.
 std::string findLibdevice();
 
-/// The graph passes every target runs: shape inference (and, as they land, folding,
-/// pattern recognition and fusion). Pipeline `kiln-graph-pipeline`.
+/// The choices of the graph stage, which every target runs.
+struct GraphStageOptions {
+  /// "fp32" (as the model says), "fp16" or "bf16": graph-reduce-precision, with f32
+  /// islands where accuracy needs them.
+  std::string precision = "fp32";
+  /// With a reduced precision: the model's f32 inputs and outputs take it too.
+  bool reducedIO = false;
+  /// Channels-last convolutions (graph-convert-layout): what the tensor-core convolution
+  /// templates read.
+  bool channelsLast = false;
+  /// INT8 post-training quantization of the convolutions and products
+  /// (graph-quantize-int8), with each activation's threshold: `int8Thresholds` (a
+  /// calibration the driver ran on the host), else the calibration cache file
+  /// `calibrationCache`. Neither: no quantization.
+  std::shared_ptr<const llvm::StringMap<double>> int8Thresholds;
+  std::string calibrationCache;
+  /// Called with each function's precision and int8 reports (progress lines, the
+  /// precision report), when set.
+  std::function<void(const graph::PrecisionReport &)> precisionReport;
+  std::function<void(const graph::Int8Report &)> int8Report;
+
+  bool int8() const { return int8Thresholds || !calibrationCache.empty(); }
+};
+
+/// The points of the GPU pipeline a driver may observe (GpuPipelineOptions::observe).
+enum class PipelinePoint {
+  /// After the graph stage.
+  GraphDone,
+  /// After kernel formation: kernel.funcs and the host schedule.
+  KernelsFormed,
+  /// After kernel-autotune and kernel-select-templates: every kernel has its
+  /// `kernel.config`; nothing is lowered yet.
+  KernelsConfigured,
+  /// After the GPU stage: the host schedule and the kernels in NVVM.
+  GpuDone,
+};
+
+/// The GPU pipeline's choices (pipeline `kiln-gpu-pipeline`).
+struct GpuPipelineOptions {
+  GraphStageOptions graph;
+  /// The template families: the target (sm_90a, sm_80), tf32, and the choices kernel
+  /// developers may force.
+  TemplateOptions templates;
+  /// The first stage to run (Graph: from the imported model; Gpu: from kernel.funcs, as
+  /// the tuner's timing modules) and the last (Graph, Kernel or Gpu).
+  Stage from = Stage::Graph;
+  Stage to = Stage::Gpu;
+  /// kernel-autotune: off, every kernel without a configuration takes its family's default.
+  bool autotune = true;
+  /// The timing cache file (empty: none) and seconds of GPU measurement at most.
+  std::string timingCache;
+  double tuneBudget = 0;
+  /// Gives the GPU timer, asked only when some kernel has configurations to choose from
+  /// and the budget allows measuring (KernelTimerProvider, passes/kernel/Autotune.h;
+  /// unset or null: the timing cache, then the cost model decide), and the tuner's
+  /// progress lines.
+  std::function<KernelTimer *(std::string &why)> timer;
+  std::function<void(const std::string &)> tuningProgress;
+  /// The device lowering's knobs (its chip is templates.target).
+  GpuTargetOptions device;
+  /// Called with the module at each point the pipeline passes, when set (reports,
+  /// progress, and what the engine needs before the lowering); a failure (reported by
+  /// it) stops the pipeline.
+  std::function<mlir::LogicalResult(mlir::ModuleOp, PipelinePoint)> observe;
+};
+
+/// The graph stage: the graph passes every target runs, then INT8 quantization, reduced
+/// precision, the layout and the decomposed quantization as `options` asks.
+void addGraphStage(mlir::OpPassManager &pm, const GraphStageOptions &options);
+
+/// The GPU pipeline from `options.from` to `options.to`: the graph stage; kernel
+/// formation; kernel-autotune, kernel-select-templates and kernel-instantiate-templates,
+/// the generic lowering of every other kernel, the device lowering to NVVM and the
+/// buffer plan. Pipeline `kiln-gpu-pipeline`.
+void addGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options);
+
+/// The graph passes every target runs first: shape inference, folding, pattern
+/// recognition, graph-level fusion. Pipeline `kiln-graph-pipeline`.
 void addGraphPasses(mlir::OpPassManager &pm);
 
 /// Lowers a graph module to the LLVM dialect for the host CPU: graph to linalg on
@@ -52,33 +164,14 @@ void addCpuLoweringPasses(mlir::OpPassManager &pm);
 /// for the engine builder to read as a schedule. Pipeline `kiln-lower-gpu-device`.
 void addGpuDeviceLoweringPasses(mlir::OpPassManager &pm, const GpuTargetOptions &target);
 
-/// The layout change `kiln compile --channels-last` asks for, after the graph passes:
-/// graph-convert-layout (channels-last convolutions). Not in the default pipelines: the
-/// generic GPU convolution loops run faster channels first
-/// (docs/notebook/2026-11-22-05-transformer-fusion-channels-last.md); it is for kernels
-/// that read NHWC.
-void addLayoutPasses(mlir::OpPassManager &pm);
-
-/// After graph-quantize-int8 (and early in addGraphPasses, for QAT models): the
-/// convolutions of dequantized int8 operands as integer convolutions
-/// (graph-fold-quantized-products).
-void addQuantizedProductPasses(mlir::OpPassManager &pm);
-
-/// After the layout passes, on every target: quantize_linear and dequantize_linear as
-/// pointwise ops (graph-decompose-quantization), which kernel formation fuses into the
-/// integer convolutions' epilogues.
-void addQuantizationLoweringPasses(mlir::OpPassManager &pm);
-
-/// Kernel formation: CSE (identical subgraphs computed once), then graph-to-kernel, from a graph
-/// module to kernel.func templates and their launches on one host function.
+/// Kernel formation: CSE (identical subgraphs computed once), then graph-to-kernel, from a
+/// graph module to kernel.func templates and their launches on one host function.
 void addKernelFormationPasses(mlir::OpPassManager &pm);
 
-/// Kernel formation and the generic lowering of every kernel, up to one host function of
-/// allocations, weights and loop nests on buffers (the input of gpu-map-loops).
-void addGpuHostLoweringPasses(mlir::OpPassManager &pm);
-
-/// addGpuHostLoweringPasses without kernel formation: from kernel.func templates and
-/// their launches to the host function of buffers and loops.
+/// From kernel.funcs whose templates are instantiated (or `#kernel.generic`) and their
+/// launches to one host function of allocations, weights and loop nests on buffers (the
+/// input of gpu-map-loops): the generic lowering of every kernel left. Pipeline
+/// `kiln-lower-kernels`.
 void addKernelLoweringPasses(mlir::OpPassManager &pm);
 
 /// Registers the pipelines above with the pass registry (for kiln-opt).

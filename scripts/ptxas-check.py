@@ -15,7 +15,8 @@ whose front half fails are not the GPU code generation's: they count separately.
 
   scripts/ptxas-check.py                      # all node tests, sm_90a
   scripts/ptxas-check.py --chip sm_80 softmax # cases whose name matches 'softmax'
-  scripts/ptxas-check.py --front host         # input from kiln-lower-gpu-host instead
+  scripts/ptxas-check.py --front host         # input from the GPU pipeline's own kernel
+                                              # formation and kiln-lower-kernels instead
 """
 
 import argparse
@@ -31,6 +32,10 @@ FRONT = ("builtin.module(graph-to-linalg,canonicalize,cse,linalg-fuse-elementwis
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map "
          "allow-return-allocs-from-loops},convert-linalg-to-parallel-loops,canonicalize)")
+# The GPU pipeline's kernel formation, then its generic lowering of every kernel
+# (passes/Pipelines.cpp: addKernelFormationPasses, kiln-lower-kernels).
+HOST_FRONT = ("builtin.module(cse,func.func(graph-infer-symbolic-shapes),graph-to-kernel,"
+              "kiln-lower-kernels)")
 STAGES = ["front", "map", "lower", "ptx", "ptxas"]
 
 
@@ -71,8 +76,8 @@ def check(case_dir, args, work_root):
         ("front", [os.path.join(bindir, "kiln"), "compile", os.path.join(case_dir, "model.onnx"),
                    "--target", "cpu", "--compile-to=graph", "--emit-bytecode", "--quiet",
                    "-o", graph]),
-        ("front", [opt, graph, ("--kiln-lower-gpu-host" if args.front == "host"
-                                else "--pass-pipeline=" + FRONT), "--emit-bytecode", "-o", loops]),
+        ("front", [opt, graph, "--pass-pipeline=" + (HOST_FRONT if args.front == "host" else FRONT),
+                   "--emit-bytecode", "-o", loops]),
         ("map", [opt, loops, "--pass-pipeline=builtin.module(func.func(gpu-map-loops))",
                  "--emit-bytecode", "-o", mapped]),
         ("lower", [opt, mapped, f"--kiln-lower-gpu-device=chip={args.chip}", "-o", lowered]),
@@ -105,7 +110,8 @@ def main():
                         or "/usr/local/cuda/bin/ptxas")
     parser.add_argument("--front", choices=["cpu", "host"], default="cpu",
                         help="cpu: the CPU path's bufferization (above); host: the GPU "
-                        "pipeline's own kiln-lower-gpu-host (kernel formation, inlining)")
+                        "pipeline's own kernel formation and kiln-lower-kernels (generic "
+                        "lowering, inlining)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=int, default=300)
     parser.add_argument("--keep", help="keep each case's intermediate files under this folder")

@@ -7,15 +7,25 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpImplementation.h"
 
-#include "dialects/kernel/KernelDialect.h.inc"
+#include "dialects/kernel/KernelAttrInterfaces.h.inc"
 
-namespace kiln::kernel {
-/// Parses and prints `[e0, e1, ...]`, the tile of a #kernel.config.
-mlir::FailureOr<llvm::SmallVector<int64_t>> parseTile(mlir::AsmParser &parser);
-void printTile(mlir::AsmPrinter &printer, llvm::ArrayRef<int64_t> tile);
-} // namespace kiln::kernel
+#include "dialects/kernel/KernelDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/kernel/KernelAttrs.h.inc"
+
+namespace kiln::kernel {
+/// The dialect's discardable attributes on a kernel.func (KernelDialect.td): their names
+/// and typed accessors, for a context.
+inline KernelDialect::ConfigAttrHelper configAttrHelper(mlir::MLIRContext *context) {
+  return KernelDialect::ConfigAttrHelper(context);
+}
+inline KernelDialect::RowVariantsAttrHelper rowVariantsAttrHelper(mlir::MLIRContext *context) {
+  return KernelDialect::RowVariantsAttrHelper(context);
+}
+inline KernelDialect::TuningAttrHelper tuningAttrHelper(mlir::MLIRContext *context) {
+  return KernelDialect::TuningAttrHelper(context);
+}
+} // namespace kiln::kernel
 
 #endif // KILN_DIALECTS_KERNEL_KERNELDIALECT_H

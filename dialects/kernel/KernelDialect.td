@@ -17,12 +17,24 @@ def Kernel_Dialect : Dialect {
   let summary = "GPU kernels with tunable configurations and their launch schedule";
   let description = [{
     A `kernel.func` is one GPU kernel in destination-passing style: it reads and writes the
-    buffers it is given and returns nothing. Its optional `config` attribute fixes the
-    choices the autotuner makes (tile shape, pipeline stages, warps, split-k, swizzle);
-    a kernel without one is still open for tuning. The host side is a function of
+    buffers it is given and returns nothing. Its `kernel.config` attribute, one template
+    family's configuration attribute (`#kernel.sm90_gemm<...>`, ..., `#kernel.generic`),
+    says which code generator computes it and how; a kernel without one is still open for
+    kernel-autotune and kernel-select-templates. The host side is a function of
     `kernel.launch` ops that call kernels on buffers in order.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  // The attributes the kernel passes put on a kernel.func.
+  let discardableAttrs = (ins
+    // The chosen configuration (kernel-autotune, kernel-select-templates).
+    "::kiln::kernel::TemplateConfigAttrInterface":$config,
+    // A dynamic GEMM's configurations for buckets of rows far from the opt shape's: an
+    // array of #kernel.row_variant.
+    "::mlir::ArrayAttr":$row_variants,
+    // How kernel-autotune chose: {source = "measured" | "cache" | "cost-model",
+    // micros = <f64>, signature = "<hex>"}.
+    "::mlir::DictionaryAttr":$tuning);
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 

@@ -64,11 +64,12 @@ def Kernel_ReturnOp : Kernel_Op<"return", [Pure, HasParent<"FuncOp">, Terminator
 // shape and element type), then one `index` argument per `symbols` operand (the run-time
 // values of the dimension symbols, `batch` or `sequence`, from which the body computes the
 // dynamic extents its ops take as operands: a reshape's target shape), and a
-// `kernel.yield` of one tensor per output buffer. The body
-// is the exact semantics; the template kind says which code generator is responsible for
-// it, and `config` fixes that generator's tunable choices (absent: open for the
-// autotuner). Every template can be lowered generically (the body through the linalg path,
-// one thread per output element); the fast generators recognise their body's shape.
+// `kernel.yield` of one tensor per output buffer. The body is the exact semantics; the
+// template kind says what kind of computation it is, and the kernel.func's `kernel.config`
+// (a template family's configuration attribute, KernelAttrs.td) which code generator
+// computes it and how. Every template can be lowered generically (`#kernel.generic`: the
+// body through the linalg path, one thread per output element); the fast generators
+// recognise their body's shape.
 class Kernel_TemplateOp<string mnemonic, string what, list<Trait> traits = []>
     : Kernel_Op<mnemonic, !listconcat(traits, [AttrSizedOperandSegments, IsolatedFromAbove,
         DeclareOpInterfaceMethods<MemoryEffectsOpInterface>])> {
@@ -76,8 +77,7 @@ class Kernel_TemplateOp<string mnemonic, string what, list<Trait> traits = []>
   let arguments = (ins
     Variadic<AnyMemRef>:$inputs,
     Variadic<AnyMemRef>:$outputs,
-    Variadic<Index>:$symbols,
-    OptionalAttr<Kernel_ConfigAttr>:$config);
+    Variadic<Index>:$symbols);
   let regions = (region SizedRegion<1>:$body);
   // Declarations a template adds to the shared ones (getAnchor for anchored templates).
   code extraTemplateDeclaration = "";
@@ -104,7 +104,7 @@ def Kernel_PointwiseOp : Kernel_TemplateOp<"pointwise",
     "Elementwise ops with broadcasting, one output element per thread"> {
   let description = [{
     The body is a chain of graph ops that are elementwise with NumPy broadcasting (the
-    `Pointwise` graph trait). Configured by `tile = [elements per block]`.
+    `Pointwise` graph trait).
 
     ```mlir
     kernel.pointwise ins(%x : memref<8x16xf32>) outs(%y : memref<8x16xf32>) {
@@ -134,13 +134,11 @@ def Kernel_MatmulOp : Kernel_TemplateOp<"matmul",
     The body starts with the anchor, a `graph.matmul` or `graph.gemm`, optionally after a
     prologue of data-movement and pointwise ops (transposes, reshapes, scales) on its
     inputs, which the kernel's loads absorb; the ops after it are the epilogue, elementwise ops applied to the
-    product before it is stored (bias, activation, residual). Configured by `tile = [M, N, K]`, `stages`, `warps`, `split_k`
-    and `swizzle`.
+    product before it is stored (bias, activation, residual).
 
     ```mlir
     kernel.matmul ins(%a, %b : memref<128x64xf16>, memref<64x256xf16>)
-                  outs(%c : memref<128x256xf16>)
-                  attributes {config = #kernel.config<tile = [128, 256, 64], stages = 4, warps = 8>} {
+                  outs(%c : memref<128x256xf16>) {
     ^bb0(%x: tensor<128x64xf16>, %w: tensor<64x256xf16>):
       %p = graph.matmul %x, %w : (tensor<128x64xf16>, tensor<64x256xf16>) -> tensor<128x256xf16>
       kernel.yield %p : tensor<128x256xf16>
@@ -158,8 +156,8 @@ def Kernel_ConvOp : Kernel_TemplateOp<"conv",
   let description = [{
     The body starts with the anchor, a `graph.conv` (after an optional prologue, as for
     `kernel.matmul`); the ops after it are the epilogue.
-    Configured like `kernel.matmul`, with the GEMM view M = batch x output pixels,
-    N = output channels, K = input channels x kernel window.
+    Its GEMM view: M = batch x output pixels, N = output channels, K = input channels x
+    kernel window.
   }];
   let extraTemplateDeclaration = [{
     /// The convolution after the prologue.

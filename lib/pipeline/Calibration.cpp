@@ -18,9 +18,11 @@
 #include "lib/cpu/HostExecutable.h"
 #include "lib/io/TensorFiles.h"
 #include "lib/quantization/Calibration.h"
+#include "passes/Pipelines.h"
 #include "passes/graph/QuantizeInt8.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -317,11 +319,17 @@ measureInt8Sensitivity(ModuleOp module, const llvm::StringMap<double> &threshold
   return layers;
 }
 
-llvm::Error quantizeGraphInt8(ModuleOp module, llvm::StringRef modelPath,
-                              const CalibrationOptions &options,
-                              llvm::function_ref<void(const llvm::Twine &)> progress) {
+llvm::Expected<Int8Calibration>
+calibrateGraphInt8(ModuleOp imported, llvm::StringRef modelPath, const CalibrationOptions &options,
+                   llvm::function_ref<void(const llvm::Twine &)> progress) {
+  // The graph the quantization pass will see: the imported one after the graph passes.
+  OwningOpRef<ModuleOp> module = imported.clone();
+  PassManager graphPasses(imported.getContext());
+  addGraphPasses(graphPasses);
+  if (failed(graphPasses.run(*module)))
+    return makeError("--int8: the graph passes failed on the model");
   // A dynamic dimension would leave every layer in f32 without a word.
-  for (auto function : module.getOps<func::FuncOp>())
+  for (auto function : module->getOps<func::FuncOp>())
     if (Operation *op = graph::findDynamicInt8Candidate(function)) {
       std::string node = graph::getNodeName(op->getLoc());
       std::string type;
@@ -336,47 +344,50 @@ llvm::Error quantizeGraphInt8(ModuleOp module, llvm::StringRef modelPath,
   auto fingerprint = fingerprintModel(modelPath);
   if (!fingerprint)
     return fingerprint.takeError();
-  auto cache = calibrateInt8(module, *fingerprint, options, progress);
+  auto cache = calibrateInt8(*module, *fingerprint, options, progress);
   if (!cache)
     return cache.takeError();
-  llvm::StringMap<double> thresholds;
+  auto thresholds = std::make_shared<llvm::StringMap<double>>();
   for (const auto &[key, tensor] : cache->tensors)
-    thresholds[key] = tensor.threshold;
+    (*thresholds)[key] = tensor.threshold;
   // Layers that lose too much alone stay in floats (f16 under --fp16).
-  int64_t kept = 0;
+  Int8Calibration calibration;
   if (options.sensitivityReport || options.minLayerSqnr > 0) {
-    auto layers = measureInt8Sensitivity(module, thresholds, options.dataDir);
+    auto layers = measureInt8Sensitivity(*module, *thresholds, options.dataDir);
     if (!layers)
       return layers.takeError();
     for (const LayerSensitivity &layer : *layers) {
       bool keep = options.minLayerSqnr > 0 && layer.sqnr < options.minLayerSqnr;
       if (keep) {
-        thresholds.erase(layer.key);
-        ++kept;
+        thresholds->erase(layer.key);
+        ++calibration.keptInFloat;
       }
       if (options.sensitivityReport)
         llvm::errs() << llvm::formatv("int8 sensitivity: {0,-40} {1,7:F1} dB{2}\n", layer.key,
                                       layer.sqnr, keep ? "  kept in float" : "");
     }
   }
-  int64_t quantized = 0, shortcuts = 0, uncalibrated = 0;
-  for (auto function : module.getOps<func::FuncOp>()) {
-    graph::Int8Report report = graph::quantizeInt8(function, thresholds);
-    quantized += report.quantized;
-    shortcuts += report.shortcuts;
-    uncalibrated += int64_t(report.uncalibrated.size());
-  }
-  progress(llvm::formatv(
-      "int8: {0} convolutions and products quantized{1}{2}{3}", quantized,
-      shortcuts
-          ? llvm::formatv(", {0} shortcut output{1}", shortcuts, shortcuts == 1 ? "" : "s").str()
-          : std::string(),
-      uncalibrated - kept
-          ? llvm::formatv(", {0} without calibration left in f32", uncalibrated - kept).str()
-          : std::string(),
-      kept ? llvm::formatv(", {0} below {1} dB kept in float", kept, options.minLayerSqnr).str()
-           : std::string()));
-  return llvm::Error::success();
+  calibration.thresholds = std::move(thresholds);
+  return calibration;
+}
+
+std::string describeInt8(int64_t quantized, int64_t shortcuts, int64_t uncalibrated,
+                         int64_t keptInFloat, double minLayerSqnr) {
+  return llvm::formatv(
+             "int8: {0} convolutions and products quantized{1}{2}{3}", quantized,
+             shortcuts
+                 ? llvm::formatv(", {0} shortcut output{1}", shortcuts, shortcuts == 1 ? "" : "s")
+                       .str()
+                 : std::string(),
+             uncalibrated - keptInFloat
+                 ? llvm::formatv(", {0} without calibration left in f32",
+                                 uncalibrated - keptInFloat)
+                       .str()
+                 : std::string(),
+             keptInFloat
+                 ? llvm::formatv(", {0} below {1} dB kept in float", keptInFloat, minLayerSqnr).str()
+                 : std::string())
+      .str();
 }
 
 } // namespace kiln

@@ -18,6 +18,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,14 +63,28 @@ llvm::Expected<std::vector<LayerSensitivity>>
 measureInt8Sensitivity(mlir::ModuleOp module, const llvm::StringMap<double> &thresholds,
                        llvm::StringRef dataDir);
 
-/// Calibrates `module` (`calibrateInt8`, the model file at `modelPath` fingerprinted)
-/// and quantizes it (graph::quantizeInt8): QuantizeLinear/DequantizeLinear on the
-/// calibrated activations, int8 weights; with the options' sensitivity settings, the
-/// layers are measured first (measureInt8Sensitivity), reported, and those below
-/// `minLayerSqnr` left in floats.
-llvm::Error quantizeGraphInt8(mlir::ModuleOp module, llvm::StringRef modelPath,
-                              const CalibrationOptions &options,
-                              llvm::function_ref<void(const llvm::Twine &)> progress);
+/// What INT8 post-training quantization needs from the host: each activation's threshold
+/// (calibrateInt8 on the model after the graph passes), less the layers kept in floats.
+struct Int8Calibration {
+  std::shared_ptr<const llvm::StringMap<double>> thresholds;
+  /// Layers whose SQNR alone fell below CalibrationOptions::minLayerSqnr (left out of
+  /// `thresholds`).
+  int64_t keptInFloat = 0;
+};
+
+/// Calibrates `imported` (the model as imported, shapes specialised) for the graph stage's
+/// graph-quantize-int8: the graph passes on a copy, then calibrateInt8 (and the
+/// sensitivity report with CalibrationOptions::sensitivityReport, on stderr). An error
+/// for a quantizable layer of dynamic shape.
+llvm::Expected<Int8Calibration>
+calibrateGraphInt8(mlir::ModuleOp imported, llvm::StringRef modelPath,
+                   const CalibrationOptions &options,
+                   llvm::function_ref<void(const llvm::Twine &)> progress);
+
+/// The progress line after quantization: "int8: 52 convolutions and products quantized,
+/// 16 shortcut outputs, 2 below 30 dB kept in float".
+std::string describeInt8(int64_t quantized, int64_t shortcuts, int64_t uncalibrated,
+                         int64_t keptInFloat, double minLayerSqnr);
 
 } // namespace kiln
 

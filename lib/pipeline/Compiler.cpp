@@ -12,6 +12,7 @@
 #include "lib/tuning/TimingCache.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
+#include "passes/graph/QuantizeInt8.h"
 #include "passes/graph/ReducePrecision.h"
 #include "passes/kernel/Autotune.h"
 
@@ -30,40 +31,6 @@ using namespace mlir;
 
 namespace kiln {
 
-std::optional<Stage> parseStage(llvm::StringRef name) {
-  if (name == "graph")
-    return Stage::Graph;
-  if (name == "linalg")
-    return Stage::Linalg;
-  if (name == "llvm")
-    return Stage::LLVM;
-  if (name == "kernel")
-    return Stage::Kernel;
-  if (name == "gpu")
-    return Stage::Gpu;
-  if (name == "engine")
-    return Stage::Engine;
-  return std::nullopt;
-}
-
-llvm::StringRef stageName(Stage stage) {
-  switch (stage) {
-  case Stage::Graph:
-    return "graph";
-  case Stage::Linalg:
-    return "linalg";
-  case Stage::LLVM:
-    return "llvm";
-  case Stage::Kernel:
-    return "kernel";
-  case Stage::Gpu:
-    return "gpu";
-  case Stage::Engine:
-    return "engine";
-  }
-  llvm_unreachable("unknown stage");
-}
-
 /// Writes `module` as MLIR text or bytecode to `path`, only once it is complete.
 static LogicalResult writeModule(ModuleOp module, llvm::StringRef path, bool bytecode) {
   std::string error;
@@ -75,6 +42,7 @@ static LogicalResult writeModule(ModuleOp module, llvm::StringRef path, bool byt
       return failure();
   } else {
     module.print(output->os());
+    output->os() << "\n";
   }
   output->keep();
   return success();
@@ -197,29 +165,39 @@ specializeInputShapes(func::FuncOp function,
   return success();
 }
 
-LogicalResult reduceGraphPrecision(ModuleOp module, StringRef precision, bool reducedIO,
-                                   llvm::raw_ostream *report, bool perLayer) {
-  if (precision == "fp32")
-    return success();
-  MLIRContext *context = module.getContext();
-  FloatType reducedType;
-  if (precision == "fp16")
-    reducedType = Float16Type::get(context);
-  else if (precision == "bf16")
-    reducedType = BFloat16Type::get(context);
-  else
-    return emitError(module.getLoc())
-           << "unknown precision '" << precision << "'; one of fp32, fp16, bf16";
-  for (auto function : module.getOps<func::FuncOp>()) {
-    graph::PrecisionReport result = graph::reducePrecision(function, {reducedType, reducedIO});
-    if (report)
-      result.print(*report, perLayer);
+GraphStageOptions GraphReports::stageOptions(const CompileOptions &options) {
+  GraphStageOptions stage;
+  stage.precision = options.precision;
+  stage.reducedIO = options.reducedIO;
+  stage.channelsLast = options.channelsLast;
+  stage.int8Thresholds = int8.thresholds;
+  stage.precisionReport = [this](const graph::PrecisionReport &report) {
+    std::lock_guard<std::mutex> lock(mutex);
+    precision.push_back(report);
+  };
+  stage.int8Report = [this](const graph::Int8Report &report) {
+    std::lock_guard<std::mutex> lock(mutex);
+    quantized += report.quantized;
+    shortcuts += report.shortcuts;
+    uncalibrated += int64_t(report.uncalibrated.size());
+  };
+  return stage;
+}
+
+void GraphReports::print(const CompileOptions &options, Progress &progress) const {
+  progress.step("graph passes");
+  if (int8.thresholds)
+    progress.step(describeInt8(quantized, shortcuts, uncalibrated, int8.keptInFloat,
+                               options.calibration.minLayerSqnr));
+  for (const graph::PrecisionReport &report : precision) {
+    std::string summary;
+    llvm::raw_string_ostream stream(summary);
+    report.print(stream, options.precisionReport);
+    if (options.precisionReport)
+      llvm::errs() << summary;
+    else
+      progress.step(StringRef(summary).rtrim());
   }
-  // Casts of constants that were not plain arrays, and cast chains, fold away.
-  PassManager cleanup(context);
-  cleanup.addPass(createGraphFoldConstants());
-  cleanup.addNestedPass<func::FuncOp>(createGraphSimplify());
-  return cleanup.run(module);
 }
 
 LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
@@ -275,36 +253,16 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
     report.push_back(estimateGraphTraffic(*imported, "as imported, one kernel per op"));
   }
 
-  PassManager graphPasses(&context);
-  addGraphPasses(graphPasses);
-  if (failed(graphPasses.run(*module)))
-    return failure();
-  progress.step("graph passes");
-  if (options.int8)
-    if (llvm::Error error = quantizeGraphInt8(*module, options.modelPath, options.calibration,
-                                              [&](const Twine &line) { progress.step(line); }))
-      return emitError(module->getLoc()) << llvm::toString(std::move(error));
+  // INT8 calibration runs the model on the host: before the pipeline, on a copy.
+  GraphReports graphReports;
   if (options.int8) {
-    // Now, before reduced precision's constant folding would fold the int8 weights'
-    // DequantizeLinear into f32 constants.
-    PassManager fold(&context);
-    addQuantizedProductPasses(fold);
-    if (failed(fold.run(*module)))
-      return failure();
+    llvm::Expected<Int8Calibration> calibration =
+        calibrateGraphInt8(*module, options.modelPath, options.calibration,
+                           [&](const Twine &line) { progress.step(line); });
+    if (!calibration)
+      return emitError(module->getLoc()) << llvm::toString(calibration.takeError());
+    graphReports.int8 = std::move(*calibration);
   }
-  if (options.precision != "fp32") {
-    std::string summary;
-    llvm::raw_string_ostream stream(summary);
-    if (failed(reduceGraphPrecision(*module, options.precision, options.reducedIO, &stream,
-                                    options.precisionReport)))
-      return failure();
-    if (options.precisionReport)
-      llvm::errs() << summary;
-    else
-      progress.step(StringRef(summary).rtrim());
-  }
-  if (options.report)
-    report.push_back(estimateGraphTraffic(*module, "after the graph passes, one kernel per op"));
   // graph.transpose ops after kernel formation (inside the kernels' bodies); -1 on the
   // CPU target.
   int64_t transposesLeft = -1;
@@ -318,33 +276,32 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
                                             : " (channels first; --channels-last converts)")
                    << "\n";
   };
-
-  {
-    // Quantization as pointwise ops after the layout (whose transposes sink through the
-    // undecomposed ops), on every target: kernel formation fuses them into epilogues.
-    PassManager layout(&context);
-    if (options.channelsLast)
-      addLayoutPasses(layout);
-    addQuantizationLoweringPasses(layout);
-    if (failed(layout.run(*module)))
-      return failure();
-  }
-
-  if (options.compileTo == Stage::Graph)
-    return writeModule(*module, options.outputPath, options.emitBytecode);
+  auto afterGraphStage = [&](ModuleOp graphModule) {
+    graphReports.print(options, progress);
+    if (options.report)
+      report.push_back(
+          estimateGraphTraffic(graphModule, "after the graph passes, one kernel per op"));
+  };
 
   if (cpu) {
-    if (options.compileTo == Stage::Linalg) {
-      PassManager lowering(&context);
-      lowering.addPass(createGraphToLinalg());
-      if (failed(lowering.run(*module)))
-        return failure();
+    PassManager lowering(&context);
+    addGraphStage(lowering, graphReports.stageOptions(options));
+    if (options.configurePassManager && failed(options.configurePassManager(lowering)))
+      return failure();
+    if (failed(lowering.run(*module)))
+      return failure();
+    afterGraphStage(*module);
+    if (options.compileTo == Stage::Graph)
       return writeModule(*module, options.outputPath, options.emitBytecode);
-    }
-    if (options.compileTo == Stage::LLVM) {
-      PassManager lowering(&context);
-      addCpuLoweringPasses(lowering);
-      if (failed(lowering.run(*module)))
+    if (options.compileTo == Stage::Linalg || options.compileTo == Stage::LLVM) {
+      PassManager toLinalg(&context);
+      if (options.compileTo == Stage::Linalg)
+        toLinalg.addPass(createGraphToLinalg());
+      else
+        addCpuLoweringPasses(toLinalg);
+      if (options.configurePassManager && failed(options.configurePassManager(toLinalg)))
+        return failure();
+      if (failed(toLinalg.run(*module)))
         return failure();
       return writeModule(*module, options.outputPath, options.emitBytecode);
     }
@@ -358,40 +315,48 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   }
 
   GpuCompileOptions gpu;
-  gpu.target = options.target;
-  gpu.gemmConfig = options.gemmConfig;
-  gpu.allowTf32 = options.allowTf32;
+  GpuPipelineOptions &pipeline = gpu.pipeline;
+  pipeline.graph = graphReports.stageOptions(options);
+  pipeline.templates.target = options.target;
+  pipeline.templates.allowTf32 = options.allowTf32;
+  pipeline.templates.gemmConfig = options.gemmConfig;
+  pipeline.templates.attentionConfig = options.attentionConfig;
+  pipeline.templates.attentionF32Exp = options.attentionF32Exp;
+  pipeline.templates.attentionMinCtas = options.attentionMinCtas;
   // A configuration forced for every GEMM and convolution is what gets measured: no tuning.
-  if (!options.gemmConfig.empty())
-    gpu.autotune = false;
-  gpu.stopAfter = options.compileTo == Stage::Kernel ? "kernel"
-                  : options.compileTo == Stage::Gpu  ? "gpu"
-                                                     : "engine";
-  gpu.progress = [&](const std::string &line) { progress.step(line); };
-  if (options.report)
-    gpu.afterFormation = [&](ModuleOp formed) {
-      report.push_back(estimateKernelTraffic(formed, "after kernel formation (fusion)"));
-      transposesLeft = 0;
-      formed.walk([&](graph::TransposeOp) { ++transposesLeft; });
-    };
+  pipeline.autotune = options.gemmConfig.empty();
+  pipeline.to = options.compileTo == Stage::Engine ? Stage::Gpu : options.compileTo;
+  pipeline.timingCache = options.noTimingCache         ? std::string()
+                         : options.timingCache.empty() ? TimingCache::defaultPath()
+                                                       : options.timingCache;
+  pipeline.tuneBudget = options.tuneBudget;
+  pipeline.tuningProgress = [&](const std::string &line) { progress.step(line); };
   // Tuning: the timer when a GPU is here and measuring is allowed; the cache unless off.
   std::unique_ptr<KernelTimer> timer;
+  pipeline.timer = [&](std::string &why) -> KernelTimer * {
+    if (!timer && options.makeTimer)
+      timer = options.makeTimer(pipeline.templates, why);
+    return timer.get();
+  };
+  gpu.buildEngine = options.compileTo == Stage::Engine;
+  gpu.progress = [&](const std::string &line) { progress.step(line); };
+  gpu.configure = options.configurePassManager;
+  gpu.observe = [&](ModuleOp observed, PipelinePoint point) {
+    if (point == PipelinePoint::GraphDone)
+      afterGraphStage(observed);
+    if (point == PipelinePoint::KernelsFormed && options.report) {
+      report.push_back(estimateKernelTraffic(observed, "after kernel formation (fusion)"));
+      transposesLeft = 0;
+      observed.walk([&](graph::TransposeOp) { ++transposesLeft; });
+    }
+  };
   std::vector<TuningDecision> decisions;
-  if (options.compileTo != Stage::Kernel) {
-    gpu.timingCache = options.noTimingCache         ? std::string()
-                      : options.timingCache.empty() ? TimingCache::defaultPath()
-                                                    : options.timingCache;
-    gpu.tuneBudget = options.tuneBudget;
-    gpu.decisions = &decisions;
-    gpu.timer = [&](std::string &why) -> KernelTimer * {
-      if (!timer && options.makeTimer)
-        timer = options.makeTimer(options.target, why);
-      return timer.get();
-    };
-  }
+  gpu.decisions = &decisions;
   engine::Engine engine;
-  if (failed(compileGraphForGpu(*module, gpu, engine)))
+  if (failed(compileForGpu(*module, gpu, engine)))
     return failure();
+  if (options.compileTo == Stage::Graph)
+    return writeModule(*module, options.outputPath, options.emitBytecode);
   if (options.report && !decisions.empty()) {
     llvm::errs() << "tuning decisions (" << decisions.size() << " kernels):\n";
     for (const TuningDecision &decision : decisions)

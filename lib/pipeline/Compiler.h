@@ -10,6 +10,8 @@
 #define KILN_LIB_PIPELINE_COMPILER_H
 
 #include "lib/pipeline/Calibration.h"
+#include "passes/Pipelines.h"
+#include "passes/graph/ReducePrecision.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -19,34 +21,19 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+namespace mlir {
+class PassManager;
+} // namespace mlir
+
 namespace kiln {
 
 class KernelTimer;
-
-/// The stages of the pipeline, in order.
-enum class Stage {
-  /// The ONNX model in the graph dialect after the graph passes (shapes inferred,
-  /// constants folded).
-  Graph,
-  /// CPU target: the graph lowered to linalg, tensor, arith, math and scf on tensors.
-  Linalg,
-  /// CPU target: the module in the LLVM dialect.
-  LLVM,
-  /// GPU targets: after kernel formation (kernel.func templates and the host schedule).
-  Kernel,
-  /// GPU targets: the host schedule of launches, and the kernels in the NVVM dialect.
-  Gpu,
-  /// The engine file (code generation and packaging).
-  Engine,
-};
-
-/// The stage named `name` ("graph", "linalg", "llvm", "kernel", "gpu", "engine"), if any.
-std::optional<Stage> parseStage(llvm::StringRef name);
-llvm::StringRef stageName(Stage stage);
+class Progress;
 
 struct CompileOptions {
   std::string modelPath;
@@ -88,9 +75,14 @@ struct CompileOptions {
   /// (quantizeGraphInt8 with `calibration`), before any reduced precision.
   bool int8 = false;
   CalibrationOptions calibration;
-  /// For kernel developers: the sm_90a GEMM template's configuration for every product
-  /// (by name, e.g. 128x256x64_s4_ws2) where it is legal.
+  /// For kernel developers: the GEMM templates' configuration for every product and
+  /// convolution (by name, e.g. 128x256x64_s4_ws2) where it is legal (no tuning then);
+  /// the flash-attention configuration of every attention ("64x128x2x4xwgmma"), f32 exp2
+  /// in the wgmma attention, the CTAs an SM it asks ptxas for (TemplateOptions).
   std::string gemmConfig;
+  std::string attentionConfig;
+  bool attentionF32Exp = false;
+  int64_t attentionMinCtas = 0;
 
   /// kernel-autotune (docs/tuning.md): seconds of GPU measurement at most (0: never
   /// measure; the timing cache, then the cost model decide).
@@ -99,10 +91,33 @@ struct CompileOptions {
   std::string timingCache;
   /// Neither read nor write a timing cache.
   bool noTimingCache = false;
-  /// Makes the GPU timer for `target` (the driver links lib/tuning/GpuKernelTimer, which
-  /// this library cannot). Null result (with `why`): no GPU; so does an unset function.
-  std::function<std::unique_ptr<KernelTimer>(const std::string &target, std::string &why)>
+  /// Makes the GPU timer for the templates' target (the driver links
+  /// lib/tuning/GpuKernelTimer, which this library cannot). Null result (with `why`): no
+  /// GPU; so does an unset function.
+  std::function<std::unique_ptr<KernelTimer>(const TemplateOptions &templates, std::string &why)>
       makeTimer;
+  /// Configures each pass manager before it runs: MLIR's pass-manager options (IR
+  /// printing, timing, crash reproducers) that `kiln compile` takes; may fail with a
+  /// diagnostic.
+  std::function<mlir::LogicalResult(mlir::PassManager &)> configurePassManager;
+};
+
+/// The graph stage's reports as `kiln compile` and `kiln run` print them: the INT8
+/// calibration made on the host, and what the stage's passes report.
+struct GraphReports {
+  Int8Calibration int8;
+  /// The graph stage's options for `options` (precision, layout, int8 with `int8`'s
+  /// thresholds) reporting to this object.
+  GraphStageOptions stageOptions(const CompileOptions &options);
+  /// The progress lines after the graph stage: "graph passes", the int8 summary, and the
+  /// precision summary (or every layer's precision with options.precisionReport, on
+  /// stderr).
+  void print(const CompileOptions &options, Progress &progress) const;
+
+private:
+  std::mutex mutex;
+  std::vector<graph::PrecisionReport> precision;
+  int64_t quantized = 0, shortcuts = 0, uncalibrated = 0;
 };
 
 /// Parses trtexec's shape list `name:AxBxC,name2:D` (an empty list is valid); errors
@@ -145,13 +160,6 @@ void annotateProfile(mlir::func::FuncOp function, llvm::ArrayRef<InputProfile> p
 mlir::LogicalResult
 specializeInputShapes(mlir::func::FuncOp function,
                       llvm::ArrayRef<std::pair<std::string, llvm::SmallVector<int64_t>>> shapes);
-
-/// Converts the graph module to `precision` ("fp32": nothing; "fp16", "bf16":
-/// graph-reduce-precision on each function, then graph-simplify and graph-fold-constants
-/// for the casts it leaves). Writes the report (a summary line, or one line a layer with
-/// `perLayer`) to `report` when given.
-mlir::LogicalResult reduceGraphPrecision(mlir::ModuleOp module, llvm::StringRef precision,
-                                         bool reducedIO, llvm::raw_ostream *report, bool perLayer);
 
 /// Runs the pipeline on `options.modelPath` up to `options.compileTo` and writes the result.
 /// Problems are reported as diagnostics on `context`; nothing is written on failure.

@@ -6,10 +6,8 @@
 #include "dialects/kernel/KernelOps.h"
 #include "lib/engine/EngineBuilder.h"
 #include "lib/target/GpuBinary.h"
-#include "passes/Passes.h"
 #include "passes/Pipelines.h"
-#include "passes/kernel/Autotune.h"
-#include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/KernelTemplate.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -28,73 +26,14 @@ func::FuncOp findHostFunction(ModuleOp module) {
 }
 } // namespace
 
-LogicalResult compileGraphForGpu(ModuleOp module, const GpuCompileOptions &options,
-                                 engine::Engine &engine) {
-  auto report = [&](const std::string &line) {
-    if (options.progress)
-      options.progress(line);
-  };
-  MLIRContext *context = module.getContext();
-
-  PassManager formation(context);
-  addKernelFormationPasses(formation);
-  if (failed(formation.run(module)))
-    return failure();
-  size_t kernels = llvm::range_size(module.getOps<kernel::FuncOp>());
-  report(llvm::formatv("formed {0} kernels", kernels).str());
-  if (options.afterFormation)
-    options.afterFormation(module);
-  if (options.stopAfter == "kernel")
-    return success();
-
-  // Each kernel's configuration: timing cache, GPU measurement or cost model.
-  if (options.autotune) {
-    bool anythingToTune = llvm::any_of(module.getOps<kernel::FuncOp>(), [&](kernel::FuncOp f) {
-      return !f->hasAttr(kKernelConfigAttr) &&
-             kernelConfigCandidates(f, options.target, options.allowTf32).size() > 1;
-    });
-    KernelTimer *timer = nullptr;
-    if (anythingToTune && options.tuneBudget > 0) {
-      std::string why = "no GPU timer in this tool";
-      if (options.timer)
-        timer = options.timer(why);
-      if (!timer)
-        report("no GPU to tune on (" + why + "): kernel configurations from the " +
-               (options.timingCache.empty() ? std::string() : "timing cache, then the ") +
-               "cost model");
-    }
-    PassManager tuning(context);
-    KernelAutotuneOptions tuneOptions;
-    tuneOptions.target = options.target;
-    tuneOptions.timingCache = options.timingCache;
-    tuneOptions.budget = options.tuneBudget;
-    tuneOptions.allowTf32 = options.allowTf32;
-    tuning.addPass(createKernelAutotune(tuneOptions, timer, options.progress));
-    if (failed(tuning.run(module)))
-      return failure();
-    std::vector<TuningDecision> decisions = collectTuningDecisions(module);
-    if (!decisions.empty()) {
-      size_t measured = 0, cached = 0;
-      for (const TuningDecision &decision : decisions) {
-        measured += decision.source == "measured";
-        cached += decision.source == "cache";
-      }
-      report(llvm::formatv("tuned {0} kernels ({1} measured, {2} from the timing cache, {3} "
-                           "by the cost model)",
-                           decisions.size(), measured, cached, decisions.size() - measured - cached)
-                 .str());
-    }
-    if (options.decisions)
-      *options.decisions = std::move(decisions);
-  }
-  return compileKernelsForGpu(module, options, engine);
-}
-
 std::vector<TuningDecision> collectTuningDecisions(ModuleOp module) {
   std::vector<TuningDecision> decisions;
+  MLIRContext *context = module.getContext();
+  auto configHelper = kernel::configAttrHelper(context);
+  auto tuningHelper = kernel::tuningAttrHelper(context);
   for (auto function : module.getOps<kernel::FuncOp>()) {
-    auto config = function->getAttrOfType<DictionaryAttr>(kKernelConfigAttr);
-    auto tuning = function->getAttrOfType<DictionaryAttr>(kKernelTuningAttr);
+    Attribute config = configHelper.getAttr(function);
+    DictionaryAttr tuning = tuningHelper.getAttr(function);
     if (!config || !tuning)
       continue;
     TuningDecision decision;
@@ -110,57 +49,70 @@ std::vector<TuningDecision> collectTuningDecisions(ModuleOp module) {
   return decisions;
 }
 
-LogicalResult compileKernelsForGpu(ModuleOp module, const GpuCompileOptions &options,
-                                   engine::Engine &engine) {
+LogicalResult compileForGpu(ModuleOp module, const GpuCompileOptions &options,
+                            engine::Engine &engine) {
   auto report = [&](const std::string &line) {
     if (options.progress)
       options.progress(line);
   };
   MLIRContext *context = module.getContext();
-
-  // The IO signature keeps the ONNX element types, which the lowering makes signless.
-  func::FuncOp host = findHostFunction(module);
-  if (!host)
-    return module.emitError("kernel formation left no host function");
-  if (failed(readEngineSignature(host, engine)))
-    return failure();
-
-  // The engine's kernel table records each kernel's tuning (read before the kernel.funcs
-  // are lowered away).
+  GpuPipelineOptions pipeline = options.pipeline;
+  bool package = pipeline.to == Stage::Gpu && options.buildEngine;
+  // The engine's kernel table records each kernel's tuning, read before the kernel.funcs
+  // are lowered away.
   llvm::StringMap<KernelTuning> tuning;
-  for (const TuningDecision &decision : collectTuningDecisions(module))
-    tuning[decision.kernel] = {decision.config, decision.source, decision.micros};
-
-  PassManager lowering(context);
-  // Tensor-core templates where they fit: flash attention (mma.sync, sm_80 and later; its
-  // wgmma variant on sm_90a) on every GPU target; the wgmma GEMM and implicit-GEMM convolution on
-  // sm_90a, the mma.sync ones elsewhere.
-  lowering.addPass(createKernelAttentionSm80({options.target}));
-  // Depthwise convolutions (CUDA cores, every target), before kernel-conv-sm90, which
-  // takes one group only.
-  lowering.addPass(createKernelConvDepthwise());
-  // Channels-last max pools (CUDA cores, every target).
-  lowering.addPass(createKernelPoolNhwc());
-  // Row kernels (CUDA cores: every GPU target) for softmax, normalisations and reductions
-  // over innermost axes.
-  lowering.addPass(createKernelReductionRows({options.target}));
-  if (options.target == "sm_90a") {
-    lowering.addPass(createKernelMatmulSm90({options.gemmConfig, options.allowTf32}));
-    lowering.addPass(createKernelConvSm90({options.gemmConfig, options.allowTf32}));
-  } else {
-    // Other GPU targets (sm_80 and later): the mma.sync GEMM and implicit-GEMM convolution.
-    lowering.addPass(createKernelMatmulSm80({options.gemmConfig}));
-    lowering.addPass(createKernelConvSm80({options.gemmConfig}));
-  }
-  addKernelLoweringPasses(lowering);
-  GpuTargetOptions target;
-  target.chip = options.target;
-  addGpuDeviceLoweringPasses(lowering, target);
-  lowering.addNestedPass<func::FuncOp>(createKernelPlanBuffers());
-  if (failed(lowering.run(module)))
+  pipeline.observe = [&](ModuleOp observed, PipelinePoint point) -> LogicalResult {
+    switch (point) {
+    case PipelinePoint::GraphDone:
+      break;
+    case PipelinePoint::KernelsFormed:
+      report(llvm::formatv("formed {0} kernels",
+                           llvm::range_size(observed.getOps<kernel::FuncOp>()))
+                 .str());
+      break;
+    case PipelinePoint::KernelsConfigured: {
+      std::vector<TuningDecision> decisions = collectTuningDecisions(observed);
+      if (!decisions.empty()) {
+        size_t measured = 0, cached = 0;
+        for (const TuningDecision &decision : decisions) {
+          measured += decision.source == "measured";
+          cached += decision.source == "cache";
+        }
+        report(llvm::formatv("tuned {0} kernels ({1} measured, {2} from the timing cache, {3} "
+                             "by the cost model)",
+                             decisions.size(), measured, cached,
+                             decisions.size() - measured - cached)
+                   .str());
+      }
+      for (const TuningDecision &decision : decisions)
+        tuning[decision.kernel] = {decision.config, decision.source, decision.micros};
+      if (options.decisions)
+        *options.decisions = std::move(decisions);
+      // The IO signature keeps the ONNX element types, which the lowering makes signless.
+      if (package) {
+        func::FuncOp host = findHostFunction(observed);
+        if (!host)
+          return observed.emitError("kernel formation left no host function");
+        if (failed(readEngineSignature(host, engine)))
+          return failure();
+      }
+      break;
+    }
+    case PipelinePoint::GpuDone:
+      report("lowered to NVVM");
+      break;
+    }
+    if (options.observe)
+      options.observe(observed, point);
+    return success();
+  };
+  PassManager pm(context);
+  addGpuPipeline(pm, pipeline);
+  if (options.configure && failed(options.configure(pm)))
     return failure();
-  report("lowered to NVVM");
-  if (options.stopAfter == "gpu")
+  if (failed(pm.run(module)))
+    return failure();
+  if (!package)
     return success();
 
   std::string ptxasLog;
@@ -176,7 +128,7 @@ LogicalResult compileKernelsForGpu(ModuleOp module, const GpuCompileOptions &opt
   }
   report(haveCubins ? "PTX and cubins (ptxas)" : "PTX (no ptxas: the driver compiles it)");
 
-  engine.target = options.target;
+  engine.target = pipeline.templates.target;
   if (failed(buildEngine(module, compiled, engine, &tuning)))
     return failure();
   std::string check = engine.validate();

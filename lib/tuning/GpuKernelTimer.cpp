@@ -23,14 +23,15 @@ using namespace mlir;
 
 namespace kiln {
 
-GpuKernelTimer::GpuKernelTimer(std::shared_ptr<Runtime> runtime, std::string target,
+GpuKernelTimer::GpuKernelTimer(std::shared_ptr<Runtime> runtime, TemplateOptions templates,
                                Options options)
-    : runtime(std::move(runtime)), target(std::move(target)), options(options) {}
+    : runtime(std::move(runtime)), templates(std::move(templates)), options(options) {}
 
 GpuKernelTimer::~GpuKernelTimer() = default;
 
-std::unique_ptr<GpuKernelTimer> GpuKernelTimer::create(const std::string &target, std::string &why,
-                                                       Options options) {
+std::unique_ptr<GpuKernelTimer> GpuKernelTimer::create(const TemplateOptions &templates,
+                                                       std::string &why, Options options) {
+  const std::string &target = templates.target;
   std::shared_ptr<Runtime> runtime = Runtime::create(why);
   if (!runtime)
     return nullptr;
@@ -42,7 +43,8 @@ std::unique_ptr<GpuKernelTimer> GpuKernelTimer::create(const std::string &target
     why = runtime->deviceName() + " (" + sm + ") cannot run " + target + " kernels";
     return nullptr;
   }
-  return std::unique_ptr<GpuKernelTimer>(new GpuKernelTimer(std::move(runtime), target, options));
+  return std::unique_ptr<GpuKernelTimer>(
+      new GpuKernelTimer(std::move(runtime), templates, options));
 }
 
 TimingGpu GpuKernelTimer::gpu() const {
@@ -51,7 +53,7 @@ TimingGpu GpuKernelTimer::gpu() const {
 }
 
 OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
-                                                        DictionaryAttr config, std::string &why,
+                                                        Attribute config, std::string &why,
                                                         StringRef profile) {
   MLIRContext *context = function.getContext();
   Block &body = function.getBody().front();
@@ -149,11 +151,12 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
     if (global && copied.insert(global).second)
       b.clone(*global.getOperation());
   auto copy = cast<kernel::FuncOp>(b.clone(*function.getOperation()));
-  copy->setAttr(kKernelConfigAttr, config);
-  copy->removeAttr(kKernelTuningAttr);
+  kernel::configAttrHelper(context).setAttr(
+      copy, cast<kernel::TemplateConfigAttrInterface>(config));
+  copy->removeAttr(kernel::tuningAttrHelper(context).getName());
   // One configuration is timed, at one shape: not the row variants a bucket chose before
   // (the large Ms' bucket is timed after the small Ms' has its variant).
-  copy->removeAttr(kKernelRowVariantsAttr);
+  copy->removeAttr(kernel::rowVariantsAttrHelper(context).getName());
   auto host = func::FuncOp::create(b, loc, "main", b.getFunctionType(hostTypes, {}));
   host->setAttr("kernel.num_inputs", b.getI64IntegerAttr(static_cast<int64_t>(numInputs)));
   Block *entry = host.addEntryBlock();
@@ -177,7 +180,8 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
 }
 
 FailureOr<engine::Engine>
-GpuKernelTimer::compileTimingModule(ModuleOp module, const std::string &target, std::string &why) {
+GpuKernelTimer::compileTimingModule(ModuleOp module, const TemplateOptions &templates,
+                                    std::string &why) {
   // Capture the diagnostics of this compile: a candidate that fails is reported, not
   // printed as the user's error.
   std::string captured;
@@ -187,10 +191,11 @@ GpuKernelTimer::compileTimingModule(ModuleOp module, const std::string &target, 
     return success();
   });
   GpuCompileOptions options;
-  options.target = target;
-  options.autotune = false;
+  options.pipeline.templates = templates;
+  options.pipeline.from = Stage::Gpu;
+  options.pipeline.autotune = false;
   engine::Engine engine;
-  if (failed(compileKernelsForGpu(module, options, engine))) {
+  if (failed(compileForGpu(module, options, engine))) {
     why = "does not compile: " + (captured.empty() ? std::string("(no message)") : captured);
     return failure();
   }
@@ -254,12 +259,12 @@ std::vector<uint8_t> filled(const engine::TensorSignature &signature) {
 
 } // namespace
 
-FailureOr<double> GpuKernelTimer::measureMicros(kernel::FuncOp function, DictionaryAttr config,
+FailureOr<double> GpuKernelTimer::measureMicros(kernel::FuncOp function, Attribute config,
                                                 StringRef profile, std::string &why) {
   OwningOpRef<ModuleOp> module = buildTimingModule(function, config, why, profile);
   if (!module)
     return failure();
-  FailureOr<engine::Engine> description = compileTimingModule(*module, target, why);
+  FailureOr<engine::Engine> description = compileTimingModule(*module, templates, why);
   if (failed(description))
     return failure();
 

@@ -4,8 +4,9 @@
 // kernel and one configuration it
 //  1. builds a module holding a copy of the kernel.func (with `kernel.config` set) and a
 //     host function (`kernel.num_inputs`) that launches it once on its own buffers;
-//  2. compiles it through the GPU pipeline from the kernel stage (compileKernelsForGpu:
-//     template passes, generic lowering, NVVM, PTX, cubin) into an engine in memory;
+//  2. compiles it through the GPU pipeline's gpu stage without tuning (compileForGpu:
+//     kernel-instantiate-templates, the generic lowering, NVVM, PTX, cubin) into an
+//     engine in memory;
 //  3. loads it (kiln::Engine::create) and times it: a warmup, then the median of N runs,
 //     each between two CUDA events, rotating among enough execution contexts (each with
 //     its own input and output buffers) that their buffers together exceed twice the L2
@@ -19,6 +20,7 @@
 #define KILN_LIB_TUNING_GPUKERNELTIMER_H
 
 #include "passes/kernel/Autotune.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "runtime/Engine.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -45,16 +47,18 @@ public:
     uint64_t maxRotationBytes = 8ull << 30;
   };
 
-  /// A timer on GPU 0, or null with `why` ("no CUDA driver: ...", "no CUDA GPU: ...", or
-  /// a GPU that cannot run `target`).
-  static std::unique_ptr<GpuKernelTimer> create(const std::string &target, std::string &why,
-                                                Options options);
-  static std::unique_ptr<GpuKernelTimer> create(const std::string &target, std::string &why) {
-    return create(target, why, Options());
+  /// A timer on GPU 0 of kernels compiled with `templates` (its target and the options that
+  /// change their code), or null with `why` ("no CUDA driver: ...", "no CUDA GPU: ...", or
+  /// a GPU that cannot run the target).
+  static std::unique_ptr<GpuKernelTimer> create(const TemplateOptions &templates,
+                                                std::string &why, Options options);
+  static std::unique_ptr<GpuKernelTimer> create(const TemplateOptions &templates,
+                                                std::string &why) {
+    return create(templates, why, Options());
   }
   ~GpuKernelTimer() override;
 
-  mlir::FailureOr<double> measureMicros(kernel::FuncOp function, mlir::DictionaryAttr config,
+  mlir::FailureOr<double> measureMicros(kernel::FuncOp function, mlir::Attribute config,
                                         llvm::StringRef profile, std::string &why) override;
   TimingGpu gpu() const override;
 
@@ -62,17 +66,17 @@ public:
   /// shape of `profile` (null with `why` when the kernel cannot be launched alone, e.g.
   /// scalar arguments or strided buffers).
   static mlir::OwningOpRef<mlir::ModuleOp>
-  buildTimingModule(kernel::FuncOp function, mlir::DictionaryAttr config, std::string &why,
+  buildTimingModule(kernel::FuncOp function, mlir::Attribute config, std::string &why,
                     llvm::StringRef profile = "kernel.opt_shape");
   /// Step 2: that module compiled into an engine (no GPU needed); diagnostics are captured
   /// into `why`.
   static mlir::FailureOr<engine::Engine>
-  compileTimingModule(mlir::ModuleOp module, const std::string &target, std::string &why);
+  compileTimingModule(mlir::ModuleOp module, const TemplateOptions &templates, std::string &why);
 
 private:
-  GpuKernelTimer(std::shared_ptr<Runtime> runtime, std::string target, Options options);
+  GpuKernelTimer(std::shared_ptr<Runtime> runtime, TemplateOptions templates, Options options);
   std::shared_ptr<Runtime> runtime;
-  std::string target;
+  TemplateOptions templates;
   Options options;
 };
 

@@ -171,26 +171,47 @@ Value quantizeWeight(OpBuilder &b, Location loc, Value value, int64_t axis) {
 
 struct GraphQuantizeInt8 : kiln::impl::GraphQuantizeInt8Base<GraphQuantizeInt8> {
   using Base::Base;
+  GraphQuantizeInt8(std::shared_ptr<const llvm::StringMap<double>> thresholds,
+                    std::function<void(const graph::Int8Report &)> report)
+      : thresholds(std::move(thresholds)), report(std::move(report)) {}
 
-  void runOnOperation() override {
-    func::FuncOp function = getOperation();
+  LogicalResult initialize(MLIRContext *) override {
+    if (thresholds)
+      return success();
+    // The thresholds of the calibration cache, read once for every function.
     llvm::Expected<kiln::quant::CalibrationCache> cache =
         kiln::quant::CalibrationCache::read(calibrationCache);
     if (!cache) {
-      function.emitError("graph-quantize-int8: ") << llvm::toString(cache.takeError());
+      cacheError = llvm::toString(cache.takeError());
+      return success();
+    }
+    auto read = std::make_shared<llvm::StringMap<double>>();
+    for (const auto &[key, tensor] : cache->tensors)
+      (*read)[key] = tensor.threshold;
+    thresholds = std::move(read);
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    if (!thresholds) {
+      function.emitError("graph-quantize-int8: ") << cacheError;
       return signalPassFailure();
     }
-    llvm::StringMap<double> thresholds;
-    for (const auto &[key, tensor] : cache->tensors)
-      thresholds[key] = tensor.threshold;
-    graph::Int8Report report = graph::quantizeInt8(function, thresholds);
+    graph::Int8Report result = graph::quantizeInt8(function, *thresholds);
+    if (report)
+      report(result);
     if (!emitRemarks)
       return;
-    for (const std::string &key : report.uncalibrated)
+    for (const std::string &key : result.uncalibrated)
       function.emitRemark("graph-quantize-int8: no calibration for '") << key << "'; left in f32";
     function.emitRemark("graph-quantize-int8: ")
-        << report.quantized + report.shortcuts << " activations quantized";
+        << result.quantized + result.shortcuts << " activations quantized";
   }
+
+  std::shared_ptr<const llvm::StringMap<double>> thresholds;
+  std::function<void(const graph::Int8Report &)> report;
+  std::string cacheError;
 };
 
 } // namespace
@@ -310,4 +331,10 @@ graph::Int8Report graph::quantizeInt8(func::FuncOp function,
   }
   quantizeResidualInputs(convInputs);
   return report;
+}
+
+std::unique_ptr<Pass>
+graph::createQuantizeInt8Pass(std::shared_ptr<const llvm::StringMap<double>> thresholds,
+                              std::function<void(const Int8Report &)> report) {
+  return std::make_unique<GraphQuantizeInt8>(std::move(thresholds), std::move(report));
 }

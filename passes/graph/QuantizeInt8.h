@@ -9,8 +9,11 @@
 #define KILN_PASSES_GRAPH_QUANTIZEINT8_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,6 +54,13 @@ struct Int8Report {
 /// weight per output channel (an int8 constant and a DequantizeLinear), as a QAT export
 /// would carry them.
 Int8Report quantizeInt8(mlir::func::FuncOp function, const llvm::StringMap<double> &thresholds);
+
+/// graph-quantize-int8 with `thresholds` (each activation's, by key; the calibration the
+/// driver made) instead of a calibration cache file, calling `report` (when set) with each
+/// function's result.
+std::unique_ptr<mlir::Pass>
+createQuantizeInt8Pass(std::shared_ptr<const llvm::StringMap<double>> thresholds,
+                       std::function<void(const Int8Report &)> report = {});
 
 } // namespace kiln::graph
 

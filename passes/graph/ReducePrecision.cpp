@@ -442,6 +442,9 @@ void PrecisionRewriter::run() {
 
 struct GraphReducePrecision : kiln::impl::GraphReducePrecisionBase<GraphReducePrecision> {
   using Base::Base;
+  GraphReducePrecision(const kiln::GraphReducePrecisionOptions &options,
+                       std::function<void(const graph::PrecisionReport &)> report)
+      : Base(options), report(std::move(report)) {}
 
   void runOnOperation() override {
     func::FuncOp function = getOperation();
@@ -455,17 +458,21 @@ struct GraphReducePrecision : kiln::impl::GraphReducePrecisionBase<GraphReducePr
       function.emitError("graph-reduce-precision: type must be f16 or bf16, not '") << type << "'";
       return signalPassFailure();
     }
-    graph::PrecisionReport report = graph::reducePrecision(function, {reducedType, convertIo});
+    graph::PrecisionReport result = graph::reducePrecision(function, {reducedType, convertIo});
+    if (report)
+      report(result);
     if (!emitRemarks)
       return;
-    for (const graph::PrecisionDecision &decision : report.decisions)
+    for (const graph::PrecisionDecision &decision : result.decisions)
       if (!decision.reduced)
         emitRemark(decision.loc) << "kept in f32: " << decision.reason;
-    emitRemark(function.getLoc()) << report.reducedCount() << " ops in " << report.reducedType
-                                  << ", " << report.keptCount() << " kept in f32, "
-                                  << report.constantsConverted << " constants converted, "
-                                  << report.elementsSaturated << " elements saturated";
+    emitRemark(function.getLoc()) << result.reducedCount() << " ops in " << result.reducedType
+                                  << ", " << result.keptCount() << " kept in f32, "
+                                  << result.constantsConverted << " constants converted, "
+                                  << result.elementsSaturated << " elements saturated";
   }
+
+  std::function<void(const graph::PrecisionReport &)> report;
 };
 
 } // namespace
@@ -503,4 +510,13 @@ graph::PrecisionReport graph::reducePrecision(func::FuncOp function,
     return report;
   PrecisionRewriter(function, options, report).run();
   return report;
+}
+
+std::unique_ptr<Pass>
+graph::createReducePrecisionPass(StringRef type, bool convertIo,
+                                 std::function<void(const PrecisionReport &)> report) {
+  kiln::GraphReducePrecisionOptions options;
+  options.type = type.str();
+  options.convertIo = convertIo;
+  return std::make_unique<GraphReducePrecision>(options, std::move(report));
 }

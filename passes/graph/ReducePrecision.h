@@ -10,9 +10,12 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Location.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,6 +59,12 @@ struct PrecisionReport {
 /// Rewrites `function` to compute in `options.reducedType` where that is safe, keeping
 /// f32 islands elsewhere (graph-reduce-precision's documentation says which).
 PrecisionReport reducePrecision(mlir::func::FuncOp function, const ReducePrecisionOptions &options);
+
+/// graph-reduce-precision to `type` ("f16", "bf16"; with `convertIo`, the function's f32
+/// inputs and outputs too), calling `report` (when set) with each function's result.
+std::unique_ptr<mlir::Pass>
+createReducePrecisionPass(llvm::StringRef type, bool convertIo,
+                          std::function<void(const PrecisionReport &)> report);
 
 } // namespace kiln::graph
 

@@ -1,10 +1,8 @@
 //===- AttentionConfig.h - Configurations of the flash-attention template -*- C++ -*-===//
 //
-// The flash-attention template of kernel-attention-sm80 (passes/kernel/AttentionSm80.cpp,
-// docs/codegen-attention.md), as kernel-autotune sees it: the problem an attention kernel
-// computes, and the configurations that compute it. A configuration is recorded on the
-// kernel.func as the `kernel.config` dictionary (passes/kernel/KernelConfig.h:
-// `{template = "generic"}` keeps the generic lowering).
+// The flash-attention family (#kernel.flash_attention: passes/kernel/AttentionSm80.cpp,
+// docs/codegen-attention.md): the problem an attention kernel poses, and the
+// configurations that compute it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,13 +71,10 @@ struct FlashAttentionProblem {
   int mask = -1;
 };
 
-/// One way the template computes attention. As a dictionary:
-/// {template = "flash_attention", block_q, block_kv, stages, warps} (mma.sync, sm_80 and
-/// later), or the same keys under template = "flash_attention_wgmma" (sm_90a only: both
+/// One way the template computes attention: the parameters of #kernel.flash_attention as
+/// values to compute with (mma.sync on sm_80 and later; with `wgmma`, sm_90a only, both
 /// products on wgmma, 64 query rows a warpgroup).
 struct FlashAttentionConfig {
-  static constexpr llvm::StringLiteral kTemplate = "flash_attention";
-  static constexpr llvm::StringLiteral kWgmmaTemplate = "flash_attention_wgmma";
   /// Query rows per CTA: 16 or 32 a warp (two row tiles that share each K/V fragment).
   int64_t blockQ = 64;
   /// Key/value rows per step of the online softmax.
@@ -90,8 +85,13 @@ struct FlashAttentionConfig {
   /// The Hopper variant (templates/FlashAttentionSm90.mlir): wgmma instead of mma.sync.
   bool wgmma = false;
 
-  mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
-  static std::optional<FlashAttentionConfig> fromAttr(mlir::DictionaryAttr attr);
+  kernel::FlashAttentionConfigAttr toAttr(mlir::MLIRContext *context) const {
+    return kernel::FlashAttentionConfigAttr::get(context, blockQ, blockKv, stages, warps, wgmma);
+  }
+  static FlashAttentionConfig fromAttr(kernel::FlashAttentionConfigAttr attr) {
+    return {attr.getBlockQ(), attr.getBlockKv(), attr.getStages(), attr.getWarps(),
+            attr.getWgmma()};
+  }
   /// "flash attention mma.sync 64x64, 2 stages, 4 warps" (or "... wgmma ..."): for
   /// reports and engines.
   std::string describe() const;
@@ -103,6 +103,10 @@ struct FlashAttentionConfig {
            warps == other.warps && wgmma == other.wgmma;
   }
 };
+
+/// The configuration "BQxBKVxSTAGESxWARPS" names, with "xwgmma" appended for the sm_90a
+/// variant (TemplateOptions::attentionConfig); nullopt for another text.
+std::optional<FlashAttentionConfig> parseFlashAttentionConfig(llvm::StringRef text);
 
 /// The attention `function` computes, when it is a kernel.attention holding one
 /// graph.attention of f16/bf16 operands (D 64 or 128) that are [B, H, S, D] buffers or

@@ -1,22 +1,22 @@
 //===- AttentionSm80.cpp - Fused flash attention for attention kernels ----===//
 //
-// kernel-attention-sm80: the attention kernels whose body is one plain graph.attention of
+// The flash_attention family (#kernel.flash_attention): the attention kernels whose body is one plain graph.attention of
 // half-precision [B, H, S, D] buffers get the FlashAttention-2 forward kernel of
 // kernel/templates/FlashAttention.mlir (mma.sync m16n8k16 fed by ldmatrix from a cp.async
 // ring of K/V tiles; online softmax in f32; docs/codegen-attention.md) instead of the
 // generic lowering's three launches. The template is instantiated per element type, mask
 // form and configuration into a `gpu.module`; each launch of a replaced kernel becomes a
 // gpu.launch_func of ceil(Sq / block_q) x (B * H) CTAs. mma.sync is valid from sm_80 on,
-// Hopper included, so `kiln compile` runs the pass for every GPU target.
+// Hopper included, so the family serves every GPU target (its wgmma variant sm_90a).
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
-#include "passes/Passes.h"
 #include "passes/graph/AttentionMasks.h"
 #include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm80Template.h"
 #include "passes/kernel/Sm90Template.h"
 
@@ -35,11 +35,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-
-namespace kiln {
-#define GEN_PASS_DEF_KERNELATTENTIONSM80
-#include "passes/Passes.h.inc"
-} // namespace kiln
 
 using namespace mlir;
 namespace graph = kiln::graph;
@@ -122,34 +117,15 @@ bool isCausalPattern(ArrayRef<int64_t> shape, int64_t seqQ, int64_t seqKv,
 // Configurations (passes/kernel/AttentionConfig.h)
 //===----------------------------------------------------------------------===//
 
-DictionaryAttr kiln::FlashAttentionConfig::toAttr(MLIRContext *context) const {
-  Builder b(context);
-  return b.getDictionaryAttr({
-      b.getNamedAttr("template", b.getStringAttr(wgmma ? kWgmmaTemplate : kTemplate)),
-      b.getNamedAttr("block_q", b.getI64IntegerAttr(blockQ)),
-      b.getNamedAttr("block_kv", b.getI64IntegerAttr(blockKv)),
-      b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),
-      b.getNamedAttr("warps", b.getI64IntegerAttr(warps)),
-  });
-}
-
-std::optional<kiln::FlashAttentionConfig>
-kiln::FlashAttentionConfig::fromAttr(DictionaryAttr attr) {
-  auto name = attr.getAs<StringAttr>("template");
-  if (!name || (name.getValue() != kTemplate && name.getValue() != kWgmmaTemplate) ||
-      attr.size() != 5)
-    return std::nullopt;
+std::optional<kiln::FlashAttentionConfig> kiln::parseFlashAttentionConfig(StringRef text) {
+  SmallVector<StringRef> parts;
+  text.split(parts, 'x');
   FlashAttentionConfig config;
-  config.wgmma = name.getValue() == kWgmmaTemplate;
-  for (auto [key, field] : {std::pair<StringRef, int64_t *>{"block_q", &config.blockQ},
-                            {"block_kv", &config.blockKv},
-                            {"stages", &config.stages},
-                            {"warps", &config.warps}}) {
-    auto value = attr.getAs<IntegerAttr>(key);
-    if (!value)
-      return std::nullopt;
-    *field = value.getInt();
-  }
+  config.wgmma = parts.size() == 5 && parts[4] == "wgmma";
+  if ((parts.size() != 4 && !config.wgmma) || parts[0].getAsInteger(10, config.blockQ) ||
+      parts[1].getAsInteger(10, config.blockKv) || parts[2].getAsInteger(10, config.stages) ||
+      parts[3].getAsInteger(10, config.warps))
+    return std::nullopt;
   return config;
 }
 
@@ -783,71 +759,25 @@ std::string wgmmaSnippet(StringRef prefix, StringRef result, StringRef acc, Stri
   return text;
 }
 
-struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAttentionSm80Pass> {
-  using Base::Base;
+/// Generates the attention kernels whose `kernel.config` is #kernel.flash_attention.
+struct FlashAttentionGenerator {
+  ModuleOp module;
+  SymbolTable &symbols;
+  const kiln::TemplateOptions &options;
+  StringRef pass;
 
-  void getDependentDialects(DialectRegistry &registry) const override {
-    KernelAttentionSm80Base::getDependentDialects(registry);
-    registry.insert<LLVM::LLVMDialect, ub::UBDialect>();
-  }
+  MLIRContext &getContext() { return *module.getContext(); }
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SymbolTable symbols(module);
-    for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      std::optional<kiln::FlashAttentionProblem> problem =
-          kiln::matchFlashAttention(function, module);
-      if (!problem)
-        continue;
-      FailureOr<std::optional<kiln::FlashAttentionConfig>> config =
-          chooseConfig(function, *problem);
-      if (failed(config))
-        return signalPassFailure();
-      if (!*config)
-        continue; // the generic lowering was asked for
-      FailureOr<gpu::GPUFuncOp> kernel = getOrCreateKernel(module, symbols, *problem, **config);
-      if (failed(kernel))
-        return signalPassFailure();
-      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        replaceLaunch(launch, *kernel, *problem, **config);
-        return success();
-      });
-    }
-  }
-
-  /// The configuration `function` asks for in `kernel.config` (nullopt: the generic
-  /// lowering), else the default one (KILN_FLASH_ATTENTION_CONFIG=BQxBKVxSTAGESxWARPS[xwgmma],
-  /// a kernel developer's aid, may name another legal one; kernel-autotune leaves attention
-  /// kernels untuned while it is set).
-  FailureOr<std::optional<kiln::FlashAttentionConfig>>
-  chooseConfig(kernel::FuncOp function, const kiln::FlashAttentionProblem &problem) {
-    SmallVector<kiln::FlashAttentionConfig> legal = kiln::flashAttentionConfigs(problem, target);
-    auto attr = function->getAttrOfType<DictionaryAttr>(kiln::kKernelConfigAttr);
-    if (!attr) {
-      if (const char *forced = std::getenv("KILN_FLASH_ATTENTION_CONFIG")) {
-        SmallVector<StringRef> parts;
-        StringRef(forced).split(parts, 'x');
-        kiln::FlashAttentionConfig asked;
-        // BQxBKVxSTAGESxWARPS, with a fifth part "wgmma" for the sm_90a variant.
-        asked.wgmma = parts.size() == 5 && parts[4] == "wgmma";
-        if ((parts.size() == 4 || asked.wgmma) && !parts[0].getAsInteger(10, asked.blockQ) &&
-            !parts[1].getAsInteger(10, asked.blockKv) && !parts[2].getAsInteger(10, asked.stages) &&
-            !parts[3].getAsInteger(10, asked.warps))
-          for (const kiln::FlashAttentionConfig &config : legal)
-            if (config == asked)
-              return std::optional<kiln::FlashAttentionConfig>(config);
-      }
-      return std::optional<kiln::FlashAttentionConfig>(legal.front());
-    }
-    auto name = attr.getAs<StringAttr>("template");
-    if (name && name.getValue() == kiln::kGenericTemplate)
-      return std::optional<kiln::FlashAttentionConfig>();
-    std::optional<kiln::FlashAttentionConfig> asked = kiln::FlashAttentionConfig::fromAttr(attr);
-    if (asked && llvm::is_contained(legal, *asked))
-      return asked;
-    return function.emitError("kernel-attention-sm80: ")
-           << attr << " is not a configuration of this attention (Sq " << problem.seqQ << ", Skv "
-           << problem.seqKv << ", D " << problem.headDim << ") on " << target;
+  LogicalResult run(kernel::FuncOp function, const kiln::FlashAttentionProblem &problem,
+                    const kiln::FlashAttentionConfig &config) {
+    FailureOr<gpu::GPUFuncOp> kernel = getOrCreateKernel(module, symbols, problem, config);
+    if (failed(kernel))
+      return failure();
+    kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
+      replaceLaunch(launch, *kernel, problem, config);
+      return success();
+    });
+    return success();
   }
 
   /// The template's kernel for `problem`'s types and mask form and `config`, instantiated
@@ -877,8 +807,8 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
     std::string extend = maskType == "f32" ? "arith.addf %mv, %fneg0 : f32"
                                            : "arith.extf %mv : " + maskType + " to f32";
     // f16 wgmma kernels take exp2 of two elements at once in f16 (the templates' {HALF_EXP});
-    // KILN_FLASH_ATTENTION_F32_EXP=1 keeps f32 (a measuring aid).
-    bool halfExp = config.wgmma && type == "f16" && !std::getenv("KILN_FLASH_ATTENTION_F32_EXP");
+    // the option attention-f32-exp keeps f32 (a measuring aid).
+    bool halfExp = config.wgmma && type == "f16" && !options.attentionF32Exp;
     // The wgmma products (generated: the inline-asm operand lists depend on the tile).
     std::string qkProduct, pvProduct;
     if (config.wgmma) {
@@ -943,12 +873,12 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
                                       {"HALF_EXP", flag(halfExp)}});
     OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, module.getContext());
     if (!parsed)
-      return module.emitError("kernel-attention-sm80: the flash-attention template (")
-             << entryName << ") does not parse";
+      return module.emitError(pass)
+             << ": the flash-attention template (" << entryName << ") does not parse";
     auto gpuModule = *parsed->getOps<gpu::GPUModuleOp>().begin();
     if (failed(kiln::unrollMarkedLoops(gpuModule)))
-      return module.emitError("kernel-attention-sm80: cannot unroll the template's loops (")
-             << entryName << ")";
+      return module.emitError(pass)
+             << ": cannot unroll the template's loops (" << entryName << ")";
     kiln::lowerBf16MmaSync(gpuModule);
     gpuModule->remove();
     symbols.insert(gpuModule);
@@ -959,11 +889,10 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
   /// CTAs an SM the wgmma variant asks ptxas to fit (nvvm.minctasm caps the registers),
   /// where that spills nothing and shared memory allows as many (ptxas 13.0, sm_90a, D 64;
   /// the register counts below).
-  static int64_t wgmmaMinCtas(const kiln::FlashAttentionConfig &config) {
-    // A kernel developer's aid for measuring other caps: KILN_FLASH_ATTENTION_MIN_CTAS=N.
-    if (const char *forced = std::getenv("KILN_FLASH_ATTENTION_MIN_CTAS"))
-      if (int64_t n = std::atoll(forced); n >= 1 && n <= 16)
-        return n;
+  int64_t wgmmaMinCtas(const kiln::FlashAttentionConfig &config) const {
+    // A kernel developer's aid for measuring other caps: the option attention-min-ctas.
+    if (options.attentionMinCtas >= 1 && options.attentionMinCtas <= 16)
+      return options.attentionMinCtas;
     // 64x64x2 w4 4 (126 registers; 5 would spill 16 bytes since the whole-tile copies and
     // 16-byte stores), other 4-warp CTAs 3, 8 warps 2 (120), and 128x128 w8 1 (183; 2 would
     // spill 64 bytes).
@@ -1074,4 +1003,102 @@ struct KernelAttentionSm80Pass : kiln::impl::KernelAttentionSm80Base<KernelAtten
   }
 };
 
+/// The configuration `forced` names (TemplateOptions::attentionConfig), if it is one of
+/// `legal`.
+std::optional<kiln::FlashAttentionConfig>
+findForcedConfig(StringRef forced, ArrayRef<kiln::FlashAttentionConfig> legal) {
+  std::optional<kiln::FlashAttentionConfig> asked = kiln::parseFlashAttentionConfig(forced);
+  if (!asked || !llvm::is_contained(legal, *asked))
+    return std::nullopt;
+  return asked;
+}
+
+/// The family: #kernel.flash_attention on every GPU target.
+class FlashAttentionTemplate final
+    : public kiln::KernelTemplateOf<kernel::FlashAttentionConfigAttr> {
+  static std::optional<kiln::FlashAttentionProblem> match(kernel::FuncOp function) {
+    auto module = function->getParentOfType<ModuleOp>();
+    return module ? kiln::matchFlashAttention(function, module) : std::nullopt;
+  }
+
+  SmallVector<Attribute> candidates(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    std::optional<kiln::FlashAttentionProblem> problem = match(function);
+    if (!problem)
+      return {};
+    SmallVector<Attribute> configs;
+    for (const kiln::FlashAttentionConfig &config :
+         kiln::flashAttentionConfigs(*problem, options.target))
+      configs.push_back(config.toAttr(function.getContext()));
+    return configs;
+  }
+
+  /// A kernel developer forcing a configuration leaves attention untuned.
+  bool isTuned(const kiln::TemplateOptions &options) const override {
+    return options.attentionConfig.empty();
+  }
+
+  Attribute defaultConfig(kernel::FuncOp function,
+                          const kiln::TemplateOptions &options) const override {
+    std::optional<kiln::FlashAttentionProblem> problem = match(function);
+    if (!problem)
+      return {};
+    SmallVector<kiln::FlashAttentionConfig> legal =
+        kiln::flashAttentionConfigs(*problem, options.target);
+    if (legal.empty())
+      return {};
+    std::optional<kiln::FlashAttentionConfig> forced =
+        findForcedConfig(options.attentionConfig, legal);
+    return (forced ? *forced : legal.front()).toAttr(function.getContext());
+  }
+
+  std::optional<std::string> describeProblem(kernel::FuncOp function) const override {
+    std::optional<kiln::FlashAttentionProblem> problem = match(function);
+    if (!problem)
+      return std::nullopt;
+    return kiln::describeFlashAttention(*problem);
+  }
+
+  std::string describe(kernel::FlashAttentionConfigAttr config) const override {
+    return kiln::FlashAttentionConfig::fromAttr(config).describe();
+  }
+
+  double estimateMicros(kernel::FuncOp function, kernel::FlashAttentionConfigAttr config,
+                        const kiln::DeviceModel &device) const override {
+    std::optional<kiln::FlashAttentionProblem> problem = match(function);
+    if (!problem)
+      return kiln::estimateTemplateFallbackMicros(function, device);
+    return kiln::estimateFlashAttentionMicros(*problem, kiln::FlashAttentionConfig::fromAttr(config),
+                                              device.multiprocessors, device.tensorFlopsPerSecond,
+                                              device.launchMicros);
+  }
+
+  LogicalResult instantiate(kernel::FuncOp function, kernel::FlashAttentionConfigAttr attr,
+                            kiln::TemplateInstantiation &context) const override {
+    std::optional<kiln::FlashAttentionProblem> problem =
+        kiln::matchFlashAttention(function, context.module);
+    if (!problem)
+      return function.emitError(context.pass)
+             << ": " << attr << " is for an attention of half-precision operands (D 64 or "
+                "128) with no mask, an additive mask or a causal one, which this kernel is not";
+    kiln::FlashAttentionConfig config = kiln::FlashAttentionConfig::fromAttr(attr);
+    if (!llvm::is_contained(kiln::flashAttentionConfigs(*problem, context.options.target), config))
+      return function.emitError(context.pass)
+             << ": " << attr << " is not a configuration of this attention (Sq " << problem->seqQ
+             << ", Skv " << problem->seqKv << ", D " << problem->headDim << ") on "
+             << context.options.target;
+    FlashAttentionGenerator generator{context.module, context.symbols, context.options,
+                                      context.pass};
+    return generator.run(function, *problem, config);
+  }
+};
+
 } // namespace
+
+namespace kiln {
+// Registered in KernelTemplate.cpp.
+const KernelTemplate &flashAttentionTemplate() {
+  static const FlashAttentionTemplate family;
+  return family;
+}
+} // namespace kiln

@@ -1,10 +1,10 @@
 //===- Autotune.cpp - Choose each kernel's configuration ------------------===//
 //
-// kernel-autotune: for every kernel with a choice to make (passes/kernel/KernelConfig.h
-// lists the candidates), the timing cache answers, else the GPU timer measures (within
+// kernel-autotune: for every kernel with a choice to make (the template family that takes
+// it lists the candidates: passes/kernel/KernelTemplate.h), the timing cache answers, else the GPU timer measures (within
 // the budget, longest kernels first), else the cost model estimates. The choice becomes
-// `kernel.config` (what the template passes instantiate) and `kernel.tuning` (where it
-// came from and its time).
+// `kernel.config` (what kernel-instantiate-templates generates) and `kernel.tuning` (where
+// it came from and its time).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 #include "passes/kernel/CodegenFingerprint.h"
 
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/KernelTemplate.h"
 
 #include "dialects/graph/GraphOps.h"
 
@@ -54,9 +55,10 @@ std::string kiln::kernelSignature(kernel::FuncOp function, llvm::StringRef codeg
   // A detached copy, renamed and stripped, printed without locations.
   auto copy = cast<kernel::FuncOp>(function->clone());
   copy.setSymName("kernel");
-  copy->removeAttr(kKernelConfigAttr);
-  copy->removeAttr(kKernelTuningAttr);
-  copy->removeAttr(kKernelRowVariantsAttr);
+  MLIRContext *context = function.getContext();
+  copy->removeAttr(kernel::configAttrHelper(context).getName());
+  copy->removeAttr(kernel::tuningAttrHelper(context).getName());
+  copy->removeAttr(kernel::rowVariantsAttrHelper(context).getName());
   // Scalar float constants as zeros: an int8 layer's epilogue carries its own
   // quantization scales, which change no configuration's speed, and the layers of a
   // stage then tune once.
@@ -81,7 +83,7 @@ std::string kiln::kernelSignature(kernel::FuncOp function, llvm::StringRef codeg
   return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
-std::string kiln::configKey(DictionaryAttr config) {
+std::string kiln::configKey(Attribute config) {
   std::string text;
   llvm::raw_string_ostream os(text);
   config.print(os);
@@ -92,7 +94,7 @@ namespace {
 
 /// How a kernel's configuration was decided.
 struct Decision {
-  DictionaryAttr config;
+  Attribute config;
   StringRef source; // measured, cache, cost-model
   double micros = 0;
   /// The generic lowering's time by the same source, for the progress line (< 0: none).
@@ -107,34 +109,38 @@ std::string formatMicros(double micros) {
 
 struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
   using Base::Base;
-  KernelAutotunePass(const kiln::KernelAutotuneOptions &options, kiln::KernelTimer *timer,
-                     kiln::AutotuneProgress progress)
-      : Base(options), timer(timer), progress(std::move(progress)) {}
+  KernelAutotunePass(const kiln::KernelAutotuneOptions &options,
+                     kiln::KernelTimerProvider timerProvider, kiln::AutotuneProgress progress)
+      : Base(options), timerProvider(std::move(timerProvider)), progress(std::move(progress)) {}
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    options = KILN_PASS_TEMPLATE_OPTIONS();
+    if (std::string problem = options.problem(); !problem.empty()) {
+      module.emitError(getArgument()) << ": " << problem;
+      return signalPassFailure();
+    }
+    // Times measured under options that change the generated code are other kernels'.
+    codegen = kiln::codegenFingerprint().str() + options.codegenKey();
+    auto configHelper = kernel::configAttrHelper(context);
+    auto tuningHelper = kernel::tuningAttrHelper(context);
+    auto variantsHelper = kernel::rowVariantsAttrHelper(context);
 
     // The kernels with a choice to make, grouped by signature (identical kernels once).
     std::vector<std::pair<std::string, SmallVector<kernel::FuncOp>>> groups;
     llvm::StringMap<size_t> groupOf;
     if (budget < 0) {
-      module.emitError("kernel-autotune: the budget is ") << budget << " s; it must be 0 or more";
+      module.emitError("kernel-autotune: the budget is ")
+          << llvm::formatv("{0}", double(budget)).str() << " s; it must be 0 or more";
       return signalPassFailure();
     }
     for (auto function : module.getOps<kernel::FuncOp>()) {
-      if (Attribute chosen = function->getAttr(kiln::kKernelConfigAttr)) {
-        if (!isa<DictionaryAttr>(chosen)) {
-          function.emitError("kernel-autotune: ")
-              << kiln::kKernelConfigAttr
-              << " must be a dictionary such as {template = \"generic\"}, not " << chosen;
-          return signalPassFailure();
-        }
+      if (function->hasAttr(configHelper.getName()))
         continue;
-      }
-      if (kiln::kernelConfigCandidates(function, target, allowTf32).size() < 2)
+      if (kiln::kernelConfigCandidates(function, options).size() < 2)
         continue;
-      std::string signature = kiln::kernelSignature(function);
+      std::string signature = kiln::kernelSignature(function, codegen);
       auto [at, inserted] = groupOf.try_emplace(signature, groups.size());
       if (inserted)
         groups.push_back({signature, {}});
@@ -142,6 +148,15 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
     }
     if (groups.empty())
       return;
+    // The GPU, asked for only now that there is something to measure.
+    if (timerProvider && budget > 0 && !timer) {
+      std::string why = "no GPU timer in this tool";
+      timer = timerProvider(why);
+      if (!timer)
+        say("no GPU to tune on (" + why + "): kernel configurations from the " +
+            (timingCache.empty() ? std::string() : std::string("timing cache, then the ")) +
+            "cost model");
+    }
     // A budget that may run out goes to the kernels that take longest first (by the cost
     // model's best estimate, times the identical kernels): spent on small kernels in
     // program order, it would leave the large ones to the estimate.
@@ -161,7 +176,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
       ++index;
       kernel::FuncOp representative = functions.front();
       Decision decision = decide(representative, signature,
-                                 kiln::kernelConfigCandidates(representative, target, allowTf32),
+                                 kiln::kernelConfigCandidates(representative, options),
                                  "kernel.opt_shape", gpu, cache, /*estimate=*/true);
       Builder b(context);
       DictionaryAttr tuning =
@@ -171,11 +186,10 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
       std::optional<kiln::GemmRowVariant> small =
           decideRowBucket(representative, decision, kiln::smallRowsBucket, gpu, cache);
       for (kernel::FuncOp function : functions) {
-        function->setAttr(kiln::kKernelConfigAttr, decision.config);
-        function->setAttr(kiln::kKernelTuningAttr, tuning);
+        configHelper.setAttr(function, cast<kernel::TemplateConfigAttrInterface>(decision.config));
+        tuningHelper.setAttr(function, tuning);
         if (small)
-          function->setAttr(kiln::kKernelRowVariantsAttr,
-                            kiln::rowVariantsAttr(context, ArrayRef(*small)));
+          variantsHelper.setAttr(function, kiln::rowVariantsAttr(context, ArrayRef(*small)));
       }
       report(index, groups.size(), representative, functions.size(), decision);
       if (small)
@@ -201,7 +215,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
         return signalPassFailure();
       variants->push_back(*large);
       for (kernel::FuncOp function : functions)
-        function->setAttr(kiln::kKernelRowVariantsAttr, kiln::rowVariantsAttr(context, *variants));
+        variantsHelper.setAttr(function, kiln::rowVariantsAttr(context, *variants));
       say(llvm::formatv("  {0}: for M > {1}: {2} (measured at the max shape)",
                         functions.front().getSymName(), large->aboveRows,
                         kiln::describeKernelConfig(large->config))
@@ -216,11 +230,11 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
   /// The best of `candidates` for `function` at the shape of `profile` (a dynamic
   /// kernel's; `signature` its key there): from the cache and the timer's measurements,
   /// else with `estimate` the cost model's estimate (else no config).
-  Decision decide(kernel::FuncOp function, StringRef signature, ArrayRef<DictionaryAttr> candidates,
+  Decision decide(kernel::FuncOp function, StringRef signature, ArrayRef<Attribute> candidates,
                   StringRef profile, const kiln::TimingGpu &gpu, kiln::TimingCache &cache,
                   bool estimate) {
-    llvm::StringMap<DictionaryAttr> byKey;
-    for (DictionaryAttr candidate : candidates)
+    llvm::StringMap<Attribute> byKey;
+    for (Attribute candidate : candidates)
       byKey[kiln::configKey(candidate)] = candidate;
 
     // What the cache knows; configurations that are no candidate (any more) are ignored.
@@ -248,7 +262,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
               .str());
     }
     if (canMeasure) {
-      for (DictionaryAttr candidate : candidates) {
+      for (Attribute candidate : candidates) {
         std::string key = kiln::configKey(candidate);
         if (times.count(key))
           continue;
@@ -268,10 +282,10 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
       }
     }
 
-    std::string genericKey = kiln::configKey(kiln::genericKernelConfig(&getContext()));
+    std::string genericKey = kiln::configKey(kernel::GenericConfigAttr::get(&getContext()));
     if (!times.empty()) {
       decision.micros = std::numeric_limits<double>::infinity();
-      for (DictionaryAttr candidate : candidates) {
+      for (Attribute candidate : candidates) {
         auto found = times.find(kiln::configKey(candidate));
         if (found != times.end() && found->second < decision.micros) {
           decision.micros = found->second;
@@ -289,7 +303,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
     // The cost model.
     kiln::DeviceModel device = kiln::DeviceModel::forTarget(target);
     decision.micros = std::numeric_limits<double>::infinity();
-    for (DictionaryAttr candidate : candidates) {
+    for (Attribute candidate : candidates) {
       double micros = kiln::estimateMicros(function, candidate, device);
       if (kiln::configKey(candidate) == genericKey)
         decision.genericMicros = micros;
@@ -312,7 +326,8 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
   decideRowBucket(kernel::FuncOp function, const Decision &atOpt,
                   std::optional<kiln::GemmRows> (*bucketOf)(kernel::FuncOp, bool),
                   const kiln::TimingGpu &gpu, kiln::TimingCache &cache) {
-    if (target != "sm_90a" || !atOpt.config || !kiln::Sm90GemmConfig::fromAttr(atOpt.config))
+    bool conv = isa_and_nonnull<kernel::Sm90ConvConfigAttr>(atOpt.config);
+    if (target != "sm_90a" || !(conv || isa_and_nonnull<kernel::Sm90GemmConfigAttr>(atOpt.config)))
       return std::nullopt;
     bool tf32 = allowTf32 || kiln::kernelConfigAsksTf32(function);
     std::optional<kiln::GemmRows> bucket = bucketOf(function, tf32);
@@ -325,19 +340,22 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
       configs = kiln::sm90GemmConfigs(*gemm);
     else if (kiln::matchSm90Conv(function, tf32, *bucket))
       configs = kiln::sm90ConvConfigs(function, tf32, *bucket);
-    SmallVector<DictionaryAttr> candidates;
+    SmallVector<Attribute> candidates;
     for (const kiln::Sm90GemmConfig &config : configs)
       if (config.consumers > 0)
-        candidates.push_back(config.toAttr(&getContext()));
+        candidates.push_back(
+            conv ? Attribute(config.toAttr<kernel::Sm90ConvConfigAttr>(&getContext()))
+                 : Attribute(config.toAttr<kernel::Sm90GemmConfigAttr>(&getContext())));
     if (candidates.empty())
       return std::nullopt;
-    std::string signature =
-        kiln::kernelSignature(function, kiln::codegenFingerprint(), bucket->profile);
+    std::string signature = kiln::kernelSignature(function, codegen, bucket->profile);
     Decision best = decide(function, signature, candidates, bucket->profile, gpu, cache,
                            /*estimate=*/false);
     if (!best.config || best.config == atOpt.config)
       return std::nullopt;
-    return kiln::GemmRowVariant{bucket->maxRows, best.config, bucket->aboveRows};
+    return kiln::GemmRowVariant{bucket->maxRows,
+                                cast<kernel::TemplateConfigAttrInterface>(best.config),
+                                bucket->aboveRows};
   }
 
   void orderByEstimatedTime(
@@ -346,8 +364,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
     std::vector<double> weight;
     for (auto &[signature, functions] : groups) {
       double best = std::numeric_limits<double>::infinity();
-      for (DictionaryAttr candidate :
-           kiln::kernelConfigCandidates(functions.front(), target, allowTf32))
+      for (Attribute candidate : kiln::kernelConfigCandidates(functions.front(), options))
         best = std::min(best, kiln::estimateMicros(functions.front(), candidate, device));
       weight.push_back(best * double(functions.size()));
     }
@@ -379,7 +396,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
               const Decision &decision) {
     if (!progress)
       return;
-    size_t candidates = kiln::kernelConfigCandidates(function, target, allowTf32).size();
+    size_t candidates = kiln::kernelConfigCandidates(function, options).size();
     std::string line = llvm::formatv("tuning [{0}/{1}] {2} {3}", index, total,
                                      function.getSymName(), kiln::describeKernelProblem(function))
                            .str();
@@ -395,15 +412,19 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
       line += ", cost model";
     line += " ... best " + kiln::describeKernelConfig(decision.config) + " (" +
             (estimated ? "est. " : "") + formatMicros(decision.micros);
-    if (decision.genericMicros >= 0 &&
-        kiln::describeKernelConfig(decision.config) != kiln::kGenericTemplate)
+    if (decision.genericMicros >= 0 && !isa<kernel::GenericConfigAttr>(decision.config))
       line += "; generic " + formatMicros(decision.genericMicros);
     line += ")";
     progress(line);
   }
 
+  kiln::KernelTimerProvider timerProvider;
   kiln::KernelTimer *timer = nullptr;
   kiln::AutotuneProgress progress;
+  kiln::TemplateOptions options;
+  /// The code generator's fingerprint and the options that change its code: part of every
+  /// kernel's timing-cache key.
+  std::string codegen;
   std::chrono::steady_clock::time_point start;
   bool budgetReported = false;
 };
@@ -411,6 +432,15 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
 } // namespace
 
 std::unique_ptr<Pass> kiln::createKernelAutotune(const KernelAutotuneOptions &options,
+                                                 KernelTimerProvider timer,
+                                                 AutotuneProgress progress) {
+  return std::make_unique<KernelAutotunePass>(options, std::move(timer), std::move(progress));
+}
+
+std::unique_ptr<Pass> kiln::createKernelAutotune(const KernelAutotuneOptions &options,
                                                  KernelTimer *timer, AutotuneProgress progress) {
-  return std::make_unique<KernelAutotunePass>(options, timer, std::move(progress));
+  KernelTimerProvider provider;
+  if (timer)
+    provider = [timer](std::string &) { return timer; };
+  return std::make_unique<KernelAutotunePass>(options, std::move(provider), std::move(progress));
 }

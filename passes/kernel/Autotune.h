@@ -23,11 +23,6 @@
 
 namespace kiln {
 
-/// The attribute kernel-autotune records beside `kernel.config`:
-/// {source = "measured" | "cache" | "cost-model", micros = <f64>, signature = "<hex>"}
-/// (the signature is the timing cache's kernel key, kernelSignature below).
-constexpr llvm::StringLiteral kKernelTuningAttr = "kernel.tuning";
-
 /// Times one kernel under one configuration on a GPU.
 class KernelTimer {
 public:
@@ -37,8 +32,7 @@ public:
   /// load, or faults). A dynamic engine's kernel runs at the shape of `profile`
   /// ("kernel.opt_shape", "kernel.min_shape": its launch's extents there). `function` is
   /// not modified.
-  virtual mlir::FailureOr<double> measureMicros(kernel::FuncOp function,
-                                                mlir::DictionaryAttr config,
+  virtual mlir::FailureOr<double> measureMicros(kernel::FuncOp function, mlir::Attribute config,
                                                 llvm::StringRef profile, std::string &why) = 0;
   /// The GPU and driver the times are measured on (the timing cache's key).
   virtual TimingGpu gpu() const = 0;
@@ -47,8 +41,17 @@ public:
 /// Receives kernel-autotune's progress lines ("tuning [3/12] ...").
 using AutotuneProgress = std::function<void(const std::string &)>;
 
-/// kernel-autotune measuring with `timer` (may be null: cache, then cost model) and
-/// reporting progress to `progress` (may be empty).
+/// Gives kernel-autotune its GPU timer, asked only when some kernel has configurations to
+/// choose from and the budget allows measuring; null, with `why` set ("no CUDA driver:
+/// ..."), when there is no GPU to measure on.
+using KernelTimerProvider = std::function<KernelTimer *(std::string &why)>;
+
+/// kernel-autotune measuring with the timer `timer` gives (may be empty: cache, then cost
+/// model) and reporting progress to `progress` (may be empty).
+std::unique_ptr<mlir::Pass> createKernelAutotune(const KernelAutotuneOptions &options,
+                                                 KernelTimerProvider timer,
+                                                 AutotuneProgress progress = {});
+/// kernel-autotune measuring with `timer` (may be null).
 std::unique_ptr<mlir::Pass> createKernelAutotune(const KernelAutotuneOptions &options,
                                                  KernelTimer *timer,
                                                  AutotuneProgress progress = {});
@@ -64,12 +67,13 @@ llvm::StringRef codegenFingerprint();
 /// scales), so that kernels identical up to those share it and tune once; of its
 /// arguments at the shape of `profile` when they have dynamic extents (the shape it is
 /// timed at); and of `codegen`, the code generator's fingerprint, so that times measured
-/// on another build's kernels are not reused.
+/// on another build's kernels are not reused (kernel-autotune appends the options that
+/// change the generated code: TemplateOptions::codegenKey).
 std::string kernelSignature(kernel::FuncOp function, llvm::StringRef codegen = codegenFingerprint(),
                             llvm::StringRef profile = "kernel.opt_shape");
 
-/// The key of a configuration: the dictionary as MLIR prints it (entries sorted).
-std::string configKey(mlir::DictionaryAttr config);
+/// The key of a configuration: the attribute as MLIR prints it.
+std::string configKey(mlir::Attribute config);
 
 } // namespace kiln
 

@@ -1,6 +1,6 @@
 //===- ConvDepthwise.cpp - Specialised depthwise convolutions -------------===//
 //
-// kernel-conv-depthwise: 2-D convolutions with as many groups as input channels (MobileNet's
+// The depthwise family (#kernel.depthwise): 2-D convolutions with as many groups as input channels (MobileNet's
 // and EfficientNet's depthwise layers) do a few multiply-adds per element they move, so they
 // are bound by memory, not arithmetic; the generic lowering (one thread per output element,
 // each reading its whole window) is far from that bound. This pass replaces them, with
@@ -12,15 +12,15 @@
 //   halo) of one or more planes in shared memory, each thread several outputs of a row.
 // Both accumulate in f32 and apply the epilogue (passes/kernel/Sm90Epilogue.h: bias,
 // Clip/ReLU6, SiLU, HardSwish, residual, ...) before rounding to the output type. CUDA
-// cores only, so the pass serves every GPU target.
+// cores only, so the family serves every GPU target.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
-#include "passes/Passes.h"
 #include "passes/kernel/DepthwiseConfig.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm90Template.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -33,11 +33,6 @@
 
 #include <algorithm>
 #include <cstring>
-
-namespace kiln {
-#define GEN_PASS_DEF_KERNELCONVDEPTHWISE
-#include "passes/Passes.h.inc"
-} // namespace kiln
 
 using namespace mlir;
 namespace graph = kiln::graph;
@@ -188,48 +183,6 @@ int64_t kiln::DepthwiseProblem::vectorWidth() const {
   return powerOfTwoDividing(outChannels(), 16 / bytesOf(operand));
 }
 
-DictionaryAttr kiln::DepthwiseConfig::toAttr(MLIRContext *context) const {
-  Builder b(context);
-  SmallVector<NamedAttribute> entries = {b.getNamedAttr("template", b.getStringAttr(kTemplate)),
-                                         b.getNamedAttr("pixels", b.getI64IntegerAttr(pixels))};
-  if (channelsFirst()) {
-    entries.push_back(b.getNamedAttr("tile_h", b.getI64IntegerAttr(tileH)));
-    entries.push_back(b.getNamedAttr("tile_w", b.getI64IntegerAttr(tileW)));
-    entries.push_back(b.getNamedAttr("planes", b.getI64IntegerAttr(planes)));
-  } else {
-    entries.push_back(b.getNamedAttr("threads", b.getI64IntegerAttr(threads)));
-  }
-  return b.getDictionaryAttr(entries);
-}
-
-std::optional<kiln::DepthwiseConfig> kiln::DepthwiseConfig::fromAttr(DictionaryAttr attr) {
-  auto name = attr.getAs<StringAttr>("template");
-  if (!name || name.getValue() != kTemplate)
-    return std::nullopt;
-  auto get = [&](StringRef key) -> std::optional<int64_t> {
-    if (auto value = attr.getAs<IntegerAttr>(key))
-      return value.getInt();
-    return std::nullopt;
-  };
-  DepthwiseConfig config;
-  std::optional<int64_t> pixels = get("pixels");
-  if (!pixels)
-    return std::nullopt;
-  config.pixels = *pixels;
-  std::optional<int64_t> tileH = get("tile_h"), tileW = get("tile_w"), planes = get("planes"),
-                         threads = get("threads");
-  if (tileH || tileW || planes) {
-    if (!tileH || !tileW || !planes || threads || attr.size() != 5)
-      return std::nullopt;
-    config.tileH = *tileH, config.tileW = *tileW, config.planes = *planes, config.threads = 0;
-    return config;
-  }
-  if (!threads || attr.size() != 3)
-    return std::nullopt;
-  config.threads = *threads;
-  return config;
-}
-
 std::string kiln::DepthwiseConfig::describe() const {
   if (channelsFirst())
     return llvm::formatv("depthwise tile {0}x{1}, {2} pixels a thread, {3} plane{4}", tileH, tileW,
@@ -371,7 +324,7 @@ std::optional<kiln::DepthwiseProblem> kiln::matchDepthwiseConv(kernel::FuncOp fu
       return std::nullopt;
     p.outHeight = y[2], p.outWidth = y[3];
   }
-  // One input channel (group 1) is an ordinary convolution: kernel-conv-sm90's.
+  // One input channel (group 1) is an ordinary convolution: sm90_conv's.
   if (int64_t(op.getGroup()) != p.channels || p.channels < 2 || outChannels % p.channels ||
       y[0] != p.batch)
     return std::nullopt;
@@ -417,56 +370,28 @@ std::optional<kiln::DepthwiseProblem> kiln::matchDepthwiseConv(kernel::FuncOp fu
 
 namespace {
 
-struct KernelConvDepthwisePass : kiln::impl::KernelConvDepthwiseBase<KernelConvDepthwisePass> {
-  using Base::Base;
+/// Generates the kernels whose `kernel.config` is #kernel.depthwise.
+struct DepthwiseGenerator {
+  ModuleOp module;
+  SymbolTable &symbols;
+  StringRef pass;
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SymbolTable symbols(module);
-    for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      std::optional<kiln::DepthwiseProblem> problem = kiln::matchDepthwiseConv(function);
-      if (!problem)
-        continue;
-      FailureOr<std::optional<kiln::DepthwiseConfig>> config = chooseConfig(function, *problem);
-      if (failed(config))
-        return signalPassFailure();
-      if (!*config)
-        continue; // the generic lowering was asked for
-      FailureOr<gpu::GPUFuncOp> kernel = getOrCreateKernel(module, symbols, *problem, **config);
-      if (failed(kernel))
-        return signalPassFailure();
-      bool failedHere = false;
-      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        if (succeeded(replaceLaunch(symbols, launch, *kernel, *problem, **config)))
-          return success();
-        failedHere = true;
-        return failure();
-      });
-      if (failedHere)
-        return signalPassFailure();
-    }
-  }
+  StringRef getArgument() const { return pass; }
+  MLIRContext &getContext() { return *module.getContext(); }
 
-  /// `function`'s `kernel.config` when it is a legal configuration (nullopt: the generic
-  /// lowering), else the default; any other configuration is an error.
-  FailureOr<std::optional<kiln::DepthwiseConfig>>
-  chooseConfig(kernel::FuncOp function, const kiln::DepthwiseProblem &problem) {
-    SmallVector<kiln::DepthwiseConfig> legal = kiln::depthwiseConfigs(problem);
-    auto attr = function->getAttrOfType<DictionaryAttr>(kiln::kKernelConfigAttr);
-    if (!attr) {
-      if (legal.empty())
-        return std::optional<kiln::DepthwiseConfig>();
-      return std::optional<kiln::DepthwiseConfig>(legal.front());
-    }
-    auto name = attr.getAs<StringAttr>("template");
-    if (name && name.getValue() == kiln::kGenericTemplate)
-      return std::optional<kiln::DepthwiseConfig>();
-    std::optional<kiln::DepthwiseConfig> asked = kiln::DepthwiseConfig::fromAttr(attr);
-    if (asked && kiln::isLegalDepthwiseConfig(problem, *asked))
-      return asked;
-    return function.emitError(getArgument())
-           << ": " << attr << " is not a configuration of this depthwise convolution ("
-           << kiln::describeDepthwise(problem) << ")";
+  LogicalResult run(kernel::FuncOp function, const kiln::DepthwiseProblem &problem,
+                    const kiln::DepthwiseConfig &config) {
+    FailureOr<gpu::GPUFuncOp> kernel = getOrCreateKernel(module, symbols, problem, config);
+    if (failed(kernel))
+      return failure();
+    bool failedHere = false;
+    kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
+      if (succeeded(replaceLaunch(symbols, launch, *kernel, problem, config)))
+        return success();
+      failedHere = true;
+      return failure();
+    });
+    return success(!failedHere);
   }
 
   /// The kernel of `p` under `config`, instantiated into a gpu.module of `module` once.
@@ -798,4 +723,62 @@ struct KernelConvDepthwisePass : kiln::impl::KernelConvDepthwiseBase<KernelConvD
   }
 };
 
+/// The family: #kernel.depthwise on every GPU target.
+class DepthwiseTemplate final : public kiln::KernelTemplateOf<kernel::DepthwiseConfigAttr> {
+  SmallVector<Attribute> candidates(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &) const override {
+    std::optional<kiln::DepthwiseProblem> problem = kiln::matchDepthwiseConv(function);
+    if (!problem)
+      return {};
+    SmallVector<Attribute> configs;
+    for (const kiln::DepthwiseConfig &config : kiln::depthwiseConfigs(*problem))
+      configs.push_back(config.toAttr(function.getContext()));
+    return configs;
+  }
+
+  std::optional<std::string> describeProblem(kernel::FuncOp function) const override {
+    std::optional<kiln::DepthwiseProblem> problem = kiln::matchDepthwiseConv(function);
+    if (!problem)
+      return std::nullopt;
+    return kiln::describeDepthwise(*problem);
+  }
+
+  std::string describe(kernel::DepthwiseConfigAttr config) const override {
+    return kiln::DepthwiseConfig::fromAttr(config).describe();
+  }
+
+  double estimateMicros(kernel::FuncOp function, kernel::DepthwiseConfigAttr config,
+                        const kiln::DeviceModel &device) const override {
+    std::optional<kiln::DepthwiseProblem> problem = kiln::matchDepthwiseConv(function);
+    if (!problem)
+      return kiln::estimateTemplateFallbackMicros(function, device);
+    return kiln::estimateDepthwiseMicros(*problem, kiln::DepthwiseConfig::fromAttr(config),
+                                         device.bytesPerSecond, device.launchMicros);
+  }
+
+  LogicalResult instantiate(kernel::FuncOp function, kernel::DepthwiseConfigAttr attr,
+                            kiln::TemplateInstantiation &context) const override {
+    std::optional<kiln::DepthwiseProblem> problem = kiln::matchDepthwiseConv(function);
+    if (!problem)
+      return function.emitError(context.pass)
+             << ": " << attr << " is for a depthwise convolution (groups = input channels), "
+                "which this kernel is not";
+    kiln::DepthwiseConfig config = kiln::DepthwiseConfig::fromAttr(attr);
+    if (!kiln::isLegalDepthwiseConfig(*problem, config))
+      return function.emitError(context.pass)
+             << ": " << attr << " is not a configuration of this depthwise convolution ("
+             << kiln::describeDepthwise(*problem) << ")";
+    DepthwiseGenerator generator{context.module, context.symbols, context.pass};
+    return generator.run(function, *problem, config);
+  }
+};
+
 } // namespace
+
+namespace kiln {
+// Registered in KernelTemplate.cpp.
+const KernelTemplate &depthwiseTemplate() {
+  static const DepthwiseTemplate family;
+  return family;
+}
+} // namespace kiln

@@ -1,39 +1,34 @@
 //===- ConvSm80.cpp - sm_80 implicit-GEMM convolutions --------------------===//
 //
-// kernel-conv-sm80: channels-last 2-D convolutions of half-precision operands with C a
+// The sm80_conv family (#kernel.sm80_conv): channels-last 2-D convolutions of half-precision operands with C a
 // multiple of 8 become the sm_80 GEMM template (passes/kernel/templates/Sm80Gemm.mlir) of
 // C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O]. A is the im2col matrix, never
 // written: each 16-byte cp.async of the template's A tile gathers 8 channels of one
 // filter tap at one output position from the NHWC input, and reads nothing (zero fill)
 // where the tap falls into the padding. C's rows are the NHWC output's positions, so C is
 // the output as it is. B is the weight permuted at compile time from OHWI into K x O
-// (shared with kernel-conv-sm90: passes/kernel/GemmMatch.h). A 1x1 convolution with
+// (shared with sm90_conv: passes/kernel/GemmMatch.h). A 1x1 convolution with
 // stride 1 and no padding reads its input as the row-major matrix A: the plain GEMM of
-// kernel-matmul-sm80. docs/codegen-sm80.md, "Implicit-GEMM convolution".
+// sm80_gemm. docs/codegen-sm80.md, "Implicit-GEMM convolution".
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/kernel/KernelOps.h"
-#include "passes/Passes.h"
 #include "passes/kernel/GemmMatch.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm80Template.h"
 #include "passes/kernel/Sm90Template.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/FormatVariadic.h"
 
-namespace kiln {
-#define GEN_PASS_DEF_KERNELCONVSM80
-#include "passes/Passes.h.inc"
-} // namespace kiln
-
 using namespace mlir;
 namespace kernel = kiln::kernel;
 
 namespace {
 
-/// The convolution kernel-conv-sm80 takes: the implicit GEMM (taps not padded: the
+/// The convolution sm80_conv takes: the implicit GEMM (taps not padded: the
 /// template finds each 8-channel chunk's tap by division) or the input as A. Other C
 /// (an RGB stem) stays generic, as do int8 convolutions (the template's mma.sync is the
 /// 16-bit one).
@@ -128,38 +123,26 @@ SmallVector<kiln::Sm80GemmConfig> kiln::sm80ConvConfigs(kernel::FuncOp function)
 
 namespace {
 
-struct KernelConvSm80Pass : kiln::impl::KernelConvSm80Base<KernelConvSm80Pass> {
-  using Base::Base;
+/// Generates the convolutions of the kernels whose `kernel.config` is #kernel.sm80_conv.
+struct Sm80ConvGenerator {
+  ModuleOp module;
+  SymbolTable &symbols;
+  StringRef pass;
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SymbolTable symbols(module);
-    for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      std::optional<kiln::ConvGemmProblem> problem = matchConv(function);
-      if (!problem)
-        continue;
-      SmallVector<kiln::Sm80GemmConfig> legal = kiln::sm80GemmConfigs(asGemm(*problem));
-      if (legal.empty())
-        continue;
-      FailureOr<std::optional<kiln::Sm80GemmConfig>> config =
-          kiln::chooseGemmConfig<kiln::Sm80GemmConfig>(function, legal, defaultConfig,
-                                                       getArgument(), "convolution");
-      if (failed(config))
-        return signalPassFailure();
-      if (!*config)
-        continue; // the generic lowering was asked for
-      bool failedHard = false;
-      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        FailureOr<bool> replaced = replaceLaunch(module, symbols, launch, *problem, **config);
-        if (failed(replaced)) {
-          failedHard = true;
-          return failure();
-        }
-        return success(*replaced);
-      });
-      if (failedHard)
-        return signalPassFailure();
-    }
+  StringRef getArgument() const { return pass; }
+
+  LogicalResult run(kernel::FuncOp function, const kiln::ConvGemmProblem &problem,
+                    const kiln::Sm80GemmConfig &config) {
+    bool failedHard = false;
+    kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
+      FailureOr<bool> replaced = replaceLaunch(module, symbols, launch, problem, config);
+      if (failed(replaced)) {
+        failedHard = true;
+        return failure();
+      }
+      return success(*replaced);
+    });
+    return success(!failedHard);
   }
 
   /// Replaces `launch` with the GEMM's; false (leaving it) where its weight is no
@@ -177,7 +160,7 @@ struct KernelConvSm80Pass : kiln::impl::KernelConvSm80Base<KernelConvSm80Pass> {
     const kiln::Sm80AOperand *a = &kiln::rowMajorSm80A();
     kiln::Sm80AOperand implicit;
     if (p.rowMajorA()) {
-      // The product of a row-major matrix, shared with kernel-matmul-sm80's.
+      // The product of a row-major matrix, shared with sm80_gemm's.
       entry = "gemm_" + type + "_" + kiln::elementTypeName(p.result) + "_" + config.name();
     } else {
       entry = llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}", type,
@@ -210,4 +193,73 @@ struct KernelConvSm80Pass : kiln::impl::KernelConvSm80Base<KernelConvSm80Pass> {
   }
 };
 
+/// The family: #kernel.sm80_conv on every GPU target but sm_90a.
+class Sm80ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm80ConvConfigAttr> {
+  SmallVector<Attribute> candidates(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    if (options.target == "sm_90a" || !kiln::matchSm80Conv(function))
+      return {};
+    SmallVector<Attribute> configs;
+    for (const kiln::Sm80GemmConfig &config : kiln::sm80ConvConfigs(function))
+      configs.push_back(config.toAttr<kernel::Sm80ConvConfigAttr>(function.getContext()));
+    return configs;
+  }
+
+  Attribute defaultConfig(kernel::FuncOp function,
+                          const kiln::TemplateOptions &options) const override {
+    if (options.target == "sm_90a" || !kiln::matchSm80Conv(function))
+      return {};
+    SmallVector<kiln::Sm80GemmConfig> legal = kiln::sm80ConvConfigs(function);
+    return kiln::namedOrFirstConfig<kiln::Sm80GemmConfig>(legal, options.gemmConfig)
+        .toAttr<kernel::Sm80ConvConfigAttr>(function.getContext());
+  }
+
+  std::optional<std::string> describeProblem(kernel::FuncOp function) const override {
+    std::optional<kiln::GemmProblem> conv = kiln::matchSm80Conv(function);
+    if (!conv)
+      return std::nullopt;
+    return llvm::formatv("conv as {0}x{1}x{2} {3}", conv->m, conv->n, conv->k,
+                         kiln::elementTypeName(conv->operand))
+        .str();
+  }
+
+  std::string describe(kernel::Sm80ConvConfigAttr config) const override {
+    return kiln::Sm80GemmConfig::fromAttr(config).describe();
+  }
+
+  double estimateMicros(kernel::FuncOp function, kernel::Sm80ConvConfigAttr attr,
+                        const kiln::DeviceModel &device) const override {
+    std::optional<kiln::GemmProblem> problem = kiln::matchSm80Conv(function);
+    if (!problem)
+      return kiln::estimateTemplateFallbackMicros(function, device);
+    return kiln::estimateSm80GemmMicros(*problem, kiln::Sm80GemmConfig::fromAttr(attr),
+                                        kiln::estimateKernelBytes(function), device);
+  }
+
+  LogicalResult instantiate(kernel::FuncOp function, kernel::Sm80ConvConfigAttr attr,
+                            kiln::TemplateInstantiation &context) const override {
+    std::optional<kiln::ConvGemmProblem> problem = matchConv(function);
+    SmallVector<kiln::Sm80GemmConfig> legal =
+        problem ? kiln::sm80GemmConfigs(asGemm(*problem)) : SmallVector<kiln::Sm80GemmConfig>();
+    if (legal.empty())
+      return function.emitError(context.pass)
+             << ": " << attr << " is for a channels-last convolution of one group and "
+                "half-precision operands (C a multiple of 8), which this kernel is not";
+    kiln::Sm80GemmConfig config = kiln::Sm80GemmConfig::fromAttr(attr);
+    if (failed(kiln::checkListedConfig<kiln::Sm80GemmConfig>(function, legal, config, attr,
+                                                             context.pass, "convolution")))
+      return failure();
+    Sm80ConvGenerator generator{context.module, context.symbols, context.pass};
+    return generator.run(function, *problem, config);
+  }
+};
+
 } // namespace
+
+namespace kiln {
+// Registered in KernelTemplate.cpp.
+const KernelTemplate &sm80ConvTemplate() {
+  static const Sm80ConvTemplate family;
+  return family;
+}
+} // namespace kiln

@@ -1,6 +1,6 @@
 //===- ConvSm90.cpp - Hopper implicit-GEMM convolutions -------------------===//
 //
-// kernel-conv-sm90: channels-last 2-D convolutions of half-precision operands (or f32 ones
+// The sm90_conv family (#kernel.sm90_conv): channels-last 2-D convolutions of half-precision operands (or f32 ones
 // read as tf32, under allow-tf32, with the weight stored K-major: O x (KH KW C)) become the
 // warp-specialised wgmma GEMM (passes/kernel/templates/Sm90GemmWs.mlir) of
 // C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O], A being the im2col matrix:
@@ -23,21 +23,17 @@
 
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
-#include "passes/Passes.h"
 #include "passes/kernel/GemmMatch.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm90Template.h"
 
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/FormatVariadic.h"
-
-namespace kiln {
-#define GEN_PASS_DEF_KERNELCONVSM90
-#include "passes/Passes.h.inc"
-} // namespace kiln
 
 using namespace mlir;
 namespace graph = kiln::graph;
@@ -354,8 +350,15 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90ConvConfigs(kernel::FuncOp function,
 
 namespace {
 
-struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
-  using Base::Base;
+/// Generates the convolutions of the kernels whose `kernel.config` is #kernel.sm90_conv.
+struct Sm90ConvGenerator {
+  ModuleOp module;
+  SymbolTable &symbols;
+  StringRef pass;
+  /// A launch could not be generated (an internal error, reported): the pass fails.
+  bool hardFailure = false;
+
+  StringRef getArgument() const { return pass; }
 
   /// One configuration of a convolution, with the problem it was chosen for (the batch
   /// at the profile's shape: its output boxes are chosen there): `kernel.config`, or a
@@ -370,37 +373,25 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     int64_t aboveRows = 0;
   };
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SymbolTable symbols(module);
-    for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      bool tf32 = allowTf32 || kiln::kernelConfigAsksTf32(function);
-      std::optional<ConvProblem> problem = matchConv(function, tf32);
-      if (!problem)
-        continue;
-      PixelBox box = choosePixelBox(*problem);
-      FailureOr<std::optional<kiln::Sm90GemmConfig>> config = kiln::chooseSm90GemmConfig(
-          function, convConfigs(*problem, box), defaultConfig, getArgument(), "convolution");
-      if (failed(config))
-        return signalPassFailure();
-      if (!*config)
-        continue; // the generic lowering was asked for
-      problem->kTileBytes = (*config)->tileK * (problem->operand.getIntOrFloatBitWidth() / 8);
-      FailureOr<SmallVector<Variant, 2>> variants =
-          getVariants(function, tf32, *problem, box, **config);
-      if (failed(variants))
-        return signalPassFailure();
-      // kernel.config serves the batches between the small buckets and the large one.
-      auto large = llvm::find_if(*variants, [](const Variant &v) { return v.aboveRows > 0; });
-      int64_t maxRows = large != variants->end() ? large->aboveRows : 0;
-      variants->insert(large, {*problem, box, **config, maxRows});
-      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        return replaceLaunch(module, symbols, function, launch, *problem, *variants);
-      });
-    }
+  /// `function`'s kernels under `config` (legal for `problem`, chosen for `box`).
+  LogicalResult run(kernel::FuncOp function, ConvProblem problem, const PixelBox &box,
+                    const kiln::Sm90GemmConfig &config) {
+    problem.kTileBytes = config.tileK * (problem.operand.getIntOrFloatBitWidth() / 8);
+    FailureOr<SmallVector<Variant, 2>> variants =
+        getVariants(function, config.tf32, problem, box, config);
+    if (failed(variants))
+      return failure();
+    // kernel.config serves the batches between the small buckets and the large one.
+    auto large = llvm::find_if(*variants, [](const Variant &v) { return v.aboveRows > 0; });
+    int64_t maxRows = large != variants->end() ? large->aboveRows : 0;
+    variants->insert(large, {problem, box, config, maxRows});
+    kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
+      return replaceLaunch(module, symbols, function, launch, problem, *variants);
+    });
+    return success(!hardFailure);
   }
 
-  /// `function`'s row variants (kKernelRowVariantsAttr), each a configuration of the
+  /// `function`'s row variants (kernel.row_variants), each a configuration of the
   /// convolution at the profile's shape of its bucket (GemmRowVariant::rows). Without a
   /// small batches' one, an implicit GEMM of a run-time batch whose small batches (the bucket of
   /// smallRowsBucket) want other output boxes than `box` gets a variant of `config` with
@@ -415,7 +406,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       return failure();
     if (!listed->empty() && !problem.dynamicBatch)
       return function.emitError(getArgument())
-             << ": " << kiln::kKernelRowVariantsAttr << " on a convolution whose batch is static";
+             << ": kernel.row_variants on a convolution whose batch is static";
     SmallVector<Variant, 2> variants;
     for (const kiln::GemmRowVariant &listedVariant : *listed) {
       std::optional<ConvProblem> bucket = matchConv(function, tf32, listedVariant.rows());
@@ -424,8 +415,9 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
                << ": a row variant " << listedVariant.describeRows() << " needs "
                << listedVariant.describeProfile();
       PixelBox box = choosePixelBox(*bucket);
+      auto attr = dyn_cast<kernel::Sm90ConvConfigAttr>(listedVariant.config);
       std::optional<kiln::Sm90GemmConfig> config =
-          kiln::Sm90GemmConfig::fromAttr(listedVariant.config);
+          attr ? std::optional(kiln::Sm90GemmConfig::fromAttr(attr)) : std::nullopt;
       if (!config ||
           !kiln::isListedConfig<kiln::Sm90GemmConfig>(convConfigs(*bucket, box), *config))
         return function.emitError(getArgument())
@@ -515,7 +507,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
     const PixelBox &box = variant.box;
     const kiln::Sm90GemmConfig &config = variant.config;
     if (p.rowMajorA()) {
-      // The product of a row-major matrix, shared with kernel-matmul-sm90's.
+      // The product of a row-major matrix, shared with sm90_gemm's.
       std::string entry = kiln::sm90GemmEntryName(p.operand, p.result, p.kMajorB(), config);
       // C's tiles are runs of its rows: a residual can come through shared memory.
       return kiln::instantiateWarpSpecialisedGemm(
@@ -625,7 +617,7 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
       if (failed(launchVariant(b, module, symbols, launch, variant, kernel.first, kernel.second,
                                input, matrixA, output, rows, images, fewerRows,
                                variants.size() > 1))) {
-        signalPassFailure();
+        hardFailure = true;
         return failure();
       }
       fewerRows = variant.maxRows;
@@ -718,4 +710,79 @@ struct KernelConvSm90Pass : kiln::impl::KernelConvSm90Base<KernelConvSm90Pass> {
   }
 };
 
+
+/// The family: #kernel.sm90_conv on sm_90a.
+class Sm90ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm90ConvConfigAttr> {
+  SmallVector<Attribute> candidates(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    if (options.target != "sm_90a" || !kiln::matchSm90Conv(function, options.allowTf32))
+      return {};
+    SmallVector<Attribute> configs;
+    for (const kiln::Sm90GemmConfig &config : kiln::sm90ConvConfigs(function, options.allowTf32))
+      configs.push_back(config.toAttr<kernel::Sm90ConvConfigAttr>(function.getContext()));
+    return configs;
+  }
+
+  Attribute defaultConfig(kernel::FuncOp function,
+                          const kiln::TemplateOptions &options) const override {
+    if (options.target != "sm_90a" || !kiln::matchSm90Conv(function, options.allowTf32))
+      return {};
+    SmallVector<kiln::Sm90GemmConfig> legal = kiln::sm90ConvConfigs(function, options.allowTf32);
+    if (legal.empty())
+      return {};
+    return kiln::namedOrFirstConfig<kiln::Sm90GemmConfig>(legal, options.gemmConfig)
+        .toAttr<kernel::Sm90ConvConfigAttr>(function.getContext());
+  }
+
+  std::optional<std::string> describeProblem(kernel::FuncOp function) const override {
+    std::optional<kiln::Sm90GemmProblem> conv = kiln::matchSm90Conv(function, /*allowTf32=*/true);
+    if (!conv)
+      return std::nullopt;
+    return llvm::formatv("conv as {0}x{1}x{2} {3}", conv->m, conv->n, conv->k,
+                         kiln::elementTypeName(conv->operand))
+        .str();
+  }
+
+  std::string describe(kernel::Sm90ConvConfigAttr config) const override {
+    return kiln::Sm90GemmConfig::fromAttr(config).describe();
+  }
+
+  double estimateMicros(kernel::FuncOp function, kernel::Sm90ConvConfigAttr attr,
+                        const kiln::DeviceModel &device) const override {
+    kiln::Sm90GemmConfig config = kiln::Sm90GemmConfig::fromAttr(attr);
+    std::optional<kiln::Sm90GemmProblem> problem = kiln::matchSm90Conv(function, config.tf32);
+    if (!problem)
+      return kiln::estimateTemplateFallbackMicros(function, device);
+    return kiln::estimateSm90GemmMicros(*problem, config, kiln::estimateKernelBytes(function),
+                                        device);
+  }
+
+  LogicalResult instantiate(kernel::FuncOp function, kernel::Sm90ConvConfigAttr attr,
+                            kiln::TemplateInstantiation &context) const override {
+    if (context.options.target != "sm_90a")
+      return function.emitError(context.pass)
+             << ": " << attr << " is for sm_90a (wgmma and TMA), not " << context.options.target;
+    kiln::Sm90GemmConfig config = kiln::Sm90GemmConfig::fromAttr(attr);
+    std::optional<ConvProblem> problem = matchConv(function, config.tf32);
+    if (!problem)
+      return function.emitError(context.pass)
+             << ": " << attr << " is for a channels-last convolution of one group and "
+                "half-precision (or tf32, int8) operands, which this kernel is not";
+    PixelBox box = choosePixelBox(*problem);
+    if (failed(kiln::checkListedConfig<kiln::Sm90GemmConfig>(
+            function, convConfigs(*problem, box), config, attr, context.pass, "convolution")))
+      return failure();
+    Sm90ConvGenerator generator{context.module, context.symbols, context.pass};
+    return generator.run(function, *problem, box, config);
+  }
+};
+
 } // namespace
+
+namespace kiln {
+// Registered in KernelTemplate.cpp.
+const KernelTemplate &sm90ConvTemplate() {
+  static const Sm90ConvTemplate family;
+  return family;
+}
+} // namespace kiln

@@ -1,10 +1,8 @@
 //===- DepthwiseConfig.h - Configurations of the depthwise convolutions -*- C++ -*-===//
 //
-// The depthwise-convolution templates of kernel-conv-depthwise (passes/kernel/
-// ConvDepthwise.cpp, docs/codegen-depthwise.md) as kernel-autotune sees them: the problem a
-// depthwise kernel computes and the configurations that compute it. A configuration is
-// recorded on the kernel.func as the `kernel.config` dictionary (passes/kernel/
-// KernelConfig.h: `{template = "generic"}` keeps the generic lowering).
+// The depthwise family (#kernel.depthwise: passes/kernel/ConvDepthwise.cpp,
+// docs/codegen-depthwise.md): the problem a depthwise kernel poses and the configurations
+// that compute it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,14 +45,14 @@ struct DepthwiseProblem {
   int64_t vectorWidth() const;
 };
 
-/// One way a depthwise convolution is computed. As a dictionary:
-///  - channels last: {template = "depthwise", pixels, threads}: each thread computes
+/// One way a depthwise convolution is computed (#kernel.depthwise as values to compute
+/// with):
+///  - channels last: #kernel.depthwise<pixels, threads>: each thread computes
 ///    `pixels` consecutive output columns of vectorWidth() channels; `threads` a block;
-///  - channels first: {template = "depthwise", pixels, tile_h, tile_w, planes}: a block
+///  - channels first: #kernel.depthwise<pixels, tile_h, tile_w, planes>: a block
 ///    computes a tile_h x tile_w tile of `planes` output planes, each thread `pixels`
 ///    consecutive outputs of a row; tile_w is a multiple of pixels.
 struct DepthwiseConfig {
-  static constexpr llvm::StringLiteral kTemplate = "depthwise";
   int64_t pixels = 4;
   int64_t threads = 256;        // channels last
   int64_t tileH = 0, tileW = 0; // channels first (0: channels last)
@@ -66,8 +64,13 @@ struct DepthwiseConfig {
     return channelsFirst() ? planes * tileH * (tileW / pixels) : threads;
   }
 
-  mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
-  static std::optional<DepthwiseConfig> fromAttr(mlir::DictionaryAttr attr);
+  kernel::DepthwiseConfigAttr toAttr(mlir::MLIRContext *context) const {
+    return kernel::DepthwiseConfigAttr::get(context, pixels, threads, tileH, tileW, planes);
+  }
+  static DepthwiseConfig fromAttr(kernel::DepthwiseConfigAttr attr) {
+    return {attr.getPixels(), attr.getThreads(), attr.getTileH(), attr.getTileW(),
+            attr.getPlanes()};
+  }
   /// "depthwise 4 pixels a thread, 256 threads" / "depthwise tile 16x56, 4 pixels a
   /// thread, 1 plane": for reports and engines.
   std::string describe() const;

@@ -1,7 +1,7 @@
 //===- GemmMatch.h - The GEMMs of matmul and convolution kernels -*- C++ -*-===//
 //
-// What the tensor-core GEMM templates of every target (kernel-matmul-sm90/-sm80,
-// kernel-conv-sm90/-sm80) take: a matmul kernel that is one 2-D product of half-precision
+// What the tensor-core GEMM templates of every target (sm90_gemm, sm80_gemm,
+// sm90_conv, sm80_conv) take: a matmul kernel that is one 2-D product of half-precision
 // row-major buffers, and a channels-last convolution kernel read as the implicit GEMM
 // C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O], each with its fused elementwise
 // epilogue (passes/kernel/Sm90Epilogue.h). Each target then decides which configurations

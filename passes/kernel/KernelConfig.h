@@ -1,10 +1,11 @@
-//===- KernelConfig.h - Tunable configurations of kernel templates -*- C++ -*-===//
+//===- KernelConfig.h - The GEMM templates' problems and configurations -*- C++ -*-===//
 //
-// The contract between the template passes (kernel-matmul-sm90, ...) and kernel-autotune.
-// A template that can compute a kernel in several ways lists them as configurations; the
-// tuner (or the cost model) picks one and records it on the kernel.func as the
-// `kernel.config` dictionary; the template pass then instantiates that configuration.
-// `{template = "generic"}` asks for the generic lowering (no template).
+// What the tensor-core GEMM families (sm90_gemm, sm90_conv, sm80_gemm, sm80_conv:
+// passes/kernel/MatmulSm90.cpp, ConvSm90.cpp, MatmulSm80.cpp, ConvSm80.cpp) share: the
+// GEMM a kernel poses, each template's configuration as plain values (converted to and
+// from its typed attribute, dialects/kernel/KernelAttrs.td), the legal configurations,
+// the buckets of rows of dynamic GEMMs and their row variants, and the buffers' shapes at
+// a profile's shapes, which every family that takes run-time extents reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #define KILN_PASSES_KERNEL_KERNELCONFIG_H
 
 #include "dialects/kernel/KernelOps.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm90Epilogue.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -24,11 +26,6 @@
 #include <string>
 
 namespace kiln {
-
-/// The attribute of a kernel.func holding its chosen configuration.
-constexpr llvm::StringLiteral kKernelConfigAttr = "kernel.config";
-/// The `template` entry of a configuration that keeps the generic lowering.
-constexpr llvm::StringLiteral kGenericTemplate = "generic";
 
 /// The GEMM of a matmul or convolution kernel (passes/kernel/GemmMatch.h), as the
 /// tensor-core templates of every target see it: C[M, N] = A[M, K] x B[K, N], f16/bf16
@@ -61,11 +58,9 @@ using Sm90GemmProblem = GemmProblem;
 /// the tuner measures what is fastest there.)
 constexpr int64_t kSm90Multiprocessors = 132;
 
-/// One way the sm_90a GEMM template computes a product. As a dictionary:
-/// {template = "sm90_gemm", tile_m, tile_n, tile_k, stages, consumers[, persistent]
-/// [, split_k][, ctas_per_sm][, tf32][, int8]}.
+/// One way the sm_90a GEMM template computes a product: the parameters of
+/// #kernel.sm90_gemm (and #kernel.sm90_conv) as values to compute with.
 struct Sm90GemmConfig {
-  static constexpr llvm::StringLiteral kTemplate = "sm90_gemm";
   int64_t tileM = 128, tileN = 128, tileK = 64;
   /// Depth of the TMA/mbarrier ring.
   int64_t stages = 3;
@@ -105,11 +100,26 @@ struct Sm90GemmConfig {
            residentKTiles * bStageBytes();
   }
 
-  mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
-  static std::optional<Sm90GemmConfig> fromAttr(mlir::DictionaryAttr attr);
+  /// As `ConfigAttr`: kernel::Sm90GemmConfigAttr or kernel::Sm90ConvConfigAttr.
+  template <typename ConfigAttr> ConfigAttr toAttr(mlir::MLIRContext *context) const {
+    return ConfigAttr::get(context, tileM, tileN, tileK, stages, consumers, persistent, splitK,
+                           ctasPerSm, tf32, int8, residentKTiles);
+  }
+  template <typename ConfigAttr> static Sm90GemmConfig fromAttr(ConfigAttr attr) {
+    Sm90GemmConfig config;
+    config.tileM = attr.getTileM(), config.tileN = attr.getTileN(), config.tileK = attr.getTileK();
+    config.stages = attr.getStages(), config.consumers = attr.getConsumers();
+    config.persistent = attr.getPersistent(), config.splitK = attr.getSplitK();
+    config.ctasPerSm = attr.getCtasPerSm(), config.tf32 = attr.getTf32();
+    config.int8 = attr.getInt8(), config.residentKTiles = attr.getResidentBKTiles();
+    return config;
+  }
+  /// The configuration of a GEMM family's attribute (sm90_gemm or sm90_conv); nullopt for
+  /// any other.
+  static std::optional<Sm90GemmConfig> fromAnyAttr(mlir::Attribute attr);
   /// "sm90 wgmma+TMA 128x256x64, 4 stages, 2 consumer warpgroups": for reports and engines.
   std::string describe() const;
-  /// "128x256x64_s4_ws2": the kernel's name suffix and the `default-config` option's value.
+  /// "128x256x64_s4_ws2": the kernel's name suffix and the `gemm-config` option's value.
   std::string name() const;
   /// Threads per block and dynamic shared memory bytes of a launch, for results of
   /// `resultBytes` bytes (4: enough for any).
@@ -204,10 +214,9 @@ struct BatchBuffers {
 std::optional<BatchBuffers> getBatchBuffers(kernel::FuncOp function,
                                             llvm::StringRef profile = "kernel.opt_shape");
 
-/// Whether `function`'s `kernel.config` asks for tf32 (`tf32 = true`): kernel-autotune
-/// chose a tf32 configuration (it offers them only under allow-tf32), so the template
-/// passes take the f32 kernel even where their own allow-tf32 is off (as when the GPU
-/// timer compiles a candidate).
+/// Whether `function`'s `kernel.config` is a tf32 configuration of an sm_90a GEMM family:
+/// kernel-autotune chose one (it offers them only under allow-tf32), so the row buckets
+/// are matched as tf32 too.
 bool kernelConfigAsksTf32(kernel::FuncOp function);
 
 /// The split-K part counts the templates offer.
@@ -258,20 +267,17 @@ std::optional<GemmRows> smallRowsBucket(kernel::FuncOp function, bool allowTf32 
 /// shape, for the Ms above the geometric mean of the two row counts.
 std::optional<GemmRows> largeRowsBucket(kernel::FuncOp function, bool allowTf32 = false);
 
-/// The attribute of a kernel.func holding its row variants: first the small Ms' buckets,
-/// [{max_rows = <i64>, config = <a kernel.config>}, ...] by ascending max_rows, each serving
-/// the Ms above the one before it up to its max_rows; then at most one bucket of large Ms,
-/// {above_rows = <i64>, config = ...}, not below the last max_rows, serving the Ms above
-/// it. `kernel.config` serves the Ms between. The template launches each configuration
-/// with grids that are empty outside its Ms (the engine skips such launches), so the
-/// choice costs the shape program a compare.
-constexpr llvm::StringLiteral kKernelRowVariantsAttr = "kernel.row_variants";
-
-/// One row variant: the configuration of the Ms up to `maxRows` (a small Ms' bucket), or
-/// of those above `aboveRows` (the large Ms' bucket; maxRows 0).
+/// One row variant (#kernel.row_variant, in a kernel.func's `kernel.row_variants`): the
+/// configuration of the Ms up to `maxRows` (a small Ms' bucket), or of those above
+/// `aboveRows` (the large Ms' bucket; maxRows 0). `kernel.row_variants` lists the small
+/// buckets by ascending max_rows, each serving the Ms above the one before it up to its
+/// max_rows, then at most one large bucket not below the last max_rows; `kernel.config`
+/// serves the Ms between. The template launches each configuration with grids that are
+/// empty outside its Ms (the engine skips such launches), so the choice costs the shape
+/// program a compare.
 struct GemmRowVariant {
   int64_t maxRows = 0;
-  mlir::DictionaryAttr config;
+  kernel::TemplateConfigAttrInterface config;
   int64_t aboveRows = 0;
 
   /// The rows its configuration is chosen for: the min shape's, up to maxRows, or the
@@ -288,7 +294,7 @@ struct GemmRowVariant {
 };
 
 /// `function`'s row variants (empty when it has none); fails, with an error on the
-/// function naming `pass`, when the attribute is malformed.
+/// function naming `pass`, when they are out of order.
 mlir::FailureOr<llvm::SmallVector<GemmRowVariant>> getRowVariants(kernel::FuncOp function,
                                                                   llvm::StringRef pass);
 
@@ -299,7 +305,7 @@ mlir::ArrayAttr rowVariantsAttr(mlir::MLIRContext *context,
 /// The legal configurations for `problem`, the default (what runs untuned) first.
 llvm::SmallVector<Sm90GemmConfig> sm90GemmConfigs(const Sm90GemmProblem &problem);
 
-/// The GEMM a convolution kernel is, when kernel-conv-sm90 takes it (passes/kernel/
+/// The GEMM a convolution kernel is, when sm90_conv takes it (passes/kernel/
 /// ConvSm90.cpp): M = N*OH*OW, N = O, K = the im2col columns. Every launch of `function`
 /// in its module must pass a constant weight.
 /// With `allowTf32`, f32 convolutions too (their weight then stored O x (KH KW C)). A
@@ -313,23 +319,27 @@ std::optional<Sm90GemmProblem> matchSm90Conv(kernel::FuncOp function, bool allow
 llvm::SmallVector<Sm90GemmConfig> sm90ConvConfigs(kernel::FuncOp function, bool allowTf32 = false,
                                                   GemmRows rows = {});
 
-/// One way the sm_80 GEMM template (kernel-matmul-sm80, kernel-conv-sm80:
-/// passes/kernel/templates/Sm80Gemm.mlir) computes a product: mma.sync m16n8k16 fed by
-/// ldmatrix from a cp.async ring. As a dictionary: {template = "sm80_gemm", tile_m, tile_n,
-/// tile_k, stages, warps_m, warps_n}.
+/// One way the sm_80 GEMM template (passes/kernel/templates/Sm80Gemm.mlir) computes a
+/// product: mma.sync m16n8k16 fed by ldmatrix from a cp.async ring. The parameters of
+/// #kernel.sm80_gemm (and #kernel.sm80_conv) as values to compute with.
 struct Sm80GemmConfig {
-  static constexpr llvm::StringLiteral kTemplate = "sm80_gemm";
   int64_t tileM = 128, tileN = 128, tileK = 32;
   /// Depth of the cp.async ring.
   int64_t stages = 4;
   /// The warps along M and N; each computes a (tileM / warpsM) x (tileN / warpsN) tile.
   int64_t warpsM = 2, warpsN = 2;
 
-  mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
-  static std::optional<Sm80GemmConfig> fromAttr(mlir::DictionaryAttr attr);
+  /// As `ConfigAttr`: kernel::Sm80GemmConfigAttr or kernel::Sm80ConvConfigAttr.
+  template <typename ConfigAttr> ConfigAttr toAttr(mlir::MLIRContext *context) const {
+    return ConfigAttr::get(context, tileM, tileN, tileK, stages, warpsM, warpsN);
+  }
+  template <typename ConfigAttr> static Sm80GemmConfig fromAttr(ConfigAttr attr) {
+    return {attr.getTileM(),  attr.getTileN(),  attr.getTileK(),
+            attr.getStages(), attr.getWarpsM(), attr.getWarpsN()};
+  }
   /// "sm80 mma.sync 128x128x32, 4 stages, 2x2 warps": for reports and engines.
   std::string describe() const;
-  /// "128x128x32_s4_w2x2": the kernel's name suffix and the `default-config` option's value.
+  /// "128x128x32_s4_w2x2": the kernel's name suffix and the `gemm-config` option's value.
   std::string name() const;
   int64_t threads() const { return 32 * warpsM * warpsN; }
   /// The ring's bytes (rows padded by 16 bytes).
@@ -342,14 +352,14 @@ struct Sm80GemmConfig {
   bool operator==(const Sm80GemmConfig &other) const { return name() == other.name(); }
 };
 
-/// The GEMM `function` computes when kernel-matmul-sm80 takes it: matchGemmKernel's, with N
+/// The GEMM `function` computes when sm80_gemm takes it: matchGemmKernel's, with N
 /// and K multiples of 8 (16-byte copies of rows).
 std::optional<GemmProblem> matchSm80Gemm(kernel::FuncOp function);
 
 /// The legal sm_80 configurations for `problem`, the default first.
 llvm::SmallVector<Sm80GemmConfig> sm80GemmConfigs(const GemmProblem &problem);
 
-/// The GEMM a convolution kernel is when kernel-conv-sm80 takes it (passes/kernel/
+/// The GEMM a convolution kernel is when sm80_conv takes it (passes/kernel/
 /// ConvSm80.cpp): M = N*OH*OW, N = O, K = KH*KW*C (C % 8 == 0); constant weights.
 std::optional<GemmProblem> matchSm80Conv(kernel::FuncOp function);
 
@@ -357,81 +367,20 @@ std::optional<GemmProblem> matchSm80Conv(kernel::FuncOp function);
 /// first (empty for other kernels).
 llvm::SmallVector<Sm80GemmConfig> sm80ConvConfigs(kernel::FuncOp function);
 
-//===----------------------------------------------------------------------===//
-// What kernel-autotune sees of every template family (passes/kernel/KernelConfig.cpp)
-//===----------------------------------------------------------------------===//
+/// The cost model of the sm_90a GEMM template (docs/tuning.md): launch + max(bytes /
+/// bandwidth, waves x tile time), where the resident blocks per multiprocessor come from
+/// shared memory and threads, waves = ceil(tiles / (multiprocessors x resident)), a tile's
+/// time is its (padded) flops at the per-SM tensor rate shared by its resident neighbours,
+/// divided by an efficiency that grows with the tile's area (less load per MMA), the
+/// ring's depth and warp specialisation. `bytes`: what the kernel moves at least.
+double estimateSm90GemmMicros(const GemmProblem &problem, const Sm90GemmConfig &config,
+                              double bytes, const DeviceModel &device);
 
-/// The configurations kernel-autotune chooses among for `function` on `target` ("sm_90a",
-/// "sm_80"): for each template that takes the kernel, its legal configurations (`toAttr`),
-/// then `{template = "generic"}`. Empty when no template takes the kernel: the generic
-/// lowering is then the only way, and there is nothing to tune. A new template family adds
-/// its configurations here. `allowTf32`: f32 products and convolutions may run as tf32
-/// (GpuCompileOptions::allowTf32, `kiln compile --tf32`).
-llvm::SmallVector<mlir::DictionaryAttr>
-kernelConfigCandidates(kernel::FuncOp function, llvm::StringRef target, bool allowTf32 = false);
-
-/// `{template = "generic"}`.
-mlir::DictionaryAttr genericKernelConfig(mlir::MLIRContext *context);
-
-/// A configuration for people: `Sm90GemmConfig::describe()` for sm90_gemm, "generic", or
-/// the dictionary as MLIR prints it for a family that has no description yet.
-std::string describeKernelConfig(mlir::DictionaryAttr config);
-
-/// The problem a kernel solves, for progress lines: "1024x768x3072 f16" (M x N x K and the
-/// operand type) for a GEMM, else its buffers' shapes ("8x16xf32, 8x16xf32").
-std::string describeKernelProblem(kernel::FuncOp function);
-
-/// What the cost model knows of a GPU. The defaults are an H200 (sm_90a).
-struct DeviceModel {
-  int64_t multiprocessors = 132;
-  /// Shared memory a multiprocessor can give its resident blocks.
-  int64_t sharedBytesPerMultiprocessor = 228 * 1024;
-  int64_t threadsPerMultiprocessor = 2048;
-  /// Device memory bandwidth (bytes/s).
-  double bytesPerSecond = 4.8e12;
-  /// Dense fp16/bf16 tensor-core rate and the rate without tensor cores (FLOP/s).
-  double tensorFlopsPerSecond = 990e12;
-  double simtFlopsPerSecond = 60e12;
-  /// What a launch costs whatever it does (microseconds).
-  double launchMicros = 3.0;
-  /// One step of a reduction that the generic lowering runs inside a thread (a load and a
-  /// multiply-add waiting on the one before; microseconds): about an L2 hit. The H200 ran
-  /// ResNet-50's generic convolutions at 0.3-1.1 us a step at batch 256 (the timing
-  /// cache: 37 to 121 ms each, where their flops at the SIMT rate take 1-2 ms) and at
-  /// ~0.17 us a step at batch 1 (layer3's: ~0.4 ms each, 1 wave of 2304 steps).
-  double genericReductionStepMicros = 0.1;
-
-  /// The model of `target`'s usual GPU (sm_90a: H200; sm_80: A100).
-  static DeviceModel forTarget(llvm::StringRef target);
-};
-
-/// The number of floating-point operations `function` performs: 2*M*N*K per matmul or gemm,
-/// 2 * output elements * reduction size per convolution, one per produced element for
-/// everything else (walks the template's body).
-double estimateKernelFlops(kernel::FuncOp function);
-/// The time the generic lowering's thread-per-output reductions take at least: for each
-/// matmul, gemm or convolution, its waves of output elements (a thread each, every
-/// thread of every multiprocessor busy) times its reduction's steps, one after another.
-double estimateGenericReductionMicros(kernel::FuncOp function, const DeviceModel &device);
-/// The bytes `function` must move through device memory at least: every buffer argument
-/// read or written once.
-double estimateKernelBytes(kernel::FuncOp function);
-
-/// The cost model: an estimate of `function`'s time in microseconds under `config`, for
-/// ranking candidates where nothing was measured (docs/tuning.md gives the formula).
-///  - generic:   launch + max(bytes / bandwidth + flops / SIMT rate, the serial steps of
-///    its thread-per-output reductions: estimateGenericReductionMicros);
-///  - sm90_gemm: launch + max(bytes / bandwidth, waves x tile time), where the resident
-///    blocks per multiprocessor come from shared memory and threads, waves = ceil(tiles /
-///    (multiprocessors x resident)), a tile's time is its (padded) flops at the per-SM
-///    tensor rate shared by its resident neighbours, divided by an efficiency that grows
-///    with the tile's area (less load per MMA), the ring's depth and warp specialisation;
-///  - sm80_gemm: the same, resident blocks also limited by registers, the efficiency
-///    growing with the warp tile's area and the ring's depth, at most 0.9 (mma.sync);
-///  - any other template: as generic but at the tensor rate (a guess, until the family
-///    says better).
-double estimateMicros(kernel::FuncOp function, mlir::DictionaryAttr config,
-                      const DeviceModel &device = DeviceModel());
+/// The cost model of the sm_80 GEMM template: as the sm_90a one, the resident blocks also
+/// limited by registers, the efficiency growing with the warp tile's area and the ring's
+/// depth, at most 0.9 (mma.sync).
+double estimateSm80GemmMicros(const GemmProblem &problem, const Sm80GemmConfig &config,
+                              double bytes, const DeviceModel &device);
 
 } // namespace kiln
 

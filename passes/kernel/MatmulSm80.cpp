@@ -1,6 +1,6 @@
 //===- MatmulSm80.cpp - sm_80 tensor-core GEMMs for matmul kernels --------===//
 //
-// kernel-matmul-sm80: the matmul kernels whose body is one 2-D product of half-precision
+// The sm80_gemm family (#kernel.sm80_gemm): the matmul kernels whose body is one 2-D product of half-precision
 // row-major buffers (and a fused elementwise epilogue) get the GEMM of
 // kernel/templates/Sm80Gemm.mlir (mma.sync m16n8k16 fed by ldmatrix from a cp.async ring;
 // docs/codegen-sm80.md) instead of the generic lowering. The template is instantiated once
@@ -11,9 +11,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/kernel/KernelOps.h"
-#include "passes/Passes.h"
 #include "passes/kernel/GemmMatch.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm80Template.h"
 #include "passes/kernel/Sm90Template.h"
 
@@ -21,11 +21,6 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-
-namespace kiln {
-#define GEN_PASS_DEF_KERNELMATMULSM80
-#include "passes/Passes.h.inc"
-} // namespace kiln
 
 using namespace mlir;
 namespace kernel = kiln::kernel;
@@ -45,38 +40,6 @@ constexpr int64_t kSm80Multiprocessors = 108;
 //===----------------------------------------------------------------------===//
 // Configurations (passes/kernel/KernelConfig.h)
 //===----------------------------------------------------------------------===//
-
-DictionaryAttr kiln::Sm80GemmConfig::toAttr(MLIRContext *context) const {
-  Builder b(context);
-  return b.getDictionaryAttr({
-      b.getNamedAttr("template", b.getStringAttr(kTemplate)),
-      b.getNamedAttr("tile_m", b.getI64IntegerAttr(tileM)),
-      b.getNamedAttr("tile_n", b.getI64IntegerAttr(tileN)),
-      b.getNamedAttr("tile_k", b.getI64IntegerAttr(tileK)),
-      b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),
-      b.getNamedAttr("warps_m", b.getI64IntegerAttr(warpsM)),
-      b.getNamedAttr("warps_n", b.getI64IntegerAttr(warpsN)),
-  });
-}
-
-std::optional<kiln::Sm80GemmConfig> kiln::Sm80GemmConfig::fromAttr(DictionaryAttr attr) {
-  auto name = attr.getAs<StringAttr>("template");
-  if (!name || name.getValue() != kTemplate || attr.size() != 7)
-    return std::nullopt;
-  Sm80GemmConfig config;
-  for (auto [key, field] : {std::pair<StringRef, int64_t *>{"tile_m", &config.tileM},
-                            {"tile_n", &config.tileN},
-                            {"tile_k", &config.tileK},
-                            {"stages", &config.stages},
-                            {"warps_m", &config.warpsM},
-                            {"warps_n", &config.warpsN}}) {
-    auto value = attr.getAs<IntegerAttr>(key);
-    if (!value || value.getInt() < 1)
-      return std::nullopt;
-    *field = value.getInt();
-  }
-  return config;
-}
 
 std::string kiln::Sm80GemmConfig::describe() const {
   return llvm::formatv("sm80 mma.sync {0}x{1}x{2}, {3} stages, {4}x{5} warps", tileM, tileN, tileK,
@@ -157,51 +120,98 @@ SmallVector<kiln::Sm80GemmConfig> kiln::sm80GemmConfigs(const GemmProblem &probl
 
 namespace {
 
-struct KernelMatmulSm80Pass : kiln::impl::KernelMatmulSm80Base<KernelMatmulSm80Pass> {
-  using Base::Base;
+/// The family: #kernel.sm80_gemm on every GPU target but sm_90a.
+class Sm80GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm80GemmConfigAttr> {
+  SmallVector<Attribute> candidates(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    std::optional<kiln::GemmProblem> problem = kiln::matchSm80Gemm(function);
+    if (options.target == "sm_90a" || !problem)
+      return {};
+    SmallVector<Attribute> configs;
+    for (const kiln::Sm80GemmConfig &config : kiln::sm80GemmConfigs(*problem))
+      configs.push_back(config.toAttr<kernel::Sm80GemmConfigAttr>(function.getContext()));
+    return configs;
+  }
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SymbolTable symbols(module);
-    for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      std::optional<kiln::GemmProblem> problem = kiln::matchSm80Gemm(function);
-      if (!problem)
-        continue;
-      FailureOr<std::optional<kiln::Sm80GemmConfig>> config =
-          kiln::chooseGemmConfig<kiln::Sm80GemmConfig>(
-              function, kiln::sm80GemmConfigs(*problem), defaultConfig, getArgument(),
-              llvm::formatv("GEMM ({0}x{1}x{2})", problem->m, problem->n, problem->k).str());
-      if (failed(config))
-        return signalPassFailure();
-      if (!*config)
-        continue; // the generic lowering was asked for
-      std::string entry = "gemm_" + kiln::elementTypeName(problem->operand) + "_" +
-                          kiln::elementTypeName(problem->result) + "_" + (*config)->name();
-      FailureOr<gpu::GPUFuncOp> gemm = kiln::instantiateSm80Gemm(
-          module, symbols, getArgument(), entry, problem->operand, problem->result, **config,
-          kiln::rowMajorSm80A(), &problem->epilogue);
-      if (failed(gemm))
-        return signalPassFailure();
-      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        OpBuilder b(launch);
-        // The kernel, its template and its configuration for the engine's kernel table.
-        NamedAttrList metadata;
-        metadata.set("kernel", launch.getCalleeAttr().getAttr());
-        metadata.set("template", b.getStringAttr("matmul"));
-        std::string fused =
-            problem->epilogue.empty() ? "" : ", epilogue " + problem->epilogue.describe();
-        metadata.set("config", b.getStringAttr((*config)->describe() + fused));
-        Location loc = FusedLoc::get(b.getContext(), {launch.getLoc()},
-                                     metadata.getDictionary(b.getContext()));
-        ValueRange operands = launch.getOperands();
-        kiln::launchSm80Gemm(b, loc, *gemm, **config, operands[0], operands[1], operands.back(),
-                             problem->m, problem->n, problem->k,
-                             kiln::epilogueBuffers(launch, problem->epilogue));
-        launch.erase();
-        return success();
-      });
-    }
+  Attribute defaultConfig(kernel::FuncOp function,
+                          const kiln::TemplateOptions &options) const override {
+    std::optional<kiln::GemmProblem> problem = kiln::matchSm80Gemm(function);
+    if (options.target == "sm_90a" || !problem)
+      return {};
+    SmallVector<kiln::Sm80GemmConfig> legal = kiln::sm80GemmConfigs(*problem);
+    return kiln::namedOrFirstConfig<kiln::Sm80GemmConfig>(legal, options.gemmConfig)
+        .toAttr<kernel::Sm80GemmConfigAttr>(function.getContext());
+  }
+
+  std::optional<std::string> describeProblem(kernel::FuncOp function) const override {
+    std::optional<kiln::GemmProblem> gemm = kiln::matchSm80Gemm(function);
+    if (!gemm)
+      return std::nullopt;
+    return llvm::formatv("{0}x{1}x{2} {3}", gemm->m, gemm->n, gemm->k,
+                         kiln::elementTypeName(gemm->operand))
+        .str();
+  }
+
+  std::string describe(kernel::Sm80GemmConfigAttr config) const override {
+    return kiln::Sm80GemmConfig::fromAttr(config).describe();
+  }
+
+  double estimateMicros(kernel::FuncOp function, kernel::Sm80GemmConfigAttr attr,
+                        const kiln::DeviceModel &device) const override {
+    std::optional<kiln::GemmProblem> problem = kiln::matchSm80Gemm(function);
+    if (!problem)
+      return kiln::estimateTemplateFallbackMicros(function, device);
+    return kiln::estimateSm80GemmMicros(*problem, kiln::Sm80GemmConfig::fromAttr(attr),
+                                        kiln::estimateKernelBytes(function), device);
+  }
+
+  LogicalResult instantiate(kernel::FuncOp function, kernel::Sm80GemmConfigAttr attr,
+                            kiln::TemplateInstantiation &context) const override {
+    std::optional<kiln::GemmProblem> problem = kiln::matchSm80Gemm(function);
+    if (!problem)
+      return function.emitError(context.pass)
+             << ": " << attr << " is for a GEMM of half-precision row-major buffers (N and K "
+                "multiples of 8) with a fusable epilogue, which this kernel is not";
+    kiln::Sm80GemmConfig config = kiln::Sm80GemmConfig::fromAttr(attr);
+    if (failed(kiln::checkListedConfig<kiln::Sm80GemmConfig>(
+            function, kiln::sm80GemmConfigs(*problem), config, attr, context.pass,
+            llvm::formatv("GEMM ({0}x{1}x{2})", problem->m, problem->n, problem->k).str())))
+      return failure();
+    std::string entry = "gemm_" + kiln::elementTypeName(problem->operand) + "_" +
+                        kiln::elementTypeName(problem->result) + "_" + config.name();
+    FailureOr<gpu::GPUFuncOp> gemm = kiln::instantiateSm80Gemm(
+        context.module, context.symbols, context.pass, entry, problem->operand, problem->result,
+        config, kiln::rowMajorSm80A(), &problem->epilogue);
+    if (failed(gemm))
+      return failure();
+    kiln::replaceLaunches(function, context.module, context.symbols, [&](kernel::LaunchOp launch) {
+      OpBuilder b(launch);
+      // The kernel, its template and its configuration for the engine's kernel table.
+      NamedAttrList metadata;
+      metadata.set("kernel", launch.getCalleeAttr().getAttr());
+      metadata.set("template", b.getStringAttr("matmul"));
+      std::string fused =
+          problem->epilogue.empty() ? "" : ", epilogue " + problem->epilogue.describe();
+      metadata.set("config", b.getStringAttr(config.describe() + fused));
+      Location loc = FusedLoc::get(b.getContext(), {launch.getLoc()},
+                                   metadata.getDictionary(b.getContext()));
+      ValueRange operands = launch.getOperands();
+      kiln::launchSm80Gemm(b, loc, *gemm, config, operands[0], operands[1], operands.back(),
+                           problem->m, problem->n, problem->k,
+                           kiln::epilogueBuffers(launch, problem->epilogue));
+      launch.erase();
+      return success();
+    });
+    return success();
   }
 };
 
 } // namespace
+
+namespace kiln {
+// Registered in KernelTemplate.cpp.
+const KernelTemplate &sm80GemmTemplate() {
+  static const Sm80GemmTemplate family;
+  return family;
+}
+} // namespace kiln

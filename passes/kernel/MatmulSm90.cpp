@@ -1,6 +1,6 @@
 //===- MatmulSm90.cpp - Hopper tensor-core GEMMs for matmul kernels -------===//
 //
-// kernel-matmul-sm90: the matmul kernels whose body is one plain 2-D product of half
+// The sm90_gemm family (#kernel.sm90_gemm): the matmul kernels whose body is one plain 2-D product of half
 // precision operands (graph.matmul, or graph.gemm with a bias and a transposed B), or of
 // f32 ones read as tf32 under allow-tf32, get an sm_90a GEMM (wgmma fed by TMA through an
 // mbarrier ring; docs/codegen-sm90.md) instead of the generic lowering. The template is
@@ -13,11 +13,12 @@
 
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
-#include "passes/Passes.h"
 #include "passes/kernel/GemmMatch.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm90Template.h"
 
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
@@ -25,11 +26,6 @@
 
 #include <cstring>
 #include <tuple>
-
-namespace kiln {
-#define GEN_PASS_DEF_KERNELMATMULSM90
-#include "passes/Passes.h.inc"
-} // namespace kiln
 
 using namespace mlir;
 namespace graph = kiln::graph;
@@ -55,87 +51,12 @@ constexpr int64_t kSystemSharedBytesPerCta = 1024;
 // Configurations (passes/kernel/KernelConfig.h)
 //===----------------------------------------------------------------------===//
 
-DictionaryAttr kiln::Sm90GemmConfig::toAttr(MLIRContext *context) const {
-  Builder b(context);
-  SmallVector<NamedAttribute> entries = {
-      b.getNamedAttr("template", b.getStringAttr(kTemplate)),
-      b.getNamedAttr("tile_m", b.getI64IntegerAttr(tileM)),
-      b.getNamedAttr("tile_n", b.getI64IntegerAttr(tileN)),
-      b.getNamedAttr("tile_k", b.getI64IntegerAttr(tileK)),
-      b.getNamedAttr("stages", b.getI64IntegerAttr(stages)),
-      b.getNamedAttr("consumers", b.getI64IntegerAttr(consumers)),
-  };
-  // Only when set, so that the dictionaries of earlier configurations (timing caches,
-  // tests) stay as they were.
-  if (persistent)
-    entries.push_back(b.getNamedAttr("persistent", b.getBoolAttr(true)));
-  if (splitK > 1)
-    entries.push_back(b.getNamedAttr("split_k", b.getI64IntegerAttr(splitK)));
-  if (ctasPerSm > 1)
-    entries.push_back(b.getNamedAttr("ctas_per_sm", b.getI64IntegerAttr(ctasPerSm)));
-  // A tf32 configuration's own key in the timing cache (and its tile_k of 32).
-  if (tf32)
-    entries.push_back(b.getNamedAttr("tf32", b.getBoolAttr(true)));
-  // Likewise an int8 one (tile_k of 128).
-  if (int8)
-    entries.push_back(b.getNamedAttr("int8", b.getBoolAttr(true)));
-  if (residentKTiles > 0)
-    entries.push_back(b.getNamedAttr("resident_b_k_tiles", b.getI64IntegerAttr(residentKTiles)));
-  return b.getDictionaryAttr(entries);
-}
-
-std::optional<kiln::Sm90GemmConfig> kiln::Sm90GemmConfig::fromAttr(DictionaryAttr attr) {
-  auto name = attr.getAs<StringAttr>("template");
-  if (!name || name.getValue() != kTemplate)
-    return std::nullopt;
-  Sm90GemmConfig config;
-  for (auto [key, field] : {std::pair<StringRef, int64_t *>{"tile_m", &config.tileM},
-                            {"tile_n", &config.tileN},
-                            {"tile_k", &config.tileK},
-                            {"stages", &config.stages},
-                            {"consumers", &config.consumers}}) {
-    auto value = attr.getAs<IntegerAttr>(key);
-    if (!value)
-      return std::nullopt;
-    *field = value.getInt();
-  }
-  if (Attribute persistent = attr.get("persistent")) {
-    auto flag = dyn_cast<BoolAttr>(persistent);
-    if (!flag)
-      return std::nullopt;
-    config.persistent = flag.getValue();
-  }
-  if (Attribute splitK = attr.get("split_k")) {
-    auto parts = dyn_cast<IntegerAttr>(splitK);
-    if (!parts || parts.getInt() < 1)
-      return std::nullopt;
-    config.splitK = parts.getInt();
-  }
-  if (Attribute ctas = attr.get("ctas_per_sm")) {
-    auto count = dyn_cast<IntegerAttr>(ctas);
-    if (!count || count.getInt() < 1 || count.getInt() > 2)
-      return std::nullopt;
-    config.ctasPerSm = count.getInt();
-  }
-  if (Attribute tf32 = attr.get("tf32")) {
-    auto flag = dyn_cast<BoolAttr>(tf32);
-    if (!flag)
-      return std::nullopt;
-    config.tf32 = flag.getValue();
-  }
-  if (Attribute int8 = attr.get("int8")) {
-    auto flag = dyn_cast<BoolAttr>(int8);
-    if (!flag)
-      return std::nullopt;
-    config.int8 = flag.getValue();
-  }
-  if (Attribute resident = attr.get("resident_b_k_tiles")) {
-    auto count = dyn_cast<IntegerAttr>(resident);
-    if (!count || count.getInt() < 1)
-      return std::nullopt;
-    config.residentKTiles = count.getInt();
-  }
-  return config;
+std::optional<kiln::Sm90GemmConfig> kiln::Sm90GemmConfig::fromAnyAttr(Attribute attr) {
+  if (auto gemm = dyn_cast<kernel::Sm90GemmConfigAttr>(attr))
+    return fromAttr(gemm);
+  if (auto conv = dyn_cast<kernel::Sm90ConvConfigAttr>(attr))
+    return fromAttr(conv);
+  return std::nullopt;
 }
 
 std::string kiln::Sm90GemmConfig::describe() const {
@@ -284,9 +205,10 @@ void kiln::addResidentBConfigs(SmallVectorImpl<Sm90GemmConfig> &configs, int64_t
 }
 
 bool kiln::kernelConfigAsksTf32(kernel::FuncOp function) {
-  auto attr = function->getAttrOfType<DictionaryAttr>(kKernelConfigAttr);
-  auto flag = attr ? attr.getAs<BoolAttr>("tf32") : nullptr;
-  return flag && flag.getValue();
+  Attribute config =
+      kernel::configAttrHelper(function.getContext()).getAttr(function);
+  std::optional<Sm90GemmConfig> gemm = config ? Sm90GemmConfig::fromAnyAttr(config) : std::nullopt;
+  return gemm && gemm->tf32;
 }
 
 std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function, bool allowTf32,
@@ -395,40 +317,35 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
 
 namespace {
 
-struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90Pass> {
-  using Base::Base;
+/// Generates the GEMMs of the kernels whose `kernel.config` is #kernel.sm90_gemm.
+struct Sm90GemmGenerator {
+  ModuleOp module;
+  SymbolTable &symbols;
+  StringRef pass;
+  /// A launch could not be generated (an internal error, reported): the pass fails.
+  bool hardFailure = false;
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SymbolTable symbols(module);
-    for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      std::optional<kiln::Sm90GemmProblem> problem =
-          kiln::matchSm90Gemm(function, allowTf32 || kiln::kernelConfigAsksTf32(function));
-      if (!problem)
-        continue;
-      FailureOr<std::optional<kiln::Sm90GemmConfig>> config = kiln::chooseSm90GemmConfig(
-          function, kiln::sm90GemmConfigs(*problem), defaultConfig, getArgument(),
-          llvm::formatv("GEMM ({0}x{1}x{2})", problem->m, problem->n, problem->k).str());
-      if (failed(config))
-        return signalPassFailure();
-      if (!*config)
-        continue; // the generic lowering was asked for
-      FailureOr<SmallVector<Variant, 2>> variants =
-          getVariants(module, symbols, function, *problem);
-      if (failed(variants))
-        return signalPassFailure();
-      FailureOr<gpu::GPUFuncOp> gemm =
-          getOrCreateGemm(module, symbols, function, *problem, **config);
-      if (failed(gemm))
-        return signalPassFailure();
-      // kernel.config serves the Ms between the small buckets and the large one.
-      auto large = llvm::find_if(*variants, [](const Variant &v) { return v.aboveRows > 0; });
-      int64_t maxRows = large != variants->end() ? large->aboveRows : 0;
-      variants->insert(large, {*gemm, **config, *problem, maxRows});
-      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        return replaceLaunch(module, symbols, launch, *problem, *variants);
-      });
-    }
+  StringRef getArgument() const { return pass; }
+
+  LogicalResult run(kernel::FuncOp function, const kiln::Sm90GemmProblem &problem,
+                    const kiln::Sm90GemmConfig &config) {
+    FailureOr<SmallVector<Variant, 2>> variants =
+        getVariants(module, symbols, function, problem, config.tf32);
+    if (failed(variants))
+      return failure();
+    FailureOr<gpu::GPUFuncOp> gemm = getOrCreateGemm(module, symbols, function, problem, config);
+    if (failed(gemm))
+      return failure();
+    // kernel.config serves the Ms between the small buckets and the large one.
+    auto large = llvm::find_if(*variants, [](const Variant &v) { return v.aboveRows > 0; });
+    int64_t maxRows = large != variants->end() ? large->aboveRows : 0;
+    variants->insert(large, {*gemm, config, problem, maxRows});
+    // A launch whose B is to be transposed but is no constant there keeps the generic
+    // lowering.
+    kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
+      return replaceLaunch(module, symbols, launch, problem, *variants);
+    });
+    return success(!hardFailure);
   }
 
   /// One configuration of a kernel's launches: its GEMM, for the Ms up to `maxRows` (above
@@ -446,7 +363,7 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
   /// of its GEMM at the profile's shape of its bucket (GemmRowVariant::rows).
   FailureOr<SmallVector<Variant, 2>> getVariants(ModuleOp module, SymbolTable &symbols,
                                                  kernel::FuncOp function,
-                                                 const kiln::Sm90GemmProblem &problem) {
+                                                 const kiln::Sm90GemmProblem &problem, bool tf32) {
     FailureOr<SmallVector<kiln::GemmRowVariant>> listed =
         kiln::getRowVariants(function, getArgument());
     if (failed(listed))
@@ -454,8 +371,7 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
     SmallVector<Variant, 2> variants;
     if (!listed->empty() && !problem.dynamicM)
       return function.emitError(getArgument())
-             << ": " << kiln::kKernelRowVariantsAttr << " on a GEMM whose rows are static";
-    bool tf32 = allowTf32 || kiln::kernelConfigAsksTf32(function);
+             << ": kernel.row_variants on a GEMM whose rows are static";
     for (const kiln::GemmRowVariant &listedVariant : *listed) {
       std::optional<kiln::Sm90GemmProblem> bucket =
           kiln::matchSm90Gemm(function, tf32, listedVariant.rows());
@@ -463,8 +379,9 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
         return function.emitError(getArgument())
                << ": a row variant " << listedVariant.describeRows() << " needs "
                << listedVariant.describeProfile();
+      auto attr = dyn_cast<kernel::Sm90GemmConfigAttr>(listedVariant.config);
       std::optional<kiln::Sm90GemmConfig> config =
-          kiln::Sm90GemmConfig::fromAttr(listedVariant.config);
+          attr ? std::optional(kiln::Sm90GemmConfig::fromAttr(attr)) : std::nullopt;
       if (!config || config->consumers == 0 ||
           !kiln::isListedConfig<kiln::Sm90GemmConfig>(kiln::sm90GemmConfigs(*bucket), *config))
         return function.emitError(getArgument())
@@ -657,7 +574,7 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
       if (failed(kiln::launchWarpSpecialisedGemm(
               b, loc, module, symbols, getArgument(), gemm, config, tiles, mapA, mapB, c, rows, n,
               k, &problem.epilogue, extra, problem.maxM, enabled))) {
-        signalPassFailure();
+        hardFailure = true;
         return failure();
       }
       return success();
@@ -676,4 +593,85 @@ struct KernelMatmulSm90Pass : kiln::impl::KernelMatmulSm90Base<KernelMatmulSm90P
   }
 };
 
+
+/// The family: #kernel.sm90_gemm on sm_90a.
+class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmConfigAttr> {
+  SmallVector<Attribute> candidates(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    // wgmma and TMA are sm_90a's alone (not plain sm_90's, nor sm_80's).
+    if (options.target != "sm_90a")
+      return {};
+    std::optional<kiln::Sm90GemmProblem> problem =
+        kiln::matchSm90Gemm(function, options.allowTf32);
+    if (!problem)
+      return {};
+    SmallVector<Attribute> configs;
+    for (const kiln::Sm90GemmConfig &config : kiln::sm90GemmConfigs(*problem))
+      configs.push_back(config.toAttr<kernel::Sm90GemmConfigAttr>(function.getContext()));
+    return configs;
+  }
+
+  Attribute defaultConfig(kernel::FuncOp function,
+                          const kiln::TemplateOptions &options) const override {
+    std::optional<kiln::Sm90GemmProblem> problem =
+        kiln::matchSm90Gemm(function, options.allowTf32);
+    if (options.target != "sm_90a" || !problem)
+      return {};
+    SmallVector<kiln::Sm90GemmConfig> legal = kiln::sm90GemmConfigs(*problem);
+    return kiln::namedOrFirstConfig<kiln::Sm90GemmConfig>(legal, options.gemmConfig)
+        .toAttr<kernel::Sm90GemmConfigAttr>(function.getContext());
+  }
+
+  std::optional<std::string> describeProblem(kernel::FuncOp function) const override {
+    // f32 products are GEMMs too where tf32 is allowed.
+    std::optional<kiln::Sm90GemmProblem> gemm = kiln::matchSm90Gemm(function, /*allowTf32=*/true);
+    if (!gemm)
+      return std::nullopt;
+    return llvm::formatv("{0}x{1}x{2} {3}", gemm->m, gemm->n, gemm->k,
+                         kiln::elementTypeName(gemm->operand))
+        .str();
+  }
+
+  std::string describe(kernel::Sm90GemmConfigAttr config) const override {
+    return kiln::Sm90GemmConfig::fromAttr(config).describe();
+  }
+
+  double estimateMicros(kernel::FuncOp function, kernel::Sm90GemmConfigAttr attr,
+                        const kiln::DeviceModel &device) const override {
+    kiln::Sm90GemmConfig config = kiln::Sm90GemmConfig::fromAttr(attr);
+    std::optional<kiln::Sm90GemmProblem> problem = kiln::matchSm90Gemm(function, config.tf32);
+    if (!problem)
+      return kiln::estimateTemplateFallbackMicros(function, device);
+    return kiln::estimateSm90GemmMicros(*problem, config, kiln::estimateKernelBytes(function),
+                                        device);
+  }
+
+  LogicalResult instantiate(kernel::FuncOp function, kernel::Sm90GemmConfigAttr attr,
+                            kiln::TemplateInstantiation &context) const override {
+    if (context.options.target != "sm_90a")
+      return function.emitError(context.pass)
+             << ": " << attr << " is for sm_90a (wgmma and TMA), not " << context.options.target;
+    kiln::Sm90GemmConfig config = kiln::Sm90GemmConfig::fromAttr(attr);
+    std::optional<kiln::Sm90GemmProblem> problem = kiln::matchSm90Gemm(function, config.tf32);
+    if (!problem)
+      return function.emitError(context.pass)
+             << ": " << attr << " is for a GEMM of half-precision (or tf32, int8) row-major "
+                "buffers with a fusable epilogue, which this kernel is not";
+    if (failed(kiln::checkListedConfig<kiln::Sm90GemmConfig>(
+            function, kiln::sm90GemmConfigs(*problem), config, attr, context.pass,
+            llvm::formatv("GEMM ({0}x{1}x{2})", problem->m, problem->n, problem->k).str())))
+      return failure();
+    Sm90GemmGenerator generator{context.module, context.symbols, context.pass};
+    return generator.run(function, *problem, config);
+  }
+};
+
 } // namespace
+
+namespace kiln {
+// Registered in KernelTemplate.cpp.
+const KernelTemplate &sm90GemmTemplate() {
+  static const Sm90GemmTemplate family;
+  return family;
+}
+} // namespace kiln

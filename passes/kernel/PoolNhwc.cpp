@@ -1,9 +1,9 @@
 //===- PoolNhwc.cpp - Max pools of channels-last buffers ------------------===//
 //
-// kernel-pool-nhwc: a 2-D max pool moves each input element about (KH * KW) / (SH * SW)
+// The pool_nhwc family (#kernel.pool_nhwc): a 2-D max pool moves each input element about (KH * KW) / (SH * SW)
 // times and does one comparison per element moved: it is bound by memory. The generic
 // lowering gives each output element a thread that loads its window one element at a
-// time (a 3x3 stride-2 pool of ResNet's stem ran at ~4x its bytes' time). This pass
+// time (a 3x3 stride-2 pool of ResNet's stem ran at ~4x its bytes' time). The family
 // replaces the kernels that are one channels-last max pool by templates/PoolNhwc.mlir: a
 // thread takes a 16-byte vector of channels of several consecutive output columns and
 // loads each input column their windows share once (docs/codegen-pool.md).
@@ -12,8 +12,8 @@
 
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
-#include "passes/Passes.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm90Template.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,11 +21,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/FormatVariadic.h"
-
-namespace kiln {
-#define GEN_PASS_DEF_KERNELPOOLNHWC
-#include "passes/Passes.h.inc"
-} // namespace kiln
 
 using namespace mlir;
 namespace graph = kiln::graph;
@@ -116,22 +111,23 @@ std::optional<PoolProblem> matchPool(kernel::FuncOp function) {
   return p;
 }
 
-struct KernelPoolNhwcPass : kiln::impl::KernelPoolNhwcBase<KernelPoolNhwcPass> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SymbolTable symbols(module);
-    for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      std::optional<PoolProblem> problem = matchPool(function);
-      if (!problem)
-        continue;
-      FailureOr<gpu::GPUFuncOp> kernel = getOrCreateKernel(module, symbols, *problem);
-      if (failed(kernel))
-        return signalPassFailure();
-      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        replaceLaunch(launch, *kernel, *problem);
-        return success();
-      });
-    }
+/// Generates the kernels whose `kernel.config` is #kernel.pool_nhwc.
+struct PoolGenerator {
+  ModuleOp module;
+  SymbolTable &symbols;
+  StringRef pass;
+
+  StringRef getArgument() const { return pass; }
+
+  LogicalResult run(kernel::FuncOp function, const PoolProblem &problem) {
+    FailureOr<gpu::GPUFuncOp> kernel = getOrCreateKernel(module, symbols, problem);
+    if (failed(kernel))
+      return failure();
+    kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
+      replaceLaunch(launch, *kernel, problem);
+      return success();
+    });
+    return success();
   }
 
   FailureOr<gpu::GPUFuncOp> getOrCreateKernel(ModuleOp module, SymbolTable &symbols,
@@ -255,4 +251,47 @@ struct KernelPoolNhwcPass : kiln::impl::KernelPoolNhwcBase<KernelPoolNhwcPass> {
   }
 };
 
+/// The family: #kernel.pool_nhwc on every GPU target. Never slower than the generic
+/// lowering, it has nothing to tune.
+class PoolNhwcTemplate final : public kiln::KernelTemplateOf<kernel::PoolNhwcConfigAttr> {
+  SmallVector<Attribute> candidates(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &) const override {
+    if (!matchPool(function))
+      return {};
+    return {kernel::PoolNhwcConfigAttr::get(function.getContext())};
+  }
+
+  bool isTuned(const kiln::TemplateOptions &) const override { return false; }
+
+  std::optional<std::string> describeProblem(kernel::FuncOp) const override {
+    return std::nullopt;
+  }
+
+  std::string describe(kernel::PoolNhwcConfigAttr) const override { return "max pool NHWC"; }
+
+  /// Its bytes at the bandwidth.
+  double estimateMicros(kernel::FuncOp function, kernel::PoolNhwcConfigAttr,
+                        const kiln::DeviceModel &device) const override {
+    return device.launchMicros + 1e6 * kiln::estimateKernelBytes(function) / device.bytesPerSecond;
+  }
+
+  LogicalResult instantiate(kernel::FuncOp function, kernel::PoolNhwcConfigAttr attr,
+                            kiln::TemplateInstantiation &context) const override {
+    std::optional<PoolProblem> problem = matchPool(function);
+    if (!problem)
+      return function.emitError(context.pass)
+             << ": " << attr << " is for a channels-last 2-D max pool, which this kernel is not";
+    PoolGenerator generator{context.module, context.symbols, context.pass};
+    return generator.run(function, *problem);
+  }
+};
+
 } // namespace
+
+namespace kiln {
+// Registered in KernelTemplate.cpp.
+const KernelTemplate &poolNhwcTemplate() {
+  static const PoolNhwcTemplate family;
+  return family;
+}
+} // namespace kiln

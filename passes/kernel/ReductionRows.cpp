@@ -1,6 +1,6 @@
 //===- ReductionRows.cpp - Row kernels for reductions and normalisations --===//
 //
-// kernel-reduction-rows: a `kernel.reduction` whose anchor reduces the innermost axes of
+// The rows family (#kernel.rows): a `kernel.reduction` whose anchor reduces the innermost axes of
 // a contiguous row-major buffer (softmax and log-softmax over the last axis, LayerNorm
 // and RMSNorm over trailing axes, ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2/LogSum/
 // LogSumExp over trailing axes) gets a row kernel instead of the generic lowering's one
@@ -15,14 +15,14 @@
 //
 // The kernel is built with builders rather than from a text template: its passes, the
 // per-element chains and the inputs they read depend on the matched body.
-// CUDA-core code only, so the pass runs for every GPU target (docs/codegen-rows.md).
+// CUDA-core code only, so the family serves every GPU target (docs/codegen-rows.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
-#include "passes/Passes.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/RowsConfig.h"
 #include "passes/kernel/Sm90Epilogue.h"
 #include "passes/kernel/Sm90Template.h"
@@ -45,11 +45,6 @@
 #include <functional>
 #include <limits>
 #include <tuple>
-
-namespace kiln {
-#define GEN_PASS_DEF_KERNELREDUCTIONROWS
-#include "passes/Passes.h.inc"
-} // namespace kiln
 
 using namespace mlir;
 namespace graph = kiln::graph;
@@ -183,33 +178,6 @@ bool chainEmits(ArrayRef<Operation *> ops, Location loc) {
 //===----------------------------------------------------------------------===//
 // Configurations (passes/kernel/RowsConfig.h)
 //===----------------------------------------------------------------------===//
-
-DictionaryAttr kiln::RowsConfig::toAttr(MLIRContext *context) const {
-  Builder b(context);
-  return b.getDictionaryAttr({
-      b.getNamedAttr("template", b.getStringAttr(kTemplate)),
-      b.getNamedAttr("threads_per_row", b.getI64IntegerAttr(threadsPerRow)),
-      b.getNamedAttr("rows_per_cta", b.getI64IntegerAttr(rowsPerCta)),
-      b.getNamedAttr("vector", b.getI64IntegerAttr(vector)),
-  });
-}
-
-std::optional<kiln::RowsConfig> kiln::RowsConfig::fromAttr(DictionaryAttr attr) {
-  auto name = attr.getAs<StringAttr>("template");
-  if (!name || name.getValue() != kTemplate || attr.size() != 4)
-    return std::nullopt;
-  RowsConfig config;
-  for (auto [key, field] :
-       {std::pair<StringRef, int64_t *>{"threads_per_row", &config.threadsPerRow},
-        {"rows_per_cta", &config.rowsPerCta},
-        {"vector", &config.vector}}) {
-    auto value = attr.getAs<IntegerAttr>(key);
-    if (!value)
-      return std::nullopt;
-    *field = value.getInt();
-  }
-  return config;
-}
 
 std::string kiln::RowsConfig::describe() const {
   return llvm::formatv("rows {0} threads/row, {1} rows/CTA, vector {2}", threadsPerRow, rowsPerCta,
@@ -1477,59 +1445,24 @@ std::string kernelName(kernel::FuncOp function, const RowsProblem &problem,
       .str();
 }
 
-struct KernelReductionRowsPass : kiln::impl::KernelReductionRowsBase<KernelReductionRowsPass> {
-  using Base::Base;
+/// Generates the kernels whose `kernel.config` is #kernel.rows.
+struct RowsGenerator {
+  ModuleOp module;
+  SymbolTable &symbols;
+  StringRef target;
+  StringRef pass;
 
-  void getDependentDialects(DialectRegistry &registry) const override {
-    KernelReductionRowsBase::getDependentDialects(registry);
-    registry.insert<LLVM::LLVMDialect>();
-  }
-
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SymbolTable symbols(module);
-    for (auto function : llvm::make_early_inc_range(module.getOps<kernel::FuncOp>())) {
-      std::optional<RowsProblem> problem = kiln::matchReductionRows(function);
-      if (!problem)
-        continue;
-      FailureOr<std::optional<RowsConfig>> config = chooseConfig(function, *problem);
-      if (failed(config))
-        return signalPassFailure();
-      if (!*config)
-        continue; // the generic lowering was asked for
-      RowsStorage storage = kiln::rowsStorage(*problem, **config, target);
-      FailureOr<gpu::GPUFuncOp> kernel =
-          getOrCreateKernel(module, symbols, function, *problem, **config, storage);
-      if (failed(kernel))
-        return signalPassFailure();
-      kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
-        replaceLaunch(launch, *kernel, *problem, **config, storage);
-        return success();
-      });
-    }
-  }
-
-  /// The configuration `function` asks for in `kernel.config` (nullopt: the generic
-  /// lowering), else the default one.
-  FailureOr<std::optional<RowsConfig>> chooseConfig(kernel::FuncOp function,
-                                                    const RowsProblem &problem) {
-    SmallVector<RowsConfig> legal = kiln::rowsConfigs(problem, target);
-    auto attr = function->getAttrOfType<DictionaryAttr>(kiln::kKernelConfigAttr);
-    if (!attr)
-      return std::optional<RowsConfig>(legal.front());
-    auto name = attr.getAs<StringAttr>("template");
-    if (name && name.getValue() == kiln::kGenericTemplate)
-      return std::optional<RowsConfig>();
-    std::optional<RowsConfig> asked = RowsConfig::fromAttr(attr);
-    if (asked && llvm::is_contained(legal, *asked))
-      return asked;
-    // Another family's configuration (kernel-autotune chose for a template that does
-    // not take this kernel) is no concern of this pass; a rows one that is not legal is.
-    if (!name || name.getValue() != RowsConfig::kTemplate)
-      return std::optional<RowsConfig>();
-    return function.emitError("kernel-reduction-rows: ")
-           << attr << " is not a configuration of this kernel (" << kiln::describeRows(problem)
-           << ", vector at most " << problem.maxVector << ") on " << target;
+  LogicalResult run(kernel::FuncOp function, const RowsProblem &problem, const RowsConfig &config) {
+    RowsStorage storage = kiln::rowsStorage(problem, config, target);
+    FailureOr<gpu::GPUFuncOp> kernel =
+        getOrCreateKernel(module, symbols, function, problem, config, storage);
+    if (failed(kernel))
+      return failure();
+    kiln::replaceLaunches(function, module, symbols, [&](kernel::LaunchOp launch) {
+      replaceLaunch(launch, *kernel, problem, config, storage);
+      return success();
+    });
+    return success();
   }
 
   FailureOr<gpu::GPUFuncOp> getOrCreateKernel(ModuleOp module, SymbolTable &symbols,
@@ -1562,8 +1495,8 @@ struct KernelReductionRowsPass : kiln::impl::KernelReductionRowsBase<KernelReduc
     RowKernelBuilder builder(b, loc, problem, config, storage, kernel);
     if (failed(builder.build())) {
       gpuModule.erase();
-      return module.emitError("kernel-reduction-rows: cannot emit the row kernel ")
-             << entry << " (a pointwise op has no scalar emission)";
+      return module.emitError(pass) << ": cannot emit the row kernel " << entry
+                                    << " (a pointwise op has no scalar emission)";
     }
     symbols.insert(gpuModule);
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(context));
@@ -1605,4 +1538,75 @@ struct KernelReductionRowsPass : kiln::impl::KernelReductionRowsBase<KernelReduc
   }
 };
 
+/// The family: #kernel.rows on every GPU target.
+class RowsTemplate final : public kiln::KernelTemplateOf<kernel::RowsConfigAttr> {
+  SmallVector<Attribute> candidates(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    std::optional<RowsProblem> problem = kiln::matchReductionRows(function);
+    if (!problem)
+      return {};
+    SmallVector<Attribute> configs;
+    for (const RowsConfig &config : kiln::rowsConfigs(*problem, options.target))
+      configs.push_back(config.toAttr(function.getContext()));
+    return configs;
+  }
+
+  std::optional<std::string> describeProblem(kernel::FuncOp function) const override {
+    std::optional<RowsProblem> problem = kiln::matchReductionRows(function);
+    if (!problem)
+      return std::nullopt;
+    return kiln::describeRows(*problem);
+  }
+
+  std::string describe(kernel::RowsConfigAttr config) const override {
+    return RowsConfig::fromAttr(config).describe();
+  }
+
+  double estimateMicros(kernel::FuncOp function, kernel::RowsConfigAttr config,
+                        const kiln::DeviceModel &device) const override {
+    std::optional<RowsProblem> problem = kiln::matchReductionRows(function);
+    if (!problem)
+      return kiln::estimateTemplateFallbackMicros(function, device);
+    return kiln::estimateRowsMicros(*problem, RowsConfig::fromAttr(config), device.target,
+                                    device.multiprocessors, device.bytesPerSecond,
+                                    device.launchMicros);
+  }
+
+  /// The generic lowering of a row problem: one thread an output element, each reading
+  /// its whole row (estimateRowsGenericMicros).
+  std::optional<double> estimateGenericMicros(kernel::FuncOp function,
+                                              const kiln::DeviceModel &device) const override {
+    std::optional<RowsProblem> problem = kiln::matchReductionRows(function);
+    if (!problem)
+      return std::nullopt;
+    return kiln::estimateRowsGenericMicros(*problem, device.bytesPerSecond, device.launchMicros);
+  }
+
+  LogicalResult instantiate(kernel::FuncOp function, kernel::RowsConfigAttr attr,
+                            kiln::TemplateInstantiation &context) const override {
+    std::optional<RowsProblem> problem = kiln::matchReductionRows(function);
+    if (!problem)
+      return function.emitError(context.pass)
+             << ": " << attr << " is for a reduction or normalisation over the innermost axes "
+                "of contiguous buffers, which this kernel is not";
+    RowsConfig config = RowsConfig::fromAttr(attr);
+    if (!llvm::is_contained(kiln::rowsConfigs(*problem, context.options.target), config))
+      return function.emitError(context.pass)
+             << ": " << attr << " is not a configuration of this kernel ("
+             << kiln::describeRows(*problem) << ", vector at most " << problem->maxVector
+             << ") on " << context.options.target;
+    RowsGenerator generator{context.module, context.symbols, context.options.target,
+                            context.pass};
+    return generator.run(function, *problem, config);
+  }
+};
+
 } // namespace
+
+namespace kiln {
+// Registered in KernelTemplate.cpp.
+const KernelTemplate &rowsTemplate() {
+  static const RowsTemplate family;
+  return family;
+}
+} // namespace kiln

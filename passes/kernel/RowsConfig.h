@@ -1,12 +1,9 @@
 //===- RowsConfig.h - Row kernels for reductions and normalisations -*- C++ -*-===//
 //
-// The row kernels of kernel-reduction-rows (passes/kernel/ReductionRows.cpp,
-// docs/codegen-rows.md), as kernel-autotune sees them: the problem a `kernel.reduction`
-// computes when it reduces the innermost axes of contiguous row-major buffers (softmax,
-// LayerNorm, RMSNorm, ReduceX with a pointwise prologue and epilogue), and the
-// configurations that compute it. A configuration is recorded on the kernel.func as the
-// `kernel.config` dictionary (passes/kernel/KernelConfig.h: `{template = "generic"}`
-// keeps the generic lowering).
+// The rows family (#kernel.rows: passes/kernel/ReductionRows.cpp, docs/codegen-rows.md):
+// the problem a `kernel.reduction` poses when it reduces the innermost axes of contiguous
+// row-major buffers (softmax, LayerNorm, RMSNorm, ReduceX with a pointwise prologue and
+// epilogue), and the configurations that compute it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,10 +92,9 @@ struct RowsProblem {
   llvm::SmallVector<mlir::MemRefType> buffers;
 };
 
-/// How the row kernel computes a problem. As a dictionary:
-/// {template = "rows", threads_per_row, rows_per_cta, vector}.
+/// How the row kernel computes a problem: #kernel.rows<threads_per_row, rows_per_cta,
+/// vector> as values to compute with.
 struct RowsConfig {
-  static constexpr llvm::StringLiteral kTemplate = "rows";
   /// Threads sharing one row: 4..32 (part of a warp, shuffles only) or 64..1024 (a CTA per
   /// row: warps combine through shared memory).
   int64_t threadsPerRow = 32;
@@ -107,8 +103,12 @@ struct RowsConfig {
   /// Elements a thread loads at once (16 bytes: 8 f16/bf16, 4 f32).
   int64_t vector = 4;
 
-  mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
-  static std::optional<RowsConfig> fromAttr(mlir::DictionaryAttr attr);
+  kernel::RowsConfigAttr toAttr(mlir::MLIRContext *context) const {
+    return kernel::RowsConfigAttr::get(context, threadsPerRow, rowsPerCta, vector);
+  }
+  static RowsConfig fromAttr(kernel::RowsConfigAttr attr) {
+    return {attr.getThreadsPerRow(), attr.getRowsPerCta(), attr.getVector()};
+  }
   /// "rows 32 threads/row, 4 rows/CTA, vector 8": for reports and engines.
   std::string describe() const;
   int64_t threads() const { return threadsPerRow * rowsPerCta; }

@@ -3,7 +3,7 @@
 // The sm_80 templates (mma.sync, ldmatrix, cp.async; passes/kernel/templates/
 // FlashAttention.mlir, Sm80Gemm.mlir) are written with small loops over register arrays
 // marked `unroll`, which the passes unroll once parsed (unrollMarkedLoops, Sm90Template.h),
-// so that every vector index becomes a constant. kernel-matmul-sm80 and kernel-conv-sm80 share the
+// so that every vector index becomes a constant. sm80_gemm and sm80_conv share the
 // GEMM template, which they feed different A operands (docs/codegen-sm80.md).
 //
 //===----------------------------------------------------------------------===//

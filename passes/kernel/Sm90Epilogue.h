@@ -134,7 +134,7 @@ sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, mlir::Type result, llvm::
 /// lowering::createElementwiseScalar) on the f32 scalars `args`, as if its float operands
 /// and results were f32; a cast to a narrower float rounds and widens again. Null where
 /// the lowering has nothing for the op. Shared by the sm_90a epilogues and the row
-/// kernels (kernel-reduction-rows).
+/// kernels (rows).
 mlir::Value emitElementwiseInF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                                  mlir::ValueRange args);
 

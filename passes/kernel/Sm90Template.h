@@ -1,7 +1,7 @@
 //===- Sm90Template.h - Instantiating the Hopper kernel templates -*- C++ -*-===//
 //
 // The sm_90a templates are MLIR text with `{KEY}` placeholders
-// (passes/kernel/templates/*.mlir). kernel-matmul-sm90 and kernel-conv-sm90 instantiate
+// (passes/kernel/templates/*.mlir). sm90_gemm and sm90_conv instantiate
 // them into gpu.modules of the module they rewrite; both share the warp-specialised GEMM
 // template, which they feed different A operands (docs/codegen-sm90.md). The placeholder
 // substitution and the launch replacement serve every template pass (flash attention too).
@@ -36,39 +36,30 @@ template <typename Config> bool isListedConfig(llvm::ArrayRef<Config> legal, con
   return llvm::any_of(legal, [&](const Config &each) { return each.name() == config.name(); });
 }
 
-/// The configuration of a kernel a GEMM template (`Config`: Sm90GemmConfig,
-/// Sm80GemmConfig) computes: its `kernel.config` when that is one of `legal` (nullopt:
-/// `{template = "generic"}`, the generic lowering), else the one named `defaultName`, else
-/// `legal.front()`. Any other `kernel.config` is an error "<pass>: <config> is not a
-/// configuration of this <what>".
+/// The configuration named `name` ("128x256x64_s4_ws2") among `legal` (a GEMM family's
+/// Sm90GemmConfig or Sm80GemmConfig values), else the first: an untuned kernel's.
 template <typename Config>
-mlir::FailureOr<std::optional<Config>>
-chooseGemmConfig(kernel::FuncOp function, llvm::ArrayRef<Config> legal, llvm::StringRef defaultName,
-                 llvm::StringRef pass, llvm::StringRef what) {
-  auto attr = function->getAttrOfType<mlir::DictionaryAttr>(kKernelConfigAttr);
-  if (!attr) {
-    for (const Config &config : legal)
-      if (config.name() == defaultName)
-        return std::optional<Config>(config);
-    return std::optional<Config>(legal.front());
-  }
-  auto name = attr.getAs<mlir::StringAttr>("template");
-  if (name && name.getValue() == kGenericTemplate)
-    return std::optional<Config>();
-  if (std::optional<Config> asked = Config::fromAttr(attr); asked && isListedConfig(legal, *asked))
-    return asked;
-  // Saying which are lets whoever wrote the configuration pick one.
-  std::string names;
+const Config &namedOrFirstConfig(llvm::ArrayRef<Config> legal, llvm::StringRef name) {
   for (const Config &config : legal)
-    names += (names.empty() ? "" : ", ") + config.name();
-  return function.emitError(pass) << ": " << attr << " is not a configuration of this " << what
-                                  << " (its configurations: " << names << ")";
+    if (config.name() == name)
+      return config;
+  return legal.front();
 }
 
-inline mlir::FailureOr<std::optional<Sm90GemmConfig>>
-chooseSm90GemmConfig(kernel::FuncOp function, llvm::ArrayRef<Sm90GemmConfig> legal,
-                     llvm::StringRef defaultName, llvm::StringRef pass, llvm::StringRef what) {
-  return chooseGemmConfig<Sm90GemmConfig>(function, legal, defaultName, pass, what);
+/// Success when `config` (the kernel's `kernel.config`, `attr`) is one of `legal`; else an
+/// error on `function`: "<pass>: <attr> is not a configuration of this <what> (its
+/// configurations: <names>)", which lets whoever wrote it pick one.
+template <typename Config>
+mlir::LogicalResult checkListedConfig(kernel::FuncOp function, llvm::ArrayRef<Config> legal,
+                                      const Config &config, mlir::Attribute attr,
+                                      llvm::StringRef pass, llvm::StringRef what) {
+  if (isListedConfig(legal, config))
+    return mlir::success();
+  std::string names;
+  for (const Config &each : legal)
+    names += (names.empty() ? "" : ", ") + each.name();
+  return function.emitError(pass) << ": " << attr << " is not a configuration of this " << what
+                                  << " (its configurations: " << names << ")";
 }
 
 /// `text` with every `{KEY}` replaced by its value.

@@ -239,19 +239,19 @@ Operation *createTemplate(OpBuilder &builder, Location loc, TemplateKind kind, V
                           ValueRange outputs, ValueRange symbols) {
   switch (kind) {
   case TemplateKind::Pointwise:
-    return kernel::PointwiseOp::create(builder, loc, inputs, outputs, symbols, nullptr);
+    return kernel::PointwiseOp::create(builder, loc, inputs, outputs, symbols);
   case TemplateKind::Reduction:
-    return kernel::ReductionOp::create(builder, loc, inputs, outputs, symbols, nullptr);
+    return kernel::ReductionOp::create(builder, loc, inputs, outputs, symbols);
   case TemplateKind::Matmul:
-    return kernel::MatmulOp::create(builder, loc, inputs, outputs, symbols, nullptr);
+    return kernel::MatmulOp::create(builder, loc, inputs, outputs, symbols);
   case TemplateKind::Conv:
-    return kernel::ConvOp::create(builder, loc, inputs, outputs, symbols, nullptr);
+    return kernel::ConvOp::create(builder, loc, inputs, outputs, symbols);
   case TemplateKind::Attention:
-    return kernel::AttentionOp::create(builder, loc, inputs, outputs, symbols, nullptr);
+    return kernel::AttentionOp::create(builder, loc, inputs, outputs, symbols);
   case TemplateKind::Movement:
-    return kernel::MovementOp::create(builder, loc, inputs, outputs, symbols, nullptr);
+    return kernel::MovementOp::create(builder, loc, inputs, outputs, symbols);
   case TemplateKind::Generic:
-    return kernel::GenericOp::create(builder, loc, inputs, outputs, symbols, nullptr);
+    return kernel::GenericOp::create(builder, loc, inputs, outputs, symbols);
   }
   llvm_unreachable("unknown template kind");
 }
@@ -357,7 +357,7 @@ bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) 
 /// reshapes, scales, a mask's select: what the kernel's loads can absorb, recomputed where
 /// the kernel reads them). Their ops are appended to `absorbed` in order.
 /// Whether `op` anchors a kernel that takes no prologue: a half-precision convolution,
-/// which the tensor-core templates (kernel-conv-sm90) compute only when the kernel reads
+/// which the tensor-core templates (sm90_conv) compute only when the kernel reads
 /// the input buffer itself (by TMA). A producer fused in front (the NCHW-to-NHWC transpose
 /// that graph-convert-layout puts before a network's first convolution) would leave the
 /// convolution to the generic loops, which cost far more than the producer's own kernel.
@@ -369,7 +369,7 @@ bool readsOperandsDirectly(Operation *op) {
   return element.isF16() || element.isBF16() || element.isSignlessInteger(8);
 }
 
-/// Whether `op` is a product whose left operand the GEMM templates (kernel-matmul-sm90,
+/// Whether `op` is a product whose left operand the GEMM templates (sm90_gemm,
 /// -sm80) read as a row-major matrix: f16, bf16 or i8 operands.
 bool readsMatrixByTma(Operation *op) {
   if (!isa<graph::MatMulOp, graph::GemmOp>(op))

@@ -1,13 +1,13 @@
-// kernel-attention-sm80 follows the `kernel.config` a kernel carries (set by kernel-autotune):
+// flash_attention follows the `kernel.config` a kernel carries (set by kernel-autotune):
 // `generic` keeps the generic lowering, a legal flash_attention configuration is
 // instantiated (here 32 query rows a warp, 3 stages; 8 warps of 16), anything else is an
 // error naming the configuration. Untuned, a large problem gets 32 rows a warp.
-// RUN: kiln-opt --split-input-file --kernel-attention-sm80 --verify-diagnostics %s | FileCheck %s
+// RUN: kiln-opt --split-input-file --kernel-select-templates="target=sm_80 templates=flash_attention" --kernel-instantiate-templates=target=sm_80 --verify-diagnostics %s | FileCheck %s
 
 // CHECK-LABEL: kernel.func @asks_generic
 // CHECK-NOT: gpu.module
 // CHECK: kernel.launch @asks_generic
-kernel.func @asks_generic(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = {template = "generic"}} {
+kernel.func @asks_generic(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = #kernel.generic} {
   attention ins(%q, %k, %v : memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) outs(%o : memref<2x3x128x64xf16>) {
   ^bb0(%a: tensor<2x3x128x64xf16>, %b: tensor<2x3x128x64xf16>, %c: tensor<2x3x128x64xf16>):
     %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>) -> tensor<2x3x128x64xf16>
@@ -28,7 +28,7 @@ func.func @main(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memr
 // CHECK: gpu.func @flash_attention_f16_d64_128x64x3w4
 // 32 rows a warp: each K fragment feeds two row tiles.
 // CHECK-COUNT-64: nvgpu.mma.sync
-kernel.func @asks_32_rows(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = {template = "flash_attention", block_q = 128, block_kv = 64, stages = 3, warps = 4}} {
+kernel.func @asks_32_rows(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 3, warps = 4>} {
   attention ins(%q, %k, %v : memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) outs(%o : memref<2x3x128x64xf16>) {
   ^bb0(%a: tensor<2x3x128x64xf16>, %b: tensor<2x3x128x64xf16>, %c: tensor<2x3x128x64xf16>):
     %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>) -> tensor<2x3x128x64xf16>
@@ -44,7 +44,7 @@ func.func @main(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memr
 // -----
 
 // CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_128x64x2w8::@flash_attention_f16_d64_128x64x2w8 blocks in (%c1{{.*}}, %c6{{.*}}, %c1{{.*}}) threads in (%c256{{.*}}, %c1{{.*}}, %c1{{.*}}) {{ *}}dynamic_shared_memory_size %c49152_i32
-kernel.func @asks_8_warps(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = {template = "flash_attention", block_q = 128, block_kv = 64, stages = 2, warps = 8}} {
+kernel.func @asks_8_warps(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 2, warps = 8>} {
   attention ins(%q, %k, %v : memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) outs(%o : memref<2x3x128x64xf16>) {
   ^bb0(%a: tensor<2x3x128x64xf16>, %b: tensor<2x3x128x64xf16>, %c: tensor<2x3x128x64xf16>):
     %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>) -> tensor<2x3x128x64xf16>
@@ -77,7 +77,7 @@ func.func @main(%q: memref<8x12x512x64xf16>, %k: memref<8x12x512x64xf16>, %v: me
 // -----
 
 // expected-error @+1 {{is not a configuration of this attention (Sq 128, Skv 128, D 64)}}
-kernel.func @asks_too_many_rows(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = {template = "flash_attention", block_q = 256, block_kv = 64, stages = 2, warps = 4}} {
+kernel.func @asks_too_many_rows(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 256, block_kv = 64, stages = 2, warps = 4>} {
   attention ins(%q, %k, %v : memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) outs(%o : memref<2x3x128x64xf16>) {
   ^bb0(%a: tensor<2x3x128x64xf16>, %b: tensor<2x3x128x64xf16>, %c: tensor<2x3x128x64xf16>):
     %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>) -> tensor<2x3x128x64xf16>
@@ -94,7 +94,7 @@ func.func @main(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memr
 
 // A head dim of 128 with 32 rows a warp would not fit in registers.
 // expected-error @+1 {{is not a configuration of this attention (Sq 128, Skv 128, D 128)}}
-kernel.func @asks_spilling(%q: memref<2x3x128x128xf16>, %k: memref<2x3x128x128xf16>, %v: memref<2x3x128x128xf16>, %o: memref<2x3x128x128xf16>) attributes {kernel.config = {template = "flash_attention", block_q = 128, block_kv = 64, stages = 2, warps = 4}} {
+kernel.func @asks_spilling(%q: memref<2x3x128x128xf16>, %k: memref<2x3x128x128xf16>, %v: memref<2x3x128x128xf16>, %o: memref<2x3x128x128xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 2, warps = 4>} {
   attention ins(%q, %k, %v : memref<2x3x128x128xf16>, memref<2x3x128x128xf16>, memref<2x3x128x128xf16>) outs(%o : memref<2x3x128x128xf16>) {
   ^bb0(%a: tensor<2x3x128x128xf16>, %b: tensor<2x3x128x128xf16>, %c: tensor<2x3x128x128xf16>):
     %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x128xf16>, tensor<2x3x128x128xf16>, tensor<2x3x128x128xf16>) -> tensor<2x3x128x128xf16>
@@ -109,8 +109,10 @@ func.func @main(%q: memref<2x3x128x128xf16>, %k: memref<2x3x128x128xf16>, %v: me
 
 // -----
 
-// expected-error @+1 {{is not a configuration of this attention}}
-kernel.func @asks_other_template(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 0}} {
+// Another family's configuration is that family's to check: the sm_90a GEMM is no
+// configuration on sm_80 (nor of an attention).
+// expected-error @+1 {{kernel-instantiate-templates: #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 0> is for sm_90a (wgmma and TMA), not sm_80}}
+kernel.func @asks_other_template(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 0>} {
   attention ins(%q, %k, %v : memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) outs(%o : memref<2x3x128x64xf16>) {
   ^bb0(%a: tensor<2x3x128x64xf16>, %b: tensor<2x3x128x64xf16>, %c: tensor<2x3x128x64xf16>):
     %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>) -> tensor<2x3x128x64xf16>
@@ -125,9 +127,9 @@ func.func @main(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memr
 
 // -----
 
-// The wgmma variant exists on sm_90a only (the pass's default target is sm_80).
+// The wgmma variant exists on sm_90a only (the target here is sm_80).
 // expected-error @+1 {{is not a configuration of this attention (Sq 128, Skv 128, D 64) on sm_80}}
-kernel.func @asks_wgmma_on_sm80(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = {template = "flash_attention_wgmma", block_q = 64, block_kv = 64, stages = 2, warps = 4}} {
+kernel.func @asks_wgmma_on_sm80(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 64, block_kv = 64, stages = 2, warps = 4, wgmma = true>} {
   attention ins(%q, %k, %v : memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) outs(%o : memref<2x3x128x64xf16>) {
   ^bb0(%a: tensor<2x3x128x64xf16>, %b: tensor<2x3x128x64xf16>, %c: tensor<2x3x128x64xf16>):
     %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>) -> tensor<2x3x128x64xf16>

@@ -1,8 +1,8 @@
-// kernel-attention-sm80 leaves to the generic lowering the attention kernels its template
+// flash_attention leaves to the generic lowering the attention kernels its template
 // does not cover: f32 operands, head dim 32, operands read through transposes other than
 // the heads' split (the last two axes swapped: D would not be contiguous), a boolean mask
 // that is not a compile-time constant.
-// RUN: kiln-opt --kernel-attention-sm80 %s | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=flash_attention" --kernel-instantiate-templates=target=sm_80 %s | FileCheck %s
 
 // CHECK-LABEL: kernel.func @f32_operands
 // CHECK-LABEL: kernel.func @head_dim_32

@@ -1,12 +1,12 @@
-// kernel-attention-sm80: an attention kernel of f16/bf16 [B, H, S, D] buffers gets the
+// kernel-instantiate-templates: an attention kernel of f16/bf16 [B, H, S, D] buffers gets the
 // flash-attention template (passes/kernel/templates/FlashAttention.mlir): one launch of
 // ceil(Sq / 64) x B*H CTAs of 128 threads. Then the template through Kiln's device lowering
 // to PTX for sm_80 and sm_90a: mma.sync m16n8k16 fed by ldmatrix, cp.async K/V tiles,
 // ex2 for the softmax, and ptxas accepts it where the toolkit is present.
-// RUN: kiln-opt --kernel-attention-sm80 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-attention-sm80 --kiln-lower-gpu-device="chip=sm_80" %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=flash_attention" --kernel-instantiate-templates=target=sm_80 %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=flash_attention" --kernel-instantiate-templates=target=sm_80 --kiln-lower-gpu-device="chip=sm_80" %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
-// RUN: kiln-opt --kernel-attention-sm80 --kiln-lower-gpu-device %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=flash_attention" --kernel-instantiate-templates=target=sm_80 --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // No mask, S = 197 (tails predicated): grid (4, 6), 40960 bytes of shared memory (Q, two

@@ -1,7 +1,7 @@
 // The wgmma flash-attention kernels that kernel-autotune measures assemble for sm_90a
 // without spills at the CTAs an SM they ask for (nvvm.minctasm): 64x128 w4 (3 CTAs).
 // REQUIRES: ptxas
-// RUN: kiln-opt --kernel-attention-sm80="target=sm_90a" --kiln-lower-gpu-device="chip=sm_90a" %s \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=flash_attention" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device="chip=sm_90a" %s \
 // RUN:   | kiln-translate --emit-ptx -o %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s
 // CHECK: Compiling entry function 'flash_attention_f16_d64_64x128x2w4_wgmma' for 'sm_90a'

@@ -1,11 +1,11 @@
-// kernel-attention-sm80 with target=sm_90a: for D = 64 the Hopper variant of the template
+// flash_attention with target=sm_90a: for D = 64 the Hopper variant of the template
 // (passes/kernel/templates/FlashAttentionSm90.mlir): both products on wgmma m64nNk16, Q,
 // K and V read by the tensor cores through shared-memory descriptors (128-byte swizzle),
 // P from registers, each product one inline-asm block (fence, k-steps, commit, wait 0);
 // the tiles at a 1024-aligned offset (1024 bytes more shared memory), a proxy fence after
 // the cp.async copies land. Then through Kiln's device lowering to PTX for sm_90a.
-// RUN: kiln-opt --kernel-attention-sm80="target=sm_90a" %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-attention-sm80="target=sm_90a" --kiln-lower-gpu-device="chip=sm_90a" %s \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=flash_attention" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=flash_attention" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device="chip=sm_90a" %s \
 // RUN:   -split-input-file | kiln-translate --emit-ptx -split-input-file \
 // RUN:   | FileCheck %s --check-prefix=PTX
 
@@ -105,7 +105,7 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
 // PTX: ex2.approx.ftz.f32
 // PTX-NOT: ex2.approx.f16x2
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
-kernel.func @Asks_8_warps(%q: memref<2x3x128x64xbf16>, %k: memref<2x3x128x64xbf16>, %v: memref<2x3x128x64xbf16>, %o: memref<2x3x128x64xbf16>) attributes {kernel.config = {template = "flash_attention_wgmma", block_q = 128, block_kv = 64, stages = 2, warps = 8}} {
+kernel.func @Asks_8_warps(%q: memref<2x3x128x64xbf16>, %k: memref<2x3x128x64xbf16>, %v: memref<2x3x128x64xbf16>, %o: memref<2x3x128x64xbf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 2, warps = 8, wgmma = true>} {
   attention ins(%q, %k, %v : memref<2x3x128x64xbf16>, memref<2x3x128x64xbf16>, memref<2x3x128x64xbf16>) outs(%o : memref<2x3x128x64xbf16>) {
   ^bb0(%a: tensor<2x3x128x64xbf16>, %b: tensor<2x3x128x64xbf16>, %c: tensor<2x3x128x64xbf16>):
     %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x64xbf16>, tensor<2x3x128x64xbf16>, tensor<2x3x128x64xbf16>) -> tensor<2x3x128x64xbf16>

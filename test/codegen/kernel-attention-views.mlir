@@ -1,10 +1,10 @@
-// kernel-attention-sm80 on attention kernels whose operands are views: the heads split
+// flash_attention on attention kernels whose operands are views: the heads split
 // out of a fused QKV projection (slice of the last axis, reshape to [B, S, H, D],
 // transpose), a [B, S, H, D] buffer transposed, and a dynamic engine's kernel whose
 // batch and sequence are known only at run time. The template reads each of Q, K, V and
 // O at offset + b * batch stride + h * head stride + row * row stride (the launch's last
 // 16 i32s, docs/codegen-attention.md "ABI"), so no copy of the heads is made.
-// RUN: kiln-opt --kernel-attention-sm80 %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=flash_attention" --kernel-instantiate-templates=target=sm_80 %s -split-input-file | FileCheck %s
 
 // A fused QKV buffer [2, 16, 2304]: Q, K and V are the columns 0, 768 and 1536 of each
 // row, head h at 64 h; the row stride is 2304, the batch stride 16 * 2304. O is [2, 12,

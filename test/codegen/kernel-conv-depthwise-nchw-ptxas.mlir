@@ -1,10 +1,10 @@
 // The channels-first depthwise kernel assembles for sm_90a and sm_80 without spills:
 // EfficientNet-B0's 240-channel 5x5 layer (fp32 NCHW, bias + SiLU), batch 32.
 // REQUIRES: ptxas
-// RUN: kiln-opt --kernel-conv-depthwise --kiln-lower-gpu-device %s \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=depthwise" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s \
 // RUN:   | kiln-translate --emit-ptx -o %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s
-// RUN: kiln-opt --kernel-conv-depthwise --kiln-lower-gpu-device="chip=sm_80" %s \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=depthwise" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device="chip=sm_80" %s \
 // RUN:   | kiln-translate --emit-ptx -o %t80.ptx
 // RUN: %ptxas -arch=sm_80 -v %t80.ptx -o %t80.cubin 2>&1 | FileCheck %s
 // CHECK: Compiling entry function 'depthwise_nchw_f32_f32_32x240x28x28x1_k5x5s1x1d1x1p2x2_o28x28_p4_28x28x1_bias_silu_{{[0-9a-f]+}}'

@@ -1,10 +1,10 @@
 // The channels-last depthwise kernel assembles for sm_90a and sm_80 without spills:
 // MobileNetV2's 144-channel 3x3 layer (fp16 NHWC, bias + ReLU6), batch 32.
 // REQUIRES: ptxas
-// RUN: kiln-opt --kernel-conv-depthwise --kiln-lower-gpu-device %s \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=depthwise" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s \
 // RUN:   | kiln-translate --emit-ptx -o %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s
-// RUN: kiln-opt --kernel-conv-depthwise --kiln-lower-gpu-device="chip=sm_80" %s \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=depthwise" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device="chip=sm_80" %s \
 // RUN:   | kiln-translate --emit-ptx -o %t80.ptx
 // RUN: %ptxas -arch=sm_80 -v %t80.ptx -o %t80.cubin 2>&1 | FileCheck %s
 // CHECK: Compiling entry function 'depthwise_nhwc_f16_f16_32x144x56x56x1_k3x3s1x1d1x1p1x1_o56x56_p4_t256_bias_clip_{{[0-9a-f]+}}'

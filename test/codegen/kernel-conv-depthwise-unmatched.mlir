@@ -1,11 +1,11 @@
-// kernel-conv-depthwise leaves alone what is not a depthwise convolution it can compute:
+// depthwise leaves alone what is not a depthwise convolution it can compute:
 // one group (an ordinary convolution), groups of several channels, a weight computed at
 // run time, a 1-D convolution, a kernel asking for the generic lowering. A configuration
 // that is not legal for the kernel is an error naming the pass.
-// RUN: kiln-opt --kernel-conv-depthwise %s -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=depthwise" --kernel-instantiate-templates=target=sm_90a %s -split-input-file -verify-diagnostics | FileCheck %s
 
 // One group over 8 channels, and groups of 2 channels (group 4 of 8): not depthwise.
-// (Nor is one input channel, group 1, with any number of outputs: kernel-conv-sm90's.)
+// (Nor is one input channel, group 1, with any number of outputs: sm90_conv's.)
 // CHECK-LABEL: kernel.func @OneGroup
 // CHECK-LABEL: kernel.func @TwoChannelGroups
 // CHECK-NOT: gpu.module
@@ -72,7 +72,7 @@ kernel.func @OneDimensional(%x: memref<1x8x16xf32>, %w: memref<8x1x3xf32>, %y: m
   }
   return
 }
-kernel.func @Generic(%x: memref<1x8x8x8xf32>, %w: memref<8x1x3x3xf32>, %y: memref<1x8x8x8xf32>) attributes {kernel.config = {template = "generic"}} {
+kernel.func @Generic(%x: memref<1x8x8x8xf32>, %w: memref<8x1x3x3xf32>, %y: memref<1x8x8x8xf32>) attributes {kernel.config = #kernel.generic} {
   conv ins(%x, %w : memref<1x8x8x8xf32>, memref<8x1x3x3xf32>) outs(%y : memref<1x8x8x8xf32>) {
   ^bb0(%a: tensor<1x8x8x8xf32>, %b: tensor<8x1x3x3xf32>):
     %r = graph.conv %a, %b {dilations = array<i64: 1, 1>, group = 8 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x8x8xf32>
@@ -93,8 +93,8 @@ func.func @main(%x: memref<1x8x16xf32>, %y: memref<1x8x16xf32>, %x2: memref<1x8x
 // A tile wider than the rows (channels first), and a channels-first configuration for a
 // channels-last kernel: errors.
 memref.global "private" constant @w : memref<8x1x3x3xf32> = dense<1.0>
-// expected-error @+1 {{kernel-conv-depthwise: {pixels = 4 : i64, planes = 1 : i64, template = "depthwise", tile_h = 8 : i64, tile_w = 64 : i64} is not a configuration of this depthwise convolution (depthwise 1x8x8x8 k3x3 s1 f32 NCHW)}}
-kernel.func @TooWide(%x: memref<1x8x8x8xf32>, %w: memref<8x1x3x3xf32>, %y: memref<1x8x8x8xf32>) attributes {kernel.config = {template = "depthwise", pixels = 4, tile_h = 8, tile_w = 64, planes = 1}} {
+// expected-error @+1 {{kernel-instantiate-templates: #kernel.depthwise<pixels = 4, tile_h = 8, tile_w = 64, planes = 1> is not a configuration of this depthwise convolution (depthwise 1x8x8x8 k3x3 s1 f32 NCHW)}}
+kernel.func @TooWide(%x: memref<1x8x8x8xf32>, %w: memref<8x1x3x3xf32>, %y: memref<1x8x8x8xf32>) attributes {kernel.config = #kernel.depthwise<pixels = 4, tile_h = 8, tile_w = 64, planes = 1>} {
   conv ins(%x, %w : memref<1x8x8x8xf32>, memref<8x1x3x3xf32>) outs(%y : memref<1x8x8x8xf32>) {
   ^bb0(%a: tensor<1x8x8x8xf32>, %b: tensor<8x1x3x3xf32>):
     %r = graph.conv %a, %b {dilations = array<i64: 1, 1>, group = 8 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x8x8xf32>
@@ -112,7 +112,7 @@ func.func @main(%x: memref<1x8x8x8xf32>, %y: memref<1x8x8x8xf32>) attributes {ke
 
 memref.global "private" constant @w : memref<16x3x3x1xf16> = dense<1.0>
 // expected-error @+1 {{is not a configuration of this depthwise convolution (depthwise 1x16x8x8 k3x3 s1 f16 NHWC)}}
-kernel.func @WrongLayout(%x: memref<1x8x8x16xf16>, %w: memref<16x3x3x1xf16>, %y: memref<1x8x8x16xf16>) attributes {kernel.config = {template = "depthwise", pixels = 1, tile_h = 8, tile_w = 8, planes = 1}} {
+kernel.func @WrongLayout(%x: memref<1x8x8x16xf16>, %w: memref<16x3x3x1xf16>, %y: memref<1x8x8x16xf16>) attributes {kernel.config = #kernel.depthwise<pixels = 1, tile_h = 8, tile_w = 8, planes = 1>} {
   conv ins(%x, %w : memref<1x8x8x16xf16>, memref<16x3x3x1xf16>) outs(%y : memref<1x8x8x16xf16>) {
   ^bb0(%a: tensor<1x8x8x16xf16>, %b: tensor<16x3x3x1xf16>):
     %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 16 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x16xf16>, tensor<16x3x3x1xf16>) -> tensor<1x8x8x16xf16>

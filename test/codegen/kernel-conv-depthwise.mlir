@@ -1,8 +1,8 @@
-// kernel-conv-depthwise replaces depthwise convolution kernels (group == input channels)
+// depthwise replaces depthwise convolution kernels (group == input channels)
 // with its CUDA-core templates: channels last (threads along the channels, the weight
 // repacked to [KH, KW, M]) and channels first (input tiles staged in shared memory), with
 // the bias and the elementwise ops after the convolution fused.
-// RUN: kiln-opt --kernel-conv-depthwise %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=depthwise" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
 
 // NHWC f16, 3x3, stride 1, pad 1, bias and ReLU6 (Clip 0..6): 8 channels a thread (one
 // 16-byte load), the default of 4 columns a thread, 256-thread blocks:
@@ -107,7 +107,7 @@ func.func @main(%x: memref<4x64x7x7xbf16>, %y: memref<4x64x7x7xbf16>) attributes
 // CHECK: gpu.launch_func @kiln_depthwise_nchw_{{.*}} blocks in (%c32, %c1, %c1) threads in (%c100, %c1, %c1)
 // CHECK: gpu.module @kiln_depthwise_nchw_f32_f32_1x8x20x20x2_k3x3s1x1d2x2p2x2_o20x20_p2_10x20x1 {
 memref.global "private" constant @w : memref<16x1x3x3xf32> = dense<1.0>
-kernel.func @Multiplier(%x: memref<1x8x20x20xf32>, %w: memref<16x1x3x3xf32>, %y: memref<1x16x20x20xf32>) attributes {kernel.config = {template = "depthwise", pixels = 2, tile_h = 10, tile_w = 20, planes = 1}} {
+kernel.func @Multiplier(%x: memref<1x8x20x20xf32>, %w: memref<16x1x3x3xf32>, %y: memref<1x16x20x20xf32>) attributes {kernel.config = #kernel.depthwise<pixels = 2, tile_h = 10, tile_w = 20, planes = 1>} {
   conv ins(%x, %w : memref<1x8x20x20xf32>, memref<16x1x3x3xf32>) outs(%y : memref<1x16x20x20xf32>) {
   ^bb0(%a: tensor<1x8x20x20xf32>, %b: tensor<16x1x3x3xf32>):
     %r = graph.conv %a, %b {dilations = array<i64: 2, 2>, group = 8 : i64, pads = array<i64: 2, 2, 2, 2>, strides = array<i64: 1, 1>} : (tensor<1x8x20x20xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x20x20xf32>

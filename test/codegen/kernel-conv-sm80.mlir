@@ -1,8 +1,8 @@
-// kernel-conv-sm80: channels-last convolutions as the implicit GEMM of the sm_80 template
+// kernel-instantiate-templates: channels-last convolutions as the implicit GEMM of the sm_80 template
 // (mma.sync; A gathered from the NHWC input by the template's cp.async copies, 8 channels
 // of one filter tap each, zero-filled in the padding), and 1x1 ones as the plain GEMM.
-// RUN: kiln-opt --kernel-conv-sm80 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-conv-sm80 --kiln-lower-gpu-device="chip=sm_80 features=+ptx80" \
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=sm80_conv" --kernel-instantiate-templates=target=sm_80 %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=sm80_conv" --kernel-instantiate-templates=target=sm_80 --kiln-lower-gpu-device="chip=sm_80 features=+ptx80" \
 // RUN:   %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 

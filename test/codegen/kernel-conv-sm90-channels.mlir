@@ -1,12 +1,12 @@
-// kernel-conv-sm90 with channel counts that are no multiple of 64:
+// sm90_conv with channel counts that are no multiple of 64:
 // - C = 32 (a multiple of 8), 1x1 stride 2: implicit, each filter tap one 64-channel
 //   k-tile whose channels 32..63 TMA zero-fills; the weight matrix has 64 rows a tap, the
 //   upper 32 zero. Stride 1 would make the input A itself (kernel-conv-sm90-pointwise.mlir);
 // - C = 3 (a 7x7 stride-2 RGB stem): explicit. A scratch buffer of N*OH*OW x 152 (147
 //   rounded up to a multiple of 8) is written by the im2col kernel, then multiplied by the
-//   152 x O weight matrix with the row-major GEMM kernel-matmul-sm90 also uses.
-// RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s -split-input-file \
+//   152 x O weight matrix with the row-major GEMM sm90_gemm also uses.
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // CHECK-LABEL: memref.global "private" constant @w32_kxo : memref<64x64xf16>

@@ -1,10 +1,10 @@
-// kernel-conv-sm90 on convolutions of a dynamic engine's run-time batch (every other
+// sm90_conv on convolutions of a dynamic engine's run-time batch (every other
 // extent static): the kernels read the batch off M, the host computes M (N*OH*OW) and the
 // grid from the output's extent (the engine's shape program evaluates them per input
 // shape), and the tensor maps take the run-time extent. Configurations and output boxes
 // are chosen at the opt batch (32).
-// RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // Implicit GEMM, 3x3 stride 2 onto 7x7 outputs: boxes of 18 images x 1 row x 7 columns
@@ -132,7 +132,7 @@ func.func @main(%x: memref<?x32x32x3xf16> {kernel.min_shape = array<i64: 1, 32, 
 // CHECK-NOT: gpu.launch_func
 // CHECK: return
 memref.global "private" constant @wv : memref<128x3x3x64xf16> = dense<1.0>
-kernel.func @Conv_3(%x: memref<?x14x14x64xf16>, %w: memref<128x3x3x64xf16>, %y: memref<?x7x7x128xf16>) attributes {kernel.row_variants = [{max_rows = 277 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64, split_k = 2 : i64}}]} {
+kernel.func @Conv_3(%x: memref<?x14x14x64xf16>, %w: memref<128x3x3x64xf16>, %y: memref<?x7x7x128xf16>) attributes {kernel.row_variants = [#kernel.row_variant<max_rows = 277, config = #kernel.sm90_conv<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, split_k = 2>>]} {
   conv ins(%x, %w : memref<?x14x14x64xf16>, memref<128x3x3x64xf16>) outs(%y : memref<?x7x7x128xf16>) {
   ^bb0(%a: tensor<?x14x14x64xf16>, %b: tensor<128x3x3x64xf16>):
     %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x14x14x64xf16>, tensor<128x3x3x64xf16>) -> tensor<?x7x7x128xf16>
@@ -168,7 +168,7 @@ func.func @main(%x: memref<?x14x14x64xf16> {kernel.min_shape = array<i64: 1, 14,
 // CHECK-NOT: gpu.launch_func
 // CHECK: return
 memref.global "private" constant @wl : memref<128x3x3x64xf16> = dense<1.0>
-kernel.func @Conv_4(%x: memref<?x14x14x64xf16>, %w: memref<128x3x3x64xf16>, %y: memref<?x7x7x128xf16>) attributes {kernel.row_variants = [{max_rows = 277 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64, split_k = 2 : i64}}, {above_rows = 4434 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 6 : i64, consumers = 2 : i64}}]} {
+kernel.func @Conv_4(%x: memref<?x14x14x64xf16>, %w: memref<128x3x3x64xf16>, %y: memref<?x7x7x128xf16>) attributes {kernel.row_variants = [#kernel.row_variant<max_rows = 277, config = #kernel.sm90_conv<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, split_k = 2>>, #kernel.row_variant<above_rows = 4434, config = #kernel.sm90_conv<tile_m = 128, tile_n = 128, tile_k = 64, stages = 6, consumers = 2>>]} {
   conv ins(%x, %w : memref<?x14x14x64xf16>, memref<128x3x3x64xf16>) outs(%y : memref<?x7x7x128xf16>) {
   ^bb0(%a: tensor<?x14x14x64xf16>, %b: tensor<128x3x3x64xf16>):
     %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x14x14x64xf16>, tensor<128x3x3x64xf16>) -> tensor<?x7x7x128xf16>

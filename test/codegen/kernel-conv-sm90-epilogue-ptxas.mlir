@@ -1,7 +1,7 @@
 // A fused implicit-GEMM convolution assembles for sm_90a without spills: a 3x3 conv +
 // bias + residual + ReLU at batch 32, 28x28, 128 channels.
 // REQUIRES: ptxas
-// RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s \
 // RUN:   | kiln-translate --emit-ptx -o %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s
 // CHECK: Compiling entry function 'conv_f16_32x28x28x128_k3x3s1p1x1_o128_{{.*}}_bias_add_relu_{{[0-9a-f]+}}' for 'sm_90a'

@@ -1,11 +1,11 @@
-// kernel-conv-sm90 with fused epilogues: graph.conv's bias (one value per output channel,
+// sm90_conv with fused epilogues: graph.conv's bias (one value per output channel,
 // added first), then elementwise ops on the f32 sums before the NHWC store. Cases: a
 // ResNet 3x3 conv + bias + ReLU; the end of a ResNet bottleneck (1x1 conv + bias +
 // residual add + ReLU; the input read as a row-major A), whose residual is read at the
 // output's own position; and the
 // explicit-im2col path (a 3-channel stem) with bias + ReLU.
-// RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // CHECK-LABEL: func.func @main

@@ -4,7 +4,7 @@
 // requantizes to i8. No spills, and the wgmma are not serialised (no C7519/C7517
 // "warpgroup.arrive/wait is injected").
 // REQUIRES: ptxas
-// RUN: kiln-opt --kernel-conv-sm90="default-config=128x256x128_s4_ws2_i8" \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv gemm-config=128x256x128_s4_ws2_i8" --kernel-instantiate-templates=target=sm_90a \
 // RUN:   --kiln-lower-gpu-device %s | kiln-translate --emit-ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s

@@ -3,8 +3,8 @@
 // the producer loads the weight's 9 k-tiles (36 KiB) once; 16 stages of A. It assembles for
 // sm_90a without spills or serialised wgmma.
 // REQUIRES: ptxas
-// RUN: kiln-opt --kernel-conv-sm90 %s | FileCheck %s --check-prefix=IR
-// RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s | kiln-translate --emit-ptx -o %t.ptx
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s --check-prefix=IR
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s | kiln-translate --emit-ptx -o %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s
 // IR: gpu.launch_func {{ *}}@kiln_sm90_conv_i8_8x56x56x64_k3x3s1p1x1_o64_128x64x64_s16_ws2_p_i8_rb9_{{.*}} blocks in (%c132,
 // IR: nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%{{.*}}], %c36864
@@ -18,7 +18,7 @@
 memref.global "private" constant @w : memref<64x3x3x64xi8> = dense<3>
 memref.global "private" constant @scale : memref<64xf32> = dense<0.001>
 memref.global "private" constant @bias : memref<64xf32> = dense<0.5>
-kernel.func @Conv_0(%x: memref<8x56x56x64xi8>, %w: memref<64x3x3x64xi8>, %s: memref<64xf32>, %b: memref<64xf32>, %y: memref<8x56x56x64xi8>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 64, tile_k = 64, stages = 16, consumers = 2, persistent = true, int8 = true, resident_b_k_tiles = 9}} {
+kernel.func @Conv_0(%x: memref<8x56x56x64xi8>, %w: memref<64x3x3x64xi8>, %s: memref<64xf32>, %b: memref<64xf32>, %y: memref<8x56x56x64xi8>) attributes {kernel.config = #kernel.sm90_conv<tile_m = 128, tile_n = 64, tile_k = 64, stages = 16, consumers = 2, persistent = true, int8 = true, resident_b_k_tiles = 9>} {
   conv ins(%x, %w, %s, %b : memref<8x56x56x64xi8>, memref<64x3x3x64xi8>, memref<64xf32>, memref<64xf32>) outs(%y : memref<8x56x56x64xi8>) {
   ^bb0(%a: tensor<8x56x56x64xi8>, %k: tensor<64x3x3x64xi8>, %sc: tensor<64xf32>, %bi: tensor<64xf32>):
     %step = graph.constant dense<0.05> : tensor<f32>

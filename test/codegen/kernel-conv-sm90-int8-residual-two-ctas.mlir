@@ -5,8 +5,8 @@
 // the f32 staging of C, so the CTA's 73728-byte ring (6 stages of 128 + 64 rows of 64
 // bytes), 10240 bytes of staging, two residual slots of 128 x 80 bytes and 2048 bytes of
 // alignment slack (106496 bytes) fit half of an SM's shared memory.
-// RUN: kiln-opt --kernel-conv-sm90="default-config=128x64x64_s6_ws2_p_c2_i8" %s | FileCheck %s
-// RUN: kiln-opt --kernel-conv-sm90="default-config=128x64x64_s6_ws2_p_c2_i8" \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv gemm-config=128x64x64_s6_ws2_p_c2_i8" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv gemm-config=128x64x64_s6_ws2_p_c2_i8" --kernel-instantiate-templates=target=sm_90a \
 // RUN:   --kiln-lower-gpu-device %s | kiln-translate --emit-ptx -o %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // CHECK-LABEL: func.func @main

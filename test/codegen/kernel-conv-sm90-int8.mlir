@@ -1,4 +1,4 @@
-// kernel-conv-sm90 on an int8 convolution (graph-fold-quantized-products's form: i8 operands,
+// sm90_conv on an int8 convolution (graph-fold-quantized-products's form: i8 operands,
 // i32 sums, an epilogue that rescales them to floats): the warp-specialised template with
 // i8 operands, 4-D TMA boxes of 128 channels (128 bytes), the weight permuted at compile
 // time to O x (KH KW C), K-major (`_oxk`), 4 wgmma m64nNk32.s32.s8.s8 a k-tile into i32
@@ -9,8 +9,8 @@
 // once, their two result bytes packed by one `prmt` into a 16-bit store to a 128 x 144
 // byte staging (rows padded by 16 bytes), from which each warp stores its own 16 rows in
 // 16-byte vectors after a warp-level barrier.
-// RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // 3x3, stride 1, padding 1, 64 channels. By default a 64-byte k-tile a tap (tile_k = 64,
@@ -121,7 +121,7 @@ func.func @main(%x: memref<2x16x16x64xi8>, %y: memref<2x16x16x128xi8>) attribute
 memref.global "private" constant @w64 : memref<128x3x3x64xi8> = dense<3>
 memref.global "private" constant @scale64 : memref<128xf32> = dense<0.001>
 memref.global "private" constant @bias64 : memref<128xf32> = dense<0.5>
-kernel.func @Conv_64(%x: memref<2x16x16x64xi8>, %w: memref<128x3x3x64xi8>, %s: memref<128xf32>, %b: memref<128xf32>, %y: memref<2x16x16x128xi8>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 128, stages = 4, consumers = 2, int8 = true}} {
+kernel.func @Conv_64(%x: memref<2x16x16x64xi8>, %w: memref<128x3x3x64xi8>, %s: memref<128xf32>, %b: memref<128xf32>, %y: memref<2x16x16x128xi8>) attributes {kernel.config = #kernel.sm90_conv<tile_m = 128, tile_n = 128, tile_k = 128, stages = 4, consumers = 2, int8 = true>} {
   conv ins(%x, %w, %s, %b : memref<2x16x16x64xi8>, memref<128x3x3x64xi8>, memref<128xf32>, memref<128xf32>) outs(%y : memref<2x16x16x128xi8>) {
   ^bb0(%a: tensor<2x16x16x64xi8>, %k: tensor<128x3x3x64xi8>, %sc: tensor<128xf32>, %bi: tensor<128xf32>):
     %step = graph.constant dense<0.05> : tensor<f32>
@@ -413,7 +413,7 @@ func.func @main(%x: memref<2x8x8x64xi8>, %skip: memref<2x8x8x24xi8>, %y: memref<
 // CHECK: nvvm.bar.warp.sync
 memref.global "private" constant @w1 : memref<256x1x1x64xi8> = dense<5>
 memref.global "private" constant @scale1 : memref<256xf32> = dense<0.003>
-kernel.func @Conv_2(%x: memref<4x56x56x64xi8>, %w: memref<256x1x1x64xi8>, %s: memref<256xf32>, %skip: memref<4x56x56x256xi8>, %y: memref<4x56x56x256xi8>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 128, stages = 2, consumers = 2, persistent = true, int8 = true}} {
+kernel.func @Conv_2(%x: memref<4x56x56x64xi8>, %w: memref<256x1x1x64xi8>, %s: memref<256xf32>, %skip: memref<4x56x56x256xi8>, %y: memref<4x56x56x256xi8>) attributes {kernel.config = #kernel.sm90_conv<tile_m = 128, tile_n = 128, tile_k = 128, stages = 2, consumers = 2, persistent = true, int8 = true>} {
   conv ins(%x, %w, %s, %skip : memref<4x56x56x64xi8>, memref<256x1x1x64xi8>, memref<256xf32>, memref<4x56x56x256xi8>) outs(%y : memref<4x56x56x256xi8>) {
   ^bb0(%a: tensor<4x56x56x64xi8>, %k: tensor<256x1x1x64xi8>, %sc: tensor<256xf32>, %sk: tensor<4x56x56x256xi8>):
     %skipScale = graph.constant dense<0.04> : tensor<f32>

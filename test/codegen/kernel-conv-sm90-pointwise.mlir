@@ -1,11 +1,11 @@
 // A 1x1 convolution with stride 1 and no padding: its NHWC input is the im2col matrix A
-// itself (N*H*W rows of C channels, rows in C's order), so kernel-conv-sm90 multiplies it
-// by the permuted weight with the row-major GEMM that kernel-matmul-sm90 also uses: a
+// itself (N*H*W rows of C channels, rows in C's order), so sm90_conv multiplies it
+// by the permuted weight with the row-major GEMM that sm90_gemm also uses: a
 // 128x64 tensor map over the input viewed as 2-D, no 4-D boxes and no per-row position
 // arithmetic in the epilogue. Here 2 x 10 x 10 positions (200 rows: a partial second tile)
 // of C = 40 channels (one k-tile, TMA zero-fills columns 40..63) -> 64.
-// RUN: kiln-opt --kernel-conv-sm90 %s | FileCheck %s
-// RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
 // RUN:   | FileCheck %s --check-prefix=PTX
 
 // CHECK-LABEL: memref.global "private" constant @w_kxo : memref<40x64xf16>

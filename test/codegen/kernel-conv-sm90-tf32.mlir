@@ -1,10 +1,10 @@
-// kernel-conv-sm90 with allow-tf32: a channels-last f32 convolution with a constant
+// sm90_conv with allow-tf32: a channels-last f32 convolution with a constant
 // weight becomes the warp-specialised template with tf32 operands: 4-D TMA boxes of 32
 // channels (128 bytes), the weight permuted at compile time to O x (KH KW C), K-major
 // (`_oxk`), and 4 wgmma m64nNk8 a k-tile. Without allow-tf32 it stays generic.
-// RUN: kiln-opt --kernel-conv-sm90=allow-tf32 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file | FileCheck %s --check-prefix=OFF
-// RUN: kiln-opt --kernel-conv-sm90=allow-tf32 --kiln-lower-gpu-device %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv allow-tf32=true" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv allow-tf32=true" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // 3x3, stride 2, padding 1, 48 channels (rounded up to 64: two 32-channel k-tiles a tap,
@@ -41,7 +41,7 @@ func.func @main(%x: memref<2x16x16x48xf32>, %y: memref<2x8x8x128xf32>) attribute
 // -----
 
 // A 1x1 convolution with a bias and ReLU: the NHWC input is A (128 x 32 boxes), the GEMM
-// the row-major one of kernel-matmul-sm90 with a K-major B (`_bt`).
+// the row-major one of sm90_gemm with a K-major B (`_bt`).
 // CHECK-LABEL: memref.global "private" constant @w1_oxk : memref<64x64xf32>
 // CHECK-LABEL: func.func @main
 // CHECK: memref.reinterpret_cast %arg0 to offset: [0], sizes: [128, 64], strides: [64, 1]

@@ -1,8 +1,8 @@
-// kernel-conv-sm90 leaves to the generic lowering what its template cannot compute: a weight
+// sm90_conv leaves to the generic lowering what its template cannot compute: a weight
 // computed at run time, channels-first convolutions, C no multiple of 8 with KH*KW*C over
 // 512 (too big an explicit im2col), int8 ones without an epilogue. An illegal kernel.config
 // is an error.
-// RUN: kiln-opt --kernel-conv-sm90 %s -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a %s -split-input-file -verify-diagnostics | FileCheck %s
 
 // A weight computed at run time (a function argument) keeps the generic lowering.
 // CHECK-LABEL: kernel.func @RuntimeWeight
@@ -56,7 +56,7 @@ func.func @main(%x: memref<1x64x8x8xf16>, %y: memref<1x64x8x8xf16>, %x2: memref<
 
 // expected-error @+2 {{is not a configuration of this convolution}}
 memref.global "private" constant @w : memref<128x1x1x64xf16> = dense<1.0>
-kernel.func @BadConfig(%x: memref<1x8x8x64xf16>, %w: memref<128x1x1x64xf16>, %y: memref<1x8x8x128xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 512, tile_k = 64, stages = 4, consumers = 2}} {
+kernel.func @BadConfig(%x: memref<1x8x8x64xf16>, %w: memref<128x1x1x64xf16>, %y: memref<1x8x8x128xf16>) attributes {kernel.config = #kernel.sm90_conv<tile_m = 128, tile_n = 512, tile_k = 64, stages = 4, consumers = 2>} {
   conv ins(%x, %w : memref<1x8x8x64xf16>, memref<128x1x1x64xf16>) outs(%y : memref<1x8x8x128xf16>) {
   ^bb0(%a: tensor<1x8x8x64xf16>, %b: tensor<128x1x1x64xf16>):
     %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x64xf16>, tensor<128x1x1x64xf16>) -> tensor<1x8x8x128xf16>

@@ -1,11 +1,11 @@
-// kernel-conv-sm90: a channels-last f16 convolution with a constant weight becomes the
+// kernel-instantiate-templates: a channels-last f16 convolution with a constant weight becomes the
 // warp-specialised wgmma GEMM with an implicit im2col A operand. The host makes a 4-D
 // tensor map of the NHWC input whose box spans stride x the output positions (element
 // strides 1, s, s, 1), a 2-D map of the weight permuted to (KH KW C) x O, and launches one
 // CTA per (position box, 128 output channels). Then the PTX (4-D TMA loads, 128x128 wgmma).
 // kernel-conv-sm90-unmatched.mlir: what stays generic, and an illegal configuration.
-// RUN: kiln-opt --kernel-conv-sm90 %s | FileCheck %s
-// RUN: kiln-opt --kernel-conv-sm90 --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_conv" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
 // RUN:   | FileCheck %s --check-prefix=PTX
 
 // 3x3, stride 2, padding 1: 2 images of 8x8 output positions make one 2x8x8 box (128 rows).

@@ -2,11 +2,11 @@
 // (128x256, 8 warps of 64x64: 128 f32 accumulators a thread) and on 128x128 with 4 warps,
 // and a fused epilogue (bias + GELU); the PTX holds cp.async, ldmatrix and mma.sync.
 // REQUIRES: ptxas
-// RUN: kiln-opt --kernel-matmul-sm80 --kiln-lower-gpu-device="chip=sm_80 features=+ptx80" %s \
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=sm80_gemm" --kernel-instantiate-templates=target=sm_80 --kiln-lower-gpu-device="chip=sm_80 features=+ptx80" %s \
 // RUN:   | kiln-translate --emit-ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas -arch=sm_80 -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm80=default-config=128x128x32_s4_w2x2 \
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=sm80_gemm gemm-config=128x128x32_s4_w2x2" --kernel-instantiate-templates=target=sm_80 \
 // RUN:   --kiln-lower-gpu-device="chip=sm_80 features=+ptx80" %s \
 // RUN:   | kiln-translate --emit-ptx -o %t.128.ptx
 // RUN: %ptxas -arch=sm_80 -v %t.128.ptx -o %t.128.cubin 2>&1 | FileCheck %s --check-prefix=SMALL

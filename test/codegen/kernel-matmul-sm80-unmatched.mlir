@@ -1,7 +1,7 @@
-// What kernel-matmul-sm80 and kernel-conv-sm80 leave to the generic lowering: products
+// What sm80_gemm and sm80_conv leave to the generic lowering: products
 // whose N or K is no multiple of 8 (16-byte copies of rows), f32 operands, batched
 // products, convolutions of an RGB image (C = 3) or with a weight computed at run time.
-// RUN: kiln-opt --kernel-matmul-sm80 --kernel-conv-sm80 %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=sm80_gemm,sm80_conv" --kernel-instantiate-templates=target=sm_80 %s -split-input-file | FileCheck %s
 
 // N = 50 (GPT-2's lm-head has 50257 columns).
 // CHECK-LABEL: kernel.func @odd_n

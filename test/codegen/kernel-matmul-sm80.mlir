@@ -1,8 +1,8 @@
-// kernel-matmul-sm80 (passes/kernel/templates/Sm80Gemm.mlir): a GEMM on mma.sync m16n8k16
+// sm80_gemm (passes/kernel/templates/Sm80Gemm.mlir): a GEMM on mma.sync m16n8k16
 // fed by ldmatrix from a cp.async ring, for products of f16/bf16 row-major buffers; then
 // its PTX for sm_80.
-// RUN: kiln-opt --kernel-matmul-sm80 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm80 --kiln-lower-gpu-device="chip=sm_80 features=+ptx80" \
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=sm80_gemm" --kernel-instantiate-templates=target=sm_80 %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=sm80_gemm" --kernel-instantiate-templates=target=sm_80 --kiln-lower-gpu-device="chip=sm_80 features=+ptx80" \
 // RUN:   %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 

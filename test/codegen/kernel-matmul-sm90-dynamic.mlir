@@ -1,11 +1,11 @@
-// kernel-matmul-sm90 on a dynamic engine's GEMM: A and C of run-time rows ([batch, seq,
+// sm90_gemm on a dynamic engine's GEMM: A and C of run-time rows ([batch, seq,
 // K]), B a constant. The host computes M from C's extents, the grid from M (the engine's
 // shape program evaluates both per input shape), reads A as the M x K matrix and passes M
 // as the kernel's i32; the tensor map of A spans M rows (its extent a run-time field).
 // The configuration is chosen at the profile's opt shape (8 x 128 rows: 1024 x 3072,
 // where the default 128x128 tile is first). No split-K (its reduction kernel is
 // instantiated per M) and no one-warpgroup kernel (whole tiles only).
-// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
 
 // CHECK-LABEL: func.func @main
 // CHECK: %[[C:.*]] = memref.alloc

@@ -1,9 +1,9 @@
-// kernel-matmul-sm90's default configuration and partial tiles. A product whose 128x256
+// sm90_gemm's default configuration and partial tiles. A product whose 128x256
 // tiles fill an H200 (>= 132 CTAs) gets them; a smaller one gets 128x128 tiles (more CTAs).
 // Extents need not be tile multiples: N and K multiples of 8 (16-byte TMA row strides)
 // suffice; TMA zero-fills the loads past the edges and the epilogue guards its stores.
-// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // 4096 x 8192: 32 x 32 = 1024 tiles of 128x256.

@@ -2,7 +2,7 @@
 // erf from libdevice) on the 128x256 tile, whose consumers hold 128 f32 accumulators a
 // thread. kernel-conv-sm90-epilogue-ptxas.mlir: a fused convolution.
 // REQUIRES: ptxas
-// RUN: kiln-opt --kernel-matmul-sm90=default-config=128x256x64_s4_ws2 --kiln-lower-gpu-device %s \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm gemm-config=128x256x64_s4_ws2" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s \
 // RUN:   | kiln-translate --emit-ptx -o %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s
 // CHECK: Compiling entry function 'gemm_f16_f16_128x256x64_s4_ws2_add_gelu_{{[0-9a-f]+}}' for 'sm_90a'

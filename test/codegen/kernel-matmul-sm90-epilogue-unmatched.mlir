@@ -1,9 +1,9 @@
-// Fused epilogues kernel-matmul-sm90 cannot take stay on the generic path, unchanged: an
+// Fused epilogues sm90_gemm cannot take stay on the generic path, unchanged: an
 // operand broadcast along the columns (one value per row of C), a kernel that stores two
 // results (the product and its ReLU), a result cast to an integer type, and an
 // inlined constant of several distinct values. A configuration forced on a fused kernel
 // must still be legal for its product.
-// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s -split-input-file -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: kernel.func @per_row
 // CHECK-LABEL: kernel.func @two_results
@@ -58,8 +58,8 @@ func.func @main(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %r: memref<128x1
 
 // -----
 
-// expected-error @+1 {{kernel-matmul-sm90: {consumers = 2 : i64, split_k = 8 : i64, stages = 4 : i64, template = "sm90_gemm", tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 128 : i64} is not a configuration of this GEMM (256x3072x768)}}
-kernel.func @split_too_far(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %bias: memref<3072xf16>, %c: memref<256x3072xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, split_k = 8}} {
+// expected-error @+1 {{kernel-instantiate-templates: #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, split_k = 8> is not a configuration of this GEMM (256x3072x768)}}
+kernel.func @split_too_far(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %bias: memref<3072xf16>, %c: memref<256x3072xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, split_k = 8>} {
   matmul ins(%a, %b, %bias : memref<256x768xf16>, memref<768x3072xf16>, memref<3072xf16>) outs(%c : memref<256x3072xf16>) {
   ^bb0(%x: tensor<256x768xf16>, %y: tensor<768x3072xf16>, %z: tensor<3072xf16>):
     %p = graph.matmul %x, %y : (tensor<256x768xf16>, tensor<768x3072xf16>) -> tensor<256x3072xf16>

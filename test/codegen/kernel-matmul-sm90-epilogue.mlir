@@ -1,4 +1,4 @@
-// kernel-matmul-sm90 with fused epilogues (passes/kernel/Sm90Epilogue.h): the elementwise
+// sm90_gemm with fused epilogues (passes/kernel/Sm90Epilogue.h): the elementwise
 // ops after the product run on the f32 accumulators of a thread's columns (16 bytes of C:
 // 8 of f16, 4 of f32) just before the store,
 // their other operands read through extra kernel parameters after %M, %N, %K. Cases: BERT's
@@ -6,8 +6,8 @@
 // one-warpgroup template, split-K (the reduction kernel applies the epilogue; the parts
 // store raw f32 sums), a classifier's product of flattened features, and a linear layer on
 // a [B, S, K] activation (graph-unflatten-matmuls' form). kernel-matmul-sm90-epilogue-unmatched.mlir: what stays generic.
-// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // BERT-base ffn1 at 256 tokens: bias (one value per column, from a constant global) and
@@ -143,7 +143,7 @@ func.func @main(%a: memref<256x512xf16>, %b: memref<512x256xf16>, %c: memref<256
 // CHECK: arith.maximumf {{.*}} : f32
 // PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s3_mul_relu_
 // PTX: max.NaN.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
-kernel.func @basic(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %scale: memref<256xf16>, %c: memref<256x256xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 0}} {
+kernel.func @basic(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %scale: memref<256xf16>, %c: memref<256x256xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 0>} {
   matmul ins(%a, %b, %scale : memref<256x256xf16>, memref<256x256xf16>, memref<256xf16>) outs(%c : memref<256x256xf16>) {
   ^bb0(%x: tensor<256x256xf16>, %y: tensor<256x256xf16>, %s: tensor<256xf16>):
     %p = graph.matmul %x, %y : (tensor<256x256xf16>, tensor<256x256xf16>) -> tensor<256x256xf16>
@@ -181,7 +181,7 @@ func.func @main(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %scale: memref
 // PTX: max.NaN.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000
 // PTX: cvt.rn.f16x2.f32
 memref.global "private" constant @b2 : memref<768xf16> = dense<0.25>
-kernel.func @ffn2(%a: memref<1024x3072xf16>, %b: memref<3072x768xf16>, %bias: memref<768xf16>, %c: memref<1024x768xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, split_k = 3}} {
+kernel.func @ffn2(%a: memref<1024x3072xf16>, %b: memref<3072x768xf16>, %bias: memref<768xf16>, %c: memref<1024x768xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, split_k = 3>} {
   matmul ins(%a, %b, %bias : memref<1024x3072xf16>, memref<3072x768xf16>, memref<768xf16>) outs(%c : memref<1024x768xf16>) {
   ^bb0(%x: tensor<1024x3072xf16>, %y: tensor<3072x768xf16>, %z: tensor<768xf16>):
     %p = graph.matmul %x, %y : (tensor<1024x3072xf16>, tensor<3072x768xf16>) -> tensor<1024x768xf16>
@@ -297,7 +297,7 @@ func.func @main(%x: memref<256x2048x1x1xf16>, %y: memref<256x1000xf32>) attribut
 // CHECK: %[[CSLOT:.*]] = arith.index_castui %[[CSLOTI]] : i32 to index
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]][%[[CSLOT]]]
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTY]][%[[CSLOT]]]
-kernel.func @ffn2(%a: memref<32768x3072xbf16>, %b: memref<3072x768xbf16>, %bias: memref<1x768xbf16>, %res: memref<32768x768xbf16>, %c: memref<32768x768xbf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 2, consumers = 2, persistent = true}} {
+kernel.func @ffn2(%a: memref<32768x3072xbf16>, %b: memref<3072x768xbf16>, %bias: memref<1x768xbf16>, %res: memref<32768x768xbf16>, %c: memref<32768x768xbf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 2, consumers = 2, persistent = true>} {
   matmul ins(%a, %b, %bias, %res : memref<32768x3072xbf16>, memref<3072x768xbf16>, memref<1x768xbf16>, memref<32768x768xbf16>) outs(%c : memref<32768x768xbf16>) {
   ^bb0(%x: tensor<32768x3072xbf16>, %y: tensor<3072x768xbf16>, %z: tensor<1x768xbf16>, %r: tensor<32768x768xbf16>):
     %p = graph.matmul %x, %y : (tensor<32768x3072xbf16>, tensor<3072x768xbf16>) -> tensor<32768x768xbf16>

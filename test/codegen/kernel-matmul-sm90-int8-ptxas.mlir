@@ -3,7 +3,7 @@
 // m64n128k32.s32.s8.s8 a k-tile; no spills, and the wgmma are not serialised (no
 // C7519/C7517 "warpgroup.arrive/wait is injected").
 // REQUIRES: ptxas
-// RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s | kiln-translate --emit-ptx -o %t.ptx
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s | kiln-translate --emit-ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s
 // PTX-LABEL: .visible .entry gemm_i8_f16_bt_128x128x128_s4_ws2_i8_cast_mul_add_relu_cast_{{[0-9a-f]+}}(

@@ -1,9 +1,9 @@
-// kernel-matmul-sm90 leaves these i8 products to the generic lowering: one whose i32 sums
+// sm90_gemm leaves these i8 products to the generic lowering: one whose i32 sums
 // are stored as they are (the template computes its epilogue in f32 from the accumulators,
 // so an i8 product needs an epilogue that rescales them), and one whose B is computed at
 // run time (int8 wgmma reads B K-major only, and only a constant is transposed at compile
 // time).
-// RUN: kiln-opt --kernel-matmul-sm90 %s | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
 
 // CHECK-LABEL: func.func @main
 // CHECK: kernel.launch @raw

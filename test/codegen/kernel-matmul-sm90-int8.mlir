@@ -1,11 +1,11 @@
-// kernel-matmul-sm90 on int8 products (graph-fold-quantized-products's form: i8 operands,
+// sm90_gemm on int8 products (graph-fold-quantized-products's form: i8 operands,
 // i32 sums, an epilogue that rescales them to floats): the warp-specialised template with
 // i8 operands, 128-byte k-tiles (128 i8), 4 wgmma m64nNk32.s32.s8.s8 a k-tile. int8 wgmma
 // reads B K-major only: a constant row-major [K, N] weight becomes a transposed constant
 // global (N x K, `_nxk`) made at compile time. kernel-matmul-sm90-int8-unmatched.mlir:
 // what stays generic.
-// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // BERT's ffn1 in int8: the weight transposed into @w_nxk (3072 x 768), A's boxes 128 rows

@@ -3,8 +3,8 @@
 // once (64 KiB on a barrier of their own) and the ring's 7 stages carry A alone (16 KiB
 // each). Shared memory: the ring (7 x 16 KiB), the resident B (64 KiB), the f32 staging
 // past them (128 x 68 floats) and 2048 bytes of slack.
-// RUN: kiln-opt --kernel-matmul-sm90 %s | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
 // RUN:   | FileCheck %s --check-prefix=PTX
 
 // CHECK-LABEL: func.func @main
@@ -29,7 +29,7 @@
 // PTX-LABEL: .visible .entry gemm_f16_f16_128x64x64_s7_ws2_p_rb8(
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
-kernel.func @resident(%a: memref<32768x512xf16>, %b: memref<512x64xf16>, %c: memref<32768x64xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 64, tile_k = 64, stages = 7, consumers = 2, persistent = true, resident_b_k_tiles = 8}} {
+kernel.func @resident(%a: memref<32768x512xf16>, %b: memref<512x64xf16>, %c: memref<32768x64xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 64, tile_k = 64, stages = 7, consumers = 2, persistent = true, resident_b_k_tiles = 8>} {
   matmul ins(%a, %b : memref<32768x512xf16>, memref<512x64xf16>) outs(%c : memref<32768x64xf16>) {
   ^bb0(%x: tensor<32768x512xf16>, %y: tensor<512x64xf16>):
     %r = graph.matmul %x, %y : (tensor<32768x512xf16>, tensor<512x64xf16>) -> tensor<32768x64xf16>

@@ -1,10 +1,10 @@
-// kernel-matmul-sm90 on a dynamic GEMM with a row variant (kernel.row_variants, as
+// sm90_gemm on a dynamic GEMM with a row variant (kernel.row_variants, as
 // kernel-autotune records it): M <= 128 runs the variant, split-K in 3 parts into a
 // workspace of 3 x 128 x 3072 f32 (the bucket's bound, not the max shape's 32768 rows)
 // and the reduction kernel with M at run time; M > 128 runs kernel.config. Each launch's
 // grid is selected to 0 outside its rows (the engine skips empty launches), so per input
 // shape the shape program picks one of them.
-// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
 
 // CHECK-LABEL: func.func @main
 // CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [%[[M:[0-9a-z_]+]], 768]
@@ -24,7 +24,7 @@
 // CHECK: return
 // The reduction kernel reads M as its third parameter.
 // CHECK: gpu.func @split_k_reduce_f16_3x3072(%{{.*}}: memref<f32>, %{{.*}}: memref<f16>, %{{.*}}: i32)
-kernel.func @MatMul_0(%a: memref<?x?x768xf16>, %b: memref<768x3072xf16>, %c: memref<?x?x3072xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 256 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64}, kernel.row_variants = [{max_rows = 128 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64, split_k = 3 : i64}}]} {
+kernel.func @MatMul_0(%a: memref<?x?x768xf16>, %b: memref<768x3072xf16>, %c: memref<?x?x3072xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, consumers = 2>, kernel.row_variants = [#kernel.row_variant<max_rows = 128, config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, split_k = 3>>]} {
   matmul ins(%a, %b : memref<?x?x768xf16>, memref<768x3072xf16>) outs(%c : memref<?x?x3072xf16>) {
   ^bb0(%x: tensor<?x?x768xf16>, %y: tensor<768x3072xf16>):
     %r = graph.matmul %x, %y : (tensor<?x?x768xf16>, tensor<768x3072xf16>) -> tensor<?x?x3072xf16>
@@ -92,7 +92,7 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.min_shape = array<i64: 1, 16, 76
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2_p::@gemm_f16_f16_128x128x64_s4_ws2_p blocks in (%[[GRID2]],
 // CHECK-NOT: gpu.launch_func
 // CHECK: return
-kernel.func @MatMul_1(%a: memref<?x?x768xf16>, %b: memref<768x768xf16>, %c: memref<?x?x768xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64}, kernel.row_variants = [{max_rows = 128 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 64 : i64, tile_k = 64 : i64, stages = 6 : i64, consumers = 2 : i64}}, {above_rows = 5792 : i64, config = {template = "sm90_gemm", tile_m = 128 : i64, tile_n = 128 : i64, tile_k = 64 : i64, stages = 4 : i64, consumers = 2 : i64, persistent = true}}]} {
+kernel.func @MatMul_1(%a: memref<?x?x768xf16>, %b: memref<768x768xf16>, %c: memref<?x?x768xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2>, kernel.row_variants = [#kernel.row_variant<max_rows = 128, config = #kernel.sm90_gemm<tile_m = 128, tile_n = 64, tile_k = 64, stages = 6, consumers = 2>>, #kernel.row_variant<above_rows = 5792, config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true>>]} {
   matmul ins(%a, %b : memref<?x?x768xf16>, memref<768x768xf16>) outs(%c : memref<?x?x768xf16>) {
   ^bb0(%x: tensor<?x?x768xf16>, %y: tensor<768x768xf16>):
     %r = graph.matmul %x, %y : (tensor<?x?x768xf16>, tensor<768x768xf16>) -> tensor<?x?x768xf16>

@@ -2,8 +2,8 @@
 // in 3 parts of 16 k-tiles (K = 3072), 144 CTAs store f32 partial sums to a 3x1024x768
 // workspace (a memref.alloc the arena planner places), and the reduction kernel adds them
 // up into C, 4 elements a thread (1024 * 768 / 4 / 256 = 768 blocks), M its parameter.
-// RUN: kiln-opt --kernel-matmul-sm90 %s | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
 // RUN:   | FileCheck %s --check-prefix=PTX
 
 // CHECK-LABEL: func.func @main
@@ -20,7 +20,7 @@
 // PTX-LABEL: .visible .entry split_k_reduce_f16_3x768(
 // PTX-COUNT-3: ld.global.v4.b32
 // PTX: cvt.rn.f16x2.f32
-kernel.func @ffn2(%a: memref<1024x3072xf16>, %b: memref<3072x768xf16>, %c: memref<1024x768xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, split_k = 3}} {
+kernel.func @ffn2(%a: memref<1024x3072xf16>, %b: memref<3072x768xf16>, %c: memref<1024x768xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, split_k = 3>} {
   matmul ins(%a, %b : memref<1024x3072xf16>, memref<3072x768xf16>) outs(%c : memref<1024x768xf16>) {
   ^bb0(%x: tensor<1024x3072xf16>, %y: tensor<3072x768xf16>):
     %r = graph.matmul %x, %y : (tensor<1024x3072xf16>, tensor<3072x768xf16>) -> tensor<1024x768xf16>

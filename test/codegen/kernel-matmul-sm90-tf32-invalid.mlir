@@ -1,9 +1,9 @@
 // A tf32 configuration is no configuration of a half-precision product (nor a 16-bit one
 // of an f32 product taken as tf32): an error naming the pass.
-// RUN: kiln-opt --kernel-matmul-sm90=allow-tf32 %s -split-input-file -verify-diagnostics
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm allow-tf32=true" --kernel-instantiate-templates=target=sm_90a %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{kernel-matmul-sm90: {consumers = 2 : i64, stages = 4 : i64, template = "sm90_gemm", tf32 = true, tile_k = 32 : i64, tile_m = 128 : i64, tile_n = 128 : i64} is not a configuration of this GEMM (256x256x256)}}
-kernel.func @MatMul_0(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 32, stages = 4, consumers = 2, tf32 = true}} {
+// expected-error @+1 {{kernel-instantiate-templates: #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 32, stages = 4, consumers = 2, tf32 = true> is not a configuration of this GEMM (256x256x256)}}
+kernel.func @MatMul_0(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 32, stages = 4, consumers = 2, tf32 = true>} {
   matmul ins(%a, %b : memref<256x256xf16>, memref<256x256xf16>) outs(%c : memref<256x256xf16>) {
   ^bb0(%x: tensor<256x256xf16>, %y: tensor<256x256xf16>):
     %r = graph.matmul %x, %y : (tensor<256x256xf16>, tensor<256x256xf16>) -> tensor<256x256xf16>
@@ -19,8 +19,8 @@ func.func @main(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256
 // -----
 
 memref.global "private" constant @w : memref<256x256xf32> = dense<0.5>
-// expected-error @+1 {{kernel-matmul-sm90: {consumers = 2 : i64, stages = 4 : i64, template = "sm90_gemm", tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 128 : i64} is not a configuration of this GEMM (256x256x256)}}
-kernel.func @MatMul_1(%a: memref<256x256xf32>, %b: memref<256x256xf32>, %c: memref<256x256xf32>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2}} {
+// expected-error @+1 {{kernel-instantiate-templates: #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2> is for a GEMM of half-precision (or tf32, int8) row-major buffers with a fusable epilogue, which this kernel is not}}
+kernel.func @MatMul_1(%a: memref<256x256xf32>, %b: memref<256x256xf32>, %c: memref<256x256xf32>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2>} {
   matmul ins(%a, %b : memref<256x256xf32>, memref<256x256xf32>) outs(%c : memref<256x256xf32>) {
   ^bb0(%x: tensor<256x256xf32>, %y: tensor<256x256xf32>):
     %r = graph.matmul %x, %y : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>

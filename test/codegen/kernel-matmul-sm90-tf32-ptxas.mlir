@@ -3,7 +3,7 @@
 // m64n256k8.f32.tf32.tf32 a k-tile; no spills, and the wgmma are not serialised (no
 // C7519/C7517 "warpgroup.arrive/wait is injected").
 // REQUIRES: ptxas
-// RUN: kiln-opt --kernel-matmul-sm90="allow-tf32 default-config=128x256x32_s4_ws2_tf32" \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm allow-tf32=true gemm-config=128x256x32_s4_ws2_tf32" --kernel-instantiate-templates=target=sm_90a \
 // RUN:   --kiln-lower-gpu-device %s | kiln-translate --emit-ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s

@@ -1,8 +1,8 @@
-// kernel-matmul-sm90 with and without allow-tf32: what stays generic. An f32 B computed
+// sm90_gemm with and without allow-tf32: what stays generic. An f32 B computed
 // at run time (tf32 wgmma reads B K-major only, and there is no constant to transpose at
 // compile time); graph.gemm with a scale (alpha) or a transposed A.
-// RUN: kiln-opt --kernel-matmul-sm90=allow-tf32 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm allow-tf32=true" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s --check-prefix=OFF
 
 // An f32 B computed at run time (no constant to transpose) stays generic, tf32 or not.
 // CHECK-LABEL: func.func @main

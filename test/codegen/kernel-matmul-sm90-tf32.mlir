@@ -1,13 +1,13 @@
-// kernel-matmul-sm90 with allow-tf32: f32 products reach the warp-specialised template
+// sm90_gemm with allow-tf32: f32 products reach the warp-specialised template
 // with tf32 operands (k-tiles of 32 f32 elements, wgmma m64nNk8, f32 accumulation). tf32
 // wgmma reads B K-major only: a constant row-major B becomes a transposed constant global
 // (N x K) made at compile time, a graph.gemm's transposed B is K-major as it is. Without
 // allow-tf32 f32 kernels stay generic, and so does an f32 B computed at run time.
 // graph.gemm (transposed B, a bias) reaches the template for f16 too.
 // kernel-matmul-sm90-tf32-unmatched.mlir: what stays generic.
-// RUN: kiln-opt --kernel-matmul-sm90=allow-tf32 %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm90 %s -split-input-file | FileCheck %s --check-prefix=OFF
-// RUN: kiln-opt --kernel-matmul-sm90=allow-tf32 --kiln-lower-gpu-device %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm allow-tf32=true" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm allow-tf32=true" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // A constant B: transposed into @w_nxk (512 x 256), both tensor maps of 32-element
@@ -85,7 +85,7 @@ func.func @main(%a: memref<256x2048xf32>, %b: memref<128x2048xf32>, %bias: memre
 // OFF-LABEL: func.func @main
 // OFF: gpu.launch_func {{ *}}@kiln_sm90_gemm_f32_f32_bt_128x64x32_s6_ws2_tf32::
 memref.global "private" constant @w2 : memref<256x512xf32> = dense<0.25>
-kernel.func @MatMul_2(%a: memref<256x256xf32>, %b: memref<256x512xf32>, %c: memref<256x512xf32>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 64, tile_k = 32, stages = 6, consumers = 2, tf32 = true}} {
+kernel.func @MatMul_2(%a: memref<256x256xf32>, %b: memref<256x512xf32>, %c: memref<256x512xf32>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 64, tile_k = 32, stages = 6, consumers = 2, tf32 = true>} {
   matmul ins(%a, %b : memref<256x256xf32>, memref<256x512xf32>) outs(%c : memref<256x512xf32>) {
   ^bb0(%x: tensor<256x256xf32>, %y: tensor<256x512xf32>):
     %r = graph.matmul %x, %y : (tensor<256x256xf32>, tensor<256x512xf32>) -> tensor<256x512xf32>

@@ -9,8 +9,8 @@
 //    past the 3 x 24 KiB ring (128 x 68 floats).
 // And 100352 x 256 x 64 in 1568 tiles of 128x128 with 3 stages of 32 KiB, in which the
 // 128 x 132 floats of C's staging fit too.
-// RUN: kiln-opt --kernel-matmul-sm90 %s | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm90 --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s | kiln-translate --emit-ptx \
 // RUN:   | FileCheck %s --check-prefix=PTX
 
 // CHECK-LABEL: func.func @main
@@ -40,7 +40,7 @@
 // PTX: %nctaid.x
 // PTX-NOT: setmaxnreg
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
-kernel.func @blocked(%a: memref<100352x64xf16>, %b: memref<64x64xf16>, %c: memref<100352x64xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 64, tile_k = 64, stages = 4, consumers = 2, ctas_per_sm = 2}} {
+kernel.func @blocked(%a: memref<100352x64xf16>, %b: memref<64x64xf16>, %c: memref<100352x64xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 64, tile_k = 64, stages = 4, consumers = 2, ctas_per_sm = 2>} {
   matmul ins(%a, %b : memref<100352x64xf16>, memref<64x64xf16>) outs(%c : memref<100352x64xf16>) {
   ^bb0(%x: tensor<100352x64xf16>, %y: tensor<64x64xf16>):
     %r = graph.matmul %x, %y : (tensor<100352x64xf16>, tensor<64x64xf16>) -> tensor<100352x64xf16>
@@ -48,7 +48,7 @@ kernel.func @blocked(%a: memref<100352x64xf16>, %b: memref<64x64xf16>, %c: memre
   }
   return
 }
-kernel.func @persistent(%a: memref<100352x64xf16>, %b: memref<64x64xf16>, %c: memref<100352x64xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 64, tile_k = 64, stages = 3, consumers = 2, persistent = true, ctas_per_sm = 2}} {
+kernel.func @persistent(%a: memref<100352x64xf16>, %b: memref<64x64xf16>, %c: memref<100352x64xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 64, tile_k = 64, stages = 3, consumers = 2, persistent = true, ctas_per_sm = 2>} {
   matmul ins(%a, %b : memref<100352x64xf16>, memref<64x64xf16>) outs(%c : memref<100352x64xf16>) {
   ^bb0(%x: tensor<100352x64xf16>, %y: tensor<64x64xf16>):
     %r = graph.matmul %x, %y : (tensor<100352x64xf16>, tensor<64x64xf16>) -> tensor<100352x64xf16>
@@ -56,7 +56,7 @@ kernel.func @persistent(%a: memref<100352x64xf16>, %b: memref<64x64xf16>, %c: me
   }
   return
 }
-kernel.func @wide(%a: memref<100352x64xf16>, %b: memref<64x256xf16>, %c: memref<100352x256xf16>) attributes {kernel.config = {template = "sm90_gemm", tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 2, ctas_per_sm = 2}} {
+kernel.func @wide(%a: memref<100352x64xf16>, %b: memref<64x256xf16>, %c: memref<100352x256xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 2, ctas_per_sm = 2>} {
   matmul ins(%a, %b : memref<100352x64xf16>, memref<64x256xf16>) outs(%c : memref<100352x256xf16>) {
   ^bb0(%x: tensor<100352x64xf16>, %y: tensor<64x256xf16>):
     %r = graph.matmul %x, %y : (tensor<100352x64xf16>, tensor<64x256xf16>) -> tensor<100352x256xf16>

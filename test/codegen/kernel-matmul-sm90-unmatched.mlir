@@ -1,8 +1,8 @@
-// kernel-matmul-sm90 leaves to the generic lowering the matmul kernels that do not fit
+// sm90_gemm leaves to the generic lowering the matmul kernels that do not fit
 // its templates: f32 operands, K not a multiple of 8 (TMA needs 16-byte row strides), an
 // op after the product that is not elementwise (fused epilogues:
 // kernel-matmul-sm90-epilogue{,-unmatched}.mlir).
-// RUN: kiln-opt --kernel-matmul-sm90 %s | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
 
 // CHECK-LABEL: kernel.func @f32_operands
 // CHECK-LABEL: kernel.func @odd_k

@@ -1,10 +1,10 @@
-// kernel-matmul-sm90's warp-specialised template (passes/kernel/templates/Sm90GemmWs.mlir),
+// sm90_gemm's warp-specialised template (passes/kernel/templates/Sm90GemmWs.mlir),
 // configuration 128x256x64_s4_ws2: a producer warpgroup (TMA) and two consumer warpgroups
 // (wgmma m64n256k16) in 384 threads, a 4-stage ring, a 1-D grid of tiles; then its PTX.
 // kernel-matmul-sm90-edges.mlir checks the default choice and partial tiles.
-// RUN: kiln-opt --kernel-matmul-sm90=default-config=128x256x64_s4_ws2 %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm gemm-config=128x256x64_s4_ws2" --kernel-instantiate-templates=target=sm_90a %s -split-input-file \
 // RUN:   | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm90=default-config=128x256x64_s4_ws2 --kiln-lower-gpu-device \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm gemm-config=128x256x64_s4_ws2" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device \
 // RUN:   %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 

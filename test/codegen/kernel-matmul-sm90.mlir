@@ -1,12 +1,12 @@
-// kernel-matmul-sm90: a matmul kernel of f16/bf16 operands and tile-multiple extents gets
+// kernel-instantiate-templates: a matmul kernel of f16/bf16 operands and tile-multiple extents gets
 // the Hopper GEMM template; its launch becomes two tensor maps and a gpu.launch_func.
 // Kernels that do not fit are left alone. Then the template through Kiln's device lowering
 // to PTX, where the tensor-core instructions must be. This file checks the one-warpgroup
 // template (passes/kernel/templates/Sm90Gemm.mlir, configuration 128x128x64_s3);
 // kernel-matmul-sm90-ws.mlir the warp-specialised one.
-// RUN: kiln-opt --kernel-matmul-sm90=default-config=128x128x64_s3 %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm gemm-config=128x128x64_s3" --kernel-instantiate-templates=target=sm_90a %s -split-input-file \
 // RUN:   | FileCheck %s
-// RUN: kiln-opt --kernel-matmul-sm90=default-config=128x128x64_s3 --kiln-lower-gpu-device %s \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm gemm-config=128x128x64_s3" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s \
 // RUN:   -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 

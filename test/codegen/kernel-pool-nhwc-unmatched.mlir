@@ -1,5 +1,5 @@
-// kernel-pool-nhwc leaves the max pools it cannot take to the generic lowering.
-// RUN: kiln-opt --kernel-pool-nhwc %s | FileCheck %s
+// pool_nhwc leaves the max pools it cannot take to the generic lowering.
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=pool_nhwc" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
 
 // 3 channels (no 16-byte vector), and a channels-first pool.
 // CHECK-LABEL: kernel.func @Rgb

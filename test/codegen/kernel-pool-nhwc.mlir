@@ -1,9 +1,9 @@
-// kernel-pool-nhwc: channels-last max pools become the vectorised template
+// kernel-instantiate-templates: channels-last max pools become the vectorised template
 // (passes/kernel/templates/PoolNhwc.mlir): a thread per 16-byte vector of channels and up
 // to 4 output columns, each input column of their windows loaded once, the maxima taken
 // in the element type (kernel-pool-nhwc-unmatched.mlir: the pools it leaves alone).
-// RUN: kiln-opt --kernel-pool-nhwc %s -split-input-file | FileCheck %s
-// RUN: kiln-opt --kernel-pool-nhwc --kiln-lower-gpu-device %s -split-input-file \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=pool_nhwc" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=pool_nhwc" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s -split-input-file \
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // ResNet's stem pool in i8: 3x3, stride 2, padding 1. 64 channels are 4 vectors of 16;

@@ -1,13 +1,13 @@
-// kernel-reduction-rows follows the `kernel.config` a kernel carries (set by
-// kernel-autotune): `generic` keeps the generic lowering, a legal rows configuration is
-// instantiated, another family's configuration is not this pass's business, and a rows
-// configuration the kernel cannot take is an error naming it.
-// RUN: kiln-opt --split-input-file --kernel-reduction-rows --verify-diagnostics %s | FileCheck %s
+// The rows family follows the `kernel.config` a kernel carries (set by kernel-autotune):
+// `#kernel.generic` keeps the generic lowering, a legal rows configuration is
+// instantiated, another family's configuration is that family's to refuse (a softmax is
+// no attention), and a rows configuration the kernel cannot take is an error naming it.
+// RUN: kiln-opt --split-input-file --kernel-select-templates="target=sm_80 templates=rows" --kernel-instantiate-templates=target=sm_80 --verify-diagnostics %s | FileCheck %s
 
 // CHECK-LABEL: kernel.func @asks_generic
 // CHECK-NOT: gpu.module
 // CHECK: kernel.launch @asks_generic
-kernel.func @asks_generic(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = {template = "generic"}} {
+kernel.func @asks_generic(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = #kernel.generic} {
   reduction ins(%x : memref<64x768xf16>) outs(%y : memref<64x768xf16>) {
   ^bb0(%a: tensor<64x768xf16>):
     %r = graph.softmax %a {axis = -1 : i64} : (tensor<64x768xf16>) -> tensor<64x768xf16>
@@ -26,7 +26,7 @@ func.func @main(%x: memref<64x768xf16>, %y: memref<64x768xf16>) {
 // CHECK-NOT: kernel.func
 // CHECK: gpu.launch_func {{ *}}@kiln_rows_softmax_64x768_{{[0-9a-f]+}}_t64r1v8::{{.*}} blocks in (%c64{{[_0-9]*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c64{{[_0-9]*}},
 // CHECK: gpu.barrier
-kernel.func @asks_two_warps(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = {template = "rows", threads_per_row = 64, rows_per_cta = 1, vector = 8}} {
+kernel.func @asks_two_warps(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = #kernel.rows<threads_per_row = 64, rows_per_cta = 1, vector = 8>} {
   reduction ins(%x : memref<64x768xf16>) outs(%y : memref<64x768xf16>) {
   ^bb0(%a: tensor<64x768xf16>):
     %r = graph.softmax %a {axis = -1 : i64} : (tensor<64x768xf16>) -> tensor<64x768xf16>
@@ -41,10 +41,9 @@ func.func @main(%x: memref<64x768xf16>, %y: memref<64x768xf16>) {
 
 // -----
 
-// A configuration of another template family: left alone.
-// CHECK-LABEL: kernel.func @other_family
-// CHECK: kernel.launch @other_family
-kernel.func @other_family(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = {template = "flash_attention", block_q = 64, block_kv = 64, stages = 2, warps = 4}} {
+// A configuration of another template family: that family's error.
+// expected-error @+1 {{kernel-instantiate-templates: #kernel.flash_attention<block_q = 64, block_kv = 64, stages = 2, warps = 4> is for an attention of half-precision operands (D 64 or 128) with no mask, an additive mask or a causal one, which this kernel is not}}
+kernel.func @other_family(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 64, block_kv = 64, stages = 2, warps = 4>} {
   reduction ins(%x : memref<64x768xf16>) outs(%y : memref<64x768xf16>) {
   ^bb0(%a: tensor<64x768xf16>):
     %r = graph.softmax %a {axis = -1 : i64} : (tensor<64x768xf16>) -> tensor<64x768xf16>
@@ -59,9 +58,9 @@ func.func @main(%x: memref<64x768xf16>, %y: memref<64x768xf16>) {
 
 // -----
 
-// 768 f16 are not a whole number of 32-element vectors.
-// expected-error @+1 {{kernel-reduction-rows: {rows_per_cta = 4 : i64, template = "rows", threads_per_row = 32 : i64, vector = 32 : i64} is not a configuration of this kernel (softmax 64x768 f16, vector at most 8) on sm_80}}
-kernel.func @asks_wide_vectors(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = {template = "rows", threads_per_row = 32, rows_per_cta = 4, vector = 32}} {
+// A vector of more than 16 bytes is no configuration of any kernel (the attribute's check).
+// expected-error @+1 {{vector must be 1, 2, 4 or 8, got 32}}
+kernel.func @asks_wide_vectors(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = #kernel.rows<threads_per_row = 32, rows_per_cta = 4, vector = 32>} {
   reduction ins(%x : memref<64x768xf16>) outs(%y : memref<64x768xf16>) {
   ^bb0(%a: tensor<64x768xf16>):
     %r = graph.softmax %a {axis = -1 : i64} : (tensor<64x768xf16>) -> tensor<64x768xf16>
@@ -76,10 +75,9 @@ func.func @main(%x: memref<64x768xf16>, %y: memref<64x768xf16>) {
 
 // -----
 
-// Two warps a row cannot share a CTA with other rows; half a warp would reread the
-// row (48 elements a thread), which only a default may do.
-// expected-error @+1 {{is not a configuration of this kernel}}
-kernel.func @asks_two_wide_rows(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = {template = "rows", threads_per_row = 64, rows_per_cta = 2, vector = 8}} {
+// Two warps a row cannot share a CTA with other rows (the attribute's check).
+// expected-error @+1 {{rows_per_cta must be positive, 1 when a row takes more than a warp}}
+kernel.func @asks_two_wide_rows(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = #kernel.rows<threads_per_row = 64, rows_per_cta = 2, vector = 8>} {
   reduction ins(%x : memref<64x768xf16>) outs(%y : memref<64x768xf16>) {
   ^bb0(%a: tensor<64x768xf16>):
     %r = graph.softmax %a {axis = -1 : i64} : (tensor<64x768xf16>) -> tensor<64x768xf16>
@@ -94,8 +92,9 @@ func.func @main(%x: memref<64x768xf16>, %y: memref<64x768xf16>) {
 
 // -----
 
+// Half a warp would reread the row (48 elements a thread), which only a default may do.
 // expected-error @+1 {{is not a configuration of this kernel}}
-kernel.func @asks_half_warps(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = {template = "rows", threads_per_row = 16, rows_per_cta = 8, vector = 8}} {
+kernel.func @asks_half_warps(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = #kernel.rows<threads_per_row = 16, rows_per_cta = 8, vector = 8>} {
   reduction ins(%x : memref<64x768xf16>) outs(%y : memref<64x768xf16>) {
   ^bb0(%a: tensor<64x768xf16>):
     %r = graph.softmax %a {axis = -1 : i64} : (tensor<64x768xf16>) -> tensor<64x768xf16>

@@ -1,9 +1,9 @@
-// kernel-reduction-rows on a dynamic engine's kernel: rows of run-time count (the
+// rows on a dynamic engine's kernel: rows of run-time count (the
 // [batch, seq] leading dimensions), each row's 768 elements static. The kernel takes the
 // row count as its last parameter (an i32) and guards the rows past it; the host computes
 // it from the output's extents, and the grid from it. The configuration is chosen at the
 // profile's opt shape (8 x 128 rows).
-// RUN: kiln-opt --split-input-file --kernel-reduction-rows=target=sm_90a %s | FileCheck %s
+// RUN: kiln-opt --split-input-file --kernel-select-templates="target=sm_90a templates=rows" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
 
 // A residual add and LayerNorm. The scale and bias are read along the row, the input and
 // the residual at row * 768.
@@ -54,7 +54,7 @@ func.func @main(%x: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
 // CHECK-SAME: %[[ROWS32]] : i32)
 // CHECK: gpu.func @rows_layer_norm_nx768_{{.*}}(%{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %[[COUNT:.*]]: i32) workgroup
 // CHECK: arith.index_castui %[[COUNT]] : i32 to index
-kernel.func @LayerNorm_1(%x: memref<?x768xf16>, %y: memref<?x768xf16>) attributes {kernel.config = {template = "rows", threads_per_row = 64, rows_per_cta = 1, vector = 8}} {
+kernel.func @LayerNorm_1(%x: memref<?x768xf16>, %y: memref<?x768xf16>) attributes {kernel.config = #kernel.rows<threads_per_row = 64, rows_per_cta = 1, vector = 8>} {
   reduction ins(%x : memref<?x768xf16>) outs(%y : memref<?x768xf16>) {
   ^bb0(%a: tensor<?x768xf16>):
     %c = graph.constant dense<1.0> : tensor<768xf16>

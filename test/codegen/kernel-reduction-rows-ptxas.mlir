@@ -5,7 +5,7 @@
 // rereads it).
 // REQUIRES: ptxas
 // One PTX file holds the three gpu.modules; ptxas takes one module a file.
-// RUN: kiln-opt --kernel-reduction-rows="target=sm_90a" --kiln-lower-gpu-device="chip=sm_90a" %s \
+// RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=rows" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device="chip=sm_90a" %s \
 // RUN:   | kiln-translate --emit-ptx -o %t90.ptx
 // RUN: awk '/^\/\/ gpu.module/ { n++ } { print > ("%t90." n ".ptx") }' %t90.ptx
 // RUN: FileCheck --check-prefix=PTX %s < %t90.ptx
@@ -14,7 +14,7 @@
 // RUN: %ptxas -arch=sm_90a -v %t90.3.ptx -o %t90.3.cubin >> %t90.log 2>&1
 // RUN: FileCheck %s < %t90.log
 // RUN: FileCheck --check-prefix=SPILL %s < %t90.log
-// RUN: kiln-opt --kernel-reduction-rows="target=sm_80" --kiln-lower-gpu-device="chip=sm_80" %s \
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=rows" --kernel-instantiate-templates=target=sm_80 --kiln-lower-gpu-device="chip=sm_80" %s \
 // RUN:   | kiln-translate --emit-ptx -o %t80.ptx
 // RUN: awk '/^\/\/ gpu.module/ { n++ } { print > ("%t80." n ".ptx") }' %t80.ptx
 // RUN: %ptxas -arch=sm_80 -v %t80.1.ptx -o %t80.1.cubin > %t80.log 2>&1

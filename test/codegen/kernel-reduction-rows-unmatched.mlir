@@ -1,9 +1,9 @@
-// kernel-reduction-rows leaves to the generic lowering the reduction kernels that are no
+// rows leaves to the generic lowering the reduction kernels that are no
 // row computation over contiguous innermost axes: a softmax over a leading axis, a sum
 // over leading axes, a LayerNorm whose statistics are stored too, a prologue with a
 // transpose (data movement), an epilogue that reads a prologue value, an input that
 // varies along part of the row, integer data, and the reductions it has no kernel for.
-// RUN: kiln-opt --kernel-reduction-rows %s | FileCheck %s
+// RUN: kiln-opt --kernel-select-templates="target=sm_80 templates=rows" --kernel-instantiate-templates=target=sm_80 %s | FileCheck %s
 
 // CHECK-NOT: gpu.module
 // CHECK-COUNT-8: kernel.launch

@@ -1,7 +1,7 @@
-// kernel-reduction-rows replaces the reduction kernels over innermost axes with row
+// rows replaces the reduction kernels over innermost axes with row
 // kernels: a group of threads a row, 16-byte loads and stores, shuffles (and, for CTA
 // rows, a shared-memory combine), the prologue and epilogue applied per element.
-// RUN: kiln-opt --split-input-file --kernel-reduction-rows=target=sm_90a %s | FileCheck %s
+// RUN: kiln-opt --split-input-file --kernel-select-templates="target=sm_90a templates=rows" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
 
 // Attention's unrecognised softmax: scale and a [B, 1, 1, S] padding mask in the
 // prologue. 128 f16 a row: 8 threads of 16 elements (two 8-wide vectors), 16 rows a CTA

@@ -55,43 +55,157 @@ func.func @return_outside_kernel() {
 
 // -----
 
-// expected-error @+1 {{warps must be a power of two from 1 to 32, got 3}}
-func.func @bad_warps() attributes {c = #kernel.config<tile = [128], stages = 1, warps = 3>} {
+// expected-error @+1 {{consumers must be 0 (one warpgroup), 1 or 2, got 3}}
+func.func @bad_consumers() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 3>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{tile extents must be positive}}
-func.func @bad_tile() attributes {c = #kernel.config<tile = [128, 0], stages = 1, warps = 4>} {
+// expected-error @+1 {{persistent grids, two CTAs an SM and a resident B need the warp-specialised template (consumers > 0)}}
+func.func @persistent_one_warpgroup() attributes {c = #kernel.sm90_conv<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 0, persistent = true>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{tile must have at least one extent}}
-func.func @empty_tile() attributes {c = #kernel.config<tile = [], stages = 1, warps = 4>} {
+// expected-error @+1 {{tf32 and int8 exclude each other}}
+func.func @tf32_int8() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 32, stages = 4, consumers = 2, tf32 = true, int8 = true>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{stages must be at least 1, got 0}}
-func.func @bad_stages() attributes {c = #kernel.config<tile = [64], stages = 0, warps = 4>} {
+// expected-error @+1 {{a resident B needs a persistent grid without split-K}}
+func.func @resident_b_not_persistent() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, resident_b_k_tiles = 2>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{split_k must be at least 1, got 0}}
-func.func @bad_split_k() attributes {c = #kernel.config<tile = [64], stages = 1, warps = 4, split_k = 0>} {
+// expected-error @+1 {{tile_n must be positive, got 0}}
+func.func @bad_tile() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 0, tile_k = 64, stages = 4, consumers = 2>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{struct is missing required parameter: warps}}
-func.func @missing_warps() attributes {c = #kernel.config<tile = [64], stages = 1>} {
+// expected-error @+1 {{struct is missing required parameter: consumers}}
+func.func @missing_consumers() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4>} {
+  return
+}
+
+// -----
+
+// A parameter the family does not have (the flash-attention configuration has no
+// consumers) is no configuration.
+// expected-error @+1 {{duplicate or unknown struct parameter name: consumers}}
+func.func @unknown_parameter() attributes {c = #kernel.flash_attention<block_q = 64, block_kv = 64, stages = 2, warps = 4, consumers = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{tile_k must be a multiple of 16 (mma.sync m16n8k16), got 24}}
+func.func @sm80_tile_k() attributes {c = #kernel.sm80_gemm<tile_m = 128, tile_n = 128, tile_k = 24, stages = 4, warps_m = 2, warps_n = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{stages must be at least 2 (a cp.async ring), got 1}}
+func.func @sm80_one_stage() attributes {c = #kernel.sm80_conv<tile_m = 128, tile_n = 128, tile_k = 32, stages = 1, warps_m = 2, warps_n = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{each warp's tile must be whole 16x16 fragments: 128x40 over 2x2 warps}}
+func.func @sm80_fragments() attributes {c = #kernel.sm80_gemm<tile_m = 128, tile_n = 40, tile_k = 32, stages = 4, warps_m = 2, warps_n = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{warps must be 4 or 8, got 2}}
+func.func @attention_warps() attributes {c = #kernel.flash_attention<block_q = 64, block_kv = 64, stages = 2, warps = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{block_q must be a multiple of 16 rows a warp, got 48 over 4 warps}}
+func.func @attention_rows() attributes {c = #kernel.flash_attention<block_q = 48, block_kv = 64, stages = 2, warps = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{pixels must be 1, 2, 4 or 8, got 3}}
+func.func @depthwise_pixels() attributes {c = #kernel.depthwise<pixels = 3, threads = 256>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a channels-first configuration has tile_h, tile_w and planes (all positive) and no threads}}
+func.func @depthwise_both_layouts() attributes {c = #kernel.depthwise<pixels = 4, threads = 256, tile_h = 16, tile_w = 56, planes = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a channels-last configuration has threads (positive), got 0}}
+func.func @depthwise_no_threads() attributes {c = #kernel.depthwise<pixels = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{threads_per_row must be a power of two up to 1024, got 48}}
+func.func @rows_threads() attributes {c = #kernel.rows<threads_per_row = 48, rows_per_cta = 1, vector = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{rows_per_cta must be positive, 1 when a row takes more than a warp, and at most 1024 threads a CTA; got 2 rows of 64 threads}}
+func.func @rows_per_cta() attributes {c = #kernel.rows<threads_per_row = 64, rows_per_cta = 2, vector = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{vector must be 1, 2, 4 or 8, got 3}}
+func.func @rows_vector() attributes {c = #kernel.rows<threads_per_row = 32, rows_per_cta = 4, vector = 3>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a row variant has either max_rows (a bucket of small Ms) or above_rows (the bucket of large Ms), positive}}
+func.func @row_variant_both() attributes {c = #kernel.row_variant<max_rows = 128, above_rows = 4096, config = #kernel.generic>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kernel.config' belongs on a kernel.func}}
+func.func @config_elsewhere() attributes {kernel.config = #kernel.generic} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kernel.config' must be a template configuration (#kernel.sm90_gemm<...>, ..., #kernel.generic), not "fast"}}
+kernel.func @config_string(%x: memref<4xf32>) attributes {kernel.config = "fast"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kernel.row_variants' must be an array of #kernel.row_variant on a kernel.func}}
+kernel.func @row_variants_dictionary(%x: memref<4xf32>) attributes {kernel.row_variants = [{max_rows = 128 : i64}]} {
   return
 }
 

@@ -1,17 +1,18 @@
-// Round trip of the kernel dialect: kernels with and without a config, and the schedule.
+// Round trip of the kernel dialect: kernels with and without a configuration, every
+// template family's configuration attribute, and the schedule.
 // RUN: kiln-opt %s | kiln-opt | FileCheck %s
 // RUN: kiln-opt %s --mlir-print-op-generic | kiln-opt | FileCheck %s
 
-// CHECK: kernel.func @matmul_0(%{{.*}}: memref<128x64xf16>, %{{.*}}: memref<64x256xf16>, %{{.*}}: memref<128x256xf16>) {
-kernel.func @matmul_0(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %c: memref<128x256xf16>) {
+// CHECK: kernel.func @matmul_0(%{{.*}}: memref<128x64xf16>, %{{.*}}: memref<64x256xf16>, %{{.*}}: memref<128x256xf16>)
+// CHECK-SAME: attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, consumers = 2>}
+kernel.func @matmul_0(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %c: memref<128x256xf16>)
+    attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, consumers = 2, split_k = 1>} {
   // The kernel dialect is the default inside kernel.func, so kernel ops print unprefixed.
-  // CHECK-NEXT: matmul ins(%{{.*}}, %{{.*}} : memref<128x64xf16>, memref<64x256xf16>) outs(%{{.*}} : memref<128x256xf16>)
-  // CHECK-SAME: attributes {config = #kernel.config<tile = [128, 256, 64], stages = 4, warps = 8, swizzle = 8>}
+  // CHECK-NEXT: matmul ins(%{{.*}}, %{{.*}} : memref<128x64xf16>, memref<64x256xf16>) outs(%{{.*}} : memref<128x256xf16>) {
   // CHECK: graph.matmul
   // CHECK: graph.relu
   // CHECK: kernel.yield %{{.*}} : tensor<128x256xf16>
-  kernel.matmul ins(%a, %b : memref<128x64xf16>, memref<64x256xf16>) outs(%c : memref<128x256xf16>)
-      attributes {config = #kernel.config<tile = [128, 256, 64], stages = 4, warps = 8, split_k = 1, swizzle = 8>} {
+  kernel.matmul ins(%a, %b : memref<128x64xf16>, memref<64x256xf16>) outs(%c : memref<128x256xf16>) {
   ^bb0(%x: tensor<128x64xf16>, %w: tensor<64x256xf16>):
     %p = graph.matmul %x, %w : (tensor<128x64xf16>, tensor<64x256xf16>) -> tensor<128x256xf16>
     %r = graph.relu %p : tensor<128x256xf16>
@@ -21,7 +22,8 @@ kernel.func @matmul_0(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %c: memref
   kernel.return
 }
 
-// Every template kind round-trips; a template without a config is open for the autotuner.
+// Every template kind round-trips; a kernel without a configuration is open for the
+// autotuner.
 // CHECK-LABEL: kernel.func @templates
 // CHECK: pointwise ins
 // CHECK: reduction ins
@@ -77,12 +79,32 @@ func.func @main(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %c: memref<128x2
   return
 }
 
-// The config parameters that default to 1 may be left out, and are printed only when set.
+// Every family's configuration: parameters at their defaults may be left out and are
+// printed only when set.
 // CHECK-LABEL: func.func @configs
-// CHECK-SAME: kiln.a = #kernel.config<tile = [1024], stages = 1, warps = 4>
-// CHECK-SAME: kiln.b = #kernel.config<tile = [64, 64, 32], stages = 2, warps = 4, split_k = 4>
+// CHECK-SAME: kiln.a = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true, ctas_per_sm = 2, resident_b_k_tiles = 3>
+// CHECK-SAME: kiln.b = #kernel.sm90_conv<tile_m = 128, tile_n = 64, tile_k = 128, stages = 4, consumers = 2, int8 = true>
+// CHECK-SAME: kiln.c = #kernel.sm80_gemm<tile_m = 128, tile_n = 128, tile_k = 32, stages = 4, warps_m = 2, warps_n = 2>
+// CHECK-SAME: kiln.d = #kernel.sm80_conv<tile_m = 64, tile_n = 64, tile_k = 32, stages = 3, warps_m = 2, warps_n = 2>
+// CHECK-SAME: kiln.e = #kernel.flash_attention<block_q = 64, block_kv = 128, stages = 2, warps = 4, wgmma = true>
+// CHECK-SAME: kiln.f = #kernel.depthwise<pixels = 4, threads = 256>
+// CHECK-SAME: kiln.g = #kernel.depthwise<pixels = 2, tile_h = 16, tile_w = 56, planes = 1>
+// CHECK-SAME: kiln.h = #kernel.rows<threads_per_row = 32, rows_per_cta = 4, vector = 8>
+// CHECK-SAME: kiln.i = #kernel.pool_nhwc
+// CHECK-SAME: kiln.j = #kernel.generic
+// CHECK-SAME: kiln.k = [#kernel.row_variant<max_rows = 128, config = #kernel.sm90_gemm<tile_m = 128, tile_n = 64, tile_k = 64, stages = 6, consumers = 1>>, #kernel.row_variant<above_rows = 4096, config = #kernel.sm90_conv<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, consumers = 2>>]
 func.func @configs() attributes {
-    kiln.a = #kernel.config<tile = [1024], stages = 1, warps = 4>,
-    kiln.b = #kernel.config<tile = [64, 64, 32], stages = 2, warps = 4, split_k = 4, swizzle = 1>} {
+    kiln.a = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true, split_k = 1, ctas_per_sm = 2, tf32 = false, resident_b_k_tiles = 3>,
+    kiln.b = #kernel.sm90_conv<tile_m = 128, tile_n = 64, tile_k = 128, stages = 4, consumers = 2, int8 = true>,
+    kiln.c = #kernel.sm80_gemm<tile_m = 128, tile_n = 128, tile_k = 32, stages = 4, warps_m = 2, warps_n = 2>,
+    kiln.d = #kernel.sm80_conv<tile_m = 64, tile_n = 64, tile_k = 32, stages = 3, warps_m = 2, warps_n = 2>,
+    kiln.e = #kernel.flash_attention<block_q = 64, block_kv = 128, stages = 2, warps = 4, wgmma = true>,
+    kiln.f = #kernel.depthwise<pixels = 4, threads = 256>,
+    kiln.g = #kernel.depthwise<pixels = 2, tile_h = 16, tile_w = 56, planes = 1>,
+    kiln.h = #kernel.rows<threads_per_row = 32, rows_per_cta = 4, vector = 8>,
+    kiln.i = #kernel.pool_nhwc,
+    kiln.j = #kernel.generic,
+    kiln.k = [#kernel.row_variant<max_rows = 128, config = #kernel.sm90_gemm<tile_m = 128, tile_n = 64, tile_k = 64, stages = 6, consumers = 1>>,
+              #kernel.row_variant<above_rows = 4096, config = #kernel.sm90_conv<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, consumers = 2>>]} {
   return
 }

@@ -3,21 +3,21 @@
 // lowering is faster than the sm90 template (the cost model says the opposite).
 // RUN: kiln-opt --kernel-autotune %s -o %t.first.mlir
 // RUN: /usr/bin/python3 %S/Inputs/timing-cache.py %t.first.mlir %t.generic.json \
-// RUN:   '{template = "generic"}=5' \
-// RUN:   '{consumers = 0 : i64, stages = 3 : i64, template = "sm90_gemm", tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 128 : i64}=50'
+// RUN:   '#kernel.generic=5' \
+// RUN:   '#kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 0>=50'
 // RUN: kiln-opt --kernel-autotune="timing-cache=%t.generic.json" %s | FileCheck %s --check-prefix=CACHED
-// CACHED: kernel.config = {template = "generic"}
+// CACHED: kernel.config = #kernel.generic
 // CACHED-SAME: kernel.tuning = {micros = 5.000000e+00 : f64, signature = "{{[0-9a-f]+}}", source = "cache"}
 
 // A compile without a GPU reads what any driver measured on the target's GPU (an H200
 // for sm_90a); another GPU's times do not count: the cost model decides.
 // RUN: /usr/bin/python3 %S/Inputs/timing-cache.py %t.first.mlir %t.driver.json --driver 12345 \
-// RUN:   '{template = "generic"}=5'
+// RUN:   '#kernel.generic=5'
 // RUN: kiln-opt --kernel-autotune="timing-cache=%t.driver.json" %s | FileCheck %s --check-prefix=CACHED
 // RUN: /usr/bin/python3 %S/Inputs/timing-cache.py %t.first.mlir %t.a100.json \
-// RUN:   --gpu 'sm_80 NVIDIA A100-SXM4-80GB' '{template = "generic"}=5'
+// RUN:   --gpu 'sm_80 NVIDIA A100-SXM4-80GB' '#kernel.generic=5'
 // RUN: kiln-opt --kernel-autotune="timing-cache=%t.a100.json" %s | FileCheck %s --check-prefix=MODEL
-// MODEL: kernel.config = {consumers = 2 : i64, {{.*}}template = "sm90_gemm"
+// MODEL: kernel.config = #kernel.sm90_gemm<{{.*}}consumers = 2
 // MODEL-SAME: source = "cost-model"
 
 // A corrupt file, or one of another version, is a warning naming it; then ignored.
@@ -37,11 +37,11 @@
 // A cached configuration the kernel does not have (any more) is ignored with a warning;
 // the legal ones still count.
 // RUN: /usr/bin/python3 %S/Inputs/timing-cache.py %t.first.mlir %t.illegal.json \
-// RUN:   '{consumers = 0 : i64, stages = 3 : i64, template = "sm90_gemm", tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 512 : i64}=1' \
-// RUN:   '{template = "generic"}=5'
+// RUN:   '#kernel.sm90_gemm<tile_m = 128, tile_n = 512, tile_k = 64, stages = 3, consumers = 0>=1' \
+// RUN:   '#kernel.generic=5'
 // RUN: kiln-opt --kernel-autotune="timing-cache=%t.illegal.json" %s 2>%t.illegal.err | FileCheck %s --check-prefix=CACHED
 // RUN: FileCheck %s --check-prefix=ILLEGAL < %t.illegal.err
-// ILLEGAL: warning: timing cache '{{.*}}illegal.json': {consumers = 0 : i64, {{.*}}tile_n = 512 : i64} is not a configuration of this kernel; ignored
+// ILLEGAL: warning: timing cache '{{.*}}illegal.json': #kernel.sm90_gemm<{{.*}}tile_n = 512{{.*}}> is not a configuration of this kernel; ignored
 
 // A missing file is an empty cache, silently; kiln-opt has no timer, so it writes nothing.
 // RUN: rm -f %t.missing.json

@@ -1,11 +1,11 @@
-// kernel-autotune offers depthwise convolution kernels kernel-conv-depthwise's
+// kernel-autotune offers depthwise convolution kernels depthwise's
 // configurations on every GPU target; without a timer the cost model keeps the default
 // (its first candidate), ahead of the generic lowering.
 // RUN: kiln-opt --split-input-file --kernel-autotune %s | FileCheck %s
 // RUN: kiln-opt --split-input-file --kernel-autotune=target=sm_80 %s | FileCheck %s
 
 // CHECK-LABEL: kernel.func @Nhwc
-// CHECK-SAME: kernel.config = {pixels = 4 : i64, template = "depthwise", threads = 256 : i64}
+// CHECK-SAME: kernel.config = #kernel.depthwise<pixels = 4, threads = 256>
 // CHECK-SAME: source = "cost-model"
 memref.global "private" constant @w : memref<96x3x3x1xf16> = dense<1.0>
 kernel.func @Nhwc(%x: memref<32x56x56x96xf16>, %w: memref<96x3x3x1xf16>, %y: memref<32x56x56x96xf16>) {
@@ -25,7 +25,7 @@ func.func @main(%x: memref<32x56x56x96xf16>, %y: memref<32x56x56x96xf16>) attrib
 // -----
 
 // CHECK-LABEL: kernel.func @Nchw
-// CHECK-SAME: kernel.config = {pixels = 4 : i64, planes = 1 : i64, template = "depthwise", tile_h = 28 : i64, tile_w = 28 : i64}
+// CHECK-SAME: kernel.config = #kernel.depthwise<pixels = 4, tile_h = 28, tile_w = 28, planes = 1>
 // CHECK-SAME: source = "cost-model"
 memref.global "private" constant @w : memref<192x1x3x3xf32> = dense<1.0>
 kernel.func @Nchw(%x: memref<32x192x28x28xf32>, %w: memref<192x1x3x3xf32>, %y: memref<32x192x28x28xf32>) {

@@ -3,7 +3,7 @@
 // own timing-cache keys) and the cost model picks one.
 // RUN: kiln-opt --kernel-autotune %s | FileCheck %s
 // CHECK-LABEL: kernel.func @Conv_0
-// CHECK-SAME: kernel.config = {consumers = 2 : i64, int8 = true, stages = {{[0-9]+}} : i64, template = "sm90_gemm", tile_k = 128 : i64, tile_m = 128 : i64, tile_n = {{[0-9]+}} : i64}
+// CHECK-SAME: kernel.config = #kernel.sm90_conv<tile_m = 128, tile_n = {{[0-9]+}}, tile_k = 128, stages = {{[0-9]+}}, consumers = 2, int8 = true>
 // CHECK-SAME: source = "cost-model"
 memref.global "private" constant @w : memref<256x3x3x256xi8> = dense<3>
 memref.global "private" constant @scale : memref<256xf32> = dense<0.001>

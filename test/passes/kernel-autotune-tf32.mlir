@@ -5,7 +5,7 @@
 // RUN: kiln-opt --kernel-autotune=allow-tf32 %s | FileCheck %s
 // RUN: kiln-opt --kernel-autotune %s | FileCheck %s --check-prefix=OFF
 // CHECK-LABEL: kernel.func @large
-// CHECK-SAME: kernel.config = {consumers = 2 : i64, stages = {{[0-9]+}} : i64, template = "sm90_gemm", tf32 = true, tile_k = 32 : i64, tile_m = 128 : i64, tile_n = {{[0-9]+}} : i64}
+// CHECK-SAME: kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = {{[0-9]+}}, tile_k = 32, stages = {{[0-9]+}}, consumers = 2, tf32 = true>
 // CHECK-SAME: source = "cost-model"
 // OFF-LABEL: kernel.func @large
 // OFF-NOT: kernel.config

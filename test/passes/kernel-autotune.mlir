@@ -5,12 +5,12 @@
 
 // A large GEMM: the sm90 template beats the generic lowering by far.
 // CHECK-LABEL: kernel.func @large
-// CHECK-SAME: kernel.config = {consumers = 2 : i64, stages = 6 : i64, template = "sm90_gemm", tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// CHECK-SAME: kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 64, tile_k = 64, stages = 6, consumers = 2>
 // CHECK-SAME: kernel.tuning = {micros = {{.*}} : f64, signature = "{{[0-9a-f]+}}", source = "cost-model"}
-// On sm_80 the mma.sync template (kernel-matmul-sm80): 64x64 tiles, of which there are
+// On sm_80 the mma.sync template (sm80_gemm): 64x64 tiles, of which there are
 // enough for every SM.
 // SM80-LABEL: kernel.func @large
-// SM80-SAME: kernel.config = {stages = 4 : i64, template = "sm80_gemm", tile_k = 32 : i64, tile_m = 64 : i64, tile_n = 64 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// SM80-SAME: kernel.config = #kernel.sm80_gemm<tile_m = 64, tile_n = 64, tile_k = 32, stages = 4, warps_m = 2, warps_n = 2>
 kernel.func @large(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %c: memref<1024x1024xf16>) {
   matmul ins(%a, %b : memref<1024x1024xf16>, memref<1024x1024xf16>) outs(%c : memref<1024x1024xf16>) {
   ^bb0(%x: tensor<1024x1024xf16>, %y: tensor<1024x1024xf16>):
@@ -27,7 +27,7 @@ kernel.func @large(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %c: mem
 // the L2), longer than the tile's pipeline.
 // CHECK-LABEL: kernel.func @one_tile
 // SM80-LABEL: kernel.func @one_tile
-// CHECK-SAME: kernel.config = {consumers = 2 : i64, {{.*}}template = "sm90_gemm"
+// CHECK-SAME: kernel.config = #kernel.sm90_gemm<{{.*}}consumers = 2
 // CHECK-SAME: source = "cost-model"
 kernel.func @one_tile(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf16>) {
   matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf16>) {
@@ -66,9 +66,9 @@ kernel.func @relu(%x: memref<8x16xf32>, %y: memref<8x16xf32>) {
 
 // A configuration already chosen is kept (no kernel.tuning is added).
 // CHECK-LABEL: kernel.func @chosen
-// CHECK-SAME: kernel.config = {template = "generic"}
+// CHECK-SAME: kernel.config = #kernel.generic
 // CHECK-NOT: kernel.tuning
-kernel.func @chosen(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %c: memref<1024x1024xf16>) attributes {kernel.config = {template = "generic"}} {
+kernel.func @chosen(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %c: memref<1024x1024xf16>) attributes {kernel.config = #kernel.generic} {
   matmul ins(%a, %b : memref<1024x1024xf16>, memref<1024x1024xf16>) outs(%c : memref<1024x1024xf16>) {
   ^bb0(%x: tensor<1024x1024xf16>, %y: tensor<1024x1024xf16>):
     %r = graph.matmul %x, %y : (tensor<1024x1024xf16>, tensor<1024x1024xf16>) -> tensor<1024x1024xf16>
@@ -103,15 +103,15 @@ kernel.func @twin_b(%a: memref<512x512xbf16>, %b: memref<512x512xbf16>, %c: memr
 
 // -----
 
-// A convolution kernel-conv-sm90 takes (channels last, constant weight): its
+// A convolution sm90_conv takes (channels last, constant weight): its
 // configurations are candidates too. Batch 32 of 56x56x64 -> 256, 1x1: the GEMM is
 // 100352x256x64, whose 128x256 tiles fill the GPU (784 CTAs).
 // CHECK-LABEL: kernel.func @conv
-// CHECK-SAME: kernel.config = {{{.*}}template = "sm90_gemm"
+// CHECK-SAME: kernel.config = #kernel.sm90_conv<
 // CHECK-SAME: source = "cost-model"
-// On sm_80, kernel-conv-sm80's configurations (the same GEMM template).
+// On sm_80, sm80_conv's configurations (the same GEMM template).
 // SM80-LABEL: kernel.func @conv
-// SM80-SAME: kernel.config = {{{.*}}template = "sm80_gemm"
+// SM80-SAME: kernel.config = #kernel.sm80_conv<
 memref.global "private" constant @w : memref<256x1x1x64xf16> = dense<1.0>
 kernel.func @conv(%x: memref<32x56x56x64xf16>, %w: memref<256x1x1x64xf16>, %y: memref<32x56x56x256xf16>) {
   conv ins(%x, %w : memref<32x56x56x64xf16>, memref<256x1x1x64xf16>) outs(%y : memref<32x56x56x256xf16>) {
@@ -130,9 +130,9 @@ func.func @main(%x: memref<32x56x56x64xf16>, %y: memref<32x56x56x256xf16>) attri
 // -----
 
 // The ResNet bottleneck's end, fused (bias + residual + ReLU, the epilogue of
-// kernel-conv-sm90): a tuner candidate like the bare convolution.
+// sm90_conv): a tuner candidate like the bare convolution.
 // CHECK-LABEL: kernel.func @fused_conv
-// CHECK-SAME: kernel.config = {{{.*}}template = "sm90_gemm"
+// CHECK-SAME: kernel.config = #kernel.sm90_conv<
 // CHECK-SAME: source = "cost-model"
 memref.global "private" constant @w : memref<256x1x1x64xf16> = dense<1.0>
 memref.global "private" constant @b : memref<256xf16> = dense<0.5>
@@ -155,7 +155,7 @@ func.func @main(%x: memref<32x56x56x64xf16>, %res: memref<32x56x56x256xf16>, %y:
 
 // -----
 
-// The same convolution with a weight computed at run time: kernel-conv-sm90 would leave
+// The same convolution with a weight computed at run time: sm90_conv would leave
 // it generic, so there is nothing to tune.
 // CHECK-LABEL: kernel.func @runtime_weight
 // CHECK-NOT: kernel.config
@@ -177,10 +177,10 @@ func.func @main(%x: memref<32x56x56x64xf16>, %w: memref<256x1x1x64xf16>, %y: mem
 // Attention (b8 h12 s512 d64): the flash-attention configurations. sm_90a: the wgmma
 // variant, 64 query rows a CTA and 128-wide KV tiles; sm_80: mma.sync with 32 rows a warp.
 // CHECK-LABEL: kernel.func @attention
-// CHECK-SAME: kernel.config = {block_kv = 128 : i64, block_q = 64 : i64, stages = 2 : i64, template = "flash_attention_wgmma", warps = 4 : i64}
+// CHECK-SAME: kernel.config = #kernel.flash_attention<block_q = 64, block_kv = 128, stages = 2, warps = 4, wgmma = true>
 // CHECK-SAME: source = "cost-model"
 // SM80-LABEL: kernel.func @attention
-// SM80-SAME: kernel.config = {block_kv = 64 : i64, block_q = 128 : i64, stages = 2 : i64, template = "flash_attention", warps = 4 : i64}
+// SM80-SAME: kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 2, warps = 4>
 kernel.func @attention(%q: memref<8x12x512x64xf16>, %k: memref<8x12x512x64xf16>, %v: memref<8x12x512x64xf16>, %o: memref<8x12x512x64xf16>) {
   attention ins(%q, %k, %v : memref<8x12x512x64xf16>, memref<8x12x512x64xf16>, memref<8x12x512x64xf16>) outs(%o : memref<8x12x512x64xf16>) {
   ^bb0(%a: tensor<8x12x512x64xf16>, %b: tensor<8x12x512x64xf16>, %c: tensor<8x12x512x64xf16>):
@@ -201,7 +201,7 @@ func.func @main(%q: memref<8x12x512x64xf16>, %k: memref<8x12x512x64xf16>, %v: me
 // the generic lowering's one wave of threads runs the 2304 steps serially (~0.4 ms on the
 // H200); the template's 4 tiles take a few us.
 // CHECK-LABEL: kernel.func @small_conv
-// CHECK-SAME: template = "sm90_gemm"
+// CHECK-SAME: kernel.config = #kernel.sm90_conv<
 // CHECK-SAME: source = "cost-model"
 memref.global "private" constant @w3 : memref<256x3x3x256xf16> = dense<1.0>
 kernel.func @small_conv(%x: memref<1x14x14x256xf16>, %w: memref<256x3x3x256xf16>, %y: memref<1x14x14x256xf16>) {

@@ -29,16 +29,30 @@ protected:
   OpBuilder builder{&context};
 };
 
-TEST_F(KernelDialectTest, ConfigRejectsInvalidWarpCounts) {
+TEST_F(KernelDialectTest, ConfigurationsAreCheckedWhenBuilt) {
   auto emit = [&] { return emitError(builder.getUnknownLoc()); };
   std::string diagnostic;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     diagnostic = diag.str();
     return success();
   });
-  EXPECT_FALSE(ConfigAttr::getChecked(emit, &context, {128, 128, 64}, 3, 6, 1, 1));
-  EXPECT_NE(diagnostic.find("warps must be a power of two"), std::string::npos) << diagnostic;
-  EXPECT_TRUE(ConfigAttr::getChecked(emit, &context, {128, 128, 64}, 3, 8, 1, 1));
+  EXPECT_FALSE(RowsConfigAttr::getChecked(emit, &context, int64_t(48), int64_t(1), int64_t(4)));
+  EXPECT_NE(diagnostic.find("threads_per_row must be a power of two"), std::string::npos)
+      << diagnostic;
+  auto rows = RowsConfigAttr::getChecked(emit, &context, int64_t(32), int64_t(4), int64_t(8));
+  ASSERT_TRUE(rows);
+  // Every configuration is a template configuration, named by its mnemonic.
+  auto config = dyn_cast<TemplateConfigAttrInterface>(Attribute(rows));
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config.getTemplateName(), "rows");
+  EXPECT_EQ(cast<TemplateConfigAttrInterface>(GenericConfigAttr::get(&context)).getTemplateName(),
+            "generic");
+}
+
+TEST_F(KernelDialectTest, ConfigurationHelpersNameTheAttributes) {
+  EXPECT_EQ(configAttrHelper(&context).getName().getValue(), "kernel.config");
+  EXPECT_EQ(rowVariantsAttrHelper(&context).getName().getValue(), "kernel.row_variants");
+  EXPECT_EQ(tuningAttrHelper(&context).getName().getValue(), "kernel.tuning");
 }
 
 TEST_F(KernelDialectTest, LaunchOfAKernelVerifies) {

@@ -7,8 +7,10 @@
 #include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/Autotune.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm90Template.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -56,9 +58,9 @@ void writeFile(const std::string &path, llvm::StringRef text) {
 }
 
 const TimingGpu kH200{"sm_90 NVIDIA H200", "13000"};
-const char *kGeneric = "{template = \"generic\"}";
-const char *kGemm = "{consumers = 0 : i64, stages = 3 : i64, template = \"sm90_gemm\", "
-                    "tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 128 : i64}";
+const char *kGeneric = "#kernel.generic";
+const char *kGemm = "#kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, "
+                    "consumers = 0>";
 
 TEST(TimingCache, RoundTrip) {
   TempDir dir;
@@ -202,7 +204,7 @@ protected:
   /// of `profile` for a dynamic kernel; nothing, and a test failure saying why, when it
   /// does not build.
   std::optional<kiln::engine::Engine> timingEngine(kiln::kernel::FuncOp kernel,
-                                                   DictionaryAttr config,
+                                                   Attribute config,
                                                    StringRef profile = "kernel.opt_shape") {
     std::string why;
     OwningOpRef<ModuleOp> timing =
@@ -212,7 +214,7 @@ protected:
       return std::nullopt;
     }
     FailureOr<kiln::engine::Engine> engine =
-        kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
+        kiln::GpuKernelTimer::compileTimingModule(*timing, kiln::TemplateOptions::forTarget("sm_90a"), why);
     if (failed(engine)) {
       ADD_FAILURE() << kiln::describeKernelConfig(config) << ": " << why;
       return std::nullopt;
@@ -251,7 +253,8 @@ TEST_F(TuningIRTest, SignatureIgnoresNameLocationsAndTuning) {
   EXPECT_EQ(first.size(), 64u); // SHA-256, hex
   EXPECT_EQ(first, kiln::kernelSignature(kernels[1]));
   kernels[1]->setLoc(NameLoc::get(StringAttr::get(&context, "MatMul_7")));
-  kernels[1]->setAttr(kiln::kKernelConfigAttr, kiln::genericKernelConfig(&context));
+  kernels[1]->setAttr(kiln::kernel::configAttrHelper(&context).getName(),
+                      kiln::kernel::GenericConfigAttr::get(&context));
   EXPECT_EQ(first, kiln::kernelSignature(kernels[1]));
   EXPECT_EQ(kernels[1].getSymName(), "second"); // not modified
 
@@ -305,11 +308,11 @@ TEST_F(TuningIRTest, SignatureIgnoresScalarConstantValues) {
 TEST_F(TuningIRTest, CandidatesAndCostModel) {
   OwningOpRef<ModuleOp> large = gemms({"large"}, 4096, 4096, 4096);
   auto kernel = *large->getOps<kiln::kernel::FuncOp>().begin();
-  auto candidates = kiln::kernelConfigCandidates(kernel, "sm_90a");
+  auto candidates = kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
   ASSERT_GE(candidates.size(), 2u);
   EXPECT_EQ(kiln::describeKernelConfig(candidates.back()), "generic");
   // sm_80 has its own (mma.sync) templates, and the generic lowering last as well.
-  auto sm80 = kiln::kernelConfigCandidates(kernel, "sm_80");
+  auto sm80 = kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_80"));
   ASSERT_GE(sm80.size(), 2u);
   EXPECT_EQ(kiln::describeKernelConfig(sm80.back()), "generic");
   EXPECT_NE(kiln::describeKernelConfig(sm80.front()),
@@ -328,8 +331,8 @@ TEST_F(TuningIRTest, TwoCtaConfigurationsWhereTilesOutnumberSms) {
   auto names = [&](ModuleOp module) {
     auto kernel = *module.getOps<kiln::kernel::FuncOp>().begin();
     std::vector<std::string> found;
-    for (DictionaryAttr config : kiln::kernelConfigCandidates(kernel, "sm_90a"))
-      if (std::optional<kiln::Sm90GemmConfig> gemm = kiln::Sm90GemmConfig::fromAttr(config))
+    for (Attribute config : kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a")))
+      if (std::optional<kiln::Sm90GemmConfig> gemm = kiln::Sm90GemmConfig::fromAnyAttr(config))
         found.push_back(gemm->name());
     return found;
   };
@@ -343,34 +346,36 @@ TEST_F(TuningIRTest, TwoCtaConfigurationsWhereTilesOutnumberSms) {
   for (const std::string &name : names(*few))
     EXPECT_FALSE(llvm::StringRef(name).ends_with("_c2")) << name;
 
-  // The dictionary keeps the field, and a bad count is no configuration.
+  // The attribute keeps the field, and a bad count is no configuration.
   kiln::Sm90GemmConfig config;
   config.tileN = 64;
   config.stages = 4;
   config.consumers = 2;
   config.ctasPerSm = 2;
-  DictionaryAttr attr = config.toAttr(&context);
-  std::optional<kiln::Sm90GemmConfig> back = kiln::Sm90GemmConfig::fromAttr(attr);
-  ASSERT_TRUE(back);
-  EXPECT_EQ(back->ctasPerSm, 2);
-  EXPECT_EQ(back->describe(), "sm90 wgmma+TMA 128x64x64, 4 stages, 2 consumer warpgroups, "
-                              "2 CTAs an SM");
-  NamedAttrList entries(attr);
-  entries.set("ctas_per_sm", IntegerAttr::get(IntegerType::get(&context, 64), 3));
-  EXPECT_FALSE(kiln::Sm90GemmConfig::fromAttr(entries.getDictionary(&context)));
+  auto attr = config.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context);
+  kiln::Sm90GemmConfig back = kiln::Sm90GemmConfig::fromAttr(attr);
+  EXPECT_EQ(back.ctasPerSm, 2);
+  EXPECT_EQ(back.describe(), "sm90 wgmma+TMA 128x64x64, 4 stages, 2 consumer warpgroups, "
+                             "2 CTAs an SM");
+  {
+    ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
+    EXPECT_FALSE(parseAttribute("#kernel.sm90_gemm<tile_m = 128, tile_n = 64, tile_k = 64, "
+                                "stages = 4, consumers = 2, ctas_per_sm = 3>",
+                                &context));
+  }
   // The cost model counts two resident CTAs (half the waves, each hiding the other's
   // latency), so the two-CTA configuration is estimated no slower than the one-CTA one.
   auto kernel = *many->getOps<kiln::kernel::FuncOp>().begin();
   kiln::Sm90GemmConfig oneCta = config;
   oneCta.ctasPerSm = 1;
   EXPECT_LE(kiln::estimateMicros(kernel, attr),
-            kiln::estimateMicros(kernel, oneCta.toAttr(&context)));
+            kiln::estimateMicros(kernel, oneCta.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context)));
 }
 
 TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
   OwningOpRef<ModuleOp> module = gemms({"MatMul_3"}, 256, 128, 128);
   auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
-  for (DictionaryAttr config : kiln::kernelConfigCandidates(kernel, "sm_90a")) {
+  for (Attribute config : kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"))) {
     std::optional<kiln::engine::Engine> engine = timingEngine(kernel, config);
     ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs.size(), 2u);
@@ -380,17 +385,11 @@ TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
   }
   // A configuration that does not compile is a message, not a printed error.
   std::string why;
-  Builder b(&context);
-  DictionaryAttr bogus =
-      b.getDictionaryAttr({b.getNamedAttr("template", b.getStringAttr("sm90_gemm")),
-                           b.getNamedAttr("tile_m", b.getI64IntegerAttr(128)),
-                           b.getNamedAttr("tile_n", b.getI64IntegerAttr(512)),
-                           b.getNamedAttr("tile_k", b.getI64IntegerAttr(64)),
-                           b.getNamedAttr("stages", b.getI64IntegerAttr(3)),
-                           b.getNamedAttr("consumers", b.getI64IntegerAttr(0))});
+  Attribute bogus = kiln::kernel::Sm90GemmConfigAttr::get(&context, 128, 512, 64, 3, 0, false, 1,
+                                                          1, false, false, 0);
   OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, bogus, why);
   ASSERT_TRUE(timing) << why;
-  EXPECT_TRUE(failed(kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why)));
+  EXPECT_TRUE(failed(kiln::GpuKernelTimer::compileTimingModule(*timing, kiln::TemplateOptions::forTarget("sm_90a"), why)));
   EXPECT_NE(why.find("is not a configuration of this GEMM"), std::string::npos) << why;
 }
 
@@ -435,10 +434,10 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
   EXPECT_EQ(kiln::describeKernelProblem(kernel), "1024x3072x768 f16");
   // No one-warpgroup configuration (it needs M at compile time), and no split-K: no max
   // shape bounds its workspace.
-  auto candidates = kiln::kernelConfigCandidates(kernel, "sm_90a");
+  auto candidates = kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
   ASSERT_GT(candidates.size(), 2u);
-  for (DictionaryAttr config : candidates)
-    if (std::optional<kiln::Sm90GemmConfig> gemm = kiln::Sm90GemmConfig::fromAttr(config)) {
+  for (Attribute config : candidates)
+    if (std::optional<kiln::Sm90GemmConfig> gemm = kiln::Sm90GemmConfig::fromAnyAttr(config)) {
       EXPECT_EQ(gemm->splitK, 1) << gemm->name();
       EXPECT_GT(gemm->consumers, 0) << gemm->name();
     }
@@ -447,7 +446,7 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
   EXPECT_LT(kiln::estimateMicros(kernel, candidates.front()),
             kiln::estimateMicros(kernel, candidates.back()));
 
-  for (DictionaryAttr config : {candidates.front(), candidates.back()}) {
+  for (Attribute config : {candidates.front(), candidates.back()}) {
     std::optional<kiln::engine::Engine> engine = timingEngine(kernel, config);
     ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{8, 128, 768}));
@@ -513,9 +512,9 @@ func.func @main(%x: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
   EXPECT_TRUE(problem->query.headsInColumns);
   EXPECT_EQ(problem->query.width, 768);
   EXPECT_EQ(problem->key.extents[2].argument, 5); // Skv: the sequence symbol
-  auto candidates = kiln::kernelConfigCandidates(kernel, "sm_90a");
+  auto candidates = kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
   ASSERT_GT(candidates.size(), 2u);
-  for (DictionaryAttr config : {candidates.front(), candidates.back()}) {
+  for (Attribute config : {candidates.front(), candidates.back()}) {
     std::optional<kiln::engine::Engine> engine = timingEngine(kernel, config);
     ASSERT_TRUE(engine);
     ASSERT_EQ(engine->inputs.size(), 3u);
@@ -555,14 +554,14 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
   ASSERT_TRUE(module);
   auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
-  auto candidates = kiln::kernelConfigCandidates(kernel, "sm_90a");
+  auto candidates = kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
   ASSERT_EQ(candidates.size(), 17u); // 10 mma.sync, 6 wgmma, generic
   EXPECT_EQ(kiln::describeKernelConfig(candidates.front()),
             "flash attention wgmma 64x64, 2 stages, 4 warps");
   EXPECT_EQ(kiln::describeKernelConfig(candidates.back()), "generic");
-  auto sm80 = kiln::kernelConfigCandidates(kernel, "sm_80");
+  auto sm80 = kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_80"));
   ASSERT_EQ(sm80.size(), 11u);
-  for (DictionaryAttr config : sm80)
+  for (Attribute config : sm80)
     EXPECT_EQ(kiln::describeKernelConfig(config).find("wgmma"), std::string::npos);
   EXPECT_EQ(kiln::describeKernelProblem(kernel), "b1 h2 s16x16 d64 f16 causal");
   // Two products of 2 D flops per score, and one per element of the mask the where makes.
@@ -574,17 +573,22 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
   ASSERT_TRUE(timing) << why;
   EXPECT_EQ(llvm::range_size(timing->getOps<memref::GlobalOp>()), 1u);
   FailureOr<kiln::engine::Engine> engine =
-      kiln::GpuKernelTimer::compileTimingModule(*timing, "sm_90a", why);
+      kiln::GpuKernelTimer::compileTimingModule(*timing, kiln::TemplateOptions::forTarget("sm_90a"), why);
   ASSERT_TRUE(succeeded(engine)) << why;
   EXPECT_EQ(engine->inputs.size(), 3u); // Q, K, V: the mask stays a constant
   ASSERT_EQ(engine->kernels.size(), 1u);
   EXPECT_NE(engine->kernels[0].name.find("_wgmma_causal"), std::string::npos)
       << engine->kernels[0].name;
 
-  // A configuration forced by a kernel developer: attention is not tuned.
-  ::setenv("KILN_FLASH_ATTENTION_CONFIG", "64x64x2x4", 1);
-  EXPECT_TRUE(kiln::kernelConfigCandidates(kernel, "sm_90a").empty());
-  ::unsetenv("KILN_FLASH_ATTENTION_CONFIG");
+  // A configuration forced by a kernel developer (the option attention-config): attention
+  // is not tuned, and untuned it takes the forced configuration.
+  kiln::TemplateOptions forced = kiln::TemplateOptions::forTarget("sm_90a");
+  forced.attentionConfig = "64x64x2x4";
+  EXPECT_TRUE(kiln::kernelConfigCandidates(kernel, forced).empty());
+  const kiln::KernelTemplate &family = kiln::selectKernelTemplate(kernel, forced);
+  EXPECT_EQ(family.name(), "flash_attention");
+  EXPECT_EQ(kiln::describeKernelConfig(family.defaultConfig(kernel, forced)),
+            "flash attention mma.sync 64x64, 2 stages, 4 warps");
 }
 
 } // namespace
@@ -593,7 +597,7 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
 class SlowTimer : public kiln::KernelTimer {
 public:
   explicit SlowTimer(double seconds) : seconds(seconds) {}
-  FailureOr<double> measureMicros(kiln::kernel::FuncOp function, DictionaryAttr, StringRef,
+  FailureOr<double> measureMicros(kiln::kernel::FuncOp function, Attribute, StringRef,
                                   std::string &) override {
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
     measured.push_back(function.getSymName().str());
@@ -608,14 +612,14 @@ public:
 /// 1 us, everything else 10 us. It records the profiles it was asked for.
 class ProfileTimer : public kiln::KernelTimer {
 public:
-  FailureOr<double> measureMicros(kiln::kernel::FuncOp, DictionaryAttr config, StringRef profile,
+  FailureOr<double> measureMicros(kiln::kernel::FuncOp, Attribute config, StringRef profile,
                                   std::string &) override {
     asked.push_back(profile.str());
     auto found = fastest.find(profile.str());
     return found != fastest.end() && found->second == config ? 1.0 : 10.0;
   }
   TimingGpu gpu() const override { return TimingGpu{"sm_90 test GPU", "13000"}; }
-  std::map<std::string, DictionaryAttr> fastest;
+  std::map<std::string, Attribute> fastest;
   std::vector<std::string> asked;
 };
 
@@ -689,7 +693,7 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForSmallRows) {
   // The variant is timed at the min shape: a static engine of 16 rows.
   {
     std::optional<kiln::engine::Engine> engine =
-        timingEngine(kernel, split.front().toAttr(&context), "kernel.min_shape");
+        timingEngine(kernel, split.front().toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context), "kernel.min_shape");
     ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{1, 16, 768}));
     EXPECT_EQ(engine->steps.size(), 2u); // the GEMM's parts and the reduction
@@ -705,38 +709,39 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForSmallRows) {
   {
     OwningOpRef<ModuleOp> copy = module->clone();
     ProfileTimer timer;
-    timer.fastest["kernel.opt_shape"] = wide.toAttr(&context);
-    timer.fastest["kernel.min_shape"] = wide.toAttr(&context);
+    timer.fastest["kernel.opt_shape"] = wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context);
+    timer.fastest["kernel.min_shape"] = wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context);
     PassManager pm(&context);
     pm.addPass(kiln::createKernelAutotune(options, &timer));
     ASSERT_TRUE(succeeded(pm.run(*copy)));
     auto tuned = *copy->getOps<kiln::kernel::FuncOp>().begin();
-    EXPECT_EQ(tuned->getAttr(kiln::kKernelConfigAttr), wide.toAttr(&context));
-    EXPECT_FALSE(tuned->hasAttr(kiln::kKernelRowVariantsAttr));
+    EXPECT_EQ(tuned->getAttr(kiln::kernel::configAttrHelper(&context).getName()), wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
+    EXPECT_FALSE(tuned->hasAttr(kiln::kernel::rowVariantsAttrHelper(&context).getName()));
     EXPECT_TRUE(llvm::is_contained(timer.asked, "kernel.min_shape"));
   }
   // The opt shape's winner is a wide tile, the min shape's a split-K one.
   ProfileTimer timer;
-  timer.fastest["kernel.opt_shape"] = wide.toAttr(&context);
-  timer.fastest["kernel.min_shape"] = split.front().toAttr(&context);
+  timer.fastest["kernel.opt_shape"] = wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context);
+  timer.fastest["kernel.min_shape"] = split.front().toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context);
   {
     PassManager pm(&context);
     pm.addPass(kiln::createKernelAutotune(options, &timer));
     ASSERT_TRUE(succeeded(pm.run(*module)));
   }
-  EXPECT_EQ(kernel->getAttr(kiln::kKernelConfigAttr), wide.toAttr(&context));
+  EXPECT_EQ(kernel->getAttr(kiln::kernel::configAttrHelper(&context).getName()), wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
   FailureOr<SmallVector<kiln::GemmRowVariant>> variants = kiln::getRowVariants(kernel, "test");
   ASSERT_TRUE(succeeded(variants));
   ASSERT_EQ(variants->size(), 1u);
   EXPECT_EQ((*variants)[0].maxRows, 128);
-  EXPECT_EQ((*variants)[0].config, split.front().toAttr(&context));
+  EXPECT_EQ((*variants)[0].config, split.front().toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
   EXPECT_TRUE(llvm::is_contained(timer.asked, "kernel.min_shape"));
 
   // The engine: both GEMMs, each launched at its own shapes only.
   kiln::GpuCompileOptions compile;
-  compile.autotune = false;
+  compile.pipeline.from = kiln::Stage::Gpu;
+  compile.pipeline.autotune = false;
   kiln::engine::Engine engine;
-  ASSERT_TRUE(succeeded(kiln::compileKernelsForGpu(*module, compile, engine)));
+  ASSERT_TRUE(succeeded(kiln::compileForGpu(*module, compile, engine)));
   ASSERT_TRUE(engine.isDynamic());
   // Each launch's CTAs at input shape [batch, sequence, 768].
   auto gridsAt = [&](int64_t batch, int64_t sequence) {
@@ -798,7 +803,7 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForLargeRows) {
   // The variant is timed at the max shape.
   {
     std::optional<kiln::engine::Engine> engine =
-        timingEngine(kernel, persistent.toAttr(&context), "kernel.max_shape");
+        timingEngine(kernel, persistent.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context), "kernel.max_shape");
     ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{64, 512, 768}));
   }
@@ -811,9 +816,9 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForLargeRows) {
   narrow.stages = 6;
   narrow.consumers = 2;
   ProfileTimer timer;
-  timer.fastest["kernel.opt_shape"] = wide.toAttr(&context);
-  timer.fastest["kernel.min_shape"] = narrow.toAttr(&context);
-  timer.fastest["kernel.max_shape"] = persistent.toAttr(&context);
+  timer.fastest["kernel.opt_shape"] = wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context);
+  timer.fastest["kernel.min_shape"] = narrow.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context);
+  timer.fastest["kernel.max_shape"] = persistent.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context);
   kiln::KernelAutotuneOptions options;
   options.budget = 60;
   {
@@ -821,15 +826,15 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForLargeRows) {
     pm.addPass(kiln::createKernelAutotune(options, &timer));
     ASSERT_TRUE(succeeded(pm.run(*module)));
   }
-  EXPECT_EQ(kernel->getAttr(kiln::kKernelConfigAttr), wide.toAttr(&context));
+  EXPECT_EQ(kernel->getAttr(kiln::kernel::configAttrHelper(&context).getName()), wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
   FailureOr<SmallVector<kiln::GemmRowVariant>> variants = kiln::getRowVariants(kernel, "test");
   ASSERT_TRUE(succeeded(variants));
   ASSERT_EQ(variants->size(), 2u);
   EXPECT_EQ((*variants)[0].maxRows, 128);
-  EXPECT_EQ((*variants)[0].config, narrow.toAttr(&context));
+  EXPECT_EQ((*variants)[0].config, narrow.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
   EXPECT_EQ((*variants)[1].maxRows, 0);
   EXPECT_EQ((*variants)[1].aboveRows, 5792);
-  EXPECT_EQ((*variants)[1].config, persistent.toAttr(&context));
+  EXPECT_EQ((*variants)[1].config, persistent.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
   // Opt shape first, then the min shape, the max shape last.
   ASSERT_FALSE(timer.asked.empty());
   EXPECT_EQ(timer.asked.front(), "kernel.opt_shape");
@@ -838,16 +843,17 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForLargeRows) {
   // shape (the variant, chosen at the min shape, is no part of that timing module).
   {
     std::optional<kiln::engine::Engine> engine =
-        timingEngine(kernel, persistent.toAttr(&context), "kernel.max_shape");
+        timingEngine(kernel, persistent.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context), "kernel.max_shape");
     ASSERT_TRUE(engine);
     EXPECT_EQ(engine->kernels.size(), 1u);
   }
 
   // The engine: each configuration where its rows are.
   kiln::GpuCompileOptions compile;
-  compile.autotune = false;
+  compile.pipeline.from = kiln::Stage::Gpu;
+  compile.pipeline.autotune = false;
   kiln::engine::Engine engine;
-  ASSERT_TRUE(succeeded(kiln::compileKernelsForGpu(*module, compile, engine)));
+  ASSERT_TRUE(succeeded(kiln::compileForGpu(*module, compile, engine)));
   auto gridsAt = [&](int64_t batch, int64_t sequence) {
     return launchedCtas(engine, {{batch, sequence, 768}, {768, 3072}});
   };
@@ -923,7 +929,7 @@ func.func @main(%x: memref<?x14x14x64xf16> {kernel.min_shape = array<i64: 1, 14,
   // The variant is timed at the min shape: the template's GEMM and its reduction.
   {
     std::optional<kiln::engine::Engine> engine =
-        timingEngine(kernel, split.toAttr(&context), "kernel.min_shape");
+        timingEngine(kernel, split.toAttr<kiln::kernel::Sm90ConvConfigAttr>(&context), "kernel.min_shape");
     ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{1, 14, 14, 64}));
     EXPECT_EQ(engine->steps.size(), 2u);
@@ -932,8 +938,8 @@ func.func @main(%x: memref<?x14x14x64xf16> {kernel.min_shape = array<i64: 1, 14,
   wide.stages = 4;
   wide.consumers = 2;
   ProfileTimer timer;
-  timer.fastest["kernel.opt_shape"] = wide.toAttr(&context);
-  timer.fastest["kernel.min_shape"] = split.toAttr(&context);
+  timer.fastest["kernel.opt_shape"] = wide.toAttr<kiln::kernel::Sm90ConvConfigAttr>(&context);
+  timer.fastest["kernel.min_shape"] = split.toAttr<kiln::kernel::Sm90ConvConfigAttr>(&context);
   kiln::KernelAutotuneOptions options;
   options.budget = 60;
   PassManager pm(&context);
@@ -943,14 +949,15 @@ func.func @main(%x: memref<?x14x14x64xf16> {kernel.min_shape = array<i64: 1, 14,
   ASSERT_TRUE(succeeded(variants));
   ASSERT_EQ(variants->size(), 1u);
   EXPECT_EQ((*variants)[0].maxRows, 277);
-  EXPECT_EQ((*variants)[0].config, split.toAttr(&context));
+  EXPECT_EQ((*variants)[0].config, split.toAttr<kiln::kernel::Sm90ConvConfigAttr>(&context));
 
   // The engine: batches 1 to 5 run the variant (one 1x7x7 box an image, in split_k
   // parts, and the reduction), 6 and more the opt shape's (ceil(N / 18) x 7 boxes).
   kiln::GpuCompileOptions compile;
-  compile.autotune = false;
+  compile.pipeline.from = kiln::Stage::Gpu;
+  compile.pipeline.autotune = false;
   kiln::engine::Engine engine;
-  ASSERT_TRUE(succeeded(kiln::compileKernelsForGpu(*module, compile, engine)));
+  ASSERT_TRUE(succeeded(kiln::compileForGpu(*module, compile, engine)));
   auto gridsAt = [&](int64_t batch) { return launchedCtas(engine, {{batch, 14, 14, 64}}); };
   std::string small1, reduce, large;
   for (const kiln::engine::Kernel &each : engine.kernels) {
@@ -998,7 +1005,7 @@ TEST_F(TuningIRTest, BudgetGoesToTheLongestKernelsFirst) {
   EXPECT_TRUE(
       llvm::all_of(timer.measured, [](const std::string &name) { return name == "large"; }));
   for (auto kernel : module->getOps<kiln::kernel::FuncOp>()) {
-    auto tuning = kernel->getAttrOfType<DictionaryAttr>(kiln::kKernelTuningAttr);
+    auto tuning = kiln::kernel::tuningAttrHelper(&context).getAttr(kernel);
     ASSERT_TRUE(tuning);
     EXPECT_EQ(tuning.getAs<StringAttr>("source").getValue(),
               kernel.getSymName() == "large" ? "measured" : "cost-model")

@@ -20,10 +20,13 @@
 #include "lib/pipeline/Progress.h"
 #include "passes/Pipelines.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -444,34 +447,24 @@ int runModel(const RunOptions &options) {
     return mlir::success();
   });
   auto failedWith = [&]() { return unsupported ? RunUnsupported : RunFailed; };
-  // The graph passes, then INT8 quantization (its convs folded into integer ones), reduced
-  // precision, the layout and the decomposed quantization, as kiln compile runs them.
-  auto convertGraph = [&](mlir::ModuleOp graphModule) -> mlir::LogicalResult {
-    mlir::PassManager graphPasses(&context);
-    addGraphPasses(graphPasses);
-    if (mlir::failed(graphPasses.run(graphModule)))
+  // The graph stage as kiln compile runs it: INT8 calibrated on the host first.
+  CompileOptions graphOptions;
+  graphOptions.precision = options.precision;
+  graphOptions.channelsLast = options.channelsLast;
+  graphOptions.calibration = options.calibration;
+  GraphReports graphReports;
+  auto calibrate = [&](mlir::ModuleOp imported) -> mlir::LogicalResult {
+    if (!options.int8)
+      return mlir::success();
+    llvm::Expected<Int8Calibration> calibration = calibrateGraphInt8(
+        imported, options.model, options.calibration,
+        [&](const llvm::Twine &line) { progress.step(line); });
+    if (!calibration) {
+      error() << toString(calibration.takeError()) << "\n";
       return mlir::failure();
-    if (options.int8)
-      if (llvm::Error problem =
-              quantizeGraphInt8(graphModule, options.model, options.calibration,
-                                [&](const llvm::Twine &line) { progress.step(line); })) {
-        error() << toString(std::move(problem)) << "\n";
-        return mlir::failure();
-      }
-    if (options.int8) {
-      mlir::PassManager fold(&context);
-      addQuantizedProductPasses(fold);
-      if (mlir::failed(fold.run(graphModule)))
-        return mlir::failure();
     }
-    if (mlir::failed(reduceGraphPrecision(graphModule, options.precision, /*reducedIO=*/false,
-                                          nullptr, false)))
-      return mlir::failure();
-    mlir::PassManager layout(&context);
-    if (options.channelsLast)
-      addLayoutPasses(layout);
-    addQuantizationLoweringPasses(layout);
-    return layout.run(graphModule);
+    graphReports.int8 = std::move(*calibration);
+    return mlir::success();
   };
 
   mlir::OwningOpRef<mlir::ModuleOp> module = onnx::importModelFile(context, options.model);
@@ -558,13 +551,19 @@ int runModel(const RunOptions &options) {
     bool staticShapes = mlir::succeeded(trialPasses.run(*trial)) && isStaticallyShaped(*trial);
     if (!staticShapes && !profile && bindShapeTensorInputs(function, values) > 0)
       progress.step("compiled in the values of shape-deciding integer inputs");
-    if (mlir::failed(convertGraph(*module)))
+    if (mlir::failed(calibrate(*module)))
       return failedWith();
     GpuCompileOptions gpu;
-    gpu.allowTf32 = options.allowTf32;
+    gpu.pipeline.graph = graphReports.stageOptions(graphOptions);
+    gpu.pipeline.templates.allowTf32 = options.allowTf32;
     gpu.progress = [&](const std::string &line) { progress.step(line); };
+    gpu.configure = configurePassManager;
+    gpu.observe = [&](mlir::ModuleOp, PipelinePoint point) {
+      if (point == PipelinePoint::GraphDone)
+        graphReports.print(graphOptions, progress);
+    };
     engine::Engine compiled;
-    if (mlir::failed(compileGraphForGpu(*module, gpu, compiled)))
+    if (mlir::failed(compileForGpu(*module, gpu, compiled)))
       return failedWith();
     compiled.compilerVersion = KILN_VERSION_STRING;
     compiled.modelName = sys::path::filename(options.model).str();
@@ -577,8 +576,13 @@ int runModel(const RunOptions &options) {
     return status;
   }
 
-  if (mlir::failed(convertGraph(*module)))
+  if (mlir::failed(calibrate(*module)))
     return failedWith();
+  mlir::PassManager graphStage(&context);
+  addGraphStage(graphStage, graphReports.stageOptions(graphOptions));
+  if (mlir::failed(configurePassManager(graphStage)) || mlir::failed(graphStage.run(*module)))
+    return failedWith();
+  graphReports.print(graphOptions, progress);
   auto executable = cpu::HostExecutable::compile(*module);
   if (!executable) {
     std::string message = toString(executable.takeError());
@@ -604,6 +608,33 @@ int runModel(const RunOptions &options) {
     status = std::max(status, reportRunOutputs(runOptions, *outputs, bound));
   }
   return status;
+}
+
+void registerPassManagerOptions(ArrayRef<cl::SubCommand *> subcommands) {
+  // --mlir-print-ir-after=PASS and friends name passes by their registered argument.
+  kiln::registerPasses();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerAsmPrinterCLOptions();
+  // MLIR registers them for no subcommand; the commands that run passes take them.
+  SmallVector<cl::Option *> options;
+  for (auto &entry : cl::getRegisteredOptions(cl::SubCommand::getTopLevel()))
+    if (entry.first.starts_with("mlir-"))
+      options.push_back(entry.second);
+  for (cl::Option *option : options) {
+    option->removeArgument();
+    for (cl::SubCommand *subcommand : subcommands)
+      option->addSubCommand(*subcommand);
+    option->addArgument();
+  }
+}
+
+mlir::LogicalResult configurePassManager(mlir::PassManager &pm) {
+  if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
+    return mlir::failure();
+  mlir::applyDefaultTimingPassManagerCLOptions(pm);
+  return mlir::success();
 }
 
 } // namespace kiln::tool

@@ -10,7 +10,12 @@
 #include <utility>
 #include <vector>
 
+namespace llvm::cl {
+class SubCommand;
+} // namespace llvm::cl
+
 namespace mlir {
+class PassManager;
 class Diagnostic;
 } // namespace mlir
 
@@ -69,6 +74,14 @@ enum RunExitCode {
 
 /// Runs `kiln run` with `options`; prints results on stdout, problems on stderr.
 int runModel(const RunOptions &options);
+
+/// Registers MLIR's pass-manager options (`--mlir-print-ir-after-all`,
+/// `--mlir-print-ir-after=PASS`, `--mlir-timing`, `--mlir-pass-pipeline-crash-reproducer`,
+/// ...) and MLIR context options for `subcommands`, before the command line is parsed.
+void registerPassManagerOptions(llvm::ArrayRef<llvm::cl::SubCommand *> subcommands);
+
+/// Applies those options to `pm`; a failure has been reported.
+mlir::LogicalResult configurePassManager(mlir::PassManager &pm);
 
 } // namespace kiln::tool
 

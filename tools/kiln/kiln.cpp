@@ -150,6 +150,21 @@ cl::opt<std::string> compileGemmConfig(
              "product and convolution where it is legal, by name (e.g. 128x256x64_s4_ws2; "
              "docs/codegen-sm90.md); no tuning then"),
     cl::value_desc("name"), cl::Hidden, cl::sub(compileCommand));
+cl::opt<std::string> compileAttentionConfig(
+    "attention-config",
+    cl::desc("For kernel developers: the flash-attention configuration of every attention where "
+             "it is legal, BQxBKVxSTAGESxWARPS[xwgmma] (e.g. 64x128x2x4xwgmma); attention is "
+             "then not tuned"),
+    cl::value_desc("name"), cl::Hidden, cl::sub(compileCommand));
+cl::opt<bool> compileAttentionF32Exp(
+    "attention-f32-exp",
+    cl::desc("For kernel developers: the wgmma attention kernels keep exp2 in f32"), cl::Hidden,
+    cl::sub(compileCommand));
+cl::opt<int64_t> compileAttentionMinCtas(
+    "attention-min-ctas",
+    cl::desc("For kernel developers: the CTAs an SM the wgmma attention kernels ask ptxas to "
+             "fit (1-16; 0: the template's choice)"),
+    cl::value_desc("N"), cl::init(0), cl::Hidden, cl::sub(compileCommand));
 cl::opt<double> compileTuneBudget(
     "tune-budget",
     cl::desc("Seconds of kernel tuning on the GPU at most (default 300; 0: never measure, the "
@@ -372,6 +387,13 @@ int runCompile() {
   options.report = compileReport;
   options.channelsLast = compileChannelsLast;
   options.gemmConfig = compileGemmConfig;
+  options.attentionConfig = compileAttentionConfig;
+  options.attentionF32Exp = compileAttentionF32Exp;
+  if (compileAttentionMinCtas < 0 || compileAttentionMinCtas > 16) {
+    WithColor::error(errs(), "kiln") << "--attention-min-ctas must be 0 to 16\n";
+    return 1;
+  }
+  options.attentionMinCtas = compileAttentionMinCtas;
   options.allowTf32 = compileTf32;
   if (compileFp16 && compileBf16) {
     WithColor::error(errs(), "kiln") << "--fp16 and --bf16 exclude each other\n";
@@ -403,9 +425,10 @@ int runCompile() {
   options.tuneBudget = compileTuneBudget;
   options.timingCache = compileTimingCache;
   options.noTimingCache = compileNoTimingCache;
-  options.makeTimer = [](const std::string &target, std::string &why) {
-    return kiln::GpuKernelTimer::create(target, why);
+  options.makeTimer = [](const kiln::TemplateOptions &templates, std::string &why) {
+    return kiln::GpuKernelTimer::create(templates, why);
   };
+  options.configurePassManager = kiln::tool::configurePassManager;
   return mlir::failed(kiln::compile(context, options)) ? 1 : 0;
 }
 
@@ -414,6 +437,7 @@ int runCompile() {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   kiln::cpu::registerHostConstantEvaluator();
+  kiln::tool::registerPassManagerOptions({&compileCommand, &runCommand});
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "kiln (Kiln " KILN_VERSION_STRING ", LLVM/MLIR " KILN_LLVM_VERSION_STRING ")\n";
   });

@@ -1,4 +1,4 @@
-// A depthwise 2-D convolution of channels-first buffers (kernel-conv-depthwise): output
+// A depthwise 2-D convolution of channels-first buffers (depthwise): output
 // plane (n, m) of y[N, M, OH, OW] reads input plane (n, m / MULT) of x[N, C, H, W]
 // (M = C * MULT) through the filter w[m, 0, :, :], accumulated in f32, then the fused
 // epilogue and the rounding to the output type.

@@ -1,4 +1,4 @@
-// A depthwise 2-D convolution of channels-last buffers (kernel-conv-depthwise): output
+// A depthwise 2-D convolution of channels-last buffers (depthwise): output
 // channel m of y[N, OH, OW, M] reads input channel m / MULT of x[N, H, W, C] (M = C * MULT)
 // through its own KH x KW filter, accumulated in f32, then the fused epilogue and the
 // rounding to the output type.

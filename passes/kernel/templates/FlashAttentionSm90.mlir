@@ -1,4 +1,4 @@
-// The Hopper (sm_90a) flash-attention template of kernel-attention-sm80
+// The Hopper (sm_90a) flash-attention template of flash_attention
 // (passes/kernel/AttentionSm80.cpp): FlashAttention-2 forward, O = softmax(Q K^T * scale +
 // mask) V, with both products on wgmma (m64nNk16, {T} operands, f32 accumulation). One CTA
 // computes {BQ} query rows of one (batch, head): {WARPS} warps, i.e. {BQ} / 64 warpgroups
@@ -509,7 +509,7 @@ gpu.module @{MODULE} {
       // f16 operands: P = ex2.approx.f16x2 of the arguments rounded to f16 (one MUFU op for
       // two elements; P is rounded to f16 for P V anyway), row sums in f16x2 pairs (two
       // partial sums a row), widened once a tile. bf16 (8-bit mantissa arguments would be
-      // too coarse) and KILN_FLASH_ATTENTION_F32_EXP=1 keep f32 exp2.
+      // too coarse) and the option attention-f32-exp keep f32 exp2.
       %halfExp = arith.constant {HALF_EXP}
       %pOut:2 = scf.if %halfExp -> (vector<{MTW}x{NT_S}x2x2x{T}>, !rows) {
         %ph0 = ub.poison : vector<{MTW}x{NT_S}x2x2x{T}>

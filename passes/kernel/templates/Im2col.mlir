@@ -1,4 +1,4 @@
-// The explicit im2col of a channels-last convolution (kernel-conv-sm90): the matrix
+// The explicit im2col of a channels-last convolution (sm90_conv): the matrix
 // A[N*OH*OW, KP] whose row m is output position (n, oh, ow) and whose column
 // k = (r * KW + s) * C + c is input element (n, oh * stride - padTop + r,
 // ow * stride - padLeft + s, c), zero in the padding and for k >= KH * KW * C (the columns

@@ -1,4 +1,4 @@
-// A 2-D max pool of channels-last buffers (kernel-pool-nhwc): y[n, oh, ow, c] is the
+// A 2-D max pool of channels-last buffers (pool_nhwc): y[n, oh, ow, c] is the
 // largest x[n, oh * SH - PAD_TOP + r * DH, ow * SW - PAD_LEFT + s * DW, c] over the
 // KH x KW window's elements inside the input (the padding never wins, as in ONNX).
 //

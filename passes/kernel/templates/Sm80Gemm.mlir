@@ -8,8 +8,8 @@
 // are padded by 16 bytes, so that the 8 rows an ldmatrix phase reads fall in distinct
 // banks. The ABI, shared-memory map and pipeline: docs/codegen-sm80.md.
 //
-// Two passes instantiate it (passes/kernel/Sm80Template.h): kernel-matmul-sm80, where A is
-// a row-major M x K matrix, and kernel-conv-sm80, where A is the implicit im2col matrix of
+// Two passes instantiate it (passes/kernel/Sm80Template.h): sm80_gemm, where A is
+// a row-major M x K matrix, and sm80_conv, where A is the implicit im2col matrix of
 // an NHWC convolution gathered from the input. What differs is given as snippets
 // (placeholders in braces; written without them here so that comments stay comments):
 //   A_EXTENT   defines %aExtent, the elements of the buffer %A points to

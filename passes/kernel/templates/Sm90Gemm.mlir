@@ -1,4 +1,4 @@
-// The Hopper (sm_90a) GEMM template of kernel-matmul-sm90 (passes/kernel/MatmulSm90.cpp):
+// The Hopper (sm_90a) GEMM template of sm90_gemm (passes/kernel/MatmulSm90.cpp):
 // C[M, N] = A[M, K] x B[K, N], row major, {IN} operands accumulated in f32 by wgmma, {OUT}
 // result. One warpgroup computes a 128x128 tile of C, K stepped by 64; TMA brings A and B
 // into a 3-stage ring of dynamic shared memory. The ABI, tensor maps, shared-memory map and

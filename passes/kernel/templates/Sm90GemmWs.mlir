@@ -20,8 +20,8 @@
 // The ABI, shared-memory map and barrier protocol: docs/codegen-sm90.md ("The
 // warp-specialised template").
 //
-// Two passes instantiate it (passes/kernel/Sm90Template.h): kernel-matmul-sm90, where A is
-// a row-major matrix, and kernel-conv-sm90, where A is the implicit im2col matrix of an
+// Two passes instantiate it (passes/kernel/Sm90Template.h): sm90_gemm, where A is
+// a row-major matrix, and sm90_conv, where A is the implicit im2col matrix of an
 // NHWC convolution, loaded as 4-D TMA boxes. What differs is given as snippets
 // (placeholders in braces; written without them here so that comments stay comments):
 //   A_BOX           the shape of A's TMA box in shared memory ("128x64"; "2x8x8x64")
