@@ -1,32 +1,23 @@
 //===- Passes.h - Every Kiln pass -------------------------------*- C++ -*-===//
+//
+// The passes of every stage, for the drivers and tools that run them; a pass's own code
+// includes only its stage's header (passes/graph/Passes.h, passes/lowering/Passes.h,
+// passes/kernel/Passes.h).
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef KILN_PASSES_PASSES_H
 #define KILN_PASSES_PASSES_H
 
-#include "dialects/kernel/KernelDialect.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/Pass/Pass.h"
+#include "passes/graph/Passes.h"
+#include "passes/kernel/Passes.h"
+#include "passes/lowering/Passes.h"
 
 namespace kiln {
 
-#define GEN_PASS_DECL
-#include "passes/Passes.h.inc"
-
-// Declares registerKilnPasses(), which registers every Kiln pass.
-#define GEN_PASS_REGISTRATION
-#include "passes/Passes.h.inc"
+/// Registers every Kiln pass with MLIR's pass registry (kiln-opt, and the pass-manager
+/// options of the kiln tool that name passes).
+void registerKilnPasses();
 
 } // namespace kiln
 

@@ -459,6 +459,12 @@ void addGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options) {
   observe(PipelinePoint::GpuDone);
 }
 
+void registerKilnPasses() {
+  registerGraphPasses();
+  registerLoweringPasses();
+  registerKernelPasses();
+}
+
 void registerPipelines() {
   PassPipelineRegistration<>("kiln-graph-pipeline",
                              "The graph passes every target runs (shape inference, ...)",

@@ -45,6 +45,8 @@ run_suite() {
   suite_passed=$((suite_passed + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")))
   suite_failed=$((suite_failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
 }
+run_suite "source layering: what each part of the tree may include, no include cycles" \
+  /usr/bin/python3 scripts/check-layering.py
 run_suite "ONNX backend test models: import (regressions against test/conformance)" \
   /usr/bin/python3 scripts/onnx-coverage.py --check
 run_suite "real models (../shared/models): materialize and import" scripts/import-models.sh

@@ -26,6 +26,20 @@ inline KernelDialect::RowVariantsAttrHelper rowVariantsAttrHelper(mlir::MLIRCont
 inline KernelDialect::TuningAttrHelper tuningAttrHelper(mlir::MLIRContext *context) {
   return KernelDialect::TuningAttrHelper(context);
 }
+
+/// The names of the dialect's other discardable attributes, for the code that reads them
+/// as argument attributes or by name.
+inline constexpr llvm::StringLiteral kMinShapeAttr = KernelDialect::MinShapeAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kOptShapeAttr = KernelDialect::OptShapeAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kMaxShapeAttr = KernelDialect::MaxShapeAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kNumInputsAttr =
+    KernelDialect::NumInputsAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kArenaOffsetAttr =
+    KernelDialect::ArenaOffsetAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kArenaBytesAttr =
+    KernelDialect::ArenaBytesAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kUnplannedBytesAttr =
+    KernelDialect::UnplannedBytesAttrHelper::getNameStr();
 } // namespace kiln::kernel
 
 #endif // KILN_DIALECTS_KERNEL_KERNELDIALECT_H

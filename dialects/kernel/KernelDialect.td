@@ -34,7 +34,20 @@ def Kernel_Dialect : Dialect {
     "::mlir::ArrayAttr":$row_variants,
     // How kernel-autotune chose: {source = "measured" | "cache" | "cost-model",
     // micros = <f64>, signature = "<hex>"}.
-    "::mlir::DictionaryAttr":$tuning);
+    "::mlir::DictionaryAttr":$tuning,
+    // A dynamic engine's optimization profile, on the inputs of the model's function
+    // (argument attributes): their smallest, best and largest shapes.
+    "::mlir::DenseI64ArrayAttr":$min_shape,
+    "::mlir::DenseI64ArrayAttr":$opt_shape,
+    "::mlir::DenseI64ArrayAttr":$max_shape,
+    // The host function graph-to-kernel makes: how many of its arguments are the model's
+    // inputs (the rest are its outputs).
+    "::mlir::IntegerAttr":$num_inputs,
+    // kernel-plan-buffers: each buffer's offset in the arena, the arena's size, and the
+    // size all buffers would take without reuse.
+    "::mlir::IntegerAttr":$arena_offset,
+    "::mlir::IntegerAttr":$arena_bytes,
+    "::mlir::IntegerAttr":$unplanned_bytes);
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 

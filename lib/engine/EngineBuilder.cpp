@@ -1,8 +1,9 @@
 //===- EngineBuilder.cpp - An engine from a lowered GPU module ------------===//
 
+#include "dialects/kernel/KernelDialect.h"
 #include "lib/engine/EngineBuilder.h"
 
-#include "lib/engine/ShapeProgram.h"
+#include "passes/analysis/ShapeProgram.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -65,7 +66,7 @@ std::optional<ElementType> toElementType(Type type) {
 /// The host function: the one with `kernel.num_inputs`.
 func::FuncOp findHost(ModuleOp module) {
   for (auto function : module.getOps<func::FuncOp>())
-    if (function->hasAttr("kernel.num_inputs"))
+    if (function->hasAttr(kiln::kernel::kNumInputsAttr))
       return function;
   return nullptr;
 }
@@ -160,8 +161,8 @@ public:
       moduleIndex[gpuModule.name] = engine.modules.size();
       engine.modules.push_back({gpuModule.name, gpuModule.ptx, gpuModule.cubin});
     }
-    auto arena = host->getAttrOfType<IntegerAttr>("kernel.arena_bytes");
-    auto unplanned = host->getAttrOfType<IntegerAttr>("kernel.unplanned_bytes");
+    auto arena = host->getAttrOfType<IntegerAttr>(kiln::kernel::kArenaBytesAttr);
+    auto unplanned = host->getAttrOfType<IntegerAttr>(kiln::kernel::kUnplannedBytesAttr);
     if (!arena || !unplanned)
       return host.emitError("has no memory plan; run kernel-plan-buffers first");
     engine.arenaBytes = arena.getInt();
@@ -266,7 +267,7 @@ private:
     }
     Operation *definition = value.getDefiningOp();
     if (auto alloc = dyn_cast<memref::AllocOp>(definition)) {
-      auto offset = alloc->getAttrOfType<IntegerAttr>("kernel.arena_offset");
+      auto offset = alloc->getAttrOfType<IntegerAttr>(kiln::kernel::kArenaOffsetAttr);
       if (!offset)
         return alloc.emitError("has no arena offset; run kernel-plan-buffers first");
       return Address{MemoryRegion::Arena, 0, static_cast<uint64_t>(offset.getInt())};
@@ -571,7 +572,7 @@ private:
 } // namespace
 
 LogicalResult kiln::readEngineSignature(func::FuncOp host, engine::Engine &engine) {
-  auto numInputs = host->getAttrOfType<IntegerAttr>("kernel.num_inputs");
+  auto numInputs = host->getAttrOfType<IntegerAttr>(kiln::kernel::kNumInputsAttr);
   if (!numInputs)
     return host.emitError("is not a host function of graph-to-kernel (no kernel.num_inputs)");
   engine.inputs.clear();
@@ -602,9 +603,9 @@ LogicalResult kiln::readEngineSignature(func::FuncOp host, engine::Engine &engin
           return {};
         return {attr.asArrayRef().begin(), attr.asArrayRef().end()};
       };
-      signature.minShape = profile("kernel.min_shape");
-      signature.optShape = profile("kernel.opt_shape");
-      signature.maxShape = profile("kernel.max_shape");
+      signature.minShape = profile(kiln::kernel::kMinShapeAttr);
+      signature.optShape = profile(kiln::kernel::kOptShapeAttr);
+      signature.maxShape = profile(kiln::kernel::kMaxShapeAttr);
       if (signature.minShape.empty() || signature.optShape.empty() || signature.maxShape.empty())
         return host.emitError("input '")
                << signature.name

@@ -17,7 +17,7 @@
 #include "dialects/graph/GraphDialect.h"
 #include "lib/cpu/HostExecutable.h"
 #include "lib/io/TensorFiles.h"
-#include "lib/quantization/Calibration.h"
+#include "passes/quantization/Calibration.h"
 #include "passes/Pipelines.h"
 #include "passes/graph/QuantizeInt8.h"
 

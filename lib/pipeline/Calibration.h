@@ -10,7 +10,7 @@
 #ifndef KILN_LIB_PIPELINE_CALIBRATION_H
 #define KILN_LIB_PIPELINE_CALIBRATION_H
 
-#include "lib/quantization/CalibrationCache.h"
+#include "passes/quantization/CalibrationCache.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLFunctionalExtras.h"

@@ -1,5 +1,6 @@
 //===- Compiler.cpp - The compile pipeline driver -------------------------===//
 
+#include "dialects/kernel/KernelDialect.h"
 #include "lib/pipeline/Compiler.h"
 
 #include "dialects/graph/GraphOps.h"
@@ -9,7 +10,7 @@
 #include "lib/pipeline/CompileReport.h"
 #include "lib/pipeline/GpuCompiler.h"
 #include "lib/pipeline/Progress.h"
-#include "lib/tuning/TimingCache.h"
+#include "passes/kernel/TimingCache.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
 #include "passes/graph/QuantizeInt8.h"
@@ -126,9 +127,9 @@ void annotateProfile(func::FuncOp function, ArrayRef<InputProfile> profile) {
       auto name = function.getArgAttrOfType<StringAttr>(arg, "graph.name");
       if (!name || name.getValue() != input.name)
         continue;
-      function.setArgAttr(arg, "kernel.min_shape", builder.getDenseI64ArrayAttr(input.min));
-      function.setArgAttr(arg, "kernel.opt_shape", builder.getDenseI64ArrayAttr(input.opt));
-      function.setArgAttr(arg, "kernel.max_shape", builder.getDenseI64ArrayAttr(input.max));
+      function.setArgAttr(arg, kiln::kernel::kMinShapeAttr, builder.getDenseI64ArrayAttr(input.min));
+      function.setArgAttr(arg, kiln::kernel::kOptShapeAttr, builder.getDenseI64ArrayAttr(input.opt));
+      function.setArgAttr(arg, kiln::kernel::kMaxShapeAttr, builder.getDenseI64ArrayAttr(input.max));
     }
 }
 
@@ -219,7 +220,7 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
     annotateProfile(main, shapes->profile);
 
   bool cpu = options.target == "cpu";
-  if (!cpu && options.target != "sm_90a" && options.target != "sm_80")
+  if (!cpu && options.target != kiln::kTargetSm90a && options.target != kiln::kTargetSm80)
     return emitError(module->getLoc())
            << "unknown --target '" << options.target << "'; one of sm_90a, sm_80, cpu";
   if (!cpu && (options.compileTo == Stage::Linalg || options.compileTo == Stage::LLVM))
@@ -232,7 +233,7 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   if (!cpu && options.compileTo != Stage::Graph && main)
     for (unsigned arg = 0; arg < main.getNumArguments(); ++arg) {
       auto type = dyn_cast<RankedTensorType>(main.getArgumentTypes()[arg]);
-      if (!type || type.hasStaticShape() || main.getArgAttr(arg, "kernel.max_shape"))
+      if (!type || type.hasStaticShape() || main.getArgAttr(arg, kiln::kernel::kMaxShapeAttr))
         continue;
       auto name = main.getArgAttrOfType<StringAttr>(arg, "graph.name");
       int64_t dim = llvm::find_if(type.getShape(), ShapedType::isDynamic) - type.getShape().begin();

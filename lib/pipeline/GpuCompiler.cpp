@@ -20,7 +20,7 @@ namespace {
 /// The host function graph-to-kernel made (it carries kernel.num_inputs).
 func::FuncOp findHostFunction(ModuleOp module) {
   for (auto function : module.getOps<func::FuncOp>())
-    if (function->hasAttr("kernel.num_inputs"))
+    if (function->hasAttr(kiln::kernel::kNumInputsAttr))
       return function;
   return nullptr;
 }

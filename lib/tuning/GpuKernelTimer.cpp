@@ -1,5 +1,6 @@
 //===- GpuKernelTimer.cpp - Timing kernel candidates on the GPU -----------===//
 
+#include "dialects/kernel/KernelDialect.h"
 #include "lib/tuning/GpuKernelTimer.h"
 
 #include "kiln/Runtime.h"
@@ -158,7 +159,7 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
   // (the large Ms' bucket is timed after the small Ms' has its variant).
   copy->removeAttr(kernel::rowVariantsAttrHelper(context).getName());
   auto host = func::FuncOp::create(b, loc, "main", b.getFunctionType(hostTypes, {}));
-  host->setAttr("kernel.num_inputs", b.getI64IntegerAttr(static_cast<int64_t>(numInputs)));
+  host->setAttr(kiln::kernel::kNumInputsAttr, b.getI64IntegerAttr(static_cast<int64_t>(numInputs)));
   Block *entry = host.addEntryBlock();
   b.setInsertionPointToStart(entry);
   SmallVector<Value> operands(body.getNumArguments());

@@ -19,6 +19,7 @@
 #ifndef KILN_LIB_TUNING_GPUKERNELTIMER_H
 #define KILN_LIB_TUNING_GPUKERNELTIMER_H
 
+#include "dialects/kernel/KernelDialect.h"
 #include "passes/kernel/Autotune.h"
 #include "passes/kernel/KernelTemplate.h"
 #include "runtime/Engine.h"
@@ -67,7 +68,7 @@ public:
   /// scalar arguments or strided buffers).
   static mlir::OwningOpRef<mlir::ModuleOp>
   buildTimingModule(kernel::FuncOp function, mlir::Attribute config, std::string &why,
-                    llvm::StringRef profile = "kernel.opt_shape");
+                    llvm::StringRef profile = kiln::kernel::kOptShapeAttr);
   /// Step 2: that module compiled into an engine (no GPU needed); diagnostics are captured
   /// into `why`.
   static mlir::FailureOr<engine::Engine>

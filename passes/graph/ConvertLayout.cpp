@@ -22,7 +22,7 @@
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
 #include "dialects/graph/GraphTraits.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/SimplifyPatterns.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -36,7 +36,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHCONVERTLAYOUT
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 #define DEBUG_TYPE "graph-convert-layout"

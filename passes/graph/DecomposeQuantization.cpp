@@ -23,7 +23,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantBytes.h"
 
 #include <cmath>
@@ -31,7 +31,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHDECOMPOSEQUANTIZATION
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

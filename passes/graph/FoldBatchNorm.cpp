@@ -13,7 +13,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -24,7 +24,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHFOLDBATCHNORM
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

@@ -2,7 +2,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantEvaluator.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -12,7 +12,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHFOLDCONSTANTS
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 
 namespace {
 ConstantEvaluator &evaluatorSlot() {

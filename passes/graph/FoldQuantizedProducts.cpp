@@ -34,7 +34,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantBytes.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -43,7 +43,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHFOLDQUANTIZEDPRODUCTS
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

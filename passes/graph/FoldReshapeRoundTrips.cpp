@@ -17,12 +17,12 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/SymbolicShapes.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHFOLDRESHAPEROUNDTRIPS
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

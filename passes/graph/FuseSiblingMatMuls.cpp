@@ -17,14 +17,14 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantBytes.h"
 
 #include "llvm/ADT/MapVector.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHFUSESIBLINGMATMULS
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

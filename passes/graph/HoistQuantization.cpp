@@ -19,7 +19,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantBytes.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -28,7 +28,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHHOISTQUANTIZATION
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

@@ -2,13 +2,13 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHINFERSHAPES
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

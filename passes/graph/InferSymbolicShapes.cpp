@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/GraphDialect.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/SymbolicShapes.h"
 
 #include "mlir/IR/Builders.h"
@@ -17,7 +17,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHINFERSYMBOLICSHAPES
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

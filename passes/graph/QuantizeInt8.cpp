@@ -34,9 +34,9 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "lib/quantization/Calibration.h"
-#include "lib/quantization/CalibrationCache.h"
-#include "passes/Passes.h"
+#include "passes/quantization/Calibration.h"
+#include "passes/quantization/CalibrationCache.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantBytes.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -46,7 +46,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHQUANTIZEINT8
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

@@ -13,7 +13,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/AttentionMasks.h"
 #include "passes/graph/IndexFunctions.h"
 #include "passes/graph/SymbolicShapes.h"
@@ -22,7 +22,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHRECOGNIZECAUSALMASKS
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

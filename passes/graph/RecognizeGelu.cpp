@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/Recognize.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -25,7 +25,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHRECOGNIZEGELU
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

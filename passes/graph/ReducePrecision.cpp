@@ -37,7 +37,7 @@
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
 #include "dialects/graph/GraphTraits.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantBytes.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -52,7 +52,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHREDUCEPRECISION
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

@@ -14,7 +14,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/SimplifyPatterns.h"
 
 #include "mlir/IR/Matchers.h"
@@ -25,7 +25,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHSIMPLIFY
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

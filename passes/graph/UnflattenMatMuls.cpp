@@ -25,7 +25,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantBytes.h"
 #include "passes/graph/SymbolicShapes.h"
 
@@ -33,7 +33,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHUNFLATTENMATMULS
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

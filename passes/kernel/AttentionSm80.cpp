@@ -167,7 +167,7 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
   }
   // sm_90a, D = 64: the wgmma variant, one warpgroup per 64 query rows (both products on
   // wgmma; 128-byte swizzled rows are exactly 64 half-precision elements).
-  if (target == "sm_90a" && problem.headDim == 64) {
+  if (target == kiln::kTargetSm90a && problem.headDim == 64) {
     const FlashAttentionConfig wgmmaCandidates[] = {
         {64, 64, 2, 4, true},  {128, 64, 2, 8, true}, {64, 64, 3, 4, true},
         {128, 64, 3, 8, true}, {64, 128, 2, 4, true}, {128, 128, 2, 8, true},
@@ -188,7 +188,7 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
   // sm_90a: the wgmma variant, 64 rows a CTA; 128-wide KV tiles unless causal (a causal
   // CTA computes up to a whole KV tile past its diagonal). H200, b8 h12 d64: s512 26.8 us
   // (64x128) against 32.4 (mma.sync 128x64), causal 23.1 (64x64) against 28.7.
-  if (target == "sm_90a" && problem.headDim == 64)
+  if (target == kiln::kTargetSm90a && problem.headDim == 64)
     preferred = problem.causal ? FlashAttentionConfig{64, 64, 2, 4, true}
                                : FlashAttentionConfig{64, 128, 2, 4, true};
   auto found = llvm::find(configs, preferred);
@@ -529,9 +529,9 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
     return extent.dim < 0 ? arguments->symbols[extent.argument]
                           : arguments->types[extent.argument].getDimSize(extent.dim);
   };
-  std::optional<int64_t> batch = valueOf(problem.output.extents[0], "kernel.opt_shape");
-  std::optional<int64_t> seqQ = valueOf(problem.output.extents[2], "kernel.opt_shape");
-  std::optional<int64_t> seqKv = valueOf(problem.key.extents[2], "kernel.opt_shape");
+  std::optional<int64_t> batch = valueOf(problem.output.extents[0], kiln::kernel::kOptShapeAttr);
+  std::optional<int64_t> seqQ = valueOf(problem.output.extents[2], kiln::kernel::kOptShapeAttr);
+  std::optional<int64_t> seqKv = valueOf(problem.key.extents[2], kiln::kernel::kOptShapeAttr);
   if (!batch || !seqQ || !seqKv)
     return std::nullopt;
   problem.dynamic = !problem.output.extents[0].isStatic() ||
@@ -553,7 +553,7 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
     return std::nullopt;
   // The grid's B * H, at most 65535, at the profile's largest batch.
   if (!problem.output.extents[0].isStatic()) {
-    std::optional<int64_t> maxBatch = valueOf(problem.output.extents[0], "kernel.max_shape");
+    std::optional<int64_t> maxBatch = valueOf(problem.output.extents[0], kiln::kernel::kMaxShapeAttr);
     if (!maxBatch || *maxBatch * problem.heads > 65535)
       return std::nullopt;
   }

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/kernel/KernelDialect.h"
 #include "passes/kernel/Autotune.h"
 #include "passes/kernel/CodegenFingerprint.h"
 
@@ -30,7 +31,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_KERNELAUTOTUNE
-#include "passes/Passes.h.inc"
+#include "passes/kernel/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;
@@ -177,7 +178,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
       kernel::FuncOp representative = functions.front();
       Decision decision = decide(representative, signature,
                                  kiln::kernelConfigCandidates(representative, options),
-                                 "kernel.opt_shape", gpu, cache, /*estimate=*/true);
+                                 kiln::kernel::kOptShapeAttr, gpu, cache, /*estimate=*/true);
       Builder b(context);
       DictionaryAttr tuning =
           b.getDictionaryAttr({b.getNamedAttr("source", b.getStringAttr(decision.source)),
@@ -327,7 +328,7 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
                   std::optional<kiln::GemmRows> (*bucketOf)(kernel::FuncOp, bool),
                   const kiln::TimingGpu &gpu, kiln::TimingCache &cache) {
     bool conv = isa_and_nonnull<kernel::Sm90ConvConfigAttr>(atOpt.config);
-    if (target != "sm_90a" || !(conv || isa_and_nonnull<kernel::Sm90GemmConfigAttr>(atOpt.config)))
+    if (target != kiln::kTargetSm90a || !(conv || isa_and_nonnull<kernel::Sm90GemmConfigAttr>(atOpt.config)))
       return std::nullopt;
     bool tf32 = allowTf32 || kiln::kernelConfigAsksTf32(function);
     std::optional<kiln::GemmRows> bucket = bucketOf(function, tf32);

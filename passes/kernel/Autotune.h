@@ -1,6 +1,6 @@
 //===- Autotune.h - kernel-autotune and its GPU timer interface -*- C++ -*-===//
 //
-// kernel-autotune (passes/kernel/Autotune.cpp, Passes.td) chooses each kernel's
+// kernel-autotune (passes/kernel/Autotune.cpp, passes/kernel/Passes.td) chooses each kernel's
 // configuration. Measuring needs a GPU and the whole GPU pipeline, which the pass library
 // must not depend on: the driver hands the pass a KernelTimer (lib/tuning/GpuKernelTimer.h
 // is the real one), and kiln-opt runs the pass without one (cache, then cost model).
@@ -11,8 +11,8 @@
 #define KILN_PASSES_KERNEL_AUTOTUNE_H
 
 #include "dialects/kernel/KernelOps.h"
-#include "lib/tuning/TimingCache.h"
-#include "passes/Passes.h"
+#include "passes/kernel/TimingCache.h"
+#include "passes/kernel/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Pass/Pass.h"
@@ -30,7 +30,7 @@ public:
   /// The kernel's time in microseconds under `config` (the median of several runs), or
   /// failure with `why` set (one line: the configuration does not compile, does not
   /// load, or faults). A dynamic engine's kernel runs at the shape of `profile`
-  /// ("kernel.opt_shape", "kernel.min_shape": its launch's extents there). `function` is
+  /// (kiln::kernel::kOptShapeAttr, kiln::kernel::kMinShapeAttr: its launch's extents there). `function` is
   /// not modified.
   virtual mlir::FailureOr<double> measureMicros(kernel::FuncOp function, mlir::Attribute config,
                                                 llvm::StringRef profile, std::string &why) = 0;
@@ -70,7 +70,7 @@ llvm::StringRef codegenFingerprint();
 /// on another build's kernels are not reused (kernel-autotune appends the options that
 /// change the generated code: TemplateOptions::codegenKey).
 std::string kernelSignature(kernel::FuncOp function, llvm::StringRef codegen = codegenFingerprint(),
-                            llvm::StringRef profile = "kernel.opt_shape");
+                            llvm::StringRef profile = kiln::kernel::kOptShapeAttr);
 
 /// The key of a configuration: the attribute as MLIR prints it.
 std::string configKey(mlir::Attribute config);

@@ -197,7 +197,7 @@ struct Sm80ConvGenerator {
 class Sm80ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm80ConvConfigAttr> {
   SmallVector<Attribute> candidates(kernel::FuncOp function,
                                     const kiln::TemplateOptions &options) const override {
-    if (options.target == "sm_90a" || !kiln::matchSm80Conv(function))
+    if (options.target == kiln::kTargetSm90a || !kiln::matchSm80Conv(function))
       return {};
     SmallVector<Attribute> configs;
     for (const kiln::Sm80GemmConfig &config : kiln::sm80ConvConfigs(function))
@@ -207,7 +207,7 @@ class Sm80ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm80ConvCon
 
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
-    if (options.target == "sm_90a" || !kiln::matchSm80Conv(function))
+    if (options.target == kiln::kTargetSm90a || !kiln::matchSm80Conv(function))
       return {};
     SmallVector<kiln::Sm80GemmConfig> legal = kiln::sm80ConvConfigs(function);
     return kiln::namedOrFirstConfig<kiln::Sm80GemmConfig>(legal, options.gemmConfig)

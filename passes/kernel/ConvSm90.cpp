@@ -715,7 +715,7 @@ struct Sm90ConvGenerator {
 class Sm90ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm90ConvConfigAttr> {
   SmallVector<Attribute> candidates(kernel::FuncOp function,
                                     const kiln::TemplateOptions &options) const override {
-    if (options.target != "sm_90a" || !kiln::matchSm90Conv(function, options.allowTf32))
+    if (options.target != kiln::kTargetSm90a || !kiln::matchSm90Conv(function, options.allowTf32))
       return {};
     SmallVector<Attribute> configs;
     for (const kiln::Sm90GemmConfig &config : kiln::sm90ConvConfigs(function, options.allowTf32))
@@ -725,7 +725,7 @@ class Sm90ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm90ConvCon
 
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
-    if (options.target != "sm_90a" || !kiln::matchSm90Conv(function, options.allowTf32))
+    if (options.target != kiln::kTargetSm90a || !kiln::matchSm90Conv(function, options.allowTf32))
       return {};
     SmallVector<kiln::Sm90GemmConfig> legal = kiln::sm90ConvConfigs(function, options.allowTf32);
     if (legal.empty())
@@ -759,7 +759,7 @@ class Sm90ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm90ConvCon
 
   LogicalResult instantiate(kernel::FuncOp function, kernel::Sm90ConvConfigAttr attr,
                             kiln::TemplateInstantiation &context) const override {
-    if (context.options.target != "sm_90a")
+    if (context.options.target != kiln::kTargetSm90a)
       return function.emitError(context.pass)
              << ": " << attr << " is for sm_90a (wgmma and TMA), not " << context.options.target;
     kiln::Sm90GemmConfig config = kiln::Sm90GemmConfig::fromAttr(attr);

@@ -1,5 +1,6 @@
 //===- GemmMatch.cpp - The GEMMs of matmul and convolution kernels --------===//
 
+#include "dialects/kernel/KernelDialect.h"
 #include "passes/kernel/GemmMatch.h"
 
 #include "dialects/graph/GraphOps.h"
@@ -99,7 +100,7 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   problem.m = rowsOf(optTypes.back());
   problem.maxM = problem.m;
   if (problem.dynamicM) {
-    std::optional<SmallVector<MemRefType>> atMax = buffersAt("kernel.max_shape");
+    std::optional<SmallVector<MemRefType>> atMax = buffersAt(kiln::kernel::kMaxShapeAttr);
     problem.maxM = rowsAt.maxRows > 0 ? rowsAt.maxRows : atMax ? rowsOf(atMax->back()) : 0;
   }
   problem.k = lhsType.getShape().back();
@@ -277,19 +278,19 @@ int64_t rowsBetween(int64_t fewer, int64_t more) {
 } // namespace
 
 std::optional<kiln::GemmRows> kiln::smallRowsBucket(kernel::FuncOp function, bool allowTf32) {
-  std::optional<int64_t> atOpt = runTimeRowsAt(function, allowTf32, "kernel.opt_shape");
+  std::optional<int64_t> atOpt = runTimeRowsAt(function, allowTf32, kiln::kernel::kOptShapeAttr);
   std::optional<int64_t> atMin =
-      atOpt ? runTimeRowsAt(function, allowTf32, "kernel.min_shape") : std::nullopt;
+      atOpt ? runTimeRowsAt(function, allowTf32, kiln::kernel::kMinShapeAttr) : std::nullopt;
   if (!atMin || *atMin <= 0 || 4 * *atMin > *atOpt)
     return std::nullopt;
-  return GemmRows{"kernel.min_shape", rowsBetween(*atMin, *atOpt)};
+  return GemmRows{kiln::kernel::kMinShapeAttr, rowsBetween(*atMin, *atOpt)};
 }
 
 std::optional<kiln::GemmRows> kiln::largeRowsBucket(kernel::FuncOp function, bool allowTf32) {
-  std::optional<int64_t> atOpt = runTimeRowsAt(function, allowTf32, "kernel.opt_shape");
+  std::optional<int64_t> atOpt = runTimeRowsAt(function, allowTf32, kiln::kernel::kOptShapeAttr);
   std::optional<int64_t> atMax =
-      atOpt ? runTimeRowsAt(function, allowTf32, "kernel.max_shape") : std::nullopt;
+      atOpt ? runTimeRowsAt(function, allowTf32, kiln::kernel::kMaxShapeAttr) : std::nullopt;
   if (!atMax || *atOpt <= 0 || *atMax < 4 * *atOpt)
     return std::nullopt;
-  return GemmRows{"kernel.max_shape", 0, rowsBetween(*atOpt, *atMax)};
+  return GemmRows{kiln::kernel::kMaxShapeAttr, 0, rowsBetween(*atOpt, *atMax)};
 }

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "passes/kernel/Passes.h"
 #include "passes/kernel/KernelTemplate.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -14,7 +14,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_KERNELINSTANTIATETEMPLATES
-#include "passes/Passes.h.inc"
+#include "passes/kernel/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

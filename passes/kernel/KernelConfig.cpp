@@ -7,9 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/kernel/KernelDialect.h"
 #include "passes/kernel/KernelConfig.h"
 
-#include "lib/engine/ShapeProgram.h"
+#include "passes/analysis/ShapeProgram.h"
 
 #include "dialects/graph/GraphOps.h"
 
@@ -158,7 +159,7 @@ std::optional<BatchBuffers> getBatchBuffers(kernel::FuncOp function, StringRef p
     return result;
   }
   std::optional<ProfileArguments> at = getProfileArguments(function, profile);
-  std::optional<ProfileArguments> max = getProfileArguments(function, "kernel.max_shape");
+  std::optional<ProfileArguments> max = getProfileArguments(function, kiln::kernel::kMaxShapeAttr);
   if (!at || !max)
     return std::nullopt;
   // The run-time extents, at each shape: one value (the batch), or no kernel of one batch.

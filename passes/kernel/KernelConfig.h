@@ -192,7 +192,7 @@ struct ProfileArguments {
   llvm::SmallVector<int64_t> symbols;
 };
 std::optional<ProfileArguments> getProfileArguments(kernel::FuncOp function,
-                                                    llvm::StringRef profile = "kernel.opt_shape");
+                                                    llvm::StringRef profile = kiln::kernel::kOptShapeAttr);
 
 /// The buffers of a kernel whose only run-time extents are leading ones: a dynamic
 /// engine's batch, for templates that take it at run time (NHWC convolutions and pools).
@@ -212,7 +212,7 @@ struct BatchBuffers {
 /// The types are evaluated at `profile` (a dynamic engine is tuned at its opt shape, a
 /// bucket of small batches at its min shape).
 std::optional<BatchBuffers> getBatchBuffers(kernel::FuncOp function,
-                                            llvm::StringRef profile = "kernel.opt_shape");
+                                            llvm::StringRef profile = kiln::kernel::kOptShapeAttr);
 
 /// Whether `function`'s `kernel.config` is a tf32 configuration of an sm_90a GEMM family:
 /// kernel-autotune chose one (it offers them only under allow-tf32), so the row buckets
@@ -238,7 +238,7 @@ inline bool splitKPays(int64_t tiles, int64_t kTiles, int64_t parts) {
 /// row variant (kKernelRowVariantsAttr).
 struct GemmRows {
   /// The profile whose shape gives M (the kernel's first launch evaluated there).
-  llvm::StringRef profile = "kernel.opt_shape";
+  llvm::StringRef profile = kiln::kernel::kOptShapeAttr;
   /// The most rows the configuration runs on (GemmProblem::maxM); 0: those at the
   /// profile's max shape.
   int64_t maxRows = 0;
@@ -283,8 +283,8 @@ struct GemmRowVariant {
   /// The rows its configuration is chosen for: the min shape's, up to maxRows, or the
   /// max shape's.
   GemmRows rows() const {
-    return aboveRows > 0 ? GemmRows{"kernel.max_shape", 0, aboveRows}
-                         : GemmRows{"kernel.min_shape", maxRows};
+    return aboveRows > 0 ? GemmRows{kiln::kernel::kMaxShapeAttr, 0, aboveRows}
+                         : GemmRows{kiln::kernel::kMinShapeAttr, maxRows};
   }
   /// "at 128 rows or fewer", "above 5792 rows".
   std::string describeRows() const;

@@ -112,7 +112,7 @@ bool TemplateOptions::allows(StringRef name) const {
 }
 
 std::string TemplateOptions::problem() const {
-  if (target != "sm_90a" && target != "sm_80")
+  if (target != kiln::kTargetSm90a && target != kiln::kTargetSm80)
     return "unknown target '" + target + "'; one of sm_90a, sm_80";
   for (const std::string &name : templates)
     if (llvm::none_of(kernelTemplates(),
@@ -156,7 +156,7 @@ DeviceModel DeviceModel::forTarget(StringRef target) {
     device.bytesPerSecond = 2.0e12;
     device.tensorFlopsPerSecond = 312e12;
     device.simtFlopsPerSecond = 19.5e12;
-    device.target = "sm_80";
+    device.target = kTargetSm80.str();
   }
   return device;
 }

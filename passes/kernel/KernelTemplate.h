@@ -31,12 +31,17 @@
 
 namespace kiln {
 
+/// The GPU targets the template families compile for: Hopper (wgmma, TMA), and Ampere
+/// (mma.sync, cp.async; every later SM runs its code too).
+inline constexpr llvm::StringLiteral kTargetSm90a = "sm_90a";
+inline constexpr llvm::StringLiteral kTargetSm80 = "sm_80";
+
 /// What the template families compile for, and the choices a kernel developer may force.
 /// The pass options of kernel-autotune, kernel-select-templates and
 /// kernel-instantiate-templates, and of the GPU pipeline (passes/Pipelines.h).
 struct TemplateOptions {
   /// The GPU target: "sm_90a" (Hopper, wgmma and TMA) or "sm_80" (mma.sync, every later SM).
-  std::string target = "sm_90a";
+  std::string target = kTargetSm90a.str();
   /// f32 products and convolutions may run as tf32 on the tensor cores (`kiln compile --tf32`).
   bool allowTf32 = false;
   /// The families that may take kernels (their names, the attributes' mnemonics); empty:
@@ -72,7 +77,7 @@ struct TemplateOptions {
   std::string codegenKey() const;
 };
 
-/// Inside a pass declaring Passes.td's KernelTemplateOptions: its options as
+/// Inside a pass declaring passes/kernel/Passes.td's KernelTemplateOptions: its options as
 /// TemplateOptions (the generated option members are the pass's own).
 #define KILN_PASS_TEMPLATE_OPTIONS()                                                           \
   ::kiln::TemplateOptions {                                                                    \
@@ -99,8 +104,8 @@ struct DeviceModel {
   /// cache: 37 to 121 ms each, where their flops at the SIMT rate take 1-2 ms) and at
   /// ~0.17 us a step at batch 1 (layer3's: ~0.4 ms each, 1 wave of 2304 steps).
   double genericReductionStepMicros = 0.1;
-  /// The target the model is of ("sm_90a", "sm_80").
-  std::string target = "sm_90a";
+  /// The target the model is of (kTargetSm90a, kTargetSm80).
+  std::string target = kTargetSm90a.str();
 
   /// The model of `target`'s usual GPU (sm_90a: H200; sm_80: A100).
   static DeviceModel forTarget(llvm::StringRef target);

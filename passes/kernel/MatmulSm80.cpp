@@ -125,7 +125,7 @@ class Sm80GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm80GemmCon
   SmallVector<Attribute> candidates(kernel::FuncOp function,
                                     const kiln::TemplateOptions &options) const override {
     std::optional<kiln::GemmProblem> problem = kiln::matchSm80Gemm(function);
-    if (options.target == "sm_90a" || !problem)
+    if (options.target == kiln::kTargetSm90a || !problem)
       return {};
     SmallVector<Attribute> configs;
     for (const kiln::Sm80GemmConfig &config : kiln::sm80GemmConfigs(*problem))
@@ -136,7 +136,7 @@ class Sm80GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm80GemmCon
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
     std::optional<kiln::GemmProblem> problem = kiln::matchSm80Gemm(function);
-    if (options.target == "sm_90a" || !problem)
+    if (options.target == kiln::kTargetSm90a || !problem)
       return {};
     SmallVector<kiln::Sm80GemmConfig> legal = kiln::sm80GemmConfigs(*problem);
     return kiln::namedOrFirstConfig<kiln::Sm80GemmConfig>(legal, options.gemmConfig)

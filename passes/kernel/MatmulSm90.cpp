@@ -599,7 +599,7 @@ class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmCon
   SmallVector<Attribute> candidates(kernel::FuncOp function,
                                     const kiln::TemplateOptions &options) const override {
     // wgmma and TMA are sm_90a's alone (not plain sm_90's, nor sm_80's).
-    if (options.target != "sm_90a")
+    if (options.target != kiln::kTargetSm90a)
       return {};
     std::optional<kiln::Sm90GemmProblem> problem =
         kiln::matchSm90Gemm(function, options.allowTf32);
@@ -615,7 +615,7 @@ class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmCon
                           const kiln::TemplateOptions &options) const override {
     std::optional<kiln::Sm90GemmProblem> problem =
         kiln::matchSm90Gemm(function, options.allowTf32);
-    if (options.target != "sm_90a" || !problem)
+    if (options.target != kiln::kTargetSm90a || !problem)
       return {};
     SmallVector<kiln::Sm90GemmConfig> legal = kiln::sm90GemmConfigs(*problem);
     return kiln::namedOrFirstConfig<kiln::Sm90GemmConfig>(legal, options.gemmConfig)
@@ -648,7 +648,7 @@ class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmCon
 
   LogicalResult instantiate(kernel::FuncOp function, kernel::Sm90GemmConfigAttr attr,
                             kiln::TemplateInstantiation &context) const override {
-    if (context.options.target != "sm_90a")
+    if (context.options.target != kiln::kTargetSm90a)
       return function.emitError(context.pass)
              << ": " << attr << " is for sm_90a (wgmma and TMA), not " << context.options.target;
     kiln::Sm90GemmConfig config = kiln::Sm90GemmConfig::fromAttr(attr);

@@ -12,8 +12,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lib/engine/ShapeProgram.h"
-#include "passes/Passes.h"
+#include "dialects/kernel/KernelDialect.h"
+#include "passes/analysis/ShapeProgram.h"
+#include "passes/kernel/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,7 +25,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_KERNELPLANBUFFERS
-#include "passes/Passes.h.inc"
+#include "passes/kernel/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;
@@ -76,7 +77,7 @@ struct KernelPlanBuffersPass : kiln::impl::KernelPlanBuffersBase<KernelPlanBuffe
       position[&op] = index;
     llvm::DenseMap<Value, unsigned> intervalOf;
     SmallVector<Interval> intervals;
-    kiln::ProfileShapeEvaluator evaluator(function, "kernel.max_shape");
+    kiln::ProfileShapeEvaluator evaluator(function, kiln::kernel::kMaxShapeAttr);
     for (Operation &op : body) {
       auto alloc = dyn_cast<memref::AllocOp>(op);
       if (!alloc)
@@ -162,9 +163,9 @@ struct KernelPlanBuffersPass : kiln::impl::KernelPlanBuffersBase<KernelPlanBuffe
 
     OpBuilder builder(&getContext());
     for (Interval &interval : intervals)
-      interval.alloc->setAttr("kernel.arena_offset", builder.getI64IntegerAttr(interval.offset));
-    function->setAttr("kernel.arena_bytes", builder.getI64IntegerAttr(arenaBytes));
-    function->setAttr("kernel.unplanned_bytes", builder.getI64IntegerAttr(unplannedBytes));
+      interval.alloc->setAttr(kiln::kernel::kArenaOffsetAttr, builder.getI64IntegerAttr(interval.offset));
+    function->setAttr(kiln::kernel::kArenaBytesAttr, builder.getI64IntegerAttr(arenaBytes));
+    function->setAttr(kiln::kernel::kUnplannedBytesAttr, builder.getI64IntegerAttr(unplannedBytes));
   }
 };
 

@@ -6,12 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "passes/kernel/Passes.h"
 #include "passes/kernel/KernelTemplate.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KERNELSELECTTEMPLATES
-#include "passes/Passes.h.inc"
+#include "passes/kernel/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

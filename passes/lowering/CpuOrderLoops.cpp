@@ -1,13 +1,13 @@
 //===- CpuOrderLoops.cpp - Unit-stride innermost loops for the host -------===//
 
-#include "passes/Passes.h"
+#include "passes/lowering/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_CPUORDERLOOPS
-#include "passes/Passes.h.inc"
+#include "passes/lowering/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

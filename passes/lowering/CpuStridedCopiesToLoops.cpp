@@ -1,13 +1,13 @@
 //===- CpuStridedCopiesToLoops.cpp - No runtime library for copies --------===//
 
-#include "passes/Passes.h"
+#include "passes/lowering/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_CPUSTRIDEDCOPIESTOLOOPS
-#include "passes/Passes.h.inc"
+#include "passes/lowering/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "passes/lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -19,7 +19,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_EXPANDSHAPESTOCASTS
-#include "passes/Passes.h.inc"
+#include "passes/lowering/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "passes/lowering/Passes.h"
 #include "passes/lowering/RootBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,7 +35,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GPUFUSELOOPNESTS
-#include "passes/Passes.h.inc"
+#include "passes/lowering/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

@@ -6,11 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/kernel/KernelDialect.h"
 #include "dialects/graph/GraphDialect.h"
-#include "lib/engine/ShapeProgram.h"
-#include "passes/Passes.h"
+#include "passes/analysis/ShapeProgram.h"
+#include "passes/lowering/Passes.h"
 #include "passes/lowering/RowMajorView.h"
 
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -27,7 +29,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GPUMAPLOOPS
-#include "passes/Passes.h.inc"
+#include "passes/lowering/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;
@@ -672,7 +674,7 @@ bool GpuMapLoopsPass::fitsIn31Bits(Value total, Operation *user) {
     return false;
   // A query: what the evaluator cannot evaluate just keeps the 64-bit arithmetic.
   ScopedDiagnosticHandler quiet(host.getContext(), [](Diagnostic &) { return success(); });
-  kiln::ProfileShapeEvaluator evaluator(host, "kernel.max_shape");
+  kiln::ProfileShapeEvaluator evaluator(host, kiln::kernel::kMaxShapeAttr);
   FailureOr<int64_t> largest = evaluator.evaluate(total, user);
   return succeeded(largest) && *largest >= 0 && *largest < (int64_t(1) << 31);
 }

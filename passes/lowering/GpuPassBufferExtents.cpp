@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "passes/lowering/Passes.h"
 #include "passes/lowering/RowMajorView.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -16,7 +16,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GPUPASSBUFFEREXTENTS
-#include "passes/Passes.h.inc"
+#include "passes/lowering/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

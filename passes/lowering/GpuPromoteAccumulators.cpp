@@ -19,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "passes/lowering/Passes.h"
 #include "passes/lowering/RootBuffer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,7 +30,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GPUPROMOTEACCUMULATORS
-#include "passes/Passes.h.inc"
+#include "passes/lowering/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

@@ -27,7 +27,7 @@
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
-#include "passes/Passes.h"
+#include "passes/lowering/Passes.h"
 #include "passes/graph/SymbolicShapes.h"
 #include "passes/lowering/RowMajorView.h"
 
@@ -44,7 +44,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHTOKERNEL
-#include "passes/Passes.h.inc"
+#include "passes/lowering/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;
@@ -621,7 +621,7 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
       attrs = list.getDictionary(context);
     }
     host.setAllArgAttrs(argumentAttrs);
-    host->setAttr("kernel.num_inputs",
+    host->setAttr(kiln::kernel::kNumInputsAttr,
                   builder.getI64IntegerAttr(static_cast<int64_t>(body.getNumArguments())));
     Block *entry = host.addEntryBlock();
     unsigned numInputs = body.getNumArguments();

@@ -2,7 +2,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/Passes.h"
+#include "passes/lowering/Passes.h"
 #include "passes/lowering/graph-to-linalg/Lowering.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
@@ -10,7 +10,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHTOLINALG
-#include "passes/Passes.h.inc"
+#include "passes/lowering/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/kernel/KernelOps.h"
-#include "passes/Passes.h"
+#include "passes/lowering/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,7 +18,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_KERNELTOLINALG
-#include "passes/Passes.h.inc"
+#include "passes/lowering/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

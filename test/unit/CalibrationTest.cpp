@@ -1,7 +1,7 @@
 //===- CalibrationTest.cpp - INT8 calibration: histograms, thresholds, cache ----===//
 
-#include "lib/quantization/Calibration.h"
-#include "lib/quantization/CalibrationCache.h"
+#include "passes/quantization/Calibration.h"
+#include "passes/quantization/CalibrationCache.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

@@ -1,6 +1,6 @@
 //===- TimingCacheTest.cpp - The timing cache, its keys, and the cost model ----===//
 
-#include "lib/tuning/TimingCache.h"
+#include "passes/kernel/TimingCache.h"
 #include "lib/init/Registration.h"
 #include "lib/pipeline/GpuCompiler.h"
 #include "lib/tuning/GpuKernelTimer.h"

@@ -4,12 +4,12 @@
 // outputs' extents, the memory plan's bounds) are index arithmetic in the host function on
 // the inputs' extents. This builds the engine's shape program (runtime/Engine.h) from it:
 // constants, `memref.dim` of the inputs (through the views and allocations that carry an
-// extent: passes/kernel/HostExtents.h), and the integer ops of `arith`.
+// extent: passes/analysis/HostExtents.h), and the integer ops of `arith`.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_LIB_ENGINE_SHAPEPROGRAM_H
-#define KILN_LIB_ENGINE_SHAPEPROGRAM_H
+#ifndef KILN_PASSES_ANALYSIS_SHAPEPROGRAM_H
+#define KILN_PASSES_ANALYSIS_SHAPEPROGRAM_H
 
 #include "runtime/Engine.h"
 
@@ -65,4 +65,4 @@ private:
 
 } // namespace kiln
 
-#endif // KILN_LIB_ENGINE_SHAPEPROGRAM_H
+#endif // KILN_PASSES_ANALYSIS_SHAPEPROGRAM_H

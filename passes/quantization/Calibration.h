@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_LIB_QUANTIZATION_CALIBRATION_H
-#define KILN_LIB_QUANTIZATION_CALIBRATION_H
+#ifndef KILN_PASSES_QUANTIZATION_CALIBRATION_H
+#define KILN_PASSES_QUANTIZATION_CALIBRATION_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -108,4 +108,4 @@ float int8Scale(double threshold);
 
 } // namespace kiln::quant
 
-#endif // KILN_LIB_QUANTIZATION_CALIBRATION_H
+#endif // KILN_PASSES_QUANTIZATION_CALIBRATION_H

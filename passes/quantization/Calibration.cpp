@@ -1,6 +1,6 @@
 //===- Calibration.cpp - INT8 calibration statistics and thresholds -------===//
 
-#include "lib/quantization/Calibration.h"
+#include "passes/quantization/Calibration.h"
 
 #include "llvm/Support/ErrorHandling.h"
 

@@ -1,6 +1,6 @@
 //===- CalibrationCache.cpp - Calibration results kept in a file ----------===//
 
-#include "lib/quantization/CalibrationCache.h"
+#include "passes/quantization/CalibrationCache.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

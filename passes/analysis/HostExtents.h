@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_PASSES_KERNEL_HOSTEXTENTS_H
-#define KILN_PASSES_KERNEL_HOSTEXTENTS_H
+#ifndef KILN_PASSES_ANALYSIS_HOSTEXTENTS_H
+#define KILN_PASSES_ANALYSIS_HOSTEXTENTS_H
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -84,4 +84,4 @@ inline mlir::FailureOr<llvm::SmallVector<ExtentFactor>> traceExtent(mlir::Value 
 
 } // namespace kiln
 
-#endif // KILN_PASSES_KERNEL_HOSTEXTENTS_H
+#endif // KILN_PASSES_ANALYSIS_HOSTEXTENTS_H

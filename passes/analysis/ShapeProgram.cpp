@@ -1,8 +1,9 @@
 //===- ShapeProgram.cpp - A dynamic engine's shape program from host IR ---===//
 
-#include "lib/engine/ShapeProgram.h"
+#include "dialects/kernel/KernelDialect.h"
+#include "passes/analysis/ShapeProgram.h"
 
-#include "passes/kernel/HostExtents.h"
+#include "passes/analysis/HostExtents.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -14,7 +15,7 @@ using kiln::engine::ShapeInstruction;
 kiln::ShapeProgramBuilder::ShapeProgramBuilder(func::FuncOp host,
                                                std::vector<ShapeInstruction> &program)
     : host(host), program(program) {
-  auto inputs = host->getAttrOfType<IntegerAttr>("kernel.num_inputs");
+  auto inputs = host->getAttrOfType<IntegerAttr>(kiln::kernel::kNumInputsAttr);
   numInputs = inputs ? static_cast<unsigned>(inputs.getInt()) : host.getNumArguments();
 }
 

@@ -12,10 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_LIB_QUANTIZATION_CALIBRATIONCACHE_H
-#define KILN_LIB_QUANTIZATION_CALIBRATIONCACHE_H
+#ifndef KILN_PASSES_QUANTIZATION_CALIBRATIONCACHE_H
+#define KILN_PASSES_QUANTIZATION_CALIBRATIONCACHE_H
 
-#include "lib/quantization/Calibration.h"
+#include "passes/quantization/Calibration.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -62,4 +62,4 @@ struct CalibrationCache {
 
 } // namespace kiln::quant
 
-#endif // KILN_LIB_QUANTIZATION_CALIBRATIONCACHE_H
+#endif // KILN_PASSES_QUANTIZATION_CALIBRATIONCACHE_H

@@ -20,8 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_LIB_TUNING_TIMINGCACHE_H
-#define KILN_LIB_TUNING_TIMINGCACHE_H
+#ifndef KILN_PASSES_KERNEL_TIMINGCACHE_H
+#define KILN_PASSES_KERNEL_TIMINGCACHE_H
 
 #include "llvm/ADT/StringRef.h"
 
@@ -100,4 +100,4 @@ private:
 
 } // namespace kiln
 
-#endif // KILN_LIB_TUNING_TIMINGCACHE_H
+#endif // KILN_PASSES_KERNEL_TIMINGCACHE_H

@@ -1,6 +1,6 @@
 //===- TimingCache.cpp - Measured kernel times, kept across compiles ------===//
 
-#include "lib/tuning/TimingCache.h"
+#include "passes/kernel/TimingCache.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

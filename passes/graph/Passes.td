@@ -1,0 +1,388 @@
+//===- Passes.td - The graph passes ------------------------------*- tablegen -*-===//
+//
+// Graph passes (passes/graph): every target runs them on the graph dialect.
+// Each is implemented in its own file beside this one and tested in
+// test/passes/<name>.mlir (the template families in test/codegen/).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_GRAPH
+#define KILN_PASSES_GRAPH
+
+include "mlir/Pass/PassBase.td"
+
+def GraphInferShapes : Pass<"graph-infer-shapes", "::mlir::func::FuncOp"> {
+  let summary = "Refine tensor types from the graph ops' shape rules";
+  let description = [{
+    Walks a graph function in order and gives every op result the most refined type its
+    operands imply: a dynamic dimension becomes static where the op's shape rule
+    determines it, an unranked tensor becomes ranked. Types are only ever refined, never
+    changed into contradicting ones. The function's result types follow its returned
+    values, so graph functions are expected to be entry points, not callees.
+  }];
+}
+
+def GraphInferSymbolicShapes : Pass<"graph-infer-symbolic-shapes", "::mlir::func::FuncOp"> {
+  let summary = "Refine dynamic shapes from the inputs' named dimensions";
+  let description = [{
+    Expresses every extent of a graph function, and the values of the small integer
+    tensors its shape computations make (Shape -> Gather -> Unsqueeze -> Concat), as
+    polynomials in the inputs' symbolic dimensions (`graph.dims`: "batch", "sequence"; an
+    unnamed one is "<input>.<dim>"), and gives results the static extents this finds:
+    `Reshape(x, Concat(b, s, -1, 64))` of a `[batch, sequence, 768]` x is
+    `tensor<?x?x12x64xf32>`. Extents it cannot express (data-dependent ones, ops without a
+    rule) get fresh symbols "?<n>". With `annotate`, each op gets
+    `graph.symbolic_dims` (per result, its extents) and, for shape values,
+    `graph.symbolic_values` (their elements). docs/dynamic-shapes.md.
+  }];
+  let options = [
+    Option<"annotate", "annotate", "bool", /*default=*/"false",
+           "Record the symbolic extents (and shape values) on every op">,
+  ];
+}
+
+def GraphFoldConstants : Pass<"graph-fold-constants", "::mlir::ModuleOp"> {
+  let summary = "Evaluate the parts of the graph that depend only on constants";
+  let description = [{
+    Replaces every value computed only from constants (and from the static shapes of
+    tensors, through Shape and Size) by a constant, with shape inference in between, until
+    nothing changes. Exported models compute their reshape targets and masks this way
+    (Shape -> Gather -> Unsqueeze -> Concat -> Reshape); once input shapes are known, these
+    sub-graphs fold away and every later stage sees static shapes.
+
+    Values are computed by running the sub-graph itself through the CPU backend, as ONNX
+    Runtime folds with its CPU kernels, so every op with a CPU lowering folds and the
+    semantics live in one place (the lowering). Shape and Size fold without it. Values of
+    more than `max-elements` elements, random ops and control flow are left alone. Tools
+    without the CPU backend registered (see ConstantEvaluator.h) fold only Shape and Size.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"1 << 20",
+           "Largest folded value, in elements">,
+    Option<"maxIterations", "max-iterations", "unsigned", /*default=*/"1000",
+           "Rounds of folding and shape inference before giving up on a fixed point">,
+  ];
+}
+
+def GraphRecognizeLayerNorm : Pass<"graph-recognize-layer-norm", "::mlir::func::FuncOp"> {
+  let summary = "Replace decomposed LayerNorm sub-graphs by graph.layer_normalization";
+  let description = [{
+    Matches the chain exporters before opset 17 write for LayerNorm:
+    `mean = ReduceMean(x)`, `d = x - mean`, `var = ReduceMean(Pow(d, 2) or d * d)`,
+    `d / Sqrt(var + eps)` (or `d * Reciprocal(Sqrt(var + eps))`), optionally followed by
+    `* gamma` and `+ beta`, and replaces it by one `graph.layer_normalization` (stash type
+    f32; a scale of ones when there is no gamma, no bias when there is no beta). Both
+    reductions must keep their dimensions and reduce the same trailing axes (`[-1]`, or
+    `[-2, -1]`, ...: from `axis` to the end), and every intermediate value must have no
+    use outside the chain; anything else is left alone. Axes are constant operands
+    whether the model had them as an attribute (opset < 18) or an input (opset 18).
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphRecognizeAttention : Pass<"graph-recognize-attention", "::mlir::func::FuncOp"> {
+  let summary = "Replace MatMul, scale, mask, Softmax, MatMul chains by graph.attention";
+  let description = [{
+    Matches `MatMul(Softmax(MatMul(Q, K') * scale + mask, axis = -1), V)`: scalar factors
+    (Mul or Div by a constant) on Q, on K' or on the scores, up to two mask layers (none
+    broadcasting the scores): an additive mask, or a fill `Where(c, scores, f)` /
+    `Where(c, f, scores)` with `f` -inf or at most -1e30 (f32/f64 scores; it absorbs any
+    score, so it equals the additive mask `Where(c, 0, f)` / `Where(c, f, 0)`); the op gets
+    the sum of the masks. Optionally PyTorch's guard `Where(IsNaN(p), 0, p)` after the
+    softmax (then `nan_to_zero`). K' is K transposed: the op gets K through a transpose
+    that graph-simplify merges with the one that made K'. Every intermediate must have no
+    use outside the pattern.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphRecognizeCausalMasks : Pass<"graph-recognize-causal-masks", "::mlir::func::FuncOp"> {
+  let summary = "Drop computed causal masks from graph.attention in favour of its causal flag";
+  let description = [{
+    A `graph.attention` whose mask is `Where(c, 0, f)` (or `Where(c, f, 0)`), `f` -inf, at
+    most -1e30 or the lowest value of the mask's type, where `c` is computed from shapes
+    alone to be exactly "key position <= query position" over the last two axes (or its
+    negation), gets `causal` and no mask. The boolean is followed through Range,
+    Unsqueeze, Expand, Slice, Concat, integer arithmetic, comparisons, logic, Cast, CumSum
+    and Gather of uniform tensors (passes/graph/IndexFunctions.h): PyTorch's exported
+    causal masks, the "same document" term of packed sequences included, which constant
+    folding evaluates only when the shapes are static. The mask's computation is erased
+    where nothing else reads it.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphRecognizeGelu : Pass<"graph-recognize-gelu", "::mlir::func::FuncOp"> {
+  let summary = "Replace decomposed GELU sub-graphs (erf and tanh forms) by graph.gelu";
+  let description = [{
+    Matches `x * 0.5 * (1 + Erf(x / sqrt(2)))` (the Erf's argument also as
+    `x * (1 / sqrt(2))`) as `graph.gelu {approximate = "none"}` and
+    `x * 0.5 * (1 + Tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))` (x^3 as `Pow(x, 3)` or
+    products of x) as `graph.gelu {approximate = "tanh"}`. The three factors of the final
+    product may come in any grouping and order, each product's operands in either order,
+    as the TorchScript and torch.export exporters write them. Constants are compared with
+    a relative tolerance of 1e-5 and must not broadcast `x`; every intermediate value must
+    have no use outside the pattern.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphRecognizeActivations : Pass<"graph-recognize-activations", "::mlir::func::FuncOp"> {
+  let summary = "Replace decomposed SiLU, HardSwish and RMSNorm by single graph ops";
+  let description = [{
+    - `x * Sigmoid(x)` becomes `graph.silu` (a Kiln extension op);
+    - `x * HardSigmoid(x, alpha = 1/6, beta = 0.5)` and `x * Clip(x + 3, 0, 6) / 6` (the
+      division as `/ 6` or `* (1/6)`, applied to the product or to the Clip) become
+      `graph.hard_swish`;
+    - `x * Reciprocal(Sqrt(ReduceMean(x * x) + eps))` (or `x / Sqrt(...)`, the square as
+      `Pow(x, 2)`), optionally `* gamma`, with the mean over trailing axes with kept
+      dimensions, becomes `graph.rms_normalization` (a Kiln extension op; a scale of ones
+      without gamma).
+
+    Products in either operand order; constants compared with a relative tolerance of
+    1e-5; every intermediate value must have no use outside the pattern. Runs after
+    graph-recognize-layer-norm: an RMSNorm of `x - ReduceMean(x)` is a LayerNorm and is
+    left to that pass.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphUnflattenMatMuls : Pass<"graph-unflatten-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Turn Reshape -> 2-D Gemm/MatMul -> Reshape into a matmul of the original shape";
+  let description = [{
+    Exporters flatten a `[B.., M, K]` activation to `[B*..*M, K]` for a Gemm or MatMul and
+    reshape the `[B*..*M, N]` product back to `[B.., M, N]`. The chain becomes one
+    `graph.matmul` of the `[B.., M, K]` input by the `[K, N]` weight (a matmul broadcasts a
+    2-D right operand), with an Add for a row bias (Gemm's C, or an Add between the product
+    and the reshape), so that the product has the shape its users read and the residual
+    Add after it joins the matmul kernel's epilogue. A Gemm needs no trans_a, alpha 1 and,
+    with C, beta 1; a trans_b Gemm's constant B is transposed at compile time. When the
+    2-D operand is not a reshape of a `[B.., M, K]` value, a Reshape to that shape is
+    inserted before the matmul (a prologue of its kernel). Static shapes only; the product
+    (and Add) must be used only by the chain.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphFoldReshapeRoundTrips : Pass<"graph-fold-reshape-round-trips", "::mlir::func::FuncOp"> {
+  let summary = "Fold reshape -> transpose -> reshape back into one transpose";
+  let description = [{
+    A Reshape that merges a tensor X's leading axes into one, a Transpose that leaves that
+    axis in place, and a Reshape that splits it back into X's leading axes compute one
+    Transpose of X (GPT-2's key: [B, H, S, D] -> [B*H, S, D] -> [B*H, D, S] ->
+    [B, H, D, S] is transpose(X, [0, 1, 3, 2])). The extents are compared by the symbolic
+    shape analysis, so dynamic batch and sequence extents fold as static ones do; the
+    Transposes left next to each other are composed by graph-simplify.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphFuseSiblingMatMuls : Pass<"graph-fuse-sibling-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Merge matmuls that share their input into one matmul and slices";
+  let description = [{
+    Two or more `graph.matmul` ops (or `graph.gemm` without trans_a, alpha 1) that read
+    the same input with constant weights `[K, N_i]` (`[N_i, K]` with trans_b) of one
+    element type, each used only by an optional Add of a constant bias that broadcasts
+    along the last axis (or by one other op), become one matmul by the weights
+    concatenated along N (a new constant built at compile time), one Add of the
+    concatenated biases (zeros for siblings without one; no Add when none has one), and a
+    `graph.slice` along the last axis per sibling. Attention's Q, K and V projections
+    become one kernel reading the activation once. Static shapes only; at most 64 Mi
+    weight elements per fused matmul (the siblings in program order that fit). Locations
+    are the fused locations of the originals.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphSimplify : Pass<"graph-simplify", "::mlir::func::FuncOp"> {
+  let summary = "Remove no-op data movement and merge chains of reshapes, transposes and casts";
+  let description = [{
+    Local rewrites applied greedily to a fixed point:
+    - dead pure ops are removed; `x + 0`, `x - 0`, `x * 1`, `1 * x`, `x / 1` become `x`
+      (the constant a splat that does not broadcast `x` to another type);
+    - Transpose by the identity, and Reshape, Expand, Cast, Squeeze, Unsqueeze and Flatten
+      whose result has their input's type, are removed (Reshape and Expand only where the
+      type determines the shape);
+    - Transpose of Transpose becomes one Transpose (none when the permutations cancel),
+      also through a Reshape between them that only inserts or removes unit dimensions
+      (the outer Transpose moves before the Reshape; static shapes);
+    - two of Reshape, Flatten, Squeeze, Unsqueeze in a row become one Reshape to a
+      constant shape (none when they cancel, e.g. Unsqueeze then Squeeze of one axis);
+    - Cast of a Cast whose middle type holds every source value exactly (f16 -> f32 -> x,
+      i8 -> i32 -> x) becomes one Cast;
+    - a Slice that takes every element with step 1 and a Concat of one input are removed;
+    - a Split into static parts becomes one Slice per used part.
+    A value is only replaced by one of the same type.
+  }];
+}
+
+def GraphFoldBatchNorm : Pass<"graph-fold-batch-norm", "::mlir::func::FuncOp"> {
+  let summary = "Fold inference BatchNormalization into the conv or matmul before it";
+  let description = [{
+    An inference-mode BatchNormalization with constant scale, B, mean and variance is
+    `x * s + t` per channel, `s = scale / sqrt(var + eps)`, `t = B - mean * s`. When `x`
+    comes from a `graph.conv`, a `graph.gemm` with a constant `b` (and a `c` equal for
+    every row), or a 2-D `graph.matmul` with a constant right operand, possibly followed
+    by a `graph.add` of a constant bias, used by nothing else, the weight is scaled per
+    output channel and the bias becomes `bias * s + t` (created when absent). Otherwise
+    the BatchNorm becomes `graph.mul` and `graph.add` by `[C, 1, ..., 1]` constants, which
+    fusion treats as pointwise. Training-mode BatchNorms and ones with non-constant
+    parameters are left alone. Weights are f16, bf16, f32 or f64 constants (dense or
+    resource blobs); the arithmetic is in double, rounded once to the weight's type.
+  }];
+}
+
+def GraphReducePrecision : Pass<"graph-reduce-precision", "::mlir::func::FuncOp"> {
+  let summary = "Compute in f16 or bf16 where accuracy allows, with f32 islands (--fp16, --bf16)";
+  let description = [{
+    Every op on f32 tensors that has a reduced-precision rule computes in `type` (f16 or
+    bf16): a clone of it on reduced operands with reduced results, kept only if it
+    verifies. Products, convolutions, attention, softmax, the normalisations, pooling and
+    sums inside kernels accumulate in f32 whatever their operands, so they are reduced;
+    so are the pointwise ops whose results stay in their operands' range and data
+    movement (Resize's coordinates stay f32). Ops stay in f32 (islands), with a cast on
+    each side, when:
+    - they leave the range: Exp, Log, Pow, Reciprocal, Softplus, Mish;
+    - they sum or multiply into the result: ReduceSum, ReduceSumSquare, ReduceL1,
+      ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceProd, CumSum, LpNormalization, LRN;
+    - they convert an integer (beyond 2048 not exact in f16) or to an integer, and the
+      pointwise and data-movement ops whose f32 values reach a conversion to an integer
+      (index arithmetic must stay exact);
+    - they have regions (If, Loop, Scan), or no rule here (an allow-list).
+    Constants are converted at compile time, finite values beyond the type's range
+    saturated at its largest value. The function's f32 inputs and outputs keep f32 (casts
+    at the boundary) unless `convert-io`. With `emit-remarks`, a remark for each op kept
+    in f32 (why) and a summary on the function.
+  }];
+  let options = [
+    Option<"type", "type", "std::string", /*default=*/"\"f16\"",
+           "The reduced type: f16 or bf16">,
+    Option<"convertIo", "convert-io", "bool", /*default=*/"false",
+           "The function's f32 inputs and outputs take the reduced type too">,
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "A remark for every op kept in f32, and a summary">,
+  ];
+}
+
+def GraphQuantizeInt8 : Pass<"graph-quantize-int8", "::mlir::func::FuncOp"> {
+  let summary = "Post-training INT8: QuantizeLinear/DequantizeLinear from a calibration cache";
+  let description = [{
+    Every `graph.conv`, `graph.matmul` and `graph.gemm` with an f32 activation (operand 0,
+    not already the result of a DequantizeLinear) and a constant f32 weight gets what a
+    quantization-aware export carries: the activation through QuantizeLinear and
+    DequantizeLinear (symmetric per-tensor int8, scale = threshold / 127, the threshold
+    read from `calibration-cache` under the key `<ONNX node>:0`), and the weight quantized
+    at compile time per output channel (scale max|w| / 127 a channel; matmul weights
+    other than 2-D per tensor) into an int8 constant read through a DequantizeLinear.
+    Biases stay f32. An activation without a threshold in the cache stays f32 (a remark
+    with `emit-remarks`). The cache is the file `kiln compile --int8 --calib` writes
+    (docs/quantization.md); a cache that cannot be read is an error naming the file.
+  }];
+  let options = [
+    Option<"calibrationCache", "calibration-cache", "std::string", /*default=*/"\"\"",
+           "The calibration cache (JSON) with each activation's threshold">,
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "A remark for each activation without calibration, and a summary">,
+  ];
+}
+
+def GraphFoldQuantizedProducts : Pass<"graph-fold-quantized-products", "::mlir::func::FuncOp"> {
+  let summary = "Convolutions and matrix products of dequantized int8 operands as integer ones";
+  let description = [{
+    `graph.conv(DQ(xq, sx), DQ(wq, sw), b)` with `xq` an i8 tensor, `sx` a scalar f32
+    constant, `wq` an i8 constant, `sw` an f32 constant scalar or one per output channel
+    (axis 0), zero points absent or 0 and group 1 becomes `graph.conv %xq, %wq` with an
+    i32 result, `graph.dequantize_linear` of it by the constant `sx * sw` along the output
+    channel axis, and `graph.add` of the bias ([M, 1, ...] channels first, [M] channels
+    last; constants reshaped at compile time). Likewise `graph.matmul(DQ(xq, sx), DQ(wq,
+    sw))` by a 2-D [K, N] weight (`sw` scalar or per column, axis 1) becomes `graph.matmul
+    %xq, %wq` into i32 and its rescale along the last axis, and `graph.gemm` (no trans_a,
+    alpha and beta 1; `sw` per column of B') that matmul by B' (a trans_b weight transposed
+    at compile time) followed by the add of C. The form graph-quantize-int8 and QAT
+    exports leave, made the int8 tensor-core kernels' input; ops that do not match stay as
+    they are. The dequantized activation stays for its other readers.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+  let statistics = [
+    Statistic<"numFolded", "folded", "Convolutions and products made integer ones">,
+  ];
+}
+
+def GraphHoistQuantization : Pass<"graph-hoist-quantization", "::mlir::func::FuncOp"> {
+  let summary = "QuantizeLinear in front of the MaxPool it reads";
+  let description = [{
+    `Q(max_pool(x))` becomes `max_pool(Q(x))` when every reader of the pool is a
+    QuantizeLinear by the same positive scalar scale and zero point and its indices are
+    unread: quantization is monotonic, so it commutes with taking a maximum. The producer
+    of `x` (a stem convolution) then stores int8, and the pool moves int8.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+  let statistics = [
+    Statistic<"numHoisted", "hoisted", "Max pools moved after a quantization">,
+  ];
+}
+
+def GraphDecomposeQuantization
+    : Pass<"graph-decompose-quantization", "::mlir::func::FuncOp"> {
+  let summary = "quantize_linear and dequantize_linear as pointwise graph ops";
+  let description = [{
+    So that kernel formation fuses them (they have no Pointwise trait), into a conv's
+    epilogue say: `graph.dequantize_linear %x, %s, %zp` (block_size 0, an integer `x`, an
+    f32 scale constant scalar or 1-D along `axis`, an f32 result) becomes `graph.cast` to
+    f32, minus the zero point when it is not 0, times the scale (a per-axis one a constant
+    shaped to broadcast along `axis`). `graph.quantize_linear %x, %s, %zp` (an f32 `x`, a
+    scalar f32 scale constant, an i8, ui8, i16 or ui16 result, block_size 0) becomes
+    `graph.cast(graph.clip(graph.round(x / s) + zp, qmin, qmax))`: ONNX's rounding (half to
+    even) and saturation. Everything else (per-axis quantization, float8 and 4-bit types,
+    blocked scales, non-constant scales) stays as it is.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+  let statistics = [
+    Statistic<"numDecomposed", "decomposed", "quantize_linear and dequantize_linear decomposed">,
+  ];
+}
+
+def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
+  let summary = "Channels-last (NHWC) convolutions, their transposes sunk and cancelled";
+  let description = [{
+    Every 2-D `graph.conv` with static shapes (but the batch) and a constant weight
+    becomes `transpose(NCHW -> NHWC)`, the conv with `channels_last` (its weight permuted
+    to [M, KH, KW, C / group] at compile time), `transpose(NHWC -> NCHW)`: the layout
+    implicit-GEMM convolutions on tensor cores read, the channels (the reduction) being
+    contiguous. With `tensor-core-only`, only convs that are not depthwise and have C /
+    group and M / group multiples of 8 are picked on their own.
+
+    The NHWC -> NCHW transposes then move towards their uses: through pointwise ops (a
+    constant operand is permuted and folded, a scalar kept, a value that needs only
+    unit dimensions moved is reshaped, a transpose by the same permutation taken off),
+    through `graph.quantize_linear` and `graph.dequantize_linear` that are not blocked
+    (a per-axis `axis` mapped through the permutation), through `graph.max_pool` with
+    unused indices (it gets `channels_last`),
+    `graph.global_average_pool` (a `graph.reduce_mean` over the spatial axes) and any
+    conv that can be channels last (whatever the rule), and they compose with the next
+    conv's NCHW -> NHWC transpose into nothing (graph-simplify's patterns). A conv left
+    between its two transposes (nothing next to it took the layout) goes back to channels
+    first: alone it would pay two transposes for nothing. Layout transposes that only
+    move dimensions of extent 1 become reshapes. The model's own
+    transposes are not moved. What is left is counted (`transposes-left` statistic,
+    and a remark with `emit-remarks`).
+  }];
+  let options = [
+    Option<"tensorCoreOnly", "tensor-core-only", "bool", /*default=*/"false",
+           "Pick only convs with C / group and M / group multiples of 8, not depthwise "
+           "(convs after a channels-last value follow it regardless)">,
+    Option<"globalPoolAsReduceMean", "global-pool-as-reduce-mean", "bool",
+           /*default=*/"false",
+           "Sink transposes through global_average_pool as a reduce_mean over the spatial "
+           "axes (off: the pool reads through the transpose, fused as its prologue)">,
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Remark on each function: convs converted, transposes left">,
+  ];
+  let statistics = [
+    Statistic<"numConverted", "convs-channels-last", "Convs channels last after the pass">,
+    Statistic<"numTransposesLeft", "transposes-left", "graph.transpose ops after the pass">,
+  ];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+#endif // KILN_PASSES_GRAPH

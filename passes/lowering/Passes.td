@@ -1,0 +1,301 @@
+//===- Passes.td - The lowering passes ------------------------------*- tablegen -*-===//
+//
+// Lowering passes (passes/lowering): graph to kernel and linalg, the generic lowering, the CPU and GPU lowerings.
+// Each is implemented in its own file beside this one and tested in
+// test/passes/<name>.mlir (the template families in test/codegen/).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_LOWERING
+#define KILN_PASSES_LOWERING
+
+include "mlir/Pass/PassBase.td"
+
+def GraphToLinalg : Pass<"graph-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower the graph dialect to linalg, tensor, arith, math and scf on tensors";
+  let description = [{
+    Rewrites every graph op into upstream dialects on tensors: elementwise ops, reductions,
+    normalisations and data movement into `linalg.generic` and named linalg ops, shape
+    changes into `tensor` ops, control flow and data-dependent algorithms into `scf`. The
+    result is the input of bufferization and of the CPU pipeline (`kiln-lower-to-cpu`).
+
+    Graph tensor types with unsigned elements (`ui8`) become signless (`i8`); the ops that
+    care (division, comparison, conversion) read the signedness from the graph types
+    before conversion. Function signatures are converted the same way.
+
+    The lowering of each op family lives in passes/lowering/graph-to-linalg/<Family>.cpp.
+    An op, or a form of an op, without a lowering is an error that names it and the ONNX
+    node it came from.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def GraphToKernel : Pass<"graph-to-kernel", "::mlir::ModuleOp"> {
+  let summary = "Form kernels: one kernel.func per graph op, and a host schedule on buffers";
+  let description = [{
+    Every graph op becomes a `kernel.func` whose one template op (`kernel.matmul`,
+    `kernel.conv`, `kernel.reduction`, `kernel.movement`, `kernel.pointwise`, or
+    `kernel.generic` for the rest) holds the op on tensors, with copies of the small
+    constants it reads (axes, shapes, scalars: at most 16 elements, or a splat). The
+    template is chosen from the op's graph trait (Pointwise, Reduction, DataMovement).
+
+    The function becomes the host schedule in destination-passing style: tensor arguments
+    become memrefs, each result becomes an extra output argument (keeping its
+    `graph.name`), larger constants become private `memref.global` weights, and every
+    intermediate a `memref.alloc`. A kernel whose result is returned writes it straight
+    into the output buffer; results that are inputs, weights or returned twice are copied
+    there (`memref.copy`). Shapes must be static: a dynamic one is an error naming the
+    node.
+  }];
+  let dependentDialects = [
+    "::kiln::kernel::KernelDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def KernelToLinalg : Pass<"kernel-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower kernel templates through the generic path: bodies on buffers";
+  let description = [{
+    The generic lowering every template has: each `kernel.func` becomes a `func.func`
+    whose body reads its input buffers as tensors (`bufferization.to_tensor`), computes the
+    template's body (graph ops, lowered by graph-to-linalg afterwards) and stores each
+    result into its output buffer (`bufferization.materialize_in_destination`); each
+    `kernel.launch` becomes a `func.call`. Unsigned element types of buffers become
+    signless, as graph-to-linalg does for tensors; the body still sees the graph types.
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def CpuStridedCopiesToLoops : Pass<"cpu-strided-copies-to-loops"> {
+  let summary = "Turn strided memref.copy into linalg.copy, lowered to loops like the rest";
+  let description = [{
+    memref-to-llvm lowers a copy between contiguous buffers to `llvm.memcpy` but one with
+    a strided layout (a slice of a larger buffer, from `tensor.insert_slice`, `tensor.pad`
+    or a returned view) to a call into MLIR's C runner library, which neither the JIT nor
+    an object file from `kiln compile --target cpu` links. As `linalg.copy`, it becomes
+    a loop nest instead.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def ExpandShapesToCasts : Pass<"expand-shapes-to-casts"> {
+  let summary = "Write expand_shapes with several dynamic extents a group as reinterpret_casts";
+  let description = [{
+    A `memref.expand_shape` that splits one extent into two or more dynamic ones
+    (`[batch * sequence, 768]` into `[batch, sequence, 768]`, as the lowering of a product
+    over dynamic batch dimensions leaves it) becomes the `memref.reinterpret_cast` of its
+    source it is: sizes its `output_shape`, strides the source's, multiplied by the
+    extents inside each group. Upstream's `expand-strided-metadata` (LLVM 22) crashes on
+    such an op, so the CPU pipeline and the GPU kernels' lowering run this first. Other expand_shapes are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
+def OrderConstantGlobals : Pass<"order-constant-globals", "::mlir::ModuleOp"> {
+  let summary = "Give the constant globals bufferization made fixed names and a fixed order";
+  let description = [{
+    One-shot bufferization names the memref.globals of tensor constants `__constant_<type>`,
+    uniqued with `_0`, `_1`, ... in the order it visits the functions, which follows no
+    fixed order (maps keyed by pointers). This pass renames every `__constant_*` global in
+    the order of its first use in the module (`__constant_<type>`, then `_0`, `_1`, ...)
+    and moves them to the top of the module in that order, so that the same module always
+    lowers to the same IR (and the engine to the same weights' layout). Run after the
+    bufferization of the CPU and GPU pipelines.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def CpuOrderLoops : Pass<"cpu-order-loops"> {
+  let summary = "Make the innermost loop of linalg ops unit-stride, so LLVM vectorizes it";
+  let description = [{
+    linalg-to-loops nests loops in the order of the op's dimensions, which puts reductions
+    innermost: a matmul becomes `for i, j, k: C[i,j] += A[i,k] * B[k,j]`, whose inner loop
+    strides through B and reduces into one scalar, and LLVM vectorizes neither without
+    reassociating floating-point sums. This pass generalizes named ops and moves the
+    parallel dimension that indexes the output's innermost extent to the innermost loop
+    (`for i, k, j`), when every operand that uses it reads along its own innermost extent;
+    the inner loop then streams contiguous rows, which LLVM vectorizes exactly.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def GpuFuseLoopNests : Pass<"gpu-fuse-loop-nests", "::mlir::func::FuncOp"> {
+  let summary = "Merge a bufferized kernel's loop nests into as few launches as possible";
+  let description = [{
+    Runs on the GPU path's kernel functions after bufferization and
+    convert-linalg-to-parallel-loops, before they are inlined into the schedule: every
+    top-level scf.parallel becomes one launch, so a kernel whose template lowered to
+    several nests (padding, initialisation, accumulation, the fused epilogue) is merged.
+
+    - Allocations of static shape move to the top of the function.
+    - A nest that writes every element of a local buffer once, at its induction
+      variables, from straight-line loads, index arithmetic, comparisons, selects and at
+      most four float operations (padding, broadcasts, transposes), is recomputed at each
+      load of that buffer; the nest and the buffer go away. With any other side-effect-free
+      arithmetic (a quantization's division, rounding and conversion) too, where the
+      buffer's one reader reads each element once (a transpose). What it reads must not be
+      written after it.
+    - Adjacent nests with the same constant iteration space (nothing with side effects
+      between them) become one when the later one touches what the earlier one writes, and
+      writes what the earlier one reads, only at the same element in the same iteration.
+      A later nest over the earlier one's space and a row of at most 4096 more elements
+      (normalising the rows just reduced) becomes a row kernel, one thread per row, when
+      there are at least 65536 rows (fewer cannot fill the GPU).
+    - In the fused bodies a load of an element stored earlier in the same block takes the
+      stored value; local buffers that are then only written are removed.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect"];
+}
+
+def GpuPromoteAccumulators : Pass<"gpu-promote-accumulators", "::mlir::func::FuncOp"> {
+  let summary = "Accumulate a loop's reduction in a register instead of its output element";
+  let description = [{
+    Runs on the GPU path's kernel functions after convert-linalg-to-parallel-loops, before
+    gpu-fuse-loop-nests. An scf.for whose body loads an element, combines it and stores it
+    back at the same indices (fixed for the loop), writing nothing else and reading only
+    other buffers (other allocations, function arguments or globals, through views),
+    carries the element in an iter_arg instead: one load before the loop (or the value a
+    store just before it wrote, that store then dropped) and one store after it. Nested
+    reduction loops are promoted innermost first, so the whole window accumulates in one
+    register. Without it each iteration's load waits for the previous store: LLVM cannot
+    tell the kernel's buffers apart.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect"];
+}
+
+def GpuSharedMemorySymbols : Pass<"gpu-shared-memory-symbols", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare the kernels' shared memory globals so that NVPTX lays them out right";
+  let description = [{
+    Runs on gpu.modules after convert-gpu-to-nvvm, which leaves shared memory as LLVM
+    globals in address space 3:
+    - the dynamic shared memory symbol (`gpu.dynamic_shared_memory`'s zero-length byte
+      array, internal, no initializer) becomes an external declaration, which NVPTX
+      prints as `.extern .shared .align A .b8 name[]`: the start of the dynamic shared
+      memory, after the static variables. As an internal array it is printed as a one-byte
+      static variable, and a kernel with static shared variables as well accesses its
+      dynamic memory over them.
+    - every other shared global gets an explicit alignment of at least 16 bytes. LLVM
+      assumes 16 for a global larger than 16 bytes without one and vectorizes its accesses
+      accordingly, while NVPTX declares it with its element type's alignment.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def GpuExpandArith : Pass<"gpu-expand-arith", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Expand the arith ops the NVPTX backend cannot select, keeping min and max";
+  let description = [{
+    Rewrites ceildivsi, ceildivui and floordivsi into integer arithmetic and bf16
+    extensions and truncations into integer operations, as upstream's arith-expand does,
+    but leaves maximumf, minimumf, maxnumf and minnumf alone: NVPTX selects each as one
+    instruction (max.NaN.f32, max.f32, ...), where arith-expand's compare and select take
+    two or three. Runs on the kernels' gpu.modules before their conversion to NVVM.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def GpuFlattenPointwiseLoops : Pass<"gpu-flatten-pointwise-loops", "::mlir::func::FuncOp"> {
+  let summary = "Make pointwise loop nests of run-time extents one-dimensional";
+  let description = [{
+    Runs on the GPU path's host function before gpu-map-loops. A top-level scf.parallel
+    from 0 in steps of 1 with an upper bound known at run time only, whose induction
+    variables are used only as the complete index list, in order, of loads and stores
+    of buffers defined outside it, each of identity layout and with the nest's extents
+    (the same constants; for run-time ones the sizes its allocation or view was made
+    with, or a memref.dim of it), becomes one loop over the product of the bounds, the
+    accesses going through memref.collapse_shape views of the buffers. gpu-map-loops
+    then needs no division by run-time extents to find a thread's element. Nests with
+    constant bounds (whose divisions are multiplications) and any other use of an
+    induction variable (broadcasts, transposes) are left as they are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
+  let summary = "Turn the compute of a bufferized host function into gpu.launch ops";
+  let description = [{
+    The GPU path's host functions arrive bufferized, inlined and with linalg turned
+    into loops: allocations, weights (`memref.get_global`), views and index arithmetic
+    at the top level, between the compute (scf.parallel nests, scf.for, loads, stores,
+    copies, leftover linalg ops on memrefs). The engine runs the host function as a
+    schedule, so every piece of compute must become a kernel launch and everything the
+    schedule itself needs (buffer sizes, views, launch sizes) must stay a host value.
+
+    - An `scf.parallel` with constant lower bounds and steps, and upper bounds the host
+      knows (constants, or index arithmetic on buffer extents: a dynamic shape), becomes
+      one launch with one thread per iteration of its iteration space, linearised
+      row-major: `threads-per-block` threads per block, ceil(total / threads-per-block)
+      blocks, on grid y too when x would exceed 2^31-1 blocks, and an `scf.if` guarding
+      the tail. For dynamic bounds the grid is host arithmetic on them, which the engine
+      evaluates per input shape. Each thread delinearises its index into the loop's
+      induction variables. Loops nested inside
+      (reductions as scf.for, inner scf.parallel, which becomes scf.for) run
+      sequentially in the thread. Copies and linalg ops at the top level become such
+      nests first (a copy is an elementwise kernel; no memref.copy stays on the host).
+    - Every other maximal run of consecutive compute ops (top-level scf.for, scf.if,
+      loads and stores, loops with dynamic bounds) becomes one single-thread launch, in
+      order: correct first, kernel templates make the hot paths fast.
+    - Shape buffers (small index buffers a dynamic reshape bufferizes to, stored at the
+      top level) become the values stored in them: loads read the values, and each
+      memref.reshape becomes a memref.reinterpret_cast, so sizes stay host values.
+    - Allocations (allocas become allocs: buffers live on the device across launches),
+      get_global, views, deallocations, constants and memory-effect-free scalar
+      arithmetic on host values (divisions included) stay on the host; allocations and views move before the launches that
+      follow them. If one of them needs a value computed from memory contents (a
+      data-dependent shape), it is an error: "data-dependent shape: not supported on
+      the GPU path yet". A scalar computed by one kernel and used by a later kernel
+      goes through a 0-d buffer.
+
+    Views, constants and index arithmetic are recomputed inside each kernel, so a
+    kernel's operands are base buffers (function arguments, allocations, globals) and
+    the function's scalar arguments only (buffers of dynamic shape included: see
+    gpu-pass-buffer-extents). Each launch carries a kernel name for
+    gpu-kernel-outlining: the ONNX node in the compute's location (or a `kiln.source`
+    string attribute), else the function's name, with `_k<N>`; all kernels of a function
+    go to the gpu.module `<function>_kernels`.
+  }];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"256",
+           "Threads per block of the launches of parallel loops">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def GpuPassBufferExtents : Pass<"gpu-pass-buffer-extents", "::mlir::ModuleOp"> {
+  let summary = "Pass buffers of dynamic shape to kernels as static bases and extents";
+  let description = [{
+    The bare-pointer calling convention the kernels are lowered with takes memrefs of
+    static shape only. After gpu-kernel-outlining, every kernel argument of dynamic shape
+    (identity layout: a base buffer) becomes a `memref<1xT>` view of the buffer's start
+    (a `memref.reinterpret_cast` on the host, which the engine reads as the buffer's own
+    address) followed by one index argument per dynamic extent (`memref.dim` on the host,
+    evaluated per input shape); the kernel turns them back into the buffer with a
+    `memref.reinterpret_cast` of row-major strides. Kernels launched more than once are
+    rewritten once. A dynamic buffer with another layout is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+#endif // KILN_PASSES_LOWERING
