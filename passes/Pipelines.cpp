@@ -132,6 +132,7 @@ struct ObservePass : PassWrapper<ObservePass, OperationPass<ModuleOp>> {
   ObservePass(std::function<LogicalResult(ModuleOp, PipelinePoint)> observe,
               PipelinePoint point)
       : observe(std::move(observe)), point(point) {}
+  StringRef getName() const final { return "KilnObserve"; }
   StringRef getArgument() const final { return "kiln-observe"; }
   StringRef getDescription() const final { return "The driver observes the module"; }
   void runOnOperation() override {

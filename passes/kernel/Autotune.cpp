@@ -117,11 +117,11 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
-    options = KILN_PASS_TEMPLATE_OPTIONS();
-    if (std::string problem = options.problem(); !problem.empty()) {
-      module.emitError(getArgument()) << ": " << problem;
+    FailureOr<kiln::TemplateOptions> checked =
+        kiln::checkTemplateOptions(KILN_PASS_TEMPLATE_OPTIONS(), module, getArgument());
+    if (failed(checked))
       return signalPassFailure();
-    }
+    options = *checked;
     // Times measured under options that change the generated code are other kernels'.
     codegen = kiln::codegenFingerprint().str() + options.codegenKey();
     auto configHelper = kernel::configAttrHelper(context);

@@ -28,11 +28,11 @@ struct KernelInstantiateTemplatesPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    kiln::TemplateOptions options = KILN_PASS_TEMPLATE_OPTIONS();
-    if (std::string problem = options.problem(); !problem.empty()) {
-      getOperation().emitError(getArgument()) << ": " << problem;
+    FailureOr<kiln::TemplateOptions> checked =
+        kiln::checkTemplateOptions(KILN_PASS_TEMPLATE_OPTIONS(), getOperation(), getArgument());
+    if (failed(checked))
       return signalPassFailure();
-    }
+    const kiln::TemplateOptions &options = *checked;
     SymbolTable symbols(module);
     kiln::TemplateInstantiation context{module, symbols, options, getArgument()};
     auto configHelper = kernel::configAttrHelper(&getContext());

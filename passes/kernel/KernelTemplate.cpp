@@ -126,6 +126,13 @@ std::string TemplateOptions::problem() const {
   return "";
 }
 
+FailureOr<TemplateOptions> checkTemplateOptions(TemplateOptions options, Operation *op,
+                                                StringRef pass) {
+  if (std::string problem = options.problem(); !problem.empty())
+    return op->emitError(pass) << ": " << problem;
+  return options;
+}
+
 std::string TemplateOptions::codegenKey() const {
   std::string key;
   if (attentionF32Exp)

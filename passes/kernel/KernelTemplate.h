@@ -85,6 +85,11 @@ struct TemplateOptions {
         attentionF32Exp, attentionMinCtas                                                      \
   }
 
+/// `options` when they have no problem (TemplateOptions::problem); else an error on `op`
+/// naming `pass`.
+mlir::FailureOr<TemplateOptions> checkTemplateOptions(TemplateOptions options, mlir::Operation *op,
+                                                      llvm::StringRef pass);
+
 /// What the cost model knows of a GPU. The defaults are an H200 (sm_90a).
 struct DeviceModel {
   int64_t multiprocessors = 132;

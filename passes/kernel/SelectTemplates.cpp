@@ -24,11 +24,11 @@ struct KernelSelectTemplatesPass
   using Base::Base;
 
   void runOnOperation() override {
-    kiln::TemplateOptions options = KILN_PASS_TEMPLATE_OPTIONS();
-    if (std::string problem = options.problem(); !problem.empty()) {
-      getOperation().emitError(getArgument()) << ": " << problem;
+    FailureOr<kiln::TemplateOptions> checked =
+        kiln::checkTemplateOptions(KILN_PASS_TEMPLATE_OPTIONS(), getOperation(), getArgument());
+    if (failed(checked))
       return signalPassFailure();
-    }
+    const kiln::TemplateOptions &options = *checked;
     auto configHelper = kernel::configAttrHelper(&getContext());
     for (auto function : getOperation().getOps<kernel::FuncOp>()) {
       if (function->hasAttr(configHelper.getName()))
