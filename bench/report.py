@@ -135,7 +135,8 @@ def markdown(results):
             megabytes((kiln or {}).get("engine_bytes")),
             megabytes((kiln or {}).get("peak_memory_bytes")),
             megabytes(best.get("peak_memory_bytes")) if best else "–",
-            f"{check['rel_l2']:.1e}" if check else "–",
+            ("non-finite" if check["rel_l2"] == float("inf") else f"{check['rel_l2']:.1e}")
+            if check else "–",
         ]
         lines.append("| " + " | ".join(cells) + " |")
         for system, row in systems.items():

@@ -144,6 +144,12 @@ def compare(reference, result, tolerance):
         return 0.0 if not wrong else 1.0, f"{wrong} elements differ" if wrong else None
     if not np.all(np.isfinite(reference)):
         return None, "the reference has NaN or Inf"
+    # A NaN or Inf where the reference is finite is wrong whatever the rest: its error is
+    # infinite (a NaN error would compare below any tolerance and print as the best).
+    finite = np.isfinite(result)
+    if not np.all(finite):
+        bad = int(result.size - np.count_nonzero(finite))
+        return float("inf"), f"{bad} of {result.size} values are NaN or Inf (the reference's are finite)"
     ref = reference.astype(np.float64)
     error = np.linalg.norm(result.astype(np.float64) - ref) / max(np.linalg.norm(ref), 1e-30)
     if not np.isfinite(error) or error > tolerance:
