@@ -231,6 +231,9 @@ void addGraphPasses(OpPassManager &pm) {
   // conv; folding BatchNorms creates constants directly, so constants need no second round.
   pm.addNestedPass<func::FuncOp>(createGraphSimplify());
   pm.addNestedPass<func::FuncOp>(createGraphFoldBatchNorm());
+  // A convolution whose kernel is its stride as a product of patches, once BatchNorms are
+  // folded into it: the GEMM templates take it.
+  pm.addNestedPass<func::FuncOp>(createGraphPatchifyConvolutions());
   pm.addNestedPass<func::FuncOp>(createGraphSimplify());
   // Recognition sees the folded constants (GELU's sqrt(2), the normalisations' eps).
   // LayerNorm first: its chain without the mean would look like an RMSNorm.

@@ -164,6 +164,22 @@ def GraphUnflattenMatMuls : Pass<"graph-unflatten-matmuls", "::mlir::func::FuncO
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
 
+def GraphPatchifyConvolutions : Pass<"graph-patchify-convolutions", "::mlir::func::FuncOp"> {
+  let summary = "Make a convolution whose kernel is its stride a matrix product of patches";
+  let description = [{
+    A 2-D channels-first `graph.conv` whose kernel equals its strides (larger than 1x1),
+    with no padding or dilation and one group, static channels and spatial extents that
+    are whole patches (the batch may be dynamic) — a vision transformer's patch embedding
+    — reads every input element once: it becomes a reshape and a transpose of the input
+    into patches [N, OH*OW, C*KH*KW], a `graph.matmul` with the weight reshaped and
+    transposed to [C*KH*KW, O] (folded for a constant weight), the bias added, and a
+    reshape and transpose back to [N, O, OH, OW]. The product then takes the GEMM
+    templates, which no convolution template can for such strides. Other convolutions are
+    left alone.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 def GraphFoldReshapeRoundTrips : Pass<"graph-fold-reshape-round-trips", "::mlir::func::FuncOp"> {
   let summary = "Fold reshape -> transpose -> reshape back into one transpose";
   let description = [{
