@@ -72,8 +72,7 @@ struct GpuPipelineCLOptions : PassPipelineOptions<GpuPipelineCLOptions> {
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("The GPU target: sm_90a (default) or sm_80"),
                              llvm::cl::init("sm_90a")};
-  Option<std::string> precision{*this, "precision",
-                                llvm::cl::desc("fp32 (default), fp16 or bf16"),
+  Option<std::string> precision{*this, "precision", llvm::cl::desc("fp32 (default), fp16 or bf16"),
                                 llvm::cl::init("fp32")};
   Option<bool> reducedIO{*this, "reduced-io",
                          llvm::cl::desc("With fp16/bf16: the f32 inputs and outputs too"),
@@ -129,8 +128,7 @@ struct GpuPipelineCLOptions : PassPipelineOptions<GpuPipelineCLOptions> {
 /// nothing: the pipeline's IR is the same with or without it.
 struct ObservePass : PassWrapper<ObservePass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ObservePass)
-  ObservePass(std::function<LogicalResult(ModuleOp, PipelinePoint)> observe,
-              PipelinePoint point)
+  ObservePass(std::function<LogicalResult(ModuleOp, PipelinePoint)> observe, PipelinePoint point)
       : observe(std::move(observe)), point(point) {}
   StringRef getName() const final { return "KilnObserve"; }
   StringRef getArgument() const final { return "kiln-observe"; }
@@ -306,10 +304,11 @@ void addGraphStage(OpPassManager &pm, const GraphStageOptions &options) {
     addQuantizedProductPasses(pm);
   }
   if (options.precision != "fp32") {
-    pm.addNestedPass<func::FuncOp>(graph::createReducePrecisionPass(
-        options.precision == "fp16" ? "f16" : options.precision == "bf16" ? "bf16"
-                                                                         : options.precision,
-        options.reducedIO, options.precisionReport));
+    pm.addNestedPass<func::FuncOp>(
+        graph::createReducePrecisionPass(options.precision == "fp16"   ? "f16"
+                                         : options.precision == "bf16" ? "bf16"
+                                                                       : options.precision,
+                                         options.reducedIO, options.precisionReport));
     // Casts of constants that were not plain arrays, and cast chains, fold away.
     pm.addPass(createGraphFoldConstants());
     pm.addNestedPass<func::FuncOp>(createGraphSimplify());

@@ -160,8 +160,8 @@ LogicalResult FlashAttentionConfigAttr::verify(function_ref<InFlightDiagnostic()
     return emitError() << "warps must be 4 or 8, got " << warps;
   // A warp computes 16 or 32 query rows (a warpgroup of 4 warps 64 with wgmma).
   if (blockQ % (16 * warps))
-    return emitError() << "block_q must be a multiple of 16 rows a warp, got " << blockQ
-                       << " over " << warps << " warps";
+    return emitError() << "block_q must be a multiple of 16 rows a warp, got " << blockQ << " over "
+                       << warps << " warps";
   return success();
 }
 
@@ -175,8 +175,7 @@ LogicalResult DepthwiseConfigAttr::verify(function_ref<InFlightDiagnostic()> emi
     return emitError() << "a channels-first configuration has tile_h, tile_w and planes "
                           "(all positive) and no threads";
   if (!channelsFirst && threads < 1)
-    return emitError() << "a channels-last configuration has threads (positive), got "
-                       << threads;
+    return emitError() << "a channels-last configuration has threads (positive), got " << threads;
   return success();
 }
 
@@ -195,9 +194,8 @@ LogicalResult RowsConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
   return success();
 }
 
-LogicalResult RowVariantAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                     int64_t maxRows, int64_t aboveRows,
-                                     TemplateConfigAttrInterface config) {
+LogicalResult RowVariantAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t maxRows,
+                                     int64_t aboveRows, TemplateConfigAttrInterface config) {
   if ((maxRows > 0) == (aboveRows > 0) || maxRows < 0 || aboveRows < 0)
     return emitError() << "a row variant has either max_rows (a bucket of small Ms) or "
                           "above_rows (the bucket of large Ms), positive";

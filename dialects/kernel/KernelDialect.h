@@ -29,9 +29,12 @@ inline KernelDialect::TuningAttrHelper tuningAttrHelper(mlir::MLIRContext *conte
 
 /// The names of the dialect's other discardable attributes, for the code that reads them
 /// as argument attributes or by name.
-inline constexpr llvm::StringLiteral kMinShapeAttr = KernelDialect::MinShapeAttrHelper::getNameStr();
-inline constexpr llvm::StringLiteral kOptShapeAttr = KernelDialect::OptShapeAttrHelper::getNameStr();
-inline constexpr llvm::StringLiteral kMaxShapeAttr = KernelDialect::MaxShapeAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kMinShapeAttr =
+    KernelDialect::MinShapeAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kOptShapeAttr =
+    KernelDialect::OptShapeAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kMaxShapeAttr =
+    KernelDialect::MaxShapeAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kNumInputsAttr =
     KernelDialect::NumInputsAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kArenaOffsetAttr =

@@ -1,7 +1,7 @@
 //===- EngineBuilder.cpp - An engine from a lowered GPU module ------------===//
 
-#include "dialects/kernel/KernelDialect.h"
 #include "lib/engine/EngineBuilder.h"
+#include "dialects/kernel/KernelDialect.h"
 
 #include "passes/analysis/ShapeProgram.h"
 

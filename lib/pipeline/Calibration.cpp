@@ -17,9 +17,9 @@
 #include "dialects/graph/GraphDialect.h"
 #include "lib/cpu/HostExecutable.h"
 #include "lib/io/TensorFiles.h"
-#include "passes/quantization/Calibration.h"
 #include "passes/Pipelines.h"
 #include "passes/graph/QuantizeInt8.h"
+#include "passes/quantization/Calibration.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -379,13 +379,13 @@ std::string describeInt8(int64_t quantized, int64_t shortcuts, int64_t uncalibra
                  ? llvm::formatv(", {0} shortcut output{1}", shortcuts, shortcuts == 1 ? "" : "s")
                        .str()
                  : std::string(),
-             uncalibrated - keptInFloat
-                 ? llvm::formatv(", {0} without calibration left in f32",
-                                 uncalibrated - keptInFloat)
-                       .str()
-                 : std::string(),
+             uncalibrated - keptInFloat ? llvm::formatv(", {0} without calibration left in f32",
+                                                        uncalibrated - keptInFloat)
+                                              .str()
+                                        : std::string(),
              keptInFloat
-                 ? llvm::formatv(", {0} below {1} dB kept in float", keptInFloat, minLayerSqnr).str()
+                 ? llvm::formatv(", {0} below {1} dB kept in float", keptInFloat, minLayerSqnr)
+                       .str()
                  : std::string())
       .str();
 }

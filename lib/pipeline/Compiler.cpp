@@ -1,7 +1,7 @@
 //===- Compiler.cpp - The compile pipeline driver -------------------------===//
 
-#include "dialects/kernel/KernelDialect.h"
 #include "lib/pipeline/Compiler.h"
+#include "dialects/kernel/KernelDialect.h"
 
 #include "dialects/graph/GraphOps.h"
 #include "kiln/Version.h"
@@ -10,12 +10,12 @@
 #include "lib/pipeline/CompileReport.h"
 #include "lib/pipeline/GpuCompiler.h"
 #include "lib/pipeline/Progress.h"
-#include "passes/kernel/TimingCache.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
 #include "passes/graph/QuantizeInt8.h"
 #include "passes/graph/ReducePrecision.h"
 #include "passes/kernel/Autotune.h"
+#include "passes/kernel/TimingCache.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -127,9 +127,12 @@ void annotateProfile(func::FuncOp function, ArrayRef<InputProfile> profile) {
       auto name = function.getArgAttrOfType<StringAttr>(arg, "graph.name");
       if (!name || name.getValue() != input.name)
         continue;
-      function.setArgAttr(arg, kiln::kernel::kMinShapeAttr, builder.getDenseI64ArrayAttr(input.min));
-      function.setArgAttr(arg, kiln::kernel::kOptShapeAttr, builder.getDenseI64ArrayAttr(input.opt));
-      function.setArgAttr(arg, kiln::kernel::kMaxShapeAttr, builder.getDenseI64ArrayAttr(input.max));
+      function.setArgAttr(arg, kiln::kernel::kMinShapeAttr,
+                          builder.getDenseI64ArrayAttr(input.min));
+      function.setArgAttr(arg, kiln::kernel::kOptShapeAttr,
+                          builder.getDenseI64ArrayAttr(input.opt));
+      function.setArgAttr(arg, kiln::kernel::kMaxShapeAttr,
+                          builder.getDenseI64ArrayAttr(input.max));
     }
 }
 

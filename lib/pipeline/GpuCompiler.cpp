@@ -66,9 +66,9 @@ LogicalResult compileForGpu(ModuleOp module, const GpuCompileOptions &options,
     case PipelinePoint::GraphDone:
       break;
     case PipelinePoint::KernelsFormed:
-      report(llvm::formatv("formed {0} kernels",
-                           llvm::range_size(observed.getOps<kernel::FuncOp>()))
-                 .str());
+      report(
+          llvm::formatv("formed {0} kernels", llvm::range_size(observed.getOps<kernel::FuncOp>()))
+              .str());
       break;
     case PipelinePoint::KernelsConfigured: {
       std::vector<TuningDecision> decisions = collectTuningDecisions(observed);

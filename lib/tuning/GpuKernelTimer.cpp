@@ -1,7 +1,7 @@
 //===- GpuKernelTimer.cpp - Timing kernel candidates on the GPU -----------===//
 
-#include "dialects/kernel/KernelDialect.h"
 #include "lib/tuning/GpuKernelTimer.h"
+#include "dialects/kernel/KernelDialect.h"
 
 #include "kiln/Runtime.h"
 #include "lib/pipeline/GpuCompiler.h"
@@ -53,9 +53,8 @@ TimingGpu GpuKernelTimer::gpu() const {
           std::to_string(runtime->driverVersion())};
 }
 
-OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
-                                                        Attribute config, std::string &why,
-                                                        StringRef profile) {
+OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function, Attribute config,
+                                                        std::string &why, StringRef profile) {
   MLIRContext *context = function.getContext();
   Block &body = function.getBody().front();
   Operation *templateOp = nullptr;
@@ -152,8 +151,8 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
     if (global && copied.insert(global).second)
       b.clone(*global.getOperation());
   auto copy = cast<kernel::FuncOp>(b.clone(*function.getOperation()));
-  kernel::configAttrHelper(context).setAttr(
-      copy, cast<kernel::TemplateConfigAttrInterface>(config));
+  kernel::configAttrHelper(context).setAttr(copy,
+                                            cast<kernel::TemplateConfigAttrInterface>(config));
   copy->removeAttr(kernel::tuningAttrHelper(context).getName());
   // One configuration is timed, at one shape: not the row variants a bucket chose before
   // (the large Ms' bucket is timed after the small Ms' has its variant).
@@ -180,9 +179,9 @@ OwningOpRef<ModuleOp> GpuKernelTimer::buildTimingModule(kernel::FuncOp function,
   return module;
 }
 
-FailureOr<engine::Engine>
-GpuKernelTimer::compileTimingModule(ModuleOp module, const TemplateOptions &templates,
-                                    std::string &why) {
+FailureOr<engine::Engine> GpuKernelTimer::compileTimingModule(ModuleOp module,
+                                                              const TemplateOptions &templates,
+                                                              std::string &why) {
   // Capture the diagnostics of this compile: a candidate that fails is reported, not
   // printed as the user's error.
   std::string captured;

@@ -51,8 +51,8 @@ public:
   /// A timer on GPU 0 of kernels compiled with `templates` (its target and the options that
   /// change their code), or null with `why` ("no CUDA driver: ...", "no CUDA GPU: ...", or
   /// a GPU that cannot run the target).
-  static std::unique_ptr<GpuKernelTimer> create(const TemplateOptions &templates,
-                                                std::string &why, Options options);
+  static std::unique_ptr<GpuKernelTimer> create(const TemplateOptions &templates, std::string &why,
+                                                Options options);
   static std::unique_ptr<GpuKernelTimer> create(const TemplateOptions &templates,
                                                 std::string &why) {
     return create(templates, why, Options());

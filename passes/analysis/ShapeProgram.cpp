@@ -1,7 +1,7 @@
 //===- ShapeProgram.cpp - A dynamic engine's shape program from host IR ---===//
 
-#include "dialects/kernel/KernelDialect.h"
 #include "passes/analysis/ShapeProgram.h"
+#include "dialects/kernel/KernelDialect.h"
 
 #include "passes/analysis/HostExtents.h"
 

@@ -23,8 +23,8 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantBytes.h"
+#include "passes/graph/Passes.h"
 
 #include <cmath>
 #include <cstring>

@@ -2,8 +2,8 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantEvaluator.h"
+#include "passes/graph/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -21,9 +21,7 @@ ConstantEvaluator &evaluatorSlot() {
 }
 } // namespace
 
-void setConstantEvaluator(ConstantEvaluator evaluator) {
-  evaluatorSlot() = std::move(evaluator);
-}
+void setConstantEvaluator(ConstantEvaluator evaluator) { evaluatorSlot() = std::move(evaluator); }
 const ConstantEvaluator &getConstantEvaluator() { return evaluatorSlot(); }
 
 } // namespace kiln
@@ -66,9 +64,9 @@ bool foldShapeQueries(func::FuncOp function) {
         extents.push_back(input.getDimSize(dim));
       if (llvm::any_of(extents, ShapedType::isDynamic))
         continue;
-      value = DenseElementsAttr::get(
-          RankedTensorType::get({static_cast<int64_t>(extents.size())}, i64),
-          ArrayRef<int64_t>(extents));
+      value =
+          DenseElementsAttr::get(RankedTensorType::get({static_cast<int64_t>(extents.size())}, i64),
+                                 ArrayRef<int64_t>(extents));
     } else if (auto size = dyn_cast<graph::SizeOp>(op)) {
       auto input = dyn_cast<RankedTensorType>(size.getInput().getType());
       if (!input || !input.hasStaticShape())
@@ -82,8 +80,7 @@ bool foldShapeQueries(func::FuncOp function) {
     Value result = op.getResult(0);
     // The folded type may be more refined than the op's declared one; users were checked
     // against the declared one, so keep that where they differ.
-    if (constant.getType() != result.getType() &&
-        !isa<RankedTensorType>(result.getType()))
+    if (constant.getType() != result.getType() && !isa<RankedTensorType>(result.getType()))
       continue;
     result.replaceAllUsesWith(constant.getResult());
     op.erase();
@@ -171,9 +168,8 @@ struct GraphFoldConstantsPass : kiln::impl::GraphFoldConstantsBase<GraphFoldCons
     builder.setInsertionPointToEnd(evaluate.addEntryBlock());
     IRMapping mapping;
     for (Operation &op : body)
-      if (isa<graph::ConstantOp>(op) && llvm::any_of(op.getUsers(), [&](Operation *user) {
-            return foldable.contains(user);
-          }))
+      if (isa<graph::ConstantOp>(op) &&
+          llvm::any_of(op.getUsers(), [&](Operation *user) { return foldable.contains(user); }))
         builder.clone(op, mapping);
     for (Operation *op : foldable)
       builder.clone(*op, mapping);

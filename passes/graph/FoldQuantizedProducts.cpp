@@ -34,8 +34,8 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantBytes.h"
+#include "passes/graph/Passes.h"
 
 #include "llvm/ADT/STLExtras.h"
 

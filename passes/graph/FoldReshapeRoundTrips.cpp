@@ -49,8 +49,8 @@ std::optional<SmallVector<int64_t>> matchRoundTrip(graph::ReshapeOp reshape,
   const SmallVector<graph::DimExpr, 4> *merged = extentsOf(shapes, merge.getResult());
   const SmallVector<graph::DimExpr, 4> *transposed = extentsOf(shapes, transpose.getResult());
   const SmallVector<graph::DimExpr, 4> *result = extentsOf(shapes, reshape.getResult());
-  if (!x || !merged || !transposed || !result || merged->size() < 2 ||
-      merged->size() > x->size() || result->size() != x->size())
+  if (!x || !merged || !transposed || !result || merged->size() < 2 || merged->size() > x->size() ||
+      result->size() != x->size())
     return std::nullopt;
   // r1 = [X0 * .. * X(k-1), Xk, ..]: the trailing extents kept (the leading one is then
   // the product, the element count being the same).

@@ -84,8 +84,8 @@ void patchify(graph::ConvOp conv) {
   int64_t oh = input.getDimSize(2) / kh, ow = input.getDimSize(3) / kw, k = c * kh * kw;
   auto type = [&](ArrayRef<int64_t> shape, Type of) { return RankedTensorType::get(shape, of); };
 
-  Value patches =
-      reshape(b, loc, conv.getInput(), {0, c, oh, kh, ow, kw}, type({n, c, oh, kh, ow, kw}, element));
+  Value patches = reshape(b, loc, conv.getInput(), {0, c, oh, kh, ow, kw},
+                          type({n, c, oh, kh, ow, kw}, element));
   patches = transpose(b, loc, patches, {0, 2, 4, 1, 3, 5});
   patches = reshape(b, loc, patches, {0, oh * ow, k}, type({n, oh * ow, k}, element));
   Type weightElement = weight.getElementType();
@@ -96,8 +96,8 @@ void patchify(graph::ConvOp conv) {
       graph::MatMulOp::create(b, loc, TypeRange{productType}, ValueRange{patches, matrix});
   if (Value bias = conv.getBias())
     product = graph::AddOp::create(b, loc, TypeRange{productType}, ValueRange{product, bias});
-  Value grid = reshape(b, loc, product, {0, oh, ow, o},
-                       type({n, oh, ow, o}, productType.getElementType()));
+  Value grid =
+      reshape(b, loc, product, {0, oh, ow, o}, type({n, oh, ow, o}, productType.getElementType()));
   Value result = transpose(b, loc, grid, {0, 3, 1, 2});
   conv.getResult().replaceAllUsesWith(result);
   conv.erase();

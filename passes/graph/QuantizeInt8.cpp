@@ -34,10 +34,10 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
+#include "passes/graph/ConstantBytes.h"
+#include "passes/graph/Passes.h"
 #include "passes/quantization/Calibration.h"
 #include "passes/quantization/CalibrationCache.h"
-#include "passes/graph/Passes.h"
-#include "passes/graph/ConstantBytes.h"
 
 #include "llvm/ADT/StringSet.h"
 

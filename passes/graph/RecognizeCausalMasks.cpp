@@ -13,9 +13,9 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/graph/Passes.h"
 #include "passes/graph/AttentionMasks.h"
 #include "passes/graph/IndexFunctions.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/SymbolicShapes.h"
 
 #include "llvm/ADT/SetVector.h"

@@ -37,8 +37,8 @@
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
 #include "dialects/graph/GraphTraits.h"
-#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantBytes.h"
+#include "passes/graph/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"

@@ -25,8 +25,8 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
-#include "passes/graph/Passes.h"
 #include "passes/graph/ConstantBytes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/SymbolicShapes.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -223,9 +223,9 @@ bool unflatten(graph::ReshapeOp reshape, OpBuilder &builder,
   } else {
     if (!target)
       target = createShape(builder, lhs.getLoc(), inputShape);
-    input = graph::ReshapeOp::create(builder, lhs.getLoc(), TypeRange{inputType},
-                                     ValueRange{lhs, target},
-                                     {builder.getNamedAttr("allowzero", builder.getBoolAttr(false))})
+    input = graph::ReshapeOp::create(
+                builder, lhs.getLoc(), TypeRange{inputType}, ValueRange{lhs, target},
+                {builder.getNamedAttr("allowzero", builder.getBoolAttr(false))})
                 .getResult();
   }
   Location loc = producer->getLoc();

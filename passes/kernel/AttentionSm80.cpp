@@ -1,8 +1,8 @@
 //===- AttentionSm80.cpp - Fused flash attention for attention kernels ----===//
 //
-// The flash_attention family (#kernel.flash_attention): the attention kernels whose body is one plain graph.attention of
-// half-precision [B, H, S, D] buffers get the FlashAttention-2 forward kernel of
-// kernel/templates/FlashAttention.mlir (mma.sync m16n8k16 fed by ldmatrix from a cp.async
+// The flash_attention family (#kernel.flash_attention): the attention kernels whose body is one
+// plain graph.attention of half-precision [B, H, S, D] buffers get the FlashAttention-2 forward
+// kernel of kernel/templates/FlashAttention.mlir (mma.sync m16n8k16 fed by ldmatrix from a cp.async
 // ring of K/V tiles; online softmax in f32; docs/codegen-attention.md) instead of the
 // generic lowering's three launches. The template is instantiated per element type, mask
 // form and configuration into a `gpu.module`; each launch of a replaced kernel becomes a
@@ -553,7 +553,8 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
     return std::nullopt;
   // The grid's B * H, at most 65535, at the profile's largest batch.
   if (!problem.output.extents[0].isStatic()) {
-    std::optional<int64_t> maxBatch = valueOf(problem.output.extents[0], kiln::kernel::kMaxShapeAttr);
+    std::optional<int64_t> maxBatch =
+        valueOf(problem.output.extents[0], kiln::kernel::kMaxShapeAttr);
     if (!maxBatch || *maxBatch * problem.heads > 65535)
       return std::nullopt;
   }
@@ -877,8 +878,7 @@ struct FlashAttentionGenerator {
              << ": the flash-attention template (" << entryName << ") does not parse";
     auto gpuModule = *parsed->getOps<gpu::GPUModuleOp>().begin();
     if (failed(kiln::unrollMarkedLoops(gpuModule)))
-      return module.emitError(pass)
-             << ": cannot unroll the template's loops (" << entryName << ")";
+      return module.emitError(pass) << ": cannot unroll the template's loops (" << entryName << ")";
     kiln::lowerBf16MmaSync(gpuModule);
     gpuModule->remove();
     symbols.insert(gpuModule);
@@ -1068,9 +1068,9 @@ class FlashAttentionTemplate final
     std::optional<kiln::FlashAttentionProblem> problem = match(function);
     if (!problem)
       return kiln::estimateTemplateFallbackMicros(function, device);
-    return kiln::estimateFlashAttentionMicros(*problem, kiln::FlashAttentionConfig::fromAttr(config),
-                                              device.multiprocessors, device.tensorFlopsPerSecond,
-                                              device.launchMicros);
+    return kiln::estimateFlashAttentionMicros(
+        *problem, kiln::FlashAttentionConfig::fromAttr(config), device.multiprocessors,
+        device.tensorFlopsPerSecond, device.launchMicros);
   }
 
   LogicalResult instantiate(kernel::FuncOp function, kernel::FlashAttentionConfigAttr attr,
@@ -1079,7 +1079,8 @@ class FlashAttentionTemplate final
         kiln::matchFlashAttention(function, context.module);
     if (!problem)
       return function.emitError(context.pass)
-             << ": " << attr << " is for an attention of half-precision operands (D 64 or "
+             << ": " << attr
+             << " is for an attention of half-precision operands (D 64 or "
                 "128) with no mask, an additive mask or a causal one, which this kernel is not";
     kiln::FlashAttentionConfig config = kiln::FlashAttentionConfig::fromAttr(attr);
     if (!llvm::is_contained(kiln::flashAttentionConfigs(*problem, context.options.target), config))

@@ -1,15 +1,15 @@
 //===- Autotune.cpp - Choose each kernel's configuration ------------------===//
 //
 // kernel-autotune: for every kernel with a choice to make (the template family that takes
-// it lists the candidates: passes/kernel/KernelTemplate.h), the timing cache answers, else the GPU timer measures (within
-// the budget, longest kernels first), else the cost model estimates. The choice becomes
-// `kernel.config` (what kernel-instantiate-templates generates) and `kernel.tuning` (where
-// it came from and its time).
+// it lists the candidates: passes/kernel/KernelTemplate.h), the timing cache answers, else the GPU
+// timer measures (within the budget, longest kernels first), else the cost model estimates. The
+// choice becomes `kernel.config` (what kernel-instantiate-templates generates) and `kernel.tuning`
+// (where it came from and its time).
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialects/kernel/KernelDialect.h"
 #include "passes/kernel/Autotune.h"
+#include "dialects/kernel/KernelDialect.h"
 #include "passes/kernel/CodegenFingerprint.h"
 
 #include "passes/kernel/KernelConfig.h"
@@ -176,9 +176,9 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
     for (auto &[signature, functions] : groups) {
       ++index;
       kernel::FuncOp representative = functions.front();
-      Decision decision = decide(representative, signature,
-                                 kiln::kernelConfigCandidates(representative, options),
-                                 kiln::kernel::kOptShapeAttr, gpu, cache, /*estimate=*/true);
+      Decision decision =
+          decide(representative, signature, kiln::kernelConfigCandidates(representative, options),
+                 kiln::kernel::kOptShapeAttr, gpu, cache, /*estimate=*/true);
       Builder b(context);
       DictionaryAttr tuning =
           b.getDictionaryAttr({b.getNamedAttr("source", b.getStringAttr(decision.source)),
@@ -328,7 +328,8 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
                   std::optional<kiln::GemmRows> (*bucketOf)(kernel::FuncOp, bool),
                   const kiln::TimingGpu &gpu, kiln::TimingCache &cache) {
     bool conv = isa_and_nonnull<kernel::Sm90ConvConfigAttr>(atOpt.config);
-    if (target != kiln::kTargetSm90a || !(conv || isa_and_nonnull<kernel::Sm90GemmConfigAttr>(atOpt.config)))
+    if (target != kiln::kTargetSm90a ||
+        !(conv || isa_and_nonnull<kernel::Sm90GemmConfigAttr>(atOpt.config)))
       return std::nullopt;
     bool tf32 = allowTf32 || kiln::kernelConfigAsksTf32(function);
     std::optional<kiln::GemmRows> bucket = bucketOf(function, tf32);
@@ -354,9 +355,8 @@ struct KernelAutotunePass : kiln::impl::KernelAutotuneBase<KernelAutotunePass> {
                            /*estimate=*/false);
     if (!best.config || best.config == atOpt.config)
       return std::nullopt;
-    return kiln::GemmRowVariant{bucket->maxRows,
-                                cast<kernel::TemplateConfigAttrInterface>(best.config),
-                                bucket->aboveRows};
+    return kiln::GemmRowVariant{
+        bucket->maxRows, cast<kernel::TemplateConfigAttrInterface>(best.config), bucket->aboveRows};
   }
 
   void orderByEstimatedTime(

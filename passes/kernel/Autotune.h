@@ -11,8 +11,8 @@
 #define KILN_PASSES_KERNEL_AUTOTUNE_H
 
 #include "dialects/kernel/KernelOps.h"
-#include "passes/kernel/TimingCache.h"
 #include "passes/kernel/Passes.h"
+#include "passes/kernel/TimingCache.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Pass/Pass.h"
@@ -30,8 +30,8 @@ public:
   /// The kernel's time in microseconds under `config` (the median of several runs), or
   /// failure with `why` set (one line: the configuration does not compile, does not
   /// load, or faults). A dynamic engine's kernel runs at the shape of `profile`
-  /// (kiln::kernel::kOptShapeAttr, kiln::kernel::kMinShapeAttr: its launch's extents there). `function` is
-  /// not modified.
+  /// (kiln::kernel::kOptShapeAttr, kiln::kernel::kMinShapeAttr: its launch's extents there).
+  /// `function` is not modified.
   virtual mlir::FailureOr<double> measureMicros(kernel::FuncOp function, mlir::Attribute config,
                                                 llvm::StringRef profile, std::string &why) = 0;
   /// The GPU and driver the times are measured on (the timing cache's key).

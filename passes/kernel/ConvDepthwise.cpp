@@ -1,8 +1,8 @@
 //===- ConvDepthwise.cpp - Specialised depthwise convolutions -------------===//
 //
-// The depthwise family (#kernel.depthwise): 2-D convolutions with as many groups as input channels (MobileNet's
-// and EfficientNet's depthwise layers) do a few multiply-adds per element they move, so they
-// are bound by memory, not arithmetic; the generic lowering (one thread per output element,
+// The depthwise family (#kernel.depthwise): 2-D convolutions with as many groups as input channels
+// (MobileNet's and EfficientNet's depthwise layers) do a few multiply-adds per element they move,
+// so they are bound by memory, not arithmetic; the generic lowering (one thread per output element,
 // each reading its whole window) is far from that bound. This pass replaces them, with
 // their fused epilogue, by one of two CUDA-core kernels (docs/codegen-depthwise.md):
 // - channels last (templates/DepthwiseNhwc.mlir): threads along the channels with 16-byte
@@ -761,7 +761,8 @@ class DepthwiseTemplate final : public kiln::KernelTemplateOf<kernel::DepthwiseC
     std::optional<kiln::DepthwiseProblem> problem = kiln::matchDepthwiseConv(function);
     if (!problem)
       return function.emitError(context.pass)
-             << ": " << attr << " is for a depthwise convolution (groups = input channels), "
+             << ": " << attr
+             << " is for a depthwise convolution (groups = input channels), "
                 "which this kernel is not";
     kiln::DepthwiseConfig config = kiln::DepthwiseConfig::fromAttr(attr);
     if (!kiln::isLegalDepthwiseConfig(*problem, config))

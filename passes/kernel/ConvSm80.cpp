@@ -1,15 +1,15 @@
 //===- ConvSm80.cpp - sm_80 implicit-GEMM convolutions --------------------===//
 //
-// The sm80_conv family (#kernel.sm80_conv): channels-last 2-D convolutions of half-precision operands with C a
-// multiple of 8 become the sm_80 GEMM template (passes/kernel/templates/Sm80Gemm.mlir) of
-// C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O]. A is the im2col matrix, never
-// written: each 16-byte cp.async of the template's A tile gathers 8 channels of one
-// filter tap at one output position from the NHWC input, and reads nothing (zero fill)
-// where the tap falls into the padding. C's rows are the NHWC output's positions, so C is
-// the output as it is. B is the weight permuted at compile time from OHWI into K x O
-// (shared with sm90_conv: passes/kernel/GemmMatch.h). A 1x1 convolution with
-// stride 1 and no padding reads its input as the row-major matrix A: the plain GEMM of
-// sm80_gemm. docs/codegen-sm80.md, "Implicit-GEMM convolution".
+// The sm80_conv family (#kernel.sm80_conv): channels-last 2-D convolutions of half-precision
+// operands with C a multiple of 8 become the sm_80 GEMM template
+// (passes/kernel/templates/Sm80Gemm.mlir) of C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O]. A
+// is the im2col matrix, never written: each 16-byte cp.async of the template's A tile gathers 8
+// channels of one filter tap at one output position from the NHWC input, and reads nothing (zero
+// fill) where the tap falls into the padding. C's rows are the NHWC output's positions, so C is the
+// output as it is. B is the weight permuted at compile time from OHWI into K x O (shared with
+// sm90_conv: passes/kernel/GemmMatch.h). A 1x1 convolution with stride 1 and no padding reads its
+// input as the row-major matrix A: the plain GEMM of sm80_gemm. docs/codegen-sm80.md,
+// "Implicit-GEMM convolution".
 //
 //===----------------------------------------------------------------------===//
 
@@ -243,7 +243,8 @@ class Sm80ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm80ConvCon
         problem ? kiln::sm80GemmConfigs(asGemm(*problem)) : SmallVector<kiln::Sm80GemmConfig>();
     if (legal.empty())
       return function.emitError(context.pass)
-             << ": " << attr << " is for a channels-last convolution of one group and "
+             << ": " << attr
+             << " is for a channels-last convolution of one group and "
                 "half-precision operands (C a multiple of 8), which this kernel is not";
     kiln::Sm80GemmConfig config = kiln::Sm80GemmConfig::fromAttr(attr);
     if (failed(kiln::checkListedConfig<kiln::Sm80GemmConfig>(function, legal, config, attr,

@@ -1,8 +1,8 @@
 //===- ConvSm90.cpp - Hopper implicit-GEMM convolutions -------------------===//
 //
-// The sm90_conv family (#kernel.sm90_conv): channels-last 2-D convolutions of half-precision operands (or f32 ones
-// read as tf32, under allow-tf32, with the weight stored K-major: O x (KH KW C)) become the
-// warp-specialised wgmma GEMM (passes/kernel/templates/Sm90GemmWs.mlir) of
+// The sm90_conv family (#kernel.sm90_conv): channels-last 2-D convolutions of half-precision
+// operands (or f32 ones read as tf32, under allow-tf32, with the weight stored K-major: O x (KH KW
+// C)) become the warp-specialised wgmma GEMM (passes/kernel/templates/Sm90GemmWs.mlir) of
 // C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O], A being the im2col matrix:
 // - implicit (C a multiple of 8): each k-tile of A is one 4-D TMA box of the NHWC input,
 //   {64 channels} x {BW columns} x {BH rows} x {BN images} of output positions, taken at
@@ -28,8 +28,8 @@
 #include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm90Template.h"
 
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
@@ -710,7 +710,6 @@ struct Sm90ConvGenerator {
   }
 };
 
-
 /// The family: #kernel.sm90_conv on sm_90a.
 class Sm90ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm90ConvConfigAttr> {
   SmallVector<Attribute> candidates(kernel::FuncOp function,
@@ -766,7 +765,8 @@ class Sm90ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm90ConvCon
     std::optional<ConvProblem> problem = matchConv(function, config.tf32);
     if (!problem)
       return function.emitError(context.pass)
-             << ": " << attr << " is for a channels-last convolution of one group and "
+             << ": " << attr
+             << " is for a channels-last convolution of one group and "
                 "half-precision (or tf32, int8) operands, which this kernel is not";
     PixelBox box = choosePixelBox(*problem);
     if (failed(kiln::checkListedConfig<kiln::Sm90GemmConfig>(

@@ -1,7 +1,7 @@
 //===- GemmMatch.cpp - The GEMMs of matmul and convolution kernels --------===//
 
-#include "dialects/kernel/KernelDialect.h"
 #include "passes/kernel/GemmMatch.h"
+#include "dialects/kernel/KernelDialect.h"
 
 #include "dialects/graph/GraphOps.h"
 #include "passes/kernel/Sm90Template.h"

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/kernel/Passes.h"
 #include "passes/kernel/KernelTemplate.h"
+#include "passes/kernel/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialects/kernel/KernelDialect.h"
 #include "passes/kernel/KernelConfig.h"
+#include "dialects/kernel/KernelDialect.h"
 
 #include "passes/analysis/ShapeProgram.h"
 
@@ -43,8 +43,7 @@ std::string GemmRowVariant::describeProfile() const {
 
 FailureOr<SmallVector<GemmRowVariant>> getRowVariants(kernel::FuncOp function, StringRef pass) {
   SmallVector<GemmRowVariant> variants;
-  ArrayAttr list = kernel::rowVariantsAttrHelper(function.getContext())
-                       .getAttr(function);
+  ArrayAttr list = kernel::rowVariantsAttrHelper(function.getContext()).getAttr(function);
   if (!list)
     return variants;
   for (Attribute element : list.getValue()) {
@@ -67,8 +66,8 @@ FailureOr<SmallVector<GemmRowVariant>> getRowVariants(kernel::FuncOp function, S
 ArrayAttr rowVariantsAttr(MLIRContext *context, ArrayRef<GemmRowVariant> variants) {
   SmallVector<Attribute> entries;
   for (const GemmRowVariant &variant : variants)
-    entries.push_back(kernel::RowVariantAttr::get(context, variant.maxRows, variant.aboveRows,
-                                                  variant.config));
+    entries.push_back(
+        kernel::RowVariantAttr::get(context, variant.maxRows, variant.aboveRows, variant.config));
   return ArrayAttr::get(context, entries);
 }
 

@@ -191,8 +191,8 @@ struct ProfileArguments {
   llvm::SmallVector<mlir::MemRefType> types;
   llvm::SmallVector<int64_t> symbols;
 };
-std::optional<ProfileArguments> getProfileArguments(kernel::FuncOp function,
-                                                    llvm::StringRef profile = kiln::kernel::kOptShapeAttr);
+std::optional<ProfileArguments>
+getProfileArguments(kernel::FuncOp function, llvm::StringRef profile = kiln::kernel::kOptShapeAttr);
 
 /// The buffers of a kernel whose only run-time extents are leading ones: a dynamic
 /// engine's batch, for templates that take it at run time (NHWC convolutions and pools).

@@ -33,15 +33,15 @@ namespace kiln {
 // today; the order decides should two ever take one, and it is the order in which
 // kernel-instantiate-templates emits their gpu.modules. The generic lowering comes last:
 // it takes every kernel. A new family adds one line (its getter, defined in its own file).
-#define KILN_FOR_EACH_KERNEL_TEMPLATE(FAMILY)                                                 \
-  FAMILY(flashAttentionTemplate)                                                             \
-  FAMILY(depthwiseTemplate)                                                                  \
-  FAMILY(poolNhwcTemplate)                                                                   \
-  FAMILY(rowsTemplate)                                                                       \
-  FAMILY(sm90GemmTemplate)                                                                   \
-  FAMILY(sm90ConvTemplate)                                                                   \
-  FAMILY(sm80GemmTemplate)                                                                   \
-  FAMILY(sm80ConvTemplate)                                                                   \
+#define KILN_FOR_EACH_KERNEL_TEMPLATE(FAMILY)                                                      \
+  FAMILY(flashAttentionTemplate)                                                                   \
+  FAMILY(depthwiseTemplate)                                                                        \
+  FAMILY(poolNhwcTemplate)                                                                         \
+  FAMILY(rowsTemplate)                                                                             \
+  FAMILY(sm90GemmTemplate)                                                                         \
+  FAMILY(sm90ConvTemplate)                                                                         \
+  FAMILY(sm80GemmTemplate)                                                                         \
+  FAMILY(sm80ConvTemplate)                                                                         \
   FAMILY(genericTemplate)
 
 #define KILN_DECLARE_KERNEL_TEMPLATE(getter) const KernelTemplate &getter();
@@ -296,9 +296,8 @@ double estimateGenericMicros(kernel::FuncOp function, const DeviceModel &device)
   // softmax's two reductions, P V): four launches.
   double launches = 1;
   function.walk([&](graph::AttentionOp) { launches = 4; });
-  double throughputMicros =
-      1e6 * (estimateKernelBytes(function) / device.bytesPerSecond +
-             estimateKernelFlops(function) / device.simtFlopsPerSecond);
+  double throughputMicros = 1e6 * (estimateKernelBytes(function) / device.bytesPerSecond +
+                                   estimateKernelFlops(function) / device.simtFlopsPerSecond);
   // The generic lowering's reductions run serially inside their threads: a convolution
   // of few output elements and a long reduction (ResNet-50's layer3 at batch 1: 50176
   // outputs, 2304 steps) takes its steps' latency, far beyond its flops at the SIMT rate.
@@ -336,8 +335,7 @@ class GenericTemplate final : public KernelTemplateOf<kernel::GenericConfigAttr>
     llvm::interleaveComma(function.getArgumentTypes(), os, [&](Type type) {
       if (auto shaped = dyn_cast<ShapedType>(type); shaped && shaped.hasRank()) {
         for (int64_t extent : shaped.getShape())
-          os << (ShapedType::isDynamic(extent) ? std::string("?") : std::to_string(extent))
-             << "x";
+          os << (ShapedType::isDynamic(extent) ? std::string("?") : std::to_string(extent)) << "x";
         os << typeName(shaped.getElementType());
       } else {
         os << typeName(type);

@@ -79,10 +79,10 @@ struct TemplateOptions {
 
 /// Inside a pass declaring passes/kernel/Passes.td's KernelTemplateOptions: its options as
 /// TemplateOptions (the generated option members are the pass's own).
-#define KILN_PASS_TEMPLATE_OPTIONS()                                                           \
-  ::kiln::TemplateOptions {                                                                    \
-    target, allowTf32, {templates.begin(), templates.end()}, gemmConfig, attentionConfig,      \
-        attentionF32Exp, attentionMinCtas                                                      \
+#define KILN_PASS_TEMPLATE_OPTIONS()                                                               \
+  ::kiln::TemplateOptions {                                                                        \
+    target, allowTf32, {templates.begin(), templates.end()}, gemmConfig, attentionConfig,          \
+        attentionF32Exp, attentionMinCtas                                                          \
   }
 
 /// `options` when they have no problem (TemplateOptions::problem); else an error on `op`
@@ -154,8 +154,7 @@ public:
                                 const DeviceModel &device) const = 0;
   /// The family's better estimate of the generic lowering's time on `function`, a kernel
   /// it takes (nullopt: the generic lowering's own formula, estimateGenericMicros).
-  virtual std::optional<double> estimateGenericMicros(kernel::FuncOp,
-                                                      const DeviceModel &) const {
+  virtual std::optional<double> estimateGenericMicros(kernel::FuncOp, const DeviceModel &) const {
     return std::nullopt;
   }
   /// Generates `function`'s kernel under `config` into `context.module`, replacing its
@@ -203,8 +202,7 @@ const KernelTemplate *findKernelTemplate(mlir::Attribute config);
 
 /// The family that takes `function`: the first (allowed by the options) whose candidates
 /// are not empty; the generic lowering when none does.
-const KernelTemplate &selectKernelTemplate(kernel::FuncOp function,
-                                           const TemplateOptions &options);
+const KernelTemplate &selectKernelTemplate(kernel::FuncOp function, const TemplateOptions &options);
 
 /// What kernel-autotune chooses among for `function`: the candidates of the family that
 /// takes it, then `#kernel.generic`; empty when there is nothing to choose (the generic

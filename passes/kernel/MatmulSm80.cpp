@@ -1,7 +1,7 @@
 //===- MatmulSm80.cpp - sm_80 tensor-core GEMMs for matmul kernels --------===//
 //
-// The sm80_gemm family (#kernel.sm80_gemm): the matmul kernels whose body is one 2-D product of half-precision
-// row-major buffers (and a fused elementwise epilogue) get the GEMM of
+// The sm80_gemm family (#kernel.sm80_gemm): the matmul kernels whose body is one 2-D product of
+// half-precision row-major buffers (and a fused elementwise epilogue) get the GEMM of
 // kernel/templates/Sm80Gemm.mlir (mma.sync m16n8k16 fed by ldmatrix from a cp.async ring;
 // docs/codegen-sm80.md) instead of the generic lowering. The template is instantiated once
 // per operand and result type, configuration and epilogue into a `gpu.module`; each launch
@@ -170,7 +170,8 @@ class Sm80GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm80GemmCon
     std::optional<kiln::GemmProblem> problem = kiln::matchSm80Gemm(function);
     if (!problem)
       return function.emitError(context.pass)
-             << ": " << attr << " is for a GEMM of half-precision row-major buffers (N and K "
+             << ": " << attr
+             << " is for a GEMM of half-precision row-major buffers (N and K "
                 "multiples of 8) with a fusable epilogue, which this kernel is not";
     kiln::Sm80GemmConfig config = kiln::Sm80GemmConfig::fromAttr(attr);
     if (failed(kiln::checkListedConfig<kiln::Sm80GemmConfig>(
@@ -193,8 +194,8 @@ class Sm80GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm80GemmCon
       std::string fused =
           problem->epilogue.empty() ? "" : ", epilogue " + problem->epilogue.describe();
       metadata.set("config", b.getStringAttr(config.describe() + fused));
-      Location loc = FusedLoc::get(b.getContext(), {launch.getLoc()},
-                                   metadata.getDictionary(b.getContext()));
+      Location loc =
+          FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
       ValueRange operands = launch.getOperands();
       kiln::launchSm80Gemm(b, loc, *gemm, config, operands[0], operands[1], operands.back(),
                            problem->m, problem->n, problem->k,

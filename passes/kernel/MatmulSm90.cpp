@@ -1,7 +1,7 @@
 //===- MatmulSm90.cpp - Hopper tensor-core GEMMs for matmul kernels -------===//
 //
-// The sm90_gemm family (#kernel.sm90_gemm): the matmul kernels whose body is one plain 2-D product of half
-// precision operands (graph.matmul, or graph.gemm with a bias and a transposed B), or of
+// The sm90_gemm family (#kernel.sm90_gemm): the matmul kernels whose body is one plain 2-D product
+// of half precision operands (graph.matmul, or graph.gemm with a bias and a transposed B), or of
 // f32 ones read as tf32 under allow-tf32, get an sm_90a GEMM (wgmma fed by TMA through an
 // mbarrier ring; docs/codegen-sm90.md) instead of the generic lowering. The template is
 // instantiated once per operand and result type into a `gpu.module`; each launch of a replaced
@@ -205,8 +205,7 @@ void kiln::addResidentBConfigs(SmallVectorImpl<Sm90GemmConfig> &configs, int64_t
 }
 
 bool kiln::kernelConfigAsksTf32(kernel::FuncOp function) {
-  Attribute config =
-      kernel::configAttrHelper(function.getContext()).getAttr(function);
+  Attribute config = kernel::configAttrHelper(function.getContext()).getAttr(function);
   std::optional<Sm90GemmConfig> gemm = config ? Sm90GemmConfig::fromAnyAttr(config) : std::nullopt;
   return gemm && gemm->tf32;
 }
@@ -593,7 +592,6 @@ struct Sm90GemmGenerator {
   }
 };
 
-
 /// The family: #kernel.sm90_gemm on sm_90a.
 class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmConfigAttr> {
   SmallVector<Attribute> candidates(kernel::FuncOp function,
@@ -601,8 +599,7 @@ class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmCon
     // wgmma and TMA are sm_90a's alone (not plain sm_90's, nor sm_80's).
     if (options.target != kiln::kTargetSm90a)
       return {};
-    std::optional<kiln::Sm90GemmProblem> problem =
-        kiln::matchSm90Gemm(function, options.allowTf32);
+    std::optional<kiln::Sm90GemmProblem> problem = kiln::matchSm90Gemm(function, options.allowTf32);
     if (!problem)
       return {};
     SmallVector<Attribute> configs;
@@ -613,8 +610,7 @@ class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmCon
 
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
-    std::optional<kiln::Sm90GemmProblem> problem =
-        kiln::matchSm90Gemm(function, options.allowTf32);
+    std::optional<kiln::Sm90GemmProblem> problem = kiln::matchSm90Gemm(function, options.allowTf32);
     if (options.target != kiln::kTargetSm90a || !problem)
       return {};
     SmallVector<kiln::Sm90GemmConfig> legal = kiln::sm90GemmConfigs(*problem);
@@ -655,7 +651,8 @@ class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmCon
     std::optional<kiln::Sm90GemmProblem> problem = kiln::matchSm90Gemm(function, config.tf32);
     if (!problem)
       return function.emitError(context.pass)
-             << ": " << attr << " is for a GEMM of half-precision (or tf32, int8) row-major "
+             << ": " << attr
+             << " is for a GEMM of half-precision (or tf32, int8) row-major "
                 "buffers with a fusable epilogue, which this kernel is not";
     if (failed(kiln::checkListedConfig<kiln::Sm90GemmConfig>(
             function, kiln::sm90GemmConfigs(*problem), config, attr, context.pass,

@@ -163,7 +163,8 @@ struct KernelPlanBuffersPass : kiln::impl::KernelPlanBuffersBase<KernelPlanBuffe
 
     OpBuilder builder(&getContext());
     for (Interval &interval : intervals)
-      interval.alloc->setAttr(kiln::kernel::kArenaOffsetAttr, builder.getI64IntegerAttr(interval.offset));
+      interval.alloc->setAttr(kiln::kernel::kArenaOffsetAttr,
+                              builder.getI64IntegerAttr(interval.offset));
     function->setAttr(kiln::kernel::kArenaBytesAttr, builder.getI64IntegerAttr(arenaBytes));
     function->setAttr(kiln::kernel::kUnplannedBytesAttr, builder.getI64IntegerAttr(unplannedBytes));
   }

@@ -1,7 +1,7 @@
 //===- PoolNhwc.cpp - Max pools of channels-last buffers ------------------===//
 //
-// The pool_nhwc family (#kernel.pool_nhwc): a 2-D max pool moves each input element about (KH * KW) / (SH * SW)
-// times and does one comparison per element moved: it is bound by memory. The generic
+// The pool_nhwc family (#kernel.pool_nhwc): a 2-D max pool moves each input element about (KH * KW)
+// / (SH * SW) times and does one comparison per element moved: it is bound by memory. The generic
 // lowering gives each output element a thread that loads its window one element at a
 // time (a 3x3 stride-2 pool of ResNet's stem ran at ~4x its bytes' time). The family
 // replaces the kernels that are one channels-last max pool by templates/PoolNhwc.mlir: a
@@ -172,10 +172,12 @@ struct PoolGenerator {
               %widened = vector.bitcast %wideBytes : vector<{1}xi8> to vector<{{V}xi16>)",
                             interleave, 2 * v)
                   .str();
-      narrow = llvm::formatv(R"(          %narrowBytes = vector.bitcast %value : vector<{{V}xi16> to vector<{1}xi8>
+      narrow =
+          llvm::formatv(
+              R"(          %narrowBytes = vector.bitcast %value : vector<{{V}xi16> to vector<{1}xi8>
           %narrowed = vector.shuffle %narrowBytes, %narrowBytes [{0}] : vector<{1}xi8>, vector<{1}xi8>)",
-                             odd, 2 * v)
-                   .str();
+              odd, 2 * v)
+              .str();
     }
     std::string text = kiln::substitutePlaceholders(
         kPoolTemplate,
@@ -263,9 +265,7 @@ class PoolNhwcTemplate final : public kiln::KernelTemplateOf<kernel::PoolNhwcCon
 
   bool isTuned(const kiln::TemplateOptions &) const override { return false; }
 
-  std::optional<std::string> describeProblem(kernel::FuncOp) const override {
-    return std::nullopt;
-  }
+  std::optional<std::string> describeProblem(kernel::FuncOp) const override { return std::nullopt; }
 
   std::string describe(kernel::PoolNhwcConfigAttr) const override { return "max pool NHWC"; }
 

@@ -1587,16 +1587,16 @@ class RowsTemplate final : public kiln::KernelTemplateOf<kernel::RowsConfigAttr>
     std::optional<RowsProblem> problem = kiln::matchReductionRows(function);
     if (!problem)
       return function.emitError(context.pass)
-             << ": " << attr << " is for a reduction or normalisation over the innermost axes "
+             << ": " << attr
+             << " is for a reduction or normalisation over the innermost axes "
                 "of contiguous buffers, which this kernel is not";
     RowsConfig config = RowsConfig::fromAttr(attr);
     if (!llvm::is_contained(kiln::rowsConfigs(*problem, context.options.target), config))
       return function.emitError(context.pass)
              << ": " << attr << " is not a configuration of this kernel ("
-             << kiln::describeRows(*problem) << ", vector at most " << problem->maxVector
-             << ") on " << context.options.target;
-    RowsGenerator generator{context.module, context.symbols, context.options.target,
-                            context.pass};
+             << kiln::describeRows(*problem) << ", vector at most " << problem->maxVector << ") on "
+             << context.options.target;
+    RowsGenerator generator{context.module, context.symbols, context.options.target, context.pass};
     return generator.run(function, *problem, config);
   }
 };

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/kernel/Passes.h"
 #include "passes/kernel/KernelTemplate.h"
+#include "passes/kernel/Passes.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KERNELSELECTTEMPLATES

@@ -6,16 +6,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialects/kernel/KernelDialect.h"
 #include "dialects/graph/GraphDialect.h"
+#include "dialects/kernel/KernelDialect.h"
 #include "passes/analysis/ShapeProgram.h"
 #include "passes/lowering/Passes.h"
 #include "passes/lowering/RowMajorView.h"
 
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"

@@ -27,8 +27,8 @@
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
-#include "passes/lowering/Passes.h"
 #include "passes/graph/SymbolicShapes.h"
+#include "passes/lowering/Passes.h"
 #include "passes/lowering/RowMajorView.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

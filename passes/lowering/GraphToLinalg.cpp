@@ -34,8 +34,7 @@ struct GraphToLinalgPass : kiln::impl::GraphToLinalgBase<GraphToLinalgPass> {
                            linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
                            tensor::TensorDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
-      return converter.isSignatureLegal(op.getFunctionType()) &&
-             converter.isLegal(&op.getBody());
+      return converter.isSignatureLegal(op.getFunctionType()) && converter.isLegal(&op.getBody());
     });
     target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
         [&](Operation *op) { return converter.isLegal(op); });

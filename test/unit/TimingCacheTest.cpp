@@ -203,8 +203,7 @@ protected:
   /// The engine kernel-autotune times `kernel` under `config` with (sm_90a), at the shape
   /// of `profile` for a dynamic kernel; nothing, and a test failure saying why, when it
   /// does not build.
-  std::optional<kiln::engine::Engine> timingEngine(kiln::kernel::FuncOp kernel,
-                                                   Attribute config,
+  std::optional<kiln::engine::Engine> timingEngine(kiln::kernel::FuncOp kernel, Attribute config,
                                                    StringRef profile = "kernel.opt_shape") {
     std::string why;
     OwningOpRef<ModuleOp> timing =
@@ -213,8 +212,8 @@ protected:
       ADD_FAILURE() << why;
       return std::nullopt;
     }
-    FailureOr<kiln::engine::Engine> engine =
-        kiln::GpuKernelTimer::compileTimingModule(*timing, kiln::TemplateOptions::forTarget("sm_90a"), why);
+    FailureOr<kiln::engine::Engine> engine = kiln::GpuKernelTimer::compileTimingModule(
+        *timing, kiln::TemplateOptions::forTarget("sm_90a"), why);
     if (failed(engine)) {
       ADD_FAILURE() << kiln::describeKernelConfig(config) << ": " << why;
       return std::nullopt;
@@ -308,7 +307,8 @@ TEST_F(TuningIRTest, SignatureIgnoresScalarConstantValues) {
 TEST_F(TuningIRTest, CandidatesAndCostModel) {
   OwningOpRef<ModuleOp> large = gemms({"large"}, 4096, 4096, 4096);
   auto kernel = *large->getOps<kiln::kernel::FuncOp>().begin();
-  auto candidates = kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
+  auto candidates =
+      kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
   ASSERT_GE(candidates.size(), 2u);
   EXPECT_EQ(kiln::describeKernelConfig(candidates.back()), "generic");
   // sm_80 has its own (mma.sync) templates, and the generic lowering last as well.
@@ -331,7 +331,8 @@ TEST_F(TuningIRTest, TwoCtaConfigurationsWhereTilesOutnumberSms) {
   auto names = [&](ModuleOp module) {
     auto kernel = *module.getOps<kiln::kernel::FuncOp>().begin();
     std::vector<std::string> found;
-    for (Attribute config : kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a")))
+    for (Attribute config :
+         kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a")))
       if (std::optional<kiln::Sm90GemmConfig> gemm = kiln::Sm90GemmConfig::fromAnyAttr(config))
         found.push_back(gemm->name());
     return found;
@@ -368,14 +369,16 @@ TEST_F(TuningIRTest, TwoCtaConfigurationsWhereTilesOutnumberSms) {
   auto kernel = *many->getOps<kiln::kernel::FuncOp>().begin();
   kiln::Sm90GemmConfig oneCta = config;
   oneCta.ctasPerSm = 1;
-  EXPECT_LE(kiln::estimateMicros(kernel, attr),
-            kiln::estimateMicros(kernel, oneCta.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context)));
+  EXPECT_LE(
+      kiln::estimateMicros(kernel, attr),
+      kiln::estimateMicros(kernel, oneCta.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context)));
 }
 
 TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
   OwningOpRef<ModuleOp> module = gemms({"MatMul_3"}, 256, 128, 128);
   auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
-  for (Attribute config : kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"))) {
+  for (Attribute config :
+       kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"))) {
     std::optional<kiln::engine::Engine> engine = timingEngine(kernel, config);
     ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs.size(), 2u);
@@ -385,11 +388,12 @@ TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
   }
   // A configuration that does not compile is a message, not a printed error.
   std::string why;
-  Attribute bogus = kiln::kernel::Sm90GemmConfigAttr::get(&context, 128, 512, 64, 3, 0, false, 1,
-                                                          1, false, false, 0);
+  Attribute bogus = kiln::kernel::Sm90GemmConfigAttr::get(&context, 128, 512, 64, 3, 0, false, 1, 1,
+                                                          false, false, 0);
   OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, bogus, why);
   ASSERT_TRUE(timing) << why;
-  EXPECT_TRUE(failed(kiln::GpuKernelTimer::compileTimingModule(*timing, kiln::TemplateOptions::forTarget("sm_90a"), why)));
+  EXPECT_TRUE(failed(kiln::GpuKernelTimer::compileTimingModule(
+      *timing, kiln::TemplateOptions::forTarget("sm_90a"), why)));
   EXPECT_NE(why.find("is not a configuration of this GEMM"), std::string::npos) << why;
 }
 
@@ -434,7 +438,8 @@ func.func @main(%a: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
   EXPECT_EQ(kiln::describeKernelProblem(kernel), "1024x3072x768 f16");
   // No one-warpgroup configuration (it needs M at compile time), and no split-K: no max
   // shape bounds its workspace.
-  auto candidates = kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
+  auto candidates =
+      kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
   ASSERT_GT(candidates.size(), 2u);
   for (Attribute config : candidates)
     if (std::optional<kiln::Sm90GemmConfig> gemm = kiln::Sm90GemmConfig::fromAnyAttr(config)) {
@@ -512,7 +517,8 @@ func.func @main(%x: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
   EXPECT_TRUE(problem->query.headsInColumns);
   EXPECT_EQ(problem->query.width, 768);
   EXPECT_EQ(problem->key.extents[2].argument, 5); // Skv: the sequence symbol
-  auto candidates = kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
+  auto candidates =
+      kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
   ASSERT_GT(candidates.size(), 2u);
   for (Attribute config : {candidates.front(), candidates.back()}) {
     std::optional<kiln::engine::Engine> engine = timingEngine(kernel, config);
@@ -554,7 +560,8 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
   ASSERT_TRUE(module);
   auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
-  auto candidates = kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
+  auto candidates =
+      kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
   ASSERT_EQ(candidates.size(), 17u); // 10 mma.sync, 6 wgmma, generic
   EXPECT_EQ(kiln::describeKernelConfig(candidates.front()),
             "flash attention wgmma 64x64, 2 stages, 4 warps");
@@ -572,8 +579,8 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
       kiln::GpuKernelTimer::buildTimingModule(kernel, candidates.front(), why);
   ASSERT_TRUE(timing) << why;
   EXPECT_EQ(llvm::range_size(timing->getOps<memref::GlobalOp>()), 1u);
-  FailureOr<kiln::engine::Engine> engine =
-      kiln::GpuKernelTimer::compileTimingModule(*timing, kiln::TemplateOptions::forTarget("sm_90a"), why);
+  FailureOr<kiln::engine::Engine> engine = kiln::GpuKernelTimer::compileTimingModule(
+      *timing, kiln::TemplateOptions::forTarget("sm_90a"), why);
   ASSERT_TRUE(succeeded(engine)) << why;
   EXPECT_EQ(engine->inputs.size(), 3u); // Q, K, V: the mask stays a constant
   ASSERT_EQ(engine->kernels.size(), 1u);
@@ -693,7 +700,8 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForSmallRows) {
   // The variant is timed at the min shape: a static engine of 16 rows.
   {
     std::optional<kiln::engine::Engine> engine =
-        timingEngine(kernel, split.front().toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context), "kernel.min_shape");
+        timingEngine(kernel, split.front().toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context),
+                     "kernel.min_shape");
     ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{1, 16, 768}));
     EXPECT_EQ(engine->steps.size(), 2u); // the GEMM's parts and the reduction
@@ -715,25 +723,29 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForSmallRows) {
     pm.addPass(kiln::createKernelAutotune(options, &timer));
     ASSERT_TRUE(succeeded(pm.run(*copy)));
     auto tuned = *copy->getOps<kiln::kernel::FuncOp>().begin();
-    EXPECT_EQ(tuned->getAttr(kiln::kernel::configAttrHelper(&context).getName()), wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
+    EXPECT_EQ(tuned->getAttr(kiln::kernel::configAttrHelper(&context).getName()),
+              wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
     EXPECT_FALSE(tuned->hasAttr(kiln::kernel::rowVariantsAttrHelper(&context).getName()));
     EXPECT_TRUE(llvm::is_contained(timer.asked, "kernel.min_shape"));
   }
   // The opt shape's winner is a wide tile, the min shape's a split-K one.
   ProfileTimer timer;
   timer.fastest["kernel.opt_shape"] = wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context);
-  timer.fastest["kernel.min_shape"] = split.front().toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context);
+  timer.fastest["kernel.min_shape"] =
+      split.front().toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context);
   {
     PassManager pm(&context);
     pm.addPass(kiln::createKernelAutotune(options, &timer));
     ASSERT_TRUE(succeeded(pm.run(*module)));
   }
-  EXPECT_EQ(kernel->getAttr(kiln::kernel::configAttrHelper(&context).getName()), wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
+  EXPECT_EQ(kernel->getAttr(kiln::kernel::configAttrHelper(&context).getName()),
+            wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
   FailureOr<SmallVector<kiln::GemmRowVariant>> variants = kiln::getRowVariants(kernel, "test");
   ASSERT_TRUE(succeeded(variants));
   ASSERT_EQ(variants->size(), 1u);
   EXPECT_EQ((*variants)[0].maxRows, 128);
-  EXPECT_EQ((*variants)[0].config, split.front().toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
+  EXPECT_EQ((*variants)[0].config,
+            split.front().toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
   EXPECT_TRUE(llvm::is_contained(timer.asked, "kernel.min_shape"));
 
   // The engine: both GEMMs, each launched at its own shapes only.
@@ -802,8 +814,8 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForLargeRows) {
       kiln::isListedConfig<kiln::Sm90GemmConfig>(kiln::sm90GemmConfigs(*large), persistent));
   // The variant is timed at the max shape.
   {
-    std::optional<kiln::engine::Engine> engine =
-        timingEngine(kernel, persistent.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context), "kernel.max_shape");
+    std::optional<kiln::engine::Engine> engine = timingEngine(
+        kernel, persistent.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context), "kernel.max_shape");
     ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{64, 512, 768}));
   }
@@ -826,7 +838,8 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForLargeRows) {
     pm.addPass(kiln::createKernelAutotune(options, &timer));
     ASSERT_TRUE(succeeded(pm.run(*module)));
   }
-  EXPECT_EQ(kernel->getAttr(kiln::kernel::configAttrHelper(&context).getName()), wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
+  EXPECT_EQ(kernel->getAttr(kiln::kernel::configAttrHelper(&context).getName()),
+            wide.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context));
   FailureOr<SmallVector<kiln::GemmRowVariant>> variants = kiln::getRowVariants(kernel, "test");
   ASSERT_TRUE(succeeded(variants));
   ASSERT_EQ(variants->size(), 2u);
@@ -842,8 +855,8 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForLargeRows) {
   // A kernel that has its small Ms' variant still times as one configuration at the max
   // shape (the variant, chosen at the min shape, is no part of that timing module).
   {
-    std::optional<kiln::engine::Engine> engine =
-        timingEngine(kernel, persistent.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context), "kernel.max_shape");
+    std::optional<kiln::engine::Engine> engine = timingEngine(
+        kernel, persistent.toAttr<kiln::kernel::Sm90GemmConfigAttr>(&context), "kernel.max_shape");
     ASSERT_TRUE(engine);
     EXPECT_EQ(engine->kernels.size(), 1u);
   }
@@ -928,8 +941,8 @@ func.func @main(%x: memref<?x14x14x64xf16> {kernel.min_shape = array<i64: 1, 14,
   ASSERT_GT(split.splitK, 1);
   // The variant is timed at the min shape: the template's GEMM and its reduction.
   {
-    std::optional<kiln::engine::Engine> engine =
-        timingEngine(kernel, split.toAttr<kiln::kernel::Sm90ConvConfigAttr>(&context), "kernel.min_shape");
+    std::optional<kiln::engine::Engine> engine = timingEngine(
+        kernel, split.toAttr<kiln::kernel::Sm90ConvConfigAttr>(&context), "kernel.min_shape");
     ASSERT_TRUE(engine);
     EXPECT_EQ(engine->inputs[0].shape, (std::vector<int64_t>{1, 14, 14, 64}));
     EXPECT_EQ(engine->steps.size(), 2u);

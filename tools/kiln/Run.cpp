@@ -26,8 +26,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -456,9 +456,9 @@ int runModel(const RunOptions &options) {
   auto calibrate = [&](mlir::ModuleOp imported) -> mlir::LogicalResult {
     if (!options.int8)
       return mlir::success();
-    llvm::Expected<Int8Calibration> calibration = calibrateGraphInt8(
-        imported, options.model, options.calibration,
-        [&](const llvm::Twine &line) { progress.step(line); });
+    llvm::Expected<Int8Calibration> calibration =
+        calibrateGraphInt8(imported, options.model, options.calibration,
+                           [&](const llvm::Twine &line) { progress.step(line); });
     if (!calibration) {
       error() << toString(calibration.takeError()) << "\n";
       return mlir::failure();
