@@ -195,23 +195,25 @@ struct Sm80ConvGenerator {
 
 /// The family: #kernel.sm80_conv on every GPU target but sm_90a.
 class Sm80ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm80ConvConfigAttr> {
-  SmallVector<Attribute> candidates(kernel::FuncOp function,
-                                    const kiln::TemplateOptions &options) const override {
+  /// The configurations of `function` on the options' target; empty when the family does
+  /// not take it.
+  static SmallVector<kiln::Sm80GemmConfig> legal(kernel::FuncOp function,
+                                                 const kiln::TemplateOptions &options) {
     if (options.target == kiln::kTargetSm90a || !kiln::matchSm80Conv(function))
       return {};
-    SmallVector<Attribute> configs;
-    for (const kiln::Sm80GemmConfig &config : kiln::sm80ConvConfigs(function))
-      configs.push_back(config.toAttr<kernel::Sm80ConvConfigAttr>(function.getContext()));
-    return configs;
+    return kiln::sm80ConvConfigs(function);
+  }
+
+  SmallVector<Attribute> candidates(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    return kiln::configAttrs<kernel::Sm80ConvConfigAttr, kiln::Sm80GemmConfig>(
+        function.getContext(), legal(function, options));
   }
 
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
-    if (options.target == kiln::kTargetSm90a || !kiln::matchSm80Conv(function))
-      return {};
-    SmallVector<kiln::Sm80GemmConfig> legal = kiln::sm80ConvConfigs(function);
-    return kiln::namedOrFirstConfig<kiln::Sm80GemmConfig>(legal, options.gemmConfig)
-        .toAttr<kernel::Sm80ConvConfigAttr>(function.getContext());
+    return kiln::defaultConfigAttr<kernel::Sm80ConvConfigAttr, kiln::Sm80GemmConfig>(
+        function.getContext(), legal(function, options), options.gemmConfig);
   }
 
   std::optional<std::string> describeProblem(kernel::FuncOp function) const override {

@@ -712,25 +712,25 @@ struct Sm90ConvGenerator {
 
 /// The family: #kernel.sm90_conv on sm_90a.
 class Sm90ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm90ConvConfigAttr> {
-  SmallVector<Attribute> candidates(kernel::FuncOp function,
-                                    const kiln::TemplateOptions &options) const override {
+  /// The configurations of `function` on the options' target; empty when the family does
+  /// not take it.
+  static SmallVector<kiln::Sm90GemmConfig> legal(kernel::FuncOp function,
+                                                 const kiln::TemplateOptions &options) {
     if (options.target != kiln::kTargetSm90a || !kiln::matchSm90Conv(function, options.allowTf32))
       return {};
-    SmallVector<Attribute> configs;
-    for (const kiln::Sm90GemmConfig &config : kiln::sm90ConvConfigs(function, options.allowTf32))
-      configs.push_back(config.toAttr<kernel::Sm90ConvConfigAttr>(function.getContext()));
-    return configs;
+    return kiln::sm90ConvConfigs(function, options.allowTf32);
+  }
+
+  SmallVector<Attribute> candidates(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    return kiln::configAttrs<kernel::Sm90ConvConfigAttr, kiln::Sm90GemmConfig>(
+        function.getContext(), legal(function, options));
   }
 
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
-    if (options.target != kiln::kTargetSm90a || !kiln::matchSm90Conv(function, options.allowTf32))
-      return {};
-    SmallVector<kiln::Sm90GemmConfig> legal = kiln::sm90ConvConfigs(function, options.allowTf32);
-    if (legal.empty())
-      return {};
-    return kiln::namedOrFirstConfig<kiln::Sm90GemmConfig>(legal, options.gemmConfig)
-        .toAttr<kernel::Sm90ConvConfigAttr>(function.getContext());
+    return kiln::defaultConfigAttr<kernel::Sm90ConvConfigAttr, kiln::Sm90GemmConfig>(
+        function.getContext(), legal(function, options), options.gemmConfig);
   }
 
   std::optional<std::string> describeProblem(kernel::FuncOp function) const override {

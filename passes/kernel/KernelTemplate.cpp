@@ -73,12 +73,19 @@ const KernelTemplate &selectKernelTemplate(kernel::FuncOp function,
 
 SmallVector<Attribute> kernelConfigCandidates(kernel::FuncOp function,
                                               const TemplateOptions &options) {
-  const KernelTemplate &family = selectKernelTemplate(function, options);
-  if (&family == kernelTemplates().back() || !family.isTuned(options))
-    return {};
-  SmallVector<Attribute> candidates = family.candidates(function, options);
-  candidates.push_back(kernel::GenericConfigAttr::get(function.getContext()));
-  return candidates;
+  // selectKernelTemplate's walk, keeping the candidates it computes.
+  for (const KernelTemplate *family : kernelTemplates().drop_back()) {
+    if (!options.allows(family->name()))
+      continue;
+    SmallVector<Attribute> candidates = family->candidates(function, options);
+    if (candidates.empty())
+      continue;
+    if (!family->isTuned(options))
+      return {};
+    candidates.push_back(kernel::GenericConfigAttr::get(function.getContext()));
+    return candidates;
+  }
+  return {};
 }
 
 std::string describeKernelConfig(Attribute config) {

@@ -122,25 +122,27 @@ namespace {
 
 /// The family: #kernel.sm80_gemm on every GPU target but sm_90a.
 class Sm80GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm80GemmConfigAttr> {
-  SmallVector<Attribute> candidates(kernel::FuncOp function,
-                                    const kiln::TemplateOptions &options) const override {
+  /// The configurations of `function` on the options' target; empty when the family does
+  /// not take it.
+  static SmallVector<kiln::Sm80GemmConfig> legal(kernel::FuncOp function,
+                                                 const kiln::TemplateOptions &options) {
+    // The mma.sync GEMM on every GPU target but sm_90a, whose wgmma one is faster.
     std::optional<kiln::GemmProblem> problem = kiln::matchSm80Gemm(function);
     if (options.target == kiln::kTargetSm90a || !problem)
       return {};
-    SmallVector<Attribute> configs;
-    for (const kiln::Sm80GemmConfig &config : kiln::sm80GemmConfigs(*problem))
-      configs.push_back(config.toAttr<kernel::Sm80GemmConfigAttr>(function.getContext()));
-    return configs;
+    return kiln::sm80GemmConfigs(*problem);
+  }
+
+  SmallVector<Attribute> candidates(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    return kiln::configAttrs<kernel::Sm80GemmConfigAttr, kiln::Sm80GemmConfig>(
+        function.getContext(), legal(function, options));
   }
 
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
-    std::optional<kiln::GemmProblem> problem = kiln::matchSm80Gemm(function);
-    if (options.target == kiln::kTargetSm90a || !problem)
-      return {};
-    SmallVector<kiln::Sm80GemmConfig> legal = kiln::sm80GemmConfigs(*problem);
-    return kiln::namedOrFirstConfig<kiln::Sm80GemmConfig>(legal, options.gemmConfig)
-        .toAttr<kernel::Sm80GemmConfigAttr>(function.getContext());
+    return kiln::defaultConfigAttr<kernel::Sm80GemmConfigAttr, kiln::Sm80GemmConfig>(
+        function.getContext(), legal(function, options), options.gemmConfig);
   }
 
   std::optional<std::string> describeProblem(kernel::FuncOp function) const override {

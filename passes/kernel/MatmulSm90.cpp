@@ -594,28 +594,27 @@ struct Sm90GemmGenerator {
 
 /// The family: #kernel.sm90_gemm on sm_90a.
 class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmConfigAttr> {
-  SmallVector<Attribute> candidates(kernel::FuncOp function,
-                                    const kiln::TemplateOptions &options) const override {
+  /// The configurations of `function` on the options' target; empty when the family does
+  /// not take it.
+  static SmallVector<kiln::Sm90GemmConfig> legal(kernel::FuncOp function,
+                                                 const kiln::TemplateOptions &options) {
     // wgmma and TMA are sm_90a's alone (not plain sm_90's, nor sm_80's).
     if (options.target != kiln::kTargetSm90a)
       return {};
     std::optional<kiln::Sm90GemmProblem> problem = kiln::matchSm90Gemm(function, options.allowTf32);
-    if (!problem)
-      return {};
-    SmallVector<Attribute> configs;
-    for (const kiln::Sm90GemmConfig &config : kiln::sm90GemmConfigs(*problem))
-      configs.push_back(config.toAttr<kernel::Sm90GemmConfigAttr>(function.getContext()));
-    return configs;
+    return problem ? kiln::sm90GemmConfigs(*problem) : SmallVector<kiln::Sm90GemmConfig>();
+  }
+
+  SmallVector<Attribute> candidates(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    return kiln::configAttrs<kernel::Sm90GemmConfigAttr, kiln::Sm90GemmConfig>(
+        function.getContext(), legal(function, options));
   }
 
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
-    std::optional<kiln::Sm90GemmProblem> problem = kiln::matchSm90Gemm(function, options.allowTf32);
-    if (options.target != kiln::kTargetSm90a || !problem)
-      return {};
-    SmallVector<kiln::Sm90GemmConfig> legal = kiln::sm90GemmConfigs(*problem);
-    return kiln::namedOrFirstConfig<kiln::Sm90GemmConfig>(legal, options.gemmConfig)
-        .toAttr<kernel::Sm90GemmConfigAttr>(function.getContext());
+    return kiln::defaultConfigAttr<kernel::Sm90GemmConfigAttr, kiln::Sm90GemmConfig>(
+        function.getContext(), legal(function, options), options.gemmConfig);
   }
 
   std::optional<std::string> describeProblem(kernel::FuncOp function) const override {

@@ -36,14 +36,27 @@ template <typename Config> bool isListedConfig(llvm::ArrayRef<Config> legal, con
   return llvm::any_of(legal, [&](const Config &each) { return each.name() == config.name(); });
 }
 
-/// The configuration named `name` ("128x256x64_s4_ws2") among `legal` (a GEMM family's
-/// Sm90GemmConfig or Sm80GemmConfig values), else the first: an untuned kernel's.
-template <typename Config>
-const Config &namedOrFirstConfig(llvm::ArrayRef<Config> legal, llvm::StringRef name) {
+/// A GEMM family's candidates for a kernel: its legal configurations `legal` (Sm90GemmConfig
+/// or Sm80GemmConfig values, the default first) as `ConfigAttr`s.
+template <typename ConfigAttr, typename Config>
+llvm::SmallVector<mlir::Attribute> configAttrs(mlir::MLIRContext *context,
+                                               llvm::ArrayRef<Config> legal) {
+  llvm::SmallVector<mlir::Attribute> attrs;
   for (const Config &config : legal)
-    if (config.name() == name)
-      return config;
-  return legal.front();
+    attrs.push_back(config.template toAttr<ConfigAttr>(context));
+  return attrs;
+}
+
+/// A GEMM family's default for an untuned kernel: among `legal`, the configuration named
+/// `name` ("128x256x64_s4_ws2", TemplateOptions::gemmConfig), else the first; null when
+/// `legal` is empty.
+template <typename ConfigAttr, typename Config>
+mlir::Attribute defaultConfigAttr(mlir::MLIRContext *context, llvm::ArrayRef<Config> legal,
+                                  llvm::StringRef name) {
+  if (legal.empty())
+    return {};
+  const Config *chosen = llvm::find_if(legal, [&](const Config &c) { return c.name() == name; });
+  return (chosen != legal.end() ? *chosen : legal.front()).template toAttr<ConfigAttr>(context);
 }
 
 /// Success when `config` (the kernel's `kernel.config`, `attr`) is one of `legal`; else an
