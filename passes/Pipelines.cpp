@@ -225,6 +225,11 @@ void addGraphPasses(OpPassManager &pm) {
   // which folding would make f32 constants, losing the int8 weights.
   addQuantizedProductPasses(pm);
   pm.addPass(createGraphFoldConstants());
+  // Extents the shape computations fix become static (a reshape to Concat(batch, 12, -1,
+  // 64) gives [?, 12, 197, 64]), and the shape queries of them fold in a second round: the
+  // recognizers then see constants (attention's scale, sqrt of the head size).
+  pm.addNestedPass<func::FuncOp>(createGraphInferSymbolicShapes());
+  pm.addPass(createGraphFoldConstants());
   // Simplify first so that a BatchNorm behind a no-op reshape or cast still meets its
   // conv; folding BatchNorms creates constants directly, so constants need no second round.
   pm.addNestedPass<func::FuncOp>(createGraphSimplify());

@@ -2,6 +2,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
+#include "dialects/graph/OpHelpers.h"
 #include "passes/graph/ConstantEvaluator.h"
 #include "passes/graph/Passes.h"
 
@@ -39,7 +40,69 @@ RankedTensorType smallStaticType(Type type, int64_t maxElements) {
   return tensor;
 }
 
-/// Folds Shape and Size of tensors with static shapes: their values are in the types.
+/// The entries of `value` when it is a graph.shape of a ranked tensor: the extents it
+/// takes, ShapedType::kDynamic where an extent is known only at run time.
+std::optional<SmallVector<int64_t>> getShapeEntries(Value value) {
+  auto shape = value.getDefiningOp<graph::ShapeOp>();
+  auto input = shape ? dyn_cast<RankedTensorType>(shape.getInput().getType()) : nullptr;
+  if (!input)
+    return std::nullopt;
+  int64_t rank = input.getRank();
+  auto clamp = [&](int64_t bound) {
+    if (bound < 0)
+      bound += rank;
+    return std::clamp<int64_t>(bound, 0, rank);
+  };
+  return llvm::to_vector(input.getShape().slice(
+      clamp(shape.getStart()),
+      std::max<int64_t>(0, clamp(shape.getEnd().value_or(rank)) - clamp(shape.getStart()))));
+}
+
+/// The entries a one-axis Slice takes of `entries` (ONNX's clamping, any nonzero step), or
+/// nullopt when its bounds are not constants.
+std::optional<SmallVector<int64_t>> sliceEntries(graph::SliceOp slice, ArrayRef<int64_t> entries) {
+  std::optional<SmallVector<int64_t>> starts = graph::getConstantInts(slice.getStarts());
+  std::optional<SmallVector<int64_t>> ends = graph::getConstantInts(slice.getEnds());
+  std::optional<SmallVector<int64_t>> axes =
+      slice.getAxes() ? graph::getConstantInts(slice.getAxes()) : SmallVector<int64_t>{0};
+  std::optional<SmallVector<int64_t>> steps =
+      slice.getSteps() ? graph::getConstantInts(slice.getSteps()) : SmallVector<int64_t>{1};
+  if (!starts || !ends || !axes || !steps || starts->size() != 1 || ends->size() != 1 ||
+      axes->size() != 1 || steps->size() != 1 || ((*axes)[0] != 0 && (*axes)[0] != -1) ||
+      (*steps)[0] == 0)
+    return std::nullopt;
+  int64_t size = entries.size(), step = (*steps)[0];
+  auto bound = [&](int64_t value, int64_t low, int64_t high) {
+    return std::clamp<int64_t>(value < 0 ? value + size : value, low, high);
+  };
+  int64_t start = step > 0 ? bound((*starts)[0], 0, size) : bound((*starts)[0], 0, size - 1);
+  int64_t end = step > 0 ? bound((*ends)[0], 0, size) : bound((*ends)[0], -1, size - 1);
+  SmallVector<int64_t> taken;
+  for (int64_t at = start; step > 0 ? at < end : at > end; at += step)
+    taken.push_back(entries[at]);
+  return taken;
+}
+
+/// The entries a Gather along axis 0 takes of `entries`, or nullopt when its indices are
+/// not constants or out of range.
+std::optional<SmallVector<int64_t>> gatherEntries(graph::GatherOp gather,
+                                                  ArrayRef<int64_t> entries) {
+  std::optional<SmallVector<int64_t>> indices = graph::getConstantInts(gather.getIndices());
+  if (!indices || (gather.getAxis() != 0 && gather.getAxis() != -1))
+    return std::nullopt;
+  int64_t size = entries.size();
+  SmallVector<int64_t> taken;
+  for (int64_t index : *indices) {
+    if (index < -size || index >= size)
+      return std::nullopt;
+    taken.push_back(entries[index < 0 ? index + size : index]);
+  }
+  return taken;
+}
+
+/// Folds Shape and Size of tensors with static shapes (their values are in the types), and
+/// the Slices and Gathers of a Shape that take only static extents (Shape(x)[-1:] of a
+/// [batch, ..., 64] tensor).
 bool foldShapeQueries(func::FuncOp function) {
   bool changed = false;
   OpBuilder builder(function.getContext());
@@ -67,6 +130,19 @@ bool foldShapeQueries(func::FuncOp function) {
       value =
           DenseElementsAttr::get(RankedTensorType::get({static_cast<int64_t>(extents.size())}, i64),
                                  ArrayRef<int64_t>(extents));
+    } else if (isa<graph::SliceOp, graph::GatherOp>(op)) {
+      std::optional<SmallVector<int64_t>> entries = getShapeEntries(op.getOperand(0));
+      auto resultType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+      if (!entries || !resultType || !resultType.hasStaticShape() ||
+          !resultType.getElementType().isInteger(64))
+        continue;
+      std::optional<SmallVector<int64_t>> taken =
+          isa<graph::SliceOp>(op) ? sliceEntries(cast<graph::SliceOp>(op), *entries)
+                                  : gatherEntries(cast<graph::GatherOp>(op), *entries);
+      if (!taken || int64_t(taken->size()) != resultType.getNumElements() ||
+          llvm::any_of(*taken, ShapedType::isDynamic))
+        continue;
+      value = DenseElementsAttr::get(resultType, ArrayRef<int64_t>(*taken));
     } else if (auto size = dyn_cast<graph::SizeOp>(op)) {
       auto input = dyn_cast<RankedTensorType>(size.getInput().getType());
       if (!input || !input.hasStaticShape())

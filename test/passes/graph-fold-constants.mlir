@@ -70,3 +70,65 @@ func.func @dynamic_batch(%x: tensor<?x3x4xf32>) -> tensor<?x?xf32> {
   %r = graph.reshape %x, %t {allowzero = false} : (tensor<?x3x4xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
+
+// -----
+
+// Slices and Gathers of a full Shape fold where the entries they take are static, even
+// with a dynamic batch among the others: torch's scaled_dot_product_attention export
+// computes its scale from Shape(q)[-1:]. Those that take the batch stay.
+// CHECK-LABEL: func.func @slice_and_gather_of_shape
+// CHECK-DAG: graph.constant dense<64> : tensor<1xi64>
+// CHECK-DAG: graph.constant dense<[12, 64]> : tensor<2xi64>
+// CHECK-DAG: graph.constant dense<64> : tensor<i64>
+// CHECK-DAG: %[[S:.*]] = graph.shape %arg0
+// CHECK-DAG: graph.gather %[[S]]
+// CHECK-DAG: graph.slice %[[S]]
+func.func @slice_and_gather_of_shape(%x: tensor<?x12x64xf32>)
+    -> (tensor<1xi64>, tensor<2xi64>, tensor<i64>, tensor<i64>, tensor<1xi64>) {
+  %s = graph.shape %x {start = 0 : i64} : (tensor<?x12x64xf32>) -> tensor<3xi64>
+  %minus1 = graph.constant dense<-1> : tensor<1xi64>
+  %one = graph.constant dense<1> : tensor<1xi64>
+  %zero = graph.constant dense<0> : tensor<1xi64>
+  %big = graph.constant dense<9223372036854775807> : tensor<1xi64>
+  %two = graph.constant dense<2> : tensor<i64>
+  %first = graph.constant dense<0> : tensor<i64>
+  %last = graph.slice %s, %minus1, %big : (tensor<3xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %tail = graph.slice %s, %one, %big axes %zero : (tensor<3xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %d = graph.gather %s, %two {axis = 0 : i64} : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %b = graph.gather %s, %first {axis = 0 : i64} : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %head = graph.slice %s, %zero, %one : (tensor<3xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  return %last, %tail, %d, %b, %head : tensor<1xi64>, tensor<2xi64>, tensor<i64>, tensor<i64>, tensor<1xi64>
+}
+
+// -----
+
+// The extents a shape computation fixes become static before the second round of
+// folding (graph-infer-symbolic-shapes between the two), so that Shape(q)[-1:] of a
+// reshape to Concat(batch, 12, -1, 64) is a constant when attention is recognised: its
+// scale, 1 / sqrt(64) split as sqrt over Q and K^T, is one attribute.
+// CHECK-LABEL: func.func @attention_scale_from_shape
+// CHECK-NOT: graph.sqrt
+// CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = {{1.25|0.12499}}
+func.func @attention_scale_from_shape(%x: tensor<?x8x768xf32>) -> tensor<?x12x8x64xf32> {
+  %shape = graph.shape %x {start = 0 : i64, end = 1 : i64} : (tensor<?x8x768xf32>) -> tensor<1xi64>
+  %rest = graph.constant dense<[12, -1, 64]> : tensor<3xi64>
+  %target = graph.concat %shape, %rest {axis = 0 : i64} : (tensor<1xi64>, tensor<3xi64>) -> tensor<4xi64>
+  %q = graph.reshape %x, %target {allowzero = false} : (tensor<?x8x768xf32>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
+  %qs = graph.shape %q {start = 0 : i64} : (tensor<?x?x?x?xf32>) -> tensor<4xi64>
+  %minus1 = graph.constant dense<-1> : tensor<1xi64>
+  %big = graph.constant dense<9223372036854775807> : tensor<1xi64>
+  %d = graph.slice %qs, %minus1, %big : (tensor<4xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %df = graph.cast %d {to = f32} : (tensor<1xi64>) -> tensor<1xf32>
+  %sd = graph.sqrt %df : tensor<1xf32>
+  %one = graph.constant dense<1.0> : tensor<1xf32>
+  %inv = graph.div %one, %sd : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+  %factor = graph.sqrt %inv : tensor<1xf32>
+  %qscaled = graph.mul %q, %factor : (tensor<?x?x?x?xf32>, tensor<1xf32>) -> tensor<?x?x?x?xf32>
+  %kt = graph.transpose %q {perm = array<i64: 0, 1, 3, 2>} : (tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %kscaled = graph.mul %kt, %factor : (tensor<?x?x?x?xf32>, tensor<1xf32>) -> tensor<?x?x?x?xf32>
+  %scores = graph.matmul %qscaled, %kscaled : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %p = graph.softmax %scores {axis = -1 : i64} : (tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %o = graph.matmul %p, %q : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %r = graph.cast %o {to = f32} : (tensor<?x?x?x?xf32>) -> tensor<?x12x8x64xf32>
+  return %r : tensor<?x12x8x64xf32>
+}
