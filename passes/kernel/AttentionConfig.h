@@ -10,6 +10,7 @@
 #define KILN_PASSES_KERNEL_ATTENTIONCONFIG_H
 
 #include "dialects/kernel/KernelOps.h"
+#include "passes/kernel/StridedView.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -22,30 +23,16 @@
 
 namespace kiln {
 
-/// Where the host finds one extent of an attention operand's view: a constant, extent
-/// `dim` of kernel argument `argument` (a buffer), or kernel argument `argument` itself
-/// (one of the kernel's index symbols, when `dim` is -1).
-struct AttentionExtent {
-  int64_t value = mlir::ShapedType::kDynamic; // the constant, when static
-  int argument = -1;
-  int dim = -1;
-  bool isStatic() const { return !mlir::ShapedType::isDynamic(value); }
-};
-
 /// How the kernel reads one of Q, K, V and O: as the view [B, H, S, D] of kernel argument
 /// `argument` whose element (b, h, s, d) is at offset + b * batch stride + h * head
-/// stride + s * row stride + d (docs/codegen-attention.md, "Operands").
+/// stride + s * row stride + d, offset and strides products of constants and run-time
+/// extents (docs/codegen-attention.md, "Operands").
 struct AttentionOperand {
   int argument = -1;
-  /// false: the argument is the row-major [B, H, S, D] (or [N, S, D]) buffer itself.
-  /// true: the rows of the row-major buffer [..., width] are the (b, s) pairs, and head h
-  /// is its columns offset + h * D .. offset + (h + 1) * D: what reshaping [B, S, H * D]
-  /// to [B, S, H, D] and transposing the middle axes reads, after slicing the last axis
-  /// (one of Q, K and V in a fused QKV projection).
-  bool headsInColumns = false;
-  int64_t offset = 0, width = 0;
-  /// B, H and S of the view (H static).
-  std::array<AttentionExtent, 3> extents;
+  /// A sum of terms.
+  llvm::SmallVector<ExtentProduct, 1> offset;
+  /// B, H and S of the view (H static), and their strides.
+  std::array<ExtentProduct, 3> extents, strides;
 };
 
 /// softmax(Q K^T * scale + mask) V over [B, H, S, D] views (or [N, S, D], read as B = N,
@@ -110,11 +97,11 @@ std::optional<FlashAttentionConfig> parseFlashAttentionConfig(llvm::StringRef te
 
 /// The attention `function` computes, when it is a kernel.attention holding one
 /// graph.attention of f16/bf16 operands (D 64 or 128) that are [B, H, S, D] buffers or
-/// head-split views of [..., H * D] ones (a last-axis slice, reshape and transpose in the
-/// body), with no mask, an additive mask buffer that broadcasts to the scores, or a
-/// constant mask that is exactly causal (looked up through every kernel.launch of
-/// `function` in `module`). Extents may be dynamic where the launches' host values and
-/// the profile's opt shape give them.
+/// strided views of buffers with D contiguous (reshapes, transposes, slices and gathers
+/// in the body: the heads of a fused QKV projection in any axis order), with no mask, an additive
+/// mask buffer that broadcasts to the scores, or a constant mask that is exactly causal (looked up
+/// through every kernel.launch of `function` in `module`). Extents may be dynamic where the
+/// launches' host values and the profile's opt shape give them.
 std::optional<FlashAttentionProblem> matchFlashAttention(kernel::FuncOp function,
                                                          mlir::ModuleOp module);
 

@@ -249,18 +249,6 @@ std::string kiln::describeFlashAttention(const FlashAttentionProblem &problem) {
 
 namespace {
 
-/// The integers a graph.constant holds (any integer type).
-std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
-  auto constant = value.getDefiningOp<graph::ConstantOp>();
-  auto dense = constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue()) : nullptr;
-  if (!dense)
-    return std::nullopt;
-  SmallVector<int64_t> values;
-  for (const APInt &element : dense.getValues<APInt>())
-    values.push_back(element.getSExtValue());
-  return values;
-}
-
 /// What matchFlashAttention reads of one kernel: its arguments behind the attention's
 /// inputs and symbols, and the views of its operands.
 class AttentionMatcher {
@@ -304,125 +292,39 @@ public:
     return bufferType(index) ? index : -1;
   }
 
-  /// Kernel argument `argument` read as it is: a [B, H, S, D] or [N, S, D] buffer.
-  std::optional<kiln::AttentionOperand> wholeBuffer(int argument) const {
-    MemRefType type = bufferType(argument);
-    if (!type || (type.getRank() != 3 && type.getRank() != 4))
+  /// How `value` (an operand of graph.attention, or the kernel's output buffer) reads its
+  /// buffer as [B, H, S, D] ([N, S, D]: B = N, H = 1) with D contiguous: any strided view
+  /// (passes/kernel/StridedView.h).
+  std::optional<kiln::AttentionOperand> operand(Value value) const {
+    auto buffer = [&](Value v) {
+      int index = argumentOf(v);
+      return bufferType(index) ? index : -1;
+    };
+    auto symbol = [&](Value v) {
+      int index = argumentOf(v);
+      return index >= 0 && entry.getArgument(index).getType().isIndex() ? index : -1;
+    };
+    auto type = [&](int index) { return bufferType(index); };
+    std::optional<kiln::StridedView> view = kiln::matchStridedView(value, {buffer, type, symbol});
+    if (!view || (view->extents.size() != 3 && view->extents.size() != 4))
+      return std::nullopt;
+    const kiln::ExtentProduct &depthStride = view->strides.back();
+    if (!depthStride.isStatic() || depthStride.value() != 1)
       return std::nullopt;
     kiln::AttentionOperand operand;
-    operand.argument = argument;
-    bool heads = type.getRank() == 4;
-    operand.extents = {extentOf(argument, type, 0),
-                       heads ? extentOf(argument, type, 1) : constant(1),
-                       extentOf(argument, type, heads ? 2 : 1)};
+    operand.argument = view->argument;
+    operand.offset = view->offset;
+    bool heads = view->extents.size() == 4;
+    operand.extents = {view->extents[0],
+                       heads ? view->extents[1] : kiln::ExtentProduct::constant(1),
+                       view->extents[heads ? 2 : 1]};
+    operand.strides = {view->strides[0],
+                       heads ? view->strides[1] : kiln::ExtentProduct::constant(0),
+                       view->strides[heads ? 2 : 1]};
     return operand;
   }
 
-  /// The view [B, H, S, D] that `value` (an operand of graph.attention) reads.
-  std::optional<kiln::AttentionOperand> matchOperand(Value value) const {
-    if (int argument = inputBuffer(value); argument >= 0)
-      return wholeBuffer(argument);
-    kiln::AttentionOperand operand;
-    // transpose<0, 2, 1, 3>([B, S, H, D]), the [B, S, H, D] a buffer, or a reshape of a
-    // buffer's (or its last-axis slice's) rows of H * D.
-    auto transpose = value.getDefiningOp<graph::TransposeOp>();
-    if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
-      return std::nullopt;
-    auto split = cast<RankedTensorType>(transpose.getInput().getType());
-    if (split.isDynamicDim(2) || split.isDynamicDim(3))
-      return std::nullopt;
-    int64_t heads = split.getDimSize(2), headDim = split.getDimSize(3);
-    operand.headsInColumns = true;
-    if ((operand.argument = inputBuffer(transpose.getInput())) >= 0) {
-      MemRefType type = bufferType(operand.argument);
-      operand.width = heads * headDim;
-      operand.extents = {extentOf(operand.argument, type, 0), constant(heads),
-                         extentOf(operand.argument, type, 1)};
-      return operand;
-    }
-    auto reshape = transpose.getInput().getDefiningOp<graph::ReshapeOp>();
-    if (!reshape)
-      return std::nullopt;
-    std::optional<kiln::AttentionExtent> batch = reshapeExtent(reshape, 0);
-    std::optional<kiln::AttentionExtent> rows = reshapeExtent(reshape, 1);
-    if (!batch || !rows)
-      return std::nullopt;
-    operand.extents = {*batch, constant(heads), *rows};
-    // The reshape's input: rows of H * D elements (then its rows are the (b, s) pairs).
-    Value source = reshape.getInput();
-    auto sourceType = cast<RankedTensorType>(source.getType());
-    if (sourceType.getRank() < 2 || sourceType.isDynamicDim(sourceType.getRank() - 1) ||
-        sourceType.getShape().back() != heads * headDim)
-      return std::nullopt;
-    if (auto slice = source.getDefiningOp<graph::SliceOp>()) {
-      // One contiguous range of the last axis.
-      std::optional<SmallVector<int64_t>> starts = getConstantInts(slice.getStarts());
-      std::optional<SmallVector<int64_t>> ends = getConstantInts(slice.getEnds());
-      std::optional<SmallVector<int64_t>> axes =
-          slice.getAxes() ? getConstantInts(slice.getAxes()) : std::nullopt;
-      std::optional<SmallVector<int64_t>> steps =
-          slice.getSteps() ? getConstantInts(slice.getSteps()) : SmallVector<int64_t>{1};
-      int64_t rank = sourceType.getRank();
-      if (!starts || !ends || !axes || !steps || starts->size() != 1 || ends->size() != 1 ||
-          axes->size() != 1 || steps->size() != 1 || (*steps)[0] != 1 ||
-          ((*axes)[0] != rank - 1 && (*axes)[0] != -1))
-        return std::nullopt;
-      operand.argument = inputBuffer(slice.getInput());
-      MemRefType type = bufferType(operand.argument);
-      if (!type || type.isDynamicDim(rank - 1))
-        return std::nullopt;
-      int64_t width = type.getShape().back();
-      int64_t start = (*starts)[0] < 0 ? (*starts)[0] + width : (*starts)[0];
-      start = std::clamp<int64_t>(start, 0, width);
-      if (start + heads * headDim > width)
-        return std::nullopt;
-      operand.offset = start;
-      operand.width = width;
-      return operand;
-    }
-    operand.argument = inputBuffer(source);
-    operand.width = heads * headDim;
-    return operand.argument >= 0 ? std::optional(operand) : std::nullopt;
-  }
-
 private:
-  static kiln::AttentionExtent constant(int64_t value) {
-    kiln::AttentionExtent extent;
-    extent.value = value;
-    return extent;
-  }
-  static kiln::AttentionExtent extentOf(int argument, MemRefType type, int64_t dim) {
-    if (!type.isDynamicDim(dim))
-      return constant(type.getDimSize(dim));
-    kiln::AttentionExtent extent;
-    extent.argument = argument;
-    extent.dim = int(dim);
-    return extent;
-  }
-  /// Extent `dim` of `reshape`'s result: static, or the kernel symbol its shape's entry
-  /// casts (tensor.from_elements of the symbols, as kernel formation writes a run-time
-  /// shape).
-  std::optional<kiln::AttentionExtent> reshapeExtent(graph::ReshapeOp reshape, int64_t dim) const {
-    auto type = cast<RankedTensorType>(reshape.getType());
-    if (!type.isDynamicDim(dim))
-      return constant(type.getDimSize(dim));
-    auto elements = reshape.getShape().getDefiningOp<tensor::FromElementsOp>();
-    if (!elements || elements.getElements().size() != size_t(type.getRank()))
-      return std::nullopt;
-    Value value = elements.getElements()[dim];
-    while (Operation *op = value.getDefiningOp()) {
-      if (!isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
-        break;
-      value = op->getOperand(0);
-    }
-    int symbol = argumentOf(value);
-    if (symbol < 0 || !entry.getArgument(symbol).getType().isIndex())
-      return std::nullopt;
-    kiln::AttentionExtent extent;
-    extent.argument = symbol;
-    return extent;
-  }
-
   Block &entry;
   Block &body;
   OperandRange inputs, symbols;
@@ -442,16 +344,19 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
   Block &body = attention.getBody().front();
 
   // The body: graph.attention, at most a graph.where of constants making its mask, and
-  // the views of its operands (with the constants and casts of their shapes).
+  // the views of its operands (with the constants, casts and index arithmetic of their
+  // shapes).
   graph::AttentionOp op;
   for (Operation &inner : body.without_terminator()) {
     if (auto found = dyn_cast<graph::AttentionOp>(inner)) {
       if (op)
         return std::nullopt;
       op = found;
-    } else if (!isa<graph::ConstantOp, graph::WhereOp, graph::SliceOp, graph::ReshapeOp,
+    } else if (!isa<graph::ConstantOp, graph::WhereOp, graph::SliceOp, graph::GatherOp,
+                    graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp, graph::FlattenOp,
                     graph::TransposeOp, tensor::FromElementsOp, arith::ConstantOp,
-                    arith::IndexCastOp, arith::IndexCastUIOp>(inner)) {
+                    arith::IndexCastOp, arith::IndexCastUIOp, arith::MulIOp, arith::AddIOp>(
+                   inner)) {
       return std::nullopt;
     }
   }
@@ -460,12 +365,12 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
     return std::nullopt;
 
   FlashAttentionProblem problem;
-  std::optional<AttentionOperand> query = matcher.matchOperand(op.getQuery());
-  std::optional<AttentionOperand> key = matcher.matchOperand(op.getKey());
-  std::optional<AttentionOperand> value = matcher.matchOperand(op.getValue());
+  std::optional<AttentionOperand> query = matcher.operand(op.getQuery());
+  std::optional<AttentionOperand> key = matcher.operand(op.getKey());
+  std::optional<AttentionOperand> value = matcher.operand(op.getValue());
   // O: the result buffer, [B, H, Sq, D] or [N, Sq, D].
   int output = matcher.argumentOf(attention.getOutputs()[0]);
-  std::optional<AttentionOperand> result = matcher.wholeBuffer(output);
+  std::optional<AttentionOperand> result = matcher.operand(attention.getOutputs()[0]);
   auto resultType = cast<RankedTensorType>(op.getType());
   if (!query || !key || !value || !result ||
       matcher.bufferType(output).getRank() != resultType.getRank())
@@ -492,21 +397,23 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       return std::nullopt;
   for (const AttentionOperand *operand :
        {&problem.query, &problem.key, &problem.value, &problem.output}) {
-    // H static, equal to O's or 1 (shared by every head); every view's rows 16-byte
-    // aligned (cp.async and the 16-byte stores).
-    const AttentionExtent &heads = operand->extents[1];
-    if (!heads.isStatic() || (heads.value != 1 && heads.value != problem.output.extents[1].value))
+    // H static, equal to O's or 1 (shared by every head); every row 16-byte aligned
+    // (cp.async and the 16-byte stores): the offset and the strides multiples of 8
+    // elements whatever the run-time extents in them.
+    const ExtentProduct &heads = operand->extents[1];
+    if (!heads.isStatic() ||
+        (heads.value() != 1 && heads.value() != problem.output.extents[1].value()))
       return std::nullopt;
-    int64_t rowStride = operand->headsInColumns ? operand->width : problem.headDim;
-    if (operand->offset % 8 != 0 || rowStride % 8 != 0)
+    auto aligned = [](const ExtentProduct &term) { return term.factor % 8 == 0; };
+    if (!llvm::all_of(operand->offset, aligned) || !llvm::all_of(operand->strides, aligned))
       return std::nullopt;
   }
-  // K and V share their sequence; their extents must agree with Q's and O's where static.
-  auto agree = [](const AttentionExtent &a, const AttentionExtent &b) {
-    return !a.isStatic() || !b.isStatic() || a.value == b.value;
+  // K and V share their sequence; their extents must agree with Q's and O's where known.
+  auto agree = [](const ExtentProduct &a, const ExtentProduct &b) {
+    return !a.isStatic() || !b.isStatic() || a == b;
   };
-  auto batchAgrees = [&](const AttentionExtent &a) {
-    return agree(a, problem.output.extents[0]) || (a.isStatic() && a.value == 1);
+  auto batchAgrees = [&](const ExtentProduct &a) {
+    return agree(a, problem.output.extents[0]) || (a.isStatic() && a.value() == 1);
   };
   if (!agree(problem.query.extents[2], problem.output.extents[2]) ||
       !agree(problem.key.extents[2], problem.value.extents[2]) ||
@@ -517,17 +424,20 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
   // The extents the configurations are chosen for: static, else at the opt shape.
   // (Each profile evaluated once: it walks the module for the kernel's launches.)
   llvm::StringMap<std::optional<ProfileArguments>> profiles;
-  auto valueOf = [&](const AttentionExtent &extent, StringRef profile) -> std::optional<int64_t> {
+  auto valueOf = [&](const ExtentProduct &extent, StringRef profile) -> std::optional<int64_t> {
     if (extent.isStatic())
-      return extent.value;
+      return extent.value();
     auto [found, inserted] = profiles.try_emplace(profile);
     if (inserted)
       found->second = getProfileArguments(function, profile);
     const std::optional<ProfileArguments> &arguments = found->second;
     if (!arguments)
       return std::nullopt;
-    return extent.dim < 0 ? arguments->symbols[extent.argument]
-                          : arguments->types[extent.argument].getDimSize(extent.dim);
+    int64_t value = extent.factor;
+    for (const KernelExtent &factor : extent.extents)
+      value *= factor.dim < 0 ? arguments->symbols[factor.argument]
+                              : arguments->types[factor.argument].getDimSize(factor.dim);
+    return value;
   };
   std::optional<int64_t> batch = valueOf(problem.output.extents[0], kiln::kernel::kOptShapeAttr);
   std::optional<int64_t> seqQ = valueOf(problem.output.extents[2], kiln::kernel::kOptShapeAttr);
@@ -538,7 +448,7 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
                     !problem.output.extents[2].isStatic() || !problem.key.extents[2].isStatic();
   problem.operand = element;
   problem.batch = *batch;
-  problem.heads = problem.output.extents[1].value;
+  problem.heads = problem.output.extents[1].value();
   problem.seqQ = *seqQ;
   problem.seqKv = *seqKv;
   problem.nanToZero = op.getNanToZero();
@@ -607,16 +517,15 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       // Broadcasts to the scores [batch, (heads,) Sq, Skv], right aligned: each extent 1,
       // or the scores' (dynamic extents are checked at run time: the launch gives an
       // extent of 1 stride 0).
-      SmallVector<AttentionExtent> scores = {problem.output.extents[0]};
+      SmallVector<ExtentProduct> scores = {problem.output.extents[0]};
       if (rank == 4)
         scores.push_back(problem.output.extents[1]);
       scores.push_back(problem.output.extents[2]);
       scores.push_back(problem.key.extents[2]);
       int64_t offset = rank - type.getRank();
       for (int64_t d = 0; d < type.getRank(); ++d) {
-        AttentionExtent extent;
-        extent.value = type.getDimSize(d);
-        if (!type.isDynamicDim(d) && extent.value != 1 && !agree(extent, scores[offset + d]))
+        ExtentProduct extent = ExtentProduct::constant(type.getDimSize(d));
+        if (!type.isDynamicDim(d) && extent.value() != 1 && !agree(extent, scores[offset + d]))
           return std::nullopt;
       }
       problem.maskType = type.getElementType();
@@ -925,12 +834,13 @@ struct FlashAttentionGenerator {
     ValueRange operands = launch.getOperands();
     // Host index arithmetic, folded where the operands are constants.
     auto mul = [&](Value lhs, Value rhs) { return b.createOrFold<arith::MulIOp>(loc, lhs, rhs); };
-    auto extent = [&](const kiln::AttentionExtent &e) -> Value {
-      if (e.isStatic())
-        return index(e.value);
-      if (e.dim < 0)
-        return operands[e.argument];
-      return b.createOrFold<memref::DimOp>(loc, operands[e.argument], e.dim);
+    auto extent = [&](const kiln::ExtentProduct &product) -> Value {
+      Value value = index(product.factor);
+      for (const kiln::KernelExtent &factor : product.extents)
+        value = mul(value, factor.dim < 0 ? operands[factor.argument]
+                                          : b.createOrFold<memref::DimOp>(
+                                                loc, operands[factor.argument], factor.dim));
+      return value;
     };
     // 0 where `size` is 1 (the dimension broadcasts), else `stride`.
     auto unlessOne = [&](Value size, Value stride) -> Value {
@@ -948,15 +858,15 @@ struct FlashAttentionGenerator {
           /*sizes=*/ArrayRef<int64_t>{},
           /*strides=*/ArrayRef<int64_t>{});
     };
-    // An operand's offset and its strides along batch, head and row (elements).
+    // An operand's offset and its strides along batch, head and row (elements); 0 along
+    // a batch or head extent of 1 (shared by every batch or head).
     auto view = [&](const kiln::AttentionOperand &operand) -> std::array<Value, 4> {
-      Value batch = extent(operand.extents[0]), heads = extent(operand.extents[1]),
-            rows = extent(operand.extents[2]), d = index(problem.headDim);
-      Value rowStride = operand.headsInColumns ? index(operand.width) : d;
-      Value headStride = operand.headsInColumns ? d : mul(rows, d);
-      Value batchStride = mul(rows, operand.headsInColumns ? rowStride : mul(heads, d));
-      return {i32(index(operand.offset)), i32(unlessOne(batch, batchStride)),
-              i32(unlessOne(heads, headStride)), i32(rowStride)};
+      Value offset = index(0);
+      for (const kiln::ExtentProduct &term : operand.offset)
+        offset = b.createOrFold<arith::AddIOp>(loc, offset, extent(term));
+      return {i32(offset), i32(unlessOne(extent(operand.extents[0]), extent(operand.strides[0]))),
+              i32(unlessOne(extent(operand.extents[1]), extent(operand.strides[1]))),
+              i32(extent(operand.strides[2]))};
     };
     Value q = pointer(operands[problem.query.argument], 0),
           k = pointer(operands[problem.key.argument], 1),

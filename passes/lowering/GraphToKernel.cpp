@@ -470,6 +470,53 @@ void absorbProducers(Operation *consumer, unsigned index, ArrayRef<Operation *> 
   }
 }
 
+/// Moves into each attention group the data-movement groups whose every result only it
+/// reads: the split of a fused QKV projection that Q, K and V's views all read (the
+/// flash-attention template reads any strided view of a buffer, so the chain costs no
+/// copy there, where a kernel of its own writes every element once more).
+void absorbSharedViews(FusionGroups &fusion) {
+  for (unsigned index = 0; index < fusion.groups.size(); ++index) {
+    FusionGroups::Group &group = fusion.groups[index];
+    if (group.ops.empty() || classify(group.getAnchor()) != TemplateKind::Attention)
+      continue;
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (Operation *member : SmallVector<Operation *>(group.ops)) {
+        for (Value operand : member->getOperands()) {
+          Operation *producer = operand.getDefiningOp();
+          auto found = producer ? fusion.groupOf.find(producer) : fusion.groupOf.end();
+          if (found == fusion.groupOf.end() || found->second == index)
+            continue;
+          SmallVector<Operation *> &producerOps = fusion.groups[found->second].ops;
+          bool viewsOnlyReadHere = llvm::all_of(producerOps, [&](Operation *op) {
+            return classify(op) == TemplateKind::Movement &&
+                   llvm::all_of(op->getUsers(), [&](Operation *user) {
+                     auto userGroup = fusion.groupOf.find(user);
+                     return userGroup != fusion.groupOf.end() &&
+                            (userGroup->second == index || userGroup->second == found->second);
+                   });
+          });
+          if (!viewsOnlyReadHere || !fitsInKernel(group.ops, producerOps))
+            continue;
+          Operation *anchor = group.getAnchor();
+          for (Operation *op : producerOps)
+            fusion.groupOf[op] = index;
+          group.ops.append(producerOps.begin(), producerOps.end());
+          producerOps.clear();
+          // Block order is an order in which every op follows what it reads.
+          llvm::sort(group.ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+          group.anchor = llvm::find(group.ops, anchor) - group.ops.begin();
+          changed = true;
+          break;
+        }
+        if (changed)
+          break;
+      }
+    }
+  }
+}
+
 FusionGroups formGroups(Block &body, const Extents &extents,
                         llvm::function_ref<bool(Operation *)> needsKernel) {
   FusionGroups fusion;
@@ -522,6 +569,7 @@ FusionGroups formGroups(Block &body, const Extents &extents,
     group.ops.push_back(&op);
     fusion.groupOf[&op] = index;
   }
+  absorbSharedViews(fusion);
   splitTemplateEpilogues(fusion);
   return fusion;
 }

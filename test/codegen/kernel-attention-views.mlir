@@ -135,3 +135,136 @@ func.func @main(%q: memref<?x12x?x64xf16>, %o: memref<?x12x?x64xf16>) attributes
   kernel.launch @NoProfile(%q, %o) : (memref<?x12x?x64xf16>, memref<?x12x?x64xf16>) -> ()
   return
 }
+
+// -----
+
+// nn.MultiheadAttention's export (ViT): a sequence-first QKV projection [S, B, 3 * E]
+// (S 8, B 2, E 128, two heads of 64), split by reshape, unsqueeze, transpose, squeeze
+// and a gather of each third, then each [S, B, E] reshaped to [S, B * H, D], transposed to
+// [B * H, S, D] and reshaped to [B, H, S, D]. The chain is a strided view of the buffer:
+// batch stride 3 * E = 384, head stride 64, row stride B * 3 * E = 768; Q, K and V at
+// offsets 0, 128 and 256. No copy of the heads is made.
+// CHECK-LABEL: func.func @main(%arg0: memref<8x2x384xf16>
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_{{.*}} blocks in (%c1{{[_0-9]*}}, %c4{{[_0-9]*}}, %c1{{[_0-9]*}})
+// CHECK-SAME: %cst : f32, %c0_i32{{[_0-9]*}} : i32, %c384_i32 : i32, %c64_i32 : i32, %c768_i32 : i32,
+// CHECK-SAME: %c128_i32 : i32, %c384_i32{{[_0-9]*}} : i32, %c64_i32{{[_0-9]*}} : i32, %c768_i32{{[_0-9]*}} : i32,
+// CHECK-SAME: %c256_i32 : i32, %c384_i32{{[_0-9]*}} : i32, %c64_i32{{[_0-9]*}} : i32, %c768_i32{{[_0-9]*}} : i32,
+// CHECK-SAME: %c0_i32{{[_0-9]*}} : i32, %c1024_i32 : i32, %c512_i32 : i32, %c64_i32{{[_0-9]*}} : i32)
+kernel.func @SequenceFirst(%qkv: memref<8x2x384xf16>, %o: memref<2x2x8x64xf16>) {
+  attention ins(%qkv : memref<8x2x384xf16>) outs(%o : memref<2x2x8x64xf16>) {
+  ^bb0(%x: tensor<8x2x384xf16>):
+    %split = graph.constant dense<[8, 2, 3, 128]> : tensor<4xi64>
+    %axis0 = graph.constant dense<0> : tensor<1xi64>
+    %axis3 = graph.constant dense<3> : tensor<1xi64>
+    %heads = graph.constant dense<[8, 4, 64]> : tensor<3xi64>
+    %bhsd = graph.constant dense<[2, 2, 8, 64]> : tensor<4xi64>
+    %i0 = graph.constant dense<0> : tensor<i64>
+    %i1 = graph.constant dense<1> : tensor<i64>
+    %i2 = graph.constant dense<2> : tensor<i64>
+    %r = graph.reshape %x, %split {allowzero = false} : (tensor<8x2x384xf16>, tensor<4xi64>) -> tensor<8x2x3x128xf16>
+    %u = graph.unsqueeze %r, %axis0 : (tensor<8x2x3x128xf16>, tensor<1xi64>) -> tensor<1x8x2x3x128xf16>
+    %t = graph.transpose %u {perm = array<i64: 3, 1, 2, 0, 4>} : (tensor<1x8x2x3x128xf16>) -> tensor<3x8x2x1x128xf16>
+    %s = graph.squeeze %t, %axis3 : (tensor<3x8x2x1x128xf16>, tensor<1xi64>) -> tensor<3x8x2x128xf16>
+    %q0 = graph.gather %s, %i0 {axis = 0 : i64} : (tensor<3x8x2x128xf16>, tensor<i64>) -> tensor<8x2x128xf16>
+    %q1 = graph.reshape %q0, %heads {allowzero = false} : (tensor<8x2x128xf16>, tensor<3xi64>) -> tensor<8x4x64xf16>
+    %q2 = graph.transpose %q1 {perm = array<i64: 1, 0, 2>} : (tensor<8x4x64xf16>) -> tensor<4x8x64xf16>
+    %q = graph.reshape %q2, %bhsd {allowzero = false} : (tensor<4x8x64xf16>, tensor<4xi64>) -> tensor<2x2x8x64xf16>
+    %k0 = graph.gather %s, %i1 {axis = 0 : i64} : (tensor<3x8x2x128xf16>, tensor<i64>) -> tensor<8x2x128xf16>
+    %k1 = graph.reshape %k0, %heads {allowzero = false} : (tensor<8x2x128xf16>, tensor<3xi64>) -> tensor<8x4x64xf16>
+    %k2 = graph.transpose %k1 {perm = array<i64: 1, 0, 2>} : (tensor<8x4x64xf16>) -> tensor<4x8x64xf16>
+    %k = graph.reshape %k2, %bhsd {allowzero = false} : (tensor<4x8x64xf16>, tensor<4xi64>) -> tensor<2x2x8x64xf16>
+    %v0 = graph.gather %s, %i2 {axis = 0 : i64} : (tensor<3x8x2x128xf16>, tensor<i64>) -> tensor<8x2x128xf16>
+    %v1 = graph.reshape %v0, %heads {allowzero = false} : (tensor<8x2x128xf16>, tensor<3xi64>) -> tensor<8x4x64xf16>
+    %v2 = graph.transpose %v1 {perm = array<i64: 1, 0, 2>} : (tensor<8x4x64xf16>) -> tensor<4x8x64xf16>
+    %v = graph.reshape %v2, %bhsd {allowzero = false} : (tensor<4x8x64xf16>, tensor<4xi64>) -> tensor<2x2x8x64xf16>
+    %a = graph.attention %q, %k, %v {scale = 0.125 : f32} : (tensor<2x2x8x64xf16>, tensor<2x2x8x64xf16>, tensor<2x2x8x64xf16>) -> tensor<2x2x8x64xf16>
+    kernel.yield %a : tensor<2x2x8x64xf16>
+  }
+  return
+}
+func.func @main(%qkv: memref<8x2x384xf16>) -> memref<2x2x8x64xf16> attributes {kernel.num_inputs = 1 : i64} {
+  %o = memref.alloc() : memref<2x2x8x64xf16>
+  kernel.launch @SequenceFirst(%qkv, %o) : (memref<8x2x384xf16>, memref<2x2x8x64xf16>) -> ()
+  return %o : memref<2x2x8x64xf16>
+}
+
+// -----
+
+// The same export in a dynamic engine: the batch B is known at run time only (the
+// buffer [8, B, 384], the kernel symbol %batch). The reshapes' run-time extents (B, B * H)
+// are whatever the static ones leave, so the view needs no symbol: the row stride is
+// 384 * B, read off the buffer (memref.dim %arg0, 1) at each launch.
+// CHECK-LABEL: func.func @main(%arg0: memref<8x?x384xf16>
+// CHECK: %[[ROW:.*]] = arith.muli %{{.*}}, %c384
+// CHECK: %[[ROW32:.*]] = arith.index_cast %[[ROW]] : index to i32
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_{{[0-9a-z_]*}}::
+// CHECK-SAME: %cst : f32, %c0_i32{{[_0-9]*}} : i32, %{{[0-9]+}} : i32, %c64_i32 : i32, %[[ROW32]] : i32,
+// CHECK-SAME: %c128_i32 : i32, %{{[0-9]+}} : i32, %c64_i32{{[_0-9]*}} : i32, %{{[0-9]+}} : i32,
+// CHECK-SAME: %c256_i32 : i32, %{{[0-9]+}} : i32, %c64_i32{{[_0-9]*}} : i32, %{{[0-9]+}} : i32,
+kernel.func @SequenceFirstDynamic(%qkv: memref<8x?x384xf16>, %o: memref<?x2x8x64xf16>, %batch: index) {
+  attention ins(%qkv : memref<8x?x384xf16>) outs(%o : memref<?x2x8x64xf16>) symbols(%batch) {
+  ^bb0(%x: tensor<8x?x384xf16>, %b: index):
+    %bi = arith.index_cast %b : index to i64
+    %c8 = arith.constant 8 : i64
+    %c3 = arith.constant 3 : i64
+    %c128 = arith.constant 128 : i64
+    %c2 = arith.constant 2 : i64
+    %c64 = arith.constant 64 : i64
+    %bh = arith.muli %bi, %c2 : i64
+    %split = tensor.from_elements %c8, %bi, %c3, %c128 : tensor<4xi64>
+    %heads = tensor.from_elements %c8, %bh, %c64 : tensor<3xi64>
+    %bhsd = tensor.from_elements %bi, %c2, %c8, %c64 : tensor<4xi64>
+    %axis0 = graph.constant dense<0> : tensor<1xi64>
+    %axis3 = graph.constant dense<3> : tensor<1xi64>
+    %i0 = graph.constant dense<0> : tensor<i64>
+    %i1 = graph.constant dense<1> : tensor<i64>
+    %i2 = graph.constant dense<2> : tensor<i64>
+    %r = graph.reshape %x, %split {allowzero = false} : (tensor<8x?x384xf16>, tensor<4xi64>) -> tensor<8x?x3x128xf16>
+    %u = graph.unsqueeze %r, %axis0 : (tensor<8x?x3x128xf16>, tensor<1xi64>) -> tensor<1x8x?x3x128xf16>
+    %t = graph.transpose %u {perm = array<i64: 3, 1, 2, 0, 4>} : (tensor<1x8x?x3x128xf16>) -> tensor<3x8x?x1x128xf16>
+    %s = graph.squeeze %t, %axis3 : (tensor<3x8x?x1x128xf16>, tensor<1xi64>) -> tensor<3x8x?x128xf16>
+    %q0 = graph.gather %s, %i0 {axis = 0 : i64} : (tensor<3x8x?x128xf16>, tensor<i64>) -> tensor<8x?x128xf16>
+    %q1 = graph.reshape %q0, %heads {allowzero = false} : (tensor<8x?x128xf16>, tensor<3xi64>) -> tensor<8x?x64xf16>
+    %q2 = graph.transpose %q1 {perm = array<i64: 1, 0, 2>} : (tensor<8x?x64xf16>) -> tensor<?x8x64xf16>
+    %q = graph.reshape %q2, %bhsd {allowzero = false} : (tensor<?x8x64xf16>, tensor<4xi64>) -> tensor<?x2x8x64xf16>
+    %k0 = graph.gather %s, %i1 {axis = 0 : i64} : (tensor<3x8x?x128xf16>, tensor<i64>) -> tensor<8x?x128xf16>
+    %k1 = graph.reshape %k0, %heads {allowzero = false} : (tensor<8x?x128xf16>, tensor<3xi64>) -> tensor<8x?x64xf16>
+    %k2 = graph.transpose %k1 {perm = array<i64: 1, 0, 2>} : (tensor<8x?x64xf16>) -> tensor<?x8x64xf16>
+    %k = graph.reshape %k2, %bhsd {allowzero = false} : (tensor<?x8x64xf16>, tensor<4xi64>) -> tensor<?x2x8x64xf16>
+    %v0 = graph.gather %s, %i2 {axis = 0 : i64} : (tensor<3x8x?x128xf16>, tensor<i64>) -> tensor<8x?x128xf16>
+    %v1 = graph.reshape %v0, %heads {allowzero = false} : (tensor<8x?x128xf16>, tensor<3xi64>) -> tensor<8x?x64xf16>
+    %v2 = graph.transpose %v1 {perm = array<i64: 1, 0, 2>} : (tensor<8x?x64xf16>) -> tensor<?x8x64xf16>
+    %v = graph.reshape %v2, %bhsd {allowzero = false} : (tensor<?x8x64xf16>, tensor<4xi64>) -> tensor<?x2x8x64xf16>
+    %a = graph.attention %q, %k, %v {scale = 0.125 : f32} : (tensor<?x2x8x64xf16>, tensor<?x2x8x64xf16>, tensor<?x2x8x64xf16>) -> tensor<?x2x8x64xf16>
+    kernel.yield %a : tensor<?x2x8x64xf16>
+  }
+  return
+}
+func.func @main(%qkv: memref<8x?x384xf16> {kernel.opt_shape = array<i64: 8, 4, 384>, kernel.max_shape = array<i64: 8, 16, 384>}) -> memref<?x2x8x64xf16> attributes {kernel.num_inputs = 1 : i64} {
+  %c1 = arith.constant 1 : index
+  %b = memref.dim %qkv, %c1 : memref<8x?x384xf16>
+  %o = memref.alloc(%b) : memref<?x2x8x64xf16>
+  kernel.launch @SequenceFirstDynamic(%qkv, %o, %b) : (memref<8x?x384xf16>, memref<?x2x8x64xf16>, index) -> ()
+  return %o : memref<?x2x8x64xf16>
+}
+
+// -----
+
+// A view whose rows are not one stride of the buffer stays generic: K transposed so that
+// D (the contiguous axis) moves — the reads are no longer rows of D elements.
+// CHECK-LABEL: kernel.func @DepthNotContiguous
+// CHECK-SAME: kernel.config = #kernel.generic
+kernel.func @DepthNotContiguous(%q: memref<2x2x64x64xf16>, %o: memref<2x2x64x64xf16>) {
+  attention ins(%q : memref<2x2x64x64xf16>) outs(%o : memref<2x2x64x64xf16>) {
+  ^bb0(%a: tensor<2x2x64x64xf16>):
+    %t = graph.transpose %a {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x2x64x64xf16>) -> tensor<2x2x64x64xf16>
+    %r = graph.attention %a, %t, %a {scale = 0.125 : f32} : (tensor<2x2x64x64xf16>, tensor<2x2x64x64xf16>, tensor<2x2x64x64xf16>) -> tensor<2x2x64x64xf16>
+    kernel.yield %r : tensor<2x2x64x64xf16>
+  }
+  return
+}
+func.func @main(%q: memref<2x2x64x64xf16>) -> memref<2x2x64x64xf16> attributes {kernel.num_inputs = 1 : i64} {
+  %o = memref.alloc() : memref<2x2x64x64xf16>
+  kernel.launch @DepthNotContiguous(%q, %o) : (memref<2x2x64x64xf16>, memref<2x2x64x64xf16>) -> ()
+  return %o : memref<2x2x64x64xf16>
+}

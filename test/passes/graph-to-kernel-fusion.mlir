@@ -342,6 +342,50 @@ func.func @attention(%q: tensor<1x8x16xf32>, %k: tensor<1x8x16xf32>, %v: tensor<
 
 // -----
 
+// nn.MultiheadAttention's split of a fused, sequence-first QKV projection: the reshape,
+// transpose and squeeze that all of Q, K and V read join the attention kernel too (its
+// template reads any strided view of the projection), instead of copying the projection
+// in a movement kernel of their own.
+// CHECK-LABEL: kernel.func @Attention(
+// CHECK-SAME: %{{.*}}: memref<4x2x48xf16>, %{{.*}}: memref<2x2x4x8xf16>)
+// CHECK: attention ins
+// CHECK: graph.squeeze
+// CHECK-COUNT-3: graph.gather
+// CHECK: graph.attention
+// CHECK-LABEL: func.func @shared_split(
+// CHECK-COUNT-1: kernel.launch
+// CHECK-NEXT: return
+func.func @shared_split(%qkv: tensor<4x2x48xf16>) -> tensor<2x2x4x8xf16> {
+  %split = graph.constant dense<[4, 2, 3, 16]> : tensor<4xi64>
+  %axis0 = graph.constant dense<0> : tensor<1xi64>
+  %axis3 = graph.constant dense<3> : tensor<1xi64>
+  %heads = graph.constant dense<[4, 4, 8]> : tensor<3xi64>
+  %bhsd = graph.constant dense<[2, 2, 4, 8]> : tensor<4xi64>
+  %i0 = graph.constant dense<0> : tensor<i64>
+  %i1 = graph.constant dense<1> : tensor<i64>
+  %i2 = graph.constant dense<2> : tensor<i64>
+  %r = graph.reshape %qkv, %split {allowzero = false} : (tensor<4x2x48xf16>, tensor<4xi64>) -> tensor<4x2x3x16xf16>
+  %u = graph.unsqueeze %r, %axis0 : (tensor<4x2x3x16xf16>, tensor<1xi64>) -> tensor<1x4x2x3x16xf16>
+  %t = graph.transpose %u {perm = array<i64: 3, 1, 2, 0, 4>} : (tensor<1x4x2x3x16xf16>) -> tensor<3x4x2x1x16xf16>
+  %s = graph.squeeze %t, %axis3 : (tensor<3x4x2x1x16xf16>, tensor<1xi64>) -> tensor<3x4x2x16xf16>
+  %q0 = graph.gather %s, %i0 {axis = 0 : i64} : (tensor<3x4x2x16xf16>, tensor<i64>) -> tensor<4x2x16xf16>
+  %q1 = graph.reshape %q0, %heads {allowzero = false} : (tensor<4x2x16xf16>, tensor<3xi64>) -> tensor<4x4x8xf16>
+  %q2 = graph.transpose %q1 {perm = array<i64: 1, 0, 2>} : (tensor<4x4x8xf16>) -> tensor<4x4x8xf16>
+  %q = graph.reshape %q2, %bhsd {allowzero = false} : (tensor<4x4x8xf16>, tensor<4xi64>) -> tensor<2x2x4x8xf16>
+  %k0 = graph.gather %s, %i1 {axis = 0 : i64} : (tensor<3x4x2x16xf16>, tensor<i64>) -> tensor<4x2x16xf16>
+  %k1 = graph.reshape %k0, %heads {allowzero = false} : (tensor<4x2x16xf16>, tensor<3xi64>) -> tensor<4x4x8xf16>
+  %k2 = graph.transpose %k1 {perm = array<i64: 1, 0, 2>} : (tensor<4x4x8xf16>) -> tensor<4x4x8xf16>
+  %k = graph.reshape %k2, %bhsd {allowzero = false} : (tensor<4x4x8xf16>, tensor<4xi64>) -> tensor<2x2x4x8xf16>
+  %v0 = graph.gather %s, %i2 {axis = 0 : i64} : (tensor<3x4x2x16xf16>, tensor<i64>) -> tensor<4x2x16xf16>
+  %v1 = graph.reshape %v0, %heads {allowzero = false} : (tensor<4x2x16xf16>, tensor<3xi64>) -> tensor<4x4x8xf16>
+  %v2 = graph.transpose %v1 {perm = array<i64: 1, 0, 2>} : (tensor<4x4x8xf16>) -> tensor<4x4x8xf16>
+  %v = graph.reshape %v2, %bhsd {allowzero = false} : (tensor<4x4x8xf16>, tensor<4xi64>) -> tensor<2x2x4x8xf16>
+  %a = graph.attention %q, %k, %v {scale = 0.35355339 : f32} : (tensor<2x2x4x8xf16>, tensor<2x2x4x8xf16>, tensor<2x2x4x8xf16>) -> tensor<2x2x4x8xf16> loc("Attention")
+  return %a : tensor<2x2x4x8xf16>
+}
+
+// -----
+
 // A dequantization (a cast from i8 to f32) joins no producer's epilogue, which would
 // store four bytes an element where its reader can load one: the quantizing kernel
 // stores i8 (a result, so it stays a kernel), and the product's epilogue converts it as

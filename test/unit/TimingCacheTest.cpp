@@ -514,9 +514,12 @@ func.func @main(%x: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
   ASSERT_TRUE(problem);
   EXPECT_TRUE(problem->dynamic);
   EXPECT_EQ(kiln::describeFlashAttention(*problem), "b8 h12 s128x128 d64 f16");
-  EXPECT_TRUE(problem->query.headsInColumns);
-  EXPECT_EQ(problem->query.width, 768);
-  EXPECT_EQ(problem->key.extents[2].argument, 5); // Skv: the sequence symbol
+  // Q's rows are the buffer's, 768 apart; its batch stride is 768 rows of the run-time
+  // sequence, the kernel's symbol %seq (argument 5), which also gives Skv.
+  EXPECT_EQ(problem->query.strides[2], kiln::ExtentProduct::constant(768));
+  EXPECT_EQ(problem->query.strides[1], kiln::ExtentProduct::constant(64));
+  EXPECT_EQ(problem->query.strides[0].describe(), "768*a5");
+  EXPECT_EQ(problem->key.extents[2], kiln::ExtentProduct::of({5, -1}));
   auto candidates =
       kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
   ASSERT_GT(candidates.size(), 2u);
