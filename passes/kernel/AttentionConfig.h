@@ -41,6 +41,8 @@ struct AttentionOperand {
 /// timing configurations; the launch reads them from the buffers.
 struct FlashAttentionProblem {
   int64_t batch = 0, heads = 0, seqQ = 0, seqKv = 0, headDim = 0;
+  /// The rank of the attention's operands: 4 ([B, H, S, D]) or 3 ([N, S, D]).
+  int64_t rank = 4;
   /// Some extent (B, Sq or Skv) is known only at run time.
   bool dynamic = false;
   mlir::Type operand; // f16 or bf16: Q, K, V and the result

@@ -255,7 +255,17 @@ class AttentionMatcher {
 public:
   AttentionMatcher(kernel::FuncOp function, kernel::AttentionOp attention)
       : entry(function.getBody().front()), body(attention.getBody().front()),
-        inputs(attention.getInputs()), symbols(attention.getSymbols()) {}
+        inputs(attention.getInputs()), symbols(attention.getSymbols()) {
+    bufferOf = [this](Value value) {
+      int index = argumentOf(value);
+      return bufferType(index) ? index : -1;
+    };
+    symbolOf = [this](Value value) {
+      int index = argumentOf(value);
+      return index >= 0 && entry.getArgument(index).getType().isIndex() ? index : -1;
+    };
+    typeOf = [this](int index) { return bufferType(index); };
+  }
 
   /// The kernel argument behind `value`, a kernel argument or a block argument of the
   /// attention's body (an input or a symbol); -1 for anything else.
@@ -292,20 +302,26 @@ public:
     return bufferType(index) ? index : -1;
   }
 
-  /// How `value` (an operand of graph.attention, or the kernel's output buffer) reads its
-  /// buffer as [B, H, S, D] ([N, S, D]: B = N, H = 1) with D contiguous: any strided view
+  /// How `value` (an operand of graph.attention) reads its buffer as [B, H, S, D]
+  /// ([N, S, D]: B = N, H = 1) with D contiguous: any strided view
   /// (passes/kernel/StridedView.h).
   std::optional<kiln::AttentionOperand> operand(Value value) const {
-    auto buffer = [&](Value v) {
-      int index = argumentOf(v);
-      return bufferType(index) ? index : -1;
-    };
-    auto symbol = [&](Value v) {
-      int index = argumentOf(v);
-      return index >= 0 && entry.getArgument(index).getType().isIndex() ? index : -1;
-    };
-    auto type = [&](int index) { return bufferType(index); };
-    std::optional<kiln::StridedView> view = kiln::matchStridedView(value, {buffer, type, symbol});
+    return fromView(kiln::matchStridedView(value, sources()));
+  }
+
+  /// How the kernel writes `result` (graph.attention's) when it stores `stored`, a
+  /// rearrangement of it, in kernel argument `output`.
+  std::optional<kiln::AttentionOperand> storedOperand(Value result, Value stored,
+                                                      int output) const {
+    return fromView(kiln::matchStoredView(result, stored, output, sources()));
+  }
+
+private:
+  /// The matcher's callbacks (members: the sources refer to them).
+  kiln::StridedViewSources sources() const { return {bufferOf, typeOf, symbolOf}; }
+
+  static std::optional<kiln::AttentionOperand>
+  fromView(const std::optional<kiln::StridedView> &view) {
     if (!view || (view->extents.size() != 3 && view->extents.size() != 4))
       return std::nullopt;
     const kiln::ExtentProduct &depthStride = view->strides.back();
@@ -324,10 +340,11 @@ public:
     return operand;
   }
 
-private:
   Block &entry;
   Block &body;
   OperandRange inputs, symbols;
+  std::function<int(Value)> bufferOf, symbolOf;
+  std::function<MemRefType(int)> typeOf;
 };
 
 } // namespace
@@ -361,19 +378,20 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
     }
   }
   Operation *yield = body.getTerminator();
-  if (!op || yield->getNumOperands() != 1 || yield->getOperand(0) != op.getResult())
+  if (!op || yield->getNumOperands() != 1)
     return std::nullopt;
 
   FlashAttentionProblem problem;
   std::optional<AttentionOperand> query = matcher.operand(op.getQuery());
   std::optional<AttentionOperand> key = matcher.operand(op.getKey());
   std::optional<AttentionOperand> value = matcher.operand(op.getValue());
-  // O: the result buffer, [B, H, Sq, D] or [N, Sq, D].
+  // O: the result buffer, [B, H, Sq, D] or [N, Sq, D], or a rearrangement of it that
+  // the kernel stores (the heads merged for the output projection).
   int output = matcher.argumentOf(attention.getOutputs()[0]);
-  std::optional<AttentionOperand> result = matcher.operand(attention.getOutputs()[0]);
+  std::optional<AttentionOperand> result =
+      matcher.storedOperand(op.getResult(), yield->getOperand(0), output);
   auto resultType = cast<RankedTensorType>(op.getType());
-  if (!query || !key || !value || !result ||
-      matcher.bufferType(output).getRank() != resultType.getRank())
+  if (!query || !key || !value || !result || !matcher.bufferType(output))
     return std::nullopt;
   problem.output = *result;
   problem.query = *query;
@@ -447,6 +465,7 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
   problem.dynamic = !problem.output.extents[0].isStatic() ||
                     !problem.output.extents[2].isStatic() || !problem.key.extents[2].isStatic();
   problem.operand = element;
+  problem.rank = rank;
   problem.batch = *batch;
   problem.heads = problem.output.extents[1].value();
   problem.seqQ = *seqQ;
@@ -882,7 +901,7 @@ struct FlashAttentionGenerator {
       auto type = cast<MemRefType>(buffer.getType());
       // The scores' dimensions: (batch, head, row, column), or (batch, row, column).
       SmallVector<int> roles = {0, 1, 2, 3};
-      if (cast<MemRefType>(operands[problem.output.argument].getType()).getRank() == 3)
+      if (problem.rank == 3)
         roles = {0, 2, 3};
       int64_t first = int64_t(roles.size()) - type.getRank();
       Value stride = index(1);

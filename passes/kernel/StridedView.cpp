@@ -363,27 +363,23 @@ std::optional<View> buildView(Value value, const kiln::StridedViewSources &sourc
   return gather(std::move(*input), cast<graph::GatherOp>(op));
 }
 
-} // namespace
-
-std::optional<kiln::StridedView> kiln::matchStridedView(Value value,
-                                                        const StridedViewSources &sources) {
-  auto type = dyn_cast<ShapedType>(value.getType());
-  std::optional<View> view = buildView(value, sources, 0);
-  if (!type || !type.hasRank() || !view || int64_t(view->dims.size()) != type.getRank())
+/// `view` with every dimension one span, checked against `type` (where the type knows an
+/// extent the analysis left to run time, the type's holds).
+std::optional<kiln::StridedView> finish(const View &view, ShapedType type) {
+  if (!type || !type.hasRank() || int64_t(view.dims.size()) != type.getRank())
     return std::nullopt;
-  StridedView result;
-  result.argument = view->argument;
-  for (const ExtentProduct &term : view->offset)
+  kiln::StridedView result;
+  result.argument = view.argument;
+  for (const ExtentProduct &term : view.offset)
     if (term.factor != 0)
       result.offset.push_back(term);
-  for (const Dim &dim : view->dims) {
+  for (const Dim &dim : view.dims) {
     std::optional<Span> span = collapse(dim);
     if (!span)
       return std::nullopt;
     result.extents.push_back(span->extent);
     result.strides.push_back(span->stride);
   }
-  // Where the type knows an extent the analysis left to run time, the type's holds.
   for (auto [extent, size] : llvm::zip_equal(result.extents, type.getShape())) {
     if (ShapedType::isDynamic(size))
       continue;
@@ -392,4 +388,56 @@ std::optional<kiln::StridedView> kiln::matchStridedView(Value value,
     extent = ExtentProduct::constant(size);
   }
   return result;
+}
+
+} // namespace
+
+std::optional<kiln::StridedView> kiln::matchStridedView(Value value,
+                                                        const StridedViewSources &sources) {
+  std::optional<View> view = buildView(value, sources, 0);
+  if (!view)
+    return std::nullopt;
+  return finish(*view, dyn_cast<ShapedType>(value.getType()));
+}
+
+std::optional<kiln::StridedView> kiln::matchStoredView(Value result, Value stored, int argument,
+                                                       const StridedViewSources &sources) {
+  // The rearrangements from `result` to `stored`, last first.
+  SmallVector<Operation *> chain;
+  for (Value current = stored; current != result;) {
+    Operation *op = current.getDefiningOp();
+    if (!op || op->getNumOperands() == 0 || chain.size() > 32 ||
+        !isa<graph::TransposeOp, graph::ReshapeOp, graph::FlattenOp, graph::SqueezeOp,
+             graph::UnsqueezeOp>(op))
+      return std::nullopt;
+    chain.push_back(op);
+    current = op->getOperand(0);
+  }
+  MemRefType type = sources.bufferType(argument);
+  auto storedType = dyn_cast<RankedTensorType>(stored.getType());
+  if (!type || !storedType || type.getRank() != storedType.getRank())
+    return std::nullopt;
+  // The buffer as `stored`, then undo each rearrangement: the view of the buffer that each
+  // op's input is.
+  View view = rowMajor(argument, type);
+  for (Operation *op : chain) {
+    auto inputType = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!inputType)
+      return std::nullopt;
+    if (auto transpose = dyn_cast<graph::TransposeOp>(op)) {
+      ArrayRef<int64_t> perm = transpose.getPerm();
+      if (perm.size() != view.dims.size())
+        return std::nullopt;
+      SmallVector<Dim> dims(view.dims.size());
+      for (auto [dim, from] : llvm::enumerate(perm))
+        dims[from] = view.dims[dim];
+      view.dims = std::move(dims);
+      continue;
+    }
+    std::optional<View> reshaped = reshape(std::move(view), inputType, Value(), sources);
+    if (!reshaped)
+      return std::nullopt;
+    view = std::move(*reshaped);
+  }
+  return finish(view, dyn_cast<ShapedType>(result.getType()));
 }

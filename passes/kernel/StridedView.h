@@ -83,6 +83,13 @@ struct StridedViewSources {
 /// another op.
 std::optional<StridedView> matchStridedView(mlir::Value value, const StridedViewSources &sources);
 
+/// The strided view of buffer `argument` that `result` is written as when the kernel
+/// stores `stored` there (row major), `stored` being `result` or the result of reshapes,
+/// squeezes, unsqueezes, flattens and transposes of it: a template that writes `result`
+/// through strides stores the rearranged layout directly.
+std::optional<StridedView> matchStoredView(mlir::Value result, mlir::Value stored, int argument,
+                                           const StridedViewSources &sources);
+
 } // namespace kiln
 
 #endif // KILN_PASSES_KERNEL_STRIDEDVIEW_H

@@ -235,6 +235,14 @@ bool fitsInKernel(ArrayRef<Operation *> group, ArrayRef<Operation *> more) {
   return compute + moreCompute <= kMaxFusedOps && movement + moreMovement <= kMaxFusedMovementOps;
 }
 
+/// Whether data movement `more` may join the attention group `group`: the flash-attention
+/// template reads and writes strided views of its buffers, so the views of its operands
+/// and result (three head splits and a merge, each a few reshapes and transposes) do not
+/// count against kMaxFusedMovementOps.
+bool fitsInAttentionKernel(ArrayRef<Operation *> group, ArrayRef<Operation *> more) {
+  return countFusedOps(group).first + countFusedOps(more).first <= kMaxFusedOps;
+}
+
 Operation *createTemplate(OpBuilder &builder, Location loc, TemplateKind kind, ValueRange inputs,
                           ValueRange outputs, ValueRange symbols) {
   switch (kind) {
@@ -449,14 +457,17 @@ void absorbProducers(Operation *consumer, unsigned index, ArrayRef<Operation *> 
           return cast && isa<IntegerType>(cast.getTo());
         }))
       continue;
-    // So does a transpose in front of a half-precision or int8 product (a transformer's
-    // heads merged before its output projection): the GEMM templates read A row-major
-    // through TMA (a reshape of it they take), so as a prologue it would leave the
-    // product to the generic loops, where a copy of its own costs one pass over the
+    // A half-precision or int8 product takes no prologue but reshapes: the GEMM templates
+    // read A row-major through TMA (a reshape of it they take), so any other producer
+    // (a transformer's heads merged by a transpose before its output projection, the
+    // class token gathered before a classifier head, a pointwise op) would leave the
+    // product to the generic loops, where a kernel of its own costs one pass over the
     // activation. An fp32 product (generic loops anyway) keeps it.
     if (consumerKind == TemplateKind::Matmul && readsMatrixByTma(consumer) &&
-        llvm::any_of(producerOps,
-                     [](Operation *member) { return isa<graph::TransposeOp>(member); }))
+        !llvm::all_of(producerOps, [](Operation *member) {
+          return isa<graph::ReshapeOp, graph::FlattenOp, graph::SqueezeOp, graph::UnsqueezeOp>(
+              member);
+        }))
       continue;
     SmallVector<Operation *> grown(group);
     grown.append(absorbed.begin(), absorbed.end());
@@ -497,7 +508,7 @@ void absorbSharedViews(FusionGroups &fusion) {
                             (userGroup->second == index || userGroup->second == found->second);
                    });
           });
-          if (!viewsOnlyReadHere || !fitsInKernel(group.ops, producerOps))
+          if (!viewsOnlyReadHere || !fitsInAttentionKernel(group.ops, producerOps))
             continue;
           Operation *anchor = group.getAnchor();
           for (Operation *op : producerOps)
@@ -514,6 +525,47 @@ void absorbSharedViews(FusionGroups &fusion) {
           break;
       }
     }
+  }
+}
+
+/// Moves into each attention group the reshapes and transposes that only rearrange its
+/// result: the merge of the heads before the output projection (transpose [B, H, S, D] to
+/// [B, S, H, D] or [S, B, H, D], reshape to rows of H * D). The flash-attention template
+/// writes any strided view of its output buffer, so the kernel stores the merged layout
+/// itself, where a movement kernel would copy the result once more.
+void absorbResultViews(FusionGroups &fusion) {
+  for (unsigned index = 0; index < fusion.groups.size(); ++index) {
+    FusionGroups::Group &group = fusion.groups[index];
+    if (group.ops.empty() || classify(group.getAnchor()) != TemplateKind::Attention ||
+        group.ops.back() != group.getAnchor())
+      continue;
+    Value result = group.getAnchor()->getResult(0);
+    if (!result.hasOneUse())
+      continue;
+    Operation *user = *result.getUsers().begin();
+    auto found = fusion.groupOf.find(user);
+    if (found == fusion.groupOf.end() || found->second == index)
+      continue;
+    SmallVector<Operation *> &views = fusion.groups[found->second].ops;
+    // A chain of rearrangements of the result alone: each op reads the one before (or
+    // the result) and shape values, and only the last is read outside the chain.
+    Value current = result;
+    bool chain = true;
+    for (auto [position, op] : llvm::enumerate(views)) {
+      chain = isa<graph::TransposeOp, graph::ReshapeOp, graph::FlattenOp, graph::SqueezeOp,
+                  graph::UnsqueezeOp>(op) &&
+              op->getOperand(0) == current && op->getNumResults() == 1 &&
+              (position + 1 == views.size() || op->getResult(0).hasOneUse());
+      if (!chain)
+        break;
+      current = op->getResult(0);
+    }
+    if (!chain || !fitsInAttentionKernel(group.ops, views))
+      continue;
+    for (Operation *op : views)
+      fusion.groupOf[op] = index;
+    group.ops.append(views.begin(), views.end());
+    views.clear();
   }
 }
 
@@ -570,6 +622,7 @@ FusionGroups formGroups(Block &body, const Extents &extents,
     fusion.groupOf[&op] = index;
   }
   absorbSharedViews(fusion);
+  absorbResultViews(fusion);
   splitTemplateEpilogues(fusion);
   return fusion;
 }

@@ -268,3 +268,28 @@ func.func @main(%q: memref<2x2x64x64xf16>) -> memref<2x2x64x64xf16> attributes {
   kernel.launch @DepthNotContiguous(%q, %o) : (memref<2x2x64x64xf16>, memref<2x2x64x64xf16>) -> ()
   return %o : memref<2x2x64x64xf16>
 }
+
+// -----
+
+// The kernel stores the heads merged: O = reshape(transpose<0, 2, 1, 3>(attention)) in a
+// [B, S, H * D] buffer [2, 8, 128]: the result's (b, h, s, d) is written at b * 1024 +
+// h * 64 + s * 128 + d (batch stride 1024, head stride 64, row stride 128).
+// CHECK-LABEL: func.func @main(%arg0: memref<2x2x8x64xf16>) -> memref<2x8x128xf16>
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_{{[0-9a-z_]*}}::
+// CHECK-SAME: %c0_i32{{[_0-9]*}} : i32, %c1024_i32{{[_0-9]*}} : i32, %c64_i32{{[_0-9]*}} : i32, %c128_i32{{[_0-9]*}} : i32)
+kernel.func @MergedHeads(%q: memref<2x2x8x64xf16>, %o: memref<2x8x128xf16>) {
+  attention ins(%q : memref<2x2x8x64xf16>) outs(%o : memref<2x8x128xf16>) {
+  ^bb0(%a: tensor<2x2x8x64xf16>):
+    %shape = graph.constant dense<[2, 8, 128]> : tensor<3xi64>
+    %r = graph.attention %a, %a, %a {scale = 0.125 : f32} : (tensor<2x2x8x64xf16>, tensor<2x2x8x64xf16>, tensor<2x2x8x64xf16>) -> tensor<2x2x8x64xf16>
+    %t = graph.transpose %r {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x2x8x64xf16>) -> tensor<2x8x2x64xf16>
+    %m = graph.reshape %t, %shape {allowzero = false} : (tensor<2x8x2x64xf16>, tensor<3xi64>) -> tensor<2x8x128xf16>
+    kernel.yield %m : tensor<2x8x128xf16>
+  }
+  return
+}
+func.func @main(%q: memref<2x2x8x64xf16>) -> memref<2x8x128xf16> attributes {kernel.num_inputs = 1 : i64} {
+  %o = memref.alloc() : memref<2x8x128xf16>
+  kernel.launch @MergedHeads(%q, %o) : (memref<2x2x8x64xf16>, memref<2x8x128xf16>) -> ()
+  return %o : memref<2x8x128xf16>
+}

@@ -448,3 +448,45 @@ func.func @shortcut(%x: tensor<1x4x4x8xf32>, %h: tensor<1x4x4x8xf32>, %w: tensor
   %y = graph.relu %a : tensor<1x4x4x8xf32>
   return %y : tensor<1x4x4x8xf32>
 }
+
+// -----
+
+// The merge of the heads after attention (transpose [B, H, S, D] to [B, S, H, D], reshape
+// to [B, S, H * D]) joins the attention kernel, which stores the merged layout; the
+// output projection reads it as its row-major A (no movement kernel between them).
+// CHECK-LABEL: kernel.func @Attention_0(
+// CHECK-SAME: %{{.*}}: memref<1x2x8x8xf16>, %{{.*}}: memref<1x8x16xf16>)
+// CHECK: attention ins
+// CHECK: graph.attention
+// CHECK-NEXT: graph.transpose
+// CHECK-NEXT: graph.reshape
+// CHECK-NEXT: kernel.yield
+// CHECK-LABEL: func.func @merged_heads(
+// CHECK-COUNT-2: kernel.launch
+// CHECK-NEXT: return
+func.func @merged_heads(%q: tensor<1x2x8x8xf16>, %w: tensor<16x16xf16>) -> tensor<1x8x16xf16> {
+  %shape = graph.constant dense<[1, 8, 16]> : tensor<3xi64>
+  %a = graph.attention %q, %q, %q {scale = 0.35355339 : f32} : (tensor<1x2x8x8xf16>, tensor<1x2x8x8xf16>, tensor<1x2x8x8xf16>) -> tensor<1x2x8x8xf16> loc("Attention_0")
+  %t = graph.transpose %a {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x8x8xf16>) -> tensor<1x8x2x8xf16>
+  %r = graph.reshape %t, %shape {allowzero = false} : (tensor<1x8x2x8xf16>, tensor<3xi64>) -> tensor<1x8x16xf16>
+  %m = graph.matmul %r, %w : (tensor<1x8x16xf16>, tensor<16x16xf16>) -> tensor<1x8x16xf16>
+  return %m : tensor<1x8x16xf16>
+}
+
+// -----
+
+// A classifier head on the class token: the Gather in front of an f16 product stays a
+// kernel of its own (the GEMM templates read A row-major through TMA, so as a prologue it
+// would leave the product to the generic loops).
+// CHECK-LABEL: kernel.func @Gather_0(
+// CHECK: movement ins
+// CHECK-LABEL: kernel.func @Head_1(
+// CHECK: matmul ins
+// CHECK-NOT: graph.gather
+// CHECK: graph.matmul
+func.func @class_token_head(%x: tensor<4x197x64xf16>, %w: tensor<64x10xf16>) -> tensor<4x10xf16> {
+  %zero = graph.constant dense<0> : tensor<i64>
+  %t = graph.gather %x, %zero {axis = 1 : i64} : (tensor<4x197x64xf16>, tensor<i64>) -> tensor<4x64xf16> loc("Gather_0")
+  %m = graph.matmul %t, %w : (tensor<4x64xf16>, tensor<64x10xf16>) -> tensor<4x10xf16> loc("Head_1")
+  return %m : tensor<4x10xf16>
+}
