@@ -3,7 +3,7 @@
 
 Part 1, correctness: one-attention ONNX models written as exporters write them
 (Transpose, MatMul, Mul, [Add mask | Where causal], Softmax, [IsNaN/Where guard], MatMul)
-over a spread of shapes: tails (S = 197, 1), Sq != Skv, head dim 64 and 128, no mask, a
+over a spread of shapes: tails (S = 197, 1), Sq != Skv, head dims 16 to 128, no mask, a
 padding mask [B,1,1,Skv], a full mask [B,H,Sq,Skv], a causal Where, fully masked rows
 with the NaN guard, [N,S,D] operands, bf16. Each is compiled with `kiln compile`
 (sm_90a), checked to be one launch of the attention template (`kiln inspect --json`),
@@ -336,7 +336,21 @@ def main():
         c("n12 s197 d64 (rank 3)", [12], 197, 197, 64),
         c("b2 h3 s128 d64 bf16", [2, 3], 128, 128, 64, None, BF16),
         c("b2 h3 s197 causal bf16", [2, 3], 197, 197, 64, "causal", BF16),
+        # Head sizes other than 64 and 128 (multiples of 16 up to 128).
+        c("b2 h8 s100 d32", [2, 8], 100, 100, 32),
+        c("b2 h8 s300 d32 causal", [2, 8], 300, 300, 32, "causal"),
+        c("b2 h4 s197 d96", [2, 4], 197, 197, 96),
+        c("b1 h2 s77 d16", [1, 2], 77, 77, 16),
+        c("b2 h3 sq70 skv90 d48 full mask", [2, 3], 70, 90, 48, "full"),
+        c("b2 h3 s128 d80 padding mask", [2, 3], 128, 128, 80, "padding"),
+        c("b2 h8 s100 d32 bf16", [2, 8], 100, 100, 32, None, BF16),
     ]
+    for name, lead, sq, skv, d, config in [
+            ("b2 h8 s100 d32", [2, 8], 100, 100, 32, "128x64x2x4"),
+            ("b2 h8 s100 d32", [2, 8], 100, 100, 32, "128x32x2x8"),
+            ("b2 h4 s197 d96", [2, 4], 197, 197, 96, "64x64x3x4"),
+            ("b2 h4 s197 d96", [2, 4], 197, 197, 96, "128x64x2x8")]:
+        cases.append({**c(f"{name} [{config}]", lead, sq, skv, d), "config": config})
     # The same functions under the other configurations (32 rows a warp, 3 stages, ...).
     for name, lead, sq, skv, mask, dtype, config in [
             ("b2 h3 s197 d64", [2, 3], 197, 197, None, F16, "128x64x2x4"),

@@ -11,7 +11,9 @@
 // user. When that user is an Add of a constant bias that broadcasts along the last axis
 // only ([N_i], [1, N_i], a scalar), the Add is fused too; a Gemm's C of that form (with
 // beta 1) is its bias. The fused matmul's bias is the concatenation, with zeros for
-// siblings that have none; there is no Add when none has one.
+// siblings that have none; there is no Add when none has one. Each sibling's columns start
+// at a multiple of the pass's column-alignment (zero columns pad the ones before): the
+// kernels that read a slice in place (flash attention's Q, K and V) need 16-byte rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -126,15 +128,22 @@ std::optional<Sibling> matchSibling(Operation *op) {
 }
 
 /// Replaces `siblings` (all reading `lhs`) by one matmul, its bias Add and a Slice per
-/// sibling. Fails, changing nothing, when a constant cannot be read.
-LogicalResult fuse(Value lhs, ArrayRef<Sibling> siblings, OpBuilder &builder) {
+/// sibling, each sibling's columns starting at a multiple of `alignment`. Fails, changing nothing,
+/// when a constant cannot be read.
+LogicalResult fuse(Value lhs, ArrayRef<Sibling> siblings, int64_t alignment, OpBuilder &builder) {
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   Type elementType = lhsType.getElementType();
   unsigned bytes = graph::getElementBytes(elementType);
   int64_t k = lhsType.getShape().back();
+  // Each sibling's columns in the fused weight: its own, then zeros up to the next
+  // aligned start (none after the last).
+  SmallVector<int64_t> widths;
+  for (auto [index, sibling] : llvm::enumerate(siblings))
+    widths.push_back(index + 1 == siblings.size() ? sibling.n
+                                                  : llvm::alignTo(sibling.n, alignment));
   int64_t total = 0;
-  for (const Sibling &sibling : siblings)
-    total += sibling.n;
+  for (int64_t width : widths)
+    total += width;
 
   // The weights as [K, N_i] rows, concatenated row by row into [K, N].
   SmallVector<std::vector<char>> weights;
@@ -148,18 +157,20 @@ LogicalResult fuse(Value lhs, ArrayRef<Sibling> siblings, OpBuilder &builder) {
   std::vector<char> weight;
   weight.reserve(size_t(k * total) * bytes);
   for (int64_t row = 0; row < k; ++row)
-    for (auto [sibling, data] : llvm::zip_equal(siblings, weights))
+    for (auto [sibling, data, width] : llvm::zip_equal(siblings, weights, widths)) {
       weight.insert(weight.end(), data.begin() + row * sibling.n * bytes,
                     data.begin() + (row + 1) * sibling.n * bytes);
+      weight.insert(weight.end(), size_t(width - sibling.n) * bytes, 0);
+    }
 
   // The biases, each broadcast to [N_i]; zeros (all-zero bytes, for floats and integers)
   // where a sibling has none.
   bool anyBias = llvm::any_of(siblings, [](const Sibling &s) { return bool(s.bias); });
   std::vector<char> bias;
   if (anyBias) {
-    for (const Sibling &sibling : siblings) {
+    for (auto [sibling, width] : llvm::zip_equal(siblings, widths)) {
       if (!sibling.bias) {
-        bias.insert(bias.end(), size_t(sibling.n) * bytes, 0);
+        bias.insert(bias.end(), size_t(width) * bytes, 0);
         continue;
       }
       std::optional<std::vector<char>> data = graph::readConstantBytes(sibling.bias);
@@ -171,6 +182,7 @@ LogicalResult fuse(Value lhs, ArrayRef<Sibling> siblings, OpBuilder &builder) {
       } else {
         bias.insert(bias.end(), data->begin(), data->end());
       }
+      bias.insert(bias.end(), size_t(width - sibling.n) * bytes, 0);
     }
   }
 
@@ -213,7 +225,7 @@ LogicalResult fuse(Value lhs, ArrayRef<Sibling> siblings, OpBuilder &builder) {
   };
   int64_t offset = 0;
   Value lastAxis = makeIndex(productLoc, lhsType.getRank() - 1);
-  for (const Sibling &sibling : siblings) {
+  for (auto [sibling, width] : llvm::zip_equal(siblings, widths)) {
     Operation *last = sibling.last();
     Location loc = last->getLoc();
     Value start = makeIndex(loc, offset);
@@ -221,7 +233,7 @@ LogicalResult fuse(Value lhs, ArrayRef<Sibling> siblings, OpBuilder &builder) {
     Value slice = graph::SliceOp::create(builder, loc, last->getResult(0).getType(), fused, start,
                                          end, lastAxis, /*steps=*/Value())
                       .getResult();
-    offset += sibling.n;
+    offset += width;
     last->getResult(0).replaceAllUsesWith(slice);
   }
 
@@ -272,7 +284,7 @@ struct GraphFuseSiblingMatMulsPass
       }
       if (siblings.size() < 2)
         continue;
-      (void)fuse(std::get<0>(key), siblings, builder);
+      (void)fuse(std::get<0>(key), siblings, std::max<int64_t>(1, columnAlignment), builder);
     }
   }
 };

@@ -204,9 +204,15 @@ def GraphFuseSiblingMatMuls : Pass<"graph-fuse-sibling-matmuls", "::mlir::func::
     concatenated biases (zeros for siblings without one; no Add when none has one), and a
     `graph.slice` along the last axis per sibling. Attention's Q, K and V projections
     become one kernel reading the activation once. Static shapes only; at most 64 Mi
-    weight elements per fused matmul (the siblings in program order that fit). Locations
-    are the fused locations of the originals.
+    weight elements per fused matmul (the siblings in program order that fit). Each
+    sibling's columns start at a multiple of `column-alignment` (zero columns pad the
+    ones before it), so that the kernels reading a slice in place (flash attention's Q,
+    K and V: 16-byte rows) can. Locations are the fused locations of the originals.
   }];
+  let options = [
+    Option<"columnAlignment", "column-alignment", "int64_t", /*default=*/"8",
+           "Each sibling's first column is a multiple of this many elements">,
+  ];
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
 

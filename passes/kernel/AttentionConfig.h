@@ -98,8 +98,8 @@ struct FlashAttentionConfig {
 std::optional<FlashAttentionConfig> parseFlashAttentionConfig(llvm::StringRef text);
 
 /// The attention `function` computes, when it is a kernel.attention holding one
-/// graph.attention of f16/bf16 operands (D 64 or 128) that are [B, H, S, D] buffers or
-/// strided views of buffers with D contiguous (reshapes, transposes, slices and gathers
+/// graph.attention of f16/bf16 operands (D a multiple of 16 up to 128) that are [B, H, S, D]
+/// buffers or strided views of buffers with D contiguous (reshapes, transposes, slices and gathers
 /// in the body: the heads of a fused QKV projection in any axis order), with no mask, an additive
 /// mask buffer that broadcasts to the scores, or a constant mask that is exactly causal (looked up
 /// through every kernel.launch of `function` in `module`). Extents may be dynamic where the

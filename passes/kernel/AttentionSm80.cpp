@@ -144,7 +144,9 @@ int64_t kiln::FlashAttentionConfig::sharedBytes(int64_t headDim) const {
 SmallVector<kiln::FlashAttentionConfig>
 kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef target) {
   SmallVector<FlashAttentionConfig> configs;
-  if (problem.headDim != 64 && problem.headDim != 128)
+  // D a multiple of 16 (the m16n8k16 products' k-steps over Q K^T, 8-column tiles of O),
+  // at most 128 (the output accumulators in registers).
+  if (problem.headDim % 16 != 0 || problem.headDim < 16 || problem.headDim > 128)
     return configs;
   // 4 or 8 warps of 16 query rows, or 4 warps of 32 (two row tiles sharing each K/V
   // fragment: half the ldmatrix traffic per mma.sync, but twice the registers and half
@@ -160,8 +162,8 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
                 chunks % config.threads() == 0 &&
                 config.sharedBytes(problem.headDim) <= kMaxSharedBytes &&
                 // Larger score and output tiles would not fit in registers.
-                !(problem.headDim == 128 && config.blockKv == 128) &&
-                !(warpRows == 32 && (problem.headDim == 128 || config.blockKv == 128));
+                !(problem.headDim > 64 && config.blockKv == 128) &&
+                !(warpRows == 32 && (problem.headDim > 64 || config.blockKv == 128));
     if (fits)
       configs.push_back(config);
   }
@@ -793,6 +795,7 @@ struct FlashAttentionGenerator {
                                       {"Q_CHUNKS", str(config.blockQ * d / 8 / threads)},
                                       {"KV_CHUNKS", str(config.blockKv * d / 8 / threads)},
                                       {"CPR", str(d / 8)},
+                                      {"SWZ", str(std::min<int64_t>(8, (d / 8) & -(d / 8)))},
                                       {"K_OFF", str(kOffset)},
                                       {"V_OFF", str(kOffset + config.stages * kvStage)},
                                       {"KV_STAGE", str(kvStage)},
@@ -1009,8 +1012,9 @@ class FlashAttentionTemplate final
     if (!problem)
       return function.emitError(context.pass)
              << ": " << attr
-             << " is for an attention of half-precision operands (D 64 or "
-                "128) with no mask, an additive mask or a causal one, which this kernel is not";
+             << " is for an attention of half-precision operands (D a multiple of 16 up "
+                "to 128) with no mask, an additive mask or a causal one, which this kernel is "
+                "not";
     kiln::FlashAttentionConfig config = kiln::FlashAttentionConfig::fromAttr(attr);
     if (!llvm::is_contained(kiln::flashAttentionConfigs(*problem, context.options.target), config))
       return function.emitError(context.pass)

@@ -212,3 +212,41 @@ func.func @main(%q: memref<2x3x128x128xbf16>, %k: memref<2x3x128x128xbf16>, %v: 
   kernel.launch @Attention_bf16(%q, %k, %v, %o) : (memref<2x3x128x128xbf16>, memref<2x3x128x128xbf16>, memref<2x3x128x128xbf16>, memref<2x3x128x128xbf16>) -> ()
   return
 }
+
+// -----
+
+// Head sizes other than 64 and 128: any multiple of 16 up to 128 (RT-DETR's 32, 96). The
+// shared-memory swizzle spans the largest power of two of 16-byte chunks a row has, at
+// most 8 (D 32: 4 chunks, D 96: 12 chunks, XOR over 4), so that it stays inside the row.
+// CHECK-LABEL: func.func @main(%arg0: memref<2x8x100x32xf16>
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d32_{{[0-9a-z_]*}}::
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d96_{{[0-9a-z_]*}}::
+// CHECK-LABEL: gpu.module @kiln_attention_f16_d32_
+// CHECK: arith.constant 4 : index
+// PTX-LABEL: .visible .entry flash_attention_f16_d32_
+// PTX: mma.sync.aligned.m16n8k16
+// PTX-LABEL: .visible .entry flash_attention_f16_d96_
+// PTX: mma.sync.aligned.m16n8k16
+kernel.func @HeadDim32(%q: memref<2x8x100x32xf16>, %o: memref<2x8x100x32xf16>) {
+  attention ins(%q : memref<2x8x100x32xf16>) outs(%o : memref<2x8x100x32xf16>) {
+  ^bb0(%a: tensor<2x8x100x32xf16>):
+    %r = graph.attention %a, %a, %a {scale = 0.17677669 : f32} : (tensor<2x8x100x32xf16>, tensor<2x8x100x32xf16>, tensor<2x8x100x32xf16>) -> tensor<2x8x100x32xf16>
+    kernel.yield %r : tensor<2x8x100x32xf16>
+  }
+  return
+}
+kernel.func @HeadDim96(%q: memref<2x4x100x96xf16>, %o: memref<2x4x100x96xf16>) {
+  attention ins(%q : memref<2x4x100x96xf16>) outs(%o : memref<2x4x100x96xf16>) {
+  ^bb0(%a: tensor<2x4x100x96xf16>):
+    %r = graph.attention %a, %a, %a {scale = 0.10206207 : f32} : (tensor<2x4x100x96xf16>, tensor<2x4x100x96xf16>, tensor<2x4x100x96xf16>) -> tensor<2x4x100x96xf16>
+    kernel.yield %r : tensor<2x4x100x96xf16>
+  }
+  return
+}
+func.func @main(%q: memref<2x8x100x32xf16>, %p: memref<2x4x100x96xf16>) -> (memref<2x8x100x32xf16>, memref<2x4x100x96xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  %o = memref.alloc() : memref<2x8x100x32xf16>
+  %u = memref.alloc() : memref<2x4x100x96xf16>
+  kernel.launch @HeadDim32(%q, %o) : (memref<2x8x100x32xf16>, memref<2x8x100x32xf16>) -> ()
+  kernel.launch @HeadDim96(%p, %u) : (memref<2x4x100x96xf16>, memref<2x4x100x96xf16>) -> ()
+  return %o, %u : memref<2x8x100x32xf16>, memref<2x4x100x96xf16>
+}

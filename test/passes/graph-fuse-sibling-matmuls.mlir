@@ -1,5 +1,6 @@
-// RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-fuse-sibling-matmuls))' | FileCheck %s
-// RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-fuse-sibling-matmuls))' --mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
+// RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-fuse-sibling-matmuls{column-alignment=1}))' | FileCheck %s
+// RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-fuse-sibling-matmuls{column-alignment=1}))' --mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
+// RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-fuse-sibling-matmuls))' | FileCheck %s --check-prefix=ALIGN
 
 // BERT's Q, K and V: three matmuls of one input, each followed by a bias Add, become one
 // matmul by the [K, 2 + 2 + 1] concatenated weight (row by row), one Add of the
@@ -33,7 +34,14 @@ func.func @qkv_bias(%x: tensor<1x3x2xf32>) -> (tensor<1x3x2xf32>, tensor<1x3x2xf
 // -----
 
 // The slices take [0, 2) and [2, 4) of the last axis; the locations of the fused ops are
-// the fused locations of the originals.
+// the fused locations of the originals. (The other RUN lines give column-alignment=1.)
+// By default each sibling's columns start at a multiple of 8 elements: zero columns pad
+// the first, the second takes [8, 10) of a [3, 10] product.
+// ALIGN-LABEL: func.func @slice_bounds
+// ALIGN-DAG: %[[EIGHT:.*]] = graph.constant dense<8> : tensor<1xi64>
+// ALIGN-DAG: %[[TEN:.*]] = graph.constant dense<10> : tensor<1xi64>
+// ALIGN-DAG: graph.matmul %arg0, %{{.*}} : (tensor<3x2xf32>, tensor<2x10xf32>) -> tensor<3x10xf32>
+// ALIGN-DAG: graph.slice %{{.*}}, %[[EIGHT]], %[[TEN]] axes %{{.*}} : {{.*}} -> tensor<3x2xf32>
 // CHECK-LABEL: func.func @slice_bounds
 // CHECK-DAG: %[[Z:.*]] = graph.constant dense<0> : tensor<1xi64>
 // CHECK-DAG: %[[TWO:.*]] = graph.constant dense<2> : tensor<1xi64>

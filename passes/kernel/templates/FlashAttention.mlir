@@ -9,12 +9,13 @@
 // docs/codegen-attention.md.
 //
 // The pass substitutes {MODULE}, {ENTRY}, {T} (f16, bf16), {MT} (the mask's element type,
-// {T} when there is none), {MASK_EXT} (the conversion of %mv, one {MT}, to f32), {D} (64
-// or 128), {BQ}, {BKV}, {STAGES}, {WAIT} ({STAGES} - 1), {WAIT_Q} ({STAGES} - 2),
+// {T} when there is none), {MASK_EXT} (the conversion of %mv, one {MT}, to f32), {D} (a
+// multiple of 16 up to 128), {BQ}, {BKV}, {STAGES}, {WAIT} ({STAGES} - 1), {WAIT_Q} ({STAGES} - 2),
 // {WARPS}, {THREADS}, {WARP_ROWS} ({BQ} / {WARPS}: 16 or 32), {MTW} ({WARP_ROWS} / 16),
 // {ROWS} (2 {MTW}: the rows of a thread), {NT_S} ({BKV} / 8), {NT_O} ({D} / 8), {KQ} ({D} / 16), {KP}
 // ({BKV} / 16), {Q_CHUNKS} and {KV_CHUNKS} (16-byte copies per thread of a Q and of a
-// K or V tile), {CPR} ({D} / 8), {K_OFF}, {V_OFF} (byte offsets of the K and V rings),
+// K or V tile), {CPR} ({D} / 8), {SWZ} (the largest power of two dividing {CPR}, at most
+// 8: the swizzle's span), {K_OFF}, {V_OFF} (byte offsets of the K and V rings),
 // {KV_STAGE} (bytes of one K or V stage) and {HAS_MASK}, {CAUSAL}, {NAN_TO_ZERO} (true,
 // false), {MIN_CTAS} (CTAs an SM must fit: ptxas caps the registers accordingly),
 // parses the result and unrolls every scf.for marked `unroll`.
@@ -90,6 +91,8 @@ gpu.module @{MODULE} {
     %g = arith.divui %lane, %c4 : index
     %t = arith.remui %lane, %c4 : index
     %l8 = arith.remui %lane, %c8 : index
+    %cSwz = arith.constant {SWZ} : index
+    %lSwz = arith.remui %lane, %cSwz : index
     %l16 = arith.divui %lane, %c16 : index
     %l8h = arith.divui %lane, %c8 : index
     %l8b = arith.remui %l8h, %c2 : index
@@ -169,8 +172,9 @@ gpu.module @{MODULE} {
     %mBase = arith.addi %mBase0, %mBase1 : index
 
     // Shared memory: Q at 0, the K ring at {K_OFF}, the V ring at {V_OFF}. Rows are {D}
-    // elements; the 16-byte chunk c of row r is stored at chunk c ^ (r % 8), so that the
-    // 8 rows an ldmatrix phase reads fall in distinct banks.
+    // elements; the 16-byte chunk c of row r is stored at chunk c ^ (r % {SWZ}), so that
+    // the 8 rows an ldmatrix phase reads fall in distinct banks where a row has 8 chunks
+    // or more (with fewer, the XOR stays inside the row).
     %dyn = gpu.dynamic_shared_memory : !smem
     %kOffB = arith.constant {K_OFF} : index
     %vOffB = arith.constant {V_OFF} : index
@@ -184,7 +188,7 @@ gpu.module @{MODULE} {
       %chunk = arith.addi %i0, %tid : index
       %row = arith.divui %chunk, %cCpr : index
       %cc = arith.remui %chunk, %cCpr : index
-      %r8 = arith.remui %row, %c8 : index
+      %r8 = arith.remui %row, %cSwz : index
       %pc0 = arith.xori %cc, %r8 : index
       %pc = arith.muli %pc0, %c8 : index
       %col = arith.muli %cc, %c8 : index
@@ -208,7 +212,7 @@ gpu.module @{MODULE} {
           %chunk = arith.addi %i0, %tid : index
           %row = arith.divui %chunk, %cCpr : index
           %cc = arith.remui %chunk, %cCpr : index
-          %r8 = arith.remui %row, %c8 : index
+          %r8 = arith.remui %row, %cSwz : index
           %pc0 = arith.xori %cc, %r8 : index
           %pc = arith.muli %pc0, %c8 : index
           %col = arith.muli %cc, %c8 : index
@@ -242,7 +246,7 @@ gpu.module @{MODULE} {
       %inner = scf.for %kk = %c0 to %cKQ step %c1 iter_args(%acc = %accM) -> (!qfrag) {
         %ch0 = arith.muli %kk, %c2 : index
         %ch = arith.addi %ch0, %l16 : index
-        %pch = arith.xori %ch, %l8 : index
+        %pch = arith.xori %ch, %lSwz : index
         %pcol = arith.muli %pch, %c8 : index
         %a = nvgpu.ldmatrix %Qs[%row, %pcol] {numTiles = 4 : i32, transpose = false}
           : !sq -> vector<4x2x{T}>
@@ -287,7 +291,7 @@ gpu.module @{MODULE} {
           %chunk = arith.addi %i0, %tid : index
           %row = arith.divui %chunk, %cCpr : index
           %cc = arith.remui %chunk, %cCpr : index
-          %r8 = arith.remui %row, %c8 : index
+          %r8 = arith.remui %row, %cSwz : index
           %pc0 = arith.xori %cc, %r8 : index
           %pc = arith.muli %pc0, %c8 : index
           %col = arith.muli %cc, %c8 : index
@@ -312,7 +316,7 @@ gpu.module @{MODULE} {
       %sAcc = scf.for %kk = %c0 to %cKQ step %c1 iter_args(%sa = %s0) -> (!sacc) {
         %ch0 = arith.muli %kk, %c2 : index
         %ch = arith.addi %ch0, %l8b : index
-        %pch = arith.xori %ch, %l8 : index
+        %pch = arith.xori %ch, %lSwz : index
         %pcol = arith.muli %pch, %c8 : index
         %sOut = scf.for %np = %c0 to %cKP step %c1 iter_args(%sb = %sa) -> (!sacc) {
           %r0 = arith.muli %np, %c16 : index
@@ -531,7 +535,7 @@ gpu.module @{MODULE} {
         %oOut = scf.for %np = %c0 to %cKQ step %c1 iter_args(%ob = %oa) -> (!oacc) {
           %ch0 = arith.muli %np, %c2 : index
           %ch = arith.addi %ch0, %l16 : index
-          %pch = arith.xori %ch, %l8 : index
+          %pch = arith.xori %ch, %lSwz : index
           %pcol = arith.muli %pch, %c8 : index
           %bq = nvgpu.ldmatrix %Vs[%st, %row, %pcol] {numTiles = 4 : i32, transpose = true}
             : !skv -> vector<4x2x{T}>
