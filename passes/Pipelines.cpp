@@ -317,6 +317,12 @@ void addGraphStage(OpPassManager &pm, const GraphStageOptions &options) {
     // Casts of constants that were not plain arrays, and cast chains, fold away.
     pm.addPass(createGraphFoldConstants());
     pm.addNestedPass<func::FuncOp>(createGraphSimplify());
+    // Sequence-first exports' transposes around the projections, moved to the attention's
+    // head split and merge: views the flash-attention template takes (half precision
+    // only; in f32 the generic products take a transpose as their prologue, and a
+    // generic attention kernel would copy each view in a loop nest of its own).
+    pm.addNestedPass<func::FuncOp>(createGraphMoveRowTransposes());
+    pm.addNestedPass<func::FuncOp>(createGraphSimplify());
   }
   // The layout before the quantization is decomposed: its transposes sink through the
   // undecomposed ops.

@@ -180,6 +180,24 @@ def GraphPatchifyConvolutions : Pass<"graph-patchify-convolutions", "::mlir::fun
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
 
+def GraphMoveRowTransposes : Pass<"graph-move-row-transposes", "::mlir::func::FuncOp"> {
+  let summary = "Move transposes that keep the last axis through row-wise ops to views";
+  let description = [{
+    A `graph.transpose` that keeps the last axis last only reorders rows, and commutes
+    with the row-wise ops: `graph.matmul` by a rank-2 right operand, elementwise ops whose
+    other operand broadcasts along the last axis only (a bias, a scale), unary elementwise
+    ops. Such a transpose moves along its chain of single-use row-wise ops: after the chain
+    when the chain's last op feeds a data-movement op, else before it when its first op
+    reads one; not when it is next to data movement already, nor when neither end of its
+    chain is data movement. Sequence-first attention exports (nn.MultiheadAttention with
+    batch_first=False) transpose [B, S, E] to [S, B, E] around the QKV and output
+    projections: moved to the head split and merge, the transposes become part of the
+    views flash attention reads and writes, and the residual Add after the output
+    projection joins its epilogue.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 def GraphFoldReshapeRoundTrips : Pass<"graph-fold-reshape-round-trips", "::mlir::func::FuncOp"> {
   let summary = "Fold reshape -> transpose -> reshape back into one transpose";
   let description = [{
