@@ -322,6 +322,8 @@ void addGraphStage(OpPassManager &pm, const GraphStageOptions &options) {
     // only; in f32 the generic products take a transpose as their prologue, and a
     // generic attention kernel would copy each view in a loop nest of its own).
     pm.addNestedPass<func::FuncOp>(createGraphMoveRowTransposes());
+    // Products whose N or K the templates' 16-byte rows do not divide, padded with zeros.
+    pm.addNestedPass<func::FuncOp>(createGraphPadProducts());
     pm.addNestedPass<func::FuncOp>(createGraphSimplify());
   }
   // The layout before the quantization is decomposed: its transposes sink through the

@@ -15,6 +15,7 @@
 #include "passes/graph/QuantizeInt8.h"
 #include "passes/graph/ReducePrecision.h"
 #include "passes/kernel/Autotune.h"
+#include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/TimingCache.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -270,6 +271,9 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
   // graph.transpose ops after kernel formation (inside the kernels' bodies); -1 on the
   // CPU target.
   int64_t transposesLeft = -1;
+  // The products, convolutions and attentions the generic lowering computes, with why
+  // (GPU targets; nullopt until the kernels are configured).
+  std::optional<std::vector<std::string>> offTensorCores;
   auto printReport = [&] {
     if (!options.report)
       return;
@@ -279,6 +283,11 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
                    << (options.channelsLast ? " (after graph-convert-layout)"
                                             : " (channels first; --channels-last converts)")
                    << "\n";
+    if (offTensorCores) {
+      llvm::errs() << "contractions off the tensor cores: " << offTensorCores->size() << "\n";
+      for (const std::string &line : *offTensorCores)
+        llvm::errs() << "  " << line << "\n";
+    }
   };
   auto afterGraphStage = [&](ModuleOp graphModule) {
     graphReports.print(options, progress);
@@ -352,6 +361,24 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
       report.push_back(estimateKernelTraffic(observed, "after kernel formation (fusion)"));
       transposesLeft = 0;
       observed.walk([&](graph::TransposeOp) { ++transposesLeft; });
+    }
+    if (point == PipelinePoint::KernelsConfigured && options.report) {
+      offTensorCores.emplace();
+      for (auto function : observed.getOps<kernel::FuncOp>()) {
+        std::optional<std::string> why = whyOffTensorCores(function, pipeline.templates);
+        if (!why)
+          continue;
+        // The ONNX node of the contraction the kernel is anchored on.
+        std::string node;
+        function.walk([&](Operation *op) {
+          if (node.empty() &&
+              isa<graph::MatMulOp, graph::GemmOp, graph::ConvOp, graph::AttentionOp>(op))
+            node = graph::getNodeName(op->getLoc());
+        });
+        offTensorCores->push_back(
+            llvm::formatv("{0} ({1}): {2}", function.getSymName(), node.empty() ? "?" : node, *why)
+                .str());
+      }
     }
   };
   std::vector<TuningDecision> decisions;

@@ -180,6 +180,25 @@ def GraphPatchifyConvolutions : Pass<"graph-patchify-convolutions", "::mlir::fun
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
 
+def GraphPadProducts : Pass<"graph-pad-products", "::mlir::func::FuncOp"> {
+  let summary = "Pad half-precision products by constant weights to 8-aligned N and K";
+  let description = [{
+    The tensor-core GEMM templates read and write 16-byte rows: N and K multiples of 8
+    f16 or bf16 elements. A `graph.matmul` by a constant `[K, N]` weight, or a
+    `graph.gemm` by a constant B (any trans_b; not trans_a), of half-precision operands
+    whose N or K is not gets its weight padded with zeros to the next multiples of 8, A
+    padded with zero columns (`graph.pad`) when K is, a bias Add after the matmul (a
+    constant of N values broadcast along the rows) or the gemm's C padded with zeros, and
+    a `graph.slice` of the first N columns after them. A channels-first convolution (one
+    group, constant weight) with output channels not a multiple of 8, whose value only
+    convolutions read as their input through unary elementwise ops (a squeeze-excite
+    reduction), gets zero filters (and zero bias) up to a multiple of 8 and its readers
+    zero weights for the new input channels: no slice. The values are the same; the
+    product runs on the tensor cores (a detector's 4 box coordinates, a 10-class head).
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 def GraphMoveRowTransposes : Pass<"graph-move-row-transposes", "::mlir::func::FuncOp"> {
   let summary = "Move transposes that keep the last axis through row-wise ops to views";
   let description = [{

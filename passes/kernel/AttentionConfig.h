@@ -104,8 +104,9 @@ std::optional<FlashAttentionConfig> parseFlashAttentionConfig(llvm::StringRef te
 /// mask buffer that broadcasts to the scores, or a constant mask that is exactly causal (looked up
 /// through every kernel.launch of `function` in `module`). Extents may be dynamic where the
 /// launches' host values and the profile's opt shape give them.
-std::optional<FlashAttentionProblem> matchFlashAttention(kernel::FuncOp function,
-                                                         mlir::ModuleOp module);
+/// Why it is none, in `why` when given.
+std::optional<FlashAttentionProblem>
+matchFlashAttention(kernel::FuncOp function, mlir::ModuleOp module, std::string *why = nullptr);
 
 /// The legal configurations for `problem` on `target` (the wgmma ones only on sm_90a), the
 /// default (what runs untuned) first.

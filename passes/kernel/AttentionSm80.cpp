@@ -351,14 +351,19 @@ private:
 
 } // namespace
 
-std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::FuncOp function,
-                                                                     ModuleOp module) {
+std::optional<kiln::FlashAttentionProblem>
+kiln::matchFlashAttention(kernel::FuncOp function, ModuleOp module, std::string *why) {
+  auto refuse = [&](const std::string &reason) -> std::optional<FlashAttentionProblem> {
+    if (why)
+      *why = reason;
+    return std::nullopt;
+  };
   Block &entry = function.getBody().front();
   if (!llvm::hasSingleElement(entry.without_terminator()))
-    return std::nullopt;
+    return refuse("not an attention kernel");
   auto attention = dyn_cast<kernel::AttentionOp>(&entry.front());
   if (!attention || attention.getOutputs().size() != 1)
-    return std::nullopt;
+    return refuse("not an attention kernel of one result");
   AttentionMatcher matcher(function, attention);
   Block &body = attention.getBody().front();
 
@@ -369,19 +374,20 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
   for (Operation &inner : body.without_terminator()) {
     if (auto found = dyn_cast<graph::AttentionOp>(inner)) {
       if (op)
-        return std::nullopt;
+        return refuse("the kernel holds several attentions");
       op = found;
     } else if (!isa<graph::ConstantOp, graph::WhereOp, graph::SliceOp, graph::GatherOp,
                     graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp, graph::FlattenOp,
                     graph::TransposeOp, tensor::FromElementsOp, arith::ConstantOp,
                     arith::IndexCastOp, arith::IndexCastUIOp, arith::MulIOp, arith::AddIOp>(
                    inner)) {
-      return std::nullopt;
+      return refuse("a " + inner.getName().getStringRef().str() +
+                    " in the kernel besides views of its operands and result");
     }
   }
   Operation *yield = body.getTerminator();
   if (!op || yield->getNumOperands() != 1)
-    return std::nullopt;
+    return refuse("no graph.attention, or several results");
 
   FlashAttentionProblem problem;
   std::optional<AttentionOperand> query = matcher.operand(op.getQuery());
@@ -394,7 +400,11 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       matcher.storedOperand(op.getResult(), yield->getOperand(0), output);
   auto resultType = cast<RankedTensorType>(op.getType());
   if (!query || !key || !value || !result || !matcher.bufferType(output))
-    return std::nullopt;
+    return refuse(std::string(!query   ? "Q"
+                              : !key   ? "K"
+                              : !value ? "V"
+                                       : "the result") +
+                  " is no strided view of a buffer with its head dimension contiguous");
   problem.output = *result;
   problem.query = *query;
   problem.key = *key;
@@ -409,12 +419,14 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       k.getElementType() != element || v.getElementType() != element ||
       resultType.getElementType() != element || q.getRank() != resultType.getRank() ||
       k.getRank() != q.getRank() || v.getRank() != q.getRank())
-    return std::nullopt;
+    return refuse("operands of " + std::string(element.isF16() || element.isBF16()
+                                                   ? "mixed types or ranks"
+                                                   : "a type other than f16 or bf16"));
   int64_t rank = q.getRank();
   problem.headDim = resultType.getShape().back();
   for (RankedTensorType type : {q, k, v, resultType})
     if (type.isDynamicDim(rank - 1) || type.getShape().back() != problem.headDim)
-      return std::nullopt;
+      return refuse("head dimensions that differ or are known at run time only");
   for (const AttentionOperand *operand :
        {&problem.query, &problem.key, &problem.value, &problem.output}) {
     // H static, equal to O's or 1 (shared by every head); every row 16-byte aligned
@@ -423,10 +435,12 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
     const ExtentProduct &heads = operand->extents[1];
     if (!heads.isStatic() ||
         (heads.value() != 1 && heads.value() != problem.output.extents[1].value()))
-      return std::nullopt;
+      return refuse("K or V has a number of heads other than 1 or Q's (grouped-query "
+                    "attention)");
     auto aligned = [](const ExtentProduct &term) { return term.factor % 8 == 0; };
     if (!llvm::all_of(operand->offset, aligned) || !llvm::all_of(operand->strides, aligned))
-      return std::nullopt;
+      return refuse("an operand's rows are not 16-byte aligned (offset or strides not "
+                    "multiples of 8 elements)");
   }
   // K and V share their sequence; their extents must agree with Q's and O's where known.
   auto agree = [](const ExtentProduct &a, const ExtentProduct &b) {
@@ -439,7 +453,7 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       !agree(problem.key.extents[2], problem.value.extents[2]) ||
       !batchAgrees(problem.query.extents[0]) || !batchAgrees(problem.key.extents[0]) ||
       !batchAgrees(problem.value.extents[0]))
-    return std::nullopt;
+    return refuse("the operands' extents do not agree");
 
   // The extents the configurations are chosen for: static, else at the opt shape.
   // (Each profile evaluated once: it walks the module for the kernel's launches.)
@@ -463,7 +477,7 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
   std::optional<int64_t> seqQ = valueOf(problem.output.extents[2], kiln::kernel::kOptShapeAttr);
   std::optional<int64_t> seqKv = valueOf(problem.key.extents[2], kiln::kernel::kOptShapeAttr);
   if (!batch || !seqQ || !seqKv)
-    return std::nullopt;
+    return refuse("extents known at run time only, without a profile's opt shape");
   problem.dynamic = !problem.output.extents[0].isStatic() ||
                     !problem.output.extents[2].isStatic() || !problem.key.extents[2].isStatic();
   problem.operand = element;
@@ -477,17 +491,18 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
   // templates have.
   problem.causal = op.getCausal();
   if (problem.causal && op.getMask())
-    return std::nullopt;
+    return refuse("a causal attention with a mask besides");
   problem.scale = op.getScale().convertToFloat();
   if (!(problem.scale > 0.0f) || !std::isfinite(problem.scale) || problem.seqQ < 1 ||
       problem.seqKv < 1 || problem.batch * problem.heads > 65535)
-    return std::nullopt;
+    return refuse("a scale that is not positive and finite, an empty sequence, or more "
+                  "than 65535 batches x heads");
   // The grid's B * H, at most 65535, at the profile's largest batch.
   if (!problem.output.extents[0].isStatic()) {
     std::optional<int64_t> maxBatch =
         valueOf(problem.output.extents[0], kiln::kernel::kMaxShapeAttr);
     if (!maxBatch || *maxBatch * problem.heads > 65535)
-      return std::nullopt;
+      return refuse("more than 65535 batches x heads at the profile's largest shape");
   }
 
   // The launches' operand for kernel argument `index` (null unless all pass one value).
@@ -516,7 +531,7 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       int condition = matcher.inputBuffer(where.getCondition());
       if (!allowedValue || !allowedValue->isZero() || !maskedValue ||
           !kiln::isMaskedOutScore(*maskedValue) || condition < 0 || problem.dynamic)
-        return std::nullopt;
+        return refuse("a boolean mask that is not a compile-time constant");
       MemRefType type = matcher.bufferType(condition);
       std::function<APFloat(int64_t)> values =
           type && type.getElementType().isInteger(1)
@@ -526,7 +541,7 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
                                       [&](int64_t index) -> std::optional<bool> {
                                         return !values(index).isZero();
                                       }))
-        return std::nullopt;
+        return refuse("a boolean mask that is not exactly causal");
       problem.causal = true;
     } else {
       int index = matcher.inputBuffer(mask);
@@ -534,7 +549,8 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       if (!type || type.getRank() > rank ||
           !(type.getElementType().isF16() || type.getElementType().isBF16() ||
             type.getElementType().isF32()))
-        return std::nullopt;
+        return refuse("a mask that is not a buffer of f16, bf16 or f32 of at most the "
+                      "scores' rank");
       // Broadcasts to the scores [batch, (heads,) Sq, Skv], right aligned: each extent 1,
       // or the scores' (dynamic extents are checked at run time: the launch gives an
       // extent of 1 stride 0).
@@ -547,7 +563,7 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
       for (int64_t d = 0; d < type.getRank(); ++d) {
         ExtentProduct extent = ExtentProduct::constant(type.getDimSize(d));
         if (!type.isDynamicDim(d) && extent.value() != 1 && !agree(extent, scores[offset + d]))
-          return std::nullopt;
+          return refuse("a mask that does not broadcast to the scores");
       }
       problem.maskType = type.getElementType();
       problem.mask = index;
@@ -572,7 +588,8 @@ std::optional<kiln::FlashAttentionProblem> kiln::matchFlashAttention(kernel::Fun
     }
   }
   if (flashAttentionConfigs(problem).empty())
-    return std::nullopt;
+    return refuse("head dimension " + std::to_string(problem.headDim) +
+                  " (the template takes multiples of 16 up to 128)");
   return problem;
 }
 
@@ -963,6 +980,17 @@ class FlashAttentionTemplate final
          kiln::flashAttentionConfigs(*problem, options.target))
       configs.push_back(config.toAttr(function.getContext()));
     return configs;
+  }
+
+  std::optional<std::string> whyNot(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &) const override {
+    auto module = function->getParentOfType<ModuleOp>();
+    if (!module || !kiln::getTemplateOp<kernel::AttentionOp>(function))
+      return std::nullopt;
+    std::string why;
+    if (kiln::matchFlashAttention(function, module, &why))
+      return std::nullopt;
+    return why;
   }
 
   /// A kernel developer forcing a configuration leaves attention untuned.

@@ -210,6 +210,23 @@ class Sm80ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm80ConvCon
         function.getContext(), legal(function, options));
   }
 
+  std::optional<std::string> whyNot(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    if (options.target == kiln::kTargetSm90a || !kiln::getTemplateOp<kernel::ConvOp>(function) ||
+        !legal(function, options).empty())
+      return std::nullopt;
+    std::string why;
+    std::optional<kiln::ConvGemmProblem> conv =
+        kiln::matchConvKernel(function, /*allowTf32=*/false, /*tapAlignment=*/8, false, {}, &why);
+    if (!conv)
+      return why;
+    if (conv->a == kiln::ConvGemmProblem::A::Im2col)
+      return std::to_string(conv->channels) + " input channels, not a multiple of 8";
+    if (conv->int8())
+      return std::string("i8 operands (the template's mma.sync is the 16-bit one)");
+    return std::string("no configuration fits its shape");
+  }
+
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
     return kiln::defaultConfigAttr<kernel::Sm80ConvConfigAttr, kiln::Sm80GemmConfig>(

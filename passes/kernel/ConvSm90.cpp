@@ -727,6 +727,18 @@ class Sm90ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm90ConvCon
         function.getContext(), legal(function, options));
   }
 
+  std::optional<std::string> whyNot(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    if (options.target != kiln::kTargetSm90a || !kiln::getTemplateOp<kernel::ConvOp>(function) ||
+        !legal(function, options).empty())
+      return std::nullopt;
+    std::string why;
+    if (!kiln::matchConvKernel(function, options.allowTf32, /*tapAlignment=*/0,
+                               /*runTimeBatch=*/true, {}, &why))
+      return why;
+    return std::string("no configuration fits its shape");
+  }
+
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
     return kiln::defaultConfigAttr<kernel::Sm90ConvConfigAttr, kiln::Sm90GemmConfig>(

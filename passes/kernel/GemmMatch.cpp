@@ -14,11 +14,30 @@
 using namespace mlir;
 namespace graph = kiln::graph;
 
+namespace {
+
+/// "graph.sigmoid, graph.mul": the ops after `anchor` in its kernel body, for refusals.
+std::string describeOpsAfter(Operation *anchor) {
+  std::string names;
+  for (Operation *op = anchor->getNextNode(); op && !op->hasTrait<OpTrait::IsTerminator>();
+       op = op->getNextNode())
+    if (!isa<graph::ConstantOp>(op))
+      names += (names.empty() ? "" : ", ") + op->getName().getStringRef().str();
+  return names;
+}
+
+} // namespace
+
 std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, bool allowTf32,
-                                                       GemmRows rowsAt) {
+                                                       GemmRows rowsAt, std::string *why) {
+  auto refuse = [&](const std::string &reason) -> std::optional<GemmProblem> {
+    if (why)
+      *why = reason;
+    return std::nullopt;
+  };
   auto matmul = getTemplateOp<kernel::MatmulOp>(function);
   if (!matmul)
-    return std::nullopt;
+    return refuse("not a matmul kernel");
   Block &body = matmul.getBody().front();
   // The product, after the inlined constants its epilogue may read: graph.matmul, or
   // graph.gemm as a product with a bias (C, added first by the epilogue) whose B may be
@@ -28,14 +47,14 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
     if (isa<graph::MatMulOp, graph::GemmOp>(op))
       products.push_back(&op);
   if (products.size() != 1)
-    return std::nullopt;
+    return refuse("the kernel holds " + std::to_string(products.size()) + " products");
   Operation *product = products.front();
   Value bias;
   bool transposedB = false;
   if (auto gemm = dyn_cast<graph::GemmOp>(product)) {
     if (gemm.getTransA() || !gemm.getAlpha().isExactlyValue(1.0) ||
         (gemm.getC() && !gemm.getBeta().isExactlyValue(1.0)))
-      return std::nullopt;
+      return refuse("a Gemm with trans_a, or alpha or beta other than 1");
     bias = gemm.getC();
     transposedB = gemm.getTransB();
   }
@@ -52,10 +71,10 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   else
     viewed = false;
   if (a != body.getArgument(0) || product->getOperand(1) != body.getArgument(1))
-    return std::nullopt;
+    return refuse("A or B is computed in the kernel (a prologue), not read from a buffer");
   auto lhsType = dyn_cast<RankedTensorType>(product->getOperand(0).getType());
   if (!lhsType || lhsType.getRank() < 2 || lhsType.isDynamicDim(lhsType.getRank() - 1))
-    return std::nullopt;
+    return refuse("A is not a matrix of static K");
 
   // Buffers of static shape; or a dynamic engine's, whose rows (M) are known at run time
   // only: A's rows of K elements (as they are, or reshaped to the matrix: the same bytes),
@@ -71,7 +90,7 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   std::optional<SmallVector<MemRefType>> buffers =
       problem.dynamicM ? buffersAt(rowsAt.profile) : getStaticBufferTypes(function);
   if (!buffers)
-    return std::nullopt;
+    return refuse("the buffers' shapes are not known (a dynamic engine without a profile)");
   SmallVector<MemRefType> &optTypes = *buffers;
   auto aType = cast<MemRefType>(function.getArgumentTypes().front());
   auto bType = cast<MemRefType>(function.getArgumentTypes()[1]);
@@ -79,18 +98,18 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   ArrayRef<int64_t> rows = lhsType.getShape().drop_back();
   if (!bType.hasStaticShape() || bType.getRank() != 2 || cType.getRank() != lhsType.getRank() ||
       cType.getShape().drop_back() != rows || cType.isDynamicDim(cType.getRank() - 1))
-    return std::nullopt;
+    return refuse("B is not a static matrix, or C not A's rows of N (a batched product)");
   // A run-time M's A holds M rows of K elements: K is its last extent, or a Flatten or
   // Reshape (which keep the elements) made the product's [.., K] operand of it (a
   // classifier's [N, C, 1, 1] read as N x C; an attention's [B, S, heads, head size] as
   // [B, S, heads x head size]).
   if (problem.dynamicM ? !viewed && aType.getShape().back() != lhsType.getShape().back()
                        : aType.getNumElements() != lhsType.getNumElements())
-    return std::nullopt;
+    return refuse("A's buffer is not the product's rows of K");
   // The elementwise ops after the product (bias, activation, residual, scale, cast).
   std::optional<Sm90Epilogue> epilogue = matchSm90Epilogue(product, bias, cType);
   if (!epilogue)
-    return std::nullopt;
+    return refuse("an epilogue the templates cannot apply (" + describeOpsAfter(product) + ")");
   auto rowsOf = [](MemRefType c) {
     int64_t product = 1;
     for (int64_t extent : c.getShape().drop_back())
@@ -109,7 +128,7 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   problem.result = cType.getElementType();
   problem.epilogue = std::move(*epilogue);
   if (bType.getDimSize(transposedB ? 1 : 0) != problem.k || cType.getShape().back() != problem.n)
-    return std::nullopt;
+    return refuse("B's or C's extents do not match K and N");
   // graph.matmul keeps its float operands' type; an epilogue may cast the f32 sums to
   // another float type. f32 operands are read as tf32 when allowed. An i8 product's i32
   // sums are only stored through an epilogue (their rescale to floats, then maybe a
@@ -123,16 +142,29 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
       (floatOperands && productType != problem.operand) ||
       !(problem.result.isF16() || problem.result.isBF16() || problem.result.isF32() ||
         (int8 && problem.result.isSignlessInteger(8))))
-    return std::nullopt;
+    return refuse(problem.operand.isF32() && !allowTf32
+                      ? "f32 operands (the tensor cores take f16, bf16, i8, and f32 as tf32 "
+                        "with --tf32)"
+                      : "operand or result types the templates do not take");
   if (problem.epilogue.empty() && problem.result != problem.operand)
-    return std::nullopt;
+    return refuse("a result type other than the operands' without an epilogue");
   // tf32's and int8's wgmma read B K-major only: a row-major B must be a constant, stored
   // transposed at compile time (a B computed at run time stays generic).
   problem.kMajorB = transposedB || tf32 || int8;
   problem.transposeConstantB = (tf32 || int8) && !transposedB;
   if (problem.transposeConstantB && !launchesPassConstant(function, 1))
-    return std::nullopt;
+    return refuse("a tf32 or i8 B computed at run time (read K-major only as a constant)");
   return problem;
+}
+
+std::string kiln::describeGemmShapeRefusal(const GemmProblem &problem) {
+  int64_t rowAlignment = problem.operand.isInteger(8) ? 16 : 8;
+  if (problem.n % 8 || problem.k % rowAlignment)
+    return "N = " + std::to_string(problem.n) + " and K = " + std::to_string(problem.k) +
+           ": the templates read and write 16-byte rows (N a multiple of 8, K of " +
+           std::to_string(rowAlignment) + ")";
+  return "no configuration fits " + std::to_string(problem.m) + "x" + std::to_string(problem.n) +
+         "x" + std::to_string(problem.k);
 }
 
 namespace {
@@ -145,37 +177,48 @@ constexpr int64_t kMaxExplicitIm2colK = 512;
 
 std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp function, bool allowTf32,
                                                            int64_t tapAlignment, bool runTimeBatch,
-                                                           GemmRows rows) {
+                                                           GemmRows rows, std::string *why) {
+  auto refuse = [&](const std::string &reason) -> std::optional<ConvGemmProblem> {
+    if (why)
+      *why = reason;
+    return std::nullopt;
+  };
   auto conv = kiln::getTemplateOp<kernel::ConvOp>(function);
   if (!conv)
-    return std::nullopt;
+    return refuse("not a convolution kernel");
   Block &body = conv.getBody().front();
   // The convolution, after the inlined constants its epilogue may read.
   auto convs = body.getOps<graph::ConvOp>();
   if (!llvm::hasSingleElement(convs))
-    return std::nullopt;
+    return refuse("the kernel holds several convolutions");
   graph::ConvOp op = *convs.begin();
   if (!op.getChannelsLast() || op.getInput() != body.getArgument(0) ||
       op.getWeight() != body.getArgument(1))
-    return std::nullopt;
+    return refuse(!op.getChannelsLast()
+                      ? "channels first (the implicit-GEMM templates read NHWC: --channels-last)"
+                      : "the input or the weight is computed in the kernel (a prologue)");
   if (op.getGroup() != 1 || op.getStrides().size() != 2 ||
       llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; }) ||
       op.getStrides()[0] != op.getStrides()[1] || op.getStrides()[0] > 8)
-    return std::nullopt;
+    return refuse(op.getGroup() != 1            ? "groups (" + std::to_string(op.getGroup()) + ")"
+                  : op.getStrides().size() != 2 ? "not 2-D"
+                  : llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; })
+                      ? "dilation"
+                      : "strides that differ or exceed 8");
 
   std::optional<BatchBuffers> buffers = getBatchBuffers(function, rows.profile);
   if (!buffers || (buffers->dynamic && !runTimeBatch))
-    return std::nullopt;
+    return refuse("extents known at run time only, other than the batch");
   SmallVector<MemRefType> &types = buffers->types;
   MemRefType outputType = types.back();
   if (types[0].getRank() != 4 || types[1].getRank() != 4 || outputType.getRank() != 4)
-    return std::nullopt;
+    return refuse("not 2-D");
   // graph.conv's bias (one value per output channel) and the elementwise ops after it,
   // of the output's declared shape (a run-time batch's too).
   std::optional<kiln::Sm90Epilogue> epilogue = kiln::matchSm90Epilogue(
       op, op.getBias(), cast<MemRefType>(function.getArgumentTypes().back()));
   if (!epilogue)
-    return std::nullopt;
+    return refuse("an epilogue the templates cannot apply (" + describeOpsAfter(op) + ")");
   ConvGemmProblem p;
   p.dynamicBatch = buffers->dynamic;
   p.maxBatch = buffers->maxBatch;
@@ -203,13 +246,17 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
       !(p.result.isF16() || p.result.isBF16() || p.result.isF32() ||
         (int8 && p.result.isSignlessInteger(8))) ||
       (p.epilogue.empty() && p.result != p.operand))
-    return std::nullopt;
+    return refuse(p.operand.isF32() && !allowTf32
+                      ? "f32 operands (the tensor cores take f16, bf16, i8, and f32 as tf32 "
+                        "with --tf32)"
+                      : "operand or result types the templates do not take");
   // A bucket's bound on C's rows bounds the batch.
   if (p.dynamicBatch && rows.maxRows > 0)
     p.maxBatch = std::max<int64_t>(p.batch, rows.maxRows / (p.outHeight * p.outWidth));
   // 16-byte row strides: of B always, of the NHWC input to read it implicitly.
   if (p.outChannels % 8)
-    return std::nullopt;
+    return refuse(std::to_string(p.outChannels) +
+                  " output channels, not a multiple of 8 (16-byte rows of the weight)");
   if (p.kernelHeight == 1 && p.kernelWidth == 1 && p.stride == 1 && p.padTop == 0 &&
       p.padLeft == 0 && p.outHeight == p.height && p.outWidth == p.width &&
       p.channels % p.channelAlignment() == 0)
@@ -219,7 +266,9 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
     // The im2col kernel indexes the input and counts its chunks in 32 bits.
     if (p.taps() * p.channels > kMaxExplicitIm2colK || p.maxInputElements() >= (int64_t(1) << 31) ||
         p.maxGemmM() * p.gemmK() / 8 >= (int64_t(1) << 31))
-      return std::nullopt;
+      return refuse(std::to_string(p.channels) +
+                    " input channels, not a multiple of 8, with a filter too large for the "
+                    "explicit im2col");
   }
   return p;
 }

@@ -28,8 +28,13 @@ namespace kiln {
 /// at compile time), followed by an epilogue the templates can fuse, whatever the sizes
 /// (the targets' configurations say which they take).
 /// A run-time M is evaluated at `rows.profile` (GemmRows).
+/// Why it is none, in `why` when given.
 std::optional<GemmProblem> matchGemmKernel(kernel::FuncOp function, bool allowTf32 = false,
-                                           GemmRows rows = {});
+                                           GemmRows rows = {}, std::string *why = nullptr);
+
+/// Why no configuration of the GEMM templates computes `problem` (a product they match):
+/// the 16-byte rows TMA and cp.async read ("N = 4 and K = 256 ...").
+std::string describeGemmShapeRefusal(const GemmProblem &problem);
 
 /// A channels-last 2-D convolution as a GEMM (see the file comment).
 struct ConvGemmProblem {
@@ -107,10 +112,11 @@ struct ConvGemmProblem {
 /// through an explicit im2col) and a fusable epilogue. `tapAlignment` is
 /// ConvGemmProblem::tapAlignment. With `runTimeBatch`, the batch may be known at run time
 /// only (a dynamic engine's; every other extent static: getBatchBuffers), evaluated at
-/// `rows.profile`; `rows.maxRows` (when given) bounds C's rows, and so the batch.
+/// `rows.profile`; `rows.maxRows` (when given) bounds C's rows, and so the batch. Why it
+/// is none, in `why` when given.
 std::optional<ConvGemmProblem> matchConvKernel(kernel::FuncOp function, bool allowTf32,
                                                int64_t tapAlignment, bool runTimeBatch = false,
-                                               GemmRows rows = {});
+                                               GemmRows rows = {}, std::string *why = nullptr);
 
 /// The constant weight `weight` (a launch operand, OHWI) permuted into the GEMM's B, the
 /// K x O matrix whose row tap * rowsPerTap + c is channel c of filter tap `tap` (zero rows

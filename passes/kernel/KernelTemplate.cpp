@@ -10,6 +10,7 @@
 #include "dialects/graph/GraphOps.h"
 #include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/KernelConfig.h"
+#include "passes/kernel/Sm90Epilogue.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -86,6 +87,30 @@ SmallVector<Attribute> kernelConfigCandidates(kernel::FuncOp function,
     return candidates;
   }
   return {};
+}
+
+std::optional<std::string> whyOffTensorCores(kernel::FuncOp function,
+                                             const TemplateOptions &options) {
+  if (!getTemplateOp<kernel::MatmulOp>(function) && !getTemplateOp<kernel::ConvOp>(function) &&
+      !getTemplateOp<kernel::AttentionOp>(function))
+    return std::nullopt;
+  Attribute config = kernel::configAttrHelper(function.getContext()).getAttr(function);
+  if (config && !isa<kernel::GenericConfigAttr>(config))
+    return std::nullopt;
+  std::string reasons;
+  bool offered = false;
+  for (const KernelTemplate *family : kernelTemplates().drop_back()) {
+    if (!options.allows(family->name()))
+      continue;
+    offered |= !family->candidates(function, options).empty();
+    if (std::optional<std::string> why = family->whyNot(function, options))
+      reasons += (reasons.empty() ? "" : "; ") + family->name().str() + ": " + *why;
+  }
+  if (offered)
+    return std::string("the tuner measured the generic lowering faster than the templates");
+  if (reasons.empty())
+    return std::string("no template family of this target takes it");
+  return reasons;
 }
 
 std::string describeKernelConfig(Attribute config) {

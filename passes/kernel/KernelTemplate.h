@@ -157,6 +157,12 @@ public:
   virtual std::optional<double> estimateGenericMicros(kernel::FuncOp, const DeviceModel &) const {
     return std::nullopt;
   }
+  /// Why the family does not take `function`, a kernel of the family's kind (a product
+  /// for the GEMM families, a convolution, an attention) on options.target: "N = 4 and
+  /// K = 256: ..."; nullopt when it takes it, or when the kernel or the target is not its.
+  virtual std::optional<std::string> whyNot(kernel::FuncOp, const TemplateOptions &) const {
+    return std::nullopt;
+  }
   /// Generates `function`'s kernel under `config` into `context.module`, replacing its
   /// launches (and `function`, once no launch is left). An error on `function` naming
   /// context.pass when `config` is no configuration of this kernel.
@@ -209,6 +215,13 @@ const KernelTemplate &selectKernelTemplate(kernel::FuncOp function, const Templa
 /// lowering or an untuned family takes it).
 llvm::SmallVector<mlir::Attribute> kernelConfigCandidates(kernel::FuncOp function,
                                                           const TemplateOptions &options);
+
+/// Why `function`, a product, convolution or attention kernel that the generic lowering
+/// computes (its kernel.config), is off the tensor cores: the refusal of each family of
+/// its kind that the options allow, or that the tuner measured the generic lowering
+/// faster; nullopt for another kernel or one a template computes.
+std::optional<std::string> whyOffTensorCores(kernel::FuncOp function,
+                                             const TemplateOptions &options);
 
 /// `config` for people (its family's description; the attribute as MLIR prints it for
 /// one no family owns).

@@ -139,6 +139,22 @@ class Sm80GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm80GemmCon
         function.getContext(), legal(function, options));
   }
 
+  std::optional<std::string> whyNot(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    if (options.target == kiln::kTargetSm90a || !kiln::getTemplateOp<kernel::MatmulOp>(function) ||
+        !legal(function, options).empty())
+      return std::nullopt;
+    std::string why;
+    std::optional<kiln::GemmProblem> problem = kiln::matchGemmKernel(function, false, {}, &why);
+    if (!problem)
+      return why;
+    if (problem->kMajorB)
+      return std::string("a K-major B (a transposed Gemm weight, or i8 operands)");
+    if (problem->dynamicM)
+      return std::string("M known at run time only");
+    return kiln::describeGemmShapeRefusal(*problem);
+  }
+
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
     return kiln::defaultConfigAttr<kernel::Sm80GemmConfigAttr, kiln::Sm80GemmConfig>(

@@ -611,6 +611,17 @@ class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmCon
         function.getContext(), legal(function, options));
   }
 
+  std::optional<std::string> whyNot(kernel::FuncOp function,
+                                    const kiln::TemplateOptions &options) const override {
+    if (options.target != kiln::kTargetSm90a || !kiln::getTemplateOp<kernel::MatmulOp>(function) ||
+        !legal(function, options).empty())
+      return std::nullopt;
+    std::string why;
+    std::optional<kiln::GemmProblem> problem =
+        kiln::matchGemmKernel(function, options.allowTf32, {}, &why);
+    return problem ? kiln::describeGemmShapeRefusal(*problem) : why;
+  }
+
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
     return kiln::defaultConfigAttr<kernel::Sm90GemmConfigAttr, kiln::Sm90GemmConfig>(

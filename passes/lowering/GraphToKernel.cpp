@@ -82,9 +82,24 @@ std::string sanitize(StringRef text) {
 }
 
 bool isInlinedConstant(graph::ConstantOp constant) {
-  auto type = cast<ShapedType>(constant.getType());
+  // An operand of a product or convolution (a small bias, a tiny weight, even of one
+  // value), or of an elementwise op on one's result (the bias Add of a MatMul) unless it
+  // is one value, stays a buffer: the tensor-core templates and their epilogues read them
+  // through pointers (an epilogue takes a constant of one value as it is).
   auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
-  return (value && value.isSplat()) || type.getNumElements() <= kInlineConstantElements;
+  auto isContraction = [](Operation *op) {
+    return isa_and_nonnull<graph::MatMulOp, graph::GemmOp, graph::ConvOp>(op);
+  };
+  bool oneValue = value && value.isSplat();
+  if (llvm::any_of(constant->getUsers(), [&](Operation *user) {
+        return isContraction(user) || (!oneValue && user->hasTrait<graph::OpTrait::Pointwise>() &&
+                                       llvm::any_of(user->getOperands(), [&](Value operand) {
+                                         return isContraction(operand.getDefiningOp());
+                                       }));
+      }))
+    return false;
+  auto type = cast<ShapedType>(constant.getType());
+  return oneValue || type.getNumElements() <= kInlineConstantElements;
 }
 
 /// An error on `op` that names its ONNX node.
