@@ -120,49 +120,33 @@ class Cutter {
 public:
   explicit Cutter(Dim spans) : spans(std::move(spans)) {}
 
-  /// The inner `extent` elements: spans taken whole off the back, the last one split.
-  std::optional<Dim> takeBack(int64_t extent) {
+  /// The inner `extent` elements (`fromBack`) or the outer `extent` indices: spans taken
+  /// whole off that end, the last one split (a run of N = a * b elements at stride s is a
+  /// outer indices at stride b * s, of b inner ones at stride s).
+  std::optional<Dim> take(int64_t extent, bool fromBack) {
     Dim taken;
     int64_t remaining = extent;
     while (remaining != 1) {
       if (spans.empty())
         return std::nullopt;
-      Span &span = spans.back();
+      Span &span = fromBack ? spans.back() : spans.front();
       if (span.extent.isStatic() && remaining % span.extent.value() == 0) {
         remaining /= span.extent.value();
-        taken.insert(taken.begin(), span);
-        spans.pop_back();
+        taken.insert(fromBack ? taken.begin() : taken.end(), span);
+        spans.erase(fromBack ? spans.end() - 1 : spans.begin());
         continue;
       }
-      std::optional<ExtentProduct> outer = span.extent.divide(remaining);
-      if (!outer)
+      std::optional<ExtentProduct> rest = span.extent.divide(remaining);
+      if (!rest)
         return std::nullopt;
-      taken.insert(taken.begin(), Span{ExtentProduct::constant(remaining), span.stride});
-      span = {*outer, span.stride * ExtentProduct::constant(remaining)};
-      remaining = 1;
-    }
-    return taken;
-  }
-
-  /// The outer `extent` indices: spans taken whole off the front, the last one split.
-  std::optional<Dim> takeFront(int64_t extent) {
-    Dim taken;
-    int64_t remaining = extent;
-    while (remaining != 1) {
-      if (spans.empty())
-        return std::nullopt;
-      Span &span = spans.front();
-      if (span.extent.isStatic() && remaining % span.extent.value() == 0) {
-        remaining /= span.extent.value();
-        taken.push_back(span);
-        spans.erase(spans.begin());
-        continue;
+      ExtentProduct piece = ExtentProduct::constant(remaining);
+      if (fromBack) {
+        taken.insert(taken.begin(), Span{piece, span.stride});
+        span = {*rest, span.stride * piece};
+      } else {
+        taken.push_back(Span{piece, span.stride * *rest});
+        span = {*rest, span.stride};
       }
-      std::optional<ExtentProduct> inner = span.extent.divide(remaining);
-      if (!inner)
-        return std::nullopt;
-      taken.push_back(Span{ExtentProduct::constant(remaining), span.stride * *inner});
-      span = {*inner, span.stride};
       remaining = 1;
     }
     return taken;
@@ -210,13 +194,13 @@ std::optional<View> reshape(View view, RankedTensorType type, Value shape,
   int64_t last = dynamic.empty() ? rank - 1 : dynamic.back();
   view.dims.assign(rank, Dim());
   for (int64_t dim = rank - 1; dim > last; --dim) {
-    std::optional<Dim> taken = cutter.takeBack(target[dim]);
+    std::optional<Dim> taken = cutter.take(target[dim], /*fromBack=*/true);
     if (!taken)
       return std::nullopt;
     view.dims[dim] = std::move(*taken);
   }
   for (int64_t dim = 0; dim < first; ++dim) {
-    std::optional<Dim> taken = cutter.takeFront(target[dim]);
+    std::optional<Dim> taken = cutter.take(target[dim], /*fromBack=*/false);
     if (!taken)
       return std::nullopt;
     view.dims[dim] = std::move(*taken);
