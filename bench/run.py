@@ -4,7 +4,9 @@ and ONNX Runtime's GPU provider (where this onnxruntime has one), for each model
 bench/models.py x precision x batch, on this machine's GPUs.
 
 For each (model, precision, batch), on one GPU, one after the other:
-  1. `kiln compile` the ONNX model for that batch (and sequence 128) and precision;
+  1. `kiln compile` the ONNX model for that batch (and sequence 128) and precision (fp16
+     channels last; int8 as `--int8 --fp16 --channels-last`, calibrated once per model on
+     CALIBRATION_SAMPLES seeded random samples, the thresholds then read from a cache);
   2. `kiln run` the engine on seeded random inputs, and compare the outputs of a few
      samples spread over the batch (first, middle, last) with ONNX Runtime's (CPU) on the
      same samples: relative L2 error, bounded per precision;
@@ -24,6 +26,7 @@ turns it into docs/benchmarks.md and the throughput plot.
 """
 
 import argparse
+import contextlib
 import concurrent.futures
 import datetime
 import json
@@ -57,6 +60,10 @@ TORCH_PRECISIONS = {"fp32", "fp16"}
 # Relative L2 error allowed between Kiln's outputs and ONNX Runtime's fp32 CPU outputs.
 TOLERANCE = {"fp32": 1e-3, "fp16": 2e-2, "int8": 1e-1}
 MIN_RUNS, MIN_SECONDS = 50, 1.0
+# INT8 engines calibrate on this many seeded random samples of the model's inputs (the
+# distribution the correctness check draws from), once per model: the thresholds go to a
+# calibration cache that every batch's compile reads.
+CALIBRATION_SAMPLES = 32
 STARTED = time.time()
 
 
@@ -90,6 +97,9 @@ class Benchmark:
         self.references = References()
         self.lock = threading.Lock()
         self.rows = []
+        # Per model: held while its calibration cache is made (units of one model may run
+        # on several GPUs at once).
+        self.calibration_locks = {m.name: threading.Lock() for m in MODELS}
         # From the start of the program: materializing the models counts too.
         self.deadline = STARTED + args.deadline if args.deadline else None
 
@@ -120,6 +130,20 @@ class Benchmark:
 
     # --- Kiln --------------------------------------------------------------------------
 
+    def calibration(self, model, graph):
+        """The model's INT8 calibration data (`<input>.npy`, CALIBRATION_SAMPLES seeded
+        random samples stacked) and the path of its calibration cache."""
+        root = os.path.join(self.args.out, "calibration", model.name)
+        with self.calibration_locks[model.name]:
+            if not os.path.isdir(root):
+                os.makedirs(root + ".tmp", exist_ok=True)
+                samples, _ = make_inputs(graph, CALIBRATION_SAMPLES, SEQUENCE,
+                                         zlib.crc32(f"{model.name}/calibration".encode()))
+                for name, array in samples.items():
+                    np.save(os.path.join(root + ".tmp", name + ".npy"), array)
+                os.rename(root + ".tmp", root)
+        return root, root + ".cache.json"
+
     def kiln(self, model, precision, batch, work, env):
         onnx_path = self.model_paths[model.name]
         graph = onnx.load(onnx_path, load_external_data=False).graph
@@ -129,16 +153,22 @@ class Benchmark:
         command = [self.args.kiln, "compile", onnx_path, "-o", engine, "--shapes", shapes,
                    "--quiet"]
         if precision == "int8":
-            # kiln compile --int8 calibrates from data (--calib DIR); the harness does not
-            # generate calibration sets yet.
-            return {"status": "unsupported",
-                    "error": "int8 needs calibration data, which the harness does not make yet"}
+            # The products and convolutions in int8, the rest in fp16 (TensorRT's --int8
+            # --fp16), channels last for the tensor-core convolutions.
+            data, cache = self.calibration(model, graph)
+            command += ["--int8", "--calib", data, "--calib-cache", cache, "--fp16",
+                        "--channels-last"]
         if precision == "fp16":
             # Channels last: the tensor-core convolutions read NHWC (no effect on models
             # without 2-D convolutions).
             command += ["--fp16", "--channels-last"]
         compile_log = os.path.join(work, "compile.log")
-        code, compile_s = run_timed(command, compile_log, self.timeout(self.args.compile_timeout))
+        # The first int8 compile of a model calibrates and writes the cache; the others wait
+        # for it and read it.
+        lock = self.calibration_locks[model.name] if precision == "int8" else None
+        with lock or contextlib.nullcontext():
+            code, compile_s = run_timed(command, compile_log,
+                                        self.timeout(self.args.compile_timeout))
         if self.cut(code):
             return {"status": "skipped", "error": "kiln compile: stopped at the deadline"}
         if code != 0:
