@@ -5,8 +5,8 @@ bench/models.py x precision x batch, on this machine's GPUs.
 
 For each (model, precision, batch), on one GPU, one after the other:
   1. `kiln compile` the ONNX model for that batch (and sequence 128) and precision (fp16
-     channels last; int8 as `--int8 --fp16 --channels-last`, calibrated once per model on
-     CALIBRATION_SAMPLES seeded random samples, the thresholds then read from a cache);
+     channels last; int8 as `--int8 --fp16 --channels-last` with the model's calibration
+     cache, made once by a batch-1 compile on CALIBRATION_SAMPLES seeded random samples);
   2. `kiln run` the engine on seeded random inputs, and compare the outputs of a few
      samples spread over the batch (first, middle, last) with ONNX Runtime's (CPU) on the
      same samples: relative L2 error, bounded per precision;
@@ -26,7 +26,6 @@ turns it into docs/benchmarks.md and the throughput plot.
 """
 
 import argparse
-import contextlib
 import concurrent.futures
 import datetime
 import json
@@ -61,8 +60,8 @@ TORCH_PRECISIONS = {"fp32", "fp16"}
 TOLERANCE = {"fp32": 1e-3, "fp16": 2e-2, "int8": 1e-1}
 MIN_RUNS, MIN_SECONDS = 50, 1.0
 # INT8 engines calibrate on this many seeded random samples of the model's inputs (the
-# distribution the correctness check draws from), once per model: the thresholds go to a
-# calibration cache that every batch's compile reads.
+# distribution the correctness check draws from), once per model at batch 1: the
+# thresholds go to a calibration cache that every batch's compile reads.
 CALIBRATION_SAMPLES = 32
 STARTED = time.time()
 
@@ -130,45 +129,53 @@ class Benchmark:
 
     # --- Kiln --------------------------------------------------------------------------
 
-    def calibration(self, model, graph):
-        """The model's INT8 calibration data (`<input>.npy`, CALIBRATION_SAMPLES seeded
-        random samples stacked) and the path of its calibration cache."""
+    def calibration(self, model, graph, shapes_at):
+        """The model's INT8 calibration cache: made once, by a compile at batch 1 from
+        CALIBRATION_SAMPLES seeded random samples of its inputs (`<input>.npy`, stacked),
+        since the thresholds do not depend on the batch; every unit's compile reads it."""
         root = os.path.join(self.args.out, "calibration", model.name)
+        cache = root + ".cache.json"
         with self.calibration_locks[model.name]:
-            if not os.path.isdir(root):
-                os.makedirs(root + ".tmp", exist_ok=True)
-                samples, _ = make_inputs(graph, CALIBRATION_SAMPLES, SEQUENCE,
-                                         zlib.crc32(f"{model.name}/calibration".encode()))
-                for name, array in samples.items():
-                    np.save(os.path.join(root + ".tmp", name + ".npy"), array)
-                os.rename(root + ".tmp", root)
-        return root, root + ".cache.json"
+            if os.path.exists(cache):
+                return cache
+            os.makedirs(root, exist_ok=True)
+            samples, _ = make_inputs(graph, CALIBRATION_SAMPLES, SEQUENCE,
+                                     zlib.crc32(f"{model.name}/calibration".encode()))
+            for name, array in samples.items():
+                np.save(os.path.join(root, name + ".npy"), array)
+            command = [self.args.kiln, "compile", self.model_paths[model.name], "-o",
+                       os.path.join(root, "batch1.kiln"), "--shapes", shapes_at(1), "--quiet",
+                       "--int8", "--calib", root, "--calib-cache", cache, "--fp16",
+                       "--channels-last", "--tune-budget", "0"]
+            run_timed(command, root + ".log", self.timeout(self.args.compile_timeout))
+        return cache
 
     def kiln(self, model, precision, batch, work, env):
         onnx_path = self.model_paths[model.name]
         graph = onnx.load(onnx_path, load_external_data=False).graph
         inputs, _ = make_inputs(graph, batch, SEQUENCE, zlib.crc32(f"{model.name}/{batch}".encode()))
         shapes = ",".join(f"{n}:{'x'.join(map(str, a.shape))}" for n, a in inputs.items())
+
+        def shapes_at(rows):
+            return ",".join(f"{n}:{'x'.join(map(str, (rows,) + a.shape[1:]))}"
+                            for n, a in inputs.items())
         engine = os.path.join(work, "model.kiln")
         command = [self.args.kiln, "compile", onnx_path, "-o", engine, "--shapes", shapes,
                    "--quiet"]
         if precision == "int8":
             # The products and convolutions in int8, the rest in fp16 (TensorRT's --int8
             # --fp16), channels last for the tensor-core convolutions.
-            data, cache = self.calibration(model, graph)
-            command += ["--int8", "--calib", data, "--calib-cache", cache, "--fp16",
-                        "--channels-last"]
+            cache = self.calibration(model, graph, shapes_at)
+            if not os.path.exists(cache):
+                return {"status": "error", "error": "kiln compile --int8: calibration failed "
+                        f"(see {os.path.dirname(cache)})"}
+            command += ["--int8", "--calib-cache", cache, "--fp16", "--channels-last"]
         if precision == "fp16":
             # Channels last: the tensor-core convolutions read NHWC (no effect on models
             # without 2-D convolutions).
             command += ["--fp16", "--channels-last"]
         compile_log = os.path.join(work, "compile.log")
-        # The first int8 compile of a model calibrates and writes the cache; the others wait
-        # for it and read it.
-        lock = self.calibration_locks[model.name] if precision == "int8" else None
-        with lock or contextlib.nullcontext():
-            code, compile_s = run_timed(command, compile_log,
-                                        self.timeout(self.args.compile_timeout))
+        code, compile_s = run_timed(command, compile_log, self.timeout(self.args.compile_timeout))
         if self.cut(code):
             return {"status": "skipped", "error": "kiln compile: stopped at the deadline"}
         if code != 0:
