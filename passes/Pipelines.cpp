@@ -237,6 +237,8 @@ void addGraphPasses(OpPassManager &pm) {
   // A convolution whose kernel is its stride as a product of patches, once BatchNorms are
   // folded into it: the GEMM templates take it.
   pm.addNestedPass<func::FuncOp>(createGraphPatchifyConvolutions());
+  // Einsums that are products as graph.matmul: the recognizers and templates take those.
+  pm.addNestedPass<func::FuncOp>(createGraphEinsumToProducts());
   pm.addNestedPass<func::FuncOp>(createGraphSimplify());
   // Recognition sees the folded constants (GELU's sqrt(2), the normalisations' eps).
   // LayerNorm first: its chain without the mean would look like an RMSNorm.

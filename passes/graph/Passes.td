@@ -64,6 +64,24 @@ def GraphFoldConstants : Pass<"graph-fold-constants", "::mlir::ModuleOp"> {
   ];
 }
 
+def GraphEinsumToProducts : Pass<"graph-einsum-to-products", "::mlir::func::FuncOp"> {
+  let summary = "Two-operand Einsums that are batched matrix products as graph.matmul";
+  let description = [{
+    A `graph.einsum` of two operands of static shape whose equation has an explicit
+    result, no ellipsis and no repeated letter in a term, and whose every letter is a
+    batch letter (both operands and the result, one extent), a row letter (the first
+    operand and the result), a column letter (the second and the result) or a contracted
+    one (both operands, not the result), becomes a `graph.matmul` of the operands
+    transposed to `[batch.., rows.., contracted..]` and `[batch.., contracted..,
+    columns..]` with each group merged into one axis by a reshape where it has several
+    letters, then the reshape and transpose back to the result's order. Letters summed
+    within one operand, or batch extents that broadcast, leave the Einsum as it is. The
+    products then meet the GEMM templates and the attention recognizer
+    (`bhqd,bhkd->bhqk` is Q K^T).
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 def GraphRecognizeLayerNorm : Pass<"graph-recognize-layer-norm", "::mlir::func::FuncOp"> {
   let summary = "Replace decomposed LayerNorm sub-graphs by graph.layer_normalization";
   let description = [{
