@@ -9,6 +9,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace kiln::graph;
 
@@ -34,6 +36,22 @@ LogicalResult kiln::graph::inferBinaryOpType(
     return emitOptionalError(location, llvm::toString(shape.takeError()));
   inferred.push_back(tensorOf(ArrayRef(*shape), lhsType.getElementType()));
   return success();
+}
+
+kiln::graph::SliceRange kiln::graph::resolveSliceRange(int64_t dim, int64_t start, int64_t end,
+                                                       int64_t step) {
+  if (start < 0)
+    start += dim;
+  if (end < 0)
+    end += dim;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    return {start, std::max<int64_t>(0, (end - start + step - 1) / step)};
+  }
+  start = std::clamp<int64_t>(start, 0, dim - 1);
+  end = std::clamp<int64_t>(end, -1, dim - 1);
+  return {start, std::max<int64_t>(0, (start - end + (-step) - 1) / (-step))};
 }
 
 std::optional<SmallVector<int64_t>> kiln::graph::getConstantInts(Value value) {

@@ -41,6 +41,13 @@ std::optional<llvm::SmallVector<double>> getConstantFloats(mlir::Value value);
 /// Reshape's shape or Squeeze's axes), else nullopt.
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
 
+/// The elements ONNX Slice takes along one dimension of extent `dim` (opset 13: negative
+/// bounds count from the back, then clamp): the first index and how many, `step` apart.
+struct SliceRange {
+  int64_t start = 0, count = 0;
+};
+SliceRange resolveSliceRange(int64_t dim, int64_t start, int64_t end, int64_t step);
+
 /// The result of convolving `input` [N, C, D...] with `weight` [M, C / group, K...] (ONNX
 /// layouts) into elements of `elementType`: checks the window attributes and the channel
 /// counts, and computes each spatial extent. Element types are the caller's to check

@@ -565,22 +565,6 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *context, std::optional<Loca
 // SliceOp
 //===----------------------------------------------------------------------===//
 
-/// The extent of ONNX Slice's result along one dimension of extent `dim` (opset 13 rule).
-static int64_t sliceExtent(int64_t dim, int64_t start, int64_t end, int64_t step) {
-  if (start < 0)
-    start += dim;
-  if (end < 0)
-    end += dim;
-  if (step > 0) {
-    start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-    return std::max<int64_t>(0, (end - start + step - 1) / step);
-  }
-  start = std::clamp<int64_t>(start, 0, dim - 1);
-  end = std::clamp<int64_t>(end, -1, dim - 1);
-  return std::max<int64_t>(0, (start - end + (-step) - 1) / (-step));
-}
-
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
                                         Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   auto inputType = cast<TensorType>(adaptor.getInput().getType());
@@ -650,7 +634,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *context, std::optional<Loca
     if (!starts || !ends || !steps || ShapedType::isDynamic(shape[axis]))
       shape[axis] = kDynamic;
     else
-      shape[axis] = sliceExtent(shape[axis], (*starts)[index], (*ends)[index], (*steps)[index]);
+      shape[axis] =
+          resolveSliceRange(shape[axis], (*starts)[index], (*ends)[index], (*steps)[index]).count;
   }
   inferred.push_back(RankedTensorType::get(shape, elementType));
   return success();

@@ -71,15 +71,12 @@ std::optional<SmallVector<int64_t>> sliceEntries(graph::SliceOp slice, ArrayRef<
       axes->size() != 1 || steps->size() != 1 || ((*axes)[0] != 0 && (*axes)[0] != -1) ||
       (*steps)[0] == 0)
     return std::nullopt;
-  int64_t size = entries.size(), step = (*steps)[0];
-  auto bound = [&](int64_t value, int64_t low, int64_t high) {
-    return std::clamp<int64_t>(value < 0 ? value + size : value, low, high);
-  };
-  int64_t start = step > 0 ? bound((*starts)[0], 0, size) : bound((*starts)[0], 0, size - 1);
-  int64_t end = step > 0 ? bound((*ends)[0], 0, size) : bound((*ends)[0], -1, size - 1);
+  int64_t step = (*steps)[0];
+  graph::SliceRange range =
+      graph::resolveSliceRange(entries.size(), (*starts)[0], (*ends)[0], step);
   SmallVector<int64_t> taken;
-  for (int64_t at = start; step > 0 ? at < end : at > end; at += step)
-    taken.push_back(entries[at]);
+  for (int64_t i = 0; i < range.count; ++i)
+    taken.push_back(entries[range.start + i * step]);
   return taken;
 }
 

@@ -232,20 +232,6 @@ std::optional<View> reshape(View view, RankedTensorType type, Value shape,
   return view;
 }
 
-/// The ONNX Slice bounds of one axis of static extent `extent`: (start, count), step > 0.
-std::optional<std::pair<int64_t, int64_t>> sliceRange(int64_t start, int64_t end, int64_t step,
-                                                      int64_t extent) {
-  if (step <= 0)
-    return std::nullopt;
-  auto clamp = [&](int64_t bound) {
-    return std::clamp<int64_t>(bound < 0 ? bound + extent : bound, 0, extent);
-  };
-  start = clamp(start);
-  end = clamp(end);
-  int64_t count = end > start ? (end - start + step - 1) / step : 0;
-  return std::pair(start, count);
-}
-
 std::optional<View> slice(View view, graph::SliceOp op) {
   std::optional<SmallVector<int64_t>> starts = graph::getConstantInts(op.getStarts());
   std::optional<SmallVector<int64_t>> ends = graph::getConstantInts(op.getEnds());
@@ -270,16 +256,14 @@ std::optional<View> slice(View view, graph::SliceOp op) {
     if (axis < -rank || axis >= rank)
       return std::nullopt;
     Dim &dim = view.dims[axis < 0 ? axis + rank : axis];
+    // Forward steps only: a view's strides are not negative.
     std::optional<Span> span = collapse(dim);
-    if (!span || !span->extent.isStatic())
+    if (!span || !span->extent.isStatic() || step <= 0)
       return std::nullopt;
-    std::optional<std::pair<int64_t, int64_t>> range =
-        sliceRange(start, end, step, span->extent.value());
-    if (!range)
-      return std::nullopt;
-    view.offset.push_back(span->stride * ExtentProduct::constant(range->first));
+    graph::SliceRange range = graph::resolveSliceRange(span->extent.value(), start, end, step);
+    view.offset.push_back(span->stride * ExtentProduct::constant(range.start));
     dim = {
-        Span{ExtentProduct::constant(range->second), span->stride * ExtentProduct::constant(step)}};
+        Span{ExtentProduct::constant(range.count), span->stride * ExtentProduct::constant(step)}};
   }
   return view;
 }
