@@ -988,8 +988,7 @@ class FlashAttentionTemplate final
     if (!module || !kiln::getTemplateOp<kernel::AttentionOp>(function))
       return std::nullopt;
     std::string why;
-    if (kiln::matchFlashAttention(function, module, &why))
-      return std::nullopt;
+    kiln::matchFlashAttention(function, module, &why);
     return why;
   }
 

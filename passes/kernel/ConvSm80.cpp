@@ -212,8 +212,7 @@ class Sm80ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm80ConvCon
 
   std::optional<std::string> whyNot(kernel::FuncOp function,
                                     const kiln::TemplateOptions &options) const override {
-    if (options.target == kiln::kTargetSm90a || !kiln::getTemplateOp<kernel::ConvOp>(function) ||
-        !legal(function, options).empty())
+    if (options.target == kiln::kTargetSm90a || !kiln::getTemplateOp<kernel::ConvOp>(function))
       return std::nullopt;
     std::string why;
     std::optional<kiln::ConvGemmProblem> conv =

@@ -729,8 +729,7 @@ class Sm90ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm90ConvCon
 
   std::optional<std::string> whyNot(kernel::FuncOp function,
                                     const kiln::TemplateOptions &options) const override {
-    if (options.target != kiln::kTargetSm90a || !kiln::getTemplateOp<kernel::ConvOp>(function) ||
-        !legal(function, options).empty())
+    if (options.target != kiln::kTargetSm90a || !kiln::getTemplateOp<kernel::ConvOp>(function))
       return std::nullopt;
     std::string why;
     if (!kiln::matchConvKernel(function, options.allowTf32, /*tapAlignment=*/0,

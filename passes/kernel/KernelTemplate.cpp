@@ -102,7 +102,10 @@ std::optional<std::string> whyOffTensorCores(kernel::FuncOp function,
   for (const KernelTemplate *family : kernelTemplates().drop_back()) {
     if (!options.allows(family->name()))
       continue;
-    offered |= !family->candidates(function, options).empty();
+    if (!family->candidates(function, options).empty()) {
+      offered = true;
+      continue;
+    }
     if (std::optional<std::string> why = family->whyNot(function, options))
       reasons += (reasons.empty() ? "" : "; ") + family->name().str() + ": " + *why;
   }

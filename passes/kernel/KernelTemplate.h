@@ -157,9 +157,10 @@ public:
   virtual std::optional<double> estimateGenericMicros(kernel::FuncOp, const DeviceModel &) const {
     return std::nullopt;
   }
-  /// Why the family does not take `function`, a kernel of the family's kind (a product
-  /// for the GEMM families, a convolution, an attention) on options.target: "N = 4 and
-  /// K = 256: ..."; nullopt when it takes it, or when the kernel or the target is not its.
+  /// Why the family does not take `function` (asked only when candidates() is empty): "N =
+  /// 4 and K = 256: ..." for a kernel of the family's kind (a product for the GEMM
+  /// families, a convolution, an attention) on options.target; nullopt when the kernel or
+  /// the target is not the family's.
   virtual std::optional<std::string> whyNot(kernel::FuncOp, const TemplateOptions &) const {
     return std::nullopt;
   }

@@ -141,8 +141,7 @@ class Sm80GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm80GemmCon
 
   std::optional<std::string> whyNot(kernel::FuncOp function,
                                     const kiln::TemplateOptions &options) const override {
-    if (options.target == kiln::kTargetSm90a || !kiln::getTemplateOp<kernel::MatmulOp>(function) ||
-        !legal(function, options).empty())
+    if (options.target == kiln::kTargetSm90a || !kiln::getTemplateOp<kernel::MatmulOp>(function))
       return std::nullopt;
     std::string why;
     std::optional<kiln::GemmProblem> problem = kiln::matchGemmKernel(function, false, {}, &why);

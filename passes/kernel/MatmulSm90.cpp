@@ -613,8 +613,7 @@ class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmCon
 
   std::optional<std::string> whyNot(kernel::FuncOp function,
                                     const kiln::TemplateOptions &options) const override {
-    if (options.target != kiln::kTargetSm90a || !kiln::getTemplateOp<kernel::MatmulOp>(function) ||
-        !legal(function, options).empty())
+    if (options.target != kiln::kTargetSm90a || !kiln::getTemplateOp<kernel::MatmulOp>(function))
       return std::nullopt;
     std::string why;
     std::optional<kiln::GemmProblem> problem =
