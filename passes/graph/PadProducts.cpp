@@ -35,14 +35,21 @@ namespace {
 /// The templates' row alignment, in half-precision elements.
 constexpr int64_t kAlignment = 8;
 
-/// The row-major [rows, cols] matrix `data` in a [newRows, newCols] one, zeros around.
-std::vector<char> padMatrix(ArrayRef<char> data, int64_t rows, int64_t cols, int64_t newRows,
-                            int64_t newCols, unsigned bytes) {
+/// The constant `constant`, read as a row-major matrix of `rows` rows of `cols` elements,
+/// in one of `newRows` rows of `newCols` (zeros after each row and after the last), typed
+/// `type`; null when its bytes cannot be read.
+Value padConstant(OpBuilder &builder, Location loc, Value constant, int64_t rows, int64_t cols,
+                  int64_t newRows, int64_t newCols, RankedTensorType type) {
+  std::optional<std::vector<char>> data = graph::readConstantBytes(constant);
+  unsigned bytes = graph::getElementBytes(type.getElementType());
+  if (!data || !bytes)
+    return {};
   std::vector<char> padded(size_t(newRows * newCols) * bytes, 0);
   for (int64_t row = 0; row < rows; ++row)
-    std::copy_n(data.data() + row * cols * bytes, cols * bytes,
+    std::copy_n(data->data() + row * cols * bytes, cols * bytes,
                 padded.data() + row * newCols * bytes);
-  return padded;
+  return graph::createConstantFromBytes(builder, loc, type, padded,
+                                        (graph::getResourceName(constant) + "_padded").str());
 }
 
 RankedTensorType withLast(RankedTensorType type, int64_t extent) {
@@ -83,13 +90,7 @@ Value padBias(OpBuilder &builder, Location loc, Value bias, int64_t n, int64_t p
   if (!type || type.getRank() == 0 || type.getShape().back() != n ||
       llvm::any_of(type.getShape().drop_back(), [](int64_t extent) { return extent != 1; }))
     return {};
-  std::optional<std::vector<char>> data = graph::readConstantBytes(bias);
-  unsigned bytes = graph::getElementBytes(type.getElementType());
-  if (!data || !bytes)
-    return {};
-  return graph::createConstantFromBytes(builder, loc, withLast(type, paddedN),
-                                        padMatrix(*data, 1, n, 1, paddedN, bytes),
-                                        (graph::getResourceName(bias) + "_padded").str());
+  return padConstant(builder, loc, bias, 1, n, 1, paddedN, withLast(type, paddedN));
 }
 
 bool isHalf(Type type) {
@@ -110,18 +111,14 @@ bool padMatMul(graph::MatMulOp matmul) {
   int64_t paddedK = llvm::alignTo(k, kAlignment), paddedN = llvm::alignTo(n, kAlignment);
   if (paddedK == k && paddedN == n)
     return false;
-  std::optional<std::vector<char>> weight = graph::readConstantBytes(matmul.getRhs());
-  unsigned bytes = graph::getElementBytes(weightType.getElementType());
-  if (!weight || !bytes)
-    return false;
-
   OpBuilder builder(matmul);
   Location loc = matmul.getLoc();
+  Value paddedWeight =
+      padConstant(builder, loc, matmul.getRhs(), k, n, paddedK, paddedN,
+                  RankedTensorType::get({paddedK, paddedN}, weightType.getElementType()));
+  if (!paddedWeight)
+    return false;
   Value a = paddedK == k ? matmul.getLhs() : padLastAxis(builder, loc, matmul.getLhs(), paddedK);
-  Value paddedWeight = graph::createConstantFromBytes(
-      builder, loc, RankedTensorType::get({paddedK, paddedN}, weightType.getElementType()),
-      padMatrix(*weight, k, n, paddedK, paddedN, bytes),
-      (graph::getResourceName(matmul.getRhs()) + "_padded").str());
   Value result = graph::MatMulOp::create(builder, loc, TypeRange{withLast(resultType, paddedN)},
                                          ValueRange{a, paddedWeight})
                      .getResult();
@@ -165,12 +162,16 @@ bool padGemm(graph::GemmOp gemm) {
   int64_t paddedK = llvm::alignTo(k, kAlignment), paddedN = llvm::alignTo(n, kAlignment);
   if (paddedK == k && paddedN == n)
     return false;
-  std::optional<std::vector<char>> weight = graph::readConstantBytes(gemm.getB());
-  unsigned bytes = graph::getElementBytes(bType.getElementType());
-  if (!weight || !bytes)
-    return false;
   OpBuilder builder(gemm);
   Location loc = gemm.getLoc();
+  // B is [K, N], or [N, K] with trans_b: rows of N or of K elements.
+  Type element = bType.getElementType();
+  Value b = transposedB ? padConstant(builder, loc, gemm.getB(), n, k, paddedN, paddedK,
+                                      RankedTensorType::get({paddedN, paddedK}, element))
+                        : padConstant(builder, loc, gemm.getB(), k, n, paddedK, paddedN,
+                                      RankedTensorType::get({paddedK, paddedN}, element));
+  if (!b)
+    return false;
   Value c = gemm.getC();
   if (c && paddedN != n) {
     auto cType = dyn_cast<RankedTensorType>(c.getType());
@@ -181,13 +182,6 @@ bool padGemm(graph::GemmOp gemm) {
     }
   }
   Value a = paddedK == k ? gemm.getA() : padLastAxis(builder, loc, gemm.getA(), paddedK);
-  std::vector<char> padded = transposedB ? padMatrix(*weight, n, k, paddedN, paddedK, bytes)
-                                         : padMatrix(*weight, k, n, paddedK, paddedN, bytes);
-  auto paddedBType = transposedB
-                         ? RankedTensorType::get({paddedN, paddedK}, bType.getElementType())
-                         : RankedTensorType::get({paddedK, paddedN}, bType.getElementType());
-  Value b = graph::createConstantFromBytes(builder, loc, paddedBType, padded,
-                                           (graph::getResourceName(gemm.getB()) + "_padded").str());
   auto paddedGemm = cast<graph::GemmOp>(builder.clone(*gemm));
   paddedGemm->setOperand(0, a);
   paddedGemm->setOperand(1, b);
@@ -243,26 +237,21 @@ bool padConvChannels(graph::ConvOp conv) {
   }
   if (consumers.empty())
     return false;
-  std::optional<std::vector<char>> weight = graph::readConstantBytes(conv.getWeight());
-  unsigned bytes = graph::getElementBytes(weightType.getElementType());
-  if (!weight || !bytes)
-    return false;
-  Value bias = conv.getBias();
   OpBuilder builder(conv);
   Location loc = conv.getLoc();
-  if (bias) {
-    bias = padBias(builder, loc, bias, channels, padded);
-    if (!bias)
-      return false;
-  }
-  // [O, C, K..] with zero filters after the O: rows of one filter each.
+  // [O, C, K..] with zero filters after the O.
   int64_t filter = weightType.getNumElements() / channels;
   SmallVector<int64_t> shape(weightType.getShape());
   shape[0] = padded;
-  conv.getWeightMutable().assign(graph::createConstantFromBytes(
-      builder, loc, RankedTensorType::get(shape, weightType.getElementType()),
-      padMatrix(*weight, 1, channels * filter, 1, padded * filter, bytes),
-      (graph::getResourceName(conv.getWeight()) + "_padded").str()));
+  Value weight =
+      padConstant(builder, loc, conv.getWeight(), 1, channels * filter, 1, padded * filter,
+                  RankedTensorType::get(shape, weightType.getElementType()));
+  Value bias = conv.getBias();
+  if (bias)
+    bias = padBias(builder, loc, bias, channels, padded);
+  if (!weight || (conv.getBias() && !bias))
+    return false;
+  conv.getWeightMutable().assign(weight);
   if (bias)
     conv.getBiasMutable().assign(bias);
   auto widened = [&](Value value) {
@@ -277,16 +266,13 @@ bool padConvChannels(graph::ConvOp conv) {
   // Each consumer's [O2, C, K..] weight with zero input channels after the C.
   for (graph::ConvOp consumer : consumers) {
     auto type = cast<RankedTensorType>(consumer.getWeight().getType());
-    std::vector<char> data = *graph::readConstantBytes(consumer.getWeight());
     int64_t taps = type.getNumElements() / (type.getDimSize(0) * channels);
     SmallVector<int64_t> dims(type.getShape());
     dims[1] = padded;
     builder.setInsertionPoint(consumer);
-    consumer.getWeightMutable().assign(graph::createConstantFromBytes(
-        builder, consumer.getLoc(), RankedTensorType::get(dims, type.getElementType()),
-        padMatrix(data, type.getDimSize(0), channels * taps, type.getDimSize(0), padded * taps,
-                  bytes),
-        (graph::getResourceName(consumer.getWeight()) + "_padded").str()));
+    consumer.getWeightMutable().assign(padConstant(
+        builder, consumer.getLoc(), consumer.getWeight(), type.getDimSize(0), channels * taps,
+        type.getDimSize(0), padded * taps, RankedTensorType::get(dims, type.getElementType())));
   }
   return true;
 }
