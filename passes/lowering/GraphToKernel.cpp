@@ -505,41 +505,43 @@ void absorbSharedViews(FusionGroups &fusion) {
     FusionGroups::Group &group = fusion.groups[index];
     if (group.ops.empty() || classify(group.getAnchor()) != TemplateKind::Attention)
       continue;
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      for (Operation *member : SmallVector<Operation *>(group.ops)) {
-        for (Value operand : member->getOperands()) {
-          Operation *producer = operand.getDefiningOp();
-          auto found = producer ? fusion.groupOf.find(producer) : fusion.groupOf.end();
-          if (found == fusion.groupOf.end() || found->second == index)
-            continue;
-          SmallVector<Operation *> &producerOps = fusion.groups[found->second].ops;
-          bool viewsOnlyReadHere = llvm::all_of(producerOps, [&](Operation *op) {
-            return classify(op) == TemplateKind::Movement &&
-                   llvm::all_of(op->getUsers(), [&](Operation *user) {
-                     auto userGroup = fusion.groupOf.find(user);
-                     return userGroup != fusion.groupOf.end() &&
-                            (userGroup->second == index || userGroup->second == found->second);
-                   });
-          });
-          if (!viewsOnlyReadHere || !fitsInAttentionKernel(group.ops, producerOps))
-            continue;
-          Operation *anchor = group.getAnchor();
-          for (Operation *op : producerOps)
-            fusion.groupOf[op] = index;
-          group.ops.append(producerOps.begin(), producerOps.end());
-          producerOps.clear();
-          // Block order is an order in which every op follows what it reads.
-          llvm::sort(group.ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-          group.anchor = llvm::find(group.ops, anchor) - group.ops.begin();
-          changed = true;
-          break;
-        }
-        if (changed)
-          break;
+    Operation *anchor = group.getAnchor();
+    // The members whose producers are still to look at: a merged group's ops read
+    // producers of their own.
+    SmallVector<Operation *> worklist(group.ops);
+    bool merged = false;
+    while (!worklist.empty()) {
+      Operation *member = worklist.pop_back_val();
+      for (Value operand : member->getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        auto found = producer ? fusion.groupOf.find(producer) : fusion.groupOf.end();
+        if (found == fusion.groupOf.end() || found->second == index)
+          continue;
+        unsigned other = found->second;
+        SmallVector<Operation *> &producerOps = fusion.groups[other].ops;
+        bool viewsOnlyReadHere = llvm::all_of(producerOps, [&](Operation *op) {
+          return classify(op) == TemplateKind::Movement &&
+                 llvm::all_of(op->getUsers(), [&](Operation *user) {
+                   auto userGroup = fusion.groupOf.find(user);
+                   return userGroup != fusion.groupOf.end() &&
+                          (userGroup->second == index || userGroup->second == other);
+                 });
+        });
+        if (!viewsOnlyReadHere || !fitsInAttentionKernel(group.ops, producerOps))
+          continue;
+        for (Operation *op : producerOps)
+          fusion.groupOf[op] = index;
+        group.ops.append(producerOps.begin(), producerOps.end());
+        worklist.append(producerOps.begin(), producerOps.end());
+        producerOps.clear();
+        merged = true;
       }
     }
+    if (!merged)
+      continue;
+    // Block order is an order in which every op follows what it reads.
+    llvm::sort(group.ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    group.anchor = llvm::find(group.ops, anchor) - group.ops.begin();
   }
 }
 
