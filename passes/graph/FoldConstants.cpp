@@ -106,27 +106,14 @@ bool foldShapeQueries(func::FuncOp function) {
   auto i64 = builder.getI64Type();
   for (Operation &op : llvm::make_early_inc_range(function.getBody().front())) {
     Attribute value;
-    if (auto shape = dyn_cast<graph::ShapeOp>(op)) {
+    if (isa<graph::ShapeOp>(op)) {
       // Only the extents taken need to be static (Shape(x)[1:] of a [batch, ...] tensor).
-      auto input = dyn_cast<RankedTensorType>(shape.getInput().getType());
-      if (!input)
+      std::optional<SmallVector<int64_t>> extents = getShapeEntries(op.getResult(0));
+      if (!extents || llvm::any_of(*extents, ShapedType::isDynamic))
         continue;
-      int64_t rank = input.getRank();
-      auto clamp = [&](int64_t bound) {
-        if (bound < 0)
-          bound += rank;
-        return std::clamp<int64_t>(bound, 0, rank);
-      };
-      int64_t start = clamp(shape.getStart());
-      int64_t end = clamp(shape.getEnd().value_or(rank));
-      SmallVector<int64_t> extents;
-      for (int64_t dim = start; dim < end; ++dim)
-        extents.push_back(input.getDimSize(dim));
-      if (llvm::any_of(extents, ShapedType::isDynamic))
-        continue;
-      value =
-          DenseElementsAttr::get(RankedTensorType::get({static_cast<int64_t>(extents.size())}, i64),
-                                 ArrayRef<int64_t>(extents));
+      value = DenseElementsAttr::get(
+          RankedTensorType::get({static_cast<int64_t>(extents->size())}, i64),
+          ArrayRef<int64_t>(*extents));
     } else if (isa<graph::SliceOp, graph::GatherOp>(op)) {
       std::optional<SmallVector<int64_t>> entries = getShapeEntries(op.getOperand(0));
       auto resultType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
