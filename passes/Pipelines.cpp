@@ -237,6 +237,10 @@ void addGraphPasses(OpPassManager &pm) {
   // A convolution whose kernel is its stride as a product of patches, once BatchNorms are
   // folded into it: the GEMM templates take it.
   pm.addNestedPass<func::FuncOp>(createGraphPatchifyConvolutions());
+  // Transposed convolutions as convolutions of their output phases; then 1-D and 3-D
+  // convolutions as 2-D ones, which the layout pass and the templates take.
+  pm.addNestedPass<func::FuncOp>(createGraphConvTransposeToConv());
+  pm.addNestedPass<func::FuncOp>(createGraphConvolutionsTo2d());
   // Einsums that are products as graph.matmul: the recognizers and templates take those.
   pm.addNestedPass<func::FuncOp>(createGraphEinsumToProducts());
   pm.addNestedPass<func::FuncOp>(createGraphSimplify());

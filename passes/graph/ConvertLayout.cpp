@@ -431,16 +431,28 @@ struct SinkThroughGlobalAveragePool : OpRewritePattern<graph::GlobalAveragePoolO
   }
 };
 
+/// Whether the implicit-GEMM templates take `conv` channels last only: one group and
+/// output channels a multiple of 8 (any input channels: an explicit im2col serves those
+/// that are not). Depthwise convolutions have templates in both layouts.
+bool takesImplicitGemm(graph::ConvOp conv) {
+  auto weightType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
+  return conv.getGroup() == 1 && weightType && weightType.getRank() == 4 &&
+         !weightType.isDynamicDim(0) && weightType.getDimSize(0) % 8 == 0;
+}
+
 /// A channels-last conv whose input comes from a channels-first value through a layout
 /// transpose and whose result only goes back to channels first: nothing next to it took
 /// the layout, so it gains no neighbour and pays two transposes (each a kernel or a
-/// gathering prologue). It goes back to channels first, its weight permuted back.
+/// gathering prologue). Unless a template takes it only channels last (two transposes
+/// cost far less than the generic lowering of a convolution), it goes back to channels
+/// first, its weight permuted back.
 struct RevertIsolatedConv : OpRewritePattern<graph::ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(graph::ConvOp conv, PatternRewriter &rewriter) const override {
     auto input = conv.getInput().getDefiningOp<graph::TransposeOp>();
     auto resultType = dyn_cast<RankedTensorType>(conv.getType());
-    if (!conv.getChannelsLast() || !input || !resultType || !conv->hasOneUse())
+    if (!conv.getChannelsLast() || !input || !resultType || !conv->hasOneUse() ||
+        takesImplicitGemm(conv))
       return failure();
     int64_t rank = resultType.getRank();
     SmallVector<int64_t> toFirst = toChannelsFirstPerm(rank);

@@ -198,6 +198,39 @@ def GraphPatchifyConvolutions : Pass<"graph-patchify-convolutions", "::mlir::fun
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
 
+def GraphConvTransposeToConv : Pass<"graph-conv-transpose-to-conv", "::mlir::func::FuncOp"> {
+  let summary = "Make a transposed convolution one convolution of its output phases";
+  let description = [{
+    Output position y = s q + r of a `graph.conv_transpose` (stride s, phase r < s along
+    each axis) sums the taps k of phase r, reading input q - floor((k d - pb) / s): a
+    stride-1 correlation per phase. All phases become one `graph.conv` of s1 * .. * sk
+    times the output channels whose window spans every tap's offset (filters zero where
+    a phase has no tap; the input cropped or padded to give ceil(OL / s) outputs per
+    axis), followed by a depth-to-space reshape and transpose that interleaves the phases
+    and a slice to the output's extents; the bias (a constant tiled per phase, or added
+    after) stays exact. A kernel equal to its stride gives filters of one tap: a GEMM and
+    a rearrangement. One group, a constant weight and static extents but the batch;
+    other transposed convolutions are left alone.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphConvolutionsTo2d : Pass<"graph-convolutions-to-2d", "::mlir::func::FuncOp"> {
+  let summary = "Make 1-D and 3-D convolutions 2-D ones, which the templates take";
+  let description = [{
+    A channels-first 1-D `graph.conv` becomes a 2-D one of unit height: the input and
+    the weight reshaped to `[N, C, 1, W]` and `[O, C/g, 1, K]`, stride and dilation 1 and
+    no padding along the height, the result reshaped back. A 3-D one (static extents but
+    the batch) becomes one 2-D convolution for each depth tap kd, of the input's depths
+    that tap reads (padded with zeros along depth, sliced with the depth stride from
+    kd * dilation, the depths moved into the batch: `[N * OD, C, H, W]`) by the tap's
+    filters `w[:, :, kd]`, summed, the bias added once, and rearranged into
+    `[N, O, OD, OH, OW]`. Both keep the group, the height and width attributes and the
+    result element for element. Constant weights are rearranged at compile time.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 def GraphPadProducts : Pass<"graph-pad-products", "::mlir::func::FuncOp"> {
   let summary = "Pad half-precision products by constant weights to 8-aligned N and K";
   let description = [{
@@ -439,7 +472,9 @@ def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
     conv that can be channels last (whatever the rule), and they compose with the next
     conv's NCHW -> NHWC transpose into nothing (graph-simplify's patterns). A conv left
     between its two transposes (nothing next to it took the layout) goes back to channels
-    first: alone it would pay two transposes for nothing. Layout transposes that only
+    first, alone it would pay two transposes for nothing, unless it has one group and
+    output channels a multiple of 8: the implicit-GEMM templates take it channels last
+    only. Layout transposes that only
     move dimensions of extent 1 become reshapes. The model's own
     transposes are not moved. What is left is counted (`transposes-left` statistic,
     and a remark with `emit-remarks`).

@@ -52,7 +52,8 @@ kiln::GemmProblem asGemm(const kiln::ConvGemmProblem &conv) {
 
 /// The template's A operand for `p`: the chunk of 8 channels at A's (%arow, %acol) is
 /// input element ((image H + ih) W + iw) C + c, where %arow = (image OH + oh) OW + ow,
-/// %acol = (r KW + s) C + c, ih = oh stride - pad_top + r, iw = ow stride - pad_left + s.
+/// %acol = (r KW + s) C + c, ih = oh strideH - pad_top + r dilationH,
+/// iw = ow strideW - pad_left + s dilationW.
 /// Outside the input (ih or iw negative, which wraps to a large unsigned value, or past H
 /// or W), past M or past K it is no chunk: zero-filled.
 kiln::Sm80AOperand implicitIm2col(const kiln::ConvGemmProblem &p) {
@@ -66,7 +67,10 @@ kiln::Sm80AOperand implicitIm2col(const kiln::ConvGemmProblem &p) {
           %cvOutH = arith.constant {3} : index
           %cvH = arith.constant {4} : index
           %cvW = arith.constant {5} : index
-          %cvStride = arith.constant {6} : index
+          %cvStrideH = arith.constant {6} : index
+          %cvStrideW = arith.constant {9} : index
+          %cvDilationH = arith.constant {10} : index
+          %cvDilationW = arith.constant {11} : index
           %cvPadTop = arith.constant {7} : index
           %cvPadLeft = arith.constant {8} : index
           %cvOw = arith.remui %arow, %cvOutW : index
@@ -77,11 +81,13 @@ kiln::Sm80AOperand implicitIm2col(const kiln::ConvGemmProblem &p) {
           %cvTap = arith.divui %acol, %cvC : index
           %cvS = arith.remui %cvTap, %cvKw : index
           %cvR = arith.divui %cvTap, %cvKw : index
-          %cvOhS = arith.muli %cvOh, %cvStride : index
-          %cvIhR = arith.addi %cvOhS, %cvR : index
+          %cvOhS = arith.muli %cvOh, %cvStrideH : index
+          %cvRd = arith.muli %cvR, %cvDilationH : index
+          %cvIhR = arith.addi %cvOhS, %cvRd : index
           %cvIh = arith.subi %cvIhR, %cvPadTop : index
-          %cvOwS = arith.muli %cvOw, %cvStride : index
-          %cvIwS = arith.addi %cvOwS, %cvS : index
+          %cvOwS = arith.muli %cvOw, %cvStrideW : index
+          %cvSd = arith.muli %cvS, %cvDilationW : index
+          %cvIwS = arith.addi %cvOwS, %cvSd : index
           %cvIw = arith.subi %cvIwS, %cvPadLeft : index
           %cvInM = arith.cmpi ult, %arow, %m : index
           %cvInK = arith.cmpi ult, %acol, %k : index
@@ -97,7 +103,7 @@ kiln::Sm80AOperand implicitIm2col(const kiln::ConvGemmProblem &p) {
           %cvPixelAt = arith.muli %cvPixel, %cvC : index
           %aIndex = arith.addi %cvPixelAt, %cvChannel : index)",
                             p.channels, p.kernelWidth, p.outWidth, p.outHeight, p.height, p.width,
-                            p.stride, p.padTop, p.padLeft)
+                            p.strideH, p.padTop, p.padLeft, p.strideW, p.dilationH, p.dilationW)
                   .str();
   return a;
 }
@@ -163,9 +169,9 @@ struct Sm80ConvGenerator {
       // The product of a row-major matrix, shared with sm80_gemm's.
       entry = "gemm_" + type + "_" + kiln::elementTypeName(p.result) + "_" + config.name();
     } else {
-      entry = llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}_o{10}_{11}", type,
-                            p.batch, p.height, p.width, p.channels, p.kernelHeight, p.kernelWidth,
-                            p.stride, p.padTop, p.padLeft, p.outChannels, config.name())
+      entry = llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}{7}_o{8}_{9}", type, p.batch,
+                            p.height, p.width, p.channels, p.kernelHeight, p.kernelWidth,
+                            kiln::convWindowName(p), p.outChannels, config.name())
                   .str();
       implicit = implicitIm2col(p);
       a = &implicit;

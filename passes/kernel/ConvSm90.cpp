@@ -73,10 +73,10 @@ PixelBox choosePixelBox(const ConvProblem &p) {
   PixelBox best{1, 1, 1};
   double bestUse = -1;
   for (int64_t columns = 1; columns <= std::min<int64_t>(p.outWidth, 128); ++columns) {
-    if (columns * p.stride > 256)
+    if (columns * p.strideW > 256)
       break;
     for (int64_t rows = 1; rows * columns <= 128 && rows <= p.outHeight; ++rows) {
-      if (rows * p.stride > 256)
+      if (rows * p.strideH > 256)
         break;
       int64_t images = std::min<int64_t>(p.batch, 128 / (rows * columns));
       PixelBox box{images, rows, columns};
@@ -129,7 +129,8 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
     %cvBoxW = arith.constant {2} : index
     %cvBoxH = arith.constant {3} : index
     %cvBoxN = arith.constant {4} : index
-    %cvStride = arith.constant {5} : index
+    %cvStrideW = arith.constant {5} : index
+    %cvStrideH = arith.constant {8} : index
     %cvPadTop = arith.constant {6} : index
     %cvPadLeft = arith.constant {7} : index
     %cvTw = arith.remui %tileRow, %cvTilesW : index
@@ -139,15 +140,16 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
     %cvOw0 = arith.muli %cvTw, %cvBoxW : index
     %cvOh0 = arith.muli %cvTh, %cvBoxH : index
     %cvN0 = arith.muli %cvTn, %cvBoxN : index
-    %cvW0s = arith.muli %cvOw0, %cvStride : index
-    %cvH0s = arith.muli %cvOh0, %cvStride : index
+    %cvW0s = arith.muli %cvOw0, %cvStrideW : index
+    %cvH0s = arith.muli %cvOh0, %cvStrideH : index
     %cvW0 = arith.subi %cvW0s, %cvPadLeft : index
     %cvH0 = arith.subi %cvH0s, %cvPadTop : index)",
                               llvm::divideCeil(p.outWidth, box.columns),
                               llvm::divideCeil(p.outHeight, box.rows), box.columns, box.rows,
-                              box.images, p.stride, p.padTop, p.padLeft)
+                              box.images, p.strideW, p.padTop, p.padLeft, p.strideH)
                     .str();
-  // k-tile kt is channels TILE_K cb.. of filter tap (r, s): kt = (r KW + s) CB + cb, which
+  // k-tile kt is channels TILE_K cb.. of filter tap (r, s), input row r dilationH and column
+  // s dilationW past tap (0, 0)'s: kt = (r KW + s) CB + cb, which
   // is also row TILE_K kt of B ((KH KW C') x O, C' = C rounded up to TILE_K; or column
   // TILE_K kt of the K-major O x (KH KW C')).
   a.loadA = llvm::formatv(R"(          %cvBlocks = arith.constant {0} : index
@@ -157,10 +159,14 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
           %cvS = arith.remui %cvRs, %cvKw : index
           %cvR = arith.divui %cvRs, %cvKw : index
           %cvC0 = arith.muli %cvCb, %tileK : index
-          %cvH = arith.addi %cvH0, %cvR : index
-          %cvW = arith.addi %cvW0, %cvS : index
+          %cvDilationH = arith.constant {2} : index
+          %cvDilationW = arith.constant {3} : index
+          %cvRd = arith.muli %cvR, %cvDilationH : index
+          %cvSd = arith.muli %cvS, %cvDilationW : index
+          %cvH = arith.addi %cvH0, %cvRd : index
+          %cvW = arith.addi %cvW0, %cvSd : index
           nvgpu.tma.async.load %descA[%cvC0, %cvW, %cvH, %cvN0], %full[%slot] to %a : !tmA, !bars -> !tileA)",
-                          channelBlocks, p.kernelWidth)
+                          channelBlocks, p.kernelWidth, p.dilationH, p.dilationW)
                 .str();
   // The wgmma descriptor needs a 2-D 128B-swizzled map's type: B's (64x64) has it.
   a.descMap = "%descB : !halfA, !tmB";
@@ -197,7 +203,7 @@ int64_t im2colChunk(const ConvProblem &p) { return std::max<int64_t>(8, p.channe
 constexpr int64_t kIm2colSharedBytes = 40 * 1024;
 
 /// How the im2col kernel splits A: a CTA takes `positions` consecutive output positions of
-/// one output row (`perRow` CTAs a row), whose input window is KH rows of
+/// one output row (`perRow` CTAs a row), whose input window is (KH - 1) DH + 1 rows of
 /// `windowRowElements` (templates/Im2col.mlir), and stages their rows of A.
 struct Im2colBlocks {
   int64_t positions = 1, perRow = 1, windowRowElements = 0, windowElements = 0;
@@ -213,8 +219,9 @@ Im2colBlocks im2colBlocks(const ConvProblem &p) {
     Im2colBlocks blocks;
     blocks.positions = positions;
     blocks.perRow = llvm::divideCeil(p.outWidth, positions);
-    blocks.windowRowElements = ((positions - 1) * p.stride + p.kernelWidth) * p.channels;
-    blocks.windowElements = p.kernelHeight * blocks.windowRowElements;
+    blocks.windowRowElements =
+        ((positions - 1) * p.strideW + (p.kernelWidth - 1) * p.dilationW + 1) * p.channels;
+    blocks.windowElements = ((p.kernelHeight - 1) * p.dilationH + 1) * blocks.windowRowElements;
     blocks.sharedBytes = (blocks.windowSteps() * 256 + positions * p.gemmK()) * elementBytes;
     return blocks;
   };
@@ -449,10 +456,10 @@ struct Sm90ConvGenerator {
     // A run-time batch's kernel is typed at its max batch ("Nle<max>").
     std::string batch =
         p.dynamicBatch ? "Nle" + std::to_string(p.maxBatch) : std::to_string(p.batch);
-    std::string entry = llvm::formatv("im2col_{0}_{1}x{2}x{3}x{4}_k{5}x{6}s{7}p{8}x{9}", type,
-                                      batch, p.height, p.width, p.channels, p.kernelHeight,
-                                      p.kernelWidth, p.stride, p.padTop, p.padLeft)
-                            .str();
+    std::string entry =
+        llvm::formatv("im2col_{0}_{1}x{2}x{3}x{4}_k{5}x{6}{7}", type, batch, p.height, p.width,
+                      p.channels, p.kernelHeight, p.kernelWidth, kiln::convWindowName(p))
+            .str();
     std::string moduleName = "kiln_" + entry;
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
       return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
@@ -477,7 +484,18 @@ struct Sm90ConvGenerator {
          {"C", n(p.channels)},
          {"OH", n(p.outHeight)},
          {"OW", n(p.outWidth)},
-         {"STRIDE", n(p.stride)},
+         {"STRIDE_H", n(p.strideH)},
+         {"STRIDE_W", n(p.strideW)},
+         {"ROW_STEP", n(p.dilationH * blocks.windowRowElements)},
+         {"SEGMENT_OFFSET", p.dilationW == 1
+                                ? std::string("        %inSegment = arith.addi %e, %c0 : i32")
+                                : llvm::formatv(R"(        %tapColumn = arith.divui %e, %c : i32
+        %tapChannel = arith.remui %e, %c : i32
+        %tapStep = arith.constant {0} : i32
+        %tapStart = arith.muli %tapColumn, %tapStep : i32
+        %inSegment = arith.addi %tapStart, %tapChannel : i32)",
+                                                p.dilationW * p.channels)
+                                      .str()},
          {"PAD_TOP", n(p.padTop)},
          {"PAD_LEFT", n(p.padLeft)},
          {"SEGMENT", n(p.kernelWidth * p.channels)},
@@ -522,15 +540,13 @@ struct Sm90ConvGenerator {
     // kernels of one shape.
     std::string entry =
         llvm::formatv(
-            "conv_{0}_{1}x{2}x{3}x{4}{5}_k{6}x{7}s{8}p{9}x{10}_o{11}_{12}",
-            kiln::elementTypeName(p.operand),
+            "conv_{0}_{1}x{2}x{3}x{4}{5}_k{6}x{7}{8}_o{9}_{10}", kiln::elementTypeName(p.operand),
             p.dynamicBatch ? std::string("N") : std::to_string(p.batch), p.height, p.width,
             p.channels,
             p.dynamicBatch
                 ? llvm::formatv("_box{0}x{1}x{2}", box.images, box.rows, box.columns).str()
                 : std::string(),
-            p.kernelHeight, p.kernelWidth, p.stride, p.padTop, p.padLeft, p.outChannels,
-            config.name())
+            p.kernelHeight, p.kernelWidth, kiln::convWindowName(p), p.outChannels, config.name())
             .str();
     return kiln::instantiateWarpSpecialisedGemm(
         module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
@@ -671,11 +687,12 @@ struct Sm90ConvGenerator {
     if (p.rowMajorA()) {
       mapA = tensorMap(matrixA, 0, {128, p.tileK()});
     } else {
-      // A: the NHWC input; the box spans stride x the positions along H and W, of which TMA
-      // takes every stride-th (the element strides the engine builder reads).
-      mapA =
-          tensorMap(input, 0, {box.images, box.rows * p.stride, box.columns * p.stride, p.tileK()});
-      mapA->setAttr("kiln.tma_element_strides", b.getDenseI64ArrayAttr({1, p.stride, p.stride, 1}));
+      // A: the NHWC input; the box spans the strides x the positions along H and W, of
+      // which TMA takes every stride-th (the element strides the engine builder reads).
+      mapA = tensorMap(input, 0,
+                       {box.images, box.rows * p.strideH, box.columns * p.strideW, p.tileK()});
+      mapA->setAttr("kiln.tma_element_strides",
+                    b.getDenseI64ArrayAttr({1, p.strideH, p.strideW, 1}));
     }
     Value weightB =
         memref::GetGlobalOp::create(b, loc, weightMatrix.getType(), weightMatrix.getName());

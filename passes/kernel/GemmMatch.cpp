@@ -197,14 +197,14 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
     return refuse(!op.getChannelsLast()
                       ? "channels first (the implicit-GEMM templates read NHWC: --channels-last)"
                       : "the input or the weight is computed in the kernel (a prologue)");
-  if (op.getGroup() != 1 || op.getStrides().size() != 2 ||
-      llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; }) ||
-      op.getStrides()[0] != op.getStrides()[1] || op.getStrides()[0] > 8)
-    return refuse(op.getGroup() != 1            ? "groups (" + std::to_string(op.getGroup()) + ")"
-                  : op.getStrides().size() != 2 ? "not 2-D"
-                  : llvm::any_of(op.getDilations(), [](int64_t d) { return d != 1; })
-                      ? "dilation"
-                      : "strides that differ or exceed 8");
+  if (op.getGroup() != 1)
+    return refuse("groups (" + std::to_string(op.getGroup()) +
+                  "): the implicit-GEMM templates take one group");
+  if (op.getStrides().size() != 2)
+    return refuse("not 2-D (graph-convolutions-to-2d makes 1-D and 3-D ones 2-D)");
+  // TMA takes every stride-th element of a box: at most 8.
+  if (llvm::any_of(op.getStrides(), [](int64_t s) { return s < 1 || s > 8; }))
+    return refuse("a stride above 8");
 
   std::optional<BatchBuffers> buffers = getBatchBuffers(function, rows.profile);
   if (!buffers || (buffers->dynamic && !runTimeBatch))
@@ -228,7 +228,8 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   p.batch = x[0], p.height = x[1], p.width = x[2], p.channels = x[3];
   p.outChannels = w[0], p.kernelHeight = w[1], p.kernelWidth = w[2];
   p.outHeight = y[1], p.outWidth = y[2];
-  p.stride = op.getStrides()[0];
+  p.strideH = op.getStrides()[0], p.strideW = op.getStrides()[1];
+  p.dilationH = op.getDilations()[0], p.dilationW = op.getDilations()[1];
   p.padTop = op.getPads()[0], p.padLeft = op.getPads()[1];
   p.operand = types[0].getElementType();
   p.result = outputType.getElementType();
@@ -257,8 +258,8 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   if (p.outChannels % 8)
     return refuse(std::to_string(p.outChannels) +
                   " output channels, not a multiple of 8 (16-byte rows of the weight)");
-  if (p.kernelHeight == 1 && p.kernelWidth == 1 && p.stride == 1 && p.padTop == 0 &&
-      p.padLeft == 0 && p.outHeight == p.height && p.outWidth == p.width &&
+  if (p.kernelHeight == 1 && p.kernelWidth == 1 && p.strideH == 1 && p.strideW == 1 &&
+      p.padTop == 0 && p.padLeft == 0 && p.outHeight == p.height && p.outWidth == p.width &&
       p.channels % p.channelAlignment() == 0)
     p.a = ConvGemmProblem::A::Input;
   if (p.channels % p.channelAlignment()) {
@@ -271,6 +272,18 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
                     "explicit im2col");
   }
   return p;
+}
+
+std::string kiln::convWindowName(const ConvGemmProblem &p) {
+  std::string strides = p.strideH == p.strideW
+                            ? std::to_string(p.strideH)
+                            : std::to_string(p.strideH) + "x" + std::to_string(p.strideW);
+  std::string dilations =
+      p.dilationH == 1 && p.dilationW == 1
+          ? std::string()
+          : "d" + std::to_string(p.dilationH) + "x" + std::to_string(p.dilationW);
+  return "s" + strides + dilations + "p" + std::to_string(p.padTop) + "x" +
+         std::to_string(p.padLeft);
 }
 
 FailureOr<memref::GlobalOp> kiln::permutedConvWeight(SymbolTable &symbols, Value weight,

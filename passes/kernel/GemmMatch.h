@@ -45,7 +45,12 @@ struct ConvGemmProblem {
   int64_t batch, height, width, channels;   // input NHWC
   int64_t outHeight, outWidth, outChannels; // output NHWC
   int64_t kernelHeight, kernelWidth;
-  int64_t stride, padTop, padLeft;
+  int64_t strideH, strideW;
+  /// The input rows and columns between two taps of the filter.
+  int64_t dilationH = 1, dilationW = 1;
+  /// The padding before the first row and column (what lies past the last one follows
+  /// from the output's extent: zero-filled as the rest of what falls outside the input).
+  int64_t padTop, padLeft;
   mlir::Type operand, result;
   /// How the GEMM's A operand (the im2col matrix) is read.
   enum class A {
@@ -105,10 +110,14 @@ struct ConvGemmProblem {
   bool rowMajorA() const { return a != A::Implicit; }
 };
 
+/// The strides, dilations and leading padding of `p` in a kernel's name: "s2p3x3", and
+/// "s1x2d2x2p2x0" where the strides differ or a dilation is not 1.
+std::string convWindowName(const ConvGemmProblem &p);
+
 /// The convolution `function` computes, when it is a kernel.conv holding one channels-last
 /// 2-D graph.conv of f16/bf16 buffers, or with `allowTf32` f32 ones, or of i8 buffers
-/// (an i32 product that its epilogue converts to floats: the fused rescale) (one group, no
-/// dilation, equal strides up to 8, O % 8 == 0; C a multiple of 16 bytes, or KH*KW*C <= 512
+/// (an i32 product that its epilogue converts to floats: the fused rescale) (one group,
+/// any dilation, strides up to 8, O % 8 == 0; C a multiple of 16 bytes, or KH*KW*C <= 512
 /// through an explicit im2col) and a fusable epilogue. `tapAlignment` is
 /// ConvGemmProblem::tapAlignment. With `runTimeBatch`, the batch may be known at run time
 /// only (a dynamic engine's; every other extent static: getBatchBuffers), evaluated at

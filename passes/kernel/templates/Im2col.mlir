@@ -1,7 +1,8 @@
 // The explicit im2col of a channels-last convolution (sm90_conv): the matrix
 // A[N*OH*OW, KP] whose row m is output position (n, oh, ow) and whose column
-// k = (r * KW + s) * C + c is input element (n, oh * stride - padTop + r,
-// ow * stride - padLeft + s, c), zero in the padding and for k >= KH * KW * C (the columns
+// k = (r * KW + s) * C + c is input element (n, oh * SH - padTop + r * DH,
+// ow * SW - padLeft + s * DW, c) (strides SH, SW; dilations DH, DW), zero in the padding
+// and for k >= KH * KW * C (the columns
 // that round KP up to a multiple of 8 and of 16 bytes, for TMA's 16-byte row strides). The
 // warp-specialised GEMM then multiplies it by the weight. It serves convolutions whose
 // input TMA cannot address directly (C not a multiple of 8: 3-channel images), whose
@@ -9,11 +10,12 @@
 //
 // A CTA writes the rows of OWB consecutive output positions of one output row (n, oh):
 // OWB * KP consecutive elements of A. Their windows overlap (each input element lies in
-// about KH * KW / stride^2 rows of A), so the CTA first copies the input they read, KH
-// rows of WIN = (OWB - 1) * stride + KW pixels (WIN_C = WIN * C elements each, zero
-// outside the input), into shared memory with coalesced loads. The KW * C columns of
-// filter row r of a position's row are then KW * C consecutive elements of window row r:
-// each warp builds the rows of its positions in shared memory, its lanes along a row's
+// about KH * KW / (SH * SW) rows of A), so the CTA first copies the input they read,
+// WINDOW_ROWS = (KH - 1) * DH + 1 rows of WIN = (OWB - 1) * SW + (KW - 1) * DW + 1 pixels
+// (WIN_C = WIN * C elements each, zero outside the input), into shared memory with
+// coalesced loads. The KW * C columns of filter row r of a position's row are then KW
+// runs of C consecutive elements of window row r * DH, DW * C apart (one run without
+// dilation): each warp builds the rows of its positions in shared memory, its lanes along a row's
 // columns, so that a warp's accesses are a few runs of consecutive elements. Last,
 // consecutive threads store consecutive CHUNK elements (16 bytes) of the CTA's rows of
 // A. 32-bit arithmetic but for A's offsets: the input and A's rows number fewer than
@@ -21,11 +23,12 @@
 //
 // Placeholders (in braces below): MODULE, ENTRY, T (f16, bf16; f32 for tf32; i8), ZERO
 // (T's zero: 0.0, or 0 for i8), CHUNK, STORE_ALIGNMENT (the bytes of CHUNK elements, at
-// most 16), the problem's integers H C OH OW STRIDE PAD_TOP PAD_LEFT, SEGMENT
-// (= KW * C), K (= KH * KW * C), KP, COLUMN_STEPS (= ceil(KP / 32)), A_ELEMENTS
+// most 16), the problem's integers H C OH OW STRIDE_H STRIDE_W PAD_TOP PAD_LEFT, SEGMENT
+// (= KW * C), ROW_STEP (= DH * WIN_C), SEGMENT_OFFSET (the MLIR that computes %inSegment,
+// a column's offset in its window row, from %e, its column in the segment), K (= KH * KW * C), KP, COLUMN_STEPS (= ceil(KP / 32)), A_ELEMENTS
 // (= N * OH * OW * KP), CHUNKS_PER_ROW (= KP / CHUNK), W_C (= W * C), INPUT_ELEMENTS
 // (= N * H * W * C), OWB, BLOCKS_PER_ROW (= ceil(OW / OWB)), WIN_C, WINDOW
-// (= KH * WIN_C), WINDOW_STEPS (= ceil(WINDOW / 256)), WINDOW_PADDED
+// (= WINDOW_ROWS * WIN_C), WINDOW_STEPS (= ceil(WINDOW / 256)), WINDOW_PADDED
 // (= WINDOW_STEPS * 256) and STAGED (= OWB * KP).
 // Grid (N * OH * BLOCKS_PER_ROW, 1, 1), block (256, 1, 1); the two parameters are bare
 // pointers to the NHWC input and the row-major result.
@@ -42,7 +45,8 @@ gpu.module @{MODULE} {
     %c = arith.constant {C} : i32
     %oh = arith.constant {OH} : i32
     %ow = arith.constant {OW} : i32
-    %stride = arith.constant {STRIDE} : i32
+    %strideH = arith.constant {STRIDE_H} : i32
+    %strideW = arith.constant {STRIDE_W} : i32
     %padTop = arith.constant {PAD_TOP} : i32
     %padLeft = arith.constant {PAD_LEFT} : i32
     %segment = arith.constant {SEGMENT} : i32
@@ -67,11 +71,11 @@ gpu.module @{MODULE} {
     %firstColumn = arith.muli %columnBlock, %owb : i32
     %columnsLeft = arith.subi %ow, %firstColumn : i32
     %owCount = arith.minui %columnsLeft, %owb : i32
-    // The window: input rows top .. top + KH - 1, elements leftElement .. + WIN_C - 1 of
+    // The window: input rows top .. top + WINDOW_ROWS - 1, elements leftElement .. + WIN_C - 1 of
     // each (negative or past W * C in the padding).
-    %rowStart = arith.muli %outRow, %stride : i32
+    %rowStart = arith.muli %outRow, %strideH : i32
     %top = arith.subi %rowStart, %padTop : i32
-    %columnStart = arith.muli %firstColumn, %stride : i32
+    %columnStart = arith.muli %firstColumn, %strideW : i32
     %left = arith.subi %columnStart, %padLeft : i32
     %leftElement = arith.muli %left, %c : i32
     %imageRows = arith.muli %image, %h : i32
@@ -115,7 +119,8 @@ gpu.module @{MODULE} {
 
     // Each warp builds the rows of A of positions warp, warp + 8, ... in shared memory:
     // lane l writes columns k = l + 32 i of the row, window element
-    // (k / SEGMENT) * WIN_C + k % SEGMENT past the position's first (zero for k >= K).
+    // (k / SEGMENT) * ROW_STEP + the offset of k % SEGMENT in its row past the position's
+    // first (zero for k >= K).
     // A warp's 32 loads then read a few runs of consecutive window elements and its 32
     // stores are consecutive: one or two shared-memory wavefronts each. (A thread per
     // (position, filter row) copying the row's segment made every access of a warp hit
@@ -124,7 +129,8 @@ gpu.module @{MODULE} {
     %c32 = arith.constant 32 : i32
     %kp = arith.constant {KP} : i32
     %k = arith.constant {K} : i32
-    %strideC = arith.muli %stride, %c : i32
+    %strideC = arith.muli %strideW, %c : i32
+    %rowStep = arith.constant {ROW_STEP} : i32
     %lane = arith.remui %tid, %c32 : i32
     %warp = arith.divui %tid, %c32 : i32
     %warpIndex = arith.index_castui %warp : i32 to index
@@ -142,8 +148,9 @@ gpu.module @{MODULE} {
         %real = arith.cmpi ult, %column, %k : i32
         %r = arith.divui %column, %segment : i32
         %e = arith.remui %column, %segment : i32
-        %windowRow = arith.muli %r, %winC : i32
-        %inRow = arith.addi %windowRow, %e : i32
+{SEGMENT_OFFSET}
+        %windowRow = arith.muli %r, %rowStep : i32
+        %inRow = arith.addi %windowRow, %inSegment : i32
         %from = arith.addi %inRow, %positionStart : i32
         %safeFrom = arith.select %real, %from, %c0 : i32
         %fromIndex = arith.index_castui %safeFrom : i32 to index

@@ -1,0 +1,233 @@
+//===- ConvolutionsTo2d.cpp - 1-D and 3-D convolutions as 2-D ones --------===//
+//
+// graph-convolutions-to-2d: the convolution templates (implicit GEMM, depthwise) and the
+// layout pass take 2-D convolutions. The other spatial ranks are 2-D convolutions too:
+//
+// - 1-D: x [N, C, W] -> [N, C, 1, W], the weight [O, C/g, K] -> [O, C/g, 1, K], a 2-D
+//   convolution of unit height (stride, dilation 1 and no padding along it), its result
+//   [N, O, 1, OW] -> [N, O, OW]. The same arithmetic, element for element.
+// - 3-D: output depth od reads input depths od * SD - PD + kd * DD, one per depth tap kd.
+//   For each tap, the depths it reads (a strided slice of the input, padded along depth
+//   with zeros first) become images: [N, C, OD, H, W] -> [N, OD, C, H, W] ->
+//   [N * OD, C, H, W], convolved in 2-D with the tap's filters w[:, :, kd] (the height
+//   and width strides, dilations and padding as they are); the KD products are summed
+//   (the bias added once) and the sum rearranged into [N, O, OD, OH, OW]. The 2-D
+//   convolutions each take a template, with the running sum in the next one's epilogue.
+//
+// Both keep the group: grouped and depthwise convolutions stay grouped and depthwise.
+// Constant weights are rearranged here (the layout pass needs them constant); others
+// through reshapes and slices. The batch may be dynamic; 3-D needs the rest static.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/GraphDialect.h"
+#include "dialects/graph/GraphOps.h"
+#include "passes/graph/ConstantBytes.h"
+#include "passes/graph/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_GRAPHCONVOLUTIONSTO2D
+#include "passes/graph/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+namespace graph = kiln::graph;
+
+namespace {
+
+Value indexConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({int64_t(values.size())}, b.getI64Type());
+  return graph::ConstantOp::create(b, loc,
+                                   cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
+}
+
+/// A reshape of `input` to `target` (ONNX's: 0 copies the input's extent, -1 is
+/// inferred), typed `type`.
+Value reshape(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> target,
+              RankedTensorType type) {
+  return graph::ReshapeOp::create(b, loc, type, input, indexConstant(b, loc, target),
+                                  b.getBoolAttr(false));
+}
+
+Value transpose(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t dim : perm)
+    shape.push_back(type.getDimSize(dim));
+  return graph::TransposeOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
+                                    input, b.getDenseI64ArrayAttr(perm));
+}
+
+/// The constant `weight` rearranged into `type` by `rearrange` (of its row-major bytes and
+/// element width), named after it with `suffix`; a splat stays one. Null when `weight` is
+/// no constant.
+Value rearrangedConstant(
+    OpBuilder &b, Value weight, RankedTensorType type, StringRef suffix,
+    llvm::function_ref<std::vector<char>(ArrayRef<char>, unsigned)> rearrange) {
+  auto constant = weight.getDefiningOp<graph::ConstantOp>();
+  if (!constant)
+    return {};
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()); dense && dense.isSplat())
+    return graph::ConstantOp::create(
+        b, weight.getLoc(),
+        cast<ElementsAttr>(DenseElementsAttr::get(type, dense.getSplatValue<Attribute>())));
+  std::optional<std::vector<char>> bytes = graph::readConstantBytes(weight);
+  if (!bytes)
+    return {};
+  return graph::createConstantFromBytes(
+      b, weight.getLoc(), type, rearrange(*bytes, graph::getElementBytes(type.getElementType())),
+      (graph::getResourceName(weight) + suffix).str());
+}
+
+/// A 2-D graph.conv like `conv` (its group) of `input` by `weight`, with `bias` (or none).
+Value conv2d(OpBuilder &b, graph::ConvOp conv, Value input, Value weight, Value bias,
+             ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads,
+             RankedTensorType type) {
+  return graph::ConvOp::create(b, conv.getLoc(), type, input, weight, bias,
+                               b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(dilations),
+                               b.getDenseI64ArrayAttr(pads), conv.getGroupAttr(),
+                               /*channels_last=*/UnitAttr());
+}
+
+/// A channels-first convolution of static weight shape and a rank-3 or rank-5 input.
+bool isCandidate(graph::ConvOp conv, int64_t rank) {
+  auto input = dyn_cast<RankedTensorType>(conv.getInput().getType());
+  auto weight = dyn_cast<RankedTensorType>(conv.getWeight().getType());
+  auto result = dyn_cast<RankedTensorType>(conv.getResult().getType());
+  if (conv.getChannelsLast() || !input || !weight || !result || input.getRank() != rank ||
+      weight.getRank() != rank || result.getRank() != rank || !weight.hasStaticShape())
+    return false;
+  int64_t spatial = rank - 2;
+  return int64_t(conv.getStrides().size()) == spatial &&
+         int64_t(conv.getDilations().size()) == spatial &&
+         int64_t(conv.getPads().size()) == 2 * spatial;
+}
+
+/// 1-D as 2-D of unit height.
+void lift1d(graph::ConvOp conv) {
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  auto input = cast<RankedTensorType>(conv.getInput().getType());
+  auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+  auto result = cast<RankedTensorType>(conv.getResult().getType());
+  auto withUnitHeight = [](RankedTensorType type) {
+    return RankedTensorType::get({type.getDimSize(0), type.getDimSize(1), 1, type.getDimSize(2)},
+                                 type.getElementType());
+  };
+  Value input2d = reshape(b, loc, conv.getInput(), {0, 0, 1, -1}, withUnitHeight(input));
+  Value weight2d = rearrangedConstant(
+      b, conv.getWeight(), withUnitHeight(weight), "_2d",
+      [](ArrayRef<char> bytes, unsigned) { return std::vector<char>(bytes.begin(), bytes.end()); });
+  if (!weight2d)
+    weight2d = reshape(b, loc, conv.getWeight(), {0, 0, 1, -1}, withUnitHeight(weight));
+  ArrayRef<int64_t> pads = conv.getPads();
+  Value product =
+      conv2d(b, conv, input2d, weight2d, conv.getBias(), {1, conv.getStrides()[0]},
+             {1, conv.getDilations()[0]}, {0, pads[0], 0, pads[1]}, withUnitHeight(result));
+  conv.getResult().replaceAllUsesWith(reshape(b, loc, product, {0, 0, -1}, result));
+  conv.erase();
+}
+
+/// Whether a 3-D `conv` has the static extents (but the batch) its rewrite needs.
+bool hasStaticExtents3d(graph::ConvOp conv) {
+  auto input = cast<RankedTensorType>(conv.getInput().getType());
+  auto result = cast<RankedTensorType>(conv.getResult().getType());
+  return llvm::none_of(input.getShape().drop_front(), ShapedType::isDynamic) &&
+         llvm::none_of(result.getShape().drop_front(), ShapedType::isDynamic);
+}
+
+/// The filters of depth tap `tap`: w[:, :, tap] of a [O, C/g, KD, KH, KW] weight.
+Value tapFilters(OpBuilder &b, Location loc, Value weight, int64_t tap) {
+  auto type = cast<RankedTensorType>(weight.getType());
+  int64_t o = type.getDimSize(0), c = type.getDimSize(1), kd = type.getDimSize(2),
+          kh = type.getDimSize(3), kw = type.getDimSize(4);
+  auto filters = RankedTensorType::get({o, c, kh, kw}, type.getElementType());
+  if (Value constant =
+          rearrangedConstant(b, weight, filters, "_depth" + std::to_string(tap),
+                             [&](ArrayRef<char> bytes, unsigned element) {
+                               size_t plane = size_t(kh * kw) * element;
+                               std::vector<char> taken(size_t(o * c) * plane);
+                               for (int64_t filter = 0; filter < o * c; ++filter)
+                                 std::copy_n(bytes.data() + (filter * kd + tap) * plane, plane,
+                                             taken.data() + filter * plane);
+                               return taken;
+                             }))
+    return constant;
+  auto sliceType = RankedTensorType::get({o, c, 1, kh, kw}, type.getElementType());
+  Value slice = graph::SliceOp::create(b, loc, sliceType, weight, indexConstant(b, loc, {tap}),
+                                       indexConstant(b, loc, {tap + 1}), indexConstant(b, loc, {2}),
+                                       /*steps=*/Value());
+  return reshape(b, loc, slice, {o, c, kh, kw}, filters);
+}
+
+/// 3-D as a sum over the depth taps of 2-D convolutions of the depths each tap reads.
+void split3d(graph::ConvOp conv) {
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  auto inputType = cast<RankedTensorType>(conv.getInput().getType());
+  auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
+  auto resultType = cast<RankedTensorType>(conv.getResult().getType());
+  Type element = inputType.getElementType(), resultElement = resultType.getElementType();
+  int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1), d = inputType.getDimSize(2),
+          h = inputType.getDimSize(3), w = inputType.getDimSize(4);
+  int64_t o = resultType.getDimSize(1), od = resultType.getDimSize(2),
+          oh = resultType.getDimSize(3), ow = resultType.getDimSize(4);
+  int64_t taps = weightType.getDimSize(2);
+  ArrayRef<int64_t> strides = conv.getStrides(), dilations = conv.getDilations(),
+                    pads = conv.getPads();
+  int64_t images = ShapedType::isDynamic(n) ? ShapedType::kDynamic : n * od;
+
+  // The input padded along depth: tap kd reads depths kd * DD + od * SD of it.
+  Value input = conv.getInput();
+  if (pads[0] != 0 || pads[3] != 0) {
+    auto paddedType = RankedTensorType::get({n, c, d + pads[0] + pads[3], h, w}, element);
+    input = graph::PadOp::create(
+        b, loc, paddedType, input, indexConstant(b, loc, {pads[0], pads[3]}),
+        /*constant_value=*/Value(), indexConstant(b, loc, {2}), b.getStringAttr("constant"));
+  }
+  auto planesType = RankedTensorType::get({images, o, oh, ow}, resultElement);
+  Value sum;
+  for (int64_t tap = 0; tap < taps; ++tap) {
+    int64_t first = tap * dilations[0];
+    auto depthsType = RankedTensorType::get({n, c, od, h, w}, element);
+    Value depths =
+        graph::SliceOp::create(b, loc, depthsType, input, indexConstant(b, loc, {first}),
+                               indexConstant(b, loc, {first + (od - 1) * strides[0] + 1}),
+                               indexConstant(b, loc, {2}), indexConstant(b, loc, {strides[0]}));
+    Value planes = transpose(b, loc, depths, {0, 2, 1, 3, 4});
+    planes =
+        reshape(b, loc, planes, {-1, c, h, w}, RankedTensorType::get({images, c, h, w}, element));
+    Value product =
+        conv2d(b, conv, planes, tapFilters(b, loc, conv.getWeight(), tap),
+               tap == 0 ? conv.getBias() : Value(), strides.drop_front(), dilations.drop_front(),
+               {pads[1], pads[2], pads[4], pads[5]}, planesType);
+    sum = sum ? graph::AddOp::create(b, loc, TypeRange{planesType}, ValueRange{sum, product})
+                    .getResult()
+              : product;
+  }
+  Value volume = reshape(b, loc, sum, {-1, od, o, oh, ow},
+                         RankedTensorType::get({n, od, o, oh, ow}, resultElement));
+  conv.getResult().replaceAllUsesWith(transpose(b, loc, volume, {0, 2, 1, 3, 4}));
+  conv.erase();
+}
+
+struct GraphConvolutionsTo2d : kiln::impl::GraphConvolutionsTo2dBase<GraphConvolutionsTo2d> {
+  void runOnOperation() override {
+    SmallVector<graph::ConvOp> oneD, threeD;
+    getOperation().walk([&](graph::ConvOp conv) {
+      if (isCandidate(conv, 3))
+        oneD.push_back(conv);
+      else if (isCandidate(conv, 5) && hasStaticExtents3d(conv))
+        threeD.push_back(conv);
+    });
+    for (graph::ConvOp conv : oneD)
+      lift1d(conv);
+    for (graph::ConvOp conv : threeD)
+      split3d(conv);
+  }
+};
+
+} // namespace
