@@ -28,6 +28,13 @@ PyTorch calls, in one run on one GPU.
              ReLU), BERT-base's ffn1 (matmul + bias + GELU) and ffn2 (matmul + bias +
              residual), fp16. Peer: the same ops in PyTorch (F.conv2d with bias, torch.addmm,
              F.relu / F.gelu, +), one CUDA graph.
+  forms      convolutions of other forms than ResNet-50's (issue 40), fp16, channels last in
+             and out (NWC / NHWC / NDHWC; compiled --channels-last), with a bias: 1-D
+             (a TCN's, dilated too), dilated 2-D (DeepLab's ASPP), strides 1x2 with
+             asymmetric padding, 3-D (a video network's 3x3x3), ViT-B/16's 16x16 patch
+             embedding, a grouped 3x3 (ResNeXt's 32 groups), transposed 2-D (4x4 stride 2,
+             a GAN's or FCN's; 2x2 stride 2, a U-Net's) and transposed 1-D. Peer:
+             F.conv1d/2d/3d and F.conv_transpose1d/2d on channels-last tensors (cuDNN).
   rows       row kernels (rows): softmax over the last axis of (8*12*128) x
              128, (8*12*512) x 512 and 1024 x 50257 (GPT-2's vocabulary), LayerNorm of
              8192 x 768 after a residual add, ReduceMean and ReduceSum over the last axis of
@@ -208,6 +215,55 @@ def fused_cases():
                                           "bert ffn2 1024x3072x768 +bias +residual")):
         cases.append({"family": "fused", "kind": "gemm", "dtype": "fp16", "m": m, "k": k, "n": n,
                       "act": act, "residual": residual, "name": name, "flops": 2 * m * n * k})
+    return cases
+
+
+def form_cases():
+    """Convolutions of every form (issue 40): (name, op, x shape NC..., w shape, strides,
+    dilations, pads, output padding, group)."""
+    specs = [
+        ("conv1d 256x1024 -> 256 k3", "Conv", (32, 256, 1024), (256, 256, 3), [1], [1], [1, 1],
+         None, 1),
+        ("conv1d 256x1024 -> 256 k3 d4", "Conv", (32, 256, 1024), (256, 256, 3), [1], [4],
+         [4, 4], None, 1),
+        ("conv2d 256x64x64 -> 256 3x3 d2", "Conv", (8, 256, 64, 64), (256, 256, 3, 3), [1, 1],
+         [2, 2], [2, 2, 2, 2], None, 1),
+        ("conv2d 256x33x33 -> 256 3x3 d6", "Conv", (16, 256, 33, 33), (256, 256, 3, 3), [1, 1],
+         [6, 6], [6, 6, 6, 6], None, 1),
+        ("conv2d 128x32x128 -> 128 3x3 s1x2 asym", "Conv", (32, 128, 32, 128),
+         (128, 128, 3, 3), [1, 2], [1, 1], [1, 1, 1, 0], None, 1),
+        ("conv3d 64x16x56x56 -> 64 3x3x3", "Conv", (8, 64, 16, 56, 56), (64, 64, 3, 3, 3),
+         [1, 1, 1], [1, 1, 1], [1, 1, 1, 1, 1, 1], None, 1),
+        ("conv3d 128x8x28x28 -> 128 3x3x3 s2", "Conv", (8, 128, 8, 28, 28), (128, 128, 3, 3, 3),
+         [2, 2, 2], [1, 1, 1], [1, 1, 1, 1, 1, 1], None, 1),
+        ("patchify 3x224x224 -> 768 16x16/16", "Conv", (32, 3, 224, 224), (768, 3, 16, 16),
+         [16, 16], [1, 1], [0, 0, 0, 0], None, 1),
+        ("grouped 256x28x28 -> 256 3x3 g32", "Conv", (32, 256, 28, 28), (256, 8, 3, 3), [1, 1],
+         [1, 1], [1, 1, 1, 1], None, 32),
+        ("convT2d 256x32x32 -> 128 4x4/2", "ConvTranspose", (32, 256, 32, 32),
+         (256, 128, 4, 4), [2, 2], [1, 1], [1, 1, 1, 1], [0, 0], 1),
+        ("convT2d 256x64x64 -> 128 2x2/2", "ConvTranspose", (16, 256, 64, 64),
+         (256, 128, 2, 2), [2, 2], [1, 1], [0, 0, 0, 0], [0, 0], 1),
+        ("convT1d 256x512 -> 128 k4/2", "ConvTranspose", (32, 256, 512), (256, 128, 4), [2],
+         [1], [1, 1], [0], 1),
+    ]
+    cases = []
+    for name, op, x, w, strides, dilations, pads, output_padding, group in specs:
+        spatial = len(x) - 2
+        if op == "Conv":
+            out = [(x[2 + i] + pads[i] + pads[spatial + i] - dilations[i] * (w[2 + i] - 1) - 1)
+                   // strides[i] + 1 for i in range(spatial)]
+            flops = 2 * x[0] * math.prod(out) * w[0] * w[1] * math.prod(w[2:])
+            channels = w[0]
+        else:
+            out = [strides[i] * (x[2 + i] - 1) + output_padding[i] + dilations[i] * (w[2 + i] - 1)
+                   + 1 - pads[i] - pads[spatial + i] for i in range(spatial)]
+            flops = 2 * x[0] * math.prod(x[2:]) * w[0] * w[1] * math.prod(w[2:])
+            channels = w[1] * group
+        cases.append({"family": "forms", "dtype": "fp16", "name": name, "op": op, "x": x, "w": w,
+                      "strides": strides, "dilations": dilations, "pads": pads,
+                      "output_padding": output_padding, "group": group,
+                      "out": [x[0], channels] + out, "flops": flops})
     return cases
 
 
@@ -392,6 +448,31 @@ def case_model(case, rng):
             outputs = [("y", [case["batch"], oh, ow, case["m"]])]
         else:
             outputs = [("y", [case["batch"], case["m"], oh, ow])]
+    elif case["family"] == "forms":
+        # Channels last in and out (NWC, NHWC, NDHWC), as channels-last networks pass
+        # activations: transposes around the ONNX op, which --channels-last cancels.
+        x_shape, out_shape = case["x"], case["out"]
+        rank = len(x_shape)
+        to_first = [0, rank - 1] + list(range(1, rank - 1))
+        to_last = [0] + list(range(2, rank)) + [1]
+        inputs["x"] = rng.standard_normal([x_shape[i] for i in to_last], dtype=np.float32)
+        weight = rng.standard_normal(case["w"], dtype=np.float32)
+        fan_in = weight[0].size if case["op"] == "Conv" else case["w"][0] * math.prod(
+            case["w"][2:]) / math.prod(case["strides"])
+        weight *= 1.0 / math.sqrt(fan_in)
+        bias = rng.standard_normal((out_shape[1],), dtype=np.float32).astype(np.float16)
+        inits += [numpy_helper.from_array(weight.astype(np.float16), "w"),
+                  numpy_helper.from_array(bias, "bias")]
+        case["_weight"] = weight.astype(np.float16).astype(np.float32)
+        case["_bias"] = bias.astype(np.float32)
+        attrs = {"strides": case["strides"], "dilations": case["dilations"],
+                 "pads": case["pads"], "group": case["group"]}
+        if case["op"] == "ConvTranspose":
+            attrs["output_padding"] = case["output_padding"]
+        nodes += [helper.make_node("Transpose", ["x"], ["x_first"], perm=to_first),
+                  helper.make_node(case["op"], ["x_first", "w", "bias"], ["y_first"], **attrs),
+                  helper.make_node("Transpose", ["y_first"], ["y"], perm=to_last)]
+        outputs = [("y", [out_shape[i] for i in to_last])]
     elif case["family"] == "conv" or case["family"] == "tf32":
         # NHWC in and out, as channels-last networks pass activations (and as the peer runs
         # cuDNN): the model transposes around an ONNX Conv, and kiln compile --channels-last
@@ -517,6 +598,13 @@ def reference(case, inputs, torch):
                                        stride=case["stride"], padding=case["pad"],
                                        groups=case["group"]).clamp(0, 6)
         return y.permute(0, 2, 3, 1) if case["layout"] == "NHWC" else y
+    if case["family"] == "forms":
+        x = rounded["x"].float()
+        rank = x.dim()
+        x = x.permute(0, rank - 1, *range(1, rank - 1))
+        y = form_call(case, torch)(x, torch.from_numpy(case["_weight"]).cuda(),
+                                   torch.from_numpy(case["_bias"]).cuda())
+        return y.permute(0, *range(2, rank), 1)
     if case["family"] == "conv" or case["family"] == "tf32":
         weight = torch.from_numpy(case["_weight"]).cuda().to(rounded["x"].dtype)
         return torch.nn.functional.conv2d(rounded["x"].permute(0, 3, 1, 2), weight,
@@ -528,6 +616,36 @@ def reference(case, inputs, torch):
         mask = torch.ones(case["seq"], case["seq"], dtype=torch.bool, device="cuda").tril()
         scores = scores.masked_fill(~mask, float("-inf"))
     return torch.softmax(scores, -1) @ v
+
+
+def form_call(case, torch):
+    """The torch.nn.functional call of a `forms` case: fn(x, weight, bias), channels first."""
+    functional = torch.nn.functional
+    spatial = len(case["x"]) - 2
+    pads = case["pads"]
+    if case["op"] == "Conv":
+        conv = (functional.conv1d, functional.conv2d, functional.conv3d)[spatial - 1]
+        symmetric = pads[:spatial] == pads[spatial:]
+
+        def fn(x, weight, bias):
+            if not symmetric:
+                # F.pad takes the last axis first: (begin, end) pairs from the innermost.
+                pairs = []
+                for i in reversed(range(spatial)):
+                    pairs += [pads[i], pads[spatial + i]]
+                x = functional.pad(x, pairs)
+            return conv(x, weight.to(x.dtype), bias.to(x.dtype), stride=case["strides"],
+                        padding=pads[:spatial] if symmetric else 0,
+                        dilation=case["dilations"], groups=case["group"])
+        return fn
+    conv_transpose = (functional.conv_transpose1d, functional.conv_transpose2d,
+                      functional.conv_transpose3d)[spatial - 1]
+
+    def fn(x, weight, bias):
+        return conv_transpose(x, weight.to(x.dtype), bias.to(x.dtype), stride=case["strides"],
+                              padding=pads[:spatial], output_padding=case["output_padding"],
+                              groups=case["group"], dilation=case["dilations"])
+    return fn
 
 
 def kiln_side(case, model, inputs, kiln, work, torch, timeout):
@@ -545,7 +663,7 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
         compile_flags.append(f"--tune-budget={TUNE_BUDGET}")
     if TARGET != "sm_90a":
         compile_flags.append(f"--target={TARGET}")
-    if case["family"] == "conv" or (case["family"] == "fused" and case["kind"] == "conv") or (
+    if case["family"] in ("conv", "forms") or (case["family"] == "fused" and case["kind"] == "conv") or (
             case["family"] == "depthwise" and case["layout"] == "NHWC"):
         compile_flags.append("--channels-last")
     if case["family"] == "tf32":
@@ -717,6 +835,22 @@ def peer_side(case, inputs, torch):
             return functional.conv2d(x, weight, stride=case["stride"], padding=case["pad"],
                                      groups=case["group"])
         args = (x, weight)
+    elif case["family"] == "forms":
+        rank = len(case["x"])
+        x = tensors["x"].permute(0, rank - 1, *range(1, rank - 1))  # channels-last memory
+        weight = torch.from_numpy(case["_weight"]).to("cuda", dtype)
+        if rank in (4, 5):
+            weight = weight.contiguous(memory_format=torch.channels_last if rank == 4
+                                       else torch.channels_last_3d)
+        bias = torch.from_numpy(case["_bias"]).to("cuda", dtype)
+        torch.backends.cudnn.benchmark = True
+        call = form_call(case, torch)
+        name = ("F.conv" if case["op"] == "Conv" else "F.conv_transpose") + \
+            f"{rank - 2}d channels last (cuDNN)"
+
+        def fn(x):
+            return call(x, weight, bias)
+        args = (x,)
     elif case["family"] == "fused" and case["kind"] == "gemm":
         bias = torch.from_numpy(case["_bias"]).to("cuda", dtype)
         name = "addmm+" + ("gelu" if case["act"] else "") + ("+res" if case["residual"] else "")
@@ -878,6 +1012,8 @@ def main():
         cases += depthwise_convs(batch=32)
     if "rows" in families:
         cases += rows_cases()
+    if "forms" in families:
+        cases += form_cases()
     import re
     if "tf32" in families:
         # --conv-filter picks ResNet-50's convolutions (all of them by default).
@@ -911,7 +1047,7 @@ def main():
         json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                    "commit": os.environ.get("KILN_COMMIT", ""), "rows": rows}, f, indent=1)
     summary = []
-    for family in ("gemm", "conv", "attention", "fused", "depthwise", "rows", "tf32"):
+    for family in ("gemm", "conv", "forms", "attention", "fused", "depthwise", "rows", "tf32"):
         for dtype in sorted({r["dtype"] for r in rows}) if family == "depthwise" else [None]:
             chosen = [r for r in rows if r["family"] == family and r["kiln"].get("median_ms")
                       and r["peer"].get("median_ms") and dtype in (None, r["dtype"])]
