@@ -12,8 +12,9 @@
 // (m0 = min off .. m1 = max off), its filter (r, o) holds W[c, o, k] at off(k) - m0 for
 // the taps of phase r and zeros elsewhere, its padding is -m0 before (the input cropped
 // where that is negative) and what makes ceil(OL / s) outputs after. A depth-to-space
-// rearrangement interleaves the phases ([N, s1, .., sk, O, Q1, .., Qk] ->
-// [N, O, Q1 s1, .., Qk sk]) and a slice keeps the OL outputs of each axis. Where the kernel
+// rearrangement, channels last, interleaves the phases ([N, Q1, .., Qk, s1, .., sk, O] ->
+// [N, Q1 s1, .., Qk sk, O]: one transpose whose rows are whole pixels) and a slice keeps
+// the OL outputs of each axis. Where the kernel
 // is the stride (a U-Net's 2x2, stride 2 upsampling) every filter has one tap and no zeros:
 // a GEMM and a rearrangement. Other kernels multiply some zeros (4x4 stride 2: a 3x3
 // window of which each phase uses 2x2) in exchange for one implicit-GEMM convolution on
@@ -194,47 +195,76 @@ struct GraphConvTransposeToConv
         convBias, b.getDenseI64ArrayAttr(unit), b.getDenseI64ArrayAttr(unit),
         b.getDenseI64ArrayAttr(convPads), op.getGroupAttr(), /*channels_last=*/UnitAttr());
 
-    // [N, s1..sk, O, Q1..Qk] -> [N, O, Q1, s1, .., Qk, sk] -> [N, O, Q1 s1, .., Qk sk].
+    // Interleaved channels last (the layout the convolution templates write; the layout
+    // pass cancels the transposes out of the convolution and back to channels first):
+    // [N, Q1..Qk, s1..sk, O] -> [N, Q1, s1, .., Qk, sk, O] -> [N, Q1 s1, .., Qk sk, O],
+    // sliced to the output's extents, then channels first.
     Type resultElement = resultType.getElementType();
-    SmallVector<int64_t> split = {n}, splitTarget = {0};
+    auto typed = [&](ArrayRef<int64_t> shape) {
+      return RankedTensorType::get(shape, resultElement);
+    };
+    SmallVector<int64_t> toLast = {0}, toFirst = {0, spatial + 1};
+    for (int64_t i = 0; i < spatial; ++i) {
+      toLast.push_back(2 + i);
+      toFirst.push_back(1 + i);
+    }
+    toLast.push_back(1);
+    Value channelsLast = graph::TransposeOp::create(b, loc, typed([&] {
+                                                      SmallVector<int64_t> shape = {n};
+                                                      for (const Axis &axis : axes)
+                                                        shape.push_back(axis.phaseExtent());
+                                                      shape.push_back(phases * o);
+                                                      return shape;
+                                                    }()),
+                                                    product, b.getDenseI64ArrayAttr(toLast));
+    SmallVector<int64_t> split = {n}, splitTarget = {0}, perm = {0}, interleavedShape = {n};
+    for (const Axis &axis : axes) {
+      split.push_back(axis.phaseExtent());
+      splitTarget.push_back(axis.phaseExtent());
+    }
     for (const Axis &axis : axes) {
       split.push_back(axis.stride);
       splitTarget.push_back(axis.stride);
     }
     split.push_back(o);
     splitTarget.push_back(o);
-    for (const Axis &axis : axes) {
-      split.push_back(axis.phaseExtent());
-      splitTarget.push_back(axis.phaseExtent());
-    }
-    Value phased =
-        reshape(b, loc, product, splitTarget, RankedTensorType::get(split, resultElement));
-    SmallVector<int64_t> perm = {0, spatial + 1}, interleavedShape = {n, o};
     for (int64_t i = 0; i < spatial; ++i) {
-      perm.push_back(spatial + 2 + i);
       perm.push_back(1 + i);
+      perm.push_back(1 + spatial + i);
       interleavedShape.push_back(axes[i].phaseExtent());
       interleavedShape.push_back(axes[i].stride);
     }
-    Value interleaved =
-        graph::TransposeOp::create(b, loc, RankedTensorType::get(interleavedShape, resultElement),
-                                   phased, b.getDenseI64ArrayAttr(perm));
-    SmallVector<int64_t> fullShape = {n, o}, fullTarget = {0, o}, outputEnds, sliceAxes;
+    perm.push_back(1 + 2 * spatial);
+    interleavedShape.push_back(o);
+    Value phased = reshape(b, loc, channelsLast, splitTarget, typed(split));
+    // (1-D: the phases already follow their position.)
+    Value interleaved = spatial == 1
+                            ? phased
+                            : graph::TransposeOp::create(b, loc, typed(interleavedShape), phased,
+                                                         b.getDenseI64ArrayAttr(perm));
+    SmallVector<int64_t> fullShape = {n}, fullTarget = {0}, outputShape = {n}, outputEnds,
+                         sliceAxes;
     bool slice = false;
     for (int64_t i = 0; i < spatial; ++i) {
       int64_t extent = axes[i].phaseExtent() * axes[i].stride;
       fullShape.push_back(extent);
       fullTarget.push_back(extent);
+      outputShape.push_back(axes[i].outputExtent);
       outputEnds.push_back(axes[i].outputExtent);
-      sliceAxes.push_back(2 + i);
+      sliceAxes.push_back(1 + i);
       slice |= extent != axes[i].outputExtent;
     }
-    Value result =
-        reshape(b, loc, interleaved, fullTarget, RankedTensorType::get(fullShape, resultElement));
+    fullShape.push_back(o);
+    fullTarget.push_back(o);
+    outputShape.push_back(o);
+    Value result = reshape(b, loc, interleaved, fullTarget, typed(fullShape));
     if (slice)
-      result = graph::SliceOp::create(
-          b, loc, resultType, result, indexConstant(b, loc, SmallVector<int64_t>(spatial, 0)),
-          indexConstant(b, loc, outputEnds), indexConstant(b, loc, sliceAxes), /*steps=*/Value());
+      result = graph::SliceOp::create(b, loc, typed(outputShape), result,
+                                      indexConstant(b, loc, SmallVector<int64_t>(spatial, 0)),
+                                      indexConstant(b, loc, outputEnds),
+                                      indexConstant(b, loc, sliceAxes), /*steps=*/Value());
+    result =
+        graph::TransposeOp::create(b, loc, resultType, result, b.getDenseI64ArrayAttr(toFirst));
     if (bias) {
       // A bias computed at run time: [O] -> [O, 1, .., 1], broadcast.
       SmallVector<int64_t> biasShape = {o};

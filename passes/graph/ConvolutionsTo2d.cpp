@@ -163,7 +163,8 @@ Value tapFilters(OpBuilder &b, Location loc, Value weight, int64_t tap) {
   return reshape(b, loc, slice, {o, c, kh, kw}, filters);
 }
 
-/// 3-D as a sum over the depth taps of 2-D convolutions of the depths each tap reads.
+/// 3-D (grouped, or of a weight computed at run time) as a sum over the depth taps of 2-D
+/// convolutions of the depths each tap reads.
 void split3d(graph::ConvOp conv) {
   OpBuilder b(conv);
   Location loc = conv.getLoc();
@@ -214,6 +215,76 @@ void split3d(graph::ConvOp conv) {
   conv.erase();
 }
 
+/// 3-D of one group and a constant weight as one 2-D convolution of the depths unfolded
+/// into the channels: image (n, od) has the KD input depths od * SD - PD + kd * DD
+/// side by side, [N * OD, H, W, KD * C], and the filters w'[o, kd * C + c] = w[o, c, kd].
+/// Built channels last (the layout the templates read; the layout pass cancels the
+/// transposes into and out of the convolution), the unfolding is one data movement.
+void unfoldDepth3d(graph::ConvOp conv) {
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  auto inputType = cast<RankedTensorType>(conv.getInput().getType());
+  auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
+  auto resultType = cast<RankedTensorType>(conv.getResult().getType());
+  Type element = inputType.getElementType(), resultElement = resultType.getElementType();
+  int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1), d = inputType.getDimSize(2),
+          h = inputType.getDimSize(3), w = inputType.getDimSize(4);
+  int64_t o = resultType.getDimSize(1), od = resultType.getDimSize(2),
+          oh = resultType.getDimSize(3), ow = resultType.getDimSize(4);
+  int64_t taps = weightType.getDimSize(2), kh = weightType.getDimSize(3),
+          kw = weightType.getDimSize(4);
+  ArrayRef<int64_t> strides = conv.getStrides(), dilations = conv.getDilations(),
+                    pads = conv.getPads();
+  int64_t images = ShapedType::isDynamic(n) ? ShapedType::kDynamic : n * od;
+
+  auto filtersType = RankedTensorType::get({o, taps * c, kh, kw}, weightType.getElementType());
+  Value filters = rearrangedConstant(
+      b, conv.getWeight(), filtersType, "_depth_unfolded",
+      [&](ArrayRef<char> bytes, unsigned elementBytes) {
+        size_t plane = size_t(kh * kw) * elementBytes;
+        std::vector<char> unfolded(bytes.size());
+        for (int64_t filter = 0; filter < o; ++filter)
+          for (int64_t tap = 0; tap < taps; ++tap)
+            for (int64_t channel = 0; channel < c; ++channel)
+              std::copy_n(bytes.data() + ((filter * c + channel) * taps + tap) * plane, plane,
+                          unfolded.data() + ((filter * taps + tap) * c + channel) * plane);
+        return unfolded;
+      });
+
+  // NDHWC, padded along depth; tap kd's depths a strided slice; side by side.
+  Value input = transpose(b, loc, conv.getInput(), {0, 2, 3, 4, 1});
+  if (pads[0] != 0 || pads[3] != 0)
+    input = graph::PadOp::create(
+        b, loc, RankedTensorType::get({n, d + pads[0] + pads[3], h, w, c}, element), input,
+        indexConstant(b, loc, {pads[0], pads[3]}), /*constant_value=*/Value(),
+        indexConstant(b, loc, {1}), b.getStringAttr("constant"));
+  SmallVector<Value> depths;
+  auto depthsType = RankedTensorType::get({n, od, h, w, c}, element);
+  for (int64_t tap = 0; tap < taps; ++tap) {
+    int64_t first = tap * dilations[0];
+    depths.push_back(
+        graph::SliceOp::create(b, loc, depthsType, input, indexConstant(b, loc, {first}),
+                               indexConstant(b, loc, {first + (od - 1) * strides[0] + 1}),
+                               indexConstant(b, loc, {1}), indexConstant(b, loc, {strides[0]})));
+  }
+  Value unfolded = depths.front();
+  if (taps > 1)
+    unfolded =
+        graph::ConcatOp::create(b, loc, RankedTensorType::get({n, od, h, w, taps * c}, element),
+                                depths, b.getI64IntegerAttr(4));
+  unfolded = reshape(b, loc, unfolded, {-1, h, w, taps * c},
+                     RankedTensorType::get({images, h, w, taps * c}, element));
+  unfolded = transpose(b, loc, unfolded, {0, 3, 1, 2});
+  Value planes = conv2d(b, conv, unfolded, filters, conv.getBias(), strides.drop_front(),
+                        dilations.drop_front(), {pads[1], pads[2], pads[4], pads[5]},
+                        RankedTensorType::get({images, o, oh, ow}, resultElement));
+  planes = transpose(b, loc, planes, {0, 2, 3, 1});
+  Value volume = reshape(b, loc, planes, {-1, od, oh, ow, o},
+                         RankedTensorType::get({n, od, oh, ow, o}, resultElement));
+  conv.getResult().replaceAllUsesWith(transpose(b, loc, volume, {0, 4, 1, 2, 3}));
+  conv.erase();
+}
+
 struct GraphConvolutionsTo2d : kiln::impl::GraphConvolutionsTo2dBase<GraphConvolutionsTo2d> {
   void runOnOperation() override {
     SmallVector<graph::ConvOp> oneD, threeD;
@@ -225,8 +296,12 @@ struct GraphConvolutionsTo2d : kiln::impl::GraphConvolutionsTo2dBase<GraphConvol
     });
     for (graph::ConvOp conv : oneD)
       lift1d(conv);
-    for (graph::ConvOp conv : threeD)
-      split3d(conv);
+    for (graph::ConvOp conv : threeD) {
+      if (conv.getGroup() == 1 && conv.getWeight().getDefiningOp<graph::ConstantOp>())
+        unfoldDepth3d(conv);
+      else
+        split3d(conv);
+    }
   }
 };
 

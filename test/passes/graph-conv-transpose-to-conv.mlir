@@ -3,17 +3,20 @@
 // 4x4, stride 2, padding 1 (a GAN's or FCN's upsampling): tap k of each axis reads input
 // q - floor((k - 1) / 2), offsets 1, 0, 0, -1: a 3x3 window padded by 1, the four phases'
 // filters (2x2 taps each, zeros elsewhere) as 4 x 8 output channels with the bias tiled,
-// 5x6 outputs each; interleaved into 10x12.
+// 5x6 outputs each; interleaved channels last into 10x12 (one transpose whose rows are
+// pixels), then channels first.
 // CHECK-LABEL: func.func @upsample_4x4
 // CHECK-NOT: graph.conv_transpose
 // CHECK: %[[W:.*]] = graph.constant {{.*}} : tensor<32x16x3x3xf16>
 // CHECK: %[[B:.*]] = graph.constant {{.*}} : tensor<32xf16>
 // CHECK: %[[C:.*]] = graph.conv %arg0, %[[W]], %[[B]] {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x16x5x6xf16>, tensor<32x16x3x3xf16>, tensor<32xf16>) -> tensor<?x32x5x6xf16>
-// CHECK: %[[S:.*]] = graph.reshape %[[C]], %{{.*}} -> tensor<?x2x2x8x5x6xf16>
-// CHECK: %[[T:.*]] = graph.transpose %[[S]] {perm = array<i64: 0, 3, 4, 1, 5, 2>} : (tensor<?x2x2x8x5x6xf16>) -> tensor<?x8x5x2x6x2xf16>
-// CHECK: %[[R:.*]] = graph.reshape %[[T]], %{{.*}} -> tensor<?x8x10x12xf16>
+// CHECK: %[[L:.*]] = graph.transpose %[[C]] {perm = array<i64: 0, 2, 3, 1>} : (tensor<?x32x5x6xf16>) -> tensor<?x5x6x32xf16>
+// CHECK: %[[S:.*]] = graph.reshape %[[L]], %{{.*}} -> tensor<?x5x6x2x2x8xf16>
+// CHECK: %[[T:.*]] = graph.transpose %[[S]] {perm = array<i64: 0, 1, 3, 2, 4, 5>} : (tensor<?x5x6x2x2x8xf16>) -> tensor<?x5x2x6x2x8xf16>
+// CHECK: %[[R:.*]] = graph.reshape %[[T]], %{{.*}} -> tensor<?x10x12x8xf16>
 // CHECK-NOT: graph.slice
-// CHECK: return %[[R]]
+// CHECK: %[[F:.*]] = graph.transpose %[[R]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<?x10x12x8xf16>) -> tensor<?x8x10x12xf16>
+// CHECK: return %[[F]]
 func.func @upsample_4x4(%x: tensor<?x16x5x6xf16>) -> tensor<?x8x10x12xf16> {
   %w = graph.constant dense<0.5> : tensor<16x8x4x4xf16>
   %b = graph.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf16>
@@ -26,7 +29,7 @@ func.func @upsample_4x4(%x: tensor<?x16x5x6xf16>) -> tensor<?x8x10x12xf16> {
 // The kernel is the stride (a U-Net's 2x2, stride 2): one tap a phase, a 1x1 convolution.
 // CHECK-LABEL: func.func @upsample_2x2
 // CHECK: graph.conv %arg0, %{{.*}} {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x16x4x4xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x4x4xf32>
-// CHECK: graph.transpose {{.*}} -> tensor<1x8x4x2x4x2xf32>
+// CHECK: graph.transpose {{.*}} -> tensor<1x4x2x4x2x8xf32>
 // CHECK: graph.reshape {{.*}} -> tensor<1x8x8x8xf32>
 func.func @upsample_2x2(%x: tensor<1x16x4x4xf32>) -> tensor<1x8x8x8xf32> {
   %w = graph.constant dense<0.25> : tensor<16x8x2x2xf32>
@@ -42,12 +45,14 @@ func.func @upsample_2x2(%x: tensor<1x16x4x4xf32>) -> tensor<1x8x8x8xf32> {
 // 1, 1, 0, 0, 0) computes ceil(14 / 3) = 5 outputs a phase and slices off the last.
 // CHECK-LABEL: func.func @one_d
 // CHECK: graph.conv %arg0, %{{.*}} {dilations = array<i64: 1>, group = 1 : i64, pads = array<i64: 0, 1>, strides = array<i64: 1>} : (tensor<2x8x7xf32>, tensor<16x8x2xf32>) -> tensor<2x16x7xf32>
-// CHECK: graph.reshape {{.*}} -> tensor<2x8x14xf32>
+// CHECK: graph.reshape {{.*}} -> tensor<2x14x8xf32>
+// CHECK: graph.transpose {{.*}} -> tensor<2x8x14xf32>
 // CHECK: graph.reshape %arg2, {{.*}} -> tensor<8x1xf32>
 // CHECK: graph.add
 // CHECK: graph.conv %arg1, %{{.*}} {dilations = array<i64: 1>, group = 1 : i64, pads = array<i64: 0, 1>, strides = array<i64: 1>} : (tensor<1x8x5xf32>, tensor<24x8x2xf32>) -> tensor<1x24x5xf32>
-// CHECK: graph.reshape {{.*}} -> tensor<1x8x15xf32>
-// CHECK: graph.slice {{.*}} -> tensor<1x8x14xf32>
+// CHECK: graph.reshape {{.*}} -> tensor<1x15x8xf32>
+// CHECK: graph.slice {{.*}} -> tensor<1x14x8xf32>
+// CHECK: graph.transpose {{.*}} -> tensor<1x8x14xf32>
 func.func @one_d(%x: tensor<2x8x7xf32>, %x3: tensor<1x8x5xf32>, %b: tensor<8xf32>) -> (tensor<2x8x14xf32>, tensor<1x8x14xf32>) {
   %w = graph.constant dense<1.0> : tensor<8x8x3xf32>
   %y = graph.conv_transpose %x, %w, %b {strides = array<i64: 2>, dilations = array<i64: 1>, pads = array<i64: 1, 1>, output_padding = array<i64: 1>, group = 1} : (tensor<2x8x7xf32>, tensor<8x8x3xf32>, tensor<8xf32>) -> tensor<2x8x14xf32>

@@ -27,28 +27,41 @@ func.func @conv1d_runtime_weight(%x: tensor<1x4x16xf32>, %w: tensor<8x4x5xf32>) 
 
 // -----
 
-// 3-D, 3x3x3 with depth stride 2 and padding 1: the input padded along depth, then for
-// each depth tap kd the depths kd, kd + 2 (a strided slice) moved into the batch and
-// convolved in 2-D by w[:, :, kd]; the bias on the first, the three summed, the sum
-// rearranged into [N, O, OD, OH, OW].
+// 3-D, 3x3x3 with depth stride 2 and padding 1, one group, a constant weight: channels
+// last, padded along depth; tap kd's depths kd, kd + 2 (a strided slice), the three side by
+// side as 3 x 8 channels of N * 2 images; one 2-D convolution by w'[o, kd * 8 + c] =
+// w[o, c, kd] with the bias; the images back into [N, O, OD, OH, OW].
 // CHECK-LABEL: func.func @conv3d
-// CHECK-NOT: graph.conv {{.*}} tensor<?x8x4x6x6xf16>
-// CHECK: %[[P:.*]] = graph.pad %{{.*}} : (tensor<?x8x4x6x6xf16>, tensor<2xi64>, tensor<1xi64>) -> tensor<?x8x6x6x6xf16>
-// CHECK: %[[S0:.*]] = graph.slice %[[P]], {{.*}} -> tensor<?x8x2x6x6xf16>
-// CHECK: %[[T0:.*]] = graph.transpose %[[S0]] {perm = array<i64: 0, 2, 1, 3, 4>}
-// CHECK: %[[I0:.*]] = graph.reshape %[[T0]], {{.*}} -> tensor<?x8x6x6xf16>
-// CHECK: %[[C0:.*]] = graph.conv %[[I0]], %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x8x6x6xf16>, tensor<16x8x3x3xf16>, tensor<16xf16>) -> tensor<?x16x6x6xf16>
-// CHECK: %[[C1:.*]] = graph.conv %{{.*}}, %{{.*}} {{{.*}}} : (tensor<?x8x6x6xf16>, tensor<16x8x3x3xf16>) -> tensor<?x16x6x6xf16>
-// CHECK: %[[A1:.*]] = graph.add %[[C0]], %[[C1]]
-// CHECK: %[[C2:.*]] = graph.conv %{{.*}}, %{{.*}} {{{.*}}} : (tensor<?x8x6x6xf16>, tensor<16x8x3x3xf16>) -> tensor<?x16x6x6xf16>
-// CHECK: %[[A2:.*]] = graph.add %[[A1]], %[[C2]]
-// CHECK: %[[V:.*]] = graph.reshape %[[A2]], {{.*}} -> tensor<?x2x16x6x6xf16>
-// CHECK: %[[R:.*]] = graph.transpose %[[V]] {perm = array<i64: 0, 2, 1, 3, 4>} : (tensor<?x2x16x6x6xf16>) -> tensor<?x16x2x6x6xf16>
+// CHECK-DAG: %[[W:.*]] = graph.constant dense<5.000000e-01> : tensor<16x24x3x3xf16>
+// CHECK: %[[L:.*]] = graph.transpose %arg0 {perm = array<i64: 0, 2, 3, 4, 1>} : (tensor<?x8x4x6x6xf16>) -> tensor<?x4x6x6x8xf16>
+// CHECK: %[[P:.*]] = graph.pad %[[L]], {{.*}} -> tensor<?x6x6x6x8xf16>
+// CHECK: %[[S0:.*]] = graph.slice %[[P]], {{.*}} -> tensor<?x2x6x6x8xf16>
+// CHECK: %[[S1:.*]] = graph.slice %[[P]], {{.*}} -> tensor<?x2x6x6x8xf16>
+// CHECK: %[[S2:.*]] = graph.slice %[[P]], {{.*}} -> tensor<?x2x6x6x8xf16>
+// CHECK: %[[U:.*]] = graph.concat %[[S0]], %[[S1]], %[[S2]] {axis = 4 : i64} {{.*}} -> tensor<?x2x6x6x24xf16>
+// CHECK: %[[I:.*]] = graph.reshape %[[U]], {{.*}} -> tensor<?x6x6x24xf16>
+// CHECK: %[[F:.*]] = graph.transpose %[[I]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK: %[[C:.*]] = graph.conv %[[F]], %[[W]], %arg1 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x24x6x6xf16>, tensor<16x24x3x3xf16>, tensor<16xf16>) -> tensor<?x16x6x6xf16>
+// CHECK: %[[B:.*]] = graph.transpose %[[C]] {perm = array<i64: 0, 2, 3, 1>}
+// CHECK: %[[V:.*]] = graph.reshape %[[B]], {{.*}} -> tensor<?x2x6x6x16xf16>
+// CHECK: %[[R:.*]] = graph.transpose %[[V]] {perm = array<i64: 0, 4, 1, 2, 3>} : (tensor<?x2x6x6x16xf16>) -> tensor<?x16x2x6x6xf16>
 // CHECK: return %[[R]]
 func.func @conv3d(%x: tensor<?x8x4x6x6xf16>, %b: tensor<16xf16>) -> tensor<?x16x2x6x6xf16> {
   %w = graph.constant dense<0.5> : tensor<16x8x3x3x3xf16>
   %y = graph.conv %x, %w, %b {strides = array<i64: 2, 1, 1>, dilations = array<i64: 1, 1, 1>, pads = array<i64: 1, 1, 1, 1, 1, 1>, group = 1} : (tensor<?x8x4x6x6xf16>, tensor<16x8x3x3x3xf16>, tensor<16xf16>) -> tensor<?x16x2x6x6xf16>
   return %y : tensor<?x16x2x6x6xf16>
+}
+
+// -----
+
+// A grouped one keeps its groups: a sum over the depth taps of grouped 2-D convolutions.
+// CHECK-LABEL: func.func @conv3d_grouped
+// CHECK-COUNT-2: graph.conv {{.*}} group = 2 : i64{{.*}} -> tensor<2x8x4x4xf32>
+// CHECK: graph.add
+func.func @conv3d_grouped(%x: tensor<1x8x2x4x4xf32>) -> tensor<1x8x2x4x4xf32> {
+  %w = graph.constant dense<0.5> : tensor<8x4x2x1x1xf32>
+  %y = graph.conv %x, %w {strides = array<i64: 1, 1, 1>, dilations = array<i64: 1, 1, 1>, pads = array<i64: 0, 0, 0, 1, 0, 0>, group = 2} : (tensor<1x8x2x4x4xf32>, tensor<8x4x2x1x1xf32>) -> tensor<1x8x2x4x4xf32>
+  return %y : tensor<1x8x2x4x4xf32>
 }
 
 // -----
