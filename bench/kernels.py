@@ -32,7 +32,8 @@ PyTorch calls, in one run on one GPU.
              and out (NWC / NHWC / NDHWC; compiled --channels-last), with a bias: 1-D
              (a TCN's, dilated too), dilated 2-D (DeepLab's ASPP), strides 1x2 with
              asymmetric padding, 3-D (a video network's 3x3x3), ViT-B/16's 16x16 patch
-             embedding, a grouped 3x3 (ResNeXt's 32 groups), transposed 2-D (4x4 stride 2,
+             embedding, grouped ones (ResNeXt's 32 groups, 2 wide groups, ShuffleNet's
+             1x1 of 3 groups), transposed 2-D (4x4 stride 2,
              a GAN's or FCN's; 2x2 stride 2, a U-Net's) and transposed 1-D. Peer:
              F.conv1d/2d/3d and F.conv_transpose1d/2d on channels-last tensors (cuDNN).
   rows       row kernels (rows): softmax over the last axis of (8*12*128) x
@@ -240,6 +241,12 @@ def form_cases():
          [16, 16], [1, 1], [0, 0, 0, 0], None, 1),
         ("grouped 256x28x28 -> 256 3x3 g32", "Conv", (32, 256, 28, 28), (256, 8, 3, 3), [1, 1],
          [1, 1], [1, 1, 1, 1], None, 32),
+        ("grouped 128x56x56 -> 128 3x3 g32 (ResNeXt 32x4d)", "Conv", (32, 128, 56, 56),
+         (128, 4, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], None, 32),
+        ("grouped 512x28x28 -> 512 3x3 g2", "Conv", (32, 512, 28, 28), (512, 256, 3, 3),
+         [1, 1], [1, 1], [1, 1, 1, 1], None, 2),
+        ("grouped 240x28x28 -> 240 1x1 g3 (ShuffleNet)", "Conv", (32, 240, 28, 28),
+         (240, 80, 1, 1), [1, 1], [1, 1], [0, 0, 0, 0], None, 3),
         ("convT2d 256x32x32 -> 128 4x4/2", "ConvTranspose", (32, 256, 32, 32),
          (256, 128, 4, 4), [2, 2], [1, 1], [1, 1, 1, 1], [0, 0], 1),
         ("convT2d 256x64x64 -> 128 2x2/2", "ConvTranspose", (16, 256, 64, 64),

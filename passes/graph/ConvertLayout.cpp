@@ -431,13 +431,14 @@ struct SinkThroughGlobalAveragePool : OpRewritePattern<graph::GlobalAveragePoolO
   }
 };
 
-/// Whether the implicit-GEMM templates take `conv` channels last only: one group and
-/// output channels a multiple of 8 (any input channels: an explicit im2col serves those
-/// that are not). Depthwise convolutions have templates in both layouts.
+/// Whether the implicit-GEMM templates take `conv` channels last only: output channels a
+/// multiple of 8, not depthwise (any input channels: an explicit im2col serves those that
+/// are not). Depthwise convolutions have templates in both layouts.
 bool takesImplicitGemm(graph::ConvOp conv) {
   auto weightType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
-  return conv.getGroup() == 1 && weightType && weightType.getRank() == 4 &&
-         !weightType.isDynamicDim(0) && weightType.getDimSize(0) % 8 == 0;
+  return weightType && weightType.getRank() == 4 && weightType.hasStaticShape() &&
+         weightType.getDimSize(0) % 8 == 0 &&
+         (conv.getGroup() == 1 || weightType.getDimSize(1) > 1);
 }
 
 /// A channels-last conv whose input comes from a channels-first value through a layout

@@ -472,9 +472,9 @@ def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
     conv that can be channels last (whatever the rule), and they compose with the next
     conv's NCHW -> NHWC transpose into nothing (graph-simplify's patterns). A conv left
     between its two transposes (nothing next to it took the layout) goes back to channels
-    first, alone it would pay two transposes for nothing, unless it has one group and
-    output channels a multiple of 8: the implicit-GEMM templates take it channels last
-    only. Layout transposes that only
+    first, alone it would pay two transposes for nothing, unless it is not depthwise and
+    has output channels a multiple of 8: the implicit-GEMM templates take it channels
+    last only. Layout transposes that only
     move dimensions of extent 1 become reshapes. The model's own
     transposes are not moved. What is left is counted (`transposes-left` statistic,
     and a remark with `emit-remarks`).

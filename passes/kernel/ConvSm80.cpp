@@ -1,7 +1,8 @@
 //===- ConvSm80.cpp - sm_80 implicit-GEMM convolutions --------------------===//
 //
 // The sm80_conv family (#kernel.sm80_conv): channels-last 2-D convolutions of half-precision
-// operands with C a multiple of 8 become the sm_80 GEMM template
+// operands with C a multiple of 8 (any strides and dilations; grouped ones a group per
+// tile of columns, as for sm90_conv) become the sm_80 GEMM template
 // (passes/kernel/templates/Sm80Gemm.mlir) of C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O]. A
 // is the im2col matrix, never written: each 16-byte cp.async of the template's A tile gathers 8
 // channels of one filter tap at one output position from the NHWC input, and reads nothing (zero
@@ -40,6 +41,9 @@ std::optional<kiln::ConvGemmProblem> matchConv(kernel::FuncOp function) {
   return conv;
 }
 
+/// The GEMM configurations of `conv`: a grouped one's tiles each lie in one group.
+SmallVector<kiln::Sm80GemmConfig> legalConfigs(const kiln::ConvGemmProblem &conv);
+
 kiln::GemmProblem asGemm(const kiln::ConvGemmProblem &conv) {
   kiln::GemmProblem problem;
   problem.m = conv.gemmM();
@@ -51,15 +55,16 @@ kiln::GemmProblem asGemm(const kiln::ConvGemmProblem &conv) {
 }
 
 /// The template's A operand for `p`: the chunk of 8 channels at A's (%arow, %acol) is
-/// input element ((image H + ih) W + iw) C + c, where %arow = (image OH + oh) OW + ow,
-/// %acol = (r KW + s) C + c, ih = oh strideH - pad_top + r dilationH,
+/// input element ((image H + ih) W + iw) C G + g C + c, where %arow = (image OH + oh) OW + ow,
+/// %acol = (r KW + s) C + c (C: a group's channels; g: the group of the tile's first column
+/// %n0, whose columns lie in one group), ih = oh strideH - pad_top + r dilationH,
 /// iw = ow strideW - pad_left + s dilationW.
 /// Outside the input (ih or iw negative, which wraps to a large unsigned value, or past H
 /// or W), past M or past K it is no chunk: zero-filled.
 kiln::Sm80AOperand implicitIm2col(const kiln::ConvGemmProblem &p) {
   kiln::Sm80AOperand a;
   a.extent = llvm::formatv("    %aExtent = arith.constant {0} : index",
-                           p.batch * p.height * p.width * p.channels)
+                           p.batch * p.height * p.width * p.channels * p.group)
                  .str();
   a.address = llvm::formatv(R"(          %cvC = arith.constant {0} : index
           %cvKw = arith.constant {1} : index
@@ -100,10 +105,16 @@ kiln::Sm80AOperand implicitIm2col(const kiln::ConvGemmProblem &p) {
           %cvRow = arith.addi %cvImageRows, %cvIh : index
           %cvRowPixels = arith.muli %cvRow, %cvW : index
           %cvPixel = arith.addi %cvRowPixels, %cvIw : index
-          %cvPixelAt = arith.muli %cvPixel, %cvC : index
-          %aIndex = arith.addi %cvPixelAt, %cvChannel : index)",
+          %cvPixelChannels = arith.constant {12} : index
+          %cvPixelAt = arith.muli %cvPixel, %cvPixelChannels : index
+          %cvGroupColumns = arith.constant {13} : index
+          %cvGroup = arith.divui %n0, %cvGroupColumns : index
+          %cvGroupAt = arith.muli %cvGroup, %cvC : index
+          %cvGroupPixelAt = arith.addi %cvPixelAt, %cvGroupAt : index
+          %aIndex = arith.addi %cvGroupPixelAt, %cvChannel : index)",
                             p.channels, p.kernelWidth, p.outWidth, p.outHeight, p.height, p.width,
-                            p.strideH, p.padTop, p.padLeft, p.strideW, p.dilationH, p.dilationW)
+                            p.strideH, p.padTop, p.padLeft, p.strideW, p.dilationH, p.dilationW,
+                            p.channels * p.group, p.groupOutChannels())
                   .str();
   return a;
 }
@@ -114,18 +125,30 @@ std::optional<kiln::GemmProblem> kiln::matchSm80Conv(kernel::FuncOp function) {
   std::optional<ConvGemmProblem> conv = matchConv(function);
   if (!conv || !launchesPassConstant(function, 1))
     return std::nullopt;
-  GemmProblem problem = asGemm(*conv);
-  if (sm80GemmConfigs(problem).empty())
+  if (legalConfigs(*conv).empty())
     return std::nullopt;
-  return problem;
+  return asGemm(*conv);
 }
 
 SmallVector<kiln::Sm80GemmConfig> kiln::sm80ConvConfigs(kernel::FuncOp function) {
   std::optional<ConvGemmProblem> conv = matchConv(function);
   if (!conv)
     return {};
-  return sm80GemmConfigs(asGemm(*conv));
+  return legalConfigs(*conv);
 }
+
+namespace {
+
+SmallVector<kiln::Sm80GemmConfig> legalConfigs(const kiln::ConvGemmProblem &conv) {
+  SmallVector<kiln::Sm80GemmConfig> configs = kiln::sm80GemmConfigs(asGemm(conv));
+  if (conv.group > 1)
+    llvm::erase_if(configs, [&](const kiln::Sm80GemmConfig &config) {
+      return conv.groupOutChannels() % config.tileN != 0;
+    });
+  return configs;
+}
+
+} // namespace
 
 namespace {
 
@@ -264,11 +287,11 @@ class Sm80ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm80ConvCon
                             kiln::TemplateInstantiation &context) const override {
     std::optional<kiln::ConvGemmProblem> problem = matchConv(function);
     SmallVector<kiln::Sm80GemmConfig> legal =
-        problem ? kiln::sm80GemmConfigs(asGemm(*problem)) : SmallVector<kiln::Sm80GemmConfig>();
+        problem ? legalConfigs(*problem) : SmallVector<kiln::Sm80GemmConfig>();
     if (legal.empty())
       return function.emitError(context.pass)
              << ": " << attr
-             << " is for a channels-last convolution of one group and "
+             << " is for a channels-last convolution (not depthwise) of "
                 "half-precision operands (C a multiple of 8), which this kernel is not";
     kiln::Sm80GemmConfig config = kiln::Sm80GemmConfig::fromAttr(attr);
     if (failed(kiln::checkListedConfig<kiln::Sm80GemmConfig>(function, legal, config, attr,

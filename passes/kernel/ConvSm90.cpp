@@ -6,9 +6,13 @@
 // C[N*OH*OW, O] = A[N*OH*OW, KH*KW*C] x B[KH*KW*C, O], A being the im2col matrix:
 // - implicit (C a multiple of 8): each k-tile of A is one 4-D TMA box of the NHWC input,
 //   {64 channels} x {BW columns} x {BH rows} x {BN images} of output positions, taken at
-//   filter tap (r, s) with the convolution's stride as the box's element stride; what falls
-//   outside the input (the padding, and channels C.. of the last 64 when C % 64 != 0) is
-//   zero-filled by TMA;
+//   filter tap (r, s) (input row r DH and column s DW past tap (0, 0)'s: dilations) with
+//   the convolution's strides as the box's element strides; what falls outside the input
+//   (the padding, and channels C.. of the last 64 when C % 64 != 0) is zero-filled by TMA.
+//   Grouped convolutions read the input as [N, H, W, G, C/G] (5-D boxes of one group's
+//   channels): a tile's columns lie in one group (its first column's), whose rows of B
+//   are the group's filters; groups of fewer than 64 filters are packed into runs of
+//   block-diagonal filters (GemmMatch.h);
 // - explicit (other C, such as a 3-channel image, which TMA cannot address: its rows are
 //   not 16-byte multiples): a small kernel (templates/Im2col.mlir) writes A to a scratch
 //   buffer first, for convolutions whose KH*KW*C is small.
@@ -107,7 +111,11 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
   auto n = [](int64_t value) { return std::to_string(value); };
   int64_t channelBlocks = p.rowsPerTap() / p.tileK();
   kiln::Sm90AOperand a;
-  a.box = llvm::formatv("{0}x{1}x{2}x{3}", box.images, box.rows, box.columns, p.tileK()).str();
+  // Grouped: the input as [N, H, W, G, C] (5-D), a box of one group's channels (those
+  // past C zero-filled: never the next group's).
+  a.box = llvm::formatv("{0}x{1}x{2}x{3}{4}", box.images, box.rows, box.columns,
+                        p.group > 1 ? "1x" : "", p.tileK())
+              .str();
   a.boxBytes = box.positions() * p.kTileBytes;
   // The batch is C's rows over an image's output positions (a run-time batch's too).
   a.tilesM = llvm::formatv(R"(    %cvPositions = arith.constant {0} : index
@@ -152,7 +160,8 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
   // s dilationW past tap (0, 0)'s: kt = (r KW + s) CB + cb, which
   // is also row TILE_K kt of B ((KH KW C') x O, C' = C rounded up to TILE_K; or column
   // TILE_K kt of the K-major O x (KH KW C')).
-  a.loadA = llvm::formatv(R"(          %cvBlocks = arith.constant {0} : index
+  a.loadA =
+      llvm::formatv(R"(          %cvBlocks = arith.constant {0} : index
           %cvKw = arith.constant {1} : index
           %cvCb = arith.remui %kt, %cvBlocks : index
           %cvRs = arith.divui %kt, %cvBlocks : index
@@ -165,9 +174,18 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
           %cvSd = arith.muli %cvS, %cvDilationW : index
           %cvH = arith.addi %cvH0, %cvRd : index
           %cvW = arith.addi %cvW0, %cvSd : index
-          nvgpu.tma.async.load %descA[%cvC0, %cvW, %cvH, %cvN0], %full[%slot] to %a : !tmA, !bars -> !tileA)",
-                          channelBlocks, p.kernelWidth, p.dilationH, p.dilationW)
-                .str();
+{4}          nvgpu.tma.async.load %descA[%cvC0, {5}%cvW, %cvH, %cvN0], %full[%slot] to %a : !tmA, !bars -> !tileA)",
+                    channelBlocks, p.kernelWidth, p.dilationH, p.dilationW,
+                    // The tile's columns lie in one group: its first one's.
+                    p.group > 1
+                        ? llvm::formatv(R"(          %cvGroupColumns = arith.constant {0} : index
+          %cvGroup = arith.divui %n0, %cvGroupColumns : index
+)",
+                                        p.groupOutChannels())
+                              .str()
+                        : std::string(),
+                    p.group > 1 ? "%cvGroup, " : "")
+          .str();
   // The wgmma descriptor needs a 2-D 128B-swizzled map's type: B's (64x64) has it.
   a.descMap = "%descB : !halfA, !tmB";
   a.rowEnd = "      %rowEnd = arith.constant " + n(box.positions()) + " : index";
@@ -292,6 +310,11 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, const PixelB
   }
   configs.append(kiln::sm90TwoCtaConfigs(
       [&](int64_t tileN) { return tiles * llvm::divideCeil(p.outChannels, tileN); }));
+  // Grouped: a tile's columns lie in one group.
+  if (p.group > 1)
+    llvm::erase_if(configs, [&](const kiln::Sm90GemmConfig &config) {
+      return p.groupOutChannels() % config.tileN != 0;
+    });
   if (p.tf32())
     kiln::makeTf32Configs(configs);
   if (p.int8()) {
@@ -689,10 +712,30 @@ struct Sm90ConvGenerator {
     } else {
       // A: the NHWC input; the box spans the strides x the positions along H and W, of
       // which TMA takes every stride-th (the element strides the engine builder reads).
-      mapA = tensorMap(input, 0,
-                       {box.images, box.rows * p.strideH, box.columns * p.strideW, p.tileK()});
-      mapA->setAttr("kiln.tma_element_strides",
-                    b.getDenseI64ArrayAttr({1, p.strideH, p.strideW, 1}));
+      if (p.group == 1) {
+        mapA = tensorMap(input, 0,
+                         {box.images, box.rows * p.strideH, box.columns * p.strideW, p.tileK()});
+        mapA->setAttr("kiln.tma_element_strides",
+                      b.getDenseI64ArrayAttr({1, p.strideH, p.strideW, 1}));
+      } else {
+        // Grouped: [N, H, W, G, C], a box of one group's channels.
+        OpFoldResult batch = p.dynamicBatch ? OpFoldResult(images) : b.getIndexAttr(p.batch);
+        int64_t pixel = p.group * p.channels;
+        auto type = MemRefType::get({p.dynamicBatch ? ShapedType::kDynamic : p.batch, p.height,
+                                     p.width, p.group, p.channels},
+                                    p.operand);
+        Value grouped = memref::ReinterpretCastOp::create(
+            b, loc, type, input, b.getIndexAttr(0),
+            ArrayRef<OpFoldResult>{batch, b.getIndexAttr(p.height), b.getIndexAttr(p.width),
+                                   b.getIndexAttr(p.group), b.getIndexAttr(p.channels)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(p.height * p.width * pixel),
+                                   b.getIndexAttr(p.width * pixel), b.getIndexAttr(pixel),
+                                   b.getIndexAttr(p.channels), b.getIndexAttr(1)});
+        mapA = tensorMap(grouped, 0,
+                         {box.images, box.rows * p.strideH, box.columns * p.strideW, 1, p.tileK()});
+        mapA->setAttr("kiln.tma_element_strides",
+                      b.getDenseI64ArrayAttr({1, p.strideH, p.strideW, 1, 1}));
+      }
     }
     Value weightB =
         memref::GetGlobalOp::create(b, loc, weightMatrix.getType(), weightMatrix.getName());
@@ -794,7 +837,7 @@ class Sm90ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm90ConvCon
     if (!problem)
       return function.emitError(context.pass)
              << ": " << attr
-             << " is for a channels-last convolution of one group and "
+             << " is for a channels-last convolution (not depthwise) of "
                 "half-precision (or tf32, int8) operands, which this kernel is not";
     PixelBox box = choosePixelBox(*problem);
     if (failed(kiln::checkListedConfig<kiln::Sm90GemmConfig>(

@@ -197,9 +197,6 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
     return refuse(!op.getChannelsLast()
                       ? "channels first (the implicit-GEMM templates read NHWC: --channels-last)"
                       : "the input or the weight is computed in the kernel (a prologue)");
-  if (op.getGroup() != 1)
-    return refuse("groups (" + std::to_string(op.getGroup()) +
-                  "): the implicit-GEMM templates take one group");
   if (op.getStrides().size() != 2)
     return refuse("not 2-D (graph-convolutions-to-2d makes 1-D and 3-D ones 2-D)");
   // TMA takes every stride-th element of a box: at most 8.
@@ -226,6 +223,7 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   p.epilogue = std::move(*epilogue);
   ArrayRef<int64_t> x = types[0].getShape(), w = types[1].getShape(), y = outputType.getShape();
   p.batch = x[0], p.height = x[1], p.width = x[2], p.channels = x[3];
+  int64_t groups = op.getGroup();
   p.outChannels = w[0], p.kernelHeight = w[1], p.kernelWidth = w[2];
   p.outHeight = y[1], p.outWidth = y[2];
   p.strideH = op.getStrides()[0], p.strideW = op.getStrides()[1];
@@ -241,8 +239,8 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   bool floatOperands = p.operand.isF16() || p.operand.isBF16() || (allowTf32 && p.operand.isF32());
   bool int8 =
       p.operand.isSignlessInteger(8) && productType.isSignlessInteger(32) && !p.epilogue.empty();
-  if (w[3] != p.channels || y[0] != p.batch || y[3] != p.outChannels ||
-      types[1].getElementType() != p.operand || !(floatOperands || int8) ||
+  if (w[3] * groups != p.channels || p.outChannels % groups || y[0] != p.batch ||
+      y[3] != p.outChannels || types[1].getElementType() != p.operand || !(floatOperands || int8) ||
       (floatOperands && productType != p.operand) ||
       !(p.result.isF16() || p.result.isBF16() || p.result.isF32() ||
         (int8 && p.result.isSignlessInteger(8))) ||
@@ -258,9 +256,29 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   if (p.outChannels % 8)
     return refuse(std::to_string(p.outChannels) +
                   " output channels, not a multiple of 8 (16-byte rows of the weight)");
-  if (p.kernelHeight == 1 && p.kernelWidth == 1 && p.strideH == 1 && p.strideW == 1 &&
-      p.padTop == 0 && p.padLeft == 0 && p.outHeight == p.height && p.outWidth == p.width &&
-      p.channels % p.channelAlignment() == 0)
+  if (groups > 1) {
+    // The template's groups are consecutive runs of the convolution's, packed so that
+    // a tile's 64 columns (or a multiple) lie in one of them: their filters are
+    // block-diagonal (zeros between the packed groups' channels). With too few groups
+    // for that, one run of all: a dense convolution of block-diagonal filters.
+    int64_t groupChannels = w[3], groupFilters = p.outChannels / groups;
+    if (groupChannels == 1)
+      return refuse("groups (" + std::to_string(groups) +
+                    ") of one input channel: depthwise, the depthwise templates' form");
+    // Each group's channels are read as a 16-byte aligned run of the input's rows.
+    p.packedGroups = groups;
+    for (int64_t packed = 1; packed < groups; ++packed)
+      if (groups % packed == 0 && (packed * groupFilters) % 64 == 0 &&
+          (packed * groupChannels) % p.channelAlignment() == 0) {
+        p.packedGroups = packed;
+        break;
+      }
+    p.group = groups / p.packedGroups;
+    p.channels = p.packedGroups * groupChannels;
+  }
+  if (p.group == 1 && p.kernelHeight == 1 && p.kernelWidth == 1 && p.strideH == 1 &&
+      p.strideW == 1 && p.padTop == 0 && p.padLeft == 0 && p.outHeight == p.height &&
+      p.outWidth == p.width && p.channels % p.channelAlignment() == 0)
     p.a = ConvGemmProblem::A::Input;
   if (p.channels % p.channelAlignment()) {
     p.a = ConvGemmProblem::A::Im2col;
@@ -282,8 +300,11 @@ std::string kiln::convWindowName(const ConvGemmProblem &p) {
       p.dilationH == 1 && p.dilationW == 1
           ? std::string()
           : "d" + std::to_string(p.dilationH) + "x" + std::to_string(p.dilationW);
+  std::string groups = p.group == 1 && p.packedGroups == 1
+                           ? std::string()
+                           : "g" + std::to_string(p.group) + "x" + std::to_string(p.packedGroups);
   return "s" + strides + dilations + "p" + std::to_string(p.padTop) + "x" +
-         std::to_string(p.padLeft);
+         std::to_string(p.padLeft) + groups;
 }
 
 FailureOr<memref::GlobalOp> kiln::permutedConvWeight(SymbolTable &symbols, Value weight,
@@ -295,8 +316,11 @@ FailureOr<memref::GlobalOp> kiln::permutedConvWeight(SymbolTable &symbols, Value
   auto [global, bytes] = *constant;
   int64_t taps = p.taps(), o = p.outChannels, c = p.channels, rowsPerTap = p.rowsPerTap();
   int64_t k = p.gemmK();
+  // The convolution's groups: each filter reads `groupChannels` of the channels.
+  int64_t groupChannels = c / p.packedGroups;
+  int64_t groupFilters = p.groupOutChannels() / p.packedGroups;
   size_t element = p.operand.getIntOrFloatBitWidth() / 8;
-  if (bytes.size() != size_t(o * taps * c) * element)
+  if (bytes.size() != size_t(o * taps * groupChannels) * element)
     return failure();
   bool kMajor = p.kMajorB();
   auto type = kMajor ? MemRefType::get({o, k}, p.operand) : MemRefType::get({k, o}, p.operand);
@@ -307,13 +331,17 @@ FailureOr<memref::GlobalOp> kiln::permutedConvWeight(SymbolTable &symbols, Value
       existing && existing.getType() != type)
     name += "_k" + std::to_string(k);
   std::vector<char> permuted(size_t(k * o) * element, 0);
-  for (int64_t oc = 0; oc < o; ++oc)
+  // Column oc (its template group's filter oc % groupOutChannels) reads the channels of its
+  // own packed group: zero elsewhere (block-diagonal).
+  for (int64_t oc = 0; oc < o; ++oc) {
+    int64_t packed = (oc % p.groupOutChannels()) / groupFilters;
     for (int64_t tap = 0; tap < taps; ++tap)
-      for (int64_t ic = 0; ic < c; ++ic) {
-        int64_t row = tap * rowsPerTap + ic;
+      for (int64_t ic = 0; ic < groupChannels; ++ic) {
+        int64_t row = tap * rowsPerTap + packed * groupChannels + ic;
         std::memcpy(&permuted[(kMajor ? oc * k + row : row * o + oc) * element],
-                    &bytes[((oc * taps + tap) * c + ic) * element], element);
+                    &bytes[((oc * taps + tap) * groupChannels + ic) * element], element);
       }
+  }
   return getOrCreateConstantGlobal(symbols, global, name, type, permuted);
 }
 

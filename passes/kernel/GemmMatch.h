@@ -42,10 +42,16 @@ struct ConvGemmProblem {
   /// the opt shape (the configuration is chosen there), `maxBatch` the most it can be.
   bool dynamicBatch = false;
   int64_t maxBatch = 0;
-  int64_t batch, height, width, channels;   // input NHWC
+  int64_t batch, height, width, channels;   // input NHWC (channels: of one group)
   int64_t outHeight, outWidth, outChannels; // output NHWC
   int64_t kernelHeight, kernelWidth;
   int64_t strideH, strideW;
+  /// Grouped convolutions: the groups the template computes, each `channels` (its input
+  /// channels) x `groupOutChannels()` filters, and how many of the convolution's groups
+  /// one of them packs (their filters block-diagonal, so that a tile's columns lie in
+  /// one group). 1 and 1 for a dense convolution.
+  int64_t group = 1, packedGroups = 1;
+  int64_t groupOutChannels() const { return outChannels / group; }
   /// The input rows and columns between two taps of the filter.
   int64_t dilationH = 1, dilationW = 1;
   /// The padding before the first row and column (what lies past the last one follows
@@ -74,7 +80,7 @@ struct ConvGemmProblem {
   int64_t maxGemmM() const { return (dynamicBatch ? maxBatch : batch) * outHeight * outWidth; }
   /// The input's elements at the max batch.
   int64_t maxInputElements() const {
-    return (dynamicBatch ? maxBatch : batch) * height * width * channels;
+    return (dynamicBatch ? maxBatch : batch) * height * width * channels * group;
   }
   int64_t taps() const { return kernelHeight * kernelWidth; }
   /// f32 operands, read as tf32 (allow-tf32): B is then stored K-major, O x K.
@@ -116,9 +122,9 @@ std::string convWindowName(const ConvGemmProblem &p);
 
 /// The convolution `function` computes, when it is a kernel.conv holding one channels-last
 /// 2-D graph.conv of f16/bf16 buffers, or with `allowTf32` f32 ones, or of i8 buffers
-/// (an i32 product that its epilogue converts to floats: the fused rescale) (one group,
-/// any dilation, strides up to 8, O % 8 == 0; C a multiple of 16 bytes, or KH*KW*C <= 512
-/// through an explicit im2col) and a fusable epilogue. `tapAlignment` is
+/// (an i32 product that its epilogue converts to floats: the fused rescale) (any groups
+/// but depthwise ones, any dilation, strides up to 8, O % 8 == 0; C a multiple of 16 bytes, or
+/// KH*KW*C <= 512 through an explicit im2col) and a fusable epilogue. `tapAlignment` is
 /// ConvGemmProblem::tapAlignment. With `runTimeBatch`, the batch may be known at run time
 /// only (a dynamic engine's; every other extent static: getBatchBuffers), evaluated at
 /// `rows.profile`; `rows.maxRows` (when given) bounds C's rows, and so the batch. Why it
