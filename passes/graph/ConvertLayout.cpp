@@ -186,11 +186,11 @@ bool canBeChannelsLast(graph::ConvOp conv) {
   return (dense && dense.isSplat()) || getRawBytes(weight);
 }
 
-/// The rule for converting a conv on its own: 2-D, and with `tensorCoreOnly` also not
+/// The rule for converting a conv on its own: 2-D or 3-D, and with `tensorCoreOnly` also not
 /// depthwise and with C / group and M multiples of 8 (an MMA tile's K and N).
 bool suitsTensorCores(graph::ConvOp conv, bool tensorCoreOnly) {
   auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
-  if (weightType.getRank() != 4)
+  if (weightType.getRank() != 4 && weightType.getRank() != 5)
     return false;
   if (!tensorCoreOnly)
     return true;
@@ -436,8 +436,8 @@ struct SinkThroughGlobalAveragePool : OpRewritePattern<graph::GlobalAveragePoolO
 /// are not). Depthwise convolutions have templates in both layouts.
 bool takesImplicitGemm(graph::ConvOp conv) {
   auto weightType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
-  return weightType && weightType.getRank() == 4 && weightType.hasStaticShape() &&
-         weightType.getDimSize(0) % 8 == 0 &&
+  return weightType && (weightType.getRank() == 4 || weightType.getRank() == 5) &&
+         weightType.hasStaticShape() && weightType.getDimSize(0) % 8 == 0 &&
          (conv.getGroup() == 1 || weightType.getDimSize(1) > 1);
 }
 

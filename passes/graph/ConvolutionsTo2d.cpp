@@ -6,7 +6,9 @@
 // - 1-D: x [N, C, W] -> [N, C, 1, W], the weight [O, C/g, K] -> [O, C/g, 1, K], a 2-D
 //   convolution of unit height (stride, dilation 1 and no padding along it), its result
 //   [N, O, 1, OW] -> [N, O, OW]. The same arithmetic, element for element.
-// - 3-D: output depth od reads input depths od * SD - PD + kd * DD, one per depth tap kd.
+// - 3-D: the implicit-GEMM templates take one of one group whose channels are multiples of
+//   8 as it is (5-D boxes). Others: output depth od reads input depths
+//   od * SD - PD + kd * DD, one per depth tap kd.
 //   For each tap, the depths it reads (a strided slice of the input, padded along depth
 //   with zeros first) become images: [N, C, OD, H, W] -> [N, OD, C, H, W] ->
 //   [N * OD, C, H, W], convolved in 2-D with the tap's filters w[:, :, kd] (the height
@@ -104,6 +106,15 @@ bool isCandidate(graph::ConvOp conv, int64_t rank) {
   return int64_t(conv.getStrides().size()) == spatial &&
          int64_t(conv.getDilations().size()) == spatial &&
          int64_t(conv.getPads().size()) == 2 * spatial;
+}
+
+/// Whether the implicit-GEMM templates take the 3-D `conv` as it is (channels last, a
+/// 5-D box of the input a k-tile): one group, input and output channels multiples of 8
+/// (16-byte rows of 16-bit elements).
+bool takenIn3d(graph::ConvOp conv) {
+  auto input = cast<RankedTensorType>(conv.getInput().getType());
+  auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+  return conv.getGroup() == 1 && input.getDimSize(1) % 8 == 0 && weight.getDimSize(0) % 8 == 0;
 }
 
 /// 1-D as 2-D of unit height.
@@ -297,6 +308,8 @@ struct GraphConvolutionsTo2d : kiln::impl::GraphConvolutionsTo2dBase<GraphConvol
     for (graph::ConvOp conv : oneD)
       lift1d(conv);
     for (graph::ConvOp conv : threeD) {
+      if (takenIn3d(conv))
+        continue;
       if (conv.getGroup() == 1 && conv.getWeight().getDefiningOp<graph::ConstantOp>())
         unfoldDepth3d(conv);
       else

@@ -220,13 +220,16 @@ def GraphConvolutionsTo2d : Pass<"graph-convolutions-to-2d", "::mlir::func::Func
   let description = [{
     A channels-first 1-D `graph.conv` becomes a 2-D one of unit height: the input and
     the weight reshaped to `[N, C, 1, W]` and `[O, C/g, 1, K]`, stride and dilation 1 and
-    no padding along the height, the result reshaped back. A 3-D one (static extents but
-    the batch) becomes one 2-D convolution for each depth tap kd, of the input's depths
-    that tap reads (padded with zeros along depth, sliced with the depth stride from
-    kd * dilation, the depths moved into the batch: `[N * OD, C, H, W]`) by the tap's
-    filters `w[:, :, kd]`, summed, the bias added once, and rearranged into
-    `[N, O, OD, OH, OW]`. Both keep the group, the height and width attributes and the
-    result element for element. Constant weights are rearranged at compile time.
+    no padding along the height, the result reshaped back. A 3-D one of one group with
+    input and output channels multiples of 8 stays: the implicit-GEMM templates read it as
+    5-D boxes. Another (static extents but the batch) of one group and a constant weight
+    becomes one 2-D convolution of its output depths as images, the depths each reads
+    (the input padded with zeros along depth, sliced with the depth stride from
+    kd * dilation for each tap kd) side by side as its channels, by the filters
+    `w'[o, kd * C + c] = w[o, c, kd]`, built channels last; a grouped one, or one of a
+    weight computed at run time, a sum over the depth taps of 2-D convolutions of the
+    depths each reads by its filters `w[:, :, kd]`, the bias added once. Both keep the
+    group, the height and width attributes and the result element for element.
   }];
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
@@ -455,8 +458,8 @@ def GraphDecomposeQuantization
 def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
   let summary = "Channels-last (NHWC) convolutions, their transposes sunk and cancelled";
   let description = [{
-    Every 2-D `graph.conv` with static shapes (but the batch) and a constant weight
-    becomes `transpose(NCHW -> NHWC)`, the conv with `channels_last` (its weight permuted
+    Every 2-D or 3-D `graph.conv` with static shapes (but the batch) and a constant weight
+    becomes `transpose(NCHW -> NHWC)` (NCDHW -> NDHWC), the conv with `channels_last` (its weight permuted
     to [M, KH, KW, C / group] at compile time), `transpose(NHWC -> NCHW)`: the layout
     implicit-GEMM convolutions on tensor cores read, the channels (the reduction) being
     contiguous. With `tensor-core-only`, only convs that are not depthwise and have C /

@@ -61,7 +61,83 @@ kiln::GemmProblem asGemm(const kiln::ConvGemmProblem &conv) {
 /// iw = ow strideW - pad_left + s dilationW.
 /// Outside the input (ih or iw negative, which wraps to a large unsigned value, or past H
 /// or W), past M or past K it is no chunk: zero-filled.
+/// As implicitIm2col, for a 3-D `p` (one group): %arow = ((image OD + od) OH + oh) OW + ow,
+/// %acol = ((rd KH + r) KW + s) C + c, input element (((image D + id) H + ih) W + iw) C + c
+/// with id = od strideD - pad_front + rd dilationD.
+kiln::Sm80AOperand implicitIm2col3d(const kiln::ConvGemmProblem &p) {
+  kiln::Sm80AOperand a;
+  a.extent = llvm::formatv("    %aExtent = arith.constant {0} : index",
+                           p.batch * p.depth * p.height * p.width * p.channels)
+                 .str();
+  a.address = llvm::formatv(R"(          %cvC = arith.constant {0} : index
+          %cvKw = arith.constant {1} : index
+          %cvKh = arith.constant {2} : index
+          %cvOutW = arith.constant {3} : index
+          %cvOutH = arith.constant {4} : index
+          %cvOutD = arith.constant {5} : index
+          %cvW = arith.constant {6} : index
+          %cvH = arith.constant {7} : index
+          %cvD = arith.constant {8} : index
+          %cvStrideW = arith.constant {9} : index
+          %cvStrideH = arith.constant {10} : index
+          %cvStrideD = arith.constant {11} : index
+          %cvDilationW = arith.constant {12} : index
+          %cvDilationH = arith.constant {13} : index
+          %cvDilationD = arith.constant {14} : index
+          %cvPadLeft = arith.constant {15} : index
+          %cvPadTop = arith.constant {16} : index
+          %cvPadFront = arith.constant {17} : index
+          %cvOw = arith.remui %arow, %cvOutW : index
+          %cvPos = arith.divui %arow, %cvOutW : index
+          %cvOh = arith.remui %cvPos, %cvOutH : index
+          %cvPlane = arith.divui %cvPos, %cvOutH : index
+          %cvOd = arith.remui %cvPlane, %cvOutD : index
+          %cvImage = arith.divui %cvPlane, %cvOutD : index
+          %cvChannel = arith.remui %acol, %cvC : index
+          %cvTap = arith.divui %acol, %cvC : index
+          %cvS = arith.remui %cvTap, %cvKw : index
+          %cvRq = arith.divui %cvTap, %cvKw : index
+          %cvR = arith.remui %cvRq, %cvKh : index
+          %cvRdepth = arith.divui %cvRq, %cvKh : index
+          %cvOdS = arith.muli %cvOd, %cvStrideD : index
+          %cvRdd = arith.muli %cvRdepth, %cvDilationD : index
+          %cvIdR = arith.addi %cvOdS, %cvRdd : index
+          %cvId = arith.subi %cvIdR, %cvPadFront : index
+          %cvOhS = arith.muli %cvOh, %cvStrideH : index
+          %cvRd = arith.muli %cvR, %cvDilationH : index
+          %cvIhR = arith.addi %cvOhS, %cvRd : index
+          %cvIh = arith.subi %cvIhR, %cvPadTop : index
+          %cvOwS = arith.muli %cvOw, %cvStrideW : index
+          %cvSd = arith.muli %cvS, %cvDilationW : index
+          %cvIwS = arith.addi %cvOwS, %cvSd : index
+          %cvIw = arith.subi %cvIwS, %cvPadLeft : index
+          %cvInM = arith.cmpi ult, %arow, %m : index
+          %cvInK = arith.cmpi ult, %acol, %k : index
+          %cvInD = arith.cmpi ult, %cvId, %cvD : index
+          %cvInH = arith.cmpi ult, %cvIh, %cvH : index
+          %cvInW = arith.cmpi ult, %cvIw, %cvW : index
+          %cvOk0 = arith.andi %cvInM, %cvInK : i1
+          %cvOk1 = arith.andi %cvInH, %cvInW : i1
+          %cvOk2 = arith.andi %cvOk0, %cvInD : i1
+          %aOk = arith.andi %cvOk2, %cvOk1 : i1
+          %cvImageDepths = arith.muli %cvImage, %cvD : index
+          %cvDepth = arith.addi %cvImageDepths, %cvId : index
+          %cvDepthRows = arith.muli %cvDepth, %cvH : index
+          %cvRow = arith.addi %cvDepthRows, %cvIh : index
+          %cvRowPixels = arith.muli %cvRow, %cvW : index
+          %cvPixel = arith.addi %cvRowPixels, %cvIw : index
+          %cvPixelAt = arith.muli %cvPixel, %cvC : index
+          %aIndex = arith.addi %cvPixelAt, %cvChannel : index)",
+                            p.channels, p.kernelWidth, p.kernelHeight, p.outWidth, p.outHeight,
+                            p.outDepth, p.width, p.height, p.depth, p.strideW, p.strideH, p.strideD,
+                            p.dilationW, p.dilationH, p.dilationD, p.padLeft, p.padTop, p.padFront)
+                  .str();
+  return a;
+}
+
 kiln::Sm80AOperand implicitIm2col(const kiln::ConvGemmProblem &p) {
+  if (p.spatialRank == 3)
+    return implicitIm2col3d(p);
   kiln::Sm80AOperand a;
   a.extent = llvm::formatv("    %aExtent = arith.constant {0} : index",
                            p.batch * p.height * p.width * p.channels * p.group)
@@ -192,9 +268,13 @@ struct Sm80ConvGenerator {
       // The product of a row-major matrix, shared with sm80_gemm's.
       entry = "gemm_" + type + "_" + kiln::elementTypeName(p.result) + "_" + config.name();
     } else {
-      entry = llvm::formatv("conv_{0}_{1}x{2}x{3}x{4}_k{5}x{6}{7}_o{8}_{9}", type, p.batch,
-                            p.height, p.width, p.channels, p.kernelHeight, p.kernelWidth,
-                            kiln::convWindowName(p), p.outChannels, config.name())
+      bool volumetric = p.spatialRank == 3;
+      entry = llvm::formatv("conv_{0}_{1}x{2}{3}x{4}x{5}_k{6}{7}x{8}{9}_o{10}_{11}", type, p.batch,
+                            volumetric ? std::to_string(p.depth) + "x" : std::string(), p.height,
+                            p.width, p.channels,
+                            volumetric ? std::to_string(p.kernelDepth) + "x" : std::string(),
+                            p.kernelHeight, p.kernelWidth, kiln::convWindowName(p), p.outChannels,
+                            config.name())
                   .str();
       implicit = implicitIm2col(p);
       a = &implicit;

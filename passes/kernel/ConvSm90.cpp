@@ -61,12 +61,14 @@ std::optional<ConvProblem> matchConv(kernel::FuncOp function, bool allowTf32,
 }
 
 /// The output positions of one 128-row tile of C: a box of BN images x BH rows x BW
-/// columns (at most 128 positions; the rest of the tile's rows are not stored).
+/// columns (x BD depths of a 3-D convolution) (at most 128 positions; the rest of the
+/// tile's rows are not stored).
 struct PixelBox {
-  int64_t images, rows, columns;
-  int64_t positions() const { return images * rows * columns; }
+  int64_t images, rows, columns, depths = 1;
+  int64_t positions() const { return images * depths * rows * columns; }
   bool operator==(const PixelBox &other) const {
-    return images == other.images && rows == other.rows && columns == other.columns;
+    return images == other.images && depths == other.depths && rows == other.rows &&
+           columns == other.columns;
   }
 };
 
@@ -82,14 +84,18 @@ PixelBox choosePixelBox(const ConvProblem &p) {
     for (int64_t rows = 1; rows * columns <= 128 && rows <= p.outHeight; ++rows) {
       if (rows * p.strideH > 256)
         break;
-      int64_t images = std::min<int64_t>(p.batch, 128 / (rows * columns));
-      PixelBox box{images, rows, columns};
-      int64_t tiles = llvm::divideCeil(p.batch, images) * llvm::divideCeil(p.outHeight, rows) *
-                      llvm::divideCeil(p.outWidth, columns);
-      double use = double(p.gemmM()) / double(tiles * 128);
-      if (use > bestUse + 1e-9 || (use > bestUse - 1e-9 && columns > best.columns)) {
-        bestUse = use;
-        best = box;
+      for (int64_t depths = 1; depths * rows * columns <= 128 && depths <= p.outDepth; ++depths) {
+        if (depths * p.strideD > 256)
+          break;
+        int64_t images = std::min<int64_t>(p.batch, 128 / (depths * rows * columns));
+        PixelBox box{images, rows, columns, depths};
+        int64_t tiles = llvm::divideCeil(p.batch, images) * llvm::divideCeil(p.outDepth, depths) *
+                        llvm::divideCeil(p.outHeight, rows) * llvm::divideCeil(p.outWidth, columns);
+        double use = double(p.gemmM()) / double(tiles * 128);
+        if (use > bestUse + 1e-9 || (use > bestUse - 1e-9 && columns > best.columns)) {
+          bestUse = use;
+          best = box;
+        }
       }
     }
   }
@@ -100,14 +106,132 @@ PixelBox choosePixelBox(const ConvProblem &p) {
 /// (explicit).
 int64_t tileCount(const ConvProblem &p, const PixelBox &box, int64_t batch) {
   if (p.rowMajorA())
-    return llvm::divideCeil(batch * p.outHeight * p.outWidth, 128);
-  return llvm::divideCeil(batch, box.images) * llvm::divideCeil(p.outHeight, box.rows) *
-         llvm::divideCeil(p.outWidth, box.columns);
+    return llvm::divideCeil(batch * p.outPositions(), 128);
+  return llvm::divideCeil(batch, box.images) * llvm::divideCeil(p.outDepth, box.depths) *
+         llvm::divideCeil(p.outHeight, box.rows) * llvm::divideCeil(p.outWidth, box.columns);
 }
 int64_t tileCount(const ConvProblem &p, const PixelBox &box) { return tileCount(p, box, p.batch); }
 
+/// The template's A operand for a 3-D `p` with output boxes `box`: as the 2-D one's
+/// (implicitIm2col), the input NDHWC, each k-tile one 5-D box of BN images x BD depths x
+/// BH rows x BW columns of output positions at filter tap (rd, r, s).
+kiln::Sm90AOperand implicitIm2col3d(const ConvProblem &p, const PixelBox &box) {
+  auto n = [](int64_t value) { return std::to_string(value); };
+  int64_t channelBlocks = p.rowsPerTap() / p.tileK();
+  int64_t tilesW = llvm::divideCeil(p.outWidth, box.columns),
+          tilesH = llvm::divideCeil(p.outHeight, box.rows),
+          tilesD = llvm::divideCeil(p.outDepth, box.depths);
+  kiln::Sm90AOperand a;
+  a.box =
+      llvm::formatv("{0}x{1}x{2}x{3}x{4}", box.images, box.depths, box.rows, box.columns, p.tileK())
+          .str();
+  a.boxBytes = box.positions() * p.kTileBytes;
+  a.tilesM = llvm::formatv(R"(    %cvPositions = arith.constant {0} : index
+    %cvBatch = arith.divui %m, %cvPositions : index
+    %cvImagesPerBox = arith.constant {1} : index
+    %cvBoxNLess = arith.constant {2} : index
+    %cvBatchUp = arith.addi %cvBatch, %cvBoxNLess : index
+    %cvImageTiles = arith.divui %cvBatchUp, %cvImagesPerBox : index
+    %cvTilesDHW = arith.constant {3} : index
+    %tilesM = arith.muli %cvImageTiles, %cvTilesDHW : index)",
+                           p.outPositions(), box.images, box.images - 1, tilesD * tilesH * tilesW)
+                 .str();
+  // The tile's first output position (image, depth, row, column) and the input depth,
+  // row and column its filter tap (0, 0, 0) reads (negative inside the padding).
+  a.tileSetup = llvm::formatv(R"(    %cvTilesW = arith.constant {0} : index
+    %cvTilesH = arith.constant {1} : index
+    %cvTilesD = arith.constant {2} : index
+    %cvBoxW = arith.constant {3} : index
+    %cvBoxH = arith.constant {4} : index
+    %cvBoxD = arith.constant {5} : index
+    %cvBoxN = arith.constant {6} : index
+    %cvStrideW = arith.constant {7} : index
+    %cvStrideH = arith.constant {8} : index
+    %cvStrideD = arith.constant {9} : index
+    %cvPadLeft = arith.constant {10} : index
+    %cvPadTop = arith.constant {11} : index
+    %cvPadFront = arith.constant {12} : index
+    %cvTw = arith.remui %tileRow, %cvTilesW : index
+    %cvTq = arith.divui %tileRow, %cvTilesW : index
+    %cvTh = arith.remui %cvTq, %cvTilesH : index
+    %cvTq2 = arith.divui %cvTq, %cvTilesH : index
+    %cvTd = arith.remui %cvTq2, %cvTilesD : index
+    %cvTn = arith.divui %cvTq2, %cvTilesD : index
+    %cvOw0 = arith.muli %cvTw, %cvBoxW : index
+    %cvOh0 = arith.muli %cvTh, %cvBoxH : index
+    %cvOd0 = arith.muli %cvTd, %cvBoxD : index
+    %cvN0 = arith.muli %cvTn, %cvBoxN : index
+    %cvW0s = arith.muli %cvOw0, %cvStrideW : index
+    %cvH0s = arith.muli %cvOh0, %cvStrideH : index
+    %cvD0s = arith.muli %cvOd0, %cvStrideD : index
+    %cvW0 = arith.subi %cvW0s, %cvPadLeft : index
+    %cvH0 = arith.subi %cvH0s, %cvPadTop : index
+    %cvD0 = arith.subi %cvD0s, %cvPadFront : index)",
+                              tilesW, tilesH, tilesD, box.columns, box.rows, box.depths, box.images,
+                              p.strideW, p.strideH, p.strideD, p.padLeft, p.padTop, p.padFront)
+                    .str();
+  // k-tile kt is channels TILE_K cb.. of filter tap (rd, r, s):
+  // kt = ((rd KH + r) KW + s) CB + cb.
+  a.loadA = llvm::formatv(R"(          %cvBlocks = arith.constant {0} : index
+          %cvKw = arith.constant {1} : index
+          %cvKh = arith.constant {2} : index
+          %cvCb = arith.remui %kt, %cvBlocks : index
+          %cvTap = arith.divui %kt, %cvBlocks : index
+          %cvS = arith.remui %cvTap, %cvKw : index
+          %cvRq = arith.divui %cvTap, %cvKw : index
+          %cvR = arith.remui %cvRq, %cvKh : index
+          %cvRd = arith.divui %cvRq, %cvKh : index
+          %cvC0 = arith.muli %cvCb, %tileK : index
+          %cvDilationD = arith.constant {3} : index
+          %cvDilationH = arith.constant {4} : index
+          %cvDilationW = arith.constant {5} : index
+          %cvRdd = arith.muli %cvRd, %cvDilationD : index
+          %cvRh = arith.muli %cvR, %cvDilationH : index
+          %cvSw = arith.muli %cvS, %cvDilationW : index
+          %cvD = arith.addi %cvD0, %cvRdd : index
+          %cvH = arith.addi %cvH0, %cvRh : index
+          %cvW = arith.addi %cvW0, %cvSw : index
+          nvgpu.tma.async.load %descA[%cvC0, %cvW, %cvH, %cvD, %cvN0], %full[%slot] to %a : !tmA, !bars -> !tileA)",
+                          channelBlocks, p.kernelWidth, p.kernelHeight, p.dilationD, p.dilationH,
+                          p.dilationW)
+                .str();
+  a.descMap = "%descB : !halfA, !tmB";
+  a.rowEnd = "      %rowEnd = arith.constant " + n(box.positions()) + " : index";
+  a.rowMap = llvm::formatv(R"(        %cvOutH = arith.constant {0} : index
+        %cvOutW = arith.constant {1} : index
+        %cvOutD = arith.constant {2} : index
+        %cvBw = arith.remui %r, %cvBoxW : index
+        %cvRq = arith.divui %r, %cvBoxW : index
+        %cvBh = arith.remui %cvRq, %cvBoxH : index
+        %cvRq2 = arith.divui %cvRq, %cvBoxH : index
+        %cvBd = arith.remui %cvRq2, %cvBoxD : index
+        %cvBn = arith.divui %cvRq2, %cvBoxD : index
+        %cvImage = arith.addi %cvN0, %cvBn : index
+        %cvOd = arith.addi %cvOd0, %cvBd : index
+        %cvOh = arith.addi %cvOh0, %cvBh : index
+        %cvOw = arith.addi %cvOw0, %cvBw : index
+        %cvImageOk = arith.cmpi ult, %cvImage, %cvBatch : index
+        %cvOdOk = arith.cmpi ult, %cvOd, %cvOutD : index
+        %cvOhOk = arith.cmpi ult, %cvOh, %cvOutH : index
+        %cvOwOk = arith.cmpi ult, %cvOw, %cvOutW : index
+        %cvOk0 = arith.andi %cvImageOk, %cvOdOk : i1
+        %cvOk = arith.andi %cvOk0, %cvOhOk : i1
+        %rowOk = arith.andi %cvOk, %cvOwOk : i1
+        %cvImageDepths = arith.muli %cvImage, %cvOutD : index
+        %cvDepth = arith.addi %cvImageDepths, %cvOd : index
+        %cvDepthRows = arith.muli %cvDepth, %cvOutH : index
+        %cvRow = arith.addi %cvDepthRows, %cvOh : index
+        %cvRowPixels = arith.muli %cvRow, %cvOutW : index
+        %grow = arith.addi %cvRowPixels, %cvOw : index)",
+                           p.outHeight, p.outWidth, p.outDepth)
+                 .str();
+  return a;
+}
+
 /// The template's A operand for `p` with output boxes `box` (see Sm90GemmWs.mlir's header).
 kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
+  if (p.spatialRank == 3)
+    return implicitIm2col3d(p, box);
   auto n = [](int64_t value) { return std::to_string(value); };
   int64_t channelBlocks = p.rowsPerTap() / p.tileK();
   kiln::Sm90AOperand a;
@@ -561,15 +685,22 @@ struct Sm90ConvGenerator {
     // The kernel reads the batch off M. A run-time batch's ("N") has its output boxes
     // (chosen at the opt batch, or a variant's min batch) in its name: they tell apart the
     // kernels of one shape.
+    // 3-D: the depths lead the extents ("8x16x56x56x64_k3x3x3").
+    bool volumetric = p.spatialRank == 3;
+    std::string depth = volumetric ? std::to_string(p.depth) + "x" : std::string();
+    std::string kernelDepth = volumetric ? std::to_string(p.kernelDepth) + "x" : std::string();
+    std::string boxName =
+        volumetric
+            ? llvm::formatv("_box{0}x{1}x{2}x{3}", box.images, box.depths, box.rows, box.columns)
+                  .str()
+            : llvm::formatv("_box{0}x{1}x{2}", box.images, box.rows, box.columns).str();
     std::string entry =
-        llvm::formatv(
-            "conv_{0}_{1}x{2}x{3}x{4}{5}_k{6}x{7}{8}_o{9}_{10}", kiln::elementTypeName(p.operand),
-            p.dynamicBatch ? std::string("N") : std::to_string(p.batch), p.height, p.width,
-            p.channels,
-            p.dynamicBatch
-                ? llvm::formatv("_box{0}x{1}x{2}", box.images, box.rows, box.columns).str()
-                : std::string(),
-            p.kernelHeight, p.kernelWidth, kiln::convWindowName(p), p.outChannels, config.name())
+        llvm::formatv("conv_{0}_{1}x{2}{3}x{4}x{5}{6}_k{7}{8}x{9}{10}_o{11}_{12}",
+                      kiln::elementTypeName(p.operand),
+                      p.dynamicBatch ? std::string("N") : std::to_string(p.batch), depth, p.height,
+                      p.width, p.channels, p.dynamicBatch ? boxName : std::string(), kernelDepth,
+                      p.kernelHeight, p.kernelWidth, kiln::convWindowName(p), p.outChannels,
+                      config.name())
             .str();
     return kiln::instantiateWarpSpecialisedGemm(
         module, symbols, getArgument(), entry, p.operand, p.result, p.outChannels, config,
@@ -621,7 +752,7 @@ struct Sm90ConvGenerator {
     int64_t m = p.gemmM();
     if (p.dynamicBatch) {
       images = memref::DimOp::create(b, launchLoc, output, 0).getResult();
-      rows = kiln::hostExtentProduct(b, launchLoc, output, 0, 3);
+      rows = kiln::hostExtentProduct(b, launchLoc, output, 0, p.spatialRank + 1);
       m = ShapedType::kDynamic;
     }
     // A as a row-major matrix: the input as it is, or the explicit im2col's scratch (the
@@ -675,9 +806,12 @@ struct Sm90ConvGenerator {
     const ConvProblem &p = variant.problem;
     const PixelBox &box = variant.box;
     const kiln::Sm90GemmConfig &config = variant.config;
-    std::string how = p.a == ConvProblem::A::Im2col ? std::string(", explicit im2col")
-                      : p.a == ConvProblem::A::Input
-                          ? std::string(", the input as A")
+    std::string how = p.a == ConvProblem::A::Im2col  ? std::string(", explicit im2col")
+                      : p.a == ConvProblem::A::Input ? std::string(", the input as A")
+                      : p.spatialRank == 3
+                          ? llvm::formatv(", implicit GEMM, boxes of {0}x{1}x{2}x{3} positions",
+                                          box.images, box.depths, box.rows, box.columns)
+                                .str()
                           : llvm::formatv(", implicit GEMM, boxes of {0}x{1}x{2} positions",
                                           box.images, box.rows, box.columns)
                                 .str();
@@ -712,7 +846,13 @@ struct Sm90ConvGenerator {
     } else {
       // A: the NHWC input; the box spans the strides x the positions along H and W, of
       // which TMA takes every stride-th (the element strides the engine builder reads).
-      if (p.group == 1) {
+      if (p.spatialRank == 3) {
+        mapA = tensorMap(input, 0,
+                         {box.images, box.depths * p.strideD, box.rows * p.strideH,
+                          box.columns * p.strideW, p.tileK()});
+        mapA->setAttr("kiln.tma_element_strides",
+                      b.getDenseI64ArrayAttr({1, p.strideD, p.strideH, p.strideW, 1}));
+      } else if (p.group == 1) {
         mapA = tensorMap(input, 0,
                          {box.images, box.rows * p.strideH, box.columns * p.strideW, p.tileK()});
         mapA->setAttr("kiln.tma_element_strides",

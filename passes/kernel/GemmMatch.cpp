@@ -7,6 +7,7 @@
 #include "passes/kernel/Sm90Template.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 #include <cstring>
@@ -197,8 +198,9 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
     return refuse(!op.getChannelsLast()
                       ? "channels first (the implicit-GEMM templates read NHWC: --channels-last)"
                       : "the input or the weight is computed in the kernel (a prologue)");
-  if (op.getStrides().size() != 2)
-    return refuse("not 2-D (graph-convolutions-to-2d makes 1-D and 3-D ones 2-D)");
+  int64_t spatialRank = op.getStrides().size();
+  if (spatialRank != 2 && spatialRank != 3)
+    return refuse("not 2-D or 3-D (graph-convolutions-to-2d makes 1-D ones 2-D)");
   // TMA takes every stride-th element of a box: at most 8.
   if (llvm::any_of(op.getStrides(), [](int64_t s) { return s < 1 || s > 8; }))
     return refuse("a stride above 8");
@@ -208,8 +210,9 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
     return refuse("extents known at run time only, other than the batch");
   SmallVector<MemRefType> &types = buffers->types;
   MemRefType outputType = types.back();
-  if (types[0].getRank() != 4 || types[1].getRank() != 4 || outputType.getRank() != 4)
-    return refuse("not 2-D");
+  int64_t rank = spatialRank + 2;
+  if (types[0].getRank() != rank || types[1].getRank() != rank || outputType.getRank() != rank)
+    return refuse("buffers of another rank than the convolution's");
   // graph.conv's bias (one value per output channel) and the elementwise ops after it,
   // of the output's declared shape (a run-time batch's too).
   std::optional<kiln::Sm90Epilogue> epilogue = kiln::matchSm90Epilogue(
@@ -221,14 +224,25 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   p.maxBatch = buffers->maxBatch;
   p.tapAlignment = tapAlignment;
   p.epilogue = std::move(*epilogue);
+  // 2-D buffers are [N, H, W, C], [O, KH, KW, C/g], [N, OH, OW, O]; 3-D ones have a depth
+  // before the height: read as 2-D past it.
   ArrayRef<int64_t> x = types[0].getShape(), w = types[1].getShape(), y = outputType.getShape();
-  p.batch = x[0], p.height = x[1], p.width = x[2], p.channels = x[3];
+  ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(), pads = op.getPads();
+  p.spatialRank = spatialRank;
+  if (spatialRank == 3) {
+    p.depth = x[1], p.outDepth = y[1], p.kernelDepth = w[1];
+    p.strideD = strides[0], p.dilationD = dilations[0], p.padFront = pads[0];
+    x = x.drop_front(), w = w.drop_front(), y = y.drop_front();
+    strides = strides.drop_front(), dilations = dilations.drop_front();
+    pads = pads.drop_front();
+  }
+  p.batch = types[0].getDimSize(0), p.height = x[1], p.width = x[2], p.channels = x[3];
   int64_t groups = op.getGroup();
-  p.outChannels = w[0], p.kernelHeight = w[1], p.kernelWidth = w[2];
+  p.outChannels = types[1].getDimSize(0), p.kernelHeight = w[1], p.kernelWidth = w[2];
   p.outHeight = y[1], p.outWidth = y[2];
-  p.strideH = op.getStrides()[0], p.strideW = op.getStrides()[1];
-  p.dilationH = op.getDilations()[0], p.dilationW = op.getDilations()[1];
-  p.padTop = op.getPads()[0], p.padLeft = op.getPads()[1];
+  p.strideH = strides[0], p.strideW = strides[1];
+  p.dilationH = dilations[0], p.dilationW = dilations[1];
+  p.padTop = pads[0], p.padLeft = pads[1];
   p.operand = types[0].getElementType();
   p.result = outputType.getElementType();
   // graph.conv keeps its float operands' type, and an epilogue may cast the f32 sums to
@@ -239,8 +253,9 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
   bool floatOperands = p.operand.isF16() || p.operand.isBF16() || (allowTf32 && p.operand.isF32());
   bool int8 =
       p.operand.isSignlessInteger(8) && productType.isSignlessInteger(32) && !p.epilogue.empty();
-  if (w[3] * groups != p.channels || p.outChannels % groups || y[0] != p.batch ||
-      y[3] != p.outChannels || types[1].getElementType() != p.operand || !(floatOperands || int8) ||
+  if (w[3] * groups != p.channels || p.outChannels % groups ||
+      outputType.getDimSize(0) != p.batch || y[3] != p.outChannels ||
+      types[1].getElementType() != p.operand || !(floatOperands || int8) ||
       (floatOperands && productType != p.operand) ||
       !(p.result.isF16() || p.result.isBF16() || p.result.isF32() ||
         (int8 && p.result.isSignlessInteger(8))) ||
@@ -251,7 +266,7 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
                       : "operand or result types the templates do not take");
   // A bucket's bound on C's rows bounds the batch.
   if (p.dynamicBatch && rows.maxRows > 0)
-    p.maxBatch = std::max<int64_t>(p.batch, rows.maxRows / (p.outHeight * p.outWidth));
+    p.maxBatch = std::max<int64_t>(p.batch, rows.maxRows / p.outPositions());
   // 16-byte row strides: of B always, of the NHWC input to read it implicitly.
   if (p.outChannels % 8)
     return refuse(std::to_string(p.outChannels) +
@@ -276,10 +291,15 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
     p.group = groups / p.packedGroups;
     p.channels = p.packedGroups * groupChannels;
   }
-  if (p.group == 1 && p.kernelHeight == 1 && p.kernelWidth == 1 && p.strideH == 1 &&
-      p.strideW == 1 && p.padTop == 0 && p.padLeft == 0 && p.outHeight == p.height &&
-      p.outWidth == p.width && p.channels % p.channelAlignment() == 0)
+  if (p.group == 1 && p.taps() == 1 && p.strideD == 1 && p.strideH == 1 && p.strideW == 1 &&
+      p.padFront == 0 && p.padTop == 0 && p.padLeft == 0 && p.outDepth == p.depth &&
+      p.outHeight == p.height && p.outWidth == p.width && p.channels % p.channelAlignment() == 0)
     p.a = ConvGemmProblem::A::Input;
+  if (p.spatialRank == 3 && (p.group > 1 || p.channels % p.channelAlignment()))
+    return refuse(p.group > 1 ? "3-D and grouped (graph-convolutions-to-2d splits these)"
+                              : "3-D with " + std::to_string(p.channels) +
+                                    " input channels, not a multiple of 16 bytes "
+                                    "(graph-convolutions-to-2d splits these)");
   if (p.channels % p.channelAlignment()) {
     p.a = ConvGemmProblem::A::Im2col;
     // The im2col kernel indexes the input and counts its chunks in 32 bits.
@@ -293,6 +313,12 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
 }
 
 std::string kiln::convWindowName(const ConvGemmProblem &p) {
+  if (p.spatialRank == 3) {
+    std::string name = llvm::formatv("s{0}x{1}x{2}", p.strideD, p.strideH, p.strideW).str();
+    if (p.dilationD != 1 || p.dilationH != 1 || p.dilationW != 1)
+      name += llvm::formatv("d{0}x{1}x{2}", p.dilationD, p.dilationH, p.dilationW).str();
+    return name + llvm::formatv("p{0}x{1}x{2}", p.padFront, p.padTop, p.padLeft).str();
+  }
   std::string strides = p.strideH == p.strideW
                             ? std::to_string(p.strideH)
                             : std::to_string(p.strideH) + "x" + std::to_string(p.strideW);

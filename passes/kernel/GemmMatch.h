@@ -46,6 +46,11 @@ struct ConvGemmProblem {
   int64_t outHeight, outWidth, outChannels; // output NHWC
   int64_t kernelHeight, kernelWidth;
   int64_t strideH, strideW;
+  /// 3-D convolutions (NDHWC input, ODHWI weight): 3, and the input's, the output's and
+  /// the filter's depths, the depth stride, dilation and leading padding; a 2-D one has
+  /// 2 and a depth of 1 throughout.
+  int64_t spatialRank = 2;
+  int64_t depth = 1, outDepth = 1, kernelDepth = 1, strideD = 1, dilationD = 1, padFront = 0;
   /// Grouped convolutions: the groups the template computes, each `channels` (its input
   /// channels) x `groupOutChannels()` filters, and how many of the convolution's groups
   /// one of them packs (their filters block-diagonal, so that a tile's columns lie in
@@ -75,14 +80,15 @@ struct ConvGemmProblem {
   /// The bias and the elementwise ops after the convolution (passes/kernel/Sm90Epilogue.h).
   Sm90Epilogue epilogue;
 
-  int64_t gemmM() const { return batch * outHeight * outWidth; }
+  int64_t outPositions() const { return outDepth * outHeight * outWidth; }
+  int64_t gemmM() const { return batch * outPositions(); }
   /// The most rows of C a launch has (gemmM() at the max batch).
-  int64_t maxGemmM() const { return (dynamicBatch ? maxBatch : batch) * outHeight * outWidth; }
+  int64_t maxGemmM() const { return (dynamicBatch ? maxBatch : batch) * outPositions(); }
   /// The input's elements at the max batch.
   int64_t maxInputElements() const {
-    return (dynamicBatch ? maxBatch : batch) * height * width * channels * group;
+    return (dynamicBatch ? maxBatch : batch) * depth * height * width * channels * group;
   }
-  int64_t taps() const { return kernelHeight * kernelWidth; }
+  int64_t taps() const { return kernelDepth * kernelHeight * kernelWidth; }
   /// f32 operands, read as tf32 (allow-tf32): B is then stored K-major, O x K.
   bool tf32() const { return operand.isF32(); }
   /// i8 operands (a graph.conv of integers, accumulated in i32 and rescaled to floats by

@@ -247,3 +247,32 @@ func.func @integer_convs(%x: tensor<1x2x8x8xi8>) -> tensor<1x4x8x7xf32> {
   %d1 = graph.dequantize_linear %c1, %s1 {axis = 1 : i64, block_size = 0 : i64} : (tensor<1x4x8x7xi32>, tensor<f32>) -> tensor<1x4x8x7xf32>
   return %d1 : tensor<1x4x8x7xf32>
 }
+
+// -----
+
+// An isolated conv the implicit-GEMM templates take (one group, 8 output channels) stays
+// channels last between its two transposes: they cost far less than a generic
+// convolution.
+// CHECK-LABEL: func.func @isolated_template_conv_kept
+// CHECK: graph.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
+// CHECK: graph.conv {{.*}}channels_last{{.*}} -> tensor<1x4x4x8xf32>
+// CHECK: graph.transpose {{.*}} {perm = array<i64: 0, 3, 1, 2>}
+func.func @isolated_template_conv_kept(%x: tensor<1x8x4x4xf32>, %r: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %w = graph.constant dense<0.5> : tensor<8x8x3x3xf32>
+  %c = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x8x4x4xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %a = graph.add %c, %r : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %a : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// A 3-D conv becomes channels last too: NDHWC activations, an ODHWI weight.
+// CHECK-LABEL: func.func @conv3d
+// CHECK: graph.transpose %arg0 {perm = array<i64: 0, 2, 3, 4, 1>} : (tensor<2x8x4x6x6xf16>) -> tensor<2x4x6x6x8xf16>
+// CHECK: graph.conv {{.*}}channels_last{{.*}} : (tensor<2x4x6x6x8xf16>, tensor<16x3x3x3x8xf16>) -> tensor<2x4x6x6x16xf16>
+// CHECK: graph.transpose {{.*}} {perm = array<i64: 0, 4, 1, 2, 3>} : (tensor<2x4x6x6x16xf16>) -> tensor<2x16x4x6x6xf16>
+func.func @conv3d(%x: tensor<2x8x4x6x6xf16>) -> tensor<2x16x4x6x6xf16> {
+  %w = graph.constant dense<0.5> : tensor<16x8x3x3x3xf16>
+  %y = graph.conv %x, %w {strides = array<i64: 1, 1, 1>, dilations = array<i64: 1, 1, 1>, pads = array<i64: 1, 1, 1, 1, 1, 1>, group = 1} : (tensor<2x8x4x6x6xf16>, tensor<16x8x3x3x3xf16>) -> tensor<2x16x4x6x6xf16>
+  return %y : tensor<2x16x4x6x6xf16>
+}

@@ -27,28 +27,29 @@ func.func @conv1d_runtime_weight(%x: tensor<1x4x16xf32>, %w: tensor<8x4x5xf32>) 
 
 // -----
 
-// 3-D, 3x3x3 with depth stride 2 and padding 1, one group, a constant weight: channels
-// last, padded along depth; tap kd's depths kd, kd + 2 (a strided slice), the three side by
-// side as 3 x 8 channels of N * 2 images; one 2-D convolution by w'[o, kd * 8 + c] =
-// w[o, c, kd] with the bias; the images back into [N, O, OD, OH, OW].
+// 3-D, 3x3x3 with depth stride 2 and padding 1, one group, a constant weight, 4 input
+// channels (too few for the templates' 5-D boxes): channels last, padded along depth; tap
+// kd's depths kd, kd + 2 (a strided slice), the three side by side as 3 x 4 channels of
+// N * 2 images; one 2-D convolution by w'[o, kd * 4 + c] = w[o, c, kd] with the bias; the
+// images back into [N, O, OD, OH, OW].
 // CHECK-LABEL: func.func @conv3d
-// CHECK-DAG: %[[W:.*]] = graph.constant dense<5.000000e-01> : tensor<16x24x3x3xf16>
-// CHECK: %[[L:.*]] = graph.transpose %arg0 {perm = array<i64: 0, 2, 3, 4, 1>} : (tensor<?x8x4x6x6xf16>) -> tensor<?x4x6x6x8xf16>
-// CHECK: %[[P:.*]] = graph.pad %[[L]], {{.*}} -> tensor<?x6x6x6x8xf16>
-// CHECK: %[[S0:.*]] = graph.slice %[[P]], {{.*}} -> tensor<?x2x6x6x8xf16>
-// CHECK: %[[S1:.*]] = graph.slice %[[P]], {{.*}} -> tensor<?x2x6x6x8xf16>
-// CHECK: %[[S2:.*]] = graph.slice %[[P]], {{.*}} -> tensor<?x2x6x6x8xf16>
-// CHECK: %[[U:.*]] = graph.concat %[[S0]], %[[S1]], %[[S2]] {axis = 4 : i64} {{.*}} -> tensor<?x2x6x6x24xf16>
-// CHECK: %[[I:.*]] = graph.reshape %[[U]], {{.*}} -> tensor<?x6x6x24xf16>
+// CHECK-DAG: %[[W:.*]] = graph.constant dense<5.000000e-01> : tensor<16x12x3x3xf16>
+// CHECK: %[[L:.*]] = graph.transpose %arg0 {perm = array<i64: 0, 2, 3, 4, 1>} : (tensor<?x4x4x6x6xf16>) -> tensor<?x4x6x6x4xf16>
+// CHECK: %[[P:.*]] = graph.pad %[[L]], {{.*}} -> tensor<?x6x6x6x4xf16>
+// CHECK: %[[S0:.*]] = graph.slice %[[P]], {{.*}} -> tensor<?x2x6x6x4xf16>
+// CHECK: %[[S1:.*]] = graph.slice %[[P]], {{.*}} -> tensor<?x2x6x6x4xf16>
+// CHECK: %[[S2:.*]] = graph.slice %[[P]], {{.*}} -> tensor<?x2x6x6x4xf16>
+// CHECK: %[[U:.*]] = graph.concat %[[S0]], %[[S1]], %[[S2]] {axis = 4 : i64} {{.*}} -> tensor<?x2x6x6x12xf16>
+// CHECK: %[[I:.*]] = graph.reshape %[[U]], {{.*}} -> tensor<?x6x6x12xf16>
 // CHECK: %[[F:.*]] = graph.transpose %[[I]] {perm = array<i64: 0, 3, 1, 2>}
-// CHECK: %[[C:.*]] = graph.conv %[[F]], %[[W]], %arg1 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x24x6x6xf16>, tensor<16x24x3x3xf16>, tensor<16xf16>) -> tensor<?x16x6x6xf16>
+// CHECK: %[[C:.*]] = graph.conv %[[F]], %[[W]], %arg1 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x12x6x6xf16>, tensor<16x12x3x3xf16>, tensor<16xf16>) -> tensor<?x16x6x6xf16>
 // CHECK: %[[B:.*]] = graph.transpose %[[C]] {perm = array<i64: 0, 2, 3, 1>}
 // CHECK: %[[V:.*]] = graph.reshape %[[B]], {{.*}} -> tensor<?x2x6x6x16xf16>
 // CHECK: %[[R:.*]] = graph.transpose %[[V]] {perm = array<i64: 0, 4, 1, 2, 3>} : (tensor<?x2x6x6x16xf16>) -> tensor<?x16x2x6x6xf16>
 // CHECK: return %[[R]]
-func.func @conv3d(%x: tensor<?x8x4x6x6xf16>, %b: tensor<16xf16>) -> tensor<?x16x2x6x6xf16> {
-  %w = graph.constant dense<0.5> : tensor<16x8x3x3x3xf16>
-  %y = graph.conv %x, %w, %b {strides = array<i64: 2, 1, 1>, dilations = array<i64: 1, 1, 1>, pads = array<i64: 1, 1, 1, 1, 1, 1>, group = 1} : (tensor<?x8x4x6x6xf16>, tensor<16x8x3x3x3xf16>, tensor<16xf16>) -> tensor<?x16x2x6x6xf16>
+func.func @conv3d(%x: tensor<?x4x4x6x6xf16>, %b: tensor<16xf16>) -> tensor<?x16x2x6x6xf16> {
+  %w = graph.constant dense<0.5> : tensor<16x4x3x3x3xf16>
+  %y = graph.conv %x, %w, %b {strides = array<i64: 2, 1, 1>, dilations = array<i64: 1, 1, 1>, pads = array<i64: 1, 1, 1, 1, 1, 1>, group = 1} : (tensor<?x4x4x6x6xf16>, tensor<16x4x3x3x3xf16>, tensor<16xf16>) -> tensor<?x16x2x6x6xf16>
   return %y : tensor<?x16x2x6x6xf16>
 }
 
@@ -87,13 +88,16 @@ func.func @conv3d_dilated(%x: tensor<1x4x3x3x3xf32>, %w: tensor<8x4x2x1x1xf32>) 
 
 // -----
 
-// Left alone: 2-D convolutions, channels last, a 3-D one with a dynamic spatial extent.
+// Left alone: 2-D convolutions, channels last, a 3-D one with a dynamic spatial extent, a
+// 3-D one the templates take as it is (one group, 8 input and 8 output channels).
 // CHECK-LABEL: func.func @left_alone
-// CHECK-COUNT-3: graph.conv
+// CHECK-COUNT-4: graph.conv
 // CHECK-NOT: graph.reshape
-func.func @left_alone(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>, %xl: tensor<1x8x8x4xf32>, %wl: tensor<8x3x3x4xf32>, %xd: tensor<1x4x?x8x8xf32>, %wd: tensor<8x4x1x1x1xf32>) -> (tensor<1x8x6x6xf32>, tensor<1x6x6x8xf32>, tensor<1x8x?x8x8xf32>) {
+func.func @left_alone(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>, %xl: tensor<1x8x8x4xf32>, %wl: tensor<8x3x3x4xf32>, %xd: tensor<1x4x?x8x8xf32>, %wd: tensor<8x4x1x1x1xf32>, %x3: tensor<2x8x4x6x6xf32>) -> (tensor<1x8x6x6xf32>, tensor<1x6x6x8xf32>, tensor<1x8x?x8x8xf32>, tensor<2x8x4x6x6xf32>) {
+  %w3 = graph.constant dense<0.5> : tensor<8x8x3x3x3xf32>
+  %e = graph.conv %x3, %w3 {strides = array<i64: 1, 1, 1>, dilations = array<i64: 1, 1, 1>, pads = array<i64: 1, 1, 1, 1, 1, 1>, group = 1} : (tensor<2x8x4x6x6xf32>, tensor<8x8x3x3x3xf32>) -> tensor<2x8x4x6x6xf32>
   %a = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
   %b = graph.conv %xl, %wl {channels_last, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x8x8x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x6x6x8xf32>
   %c = graph.conv %xd, %wd {strides = array<i64: 1, 1, 1>, dilations = array<i64: 1, 1, 1>, pads = array<i64: 0, 0, 0, 0, 0, 0>, group = 1} : (tensor<1x4x?x8x8xf32>, tensor<8x4x1x1x1xf32>) -> tensor<1x8x?x8x8xf32>
-  return %a, %b, %c : tensor<1x8x6x6xf32>, tensor<1x6x6x8xf32>, tensor<1x8x?x8x8xf32>
+  return %a, %b, %c, %e : tensor<1x8x6x6xf32>, tensor<1x6x6x8xf32>, tensor<1x8x?x8x8xf32>, tensor<2x8x4x6x6xf32>
 }
