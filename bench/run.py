@@ -62,7 +62,7 @@ MIN_RUNS, MIN_SECONDS = 50, 1.0
 # INT8 engines calibrate on this many seeded random samples of the model's inputs (the
 # distribution the correctness check draws from), once per model at batch 1: the
 # thresholds go to a calibration cache that every batch's compile reads.
-CALIBRATION_SAMPLES = 32
+CALIBRATION_SAMPLES = 8
 STARTED = time.time()
 
 

@@ -305,11 +305,12 @@ void addGraphStage(OpPassManager &pm, const GraphStageOptions &options) {
     // Before reduced precision's constant folding would fold the int8 weights'
     // DequantizeLinear into f32 constants.
     if (options.int8Thresholds) {
-      pm.addNestedPass<func::FuncOp>(
-          graph::createQuantizeInt8Pass(options.int8Thresholds, options.int8Report));
+      pm.addNestedPass<func::FuncOp>(graph::createQuantizeInt8Pass(
+          options.int8Thresholds, options.int8Report, options.int8TensorCoreRows));
     } else {
       GraphQuantizeInt8Options quantize;
       quantize.calibrationCache = options.calibrationCache;
+      quantize.tensorCoreRows = options.int8TensorCoreRows;
       pm.addNestedPass<func::FuncOp>(createGraphQuantizeInt8(quantize));
     }
     addQuantizedProductPasses(pm);
@@ -438,7 +439,10 @@ void addGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options) {
   };
   auto runs = [&](Stage stage) { return options.from <= stage && stage <= options.to; };
   if (runs(Stage::Graph)) {
-    addGraphStage(pm, options.graph);
+    // INT8 on the GPU: products the int8 templates cannot take stay in floats.
+    GraphStageOptions graph = options.graph;
+    graph.int8TensorCoreRows = true;
+    addGraphStage(pm, graph);
     observe(PipelinePoint::GraphDone);
   }
   if (runs(Stage::Kernel)) {

@@ -86,6 +86,9 @@ struct GraphStageOptions {
   /// `calibrationCache`. Neither: no quantization.
   std::shared_ptr<const llvm::StringMap<double>> int8Thresholds;
   std::string calibrationCache;
+  /// Products the int8 tensor-core templates cannot take stay in floats
+  /// (graph-quantize-int8's tensor-core-rows): the GPU pipeline sets it.
+  bool int8TensorCoreRows = false;
   /// Called with each function's precision and int8 reports (progress lines, the
   /// precision report), when set.
   std::function<void(const graph::PrecisionReport &)> precisionReport;

@@ -196,9 +196,26 @@ bool padGemm(graph::GemmOp gemm) {
   return true;
 }
 
+/// Whether `op` is a per-tensor quantize_linear of zero point 0: it maps the padded
+/// channels' zeros to zeros, as a unary elementwise op would (an int8 convolution after a
+/// squeeze-excite reduction that stays in floats reads it).
+bool isZeroPreservingQuantize(Operation *op) {
+  auto quantize = dyn_cast<graph::QuantizeLinearOp>(op);
+  if (!quantize || quantize.getBlockSize() != 0)
+    return false;
+  auto scale = dyn_cast<RankedTensorType>(quantize.getScale().getType());
+  if (!scale || scale.getNumElements() != 1)
+    return false;
+  Value zero = quantize.getZeroPoint();
+  std::optional<std::vector<char>> bytes =
+      zero ? graph::readConstantBytes(zero) : std::optional<std::vector<char>>();
+  return !zero || (bytes && llvm::all_of(*bytes, [](char byte) { return byte == 0; }));
+}
+
 /// Pads the output channels of `conv` (channels first, one group, a constant weight)
 /// to a multiple of 8 when they are not and its value reaches, through unary elementwise
-/// ops, only convolutions (one group, constant weights) that read it as their input (a
+/// ops (and a quantize that keeps zeros), only convolutions (one group, constant weights,
+/// float or int8) that read it as their input (a
 /// squeeze-excite block's reduction, 4 to 28 channels in EfficientNet-B0). The padded
 /// channels get zero filters and zero bias; whatever the ops between make of them, the
 /// consumers' weights read them with zeros, so their values are unchanged and no slice is
@@ -219,7 +236,8 @@ bool padConvChannels(graph::ConvOp conv) {
   Value current = conv.getResult();
   while (current.hasOneUse()) {
     Operation *user = *current.getUsers().begin();
-    if (!user->hasTrait<graph::OpTrait::Pointwise>() || user->getNumOperands() != 1 ||
+    if (!(isZeroPreservingQuantize(user) ||
+          (user->hasTrait<graph::OpTrait::Pointwise>() && user->getNumOperands() == 1)) ||
         user->getNumResults() != 1)
       break;
     chain.push_back(user);

@@ -396,6 +396,10 @@ def GraphQuantizeInt8 : Pass<"graph-quantize-int8", "::mlir::func::FuncOp"> {
            "The calibration cache (JSON) with each activation's threshold">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
            "A remark for each activation without calibration, and a summary">,
+    Option<"tensorCoreRows", "tensor-core-rows", "bool", /*default=*/"false",
+           "Leave in floats the products whose rows the int8 tensor-core templates do not "
+           "take (N not a multiple of 8; depthwise; a matrix product's K not of 16): GPU "
+           "targets">,
   ];
 }
 

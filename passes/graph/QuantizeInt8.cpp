@@ -92,6 +92,23 @@ bool hasQuantizableOperands(Operation *op) {
          !activation.getDefiningOp<graph::ConstantOp>();
 }
 
+/// Whether the int8 tensor-core templates read and write `op`'s rows (16 bytes and more):
+/// output channels (N) a multiple of 8, not depthwise, and, for a matrix product, K a
+/// multiple of 16. With
+/// `tensor-core-rows`, a product they cannot take stays in floats, where
+/// graph-pad-products aligns it (a squeeze-excite convolution of 20 channels), rather than
+/// going to the generic lowering in int8.
+bool fitsInt8Templates(Operation *op, int weight, int64_t axis) {
+  auto type = cast<RankedTensorType>(op->getOperand(weight).getType());
+  if (axis < 0 || type.getDimSize(axis) % 8)
+    return false;
+  // Any input channels (an explicit im2col serves unaligned ones), but one a group: a
+  // depthwise convolution's template reads 16-bit floats.
+  if (auto conv = dyn_cast<graph::ConvOp>(op))
+    return conv.getGroup() == 1 || type.getDimSize(1) > 1;
+  return type.getRank() == 2 && type.getDimSize(1 - axis) % 16 == 0;
+}
+
 /// What graph-quantize-int8 quantizes: such an op of static shapes (calibration and the
 /// int8 kernels need them).
 bool isQuantizable(Operation *op) {
@@ -172,8 +189,10 @@ Value quantizeWeight(OpBuilder &b, Location loc, Value value, int64_t axis) {
 struct GraphQuantizeInt8 : kiln::impl::GraphQuantizeInt8Base<GraphQuantizeInt8> {
   using Base::Base;
   GraphQuantizeInt8(std::shared_ptr<const llvm::StringMap<double>> thresholds,
-                    std::function<void(const graph::Int8Report &)> report)
-      : thresholds(std::move(thresholds)), report(std::move(report)) {}
+                    std::function<void(const graph::Int8Report &)> report, bool rows)
+      : thresholds(std::move(thresholds)), report(std::move(report)) {
+    tensorCoreRows = rows;
+  }
 
   LogicalResult initialize(MLIRContext *) override {
     if (thresholds)
@@ -198,13 +217,16 @@ struct GraphQuantizeInt8 : kiln::impl::GraphQuantizeInt8Base<GraphQuantizeInt8> 
       function.emitError("graph-quantize-int8: ") << cacheError;
       return signalPassFailure();
     }
-    graph::Int8Report result = graph::quantizeInt8(function, *thresholds);
+    graph::Int8Report result = graph::quantizeInt8(function, *thresholds, tensorCoreRows);
     if (report)
       report(result);
     if (!emitRemarks)
       return;
     for (const std::string &key : result.uncalibrated)
       function.emitRemark("graph-quantize-int8: no calibration for '") << key << "'; left in f32";
+    for (const std::string &key : result.keptForTemplates)
+      function.emitRemark("graph-quantize-int8: '")
+          << key << "' left in floats: the int8 templates do not take its rows";
     function.emitRemark("graph-quantize-int8: ")
         << result.quantized + result.shortcuts << " activations quantized";
   }
@@ -219,7 +241,10 @@ struct GraphQuantizeInt8 : kiln::impl::GraphQuantizeInt8Base<GraphQuantizeInt8> 
 Operation *graph::findDynamicInt8Candidate(func::FuncOp function) {
   Operation *found = nullptr;
   function.walk([&](Operation *op) {
-    if (!found && hasQuantizableOperands(op) && !isQuantizable(op))
+    if (found || !hasQuantizableOperands(op))
+      return;
+    auto [weight, axis] = weightOf(op);
+    if (!hasStaticShape(op->getOperand(0)) || !hasStaticShape(op->getOperand(weight)))
       found = op;
   });
   return found;
@@ -291,7 +316,8 @@ void quantizeResidualInputs(ArrayRef<std::pair<Value, graph::DequantizeLinearOp>
 } // namespace
 
 graph::Int8Report graph::quantizeInt8(func::FuncOp function,
-                                      const llvm::StringMap<double> &thresholds) {
+                                      const llvm::StringMap<double> &thresholds,
+                                      bool tensorCoreRows) {
   Int8Report report;
   // Convolution inputs and their DequantizeLinear, for quantizeResidualInputs.
   SmallVector<std::pair<Value, graph::DequantizeLinearOp>> convInputs;
@@ -302,6 +328,13 @@ graph::Int8Report graph::quantizeInt8(func::FuncOp function,
       continue;
     }
     Operation *op = activation.op;
+    if (tensorCoreRows && !activation.shortcut) {
+      auto [weight, axis] = weightOf(op);
+      if (!fitsInt8Templates(op, weight, axis)) {
+        report.keptForTemplates.push_back(activation.key);
+        continue;
+      }
+    }
     OpBuilder b(op);
     Location loc = op->getLoc();
     float scale = kiln::quant::int8Scale(found->second);
@@ -335,6 +368,7 @@ graph::Int8Report graph::quantizeInt8(func::FuncOp function,
 
 std::unique_ptr<Pass>
 graph::createQuantizeInt8Pass(std::shared_ptr<const llvm::StringMap<double>> thresholds,
-                              std::function<void(const Int8Report &)> report) {
-  return std::make_unique<GraphQuantizeInt8>(std::move(thresholds), std::move(report));
+                              std::function<void(const Int8Report &)> report, bool tensorCoreRows) {
+  return std::make_unique<GraphQuantizeInt8>(std::move(thresholds), std::move(report),
+                                             tensorCoreRows);
 }

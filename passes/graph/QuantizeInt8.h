@@ -47,20 +47,27 @@ struct Int8Report {
   int64_t shortcuts = 0;
   /// Activations without a threshold in the calibration (left in f32).
   std::vector<std::string> uncalibrated;
+  /// Activations left in floats because the int8 templates do not take their product's
+  /// rows (with `tensorCoreRows`).
+  std::vector<std::string> keptForTemplates;
 };
 
 /// Inserts QuantizeLinear/DequantizeLinear pairs (symmetric int8) on each activation with
 /// a threshold in `thresholds` (by key: scale threshold / 127) and quantizes its op's
 /// weight per output channel (an int8 constant and a DequantizeLinear), as a QAT export
-/// would carry them.
-Int8Report quantizeInt8(mlir::func::FuncOp function, const llvm::StringMap<double> &thresholds);
+/// would carry them. With `tensorCoreRows` (GPU targets), products whose rows the int8
+/// tensor-core templates do not take (N not a multiple of 8; depthwise; a matrix product's
+/// K not of 16) stay in floats.
+Int8Report quantizeInt8(mlir::func::FuncOp function, const llvm::StringMap<double> &thresholds,
+                        bool tensorCoreRows = false);
 
 /// graph-quantize-int8 with `thresholds` (each activation's, by key; the calibration the
 /// driver made) instead of a calibration cache file, calling `report` (when set) with each
 /// function's result.
 std::unique_ptr<mlir::Pass>
 createQuantizeInt8Pass(std::shared_ptr<const llvm::StringMap<double>> thresholds,
-                       std::function<void(const Int8Report &)> report = {});
+                       std::function<void(const Int8Report &)> report = {},
+                       bool tensorCoreRows = false);
 
 } // namespace kiln::graph
 

@@ -347,11 +347,13 @@ std::optional<kiln::DepthwiseProblem> kiln::matchDepthwiseConv(kernel::FuncOp fu
     return std::nullopt;
 
   // Input and weight of one float type, accumulated in f32; the epilogue may cast the
-  // result to another float type.
+  // result to another float type, or quantize it to i8 (the input of an int8 convolution
+  // after it).
   p.operand = input.getElementType();
   p.result = output.getElementType();
   auto isFloat = [](Type type) { return type.isF32() || type.isF16() || type.isBF16(); };
-  if (!isFloat(p.operand) || weight.getElementType() != p.operand || !isFloat(p.result) ||
+  if (!isFloat(p.operand) || weight.getElementType() != p.operand ||
+      !(isFloat(p.result) || p.result.isSignlessInteger(8)) ||
       op.getResult().getType().getElementType() != p.operand)
     return std::nullopt;
   // The kernels index in 32 bits.
@@ -444,9 +446,11 @@ struct DepthwiseGenerator {
         s.stored = ("%epilogued" + suffix).str();
       }
       if (!p.result.isF32()) {
-        s.convert = llvm::formatv("%out{0} = arith.truncf {1} : vector<{2}xf32> to vector<{2}x{3}>",
-                                  suffix, s.stored, storeLanes, out)
-                        .str();
+        // An i8 result holds the epilogue's integers (rounded and clamped by it).
+        s.convert =
+            llvm::formatv("%out{0} = arith.{4} {1} : vector<{2}xf32> to vector<{2}x{3}>", suffix,
+                          s.stored, storeLanes, out, p.result.isInteger(8) ? "fptosi" : "truncf")
+                .str();
         s.stored = ("%out" + suffix).str();
       }
       return s;

@@ -258,7 +258,7 @@ std::optional<kiln::ConvGemmProblem> kiln::matchConvKernel(kernel::FuncOp functi
       types[1].getElementType() != p.operand || !(floatOperands || int8) ||
       (floatOperands && productType != p.operand) ||
       !(p.result.isF16() || p.result.isBF16() || p.result.isF32() ||
-        (int8 && p.result.isSignlessInteger(8))) ||
+        (!p.epilogue.empty() && p.result.isSignlessInteger(8))) ||
       (p.epilogue.empty() && p.result != p.operand))
     return refuse(p.operand.isF32() && !allowTf32
                       ? "f32 operands (the tensor cores take f16, bf16, i8, and f32 as tf32 "

@@ -464,11 +464,16 @@ kiln::matchSm90Epilogue(Operation *anchor, Value bias, MemRefType outputType, in
         op.getDialect() != anchor->getDialect())
       return std::nullopt;
     // Values are floats, but for a cast to an integer type that is stored as it is (the
-    // requantization that ends an int8 convolution's epilogue).
+    // requantization that ends an int8 convolution's epilogue) or cast back to floats
+    // (a quantize and dequantize around a float layer's input: the lanes stay f32, the
+    // casts round and saturate them as the integer type would).
     auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
-    bool storedIntegerCast =
-        type && isa<graph::CastOp>(op) && isa<IntegerType>(type.getElementType()) &&
-        llvm::all_of(op.getResult(0).getUsers(), [&](Operation *user) { return user == yield; });
+    bool storedIntegerCast = type && isa<graph::CastOp>(op) &&
+                             isa<IntegerType>(type.getElementType()) &&
+                             llvm::all_of(op.getResult(0).getUsers(), [&](Operation *user) {
+                               auto back = dyn_cast<graph::CastOp>(user);
+                               return user == yield || (back && isa<FloatType>(back.getTo()));
+                             });
     if (!type || type.getShape() != output ||
         !(isa<FloatType>(type.getElementType()) || storedIntegerCast))
       return std::nullopt;

@@ -81,21 +81,32 @@ std::string sanitize(StringRef text) {
   return result;
 }
 
+/// Whether `value` is a product's or convolution's result, or computed from one by
+/// pointwise ops (at most as many as an epilogue fuses): what an epilogue computes.
+bool followsContraction(Value value, size_t depth = kMaxFusedOps) {
+  Operation *op = value.getDefiningOp();
+  if (isa_and_nonnull<graph::MatMulOp, graph::GemmOp, graph::ConvOp>(op))
+    return true;
+  if (!op || depth == 0 || !op->hasTrait<graph::OpTrait::Pointwise>())
+    return false;
+  return llvm::any_of(op->getOperands(), [&](Value operand) {
+    return !operand.getDefiningOp<graph::ConstantOp>() && followsContraction(operand, depth - 1);
+  });
+}
+
 bool isInlinedConstant(graph::ConstantOp constant) {
   // An operand of a product or convolution (a small bias, a tiny weight, even of one
-  // value), or of an elementwise op on one's result (the bias Add of a MatMul) unless it
-  // is one value, stays a buffer: the tensor-core templates and their epilogues read them
-  // through pointers (an epilogue takes a constant of one value as it is).
+  // value), or of an elementwise op of its epilogue (the bias Add of a MatMul, the
+  // per-channel rescale of an int8 convolution after its cast) unless it is one value,
+  // stays a buffer: the tensor-core templates and their epilogues read them through
+  // pointers (an epilogue takes a constant of one value as it is).
   auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
-  auto isContraction = [](Operation *op) {
-    return isa_and_nonnull<graph::MatMulOp, graph::GemmOp, graph::ConvOp>(op);
-  };
   bool oneValue = value && value.isSplat();
   if (llvm::any_of(constant->getUsers(), [&](Operation *user) {
-        return isContraction(user) || (!oneValue && user->hasTrait<graph::OpTrait::Pointwise>() &&
-                                       llvm::any_of(user->getOperands(), [&](Value operand) {
-                                         return isContraction(operand.getDefiningOp());
-                                       }));
+        return isa<graph::MatMulOp, graph::GemmOp, graph::ConvOp>(user) ||
+               (!oneValue && user->hasTrait<graph::OpTrait::Pointwise>() &&
+                llvm::any_of(user->getOperands(),
+                             [&](Value operand) { return followsContraction(operand); }));
       }))
     return false;
   auto type = cast<ShapedType>(constant.getType());
