@@ -146,3 +146,39 @@ func.func @main(%x: memref<3x15x15x12xf32>, %res: memref<3x8x8x12xf32>, %y: memr
   kernel.launch @Residual(%x, %w, %res, %y) : (memref<3x15x15x12xf32>, memref<12x3x3x1xf32>, memref<3x8x8x12xf32>, memref<3x8x8x12xf32>) -> ()
   return
 }
+
+// -----
+
+// NHWC f16 whose epilogue quantizes for an int8 convolution after it (ReLU6, then divide
+// by the scale, round, clamp to [-128, 127], cast to i8): the lanes stay f32 through the
+// epilogue and convert to i8 at the store.
+// CHECK-LABEL: func.func @main(%arg0: memref<8x28x28x64xf16>
+// CHECK: gpu.launch_func @kiln_depthwise_nhwc_f16_i8_{{.*}}
+// CHECK: gpu.func @depthwise_nhwc_f16_i8_
+// CHECK: arith.fptosi {{.*}} : vector<8xf32> to vector<8xi8>
+// CHECK: vector.store {{.*}} : memref<{{[0-9]+}}xi8>, vector<8xi8>
+memref.global "private" constant @wq : memref<64x3x3x1xf16> = dense<1.0>
+kernel.func @Quantized(%x: memref<8x28x28x64xf16>, %w: memref<64x3x3x1xf16>, %y: memref<8x28x28x64xi8>) {
+  conv ins(%x, %w : memref<8x28x28x64xf16>, memref<64x3x3x1xf16>) outs(%y : memref<8x28x28x64xi8>) {
+  ^bb0(%a: tensor<8x28x28x64xf16>, %b: tensor<64x3x3x1xf16>):
+    %lo = graph.constant dense<0.0> : tensor<f32>
+    %hi = graph.constant dense<6.0> : tensor<f32>
+    %scale = graph.constant dense<0.05> : tensor<f32>
+    %qlo = graph.constant dense<-128.0> : tensor<f32>
+    %qhi = graph.constant dense<127.0> : tensor<f32>
+    %r = graph.conv %a, %b {channels_last, dilations = array<i64: 1, 1>, group = 64 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<8x28x28x64xf16>, tensor<64x3x3x1xf16>) -> tensor<8x28x28x64xf16>
+    %f = graph.cast %r {to = f32} : (tensor<8x28x28x64xf16>) -> tensor<8x28x28x64xf32>
+    %c = graph.clip %f min %lo max %hi : (tensor<8x28x28x64xf32>, tensor<f32>, tensor<f32>) -> tensor<8x28x28x64xf32>
+    %d = graph.div %c, %scale : (tensor<8x28x28x64xf32>, tensor<f32>) -> tensor<8x28x28x64xf32>
+    %n = graph.round %d : tensor<8x28x28x64xf32>
+    %s = graph.clip %n min %qlo max %qhi : (tensor<8x28x28x64xf32>, tensor<f32>, tensor<f32>) -> tensor<8x28x28x64xf32>
+    %q = graph.cast %s {to = i8} : (tensor<8x28x28x64xf32>) -> tensor<8x28x28x64xi8>
+    kernel.yield %q : tensor<8x28x28x64xi8>
+  }
+  return
+}
+func.func @main(%x: memref<8x28x28x64xf16>, %y: memref<8x28x28x64xi8>) attributes {kernel.num_inputs = 1 : i64} {
+  %w = memref.get_global @wq : memref<64x3x3x1xf16>
+  kernel.launch @Quantized(%x, %w, %y) : (memref<8x28x28x64xf16>, memref<64x3x3x1xf16>, memref<8x28x28x64xi8>) -> ()
+  return
+}

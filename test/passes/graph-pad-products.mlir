@@ -83,3 +83,26 @@ func.func @squeeze_excite(%x: tensor<2x16x1x1xf16>) -> tensor<2x16x1x1xf16> {
   %e = graph.conv %s, %w2, %b2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<2x4x1x1xf16>, tensor<16x4x1x1xf16>, tensor<16xf16>) -> tensor<2x16x1x1xf16>
   return %e : tensor<2x16x1x1xf16>
 }
+
+// -----
+
+// The expansion is an int8 convolution (--int8 left the 4-channel reduction in floats):
+// the reduction's value reaches it through a per-tensor quantize of zero point 0, which
+// keeps the padded channels' zeros; its i8 weight gets zero input channels.
+// CHECK-LABEL: func.func @squeeze_excite_int8
+// CHECK: %[[R:.*]] = graph.conv %arg0, {{.*}} -> tensor<2x8x1x1xf16>
+// CHECK: %[[S:.*]] = graph.silu %[[R]] : tensor<2x8x1x1xf16>
+// CHECK: %[[Q:.*]] = graph.quantize_linear %[[S]], {{.*}} -> tensor<2x8x1x1xi8>
+// CHECK: graph.conv %[[Q]], %{{.*}} {{.*}} : (tensor<2x8x1x1xi8>, tensor<16x8x1x1xi8>) -> tensor<2x16x1x1xi32>
+func.func @squeeze_excite_int8(%x: tensor<2x16x1x1xf16>) -> tensor<2x16x1x1xi32> {
+  %w1 = graph.constant dense<0.5> : tensor<4x16x1x1xf16>
+  %b1 = graph.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf16>
+  %w2 = graph.constant dense<3> : tensor<16x4x1x1xi8>
+  %scale = graph.constant dense<0.02> : tensor<f16>
+  %zero = graph.constant dense<0> : tensor<i8>
+  %r = graph.conv %x, %w1, %b1 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<2x16x1x1xf16>, tensor<4x16x1x1xf16>, tensor<4xf16>) -> tensor<2x4x1x1xf16>
+  %s = graph.silu %r : tensor<2x4x1x1xf16>
+  %q = graph.quantize_linear %s, %scale, %zero {axis = 1 : i64, block_size = 0 : i64, saturate = true} : (tensor<2x4x1x1xf16>, tensor<f16>, tensor<i8>) -> tensor<2x4x1x1xi8>
+  %e = graph.conv %q, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<2x4x1x1xi8>, tensor<16x4x1x1xi8>) -> tensor<2x16x1x1xi32>
+  return %e : tensor<2x16x1x1xi32>
+}
