@@ -271,7 +271,8 @@ constexpr size_t kMinModuleBytes = 4 + 8 + 8;
 constexpr size_t kMinKernelBytes = 4 + 4 + 4 + 4 + 4 + 8;
 constexpr size_t kAddressBytes = 1 + 4 + 8;
 constexpr size_t kArgumentBytes = 1 + kAddressBytes + 8;
-constexpr size_t kMinStepBytes = 1 + 4 + 12 + 12 + 4 + 4 + 2 * kAddressBytes + 8 + 1 + 4;
+constexpr size_t kMinStepBytes = 1 + 4 + 4 + 12 + 12 + 4 + 4 + 2 * kAddressBytes + 8 + 1 + 4;
+constexpr size_t kMinFunctionBytes = 4 + 8 + 8;
 
 /// Whether `offset + bytes <= limit`, without overflow.
 bool fits(uint64_t offset, uint64_t bytes, uint64_t limit) {
@@ -871,6 +872,9 @@ std::string Engine::validate() const {
         return which + " launches kernel " + std::to_string(step.kernel) + " of " +
                std::to_string(kernels.size());
       which += " (kernel " + quoted(kernels[step.kernel].name) + ")";
+      if (step.function != Step::kNoFunction && step.function >= functions.size())
+        return which + " is of kernel function " + std::to_string(step.function) + " of " +
+               std::to_string(functions.size());
       uint64_t threads = 1;
       for (int d = 0; d < 3; ++d) {
         // A grid the shape program sets may be empty at some shapes (a variant for other
@@ -983,12 +987,19 @@ void serializeEngine(const Engine &engine, std::vector<uint8_t> &bytes) {
     out.f64(kernel.measuredMicros);
     out.string(kernel.tuningSource);
   }
+  out.u32(static_cast<uint32_t>(engine.functions.size()));
+  for (const KernelFunction &function : engine.functions) {
+    out.string(function.name);
+    out.f64(function.flops);
+    out.f64(function.bytes);
+  }
   out.u32(static_cast<uint32_t>(engine.steps.size()));
   for (const Step &step : engine.steps) {
     // Every field of every step, whatever its kind: a few bytes more per step, and one
     // record shape to read and fuzz.
     out.u8(static_cast<uint8_t>(step.kind));
     out.u32(step.kernel);
+    out.u32(step.function);
     for (uint32_t extent : step.grid)
       out.u32(extent);
     for (uint32_t extent : step.block)
@@ -1159,6 +1170,16 @@ std::string deserializeEngine(const uint8_t *data, size_t size, const std::strin
     kernel.tuningSource = in.string("a kernel's tuning source");
     engine.kernels.push_back(std::move(kernel));
   }
+  in.context = "the kernel functions";
+  uint32_t functionCount = in.count("kernel functions", kMinFunctionBytes);
+  engine.functions.reserve(functionCount);
+  for (uint32_t i = 0; i < functionCount && !in.failed(); ++i) {
+    KernelFunction function;
+    function.name = in.string("a kernel function name");
+    function.flops = in.f64();
+    function.bytes = in.f64();
+    engine.functions.push_back(std::move(function));
+  }
   in.context = "the schedule";
   uint32_t stepCount = in.count("steps", kMinStepBytes);
   engine.steps.reserve(stepCount);
@@ -1166,6 +1187,7 @@ std::string deserializeEngine(const uint8_t *data, size_t size, const std::strin
     Step step;
     step.kind = static_cast<Step::Kind>(in.u8());
     step.kernel = in.u32();
+    step.function = in.u32();
     for (uint32_t &extent : step.grid)
       extent = in.u32();
     for (uint32_t &extent : step.block)

@@ -204,8 +204,20 @@ struct Kernel {
   std::string tuningSource;             // measured, cache, cost-model (an estimate); or empty
 };
 
+/// A kernel.func of the compiled model (a fused group of ONNX nodes), whose launches may
+/// be several steps (a generic kernel's loop nests) and whose template kernel may serve
+/// others: what it must compute and move at the compiled (a dynamic engine's opt)
+/// shapes, for `kiln bench --profile`'s achieved rates.
+struct KernelFunction {
+  std::string name;
+  double flops = 0; // operations: 2 M N K a product, one an element elsewhere
+  double bytes = 0; // device memory its buffers take, each read or written once
+};
+
 /// One step of the schedule.
 struct Step {
+  /// `function` of a step that is no kernel.func's launch (a copy, a fill).
+  static constexpr uint32_t kNoFunction = 0xffffffffu;
   enum class Kind : uint8_t {
     Launch = 1, // kernel `kernel` on grid x block with `sharedBytes` dynamic shared memory
     Copy = 2,   // `bytes` bytes from `source` to `destination`
@@ -213,6 +225,8 @@ struct Step {
   };
   Kind kind = Kind::Launch;
   uint32_t kernel = 0;
+  /// The kernel.func it launches (index into Engine::functions), or kNoFunction.
+  uint32_t function = kNoFunction;
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block[3] = {1, 1, 1};
   uint32_t sharedBytes = 0;
@@ -229,8 +243,9 @@ struct Step {
 /// Everything an engine file holds.
 struct Engine {
   // 2: tensor-map launch arguments; 3: each kernel's tuning source; 4: dynamic shapes
-  // (profiles, the shape program, steps' run-time fields).
-  static constexpr uint32_t kFormatVersion = 4;
+  // (profiles, the shape program, steps' run-time fields); 5: the kernel functions (their
+  // FLOPs and bytes) and each launch's.
+  static constexpr uint32_t kFormatVersion = 5;
 
   std::string compilerVersion; // the Kiln version that wrote it
   std::string target;          // the GPU architecture it was compiled for, e.g. "sm_90a"
@@ -240,6 +255,7 @@ struct Engine {
   std::vector<TensorSignature> outputs;
   std::vector<Module> modules;
   std::vector<Kernel> kernels;
+  std::vector<KernelFunction> functions;
   std::vector<Step> steps;
   /// Dynamic engines: the shape program (empty for a static engine).
   std::vector<ShapeInstruction> shapeProgram;

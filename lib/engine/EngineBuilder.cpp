@@ -105,6 +105,21 @@ LogicalResult appendBytes(ElementsAttr value, Location loc, std::vector<uint8_t>
   return emitError(loc, "cannot store weights of element type ") << element;
 }
 
+/// The kernel.func a launch comes from (its location's "kernel" metadata), or "".
+std::string kernelFunctionOf(Location loc) {
+  std::string name;
+  loc->walk([&](Location nested) {
+    if (auto fused = dyn_cast<FusedLoc>(nested))
+      if (auto tag = dyn_cast_or_null<DictionaryAttr>(fused.getMetadata()))
+        if (auto kernel = tag.getAs<StringAttr>("kernel")) {
+          name = kernel.str();
+          return WalkResult::interrupt();
+        }
+    return WalkResult::advance();
+  });
+  return name;
+}
+
 /// Kernel and template of a launch, and the ONNX nodes it computes, from its location
 /// (KernelToLinalg tags every op of a kernel with a FusedLoc whose metadata names them).
 void describeKernel(Location loc, kiln::engine::Kernel &kernel,
@@ -386,6 +401,19 @@ private:
       engine.kernels.push_back(std::move(kernel));
     }
     step.kernel = found->second;
+    // The kernel.func it launches, with what that computes and moves.
+    if (std::string function = kernelFunctionOf(launch.getLoc()); !function.empty()) {
+      auto [at, added] = functionIndex.try_emplace(function, engine.functions.size());
+      if (added) {
+        kiln::engine::KernelFunction entry;
+        entry.name = function;
+        if (tuning)
+          if (auto known = tuning->find(function); known != tuning->end())
+            entry.flops = known->second.flops, entry.bytes = known->second.bytes;
+        engine.functions.push_back(std::move(entry));
+      }
+      step.function = static_cast<uint32_t>(at->second);
+    }
     engine.steps.push_back(std::move(step));
     return success();
   }
@@ -565,6 +593,7 @@ private:
   const llvm::StringMap<kiln::KernelTuning> *tuning;
   llvm::StringMap<uint32_t> moduleIndex;
   llvm::StringMap<uint32_t> kernelIndex;
+  llvm::StringMap<size_t> functionIndex; // kernel.func name -> engine.functions
   llvm::StringMap<uint64_t> weightOffset;
   kiln::ShapeProgramBuilder program{host, engine.shapeProgram};
 };

@@ -38,6 +38,8 @@ struct KernelTuning {
   std::string config;
   std::string source;
   double micros = -1;
+  /// What the kernel.func computes and moves (engine::KernelFunction).
+  double flops = 0, bytes = 0;
 };
 
 /// Fills `engine`'s modules, kernels, steps, memory plan and weights from `module` (after

@@ -84,8 +84,18 @@ LogicalResult compileForGpu(ModuleOp module, const GpuCompileOptions &options,
                              decisions.size() - measured - cached)
                    .str());
       }
-      for (const TuningDecision &decision : decisions)
-        tuning[decision.kernel] = {decision.config, decision.source, decision.micros};
+      for (const TuningDecision &decision : decisions) {
+        KernelTuning &entry = tuning[decision.kernel];
+        entry.config = decision.config;
+        entry.source = decision.source;
+        entry.micros = decision.micros;
+      }
+      // What each kernel.func computes and moves, for profiles' achieved rates.
+      for (kernel::FuncOp function : observed.getOps<kernel::FuncOp>()) {
+        KernelTuning &entry = tuning[function.getName()];
+        entry.flops = estimateKernelFlops(function);
+        entry.bytes = estimateKernelBytes(function);
+      }
       if (options.decisions)
         *options.decisions = std::move(decisions);
       // The IO signature keeps the ONNX element types, which the lowering makes signless.

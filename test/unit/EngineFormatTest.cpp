@@ -84,6 +84,8 @@ Engine richEngine() {
   engine.steps[0].block[2] = 3;
   engine.steps[0].sharedBytes = 4096;
   engine.steps[3].fillByte = 0xab;
+  engine.functions.push_back({"Conv_1", 2.5e9, 3.25e6});
+  engine.steps[0].function = 0;
   engine.outputs.push_back({"scalar", ElementType::BF16, {}});
   engine.inputs.push_back({"ids", ElementType::I64, {2, 0, 3}});
   engine.unplannedBytes = 123456789012ull;
@@ -127,11 +129,18 @@ void expectSameEngine(const Engine &a, const Engine &b) {
     EXPECT_EQ(a.kernels[i].measuredMicros, b.kernels[i].measuredMicros);
     EXPECT_EQ(a.kernels[i].tuningSource, b.kernels[i].tuningSource);
   }
+  ASSERT_EQ(a.functions.size(), b.functions.size());
+  for (size_t i = 0; i < a.functions.size(); ++i) {
+    EXPECT_EQ(a.functions[i].name, b.functions[i].name);
+    EXPECT_EQ(a.functions[i].flops, b.functions[i].flops);
+    EXPECT_EQ(a.functions[i].bytes, b.functions[i].bytes);
+  }
   ASSERT_EQ(a.steps.size(), b.steps.size());
   for (size_t i = 0; i < a.steps.size(); ++i) {
     const Step &x = a.steps[i], &y = b.steps[i];
     EXPECT_EQ(x.kind, y.kind);
     EXPECT_EQ(x.kernel, y.kernel);
+    EXPECT_EQ(x.function, y.function);
     for (int d = 0; d < 3; ++d) {
       EXPECT_EQ(x.grid[d], y.grid[d]);
       EXPECT_EQ(x.block[d], y.block[d]);
@@ -371,7 +380,7 @@ TEST(EngineFormat, OtherFormatVersion) {
   serializeEngine(richEngine(), bytes);
   write32(bytes, kVersionAt, 7);
   EXPECT_EQ(refusal(bytes),
-            "'model.kiln': format version 7, this runtime reads 4; recompile the model");
+            "'model.kiln': format version 7, this runtime reads 5; recompile the model");
 }
 
 TEST(EngineFormat, EveryFlippedByteIsRefused) {
@@ -441,6 +450,10 @@ TEST(EngineFormat, InconsistentEnginesAreRefused) {
   Engine engine = sampleEngine();
   engine.steps[1].kernel = 2;
   expectInconsistent(engine, "step 1 launches kernel 2 of 2");
+
+  engine = sampleEngine();
+  engine.steps[1].function = 3;
+  expectInconsistent(engine, "is of kernel function 3 of 0");
 
   engine = sampleEngine();
   engine.kernels[1].module = 5;

@@ -121,28 +121,63 @@ std::string describeStepForProfile(const engine::Engine &model, size_t index) {
   return "?";
 }
 
-/// Prints the steps slowest first: time, share, running share, and what the step is.
+/// A kernel function's rates over all of its launches in a run.
+struct FunctionRates {
+  double millis = 0;
+  double teraflops = 0, terabytes = 0, roofline = 0; // TFLOP/s, TB/s, share of the floor
+};
+
+/// Prints the steps slowest first: time, share, running share, the achieved rates of its
+/// kernel function (over all of that function's launches: a generic kernel's loop nests
+/// are several steps) and their fraction of the H200's roofline (the time the function's
+/// FLOPs at 790 TFLOP/s or its bytes at 4.3 TB/s take, whichever is longer, over the time
+/// it took), and what the step is.
 void printProfile(raw_ostream &os, const engine::Engine &model, std::vector<StepTime> times,
                   int iterations) {
   double total = 0;
-  for (const StepTime &time : times)
+  std::vector<FunctionRates> rates(model.functions.size());
+  for (const StepTime &time : times) {
     total += time.millis;
+    uint32_t function = model.steps[time.step].function;
+    if (function < rates.size())
+      rates[function].millis += time.millis;
+  }
+  for (size_t f = 0; f < rates.size(); ++f) {
+    double seconds = rates[f].millis * 1e-3;
+    if (seconds <= 0)
+      continue;
+    const engine::KernelFunction &function = model.functions[f];
+    rates[f].teraflops = function.flops / seconds * 1e-12;
+    rates[f].terabytes = function.bytes / seconds * 1e-12;
+    rates[f].roofline =
+        std::max(function.flops / kRooflineFlops, function.bytes / kRooflineBytes) / seconds;
+  }
   std::stable_sort(times.begin(), times.end(),
                    [](const StepTime &a, const StepTime &b) { return a.millis > b.millis; });
   os << formatv("profile: {0} steps, {1:f4} ms a run as stream launches (mean of {2} runs), "
-                "slowest first\n",
+                "slowest first; TFLOP/s, TB/s and roofline % of each step's kernel function "
+                "(all its launches), against the H200's 790 TFLOP/s and 4.3 TB/s\n",
                 times.size(), total, iterations);
-  os << formatv("{0,5}  {1,9}  {2,6}  {3,6}  {4}\n", "step", "ms", "%", "cum %", "kernel");
+  os << formatv("{0,5}  {1,9}  {2,6}  {3,6}  {4,8}  {5,6}  {6,6}  {7}\n", "step", "ms", "%",
+                "cum %", "TFLOP/s", "TB/s", "roof %", "kernel");
   double running = 0;
   for (const StepTime &time : times) {
     running += time.millis;
     double share = total > 0 ? 100.0 * time.millis / total : 0;
     double cumulative = total > 0 ? 100.0 * running / total : 0;
     std::string what = describeStepForProfile(model, time.step);
-    if (model.steps[time.step].kind == engine::Step::Kind::Launch)
-      what += "  [" + model.kernels[model.steps[time.step].kernel].name + "]";
-    os << formatv("{0,5}  {1,9:f4}  {2,6:f2}  {3,6:f2}  {4}\n", time.step, time.millis, share,
-                  cumulative, what);
+    const engine::Step &step = model.steps[time.step];
+    if (step.kind == engine::Step::Kind::Launch)
+      what += "  [" + model.kernels[step.kernel].name + "]";
+    std::string columns = formatv("{0,8}  {1,6}  {2,6}", "-", "-", "-").str();
+    if (step.function < rates.size() && rates[step.function].millis > 0) {
+      const FunctionRates &rate = rates[step.function];
+      columns = formatv("{0,8:f1}  {1,6:f2}  {2,6:f1}", rate.teraflops, rate.terabytes,
+                        100.0 * rate.roofline)
+                    .str();
+    }
+    os << formatv("{0,5}  {1,9:f4}  {2,6:f2}  {3,6:f2}  {4}  {5}\n", time.step, time.millis, share,
+                  cumulative, columns, what);
   }
 }
 
@@ -350,6 +385,12 @@ int benchEngine(const BenchOptions &options) {
               const engine::Step &step = model.steps[time.step];
               if (step.kind == engine::Step::Kind::Launch)
                 out.attribute("kernel", model.kernels[step.kernel].name);
+              if (step.function < model.functions.size()) {
+                const engine::KernelFunction &function = model.functions[step.function];
+                out.attribute("function", function.name);
+                out.attribute("function_flops", function.flops);
+                out.attribute("function_bytes", function.bytes);
+              }
             });
         });
     });

@@ -8,6 +8,12 @@
 
 namespace kiln::tool {
 
+/// The H200's measured ceilings, the roofline that profiles and inspect compare against:
+/// dense fp16/bf16 matmul and device-to-device bandwidth (the datasheet's 990 TFLOP/s and
+/// 4.8 TB/s are not reached).
+inline constexpr double kRooflineFlops = 790e12;
+inline constexpr double kRooflineBytes = 4.3e12;
+
 struct InspectOptions {
   std::string engine;
   /// A JSON object on stdout instead of text.

@@ -141,6 +141,19 @@ void printText(const std::string &path, const engine::Engine &model) {
     if (!kernel.config.empty())
       os << "    config: " << kernel.config << "\n";
   }
+  // What the kernel functions must compute and move, and the time that takes at least.
+  if (!model.functions.empty()) {
+    double flops = 0, bytes = 0, floorSeconds = 0;
+    for (const engine::KernelFunction &function : model.functions) {
+      flops += function.flops;
+      bytes += function.bytes;
+      floorSeconds += std::max(function.flops / kRooflineFlops, function.bytes / kRooflineBytes);
+    }
+    os << formatv("work: {0} kernel functions, {1:f3} GFLOP, {2} moved at least; roofline "
+                  "floor {3:f4} ms (each function's FLOPs at 790 TFLOP/s or bytes at 4.3 TB/s)\n",
+                  model.functions.size(), flops * 1e-9, bytesText(uint64_t(bytes)),
+                  floorSeconds * 1e3);
+  }
   auto count = [](size_t n, const char *one, const char *many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
