@@ -775,7 +775,15 @@ struct Sm90ConvGenerator {
                                                index(p.outHeight * im2colBlocks(p).perRow))
                              .getResult()
                        : index(p.batch * p.outHeight * im2colBlocks(p).perRow);
-      gpu::LaunchFuncOp::create(b, launchLoc, *im2col, gpu::KernelDim3{ctas, one, one},
+      // Tagged as the convolution's (its kernel.func, for profiles: one function of two
+      // launches).
+      NamedAttrList tags;
+      tags.set("kernel", launch.getCalleeAttr().getAttr());
+      tags.set("template", b.getStringAttr("conv"));
+      tags.set("config", b.getStringAttr("explicit im2col"));
+      Location im2colLoc =
+          FusedLoc::get(b.getContext(), {launchLoc}, tags.getDictionary(b.getContext()));
+      gpu::LaunchFuncOp::create(b, im2colLoc, *im2col, gpu::KernelDim3{ctas, one, one},
                                 gpu::KernelDim3{index(256), one, one},
                                 /*dynamicSharedMemorySize=*/Value(),
                                 ValueRange{kiln::barePointer(b, launchLoc, input),
