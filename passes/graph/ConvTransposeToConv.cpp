@@ -27,6 +27,7 @@
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
 #include "passes/graph/ConstantBytes.h"
+#include "passes/graph/GraphBuilders.h"
 #include "passes/graph/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -41,18 +42,6 @@ using namespace mlir;
 namespace graph = kiln::graph;
 
 namespace {
-
-Value indexConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({int64_t(values.size())}, b.getI64Type());
-  return graph::ConstantOp::create(b, loc,
-                                   cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
-}
-
-Value reshape(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> target,
-              RankedTensorType type) {
-  return graph::ReshapeOp::create(b, loc, type, input, indexConstant(b, loc, target),
-                                  b.getBoolAttr(false));
-}
 
 /// floor(a / b) for b > 0.
 int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -166,8 +155,9 @@ struct GraphConvTransposeToConv
         sliceAxes.push_back(2 + i);
       input =
           graph::SliceOp::create(b, loc, RankedTensorType::get(croppedShape, element), input,
-                                 indexConstant(b, loc, cropStart), indexConstant(b, loc, cropEnd),
-                                 indexConstant(b, loc, sliceAxes), /*steps=*/Value());
+                                 graph::createIndexConstant(b, loc, cropStart),
+                                 graph::createIndexConstant(b, loc, cropEnd),
+                                 graph::createIndexConstant(b, loc, sliceAxes), /*steps=*/Value());
     }
 
     // The bias of every phase's filters (a constant tiled), else added after.
@@ -236,7 +226,7 @@ struct GraphConvTransposeToConv
     }
     perm.push_back(1 + 2 * spatial);
     interleavedShape.push_back(o);
-    Value phased = reshape(b, loc, channelsLast, splitTarget, typed(split));
+    Value phased = graph::createReshape(b, loc, channelsLast, splitTarget, typed(split));
     // (1-D: the phases already follow their position.)
     Value interleaved = spatial == 1
                             ? phased
@@ -257,21 +247,22 @@ struct GraphConvTransposeToConv
     fullShape.push_back(o);
     fullTarget.push_back(o);
     outputShape.push_back(o);
-    Value result = reshape(b, loc, interleaved, fullTarget, typed(fullShape));
+    Value result = graph::createReshape(b, loc, interleaved, fullTarget, typed(fullShape));
     if (slice)
-      result = graph::SliceOp::create(b, loc, typed(outputShape), result,
-                                      indexConstant(b, loc, SmallVector<int64_t>(spatial, 0)),
-                                      indexConstant(b, loc, outputEnds),
-                                      indexConstant(b, loc, sliceAxes), /*steps=*/Value());
+      result = graph::SliceOp::create(
+          b, loc, typed(outputShape), result,
+          graph::createIndexConstant(b, loc, SmallVector<int64_t>(spatial, 0)),
+          graph::createIndexConstant(b, loc, outputEnds),
+          graph::createIndexConstant(b, loc, sliceAxes), /*steps=*/Value());
     result =
         graph::TransposeOp::create(b, loc, resultType, result, b.getDenseI64ArrayAttr(toFirst));
     if (bias) {
       // A bias computed at run time: [O] -> [O, 1, .., 1], broadcast.
       SmallVector<int64_t> biasShape = {o};
       biasShape.append(spatial, 1);
-      Value column =
-          reshape(b, loc, bias, biasShape,
-                  RankedTensorType::get(biasShape, getElementTypeOrSelf(bias.getType())));
+      Value column = graph::createReshape(
+          b, loc, bias, biasShape,
+          RankedTensorType::get(biasShape, getElementTypeOrSelf(bias.getType())));
       result = graph::AddOp::create(b, loc, TypeRange{resultType}, ValueRange{result, column});
     }
     op.getResult().replaceAllUsesWith(result);

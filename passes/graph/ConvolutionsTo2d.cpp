@@ -25,6 +25,7 @@
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
 #include "passes/graph/ConstantBytes.h"
+#include "passes/graph/GraphBuilders.h"
 #include "passes/graph/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -39,29 +40,6 @@ using namespace mlir;
 namespace graph = kiln::graph;
 
 namespace {
-
-Value indexConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({int64_t(values.size())}, b.getI64Type());
-  return graph::ConstantOp::create(b, loc,
-                                   cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
-}
-
-/// A reshape of `input` to `target` (ONNX's: 0 copies the input's extent, -1 is
-/// inferred), typed `type`.
-Value reshape(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> target,
-              RankedTensorType type) {
-  return graph::ReshapeOp::create(b, loc, type, input, indexConstant(b, loc, target),
-                                  b.getBoolAttr(false));
-}
-
-Value transpose(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> perm) {
-  auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t dim : perm)
-    shape.push_back(type.getDimSize(dim));
-  return graph::TransposeOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
-                                    input, b.getDenseI64ArrayAttr(perm));
-}
 
 /// The constant `weight` rearranged into `type` by `rearrange` (of its row-major bytes and
 /// element width), named after it with `suffix`; a splat stays one. Null when `weight` is
@@ -128,17 +106,19 @@ void lift1d(graph::ConvOp conv) {
     return RankedTensorType::get({type.getDimSize(0), type.getDimSize(1), 1, type.getDimSize(2)},
                                  type.getElementType());
   };
-  Value input2d = reshape(b, loc, conv.getInput(), {0, 0, 1, -1}, withUnitHeight(input));
+  Value input2d =
+      graph::createReshape(b, loc, conv.getInput(), {0, 0, 1, -1}, withUnitHeight(input));
   Value weight2d = rearrangedConstant(
       b, conv.getWeight(), withUnitHeight(weight), "_2d",
       [](ArrayRef<char> bytes, unsigned) { return std::vector<char>(bytes.begin(), bytes.end()); });
   if (!weight2d)
-    weight2d = reshape(b, loc, conv.getWeight(), {0, 0, 1, -1}, withUnitHeight(weight));
+    weight2d =
+        graph::createReshape(b, loc, conv.getWeight(), {0, 0, 1, -1}, withUnitHeight(weight));
   ArrayRef<int64_t> pads = conv.getPads();
   Value product =
       conv2d(b, conv, input2d, weight2d, conv.getBias(), {1, conv.getStrides()[0]},
              {1, conv.getDilations()[0]}, {0, pads[0], 0, pads[1]}, withUnitHeight(result));
-  conv.getResult().replaceAllUsesWith(reshape(b, loc, product, {0, 0, -1}, result));
+  conv.getResult().replaceAllUsesWith(graph::createReshape(b, loc, product, {0, 0, -1}, result));
   conv.erase();
 }
 
@@ -168,10 +148,42 @@ Value tapFilters(OpBuilder &b, Location loc, Value weight, int64_t tap) {
                              }))
     return constant;
   auto sliceType = RankedTensorType::get({o, c, 1, kh, kw}, type.getElementType());
-  Value slice = graph::SliceOp::create(b, loc, sliceType, weight, indexConstant(b, loc, {tap}),
-                                       indexConstant(b, loc, {tap + 1}), indexConstant(b, loc, {2}),
-                                       /*steps=*/Value());
-  return reshape(b, loc, slice, {o, c, kh, kw}, filters);
+  Value slice = graph::SliceOp::create(
+      b, loc, sliceType, weight, graph::createIndexConstant(b, loc, {tap}),
+      graph::createIndexConstant(b, loc, {tap + 1}), graph::createIndexConstant(b, loc, {2}),
+      /*steps=*/Value());
+  return graph::createReshape(b, loc, slice, {o, c, kh, kw}, filters);
+}
+
+/// `input` padded with zeros along `axis` (its depth) by the convolution's depth padding,
+/// when it has some.
+Value padDepth(OpBuilder &b, Location loc, graph::ConvOp conv, Value input, int64_t axis) {
+  ArrayRef<int64_t> pads = conv.getPads();
+  if (pads[0] == 0 && pads[3] == 0)
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] += pads[0] + pads[3];
+  return graph::PadOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), input,
+                              graph::createIndexConstant(b, loc, {pads[0], pads[3]}),
+                              /*constant_value=*/Value(),
+                              graph::createIndexConstant(b, loc, {axis}),
+                              b.getStringAttr("constant"));
+}
+
+/// The depths of the padded `input` (along `axis`) that depth tap `tap` reads for the
+/// `outDepth` output depths: kd * DD, kd * DD + SD, ...
+Value depthsOfTap(OpBuilder &b, Location loc, graph::ConvOp conv, Value input, int64_t axis,
+                  int64_t tap, int64_t outDepth) {
+  int64_t first = tap * conv.getDilations()[0], stride = conv.getStrides()[0];
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = outDepth;
+  return graph::SliceOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), input,
+      graph::createIndexConstant(b, loc, {first}),
+      graph::createIndexConstant(b, loc, {first + (outDepth - 1) * stride + 1}),
+      graph::createIndexConstant(b, loc, {axis}), graph::createIndexConstant(b, loc, {stride}));
 }
 
 /// 3-D (grouped, or of a weight computed at run time) as a sum over the depth taps of 2-D
@@ -193,25 +205,14 @@ void split3d(graph::ConvOp conv) {
   int64_t images = ShapedType::isDynamic(n) ? ShapedType::kDynamic : n * od;
 
   // The input padded along depth: tap kd reads depths kd * DD + od * SD of it.
-  Value input = conv.getInput();
-  if (pads[0] != 0 || pads[3] != 0) {
-    auto paddedType = RankedTensorType::get({n, c, d + pads[0] + pads[3], h, w}, element);
-    input = graph::PadOp::create(
-        b, loc, paddedType, input, indexConstant(b, loc, {pads[0], pads[3]}),
-        /*constant_value=*/Value(), indexConstant(b, loc, {2}), b.getStringAttr("constant"));
-  }
+  Value input = padDepth(b, loc, conv, conv.getInput(), /*axis=*/2);
   auto planesType = RankedTensorType::get({images, o, oh, ow}, resultElement);
   Value sum;
   for (int64_t tap = 0; tap < taps; ++tap) {
-    int64_t first = tap * dilations[0];
-    auto depthsType = RankedTensorType::get({n, c, od, h, w}, element);
-    Value depths =
-        graph::SliceOp::create(b, loc, depthsType, input, indexConstant(b, loc, {first}),
-                               indexConstant(b, loc, {first + (od - 1) * strides[0] + 1}),
-                               indexConstant(b, loc, {2}), indexConstant(b, loc, {strides[0]}));
-    Value planes = transpose(b, loc, depths, {0, 2, 1, 3, 4});
-    planes =
-        reshape(b, loc, planes, {-1, c, h, w}, RankedTensorType::get({images, c, h, w}, element));
+    Value depths = depthsOfTap(b, loc, conv, input, /*axis=*/2, tap, od);
+    Value planes = graph::createTranspose(b, loc, depths, {0, 2, 1, 3, 4});
+    planes = graph::createReshape(b, loc, planes, {-1, c, h, w},
+                                  RankedTensorType::get({images, c, h, w}, element));
     Value product =
         conv2d(b, conv, planes, tapFilters(b, loc, conv.getWeight(), tap),
                tap == 0 ? conv.getBias() : Value(), strides.drop_front(), dilations.drop_front(),
@@ -220,9 +221,9 @@ void split3d(graph::ConvOp conv) {
                     .getResult()
               : product;
   }
-  Value volume = reshape(b, loc, sum, {-1, od, o, oh, ow},
-                         RankedTensorType::get({n, od, o, oh, ow}, resultElement));
-  conv.getResult().replaceAllUsesWith(transpose(b, loc, volume, {0, 2, 1, 3, 4}));
+  Value volume = graph::createReshape(b, loc, sum, {-1, od, o, oh, ow},
+                                      RankedTensorType::get({n, od, o, oh, ow}, resultElement));
+  conv.getResult().replaceAllUsesWith(graph::createTranspose(b, loc, volume, {0, 2, 1, 3, 4}));
   conv.erase();
 }
 
@@ -263,36 +264,27 @@ void unfoldDepth3d(graph::ConvOp conv) {
       });
 
   // NDHWC, padded along depth; tap kd's depths a strided slice; side by side.
-  Value input = transpose(b, loc, conv.getInput(), {0, 2, 3, 4, 1});
-  if (pads[0] != 0 || pads[3] != 0)
-    input = graph::PadOp::create(
-        b, loc, RankedTensorType::get({n, d + pads[0] + pads[3], h, w, c}, element), input,
-        indexConstant(b, loc, {pads[0], pads[3]}), /*constant_value=*/Value(),
-        indexConstant(b, loc, {1}), b.getStringAttr("constant"));
+  Value input =
+      padDepth(b, loc, conv, graph::createTranspose(b, loc, conv.getInput(), {0, 2, 3, 4, 1}),
+               /*axis=*/1);
   SmallVector<Value> depths;
-  auto depthsType = RankedTensorType::get({n, od, h, w, c}, element);
-  for (int64_t tap = 0; tap < taps; ++tap) {
-    int64_t first = tap * dilations[0];
-    depths.push_back(
-        graph::SliceOp::create(b, loc, depthsType, input, indexConstant(b, loc, {first}),
-                               indexConstant(b, loc, {first + (od - 1) * strides[0] + 1}),
-                               indexConstant(b, loc, {1}), indexConstant(b, loc, {strides[0]})));
-  }
+  for (int64_t tap = 0; tap < taps; ++tap)
+    depths.push_back(depthsOfTap(b, loc, conv, input, /*axis=*/1, tap, od));
   Value unfolded = depths.front();
   if (taps > 1)
     unfolded =
         graph::ConcatOp::create(b, loc, RankedTensorType::get({n, od, h, w, taps * c}, element),
                                 depths, b.getI64IntegerAttr(4));
-  unfolded = reshape(b, loc, unfolded, {-1, h, w, taps * c},
-                     RankedTensorType::get({images, h, w, taps * c}, element));
-  unfolded = transpose(b, loc, unfolded, {0, 3, 1, 2});
+  unfolded = graph::createReshape(b, loc, unfolded, {-1, h, w, taps * c},
+                                  RankedTensorType::get({images, h, w, taps * c}, element));
+  unfolded = graph::createTranspose(b, loc, unfolded, {0, 3, 1, 2});
   Value planes = conv2d(b, conv, unfolded, filters, conv.getBias(), strides.drop_front(),
                         dilations.drop_front(), {pads[1], pads[2], pads[4], pads[5]},
                         RankedTensorType::get({images, o, oh, ow}, resultElement));
-  planes = transpose(b, loc, planes, {0, 2, 3, 1});
-  Value volume = reshape(b, loc, planes, {-1, od, oh, ow, o},
-                         RankedTensorType::get({n, od, oh, ow, o}, resultElement));
-  conv.getResult().replaceAllUsesWith(transpose(b, loc, volume, {0, 4, 1, 2, 3}));
+  planes = graph::createTranspose(b, loc, planes, {0, 2, 3, 1});
+  Value volume = graph::createReshape(b, loc, planes, {-1, od, oh, ow, o},
+                                      RankedTensorType::get({n, od, oh, ow, o}, resultElement));
+  conv.getResult().replaceAllUsesWith(graph::createTranspose(b, loc, volume, {0, 4, 1, 2, 3}));
   conv.erase();
 }
 

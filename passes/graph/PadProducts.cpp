@@ -16,6 +16,7 @@
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
 #include "passes/graph/ConstantBytes.h"
+#include "passes/graph/GraphBuilders.h"
 #include "passes/graph/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -58,28 +59,24 @@ RankedTensorType withLast(RankedTensorType type, int64_t extent) {
   return RankedTensorType::get(shape, type.getElementType());
 }
 
-Value indexConstant(OpBuilder &builder, Location loc, ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({int64_t(values.size())}, builder.getI64Type());
-  return graph::ConstantOp::create(builder, loc,
-                                   cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
-}
-
 /// `value` with zeros appended to its last axis up to `extent`.
 Value padLastAxis(OpBuilder &builder, Location loc, Value value, int64_t extent) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> pads(2 * type.getRank(), 0);
   pads.back() = extent - type.getShape().back();
   return graph::PadOp::create(builder, loc, withLast(type, extent), value,
-                              indexConstant(builder, loc, pads), /*constant_value=*/Value(),
+                              graph::createIndexConstant(builder, loc, pads),
+                              /*constant_value=*/Value(),
                               /*axes=*/Value(), builder.getStringAttr("constant"));
 }
 
 /// The first `extent` elements of `value`'s last axis, typed `type`.
 Value sliceLastAxis(OpBuilder &builder, Location loc, Value value, int64_t extent,
                     RankedTensorType type) {
-  return graph::SliceOp::create(builder, loc, type, value, indexConstant(builder, loc, {0}),
-                                indexConstant(builder, loc, {extent}),
-                                indexConstant(builder, loc, {type.getRank() - 1}),
+  return graph::SliceOp::create(builder, loc, type, value,
+                                graph::createIndexConstant(builder, loc, {0}),
+                                graph::createIndexConstant(builder, loc, {extent}),
+                                graph::createIndexConstant(builder, loc, {type.getRank() - 1}),
                                 /*steps=*/Value());
 }
 

@@ -18,6 +18,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
+#include "passes/graph/GraphBuilders.h"
 #include "passes/graph/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -32,25 +33,6 @@ using namespace mlir;
 namespace graph = kiln::graph;
 
 namespace {
-
-/// A reshape of `input` to `shape` (0: the input's extent there, so a dynamic batch
-/// passes through), typed `type`.
-Value reshape(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> shape,
-              RankedTensorType type) {
-  auto shapeType = RankedTensorType::get({int64_t(shape.size())}, b.getI64Type());
-  Value target = graph::ConstantOp::create(
-      b, loc, cast<ElementsAttr>(DenseElementsAttr::get(shapeType, shape)));
-  return graph::ReshapeOp::create(b, loc, type, input, target, b.getBoolAttr(false));
-}
-
-Value transpose(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> perm) {
-  auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t dim : perm)
-    shape.push_back(type.getDimSize(dim));
-  return graph::TransposeOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
-                                    input, b.getDenseI64ArrayAttr(perm));
-}
 
 /// Whether `conv` is a patchify convolution this pass rewrites.
 bool isPatchify(graph::ConvOp conv) {
@@ -84,21 +66,22 @@ void patchify(graph::ConvOp conv) {
   int64_t oh = input.getDimSize(2) / kh, ow = input.getDimSize(3) / kw, k = c * kh * kw;
   auto type = [&](ArrayRef<int64_t> shape, Type of) { return RankedTensorType::get(shape, of); };
 
-  Value patches = reshape(b, loc, conv.getInput(), {0, c, oh, kh, ow, kw},
-                          type({n, c, oh, kh, ow, kw}, element));
-  patches = transpose(b, loc, patches, {0, 2, 4, 1, 3, 5});
-  patches = reshape(b, loc, patches, {0, oh * ow, k}, type({n, oh * ow, k}, element));
+  Value patches = graph::createReshape(b, loc, conv.getInput(), {0, c, oh, kh, ow, kw},
+                                       type({n, c, oh, kh, ow, kw}, element));
+  patches = graph::createTranspose(b, loc, patches, {0, 2, 4, 1, 3, 5});
+  patches = graph::createReshape(b, loc, patches, {0, oh * ow, k}, type({n, oh * ow, k}, element));
   Type weightElement = weight.getElementType();
-  Value matrix = reshape(b, loc, conv.getWeight(), {o, k}, type({o, k}, weightElement));
-  matrix = transpose(b, loc, matrix, {1, 0});
+  Value matrix =
+      graph::createReshape(b, loc, conv.getWeight(), {o, k}, type({o, k}, weightElement));
+  matrix = graph::createTranspose(b, loc, matrix, {1, 0});
   auto productType = type({n, oh * ow, o}, getElementTypeOrSelf(conv.getResult().getType()));
   Value product =
       graph::MatMulOp::create(b, loc, TypeRange{productType}, ValueRange{patches, matrix});
   if (Value bias = conv.getBias())
     product = graph::AddOp::create(b, loc, TypeRange{productType}, ValueRange{product, bias});
-  Value grid =
-      reshape(b, loc, product, {0, oh, ow, o}, type({n, oh, ow, o}, productType.getElementType()));
-  Value result = transpose(b, loc, grid, {0, 3, 1, 2});
+  Value grid = graph::createReshape(b, loc, product, {0, oh, ow, o},
+                                    type({n, oh, ow, o}, productType.getElementType()));
+  Value result = graph::createTranspose(b, loc, grid, {0, 3, 1, 2});
   conv.getResult().replaceAllUsesWith(result);
   conv.erase();
 }

@@ -1,0 +1,47 @@
+//===- GraphBuilders.h - Small graph ops that rewrites create --*- C++ -*-===//
+//
+// The index constants, reshapes and transposes that the graph rewrites (patch
+// embeddings, convolution forms, padded products) build around the ops they replace.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_GRAPH_GRAPHBUILDERS_H
+#define KILN_PASSES_GRAPH_GRAPHBUILDERS_H
+
+#include "dialects/graph/GraphOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace kiln::graph {
+
+/// A 1-D i64 graph.constant of `values` (a shape, starts, axes, pads).
+inline mlir::Value createIndexConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                       llvm::ArrayRef<int64_t> values) {
+  auto type = mlir::RankedTensorType::get({int64_t(values.size())}, b.getI64Type());
+  return ConstantOp::create(
+      b, loc, mlir::cast<mlir::ElementsAttr>(mlir::DenseElementsAttr::get(type, values)));
+}
+
+/// A reshape of `input` to `target` (ONNX's: 0 copies the input's extent there, so a
+/// dynamic batch passes through; -1 is inferred), typed `type`.
+inline mlir::Value createReshape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                                 llvm::ArrayRef<int64_t> target, mlir::RankedTensorType type) {
+  return ReshapeOp::create(b, loc, type, input, createIndexConstant(b, loc, target),
+                           b.getBoolAttr(false));
+}
+
+/// `input` transposed by `perm` (dimension d of the result is dimension perm[d] of it).
+inline mlir::Value createTranspose(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                                   llvm::ArrayRef<int64_t> perm) {
+  auto type = mlir::cast<mlir::RankedTensorType>(input.getType());
+  llvm::SmallVector<int64_t> shape;
+  for (int64_t dim : perm)
+    shape.push_back(type.getDimSize(dim));
+  return TransposeOp::create(b, loc, mlir::RankedTensorType::get(shape, type.getElementType()),
+                             input, b.getDenseI64ArrayAttr(perm));
+}
+
+} // namespace kiln::graph
+
+#endif // KILN_PASSES_GRAPH_GRAPHBUILDERS_H
