@@ -31,6 +31,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <tuple>
+
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHCONVOLUTIONSTO2D
 #include "passes/graph/Passes.h.inc"
@@ -155,6 +157,24 @@ Value tapFilters(OpBuilder &b, Location loc, Value weight, int64_t tap) {
   return graph::createReshape(b, loc, slice, {o, c, kh, kw}, filters);
 }
 
+/// The extents of a 3-D convolution: its input [N, C, D, H, W], result [N, O, OD, OH, OW],
+/// depth taps, and the images [N * OD] its 2-D rewrites convolve.
+struct Extents3d {
+  explicit Extents3d(graph::ConvOp conv) {
+    auto input = cast<RankedTensorType>(conv.getInput().getType());
+    auto result = cast<RankedTensorType>(conv.getResult().getType());
+    element = input.getElementType(), resultElement = result.getElementType();
+    n = input.getDimSize(0), c = input.getDimSize(1), h = input.getDimSize(3),
+    w = input.getDimSize(4);
+    o = result.getDimSize(1), od = result.getDimSize(2), oh = result.getDimSize(3),
+    ow = result.getDimSize(4);
+    taps = cast<RankedTensorType>(conv.getWeight().getType()).getDimSize(2);
+    images = ShapedType::isDynamic(n) ? ShapedType::kDynamic : n * od;
+  }
+  Type element, resultElement;
+  int64_t n, c, h, w, o, od, oh, ow, taps, images;
+};
+
 /// `input` padded with zeros along `axis` (its depth) by the convolution's depth padding,
 /// when it has some.
 Value padDepth(OpBuilder &b, Location loc, graph::ConvOp conv, Value input, int64_t axis) {
@@ -191,18 +211,13 @@ Value depthsOfTap(OpBuilder &b, Location loc, graph::ConvOp conv, Value input, i
 void split3d(graph::ConvOp conv) {
   OpBuilder b(conv);
   Location loc = conv.getLoc();
-  auto inputType = cast<RankedTensorType>(conv.getInput().getType());
-  auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
-  auto resultType = cast<RankedTensorType>(conv.getResult().getType());
-  Type element = inputType.getElementType(), resultElement = resultType.getElementType();
-  int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1), d = inputType.getDimSize(2),
-          h = inputType.getDimSize(3), w = inputType.getDimSize(4);
-  int64_t o = resultType.getDimSize(1), od = resultType.getDimSize(2),
-          oh = resultType.getDimSize(3), ow = resultType.getDimSize(4);
-  int64_t taps = weightType.getDimSize(2);
+  Extents3d e(conv);
+  auto [n, c, h, w, o, od, oh, ow, images] =
+      std::tuple(e.n, e.c, e.h, e.w, e.o, e.od, e.oh, e.ow, e.images);
+  Type element = e.element, resultElement = e.resultElement;
+  int64_t taps = e.taps;
   ArrayRef<int64_t> strides = conv.getStrides(), dilations = conv.getDilations(),
                     pads = conv.getPads();
-  int64_t images = ShapedType::isDynamic(n) ? ShapedType::kDynamic : n * od;
 
   // The input padded along depth: tap kd reads depths kd * DD + od * SD of it.
   Value input = padDepth(b, loc, conv, conv.getInput(), /*axis=*/2);
@@ -235,19 +250,14 @@ void split3d(graph::ConvOp conv) {
 void unfoldDepth3d(graph::ConvOp conv) {
   OpBuilder b(conv);
   Location loc = conv.getLoc();
-  auto inputType = cast<RankedTensorType>(conv.getInput().getType());
+  Extents3d e(conv);
+  auto [n, c, h, w, o, od, oh, ow, images] =
+      std::tuple(e.n, e.c, e.h, e.w, e.o, e.od, e.oh, e.ow, e.images);
+  Type element = e.element, resultElement = e.resultElement;
   auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
-  auto resultType = cast<RankedTensorType>(conv.getResult().getType());
-  Type element = inputType.getElementType(), resultElement = resultType.getElementType();
-  int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1), d = inputType.getDimSize(2),
-          h = inputType.getDimSize(3), w = inputType.getDimSize(4);
-  int64_t o = resultType.getDimSize(1), od = resultType.getDimSize(2),
-          oh = resultType.getDimSize(3), ow = resultType.getDimSize(4);
-  int64_t taps = weightType.getDimSize(2), kh = weightType.getDimSize(3),
-          kw = weightType.getDimSize(4);
+  int64_t taps = e.taps, kh = weightType.getDimSize(3), kw = weightType.getDimSize(4);
   ArrayRef<int64_t> strides = conv.getStrides(), dilations = conv.getDilations(),
                     pads = conv.getPads();
-  int64_t images = ShapedType::isDynamic(n) ? ShapedType::kDynamic : n * od;
 
   auto filtersType = RankedTensorType::get({o, taps * c, kh, kw}, weightType.getElementType());
   Value filters = rearrangedConstant(
