@@ -27,6 +27,66 @@ std::string describeOpsAfter(Operation *anchor) {
   return names;
 }
 
+/// The batched product of `product` (a graph.matmul of A [.., M, K] by B [.., K, N], its
+/// batch dimensions broadcast as NumPy does): static shapes, f16 or bf16 operands, B read
+/// row-major (GemmProblem::batched). `refuse` says why not.
+std::optional<kiln::GemmProblem>
+matchBatchedProduct(Operation *product, RankedTensorType lhsType, MemRefType aType,
+                    MemRefType bType, MemRefType cType, bool viewed,
+                    function_ref<std::optional<kiln::GemmProblem>(const std::string &)> refuse) {
+  if (viewed || !lhsType.hasStaticShape() || !bType.hasStaticShape() || !cType.hasStaticShape() ||
+      aType.getShape() != lhsType.getShape())
+    return refuse("a batched product of shapes known at run time, or of a reshaped A");
+  int64_t rank = cType.getRank(), batchRank = rank - 2;
+  ArrayRef<int64_t> a = aType.getShape(), b = bType.getShape(), c = cType.getShape();
+  kiln::GemmProblem problem;
+  problem.batched = true;
+  problem.matrixRows = a[a.size() - 2];
+  problem.k = a.back();
+  problem.n = b.back();
+  if (b[b.size() - 2] != problem.k || c[rank - 2] != problem.matrixRows || c[rank - 1] != problem.n)
+    return refuse("a batched product whose extents do not match");
+  // Each operand's batch dimensions align with C's innermost ones; an extent of 1 (or a
+  // missing dimension) broadcasts.
+  auto strides = [&](ArrayRef<int64_t> shape, int64_t &matrices,
+                     SmallVectorImpl<int64_t> &out) -> bool {
+    int64_t operandBatchRank = int64_t(shape.size()) - 2, stride = 1;
+    out.assign(batchRank, 0);
+    for (int64_t d = batchRank - 1; d >= 0; --d) {
+      int64_t at = d - (batchRank - operandBatchRank);
+      if (at < 0)
+        continue;
+      if (shape[at] == c[d]) {
+        out[d] = c[d] == 1 ? 0 : stride;
+        stride *= shape[at];
+      } else if (shape[at] != 1) {
+        return false;
+      }
+    }
+    matrices = stride;
+    return true;
+  };
+  if (!strides(a, problem.aMatrices, problem.aBatchStrides) ||
+      !strides(b, problem.bMatrices, problem.bBatchStrides))
+    return refuse("batch dimensions that do not broadcast");
+  problem.batchExtents.assign(c.begin(), c.begin() + batchRank);
+  problem.m = problem.batch() * problem.matrixRows;
+  problem.maxM = problem.m;
+  problem.operand = aType.getElementType();
+  problem.result = cType.getElementType();
+  Type productType = cast<ShapedType>(product->getResult(0).getType()).getElementType();
+  if (!(problem.operand.isF16() || problem.operand.isBF16()) ||
+      bType.getElementType() != problem.operand || productType != problem.operand)
+    return refuse("a batched product of other operands than f16 or bf16");
+  std::optional<kiln::Sm90Epilogue> epilogue = kiln::matchSm90Epilogue(product, Value(), cType);
+  if (!epilogue)
+    return refuse("an epilogue the templates cannot apply (" + describeOpsAfter(product) + ")");
+  problem.epilogue = std::move(*epilogue);
+  if (problem.epilogue.empty() && problem.result != problem.operand)
+    return refuse("a result type other than the operands' without an epilogue");
+  return problem;
+}
+
 } // namespace
 
 std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, bool allowTf32,
@@ -97,9 +157,12 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   auto bType = cast<MemRefType>(function.getArgumentTypes()[1]);
   auto cType = cast<MemRefType>(function.getArgumentTypes().back());
   ArrayRef<int64_t> rows = lhsType.getShape().drop_back();
+  // B with batch dimensions: a batched product of two activations.
+  if (bType.getRank() >= 3 && isa<graph::MatMulOp>(product))
+    return matchBatchedProduct(product, lhsType, aType, bType, cType, viewed, refuse);
   if (!bType.hasStaticShape() || bType.getRank() != 2 || cType.getRank() != lhsType.getRank() ||
       cType.getShape().drop_back() != rows || cType.isDynamicDim(cType.getRank() - 1))
-    return refuse("B is not a static matrix, or C not A's rows of N (a batched product)");
+    return refuse("B is not a static matrix, or C not A's rows of N");
   // A run-time M's A holds M rows of K elements: K is its last extent, or a Flatten or
   // Reshape (which keep the elements) made the product's [.., K] operand of it (a
   // classifier's [N, C, 1, 1] read as N x C; an attention's [B, S, heads, head size] as

@@ -49,6 +49,20 @@ struct GemmProblem {
   bool transposeConstantB = false;
   /// The elementwise ops fused after the product (passes/kernel/Sm90Epilogue.h).
   Sm90Epilogue epilogue;
+  /// A batched product (a matmul of [.., M, K] by [.., K, N], B an activation with batch
+  /// dimensions): C is `batchExtents`' product of matrices of `matrixRows` rows each (`m`
+  /// is all of C's rows). C's matrix i reads A's matrix sum_d i_d aBatchStrides[d] and B's
+  /// sum_d i_d bBatchStrides[d] (i_d its index along batch dimension d, outermost first;
+  /// a stride of 0 where the operand broadcasts); A and B hold aMatrices and bMatrices.
+  bool batched = false;
+  int64_t matrixRows = 0, aMatrices = 1, bMatrices = 1;
+  llvm::SmallVector<int64_t, 4> batchExtents, aBatchStrides, bBatchStrides;
+  int64_t batch() const {
+    int64_t product = 1;
+    for (int64_t extent : batchExtents)
+      product *= extent;
+    return product;
+  }
 };
 /// The name it had when only the sm_90a templates took it.
 using Sm90GemmProblem = GemmProblem;

@@ -74,7 +74,8 @@ std::optional<kiln::GemmProblem> kiln::matchSm80Gemm(kernel::FuncOp function) {
   // B row major (K x N) only: the template has no K-major B (a graph.gemm with transB).
   // M known at compile time (its launch has no run-time grid yet).
   std::optional<GemmProblem> problem = matchGemmKernel(function);
-  if (!problem || problem->kMajorB || problem->dynamicM || sm80GemmConfigs(*problem).empty())
+  if (!problem || problem->kMajorB || problem->dynamicM || problem->batched ||
+      sm80GemmConfigs(*problem).empty())
     return std::nullopt;
   return problem;
 }
@@ -151,6 +152,8 @@ class Sm80GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm80GemmCon
       return std::string("a K-major B (a transposed Gemm weight, or i8 operands)");
     if (problem->dynamicM)
       return std::string("M known at run time only");
+    if (problem->batched)
+      return std::string("a batched product (the sm80 template computes one matrix)");
     return kiln::describeGemmShapeRefusal(*problem);
   }
 

@@ -307,6 +307,15 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
     kiln::makeTf32Configs(configs);
   if (problem.operand.isInteger(8))
     kiln::makeInt8Configs(configs);
+  // A batched product: the warp-specialised template without split-K (its workspace is
+  // one matrix's) and without B resident in shared memory (each tile's matrix has its own
+  // B); tiles never straddle two matrices.
+  if (problem.batched) {
+    llvm::erase_if(configs, [](const Sm90GemmConfig &config) {
+      return config.consumers == 0 || config.splitK > 1;
+    });
+    return configs;
+  }
   kiln::addResidentBConfigs(
       configs, problem.n,
       [&](const Sm90GemmConfig &config) { return llvm::divideCeil(problem.k, config.tileK); },
@@ -315,6 +324,69 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
 }
 
 namespace {
+
+/// The A operand of a batched `problem` (GemmProblem::batched): A's matrices read as one
+/// [aMatrices, M, K] tensor map in 1 x 128 x TILE_K boxes; the tiles are ceil(M / 128) per
+/// matrix of C, matrix after matrix, so that none straddles two; the tile's matrices of
+/// A and B (%bmA, %bmB) follow from C's by the broadcast strides; C's rows are the
+/// matrices' rows one after the other.
+kiln::Sm90AOperand batchedMatrixA(const kiln::Sm90GemmProblem &problem, int64_t kTileBytes) {
+  int64_t rows = problem.matrixRows, tilesPerMatrix = llvm::divideCeil(rows, int64_t(128));
+  // Matrix index -> operand matrix: sum over C's batch dimensions (innermost last) of the
+  // index along it times the operand's stride.
+  auto operandMatrix = [&](StringRef name, ArrayRef<int64_t> strides) {
+    std::string text = llvm::formatv("    %{0}None = arith.constant 0 : index\n", name).str();
+    std::string running = (name + "None").str();
+    int64_t inner = 1;
+    for (int64_t d = int64_t(problem.batchExtents.size()) - 1; d >= 0; --d) {
+      int64_t extent = problem.batchExtents[d];
+      if (strides[d] != 0) {
+        text += llvm::formatv(R"(    %{0}Inner{1} = arith.constant {2} : index
+    %{0}Extent{1} = arith.constant {3} : index
+    %{0}Stride{1} = arith.constant {4} : index
+    %{0}Q{1} = arith.divui %bmMatrix, %{0}Inner{1} : index
+    %{0}I{1} = arith.remui %{0}Q{1}, %{0}Extent{1} : index
+    %{0}T{1} = arith.muli %{0}I{1}, %{0}Stride{1} : index
+    %{0}S{1} = arith.addi %{5}, %{0}T{1} : index
+)",
+                              name, d, inner, extent, strides[d], running)
+                    .str();
+        running = llvm::formatv("{0}S{1}", name, d).str();
+      }
+      inner *= extent;
+    }
+    return text +
+           llvm::formatv("    %{0} = arith.addi %{1}, %{0}None : index\n", name, running).str();
+  };
+  kiln::Sm90AOperand a;
+  a.box = "1x128x{TILE_K}";
+  a.boxBytes = 128 * kTileBytes;
+  a.tilesM =
+      llvm::formatv("    %tilesM = arith.constant {0} : index", problem.batch() * tilesPerMatrix)
+          .str();
+  a.tileSetup = llvm::formatv(R"(    %bmTilesPerMatrix = arith.constant {0} : index
+    %bmRows = arith.constant {1} : index
+    %bmMatrix = arith.divui %tileRow, %bmTilesPerMatrix : index
+    %bmTile = arith.remui %tileRow, %bmTilesPerMatrix : index
+    %m0 = arith.muli %bmTile, %c128 : index
+    %bmMatrixRows = arith.muli %bmMatrix, %bmRows : index
+)",
+                              tilesPerMatrix, rows)
+                    .str() +
+                operandMatrix("bmA", problem.aBatchStrides) +
+                operandMatrix("bmB", problem.bBatchStrides);
+  a.loadA = "          nvgpu.tma.async.load %descA[%k0, %m0, %bmA], %full[%slot] to %a : !tmA, "
+            "!bars -> !tileA";
+  a.descMap = "%descBTile : !halfA, !tmBTile";
+  a.rowEnd = llvm::formatv(R"(      %bmRowsLeft = arith.subi %bmRows, %m0 : index
+      %rowEnd = arith.minui %bmRowsLeft, %c128 : index)")
+                 .str();
+  a.rowMap = R"(        %bmRow = arith.addi %m0, %r : index
+        %grow = arith.addi %bmMatrixRows, %bmRow : index
+        %rowOk = arith.constant true)";
+  a.bMatrix = "%bmB";
+  return a;
+}
 
 /// Generates the GEMMs of the kernels whose `kernel.config` is #kernel.sm90_gemm.
 struct Sm90GemmGenerator {
@@ -403,6 +475,21 @@ struct Sm90GemmGenerator {
                                             const kiln::Sm90GemmConfig &config) {
     std::string entryName =
         kiln::sm90GemmEntryName(problem.operand, problem.result, problem.kMajorB, config);
+    if (problem.batched) {
+      // Its geometry is the kernel's constants: in its name ("_b12x197_a1x12_b0x1").
+      auto join = [](ArrayRef<int64_t> values) {
+        std::string text;
+        for (int64_t value : values)
+          text += (text.empty() ? "" : "x") + std::to_string(value);
+        return text;
+      };
+      entryName += "_b" + join(problem.batchExtents) + "r" + std::to_string(problem.matrixRows) +
+                   "_sa" + join(problem.aBatchStrides) + "_sb" + join(problem.bBatchStrides);
+      return kiln::instantiateWarpSpecialisedGemm(
+          module, symbols, getArgument(), entryName, problem.operand, problem.result, problem.n,
+          config, batchedMatrixA(problem, config.tileK * config.elementBytes()), &problem.epilogue,
+          problem.kMajorB, /*residualTileBytes=*/0, /*depth=*/problem.k);
+    }
     if (config.consumers)
       return kiln::instantiateWarpSpecialisedGemm(
           module, symbols, getArgument(), entryName, problem.operand, problem.result, problem.n,
@@ -491,10 +578,29 @@ struct Sm90GemmGenerator {
           kiln::hostExtentProduct(b, launchLoc, c, 0, cast<MemRefType>(c.getType()).getRank() - 1);
       m = ShapedType::kDynamic;
     }
+    auto view = [&](Value buffer, ArrayRef<int64_t> shape) -> Value {
+      SmallVector<OpFoldResult> sizes, strides;
+      int64_t stride = 1;
+      for (int64_t extent : llvm::reverse(shape)) {
+        strides.insert(strides.begin(), b.getIndexAttr(stride));
+        stride *= extent;
+      }
+      for (int64_t extent : shape)
+        sizes.push_back(b.getIndexAttr(extent));
+      return memref::ReinterpretCastOp::create(
+          b, launchLoc, MemRefType::get(shape, cast<MemRefType>(buffer.getType()).getElementType()),
+          buffer, b.getIndexAttr(0), sizes, strides);
+    };
+    // A batched product's operands as stacks of matrices, its C as all of their rows.
+    if (problem.batched) {
+      a = view(a, {problem.aMatrices, problem.matrixRows, k});
+      bMatrix = view(bMatrix, {problem.bMatrices, k, n});
+      c = view(c, {m, n});
+    }
     // A buffer that the kernel reads as M x K (a Flatten; rows of a [B.., M, K]
     // activation) is read as that matrix.
     auto aType = cast<MemRefType>(a.getType());
-    if (aType.getRank() != 2)
+    if (!problem.batched && aType.getRank() != 2)
       a = memref::ReinterpretCastOp::create(
           b, launchLoc, MemRefType::get({m, k}, aType.getElementType()), a, b.getIndexAttr(0),
           ArrayRef<OpFoldResult>{rows, b.getIndexAttr(k)},
@@ -545,13 +651,17 @@ struct Sm90GemmGenerator {
     // The kernel's parameter types say which tensor maps it wants.
     gpu::GPUFuncOp gemm = variant.gemm;
     FunctionType signature = gemm.getFunctionType();
+    // (A batched product's maps are of stacks of matrices: boxes of one matrix's rows.)
     auto tensorMap = [&](Value buffer, unsigned parameter, int64_t rows, int64_t columns) {
       auto type = cast<MemRefType>(buffer.getType());
       Value unranked = memref::CastOp::create(
           b, loc, UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace()), buffer);
+      SmallVector<Value> box = {index(rows), index(columns)};
+      if (type.getRank() == 3)
+        box.insert(box.begin(), index(1));
       return nvgpu::TmaCreateDescriptorOp::create(
                  b, loc, cast<nvgpu::TensorMapDescriptorType>(signature.getInput(parameter)),
-                 unranked, ValueRange{index(rows), index(columns)})
+                 unranked, box)
           .getResult();
     };
     // B comes in boxes of 64 columns: a k-tile of 64 rows of N (K-major), or 64 columns of
@@ -566,7 +676,11 @@ struct Sm90GemmGenerator {
                   b, loc,
                   arith::CeilDivUIOp::create(b, loc, cast<Value>(rows), index(config.tileM)),
                   index(tilesN)))
-            : OpFoldResult(b.getIndexAttr(llvm::divideCeil(m, config.tileM) * tilesN));
+            : OpFoldResult(b.getIndexAttr(
+                  (problem.batched
+                       ? problem.batch() * llvm::divideCeil(problem.matrixRows, config.tileM)
+                       : llvm::divideCeil(m, config.tileM)) *
+                  tilesN));
     // The warp-specialised template walks a 1-D grid of tiles in its own order.
     if (config.consumers) {
       // The epilogue emitted when it was matched, so a failure here is an internal error.

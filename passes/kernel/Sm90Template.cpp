@@ -91,8 +91,9 @@ namespace {
 /// The wgmma descriptors of a stage's A rows and B tile ({DESCRIPTORS}): upstream's op,
 /// which takes 128B-swizzled tiles only.
 constexpr const char kDescriptors128[] =
-    R"(          %dA = nvgpu.warpgroup.generate.descriptor %a, {A_DESC_MAP} -> !wdA
-          %dB = nvgpu.warpgroup.generate.descriptor %b, %descB : !tileB, !tmB -> !wdB)";
+    R"(          %descBTile = builtin.unrealized_conversion_cast %descB : !tmB to !tmBTile
+          %dA = nvgpu.warpgroup.generate.descriptor %a, {A_DESC_MAP} -> !wdA
+          %dB = nvgpu.warpgroup.generate.descriptor %b, %descBTile : !tileB, !tmBTile -> !wdB)";
 /// For 64B-swizzled tiles, built here (PTX ISA, "Matrix Descriptor Format"): bits 0-13 the
 /// shared address / 16, 16-29 the leading byte offset / 16 (unused by swizzled K-major
 /// operands: 1), 32-45 the stride byte offset / 16 (8 rows of 64 bytes: 32), 62-63 the
@@ -718,8 +719,17 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"A_STAGE_BYTES", number(aStageBytes)},
        {"A_HALF_BYTES", number(aStageBytes / 2)},
        {"B_BOX_BYTES", number(64 * kTileBytes)},
+       {"B_VIEW", a.bMatrix.empty()
+                      ? std::string()
+                      : llvm::formatv("              %bjMap = memref.expand_shape %bj [[0, 1], "
+                                      "[2]] output_shape [1, {0}] : !boxB into !boxBMap",
+                                      kMajorB ? "64, " + tileK : tileK + ", 64")
+                            .str()},
+       {"B_DEST", a.bMatrix.empty() ? "%bj" : "%bjMap"},
+       {"B_MAP_BOX", (a.bMatrix.empty() ? "" : "1x") + (kMajorB ? "64x" + tileK : tileK + "x64")},
        {"B_BOX", kMajorB ? "64x" + tileK : tileK + "x64"},
-       {"B_COORDINATES", kMajorB ? "%k0, %nj" : "%nj, %k0"},
+       {"B_COORDINATES", (kMajorB ? "%k0, %nj" : "%nj, %k0") +
+                             (a.bMatrix.empty() ? std::string() : ", " + a.bMatrix)},
        {"B_TILE", kMajorB ? tileN + "x" + tileK : tileK + "x" + tileN},
        {"STAGES", number(config.stages)},
        {"B_BOXES", number(config.tileN / 64)},

@@ -92,6 +92,9 @@ struct Sm90AOperand {
   std::string descMap;   // {A_DESC_MAP}
   std::string rowEnd;    // {ROW_END}
   std::string rowMap;    // {ROW_MAP}
+  /// A batched product's: the value (defined by tileSetup) of the tile's matrix of B, read
+  /// through a 3-D tensor map; empty for one B matrix.
+  std::string bMatrix = {};
 };
 
 /// The A operand of a row-major M x K matrix (a tensor map of 128 x k-tile boxes of

@@ -39,8 +39,11 @@
 // passes/kernel/Sm90Epilogue.h; or nothing), CONVERT (the truncation of the f32 value into %out, or nothing), STORED,
 // STORE_ALIGNMENT, TILE_N (64, 128 or 256), TILE_K, STAGES, B_BOXES = TILE_N / 64, the B
 // operand's form: B_BOX (one TMA box: "64x64", 64 rows of K x 64 columns of N; or
-// "64xTILE_K", 64 rows of N x a k-tile), B_COORDINATES (the box's, innermost first, from
-// %k0 and its first column %nj), B_TILE (a stage's B for the wgmma descriptor: "64xTILE_N"
+// "64xTILE_K", 64 rows of N x a k-tile), B_MAP_BOX (B's tensor map box: B_BOX, or
+// "1xB_BOX" for the matrices of a batched product), B_VIEW and B_DEST (the view of the
+// box %bj as B_MAP_BOX that the load fills, and its name: nothing and %bj where they are
+// the same), B_COORDINATES (the box's, innermost first, from %k0 and its first column
+// %nj, and a batched product's matrix), B_TILE (a stage's B for the wgmma descriptor: "64xTILE_N"
 // or "TILE_NxTILE_K"), MMA (the k-tile's wgmma from the descriptors %dA, %dB and %accIn
 // into %accOut) and MMA_TYPES (type aliases it uses, or nothing), ACC (the accumulators'
 // type in the main loop: !acc, or the LLVM struct of i32 accumulators), ACC_INIT (defines
@@ -89,7 +92,10 @@
 // it), RESIDUAL_AT (the fragment epilogue's element of the residual tile).
 
 !tmA = !nvgpu.tensormap.descriptor<tensor = memref<{A_BOX}x{IN}, 3>, swizzle = {SWIZZLE}, l2promo = l2promo_256b, oob = zero, interleave = none>
-!tmB = !nvgpu.tensormap.descriptor<tensor = memref<{B_BOX}x{IN}, 3>, swizzle = {SWIZZLE}, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmB = !nvgpu.tensormap.descriptor<tensor = memref<{B_MAP_BOX}x{IN}, 3>, swizzle = {SWIZZLE}, l2promo = l2promo_256b, oob = zero, interleave = none>
+// The 2-D map type the wgmma descriptors of B's stage take (the layout of its 64-column
+// boxes follows from it): !tmB's, or a batched product's box without its matrix.
+!tmBTile = !nvgpu.tensormap.descriptor<tensor = memref<{B_BOX}x{IN}, 3>, swizzle = {SWIZZLE}, l2promo = l2promo_256b, oob = zero, interleave = none>
 !bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = {STAGES}>
 !acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x{TILE_N}xf32>>
 !wdA = !nvgpu.warpgroup.descriptor<tensor = memref<64x{TILE_K}x{IN}, 3>>
@@ -98,6 +104,7 @@
 !tileA = memref<{A_BOX}x{IN}, #gpu.address_space<workgroup>>
 !halfA = memref<64x{TILE_K}x{IN}, #gpu.address_space<workgroup>>
 !boxB = memref<{B_BOX}x{IN}, #gpu.address_space<workgroup>>
+!boxBMap = memref<{B_MAP_BOX}x{IN}, #gpu.address_space<workgroup>>
 !tileB = memref<{B_TILE}x{IN}, #gpu.address_space<workgroup>>
 {MMA_TYPES}
 !staged = memref<128x{STAGED_COLUMNS}xf32, #gpu.address_space<workgroup>>
@@ -309,7 +316,8 @@ gpu.module @{MODULE} {
               %jCol = arith.muli %j, %c64 : index
               %nj = arith.addi %n0, %jCol : index
               %bj = memref.view %dyn[%offBj][] : !smem to !boxB
-              nvgpu.tma.async.load %descB[{B_COORDINATES}], %full[%slot] to %bj : !tmB, !bars -> !boxB
+{B_VIEW}
+              nvgpu.tma.async.load %descB[{B_COORDINATES}], %full[%slot] to {B_DEST} : !tmB, !bars -> !boxBMap
             }
           }
           %gNext = arith.addi %g0, %kCount : index
