@@ -36,6 +36,11 @@ PyTorch calls, in one run on one GPU.
              1x1 of 3 groups), transposed 2-D (4x4 stride 2,
              a GAN's or FCN's; 2x2 stride 2, a U-Net's) and transposed 1-D. Peer:
              F.conv1d/2d/3d and F.conv_transpose1d/2d on channels-last tensors (cuDNN).
+  batched    batched products of two activations (issue 40), fp16: attention's scores and
+             context at batch 8, 12 heads of 64, sequence 512 (B*H matrices), the scores of
+             a grouped-query attention (8 query heads a key head: the key broadcast), and
+             one matrix by a stack. Peer: torch.matmul on the same tensors (cuBLAS's
+             batched GEMM).
   rows       row kernels (rows): softmax over the last axis of (8*12*128) x
              128, (8*12*512) x 512 and 1024 x 50257 (GPT-2's vocabulary), LayerNorm of
              8192 x 768 after a residual add, ReduceMean and ReduceSum over the last axis of
@@ -274,6 +279,24 @@ def form_cases():
     return cases
 
 
+def batched_cases():
+    """Batched products of two activations: (name, A shape, B shape), broadcast as NumPy."""
+    specs = [
+        ("scores 8x12 heads 512x64 . 64x512", (8, 12, 512, 64), (8, 12, 64, 512)),
+        ("context 8x12 heads 512x512 . 512x64", (8, 12, 512, 512), (8, 12, 512, 64)),
+        ("gqa scores 8x(4x8) heads 512x128, keys shared", (8, 4, 8, 512, 128),
+         (8, 4, 1, 128, 512)),
+        ("matrix by a stack 1024x1024 . 64x1024x1024", (1024, 1024), (64, 1024, 1024)),
+    ]
+    cases = []
+    for name, a, b in specs:
+        out = list(np.broadcast_shapes(a[:-2], b[:-2])) + [a[-2], b[-1]]
+        flops = 2 * math.prod(out) * a[-1]
+        cases.append({"family": "batched", "dtype": "fp16", "name": name, "a": a, "b": b,
+                      "out": out, "flops": flops})
+    return cases
+
+
 def rows_cases():
     """Softmax, LayerNorm and reductions over rows, as BERT, GPT-2 and ViT compute them."""
     cases = []
@@ -455,6 +478,12 @@ def case_model(case, rng):
             outputs = [("y", [case["batch"], oh, ow, case["m"]])]
         else:
             outputs = [("y", [case["batch"], case["m"], oh, ow])]
+    elif case["family"] == "batched":
+        inputs["a"] = rng.standard_normal(case["a"], dtype=np.float32)
+        inputs["b"] = rng.standard_normal(case["b"], dtype=np.float32) * (
+            1.0 / math.sqrt(case["a"][-1]))
+        nodes.append(helper.make_node("MatMul", ["a", "b"], ["y"]))
+        outputs = [("y", case["out"])]
     elif case["family"] == "forms":
         # Channels last in and out (NWC, NHWC, NDHWC), as channels-last networks pass
         # activations: transposes around the ONNX op, which --channels-last cancels.
@@ -572,6 +601,8 @@ def reference(case, inputs, torch):
         return rounded["a"] @ torch.from_numpy(case["_b"]).cuda().double()
     if case["family"] == "gemm":
         return rounded["a"] @ rounded["b"]
+    if case["family"] == "batched":
+        return rounded["a"].float() @ rounded["b"].float()
     if case["family"] == "rows":
         x = rounded["x"].double()
         if case["kind"] == "softmax":
@@ -792,7 +823,7 @@ def peer_side(case, inputs, torch):
     elif tf32 and case["kind"] == "gemm":
         b = torch.from_numpy(case["_b"]).cuda()
         name, fn, args = "torch.matmul TF32 (cuBLAS)", torch.matmul, (tensors["a"], b)
-    elif case["family"] == "gemm":
+    elif case["family"] in ("gemm", "batched"):
         name, fn, args = "torch.matmul (cuBLAS)", torch.matmul, (tensors["a"], tensors["b"])
     elif case["family"] == "depthwise":
         nhwc = case["layout"] == "NHWC"
@@ -1021,6 +1052,8 @@ def main():
         cases += rows_cases()
     if "forms" in families:
         cases += form_cases()
+    if "batched" in families:
+        cases += batched_cases()
     import re
     if "tf32" in families:
         # --conv-filter picks ResNet-50's convolutions (all of them by default).
@@ -1054,7 +1087,8 @@ def main():
         json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                    "commit": os.environ.get("KILN_COMMIT", ""), "rows": rows}, f, indent=1)
     summary = []
-    for family in ("gemm", "conv", "forms", "attention", "fused", "depthwise", "rows", "tf32"):
+    for family in ("gemm", "batched", "conv", "forms", "attention", "fused", "depthwise", "rows",
+                   "tf32"):
         for dtype in sorted({r["dtype"] for r in rows}) if family == "depthwise" else [None]:
             chosen = [r for r in rows if r["family"] == family and r["kiln"].get("median_ms")
                       and r["peer"].get("median_ms") and dtype in (None, r["dtype"])]
