@@ -31,7 +31,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
-#include <tuple>
+#include <array>
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHCONVOLUTIONSTO2D
@@ -173,6 +173,8 @@ struct Extents3d {
   }
   Type element, resultElement;
   int64_t n, c, h, w, o, od, oh, ow, taps, images;
+  /// The extents the rewrites build shapes from, to unpack at once.
+  std::array<int64_t, 9> extents() const { return {n, c, h, w, o, od, oh, ow, images}; }
 };
 
 /// `input` padded with zeros along `axis` (its depth) by the convolution's depth padding,
@@ -211,9 +213,8 @@ Value depthsOfTap(OpBuilder &b, Location loc, graph::ConvOp conv, Value input, i
 void split3d(graph::ConvOp conv) {
   OpBuilder b(conv);
   Location loc = conv.getLoc();
-  Extents3d e(conv);
-  auto [n, c, h, w, o, od, oh, ow, images] =
-      std::tuple(e.n, e.c, e.h, e.w, e.o, e.od, e.oh, e.ow, e.images);
+  const Extents3d e(conv);
+  auto [n, c, h, w, o, od, oh, ow, images] = e.extents();
   Type element = e.element, resultElement = e.resultElement;
   int64_t taps = e.taps;
   ArrayRef<int64_t> strides = conv.getStrides(), dilations = conv.getDilations(),
@@ -250,9 +251,8 @@ void split3d(graph::ConvOp conv) {
 void unfoldDepth3d(graph::ConvOp conv) {
   OpBuilder b(conv);
   Location loc = conv.getLoc();
-  Extents3d e(conv);
-  auto [n, c, h, w, o, od, oh, ow, images] =
-      std::tuple(e.n, e.c, e.h, e.w, e.o, e.od, e.oh, e.ow, e.images);
+  const Extents3d e(conv);
+  auto [n, c, h, w, o, od, oh, ow, images] = e.extents();
   Type element = e.element, resultElement = e.resultElement;
   auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
   int64_t taps = e.taps, kh = weightType.getDimSize(3), kw = weightType.getDimSize(4);

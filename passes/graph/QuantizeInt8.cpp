@@ -94,10 +94,9 @@ bool hasQuantizableOperands(Operation *op) {
 
 /// Whether the int8 tensor-core templates read and write `op`'s rows (16 bytes and more):
 /// output channels (N) a multiple of 8, not depthwise, and, for a matrix product, K a
-/// multiple of 16. With
-/// `tensor-core-rows`, a product they cannot take stays in floats, where
-/// graph-pad-products aligns it (a squeeze-excite convolution of 20 channels), rather than
-/// going to the generic lowering in int8.
+/// multiple of 16. With `tensor-core-rows`, a product they cannot take stays in floats,
+/// where graph-pad-products aligns it (a squeeze-excite convolution of 20 channels),
+/// rather than going to the generic lowering in int8.
 bool fitsInt8Templates(Operation *op, int weight, int64_t axis) {
   auto type = cast<RankedTensorType>(op->getOperand(weight).getType());
   if (axis < 0 || type.getDimSize(axis) % 8)
@@ -241,10 +240,7 @@ struct GraphQuantizeInt8 : kiln::impl::GraphQuantizeInt8Base<GraphQuantizeInt8> 
 Operation *graph::findDynamicInt8Candidate(func::FuncOp function) {
   Operation *found = nullptr;
   function.walk([&](Operation *op) {
-    if (found || !hasQuantizableOperands(op))
-      return;
-    auto [weight, axis] = weightOf(op);
-    if (!hasStaticShape(op->getOperand(0)) || !hasStaticShape(op->getOperand(weight)))
+    if (!found && hasQuantizableOperands(op) && !isQuantizable(op))
       found = op;
   });
   return found;

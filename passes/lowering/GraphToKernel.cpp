@@ -82,15 +82,18 @@ std::string sanitize(StringRef text) {
 }
 
 /// Whether `value` is a product's or convolution's result, or computed from one by
-/// pointwise ops (at most as many as an epilogue fuses): what an epilogue computes.
-bool followsContraction(Value value, size_t depth = kMaxFusedOps) {
+/// pointwise ops (at most as many as an epilogue fuses): what an epilogue computes. Each
+/// op is looked at once (`seen`), however many paths reach it.
+bool followsContraction(Value value, SmallPtrSetImpl<Operation *> &seen,
+                        size_t depth = kMaxFusedOps) {
   Operation *op = value.getDefiningOp();
   if (isa_and_nonnull<graph::MatMulOp, graph::GemmOp, graph::ConvOp>(op))
     return true;
-  if (!op || depth == 0 || !op->hasTrait<graph::OpTrait::Pointwise>())
+  if (!op || depth == 0 || !op->hasTrait<graph::OpTrait::Pointwise>() || !seen.insert(op).second)
     return false;
   return llvm::any_of(op->getOperands(), [&](Value operand) {
-    return !operand.getDefiningOp<graph::ConstantOp>() && followsContraction(operand, depth - 1);
+    return !operand.getDefiningOp<graph::ConstantOp>() &&
+           followsContraction(operand, seen, depth - 1);
   });
 }
 
@@ -105,8 +108,10 @@ bool isInlinedConstant(graph::ConstantOp constant) {
   if (llvm::any_of(constant->getUsers(), [&](Operation *user) {
         return isa<graph::MatMulOp, graph::GemmOp, graph::ConvOp>(user) ||
                (!oneValue && user->hasTrait<graph::OpTrait::Pointwise>() &&
-                llvm::any_of(user->getOperands(),
-                             [&](Value operand) { return followsContraction(operand); }));
+                llvm::any_of(user->getOperands(), [&](Value operand) {
+                  SmallPtrSet<Operation *, 16> seen;
+                  return followsContraction(operand, seen);
+                }));
       }))
     return false;
   auto type = cast<ShapedType>(constant.getType());
