@@ -41,6 +41,14 @@ PyTorch calls, in one run on one GPU.
              a grouped-query attention (8 query heads a key head: the key broadcast), and
              one matrix by a stack. Peer: torch.matmul on the same tensors (cuBLAS's
              batched GEMM).
+  attnforms  attention in the forms exporters write beyond BERT's (issue 40), fp16, sequence
+             512: a relative-position bias gathered from a table, ALiBi under a causal fill,
+             a boolean padding mask given at run time, rotary embeddings on Q and K,
+             grouped-query attention (32 query heads, 8 key/value heads of 128, Hugging
+             Face's repeat_kv), head size 80, and head size 256 (two products and a softmax
+             in Kiln). Peer: the same computation in PyTorch around
+             F.scaled_dot_product_attention (the bias or mask as attn_mask, enable_gqa,
+             the rotary arithmetic before it), one CUDA graph.
   rows       row kernels (rows): softmax over the last axis of (8*12*128) x
              128, (8*12*512) x 512 and 1024 x 50257 (GPT-2's vocabulary), LayerNorm of
              8192 x 768 after a residual add, ReduceMean and ReduceSum over the last axis of
@@ -334,6 +342,114 @@ def attention_cases():
     return cases
 
 
+def attention_form_cases():
+    def case(form, name, batch=8, heads=12, kv_heads=None, dim=64, causal=False):
+        return {"family": "attnforms", "dtype": "fp16", "form": form, "name": name,
+                "batch": batch, "heads": heads, "kv_heads": kv_heads or heads, "seq": 512,
+                "dim": dim, "causal": causal, "flops": 4 * batch * heads * 512 * 512 * dim}
+    return [case("bias", "b8 h12 s512 d64 bias table"),
+            case("alibi", "b8 h12 s512 d64 ALiBi causal", causal=True),
+            case("padding", "b8 h12 s512 d64 bool padding mask"),
+            case("rotary", "b8 h12 s512 d64 rotary"),
+            case("gqa", "b4 h32 kv8 s512 d128 grouped-query", batch=4, heads=32, kv_heads=8,
+                 dim=128),
+            case("plain", "b8 h12 s512 d80", dim=80),
+            case("plain", "b8 h8 s512 d256 (two products)", heads=8, dim=256)]
+
+
+def attention_form_tables(case):
+    """The constants of an `attnforms` case (float64): the additive bias [1, H, S, S] (bias
+    table or ALiBi), the rotary cos/sin [S, D] and the relative-position indices."""
+    s, h, d = case["seq"], case["heads"], case["dim"]
+    rng = np.random.default_rng(7)
+    tables = {}
+    if case["form"] == "bias":
+        tables["table"] = rng.standard_normal((2 * s - 1, h)).astype(np.float32)
+        tables["relative"] = np.arange(s)[None, :] - np.arange(s)[:, None] + s - 1
+        tables["bias"] = tables["table"].astype(np.float64)[tables["relative"]].transpose(2, 0, 1)[None]
+    if case["form"] == "alibi":
+        tables["slopes"] = np.array([2 ** (-8 * (i + 1) / h) for i in range(h)],
+                                    np.float32).reshape(h, 1, 1)
+        distance = np.arange(s)[None, :] - np.arange(s)[:, None]
+        tables["bias"] = (tables["slopes"].astype(np.float64) * distance
+                          + np.where(distance <= 0, 0.0, -np.inf))[None]
+    if case["form"] == "rotary":
+        frequencies = np.arange(s)[:, None] * (10000.0 ** (-np.arange(0, d, 2) / d))[None, :]
+        angles = np.concatenate([frequencies, frequencies], -1)
+        tables["cos"], tables["sin"] = np.cos(angles), np.sin(angles)
+    return tables
+
+
+def attention_form_model(case, rng, helper, numpy_helper, dt):
+    """The ONNX nodes, initializers and inputs of an `attnforms` case."""
+    from onnx import TensorProto
+    b, h, hkv, s, d = case["batch"], case["heads"], case["kv_heads"], case["seq"], case["dim"]
+    tables = attention_form_tables(case)
+    inputs = {"q": rng.standard_normal((b, h, s, d), dtype=np.float32),
+              "k": rng.standard_normal((b, hkv, s, d), dtype=np.float32),
+              "v": rng.standard_normal((b, hkv, s, d), dtype=np.float32)}
+    nodes, inits = [], []
+
+    def const(name, array):
+        inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def node(op, inputs_, output, **attrs):
+        nodes.append(helper.make_node(op, inputs_, [output], **attrs))
+        return output
+    q, k, v = "q", "k", "v"
+    if case["form"] == "rotary":
+        cos = const("cos", tables["cos"].astype(np.float16))
+        sin = const("sin", tables["sin"].astype(np.float16))
+        bounds = [const(f"b{i}", np.array([i * d // 2], np.int64)) for i in range(3)]
+        last = const("last", np.array([-1], np.int64))
+
+        def rotate(x):
+            first = node("Slice", [x, bounds[0], bounds[1], last], x + "1")
+            second = node("Slice", [x, bounds[1], bounds[2], last], x + "2")
+            rotated = node("Concat", [node("Neg", [second], x + "n"), first], x + "r", axis=-1)
+            return node("Add", [node("Mul", [x, cos], x + "c"), node("Mul", [rotated, sin], x + "s")],
+                        x + "e")
+        q, k = rotate("q"), rotate("k")
+    if hkv != h:
+        def repeat_kv(x):
+            unsqueezed = node("Unsqueeze", [x, const(x + "a", np.array([2], np.int64))], x + "u")
+            expanded = node("Expand", [unsqueezed, const(x + "e", np.array([b, hkv, h // hkv, s, d],
+                                                                          np.int64))], x + "x")
+            return node("Reshape", [expanded, const(x + "s", np.array([b, h, s, d], np.int64))],
+                        x + "h")
+        k, v = repeat_kv(k), repeat_kv(v)
+    kt = node("Transpose", [k], "kt", perm=[0, 1, 3, 2])
+    scores = node("Mul", [node("MatMul", [q, kt], "s"),
+                          const("scale", np.array(1 / math.sqrt(d), np.float16))], "scaled")
+    neg_inf = const("neg_inf", np.array(-np.inf, np.float16))
+    if case["form"] == "bias":
+        gathered = node("Gather", [const("table", tables["table"].astype(np.float16)),
+                                   const("relative", tables["relative"])], "g")
+        per_head = node("Transpose", [gathered], "gt", perm=[2, 0, 1])
+        bias = node("Unsqueeze", [per_head, const("axis0", np.array([0], np.int64))], "bias")
+        scores = node("Add", [scores, bias], "biased")
+    if case["form"] == "alibi":
+        distance = np.arange(s)[None, :] - np.arange(s)[:, None]
+        alibi = node("Mul", [const("slopes", tables["slopes"].astype(np.float16)),
+                             const("distance", distance.astype(np.float16))], "alibi")
+        biased = node("Add", [scores, alibi], "biased")
+        causal = const("causal", np.tril(np.ones((s, s), bool)))
+        scores = node("Where", [causal, biased, neg_inf], "filled")
+    if case["form"] == "padding":
+        keep = np.ones((b, s), bool)
+        for i in range(b):
+            keep[i, s - 37 * (i + 1):] = False
+        inputs["mask"] = keep
+        mask = node("Unsqueeze", ["mask", const("axes", np.array([1, 2], np.int64))], "mask4")
+        scores = node("Where", [mask, scores, neg_inf], "filled")
+    p = node("Softmax", [scores], "p", axis=-1)
+    node("MatMul", [p, v], "y")
+    graph_inputs = [helper.make_tensor_value_info(n, TensorProto.BOOL if n == "mask" else dt,
+                                                  list(a.shape)) for n, a in inputs.items()]
+    return nodes, inits, inputs, graph_inputs, [("y", [b, h, s, d])]
+
+
 # --- Kiln's side: a one-operator ONNX model, compiled, checked, timed ----------------------
 
 def onnx_dtype(dtype):
@@ -529,7 +645,7 @@ def case_model(case, rng):
         oh = (case["h"] + 2 * p - case["kh"]) // s + 1
         ow = (case["w"] + 2 * p - case["kw"]) // s + 1
         outputs = [("y", [case["batch"], oh, ow, case["m"]])]
-    else:
+    elif case["family"] == "attention":
         shape = (case["batch"], case["heads"], case["seq"], case["dim"])
         for name in "qkv":
             inputs[name] = rng.standard_normal(shape, dtype=np.float32)
@@ -549,9 +665,14 @@ def case_model(case, rng):
         nodes += [helper.make_node("Softmax", [scores], ["p"], axis=-1),
                   helper.make_node("MatMul", ["p", "v"], ["y"])]
         outputs = [("y", list(shape))]
+    if case["family"] == "attnforms":
+        nodes, inits, inputs, graph_inputs, outputs = attention_form_model(
+            case, rng, helper, numpy_helper, dt)
+    else:
+        graph_inputs = [helper.make_tensor_value_info(n, dt, list(a.shape))
+                        for n, a in inputs.items()]
     graph = helper.make_graph(
-        nodes, case["family"],
-        [helper.make_tensor_value_info(n, dt, list(a.shape)) for n, a in inputs.items()],
+        nodes, case["family"], graph_inputs,
         [helper.make_tensor_value_info(n, dt, s) for n, s in outputs], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     onnx.checker.check_model(model)
@@ -570,7 +691,10 @@ def run_logged(command, log, timeout):
 
 def save_input(path, array, dtype):
     """fp16 and fp32 arrays as .npy; bf16 ones (NumPy has no bf16) as ONNX TensorProto .pb
-    files (round to nearest even from fp32)."""
+    files (round to nearest even from fp32). Boolean arrays (masks) stay boolean."""
+    if array.dtype == bool:
+        np.save(path + ".npy", array)
+        return path + ".npy"
     if dtype in ("fp16", "fp32"):
         np.save(path + ".npy", array.astype(np.float16 if dtype == "fp16" else np.float32))
         return path + ".npy"
@@ -586,6 +710,8 @@ def save_input(path, array, dtype):
 
 def to_half(array, dtype, torch):
     tensor = torch.from_numpy(array)
+    if array.dtype == bool:
+        return tensor
     if dtype == "fp32":
         return tensor.double()
     return tensor.to(torch.float16 if dtype == "fp16" else torch.bfloat16).float()
@@ -648,11 +774,42 @@ def reference(case, inputs, torch):
         return torch.nn.functional.conv2d(rounded["x"].permute(0, 3, 1, 2), weight,
                                           stride=case["stride"], padding=case["pad"],
                                           groups=case["group"]).permute(0, 2, 3, 1)
+    if case["family"] == "attnforms":
+        return attention_form_reference(case, rounded, torch)
     q, k, v = rounded["q"], rounded["k"], rounded["v"]
     scores = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(case["dim"]))
     if case["causal"]:
         mask = torch.ones(case["seq"], case["seq"], dtype=torch.bool, device="cuda").tril()
         scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, -1) @ v
+
+
+def attention_form_reference(case, rounded, torch):
+    """An `attnforms` case in float64 on the rounded inputs (constants rounded to f16 as
+    Kiln's model holds them)."""
+    tables = {n: torch.from_numpy(np.asarray(t)).cuda() for n, t in
+              attention_form_tables(case).items()}
+    half = {n: t.to(torch.float16).double() for n, t in tables.items()
+            if t.dtype.is_floating_point}
+    q, k, v = (rounded[n].double() for n in "qkv")
+    if case["form"] == "rotary":
+        def rotate(x):
+            d = x.shape[-1]
+            rotated = torch.cat([-x[..., d // 2:], x[..., :d // 2]], -1)
+            return x * half["cos"] + rotated * half["sin"]
+        q, k = rotate(q), rotate(k)
+    group = case["heads"] // case["kv_heads"]
+    k, v = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
+    scores = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(case["dim"]))
+    if case["form"] == "bias":
+        scores = scores + half["table"][tables["relative"]].permute(2, 0, 1)[None]
+    if case["form"] == "alibi":
+        distance = tables["bias"].new_tensor(
+            np.arange(case["seq"])[None, :] - np.arange(case["seq"])[:, None])
+        causal = distance <= 0
+        scores = (scores + half["slopes"] * distance).masked_fill(~causal, float("-inf"))
+    if case["form"] == "padding":
+        scores = scores.masked_fill(~rounded["mask"].cuda()[:, None, None, :], float("-inf"))
     return torch.softmax(scores, -1) @ v
 
 
@@ -804,6 +961,42 @@ def onnx_runtime_reference(model_path, inputs):
 
 # --- The peers ----------------------------------------------------------------------------
 
+def attention_form_peer(case, inputs, tensors, torch):
+    """PyTorch's best form of an `attnforms` case: F.scaled_dot_product_attention with the
+    bias or mask as attn_mask (precomputed, as a model would hold it), grouped-query
+    attention by enable_gqa (repeat_interleave before torch 2.5), the rotary arithmetic
+    in front. (name, fn, args)."""
+    functional = torch.nn.functional
+    sdpa = functional.scaled_dot_product_attention
+    tables = attention_form_tables(case)
+    q, k, v = tensors["q"], tensors["k"], tensors["v"]
+    if case["form"] in ("bias", "alibi"):
+        bias = torch.from_numpy(tables["bias"]).to("cuda", torch.float16)
+        return "F.sdpa(attn_mask=bias)", lambda q, k, v: sdpa(q, k, v, attn_mask=bias), (q, k, v)
+    if case["form"] == "padding":
+        keep = torch.from_numpy(inputs["mask"]).cuda()[:, None, None, :]
+        return "F.sdpa(attn_mask=bool)", lambda q, k, v: sdpa(q, k, v, attn_mask=keep), (q, k, v)
+    if case["form"] == "rotary":
+        cos = torch.from_numpy(tables["cos"]).to("cuda", torch.float16)
+        sin = torch.from_numpy(tables["sin"]).to("cuda", torch.float16)
+
+        def rotate(x):
+            d = x.shape[-1]
+            return x * cos + torch.cat([-x[..., d // 2:], x[..., :d // 2]], -1) * sin
+
+        return "rotary + F.sdpa", lambda q, k, v: sdpa(rotate(q), rotate(k), v), (q, k, v)
+    if case["kv_heads"] != case["heads"]:
+        group = case["heads"] // case["kv_heads"]
+        try:
+            sdpa(q[:1, :, :16], k[:1, :, :16], v[:1, :, :16], enable_gqa=True)
+            return "F.sdpa(enable_gqa)", lambda q, k, v: sdpa(q, k, v, enable_gqa=True), (q, k, v)
+        except TypeError:
+            return ("repeat_interleave + F.sdpa",
+                    lambda q, k, v: sdpa(q, k.repeat_interleave(group, 1),
+                                         v.repeat_interleave(group, 1)), (q, k, v))
+    return "F.scaled_dot_product_attention", sdpa, (q, k, v)
+
+
 def peer_side(case, inputs, torch):
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[case["dtype"]]
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
@@ -811,7 +1004,8 @@ def peer_side(case, inputs, torch):
     tf32 = case["family"] == "tf32"
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
-    tensors = {n: torch.from_numpy(a).to("cuda", dtype) for n, a in inputs.items()}
+    tensors = {n: torch.from_numpy(a).to("cuda", dtype) for n, a in inputs.items()
+               if a.dtype != bool}
     functional = torch.nn.functional
     if tf32 and case["kind"] == "model":
         import torchvision
@@ -913,6 +1107,8 @@ def peer_side(case, inputs, torch):
                 y = y + r[0]
             return functional.relu(y)
         args = (x,) + ((tensors["r"].permute(0, 3, 1, 2),) if case["residual"] else ())
+    elif case["family"] == "attnforms":
+        name, fn, args = attention_form_peer(case, inputs, tensors, torch)
     else:
         name = "F.scaled_dot_product_attention"
 
@@ -1054,6 +1250,8 @@ def main():
         cases += form_cases()
     if "batched" in families:
         cases += batched_cases()
+    if "attnforms" in families:
+        cases += attention_form_cases()
     import re
     if "tf32" in families:
         # --conv-filter picks ResNet-50's convolutions (all of them by default).
@@ -1087,8 +1285,8 @@ def main():
         json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                    "commit": os.environ.get("KILN_COMMIT", ""), "rows": rows}, f, indent=1)
     summary = []
-    for family in ("gemm", "batched", "conv", "forms", "attention", "fused", "depthwise", "rows",
-                   "tf32"):
+    for family in ("gemm", "batched", "conv", "forms", "attention", "attnforms", "fused",
+                   "depthwise", "rows", "tf32"):
         for dtype in sorted({r["dtype"] for r in rows}) if family == "depthwise" else [None]:
             chosen = [r for r in rows if r["family"] == family and r["kiln"].get("median_ms")
                       and r["peer"].get("median_ms") and dtype in (None, r["dtype"])]

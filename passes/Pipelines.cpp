@@ -5,6 +5,7 @@
 #include "passes/Passes.h"
 #include "passes/graph/QuantizeInt8.h"
 #include "passes/graph/ReducePrecision.h"
+#include "passes/kernel/AttentionConfig.h"
 #include "passes/kernel/Autotune.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -264,6 +265,9 @@ void addGraphPasses(OpPassManager &pm) {
   // Simplify merges the reshapes left behind and the key's transpose with the
   // head-splitting one, and turns Splits into Slices.
   pm.addNestedPass<func::FuncOp>(createGraphSimplify());
+  // Grouped-query attention's key and value heads read unrepeated (after simplify has
+  // merged the key's transposes, so that the repeat is the attention's operand).
+  pm.addNestedPass<func::FuncOp>(createGraphRecognizeGroupedQueryAttention());
   // Dynamic shapes: the extents the symbolic analysis finds constant become static in the
   // types (every target's lowering then sees a mask's 1s as 1s, not as `?`).
   pm.addNestedPass<func::FuncOp>(createGraphInferSymbolicShapes());
@@ -324,6 +328,17 @@ void addGraphStage(OpPassManager &pm, const GraphStageOptions &options) {
     // Casts of constants that were not plain arrays, and cast chains, fold away.
     pm.addPass(createGraphFoldConstants());
     pm.addNestedPass<func::FuncOp>(createGraphSimplify());
+  }
+  // Half-precision attention (reduced above, or as the model has it) whose head size no
+  // flash kernel takes becomes products on the GEMM templates (padded below like the
+  // others, under a reduced precision).
+  if (options.decomposeAttention) {
+    GraphDecomposeAttentionOptions limits;
+    limits.headDimMultiple = kFlashAttentionHeadDimMultiple;
+    limits.maxHeadDim = kFlashAttentionMaxHeadDim;
+    pm.addNestedPass<func::FuncOp>(createGraphDecomposeAttention(limits));
+  }
+  if (options.precision != "fp32") {
     // Sequence-first exports' transposes around the projections, moved to the attention's
     // head split and merge: views the flash-attention template takes (half precision
     // only; in f32 the generic products take a transpose as their prologue, and a
@@ -442,6 +457,7 @@ void addGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options) {
     // INT8 on the GPU: products the int8 templates cannot take stay in floats.
     GraphStageOptions graph = options.graph;
     graph.int8TensorCoreRows = true;
+    graph.decomposeAttention = true;
     addGraphStage(pm, graph);
     observe(PipelinePoint::GraphDone);
   }

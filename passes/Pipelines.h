@@ -89,6 +89,10 @@ struct GraphStageOptions {
   /// Products the int8 tensor-core templates cannot take stay in floats
   /// (graph-quantize-int8's tensor-core-rows): the GPU pipeline sets it.
   bool int8TensorCoreRows = false;
+  /// Half-precision attention that no flash-attention template takes (its head size)
+  /// becomes two products and a softmax (graph-decompose-attention): the GPU pipeline
+  /// sets it.
+  bool decomposeAttention = false;
   /// Called with each function's precision and int8 reports (progress lines, the
   /// precision report), when set.
   std::function<void(const graph::PrecisionReport &)> precisionReport;

@@ -373,6 +373,21 @@ LogicalResult RMSNormalizationOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+/// `keyOrValue`'s shape with its head dimension (-3) widened to the query's when it is a
+/// divisor of it (grouped-query attention: query head h reads key and value head
+/// h / (H / Hkv)), so that matmul's broadcasting rules apply to the rest.
+static SmallVector<int64_t> withQueryHeads(ArrayRef<int64_t> keyOrValue, ArrayRef<int64_t> query) {
+  SmallVector<int64_t> shape(keyOrValue);
+  if (shape.size() < 3 || shape.size() != query.size())
+    return shape;
+  int64_t &heads = shape[shape.size() - 3];
+  int64_t queryHeads = query[query.size() - 3];
+  if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(queryHeads) && heads > 1 &&
+      queryHeads % heads == 0)
+    heads = queryHeads;
+  return shape;
+}
+
 LogicalResult AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
                                             Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   auto queryType = cast<TensorType>(adaptor.getQuery().getType());
@@ -395,7 +410,7 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<
     if (type.getRank() < 2)
       return emitOptionalError(location, name, " must have rank 2 or more, got ", type.getRank());
   // The scores are query x key^T, the result scores x value, both with matmul's rules.
-  SmallVector<int64_t> keyTransposed(keyType.getShape());
+  SmallVector<int64_t> keyTransposed = withQueryHeads(keyType.getShape(), queryType.getShape());
   std::swap(keyTransposed[keyTransposed.size() - 1], keyTransposed[keyTransposed.size() - 2]);
   auto scores = matmulShape(queryType.getShape(), keyTransposed);
   if (!scores)
@@ -404,7 +419,7 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<
     if (auto maskType = dyn_cast<RankedTensorType>(mask.getType()))
       if (failed(checkUnidirectionalBroadcast(location, maskType.getShape(), *scores, "mask")))
         return failure();
-  auto result = matmulShape(*scores, valueType.getShape());
+  auto result = matmulShape(*scores, withQueryHeads(valueType.getShape(), queryType.getShape()));
   if (!result)
     return emitOptionalError(location, "scores and value: ", llvm::toString(result.takeError()));
   inferred.push_back(RankedTensorType::get(*result, elementType));

@@ -1,7 +1,8 @@
 //===- GraphBuilders.h - Small graph ops that rewrites create --*- C++ -*-===//
 //
-// The index constants, reshapes and transposes that the graph rewrites (patch
-// embeddings, convolution forms, padded products) build around the ops they replace.
+// The index constants, reshapes, transposes and gathers that the graph rewrites (patch
+// embeddings, convolution forms, padded products, attention's decomposition) build
+// around the ops they replace.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +41,26 @@ inline mlir::Value createTranspose(mlir::OpBuilder &b, mlir::Location loc, mlir:
     shape.push_back(type.getDimSize(dim));
   return TransposeOp::create(b, loc, mlir::RankedTensorType::get(shape, type.getElementType()),
                              input, b.getDenseI64ArrayAttr(perm));
+}
+
+/// `keyOrValue` ([.., Hkv, S, D]) with each head repeated for the query heads of its
+/// group when it has fewer heads than `queryHeads`, a divisor of them (grouped-query
+/// attention: a gather of head h / (H / Hkv) along the head axis); else `keyOrValue`.
+inline mlir::Value createRepeatedHeads(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value keyOrValue, int64_t queryHeads) {
+  auto type = mlir::cast<mlir::RankedTensorType>(keyOrValue.getType());
+  int64_t rank = type.getRank();
+  int64_t heads = rank >= 3 ? type.getDimSize(rank - 3) : 1;
+  if (mlir::ShapedType::isDynamic(heads) || mlir::ShapedType::isDynamic(queryHeads) || heads <= 1 ||
+      heads == queryHeads || queryHeads % heads != 0)
+    return keyOrValue;
+  llvm::SmallVector<int64_t> indices;
+  for (int64_t head = 0; head < queryHeads; ++head)
+    indices.push_back(head / (queryHeads / heads));
+  llvm::SmallVector<int64_t> shape(type.getShape());
+  shape[rank - 3] = queryHeads;
+  return GatherOp::create(b, loc, type.clone(shape), keyOrValue,
+                          createIndexConstant(b, loc, indices), b.getI64IntegerAttr(rank - 3));
 }
 
 } // namespace kiln::graph

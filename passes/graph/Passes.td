@@ -130,6 +130,43 @@ def GraphRecognizeCausalMasks : Pass<"graph-recognize-causal-masks", "::mlir::fu
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
 
+def GraphDecomposeAttention : Pass<"graph-decompose-attention", "::mlir::func::FuncOp"> {
+  let summary = "Attention that no flash-attention kernel takes, as two products and a softmax";
+  let description = [{
+    A half-precision `graph.attention` whose head size is not a multiple of
+    `head-dim-multiple`, exceeds `max-head-dim`, or differs between key and value becomes
+    `matmul(softmax(matmul(query, transpose(key)) * scale + mask, -1), value)` (key and
+    value heads repeated for grouped-query attention, a causal flag as a constant mask, the
+    NaN guard where `nan_to_zero`): the GEMM templates take both products and a row kernel
+    the softmax, where the attention would be left to the generic lowering. The GPU
+    pipeline runs it with the flash-attention templates' limits. A causal attention with
+    sequence lengths known at run time only stays as it is.
+  }];
+  let options = [
+    Option<"headDimMultiple", "head-dim-multiple", "int64_t", "16",
+           "Head sizes the flash kernels take are multiples of this">,
+    Option<"maxHeadDim", "max-head-dim", "int64_t", "128",
+           "The largest head size the flash kernels take">,
+  ];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
+def GraphRecognizeGroupedQueryAttention
+    : Pass<"graph-recognize-grouped-query-attention", "::mlir::func::FuncOp"> {
+  let summary = "Give graph.attention the key and value heads of grouped-query attention unrepeated";
+  let description = [{
+    A `graph.attention` whose key and value each repeat every head of a tensor with fewer
+    heads (dimension -3) `g` times in a row, as exporters write grouped-query and
+    multi-query attention (`Reshape(Expand(Unsqueeze(x, -3 of the result), [.., Hkv, g,
+    S, D]), [.., Hkv * g, S, D])`, Hugging Face's repeat_kv, or `Gather(x, [h / g for each
+    h], axis = -3)`), both with the same `g`, takes those tensors instead: graph.attention
+    reads key and value head h / g for query head h. The repeats are erased where nothing
+    else reads them. Leading dimensions the expand broadcasts stay broadcast by the
+    attention; the key's and value's sequence and head size must be static.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 def GraphRecognizeGelu : Pass<"graph-recognize-gelu", "::mlir::func::FuncOp"> {
   let summary = "Replace decomposed GELU sub-graphs (erf and tanh forms) by graph.gelu";
   let description = [{

@@ -27,6 +27,12 @@ namespace kiln {
 /// `argument` whose element (b, h, s, d) is at offset + b * batch stride + h * head
 /// stride + s * row stride + d, offset and strides products of constants and run-time
 /// extents (docs/codegen-attention.md, "Operands").
+/// The head sizes the flash-attention templates take: multiples of 16 (the m16n8k16
+/// products' k-steps over Q K^T, 8-column tiles of O) up to 128 (the output accumulators
+/// in registers). graph-decompose-attention turns the others into two products.
+constexpr int64_t kFlashAttentionHeadDimMultiple = 16;
+constexpr int64_t kFlashAttentionMaxHeadDim = 128;
+
 struct AttentionOperand {
   int argument = -1;
   /// A sum of terms.
@@ -41,6 +47,9 @@ struct AttentionOperand {
 /// timing configurations; the launch reads them from the buffers.
 struct FlashAttentionProblem {
   int64_t batch = 0, heads = 0, seqQ = 0, seqKv = 0, headDim = 0;
+  /// Query heads a K/V head (grouped-query attention: K and V have heads / kvGroup heads,
+  /// or 1 shared by all); 1 otherwise.
+  int64_t kvGroup = 1;
   /// The rank of the attention's operands: 4 ([B, H, S, D]) or 3 ([N, S, D]).
   int64_t rank = 4;
   /// Some extent (B, Sq or Skv) is known only at run time.

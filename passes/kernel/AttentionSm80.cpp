@@ -144,9 +144,8 @@ int64_t kiln::FlashAttentionConfig::sharedBytes(int64_t headDim) const {
 SmallVector<kiln::FlashAttentionConfig>
 kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef target) {
   SmallVector<FlashAttentionConfig> configs;
-  // D a multiple of 16 (the m16n8k16 products' k-steps over Q K^T, 8-column tiles of O),
-  // at most 128 (the output accumulators in registers).
-  if (problem.headDim % 16 != 0 || problem.headDim < 16 || problem.headDim > 128)
+  if (problem.headDim % kFlashAttentionHeadDimMultiple != 0 || problem.headDim < 16 ||
+      problem.headDim > kFlashAttentionMaxHeadDim)
     return configs;
   // 4 or 8 warps of 16 query rows, or 4 warps of 32 (two row tiles sharing each K/V
   // fragment: half the ldmatrix traffic per mma.sync, but twice the registers and half
@@ -241,8 +240,10 @@ double kiln::estimateFlashAttentionMicros(const FlashAttentionProblem &problem,
 }
 
 std::string kiln::describeFlashAttention(const FlashAttentionProblem &problem) {
-  return llvm::formatv("b{0} h{1} s{2}x{3} d{4} {5}{6}", problem.batch, problem.heads, problem.seqQ,
-                       problem.seqKv, problem.headDim, typeName(problem.operand),
+  std::string groups =
+      problem.kvGroup > 1 ? llvm::formatv(" kv{0}", problem.heads / problem.kvGroup).str() : "";
+  return llvm::formatv("b{0} h{1}{2} s{3}x{4} d{5} {6}{7}", problem.batch, problem.heads, groups,
+                       problem.seqQ, problem.seqKv, problem.headDim, typeName(problem.operand),
                        problem.causal     ? " causal"
                        : problem.maskType ? " masked"
                                           : "")
@@ -429,19 +430,28 @@ kiln::matchFlashAttention(kernel::FuncOp function, ModuleOp module, std::string 
       return refuse("head dimensions that differ or are known at run time only");
   for (const AttentionOperand *operand :
        {&problem.query, &problem.key, &problem.value, &problem.output}) {
-    // H static, equal to O's or 1 (shared by every head); every row 16-byte aligned
+    // Every row 16-byte aligned
     // (cp.async and the 16-byte stores): the offset and the strides multiples of 8
     // elements whatever the run-time extents in them.
+    // H static: O's, 1 (shared by every head) or, for K and V, a divisor of O's
+    // (grouped-query attention: query head h reads K and V's head h / (H / Hkv)).
     const ExtentProduct &heads = operand->extents[1];
-    if (!heads.isStatic() ||
-        (heads.value() != 1 && heads.value() != problem.output.extents[1].value()))
-      return refuse("K or V has a number of heads other than 1 or Q's (grouped-query "
-                    "attention)");
+    int64_t outputHeads = problem.output.extents[1].value();
+    bool grouped = operand != &problem.query && heads.isStatic() && heads.value() > 1 &&
+                   outputHeads % heads.value() == 0;
+    if (!heads.isStatic() || (heads.value() != 1 && heads.value() != outputHeads && !grouped))
+      return refuse("Q has a number of heads other than 1 or the result's, or K or V one "
+                    "that does not divide it");
     auto aligned = [](const ExtentProduct &term) { return term.factor % 8 == 0; };
     if (!llvm::all_of(operand->offset, aligned) || !llvm::all_of(operand->strides, aligned))
       return refuse("an operand's rows are not 16-byte aligned (offset or strides not "
                     "multiples of 8 elements)");
   }
+  const ExtentProduct &keyHeads = problem.key.extents[1], &valueHeads = problem.value.extents[1];
+  if (keyHeads != valueHeads && keyHeads.value() != 1 && valueHeads.value() != 1)
+    return refuse("K and V have different numbers of heads");
+  int64_t kvHeads = std::max(keyHeads.value(), valueHeads.value());
+  problem.kvGroup = problem.output.extents[1].value() / kvHeads;
   // K and V share their sequence; their extents must agree with Q's and O's where known.
   auto agree = [](const ExtentProduct &a, const ExtentProduct &b) {
     return !a.isStatic() || !b.isStatic() || a == b;
@@ -937,7 +947,8 @@ struct FlashAttentionGenerator {
     Value batch = extent(problem.output.extents[0]), heads = extent(problem.output.extents[1]);
     Value seqQ = extent(problem.output.extents[2]), seqKv = extent(problem.key.extents[2]);
     Value blocksQ = b.createOrFold<arith::CeilDivUIOp>(loc, seqQ, index(config.blockQ));
-    SmallVector<Value> arguments = {q, k, v, o, mask, i32(heads), i32(seqQ), i32(seqKv)};
+    SmallVector<Value> arguments = {
+        q, k, v, o, mask, i32(heads), i32(index(problem.kvGroup)), i32(seqQ), i32(seqKv)};
     for (Value stride : maskStrides)
       arguments.push_back(i32(stride));
     arguments.push_back(scale);

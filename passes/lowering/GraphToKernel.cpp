@@ -310,6 +310,93 @@ struct FusionGroups {
   const Extents *extents = nullptr;
 };
 
+/// Whether `op` anchors a kernel that takes no prologue: a half-precision convolution,
+/// which the tensor-core templates (sm90_conv) compute only when the kernel reads
+/// the input buffer itself (by TMA). A producer fused in front (the NCHW-to-NHWC transpose
+/// that graph-convert-layout puts before a network's first convolution) would leave the
+/// convolution to the generic loops, which cost far more than the producer's own kernel.
+bool readsOperandsDirectly(Operation *op) {
+  auto conv = dyn_cast<graph::ConvOp>(op);
+  if (!conv)
+    return false;
+  Type element = getElementTypeOrSelf(conv.getInput().getType());
+  return element.isF16() || element.isBF16() || element.isSignlessInteger(8);
+}
+
+/// Whether `op` is a product whose left operand the GEMM templates (sm90_gemm,
+/// -sm80) read as a row-major matrix: f16, bf16 or i8 operands.
+bool readsMatrixByTma(Operation *op) {
+  if (!isa<graph::MatMulOp, graph::GemmOp>(op))
+    return false;
+  Type element = getElementTypeOrSelf(op->getOperand(0).getType());
+  return element.isF16() || element.isBF16() || element.isSignlessInteger(8);
+}
+
+/// Whether `op` is an attention the flash-attention templates compute (f16 or bf16
+/// operands): they read Q, K, V and the mask through strided loads of buffers, so any
+/// computed prologue would leave the attention to the generic lowering.
+bool readsViewsOnly(Operation *op) {
+  auto attention = dyn_cast<graph::AttentionOp>(op);
+  if (!attention)
+    return false;
+  Type element = getElementTypeOrSelf(attention.getQuery().getType());
+  return element.isF16() || element.isBF16();
+}
+
+/// Whether `op` may join a flash attention's kernel as prologue: a view of an operand
+/// (what the templates' strided loads read without a copy), or the select of a boolean
+/// constant that makes its mask (a compile-time causal mask, which the templates turn into
+/// index arithmetic). Anything else (the cast of a model input, rotary embeddings, a
+/// boolean mask computed at run time) stays a kernel of its own that writes a buffer the
+/// attention reads.
+bool joinsFlashAttention(Operation *op) {
+  if (isa<graph::SliceOp, graph::GatherOp, graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp,
+          graph::FlattenOp, graph::TransposeOp>(op))
+    return true;
+  auto where = dyn_cast<graph::WhereOp>(op);
+  if (!where)
+    return false;
+  Value condition = where.getCondition();
+  while (Operation *producer = condition.getDefiningOp()) {
+    if (isa<graph::ConstantOp>(producer))
+      return true;
+    if (!isa<graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp, graph::FlattenOp,
+             graph::TransposeOp>(producer))
+      return false;
+    condition = producer->getOperand(0);
+  }
+  return false;
+}
+
+/// Whether the tensor-core templates' epilogues read every operand of `op` that does not
+/// come from group `index`, when its anchor is a product or convolution they compute: a
+/// scalar, one value per output column, or a tensor of the result's shape. Another
+/// broadcast (a mask shared by the batches of a batched product) would leave the product
+/// to the generic lowering, where a kernel of its own costs one pass over the result.
+bool templateEpilogueReads(Operation *op, const FusionGroups &fusion, unsigned index) {
+  Operation *anchor = fusion.groups[index].getAnchor();
+  if (!readsMatrixByTma(anchor) && !readsOperandsDirectly(anchor))
+    return true;
+  auto result = dyn_cast<RankedTensorType>(anchor->getResult(0).getType());
+  if (!result || result.getRank() == 0)
+    return true;
+  int64_t columns = result.getShape().back();
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    Operation *producer = operand.getDefiningOp();
+    auto found = producer ? fusion.groupOf.find(producer) : fusion.groupOf.end();
+    if (found != fusion.groupOf.end() && found->second == index)
+      return true;
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type)
+      return false;
+    if (type.getRank() == 0 || fusion.extents->sameShape(operand, anchor->getResult(0)))
+      return true;
+    ArrayRef<int64_t> shape = type.getShape();
+    return llvm::all_of(shape.drop_back(), [](int64_t extent) { return extent == 1; }) &&
+           (shape.back() == 1 || shape.back() == columns);
+  });
+}
+
 /// Whether a group of `kind` may take pointwise ops after its anchor.
 bool takesEpilogue(TemplateKind kind) {
   return kind == TemplateKind::Matmul || kind == TemplateKind::Conv ||
@@ -370,7 +457,8 @@ bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) 
   const FusionGroups::Group &group = fusion.groups[index];
   if (!fitsInKernel(group.ops, op) || !takesEpilogue(classify(group.getAnchor())) ||
       isSharedDequantization(op) || isShortcutDequantization(op) ||
-      !hasIterationShape(op, group.getAnchor(), fusion))
+      !hasIterationShape(op, group.getAnchor(), fusion) ||
+      !templateEpilogueReads(op, fusion, index))
     return false;
   // Operands from other groups are computed by then: a group whose value a later group
   // reads takes no more ops (the checks below, when that group is asked).
@@ -389,32 +477,6 @@ bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) 
         return false;
     }
   return true;
-}
-
-/// Moves into group `index` the producer groups of `consumer`'s operands that are data
-/// movement and pointwise ops whose one result feeds only `consumer` (transposes,
-/// reshapes, scales, a mask's select: what the kernel's loads can absorb, recomputed where
-/// the kernel reads them). Their ops are appended to `absorbed` in order.
-/// Whether `op` anchors a kernel that takes no prologue: a half-precision convolution,
-/// which the tensor-core templates (sm90_conv) compute only when the kernel reads
-/// the input buffer itself (by TMA). A producer fused in front (the NCHW-to-NHWC transpose
-/// that graph-convert-layout puts before a network's first convolution) would leave the
-/// convolution to the generic loops, which cost far more than the producer's own kernel.
-bool readsOperandsDirectly(Operation *op) {
-  auto conv = dyn_cast<graph::ConvOp>(op);
-  if (!conv)
-    return false;
-  Type element = getElementTypeOrSelf(conv.getInput().getType());
-  return element.isF16() || element.isBF16() || element.isSignlessInteger(8);
-}
-
-/// Whether `op` is a product whose left operand the GEMM templates (sm90_gemm,
-/// -sm80) read as a row-major matrix: f16, bf16 or i8 operands.
-bool readsMatrixByTma(Operation *op) {
-  if (!isa<graph::MatMulOp, graph::GemmOp>(op))
-    return false;
-  Type element = getElementTypeOrSelf(op->getOperand(0).getType());
-  return element.isF16() || element.isBF16() || element.isSignlessInteger(8);
 }
 
 /// Splits the epilogue of each matmul and convolution group after its first value that
@@ -458,6 +520,10 @@ void splitTemplateEpilogues(FusionGroups &fusion) {
   }
 }
 
+/// Moves into group `index` the producer groups of `consumer`'s operands that are data
+/// movement and pointwise ops whose one result feeds only `consumer` (transposes,
+/// reshapes, scales, a mask's select: what the kernel's loads can absorb, recomputed where
+/// the kernel reads them). Their ops are appended to `absorbed` in order.
 void absorbProducers(Operation *consumer, unsigned index, ArrayRef<Operation *> group,
                      FusionGroups &fusion, SmallVectorImpl<Operation *> &absorbed) {
   for (Value operand : consumer->getOperands()) {
@@ -499,6 +565,8 @@ void absorbProducers(Operation *consumer, unsigned index, ArrayRef<Operation *> 
           return isa<graph::ReshapeOp, graph::FlattenOp, graph::SqueezeOp, graph::UnsqueezeOp>(
               member);
         }))
+      continue;
+    if (readsViewsOnly(consumer) && !llvm::all_of(producerOps, joinsFlashAttention))
       continue;
     SmallVector<Operation *> grown(group);
     grown.append(absorbed.begin(), absorbed.end());

@@ -11,12 +11,13 @@
 
 // No mask, S = 197 (tails predicated): grid (4, 6), 40960 bytes of shared memory (Q, two
 // K and two V stages of 64 x 64), the buffers as bare pointers, Q standing in for the
-// mask, then H, Sq, Skv, the mask strides (0) and the scale.
+// mask, then H, the query heads a K/V head (1), Sq, Skv, the mask strides (0) and the
+// scale.
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: kernel.launch
 // CHECK-DAG: %[[Q:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [], strides: [] : memref<2x3x197x64xf16> to memref<f16>
 // CHECK-DAG: %[[O:.*]] = memref.reinterpret_cast %arg3 to offset: [0], sizes: [], strides: [] : memref<2x3x197x64xf16> to memref<f16>
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4::@flash_attention_f16_d64_64x64x2w4 blocks in (%c4{{.*}}, %c6{{.*}}, %c1{{.*}}) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) {{ *}}dynamic_shared_memory_size %c40960_i32 args(%[[Q]] : memref<f16>, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>, %[[O]] : memref<f16>, %{{.*}} : memref<f16>, %c3_i32 : i32, %c197_i32 : i32, %c197_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %cst : f32, %c0_i32{{.*}} : i32, %c37824_i32{{.*}} : i32, %c12608_i32{{.*}} : i32, %c64_i32{{.*}} : i32, {{.*}})
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4::@flash_attention_f16_d64_64x64x2w4 blocks in (%c4{{.*}}, %c6{{.*}}, %c1{{.*}}) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) {{ *}}dynamic_shared_memory_size %c40960_i32 args(%[[Q]] : memref<f16>, %{{.*}} : memref<f16>, %{{.*}} : memref<f16>, %[[O]] : memref<f16>, %{{.*}} : memref<f16>, %c3_i32 : i32, %c1_i32{{.*}} : i32, %c197_i32{{.*}} : i32, %c197_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %cst : f32, %c0_i32{{.*}} : i32, %c37824_i32{{.*}} : i32, %c12608_i32{{.*}} : i32, %c64_i32{{.*}} : i32, {{.*}})
 // CHECK-NOT: kernel.func
 // CHECK-LABEL: gpu.module @kiln_attention_f16_d64_64x64x2w4
 // CHECK: gpu.func @flash_attention_f16_d64_64x64x2w4(%{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: f32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
@@ -25,11 +26,11 @@
 // CHECK: nvgpu.mma.sync
 // CHECK: nvgpu.ldmatrix {{.*}}transpose = true
 //
-// The ABI: five pointers, seven 32-bit integers, the f32 scale.
+// The ABI: five pointers, eight 32-bit integers, the f32 scale.
 // PTX-LABEL: .visible .entry flash_attention_f16_d64_64x64x2w4(
 // PTX-NEXT: .param .u64 .ptr .align 1 flash_attention_f16_d64_64x64x2w4_param_0,
 // PTX: .param .u32 flash_attention_f16_d64_64x64x2w4_param_5,
-// PTX: .param .f32 flash_attention_f16_d64_64x64x2w4_param_12
+// PTX: .param .f32 flash_attention_f16_d64_64x64x2w4_param_13
 // PTX: .maxntid 128, 1, 1
 // Q and the first K/V tile by cp.async (zero-filled past S), one group.
 // PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
@@ -170,7 +171,7 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
 // (strides: batch 100, head 0, row 0, column 1); fully masked rows give 0.
 // CHECK-LABEL: func.func @main
 // CHECK: %[[M:.*]] = memref.reinterpret_cast %arg3 to offset: [0], sizes: [], strides: [] : memref<2x1x1x100xf16> to memref<f16>
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_maskf16_nz::@flash_attention_f16_d64_64x64x2w4_maskf16_nz blocks in (%c2{{.*}}, %c6{{.*}}, %c1{{.*}}) {{.*}}, %[[M]] : memref<f16>, %c3_i32 : i32, %c100_i32 : i32, %c100_i32{{.*}} : i32, %c100_i32{{.*}} : i32, %c0_i32 : i32, %c0_i32{{.*}} : i32, %c1_i32 : i32, %cst : f32, {{.*}})
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_maskf16_nz::@flash_attention_f16_d64_64x64x2w4_maskf16_nz blocks in (%c2{{.*}}, %c6{{.*}}, %c1{{.*}}) {{.*}}, %[[M]] : memref<f16>, %c3_i32 : i32, %c1_i32{{.*}} : i32, %c100_i32{{.*}} : i32, %c100_i32{{.*}} : i32, %c100_i32{{.*}} : i32, %c0_i32 : i32, %c0_i32{{.*}} : i32, %c1_i32{{[_0-9]*}} : i32, %cst : f32, {{.*}})
 // CHECK: gpu.func @flash_attention_f16_d64_64x64x2w4_maskf16_nz(%{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>,
 // CHECK: memref.load %{{.*}} : memref<1073741824xf16>
 // CHECK: math.fma
@@ -249,4 +250,29 @@ func.func @main(%q: memref<2x8x100x32xf16>, %p: memref<2x4x100x96xf16>) -> (memr
   kernel.launch @HeadDim32(%q, %o) : (memref<2x8x100x32xf16>, memref<2x8x100x32xf16>) -> ()
   kernel.launch @HeadDim96(%p, %u) : (memref<2x4x100x96xf16>, memref<2x4x100x96xf16>) -> ()
   return %o, %u : memref<2x8x100x32xf16>, memref<2x4x100x96xf16>
+}
+
+// -----
+
+// Grouped-query attention: 8 query heads, 2 key/value heads. The launch passes 4 query
+// heads a K/V head; K and V's head strides are their own (128 x 64), the kernel reads
+// head h / 4 of them.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_{{[0-9a-z_]*}}::@flash_attention_f16_d64_{{[0-9a-z_]*}} blocks in (%c2{{.*}}, %c16{{.*}}, %c1{{.*}}) {{.*}}, %c8_i32 : i32, %c4_i32 : i32, %c128_i32{{.*}} : i32, %c128_i32{{.*}} : i32, {{.*}}, %cst : f32, %c0_i32{{.*}} : i32, %c65536_i32{{.*}} : i32, %c8192_i32{{.*}} : i32, %c64_i32{{.*}} : i32, %c0_i32{{.*}} : i32, %c16384_i32{{.*}} : i32, %c8192_i32{{.*}} : i32, %c64_i32{{.*}} : i32,
+// CHECK: gpu.func @flash_attention_f16_d64_
+// CHECK: %[[GROUP:.*]] = arith.index_castui %arg6 : i32 to index
+// CHECK: arith.divui %{{.*}}, %[[GROUP]] : index
+// PTX-LABEL: .visible .entry flash_attention_f16_d64_
+// PTX: div.u32
+kernel.func @Grouped_0(%q: memref<2x8x128x64xf16>, %k: memref<2x2x128x64xf16>, %v: memref<2x2x128x64xf16>, %o: memref<2x8x128x64xf16>) {
+  attention ins(%q, %k, %v : memref<2x8x128x64xf16>, memref<2x2x128x64xf16>, memref<2x2x128x64xf16>) outs(%o : memref<2x8x128x64xf16>) {
+  ^bb0(%a: tensor<2x8x128x64xf16>, %b: tensor<2x2x128x64xf16>, %c: tensor<2x2x128x64xf16>):
+    %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) -> tensor<2x8x128x64xf16>
+    kernel.yield %r : tensor<2x8x128x64xf16>
+  }
+  return
+}
+func.func @main(%q: memref<2x8x128x64xf16>, %k: memref<2x2x128x64xf16>, %v: memref<2x2x128x64xf16>, %o: memref<2x8x128x64xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  kernel.launch @Grouped_0(%q, %k, %v, %o) : (memref<2x8x128x64xf16>, memref<2x2x128x64xf16>, memref<2x2x128x64xf16>, memref<2x8x128x64xf16>) -> ()
+  return
 }

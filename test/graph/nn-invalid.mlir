@@ -859,3 +859,12 @@ func.func @integer_conv_i16(%x: tensor<1x8x8x8xi16>, %w: tensor<4x8x1x1xi16>) {
       : (tensor<1x8x8x8xi16>, tensor<4x8x1x1xi16>) -> tensor<1x4x8x8xi32>
   return
 }
+
+// -----
+
+// Grouped-query attention: key and value heads must divide the query's.
+func.func @attention_grouped_heads(%q: tensor<1x4x8x16xf32>, %k: tensor<1x3x8x16xf32>) {
+  // expected-error @+1 {{query and key}}
+  %y = graph.attention %q, %k, %k {scale = 1.0 : f32} : (tensor<1x4x8x16xf32>, tensor<1x3x8x16xf32>, tensor<1x3x8x16xf32>) -> tensor<1x4x8x16xf32>
+  return
+}

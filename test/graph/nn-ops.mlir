@@ -117,19 +117,24 @@ func.func @rms_norm(%x: tensor<?x128x4096xf16>, %s: tensor<4096xf16>, %y: tensor
 
 // graph.attention is a Kiln extension (graph-recognize-attention forms it): heads as a
 // batch dimension, an optional additive mask broadcasting to the scores, a key with
-// fewer leading dimensions that broadcasts like a matmul operand, and a causal flag.
+// fewer leading dimensions that broadcasts like a matmul operand, a causal flag, and
+// grouped-query attention (key and value with a divisor of the query's heads).
 // CHECK-LABEL: func.func @attention
 // CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {nan_to_zero, scale = 1.250000e-01 : f32} : (tensor<?x12x128x64xf16>, tensor<?x12x256x64xf16>, tensor<?x12x256x32xf16>, tensor<?x1x1x256xf16>) -> tensor<?x12x128x32xf16>
 // CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 1.000000e+00 : f32} : (tensor<4x8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<4x8x16xf32>
+// CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f32} : (tensor<?x8x128x64xf16>, tensor<?x2x128x64xf16>, tensor<?x2x128x64xf16>) -> tensor<?x8x128x64xf16>
 func.func @attention(%q: tensor<?x12x128x64xf16>, %k: tensor<?x12x256x64xf16>, %v: tensor<?x12x256x32xf16>,
-                     %m: tensor<?x1x1x256xf16>, %x: tensor<4x8x16xf32>, %y: tensor<8x16xf32>)
-    -> (tensor<?x12x128x32xf16>, tensor<4x8x16xf32>) {
+                     %m: tensor<?x1x1x256xf16>, %x: tensor<4x8x16xf32>, %y: tensor<8x16xf32>,
+                     %gq: tensor<?x8x128x64xf16>, %gkv: tensor<?x2x128x64xf16>)
+    -> (tensor<?x12x128x32xf16>, tensor<4x8x16xf32>, tensor<?x8x128x64xf16>) {
   %0 = graph.attention %q, %k, %v, %m {scale = 0.125 : f32, nan_to_zero}
       : (tensor<?x12x128x64xf16>, tensor<?x12x256x64xf16>, tensor<?x12x256x32xf16>, tensor<?x1x1x256xf16>)
       -> tensor<?x12x128x32xf16>
   %1 = graph.attention %x, %y, %y {scale = 1.0 : f32, causal}
       : (tensor<4x8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<4x8x16xf32>
-  return %0, %1 : tensor<?x12x128x32xf16>, tensor<4x8x16xf32>
+  %2 = graph.attention %gq, %gkv, %gkv {scale = 0.125 : f32}
+      : (tensor<?x8x128x64xf16>, tensor<?x2x128x64xf16>, tensor<?x2x128x64xf16>) -> tensor<?x8x128x64xf16>
+  return %0, %1, %2 : tensor<?x12x128x32xf16>, tensor<4x8x16xf32>, tensor<?x8x128x64xf16>
 }
 
 // CHECK-LABEL: func.func @batch_and_instance_norm

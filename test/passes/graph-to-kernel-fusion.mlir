@@ -490,3 +490,61 @@ func.func @class_token_head(%x: tensor<4x197x64xf16>, %w: tensor<64x10xf16>) -> 
   %m = graph.matmul %t, %w : (tensor<4x64xf16>, tensor<64x10xf16>) -> tensor<4x10xf16> loc("Head_1")
   return %m : tensor<4x10xf16>
 }
+
+// -----
+
+// In front of a half-precision attention only views join its kernel (the flash
+// templates read strided views of buffers): the cast of a model input, a rotary
+// embedding's arithmetic and a boolean mask given at run time each stay a kernel of their
+// own, whose buffer the attention kernel reads.
+// CHECK-LABEL: kernel.func @Cast_0(
+// CHECK: graph.cast
+// CHECK-LABEL: kernel.func @Rotary_1(
+// CHECK: graph.mul
+// CHECK: graph.add
+// CHECK-LABEL: kernel.func @Mask_2(
+// CHECK: graph.where
+// CHECK-LABEL: kernel.func @Attention_3(
+// CHECK-SAME: %{{.*}}: memref<1x2x8x16xf16>, %{{.*}}: memref<1x2x8x16xf16>, %{{.*}}: memref<1x2x8x16xf16>, %{{.*}}: memref<1x1x1x8xf16>, %{{.*}}: memref<1x2x8x16xf16>)
+// CHECK: attention ins
+// CHECK-NOT: graph.cast
+// CHECK-NOT: graph.mul
+// CHECK-NOT: graph.where
+// CHECK: graph.attention
+// CHECK-NEXT: kernel.yield
+// CHECK-LABEL: func.func @attention_prologues(
+// CHECK-COUNT-4: kernel.launch
+// CHECK-NEXT: return
+func.func @attention_prologues(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf16>, %v: tensor<1x2x8x16xf16>, %cos: tensor<8x16xf16>, %keep: tensor<1x1x1x8xi1>) -> tensor<1x2x8x16xf16> {
+  %zero = graph.constant dense<0.0> : tensor<f16>
+  %ninf = graph.constant dense<0xFC00> : tensor<f16>
+  %q16 = graph.cast %q {to = f16} : (tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf16> loc("Cast_0")
+  %kc = graph.mul %k, %cos : (tensor<1x2x8x16xf16>, tensor<8x16xf16>) -> tensor<1x2x8x16xf16> loc("Rotary_1")
+  %kr = graph.add %kc, %k : (tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>) -> tensor<1x2x8x16xf16> loc("Rotary_1")
+  %mask = graph.where %keep, %zero, %ninf : (tensor<1x1x1x8xi1>, tensor<f16>, tensor<f16>) -> tensor<1x1x1x8xf16> loc("Mask_2")
+  %a = graph.attention %q16, %kr, %v, %mask {scale = 0.25 : f32} : (tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x1x1x8xf16>) -> tensor<1x2x8x16xf16> loc("Attention_3")
+  return %a : tensor<1x2x8x16xf16>
+}
+
+// -----
+
+// The epilogue of a half-precision product takes what the GEMM templates' epilogues read:
+// a scalar (the scale) and a tensor of the result's shape, not a mask shared by the
+// batches of a batched product, which a kernel of its own (here with the softmax that
+// reads it) adds instead.
+// CHECK-LABEL: kernel.func @Scores_0(
+// CHECK: matmul ins
+// CHECK: graph.matmul
+// CHECK-NEXT: graph.mul
+// CHECK-NEXT: kernel.yield
+// CHECK-LABEL: kernel.func @Mask_1(
+// CHECK: graph.add
+// CHECK: graph.softmax
+func.func @batched_epilogue(%q: tensor<2x4x8x24xf16>, %kt: tensor<2x4x24x8xf16>, %causal: tensor<8x8xf16>) -> tensor<2x4x8x8xf16> {
+  %scale = graph.constant dense<0.2> : tensor<f16>
+  %s = graph.matmul %q, %kt : (tensor<2x4x8x24xf16>, tensor<2x4x24x8xf16>) -> tensor<2x4x8x8xf16> loc("Scores_0")
+  %scaled = graph.mul %s, %scale : (tensor<2x4x8x8xf16>, tensor<f16>) -> tensor<2x4x8x8xf16> loc("Scores_0")
+  %masked = graph.add %scaled, %causal : (tensor<2x4x8x8xf16>, tensor<8x8xf16>) -> tensor<2x4x8x8xf16> loc("Mask_1")
+  %p = graph.softmax %masked {axis = -1 : i64} : (tensor<2x4x8x8xf16>) -> tensor<2x4x8x8xf16> loc("Mask_1")
+  return %p : tensor<2x4x8x8xf16>
+}

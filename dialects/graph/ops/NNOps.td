@@ -333,7 +333,10 @@ def Graph_AttentionOp : Graph_InferredOp<"attention"> {
   let summary = "Scaled dot-product attention, softmax(Q K^T * scale + mask) V: a Kiln extension";
   let description = [{
     `query` is `[..., Sq, D]`, `key` `[..., Skv, D]` and `value` `[..., Skv, Dv]`; their
-    leading (batch, head) dimensions broadcast as in `graph.matmul`. The scores
+    leading (batch, head) dimensions broadcast as in `graph.matmul`, except that `key` and
+    `value` may have fewer heads (dimension -3) than `query`, a divisor of its number:
+    grouped-query attention, where query head h reads key and value head h / (H / Hkv)
+    (`graph-recognize-attention` forms it from the heads repeated for the products). The scores
     `matmul(query, transpose(key)) * scale`, plus `mask` when present (an additive mask,
     0 where attention is allowed and a large negative value or -inf where not, that
     broadcasts unidirectionally to the scores `[..., Sq, Skv]`: padding and causal masks

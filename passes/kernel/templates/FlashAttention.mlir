@@ -34,11 +34,12 @@ gpu.module @{MODULE} {
   // Grid (ceil(Sq / {BQ}), B * H, 1), block ({THREADS}, 1, 1), dynamic shared memory
   // {V_OFF} + {STAGES} * {KV_STAGE} bytes. Q, K, V, O: bare pointers to the buffers
   // holding the [B, H, S, {D}] views (Sq rows for Q and O, Skv for K and V), element
-  // (b, h, s, d) of X at %Xoff + b * %Xb + h * %Xh + s * %Xr + d. Mask: a bare pointer to
+  // (b, h, s, d) of X at %Xoff + b * %Xb + h * %Xh + s * %Xr + d, query head h reading
+  // K and V at head h / %G (grouped-query attention; %G is 1 otherwise). Mask: a bare pointer to
   // the additive mask (read only with {HAS_MASK}), element (b, h, i, j) at b * %mB + h *
   // %mH + i * %mQ + j * %mK (0 strides broadcast). %scale multiplies Q K^T.
   gpu.func @{ENTRY}(%Q: memref<{T}>, %K: memref<{T}>, %V: memref<{T}>, %O: memref<{T}>,
-                    %Mask: memref<{MT}>, %H: i32, %Sq: i32, %Skv: i32, %mB: i32, %mH: i32,
+                    %Mask: memref<{MT}>, %H: i32, %G: i32, %Sq: i32, %Skv: i32, %mB: i32, %mH: i32,
                     %mQ: i32, %mK: i32, %scale: f32,
                     %Qoff: i32, %Qb: i32, %Qh: i32, %Qr: i32, %Koff: i32, %Kb: i32, %Kh: i32,
                     %Kr: i32, %Voff: i32, %Vb: i32, %Vh: i32, %Vr: i32, %Ooff: i32, %Ob: i32,
@@ -119,6 +120,9 @@ gpu.module @{MODULE} {
     // buffer, such as one head's columns of a fused QKV projection, has X_r > {D}).
     %b = arith.divui %bh, %heads : index
     %h = arith.remui %bh, %heads : index
+    // K and V's head: query heads share one in groups of %G (grouped-query attention).
+    %groupI = arith.index_castui %G : i32 to index
+    %hkv = arith.divui %h, %groupI : index
     %QoffI = arith.index_castui %Qoff : i32 to index
     %QbI = arith.index_castui %Qb : i32 to index
     %QhI = arith.index_castui %Qh : i32 to index
@@ -134,7 +138,7 @@ gpu.module @{MODULE} {
     %KhI = arith.index_castui %Kh : i32 to index
     %KrI = arith.index_castui %Kr : i32 to index
     %Kat0 = arith.muli %b, %KbI : index
-    %Kat1 = arith.muli %h, %KhI : index
+    %Kat1 = arith.muli %hkv, %KhI : index
     %Kat2 = arith.addi %Kat0, %Kat1 : index
     %Kat = arith.addi %Kat2, %KoffI : index
     %Kg = memref.reinterpret_cast %K to offset: [%Kat], sizes: [%skv, {D}],
@@ -144,7 +148,7 @@ gpu.module @{MODULE} {
     %VhI = arith.index_castui %Vh : i32 to index
     %VrI = arith.index_castui %Vr : i32 to index
     %Vat0 = arith.muli %b, %VbI : index
-    %Vat1 = arith.muli %h, %VhI : index
+    %Vat1 = arith.muli %hkv, %VhI : index
     %Vat2 = arith.addi %Vat0, %Vat1 : index
     %Vat = arith.addi %Vat2, %VoffI : index
     %Vg = memref.reinterpret_cast %V to offset: [%Vat], sizes: [%skv, {D}],

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/graph/GraphBuilders.h"
 #include "passes/lowering/graph-to-linalg/Lowering.h"
 
 #include "dialects/graph/GraphOps.h"
@@ -499,9 +500,15 @@ struct AttentionLowering : OpConversionPattern<graph::AttentionOp> {
       return graph::ConstantOp::create(
           rewriter, loc, DenseElementsAttr::get(type, FloatAttr::get(elementType, value)));
     };
+    // Grouped-query attention: K and V with a divisor of Q's heads, repeated to Q's.
+    auto queryType = cast<RankedTensorType>(adaptor.getQuery().getType());
+    int64_t queryHeads = queryType.getRank() >= 3 ? queryType.getDimSize(queryType.getRank() - 3)
+                                                  : ShapedType::kDynamic;
+    Value key = graph::createRepeatedHeads(rewriter, loc, adaptor.getKey(), queryHeads);
+    Value value = graph::createRepeatedHeads(rewriter, loc, adaptor.getValue(), queryHeads);
     auto perm = llvm::to_vector(llvm::seq<int64_t>(0, keyType.getRank()));
     std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-    Value keyTransposed = graph::TransposeOp::create(rewriter, loc, adaptor.getKey(), perm);
+    Value keyTransposed = graph::TransposeOp::create(rewriter, loc, key, perm);
     Value scores = graph::MatMulOp::create(rewriter, loc, adaptor.getQuery(), keyTransposed);
     double scale = op.getScale().convertToDouble();
     if (scale != 1.0)
@@ -531,8 +538,7 @@ struct AttentionLowering : OpConversionPattern<graph::AttentionOp> {
       Value isNan = graph::IsNaNOp::create(rewriter, loc, probabilities);
       probabilities = graph::WhereOp::create(rewriter, loc, isNan, scalar(0.0), probabilities);
     }
-    rewriter.replaceOp(op,
-                       graph::MatMulOp::create(rewriter, loc, probabilities, adaptor.getValue()));
+    rewriter.replaceOp(op, graph::MatMulOp::create(rewriter, loc, probabilities, value));
     return success();
   }
 };

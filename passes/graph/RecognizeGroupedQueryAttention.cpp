@@ -1,0 +1,136 @@
+//===- RecognizeGroupedQueryAttention.cpp - K/V heads read unrepeated --------===//
+//
+// graph-recognize-grouped-query-attention: grouped-query attention (GQA, MQA) has fewer
+// key/value heads than query heads, and exporters repeat each key/value head for the
+// query heads of its group before the products (Hugging Face's repeat_kv:
+// Unsqueeze, Expand, Reshape; or a Gather of head h / g). A graph.attention whose key
+// and value are such repeats of tensors with Hkv heads takes those tensors instead:
+// graph.attention reads key and value head h / (H / Hkv) for query head h itself, so the
+// repeated copies (g times the key and value bytes, written and read once more) are never
+// made, and the flash-attention kernels read each key/value tile for its whole group.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/GraphDialect.h"
+#include "dialects/graph/GraphOps.h"
+#include "passes/graph/Passes.h"
+#include "passes/graph/Recognize.h"
+
+#include "llvm/ADT/SetVector.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_GRAPHRECOGNIZEGROUPEDQUERYATTENTION
+#include "passes/graph/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+namespace graph = kiln::graph;
+
+namespace {
+
+/// The repeat of heads `repeated` is: each head of a tensor with fewer heads (dimension -3
+/// of a rank >= 3 tensor) repeated `group` times in a row. Returns that tensor and the
+/// group, or nullopt.
+std::optional<std::pair<Value, int64_t>> matchRepeatedHeads(Value repeated) {
+  auto type = dyn_cast<RankedTensorType>(repeated.getType());
+  if (!type || type.getRank() < 3)
+    return std::nullopt;
+  int64_t rank = type.getRank();
+  int64_t heads = type.getDimSize(rank - 3);
+  if (ShapedType::isDynamic(heads))
+    return std::nullopt;
+
+  // Gather(x, [0, .., 0, 1, .., 1, ..], axis = -3): head h of x repeated g times.
+  if (auto gather = repeated.getDefiningOp<graph::GatherOp>()) {
+    auto sourceType = dyn_cast<RankedTensorType>(gather.getData().getType());
+    std::optional<SmallVector<int64_t>> indices = graph::getConstantInts(gather.getIndices());
+    auto indicesType = dyn_cast<RankedTensorType>(gather.getIndices().getType());
+    int64_t axis = gather.getAxis();
+    if (!sourceType || sourceType.getRank() != rank || !indices || !indicesType ||
+        indicesType.getRank() != 1 || (axis != rank - 3 && axis != -3))
+      return std::nullopt;
+    int64_t sourceHeads = sourceType.getDimSize(rank - 3);
+    if (ShapedType::isDynamic(sourceHeads) || sourceHeads < 1 || heads % sourceHeads != 0 ||
+        int64_t(indices->size()) != heads)
+      return std::nullopt;
+    int64_t group = heads / sourceHeads;
+    for (int64_t head = 0; head < heads; ++head)
+      if ((*indices)[head] != head / group)
+        return std::nullopt;
+    return std::pair(gather.getData(), group);
+  }
+
+  // Reshape(Expand(Unsqueeze(x, axis = -2 of x's rank + 1), [.., Hkv, g, S, D]),
+  // [.., Hkv * g, S, D]).
+  auto reshape = repeated.getDefiningOp<graph::ReshapeOp>();
+  auto expand = reshape ? reshape.getInput().getDefiningOp<graph::ExpandOp>() : nullptr;
+  auto unsqueeze = expand ? expand.getInput().getDefiningOp<graph::UnsqueezeOp>() : nullptr;
+  if (!unsqueeze)
+    return std::nullopt;
+  auto expandedType = dyn_cast<RankedTensorType>(expand.getType());
+  auto unsqueezedType = dyn_cast<RankedTensorType>(unsqueeze.getType());
+  auto sourceType = dyn_cast<RankedTensorType>(unsqueeze.getInput().getType());
+  std::optional<SmallVector<int64_t>> axes = graph::getConstantInts(unsqueeze.getAxes());
+  if (!expandedType || !unsqueezedType || !sourceType || sourceType.getRank() != rank ||
+      expandedType.getRank() != rank + 1 || !axes || axes->size() != 1 ||
+      ((*axes)[0] != rank - 2 && (*axes)[0] != -3))
+    return std::nullopt;
+  // [.., Hkv, 1, S, D] expanded along the new axis only: the last two extents (S and D)
+  // stay those of x (a leading dimension may broadcast: graph.attention broadcasts those).
+  ArrayRef<int64_t> source = sourceType.getShape(), expanded = expandedType.getShape();
+  int64_t sourceHeads = source[rank - 3], group = expanded[rank - 2];
+  if (ShapedType::isDynamic(sourceHeads) || ShapedType::isDynamic(group) ||
+      expanded[rank - 3] != sourceHeads || sourceHeads * group != heads ||
+      ShapedType::isDynamic(source[rank - 1]) || expanded[rank] != source[rank - 1] ||
+      expanded[rank - 1] != source[rank - 2] || type.getDimSize(rank - 1) != source[rank - 1] ||
+      type.getDimSize(rank - 2) != expanded[rank - 1])
+    return std::nullopt;
+  // The reshape merges (Hkv, g) and keeps every other extent: the leading ones match (at
+  // most one of them dynamic, which the element count then fixes).
+  int64_t dynamicLeading = 0;
+  for (int64_t dim = 0; dim < rank - 3; ++dim) {
+    if (type.getDimSize(dim) != expanded[dim])
+      return std::nullopt;
+    dynamicLeading += ShapedType::isDynamic(expanded[dim]);
+  }
+  if (dynamicLeading > 1 || ShapedType::isDynamic(source[rank - 2]))
+    return std::nullopt;
+  return std::pair(unsqueeze.getInput(), group);
+}
+
+struct GraphRecognizeGroupedQueryAttention
+    : kiln::impl::GraphRecognizeGroupedQueryAttentionBase<GraphRecognizeGroupedQueryAttention> {
+  void runOnOperation() override {
+    llvm::SetVector<Operation *> dead;
+    getOperation().walk([&](graph::AttentionOp attention) {
+      auto queryType = dyn_cast<RankedTensorType>(attention.getQuery().getType());
+      std::optional<std::pair<Value, int64_t>> key = matchRepeatedHeads(attention.getKey());
+      std::optional<std::pair<Value, int64_t>> value = matchRepeatedHeads(attention.getValue());
+      // Key and value in the same groups, and the query's heads those of the result.
+      if (!queryType || !key || !value || key->second != value->second || key->second < 2 ||
+          queryType.getRank() != cast<RankedTensorType>(key->first.getType()).getRank() ||
+          queryType.getDimSize(queryType.getRank() - 3) !=
+              cast<RankedTensorType>(attention.getKey().getType())
+                  .getDimSize(queryType.getRank() - 3))
+        return;
+      for (Value repeated : {attention.getKey(), attention.getValue()})
+        if (Operation *producer = repeated.getDefiningOp())
+          dead.insert(producer);
+      attention.getKeyMutable().assign(key->first);
+      attention.getValueMutable().assign(value->first);
+    });
+    // The repeats (and what only they read) go where nothing else reads them.
+    while (!dead.empty()) {
+      Operation *op = dead.pop_back_val();
+      if (!op->use_empty() || !isa_and_nonnull<graph::GraphDialect>(op->getDialect()))
+        continue;
+      SmallVector<Value> operands(op->getOperands());
+      op->erase();
+      for (Value operand : operands)
+        if (Operation *producer = operand.getDefiningOp())
+          dead.insert(producer);
+    }
+  }
+};
+
+} // namespace
