@@ -111,6 +111,24 @@ bool isCausalPattern(ArrayRef<int64_t> shape, int64_t seqQ, int64_t seqKv,
   return true;
 }
 
+/// Whether `maskedAt(i, j)` holds wherever j > i, over the last two dimensions of `shape`
+/// (every leading index) for an [Sq, Skv] matrix: a mask whose upper triangle is masked
+/// out (a causal one with a bias, ALiBi's).
+bool isMaskedAboveDiagonal(ArrayRef<int64_t> shape, int64_t seqQ, int64_t seqKv,
+                           llvm::function_ref<bool(int64_t)> maskedAt) {
+  if (shape.size() < 2 || shape[shape.size() - 2] != seqQ || shape.back() != seqKv)
+    return false;
+  int64_t count = 1;
+  for (int64_t extent : shape)
+    count *= extent;
+  for (int64_t index = 0; index < count; ++index) {
+    int64_t j = index % seqKv, i = (index / seqKv) % seqQ;
+    if (j > i && !maskedAt(index))
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -244,9 +262,8 @@ std::string kiln::describeFlashAttention(const FlashAttentionProblem &problem) {
       problem.kvGroup > 1 ? llvm::formatv(" kv{0}", problem.heads / problem.kvGroup).str() : "";
   return llvm::formatv("b{0} h{1}{2} s{3}x{4} d{5} {6}{7}", problem.batch, problem.heads, groups,
                        problem.seqQ, problem.seqKv, problem.headDim, typeName(problem.operand),
-                       problem.causal     ? " causal"
-                       : problem.maskType ? " masked"
-                                          : "")
+                       std::string(problem.causal ? " causal" : "") +
+                           (problem.maskType ? " masked" : ""))
       .str();
 }
 
@@ -497,11 +514,8 @@ kiln::matchFlashAttention(kernel::FuncOp function, ModuleOp module, std::string 
   problem.seqQ = *seqQ;
   problem.seqKv = *seqKv;
   problem.nanToZero = op.getNanToZero();
-  // A causal op (graph-recognize-causal-masks) with a mask besides is no form the
-  // templates have.
+  // A causal op (graph-recognize-causal-masks), with or without a mask besides.
   problem.causal = op.getCausal();
-  if (problem.causal && op.getMask())
-    return refuse("a causal attention with a mask besides");
   problem.scale = op.getScale().convertToFloat();
   if (!(problem.scale > 0.0f) || !std::isfinite(problem.scale) || problem.seqQ < 1 ||
       problem.seqKv < 1 || problem.batch * problem.heads > 65535)
@@ -535,6 +549,8 @@ kiln::matchFlashAttention(kernel::FuncOp function, ModuleOp module, std::string 
 
   if (Value mask = op.getMask()) {
     if (auto where = mask.getDefiningOp<graph::WhereOp>()) {
+      if (problem.causal)
+        return refuse("a causal attention whose mask is a boolean select besides");
       // where(causal, 0, -inf): a constant boolean buffer that is exactly causal.
       std::optional<APFloat> allowedValue = kiln::getSplatFloat(where.getLhs());
       std::optional<APFloat> maskedValue = kiln::getSplatFloat(where.getRhs());
@@ -577,7 +593,9 @@ kiln::matchFlashAttention(kernel::FuncOp function, ModuleOp module, std::string 
       }
       problem.maskType = type.getElementType();
       problem.mask = index;
-      // A constant mask that is exactly causal becomes the causal flag.
+      // A constant mask that is exactly causal becomes the causal flag; one masked out
+      // above the diagonal (a causal mask with a bias: ALiBi's) sets it besides, so that
+      // the kernel skips the tiles above the diagonal and reads the mask below.
       std::function<APFloat(int64_t)> values =
           problem.dynamic ? nullptr : constantElements(launchOperand(index), type);
       if (values) {
@@ -593,6 +611,11 @@ kiln::matchFlashAttention(kernel::FuncOp function, ModuleOp module, std::string 
           problem.causal = true;
           problem.maskType = nullptr;
           problem.mask = -1;
+        } else if (problem.seqQ == problem.seqKv &&
+                   isMaskedAboveDiagonal(
+                       type.getShape(), problem.seqQ, problem.seqKv,
+                       [&](int64_t at) { return kiln::isMaskedOutScore(values(at)); })) {
+          problem.causal = true;
         }
       }
     }
@@ -745,7 +768,8 @@ struct FlashAttentionGenerator {
                                               const kiln::FlashAttentionConfig &config) {
     std::string type = typeName(problem.operand);
     std::string maskType = problem.maskType ? typeName(problem.maskType) : type;
-    std::string variant = problem.causal ? "_causal" : problem.maskType ? "_mask" + maskType : "";
+    std::string variant =
+        std::string(problem.causal ? "_causal" : "") + (problem.maskType ? "_mask" + maskType : "");
     if (problem.nanToZero)
       variant += "_nz";
     std::string entryName =

@@ -276,3 +276,24 @@ func.func @main(%q: memref<2x8x128x64xf16>, %k: memref<2x2x128x64xf16>, %v: memr
   kernel.launch @Grouped_0(%q, %k, %v, %o) : (memref<2x8x128x64xf16>, memref<2x2x128x64xf16>, memref<2x2x128x64xf16>, memref<2x8x128x64xf16>) -> ()
   return
 }
+
+// -----
+
+// A causal attention with an additive mask besides (a bias under a causal fill, as
+// ALiBi's): the causal kernel that skips the tiles above the diagonal, reading the mask
+// on the others.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_{{[0-9a-z]*}}_causal_maskf16::@flash_attention_f16_d64_{{[0-9a-z]*}}_causal_maskf16
+// PTX-LABEL: .visible .entry flash_attention_f16_d64_{{[0-9a-z]*}}_causal_maskf16(
+kernel.func @CausalBias_0(%q: memref<1x4x128x64xf16>, %m: memref<1x4x128x128xf16>, %o: memref<1x4x128x64xf16>) {
+  attention ins(%q, %m : memref<1x4x128x64xf16>, memref<1x4x128x128xf16>) outs(%o : memref<1x4x128x64xf16>) {
+  ^bb0(%a: tensor<1x4x128x64xf16>, %mm: tensor<1x4x128x128xf16>):
+    %r = graph.attention %a, %a, %a, %mm {scale = 0.125 : f32, causal} : (tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x128xf16>) -> tensor<1x4x128x64xf16>
+    kernel.yield %r : tensor<1x4x128x64xf16>
+  }
+  return
+}
+func.func @main(%q: memref<1x4x128x64xf16>, %m: memref<1x4x128x128xf16>, %o: memref<1x4x128x64xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @CausalBias_0(%q, %m, %o) : (memref<1x4x128x64xf16>, memref<1x4x128x128xf16>, memref<1x4x128x64xf16>) -> ()
+  return
+}
