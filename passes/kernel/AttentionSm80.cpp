@@ -93,22 +93,30 @@ std::function<APFloat(int64_t)> constantElements(Value value, ShapedType type) {
   };
 }
 
-/// Whether `allowed(i, j)` over the last two dimensions of `shape` (every leading index)
-/// says exactly "j <= i" for an [Sq, Skv] matrix.
-bool isCausalPattern(ArrayRef<int64_t> shape, int64_t seqQ, int64_t seqKv,
-                     llvm::function_ref<std::optional<bool>(int64_t)> allowedAt) {
+/// Whether `holds(index, i, j)` is true for every element of a buffer of `shape` whose last
+/// two dimensions are an [Sq, Skv] matrix (every leading index), i and j its row and
+/// column there.
+bool holdsOverScores(ArrayRef<int64_t> shape, int64_t seqQ, int64_t seqKv,
+                     llvm::function_ref<bool(int64_t, int64_t, int64_t)> holds) {
   if (shape.size() < 2 || shape[shape.size() - 2] != seqQ || shape.back() != seqKv)
     return false;
   int64_t count = 1;
   for (int64_t extent : shape)
     count *= extent;
-  for (int64_t index = 0; index < count; ++index) {
-    int64_t j = index % seqKv, i = (index / seqKv) % seqQ;
-    std::optional<bool> allowed = allowedAt(index);
-    if (!allowed || *allowed != (j <= i))
+  for (int64_t index = 0; index < count; ++index)
+    if (!holds(index, (index / seqKv) % seqQ, index % seqKv))
       return false;
-  }
   return true;
+}
+
+/// Whether `allowed(i, j)` over the last two dimensions of `shape` (every leading index)
+/// says exactly "j <= i" for an [Sq, Skv] matrix.
+bool isCausalPattern(ArrayRef<int64_t> shape, int64_t seqQ, int64_t seqKv,
+                     llvm::function_ref<std::optional<bool>(int64_t)> allowedAt) {
+  return holdsOverScores(shape, seqQ, seqKv, [&](int64_t index, int64_t i, int64_t j) {
+    std::optional<bool> allowed = allowedAt(index);
+    return allowed && *allowed == (j <= i);
+  });
 }
 
 /// Whether `maskedAt(i, j)` holds wherever j > i, over the last two dimensions of `shape`
@@ -116,17 +124,9 @@ bool isCausalPattern(ArrayRef<int64_t> shape, int64_t seqQ, int64_t seqKv,
 /// out (a causal one with a bias, ALiBi's).
 bool isMaskedAboveDiagonal(ArrayRef<int64_t> shape, int64_t seqQ, int64_t seqKv,
                            llvm::function_ref<bool(int64_t)> maskedAt) {
-  if (shape.size() < 2 || shape[shape.size() - 2] != seqQ || shape.back() != seqKv)
-    return false;
-  int64_t count = 1;
-  for (int64_t extent : shape)
-    count *= extent;
-  for (int64_t index = 0; index < count; ++index) {
-    int64_t j = index % seqKv, i = (index / seqKv) % seqQ;
-    if (j > i && !maskedAt(index))
-      return false;
-  }
-  return true;
+  return holdsOverScores(shape, seqQ, seqKv, [&](int64_t index, int64_t i, int64_t j) {
+    return j <= i || maskedAt(index);
+  });
 }
 
 } // namespace

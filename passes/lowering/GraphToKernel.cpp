@@ -344,15 +344,20 @@ bool readsViewsOnly(Operation *op) {
 }
 
 /// Whether `op` may join a flash attention's kernel as prologue: a view of an operand
-/// (what the templates' strided loads read without a copy), or the select of a boolean
-/// constant that makes its mask (a compile-time causal mask, which the templates turn into
-/// index arithmetic). Anything else (the cast of a model input, rotary embeddings, a
-/// boolean mask computed at run time) stays a kernel of its own that writes a buffer the
-/// attention reads.
+/// (what the templates' strided loads read without a copy: reshapes, transposes, slices
+/// and gathers of constants), or the select of a boolean constant that makes its mask (a
+/// compile-time causal mask, which the templates turn into index arithmetic). Anything
+/// else (the cast of a model input, rotary embeddings, a boolean mask computed at run
+/// time) stays a kernel of its own that writes a buffer the attention reads.
 bool joinsFlashAttention(Operation *op) {
-  if (isa<graph::SliceOp, graph::GatherOp, graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp,
-          graph::FlattenOp, graph::TransposeOp>(op))
+  if (isa<graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp, graph::FlattenOp,
+          graph::TransposeOp>(op))
     return true;
+  // Slices and gathers are views where their bounds and indices are constants.
+  if (isa<graph::SliceOp, graph::GatherOp>(op))
+    return llvm::all_of(op->getOperands().drop_front(), [](Value operand) {
+      return isa_and_nonnull<graph::ConstantOp>(operand.getDefiningOp());
+    });
   auto where = dyn_cast<graph::WhereOp>(op);
   if (!where)
     return false;
@@ -368,14 +373,14 @@ bool joinsFlashAttention(Operation *op) {
   return false;
 }
 
-/// Whether the tensor-core templates' epilogues read every operand of `op` that does not
-/// come from group `index`, when its anchor is a product or convolution they compute: a
-/// scalar, one value per output column, or a tensor of the result's shape. Another
-/// broadcast (a mask shared by the batches of a batched product) would leave the product
-/// to the generic lowering, where a kernel of its own costs one pass over the result.
+/// Whether the GEMM templates' epilogues read every operand of `op` that does not come
+/// from group `index`, when its anchor is a product they compute: a scalar, one value per
+/// output column, or a tensor of the result's shape. Another broadcast (a mask shared by
+/// the batches of a batched product, one value a row) would leave the product to the
+/// generic lowering, where a kernel of its own costs one pass over the result.
 bool templateEpilogueReads(Operation *op, const FusionGroups &fusion, unsigned index) {
   Operation *anchor = fusion.groups[index].getAnchor();
-  if (!readsMatrixByTma(anchor) && !readsOperandsDirectly(anchor))
+  if (!readsMatrixByTma(anchor))
     return true;
   auto result = dyn_cast<RankedTensorType>(anchor->getResult(0).getType());
   if (!result || result.getRank() == 0)
