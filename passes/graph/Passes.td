@@ -162,7 +162,8 @@ def GraphRecognizeGroupedQueryAttention
     h], axis = -3)`), both with the same `g`, takes those tensors instead: graph.attention
     reads key and value head h / g for query head h. The repeats are erased where nothing
     else reads them. Leading dimensions the expand broadcasts stay broadcast by the
-    attention; the key's and value's sequence and head size must be static.
+    attention; the sequence and head size must be kept, as static extents or the same
+    symbolic ones (a dynamic batch and sequence whose targets come from Shape ops).
   }];
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }

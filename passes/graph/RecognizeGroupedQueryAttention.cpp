@@ -15,6 +15,7 @@
 #include "dialects/graph/GraphOps.h"
 #include "passes/graph/Passes.h"
 #include "passes/graph/Recognize.h"
+#include "passes/graph/SymbolicShapes.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -28,10 +29,21 @@ namespace graph = kiln::graph;
 
 namespace {
 
+/// Whether extent `dimA` of `a` and extent `dimB` of `b` are equal: static and the same,
+/// or the same polynomial of the inputs' symbols (a dynamic batch or sequence).
+bool sameExtent(const graph::SymbolicShapeAnalysis &shapes, Value a, int64_t dimA, Value b,
+                int64_t dimB) {
+  const graph::SymbolicShape *shapeA = shapes.lookup(a), *shapeB = shapes.lookup(b);
+  return shapeA && shapeB && shapeA->ranked && shapeB->ranked &&
+         dimA < int64_t(shapeA->dims.size()) && dimB < int64_t(shapeB->dims.size()) &&
+         shapeA->dims[dimA] == shapeB->dims[dimB];
+}
+
 /// The repeat of heads `repeated` is: each head of a tensor with fewer heads (dimension -3
 /// of a rank >= 3 tensor) repeated `group` times in a row. Returns that tensor and the
 /// group, or nullopt.
-std::optional<std::pair<Value, int64_t>> matchRepeatedHeads(Value repeated) {
+std::optional<std::pair<Value, int64_t>>
+matchRepeatedHeads(Value repeated, const graph::SymbolicShapeAnalysis &shapes) {
   auto type = dyn_cast<RankedTensorType>(repeated.getType());
   if (!type || type.getRank() < 3)
     return std::nullopt;
@@ -67,45 +79,44 @@ std::optional<std::pair<Value, int64_t>> matchRepeatedHeads(Value repeated) {
   auto unsqueeze = expand ? expand.getInput().getDefiningOp<graph::UnsqueezeOp>() : nullptr;
   if (!unsqueeze)
     return std::nullopt;
+  Value source = unsqueeze.getInput();
   auto expandedType = dyn_cast<RankedTensorType>(expand.getType());
-  auto unsqueezedType = dyn_cast<RankedTensorType>(unsqueeze.getType());
-  auto sourceType = dyn_cast<RankedTensorType>(unsqueeze.getInput().getType());
+  auto sourceType = dyn_cast<RankedTensorType>(source.getType());
   std::optional<SmallVector<int64_t>> axes = graph::getConstantInts(unsqueeze.getAxes());
-  if (!expandedType || !unsqueezedType || !sourceType || sourceType.getRank() != rank ||
+  if (!expandedType || !sourceType || sourceType.getRank() != rank ||
       expandedType.getRank() != rank + 1 || !axes || axes->size() != 1 ||
       ((*axes)[0] != rank - 2 && (*axes)[0] != -3))
     return std::nullopt;
   // [.., Hkv, 1, S, D] expanded along the new axis only: the last two extents (S and D)
-  // stay those of x (a leading dimension may broadcast: graph.attention broadcasts those).
-  ArrayRef<int64_t> source = sourceType.getShape(), expanded = expandedType.getShape();
-  int64_t sourceHeads = source[rank - 3], group = expanded[rank - 2];
+  // stay those of x (a leading dimension may broadcast: graph.attention broadcasts those),
+  // and the reshape merges (Hkv, g) and keeps every other extent.
+  int64_t sourceHeads = sourceType.getDimSize(rank - 3);
+  int64_t group = expandedType.getDimSize(rank - 2);
   if (ShapedType::isDynamic(sourceHeads) || ShapedType::isDynamic(group) ||
-      expanded[rank - 3] != sourceHeads || sourceHeads * group != heads ||
-      ShapedType::isDynamic(source[rank - 1]) || expanded[rank] != source[rank - 1] ||
-      expanded[rank - 1] != source[rank - 2] || type.getDimSize(rank - 1) != source[rank - 1] ||
-      type.getDimSize(rank - 2) != expanded[rank - 1])
+      expandedType.getDimSize(rank - 3) != sourceHeads || sourceHeads * group != heads)
     return std::nullopt;
-  // The reshape merges (Hkv, g) and keeps every other extent: the leading ones match (at
-  // most one of them dynamic, which the element count then fixes).
-  int64_t dynamicLeading = 0;
-  for (int64_t dim = 0; dim < rank - 3; ++dim) {
-    if (type.getDimSize(dim) != expanded[dim])
-      return std::nullopt;
-    dynamicLeading += ShapedType::isDynamic(expanded[dim]);
-  }
-  if (dynamicLeading > 1 || ShapedType::isDynamic(source[rank - 2]))
+  Value expanded = expand.getResult();
+  bool keepsRows = sameExtent(shapes, expanded, rank - 1, source, rank - 2) &&
+                   sameExtent(shapes, expanded, rank, source, rank - 1) &&
+                   sameExtent(shapes, repeated, rank - 2, expanded, rank - 1) &&
+                   sameExtent(shapes, repeated, rank - 1, expanded, rank);
+  for (int64_t dim = 0; dim < rank - 3 && keepsRows; ++dim)
+    keepsRows = sameExtent(shapes, repeated, dim, expanded, dim);
+  if (!keepsRows)
     return std::nullopt;
-  return std::pair(unsqueeze.getInput(), group);
+  return std::pair(source, group);
 }
 
 struct GraphRecognizeGroupedQueryAttention
     : kiln::impl::GraphRecognizeGroupedQueryAttentionBase<GraphRecognizeGroupedQueryAttention> {
   void runOnOperation() override {
     llvm::SetVector<Operation *> dead;
+    graph::SymbolicShapeAnalysis shapes(getOperation());
     getOperation().walk([&](graph::AttentionOp attention) {
       auto queryType = dyn_cast<RankedTensorType>(attention.getQuery().getType());
-      std::optional<std::pair<Value, int64_t>> key = matchRepeatedHeads(attention.getKey());
-      std::optional<std::pair<Value, int64_t>> value = matchRepeatedHeads(attention.getValue());
+      std::optional<std::pair<Value, int64_t>> key = matchRepeatedHeads(attention.getKey(), shapes);
+      std::optional<std::pair<Value, int64_t>> value =
+          matchRepeatedHeads(attention.getValue(), shapes);
       // Key and value in the same groups, and the query's heads those of the result.
       if (!queryType || !key || !value || key->second != value->second || key->second < 2 ||
           queryType.getRank() != cast<RankedTensorType>(key->first.getType()).getRank() ||

@@ -58,3 +58,58 @@ func.func @not_grouped(%q: tensor<1x4x16x32xf16>, %k: tensor<1x2x16x32xf16>, %v:
   %z = graph.attention %q, %kg, %vg {scale = 0.125 : f32} : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>) -> tensor<1x4x16x32xf16>
   return %y, %z : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>
 }
+
+// -----
+
+// repeat_kv with a dynamic batch and sequence, the expand's and reshape's targets computed
+// from the key's shape (a Hugging Face export): the symbolic extents show they keep them.
+// CHECK-LABEL: func.func @repeat_kv_dynamic(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<?x8x?x64xf16> {{.*}}, %[[K:[^:]*]]: tensor<?x2x?x64xf16> {{.*}}, %[[V:[^:]*]]: tensor<?x2x?x64xf16> {{.*}})
+// CHECK-NOT: graph.expand
+// CHECK: graph.attention %[[Q]], %[[K]], %[[V]]
+func.func @repeat_kv_dynamic(%q: tensor<?x8x?x64xf16> {graph.dims = ["batch", "", "seq", ""]}, %k: tensor<?x2x?x64xf16> {graph.dims = ["batch", "", "seq", ""]}, %v: tensor<?x2x?x64xf16> {graph.dims = ["batch", "", "seq", ""]}) -> tensor<?x8x?x64xf16> {
+  %heads = graph.constant dense<8> : tensor<1xi64>
+  %dim = graph.constant dense<64> : tensor<1xi64>
+  %groups = graph.constant dense<[2, 4]> : tensor<2xi64>
+  %i2 = graph.constant dense<2> : tensor<1xi64>
+  %i0 = graph.constant dense<0> : tensor<1xi64>
+  %ks = graph.shape %k {start = 0 : i64} : (tensor<?x2x?x64xf16>) -> tensor<4xi64>
+  %kb = graph.gather %ks, %i0 {axis = 0 : i64} : (tensor<4xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %kl = graph.gather %ks, %i2 {axis = 0 : i64} : (tensor<4xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %ke = graph.concat %kb, %groups, %kl, %dim {axis = 0 : i64} : (tensor<1xi64>, tensor<2xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<5xi64>
+  %kr = graph.concat %kb, %heads, %kl, %dim {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4xi64>
+  %k1 = graph.unsqueeze %k, %i2 : (tensor<?x2x?x64xf16>, tensor<1xi64>) -> tensor<?x2x1x?x64xf16>
+  %k2 = graph.expand %k1, %ke : (tensor<?x2x1x?x64xf16>, tensor<5xi64>) -> tensor<?x2x4x?x64xf16>
+  %k3 = graph.reshape %k2, %kr {allowzero = false} : (tensor<?x2x4x?x64xf16>, tensor<4xi64>) -> tensor<?x8x?x64xf16>
+  %vs = graph.shape %v {start = 0 : i64} : (tensor<?x2x?x64xf16>) -> tensor<4xi64>
+  %vb = graph.gather %vs, %i0 {axis = 0 : i64} : (tensor<4xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %vl = graph.gather %vs, %i2 {axis = 0 : i64} : (tensor<4xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %ve = graph.concat %vb, %groups, %vl, %dim {axis = 0 : i64} : (tensor<1xi64>, tensor<2xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<5xi64>
+  %vr = graph.concat %vb, %heads, %vl, %dim {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4xi64>
+  %v1 = graph.unsqueeze %v, %i2 : (tensor<?x2x?x64xf16>, tensor<1xi64>) -> tensor<?x2x1x?x64xf16>
+  %v2 = graph.expand %v1, %ve : (tensor<?x2x1x?x64xf16>, tensor<5xi64>) -> tensor<?x2x4x?x64xf16>
+  %v3 = graph.reshape %v2, %vr {allowzero = false} : (tensor<?x2x4x?x64xf16>, tensor<4xi64>) -> tensor<?x8x?x64xf16>
+  %y = graph.attention %q, %k3, %v3 {scale = 0.125 : f32} : (tensor<?x8x?x64xf16>, tensor<?x8x?x64xf16>, tensor<?x8x?x64xf16>) -> tensor<?x8x?x64xf16>
+  return %y : tensor<?x8x?x64xf16>
+}
+
+// -----
+
+// A sequence the reshape does not keep (the expand's target names another extent for it):
+// not a repeat of heads.
+// CHECK-LABEL: func.func @other_sequence(
+// CHECK: graph.expand
+// CHECK: graph.attention
+func.func @other_sequence(%q: tensor<1x4x?x32xf16>, %k: tensor<1x2x?x32xf16>, %n: tensor<1xi64>) -> tensor<1x4x?x32xf16> {
+  %axis = graph.constant dense<2> : tensor<1xi64>
+  %lead = graph.constant dense<[1, 2, 2]> : tensor<3xi64>
+  %dim = graph.constant dense<32> : tensor<1xi64>
+  %heads = graph.constant dense<[1, 4]> : tensor<2xi64>
+  %e = graph.concat %lead, %n, %dim {axis = 0 : i64} : (tensor<3xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<5xi64>
+  %r = graph.concat %heads, %n, %dim {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4xi64>
+  %k1 = graph.unsqueeze %k, %axis : (tensor<1x2x?x32xf16>, tensor<1xi64>) -> tensor<1x2x1x?x32xf16>
+  %k2 = graph.expand %k1, %e : (tensor<1x2x1x?x32xf16>, tensor<5xi64>) -> tensor<1x2x2x?x32xf16>
+  %k3 = graph.reshape %k2, %r {allowzero = false} : (tensor<1x2x2x?x32xf16>, tensor<4xi64>) -> tensor<1x4x?x32xf16>
+  %y = graph.attention %q, %k3, %k3 {scale = 0.125 : f32} : (tensor<1x4x?x32xf16>, tensor<1x4x?x32xf16>, tensor<1x4x?x32xf16>) -> tensor<1x4x?x32xf16>
+  return %y : tensor<1x4x?x32xf16>
+}
