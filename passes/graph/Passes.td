@@ -107,7 +107,10 @@ def GraphRecognizeAttention : Pass<"graph-recognize-attention", "::mlir::func::F
     `Where(c, f, scores)` with `f` -inf or at most -1e30 (f32/f64 scores; it absorbs any
     score, so it equals the additive mask `Where(c, 0, f)` / `Where(c, f, 0)`); the op gets
     the sum of the masks. Optionally PyTorch's guard `Where(IsNaN(p), 0, p)` after the
-    softmax (then `nan_to_zero`). K' is K transposed: the op gets K through a transpose
+    softmax (then `nan_to_zero`). Half-precision scores may be widened to f32 for the
+    softmax, under or over the masks, when the probabilities are cast back (an fp16
+    export's `softmax(x, dtype=float32).to(x.dtype)`): the op is half precision, its
+    masks cast to that type. K' is K transposed: the op gets K through a transpose
     that graph-simplify merges with the one that made K'. Every intermediate must have no
     use outside the pattern.
   }];

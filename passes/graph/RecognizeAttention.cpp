@@ -9,12 +9,13 @@
 // where Q' and K' may carry scalar factors of their own (torch.export scales both by
 // sqrt(1 / sqrt(D))), K' is K transposed (often by the head-splitting transpose itself),
 // the mask is additive (padding, causal, or both) and the guard after the softmax zeroes
-// rows masked out entirely. Masks may also be fills, Where(c, scores, f) or
-// Where(c, f, scores) (masked_fill), up to two mask layers in all; a fill is taken only
-// when f absorbs any score (-inf, or at most -1e30 in f32/f64: s + f rounds to f for
-// |s| < 1e22), so that it is exactly the additive mask Where(c, 0, f) or Where(c, f, 0).
-// This pass matches the chain, anchored on the Softmax, and replaces the final MatMul by
-// one graph.attention whose scale is the product of every scalar factor and whose mask is
+// rows masked out entirely. Half-precision scores may be widened to f32 for the softmax
+// and its probabilities cast back (an fp16 export's softmax(x, dtype=float32).to(x.dtype)). Masks
+// may also be fills, Where(c, scores, f) or Where(c, f, scores) (masked_fill), up to two mask
+// layers in all; a fill is taken only when f absorbs any score (-inf, or at most -1e30 in f32/f64:
+// s + f rounds to f for |s| < 1e22), so that it is exactly the additive mask Where(c, 0, f) or
+// Where(c, f, 0). This pass matches the chain, anchored on the Softmax, and replaces the final
+// MatMul by one graph.attention whose scale is the product of every scalar factor and whose mask is
 // the sum of the mask terms, with K transposed back (graph-simplify then merges that
 // transpose with the one that made K'). The intermediates must have no other use; the
 // masks must not broadcast the scores, nor a scalar factor its operand.
@@ -103,15 +104,32 @@ bool isAbsorbingFill(double fill, Type type) {
   return (std::isinf(fill) && fill < 0) || ((type.isF32() || type.isF64()) && fill <= -1e30);
 }
 
+/// Whether `cast` widens f16 or bf16 to f32 (scores taken to f32 for the softmax).
+bool isWideningCast(graph::CastOp cast) {
+  Type from = getElementTypeOrSelf(cast.getInput().getType());
+  return (from.isF16() || from.isBF16()) && cast.getTo().isF32();
+}
+
 /// The matrix product under `scores`, through at most `depth` mask layers (an Add of a
-/// tensor of the scores' type, a fill Where) and the scalar factors right on top of the
+/// tensor of the scores' type, a fill Where), at most one cast widening half-precision
+/// scores to f32 (`narrow` gets their type), and the scalar factors right on top of the
 /// product; the masks are appended to `terms`, the factors folded into `scale`.
 graph::MatMulOp matchScores(Value scores, double &scale, SmallVectorImpl<MaskTerm> &terms,
-                            int depth = 2) {
+                            Type &narrow, int depth = 2) {
   double factor = 1.0;
-  if (auto product = getScoresProduct(peelScale(scores, factor))) {
+  Value peeled = peelScale(scores, factor);
+  if (auto product = getScoresProduct(peeled)) {
     scale *= factor;
     return product;
+  }
+  if (auto cast = getSingleUseOp<graph::CastOp>(peeled); cast && !narrow && isWideningCast(cast)) {
+    narrow = getElementTypeOrSelf(cast.getInput().getType());
+    double inner = 1.0;
+    if (auto product = matchScores(cast.getInput(), inner, terms, narrow, depth)) {
+      scale *= factor * inner;
+      return product;
+    }
+    narrow = Type();
   }
   if (depth == 0)
     return nullptr;
@@ -121,7 +139,7 @@ graph::MatMulOp matchScores(Value scores, double &scale, SmallVectorImpl<MaskTer
       if (inner.getType() != add.getType())
         continue;
       size_t size = terms.size();
-      if (auto product = matchScores(inner, scale, terms, depth - 1)) {
+      if (auto product = matchScores(inner, scale, terms, narrow, depth - 1)) {
         terms.push_back({other, {}, 0.0, false});
         return product;
       }
@@ -137,7 +155,7 @@ graph::MatMulOp matchScores(Value scores, double &scale, SmallVectorImpl<MaskTer
           !isAbsorbingFill(*fillValue, elementType))
         continue;
       size_t size = terms.size();
-      if (auto product = matchScores(inner, scale, terms, depth - 1)) {
+      if (auto product = matchScores(inner, scale, terms, narrow, depth - 1)) {
         terms.push_back({{}, where.getCondition(), *fillValue, fillWhenTrue});
         return product;
       }
@@ -186,6 +204,12 @@ Value createMask(PatternRewriter &rewriter, Location loc, ArrayRef<MaskTerm> ter
   for (const MaskTerm &term : terms) {
     Value value = term.additive;
     auto termShape = cast<RankedTensorType>(getTermType(term)).getShape();
+    // A mask added to the scores after they were widened to f32, in their own type (-inf
+    // and f32's lowest value become f16's -inf).
+    if (value && getElementTypeOrSelf(value.getType()) != elementType)
+      value =
+          graph::CastOp::create(rewriter, loc, Type(RankedTensorType::get(termShape, elementType)),
+                                value, TypeAttr::get(elementType));
     if (!value) {
       Value fill = scalar(term.fill), zero = scalar(0.0);
       value = graph::WhereOp::create(
@@ -217,7 +241,8 @@ struct RecognizeAttention : OpRewritePattern<graph::SoftmaxOp> {
     // The scores: [scaled] product, under up to two mask layers.
     double scale = 1.0;
     SmallVector<MaskTerm> maskTerms;
-    graph::MatMulOp product = matchScores(softmax.getInput(), scale, maskTerms);
+    Type narrow;
+    graph::MatMulOp product = matchScores(softmax.getInput(), scale, maskTerms, narrow);
     if (!product)
       return rewriter.notifyMatchFailure(softmax, "scores are not a matrix product");
     if (!getMaskShape(maskTerms))
@@ -225,8 +250,16 @@ struct RecognizeAttention : OpRewritePattern<graph::SoftmaxOp> {
     Value query = peelScale(product.getLhs(), scale);
     Value keyTransposed = peelScale(product.getRhs(), scale);
 
-    // The probabilities: [NaN guard], then the product with the values.
+    // The probabilities: [back to the scores' half precision, after a softmax taken in
+    // f32 (softmax(x, dtype=float32).to(x.dtype), Hugging Face's eager attention): the
+    // attention's softmax is f32 anyway], [NaN guard], then the product with the values.
     Value probabilities = softmax.getResult();
+    if (narrow) {
+      auto back = getSingleUser<graph::CastOp>(softmax);
+      if (!back || back.getTo() != narrow)
+        return rewriter.notifyMatchFailure(softmax, "f32 probabilities of half-precision scores");
+      probabilities = back.getResult();
+    }
     bool nanToZero = false;
     if (!probabilities.hasOneUse()) {
       auto users = llvm::to_vector(probabilities.getUsers());
@@ -257,7 +290,7 @@ struct RecognizeAttention : OpRewritePattern<graph::SoftmaxOp> {
     Location loc = rewriter.getFusedLoc({product.getLoc(), softmax.getLoc(), weighted.getLoc()});
     Value mask;
     if (!maskTerms.empty())
-      mask = createMask(rewriter, loc, maskTerms, scoresType.getElementType());
+      mask = createMask(rewriter, loc, maskTerms, narrow ? narrow : scoresType.getElementType());
     int64_t rank = cast<RankedTensorType>(keyTransposed.getType()).getRank();
     auto perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     std::swap(perm[rank - 1], perm[rank - 2]);

@@ -180,3 +180,54 @@ func.func @finite_fill(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: te
   %3 = graph.matmul %2, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
   return %3 : tensor<1x2x4x8xf32>
 }
+
+// -----
+
+// Half-precision scores taken to f32 for the softmax and the probabilities back
+// (softmax(x, dtype=float32).to(x.dtype): Hugging Face's eager attention in an fp16
+// export): one f16 attention, whose softmax is f32 anyway. The mask added before the
+// widening stays as it is.
+// CHECK-LABEL: func.func @softmax_in_f32
+// CHECK-NOT: graph.softmax
+// CHECK: graph.attention %arg0, %{{.*}}, %arg2, %arg3 {scale = 1.250000e-01 : f32} : (tensor<2x4x16x64xf16>, tensor<2x4x16x64xf16>, tensor<2x4x16x64xf16>, tensor<2x1x16x16xf16>) -> tensor<2x4x16x64xf16>
+func.func @softmax_in_f32(%q: tensor<2x4x16x64xf16>, %kt: tensor<2x4x64x16xf16>, %v: tensor<2x4x16x64xf16>, %mask: tensor<2x1x16x16xf16>) -> tensor<2x4x16x64xf16> {
+  %scale = graph.constant dense<1.250000e-01> : tensor<f16>
+  %0 = graph.matmul %q, %kt : (tensor<2x4x16x64xf16>, tensor<2x4x64x16xf16>) -> tensor<2x4x16x16xf16>
+  %1 = graph.mul %0, %scale : (tensor<2x4x16x16xf16>, tensor<f16>) -> tensor<2x4x16x16xf16>
+  %2 = graph.add %1, %mask : (tensor<2x4x16x16xf16>, tensor<2x1x16x16xf16>) -> tensor<2x4x16x16xf16>
+  %3 = graph.cast %2 {to = f32} : (tensor<2x4x16x16xf16>) -> tensor<2x4x16x16xf32>
+  %4 = graph.softmax %3 {axis = -1 : i64} : (tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %5 = graph.cast %4 {to = f16} : (tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf16>
+  %6 = graph.matmul %5, %v : (tensor<2x4x16x16xf16>, tensor<2x4x16x64xf16>) -> tensor<2x4x16x64xf16>
+  return %6 : tensor<2x4x16x64xf16>
+}
+
+// -----
+
+// Widened before an f32 mask is added: the mask is cast to the scores' f16 (its -inf and
+// f32 lowest values become -inf there).
+// CHECK-LABEL: func.func @mask_in_f32
+// CHECK: %[[MASK:.*]] = graph.cast %arg3 {to = f16} : (tensor<1x1x1x16xf32>) -> tensor<1x1x1x16xf16>
+// CHECK: graph.attention %arg0, %{{.*}}, %arg2, %[[MASK]] {scale = 1.000000e+00 : f32} : (tensor<1x2x16x32xf16>
+func.func @mask_in_f32(%q: tensor<1x2x16x32xf16>, %kt: tensor<1x2x32x16xf16>, %v: tensor<1x2x16x32xf16>, %mask: tensor<1x1x1x16xf32>) -> tensor<1x2x16x32xf16> {
+  %0 = graph.matmul %q, %kt : (tensor<1x2x16x32xf16>, tensor<1x2x32x16xf16>) -> tensor<1x2x16x16xf16>
+  %1 = graph.cast %0 {to = f32} : (tensor<1x2x16x16xf16>) -> tensor<1x2x16x16xf32>
+  %2 = graph.add %1, %mask : (tensor<1x2x16x16xf32>, tensor<1x1x1x16xf32>) -> tensor<1x2x16x16xf32>
+  %3 = graph.softmax %2 {axis = -1 : i64} : (tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %4 = graph.cast %3 {to = f16} : (tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf16>
+  %5 = graph.matmul %4, %v : (tensor<1x2x16x16xf16>, tensor<1x2x16x32xf16>) -> tensor<1x2x16x32xf16>
+  return %5 : tensor<1x2x16x32xf16>
+}
+
+// -----
+
+// f32 probabilities that stay f32 (the values' product in f32) are not this form.
+// CHECK-LABEL: func.func @probabilities_stay_f32
+// CHECK-NOT: graph.attention
+func.func @probabilities_stay_f32(%q: tensor<1x2x16x32xf16>, %kt: tensor<1x2x32x16xf16>, %v: tensor<1x2x16x32xf32>) -> tensor<1x2x16x32xf32> {
+  %0 = graph.matmul %q, %kt : (tensor<1x2x16x32xf16>, tensor<1x2x32x16xf16>) -> tensor<1x2x16x16xf16>
+  %1 = graph.cast %0 {to = f32} : (tensor<1x2x16x16xf16>) -> tensor<1x2x16x16xf32>
+  %2 = graph.softmax %1 {axis = -1 : i64} : (tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %3 = graph.matmul %2, %v : (tensor<1x2x16x16xf32>, tensor<1x2x16x32xf32>) -> tensor<1x2x16x32xf32>
+  return %3 : tensor<1x2x16x32xf32>
+}

@@ -9,6 +9,7 @@ Attention as exporters write it in forms beyond BERT's and GPT-2's, one output e
   gqa    grouped-query attention, key/value heads repeated by Unsqueeze/Expand/Reshape
   gather grouped-query attention, key/value heads repeated by a Gather
   d24    head size 24 (no flash kernel takes it) under a causal fill
+and attention-f16-softmax.onnxtxt: an fp16 export whose softmax is taken in f32.
 
     python3 test/tools/Inputs/make-attention-forms.py
 """
@@ -161,3 +162,32 @@ for name, array in values.items():
     np.save(os.path.join(folder, f"{name}.npy"), array)
 for tag, array in expected.items():
     np.save(os.path.join(folder, f"y_{tag}.npy"), array.astype(np.float32))
+
+
+# attention-f16-softmax.onnxtxt: an fp16 export's attention with its softmax taken in f32
+# (softmax(x, dtype=float32).to(x.dtype), Hugging Face's eager attention), under an
+# additive f16 mask; f16 inputs and output.
+nodes, inits = [], []
+scores = node("Mul", [node("MatMul", ["q", node("Transpose", ["k"], "kt", perm=[0, 1, 3, 2])], "s"),
+                      const("scale", np.float16(1 / math.sqrt(D)))], "scaled")
+widened = node("Cast", [node("Add", [scores, "mask"], "masked")], "widened", to=T.FLOAT)
+probabilities = node("Cast", [node("Softmax", [widened], "p", axis=-1)], "p16", to=T.FLOAT16)
+node("MatMul", [probabilities, "v"], "y")
+half = {name: values[name].astype(np.float16) for name in "qkv"}
+half["mask"] = np.where(np.random.default_rng(41).random((B, 1, S, S)) < 0.25, -np.inf,
+                        0.0).astype(np.float16)
+graph = helper.make_graph(
+    nodes, "attention_f16_softmax",
+    [helper.make_tensor_value_info(name, T.FLOAT16, list(array.shape)) for name, array in half.items()],
+    [helper.make_tensor_value_info("y", T.FLOAT16, [B, H, S, D])], inits)
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+onnx.checker.check_model(model)
+with open(os.path.join(HERE, "attention-f16-softmax.onnxtxt"), "w") as file:
+    file.write(text_format.MessageToString(model))
+folder = os.path.join(HERE, "attention-f16-softmax")
+os.makedirs(folder, exist_ok=True)
+for name, array in half.items():
+    np.save(os.path.join(folder, f"{name}.npy"), array)
+wide = {name: array.astype(np.float64) for name, array in half.items()}
+np.save(os.path.join(folder, "y.npy"),
+        softmax_attention(wide["q"], wide["k"], wide["v"], wide["mask"]).astype(np.float32))
