@@ -162,6 +162,23 @@ bool reducesOperand(Operation *op, unsigned index) {
   return true;
 }
 
+/// Sets `op`'s result types to those it infers from its operands and attributes; false
+/// when it infers none or a different number.
+bool inferResultTypes(Operation *op) {
+  auto inferrable = dyn_cast<InferTypeOpInterface>(op);
+  if (!inferrable)
+    return false;
+  SmallVector<Type> inferred;
+  if (failed(inferrable.inferReturnTypes(op->getContext(), op->getLoc(), op->getOperands(),
+                                         op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+                                         op->getRegions(), inferred)) ||
+      inferred.size() != op->getNumResults())
+    return false;
+  for (auto [result, type] : llvm::zip(op->getResults(), inferred))
+    result.setType(type);
+  return true;
+}
+
 class PrecisionRewriter {
 public:
   PrecisionRewriter(func::FuncOp function, const graph::ReducePrecisionOptions &options,
@@ -387,6 +404,11 @@ void PrecisionRewriter::run() {
     {
       ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
       verified = verify(clone, /*verifyRecursively=*/false);
+      // Results whose type the op fixes otherwise (LayerNormalization's mean and inverse
+      // standard deviation are its stash type, f32) take what it infers from the
+      // reduced operands.
+      if (failed(verified) && inferResultTypes(clone))
+        verified = verify(clone, /*verifyRecursively=*/false);
     }
     if (failed(verified)) {
       clone->erase();

@@ -219,3 +219,18 @@ func.func @two_chains(%x: tensor<1x4x8x8xi8>) -> tensor<1x4x8x8xi8> {
   %q2 = graph.quantize_linear %r2, %sq, %zq {axis = 1 : i64, block_size = 0 : i64, saturate = true} : (tensor<1x4x8x8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4x8x8xi8>
   return %q2 : tensor<1x4x8x8xi8>
 }
+
+// -----
+
+// LayerNormalization reduces: its input, scale, bias and result take f16, its mean and
+// inverse standard deviation stay its stash type (f32), as it infers them (it used to
+// stay f32 between two casts, a kernel each on the GPU; the casts left here are no-ops
+// that graph-simplify folds).
+// CHECK-LABEL: func.func @layer_norm
+// CHECK: graph.layer_normalization %{{.*}}, %{{.*}}, %{{.*}} {{.*}} : (tensor<4x197x768xf16>, tensor<768xf16>, tensor<768xf16>) -> (tensor<4x197x768xf16>, tensor<4x197x1xf32>, tensor<4x197x1xf32>)
+func.func @layer_norm(%x: tensor<4x197x768xf16>, %w: tensor<768x768xf16>, %scale: tensor<768xf32>, %bias: tensor<768xf32>) -> tensor<4x197x768xf16> {
+  %0 = graph.cast %x {to = f32} : (tensor<4x197x768xf16>) -> tensor<4x197x768xf32>
+  %y, %mean, %inv = graph.layer_normalization %0, %scale, %bias {axis = -1 : i64, epsilon = 1.0e-6 : f32, stash_type = f32} : (tensor<4x197x768xf32>, tensor<768xf32>, tensor<768xf32>) -> (tensor<4x197x768xf32>, tensor<4x197x1xf32>, tensor<4x197x1xf32>)
+  %1 = graph.cast %y {to = f16} : (tensor<4x197x768xf32>) -> tensor<4x197x768xf16>
+  return %1 : tensor<4x197x768xf16>
+}
