@@ -56,6 +56,9 @@ run_suite "real models on the CPU against ONNX Runtime (../shared/models)" \
   /usr/bin/python3 test/models/check-models.py
 run_suite "real models compiled for sm_90a (every kernel module through ptxas)" \
   /usr/bin/python3 test/models/check-models.py --device ptxas
+run_suite "real models compiled fp16 channels last for sm_90a: every contraction on the tensor cores" \
+  /usr/bin/python3 test/models/check-models.py --device ptxas --precision fp16 --channels-last \
+  --tensor-cores
 run_suite "dynamic shapes on the CPU: one compilation per profile, five shapes each" \
   /usr/bin/python3 test/models/check-dynamic.py
 

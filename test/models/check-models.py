@@ -26,6 +26,7 @@ import fnmatch
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -93,7 +94,7 @@ def compile_command(kiln, model, engine, inputs, options):
 
 
 def check_model(name, model, source_graph, kiln, timeout, use_cache, device, reference, gpu,
-                channels_last=False, precision="fp32", tune_budget=None):
+                channels_last=False, precision="fp32", tune_budget=None, tensor_cores=False):
     """Returns (size text, rel L2, kiln s, ort s or None when cached, failure text or None);
     with --device cuda, fills `gpu` with the engine's latency and kernel count."""
     batch, seq = next((b, s) for pattern, b, s in SIZES if fnmatch.fnmatch(name, pattern))
@@ -140,7 +141,8 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
     options = (["--channels-last"] if channels_last else []) + \
         ([f"--{precision}"] if precision != "fp32" else [])
     compile_options = options + \
-        (["--tune-budget", str(tune_budget)] if tune_budget is not None else [])
+        (["--tune-budget", str(tune_budget)] if tune_budget is not None else []) + \
+        (["--report"] if tensor_cores else [])
     if device == "ptxas":
         # CI without a GPU: the engine must compile, and ptxas must assemble every module.
         runnable = os.path.join(work, "model.kiln")
@@ -157,6 +159,17 @@ def check_model(name, model, source_graph, kiln, timeout, use_cache, device, ref
             return size, None, compile_s, None, \
                 f"no cubin for {', '.join(missing) or 'any module'} (is ptxas installed?)"
         gpu["kernels"] = len(json.loads(described.stdout).get("kernels", []))
+        if tensor_cores:
+            # `kiln compile --report` ends with the contractions the generic lowering
+            # computes, each with its reason.
+            report = open(kiln_log, errors="replace").read()
+            found = re.search(r"contractions off the tensor cores: (\d+)\n((?:  .*\n?)*)", report)
+            if not found:
+                return size, None, compile_s, None, "kiln compile --report printed no count"
+            if int(found.group(1)):
+                reasons = "; ".join(line.strip() for line in found.group(2).splitlines())
+                return size, None, compile_s, None, \
+                    f"{found.group(1)} contractions off the tensor cores: {reasons}"
         return size, None, compile_s, None, None
     if device == "cuda":
         # Compile once (the shapes of these inputs), then run, bench and inspect the engine.
@@ -239,6 +252,9 @@ def main():
                              "--channels-last: the layout the tensor-core convolutions read)")
     parser.add_argument("--tune-budget", type=float, default=None, metavar="SECONDS",
                         help="kiln compile's --tune-budget on the GPU (default: kiln's)")
+    parser.add_argument("--tensor-cores", action="store_true",
+                        help="with --device ptxas: fail a model whose `kiln compile --report` "
+                             "lists a contraction off the tensor cores")
     parser.add_argument("--precision", choices=["fp32", "fp16", "bf16"], default="fp32",
                         help="compile and run --fp16 or --bf16 (graph-reduce-precision); "
                              "; outputs then within rel L2 1e-2 (fp16) or 8e-2 (bf16) of "
@@ -298,7 +314,7 @@ def main():
                                                           args.timeout, not args.no_cache,
                                                           args.device, args.reference, gpu,
                                                           args.channels_last, args.precision,
-                                                          args.tune_budget)
+                                                          args.tune_budget, args.tensor_cores)
         fmt = lambda v, spec: format(v, spec) if v is not None else "-"
         result = "ok" if failure is None else f"FAIL: {failure}"
         ort_text = "cached" if ort_s is None else f"{ort_s:6.2f}"
