@@ -126,11 +126,15 @@ void describeKernel(Location loc, kiln::engine::Kernel &kernel,
                     const llvm::StringMap<kiln::KernelTuning> *tuning) {
   llvm::SmallVector<std::string> nodes;
   std::string kernelFunc;
+  // A helper launch of a kernel function (a convolution's explicit im2col): the
+  // function's tuned time is its main launch's.
+  bool helper = false;
   loc->walk([&](Location nested) {
     if (auto fused = dyn_cast<FusedLoc>(nested)) {
       if (auto tag = dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())) {
         if (auto name = tag.getAs<StringAttr>("kernel"); name && kernelFunc.empty())
           kernelFunc = name.str();
+        helper |= tag.contains("helper");
         if (auto name = tag.getAs<StringAttr>("template"); name && kernel.templateKind.empty())
           kernel.templateKind = name.str();
         if (Attribute config = tag.get("config"); config && kernel.config.empty()) {
@@ -152,7 +156,7 @@ void describeKernel(Location loc, kiln::engine::Kernel &kernel,
   });
   kernel.sourceNodes.assign(nodes.begin(), nodes.end());
   // What kernel-autotune chose for the kernel.func this launch comes from.
-  if (tuning && !kernelFunc.empty()) {
+  if (tuning && !kernelFunc.empty() && !helper) {
     auto found = tuning->find(kernelFunc);
     if (found != tuning->end()) {
       if (kernel.config.empty())

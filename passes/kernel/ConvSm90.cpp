@@ -776,11 +776,12 @@ struct Sm90ConvGenerator {
                              .getResult()
                        : index(p.batch * p.outHeight * im2colBlocks(p).perRow);
       // Tagged as the convolution's (its kernel.func, for profiles: one function of two
-      // launches).
+      // launches), as a helper launch: the function's tuned time is its GEMM's.
       NamedAttrList tags;
       tags.set("kernel", launch.getCalleeAttr().getAttr());
       tags.set("template", b.getStringAttr("conv"));
       tags.set("config", b.getStringAttr("explicit im2col"));
+      tags.set("helper", b.getUnitAttr());
       Location im2colLoc =
           FusedLoc::get(b.getContext(), {launchLoc}, tags.getDictionary(b.getContext()));
       gpu::LaunchFuncOp::create(b, im2colLoc, *im2col, gpu::KernelDim3{ctas, one, one},
