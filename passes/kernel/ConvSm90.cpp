@@ -112,227 +112,186 @@ int64_t tileCount(const ConvProblem &p, const PixelBox &box, int64_t batch) {
 }
 int64_t tileCount(const ConvProblem &p, const PixelBox &box) { return tileCount(p, box, p.batch); }
 
-/// The template's A operand for a 3-D `p` with output boxes `box`: as the 2-D one's
-/// (implicitIm2col), the input NDHWC, each k-tile one 5-D box of BN images x BD depths x
-/// BH rows x BW columns of output positions at filter tap (rd, r, s).
-kiln::Sm90AOperand implicitIm2col3d(const ConvProblem &p, const PixelBox &box) {
-  auto n = [](int64_t value) { return std::to_string(value); };
-  int64_t channelBlocks = p.rowsPerTap() / p.tileK();
-  int64_t tilesW = llvm::divideCeil(p.outWidth, box.columns),
-          tilesH = llvm::divideCeil(p.outHeight, box.rows),
-          tilesD = llvm::divideCeil(p.outDepth, box.depths);
-  kiln::Sm90AOperand a;
-  a.box =
-      llvm::formatv("{0}x{1}x{2}x{3}x{4}", box.images, box.depths, box.rows, box.columns, p.tileK())
-          .str();
-  a.boxBytes = box.positions() * p.kTileBytes;
-  a.tilesM = llvm::formatv(R"(    %cvPositions = arith.constant {0} : index
-    %cvBatch = arith.divui %m, %cvPositions : index
-    %cvImagesPerBox = arith.constant {1} : index
-    %cvBoxNLess = arith.constant {2} : index
-    %cvBatchUp = arith.addi %cvBatch, %cvBoxNLess : index
-    %cvImageTiles = arith.divui %cvBatchUp, %cvImagesPerBox : index
-    %cvTilesDHW = arith.constant {3} : index
-    %tilesM = arith.muli %cvImageTiles, %cvTilesDHW : index)",
-                           p.outPositions(), box.images, box.images - 1, tilesD * tilesH * tilesW)
-                 .str();
-  // The tile's first output position (image, depth, row, column) and the input depth,
-  // row and column its filter tap (0, 0, 0) reads (negative inside the padding).
-  a.tileSetup = llvm::formatv(R"(    %cvTilesW = arith.constant {0} : index
-    %cvTilesH = arith.constant {1} : index
-    %cvTilesD = arith.constant {2} : index
-    %cvBoxW = arith.constant {3} : index
-    %cvBoxH = arith.constant {4} : index
-    %cvBoxD = arith.constant {5} : index
-    %cvBoxN = arith.constant {6} : index
-    %cvStrideW = arith.constant {7} : index
-    %cvStrideH = arith.constant {8} : index
-    %cvStrideD = arith.constant {9} : index
-    %cvPadLeft = arith.constant {10} : index
-    %cvPadTop = arith.constant {11} : index
-    %cvPadFront = arith.constant {12} : index
-    %cvTw = arith.remui %tileRow, %cvTilesW : index
-    %cvTq = arith.divui %tileRow, %cvTilesW : index
-    %cvTh = arith.remui %cvTq, %cvTilesH : index
-    %cvTq2 = arith.divui %cvTq, %cvTilesH : index
-    %cvTd = arith.remui %cvTq2, %cvTilesD : index
-    %cvTn = arith.divui %cvTq2, %cvTilesD : index
-    %cvOw0 = arith.muli %cvTw, %cvBoxW : index
-    %cvOh0 = arith.muli %cvTh, %cvBoxH : index
-    %cvOd0 = arith.muli %cvTd, %cvBoxD : index
-    %cvN0 = arith.muli %cvTn, %cvBoxN : index
-    %cvW0s = arith.muli %cvOw0, %cvStrideW : index
-    %cvH0s = arith.muli %cvOh0, %cvStrideH : index
-    %cvD0s = arith.muli %cvOd0, %cvStrideD : index
-    %cvW0 = arith.subi %cvW0s, %cvPadLeft : index
-    %cvH0 = arith.subi %cvH0s, %cvPadTop : index
-    %cvD0 = arith.subi %cvD0s, %cvPadFront : index)",
-                              tilesW, tilesH, tilesD, box.columns, box.rows, box.depths, box.images,
-                              p.strideW, p.strideH, p.strideD, p.padLeft, p.padTop, p.padFront)
-                    .str();
-  // k-tile kt is channels TILE_K cb.. of filter tap (rd, r, s):
-  // kt = ((rd KH + r) KW + s) CB + cb.
-  a.loadA = llvm::formatv(R"(          %cvBlocks = arith.constant {0} : index
-          %cvKw = arith.constant {1} : index
-          %cvKh = arith.constant {2} : index
-          %cvCb = arith.remui %kt, %cvBlocks : index
-          %cvTap = arith.divui %kt, %cvBlocks : index
-          %cvS = arith.remui %cvTap, %cvKw : index
-          %cvRq = arith.divui %cvTap, %cvKw : index
-          %cvR = arith.remui %cvRq, %cvKh : index
-          %cvRd = arith.divui %cvRq, %cvKh : index
-          %cvC0 = arith.muli %cvCb, %tileK : index
-          %cvDilationD = arith.constant {3} : index
-          %cvDilationH = arith.constant {4} : index
-          %cvDilationW = arith.constant {5} : index
-          %cvRdd = arith.muli %cvRd, %cvDilationD : index
-          %cvRh = arith.muli %cvR, %cvDilationH : index
-          %cvSw = arith.muli %cvS, %cvDilationW : index
-          %cvD = arith.addi %cvD0, %cvRdd : index
-          %cvH = arith.addi %cvH0, %cvRh : index
-          %cvW = arith.addi %cvW0, %cvSw : index
-          nvgpu.tma.async.load %descA[%cvC0, %cvW, %cvH, %cvD, %cvN0], %full[%slot] to %a : !tmA, !bars -> !tileA)",
-                          channelBlocks, p.kernelWidth, p.kernelHeight, p.dilationD, p.dilationH,
-                          p.dilationW)
-                .str();
-  a.descMap = "%descB : !halfA, !tmB";
-  a.rowEnd = "      %rowEnd = arith.constant " + n(box.positions()) + " : index";
-  a.rowMap = llvm::formatv(R"(        %cvOutH = arith.constant {0} : index
-        %cvOutW = arith.constant {1} : index
-        %cvOutD = arith.constant {2} : index
-        %cvBw = arith.remui %r, %cvBoxW : index
-        %cvRq = arith.divui %r, %cvBoxW : index
-        %cvBh = arith.remui %cvRq, %cvBoxH : index
-        %cvRq2 = arith.divui %cvRq, %cvBoxH : index
-        %cvBd = arith.remui %cvRq2, %cvBoxD : index
-        %cvBn = arith.divui %cvRq2, %cvBoxD : index
-        %cvImage = arith.addi %cvN0, %cvBn : index
-        %cvOd = arith.addi %cvOd0, %cvBd : index
-        %cvOh = arith.addi %cvOh0, %cvBh : index
-        %cvOw = arith.addi %cvOw0, %cvBw : index
-        %cvImageOk = arith.cmpi ult, %cvImage, %cvBatch : index
-        %cvOdOk = arith.cmpi ult, %cvOd, %cvOutD : index
-        %cvOhOk = arith.cmpi ult, %cvOh, %cvOutH : index
-        %cvOwOk = arith.cmpi ult, %cvOw, %cvOutW : index
-        %cvOk0 = arith.andi %cvImageOk, %cvOdOk : i1
-        %cvOk = arith.andi %cvOk0, %cvOhOk : i1
-        %rowOk = arith.andi %cvOk, %cvOwOk : i1
-        %cvImageDepths = arith.muli %cvImage, %cvOutD : index
-        %cvDepth = arith.addi %cvImageDepths, %cvOd : index
-        %cvDepthRows = arith.muli %cvDepth, %cvOutH : index
-        %cvRow = arith.addi %cvDepthRows, %cvOh : index
-        %cvRowPixels = arith.muli %cvRow, %cvOutW : index
-        %grow = arith.addi %cvRowPixels, %cvOw : index)",
-                           p.outHeight, p.outWidth, p.outDepth)
-                 .str();
-  return a;
+/// One spatial dimension of a convolution as the implicit-im2col A operand walks it: its
+/// output extent, the output box's extent along it, and the filter's stride, padding
+/// before, dilation and extent. `name` is D, H or W (the SSA names' letter).
+struct SpatialAxis {
+  char name;
+  int64_t out, box, stride, pad, dilation, kernel;
+  int64_t tiles() const { return llvm::divideCeil(out, box); }
+};
+
+/// The spatial axes of `p` with output boxes `box`, outermost first: (D,) H, W.
+SmallVector<SpatialAxis, 3> spatialAxes(const ConvProblem &p, const PixelBox &box) {
+  SmallVector<SpatialAxis, 3> axes;
+  if (p.spatialRank == 3)
+    axes.push_back(
+        {'D', p.outDepth, box.depths, p.strideD, p.padFront, p.dilationD, p.kernelDepth});
+  axes.push_back({'H', p.outHeight, box.rows, p.strideH, p.padTop, p.dilationH, p.kernelHeight});
+  axes.push_back({'W', p.outWidth, box.columns, p.strideW, p.padLeft, p.dilationW, p.kernelWidth});
+  return axes;
 }
 
-/// The template's A operand for `p` with output boxes `box` (see Sm90GemmWs.mlir's header).
+/// MLIR text that splits index `value` into remainders by `extents` (SSA names, innermost
+/// first), named `parts`, and the last quotient, named `outer`: the mixed-radix digits of a
+/// row-major position.
+std::string splitIndex(StringRef indent, StringRef value, ArrayRef<std::string> extents,
+                       ArrayRef<std::string> parts, StringRef outer, StringRef quotient) {
+  std::string text;
+  std::string current = value.str();
+  for (size_t i = 0; i < extents.size(); ++i) {
+    std::string next = i + 1 == extents.size() ? outer.str() : quotient.str() + std::to_string(i);
+    text += llvm::formatv("{0}%{1} = arith.remui %{2}, %{3} : index\n", indent, parts[i], current,
+                          extents[i]);
+    text += llvm::formatv("{0}%{1} = arith.divui %{2}, %{3} : index\n", indent, next, current,
+                          extents[i]);
+    current = next;
+  }
+  return text;
+}
+
+/// The template's A operand for `p` with output boxes `box` (see Sm90GemmWs.mlir's header):
+/// the input NHWC (NDHWC), each k-tile one box of BN images x (BD depths x) BH rows x BW
+/// columns of output positions at filter tap ((rd,) r, s), as a 4-D (5-D) TMA load; a
+/// grouped convolution reads the input as [N, H, W, G, C] (5-D), a box of one group's
+/// channels (those past C zero-filled: never the next group's).
 kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
-  if (p.spatialRank == 3)
-    return implicitIm2col3d(p, box);
-  auto n = [](int64_t value) { return std::to_string(value); };
-  int64_t channelBlocks = p.rowsPerTap() / p.tileK();
+  SmallVector<SpatialAxis, 3> axes = spatialAxes(p, box);
+  SmallVector<SpatialAxis, 3> inner(llvm::reverse(axes)); // innermost first
+  auto named = [](StringRef prefix, const SpatialAxis &axis) {
+    return ("cv" + prefix + Twine(axis.name)).str();
+  };
+  auto names = [&](ArrayRef<SpatialAxis> order, StringRef prefix) {
+    SmallVector<std::string> list;
+    for (const SpatialAxis &axis : order)
+      list.push_back(named(prefix, axis));
+    return list;
+  };
+  auto constant = [](StringRef indent, StringRef name, int64_t value) {
+    return llvm::formatv("{0}%{1} = arith.constant {2} : index\n", indent, name, value).str();
+  };
   kiln::Sm90AOperand a;
-  // Grouped: the input as [N, H, W, G, C] (5-D), a box of one group's channels (those
-  // past C zero-filled: never the next group's).
-  a.box = llvm::formatv("{0}x{1}x{2}x{3}{4}", box.images, box.rows, box.columns,
-                        p.group > 1 ? "1x" : "", p.tileK())
-              .str();
+  std::string box5 = std::to_string(box.images);
+  for (const SpatialAxis &axis : axes)
+    box5 += "x" + std::to_string(axis.box);
+  a.box = box5 + (p.group > 1 ? "x1x" : "x") + std::to_string(p.tileK());
   a.boxBytes = box.positions() * p.kTileBytes;
+
   // The batch is C's rows over an image's output positions (a run-time batch's too).
+  int64_t tilesPerImage = 1;
+  for (const SpatialAxis &axis : axes)
+    tilesPerImage *= axis.tiles();
   a.tilesM = llvm::formatv(R"(    %cvPositions = arith.constant {0} : index
     %cvBatch = arith.divui %m, %cvPositions : index
     %cvImagesPerBox = arith.constant {1} : index
     %cvBoxNLess = arith.constant {2} : index
     %cvBatchUp = arith.addi %cvBatch, %cvBoxNLess : index
     %cvImageTiles = arith.divui %cvBatchUp, %cvImagesPerBox : index
-    %cvTilesHW = arith.constant {3} : index
-    %tilesM = arith.muli %cvImageTiles, %cvTilesHW : index)",
-                           p.outHeight * p.outWidth, box.images, box.images - 1,
-                           llvm::divideCeil(p.outHeight, box.rows) *
-                               llvm::divideCeil(p.outWidth, box.columns))
+    %cvTilesPerImage = arith.constant {3} : index
+    %tilesM = arith.muli %cvImageTiles, %cvTilesPerImage : index)",
+                           p.outPositions(), box.images, box.images - 1, tilesPerImage)
                  .str();
-  // The tile's first output position (image, row, column) and the input row and column
-  // its filter tap (0, 0) reads (negative inside the padding).
-  a.tileSetup = llvm::formatv(R"(    %cvTilesW = arith.constant {0} : index
-    %cvTilesH = arith.constant {1} : index
-    %cvBoxW = arith.constant {2} : index
-    %cvBoxH = arith.constant {3} : index
-    %cvBoxN = arith.constant {4} : index
-    %cvStrideW = arith.constant {5} : index
-    %cvStrideH = arith.constant {8} : index
-    %cvPadTop = arith.constant {6} : index
-    %cvPadLeft = arith.constant {7} : index
-    %cvTw = arith.remui %tileRow, %cvTilesW : index
-    %cvTq = arith.divui %tileRow, %cvTilesW : index
-    %cvTh = arith.remui %cvTq, %cvTilesH : index
-    %cvTn = arith.divui %cvTq, %cvTilesH : index
-    %cvOw0 = arith.muli %cvTw, %cvBoxW : index
-    %cvOh0 = arith.muli %cvTh, %cvBoxH : index
-    %cvN0 = arith.muli %cvTn, %cvBoxN : index
-    %cvW0s = arith.muli %cvOw0, %cvStrideW : index
-    %cvH0s = arith.muli %cvOh0, %cvStrideH : index
-    %cvW0 = arith.subi %cvW0s, %cvPadLeft : index
-    %cvH0 = arith.subi %cvH0s, %cvPadTop : index)",
-                              llvm::divideCeil(p.outWidth, box.columns),
-                              llvm::divideCeil(p.outHeight, box.rows), box.columns, box.rows,
-                              box.images, p.strideW, p.padTop, p.padLeft, p.strideH)
-                    .str();
-  // k-tile kt is channels TILE_K cb.. of filter tap (r, s), input row r dilationH and column
-  // s dilationW past tap (0, 0)'s: kt = (r KW + s) CB + cb, which
-  // is also row TILE_K kt of B ((KH KW C') x O, C' = C rounded up to TILE_K; or column
-  // TILE_K kt of the K-major O x (KH KW C')).
-  a.loadA =
-      llvm::formatv(R"(          %cvBlocks = arith.constant {0} : index
-          %cvKw = arith.constant {1} : index
-          %cvCb = arith.remui %kt, %cvBlocks : index
-          %cvRs = arith.divui %kt, %cvBlocks : index
-          %cvS = arith.remui %cvRs, %cvKw : index
-          %cvR = arith.divui %cvRs, %cvKw : index
-          %cvC0 = arith.muli %cvCb, %tileK : index
-          %cvDilationH = arith.constant {2} : index
-          %cvDilationW = arith.constant {3} : index
-          %cvRd = arith.muli %cvR, %cvDilationH : index
-          %cvSd = arith.muli %cvS, %cvDilationW : index
-          %cvH = arith.addi %cvH0, %cvRd : index
-          %cvW = arith.addi %cvW0, %cvSd : index
-{4}          nvgpu.tma.async.load %descA[%cvC0, {5}%cvW, %cvH, %cvN0], %full[%slot] to %a : !tmA, !bars -> !tileA)",
-                    channelBlocks, p.kernelWidth, p.dilationH, p.dilationW,
-                    // The tile's columns lie in one group: its first one's.
-                    p.group > 1
-                        ? llvm::formatv(R"(          %cvGroupColumns = arith.constant {0} : index
-          %cvGroup = arith.divui %n0, %cvGroupColumns : index
-)",
-                                        p.groupOutChannels())
-                              .str()
-                        : std::string(),
-                    p.group > 1 ? "%cvGroup, " : "")
-          .str();
+
+  // The tile's first output position (image, (depth,) row, column) and the input position
+  // its filter tap (0, .., 0) reads (negative inside the padding).
+  StringRef setup = "    ";
+  std::string text;
+  for (const SpatialAxis &axis : inner)
+    text += constant(setup, named("Tiles", axis), axis.tiles());
+  for (const SpatialAxis &axis : inner)
+    text += constant(setup, named("Box", axis), axis.box);
+  text += constant(setup, "cvBoxN", box.images);
+  for (const SpatialAxis &axis : inner)
+    text += constant(setup, named("Stride", axis), axis.stride);
+  for (const SpatialAxis &axis : inner)
+    text += constant(setup, named("Pad", axis), axis.pad);
+  text += splitIndex(setup, "tileRow", names(inner, "Tiles"), names(inner, "T"), "cvTn", "cvTq");
+  for (const SpatialAxis &axis : inner)
+    text += llvm::formatv("{0}%{1} = arith.muli %{2}, %{3} : index\n", setup,
+                          named("O", axis) + "0", named("T", axis), named("Box", axis));
+  text += llvm::formatv("{0}%cvN0 = arith.muli %cvTn, %cvBoxN : index\n", setup);
+  for (const SpatialAxis &axis : inner)
+    text += llvm::formatv("{0}%{1}0s = arith.muli %{2}0, %{3} : index\n", setup, named("", axis),
+                          named("O", axis), named("Stride", axis));
+  for (const SpatialAxis &axis : inner)
+    text += llvm::formatv("{0}%{1}0 = arith.subi %{1}0s, %{2} : index\n", setup, named("", axis),
+                          named("Pad", axis));
+  a.tileSetup = StringRef(text).rtrim().str();
+
+  // k-tile kt is channels TILE_K cb.. of filter tap ((rd,) r, s), the input position
+  // dilation x tap past tap (0, .., 0)'s: kt = (((rd KH) + r) KW + s) CB + cb, which is also
+  // row TILE_K kt of B ((KD KH KW C') x O, C' = C rounded up to TILE_K; or column TILE_K kt
+  // of the K-major O x (KD KH KW C')).
+  StringRef load = "          ";
+  text = constant(load, "cvBlocks", p.rowsPerTap() / p.tileK());
+  SmallVector<SpatialAxis, 3> tapSplit(inner.begin(), inner.end() - 1);
+  for (const SpatialAxis &axis : tapSplit)
+    text += constant(load, named("K", axis), axis.kernel);
+  text += llvm::formatv("{0}%cvCb = arith.remui %kt, %cvBlocks : index\n"
+                        "{0}%cvTap = arith.divui %kt, %cvBlocks : index\n",
+                        load);
+  SmallVector<std::string> taps = names(inner, "Tap");
+  text += splitIndex(load, "cvTap", names(tapSplit, "K"), ArrayRef(taps).drop_back(), taps.back(),
+                     "cvTapq");
+  text += llvm::formatv("{0}%cvC0 = arith.muli %cvCb, %tileK : index\n", load);
+  for (const SpatialAxis &axis : axes)
+    text += constant(load, named("Dilation", axis), axis.dilation);
+  for (const SpatialAxis &axis : axes)
+    text += llvm::formatv("{0}%{1} = arith.muli %{2}, %{3} : index\n", load, named("TapAt", axis),
+                          named("Tap", axis), named("Dilation", axis));
+  for (const SpatialAxis &axis : axes)
+    text += llvm::formatv("{0}%{1} = arith.addi %{1}0, %{2} : index\n", load, named("", axis),
+                          named("TapAt", axis));
+  // A grouped convolution's tile: its columns lie in one group, its first one's.
+  std::string group;
+  if (p.group > 1) {
+    text += constant(load, "cvGroupColumns", p.groupOutChannels());
+    text += llvm::formatv("{0}%cvGroup = arith.divui %n0, %cvGroupColumns : index\n", load);
+    group = "%cvGroup, ";
+  }
+  std::string coordinates;
+  for (const SpatialAxis &axis : inner)
+    coordinates += "%" + named("", axis) + ", ";
+  text += llvm::formatv("{0}nvgpu.tma.async.load %descA[%cvC0, {1}{2}%cvN0], %full[%slot] to %a "
+                        ": !tmA, !bars -> !tileA",
+                        load, group, coordinates);
+  a.loadA = text;
   // The wgmma descriptor needs a 2-D 128B-swizzled map's type: B's (64x64) has it.
   a.descMap = "%descB : !halfA, !tmB";
-  a.rowEnd = "      %rowEnd = arith.constant " + n(box.positions()) + " : index";
-  a.rowMap = llvm::formatv(R"(        %cvOutH = arith.constant {0} : index
-        %cvOutW = arith.constant {1} : index
-        %cvBw = arith.remui %r, %cvBoxW : index
-        %cvRq = arith.divui %r, %cvBoxW : index
-        %cvBh = arith.remui %cvRq, %cvBoxH : index
-        %cvBn = arith.divui %cvRq, %cvBoxH : index
-        %cvImage = arith.addi %cvN0, %cvBn : index
-        %cvOh = arith.addi %cvOh0, %cvBh : index
-        %cvOw = arith.addi %cvOw0, %cvBw : index
-        %cvImageOk = arith.cmpi ult, %cvImage, %cvBatch : index
-        %cvOhOk = arith.cmpi ult, %cvOh, %cvOutH : index
-        %cvOwOk = arith.cmpi ult, %cvOw, %cvOutW : index
-        %cvOk = arith.andi %cvImageOk, %cvOhOk : i1
-        %rowOk = arith.andi %cvOk, %cvOwOk : i1
-        %cvImageRows = arith.muli %cvImage, %cvOutH : index
-        %cvRow = arith.addi %cvImageRows, %cvOh : index
-        %cvRowPixels = arith.muli %cvRow, %cvOutW : index
-        %grow = arith.addi %cvRowPixels, %cvOw : index)",
-                           p.outHeight, p.outWidth)
-                 .str();
+  a.rowEnd = "      %rowEnd = arith.constant " + std::to_string(box.positions()) + " : index";
+
+  // Row r of the tile: output position (image, (depth,) row, column) of the box, valid
+  // within the batch and the output, and its row of C.
+  StringRef row = "        ";
+  text.clear();
+  for (const SpatialAxis &axis : inner)
+    text += constant(row, named("Out", axis), axis.out);
+  text += splitIndex(row, "r", names(inner, "Box"), names(inner, "B"), "cvBn", "cvRq");
+  text += llvm::formatv("{0}%cvImage = arith.addi %cvN0, %cvBn : index\n", row);
+  for (const SpatialAxis &axis : axes)
+    text += llvm::formatv("{0}%{1} = arith.addi %{1}0, %{2} : index\n", row, named("O", axis),
+                          named("B", axis));
+  text += llvm::formatv("{0}%cvImageOk = arith.cmpi ult, %cvImage, %cvBatch : index\n", row);
+  for (const SpatialAxis &axis : axes)
+    text += llvm::formatv("{0}%{1}Ok = arith.cmpi ult, %{1}, %{2} : index\n", row, named("O", axis),
+                          named("Out", axis));
+  std::string ok = "cvImageOk";
+  for (auto [index, axis] : llvm::enumerate(axes)) {
+    std::string next = index + 1 == axes.size() ? "rowOk" : "cvOk" + std::to_string(index);
+    text +=
+        llvm::formatv("{0}%{1} = arith.andi %{2}, %{3}Ok : i1\n", row, next, ok, named("O", axis));
+    ok = next;
+  }
+  std::string position = "cvImage";
+  for (auto [index, axis] : llvm::enumerate(axes)) {
+    std::string next = index + 1 == axes.size() ? "grow" : "cvAt" + std::to_string(index);
+    text += llvm::formatv("{0}%cvScaled{1} = arith.muli %{2}, %{3} : index\n", row, index, position,
+                          named("Out", axis));
+    text += llvm::formatv("{0}%{1} = arith.addi %cvScaled{2}, %{3} : index\n", row, next, index,
+                          named("O", axis));
+    position = next;
+  }
+  a.rowMap = StringRef(text).rtrim().str();
   return a;
 }
 
