@@ -16,6 +16,7 @@
 
 #include "dialects/kernel/KernelOps.h"
 #include "passes/kernel/GemmMatch.h"
+#include "passes/kernel/IndexText.h"
 #include "passes/kernel/KernelConfig.h"
 #include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm80Template.h"
@@ -54,144 +55,118 @@ kiln::GemmProblem asGemm(const kiln::ConvGemmProblem &conv) {
   return problem;
 }
 
-/// The template's A operand for `p`: the chunk of 8 channels at A's (%arow, %acol) is
-/// input element ((image H + ih) W + iw) C G + g C + c, where %arow = (image OH + oh) OW + ow,
-/// %acol = (r KW + s) C + c (C: a group's channels; g: the group of the tile's first column
-/// %n0, whose columns lie in one group), ih = oh strideH - pad_top + r dilationH,
-/// iw = ow strideW - pad_left + s dilationW.
-/// Outside the input (ih or iw negative, which wraps to a large unsigned value, or past H
-/// or W), past M or past K it is no chunk: zero-filled.
-/// As implicitIm2col, for a 3-D `p` (one group): %arow = ((image OD + od) OH + oh) OW + ow,
-/// %acol = ((rd KH + r) KW + s) C + c, input element (((image D + id) H + ih) W + iw) C + c
-/// with id = od strideD - pad_front + rd dilationD.
-kiln::Sm80AOperand implicitIm2col3d(const kiln::ConvGemmProblem &p) {
-  kiln::Sm80AOperand a;
-  a.extent = llvm::formatv("    %aExtent = arith.constant {0} : index",
-                           p.batch * p.depth * p.height * p.width * p.channels)
-                 .str();
-  a.address = llvm::formatv(R"(          %cvC = arith.constant {0} : index
-          %cvKw = arith.constant {1} : index
-          %cvKh = arith.constant {2} : index
-          %cvOutW = arith.constant {3} : index
-          %cvOutH = arith.constant {4} : index
-          %cvOutD = arith.constant {5} : index
-          %cvW = arith.constant {6} : index
-          %cvH = arith.constant {7} : index
-          %cvD = arith.constant {8} : index
-          %cvStrideW = arith.constant {9} : index
-          %cvStrideH = arith.constant {10} : index
-          %cvStrideD = arith.constant {11} : index
-          %cvDilationW = arith.constant {12} : index
-          %cvDilationH = arith.constant {13} : index
-          %cvDilationD = arith.constant {14} : index
-          %cvPadLeft = arith.constant {15} : index
-          %cvPadTop = arith.constant {16} : index
-          %cvPadFront = arith.constant {17} : index
-          %cvOw = arith.remui %arow, %cvOutW : index
-          %cvPos = arith.divui %arow, %cvOutW : index
-          %cvOh = arith.remui %cvPos, %cvOutH : index
-          %cvPlane = arith.divui %cvPos, %cvOutH : index
-          %cvOd = arith.remui %cvPlane, %cvOutD : index
-          %cvImage = arith.divui %cvPlane, %cvOutD : index
-          %cvChannel = arith.remui %acol, %cvC : index
-          %cvTap = arith.divui %acol, %cvC : index
-          %cvS = arith.remui %cvTap, %cvKw : index
-          %cvRq = arith.divui %cvTap, %cvKw : index
-          %cvR = arith.remui %cvRq, %cvKh : index
-          %cvRdepth = arith.divui %cvRq, %cvKh : index
-          %cvOdS = arith.muli %cvOd, %cvStrideD : index
-          %cvRdd = arith.muli %cvRdepth, %cvDilationD : index
-          %cvIdR = arith.addi %cvOdS, %cvRdd : index
-          %cvId = arith.subi %cvIdR, %cvPadFront : index
-          %cvOhS = arith.muli %cvOh, %cvStrideH : index
-          %cvRd = arith.muli %cvR, %cvDilationH : index
-          %cvIhR = arith.addi %cvOhS, %cvRd : index
-          %cvIh = arith.subi %cvIhR, %cvPadTop : index
-          %cvOwS = arith.muli %cvOw, %cvStrideW : index
-          %cvSd = arith.muli %cvS, %cvDilationW : index
-          %cvIwS = arith.addi %cvOwS, %cvSd : index
-          %cvIw = arith.subi %cvIwS, %cvPadLeft : index
-          %cvInM = arith.cmpi ult, %arow, %m : index
-          %cvInK = arith.cmpi ult, %acol, %k : index
-          %cvInD = arith.cmpi ult, %cvId, %cvD : index
-          %cvInH = arith.cmpi ult, %cvIh, %cvH : index
-          %cvInW = arith.cmpi ult, %cvIw, %cvW : index
-          %cvOk0 = arith.andi %cvInM, %cvInK : i1
-          %cvOk1 = arith.andi %cvInH, %cvInW : i1
-          %cvOk2 = arith.andi %cvOk0, %cvInD : i1
-          %aOk = arith.andi %cvOk2, %cvOk1 : i1
-          %cvImageDepths = arith.muli %cvImage, %cvD : index
-          %cvDepth = arith.addi %cvImageDepths, %cvId : index
-          %cvDepthRows = arith.muli %cvDepth, %cvH : index
-          %cvRow = arith.addi %cvDepthRows, %cvIh : index
-          %cvRowPixels = arith.muli %cvRow, %cvW : index
-          %cvPixel = arith.addi %cvRowPixels, %cvIw : index
-          %cvPixelAt = arith.muli %cvPixel, %cvC : index
-          %aIndex = arith.addi %cvPixelAt, %cvChannel : index)",
-                            p.channels, p.kernelWidth, p.kernelHeight, p.outWidth, p.outHeight,
-                            p.outDepth, p.width, p.height, p.depth, p.strideW, p.strideH, p.strideD,
-                            p.dilationW, p.dilationH, p.dilationD, p.padLeft, p.padTop, p.padFront)
-                  .str();
-  return a;
-}
+/// One spatial dimension of the convolution: the input's and the output's extent, the
+/// filter's extent, stride, dilation and padding before. `name` is D, H or W (the SSA
+/// names' letter).
+struct SpatialAxis {
+  char name;
+  int64_t in, out, kernel, stride, dilation, pad;
+};
 
+/// The template's A operand for `p`: the chunk of 8 channels at A's (%arow, %acol) is input
+/// element (((image D + id) H + ih) W + iw) C G + g C + c, where %arow = ((image OD + od)
+/// OH + oh) OW + ow, %acol = ((rd KH + r) KW + s) C + c (C: a group's channels; g: the
+/// group of the tile's first column %n0, whose columns lie in one group), and each input
+/// coordinate is the output's times the stride, minus the padding before, plus the tap's
+/// times the dilation (the depth terms for a 3-D convolution only). Outside the input (a
+/// coordinate negative, which wraps to a large unsigned value, or past the extent), past
+/// M or past K it is no chunk: zero-filled.
 kiln::Sm80AOperand implicitIm2col(const kiln::ConvGemmProblem &p) {
+  SmallVector<SpatialAxis, 3> axes; // outermost first
   if (p.spatialRank == 3)
-    return implicitIm2col3d(p);
+    axes.push_back({'D', p.depth, p.outDepth, p.kernelDepth, p.strideD, p.dilationD, p.padFront});
+  axes.push_back({'H', p.height, p.outHeight, p.kernelHeight, p.strideH, p.dilationH, p.padTop});
+  axes.push_back({'W', p.width, p.outWidth, p.kernelWidth, p.strideW, p.dilationW, p.padLeft});
+  SmallVector<SpatialAxis, 3> inner(llvm::reverse(axes));
+  auto named = [](StringRef prefix, const SpatialAxis &axis) {
+    return kiln::axisName(prefix, axis.name);
+  };
+  auto names = [](ArrayRef<SpatialAxis> order, StringRef prefix) {
+    return kiln::axisNames(order, prefix);
+  };
+  auto constant = [](StringRef name, int64_t value) {
+    return llvm::formatv("          %{0} = arith.constant {1} : index\n", name, value).str();
+  };
+  int64_t inputPositions = p.batch;
+  for (const SpatialAxis &axis : axes)
+    inputPositions *= axis.in;
   kiln::Sm80AOperand a;
   a.extent = llvm::formatv("    %aExtent = arith.constant {0} : index",
-                           p.batch * p.height * p.width * p.channels * p.group)
+                           inputPositions * p.channels * p.group)
                  .str();
-  a.address = llvm::formatv(R"(          %cvC = arith.constant {0} : index
-          %cvKw = arith.constant {1} : index
-          %cvOutW = arith.constant {2} : index
-          %cvOutH = arith.constant {3} : index
-          %cvH = arith.constant {4} : index
-          %cvW = arith.constant {5} : index
-          %cvStrideH = arith.constant {6} : index
-          %cvStrideW = arith.constant {9} : index
-          %cvDilationH = arith.constant {10} : index
-          %cvDilationW = arith.constant {11} : index
-          %cvPadTop = arith.constant {7} : index
-          %cvPadLeft = arith.constant {8} : index
-          %cvOw = arith.remui %arow, %cvOutW : index
-          %cvPos = arith.divui %arow, %cvOutW : index
-          %cvOh = arith.remui %cvPos, %cvOutH : index
-          %cvImage = arith.divui %cvPos, %cvOutH : index
-          %cvChannel = arith.remui %acol, %cvC : index
-          %cvTap = arith.divui %acol, %cvC : index
-          %cvS = arith.remui %cvTap, %cvKw : index
-          %cvR = arith.divui %cvTap, %cvKw : index
-          %cvOhS = arith.muli %cvOh, %cvStrideH : index
-          %cvRd = arith.muli %cvR, %cvDilationH : index
-          %cvIhR = arith.addi %cvOhS, %cvRd : index
-          %cvIh = arith.subi %cvIhR, %cvPadTop : index
-          %cvOwS = arith.muli %cvOw, %cvStrideW : index
-          %cvSd = arith.muli %cvS, %cvDilationW : index
-          %cvIwS = arith.addi %cvOwS, %cvSd : index
-          %cvIw = arith.subi %cvIwS, %cvPadLeft : index
-          %cvInM = arith.cmpi ult, %arow, %m : index
-          %cvInK = arith.cmpi ult, %acol, %k : index
-          %cvInH = arith.cmpi ult, %cvIh, %cvH : index
-          %cvInW = arith.cmpi ult, %cvIw, %cvW : index
-          %cvOk0 = arith.andi %cvInM, %cvInK : i1
-          %cvOk1 = arith.andi %cvInH, %cvInW : i1
-          %aOk = arith.andi %cvOk0, %cvOk1 : i1
-          %cvImageRows = arith.muli %cvImage, %cvH : index
-          %cvRow = arith.addi %cvImageRows, %cvIh : index
-          %cvRowPixels = arith.muli %cvRow, %cvW : index
-          %cvPixel = arith.addi %cvRowPixels, %cvIw : index
-          %cvPixelChannels = arith.constant {12} : index
-          %cvPixelAt = arith.muli %cvPixel, %cvPixelChannels : index
-          %cvGroupColumns = arith.constant {13} : index
+
+  std::string text = constant("cvC", p.channels);
+  SmallVector<SpatialAxis, 3> tapSplit(inner.begin(), inner.end() - 1);
+  for (const SpatialAxis &axis : tapSplit)
+    text += constant(named("K", axis), axis.kernel);
+  for (const SpatialAxis &axis : inner)
+    text += constant(named("Out", axis), axis.out);
+  for (const SpatialAxis &axis : inner)
+    text += constant(named("In", axis), axis.in);
+  for (const SpatialAxis &axis : inner) {
+    text += constant(named("Stride", axis), axis.stride);
+    text += constant(named("Dilation", axis), axis.dilation);
+    text += constant(named("Pad", axis), axis.pad);
+  }
+  // The output position and the filter tap.
+  text += kiln::splitIndexText("          ", "arow", names(inner, "Out"), names(inner, "O"),
+                               "cvImage", "cvPos");
+  text += "          %cvChannel = arith.remui %acol, %cvC : index\n"
+          "          %cvTap = arith.divui %acol, %cvC : index\n";
+  SmallVector<std::string> taps = names(inner, "Tap");
+  text += kiln::splitIndexText("          ", "cvTap", names(tapSplit, "K"),
+                               ArrayRef(taps).drop_back(), taps.back(), "cvTapq");
+  // The input coordinates.
+  for (const SpatialAxis &axis : axes)
+    text += llvm::formatv("          %{0}S = arith.muli %{1}, %{2} : index\n"
+                          "          %{3} = arith.muli %{4}, %{5} : index\n"
+                          "          %{0}R = arith.addi %{0}S, %{3} : index\n"
+                          "          %{0} = arith.subi %{0}R, %{6} : index\n",
+                          named("I", axis), named("O", axis), named("Stride", axis),
+                          named("TapAt", axis), named("Tap", axis), named("Dilation", axis),
+                          named("Pad", axis));
+  // Inside M, K and the input: the last two axes' tests and the others', M's and K's.
+  text += "          %cvInM = arith.cmpi ult, %arow, %m : index\n"
+          "          %cvInK = arith.cmpi ult, %acol, %k : index\n";
+  for (const SpatialAxis &axis : axes)
+    text += llvm::formatv("          %{0}Ok = arith.cmpi ult, %{0}, %{1} : index\n",
+                          named("I", axis), named("In", axis));
+  const SpatialAxis &lastButOne = axes[axes.size() - 2], &last = axes.back();
+  text += llvm::formatv("          %cvOk = arith.andi %cvInM, %cvInK : i1\n"
+                        "          %cvOkInner = arith.andi %{0}Ok, %{1}Ok : i1\n",
+                        named("I", lastButOne), named("I", last));
+  std::string ok = "cvOk";
+  for (const SpatialAxis &axis : ArrayRef(axes).drop_back(2)) {
+    text +=
+        llvm::formatv("          %{0}And = arith.andi %{1}, %{0}Ok : i1\n", named("I", axis), ok);
+    ok = named("I", axis) + "And";
+  }
+  text += llvm::formatv("          %aOk = arith.andi %{0}, %cvOkInner : i1\n", ok);
+  // The input position, row major, and its first channel.
+  std::string position = "cvImage";
+  for (const SpatialAxis &axis : axes) {
+    text += llvm::formatv("          %{0}Scaled = arith.muli %{1}, %{2} : index\n"
+                          "          %{0}At = arith.addi %{0}Scaled, %{0} : index\n",
+                          named("I", axis), position, named("In", axis));
+    position = named("I", axis) + "At";
+  }
+  if (p.group > 1) {
+    text += llvm::formatv(R"(          %cvPixelChannels = arith.constant {0} : index
+          %cvPixelAt = arith.muli %{1}, %cvPixelChannels : index
+          %cvGroupColumns = arith.constant {2} : index
           %cvGroup = arith.divui %n0, %cvGroupColumns : index
           %cvGroupAt = arith.muli %cvGroup, %cvC : index
           %cvGroupPixelAt = arith.addi %cvPixelAt, %cvGroupAt : index
           %aIndex = arith.addi %cvGroupPixelAt, %cvChannel : index)",
-                            p.channels, p.kernelWidth, p.outWidth, p.outHeight, p.height, p.width,
-                            p.strideH, p.padTop, p.padLeft, p.strideW, p.dilationH, p.dilationW,
-                            p.channels * p.group, p.groupOutChannels())
-                  .str();
+                          p.channels * p.group, position, p.groupOutChannels())
+                .str();
+  } else {
+    text += llvm::formatv("          %cvPixelAt = arith.muli %{0}, %cvC : index\n"
+                          "          %aIndex = arith.addi %cvPixelAt, %cvChannel : index",
+                          position)
+                .str();
+  }
+  a.address = text;
   return a;
 }
 

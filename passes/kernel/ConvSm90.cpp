@@ -28,6 +28,7 @@
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
 #include "passes/kernel/GemmMatch.h"
+#include "passes/kernel/IndexText.h"
 #include "passes/kernel/KernelConfig.h"
 #include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm90Template.h"
@@ -132,24 +133,6 @@ SmallVector<SpatialAxis, 3> spatialAxes(const ConvProblem &p, const PixelBox &bo
   return axes;
 }
 
-/// MLIR text that splits index `value` into remainders by `extents` (SSA names, innermost
-/// first), named `parts`, and the last quotient, named `outer`: the mixed-radix digits of a
-/// row-major position.
-std::string splitIndex(StringRef indent, StringRef value, ArrayRef<std::string> extents,
-                       ArrayRef<std::string> parts, StringRef outer, StringRef quotient) {
-  std::string text;
-  std::string current = value.str();
-  for (size_t i = 0; i < extents.size(); ++i) {
-    std::string next = i + 1 == extents.size() ? outer.str() : quotient.str() + std::to_string(i);
-    text += llvm::formatv("{0}%{1} = arith.remui %{2}, %{3} : index\n", indent, parts[i], current,
-                          extents[i]);
-    text += llvm::formatv("{0}%{1} = arith.divui %{2}, %{3} : index\n", indent, next, current,
-                          extents[i]);
-    current = next;
-  }
-  return text;
-}
-
 /// The template's A operand for `p` with output boxes `box` (see Sm90GemmWs.mlir's header):
 /// the input NHWC (NDHWC), each k-tile one box of BN images x (BD depths x) BH rows x BW
 /// columns of output positions at filter tap ((rd,) r, s), as a 4-D (5-D) TMA load; a
@@ -159,13 +142,10 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
   SmallVector<SpatialAxis, 3> axes = spatialAxes(p, box);
   SmallVector<SpatialAxis, 3> inner(llvm::reverse(axes)); // innermost first
   auto named = [](StringRef prefix, const SpatialAxis &axis) {
-    return ("cv" + prefix + Twine(axis.name)).str();
+    return kiln::axisName(prefix, axis.name);
   };
-  auto names = [&](ArrayRef<SpatialAxis> order, StringRef prefix) {
-    SmallVector<std::string> list;
-    for (const SpatialAxis &axis : order)
-      list.push_back(named(prefix, axis));
-    return list;
+  auto names = [](ArrayRef<SpatialAxis> order, StringRef prefix) {
+    return kiln::axisNames(order, prefix);
   };
   auto constant = [](StringRef indent, StringRef name, int64_t value) {
     return llvm::formatv("{0}%{1} = arith.constant {2} : index\n", indent, name, value).str();
@@ -205,7 +185,8 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
     text += constant(setup, named("Stride", axis), axis.stride);
   for (const SpatialAxis &axis : inner)
     text += constant(setup, named("Pad", axis), axis.pad);
-  text += splitIndex(setup, "tileRow", names(inner, "Tiles"), names(inner, "T"), "cvTn", "cvTq");
+  text += kiln::splitIndexText(setup, "tileRow", names(inner, "Tiles"), names(inner, "T"), "cvTn",
+                               "cvTq");
   for (const SpatialAxis &axis : inner)
     text += llvm::formatv("{0}%{1} = arith.muli %{2}, %{3} : index\n", setup,
                           named("O", axis) + "0", named("T", axis), named("Box", axis));
@@ -231,8 +212,8 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
                         "{0}%cvTap = arith.divui %kt, %cvBlocks : index\n",
                         load);
   SmallVector<std::string> taps = names(inner, "Tap");
-  text += splitIndex(load, "cvTap", names(tapSplit, "K"), ArrayRef(taps).drop_back(), taps.back(),
-                     "cvTapq");
+  text += kiln::splitIndexText(load, "cvTap", names(tapSplit, "K"), ArrayRef(taps).drop_back(),
+                               taps.back(), "cvTapq");
   text += llvm::formatv("{0}%cvC0 = arith.muli %cvCb, %tileK : index\n", load);
   for (const SpatialAxis &axis : axes)
     text += constant(load, named("Dilation", axis), axis.dilation);
@@ -266,7 +247,7 @@ kiln::Sm90AOperand implicitIm2col(const ConvProblem &p, const PixelBox &box) {
   text.clear();
   for (const SpatialAxis &axis : inner)
     text += constant(row, named("Out", axis), axis.out);
-  text += splitIndex(row, "r", names(inner, "Box"), names(inner, "B"), "cvBn", "cvRq");
+  text += kiln::splitIndexText(row, "r", names(inner, "Box"), names(inner, "B"), "cvBn", "cvRq");
   text += llvm::formatv("{0}%cvImage = arith.addi %cvN0, %cvBn : index\n", row);
   for (const SpatialAxis &axis : axes)
     text += llvm::formatv("{0}%{1} = arith.addi %{1}0, %{2} : index\n", row, named("O", axis),
