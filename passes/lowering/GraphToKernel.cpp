@@ -359,7 +359,8 @@ bool joinsFlashAttention(Operation *op) {
       return isa_and_nonnull<graph::ConstantOp>(operand.getDefiningOp());
     });
   auto where = dyn_cast<graph::WhereOp>(op);
-  if (!where)
+  if (!where || !where.getLhs().getDefiningOp<graph::ConstantOp>() ||
+      !where.getRhs().getDefiningOp<graph::ConstantOp>())
     return false;
   Value condition = where.getCondition();
   while (Operation *producer = condition.getDefiningOp()) {
