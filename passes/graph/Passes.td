@@ -167,6 +167,10 @@ def GraphRecognizeGroupedQueryAttention
     else reads them. Leading dimensions the expand broadcasts stay broadcast by the
     attention; the sequence and head size must be kept, as static extents or the same
     symbolic ones (a dynamic batch and sequence whose targets come from Shape ops).
+    Grouped-query attention written with the groups as an axis of their own (query
+    `[.., Hkv, g, Sq, D]` against key and value `[.., Hkv, 1, Skv, D]`) becomes the
+    attention of `Hkv * g` query heads on `Hkv` key/value heads, through reshapes (a mask
+    must broadcast along both head axes or have both).
   }];
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }

@@ -8,11 +8,14 @@
 // graph.attention reads key and value head h / (H / Hkv) for query head h itself, so the
 // repeated copies (g times the key and value bytes, written and read once more) are never
 // made, and the flash-attention kernels read each key/value tile for its whole group.
+// Attention written with the groups as an axis of their own ([.., Hkv, g, S, D] queries
+// against [.., Hkv, 1, S, D] keys and values) is reshaped into that form first.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
+#include "passes/graph/GraphBuilders.h"
 #include "passes/graph/Passes.h"
 #include "passes/graph/Recognize.h"
 #include "passes/graph/SymbolicShapes.h"
@@ -107,9 +110,95 @@ matchRepeatedHeads(Value repeated, const graph::SymbolicShapeAnalysis &shapes) {
   return std::pair(source, group);
 }
 
+/// Grouped-query attention written with the groups as an axis of their own: query
+/// [.., Hkv, g, Sq, D] against key and value [.., Hkv, 1, Skv, D] (broadcast along the
+/// group). Rewritten as the attention of query heads Hkv * g on Hkv key/value heads
+/// (reshapes of the operands, and of the result back), which the flash kernels take.
+/// Returns whether it rewrote `attention`.
+bool ungroupAxis(graph::AttentionOp attention) {
+  auto query = dyn_cast<RankedTensorType>(attention.getQuery().getType());
+  auto key = dyn_cast<RankedTensorType>(attention.getKey().getType());
+  auto value = dyn_cast<RankedTensorType>(attention.getValue().getType());
+  auto result = dyn_cast<RankedTensorType>(attention.getType());
+  if (!query || !key || !value || !result || query.getRank() < 5 ||
+      key.getRank() != query.getRank() || value.getRank() != query.getRank())
+    return false;
+  int64_t rank = query.getRank();
+  int64_t kvHeads = query.getDimSize(rank - 4), group = query.getDimSize(rank - 3);
+  int64_t headDim = query.getDimSize(rank - 1), valueDim = value.getDimSize(rank - 1);
+  auto groupedLike = [&](RankedTensorType type) {
+    return type.getDimSize(rank - 4) == kvHeads && type.getDimSize(rank - 3) == 1;
+  };
+  if (ShapedType::isDynamic(kvHeads) || ShapedType::isDynamic(group) || group < 2 ||
+      ShapedType::isDynamic(headDim) || ShapedType::isDynamic(valueDim) || !groupedLike(key) ||
+      !groupedLike(value) || key.getDimSize(rank - 1) != headDim)
+    return false;
+  // A mask must not tell the query heads of a group apart by kv head alone: it broadcasts
+  // along both axes, or has them both (merged as the heads).
+  Value mask = attention.getMask();
+  auto maskType = mask ? dyn_cast<RankedTensorType>(mask.getType()) : nullptr;
+  if (mask && !maskType)
+    return false;
+  int64_t maskRank = maskType ? maskType.getRank() : 0;
+  bool maskMerges = false;
+  if (maskType && maskRank >= 3) {
+    int64_t outer = maskRank >= 4 ? maskType.getDimSize(maskRank - 4) : 1;
+    int64_t inner = maskType.getDimSize(maskRank - 3);
+    if (outer == 1 && inner == 1)
+      maskMerges = maskRank >= 4;
+    else if (outer == kvHeads && inner == group && maskRank >= 4)
+      maskMerges = true;
+    else
+      return false;
+  }
+  OpBuilder b(attention);
+  Location loc = attention.getLoc();
+  int64_t leading = rank - 4;
+  // [.., A, B, S, E] as [.., A * B, S, E]: 0 copies a leading extent, -1 is the sequence.
+  auto merge = [&](Value operand, int64_t merged, int64_t last) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    SmallVector<int64_t> target(leading, 0), shape(type.getShape().take_front(leading));
+    target.append({merged, -1, last});
+    shape.append({merged, type.getDimSize(rank - 2), last});
+    return graph::createReshape(b, loc, operand, target, type.clone(shape));
+  };
+  Value newQuery = merge(attention.getQuery(), kvHeads * group, headDim);
+  Value newKey = merge(attention.getKey(), kvHeads, headDim);
+  Value newValue = merge(attention.getValue(), kvHeads, valueDim);
+  Value newMask = mask;
+  if (maskMerges) {
+    auto type = maskType;
+    SmallVector<int64_t> target(maskRank - 4, 0), shape(type.getShape().take_front(maskRank - 4));
+    int64_t heads = type.getDimSize(maskRank - 4) * type.getDimSize(maskRank - 3);
+    target.append({heads, -1, type.getDimSize(maskRank - 1)});
+    shape.append({heads, type.getDimSize(maskRank - 2), type.getDimSize(maskRank - 1)});
+    if (ShapedType::isDynamic(type.getDimSize(maskRank - 1)))
+      return false;
+    newMask = graph::createReshape(b, loc, mask, target, type.clone(shape));
+  }
+  SmallVector<int64_t> flatShape(result.getShape().take_front(leading));
+  flatShape.append({kvHeads * group, result.getDimSize(rank - 2), valueDim});
+  auto flat = graph::AttentionOp::create(b, loc, Type(result.clone(flatShape)), newQuery, newKey,
+                                         newValue, newMask, attention.getScaleAttr(),
+                                         attention.getNanToZeroAttr(), attention.getCausalAttr());
+  SmallVector<int64_t> target(leading, 0);
+  target.append({kvHeads, group, -1, valueDim});
+  Value grouped = graph::createReshape(b, loc, flat.getResult(), target, result);
+  attention.getResult().replaceAllUsesWith(grouped);
+  attention.erase();
+  return true;
+}
+
 struct GraphRecognizeGroupedQueryAttention
     : kiln::impl::GraphRecognizeGroupedQueryAttentionBase<GraphRecognizeGroupedQueryAttention> {
   void runOnOperation() override {
+    // Groups as an axis of their own first: the attentions that come out of it read
+    // unrepeated key/value heads already.
+    SmallVector<graph::AttentionOp> attentions;
+    getOperation().walk([&](graph::AttentionOp attention) { attentions.push_back(attention); });
+    for (graph::AttentionOp attention : attentions)
+      ungroupAxis(attention);
+
     llvm::SetVector<Operation *> dead;
     graph::SymbolicShapeAnalysis shapes(getOperation());
     getOperation().walk([&](graph::AttentionOp attention) {

@@ -113,3 +113,32 @@ func.func @other_sequence(%q: tensor<1x4x?x32xf16>, %k: tensor<1x2x?x32xf16>, %n
   %y = graph.attention %q, %k3, %k3 {scale = 0.125 : f32} : (tensor<1x4x?x32xf16>, tensor<1x4x?x32xf16>, tensor<1x4x?x32xf16>) -> tensor<1x4x?x32xf16>
   return %y : tensor<1x4x?x32xf16>
 }
+
+// -----
+
+// The groups as an axis of their own: query [B, Hkv, g, S, D] against key and value
+// [B, Hkv, 1, S, D] become 8 query heads on 2 key/value heads (reshapes in, and of the
+// result back); a padding mask broadcast along both head axes has them merged too.
+// CHECK-LABEL: func.func @group_axis(
+// CHECK: %[[Q:.*]] = graph.reshape %arg0, %{{.*}} : (tensor<?x2x4x16x64xf16>, tensor<4xi64>) -> tensor<?x8x16x64xf16>
+// CHECK: %[[K:.*]] = graph.reshape %arg1, %{{.*}} : (tensor<?x2x1x16x64xf16>, tensor<4xi64>) -> tensor<?x2x16x64xf16>
+// CHECK: %[[V:.*]] = graph.reshape %arg2, %{{.*}} : (tensor<?x2x1x16x64xf16>, tensor<4xi64>) -> tensor<?x2x16x64xf16>
+// CHECK: %[[M:.*]] = graph.reshape %arg3, %{{.*}} : (tensor<?x1x1x1x16xf16>, tensor<4xi64>) -> tensor<?x1x1x16xf16>
+// CHECK: %[[A:.*]] = graph.attention %[[Q]], %[[K]], %[[V]], %[[M]] {nan_to_zero, scale = 1.250000e-01 : f32} : (tensor<?x8x16x64xf16>, tensor<?x2x16x64xf16>, tensor<?x2x16x64xf16>, tensor<?x1x1x16xf16>) -> tensor<?x8x16x64xf16>
+// CHECK: graph.reshape %[[A]], %{{.*}} : (tensor<?x8x16x64xf16>, tensor<5xi64>) -> tensor<?x2x4x16x64xf16>
+func.func @group_axis(%q: tensor<?x2x4x16x64xf16>, %k: tensor<?x2x1x16x64xf16>, %v: tensor<?x2x1x16x64xf16>, %mask: tensor<?x1x1x1x16xf16>) -> tensor<?x2x4x16x64xf16> {
+  %y = graph.attention %q, %k, %v, %mask {scale = 0.125 : f32, nan_to_zero} : (tensor<?x2x4x16x64xf16>, tensor<?x2x1x16x64xf16>, tensor<?x2x1x16x64xf16>, tensor<?x1x1x1x16xf16>) -> tensor<?x2x4x16x64xf16>
+  return %y : tensor<?x2x4x16x64xf16>
+}
+
+// -----
+
+// A mask that tells the kv heads apart but not the query heads of a group
+// ([.., Hkv, 1, S, S]) does not merge into one head axis: left as it is.
+// CHECK-LABEL: func.func @mask_per_kv_head(
+// CHECK-NOT: graph.reshape
+// CHECK: graph.attention %arg0, %arg1, %arg1, %arg2
+func.func @mask_per_kv_head(%q: tensor<1x2x4x16x64xf16>, %k: tensor<1x2x1x16x64xf16>, %mask: tensor<1x2x1x16x16xf16>) -> tensor<1x2x4x16x64xf16> {
+  %y = graph.attention %q, %k, %k, %mask {scale = 0.125 : f32} : (tensor<1x2x4x16x64xf16>, tensor<1x2x1x16x64xf16>, tensor<1x2x1x16x64xf16>, tensor<1x2x1x16x16xf16>) -> tensor<1x2x4x16x64xf16>
+  return %y : tensor<1x2x4x16x64xf16>
+}

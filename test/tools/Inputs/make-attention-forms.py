@@ -8,6 +8,7 @@ Attention as exporters write it in forms beyond BERT's and GPT-2's, one output e
   rotary rotary embeddings on Q and K (rotate-half form)
   gqa    grouped-query attention, key/value heads repeated by Unsqueeze/Expand/Reshape
   gather grouped-query attention, key/value heads repeated by a Gather
+  group5 grouped-query attention with the groups as an axis ([B, Hkv, g, S, D] queries)
   d24    head size 24 (no flash kernel takes it) under a causal fill
 and attention-f16-softmax.onnxtxt: an fp16 export whose softmax is taken in f32.
 
@@ -38,9 +39,9 @@ def node(op, inputs, output, **attrs):
     return output
 
 
-def attention(tag, q, k, v, d, bias_nodes=None):
+def attention(tag, q, k, v, d, bias_nodes=None, rank=4):
     """MatMul(q, k^T) * 1/sqrt(d) [then bias_nodes(scores)], Softmax, MatMul(., v)."""
-    kt = node("Transpose", [k], f"{tag}_kt", perm=[0, 1, 3, 2])
+    kt = node("Transpose", [k], f"{tag}_kt", perm=list(range(rank - 2)) + [rank - 1, rank - 2])
     scores = node("Mul", [node("MatMul", [q, kt], f"{tag}_s"),
                           const(f"{tag}_scale", np.float32(1 / math.sqrt(d)))], f"{tag}_scaled")
     if bias_nodes:
@@ -108,6 +109,13 @@ heads = const("heads", np.array([h // (H // HKV) for h in range(H)], np.int64))
 attention("gather", "q", node("Gather", ["k2", heads], "k2_g", axis=1),
           node("Gather", ["v2", heads], "v2_g", axis=1), D)
 
+# Grouped-query attention with the groups as an axis of their own: query [B, HKV, g, S, D]
+# against key and value [B, HKV, 1, S, D].
+grouped_q = node("Reshape", ["q", const("q5", np.array([B, HKV, H // HKV, S, D], np.int64))], "q_g")
+axis2 = const("axis2", np.array([2], np.int64))
+attention("group5", grouped_q, node("Unsqueeze", ["k2", axis2], "k2_5"),
+          node("Unsqueeze", ["v2", axis2], "v2_5"), D, rank=5)
+
 # Head size 24 under a causal fill.
 attention("d24", "q24", "k24", "v24", D24,
           lambda scores: node("Where", [causal, scores, neg_inf], "d24_fill"))
@@ -118,12 +126,14 @@ values = {name: rng.standard_normal(shape).astype(np.float32) for name, shape in
 values["mask"] = np.ones((B, S), bool)
 values["mask"][0, 11:] = False
 values["mask"][1, 5:] = False
-outputs = ["bias", "alibi", "bool", "rotary", "gqa", "gather", "d24"]
+outputs = ["bias", "alibi", "bool", "rotary", "gqa", "gather", "group5", "d24"]
 graph = helper.make_graph(
     nodes, "attention_forms",
     [helper.make_tensor_value_info(name, T.BOOL if name == "mask" else T.FLOAT, list(array.shape))
      for name, array in values.items()],
-    [helper.make_tensor_value_info(f"y_{tag}", T.FLOAT, [B, H, S, D24 if tag == "d24" else D])
+    [helper.make_tensor_value_info(f"y_{tag}", T.FLOAT,
+                                   [B, HKV, H // HKV, S, D] if tag == "group5" else
+                                   [B, H, S, D24 if tag == "d24" else D])
      for tag in outputs], inits)
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 onnx.checker.check_model(model)
@@ -155,6 +165,8 @@ expected = {
     "rotary": softmax_attention(rotary(x["q"]), rotary(x["k"]), x["v"]),
     "gqa": softmax_attention(x["q"], repeated["k2"], repeated["v2"]),
     "gather": softmax_attention(x["q"], repeated["k2"], repeated["v2"]),
+    "group5": softmax_attention(x["q"], repeated["k2"], repeated["v2"]).reshape(
+        B, HKV, H // HKV, S, D),
     "d24": softmax_attention(x["q24"], x["k24"], x["v24"], causal_bias),
 }
 folder = os.path.join(HERE, "attention-forms")
