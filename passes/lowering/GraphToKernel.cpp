@@ -350,8 +350,11 @@ bool readsViewsOnly(Operation *op) {
 /// else (the cast of a model input, rotary embeddings, a boolean mask computed at run
 /// time) stays a kernel of its own that writes a buffer the attention reads.
 bool joinsFlashAttention(Operation *op) {
-  if (isa<graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp, graph::FlattenOp,
-          graph::TransposeOp>(op))
+  auto rearranges = [](Operation *view) {
+    return isa<graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp, graph::FlattenOp,
+               graph::TransposeOp>(view);
+  };
+  if (rearranges(op))
     return true;
   // Slices and gathers are views where their bounds and indices are constants.
   if (isa<graph::SliceOp, graph::GatherOp>(op))
@@ -366,8 +369,7 @@ bool joinsFlashAttention(Operation *op) {
   while (Operation *producer = condition.getDefiningOp()) {
     if (isa<graph::ConstantOp>(producer))
       return true;
-    if (!isa<graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp, graph::FlattenOp,
-             graph::TransposeOp>(producer))
+    if (!rearranges(producer))
       return false;
     condition = producer->getOperand(0);
   }
