@@ -26,8 +26,9 @@ PyTorch calls, in one run on one GPU.
   fused      products and convolutions with their epilogues fused (issue 8): a ResNet-50
              3x3 conv + bias + ReLU, the end of a bottleneck (1x1 conv + bias + residual +
              ReLU), BERT-base's ffn1 (matmul + bias + GELU) and ffn2 (matmul + bias +
-             residual), fp16. Peer: the same ops in PyTorch (F.conv2d with bias, torch.addmm,
-             F.relu / F.gelu, +), one CUDA graph.
+             residual), ViT-B/16's four products at batch 32 and its fc1 at 256, fp16.
+             Peer: the same ops in PyTorch (F.conv2d with bias, torch.addmm, F.relu /
+             F.gelu, +), one CUDA graph.
   forms      convolutions of other forms than ResNet-50's (issue 40), fp16, channels last in
              and out (NWC / NHWC / NDHWC; compiled --channels-last), with a bias: 1-D
              (a TCN's, dilated too), dilated 2-D (DeepLab's ASPP), strides 1x2 with
@@ -226,7 +227,19 @@ def fused_cases():
     for m, k, n, act, residual, name in ((1024, 768, 3072, "gelu", False,
                                           "bert ffn1 1024x768x3072 +bias gelu"),
                                          (1024, 3072, 768, None, True,
-                                          "bert ffn2 1024x3072x768 +bias +residual")):
+                                          "bert ffn2 1024x3072x768 +bias +residual"),
+                                         # ViT-B/16's layer at batch 32 (197 tokens an image):
+                                         # products of a short K (768) and many tiles.
+                                         (6304, 768, 2304, None, False,
+                                          "vit qkv 6304x768x2304 +bias"),
+                                         (6304, 768, 768, None, True,
+                                          "vit out 6304x768x768 +bias +residual"),
+                                         (6304, 768, 3072, "gelu", False,
+                                          "vit fc1 6304x768x3072 +bias gelu"),
+                                         (6304, 3072, 768, None, True,
+                                          "vit fc2 6304x3072x768 +bias +residual"),
+                                         (50432, 768, 3072, "gelu", False,
+                                          "vit fc1 b256 50432x768x3072 +bias gelu")):
         cases.append({"family": "fused", "kind": "gemm", "dtype": "fp16", "m": m, "k": k, "n": n,
                       "act": act, "residual": residual, "name": name, "flops": 2 * m * n * k})
     return cases
@@ -1260,7 +1273,7 @@ def main():
         cases = [c for c in cases if re.search(args.filter, c["name"])]
     if args.gemm_configs:
         configs = args.gemm_configs.split(",")
-        tiled = ("gemm", "conv", "tf32")
+        tiled = ("gemm", "conv", "tf32", "fused")
         def is_tiled(c):
             return c["family"] in tiled and c.get("kind") != "model"
         cases = [({**c, "gemm_config": g, "name": f"{c['name']} [{g}]"} if is_tiled(c) else c)

@@ -48,7 +48,8 @@ defvar Kernel_Sm90GemmParameters = (ins
   DefaultValuedParameter<"int64_t", "1">:$ctas_per_sm,
   DefaultValuedParameter<"bool", "false">:$tf32,
   DefaultValuedParameter<"bool", "false">:$int8,
-  DefaultValuedParameter<"int64_t", "0">:$resident_b_k_tiles);
+  DefaultValuedParameter<"int64_t", "0">:$resident_b_k_tiles,
+  DefaultValuedParameter<"bool", "false">:$pingpong);
 
 defvar Kernel_Sm90GemmParametersText = [{
     Parameters: the CTA's tile of C (`tile_m` x `tile_n`) and its k-tile (`tile_k`
@@ -61,7 +62,9 @@ defvar Kernel_Sm90GemmParametersText = [{
     registers a consumer thread) or 2 (a producer warp, 96 registers, at most half of the
     SM's shared memory); `tf32`, f32 operands read as tf32; `int8`, i8 operands into i32
     accumulators; `resident_b_k_tiles`, B's k-tiles loaded once a CTA and kept in shared
-    memory (persistent grids of one column of tiles).
+    memory (persistent grids of one column of tiles); `pingpong`, on a persistent grid of
+    two consumers, each consumer computes whole tiles of its own (`tile_n` at most 128),
+    the two taking turns, so that one's epilogue runs while the other's wgmma do.
 }];
 
 class Kernel_Sm90GemmConfigBase<string name, string attrMnemonic>

@@ -77,7 +77,7 @@ LogicalResult verifyPositive(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult verifySm90Gemm(function_ref<InFlightDiagnostic()> emitError, int64_t tileM,
                              int64_t tileN, int64_t tileK, int64_t stages, int64_t consumers,
                              bool persistent, int64_t splitK, int64_t ctasPerSm, bool tf32,
-                             bool int8, int64_t residentBKTiles) {
+                             bool int8, int64_t residentBKTiles, bool pingpong) {
   if (failed(verifyPositive(emitError, {{"tile_m", tileM},
                                         {"tile_n", tileN},
                                         {"tile_k", tileK},
@@ -97,6 +97,11 @@ LogicalResult verifySm90Gemm(function_ref<InFlightDiagnostic()> emitError, int64
     return emitError() << "resident_b_k_tiles must not be negative, got " << residentBKTiles;
   if (residentBKTiles > 0 && (!persistent || splitK > 1))
     return emitError() << "a resident B needs a persistent grid without split-K";
+  if (pingpong && (consumers != 2 || !persistent || splitK > 1 || ctasPerSm != 1 ||
+                   residentBKTiles > 0 || tf32 || int8 || tileM != 128 || tileN > 128))
+    return emitError() << "ping-pong consumers need two consumers on a persistent grid of one "
+                          "CTA an SM, 128-row tiles at most 128 wide, f16 or bf16 operands, "
+                          "no split-K and no resident B";
   return success();
 }
 
@@ -124,18 +129,18 @@ LogicalResult Sm90GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emit
                                          int64_t tileM, int64_t tileN, int64_t tileK,
                                          int64_t stages, int64_t consumers, bool persistent,
                                          int64_t splitK, int64_t ctasPerSm, bool tf32, bool int8,
-                                         int64_t residentBKTiles) {
+                                         int64_t residentBKTiles, bool pingpong) {
   return verifySm90Gemm(emitError, tileM, tileN, tileK, stages, consumers, persistent, splitK,
-                        ctasPerSm, tf32, int8, residentBKTiles);
+                        ctasPerSm, tf32, int8, residentBKTiles, pingpong);
 }
 
 LogicalResult Sm90ConvConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                          int64_t tileM, int64_t tileN, int64_t tileK,
                                          int64_t stages, int64_t consumers, bool persistent,
                                          int64_t splitK, int64_t ctasPerSm, bool tf32, bool int8,
-                                         int64_t residentBKTiles) {
+                                         int64_t residentBKTiles, bool pingpong) {
   return verifySm90Gemm(emitError, tileM, tileN, tileK, stages, consumers, persistent, splitK,
-                        ctasPerSm, tf32, int8, residentBKTiles);
+                        ctasPerSm, tf32, int8, residentBKTiles, pingpong);
 }
 
 LogicalResult Sm80GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,

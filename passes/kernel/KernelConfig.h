@@ -103,6 +103,15 @@ struct Sm90GemmConfig {
   /// alone (0: B comes with every stage). Every tile multiplies the same B, which would
   /// otherwise be loaded again for each of them.
   int64_t residentKTiles = 0;
+  /// Ping-pong consumers (persistent grids of two consumers): each consumer warpgroup
+  /// computes whole 128 x tileN tiles (tileN <= 128: 128 x tileN accumulators), the two
+  /// taking the CTA's tiles in turns, so that one's epilogue runs under the other's
+  /// wgmma; else both compute 64 rows of each tile together. Their epilogue runs on the
+  /// accumulator fragments (Sm90StoreFragments.mlir), each in a staging of its own.
+  bool pingpong = false;
+  /// Whether the epilogue runs on the accumulator fragments and stages only its results
+  /// (Sm90StoreFragments.mlir): i8 products and ping-pong consumers, without split-K.
+  bool fragmentEpilogue() const { return (int8 || pingpong) && splitK == 1; }
   /// The bytes of one operand element (a k-tile row is 128 of them).
   int64_t elementBytes() const { return tf32 ? 4 : int8 ? 1 : 2; }
   /// A's and B's bytes of one k-tile.
@@ -117,7 +126,7 @@ struct Sm90GemmConfig {
   /// As `ConfigAttr`: kernel::Sm90GemmConfigAttr or kernel::Sm90ConvConfigAttr.
   template <typename ConfigAttr> ConfigAttr toAttr(mlir::MLIRContext *context) const {
     return ConfigAttr::get(context, tileM, tileN, tileK, stages, consumers, persistent, splitK,
-                           ctasPerSm, tf32, int8, residentKTiles);
+                           ctasPerSm, tf32, int8, residentKTiles, pingpong);
   }
   template <typename ConfigAttr> static Sm90GemmConfig fromAttr(ConfigAttr attr) {
     Sm90GemmConfig config;
@@ -126,6 +135,7 @@ struct Sm90GemmConfig {
     config.persistent = attr.getPersistent(), config.splitK = attr.getSplitK();
     config.ctasPerSm = attr.getCtasPerSm(), config.tf32 = attr.getTf32();
     config.int8 = attr.getInt8(), config.residentKTiles = attr.getResidentBKTiles();
+    config.pingpong = attr.getPingpong();
     return config;
   }
   /// The configuration of a GEMM family's attribute (sm90_gemm or sm90_conv); nullopt for
@@ -141,10 +151,10 @@ struct Sm90GemmConfig {
   int64_t sharedBytes(int64_t resultBytes = 4) const;
   /// The bytes the ring and the staging of C span (where a residual tile starts).
   int64_t ringAndStagingBytes(int64_t resultBytes = 4) const;
-  /// The staging of C's tile after the main loop: f32 rows of stagedColumns(); or, for
-  /// i8 products without split-K (whose epilogue runs on the accumulator fragments and
-  /// stages only its results: Sm90StoreFragments.mlir), rows of TILE_N results of
-  /// `resultBytes` and 16 bytes of padding.
+  /// The staging of C's tile after the main loop: f32 rows of stagedColumns(); or, under
+  /// the fragment epilogue (fragmentEpilogue(): it stages only its results), rows of
+  /// TILE_N results of `resultBytes` and 16 bytes of padding (64 for each ping-pong
+  /// consumer, which stages its tile a 64-row slice at a time).
   int64_t stagingBytes(int64_t resultBytes = 4) const;
   /// The f32 row stride of C's staging: TILE_N + 4 floats. Rows 4 banks apart make both
   /// sides conflict-free: the accumulator fragments' 8-byte stores (8 rows x 4 column

@@ -76,6 +76,8 @@ std::string kiln::Sm90GemmConfig::describe() const {
     text += ", int8";
   if (residentKTiles > 0)
     text += llvm::formatv(", B resident ({0} k-tiles)", residentKTiles).str();
+  if (pingpong)
+    text += ", ping-pong consumers";
   return text;
 }
 
@@ -95,6 +97,8 @@ std::string kiln::Sm90GemmConfig::name() const {
     text += "_i8";
   if (residentKTiles > 0)
     text += llvm::formatv("_rb{0}", residentKTiles).str();
+  if (pingpong)
+    text += "_pp";
   return text;
 }
 
@@ -109,7 +113,8 @@ int64_t kiln::Sm90GemmConfig::threads() const {
 int64_t kiln::Sm90GemmConfig::stagingBytes(int64_t resultBytes) const {
   if (consumers == 0)
     return 0;
-  if (int8 && splitK == 1)
+  // (Ping-pong consumers: 64 rows each, one slice of their tile at a time.)
+  if (fragmentEpilogue())
     return tileM * (tileN * resultBytes + 16);
   return tileM * stagedColumns() * 4;
 }
@@ -287,6 +292,21 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   for (const Sm90GemmConfig &config : kiln::sm90TwoCtaConfigs(tiles))
     if (fits(config))
       configs.push_back(config);
+  // Ping-pong consumers, which hide each tile's epilogue under the other consumer's wgmma
+  // (docs/codegen-sm90.md): f16 and bf16 products with a row-major B (upstream's wgmma of
+  // 128-row accumulators), 3 stages leaving room for a residual's two slots.
+  if (!problem.kMajorB && !problem.batched && !problem.operand.isF32() &&
+      !problem.operand.isInteger(8) && problem.n > 64)
+    for (int64_t stages :
+         {int64_t(4), int64_t(kiln::sm90HasResidualInput(problem.epilogue) ? 3 : 0)}) {
+      Sm90GemmConfig config;
+      config.stages = stages;
+      config.consumers = 2;
+      config.persistent = true;
+      config.pingpong = true;
+      if (stages > 0 && tiles(128) > kSm90Multiprocessors && fits(config))
+        configs.push_back(config);
+    }
   // Split-K where the tiles are fewer than the SMs, each part keeping 4 k-tiles or more
   // (a k-tile is 128 bytes of K).
   int64_t kTiles =

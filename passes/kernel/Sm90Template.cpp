@@ -129,7 +129,7 @@ std::optional<unsigned> residualInput(const kiln::Sm90Epilogue &epilogue) {
 
 /// How the residual tile of `config` lies in shared memory, for elements of
 /// `elementBytes`: as one box of its 128 x TILE_N elements; or, under the fragment
-/// epilogue (i8 products without split-K, Sm90StoreFragments.mlir), in boxes of up to
+/// epilogue (Sm90GemmConfig::fragmentEpilogue, Sm90StoreFragments.mlir), in boxes of up to
 /// 128 bytes of a row, each row padded by 16 bytes (the TMA box reads 16 bytes of the
 /// columns past it), side by side: the 8 rows a warp's fragment reads at once then fall
 /// on different banks, and a thread's elements lie at constant offsets from one address.
@@ -143,7 +143,7 @@ struct ResidualBoxes {
 
 ResidualBoxes residualBoxes(const kiln::Sm90GemmConfig &config, int64_t elementBytes) {
   int64_t rowBytes = config.tileN * elementBytes;
-  if (!config.int8 || config.splitK > 1)
+  if (!config.fragmentEpilogue())
     return {1, config.tileN, config.tileN, config.tileM * rowBytes};
   int64_t boxRowBytes = std::min<int64_t>(rowBytes, 128);
   return {rowBytes / boxRowBytes, boxRowBytes / elementBytes, (boxRowBytes + 16) / elementBytes,
@@ -234,7 +234,7 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t r
       {"RESIDUAL_INIT", llvm::formatv(R"(      %rSlotCount = arith.constant {0} : index
       scf.for %rs = %c0 to %rSlotCount step %c1 {{
         nvgpu.mbarrier.init %rFull[%rs], %c1 : !barR
-        nvgpu.mbarrier.init %rEmpty[%rs], %c256 : !barR
+        nvgpu.mbarrier.init %rEmpty[%rs], %emptyArrivals : !barR
       })",
                                       slots)
                             .str()},
@@ -319,20 +319,58 @@ residentBPlaceholders(const kiln::Sm90GemmConfig &config, int64_t aBoxBytes) {
 /// epilogue stores.
 std::vector<std::pair<StringRef, std::string>>
 accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSums, int64_t lanes,
-                        int64_t kTileBytes, bool fragments) {
+                        int64_t kTileBytes, bool fragments, int64_t slices) {
   const std::string floatInit = "        %init = nvgpu.warpgroup.mma.init.accumulator -> !acc";
   // MN-major B: upstream's op, whose lowering walks the descriptors of an MN-major B
-  // (transposeB; leading byte offset 8192: one 64-column box to the next).
-  if (!kMajorB)
-    return {{"MMA", "          %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}\n"
-                    "            : !wdA, !wdB, !acc -> !acc"},
-            {"MMA_TYPES", ""},
-            {"ACC", "!acc"},
-            {"ACC_INIT", floatInit},
-            {"ACC_FINISH", ""},
-            {"ACC_F32", "%res"},
-            {"STAGED", "%v"},
-            {"UNBIAS", ""}};
+  // (transposeB; leading byte offset 8192: one 64-column box to the next), and issues a
+  // wgmma for each 64-row slice of the accumulators.
+  if (!kMajorB) {
+    std::vector<std::pair<StringRef, std::string>> placeholders = {
+        {"MMA", "          %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}\n"
+                "            : !wdA, !wdB, !acc -> !acc"},
+        {"MMA_TYPES", ""},
+        {"ACC", "!acc"},
+        {"ACC_INIT", floatInit},
+        {"ACC_FINISH", ""},
+        {"ACC_F32", "%res"},
+        {"STAGED", "%v"},
+        {"UNBIAS", ""}};
+    if (!fragments)
+      return placeholders;
+    // The fragment epilogue reads the accumulators where they lie: !acc's LLVM form is a
+    // struct of a struct of TILE_N / 2 values for each slice (convert-nvgpu-to-nvvm).
+    std::string fragment = "!llvm.struct<(";
+    for (int64_t i = 0; i < tileN / 2; ++i)
+      fragment += i ? ", f32" : "f32";
+    fragment += ")>";
+    std::string accumulator = "!llvm.struct<(";
+    for (int64_t s = 0; s < slices; ++s)
+      accumulator += s ? ", !mmaFragment" : "!mmaFragment";
+    accumulator += ")>";
+    std::string finish =
+        "        %accStruct = builtin.unrealized_conversion_cast %res : !acc to !mmaAccumulator\n";
+    std::string values;
+    for (int64_t s = 0; s < slices; ++s) {
+      finish += llvm::formatv("        %accS{0} = llvm.extractvalue %accStruct[{0}] : "
+                              "!mmaAccumulator\n",
+                              s)
+                    .str();
+      for (int64_t i = 0; i < tileN / 2; ++i) {
+        int64_t value = s * tileN / 2 + i;
+        finish += llvm::formatv("        %accV{0} = llvm.extractvalue %accS{1}[{2}] : "
+                                "!mmaFragment\n",
+                                value, s, i)
+                      .str();
+        values += llvm::formatv("{0}%accV{1}", value ? ", " : "", value).str();
+      }
+    }
+    finish += llvm::formatv("        %accValues = vector.from_elements {0} : vector<{1}xf32>",
+                            values, slices * tileN / 2)
+                  .str();
+    placeholders[1].second = "!mmaFragment = " + fragment + "\n!mmaAccumulator = " + accumulator;
+    placeholders[4].second = finish;
+    return placeholders;
+  }
   // K-major B: upstream's op steps B's descriptor as MN-major, and its verifier wants tf32
   // element types, whose width (19 bits) its descriptor arithmetic then takes for 2 bytes
   // (and it has no i32 accumulators). So the wgmma are NVVM's, on the accumulators' LLVM
@@ -675,10 +713,16 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                   << "-column, " << depth
                                   << "-deep B on a persistent grid of one column of tiles";
   int64_t aStageBytes = config.aStageBytes(), bStageBytes = config.bStageBytes();
-  // i8 products run their epilogue on the accumulator fragments and stage only the
-  // results (Sm90StoreFragments.mlir): 2 elements a thread at once. Its staging (rows of
-  // TILE_N results and 16 bytes) fits where the f32 staging's is reserved.
-  bool fragments = int8 && config.splitK == 1;
+  // Ping-pong consumers: upstream's wgmma of 128-row accumulators reads an MN-major B.
+  if (config.pingpong && kMajorB)
+    return module.emitError(pass) << ": " << config.name()
+                                  << " (ping-pong consumers) needs a row-major B";
+  // i8 products and ping-pong consumers run their epilogue on the accumulator fragments
+  // and stage only the results (Sm90StoreFragments.mlir): 2 elements a thread at once.
+  // Its staging (rows of TILE_N results and 16 bytes, one for each ping-pong consumer)
+  // fits where the f32 staging's is reserved.
+  bool fragments = config.fragmentEpilogue();
+  int64_t slices = config.pingpong ? 2 : 1;
   int64_t epilogueLanes = fragments ? 2 : lanes;
   int64_t outPitch = config.tileN + 16 / resultBytes;
   int64_t outChunks = config.tileN / lanes;
@@ -717,7 +761,50 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"TILE_K", tileK},
        {"SWIZZLE", kTileBytes == 128 ? "swizzle_128b" : "swizzle_64b"},
        {"A_STAGE_BYTES", number(aStageBytes)},
-       {"A_HALF_BYTES", number(aStageBytes / 2)},
+       {"CONSUMER_ROWS", number(64 * slices)},
+       {"A_ROWS_OFFSET", number(config.pingpong ? 0 : aStageBytes / 2)},
+       {"TURNS", number(slices)},
+       {"EMPTY_BARRIERS", number(config.stages + (config.pingpong ? 1 : 0))},
+       {"EMPTY_ARRIVALS", number(config.pingpong ? 128 : 256)},
+       {"EARLY_RELEASES", number(config.pingpong ? 0 : 1)},
+       {"RELEASE_SLOT", config.pingpong
+                            ? "          %releaseSlot = arith.addi %pending, %c0 : index"
+                            : "          %releaseSlot = arith.addi %previousSlot, %c0 : index"},
+       {"RELEASE_LAST", config.pingpong
+                            ? "        // The tile's last k-tile: its wgmma have completed.\n"
+                              "        %lastTok = nvgpu.mbarrier.arrive %empty[%lastPending] : "
+                              "!emptyBars -> !nvgpu.mbarrier.token"
+                            : ""},
+       // Ping-pong consumers take turns at the main loop: the CTA's tile j waits until
+       // tile j - 1's main loop has waited for all of its k-tiles (named barrier 2 + w for
+       // consumer w: the other's 128 threads arrive, its own sync). Besides keeping one
+       // consumer's wgmma at a time, this keeps a full barrier's parity unambiguous: a
+       // consumer waits for k-tile g only once k-tile g - STAGES has landed.
+       {"TURN_WAIT", config.pingpong ? R"(        %turnWait = arith.cmpi ne, %item, %pid : index
+        scf.if %turnWait {
+          %myTurnBarrier = arith.index_castui %wg : index to i32
+          %turnBarrierBase = arith.constant 2 : i32
+          %myTurn = arith.addi %turnBarrierBase, %myTurnBarrier : i32
+          %turnThreads = arith.constant 256 : i32
+          nvvm.barrier id = %myTurn number_of_threads = %turnThreads
+        })"
+                                     : ""},
+       {"TURN_SIGNAL", config.pingpong ? R"(        %nextItem = arith.addi %item, %grid : index
+        %hasNext = arith.cmpi ult, %nextItem, %items : index
+        scf.if %hasNext {
+          %otherWg = arith.subi %c1, %wg : index
+          %otherTurnBarrier = arith.index_castui %otherWg : index to i32
+          %otherTurnBase = arith.constant 2 : i32
+          %otherTurn = arith.addi %otherTurnBase, %otherTurnBarrier : i32
+          %otherThreads = arith.constant 256 : i32
+          nvvm.barrier.arrive id = %otherTurn number_of_threads = %otherThreads
+        })"
+                                       : ""},
+       {"WG_STAGING_BYTES", number(config.pingpong ? config.stagingBytes(resultBytes) / 2 : 0)},
+       {"FRAGMENT_SLICES", number(slices)},
+       {"STAGED_ROWS", number(128 / slices)},
+       {"FRAGMENT_WARPS", number(config.pingpong ? 4 : 8)},
+       {"FRAGMENT_SLICE_VALUES", number(config.tileN / 2)},
        {"B_BOX_BYTES", number(64 * kTileBytes)},
        {"B_VIEW", a.bMatrix.empty()
                       ? std::string()
@@ -740,7 +827,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"OUT_CHUNKS", number(outChunks)},
        {"OUT_ITEMS", number(16 * outChunks / 32)},
        {"FRAGMENT_GROUPS", number(config.tileN / 8)},
-       {"FRAGMENT_VALUES", number(config.tileN / 2)},
+       {"FRAGMENT_VALUES", number(slices * config.tileN / 2)},
        {"PAIR_ALIGNMENT", number(2 * resultBytes)},
        // With one CTA an SM (232 registers a thread) the epilogue's loads go first; two
        // CTAs' 96 would spill them.
@@ -766,9 +853,9 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"COLUMN_VALUES_EARLY", oneCta ? columnValues : ""},
        {"COLUMN_VALUES", oneCta ? "" : columnValues},
        {"STAGING_BASE", number(config.persistent ? config.ringBytes() : 0)}});
-  text = substitutePlaceholders(text,
-                                accumulatorPlaceholders(operand, config.tileN, kMajorB, biasedSums,
-                                                        epilogueLanes, kTileBytes, fragments));
+  text = substitutePlaceholders(text, accumulatorPlaceholders(operand, config.tileN, kMajorB,
+                                                              biasedSums, epilogueLanes, kTileBytes,
+                                                              fragments, slices));
   text = substitutePlaceholders(
       text, residualPlaceholders(residual ? epilogue->inputs[*residual].elementType : Type(),
                                  config, resultBytes));

@@ -83,6 +83,22 @@ func.func @resident_b_not_persistent() attributes {c = #kernel.sm90_gemm<tile_m 
 
 // -----
 
+// A ping-pong consumer holds a whole tile's accumulators: 256 columns would not fit.
+// expected-error @+1 {{ping-pong consumers need two consumers on a persistent grid of one CTA an SM, 128-row tiles at most 128 wide, f16 or bf16 operands, no split-K and no resident B}}
+func.func @pingpong_wide() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 256, tile_k = 64, stages = 3, consumers = 2, persistent = true, pingpong = true>} {
+  return
+}
+
+// -----
+
+// The consumers' turns walk the CTA's tiles of a persistent grid.
+// expected-error @+1 {{ping-pong consumers need two consumers on a persistent grid}}
+func.func @pingpong_not_persistent() attributes {c = #kernel.sm90_conv<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, pingpong = true>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{tile_n must be positive, got 0}}
 func.func @bad_tile() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 0, tile_k = 64, stages = 4, consumers = 2>} {
   return

@@ -389,7 +389,7 @@ TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
   // A configuration that does not compile is a message, not a printed error.
   std::string why;
   Attribute bogus = kiln::kernel::Sm90GemmConfigAttr::get(&context, 128, 512, 64, 3, 0, false, 1, 1,
-                                                          false, false, 0);
+                                                          false, false, 0, false);
   OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, bogus, why);
   ASSERT_TRUE(timing) << why;
   EXPECT_TRUE(failed(kiln::GpuKernelTimer::compileTimingModule(
@@ -815,6 +815,14 @@ TEST_F(TuningIRTest, DynamicGemmGetsAVariantForLargeRows) {
   persistent.persistent = true;
   EXPECT_TRUE(
       kiln::isListedConfig<kiln::Sm90GemmConfig>(kiln::sm90GemmConfigs(*large), persistent));
+  // So are ping-pong consumers (a row-major B of f16).
+  kiln::Sm90GemmConfig pingpong = persistent;
+  pingpong.pingpong = true;
+  EXPECT_TRUE(kiln::isListedConfig<kiln::Sm90GemmConfig>(kiln::sm90GemmConfigs(*large), pingpong));
+  // A B stored N x K (K-major) has none: upstream's 128-row wgmma reads an MN-major B.
+  kiln::Sm90GemmProblem kMajor = *large;
+  kMajor.kMajorB = true;
+  EXPECT_FALSE(kiln::isListedConfig<kiln::Sm90GemmConfig>(kiln::sm90GemmConfigs(kMajor), pingpong));
   // The variant is timed at the max shape.
   {
     std::optional<kiln::engine::Engine> engine = timingEngine(

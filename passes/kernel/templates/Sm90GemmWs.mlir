@@ -64,8 +64,8 @@
 // B_BASE + kt * B_STAGE_BYTES (B_INDEX: %kt; else the stage's, %slot).
 // SWIZZLE (swizzle_128b or swizzle_64b), DESCRIPTORS (%dA and %dB, the wgmma descriptors
 // of the stage's A rows at %offAw and B at %offB: upstream's op for 128B swizzling, else
-// built here), A_STAGE_BYTES = 128 * KTILE, A_HALF_BYTES = 64 *
-// KTILE (a consumer's rows), B_BOX_BYTES = 64 * KTILE, B_STAGE_BYTES = TILE_N * KTILE,
+// built here), A_STAGE_BYTES = 128 * KTILE, A_ROWS_OFFSET (the bytes of A a consumer's
+// rows start at, per consumer: 64 * KTILE, or 0 for ping-pong consumers), B_BOX_BYTES = 64 * KTILE, B_STAGE_BYTES = TILE_N * KTILE,
 // STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * A_STAGE_BYTES,
 // STAGED_COLUMNS = TILE_N + 4, LANES (the consecutive elements of C a thread stores at
 // once: 16 bytes of OUT, or 8 bytes for i8 where N is no multiple of 16), ROW_LANES =
@@ -77,8 +77,20 @@
 // persistent grid), CTAS_PER_SM (1 or 2: the CTAs an SM is to hold at once, which sets the
 // register budget), THREADS (384; 288 with two CTAs an SM), and SHRINK_PRODUCER and
 // GROW_CONSUMERS (the setmaxnreg of each role, with one CTA an SM; nothing with two).
+// The consumers' schedule: cooperative (both compute 64 rows of every tile) or ping-pong
+// (each computes all 128 rows of every other tile, the two taking turns at the main loop):
+// CONSUMER_ROWS (64 or 128: a consumer's rows of A and accumulators), TURNS (1 or 2: the
+// consumers a tile goes round), EMPTY_BARRIERS and EMPTY_ARRIVALS (the empty barriers,
+// STAGES or one more that no one waits for, and the threads that release a stage: 256 or
+// 128), EARLY_RELEASES (1 or 0: whether the consumers release the last stage once early),
+// RELEASE_SLOT (defines %releaseSlot, the stage a k-tile releases: the previous k-tile's,
+// or %pending, the consumer's own previous k-tile), RELEASE_LAST (nothing, or the release
+// of a tile's last k-tile after its loop), TURN_WAIT and TURN_SIGNAL (nothing, or the named
+// barriers 2 and 3 that order the turns), WG_STAGING_BYTES (each consumer's staging, past
+// the previous one's: 0 for cooperative consumers).
 // STORE_TILE (the epilogue after the main loop: Sm90StoreStaged.mlir, whose f32 staging
-// the placeholders above describe, or Sm90StoreFragments.mlir for i8 products, whose own
+// the placeholders above describe, or Sm90StoreFragments.mlir for i8 products and ping-pong
+// consumers, whose own
 // placeholders its header lists), COLUMN_INSIDE (the column test of C's edge tiles, or
 // `true` where N is a multiple of TILE_N).
 // RESIDUAL_* (nothing, or with a residual tile: an epilogue input of C's shape brought
@@ -97,12 +109,13 @@
 // boxes follows from it): !tmB's, or a batched product's box without its matrix.
 !tmBTile = !nvgpu.tensormap.descriptor<tensor = memref<{B_BOX}x{IN}, 3>, swizzle = {SWIZZLE}, l2promo = l2promo_256b, oob = zero, interleave = none>
 !bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = {STAGES}>
-!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x{TILE_N}xf32>>
-!wdA = !nvgpu.warpgroup.descriptor<tensor = memref<64x{TILE_K}x{IN}, 3>>
+!emptyBars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = {EMPTY_BARRIERS}>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<{CONSUMER_ROWS}x{TILE_N}xf32>>
+!wdA = !nvgpu.warpgroup.descriptor<tensor = memref<{CONSUMER_ROWS}x{TILE_K}x{IN}, 3>>
 !wdB = !nvgpu.warpgroup.descriptor<tensor = memref<{B_TILE}x{IN}, 3>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
 !tileA = memref<{A_BOX}x{IN}, #gpu.address_space<workgroup>>
-!halfA = memref<64x{TILE_K}x{IN}, #gpu.address_space<workgroup>>
+!halfA = memref<{CONSUMER_ROWS}x{TILE_K}x{IN}, #gpu.address_space<workgroup>>
 !boxB = memref<{B_BOX}x{IN}, #gpu.address_space<workgroup>>
 !boxBMap = memref<{B_MAP_BOX}x{IN}, #gpu.address_space<workgroup>>
 !tileB = memref<{B_TILE}x{IN}, #gpu.address_space<workgroup>>
@@ -118,7 +131,7 @@ gpu.module @{MODULE} {
   // Shared memory map (bytes from `base`, a 1024-aligned offset into dynamic shared memory;
   // 128B-swizzled tiles and the wgmma descriptors with base_offset 0 need 1024 alignment):
   //   A stage s:  s * {A_STAGE_BYTES}     (128 rows of M x a k-tile, KTILE bytes a row;
-  //                                        consumer w's 64 rows from + w * {A_HALF_BYTES})
+  //                                        consumer w's rows from + w * {A_ROWS_OFFSET})
   //   B stage s:  {B_BASE} + s * {B_STAGE_BYTES}  ({B_BOXES} boxes of {B_BOX_BYTES} bytes,
   //                                        each 64 columns of N: 64 rows of K x KTILE
   //                                        bytes, or 64 rows of N x KTILE bytes of K);
@@ -150,7 +163,6 @@ gpu.module @{MODULE} {
     %c1024 = arith.constant 1024 : index
     %c1087 = arith.constant 1087 : index
     %aStageBytes = arith.constant {A_STAGE_BYTES} : index
-    %aHalfBytes = arith.constant {A_HALF_BYTES} : index
     %bBoxBytes = arith.constant {B_BOX_BYTES} : index
     %tileN = arith.constant {TILE_N} : index
     %tileK = arith.constant {TILE_K} : index
@@ -214,17 +226,23 @@ gpu.module @{MODULE} {
     %base = arith.subi %aligned, %addr : index
 
     // full[s]: armed by the producer (one arrival plus the TMA byte count), completes when
-    // the stage has landed. empty[s]: the 256 consumer threads arrive once their wgmma on
-    // the stage have completed; the producer waits for it before a refill.
+    // the stage has landed. empty[s]: the threads of the consumers that read the stage
+    // ({EMPTY_ARRIVALS}) arrive once their wgmma on it have completed; the producer waits
+    // for it before a refill. (Ping-pong consumers have one more empty barrier, which no
+    // one waits for: see the release below.)
     %full = nvgpu.mbarrier.create -> !bars
-    %empty = nvgpu.mbarrier.create -> !bars
+    %empty = nvgpu.mbarrier.create -> !emptyBars
+    %emptyBarriers = arith.constant {EMPTY_BARRIERS} : index
+    %emptyArrivals = arith.constant {EMPTY_ARRIVALS} : index
 {RESIDUAL_BARRIERS}
 {B_RESIDENT_BARRIER}
     %leader = arith.cmpi eq, %tid, %c0 : index
     scf.if %leader {
       scf.for %s = %c0 to %stages step %c1 {
         nvgpu.mbarrier.init %full[%s], %c1 : !bars
-        nvgpu.mbarrier.init %empty[%s], %c256 : !bars
+      }
+      scf.for %s = %c0 to %emptyBarriers step %c1 {
+        nvgpu.mbarrier.init %empty[%s], %emptyArrivals : !emptyBars
       }
 {RESIDUAL_INIT}
 {B_RESIDENT_INIT}
@@ -281,8 +299,9 @@ gpu.module @{MODULE} {
           scf.for %kt = %kBegin to %kEnd step %c1 {
             // The CTA's k-tile g is fill f = g / STAGES of stage s = g % STAGES. Fill
             // f > 0 may go in once k-tile g - STAGES is released: completion f - 1 of
-            // empty[s], or completion f for the last stage, which the consumers release
-            // once early (see below). Wait for that completion's parity.
+            // empty[s], or (cooperative consumers) completion f for the last stage, which
+            // the consumers release once early (see below). Wait for that completion's
+            // parity.
             %kFromBegin = arith.subi %kt, %kBegin : index
             %g = arith.addi %g0, %kFromBegin : index
             %gI = arith.index_castui %g : index to i32
@@ -292,12 +311,13 @@ gpu.module @{MODULE} {
             %refill = arith.cmpi uge, %gI, %stagesI : i32
             scf.if %refill {
               %isLast = arith.cmpi eq, %slot, %last : index
-              %extra = arith.select %isLast, %c1I, %c0I : i32
+              %early = arith.constant {EARLY_RELEASES} : i32
+              %extra = arith.select %isLast, %early, %c0I : i32
               %fillPlus = arith.addi %fill, %extra : i32
               %completion = arith.subi %fillPlus, %c1I : i32
               %cBit = arith.andi %completion, %c1I : i32
               %ePhase = arith.cmpi ne, %cBit, %c0I : i32
-              nvgpu.mbarrier.try_wait.parity %empty[%slot], %ePhase, %ticks : !bars
+              nvgpu.mbarrier.try_wait.parity %empty[%slot], %ePhase, %ticks : !emptyBars
             }
             %k0 = arith.muli %kt, %tileK : index
             %aOff = arith.muli %slot, %aStageBytes : index
@@ -325,16 +345,29 @@ gpu.module @{MODULE} {
         }
       }
     } else {
-      // Each consumer holds 64 x {TILE_N} f32 accumulators. With one CTA an SM it gets
+      // Each consumer holds {CONSUMER_ROWS} x {TILE_N} f32 accumulators. With one CTA an SM it gets
       // what the producer's 128 threads gave up: 232 registers (232 * 256 + 40 * 128 <=
       // 65536). With two, every thread keeps the 96 of a launch (18 warps an SM, 5 on
       // some of its 4 register-file quarters of 16384; a 24-register producer warpgroup
       // would spill: ptxas compiles the code after a setmaxnreg for its count).
 {GROW_CONSUMERS}
 {B_RESIDENT_WAIT}
-      %wgOffA = arith.muli %wg, %aHalfBytes : index
+      // Cooperative consumers: consumer w computes rows 64w.. of every tile the CTA has.
+      // Ping-pong ones: consumer w computes all 128 rows of the CTA's tiles w, w + 2, ...
+      // (its turns), each staging its results in a tile of its own.
+      %turns = arith.constant {TURNS} : index
+      %aRowsOffset = arith.constant {A_ROWS_OFFSET} : index
+      %wgOffA = arith.muli %wg, %aRowsOffset : index
       %stagingBase = arith.constant {STAGING_BASE} : index
-      %staging = arith.addi %base, %stagingBase : index
+      %wgStagingBytes = arith.constant {WG_STAGING_BYTES} : index
+      %wgStaging = arith.muli %wg, %wgStagingBytes : index
+      %stagingAt = arith.addi %base, %stagingBase : index
+      %staging = arith.addi %stagingAt, %wgStaging : index
+      %turn = arith.remui %wg, %turns : index
+      %turnItems = arith.muli %turn, %grid : index
+      %firstItem = arith.addi %pid, %turnItems : index
+      %itemStep = arith.muli %grid, %turns : index
+      %gStart = arith.muli %turn, %numK : index
       // Each of the 8 consumer warps stores rows in chunks of {LANES} x {ROW_LANES} columns,
       // {LANES} elements a lane: 32 / {ROW_LANES} rows a step. LANE_MAP places lane %lane
       // at row %laneRow of the step and chunk %laneInRow of the row (see its comment).
@@ -350,7 +383,7 @@ gpu.module @{MODULE} {
       %warpRow = arith.muli %warp, %rowsPerWarp : index
       %firstRow = arith.addi %warpRow, %laneRow : index
       %rowStep = arith.muli %rowsPerWarp, %c8 : index
-      %consumed = scf.for %item = %pid to %items step %grid iter_args(%g0 = %c0) -> (index) {
+      %consumed = scf.for %item = %firstItem to %items step %itemStep iter_args(%g0 = %gStart) -> (index) {
         // Item = split * tiles + tile; the split's k-tiles are [kBegin, kEnd). (Without
         // split-K the item is the tile: the scf.if folds away.)
         %itemI = arith.index_castui %item : index to i32
@@ -388,7 +421,9 @@ gpu.module @{MODULE} {
         // once for each path (a move a register, every tile).
         %hasKTiles = arith.cmpi ult, %kBegin, %kEnd : index
         llvm.intr.assume %hasKTiles : i1
-        %res = scf.for %kt = %kBegin to %kEnd step %c1 iter_args(%accIn = %init) -> ({ACC}) {
+{TURN_WAIT}
+        %res, %lastPending = scf.for %kt = %kBegin to %kEnd step %c1
+            iter_args(%accIn = %init, %pending = %stages) -> ({ACC}, index) {
           // The CTA's k-tile g sits in stage g % STAGES; it is that stage's fill
           // g / STAGES, whose completion flips full[stage] to parity (g / STAGES) & 1.
           %kFromBegin = arith.subi %kt, %kBegin : index
@@ -401,7 +436,7 @@ gpu.module @{MODULE} {
           %phase = arith.cmpi ne, %roundBit, %c0I : i32
           nvgpu.mbarrier.try_wait.parity %full[%slot], %phase, %ticks : !bars
 
-          // This warpgroup's 64 rows of A, and the whole 64x{TILE_N} B tile.
+          // This warpgroup's {CONSUMER_ROWS} rows of A, and the whole 64x{TILE_N} B tile.
           %aOff = arith.muli %slot, %aStageBytes : index
           %offA = arith.addi %base, %aOff : index
           %offAw = arith.addi %offA, %wgOffA : index
@@ -416,24 +451,32 @@ gpu.module @{MODULE} {
           // completed.
 {MMA}
 
-          // Release the CTA's k-tile g-1's stage, (g + STAGES - 1) % STAGES: the last
-          // k-tile of the previous tile at kt = 0 (complete: its epilogue waited for every
-          // wgmma). The release is unconditional: at g = 0 it releases the last stage
-          // early, which the producer counts. (A `kt > 0` test here made LLVM peel the
-          // first iteration, materialising the zero accumulators between wgmma.fence and
-          // the first wgmma, and ptxas then serialised the wgmma: C7519/C7517.)
+          // Release the CTA's k-tile g-1's stage, (g + STAGES - 1) % STAGES. Cooperative
+          // consumers: at kt = 0 that is the last k-tile of the previous tile (complete:
+          // its epilogue waited for every wgmma), and at g = 0 the last stage, early,
+          // which the producer counts. Ping-pong consumers: k-tile g - 1 at kt = 0 is the
+          // other consumer's: they release the k-tile before (%pending), at kt = 0 on
+          // the empty barrier no one waits for, and their tile's last k-tile after the
+          // loop (RELEASE_SLOT, RELEASE_LAST). The release is unconditional: a `kt > 0`
+          // test here (or a select on it) made LLVM peel the first iteration,
+          // materialising the zero accumulators between wgmma.fence and the first
+          // wgmma, and ptxas then serialised the wgmma: C7519/C7517.
           %aheadI = arith.subi %stagesI, %c1I : i32
           %previousI = arith.addi %gI, %aheadI : i32
           %previousSlotI = arith.remui %previousI, %stagesI : i32
           %previousSlot = arith.index_castui %previousSlotI : i32 to index
-          %tok = nvgpu.mbarrier.arrive %empty[%previousSlot] : !bars -> !nvgpu.mbarrier.token
-          scf.yield %accOut : {ACC}
+{RELEASE_SLOT}
+          %tok = nvgpu.mbarrier.arrive %empty[%releaseSlot] : !emptyBars -> !nvgpu.mbarrier.token
+          scf.yield %accOut, %slot : {ACC}, index
         }
+{TURN_SIGNAL}
         nvvm.wgmma.wait.group.sync.aligned 0
+{RELEASE_LAST}
 {ACC_FINISH}
 
 {STORE_TILE}
-        %gNext = arith.addi %g0, %kCount : index
+        %turnKTiles = arith.muli %kCount, %turns : index
+        %gNext = arith.addi %g0, %turnKTiles : index
         scf.yield %gNext : index
       }
     }

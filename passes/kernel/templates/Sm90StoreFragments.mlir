@@ -1,20 +1,27 @@
 // The warp-specialised template's epilogue on the accumulator fragments ({STORE_TILE} of
-// Sm90GemmWs.mlir, whose values and placeholders it uses), for i8 products: the
-// epilogue's arithmetic runs on the sums where wgmma left them, in registers, and only
-// its results go through shared memory, to leave in 16-byte rows. An f32 staging would
-// move four times an i8 result's bytes through shared memory, behind a barrier of both
-// consumer warpgroups, and keep the epilogue's loads and arithmetic waiting on it.
+// Sm90GemmWs.mlir, whose values and placeholders it uses), for i8 products and ping-pong
+// consumers: the epilogue's arithmetic runs on the sums where wgmma left them, in
+// registers, and only its results go through shared memory, to leave in 16-byte rows.
+// An f32 staging would move two or four times the results' bytes through shared memory,
+// behind a barrier of the consumer warpgroups, and keep the epilogue's loads and
+// arithmetic waiting on it.
 //
-// A thread of warp w (0..7: warpgroup w / 4, its quarter w % 4) holds, for each group
-// j of 8 columns, the sums of rows 16 w + lane / 4 and 8 rows below, columns
-// 8 j + 2 (lane % 4) and the next: %accValues[4 j + 2 h + {0, 1}] for h = 0, 1 (the
-// wgmma D fragment), as f32 (ACC_FINISH). The residual tile, when there is one, lies in
+// The accumulators are FRAGMENT_SLICES slices of 64 rows (one for cooperative consumers,
+// whose warps 0..7 hold rows 16 w.. of the tile; two for a ping-pong consumer, whose
+// warps w = 0..3 of the warpgroup hold rows 64 s + 16 w.. of slice s). In slice s, a
+// thread holds, for each group j of 8 columns, the sums of rows 64 s + 16 w + lane / 4
+// and 8 rows below, columns 8 j + 2 (lane % 4) and the next: %accValues[s
+// FRAGMENT_SLICE_VALUES + 4 j + 2 h + {0, 1}] for h = 0, 1 (the wgmma D fragment), as
+// f32 (ACC_FINISH). The residual tile, when there is one, lies in
 // rows padded by 16 bytes (RESIDUAL_AT), so that the 8 rows a warp reads at once fall on
-// different banks. The results go to a 128 x OUT_PITCH staging (rows padded by 16 bytes
+// different banks. The results go to a STAGED_ROWS x OUT_PITCH staging (the rows the
+// consumer holds of a slice: 128 or 64; rows padded by 16 bytes
 // for the same reason), 2 elements a store (PAIR_ALIGNMENT bytes); warp w then stores
-// rows 16 w .. 16 w + 15 itself, so a warp-level barrier orders the two.
+// the 16 rows of the slice it holds itself, so a warp-level barrier orders the two.
 // Its own placeholders: OUT_PITCH (TILE_N + 16 bytes of OUT), FRAGMENT_GROUPS
-// (TILE_N / 8), FRAGMENT_VALUES (TILE_N / 2), PAIR_ALIGNMENT, FRAGMENT_LOOP (`unroll`,
+// (TILE_N / 8), FRAGMENT_SLICES, FRAGMENT_WARPS (the warps that hold a slice: 8 or 4),
+// FRAGMENT_SLICE_VALUES (TILE_N / 2), FRAGMENT_VALUES (all of a thread's: FRAGMENT_SLICES
+// TILE_N / 2), PAIR_ALIGNMENT, FRAGMENT_LOOP (`unroll`,
 // and `hoist_loads` where registers allow: unrollMarkedLoops), FRAGMENT_BARRIER (the
 // warpgroups' barrier, or nothing), COLUMN_INSIDE (the column test, or `true` where N is
 // a multiple of TILE_N), OUT_CHUNKS (TILE_N / LANES) and OUT_ITEMS (a lane's chunks of
@@ -24,16 +31,24 @@
         // staging lies past the ring and whose warps each reuse their own rows).
 {FRAGMENT_BARRIER}
 {RESIDUAL_WAIT}
-        %outTile = memref.view %dyn[%staging][] : !smem to memref<128x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>
+        %outTile = memref.view %dyn[%staging][] : !smem to memref<{STAGED_ROWS}x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>
         %quad = arith.remui %lane, %c4 : index
         %quadRow = arith.divui %lane, %c4 : index
         %fragRowsPerWarp = arith.constant 16 : index
         %fullWarp = arith.constant -1 : i32
-        %warpRows = arith.muli %warp, %fragRowsPerWarp : index
-        %fragRow = arith.addi %warpRows, %quadRow : index
+        %fragWarps = arith.constant {FRAGMENT_WARPS} : index
+        %fragWarp = arith.remui %warp, %fragWarps : index
+        %warpRowsInSlice = arith.muli %fragWarp, %fragRowsPerWarp : index
         %fragCol = arith.muli %quad, %c2 : index
+        %fragSliceValues = arith.constant {FRAGMENT_SLICE_VALUES} : index
 {ROW_END}
         %fragGroups = arith.constant {FRAGMENT_GROUPS} : index
+        %fragSlices = arith.constant {FRAGMENT_SLICES} : index
+        scf.for %s = %c0 to %fragSlices step %c1 {
+        %sliceRows = arith.muli %s, %c64 : index
+        %warpRows = arith.addi %sliceRows, %warpRowsInSlice : index
+        %fragRow = arith.addi %warpRows, %quadRow : index
+        %sliceValues = arith.muli %s, %fragSliceValues : index
         scf.for %j = %c0 to %fragGroups step %c1 {
           scf.for %h = %c0 to %c2 step %c1 {
             %hRows = arith.muli %h, %c8 : index
@@ -42,7 +57,8 @@
             %col = arith.addi %jCols, %fragCol : index
             %jValues = arith.muli %j, %c4 : index
             %hValues = arith.muli %h, %c2 : index
-            %e0 = arith.addi %jValues, %hValues : index
+            %jhValues = arith.addi %jValues, %hValues : index
+            %e0 = arith.addi %sliceValues, %jhValues : index
             %e1 = arith.addi %e0, %c1 : index
             %v0 = vector.extract %accValues[%e0] : f32 from vector<{FRAGMENT_VALUES}xf32>
             %v1 = vector.extract %accValues[%e1] : f32 from vector<{FRAGMENT_VALUES}xf32>
@@ -59,13 +75,13 @@
 {RESIDUAL_AT}
             {EPILOGUE}
             {CONVERT}
-            vector.store {STORED}, %outTile[%r, %col] {alignment = {PAIR_ALIGNMENT}} : memref<128x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>, vector<2x{OUT}>
+            %stagedRow = arith.subi %r, %sliceRows : index
+            vector.store {STORED}, %outTile[%stagedRow, %col] {alignment = {PAIR_ALIGNMENT}} : memref<{STAGED_ROWS}x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>, vector<2x{OUT}>
           } {unroll}
         } {{FRAGMENT_LOOP}}
-{RESIDUAL_RELEASE}
         nvvm.bar.warp.sync %fullWarp : i32
 
-        // This warp's 16 rows, {LANES} elements (16 or 8 bytes) a lane at once: consecutive
+        // This warp's 16 rows of the slice, {LANES} elements (16 or 8 bytes) a lane at once: consecutive
         // lanes take consecutive chunks of a row. Rows and columns past M and N (edge
         // tiles) are not stored; N is a multiple of {LANES}. Every load first, then the
         // stores.
@@ -92,8 +108,9 @@
           {COLUMN_INSIDE}
           %rowInside = arith.andi %rowInTile, %rowOk : i1
           %inside = arith.andi %rowInside, %colInside : i1
-          %value = vector.load %outTile[%r, %col] {alignment = {STORE_ALIGNMENT}}
-            : memref<128x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>, vector<{LANES}x{OUT}>
+          %stagedRow = arith.addi %warpRowsInSlice, %rowInWarp : index
+          %value = vector.load %outTile[%stagedRow, %col] {alignment = {STORE_ALIGNMENT}}
+            : memref<{STAGED_ROWS}x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>, vector<{LANES}x{OUT}>
           %valuesNext = vector.insert %value, %values[%u] : vector<{LANES}x{OUT}> into vector<{OUT_ITEMS}x{LANES}x{OUT}>
           %rowStart = arith.muli %grow, %n : index
           %at = arith.addi %rowStart, %gcol : index
@@ -110,5 +127,7 @@
               : memref<?x{OUT}, strided<[1], offset: ?>>, vector<{LANES}x{OUT}>
           }
         } {unroll}
-        // The next tile's results go to the same rows (persistent grids).
+        // The next slice's or tile's results go to the same rows (persistent grids).
         nvvm.bar.warp.sync %fullWarp : i32
+        } {unroll}
+{RESIDUAL_RELEASE}
