@@ -429,6 +429,8 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   // bf16 conversions as integer operations (cvt to and from bf16 is not native on
   // every SM); ceildiv, floordiv and friends have no LLVM lowering of their own. Min and
   // max stay: NVPTX has instructions for them.
+  // erf as a branch-free rational function (GELU's, in GEMM epilogues), not libdevice's.
+  kernels.addPass(createGpuApproximateErf());
   kernels.addPass(createGpuExpandArith());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createCanonicalizerPass());

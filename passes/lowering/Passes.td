@@ -194,6 +194,23 @@ def GpuSharedMemorySymbols : Pass<"gpu-shared-memory-symbols", "::mlir::gpu::GPU
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def GpuApproximateErf : Pass<"gpu-approximate-erf", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Compute erf in the kernels by a branch-free rational approximation";
+  let description = [{
+    Rewrites each `math.erf` of f32 (scalar or vector; f16 and bf16 ones on f32, rounded
+    once) into erf(x) = x P(x^2) / Q(x^2) on x clamped to [-3.9, 3.9], P and Q of degree
+    5 (a fit of Kiln's own, 1.5e-8 in exact arithmetic; 3.3e-7 at most in f32 with the
+    approximate division, against libdevice's 2 ulp), the result clamped to [-1, 1]:
+    about 17 instructions, none of them a branch. libdevice's `__nv_erff`, which the
+    kernels called before, takes about 27 and two data-dependent branches, which diverge
+    within a warp over activations of both signs of size; in a GEMM's GELU epilogue it
+    was most of the epilogue's instructions (docs/notebook/2026-11-28-11). NaN stays NaN
+    (the clamps propagate it). Runs on the kernels' gpu.modules before their conversion
+    to NVVM.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+}
+
 def GpuExpandArith : Pass<"gpu-expand-arith", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Expand the arith ops the NVPTX backend cannot select, keeping min and max";
   let description = [{
