@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Flash-attention configurations side by side on the GPU, in one call: the attention cases
-of bench/kernels.py (b8 h12 d64 fp16, s128/s512, unmasked and causal), each compiled once
+of bench/kernels.py (b8 h12 d64 fp16, s128/s512, unmasked and causal; or with `--family
+attnforms` its attention forms: masks, rotary, head sizes 80 and 128), each compiled once
 per variant (a configuration `kiln compile --attention-config` forces, or "tuned":
 kernel-autotune measures the candidates in `kiln compile`), checked against PyTorch in fp32
 (rel L2) and timed with `kiln bench`; SDPA is timed once per case in the same process.
@@ -10,7 +11,7 @@ A variant is CONFIG[@N][!f32exp]: `--attention-config=CONFIG`, with `@N`
 
     python3 bench/attention_sweep.py --kiln build/bin/kiln --out DIR \\
         --variants tuned,64x64x2x4,128x64x2x8xwgmma,64x64x2x4xwgmma@3,64x128x2x4xwgmma!f32exp \\
-        [--filter s512]
+        [--filter s512] [--family attnforms]
 
 Writes DIR/sweep.json, DIR/sweep.md and prints the table last (ms; SDPA / Kiln in brackets).
 """
@@ -47,6 +48,8 @@ def main():
     parser.add_argument("--out", default="/tmp/kiln-attention-sweep")
     parser.add_argument("--variants", default="tuned")
     parser.add_argument("--filter", default="")
+    parser.add_argument("--family", default="attention", choices=("attention", "attnforms"),
+                        help="bench/kernels.py's attention cases, or its attention forms")
     parser.add_argument("--timeout", type=int, default=60)
     parser.add_argument("--deadline", type=float, default=300,
                         help="seconds after which no new variant starts")
@@ -54,7 +57,8 @@ def main():
     import torch
 
     # The long sequences first: under a deadline they matter most.
-    cases = sorted((c for c in kernels.attention_cases() if re.search(args.filter, c["name"])),
+    family = kernels.attention_cases if args.family == "attention" else kernels.attention_form_cases
+    cases = sorted((c for c in family() if re.search(args.filter, c["name"])),
                    key=lambda c: -c["seq"])
     variants = args.variants.split(",")
     os.makedirs(args.out, exist_ok=True)

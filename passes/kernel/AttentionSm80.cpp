@@ -154,9 +154,10 @@ std::string kiln::FlashAttentionConfig::describe() const {
 }
 
 int64_t kiln::FlashAttentionConfig::sharedBytes(int64_t headDim) const {
-  // Q, then the K ring, then the V ring, {D} half-precision elements a row (wgmma: from a
-  // 1024-aligned offset, up to 1024 bytes in).
-  return (blockQ + 2 * stages * blockKv) * headDim * 2 + (wgmma ? 1024 : 0);
+  // Q, then the K ring, then the V ring, {D} half-precision elements a row (wgmma: rows
+  // of whole 64-element swizzle atoms, from a 1024-aligned offset, up to 1024 bytes in).
+  int64_t rowElements = wgmma ? llvm::alignTo(headDim, 64) : headDim;
+  return (blockQ + 2 * stages * blockKv) * rowElements * 2 + (wgmma ? 1024 : 0);
 }
 
 SmallVector<kiln::FlashAttentionConfig>
@@ -184,9 +185,11 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
     if (fits)
       configs.push_back(config);
   }
-  // sm_90a, D = 64: the wgmma variant, one warpgroup per 64 query rows (both products on
-  // wgmma; 128-byte swizzled rows are exactly 64 half-precision elements).
-  if (target == kiln::kTargetSm90a && problem.headDim == 64) {
+  // sm_90a, D a multiple of 16 from 64 to 128: the wgmma variant, one warpgroup per 64
+  // query rows (both products on wgmma; rows of 128-byte swizzle atoms of 64 elements).
+  // The tuner takes it for D = 64 only until the wider heads are checked on a GPU
+  // (FlashAttentionTemplate::candidates); `attention-config` may name it for any.
+  if (target == kiln::kTargetSm90a && problem.headDim >= 64 && problem.headDim <= 128) {
     const FlashAttentionConfig wgmmaCandidates[] = {
         {64, 64, 2, 4, true},  {128, 64, 2, 8, true}, {64, 64, 3, 4, true},
         {128, 64, 3, 8, true}, {64, 128, 2, 4, true}, {128, 128, 2, 8, true},
@@ -632,9 +635,9 @@ namespace {
 /// {WGMMA_PV}: `result` (an `accType`, vector<1 x n/8 x 2 x 2 x f32>, the m64n<n> accumulator
 /// fragment in the order wgmma numbers its registers) = `acc` + A B over `steps` k16 steps,
 /// A from registers (k-step k, register r: the vector<2 x type> at `aIndex(k, r)` of `aSource`)
-/// or, when `aDesc` is not empty, from shared memory through the descriptor `aDesc` + k *
-/// `aDescStep` (K-major), B through the descriptor `desc` + k * `descStep` (transposed when
-/// `transposeB`); with
+/// or, when `aDesc` is not empty, from shared memory through the descriptor `aDesc` +
+/// `aDescStep(k)` (K-major), B through the descriptor `desc` + `descStep(k)` (transposed
+/// when `transposeB`), in the descriptors' 16-byte units; with
 /// `zeroFirst` the first step ignores `acc`. One inline-asm block holds the fence, the
 /// k-steps, the commit and the wait for completion: the results are defined only once the
 /// products are done, so no read of the accumulators can be scheduled above the wait.
@@ -642,7 +645,8 @@ std::string wgmmaSnippet(StringRef prefix, StringRef result, StringRef acc, Stri
                          int64_t n, StringRef type, int64_t steps, StringRef aSource,
                          StringRef aSourceType,
                          llvm::function_ref<std::string(int64_t, int64_t)> aIndex, StringRef aDesc,
-                         int64_t aDescStep, StringRef desc, int64_t descStep, bool transposeB,
+                         llvm::function_ref<int64_t(int64_t)> aDescStep, StringRef desc,
+                         llvm::function_ref<int64_t(int64_t)> descStep, bool transposeB,
                          bool zeroFirst) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -652,7 +656,7 @@ std::string wgmmaSnippet(StringRef prefix, StringRef result, StringRef acc, Stri
   for (int64_t k = 0; k < steps; ++k) {
     if (aShared) {
       os << llvm::formatv("      %{0}_astep{1} = arith.constant {2} : i64\n", prefix, k,
-                          k * aDescStep);
+                          aDescStep(k));
       os << llvm::formatv("      %{0}_a{1}_0 = arith.addi {2}, %{0}_astep{1} : i64\n", prefix, k,
                           aDesc);
     }
@@ -667,8 +671,7 @@ std::string wgmmaSnippet(StringRef prefix, StringRef result, StringRef acc, Stri
                           "vector<1xi32>\n",
                           prefix, k, r);
     }
-    os << llvm::formatv("      %{0}_dstep{1} = arith.constant {2} : i64\n", prefix, k,
-                        k * descStep);
+    os << llvm::formatv("      %{0}_dstep{1} = arith.constant {2} : i64\n", prefix, k, descStep(k));
     os << llvm::formatv("      %{0}_d{1} = arith.addi {2}, %{0}_dstep{1} : i64\n", prefix, k, desc);
   }
   for (int64_t i = 0; i < accRegs; ++i)
@@ -782,8 +785,16 @@ struct FlashAttentionGenerator {
       return existing.lookupSymbol<gpu::GPUFuncOp>(entryName);
 
     int64_t d = problem.headDim, threads = config.threads();
-    int64_t kvStage = config.blockKv * d * 2;
-    int64_t kOffset = config.blockQ * d * 2;
+    // The wgmma variant's rows are whole 64-element swizzle atoms.
+    int64_t atoms = llvm::divideCeil(d, 64);
+    int64_t rowElements = config.wgmma ? 64 * atoms : d;
+    int64_t kvStage = config.blockKv * rowElements * 2;
+    int64_t kOffset = config.blockQ * rowElements * 2;
+    // V's wgmma descriptor: 128-byte swizzle, stride byte offset 1024 (8 rows), leading
+    // byte offset one atom of the stage's columns (BKV rows of 128 bytes; unused, and 1024
+    // as for Q and K, where D is one atom).
+    int64_t descV = (int64_t(1) << 62) + (int64_t(64) << 32) +
+                    ((atoms > 1 ? config.blockKv * 128 / 16 : 64) << 16);
     auto str = [](int64_t value) { return std::to_string(value); };
     auto flag = [](bool value) { return std::string(value ? "true" : "false"); };
     std::string extend = maskType == "f32" ? "arith.addf %mv, %fneg0 : f32"
@@ -796,24 +807,34 @@ struct FlashAttentionGenerator {
     if (config.wgmma) {
       std::string sacc = llvm::formatv("vector<1x{0}x2x2xf32>", config.blockKv / 8).str();
       std::string oacc = llvm::formatv("vector<1x{0}x2x2xf32>", d / 8).str();
+      // S = Q K^T's k-step k (16 elements of D, 32 bytes) lies in atom k / 4 (the atoms
+      // of a tile of `rows` rows follow each other), 32 bytes a step into it.
+      auto kStep = [](int64_t rows) {
+        return [rows](int64_t k) { return (k / 4) * rows * 128 / 16 + (k % 4) * 2; };
+      };
       qkProduct = wgmmaSnippet(
           "qk", "%sAcc", "%sIn", sacc, config.blockKv, type, d / 16, "%qf",
           llvm::formatv("vector<1x{0}x4x2x{1}>", d / 16, type).str(),
           [](int64_t k, int64_t r) { return llvm::formatv("0, {0}, {1}", k, r).str(); }, "%descQ",
-          /*32 bytes=*/2, "%descK", /*32 bytes=*/2, /*transposeB=*/false, /*zeroFirst=*/true);
+          kStep(config.blockQ), "%descK", kStep(config.blockKv), /*transposeB=*/false,
+          /*zeroFirst=*/true);
       pvProduct = wgmmaSnippet(
           "pv", "%oNew", "%oScaled", oacc, d, type, config.blockKv / 16, "%pOut#0",
           llvm::formatv("vector<1x{0}x2x2x{1}>", config.blockKv / 8, type).str(),
           [](int64_t k, int64_t r) {
             return llvm::formatv("0, {0}, {1}", 2 * k + r / 2, r % 2).str();
           },
-          "", 0, "%descV", /*16 rows of 128 bytes=*/128, /*transposeB=*/true,
+          "", [](int64_t) { return int64_t(0); }, "%descV",
+          [](int64_t k) {
+            return k * 128; /*16 rows of 128 bytes*/
+          },
+          /*transposeB=*/true,
           /*zeroFirst=*/false);
     }
     // 16 rows a warp, D 64, 64 x 64 tiles, 2 stages fits in 128 registers without spills: 4
     // CTAs an SM (16 warps) instead of 3. The wgmma variant keeps Q in 16 registers and
     // the accumulators in 32 + 32: {MIN_CTAS} as below.
-    int64_t minCtas = config.wgmma ? wgmmaMinCtas(config)
+    int64_t minCtas = config.wgmma ? wgmmaMinCtas(config, d)
                       : d == 64 && config.blockQ == 16 * config.warps && config.warps == 4 &&
                               config.blockKv == 64 && config.stages == 2
                           ? 4
@@ -828,6 +849,8 @@ struct FlashAttentionGenerator {
                                       {"MT", maskType},
                                       {"T", type},
                                       {"D", str(d)},
+                                      {"ATOMS", str(atoms)},
+                                      {"DESC_V", str(descV)},
                                       {"BQ", str(config.blockQ)},
                                       {"BKV", str(config.blockKv)},
                                       {"STAGES", str(config.stages)},
@@ -871,10 +894,14 @@ struct FlashAttentionGenerator {
   /// CTAs an SM the wgmma variant asks ptxas to fit (nvvm.minctasm caps the registers),
   /// where that spills nothing and shared memory allows as many (ptxas 13.0, sm_90a, D 64;
   /// the register counts below).
-  int64_t wgmmaMinCtas(const kiln::FlashAttentionConfig &config) const {
+  int64_t wgmmaMinCtas(const kiln::FlashAttentionConfig &config, int64_t headDim) const {
     // A kernel developer's aid for measuring other caps: the option attention-min-ctas.
     if (options.attentionMinCtas >= 1 && options.attentionMinCtas <= 16)
       return options.attentionMinCtas;
+    // Wider heads: O's accumulators grow to D / 2 registers a thread; 4-warp CTAs two an
+    // SM (at most 255 registers), 8-warp ones one.
+    if (headDim > 64)
+      return config.warps == 8 ? 1 : 2;
     // 64x64x2 w4 4 (126 registers; 5 would spill 16 bytes since the whole-tile copies and
     // 16-byte stores), other 4-warp CTAs 3, 8 warps 2 (120), and 128x128 w8 1 (183; 2 would
     // spill 64 bytes).
@@ -1012,8 +1039,14 @@ class FlashAttentionTemplate final
       return {};
     SmallVector<Attribute> configs;
     for (const kiln::FlashAttentionConfig &config :
-         kiln::flashAttentionConfigs(*problem, options.target))
+         kiln::flashAttentionConfigs(*problem, options.target)) {
+      // The wgmma variant of heads wider than 64 compiles (ptxas, without spills) but is
+      // not yet checked on a GPU: a kernel developer names it (attention-config) until it
+      // is; the tuner does not take it.
+      if (config.wgmma && problem->headDim != 64)
+        continue;
       configs.push_back(config.toAttr(function.getContext()));
+    }
     return configs;
   }
 

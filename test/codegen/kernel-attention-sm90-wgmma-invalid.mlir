@@ -3,18 +3,18 @@
 // not have are parse errors: test/kernel/invalid.mlir.)
 // RUN: kiln-opt --split-input-file --kernel-select-templates="target=sm_90a templates=flash_attention" --kernel-instantiate-templates=target=sm_90a --verify-diagnostics %s
 
-// The wgmma variant reads rows of 64 half-precision elements (one 128-byte swizzle atom).
-// expected-error @+1 {{is not a configuration of this attention (Sq 128, Skv 128, D 128) on sm_90a}}
-kernel.func @Wgmma_d128(%q: memref<2x3x128x128xf16>, %k: memref<2x3x128x128xf16>, %v: memref<2x3x128x128xf16>, %o: memref<2x3x128x128xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 64, block_kv = 64, stages = 2, warps = 4, wgmma = true>} {
-  attention ins(%q, %k, %v : memref<2x3x128x128xf16>, memref<2x3x128x128xf16>, memref<2x3x128x128xf16>) outs(%o : memref<2x3x128x128xf16>) {
-  ^bb0(%a: tensor<2x3x128x128xf16>, %b: tensor<2x3x128x128xf16>, %c: tensor<2x3x128x128xf16>):
-    %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x128xf16>, tensor<2x3x128x128xf16>, tensor<2x3x128x128xf16>) -> tensor<2x3x128x128xf16>
-    kernel.yield %r : tensor<2x3x128x128xf16>
+// The wgmma variant reads rows of one or two 128-byte swizzle atoms: D from 64 to 128.
+// expected-error @+1 {{is not a configuration of this attention (Sq 128, Skv 128, D 48) on sm_90a}}
+kernel.func @Wgmma_d48(%q: memref<2x3x128x48xf16>, %k: memref<2x3x128x48xf16>, %v: memref<2x3x128x48xf16>, %o: memref<2x3x128x48xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 64, block_kv = 64, stages = 2, warps = 4, wgmma = true>} {
+  attention ins(%q, %k, %v : memref<2x3x128x48xf16>, memref<2x3x128x48xf16>, memref<2x3x128x48xf16>) outs(%o : memref<2x3x128x48xf16>) {
+  ^bb0(%a: tensor<2x3x128x48xf16>, %b: tensor<2x3x128x48xf16>, %c: tensor<2x3x128x48xf16>):
+    %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x48xf16>, tensor<2x3x128x48xf16>, tensor<2x3x128x48xf16>) -> tensor<2x3x128x48xf16>
+    kernel.yield %r : tensor<2x3x128x48xf16>
   }
   return
 }
-func.func @main(%q: memref<2x3x128x128xf16>, %k: memref<2x3x128x128xf16>, %v: memref<2x3x128x128xf16>, %o: memref<2x3x128x128xf16>) attributes {kernel.num_inputs = 3 : i64} {
-  kernel.launch @Wgmma_d128(%q, %k, %v, %o) : (memref<2x3x128x128xf16>, memref<2x3x128x128xf16>, memref<2x3x128x128xf16>, memref<2x3x128x128xf16>) -> ()
+func.func @main(%q: memref<2x3x128x48xf16>, %k: memref<2x3x128x48xf16>, %v: memref<2x3x128x48xf16>, %o: memref<2x3x128x48xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  kernel.launch @Wgmma_d48(%q, %k, %v, %o) : (memref<2x3x128x48xf16>, memref<2x3x128x48xf16>, memref<2x3x128x48xf16>, memref<2x3x128x48xf16>) -> ()
   return
 }
 

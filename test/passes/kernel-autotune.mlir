@@ -196,6 +196,26 @@ func.func @main(%q: memref<8x12x512x64xf16>, %k: memref<8x12x512x64xf16>, %v: me
 
 // -----
 
+// Head size 128: the wgmma variant compiles for it but is no candidate until it is
+// checked on a GPU (kernel-attention-sm90-wgmma-d128-ptxas.mlir); mma.sync.
+// CHECK-LABEL: kernel.func @attention_d128
+// CHECK-SAME: kernel.config = #kernel.flash_attention<block_q = {{[0-9]+}}, block_kv = {{[0-9]+}}, stages = {{[0-9]}}, warps = {{[0-9]}}>
+// CHECK-SAME: source = "cost-model"
+kernel.func @attention_d128(%q: memref<4x32x512x128xf16>, %k: memref<4x32x512x128xf16>, %v: memref<4x32x512x128xf16>, %o: memref<4x32x512x128xf16>) {
+  attention ins(%q, %k, %v : memref<4x32x512x128xf16>, memref<4x32x512x128xf16>, memref<4x32x512x128xf16>) outs(%o : memref<4x32x512x128xf16>) {
+  ^bb0(%a: tensor<4x32x512x128xf16>, %b: tensor<4x32x512x128xf16>, %c: tensor<4x32x512x128xf16>):
+    %r = graph.attention %a, %b, %c {scale = 0.088388 : f32} : (tensor<4x32x512x128xf16>, tensor<4x32x512x128xf16>, tensor<4x32x512x128xf16>) -> tensor<4x32x512x128xf16>
+    kernel.yield %r : tensor<4x32x512x128xf16>
+  }
+  return
+}
+func.func @main(%q: memref<4x32x512x128xf16>, %k: memref<4x32x512x128xf16>, %v: memref<4x32x512x128xf16>, %o: memref<4x32x512x128xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  kernel.launch @attention_d128(%q, %k, %v, %o) : (memref<4x32x512x128xf16>, memref<4x32x512x128xf16>, memref<4x32x512x128xf16>, memref<4x32x512x128xf16>) -> ()
+  return
+}
+
+// -----
+
 // ResNet-50's layer3 3x3 convolution at batch 1, channels-last: 196 output positions x
 // 256 channels, 2304 steps of reduction. Its flops at the SIMT rate would take 4 us, but
 // the generic lowering's one wave of threads runs the 2304 steps serially (~0.4 ms on the
