@@ -129,7 +129,7 @@ class Benchmark:
 
     # --- Kiln --------------------------------------------------------------------------
 
-    def calibration(self, model, graph, shapes_at):
+    def calibration(self, model, graph, shapes_at, env):
         """The model's INT8 calibration cache: made once, by a compile at batch 1 from
         CALIBRATION_SAMPLES seeded random samples of its inputs (`<input>.npy`, stacked),
         since the thresholds do not depend on the batch; every unit's compile reads it."""
@@ -147,7 +147,7 @@ class Benchmark:
                        os.path.join(root, "batch1.kiln"), "--shapes", shapes_at(1), "--quiet",
                        "--int8", "--calib", root, "--calib-cache", cache, "--fp16",
                        "--channels-last", "--tune-budget", "0"]
-            run_timed(command, root + ".log", self.timeout(self.args.compile_timeout))
+            run_timed(command, root + ".log", self.timeout(self.args.compile_timeout), env=env)
         return cache
 
     def kiln(self, model, precision, batch, work, env):
@@ -167,7 +167,7 @@ class Benchmark:
         if precision == "int8":
             # The products and convolutions in int8, the rest in fp16 (TensorRT's --int8
             # --fp16), channels last for the tensor-core convolutions.
-            cache = self.calibration(model, graph, shapes_at)
+            cache = self.calibration(model, graph, shapes_at, env)
             if not os.path.exists(cache):
                 return {"status": "error", "error": "kiln compile --int8: calibration failed "
                         f"(see {os.path.dirname(cache)})"}
@@ -177,7 +177,10 @@ class Benchmark:
             # without 2-D convolutions).
             command += ["--fp16", "--channels-last"]
         compile_log = os.path.join(work, "compile.log")
-        code, compile_s = run_timed(command, compile_log, self.timeout(self.args.compile_timeout))
+        # On the unit's GPU: kernel-autotune measures there (on GPU 0 it would time its
+        # candidates under another unit's load, and slow that unit's peers down).
+        code, compile_s = run_timed(command, compile_log, self.timeout(self.args.compile_timeout),
+                                    env=env)
         if self.cut(code):
             return {"status": "skipped", "error": "kiln compile: stopped at the deadline"}
         if code != 0:
