@@ -59,6 +59,9 @@ struct FlashAttentionProblem {
   /// The additive mask buffer's element type (null: no mask buffer); it broadcasts to the
   /// scores [B, H, Sq, Skv] (right aligned), its strides are taken from its extents.
   mlir::Type maskType;
+  /// The mask is the same for every query row (a padding mask [B, 1, 1, Skv]): the kernel
+  /// takes its row stride as the constant 0, so that the rows of a thread share their loads.
+  bool maskRowsBroadcast = false;
   /// The mask was a compile-time constant that is exactly causal (0 where column <= row,
   /// -inf or <= -1e30 above): the kernel masks by index and skips the tiles above.
   bool causal = false;

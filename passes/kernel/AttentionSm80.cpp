@@ -596,6 +596,7 @@ kiln::matchFlashAttention(kernel::FuncOp function, ModuleOp module, std::string 
       }
       problem.maskType = type.getElementType();
       problem.mask = index;
+      problem.maskRowsBroadcast = type.getRank() < 2 || type.getDimSize(type.getRank() - 2) == 1;
       // A constant mask that is exactly causal becomes the causal flag; one masked out
       // above the diagonal (a causal mask with a bias: ALiBi's) sets it besides, so that
       // the kernel skips the tiles above the diagonal and reads the mask below.
@@ -773,6 +774,8 @@ struct FlashAttentionGenerator {
     std::string maskType = problem.maskType ? typeName(problem.maskType) : type;
     std::string variant =
         std::string(problem.causal ? "_causal" : "") + (problem.maskType ? "_mask" + maskType : "");
+    if (problem.maskType && problem.maskRowsBroadcast)
+      variant += "_rows1";
     if (problem.nanToZero)
       variant += "_nz";
     std::string entryName =
@@ -846,6 +849,10 @@ struct FlashAttentionGenerator {
                                       {"MODULE", moduleName},
                                       {"ENTRY", entryName},
                                       {"MASK_EXT", extend},
+                                      {"MASK_ROW", problem.maskType && problem.maskRowsBroadcast
+                                                       ? "%mRow = arith.constant 0 : index"
+                                                       : "%mRow = arith.index_castui %mQ : i32 "
+                                                         "to index"},
                                       {"MT", maskType},
                                       {"T", type},
                                       {"D", str(d)},

@@ -9,7 +9,9 @@
 // docs/codegen-attention.md.
 //
 // The pass substitutes {MODULE}, {ENTRY}, {T} (f16, bf16), {MT} (the mask's element type,
-// {T} when there is none), {MASK_EXT} (the conversion of %mv, one {MT}, to f32), {D} (a
+// {T} when there is none), {MASK_EXT} (the conversion of %mv, one {MT}, to f32),
+// {MASK_ROW} (defines %mRow, the mask's row stride: %mQ, or 0 for a mask the same for
+// every row), {D} (a
 // multiple of 16 up to 128), {BQ}, {BKV}, {STAGES}, {WAIT} ({STAGES} - 1), {WAIT_Q} ({STAGES} - 2),
 // {WARPS}, {THREADS}, {WARP_ROWS} ({BQ} / {WARPS}: 16 or 32), {MTW} ({WARP_ROWS} / 16),
 // {ROWS} (2 {MTW}: the rows of a thread), {NT_S} ({BKV} / 8), {NT_O} ({D} / 8), {KQ} ({D} / 16), {KP}
@@ -169,7 +171,8 @@ gpu.module @{MODULE} {
       : memref<{MT}> to memref<1073741824x{MT}>
     %mBi = arith.index_castui %mB : i32 to index
     %mHi = arith.index_castui %mH : i32 to index
-    %mRow = arith.index_castui %mQ : i32 to index
+    // The row stride: %mQ, or 0 for a mask the same for every row (MASK_ROW).
+    {MASK_ROW}
     %mCol = arith.index_castui %mK : i32 to index
     %mBase0 = arith.muli %b, %mBi : index
     %mBase1 = arith.muli %h, %mHi : index

@@ -167,7 +167,8 @@ gpu.module @{MODULE} {
       : memref<{MT}> to memref<1073741824x{MT}>
     %mBi = arith.index_castui %mB : i32 to index
     %mHi = arith.index_castui %mH : i32 to index
-    %mRow = arith.index_castui %mQ : i32 to index
+    // The row stride: %mQ, or 0 for a mask the same for every row (MASK_ROW).
+    {MASK_ROW}
     %mCol = arith.index_castui %mK : i32 to index
     %mBase0 = arith.muli %b, %mBi : index
     %mBase1 = arith.muli %h, %mHi : index
