@@ -83,14 +83,15 @@ cl::opt<bool> compileReport("report",
                             cl::sub(compileCommand));
 cl::opt<bool> compileChannelsLast(
     "channels-last",
-    cl::desc("Make 2-D convolutions channels last (NHWC; graph-convert-layout). The sm_90a "
-             "tensor-core convolutions (fp16/bf16) need it; off by default, since fp32 "
-             "models run the generic convolution loops, which are faster channels first"),
+    cl::desc("Make 2-D convolutions channels last (NHWC; graph-convert-layout), which the "
+             "tensor-core convolutions read. Default: on with --fp16, --bf16, --int8 or "
+             "--tf32, off for fp32 (its generic convolution loops are faster channels "
+             "first); --channels-last=false keeps NCHW"),
     cl::sub(compileCommand));
 cl::opt<bool> compileTf32(
     "tf32",
-    cl::desc("TF32 for fp32 models: f32 matrix products and convolutions (with "
-             "--channels-last) run on the sm_90a tensor cores, their operands cut to "
+    cl::desc("TF32 for fp32 models: f32 matrix products and convolutions (channels "
+             "last, the default with --tf32) run on the sm_90a tensor cores, their operands cut to "
              "tf32's 10-bit mantissa and accumulated in f32 (~1e-3 relative error, against "
              "~1e-6 in fp32). Off by default, unlike TensorRT: fp32 stays exact unless asked"),
     cl::sub(compileCommand));
@@ -212,7 +213,8 @@ cl::opt<std::string> runDevice("device",
 cl::opt<bool> runQuiet("quiet", cl::desc("No progress lines on stderr"), cl::sub(runCommand));
 cl::opt<bool> runChannelsLast("channels-last",
                               cl::desc("ONNX models: make 2-D convolutions channels last "
-                                       "(graph-convert-layout), as kiln compile --channels-last"),
+                                       "(graph-convert-layout), as kiln compile --channels-last "
+                                       "(the same default on cuda; off on cpu)"),
                               cl::sub(runCommand));
 cl::opt<bool> runTf32("tf32",
                       cl::desc("ONNX models on cuda: TF32 for f32 products and convolutions, as "
@@ -357,6 +359,17 @@ makeCalibrationOptions(StringRef dataDir, StringRef method, double percentile, S
   return options;
 }
 
+/// Whether graph-convert-layout makes convolutions channels last: as `flag` says where it
+/// is given, else on a GPU wherever the tensor-core convolutions take them (they read
+/// NHWC: f16/bf16, int8 or tf32 operands); fp32's generic convolution loops are faster
+/// channels first, and so is the CPU path.
+static bool channelsLastFor(const cl::opt<bool> &flag, bool gpu, StringRef precision, bool int8,
+                            bool tf32) {
+  if (flag.getNumOccurrences())
+    return flag;
+  return gpu && (precision != "fp32" || int8 || tf32);
+}
+
 int runCompile() {
   std::optional<kiln::Stage> stage = kiln::parseStage(compileTo);
   if (!stage) {
@@ -385,7 +398,6 @@ int runCompile() {
   options.emitBytecode = compileBytecode;
   options.quiet = compileQuiet;
   options.report = compileReport;
-  options.channelsLast = compileChannelsLast;
   options.gemmConfig = compileGemmConfig;
   options.attentionConfig = compileAttentionConfig;
   options.attentionF32Exp = compileAttentionF32Exp;
@@ -407,6 +419,8 @@ int runCompile() {
   }
   options.reducedIO = compileReducedIO;
   options.int8 = compileInt8;
+  options.channelsLast = channelsLastFor(compileChannelsLast, /*gpu=*/true, options.precision,
+                                         options.int8, options.allowTf32);
   std::optional<kiln::CalibrationOptions> calibration =
       makeCalibrationOptions(compileCalib, compileCalibMethod, compileCalibPercentile,
                              compileCalibCache, compileInt8Sensitivity, compileInt8MinSqnr);
@@ -460,7 +474,6 @@ int main(int argc, char **argv) {
     options.rtol = runRtol;
     options.atol = runAtol;
     options.quiet = runQuiet;
-    options.channelsLast = runChannelsLast;
     options.allowTf32 = runTf32;
     if (runFp16 && runBf16) {
       WithColor::error(errs(), "kiln") << "--fp16 and --bf16 exclude each other\n";
@@ -468,6 +481,9 @@ int main(int argc, char **argv) {
     }
     options.precision = runFp16 ? "fp16" : runBf16 ? "bf16" : "fp32";
     options.int8 = runInt8;
+    // ONNX models run on the CPU unless --device cuda says otherwise.
+    options.channelsLast = channelsLastFor(runChannelsLast, /*gpu=*/runDevice == "cuda",
+                                           options.precision, options.int8, options.allowTf32);
     options.minShapes = runMinShapes;
     options.optShapes = runOptShapes;
     options.maxShapes = runMaxShapes;
