@@ -71,11 +71,13 @@ bool kiln::Sm80GemmConfig::valid() const {
 }
 
 std::optional<kiln::GemmProblem> kiln::matchSm80Gemm(kernel::FuncOp function) {
-  // B row major (K x N) only: the template has no K-major B (a graph.gemm with transB).
-  // M known at compile time (its launch has no run-time grid yet).
+  // The template reads a row-major B (K x N): a K-major one (a graph.gemm with transB,
+  // a classifier's weight) only as a constant, transposed at compile time (`_kxn`). M
+  // known at compile time (its launch has no run-time grid yet).
   std::optional<GemmProblem> problem = matchGemmKernel(function);
-  if (!problem || problem->kMajorB || problem->dynamicM || problem->batched ||
-      sm80GemmConfigs(*problem).empty())
+  if (!problem || problem->dynamicM || problem->batched || sm80GemmConfigs(*problem).empty() ||
+      (problem->kMajorB &&
+       (problem->operand.isInteger(8) || !kiln::launchesPassConstant(function, 1))))
     return std::nullopt;
   return problem;
 }
@@ -149,7 +151,10 @@ class Sm80GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm80GemmCon
     if (!problem)
       return why;
     if (problem->kMajorB)
-      return std::string("a K-major B (a transposed Gemm weight, or i8 operands)");
+      return std::string(problem->operand.isInteger(8)
+                             ? "i8 operands"
+                             : "a K-major B computed at run time (a transposed B is read as a "
+                               "constant, transposed at compile time)");
     if (problem->dynamicM)
       return std::string("M known at run time only");
     if (problem->batched)
@@ -217,8 +222,17 @@ class Sm80GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm80GemmCon
       Location loc =
           FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
       ValueRange operands = launch.getOperands();
-      kiln::launchSm80Gemm(b, loc, *gemm, config, operands[0], operands[1], operands.back(),
-                           problem->m, problem->n, problem->k,
+      Value bMatrix = operands[1];
+      if (problem->kMajorB) {
+        // B stored N x K: the constant transposed into a K x N one.
+        FailureOr<Value> transposed =
+            kiln::transposedConstantMatrix(b, loc, context.symbols, bMatrix, "_kxn");
+        if (failed(transposed))
+          return failure();
+        bMatrix = *transposed;
+      }
+      kiln::launchSm80Gemm(b, loc, *gemm, config, operands[0], bMatrix, operands.back(), problem->m,
+                           problem->n, problem->k,
                            kiln::epilogueBuffers(launch, problem->epilogue));
       launch.erase();
       return success();

@@ -24,7 +24,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <cstring>
 #include <tuple>
 
 using namespace mlir;
@@ -541,33 +540,6 @@ struct Sm90GemmGenerator {
                                             epilogue, /*firstParameter=*/6);
   }
 
-  /// B stored N x K: the constant K x N matrix `b` transposed into a new constant global
-  /// (`<name>_nxk`), read through a memref.get_global at `builder`.
-  FailureOr<Value> transposedConstant(OpBuilder &builder, Location loc, SymbolTable &symbols,
-                                      Value b) {
-    std::vector<char> splat;
-    auto constant = kiln::constantGlobalBytes(b, splat);
-    if (!constant)
-      return failure();
-    auto type = cast<MemRefType>(b.getType());
-    int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-    size_t element = type.getElementTypeBitWidth() / 8;
-    ArrayRef<char> bytes = constant->second;
-    if (bytes.size() != size_t(k * n) * element)
-      return failure();
-    std::vector<char> transposed(bytes.size());
-    for (int64_t row = 0; row < k; ++row)
-      for (int64_t column = 0; column < n; ++column)
-        std::memcpy(&transposed[(column * k + row) * element], &bytes[(row * n + column) * element],
-                    element);
-    auto transposedType = MemRefType::get({n, k}, type.getElementType());
-    memref::GlobalOp global = kiln::getOrCreateConstantGlobal(
-        symbols, constant->first, (constant->first.getSymName() + "_nxk").str(), transposedType,
-        transposed);
-    return memref::GetGlobalOp::create(builder, loc, global.getType(), global.getName())
-        .getResult();
-  }
-
   /// kernel.launch @k(%a, %b, %c) -> for each variant, tensor maps of %a and %b and the
   /// GEMM's launch (with more than one, each with grids empty outside its rows).
   /// Fails, changing nothing, when B is to be transposed but is no constant here.
@@ -580,7 +552,9 @@ struct Sm90GemmGenerator {
     Value a = launch.getOperands()[0], bMatrix = launch.getOperands()[1],
           c = launch.getOperands().back();
     if (problem.transposeConstantB) {
-      FailureOr<Value> transposed = transposedConstant(b, launchLoc, symbols, bMatrix);
+      // B stored N x K: the constant K x N matrix transposed into a new constant global.
+      FailureOr<Value> transposed =
+          kiln::transposedConstantMatrix(b, launchLoc, symbols, bMatrix, "_nxk");
       if (failed(transposed))
         return failure();
       bMatrix = *transposed;

@@ -15,6 +15,8 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstring>
+
 using namespace mlir;
 
 namespace {
@@ -574,6 +576,31 @@ memref::GlobalOp kiln::getOrCreateConstantGlobal(SymbolTable &symbols, memref::G
                                /*constant=*/true, /*alignment=*/IntegerAttr());
   symbols.insert(global);
   return global;
+}
+
+FailureOr<Value> kiln::transposedConstantMatrix(OpBuilder &builder, Location loc,
+                                                SymbolTable &symbols, Value matrix,
+                                                StringRef suffix) {
+  std::vector<char> splat;
+  auto constant = constantGlobalBytes(matrix, splat);
+  auto type = dyn_cast<MemRefType>(matrix.getType());
+  if (!constant || !type || type.getRank() != 2 || !type.hasStaticShape())
+    return failure();
+  int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+  size_t element = type.getElementTypeBitWidth() / 8;
+  ArrayRef<char> bytes = constant->second;
+  if (bytes.size() != size_t(rows * columns) * element)
+    return failure();
+  std::vector<char> transposed(bytes.size());
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t column = 0; column < columns; ++column)
+      std::memcpy(&transposed[(column * rows + row) * element],
+                  &bytes[(row * columns + column) * element], element);
+  auto transposedType = MemRefType::get({columns, rows}, type.getElementType());
+  memref::GlobalOp global = getOrCreateConstantGlobal(symbols, constant->first,
+                                                      (constant->first.getSymName() + suffix).str(),
+                                                      transposedType, transposed);
+  return memref::GetGlobalOp::create(builder, loc, global.getType(), global.getName()).getResult();
 }
 
 FailureOr<gpu::GPUFuncOp> kiln::insertTemplateModule(ModuleOp module, SymbolTable &symbols,

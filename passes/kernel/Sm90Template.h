@@ -198,6 +198,13 @@ mlir::memref::GlobalOp getOrCreateConstantGlobal(mlir::SymbolTable &symbols,
                                                  mlir::memref::GlobalOp near, llvm::StringRef name,
                                                  mlir::MemRefType type, llvm::ArrayRef<char> bytes);
 
+/// The 2-D constant global matrix `matrix` reads ([R, C]), transposed into a new constant
+/// global `<name><suffix>` ([C, R]; made once), read through a memref.get_global at
+/// `builder`; failure when `matrix` is no constant global's read.
+mlir::FailureOr<mlir::Value> transposedConstantMatrix(mlir::OpBuilder &builder, mlir::Location loc,
+                                                      mlir::SymbolTable &symbols,
+                                                      mlir::Value matrix, llvm::StringRef suffix);
+
 /// Parses `text` (one gpu.module) and moves its module into `module`; returns its `entry`.
 mlir::FailureOr<mlir::gpu::GPUFuncOp>
 insertTemplateModule(mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass,
