@@ -372,19 +372,10 @@ SmallVector<kiln::Sm90GemmConfig> convConfigs(const ConvProblem &p, const PixelB
         (tileN == 64 || p.outChannels > 64))
       configs.push_back(config);
   }
-  // Ping-pong consumers (f16 and bf16 operands), which hide each tile's epilogue under
-  // the other consumer's wgmma (docs/codegen-sm90.md).
-  if (!p.tf32() && !p.int8())
-    for (int64_t stages : {int64_t(4), int64_t(residualTile ? 3 : 0)}) {
-      kiln::Sm90GemmConfig config;
-      config.stages = stages;
-      config.consumers = 2;
-      config.persistent = true;
-      config.pingpong = true;
-      if (stages > 0 && tiles * llvm::divideCeil(p.outChannels, 128) > kiln::kSm90Multiprocessors &&
-          p.outChannels > 64)
-        configs.push_back(config);
-    }
+  // Ping-pong consumers (f16 and bf16 operands).
+  if (!p.tf32() && !p.int8() && p.outChannels > 64)
+    configs.append(
+        kiln::sm90PingPongConfigs(tiles * llvm::divideCeil(p.outChannels, 128), residualTile));
   configs.append(kiln::sm90TwoCtaConfigs(
       [&](int64_t tileN) { return tiles * llvm::divideCeil(p.outChannels, tileN); }));
   // Grouped: a tile's columns lie in one group.

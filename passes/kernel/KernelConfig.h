@@ -182,6 +182,11 @@ bool sm90ConfigFitsSm(const Sm90GemmConfig &config, int64_t extraSharedBytes = 0
 /// `tiles(tileN)`.
 llvm::SmallVector<Sm90GemmConfig> sm90TwoCtaConfigs(llvm::function_ref<int64_t(int64_t)> tiles);
 
+/// The ping-pong configurations (128x128 tiles, f16/bf16 operands and a row-major B) for a
+/// product or convolution of `tiles128` 128 x 128 tiles, where they outnumber the SMs: 4
+/// stages, and 3 where a residual's two slots are to fit (`residual`).
+llvm::SmallVector<Sm90GemmConfig> sm90PingPongConfigs(int64_t tiles128, bool residual);
+
 /// `configs` made tf32 configurations (k-tiles of 32 f32 elements), for f32 operands.
 void makeTf32Configs(llvm::MutableArrayRef<Sm90GemmConfig> configs);
 /// `configs` made int8 configurations (k-tiles of 128 i8 elements), for i8 operands.

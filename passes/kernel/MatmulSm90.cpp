@@ -169,6 +169,25 @@ kiln::sm90TwoCtaConfigs(function_ref<int64_t(int64_t tileN)> tiles) {
   return configs;
 }
 
+SmallVector<kiln::Sm90GemmConfig> kiln::sm90PingPongConfigs(int64_t tiles128, bool residual) {
+  // Ping-pong consumers hide each tile's epilogue under the other consumer's wgmma
+  // (docs/codegen-sm90.md).
+  SmallVector<Sm90GemmConfig> configs;
+  if (tiles128 <= kSm90Multiprocessors)
+    return configs;
+  for (int64_t stages : {4, 3}) {
+    if (stages == 3 && !residual)
+      break;
+    Sm90GemmConfig config;
+    config.stages = stages;
+    config.consumers = 2;
+    config.persistent = true;
+    config.pingpong = true;
+    configs.push_back(config);
+  }
+  return configs;
+}
+
 void kiln::makeTf32Configs(MutableArrayRef<Sm90GemmConfig> configs) {
   for (Sm90GemmConfig &config : configs) {
     config.tf32 = true;
@@ -291,21 +310,14 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   for (const Sm90GemmConfig &config : kiln::sm90TwoCtaConfigs(tiles))
     if (fits(config))
       configs.push_back(config);
-  // Ping-pong consumers, which hide each tile's epilogue under the other consumer's wgmma
-  // (docs/codegen-sm90.md): f16 and bf16 products with a row-major B (upstream's wgmma of
-  // 128-row accumulators), 3 stages leaving room for a residual's two slots.
+  // Ping-pong consumers: f16 and bf16 products with a row-major B (upstream's wgmma of
+  // 128-row accumulators).
   if (!problem.kMajorB && !problem.batched && !problem.operand.isF32() &&
       !problem.operand.isInteger(8) && problem.n > 64)
-    for (int64_t stages :
-         {int64_t(4), int64_t(kiln::sm90HasResidualInput(problem.epilogue) ? 3 : 0)}) {
-      Sm90GemmConfig config;
-      config.stages = stages;
-      config.consumers = 2;
-      config.persistent = true;
-      config.pingpong = true;
-      if (stages > 0 && tiles(128) > kSm90Multiprocessors && fits(config))
+    for (const Sm90GemmConfig &config :
+         kiln::sm90PingPongConfigs(tiles(128), kiln::sm90HasResidualInput(problem.epilogue)))
+      if (fits(config))
         configs.push_back(config);
-    }
   // Split-K where the tiles are fewer than the SMs, each part keeping 4 k-tiles or more
   // (a k-tile is 128 bytes of K).
   int64_t kTiles =

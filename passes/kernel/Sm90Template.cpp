@@ -327,51 +327,45 @@ accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSu
   // (transposeB; leading byte offset 8192: one 64-column box to the next), and issues a
   // wgmma for each 64-row slice of the accumulators.
   if (!kMajorB) {
-    std::vector<std::pair<StringRef, std::string>> placeholders = {
-        {"MMA", "          %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}\n"
-                "            : !wdA, !wdB, !acc -> !acc"},
-        {"MMA_TYPES", ""},
-        {"ACC", "!acc"},
-        {"ACC_INIT", floatInit},
-        {"ACC_FINISH", ""},
-        {"ACC_F32", "%res"},
-        {"STAGED", "%v"},
-        {"UNBIAS", ""}};
-    if (!fragments)
-      return placeholders;
     // The fragment epilogue reads the accumulators where they lie: !acc's LLVM form is a
     // struct of a struct of TILE_N / 2 values for each slice (convert-nvgpu-to-nvvm).
-    std::string fragment = "!llvm.struct<(";
-    for (int64_t i = 0; i < tileN / 2; ++i)
-      fragment += i ? ", f32" : "f32";
-    fragment += ")>";
-    std::string accumulator = "!llvm.struct<(";
-    for (int64_t s = 0; s < slices; ++s)
-      accumulator += s ? ", !mmaFragment" : "!mmaFragment";
-    accumulator += ")>";
-    std::string finish =
-        "        %accStruct = builtin.unrealized_conversion_cast %res : !acc to !mmaAccumulator\n";
-    std::string values;
-    for (int64_t s = 0; s < slices; ++s) {
-      finish += llvm::formatv("        %accS{0} = llvm.extractvalue %accStruct[{0}] : "
-                              "!mmaAccumulator\n",
-                              s)
-                    .str();
-      for (int64_t i = 0; i < tileN / 2; ++i) {
-        int64_t value = s * tileN / 2 + i;
-        finish += llvm::formatv("        %accV{0} = llvm.extractvalue %accS{1}[{2}] : "
-                                "!mmaFragment\n",
-                                value, s, i)
+    std::string types, finish;
+    if (fragments) {
+      std::string fragment = "!llvm.struct<(", accumulator = "!llvm.struct<(", values;
+      for (int64_t i = 0; i < tileN / 2; ++i)
+        fragment += i ? ", f32" : "f32";
+      for (int64_t s = 0; s < slices; ++s)
+        accumulator += s ? ", !mmaFragment" : "!mmaFragment";
+      types = "!mmaFragment = " + fragment + ")>\n!mmaAccumulator = " + accumulator + ")>";
+      finish = "        %accStruct = builtin.unrealized_conversion_cast %res : !acc to "
+               "!mmaAccumulator\n";
+      for (int64_t s = 0; s < slices; ++s) {
+        finish += llvm::formatv("        %accS{0} = llvm.extractvalue %accStruct[{0}] : "
+                                "!mmaAccumulator\n",
+                                s)
                       .str();
-        values += llvm::formatv("{0}%accV{1}", value ? ", " : "", value).str();
+        for (int64_t i = 0; i < tileN / 2; ++i) {
+          int64_t value = s * tileN / 2 + i;
+          finish += llvm::formatv("        %accV{0} = llvm.extractvalue %accS{1}[{2}] : "
+                                  "!mmaFragment\n",
+                                  value, s, i)
+                        .str();
+          values += llvm::formatv("{0}%accV{1}", value ? ", " : "", value).str();
+        }
       }
+      finish += llvm::formatv("        %accValues = vector.from_elements {0} : vector<{1}xf32>",
+                              values, slices * tileN / 2)
+                    .str();
     }
-    finish += llvm::formatv("        %accValues = vector.from_elements {0} : vector<{1}xf32>",
-                            values, slices * tileN / 2)
-                  .str();
-    placeholders[1].second = "!mmaFragment = " + fragment + "\n!mmaAccumulator = " + accumulator;
-    placeholders[4].second = finish;
-    return placeholders;
+    return {{"MMA", "          %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}\n"
+                    "            : !wdA, !wdB, !acc -> !acc"},
+            {"MMA_TYPES", types},
+            {"ACC", "!acc"},
+            {"ACC_INIT", floatInit},
+            {"ACC_FINISH", finish},
+            {"ACC_F32", "%res"},
+            {"STAGED", "%v"},
+            {"UNBIAS", ""}};
   }
   // K-major B: upstream's op steps B's descriptor as MN-major, and its verifier wants tf32
   // element types, whose width (19 bits) its descriptor arithmetic then takes for 2 bytes
@@ -746,7 +740,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                   << " (ping-pong consumers) needs a row-major B";
   // i8 products and ping-pong consumers run their epilogue on the accumulator fragments
   // and stage only the results (Sm90StoreFragments.mlir): 2 elements a thread at once.
-  // Its staging (rows of TILE_N results and 16 bytes, one for each ping-pong consumer)
+  // Its staging (rows of TILE_N results and 16 bytes: 64 for each ping-pong consumer)
   // fits where the f32 staging's is reserved.
   bool fragments = config.fragmentEpilogue();
   int64_t slices = config.pingpong ? 2 : 1;
