@@ -91,8 +91,9 @@ struct GraphStageOptions {
   bool int8TensorCoreRows = false;
   /// Half-precision attention that no flash-attention template takes (its head size)
   /// becomes two products and a softmax (graph-decompose-attention): the GPU pipeline
-  /// sets it.
+  /// sets it, with the largest head size its target's templates take.
   bool decomposeAttention = false;
+  int64_t attentionMaxHeadDim = 0;
   /// Called with each function's precision and int8 reports (progress lines, the
   /// precision report), when set.
   std::function<void(const graph::PrecisionReport &)> precisionReport;

@@ -59,34 +59,64 @@ RankedTensorType withLast(RankedTensorType type, int64_t extent) {
   return RankedTensorType::get(shape, type.getElementType());
 }
 
-/// `value` with zeros appended to its last axis up to `extent`.
-Value padLastAxis(OpBuilder &builder, Location loc, Value value, int64_t extent) {
+/// `value` with zeros appended along `axis` up to `extent`. A transpose's input is padded
+/// instead, along the axis it moves there: the product still reads a transposed operand
+/// (a key matrix as K^T) as a view, and only the smaller tensor is copied.
+Value padAxis(OpBuilder &builder, Location loc, Value value, int64_t axis, int64_t extent) {
   auto type = cast<RankedTensorType>(value.getType());
+  if (type.getDimSize(axis) == extent)
+    return value;
+  if (auto transpose = value.getDefiningOp<graph::TransposeOp>();
+      transpose && isa<RankedTensorType>(transpose.getInput().getType())) {
+    ArrayRef<int64_t> perm = transpose.getPerm();
+    Value padded = padAxis(builder, loc, transpose.getInput(), perm[axis], extent);
+    return graph::createTranspose(builder, loc, padded, perm);
+  }
   SmallVector<int64_t> pads(2 * type.getRank(), 0);
-  pads.back() = extent - type.getShape().back();
-  return graph::PadOp::create(builder, loc, withLast(type, extent), value,
+  pads[type.getRank() + axis] = extent - type.getDimSize(axis);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = extent;
+  return graph::PadOp::create(builder, loc, type.clone(shape), value,
                               graph::createIndexConstant(builder, loc, pads),
                               /*constant_value=*/Value(),
                               /*axes=*/Value(), builder.getStringAttr("constant"));
 }
 
-/// The first `extent` elements of `value`'s last axis, typed `type`.
-Value sliceLastAxis(OpBuilder &builder, Location loc, Value value, int64_t extent,
-                    RankedTensorType type) {
+Value padLastAxis(OpBuilder &builder, Location loc, Value value, int64_t extent) {
+  return padAxis(builder, loc, value, cast<RankedTensorType>(value.getType()).getRank() - 1,
+                 extent);
+}
+
+/// The first `extent` elements of `value` along `axis`, typed `type`.
+Value sliceAxis(OpBuilder &builder, Location loc, Value value, int64_t axis, int64_t extent,
+                RankedTensorType type) {
   return graph::SliceOp::create(builder, loc, type, value,
                                 graph::createIndexConstant(builder, loc, {0}),
                                 graph::createIndexConstant(builder, loc, {extent}),
-                                graph::createIndexConstant(builder, loc, {type.getRank() - 1}),
+                                graph::createIndexConstant(builder, loc, {axis}),
                                 /*steps=*/Value());
 }
 
-/// A constant bias of `n` values that broadcasts along the last axis of a product's
-/// result only ([N], [1, .., N]), padded with zeros to `paddedN`; null otherwise.
-Value padBias(OpBuilder &builder, Location loc, Value bias, int64_t n, int64_t paddedN) {
+Value sliceLastAxis(OpBuilder &builder, Location loc, Value value, int64_t extent,
+                    RankedTensorType type) {
+  return sliceAxis(builder, loc, value, type.getRank() - 1, extent, type);
+}
+
+/// Whether `bias` is a constant of `n` values that broadcasts along the last axis of a
+/// product's result only ([N], [1, .., N]).
+bool isConstantRowBias(Value bias, int64_t n) {
   auto type = dyn_cast<RankedTensorType>(bias.getType());
-  if (!type || type.getRank() == 0 || type.getShape().back() != n ||
-      llvm::any_of(type.getShape().drop_back(), [](int64_t extent) { return extent != 1; }))
+  return type && type.getRank() > 0 && type.getShape().back() == n &&
+         llvm::all_of(type.getShape().drop_back(), [](int64_t extent) { return extent == 1; }) &&
+         graph::readConstantBytes(bias);
+}
+
+/// A constant row bias of `n` values (isConstantRowBias) padded with zeros to `paddedN`;
+/// null for anything else.
+Value padBias(OpBuilder &builder, Location loc, Value bias, int64_t n, int64_t paddedN) {
+  if (!isConstantRowBias(bias, n))
     return {};
+  auto type = cast<RankedTensorType>(bias.getType());
   return padConstant(builder, loc, bias, 1, n, 1, paddedN, withLast(type, paddedN));
 }
 
@@ -95,29 +125,49 @@ bool isHalf(Type type) {
   return element.isF16() || element.isBF16();
 }
 
-/// Pads `matmul` (A [.., K] by a constant [K, N] weight) where N or K is unaligned.
+/// B padded to `paddedK` rows of `paddedN` (B [.., K, N], or [N, K] with `transposed`):
+/// a constant 2-D weight at compile time, anything else by graph.pad at run time.
+Value padWeight(OpBuilder &builder, Location loc, Value b, bool transposed, int64_t k, int64_t n,
+                int64_t paddedK, int64_t paddedN) {
+  auto type = cast<RankedTensorType>(b.getType());
+  int64_t rank = type.getRank();
+  if (rank == 2 && type.hasStaticShape() && graph::readConstantBytes(b)) {
+    Type element = type.getElementType();
+    if (Value padded = transposed ? padConstant(builder, loc, b, n, k, paddedN, paddedK,
+                                                RankedTensorType::get({paddedN, paddedK}, element))
+                                  : padConstant(builder, loc, b, k, n, paddedK, paddedN,
+                                                RankedTensorType::get({paddedK, paddedN}, element)))
+      return padded;
+  }
+  int64_t rowAxis = transposed ? rank - 1 : rank - 2, columnAxis = transposed ? rank - 2 : rank - 1;
+  b = padAxis(builder, loc, b, rowAxis, paddedK);
+  return padAxis(builder, loc, b, columnAxis, paddedN);
+}
+
+/// Pads `matmul` (A [.., M, K] by B [.., K, N], a constant weight or a value computed at
+/// run time, batched or not) where N or K is unaligned.
 bool padMatMul(graph::MatMulOp matmul) {
   auto lhsType = dyn_cast<RankedTensorType>(matmul.getLhs().getType());
-  auto weightType = dyn_cast<RankedTensorType>(matmul.getRhs().getType());
+  auto rhsType = dyn_cast<RankedTensorType>(matmul.getRhs().getType());
   auto resultType = dyn_cast<RankedTensorType>(matmul.getType());
-  if (!lhsType || !weightType || !resultType || lhsType.getRank() < 2 ||
-      weightType.getRank() != 2 || !weightType.hasStaticShape() || resultType.getRank() < 2 ||
-      lhsType.isDynamicDim(lhsType.getRank() - 1) || !isHalf(lhsType) || !isHalf(weightType))
+  if (!lhsType || !rhsType || !resultType || lhsType.getRank() < 2 || rhsType.getRank() < 2 ||
+      resultType.getRank() < 2 || !isHalf(lhsType) || !isHalf(rhsType))
     return false;
-  int64_t k = weightType.getDimSize(0), n = weightType.getDimSize(1);
+  int64_t rank = rhsType.getRank();
+  int64_t k = rhsType.getDimSize(rank - 2), n = rhsType.getDimSize(rank - 1);
+  if (ShapedType::isDynamic(k) || ShapedType::isDynamic(n) ||
+      lhsType.getDimSize(lhsType.getRank() - 1) != k)
+    return false;
   int64_t paddedK = llvm::alignTo(k, kAlignment), paddedN = llvm::alignTo(n, kAlignment);
   if (paddedK == k && paddedN == n)
     return false;
   OpBuilder builder(matmul);
   Location loc = matmul.getLoc();
-  Value paddedWeight =
-      padConstant(builder, loc, matmul.getRhs(), k, n, paddedK, paddedN,
-                  RankedTensorType::get({paddedK, paddedN}, weightType.getElementType()));
-  if (!paddedWeight)
-    return false;
-  Value a = paddedK == k ? matmul.getLhs() : padLastAxis(builder, loc, matmul.getLhs(), paddedK);
+  Value weight =
+      padWeight(builder, loc, matmul.getRhs(), /*transposed=*/false, k, n, paddedK, paddedN);
+  Value a = padLastAxis(builder, loc, matmul.getLhs(), paddedK);
   Value result = graph::MatMulOp::create(builder, loc, TypeRange{withLast(resultType, paddedN)},
-                                         ValueRange{a, paddedWeight})
+                                         ValueRange{a, weight})
                      .getResult();
   Operation *last = matmul;
   // A bias Add after the product joins it, padded too, so that the epilogue keeps it.
@@ -144,8 +194,9 @@ bool padMatMul(graph::MatMulOp matmul) {
   return true;
 }
 
-/// Pads `gemm` (A [M, K] by a constant B [K, N], or [N, K] with trans_b) where N or K is
-/// unaligned; its C (a bias of N values, or a scalar) is padded too.
+/// Pads `gemm` (A [M, K] by B [K, N], or [N, K] with trans_b; a constant or a value
+/// computed at run time) where N or K is unaligned; its C (N values, rows of N, or a
+/// scalar) is padded too.
 bool padGemm(graph::GemmOp gemm) {
   auto aType = dyn_cast<RankedTensorType>(gemm.getA().getType());
   auto bType = dyn_cast<RankedTensorType>(gemm.getB().getType());
@@ -159,26 +210,20 @@ bool padGemm(graph::GemmOp gemm) {
   int64_t paddedK = llvm::alignTo(k, kAlignment), paddedN = llvm::alignTo(n, kAlignment);
   if (paddedK == k && paddedN == n)
     return false;
+  // C broadcasts along the rows: a scalar or one column stays, N columns get zeros.
+  Value c = gemm.getC();
+  auto cType = c ? dyn_cast<RankedTensorType>(c.getType()) : nullptr;
+  bool padC = c && paddedN != n && cType && cType.getRank() > 0 && cType.getShape().back() != 1;
+  if (c && (!cType || (padC && cType.getShape().back() != n)))
+    return false;
   OpBuilder builder(gemm);
   Location loc = gemm.getLoc();
-  // B is [K, N], or [N, K] with trans_b: rows of N or of K elements.
-  Type element = bType.getElementType();
-  Value b = transposedB ? padConstant(builder, loc, gemm.getB(), n, k, paddedN, paddedK,
-                                      RankedTensorType::get({paddedN, paddedK}, element))
-                        : padConstant(builder, loc, gemm.getB(), k, n, paddedK, paddedN,
-                                      RankedTensorType::get({paddedK, paddedN}, element));
-  if (!b)
-    return false;
-  Value c = gemm.getC();
-  if (c && paddedN != n) {
-    auto cType = dyn_cast<RankedTensorType>(c.getType());
-    if (cType && cType.getNumElements() != 1) {
-      c = padBias(builder, loc, c, n, paddedN);
-      if (!c)
-        return false;
-    }
+  Value b = padWeight(builder, loc, gemm.getB(), transposedB, k, n, paddedK, paddedN);
+  if (padC) {
+    Value paddedBias = padBias(builder, loc, c, n, paddedN);
+    c = paddedBias ? paddedBias : padLastAxis(builder, loc, c, paddedN);
   }
-  Value a = paddedK == k ? gemm.getA() : padLastAxis(builder, loc, gemm.getA(), paddedK);
+  Value a = padLastAxis(builder, loc, gemm.getA(), paddedK);
   auto paddedGemm = cast<graph::GemmOp>(builder.clone(*gemm));
   paddedGemm->setOperand(0, a);
   paddedGemm->setOperand(1, b);
@@ -209,27 +254,12 @@ bool isZeroPreservingQuantize(Operation *op) {
   return !zero || (bytes && llvm::all_of(*bytes, [](char byte) { return byte == 0; }));
 }
 
-/// Pads the output channels of `conv` (channels first, one group, a constant weight)
-/// to a multiple of 8 when they are not and its value reaches, through unary elementwise
-/// ops (and a quantize that keeps zeros), only convolutions (one group, constant weights,
-/// float or int8) that read it as their input (a
-/// squeeze-excite block's reduction, 4 to 28 channels in EfficientNet-B0). The padded
-/// channels get zero filters and zero bias; whatever the ops between make of them, the
-/// consumers' weights read them with zeros, so their values are unchanged and no slice is
-/// needed.
-bool padConvChannels(graph::ConvOp conv) {
-  auto resultType = dyn_cast<RankedTensorType>(conv.getType());
-  auto weightType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
-  if (conv.getChannelsLast() || conv.getGroup() != 1 || !resultType || !weightType ||
-      !weightType.hasStaticShape() || resultType.getRank() < 3 || !isHalf(resultType) ||
-      !isHalf(weightType))
-    return false;
-  int64_t channels = weightType.getDimSize(0);
-  int64_t padded = llvm::alignTo(channels, kAlignment);
-  if (padded == channels)
-    return false;
-  // The unary elementwise chain after it, and the convolutions it ends in.
-  SmallVector<Operation *> chain;
+/// The convolutions that read `conv`'s value as their input, through unary elementwise
+/// ops (and a quantize that keeps zeros) gathered in `chain`, when only such convolutions
+/// (one group, constant weights of `channels` input channels, float or int8) read it;
+/// empty otherwise.
+SmallVector<graph::ConvOp> readingConvolutions(graph::ConvOp conv, int64_t channels,
+                                               SmallVectorImpl<Operation *> &chain) {
   Value current = conv.getResult();
   while (current.hasOneUse()) {
     Operation *user = *current.getUsers().begin();
@@ -247,10 +277,36 @@ bool padConvChannels(graph::ConvOp conv) {
     if (!consumer || consumer.getInput() != current || consumer.getWeight() == current ||
         consumer.getChannelsLast() || consumer.getGroup() != 1 || !type || !type.hasStaticShape() ||
         type.getDimSize(1) != channels || !graph::readConstantBytes(consumer.getWeight()))
-      return false;
+      return {};
     consumers.push_back(consumer);
   }
-  if (consumers.empty())
+  return consumers;
+}
+
+/// Pads the output channels of `conv` (channels first, one group, a constant weight) to a
+/// multiple of 8 when they are not: zero filters and zero bias. Where its value reaches,
+/// through unary elementwise ops (and a quantize that keeps zeros), only convolutions that
+/// read it as their input (a squeeze-excite block's reduction, 4 to 28 channels in
+/// EfficientNet-B0), their weights read the new channels with zeros: whatever the ops
+/// between make of them, the values are unchanged and no slice is needed. Otherwise, with
+/// `withSlice` (a detector's 546-channel class head), a slice takes the channels back.
+bool padConvChannels(graph::ConvOp conv, bool withSlice) {
+  auto resultType = dyn_cast<RankedTensorType>(conv.getType());
+  auto weightType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
+  if (conv.getChannelsLast() || conv.getGroup() != 1 || !resultType || !weightType ||
+      !weightType.hasStaticShape() || resultType.getRank() < 3 || !isHalf(resultType) ||
+      !isHalf(weightType) || resultType.getDimSize(1) != weightType.getDimSize(0))
+    return false;
+  int64_t channels = weightType.getDimSize(0);
+  int64_t padded = llvm::alignTo(channels, kAlignment);
+  if (padded == channels || !graph::readConstantBytes(conv.getWeight()))
+    return false;
+  SmallVector<Operation *> chain;
+  SmallVector<graph::ConvOp> consumers = readingConvolutions(conv, channels, chain);
+  if (consumers.empty() && !withSlice)
+    return false;
+  Value bias = conv.getBias();
+  if (bias && !isConstantRowBias(bias, channels))
     return false;
   OpBuilder builder(conv);
   Location loc = conv.getLoc();
@@ -258,26 +314,27 @@ bool padConvChannels(graph::ConvOp conv) {
   int64_t filter = weightType.getNumElements() / channels;
   SmallVector<int64_t> shape(weightType.getShape());
   shape[0] = padded;
-  Value weight =
+  conv.getWeightMutable().assign(
       padConstant(builder, loc, conv.getWeight(), 1, channels * filter, 1, padded * filter,
-                  RankedTensorType::get(shape, weightType.getElementType()));
-  Value bias = conv.getBias();
+                  RankedTensorType::get(shape, weightType.getElementType())));
   if (bias)
-    bias = padBias(builder, loc, bias, channels, padded);
-  if (!weight || (conv.getBias() && !bias))
-    return false;
-  conv.getWeightMutable().assign(weight);
-  if (bias)
-    conv.getBiasMutable().assign(bias);
-  auto widened = [&](Value value) {
+    conv.getBiasMutable().assign(padBias(builder, loc, bias, channels, padded));
+  auto widen = [&](Value value) {
     auto type = cast<RankedTensorType>(value.getType());
     SmallVector<int64_t> dims(type.getShape());
     dims[1] = padded;
     value.setType(RankedTensorType::get(dims, type.getElementType()));
   };
-  widened(conv.getResult());
+  if (consumers.empty()) {
+    builder.setInsertionPointAfter(conv);
+    Value sliced = sliceAxis(builder, loc, conv.getResult(), 1, channels, resultType);
+    conv.getResult().replaceAllUsesExcept(sliced, sliced.getDefiningOp());
+    widen(conv.getResult());
+    return true;
+  }
+  widen(conv.getResult());
   for (Operation *op : chain)
-    widened(op->getResult(0));
+    widen(op->getResult(0));
   // Each consumer's [O2, C, K..] weight with zero input channels after the C.
   for (graph::ConvOp consumer : consumers) {
     auto type = cast<RankedTensorType>(consumer.getWeight().getType());
@@ -293,6 +350,8 @@ bool padConvChannels(graph::ConvOp conv) {
 }
 
 struct GraphPadProducts : kiln::impl::GraphPadProductsBase<GraphPadProducts> {
+  using GraphPadProductsBase::GraphPadProductsBase;
+
   void runOnOperation() override {
     SmallVector<Operation *> products;
     getOperation().walk([&](Operation *op) {
@@ -305,7 +364,7 @@ struct GraphPadProducts : kiln::impl::GraphPadProductsBase<GraphPadProducts> {
       else if (auto gemm = dyn_cast<graph::GemmOp>(op))
         padGemm(gemm);
       else
-        padConvChannels(cast<graph::ConvOp>(op));
+        padConvChannels(cast<graph::ConvOp>(op), sliceConvolutions);
     }
     // The weights and biases the padded ones replaced.
     getOperation().walk([](graph::ConstantOp constant) {

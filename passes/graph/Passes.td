@@ -280,21 +280,31 @@ def GraphConvolutionsTo2d : Pass<"graph-convolutions-to-2d", "::mlir::func::Func
 }
 
 def GraphPadProducts : Pass<"graph-pad-products", "::mlir::func::FuncOp"> {
-  let summary = "Pad half-precision products by constant weights to 8-aligned N and K";
+  let summary = "Pad half-precision products and convolutions to 8-aligned N and K";
   let description = [{
     The tensor-core GEMM templates read and write 16-byte rows: N and K multiples of 8
-    f16 or bf16 elements. A `graph.matmul` by a constant `[K, N]` weight, or a
-    `graph.gemm` by a constant B (any trans_b; not trans_a), of half-precision operands
-    whose N or K is not gets its weight padded with zeros to the next multiples of 8, A
-    padded with zero columns (`graph.pad`) when K is, a bias Add after the matmul (a
-    constant of N values broadcast along the rows) or the gemm's C padded with zeros, and
-    a `graph.slice` of the first N columns after them. A channels-first convolution (one
-    group, constant weight) with output channels not a multiple of 8, whose value only
-    convolutions read as their input through unary elementwise ops (a squeeze-excite
-    reduction), gets zero filters (and zero bias) up to a multiple of 8 and its readers
-    zero weights for the new input channels: no slice. The values are the same; the
-    product runs on the tensor cores (a detector's 4 box coordinates, a 10-class head).
+    f16 or bf16 elements. A `graph.matmul` (A [.., M, K] by B [.., K, N], batched or
+    not) or a `graph.gemm` (any trans_b; not trans_a) of half-precision operands whose N
+    or K is not gets B padded with zeros to the next multiples of 8 (a constant 2-D
+    weight at compile time, any other B by a `graph.pad` at run time; a transposed B
+    through its transpose's input, so that the product still reads it as a view), A
+    padded with zero columns when K is, a bias Add after the matmul (a constant of N
+    values broadcast along the rows) or the gemm's C padded with zeros, and a
+    `graph.slice` of the first N columns after them (a vocabulary of 50257, a detector's
+    4 box coordinates, attention scores over 197 tokens). A channels-first convolution
+    (one group, constant weight) with output channels not a multiple of 8 gets zero
+    filters (and zero bias) up to a multiple of 8: where its value only convolutions read
+    as their input through unary elementwise ops (a squeeze-excite reduction), their
+    weights read the new channels with zeros and no slice is needed; otherwise, with
+    `slice-convolutions`, a `graph.slice` of the first channels follows it (a detector's
+    546-channel class head). The values are the same; the product runs on the tensor
+    cores.
   }];
+  let options = [
+    Option<"sliceConvolutions", "slice-convolutions", "bool", "true",
+           "Pad a convolution whose value other ops read too, with a slice after it "
+           "(the channels-last templates take it: graph-convert-layout follows)">,
+  ];
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }
 

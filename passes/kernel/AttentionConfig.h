@@ -28,10 +28,16 @@ namespace kiln {
 /// stride + s * row stride + d, offset and strides products of constants and run-time
 /// extents (docs/codegen-attention.md, "Operands").
 /// The head sizes the flash-attention templates take: multiples of 16 (the m16n8k16
-/// products' k-steps over Q K^T, 8-column tiles of O) up to 128 (the output accumulators
-/// in registers). graph-decompose-attention turns the others into two products.
+/// products' k-steps over Q K^T, 8-column tiles of O) up to 128 for mma.sync (the output
+/// accumulators in registers), 256 for sm_90a's wgmma variant (its 64-row warpgroup
+/// tiles: D / 2 accumulator registers a thread). graph-decompose-attention turns the
+/// others into two products.
 constexpr int64_t kFlashAttentionHeadDimMultiple = 16;
 constexpr int64_t kFlashAttentionMaxHeadDim = 128;
+constexpr int64_t kFlashAttentionWgmmaMaxHeadDim = 256;
+
+/// The largest head size `target`'s flash-attention templates take.
+int64_t flashAttentionMaxHeadDim(llvm::StringRef target);
 
 struct AttentionOperand {
   int argument = -1;

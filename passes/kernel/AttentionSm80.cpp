@@ -50,8 +50,10 @@ constexpr const char kWgmmaTemplate[] =
 #include "passes/kernel/templates/FlashAttentionSm90.mlir.inc"
     ;
 
-/// Dynamic shared memory a CTA may have on every target the pass serves (sm_80's 163 KB).
+/// Dynamic shared memory a CTA may have on every target the pass serves (sm_80's 163 KB),
+/// and on sm_90a (227 KB), where the wgmma variant runs.
 constexpr int64_t kMaxSharedBytes = 166912;
+constexpr int64_t kMaxSharedBytesSm90 = 232448;
 
 std::string typeName(Type type) {
   return type.isF32() ? "f32" : type.isF16() ? "f16" : type.isBF16() ? "bf16" : "f64";
@@ -153,6 +155,10 @@ std::string kiln::FlashAttentionConfig::describe() const {
       .str();
 }
 
+int64_t kiln::flashAttentionMaxHeadDim(StringRef target) {
+  return target == kTargetSm90a ? kFlashAttentionWgmmaMaxHeadDim : kFlashAttentionMaxHeadDim;
+}
+
 int64_t kiln::FlashAttentionConfig::sharedBytes(int64_t headDim) const {
   // Q, then the K ring, then the V ring, {D} half-precision elements a row (wgmma: rows
   // of whole 64-element swizzle atoms, from a 1024-aligned offset, up to 1024 bytes in).
@@ -164,7 +170,7 @@ SmallVector<kiln::FlashAttentionConfig>
 kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef target) {
   SmallVector<FlashAttentionConfig> configs;
   if (problem.headDim % kFlashAttentionHeadDimMultiple != 0 || problem.headDim < 16 ||
-      problem.headDim > kFlashAttentionMaxHeadDim)
+      problem.headDim > flashAttentionMaxHeadDim(target))
     return configs;
   // 4 or 8 warps of 16 query rows, or 4 warps of 32 (two row tiles sharing each K/V
   // fragment: half the ldmatrix traffic per mma.sync, but twice the registers and half
@@ -174,6 +180,8 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
       {128, 64, 2, 8}, {128, 128, 2, 8}, {64, 32, 2, 4}, {128, 32, 2, 4}, {128, 32, 2, 8},
   };
   for (const FlashAttentionConfig &config : candidates) {
+    if (problem.headDim > kFlashAttentionMaxHeadDim) // sm_90a's wider heads: wgmma only
+      break;
     int64_t chunks = config.blockKv * problem.headDim / 8;
     int64_t warpRows = config.blockQ / config.warps;
     bool fits = (warpRows == 16 || warpRows == 32) && config.blockQ % config.warps == 0 &&
@@ -185,18 +193,18 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
     if (fits)
       configs.push_back(config);
   }
-  // sm_90a, D a multiple of 16 from 64 to 128: the wgmma variant, one warpgroup per 64
+  // sm_90a, D a multiple of 16 from 64 to 256: the wgmma variant, one warpgroup per 64
   // query rows (both products on wgmma; rows of 128-byte swizzle atoms of 64 elements).
-  // The tuner takes it for D = 64 only until the wider heads are checked on a GPU
-  // (FlashAttentionTemplate::candidates); `attention-config` may name it for any.
-  if (target == kiln::kTargetSm90a && problem.headDim >= 64 && problem.headDim <= 128) {
+  // For wider heads the tuner takes its 64x64 2-stage 4-warp form only, the one checked
+  // on a GPU (FlashAttentionTemplate::candidates); `attention-config` may name any.
+  if (target == kiln::kTargetSm90a && problem.headDim >= 64) {
     const FlashAttentionConfig wgmmaCandidates[] = {
         {64, 64, 2, 4, true},  {128, 64, 2, 8, true}, {64, 64, 3, 4, true},
         {128, 64, 3, 8, true}, {64, 128, 2, 4, true}, {128, 128, 2, 8, true},
     };
     for (const FlashAttentionConfig &config : wgmmaCandidates)
       if (config.blockKv * problem.headDim / 8 % config.threads() == 0 &&
-          config.sharedBytes(problem.headDim) <= kMaxSharedBytes)
+          config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90)
         configs.push_back(config);
   }
   // The default first: 32 rows a warp where that still gives every SM two CTAs or more
@@ -213,6 +221,13 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
   if (target == kiln::kTargetSm90a && problem.headDim == 64)
     preferred = problem.causal ? FlashAttentionConfig{64, 64, 2, 4, true}
                                : FlashAttentionConfig{64, 128, 2, 4, true};
+  // Wider heads: 64x64 on wgmma (H200: D 80 35 us against mma.sync 64x64's 53); beyond
+  // 128, where a 4-warp CTA fills an SM's registers alone, two warpgroups share each K/V
+  // tile.
+  if (target == kiln::kTargetSm90a && problem.headDim > 64)
+    preferred = problem.headDim <= kFlashAttentionMaxHeadDim
+                    ? FlashAttentionConfig{64, 64, 2, 4, true}
+                    : FlashAttentionConfig{128, 64, 2, 8, true};
   auto found = llvm::find(configs, preferred);
   if (found != configs.end())
     std::rotate(configs.begin(), found, found + 1);
@@ -624,9 +639,9 @@ kiln::matchFlashAttention(kernel::FuncOp function, ModuleOp module, std::string 
       }
     }
   }
-  if (flashAttentionConfigs(problem).empty())
+  if (flashAttentionConfigs(problem, kiln::kTargetSm90a).empty())
     return refuse("head dimension " + std::to_string(problem.headDim) +
-                  " (the template takes multiples of 16 up to 128)");
+                  " (the template takes multiples of 16 up to 256 on sm_90a, 128 before)");
   return problem;
 }
 
@@ -1047,10 +1062,16 @@ class FlashAttentionTemplate final
     SmallVector<Attribute> configs;
     for (const kiln::FlashAttentionConfig &config :
          kiln::flashAttentionConfigs(*problem, options.target)) {
-      // The wgmma variant of heads wider than 64 compiles (ptxas, without spills) but is
-      // not yet checked on a GPU: a kernel developer names it (attention-config) until it
-      // is; the tuner does not take it.
-      if (config.wgmma && problem->headDim != 64)
+      // The wgmma variant of heads wider than 64 is checked on the H200 in its 64x64,
+      // 2-stage, 4-warp form (bench/attention_sweep.py --family attnforms: D 80 35 us
+      // against mma.sync's 53, grouped-query D 128 52 against 75, rel L2 4e-4); its other
+      // forms only compile, and attention-config names them.
+      bool checkedWide =
+          config.blockQ == 64 && config.blockKv == 64 && config.stages == 2 && config.warps == 4;
+      // Beyond 128: the two-warpgroup 128x64 form as well (one CTA an SM either way).
+      bool checkedWidest = problem->headDim > kiln::kFlashAttentionMaxHeadDim &&
+                           config.blockQ == 128 && config.blockKv == 64 && config.stages == 2;
+      if (config.wgmma && problem->headDim != 64 && !checkedWide && !checkedWidest)
         continue;
       configs.push_back(config.toAttr(function.getContext()));
     }
@@ -1058,12 +1079,17 @@ class FlashAttentionTemplate final
   }
 
   std::optional<std::string> whyNot(kernel::FuncOp function,
-                                    const kiln::TemplateOptions &) const override {
+                                    const kiln::TemplateOptions &options) const override {
     auto module = function->getParentOfType<ModuleOp>();
     if (!module || !kiln::getTemplateOp<kernel::AttentionOp>(function))
       return std::nullopt;
     std::string why;
-    kiln::matchFlashAttention(function, module, &why);
+    std::optional<kiln::FlashAttentionProblem> problem =
+        kiln::matchFlashAttention(function, module, &why);
+    if (problem && kiln::flashAttentionConfigs(*problem, options.target).empty())
+      why = "head dimension " + std::to_string(problem->headDim) + ": " + options.target +
+            "'s template takes up to " +
+            std::to_string(kiln::flashAttentionMaxHeadDim(options.target));
     return why;
   }
 
@@ -1115,7 +1141,7 @@ class FlashAttentionTemplate final
       return function.emitError(context.pass)
              << ": " << attr
              << " is for an attention of half-precision operands (D a multiple of 16 up "
-                "to 128) with no mask, an additive mask or a causal one, which this kernel is "
+                "to 256) with no mask, an additive mask or a causal one, which this kernel is "
                 "not";
     kiln::FlashAttentionConfig config = kiln::FlashAttentionConfig::fromAttr(attr);
     if (!llvm::is_contained(kiln::flashAttentionConfigs(*problem, context.options.target), config))

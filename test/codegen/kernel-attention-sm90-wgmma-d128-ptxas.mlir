@@ -4,8 +4,8 @@
 // to the second atom after 4 (one atom of Q's 64 or K's 64 rows further: 512 descriptor
 // units of 16 bytes), and V's descriptor steps O's columns an atom of the stage apart (leading byte
 // offset 64 rows x 128 bytes). Grouped-query attention (8 K/V heads for 32) as Llama's.
-// Not yet a tuner candidate (not checked on a GPU): kernel.config names it here, as `kiln
-// compile --attention-config` does. kernel-attention-sm90-wgmma-d80-ptxas.mlir: D = 80.
+// kernel.config names the form here (the tuner's candidate for these heads, checked on the
+// H200: docs/codegen-attention.md). kernel-attention-sm90-wgmma-d80-ptxas.mlir: D = 80.
 // RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=flash_attention" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
 // CHECK-LABEL: gpu.func @flash_attention_f16_d128_64x64x2w4_wgmma
 // CHECK-SAME: nvvm.minctasm = 2

@@ -120,12 +120,15 @@ func.func @main(%q: memref<2x3x128x64xbf16>, %k: memref<2x3x128x64xbf16>, %v: me
 
 // -----
 
-// D = 128 keeps mma.sync on sm_90a (a 256-byte row is two swizzle atoms).
+// D = 128, untuned: the wgmma variant 64x64 with 2 stages and 4 warps (the form checked on
+// the GPU for heads wider than 64); a 256-byte row is two swizzle atoms, so Q K^T's eight
+// k-steps cross from one atom to the next and P V's N is the whole 128.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d128_64x64x2w4::@flash_attention_f16_d128_64x64x2w4
-// CHECK-NOT: wgmma
-// PTX-LABEL: .visible .entry flash_attention_f16_d128_64x64x2w4(
-// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d128_64x64x2w4_wgmma::@flash_attention_f16_d128_64x64x2w4_wgmma
+// PTX-LABEL: .visible .entry flash_attention_f16_d128_64x64x2w4_wgmma(
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX-NOT: mma.sync.aligned.m16n8k16
 kernel.func @Head_dim_128(%q: memref<2x3x128x128xf16>, %k: memref<2x3x128x128xf16>, %v: memref<2x3x128x128xf16>, %o: memref<2x3x128x128xf16>) {
   attention ins(%q, %k, %v : memref<2x3x128x128xf16>, memref<2x3x128x128xf16>, memref<2x3x128x128xf16>) outs(%o : memref<2x3x128x128xf16>) {
   ^bb0(%a: tensor<2x3x128x128xf16>, %b: tensor<2x3x128x128xf16>, %c: tensor<2x3x128x128xf16>):

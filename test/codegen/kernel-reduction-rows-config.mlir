@@ -42,7 +42,7 @@ func.func @main(%x: memref<64x768xf16>, %y: memref<64x768xf16>) {
 // -----
 
 // A configuration of another template family: that family's error.
-// expected-error @+1 {{kernel-instantiate-templates: #kernel.flash_attention<block_q = 64, block_kv = 64, stages = 2, warps = 4> is for an attention of half-precision operands (D a multiple of 16 up to 128) with no mask, an additive mask or a causal one, which this kernel is not}}
+// expected-error @+1 {{kernel-instantiate-templates: #kernel.flash_attention<block_q = 64, block_kv = 64, stages = 2, warps = 4> is for an attention of half-precision operands (D a multiple of 16 up to 256) with no mask, an additive mask or a causal one, which this kernel is not}}
 kernel.func @other_family(%x: memref<64x768xf16>, %y: memref<64x768xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 64, block_kv = 64, stages = 2, warps = 4>} {
   reduction ins(%x : memref<64x768xf16>) outs(%y : memref<64x768xf16>) {
   ^bb0(%a: tensor<64x768xf16>):

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-pad-products))' | FileCheck %s
+// RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-pad-products{slice-convolutions=false}))' | FileCheck %s --check-prefix=NOSLICE
 
 // A box head (N = 4) with its bias: the weight gets zero columns up to 8, the bias zeros,
 // and a slice takes the 4 columns back after the Add.
@@ -48,19 +49,98 @@ func.func @gemm_classes(%x: tensor<4x16xf16>) -> tensor<4x10xf16> {
 
 // -----
 
-// What stays: aligned products, f32 products (no tensor-core template takes them without
-// tf32), and a weight computed at run time.
+// What stays: aligned products, and f32 products (no tensor-core template takes them
+// without tf32).
 // CHECK-LABEL: func.func @stays
 // CHECK-NOT: graph.pad
 // CHECK-NOT: graph.slice
 // CHECK: return
-func.func @stays(%x: tensor<3x8xf16>, %f: tensor<3x4xf32>, %v: tensor<8x4xf16>) -> (tensor<3x16xf16>, tensor<3x4xf32>, tensor<3x4xf16>) {
+func.func @stays(%x: tensor<3x8xf16>, %f: tensor<3x4xf32>) -> (tensor<3x16xf16>, tensor<3x4xf32>) {
   %w = graph.constant dense<1.0> : tensor<8x16xf16>
   %p = graph.matmul %x, %w : (tensor<3x8xf16>, tensor<8x16xf16>) -> tensor<3x16xf16>
   %wf = graph.constant dense<1.0> : tensor<4x4xf32>
   %q = graph.matmul %f, %wf : (tensor<3x4xf32>, tensor<4x4xf32>) -> tensor<3x4xf32>
-  %r = graph.matmul %x, %v : (tensor<3x8xf16>, tensor<8x4xf16>) -> tensor<3x4xf16>
-  return %p, %q, %r : tensor<3x16xf16>, tensor<3x4xf32>, tensor<3x4xf16>
+  return %p, %q : tensor<3x16xf16>, tensor<3x4xf32>
+}
+
+// -----
+
+// A B computed at run time (an lm-head of 50257 tied to another output, here 12): padded
+// by graph.pad at run time along its last axis, then sliced back.
+// CHECK-LABEL: func.func @runtime_weight
+// CHECK: %[[PADS:.*]] = graph.constant dense<[0, 0, 0, 4]> : tensor<4xi64>
+// CHECK: %[[B:.*]] = graph.pad %arg1, %[[PADS]] {mode = "constant"} : {{.*}} -> tensor<8x16xf16>
+// CHECK: %[[P:.*]] = graph.matmul %arg0, %[[B]] : (tensor<3x8xf16>, tensor<8x16xf16>) -> tensor<3x16xf16>
+// CHECK: graph.slice %[[P]], {{.*}} -> tensor<3x12xf16>
+func.func @runtime_weight(%x: tensor<3x8xf16>, %v: tensor<8x12xf16>) -> tensor<3x12xf16> {
+  %r = graph.matmul %x, %v : (tensor<3x8xf16>, tensor<8x12xf16>) -> tensor<3x12xf16>
+  return %r : tensor<3x12xf16>
+}
+
+// -----
+
+// Attention scores over 197 tokens, decomposed (Q K^T, K^T a transpose of K): N = 197.
+// The key matrix is padded before its transpose (rows of K, axis 2), so the product still
+// reads K^T as a view; the scores are sliced back to 197 columns.
+// CHECK-LABEL: func.func @scores
+// CHECK: %[[PADS:.*]] = graph.constant dense<[0, 0, 0, 0, 0, 0, 3, 0]> : tensor<8xi64>
+// CHECK: %[[K:.*]] = graph.pad %arg1, %[[PADS]] {{.*}} -> tensor<2x3x200x64xf16>
+// CHECK: %[[KT:.*]] = graph.transpose %[[K]] {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x3x200x64xf16>) -> tensor<2x3x64x200xf16>
+// CHECK: %[[S:.*]] = graph.matmul %arg0, %[[KT]] : {{.*}} -> tensor<2x3x197x200xf16>
+// CHECK: graph.slice %[[S]], {{.*}} -> tensor<2x3x197x197xf16>
+func.func @scores(%q: tensor<2x3x197x64xf16>, %k: tensor<2x3x197x64xf16>) -> tensor<2x3x197x197xf16> {
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x3x197x64xf16>) -> tensor<2x3x64x197xf16>
+  %s = graph.matmul %q, %kt : (tensor<2x3x197x64xf16>, tensor<2x3x64x197xf16>) -> tensor<2x3x197x197xf16>
+  return %s : tensor<2x3x197x197xf16>
+}
+
+// -----
+
+// The context product (P [.., 197, 197] by V [.., 197, 64]): K = 197, so P gets 3 zero
+// columns and V 3 zero rows; N = 64 needs no slice.
+// CHECK-LABEL: func.func @context
+// CHECK-DAG: %[[V:.*]] = graph.pad %arg1, {{.*}} -> tensor<2x3x200x64xf16>
+// CHECK-DAG: %[[P:.*]] = graph.pad %arg0, {{.*}} -> tensor<2x3x197x200xf16>
+// CHECK: graph.matmul %[[P]], %[[V]] : {{.*}} -> tensor<2x3x197x64xf16>
+// CHECK-NOT: graph.slice
+func.func @context(%p: tensor<2x3x197x197xf16>, %v: tensor<2x3x197x64xf16>) -> tensor<2x3x197x64xf16> {
+  %o = graph.matmul %p, %v : (tensor<2x3x197x197xf16>, tensor<2x3x197x64xf16>) -> tensor<2x3x197x64xf16>
+  return %o : tensor<2x3x197x64xf16>
+}
+
+// -----
+
+// A Gemm whose trans_b B [250, 100] is computed at run time: B padded along both axes
+// ([256, 104]), A along K, the result sliced to 250 columns.
+// CHECK-LABEL: func.func @gemm_runtime_b
+// CHECK-DAG: %[[B:.*]] = graph.pad {{.*}} -> tensor<256x104xf16>
+// CHECK-DAG: %[[A:.*]] = graph.pad %arg0, {{.*}} -> tensor<4x104xf16>
+// CHECK: %[[G:.*]] = graph.gemm %[[A]], %[[B]] {{.*}} -> tensor<4x256xf16>
+// CHECK: graph.slice %[[G]], {{.*}} -> tensor<4x250xf16>
+func.func @gemm_runtime_b(%x: tensor<4x100xf16>, %w: tensor<250x100xf16>) -> tensor<4x250xf16> {
+  %y = graph.gemm %x, %w {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = true} : (tensor<4x100xf16>, tensor<250x100xf16>) -> tensor<4x250xf16>
+  return %y : tensor<4x250xf16>
+}
+
+// -----
+
+// A detector's class head: 12 output channels that a reshape reads: zero filters and bias
+// up to 16, then a slice of the first 12 channels (axis 1).
+// CHECK-LABEL: func.func @class_head
+// CHECK: %[[C:.*]] = graph.conv %arg0, %{{.*}}, %{{.*}} {{.*}} : (tensor<2x16x5x5xf16>, tensor<16x16x1x1xf16>, tensor<16xf16>) -> tensor<2x16x5x5xf16>
+// CHECK: %[[AXES:.*]] = graph.constant dense<1> : tensor<1xi64>
+// CHECK: %[[S:.*]] = graph.slice %[[C]], %{{.*}}, %{{.*}} axes %[[AXES]] : {{.*}} -> tensor<2x12x5x5xf16>
+// CHECK: graph.reshape %[[S]]
+// NOSLICE-LABEL: func.func @class_head
+// NOSLICE: graph.conv {{.*}} -> tensor<2x12x5x5xf16>
+// NOSLICE-NOT: graph.slice
+func.func @class_head(%x: tensor<2x16x5x5xf16>) -> tensor<2x12x25xf16> {
+  %w = graph.constant dense<0.5> : tensor<12x16x1x1xf16>
+  %b = graph.constant dense<0.25> : tensor<12xf16>
+  %c = graph.conv %x, %w, %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<2x16x5x5xf16>, tensor<12x16x1x1xf16>, tensor<12xf16>) -> tensor<2x12x5x5xf16>
+  %shape = graph.constant dense<[2, 12, 25]> : tensor<3xi64>
+  %r = graph.reshape %c, %shape {allowzero = false} : (tensor<2x12x5x5xf16>, tensor<3xi64>) -> tensor<2x12x25xf16>
+  return %r : tensor<2x12x25xf16>
 }
 
 // -----

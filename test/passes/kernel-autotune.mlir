@@ -196,11 +196,14 @@ func.func @main(%q: memref<8x12x512x64xf16>, %k: memref<8x12x512x64xf16>, %v: me
 
 // -----
 
-// Head size 128: the wgmma variant compiles for it but is no candidate until it is
-// checked on a GPU (kernel-attention-sm90-wgmma-d128-ptxas.mlir); mma.sync.
+// Head size 128: sm_90a the wgmma variant in its 64x64, 2-stage, 4-warp form (the one
+// checked on a GPU for wider heads); sm_80 mma.sync.
 // CHECK-LABEL: kernel.func @attention_d128
-// CHECK-SAME: kernel.config = #kernel.flash_attention<block_q = {{[0-9]+}}, block_kv = {{[0-9]+}}, stages = {{[0-9]}}, warps = {{[0-9]}}>
+// CHECK-SAME: kernel.config = #kernel.flash_attention<block_q = 64, block_kv = 64, stages = 2, warps = 4, wgmma = true>
 // CHECK-SAME: source = "cost-model"
+// SM80-LABEL: kernel.func @attention_d128
+// SM80-SAME: kernel.config = #kernel.flash_attention<block_q = {{[0-9]+}}, block_kv = {{[0-9]+}}, stages = {{[0-9]}}, warps = {{[0-9]}}>
+// SM80-SAME: source = "cost-model"
 kernel.func @attention_d128(%q: memref<4x32x512x128xf16>, %k: memref<4x32x512x128xf16>, %v: memref<4x32x512x128xf16>, %o: memref<4x32x512x128xf16>) {
   attention ins(%q, %k, %v : memref<4x32x512x128xf16>, memref<4x32x512x128xf16>, memref<4x32x512x128xf16>) outs(%o : memref<4x32x512x128xf16>) {
   ^bb0(%a: tensor<4x32x512x128xf16>, %b: tensor<4x32x512x128xf16>, %c: tensor<4x32x512x128xf16>):
