@@ -308,6 +308,11 @@ def batched_cases():
         ("gqa scores 8x(4x8) heads 512x128, keys shared", (8, 4, 8, 512, 128),
          (8, 4, 1, 128, 512)),
         ("matrix by a stack 1024x1024 . 64x1024x1024", (1024, 1024), (64, 1024, 1024)),
+        # Extents the templates' 16-byte rows do not divide (ViT's 197 tokens): padded.
+        ("scores 32x12 heads 197x64 . 64x197 (N unaligned)", (32, 12, 197, 64),
+         (32, 12, 64, 197)),
+        ("context 32x12 heads 197x197 . 197x64 (K unaligned)", (32, 12, 197, 197),
+         (32, 12, 197, 64)),
     ]
     cases = []
     for name, a, b in specs:
