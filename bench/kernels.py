@@ -1278,7 +1278,7 @@ def main():
         cases = [c for c in cases if re.search(args.filter, c["name"])]
     if args.gemm_configs:
         configs = args.gemm_configs.split(",")
-        tiled = ("gemm", "conv", "tf32", "fused")
+        tiled = ("gemm", "conv", "tf32", "fused", "batched")
         def is_tiled(c):
             return c["family"] in tiled and c.get("kind") != "model"
         cases = [({**c, "gemm_config": g, "name": f"{c['name']} [{g}]"} if is_tiled(c) else c)

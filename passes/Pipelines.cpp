@@ -344,13 +344,17 @@ void addGraphStage(OpPassManager &pm, const GraphStageOptions &options) {
     // only; in f32 the generic products take a transpose as their prologue, and a
     // generic attention kernel would copy each view in a loop nest of its own).
     pm.addNestedPass<func::FuncOp>(createGraphMoveRowTransposes());
-    // Products whose N or K the templates' 16-byte rows do not divide, padded with zeros;
-    // convolutions sliced after only where they become channels last (for the templates).
+  }
+  if (options.padProducts) {
+    // Half-precision products (reduced above, or as the model has them) whose N or K the
+    // templates' 16-byte rows do not divide, padded with zeros; convolutions sliced after
+    // only where they become channels last (for the templates).
     GraphPadProductsOptions pad;
     pad.sliceConvolutions = options.channelsLast;
     pm.addNestedPass<func::FuncOp>(createGraphPadProducts(pad));
-    pm.addNestedPass<func::FuncOp>(createGraphSimplify());
   }
+  if (options.precision != "fp32" || options.padProducts)
+    pm.addNestedPass<func::FuncOp>(createGraphSimplify());
   // The layout before the quantization is decomposed: its transposes sink through the
   // undecomposed ops.
   if (options.channelsLast)
@@ -463,6 +467,7 @@ void addGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options) {
     GraphStageOptions graph = options.graph;
     graph.int8TensorCoreRows = true;
     graph.decomposeAttention = true;
+    graph.padProducts = true;
     graph.attentionMaxHeadDim = flashAttentionMaxHeadDim(options.templates.target);
     addGraphStage(pm, graph);
     observe(PipelinePoint::GraphDone);

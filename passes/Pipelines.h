@@ -94,6 +94,10 @@ struct GraphStageOptions {
   /// sets it, with the largest head size its target's templates take.
   bool decomposeAttention = false;
   int64_t attentionMaxHeadDim = 0;
+  /// Half-precision products and convolutions whose N or K the tensor-core templates'
+  /// 16-byte rows do not divide are padded with zeros (graph-pad-products): the GPU
+  /// pipeline sets it.
+  bool padProducts = false;
   /// Called with each function's precision and int8 reports (progress lines, the
   /// precision report), when set.
   std::function<void(const graph::PrecisionReport &)> precisionReport;

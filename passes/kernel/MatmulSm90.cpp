@@ -312,8 +312,8 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
       configs.push_back(config);
   // Ping-pong consumers: f16 and bf16 products with a row-major B (upstream's wgmma of
   // 128-row accumulators).
-  if (!problem.kMajorB && !problem.batched && !problem.operand.isF32() &&
-      !problem.operand.isInteger(8) && problem.n > 64)
+  if (!problem.kMajorB && !problem.operand.isF32() && !problem.operand.isInteger(8) &&
+      problem.n > 64)
     for (const Sm90GemmConfig &config :
          kiln::sm90PingPongConfigs(tiles(128), kiln::sm90HasResidualInput(problem.epilogue)))
       if (fits(config))

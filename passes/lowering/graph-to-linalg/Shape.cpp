@@ -812,8 +812,8 @@ Value createPaddingGeneric(OpBuilder &b, Location loc, RankedTensorType resultTy
                             });
 }
 
-/// Pad: constant mode with constant pads → tensor.extract_slice for negative pads and
-/// tensor.pad; the other modes and pads known only at run time → a generic.
+/// Pad: constant mode with constant pads → tensor.extract_slice for negative pads, then a
+/// gathering generic; the other modes and pads known only at run time → the same generic.
 struct PadLowering : OpConversionPattern<graph::PadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(graph::PadOp op, OpAdaptor adaptor,
@@ -862,7 +862,7 @@ struct PadLowering : OpConversionPattern<graph::PadOp> {
         low[axes[entry]] += (*constantPads)[entry];
         high[axes[entry]] += (*constantPads)[entry + count];
       }
-      SmallVector<OpFoldResult> offsets, sizes, strides, padLow, padHigh;
+      SmallVector<OpFoldResult> offsets, sizes, strides;
       SmallVector<int64_t> croppedShape;
       for (int64_t dim = 0; dim < rank; ++dim) {
         int64_t cropLow = std::max<int64_t>(-low[dim], 0);
@@ -876,18 +876,26 @@ struct PadLowering : OpConversionPattern<graph::PadOp> {
         offsets.push_back(rewriter.getIndexAttr(cropLow));
         sizes.push_back(rewriter.getIndexAttr(extent));
         strides.push_back(rewriter.getIndexAttr(1));
-        padLow.push_back(rewriter.getIndexAttr(std::max<int64_t>(low[dim], 0)));
-        padHigh.push_back(rewriter.getIndexAttr(std::max<int64_t>(high[dim], 0)));
       }
       Value cropped = input;
       auto croppedType = RankedTensorType::get(croppedShape, elementType);
       if (croppedType != inputType)
         cropped = tensor::ExtractSliceOp::create(rewriter, loc, croppedType, input, offsets, sizes,
                                                  strides);
+      // One gather that writes every element once (the pad value where it reads outside
+      // the input): tensor.pad bufferizes into a fill, a copy into it and, as a kernel's
+      // result, a copy out (three passes over a padded weight on the GPU).
       Value padded = cropped;
-      if (croppedType != resultType)
-        padded =
-            tensor::PadOp::create(rewriter, loc, resultType, cropped, padLow, padHigh, padValue);
+      if (croppedType != resultType) {
+        SmallVector<Value> lows;
+        SmallVector<OpFoldResult> resultSizes;
+        for (int64_t dim = 0; dim < rank; ++dim) {
+          lows.push_back(constantIndex(rewriter, loc, std::max<int64_t>(low[dim], 0)));
+          resultSizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(dim)));
+        }
+        padded = createPaddingGeneric(rewriter, loc, resultType, resultSizes, cropped, mode, lows,
+                                      padValue);
+      }
       rewriter.replaceOp(op, padded);
       return success();
     }
