@@ -384,6 +384,8 @@ void addKernelLoweringPasses(OpPassManager &pm) {
   // The kernels no template family generated go through the generic lowering.
   pm.addPass(createKernelToLinalg());
   addGraphToBuffersPasses(pm, /*inPlaceOutputs=*/true);
+  // A result that is a reshape of what the kernel computed: computed in place.
+  pm.addNestedPass<func::FuncOp>(createElideOutputCopies());
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Each kernel's loop nests, merged while the kernel is still its own function.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

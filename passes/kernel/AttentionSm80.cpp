@@ -268,6 +268,10 @@ double kiln::estimateFlashAttentionMicros(const FlashAttentionProblem &problem,
     efficiency *= 0.9;
   if (config.stages == 3)
     efficiency *= 0.96;
+  // Beyond D = 128 a CTA fills an SM's registers alone: one warpgroup leaves the SM half
+  // idle between its products (H200, b8 h8 d256: 64x64 w4 67 us, 128x64 w8 52).
+  if (config.wgmma && problem.headDim > kFlashAttentionMaxHeadDim && config.warps == 4)
+    efficiency *= 0.75;
   // Fewer CTAs than SMs leave SMs idle (half of the loss: a CTA alone on an SM runs
   // faster than its share of a full one).
   int64_t ctas = blocksQ * problem.batch * problem.heads;
@@ -1064,14 +1068,13 @@ class FlashAttentionTemplate final
          kiln::flashAttentionConfigs(*problem, options.target)) {
       // The wgmma variant of heads wider than 64 is checked on the H200 in its 64x64,
       // 2-stage, 4-warp form (bench/attention_sweep.py --family attnforms: D 80 35 us
-      // against mma.sync's 53, grouped-query D 128 52 against 75, rel L2 4e-4); its other
-      // forms only compile, and attention-config names them.
-      bool checkedWide =
-          config.blockQ == 64 && config.blockKv == 64 && config.stages == 2 && config.warps == 4;
-      // Beyond 128: the two-warpgroup 128x64 form as well (one CTA an SM either way).
-      bool checkedWidest = problem->headDim > kiln::kFlashAttentionMaxHeadDim &&
-                           config.blockQ == 128 && config.blockKv == 64 && config.stages == 2;
-      if (config.wgmma && problem->headDim != 64 && !checkedWide && !checkedWidest)
+      // against mma.sync's 53, grouped-query D 128 52 against 75, rel L2 4e-4) and its
+      // 128x64 2-stage 8-warp one (D 256: 52 us against 67 for 64x64); its other forms only
+      // compile, and attention-config names them.
+      bool checkedWide = config.blockKv == 64 && config.stages == 2 &&
+                         ((config.blockQ == 64 && config.warps == 4) ||
+                          (config.blockQ == 128 && config.warps == 8));
+      if (config.wgmma && problem->headDim != 64 && !checkedWide)
         continue;
       configs.push_back(config.toAttr(function.getContext()));
     }

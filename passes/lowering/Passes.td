@@ -132,6 +132,22 @@ def CpuOrderLoops : Pass<"cpu-order-loops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ElideOutputCopies : Pass<"elide-output-copies", "::mlir::func::FuncOp"> {
+  let summary = "Let a bufferized kernel compute into its output instead of copying there";
+  let description = [{
+    Runs on the GPU path's kernel functions right after bufferization. A kernel whose
+    result is a reshape of a temporary it computed (a transposed convolution's phases
+    interleaved, then collapsed) bufferizes into the temporary, a collapse_shape (or
+    expand_shape) view and a `memref.copy` into the output argument: one more pass over
+    every byte. The temporary becomes the output argument seen through the inverse
+    reshape, and the copy goes; likewise a temporary copied whole into an output of its
+    type. Only where the temporary is a static, identity-layout allocation whose other
+    users all precede the copy in its block, the reshape feeds only the copy, and the
+    output is an identity-layout argument that nothing else touches.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def GpuFuseLoopNests : Pass<"gpu-fuse-loop-nests", "::mlir::func::FuncOp"> {
   let summary = "Merge a bufferized kernel's loop nests into as few launches as possible";
   let description = [{
