@@ -371,8 +371,9 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
         // The ONNX node of the contraction the kernel is anchored on.
         std::string node;
         function.walk([&](Operation *op) {
-          if (node.empty() &&
-              isa<graph::MatMulOp, graph::GemmOp, graph::ConvOp, graph::AttentionOp>(op))
+          if (node.empty() && isa<graph::MatMulOp, graph::GemmOp, graph::ConvOp, graph::AttentionOp,
+                                  graph::QLinearConvOp, graph::QLinearMatMulOp,
+                                  graph::ConvIntegerOp, graph::MatMulIntegerOp>(op))
             node = graph::getNodeName(op->getLoc());
         });
         offTensorCores->push_back(

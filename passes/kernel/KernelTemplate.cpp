@@ -91,6 +91,17 @@ SmallVector<Attribute> kernelConfigCandidates(kernel::FuncOp function,
 
 std::optional<std::string> whyOffTensorCores(kernel::FuncOp function,
                                              const TemplateOptions &options) {
+  // Integer products in ONNX's operator form (QLinearConv, QLinearMatMul, ConvInteger,
+  // MatMulInteger) have no template: kernel formation gives them the generic kernel.
+  bool integerProduct = false;
+  function.walk([&](Operation *op) {
+    integerProduct |= isa<graph::QLinearConvOp, graph::QLinearMatMulOp, graph::ConvIntegerOp,
+                          graph::MatMulIntegerOp>(op);
+  });
+  if (integerProduct)
+    return std::string("an integer product in ONNX's operator form (QLinearConv, "
+                       "QLinearMatMul, ConvInteger, MatMulInteger): the int8 templates take "
+                       "QuantizeLinear and DequantizeLinear around a Conv or MatMul (QDQ)");
   if (!getTemplateOp<kernel::MatmulOp>(function) && !getTemplateOp<kernel::ConvOp>(function) &&
       !getTemplateOp<kernel::AttentionOp>(function))
     return std::nullopt;

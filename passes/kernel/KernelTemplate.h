@@ -220,7 +220,9 @@ llvm::SmallVector<mlir::Attribute> kernelConfigCandidates(kernel::FuncOp functio
 /// Why `function`, a product, convolution or attention kernel that the generic lowering
 /// computes (its kernel.config), is off the tensor cores: the refusal of each family of
 /// its kind that the options allow, or that the tuner measured the generic lowering
-/// faster; nullopt for another kernel or one a template computes.
+/// faster; for a kernel of an integer product in ONNX's operator form (QLinearConv and
+/// the like, which only the generic lowering takes), that form; nullopt for another
+/// kernel or one a template computes.
 std::optional<std::string> whyOffTensorCores(kernel::FuncOp function,
                                              const TemplateOptions &options);
 

@@ -185,24 +185,50 @@ Value widenToI32(OpBuilder &builder, Location loc, Value value, Type graphType) 
   return arith::ExtSIOp::create(builder, loc, i32, value);
 }
 
-/// The map of a MatMulInteger zero point over the (m, n, k) iteration space: a scalar or
-/// one element per tensor, else 1-D per row of lhs (`perDim` m) or per column of rhs (n).
+/// The map of a MatMulInteger zero point over its iteration space of `dims` dimensions: a
+/// scalar or one element per tensor, else 1-D per row of lhs (`perDim` m) or per column of
+/// rhs (n).
 AffineMap getZeroPointMap(MLIRContext *context, RankedTensorType type, int64_t extent,
-                          unsigned perDim) {
+                          unsigned dims, unsigned perDim) {
   if (type.getRank() == 0)
-    return AffineMap::get(3, 0, {}, context);
+    return AffineMap::get(dims, 0, {}, context);
   if (type.getRank() != 1)
     return {};
   if (type.getDimSize(0) == 1)
-    return AffineMap::get(3, 0, {getAffineConstantExpr(0, context)}, context);
+    return AffineMap::get(dims, 0, {getAffineConstantExpr(0, context)}, context);
   if (ShapedType::isDynamic(type.getDimSize(0)) || type.getDimSize(0) != extent)
     return {};
-  return AffineMap::get(3, 0, {getAffineDimExpr(perDim, context)}, context);
+  return AffineMap::get(dims, 0, {getAffineDimExpr(perDim, context)}, context);
 }
 
-/// graph.matmul_integer on matrices → one reduction `linalg.generic` that widens both
-/// operands and their zero points to i32 by signedness, subtracts and accumulates in i32
-/// (exact: no intermediate narrower than the result).
+/// The map of a MatMulInteger operand of `type` ([.., rows, columns], its batch dimensions
+/// right-aligned with the result's `batch` ones and broadcast where they are 1) over the
+/// iteration space (batch.., m, n, k): `rows` and `columns` are the dimensions of its last
+/// two axes; null where a batch extent is neither 1 nor the result's.
+AffineMap getOperandMap(MLIRContext *context, RankedTensorType type, ArrayRef<int64_t> batch,
+                        unsigned rows, unsigned columns) {
+  int64_t rank = type.getRank(), lead = int64_t(batch.size()) - (rank - 2);
+  unsigned dims = batch.size() + 3;
+  SmallVector<AffineExpr> results;
+  for (int64_t axis = 0; axis < rank - 2; ++axis) {
+    int64_t extent = type.getDimSize(axis), resultExtent = batch[lead + axis];
+    if (extent == 1 && resultExtent != 1)
+      results.push_back(getAffineConstantExpr(0, context));
+    else if (extent == resultExtent || ShapedType::isDynamic(extent))
+      results.push_back(getAffineDimExpr(lead + axis, context));
+    else
+      return {};
+  }
+  results.push_back(getAffineDimExpr(rows, context));
+  results.push_back(getAffineDimExpr(columns, context));
+  return AffineMap::get(dims, 0, results, context);
+}
+
+/// graph.matmul_integer → one reduction `linalg.generic` over (batch.., m, n, k) that
+/// widens both operands and their zero points to i32 by signedness, subtracts and
+/// accumulates in i32 (exact: no intermediate narrower than the result). Batch dimensions
+/// broadcast as NumPy's matmul (a dynamically quantized transformer's [B, S, K]
+/// activations by a [K, N] weight).
 struct MatMulIntegerLowering : OpConversionPattern<graph::MatMulIntegerOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(graph::MatMulIntegerOp op, OpAdaptor adaptor,
@@ -214,34 +240,55 @@ struct MatMulIntegerLowering : OpConversionPattern<graph::MatMulIntegerOp> {
     auto rhsZeroType = dyn_cast<RankedTensorType>(op.getRhsZeroPoint().getType());
     if (!resultType || !lhsType || !rhsType || !lhsZeroType || !rhsZeroType)
       return rewriter.notifyMatchFailure(op, "unranked operands");
-    if (lhsType.getRank() != 2 || rhsType.getRank() != 2 || resultType.getRank() != 2)
-      return rewriter.notifyMatchFailure(op, "only matrix operands (no batch, no vectors)");
+    int64_t rank = resultType.getRank();
+    if (lhsType.getRank() < 2 || rhsType.getRank() < 2 || rank < 2 ||
+        std::max(lhsType.getRank(), rhsType.getRank()) != rank)
+      return rewriter.notifyMatchFailure(op, "vector operands");
     MLIRContext *context = getContext();
-    AffineMap lhsZeroMap = getZeroPointMap(context, lhsZeroType, lhsType.getDimSize(0), 0);
-    AffineMap rhsZeroMap = getZeroPointMap(context, rhsZeroType, rhsType.getDimSize(1), 1);
+    ArrayRef<int64_t> batch = resultType.getShape().drop_back(2);
+    unsigned dims = rank + 1, m = rank - 2, n = rank - 1, k = rank;
+    AffineMap lhsMap = getOperandMap(context, lhsType, batch, m, k);
+    AffineMap rhsMap = getOperandMap(context, rhsType, batch, k, n);
+    AffineMap lhsZeroMap =
+        getZeroPointMap(context, lhsZeroType, lhsType.getDimSize(lhsType.getRank() - 2), dims, m);
+    AffineMap rhsZeroMap =
+        getZeroPointMap(context, rhsZeroType, rhsType.getDimSize(rhsType.getRank() - 1), dims, n);
+    if (!lhsMap || !rhsMap)
+      return rewriter.notifyMatchFailure(op, "batch dimensions that do not broadcast");
     if (!lhsZeroMap || !rhsZeroMap)
       return rewriter.notifyMatchFailure(op, "zero points of an unsupported shape");
     Location loc = op.getLoc();
-    AffineExpr m = getAffineDimExpr(0, context), n = getAffineDimExpr(1, context),
-               k = getAffineDimExpr(2, context);
-    SmallVector<AffineMap> maps{AffineMap::get(3, 0, {m, k}, context),
-                                AffineMap::get(3, 0, {k, n}, context), lhsZeroMap, rhsZeroMap,
-                                AffineMap::get(3, 0, {m, n}, context)};
-    SmallVector<OpFoldResult> sizes{getSizes(rewriter, loc, adaptor.getLhs())[0],
-                                    getSizes(rewriter, loc, adaptor.getRhs())[1]};
+    SmallVector<AffineMap> maps{
+        lhsMap, rhsMap, lhsZeroMap, rhsZeroMap,
+        AffineMap::getMultiDimIdentityMap(dims, context).getMajorSubMap(rank)};
+    // The result's extents: a batch one from the operand that has it (not broadcast), m
+    // from lhs, n from rhs.
+    SmallVector<OpFoldResult> lhsSizes = getSizes(rewriter, loc, adaptor.getLhs());
+    SmallVector<OpFoldResult> rhsSizes = getSizes(rewriter, loc, adaptor.getRhs());
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t axis = 0; axis < rank - 2; ++axis) {
+      int64_t lhsAxis = axis - (rank - lhsType.getRank());
+      int64_t rhsAxis = axis - (rank - rhsType.getRank());
+      bool fromLhs = lhsAxis >= 0 && lhsType.getDimSize(lhsAxis) != 1;
+      if (!ShapedType::isDynamic(resultType.getDimSize(axis)))
+        sizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(axis)));
+      else
+        sizes.push_back(fromLhs || rhsAxis < 0 ? lhsSizes[lhsAxis] : rhsSizes[rhsAxis]);
+    }
+    sizes.push_back(lhsSizes[lhsType.getRank() - 2]);
+    sizes.push_back(rhsSizes[rhsType.getRank() - 1]);
     Value zero = createScalarConstant(rewriter, loc, rewriter.getI32Type(), 0);
     Value init = createFilledTensor(rewriter, loc, resultType, sizes, zero);
     Type lhsElement = lhsType.getElementType(), rhsElement = rhsType.getElementType();
     Type lhsZeroElement = lhsZeroType.getElementType(),
          rhsZeroElement = rhsZeroType.getElementType();
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, resultType,
         ValueRange{adaptor.getLhs(), adaptor.getRhs(), adaptor.getLhsZeroPoint(),
                    adaptor.getRhsZeroPoint()},
-        ValueRange{init}, maps,
-        {utils::IteratorType::parallel, utils::IteratorType::parallel,
-         utils::IteratorType::reduction},
-        [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+        ValueRange{init}, maps, iterators, [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
           Value lhs = arith::SubIOp::create(b, bodyLoc, widenToI32(b, bodyLoc, args[0], lhsElement),
                                             widenToI32(b, bodyLoc, args[2], lhsZeroElement));
           Value rhs = arith::SubIOp::create(b, bodyLoc, widenToI32(b, bodyLoc, args[1], rhsElement),

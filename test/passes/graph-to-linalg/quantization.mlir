@@ -54,6 +54,25 @@ func.func @matmul_integer(%a: tensor<4x3xui8>, %b: tensor<3x2xi8>, %az: tensor<4
 
 // -----
 
+// Batched activations by a matrix (a dynamically quantized transformer's [B, S, K] by
+// [K, N]) and a stack broadcast against one ([1, M, K] by [3, K, N]): the iteration space
+// gains the batch dimensions, a broadcast one read at 0.
+// CHECK-DAG: #[[A3:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[W2:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+// CHECK-DAG: #[[O3:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[A1:.*]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d3)>
+// CHECK-DAG: #[[B3:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-LABEL: func.func @matmul_integer_batched
+// CHECK: linalg.generic {indexing_maps = [#[[A3]], #[[W2]], #{{.*}}, #{{.*}}, #[[O3]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK: linalg.generic {indexing_maps = [#[[A1]], #[[B3]], #{{.*}}, #{{.*}}, #[[O3]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+func.func @matmul_integer_batched(%a: tensor<?x5x3xui8>, %w: tensor<3x2xi8>, %s: tensor<1x5x3xi8>, %t: tensor<3x3x2xi8>, %az: tensor<ui8>, %bz: tensor<i8>) -> (tensor<?x5x2xi32>, tensor<3x5x2xi32>) {
+  %0 = graph.matmul_integer %a, %w, %az, %bz : (tensor<?x5x3xui8>, tensor<3x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<?x5x2xi32>
+  %1 = graph.matmul_integer %s, %t, %bz, %bz : (tensor<1x5x3xi8>, tensor<3x3x2xi8>, tensor<i8>, tensor<i8>) -> tensor<3x5x2xi32>
+  return %0, %1 : tensor<?x5x2xi32>, tensor<3x5x2xi32>
+}
+
+// -----
+
 // DynamicQuantizeLinear: min and max reductions started at 0, a scalar scale and zero
 // point, and one elementwise quantization to ui8 (i8 after conversion).
 // CHECK-LABEL: func.func @dynamic_quantize_linear
