@@ -1,15 +1,17 @@
 //===- PadProducts.cpp - Products of unaligned extents padded for the tensor cores ===//
 //
 // graph-pad-products: the tensor-core GEMM templates read A and B and write C as rows of
-// 16 bytes (TMA, cp.async): N and K multiples of 8 half-precision elements. A product by a
-// constant weight whose N or K is not (a detector's 4 box coordinates, a classifier's 10
-// classes, a 4-wide positional input) runs on the generic loops otherwise. Padded with
-// zeros it computes the same values: the weight gets zero columns up to N' (and zero rows
-// up to K'), A zero columns up to K' (graph.pad: a copy of a few elements a row), a bias
-// Add after the product zeros up to N', and a Slice takes the first N columns back. A
-// convolution with unaligned output channels whose value only other convolutions read
-// (through unary elementwise ops) gets zero filters, and its readers zero weights for
-// them: no slice at all.
+// 16 bytes (TMA, cp.async): N and K multiples of 8 half-precision elements. A product
+// whose N or K is not (a detector's 4 box coordinates, a classifier's 10 classes, a
+// vocabulary of 50257, attention scores over 197 tokens) runs on the generic loops
+// otherwise. Padded with zeros it computes the same values: B gets zero columns up to N'
+// and zero rows up to K' (a constant weight at compile time; a B computed at run time by a
+// graph.pad, through its transpose when it is one, so that the product still reads it as
+// a view), A zero columns up to K', a bias Add after the product zeros up to N', and a
+// Slice takes the first N columns back. A convolution with unaligned output channels gets
+// zero filters: where its value only other convolutions read (through unary elementwise
+// ops) their weights read the new channels with zeros and no slice is needed; otherwise a
+// slice of the first channels follows it.
 //
 //===----------------------------------------------------------------------===//
 
