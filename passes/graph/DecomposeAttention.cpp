@@ -2,7 +2,12 @@
 //
 // graph-decompose-attention: a half-precision graph.attention whose head size the
 // flash-attention templates do not take (not a multiple of `head-dim-multiple`, above
-// `max-head-dim`, or the value's differing from the key's) becomes
+// `max-head-dim`, or the value's differing from the key's) gets one they take where
+// zeros make it: Q, K and V padded along D to the next multiple of `head-dim-multiple` of
+// the larger of the two head sizes (Q K^T is unchanged, P V gains zero columns), the
+// result sliced back to the value's head size, the scale kept (head size 72 runs the flash
+// kernel of 80: three small copies instead of materialised scores). Beyond `max-head-dim`
+// it becomes
 //
 //   scores = matmul(query, transpose(key)) * scale [+ mask] [+ causal mask]
 //   result = matmul(softmax(scores, -1) [NaNs to 0], value)
@@ -47,8 +52,46 @@ struct GraphDecomposeAttention : kiln::impl::GraphDecomposeAttentionBase<GraphDe
            headDim % headDimMultiple == 0 && headDim <= maxHeadDim;
   }
 
+  /// The head size a flash-attention template takes that `key`'s and `value`'s pad to
+  /// with zeros; 0 where none does.
+  int64_t paddedHeadDim(RankedTensorType key, RankedTensorType value) const {
+    int64_t headDim = key.getShape().back(), valueDim = value.getShape().back();
+    if (ShapedType::isDynamic(headDim) || ShapedType::isDynamic(valueDim) || headDimMultiple < 1)
+      return 0;
+    int64_t padded = llvm::alignTo(std::max(headDim, valueDim), headDimMultiple);
+    return padded <= maxHeadDim ? padded : 0;
+  }
+
+  /// `attention` on Q, K and V padded with zeros along D to `headDim`, its result sliced
+  /// back to the value's head size.
+  void padHeads(graph::AttentionOp attention, int64_t headDim) {
+    OpBuilder b(attention);
+    Location loc = attention.getLoc();
+    auto pad = [&](Value value) {
+      int64_t axis = cast<RankedTensorType>(value.getType()).getRank() - 1;
+      return cast<RankedTensorType>(value.getType()).getDimSize(axis) == headDim
+                 ? value
+                 : graph::createZeroPad(b, loc, value, axis, headDim);
+    };
+    Value query = pad(attention.getQuery()), key = pad(attention.getKey()),
+          value = pad(attention.getValue());
+    auto padded = cast<graph::AttentionOp>(b.clone(*attention));
+    padded->setOperand(0, query);
+    padded->setOperand(1, key);
+    padded->setOperand(2, value);
+    auto resultType = cast<RankedTensorType>(attention.getType());
+    SmallVector<int64_t> shape(resultType.getShape());
+    shape.back() = headDim;
+    padded.getResult().setType(resultType.clone(shape));
+    Value result = graph::createPrefixSlice(b, loc, padded.getResult(), resultType.getRank() - 1,
+                                            resultType.getShape().back(), resultType);
+    attention.getResult().replaceAllUsesWith(result);
+    attention.erase();
+  }
+
   void runOnOperation() override {
     SmallVector<graph::AttentionOp> decomposed;
+    SmallVector<std::pair<graph::AttentionOp, int64_t>> padded;
     getOperation().walk([&](graph::AttentionOp attention) {
       auto query = dyn_cast<RankedTensorType>(attention.getQuery().getType());
       auto key = dyn_cast<RankedTensorType>(attention.getKey().getType());
@@ -57,6 +100,10 @@ struct GraphDecomposeAttention : kiln::impl::GraphDecomposeAttentionBase<GraphDe
           !(query.getElementType().isF16() || query.getElementType().isBF16()) ||
           flashKernelTakes(key, value))
         return;
+      if (int64_t headDim = paddedHeadDim(key, value)) {
+        padded.push_back({attention, headDim});
+        return;
+      }
       // A causal flag becomes a constant mask: static sequence lengths only.
       int64_t rank = query.getRank();
       if (attention.getCausal() &&
@@ -64,6 +111,8 @@ struct GraphDecomposeAttention : kiln::impl::GraphDecomposeAttentionBase<GraphDe
         return;
       decomposed.push_back(attention);
     });
+    for (auto [attention, headDim] : padded)
+      padHeads(attention, headDim);
     for (graph::AttentionOp attention : decomposed) {
       OpBuilder b(attention);
       Location loc = attention.getLoc();

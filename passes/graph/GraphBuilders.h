@@ -43,6 +43,27 @@ inline mlir::Value createTranspose(mlir::OpBuilder &b, mlir::Location loc, mlir:
                              input, b.getDenseI64ArrayAttr(perm));
 }
 
+/// `value` with zeros appended along `axis` up to `extent` (graph.pad, constant mode).
+inline mlir::Value createZeroPad(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                                 int64_t axis, int64_t extent) {
+  auto type = mlir::cast<mlir::RankedTensorType>(value.getType());
+  llvm::SmallVector<int64_t> pads(2 * type.getRank(), 0);
+  pads[type.getRank() + axis] = extent - type.getDimSize(axis);
+  llvm::SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = extent;
+  return PadOp::create(b, loc, type.clone(shape), value, createIndexConstant(b, loc, pads),
+                       /*constant_value=*/mlir::Value(), /*axes=*/mlir::Value(),
+                       b.getStringAttr("constant"));
+}
+
+/// The first `extent` elements of `value` along `axis` (graph.slice), typed `type`.
+inline mlir::Value createPrefixSlice(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                                     int64_t axis, int64_t extent, mlir::RankedTensorType type) {
+  return SliceOp::create(b, loc, type, value, createIndexConstant(b, loc, {0}),
+                         createIndexConstant(b, loc, {extent}), createIndexConstant(b, loc, {axis}),
+                         /*steps=*/mlir::Value());
+}
+
 /// `keyOrValue` ([.., Hkv, S, D]) with each head repeated for the query heads of its
 /// group when it has fewer heads than `queryHeads`, a divisor of them (grouped-query
 /// attention: a gather of head h / (H / Hkv) along the head axis); else `keyOrValue`.

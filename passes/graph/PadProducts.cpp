@@ -74,14 +74,7 @@ Value padAxis(OpBuilder &builder, Location loc, Value value, int64_t axis, int64
     Value padded = padAxis(builder, loc, transpose.getInput(), perm[axis], extent);
     return graph::createTranspose(builder, loc, padded, perm);
   }
-  SmallVector<int64_t> pads(2 * type.getRank(), 0);
-  pads[type.getRank() + axis] = extent - type.getDimSize(axis);
-  SmallVector<int64_t> shape(type.getShape());
-  shape[axis] = extent;
-  return graph::PadOp::create(builder, loc, type.clone(shape), value,
-                              graph::createIndexConstant(builder, loc, pads),
-                              /*constant_value=*/Value(),
-                              /*axes=*/Value(), builder.getStringAttr("constant"));
+  return graph::createZeroPad(builder, loc, value, axis, extent);
 }
 
 Value padLastAxis(OpBuilder &builder, Location loc, Value value, int64_t extent) {
@@ -89,19 +82,9 @@ Value padLastAxis(OpBuilder &builder, Location loc, Value value, int64_t extent)
                  extent);
 }
 
-/// The first `extent` elements of `value` along `axis`, typed `type`.
-Value sliceAxis(OpBuilder &builder, Location loc, Value value, int64_t axis, int64_t extent,
-                RankedTensorType type) {
-  return graph::SliceOp::create(builder, loc, type, value,
-                                graph::createIndexConstant(builder, loc, {0}),
-                                graph::createIndexConstant(builder, loc, {extent}),
-                                graph::createIndexConstant(builder, loc, {axis}),
-                                /*steps=*/Value());
-}
-
 Value sliceLastAxis(OpBuilder &builder, Location loc, Value value, int64_t extent,
                     RankedTensorType type) {
-  return sliceAxis(builder, loc, value, type.getRank() - 1, extent, type);
+  return graph::createPrefixSlice(builder, loc, value, type.getRank() - 1, extent, type);
 }
 
 /// Whether `bias` is a constant of `n` values that broadcasts along the last axis of a
@@ -329,7 +312,8 @@ bool padConvChannels(graph::ConvOp conv, bool withSlice) {
   };
   if (consumers.empty()) {
     builder.setInsertionPointAfter(conv);
-    Value sliced = sliceAxis(builder, loc, conv.getResult(), 1, channels, resultType);
+    Value sliced =
+        graph::createPrefixSlice(builder, loc, conv.getResult(), 1, channels, resultType);
     conv.getResult().replaceAllUsesExcept(sliced, sliced.getDefiningOp());
     widen(conv.getResult());
     return true;

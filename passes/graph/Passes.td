@@ -137,7 +137,11 @@ def GraphDecomposeAttention : Pass<"graph-decompose-attention", "::mlir::func::F
   let summary = "Attention that no flash-attention kernel takes, as two products and a softmax";
   let description = [{
     A half-precision `graph.attention` whose head size is not a multiple of
-    `head-dim-multiple`, exceeds `max-head-dim`, or differs between key and value becomes
+    `head-dim-multiple`, exceeds `max-head-dim`, or differs between key and value gets
+    query, key and value padded with zeros along D to the next multiple of
+    `head-dim-multiple` of the larger head size where that is at most `max-head-dim` (the
+    scores are unchanged; the result, sliced back to the value's head size, too); beyond
+    it, it becomes
     `matmul(softmax(matmul(query, transpose(key)) * scale + mask, -1), value)` (key and
     value heads repeated for grouped-query attention, a causal flag as a constant mask, the
     NaN guard where `nan_to_zero`): the GEMM templates take both products and a row kernel

@@ -611,8 +611,10 @@ void absorbSharedViews(FusionGroups &fusion) {
           continue;
         unsigned other = found->second;
         SmallVector<Operation *> &producerOps = fusion.groups[other].ops;
+        // Views only: a pad or a concatenation moves data too, but the template's strided
+        // loads cannot read through it (a head size padded for the kernel).
         bool viewsOnlyReadHere = llvm::all_of(producerOps, [&](Operation *op) {
-          return classify(op) == TemplateKind::Movement &&
+          return classify(op) == TemplateKind::Movement && joinsFlashAttention(op) &&
                  llvm::all_of(op->getUsers(), [&](Operation *user) {
                    auto userGroup = fusion.groupOf.find(user);
                    return userGroup != fusion.groupOf.end() &&

@@ -1,25 +1,35 @@
 // graph-decompose-attention: half-precision attention whose head size no flash kernel
-// takes (here the GPU pipeline's limits: multiples of 16 up to 128) becomes two products
-// and a softmax.
+// takes (here the GPU pipeline's limits: multiples of 16 up to 128) gets one with zeros
+// where that is enough, else becomes two products and a softmax.
 // RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-decompose-attention{head-dim-multiple=16 max-head-dim=128}))' | FileCheck %s
 
-// Head size 72, an additive mask, NaNs to 0.
+// Head size 72, an additive mask, NaNs to 0: Q, K and V padded with zeros to 80 (the scale,
+// the mask and the guard kept), the result sliced back to 72.
 // CHECK-LABEL: func.func @head_72(
 // CHECK-SAME: %[[Q:[^:]*]]: tensor<2x4x32x72xf16>, %[[K:[^:]*]]: tensor<2x4x32x72xf16>, %[[V:[^:]*]]: tensor<2x4x32x72xf16>, %[[M:[^:]*]]: tensor<2x1x1x32xf16>)
-// CHECK: %[[KT:.*]] = graph.transpose %[[K]] {perm = array<i64: 0, 1, 3, 2>}
-// CHECK: %[[S:.*]] = graph.matmul %[[Q]], %[[KT]] : (tensor<2x4x32x72xf16>, tensor<2x4x72x32xf16>) -> tensor<2x4x32x32xf16>
-// CHECK: %[[SCALE:.*]] = graph.constant dense<{{.*}}> : tensor<f16>
-// CHECK: %[[SCALED:.*]] = graph.mul %[[S]], %[[SCALE]]
-// CHECK: %[[MASKED:.*]] = graph.add %[[SCALED]], %[[M]]
-// CHECK: %[[P:.*]] = graph.softmax %[[MASKED]] {axis = -1 : i64}
-// CHECK: %[[NAN:.*]] = graph.is_nan %[[P]]
-// CHECK: %[[GUARDED:.*]] = graph.where %[[NAN]], %{{.*}}, %[[P]]
-// CHECK: %[[Y:.*]] = graph.matmul %[[GUARDED]], %[[V]] : (tensor<2x4x32x32xf16>, tensor<2x4x32x72xf16>) -> tensor<2x4x32x72xf16>
-// CHECK-NOT: graph.attention
+// CHECK: %[[PQ:.*]] = graph.pad %[[Q]], %{{.*}} {mode = "constant"} : {{.*}} -> tensor<2x4x32x80xf16>
+// CHECK: %[[PK:.*]] = graph.pad %[[K]], {{.*}} -> tensor<2x4x32x80xf16>
+// CHECK: %[[PV:.*]] = graph.pad %[[V]], {{.*}} -> tensor<2x4x32x80xf16>
+// CHECK: %[[A:.*]] = graph.attention %[[PQ]], %[[PK]], %[[PV]], %[[M]] {nan_to_zero, scale = 1.178500e-01 : f32} : {{.*}} -> tensor<2x4x32x80xf16>
+// CHECK: %[[Y:.*]] = graph.slice %[[A]], {{.*}} -> tensor<2x4x32x72xf16>
+// CHECK-NOT: graph.matmul
 // CHECK: return %[[Y]]
 func.func @head_72(%q: tensor<2x4x32x72xf16>, %k: tensor<2x4x32x72xf16>, %v: tensor<2x4x32x72xf16>, %m: tensor<2x1x1x32xf16>) -> tensor<2x4x32x72xf16> {
   %y = graph.attention %q, %k, %v, %m {scale = 0.11785 : f32, nan_to_zero} : (tensor<2x4x32x72xf16>, tensor<2x4x32x72xf16>, tensor<2x4x32x72xf16>, tensor<2x1x1x32xf16>) -> tensor<2x4x32x72xf16>
   return %y : tensor<2x4x32x72xf16>
+}
+
+// -----
+
+// A value head size other than the key's (64 and 40): V padded to 64, the result sliced
+// back to 40; Q and K as they are.
+// CHECK-LABEL: func.func @value_40(
+// CHECK: %[[PV:.*]] = graph.pad %arg2, {{.*}} -> tensor<1x2x8x64xf16>
+// CHECK: %[[A:.*]] = graph.attention %arg0, %arg1, %[[PV]] {{.*}} -> tensor<1x2x8x64xf16>
+// CHECK: graph.slice %[[A]], {{.*}} -> tensor<1x2x8x40xf16>
+func.func @value_40(%q: tensor<1x2x8x64xf16>, %k: tensor<1x2x8x64xf16>, %v: tensor<1x2x8x40xf16>) -> tensor<1x2x8x40xf16> {
+  %y = graph.attention %q, %k, %v {scale = 0.125 : f32} : (tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16>, tensor<1x2x8x40xf16>) -> tensor<1x2x8x40xf16>
+  return %y : tensor<1x2x8x40xf16>
 }
 
 // -----
@@ -43,14 +53,14 @@ func.func @head_256_causal_grouped(%q: tensor<1x4x4x256xbf16>, %k: tensor<1x2x4x
 // -----
 
 // Left alone: a head size a flash kernel takes, f32 attention (no batched f32 product on
-// the tensor cores either), and a causal attention whose sequence is known at run time
-// only.
+// the tensor cores either), and a causal attention of head size 136 (padded, 144 would
+// exceed the limit) whose sequence is known at run time only.
 // CHECK-LABEL: func.func @kept(
 // CHECK-COUNT-3: graph.attention
 // CHECK-NOT: graph.matmul
-func.func @kept(%q: tensor<1x4x16x64xf16>, %q32: tensor<1x4x16x72xf32>, %qd: tensor<1x4x?x72xf16>) -> (tensor<1x4x16x64xf16>, tensor<1x4x16x72xf32>, tensor<1x4x?x72xf16>) {
+func.func @kept(%q: tensor<1x4x16x64xf16>, %q32: tensor<1x4x16x72xf32>, %qd: tensor<1x4x?x136xf16>) -> (tensor<1x4x16x64xf16>, tensor<1x4x16x72xf32>, tensor<1x4x?x136xf16>) {
   %a = graph.attention %q, %q, %q {scale = 0.125 : f32} : (tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16>) -> tensor<1x4x16x64xf16>
   %b = graph.attention %q32, %q32, %q32 {scale = 0.125 : f32} : (tensor<1x4x16x72xf32>, tensor<1x4x16x72xf32>, tensor<1x4x16x72xf32>) -> tensor<1x4x16x72xf32>
-  %c = graph.attention %qd, %qd, %qd {scale = 0.125 : f32, causal} : (tensor<1x4x?x72xf16>, tensor<1x4x?x72xf16>, tensor<1x4x?x72xf16>) -> tensor<1x4x?x72xf16>
-  return %a, %b, %c : tensor<1x4x16x64xf16>, tensor<1x4x16x72xf32>, tensor<1x4x?x72xf16>
+  %c = graph.attention %qd, %qd, %qd {scale = 0.125 : f32, causal} : (tensor<1x4x?x136xf16>, tensor<1x4x?x136xf16>, tensor<1x4x?x136xf16>) -> tensor<1x4x?x136xf16>
+  return %a, %b, %c : tensor<1x4x16x64xf16>, tensor<1x4x16x72xf32>, tensor<1x4x?x136xf16>
 }
