@@ -194,9 +194,12 @@ namespace {
 /// Graph ops to linalg on tensors, fused elementwise, then buffers (one-shot
 /// bufferization across function boundaries): the part the CPU and GPU paths share.
 /// `inPlaceOutputs`: functions that store results into output buffers
-/// (materialize_in_destination, the GPU kernels) compute straight into them.
-void addGraphToBuffersPasses(OpPassManager &pm, bool inPlaceOutputs) {
-  pm.addPass(createGraphToLinalg());
+/// (materialize_in_destination, the GPU kernels) compute straight into them. `path`
+/// names the path in graph-to-linalg's errors.
+void addGraphToBuffersPasses(OpPassManager &pm, bool inPlaceOutputs, StringRef path) {
+  GraphToLinalgOptions toLinalg;
+  toLinalg.path = path.str();
+  pm.addPass(createGraphToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
@@ -274,7 +277,7 @@ void addGraphPasses(OpPassManager &pm) {
 }
 
 void addCpuLoweringPasses(OpPassManager &pm) {
-  addGraphToBuffersPasses(pm, /*inPlaceOutputs=*/false);
+  addGraphToBuffersPasses(pm, /*inPlaceOutputs=*/false, "the CPU path");
   bufferization::buildBufferDeallocationPipeline(pm);
   // Results the caller owns are copies (bufferization.clone) where the function did not
   // allocate them itself.
@@ -383,7 +386,8 @@ void addKernelFormationPasses(OpPassManager &pm) {
 void addKernelLoweringPasses(OpPassManager &pm) {
   // The kernels no template family generated go through the generic lowering.
   pm.addPass(createKernelToLinalg());
-  addGraphToBuffersPasses(pm, /*inPlaceOutputs=*/true);
+  addGraphToBuffersPasses(pm, /*inPlaceOutputs=*/true,
+                          "the GPU path (a kernel no template takes, lowered generically)");
   // A result that is a reshape of what the kernel computed: computed in place.
   pm.addNestedPass<func::FuncOp>(createElideOutputCopies());
   pm.addPass(createConvertBufferizationToMemRefPass());

@@ -18,6 +18,8 @@ using namespace mlir;
 namespace {
 
 struct GraphToLinalgPass : kiln::impl::GraphToLinalgBase<GraphToLinalgPass> {
+  using GraphToLinalgBase::GraphToLinalgBase;
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     ModuleOp module = getOperation();
@@ -58,7 +60,7 @@ struct GraphToLinalgPass : kiln::impl::GraphToLinalgBase<GraphToLinalgPass> {
         diagnostic << "node '" << node << "' (" << op->getName() << "): ";
       else
         diagnostic << op->getName() << ": ";
-      diagnostic << "not supported on the CPU path: no lowering for this form (operand types";
+      diagnostic << "not supported on " << path << ": no lowering for this form (operand types";
       for (Type type : op->getOperandTypes())
         diagnostic << " " << type;
       diagnostic << ")";

@@ -24,9 +24,14 @@ def GraphToLinalg : Pass<"graph-to-linalg", "::mlir::ModuleOp"> {
     before conversion. Function signatures are converted the same way.
 
     The lowering of each op family lives in passes/lowering/graph-to-linalg/<Family>.cpp.
-    An op, or a form of an op, without a lowering is an error that names it and the ONNX
-    node it came from.
+    An op, or a form of an op, without a lowering is an error that names it, the ONNX
+    node it came from and the path that needed it (`path`: the CPU path, or the GPU
+    path's generic kernels, which this lowering also serves).
   }];
+  let options = [
+    Option<"path", "path", "std::string", "\"the CPU path\"",
+           "The path the lowering serves, as its errors name it">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
