@@ -116,7 +116,8 @@ Value padWeight(OpBuilder &builder, Location loc, Value b, bool transposed, int6
                 int64_t paddedK, int64_t paddedN) {
   auto type = cast<RankedTensorType>(b.getType());
   int64_t rank = type.getRank();
-  if (rank == 2 && type.hasStaticShape() && graph::readConstantBytes(b)) {
+  // (padConstant reads the bytes, and is null where B is not a constant it can read.)
+  if (rank == 2 && type.hasStaticShape() && b.getDefiningOp<graph::ConstantOp>()) {
     Type element = type.getElementType();
     if (Value padded = transposed ? padConstant(builder, loc, b, n, k, paddedN, paddedK,
                                                 RankedTensorType::get({paddedN, paddedK}, element))

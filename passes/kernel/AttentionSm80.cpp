@@ -195,8 +195,9 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
   }
   // sm_90a, D a multiple of 16 from 64 to 256: the wgmma variant, one warpgroup per 64
   // query rows (both products on wgmma; rows of 128-byte swizzle atoms of 64 elements).
-  // For wider heads the tuner takes its 64x64 2-stage 4-warp form only, the one checked
-  // on a GPU (FlashAttentionTemplate::candidates); `attention-config` may name any.
+  // For wider heads the tuner takes the forms checked on a GPU (64x64 with 4 warps and
+  // 128x64 with 8, 2 stages: FlashAttentionTemplate::candidates); `attention-config` may
+  // name any.
   if (target == kiln::kTargetSm90a && problem.headDim >= 64) {
     const FlashAttentionConfig wgmmaCandidates[] = {
         {64, 64, 2, 4, true},  {128, 64, 2, 8, true}, {64, 64, 3, 4, true},

@@ -23,20 +23,14 @@ from google.protobuf import text_format
 from onnx import TensorProto as T
 from onnx import helper, numpy_helper
 
+from graph_builder import GraphBuilder
+
 B, H, HKV, S, D, D24 = 2, 4, 2, 16, 16, 24
 HERE = os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(40)
-nodes, inits = [], []
-
-
-def const(name, array):
-    inits.append(numpy_helper.from_array(np.asarray(array), name))
-    return name
-
-
-def node(op, inputs, output, **attrs):
-    nodes.append(helper.make_node(op, inputs, [output], name=output, **attrs))
-    return output
+graph_builder = GraphBuilder()
+nodes, inits = graph_builder.nodes, graph_builder.inits
+const, node = graph_builder.const, graph_builder.node
 
 
 def attention(tag, q, k, v, d, bias_nodes=None, rank=4):
@@ -179,7 +173,9 @@ for tag, array in expected.items():
 # attention-f16-softmax.onnxtxt: an fp16 export's attention with its softmax taken in f32
 # (softmax(x, dtype=float32).to(x.dtype), Hugging Face's eager attention), under an
 # additive f16 mask; f16 inputs and output.
-nodes, inits = [], []
+graph_builder = GraphBuilder()
+nodes, inits = graph_builder.nodes, graph_builder.inits
+const, node = graph_builder.const, graph_builder.node
 scores = node("Mul", [node("MatMul", ["q", node("Transpose", ["k"], "kt", perm=[0, 1, 3, 2])], "s"),
                       const("scale", np.float16(1 / math.sqrt(D)))], "scaled")
 widened = node("Cast", [node("Add", [scores, "mask"], "masked")], "widened", to=T.FLOAT)

@@ -22,19 +22,13 @@ from google.protobuf import text_format
 from onnx import TensorProto as T
 from onnx import helper, numpy_helper
 
+from graph_builder import GraphBuilder
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(41)
-nodes, inits = [], []
-
-
-def const(name, array):
-    inits.append(numpy_helper.from_array(np.asarray(array), name))
-    return name
-
-
-def node(op, inputs, output, **attrs):
-    nodes.append(helper.make_node(op, inputs, [output], name=output, **attrs))
-    return output
+graph_builder = GraphBuilder()
+nodes, inits = graph_builder.nodes, graph_builder.inits
+const, node = graph_builder.const, graph_builder.node
 
 
 def normal(*shape, scale=1.0):
