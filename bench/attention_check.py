@@ -332,6 +332,11 @@ def main():
         c("b1 h2 sq100 skv160 causal", [1, 2], 100, 160, 64, "causal"),
         c("b2 h3 s128 padding mask", [2, 3], 128, 128, 64, "padding"),
         c("b2 h3 sq70 skv90 full mask", [2, 3], 70, 90, 64, "full"),
+        # The mask read as column pairs on whole tiles (rows past Sq clamped), one element
+        # at a time on the tail tile and wherever a row starts at an odd element.
+        c("b2 h3 sq100 skv200 full mask", [2, 3], 100, 200, 64, "full"),
+        c("b2 h3 sq70 skv91 full mask (odd rows)", [2, 3], 70, 91, 64, "full"),
+        c("b2 h3 sq100 skv200 full mask bf16", [2, 3], 100, 200, 64, "full", BF16),
         c("b2 h3 s64 empty rows nan_to_zero", [2, 3], 64, 64, 64, "empty_rows"),
         c("n12 s197 d64 (rank 3)", [12], 197, 197, 64),
         c("b2 h3 s128 d64 bf16", [2, 3], 128, 128, 64, None, BF16),
@@ -368,6 +373,11 @@ def main():
             ("b1 h2 sq100 skv160 causal", [1, 2], 100, 160, "causal", F16, "128x128x2x8xwgmma"),
             ("b2 h3 s128 padding mask", [2, 3], 128, 128, "padding", F16, "64x128x2x4xwgmma"),
             ("b2 h3 sq70 skv90 full mask", [2, 3], 70, 90, "full", F16, "128x64x3x8xwgmma"),
+            ("b2 h3 sq100 skv200 full mask", [2, 3], 100, 200, "full", F16, "64x64x2x4xwgmma"),
+            ("b2 h3 sq100 skv200 full mask", [2, 3], 100, 200, "full", F16, "64x128x2x4xwgmma"),
+            ("b2 h3 sq70 skv91 full mask (odd rows)", [2, 3], 70, 91, "full", F16,
+             "64x64x2x4xwgmma"),
+            ("b2 h3 s128 padding mask", [2, 3], 128, 128, "padding", F16, "64x64x2x4xwgmma"),
             ("b2 h3 s64 empty rows nan_to_zero", [2, 3], 64, 64, "empty_rows", F16,
              "64x64x2x4xwgmma"),
             ("b2 h3 s197 causal bf16", [2, 3], 197, 197, "causal", BF16, "64x64x2x4xwgmma"),

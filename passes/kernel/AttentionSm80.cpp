@@ -822,6 +822,12 @@ struct FlashAttentionGenerator {
     auto flag = [](bool value) { return std::string(value ? "true" : "false"); };
     std::string extend = maskType == "f32" ? "arith.addf %mv, %fneg0 : f32"
                                            : "arith.extf %mv : " + maskType + " to f32";
+    // The mask read two columns at a time: a pair of f32 is already the scores' type.
+    std::string extendPair =
+        maskType == "f32"
+            ? "arith.addf %mv, %fneg0Pair : vector<2xf32>"
+            : "arith.extf %mv : vector<2x" + maskType + "> to vector<2xf32>";
+    int64_t maskPairBytes = maskType == "f32" ? 8 : 4;
     // f16 wgmma kernels take exp2 of two elements at once in f16 (the templates' {HALF_EXP});
     // the option attention-f32-exp keeps f32 (a measuring aid).
     bool halfExp = config.wgmma && type == "f16" && !options.attentionF32Exp;
@@ -869,6 +875,8 @@ struct FlashAttentionGenerator {
                                       {"MODULE", moduleName},
                                       {"ENTRY", entryName},
                                       {"MASK_EXT", extend},
+                                      {"MASK_EXT_PAIR", extendPair},
+                                      {"MASK_PAIR_BYTES", str(maskPairBytes)},
                                       {"MASK_ROW", problem.maskType && problem.maskRowsBroadcast
                                                        ? "%mRow = arith.constant 0 : index"
                                                        : "%mRow = arith.index_castui %mQ : i32 "

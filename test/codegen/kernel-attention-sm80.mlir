@@ -170,16 +170,23 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
 // An additive padding mask [B, 1, 1, Skv] of f16, with the NaN guard: read per key column
 // (strides: batch 100, head 0, row 0, column 1); fully masked rows give 0. The mask is the
 // same for every row: the kernel ("_rows1") takes the row stride as the constant 0, so a
-// thread's two rows share their loads (32 a tile's pass instead of 64 on sm_90a).
+// thread's two rows share their loads (32 a tile's pass instead of 64 on sm_90a). Its
+// columns are contiguous: a whole tile reads each thread's column pairs as one 4-byte
+// load at a constant offset from its row (the fallback, one element at a time, for the
+// tile past Skv and for an odd row stride or a misaligned buffer).
 // CHECK-LABEL: func.func @main
 // CHECK: %[[M:.*]] = memref.reinterpret_cast %arg3 to offset: [0], sizes: [], strides: [] : memref<2x1x1x100xf16> to memref<f16>
 // CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_64x64x2w4_maskf16_rows1_nz::@flash_attention_f16_d64_64x64x2w4_maskf16_rows1_nz blocks in (%c2{{.*}}, %c6{{.*}}, %c1{{.*}}) {{.*}}, %[[M]] : memref<f16>, %c3_i32 : i32, %c1_i32{{.*}} : i32, %c100_i32{{.*}} : i32, %c100_i32{{.*}} : i32, %c100_i32{{.*}} : i32, %c0_i32 : i32, %c0_i32{{.*}} : i32, %c1_i32{{[_0-9]*}} : i32, %cst : f32, {{.*}})
 // CHECK: gpu.func @flash_attention_f16_d64_64x64x2w4_maskf16_rows1_nz(%{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>,
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: vector.load %{{.*}} {alignment = 4 : i64} : memref<1073741824xf16>, vector<2xf16>
+// CHECK: math.fma %{{.*}} : vector<2xf32>
 // CHECK: memref.load %{{.*}} : memref<1073741824xf16>
-// CHECK: math.fma
+// CHECK: math.fma %{{.*}} : f32
 // PTX-LABEL: .visible .entry flash_attention_f16_d64_64x64x2w4_maskf16_rows1_nz(
-// PTX: ld.global.b16
+// PTX: ld.global.v2.b16 {{.*}}+16];
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX: ld.global.b16
 kernel.func @Padding_0(%q: memref<2x3x100x64xf16>, %k: memref<2x3x100x64xf16>, %v: memref<2x3x100x64xf16>, %m: memref<2x1x1x100xf16>, %o: memref<2x3x100x64xf16>) {
   attention ins(%q, %k, %v, %m : memref<2x3x100x64xf16>, memref<2x3x100x64xf16>, memref<2x3x100x64xf16>, memref<2x1x1x100xf16>) outs(%o : memref<2x3x100x64xf16>) {
   ^bb0(%a: tensor<2x3x100x64xf16>, %b: tensor<2x3x100x64xf16>, %c: tensor<2x3x100x64xf16>, %mm: tensor<2x1x1x100xf16>):

@@ -173,6 +173,23 @@ gpu.module @{MODULE} {
     %mBase0 = arith.muli %b, %mBi : index
     %mBase1 = arith.muli %h, %mHi : index
     %mBase = arith.addi %mBase0, %mBase1 : index
+    // The mask read a pair of columns at a time (the columns 2 t, 2 t + 1 this thread holds
+    // in every n8 tile, one {MASK_PAIR_BYTES}-byte load) where its columns are contiguous,
+    // every row starts at an even element and the buffer is aligned to a pair; otherwise,
+    // and on a tile past Skv, one element at a time (address arithmetic and a clamp each).
+    %maskAddr = memref.extract_aligned_pointer_as_index %Mask : memref<{MT}> -> index
+    %cPair = arith.constant {MASK_PAIR_BYTES} : index
+    %maskMis = arith.remui %maskAddr, %cPair : index
+    %maskAligned = arith.cmpi eq, %maskMis, %c0 : index
+    %mStarts = arith.ori %mBase, %mRow : index
+    %mOdd = arith.andi %mStarts, %c1 : index
+    %mEven = arith.cmpi eq, %mOdd, %c0 : index
+    %mContig = arith.cmpi eq, %mCol, %c1 : index
+    %mPair0 = arith.andi %maskAligned, %mEven : i1
+    %mPair1 = arith.andi %mPair0, %mContig : i1
+    %maskPairs = arith.andi %mPair1, %hasMask : i1
+    %scalePair = vector.broadcast %scale : f32 to vector<2xf32>
+    %fneg0Pair = arith.constant dense<-0.0> : vector<2xf32>
 
     // Shared memory: Q at 0, the K ring at {K_OFF}, the V ring at {V_OFF}. A tile's rows
     // are {D} elements in {ATOMS} atoms of 64 (128 bytes; the last one partly used where D
@@ -398,48 +415,113 @@ gpu.module @{MODULE} {
       %diag = arith.andi %diag0, %causal : i1
       %needs0 = arith.ori %tail, %diag : i1
       %needs = arith.ori %needs0, %hasMask : i1
+      %wholeTile = arith.cmpi ule, %kvEnd, %skv : index
+      %pairTile = arith.andi %wholeTile, %maskPairs : i1
       %maskedS = scf.if %needs -> (!sacc) {
-        %mk = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%sv0 = %sAcc) -> (!sacc) {
-          %mtRows = arith.muli %mt, %c16 : index
-          %rowT = arith.addi %rowA, %mtRows : index
-          %perTile = scf.for %e = %c0 to %cNTS step %c1 iter_args(%sv = %sv0) -> (!sacc) {
-            %colN0 = arith.muli %e, %c8 : index
-            %colN1 = arith.addi %kv0, %colN0 : index
-            %colN = arith.addi %colN1, %t2 : index
-            %inner = scf.for %q = %c0 to %c4 step %c1 iter_args(%sw = %sv) -> (!sacc) {
-              %hi = arith.divui %q, %c2 : index
-              %lo = arith.remui %q, %c2 : index
-              %hiRow = arith.muli %hi, %c8 : index
-              %row = arith.addi %rowT, %hiRow : index
-              %col = arith.addi %colN, %lo : index
-              %x = vector.extract %sw[%mt, %e, %hi, %lo] : f32 from !sacc
-              %xm = scf.if %hasMask -> (f32) {
-                %mr = arith.minui %row, %sqLast : index
-                %mc = arith.minui %col, %skvLast : index
-                %ma0 = arith.muli %mr, %mRow : index
-                %ma1 = arith.muli %mc, %mCol : index
-                %ma2 = arith.addi %ma0, %ma1 : index
-                %ma = arith.addi %ma2, %mBase : index
-                %mv = memref.load %maskAll[%ma] : memref<1073741824x{MT}>
-                %mf = {MASK_EXT}
-                %y = math.fma %x, %scale, %mf : f32
-                scf.yield %y : f32
-              } else {
-                scf.yield %x : f32
-              }
-              %outside = arith.cmpi uge, %col, %skv : index
-              %above0 = arith.cmpi ugt, %col, %row : index
-              %above = arith.andi %above0, %causal : i1
-              %dead = arith.ori %outside, %above : i1
-              %sv2 = arith.select %dead, %ninf, %xm : f32
-              %sw2 = vector.insert %sv2, %sw[%mt, %e, %hi, %lo] : f32 into !sacc
-              scf.yield %sw2 : !sacc
+        %masked = scf.if %pairTile -> (!sacc) {
+          %pk = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%pv0 = %sAcc) -> (!sacc) {
+            %pRows = arith.muli %mt, %c16 : index
+            %pRowT = arith.addi %rowA, %pRows : index
+            %perRow = scf.for %hi = %c0 to %c2 step %c1 iter_args(%pw0 = %pv0) -> (!sacc) {
+              %pHiRow = arith.muli %hi, %c8 : index
+              %pRow = arith.addi %pRowT, %pHiRow : index
+              // Rows past Sq (the last query block) read row Sq - 1; their results are
+              // never stored.
+              %pr = arith.minui %pRow, %sqLast : index
+              %pa0 = arith.muli %pr, %mRow : index
+              %pa1 = arith.addi %pa0, %mBase : index
+              %pa2 = arith.addi %pa1, %kv0 : index
+              %pa = arith.addi %pa2, %t2 : index
+              %perTile = scf.for %e = %c0 to %cNTS step %c1 iter_args(%pw = %pw0) -> (!sacc) {
+                %pCol = arith.muli %e, %c8 : index
+                %pma = arith.addi %pa, %pCol : index
+                %mv = vector.load %maskAll[%pma] {alignment = {MASK_PAIR_BYTES}}
+                  : memref<1073741824x{MT}>, vector<2x{MT}>
+                %mf = {MASK_EXT_PAIR}
+                %px = vector.extract %pw[%mt, %e, %hi] : vector<2xf32> from !sacc
+                %py = math.fma %px, %scalePair, %mf : vector<2xf32>
+                %pw2 = vector.insert %py, %pw[%mt, %e, %hi] : vector<2xf32> into !sacc
+                scf.yield %pw2 : !sacc
+              } {unroll}
+              scf.yield %perTile : !sacc
             } {unroll}
-            scf.yield %inner : !sacc
+            scf.yield %perRow : !sacc
           } {unroll}
-          scf.yield %perTile : !sacc
-        } {unroll}
-        scf.yield %mk : !sacc
+          // Causal: the tiles reaching past this warp's first row mask the scores above the
+          // diagonal.
+          %pc = scf.if %diag -> (!sacc) {
+            %cz = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%cv0 = %pk) -> (!sacc) {
+              %cMtRows = arith.muli %mt, %c16 : index
+              %cRowT = arith.addi %rowA, %cMtRows : index
+              %cTiles = scf.for %e = %c0 to %cNTS step %c1 iter_args(%cv = %cv0) -> (!sacc) {
+                %cCol0 = arith.muli %e, %c8 : index
+                %cCol1 = arith.addi %kv0, %cCol0 : index
+                %cColN = arith.addi %cCol1, %t2 : index
+                %cInner = scf.for %q = %c0 to %c4 step %c1 iter_args(%cw = %cv) -> (!sacc) {
+                  %chi = arith.divui %q, %c2 : index
+                  %clo = arith.remui %q, %c2 : index
+                  %cHiRow = arith.muli %chi, %c8 : index
+                  %cRow = arith.addi %cRowT, %cHiRow : index
+                  %cCol = arith.addi %cColN, %clo : index
+                  %cx = vector.extract %cw[%mt, %e, %chi, %clo] : f32 from !sacc
+                  %cAbove = arith.cmpi ugt, %cCol, %cRow : index
+                  %cy = arith.select %cAbove, %ninf, %cx : f32
+                  %cw2 = vector.insert %cy, %cw[%mt, %e, %chi, %clo] : f32 into !sacc
+                  scf.yield %cw2 : !sacc
+                } {unroll}
+                scf.yield %cInner : !sacc
+              } {unroll}
+              scf.yield %cTiles : !sacc
+            } {unroll}
+            scf.yield %cz : !sacc
+          } else {
+            scf.yield %pk : !sacc
+          }
+          scf.yield %pc : !sacc
+        } else {
+          %mk = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%sv0 = %sAcc) -> (!sacc) {
+            %mtRows = arith.muli %mt, %c16 : index
+            %rowT = arith.addi %rowA, %mtRows : index
+            %perTile = scf.for %e = %c0 to %cNTS step %c1 iter_args(%sv = %sv0) -> (!sacc) {
+              %colN0 = arith.muli %e, %c8 : index
+              %colN1 = arith.addi %kv0, %colN0 : index
+              %colN = arith.addi %colN1, %t2 : index
+              %inner = scf.for %q = %c0 to %c4 step %c1 iter_args(%sw = %sv) -> (!sacc) {
+                %hi = arith.divui %q, %c2 : index
+                %lo = arith.remui %q, %c2 : index
+                %hiRow = arith.muli %hi, %c8 : index
+                %row = arith.addi %rowT, %hiRow : index
+                %col = arith.addi %colN, %lo : index
+                %x = vector.extract %sw[%mt, %e, %hi, %lo] : f32 from !sacc
+                %xm = scf.if %hasMask -> (f32) {
+                  %mr = arith.minui %row, %sqLast : index
+                  %mc = arith.minui %col, %skvLast : index
+                  %ma0 = arith.muli %mr, %mRow : index
+                  %ma1 = arith.muli %mc, %mCol : index
+                  %ma2 = arith.addi %ma0, %ma1 : index
+                  %ma = arith.addi %ma2, %mBase : index
+                  %mv = memref.load %maskAll[%ma] : memref<1073741824x{MT}>
+                  %mf = {MASK_EXT}
+                  %y = math.fma %x, %scale, %mf : f32
+                  scf.yield %y : f32
+                } else {
+                  scf.yield %x : f32
+                }
+                %outside = arith.cmpi uge, %col, %skv : index
+                %above0 = arith.cmpi ugt, %col, %row : index
+                %above = arith.andi %above0, %causal : i1
+                %dead = arith.ori %outside, %above : i1
+                %sv2 = arith.select %dead, %ninf, %xm : f32
+                %sw2 = vector.insert %sv2, %sw[%mt, %e, %hi, %lo] : f32 into !sacc
+                scf.yield %sw2 : !sacc
+              } {unroll}
+              scf.yield %inner : !sacc
+            } {unroll}
+            scf.yield %perTile : !sacc
+          } {unroll}
+          scf.yield %mk : !sacc
+        }
+        scf.yield %masked : !sacc
       } else {
         scf.yield %sAcc : !sacc
       }
