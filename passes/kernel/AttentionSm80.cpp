@@ -823,10 +823,9 @@ struct FlashAttentionGenerator {
     std::string extend = maskType == "f32" ? "arith.addf %mv, %fneg0 : f32"
                                            : "arith.extf %mv : " + maskType + " to f32";
     // The mask read two columns at a time: a pair of f32 is already the scores' type.
-    std::string extendPair =
-        maskType == "f32"
-            ? "arith.addf %mv, %fneg0Pair : vector<2xf32>"
-            : "arith.extf %mv : vector<2x" + maskType + "> to vector<2xf32>";
+    std::string extendPair = maskType == "f32"
+                                 ? "arith.addf %mv, %fneg0Pair : vector<2xf32>"
+                                 : "arith.extf %mv : vector<2x" + maskType + "> to vector<2xf32>";
     int64_t maskPairBytes = maskType == "f32" ? 8 : 4;
     // f16 wgmma kernels take exp2 of two elements at once in f16 (the templates' {HALF_EXP});
     // the option attention-f32-exp keeps f32 (a measuring aid).
