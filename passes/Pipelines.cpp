@@ -360,8 +360,14 @@ void addGraphStage(OpPassManager &pm, const GraphStageOptions &options) {
     pm.addNestedPass<func::FuncOp>(createGraphSimplify());
   // The layout before the quantization is decomposed: its transposes sink through the
   // undecomposed ops.
-  if (options.channelsLast)
+  if (options.channelsLast) {
     pm.addNestedPass<func::FuncOp>(createGraphConvertLayout());
+    // A model that reads a convolution's result back as tokens (a ViT's patch embedding)
+    // transposes the channels-last result to NCHW and back through reshapes: one
+    // transpose, which simplify then cancels against the next.
+    pm.addNestedPass<func::FuncOp>(createGraphFoldReshapeRoundTrips());
+    pm.addNestedPass<func::FuncOp>(createGraphSimplify());
+  }
   // Quantize and dequantize as pointwise ops, which kernel formation fuses into the
   // integer convolutions' epilogues.
   pm.addNestedPass<func::FuncOp>(createGraphDecomposeQuantization());

@@ -333,10 +333,12 @@ def GraphMoveRowTransposes : Pass<"graph-move-row-transposes", "::mlir::func::Fu
 def GraphFoldReshapeRoundTrips : Pass<"graph-fold-reshape-round-trips", "::mlir::func::FuncOp"> {
   let summary = "Fold reshape -> transpose -> reshape back into one transpose";
   let description = [{
-    A Reshape that merges a tensor X's leading axes into one, a Transpose that leaves that
-    axis in place, and a Reshape that splits it back into X's leading axes compute one
-    Transpose of X (GPT-2's key: [B, H, S, D] -> [B*H, S, D] -> [B*H, D, S] ->
-    [B, H, D, S] is transpose(X, [0, 1, 3, 2])). The extents are compared by the symbolic
+    A Reshape that groups a tensor X's axes into blocks (axes split, merged or kept), a
+    Transpose that moves whole blocks (each block's axes adjacent and in order), and a
+    Reshape that gives each block back X's extents compute one Transpose of X (GPT-2's
+    key: [B, H, S, D] -> [B*H, S, D] -> [B*H, D, S] -> [B, H, D, S] is
+    transpose(X, [0, 1, 3, 2]); a channels-last ViT's patch tokens [N, 196, C] ->
+    [N, 14, 14, C] -> [N, C, 14, 14] -> [N, C, 196] are transpose(X, [0, 2, 1])). The extents are compared by the symbolic
     shape analysis, so dynamic batch and sequence extents fold as static ones do; the
     Transposes left next to each other are composed by graph-simplify.
   }];

@@ -517,26 +517,48 @@ struct ConcatLowering : OpConversionPattern<graph::ConcatOp> {
             arith::AddIOp::create(rewriter, loc, total, indexValue(rewriter, loc, extents[dim]));
       return OpFoldResult(total);
     });
-    Value result = createEmptyTensor(rewriter, loc, resultType, sizes);
-    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    OpFoldResult offset = rewriter.getIndexAttr(0);
+    // One generic over the result that reads each element from the input its index along
+    // the axis falls in: a single pass, which the consumer's loop nest fuses with (a ViT's
+    // class token and position embedding: one launch), where copies into slices of an
+    // empty tensor are a loop nest, and on the GPU a launch, per input.
+    SmallVector<Value> inputs, starts;
+    Value offset = constantIndex(rewriter, loc, 0);
     for (auto [input, extents] : llvm::zip_equal(adaptor.getInputs(), inputSizes)) {
-      // An empty input adds nothing, and a slice at the end of the result would fail the
-      // slice verifier (its offset equals the extent).
       auto inputType = cast<RankedTensorType>(input.getType());
       if (inputType.hasStaticShape() && inputType.getNumElements() == 0)
-        continue;
-      offsets[*axis] = offset;
-      // linalg.copy into the destination's slice, which bufferizes in place into a loop
-      // nest (a bare insert_slice would become a strided memref.copy).
-      Value slice =
-          tensor::ExtractSliceOp::create(rewriter, loc, result, offsets, extents, strides);
-      Value copied = linalg::CopyOp::create(rewriter, loc, input, slice)->getResult(0);
-      result =
-          tensor::InsertSliceOp::create(rewriter, loc, copied, result, offsets, extents, strides);
-      offset = addOFRs(rewriter, loc, offset, extents[*axis]);
+        continue; // adds nothing
+      inputs.push_back(input);
+      starts.push_back(offset);
+      offset =
+          arith::AddIOp::create(rewriter, loc, offset, indexValue(rewriter, loc, extents[*axis]));
     }
+    if (inputs.empty()) {
+      rewriter.replaceOp(op, createEmptyTensor(rewriter, loc, resultType, sizes));
+      return success();
+    }
+    SmallVector<int64_t> cases = llvm::to_vector(llvm::seq<int64_t>(0, inputs.size()));
+    Type elementType = resultType.getElementType();
+    Value result = createIndexedGeneric(
+        rewriter, loc, resultType, sizes,
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange indices) -> Value {
+          Value along = indices[*axis];
+          // The last input whose start is at or before the index.
+          Value which = constantIndex(nested, nestedLoc, 0);
+          for (size_t k = 1; k < inputs.size(); ++k) {
+            Value reached = arith::CmpIOp::create(nested, nestedLoc, arith::CmpIPredicate::uge,
+                                                  along, starts[k]);
+            which = arith::SelectOp::create(nested, nestedLoc, reached,
+                                            constantIndex(nested, nestedLoc, int64_t(k)), which);
+          }
+          auto read = [&](OpBuilder &inner, Location innerLoc, size_t k) -> Value {
+            SmallVector<Value> source(indices);
+            source[*axis] = arith::SubIOp::create(inner, innerLoc, along, starts[k]);
+            return tensor::ExtractOp::create(inner, innerLoc, inputs[k], source);
+          };
+          if (inputs.size() == 1)
+            return read(nested, nestedLoc, 0);
+          return createSwitch(nested, nestedLoc, which, cases, elementType, read);
+        });
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -121,13 +121,20 @@ func.func @space_to_depth(%x: tensor<1x2x4x6xf32>) -> tensor<1x8x2x3xf32> {
 
 // -----
 
-// Concat copies each input into its slice of the result, at its offset along the axis.
+// Concat: one generic over the result that reads each element from the input its index
+// along the axis falls in (at the index less that input's start); no copies into slices.
 // CHECK-LABEL: func.func @concat
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x5xf32>
-// CHECK: linalg.copy ins(%arg0 : tensor<2x2xf32>)
-// CHECK: %[[FIRST:.*]] = tensor.insert_slice %{{.*}} into %[[EMPTY]][0, 0] [2, 2] [1, 1]
-// CHECK: linalg.copy ins(%arg1 : tensor<2x3xf32>)
-// CHECK: tensor.insert_slice %{{.*}} into %[[FIRST]][0, 2] [2, 3] [1, 1]
+// CHECK-NOT: linalg.copy
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x5xf32>)
+// CHECK: %[[J:.*]] = linalg.index 1 : index
+// CHECK: %[[AFTER:.*]] = arith.cmpi uge, %[[J]], %[[START:.*]] : index
+// CHECK: %[[WHICH:.*]] = arith.select %[[AFTER]]
+// CHECK: scf.index_switch %[[WHICH]] -> f32
+// CHECK: case 1 {
+// CHECK: %[[AT:.*]] = arith.subi %[[J]], %[[START]] : index
+// CHECK: tensor.extract %arg1[%{{.*}}, %[[AT]]] : tensor<2x3xf32>
+// CHECK: default {
+// CHECK: tensor.extract %arg0[{{.*}}] : tensor<2x2xf32>
 func.func @concat(%a: tensor<2x2xf32>, %b: tensor<2x3xf32>) -> tensor<2x5xf32> {
   %0 = graph.concat %a, %b {axis = -1 : i64} : (tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
@@ -195,10 +202,12 @@ func.func @slice_empty_at_end(%x: tensor<4xi64>) -> tensor<0xi64> {
 
 // -----
 
-// An empty operand of a concat is skipped: its slice of the result would start at the end.
+// An empty operand of a concat is skipped: it has no elements to read.
 // CHECK-LABEL: func.func @concat_empty_operand
-// CHECK-COUNT-2: linalg.copy
-// CHECK-NOT: linalg.copy
+// CHECK: scf.index_switch
+// CHECK-NEXT: case 1 {
+// CHECK-NOT: case 2
+// CHECK: default {
 func.func @concat_empty_operand(%a: tensor<2xi64>, %b: tensor<2xi64>, %c: tensor<0xi64>) -> tensor<4xi64> {
   %0 = graph.concat %a, %b, %c {axis = 0 : i64} : (tensor<2xi64>, tensor<2xi64>, tensor<0xi64>) -> tensor<4xi64>
   return %0 : tensor<4xi64>
