@@ -239,7 +239,11 @@ def fused_cases():
                                          (6304, 3072, 768, None, True,
                                           "vit fc2 6304x3072x768 +bias +residual"),
                                          (50432, 768, 3072, "gelu", False,
-                                          "vit fc1 b256 50432x768x3072 +bias gelu")):
+                                          "vit fc1 b256 50432x768x3072 +bias gelu"),
+                                         # The same product without the GELU: what the
+                                         # activation costs the epilogue.
+                                         (50432, 768, 3072, None, False,
+                                          "vit fc1 b256 50432x768x3072 +bias")):
         cases.append({"family": "fused", "kind": "gemm", "dtype": "fp16", "m": m, "k": k, "n": n,
                       "act": act, "residual": residual, "name": name, "flops": 2 * m * n * k})
     return cases
