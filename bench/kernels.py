@@ -361,6 +361,10 @@ def attention_cases():
                           "seq": seq, "dim": 64, "causal": causal,
                           "name": f"b8 h12 s{seq} d64{' causal' if causal else ''}",
                           "flops": 4 * 8 * 12 * seq * seq * 64})
+    # ViT-B/16's attention at batch 32: 197 tokens, a partial last tile each way.
+    cases.append({"family": "attention", "dtype": "fp16", "batch": 32, "heads": 12, "seq": 197,
+                  "dim": 64, "causal": False, "name": "b32 h12 s197 d64 (ViT-B/16)",
+                  "flops": 4 * 32 * 12 * 197 * 197 * 64})
     return cases
 
 
@@ -376,6 +380,7 @@ def attention_form_cases():
             case("gqa", "b4 h32 kv8 s512 d128 grouped-query", batch=4, heads=32, kv_heads=8,
                  dim=128),
             case("plain", "b8 h12 s512 d80", dim=80),
+            case("plain", "b8 h12 s512 d128", dim=128),
             case("plain", "b8 h8 s512 d256 (two products)", heads=8, dim=256)]
 
 
