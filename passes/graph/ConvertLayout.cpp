@@ -10,7 +10,8 @@
 // uses: through pointwise ops (their other operands permuted: constants folded, values
 // that only need unit dimensions moved reshaped), through the ops that have a
 // channels-last form (conv, max_pool, global_average_pool as reduce_mean), through
-// quantize_linear and dequantize_linear (their axis mapped), and into
+// quantize_linear and dequantize_linear (their axis mapped), through concatenations whose
+// operands all carry the same transpose (their axis mapped), and into
 // the next conv's leading transpose, which composes with it into nothing (graph-simplify's
 // transpose patterns). What is left: a transpose where the model's channels-first input
 // enters and where a channels-first value leaves (a function result, an op without a
@@ -431,6 +432,41 @@ struct SinkThroughGlobalAveragePool : OpRewritePattern<graph::GlobalAveragePoolO
   }
 };
 
+/// concat(transpose(x1, p), .., transpose(xn, p), axis a) -> transpose(concat(x1, .., xn,
+/// axis p[a]), p): the channels-last results of convolutions concatenated along their
+/// channels (an Inception block's, a detector's heads, a transposed convolution's phases)
+/// stay channels last, one transpose after instead of one per operand.
+struct SinkThroughConcat : OpRewritePattern<graph::ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(graph::ConcatOp concat, PatternRewriter &rewriter) const override {
+    auto resultType = dyn_cast<RankedTensorType>(concat.getType());
+    if (!resultType || concat.getInputs().size() < 2)
+      return failure();
+    ArrayRef<int64_t> perm;
+    SmallVector<Value> inputs;
+    for (Value input : concat.getInputs()) {
+      auto transpose = input.getDefiningOp<graph::TransposeOp>();
+      if (!transpose || (!perm.empty() && transpose.getPerm() != perm))
+        return failure();
+      perm = transpose.getPerm();
+      inputs.push_back(transpose.getInput());
+    }
+    int64_t rank = resultType.getRank();
+    int64_t axis = concat.getAxis() < 0 ? concat.getAxis() + rank : concat.getAxis();
+    if (int64_t(perm.size()) != rank || axis < 0 || axis >= rank)
+      return failure();
+    // The concatenation's type before the transpose: the inverse permutation of its own.
+    SmallVector<int64_t> shape(rank);
+    for (int64_t dim = 0; dim < rank; ++dim)
+      shape[perm[dim]] = resultType.getDimSize(dim);
+    Value joined = graph::ConcatOp::create(
+        rewriter, concat.getLoc(), RankedTensorType::get(shape, resultType.getElementType()),
+        inputs, rewriter.getI64IntegerAttr(perm[axis]));
+    rewriter.replaceOp(concat, createTranspose(rewriter, concat.getLoc(), joined, perm));
+    return success();
+  }
+};
+
 /// Whether the implicit-GEMM templates take `conv` channels last only: output channels a
 /// multiple of 8, not depthwise (any input channels: an explicit im2col serves those that
 /// are not). Depthwise convolutions have templates in both layouts.
@@ -519,7 +555,7 @@ struct GraphConvertLayoutPass : kiln::impl::GraphConvertLayoutBase<GraphConvertL
     // 2. Transposes sunk towards their uses, composed and cancelled where they meet.
     {
       RewritePatternSet patterns(context);
-      patterns.add<SinkThroughPointwise, AbsorbIntoConv, SinkThroughMaxPool,
+      patterns.add<SinkThroughPointwise, AbsorbIntoConv, SinkThroughMaxPool, SinkThroughConcat,
                    SinkThroughQuantization<graph::QuantizeLinearOp>,
                    SinkThroughQuantization<graph::DequantizeLinearOp>>(context);
       // As a reduce_mean over the middle axes the global pool lowers to more loop nests

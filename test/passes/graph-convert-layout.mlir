@@ -65,6 +65,39 @@ func.func @residual_add(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
 
 // -----
 
+// Two branches concatenated along their channels (an Inception block's) and read by a
+// conv: the concatenation moves behind the branches' transposes (along the channels-last
+// axis, 3), so nothing between the convs is transposed. A concat whose operands carry
+// different transposes stays.
+// CHECK-LABEL: func.func @concat_channels
+// CHECK: %[[IN:.*]] = graph.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
+// CHECK: %[[A:.*]] = graph.conv %[[IN]], {{.*}}channels_last
+// CHECK: %[[B:.*]] = graph.conv %[[IN]], {{.*}}channels_last
+// CHECK: %[[J:.*]] = graph.concat %[[A]], %[[B]] {axis = 3 : i64} : (tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>) -> tensor<1x8x8x32xf32>
+// CHECK-NEXT: %[[C:.*]] = graph.conv %[[J]], {{.*}}channels_last
+// CHECK: %[[OUT:.*]] = graph.transpose %[[C]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK: return %[[OUT]]
+// CHECK-LABEL: func.func @concat_mixed
+// CHECK: graph.concat %{{.*}}, %arg1 {axis = 1 : i64}
+func.func @concat_channels(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %w = graph.constant dense<0.5> : tensor<16x16x3x3xf32>
+  %w2 = graph.constant dense<0.25> : tensor<16x32x1x1xf32>
+  %a = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %wb = graph.constant dense<0.75> : tensor<16x16x3x3xf32>
+  %b = graph.conv %x, %wb {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %j = graph.concat %a, %b {axis = 1 : i64} : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %c = graph.conv %j, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x32x8x8xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x8x8xf32>
+  return %c : tensor<1x16x8x8xf32>
+}
+func.func @concat_mixed(%x: tensor<1x16x8x8xf32>, %y: tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32> {
+  %w = graph.constant dense<0.5> : tensor<16x16x3x3xf32>
+  %a = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %j = graph.concat %a, %y {axis = 1 : i64} : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32>
+  return %j : tensor<1x32x8x8xf32>
+}
+
+// -----
+
 // A constant bias [C, 1, 1] broadcast over NCHW becomes [1, 1, 1, C] over NHWC (its
 // values in channel order); a scalar Clip bound stays as it is.
 // CHECK-LABEL: func.func @constant_bias_permuted
