@@ -164,6 +164,8 @@ class Benchmark:
                    "--quiet"]
         if self.args.tune_budget is not None:
             command += ["--tune-budget", str(self.args.tune_budget)]
+        if self.args.timing_cache:
+            command += ["--timing-cache", self.args.timing_cache]
         if precision == "int8":
             # The products and convolutions in int8, the rest in fp16 (TensorRT's --int8
             # --fp16), channels last for the tensor-core convolutions.
@@ -420,6 +422,9 @@ def main():
                         help="seconds of GPU tuning per kiln compile (default: kiln's, 300); "
                              "an int8 batch-256 compile spends ~250 s tuning, so a device "
                              "call of 10 minutes fits it only with less")
+    parser.add_argument("--timing-cache", metavar="FILE",
+                        help="kiln compile's timing cache (--timing-cache): kernels measured "
+                             "by an earlier call on this GPU model are not measured again")
     parser.add_argument("--compile-timeout", type=float, default=900)
     parser.add_argument("--run-timeout", type=float, default=900)
     parser.add_argument("--peer-timeout", type=float, default=900)

@@ -200,8 +200,8 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
   // name any.
   if (target == kiln::kTargetSm90a && problem.headDim >= 64) {
     const FlashAttentionConfig wgmmaCandidates[] = {
-        {64, 64, 2, 4, true},  {128, 64, 2, 8, true},  {64, 64, 3, 4, true}, {128, 64, 3, 8, true},
-        {64, 128, 2, 4, true}, {128, 128, 2, 8, true}, {64, 32, 2, 4, true}, {64, 32, 3, 4, true},
+        {64, 64, 2, 4, true},  {128, 64, 2, 8, true}, {64, 64, 3, 4, true},
+        {128, 64, 3, 8, true}, {64, 128, 2, 4, true}, {128, 128, 2, 8, true},
     };
     for (const FlashAttentionConfig &config : wgmmaCandidates)
       if (config.blockKv * problem.headDim / 8 % config.threads() == 0 &&
@@ -933,12 +933,10 @@ struct FlashAttentionGenerator {
     if (options.attentionMinCtas >= 1 && options.attentionMinCtas <= 16)
       return options.attentionMinCtas;
     // Wider heads: O's accumulators grow to D / 2 registers a thread; 4-warp CTAs two an
-    // SM (at most 255 registers), 8-warp ones one. At D 128 a 64x32 CTA fits three (168
-    // registers, no spills; its 49 KB of shared memory four), where 64x64's 81 KB allow
-    // two: three warpgroups an SM to interleave one's softmax with another's products.
-    // (D 96 and 112 spill at 168: their partly used second atom costs registers.)
+    // SM (at most 255 registers), 8-warp ones one. (64x32 CTAs, three an SM at D 128 in
+    // 168 registers, were correct but slower: notebook 2026-11-29-01.)
     if (headDim > 64)
-      return config.warps == 8 ? 1 : (config.blockKv == 32 && headDim == 128 ? 3 : 2);
+      return config.warps == 8 ? 1 : 2;
     // 64x64x2 w4 4 (126 registers; 5 would spill 16 bytes since the whole-tile copies and
     // 16-byte stores), other 4-warp CTAs 3, 8 warps 2 (120), and 128x128 w8 1 (183; 2 would
     // spill 64 bytes).
@@ -1086,9 +1084,6 @@ class FlashAttentionTemplate final
                          ((config.blockQ == 64 && config.warps == 4) ||
                           (config.blockQ == 128 && config.warps == 8));
       if (config.wgmma && problem->headDim != 64 && !checkedWide)
-        continue;
-      // 32-row KV tiles on wgmma: not yet checked on a GPU (attention-config names them).
-      if (config.wgmma && config.blockKv == 32)
         continue;
       configs.push_back(config.toAttr(function.getContext()));
     }
