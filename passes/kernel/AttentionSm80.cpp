@@ -934,7 +934,8 @@ struct FlashAttentionGenerator {
       return options.attentionMinCtas;
     // Wider heads: O's accumulators grow to D / 2 registers a thread; 4-warp CTAs two an
     // SM (at most 255 registers), 8-warp ones one. (64x32 CTAs, three an SM at D 128 in
-    // 168 registers, were correct but slower: notebook 2026-11-29-01.)
+    // 168 registers, were correct but slower: notebook
+    // 2026-11-29-01-mask-pairs-gelu-vit-tokens.md.)
     if (headDim > 64)
       return config.warps == 8 ? 1 : 2;
     // 64x64x2 w4 4 (126 registers; 5 would spill 16 bytes since the whole-tile copies and
