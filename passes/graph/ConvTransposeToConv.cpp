@@ -18,7 +18,11 @@
 // is the stride (a U-Net's 2x2, stride 2 upsampling) every filter has one tap and no zeros:
 // a GEMM and a rearrangement. Other kernels multiply some zeros (4x4 stride 2: a 3x3
 // window of which each phase uses 2x2) in exchange for one implicit-GEMM convolution on
-// the tensor cores. graph-convolutions-to-2d then makes 1-D and 3-D ones 2-D.
+// the tensor cores. A 2-D one whose union multiplies 1.25x or more of what its row phases
+// need is one convolution per row phase instead (its own rows' taps, the columns' union:
+// 4x4 stride 2 multiplies 1.5x its taps instead of 2.25x), whose results are every s1-th
+// output row, interleaved by a concatenation of whole rows. graph-convolutions-to-2d then
+// makes 1-D and 3-D ones 2-D.
 //
 // Taken: one group, a constant weight, static extents but the batch.
 //
@@ -61,7 +65,108 @@ struct Axis {
   int64_t window() const { return std::max(offset(0), offset(kernel - 1)) - firstOffset() + 1; }
   /// Outputs of each phase: ceil(OL / s) (the last phases' extra ones are sliced off).
   int64_t phaseExtent() const { return (outputExtent + stride - 1) / stride; }
+  /// Phase r's window (its taps' least offset and the extent to the greatest), or nothing
+  /// when it has no tap.
+  std::optional<std::pair<int64_t, int64_t>> phaseWindow(int64_t r) const {
+    std::optional<std::pair<int64_t, int64_t>> span;
+    for (int64_t k = 0; k < kernel; ++k) {
+      if (phase(k) != r)
+        continue;
+      int64_t low = span ? std::min(span->first, offset(k)) : offset(k);
+      int64_t high = span ? std::max(span->first + span->second - 1, offset(k)) : offset(k);
+      span = std::make_pair(low, high - low + 1);
+    }
+    return span;
+  }
 };
+
+/// What one convolution of the rewrite computes: along the axes before `firstUnion`, the
+/// taps of one phase each (`fixedPhase`), in that phase's window; along the others the
+/// union of every phase's window, with the phases as output channels (r_firstUnion ..
+/// r_k, o), zeros where a phase has no tap.
+struct PhaseConv {
+  size_t firstUnion = 0;
+  SmallVector<int64_t> fixedPhase;
+  SmallVector<int64_t> first, window; // per axis: the window's least offset and extent
+  int64_t phases = 1;                 // of the union axes
+};
+
+/// Its filters [phases * O, C, window..]: W[c, o, k] at window position off(k) - first.
+std::vector<char> phaseFilters(ArrayRef<Axis> axes, const PhaseConv &conv, ArrayRef<char> weight,
+                               unsigned bytes, int64_t c, int64_t o) {
+  int64_t spatial = axes.size(), taps = 1, windowSize = 1;
+  for (int64_t i = 0; i < spatial; ++i) {
+    taps *= axes[i].kernel;
+    windowSize *= conv.window[i];
+  }
+  std::vector<char> filters(size_t(conv.phases * o * c * windowSize) * bytes, 0);
+  for (int64_t tap = 0; tap < taps; ++tap) {
+    // Tap (k1..kk) -> its phase over the union axes and window position, row major.
+    int64_t rest = tap, phase = 0, position = 0, phaseStride = 1, positionStride = 1;
+    bool taken = true;
+    for (int64_t i = spatial - 1; i >= 0; --i) {
+      const Axis &axis = axes[i];
+      int64_t k = rest % axis.kernel;
+      rest /= axis.kernel;
+      if (size_t(i) < conv.firstUnion) {
+        taken &= axis.phase(k) == conv.fixedPhase[i];
+      } else {
+        phase += axis.phase(k) * phaseStride;
+        phaseStride *= axis.stride;
+      }
+      position += (axis.offset(k) - conv.first[i]) * positionStride;
+      positionStride *= conv.window[i];
+    }
+    if (!taken)
+      continue;
+    for (int64_t ci = 0; ci < c; ++ci)
+      for (int64_t oi = 0; oi < o; ++oi)
+        std::copy_n(weight.data() + ((ci * o + oi) * taps + tap) * bytes, bytes,
+                    filters.data() + (((phase * o + oi) * c + ci) * windowSize + position) * bytes);
+  }
+  return filters;
+}
+
+/// A stride-1 convolution of `input` [N, C, I..] giving `channels` outputs of ceil(OL / s)
+/// positions per axis from `filter` [channels, C, window..] whose window position 0 reads
+/// input offset `first` (per axis) relative to the output position: the input padded by
+/// -first before and what makes the extent after, cropped where either is negative.
+Value convolveWindow(OpBuilder &b, Location loc, ArrayRef<Axis> axes, Value input, Value filter,
+                     Value bias, ArrayRef<int64_t> first, ArrayRef<int64_t> window,
+                     int64_t channels, Type resultElement) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t spatial = axes.size(), n = inputType.getDimSize(0), c = inputType.getDimSize(1);
+  SmallVector<int64_t> padsBefore, padsAfter, cropStart, cropEnd, croppedShape = {n, c};
+  bool crop = false;
+  for (int64_t i = 0; i < spatial; ++i) {
+    const Axis &axis = axes[i];
+    int64_t before = -first[i];
+    int64_t after = axis.phaseExtent() - axis.inputExtent - before + window[i] - 1;
+    cropStart.push_back(std::max<int64_t>(0, -before));
+    cropEnd.push_back(axis.inputExtent - std::max<int64_t>(0, -after));
+    crop |= before < 0 || after < 0;
+    padsBefore.push_back(std::max<int64_t>(0, before));
+    padsAfter.push_back(std::max<int64_t>(0, after));
+    croppedShape.push_back(cropEnd.back() - cropStart.back());
+  }
+  if (crop) {
+    SmallVector<int64_t> sliceAxes;
+    for (int64_t i = 0; i < spatial; ++i)
+      sliceAxes.push_back(2 + i);
+    input = graph::SliceOp::create(
+        b, loc, RankedTensorType::get(croppedShape, inputType.getElementType()), input,
+        graph::createIndexConstant(b, loc, cropStart), graph::createIndexConstant(b, loc, cropEnd),
+        graph::createIndexConstant(b, loc, sliceAxes), /*steps=*/Value());
+  }
+  SmallVector<int64_t> convShape = {n, channels}, unit(spatial, 1), convPads(padsBefore);
+  convPads.append(padsAfter);
+  for (const Axis &axis : axes)
+    convShape.push_back(axis.phaseExtent());
+  return graph::ConvOp::create(b, loc, RankedTensorType::get(convShape, resultElement), input,
+                               filter, bias, b.getDenseI64ArrayAttr(unit),
+                               b.getDenseI64ArrayAttr(unit), b.getDenseI64ArrayAttr(convPads),
+                               b.getI64IntegerAttr(1), /*channels_last=*/UnitAttr());
+}
 
 struct GraphConvTransposeToConv
     : kiln::impl::GraphConvTransposeToConvBase<GraphConvTransposeToConv> {
@@ -95,159 +200,163 @@ struct GraphConvTransposeToConv
 
     OpBuilder b(op);
     Location loc = op.getLoc();
-    Type element = inputType.getElementType();
-    int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1), o = resultType.getDimSize(1);
-    int64_t phases = 1;
-    for (const Axis &axis : axes)
-      phases *= axis.stride;
-
-    // The filters [(r1..rk, o), c, t1..tk]: W[c, o, k] where tap k lies in phase r at
-    // window position off(k) - m0 of every axis, zero elsewhere.
-    unsigned bytes = graph::getElementBytes(weightType.getElementType());
-    SmallVector<int64_t> filterShape = {phases * o, c};
-    int64_t windowSize = 1, taps = 1;
-    for (const Axis &axis : axes) {
-      filterShape.push_back(axis.window());
-      windowSize *= axis.window();
-      taps *= axis.kernel;
-    }
-    std::vector<char> filters(size_t(phases * o * c * windowSize) * bytes, 0);
-    for (int64_t tap = 0; tap < taps; ++tap) {
-      // Tap (k1..kk) -> its phase (r1..rk) and window position (t1..tk), row major.
-      int64_t rest = tap, phase = 0, position = 0, phaseStride = 1, positionStride = 1;
-      for (int64_t i = spatial - 1; i >= 0; --i) {
-        const Axis &axis = axes[i];
-        int64_t k = rest % axis.kernel;
-        rest /= axis.kernel;
-        phase += axis.phase(k) * phaseStride;
-        position += (axis.offset(k) - axis.firstOffset()) * positionStride;
-        phaseStride *= axis.stride;
-        positionStride *= axis.window();
-      }
-      for (int64_t ci = 0; ci < c; ++ci)
-        for (int64_t oi = 0; oi < o; ++oi)
-          std::copy_n(weightBytes->data() + ((ci * o + oi) * taps + tap) * bytes, bytes,
-                      filters.data() +
-                          (((phase * o + oi) * c + ci) * windowSize + position) * bytes);
-    }
-    Value filter = graph::createConstantFromBytes(
-        b, op.getWeight().getLoc(), RankedTensorType::get(filterShape, weightType.getElementType()),
-        filters, (graph::getResourceName(op.getWeight()) + "_phases").str());
-
-    // The padding: -m0 before, what makes ceil(OL / s) outputs after; the input cropped
-    // where either is negative.
-    SmallVector<int64_t> padsBefore, padsAfter, cropStart, cropEnd, croppedShape = {n, c};
-    bool crop = false;
-    for (const Axis &axis : axes) {
-      int64_t before = -axis.firstOffset();
-      int64_t after = axis.phaseExtent() - axis.inputExtent - before + axis.window() - 1;
-      cropStart.push_back(std::max<int64_t>(0, -before));
-      cropEnd.push_back(axis.inputExtent - std::max<int64_t>(0, -after));
-      crop |= before < 0 || after < 0;
-      padsBefore.push_back(std::max<int64_t>(0, before));
-      padsAfter.push_back(std::max<int64_t>(0, after));
-      croppedShape.push_back(cropEnd.back() - cropStart.back());
-    }
-    Value input = op.getInput();
-    if (crop) {
-      SmallVector<int64_t> sliceAxes;
-      for (int64_t i = 0; i < spatial; ++i)
-        sliceAxes.push_back(2 + i);
-      input =
-          graph::SliceOp::create(b, loc, RankedTensorType::get(croppedShape, element), input,
-                                 graph::createIndexConstant(b, loc, cropStart),
-                                 graph::createIndexConstant(b, loc, cropEnd),
-                                 graph::createIndexConstant(b, loc, sliceAxes), /*steps=*/Value());
-    }
-
-    // The bias of every phase's filters (a constant tiled), else added after.
-    Value bias = op.getBias();
-    Value convBias;
-    if (bias) {
-      if (std::optional<std::vector<char>> biasBytes = graph::readConstantBytes(bias)) {
-        std::vector<char> tiled;
-        for (int64_t phase = 0; phase < phases; ++phase)
-          tiled.insert(tiled.end(), biasBytes->begin(), biasBytes->end());
-        auto biasType = cast<RankedTensorType>(bias.getType());
-        convBias = graph::createConstantFromBytes(
-            b, bias.getLoc(), RankedTensorType::get({phases * o}, biasType.getElementType()), tiled,
-            (graph::getResourceName(bias) + "_phases").str());
-        bias = Value();
-      }
-    }
-
-    SmallVector<int64_t> convShape = {n, phases * o}, unit(spatial, 1), convPads(padsBefore);
-    convPads.append(padsAfter);
-    for (const Axis &axis : axes)
-      convShape.push_back(axis.phaseExtent());
-    Value product = graph::ConvOp::create(
-        b, loc, RankedTensorType::get(convShape, resultType.getElementType()), input, filter,
-        convBias, b.getDenseI64ArrayAttr(unit), b.getDenseI64ArrayAttr(unit),
-        b.getDenseI64ArrayAttr(convPads), op.getGroupAttr(), /*channels_last=*/UnitAttr());
-
-    // Interleaved channels last (the layout the convolution templates write; the layout
-    // pass cancels the transposes out of the convolution and back to channels first):
-    // [N, Q1..Qk, s1..sk, O] -> [N, Q1, s1, .., Qk, sk, O] -> [N, Q1 s1, .., Qk sk, O],
-    // sliced to the output's extents, then channels first.
     Type resultElement = resultType.getElementType();
+    int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1), o = resultType.getDimSize(1);
+    unsigned bytes = graph::getElementBytes(weightType.getElementType());
     auto typed = [&](ArrayRef<int64_t> shape) {
       return RankedTensorType::get(shape, resultElement);
     };
+
+    // The bias: a constant goes into each convolution (tiled per phase), one computed at
+    // run time is added at the end.
+    Value bias = op.getBias();
+    std::optional<std::vector<char>> biasBytes;
+    if (bias)
+      biasBytes = graph::readConstantBytes(bias);
+    auto tiledBias = [&](int64_t copies) -> Value {
+      if (!biasBytes)
+        return Value();
+      std::vector<char> tiled;
+      for (int64_t copy = 0; copy < copies; ++copy)
+        tiled.insert(tiled.end(), biasBytes->begin(), biasBytes->end());
+      auto biasType = cast<RankedTensorType>(bias.getType());
+      return graph::createConstantFromBytes(
+          b, bias.getLoc(), RankedTensorType::get({copies * o}, biasType.getElementType()), tiled,
+          (graph::getResourceName(bias) + "_phases").str());
+    };
+    auto convolve = [&](const PhaseConv &conv, StringRef name) {
+      SmallVector<int64_t> filterShape = {conv.phases * o, c};
+      filterShape.append(conv.window);
+      Value filter = graph::createConstantFromBytes(
+          b, op.getWeight().getLoc(),
+          RankedTensorType::get(filterShape, weightType.getElementType()),
+          phaseFilters(axes, conv, *weightBytes, bytes, c, o),
+          (graph::getResourceName(op.getWeight()) + name).str());
+      return convolveWindow(b, loc, axes, op.getInput(), filter, tiledBias(conv.phases), conv.first,
+                            conv.window, conv.phases * o, resultElement);
+    };
+
+    // The union convolution: every phase's window along every axis.
+    PhaseConv all;
+    for (const Axis &axis : axes) {
+      all.first.push_back(axis.firstOffset());
+      all.window.push_back(axis.window());
+      all.phases *= axis.stride;
+    }
+    // 2-D, one convolution per row phase instead: the rows' own taps, the columns' union.
+    // Its result, channels last, is every s1-th output row whole ([N, Q1, Q2 s2, O] once
+    // the column phases are unfolded), so the rows interleave by a concatenation of
+    // contiguous rows; taken where the union multiplies at least 1.25 times as much (4x4
+    // stride 2: 2 x 2x3 windows of 2 phases against the union's 3x3 of 4, 24 products a
+    // position against 36; the taps are 16).
+    SmallVector<PhaseConv> rowConvs;
+    if (spatial == 2) {
+      int64_t rowProducts = 0;
+      for (int64_t r = 0; r < axes[0].stride; ++r) {
+        std::optional<std::pair<int64_t, int64_t>> rows = axes[0].phaseWindow(r);
+        if (!rows) {
+          rowConvs.clear();
+          break;
+        }
+        PhaseConv conv;
+        conv.firstUnion = 1;
+        conv.fixedPhase = {r};
+        conv.first = {rows->first, axes[1].firstOffset()};
+        conv.window = {rows->second, axes[1].window()};
+        conv.phases = axes[1].stride;
+        rowProducts += conv.window[0] * conv.window[1] * conv.phases;
+        rowConvs.push_back(conv);
+      }
+      int64_t unionProducts = all.phases * all.window[0] * all.window[1];
+      if (!rowConvs.empty() && 4 * unionProducts < 5 * rowProducts)
+        rowConvs.clear();
+    }
+
+    // Interleaved channels last (the layout the convolution templates write; the layout
+    // pass cancels the transposes out of the convolutions and back to channels first):
+    // [N, Q1 s1, .., Qk sk, O].
     SmallVector<int64_t> toLast = {0}, toFirst = {0, spatial + 1};
     for (int64_t i = 0; i < spatial; ++i) {
       toLast.push_back(2 + i);
       toFirst.push_back(1 + i);
     }
     toLast.push_back(1);
-    Value channelsLast = graph::TransposeOp::create(b, loc, typed([&] {
-                                                      SmallVector<int64_t> shape = {n};
-                                                      for (const Axis &axis : axes)
-                                                        shape.push_back(axis.phaseExtent());
-                                                      shape.push_back(phases * o);
-                                                      return shape;
-                                                    }()),
-                                                    product, b.getDenseI64ArrayAttr(toLast));
-    SmallVector<int64_t> split = {n}, splitTarget = {0}, perm = {0}, interleavedShape = {n};
+    SmallVector<int64_t> fullShape = {n}, fullTarget = {0};
     for (const Axis &axis : axes) {
-      split.push_back(axis.phaseExtent());
-      splitTarget.push_back(axis.phaseExtent());
-    }
-    for (const Axis &axis : axes) {
-      split.push_back(axis.stride);
-      splitTarget.push_back(axis.stride);
-    }
-    split.push_back(o);
-    splitTarget.push_back(o);
-    for (int64_t i = 0; i < spatial; ++i) {
-      perm.push_back(1 + i);
-      perm.push_back(1 + spatial + i);
-      interleavedShape.push_back(axes[i].phaseExtent());
-      interleavedShape.push_back(axes[i].stride);
-    }
-    perm.push_back(1 + 2 * spatial);
-    interleavedShape.push_back(o);
-    Value phased = graph::createReshape(b, loc, channelsLast, splitTarget, typed(split));
-    // (1-D: the phases already follow their position.)
-    Value interleaved = spatial == 1
-                            ? phased
-                            : graph::TransposeOp::create(b, loc, typed(interleavedShape), phased,
-                                                         b.getDenseI64ArrayAttr(perm));
-    SmallVector<int64_t> fullShape = {n}, fullTarget = {0}, outputShape = {n}, outputEnds,
-                         sliceAxes;
-    bool slice = false;
-    for (int64_t i = 0; i < spatial; ++i) {
-      int64_t extent = axes[i].phaseExtent() * axes[i].stride;
-      fullShape.push_back(extent);
-      fullTarget.push_back(extent);
-      outputShape.push_back(axes[i].outputExtent);
-      outputEnds.push_back(axes[i].outputExtent);
-      sliceAxes.push_back(1 + i);
-      slice |= extent != axes[i].outputExtent;
+      fullShape.push_back(axis.phaseExtent() * axis.stride);
+      fullTarget.push_back(axis.phaseExtent() * axis.stride);
     }
     fullShape.push_back(o);
     fullTarget.push_back(o);
+    auto channelsLast = [&](Value product, int64_t channels) {
+      SmallVector<int64_t> shape = {n};
+      for (const Axis &axis : axes)
+        shape.push_back(axis.phaseExtent());
+      shape.push_back(channels);
+      return graph::TransposeOp::create(b, loc, typed(shape), product,
+                                        b.getDenseI64ArrayAttr(toLast))
+          .getResult();
+    };
+    Value result;
+    if (!rowConvs.empty()) {
+      // Row phase r: [N, Q1, Q2, (r2, o)] -> [N, Q1, 1, Q2 s2, O]; concatenated along
+      // the row phases and merged with Q1: rows s1 q1 + r.
+      const Axis &columns = axes[1];
+      int64_t q1 = axes[0].phaseExtent(), widths = columns.phaseExtent() * columns.stride;
+      SmallVector<Value> rows;
+      // (The target shape's 0 keeps the batch, which may be known only at run time.)
+      SmallVector<int64_t> rowShape = {n, q1, 1, widths, o}, rowTarget = {0, q1, 1, widths, o};
+      for (auto [r, conv] : llvm::enumerate(rowConvs)) {
+        Value product = convolve(conv, "_rows" + std::to_string(r));
+        rows.push_back(graph::createReshape(b, loc, channelsLast(product, conv.phases * o),
+                                            rowTarget, typed(rowShape)));
+      }
+      SmallVector<int64_t> joinedShape = {n, q1, axes[0].stride, widths, o};
+      Value joined =
+          graph::ConcatOp::create(b, loc, typed(joinedShape), rows, b.getI64IntegerAttr(2));
+      result = graph::createReshape(b, loc, joined, fullTarget, typed(fullShape));
+    } else {
+      // [N, Q1..Qk, s1..sk, O] -> [N, Q1, s1, .., Qk, sk, O] -> [N, Q1 s1, .., Qk sk, O].
+      Value product = convolve(all, "_phases");
+      SmallVector<int64_t> split = {n}, splitTarget = {0}, perm = {0}, interleavedShape = {n};
+      for (const Axis &axis : axes) {
+        split.push_back(axis.phaseExtent());
+        splitTarget.push_back(axis.phaseExtent());
+      }
+      for (const Axis &axis : axes) {
+        split.push_back(axis.stride);
+        splitTarget.push_back(axis.stride);
+      }
+      split.push_back(o);
+      splitTarget.push_back(o);
+      for (int64_t i = 0; i < spatial; ++i) {
+        perm.push_back(1 + i);
+        perm.push_back(1 + spatial + i);
+        interleavedShape.push_back(axes[i].phaseExtent());
+        interleavedShape.push_back(axes[i].stride);
+      }
+      perm.push_back(1 + 2 * spatial);
+      interleavedShape.push_back(o);
+      Value phased = graph::createReshape(b, loc, channelsLast(product, all.phases * o),
+                                          splitTarget, typed(split));
+      // (1-D: the phases already follow their position.)
+      Value interleaved = spatial == 1
+                              ? phased
+                              : graph::TransposeOp::create(b, loc, typed(interleavedShape), phased,
+                                                           b.getDenseI64ArrayAttr(perm));
+      result = graph::createReshape(b, loc, interleaved, fullTarget, typed(fullShape));
+    }
+
+    // Sliced to the output's extents, then channels first.
+    SmallVector<int64_t> outputShape = {n}, outputEnds, sliceAxes;
+    bool slice = false;
+    for (int64_t i = 0; i < spatial; ++i) {
+      outputShape.push_back(axes[i].outputExtent);
+      outputEnds.push_back(axes[i].outputExtent);
+      sliceAxes.push_back(1 + i);
+      slice |= fullShape[1 + i] != axes[i].outputExtent;
+    }
     outputShape.push_back(o);
-    Value result = graph::createReshape(b, loc, interleaved, fullTarget, typed(fullShape));
     if (slice)
       result = graph::SliceOp::create(
           b, loc, typed(outputShape), result,
@@ -256,7 +365,7 @@ struct GraphConvTransposeToConv
           graph::createIndexConstant(b, loc, sliceAxes), /*steps=*/Value());
     result =
         graph::TransposeOp::create(b, loc, resultType, result, b.getDenseI64ArrayAttr(toFirst));
-    if (bias) {
+    if (bias && !biasBytes) {
       // A bias computed at run time: [O] -> [O, 1, .., 1], broadcast.
       SmallVector<int64_t> biasShape = {o};
       biasShape.append(spatial, 1);

@@ -248,7 +248,7 @@ def GraphPatchifyConvolutions : Pass<"graph-patchify-convolutions", "::mlir::fun
 }
 
 def GraphConvTransposeToConv : Pass<"graph-conv-transpose-to-conv", "::mlir::func::FuncOp"> {
-  let summary = "Make a transposed convolution one convolution of its output phases";
+  let summary = "Make a transposed convolution convolutions of its output phases";
   let description = [{
     Output position y = s q + r of a `graph.conv_transpose` (stride s, phase r < s along
     each axis) sums the taps k of phase r, reading input q - floor((k d - pb) / s): a
@@ -258,8 +258,12 @@ def GraphConvTransposeToConv : Pass<"graph-conv-transpose-to-conv", "::mlir::fun
     axis), followed by a depth-to-space reshape and transpose that interleaves the phases
     and a slice to the output's extents; the bias (a constant tiled per phase, or added
     after) stays exact. A kernel equal to its stride gives filters of one tap: a GEMM and
-    a rearrangement. One group, a constant weight and static extents but the batch;
-    other transposed convolutions are left alone.
+    a rearrangement. A 2-D one whose union window multiplies at least 1.25 times the
+    products its row phases need (4x4 stride 2: 36 a position against 24) becomes one
+    convolution per row phase (that phase's rows, the columns' union), whose channels-last
+    results are every s1-th output row, joined by a concatenation of whole rows. One
+    group, a constant weight and static extents but the batch; other transposed
+    convolutions are left alone.
   }];
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }

@@ -1,19 +1,24 @@
 // RUN: kiln-opt --split-input-file --graph-conv-transpose-to-conv %s | FileCheck %s
 
 // 4x4, stride 2, padding 1 (a GAN's or FCN's upsampling): tap k of each axis reads input
-// q - floor((k - 1) / 2), offsets 1, 0, 0, -1: a 3x3 window padded by 1, the four phases'
-// filters (2x2 taps each, zeros elsewhere) as 4 x 8 output channels with the bias tiled,
-// 5x6 outputs each; interleaved channels last into 10x12 (one transpose whose rows are
-// pixels), then channels first.
+// q - floor((k - 1) / 2), offsets 1, 0, 0, -1: row phase 0 takes taps 1 and 3 (offsets 0
+// and -1), row phase 1 taps 0 and 2 (1 and 0). The union window (3x3 for 4 phases, 36
+// products a position) multiplies 1.5x what one convolution per row phase does (2 x 2x3
+// windows of the 2 column phases, 24): two convolutions of 2 x 8 channels, the bias tiled
+// twice, padded rows 1/0 and 0/1 and columns 1/1 ([N, C, 5, 6] -> [N, 16, 5, 6] each).
+// Channels last each is every other output row whole ([N, 5, 1, 12, 8]); a concatenation
+// of the two along the row phase and a reshape give [N, 10, 12, 8], then channels first.
 // CHECK-LABEL: func.func @upsample_4x4
 // CHECK-NOT: graph.conv_transpose
-// CHECK: %[[W:.*]] = graph.constant {{.*}} : tensor<32x16x3x3xf16>
-// CHECK: %[[B:.*]] = graph.constant {{.*}} : tensor<32xf16>
-// CHECK: %[[C:.*]] = graph.conv %arg0, %[[W]], %[[B]] {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x16x5x6xf16>, tensor<32x16x3x3xf16>, tensor<32xf16>) -> tensor<?x32x5x6xf16>
-// CHECK: %[[L:.*]] = graph.transpose %[[C]] {perm = array<i64: 0, 2, 3, 1>} : (tensor<?x32x5x6xf16>) -> tensor<?x5x6x32xf16>
-// CHECK: %[[S:.*]] = graph.reshape %[[L]], %{{.*}} -> tensor<?x5x6x2x2x8xf16>
-// CHECK: %[[T:.*]] = graph.transpose %[[S]] {perm = array<i64: 0, 1, 3, 2, 4, 5>} : (tensor<?x5x6x2x2x8xf16>) -> tensor<?x5x2x6x2x8xf16>
-// CHECK: %[[R:.*]] = graph.reshape %[[T]], %{{.*}} -> tensor<?x10x12x8xf16>
+// CHECK: %[[W0:.*]] = graph.constant {{.*}} : tensor<16x16x2x3xf16>
+// CHECK: %[[B0:.*]] = graph.constant {{.*}} : tensor<16xf16>
+// CHECK: %[[C0:.*]] = graph.conv %arg0, %[[W0]], %[[B0]] {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 0, 1>, strides = array<i64: 1, 1>} : (tensor<?x16x5x6xf16>, tensor<16x16x2x3xf16>, tensor<16xf16>) -> tensor<?x16x5x6xf16>
+// CHECK: %[[L0:.*]] = graph.transpose %[[C0]] {perm = array<i64: 0, 2, 3, 1>} : (tensor<?x16x5x6xf16>) -> tensor<?x5x6x16xf16>
+// CHECK: %[[R0:.*]] = graph.reshape %[[L0]], %{{.*}} -> tensor<?x5x1x12x8xf16>
+// CHECK: %[[C1:.*]] = graph.conv %arg0, %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 1, 1, 1>, strides = array<i64: 1, 1>}
+// CHECK: %[[R1:.*]] = graph.reshape %{{.*}} -> tensor<?x5x1x12x8xf16>
+// CHECK: %[[J:.*]] = graph.concat %[[R0]], %[[R1]] {axis = 2 : i64} : (tensor<?x5x1x12x8xf16>, tensor<?x5x1x12x8xf16>) -> tensor<?x5x2x12x8xf16>
+// CHECK: %[[R:.*]] = graph.reshape %[[J]], %{{.*}} -> tensor<?x10x12x8xf16>
 // CHECK-NOT: graph.slice
 // CHECK: %[[F:.*]] = graph.transpose %[[R]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<?x10x12x8xf16>) -> tensor<?x8x10x12xf16>
 // CHECK: return %[[F]]
