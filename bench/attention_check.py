@@ -200,7 +200,7 @@ def correctness(args, cases):
         row = {"case": case["name"], "dtype": case["dtype"]}
         forced = [f"--attention-config={case['config']}"] if case.get("config") else []
         if run([args.kiln, "compile", path, "-o", engine, "--quiet"] + forced,
-               os.path.join(work, "compile.log")) != 0:
+               os.path.join(work, "compile.log"), args.timeout) != 0:
             rows.append({**row, "status": "compile failed"})
             continue
         count, config = attention_kernels(args.kiln, engine, work)
@@ -211,7 +211,7 @@ def correctness(args, cases):
         out_dir = os.path.join(work, "out")
         if case["dtype"] == F16:
             code = run([args.kiln, "run", engine, "--device", "cuda", "--quiet", "--output-dir",
-                        out_dir] + feeds, os.path.join(work, "run.log"))
+                        out_dir] + feeds, os.path.join(work, "run.log"), args.timeout)
             if code != 0:
                 rows.append({**row, "status": "run failed"})
                 continue
@@ -224,7 +224,7 @@ def correctness(args, cases):
             # A second run must give the same bits (a race shows as a moving result).
             again_dir = os.path.join(work, "out2")
             if run([args.kiln, "run", engine, "--device", "cuda", "--quiet", "--output-dir",
-                    again_dir] + feeds, os.path.join(work, "run2.log")) == 0:
+                    again_dir] + feeds, os.path.join(work, "run2.log"), args.timeout) == 0:
                 again = np.load(os.path.join(again_dir, "y.npy")).astype(np.float64)
                 if not np.array_equal(again, got, equal_nan=True):
                     row["status"] = "NONDETERMINISTIC"
@@ -233,7 +233,7 @@ def correctness(args, cases):
             expected = save_input(os.path.join(work, "expected"), ref, BF16)
             code = run([args.kiln, "run", engine, "--device", "cuda", "--quiet", "--expect",
                         "y=" + expected, "--rtol", "0.05", "--atol", str(0.05 * scale)] + feeds,
-                       os.path.join(work, "run.log"))
+                       os.path.join(work, "run.log"), args.timeout)
             row["status"] = "ok" if code == 0 else ("WRONG" if code == 1 else "run failed")
         rows.append(row)
         print(f"{case['name']:40s} {row.get('config', ''):50s} rel_l2 {row.get('rel_l2', '-')} "
@@ -310,6 +310,8 @@ def main():
     parser.add_argument("--kiln", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--skip-sweep", action="store_true")
+    parser.add_argument("--timeout", type=int, default=180,
+                        help="seconds a compile or run may take (a hung kernel fails its case)")
     parser.add_argument("--configs", default="64x64x2x4,128x64x2x8,64x64x3x4,128x64x3x8,"
                                               "64x128x2x4,128x128x2x8,64x32x2x4,128x32x2x8,"
                                               "64x64x2x4xwgmma,64x128x2x4xwgmma,"
@@ -383,6 +385,36 @@ def main():
             ("b2 h3 s197 causal bf16", [2, 3], 197, 197, "causal", BF16, "64x64x2x4xwgmma"),
             ("b2 h3 s300 d64 bf16", [2, 3], 300, 300, None, BF16, "64x128x2x4xwgmma")]:
         cases.append({**c(f"{name} [{config}]", lead, sq, skv, 64, mask, dtype), "config": config})
+    # The TMA form (sm_90a: a producer warpgroup, two consumers taking turns) under each of
+    # its configurations: tails of Q and K/V (TMA's zero fill), masks, causal, empty rows,
+    # bf16, [N, S, D] operands, heads of one, two and four swizzle atoms.
+    for name, lead, sq, skv, d, mask, dtype, config in [
+            ("b2 h3 s197 d64", [2, 3], 197, 197, 64, None, F16, "128x128x2x12xwgmmaxtma"),
+            ("b2 h3 sq77 skv200 d64", [2, 3], 77, 200, 64, None, F16, "128x64x2x12xwgmmaxtma"),
+            ("b2 h3 s300 d64", [2, 3], 300, 300, 64, None, F16, "128x64x3x12xwgmmaxtma"),
+            ("b2 h3 s197 causal", [2, 3], 197, 197, 64, "causal", F16, "128x128x2x12xwgmmaxtma"),
+            ("b1 h2 sq100 skv160 causal", [1, 2], 100, 160, 64, "causal", F16,
+             "128x64x2x12xwgmmaxtma"),
+            ("b2 h3 s128 padding mask", [2, 3], 128, 128, 64, "padding", F16,
+             "128x128x2x12xwgmmaxtma"),
+            ("b2 h3 sq70 skv91 full mask (odd rows)", [2, 3], 70, 91, 64, "full", F16,
+             "128x64x2x12xwgmmaxtma"),
+            ("b2 h3 sq100 skv200 full mask", [2, 3], 100, 200, 64, "full", F16,
+             "128x128x2x12xwgmmaxtma"),
+            ("b2 h3 s64 empty rows nan_to_zero", [2, 3], 64, 64, 64, "empty_rows", F16,
+             "128x128x2x12xwgmmaxtma"),
+            ("n12 s197 d64 (rank 3)", [12], 197, 197, 64, None, F16, "128x128x2x12xwgmmaxtma"),
+            ("b2 h3 s197 causal bf16", [2, 3], 197, 197, 64, "causal", BF16,
+             "128x128x2x12xwgmmaxtma"),
+            ("b1 h2 s256 d128", [1, 2], 256, 256, 128, None, F16, "128x128x2x12xwgmmaxtma"),
+            ("b2 h3 s197 d128", [2, 3], 197, 197, 128, None, F16, "128x64x2x12xwgmmaxtma"),
+            ("b2 h3 s197 d128 causal", [2, 3], 197, 197, 128, "causal", F16,
+             "128x128x2x12xwgmmaxtma"),
+            ("b2 h3 s128 d80 padding mask", [2, 3], 128, 128, 80, "padding", F16,
+             "128x128x2x12xwgmmaxtma"),
+            ("b2 h4 s197 d96", [2, 4], 197, 197, 96, None, F16, "128x64x2x12xwgmmaxtma"),
+            ("b1 h2 s200 d256", [1, 2], 200, 200, 256, None, F16, "128x64x2x12xwgmmaxtma")]:
+        cases.append({**c(f"{name} [{config}]", lead, sq, skv, d, mask, dtype), "config": config})
     if args.filter:
         import re
         cases = [case for case in cases if re.search(args.filter, case["name"])]

@@ -656,11 +656,13 @@ size_t TensorMap::elementBytes(uint8_t dataType) {
 }
 
 uint64_t TensorMap::spanBytes() const {
-  if (rank == 0)
+  if (rank == 0 || std::find(dims, dims + rank, 0) != dims + rank)
     return 0;
-  if (rank == 1)
-    return dims[0] * elementBytes(dataType);
-  return strides[rank - 2] * dims[rank - 1];
+  // The last element's end: a strided view's (a dense map's is its size).
+  uint64_t last = (dims[0] - 1) * elementBytes(dataType);
+  for (unsigned d = 1; d < rank; ++d)
+    last += (dims[d] - 1) * strides[d - 1];
+  return last + elementBytes(dataType);
 }
 
 std::string TensorMap::validate() const {

@@ -162,7 +162,8 @@ struct TensorMap {
   /// span); empty when valid, else one line.
   std::string validate() const;
 
-  /// The bytes the map spans from its address: the outermost stride times its extent.
+  /// The bytes the map spans from its address: to the end of its last element (a
+  /// strided view's map need not cover the bytes between its rows).
   uint64_t spanBytes() const;
 };
 

@@ -202,10 +202,15 @@ def Kernel_FlashAttentionConfigAttr
     `block_q` query rows a CTA, `block_kv` key/value rows a step of the
     online softmax, `stages` K/V tiles in the cp.async ring, `warps` a CTA (4 or 8), and
     `wgmma`: both products on sm_90a's wgmma (64 query rows a warpgroup) instead of
-    mma.sync (every GPU target).
+    mma.sync (every GPU target). With `tma` (sm_90a, templates/FlashAttentionSm90Tma.mlir)
+    the CTA is warp-specialised: 12 warps, two consumer warpgroups of 64 query rows
+    (block_q = 128) taking turns at the tensor cores and a producer warpgroup that loads
+    Q and a `stages`-deep ring of K/V tiles by TMA, synchronised by mbarriers.
 
     ```mlir
     #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 2, warps = 8, wgmma = true>
+    #kernel.flash_attention<block_q = 128, block_kv = 128, stages = 2, warps = 12, wgmma = true,
+                            tma = true>
     ```
   }];
   let parameters = (ins
@@ -213,7 +218,8 @@ def Kernel_FlashAttentionConfigAttr
     "int64_t":$block_kv,
     "int64_t":$stages,
     "int64_t":$warps,
-    DefaultValuedParameter<"bool", "false">:$wgmma);
+    DefaultValuedParameter<"bool", "false">:$wgmma,
+    DefaultValuedParameter<"bool", "false">:$tma);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -157,10 +157,18 @@ LogicalResult Sm80ConvConfigAttr::verify(function_ref<InFlightDiagnostic()> emit
 
 LogicalResult FlashAttentionConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                                int64_t blockQ, int64_t blockKv, int64_t stages,
-                                               int64_t warps, bool /*wgmma*/) {
+                                               int64_t warps, bool wgmma, bool tma) {
   if (failed(verifyPositive(emitError,
                             {{"block_q", blockQ}, {"block_kv", blockKv}, {"stages", stages}})))
     return failure();
+  // The TMA form: two consumer warpgroups of 64 rows and a producer warpgroup.
+  if (tma) {
+    if (!wgmma || warps != 12 || blockQ != 128)
+      return emitError() << "tma needs wgmma, 12 warps and block_q = 128 (two consumer "
+                            "warpgroups of 64 rows and a producer), got block_q = "
+                         << blockQ << ", warps = " << warps << (wgmma ? "" : ", no wgmma");
+    return success();
+  }
   if (warps != 4 && warps != 8)
     return emitError() << "warps must be 4 or 8, got " << warps;
   // A warp computes 16 or 32 query rows (a warpgroup of 4 warps 64 with wgmma).

@@ -423,10 +423,12 @@ private:
   }
 
   /// A tensor map that `nvgpu.tma.create.descriptor` makes on the host over a buffer of
-  /// identity layout: cuTensorMapEncodeTiled's arguments, innermost dimension first, from
-  /// the buffer's type, the box and the descriptor type's modes. The extents of a dynamic
-  /// buffer are shape-program values, run-time fields of `step` (argument `argument` is
-  /// to be its next one); its strides follow from them at run time.
+  /// identity layout, or over a strided view of one (`memref.reinterpret_cast` to static
+  /// extents, strides and offset): cuTensorMapEncodeTiled's arguments, innermost
+  /// dimension first, from the buffer's or the view's type, the box and the descriptor
+  /// type's modes. The extents of a dynamic buffer are shape-program values, run-time
+  /// fields of `step` (argument `argument` is to be its next one); its strides follow
+  /// from them at run time.
   LogicalResult getTensorMap(Value operand, Operation *launch, LaunchArgument &argument,
                              Step &step) {
     auto create = operand.getDefiningOp<nvgpu::TmaCreateDescriptorOp>();
@@ -438,8 +440,21 @@ private:
     if (auto cast = buffer.getDefiningOp<memref::CastOp>())
       buffer = cast.getSource();
     auto bufferType = dyn_cast<MemRefType>(buffer.getType());
-    if (!bufferType || !isDenseRowMajor(bufferType))
+    // A strided view: its strides and offset (elements) instead of the dense ones.
+    SmallVector<int64_t> viewStrides;
+    int64_t viewOffset = 0;
+    if (auto view = buffer.getDefiningOp<memref::ReinterpretCastOp>();
+        view && bufferType && !isDenseRowMajor(bufferType)) {
+      if (!bufferType.hasStaticShape() ||
+          failed(bufferType.getStridesAndOffset(viewStrides, viewOffset)) ||
+          ShapedType::isDynamic(viewOffset) ||
+          llvm::any_of(viewStrides, [](int64_t stride) { return ShapedType::isDynamic(stride); }) ||
+          viewStrides.back() != 1)
+        return create.emitError("describes a view with run-time extents, strides or offset, or "
+                                "whose last dimension is not contiguous");
+    } else if (!bufferType || !isDenseRowMajor(bufferType)) {
       return create.emitError("describes a buffer that is not dense and row-major");
+    }
     int64_t rank = bufferType.getRank();
     auto boxes = create.getBoxDimensions();
     if (rank < 1 || rank > int64_t(TensorMap::kMaxRank) || int64_t(boxes.size()) != rank)
@@ -492,7 +507,9 @@ private:
         map.elementStrides[d] = static_cast<uint32_t>(strides[dim]);
       }
       if (d > 0)
-        map.strides[d - 1] = stride;
+        map.strides[d - 1] = viewStrides.empty() ? stride
+                                                 : static_cast<uint64_t>(viewStrides[dim]) *
+                                                       TensorMap::elementBytes(*dataType);
       stride *= map.dims[d];
     }
     auto descriptor = cast<nvgpu::TensorMapDescriptorType>(operand.getType());
@@ -503,6 +520,8 @@ private:
     FailureOr<Address> address = getAddress(buffer, create);
     if (failed(address))
       return failure();
+    // (getAddress gives a view's buffer: the map starts at the view's first element.)
+    address->offset += static_cast<uint64_t>(viewOffset) * TensorMap::elementBytes(*dataType);
     argument.kind = LaunchArgument::Kind::TensorMap;
     argument.address = *address;
     // A map of run-time extents is checked at the max shape (finishShapes).

@@ -91,28 +91,33 @@ struct FlashAttentionConfig {
   int64_t warps = 4;
   /// The Hopper variant (templates/FlashAttentionSm90.mlir): wgmma instead of mma.sync.
   bool wgmma = false;
+  /// Its warp-specialised form (templates/FlashAttentionSm90Tma.mlir): 12 warps, two
+  /// consumer warpgroups of 64 rows and a producer warpgroup loading by TMA.
+  bool tma = false;
 
   kernel::FlashAttentionConfigAttr toAttr(mlir::MLIRContext *context) const {
-    return kernel::FlashAttentionConfigAttr::get(context, blockQ, blockKv, stages, warps, wgmma);
+    return kernel::FlashAttentionConfigAttr::get(context, blockQ, blockKv, stages, warps, wgmma,
+                                                 tma);
   }
   static FlashAttentionConfig fromAttr(kernel::FlashAttentionConfigAttr attr) {
-    return {attr.getBlockQ(), attr.getBlockKv(), attr.getStages(), attr.getWarps(),
-            attr.getWgmma()};
+    return {attr.getBlockQ(), attr.getBlockKv(), attr.getStages(),
+            attr.getWarps(),  attr.getWgmma(),   attr.getTma()};
   }
-  /// "flash attention mma.sync 64x64, 2 stages, 4 warps" (or "... wgmma ..."): for
-  /// reports and engines.
+  /// "flash attention mma.sync 64x64, 2 stages, 4 warps" (or "... wgmma ...", "... wgmma
+  /// tma ..."): for reports and engines.
   std::string describe() const;
   /// Threads per block and dynamic shared memory bytes of a launch for head dim `headDim`.
   int64_t threads() const { return 32 * warps; }
   int64_t sharedBytes(int64_t headDim) const;
   bool operator==(const FlashAttentionConfig &other) const {
     return blockQ == other.blockQ && blockKv == other.blockKv && stages == other.stages &&
-           warps == other.warps && wgmma == other.wgmma;
+           warps == other.warps && wgmma == other.wgmma && tma == other.tma;
   }
 };
 
 /// The configuration "BQxBKVxSTAGESxWARPS" names, with "xwgmma" appended for the sm_90a
-/// variant (TemplateOptions::attentionConfig); nullopt for another text.
+/// variant and "xwgmmaxtma" for its TMA form (TemplateOptions::attentionConfig); nullopt
+/// for another text.
 std::optional<FlashAttentionConfig> parseFlashAttentionConfig(llvm::StringRef text);
 
 /// The attention `function` computes, when it is a kernel.attention holding one
@@ -125,6 +130,21 @@ std::optional<FlashAttentionConfig> parseFlashAttentionConfig(llvm::StringRef te
 /// Why it is none, in `why` when given.
 std::optional<FlashAttentionProblem>
 matchFlashAttention(kernel::FuncOp function, mlir::ModuleOp module, std::string *why = nullptr);
+
+/// How the TMA form of the Hopper kernel reads an operand: a tensor map over the [B, H, S,
+/// D] view, its extents innermost first (D, S, H, B), the element strides of S, H and B,
+/// and the view's offset in elements.
+struct FlashAttentionTmaView {
+  std::array<int64_t, 4> dims;
+  std::array<int64_t, 3> strides;
+  int64_t offset;
+};
+
+/// The tensor map of `operand` (one of `problem`'s Q, K and V), where a tensor map can
+/// describe it: static extents, offset and strides, 16-byte aligned, and the batches and
+/// heads the kernel indexes (no operand broadcast along either).
+std::optional<FlashAttentionTmaView> flashAttentionTmaView(const FlashAttentionProblem &problem,
+                                                           const AttentionOperand &operand);
 
 /// The legal configurations for `problem` on `target` (the wgmma ones only on sm_90a), the
 /// default (what runs untuned) first.

@@ -21,6 +21,7 @@
 #include "passes/kernel/Sm90Template.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -42,13 +43,32 @@ namespace kernel = kiln::kernel;
 
 namespace {
 
-/// The templates' text (kernel/templates/FlashAttention.mlir, FlashAttentionSm90.mlir).
+/// The templates' text (kernel/templates/FlashAttention.mlir, FlashAttentionSm90.mlir,
+/// FlashAttentionSm90Tma.mlir, and the parts the last two share).
 constexpr const char kTemplate[] =
 #include "passes/kernel/templates/FlashAttention.mlir.inc"
     ;
 constexpr const char kWgmmaTemplate[] =
 #include "passes/kernel/templates/FlashAttentionSm90.mlir.inc"
     ;
+constexpr const char kTmaTemplate[] =
+#include "passes/kernel/templates/FlashAttentionSm90Tma.mlir.inc"
+    ;
+constexpr const char kWgmmaParts[] =
+#include "passes/kernel/templates/FlashAttentionSm90Parts.mlir.inc"
+    ;
+
+/// Part `name` of FlashAttentionSm90Parts.mlir: the lines after "// @@ name" up to the
+/// next part.
+std::string wgmmaPart(StringRef name) {
+  StringRef parts(kWgmmaParts);
+  std::string marker = ("// @@ " + name + "\n").str();
+  size_t begin = parts.find(marker);
+  assert(begin != StringRef::npos && "no such part of FlashAttentionSm90Parts.mlir");
+  begin += marker.size();
+  size_t end = parts.find("// @@ ", begin);
+  return parts.slice(begin, end).rtrim('\n').str();
+}
 
 /// Dynamic shared memory a CTA may have on every target the pass serves (sm_80's 163 KB),
 /// and on sm_90a (227 KB), where the wgmma variant runs.
@@ -141,8 +161,10 @@ std::optional<kiln::FlashAttentionConfig> kiln::parseFlashAttentionConfig(String
   SmallVector<StringRef> parts;
   text.split(parts, 'x');
   FlashAttentionConfig config;
-  config.wgmma = parts.size() == 5 && parts[4] == "wgmma";
-  if ((parts.size() != 4 && !config.wgmma) || parts[0].getAsInteger(10, config.blockQ) ||
+  config.wgmma = parts.size() >= 5 && parts[4] == "wgmma";
+  config.tma = config.wgmma && parts.size() == 6 && parts[5] == "tma";
+  if ((parts.size() != 4 && !config.wgmma) || (parts.size() == 6 && !config.tma) ||
+      parts.size() > 6 || parts[0].getAsInteger(10, config.blockQ) ||
       parts[1].getAsInteger(10, config.blockKv) || parts[2].getAsInteger(10, config.stages) ||
       parts[3].getAsInteger(10, config.warps))
     return std::nullopt;
@@ -151,7 +173,10 @@ std::optional<kiln::FlashAttentionConfig> kiln::parseFlashAttentionConfig(String
 
 std::string kiln::FlashAttentionConfig::describe() const {
   return llvm::formatv("flash attention {0} {1}x{2}, {3} stages, {4} warps",
-                       wgmma ? "wgmma" : "mma.sync", blockQ, blockKv, stages, warps)
+                       tma     ? "wgmma tma"
+                       : wgmma ? "wgmma"
+                               : "mma.sync",
+                       blockQ, blockKv, stages, warps)
       .str();
 }
 
@@ -162,8 +187,41 @@ int64_t kiln::flashAttentionMaxHeadDim(StringRef target) {
 int64_t kiln::FlashAttentionConfig::sharedBytes(int64_t headDim) const {
   // Q, then the K ring, then the V ring, {D} half-precision elements a row (wgmma: rows
   // of whole 64-element swizzle atoms, from a 1024-aligned offset, up to 1024 bytes in).
+  // The TMA form's mbarriers are static shared variables, which `base` keeps clear of.
   int64_t rowElements = wgmma ? llvm::alignTo(headDim, 64) : headDim;
-  return (blockQ + 2 * stages * blockKv) * rowElements * 2 + (wgmma ? 1024 : 0);
+  return (blockQ + 2 * stages * blockKv) * rowElements * 2 + (tma ? 2048 : wgmma ? 1024 : 0);
+}
+
+std::optional<kiln::FlashAttentionTmaView>
+kiln::flashAttentionTmaView(const FlashAttentionProblem &problem, const AttentionOperand &operand) {
+  if (problem.dynamic || !llvm::all_of(operand.offset, std::mem_fn(&ExtentProduct::isStatic)) ||
+      !llvm::all_of(operand.strides, std::mem_fn(&ExtentProduct::isStatic)) ||
+      !llvm::all_of(operand.extents, std::mem_fn(&ExtentProduct::isStatic)))
+    return std::nullopt;
+  // The kernel indexes batch b and head h (K and V: h / group) in the map: an operand
+  // shared by every batch or query head would read past its extent.
+  bool keyOrValue = &operand == &problem.key || &operand == &problem.value;
+  int64_t heads = keyOrValue ? problem.heads / problem.kvGroup : problem.heads;
+  int64_t batch = operand.extents[0].value(), seq = operand.extents[2].value();
+  if (batch != problem.batch || operand.extents[1].value() != heads)
+    return std::nullopt;
+  FlashAttentionTmaView view;
+  view.offset = 0;
+  for (const ExtentProduct &term : operand.offset)
+    view.offset += term.value();
+  int64_t rowStride = operand.strides[2].value();
+  // An extent of 1 is never stepped along: any stride the encoding takes will do.
+  int64_t headStride = heads == 1 ? seq * rowStride : operand.strides[1].value();
+  int64_t batchStride = batch == 1 ? heads * headStride : operand.strides[0].value();
+  view.dims = {problem.headDim, seq, heads, batch};
+  view.strides = {rowStride, headStride, batchStride};
+  // 16-byte strides (in elements of 2 bytes), nonzero.
+  for (int64_t stride : view.strides)
+    if (stride <= 0 || stride % 8 != 0)
+      return std::nullopt;
+  if (view.offset % 8 != 0)
+    return std::nullopt;
+  return view;
 }
 
 SmallVector<kiln::FlashAttentionConfig>
@@ -206,6 +264,21 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
     for (const FlashAttentionConfig &config : wgmmaCandidates)
       if (config.blockKv * problem.headDim / 8 % config.threads() == 0 &&
           config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90)
+        configs.push_back(config);
+    // The TMA form, where Q, K and V are views a tensor map describes (static strides,
+    // 16-byte aligned). 128-wide KV tiles up to D = 128 (S and O fit the consumers'
+    // registers), 64-wide ones to 256.
+    bool tmaViews = flashAttentionTmaView(problem, problem.query) &&
+                    flashAttentionTmaView(problem, problem.key) &&
+                    flashAttentionTmaView(problem, problem.value);
+    const FlashAttentionConfig tmaCandidates[] = {
+        {128, 128, 2, 12, true, true},
+        {128, 64, 2, 12, true, true},
+        {128, 64, 3, 12, true, true},
+    };
+    for (const FlashAttentionConfig &config : tmaCandidates)
+      if (tmaViews && config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90 &&
+          !(problem.headDim > kFlashAttentionMaxHeadDim && config.blockKv == 128))
         configs.push_back(config);
   }
   // The default first: 32 rows a warp where that still gives every SM two CTAs or more
@@ -801,7 +874,10 @@ struct FlashAttentionGenerator {
     std::string entryName =
         llvm::formatv("flash_attention_{0}_d{1}_{2}x{3}x{4}w{5}{6}{7}", type, problem.headDim,
                       config.blockQ, config.blockKv, config.stages, config.warps,
-                      config.wgmma ? "_wgmma" : "", variant)
+                      config.tma     ? "_wgmma_tma"
+                      : config.wgmma ? "_wgmma"
+                                     : "",
+                      variant)
             .str();
     std::string moduleName = "kiln_attention_" + entryName.substr(strlen("flash_attention_"));
     if (auto existing = symbols.lookup<gpu::GPUModuleOp>(moduleName))
@@ -831,7 +907,7 @@ struct FlashAttentionGenerator {
     // the option attention-f32-exp keeps f32 (a measuring aid).
     bool halfExp = config.wgmma && type == "f16" && !options.attentionF32Exp;
     // The wgmma products (generated: the inline-asm operand lists depend on the tile).
-    std::string qkProduct, pvProduct;
+    std::string qkFirst, qkProduct, pvProduct;
     if (config.wgmma) {
       std::string sacc = llvm::formatv("vector<1x{0}x2x2xf32>", config.blockKv / 8).str();
       std::string oacc = llvm::formatv("vector<1x{0}x2x2xf32>", d / 8).str();
@@ -840,12 +916,22 @@ struct FlashAttentionGenerator {
       auto kStep = [](int64_t rows) {
         return [rows](int64_t k) { return (k / 4) * rows * 128 / 16 + (k % 4) * 2; };
       };
-      qkProduct = wgmmaSnippet(
-          "qk", "%sAcc", "%sIn", sacc, config.blockKv, type, d / 16, "%qf",
-          llvm::formatv("vector<1x{0}x4x2x{1}>", d / 16, type).str(),
-          [](int64_t k, int64_t r) { return llvm::formatv("0, {0}, {1}", k, r).str(); }, "%descQ",
-          kStep(config.blockQ), "%descK", kStep(config.blockKv), /*transposeB=*/false,
-          /*zeroFirst=*/true);
+      auto product = [&](StringRef prefix, StringRef result, StringRef descK) {
+        return wgmmaSnippet(
+            prefix, result, "%sIn", sacc, config.blockKv, type, d / 16, "%qf",
+            llvm::formatv("vector<1x{0}x4x2x{1}>", d / 16, type).str(),
+            [](int64_t k, int64_t r) { return llvm::formatv("0, {0}, {1}", k, r).str(); }, "%descQ",
+            kStep(config.blockQ), descK, kStep(config.blockKv), /*transposeB=*/false,
+            /*zeroFirst=*/true);
+      };
+      // The TMA form computes S of tile 0 before its loop and S of tile j + 1 in the turn
+      // of iteration j.
+      if (config.tma) {
+        qkFirst = product("qk0", "%sFirst", "%descK0");
+        qkProduct = product("qk", "%sNext", "%descKNext");
+      } else {
+        qkProduct = product("qk", "%sAcc", "%descK");
+      }
       pvProduct = wgmmaSnippet(
           "pv", "%oNew", "%oScaled", oacc, d, type, config.blockKv / 16, "%pOut#0",
           llvm::formatv("vector<1x{0}x2x2x{1}>", config.blockKv / 8, type).str(),
@@ -867,50 +953,69 @@ struct FlashAttentionGenerator {
                               config.blockKv == 64 && config.stages == 2
                           ? 4
                           : 1;
-    std::string text =
-        kiln::substitutePlaceholders(config.wgmma ? kWgmmaTemplate : kTemplate,
-                                     {{"WGMMA_QK", qkProduct},
-                                      {"WGMMA_PV", pvProduct},
-                                      {"MODULE", moduleName},
-                                      {"ENTRY", entryName},
-                                      {"MASK_EXT", extend},
-                                      {"MASK_EXT_PAIR", extendPair},
-                                      {"MASK_PAIR_BYTES", str(maskPairBytes)},
-                                      {"MASK_ROW", problem.maskType && problem.maskRowsBroadcast
-                                                       ? "%mRow = arith.constant 0 : index"
-                                                       : "%mRow = arith.index_castui %mQ : i32 "
-                                                         "to index"},
-                                      {"MT", maskType},
-                                      {"T", type},
-                                      {"D", str(d)},
-                                      {"ATOMS", str(atoms)},
-                                      {"DESC_V", str(descV)},
-                                      {"BQ", str(config.blockQ)},
-                                      {"BKV", str(config.blockKv)},
-                                      {"STAGES", str(config.stages)},
-                                      {"WAIT_Q", str(config.stages - 2)},
-                                      {"WAIT", str(config.stages - 1)},
-                                      {"WARPS", str(config.warps)},
-                                      {"MIN_CTAS", str(minCtas)},
-                                      {"WARP_ROWS", str(config.blockQ / config.warps)},
-                                      {"MTW", str(config.blockQ / config.warps / 16)},
-                                      {"ROWS", str(config.blockQ / config.warps / 8)},
-                                      {"THREADS", str(threads)},
-                                      {"NT_S", str(config.blockKv / 8)},
-                                      {"NT_O", str(d / 8)},
-                                      {"KQ", str(d / 16)},
-                                      {"KP", str(config.blockKv / 16)},
-                                      {"Q_CHUNKS", str(config.blockQ * d / 8 / threads)},
-                                      {"KV_CHUNKS", str(config.blockKv * d / 8 / threads)},
-                                      {"CPR", str(d / 8)},
-                                      {"SWZ", str(std::min<int64_t>(8, (d / 8) & -(d / 8)))},
-                                      {"K_OFF", str(kOffset)},
-                                      {"V_OFF", str(kOffset + config.stages * kvStage)},
-                                      {"KV_STAGE", str(kvStage)},
-                                      {"HAS_MASK", flag(bool(problem.maskType))},
-                                      {"CAUSAL", flag(problem.causal)},
-                                      {"NAN_TO_ZERO", flag(problem.nanToZero)},
-                                      {"HALF_EXP", flag(halfExp)}});
+    // The warps that compute scores (the TMA form's producer warpgroup computes none).
+    int64_t computeWarps = config.tma ? 8 : config.warps;
+    // The parts the Hopper templates share go in first: they hold placeholders too.
+    std::string text = config.tma ? kTmaTemplate : config.wgmma ? kWgmmaTemplate : kTemplate;
+    if (config.wgmma)
+      text = kiln::substitutePlaceholders(std::move(text),
+                                          {{"MASK_SETUP", wgmmaPart("MASK_SETUP")},
+                                           {"ROW_SETUP", wgmmaPart("ROW_SETUP")},
+                                           {"ONLINE_SOFTMAX", wgmmaPart("ONLINE_SOFTMAX")},
+                                           {"NORMALIZE_O", wgmmaPart("NORMALIZE_O")}});
+    // The TMA form: tile bytes, and the 16-byte chunks of O each consumer thread stores
+    // (its warpgroup's 64 rows).
+    int64_t qAtomBytes = config.blockQ * 128, kvAtomBytes = config.blockKv * 128;
+    text = kiln::substitutePlaceholders(std::move(text),
+                                        {{"WGMMA_QK_FIRST", qkFirst},
+                                         {"WGMMA_QK_NEXT", qkProduct},
+                                         {"Q_ATOM_BYTES", str(qAtomBytes)},
+                                         {"KV_ATOM_BYTES", str(kvAtomBytes)},
+                                         {"Q_BYTES", str(atoms * qAtomBytes)},
+                                         {"KV_BYTES", str(2 * atoms * kvAtomBytes)},
+                                         {"OUT_CHUNKS", str(64 * (d / 8) / 128)},
+                                         {"WGMMA_QK", qkProduct},
+                                         {"WGMMA_PV", pvProduct},
+                                         {"MODULE", moduleName},
+                                         {"ENTRY", entryName},
+                                         {"MASK_EXT", extend},
+                                         {"MASK_EXT_PAIR", extendPair},
+                                         {"MASK_PAIR_BYTES", str(maskPairBytes)},
+                                         {"MASK_ROW", problem.maskType && problem.maskRowsBroadcast
+                                                          ? "%mRow = arith.constant 0 : index"
+                                                          : "%mRow = arith.index_castui %mQ : i32 "
+                                                            "to index"},
+                                         {"MT", maskType},
+                                         {"T", type},
+                                         {"D", str(d)},
+                                         {"ATOMS", str(atoms)},
+                                         {"DESC_V", str(descV)},
+                                         {"BQ", str(config.blockQ)},
+                                         {"BKV", str(config.blockKv)},
+                                         {"STAGES", str(config.stages)},
+                                         {"WAIT_Q", str(config.stages - 2)},
+                                         {"WAIT", str(config.stages - 1)},
+                                         {"WARPS", str(config.warps)},
+                                         {"MIN_CTAS", str(minCtas)},
+                                         {"WARP_ROWS", str(config.blockQ / computeWarps)},
+                                         {"MTW", str(config.blockQ / computeWarps / 16)},
+                                         {"ROWS", str(config.blockQ / computeWarps / 8)},
+                                         {"THREADS", str(threads)},
+                                         {"NT_S", str(config.blockKv / 8)},
+                                         {"NT_O", str(d / 8)},
+                                         {"KQ", str(d / 16)},
+                                         {"KP", str(config.blockKv / 16)},
+                                         {"Q_CHUNKS", str(config.blockQ * d / 8 / threads)},
+                                         {"KV_CHUNKS", str(config.blockKv * d / 8 / threads)},
+                                         {"CPR", str(d / 8)},
+                                         {"SWZ", str(std::min<int64_t>(8, (d / 8) & -(d / 8)))},
+                                         {"K_OFF", str(kOffset)},
+                                         {"V_OFF", str(kOffset + config.stages * kvStage)},
+                                         {"KV_STAGE", str(kvStage)},
+                                         {"HAS_MASK", flag(bool(problem.maskType))},
+                                         {"CAUSAL", flag(problem.causal)},
+                                         {"NAN_TO_ZERO", flag(problem.nanToZero)},
+                                         {"HALF_EXP", flag(halfExp)}});
     OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, module.getContext());
     if (!parsed)
       return module.emitError(pass)
@@ -1004,15 +1109,51 @@ struct FlashAttentionGenerator {
               i32(unlessOne(extent(operand.extents[1]), extent(operand.strides[1]))),
               i32(extent(operand.strides[2]))};
     };
-    Value q = pointer(operands[problem.query.argument], 0),
-          k = pointer(operands[problem.key.argument], 1),
-          v = pointer(operands[problem.value.argument], 2),
-          o = pointer(operands[problem.output.argument], 3);
+    // The TMA form reads Q, K and V through tensor maps of their [B, H, S, D] views (a
+    // strided view of each buffer, which the engine encodes): boxes of 64 columns, the
+    // Q tile's rows or a K/V tile's.
+    auto tensorMap = [&](const kiln::AttentionOperand &operand, unsigned parameter,
+                         int64_t rows) -> Value {
+      std::optional<kiln::FlashAttentionTmaView> view =
+          kiln::flashAttentionTmaView(problem, operand);
+      assert(view && "a TMA configuration of views a tensor map cannot describe");
+      auto [d, s, h, n] = view->dims;
+      auto [rowStride, headStride, batchStride] = view->strides;
+      Value buffer = operands[operand.argument];
+      auto bufferType = cast<MemRefType>(buffer.getType());
+      auto viewType =
+          MemRefType::get({n, h, s, d}, bufferType.getElementType(),
+                          StridedLayoutAttr::get(b.getContext(), view->offset,
+                                                 {batchStride, headStride, rowStride, 1}),
+                          bufferType.getMemorySpace());
+      Value strided = memref::ReinterpretCastOp::create(
+          b, loc, viewType, buffer, view->offset, ArrayRef<int64_t>{n, h, s, d},
+          ArrayRef<int64_t>{batchStride, headStride, rowStride, 1});
+      Value unranked = memref::CastOp::create(
+          b, loc, UnrankedMemRefType::get(bufferType.getElementType(), bufferType.getMemorySpace()),
+          strided);
+      SmallVector<Value> box = {index(1), index(1), index(rows), index(64)};
+      return nvgpu::TmaCreateDescriptorOp::create(
+                 b, loc, cast<nvgpu::TensorMapDescriptorType>(signature.getInput(parameter)),
+                 unranked, box)
+          .getResult();
+    };
+    Value q, k, v;
+    if (config.tma) {
+      q = tensorMap(problem.query, 0, config.blockQ);
+      k = tensorMap(problem.key, 1, config.blockKv);
+      v = tensorMap(problem.value, 2, config.blockKv);
+    } else {
+      q = pointer(operands[problem.query.argument], 0);
+      k = pointer(operands[problem.key.argument], 1);
+      v = pointer(operands[problem.value.argument], 2);
+    }
+    Value o = pointer(operands[problem.output.argument], 3);
     // The mask's element strides along (batch, head, query row, key column), right aligned
     // to the scores; 0 along the dimensions it broadcasts. Without a mask buffer the
-    // kernel reads none: Q stands in.
+    // kernel reads none: O stands in.
     std::array<Value, 4> maskStrides = {index(0), index(0), index(0), index(0)};
-    Value mask = pointer(operands[problem.query.argument], 4);
+    Value mask = pointer(operands[problem.output.argument], 4);
     if (problem.mask >= 0) {
       Value buffer = operands[problem.mask];
       auto type = cast<MemRefType>(buffer.getType());
@@ -1041,7 +1182,8 @@ struct FlashAttentionGenerator {
     arguments.push_back(scale);
     for (const kiln::AttentionOperand *operand :
          {&problem.query, &problem.key, &problem.value, &problem.output})
-      llvm::append_range(arguments, view(*operand));
+      if (!config.tma || operand == &problem.output)
+        llvm::append_range(arguments, view(*operand));
     gpu::LaunchFuncOp::create(
         b, loc, kernelFunc, gpu::KernelDim3{blocksQ, mul(batch, heads), one},
         gpu::KernelDim3{index(config.threads()), one, one},
