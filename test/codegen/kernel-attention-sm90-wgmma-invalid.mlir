@@ -34,3 +34,34 @@ func.func @main(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memr
   kernel.launch @Wgmma_rows(%q, %k, %v, %o) : (memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) -> ()
   return
 }
+
+// -----
+
+// The TMA form is two consumer warpgroups of 64 rows and a producer: 12 warps, 128 rows.
+// expected-error @+1 {{tma needs wgmma, 12 warps and block_q = 128 (two consumer warpgroups of 64 rows and a producer), got block_q = 128, warps = 8}}
+kernel.func @Tma_warps(%q: memref<2x3x128x64xf16>, %k: memref<2x3x128x64xf16>, %v: memref<2x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 2, warps = 8, wgmma = true, tma = true>} {
+  attention ins(%q, %k, %v : memref<2x3x128x64xf16>, memref<2x3x128x64xf16>, memref<2x3x128x64xf16>) outs(%o : memref<2x3x128x64xf16>) {
+  ^bb0(%a: tensor<2x3x128x64xf16>, %b: tensor<2x3x128x64xf16>, %c: tensor<2x3x128x64xf16>):
+    %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>, tensor<2x3x128x64xf16>) -> tensor<2x3x128x64xf16>
+    kernel.yield %r : tensor<2x3x128x64xf16>
+  }
+  return
+}
+
+// -----
+
+// K and V shared by both batches ([1, 3, 128, 64]): a tensor map of one batch cannot be
+// indexed by the CTA's batch, so the TMA form is not a configuration of this attention.
+// expected-error @+1 {{is not a configuration of this attention (Sq 128, Skv 128, D 64) on sm_90a}}
+kernel.func @Tma_broadcast(%q: memref<2x3x128x64xf16>, %k: memref<1x3x128x64xf16>, %v: memref<1x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 2, warps = 12, wgmma = true, tma = true>} {
+  attention ins(%q, %k, %v : memref<2x3x128x64xf16>, memref<1x3x128x64xf16>, memref<1x3x128x64xf16>) outs(%o : memref<2x3x128x64xf16>) {
+  ^bb0(%a: tensor<2x3x128x64xf16>, %b: tensor<1x3x128x64xf16>, %c: tensor<1x3x128x64xf16>):
+    %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x128x64xf16>, tensor<1x3x128x64xf16>, tensor<1x3x128x64xf16>) -> tensor<2x3x128x64xf16>
+    kernel.yield %r : tensor<2x3x128x64xf16>
+  }
+  return
+}
+func.func @main(%q: memref<2x3x128x64xf16>, %k: memref<1x3x128x64xf16>, %v: memref<1x3x128x64xf16>, %o: memref<2x3x128x64xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  kernel.launch @Tma_broadcast(%q, %k, %v, %o) : (memref<2x3x128x64xf16>, memref<1x3x128x64xf16>, memref<1x3x128x64xf16>, memref<2x3x128x64xf16>) -> ()
+  return
+}

@@ -157,6 +157,13 @@ func.func @attention_rows() attributes {c = #kernel.flash_attention<block_q = 48
 
 // -----
 
+// expected-error @+1 {{tma needs wgmma, 12 warps and block_q = 128 (two consumer warpgroups of 64 rows and a producer), got block_q = 128, warps = 12, no wgmma}}
+func.func @attention_tma() attributes {c = #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 2, warps = 12, tma = true>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{pixels must be 1, 2, 4 or 8, got 3}}
 func.func @depthwise_pixels() attributes {c = #kernel.depthwise<pixels = 3, threads = 256>} {
   return

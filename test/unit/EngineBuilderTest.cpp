@@ -134,4 +134,73 @@ TEST_F(EngineBuilder, TensorMapsTheCopyEngineCannotTakeAreErrors) {
       << errors;
 }
 
+/// A host function launching a kernel on a tensor map of a strided view of its input
+/// a[2, 8, 3, 4, 64] (a fused QKV projection's [B, S, 3, H, D]): `view` is the
+/// memref.reinterpret_cast's offset, sizes and strides, `viewType` its result's type.
+std::string viewModule(const std::string &view, const std::string &viewType) {
+  std::string descriptor = "!nvgpu.tensormap.descriptor<tensor = memref<1x1x8x64xf16, 3>, "
+                           "swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, "
+                           "interleave = none>";
+  std::string text = R"(
+module attributes {gpu.container_module} {
+  gpu.module @gemm {
+    gpu.func @kernel(%map: {DESCRIPTOR}) kernel {
+      gpu.return
+    }
+  }
+  func.func @main(%a: memref<2x8x3x4x64xf16> {graph.name = "a", kernel.element_type = f16},
+                  %c: memref<2x8x3x4x64xf16> {graph.name = "c", kernel.element_type = f16})
+      attributes {kernel.num_inputs = 1 : i64, kernel.arena_bytes = 0 : i64,
+                  kernel.unplanned_bytes = 0 : i64} {
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %view = memref.reinterpret_cast %a to {VIEW} : memref<2x8x3x4x64xf16> to {VIEW_TYPE}
+    %unranked = memref.cast %view : {VIEW_TYPE} to memref<*xf16>
+    %map = nvgpu.tma.create.descriptor %unranked box[%c1, %c1, %c8, %c64]
+        : memref<*xf16> -> {DESCRIPTOR}
+    gpu.launch_func @gemm::@kernel blocks in (%c1, %c1, %c1) threads in (%c128, %c1, %c1)
+        args(%map : {DESCRIPTOR})
+    return
+  }
+}
+)";
+  return substitute(text, {{"DESCRIPTOR", descriptor}, {"VIEW", view}, {"VIEW_TYPE", viewType}});
+}
+
+TEST_F(EngineBuilder, TensorMapsOfStridedViews) {
+  // K's heads of the fused projection: [B, H, S, D] = [2, 4, 8, 64] from element 256 (the
+  // second of the three projections), rows 3 * 4 * 64 apart.
+  kiln::engine::Engine engine;
+  std::string errors;
+  std::string source = viewModule(
+      "offset: [256], sizes: [2, 4, 8, 64], strides: [6144, 64, 768, 1]",
+      "memref<2x4x8x64xf16, strided<[6144, 64, 768, 1], offset: 256>>");
+  ASSERT_TRUE(succeeded(build(source, engine, errors))) << errors;
+  const kiln::engine::LaunchArgument &map = engine.steps.at(0).arguments.at(0);
+  EXPECT_EQ(map.kind, kiln::engine::LaunchArgument::Kind::TensorMap);
+  EXPECT_EQ(map.address.region, kiln::engine::Region::Input);
+  EXPECT_EQ(map.address.offset, 512u); // the view's first element
+  EXPECT_EQ(map.tensorMap.rank, 4);
+  const uint64_t dims[] = {64, 8, 4, 2}, strides[] = {1536, 128, 12288};
+  for (int d = 0; d < 4; ++d)
+    EXPECT_EQ(map.tensorMap.dims[d], dims[d]) << d;
+  for (int d = 0; d < 3; ++d)
+    EXPECT_EQ(map.tensorMap.strides[d], strides[d]) << d;
+  // It reaches the last element of V's neighbour, not past the buffer: what the engine
+  // checks against the input's size.
+  EXPECT_EQ(map.tensorMap.spanBytes(), 63u * 2 + 7 * 1536 + 3 * 128 + 12288 + 2);
+  EXPECT_EQ(engine.validate(), "");
+}
+
+TEST_F(EngineBuilder, TensorMapsOfViewsWithoutContiguousRowsAreErrors) {
+  kiln::engine::Engine engine;
+  std::string errors;
+  std::string source = viewModule("offset: [0], sizes: [2, 4, 8, 64], strides: [6144, 64, 768, 2]",
+                                  "memref<2x4x8x64xf16, strided<[6144, 64, 768, 2]>>");
+  EXPECT_TRUE(failed(build(source, engine, errors)));
+  EXPECT_NE(errors.find("whose last dimension is not contiguous"), std::string::npos) << errors;
+}
+
 } // namespace
