@@ -396,13 +396,13 @@ def main():
             ("b1 h2 sq100 skv160 causal", [1, 2], 100, 160, 64, "causal", F16,
              "128x64x2x12xwgmmaxtma"),
             ("b2 h3 s128 padding mask", [2, 3], 128, 128, 64, "padding", F16,
-             "128x128x2x12xwgmmaxtma"),
+             "128x64x2x12xwgmmaxtma"),
             ("b2 h3 sq70 skv91 full mask (odd rows)", [2, 3], 70, 91, 64, "full", F16,
              "128x64x2x12xwgmmaxtma"),
             ("b2 h3 sq100 skv200 full mask", [2, 3], 100, 200, 64, "full", F16,
-             "128x128x2x12xwgmmaxtma"),
+             "128x64x2x12xwgmmaxtma"),
             ("b2 h3 s64 empty rows nan_to_zero", [2, 3], 64, 64, 64, "empty_rows", F16,
-             "128x128x2x12xwgmmaxtma"),
+             "128x64x2x12xwgmmaxtma"),
             ("n12 s197 d64 (rank 3)", [12], 197, 197, 64, None, F16, "128x128x2x12xwgmmaxtma"),
             ("b2 h3 s197 causal bf16", [2, 3], 197, 197, 64, "causal", BF16,
              "128x128x2x12xwgmmaxtma"),
@@ -411,9 +411,17 @@ def main():
             ("b2 h3 s197 d128 causal", [2, 3], 197, 197, 128, "causal", F16,
              "128x128x2x12xwgmmaxtma"),
             ("b2 h3 s128 d80 padding mask", [2, 3], 128, 128, 80, "padding", F16,
-             "128x128x2x12xwgmmaxtma"),
+             "128x64x2x12xwgmmaxtma"),
             ("b2 h4 s197 d96", [2, 4], 197, 197, 96, None, F16, "128x64x2x12xwgmmaxtma"),
-            ("b1 h2 s200 d256", [1, 2], 200, 200, 256, None, F16, "128x64x2x12xwgmmaxtma")]:
+            # More work items than SMs: a CTA walks several (the Q buffers and the K/V
+            # ring reused across items, the consumers' turns going on from one to the next).
+            ("b8 h12 s300 d64", [8, 12], 300, 300, 64, None, F16, "128x128x2x12xwgmmaxtma"),
+            ("b4 h16 s257 d128 causal", [4, 16], 257, 257, 128, "causal", F16,
+             "128x64x2x12xwgmmaxtma"),
+            ("b8 h12 sq200 skv150 full mask", [8, 12], 200, 150, 64, "full", F16,
+             "128x64x3x12xwgmmaxtma"),
+            ("b8 h12 s200 causal bf16", [8, 12], 200, 200, 64, "causal", BF16,
+             "128x128x2x12xwgmmaxtma")]:
         cases.append({**c(f"{name} [{config}]", lead, sq, skv, d, mask, dtype), "config": config})
     if args.filter:
         import re

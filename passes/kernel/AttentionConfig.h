@@ -109,6 +109,9 @@ struct FlashAttentionConfig {
   /// Threads per block and dynamic shared memory bytes of a launch for head dim `headDim`.
   int64_t threads() const { return 32 * warps; }
   int64_t sharedBytes(int64_t headDim) const;
+  /// The TMA form's Q buffers: 2 where shared memory holds them (the next work item's Q
+  /// loads during this one), else 1; 1 for the other forms.
+  int64_t qBuffers(int64_t headDim) const;
   bool operator==(const FlashAttentionConfig &other) const {
     return blockQ == other.blockQ && blockKv == other.blockKv && stages == other.stages &&
            warps == other.warps && wgmma == other.wgmma && tma == other.tma;

@@ -184,12 +184,25 @@ int64_t kiln::flashAttentionMaxHeadDim(StringRef target) {
   return target == kTargetSm90a ? kFlashAttentionWgmmaMaxHeadDim : kFlashAttentionMaxHeadDim;
 }
 
+int64_t kiln::FlashAttentionConfig::qBuffers(int64_t headDim) const {
+  if (!tma)
+    return 1;
+  // Two where they fit: the next work item's Q loads while the consumers finish one.
+  FlashAttentionConfig single = *this;
+  single.blockQ *= 2;
+  single.tma = false;
+  return single.sharedBytes(headDim) + 1024 <= kMaxSharedBytesSm90 ? 2 : 1;
+}
+
 int64_t kiln::FlashAttentionConfig::sharedBytes(int64_t headDim) const {
-  // Q, then the K ring, then the V ring, {D} half-precision elements a row (wgmma: rows
-  // of whole 64-element swizzle atoms, from a 1024-aligned offset, up to 1024 bytes in).
-  // The TMA form's mbarriers are static shared variables, which `base` keeps clear of.
+  // Q (the TMA form: its Q buffers), then the K ring, then the V ring, {D} half-precision
+  // elements a row (wgmma: rows of whole 64-element swizzle atoms, from a 1024-aligned
+  // offset, up to 1024 bytes in; the TMA form's mbarriers are static shared variables,
+  // which that offset keeps clear of: 2048).
   int64_t rowElements = wgmma ? llvm::alignTo(headDim, 64) : headDim;
-  return (blockQ + 2 * stages * blockKv) * rowElements * 2 + (tma ? 2048 : wgmma ? 1024 : 0);
+  return (qBuffers(headDim) * blockQ + 2 * stages * blockKv) * rowElements * 2 + (tma     ? 2048
+                                                                                  : wgmma ? 1024
+                                                                                          : 0);
 }
 
 std::optional<kiln::FlashAttentionTmaView>
@@ -266,8 +279,9 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
           config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90)
         configs.push_back(config);
     // The TMA form, where Q, K and V are views a tensor map describes (static strides,
-    // 16-byte aligned). 128-wide KV tiles up to D = 128 (S and O fit the consumers'
-    // registers), 64-wide ones to 256.
+    // 16-byte aligned), D up to 128: wider heads' O (D / 2 registers a thread) with S, P
+    // and the persistent loop's state spill from the consumers' 232 registers (ptxas:
+    // 208 bytes at D 256), as do 128-wide KV tiles with a mask's addressing (36 bytes).
     bool tmaViews = flashAttentionTmaView(problem, problem.query) &&
                     flashAttentionTmaView(problem, problem.key) &&
                     flashAttentionTmaView(problem, problem.value);
@@ -278,7 +292,8 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
     };
     for (const FlashAttentionConfig &config : tmaCandidates)
       if (tmaViews && config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90 &&
-          !(problem.headDim > kFlashAttentionMaxHeadDim && config.blockKv == 128))
+          problem.headDim <= kFlashAttentionMaxHeadDim &&
+          !(config.blockKv == 128 && problem.maskType))
         configs.push_back(config);
   }
   // The default first: 32 rows a warp where that still gives every SM two CTAs or more
@@ -725,115 +740,141 @@ kiln::matchFlashAttention(kernel::FuncOp function, ModuleOp module, std::string 
 
 namespace {
 
-/// The ops of one warpgroup product on wgmma, for the Hopper template's {WGMMA_QK} and
-/// {WGMMA_PV}: `result` (an `accType`, vector<1 x n/8 x 2 x 2 x f32>, the m64n<n> accumulator
-/// fragment in the order wgmma numbers its registers) = `acc` + A B over `steps` k16 steps,
-/// A from registers (k-step k, register r: the vector<2 x type> at `aIndex(k, r)` of `aSource`)
-/// or, when `aDesc` is not empty, from shared memory through the descriptor `aDesc` +
+/// One warpgroup product on wgmma, for the Hopper templates' {WGMMA_*} placeholders:
+/// `result` (an `accType`, vector<1 x n/8 x 2 x 2 x f32>, the m64n<n> accumulator fragment
+/// in the order wgmma numbers its registers) = `acc` + A B over `steps` k16 steps, A from
+/// registers (k-step k, register r: the vector<2 x type> at `aIndex(k, r)` of `aSource`) or,
+/// when `aDesc` is not empty, from shared memory through the descriptor `aDesc` +
 /// `aDescStep(k)` (K-major), B through the descriptor `desc` + `descStep(k)` (transposed
-/// when `transposeB`), in the descriptors' 16-byte units; with
-/// `zeroFirst` the first step ignores `acc`. One inline-asm block holds the fence, the
-/// k-steps, the commit and the wait for completion: the results are defined only once the
-/// products are done, so no read of the accumulators can be scheduled above the wait.
-std::string wgmmaSnippet(StringRef prefix, StringRef result, StringRef acc, StringRef accType,
-                         int64_t n, StringRef type, int64_t steps, StringRef aSource,
-                         StringRef aSourceType,
-                         llvm::function_ref<std::string(int64_t, int64_t)> aIndex, StringRef aDesc,
-                         llvm::function_ref<int64_t(int64_t)> aDescStep, StringRef desc,
-                         llvm::function_ref<int64_t(int64_t)> descStep, bool transposeB,
-                         bool zeroFirst) {
+/// when `transposeB`), in the descriptors' 16-byte units; with `zeroFirst` the first step
+/// ignores `acc`. SSA names it defines start with %`prefix`_.
+struct WgmmaProduct {
+  std::string prefix, result, acc, accType;
+  int64_t n = 0, steps = 0;
+  std::string aSource, aSourceType;
+  std::function<std::string(int64_t, int64_t)> aIndex;
+  std::string aDesc;
+  std::function<int64_t(int64_t)> aDescStep;
+  std::string desc;
+  std::function<int64_t(int64_t)> descStep;
+  bool transposeB = false, zeroFirst = false;
+};
+
+/// The ops of `products` (of `type` operands) as one inline-asm block: the fence, each
+/// product's k-steps, one commit and the wait for completion. Every result is defined only
+/// once all the products are done, so no read of the accumulators can be scheduled above
+/// the wait, and the registers of a product's A operand stay the block's until then (the
+/// TMA form's turn issues P V and the next S = Q K^T back to back this way).
+std::string wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  int64_t accRegs = n / 2;
-  bool aShared = !aDesc.empty();
-  int64_t aRegs = aShared ? 1 : 4; // operands of A per k-step
-  for (int64_t k = 0; k < steps; ++k) {
-    if (aShared) {
-      os << llvm::formatv("      %{0}_astep{1} = arith.constant {2} : i64\n", prefix, k,
-                          aDescStep(k));
-      os << llvm::formatv("      %{0}_a{1}_0 = arith.addi {2}, %{0}_astep{1} : i64\n", prefix, k,
-                          aDesc);
-    }
-    for (int64_t r = 0; r < 4 && !aShared; ++r) {
-      os << llvm::formatv(
-          "      %{0}_a{1}_{2}_v = vector.extract {3}[{4}] : vector<2x{5}> from {6}\n", prefix, k,
-          r, aSource, aIndex(k, r), type, aSourceType);
-      os << llvm::formatv("      %{0}_a{1}_{2}_w = vector.bitcast %{0}_a{1}_{2}_v : vector<2x{3}> "
-                          "to vector<1xi32>\n",
-                          prefix, k, r, type);
-      os << llvm::formatv("      %{0}_a{1}_{2} = vector.extract %{0}_a{1}_{2}_w[0] : i32 from "
-                          "vector<1xi32>\n",
-                          prefix, k, r);
-    }
-    os << llvm::formatv("      %{0}_dstep{1} = arith.constant {2} : i64\n", prefix, k, descStep(k));
-    os << llvm::formatv("      %{0}_d{1} = arith.addi {2}, %{0}_dstep{1} : i64\n", prefix, k, desc);
+  // Operands: every product's accumulators out, then in (tied), then each product's A
+  // registers (4 a k-step) or A descriptors (1), its B descriptors, and one i32 zero for
+  // the predicates.
+  int64_t outputs = 0;
+  for (const WgmmaProduct &product : products)
+    outputs += product.n / 2;
+  int64_t next = 2 * outputs;
+  SmallVector<int64_t> aFirst, descFirst, accFirst;
+  int64_t acc = 0;
+  for (const WgmmaProduct &product : products) {
+    accFirst.push_back(acc);
+    acc += product.n / 2;
+    aFirst.push_back(next);
+    next += (product.aDesc.empty() ? 4 : 1) * product.steps;
+    descFirst.push_back(next);
+    next += product.steps;
   }
-  for (int64_t i = 0; i < accRegs; ++i)
-    os << llvm::formatv("      %{0}_c{1} = vector.extract {2}[0, {3}, {4}, {5}] : f32 from {6}\n",
-                        prefix, i, acc, i / 4, (i / 2) % 2, i % 2, accType);
-  // Operands: $0 .. accRegs-1 the accumulators out, then in (tied), then 4 * steps A
-  // registers (or steps A descriptors), steps B descriptors, and one i32 zero for the
-  // predicates.
-  int64_t aFirst = 2 * accRegs, descFirst = aFirst + aRegs * steps, flag = descFirst + steps;
-  std::string accList;
-  for (int64_t i = 0; i < accRegs; ++i)
-    accList += (i ? ", $" : "$") + std::to_string(i);
+  int64_t flag = next;
   std::string ptx = llvm::formatv("{{ .reg .pred p0, p1; setp.ne.b32 p0, ${0}, 0; "
                                   "setp.eq.b32 p1, ${0}, 0; wgmma.fence.sync.aligned; ",
                                   flag)
                         .str();
-  for (int64_t k = 0; k < steps; ++k) {
-    std::string a = aShared
-                        ? llvm::formatv("${0}", aFirst + k).str()
-                        : llvm::formatv("{{${0}, ${1}, ${2}, ${3}}", aFirst + 4 * k,
-                                        aFirst + 4 * k + 1, aFirst + 4 * k + 2, aFirst + 4 * k + 3)
-                              .str();
-    // Shared A takes imm-trans-a (0: K-major) before imm-trans-b.
-    ptx += llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} {{{2}}, {3}, ${4}, "
-                         "{5}, 1, 1, {6}{7}; ",
-                         n, type, accList, a, descFirst + k, k == 0 && zeroFirst ? "p0" : "p1",
-                         aShared ? "0, " : "", transposeB ? 1 : 0)
-               .str();
+  std::string constraints, tied, inputs, operands, operandTypes, structType = "!llvm.struct<(";
+  std::string accOperands, accTypes;
+  for (auto [index, product] : llvm::enumerate(products)) {
+    const std::string &prefix = product.prefix;
+    bool aShared = !product.aDesc.empty();
+    int64_t accRegs = product.n / 2;
+    for (int64_t k = 0; k < product.steps; ++k) {
+      if (aShared) {
+        os << llvm::formatv("      %{0}_astep{1} = arith.constant {2} : i64\n", prefix, k,
+                            product.aDescStep(k));
+        os << llvm::formatv("      %{0}_a{1}_0 = arith.addi {2}, %{0}_astep{1} : i64\n", prefix, k,
+                            product.aDesc);
+      }
+      for (int64_t r = 0; r < 4 && !aShared; ++r) {
+        os << llvm::formatv(
+            "      %{0}_a{1}_{2}_v = vector.extract {3}[{4}] : vector<2x{5}> from {6}\n", prefix, k,
+            r, product.aSource, product.aIndex(k, r), type, product.aSourceType);
+        os << llvm::formatv("      %{0}_a{1}_{2}_w = vector.bitcast %{0}_a{1}_{2}_v : "
+                            "vector<2x{3}> to vector<1xi32>\n",
+                            prefix, k, r, type);
+        os << llvm::formatv("      %{0}_a{1}_{2} = vector.extract %{0}_a{1}_{2}_w[0] : i32 from "
+                            "vector<1xi32>\n",
+                            prefix, k, r);
+      }
+      os << llvm::formatv("      %{0}_dstep{1} = arith.constant {2} : i64\n", prefix, k,
+                          product.descStep(k));
+      os << llvm::formatv("      %{0}_d{1} = arith.addi {2}, %{0}_dstep{1} : i64\n", prefix, k,
+                          product.desc);
+    }
+    for (int64_t i = 0; i < accRegs; ++i)
+      os << llvm::formatv("      %{0}_c{1} = vector.extract {2}[0, {3}, {4}, {5}] : f32 from "
+                          "{6}\n",
+                          prefix, i, product.acc, i / 4, (i / 2) % 2, i % 2, product.accType);
+    std::string accList;
+    for (int64_t i = 0; i < accRegs; ++i)
+      accList += (i ? ", $" : "$") + std::to_string(accFirst[index] + i);
+    for (int64_t k = 0; k < product.steps; ++k) {
+      int64_t a0 = aFirst[index] + (aShared ? k : 4 * k);
+      std::string a =
+          aShared ? llvm::formatv("${0}", a0).str()
+                  : llvm::formatv("{{${0}, ${1}, ${2}, ${3}}", a0, a0 + 1, a0 + 2, a0 + 3).str();
+      // Shared A takes imm-trans-a (0: K-major) before imm-trans-b.
+      ptx += llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} {{{2}}, {3}, "
+                           "${4}, {5}, 1, 1, {6}{7}; ",
+                           product.n, type, accList, a, descFirst[index] + k,
+                           k == 0 && product.zeroFirst ? "p0" : "p1", aShared ? "0, " : "",
+                           product.transposeB ? 1 : 0)
+                 .str();
+    }
+    for (int64_t i = 0; i < accRegs; ++i) {
+      constraints += "=f,";
+      tied += std::to_string(accFirst[index] + i) + ",";
+      accOperands += llvm::formatv("%{0}_c{1}, ", prefix, i).str();
+      accTypes += "f32, ";
+      structType += accFirst[index] + i ? ", f32" : "f32";
+    }
+    for (int64_t k = 0; k < product.steps; ++k)
+      for (int64_t r = 0; r < (aShared ? 1 : 4); ++r) {
+        inputs += aShared ? "l," : "r,";
+        operands += llvm::formatv("%{0}_a{1}_{2}, ", prefix, k, r).str();
+        operandTypes += aShared ? "i64, " : "i32, ";
+      }
+    for (int64_t k = 0; k < product.steps; ++k) {
+      inputs += "l,";
+      operands += llvm::formatv("%{0}_d{1}, ", prefix, k).str();
+      operandTypes += "i64, ";
+    }
   }
   ptx += "wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }";
-  std::string constraints;
-  for (int64_t i = 0; i < accRegs; ++i)
-    constraints += "=f,";
-  for (int64_t i = 0; i < accRegs; ++i)
-    constraints += std::to_string(i) + ",";
-  for (int64_t i = 0; i < aRegs * steps; ++i)
-    constraints += aShared ? "l," : "r,";
-  for (int64_t i = 0; i < steps; ++i)
-    constraints += "l,";
-  constraints += "r";
-  std::string operands, operandTypes, structType = "!llvm.struct<(";
-  for (int64_t i = 0; i < accRegs; ++i) {
-    operands += llvm::formatv("%{0}_c{1}, ", prefix, i).str();
-    operandTypes += "f32, ";
-    structType += i ? ", f32" : "f32";
-  }
   structType += ")>";
-  for (int64_t k = 0; k < steps; ++k)
-    for (int64_t r = 0; r < aRegs; ++r) {
-      operands += llvm::formatv("%{0}_a{1}_{2}, ", prefix, k, r).str();
-      operandTypes += aShared ? "i64, " : "i32, ";
-    }
-  for (int64_t k = 0; k < steps; ++k) {
-    operands += llvm::formatv("%{0}_d{1}, ", prefix, k).str();
-    operandTypes += "i64, ";
-  }
-  operands += "%zeroI32";
-  operandTypes += "i32";
+  std::string prefix = products.front().prefix;
   os << llvm::formatv("      %{0}_r = llvm.inline_asm has_side_effects asm_dialect = att \"{1}\", "
-                      "\"{2}\" {3} : ({4}) -> {5}\n",
-                      prefix, ptx, constraints, operands, operandTypes, structType);
-  std::string results;
-  for (int64_t i = 0; i < accRegs; ++i) {
-    os << llvm::formatv("      %{0}_o{1} = llvm.extractvalue %{0}_r[{1}] : {2}\n", prefix, i,
-                        structType);
-    results += llvm::formatv("{0}%{1}_o{2}", i ? ", " : "", prefix, i).str();
+                      "\"{2}{3}{4}r\" {5}{6}%zeroI32 : ({7}{8}i32) -> {9}\n",
+                      prefix, ptx, constraints, tied, inputs, accOperands, operands, accTypes,
+                      operandTypes, structType);
+  for (auto [index, product] : llvm::enumerate(products)) {
+    std::string results;
+    for (int64_t i = 0; i < product.n / 2; ++i) {
+      os << llvm::formatv("      %{0}_o{1} = llvm.extractvalue %{2}_r[{3}] : {4}\n", product.prefix,
+                          i, prefix, accFirst[index] + i, structType);
+      results += llvm::formatv("{0}%{1}_o{2}", i ? ", " : "", product.prefix, i).str();
+    }
+    os << llvm::formatv("      {0} = vector.from_elements {1} : {2}\n", product.result, results,
+                        product.accType);
   }
-  os << llvm::formatv("      {0} = vector.from_elements {1} : {2}\n", result, results, accType);
   return text;
 }
 
@@ -888,7 +929,8 @@ struct FlashAttentionGenerator {
     int64_t atoms = llvm::divideCeil(d, 64);
     int64_t rowElements = config.wgmma ? 64 * atoms : d;
     int64_t kvStage = config.blockKv * rowElements * 2;
-    int64_t kOffset = config.blockQ * rowElements * 2;
+    int64_t qBuffers = config.qBuffers(d);
+    int64_t kOffset = qBuffers * config.blockQ * rowElements * 2;
     // V's wgmma descriptor: 128-byte swizzle, stride byte offset 1024 (8 rows), leading
     // byte offset one atom of the stage's columns (BKV rows of 128 bytes; unused, and 1024
     // as for Q and K, where D is one atom).
@@ -907,7 +949,8 @@ struct FlashAttentionGenerator {
     // the option attention-f32-exp keeps f32 (a measuring aid).
     bool halfExp = config.wgmma && type == "f16" && !options.attentionF32Exp;
     // The wgmma products (generated: the inline-asm operand lists depend on the tile).
-    std::string qkFirst, qkProduct, pvProduct;
+    std::string qkFirst, qkProduct, pvProduct, pvFirst;
+    bool turnTogether = true;
     if (config.wgmma) {
       std::string sacc = llvm::formatv("vector<1x{0}x2x2xf32>", config.blockKv / 8).str();
       std::string oacc = llvm::formatv("vector<1x{0}x2x2xf32>", d / 8).str();
@@ -916,34 +959,65 @@ struct FlashAttentionGenerator {
       auto kStep = [](int64_t rows) {
         return [rows](int64_t k) { return (k / 4) * rows * 128 / 16 + (k % 4) * 2; };
       };
-      auto product = [&](StringRef prefix, StringRef result, StringRef descK) {
-        return wgmmaSnippet(
-            prefix, result, "%sIn", sacc, config.blockKv, type, d / 16, "%qf",
-            llvm::formatv("vector<1x{0}x4x2x{1}>", d / 16, type).str(),
-            [](int64_t k, int64_t r) { return llvm::formatv("0, {0}, {1}", k, r).str(); }, "%descQ",
-            kStep(config.blockQ), descK, kStep(config.blockKv), /*transposeB=*/false,
-            /*zeroFirst=*/true);
+      auto qk = [&](StringRef prefix, StringRef result, StringRef descK) {
+        return WgmmaProduct{prefix.str(),
+                            result.str(),
+                            "%sIn",
+                            sacc,
+                            config.blockKv,
+                            d / 16,
+                            "%qf",
+                            llvm::formatv("vector<1x{0}x4x2x{1}>", d / 16, type).str(),
+                            {},
+                            "%descQ",
+                            kStep(config.blockQ),
+                            descK.str(),
+                            kStep(config.blockKv),
+                            /*transposeB=*/false,
+                            /*zeroFirst=*/true};
       };
-      // The TMA form computes S of tile 0 before its loop and S of tile j + 1 in the turn
-      // of iteration j.
+      WgmmaProduct pv{"pv",
+                      "%oNew",
+                      "%oScaled",
+                      oacc,
+                      d,
+                      config.blockKv / 16,
+                      "%pOut#0",
+                      llvm::formatv("vector<1x{0}x2x2x{1}>", config.blockKv / 8, type).str(),
+                      [](int64_t k, int64_t r) {
+                        return llvm::formatv("0, {0}, {1}", 2 * k + r / 2, r % 2).str();
+                      },
+                      "",
+                      {},
+                      "%descV",
+                      [](int64_t k) {
+                        return k * 128; /*16 rows of 128 bytes*/
+                      },
+                      /*transposeB=*/true,
+                      /*zeroFirst=*/false};
       if (config.tma) {
-        qkFirst = product("qk0", "%sFirst", "%descK0");
-        qkProduct = product("qk", "%sNext", "%descKNext");
+        // The TMA form computes S of tile 0 before its loop; a turn is P V of tile j and S
+        // of tile j + 1 in one block (one wait), or P V alone on the last tile.
+        qkFirst = wgmmaSnippet(type, {qk("qk0", "%sFirst", "%descK0")});
+        // One block where O, the next S and P fit the consumers' registers at once (128 a
+        // thread: D 64, or 64-wide KV tiles up to D 128); else P V, then S (more
+        // registers spilled than the wait costs: ptxas, 2026-11-29).
+        WgmmaProduct next = qk("qk", "%sNext", "%descKNext");
+        turnTogether = d / 2 + config.blockKv / 2 + config.blockKv / 4 <= 128;
+        if (turnTogether) {
+          WgmmaProduct pvLast = pv;
+          pvLast.prefix = "pvl";
+          pvLast.result = "%oLast";
+          pvProduct = wgmmaSnippet(type, {pvLast});
+          qkProduct = wgmmaSnippet(type, {pv, next});
+        } else {
+          pvFirst = wgmmaSnippet(type, {pv});
+          qkProduct = wgmmaSnippet(type, {next});
+        }
       } else {
-        qkProduct = product("qk", "%sAcc", "%descK");
+        qkProduct = wgmmaSnippet(type, {qk("qk", "%sAcc", "%descK")});
+        pvProduct = wgmmaSnippet(type, {pv});
       }
-      pvProduct = wgmmaSnippet(
-          "pv", "%oNew", "%oScaled", oacc, d, type, config.blockKv / 16, "%pOut#0",
-          llvm::formatv("vector<1x{0}x2x2x{1}>", config.blockKv / 8, type).str(),
-          [](int64_t k, int64_t r) {
-            return llvm::formatv("0, {0}, {1}", 2 * k + r / 2, r % 2).str();
-          },
-          "", [](int64_t) { return int64_t(0); }, "%descV",
-          [](int64_t k) {
-            return k * 128; /*16 rows of 128 bytes*/
-          },
-          /*transposeB=*/true,
-          /*zeroFirst=*/false);
     }
     // 16 rows a warp, D 64, 64 x 64 tiles, 2 stages fits in 128 registers without spills: 4
     // CTAs an SM (16 warps) instead of 3. The wgmma variant keeps Q in 16 registers and
@@ -962,13 +1036,18 @@ struct FlashAttentionGenerator {
                                           {{"MASK_SETUP", wgmmaPart("MASK_SETUP")},
                                            {"ROW_SETUP", wgmmaPart("ROW_SETUP")},
                                            {"ONLINE_SOFTMAX", wgmmaPart("ONLINE_SOFTMAX")},
-                                           {"NORMALIZE_O", wgmmaPart("NORMALIZE_O")}});
+                                           {"NORMALIZE_O", wgmmaPart("NORMALIZE_O")},
+                                           {"WORK_ITEM", wgmmaPart("WORK_ITEM")}});
     // The TMA form: tile bytes, and the 16-byte chunks of O each consumer thread stores
     // (its warpgroup's 64 rows).
     int64_t qAtomBytes = config.blockQ * 128, kvAtomBytes = config.blockKv * 128;
     text = kiln::substitutePlaceholders(std::move(text),
                                         {{"WGMMA_QK_FIRST", qkFirst},
-                                         {"WGMMA_QK_NEXT", qkProduct},
+                                         {"WGMMA_PV_FIRST", pvFirst},
+                                         {"O_LAST", turnTogether ? "%oLast" : "%oNew"},
+                                         {"WGMMA_TURN", qkProduct},
+                                         {"Q_BUFS", str(qBuffers)},
+                                         {"Q_BUF_BYTES", str(config.blockQ * rowElements * 2)},
                                          {"Q_ATOM_BYTES", str(qAtomBytes)},
                                          {"KV_ATOM_BYTES", str(kvAtomBytes)},
                                          {"Q_BYTES", str(atoms * qAtomBytes)},
@@ -1184,6 +1263,19 @@ struct FlashAttentionGenerator {
          {&problem.query, &problem.key, &problem.value, &problem.output})
       if (!config.tma || operand == &problem.output)
         llvm::append_range(arguments, view(*operand));
+    // The TMA form's grid is persistent: a CTA an SM (at most one a work item), each
+    // walking the items blocksQ * B * H (static: the form takes static problems only).
+    if (config.tma) {
+      arguments.push_back(i32(mul(batch, heads)));
+      int64_t items = llvm::divideCeil(problem.seqQ, config.blockQ) * problem.batch * problem.heads;
+      gpu::LaunchFuncOp::create(
+          b, loc, kernelFunc,
+          gpu::KernelDim3{index(std::min(items, kiln::kSm90Multiprocessors)), one, one},
+          gpu::KernelDim3{index(config.threads()), one, one},
+          arith::ConstantIntOp::create(b, loc, config.sharedBytes(problem.headDim), 32), arguments);
+      launch.erase();
+      return;
+    }
     gpu::LaunchFuncOp::create(
         b, loc, kernelFunc, gpu::KernelDim3{blocksQ, mul(batch, heads), one},
         gpu::KernelDim3{index(config.threads()), one, one},

@@ -5,13 +5,15 @@
 // boxes of 64 columns and the Q tile's 128 rows or a K/V tile's; the kernel has a producer
 // warpgroup loading by TMA into mbarrier-guarded stages and two consumer warpgroups that
 // take turns at the tensor cores (named barriers 2 and 3) and store their own rows
-// (barrier 4 + w). kernel-attention-sm90-tma-d256-ptxas.mlir and -mask-ptxas.mlir assemble the forms.
+// (barrier 4 + w). kernel-attention-sm90-tma-d128-ptxas.mlir and -mask-ptxas.mlir assemble the forms.
 // RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=flash_attention" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
 
 // The heads of a fused QKV projection [2, 16, 2304] (Q, K, V at columns 0, 768, 1536, head
 // h at 64 h): views of rows 2304 apart, heads 64, batches 16 x 2304; O and the mask go as
-// pointers with their strides, as in the other forms. 384 threads; shared memory: Q 128
-// rows, 2 stages of K and V 64 rows, 128 bytes each, and 2048 bytes for the alignment.
+// pointers with their strides, as in the other forms. A persistent grid: a CTA a work item
+// (ceil(16 / 128) x 2 x 12 = 24), fewer than the 132 SMs; the last argument is B * H. 384
+// threads; shared memory: two Q buffers of 128 rows, 2 stages of K and V 64 rows, 128
+// bytes each, and 2048 bytes for the alignment.
 // CHECK-LABEL: func.func @main
 // CHECK: %[[QV:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [2, 12, 16, 64], strides: [36864, 64, 2304, 1]
 // CHECK: %[[QU:.*]] = memref.cast %[[QV]]
@@ -19,9 +21,9 @@
 // CHECK: memref.reinterpret_cast %arg0 to offset: [768], sizes: [2, 12, 16, 64], strides: [36864, 64, 2304, 1]
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c1, %c64, %c64]
 // CHECK: memref.reinterpret_cast %arg0 to offset: [1536], sizes: [2, 12, 16, 64], strides: [36864, 64, 2304, 1]
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_128x64x2w12_wgmma_tma_maskf16_nz::@flash_attention_f16_d64_128x64x2w12_wgmma_tma_maskf16_nz blocks in (%c1{{[_0-9]*}}, %c24, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c51200_i32 args(%[[QM]] :
-// O: offset 0, batch stride 12288, head stride 1024, row stride 64.
-// CHECK-SAME: %c0_i32{{[_0-9]*}} : i32, %c12288_i32 : i32, %c1024_i32 : i32, %c64_i32 : i32)
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_128x64x2w12_wgmma_tma_maskf16_nz::@flash_attention_f16_d64_128x64x2w12_wgmma_tma_maskf16_nz blocks in (%c24{{[_0-9]*}}, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c67584_i32 args(%[[QM]] :
+// O: offset 0, batch stride 12288, head stride 1024, row stride 64; B * H.
+// CHECK-SAME: %c0_i32{{[_0-9]*}} : i32, %c12288_i32 : i32, %c1024_i32 : i32, %c64_i32 : i32, %c24_i32 : i32)
 kernel.func @FusedQkv(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>, %o: memref<2x12x16x64xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 2, warps = 12, wgmma = true, tma = true>} {
   attention ins(%qkv, %m : memref<2x16x2304xf16>, memref<2x1x16x16xf16>) outs(%o : memref<2x12x16x64xf16>) {
   ^bb0(%x: tensor<2x16x2304xf16>, %mask: tensor<2x1x16x16xf16>):
@@ -53,29 +55,33 @@ func.func @main(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>) -> memre
 
 // -----
 
-// Grouped-query attention, D 128 (two swizzle atoms a row): the producer (tid 256) loads Q
-// as two boxes of 128 rows (32768 bytes) and each stage's K and V as two boxes of 128 rows
-// each (65536 bytes), at K/V head h / G; the consumers take 232 registers.
+// Grouped-query attention, D 128 (two swizzle atoms a row): the producer (tid 256) loads
+// each work item's Q as two boxes of 128 rows (32768 bytes) once its buffer is released,
+// and each stage's K and V as two boxes of 128 rows each (65536 bytes), at K/V head h / G;
+// the consumers take 232 registers. 512 work items on 132 CTAs. With 128-wide KV tiles
+// at D 128 a turn is two wgmma blocks, P V and then S of the next tile.
 // CHECK-LABEL: gpu.func @flash_attention_f16_d128_128x128x2w12_wgmma_tma
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
 // CHECK: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %c256
 // CHECK: nvvm.setmaxregister decrease 40
-// CHECK: nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%c0], %c32768
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%{{.*}}], %c32768
 // CHECK: nvgpu.tma.async.load %arg0[
 // CHECK: nvgpu.mbarrier.try_wait.parity
-// CHECK: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c65536
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%{{.*}}], %c65536
 // CHECK: nvgpu.tma.async.load %arg1[
 // CHECK: nvgpu.tma.async.load %arg2[
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
 // CHECK: scf.for
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
-// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.wait_group.sync.aligned 0
 // CHECK: nvgpu.mbarrier.try_wait.parity
-// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.wait_group.sync.aligned 0
 // CHECK: nvvm.barrier.arrive id
 // CHECK: nvgpu.mbarrier.arrive %
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: nvgpu.mbarrier.arrive %
 kernel.func @Attention_0(%q: memref<4x32x512x128xf16>, %k: memref<4x8x512x128xf16>, %v: memref<4x8x512x128xf16>, %o: memref<4x32x512x128xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 128, stages = 2, warps = 12, wgmma = true, tma = true>} {
   attention ins(%q, %k, %v : memref<4x32x512x128xf16>, memref<4x8x512x128xf16>, memref<4x8x512x128xf16>) outs(%o : memref<4x32x512x128xf16>) {
   ^bb0(%a: tensor<4x32x512x128xf16>, %b: tensor<4x8x512x128xf16>, %c: tensor<4x8x512x128xf16>):

@@ -10,7 +10,9 @@
 //   loop's initial values. ONLINE_SOFTMAX: from S = Q K^T of tile j (%sAcc) to P
 //   (%pOut#0), the new running maximum and sums (%mNew, %lNew) and O rescaled by alpha
 //   (%oScaled). NORMALIZE_O: O / l of the loop's results (%res), rounded, written into
-//   this warp's rows of the Q tile in shared memory.
+//   this warp's rows of the Q tile in shared memory. WORK_ITEM (the TMA form's producer
+//   and consumers both): work item %item's query block, (batch, head), K/V tiles and Q
+//   buffer.
 // @@ MASK_SETUP
     // The mask of this (batch, head): element (i, j) at %mBase + i * %mRow + j * %mCol.
     %maskAll = memref.reinterpret_cast %Mask to offset: [0], sizes: [1073741824], strides: [1]
@@ -454,3 +456,35 @@
       vector.store %hA, %Qs[%eAtom, %rowSA, %col] {alignment = 4} : !sq, vector<2x{T}>
       vector.store %hB, %Qs[%eAtom, %rowSB, %col] {alignment = 4} : !sq, vector<2x{T}>
     } {unroll}
+// @@ WORK_ITEM
+      // Item = bh * blocksQ + query block; causal items run their heavier (later) query
+      // blocks first. (32-bit arithmetic: the persistent loop's state stays in the
+      // registers the consumers' accumulators leave.)
+      %itemI = arith.index_castui %item : index to i32
+      %qBlockFwdI = arith.remui %itemI, %blocksQI : i32
+      %bhI = arith.divui %itemI, %blocksQI : i32
+      %qBlockRevI = arith.subi %blocksQLastI, %qBlockFwdI : i32
+      %qBlockI = arith.select %causal, %qBlockRevI, %qBlockFwdI : i32
+      %q0I = arith.muli %qBlockI, %cBQI : i32
+      %bI = arith.divui %bhI, %H : i32
+      %hI = arith.remui %bhI, %H : i32
+      %hkvI = arith.divui %hI, %G : i32
+      %q0 = arith.index_castui %q0I : i32 to index
+      %b = arith.index_castui %bI : i32 to index
+      %h = arith.index_castui %hI : i32 to index
+      %hkv = arith.index_castui %hkvI : i32 to index
+      // KV tiles: all of them, or (causal) those with a column <= the item's last row.
+      %qEnd0I = arith.addi %q0I, %cBQI : i32
+      %qEndI = arith.minui %qEnd0I, %Sq : i32
+      %numKvCausal0I = arith.ceildivui %qEndI, %cBKVI : i32
+      %numKvCausalI = arith.minui %numKvCausal0I, %numKvAllI : i32
+      %numKvI = arith.select %causal, %numKvCausalI, %numKvAllI : i32
+      %numKv = arith.index_castui %numKvI : i32 to index
+      // The item's Q buffer and its fill.
+      %n0I = arith.index_castui %n0 : index to i32
+      %qBufI = arith.remui %n0I, %cQBufsI : i32
+      %qRoundI = arith.divui %n0I, %cQBufsI : i32
+      %qBuf = arith.index_castui %qBufI : i32 to index
+      %qRound = arith.index_castui %qRoundI : i32 to index
+      %qAt0 = arith.muli %qBuf, %qBufBytes : index
+      %qAt = arith.addi %base, %qAt0 : index
