@@ -764,8 +764,15 @@ struct WgmmaProduct {
 /// product's k-steps, one commit and the wait for completion. Every result is defined only
 /// once all the products are done, so no read of the accumulators can be scheduled above
 /// the wait, and the registers of a product's A operand stay the block's until then (the
-/// TMA form's turn issues P V and the next S = Q K^T back to back this way).
-std::string wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products) {
+/// TMA form's turn issues P V and the next S = Q K^T back to back this way). With
+/// `between`, the wait is a second block and `between` (ops that touch no accumulator: the
+/// TMA form's signal to the other consumer) goes between the two: the second block takes
+/// the accumulators as tied operands (so that they are read only after it) and the A
+/// registers as inputs (so that they stay unchanged until the products are done), and
+/// ptxas sees wgmma in flight across `between` (it serialises the products, C75xx, if
+/// anything in between touches their registers).
+std::string wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products,
+                         std::optional<StringRef> between = std::nullopt) {
   std::string text;
   llvm::raw_string_ostream os(text);
   // Operands: every product's accumulators out, then in (tied), then each product's A
@@ -858,18 +865,46 @@ std::string wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products) {
       operandTypes += "i64, ";
     }
   }
-  ptx += "wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }";
+  ptx += between ? "wgmma.commit_group.sync.aligned; }"
+                 : "wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }";
   structType += ")>";
   std::string prefix = products.front().prefix;
   os << llvm::formatv("      %{0}_r = llvm.inline_asm has_side_effects asm_dialect = att \"{1}\", "
                       "\"{2}{3}{4}r\" {5}{6}%zeroI32 : ({7}{8}i32) -> {9}\n",
                       prefix, ptx, constraints, tied, inputs, accOperands, operands, accTypes,
                       operandTypes, structType);
+  std::string resultBlock = prefix + "_r";
+  if (between) {
+    os << *between << "\n";
+    // The wait: the accumulators tied through it, the register A operands held.
+    std::string waitOperands, waitTypes, waitInputs;
+    for (int64_t i = 0; i < outputs; ++i) {
+      os << llvm::formatv("      %{0}_f{1} = llvm.extractvalue %{0}_r[{1}] : {2}\n", prefix, i,
+                          structType);
+      waitOperands += llvm::formatv("%{0}_f{1}, ", prefix, i).str();
+      waitTypes += "f32, ";
+    }
+    for (const WgmmaProduct &product : products)
+      for (int64_t k = 0; product.aDesc.empty() && k < product.steps; ++k)
+        for (int64_t r = 0; r < 4; ++r) {
+          waitInputs += "r,";
+          waitOperands += llvm::formatv("%{0}_a{1}_{2}, ", product.prefix, k, r).str();
+          waitTypes += "i32, ";
+        }
+    std::string waitConstraints = constraints + tied + waitInputs;
+    waitConstraints.pop_back();
+    waitOperands.resize(waitOperands.size() - 2);
+    waitTypes.resize(waitTypes.size() - 2);
+    os << llvm::formatv("      %{0}_w = llvm.inline_asm has_side_effects asm_dialect = att "
+                        "\"wgmma.wait_group.sync.aligned 0;\", \"{1}\" {2} : ({3}) -> {4}\n",
+                        prefix, waitConstraints, waitOperands, waitTypes, structType);
+    resultBlock = prefix + "_w";
+  }
   for (auto [index, product] : llvm::enumerate(products)) {
     std::string results;
     for (int64_t i = 0; i < product.n / 2; ++i) {
-      os << llvm::formatv("      %{0}_o{1} = llvm.extractvalue %{2}_r[{3}] : {4}\n", product.prefix,
-                          i, prefix, accFirst[index] + i, structType);
+      os << llvm::formatv("      %{0}_o{1} = llvm.extractvalue %{2}[{3}] : {4}\n", product.prefix,
+                          i, resultBlock, accFirst[index] + i, structType);
       results += llvm::formatv("{0}%{1}_o{2}", i ? ", " : "", product.prefix, i).str();
     }
     os << llvm::formatv("      {0} = vector.from_elements {1} : {2}\n", product.result, results,
@@ -1003,16 +1038,23 @@ struct FlashAttentionGenerator {
         // thread: D 64, or 64-wide KV tiles up to D 128); else P V, then S (more
         // registers spilled than the wait costs: ptxas, 2026-11-29).
         WgmmaProduct next = qk("qk", "%sNext", "%descKNext");
+        // The turn ends once its products are issued: the other consumer's may queue
+        // behind them while they run (the signal goes between the issue and the wait).
+        constexpr StringRef signal =
+            "      scf.if %signal {\n"
+            "        nvvm.barrier.arrive id = %otherTurn number_of_threads = %turnThreads\n"
+            "      }";
         turnTogether = d / 2 + config.blockKv / 2 + config.blockKv / 4 <= 128;
         if (turnTogether) {
           WgmmaProduct pvLast = pv;
           pvLast.prefix = "pvl";
           pvLast.result = "%oLast";
-          pvProduct = wgmmaSnippet(type, {pvLast});
-          qkProduct = wgmmaSnippet(type, {pv, next});
+          pvProduct = wgmmaSnippet(type, {pvLast}, signal);
+          qkProduct = wgmmaSnippet(type, {pv, next}, signal);
         } else {
           pvFirst = wgmmaSnippet(type, {pv});
-          qkProduct = wgmmaSnippet(type, {next});
+          qkProduct = wgmmaSnippet(type, {next}, signal);
+          pvProduct = signal.str();
         }
       } else {
         qkProduct = wgmmaSnippet(type, {qk("qk", "%sAcc", "%descK")});

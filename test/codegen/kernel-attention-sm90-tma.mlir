@@ -74,11 +74,14 @@ func.func @main(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>) -> memre
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
 // CHECK: scf.for
+// A turn: P V (issued and waited for), then S of the next tile issued, the signal to the
+// other consumer, and the wait for S as a block of its own that holds the accumulators.
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.wait_group.sync.aligned 0
 // CHECK: nvgpu.mbarrier.try_wait.parity
-// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.wait_group.sync.aligned 0
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.commit_group.sync.aligned; }"
 // CHECK: nvvm.barrier.arrive id
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK: nvgpu.mbarrier.arrive %
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
 // CHECK: nvgpu.mbarrier.arrive %

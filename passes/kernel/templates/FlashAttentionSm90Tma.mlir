@@ -17,10 +17,11 @@
 // registers to the consumers (setmaxnreg).
 //
 // The consumers take turns at the tensor cores (named barriers 2 and 3): a consumer's
-// turn is its P V of tile j and its S = Q K^T of tile j + 1, issued together (one wait),
-// and while one has its turn the other computes its softmax. Consumer w waits for barrier
-// 2 + w (its own 128 threads sync, the other's 128 arrive) before a turn and arrives on
-// the other's after it; consumer 1 arrives once first, so that consumer 0 starts, and not
+// turn is its P V of tile j and its S = Q K^T of tile j + 1, issued together where the
+// registers allow, and while one has its turn the other computes its softmax. Consumer w
+// waits for barrier 2 + w (its own 128 threads sync, the other's 128 arrive) before a
+// turn and arrives on the other's once the turn's products are issued, before it waits
+// for them, so that the other's queue behind them on the tensor cores; consumer 1 arrives once first, so that consumer 0 starts, and not
 // after its last turn, so that every arrival is waited for. (S of an item's first tile is
 // outside the turns.)
 //
@@ -35,8 +36,9 @@
 // allow: WGMMA_TURN (O += P V of tile j into %oNew and S of tile j + 1 into %sNext, from
 // %descV and %descKNext) and WGMMA_PV (P V of the last tile into %oLast, O_LAST), else
 // WGMMA_PV_FIRST (P V of tile j into %oNew, before either), WGMMA_TURN (S of tile j + 1)
-// and no WGMMA_PV (O_LAST: %oNew); Q_BUFS and Q_BUF_BYTES (the Q buffers: 2, or 1 where shared memory holds one),
-// Q_ATOM_BYTES, Q_BYTES, KV_ATOM_BYTES and KV_BYTES (the bytes of an atom's box and of the
+// and no product in WGMMA_PV (O_LAST: %oNew); each signals the other consumer (if
+// %signal) between issuing its products and waiting for them; Q_BUFS and Q_BUF_BYTES (the
+// Q buffers: 2, or 1 where shared memory holds one), Q_ATOM_BYTES, Q_BYTES, KV_ATOM_BYTES and KV_BYTES (the bytes of an atom's box and of the
 // Q tile, of a K/V atom's box and of a stage's K and V tiles) and OUT_CHUNKS (the 16-byte
 // chunks of O a consumer thread stores).
 
@@ -331,6 +333,11 @@ gpu.module @{MODULE} {
           %descV = arith.addi %vAddr16, %descConstV : i64
           %jNext = arith.addi %j, %c1 : index
           %hasNext = arith.cmpi ult, %jNext, %numKv : index
+          // The other consumer's turn follows once this one's products are issued
+          // (consumer 1's last turn has no one after it).
+          %more = arith.ori %hasNext, %isFirst : i1
+          %notLast = arith.cmpi eq, %lastItem, %false : i1
+          %signal = arith.ori %more, %notLast : i1
 {WGMMA_PV_FIRST}
           %turn:2 = scf.if %hasNext -> (!oacc, !sacc) {
             %kvNext = arith.addi %kv, %c1 : index
@@ -349,13 +356,6 @@ gpu.module @{MODULE} {
           } else {
 {WGMMA_PV}
             scf.yield {O_LAST}, %sIn : !oacc, !sacc
-          }
-          // The other consumer's turn (consumer 1's last turn has no one after it).
-          %more = arith.ori %hasNext, %isFirst : i1
-          %notLast = arith.cmpi eq, %lastItem, %false : i1
-          %signal = arith.ori %more, %notLast : i1
-          scf.if %signal {
-            nvvm.barrier.arrive id = %otherTurn number_of_threads = %turnThreads
           }
           // Tile j's stage is free: its S and P V products have completed.
           %released = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
