@@ -1078,6 +1078,7 @@ struct FlashAttentionGenerator {
                                           {{"MASK_SETUP", wgmmaPart("MASK_SETUP")},
                                            {"ROW_SETUP", wgmmaPart("ROW_SETUP")},
                                            {"ONLINE_SOFTMAX", wgmmaPart("ONLINE_SOFTMAX")},
+                            {"RESCALE_O", wgmmaPart("RESCALE_O")},
                                            {"NORMALIZE_O", wgmmaPart("NORMALIZE_O")},
                                            {"WORK_ITEM", wgmmaPart("WORK_ITEM")}});
     // The TMA form: tile bytes, and the 16-byte chunks of O each consumer thread stores

@@ -358,6 +358,7 @@ gpu.module @{MODULE} {
       %descK = arith.addi %kAddr16, %descConst : i64
 {WGMMA_QK}
 {ONLINE_SOFTMAX}
+{RESCALE_O}
       // O += P V: wgmma m64n{D}k16 x {KP} per warpgroup, A = P's fragments (score tiles 2 k
       // and 2 k + 1 make k-step k), B = the V stage, transposed by the descriptor.
       %vAddr = arith.addi %vBase, %stOff : index

@@ -8,9 +8,10 @@
 // MASK_SETUP: the mask's addressing for this (batch, head), and whether it is read in
 //   column pairs. ROW_SETUP: this thread's query rows and the softmax's units, the
 //   loop's initial values. ONLINE_SOFTMAX: from S = Q K^T of tile j (%sAcc) to P
-//   (%pOut#0), the new running maximum and sums (%mNew, %lNew) and O rescaled by alpha
-//   (%oScaled). NORMALIZE_O: O / l of the loop's results (%res), rounded, written into
-//   this warp's rows of the Q tile in shared memory. WORK_ITEM (the TMA form's producer
+//   (%pOut#0), the new running maximum and sums (%mNew, %lNew) and alpha (%alpha), the
+//   factor of what was accumulated. RESCALE_O: O (%oAcc) rescaled by alpha (%oScaled).
+//   NORMALIZE_O: O / l of the loop's results (%res), rounded, written into this warp's
+//   rows of the Q tile in shared memory. WORK_ITEM (the TMA form's producer
 //   and consumers both): work item %item's query block, (batch, head), K/V tiles and Q
 //   buffer.
 // @@ MASK_SETUP
@@ -396,7 +397,8 @@
       %lScaled = arith.mulf %lRun, %alpha : !rows
       %lNew = arith.addf %lScaled, %pOut#1 : !rows
 
-      // O = O * alpha + P V.
+// @@ RESCALE_O
+      // O = O * alpha (+ P V, after this part).
       %oScaled = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%oa0 = %oAcc) -> (!oacc) {
         %rA = arith.muli %mt, %c2 : index
         %rB = arith.addi %rA, %c1 : index

@@ -323,6 +323,7 @@ gpu.module @{MODULE} {
           %kv = arith.addi %kv0g, %j : index
           %slot = arith.remui %kv, %cStages : index
 {ONLINE_SOFTMAX}
+{RESCALE_O}
           // This consumer's turn: O += P V of tile j, with S = Q K^T of tile j + 1 (once
           // it has landed) in the same wgmma block.
           nvvm.barrier id = %myTurn number_of_threads = %turnThreads
