@@ -770,9 +770,11 @@ struct WgmmaProduct {
 /// the accumulators as tied operands (so that they are read only after it) and the A
 /// registers as inputs (so that they stay unchanged until the products are done), and
 /// ptxas sees wgmma in flight across `between` (it serialises the products, C75xx, if
-/// anything in between touches their registers).
+/// anything in between touches their registers). With `issueOnly`, each product commits a
+/// group of its own and nothing waits: the results are still being written, and only a
+/// wgmmaWait that takes them may lead to their reads.
 std::string wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products,
-                         std::optional<StringRef> between = std::nullopt) {
+                         std::optional<StringRef> between = std::nullopt, bool issueOnly = false) {
   std::string text;
   llvm::raw_string_ostream os(text);
   // Operands: every product's accumulators out, then in (tied), then each product's A
@@ -846,6 +848,8 @@ std::string wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products,
                            product.transposeB ? 1 : 0)
                  .str();
     }
+    if (issueOnly)
+      ptx += "wgmma.commit_group.sync.aligned; ";
     for (int64_t i = 0; i < accRegs; ++i) {
       constraints += "=f,";
       tied += std::to_string(accFirst[index] + i) + ",";
@@ -865,8 +869,9 @@ std::string wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products,
       operandTypes += "i64, ";
     }
   }
-  ptx += between ? "wgmma.commit_group.sync.aligned; }"
-                 : "wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }";
+  ptx += issueOnly ? "}"
+         : between ? "wgmma.commit_group.sync.aligned; }"
+                   : "wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }";
   structType += ")>";
   std::string prefix = products.front().prefix;
   os << llvm::formatv("      %{0}_r = llvm.inline_asm has_side_effects asm_dialect = att \"{1}\", "
@@ -909,6 +914,98 @@ std::string wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products,
     }
     os << llvm::formatv("      {0} = vector.from_elements {1} : {2}\n", product.result, results,
                         product.accType);
+  }
+  return text;
+}
+
+/// A vector of wgmma accumulators or of a register A operand, as the registers an
+/// inline-asm block takes: `value` (of `valueType`, vector<1 x tiles x 2 x 2 x element>)
+/// is `count` f32 accumulators, or for a half `element` the 32-bit pairs of its `tiles` x 2
+/// rows.
+struct WgmmaRegisters {
+  std::string value, valueType;
+  int64_t tiles = 0;
+  bool accumulator = true; // f32 accumulators; else pairs of halves (P)
+  std::string element;     // the halves' type
+};
+
+/// Emits the extraction of `registers`' values as %`prefix`_<i> (f32 or i32), and
+/// returns their names and types, comma-separated.
+std::pair<std::string, std::string> extractRegisters(llvm::raw_ostream &os, StringRef prefix,
+                                                     const WgmmaRegisters &registers) {
+  std::string names, types;
+  if (registers.accumulator) {
+    for (int64_t i = 0; i < registers.tiles * 4; ++i) {
+      os << llvm::formatv("      %{0}_{1} = vector.extract {2}[0, {3}, {4}, {5}] : f32 from {6}\n",
+                          prefix, i, registers.value, i / 4, (i / 2) % 2, i % 2,
+                          registers.valueType);
+      names += llvm::formatv("{0}%{1}_{2}", i ? ", " : "", prefix, i).str();
+      types += i ? ", f32" : "f32";
+    }
+    return {names, types};
+  }
+  for (int64_t i = 0; i < registers.tiles * 2; ++i) {
+    os << llvm::formatv("      %{0}_{1}_v = vector.extract {2}[0, {3}, {4}] : vector<2x{5}> from "
+                        "{6}\n",
+                        prefix, i, registers.value, i / 2, i % 2, registers.element,
+                        registers.valueType);
+    os << llvm::formatv("      %{0}_{1}_w = vector.bitcast %{0}_{1}_v : vector<2x{2}> to "
+                        "vector<1xi32>\n",
+                        prefix, i, registers.element);
+    os << llvm::formatv("      %{0}_{1} = vector.extract %{0}_{1}_w[0] : i32 from vector<1xi32>\n",
+                        prefix, i);
+    names += llvm::formatv("{0}%{1}_{2}", i ? ", " : "", prefix, i).str();
+    types += i ? ", i32" : "i32";
+  }
+  return {names, types};
+}
+
+/// The ops that wait until at most `pending` wgmma groups of this warpgroup are in flight
+/// (wgmma.wait_group), through which the accumulators `tied` pass (read only after it:
+/// each becomes `results[i]`) and which holds the registers `held` (a product's register
+/// A operand, unchanged until then). ptxas sees the products in flight until here.
+std::string wgmmaWait(StringRef prefix, int64_t pending, ArrayRef<WgmmaRegisters> tied,
+                      ArrayRef<std::string> results, ArrayRef<WgmmaRegisters> held) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  std::string operands, types, outputs, ties, inputs, structType = "!llvm.struct<(";
+  int64_t count = 0;
+  for (auto [index, registers] : llvm::enumerate(tied)) {
+    auto [names, nameTypes] =
+        extractRegisters(os, (prefix + "_t" + std::to_string(index)).str(), registers);
+    operands += (operands.empty() ? "" : ", ") + names;
+    types += (types.empty() ? "" : ", ") + nameTypes;
+    for (int64_t i = 0; i < registers.tiles * 4; ++i, ++count) {
+      outputs += "=f,";
+      structType += count ? ", f32" : "f32";
+    }
+  }
+  for (int64_t i = 0; i < count; ++i)
+    ties += std::to_string(i) + ",";
+  for (auto [index, registers] : llvm::enumerate(held)) {
+    auto [names, nameTypes] =
+        extractRegisters(os, (prefix + "_h" + std::to_string(index)).str(), registers);
+    operands += ", " + names;
+    types += ", " + nameTypes;
+    for (int64_t i = 0; i < registers.tiles * 2; ++i)
+      inputs += "r,";
+  }
+  structType += ")>";
+  std::string constraints = outputs + ties + inputs;
+  constraints.pop_back();
+  os << llvm::formatv("      %{0}_w = llvm.inline_asm has_side_effects asm_dialect = att "
+                      "\"wgmma.wait_group.sync.aligned {1};\", \"{2}\" {3} : ({4}) -> {5}\n",
+                      prefix, pending, constraints, operands, types, structType);
+  int64_t at = 0;
+  for (auto [index, registers] : llvm::enumerate(tied)) {
+    std::string names;
+    for (int64_t i = 0; i < registers.tiles * 4; ++i, ++at) {
+      os << llvm::formatv("      %{0}_r{1} = llvm.extractvalue %{0}_w[{1}] : {2}\n", prefix, at,
+                          structType);
+      names += llvm::formatv("{0}%{1}_r{2}", i ? ", " : "", prefix, at).str();
+    }
+    os << llvm::formatv("      {0} = vector.from_elements {1} : {2}\n", results[index], names,
+                        registers.valueType);
   }
   return text;
 }
@@ -984,8 +1081,7 @@ struct FlashAttentionGenerator {
     // the option attention-f32-exp keeps f32 (a measuring aid).
     bool halfExp = config.wgmma && type == "f16" && !options.attentionF32Exp;
     // The wgmma products (generated: the inline-asm operand lists depend on the tile).
-    std::string qkFirst, qkProduct, pvProduct, pvFirst;
-    bool turnTogether = true;
+    std::string qkFirst, qkProduct, pvProduct, waitO, waitS, waitOLast;
     if (config.wgmma) {
       std::string sacc = llvm::formatv("vector<1x{0}x2x2xf32>", config.blockKv / 8).str();
       std::string oacc = llvm::formatv("vector<1x{0}x2x2xf32>", d / 8).str();
@@ -1031,31 +1127,30 @@ struct FlashAttentionGenerator {
                       /*transposeB=*/true,
                       /*zeroFirst=*/false};
       if (config.tma) {
-        // The TMA form computes S of tile 0 before its loop; a turn is P V of tile j and S
-        // of tile j + 1 in one block (one wait), or P V alone on the last tile.
+        // The TMA form computes S of tile 0 before its loop. A turn issues S of tile j + 1
+        // and P V of tile j (a commit group each) without waiting: S is waited for after
+        // the signal (wait_group 1), P V in the next iteration, while the softmax of tile
+        // j + 1 runs (WAIT_O), or after the loop.
         qkFirst = wgmmaSnippet(type, {qk("qk0", "%sFirst", "%descK0")});
-        // One block where O, the next S and P fit the consumers' registers at once (128 a
-        // thread: D 64, or 64-wide KV tiles up to D 128); else P V, then S (more
-        // registers spilled than the wait costs: ptxas, 2026-11-29).
-        WgmmaProduct next = qk("qk", "%sNext", "%descKNext");
-        // The turn ends once its products are issued: the other consumer's may queue
-        // behind them while they run (the signal goes between the issue and the wait).
-        constexpr StringRef signal =
-            "      scf.if %signal {\n"
-            "        nvvm.barrier.arrive id = %otherTurn number_of_threads = %turnThreads\n"
-            "      }";
-        turnTogether = d / 2 + config.blockKv / 2 + config.blockKv / 4 <= 128;
-        if (turnTogether) {
-          WgmmaProduct pvLast = pv;
-          pvLast.prefix = "pvl";
-          pvLast.result = "%oLast";
-          pvProduct = wgmmaSnippet(type, {pvLast}, signal);
-          qkProduct = wgmmaSnippet(type, {pv, next}, signal);
-        } else {
-          pvFirst = wgmmaSnippet(type, {pv});
-          qkProduct = wgmmaSnippet(type, {next}, signal);
-          pvProduct = signal.str();
-        }
+        WgmmaProduct pvLast = pv;
+        pvLast.prefix = "pvl";
+        pvLast.result = "%oLast";
+        qkProduct = wgmmaSnippet(type, {qk("qk", "%sIssued", "%descKNext"), pv}, std::nullopt,
+                                 /*issueOnly=*/true);
+        pvProduct = wgmmaSnippet(type, {pvLast}, std::nullopt, /*issueOnly=*/true);
+        std::string pType = llvm::formatv("vector<1x{0}x2x2x{1}>", config.blockKv / 8, type);
+        auto accumulators = [](StringRef value, StringRef valueType, int64_t tiles) {
+          return WgmmaRegisters{value.str(), valueType.str(), tiles, true, ""};
+        };
+        auto halves = [&](StringRef value) {
+          return WgmmaRegisters{value.str(), pType, config.blockKv / 8, false, type};
+        };
+        waitO = wgmmaWait("wo", 0, {accumulators("%oPending", oacc, d / 8)}, {"%oAcc"},
+                          {halves("%pHeld")});
+        waitS = wgmmaWait("ws", 1, {accumulators("%sIssued", sacc, config.blockKv / 8)}, {"%sNext"},
+                          {});
+        waitOLast = wgmmaWait("wl", 0, {accumulators("%loop#0", oacc, d / 8)}, {"%oFinal"},
+                              {halves("%loop#4")});
       } else {
         qkProduct = wgmmaSnippet(type, {qk("qk", "%sAcc", "%descK")});
         pvProduct = wgmmaSnippet(type, {pv});
@@ -1078,7 +1173,7 @@ struct FlashAttentionGenerator {
                                           {{"MASK_SETUP", wgmmaPart("MASK_SETUP")},
                                            {"ROW_SETUP", wgmmaPart("ROW_SETUP")},
                                            {"ONLINE_SOFTMAX", wgmmaPart("ONLINE_SOFTMAX")},
-                            {"RESCALE_O", wgmmaPart("RESCALE_O")},
+                                           {"RESCALE_O", wgmmaPart("RESCALE_O")},
                                            {"NORMALIZE_O", wgmmaPart("NORMALIZE_O")},
                                            {"WORK_ITEM", wgmmaPart("WORK_ITEM")}});
     // The TMA form: tile bytes, and the 16-byte chunks of O each consumer thread stores
@@ -1086,8 +1181,11 @@ struct FlashAttentionGenerator {
     int64_t qAtomBytes = config.blockQ * 128, kvAtomBytes = config.blockKv * 128;
     text = kiln::substitutePlaceholders(std::move(text),
                                         {{"WGMMA_QK_FIRST", qkFirst},
-                                         {"WGMMA_PV_FIRST", pvFirst},
-                                         {"O_LAST", turnTogether ? "%oLast" : "%oNew"},
+                                         {"WAIT_O", waitO},
+                                         {"WAIT_S", waitS},
+                                         {"WAIT_O_LAST", waitOLast},
+                                         {"O_FINAL", config.tma ? "%oFinal" : "%res#0"},
+                                         {"L_FINAL", config.tma ? "%loop#2" : "%res#2"},
                                          {"WGMMA_TURN", qkProduct},
                                          {"Q_BUFS", str(qBuffers)},
                                          {"Q_BUF_BYTES", str(config.blockQ * rowElements * 2)},

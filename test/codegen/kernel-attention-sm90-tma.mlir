@@ -58,8 +58,7 @@ func.func @main(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>) -> memre
 // Grouped-query attention, D 128 (two swizzle atoms a row): the producer (tid 256) loads
 // each work item's Q as two boxes of 128 rows (32768 bytes) once its buffer is released,
 // and each stage's K and V as two boxes of 128 rows each (65536 bytes), at K/V head h / G;
-// the consumers take 232 registers. 512 work items on 132 CTAs. With 128-wide KV tiles
-// at D 128 a turn is two wgmma blocks, P V and then S of the next tile.
+// the consumers take 232 registers. 512 work items on 132 CTAs.
 // CHECK-LABEL: gpu.func @flash_attention_f16_d128_128x128x2w12_wgmma_tma
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
 // CHECK: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %c256
@@ -74,13 +73,18 @@ func.func @main(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>) -> memre
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
 // CHECK: scf.for
-// A turn: P V (issued and waited for), then S of the next tile issued, the signal to the
-// other consumer, and the wait for S as a block of its own that holds the accumulators.
+// The loop: the softmax of tile j, then the wait for P V of tile j - 1 (issued in the last
+// turn; a block of its own holding O and that P) and the release of its stage; a turn
+// issues S of tile j + 1 and P V of tile j (a commit group each), signals the other
+// consumer, and waits for S alone (wait_group 1). After the loop, the last P V.
+// CHECK: scf.for
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: nvgpu.mbarrier.arrive %
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
-// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.wait_group.sync.aligned 0
 // CHECK: nvgpu.mbarrier.try_wait.parity
-// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.commit_group.sync.aligned; }"
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.commit_group.sync.aligned; {{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.commit_group.sync.aligned; }"
 // CHECK: nvvm.barrier.arrive id
+// CHECK: "wgmma.wait_group.sync.aligned 1;"
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK: nvgpu.mbarrier.arrive %
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32

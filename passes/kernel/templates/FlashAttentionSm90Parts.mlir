@@ -10,8 +10,8 @@
 //   loop's initial values. ONLINE_SOFTMAX: from S = Q K^T of tile j (%sAcc) to P
 //   (%pOut#0), the new running maximum and sums (%mNew, %lNew) and alpha (%alpha), the
 //   factor of what was accumulated. RESCALE_O: O (%oAcc) rescaled by alpha (%oScaled).
-//   NORMALIZE_O: O / l of the loop's results (%res), rounded, written into this warp's
-//   rows of the Q tile in shared memory. WORK_ITEM (the TMA form's producer
+//   NORMALIZE_O: O / l of the loop's results (O_FINAL, L_FINAL), rounded, written into
+//   this warp's rows of the Q tile in shared memory. WORK_ITEM (the TMA form's producer
 //   and consumers both): work item %item's query block, (batch, head), K/V tiles and Q
 //   buffer.
 // @@ MASK_SETUP
@@ -416,7 +416,7 @@
 // @@ NORMALIZE_O
     // Epilogue: the row sums over the quad, O / l (0 for an empty row with nan_to_zero),
     // rounded to {T}; rows past Sq are not stored.
-    %lSum = scf.for %r = %c0 to %cRows step %c1 iter_args(%lv0 = %res#2) -> (!rows) {
+    %lSum = scf.for %r = %c0 to %cRows step %c1 iter_args(%lv0 = {L_FINAL}) -> (!rows) {
       %l = vector.extract %lv0[%r] : f32 from !rows
       %s1, %v1 = gpu.shuffle xor %l, %i1, %i32w : f32
       %l1 = arith.addf %l, %s1 : f32
@@ -443,7 +443,7 @@
     %invAV = vector.broadcast %invA : f32 to vector<2xf32>
     %invBV = vector.broadcast %invB : f32 to vector<2xf32>
     scf.for %e = %c0 to %cNTO step %c1 {
-      %ov = vector.extract %res#0[0, %e] : vector<2x2xf32> from !oacc
+      %ov = vector.extract {O_FINAL}[0, %e] : vector<2x2xf32> from !oacc
       %eAtom = arith.divui %e, %c8 : index
       %eIn = arith.remui %e, %c8 : index
       %chunkS = arith.xori %eIn, %g : index

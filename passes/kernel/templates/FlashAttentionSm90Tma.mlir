@@ -316,16 +316,31 @@ gpu.module @{MODULE} {
         %nextItem = arith.addi %item, %grid : index
         %lastItem = arith.cmpi uge, %nextItem, %items : index
 
-        %res:4 = scf.for %j = %c0 to %numKv step %c1
-            iter_args(%oAcc = %o0, %mRun = %m0, %lRun = %z0, %sAcc = %sFirst)
-            -> (!oacc, !rows, !rows, !sacc) {
+        // The loop: the softmax of tile j runs while the P V of tile j - 1, issued in
+        // the last turn, is on the tensor cores (FlashAttention-3's order): O and the P
+        // it reads are in flight across iterations (%oPending, %pHeld) until WAIT_O.
+        %pNone = ub.poison : vector<1x{NT_S}x2x2x{T}>
+        %loop:5 = scf.for %j = %c0 to %numKv step %c1
+            iter_args(%oPending = %o0, %mRun = %m0, %lRun = %z0, %sAcc = %sFirst,
+                      %pHeld = %pNone)
+            -> (!oacc, !rows, !rows, !sacc, vector<1x{NT_S}x2x2x{T}>) {
           %kv0 = arith.muli %j, %cBKV : index
           %kv = arith.addi %kv0g, %j : index
           %slot = arith.remui %kv, %cStages : index
 {ONLINE_SOFTMAX}
+          // P V of tile j - 1 is done: its stage is free, and O takes tile j's alpha.
+{WAIT_O}
+          %jPositive = arith.cmpi ugt, %j, %c0 : index
+          scf.if %jPositive {
+            %kvPrevious = arith.subi %kv, %c1 : index
+            %previousSlot = arith.remui %kvPrevious, %cStages : index
+            %freed = nvgpu.mbarrier.arrive %empty[%previousSlot] : !bars -> !nvgpu.mbarrier.token
+          }
 {RESCALE_O}
-          // This consumer's turn: O += P V of tile j, with S = Q K^T of tile j + 1 (once
-          // it has landed) in the same wgmma block.
+          // This consumer's turn: S = Q K^T of tile j + 1 (once it has landed), then O +=
+          // P V of tile j; the other consumer's turn follows once they are issued
+          // (consumer 1's last turn has no one after it). S is waited for here, P V in the
+          // next iteration (or after the loop).
           nvvm.barrier id = %myTurn number_of_threads = %turnThreads
           %stOff = arith.muli %slot, %cKvStage : index
           %vAddr = arith.addi %vBase, %stOff : index
@@ -334,12 +349,9 @@ gpu.module @{MODULE} {
           %descV = arith.addi %vAddr16, %descConstV : i64
           %jNext = arith.addi %j, %c1 : index
           %hasNext = arith.cmpi ult, %jNext, %numKv : index
-          // The other consumer's turn follows once this one's products are issued
-          // (consumer 1's last turn has no one after it).
           %more = arith.ori %hasNext, %isFirst : i1
           %notLast = arith.cmpi eq, %lastItem, %false : i1
           %signal = arith.ori %more, %notLast : i1
-{WGMMA_PV_FIRST}
           %turn:2 = scf.if %hasNext -> (!oacc, !sacc) {
             %kvNext = arith.addi %kv, %c1 : index
             %nSlot = arith.remui %kvNext, %cStages : index
@@ -353,15 +365,27 @@ gpu.module @{MODULE} {
             %kAddr16 = arith.shrui %kAddrI, %i4_64 : i64
             %descKNext = arith.addi %kAddr16, %descConst : i64
 {WGMMA_TURN}
+            scf.if %signal {
+              nvvm.barrier.arrive id = %otherTurn number_of_threads = %turnThreads
+            }
+{WAIT_S}
             scf.yield %oNew, %sNext : !oacc, !sacc
           } else {
 {WGMMA_PV}
-            scf.yield {O_LAST}, %sIn : !oacc, !sacc
+            scf.if %signal {
+              nvvm.barrier.arrive id = %otherTurn number_of_threads = %turnThreads
+            }
+            scf.yield %oLast, %sIn : !oacc, !sacc
           }
-          // Tile j's stage is free: its S and P V products have completed.
-          %released = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
-          scf.yield %turn#0, %mNew, %lNew, %turn#1 : !oacc, !rows, !rows, !sacc
+          scf.yield %turn#0, %mNew, %lNew, %turn#1, %pOut#0
+            : !oacc, !rows, !rows, !sacc, vector<1x{NT_S}x2x2x{T}>
         }
+        // The last tile's P V, and its stage.
+{WAIT_O_LAST}
+        %kvEnd = arith.addi %kv0g, %numKv : index
+        %kvLastTile = arith.subi %kvEnd, %c1 : index
+        %lastSlot = arith.remui %kvLastTile, %cStages : index
+        %lastFreed = nvgpu.mbarrier.arrive %empty[%lastSlot] : !bars -> !nvgpu.mbarrier.token
 
 {NORMALIZE_O}
         // This consumer's 64 rows of O, whole 16-byte chunks: {OUT_CHUNKS} a thread, after
