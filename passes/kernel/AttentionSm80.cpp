@@ -317,6 +317,13 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
     preferred = problem.headDim <= kFlashAttentionMaxHeadDim
                     ? FlashAttentionConfig{64, 64, 2, 4, true}
                     : FlashAttentionConfig{128, 64, 2, 8, true};
+  // D 80 to 128 where tensor maps describe the operands: the TMA form, 64-wide KV tiles in
+  // 3 stages (H200, b8 h12 s512: D 128 0.0395 ms against 0.0422, grouped-query D 128
+  // 0.0489 against 0.0525, D 80 0.0340 against 0.0357).
+  FlashAttentionConfig tmaPreferred{128, 64, 3, 12, true, true};
+  if (target == kiln::kTargetSm90a && problem.headDim > 64 &&
+      problem.headDim <= kFlashAttentionMaxHeadDim && llvm::is_contained(configs, tmaPreferred))
+    preferred = tmaPreferred;
   auto found = llvm::find(configs, preferred);
   if (found != configs.end())
     std::rotate(configs.begin(), found, found + 1);
@@ -357,6 +364,15 @@ double kiln::estimateFlashAttentionMicros(const FlashAttentionProblem &problem,
     efficiency *= 0.9;
   if (config.stages == 3)
     efficiency *= 0.96;
+  // The TMA form (H200, b8 h12 s512, 2026-11-29; its own factors in place of those of the
+  // tiles and stages above): ahead of the cp.async forms at D 80 to 128 (D 128: 128x64 in 3
+  // stages 0.0395 ms, 128x128 in 2 0.0413, against 0.0422 for 64x64 w4), behind them at D
+  // 64 (0.0286 against 0.0233 for 64x128 w4).
+  if (config.tma) {
+    efficiency = 0.30 * (problem.headDim > 64 ? (config.stages == 3 ? 1.07 : 1.02) : 0.8);
+    if (config.blockKv == 64 && config.stages == 2)
+      efficiency *= 0.8;
+  }
   // Beyond D = 128 a CTA fills an SM's registers alone: one warpgroup leaves the SM half
   // idle between its products (H200, b8 h8 d256: 64x64 w4 67 us, 128x64 w8 52).
   if (config.wgmma && problem.headDim > kFlashAttentionMaxHeadDim && config.warps == 4)
@@ -1459,7 +1475,12 @@ class FlashAttentionTemplate final
       bool checkedWide = config.blockKv == 64 && config.stages == 2 &&
                          ((config.blockQ == 64 && config.warps == 4) ||
                           (config.blockQ == 128 && config.warps == 8));
-      if (config.wgmma && problem->headDim != 64 && !checkedWide)
+      if (config.wgmma && !config.tma && problem->headDim != 64 && !checkedWide)
+        continue;
+      // The TMA form is checked on the H200 in all its configurations (bench/
+      // attention_check.py), but 64-wide KV tiles in 2 stages were slower than in 3 in
+      // every form measured (bench/attention_sweep.py, 2026-11-29): not worth a tuning run.
+      if (config.tma && config.blockKv == 64 && config.stages == 2)
         continue;
       configs.push_back(config.toAttr(function.getContext()));
     }

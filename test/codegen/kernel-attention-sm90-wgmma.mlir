@@ -120,12 +120,12 @@ func.func @main(%q: memref<2x3x128x64xbf16>, %k: memref<2x3x128x64xbf16>, %v: me
 
 // -----
 
-// D = 128, untuned: the wgmma variant 64x64 with 2 stages and 4 warps (the form checked on
-// the GPU for heads wider than 64); a 256-byte row is two swizzle atoms, so Q K^T's eight
-// k-steps cross from one atom to the next and P V's N is the whole 128.
+// D = 128, untuned: the TMA form, 128x64 in 3 stages (ahead of the cp.async forms for heads
+// of 80 to 128 on the H200); a 256-byte row is two swizzle atoms, so Q K^T's eight k-steps
+// cross from one atom to the next and P V's N is the whole 128.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d128_64x64x2w4_wgmma::@flash_attention_f16_d128_64x64x2w4_wgmma
-// PTX-LABEL: .visible .entry flash_attention_f16_d128_64x64x2w4_wgmma(
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d128_128x64x3w12_wgmma_tma::@flash_attention_f16_d128_128x64x3w12_wgmma_tma
+// PTX-LABEL: .visible .entry flash_attention_f16_d128_128x64x3w12_wgmma_tma(
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX-NOT: mma.sync.aligned.m16n8k16
