@@ -421,7 +421,12 @@ def main():
             ("b8 h12 sq200 skv150 full mask", [8, 12], 200, 150, 64, "full", F16,
              "128x64x3x12xwgmmaxtma"),
             ("b8 h12 s200 causal bf16", [8, 12], 200, 200, 64, "causal", BF16,
-             "128x128x2x12xwgmmaxtma")]:
+             "128x128x2x12xwgmmaxtma"),
+            # 3 stages of 128-wide KV tiles: at D 128 one Q buffer (shared memory), the
+            # next item's Q loaded once the consumers release it.
+            ("b8 h12 s300 d128", [8, 12], 300, 300, 128, None, F16, "128x128x3x12xwgmmaxtma"),
+            ("b8 h12 s200 d64 causal", [8, 12], 200, 200, 64, "causal", F16,
+             "128x128x3x12xwgmmaxtma")]:
         cases.append({**c(f"{name} [{config}]", lead, sq, skv, d, mask, dtype), "config": config})
     if args.filter:
         import re

@@ -287,6 +287,7 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
                     flashAttentionTmaView(problem, problem.value);
     const FlashAttentionConfig tmaCandidates[] = {
         {128, 128, 2, 12, true, true},
+        {128, 128, 3, 12, true, true},
         {128, 64, 2, 12, true, true},
         {128, 64, 3, 12, true, true},
     };
