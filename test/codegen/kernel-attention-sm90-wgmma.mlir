@@ -100,11 +100,11 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
 // PTX-LABEL: .visible .entry flash_attention_bf16_d64_128x64x2w8_wgmma(
 // PTX: .maxntid 256, 1, 1
 // PTX: .minnctapersm 2
-// bf16 keeps exp2 in f32 (no f16x2 exp2 anywhere up to the next PTX-LABEL).
+// bf16 keeps exp2 in f32.
 // PTX-NOT: ex2.approx.f16x2
-// PTX-DAG: ex2.approx.ftz.f32
-// PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// PTX: ex2.approx.ftz.f32
 // PTX-NOT: ex2.approx.f16x2
+// PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 kernel.func @Asks_8_warps(%q: memref<2x3x128x64xbf16>, %k: memref<2x3x128x64xbf16>, %v: memref<2x3x128x64xbf16>, %o: memref<2x3x128x64xbf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 2, warps = 8, wgmma = true>} {
   attention ins(%q, %k, %v : memref<2x3x128x64xbf16>, memref<2x3x128x64xbf16>, memref<2x3x128x64xbf16>) outs(%o : memref<2x3x128x64xbf16>) {
   ^bb0(%a: tensor<2x3x128x64xbf16>, %b: tensor<2x3x128x64xbf16>, %c: tensor<2x3x128x64xbf16>):

@@ -9,8 +9,7 @@
 //   column pairs. ROW_SETUP: this thread's query rows and the softmax's units, the
 //   loop's initial values. ONLINE_SOFTMAX: from S = Q K^T of tile j (%sAcc) to P
 //   (%pOut#0), the new running maximum and sums (%mNew, %lNew) and alpha (%alpha), the
-//   factor of what was accumulated. RESCALE_O: O (%oAcc) rescaled by alpha (%oScaled)
-//   where a row of the warp needs it (tile %j > 0).
+//   factor of what was accumulated. RESCALE_O: O (%oAcc) rescaled by alpha (%oScaled).
 //   NORMALIZE_O: O / l of the loop's results (O_FINAL, L_FINAL), rounded, written into
 //   this warp's rows of the Q tile in shared memory. WORK_ITEM (the TMA form's producer
 //   and consumers both): work item %item's query block, (batch, head), K/V tiles and Q
@@ -399,35 +398,21 @@
       %lNew = arith.addf %lScaled, %pOut#1 : !rows
 
 // @@ RESCALE_O
-      // O = O * alpha (+ P V, after this part). A warp none of whose rows' maxima moved
-      // (alpha is exp2 of exactly 0: 1) skips it, as does the first tile (O is 0): a
-      // warp-uniform branch on a vote.
-      %alphaOne = arith.constant dense<1.0> : !rows
-      %rowMoved = arith.cmpf une, %alpha, %alphaOne : !rows
-      %anyMoved = vector.reduction <or>, %rowMoved : vector<{ROWS}xi1> into i1
-      %laterTile = arith.cmpi ugt, %j, %c0 : index
-      %rescale = arith.andi %anyMoved, %laterTile : i1
-      %allLanes = arith.constant -1 : i32
-      %warpRescales = nvvm.vote.sync any %allLanes, %rescale -> i1
-      %oScaled = scf.if %warpRescales -> (!oacc) {
-        %rescaled = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%oa0 = %oAcc) -> (!oacc) {
-          %rA = arith.muli %mt, %c2 : index
-          %rB = arith.addi %rA, %c1 : index
-          %alphaA = vector.extract %alpha[%rA] : f32 from !rows
-          %alphaB = vector.extract %alpha[%rB] : f32 from !rows
-          %alphaM = vector.from_elements %alphaA, %alphaA, %alphaB, %alphaB : vector<2x2xf32>
-          %perTile = scf.for %e = %c0 to %cNTO step %c1 iter_args(%oa = %oa0) -> (!oacc) {
-            %ov = vector.extract %oa[%mt, %e] : vector<2x2xf32> from !oacc
-            %os = arith.mulf %ov, %alphaM : vector<2x2xf32>
-            %oa2 = vector.insert %os, %oa[%mt, %e] : vector<2x2xf32> into !oacc
-            scf.yield %oa2 : !oacc
-          } {unroll}
-          scf.yield %perTile : !oacc
+      // O = O * alpha (+ P V, after this part).
+      %oScaled = scf.for %mt = %c0 to %cMTW step %c1 iter_args(%oa0 = %oAcc) -> (!oacc) {
+        %rA = arith.muli %mt, %c2 : index
+        %rB = arith.addi %rA, %c1 : index
+        %alphaA = vector.extract %alpha[%rA] : f32 from !rows
+        %alphaB = vector.extract %alpha[%rB] : f32 from !rows
+        %alphaM = vector.from_elements %alphaA, %alphaA, %alphaB, %alphaB : vector<2x2xf32>
+        %perTile = scf.for %e = %c0 to %cNTO step %c1 iter_args(%oa = %oa0) -> (!oacc) {
+          %ov = vector.extract %oa[%mt, %e] : vector<2x2xf32> from !oacc
+          %os = arith.mulf %ov, %alphaM : vector<2x2xf32>
+          %oa2 = vector.insert %os, %oa[%mt, %e] : vector<2x2xf32> into !oacc
+          scf.yield %oa2 : !oacc
         } {unroll}
-        scf.yield %rescaled : !oacc
-      } else {
-        scf.yield %oAcc : !oacc
-      }
+        scf.yield %perTile : !oacc
+      } {unroll}
 // @@ NORMALIZE_O
     // Epilogue: the row sums over the quad, O / l (0 for an empty row with nan_to_zero),
     // rounded to {T}; rows past Sq are not stored.
