@@ -287,15 +287,23 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
                     flashAttentionTmaView(problem, problem.value);
     const FlashAttentionConfig tmaCandidates[] = {
         {128, 128, 2, 12, true, true},
-        {128, 128, 3, 12, true, true},
         {128, 64, 2, 12, true, true},
         {128, 64, 3, 12, true, true},
     };
-    for (const FlashAttentionConfig &config : tmaCandidates)
+    // The consumers hold O and the P of the P V in flight while the next softmax runs:
+    // ptxas must not spill (a register of a product in flight reused is a wrong result:
+    // H200, D 128 causal, 128x128 with 20 bytes spilled, rel L2 3.7e-2). ptxas 13.0 spills
+    // 128-wide KV tiles with a mask or causal at D above 80, and a full mask's addressing at
+    // D above 80; the other forms, f16 and bf16, D 64 to 128, assemble without.
+    bool wideHead = problem.headDim > 80;
+    bool fullMask = problem.maskType && !problem.maskRowsBroadcast;
+    for (const FlashAttentionConfig &config : tmaCandidates) {
+      bool spills = (config.blockKv == 128 && (problem.maskType || (problem.causal && wideHead))) ||
+                    (fullMask && wideHead);
       if (tmaViews && config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90 &&
-          problem.headDim <= kFlashAttentionMaxHeadDim &&
-          !(config.blockKv == 128 && problem.maskType))
+          problem.headDim <= kFlashAttentionMaxHeadDim && !spills)
         configs.push_back(config);
+    }
   }
   // The default first: 32 rows a warp where that still gives every SM two CTAs or more
   // (132 SMs on an H100/H200), else 16. Causal kernels keep 16 rows a warp: their CTAs
