@@ -190,7 +190,7 @@ def Kernel_FlashAttentionConfigAttr
     : Kernel_TemplateConfigAttr<"FlashAttentionConfig", "flash_attention"> {
   let summary = "Attention in one kernel on the tensor cores, the scores kept on chip";
   let description = [{
-    The flash-attention family (passes/kernel/AttentionSm80.cpp, templates/
+    The flash-attention family (passes/kernel/FlashAttention.cpp, templates/
     FlashAttention.mlir and FlashAttentionSm90.mlir, docs/codegen-attention.md) takes a
     `kernel.attention` holding one `graph.attention` of f16 or bf16 [B, H, S, D] (or
     [N, S, D]) buffers, or head-split views of a fused QKV projection's [..., H * D] rows,

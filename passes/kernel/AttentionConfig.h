@@ -1,6 +1,6 @@
 //===- AttentionConfig.h - Configurations of the flash-attention template -*- C++ -*-===//
 //
-// The flash-attention family (#kernel.flash_attention: passes/kernel/AttentionSm80.cpp,
+// The flash-attention family (#kernel.flash_attention: passes/kernel/FlashAttention.cpp,
 // docs/codegen-attention.md): the problem an attention kernel poses, and the
 // configurations that compute it.
 //

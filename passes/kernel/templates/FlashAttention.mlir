@@ -1,4 +1,4 @@
-// The flash-attention template of flash_attention (passes/kernel/AttentionSm80.cpp):
+// The flash-attention template of flash_attention (passes/kernel/FlashAttention.cpp):
 // FlashAttention-2 forward, O = softmax(Q K^T * scale + mask) V, on the tensor cores with
 // mma.sync (m16n8k16, {T} operands, f32 accumulation); runs on sm_80 and later (sm_90a
 // too). One CTA computes {BQ} query rows of one (batch, head); each of its {WARPS} warps

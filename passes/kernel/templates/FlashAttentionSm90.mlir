@@ -1,5 +1,5 @@
 // The Hopper (sm_90a) flash-attention template of flash_attention
-// (passes/kernel/AttentionSm80.cpp): FlashAttention-2 forward, O = softmax(Q K^T * scale +
+// (passes/kernel/FlashAttention.cpp): FlashAttention-2 forward, O = softmax(Q K^T * scale +
 // mask) V, with both products on wgmma (m64nNk16, {T} operands, f32 accumulation). One CTA
 // computes {BQ} query rows of one (batch, head): {WARPS} warps, i.e. {BQ} / 64 warpgroups
 // of 64 rows; warp w owns rows 16 w .. 16 w + 15, and the wgmma accumulator fragment of

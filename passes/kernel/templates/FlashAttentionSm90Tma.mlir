@@ -1,5 +1,5 @@
 // The warp-specialised Hopper (sm_90a) flash-attention template of flash_attention
-// (passes/kernel/AttentionSm80.cpp): O = softmax(Q K^T * scale + mask) V with both
+// (passes/kernel/FlashAttention.cpp): O = softmax(Q K^T * scale + mask) V with both
 // products on wgmma, as FlashAttentionSm90.mlir computes it, but with the copies taken
 // off the threads that compute, on a persistent grid. A work item is {BQ} = 128 query
 // rows of one (batch, head); CTA c takes items c, c + grid, ... (the query blocks of a head

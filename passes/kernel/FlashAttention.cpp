@@ -1,4 +1,4 @@
-//===- AttentionSm80.cpp - Fused flash attention for attention kernels ----===//
+//===- FlashAttention.cpp - Fused flash attention for attention kernels ---===//
 //
 // The flash_attention family (#kernel.flash_attention): the attention kernels whose body is one
 // plain graph.attention of half-precision [B, H, S, D] buffers get the FlashAttention-2 forward
@@ -19,6 +19,7 @@
 #include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm80Template.h"
 #include "passes/kernel/Sm90Template.h"
+#include "passes/kernel/WgmmaAsm.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -40,6 +41,10 @@
 using namespace mlir;
 namespace graph = kiln::graph;
 namespace kernel = kiln::kernel;
+using kiln::WgmmaProduct;
+using kiln::WgmmaRegisters;
+using kiln::wgmmaSnippet;
+using kiln::wgmmaWait;
 
 namespace {
 
@@ -765,276 +770,6 @@ kiln::matchFlashAttention(kernel::FuncOp function, ModuleOp module, std::string 
 
 namespace {
 
-/// One warpgroup product on wgmma, for the Hopper templates' {WGMMA_*} placeholders:
-/// `result` (an `accType`, vector<1 x n/8 x 2 x 2 x f32>, the m64n<n> accumulator fragment
-/// in the order wgmma numbers its registers) = `acc` + A B over `steps` k16 steps, A from
-/// registers (k-step k, register r: the vector<2 x type> at `aIndex(k, r)` of `aSource`) or,
-/// when `aDesc` is not empty, from shared memory through the descriptor `aDesc` +
-/// `aDescStep(k)` (K-major), B through the descriptor `desc` + `descStep(k)` (transposed
-/// when `transposeB`), in the descriptors' 16-byte units; with `zeroFirst` the first step
-/// ignores `acc`. SSA names it defines start with %`prefix`_.
-struct WgmmaProduct {
-  std::string prefix, result, acc, accType;
-  int64_t n = 0, steps = 0;
-  std::string aSource, aSourceType;
-  std::function<std::string(int64_t, int64_t)> aIndex;
-  std::string aDesc;
-  std::function<int64_t(int64_t)> aDescStep;
-  std::string desc;
-  std::function<int64_t(int64_t)> descStep;
-  bool transposeB = false, zeroFirst = false;
-};
-
-/// The ops of `products` (of `type` operands) as one inline-asm block: the fence, each
-/// product's k-steps, one commit and the wait for completion. Every result is defined only
-/// once all the products are done, so no read of the accumulators can be scheduled above
-/// the wait, and the registers of a product's A operand stay the block's until then (the
-/// TMA form's turn issues P V and the next S = Q K^T back to back this way). With
-/// `between`, the wait is a second block and `between` (ops that touch no accumulator: the
-/// TMA form's signal to the other consumer) goes between the two: the second block takes
-/// the accumulators as tied operands (so that they are read only after it) and the A
-/// registers as inputs (so that they stay unchanged until the products are done), and
-/// ptxas sees wgmma in flight across `between` (it serialises the products, C75xx, if
-/// anything in between touches their registers). With `issueOnly`, each product commits a
-/// group of its own and nothing waits: the results are still being written, and only a
-/// wgmmaWait that takes them may lead to their reads.
-std::string wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products,
-                         std::optional<StringRef> between = std::nullopt, bool issueOnly = false) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  // Operands: every product's accumulators out, then in (tied), then each product's A
-  // registers (4 a k-step) or A descriptors (1), its B descriptors, and one i32 zero for
-  // the predicates.
-  int64_t outputs = 0;
-  for (const WgmmaProduct &product : products)
-    outputs += product.n / 2;
-  int64_t next = 2 * outputs;
-  SmallVector<int64_t> aFirst, descFirst, accFirst;
-  int64_t acc = 0;
-  for (const WgmmaProduct &product : products) {
-    accFirst.push_back(acc);
-    acc += product.n / 2;
-    aFirst.push_back(next);
-    next += (product.aDesc.empty() ? 4 : 1) * product.steps;
-    descFirst.push_back(next);
-    next += product.steps;
-  }
-  int64_t flag = next;
-  std::string ptx = llvm::formatv("{{ .reg .pred p0, p1; setp.ne.b32 p0, ${0}, 0; "
-                                  "setp.eq.b32 p1, ${0}, 0; wgmma.fence.sync.aligned; ",
-                                  flag)
-                        .str();
-  std::string constraints, tied, inputs, operands, operandTypes, structType = "!llvm.struct<(";
-  std::string accOperands, accTypes;
-  for (auto [index, product] : llvm::enumerate(products)) {
-    const std::string &prefix = product.prefix;
-    bool aShared = !product.aDesc.empty();
-    int64_t accRegs = product.n / 2;
-    for (int64_t k = 0; k < product.steps; ++k) {
-      if (aShared) {
-        os << llvm::formatv("      %{0}_astep{1} = arith.constant {2} : i64\n", prefix, k,
-                            product.aDescStep(k));
-        os << llvm::formatv("      %{0}_a{1}_0 = arith.addi {2}, %{0}_astep{1} : i64\n", prefix, k,
-                            product.aDesc);
-      }
-      for (int64_t r = 0; r < 4 && !aShared; ++r) {
-        os << llvm::formatv(
-            "      %{0}_a{1}_{2}_v = vector.extract {3}[{4}] : vector<2x{5}> from {6}\n", prefix, k,
-            r, product.aSource, product.aIndex(k, r), type, product.aSourceType);
-        os << llvm::formatv("      %{0}_a{1}_{2}_w = vector.bitcast %{0}_a{1}_{2}_v : "
-                            "vector<2x{3}> to vector<1xi32>\n",
-                            prefix, k, r, type);
-        os << llvm::formatv("      %{0}_a{1}_{2} = vector.extract %{0}_a{1}_{2}_w[0] : i32 from "
-                            "vector<1xi32>\n",
-                            prefix, k, r);
-      }
-      os << llvm::formatv("      %{0}_dstep{1} = arith.constant {2} : i64\n", prefix, k,
-                          product.descStep(k));
-      os << llvm::formatv("      %{0}_d{1} = arith.addi {2}, %{0}_dstep{1} : i64\n", prefix, k,
-                          product.desc);
-    }
-    for (int64_t i = 0; i < accRegs; ++i)
-      os << llvm::formatv("      %{0}_c{1} = vector.extract {2}[0, {3}, {4}, {5}] : f32 from "
-                          "{6}\n",
-                          prefix, i, product.acc, i / 4, (i / 2) % 2, i % 2, product.accType);
-    std::string accList;
-    for (int64_t i = 0; i < accRegs; ++i)
-      accList += (i ? ", $" : "$") + std::to_string(accFirst[index] + i);
-    for (int64_t k = 0; k < product.steps; ++k) {
-      int64_t a0 = aFirst[index] + (aShared ? k : 4 * k);
-      std::string a =
-          aShared ? llvm::formatv("${0}", a0).str()
-                  : llvm::formatv("{{${0}, ${1}, ${2}, ${3}}", a0, a0 + 1, a0 + 2, a0 + 3).str();
-      // Shared A takes imm-trans-a (0: K-major) before imm-trans-b.
-      ptx += llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} {{{2}}, {3}, "
-                           "${4}, {5}, 1, 1, {6}{7}; ",
-                           product.n, type, accList, a, descFirst[index] + k,
-                           k == 0 && product.zeroFirst ? "p0" : "p1", aShared ? "0, " : "",
-                           product.transposeB ? 1 : 0)
-                 .str();
-    }
-    if (issueOnly)
-      ptx += "wgmma.commit_group.sync.aligned; ";
-    for (int64_t i = 0; i < accRegs; ++i) {
-      constraints += "=f,";
-      tied += std::to_string(accFirst[index] + i) + ",";
-      accOperands += llvm::formatv("%{0}_c{1}, ", prefix, i).str();
-      accTypes += "f32, ";
-      structType += accFirst[index] + i ? ", f32" : "f32";
-    }
-    for (int64_t k = 0; k < product.steps; ++k)
-      for (int64_t r = 0; r < (aShared ? 1 : 4); ++r) {
-        inputs += aShared ? "l," : "r,";
-        operands += llvm::formatv("%{0}_a{1}_{2}, ", prefix, k, r).str();
-        operandTypes += aShared ? "i64, " : "i32, ";
-      }
-    for (int64_t k = 0; k < product.steps; ++k) {
-      inputs += "l,";
-      operands += llvm::formatv("%{0}_d{1}, ", prefix, k).str();
-      operandTypes += "i64, ";
-    }
-  }
-  ptx += issueOnly ? "}"
-         : between ? "wgmma.commit_group.sync.aligned; }"
-                   : "wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }";
-  structType += ")>";
-  std::string prefix = products.front().prefix;
-  os << llvm::formatv("      %{0}_r = llvm.inline_asm has_side_effects asm_dialect = att \"{1}\", "
-                      "\"{2}{3}{4}r\" {5}{6}%zeroI32 : ({7}{8}i32) -> {9}\n",
-                      prefix, ptx, constraints, tied, inputs, accOperands, operands, accTypes,
-                      operandTypes, structType);
-  std::string resultBlock = prefix + "_r";
-  if (between) {
-    os << *between << "\n";
-    // The wait: the accumulators tied through it, the register A operands held.
-    std::string waitOperands, waitTypes, waitInputs;
-    for (int64_t i = 0; i < outputs; ++i) {
-      os << llvm::formatv("      %{0}_f{1} = llvm.extractvalue %{0}_r[{1}] : {2}\n", prefix, i,
-                          structType);
-      waitOperands += llvm::formatv("%{0}_f{1}, ", prefix, i).str();
-      waitTypes += "f32, ";
-    }
-    for (const WgmmaProduct &product : products)
-      for (int64_t k = 0; product.aDesc.empty() && k < product.steps; ++k)
-        for (int64_t r = 0; r < 4; ++r) {
-          waitInputs += "r,";
-          waitOperands += llvm::formatv("%{0}_a{1}_{2}, ", product.prefix, k, r).str();
-          waitTypes += "i32, ";
-        }
-    std::string waitConstraints = constraints + tied + waitInputs;
-    waitConstraints.pop_back();
-    waitOperands.resize(waitOperands.size() - 2);
-    waitTypes.resize(waitTypes.size() - 2);
-    os << llvm::formatv("      %{0}_w = llvm.inline_asm has_side_effects asm_dialect = att "
-                        "\"wgmma.wait_group.sync.aligned 0;\", \"{1}\" {2} : ({3}) -> {4}\n",
-                        prefix, waitConstraints, waitOperands, waitTypes, structType);
-    resultBlock = prefix + "_w";
-  }
-  for (auto [index, product] : llvm::enumerate(products)) {
-    std::string results;
-    for (int64_t i = 0; i < product.n / 2; ++i) {
-      os << llvm::formatv("      %{0}_o{1} = llvm.extractvalue %{2}[{3}] : {4}\n", product.prefix,
-                          i, resultBlock, accFirst[index] + i, structType);
-      results += llvm::formatv("{0}%{1}_o{2}", i ? ", " : "", product.prefix, i).str();
-    }
-    os << llvm::formatv("      {0} = vector.from_elements {1} : {2}\n", product.result, results,
-                        product.accType);
-  }
-  return text;
-}
-
-/// A vector of wgmma accumulators or of a register A operand, as the registers an
-/// inline-asm block takes: `value` (of `valueType`, vector<1 x tiles x 2 x 2 x element>)
-/// is `count` f32 accumulators, or for a half `element` the 32-bit pairs of its `tiles` x 2
-/// rows.
-struct WgmmaRegisters {
-  std::string value, valueType;
-  int64_t tiles = 0;
-  bool accumulator = true; // f32 accumulators; else pairs of halves (P)
-  std::string element;     // the halves' type
-};
-
-/// Emits the extraction of `registers`' values as %`prefix`_<i> (f32 or i32), and
-/// returns their names and types, comma-separated.
-std::pair<std::string, std::string> extractRegisters(llvm::raw_ostream &os, StringRef prefix,
-                                                     const WgmmaRegisters &registers) {
-  std::string names, types;
-  if (registers.accumulator) {
-    for (int64_t i = 0; i < registers.tiles * 4; ++i) {
-      os << llvm::formatv("      %{0}_{1} = vector.extract {2}[0, {3}, {4}, {5}] : f32 from {6}\n",
-                          prefix, i, registers.value, i / 4, (i / 2) % 2, i % 2,
-                          registers.valueType);
-      names += llvm::formatv("{0}%{1}_{2}", i ? ", " : "", prefix, i).str();
-      types += i ? ", f32" : "f32";
-    }
-    return {names, types};
-  }
-  for (int64_t i = 0; i < registers.tiles * 2; ++i) {
-    os << llvm::formatv("      %{0}_{1}_v = vector.extract {2}[0, {3}, {4}] : vector<2x{5}> from "
-                        "{6}\n",
-                        prefix, i, registers.value, i / 2, i % 2, registers.element,
-                        registers.valueType);
-    os << llvm::formatv("      %{0}_{1}_w = vector.bitcast %{0}_{1}_v : vector<2x{2}> to "
-                        "vector<1xi32>\n",
-                        prefix, i, registers.element);
-    os << llvm::formatv("      %{0}_{1} = vector.extract %{0}_{1}_w[0] : i32 from vector<1xi32>\n",
-                        prefix, i);
-    names += llvm::formatv("{0}%{1}_{2}", i ? ", " : "", prefix, i).str();
-    types += i ? ", i32" : "i32";
-  }
-  return {names, types};
-}
-
-/// The ops that wait until at most `pending` wgmma groups of this warpgroup are in flight
-/// (wgmma.wait_group), through which the accumulators `tied` pass (read only after it:
-/// each becomes `results[i]`) and which holds the registers `held` (a product's register
-/// A operand, unchanged until then). ptxas sees the products in flight until here.
-std::string wgmmaWait(StringRef prefix, int64_t pending, ArrayRef<WgmmaRegisters> tied,
-                      ArrayRef<std::string> results, ArrayRef<WgmmaRegisters> held) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  std::string operands, types, outputs, ties, inputs, structType = "!llvm.struct<(";
-  int64_t count = 0;
-  for (auto [index, registers] : llvm::enumerate(tied)) {
-    auto [names, nameTypes] =
-        extractRegisters(os, (prefix + "_t" + std::to_string(index)).str(), registers);
-    operands += (operands.empty() ? "" : ", ") + names;
-    types += (types.empty() ? "" : ", ") + nameTypes;
-    for (int64_t i = 0; i < registers.tiles * 4; ++i, ++count) {
-      outputs += "=f,";
-      structType += count ? ", f32" : "f32";
-    }
-  }
-  for (int64_t i = 0; i < count; ++i)
-    ties += std::to_string(i) + ",";
-  for (auto [index, registers] : llvm::enumerate(held)) {
-    auto [names, nameTypes] =
-        extractRegisters(os, (prefix + "_h" + std::to_string(index)).str(), registers);
-    operands += ", " + names;
-    types += ", " + nameTypes;
-    for (int64_t i = 0; i < registers.tiles * 2; ++i)
-      inputs += "r,";
-  }
-  structType += ")>";
-  std::string constraints = outputs + ties + inputs;
-  constraints.pop_back();
-  os << llvm::formatv("      %{0}_w = llvm.inline_asm has_side_effects asm_dialect = att "
-                      "\"wgmma.wait_group.sync.aligned {1};\", \"{2}\" {3} : ({4}) -> {5}\n",
-                      prefix, pending, constraints, operands, types, structType);
-  int64_t at = 0;
-  for (auto [index, registers] : llvm::enumerate(tied)) {
-    std::string names;
-    for (int64_t i = 0; i < registers.tiles * 4; ++i, ++at) {
-      os << llvm::formatv("      %{0}_r{1} = llvm.extractvalue %{0}_w[{1}] : {2}\n", prefix, at,
-                          structType);
-      names += llvm::formatv("{0}%{1}_r{2}", i ? ", " : "", prefix, at).str();
-    }
-    os << llvm::formatv("      {0} = vector.from_elements {1} : {2}\n", results[index], names,
-                        registers.valueType);
-  }
-  return text;
-}
-
 /// Generates the attention kernels whose `kernel.config` is #kernel.flash_attention.
 struct FlashAttentionGenerator {
   ModuleOp module;
@@ -1160,9 +895,9 @@ struct FlashAttentionGenerator {
         WgmmaProduct pvLast = pv;
         pvLast.prefix = "pvl";
         pvLast.result = "%oLast";
-        qkProduct = wgmmaSnippet(type, {qk("qk", "%sIssued", "%descKNext"), pv}, std::nullopt,
+        qkProduct = wgmmaSnippet(type, {qk("qk", "%sIssued", "%descKNext"), pv},
                                  /*issueOnly=*/true);
-        pvProduct = wgmmaSnippet(type, {pvLast}, std::nullopt, /*issueOnly=*/true);
+        pvProduct = wgmmaSnippet(type, {pvLast}, /*issueOnly=*/true);
         std::string pType = llvm::formatv("vector<1x{0}x2x2x{1}>", config.blockKv / 8, type);
         auto accumulators = [](StringRef value, StringRef valueType, int64_t tiles) {
           return WgmmaRegisters{value.str(), valueType.str(), tiles, true, ""};

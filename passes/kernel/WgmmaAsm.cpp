@@ -1,0 +1,210 @@
+//===- WgmmaAsm.cpp - wgmma products as inline asm in a kernel template ---===//
+//
+// WgmmaAsm.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/kernel/WgmmaAsm.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace kiln;
+using llvm::ArrayRef;
+using llvm::SmallVector;
+using llvm::StringRef;
+
+std::string kiln::wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products, bool issueOnly) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  // Operands: every product's accumulators out, then in (tied), then each product's A
+  // registers (4 a k-step) or A descriptors (1), its B descriptors, and one i32 zero for
+  // the predicates.
+  int64_t outputs = 0;
+  for (const WgmmaProduct &product : products)
+    outputs += product.n / 2;
+  int64_t next = 2 * outputs;
+  SmallVector<int64_t> aFirst, descFirst, accFirst;
+  int64_t acc = 0;
+  for (const WgmmaProduct &product : products) {
+    accFirst.push_back(acc);
+    acc += product.n / 2;
+    aFirst.push_back(next);
+    next += (product.aDesc.empty() ? 4 : 1) * product.steps;
+    descFirst.push_back(next);
+    next += product.steps;
+  }
+  int64_t flag = next;
+  std::string ptx = llvm::formatv("{{ .reg .pred p0, p1; setp.ne.b32 p0, ${0}, 0; "
+                                  "setp.eq.b32 p1, ${0}, 0; wgmma.fence.sync.aligned; ",
+                                  flag)
+                        .str();
+  std::string constraints, tied, inputs, operands, operandTypes, structType = "!llvm.struct<(";
+  std::string accOperands, accTypes;
+  for (auto [index, product] : llvm::enumerate(products)) {
+    const std::string &prefix = product.prefix;
+    bool aShared = !product.aDesc.empty();
+    int64_t accRegs = product.n / 2;
+    for (int64_t k = 0; k < product.steps; ++k) {
+      if (aShared) {
+        os << llvm::formatv("      %{0}_astep{1} = arith.constant {2} : i64\n", prefix, k,
+                            product.aDescStep(k));
+        os << llvm::formatv("      %{0}_a{1}_0 = arith.addi {2}, %{0}_astep{1} : i64\n", prefix, k,
+                            product.aDesc);
+      }
+      for (int64_t r = 0; r < 4 && !aShared; ++r) {
+        os << llvm::formatv(
+            "      %{0}_a{1}_{2}_v = vector.extract {3}[{4}] : vector<2x{5}> from {6}\n", prefix, k,
+            r, product.aSource, product.aIndex(k, r), type, product.aSourceType);
+        os << llvm::formatv("      %{0}_a{1}_{2}_w = vector.bitcast %{0}_a{1}_{2}_v : "
+                            "vector<2x{3}> to vector<1xi32>\n",
+                            prefix, k, r, type);
+        os << llvm::formatv("      %{0}_a{1}_{2} = vector.extract %{0}_a{1}_{2}_w[0] : i32 from "
+                            "vector<1xi32>\n",
+                            prefix, k, r);
+      }
+      os << llvm::formatv("      %{0}_dstep{1} = arith.constant {2} : i64\n", prefix, k,
+                          product.descStep(k));
+      os << llvm::formatv("      %{0}_d{1} = arith.addi {2}, %{0}_dstep{1} : i64\n", prefix, k,
+                          product.desc);
+    }
+    for (int64_t i = 0; i < accRegs; ++i)
+      os << llvm::formatv("      %{0}_c{1} = vector.extract {2}[0, {3}, {4}, {5}] : f32 from "
+                          "{6}\n",
+                          prefix, i, product.acc, i / 4, (i / 2) % 2, i % 2, product.accType);
+    std::string accList;
+    for (int64_t i = 0; i < accRegs; ++i)
+      accList += (i ? ", $" : "$") + std::to_string(accFirst[index] + i);
+    for (int64_t k = 0; k < product.steps; ++k) {
+      int64_t a0 = aFirst[index] + (aShared ? k : 4 * k);
+      std::string a =
+          aShared ? llvm::formatv("${0}", a0).str()
+                  : llvm::formatv("{{${0}, ${1}, ${2}, ${3}}", a0, a0 + 1, a0 + 2, a0 + 3).str();
+      // Shared A takes imm-trans-a (0: K-major) before imm-trans-b.
+      ptx += llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} {{{2}}, {3}, "
+                           "${4}, {5}, 1, 1, {6}{7}; ",
+                           product.n, type, accList, a, descFirst[index] + k,
+                           k == 0 && product.zeroFirst ? "p0" : "p1", aShared ? "0, " : "",
+                           product.transposeB ? 1 : 0)
+                 .str();
+    }
+    if (issueOnly)
+      ptx += "wgmma.commit_group.sync.aligned; ";
+    for (int64_t i = 0; i < accRegs; ++i) {
+      constraints += "=f,";
+      tied += std::to_string(accFirst[index] + i) + ",";
+      accOperands += llvm::formatv("%{0}_c{1}, ", prefix, i).str();
+      accTypes += "f32, ";
+      structType += accFirst[index] + i ? ", f32" : "f32";
+    }
+    for (int64_t k = 0; k < product.steps; ++k)
+      for (int64_t r = 0; r < (aShared ? 1 : 4); ++r) {
+        inputs += aShared ? "l," : "r,";
+        operands += llvm::formatv("%{0}_a{1}_{2}, ", prefix, k, r).str();
+        operandTypes += aShared ? "i64, " : "i32, ";
+      }
+    for (int64_t k = 0; k < product.steps; ++k) {
+      inputs += "l,";
+      operands += llvm::formatv("%{0}_d{1}, ", prefix, k).str();
+      operandTypes += "i64, ";
+    }
+  }
+  ptx += issueOnly ? "}" : "wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }";
+  structType += ")>";
+  std::string prefix = products.front().prefix;
+  os << llvm::formatv("      %{0}_r = llvm.inline_asm has_side_effects asm_dialect = att \"{1}\", "
+                      "\"{2}{3}{4}r\" {5}{6}%zeroI32 : ({7}{8}i32) -> {9}\n",
+                      prefix, ptx, constraints, tied, inputs, accOperands, operands, accTypes,
+                      operandTypes, structType);
+  std::string resultBlock = prefix + "_r";
+  for (auto [index, product] : llvm::enumerate(products)) {
+    std::string results;
+    for (int64_t i = 0; i < product.n / 2; ++i) {
+      os << llvm::formatv("      %{0}_o{1} = llvm.extractvalue %{2}[{3}] : {4}\n", product.prefix,
+                          i, resultBlock, accFirst[index] + i, structType);
+      results += llvm::formatv("{0}%{1}_o{2}", i ? ", " : "", product.prefix, i).str();
+    }
+    os << llvm::formatv("      {0} = vector.from_elements {1} : {2}\n", product.result, results,
+                        product.accType);
+  }
+  return text;
+}
+
+/// Emits the extraction of `registers`' values as %`prefix`_<i> (f32 or i32), and
+/// returns their names and types, comma-separated.
+static std::pair<std::string, std::string> extractRegisters(llvm::raw_ostream &os, StringRef prefix,
+                                                            const WgmmaRegisters &registers) {
+  std::string names, types;
+  if (registers.accumulator) {
+    for (int64_t i = 0; i < registers.tiles * 4; ++i) {
+      os << llvm::formatv("      %{0}_{1} = vector.extract {2}[0, {3}, {4}, {5}] : f32 from {6}\n",
+                          prefix, i, registers.value, i / 4, (i / 2) % 2, i % 2,
+                          registers.valueType);
+      names += llvm::formatv("{0}%{1}_{2}", i ? ", " : "", prefix, i).str();
+      types += i ? ", f32" : "f32";
+    }
+    return {names, types};
+  }
+  for (int64_t i = 0; i < registers.tiles * 2; ++i) {
+    os << llvm::formatv("      %{0}_{1}_v = vector.extract {2}[0, {3}, {4}] : vector<2x{5}> from "
+                        "{6}\n",
+                        prefix, i, registers.value, i / 2, i % 2, registers.element,
+                        registers.valueType);
+    os << llvm::formatv("      %{0}_{1}_w = vector.bitcast %{0}_{1}_v : vector<2x{2}> to "
+                        "vector<1xi32>\n",
+                        prefix, i, registers.element);
+    os << llvm::formatv("      %{0}_{1} = vector.extract %{0}_{1}_w[0] : i32 from vector<1xi32>\n",
+                        prefix, i);
+    names += llvm::formatv("{0}%{1}_{2}", i ? ", " : "", prefix, i).str();
+    types += i ? ", i32" : "i32";
+  }
+  return {names, types};
+}
+
+std::string kiln::wgmmaWait(StringRef prefix, int64_t pending, ArrayRef<WgmmaRegisters> tied,
+                            ArrayRef<std::string> results, ArrayRef<WgmmaRegisters> held) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  std::string operands, types, outputs, ties, inputs, structType = "!llvm.struct<(";
+  int64_t count = 0;
+  for (auto [index, registers] : llvm::enumerate(tied)) {
+    auto [names, nameTypes] =
+        extractRegisters(os, (prefix + "_t" + std::to_string(index)).str(), registers);
+    operands += (operands.empty() ? "" : ", ") + names;
+    types += (types.empty() ? "" : ", ") + nameTypes;
+    for (int64_t i = 0; i < registers.tiles * 4; ++i, ++count) {
+      outputs += "=f,";
+      structType += count ? ", f32" : "f32";
+    }
+  }
+  for (int64_t i = 0; i < count; ++i)
+    ties += std::to_string(i) + ",";
+  for (auto [index, registers] : llvm::enumerate(held)) {
+    auto [names, nameTypes] =
+        extractRegisters(os, (prefix + "_h" + std::to_string(index)).str(), registers);
+    operands += ", " + names;
+    types += ", " + nameTypes;
+    for (int64_t i = 0; i < registers.tiles * 2; ++i)
+      inputs += "r,";
+  }
+  structType += ")>";
+  std::string constraints = outputs + ties + inputs;
+  constraints.pop_back();
+  os << llvm::formatv("      %{0}_w = llvm.inline_asm has_side_effects asm_dialect = att "
+                      "\"wgmma.wait_group.sync.aligned {1};\", \"{2}\" {3} : ({4}) -> {5}\n",
+                      prefix, pending, constraints, operands, types, structType);
+  int64_t at = 0;
+  for (auto [index, registers] : llvm::enumerate(tied)) {
+    std::string names;
+    for (int64_t i = 0; i < registers.tiles * 4; ++i, ++at) {
+      os << llvm::formatv("      %{0}_r{1} = llvm.extractvalue %{0}_w[{1}] : {2}\n", prefix, at,
+                          structType);
+      names += llvm::formatv("{0}%{1}_r{2}", i ? ", " : "", prefix, at).str();
+    }
+    os << llvm::formatv("      {0} = vector.from_elements {1} : {2}\n", results[index], names,
+                        registers.valueType);
+  }
+  return text;
+}
