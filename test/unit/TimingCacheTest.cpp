@@ -537,8 +537,8 @@ func.func @main(%x: memref<?x?x768xf16> {kernel.opt_shape = array<i64: 8, 128, 7
   EXPECT_FALSE(kiln::matchFlashAttention(kernel, *module));
 }
 
-// Attention kernels are tuned: the flash-attention configurations (wgmma ones on sm_90a),
-// then generic; the timing module keeps the constant causal mask a constant, so the timed
+// Attention kernels are tuned: the flash-attention configurations (wgmma and TMA ones on
+// sm_90a), then generic; the timing module keeps the constant causal mask a constant, so the timed
 // kernel is the causal one that will run.
 TEST_F(TuningIRTest, AttentionCandidatesAndTimingModule) {
   const char *text = R"mlir(
@@ -565,7 +565,8 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
   auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
   auto candidates =
       kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
-  ASSERT_EQ(candidates.size(), 17u); // 10 mma.sync, 6 wgmma, generic
+  // 10 mma.sync, 6 wgmma, 2 of the TMA form (128x128x2, 128x64x3), generic.
+  ASSERT_EQ(candidates.size(), 19u);
   EXPECT_EQ(kiln::describeKernelConfig(candidates.front()),
             "flash attention wgmma 64x64, 2 stages, 4 warps");
   EXPECT_EQ(kiln::describeKernelConfig(candidates.back()), "generic");
