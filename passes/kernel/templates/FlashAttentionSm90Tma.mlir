@@ -17,13 +17,18 @@
 // registers to the consumers (setmaxnreg).
 //
 // The consumers take turns at the tensor cores (named barriers 2 and 3): a consumer's
-// turn is its P V of tile j and its S = Q K^T of tile j + 1, issued together where the
-// registers allow, and while one has its turn the other computes its softmax. Consumer w
-// waits for barrier 2 + w (its own 128 threads sync, the other's 128 arrive) before a
-// turn and arrives on the other's once the turn's products are issued, before it waits
-// for them, so that the other's queue behind them on the tensor cores; consumer 1 arrives once first, so that consumer 0 starts, and not
-// after its last turn, so that every arrival is waited for. (S of an item's first tile is
-// outside the turns.)
+// turn issues S = Q K^T of tile j + 1 and O += P V of tile j (a commit group each), and
+// while one has its turn the other computes its softmax. Consumer w waits for barrier
+// 2 + w (its own 128 threads sync, the other's 128 arrive) before a turn and arrives on the
+// other's once the turn's products are issued, so that the other's queue behind them;
+// consumer 1 arrives once first, so that consumer 0 starts, and not after its last turn,
+// so that every arrival is waited for. (S of an item's first tile is outside the turns.)
+// FlashAttention-3's order: the turn waits for S alone (wait_group 1); the softmax of tile
+// j + 1 runs while P V of tile j is on the tensor cores, and only then does the consumer
+// wait for it (WAIT_O), free its stage and rescale O. O and the P that P V reads stay in
+// flight across the iteration, held by the wait blocks (tied operands), so nothing may
+// touch their registers before: the configurations are those ptxas assembles without
+// spills (FlashAttention.cpp).
 //
 // An item's epilogue: each consumer writes O / l into its own 64 rows of the item's Q
 // buffer (only its own S products read them) and, after a barrier of its 128 threads (4 +
@@ -31,16 +36,15 @@
 // ("The TMA variant").
 //
 // Placeholders: those of FlashAttentionSm90.mlir (the parts of FlashAttentionSm90Parts.mlir
-// among them), with WARPS = 12 (8 consumer warps), WGMMA_QK_FIRST (S = Q K^T of an item's
-// tile 0 into %sFirst, from %descK0); a turn's products, as one block where the registers
-// allow: WGMMA_TURN (O += P V of tile j into %oNew and S of tile j + 1 into %sNext, from
-// %descV and %descKNext) and WGMMA_PV (P V of the last tile into %oLast, O_LAST), else
-// WGMMA_PV_FIRST (P V of tile j into %oNew, before either), WGMMA_TURN (S of tile j + 1)
-// and no product in WGMMA_PV (O_LAST: %oNew); each signals the other consumer (if
-// %signal) between issuing its products and waiting for them; Q_BUFS and Q_BUF_BYTES (the
-// Q buffers: 2, or 1 where shared memory holds one), Q_ATOM_BYTES, Q_BYTES, KV_ATOM_BYTES and KV_BYTES (the bytes of an atom's box and of the
-// Q tile, of a K/V atom's box and of a stage's K and V tiles) and OUT_CHUNKS (the 16-byte
-// chunks of O a consumer thread stores).
+// among them), with WARPS = 12 (8 consumer warps); WGMMA_QK_FIRST (S = Q K^T of an item's
+// tile 0 into %sFirst, from %descK0, waited for); WGMMA_TURN (issues S of tile j + 1 into
+// %sIssued, from %descKNext, and P V of tile j into %oNew, from %descV) and WAIT_S (S into
+// %sNext); WGMMA_PV (issues the last tile's P V into %oLast); WAIT_O (%oPending, P V of
+// tile j - 1, into %oAcc, holding %pHeld) and WAIT_O_LAST (after the loop, into %oFinal);
+// O_FINAL and L_FINAL (NORMALIZE_O's inputs); Q_BUFS and Q_BUF_BYTES (the Q buffers: 2, or
+// 1 where shared memory holds one), Q_ATOM_BYTES, Q_BYTES, KV_ATOM_BYTES and KV_BYTES (the
+// bytes of an atom's box and of the Q tile, of a K/V atom's box and of a stage's K and V
+// tiles) and OUT_CHUNKS (the 16-byte chunks of O a consumer thread stores).
 
 !gmem = memref<?x{D}x{T}, strided<[?, 1], offset: ?>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
