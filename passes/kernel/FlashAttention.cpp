@@ -295,11 +295,14 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
         {128, 64, 2, 12, true, true},
         {128, 64, 3, 12, true, true},
     };
-    // The consumers hold O and the P of the P V in flight while the next softmax runs:
-    // ptxas must not spill (a register of a product in flight reused is a wrong result:
-    // H200, D 128 causal, 128x128 with 20 bytes spilled, rel L2 3.7e-2). ptxas 13.0 spills
-    // 128-wide KV tiles with a mask or causal at D above 80, and a full mask's addressing at
-    // D above 80; the other forms, f16 and bf16, D 64 to 128, assemble without.
+    // The consumers hold O and the P of the P V in flight while the next softmax runs: a
+    // register of a product in flight must not be reused. As a precaution only forms that
+    // ptxas 13.0 assembles without spills (a variant that spilled 20 bytes gave a wrong
+    // result on the H200, D 128 causal 128x128, rel L2 3.7e-2; the cause was not
+    // established, and the same case spilling 24 bytes without that variant was right). It
+    // spills 128-wide KV tiles with a mask, or causal at D above 80, and a full mask's
+    // addressing at D above 80; the other forms, f16 and bf16, D 64 to 128, assemble
+    // without.
     bool wideHead = problem.headDim > 80;
     bool fullMask = problem.maskType && !problem.maskRowsBroadcast;
     for (const FlashAttentionConfig &config : tmaCandidates) {

@@ -1,8 +1,8 @@
 // The TMA form at D 128, causal, 64-wide KV tiles in 3 stages (sm_90a's default for it):
 // the causal masking on top of O, S, the P being computed and the P held for the P V in
-// flight, without spills (a spilled register of a product in flight would be a wrong
-// result; 128-wide KV tiles, which spill here, are not among this problem's
-// configurations: kernel-attention-sm90-wgmma-invalid.mlir) or wgmma serialisation.
+// flight, without spills (the form's configurations are spill-free as a precaution for the
+// registers of the products in flight; 128-wide KV tiles, which spill here, are not among
+// this problem's: kernel-attention-sm90-wgmma-invalid.mlir) or wgmma serialisation.
 // REQUIRES: ptxas
 // RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=flash_attention" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device="chip=sm_90a" %s \
 // RUN:   | kiln-translate --emit-ptx -o %t.ptx

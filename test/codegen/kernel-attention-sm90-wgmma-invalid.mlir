@@ -68,9 +68,10 @@ func.func @main(%q: memref<2x3x128x64xf16>, %k: memref<1x3x128x64xf16>, %v: memr
 
 // -----
 
-// The TMA form holds O and the P of a P V in flight during the next softmax, so ptxas
-// must not spill: at D above 80 a causal kernel with 128-wide KV tiles would (ptxas 13.0),
-// so that form is not a configuration of this attention (64-wide ones are).
+// The TMA form holds O and the P of a P V in flight during the next softmax; as a
+// precaution its configurations are those ptxas 13.0 assembles without spills, and at D
+// above 80 a causal kernel with 128-wide KV tiles spills: not a configuration of this
+// attention (64-wide ones are).
 // expected-error @+1 {{is not a configuration of this attention (Sq 512, Skv 512, D 128) on sm_90a}}
 kernel.func @Tma_causal_wide(%q: memref<2x8x512x128xf16>, %k: memref<2x8x512x128xf16>, %v: memref<2x8x512x128xf16>, %o: memref<2x8x512x128xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 128, stages = 2, warps = 12, wgmma = true, tma = true>} {
   attention ins(%q, %k, %v : memref<2x8x512x128xf16>, memref<2x8x512x128xf16>, memref<2x8x512x128xf16>) outs(%o : memref<2x8x512x128xf16>) {
