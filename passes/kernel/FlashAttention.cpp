@@ -190,13 +190,11 @@ int64_t kiln::flashAttentionMaxHeadDim(StringRef target) {
 }
 
 int64_t kiln::FlashAttentionConfig::qBuffers(int64_t headDim) const {
+  // Two where they fit: the next work item's Q loads while the consumers finish one.
   if (!tma)
     return 1;
-  // Two where they fit: the next work item's Q loads while the consumers finish one.
-  FlashAttentionConfig single = *this;
-  single.blockQ *= 2;
-  single.tma = false;
-  return single.sharedBytes(headDim) + 1024 <= kMaxSharedBytesSm90 ? 2 : 1;
+  int64_t rowBytes = llvm::alignTo(headDim, 64) * 2;
+  return (2 * blockQ + 2 * stages * blockKv) * rowBytes + 2048 <= kMaxSharedBytesSm90 ? 2 : 1;
 }
 
 int64_t kiln::FlashAttentionConfig::sharedBytes(int64_t headDim) const {
@@ -205,9 +203,8 @@ int64_t kiln::FlashAttentionConfig::sharedBytes(int64_t headDim) const {
   // offset, up to 1024 bytes in; the TMA form's mbarriers are static shared variables,
   // which that offset keeps clear of: 2048).
   int64_t rowElements = wgmma ? llvm::alignTo(headDim, 64) : headDim;
-  return (qBuffers(headDim) * blockQ + 2 * stages * blockKv) * rowElements * 2 + (tma     ? 2048
-                                                                                  : wgmma ? 1024
-                                                                                          : 0);
+  int64_t alignment = tma ? 2048 : wgmma ? 1024 : 0;
+  return (qBuffers(headDim) * blockQ + 2 * stages * blockKv) * rowElements * 2 + alignment;
 }
 
 std::optional<kiln::FlashAttentionTmaView>
@@ -284,9 +281,7 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
           config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90)
         configs.push_back(config);
     // The TMA form, where Q, K and V are views a tensor map describes (static strides,
-    // 16-byte aligned), D up to 128: wider heads' O (D / 2 registers a thread) with S, P
-    // and the persistent loop's state spill from the consumers' 232 registers (ptxas:
-    // 208 bytes at D 256), as do 128-wide KV tiles with a mask's addressing (36 bytes).
+    // 16-byte aligned), D up to 128 (wider heads' O, D / 2 registers a thread, spills).
     bool tmaViews = flashAttentionTmaView(problem, problem.query) &&
                     flashAttentionTmaView(problem, problem.key) &&
                     flashAttentionTmaView(problem, problem.value);
@@ -1167,22 +1162,17 @@ struct FlashAttentionGenerator {
          {&problem.query, &problem.key, &problem.value, &problem.output})
       if (!config.tma || operand == &problem.output)
         llvm::append_range(arguments, view(*operand));
-    // The TMA form's grid is persistent: a CTA an SM (at most one a work item), each
-    // walking the items blocksQ * B * H (static: the form takes static problems only).
+    // A CTA a query block of each (batch, head); the TMA form's grid is persistent: a CTA
+    // an SM (at most one a work item), each walking the items blocksQ * B * H (static: the
+    // form takes static problems only), B * H its last argument.
+    gpu::KernelDim3 grid{blocksQ, mul(batch, heads), one};
     if (config.tma) {
       arguments.push_back(i32(mul(batch, heads)));
       int64_t items = llvm::divideCeil(problem.seqQ, config.blockQ) * problem.batch * problem.heads;
-      gpu::LaunchFuncOp::create(
-          b, loc, kernelFunc,
-          gpu::KernelDim3{index(std::min(items, kiln::kSm90Multiprocessors)), one, one},
-          gpu::KernelDim3{index(config.threads()), one, one},
-          arith::ConstantIntOp::create(b, loc, config.sharedBytes(problem.headDim), 32), arguments);
-      launch.erase();
-      return;
+      grid = {index(std::min(items, kiln::kSm90Multiprocessors)), one, one};
     }
     gpu::LaunchFuncOp::create(
-        b, loc, kernelFunc, gpu::KernelDim3{blocksQ, mul(batch, heads), one},
-        gpu::KernelDim3{index(config.threads()), one, one},
+        b, loc, kernelFunc, grid, gpu::KernelDim3{index(config.threads()), one, one},
         arith::ConstantIntOp::create(b, loc, config.sharedBytes(problem.headDim), 32), arguments);
     launch.erase();
   }

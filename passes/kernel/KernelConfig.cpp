@@ -222,7 +222,7 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   // SMs sharing the bandwidth. With it and without the saturation at 1, the model's picks
   // for the 16 ViT-B/16 and GPT-2 products of the timing cache measured on the H200
   // (566 configurations) are 0.2% slower than the best (geomean; 12% before), 1.04x at
-  // worst (1.54x): notebook 2026-11-29-02.
+  // worst (1.54x): notebook 2026-11-29-03.
   double stored =
       static_cast<double>(std::min(config.tileM, problem.m) * std::min(config.tileN, problem.n));
   double storing = static_cast<double>(std::min<int64_t>(tiles, device.multiprocessors)) /

@@ -353,9 +353,10 @@ gpu.module @{MODULE} {
           %descV = arith.addi %vAddr16, %descConstV : i64
           %jNext = arith.addi %j, %c1 : index
           %hasNext = arith.cmpi ult, %jNext, %numKv : index
-          %more = arith.ori %hasNext, %isFirst : i1
+          // (Without a next tile the other consumer is signalled unless this is consumer
+          // 1's last turn of the CTA.)
           %notLast = arith.cmpi eq, %lastItem, %false : i1
-          %signal = arith.ori %more, %notLast : i1
+          %signal = arith.ori %isFirst, %notLast : i1
           %turn:2 = scf.if %hasNext -> (!oacc, !sacc) {
             %kvNext = arith.addi %kv, %c1 : index
             %nSlot = arith.remui %kvNext, %cStages : index
@@ -369,9 +370,7 @@ gpu.module @{MODULE} {
             %kAddr16 = arith.shrui %kAddrI, %i4_64 : i64
             %descKNext = arith.addi %kAddr16, %descConst : i64
 {WGMMA_TURN}
-            scf.if %signal {
-              nvvm.barrier.arrive id = %otherTurn number_of_threads = %turnThreads
-            }
+            nvvm.barrier.arrive id = %otherTurn number_of_threads = %turnThreads
 {WAIT_S}
             scf.yield %oNew, %sNext : !oacc, !sacc
           } else {
