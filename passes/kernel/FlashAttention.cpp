@@ -835,9 +835,12 @@ struct FlashAttentionGenerator {
                                  ? "arith.addf %mv, %fneg0Pair : vector<2xf32>"
                                  : "arith.extf %mv : vector<2x" + maskType + "> to vector<2xf32>";
     int64_t maskPairBytes = maskType == "f32" ? 8 : 4;
-    // f16 wgmma kernels take exp2 of two elements at once in f16 (the templates' {HALF_EXP});
-    // the option attention-f32-exp keeps f32 (a measuring aid).
-    bool halfExp = config.wgmma && type == "f16" && !options.attentionF32Exp;
+    // f16 wgmma kernels take exp2 of two elements at once in f16 (the templates' {HALF_EXP}),
+    // but for the TMA form, whose softmax overlaps P V and is bound by its instructions'
+    // latency rather than the MUFU's rate: f32 exp2 measured 2-5% faster there at D 80 and
+    // 128 (docs/notebook/2026-11-29-04). The option attention-f32-exp keeps f32 everywhere
+    // (a measuring aid).
+    bool halfExp = config.wgmma && !config.tma && type == "f16" && !options.attentionF32Exp;
     // The wgmma products (generated: the inline-asm operand lists depend on the tile).
     std::string qkFirst, qkProduct, pvProduct, waitO, waitS, waitOLast;
     if (config.wgmma) {
