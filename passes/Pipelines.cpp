@@ -412,6 +412,15 @@ void addKernelLoweringPasses(OpPassManager &pm) {
   pm.addPass(createOrderConstantGlobals());
 }
 
+namespace {
+/// Whether `chip` (sm_XY, sm_XYa) has griddepcontrol: sm_90 and later.
+bool supportsProgrammaticLaunch(StringRef chip) {
+  unsigned version = 0;
+  return chip.consume_front("sm_") && !chip.take_while(llvm::isDigit).getAsInteger(10, version) &&
+         version >= 90;
+}
+} // namespace
+
 void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   GpuMapLoopsOptions map;
   map.threadsPerBlock = target.threadsPerBlock;
@@ -437,6 +446,10 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   pm.addPass(createGpuNVVMAttachTarget(attach));
 
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // Hopper and later: every kernel waits for the grids before it on the GPU, so that the
+  // engine may launch it while they finish (programmatic dependent launch).
+  if (supportsProgrammaticLaunch(target.chip))
+    kernels.addPass(createGpuProgrammaticLaunch());
   // The tensor-core templates' nvgpu ops (TMA, mbarriers, wgmma) to NVVM first, while
   // their control flow is still structured (after scf-to-cf the conversion leaves the
   // kernels' tensor-map arguments unconverted).

@@ -26,6 +26,26 @@ constexpr unsigned kEventDefault = 0;
 // Thread-local capture: other threads' (other contexts') CUDA calls stay legal while one
 // thread captures its stream.
 constexpr int kStreamCaptureModeThreadLocal = 1;
+// cuLaunchKernelEx's configuration (CUlaunchConfig) and the one attribute the runtime sets
+// (CUlaunchAttribute: an id, padding to 8 bytes, a 64-byte union of values).
+constexpr int kLaunchAttributeProgrammaticStreamSerialization = 6;
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+static_assert(sizeof(LaunchAttribute) == 72, "CUlaunchAttribute is 72 bytes");
+struct LaunchConfig {
+  unsigned gridX, gridY, gridZ;
+  unsigned blockX, blockY, blockZ;
+  unsigned sharedBytes;
+  void *stream;
+  LaunchAttribute *attributes;
+  unsigned attributeCount;
+};
 } // namespace
 
 struct CudaDriver::EntryPoints {
@@ -56,6 +76,10 @@ struct CudaDriver::EntryPoints {
                                    const uint64_t *globalStrides, const unsigned *boxDim,
                                    const unsigned *elementStrides, int interleave, int swizzle,
                                    int l2Promotion, int oobFill) = nullptr;
+  // Optional (CUDA 12.0 and later): launches with attributes (programmatic dependent
+  // launch). `config` is a LaunchConfig.
+  Result (*cuLaunchKernelEx)(const void *config, void *function, void **parameters,
+                             void **extra) = nullptr;
   Result (*cuLaunchKernel)(void *function, unsigned gridX, unsigned gridY, unsigned gridZ,
                            unsigned blockX, unsigned blockY, unsigned blockZ, unsigned sharedBytes,
                            void *stream, void **parameters, void **extra) = nullptr;
@@ -137,6 +161,7 @@ std::unique_ptr<CudaDriver> CudaDriver::load(std::string &error, const std::stri
   resolveAny(entry->cuFuncGetParamInfo, {"cuFuncGetParamInfo"}, /*required=*/false);
   resolveAny(entry->cuTensorMapEncodeTiled, {"cuTensorMapEncodeTiled"}, /*required=*/false);
   resolve(entry->cuLaunchKernel, "cuLaunchKernel");
+  resolveAny(entry->cuLaunchKernelEx, {"cuLaunchKernelEx"}, /*required=*/false);
   resolveAny(entry->cuMemAlloc, {"cuMemAlloc_v2", "cuMemAlloc"});
   resolveAny(entry->cuMemFree, {"cuMemFree_v2", "cuMemFree"});
   resolveAny(entry->cuMemcpyHtoDAsync, {"cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync"});
@@ -315,7 +340,15 @@ bool CudaDriver::parameterSize(FunctionHandle function, size_t index, size_t &by
 
 bool CudaDriver::launch(FunctionHandle function, const uint32_t grid[3], const uint32_t block[3],
                         uint32_t sharedBytes, StreamHandle stream, void **parameters,
-                        std::string &error) const {
+                        bool programmatic, std::string &error) const {
+  if (programmatic && entry->cuLaunchKernelEx) {
+    LaunchAttribute serialization{};
+    serialization.id = kLaunchAttributeProgrammaticStreamSerialization;
+    serialization.value.programmaticStreamSerializationAllowed = 1;
+    LaunchConfig config{grid[0],  grid[1],     grid[2],       block[0], block[1],
+                        block[2], sharedBytes, stream,        &serialization, 1};
+    KILN_CALL(cuLaunchKernelEx, &config, function, parameters, nullptr);
+  }
   KILN_CALL(cuLaunchKernel, function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
             sharedBytes, stream, parameters, nullptr);
 }

@@ -90,8 +90,13 @@ public:
   /// The byte size of parameter `index` of `function`; false when there is no such
   /// parameter (or the driver cannot tell).
   bool parameterSize(FunctionHandle function, size_t index, size_t &bytes) const;
+  /// Launches `function`; with `programmatic` (a kernel that begins with
+  /// griddepcontrol.wait) and a driver that has cuLaunchKernelEx (CUDA 12.0), with
+  /// programmatic stream serialization: its CTAs may be scheduled before the kernel ahead
+  /// of it in the stream has finished (once that kernel's CTAs have all been), and wait on
+  /// the GPU. Stream capture keeps the dependency as a programmatic graph edge.
   bool launch(FunctionHandle function, const uint32_t grid[3], const uint32_t block[3],
-              uint32_t sharedBytes, StreamHandle stream, void **parameters,
+              uint32_t sharedBytes, StreamHandle stream, void **parameters, bool programmatic,
               std::string &error) const;
 
   /// Encodes `map` over `address` into `encoded` (kiln::engine::TensorMap::kBytes bytes,

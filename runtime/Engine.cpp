@@ -268,7 +268,7 @@ constexpr size_t kMinSignatureBytes = 4 + 1 + 6 * 4;
 constexpr size_t kShapeInstructionBytes = 1 + 4 + 4 + 8;
 constexpr size_t kRuntimeFieldBytes = 1 + 4 + 4;
 constexpr size_t kMinModuleBytes = 4 + 8 + 8;
-constexpr size_t kMinKernelBytes = 4 + 4 + 4 + 4 + 4 + 8;
+constexpr size_t kMinKernelBytes = 4 + 4 + 4 + 4 + 4 + 8 + 4 + 1;
 constexpr size_t kAddressBytes = 1 + 4 + 8;
 constexpr size_t kArgumentBytes = 1 + kAddressBytes + 8;
 constexpr size_t kMinStepBytes = 1 + 4 + 4 + 12 + 12 + 4 + 4 + 2 * kAddressBytes + 8 + 1 + 4;
@@ -988,6 +988,7 @@ void serializeEngine(const Engine &engine, std::vector<uint8_t> &bytes) {
     out.string(kernel.config);
     out.f64(kernel.measuredMicros);
     out.string(kernel.tuningSource);
+    out.u8(kernel.programmaticLaunch ? 1 : 0);
   }
   out.u32(static_cast<uint32_t>(engine.functions.size()));
   for (const KernelFunction &function : engine.functions) {
@@ -1170,6 +1171,7 @@ std::string deserializeEngine(const uint8_t *data, size_t size, const std::strin
     kernel.config = in.string("a kernel config");
     kernel.measuredMicros = in.f64();
     kernel.tuningSource = in.string("a kernel's tuning source");
+    kernel.programmaticLaunch = in.u8() != 0;
     engine.kernels.push_back(std::move(kernel));
   }
   in.context = "the kernel functions";

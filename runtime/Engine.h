@@ -203,6 +203,10 @@ struct Kernel {
   std::string config;                   // the tuning choices, as the compiler prints them
   double measuredMicros = -1;           // the chosen config's time (see tuningSource), or -1
   std::string tuningSource;             // measured, cache, cost-model (an estimate); or empty
+  /// It begins with griddepcontrol.wait (gpu-programmatic-launch): the runtime may launch
+  /// it with programmatic stream serialization, to be scheduled while the kernel before
+  /// it finishes.
+  bool programmaticLaunch = false;
 };
 
 /// A kernel.func of the compiled model (a fused group of ONNX nodes), whose launches may
@@ -245,8 +249,8 @@ struct Step {
 struct Engine {
   // 2: tensor-map launch arguments; 3: each kernel's tuning source; 4: dynamic shapes
   // (profiles, the shape program, steps' run-time fields); 5: the kernel functions (their
-  // FLOPs and bytes) and each launch's.
-  static constexpr uint32_t kFormatVersion = 5;
+  // FLOPs and bytes) and each launch's; 6: each kernel's programmatic-launch flag.
+  static constexpr uint32_t kFormatVersion = 6;
 
   std::string compilerVersion; // the Kiln version that wrote it
   std::string target;          // the GPU architecture it was compiled for, e.g. "sm_90a"

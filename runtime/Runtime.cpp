@@ -293,6 +293,9 @@ struct ExecutionContext::Impl {
 
   bool useGraph = false;
   bool synchronousSteps = false;
+  /// Launch the kernels compiled for it with programmatic stream serialization
+  /// (KILN_PROGRAMMATIC_LAUNCH=0 turns it off: a measuring and debugging aid).
+  bool programmaticLaunch = true;
   /// Captured CUDA graphs, one per input shape (a static engine has one shape): switching
   /// shapes replays the shape's graph, captured on its first run.
   struct CapturedGraph {
@@ -497,6 +500,7 @@ struct ExecutionContext::Impl {
         if (step.grid[0] && step.grid[1] && step.grid[2])
           ok = driver().launch(loaded().functions[step.kernel], step.grid, step.block,
                                step.sharedBytes, stream, count ? argumentPointers.data() : nullptr,
+                               programmaticLaunch && model.kernels[step.kernel].programmaticLaunch,
                                problem);
         break;
       }
@@ -636,6 +640,8 @@ std::unique_ptr<ExecutionContext> ExecutionContext::create(std::shared_ptr<const
     impl->inputShapes.push_back(input.isDynamic() ? input.optShape : input.shape);
   const char *sync = std::getenv("KILN_SYNC_STEPS");
   impl->synchronousSteps = sync && *sync && std::strcmp(sync, "0") != 0;
+  const char *programmatic = std::getenv("KILN_PROGRAMMATIC_LAUNCH");
+  impl->programmaticLaunch = !programmatic || std::strcmp(programmatic, "0") != 0;
   std::string problem;
   if (!impl->gpu().makeCurrent(problem) || !impl->driver().createStream(impl->stream, problem)) {
     error = impl->prefix() + problem;

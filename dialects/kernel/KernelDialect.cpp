@@ -52,6 +52,11 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op, NamedAttrib
                                << "' must be an array of #kernel.row_variant on a kernel.func";
     return success();
   }
+  if (name == ProgrammaticLaunchAttrHelper::getNameStr()) {
+    if (op->getName().getStringRef() != "gpu.module" || !isa<UnitAttr>(attribute.getValue()))
+      return op->emitOpError() << "'" << name << "' must be a unit attribute on a gpu.module";
+    return success();
+  }
   if (name == TuningAttrHelper::getNameStr()) {
     if (!onKernel || !isa<DictionaryAttr>(attribute.getValue()))
       return op->emitOpError() << "'" << name << "' must be a dictionary on a kernel.func";

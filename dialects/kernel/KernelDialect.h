@@ -43,6 +43,8 @@ inline constexpr llvm::StringLiteral kArenaBytesAttr =
     KernelDialect::ArenaBytesAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kUnplannedBytesAttr =
     KernelDialect::UnplannedBytesAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kProgrammaticLaunchAttr =
+    KernelDialect::ProgrammaticLaunchAttrHelper::getNameStr();
 } // namespace kiln::kernel
 
 #endif // KILN_DIALECTS_KERNEL_KERNELDIALECT_H

@@ -47,7 +47,11 @@ def Kernel_Dialect : Dialect {
     // size all buffers would take without reuse.
     "::mlir::IntegerAttr":$arena_offset,
     "::mlir::IntegerAttr":$arena_bytes,
-    "::mlir::IntegerAttr":$unplanned_bytes);
+    "::mlir::IntegerAttr":$unplanned_bytes,
+    // gpu-programmatic-launch, on a gpu.module: each of its kernels begins with
+    // griddepcontrol.wait, so the engine launches them with programmatic stream
+    // serialization.
+    "::mlir::UnitAttr":$programmatic_launch);
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 

@@ -401,6 +401,9 @@ private:
       kernel.name = entry;
       kernel.module = module->second;
       describeKernel(launch.getLoc(), kernel, tuning);
+      auto gpuModule = this->module.lookupSymbol<gpu::GPUModuleOp>(moduleName);
+      kernel.programmaticLaunch =
+          gpuModule && gpuModule->hasAttr(kiln::kernel::kProgrammaticLaunchAttr);
       found = kernelIndex.insert({key, engine.kernels.size()}).first;
       engine.kernels.push_back(std::move(kernel));
     }

@@ -215,6 +215,21 @@ def GpuSharedMemorySymbols : Pass<"gpu-shared-memory-symbols", "::mlir::gpu::GPU
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def GpuProgrammaticLaunch : Pass<"gpu-programmatic-launch", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Begin every kernel with griddepcontrol.wait, for programmatic dependent launch";
+  let description = [{
+    For sm_90 and later. Puts `nvvm.griddepcontrol launch_dependents` and then
+    `nvvm.griddepcontrol wait` at the start of every kernel of the gpu.module and marks
+    the module `kernel.programmatic_launch`. The engine launches such kernels with
+    programmatic stream serialization: a kernel's CTAs may be scheduled while the grid
+    before it in the stream is still running (once all of that grid's CTAs have been),
+    and wait on the GPU until it has completed and its memory is visible, instead of the
+    launch waiting for it. Nothing of the kernel runs before the wait, so any kernel may
+    be launched so; launched without the attribute, the wait returns at once.
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::kiln::kernel::KernelDialect"];
+}
+
 def GpuApproximateErf : Pass<"gpu-approximate-erf", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Compute erf in the kernels by a branch-free rational approximation";
   let description = [{

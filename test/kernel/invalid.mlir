@@ -296,3 +296,19 @@ func.func @yield_outside_template(%a: tensor<4xf32>) {
   // expected-error @+1 {{expects parent op to be one of}}
   kernel.yield %a : tensor<4xf32>
 }
+
+// -----
+
+// kernel.programmatic_launch says a gpu.module's kernels wait for the grids before them.
+// expected-error @+1 {{'kernel.programmatic_launch' must be a unit attribute on a gpu.module}}
+func.func @programmatic_launch_on_a_function() attributes {kernel.programmatic_launch} {
+  return
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  // expected-error @+1 {{'kernel.programmatic_launch' must be a unit attribute on a gpu.module}}
+  gpu.module @kernels attributes {kernel.programmatic_launch = 1 : i32} {
+  }
+}

@@ -77,6 +77,7 @@ Engine richEngine() {
   engine.modules[0].cubin = {0, 1, 2, 255};
   engine.kernels[1].measuredMicros = 12.25;
   engine.kernels[1].tuningSource = "measured";
+  engine.kernels[1].programmaticLaunch = true;
   engine.steps[0].grid[0] = 3;
   engine.steps[0].grid[1] = 2;
   engine.steps[0].grid[2] = 5;
@@ -128,6 +129,7 @@ void expectSameEngine(const Engine &a, const Engine &b) {
     EXPECT_EQ(a.kernels[i].config, b.kernels[i].config);
     EXPECT_EQ(a.kernels[i].measuredMicros, b.kernels[i].measuredMicros);
     EXPECT_EQ(a.kernels[i].tuningSource, b.kernels[i].tuningSource);
+    EXPECT_EQ(a.kernels[i].programmaticLaunch, b.kernels[i].programmaticLaunch);
   }
   ASSERT_EQ(a.functions.size(), b.functions.size());
   for (size_t i = 0; i < a.functions.size(); ++i) {
@@ -380,7 +382,7 @@ TEST(EngineFormat, OtherFormatVersion) {
   serializeEngine(richEngine(), bytes);
   write32(bytes, kVersionAt, 7);
   EXPECT_EQ(refusal(bytes),
-            "'model.kiln': format version 7, this runtime reads 5; recompile the model");
+            "'model.kiln': format version 7, this runtime reads 6; recompile the model");
 }
 
 TEST(EngineFormat, EveryFlippedByteIsRefused) {

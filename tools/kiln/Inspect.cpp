@@ -125,6 +125,9 @@ void printText(const std::string &path, const engine::Engine &model) {
     os << "  " << kernel.name << ": " << (kernel.templateKind.empty() ? "?" : kernel.templateKind)
        << ", module " << model.modules[kernel.module].name << ", " << counts.launchesPerKernel[k]
        << " launch" << (counts.launchesPerKernel[k] == 1 ? "" : "es");
+    // Launched to overlap the kernel before it (programmatic dependent launch).
+    if (kernel.programmaticLaunch)
+      os << " (programmatic)";
     // The chosen configuration's time: measured (now or earlier, from the timing cache)
     // or the cost model's estimate.
     if (kernel.measuredMicros >= 0) {
@@ -254,6 +257,7 @@ void printJson(const std::string &path, const engine::Engine &model) {
           else
             out.attribute("tuning_source", nullptr);
           out.attribute("launches", static_cast<int64_t>(counts.launchesPerKernel[k]));
+          out.attribute("programmatic_launch", kernel.programmaticLaunch);
         });
       }
     });
