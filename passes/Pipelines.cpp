@@ -354,6 +354,7 @@ void addGraphStage(OpPassManager &pm, const GraphStageOptions &options) {
     // only where they become channels last (for the templates).
     GraphPadProductsOptions pad;
     pad.sliceConvolutions = options.channelsLast;
+    pad.unalignedRows = options.unalignedRows;
     pm.addNestedPass<func::FuncOp>(createGraphPadProducts(pad));
   }
   if (options.precision != "fp32" || options.padProducts)
@@ -493,6 +494,7 @@ void addGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options) {
     graph.int8TensorCoreRows = true;
     graph.decomposeAttention = true;
     graph.padProducts = true;
+    graph.unalignedRows = StringRef(options.templates.target).starts_with("sm_90");
     graph.attentionMaxHeadDim = flashAttentionMaxHeadDim(options.templates.target);
     addGraphStage(pm, graph);
     observe(PipelinePoint::GraphDone);

@@ -98,6 +98,9 @@ struct GraphStageOptions {
   /// 16-byte rows do not divide are padded with zeros (graph-pad-products): the GPU
   /// pipeline sets it.
   bool padProducts = false;
+  /// ... only what the templates cannot read as it is (sm_90a's warp-specialised GEMM
+  /// loads rows of any length and stores C's: graph-pad-products' unaligned-rows).
+  bool unalignedRows = false;
   /// Called with each function's precision and int8 reports (progress lines, the
   /// precision report), when set.
   std::function<void(const graph::PrecisionReport &)> precisionReport;

@@ -345,8 +345,8 @@ bool CudaDriver::launch(FunctionHandle function, const uint32_t grid[3], const u
     LaunchAttribute serialization{};
     serialization.id = kLaunchAttributeProgrammaticStreamSerialization;
     serialization.value.programmaticStreamSerializationAllowed = 1;
-    LaunchConfig config{grid[0],  grid[1],     grid[2],       block[0], block[1],
-                        block[2], sharedBytes, stream,        &serialization, 1};
+    LaunchConfig config{grid[0],  grid[1],     grid[2], block[0],       block[1],
+                        block[2], sharedBytes, stream,  &serialization, 1};
     KILN_CALL(cuLaunchKernelEx, &config, function, parameters, nullptr);
   }
   KILN_CALL(cuLaunchKernel, function, grid[0], grid[1], grid[2], block[0], block[1], block[2],

@@ -83,7 +83,8 @@ public:
   void unloadModule(ModuleHandle module) const;
   bool getFunction(ModuleHandle module, const std::string &name, FunctionHandle &function,
                    std::string &error) const;
-  /// Lets `function` use up to `bytes` of dynamic shared memory (the default is 48 KiB less its static shared memory).
+  /// Lets `function` use up to `bytes` of dynamic shared memory (the default is 48 KiB less its
+  /// static shared memory).
   bool setMaxDynamicSharedMemory(FunctionHandle function, int bytes, std::string &error) const;
   /// Whether the driver can list kernel parameters (cuFuncGetParamInfo, CUDA 12.4).
   bool canDescribeParameters() const;

@@ -130,9 +130,18 @@ Value padWeight(OpBuilder &builder, Location loc, Value b, bool transposed, int6
   return padAxis(builder, loc, b, columnAxis, paddedN);
 }
 
+/// Whether `b` is a constant 2-D weight, which padWeight pads at compile time.
+bool isConstantWeight(Value b) {
+  auto type = dyn_cast<RankedTensorType>(b.getType());
+  return type && type.getRank() == 2 && type.hasStaticShape() &&
+         b.getDefiningOp<graph::ConstantOp>() && graph::readConstantBytes(b);
+}
+
 /// Pads `matmul` (A [.., M, K] by B [.., K, N], a constant weight or a value computed at
-/// run time, batched or not) where N or K is unaligned.
-bool padMatMul(graph::MatMulOp matmul) {
+/// run time, batched or not) where N or K is unaligned. With `unalignedRows` (templates
+/// that read rows of any length and store C's), only a constant B's N, at compile time:
+/// TMA then reads the weight, which the slice after pays for.
+bool padMatMul(graph::MatMulOp matmul, bool unalignedRows) {
   auto lhsType = dyn_cast<RankedTensorType>(matmul.getLhs().getType());
   auto rhsType = dyn_cast<RankedTensorType>(matmul.getRhs().getType());
   auto resultType = dyn_cast<RankedTensorType>(matmul.getType());
@@ -145,6 +154,11 @@ bool padMatMul(graph::MatMulOp matmul) {
       lhsType.getDimSize(lhsType.getRank() - 1) != k)
     return false;
   int64_t paddedK = llvm::alignTo(k, kAlignment), paddedN = llvm::alignTo(n, kAlignment);
+  if (unalignedRows) {
+    paddedK = k;
+    if (!isConstantWeight(matmul.getRhs()))
+      paddedN = n;
+  }
   if (paddedK == k && paddedN == n)
     return false;
   OpBuilder builder(matmul);
@@ -182,8 +196,9 @@ bool padMatMul(graph::MatMulOp matmul) {
 
 /// Pads `gemm` (A [M, K] by B [K, N], or [N, K] with trans_b; a constant or a value
 /// computed at run time) where N or K is unaligned; its C (N values, rows of N, or a
-/// scalar) is padded too.
-bool padGemm(graph::GemmOp gemm) {
+/// scalar) is padded too. With `unalignedRows`, a row-major B's N only where it is a
+/// constant (as padMatMul), and a transposed B's K (its rows, which TMA reads).
+bool padGemm(graph::GemmOp gemm, bool unalignedRows) {
   auto aType = dyn_cast<RankedTensorType>(gemm.getA().getType());
   auto bType = dyn_cast<RankedTensorType>(gemm.getB().getType());
   auto resultType = dyn_cast<RankedTensorType>(gemm.getType());
@@ -194,6 +209,14 @@ bool padGemm(graph::GemmOp gemm) {
   bool transposedB = gemm.getTransB();
   int64_t k = bType.getDimSize(transposedB ? 1 : 0), n = bType.getDimSize(transposedB ? 0 : 1);
   int64_t paddedK = llvm::alignTo(k, kAlignment), paddedN = llvm::alignTo(n, kAlignment);
+  if (unalignedRows) {
+    if (transposedB)
+      paddedN = n;
+    else
+      paddedK = k;
+    if (!transposedB && !isConstantWeight(gemm.getB()))
+      paddedN = n;
+  }
   if (paddedK == k && paddedN == n)
     return false;
   // C broadcasts along the rows: a scalar or one column stays, N columns get zeros.
@@ -347,9 +370,9 @@ struct GraphPadProducts : kiln::impl::GraphPadProductsBase<GraphPadProducts> {
     });
     for (Operation *op : products) {
       if (auto matmul = dyn_cast<graph::MatMulOp>(op))
-        padMatMul(matmul);
+        padMatMul(matmul, unalignedRows);
       else if (auto gemm = dyn_cast<graph::GemmOp>(op))
-        padGemm(gemm);
+        padGemm(gemm, unalignedRows);
       else
         padConvChannels(cast<graph::ConvOp>(op), sliceConvolutions);
     }

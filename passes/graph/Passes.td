@@ -306,12 +306,19 @@ def GraphPadProducts : Pass<"graph-pad-products", "::mlir::func::FuncOp"> {
     weights read the new channels with zeros and no slice is needed; otherwise, with
     `slice-convolutions`, a `graph.slice` of the first channels follows it (a detector's
     546-channel class head). The values are the same; the product runs on the tensor
-    cores.
+    cores. With `unaligned-rows` (sm_90a, whose warp-specialised GEMM loads such operands
+    with the producer's threads and stores C's rows a few elements at a time) nothing
+    computed at run time is padded: only a constant row-major B's N, at compile time (a
+    slice follows), and a transposed B's K, whose rows the tensor map reads.
   }];
   let options = [
     Option<"sliceConvolutions", "slice-convolutions", "bool", "true",
            "Pad a convolution whose value other ops read too, with a slice after it "
            "(the channels-last templates take it: graph-convert-layout follows)">,
+    Option<"unalignedRows", "unaligned-rows", "bool", "false",
+           "The target's GEMM templates read operands whose rows are no multiple of 16 "
+           "bytes and store C's rows of any length (sm_90a): pad only a constant row-major "
+           "B's N (at compile time) and a transposed B's K">,
   ];
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }

@@ -44,6 +44,17 @@ constexpr int64_t kMaxSharedBytes = 232448;
 constexpr int64_t kSharedBytesPerSm = 233472;
 constexpr int64_t kSystemSharedBytesPerCta = 1024;
 
+/// The operands of `problem` whose rows are no multiple of 16 bytes, which a tensor map
+/// cannot stride: the warp-specialised template's producer threads load them (half
+/// precision; a K-major B of such rows is not taken).
+kiln::Sm90ThreadLoads threadLoads(const kiln::Sm90GemmProblem &problem) {
+  kiln::Sm90ThreadLoads threads;
+  threads.a = problem.k % 8 != 0;
+  threads.b = !problem.kMajorB && problem.n % 8 != 0;
+  threads.bElements = (problem.batched ? problem.bMatrices : 1) * problem.k * problem.n;
+  return threads;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -249,13 +260,25 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
     // A 256-column tile over fewer columns only wastes half of its work.
     if (config.tileN > 128 && problem.n < config.tileN)
       return false;
-    // The warp-specialised template handles partial tiles; TMA needs 16-byte row strides
-    // (N and K multiples of 8 half-precision elements; of 16 i8 ones for an i8 operand or
-    // result).
-    if (config.consumers)
-      return problem.n % 8 == 0 && problem.k % 8 == 0 &&
-             (!problem.operand.isInteger(8) || problem.k % 16 == 0) &&
-             (!problem.result.isInteger(8) || problem.n % 16 == 0);
+    // The warp-specialised template handles partial tiles. TMA needs 16-byte row strides
+    // (of 16 i8 elements for an i8 operand or result); half-precision operands of other
+    // rows are loaded by the producer's threads (cooperative consumers, one CTA an SM, no
+    // split-K or resident B), but a K-major B's. C's rows of another length are stored a
+    // few elements at a time, which split-K's reduction and the ping-pong consumers'
+    // pairs do not do.
+    if (config.consumers) {
+      bool half = problem.operand.isF16() || problem.operand.isBF16();
+      kiln::Sm90ThreadLoads threads = threadLoads(problem);
+      if (!half)
+        return problem.n % 8 == 0 && problem.k % 8 == 0 &&
+               (!problem.operand.isInteger(8) || problem.k % 16 == 0) &&
+               (!problem.result.isInteger(8) || problem.n % 16 == 0);
+      if ((problem.kMajorB && problem.k % 8 != 0) ||
+          (problem.n % 8 != 0 && (config.splitK > 1 || config.pingpong)))
+        return false;
+      return !threads.any() || (!config.pingpong && config.ctasPerSm == 1 && config.splitK == 1 &&
+                                config.residentKTiles == 0);
+    }
     // The one-warpgroup template reads a row-major f16/bf16 B only, of whole tiles.
     return !problem.kMajorB && !problem.dynamicM && problem.m % config.tileM == 0 &&
            problem.n % config.tileN == 0 && problem.k % config.tileK == 0;
@@ -347,6 +370,9 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
     });
     return configs;
   }
+  // (A resident B is loaded by TMA.)
+  if (threadLoads(problem).any())
+    return configs;
   kiln::addResidentBConfigs(
       configs, problem.n,
       [&](const Sm90GemmConfig &config) { return llvm::divideCeil(problem.k, config.tileK); },
@@ -416,6 +442,11 @@ kiln::Sm90AOperand batchedMatrixA(const kiln::Sm90GemmProblem &problem, int64_t 
         %grow = arith.addi %bmMatrixRows, %bmRow : index
         %rowOk = arith.constant true)";
   a.bMatrix = "%bmB";
+  a.rowsBound = "%bmRows";
+  a.aMatrix = "%bmA";
+  a.elements = llvm::formatv("    %aElements = arith.constant {0} : index",
+                             problem.aMatrices * rows * problem.k)
+                   .str();
   return a;
 }
 
@@ -519,16 +550,18 @@ struct Sm90GemmGenerator {
       return kiln::instantiateWarpSpecialisedGemm(
           module, symbols, getArgument(), entryName, problem.operand, problem.result, problem.n,
           config, batchedMatrixA(problem, config.tileK * config.elementBytes()), &problem.epilogue,
-          problem.kMajorB, /*residualTileBytes=*/0, /*depth=*/problem.k);
+          problem.kMajorB, /*residualTileBytes=*/0, /*depth=*/problem.k, threadLoads(problem));
     }
     if (config.consumers)
       return kiln::instantiateWarpSpecialisedGemm(
           module, symbols, getArgument(), entryName, problem.operand, problem.result, problem.n,
           config, kiln::rowMajorMatrixA(config.tileK * config.elementBytes()), &problem.epilogue,
           problem.kMajorB,
-          kiln::sm90ResidualTileBytes(function, &problem.epilogue, config,
-                                      /*rowMajorRows=*/true, problem.result),
-          /*depth=*/problem.k);
+          threadLoads(problem).any()
+              ? 0
+              : kiln::sm90ResidualTileBytes(function, &problem.epilogue, config,
+                                            /*rowMajorRows=*/true, problem.result),
+          /*depth=*/problem.k, threadLoads(problem));
     const kiln::Sm90Epilogue *epilogue = problem.epilogue.empty() ? nullptr : &problem.epilogue;
     if (epilogue)
       entryName += epilogue->key();
@@ -672,9 +705,14 @@ struct Sm90GemmGenerator {
     };
     // B comes in boxes of 64 columns: a k-tile of 64 rows of N (K-major), or 64 columns of
     // N, 128 bytes, the widest a 128B-swizzled box can be, of a k-tile's rows.
-    Value mapA = tensorMap(a, 0, config.tileM, config.tileK);
-    Value mapB = problem.kMajorB ? tensorMap(bMatrix, 1, 64, config.tileK)
-                                 : tensorMap(bMatrix, 1, config.tileK, 64);
+    // (An operand of rows TMA cannot stride is a bare pointer, which the producer's threads
+    // read.)
+    kiln::Sm90ThreadLoads threads = threadLoads(problem);
+    Value mapA =
+        threads.a ? kiln::barePointer(b, loc, a) : tensorMap(a, 0, config.tileM, config.tileK);
+    Value mapB = threads.b         ? kiln::barePointer(b, loc, bMatrix)
+                 : problem.kMajorB ? tensorMap(bMatrix, 1, 64, config.tileK)
+                                   : tensorMap(bMatrix, 1, config.tileK, 64);
     int64_t tilesN = llvm::divideCeil(n, config.tileN);
     OpFoldResult tiles =
         problem.dynamicM

@@ -116,6 +116,101 @@ constexpr const char kDescriptors64[] = R"(          %dAAt = arith.addi %addr, %
           %dA = builtin.unrealized_conversion_cast %dABits : i64 to !wdA
           %dB = builtin.unrealized_conversion_cast %dBBits : i64 to !wdB)";
 
+/// The producer threads' loads of a box of `rows` rows x 64 half-precision columns (128
+/// bytes a row) of a row-major matrix whose rows are `pitch` elements apart, not a
+/// multiple of 8 (which TMA cannot stride): rows `row0`.. of those below `rowsBound`,
+/// columns `col0`.. of those below `colsBound`, of the matrix starting at element
+/// `matrixBase` of `flat` (a memref<?xT> of the whole operand, 16-byte aligned), into the
+/// 128B-swizzled layout TMA would write at byte `destination` of %dyn (chunk c of row r at
+/// c ^ r % 8), zeros outside the matrix. Each of the 128 threads (%producerTid) takes
+/// 16-byte chunks: the aligned 16-byte word holding the chunk's first element and, when
+/// the chunk's elements inside the matrix run on into the next, that one, joined by a
+/// funnel shift of 32-bit words (one element is half a word). SSA names start with
+/// `prefix`.
+std::string threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows, StringRef destination,
+                            StringRef matrixBase, StringRef row0, StringRef rowsBound,
+                            StringRef col0, StringRef colsBound, int64_t pitch) {
+  return llvm::formatv(R"(            %{0}Chunks = arith.constant {1} : index
+            %{0}Pitch = arith.constant {2} : index
+            %{0}Box = memref.view %dyn[{3}][] : !smem to memref<{4}x64x{{IN}, #gpu.address_space<workgroup>>
+            scf.for %{0}I = %c0 to %{0}Chunks step %c1 {{
+              %{0}Step = arith.muli %{0}I, %c128 : index
+              %{0}Chunk = arith.addi %{0}Step, %producerTid : index
+              %{0}R = arith.divui %{0}Chunk, %c8 : index
+              %{0}C = arith.remui %{0}Chunk, %c8 : index
+              %{0}Row = arith.addi {5}, %{0}R : index
+              %{0}C8 = arith.muli %{0}C, %c8 : index
+              %{0}Col = arith.addi {6}, %{0}C8 : index
+              %{0}RowOk = arith.cmpi ult, %{0}Row, {7} : index
+              %{0}ColOk = arith.cmpi ult, %{0}Col, {8} : index
+              %{0}Ok = arith.andi %{0}RowOk, %{0}ColOk : i1
+              %{0}RowAt = arith.muli %{0}Row, %{0}Pitch : index
+              %{0}InMatrix = arith.addi %{0}RowAt, %{0}Col : index
+              %{0}At = arith.addi {9}, %{0}InMatrix : index
+              %{0}Safe = arith.select %{0}Ok, %{0}At, %c0 : index
+              // The chunk's first element is element %Shift of 16-byte word %W0; its
+              // elements inside the matrix (%Valid) reach into the next word when
+              // %Shift + %Valid > 8.
+              %{0}W0 = arith.divui %{0}Safe, %c8 : index
+              %{0}Shift = arith.remui %{0}Safe, %c8 : index
+              %{0}Left = arith.subi {8}, %{0}Col : index
+              %{0}Valid = arith.minui %{0}Left, %c8 : index
+              %{0}Reach = arith.addi %{0}Shift, %{0}Valid : index
+              %{0}Straddles = arith.cmpi ugt, %{0}Reach, %c8 : index
+              %{0}Next = arith.andi %{0}Straddles, %{0}Ok : i1
+              %{0}W1Step = arith.select %{0}Next, %c1, %c0 : index
+              %{0}W1 = arith.addi %{0}W0, %{0}W1Step : index
+              %{0}E0 = arith.muli %{0}W0, %c8 : index
+              %{0}E1 = arith.muli %{0}W1, %c8 : index
+              %{0}Lo = vector.load {10}[%{0}E0] {{alignment = 16} : memref<?x{{IN}>, vector<8x{{IN}>
+              %{0}Hi = vector.load {10}[%{0}E1] {{alignment = 16} : memref<?x{{IN}>, vector<8x{{IN}>
+              %{0}LoW = vector.bitcast %{0}Lo : vector<8x{{IN}> to vector<4xi32>
+              %{0}HiW = vector.bitcast %{0}Hi : vector<8x{{IN}> to vector<4xi32>
+              %{0}All = vector.shuffle %{0}LoW, %{0}HiW [0, 1, 2, 3, 4, 5, 6, 7] : vector<4xi32>, vector<4xi32>
+              // The five words from word %Shift / 2 on, then each output word from two of
+              // them where the chunk starts at an odd element.
+              %{0}S0 = vector.shuffle %{0}All, %{0}All [0, 1, 2, 3, 4] : vector<8xi32>, vector<8xi32>
+              %{0}S1 = vector.shuffle %{0}All, %{0}All [1, 2, 3, 4, 5] : vector<8xi32>, vector<8xi32>
+              %{0}S2 = vector.shuffle %{0}All, %{0}All [2, 3, 4, 5, 6] : vector<8xi32>, vector<8xi32>
+              %{0}S3 = vector.shuffle %{0}All, %{0}All [3, 4, 5, 6, 7] : vector<8xi32>, vector<8xi32>
+              %{0}Q = arith.divui %{0}Shift, %c2 : index
+              %{0}Q1 = arith.cmpi eq, %{0}Q, %c1 : index
+              %{0}Q2 = arith.cmpi eq, %{0}Q, %c2 : index
+              %{0}Q3 = arith.cmpi eq, %{0}Q, %c3 : index
+              %{0}X01 = arith.select %{0}Q1, %{0}S1, %{0}S0 : vector<5xi32>
+              %{0}X012 = arith.select %{0}Q2, %{0}S2, %{0}X01 : vector<5xi32>
+              %{0}X = arith.select %{0}Q3, %{0}S3, %{0}X012 : vector<5xi32>
+              %{0}XLo = vector.shuffle %{0}X, %{0}X [0, 1, 2, 3] : vector<5xi32>, vector<5xi32>
+              %{0}XHi = vector.shuffle %{0}X, %{0}X [1, 2, 3, 4] : vector<5xi32>, vector<5xi32>
+              %{0}Sixteen = arith.constant dense<16> : vector<4xi32>
+              %{0}Down = arith.shrui %{0}XLo, %{0}Sixteen : vector<4xi32>
+              %{0}Up = arith.shli %{0}XHi, %{0}Sixteen : vector<4xi32>
+              %{0}Joined = arith.ori %{0}Down, %{0}Up : vector<4xi32>
+              %{0}OddShift = arith.remui %{0}Shift, %c2 : index
+              %{0}Odd = arith.cmpi ne, %{0}OddShift, %c0 : index
+              %{0}Words = arith.select %{0}Odd, %{0}Joined, %{0}XLo : vector<4xi32>
+              %{0}Values = vector.bitcast %{0}Words : vector<4xi32> to vector<8x{{IN}>
+              // Zeros past the matrix's columns (the next row's elements) and rows.
+              %{0}Iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xindex>
+              %{0}ColV = vector.broadcast %{0}Col : index to vector<8xindex>
+              %{0}Cols = arith.addi %{0}ColV, %{0}Iota : vector<8xindex>
+              %{0}BoundV = vector.broadcast {8} : index to vector<8xindex>
+              %{0}InCols = arith.cmpi ult, %{0}Cols, %{0}BoundV : vector<8xindex>
+              %{0}RowOkV = vector.broadcast %{0}RowOk : i1 to vector<8xi1>
+              %{0}Keep = arith.andi %{0}InCols, %{0}RowOkV : vector<8xi1>
+              %{0}Zeros = arith.constant dense<0.0> : vector<8x{{IN}>
+              %{0}Stored = arith.select %{0}Keep, %{0}Values, %{0}Zeros : vector<8xi1>, vector<8x{{IN}>
+              %{0}R8 = arith.remui %{0}R, %c8 : index
+              %{0}Swizzled = arith.xori %{0}C, %{0}R8 : index
+              %{0}SCol = arith.muli %{0}Swizzled, %c8 : index
+              vector.store %{0}Stored, %{0}Box[%{0}R, %{0}SCol] {{alignment = 16}
+                : memref<{4}x64x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
+            } {{unroll})",
+                       prefix, rows * 8 / 128, pitch, destination, rows, row0, col0, rowsBound,
+                       colsBound, matrixBase, flat)
+      .str();
+}
+
 /// The index in `epilogue`'s inputs of its one input of C's shape, if it has one.
 std::optional<unsigned> residualInput(const kiln::Sm90Epilogue &epilogue) {
   std::optional<unsigned> found;
@@ -656,7 +751,8 @@ int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue 
 FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
     ModuleOp module, SymbolTable &symbols, StringRef pass, StringRef entryBase, Type operand,
     Type result, int64_t columns, const Sm90GemmConfig &config, const Sm90AOperand &a,
-    const Sm90Epilogue *epilogue, bool kMajorB, int64_t residualTileBytes, int64_t depth) {
+    const Sm90Epilogue *epilogue, bool kMajorB, int64_t residualTileBytes, int64_t depth,
+    const Sm90ThreadLoads &threads) {
   // Split-K parts store raw f32 partial sums to the workspace; the reduction kernel
   // rounds them and applies the epilogue.
   if (config.splitK > 1) {
@@ -668,11 +764,12 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   std::optional<unsigned> residual;
   if (epilogue && residualTileBytes > 0)
     residual = residualInput(*epilogue);
-  // A thread stores 16 bytes of C at once (LANES elements), or 8 where i8 rows (N a
-  // multiple of 8) are no multiple of 16 bytes, which the kernel's name then tells.
+  // A thread stores 16 bytes of C at once (LANES elements), or fewer where C's rows are no
+  // multiple of 16 bytes (i8 rows of a multiple of 8, ViT's 197 tokens), which the
+  // kernel's name then tells.
   int64_t resultBytes = result.getIntOrFloatBitWidth() / 8;
   int64_t lanes = 16 / resultBytes;
-  while (lanes > 4 && columns % lanes != 0)
+  while (lanes > 1 && columns % lanes != 0)
     lanes /= 2;
   std::string entry = entryBase.str();
   if (lanes != 16 / resultBytes)
@@ -680,6 +777,10 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   entry += epilogue ? epilogue->key() : "";
   if (residual)
     entry += "_r";
+  if (threads.a)
+    entry += "_ta";
+  if (threads.b)
+    entry += "_tb";
   // Where N is a multiple of TILE_N every column of a tile is inside C: no column tests,
   // and the per-column inputs' loads share one address (at constant offsets). Else the
   // kernel (named "_nt", N's tail) tests each column.
@@ -734,6 +835,17 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                   << "-column, " << depth
                                   << "-deep B on a persistent grid of one column of tiles";
   int64_t aStageBytes = config.aStageBytes(), bStageBytes = config.bStageBytes();
+  // The producer's threads load 16-byte chunks of half-precision rows into 128B-swizzled
+  // boxes, all 128 of them (one CTA an SM, every thread keeping the launch's registers),
+  // for cooperative consumers, and nothing else of the producer's (a residual tile, a
+  // resident B, split-K parts).
+  if (threads.any() && (elementBytes != 2 || (threads.b && kMajorB) || config.pingpong || !oneCta ||
+                        config.splitK > 1 || residual || config.residentKTiles > 0 || depth <= 0))
+    return module.emitError(pass) << ": " << config.name()
+                                  << " cannot load an operand of unaligned rows by threads "
+                                     "(that takes f16 or bf16, a row-major B, cooperative "
+                                     "consumers, one CTA an SM, no split-K, residual tile or "
+                                     "resident B)";
   // Ping-pong consumers: upstream's wgmma of 128-row accumulators reads an MN-major B.
   if (config.pingpong && kMajorB)
     return module.emitError(pass) << ": " << config.name()
@@ -758,6 +870,87 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
           : "";
   auto number = [](int64_t value) { return std::to_string(value); };
   std::string tileK = number(config.tileK), tileN = number(config.tileN);
+  // The operands' loads: by TMA through their tensor maps, or (Sm90ThreadLoads) by the
+  // producer's threads from bare pointers, the first thread arming the stage with the TMA
+  // operand's bytes and every thread arriving once its stores are fenced for the async
+  // proxy (the wgmma read them).
+  std::string loadA = a.loadA, loadB =
+                                   "              nvgpu.tma.async.load %descB[{B_COORDINATES}], "
+                                   "%full[%slot] to {B_DEST} : !tmB, !bars -> !boxBMap";
+  std::string operandSetup, prefetch = "        nvgpu.tma.prefetch.descriptor %descA : !tmA\n"
+                                       "        nvgpu.tma.prefetch.descriptor %descB : !tmB";
+  std::string armStage =
+      "            nvgpu.mbarrier.arrive.expect_tx %full[%slot], %stageBytes : !bars";
+  std::string stageLoaded;
+  if (threads.any()) {
+    auto byIssuer = [](const std::string &text) {
+      return "            scf.if %issuer {\n" + text + "\n            }";
+    };
+    operandSetup = "    %c3 = arith.constant 3 : index\n";
+    prefetch.clear();
+    int64_t tmaBytes = 0;
+    if (threads.a) {
+      operandSetup += a.elements + "\n" +
+                      "    %aFlat = memref.reinterpret_cast %aPointer to offset: [0], sizes: "
+                      "[%aElements], strides: [1] : memref<{IN}> to memref<?x{IN}>\n"
+                      "    %descA = ub.poison : !tmA\n";
+      std::string base = "%c0";
+      if (!a.aMatrix.empty()) {
+        operandSetup +=
+            llvm::formatv("    %aRowElements = arith.constant {0} : index\n", depth).str();
+        base = "%aMatrixBase";
+      }
+      loadA = (a.aMatrix.empty()
+                   ? std::string()
+                   : "            %aMatrixRows = arith.muli " + a.aMatrix + ", " + a.rowsBound +
+                         " : index\n            %aMatrixBase = arith.muli %aMatrixRows, "
+                         "%aRowElements : index\n") +
+              threadLoadedBox("la", "%aFlat", 128, "%offA", base, "%m0", a.rowsBound, "%k0", "%k",
+                              depth);
+    } else {
+      loadA = byIssuer(a.loadA);
+      prefetch += "        nvgpu.tma.prefetch.descriptor %descA : !tmA\n";
+      tmaBytes += aStageBytes;
+    }
+    if (threads.b) {
+      operandSetup += llvm::formatv("    %bElements = arith.constant {0} : index\n"
+                                    "    %bFlat = memref.reinterpret_cast %bPointer to offset: "
+                                    "[0], sizes: [%bElements], strides: [1] : memref<{{IN}> to "
+                                    "memref<?x{{IN}>\n"
+                                    "    %descB = ub.poison : !tmB\n"
+                                    "    %bMatrixElements = arith.constant {1} : index\n",
+                                    threads.bElements, depth * columns)
+                          .str();
+      std::string base = "%c0";
+      if (!a.bMatrix.empty()) {
+        loadB =
+            "              %bMatrixBase = arith.muli " + a.bMatrix + ", %bMatrixElements : index\n";
+        base = "%bMatrixBase";
+      } else {
+        loadB.clear();
+      }
+      loadB += threadLoadedBox("lb", "%bFlat", config.tileK, "%offBj", base, "%k0", "%k", "%nj",
+                               "%n", columns);
+    } else {
+      loadB = byIssuer(loadB);
+      prefetch += "        nvgpu.tma.prefetch.descriptor %descB : !tmB\n";
+      tmaBytes += bStageBytes;
+    }
+    if (!prefetch.empty())
+      prefetch = "        scf.if %issuer {\n" + prefetch + "        }";
+    armStage = byIssuer(
+        tmaBytes > 0 ? llvm::formatv("              %tmaBytes = arith.constant {0} : index\n"
+                                     "              nvgpu.mbarrier.arrive.expect_tx %full[%slot], "
+                                     "%tmaBytes : !bars",
+                                     tmaBytes)
+                           .str()
+                     : "              %armed = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
+                       "!nvgpu.mbarrier.token");
+    stageLoaded = "            nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
+                  "#nvvm.shared_space<cta>}\n"
+                  "            %loadedTok = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
+                  "!nvgpu.mbarrier.token";
+  }
   std::string text =
       substitutePlaceholders(kWarpSpecialisedTemplate, residentBPlaceholders(config, a.boxBytes));
   text = substitutePlaceholders(
@@ -767,7 +960,17 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"DESCRIPTORS", kTileBytes == 128 ? kDescriptors128 : kDescriptors64},
        {"TILES_M", a.tilesM},
        {"TILE_SETUP", a.tileSetup},
-       {"LOAD_A", a.loadA},
+       {"LOAD_A", loadA},
+       {"LOAD_B_BOX", loadB},
+       {"OPERAND_SETUP", operandSetup},
+       {"PREFETCH", prefetch},
+       {"ARM_STAGE", armStage},
+       {"STAGE_LOADED", stageLoaded},
+       {"LOADERS", threads.any() ? "%isProducer" : "%issuer"},
+       {"FULL_ARRIVALS", threads.any() ? "129" : "1"},
+       {"A_PARAMETER", threads.a ? "%aPointer: memref<{IN}>" : "%descA: !tmA"},
+       {"B_PARAMETER", threads.b ? "%bPointer: memref<{IN}>" : "%descB: !tmB"},
+       {"STAGED_ALIGNMENT", number(4 * lanes)},
        {"A_DESC_MAP", a.descMap},
        {"ROW_END", a.rowEnd},
        {"ROW_MAP", a.rowMap},
@@ -866,8 +1069,9 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"SPLITS", number(config.splitK)},
        {"CTAS_PER_SM", number(config.ctasPerSm)},
        {"THREADS", number(config.threads())},
-       {"SHRINK_PRODUCER", oneCta ? "      nvvm.setmaxregister decrease 40" : ""},
-       {"GROW_CONSUMERS", oneCta ? "      nvvm.setmaxregister increase 232" : ""},
+       // (The producer's threads that load keep the launch's registers.)
+       {"SHRINK_PRODUCER", oneCta && !threads.any() ? "      nvvm.setmaxregister decrease 40" : ""},
+       {"GROW_CONSUMERS", oneCta && !threads.any() ? "      nvvm.setmaxregister increase 232" : ""},
        // Every item of a thread has the same columns where a chunk spans the tile. With
        // one CTA an SM (registers to spare) the loads go before the main loop, whose
        // wgmma then cover their latency; with two, just before the batches.

@@ -95,6 +95,23 @@ struct Sm90AOperand {
   /// A batched product's: the value (defined by tileSetup) of the tile's matrix of B, read
   /// through a 3-D tensor map; empty for one B matrix.
   std::string bMatrix = {};
+  /// For the producer threads' loads of A (Sm90ThreadLoads): the values bounding the
+  /// tile's rows %m0 + r (M, or a batched product's rows a matrix) and of the tile's
+  /// matrix of A (empty for one matrix), and a snippet defining %aElements, A's elements.
+  std::string rowsBound = "%m";
+  std::string aMatrix = {};
+  std::string elements = "    %aElements = arith.muli %m, %k : index";
+};
+
+/// The operands of the warp-specialised template that the producer warpgroup's threads
+/// load instead of TMA: those whose rows are no multiple of 16 bytes, which a tensor map
+/// cannot stride (ViT's 197 tokens; docs/codegen-sm90.md, "Unaligned operands"). f16 and
+/// bf16, a row-major A and a row-major B.
+struct Sm90ThreadLoads {
+  bool a = false;        // A, rows of K elements
+  bool b = false;        // B, K x N, rows of N elements
+  int64_t bElements = 0; // B's elements (all of its matrices)
+  bool any() const { return a || b; }
 };
 
 /// The A operand of a row-major M x K matrix (a tensor map of 128 x k-tile boxes of
@@ -124,13 +141,15 @@ int64_t sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilo
 /// With `residualTileBytes` (sm90ResidualTileBytes), the epilogue's residual comes
 /// through shared memory, its tensor map the last parameter (`_r` ends the name). `depth`
 /// is the GEMM's K when known (0: not): i8 products of at most 256 terms have sums within
-/// +-2^22, which reach f32 without conversion instructions (`_sb` in the name).
-/// `pass` names the caller in errors.
+/// +-2^22, which reach f32 without conversion instructions (`_sb` in the name). `threads`:
+/// the operands the producer's threads load (their parameters are bare pointers; `_ta`,
+/// `_tb` in the name), which need cooperative consumers, one CTA an SM, no split-K, no
+/// residual tile and no resident B. `pass` names the caller in errors.
 mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
     mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass, llvm::StringRef entry,
     mlir::Type operand, mlir::Type result, int64_t columns, const Sm90GemmConfig &config,
     const Sm90AOperand &a, const Sm90Epilogue *epilogue = nullptr, bool kMajorB = false,
-    int64_t residualTileBytes = 0, int64_t depth = 0);
+    int64_t residualTileBytes = 0, int64_t depth = 0, const Sm90ThreadLoads &threads = {});
 
 /// A bare pointer to `buffer` for a kernel parameter: a 0-d view of it (the engine passes
 /// the buffer's address).

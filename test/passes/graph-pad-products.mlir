@@ -1,5 +1,8 @@
 // RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-pad-products))' | FileCheck %s
 // RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-pad-products{slice-convolutions=false}))' | FileCheck %s --check-prefix=NOSLICE
+// With unaligned-rows (sm_90a, whose GEMM reads rows of any length and stores C's): only a
+// constant row-major B's N (at compile time, then the slice) and a transposed B's K.
+// RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-pad-products{unaligned-rows=true}))' | FileCheck %s --check-prefix=UNALIGNED
 
 // A box head (N = 4) with its bias: the weight gets zero columns up to 8, the bias zeros,
 // and a slice takes the 4 columns back after the Add.
@@ -10,6 +13,9 @@
 // CHECK: %[[A:.*]] = graph.add %[[P]], %[[B]] : (tensor<2x5x8xf16>, tensor<8xf16>) -> tensor<2x5x8xf16>
 // CHECK: %[[S:.*]] = graph.slice %[[A]], {{.*}} -> tensor<2x5x4xf16>
 // CHECK: return %[[S]]
+// UNALIGNED-LABEL: func.func @narrow_head
+// UNALIGNED: graph.constant {{.*}} : tensor<16x8xf16>
+// UNALIGNED: graph.slice {{.*}} -> tensor<2x5x4xf16>
 func.func @narrow_head(%x: tensor<2x5x16xf16>) -> tensor<2x5x4xf16> {
   %w = graph.constant dense<1.0> : tensor<16x4xf16>
   %b = graph.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf16>
@@ -27,6 +33,10 @@ func.func @narrow_head(%x: tensor<2x5x16xf16>) -> tensor<2x5x4xf16> {
 // CHECK: %[[A:.*]] = graph.pad %arg0, %[[PADS]] {mode = "constant"} : {{.*}} -> tensor<3x8xf16>
 // CHECK: graph.matmul %[[A]], %{{.*}} : (tensor<3x8xf16>, tensor<8x16xf16>) -> tensor<3x16xf16>
 // CHECK-NOT: graph.slice
+// UNALIGNED-LABEL: func.func @narrow_input
+// UNALIGNED-NOT: graph.pad
+// UNALIGNED: graph.matmul %arg0, %{{.*}} : (tensor<3x4xf16>, tensor<4x16xf16>) -> tensor<3x16xf16>
+// UNALIGNED-NOT: graph.slice
 func.func @narrow_input(%x: tensor<3x4xf16>) -> tensor<3x16xf16> {
   %w = graph.constant dense<2.0> : tensor<4x16xf16>
   %p = graph.matmul %x, %w : (tensor<3x4xf16>, tensor<4x16xf16>) -> tensor<3x16xf16>
@@ -40,6 +50,9 @@ func.func @narrow_input(%x: tensor<3x4xf16>) -> tensor<3x16xf16> {
 // CHECK-LABEL: func.func @gemm_classes
 // CHECK: %[[G:.*]] = graph.gemm %arg0, %{{.*}}, %{{.*}} {{.*}} : (tensor<4x16xf16>, tensor<16x16xf16>, tensor<16xf16>) -> tensor<4x16xf16>
 // CHECK: graph.slice %[[G]], {{.*}} -> tensor<4x10xf16>
+// UNALIGNED-LABEL: func.func @gemm_classes
+// UNALIGNED: graph.gemm %arg0, %{{.*}}, %{{.*}} {{.*}} : (tensor<4x16xf16>, tensor<10x16xf16>, tensor<10xf16>) -> tensor<4x10xf16>
+// UNALIGNED-NOT: graph.slice
 func.func @gemm_classes(%x: tensor<4x16xf16>) -> tensor<4x10xf16> {
   %w = graph.constant dense<0.5> : tensor<10x16xf16>
   %c = graph.constant dense<0.25> : tensor<10xf16>
@@ -72,6 +85,10 @@ func.func @stays(%x: tensor<3x8xf16>, %f: tensor<3x4xf32>) -> (tensor<3x16xf16>,
 // CHECK: %[[B:.*]] = graph.pad %arg1, %[[PADS]] {mode = "constant"} : {{.*}} -> tensor<8x16xf16>
 // CHECK: %[[P:.*]] = graph.matmul %arg0, %[[B]] : (tensor<3x8xf16>, tensor<8x16xf16>) -> tensor<3x16xf16>
 // CHECK: graph.slice %[[P]], {{.*}} -> tensor<3x12xf16>
+// UNALIGNED-LABEL: func.func @runtime_weight
+// UNALIGNED-NOT: graph.pad
+// UNALIGNED-NOT: graph.slice
+// UNALIGNED: return
 func.func @runtime_weight(%x: tensor<3x8xf16>, %v: tensor<8x12xf16>) -> tensor<3x12xf16> {
   %r = graph.matmul %x, %v : (tensor<3x8xf16>, tensor<8x12xf16>) -> tensor<3x12xf16>
   return %r : tensor<3x12xf16>
@@ -88,6 +105,10 @@ func.func @runtime_weight(%x: tensor<3x8xf16>, %v: tensor<8x12xf16>) -> tensor<3
 // CHECK: %[[KT:.*]] = graph.transpose %[[K]] {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x3x200x64xf16>) -> tensor<2x3x64x200xf16>
 // CHECK: %[[S:.*]] = graph.matmul %arg0, %[[KT]] : {{.*}} -> tensor<2x3x197x200xf16>
 // CHECK: graph.slice %[[S]], {{.*}} -> tensor<2x3x197x197xf16>
+// UNALIGNED-LABEL: func.func @scores
+// UNALIGNED-NOT: graph.pad
+// UNALIGNED-NOT: graph.slice
+// UNALIGNED: return
 func.func @scores(%q: tensor<2x3x197x64xf16>, %k: tensor<2x3x197x64xf16>) -> tensor<2x3x197x197xf16> {
   %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x3x197x64xf16>) -> tensor<2x3x64x197xf16>
   %s = graph.matmul %q, %kt : (tensor<2x3x197x64xf16>, tensor<2x3x64x197xf16>) -> tensor<2x3x197x197xf16>
@@ -103,6 +124,9 @@ func.func @scores(%q: tensor<2x3x197x64xf16>, %k: tensor<2x3x197x64xf16>) -> ten
 // CHECK-DAG: %[[P:.*]] = graph.pad %arg0, {{.*}} -> tensor<2x3x197x200xf16>
 // CHECK: graph.matmul %[[P]], %[[V]] : {{.*}} -> tensor<2x3x197x64xf16>
 // CHECK-NOT: graph.slice
+// UNALIGNED-LABEL: func.func @context
+// UNALIGNED-NOT: graph.pad
+// UNALIGNED: graph.matmul %arg0, %arg1 : {{.*}} -> tensor<2x3x197x64xf16>
 func.func @context(%p: tensor<2x3x197x197xf16>, %v: tensor<2x3x197x64xf16>) -> tensor<2x3x197x64xf16> {
   %o = graph.matmul %p, %v : (tensor<2x3x197x197xf16>, tensor<2x3x197x64xf16>) -> tensor<2x3x197x64xf16>
   return %o : tensor<2x3x197x64xf16>
@@ -117,6 +141,14 @@ func.func @context(%p: tensor<2x3x197x197xf16>, %v: tensor<2x3x197x64xf16>) -> t
 // CHECK-DAG: %[[A:.*]] = graph.pad %arg0, {{.*}} -> tensor<4x104xf16>
 // CHECK: %[[G:.*]] = graph.gemm %[[A]], %[[B]] {{.*}} -> tensor<4x256xf16>
 // CHECK: graph.slice %[[G]], {{.*}} -> tensor<4x250xf16>
+// The transposed B's rows of K = 100 are what its tensor map reads: K is padded (A too),
+// N is not.
+// UNALIGNED-LABEL: func.func @gemm_runtime_b
+// UNALIGNED-DAG: %[[B:.*]] = graph.pad {{.*}} -> tensor<250x104xf16>
+// UNALIGNED-DAG: %[[A:.*]] = graph.pad %arg0, {{.*}} -> tensor<4x104xf16>
+// UNALIGNED: graph.gemm %[[A]], %[[B]] {{.*}} -> tensor<4x250xf16>
+// UNALIGNED-NOT: graph.slice
+// UNALIGNED: return
 func.func @gemm_runtime_b(%x: tensor<4x100xf16>, %w: tensor<250x100xf16>) -> tensor<4x250xf16> {
   %y = graph.gemm %x, %w {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = true} : (tensor<4x100xf16>, tensor<250x100xf16>) -> tensor<4x250xf16>
   return %y : tensor<4x250xf16>

@@ -77,6 +77,18 @@
 // persistent grid), CTAS_PER_SM (1 or 2: the CTAs an SM is to hold at once, which sets the
 // register budget), THREADS (384; 288 with two CTAs an SM), and SHRINK_PRODUCER and
 // GROW_CONSUMERS (the setmaxnreg of each role, with one CTA an SM; nothing with two).
+// THREAD_LOADS (docs/codegen-sm90.md, "Unaligned operands"): A row-major A of rows not a
+// multiple of 16 bytes (K unaligned) or a row-major B of such rows (N unaligned) has no
+// tensor map; its parameter is a bare pointer (A_PARAMETER, B_PARAMETER: the map or the
+// pointer) and the producer warpgroup's 128 threads load its boxes (LOAD_A, LOAD_B_BOX:
+// a TMA load, or the threads' loads into the same 128B-swizzled layout, zeros outside the
+// matrix), each of them arriving on the stage's full barrier after a proxy fence
+// (STAGE_LOADED; FULL_ARRIVALS: 1, or 129 with the first thread's arming). LOADERS says who
+// runs the producer's loop (%issuer, or all of its threads), PREFETCH and ARM_STAGE the
+// tensor maps' prefetch and the stage's arming (the TMA bytes only, by the first thread),
+// OPERAND_SETUP what the loads need (and a placeholder map value of a pointer operand for
+// the wgmma descriptors, which read only its type). STAGED_ALIGNMENT: the staging reads'
+// alignment (4 bytes a lane).
 // The consumers' schedule: cooperative (both compute 64 rows of every tile) or ping-pong
 // (each computes all 128 rows of every other tile, the two taking turns at the main loop):
 // CONSUMER_ROWS (64 or 128: a consumer's rows of A and accumulators), TURNS (1 or 2: the
@@ -146,9 +158,10 @@ gpu.module @{MODULE} {
 
   // C ({OUT}) = A x B ({IN}), accumulated in f32. Grid (at most ceil(M/128) *
   // ceil(N/{TILE_N}), 1, 1), block ({THREADS}, 1, 1): 384, or 288 with two CTAs an SM. %C
-  // is a bare pointer to the row-major M x N output; N and K are multiples of 8 (TMA wants
-  // 16-byte row strides), M is anything.
-  gpu.func @{ENTRY}(%descA: !tmA, %descB: !tmB, %C: memref<{OUT}>,
+  // is a bare pointer to the row-major M x N output; M, N and K are anything: an operand
+  // whose rows are no multiple of 16 bytes (which TMA needs) is read by the producer's
+  // threads (THREAD_LOADS below), C's rows are stored in vectors that divide them.
+  gpu.func @{ENTRY}({A_PARAMETER}, {B_PARAMETER}, %C: memref<{OUT}>,
                                        %M: i32, %N: i32, %K: i32{EPILOGUE_PARAMETERS}{RESIDUAL_PARAMETER})
       kernel attributes {known_block_size = array<i32: {THREADS}, 1, 1>, nvvm.minctasm = {CTAS_PER_SM} : i32} {
     %c0 = arith.constant 0 : index
@@ -178,6 +191,7 @@ gpu.module @{MODULE} {
     %m = arith.index_castui %M : i32 to index
     %n = arith.index_castui %N : i32 to index
     %k = arith.index_castui %K : i32 to index
+{OPERAND_SETUP}
     // Partial tiles at the edges: TMA fills what lies outside A and B with zeros (so a K
     // tail adds nothing) and the epilogue stores only the rows and columns inside C.
     %c127 = arith.constant 127 : index
@@ -234,12 +248,13 @@ gpu.module @{MODULE} {
     %empty = nvgpu.mbarrier.create -> !emptyBars
     %emptyBarriers = arith.constant {EMPTY_BARRIERS} : index
     %emptyArrivals = arith.constant {EMPTY_ARRIVALS} : index
+    %fullArrivals = arith.constant {FULL_ARRIVALS} : index
 {RESIDUAL_BARRIERS}
 {B_RESIDENT_BARRIER}
     %leader = arith.cmpi eq, %tid, %c0 : index
     scf.if %leader {
       scf.for %s = %c0 to %stages step %c1 {
-        nvgpu.mbarrier.init %full[%s], %c1 : !bars
+        nvgpu.mbarrier.init %full[%s], %fullArrivals : !bars
       }
       scf.for %s = %c0 to %emptyBarriers step %c1 {
         nvgpu.mbarrier.init %empty[%s], %emptyArrivals : !emptyBars
@@ -257,9 +272,8 @@ gpu.module @{MODULE} {
 {SHRINK_PRODUCER}
       %producerTid = arith.subi %tid, %c256 : index
       %issuer = arith.cmpi eq, %producerTid, %c0 : index
-      scf.if %issuer {
-        nvgpu.tma.prefetch.descriptor %descA : !tmA
-        nvgpu.tma.prefetch.descriptor %descB : !tmB
+      scf.if {LOADERS} {
+{PREFETCH}
 {RESIDUAL_PREFETCH}
 {B_RESIDENT_LOAD}
         %last = arith.subi %stages, %c1 : index
@@ -326,7 +340,7 @@ gpu.module @{MODULE} {
             %bOffBase = arith.addi %base, %bBase : index
             %offB = arith.addi %bOffBase, %bOff : index
             %a = memref.view %dyn[%offA][] : !smem to !tileA
-            nvgpu.mbarrier.arrive.expect_tx %full[%slot], %stageBytes : !bars
+{ARM_STAGE}
             // Coordinates innermost first: A is {k, m}, B is {n, k}.
 {LOAD_A}
             %stageBBoxes = arith.constant {STAGE_B_BOXES} : index
@@ -337,8 +351,9 @@ gpu.module @{MODULE} {
               %nj = arith.addi %n0, %jCol : index
               %bj = memref.view %dyn[%offBj][] : !smem to !boxB
 {B_VIEW}
-              nvgpu.tma.async.load %descB[{B_COORDINATES}], %full[%slot] to {B_DEST} : !tmB, !bars -> !boxBMap
+{LOAD_B_BOX}
             }
+{STAGE_LOADED}
           }
           %gNext = arith.addi %g0, %kCount : index
           scf.yield %gNext : index

@@ -1,7 +1,8 @@
 // The warp-specialised template's epilogue through an f32 staging of C ({STORE_TILE} of
 // Sm90GemmWs.mlir, whose values and placeholders it uses): the accumulators are stored
 // to shared memory as they lie in the wgmma fragments, read back in rows of {LANES}
-// consecutive elements, put through the epilogue and stored in 16-byte vectors. For f16,
+// consecutive elements, put through the epilogue and stored in vectors of 16 bytes (fewer
+// where N is not a multiple of 16 bytes' elements). For f16,
 // bf16 and tf32 products, and split-K parts (f32 partial sums). The i8 products store
 // through Sm90StoreFragments.mlir instead.
         // Epilogue. The named barrier of the 256 consumer threads (the producer does not
@@ -63,7 +64,7 @@
             // items of one chunk share it (CSE, once unrolled).
             %growAt = arith.select %inside, %grow, %c0 : index
             %gcolAt = arith.select %colInside, %gcol, %c0 : index
-            {STAGED} = vector.load %cs[%r, %col] {alignment = 16} : !stagedC, vector<{LANES}xf32>
+            {STAGED} = vector.load %cs[%r, %col] {alignment = {STAGED_ALIGNMENT}} : !stagedC, vector<{LANES}xf32>
 {UNBIAS}
             {EPILOGUE}
             {CONVERT}
