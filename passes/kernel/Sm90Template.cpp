@@ -125,35 +125,48 @@ constexpr const char kDescriptors64[] = R"(          %dAAt = arith.addi %addr, %
 /// c ^ r % 8), zeros outside the matrix. Each of the 128 threads (%producerTid) takes
 /// 16-byte chunks: the aligned 16-byte word holding the chunk's first element and, when
 /// the chunk's elements inside the matrix run on into the next, that one, joined by a
-/// funnel shift of 32-bit words (one element is half a word). SSA names start with
-/// `prefix`.
-std::string threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows, StringRef destination,
-                            StringRef matrixBase, StringRef row0, StringRef rowsBound,
-                            StringRef col0, StringRef colsBound, int64_t pitch) {
-  return llvm::formatv(R"(            %{0}Chunks = arith.constant {1} : index
-            %{0}Pitch = arith.constant {2} : index
-            %{0}Box = memref.view %dyn[{3}][] : !smem to memref<{4}x64x{{IN}, #gpu.address_space<workgroup>>
-            scf.for %{0}I = %c0 to %{0}Chunks step %c1 {{
-              %{0}Step = arith.muli %{0}I, %c128 : index
+/// funnel shift of 32-bit words (one element is half a word). Two snippets: `load` issues
+/// every chunk's loads (into %<prefix>Los and %<prefix>His), `store` writes the box; the
+/// producer puts its stage wait between them. SSA names start with `prefix`.
+struct ThreadLoadedBox {
+  std::string load, store;
+};
+ThreadLoadedBox threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows,
+                                StringRef destination, StringRef matrixBase, StringRef row0,
+                                StringRef rowsBound, StringRef col0, StringRef colsBound,
+                                int64_t pitch) {
+  // The chunk's place and its first element's (in both snippets: once unrolled, CSE keeps
+  // one of each).
+  std::string place = llvm::formatv(R"(              %{0}Step = arith.muli %{0}I, %c128 : index
               %{0}Chunk = arith.addi %{0}Step, %producerTid : index
               %{0}R = arith.divui %{0}Chunk, %c8 : index
               %{0}C = arith.remui %{0}Chunk, %c8 : index
-              %{0}Row = arith.addi {5}, %{0}R : index
+              %{0}Row = arith.addi {1}, %{0}R : index
               %{0}C8 = arith.muli %{0}C, %c8 : index
-              %{0}Col = arith.addi {6}, %{0}C8 : index
-              %{0}RowOk = arith.cmpi ult, %{0}Row, {7} : index
-              %{0}ColOk = arith.cmpi ult, %{0}Col, {8} : index
+              %{0}Col = arith.addi {2}, %{0}C8 : index
+              %{0}RowOk = arith.cmpi ult, %{0}Row, {3} : index
+              %{0}ColOk = arith.cmpi ult, %{0}Col, {4} : index
               %{0}Ok = arith.andi %{0}RowOk, %{0}ColOk : i1
               %{0}RowAt = arith.muli %{0}Row, %{0}Pitch : index
               %{0}InMatrix = arith.addi %{0}RowAt, %{0}Col : index
-              %{0}At = arith.addi {9}, %{0}InMatrix : index
+              %{0}At = arith.addi {5}, %{0}InMatrix : index
               %{0}Safe = arith.select %{0}Ok, %{0}At, %c0 : index
-              // The chunk's first element is element %Shift of 16-byte word %W0; its
-              // elements inside the matrix (%Valid) reach into the next word when
-              // %Shift + %Valid > 8.
               %{0}W0 = arith.divui %{0}Safe, %c8 : index
               %{0}Shift = arith.remui %{0}Safe, %c8 : index
-              %{0}Left = arith.subi {8}, %{0}Col : index
+)",
+                                    prefix, row0, col0, rowsBound, colsBound, matrixBase)
+                          .str();
+  int64_t chunks = rows * 8 / 128;
+  ThreadLoadedBox box;
+  box.load = llvm::formatv(R"(            %{0}Chunks = arith.constant {1} : index
+            %{0}Pitch = arith.constant {2} : index
+            %{0}NoWords = ub.poison : vector<{1}x8x{{IN}>
+            %{0}Los, %{0}His = scf.for %{0}I = %c0 to %{0}Chunks step %c1
+                iter_args(%{0}LoAcc = %{0}NoWords, %{0}HiAcc = %{0}NoWords)
+                -> (vector<{1}x8x{{IN}>, vector<{1}x8x{{IN}>) {{
+{3}              // The chunk's elements inside the matrix (%Valid) reach into the next
+              // word when %Shift + %Valid > 8.
+              %{0}Left = arith.subi {4}, %{0}Col : index
               %{0}Valid = arith.minui %{0}Left, %c8 : index
               %{0}Reach = arith.addi %{0}Shift, %{0}Valid : index
               %{0}Straddles = arith.cmpi ugt, %{0}Reach, %c8 : index
@@ -162,8 +175,18 @@ std::string threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows, Stri
               %{0}W1 = arith.addi %{0}W0, %{0}W1Step : index
               %{0}E0 = arith.muli %{0}W0, %c8 : index
               %{0}E1 = arith.muli %{0}W1, %c8 : index
-              %{0}Lo = vector.load {10}[%{0}E0] {{alignment = 16} : memref<?x{{IN}>, vector<8x{{IN}>
-              %{0}Hi = vector.load {10}[%{0}E1] {{alignment = 16} : memref<?x{{IN}>, vector<8x{{IN}>
+              %{0}Lo = vector.load {5}[%{0}E0] {{alignment = 16} : memref<?x{{IN}>, vector<8x{{IN}>
+              %{0}Hi = vector.load {5}[%{0}E1] {{alignment = 16} : memref<?x{{IN}>, vector<8x{{IN}>
+              %{0}LoNext = vector.insert %{0}Lo, %{0}LoAcc[%{0}I] : vector<8x{{IN}> into vector<{1}x8x{{IN}>
+              %{0}HiNext = vector.insert %{0}Hi, %{0}HiAcc[%{0}I] : vector<8x{{IN}> into vector<{1}x8x{{IN}>
+              scf.yield %{0}LoNext, %{0}HiNext : vector<{1}x8x{{IN}>, vector<{1}x8x{{IN}>
+            } {{unroll})",
+                           prefix, chunks, pitch, place, colsBound, flat)
+                 .str();
+  box.store = llvm::formatv(R"(            %{0}Box = memref.view %dyn[{1}][] : !smem to memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>
+            scf.for %{0}I = %c0 to %{0}Chunks step %c1 {{
+{3}              %{0}Lo = vector.extract %{0}Los[%{0}I] : vector<8x{{IN}> from vector<{4}x8x{{IN}>
+              %{0}Hi = vector.extract %{0}His[%{0}I] : vector<8x{{IN}> from vector<{4}x8x{{IN}>
               %{0}LoW = vector.bitcast %{0}Lo : vector<8x{{IN}> to vector<4xi32>
               %{0}HiW = vector.bitcast %{0}Hi : vector<8x{{IN}> to vector<4xi32>
               %{0}All = vector.shuffle %{0}LoW, %{0}HiW [0, 1, 2, 3, 4, 5, 6, 7] : vector<4xi32>, vector<4xi32>
@@ -194,7 +217,7 @@ std::string threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows, Stri
               %{0}Iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xindex>
               %{0}ColV = vector.broadcast %{0}Col : index to vector<8xindex>
               %{0}Cols = arith.addi %{0}ColV, %{0}Iota : vector<8xindex>
-              %{0}BoundV = vector.broadcast {8} : index to vector<8xindex>
+              %{0}BoundV = vector.broadcast {5} : index to vector<8xindex>
               %{0}InCols = arith.cmpi ult, %{0}Cols, %{0}BoundV : vector<8xindex>
               %{0}RowOkV = vector.broadcast %{0}RowOk : i1 to vector<8xi1>
               %{0}Keep = arith.andi %{0}InCols, %{0}RowOkV : vector<8xi1>
@@ -204,11 +227,11 @@ std::string threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows, Stri
               %{0}Swizzled = arith.xori %{0}C, %{0}R8 : index
               %{0}SCol = arith.muli %{0}Swizzled, %c8 : index
               vector.store %{0}Stored, %{0}Box[%{0}R, %{0}SCol] {{alignment = 16}
-                : memref<{4}x64x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
+                : memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
             } {{unroll})",
-                       prefix, rows * 8 / 128, pitch, destination, rows, row0, col0, rowsBound,
-                       colsBound, matrixBase, flat)
-      .str();
+                            prefix, destination, rows, place, chunks, colsBound)
+                  .str();
+  return box;
 }
 
 /// The index in `epilogue`'s inputs of its one input of C's shape, if it has one.
@@ -881,13 +904,14 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                        "        nvgpu.tma.prefetch.descriptor %descB : !tmB";
   std::string armStage =
       "            nvgpu.mbarrier.arrive.expect_tx %full[%slot], %stageBytes : !bars";
-  std::string stageLoaded;
+  std::string stageLoaded, earlyLoads;
   if (threads.any()) {
     auto byIssuer = [](const std::string &text) {
       return "            scf.if %issuer {\n" + text + "\n            }";
     };
     operandSetup = "    %c3 = arith.constant 3 : index\n";
     prefetch.clear();
+    earlyLoads = "            %ek0 = arith.muli %kt, %tileK : index\n";
     int64_t tmaBytes = 0;
     if (threads.a) {
       operandSetup += a.elements + "\n" +
@@ -898,15 +922,15 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
       if (!a.aMatrix.empty()) {
         operandSetup +=
             llvm::formatv("    %aRowElements = arith.constant {0} : index\n", depth).str();
+        earlyLoads += "            %aMatrixRows = arith.muli " + a.aMatrix + ", " + a.rowsBound +
+                      " : index\n            %aMatrixBase = arith.muli %aMatrixRows, "
+                      "%aRowElements : index\n";
         base = "%aMatrixBase";
       }
-      loadA = (a.aMatrix.empty()
-                   ? std::string()
-                   : "            %aMatrixRows = arith.muli " + a.aMatrix + ", " + a.rowsBound +
-                         " : index\n            %aMatrixBase = arith.muli %aMatrixRows, "
-                         "%aRowElements : index\n") +
-              threadLoadedBox("la", "%aFlat", 128, "%offA", base, "%m0", a.rowsBound, "%k0", "%k",
-                              depth);
+      ThreadLoadedBox box = threadLoadedBox("la", "%aFlat", 128, "%offA", base, "%m0",
+                                            a.rowsBound, "%ek0", "%k", depth);
+      earlyLoads += box.load + "\n";
+      loadA = box.store;
     } else {
       loadA = byIssuer(a.loadA);
       prefetch += "        nvgpu.tma.prefetch.descriptor %descA : !tmA\n";
@@ -923,14 +947,28 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                           .str();
       std::string base = "%c0";
       if (!a.bMatrix.empty()) {
-        loadB =
-            "              %bMatrixBase = arith.muli " + a.bMatrix + ", %bMatrixElements : index\n";
+        earlyLoads += "            %bMatrixBase = arith.muli " + a.bMatrix +
+                      ", %bMatrixElements : index\n";
         base = "%bMatrixBase";
-      } else {
-        loadB.clear();
       }
-      loadB += threadLoadedBox("lb", "%bFlat", config.tileK, "%offBj", base, "%k0", "%k", "%nj",
-                               "%n", columns);
+      // Every box of the stage (64 columns each) by the threads, after the box loop.
+      loadB.clear();
+      for (int64_t j = 0; j < config.tileN / 64; ++j) {
+        std::string prefix = "lb" + std::to_string(j);
+        earlyLoads += llvm::formatv("            %{0}ColStep = arith.constant {1} : index\n"
+                                    "            %{0}Col0 = arith.addi %n0, %{0}ColStep : index\n",
+                                    prefix, j * 64)
+                          .str();
+        stageLoaded += llvm::formatv("            %{0}Off = arith.constant {1} : index\n"
+                                     "            %{0}Dest = arith.addi %offB, %{0}Off : index\n",
+                                     prefix, j * 64 * kTileBytes)
+                           .str();
+        ThreadLoadedBox box =
+            threadLoadedBox(prefix, "%bFlat", config.tileK, "%" + prefix + "Dest", base, "%ek0",
+                            "%k", "%" + prefix + "Col0", "%n", columns);
+        earlyLoads += box.load + "\n";
+        stageLoaded += box.store + "\n";
+      }
     } else {
       loadB = byIssuer(loadB);
       prefetch += "        nvgpu.tma.prefetch.descriptor %descB : !tmB\n";
@@ -939,17 +977,18 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
     if (!prefetch.empty())
       prefetch = "        scf.if %issuer {\n" + prefetch + "        }";
     armStage = byIssuer(
-        tmaBytes > 0 ? llvm::formatv("              %tmaBytes = arith.constant {0} : index\n"
-                                     "              nvgpu.mbarrier.arrive.expect_tx %full[%slot], "
-                                     "%tmaBytes : !bars",
-                                     tmaBytes)
-                           .str()
-                     : "              %armed = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
-                       "!nvgpu.mbarrier.token");
-    stageLoaded = "            nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
-                  "#nvvm.shared_space<cta>}\n"
-                  "            %loadedTok = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
-                  "!nvgpu.mbarrier.token";
+        tmaBytes > 0
+            ? llvm::formatv("              %tmaBytes = arith.constant {0} : index\n"
+                            "              nvgpu.mbarrier.arrive.expect_tx %full[%slot], "
+                            "%tmaBytes : !bars",
+                            tmaBytes)
+                  .str()
+            : "              %armed = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
+              "!nvgpu.mbarrier.token");
+    stageLoaded += "            nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
+                   "#nvvm.shared_space<cta>}\n"
+                   "            %loadedTok = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
+                   "!nvgpu.mbarrier.token";
   }
   std::string text =
       substitutePlaceholders(kWarpSpecialisedTemplate, residentBPlaceholders(config, a.boxBytes));
@@ -966,6 +1005,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"PREFETCH", prefetch},
        {"ARM_STAGE", armStage},
        {"STAGE_LOADED", stageLoaded},
+       {"EARLY_LOADS", earlyLoads},
        {"LOADERS", threads.any() ? "%isProducer" : "%issuer"},
        {"FULL_ARRIVALS", threads.any() ? "129" : "1"},
        {"A_PARAMETER", threads.a ? "%aPointer: memref<{IN}>" : "%descA: !tmA"},

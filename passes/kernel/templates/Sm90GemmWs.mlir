@@ -83,7 +83,9 @@
 // pointer) and the producer warpgroup's 128 threads load its boxes (LOAD_A, LOAD_B_BOX:
 // a TMA load, or the threads' loads into the same 128B-swizzled layout, zeros outside the
 // matrix), each of them arriving on the stage's full barrier after a proxy fence
-// (STAGE_LOADED; FULL_ARRIVALS: 1, or 129 with the first thread's arming). LOADERS says who
+// (STAGE_LOADED; FULL_ARRIVALS: 1, or 129 with the first thread's arming). Their global
+// loads (EARLY_LOADS) go before the wait for the stage to be released, so that their
+// latency overlaps it; then LOAD_A and STAGE_LOADED store them. LOADERS says who
 // runs the producer's loop (%issuer, or all of its threads), PREFETCH and ARM_STAGE the
 // tensor maps' prefetch and the stage's arming (the TMA bytes only, by the first thread),
 // OPERAND_SETUP what the loads need (and a placeholder map value of a pointer operand for
@@ -323,6 +325,7 @@ gpu.module @{MODULE} {
             %fill = arith.divui %gI, %stagesI : i32
             %slot = arith.index_castui %slotI : i32 to index
             %refill = arith.cmpi uge, %gI, %stagesI : i32
+{EARLY_LOADS}
             scf.if %refill {
               %isLast = arith.cmpi eq, %slot, %last : index
               %early = arith.constant {EARLY_RELEASES} : i32
