@@ -307,9 +307,11 @@ def GraphPadProducts : Pass<"graph-pad-products", "::mlir::func::FuncOp"> {
     `slice-convolutions`, a `graph.slice` of the first channels follows it (a detector's
     546-channel class head). The values are the same; the product runs on the tensor
     cores. With `unaligned-rows` (sm_90a, whose warp-specialised GEMM loads such operands
-    with the producer's threads and stores C's rows a few elements at a time) nothing
-    computed at run time is padded: only a constant row-major B's N, at compile time (a
-    slice follows), and a transposed B's K, whose rows the tensor map reads.
+    with the producer's threads and stores C's rows a few elements at a time) only a
+    constant row-major B's N is padded (at compile time; a slice follows), a transposed
+    B's K, whose rows the tensor map reads, and an operand computed at run time that 4 or
+    more tiles of 128 read (B's rows by 512 rows of A or more, A's by 512 columns of C or
+    more): one copy to aligned rows then costs less than the threads' loads in each tile.
   }];
   let options = [
     Option<"sliceConvolutions", "slice-convolutions", "bool", "true",
@@ -318,7 +320,8 @@ def GraphPadProducts : Pass<"graph-pad-products", "::mlir::func::FuncOp"> {
     Option<"unalignedRows", "unaligned-rows", "bool", "false",
            "The target's GEMM templates read operands whose rows are no multiple of 16 "
            "bytes and store C's rows of any length (sm_90a): pad only a constant row-major "
-           "B's N (at compile time) and a transposed B's K">,
+           "B's N (at compile time), a transposed B's K, and an operand that 4 or more "
+           "tiles of 128 read">,
   ];
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }

@@ -183,8 +183,7 @@ ThreadLoadedBox threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows,
               }
             }
 )",
-                    ahead, flat, prefix,
-                    placeOf(ahead, nextRow0, nextCol0))
+                    ahead, flat, prefix, placeOf(ahead, nextRow0, nextCol0))
           .str();
   int64_t chunks = rows * 8 / 128;
   ThreadLoadedBox box;
@@ -213,7 +212,9 @@ ThreadLoadedBox threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows,
             } {{unroll})",
                            prefix, chunks, pitch, place, colsBound, flat, prefetch)
                  .str();
-  box.store = llvm::formatv(R"(            %{0}Box = memref.view %dyn[{1}][] : !smem to memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>
+  box.store =
+      llvm::formatv(
+          R"(            %{0}Box = memref.view %dyn[{1}][] : !smem to memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>
             scf.for %{0}I = %c0 to %{0}Chunks step %c1 {{
 {3}              %{0}Lo = vector.extract %{0}Los[%{0}I] : vector<8x{{IN}> from vector<{4}x8x{{IN}>
               %{0}Hi = vector.extract %{0}His[%{0}I] : vector<8x{{IN}> from vector<{4}x8x{{IN}>
@@ -259,8 +260,8 @@ ThreadLoadedBox threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows,
               vector.store %{0}Stored, %{0}Box[%{0}R, %{0}SCol] {{alignment = 16}
                 : memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
             } {{unroll})",
-                            prefix, destination, rows, place, chunks, colsBound)
-                  .str();
+          prefix, destination, rows, place, chunks, colsBound)
+          .str();
   return box;
 }
 
@@ -957,8 +958,8 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                       "%aRowElements : index\n";
         base = "%aMatrixBase";
       }
-      ThreadLoadedBox box = threadLoadedBox("la", "%aFlat", 128, "%offA", base, "%m0",
-                                            a.rowsBound, "%ek0", "%k", depth,
+      ThreadLoadedBox box = threadLoadedBox("la", "%aFlat", 128, "%offA", base, "%m0", a.rowsBound,
+                                            "%ek0", "%k", depth,
                                             /*kAlongRows=*/false);
       earlyLoads += box.load + "\n";
       loadA = box.store;
@@ -978,8 +979,8 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                           .str();
       std::string base = "%c0";
       if (!a.bMatrix.empty()) {
-        earlyLoads += "            %bMatrixBase = arith.muli " + a.bMatrix +
-                      ", %bMatrixElements : index\n";
+        earlyLoads +=
+            "            %bMatrixBase = arith.muli " + a.bMatrix + ", %bMatrixElements : index\n";
         base = "%bMatrixBase";
       }
       // Every box of the stage (64 columns each) by the threads, after the box loop.
@@ -1008,14 +1009,13 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
     if (!prefetch.empty())
       prefetch = "        scf.if %issuer {\n" + prefetch + "        }";
     armStage = byIssuer(
-        tmaBytes > 0
-            ? llvm::formatv("              %tmaBytes = arith.constant {0} : index\n"
-                            "              nvgpu.mbarrier.arrive.expect_tx %full[%slot], "
-                            "%tmaBytes : !bars",
-                            tmaBytes)
-                  .str()
-            : "              %armed = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
-              "!nvgpu.mbarrier.token");
+        tmaBytes > 0 ? llvm::formatv("              %tmaBytes = arith.constant {0} : index\n"
+                                     "              nvgpu.mbarrier.arrive.expect_tx %full[%slot], "
+                                     "%tmaBytes : !bars",
+                                     tmaBytes)
+                           .str()
+                     : "              %armed = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
+                       "!nvgpu.mbarrier.token");
     stageLoaded += "            nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
                    "#nvvm.shared_space<cta>}\n"
                    "            %loadedTok = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "

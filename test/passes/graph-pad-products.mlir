@@ -218,3 +218,19 @@ func.func @squeeze_excite_int8(%x: tensor<2x16x1x1xf16>) -> tensor<2x16x1x1xi32>
   %e = graph.conv %q, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<2x4x1x1xi8>, tensor<16x4x1x1xi8>) -> tensor<2x16x1x1xi32>
   return %e : tensor<2x16x1x1xi32>
 }
+
+// -----
+
+// A B computed at run time whose rows 1024 rows of A read (8 row tiles of 128): copied once
+// to aligned rows in both modes (with unaligned-rows, the threads' loads in each of 8 tiles
+// would cost more), the result sliced back.
+// CHECK-LABEL: func.func @many_rows
+// CHECK: graph.pad %arg1, {{.*}} -> tensor<64x104xf16>
+// CHECK: graph.slice {{.*}} -> tensor<1024x100xf16>
+// UNALIGNED-LABEL: func.func @many_rows
+// UNALIGNED: graph.pad %arg1, {{.*}} -> tensor<64x104xf16>
+// UNALIGNED: graph.slice {{.*}} -> tensor<1024x100xf16>
+func.func @many_rows(%x: tensor<1024x64xf16>, %v: tensor<64x100xf16>) -> tensor<1024x100xf16> {
+  %r = graph.matmul %x, %v : (tensor<1024x64xf16>, tensor<64x100xf16>) -> tensor<1024x100xf16>
+  return %r : tensor<1024x100xf16>
+}
