@@ -156,6 +156,22 @@ func.func @gemm_runtime_b(%x: tensor<4x100xf16>, %w: tensor<250x100xf16>) -> ten
 
 // -----
 
+// A B computed at run time whose rows 1024 rows of A read (8 row tiles of 128): copied once
+// to aligned rows in both modes (with unaligned-rows, the threads' loads in each of 8 tiles
+// would cost more), the result sliced back.
+// CHECK-LABEL: func.func @many_rows
+// CHECK: graph.pad %arg1, {{.*}} -> tensor<64x104xf16>
+// CHECK: graph.slice {{.*}} -> tensor<1024x100xf16>
+// UNALIGNED-LABEL: func.func @many_rows
+// UNALIGNED: graph.pad %arg1, {{.*}} -> tensor<64x104xf16>
+// UNALIGNED: graph.slice {{.*}} -> tensor<1024x100xf16>
+func.func @many_rows(%x: tensor<1024x64xf16>, %v: tensor<64x100xf16>) -> tensor<1024x100xf16> {
+  %r = graph.matmul %x, %v : (tensor<1024x64xf16>, tensor<64x100xf16>) -> tensor<1024x100xf16>
+  return %r : tensor<1024x100xf16>
+}
+
+// -----
+
 // A detector's class head: 12 output channels that a reshape reads: zero filters and bias
 // up to 16, then a slice of the first 12 channels (axis 1).
 // CHECK-LABEL: func.func @class_head
@@ -219,18 +235,3 @@ func.func @squeeze_excite_int8(%x: tensor<2x16x1x1xf16>) -> tensor<2x16x1x1xi32>
   return %e : tensor<2x16x1x1xi32>
 }
 
-// -----
-
-// A B computed at run time whose rows 1024 rows of A read (8 row tiles of 128): copied once
-// to aligned rows in both modes (with unaligned-rows, the threads' loads in each of 8 tiles
-// would cost more), the result sliced back.
-// CHECK-LABEL: func.func @many_rows
-// CHECK: graph.pad %arg1, {{.*}} -> tensor<64x104xf16>
-// CHECK: graph.slice {{.*}} -> tensor<1024x100xf16>
-// UNALIGNED-LABEL: func.func @many_rows
-// UNALIGNED: graph.pad %arg1, {{.*}} -> tensor<64x104xf16>
-// UNALIGNED: graph.slice {{.*}} -> tensor<1024x100xf16>
-func.func @many_rows(%x: tensor<1024x64xf16>, %v: tensor<64x100xf16>) -> tensor<1024x100xf16> {
-  %r = graph.matmul %x, %v : (tensor<1024x64xf16>, tensor<64x100xf16>) -> tensor<1024x100xf16>
-  return %r : tensor<1024x100xf16>
-}
