@@ -134,11 +134,10 @@ struct ThreadLoadedBox {
 ThreadLoadedBox threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows,
                                 StringRef destination, StringRef matrixBase, StringRef row0,
                                 StringRef rowsBound, StringRef col0, StringRef colsBound,
-                                int64_t pitch, bool kAlongRows) {
+                                int64_t pitch) {
   // The chunk's place and its first element's (in both snippets: once unrolled, CSE keeps
   // one of each).
-  auto placeOf = [&](StringRef name, StringRef row0, StringRef col0) {
-    return llvm::formatv(R"(              %{0}Step = arith.muli %{0}I, %c128 : index
+  std::string place = llvm::formatv(R"(              %{0}Step = arith.muli %{0}I, %c128 : index
               %{0}Chunk = arith.addi %{0}Step, %producerTid : index
               %{0}R = arith.divui %{0}Chunk, %c8 : index
               %{0}C = arith.remui %{0}Chunk, %c8 : index
@@ -148,48 +147,20 @@ ThreadLoadedBox threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows,
               %{0}RowOk = arith.cmpi ult, %{0}Row, {3} : index
               %{0}ColOk = arith.cmpi ult, %{0}Col, {4} : index
               %{0}Ok = arith.andi %{0}RowOk, %{0}ColOk : i1
-              %{0}RowAt = arith.muli %{0}Row, %{6}Pitch : index
+              %{0}RowAt = arith.muli %{0}Row, %{0}Pitch : index
               %{0}InMatrix = arith.addi %{0}RowAt, %{0}Col : index
               %{0}At = arith.addi {5}, %{0}InMatrix : index
               %{0}Safe = arith.select %{0}Ok, %{0}At, %c0 : index
               %{0}W0 = arith.divui %{0}Safe, %c8 : index
               %{0}Shift = arith.remui %{0}Safe, %c8 : index
 )",
-                         name, row0, col0, rowsBound, colsBound, matrixBase, prefix)
-        .str();
-  };
-  std::string place = placeOf(prefix, row0, col0);
-  // At a tile's first k-tile, each thread has the L2 prefetch the lines of its chunks of
-  // the tile's later k-tiles (without registers), so that their loads wait out an L2 hit
-  // rather than DRAM: one k-tile's loads at a time is all the producer's registers hold.
-  std::string ahead = (prefix + "P").str();
-  std::string nextRow0 = kAlongRows ? "%" + ahead + "K0" : row0.str();
-  std::string nextCol0 = kAlongRows ? col0.str() : "%" + ahead + "K0";
-  std::string prefetch =
-      llvm::formatv(R"(            %{0}First = arith.cmpi eq, %kt, %kBegin : index
-            %{0}Later = arith.subi %kEnd, %kt : index
-            %{0}Base = memref.extract_aligned_pointer_as_index {1} : memref<?x{{IN}> -> index
-            scf.if %{0}First {{
-              scf.for %{0}F = %c1 to %{0}Later step %c1 {{
-                %{0}FK = arith.muli %{0}F, %tileK : index
-                %{0}K0 = arith.addi %ek0, %{0}FK : index
-                scf.for %{0}I = %c0 to %{2}Chunks step %c1 {{
-{3}                  %{0}Byte = arith.muli %{0}Safe, %c2 : index
-                  %{0}Address = arith.addi %{0}Base, %{0}Byte : index
-                  %{0}Int = arith.index_castui %{0}Address : index to i64
-                  %{0}Pointer = llvm.inttoptr %{0}Int : i64 to !llvm.ptr<1>
-                  nvvm.prefetch level = L2, %{0}Pointer : !llvm.ptr<1>
-                } {{unroll}
-              }
-            }
-)",
-                    ahead, flat, prefix, placeOf(ahead, nextRow0, nextCol0))
-          .str();
+                                    prefix, row0, col0, rowsBound, colsBound, matrixBase)
+                          .str();
   int64_t chunks = rows * 8 / 128;
   ThreadLoadedBox box;
   box.load = llvm::formatv(R"(            %{0}Chunks = arith.constant {1} : index
             %{0}Pitch = arith.constant {2} : index
-{6}            %{0}NoWords = ub.poison : vector<{1}x8x{{IN}>
+            %{0}NoWords = ub.poison : vector<{1}x8x{{IN}>
             %{0}Los, %{0}His = scf.for %{0}I = %c0 to %{0}Chunks step %c1
                 iter_args(%{0}LoAcc = %{0}NoWords, %{0}HiAcc = %{0}NoWords)
                 -> (vector<{1}x8x{{IN}>, vector<{1}x8x{{IN}>) {{
@@ -210,7 +181,7 @@ ThreadLoadedBox threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows,
               %{0}HiNext = vector.insert %{0}Hi, %{0}HiAcc[%{0}I] : vector<8x{{IN}> into vector<{1}x8x{{IN}>
               scf.yield %{0}LoNext, %{0}HiNext : vector<{1}x8x{{IN}>, vector<{1}x8x{{IN}>
             } {{unroll})",
-                           prefix, chunks, pitch, place, colsBound, flat, prefetch)
+                           prefix, chunks, pitch, place, colsBound, flat)
                  .str();
   box.store =
       llvm::formatv(
@@ -959,8 +930,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
         base = "%aMatrixBase";
       }
       ThreadLoadedBox box = threadLoadedBox("la", "%aFlat", 128, "%offA", base, "%m0", a.rowsBound,
-                                            "%ek0", "%k", depth,
-                                            /*kAlongRows=*/false);
+                                            "%ek0", "%k", depth);
       earlyLoads += box.load + "\n";
       loadA = box.store;
     } else {
@@ -997,7 +967,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                            .str();
         ThreadLoadedBox box =
             threadLoadedBox(prefix, "%bFlat", config.tileK, "%" + prefix + "Dest", base, "%ek0",
-                            "%k", "%" + prefix + "Col0", "%n", columns, /*kAlongRows=*/true);
+                            "%k", "%" + prefix + "Col0", "%n", columns);
         earlyLoads += box.load + "\n";
         stageLoaded += box.store + "\n";
       }
