@@ -276,8 +276,12 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
       if ((problem.kMajorB && problem.k % 8 != 0) ||
           (problem.n % 8 != 0 && (config.splitK > 1 || config.pingpong)))
         return false;
-      return !threads.any() || (!config.pingpong && config.ctasPerSm == 1 && config.splitK == 1 &&
-                                config.residentKTiles == 0);
+      // (The threads' raw buffers take shared memory past the ring and the staging.)
+      return !threads.any() ||
+             (!config.pingpong && config.ctasPerSm == 1 && config.splitK == 1 &&
+              config.residentKTiles == 0 &&
+              kiln::sm90ConfigFitsSm(config, kiln::sm90ThreadLoadRawBytes(config, threads),
+                                     problem.result.getIntOrFloatBitWidth() / 8));
     }
     // The one-warpgroup template reads a row-major f16/bf16 B only, of whole tiles.
     return !problem.kMajorB && !problem.dynamicM && problem.m % config.tileM == 0 &&

@@ -116,124 +116,149 @@ constexpr const char kDescriptors64[] = R"(          %dAAt = arith.addi %addr, %
           %dA = builtin.unrealized_conversion_cast %dABits : i64 to !wdA
           %dB = builtin.unrealized_conversion_cast %dBBits : i64 to !wdB)";
 
-/// The producer threads' loads of a box of `rows` rows x 64 half-precision columns (128
-/// bytes a row) of a row-major matrix whose rows are `pitch` elements apart, not a
-/// multiple of 8 (which TMA cannot stride): rows `row0`.. of those below `rowsBound`,
-/// columns `col0`.. of those below `colsBound`, of the matrix starting at element
-/// `matrixBase` of `flat` (a memref<?xT> of the whole operand, 16-byte aligned), into the
-/// 128B-swizzled layout TMA would write at byte `destination` of %dyn (chunk c of row r at
-/// c ^ r % 8), zeros outside the matrix. Each of the 128 threads (%producerTid) takes
-/// 16-byte chunks: the aligned 16-byte word holding the chunk's first element and, when
-/// the chunk's elements inside the matrix run on into the next, that one, joined by a
-/// funnel shift of 32-bit words (one element is half a word). Two snippets: `load` issues
-/// every chunk's loads (into %<prefix>Los and %<prefix>His), `store` writes the box; the
-/// producer puts its stage wait between them. SSA names start with `prefix`.
-struct ThreadLoadedBox {
-  std::string load, store;
+/// The producer threads' loads of one operand of a stage, whose rows of `pitch` elements
+/// (not a multiple of 8) TMA cannot stride: `units` rows of 64 half-precision elements (128
+/// bytes), unit u the u-th row of the stage's view of the operand (A: row %m0 + u of its
+/// 128; B: k-row u % 64 of box u / 64, columns %n0 + 64 (u / 64)..), each thread taking
+/// units %producerTid, %producerTid + 128, ... Two steps:
+///  - `copy` (for the k-tile at %<prefix>K0, into raw buffer %<prefix>Buf): cp.async of the
+///    nine aligned 16-byte words that hold the unit's 64 elements into a raw row of 72
+///    elements (zeros for words past the operand or of a row outside it), no registers
+///    held: the next k-tile's copies are in flight while this one is stored;
+///  - `store` (for the k-tile at %ek0, from raw buffer %rawNow): the unit's eight 16-byte
+///    chunks from pairs of raw words joined by a funnel shift of 32-bit words (the unit's
+///    first element is element %Shift of its first word; one element is half a word),
+///    zeros past the operand's columns (the next row's elements), into the 128B-swizzled
+///    layout TMA would write (chunk c of row u at c ^ u % 8) at byte `destination` of %dyn.
+/// The thread that copies a unit stores it: cp.async.wait_group orders the two.
+/// `unitSetup` defines %<prefix>Row and %<prefix>Col0 (the unit's first element) from
+/// %<prefix>U and %<prefix>K0; `raw` names the memref<2 x units x 72 x T> raw buffers.
+struct ThreadLoadedOperand {
+  std::string constants, view, copy, store;
 };
-ThreadLoadedBox threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows,
-                                StringRef destination, StringRef matrixBase, StringRef row0,
-                                StringRef rowsBound, StringRef col0, StringRef colsBound,
-                                int64_t pitch) {
-  // The chunk's place and its first element's (in both snippets: once unrolled, CSE keeps
-  // one of each).
-  std::string place = llvm::formatv(R"(              %{0}Step = arith.muli %{0}I, %c128 : index
-              %{0}Chunk = arith.addi %{0}Step, %producerTid : index
-              %{0}R = arith.divui %{0}Chunk, %c8 : index
-              %{0}C = arith.remui %{0}Chunk, %c8 : index
-              %{0}Row = arith.addi {1}, %{0}R : index
-              %{0}C8 = arith.muli %{0}C, %c8 : index
-              %{0}Col = arith.addi {2}, %{0}C8 : index
-              %{0}RowOk = arith.cmpi ult, %{0}Row, {3} : index
-              %{0}ColOk = arith.cmpi ult, %{0}Col, {4} : index
-              %{0}Ok = arith.andi %{0}RowOk, %{0}ColOk : i1
-              %{0}RowAt = arith.muli %{0}Row, %{0}Pitch : index
-              %{0}InMatrix = arith.addi %{0}RowAt, %{0}Col : index
-              %{0}At = arith.addi {5}, %{0}InMatrix : index
-              %{0}Safe = arith.select %{0}Ok, %{0}At, %c0 : index
-              %{0}W0 = arith.divui %{0}Safe, %c8 : index
-              %{0}Shift = arith.remui %{0}Safe, %c8 : index
+ThreadLoadedOperand
+threadLoadedOperand(StringRef prefix, StringRef flat, StringRef elements, int64_t units,
+                    StringRef raw, int64_t rawOffset, StringRef destination, StringRef matrixBase,
+                    function_ref<std::string(StringRef)> unitSetup, StringRef rowsBound,
+                    StringRef colsBound, int64_t pitch) {
+  ThreadLoadedOperand operand;
+  // The copy's and the store's names: the prefix and C or S; the constants', the prefix.
+  std::string copyPrefix = (prefix + "C").str(), storePrefix = (prefix + "S").str();
+  auto shared = [&](std::string text, StringRef local) {
+    for (StringRef name : {"Units", "Pitch"}) {
+      std::string from = ("%" + local + name).str(), to = ("%" + prefix + name).str();
+      for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at))
+        text.replace(at, from.size(), to);
+    }
+    return text;
+  };
+  operand.constants =
+      llvm::formatv(R"(    %{0}Units = arith.constant {1} : index
+    %{0}Pitch = arith.constant {2} : index
+    %{0}RawAt = arith.constant {3} : index
 )",
-                                    prefix, row0, col0, rowsBound, colsBound, matrixBase)
-                          .str();
-  int64_t chunks = rows * 8 / 128;
-  ThreadLoadedBox box;
-  box.load = llvm::formatv(R"(            %{0}Chunks = arith.constant {1} : index
-            %{0}Pitch = arith.constant {2} : index
-            %{0}NoWords = ub.poison : vector<{1}x8x{{IN}>
-            %{0}Los, %{0}His = scf.for %{0}I = %c0 to %{0}Chunks step %c1
-                iter_args(%{0}LoAcc = %{0}NoWords, %{0}HiAcc = %{0}NoWords)
-                -> (vector<{1}x8x{{IN}>, vector<{1}x8x{{IN}>) {{
-{3}              // The chunk's elements inside the matrix (%Valid) reach into the next
-              // word when %Shift + %Valid > 8.
-              %{0}Left = arith.subi {4}, %{0}Col : index
-              %{0}Valid = arith.minui %{0}Left, %c8 : index
-              %{0}Reach = arith.addi %{0}Shift, %{0}Valid : index
-              %{0}Straddles = arith.cmpi ugt, %{0}Reach, %c8 : index
-              %{0}Next = arith.andi %{0}Straddles, %{0}Ok : i1
-              %{0}W1Step = arith.select %{0}Next, %c1, %c0 : index
-              %{0}W1 = arith.addi %{0}W0, %{0}W1Step : index
-              %{0}E0 = arith.muli %{0}W0, %c8 : index
-              %{0}E1 = arith.muli %{0}W1, %c8 : index
-              %{0}Lo = vector.load {5}[%{0}E0] {{alignment = 16} : memref<?x{{IN}>, vector<8x{{IN}>
-              %{0}Hi = vector.load {5}[%{0}E1] {{alignment = 16} : memref<?x{{IN}>, vector<8x{{IN}>
-              %{0}LoNext = vector.insert %{0}Lo, %{0}LoAcc[%{0}I] : vector<8x{{IN}> into vector<{1}x8x{{IN}>
-              %{0}HiNext = vector.insert %{0}Hi, %{0}HiAcc[%{0}I] : vector<8x{{IN}> into vector<{1}x8x{{IN}>
-              scf.yield %{0}LoNext, %{0}HiNext : vector<{1}x8x{{IN}>, vector<{1}x8x{{IN}>
+                    prefix, units, pitch, rawOffset)
+          .str();
+  operand.view =
+      llvm::formatv(R"(            %{0}RawOff = arith.addi %base, %{0}RawAt : index
+            {2} = memref.view %dyn[%{0}RawOff][] : !smem to memref<2x{1}x72x{{IN}, #gpu.address_space<workgroup>>
+)",
+                    prefix, units, raw)
+          .str();
+  // The unit's place: its first element %At and whether its row is inside the operand.
+  auto placeOf = [&](StringRef prefix) {
+    return llvm::formatv(R"(              %{0}U = arith.addi %{0}V, %producerTid : index
+              %{0}Mine = arith.cmpi ult, %{0}U, %{0}Units : index
+              scf.if %{0}Mine {{
+{1}
+              %{0}RowOk = arith.cmpi ult, %{0}Row, {2} : index
+              %{0}RowAt = arith.muli %{0}Row, %{0}Pitch : index
+              %{0}InMatrix = arith.addi %{0}RowAt, %{0}Col0 : index
+              %{0}At = arith.addi {3}, %{0}InMatrix : index
+)",
+                         prefix, unitSetup(prefix), rowsBound, matrixBase)
+        .str();
+  };
+  operand.copy = llvm::formatv(R"(            scf.for %{0}V = %c0 to %{0}Units step %c128 {{
+{1}              %{0}W0 = arith.divui %{0}At, %c8 : index
+              scf.for %{0}J = %c0 to %c9 step %c1 {{
+                %{0}W = arith.addi %{0}W0, %{0}J : index
+                %{0}Src = arith.muli %{0}W, %c8 : index
+                %{0}Inside = arith.cmpi ult, %{0}Src, {2} : index
+                %{0}Live = arith.andi %{0}Inside, %{0}RowOk : i1
+                %{0}Left = arith.subi {2}, %{0}Src : index
+                %{0}Fill = arith.minui %{0}Left, %c8 : index
+                %{0}Count = arith.select %{0}Live, %{0}Fill, %c0 : index
+                %{0}SrcAt = arith.select %{0}Live, %{0}Src, %c0 : index
+                %{0}J8 = arith.muli %{0}J, %c8 : index
+                %{0}Tok = nvgpu.device_async_copy {3}[%{0}SrcAt], {4}[%{0}Buf, %{0}U, %{0}J8], 8, %{0}Count {{bypassL1}
+                  : memref<?x{{IN}> to memref<2x{5}x72x{{IN}, #gpu.address_space<workgroup>>
+              } {{unroll}
+              }
             } {{unroll})",
-                           prefix, chunks, pitch, place, colsBound, flat)
-                 .str();
-  box.store =
-      llvm::formatv(
-          R"(            %{0}Box = memref.view %dyn[{1}][] : !smem to memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>
-            scf.for %{0}I = %c0 to %{0}Chunks step %c1 {{
-{3}              %{0}Lo = vector.extract %{0}Los[%{0}I] : vector<8x{{IN}> from vector<{4}x8x{{IN}>
-              %{0}Hi = vector.extract %{0}His[%{0}I] : vector<8x{{IN}> from vector<{4}x8x{{IN}>
-              %{0}LoW = vector.bitcast %{0}Lo : vector<8x{{IN}> to vector<4xi32>
-              %{0}HiW = vector.bitcast %{0}Hi : vector<8x{{IN}> to vector<4xi32>
-              %{0}All = vector.shuffle %{0}LoW, %{0}HiW [0, 1, 2, 3, 4, 5, 6, 7] : vector<4xi32>, vector<4xi32>
-              // The five words from word %Shift / 2 on, then each output word from two of
-              // them where the chunk starts at an odd element.
-              %{0}S0 = vector.shuffle %{0}All, %{0}All [0, 1, 2, 3, 4] : vector<8xi32>, vector<8xi32>
-              %{0}S1 = vector.shuffle %{0}All, %{0}All [1, 2, 3, 4, 5] : vector<8xi32>, vector<8xi32>
-              %{0}S2 = vector.shuffle %{0}All, %{0}All [2, 3, 4, 5, 6] : vector<8xi32>, vector<8xi32>
-              %{0}S3 = vector.shuffle %{0}All, %{0}All [3, 4, 5, 6, 7] : vector<8xi32>, vector<8xi32>
+                               copyPrefix, placeOf(copyPrefix), elements, flat, raw, units)
+                   .str();
+  operand.copy = shared(operand.copy, copyPrefix);
+  operand.store = llvm::formatv(R"(            %{0}Stage = memref.view %dyn[{1}][] : !smem to memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>
+            scf.for %{0}V = %c0 to %{0}Units step %c128 {{
+{3}              %{0}Shift = arith.remui %{0}At, %c8 : index
               %{0}Q = arith.divui %{0}Shift, %c2 : index
               %{0}Q1 = arith.cmpi eq, %{0}Q, %c1 : index
               %{0}Q2 = arith.cmpi eq, %{0}Q, %c2 : index
               %{0}Q3 = arith.cmpi eq, %{0}Q, %c3 : index
-              %{0}X01 = arith.select %{0}Q1, %{0}S1, %{0}S0 : vector<5xi32>
-              %{0}X012 = arith.select %{0}Q2, %{0}S2, %{0}X01 : vector<5xi32>
-              %{0}X = arith.select %{0}Q3, %{0}S3, %{0}X012 : vector<5xi32>
-              %{0}XLo = vector.shuffle %{0}X, %{0}X [0, 1, 2, 3] : vector<5xi32>, vector<5xi32>
-              %{0}XHi = vector.shuffle %{0}X, %{0}X [1, 2, 3, 4] : vector<5xi32>, vector<5xi32>
-              %{0}Sixteen = arith.constant dense<16> : vector<4xi32>
-              %{0}Down = arith.shrui %{0}XLo, %{0}Sixteen : vector<4xi32>
-              %{0}Up = arith.shli %{0}XHi, %{0}Sixteen : vector<4xi32>
-              %{0}Joined = arith.ori %{0}Down, %{0}Up : vector<4xi32>
               %{0}OddShift = arith.remui %{0}Shift, %c2 : index
               %{0}Odd = arith.cmpi ne, %{0}OddShift, %c0 : index
-              %{0}Words = arith.select %{0}Odd, %{0}Joined, %{0}XLo : vector<4xi32>
-              %{0}Values = vector.bitcast %{0}Words : vector<4xi32> to vector<8x{{IN}>
-              // Zeros past the matrix's columns (the next row's elements) and rows.
+              %{0}Sixteen = arith.constant dense<16> : vector<4xi32>
               %{0}Iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xindex>
-              %{0}ColV = vector.broadcast %{0}Col : index to vector<8xindex>
-              %{0}Cols = arith.addi %{0}ColV, %{0}Iota : vector<8xindex>
-              %{0}BoundV = vector.broadcast {5} : index to vector<8xindex>
-              %{0}InCols = arith.cmpi ult, %{0}Cols, %{0}BoundV : vector<8xindex>
+              %{0}BoundV = vector.broadcast {4} : index to vector<8xindex>
               %{0}RowOkV = vector.broadcast %{0}RowOk : i1 to vector<8xi1>
-              %{0}Keep = arith.andi %{0}InCols, %{0}RowOkV : vector<8xi1>
               %{0}Zeros = arith.constant dense<0.0> : vector<8x{{IN}>
-              %{0}Stored = arith.select %{0}Keep, %{0}Values, %{0}Zeros : vector<8xi1>, vector<8x{{IN}>
-              %{0}R8 = arith.remui %{0}R, %c8 : index
-              %{0}Swizzled = arith.xori %{0}C, %{0}R8 : index
-              %{0}SCol = arith.muli %{0}Swizzled, %c8 : index
-              vector.store %{0}Stored, %{0}Box[%{0}R, %{0}SCol] {{alignment = 16}
-                : memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
+              %{0}R8 = arith.remui %{0}U, %c8 : index
+              scf.for %{0}C = %c0 to %c8 step %c1 {{
+                %{0}C8 = arith.muli %{0}C, %c8 : index
+                %{0}C9 = arith.addi %{0}C8, %c8 : index
+                %{0}Lo = vector.load {5}[%rawNow, %{0}U, %{0}C8] {{alignment = 16}
+                  : memref<2x{2}x72x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
+                %{0}Hi = vector.load {5}[%rawNow, %{0}U, %{0}C9] {{alignment = 16}
+                  : memref<2x{2}x72x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
+                %{0}LoW = vector.bitcast %{0}Lo : vector<8x{{IN}> to vector<4xi32>
+                %{0}HiW = vector.bitcast %{0}Hi : vector<8x{{IN}> to vector<4xi32>
+                %{0}All = vector.shuffle %{0}LoW, %{0}HiW [0, 1, 2, 3, 4, 5, 6, 7] : vector<4xi32>, vector<4xi32>
+                // The five words from word %Shift / 2 on, then each output word from two
+                // of them where the unit starts at an odd element.
+                %{0}S0 = vector.shuffle %{0}All, %{0}All [0, 1, 2, 3, 4] : vector<8xi32>, vector<8xi32>
+                %{0}S1 = vector.shuffle %{0}All, %{0}All [1, 2, 3, 4, 5] : vector<8xi32>, vector<8xi32>
+                %{0}S2 = vector.shuffle %{0}All, %{0}All [2, 3, 4, 5, 6] : vector<8xi32>, vector<8xi32>
+                %{0}S3 = vector.shuffle %{0}All, %{0}All [3, 4, 5, 6, 7] : vector<8xi32>, vector<8xi32>
+                %{0}X01 = arith.select %{0}Q1, %{0}S1, %{0}S0 : vector<5xi32>
+                %{0}X012 = arith.select %{0}Q2, %{0}S2, %{0}X01 : vector<5xi32>
+                %{0}X = arith.select %{0}Q3, %{0}S3, %{0}X012 : vector<5xi32>
+                %{0}XLo = vector.shuffle %{0}X, %{0}X [0, 1, 2, 3] : vector<5xi32>, vector<5xi32>
+                %{0}XHi = vector.shuffle %{0}X, %{0}X [1, 2, 3, 4] : vector<5xi32>, vector<5xi32>
+                %{0}Down = arith.shrui %{0}XLo, %{0}Sixteen : vector<4xi32>
+                %{0}Up = arith.shli %{0}XHi, %{0}Sixteen : vector<4xi32>
+                %{0}Joined = arith.ori %{0}Down, %{0}Up : vector<4xi32>
+                %{0}Words = arith.select %{0}Odd, %{0}Joined, %{0}XLo : vector<4xi32>
+                %{0}Values = vector.bitcast %{0}Words : vector<4xi32> to vector<8x{{IN}>
+                // Zeros past the operand's columns (the next row's elements) and rows.
+                %{0}Col = arith.addi %{0}Col0, %{0}C8 : index
+                %{0}ColV = vector.broadcast %{0}Col : index to vector<8xindex>
+                %{0}Cols = arith.addi %{0}ColV, %{0}Iota : vector<8xindex>
+                %{0}InCols = arith.cmpi ult, %{0}Cols, %{0}BoundV : vector<8xindex>
+                %{0}Keep = arith.andi %{0}InCols, %{0}RowOkV : vector<8xi1>
+                %{0}Stored = arith.select %{0}Keep, %{0}Values, %{0}Zeros : vector<8xi1>, vector<8x{{IN}>
+                %{0}Swizzled = arith.xori %{0}C, %{0}R8 : index
+                %{0}SCol = arith.muli %{0}Swizzled, %c8 : index
+                vector.store %{0}Stored, %{0}Stage[%{0}U, %{0}SCol] {{alignment = 16}
+                  : memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
+              } {{unroll}
+              }
             } {{unroll})",
-          prefix, destination, rows, place, chunks, colsBound)
-          .str();
-  return box;
+                                storePrefix, destination, units, placeOf(storePrefix),
+                                colsBound, raw)
+                    .str();
+  operand.store = shared(operand.store, storePrefix);
+  return operand;
 }
 
 /// The index in `epilogue`'s inputs of its one input of C's shape, if it has one.
@@ -911,9 +936,32 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
     auto byIssuer = [](const std::string &text) {
       return "            scf.if %issuer {\n" + text + "\n            }";
     };
-    operandSetup = "    %c3 = arith.constant 3 : index\n";
+    operandSetup = "    %c3 = arith.constant 3 : index\n    %c9 = arith.constant 9 : index\n";
     prefetch.clear();
-    earlyLoads = "            %ek0 = arith.muli %kt, %tileK : index\n";
+    // The raw buffers lie past the ring and the staging: A's, then B's.
+    int64_t rawAt = config.ringAndStagingBytes(resultBytes);
+    // k-tile kt's copies were issued in the iteration before (or now, at the tile's first);
+    // this iteration issues kt + 1's, then waits for kt's (all but the newest group).
+    std::string copiesNow, copiesNext, stores;
+    auto addOperand = [&](const ThreadLoadedOperand &operand, StringRef prefix) {
+      operandSetup += operand.constants;
+      earlyLoads += operand.view;
+      std::string define =
+          llvm::formatv("              %{0}CK0 = arith.addi {1}, %c0 : index\n"
+                        "              %{0}CBuf = arith.addi {2}, %c0 : index\n",
+                        prefix, "{K0}", "{BUF}")
+              .str();
+      auto with = [&](StringRef k0, StringRef buffer) {
+        std::string text = define;
+        text.replace(text.find("{K0}"), 4, k0.str());
+        text.replace(text.find("{BUF}"), 5, buffer.str());
+        return text + operand.copy + "\n";
+      };
+      copiesNow += with("%ek0", "%rawNow");
+      copiesNext += with("%nk0", "%rawNext");
+      stores += llvm::formatv("            %{0}SK0 = arith.addi %ek0, %c0 : index\n", prefix).str() +
+                operand.store + "\n";
+    };
     int64_t tmaBytes = 0;
     if (threads.a) {
       operandSetup += a.elements + "\n" +
@@ -929,10 +977,18 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                       "%aRowElements : index\n";
         base = "%aMatrixBase";
       }
-      ThreadLoadedBox box = threadLoadedBox("la", "%aFlat", 128, "%offA", base, "%m0", a.rowsBound,
-                                            "%ek0", "%k", depth);
-      earlyLoads += box.load + "\n";
-      loadA = box.store;
+      // Unit u: row %m0 + u of A, from the k-tile's first column.
+      auto unit = [](StringRef p) {
+        return llvm::formatv("              %{0}Row = arith.addi %m0, %{0}U : index\n"
+                             "              %{0}Col0 = arith.addi %{0}K0, %c0 : index",
+                             p)
+            .str();
+      };
+      addOperand(threadLoadedOperand("ta", "%aFlat", "%aElements", 128, "%rawA", rawAt, "%offA",
+                                     base, unit, a.rowsBound, "%k", depth),
+                 "ta");
+      rawAt += 2 * 128 * 144;
+      loadA.clear();
     } else {
       loadA = byIssuer(a.loadA);
       prefetch += "        nvgpu.tma.prefetch.descriptor %descA : !tmA\n";
@@ -949,47 +1005,62 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                           .str();
       std::string base = "%c0";
       if (!a.bMatrix.empty()) {
-        earlyLoads +=
-            "            %bMatrixBase = arith.muli " + a.bMatrix + ", %bMatrixElements : index\n";
+        earlyLoads += "            %bMatrixBase = arith.muli " + a.bMatrix +
+                      ", %bMatrixElements : index\n";
         base = "%bMatrixBase";
       }
-      // Every box of the stage (64 columns each) by the threads, after the box loop.
+      // Unit u: k-row u % 64 of the box of columns %n0 + 64 (u / 64)...
+      auto unit = [](StringRef p) {
+        return llvm::formatv("              %{0}Box = arith.divui %{0}U, %c64 : index\n"
+                             "              %{0}KRow = arith.remui %{0}U, %c64 : index\n"
+                             "              %{0}Row = arith.addi %{0}K0, %{0}KRow : index\n"
+                             "              %{0}BoxCol = arith.muli %{0}Box, %c64 : index\n"
+                             "              %{0}Col0 = arith.addi %n0, %{0}BoxCol : index",
+                             p)
+            .str();
+      };
+      addOperand(threadLoadedOperand("tb", "%bFlat", "%bElements", config.tileN, "%rawB", rawAt,
+                                     "%offB", base, unit, "%k", "%n", columns),
+                 "tb");
+      // (The boxes are stored after the box loop, which then loads nothing.)
       loadB.clear();
-      for (int64_t j = 0; j < config.tileN / 64; ++j) {
-        std::string prefix = "lb" + std::to_string(j);
-        earlyLoads += llvm::formatv("            %{0}ColStep = arith.constant {1} : index\n"
-                                    "            %{0}Col0 = arith.addi %n0, %{0}ColStep : index\n",
-                                    prefix, j * 64)
-                          .str();
-        stageLoaded += llvm::formatv("            %{0}Off = arith.constant {1} : index\n"
-                                     "            %{0}Dest = arith.addi %offB, %{0}Off : index\n",
-                                     prefix, j * 64 * kTileBytes)
-                           .str();
-        ThreadLoadedBox box =
-            threadLoadedBox(prefix, "%bFlat", config.tileK, "%" + prefix + "Dest", base, "%ek0",
-                            "%k", "%" + prefix + "Col0", "%n", columns);
-        earlyLoads += box.load + "\n";
-        stageLoaded += box.store + "\n";
-      }
     } else {
       loadB = byIssuer(loadB);
       prefetch += "        nvgpu.tma.prefetch.descriptor %descB : !tmB\n";
       tmaBytes += bStageBytes;
     }
+    earlyLoads += R"(            %ek0 = arith.muli %kt, %tileK : index
+            %rawNow = arith.remui %g, %c2 : index
+            %gAfter = arith.addi %g, %c1 : index
+            %rawNext = arith.remui %gAfter, %c2 : index
+            %ktNext = arith.addi %kt, %c1 : index
+            %nk0 = arith.muli %ktNext, %tileK : index
+            %firstKTile = arith.cmpi eq, %kt, %kBegin : index
+            scf.if %firstKTile {
+)" + copiesNow + R"(              nvvm.cp.async.commit.group
+            }
+            %hasNextKTile = arith.cmpi ult, %ktNext, %kEnd : index
+            scf.if %hasNextKTile {
+)" + copiesNext + R"(            }
+            nvvm.cp.async.commit.group
+            nvvm.cp.async.wait.group 1
+)";
     if (!prefetch.empty())
       prefetch = "        scf.if %issuer {\n" + prefetch + "        }";
     armStage = byIssuer(
-        tmaBytes > 0 ? llvm::formatv("              %tmaBytes = arith.constant {0} : index\n"
-                                     "              nvgpu.mbarrier.arrive.expect_tx %full[%slot], "
-                                     "%tmaBytes : !bars",
-                                     tmaBytes)
-                           .str()
-                     : "              %armed = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
-                       "!nvgpu.mbarrier.token");
-    stageLoaded += "            nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
-                   "#nvvm.shared_space<cta>}\n"
-                   "            %loadedTok = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
-                   "!nvgpu.mbarrier.token";
+        tmaBytes > 0
+            ? llvm::formatv("              %tmaBytes = arith.constant {0} : index\n"
+                            "              nvgpu.mbarrier.arrive.expect_tx %full[%slot], "
+                            "%tmaBytes : !bars",
+                            tmaBytes)
+                  .str()
+            : "              %armed = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
+              "!nvgpu.mbarrier.token");
+    stageLoaded = stores +
+                  "            nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
+                  "#nvvm.shared_space<cta>}\n"
+                  "            %loadedTok = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
+                  "!nvgpu.mbarrier.token";
   }
   std::string text =
       substitutePlaceholders(kWarpSpecialisedTemplate, residentBPlaceholders(config, a.boxBytes));
@@ -1141,6 +1212,12 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   return kernel;
 }
 
+int64_t kiln::sm90ThreadLoadRawBytes(const Sm90GemmConfig &config, const Sm90ThreadLoads &threads) {
+  // Two k-tiles of raw rows of 72 halves (nine 16-byte words) a unit: A's 128 rows, B's
+  // TILE_N (64 k-rows a box of 64 columns).
+  return 2 * 72 * 2 * ((threads.a ? 128 : 0) + (threads.b ? config.tileN : 0));
+}
+
 SmallVector<Value> kiln::epilogueBuffers(kernel::LaunchOp launch, const Sm90Epilogue &epilogue) {
   SmallVector<Value> buffers;
   for (const Sm90EpilogueInput &input : epilogue.inputs)
@@ -1287,6 +1364,11 @@ LogicalResult kiln::launchWarpSpecialisedGemm(
   // seen as the M x N matrix C is, in boxes of 128 rows x TILE_N columns.
   int64_t sharedBytes = config.sharedBytes(result.getIntOrFloatBitWidth() / 8);
   FunctionType signature = gemm.getFunctionType();
+  // An operand the producer's threads load (a bare pointer, no tensor map) has raw buffers.
+  Sm90ThreadLoads threads;
+  threads.a = isa<MemRefType>(signature.getInput(0));
+  threads.b = isa<MemRefType>(signature.getInput(1));
+  sharedBytes += sm90ThreadLoadRawBytes(config, threads);
   if (epilogue && signature.getNumInputs() == arguments.size() + 1) {
     std::optional<unsigned> residual = residualInput(*epilogue);
     auto mapType = dyn_cast<nvgpu::TensorMapDescriptorType>(signature.getInputs().back());

@@ -145,6 +145,10 @@ int64_t sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilo
 /// the operands the producer's threads load (their parameters are bare pointers; `_ta`,
 /// `_tb` in the name), which need cooperative consumers, one CTA an SM, no split-K, no
 /// residual tile and no resident B. `pass` names the caller in errors.
+/// The shared memory the producer threads' raw buffers of `threads` take under `config`
+/// (past the ring and the staging; the launch adds it).
+int64_t sm90ThreadLoadRawBytes(const Sm90GemmConfig &config, const Sm90ThreadLoads &threads);
+
 mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
     mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass, llvm::StringRef entry,
     mlir::Type operand, mlir::Type result, int64_t columns, const Sm90GemmConfig &config,
