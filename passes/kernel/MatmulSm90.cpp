@@ -280,7 +280,8 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
       return !threads.any() ||
              (!config.pingpong && config.ctasPerSm == 1 && config.splitK == 1 &&
               config.residentKTiles == 0 &&
-              kiln::sm90ConfigFitsSm(config, kiln::sm90ThreadLoadRawBytes(config, threads),
+              kiln::sm90ConfigFitsSm(config,
+                                     kiln::sm90ThreadLoadRawBytes(config, threads, problem.k),
                                      problem.result.getIntOrFloatBitWidth() / 8));
     }
     // The one-warpgroup template reads a row-major f16/bf16 B only, of whole tiles.

@@ -116,6 +116,128 @@ constexpr const char kDescriptors64[] = R"(          %dAAt = arith.addi %addr, %
           %dA = builtin.unrealized_conversion_cast %dABits : i64 to !wdA
           %dB = builtin.unrealized_conversion_cast %dBBits : i64 to !wdB)";
 
+/// The producer threads' loads of a box of `rows` rows x 64 half-precision columns (128
+/// bytes a row) of a row-major matrix whose rows are `pitch` elements apart, not a
+/// multiple of 8 (which TMA cannot stride): rows `row0`.. of those below `rowsBound`,
+/// columns `col0`.. of those below `colsBound`, of the matrix starting at element
+/// `matrixBase` of `flat` (a memref<?xT> of the whole operand, 16-byte aligned), into the
+/// 128B-swizzled layout TMA would write at byte `destination` of %dyn (chunk c of row r at
+/// c ^ r % 8), zeros outside the matrix. Each of the 128 threads (%producerTid) takes
+/// 16-byte chunks: the aligned 16-byte word holding the chunk's first element and, when
+/// the chunk's elements inside the matrix run on into the next, that one, joined by a
+/// funnel shift of 32-bit words (one element is half a word). Two snippets: `load` issues
+/// every chunk's loads (into %<prefix>Los and %<prefix>His), `store` writes the box; the
+/// producer puts its stage wait between them. For a GEMM of one k-tile (K <= TILE_K), where
+/// there is no next k-tile to overlap: the loads go straight to registers, without the raw
+/// buffers of threadLoadedOperand. SSA names start with `prefix`.
+struct ThreadLoadedBox {
+  std::string load, store;
+};
+ThreadLoadedBox threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows,
+                                StringRef destination, StringRef matrixBase, StringRef row0,
+                                StringRef rowsBound, StringRef col0, StringRef colsBound,
+                                int64_t pitch) {
+  // The chunk's place and its first element's (in both snippets: once unrolled, CSE keeps
+  // one of each).
+  std::string place = llvm::formatv(R"(              %{0}Step = arith.muli %{0}I, %c128 : index
+              %{0}Chunk = arith.addi %{0}Step, %producerTid : index
+              %{0}R = arith.divui %{0}Chunk, %c8 : index
+              %{0}C = arith.remui %{0}Chunk, %c8 : index
+              %{0}Row = arith.addi {1}, %{0}R : index
+              %{0}C8 = arith.muli %{0}C, %c8 : index
+              %{0}Col = arith.addi {2}, %{0}C8 : index
+              %{0}RowOk = arith.cmpi ult, %{0}Row, {3} : index
+              %{0}ColOk = arith.cmpi ult, %{0}Col, {4} : index
+              %{0}Ok = arith.andi %{0}RowOk, %{0}ColOk : i1
+              %{0}RowAt = arith.muli %{0}Row, %{0}Pitch : index
+              %{0}InMatrix = arith.addi %{0}RowAt, %{0}Col : index
+              %{0}At = arith.addi {5}, %{0}InMatrix : index
+              %{0}Safe = arith.select %{0}Ok, %{0}At, %c0 : index
+              %{0}W0 = arith.divui %{0}Safe, %c8 : index
+              %{0}Shift = arith.remui %{0}Safe, %c8 : index
+)",
+                                    prefix, row0, col0, rowsBound, colsBound, matrixBase)
+                          .str();
+  int64_t chunks = rows * 8 / 128;
+  ThreadLoadedBox box;
+  box.load = llvm::formatv(R"(            %{0}Chunks = arith.constant {1} : index
+            %{0}Pitch = arith.constant {2} : index
+            %{0}NoWords = ub.poison : vector<{1}x8x{{IN}>
+            %{0}Los, %{0}His = scf.for %{0}I = %c0 to %{0}Chunks step %c1
+                iter_args(%{0}LoAcc = %{0}NoWords, %{0}HiAcc = %{0}NoWords)
+                -> (vector<{1}x8x{{IN}>, vector<{1}x8x{{IN}>) {{
+{3}              // The chunk's elements inside the matrix (%Valid) reach into the next
+              // word when %Shift + %Valid > 8.
+              %{0}Left = arith.subi {4}, %{0}Col : index
+              %{0}Valid = arith.minui %{0}Left, %c8 : index
+              %{0}Reach = arith.addi %{0}Shift, %{0}Valid : index
+              %{0}Straddles = arith.cmpi ugt, %{0}Reach, %c8 : index
+              %{0}Next = arith.andi %{0}Straddles, %{0}Ok : i1
+              %{0}W1Step = arith.select %{0}Next, %c1, %c0 : index
+              %{0}W1 = arith.addi %{0}W0, %{0}W1Step : index
+              %{0}E0 = arith.muli %{0}W0, %c8 : index
+              %{0}E1 = arith.muli %{0}W1, %c8 : index
+              %{0}Lo = vector.load {5}[%{0}E0] {{alignment = 16} : memref<?x{{IN}>, vector<8x{{IN}>
+              %{0}Hi = vector.load {5}[%{0}E1] {{alignment = 16} : memref<?x{{IN}>, vector<8x{{IN}>
+              %{0}LoNext = vector.insert %{0}Lo, %{0}LoAcc[%{0}I] : vector<8x{{IN}> into vector<{1}x8x{{IN}>
+              %{0}HiNext = vector.insert %{0}Hi, %{0}HiAcc[%{0}I] : vector<8x{{IN}> into vector<{1}x8x{{IN}>
+              scf.yield %{0}LoNext, %{0}HiNext : vector<{1}x8x{{IN}>, vector<{1}x8x{{IN}>
+            } {{unroll})",
+                           prefix, chunks, pitch, place, colsBound, flat)
+                 .str();
+  box.store =
+      llvm::formatv(
+          R"(            %{0}Box = memref.view %dyn[{1}][] : !smem to memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>
+            scf.for %{0}I = %c0 to %{0}Chunks step %c1 {{
+{3}              %{0}Lo = vector.extract %{0}Los[%{0}I] : vector<8x{{IN}> from vector<{4}x8x{{IN}>
+              %{0}Hi = vector.extract %{0}His[%{0}I] : vector<8x{{IN}> from vector<{4}x8x{{IN}>
+              %{0}LoW = vector.bitcast %{0}Lo : vector<8x{{IN}> to vector<4xi32>
+              %{0}HiW = vector.bitcast %{0}Hi : vector<8x{{IN}> to vector<4xi32>
+              %{0}All = vector.shuffle %{0}LoW, %{0}HiW [0, 1, 2, 3, 4, 5, 6, 7] : vector<4xi32>, vector<4xi32>
+              // The five words from word %Shift / 2 on, then each output word from two of
+              // them where the chunk starts at an odd element.
+              %{0}S0 = vector.shuffle %{0}All, %{0}All [0, 1, 2, 3, 4] : vector<8xi32>, vector<8xi32>
+              %{0}S1 = vector.shuffle %{0}All, %{0}All [1, 2, 3, 4, 5] : vector<8xi32>, vector<8xi32>
+              %{0}S2 = vector.shuffle %{0}All, %{0}All [2, 3, 4, 5, 6] : vector<8xi32>, vector<8xi32>
+              %{0}S3 = vector.shuffle %{0}All, %{0}All [3, 4, 5, 6, 7] : vector<8xi32>, vector<8xi32>
+              %{0}Q = arith.divui %{0}Shift, %c2 : index
+              %{0}Q1 = arith.cmpi eq, %{0}Q, %c1 : index
+              %{0}Q2 = arith.cmpi eq, %{0}Q, %c2 : index
+              %{0}Q3 = arith.cmpi eq, %{0}Q, %c3 : index
+              %{0}X01 = arith.select %{0}Q1, %{0}S1, %{0}S0 : vector<5xi32>
+              %{0}X012 = arith.select %{0}Q2, %{0}S2, %{0}X01 : vector<5xi32>
+              %{0}X = arith.select %{0}Q3, %{0}S3, %{0}X012 : vector<5xi32>
+              %{0}XLo = vector.shuffle %{0}X, %{0}X [0, 1, 2, 3] : vector<5xi32>, vector<5xi32>
+              %{0}XHi = vector.shuffle %{0}X, %{0}X [1, 2, 3, 4] : vector<5xi32>, vector<5xi32>
+              %{0}Sixteen = arith.constant dense<16> : vector<4xi32>
+              %{0}Down = arith.shrui %{0}XLo, %{0}Sixteen : vector<4xi32>
+              %{0}Up = arith.shli %{0}XHi, %{0}Sixteen : vector<4xi32>
+              %{0}Joined = arith.ori %{0}Down, %{0}Up : vector<4xi32>
+              %{0}OddShift = arith.remui %{0}Shift, %c2 : index
+              %{0}Odd = arith.cmpi ne, %{0}OddShift, %c0 : index
+              %{0}Words = arith.select %{0}Odd, %{0}Joined, %{0}XLo : vector<4xi32>
+              %{0}Values = vector.bitcast %{0}Words : vector<4xi32> to vector<8x{{IN}>
+              // Zeros past the matrix's columns (the next row's elements) and rows.
+              %{0}Iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xindex>
+              %{0}ColV = vector.broadcast %{0}Col : index to vector<8xindex>
+              %{0}Cols = arith.addi %{0}ColV, %{0}Iota : vector<8xindex>
+              %{0}BoundV = vector.broadcast {5} : index to vector<8xindex>
+              %{0}InCols = arith.cmpi ult, %{0}Cols, %{0}BoundV : vector<8xindex>
+              %{0}RowOkV = vector.broadcast %{0}RowOk : i1 to vector<8xi1>
+              %{0}Keep = arith.andi %{0}InCols, %{0}RowOkV : vector<8xi1>
+              %{0}Zeros = arith.constant dense<0.0> : vector<8x{{IN}>
+              %{0}Stored = arith.select %{0}Keep, %{0}Values, %{0}Zeros : vector<8xi1>, vector<8x{{IN}>
+              %{0}R8 = arith.remui %{0}R, %c8 : index
+              %{0}Swizzled = arith.xori %{0}C, %{0}R8 : index
+              %{0}SCol = arith.muli %{0}Swizzled, %c8 : index
+              vector.store %{0}Stored, %{0}Box[%{0}R, %{0}SCol] {{alignment = 16}
+                : memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
+            } {{unroll})",
+          prefix, destination, rows, place, chunks, colsBound)
+          .str();
+  return box;
+}
+
 /// The producer threads' loads of one operand of a stage, whose rows of `pitch` elements
 /// (not a multiple of 8) TMA cannot stride: `units` rows of 64 half-precision elements (128
 /// bytes), unit u the u-th row of the stage's view of the operand (A: row %m0 + u of its
@@ -136,11 +258,11 @@ constexpr const char kDescriptors64[] = R"(          %dAAt = arith.addi %addr, %
 struct ThreadLoadedOperand {
   std::string constants, view, copy, store;
 };
-ThreadLoadedOperand
-threadLoadedOperand(StringRef prefix, StringRef flat, StringRef elements, int64_t units,
-                    StringRef raw, int64_t rawOffset, StringRef destination, StringRef matrixBase,
-                    function_ref<std::string(StringRef)> unitSetup, StringRef rowsBound,
-                    StringRef colsBound, int64_t pitch) {
+ThreadLoadedOperand threadLoadedOperand(StringRef prefix, StringRef flat, StringRef elements,
+                                        int64_t units, StringRef raw, int64_t rawOffset,
+                                        StringRef destination, StringRef matrixBase,
+                                        function_ref<std::string(StringRef)> unitSetup,
+                                        StringRef rowsBound, StringRef colsBound, int64_t pitch) {
   ThreadLoadedOperand operand;
   // The copy's and the store's names: the prefix and C or S; the constants', the prefix.
   std::string copyPrefix = (prefix + "C").str(), storePrefix = (prefix + "S").str();
@@ -152,19 +274,17 @@ threadLoadedOperand(StringRef prefix, StringRef flat, StringRef elements, int64_
     }
     return text;
   };
-  operand.constants =
-      llvm::formatv(R"(    %{0}Units = arith.constant {1} : index
+  operand.constants = llvm::formatv(R"(    %{0}Units = arith.constant {1} : index
     %{0}Pitch = arith.constant {2} : index
     %{0}RawAt = arith.constant {3} : index
 )",
-                    prefix, units, pitch, rawOffset)
-          .str();
-  operand.view =
-      llvm::formatv(R"(            %{0}RawOff = arith.addi %base, %{0}RawAt : index
+                                    prefix, units, pitch, rawOffset)
+                          .str();
+  operand.view = llvm::formatv(R"(            %{0}RawOff = arith.addi %base, %{0}RawAt : index
             {2} = memref.view %dyn[%{0}RawOff][] : !smem to memref<2x{1}x72x{{IN}, #gpu.address_space<workgroup>>
 )",
-                    prefix, units, raw)
-          .str();
+                               prefix, units, raw)
+                     .str();
   // The unit's place: its first element %At and whether its row is inside the operand.
   auto placeOf = [&](StringRef prefix) {
     return llvm::formatv(R"(              %{0}U = arith.addi %{0}V, %producerTid : index
@@ -197,9 +317,11 @@ threadLoadedOperand(StringRef prefix, StringRef flat, StringRef elements, int64_
               }
             } {{unroll})",
                                copyPrefix, placeOf(copyPrefix), elements, flat, raw, units)
-                   .str();
+                     .str();
   operand.copy = shared(operand.copy, copyPrefix);
-  operand.store = llvm::formatv(R"(            %{0}Stage = memref.view %dyn[{1}][] : !smem to memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>
+  operand.store =
+      llvm::formatv(
+          R"(            %{0}Stage = memref.view %dyn[{1}][] : !smem to memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>
             scf.for %{0}V = %c0 to %{0}Units step %c128 {{
 {3}              %{0}Shift = arith.remui %{0}At, %c8 : index
               %{0}Q = arith.divui %{0}Shift, %c2 : index
@@ -254,9 +376,8 @@ threadLoadedOperand(StringRef prefix, StringRef flat, StringRef elements, int64_
               } {{unroll}
               }
             } {{unroll})",
-                                storePrefix, destination, units, placeOf(storePrefix),
-                                colsBound, raw)
-                    .str();
+          storePrefix, destination, units, placeOf(storePrefix), colsBound, raw)
+          .str();
   operand.store = shared(operand.store, storePrefix);
   return operand;
 }
@@ -938,19 +1059,22 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
     };
     operandSetup = "    %c3 = arith.constant 3 : index\n    %c9 = arith.constant 9 : index\n";
     prefetch.clear();
-    // The raw buffers lie past the ring and the staging: A's, then B's.
+    // With more than one k-tile, the threads stage each k-tile's rows through cp.async raw
+    // buffers (past the ring and the staging: A's, then B's), the next k-tile's copies in
+    // flight while this one is stored; with one, their loads go to registers directly.
+    bool staged = depth > config.tileK;
     int64_t rawAt = config.ringAndStagingBytes(resultBytes);
+    earlyLoads = "            %ek0 = arith.muli %kt, %tileK : index\n";
     // k-tile kt's copies were issued in the iteration before (or now, at the tile's first);
     // this iteration issues kt + 1's, then waits for kt's (all but the newest group).
     std::string copiesNow, copiesNext, stores;
     auto addOperand = [&](const ThreadLoadedOperand &operand, StringRef prefix) {
       operandSetup += operand.constants;
       earlyLoads += operand.view;
-      std::string define =
-          llvm::formatv("              %{0}CK0 = arith.addi {1}, %c0 : index\n"
-                        "              %{0}CBuf = arith.addi {2}, %c0 : index\n",
-                        prefix, "{K0}", "{BUF}")
-              .str();
+      std::string define = llvm::formatv("              %{0}CK0 = arith.addi {1}, %c0 : index\n"
+                                         "              %{0}CBuf = arith.addi {2}, %c0 : index\n",
+                                         prefix, "{K0}", "{BUF}")
+                               .str();
       auto with = [&](StringRef k0, StringRef buffer) {
         std::string text = define;
         text.replace(text.find("{K0}"), 4, k0.str());
@@ -959,8 +1083,9 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
       };
       copiesNow += with("%ek0", "%rawNow");
       copiesNext += with("%nk0", "%rawNext");
-      stores += llvm::formatv("            %{0}SK0 = arith.addi %ek0, %c0 : index\n", prefix).str() +
-                operand.store + "\n";
+      stores +=
+          llvm::formatv("            %{0}SK0 = arith.addi %ek0, %c0 : index\n", prefix).str() +
+          operand.store + "\n";
     };
     int64_t tmaBytes = 0;
     if (threads.a) {
@@ -984,11 +1109,18 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                              p)
             .str();
       };
-      addOperand(threadLoadedOperand("ta", "%aFlat", "%aElements", 128, "%rawA", rawAt, "%offA",
-                                     base, unit, a.rowsBound, "%k", depth),
-                 "ta");
-      rawAt += 2 * 128 * 144;
-      loadA.clear();
+      if (staged) {
+        addOperand(threadLoadedOperand("ta", "%aFlat", "%aElements", 128, "%rawA", rawAt, "%offA",
+                                       base, unit, a.rowsBound, "%k", depth),
+                   "ta");
+        rawAt += 2 * 128 * 144;
+        loadA.clear();
+      } else {
+        ThreadLoadedBox box = threadLoadedBox("la", "%aFlat", 128, "%offA", base, "%m0",
+                                              a.rowsBound, "%ek0", "%k", depth);
+        earlyLoads += box.load + "\n";
+        loadA = box.store;
+      }
     } else {
       loadA = byIssuer(a.loadA);
       prefetch += "        nvgpu.tma.prefetch.descriptor %descA : !tmA\n";
@@ -1005,8 +1137,8 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                           .str();
       std::string base = "%c0";
       if (!a.bMatrix.empty()) {
-        earlyLoads += "            %bMatrixBase = arith.muli " + a.bMatrix +
-                      ", %bMatrixElements : index\n";
+        earlyLoads +=
+            "            %bMatrixBase = arith.muli " + a.bMatrix + ", %bMatrixElements : index\n";
         base = "%bMatrixBase";
       }
       // Unit u: k-row u % 64 of the box of columns %n0 + 64 (u / 64)...
@@ -1019,18 +1151,38 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                              p)
             .str();
       };
-      addOperand(threadLoadedOperand("tb", "%bFlat", "%bElements", config.tileN, "%rawB", rawAt,
-                                     "%offB", base, unit, "%k", "%n", columns),
-                 "tb");
       // (The boxes are stored after the box loop, which then loads nothing.)
       loadB.clear();
+      if (staged) {
+        addOperand(threadLoadedOperand("tb", "%bFlat", "%bElements", config.tileN, "%rawB", rawAt,
+                                       "%offB", base, unit, "%k", "%n", columns),
+                   "tb");
+      } else {
+        for (int64_t j = 0; j < config.tileN / 64; ++j) {
+          std::string prefix = "lb" + std::to_string(j);
+          earlyLoads +=
+              llvm::formatv("            %{0}ColStep = arith.constant {1} : index\n"
+                            "            %{0}Col0 = arith.addi %n0, %{0}ColStep : index\n",
+                            prefix, j * 64)
+                  .str();
+          stores += llvm::formatv("            %{0}Off = arith.constant {1} : index\n"
+                                  "            %{0}Dest = arith.addi %offB, %{0}Off : index\n",
+                                  prefix, j * 64 * kTileBytes)
+                        .str();
+          ThreadLoadedBox box =
+              threadLoadedBox(prefix, "%bFlat", config.tileK, "%" + prefix + "Dest", base, "%ek0",
+                              "%k", "%" + prefix + "Col0", "%n", columns);
+          earlyLoads += box.load + "\n";
+          stores += box.store + "\n";
+        }
+      }
     } else {
       loadB = byIssuer(loadB);
       prefetch += "        nvgpu.tma.prefetch.descriptor %descB : !tmB\n";
       tmaBytes += bStageBytes;
     }
-    earlyLoads += R"(            %ek0 = arith.muli %kt, %tileK : index
-            %rawNow = arith.remui %g, %c2 : index
+    if (staged)
+      earlyLoads += R"(            %rawNow = arith.remui %g, %c2 : index
             %gAfter = arith.addi %g, %c1 : index
             %rawNext = arith.remui %gAfter, %c2 : index
             %ktNext = arith.addi %kt, %c1 : index
@@ -1048,14 +1200,13 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
     if (!prefetch.empty())
       prefetch = "        scf.if %issuer {\n" + prefetch + "        }";
     armStage = byIssuer(
-        tmaBytes > 0
-            ? llvm::formatv("              %tmaBytes = arith.constant {0} : index\n"
-                            "              nvgpu.mbarrier.arrive.expect_tx %full[%slot], "
-                            "%tmaBytes : !bars",
-                            tmaBytes)
-                  .str()
-            : "              %armed = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
-              "!nvgpu.mbarrier.token");
+        tmaBytes > 0 ? llvm::formatv("              %tmaBytes = arith.constant {0} : index\n"
+                                     "              nvgpu.mbarrier.arrive.expect_tx %full[%slot], "
+                                     "%tmaBytes : !bars",
+                                     tmaBytes)
+                           .str()
+                     : "              %armed = nvgpu.mbarrier.arrive %full[%slot] : !bars -> "
+                       "!nvgpu.mbarrier.token");
     stageLoaded = stores +
                   "            nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = "
                   "#nvvm.shared_space<cta>}\n"
@@ -1212,9 +1363,12 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   return kernel;
 }
 
-int64_t kiln::sm90ThreadLoadRawBytes(const Sm90GemmConfig &config, const Sm90ThreadLoads &threads) {
+int64_t kiln::sm90ThreadLoadRawBytes(const Sm90GemmConfig &config, const Sm90ThreadLoads &threads,
+                                     int64_t depth) {
   // Two k-tiles of raw rows of 72 halves (nine 16-byte words) a unit: A's 128 rows, B's
-  // TILE_N (64 k-rows a box of 64 columns).
+  // TILE_N (64 k-rows a box of 64 columns); none for one k-tile (loads to registers).
+  if (depth <= config.tileK)
+    return 0;
   return 2 * 72 * 2 * ((threads.a ? 128 : 0) + (threads.b ? config.tileN : 0));
 }
 
@@ -1368,7 +1522,7 @@ LogicalResult kiln::launchWarpSpecialisedGemm(
   Sm90ThreadLoads threads;
   threads.a = isa<MemRefType>(signature.getInput(0));
   threads.b = isa<MemRefType>(signature.getInput(1));
-  sharedBytes += sm90ThreadLoadRawBytes(config, threads);
+  sharedBytes += sm90ThreadLoadRawBytes(config, threads, k);
   if (epilogue && signature.getNumInputs() == arguments.size() + 1) {
     std::optional<unsigned> residual = residualInput(*epilogue);
     auto mapType = dyn_cast<nvgpu::TensorMapDescriptorType>(signature.getInputs().back());

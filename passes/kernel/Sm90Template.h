@@ -146,8 +146,9 @@ int64_t sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilo
 /// `_tb` in the name), which need cooperative consumers, one CTA an SM, no split-K, no
 /// residual tile and no resident B. `pass` names the caller in errors.
 /// The shared memory the producer threads' raw buffers of `threads` take under `config`
-/// (past the ring and the staging; the launch adds it).
-int64_t sm90ThreadLoadRawBytes(const Sm90GemmConfig &config, const Sm90ThreadLoads &threads);
+/// for a GEMM of K = `depth` (past the ring and the staging; the launch adds it).
+int64_t sm90ThreadLoadRawBytes(const Sm90GemmConfig &config, const Sm90ThreadLoads &threads,
+                               int64_t depth);
 
 mlir::FailureOr<mlir::gpu::GPUFuncOp> instantiateWarpSpecialisedGemm(
     mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass, llvm::StringRef entry,

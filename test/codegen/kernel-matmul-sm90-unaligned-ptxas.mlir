@@ -1,7 +1,7 @@
 // The context product over ViT's 197 tokens (P 197 x 197 by V 197 x 64, a batch of
-// matrices): A's rows of 197 elements loaded by the producer's threads (16 16-byte loads
-// in flight a thread, every thread keeping the launch's registers), assembled by ptxas
-// without spills or serialised wgmma (kernel-matmul-sm90-unaligned.mlir has the forms).
+// matrices): A's rows of 197 elements loaded by the producer's threads through cp.async raw
+// buffers (every thread keeping the launch's registers), assembled by ptxas without spills
+// or serialised wgmma (kernel-matmul-sm90-unaligned.mlir has the forms).
 // REQUIRES: ptxas
 // RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device="chip=sm_90a" %s \
 // RUN:   | kiln-translate --emit-ptx -o %t.ptx
