@@ -116,6 +116,49 @@ constexpr const char kDescriptors64[] = R"(          %dAAt = arith.addi %addr, %
           %dA = builtin.unrealized_conversion_cast %dABits : i64 to !wdA
           %dB = builtin.unrealized_conversion_cast %dBBits : i64 to !wdB)";
 
+/// The 16-byte chunk of 8 half-precision elements that starts at element %<prefix>Shift of
+/// the aligned word %<prefix>Lo (vector<8xT>) and runs into the next, %<prefix>Hi: the five
+/// 32-bit words from word %Shift / 2 on, then each output word from two of them where the
+/// chunk starts at an odd element. Defines %<prefix>Values (and what it computes on the way,
+/// which CSE shares between the chunks of one %Shift once unrolled); each line starts with
+/// `indent`.
+std::string funnelShift(StringRef prefix, StringRef indent) {
+  std::string lines = R"(%PQ = arith.divui %PShift, %c2 : index
+%PQ1 = arith.cmpi eq, %PQ, %c1 : index
+%PQ2 = arith.cmpi eq, %PQ, %c2 : index
+%PQ3 = arith.cmpi eq, %PQ, %c3 : index
+%POddShift = arith.remui %PShift, %c2 : index
+%POdd = arith.cmpi ne, %POddShift, %c0 : index
+%PSixteen = arith.constant dense<16> : vector<4xi32>
+%PLoW = vector.bitcast %PLo : vector<8x{IN}> to vector<4xi32>
+%PHiW = vector.bitcast %PHi : vector<8x{IN}> to vector<4xi32>
+%PAll = vector.shuffle %PLoW, %PHiW [0, 1, 2, 3, 4, 5, 6, 7] : vector<4xi32>, vector<4xi32>
+%PS0 = vector.shuffle %PAll, %PAll [0, 1, 2, 3, 4] : vector<8xi32>, vector<8xi32>
+%PS1 = vector.shuffle %PAll, %PAll [1, 2, 3, 4, 5] : vector<8xi32>, vector<8xi32>
+%PS2 = vector.shuffle %PAll, %PAll [2, 3, 4, 5, 6] : vector<8xi32>, vector<8xi32>
+%PS3 = vector.shuffle %PAll, %PAll [3, 4, 5, 6, 7] : vector<8xi32>, vector<8xi32>
+%PX01 = arith.select %PQ1, %PS1, %PS0 : vector<5xi32>
+%PX012 = arith.select %PQ2, %PS2, %PX01 : vector<5xi32>
+%PX = arith.select %PQ3, %PS3, %PX012 : vector<5xi32>
+%PXLo = vector.shuffle %PX, %PX [0, 1, 2, 3] : vector<5xi32>, vector<5xi32>
+%PXHi = vector.shuffle %PX, %PX [1, 2, 3, 4] : vector<5xi32>, vector<5xi32>
+%PDown = arith.shrui %PXLo, %PSixteen : vector<4xi32>
+%PUp = arith.shli %PXHi, %PSixteen : vector<4xi32>
+%PJoined = arith.ori %PDown, %PUp : vector<4xi32>
+%PWords = arith.select %POdd, %PJoined, %PXLo : vector<4xi32>
+%PValues = vector.bitcast %PWords : vector<4xi32> to vector<8x{IN}>
+)";
+  std::string text;
+  for (StringRef line : llvm::split(StringRef(lines).rtrim('\n'), '\n')) {
+    std::string expanded = line.str();
+    for (size_t at = expanded.find("%P"); at != std::string::npos;
+         at = expanded.find("%P", at + prefix.size() + 1))
+      expanded.replace(at, 2, ("%" + prefix).str());
+    text += indent.str() + expanded + "\n";
+  }
+  return text;
+}
+
 /// The producer threads' loads of a box of `rows` rows x 64 half-precision columns (128
 /// bytes a row) of a row-major matrix whose rows are `pitch` elements apart, not a
 /// multiple of 8 (which TMA cannot stride): rows `row0`.. of those below `rowsBound`,
@@ -191,33 +234,7 @@ ThreadLoadedBox threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows,
             scf.for %{0}I = %c0 to %{0}Chunks step %c1 {{
 {3}              %{0}Lo = vector.extract %{0}Los[%{0}I] : vector<8x{{IN}> from vector<{4}x8x{{IN}>
               %{0}Hi = vector.extract %{0}His[%{0}I] : vector<8x{{IN}> from vector<{4}x8x{{IN}>
-              %{0}LoW = vector.bitcast %{0}Lo : vector<8x{{IN}> to vector<4xi32>
-              %{0}HiW = vector.bitcast %{0}Hi : vector<8x{{IN}> to vector<4xi32>
-              %{0}All = vector.shuffle %{0}LoW, %{0}HiW [0, 1, 2, 3, 4, 5, 6, 7] : vector<4xi32>, vector<4xi32>
-              // The five words from word %Shift / 2 on, then each output word from two of
-              // them where the chunk starts at an odd element.
-              %{0}S0 = vector.shuffle %{0}All, %{0}All [0, 1, 2, 3, 4] : vector<8xi32>, vector<8xi32>
-              %{0}S1 = vector.shuffle %{0}All, %{0}All [1, 2, 3, 4, 5] : vector<8xi32>, vector<8xi32>
-              %{0}S2 = vector.shuffle %{0}All, %{0}All [2, 3, 4, 5, 6] : vector<8xi32>, vector<8xi32>
-              %{0}S3 = vector.shuffle %{0}All, %{0}All [3, 4, 5, 6, 7] : vector<8xi32>, vector<8xi32>
-              %{0}Q = arith.divui %{0}Shift, %c2 : index
-              %{0}Q1 = arith.cmpi eq, %{0}Q, %c1 : index
-              %{0}Q2 = arith.cmpi eq, %{0}Q, %c2 : index
-              %{0}Q3 = arith.cmpi eq, %{0}Q, %c3 : index
-              %{0}X01 = arith.select %{0}Q1, %{0}S1, %{0}S0 : vector<5xi32>
-              %{0}X012 = arith.select %{0}Q2, %{0}S2, %{0}X01 : vector<5xi32>
-              %{0}X = arith.select %{0}Q3, %{0}S3, %{0}X012 : vector<5xi32>
-              %{0}XLo = vector.shuffle %{0}X, %{0}X [0, 1, 2, 3] : vector<5xi32>, vector<5xi32>
-              %{0}XHi = vector.shuffle %{0}X, %{0}X [1, 2, 3, 4] : vector<5xi32>, vector<5xi32>
-              %{0}Sixteen = arith.constant dense<16> : vector<4xi32>
-              %{0}Down = arith.shrui %{0}XLo, %{0}Sixteen : vector<4xi32>
-              %{0}Up = arith.shli %{0}XHi, %{0}Sixteen : vector<4xi32>
-              %{0}Joined = arith.ori %{0}Down, %{0}Up : vector<4xi32>
-              %{0}OddShift = arith.remui %{0}Shift, %c2 : index
-              %{0}Odd = arith.cmpi ne, %{0}OddShift, %c0 : index
-              %{0}Words = arith.select %{0}Odd, %{0}Joined, %{0}XLo : vector<4xi32>
-              %{0}Values = vector.bitcast %{0}Words : vector<4xi32> to vector<8x{{IN}>
-              // Zeros past the matrix's columns (the next row's elements) and rows.
+{6}              // Zeros past the matrix's columns (the next row's elements) and rows.
               %{0}Iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xindex>
               %{0}ColV = vector.broadcast %{0}Col : index to vector<8xindex>
               %{0}Cols = arith.addi %{0}ColV, %{0}Iota : vector<8xindex>
@@ -233,7 +250,8 @@ ThreadLoadedBox threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows,
               vector.store %{0}Stored, %{0}Box[%{0}R, %{0}SCol] {{alignment = 16}
                 : memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
             } {{unroll})",
-          prefix, destination, rows, place, chunks, colsBound)
+          prefix, destination, rows, place, chunks, colsBound,
+          funnelShift(prefix, "              "))
           .str();
   return box;
 }
@@ -324,13 +342,6 @@ ThreadLoadedOperand threadLoadedOperand(StringRef prefix, StringRef flat, String
           R"(            %{0}Stage = memref.view %dyn[{1}][] : !smem to memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>
             scf.for %{0}V = %c0 to %{0}Units step %c128 {{
 {3}              %{0}Shift = arith.remui %{0}At, %c8 : index
-              %{0}Q = arith.divui %{0}Shift, %c2 : index
-              %{0}Q1 = arith.cmpi eq, %{0}Q, %c1 : index
-              %{0}Q2 = arith.cmpi eq, %{0}Q, %c2 : index
-              %{0}Q3 = arith.cmpi eq, %{0}Q, %c3 : index
-              %{0}OddShift = arith.remui %{0}Shift, %c2 : index
-              %{0}Odd = arith.cmpi ne, %{0}OddShift, %c0 : index
-              %{0}Sixteen = arith.constant dense<16> : vector<4xi32>
               %{0}Iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xindex>
               %{0}BoundV = vector.broadcast {4} : index to vector<8xindex>
               %{0}RowOkV = vector.broadcast %{0}RowOk : i1 to vector<8xi1>
@@ -343,26 +354,7 @@ ThreadLoadedOperand threadLoadedOperand(StringRef prefix, StringRef flat, String
                   : memref<2x{2}x72x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
                 %{0}Hi = vector.load {5}[%rawNow, %{0}U, %{0}C9] {{alignment = 16}
                   : memref<2x{2}x72x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
-                %{0}LoW = vector.bitcast %{0}Lo : vector<8x{{IN}> to vector<4xi32>
-                %{0}HiW = vector.bitcast %{0}Hi : vector<8x{{IN}> to vector<4xi32>
-                %{0}All = vector.shuffle %{0}LoW, %{0}HiW [0, 1, 2, 3, 4, 5, 6, 7] : vector<4xi32>, vector<4xi32>
-                // The five words from word %Shift / 2 on, then each output word from two
-                // of them where the unit starts at an odd element.
-                %{0}S0 = vector.shuffle %{0}All, %{0}All [0, 1, 2, 3, 4] : vector<8xi32>, vector<8xi32>
-                %{0}S1 = vector.shuffle %{0}All, %{0}All [1, 2, 3, 4, 5] : vector<8xi32>, vector<8xi32>
-                %{0}S2 = vector.shuffle %{0}All, %{0}All [2, 3, 4, 5, 6] : vector<8xi32>, vector<8xi32>
-                %{0}S3 = vector.shuffle %{0}All, %{0}All [3, 4, 5, 6, 7] : vector<8xi32>, vector<8xi32>
-                %{0}X01 = arith.select %{0}Q1, %{0}S1, %{0}S0 : vector<5xi32>
-                %{0}X012 = arith.select %{0}Q2, %{0}S2, %{0}X01 : vector<5xi32>
-                %{0}X = arith.select %{0}Q3, %{0}S3, %{0}X012 : vector<5xi32>
-                %{0}XLo = vector.shuffle %{0}X, %{0}X [0, 1, 2, 3] : vector<5xi32>, vector<5xi32>
-                %{0}XHi = vector.shuffle %{0}X, %{0}X [1, 2, 3, 4] : vector<5xi32>, vector<5xi32>
-                %{0}Down = arith.shrui %{0}XLo, %{0}Sixteen : vector<4xi32>
-                %{0}Up = arith.shli %{0}XHi, %{0}Sixteen : vector<4xi32>
-                %{0}Joined = arith.ori %{0}Down, %{0}Up : vector<4xi32>
-                %{0}Words = arith.select %{0}Odd, %{0}Joined, %{0}XLo : vector<4xi32>
-                %{0}Values = vector.bitcast %{0}Words : vector<4xi32> to vector<8x{{IN}>
-                // Zeros past the operand's columns (the next row's elements) and rows.
+{6}                // Zeros past the operand's columns (the next row's elements) and rows.
                 %{0}Col = arith.addi %{0}Col0, %{0}C8 : index
                 %{0}ColV = vector.broadcast %{0}Col : index to vector<8xindex>
                 %{0}Cols = arith.addi %{0}ColV, %{0}Iota : vector<8xindex>
@@ -376,7 +368,8 @@ ThreadLoadedOperand threadLoadedOperand(StringRef prefix, StringRef flat, String
               } {{unroll}
               }
             } {{unroll})",
-          storePrefix, destination, units, placeOf(storePrefix), colsBound, raw)
+          storePrefix, destination, units, placeOf(storePrefix), colsBound, raw,
+          funnelShift(storePrefix, "                "))
           .str();
   operand.store = shared(operand.store, storePrefix);
   return operand;
