@@ -77,17 +77,19 @@
 // persistent grid), CTAS_PER_SM (1 or 2: the CTAs an SM is to hold at once, which sets the
 // register budget), THREADS (384; 288 with two CTAs an SM), and SHRINK_PRODUCER and
 // GROW_CONSUMERS (the setmaxnreg of each role, with one CTA an SM; nothing with two).
-// THREAD_LOADS (docs/codegen-sm90.md, "Unaligned operands"): A row-major A of rows not a
+// THREAD_LOADS (docs/codegen-sm90.md, "Unaligned operands"): a row-major A of rows not a
 // multiple of 16 bytes (K unaligned) or a row-major B of such rows (N unaligned) has no
 // tensor map; its parameter is a bare pointer (A_PARAMETER, B_PARAMETER: the map or the
-// pointer) and the producer warpgroup's 128 threads load its boxes (LOAD_A, LOAD_B_BOX:
-// a TMA load, or the threads' loads into the same 128B-swizzled layout, zeros outside the
-// matrix), each of them arriving on the stage's full barrier after a proxy fence
-// (STAGE_LOADED; FULL_ARRIVALS: 1, or 129 with the first thread's arming). Their global
-// loads (EARLY_LOADS) go before the wait for the stage to be released, so that their
-// latency overlaps it; then LOAD_A and STAGE_LOADED store them. LOADERS says who
-// runs the producer's loop (%issuer, or all of its threads), PREFETCH and ARM_STAGE the
-// tensor maps' prefetch and the stage's arming (the TMA bytes only, by the first thread),
+// pointer) and the producer warpgroup's 128 threads fill its part of the stage in the
+// 128B-swizzled layout TMA would write, zeros outside the matrix. EARLY_LOADS, before the
+// wait for the stage to be released, starts the loads (K of several k-tiles: cp.async of
+// the aligned words of the next k-tile into raw buffers, then the wait for this one's; one
+// k-tile: loads to registers); LOAD_A (or nothing) and STAGE_LOADED store them (and
+// the TMA loads of an aligned other operand, LOAD_B_BOX, by the first thread), then every
+// thread fences for the async proxy and arrives on the stage's full barrier
+// (FULL_ARRIVALS: 1, or 129 with the first thread's arming). LOADERS says who runs the
+// producer's loop (%issuer, or all of its threads), PREFETCH and ARM_STAGE the tensor
+// maps' prefetch and the stage's arming (the TMA bytes only, by the first thread),
 // OPERAND_SETUP what the loads need (and a placeholder map value of a pointer operand for
 // the wgmma descriptors, which read only its type). STAGED_ALIGNMENT: the staging reads'
 // alignment (4 bytes a lane).
