@@ -221,9 +221,14 @@ std::optional<kiln::GemmProblem> kiln::matchGemmKernel(kernel::FuncOp function, 
   return problem;
 }
 
-std::string kiln::describeGemmShapeRefusal(const GemmProblem &problem) {
+std::string kiln::describeGemmShapeRefusal(const GemmProblem &problem, bool threadLoads) {
   int64_t rowAlignment = problem.operand.isInteger(8) ? 16 : 8;
-  if (problem.n % 8 || problem.k % rowAlignment)
+  bool half = problem.operand.isF16() || problem.operand.isBF16();
+  if (threadLoads && half) {
+    if (problem.kMajorB && problem.k % 8)
+      return "a K-major B of rows of K = " + std::to_string(problem.k) +
+             ", not a multiple of 8 (its tensor map needs 16-byte rows)";
+  } else if (problem.n % 8 || problem.k % rowAlignment)
     return "N = " + std::to_string(problem.n) + " and K = " + std::to_string(problem.k) +
            ": the templates read and write 16-byte rows (N a multiple of 8, K of " +
            std::to_string(rowAlignment) + ")";

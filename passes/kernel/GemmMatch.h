@@ -33,8 +33,10 @@ std::optional<GemmProblem> matchGemmKernel(kernel::FuncOp function, bool allowTf
                                            GemmRows rows = {}, std::string *why = nullptr);
 
 /// Why no configuration of the GEMM templates computes `problem` (a product they match):
-/// the 16-byte rows TMA and cp.async read ("N = 4 and K = 256 ...").
-std::string describeGemmShapeRefusal(const GemmProblem &problem);
+/// the 16-byte rows TMA and cp.async read ("N = 4 and K = 256 ..."). With `threadLoads`
+/// (sm_90a, whose producer threads load half-precision operands of other rows), only a
+/// K-major B's rows of K are such a reason.
+std::string describeGemmShapeRefusal(const GemmProblem &problem, bool threadLoads = false);
 
 /// A channels-last 2-D convolution as a GEMM (see the file comment).
 struct ConvGemmProblem {

@@ -781,7 +781,7 @@ class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmCon
     std::string why;
     std::optional<kiln::GemmProblem> problem =
         kiln::matchGemmKernel(function, options.allowTf32, {}, &why);
-    return problem ? kiln::describeGemmShapeRefusal(*problem) : why;
+    return problem ? kiln::describeGemmShapeRefusal(*problem, /*threadLoads=*/true) : why;
   }
 
   Attribute defaultConfig(kernel::FuncOp function,
