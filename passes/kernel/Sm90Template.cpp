@@ -261,63 +261,44 @@ ThreadLoadedBox threadLoadedBox(StringRef prefix, StringRef flat, int64_t rows,
 /// bytes), unit u the u-th row of the stage's view of the operand (A: row %m0 + u of its
 /// 128; B: k-row u % 64 of box u / 64, columns %n0 + 64 (u / 64)..), each thread taking
 /// units %producerTid, %producerTid + 128, ... Two steps:
-///  - `copy` (for the k-tile at %<prefix>K0, into raw buffer %<prefix>Buf): cp.async of the
-///    nine aligned 16-byte words that hold the unit's 64 elements into a raw row of 72
-///    elements (zeros for words past the operand or of a row outside it), no registers
-///    held: the next k-tile's copies are in flight while this one is stored;
-///  - `store` (for the k-tile at %ek0, from raw buffer %rawNow): the unit's eight 16-byte
-///    chunks from pairs of raw words joined by a funnel shift of 32-bit words (the unit's
-///    first element is element %Shift of its first word; one element is half a word),
-///    zeros past the operand's columns (the next row's elements), into the 128B-swizzled
-///    layout TMA would write (chunk c of row u at c ^ u % 8) at byte `destination` of %dyn.
+///  - copy(k0, buffer): for the k-tile starting at `k0`, cp.async of the nine aligned
+///    16-byte words that hold each unit's 64 elements into a raw row of 72 elements of raw
+///    buffer `buffer` (zeros for words past the operand or of a row outside it), no
+///    registers held: the next k-tile's copies are in flight while this one is stored;
+///  - store(): for the k-tile at %ek0, from raw buffer %rawNow, the unit's eight 16-byte
+///    chunks from pairs of raw words joined by a funnel shift, zeros past the operand's
+///    columns (the next row's elements), into the 128B-swizzled layout TMA would write
+///    (chunk c of row u at c ^ u % 8) at byte `destination` of %dyn.
 /// The thread that copies a unit stores it: cp.async.wait_group orders the two.
-/// `unitSetup` defines %<prefix>Row and %<prefix>Col0 (the unit's first element) from
-/// %<prefix>U and %<prefix>K0; `raw` names the memref<2 x units x 72 x T> raw buffers.
+/// `unitSetup(names, k0)` defines %<names>Row and %<names>Col0 (the unit's first element)
+/// from %<names>U; `raw` names the memref<2 x units x 72 x T> raw buffers. SSA names start
+/// with `prefix` (its C and S for the copy's and the store's own).
 struct ThreadLoadedOperand {
-  std::string constants, view, copy, store;
-};
-ThreadLoadedOperand threadLoadedOperand(StringRef prefix, StringRef flat, StringRef elements,
-                                        int64_t units, StringRef raw, int64_t rawOffset,
-                                        StringRef destination, StringRef matrixBase,
-                                        function_ref<std::string(StringRef)> unitSetup,
-                                        StringRef rowsBound, StringRef colsBound, int64_t pitch) {
-  ThreadLoadedOperand operand;
-  // The copy's and the store's names: the prefix and C or S; the constants', the prefix.
-  std::string copyPrefix = (prefix + "C").str(), storePrefix = (prefix + "S").str();
-  auto shared = [&](std::string text, StringRef local) {
-    for (StringRef name : {"Units", "Pitch"}) {
-      std::string from = ("%" + local + name).str(), to = ("%" + prefix + name).str();
-      for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at))
-        text.replace(at, from.size(), to);
-    }
-    return text;
-  };
-  operand.constants = llvm::formatv(R"(    %{0}Units = arith.constant {1} : index
-    %{0}Pitch = arith.constant {2} : index
-    %{0}RawAt = arith.constant {3} : index
-)",
-                                    prefix, units, pitch, rawOffset)
-                          .str();
-  operand.view = llvm::formatv(R"(            %{0}RawOff = arith.addi %base, %{0}RawAt : index
-            {2} = memref.view %dyn[%{0}RawOff][] : !smem to memref<2x{1}x72x{{IN}, #gpu.address_space<workgroup>>
-)",
-                               prefix, units, raw)
-                     .str();
-  // The unit's place: its first element %At and whether its row is inside the operand.
-  auto placeOf = [&](StringRef prefix) {
-    return llvm::formatv(R"(              %{0}U = arith.addi %{0}V, %producerTid : index
-              %{0}Mine = arith.cmpi ult, %{0}U, %{0}Units : index
-              scf.if %{0}Mine {{
-{1}
-              %{0}RowOk = arith.cmpi ult, %{0}Row, {2} : index
-              %{0}RowAt = arith.muli %{0}Row, %{0}Pitch : index
-              %{0}InMatrix = arith.addi %{0}RowAt, %{0}Col0 : index
-              %{0}At = arith.addi {3}, %{0}InMatrix : index
-)",
-                         prefix, unitSetup(prefix), rowsBound, matrixBase)
+  std::string prefix, flat, elements, raw, destination, matrixBase, rowsBound, colsBound;
+  int64_t units, pitch, rawOffset;
+  std::function<std::string(StringRef, StringRef)> unitSetup;
+
+  /// Constants for the kernel's start.
+  std::string constants() const {
+    return llvm::formatv("    %{0}Units = arith.constant {1} : index\n"
+                         "    %{0}Pitch = arith.constant {2} : index\n"
+                         "    %{0}RawAt = arith.constant {3} : index\n",
+                         prefix, units, pitch, rawOffset)
         .str();
-  };
-  operand.copy = llvm::formatv(R"(            scf.for %{0}V = %c0 to %{0}Units step %c128 {{
+  }
+
+  /// The raw buffers' view (where %base is known).
+  std::string view() const {
+    return llvm::formatv("            %{0}RawOff = arith.addi %base, %{0}RawAt : index\n"
+                         "            {2} = memref.view %dyn[%{0}RawOff][] : !smem to "
+                         "memref<2x{1}x72x{{IN}, #gpu.address_space<workgroup>>\n",
+                         prefix, units, raw)
+        .str();
+  }
+
+  std::string copy(StringRef k0, StringRef buffer) const {
+    std::string names = prefix + "C";
+    return llvm::formatv(R"(            scf.for %{0}V = %c0 to %{6}Units step %c128 {{
 {1}              %{0}W0 = arith.divui %{0}At, %c8 : index
               scf.for %{0}J = %c0 to %c9 step %c1 {{
                 %{0}W = arith.addi %{0}W0, %{0}J : index
@@ -329,18 +310,21 @@ ThreadLoadedOperand threadLoadedOperand(StringRef prefix, StringRef flat, String
                 %{0}Count = arith.select %{0}Live, %{0}Fill, %c0 : index
                 %{0}SrcAt = arith.select %{0}Live, %{0}Src, %c0 : index
                 %{0}J8 = arith.muli %{0}J, %c8 : index
-                %{0}Tok = nvgpu.device_async_copy {3}[%{0}SrcAt], {4}[%{0}Buf, %{0}U, %{0}J8], 8, %{0}Count {{bypassL1}
+                %{0}Tok = nvgpu.device_async_copy {3}[%{0}SrcAt], {4}[{7}, %{0}U, %{0}J8], 8, %{0}Count {{bypassL1}
                   : memref<?x{{IN}> to memref<2x{5}x72x{{IN}, #gpu.address_space<workgroup>>
               } {{unroll}
               }
-            } {{unroll})",
-                               copyPrefix, placeOf(copyPrefix), elements, flat, raw, units)
-                     .str();
-  operand.copy = shared(operand.copy, copyPrefix);
-  operand.store =
-      llvm::formatv(
-          R"(            %{0}Stage = memref.view %dyn[{1}][] : !smem to memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>
-            scf.for %{0}V = %c0 to %{0}Units step %c128 {{
+            } {{unroll}
+)",
+                         names, place(names, k0), elements, flat, raw, units, prefix, buffer)
+        .str();
+  }
+
+  std::string store() const {
+    std::string names = prefix + "S";
+    return llvm::formatv(
+               R"(            %{0}Stage = memref.view %dyn[{1}][] : !smem to memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>
+            scf.for %{0}V = %c0 to %{7}Units step %c128 {{
 {3}              %{0}Shift = arith.remui %{0}At, %c8 : index
               %{0}Iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xindex>
               %{0}BoundV = vector.broadcast {4} : index to vector<8xindex>
@@ -367,13 +351,30 @@ ThreadLoadedOperand threadLoadedOperand(StringRef prefix, StringRef flat, String
                   : memref<{2}x64x{{IN}, #gpu.address_space<workgroup>>, vector<8x{{IN}>
               } {{unroll}
               }
-            } {{unroll})",
-          storePrefix, destination, units, placeOf(storePrefix), colsBound, raw,
-          funnelShift(storePrefix, "                "))
-          .str();
-  operand.store = shared(operand.store, storePrefix);
-  return operand;
-}
+            } {{unroll}
+)",
+               names, destination, units, place(names, "%ek0"), colsBound, raw,
+               funnelShift(names, "                "), prefix)
+        .str();
+  }
+
+private:
+  /// A unit's place (inside the loop over %<names>V): its first element %<names>At and
+  /// whether its row is inside the operand, opening the scf.if of the units that exist.
+  std::string place(StringRef names, StringRef k0) const {
+    return llvm::formatv(R"(              %{0}U = arith.addi %{0}V, %producerTid : index
+              %{0}Mine = arith.cmpi ult, %{0}U, %{4}Units : index
+              scf.if %{0}Mine {{
+{1}
+              %{0}RowOk = arith.cmpi ult, %{0}Row, {2} : index
+              %{0}RowAt = arith.muli %{0}Row, %{4}Pitch : index
+              %{0}InMatrix = arith.addi %{0}RowAt, %{0}Col0 : index
+              %{0}At = arith.addi {3}, %{0}InMatrix : index
+)",
+                         names, unitSetup(names, k0), rowsBound, matrixBase, prefix)
+        .str();
+  }
+};
 
 /// The index in `epilogue`'s inputs of its one input of C's shape, if it has one.
 std::optional<unsigned> residualInput(const kiln::Sm90Epilogue &epilogue) {
@@ -1061,24 +1062,12 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
     // k-tile kt's copies were issued in the iteration before (or now, at the tile's first);
     // this iteration issues kt + 1's, then waits for kt's (all but the newest group).
     std::string copiesNow, copiesNext, stores;
-    auto addOperand = [&](const ThreadLoadedOperand &operand, StringRef prefix) {
-      operandSetup += operand.constants;
-      earlyLoads += operand.view;
-      std::string define = llvm::formatv("              %{0}CK0 = arith.addi {1}, %c0 : index\n"
-                                         "              %{0}CBuf = arith.addi {2}, %c0 : index\n",
-                                         prefix, "{K0}", "{BUF}")
-                               .str();
-      auto with = [&](StringRef k0, StringRef buffer) {
-        std::string text = define;
-        text.replace(text.find("{K0}"), 4, k0.str());
-        text.replace(text.find("{BUF}"), 5, buffer.str());
-        return text + operand.copy + "\n";
-      };
-      copiesNow += with("%ek0", "%rawNow");
-      copiesNext += with("%nk0", "%rawNext");
-      stores +=
-          llvm::formatv("            %{0}SK0 = arith.addi %ek0, %c0 : index\n", prefix).str() +
-          operand.store + "\n";
+    auto addOperand = [&](const ThreadLoadedOperand &operand) {
+      operandSetup += operand.constants();
+      earlyLoads += operand.view();
+      copiesNow += operand.copy("%ek0", "%rawNow");
+      copiesNext += operand.copy("%nk0", "%rawNext");
+      stores += operand.store();
     };
     int64_t tmaBytes = 0;
     if (threads.a) {
@@ -1095,18 +1084,16 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                       "%aRowElements : index\n";
         base = "%aMatrixBase";
       }
-      // Unit u: row %m0 + u of A, from the k-tile's first column.
-      auto unit = [](StringRef p) {
-        return llvm::formatv("              %{0}Row = arith.addi %m0, %{0}U : index\n"
-                             "              %{0}Col0 = arith.addi %{0}K0, %c0 : index",
-                             p)
-            .str();
-      };
       if (staged) {
-        addOperand(threadLoadedOperand("ta", "%aFlat", "%aElements", 128, "%rawA", rawAt, "%offA",
-                                       base, unit, a.rowsBound, "%k", depth),
-                   "ta");
-        rawAt += 2 * 128 * 144;
+        // Unit u: row %m0 + u of A, from the k-tile's first column.
+        addOperand({"ta", "%aFlat", "%aElements", "%rawA", "%offA", base, a.rowsBound, "%k", 128,
+                    depth, rawAt, [](StringRef names, StringRef k0) {
+                      return llvm::formatv("              %{0}Row = arith.addi %m0, %{0}U : index\n"
+                                           "              %{0}Col0 = arith.addi {1}, %c0 : index",
+                                           names, k0)
+                          .str();
+                    }});
+        rawAt += sm90ThreadLoadRawBytes(config, {/*a=*/true, /*b=*/false}, depth);
         loadA.clear();
       } else {
         ThreadLoadedBox box = threadLoadedBox("la", "%aFlat", 128, "%offA", base, "%m0",
@@ -1134,22 +1121,21 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
             "            %bMatrixBase = arith.muli " + a.bMatrix + ", %bMatrixElements : index\n";
         base = "%bMatrixBase";
       }
-      // Unit u: k-row u % 64 of the box of columns %n0 + 64 (u / 64)...
-      auto unit = [](StringRef p) {
-        return llvm::formatv("              %{0}Box = arith.divui %{0}U, %c64 : index\n"
-                             "              %{0}KRow = arith.remui %{0}U, %c64 : index\n"
-                             "              %{0}Row = arith.addi %{0}K0, %{0}KRow : index\n"
-                             "              %{0}BoxCol = arith.muli %{0}Box, %c64 : index\n"
-                             "              %{0}Col0 = arith.addi %n0, %{0}BoxCol : index",
-                             p)
-            .str();
-      };
       // (The boxes are stored after the box loop, which then loads nothing.)
       loadB.clear();
       if (staged) {
-        addOperand(threadLoadedOperand("tb", "%bFlat", "%bElements", config.tileN, "%rawB", rawAt,
-                                       "%offB", base, unit, "%k", "%n", columns),
-                   "tb");
+        // Unit u: k-row u % 64 of the box of columns %n0 + 64 (u / 64)...
+        addOperand({"tb", "%bFlat", "%bElements", "%rawB", "%offB", base, "%k", "%n", config.tileN,
+                    columns, rawAt, [](StringRef names, StringRef k0) {
+                      return llvm::formatv(
+                                 "              %{0}Box = arith.divui %{0}U, %c64 : index\n"
+                                 "              %{0}KRow = arith.remui %{0}U, %c64 : index\n"
+                                 "              %{0}Row = arith.addi {1}, %{0}KRow : index\n"
+                                 "              %{0}BoxCol = arith.muli %{0}Box, %c64 : index\n"
+                                 "              %{0}Col0 = arith.addi %n0, %{0}BoxCol : index",
+                                 names, k0)
+                          .str();
+                    }});
       } else {
         for (int64_t j = 0; j < config.tileN / 64; ++j) {
           std::string prefix = "lb" + std::to_string(j);
