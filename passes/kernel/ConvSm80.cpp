@@ -313,7 +313,7 @@ class Sm80ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm80ConvCon
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
     return kiln::defaultConfigAttr<kernel::Sm80ConvConfigAttr, kiln::Sm80GemmConfig>(
-        function.getContext(), legal(function, options), options.gemmConfig);
+        function, legal(function, options), options.gemmConfig);
   }
 
   std::optional<std::string> describeProblem(kernel::FuncOp function) const override {

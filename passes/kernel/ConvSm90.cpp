@@ -894,7 +894,7 @@ class Sm90ConvTemplate final : public kiln::KernelTemplateOf<kernel::Sm90ConvCon
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
     return kiln::defaultConfigAttr<kernel::Sm90ConvConfigAttr, kiln::Sm90GemmConfig>(
-        function.getContext(), legal(function, options), options.gemmConfig);
+        function, legal(function, options), options.gemmConfig);
   }
 
   std::optional<std::string> describeProblem(kernel::FuncOp function) const override {

@@ -165,7 +165,7 @@ class Sm80GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm80GemmCon
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
     return kiln::defaultConfigAttr<kernel::Sm80GemmConfigAttr, kiln::Sm80GemmConfig>(
-        function.getContext(), legal(function, options), options.gemmConfig);
+        function, legal(function, options), options.gemmConfig);
   }
 
   std::optional<std::string> describeProblem(kernel::FuncOp function) const override {

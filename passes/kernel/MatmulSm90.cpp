@@ -787,7 +787,7 @@ class Sm90GemmTemplate final : public kiln::KernelTemplateOf<kernel::Sm90GemmCon
   Attribute defaultConfig(kernel::FuncOp function,
                           const kiln::TemplateOptions &options) const override {
     return kiln::defaultConfigAttr<kernel::Sm90GemmConfigAttr, kiln::Sm90GemmConfig>(
-        function.getContext(), legal(function, options), options.gemmConfig);
+        function, legal(function, options), options.gemmConfig);
   }
 
   std::optional<std::string> describeProblem(kernel::FuncOp function) const override {

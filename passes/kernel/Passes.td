@@ -23,7 +23,8 @@ defvar KernelTemplateOptions = [
              "empty: all. The generic lowering always may">,
   Option<"gemmConfig", "gemm-config", "std::string", /*default=*/"\"\"",
          "Kernel developers: the configuration, by name (128x256x64_s4_ws2), that the GEMM "
-         "and convolution families give untuned kernels where it is legal">,
+         "and convolution families give untuned kernels where it is legal (a warning "
+         "names each kernel where it is not)">,
   Option<"attentionConfig", "attention-config", "std::string", /*default=*/"\"\"",
          "Kernel developers: the flash-attention configuration every attention kernel takes "
          "where legal (BQxBKVxSTAGESxWARPS[xwgmma]); attention is then not tuned">,

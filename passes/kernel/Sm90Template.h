@@ -49,14 +49,25 @@ llvm::SmallVector<mlir::Attribute> configAttrs(mlir::MLIRContext *context,
 
 /// A GEMM family's default for an untuned kernel: among `legal`, the configuration named
 /// `name` ("128x256x64_s4_ws2", TemplateOptions::gemmConfig), else the first; null when
-/// `legal` is empty.
+/// `legal` is empty. A named configuration that is not one of `legal` is warned about on
+/// `function`, so that whoever asked for it (kiln compile --sm90-gemm-config, a kernel
+/// benchmark) knows the kernel runs another.
 template <typename ConfigAttr, typename Config>
-mlir::Attribute defaultConfigAttr(mlir::MLIRContext *context, llvm::ArrayRef<Config> legal,
+mlir::Attribute defaultConfigAttr(mlir::Operation *function, llvm::ArrayRef<Config> legal,
                                   llvm::StringRef name) {
   if (legal.empty())
     return {};
   const Config *chosen = llvm::find_if(legal, [&](const Config &c) { return c.name() == name; });
-  return (chosen != legal.end() ? *chosen : legal.front()).template toAttr<ConfigAttr>(context);
+  if (chosen == legal.end() && !name.empty()) {
+    std::string names;
+    for (const Config &each : legal)
+      names += (names.empty() ? "" : ", ") + each.name();
+    function->emitWarning("gemm-config ")
+        << name << " is not a configuration of this kernel; it takes " << legal.front().name()
+        << " (its configurations: " << names << ")";
+  }
+  return (chosen != legal.end() ? *chosen : legal.front())
+      .template toAttr<ConfigAttr>(function->getContext());
 }
 
 /// Success when `config` (the kernel's `kernel.config`, `attr`) is one of `legal`; else an

@@ -5,6 +5,9 @@
 // RUN: kiln-opt --kernel-select-templates=target=sm_80 %s | FileCheck %s --check-prefix=SM80
 // RUN: kiln-opt --kernel-select-templates="templates=rows" %s | FileCheck %s --check-prefix=ROWS
 // RUN: kiln-opt --kernel-select-templates="gemm-config=128x128x64_s3" %s | FileCheck %s --check-prefix=NAMED
+// A named configuration that is no candidate of a kernel: the kernel takes its default, and
+// a warning says so (kernel benchmarks would otherwise time the default under that name).
+// RUN: kiln-opt --kernel-select-templates="gemm-config=128x128x64_s4_ws2_k7" %s 2>&1 | FileCheck %s --check-prefix=UNNAMED
 
 // A half-precision product: the sm_90a GEMM's default (sm_80: the mma.sync GEMM's).
 // CHECK-LABEL: kernel.func @gemm
@@ -17,6 +20,8 @@
 // A kernel developer's named configuration, where it is legal.
 // NAMED-LABEL: kernel.func @gemm
 // NAMED-SAME: kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 0>
+// UNNAMED: warning: gemm-config 128x128x64_s4_ws2_k7 is not a configuration of this kernel; it takes 128x128x64_s4_ws2 (its configurations: 128x128x64_s4_ws2, 128x256x64_s4_ws2, {{.*}})
+// UNNAMED: kernel.func @gemm({{.*}}kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2>}
 kernel.func @gemm(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %c: memref<1024x1024xf16>) {
   matmul ins(%a, %b : memref<1024x1024xf16>, memref<1024x1024xf16>) outs(%c : memref<1024x1024xf16>) {
   ^bb0(%x: tensor<1024x1024xf16>, %y: tensor<1024x1024xf16>):

@@ -149,7 +149,8 @@ cl::opt<std::string> compileGemmConfig(
     "sm90-gemm-config",
     cl::desc("For kernel developers: the configuration of the sm_90a GEMM template for every "
              "product and convolution where it is legal, by name (e.g. 128x256x64_s4_ws2; "
-             "docs/codegen-sm90.md); no tuning then"),
+             "docs/codegen-sm90.md); no tuning then; a warning names each kernel it is not a "
+             "configuration of (that kernel takes its default)"),
     cl::value_desc("name"), cl::Hidden, cl::sub(compileCommand));
 cl::opt<std::string> compileAttentionConfig(
     "attention-config",
