@@ -194,6 +194,9 @@ public:
       } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         if (failed(addCopy(copy)))
           return failure();
+      } else if (auto fill = dyn_cast<gpu::MemsetOp>(op)) {
+        if (failed(addFill(fill)))
+          return failure();
       } else if (auto returned = dyn_cast<func::ReturnOp>(op)) {
         if (failed(addOutputExtents(returned)))
           return failure();
@@ -603,6 +606,51 @@ private:
       uint32_t bytes = program.emit(ShapeInstruction::Op::Constant, 0, 0, elementBytes);
       for (int64_t dim = 0; dim < type.getRank(); ++dim) {
         FailureOr<uint32_t> extent = program.getExtent(copy.getSource(), dim, copy);
+        if (failed(extent))
+          return failure();
+        bytes = program.emit(ShapeInstruction::Op::Mul, bytes, *extent);
+      }
+      step.runtimeFields.push_back({RuntimeField::Kind::CopyBytes, 0, bytes});
+    }
+    engine.steps.push_back(std::move(step));
+    return success();
+  }
+
+  /// A host gpu.memset: a fill step (cuMemsetD8), which takes a value whose bytes are all
+  /// one byte (0 of any type, an i8, -1 of an integer type, ...) over a contiguous buffer.
+  LogicalResult addFill(gpu::MemsetOp fill) {
+    if (!fill.getAsyncDependencies().empty() || fill.getAsyncToken())
+      return fill.emitError("is asynchronous; the engine's steps are ordered on one stream");
+    auto type = cast<MemRefType>(fill.getDst().getType());
+    if (!type.getLayout().isIdentity())
+      return fill.emitError("fills a strided buffer on the host; fills must be contiguous");
+    Type element = type.getElementType();
+    if (!element.isIntOrFloat())
+      return fill.emitError("fills ") << element << " elements; the engine fills bytes";
+    APInt bits;
+    if (auto integer = fill.getValue().getDefiningOp<arith::ConstantIntOp>())
+      bits = cast<IntegerAttr>(integer.getValue()).getValue();
+    else if (auto number = fill.getValue().getDefiningOp<arith::ConstantFloatOp>())
+      bits = cast<FloatAttr>(number.getValue()).getValue().bitcastToAPInt();
+    else
+      return fill.emitError("fills with a value that is not a constant");
+    unsigned width = bits.getBitWidth();
+    if (width % 8 != 0 || bits != APInt::getSplat(width, bits.trunc(8)))
+      return fill.emitError("fills with a value whose bytes differ; the engine fills one byte");
+    FailureOr<Address> destination = getAddress(fill.getDst(), fill);
+    if (failed(destination))
+      return failure();
+    Step step;
+    step.kind = Step::Kind::Fill;
+    step.destination = *destination;
+    step.fillByte = static_cast<uint8_t>(bits.trunc(8).getZExtValue());
+    uint64_t elementBytes = width / 8;
+    if (type.hasStaticShape()) {
+      step.bytes = type.getNumElements() * elementBytes;
+    } else {
+      uint32_t bytes = program.emit(ShapeInstruction::Op::Constant, 0, 0, elementBytes);
+      for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+        FailureOr<uint32_t> extent = program.getExtent(fill.getDst(), dim, fill);
         if (failed(extent))
           return failure();
         bytes = program.emit(ShapeInstruction::Op::Mul, bytes, *extent);

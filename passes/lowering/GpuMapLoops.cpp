@@ -435,8 +435,9 @@ LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
     }
     // Deallocations keep their place; launches already made (a second run of the
     // pass) are left alone; calls of other host functions stay on the host (their compute
-    // becomes launches in the callee).
-    if (isa<memref::DeallocOp, gpu::LaunchOp, gpu::LaunchFuncOp, CallOpInterface>(op)) {
+    // becomes launches in the callee); a host fill (gpu.memset) is the engine's fill step.
+    if (isa<memref::DeallocOp, gpu::LaunchOp, gpu::LaunchFuncOp, gpu::MemsetOp, CallOpInterface>(
+            op)) {
       flush();
       continue;
     }

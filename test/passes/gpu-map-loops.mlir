@@ -342,3 +342,21 @@ func.func @shape_buffer(%in: memref<?x8xf32>, %out: memref<?x2x4xf32>) {
   }
   return
 }
+
+// -----
+
+// A host fill (gpu.memset, the engine's fill step) stays on the host, in its place, with
+// its value; the copy after it becomes a launch.
+// CHECK-LABEL: func.func @host_fill
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[BUFFER:.*]] = memref.alloc() : memref<1024xf32>
+// CHECK-NEXT: gpu.memset %[[BUFFER]], %[[ZERO]] : memref<1024xf32>, f32
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.memset
+func.func @host_fill(%x: memref<1024xf32>, %y: memref<1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %b = memref.alloc() : memref<1024xf32>
+  gpu.memset %b, %zero : memref<1024xf32>, f32
+  memref.copy %b, %y : memref<1024xf32> to memref<1024xf32>
+  return
+}

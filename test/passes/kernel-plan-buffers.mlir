@@ -129,3 +129,27 @@ func.func @data_dependent(%x: memref<4xindex>) {
   %a = memref.alloc(%n) : memref<?xf32>
   return
 }
+
+// -----
+
+// A host fill (gpu.memset: the engine's fill step) writes its buffer: %b, filled before
+// %a's last read, is live from there and cannot take %a's memory.
+// CHECK-LABEL: func.func @filled
+// CHECK-SAME: kernel.arena_bytes = 8192 : i64
+// CHECK: memref.alloc() {kernel.arena_offset = [[A:[0-9]+]] : i64}
+// CHECK-NOT: kernel.arena_offset = [[A]] : i64
+// CHECK: memref.alloc() {kernel.arena_offset = {{[0-9]+}} : i64}
+// CHECK: gpu.memset
+kernel.func @step(%in: memref<1024xf32>, %out: memref<1024xf32>) {
+  kernel.return
+}
+func.func @filled(%x: memref<1024xf32>, %y: memref<1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<1024xf32>
+  kernel.launch @step(%x, %a) : (memref<1024xf32>, memref<1024xf32>) -> ()
+  %b = memref.alloc() : memref<1024xf32>
+  gpu.memset %b, %zero : memref<1024xf32>, f32
+  kernel.launch @step(%a, %y) : (memref<1024xf32>, memref<1024xf32>) -> ()
+  kernel.launch @step(%b, %y) : (memref<1024xf32>, memref<1024xf32>) -> ()
+  return
+}

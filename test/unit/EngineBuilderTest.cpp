@@ -2,7 +2,8 @@
 //
 // buildEngine on hand-written host functions: tensor maps that nvgpu.tma.create.descriptor
 // makes on the host become tensor-map launch arguments with cuTensorMapEncodeTiled's
-// arguments (innermost dimension first), and what cannot be encoded is an error on the op.
+// arguments (innermost dimension first), and what cannot be encoded is an error on the op;
+// a gpu.memset becomes a fill step where its value is one repeated byte.
 //
 //===----------------------------------------------------------------------===//
 
@@ -174,9 +175,9 @@ TEST_F(EngineBuilder, TensorMapsOfStridedViews) {
   // second of the three projections), rows 3 * 4 * 64 apart.
   kiln::engine::Engine engine;
   std::string errors;
-  std::string source = viewModule(
-      "offset: [256], sizes: [2, 4, 8, 64], strides: [6144, 64, 768, 1]",
-      "memref<2x4x8x64xf16, strided<[6144, 64, 768, 1], offset: 256>>");
+  std::string source =
+      viewModule("offset: [256], sizes: [2, 4, 8, 64], strides: [6144, 64, 768, 1]",
+                 "memref<2x4x8x64xf16, strided<[6144, 64, 768, 1], offset: 256>>");
   ASSERT_TRUE(succeeded(build(source, engine, errors))) << errors;
   const kiln::engine::LaunchArgument &map = engine.steps.at(0).arguments.at(0);
   EXPECT_EQ(map.kind, kiln::engine::LaunchArgument::Kind::TensorMap);
@@ -201,6 +202,70 @@ TEST_F(EngineBuilder, TensorMapsOfViewsWithoutContiguousRowsAreErrors) {
                                   "memref<2x4x8x64xf16, strided<[6144, 64, 768, 2]>>");
   EXPECT_TRUE(failed(build(source, engine, errors)));
   EXPECT_NE(errors.find("whose last dimension is not contiguous"), std::string::npos) << errors;
+}
+
+/// A host function that fills an arena buffer of 64 `type` elements with `value` (a
+/// gpu.memset), then launches a kernel on it.
+std::string fillModule(const std::string &type, const std::string &value) {
+  return substitute(R"(
+module attributes {gpu.container_module} {
+  gpu.module @gemm {
+    gpu.func @kernel(%counters: memref<64x{T}>) kernel {
+      gpu.return
+    }
+  }
+  func.func @main(%a: memref<4xf32> {graph.name = "a", kernel.element_type = f32},
+                  %c: memref<4xf32> {graph.name = "c", kernel.element_type = f32})
+      attributes {kernel.num_inputs = 1 : i64, kernel.arena_bytes = 1024 : i64,
+                  kernel.unplanned_bytes = 1024 : i64} {
+    %c1 = arith.constant 1 : index
+    %value = arith.constant {VALUE} : {T}
+    %counters = memref.alloc() {kernel.arena_offset = 512 : i64} : memref<64x{T}>
+    gpu.memset %counters, %value : memref<64x{T}>, {T}
+    gpu.launch_func @gemm::@kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%counters : memref<64x{T}>)
+    return
+  }
+}
+)",
+                    {{"T", type}, {"VALUE", value}});
+}
+
+TEST_F(EngineBuilder, HostMemsetsBecomeFillSteps) {
+  struct Case {
+    std::string type, value;
+    uint8_t byte;
+    uint64_t bytes;
+  } cases[] = {{"i32", "0", 0, 256},
+               {"f32", "0.0", 0, 256},
+               {"i32", "-1", 0xff, 256},
+               {"i8", "7", 7, 64},
+               {"i16", "514", 2, 128}};
+  for (const Case &each : cases) {
+    kiln::engine::Engine engine;
+    std::string errors;
+    ASSERT_TRUE(succeeded(build(fillModule(each.type, each.value), engine, errors)))
+        << each.type << " " << each.value << ": " << errors;
+    ASSERT_EQ(engine.steps.size(), 2u);
+    const kiln::engine::Step &fill = engine.steps[0];
+    EXPECT_EQ(fill.kind, kiln::engine::Step::Kind::Fill);
+    EXPECT_EQ(fill.destination.region, kiln::engine::Region::Arena);
+    EXPECT_EQ(fill.destination.offset, 512u);
+    EXPECT_EQ(fill.fillByte, each.byte) << each.type << " " << each.value;
+    EXPECT_EQ(fill.bytes, each.bytes) << each.type;
+    EXPECT_EQ(engine.steps[1].kind, kiln::engine::Step::Kind::Launch);
+    EXPECT_EQ(engine.validate(), "");
+  }
+}
+
+TEST_F(EngineBuilder, FillsOfValuesThatAreNoRepeatedByteAreErrors) {
+  for (const auto &[type, value] :
+       {std::pair<std::string, std::string>{"i32", "1"}, {"f32", "1.0"}}) {
+    kiln::engine::Engine engine;
+    std::string errors;
+    EXPECT_TRUE(failed(build(fillModule(type, value), engine, errors))) << type;
+    EXPECT_NE(errors.find("whose bytes differ"), std::string::npos) << errors;
+  }
 }
 
 } // namespace
