@@ -599,20 +599,28 @@ private:
     step.kind = Step::Kind::Copy;
     step.source = *source;
     step.destination = *destination;
+    if (failed(setStepBytes(step, copy.getSource(), elementBytes, copy)))
+      return failure();
+    engine.steps.push_back(std::move(step));
+    return success();
+  }
+
+  /// A copy's or fill's bytes: the size of `buffer`, of `elementBytes` elements; for a
+  /// dynamic shape, the shape program's product of its extents at run time.
+  LogicalResult setStepBytes(Step &step, Value buffer, uint64_t elementBytes, Operation *op) {
+    auto type = cast<MemRefType>(buffer.getType());
     if (type.hasStaticShape()) {
       step.bytes = type.getNumElements() * elementBytes;
-    } else {
-      // bytes = element size x the extents, at run time.
-      uint32_t bytes = program.emit(ShapeInstruction::Op::Constant, 0, 0, elementBytes);
-      for (int64_t dim = 0; dim < type.getRank(); ++dim) {
-        FailureOr<uint32_t> extent = program.getExtent(copy.getSource(), dim, copy);
-        if (failed(extent))
-          return failure();
-        bytes = program.emit(ShapeInstruction::Op::Mul, bytes, *extent);
-      }
-      step.runtimeFields.push_back({RuntimeField::Kind::CopyBytes, 0, bytes});
+      return success();
     }
-    engine.steps.push_back(std::move(step));
+    uint32_t bytes = program.emit(ShapeInstruction::Op::Constant, 0, 0, elementBytes);
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+      FailureOr<uint32_t> extent = program.getExtent(buffer, dim, op);
+      if (failed(extent))
+        return failure();
+      bytes = program.emit(ShapeInstruction::Op::Mul, bytes, *extent);
+    }
+    step.runtimeFields.push_back({RuntimeField::Kind::CopyBytes, 0, bytes});
     return success();
   }
 
@@ -644,19 +652,8 @@ private:
     step.kind = Step::Kind::Fill;
     step.destination = *destination;
     step.fillByte = static_cast<uint8_t>(bits.trunc(8).getZExtValue());
-    uint64_t elementBytes = width / 8;
-    if (type.hasStaticShape()) {
-      step.bytes = type.getNumElements() * elementBytes;
-    } else {
-      uint32_t bytes = program.emit(ShapeInstruction::Op::Constant, 0, 0, elementBytes);
-      for (int64_t dim = 0; dim < type.getRank(); ++dim) {
-        FailureOr<uint32_t> extent = program.getExtent(fill.getDst(), dim, fill);
-        if (failed(extent))
-          return failure();
-        bytes = program.emit(ShapeInstruction::Op::Mul, bytes, *extent);
-      }
-      step.runtimeFields.push_back({RuntimeField::Kind::CopyBytes, 0, bytes});
-    }
+    if (failed(setStepBytes(step, fill.getDst(), width / 8, fill)))
+      return failure();
     engine.steps.push_back(std::move(step));
     return success();
   }
