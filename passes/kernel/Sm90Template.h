@@ -36,6 +36,14 @@ template <typename Config> bool isListedConfig(llvm::ArrayRef<Config> legal, con
   return llvm::any_of(legal, [&](const Config &each) { return each.name() == config.name(); });
 }
 
+/// "a, b, c": the names of `legal`, for the diagnostics that list a kernel's candidates.
+template <typename Config> std::string configNames(llvm::ArrayRef<Config> legal) {
+  std::string names;
+  for (const Config &each : legal)
+    names += (names.empty() ? "" : ", ") + each.name();
+  return names;
+}
+
 /// A GEMM family's candidates for a kernel: its legal configurations `legal` (Sm90GemmConfig
 /// or Sm80GemmConfig values, the default first) as `ConfigAttr`s.
 template <typename ConfigAttr, typename Config>
@@ -50,24 +58,20 @@ llvm::SmallVector<mlir::Attribute> configAttrs(mlir::MLIRContext *context,
 /// A GEMM family's default for an untuned kernel: among `legal`, the configuration named
 /// `name` ("128x256x64_s4_ws2", TemplateOptions::gemmConfig), else the first; null when
 /// `legal` is empty. A named configuration that is not one of `legal` is warned about on
-/// `function`, so that whoever asked for it (kiln compile --sm90-gemm-config, a kernel
-/// benchmark) knows the kernel runs another.
+/// `function` (naming it), so that whoever asked for it (kiln compile --sm90-gemm-config,
+/// a kernel benchmark) knows the kernel runs another.
 template <typename ConfigAttr, typename Config>
-mlir::Attribute defaultConfigAttr(mlir::Operation *function, llvm::ArrayRef<Config> legal,
+mlir::Attribute defaultConfigAttr(kernel::FuncOp function, llvm::ArrayRef<Config> legal,
                                   llvm::StringRef name) {
   if (legal.empty())
     return {};
   const Config *chosen = llvm::find_if(legal, [&](const Config &c) { return c.name() == name; });
-  if (chosen == legal.end() && !name.empty()) {
-    std::string names;
-    for (const Config &each : legal)
-      names += (names.empty() ? "" : ", ") + each.name();
-    function->emitWarning("gemm-config ")
-        << name << " is not a configuration of this kernel; it takes " << legal.front().name()
-        << " (its configurations: " << names << ")";
-  }
+  if (chosen == legal.end() && !name.empty())
+    function.emitWarning("gemm-config ")
+        << name << " is not a configuration of kernel @" << function.getSymName() << "; it takes "
+        << legal.front().name() << " (its configurations: " << configNames(legal) << ")";
   return (chosen != legal.end() ? *chosen : legal.front())
-      .template toAttr<ConfigAttr>(function->getContext());
+      .template toAttr<ConfigAttr>(function.getContext());
 }
 
 /// Success when `config` (the kernel's `kernel.config`, `attr`) is one of `legal`; else an
@@ -79,11 +83,8 @@ mlir::LogicalResult checkListedConfig(kernel::FuncOp function, llvm::ArrayRef<Co
                                       llvm::StringRef pass, llvm::StringRef what) {
   if (isListedConfig(legal, config))
     return mlir::success();
-  std::string names;
-  for (const Config &each : legal)
-    names += (names.empty() ? "" : ", ") + each.name();
   return function.emitError(pass) << ": " << attr << " is not a configuration of this " << what
-                                  << " (its configurations: " << names << ")";
+                                  << " (its configurations: " << configNames(legal) << ")";
 }
 
 /// `text` with every `{KEY}` replaced by its value.

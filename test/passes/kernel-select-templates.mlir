@@ -20,7 +20,7 @@
 // A kernel developer's named configuration, where it is legal.
 // NAMED-LABEL: kernel.func @gemm
 // NAMED-SAME: kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 3, consumers = 0>
-// UNNAMED: warning: gemm-config 128x128x64_s4_ws2_k7 is not a configuration of this kernel; it takes 128x128x64_s4_ws2 (its configurations: 128x128x64_s4_ws2, 128x256x64_s4_ws2, {{.*}})
+// UNNAMED: warning: gemm-config 128x128x64_s4_ws2_k7 is not a configuration of kernel @gemm; it takes 128x128x64_s4_ws2 (its configurations: 128x128x64_s4_ws2, 128x256x64_s4_ws2, {{.*}})
 // UNNAMED: kernel.func @gemm({{.*}}kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2>}
 kernel.func @gemm(%a: memref<1024x1024xf16>, %b: memref<1024x1024xf16>, %c: memref<1024x1024xf16>) {
   matmul ins(%a, %b : memref<1024x1024xf16>, memref<1024x1024xf16>) outs(%c : memref<1024x1024xf16>) {
