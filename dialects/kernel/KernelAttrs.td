@@ -49,7 +49,8 @@ defvar Kernel_Sm90GemmParameters = (ins
   DefaultValuedParameter<"bool", "false">:$tf32,
   DefaultValuedParameter<"bool", "false">:$int8,
   DefaultValuedParameter<"int64_t", "0">:$resident_b_k_tiles,
-  DefaultValuedParameter<"bool", "false">:$pingpong);
+  DefaultValuedParameter<"bool", "false">:$pingpong,
+  DefaultValuedParameter<"int64_t", "1">:$stream_k);
 
 defvar Kernel_Sm90GemmParametersText = [{
     Parameters: the CTA's tile of C (`tile_m` x `tile_n`) and its k-tile (`tile_k`
@@ -64,7 +65,11 @@ defvar Kernel_Sm90GemmParametersText = [{
     accumulators; `resident_b_k_tiles`, B's k-tiles loaded once a CTA and kept in shared
     memory (persistent grids of one column of tiles); `pingpong`, on a persistent grid of
     two consumers, each consumer computes whole tiles of its own (`tile_n` at most 128),
-    the two taking turns, so that one's epilogue runs while the other's wgmma do.
+    the two taking turns, so that one's epilogue runs while the other's wgmma do;
+    `stream_k` (ping-pong only), the parts (at most this many) that the tiles of the
+    grid's last, partial wave are split into along K, so that every CTA ends at about the
+    same time: each part stores its f32 partial sums to a workspace and the last part of a
+    tile to finish adds them up and runs the epilogue.
 }];
 
 class Kernel_Sm90GemmConfigBase<string name, string attrMnemonic>

@@ -82,12 +82,13 @@ LogicalResult verifyPositive(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult verifySm90Gemm(function_ref<InFlightDiagnostic()> emitError, int64_t tileM,
                              int64_t tileN, int64_t tileK, int64_t stages, int64_t consumers,
                              bool persistent, int64_t splitK, int64_t ctasPerSm, bool tf32,
-                             bool int8, int64_t residentBKTiles, bool pingpong) {
+                             bool int8, int64_t residentBKTiles, bool pingpong, int64_t streamK) {
   if (failed(verifyPositive(emitError, {{"tile_m", tileM},
                                         {"tile_n", tileN},
                                         {"tile_k", tileK},
                                         {"stages", stages},
-                                        {"split_k", splitK}})))
+                                        {"split_k", splitK},
+                                        {"stream_k", streamK}})))
     return failure();
   if (consumers < 0 || consumers > 2)
     return emitError() << "consumers must be 0 (one warpgroup), 1 or 2, got " << consumers;
@@ -107,6 +108,8 @@ LogicalResult verifySm90Gemm(function_ref<InFlightDiagnostic()> emitError, int64
     return emitError() << "ping-pong consumers need two consumers on a persistent grid of one "
                           "CTA an SM, 128-row tiles at most 128 wide, f16 or bf16 operands, "
                           "no split-K and no resident B";
+  if (streamK > 1 && !pingpong)
+    return emitError() << "stream-K needs ping-pong consumers, got stream_k = " << streamK;
   return success();
 }
 
@@ -134,18 +137,18 @@ LogicalResult Sm90GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emit
                                          int64_t tileM, int64_t tileN, int64_t tileK,
                                          int64_t stages, int64_t consumers, bool persistent,
                                          int64_t splitK, int64_t ctasPerSm, bool tf32, bool int8,
-                                         int64_t residentBKTiles, bool pingpong) {
+                                         int64_t residentBKTiles, bool pingpong, int64_t streamK) {
   return verifySm90Gemm(emitError, tileM, tileN, tileK, stages, consumers, persistent, splitK,
-                        ctasPerSm, tf32, int8, residentBKTiles, pingpong);
+                        ctasPerSm, tf32, int8, residentBKTiles, pingpong, streamK);
 }
 
 LogicalResult Sm90ConvConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                          int64_t tileM, int64_t tileN, int64_t tileK,
                                          int64_t stages, int64_t consumers, bool persistent,
                                          int64_t splitK, int64_t ctasPerSm, bool tf32, bool int8,
-                                         int64_t residentBKTiles, bool pingpong) {
+                                         int64_t residentBKTiles, bool pingpong, int64_t streamK) {
   return verifySm90Gemm(emitError, tileM, tileN, tileK, stages, consumers, persistent, splitK,
-                        ctasPerSm, tf32, int8, residentBKTiles, pingpong);
+                        ctasPerSm, tf32, int8, residentBKTiles, pingpong, streamK);
 }
 
 LogicalResult Sm80GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -230,7 +230,19 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   double epilogueSeconds = 4.7e-6 * stored / (128.0 * 256.0) * storing * sharing;
   tileSeconds =
       config.pingpong ? std::max(tileSeconds, epilogueSeconds) : tileSeconds + epilogueSeconds;
-  double computeSeconds = waves * tileSeconds;
+  // Stream-K: the last wave's r tiles in parts of 1/parts of their k-tiles each (as the
+  // kernel splits them), whose partial sums go through the workspace (in the L2).
+  double effectiveWaves = static_cast<double>(waves);
+  if (config.streamK > 1) {
+    int64_t grid = std::min<int64_t>(tiles, device.multiprocessors);
+    int64_t last = tiles % grid;
+    int64_t kTiles = ceilDiv(problem.k * config.elementBytes(), 128);
+    int64_t parts =
+        last ? std::max<int64_t>(1, std::min({config.streamK, grid / last, kTiles})) : 1;
+    effectiveWaves = static_cast<double>(tiles / grid) + (last ? 1.0 / parts : 0.0);
+    bytes += 2.0 * 4 * last * parts * config.tileM * config.tileN;
+  }
+  double computeSeconds = effectiveWaves * tileSeconds;
   double memorySeconds = bytes / device.bytesPerSecond;
   // Split-K launches the reduction kernel too.
   double launches = config.splitK > 1 ? 2 : 1;

@@ -109,6 +109,12 @@ struct Sm90GemmConfig {
   /// wgmma; else both compute 64 rows of each tile together. Their epilogue runs on the
   /// accumulator fragments (Sm90StoreFragments.mlir), each in a staging of its own.
   bool pingpong = false;
+  /// Stream-K (ping-pong consumers): the grid's last, partial wave of tiles split along K
+  /// into at most this many parts (1: none), so that every CTA ends at about the same
+  /// time. Each part stores its f32 partial sums to a workspace of the launch and counts
+  /// itself in the tile's ticket; the tile's last part adds the others' sums and runs the
+  /// epilogue (templates/Sm90GemmWs.mlir).
+  int64_t streamK = 1;
   /// Whether the epilogue runs on the accumulator fragments and stages only its results
   /// (Sm90StoreFragments.mlir): i8 products and ping-pong consumers, without split-K.
   bool fragmentEpilogue() const { return (int8 || pingpong) && splitK == 1; }
@@ -126,7 +132,7 @@ struct Sm90GemmConfig {
   /// As `ConfigAttr`: kernel::Sm90GemmConfigAttr or kernel::Sm90ConvConfigAttr.
   template <typename ConfigAttr> ConfigAttr toAttr(mlir::MLIRContext *context) const {
     return ConfigAttr::get(context, tileM, tileN, tileK, stages, consumers, persistent, splitK,
-                           ctasPerSm, tf32, int8, residentKTiles, pingpong);
+                           ctasPerSm, tf32, int8, residentKTiles, pingpong, streamK);
   }
   template <typename ConfigAttr> static Sm90GemmConfig fromAttr(ConfigAttr attr) {
     Sm90GemmConfig config;
@@ -135,7 +141,7 @@ struct Sm90GemmConfig {
     config.persistent = attr.getPersistent(), config.splitK = attr.getSplitK();
     config.ctasPerSm = attr.getCtasPerSm(), config.tf32 = attr.getTf32();
     config.int8 = attr.getInt8(), config.residentKTiles = attr.getResidentBKTiles();
-    config.pingpong = attr.getPingpong();
+    config.pingpong = attr.getPingpong(), config.streamK = attr.getStreamK();
     return config;
   }
   /// The configuration of a GEMM family's attribute (sm90_gemm or sm90_conv); nullopt for
@@ -168,7 +174,8 @@ struct Sm90GemmConfig {
   int64_t residualSlots() const { return persistent ? 2 : 1; }
   /// The CTAs of a launch over `tiles` tiles of C.
   int64_t gridSize(int64_t tiles) const {
-    return persistent ? std::min(tiles * splitK, kSm90Multiprocessors * ctasPerSm) : tiles * splitK;
+    return persistent ? std::min(tiles * splitK * streamK, kSm90Multiprocessors * ctasPerSm)
+                      : tiles * splitK;
   }
 };
 
@@ -182,9 +189,14 @@ bool sm90ConfigFitsSm(const Sm90GemmConfig &config, int64_t extraSharedBytes = 0
 /// `tiles(tileN)`.
 llvm::SmallVector<Sm90GemmConfig> sm90TwoCtaConfigs(llvm::function_ref<int64_t(int64_t)> tiles);
 
+/// The most parts a stream-K configuration splits a tile of the last wave into (the kernel
+/// takes fewer where the wave's tiles are more than a quarter of the SMs, or K is short).
+constexpr int64_t kStreamKParts = 4;
+
 /// The ping-pong configurations (128x128 tiles, f16/bf16 operands and a row-major B) for a
 /// product or convolution of `tiles128` 128 x 128 tiles, where they outnumber the SMs: 4
-/// stages, and 3 where a residual's two slots are to fit (`residual`).
+/// stages, and 3 where a residual's two slots are to fit (`residual`); and the first's
+/// stream-K variant where the last wave of tiles is ragged.
 llvm::SmallVector<Sm90GemmConfig> sm90PingPongConfigs(int64_t tiles128, bool residual);
 
 /// `configs` made tf32 configurations (k-tiles of 32 f32 elements), for f32 operands.

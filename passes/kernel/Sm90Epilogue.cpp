@@ -640,7 +640,7 @@ kiln::sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, Type result, String
 }
 
 LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &epilogue,
-                                     unsigned firstParameter) {
+                                     unsigned firstParameter, unsigned trailingParameters) {
   UnrealizedConversionCastOp marker;
   kernel.walk([&](UnrealizedConversionCastOp op) {
     if (op->hasAttr(kMarkerAttr))
@@ -650,7 +650,8 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
   // kernel's last parameter.
   bool residualTile = marker && marker.getNumOperands() == 8;
   if (!marker || (marker.getNumOperands() != 5 && !residualTile) ||
-      kernel.getNumArguments() != firstParameter + epilogue.inputs.size() + residualTile)
+      kernel.getNumArguments() !=
+          firstParameter + epilogue.inputs.size() + residualTile + trailingParameters)
     return kernel.emitError("the template has no epilogue marker or parameters");
   OpBuilder b(marker);
   Location loc = marker.getLoc();

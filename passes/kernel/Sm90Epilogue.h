@@ -147,9 +147,10 @@ mlir::Value widenToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value
 std::optional<double> getSingleFloat(mlir::Attribute attr);
 
 /// Replaces the marker op in `kernel` (a parsed template) with `epilogue`'s arithmetic on
-/// the marker's lanes, reading its inputs from the kernel's parameters `firstParameter`.. .
+/// the marker's lanes, reading its inputs from the kernel's parameters `firstParameter`..,
+/// which `trailingParameters` others follow (a residual tile's map besides).
 mlir::LogicalResult emitSm90Epilogue(mlir::gpu::GPUFuncOp kernel, const Sm90Epilogue &epilogue,
-                                     unsigned firstParameter);
+                                     unsigned firstParameter, unsigned trailingParameters = 0);
 
 } // namespace kiln
 

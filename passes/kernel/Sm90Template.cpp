@@ -32,6 +32,10 @@ constexpr const char kStoreStaged[] =
 constexpr const char kStoreFragments[] =
 #include "passes/kernel/templates/Sm90StoreFragments.mlir.inc"
     ;
+/// Its stream-K fix-up ({STREAM_K_FIXUP}): passes/kernel/templates/Sm90StreamKFixup.mlir.
+constexpr const char kStreamKFixup[] =
+#include "passes/kernel/templates/Sm90StreamKFixup.mlir.inc"
+    ;
 /// The text of passes/kernel/templates/SplitKReduce.mlir.
 constexpr const char kSplitKReduceTemplate[] =
 #include "passes/kernel/templates/SplitKReduce.mlir.inc"
@@ -871,15 +875,13 @@ FailureOr<gpu::GPUFuncOp> kiln::insertTemplateModule(ModuleOp module, SymbolTabl
   return gpuModule.lookupSymbol<gpu::GPUFuncOp>(entry);
 }
 
-FailureOr<gpu::GPUFuncOp> kiln::insertTemplateWithEpilogue(ModuleOp module, SymbolTable &symbols,
-                                                           StringRef pass, StringRef entry,
-                                                           const std::string &text,
-                                                           const Sm90Epilogue *epilogue,
-                                                           unsigned firstParameter) {
+FailureOr<gpu::GPUFuncOp> kiln::insertTemplateWithEpilogue(
+    ModuleOp module, SymbolTable &symbols, StringRef pass, StringRef entry, const std::string &text,
+    const Sm90Epilogue *epilogue, unsigned firstParameter, unsigned trailingParameters) {
   FailureOr<gpu::GPUFuncOp> kernel = insertTemplateModule(module, symbols, pass, entry, text);
   if (failed(kernel) || !epilogue)
     return kernel;
-  if (succeeded(emitSm90Epilogue(*kernel, *epilogue, firstParameter)))
+  if (succeeded(emitSm90Epilogue(*kernel, *epilogue, firstParameter, trailingParameters)))
     return kernel;
   // No half-made kernel stays behind (emitSm90Epilogue said what failed).
   auto gpuModule = (*kernel)->getParentOfType<gpu::GPUModuleOp>();
@@ -889,7 +891,10 @@ FailureOr<gpu::GPUFuncOp> kiln::insertTemplateWithEpilogue(ModuleOp module, Symb
 
 int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilogue,
                                     const Sm90GemmConfig &config, bool rowMajorRows, Type result) {
-  if (!epilogue || epilogue->empty() || !rowMajorRows || config.consumers == 0 || config.splitK > 1)
+  // (A stream-K part that is not its tile's last skips the epilogue, and so the residual
+  // slot's protocol: its residual comes from global memory.)
+  if (!epilogue || epilogue->empty() || !rowMajorRows || config.consumers == 0 ||
+      config.splitK > 1 || config.streamK > 1)
     return 0;
   std::optional<unsigned> input = residualInput(*epilogue);
   if (!input)
@@ -1011,6 +1016,10 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                      "(that takes f16 or bf16, a row-major B, cooperative "
                                      "consumers, one CTA an SM, no split-K, residual tile or "
                                      "resident B)";
+  // Stream-K's fix-up adds the parts' sums as ping-pong consumers hold them.
+  if (config.streamK > 1 && (!config.pingpong || residual))
+    return module.emitError(pass) << ": " << config.name()
+                                  << " (stream-K) needs ping-pong consumers and no residual tile";
   // Ping-pong consumers: upstream's wgmma of 128-row accumulators reads an MN-major B.
   if (config.pingpong && kMajorB)
     return module.emitError(pass) << ": " << config.name()
@@ -1320,9 +1329,29 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"COLUMN_VALUES_EARLY", oneCta ? columnValues : ""},
        {"COLUMN_VALUES", oneCta ? "" : columnValues},
        {"STAGING_BASE", number(config.persistent ? config.ringBytes() : 0)}});
-  text = substitutePlaceholders(text, accumulatorPlaceholders(operand, config.tileN, kMajorB,
-                                                              biasedSums, epilogueLanes, kTileBytes,
-                                                              fragments, slices));
+  std::vector<std::pair<StringRef, std::string>> accumulators = accumulatorPlaceholders(
+      operand, config.tileN, kMajorB, biasedSums, epilogueLanes, kTileBytes, fragments, slices);
+  // Stream-K: the fix-up makes the epilogue's %accValues of the consumer's own sums, which
+  // ACC_FINISH then names %accOwn.
+  bool streamK = config.streamK > 1;
+  if (streamK)
+    for (auto &[key, value] : accumulators)
+      if (key == "ACC_FINISH")
+        value.replace(value.find("%accValues = "), strlen("%accValues"), "%accOwn");
+  int64_t fragmentValues = slices * config.tileN / 2;
+  text = substitutePlaceholders(
+      text,
+      {{"STREAM_K_FIXUP", streamK ? kStreamKFixup : "        %storeTile = arith.constant true"},
+       {"STREAM_K_PARAMETERS",
+        streamK ? ", %streamKPartials: memref<f32>, %streamKTickets: memref<i32>" : ""},
+       {"STREAM_K_GLOBALS", streamK ? "  memref.global \"private\" @streamKTicket : "
+                                      "memref<2xi32, #gpu.address_space<workgroup>>"
+                                    : ""},
+       {"STREAM_K", number(config.streamK)},
+       {"STREAM_K_SLOT_FLOATS", number(128 * config.tileN)},
+       {"STREAM_K_GROUPS", number(fragmentValues / 4)},
+       {"FRAGMENT_VALUES", number(fragmentValues)}});
+  text = substitutePlaceholders(text, accumulators);
   text = substitutePlaceholders(
       text, residualPlaceholders(residual ? epilogue->inputs[*residual].elementType : Type(),
                                  config, resultBytes));
@@ -1336,7 +1365,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                                  : "%rTile, %r, %col : !tileR, index, index"));
   FailureOr<gpu::GPUFuncOp> kernel =
       insertTemplateWithEpilogue(module, symbols, pass, entry, text, epilogue,
-                                 /*firstParameter=*/6);
+                                 /*firstParameter=*/6, /*trailingParameters=*/streamK ? 2 : 0);
   if (failed(kernel) || failed(unrollMarkedLoops(*kernel)))
     return failure();
   return kernel;
@@ -1468,7 +1497,7 @@ LogicalResult kiln::launchWarpSpecialisedGemm(
     grid = index(config.gridSize(*staticTiles));
   } else {
     grid = arith::MulIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, tiles),
-                                 index(config.splitK));
+                                 index(config.splitK * config.streamK));
     if (config.persistent)
       grid = arith::MinUIOp::create(b, loc, grid, index(kSm90Multiprocessors * config.ctasPerSm));
   }
@@ -1520,6 +1549,19 @@ LogicalResult kiln::launchWarpSpecialisedGemm(
         b, loc, mapType, unranked, ValueRange{index(box[0]), index(box[1])}));
     sharedBytes +=
         config.residualSlots() * residualBoxes(config, element.getIntOrFloatBitWidth() / 8).bytes();
+  }
+  // Stream-K: the parts' workspace (a slot of 128 x TILE_N f32 sums for each CTA the grid
+  // can have: a CTA has at most one part) and a ticket counter for each tile of the last
+  // wave, zeroed before every launch (the engine's fill step).
+  if (config.streamK > 1) {
+    int64_t slots = kSm90Multiprocessors * config.ctasPerSm;
+    Value partials = memref::AllocOp::create(
+        b, loc, MemRefType::get({slots * config.tileM * config.tileN}, b.getF32Type()));
+    Value tickets = memref::AllocOp::create(b, loc, MemRefType::get({slots}, b.getI32Type()));
+    gpu::MemsetOp::create(b, loc, /*asyncToken=*/Type(), /*asyncDependencies=*/ValueRange(),
+                          tickets, i32(0));
+    arguments.push_back(pointer(partials));
+    arguments.push_back(pointer(tickets));
   }
   gpu::LaunchFuncOp::create(b, loc, gemm, gpu::KernelDim3{grid, one, one},
                             gpu::KernelDim3{index(config.threads()), one, one}, i32(sharedBytes),

@@ -247,12 +247,13 @@ insertTemplateModule(mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::St
                      llvm::StringRef entry, const std::string &text);
 
 /// insertTemplateModule, then, with an `epilogue`, its code at the template's marker
-/// (emitSm90Epilogue; its inputs are the kernel's parameters from `firstParameter`). When
-/// that fails, the module is erased again.
+/// (emitSm90Epilogue; its inputs are the kernel's parameters from `firstParameter`, and
+/// `trailingParameters` others follow them). When that fails, the module is erased again.
 mlir::FailureOr<mlir::gpu::GPUFuncOp>
 insertTemplateWithEpilogue(mlir::ModuleOp module, mlir::SymbolTable &symbols, llvm::StringRef pass,
                            llvm::StringRef entry, const std::string &text,
-                           const Sm90Epilogue *epilogue, unsigned firstParameter);
+                           const Sm90Epilogue *epilogue, unsigned firstParameter,
+                           unsigned trailingParameters = 0);
 
 /// Fully unrolls the scf.for loops under `root` marked with an `unroll` attribute (inner
 /// ones first), canonicalising before (which makes the bounds constants) and after (which

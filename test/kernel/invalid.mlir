@@ -91,6 +91,21 @@ func.func @pingpong_wide() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_
 
 // -----
 
+// Stream-K's fix-up adds the parts' sums as ping-pong consumers hold them.
+// expected-error @+1 {{stream-K needs ping-pong consumers, got stream_k = 4}}
+func.func @stream_k_cooperative() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true, stream_k = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{stream_k must be positive, got 0}}
+func.func @stream_k_zero() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true, pingpong = true, stream_k = 0>} {
+  return
+}
+
+// -----
+
 // The consumers' turns walk the CTA's tiles of a persistent grid.
 // expected-error @+1 {{ping-pong consumers need two consumers on a persistent grid}}
 func.func @pingpong_not_persistent() attributes {c = #kernel.sm90_conv<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, pingpong = true>} {

@@ -143,6 +143,7 @@
 {B_RESIDENT_TYPES}
 
 gpu.module @{MODULE} {
+{STREAM_K_GLOBALS}
 
   // Shared memory map (bytes from `base`, a 1024-aligned offset into dynamic shared memory;
   // 128B-swizzled tiles and the wgmma descriptors with base_offset 0 need 1024 alignment):
@@ -166,7 +167,7 @@ gpu.module @{MODULE} {
   // whose rows are no multiple of 16 bytes (which TMA needs) is read by the producer's
   // threads (THREAD_LOADS below), C's rows are stored in vectors that divide them.
   gpu.func @{ENTRY}({A_PARAMETER}, {B_PARAMETER}, %C: memref<{OUT}>,
-                                       %M: i32, %N: i32, %K: i32{EPILOGUE_PARAMETERS}{RESIDUAL_PARAMETER})
+                                       %M: i32, %N: i32, %K: i32{EPILOGUE_PARAMETERS}{RESIDUAL_PARAMETER}{STREAM_K_PARAMETERS})
       kernel attributes {known_block_size = array<i32: {THREADS}, 1, 1>, nvvm.minctasm = {CTAS_PER_SM} : i32} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -211,7 +212,6 @@ gpu.module @{MODULE} {
     %tilesN = arith.divui %nUp, %tileN : index
     %tiles = arith.muli %tilesM, %tilesN : index
     %splits = arith.constant {SPLITS} : index
-    %items = arith.muli %tiles, %splits : index
     %perGroup = arith.muli %groupM, %tilesN : index
     %pid = gpu.block_id x
     %grid = gpu.grid_dim x
@@ -229,6 +229,33 @@ gpu.module @{MODULE} {
     %tilesMI = arith.index_castui %tilesM : index to i32
     %perGroupI = arith.index_castui %perGroup : index to i32
     %numKI = arith.index_castui %numK : index to i32
+    // Stream-K (STREAM_K > 1): the first %fullItems tiles (the grid's whole waves) are an
+    // item each; the %lastTiles = tiles mod grid of the last, partial wave are split
+    // along K into %parts parts each (at most STREAM_K, no more than the grid has CTAs
+    // for, at least a k-tile each): item %fullItems + part * %lastTiles + (tile -
+    // %fullItems), a CTA's last item. Without stream-K the tiles (or split-K's parts)
+    // are the items (the scf.if folds away).
+    %streamKI = arith.constant {STREAM_K} : i32
+    %hasStreamK = arith.cmpi ugt, %streamKI, %c1I : i32
+    %fullItemsI, %partsI, %items = scf.if %hasStreamK -> (i32, i32, index) {
+      %gridI = arith.index_castui %grid : index to i32
+      %lastWave = arith.remui %tilesI, %gridI : i32
+      %wholeWaves = arith.subi %tilesI, %lastWave : i32
+      %lastWaveSome = arith.maxui %lastWave, %c1I : i32
+      %partsByGrid = arith.divui %gridI, %lastWaveSome : i32
+      %partsCapped = arith.minui %streamKI, %partsByGrid : i32
+      %partsByK = arith.minui %partsCapped, %numKI : i32
+      %partsSome = arith.maxui %partsByK, %c1I : i32
+      %partItems = arith.muli %lastWave, %partsSome : i32
+      %streamItemsI = arith.addi %wholeWaves, %partItems : i32
+      %streamItems = arith.index_castui %streamItemsI : i32 to index
+      scf.yield %wholeWaves, %partsSome, %streamItems : i32, i32, index
+    } else {
+      %splitItems = arith.muli %tiles, %splits : index
+      scf.yield %tilesI, %c1I, %splitItems : i32, i32, index
+    }
+    %lastTilesI = arith.subi %tilesI, %fullItemsI : i32
+    %lastTilesSomeI = arith.maxui %lastTilesI, %c1I : i32
 
     %tid = gpu.thread_id x
     %wg = arith.divui %tid, %c128 : index
@@ -284,20 +311,32 @@ gpu.module @{MODULE} {
         // %g counts the k-tiles this CTA loaded before the tile: the ring runs on across
         // tiles.
         %loaded = scf.for %item = %pid to %items step %grid iter_args(%g0 = %c0) -> (index) {
-          // Item = split * tiles + tile; the split's k-tiles are [kBegin, kEnd). (Without
-          // split-K the item is the tile: the scf.if folds away.)
+          // Item = split * tiles + tile with split-K, else a tile or a stream-K part (see
+          // %fullItems); the part's k-tiles are [kBegin, kEnd). (Without either the item is
+          // the tile: the scf.ifs fold away.)
           %itemI = arith.index_castui %item : index to i32
-          %tileI, %splitI = scf.if %hasSplits -> (i32, i32) {
+          %tileI, %splitI, %itemPartsI = scf.if %hasSplits -> (i32, i32, i32) {
             %tileRem = arith.remui %itemI, %tilesI : i32
             %splitQuo = arith.divui %itemI, %tilesI : i32
-            scf.yield %tileRem, %splitQuo : i32, i32
+            scf.yield %tileRem, %splitQuo, %splitsI : i32, i32, i32
           } else {
-            scf.yield %itemI, %c0I : i32, i32
+            %pastFull = arith.cmpi uge, %itemI, %fullItemsI : i32
+            %isPart = arith.andi %hasStreamK, %pastFull : i1
+            %partTile, %part, %parts = scf.if %isPart -> (i32, i32, i32) {
+              %partItem = arith.subi %itemI, %fullItemsI : i32
+              %lastTile = arith.remui %partItem, %lastTilesSomeI : i32
+              %partOfTile = arith.divui %partItem, %lastTilesSomeI : i32
+              %tileOfPart = arith.addi %fullItemsI, %lastTile : i32
+              scf.yield %tileOfPart, %partOfTile, %partsI : i32, i32, i32
+            } else {
+              scf.yield %itemI, %c0I, %c1I : i32, i32, i32
+            }
+            scf.yield %partTile, %part, %parts : i32, i32, i32
           }
           %splitK = arith.muli %splitI, %numKI : i32
-          %kBeginI = arith.divui %splitK, %splitsI : i32
+          %kBeginI = arith.divui %splitK, %itemPartsI : i32
           %splitKEnd = arith.addi %splitK, %numKI : i32
-          %kEndI = arith.divui %splitKEnd, %splitsI : i32
+          %kEndI = arith.divui %splitKEnd, %itemPartsI : i32
           %kBegin = arith.index_castui %kBeginI : i32 to index
           %kEnd = arith.index_castui %kEndI : i32 to index
           %kCount = arith.subi %kEnd, %kBegin : index
@@ -404,20 +443,32 @@ gpu.module @{MODULE} {
       %firstRow = arith.addi %warpRow, %laneRow : index
       %rowStep = arith.muli %rowsPerWarp, %c8 : index
       %consumed = scf.for %item = %firstItem to %items step %itemStep iter_args(%g0 = %gStart) -> (index) {
-        // Item = split * tiles + tile; the split's k-tiles are [kBegin, kEnd). (Without
-        // split-K the item is the tile: the scf.if folds away.)
+        // Item = split * tiles + tile with split-K, else a tile or a stream-K part (see
+        // %fullItems); the part's k-tiles are [kBegin, kEnd). (Without either the item is
+        // the tile: the scf.ifs fold away.)
         %itemI = arith.index_castui %item : index to i32
-        %tileI, %splitI = scf.if %hasSplits -> (i32, i32) {
+        %tileI, %splitI, %itemPartsI = scf.if %hasSplits -> (i32, i32, i32) {
           %tileRem = arith.remui %itemI, %tilesI : i32
           %splitQuo = arith.divui %itemI, %tilesI : i32
-          scf.yield %tileRem, %splitQuo : i32, i32
+          scf.yield %tileRem, %splitQuo, %splitsI : i32, i32, i32
         } else {
-          scf.yield %itemI, %c0I : i32, i32
+          %pastFull = arith.cmpi uge, %itemI, %fullItemsI : i32
+          %isPart = arith.andi %hasStreamK, %pastFull : i1
+          %partTile, %part, %parts = scf.if %isPart -> (i32, i32, i32) {
+            %partItem = arith.subi %itemI, %fullItemsI : i32
+            %lastTile = arith.remui %partItem, %lastTilesSomeI : i32
+            %partOfTile = arith.divui %partItem, %lastTilesSomeI : i32
+            %tileOfPart = arith.addi %fullItemsI, %lastTile : i32
+            scf.yield %tileOfPart, %partOfTile, %partsI : i32, i32, i32
+          } else {
+            scf.yield %itemI, %c0I, %c1I : i32, i32, i32
+          }
+          scf.yield %partTile, %part, %parts : i32, i32, i32
         }
         %splitK = arith.muli %splitI, %numKI : i32
-        %kBeginI = arith.divui %splitK, %splitsI : i32
+        %kBeginI = arith.divui %splitK, %itemPartsI : i32
         %splitKEnd = arith.addi %splitK, %numKI : i32
-        %kEndI = arith.divui %splitKEnd, %splitsI : i32
+        %kEndI = arith.divui %splitKEnd, %itemPartsI : i32
         %kBegin = arith.index_castui %kBeginI : i32 to index
         %kEnd = arith.index_castui %kEndI : i32 to index
         %kCount = arith.subi %kEnd, %kBegin : index
@@ -493,8 +544,10 @@ gpu.module @{MODULE} {
         nvvm.wgmma.wait.group.sync.aligned 0
 {RELEASE_LAST}
 {ACC_FINISH}
-
+{STREAM_K_FIXUP}
+        scf.if %storeTile {
 {STORE_TILE}
+        }
         %turnKTiles = arith.muli %kCount, %turns : index
         %gNext = arith.addi %g0, %turnKTiles : index
         scf.yield %gNext : index
