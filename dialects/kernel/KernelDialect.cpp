@@ -108,8 +108,10 @@ LogicalResult verifySm90Gemm(function_ref<InFlightDiagnostic()> emitError, int64
     return emitError() << "ping-pong consumers need two consumers on a persistent grid of one "
                           "CTA an SM, 128-row tiles at most 128 wide, f16 or bf16 operands, "
                           "no split-K and no resident B";
-  if (streamK > 1 && !pingpong)
-    return emitError() << "stream-K needs ping-pong consumers, got stream_k = " << streamK;
+  if (streamK > 1 && (consumers != 2 || !persistent || splitK > 1 || ctasPerSm != 1 ||
+                      residentBKTiles > 0 || tf32 || int8))
+    return emitError() << "stream-K needs two consumers on a persistent grid of one CTA an SM, "
+                          "f16 or bf16 operands, no split-K and no resident B";
   return success();
 }
 

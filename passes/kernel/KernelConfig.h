@@ -109,15 +109,17 @@ struct Sm90GemmConfig {
   /// wgmma; else both compute 64 rows of each tile together. Their epilogue runs on the
   /// accumulator fragments (Sm90StoreFragments.mlir), each in a staging of its own.
   bool pingpong = false;
-  /// Stream-K (ping-pong consumers): the grid's last, partial wave of tiles split along K
-  /// into at most this many parts (1: none), so that every CTA ends at about the same
-  /// time. Each part stores its f32 partial sums to a workspace of the launch and counts
-  /// itself in the tile's ticket; the tile's last part adds the others' sums and runs the
-  /// epilogue (templates/Sm90GemmWs.mlir).
+  /// Stream-K (persistent grids of two consumers, one CTA an SM, f16/bf16 operands): the
+  /// grid's last, partial wave of tiles split along K into at most this many parts (1:
+  /// none), so that every CTA ends at about the same time. Each consumer of a part stores
+  /// its f32 partial sums to a workspace of the launch and counts itself in its ticket;
+  /// the last to count adds the others' sums and runs the epilogue
+  /// (templates/Sm90StreamKFixup.mlir).
   int64_t streamK = 1;
   /// Whether the epilogue runs on the accumulator fragments and stages only its results
-  /// (Sm90StoreFragments.mlir): i8 products and ping-pong consumers, without split-K.
-  bool fragmentEpilogue() const { return (int8 || pingpong) && splitK == 1; }
+  /// (Sm90StoreFragments.mlir): i8 products, ping-pong consumers and stream-K, without
+  /// split-K.
+  bool fragmentEpilogue() const { return (int8 || pingpong || streamK > 1) && splitK == 1; }
   /// The bytes of one operand element (a k-tile row is 128 of them).
   int64_t elementBytes() const { return tf32 ? 4 : int8 ? 1 : 2; }
   /// A's and B's bytes of one k-tile.
@@ -192,6 +194,16 @@ llvm::SmallVector<Sm90GemmConfig> sm90TwoCtaConfigs(llvm::function_ref<int64_t(i
 /// The most parts a stream-K configuration splits a tile of the last wave into (the kernel
 /// takes fewer where the wave's tiles are more than a quarter of the SMs, or K is short).
 constexpr int64_t kStreamKParts = 4;
+
+/// Whether stream-K can pay for a grid of `tiles` tiles: more than one wave, whose last
+/// leaves more than a tenth of the SMs' time idle, and at most 8 waves (past a few the
+/// idle tail is a small part of the time). ViT-B/16's N = 768 products at batch 32: 300
+/// tiles of 128 x 128 (2.27 waves), 150 of 128 x 256 (1.14).
+inline bool streamKPays(int64_t tiles) {
+  int64_t waves = (tiles + kSm90Multiprocessors - 1) / kSm90Multiprocessors;
+  return tiles > kSm90Multiprocessors && 10 * tiles < 9 * waves * kSm90Multiprocessors &&
+         waves <= 8;
+}
 
 /// The ping-pong configurations (128x128 tiles, f16/bf16 operands and a row-major B) for a
 /// product or convolution of `tiles128` 128 x 128 tiles, where they outnumber the SMs: 4

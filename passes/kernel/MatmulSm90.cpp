@@ -200,12 +200,8 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90PingPongConfigs(int64_t tiles128, bo
     config.pingpong = true;
     configs.push_back(config);
   }
-  // Stream-K where the last wave of tiles leaves more than a tenth of the SMs' time idle
-  // (ViT-B/16's N = 768 products at batch 32: 300 tiles, 2.27 waves, a third wave of 36
-  // tiles); past a few waves the idle tail is a small part of the time.
-  int64_t waves = llvm::divideCeil(tiles128, kSm90Multiprocessors);
-  bool raggedLastWave = 10 * tiles128 < 9 * waves * kSm90Multiprocessors;
-  if (raggedLastWave && waves <= 8) {
+  // Stream-K where the last wave of tiles is ragged.
+  if (streamKPays(tiles128)) {
     Sm90GemmConfig config = configs.front();
     config.streamK = kStreamKParts;
     configs.push_back(config);
@@ -269,7 +265,8 @@ std::optional<kiln::Sm90GemmProblem> kiln::matchSm90Gemm(kernel::FuncOp function
 SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &problem) {
   SmallVector<Sm90GemmConfig> configs;
   auto fits = [&](const Sm90GemmConfig &config) {
-    if (!kiln::sm90ConfigFitsSm(config))
+    // (The fragment epilogue stages results of the result's type.)
+    if (!kiln::sm90ConfigFitsSm(config, 0, problem.result.getIntOrFloatBitWidth() / 8))
       return false;
     // A 256-column tile over fewer columns only wastes half of its work.
     if (config.tileN > 128 && problem.n < config.tileN)
@@ -288,7 +285,7 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
                (!problem.operand.isInteger(8) || problem.k % 16 == 0) &&
                (!problem.result.isInteger(8) || problem.n % 16 == 0);
       if ((problem.kMajorB && problem.k % 8 != 0) ||
-          (problem.n % 8 != 0 && (config.splitK > 1 || config.pingpong)))
+          (problem.n % 8 != 0 && (config.splitK > 1 || config.pingpong || config.streamK > 1)))
         return false;
       // (The threads' raw buffers take shared memory past the ring and the staging.)
       return !threads.any() ||
@@ -360,6 +357,22 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
          kiln::sm90PingPongConfigs(tiles(128), kiln::sm90HasResidualInput(problem.epilogue)))
       if (fits(config))
         configs.push_back(config);
+  // Stream-K over 128 x 256 tiles, where their last wave is ragged: a persistent grid of
+  // cooperative consumers whose fragment epilogue stages 16-bit results (the f32 staging
+  // would not fit beside a ring of 3 stages). Half the operand loads a FLOP of 128 x 128
+  // tiles, without their quantisation: ViT-B/16's N = 768 products at batch 32 are 150
+  // such tiles, 1.14 waves.
+  if (!problem.kMajorB && (problem.operand.isF16() || problem.operand.isBF16()) &&
+      problem.result.getIntOrFloatBitWidth() <= 16 && streamKPays(tiles(256))) {
+    Sm90GemmConfig config;
+    config.tileN = 256;
+    config.stages = 3;
+    config.consumers = 2;
+    config.persistent = true;
+    config.streamK = kiln::kStreamKParts;
+    if (fits(config))
+      configs.push_back(config);
+  }
   // Split-K where the tiles are fewer than the SMs, each part keeping 4 k-tiles or more
   // (a k-tile is 128 bytes of K).
   int64_t kTiles =

@@ -1016,10 +1016,13 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                      "(that takes f16 or bf16, a row-major B, cooperative "
                                      "consumers, one CTA an SM, no split-K, residual tile or "
                                      "resident B)";
-  // Stream-K's fix-up adds the parts' sums as ping-pong consumers hold them.
-  if (config.streamK > 1 && (!config.pingpong || residual))
+  // Stream-K's fix-up adds the parts' sums where the fragment epilogue holds them (an
+  // MN-major B's accumulators), and a part that skips the epilogue skips a residual tile's
+  // protocol with it.
+  if (config.streamK > 1 && (kMajorB || residual || threads.any()))
     return module.emitError(pass) << ": " << config.name()
-                                  << " (stream-K) needs ping-pong consumers and no residual tile";
+                                  << " (stream-K) needs a row-major B, TMA loads and no "
+                                     "residual tile";
   // Ping-pong consumers: upstream's wgmma of 128-row accumulators reads an MN-major B.
   if (config.pingpong && kMajorB)
     return module.emitError(pass) << ": " << config.name()
@@ -1350,6 +1353,10 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"STREAM_K", number(config.streamK)},
        {"STREAM_K_SLOT_FLOATS", number(128 * config.tileN)},
        {"STREAM_K_GROUPS", number(fragmentValues / 4)},
+       // Cooperative consumers each hold half of the tile's rows: each has its half of
+       // the part's slot and a ticket of its own.
+       {"STREAM_K_CONSUMER_FLOATS", number(config.pingpong ? 0 : 128 * fragmentValues)},
+       {"STREAM_K_CONSUMER_TICKET", number(config.pingpong ? 0 : 1)},
        {"FRAGMENT_VALUES", number(fragmentValues)}});
   text = substitutePlaceholders(text, accumulators);
   text = substitutePlaceholders(
@@ -1551,13 +1558,13 @@ LogicalResult kiln::launchWarpSpecialisedGemm(
         config.residualSlots() * residualBoxes(config, element.getIntOrFloatBitWidth() / 8).bytes();
   }
   // Stream-K: the parts' workspace (a slot of 128 x TILE_N f32 sums for each CTA the grid
-  // can have: a CTA has at most one part) and a ticket counter for each tile of the last
-  // wave, zeroed before every launch (the engine's fill step).
+  // can have: a CTA has at most one part) and two ticket counters (one a consumer) for
+  // each tile of the last wave, zeroed before every launch (the engine's fill step).
   if (config.streamK > 1) {
     int64_t slots = kSm90Multiprocessors * config.ctasPerSm;
     Value partials = memref::AllocOp::create(
         b, loc, MemRefType::get({slots * config.tileM * config.tileN}, b.getF32Type()));
-    Value tickets = memref::AllocOp::create(b, loc, MemRefType::get({slots}, b.getI32Type()));
+    Value tickets = memref::AllocOp::create(b, loc, MemRefType::get({2 * slots}, b.getI32Type()));
     gpu::MemsetOp::create(b, loc, /*asyncToken=*/Type(), /*asyncDependencies=*/ValueRange(),
                           tickets, i32(0));
     arguments.push_back(pointer(partials));

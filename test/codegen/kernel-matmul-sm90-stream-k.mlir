@@ -3,15 +3,15 @@
 // waves, then 36 tiles that would keep 36 SMs busy for a third tile's time. The kernel
 // splits those into parts along K (here min(4, 132 / 36) = 3 parts of 16 k-tiles), each a
 // CTA's last item. The launch passes a workspace of a 128 x 128 f32 slot for each of the
-// 132 CTAs and 132 tickets, which a fill step zeroes before the launch.
+// 132 CTAs and two tickets for each of 132 slots, which a fill step zeroes before the launch.
 // RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a %s | FileCheck %s
 // RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=sm90_gemm" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device %s | kiln-translate --emit-ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --input-file %t.ptx
 
 // CHECK-LABEL: func.func @main
 // CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<2162688xf32>
-// CHECK: %[[TICKETS:.*]] = memref.alloc() : memref<132xi32>
-// CHECK: gpu.memset %[[TICKETS]], %{{.*}} : memref<132xi32>, i32
+// CHECK: %[[TICKETS:.*]] = memref.alloc() : memref<264xi32>
+// CHECK: gpu.memset %[[TICKETS]], %{{.*}} : memref<264xi32>, i32
 // CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2_p_pp_sk4_{{[a-z_0-9]+}}::@gemm_f16_f16_128x128x64_s4_ws2_p_pp_sk4_{{[a-z_0-9]+}} blocks in (%c132, %c1{{.*}}, %c1{{.*}}) threads in (%c384
 // CHECK-SAME: args(
 // CHECK-SAME: : memref<f32>, %{{.*}} : memref<i32>)

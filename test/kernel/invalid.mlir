@@ -91,9 +91,9 @@ func.func @pingpong_wide() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_
 
 // -----
 
-// Stream-K's fix-up adds the parts' sums as ping-pong consumers hold them.
-// expected-error @+1 {{stream-K needs ping-pong consumers, got stream_k = 4}}
-func.func @stream_k_cooperative() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true, stream_k = 4>} {
+// Stream-K's parts are the last items of CTAs that walk the tiles.
+// expected-error @+1 {{stream-K needs two consumers on a persistent grid of one CTA an SM, f16 or bf16 operands, no split-K and no resident B}}
+func.func @stream_k_not_persistent() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 256, tile_k = 64, stages = 3, consumers = 2, stream_k = 4>} {
   return
 }
 

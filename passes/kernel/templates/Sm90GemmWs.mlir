@@ -16,7 +16,13 @@
 // the next item's k-tiles while the consumers store the last one's results. An item is a
 // tile, or with split-K (for products of few tiles) one of SPLITS parts of its k-tiles:
 // part p then stores its f32 partial sums to slice p of C, a SPLITS x M x N workspace
-// that a second kernel (SplitKReduce.mlir) adds up.
+// that a second kernel (SplitKReduce.mlir) adds up. With stream-K (STREAM_K > 1: at most
+// that many parts), only the tiles of the grid's last, partial wave are split along K,
+// each part a CTA's last item (see %fullItems below), and the consumers add the parts up
+// themselves before the epilogue (Sm90StreamKFixup.mlir: STREAM_K_FIXUP, which defines
+// %accValues and %storeTile, or only `%storeTile = true` without stream-K;
+// STREAM_K_PARAMETERS, the workspace and the tickets, after every other parameter;
+// STREAM_K_GLOBALS, where a consumer's ticket reaches its threads).
 // The ABI, shared-memory map and barrier protocol: docs/codegen-sm90.md ("The
 // warp-specialised template").
 //

@@ -1,12 +1,14 @@
 // The stream-K fix-up of the warp-specialised template ({STREAM_K_FIXUP} of
-// Sm90GemmWs.mlir, between a ping-pong consumer's main loop and its epilogue; its values
+// Sm90GemmWs.mlir, between a consumer's main loop and its fragment epilogue; its values
 // and placeholders are the template's). An item that is a part of a tile of the last wave
 // (%itemPartsI > 1) has summed only its k-tiles: the consumer's 128 threads store their
 // sums (%accOwn, the fragment values ACC_FINISH named so) to the part's slot of the
-// workspace %streamKPartials, thread-major in vectors of 4 (each store a coalesced 2 KiB),
-// then take a ticket of the tile's counter in %streamKTickets (zeroed by the launch). The
-// part that takes the last ticket has every other part's sums in the workspace: it adds
-// them to its own into %accValues and runs the epilogue (%storeTile); the others skip it.
+// workspace %streamKPartials (a ping-pong consumer's tile: the whole slot; a cooperative
+// one's 64 rows: its half), thread-major in vectors of 4 (each store a coalesced 2 KiB),
+// then take a ticket of its counter in %streamKTickets (two a tile, zeroed by the launch:
+// the consumers of a cooperative part count apart). The consumer that takes the last
+// ticket has every other part's sums in the workspace: it adds them to its own into
+// %accValues and runs the epilogue (%storeTile); the others skip it.
 // No part waits for another, so the CTAs need not all be resident. Each CTA has at most
 // one part (its last item), so a slot is written once and read once a launch.
 //
@@ -16,7 +18,9 @@
 // loads, after the barrier that hands them the ticket (through %streamKTicket, a word of
 // shared memory a consumer).
 // Its own placeholders: FRAGMENT_VALUES (the thread's sums), STREAM_K_GROUPS
-// (FRAGMENT_VALUES / 4) and STREAM_K_SLOT_FLOATS (128 x TILE_N: a part's floats).
+// (FRAGMENT_VALUES / 4), STREAM_K_SLOT_FLOATS (128 x TILE_N: a part's floats),
+// STREAM_K_CONSUMER_FLOATS (where consumer 1's sums start in a slot: 0 for ping-pong
+// consumers) and STREAM_K_CONSUMER_TICKET (1: a counter a consumer; 0: one a tile).
         %partItemValue = arith.cmpi ugt, %itemPartsI, %c1I : i32
         %trueValue = arith.constant true
         %accValues, %storeTile = scf.if %partItemValue -> (vector<{FRAGMENT_VALUES}xf32>, i1) {
@@ -26,16 +30,24 @@
           %skRowFloats = arith.constant 512 : index
           %skGroups = arith.constant {STREAM_K_GROUPS} : index
           %skFloats = arith.muli %grid, %skSlotFloats : index
+          %skTicketCount = arith.muli %grid, %c2 : index
+          %skConsumerFloats = arith.constant {STREAM_K_CONSUMER_FLOATS} : index
+          %skConsumerOffset = arith.muli %wg, %skConsumerFloats : index
+          %skThreadAt = arith.addi %skConsumerOffset, %skThreadFloats : index
+          %skConsumerTicket = arith.constant {STREAM_K_CONSUMER_TICKET} : index
           %skPartials = memref.reinterpret_cast %streamKPartials to offset: [0], sizes: [%skFloats], strides: [1]
             : memref<f32> to memref<?xf32, strided<[1], offset: ?>>
-          %skTickets = memref.reinterpret_cast %streamKTickets to offset: [0], sizes: [%grid], strides: [1]
+          %skTickets = memref.reinterpret_cast %streamKTickets to offset: [0], sizes: [%skTicketCount], strides: [1]
             : memref<i32> to memref<?xi32, strided<[1], offset: ?>>
           %skMineI = arith.subi %itemI, %fullItemsI : i32
           %skMine = arith.index_castui %skMineI : i32 to index
           %skTileI = arith.subi %tileI, %fullItemsI : i32
           %skTile = arith.index_castui %skTileI : i32 to index
           %skMineSlot = arith.muli %skMine, %skSlotFloats : index
-          %skMineBase = arith.addi %skMineSlot, %skThreadFloats : index
+          %skMineBase = arith.addi %skMineSlot, %skThreadAt : index
+          %skTileTickets = arith.muli %skTile, %c2 : index
+          %skTicketOffset = arith.muli %wg, %skConsumerTicket : index
+          %skTicketAt = arith.addi %skTileTickets, %skTicketOffset : index
           scf.for %i = %c0 to %skGroups step %c1 {
             %e0 = arith.muli %i, %c4 : index
             %e1 = arith.addi %e0, %c1 : index
@@ -59,7 +71,7 @@
           %skTicketShared = memref.get_global @streamKTicket : memref<2xi32, #gpu.address_space<workgroup>>
           %skFirst = arith.cmpi eq, %skThread, %c0 : index
           scf.if %skFirst {
-            %earlier = memref.atomic_rmw addi %c1I, %skTickets[%skTile] : (i32, memref<?xi32, strided<[1], offset: ?>>) -> i32
+            %earlier = memref.atomic_rmw addi %c1I, %skTickets[%skTicketAt] : (i32, memref<?xi32, strided<[1], offset: ?>>) -> i32
             memref.store %earlier, %skTicketShared[%wg] : memref<2xi32, #gpu.address_space<workgroup>>
           }
           nvvm.barrier id = %skBarrier number_of_threads = %skThreads
@@ -76,7 +88,7 @@
               %isOther = arith.cmpi ne, %other, %skMine : index
               %next = scf.if %isOther -> (vector<{FRAGMENT_VALUES}xf32>) {
                 %otherSlot = arith.muli %other, %skSlotFloats : index
-                %otherBase = arith.addi %otherSlot, %skThreadFloats : index
+                %otherBase = arith.addi %otherSlot, %skThreadAt : index
                 %added = scf.for %i = %c0 to %skGroups step %c1 iter_args(%acc = %sum) -> (vector<{FRAGMENT_VALUES}xf32>) {
                   %iFloats = arith.muli %i, %skRowFloats : index
                   %at = arith.addi %otherBase, %iFloats : index
