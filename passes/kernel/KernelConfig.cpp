@@ -231,8 +231,13 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   tileSeconds =
       config.pingpong ? std::max(tileSeconds, epilogueSeconds) : tileSeconds + epilogueSeconds;
   // Stream-K: the last wave's r tiles in parts of 1/parts of their k-tiles each (as the
-  // kernel splits them), whose partial sums go through the workspace (in the L2).
-  double effectiveWaves = static_cast<double>(waves);
+  // kernel splits them), and on the critical path a tile's f32 sums through the L2 once
+  // for each part (one part's store, the last's loads of the others'), each about an
+  // epilogue's time (twice a 16-bit result's bytes, to the L2 rather than memory).
+  // Against ViT-B/16's batch-32 products on the H200 (notebook 2026-11-29-06): fc2
+  // (K = 3072) 63 -> 61 us measured, 53.3 -> 49.2 predicted; the out-projection (K = 768)
+  // 22.5 -> 26 us measured, slower predicted too.
+  double effectiveWaves = static_cast<double>(waves), fixupSeconds = 0;
   if (config.streamK > 1) {
     int64_t grid = std::min<int64_t>(tiles, device.multiprocessors);
     int64_t last = tiles % grid;
@@ -240,9 +245,9 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
     int64_t parts =
         last ? std::max<int64_t>(1, std::min({config.streamK, grid / last, kTiles})) : 1;
     effectiveWaves = static_cast<double>(tiles / grid) + (last ? 1.0 / parts : 0.0);
-    bytes += 2.0 * 4 * last * parts * config.tileM * config.tileN;
+    fixupSeconds = parts > 1 ? parts * epilogueSeconds : 0.0;
   }
-  double computeSeconds = effectiveWaves * tileSeconds;
+  double computeSeconds = effectiveWaves * tileSeconds + fixupSeconds;
   double memorySeconds = bytes / device.bytesPerSecond;
   // Split-K launches the reduction kernel too.
   double launches = config.splitK > 1 ? 2 : 1;
