@@ -66,10 +66,11 @@ defvar Kernel_Sm90GemmParametersText = [{
     memory (persistent grids of one column of tiles); `pingpong`, on a persistent grid of
     two consumers, each consumer computes whole tiles of its own (`tile_n` at most 128),
     the two taking turns, so that one's epilogue runs while the other's wgmma do;
-    `stream_k` (ping-pong only), the parts (at most this many) that the tiles of the
-    grid's last, partial wave are split into along K, so that every CTA ends at about the
-    same time: each part stores its f32 partial sums to a workspace and the last part of a
-    tile to finish adds them up and runs the epilogue.
+    `stream_k` (persistent grids of two consumers, one CTA an SM, f16 or bf16 operands),
+    the parts (at most this many) that the tiles of the grid's last, partial wave are
+    split into along K, so that every CTA ends at about the same time: each part stores
+    its f32 partial sums to a workspace and the last part of a tile to finish adds them up
+    and runs the epilogue.
 }];
 
 class Kernel_Sm90GemmConfigBase<string name, string attrMnemonic>

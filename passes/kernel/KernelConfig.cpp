@@ -239,7 +239,8 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   // 22.5 -> 26 us measured, slower predicted too.
   double effectiveWaves = static_cast<double>(waves), fixupSeconds = 0;
   if (config.streamK > 1) {
-    int64_t grid = std::min<int64_t>(tiles, device.multiprocessors);
+    // (The launch's grid: fewer tiles than SMs are all split.)
+    int64_t grid = std::min<int64_t>(tiles * config.streamK, device.multiprocessors);
     int64_t last = tiles % grid;
     int64_t kTiles = ceilDiv(problem.k * config.elementBytes(), 128);
     int64_t parts =
