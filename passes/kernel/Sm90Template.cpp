@@ -32,6 +32,11 @@ constexpr const char kStoreStaged[] =
 constexpr const char kStoreFragments[] =
 #include "passes/kernel/templates/Sm90StoreFragments.mlir.inc"
     ;
+/// Its work item's tile and k-tiles ({ITEM_TILE}, in the producer's and the consumers'
+/// loops): passes/kernel/templates/Sm90GemmItem.mlir.
+constexpr const char kItemTile[] =
+#include "passes/kernel/templates/Sm90GemmItem.mlir.inc"
+    ;
 /// Its stream-K fix-up ({STREAM_K_FIXUP}): passes/kernel/templates/Sm90StreamKFixup.mlir.
 constexpr const char kStreamKFixup[] =
 #include "passes/kernel/templates/Sm90StreamKFixup.mlir.inc"
@@ -582,10 +587,11 @@ residentBPlaceholders(const kiln::Sm90GemmConfig &config, int64_t aBoxBytes) {
 /// `tileN`-wide B that is MN-major (row-major K x N) or K-major (stored N x K): the wgmma
 /// of one k-tile (128 bytes of K) from the descriptors %dA, %dB and the accumulators
 /// %accIn into %accOut, and how the accumulators start and become the f32 !acc the
-/// epilogue stores.
+/// epilogue stores (or, for the fragment epilogue, the vector `valuesName` of a
+/// thread's sums).
 std::vector<std::pair<StringRef, std::string>>
 accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSums, int64_t lanes,
-                        int64_t kTileBytes, bool fragments, int64_t slices) {
+                        int64_t kTileBytes, bool fragments, int64_t slices, StringRef valuesName) {
   const std::string floatInit = "        %init = nvgpu.warpgroup.mma.init.accumulator -> !acc";
   // MN-major B: upstream's op, whose lowering walks the descriptors of an MN-major B
   // (transposeB; leading byte offset 8192: one 64-column box to the next), and issues a
@@ -617,8 +623,8 @@ accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSu
           values += llvm::formatv("{0}%accV{1}", value ? ", " : "", value).str();
         }
       }
-      finish += llvm::formatv("        %accValues = vector.from_elements {0} : vector<{1}xf32>",
-                              values, slices * tileN / 2)
+      finish += llvm::formatv("        {0} = vector.from_elements {1} : vector<{2}xf32>",
+                              valuesName, values, slices * tileN / 2)
                     .str();
     }
     return {{"MMA", "          %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB}\n"
@@ -738,7 +744,7 @@ accumulatorPlaceholders(Type operand, int64_t tileN, bool kMajorB, bool biasedSu
     std::string values;
     for (int64_t i = 0; i < tileN / 2; ++i)
       values += llvm::formatv("{0}%accV{1}", i ? ", " : "", i).str();
-    finish += llvm::formatv("        %accValues = vector.from_elements {0} : vector<{1}xf32>",
+    finish += llvm::formatv("        {0} = vector.from_elements {1} : vector<{2}xf32>", valuesName,
                             values, tileN / 2)
                   .str();
   } else {
@@ -1210,6 +1216,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
       text,
       {// The epilogue's and the A operand's snippets first: they use the placeholders below.
        {"STORE_TILE", fragments ? kStoreFragments : kStoreStaged},
+       {"ITEM_TILE", kItemTile},
        {"DESCRIPTORS", kTileBytes == 128 ? kDescriptors128 : kDescriptors64},
        {"TILES_M", a.tilesM},
        {"TILE_SETUP", a.tileSetup},
@@ -1332,15 +1339,12 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"COLUMN_VALUES_EARLY", oneCta ? columnValues : ""},
        {"COLUMN_VALUES", oneCta ? "" : columnValues},
        {"STAGING_BASE", number(config.persistent ? config.ringBytes() : 0)}});
-  std::vector<std::pair<StringRef, std::string>> accumulators = accumulatorPlaceholders(
-      operand, config.tileN, kMajorB, biasedSums, epilogueLanes, kTileBytes, fragments, slices);
   // Stream-K: the fix-up makes the epilogue's %accValues of the consumer's own sums, which
   // ACC_FINISH then names %accOwn.
   bool streamK = config.streamK > 1;
-  if (streamK)
-    for (auto &[key, value] : accumulators)
-      if (key == "ACC_FINISH")
-        value.replace(value.find("%accValues = "), strlen("%accValues"), "%accOwn");
+  std::vector<std::pair<StringRef, std::string>> accumulators =
+      accumulatorPlaceholders(operand, config.tileN, kMajorB, biasedSums, epilogueLanes, kTileBytes,
+                              fragments, slices, streamK ? "%accOwn" : "%accValues");
   int64_t fragmentValues = slices * config.tileN / 2;
   text = substitutePlaceholders(
       text,
