@@ -90,8 +90,16 @@ LogicalResult verifySm90Gemm(function_ref<InFlightDiagnostic()> emitError, int64
                                         {"split_k", splitK},
                                         {"stream_k", streamK}})))
     return failure();
-  if (consumers < 0 || consumers > 2)
-    return emitError() << "consumers must be 0 (one warpgroup), 1 or 2, got " << consumers;
+  if (consumers < 0 || consumers > 3)
+    return emitError() << "consumers must be 0 (one warpgroup), 1, 2 or 3, got " << consumers;
+  // Each consumer warpgroup computes 64 rows of a tile: two share 128-row tiles (or, as
+  // ping-pong consumers, take turns at them); three share 192-row tiles.
+  if ((consumers == 1 || consumers == 2) && tileM != 128)
+    return emitError() << "one or two consumers compute 128-row tiles, got tile_m = " << tileM;
+  if (consumers == 3 && (tileM != 192 || pingpong || ctasPerSm != 1 || splitK > 1 ||
+                         residentBKTiles > 0 || tf32 || int8 || streamK > 1))
+    return emitError() << "three consumers compute 192-row tiles of f16 or bf16 operands, one "
+                          "CTA an SM, without split-K, stream-K, ping-pong or a resident B";
   if (ctasPerSm != 1 && ctasPerSm != 2)
     return emitError() << "ctas_per_sm must be 1 or 2, got " << ctasPerSm;
   if (consumers == 0 && (persistent || ctasPerSm > 1 || residentBKTiles > 0))

@@ -79,7 +79,8 @@ struct Sm90GemmConfig {
   /// Depth of the TMA/mbarrier ring.
   int64_t stages = 3;
   /// Consumer warpgroups (wgmma); 0 is the template without warp specialisation (one
-  /// warpgroup both loads and computes), else a producer warpgroup feeds this many.
+  /// warpgroup both loads and computes), else a producer warpgroup feeds this many, each
+  /// computing 64 rows of a tile (tileM = 128 for one or two, 192 for three).
   int64_t consumers = 0;
   /// A grid of one CTA per SM that walks the tiles (warp-specialised template only): the
   /// next tile's loads overlap the last one's epilogue, which stages C past the ring.
@@ -117,9 +118,11 @@ struct Sm90GemmConfig {
   /// (templates/Sm90StreamKFixup.mlir).
   int64_t streamK = 1;
   /// Whether the epilogue runs on the accumulator fragments and stages only its results
-  /// (Sm90StoreFragments.mlir): i8 products, ping-pong consumers and stream-K, without
-  /// split-K.
-  bool fragmentEpilogue() const { return (int8 || pingpong || streamK > 1) && splitK == 1; }
+  /// (Sm90StoreFragments.mlir): i8 products, ping-pong consumers, stream-K and three
+  /// consumers (whose f32 staging would not fit beside the ring), without split-K.
+  bool fragmentEpilogue() const {
+    return (int8 || pingpong || streamK > 1 || consumers == 3) && splitK == 1;
+  }
   /// The bytes of one operand element (a k-tile row is 128 of them).
   int64_t elementBytes() const { return tf32 ? 4 : int8 ? 1 : 2; }
   /// A's and B's bytes of one k-tile.

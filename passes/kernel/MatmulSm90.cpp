@@ -289,8 +289,8 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
         return false;
       // (The threads' raw buffers take shared memory past the ring and the staging.)
       return !threads.any() ||
-             (!config.pingpong && config.ctasPerSm == 1 && config.splitK == 1 &&
-              config.residentKTiles == 0 &&
+             (!config.pingpong && config.consumers == 2 && config.ctasPerSm == 1 &&
+              config.splitK == 1 && config.residentKTiles == 0 &&
               kiln::sm90ConfigFitsSm(config,
                                      kiln::sm90ThreadLoadRawBytes(config, threads, problem.k),
                                      problem.result.getIntOrFloatBitWidth() / 8));
@@ -372,6 +372,27 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
     config.streamK = kiln::kStreamKParts;
     if (fits(config))
       configs.push_back(config);
+  }
+  // 192 x 192 tiles on three consumers: 1.5x the FLOPs an operand byte of 128 x 128 tiles
+  // (1.3x of 128 x 256), in as many waves as the product has tiles for (ViT-B/16's
+  // products at batch 32 are 33 rows of them by 4, 12 or 16: whole waves, where 128-wide
+  // tiles leave a ragged last one). Their fragment epilogue stages 16-bit results; with
+  // one tile a CTA the staging reuses the ring, which then holds 4 stages, else 3.
+  if ((problem.operand.isF16() || problem.operand.isBF16()) &&
+      problem.result.getIntOrFloatBitWidth() <= 16 && !problem.batched &&
+      !threadLoads(problem).any()) {
+    int64_t tiles192 = llvm::divideCeil(problem.m, 192) * llvm::divideCeil(problem.n, 192);
+    for (bool persistent : {false, true}) {
+      Sm90GemmConfig config;
+      config.tileM = 192;
+      config.tileN = 192;
+      config.consumers = 3;
+      config.persistent = persistent;
+      config.stages = persistent ? 3 : 4;
+      if ((persistent ? tiles192 > kSm90Multiprocessors : tiles192 >= kSm90Multiprocessors / 2) &&
+          fits(config))
+        configs.push_back(config);
+    }
   }
   // Split-K where the tiles are fewer than the SMs, each part keeping 4 k-tiles or more
   // (a k-tile is 128 bytes of K).
@@ -587,8 +608,8 @@ struct Sm90GemmGenerator {
     if (config.consumers)
       return kiln::instantiateWarpSpecialisedGemm(
           module, symbols, getArgument(), entryName, problem.operand, problem.result, problem.n,
-          config, kiln::rowMajorMatrixA(config.tileK * config.elementBytes()), &problem.epilogue,
-          problem.kMajorB,
+          config, kiln::rowMajorMatrixA(config.tileK * config.elementBytes(), config.tileM),
+          &problem.epilogue, problem.kMajorB,
           threadLoads(problem).any()
               ? 0
               : kiln::sm90ResidualTileBytes(function, &problem.epilogue, config,

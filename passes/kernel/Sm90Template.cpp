@@ -47,20 +47,23 @@ constexpr const char kSplitKReduceTemplate[] =
     ;
 } // namespace
 
-kiln::Sm90AOperand kiln::rowMajorMatrixA(int64_t kTileBytes) {
-  // 128-row boxes of a k-tile at (k0, m0); rows past M are not stored.
+kiln::Sm90AOperand kiln::rowMajorMatrixA(int64_t kTileBytes, int64_t tileM) {
+  // TILE_M-row boxes of a k-tile at (k0, m0); rows past M are not stored.
   return {
-      /*box=*/"128x{TILE_K}",
-      /*boxBytes=*/128 * kTileBytes,
-      /*tilesM=*/R"(    %mUp = arith.addi %m, %c127 : index
-    %tilesM = arith.divui %mUp, %c128 : index)",
-      /*tileSetup=*/"    %m0 = arith.muli %tileRow, %c128 : index",
+      /*box=*/"{TILE_M}x{TILE_K}",
+      /*boxBytes=*/tileM * kTileBytes,
+      /*tilesM=*/R"(    %tileMRows = arith.constant {TILE_M} : index
+    %tileMLess = arith.subi %tileMRows, %c1 : index
+    %mUp = arith.addi %m, %tileMLess : index
+    %tilesM = arith.divui %mUp, %tileMRows : index)",
+      /*tileSetup=*/R"(    %tileRows = arith.constant {TILE_M} : index
+    %m0 = arith.muli %tileRow, %tileRows : index)",
       /*loadA=*/
       "          nvgpu.tma.async.load %descA[%k0, %m0], %full[%slot] to %a : !tmA, !bars -> "
       "!tileA",
       /*descMap=*/"%descA : !halfA, !tmA",
       /*rowEnd=*/R"(      %rowsHere = arith.subi %m, %m0 : index
-      %rowEnd = arith.minui %rowsHere, %c128 : index)",
+      %rowEnd = arith.minui %rowsHere, %tileRows : index)",
       /*rowMap=*/R"(        %grow = arith.addi %m0, %r : index
         %rowOk = arith.constant true)",
   };
@@ -440,7 +443,7 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t r
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   ResidualBoxes layout = residualBoxes(config, elementBytes);
   int64_t bytes = layout.bytes();
-  std::string tile = llvm::formatv("128x{0}x{1}", layout.paddedColumns, type).str();
+  std::string tile = llvm::formatv("{0}x{1}x{2}", config.tileM, layout.paddedColumns, type).str();
   // Past the ring and the staging (which reuses the ring unless the grid is persistent).
   std::string base = std::to_string(config.ringAndStagingBytes(resultBytes));
   std::string slots = std::to_string(config.residualSlots());
@@ -511,7 +514,7 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t r
                             .str()},
       {"RESIDUAL_PREFETCH", "        nvgpu.tma.prefetch.descriptor %descR : !tmR"},
       {"RESIDUAL_LOAD",
-       "          // The tile's residual: rows 128 tileRow.., columns n0.. of C's shape.\n" +
+       "          // The tile's residual: rows TILE_M tileRow.., columns n0.. of C's shape.\n" +
            slotOf("r") + R"(
           %rAgain = arith.cmpi uge, %rFill, %c1 : index
           scf.if %rAgain {
@@ -523,7 +526,9 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t r
           %rBytes = arith.constant )" +
            std::to_string(bytes) + R"( : index
           nvgpu.mbarrier.arrive.expect_tx %rFull[%rSlot], %rBytes : !barR
-          %rRow0 = arith.muli %tileRow, %c128 : index)" +
+          %rTileRows = arith.constant )" +
+           std::to_string(config.tileM) + R"( : index
+          %rRow0 = arith.muli %tileRow, %rTileRows : index)" +
            boxLoads},
       {"RESIDUAL_WAIT", slotOf("r") + R"(
         %rBit = arith.andi %rFill, %c1 : index
@@ -1015,11 +1020,12 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   // boxes, all 128 of them (one CTA an SM, every thread keeping the launch's registers),
   // for cooperative consumers, and nothing else of the producer's (a residual tile, a
   // resident B, split-K parts).
-  if (threads.any() && (elementBytes != 2 || (threads.b && kMajorB) || config.pingpong || !oneCta ||
-                        config.splitK > 1 || residual || config.residentKTiles > 0 || depth <= 0))
+  if (threads.any() &&
+      (elementBytes != 2 || (threads.b && kMajorB) || config.pingpong || config.consumers != 2 ||
+       !oneCta || config.splitK > 1 || residual || config.residentKTiles > 0 || depth <= 0))
     return module.emitError(pass) << ": " << config.name()
                                   << " cannot load an operand of unaligned rows by threads "
-                                     "(that takes f16 or bf16, a row-major B, cooperative "
+                                     "(that takes f16 or bf16, a row-major B, two cooperative "
                                      "consumers, one CTA an SM, no split-K, residual tile or "
                                      "resident B)";
   // Stream-K's fix-up adds the parts' sums where the fragment epilogue holds them (an
@@ -1247,10 +1253,13 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"SWIZZLE", kTileBytes == 128 ? "swizzle_128b" : "swizzle_64b"},
        {"A_STAGE_BYTES", number(aStageBytes)},
        {"CONSUMER_ROWS", number(64 * slices)},
-       {"A_ROWS_OFFSET", number(config.pingpong ? 0 : aStageBytes / 2)},
+       {"TILE_M", number(config.tileM)},
+       {"CONSUMERS", number(config.consumers)},
+       {"CONSUMER_THREADS", number(128 * config.consumers)},
+       {"A_ROWS_OFFSET", number(config.pingpong ? 0 : aStageBytes / config.consumers)},
        {"TURNS", number(slices)},
        {"EMPTY_BARRIERS", number(config.stages + (config.pingpong ? 1 : 0))},
-       {"EMPTY_ARRIVALS", number(config.pingpong ? 128 : 256)},
+       {"EMPTY_ARRIVALS", number(config.pingpong ? 128 : 128 * config.consumers)},
        {"EARLY_RELEASES", number(config.pingpong ? 0 : 1)},
        {"RELEASE_SLOT", config.pingpong
                             ? "          %releaseSlot = arith.addi %pending, %c0 : index"
@@ -1287,8 +1296,8 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
                                        : ""},
        {"WG_STAGING_BYTES", number(config.pingpong ? config.stagingBytes(resultBytes) / 2 : 0)},
        {"FRAGMENT_SLICES", number(slices)},
-       {"STAGED_ROWS", number(128 / slices)},
-       {"FRAGMENT_WARPS", number(config.pingpong ? 4 : 8)},
+       {"STAGED_ROWS", number(config.tileM / slices)},
+       {"FRAGMENT_WARPS", number(config.pingpong ? 4 : 4 * config.consumers)},
        {"FRAGMENT_SLICE_VALUES", number(config.tileN / 2)},
        {"B_BOX_BYTES", number(64 * kTileBytes)},
        {"B_VIEW", a.bMatrix.empty()
@@ -1332,7 +1341,13 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"THREADS", number(config.threads())},
        // (The producer's threads that load keep the launch's registers.)
        {"SHRINK_PRODUCER", oneCta && !threads.any() ? "      nvvm.setmaxregister decrease 40" : ""},
-       {"GROW_CONSUMERS", oneCta && !threads.any() ? "      nvvm.setmaxregister increase 232" : ""},
+       // (What the 40-register producer leaves: 65536 registers, less 40 * 128, shared by
+       // the consumers' threads, a multiple of 8 each.)
+       {"GROW_CONSUMERS", oneCta && !threads.any()
+                              ? "      nvvm.setmaxregister increase " +
+                                    number(std::min<int64_t>(
+                                        232, (65536 - 40 * 128) / (128 * config.consumers) / 8 * 8))
+                              : ""},
        // Every item of a thread has the same columns where a chunk spans the tile. With
        // one CTA an SM (registers to spare) the loads go before the main loop, whose
        // wgmma then cover their latency; with two, just before the batches.

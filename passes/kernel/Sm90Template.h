@@ -126,10 +126,10 @@ struct Sm90ThreadLoads {
   bool any() const { return a || b; }
 };
 
-/// The A operand of a row-major M x K matrix (a tensor map of 128 x k-tile boxes of
+/// The A operand of a row-major M x K matrix (a tensor map of `tileM` x k-tile boxes of
 /// `kTileBytes` bytes a row): products, and convolutions of a row-major A (1x1 ones, or
 /// through an explicit im2col).
-Sm90AOperand rowMajorMatrixA(int64_t kTileBytes = 128);
+Sm90AOperand rowMajorMatrixA(int64_t kTileBytes = 128, int64_t tileM = 128);
 
 /// The bytes of the residual tile the warp-specialised template under `config` would
 /// bring into shared memory by TMA for `epilogue` of kernel `function`, or 0 when it

@@ -55,8 +55,8 @@ func.func @return_outside_kernel() {
 
 // -----
 
-// expected-error @+1 {{consumers must be 0 (one warpgroup), 1 or 2, got 3}}
-func.func @bad_consumers() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 3>} {
+// expected-error @+1 {{consumers must be 0 (one warpgroup), 1, 2 or 3, got 4}}
+func.func @bad_consumers() attributes {c = #kernel.sm90_gemm<tile_m = 256, tile_n = 128, tile_k = 64, stages = 4, consumers = 4>} {
   return
 }
 
@@ -109,6 +109,28 @@ func.func @stream_k_zero() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_
 // The consumers' turns walk the CTA's tiles of a persistent grid.
 // expected-error @+1 {{ping-pong consumers need two consumers on a persistent grid}}
 func.func @pingpong_not_persistent() attributes {c = #kernel.sm90_conv<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, pingpong = true>} {
+  return
+}
+
+// -----
+
+// Each consumer warpgroup computes 64 rows of a tile.
+// expected-error @+1 {{one or two consumers compute 128-row tiles, got tile_m = 192}}
+func.func @two_consumers_192_rows() attributes {c = #kernel.sm90_gemm<tile_m = 192, tile_n = 192, tile_k = 64, stages = 3, consumers = 2, persistent = true>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{three consumers compute 192-row tiles of f16 or bf16 operands, one CTA an SM, without split-K, stream-K, ping-pong or a resident B}}
+func.func @three_consumers_128_rows() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 192, tile_k = 64, stages = 3, consumers = 3>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{three consumers compute 192-row tiles of f16 or bf16 operands}}
+func.func @three_consumers_stream_k() attributes {c = #kernel.sm90_gemm<tile_m = 192, tile_n = 192, tile_k = 64, stages = 3, consumers = 3, persistent = true, stream_k = 4>} {
   return
 }
 

@@ -4,10 +4,11 @@
 // is row major (K x N, MN-major in shared memory), or stored N x K (K-major: the only
 // form wgmma takes for tf32 and i8). A k-tile is KTILE = 128 bytes of K (TILE_K = 128
 // 8-bit, 64 16-bit or 32 32-bit elements), 128B-swizzled, or 64 bytes of i8, 64B-swizzled
-// (convolutions whose channels leave half of a 128-byte k-tile empty). A CTA computes 128xTILE_N tiles of C with three warpgroups: warpgroups
-// 0 and 1 are consumers (rows 64w..64w+63 x all TILE_N columns, 4 wgmma m64nTILE_Nk16 or
-// m64nTILE_Nk8 a k-tile);
-// warpgroup 2 is the producer, whose first thread keeps a STAGES-stage ring of shared
+// (convolutions whose channels leave half of a 128-byte k-tile empty). A CTA computes
+// TILE_M x TILE_N tiles of C with CONSUMERS consumer warpgroups and a producer: consumers
+// 0 and 1 (rows 64w..64w+63 x all TILE_N columns of 128-row tiles, 4 wgmma m64nTILE_Nk16
+// or m64nTILE_Nk8 a k-tile), or 0, 1 and 2 of 192-row tiles (16-bit operands);
+// warpgroup CONSUMERS is the producer, whose first thread keeps a STAGES-stage ring of shared
 // memory filled by TMA. With one CTA an SM, the producer gives its registers to the
 // consumers (setmaxnreg); with two, it is one warp (THREADS = 288), so that two CTAs of
 // 64x128 accumulators fit the register file without moving registers.
@@ -32,7 +33,7 @@
 // NHWC convolution, loaded as 4-D TMA boxes. What differs is given as snippets
 // (placeholders in braces; written without them here so that comments stay comments):
 //   A_BOX           the shape of A's TMA box in shared memory ("128x64"; "2x8x8x64")
-//   TILES_M         defines %tilesM, the number of 128-row tiles of C
+//   TILES_M         defines %tilesM, the number of TILE_M-row tiles of C
 //   TILE_SETUP      what the tile's loads and stores need, from %tileRow
 //   LOAD_A          the TMA load(s) of k-tile %kt (%k0 = TILE_K kt) of A into %a (!tileA)
 //   A_DESC_MAP      "%map : !halfA, !map-type": a 64 or 128-row 128B-swizzled tensor
@@ -71,7 +72,7 @@
 // B_BASE + kt * B_STAGE_BYTES (B_INDEX: %kt; else the stage's, %slot).
 // SWIZZLE (swizzle_128b or swizzle_64b), DESCRIPTORS (%dA and %dB, the wgmma descriptors
 // of the stage's A rows at %offAw and B at %offB: upstream's op for 128B swizzling, else
-// built here), A_STAGE_BYTES = 128 * KTILE, A_ROWS_OFFSET (the bytes of A a consumer's
+// built here), A_STAGE_BYTES = TILE_M * KTILE, A_ROWS_OFFSET (the bytes of A a consumer's
 // rows start at, per consumer: 64 * KTILE, or 0 for ping-pong consumers), B_BOX_BYTES = 64 * KTILE, B_STAGE_BYTES = TILE_N * KTILE,
 // STAGE_BYTES (A box + B stage bytes), B_BASE = STAGES * A_STAGE_BYTES,
 // STAGED_COLUMNS = TILE_N + 4, LANES (the consecutive elements of C a thread stores at
@@ -82,7 +83,8 @@
 // split in; 1: none), STAGING_BASE, where the epilogue stages C (0, reusing the ring,
 // when every CTA has one item; STAGES * (A_STAGE_BYTES + B_STAGE_BYTES), past the ring, for a
 // persistent grid), CTAS_PER_SM (1 or 2: the CTAs an SM is to hold at once, which sets the
-// register budget), THREADS (384; 288 with two CTAs an SM), and SHRINK_PRODUCER and
+// register budget), THREADS (128 (CONSUMERS + 1); 288 with two CTAs an SM), CONSUMER_THREADS
+// (128 CONSUMERS), and SHRINK_PRODUCER and
 // GROW_CONSUMERS (the setmaxnreg of each role, with one CTA an SM; nothing with two).
 // THREAD_LOADS (docs/codegen-sm90.md, "Unaligned operands"): a row-major A of rows not a
 // multiple of 16 bytes (K unaligned) or a row-major B of such rows (N unaligned) has no
@@ -100,12 +102,12 @@
 // OPERAND_SETUP what the loads need (and a placeholder map value of a pointer operand for
 // the wgmma descriptors, which read only its type). STAGED_ALIGNMENT: the staging reads'
 // alignment (4 bytes a lane).
-// The consumers' schedule: cooperative (both compute 64 rows of every tile) or ping-pong
+// The consumers' schedule: cooperative (each computes 64 rows of every tile) or ping-pong
 // (each computes all 128 rows of every other tile, the two taking turns at the main loop):
 // CONSUMER_ROWS (64 or 128: a consumer's rows of A and accumulators), TURNS (1 or 2: the
 // consumers a tile goes round), EMPTY_BARRIERS and EMPTY_ARRIVALS (the empty barriers,
-// STAGES or one more that no one waits for, and the threads that release a stage: 256 or
-// 128), EARLY_RELEASES (1 or 0: whether the consumers release the last stage once early),
+// STAGES or one more that no one waits for, and the threads that release a stage:
+// CONSUMER_THREADS or 128), EARLY_RELEASES (1 or 0: whether the consumers release the last stage once early),
 // RELEASE_SLOT (defines %releaseSlot, the stage a k-tile releases: the previous k-tile's,
 // or %pending, the consumer's own previous k-tile), RELEASE_LAST (nothing, or the release
 // of a tile's last k-tile after its loop), TURN_WAIT and TURN_SIGNAL (nothing, or the named
@@ -198,7 +200,9 @@ gpu.module @{MODULE} {
     %stageBytes = arith.constant {STAGE_BYTES} : index
     %groupM = arith.constant 8 : index
     %ticks = arith.constant 10000000 : index
-    %consumerThreads = arith.constant 256 : i32
+    %consumerThreads = arith.constant {CONSUMER_THREADS} : i32
+    %consumerThreadsIndex = arith.constant {CONSUMER_THREADS} : index
+    %consumerGroups = arith.constant {CONSUMERS} : index
     %epilogueBarrier = arith.constant 1 : i32
     %m = arith.index_castui %M : i32 to index
     %n = arith.index_castui %N : i32 to index
@@ -266,7 +270,7 @@ gpu.module @{MODULE} {
 
     %tid = gpu.thread_id x
     %wg = arith.divui %tid, %c128 : index
-    %isProducer = arith.cmpi eq, %wg, %c2 : index
+    %isProducer = arith.cmpi eq, %wg, %consumerGroups : index
 
     // The ring's 1024-aligned offset inside dynamic shared memory, past the static shared
     // variables (see the map above).
@@ -308,7 +312,7 @@ gpu.module @{MODULE} {
     scf.if %isProducer {
       // With one CTA an SM, the producer keeps 40 registers: it only computes addresses.
 {SHRINK_PRODUCER}
-      %producerTid = arith.subi %tid, %c256 : index
+      %producerTid = arith.subi %tid, %consumerThreadsIndex : index
       %issuer = arith.cmpi eq, %producerTid, %c0 : index
       scf.if {LOADERS} {
 {PREFETCH}
@@ -374,8 +378,8 @@ gpu.module @{MODULE} {
       }
     } else {
       // Each consumer holds {CONSUMER_ROWS} x {TILE_N} f32 accumulators. With one CTA an SM it gets
-      // what the producer's 128 threads gave up: 232 registers (232 * 256 + 40 * 128 <=
-      // 65536). With two, every thread keeps the 96 of a launch (18 warps an SM, 5 on
+      // what the producer's 128 threads gave up: 232 registers with two consumers
+      // (232 * 256 + 40 * 128 <= 65536), 152 with three (152 * 384 + 40 * 128). With two, every thread keeps the 96 of a launch (18 warps an SM, 5 on
       // some of its 4 register-file quarters of 16384; a 24-register producer warpgroup
       // would spill: ptxas compiles the code after a setmaxnreg for its count).
 {GROW_CONSUMERS}
