@@ -50,8 +50,7 @@ defvar Kernel_Sm90GemmParameters = (ins
   DefaultValuedParameter<"bool", "false">:$int8,
   DefaultValuedParameter<"int64_t", "0">:$resident_b_k_tiles,
   DefaultValuedParameter<"bool", "false">:$pingpong,
-  DefaultValuedParameter<"int64_t", "1">:$stream_k,
-  DefaultValuedParameter<"bool", "false">:$producer_epilogue);
+  DefaultValuedParameter<"int64_t", "1">:$stream_k);
 
 defvar Kernel_Sm90GemmParametersText = [{
     Parameters: the CTA's tile of C (`tile_m` x `tile_n`) and its k-tile (`tile_k`
@@ -72,10 +71,7 @@ defvar Kernel_Sm90GemmParametersText = [{
     the parts (at most this many) that the tiles of the grid's last, partial wave are
     split into along K, so that every CTA ends at about the same time: each part stores
     its f32 partial sums to a workspace and the last part of a tile to finish adds them up
-    and runs the epilogue; `producer_epilogue` (persistent grids of cooperative consumers,
-    one CTA an SM, f16 or bf16 operands and results), the consumers hand each tile's sums
-    over in shared memory (rounded to the result type) and go on to the next tile while
-    three warps of the producer warpgroup run the epilogue and store the tile.
+    and runs the epilogue.
 }];
 
 class Kernel_Sm90GemmConfigBase<string name, string attrMnemonic>

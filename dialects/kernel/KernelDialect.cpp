@@ -82,8 +82,7 @@ LogicalResult verifyPositive(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult verifySm90Gemm(function_ref<InFlightDiagnostic()> emitError, int64_t tileM,
                              int64_t tileN, int64_t tileK, int64_t stages, int64_t consumers,
                              bool persistent, int64_t splitK, int64_t ctasPerSm, bool tf32,
-                             bool int8, int64_t residentBKTiles, bool pingpong, int64_t streamK,
-                             bool producerEpilogue) {
+                             bool int8, int64_t residentBKTiles, bool pingpong, int64_t streamK) {
   if (failed(verifyPositive(emitError, {{"tile_m", tileM},
                                         {"tile_n", tileN},
                                         {"tile_k", tileK},
@@ -121,10 +120,6 @@ LogicalResult verifySm90Gemm(function_ref<InFlightDiagnostic()> emitError, int64
                       residentBKTiles > 0 || tf32 || int8))
     return emitError() << "stream-K needs two consumers on a persistent grid of one CTA an SM, "
                           "f16 or bf16 operands, no split-K and no resident B";
-  if (producerEpilogue && (consumers < 2 || pingpong || !persistent || splitK > 1 || streamK > 1 ||
-                           ctasPerSm != 1 || tf32 || int8))
-    return emitError() << "a producer epilogue needs cooperative consumers on a persistent grid "
-                          "of one CTA an SM, f16 or bf16 operands, no split-K and no stream-K";
   return success();
 }
 
@@ -152,22 +147,18 @@ LogicalResult Sm90GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emit
                                          int64_t tileM, int64_t tileN, int64_t tileK,
                                          int64_t stages, int64_t consumers, bool persistent,
                                          int64_t splitK, int64_t ctasPerSm, bool tf32, bool int8,
-                                         int64_t residentBKTiles, bool pingpong, int64_t streamK,
-                                         bool producerEpilogue) {
+                                         int64_t residentBKTiles, bool pingpong, int64_t streamK) {
   return verifySm90Gemm(emitError, tileM, tileN, tileK, stages, consumers, persistent, splitK,
-                        ctasPerSm, tf32, int8, residentBKTiles, pingpong, streamK,
-                        producerEpilogue);
+                        ctasPerSm, tf32, int8, residentBKTiles, pingpong, streamK);
 }
 
 LogicalResult Sm90ConvConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                          int64_t tileM, int64_t tileN, int64_t tileK,
                                          int64_t stages, int64_t consumers, bool persistent,
                                          int64_t splitK, int64_t ctasPerSm, bool tf32, bool int8,
-                                         int64_t residentBKTiles, bool pingpong, int64_t streamK,
-                                         bool producerEpilogue) {
+                                         int64_t residentBKTiles, bool pingpong, int64_t streamK) {
   return verifySm90Gemm(emitError, tileM, tileN, tileK, stages, consumers, persistent, splitK,
-                        ctasPerSm, tf32, int8, residentBKTiles, pingpong, streamK,
-                        producerEpilogue);
+                        ctasPerSm, tf32, int8, residentBKTiles, pingpong, streamK);
 }
 
 LogicalResult Sm80GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -216,10 +216,10 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   double efficiency = std::min(0.95, 1.6 * shape * pipeline * specialised);
   double tileSeconds = tileFlops * sharing / perSm / efficiency;
   // A tile's epilogue, which the tensor cores wait through unless ping-pong consumers
-  // overlap it with the other's main loop (or the producer's warps with the next tile's): ~4.7 us a
-  // 128x256 tile with every SM storing (the H200's times of ViT-B/16's products fitted to tiles x
-  // (k-tiles / e + o), notebook 2026-11-28-11), in proportion to the part of the tile inside C and
-  // to the SMs sharing the bandwidth. With it and without the saturation at 1, the model's picks
+  // overlap it with the other's main loop: ~4.7 us a 128x256 tile with every SM storing
+  // (the H200's times of ViT-B/16's products fitted to tiles x (k-tiles / e + o),
+  // notebook 2026-11-28-11), in proportion to the part of the tile inside C and to the
+  // SMs sharing the bandwidth. With it and without the saturation at 1, the model's picks
   // for the 16 ViT-B/16 and GPT-2 products of the timing cache measured on the H200
   // (566 configurations) are 0.2% slower than the best (geomean; 12% before), 1.04x at
   // worst (1.54x): notebook 2026-11-29-03.
@@ -228,8 +228,8 @@ double estimateSm90GemmMicros(const Sm90GemmProblem &problem, const Sm90GemmConf
   double storing = static_cast<double>(std::min<int64_t>(tiles, device.multiprocessors)) /
                    device.multiprocessors;
   double epilogueSeconds = 4.7e-6 * stored / (128.0 * 256.0) * storing * sharing;
-  tileSeconds = config.pingpong || config.producerEpilogue ? std::max(tileSeconds, epilogueSeconds)
-                                                           : tileSeconds + epilogueSeconds;
+  tileSeconds =
+      config.pingpong ? std::max(tileSeconds, epilogueSeconds) : tileSeconds + epilogueSeconds;
   // Stream-K: the last wave's r tiles in parts of 1/parts of their k-tiles each (as the
   // kernel splits them), and on the critical path a tile's f32 sums through the L2 once
   // for each part (one part's store, the last's loads of the others'), each about an

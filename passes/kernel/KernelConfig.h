@@ -117,18 +117,11 @@ struct Sm90GemmConfig {
   /// the last to count adds the others' sums and runs the epilogue
   /// (templates/Sm90StreamKFixup.mlir).
   int64_t streamK = 1;
-  /// The producer's epilogue (persistent grids of cooperative consumers, one CTA an SM,
-  /// 16-bit float operands and results): the consumers store each tile's sums, rounded to
-  /// the result type, to a staging in shared memory and go on to the next tile's main loop
-  /// while warps 1-3 of the producer warpgroup (warp 0 issues the loads) run the epilogue
-  /// from it and store the tile (templates/Sm90HandoffStage.mlir,
-  /// Sm90HandoffEpilogue.mlir), so that the tensor cores do not wait for the epilogue.
-  bool producerEpilogue = false;
   /// Whether the epilogue runs on the accumulator fragments and stages only its results
   /// (Sm90StoreFragments.mlir): i8 products, ping-pong consumers, stream-K and three
   /// consumers (whose f32 staging would not fit beside the ring), without split-K.
   bool fragmentEpilogue() const {
-    return (int8 || pingpong || streamK > 1 || consumers == 3) && splitK == 1 && !producerEpilogue;
+    return (int8 || pingpong || streamK > 1 || consumers == 3) && splitK == 1;
   }
   /// The bytes of one operand element (a k-tile row is 128 of them).
   int64_t elementBytes() const { return tf32 ? 4 : int8 ? 1 : 2; }
@@ -144,8 +137,7 @@ struct Sm90GemmConfig {
   /// As `ConfigAttr`: kernel::Sm90GemmConfigAttr or kernel::Sm90ConvConfigAttr.
   template <typename ConfigAttr> ConfigAttr toAttr(mlir::MLIRContext *context) const {
     return ConfigAttr::get(context, tileM, tileN, tileK, stages, consumers, persistent, splitK,
-                           ctasPerSm, tf32, int8, residentKTiles, pingpong, streamK,
-                           producerEpilogue);
+                           ctasPerSm, tf32, int8, residentKTiles, pingpong, streamK);
   }
   template <typename ConfigAttr> static Sm90GemmConfig fromAttr(ConfigAttr attr) {
     Sm90GemmConfig config;
@@ -155,7 +147,6 @@ struct Sm90GemmConfig {
     config.ctasPerSm = attr.getCtasPerSm(), config.tf32 = attr.getTf32();
     config.int8 = attr.getInt8(), config.residentKTiles = attr.getResidentBKTiles();
     config.pingpong = attr.getPingpong(), config.streamK = attr.getStreamK();
-    config.producerEpilogue = attr.getProducerEpilogue();
     return config;
   }
   /// The configuration of a GEMM family's attribute (sm90_gemm or sm90_conv); nullopt for

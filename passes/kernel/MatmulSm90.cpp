@@ -90,8 +90,6 @@ std::string kiln::Sm90GemmConfig::describe() const {
     text += ", ping-pong consumers";
   if (streamK > 1)
     text += llvm::formatv(", stream-K (last wave in up to {0} parts)", streamK).str();
-  if (producerEpilogue)
-    text += ", epilogue on the producer's warps";
   return text;
 }
 
@@ -115,8 +113,6 @@ std::string kiln::Sm90GemmConfig::name() const {
     text += "_pp";
   if (streamK > 1)
     text += llvm::formatv("_sk{0}", streamK).str();
-  if (producerEpilogue)
-    text += "_pe";
   return text;
 }
 
@@ -131,9 +127,8 @@ int64_t kiln::Sm90GemmConfig::threads() const {
 int64_t kiln::Sm90GemmConfig::stagingBytes(int64_t resultBytes) const {
   if (consumers == 0)
     return 0;
-  // (Ping-pong consumers: 64 rows each, one slice of their tile at a time. The producer's
-  // epilogue reads the tile's sums as results.)
-  if (fragmentEpilogue() || producerEpilogue)
+  // (Ping-pong consumers: 64 rows each, one slice of their tile at a time.)
+  if (fragmentEpilogue())
     return tileM * (tileN * resultBytes + 16);
   return tileM * stagedColumns() * 4;
 }
@@ -394,16 +389,9 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
       config.consumers = 3;
       config.persistent = persistent;
       config.stages = persistent ? 3 : 4;
-      if (!(persistent ? tiles192 > kSm90Multiprocessors : tiles192 >= kSm90Multiprocessors / 2) ||
-          !fits(config))
-        continue;
-      configs.push_back(config);
-      // On a persistent grid, the producer's warps can run the epilogue while the consumers
-      // go on to the next tile.
-      if (persistent) {
-        config.producerEpilogue = true;
+      if ((persistent ? tiles192 > kSm90Multiprocessors : tiles192 >= kSm90Multiprocessors / 2) &&
+          fits(config))
         configs.push_back(config);
-      }
     }
   }
   // Split-K where the tiles are fewer than the SMs, each part keeping 4 k-tiles or more

@@ -32,15 +32,6 @@ constexpr const char kStoreStaged[] =
 constexpr const char kStoreFragments[] =
 #include "passes/kernel/templates/Sm90StoreFragments.mlir.inc"
     ;
-/// The producer's epilogue: the consumers' hand-over ({STORE_TILE}) and the producer
-/// warps' epilogue ({PRODUCER_EPILOGUE}): passes/kernel/templates/Sm90HandoffStage.mlir and
-/// Sm90HandoffEpilogue.mlir.
-constexpr const char kHandoffStage[] =
-#include "passes/kernel/templates/Sm90HandoffStage.mlir.inc"
-    ;
-constexpr const char kHandoffEpilogue[] =
-#include "passes/kernel/templates/Sm90HandoffEpilogue.mlir.inc"
-    ;
 /// Its work item's tile and k-tiles ({ITEM_TILE}, in the producer's and the consumers'
 /// loops): passes/kernel/templates/Sm90GemmItem.mlir.
 constexpr const char kItemTile[] =
@@ -912,10 +903,9 @@ FailureOr<gpu::GPUFuncOp> kiln::insertTemplateWithEpilogue(
 int64_t kiln::sm90ResidualTileBytes(kernel::FuncOp function, const Sm90Epilogue *epilogue,
                                     const Sm90GemmConfig &config, bool rowMajorRows, Type result) {
   // (A stream-K part that is not its tile's last skips the epilogue, and so the residual
-  // slot's protocol: its residual comes from global memory, as the producer's epilogue's
-  // does, which runs on the warps that would wait for the slots.)
+  // slot's protocol: its residual comes from global memory.)
   if (!epilogue || epilogue->empty() || !rowMajorRows || config.consumers == 0 ||
-      config.splitK > 1 || config.streamK > 1 || config.producerEpilogue)
+      config.splitK > 1 || config.streamK > 1)
     return 0;
   std::optional<unsigned> input = residualInput(*epilogue);
   if (!input)
@@ -1045,13 +1035,6 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
     return module.emitError(pass) << ": " << config.name()
                                   << " (stream-K) needs a row-major B, TMA loads and no "
                                      "residual tile";
-  // The producer's epilogue stages the sums as the 16-bit float result (and its warps need
-  // the registers that loading operands by threads would take).
-  bool handoff = config.producerEpilogue;
-  if (handoff && (!(result.isF16() || result.isBF16()) || threads.any() || residual))
-    return module.emitError(pass) << ": " << config.name()
-                                  << " (the producer's epilogue) needs an f16 or bf16 result, "
-                                     "TMA loads and no residual tile";
   // Ping-pong consumers: upstream's wgmma of 128-row accumulators reads an MN-major B.
   if (config.pingpong && kMajorB)
     return module.emitError(pass) << ": " << config.name()
@@ -1061,15 +1044,12 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   // Its staging (rows of TILE_N results and 16 bytes: 64 for each ping-pong consumer)
   // fits where the f32 staging's is reserved.
   bool fragments = config.fragmentEpilogue();
-  // The producer keeps 40 registers to compute addresses, or 56 where its warps run the
-  // epilogue.
-  int64_t producerRegisters = handoff ? 56 : 40;
   int64_t slices = config.pingpong ? 2 : 1;
   int64_t epilogueLanes = fragments ? 2 : lanes;
   int64_t outPitch = config.tileN + 16 / resultBytes;
   int64_t outChunks = config.tileN / lanes;
   std::string columnValues =
-      !fragments && !handoff && epilogue && rowLanes * lanes == config.tileN
+      !fragments && epilogue && rowLanes * lanes == config.tileN
           ? "        %columnsOfItems = arith.addi %n0, %laneCol : index\n"
             "        %columnsInside = arith.cmpi ult, %columnsOfItems, %n : index\n"
             "        %columnsAt = arith.select %columnsInside, %columnsOfItems, %c0 : index\n"
@@ -1241,10 +1221,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   text = substitutePlaceholders(
       text,
       {// The epilogue's and the A operand's snippets first: they use the placeholders below.
-       {"STORE_TILE", handoff     ? kHandoffStage
-                      : fragments ? kStoreFragments
-                                  : kStoreStaged},
-       {"PRODUCER_EPILOGUE", handoff ? kHandoffEpilogue : ""},
+       {"STORE_TILE", fragments ? kStoreFragments : kStoreStaged},
        {"ITEM_TILE", kItemTile},
        {"DESCRIPTORS", kTileBytes == 128 ? kDescriptors128 : kDescriptors64},
        {"TILES_M", a.tilesM},
@@ -1363,33 +1340,14 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"CTAS_PER_SM", number(config.ctasPerSm)},
        {"THREADS", number(config.threads())},
        // (The producer's threads that load keep the launch's registers.)
-       {"SHRINK_PRODUCER", oneCta && !threads.any()
-                               ? "      nvvm.setmaxregister decrease " + number(producerRegisters)
-                               : ""},
-       // The consumers' and the producer's epilogue warps' threads, which meet at the
-       // hand-over's named barriers.
-       {"HANDOFF_THREADS", number(128 * config.consumers + 96)},
-       {"TILE_CHUNKS", number(config.tileM * outChunks)},
-       // The epilogue warps' chunks of a thread are 96 apart: of the same columns where a
-       // row's chunks divide 96.
-       {"HANDOFF_COLUMNS", epilogue && 96 % outChunks == 0
-                               ? "          %columnsOfItems = arith.addi %n0, %laneCol : index\n"
-                                 "          %columnsInside = arith.cmpi ult, %columnsOfItems, %n : "
-                                 "index\n"
-                                 "          %columnsAt = arith.select %columnsInside, "
-                                 "%columnsOfItems, %c0 : index\n"
-                                 "          %columnsMarker = builtin.unrealized_conversion_cast "
-                                 "%columnsAt, %n : index, index to index {" +
-                                     std::string(kEpilogueColumnsAttr) + "}"
-                               : ""},
-       // (What the producer leaves: 65536 registers, less its 128 threads', shared by the
-       // consumers' threads, a multiple of 8 each.)
-       {"GROW_CONSUMERS",
-        oneCta && !threads.any()
-            ? "      nvvm.setmaxregister increase " +
-                  number(std::min<int64_t>(232, (65536 - producerRegisters * 128) /
-                                                    (128 * config.consumers) / 8 * 8))
-            : ""},
+       {"SHRINK_PRODUCER", oneCta && !threads.any() ? "      nvvm.setmaxregister decrease 40" : ""},
+       // (What the 40-register producer leaves: 65536 registers, less 40 * 128, shared by
+       // the consumers' threads, a multiple of 8 each.)
+       {"GROW_CONSUMERS", oneCta && !threads.any()
+                              ? "      nvvm.setmaxregister increase " +
+                                    number(std::min<int64_t>(
+                                        232, (65536 - 40 * 128) / (128 * config.consumers) / 8 * 8))
+                              : ""},
        // Every item of a thread has the same columns where a chunk spans the tile. With
        // one CTA an SM (registers to spare) the loads go before the main loop, whose
        // wgmma then cover their latency; with two, just before the batches.
@@ -1401,7 +1359,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   bool streamK = config.streamK > 1;
   std::vector<std::pair<StringRef, std::string>> accumulators =
       accumulatorPlaceholders(operand, config.tileN, kMajorB, biasedSums, epilogueLanes, kTileBytes,
-                              fragments || handoff, slices, streamK ? "%accOwn" : "%accValues");
+                              fragments, slices, streamK ? "%accOwn" : "%accValues");
   int64_t fragmentValues = slices * config.tileN / 2;
   text = substitutePlaceholders(
       text,

@@ -136,21 +136,6 @@ func.func @three_consumers_stream_k() attributes {c = #kernel.sm90_gemm<tile_m =
 
 // -----
 
-// The producer's warps run the epilogue of a tile while the consumers compute the next.
-// expected-error @+1 {{a producer epilogue needs cooperative consumers on a persistent grid of one CTA an SM, f16 or bf16 operands, no split-K and no stream-K}}
-func.func @producer_epilogue_not_persistent() attributes {c = #kernel.sm90_gemm<tile_m = 192, tile_n = 192, tile_k = 64, stages = 4, consumers = 3, producer_epilogue = true>} {
-  return
-}
-
-// -----
-
-// expected-error @+1 {{a producer epilogue needs cooperative consumers}}
-func.func @producer_epilogue_pingpong() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true, pingpong = true, producer_epilogue = true>} {
-  return
-}
-
-// -----
-
 // expected-error @+1 {{tile_n must be positive, got 0}}
 func.func @bad_tile() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 0, tile_k = 64, stages = 4, consumers = 2>} {
   return

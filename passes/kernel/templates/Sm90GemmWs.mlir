@@ -114,10 +114,9 @@
 // barriers 2 and 3 that order the turns), WG_STAGING_BYTES (each consumer's staging, past
 // the previous one's: 0 for cooperative consumers).
 // STORE_TILE (the epilogue after the main loop: Sm90StoreStaged.mlir, whose f32 staging
-// the placeholders above describe, Sm90StoreFragments.mlir for i8 products, ping-pong
-// and three consumers, whose own placeholders its header lists, or with the producer's
-// epilogue Sm90HandoffStage.mlir, the consumers' hand-over of the sums to the producer's
-// warps, which run PRODUCER_EPILOGUE (Sm90HandoffEpilogue.mlir; else nothing)), COLUMN_INSIDE (the column test of C's edge tiles, or
+// the placeholders above describe, or Sm90StoreFragments.mlir for i8 products and ping-pong
+// consumers, whose own
+// placeholders its header lists), COLUMN_INSIDE (the column test of C's edge tiles, or
 // `true` where N is a multiple of TILE_N).
 // RESIDUAL_* (nothing, or with a residual tile: an epilogue input of C's shape brought
 // into shared memory by TMA, in a ring of one slot, or two on a persistent grid):
@@ -377,7 +376,6 @@ gpu.module @{MODULE} {
           scf.yield %gNext : index
         }
       }
-{PRODUCER_EPILOGUE}
     } else {
       // Each consumer holds {CONSUMER_ROWS} x {TILE_N} f32 accumulators. With one CTA an SM it gets
       // what the producer's 128 threads gave up: 232 registers with two consumers
