@@ -1267,9 +1267,10 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"A_ROWS_OFFSET", number(config.pingpong ? 0 : aStageBytes / config.consumers)},
        {"TURNS", number(slices)},
        {"EMPTY_BARRIERS", number(config.stages + (config.pingpong ? 1 : 0))},
-       // (Every consumer thread of the cluster's CTAs releases a stage: their loads fill it.)
-       {"EMPTY_ARRIVALS",
-        number((config.pingpong ? 128 : 128 * config.consumers) * config.clusterN)},
+       // (Every consumer thread releases a stage of its CTA, and the first of every consumer
+       // warp of the cluster's other CTA too: their loads fill it.)
+       {"EMPTY_ARRIVALS", number((config.pingpong ? 128 : 128 * config.consumers) +
+                                 4 * config.consumers * (config.clusterN - 1))},
        {"CLUSTER_N", number(config.clusterN)},
        {"A_PART_ROWS", number(config.tileM / config.clusterN)},
        {"KTILE_BYTES", number(kTileBytes)},
@@ -1282,12 +1283,17 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"CLUSTER_EXIT", cluster ? "    nvvm.cluster.arrive\n    nvvm.cluster.wait" : ""},
        {"REMOTE_RELEASE",
         cluster
-            ? R"(          // ... and in the cluster's other CTA, whose loads fill the stage too.
-          %peerRankI = arith.xori %clusterRankI, %c1I : i32
-          %releaseBarrier = nvgpu.mbarrier.get %empty[%releaseSlot] : !emptyBars -> i32
-          %releaseLocal = llvm.inttoptr %releaseBarrier : i32 to !llvm.ptr<3>
-          %releaseRemote = nvvm.mapa %releaseLocal, %peerRankI : !llvm.ptr<3> -> !llvm.ptr<7>
-          nvvm.mbarrier.arrive %releaseRemote {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>)"
+            ? R"(          // ... and in the cluster's other CTA, whose loads fill the stage too:
+          // once a warp (the wgmma wait before is the warp's), a cluster-scope release
+          // costing more than a CTA's.
+          %releaseByLane = arith.cmpi eq, %lane, %c0 : index
+          scf.if %releaseByLane {
+            %peerRankI = arith.xori %clusterRankI, %c1I : i32
+            %releaseBarrier = nvgpu.mbarrier.get %empty[%releaseSlot] : !emptyBars -> i32
+            %releaseLocal = llvm.inttoptr %releaseBarrier : i32 to !llvm.ptr<3>
+            %releaseRemote = nvvm.mapa %releaseLocal, %peerRankI : !llvm.ptr<3> -> !llvm.ptr<7>
+            nvvm.mbarrier.arrive %releaseRemote {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+          })"
             : ""},
        {"EARLY_RELEASES", number(config.pingpong ? 0 : 1)},
        {"RELEASE_SLOT", config.pingpong
