@@ -50,8 +50,7 @@ defvar Kernel_Sm90GemmParameters = (ins
   DefaultValuedParameter<"bool", "false">:$int8,
   DefaultValuedParameter<"int64_t", "0">:$resident_b_k_tiles,
   DefaultValuedParameter<"bool", "false">:$pingpong,
-  DefaultValuedParameter<"int64_t", "1">:$stream_k,
-  DefaultValuedParameter<"int64_t", "1">:$cluster_n);
+  DefaultValuedParameter<"int64_t", "1">:$stream_k);
 
 defvar Kernel_Sm90GemmParametersText = [{
     Parameters: the CTA's tile of C (`tile_m` x `tile_n`) and its k-tile (`tile_k`
@@ -72,10 +71,7 @@ defvar Kernel_Sm90GemmParametersText = [{
     the parts (at most this many) that the tiles of the grid's last, partial wave are
     split into along K, so that every CTA ends at about the same time: each part stores
     its f32 partial sums to a workspace and the last part of a tile to finish adds them up
-    and runs the epilogue; `cluster_n` (1 or 2; 2: cooperative consumers, one CTA an SM,
-    row-major A, f16 or bf16 operands, no split-K or stream-K), the CTAs of a cluster
-    along N, which compute tiles of the same rows: each loads its share of the tile's rows
-    of A and multicasts them to all, so that A is read from L2 once a cluster.
+    and runs the epilogue.
 }];
 
 class Kernel_Sm90GemmConfigBase<string name, string attrMnemonic>

@@ -82,8 +82,7 @@ LogicalResult verifyPositive(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult verifySm90Gemm(function_ref<InFlightDiagnostic()> emitError, int64_t tileM,
                              int64_t tileN, int64_t tileK, int64_t stages, int64_t consumers,
                              bool persistent, int64_t splitK, int64_t ctasPerSm, bool tf32,
-                             bool int8, int64_t residentBKTiles, bool pingpong, int64_t streamK,
-                             int64_t clusterN) {
+                             bool int8, int64_t residentBKTiles, bool pingpong, int64_t streamK) {
   if (failed(verifyPositive(emitError, {{"tile_m", tileM},
                                         {"tile_n", tileN},
                                         {"tile_k", tileK},
@@ -121,12 +120,6 @@ LogicalResult verifySm90Gemm(function_ref<InFlightDiagnostic()> emitError, int64
                       residentBKTiles > 0 || tf32 || int8))
     return emitError() << "stream-K needs two consumers on a persistent grid of one CTA an SM, "
                           "f16 or bf16 operands, no split-K and no resident B";
-  if (clusterN != 1 && clusterN != 2)
-    return emitError() << "cluster_n must be 1 or 2, got " << clusterN;
-  if (clusterN > 1 && (consumers < 2 || pingpong || splitK > 1 || streamK > 1 || ctasPerSm != 1 ||
-                       residentBKTiles > 0 || tf32 || int8))
-    return emitError() << "clusters need cooperative consumers, one CTA an SM, f16 or bf16 "
-                          "operands, no split-K, stream-K or resident B";
   return success();
 }
 
@@ -154,20 +147,18 @@ LogicalResult Sm90GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emit
                                          int64_t tileM, int64_t tileN, int64_t tileK,
                                          int64_t stages, int64_t consumers, bool persistent,
                                          int64_t splitK, int64_t ctasPerSm, bool tf32, bool int8,
-                                         int64_t residentBKTiles, bool pingpong, int64_t streamK,
-                                         int64_t clusterN) {
+                                         int64_t residentBKTiles, bool pingpong, int64_t streamK) {
   return verifySm90Gemm(emitError, tileM, tileN, tileK, stages, consumers, persistent, splitK,
-                        ctasPerSm, tf32, int8, residentBKTiles, pingpong, streamK, clusterN);
+                        ctasPerSm, tf32, int8, residentBKTiles, pingpong, streamK);
 }
 
 LogicalResult Sm90ConvConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                          int64_t tileM, int64_t tileN, int64_t tileK,
                                          int64_t stages, int64_t consumers, bool persistent,
                                          int64_t splitK, int64_t ctasPerSm, bool tf32, bool int8,
-                                         int64_t residentBKTiles, bool pingpong, int64_t streamK,
-                                         int64_t clusterN) {
+                                         int64_t residentBKTiles, bool pingpong, int64_t streamK) {
   return verifySm90Gemm(emitError, tileM, tileN, tileK, stages, consumers, persistent, splitK,
-                        ctasPerSm, tf32, int8, residentBKTiles, pingpong, streamK, clusterN);
+                        ctasPerSm, tf32, int8, residentBKTiles, pingpong, streamK);
 }
 
 LogicalResult Sm80GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,

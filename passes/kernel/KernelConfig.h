@@ -117,13 +117,6 @@ struct Sm90GemmConfig {
   /// the last to count adds the others' sums and runs the epilogue
   /// (templates/Sm90StreamKFixup.mlir).
   int64_t streamK = 1;
-  /// The CTAs of a cluster along N (1 or 2; cooperative consumers, one CTA an SM, f16/bf16
-  /// operands, a row-major A): the cluster's CTAs compute tiles of the same rows, each
-  /// loading 1/clusterN of the tile's rows of A by TMA and multicasting them to all, so
-  /// that the cluster reads A from the L2 once. A consumer releases a stage in every CTA
-  /// of the cluster (whose loads fill it), and the kernel is compiled for the cluster's
-  /// shape (.reqnctapercluster), which any launch of it then takes.
-  int64_t clusterN = 1;
   /// Whether the epilogue runs on the accumulator fragments and stages only its results
   /// (Sm90StoreFragments.mlir): i8 products, ping-pong consumers, stream-K and three
   /// consumers (whose f32 staging would not fit beside the ring), without split-K.
@@ -144,7 +137,7 @@ struct Sm90GemmConfig {
   /// As `ConfigAttr`: kernel::Sm90GemmConfigAttr or kernel::Sm90ConvConfigAttr.
   template <typename ConfigAttr> ConfigAttr toAttr(mlir::MLIRContext *context) const {
     return ConfigAttr::get(context, tileM, tileN, tileK, stages, consumers, persistent, splitK,
-                           ctasPerSm, tf32, int8, residentKTiles, pingpong, streamK, clusterN);
+                           ctasPerSm, tf32, int8, residentKTiles, pingpong, streamK);
   }
   template <typename ConfigAttr> static Sm90GemmConfig fromAttr(ConfigAttr attr) {
     Sm90GemmConfig config;
@@ -154,7 +147,6 @@ struct Sm90GemmConfig {
     config.ctasPerSm = attr.getCtasPerSm(), config.tf32 = attr.getTf32();
     config.int8 = attr.getInt8(), config.residentKTiles = attr.getResidentBKTiles();
     config.pingpong = attr.getPingpong(), config.streamK = attr.getStreamK();
-    config.clusterN = attr.getClusterN();
     return config;
   }
   /// The configuration of a GEMM family's attribute (sm90_gemm or sm90_conv); nullopt for

@@ -90,8 +90,6 @@ std::string kiln::Sm90GemmConfig::describe() const {
     text += ", ping-pong consumers";
   if (streamK > 1)
     text += llvm::formatv(", stream-K (last wave in up to {0} parts)", streamK).str();
-  if (clusterN > 1)
-    text += llvm::formatv(", clusters of {0} along N sharing A", clusterN).str();
   return text;
 }
 
@@ -115,8 +113,6 @@ std::string kiln::Sm90GemmConfig::name() const {
     text += "_pp";
   if (streamK > 1)
     text += llvm::formatv("_sk{0}", streamK).str();
-  if (clusterN > 1)
-    text += llvm::formatv("_cn{0}", clusterN).str();
   return text;
 }
 
@@ -393,17 +389,9 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
       config.consumers = 3;
       config.persistent = persistent;
       config.stages = persistent ? 3 : 4;
-      if (!(persistent ? tiles192 > kSm90Multiprocessors : tiles192 >= kSm90Multiprocessors / 2) ||
-          !fits(config))
-        continue;
-      configs.push_back(config);
-      // Clusters of two along N, which read the tile's rows of A once from the L2 (a
-      // 192 x 192 tile's main loop reads 48 KiB a k-tile from it, 36 with A shared), where
-      // the columns of tiles pair up.
-      if (llvm::divideCeil(problem.n, 192) % 2 == 0) {
-        config.clusterN = 2;
+      if ((persistent ? tiles192 > kSm90Multiprocessors : tiles192 >= kSm90Multiprocessors / 2) &&
+          fits(config))
         configs.push_back(config);
-      }
     }
   }
   // Split-K where the tiles are fewer than the SMs, each part keeping 4 k-tiles or more
@@ -431,7 +419,7 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   // B); tiles never straddle two matrices.
   if (problem.batched) {
     llvm::erase_if(configs, [](const Sm90GemmConfig &config) {
-      return config.consumers == 0 || config.splitK > 1 || config.clusterN > 1;
+      return config.consumers == 0 || config.splitK > 1;
     });
     return configs;
   }
@@ -774,9 +762,7 @@ struct Sm90GemmGenerator {
     // read.)
     kiln::Sm90ThreadLoads threads = threadLoads(problem);
     Value mapA =
-        // (A cluster's CTAs each load 1/clusterN of a tile's rows.)
-        threads.a ? kiln::barePointer(b, loc, a)
-                  : tensorMap(a, 0, config.tileM / config.clusterN, config.tileK);
+        threads.a ? kiln::barePointer(b, loc, a) : tensorMap(a, 0, config.tileM, config.tileK);
     Value mapB = threads.b         ? kiln::barePointer(b, loc, bMatrix)
                  : problem.kMajorB ? tensorMap(bMatrix, 1, 64, config.tileK)
                                    : tensorMap(bMatrix, 1, config.tileK, 64);

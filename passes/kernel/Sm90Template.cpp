@@ -50,7 +50,7 @@ constexpr const char kSplitKReduceTemplate[] =
 kiln::Sm90AOperand kiln::rowMajorMatrixA(int64_t kTileBytes, int64_t tileM) {
   // TILE_M-row boxes of a k-tile at (k0, m0); rows past M are not stored.
   return {
-      /*box=*/"{A_PART_ROWS}x{TILE_K}",
+      /*box=*/"{TILE_M}x{TILE_K}",
       /*boxBytes=*/tileM * kTileBytes,
       /*tilesM=*/R"(    %tileMRows = arith.constant {TILE_M} : index
     %tileMLess = arith.subi %tileMRows, %c1 : index
@@ -58,11 +58,9 @@ kiln::Sm90AOperand kiln::rowMajorMatrixA(int64_t kTileBytes, int64_t tileM) {
     %tilesM = arith.divui %mUp, %tileMRows : index)",
       /*tileSetup=*/R"(    %tileRows = arith.constant {TILE_M} : index
     %m0 = arith.muli %tileRow, %tileRows : index)",
-      // (A cluster's CTAs each load their part of the rows, multicast: see the template.)
-      /*loadA=*/R"(          %aPartRow = arith.addi %m0, %aPartRows : index
-          %aPartAt = arith.addi %offA, %aPartBytes : index
-          %aPart = memref.view %dyn[%aPartAt][] : !smem to !tileA
-          nvgpu.tma.async.load %descA[%k0, %aPartRow], %full[%slot] to %aPart{A_MULTICAST} : !tmA, !bars -> !tileA)",
+      /*loadA=*/
+      "          nvgpu.tma.async.load %descA[%k0, %m0], %full[%slot] to %a : !tmA, !bars -> "
+      "!tileA",
       /*descMap=*/"%descA : !halfA, !tmA",
       /*rowEnd=*/R"(      %rowsHere = arith.subi %m, %m0 : index
       %rowEnd = arith.minui %rowsHere, %tileRows : index)",
@@ -1037,12 +1035,6 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
     return module.emitError(pass) << ": " << config.name()
                                   << " (stream-K) needs a row-major B, TMA loads and no "
                                      "residual tile";
-  // A cluster's CTAs multicast their parts of A's rows, loaded by TMA from a row-major A.
-  bool cluster = config.clusterN > 1;
-  if (cluster && (threads.any() || a.box != "{A_PART_ROWS}x{TILE_K}" ||
-                  config.tileM % (8 * config.clusterN) != 0))
-    return module.emitError(pass) << ": " << config.name()
-                                  << " (clusters) needs a row-major A loaded by TMA";
   // Ping-pong consumers: upstream's wgmma of 128-row accumulators reads an MN-major B.
   if (config.pingpong && kMajorB)
     return module.emitError(pass) << ": " << config.name()
@@ -1267,34 +1259,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"A_ROWS_OFFSET", number(config.pingpong ? 0 : aStageBytes / config.consumers)},
        {"TURNS", number(slices)},
        {"EMPTY_BARRIERS", number(config.stages + (config.pingpong ? 1 : 0))},
-       // (Every consumer thread releases a stage of its CTA, and the first of every consumer
-       // warp of the cluster's other CTA too: their loads fill it.)
-       {"EMPTY_ARRIVALS", number((config.pingpong ? 128 : 128 * config.consumers) +
-                                 4 * config.consumers * (config.clusterN - 1))},
-       {"CLUSTER_N", number(config.clusterN)},
-       {"A_PART_ROWS", number(config.tileM / config.clusterN)},
-       {"KTILE_BYTES", number(kTileBytes)},
-       {"CLUSTER_MASK", number((1 << config.clusterN) - 1)},
-       {"A_MULTICAST", cluster ? " multicast_mask = %clusterMask" : ""},
-       {"CLUSTER_ATTRIBUTE",
-        cluster ? ", nvvm.cluster_dim = array<i32: " + number(config.clusterN) + ", 1, 1>" : ""},
-       {"CTA_SYNC", cluster ? "    nvvm.cluster.arrive\n    nvvm.cluster.wait" : "    gpu.barrier"},
-       // No CTA of a cluster leaves while another may still release its stages.
-       {"CLUSTER_EXIT", cluster ? "    nvvm.cluster.arrive\n    nvvm.cluster.wait" : ""},
-       {"REMOTE_RELEASE",
-        cluster
-            ? R"(          // ... and in the cluster's other CTA, whose loads fill the stage too:
-          // once a warp (the wgmma wait before is the warp's), a cluster-scope release
-          // costing more than a CTA's.
-          %releaseByLane = arith.cmpi eq, %lane, %c0 : index
-          scf.if %releaseByLane {
-            %peerRankI = arith.xori %clusterRankI, %c1I : i32
-            %releaseBarrier = nvgpu.mbarrier.get %empty[%releaseSlot] : !emptyBars -> i32
-            %releaseLocal = llvm.inttoptr %releaseBarrier : i32 to !llvm.ptr<3>
-            %releaseRemote = nvvm.mapa %releaseLocal, %peerRankI : !llvm.ptr<3> -> !llvm.ptr<7>
-            nvvm.mbarrier.arrive %releaseRemote {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
-          })"
-            : ""},
+       {"EMPTY_ARRIVALS", number(config.pingpong ? 128 : 128 * config.consumers)},
        {"EARLY_RELEASES", number(config.pingpong ? 0 : 1)},
        {"RELEASE_SLOT", config.pingpong
                             ? "          %releaseSlot = arith.addi %pending, %c0 : index"

@@ -20,7 +20,7 @@
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c8 step
 // CHECK: nvgpu.tma.async.load %{{.*}}, %[[READY]][%{{.*}}] to
 // CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%{{.*}}], %c16384
-// CHECK: nvgpu.tma.async.load
+// CHECK-NEXT: nvgpu.tma.async.load
 // CHECK-NOT: nvgpu.tma.async.load
 // The consumers wait for B once, before their tiles.
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[READY]][%{{.*}}], %false

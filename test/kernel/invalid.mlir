@@ -136,21 +136,6 @@ func.func @three_consumers_stream_k() attributes {c = #kernel.sm90_gemm<tile_m =
 
 // -----
 
-// A cluster's CTAs share their tiles' rows of A through the stages of cooperative consumers.
-// expected-error @+1 {{clusters need cooperative consumers, one CTA an SM, f16 or bf16 operands, no split-K, stream-K or resident B}}
-func.func @cluster_pingpong() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true, pingpong = true, cluster_n = 2>} {
-  return
-}
-
-// -----
-
-// expected-error @+1 {{cluster_n must be 1 or 2, got 4}}
-func.func @cluster_four() attributes {c = #kernel.sm90_gemm<tile_m = 192, tile_n = 192, tile_k = 64, stages = 4, consumers = 3, cluster_n = 4>} {
-  return
-}
-
-// -----
-
 // expected-error @+1 {{tile_n must be positive, got 0}}
 func.func @bad_tile() attributes {c = #kernel.sm90_gemm<tile_m = 128, tile_n = 0, tile_k = 64, stages = 4, consumers = 2>} {
   return

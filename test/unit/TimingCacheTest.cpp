@@ -389,7 +389,7 @@ TEST_F(TuningIRTest, TimingModuleCompilesWithoutGpu) {
   // A configuration that does not compile is a message, not a printed error.
   std::string why;
   Attribute bogus = kiln::kernel::Sm90GemmConfigAttr::get(&context, 128, 512, 64, 3, 0, false, 1, 1,
-                                                          false, false, 0, false, 1, 1);
+                                                          false, false, 0, false, 1);
   OwningOpRef<ModuleOp> timing = kiln::GpuKernelTimer::buildTimingModule(kernel, bogus, why);
   ASSERT_TRUE(timing) << why;
   EXPECT_TRUE(failed(kiln::GpuKernelTimer::compileTimingModule(

@@ -1,7 +1,6 @@
 // The warp-specialised template's work item (ITEM_TILE of Sm90GemmWs.mlir, in both the
 // producer's and the consumers' item loops, whose values it uses): from item %item, the
-// tile (%tileI, and its place %tileRow, %tileCol in groups of 8 tile rows; with
-// clusters, %tileI is the cluster's and %tileCol the CTA's), the part of
+// tile (%tileI, and its place %tileRow, %tileCol in groups of 8 tile rows), the part of
 // its k-tiles the item computes ([%kBegin, %kEnd), %kCount; %splitI and %itemPartsI:
 // which part of how many), for split-K, stream-K or neither.
 // Item = split * tiles + tile with split-K, else a tile or a stream-K part (see
@@ -40,9 +39,6 @@
 %inGroup = arith.remui %tileI, %perGroupI : i32
 %rowInGroup = arith.remui %inGroup, %groupRows : i32
 %tileRowI = arith.addi %firstM, %rowInGroup : i32
-%clusterColI = arith.divui %inGroup, %groupRows : i32
-%clusterNI = arith.index_castui %clusterN : index to i32
-%clusterFirstColI = arith.muli %clusterColI, %clusterNI : i32
-%tileColI = arith.addi %clusterFirstColI, %clusterRankI : i32
+%tileColI = arith.divui %inGroup, %groupRows : i32
 %tileRow = arith.index_castui %tileRowI : i32 to index
 %tileCol = arith.index_castui %tileColI : i32 to index

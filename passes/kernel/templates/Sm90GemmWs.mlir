@@ -177,7 +177,7 @@ gpu.module @{MODULE} {
   // threads (THREAD_LOADS below), C's rows are stored in vectors that divide them.
   gpu.func @{ENTRY}({A_PARAMETER}, {B_PARAMETER}, %C: memref<{OUT}>,
                                        %M: i32, %N: i32, %K: i32{EPILOGUE_PARAMETERS}{RESIDUAL_PARAMETER}{STREAM_K_PARAMETERS})
-      kernel attributes {known_block_size = array<i32: {THREADS}, 1, 1>, nvvm.minctasm = {CTAS_PER_SM} : i32{CLUSTER_ATTRIBUTE}} {
+      kernel attributes {known_block_size = array<i32: {THREADS}, 1, 1>, nvvm.minctasm = {CTAS_PER_SM} : i32} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -220,29 +220,12 @@ gpu.module @{MODULE} {
 {TILES_M}
     %tileNLess = arith.subi %tileN, %c1 : index
     %nUp = arith.addi %n, %tileNLess : index
-    // With clusters along N (CLUSTER_N > 1), a work item is a cluster's: CLUSTER_N tiles
-    // of the same rows side by side, one for each of its CTAs (%clusterRank), which is
-    // what the item loops and ITEM_TILE count in (%pid and %grid are the cluster's);
-    // C's columns of tiles are a multiple of CLUSTER_N.
-    %tilesNAll = arith.divui %nUp, %tileN : index
-    %clusterN = arith.constant {CLUSTER_N} : index
-    %tilesN = arith.divui %tilesNAll, %clusterN : index
+    %tilesN = arith.divui %nUp, %tileN : index
     %tiles = arith.muli %tilesM, %tilesN : index
     %splits = arith.constant {SPLITS} : index
     %perGroup = arith.muli %groupM, %tilesN : index
-    %blockId = gpu.block_id x
-    %gridDim = gpu.grid_dim x
-    %pid = arith.divui %blockId, %clusterN : index
-    %grid = arith.divui %gridDim, %clusterN : index
-    %clusterRank = arith.remui %blockId, %clusterN : index
-    %clusterRankI = arith.index_castui %clusterRank : index to i32
-    // A CTA of a cluster loads its share of the tile's rows of A, A_PART_ROWS from
-    // %aPartRows, into the same place of every CTA's stage (CLUSTER_MASK: all of them).
-    %aPartRowCount = arith.constant {A_PART_ROWS} : index
-    %aPartRows = arith.muli %clusterRank, %aPartRowCount : index
-    %aRowBytes = arith.constant {KTILE_BYTES} : index
-    %aPartBytes = arith.muli %aPartRows, %aRowBytes : index
-    %clusterMask = arith.constant {CLUSTER_MASK} : i16
+    %pid = gpu.block_id x
+    %grid = gpu.grid_dim x
     // The work items' and the ring's arithmetic (per tile and per k-tile, in every warp)
     // is 32-bit: NVPTX's 64-bit divisions and remainders take a few dozen instructions a
     // tile, where 32-bit ones by the constant STAGES are a multiply-high. (A CTA's items
@@ -324,9 +307,7 @@ gpu.module @{MODULE} {
       // signals them next.
       nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
     }
-    // (With clusters, the barriers of every CTA of the cluster are initialised before any
-    // CTA's loads or releases reach them.)
-{CTA_SYNC}
+    gpu.barrier
 
     scf.if %isProducer {
       // With one CTA an SM, the producer keeps 40 registers: it only computes addresses.
@@ -492,7 +473,6 @@ gpu.module @{MODULE} {
           %previousSlot = arith.index_castui %previousSlotI : i32 to index
 {RELEASE_SLOT}
           %tok = nvgpu.mbarrier.arrive %empty[%releaseSlot] : !emptyBars -> !nvgpu.mbarrier.token
-{REMOTE_RELEASE}
           scf.yield %accOut, %slot : {ACC}, index
         }
 {TURN_SIGNAL}
@@ -508,7 +488,6 @@ gpu.module @{MODULE} {
         scf.yield %gNext : index
       }
     }
-{CLUSTER_EXIT}
     gpu.return
   }
 }
