@@ -58,8 +58,8 @@ defvar Kernel_Sm90GemmParametersText = [{
     `stages`, the depth of the TMA/mbarrier ring; `consumers`, the consumer warpgroups
     (wgmma) that a producer warpgroup feeds (0: one warpgroup both loads and computes,
     whole tiles only), 64 rows of the tile each: `tile_m` is 128 for one or two, 192 for
-    three (f16 or bf16 operands, one CTA an SM); `persistent`, one CTA an SM walking the tiles (the next tile's
-    loads overlap the last one's epilogue); `split_k`, the k-tiles of each tile in this
+    three (f16 or bf16 operands, one CTA an SM); `persistent`, one CTA an SM walking the
+    tiles (the next tile's loads overlap the last one's epilogue); `split_k`, the k-tiles of each tile in this
     many parts whose f32 partial sums a second kernel adds; `ctas_per_sm`, 1 (232
     registers a consumer thread) or 2 (a producer warp, 96 registers, at most half of the
     SM's shared memory); `tf32`, f32 operands read as tf32; `int8`, i8 operands into i32

@@ -32,6 +32,9 @@ constexpr const char kStoreStaged[] =
 constexpr const char kStoreFragments[] =
 #include "passes/kernel/templates/Sm90StoreFragments.mlir.inc"
     ;
+/// The registers the producer warpgroup keeps with one CTA an SM (it computes addresses
+/// only); the consumers take the rest.
+constexpr int64_t kProducerRegisters = 40;
 /// Its work item's tile and k-tiles ({ITEM_TILE}, in the producer's and the consumers'
 /// loops): passes/kernel/templates/Sm90GemmItem.mlir.
 constexpr const char kItemTile[] =
@@ -52,18 +55,16 @@ kiln::Sm90AOperand kiln::rowMajorMatrixA(int64_t kTileBytes, int64_t tileM) {
   return {
       /*box=*/"{TILE_M}x{TILE_K}",
       /*boxBytes=*/tileM * kTileBytes,
-      /*tilesM=*/R"(    %tileMRows = arith.constant {TILE_M} : index
-    %tileMLess = arith.subi %tileMRows, %c1 : index
+      /*tilesM=*/R"(    %tileMLess = arith.subi %tileM, %c1 : index
     %mUp = arith.addi %m, %tileMLess : index
-    %tilesM = arith.divui %mUp, %tileMRows : index)",
-      /*tileSetup=*/R"(    %tileRows = arith.constant {TILE_M} : index
-    %m0 = arith.muli %tileRow, %tileRows : index)",
+    %tilesM = arith.divui %mUp, %tileM : index)",
+      /*tileSetup=*/"    %m0 = arith.muli %tileRow, %tileM : index",
       /*loadA=*/
       "          nvgpu.tma.async.load %descA[%k0, %m0], %full[%slot] to %a : !tmA, !bars -> "
       "!tileA",
       /*descMap=*/"%descA : !halfA, !tmA",
       /*rowEnd=*/R"(      %rowsHere = arith.subi %m, %m0 : index
-      %rowEnd = arith.minui %rowsHere, %tileRows : index)",
+      %rowEnd = arith.minui %rowsHere, %tileM : index)",
       /*rowMap=*/R"(        %grow = arith.addi %m0, %r : index
         %rowOk = arith.constant true)",
   };
@@ -526,9 +527,7 @@ residualPlaceholders(Type element, const kiln::Sm90GemmConfig &config, int64_t r
           %rBytes = arith.constant )" +
            std::to_string(bytes) + R"( : index
           nvgpu.mbarrier.arrive.expect_tx %rFull[%rSlot], %rBytes : !barR
-          %rTileRows = arith.constant )" +
-           std::to_string(config.tileM) + R"( : index
-          %rRow0 = arith.muli %tileRow, %rTileRows : index)" +
+          %rRow0 = arith.muli %tileRow, %tileM : index)" +
            boxLoads},
       {"RESIDUAL_WAIT", slotOf("r") + R"(
         %rBit = arith.andi %rFill, %c1 : index
@@ -1340,14 +1339,17 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"CTAS_PER_SM", number(config.ctasPerSm)},
        {"THREADS", number(config.threads())},
        // (The producer's threads that load keep the launch's registers.)
-       {"SHRINK_PRODUCER", oneCta && !threads.any() ? "      nvvm.setmaxregister decrease 40" : ""},
-       // (What the 40-register producer leaves: 65536 registers, less 40 * 128, shared by
-       // the consumers' threads, a multiple of 8 each.)
-       {"GROW_CONSUMERS", oneCta && !threads.any()
-                              ? "      nvvm.setmaxregister increase " +
-                                    number(std::min<int64_t>(
-                                        232, (65536 - 40 * 128) / (128 * config.consumers) / 8 * 8))
-                              : ""},
+       {"SHRINK_PRODUCER", oneCta && !threads.any()
+                               ? "      nvvm.setmaxregister decrease " + number(kProducerRegisters)
+                               : ""},
+       // (What the producer leaves of the 65536 registers, shared by the consumers'
+       // threads, a multiple of 8 each: 232 for two, 152 for three.)
+       {"GROW_CONSUMERS",
+        oneCta && !threads.any()
+            ? "      nvvm.setmaxregister increase " +
+                  number(std::min<int64_t>(232, (65536 - kProducerRegisters * 128) /
+                                                    (128 * config.consumers) / 8 * 8))
+            : ""},
        // Every item of a thread has the same columns where a chunk spans the tile. With
        // one CTA an SM (registers to spare) the loads go before the main loop, whose
        // wgmma then cover their latency; with two, just before the batches.

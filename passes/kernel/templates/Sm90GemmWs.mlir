@@ -8,8 +8,8 @@
 // TILE_M x TILE_N tiles of C with CONSUMERS consumer warpgroups and a producer: consumers
 // 0 and 1 (rows 64w..64w+63 x all TILE_N columns of 128-row tiles, 4 wgmma m64nTILE_Nk16
 // or m64nTILE_Nk8 a k-tile), or 0, 1 and 2 of 192-row tiles (16-bit operands);
-// warpgroup CONSUMERS is the producer, whose first thread keeps a STAGES-stage ring of shared
-// memory filled by TMA. With one CTA an SM, the producer gives its registers to the
+// warpgroup CONSUMERS is the producer, whose first thread keeps a STAGES-stage ring of
+// shared memory filled by TMA. With one CTA an SM, the producer gives its registers to the
 // consumers (setmaxnreg); with two, it is one warp (THREADS = 288), so that two CTAs of
 // 64x128 accumulators fit the register file without moving registers.
 // A CTA walks the work items blockIdx.x, blockIdx.x + gridDim.x, ...: with one CTA per
@@ -83,9 +83,8 @@
 // split in; 1: none), STAGING_BASE, where the epilogue stages C (0, reusing the ring,
 // when every CTA has one item; STAGES * (A_STAGE_BYTES + B_STAGE_BYTES), past the ring, for a
 // persistent grid), CTAS_PER_SM (1 or 2: the CTAs an SM is to hold at once, which sets the
-// register budget), THREADS (128 (CONSUMERS + 1); 288 with two CTAs an SM), CONSUMER_THREADS
-// (128 CONSUMERS), and SHRINK_PRODUCER and
-// GROW_CONSUMERS (the setmaxnreg of each role, with one CTA an SM; nothing with two).
+// register budget), THREADS (128 (CONSUMERS + 1); 288 with two CTAs an SM),
+// CONSUMER_THREADS (128 CONSUMERS), and SHRINK_PRODUCER and GROW_CONSUMERS (the setmaxnreg of each role, with one CTA an SM; nothing with two).
 // THREAD_LOADS (docs/codegen-sm90.md, "Unaligned operands"): a row-major A of rows not a
 // multiple of 16 bytes (K unaligned) or a row-major B of such rows (N unaligned) has no
 // tensor map; its parameter is a bare pointer (A_PARAMETER, B_PARAMETER: the map or the
@@ -107,7 +106,8 @@
 // CONSUMER_ROWS (64 or 128: a consumer's rows of A and accumulators), TURNS (1 or 2: the
 // consumers a tile goes round), EMPTY_BARRIERS and EMPTY_ARRIVALS (the empty barriers,
 // STAGES or one more that no one waits for, and the threads that release a stage:
-// CONSUMER_THREADS or 128), EARLY_RELEASES (1 or 0: whether the consumers release the last stage once early),
+// CONSUMER_THREADS or 128), EARLY_RELEASES (1 or 0: whether the consumers release the
+// last stage once early),
 // RELEASE_SLOT (defines %releaseSlot, the stage a k-tile releases: the previous k-tile's,
 // or %pending, the consumer's own previous k-tile), RELEASE_LAST (nothing, or the release
 // of a tile's last k-tile after its loop), TURN_WAIT and TURN_SIGNAL (nothing, or the named
@@ -191,6 +191,7 @@ gpu.module @{MODULE} {
     %c1087 = arith.constant 1087 : index
     %aStageBytes = arith.constant {A_STAGE_BYTES} : index
     %bBoxBytes = arith.constant {B_BOX_BYTES} : index
+    %tileM = arith.constant {TILE_M} : index
     %tileN = arith.constant {TILE_N} : index
     %tileK = arith.constant {TILE_K} : index
     %bBoxes = arith.constant {B_BOXES} : index
@@ -379,7 +380,8 @@ gpu.module @{MODULE} {
     } else {
       // Each consumer holds {CONSUMER_ROWS} x {TILE_N} f32 accumulators. With one CTA an SM it gets
       // what the producer's 128 threads gave up: 232 registers with two consumers
-      // (232 * 256 + 40 * 128 <= 65536), 152 with three (152 * 384 + 40 * 128). With two, every thread keeps the 96 of a launch (18 warps an SM, 5 on
+      // (232 * 256 + 40 * 128 <= 65536), 152 with three (152 * 384 + 40 * 128). With two
+      // CTAs an SM, every thread keeps the 96 of a launch (18 warps an SM, 5 on
       // some of its 4 register-file quarters of 16384; a 24-register producer warpgroup
       // would spill: ptxas compiles the code after a setmaxnreg for its count).
 {GROW_CONSUMERS}
