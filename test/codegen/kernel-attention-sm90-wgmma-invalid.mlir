@@ -85,38 +85,3 @@ func.func @main(%q: memref<2x8x512x128xf16>, %k: memref<2x8x512x128xf16>, %v: me
   kernel.launch @Tma_causal_wide(%q, %k, %v, %o) : (memref<2x8x512x128xf16>, memref<2x8x512x128xf16>, memref<2x8x512x128xf16>, memref<2x8x512x128xf16>) -> ()
   return
 }
-
-// -----
-
-// The one-stage form holds all of Skv in its one KV tile: 128 keys cannot hold 197, and
-// the tile of 197 is 208 keys (a multiple of 16), not 256.
-// expected-error @+1 {{is not a configuration of this attention (Sq 197, Skv 197, D 64) on sm_90a}}
-kernel.func @One_stage_short(%q: memref<2x3x197x64xf16>, %k: memref<2x3x197x64xf16>, %v: memref<2x3x197x64xf16>, %o: memref<2x3x197x64xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 64, block_kv = 128, stages = 1, warps = 4, wgmma = true>} {
-  attention ins(%q, %k, %v : memref<2x3x197x64xf16>, memref<2x3x197x64xf16>, memref<2x3x197x64xf16>) outs(%o : memref<2x3x197x64xf16>) {
-  ^bb0(%a: tensor<2x3x197x64xf16>, %b: tensor<2x3x197x64xf16>, %c: tensor<2x3x197x64xf16>):
-    %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x197x64xf16>, tensor<2x3x197x64xf16>, tensor<2x3x197x64xf16>) -> tensor<2x3x197x64xf16>
-    kernel.yield %r : tensor<2x3x197x64xf16>
-  }
-  return
-}
-func.func @main(%q: memref<2x3x197x64xf16>, %k: memref<2x3x197x64xf16>, %v: memref<2x3x197x64xf16>, %o: memref<2x3x197x64xf16>) attributes {kernel.num_inputs = 3 : i64} {
-  kernel.launch @One_stage_short(%q, %k, %v, %o) : (memref<2x3x197x64xf16>, memref<2x3x197x64xf16>, memref<2x3x197x64xf16>, memref<2x3x197x64xf16>) -> ()
-  return
-}
-
-// -----
-
-// ... nor at 256 keys, which ptxas spills at two CTAs an SM: the form stops at 240 (D 64).
-// expected-error @+1 {{is not a configuration of this attention (Sq 256, Skv 256, D 64) on sm_90a}}
-kernel.func @One_stage_wide(%q: memref<2x3x256x64xf16>, %k: memref<2x3x256x64xf16>, %v: memref<2x3x256x64xf16>, %o: memref<2x3x256x64xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 64, block_kv = 256, stages = 1, warps = 4, wgmma = true>} {
-  attention ins(%q, %k, %v : memref<2x3x256x64xf16>, memref<2x3x256x64xf16>, memref<2x3x256x64xf16>) outs(%o : memref<2x3x256x64xf16>) {
-  ^bb0(%a: tensor<2x3x256x64xf16>, %b: tensor<2x3x256x64xf16>, %c: tensor<2x3x256x64xf16>):
-    %r = graph.attention %a, %b, %c {scale = 0.125 : f32} : (tensor<2x3x256x64xf16>, tensor<2x3x256x64xf16>, tensor<2x3x256x64xf16>) -> tensor<2x3x256x64xf16>
-    kernel.yield %r : tensor<2x3x256x64xf16>
-  }
-  return
-}
-func.func @main(%q: memref<2x3x256x64xf16>, %k: memref<2x3x256x64xf16>, %v: memref<2x3x256x64xf16>, %o: memref<2x3x256x64xf16>) attributes {kernel.num_inputs = 3 : i64} {
-  kernel.launch @One_stage_wide(%q, %k, %v, %o) : (memref<2x3x256x64xf16>, memref<2x3x256x64xf16>, memref<2x3x256x64xf16>, memref<2x3x256x64xf16>) -> ()
-  return
-}
