@@ -385,26 +385,6 @@ def main():
             ("b2 h3 s197 causal bf16", [2, 3], 197, 197, "causal", BF16, "64x64x2x4xwgmma"),
             ("b2 h3 s300 d64 bf16", [2, 3], 300, 300, None, BF16, "64x128x2x4xwgmma")]:
         cases.append({**c(f"{name} [{config}]", lead, sq, skv, 64, mask, dtype), "config": config})
-    # The wgmma variant's one-stage form: one KV tile of Skv rounded up to 16 keys (further
-    # where the copies would not divide among the threads), the softmax in one pass.
-    for name, lead, sq, skv, d, mask, dtype, config in [
-            ("b2 h3 s197 d64", [2, 3], 197, 197, 64, None, F16, "64x208x1x4xwgmma"),
-            ("b2 h3 sq77 skv200 d64", [2, 3], 77, 200, 64, None, F16, "64x208x1x4xwgmma"),
-            ("b2 h3 s197 causal", [2, 3], 197, 197, 64, "causal", F16, "64x208x1x4xwgmma"),
-            ("b2 h3 s197 causal bf16", [2, 3], 197, 197, 64, "causal", BF16, "64x208x1x4xwgmma"),
-            ("b2 h3 s128 padding mask", [2, 3], 128, 128, 64, "padding", F16, "64x128x1x4xwgmma"),
-            ("b2 h3 sq100 skv200 full mask", [2, 3], 100, 200, 64, "full", F16,
-             "64x208x1x4xwgmma"),
-            ("b2 h3 sq70 skv91 full mask (odd rows)", [2, 3], 70, 91, 64, "full", F16,
-             "64x96x1x4xwgmma"),
-            ("b2 h3 s64 empty rows nan_to_zero", [2, 3], 64, 64, 64, "empty_rows", F16,
-             "64x64x1x4xwgmma"),
-            ("n12 s197 d64 (rank 3)", [12], 197, 197, 64, None, F16, "64x208x1x4xwgmma"),
-            ("b2 h2 s1 d64", [2, 2], 1, 1, 64, None, F16, "64x16x1x4xwgmma"),
-            ("b2 h3 s120 d128", [2, 3], 120, 120, 128, None, F16, "64x128x1x4xwgmma"),
-            ("b2 h3 s128 d80 padding mask", [2, 3], 128, 128, 80, "padding", F16,
-             "64x128x1x4xwgmma")]:
-        cases.append({**c(f"{name} [{config}]", lead, sq, skv, d, mask, dtype), "config": config})
     # The TMA form (sm_90a: a producer warpgroup, two consumers taking turns) under each of
     # its configurations: tails of Q and K/V (TMA's zero fill), masks, causal, empty rows,
     # bf16, [N, S, D] operands, heads of one, two and four swizzle atoms.

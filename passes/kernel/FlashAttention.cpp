@@ -239,34 +239,6 @@ kiln::flashAttentionTmaView(const FlashAttentionProblem &problem, const Attentio
   return view;
 }
 
-/// The wgmma variant's one-stage form, where one KV tile can hold all of a static Skv (up
-/// to 256 keys): the softmax in one pass and the tile Skv rounded up to 16 keys (P V's
-/// k-steps), further where the copies would not divide among the 128 threads, rather than to
-/// a multiple of 64 (197 tokens: 208 keys computed, not 256). S's accumulators take
-/// block_kv / 2 registers a thread and O's D / 2: the tiles are those ptxas 13.0 assembles
-/// without spills (at two CTAs an SM, 255 registers): up to 240 keys at D 64, 128 at D 80,
-/// 96 and 128 (D 64 with 256 keys, D 112 with 128 and D 128 with 176 spill).
-static std::optional<kiln::FlashAttentionConfig>
-wholeKvConfig(const kiln::FlashAttentionProblem &problem) {
-  int64_t d = problem.headDim;
-  int64_t maxKeys = d == 64 ? 240 : d == 80 || d == 96 || d == 128 ? 128 : 0;
-  if (problem.dynamic || problem.seqKv < 1 || problem.seqKv > maxKeys)
-    return std::nullopt;
-  kiln::FlashAttentionConfig config{64, 0, 1, 4, /*wgmma=*/true};
-  config.blockKv = llvm::alignTo(problem.seqKv, 16);
-  while (config.blockKv * problem.headDim / 8 % config.threads() != 0)
-    config.blockKv += 16;
-  if (config.blockKv > maxKeys)
-    return std::nullopt;
-  return config;
-}
-
-/// The one-stage form's wait for V, its second copy group (the first, Q and K, was waited
-/// for before S = Q K^T): every thread's copies landed, visible to wgmma.
-static constexpr const char *kWaitForV = R"(      nvvm.cp.async.wait.group 0
-      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-      gpu.barrier)";
-
 SmallVector<kiln::FlashAttentionConfig>
 kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef target) {
   SmallVector<FlashAttentionConfig> configs;
@@ -308,9 +280,6 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
       if (config.blockKv * problem.headDim / 8 % config.threads() == 0 &&
           config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90)
         configs.push_back(config);
-    if (std::optional<FlashAttentionConfig> whole = wholeKvConfig(problem))
-      if (whole->sharedBytes(problem.headDim) <= kMaxSharedBytesSm90)
-        configs.push_back(*whole);
     // The TMA form, where Q, K and V are views a tensor map describes (static strides,
     // 16-byte aligned), D up to 128 (wider heads' O, D / 2 registers a thread, spills).
     bool tmaViews = flashAttentionTmaView(problem, problem.query) &&
@@ -407,9 +376,6 @@ double kiln::estimateFlashAttentionMicros(const FlashAttentionProblem &problem,
     efficiency *= 0.9;
   if (config.stages == 3)
     efficiency *= 0.96;
-  // The one-stage form: as wide a tile as 128 keys, and its one-pass softmax.
-  if (config.stages == 1)
-    efficiency *= 1.09;
   // The TMA form (H200, b8 h12 s512, 2026-11-29; its own factors in place of those of the
   // tiles and stages above): ahead of the cp.async forms at D 80 to 128 (D 128: 128x64 in 3
   // stages 0.0395 ms, 128x128 in 2 0.0413, against 0.0422 for 64x64 w4), behind them at D
@@ -959,17 +925,6 @@ struct FlashAttentionGenerator {
                               config.blockKv == 64 && config.stages == 2
                           ? 4
                           : 1;
-    // The KV tiles the wgmma variant loads before its loop: all but one stage of the ring,
-    // or the one tile of its one-stage form, which the loop never refills (a tile holds all
-    // of Skv: wholeKvConfig).
-    bool oneStage = config.stages == 1;
-    int64_t preload = std::max<int64_t>(config.stages - 1, 1);
-    if (oneStage && (!config.wgmma || config.tma || problem.dynamic ||
-                     problem.seqKv > config.blockKv))
-      return module.emitError(pass) << ": " << config.describe()
-                                    << " has one stage, which holds one KV tile: it needs the "
-                                       "wgmma variant and a static Skv of at most block_kv ("
-                                    << problem.seqKv << ")";
     // The warps that compute scores (the TMA form's producer warpgroup computes none).
     int64_t computeWarps = config.tma ? 8 : config.warps;
     // The parts the Hopper templates share go in first: they hold placeholders too.
@@ -1019,10 +974,7 @@ struct FlashAttentionGenerator {
                                          {"BQ", str(config.blockQ)},
                                          {"BKV", str(config.blockKv)},
                                          {"STAGES", str(config.stages)},
-                                         {"PRELOAD", str(preload)},
-                                         {"WAIT_Q", str(oneStage ? 1 : config.stages - 2)},
-                                         {"KV_SPLIT", oneStage ? "nvvm.cp.async.commit.group" : ""},
-                                         {"WAIT_V", oneStage ? kWaitForV : ""},
+                                         {"WAIT_Q", str(config.stages - 2)},
                                          {"WAIT", str(config.stages - 1)},
                                          {"WARPS", str(config.warps)},
                                          {"MIN_CTAS", str(minCtas)},
@@ -1070,9 +1022,6 @@ struct FlashAttentionGenerator {
     // SM (at most 255 registers), 8-warp ones one. (64x32 CTAs, three an SM at D 128 in
     // 168 registers, were correct but slower: notebook
     // 2026-11-29-01-mask-pairs-gelu-vit-tokens.md.)
-    // The one-stage form holds all of S: 87 to 255 registers (D 64: 16 keys to 240).
-    if (config.stages == 1)
-      return 2;
     if (headDim > 64)
       return config.warps == 8 ? 1 : 2;
     // 64x64x2 w4 4 (126 registers; 5 would spill 16 bytes since the whole-tile copies and

@@ -12,9 +12,7 @@
 // Each product is one inline-asm block (fence, the k-steps, commit, wait 0), so that no
 // read of the accumulators can move above the wait. K and V tiles ({BKV} rows) stream
 // through a {STAGES}-stage cp.async ring; a generic-to-async proxy fence makes the copies
-// visible to wgmma. With one stage, a tile holds all of Skv (up to 256 keys, a multiple of
-// 16: the softmax takes one pass, and an odd Skv such as 197 pads to 208 keys rather than
-// to a multiple of 64). D a multiple of 16 from 64 to 128: a row is ATOMS = ceil(D / 64)
+// visible to wgmma. D a multiple of 16 from 64 to 128: a row is ATOMS = ceil(D / 64)
 // 128-byte swizzle atoms, each atom of a tile stored after the other's rows (the last
 // partly used); the k-steps of S = Q K^T walk the atoms, and the V descriptor's leading
 // byte offset steps O's columns from one atom to the next (DESC_V). docs/codegen-attention.md.
@@ -229,11 +227,9 @@ gpu.module @{MODULE} {
         : !gmem to !sq
     } {unroll}
 
-    // Prologue: KV tiles 0 .. {PRELOAD}-1 into stages 0 .. {PRELOAD}-1, one group each (Q
-    // joins the first). {PRELOAD} is {STAGES} - 1, or 1 where one stage holds the whole of
-    // Skv (one KV tile: the loop refills nothing); there K and V are copy groups of their
-    // own, so that S = Q K^T and the softmax run while V lands (waited for before P V).
-    %pro = arith.constant {PRELOAD} : index
+    // Prologue: KV tiles 0 .. {STAGES}-2 into stages 0 .. {STAGES}-2, one group each (Q
+    // joins the first).
+    %pro = arith.subi %cStages, %c1 : index
     scf.for %j = %c0 to %pro step %c1 {
       %has = arith.cmpi ult, %j, %numKv : index
       scf.if %has {
@@ -256,20 +252,6 @@ gpu.module @{MODULE} {
             %grow = arith.addi %kv0, %row : index
             %tk = nvgpu.device_async_copy %Kg[%grow, %col], %Ks[%j, %atom, %row, %pc], 8 {bypassL1}
               : !gmem to !skv
-          } {unroll}
-{KV_SPLIT}
-          scf.for %i = %c0 to %cKvChunks step %c1 {
-            %i0 = arith.muli %i, %cThreads : index
-            %chunk = arith.addi %i0, %tid : index
-            %row = arith.divui %chunk, %cCpr : index
-            %cc = arith.remui %chunk, %cCpr : index
-            %r8 = arith.remui %row, %c8 : index
-            %atom = arith.divui %cc, %c8 : index
-            %cin = arith.remui %cc, %c8 : index
-            %pc0 = arith.xori %cin, %r8 : index
-            %pc = arith.muli %pc0, %c8 : index
-            %col = arith.muli %cc, %c8 : index
-            %grow = arith.addi %kv0, %row : index
             %tv = nvgpu.device_async_copy %Vg[%grow, %col], %Vs[%j, %atom, %row, %pc], 8 {bypassL1}
               : !gmem to !skv
           } {unroll}
@@ -291,23 +273,6 @@ gpu.module @{MODULE} {
             %n = arith.select %inside, %c8, %c0 : index
             %tk = nvgpu.device_async_copy %Kg[%srow, %col], %Ks[%j, %atom, %row, %pc], 8, %n {bypassL1}
               : !gmem to !skv
-          } {unroll}
-{KV_SPLIT}
-          scf.for %i = %c0 to %cKvChunks step %c1 {
-            %i0 = arith.muli %i, %cThreads : index
-            %chunk = arith.addi %i0, %tid : index
-            %row = arith.divui %chunk, %cCpr : index
-            %cc = arith.remui %chunk, %cCpr : index
-            %r8 = arith.remui %row, %c8 : index
-            %atom = arith.divui %cc, %c8 : index
-            %cin = arith.remui %cc, %c8 : index
-            %pc0 = arith.xori %cin, %r8 : index
-            %pc = arith.muli %pc0, %c8 : index
-            %col = arith.muli %cc, %c8 : index
-            %grow = arith.addi %kv0, %row : index
-            %inside = arith.cmpi ult, %grow, %skv : index
-            %srow = arith.minui %grow, %skvLast : index
-            %n = arith.select %inside, %c8, %c0 : index
             %tv = nvgpu.device_async_copy %Vg[%srow, %col], %Vs[%j, %atom, %row, %pc], 8, %n {bypassL1}
               : !gmem to !skv
           } {unroll}
@@ -400,7 +365,6 @@ gpu.module @{MODULE} {
       %vAddrI = arith.index_castui %vAddr : index to i64
       %vAddr16 = arith.shrui %vAddrI, %i4_64 : i64
       %descV = arith.addi %vAddr16, %descConstV : i64
-{WAIT_V}
 {WGMMA_PV}
       scf.yield %oNew, %mNew, %lNew : !oacc, !rows, !rows
     }
