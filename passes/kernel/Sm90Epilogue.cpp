@@ -639,11 +639,8 @@ kiln::sm90EpiloguePlaceholders(const Sm90Epilogue *epilogue, Type result, String
           {"STORED", stored}};
 }
 
-namespace kiln {
-/// emitSm90Epilogue at one of the template's markers (the last in walk order).
-static LogicalResult emitSm90EpilogueAtMarker(gpu::GPUFuncOp kernel, const Sm90Epilogue &epilogue,
-                                              unsigned firstParameter,
-                                              unsigned trailingParameters) {
+LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &epilogue,
+                                     unsigned firstParameter, unsigned trailingParameters) {
   UnrealizedConversionCastOp marker;
   kernel.walk([&](UnrealizedConversionCastOp op) {
     if (op->hasAttr(kMarkerAttr))
@@ -766,22 +763,6 @@ static LogicalResult emitSm90EpilogueAtMarker(gpu::GPUFuncOp kernel, const Sm90E
                   arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract));
   marker.getResult(0).replaceAllUsesWith(combined);
   marker.erase();
-  return success();
-}
-} // namespace kiln
-
-LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &epilogue,
-                                     unsigned firstParameter, unsigned trailingParameters) {
-  // A template may run the epilogue at several places (the deferred epilogue drains items
-  // in the main loop, after it and after the last tile): each marker becomes its own copy.
-  int markers = 0;
-  kernel.walk([&](UnrealizedConversionCastOp op) {
-    if (op->hasAttr(kMarkerAttr))
-      ++markers;
-  });
-  for (int done = 0; done < std::max(markers, 1); ++done)
-    if (failed(emitSm90EpilogueAtMarker(kernel, epilogue, firstParameter, trailingParameters)))
-      return failure();
   return success();
 }
 

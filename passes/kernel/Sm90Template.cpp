@@ -32,20 +32,6 @@ constexpr const char kStoreStaged[] =
 constexpr const char kStoreFragments[] =
 #include "passes/kernel/templates/Sm90StoreFragments.mlir.inc"
     ;
-/// Its deferred epilogue (three cooperative consumers, persistent): the parts of
-/// passes/kernel/templates/Sm90StoreDeferred.mlir, each after a `// @@ NAME` line.
-constexpr const char kStoreDeferred[] =
-#include "passes/kernel/templates/Sm90StoreDeferred.mlir.inc"
-    ;
-std::string deferredPart(StringRef name) {
-  StringRef parts(kStoreDeferred);
-  std::string marker = ("// @@ " + name + "\n").str();
-  size_t begin = parts.find(marker);
-  assert(begin != StringRef::npos && "no such part of Sm90StoreDeferred.mlir");
-  begin += marker.size();
-  size_t end = parts.find("// @@ ", begin);
-  return parts.slice(begin, end).rtrim('\n').str();
-}
 /// The registers the producer warpgroup keeps with one CTA an SM (it computes addresses
 /// only); the consumers take the rest.
 constexpr int64_t kProducerRegisters = 40;
@@ -1057,14 +1043,6 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   // Its staging (rows of TILE_N results and 16 bytes: 64 for each ping-pong consumer)
   // fits where the f32 staging's is reserved.
   bool fragments = config.fragmentEpilogue();
-  // Three cooperative consumers on a persistent grid drain each tile's epilogue during the
-  // next tile's main loop (Sm90StoreDeferred.mlir), where C's rows are the tile's (a
-  // row-major A, one matrix), the results 16-bit floats and nothing else shares the
-  // epilogue's protocol (a residual tile, stream-K).
-  bool deferred = config.consumers == 3 && config.persistent && config.splitK == 1 &&
-                  config.streamK <= 1 && !config.int8 && !residual && !threads.any() &&
-                  a.bMatrix.empty() && a.rowMap == rowMajorMatrixA().rowMap &&
-                  (result.isF16() || result.isBF16());
   int64_t slices = config.pingpong ? 2 : 1;
   int64_t epilogueLanes = fragments ? 2 : lanes;
   int64_t outPitch = config.tileN + 16 / resultBytes;
@@ -1242,22 +1220,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   text = substitutePlaceholders(
       text,
       {// The epilogue's and the A operand's snippets first: they use the placeholders below.
-       {"STORE_TILE", deferred    ? deferredPart("STAGE")
-                      : fragments ? kStoreFragments
-                                  : kStoreStaged},
-       {"DEFER_IN_LOOP", deferred ? deferredPart("IN_LOOP") : ""},
-       {"DEFER_FLUSH", deferred ? deferredPart("FLUSH") : ""},
-       {"DEFER_SETUP", deferred ? "      %dSixteen = arith.constant 16 : index\n"
-                                  "      %dWarpRows = arith.muli %warp, %dSixteen : index\n"
-                                  "      %outItems = arith.constant {OUT_ITEMS} : index\n"
-                                  "      %noPrev = arith.constant false\n"
-                                  "      %yesPrev = arith.constant true"
-                                : ""},
-       {"DEFER_RESULTS", deferred ? ":4" : ""},
-       {"DEFER_INIT", deferred ? ", %prevM0 = %c0, %prevN0 = %c0, %hasPrev = %noPrev" : ""},
-       {"DEFER_TYPES", deferred ? ", index, index, i1" : ""},
-       {"DEFER_YIELD", deferred ? ", %m0, %n0, %yesPrev" : ""},
-       {"DRAIN", deferred ? deferredPart("DRAIN") : ""},
+       {"STORE_TILE", fragments ? kStoreFragments : kStoreStaged},
        {"ITEM_TILE", kItemTile},
        {"DESCRIPTORS", kTileBytes == 128 ? kDescriptors128 : kDescriptors64},
        {"TILES_M", a.tilesM},
@@ -1424,7 +1387,7 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   // the residual at the element's place in its tile.
   text = substitutePlaceholders(
       text, sm90EpiloguePlaceholders(epilogue, result, "%v", "%growAt", "%gcolAt", "%m", "%n",
-                                     deferred ? lanes : epilogueLanes,
+                                     epilogueLanes,
                                      !residual   ? ""
                                      : fragments ? "%rFlat, %c0, %rAt : !tileRFlat, index, index"
                                                  : "%rTile, %r, %col : !tileR, index, index"));

@@ -113,11 +113,6 @@
 // of a tile's last k-tile after its loop), TURN_WAIT and TURN_SIGNAL (nothing, or the named
 // barriers 2 and 3 that order the turns), WG_STAGING_BYTES (each consumer's staging, past
 // the previous one's: 0 for cooperative consumers).
-// DEFER_* (nothing, or the deferred epilogue of three cooperative consumers on a
-// persistent grid, Sm90StoreDeferred.mlir: DEFER_SETUP, DEFER_RESULTS, DEFER_INIT,
-// DEFER_TYPES and DEFER_YIELD carry the previous tile's place through the consumers' loop,
-// DEFER_IN_LOOP drains one of its items after each k-tile's wgmma, DEFER_FLUSH the last
-// tile's after the loop; STORE_TILE is then its STAGE).
 // STORE_TILE (the epilogue after the main loop: Sm90StoreStaged.mlir, whose f32 staging
 // the placeholders above describe, or Sm90StoreFragments.mlir for i8 products and ping-pong
 // consumers, whose own
@@ -422,9 +417,7 @@ gpu.module @{MODULE} {
       %warpRow = arith.muli %warp, %rowsPerWarp : index
       %firstRow = arith.addi %warpRow, %laneRow : index
       %rowStep = arith.muli %rowsPerWarp, %c8 : index
-{DEFER_SETUP}
-      %consumed{DEFER_RESULTS} = scf.for %item = %firstItem to %items step %itemStep
-          iter_args(%g0 = %gStart{DEFER_INIT}) -> (index{DEFER_TYPES}) {
+      %consumed = scf.for %item = %firstItem to %items step %itemStep iter_args(%g0 = %gStart) -> (index) {
 {ITEM_TILE}
         %split = arith.index_castui %splitI : i32 to index
 {TILE_SETUP}
@@ -465,7 +458,6 @@ gpu.module @{MODULE} {
           // one) is in flight, so that this thread's wgmma on the k-tile before have
           // completed.
 {MMA}
-{DEFER_IN_LOOP}
 
           // Release the CTA's k-tile g-1's stage, (g + STAGES - 1) % STAGES. Cooperative
           // consumers: at kt = 0 that is the last k-tile of the previous tile (complete:
@@ -495,9 +487,8 @@ gpu.module @{MODULE} {
         }
         %turnKTiles = arith.muli %kCount, %turns : index
         %gNext = arith.addi %g0, %turnKTiles : index
-        scf.yield %gNext{DEFER_YIELD} : index{DEFER_TYPES}
+        scf.yield %gNext : index
       }
-{DEFER_FLUSH}
     }
     gpu.return
   }
