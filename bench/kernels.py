@@ -238,6 +238,8 @@ def fused_cases():
                                           "vit fc1 6304x768x3072 +bias gelu"),
                                          (6304, 3072, 768, None, True,
                                           "vit fc2 6304x3072x768 +bias +residual"),
+                                         (50432, 768, 2304, None, False,
+                                          "vit qkv b256 50432x768x2304 +bias"),
                                          (50432, 768, 3072, "gelu", False,
                                           "vit fc1 b256 50432x768x3072 +bias gelu"),
                                          # The same product without the GELU: what the
