@@ -123,6 +123,11 @@ struct Sm90GemmConfig {
   bool fragmentEpilogue() const {
     return (int8 || pingpong || streamK > 1 || consumers == 3) && splitK == 1;
   }
+  /// The columns of C the fragment epilogue stages at a time: 64 for three consumers, so
+  /// that the staging of their 192 rows (rows of 64 results) leaves a persistent grid's
+  /// ring room for a fourth stage; the whole tile's otherwise (in passes, a 128 x 256
+  /// stream-K tile's fix-up and epilogue spill 24 bytes in 232 registers).
+  int64_t fragmentPassColumns() const { return consumers == 3 ? 64 : tileN; }
   /// The bytes of one operand element (a k-tile row is 128 of them).
   int64_t elementBytes() const { return tf32 ? 4 : int8 ? 1 : 2; }
   /// A's and B's bytes of one k-tile.
@@ -164,8 +169,8 @@ struct Sm90GemmConfig {
   int64_t ringAndStagingBytes(int64_t resultBytes = 4) const;
   /// The staging of C's tile after the main loop: f32 rows of stagedColumns(); or, under
   /// the fragment epilogue (fragmentEpilogue(): it stages only its results), rows of
-  /// TILE_N results of `resultBytes` and 16 bytes of padding (64 for each ping-pong
-  /// consumer, which stages its tile a 64-row slice at a time).
+  /// fragmentPassColumns() results of `resultBytes` and 16 bytes of padding (64 for each
+  /// ping-pong consumer, which stages its tile a 64-row slice at a time).
   int64_t stagingBytes(int64_t resultBytes = 4) const;
   /// The f32 row stride of C's staging: TILE_N + 4 floats. Rows 4 banks apart make both
   /// sides conflict-free: the accumulator fragments' 8-byte stores (8 rows x 4 column

@@ -129,7 +129,7 @@ int64_t kiln::Sm90GemmConfig::stagingBytes(int64_t resultBytes) const {
     return 0;
   // (Ping-pong consumers: 64 rows each, one slice of their tile at a time.)
   if (fragmentEpilogue())
-    return tileM * (tileN * resultBytes + 16);
+    return tileM * (fragmentPassColumns() * resultBytes + 16);
   return tileM * stagedColumns() * 4;
 }
 
@@ -377,18 +377,21 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
   // (1.3x of 128 x 256), in as many waves as the product has tiles for (ViT-B/16's
   // products at batch 32 are 33 rows of them by 4, 12 or 16: whole waves, where 128-wide
   // tiles leave a ragged last one). Their fragment epilogue stages 16-bit results; with
-  // one tile a CTA the staging reuses the ring, which then holds 4 stages, else 3.
+  // one tile a CTA the staging reuses the ring; past it, a staging of 64 columns at a time
+  // leaves room for 4 stages as well (3 kept as a candidate: the ring's depth against the
+  // staging's passes).
   if ((problem.operand.isF16() || problem.operand.isBF16()) &&
       problem.result.getIntOrFloatBitWidth() <= 16 && !problem.batched &&
       !threadLoads(problem).any()) {
     int64_t tiles192 = llvm::divideCeil(problem.m, 192) * llvm::divideCeil(problem.n, 192);
-    for (bool persistent : {false, true}) {
+    for (auto [persistent, stages] :
+         {std::pair<bool, int64_t>{false, 4}, {true, 4}, {true, 3}}) {
       Sm90GemmConfig config;
       config.tileM = 192;
       config.tileN = 192;
       config.consumers = 3;
       config.persistent = persistent;
-      config.stages = persistent ? 3 : 4;
+      config.stages = stages;
       if ((persistent ? tiles192 > kSm90Multiprocessors : tiles192 >= kSm90Multiprocessors / 2) &&
           fits(config))
         configs.push_back(config);

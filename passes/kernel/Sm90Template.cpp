@@ -1045,8 +1045,11 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
   bool fragments = config.fragmentEpilogue();
   int64_t slices = config.pingpong ? 2 : 1;
   int64_t epilogueLanes = fragments ? 2 : lanes;
-  int64_t outPitch = config.tileN + 16 / resultBytes;
-  int64_t outChunks = config.tileN / lanes;
+  // The fragment epilogue stages PASS_COLUMNS columns of its rows at a time
+  // (Sm90GemmConfig::fragmentPassColumns).
+  int64_t passColumns = config.fragmentPassColumns();
+  int64_t outPitch = passColumns + 16 / resultBytes;
+  int64_t outChunks = passColumns / lanes;
   std::string columnValues =
       !fragments && epilogue && rowLanes * lanes == config.tileN
           ? "        %columnsOfItems = arith.addi %n0, %laneCol : index\n"
@@ -1319,7 +1322,9 @@ FailureOr<gpu::GPUFuncOp> kiln::instantiateWarpSpecialisedGemm(
        {"OUT_PITCH", number(outPitch)},
        {"OUT_CHUNKS", number(outChunks)},
        {"OUT_ITEMS", number(16 * outChunks / 32)},
-       {"FRAGMENT_GROUPS", number(config.tileN / 8)},
+       {"PASS_COLUMNS", number(passColumns)},
+       {"PASS_GROUPS", number(passColumns / 8)},
+       {"FRAGMENT_PASSES", number(config.tileN / passColumns)},
        {"FRAGMENT_VALUES", number(slices * config.tileN / 2)},
        {"PAIR_ALIGNMENT", number(2 * resultBytes)},
        // With one CTA an SM (232 registers a thread) the epilogue's loads go first; two

@@ -13,7 +13,7 @@
 // CHECK: gpu.func @gemm_f16_f16_192x192x64_s4_ws3_add_add
 // CHECK-NOT: _r(
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c384_i32
-// CHECK: vector.store {{.*}} : memref<192x200xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: vector.store {{.*}} : memref<192x72xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // PTX-LABEL: .visible .entry gemm_f16_f16_192x192x64_s4_ws3_add_add_
 // PTX: bar.sync {{.*}}, 384;
 

@@ -15,17 +15,20 @@
 // f32 (ACC_FINISH). The residual tile, when there is one, lies in
 // rows padded by 16 bytes (RESIDUAL_AT), so that the 8 rows a warp reads at once fall on
 // different banks. The results go to a STAGED_ROWS x OUT_PITCH staging (the rows the
-// consumer holds of a slice: 128 or 64; rows padded by 16 bytes
-// for the same reason), 2 elements a store (PAIR_ALIGNMENT bytes); warp w then stores
-// the 16 rows of the slice it holds itself, so a warp-level barrier orders the two.
-// Its own placeholders: OUT_PITCH (TILE_N + 16 bytes of OUT), FRAGMENT_GROUPS
-// (TILE_N / 8), FRAGMENT_SLICES, FRAGMENT_WARPS (the warps that hold a slice: 8 or 4),
+// consumer holds of a slice: 192, 128 or 64; rows padded by 16 bytes
+// for the same reason), 2 elements a store (PAIR_ALIGNMENT bytes), PASS_COLUMNS columns
+// at a time (FRAGMENT_PASSES passes over the tile's columns: a staging of 64 columns
+// leaves the ring room for another stage); warp w then stores the 16 rows of the pass
+// it holds itself, so warp-level barriers order the two.
+// Its own placeholders: OUT_PITCH (PASS_COLUMNS + 16 bytes of OUT), PASS_COLUMNS,
+// PASS_GROUPS (PASS_COLUMNS / 8), FRAGMENT_PASSES (TILE_N / PASS_COLUMNS), FRAGMENT_SLICES,
+// FRAGMENT_WARPS (the warps that hold a slice: 8, 12 or 4),
 // FRAGMENT_SLICE_VALUES (TILE_N / 2), FRAGMENT_VALUES (all of a thread's: FRAGMENT_SLICES
 // TILE_N / 2), PAIR_ALIGNMENT, FRAGMENT_LOOP (`unroll`,
 // and `hoist_loads` where registers allow: unrollMarkedLoops), FRAGMENT_BARRIER (the
 // warpgroups' barrier, or nothing), COLUMN_INSIDE (the column test, or `true` where N is
-// a multiple of TILE_N), OUT_CHUNKS (TILE_N / LANES) and OUT_ITEMS (a lane's chunks of
-// its warp's 16 rows).
+// a multiple of TILE_N), OUT_CHUNKS (PASS_COLUMNS / LANES) and OUT_ITEMS (a lane's chunks
+// of its warp's 16 rows in a pass).
         // The staging reuses the ring when the CTA has one tile: both consumers' wgmma
         // must be complete first (FRAGMENT_BARRIER; nothing on a persistent grid, whose
         // staging lies past the ring and whose warps each reuse their own rows).
@@ -42,14 +45,20 @@
         %fragCol = arith.muli %quad, %c2 : index
         %fragSliceValues = arith.constant {FRAGMENT_SLICE_VALUES} : index
 {ROW_END}
-        %fragGroups = arith.constant {FRAGMENT_GROUPS} : index
+        %passGroups = arith.constant {PASS_GROUPS} : index
+        %passColumns = arith.constant {PASS_COLUMNS} : index
+        %fragPasses = arith.constant {FRAGMENT_PASSES} : index
         %fragSlices = arith.constant {FRAGMENT_SLICES} : index
         scf.for %s = %c0 to %fragSlices step %c1 {
         %sliceRows = arith.muli %s, %c64 : index
         %warpRows = arith.addi %sliceRows, %warpRowsInSlice : index
         %fragRow = arith.addi %warpRows, %quadRow : index
         %sliceValues = arith.muli %s, %fragSliceValues : index
-        scf.for %j = %c0 to %fragGroups step %c1 {
+        scf.for %pass = %c0 to %fragPasses step %c1 {
+        %passCol = arith.muli %pass, %passColumns : index
+        %passGroup = arith.muli %pass, %passGroups : index
+        scf.for %jInPass = %c0 to %passGroups step %c1 {
+          %j = arith.addi %passGroup, %jInPass : index
           scf.for %h = %c0 to %c2 step %c1 {
             %hRows = arith.muli %h, %c8 : index
             %r = arith.addi %fragRow, %hRows : index
@@ -76,12 +85,13 @@
             {EPILOGUE}
             {CONVERT}
             %stagedRow = arith.subi %r, %sliceRows : index
-            vector.store {STORED}, %outTile[%stagedRow, %col] {alignment = {PAIR_ALIGNMENT}} : memref<{STAGED_ROWS}x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>, vector<2x{OUT}>
+            %stagedCol = arith.subi %col, %passCol : index
+            vector.store {STORED}, %outTile[%stagedRow, %stagedCol] {alignment = {PAIR_ALIGNMENT}} : memref<{STAGED_ROWS}x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>, vector<2x{OUT}>
           } {unroll}
         } {{FRAGMENT_LOOP}}
         nvvm.bar.warp.sync %fullWarp : i32
 
-        // This warp's 16 rows of the slice, {LANES} elements (16 or 8 bytes) a lane at once: consecutive
+        // This warp's 16 rows of the pass, {LANES} elements (16 or 8 bytes) a lane at once: consecutive
         // lanes take consecutive chunks of a row. Rows and columns past M and N (edge
         // tiles) are not stored; N is a multiple of {LANES}. Every load first, then the
         // stores.
@@ -101,7 +111,8 @@
           %rowInWarp = arith.divui %flatChunk, %outChunks : index
           %chunkInRow = arith.remui %flatChunk, %outChunks : index
           %r = arith.addi %warpRows, %rowInWarp : index
-          %col = arith.muli %chunkInRow, %outLanes : index
+          %stagedCol = arith.muli %chunkInRow, %outLanes : index
+          %col = arith.addi %passCol, %stagedCol : index
 {ROW_MAP}
           %gcol = arith.addi %n0, %col : index
           %rowInTile = arith.cmpi ult, %r, %rowEnd : index
@@ -109,7 +120,7 @@
           %rowInside = arith.andi %rowInTile, %rowOk : i1
           %inside = arith.andi %rowInside, %colInside : i1
           %stagedRow = arith.addi %warpRowsInSlice, %rowInWarp : index
-          %value = vector.load %outTile[%stagedRow, %col] {alignment = {STORE_ALIGNMENT}}
+          %value = vector.load %outTile[%stagedRow, %stagedCol] {alignment = {STORE_ALIGNMENT}}
             : memref<{STAGED_ROWS}x{OUT_PITCH}x{OUT}, #gpu.address_space<workgroup>>, vector<{LANES}x{OUT}>
           %valuesNext = vector.insert %value, %values[%u] : vector<{LANES}x{OUT}> into vector<{OUT_ITEMS}x{LANES}x{OUT}>
           %rowStart = arith.muli %grow, %n : index
@@ -127,7 +138,8 @@
               : memref<?x{OUT}, strided<[1], offset: ?>>, vector<{LANES}x{OUT}>
           }
         } {unroll}
-        // The next slice's or tile's results go to the same rows (persistent grids).
+        // The next pass's, slice's or tile's results go to the same rows.
         nvvm.bar.warp.sync %fullWarp : i32
+        } {unroll}
         } {unroll}
 {RESIDUAL_RELEASE}
