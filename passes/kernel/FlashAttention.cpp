@@ -80,6 +80,14 @@ std::string wgmmaPart(StringRef name) {
 constexpr int64_t kMaxSharedBytes = 166912;
 constexpr int64_t kMaxSharedBytesSm90 = 232448;
 
+/// `text` with every `from` replaced by `to`.
+std::string replaceAll(std::string text, StringRef from, StringRef to) {
+  for (size_t at = text.find(from.str()); at != std::string::npos;
+       at = text.find(from.str(), at + to.size()))
+    text.replace(at, from.size(), to.str());
+  return text;
+}
+
 std::string typeName(Type type) {
   return type.isF32() ? "f32" : type.isF16() ? "f16" : type.isBF16() ? "bf16" : "f64";
 }
@@ -843,6 +851,14 @@ struct FlashAttentionGenerator {
     bool halfExp = config.wgmma && !config.tma && type == "f16" && !options.attentionF32Exp;
     // The wgmma products (generated: the inline-asm operand lists depend on the tile).
     std::string qkFirst, qkProduct, pvProduct, waitO, waitS, waitOLast;
+    // The wgmma variant's last KV tile where a static Skv leaves a partial one: its keys
+    // rounded up to 16 (P V's k-steps) instead of a whole tile (ViT's 197 tokens in 64-key
+    // tiles: 3 x 64 + 16 keys, not 4 x 64); 0 where every tile is whole.
+    int64_t tailKv = 0;
+    if (config.wgmma && !config.tma && !problem.dynamic && problem.seqKv % config.blockKv != 0 &&
+        llvm::alignTo(problem.seqKv % config.blockKv, 16) < config.blockKv)
+      tailKv = llvm::alignTo(problem.seqKv % config.blockKv, 16);
+    std::string qkTailProduct, pvTailProduct;
     if (config.wgmma) {
       std::string sacc = llvm::formatv("vector<1x{0}x2x2xf32>", config.blockKv / 8).str();
       std::string oacc = llvm::formatv("vector<1x{0}x2x2xf32>", d / 8).str();
@@ -915,6 +931,20 @@ struct FlashAttentionGenerator {
       } else {
         qkProduct = wgmmaSnippet(type, {qk("qk", "%sAcc", "%descK")});
         pvProduct = wgmmaSnippet(type, {pv});
+        if (tailKv > 0) {
+          // The last KV tile's products, tailKv keys wide (the tail loop's copy of the
+          // step: its own names, types and k-steps).
+          WgmmaProduct qkTail = qk("qkt", "%sAcc", "%descK");
+          qkTail.acc = "%sInTail";
+          qkTail.accType = llvm::formatv("vector<1x{0}x2x2xf32>", tailKv / 8).str();
+          qkTail.n = tailKv;
+          WgmmaProduct pvTail = pv;
+          pvTail.prefix = "pvt";
+          pvTail.steps = tailKv / 16;
+          pvTail.aSourceType = llvm::formatv("vector<1x{0}x2x2x{1}>", tailKv / 8, type).str();
+          qkTailProduct = wgmmaSnippet(type, {qkTail});
+          pvTailProduct = wgmmaSnippet(type, {pvTail});
+        }
       }
     }
     // 16 rows a warp, D 64, 64 x 64 tiles, 2 stages fits in 128 registers without spills: 4
@@ -937,6 +967,45 @@ struct FlashAttentionGenerator {
                                            {"RESCALE_O", wgmmaPart("RESCALE_O")},
                                            {"NORMALIZE_O", wgmmaPart("NORMALIZE_O")},
                                            {"WORK_ITEM", wgmmaPart("WORK_ITEM")}});
+    if (tailKv > 0) {
+      // The loop over KV tiles in two: the whole tiles, then the last one in a copy of the
+      // step whose score tile is tailKv keys wide (its own types, counts and products).
+      StringRef header = "    %res:3 = scf.for %j = %c0 to %numKv step %c1\n"
+                         "        iter_args(%oAcc = %o0, %mRun = %m0, %lRun = %z0) -> (!oacc, "
+                         "!rows, !rows) {\n";
+      StringRef footer = "      scf.yield %oNew, %mNew, %lNew : !oacc, !rows, !rows\n    }\n";
+      size_t begin = text.find(header.str()), end = text.find(footer.str(), begin);
+      if (begin == std::string::npos || end == std::string::npos)
+        return module.emitError(pass) << ": the flash-attention template has no KV loop";
+      std::string body = text.substr(begin + header.size(), end + footer.size() - begin -
+                                                                header.size());
+      std::string tail = body;
+      for (auto [from, to] : {std::pair<StringRef, StringRef>{"!sacc", "!saccTail"},
+                              {"%cNTS", "%cNTSTail"},
+                              {"{NT_S}", "{NT_S_TAIL}"},
+                              {"{KP}", "{KP_TAIL}"},
+                              {"{WGMMA_QK}", "{WGMMA_QK_TAIL}"},
+                              {"{WGMMA_PV}", "{WGMMA_PV_TAIL}"}})
+        tail = replaceAll(std::move(tail), from, to);
+      std::string loops =
+          "    %cNTSTail = arith.constant {NT_S_TAIL} : index\n"
+          "    %sInTail = ub.poison : !saccTail\n"
+          "    %numWhole = arith.divui %skv, %cBKV : index\n"
+          "    %numMain = arith.minui %numKv, %numWhole : index\n"
+          "    %res0:3 = scf.for %j = %c0 to %numMain step %c1\n"
+          "        iter_args(%oAcc = %o0, %mRun = %m0, %lRun = %z0) -> (!oacc, !rows, !rows) {\n" +
+          body +
+          "    %res:3 = scf.for %j = %numMain to %numKv step %c1\n"
+          "        iter_args(%oAcc = %res0#0, %mRun = %res0#1, %lRun = %res0#2) -> (!oacc, "
+          "!rows, !rows) {\n" +
+          tail;
+      std::string alias = "!sacc = vector<{MTW}x{NT_S}x2x2xf32>\n";
+      size_t aliasAt = text.find(alias);
+      if (aliasAt == std::string::npos)
+        return module.emitError(pass) << ": the flash-attention template has no score type";
+      text.replace(begin, end + footer.size() - begin, loops);
+      text.insert(aliasAt + alias.size(), "!saccTail = vector<{MTW}x{NT_S_TAIL}x2x2xf32>\n");
+    }
     // The TMA form: tile bytes, and the 16-byte chunks of O each consumer thread stores
     // (its warpgroup's 64 rows).
     int64_t qAtomBytes = config.blockQ * 128, kvAtomBytes = config.blockKv * 128;
@@ -983,6 +1052,10 @@ struct FlashAttentionGenerator {
                                          {"ROWS", str(config.blockQ / computeWarps / 8)},
                                          {"THREADS", str(threads)},
                                          {"NT_S", str(config.blockKv / 8)},
+                                         {"NT_S_TAIL", str(tailKv / 8)},
+                                         {"KP_TAIL", str(tailKv / 16)},
+                                         {"WGMMA_QK_TAIL", qkTailProduct},
+                                         {"WGMMA_PV_TAIL", pvTailProduct},
                                          {"NT_O", str(d / 8)},
                                          {"KQ", str(d / 16)},
                                          {"KP", str(config.blockKv / 16)},
