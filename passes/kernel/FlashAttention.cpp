@@ -247,6 +247,17 @@ kiln::flashAttentionTmaView(const FlashAttentionProblem &problem, const Attentio
   return view;
 }
 
+/// The keys the wgmma variant's (cp.async ring) last KV tile computes where a static Skv
+/// leaves it partial: its keys rounded up to 16 (P V's k-steps); 0 where the tile is whole
+/// or the rounding gives one.
+static int64_t wgmmaTailKeys(const kiln::FlashAttentionProblem &problem,
+                             const kiln::FlashAttentionConfig &config) {
+  if (!config.wgmma || config.tma || problem.dynamic)
+    return 0;
+  int64_t keys = llvm::alignTo(problem.seqKv % config.blockKv, 16);
+  return keys < config.blockKv ? keys : 0;
+}
+
 SmallVector<kiln::FlashAttentionConfig>
 kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef target) {
   SmallVector<FlashAttentionConfig> configs;
@@ -358,14 +369,21 @@ double kiln::estimateFlashAttentionMicros(const FlashAttentionProblem &problem,
   // row; partial tiles count whole), two products of 2 D flops per score.
   int64_t blocksQ = (problem.seqQ + config.blockQ - 1) / config.blockQ;
   int64_t tilesKv = (problem.seqKv + config.blockKv - 1) / config.blockKv;
-  double tiles = 0;
+  // The keys a CTA's last tile computes: a whole tile, or the wgmma variant's partial tail
+  // (wgmmaTailKeys).
+  int64_t tailKeys = wgmmaTailKeys(problem, config);
+  double keys = 0;
   for (int64_t block = 0; block < blocksQ; ++block) {
     int64_t rowEnd = std::min(problem.seqQ, (block + 1) * config.blockQ);
-    tiles += problem.causal ? std::min(tilesKv, (rowEnd + config.blockKv - 1) / config.blockKv)
-                            : tilesKv;
+    int64_t tiles = problem.causal
+                        ? std::min(tilesKv, (rowEnd + config.blockKv - 1) / config.blockKv)
+                        : tilesKv;
+    keys += tiles * config.blockKv;
+    if (tailKeys > 0 && tiles == tilesKv)
+      keys -= config.blockKv - tailKeys;
   }
-  double flops = 4.0 * problem.headDim * tiles * config.blockQ * config.blockKv * problem.batch *
-                 problem.heads;
+  double flops =
+      4.0 * problem.headDim * keys * config.blockQ * problem.batch * problem.heads;
   // The share of the tensor rate each family reaches, fitted to the H200 (bench/
   // attention_sweep.py, b8 h12 s512 d64, 2026-11-23, after the max.f32 / f16x2 exp2 /
   // one-barrier changes: wgmma 64x64x2 w4 279 TFLOP/s, 64x128 305, 128x64 w8 273, 128x128
@@ -854,10 +872,7 @@ struct FlashAttentionGenerator {
     // The wgmma variant's last KV tile where a static Skv leaves a partial one: its keys
     // rounded up to 16 (P V's k-steps) instead of a whole tile (ViT's 197 tokens in 64-key
     // tiles: 3 x 64 + 16 keys, not 4 x 64); 0 where every tile is whole.
-    int64_t tailKv = 0;
-    if (config.wgmma && !config.tma && !problem.dynamic && problem.seqKv % config.blockKv != 0 &&
-        llvm::alignTo(problem.seqKv % config.blockKv, 16) < config.blockKv)
-      tailKv = llvm::alignTo(problem.seqKv % config.blockKv, 16);
+    int64_t tailKv = wgmmaTailKeys(problem, config);
     std::string qkTailProduct, pvTailProduct;
     if (config.wgmma) {
       std::string sacc = llvm::formatv("vector<1x{0}x2x2xf32>", config.blockKv / 8).str();
