@@ -382,8 +382,7 @@ double kiln::estimateFlashAttentionMicros(const FlashAttentionProblem &problem,
     if (tailKeys > 0 && tiles == tilesKv)
       keys -= config.blockKv - tailKeys;
   }
-  double flops =
-      4.0 * problem.headDim * keys * config.blockQ * problem.batch * problem.heads;
+  double flops = 4.0 * problem.headDim * keys * config.blockQ * problem.batch * problem.heads;
   // The share of the tensor rate each family reaches, fitted to the H200 (bench/
   // attention_sweep.py, b8 h12 s512 d64, 2026-11-23, after the max.f32 / f16x2 exp2 /
   // one-barrier changes: wgmma 64x64x2 w4 279 TFLOP/s, 64x128 305, 128x64 w8 273, 128x128
@@ -992,8 +991,8 @@ struct FlashAttentionGenerator {
       size_t begin = text.find(header.str()), end = text.find(footer.str(), begin);
       if (begin == std::string::npos || end == std::string::npos)
         return module.emitError(pass) << ": the flash-attention template has no KV loop";
-      std::string body = text.substr(begin + header.size(), end + footer.size() - begin -
-                                                                header.size());
+      std::string body =
+          text.substr(begin + header.size(), end + footer.size() - begin - header.size());
       std::string tail = body;
       for (auto [from, to] : {std::pair<StringRef, StringRef>{"!sacc", "!saccTail"},
                               {"%cNTS", "%cNTSTail"},

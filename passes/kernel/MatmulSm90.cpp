@@ -384,8 +384,7 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
       problem.result.getIntOrFloatBitWidth() <= 16 && !problem.batched &&
       !threadLoads(problem).any()) {
     int64_t tiles192 = llvm::divideCeil(problem.m, 192) * llvm::divideCeil(problem.n, 192);
-    for (auto [persistent, stages] :
-         {std::pair<bool, int64_t>{false, 4}, {true, 4}, {true, 3}}) {
+    for (auto [persistent, stages] : {std::pair<bool, int64_t>{false, 4}, {true, 4}, {true, 3}}) {
       Sm90GemmConfig config;
       config.tileM = 192;
       config.tileN = 192;
