@@ -139,3 +139,22 @@ func.func @main(%a: memref<32768x512xf16>, %b: memref<512x128xf16>, %c: memref<3
   kernel.launch @resident_two_columns(%a, %b, %c) : (memref<32768x512xf16>, memref<512x128xf16>, memref<32768x128xf16>) -> ()
   return
 }
+
+// -----
+
+// Three consumers on a persistent grid: 4 stages of 48 KiB and a staging of 64 columns
+// (192 x 144 bytes) fit 227 KiB, 5 stages do not: not a configuration of this GEMM, whose
+// configurations (the error lists them) include both persistent rings of 192 x 192 tiles.
+// expected-error @+1 {{128x128x64_s4_ws2_p_pp, 192x192x64_s4_ws3, 192x192x64_s4_ws3_p, 192x192x64_s3_ws3_p)}}
+kernel.func @three_deep(%a: memref<6304x768xf16>, %b: memref<768x3072xf16>, %c: memref<6304x3072xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 192, tile_n = 192, tile_k = 64, stages = 5, consumers = 3, persistent = true>} {
+  matmul ins(%a, %b : memref<6304x768xf16>, memref<768x3072xf16>) outs(%c : memref<6304x3072xf16>) {
+  ^bb0(%x: tensor<6304x768xf16>, %y: tensor<768x3072xf16>):
+    %r = graph.matmul %x, %y : (tensor<6304x768xf16>, tensor<768x3072xf16>) -> tensor<6304x3072xf16>
+    kernel.yield %r : tensor<6304x3072xf16>
+  }
+  return
+}
+func.func @main(%a: memref<6304x768xf16>, %b: memref<768x3072xf16>, %c: memref<6304x3072xf16>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @three_deep(%a, %b, %c) : (memref<6304x768xf16>, memref<768x3072xf16>, memref<6304x3072xf16>) -> ()
+  return
+}
