@@ -80,14 +80,6 @@ std::string wgmmaPart(StringRef name) {
 constexpr int64_t kMaxSharedBytes = 166912;
 constexpr int64_t kMaxSharedBytesSm90 = 232448;
 
-/// `text` with every `from` replaced by `to`.
-std::string replaceAll(std::string text, StringRef from, StringRef to) {
-  for (size_t at = text.find(from.str()); at != std::string::npos;
-       at = text.find(from.str(), at + to.size()))
-    text.replace(at, from.size(), to.str());
-  return text;
-}
-
 std::string typeName(Type type) {
   return type.isF32() ? "f32" : type.isF16() ? "f16" : type.isBF16() ? "bf16" : "f64";
 }
@@ -993,14 +985,12 @@ struct FlashAttentionGenerator {
         return module.emitError(pass) << ": the flash-attention template has no KV loop";
       std::string body =
           text.substr(begin + header.size(), end + footer.size() - begin - header.size());
-      std::string tail = body;
-      for (auto [from, to] : {std::pair<StringRef, StringRef>{"!sacc", "!saccTail"},
-                              {"%cNTS", "%cNTSTail"},
-                              {"{NT_S}", "{NT_S_TAIL}"},
-                              {"{KP}", "{KP_TAIL}"},
-                              {"{WGMMA_QK}", "{WGMMA_QK_TAIL}"},
-                              {"{WGMMA_PV}", "{WGMMA_PV_TAIL}"}})
-        tail = replaceAll(std::move(tail), from, to);
+      std::string tail = kiln::substitutePlaceholders(body, {{"NT_S", "{NT_S_TAIL}"},
+                                                             {"KP", "{KP_TAIL}"},
+                                                             {"WGMMA_QK", "{WGMMA_QK_TAIL}"},
+                                                             {"WGMMA_PV", "{WGMMA_PV_TAIL}"}});
+      tail = kiln::replaceAll(kiln::replaceAll(std::move(tail), "!sacc", "!saccTail"), "%cNTS",
+                              "%cNTSTail");
       std::string loops =
           "    %cNTSTail = arith.constant {NT_S_TAIL} : index\n"
           "    %sInTail = ub.poison : !saccTail\n"

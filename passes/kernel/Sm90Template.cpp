@@ -85,14 +85,17 @@ void kiln::replaceLaunches(kernel::FuncOp function, ModuleOp module, SymbolTable
     function.erase();
 }
 
+std::string kiln::replaceAll(std::string text, StringRef from, StringRef to) {
+  for (size_t at = text.find(from.str()); at != std::string::npos;
+       at = text.find(from.str(), at + to.size()))
+    text.replace(at, from.size(), to.str());
+  return text;
+}
+
 std::string kiln::substitutePlaceholders(std::string text,
                                          ArrayRef<std::pair<StringRef, std::string>> values) {
-  for (const auto &[key, value] : values) {
-    std::string placeholder = ("{" + key + "}").str();
-    for (size_t at = text.find(placeholder); at != std::string::npos;
-         at = text.find(placeholder, at + value.size()))
-      text.replace(at, placeholder.size(), value);
-  }
+  for (const auto &[key, value] : values)
+    text = replaceAll(std::move(text), ("{" + key + "}").str(), value);
   return text;
 }
 

@@ -87,6 +87,9 @@ mlir::LogicalResult checkListedConfig(kernel::FuncOp function, llvm::ArrayRef<Co
                                   << " (its configurations: " << configNames(legal) << ")";
 }
 
+/// `text` with every `from` replaced by `to`.
+std::string replaceAll(std::string text, llvm::StringRef from, llvm::StringRef to);
+
 /// `text` with every `{KEY}` replaced by its value.
 std::string substitutePlaceholders(std::string text,
                                    llvm::ArrayRef<std::pair<llvm::StringRef, std::string>> values);
