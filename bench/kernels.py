@@ -245,7 +245,17 @@ def fused_cases():
                                          # The same product without the GELU: what the
                                          # activation costs the epilogue.
                                          (50432, 768, 3072, None, False,
-                                          "vit fc1 b256 50432x768x3072 +bias")):
+                                          "vit fc1 b256 50432x768x3072 +bias"),
+                                         # One sequence of 128 tokens (GPT-2 and BERT at
+                                         # batch 1): 6 to 24 tiles, most SMs idle.
+                                         (128, 768, 2304, None, False,
+                                          "seq128 qkv 128x768x2304 +bias"),
+                                         (128, 768, 768, None, True,
+                                          "seq128 out 128x768x768 +bias +residual"),
+                                         (128, 768, 3072, "gelu", False,
+                                          "seq128 ffn1 128x768x3072 +bias gelu"),
+                                         (128, 3072, 768, None, True,
+                                          "seq128 ffn2 128x3072x768 +bias +residual")):
         cases.append({"family": "fused", "kind": "gemm", "dtype": "fp16", "m": m, "k": k, "n": n,
                       "act": act, "residual": residual, "name": name, "flops": 2 * m * n * k})
     return cases
