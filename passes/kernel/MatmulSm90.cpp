@@ -229,7 +229,7 @@ void kiln::addResidentBConfigs(SmallVectorImpl<Sm90GemmConfig> &configs, int64_t
   SmallVector<Sm90GemmConfig> all;
   for (const Sm90GemmConfig &config : configs) {
     all.push_back(config);
-    if (!config.persistent || config.splitK > 1 || config.streamK > 1 || config.consumers == 0 ||
+    if (!config.persistent || config.splitK > 1 || config.consumers == 0 ||
         config.residentKTiles > 0 || n > config.tileN)
       continue;
     Sm90GemmConfig resident = config;
@@ -411,22 +411,6 @@ SmallVector<kiln::Sm90GemmConfig> kiln::sm90GemmConfigs(const Sm90GemmProblem &p
     if (kiln::splitKPays(tiles(128), kTiles, parts) && fits(config))
       configs.push_back(config);
   }
-  // Stream-K over every tile where the tiles leave most SMs idle (one sequence's products:
-  // GPT-2's at 128 tokens are 6 to 24 tiles of 128 x 128): a tile in up to 4 or 8 parts of
-  // its k-tiles (2 at least a part), which its consumers add up themselves, so that no
-  // second kernel reduces them as split-K's does.
-  if (!problem.kMajorB && (problem.operand.isF16() || problem.operand.isBF16()) &&
-      !problem.batched && !threadLoads(problem).any())
-    for (auto [tileN, parts] : {std::pair<int64_t, int64_t>{128, 4}, {128, 8}, {64, 4}}) {
-      Sm90GemmConfig config;
-      config.tileN = tileN;
-      config.stages = tileN == 128 ? 4 : 6;
-      config.consumers = 2;
-      config.persistent = true;
-      config.streamK = parts;
-      if (2 * tiles(tileN) <= kSm90Multiprocessors && kTiles >= 2 * parts && fits(config))
-        configs.push_back(config);
-    }
   add(/*tileN=*/128, /*stages=*/3, /*consumers=*/0);
   if (problem.operand.isF32())
     kiln::makeTf32Configs(configs);

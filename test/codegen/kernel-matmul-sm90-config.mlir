@@ -158,21 +158,3 @@ func.func @main(%a: memref<6304x768xf16>, %b: memref<768x3072xf16>, %c: memref<6
   kernel.launch @three_deep(%a, %b, %c) : (memref<6304x768xf16>, memref<768x3072xf16>, memref<6304x3072xf16>) -> ()
   return
 }
-
-// -----
-
-// Eight parts need 16 k-tiles (two a part): the QKV product's K of 768 is 12, so it is
-// offered 4 parts, not 8.
-// expected-error @+1 {{128x128x64_s4_ws2_p_sk4}}
-kernel.func @qkv(%a: memref<128x768xf16>, %b: memref<768x2304xf16>, %c: memref<128x2304xf16>) attributes {kernel.config = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true, stream_k = 8>} {
-  matmul ins(%a, %b : memref<128x768xf16>, memref<768x2304xf16>) outs(%c : memref<128x2304xf16>) {
-  ^bb0(%x: tensor<128x768xf16>, %y: tensor<768x2304xf16>):
-    %p = graph.matmul %x, %y : (tensor<128x768xf16>, tensor<768x2304xf16>) -> tensor<128x2304xf16>
-    kernel.yield %p : tensor<128x2304xf16>
-  }
-  return
-}
-func.func @main(%a: memref<128x768xf16>, %b: memref<768x2304xf16>, %c: memref<128x2304xf16>) attributes {kernel.num_inputs = 2 : i64} {
-  kernel.launch @qkv(%a, %b, %c) : (memref<128x768xf16>, memref<768x2304xf16>, memref<128x2304xf16>) -> ()
-  return
-}
