@@ -113,7 +113,7 @@ func.func @main(%a: memref<100x40xf16>, %b: memref<40x72xf16>, %c: memref<100x72
 // CHECK-SAME: %c768_i32 : i32, %{{.*}} : memref<f16>)
 // CHECK: gpu.func @gemm_f16_f16_{{.*}}_add_gelu_[[KEY]]({{.*}}: i32, %[[BIAS:.*]]: memref<f16>)
 // CHECK: memref.reinterpret_cast %[[BIAS]] to offset: [0], sizes: [%{{.*}}], strides: [1] : memref<f16> to memref<?xf16>
-// CHECK: math.erf
+// CHECK: llvm.inline_asm asm_dialect = att "tanh.approx.f32
 // PTX-LABEL: .visible .entry gemm_f16_f16_{{.*}}_add_gelu_
 // PTX: _param_6
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32

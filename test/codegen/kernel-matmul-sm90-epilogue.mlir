@@ -11,8 +11,10 @@
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // BERT-base ffn1 at 256 tokens: bias (one value per column, from a constant global) and
-// GELU (erf), computed in f32 and rounded once; in the PTX, erf's x / sqrt(2) is in its
-// coefficients (2 / sqrt(pi) / sqrt(2) = 0f3F4C422A: gpu-approximate-erf).
+// GELU (erf), computed in f32 and rounded once. Its result is f16, so GELU is the tanh
+// form with one tanh.approx.f32 (emitHalfPrecisionGelu): u = x (sqrt(2 / pi) + 0.044715
+// sqrt(2 / pi) x^2), one fma with the constant sqrt(2 / pi) = 0f3F4C422A, and 0.5 x (1 +
+// tanh u) as fma(h, t, h).
 // CHECK-LABEL: func.func @main
 // CHECK: %[[BIAS:.*]] = memref.get_global @bias : memref<3072xf16>
 // CHECK: %[[BP:.*]] = memref.reinterpret_cast %[[BIAS]] {{.*}} : memref<3072xf16> to memref<f16>
@@ -22,7 +24,7 @@
 // CHECK: gpu.func @gemm_f16_f16_128x128x64_s4_ws2_add_gelu_[[KEY]]({{.*}}, %{{.*}}: i32, %[[PB:.*]]: memref<f16>)
 // The bias's eight columns, the same for every item of a thread, are loaded once before
 // its items; then per item, after the f32 vector is read from the staging, the add and
-// erf per lane, then the rounding.
+// GELU per lane, then the rounding.
 // CHECK: memref.reinterpret_cast %[[PB]] {{.*}} : memref<f16> to memref<?xf16>
 // CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<?xf16>, vector<8xf16>
 // CHECK: arith.extf {{.*}} : vector<8xf16> to vector<8xf32>
@@ -30,8 +32,11 @@
 // CHECK-NOT: memref<?xf16>
 // CHECK: vector.extract %[[V]][0] : f32 from vector<8xf32>
 // CHECK: arith.addf {{.*}} : f32
-// CHECK: math.erf {{.*}} : f32
-// CHECK-COUNT-7: math.erf
+// CHECK: math.fma {{.*}} : f32
+// CHECK: llvm.inline_asm asm_dialect = att "tanh.approx.f32 $0, $1;", "=f,f" {{.*}} : (f32) -> f32
+// CHECK: math.fma {{.*}} : f32
+// CHECK-COUNT-7: llvm.inline_asm asm_dialect = att "tanh.approx.f32
+// CHECK-NOT: math.erf
 // CHECK: %[[E:.*]] = vector.from_elements {{.*}} : vector<8xf32>
 // CHECK: arith.truncf %[[E]] : vector<8xf32> to vector<8xf16>
 // PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s4_ws2_add_gelu_
@@ -39,6 +44,7 @@
 // PTX: ld.global.v4.b32
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX-DAG: fma.rn.f32 {{.*}}, 0f3F4C422A;
+// PTX-DAG: tanh.approx.f32
 // PTX-DAG: cvt.rn.f16x2.f32
 memref.global "private" constant @bias : memref<3072xf16> = dense<0.5>
 kernel.func @ffn1(%a: memref<256x768xf16>, %b: memref<768x3072xf16>, %bias: memref<3072xf16>, %c: memref<256x3072xf16>) {
@@ -97,6 +103,30 @@ kernel.func @ffn2(%a: memref<256x3072xbf16>, %b: memref<3072x768xbf16>, %bias: m
 }
 func.func @main(%a: memref<256x3072xbf16>, %b: memref<3072x768xbf16>, %bias: memref<1x768xbf16>, %res: memref<256x768xbf16>, %c: memref<256x768xbf16>) attributes {kernel.num_inputs = 4 : i64} {
   kernel.launch @ffn2(%a, %b, %bias, %res, %c) : (memref<256x3072xbf16>, memref<3072x768xbf16>, memref<1x768xbf16>, memref<256x768xbf16>, memref<256x768xbf16>) -> ()
+  return
+}
+
+// -----
+
+// GELU on f32 values (a product cast to f32 before it, kept in f32 by the precision
+// pass): the exact form, erf (the rational approximation of gpu-approximate-erf, within
+// 2.4e-6), not the tanh form of 16-bit results.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.func @gemm_f16_f32_128x128x64_s4_ws2_cast_gelu_
+// CHECK: math.erf {{.*}} : f32
+// CHECK-NOT: tanh.approx
+kernel.func @gelu_f32(%a: memref<256x512xf16>, %b: memref<512x256xf16>, %c: memref<256x256xf32>) {
+  matmul ins(%a, %b : memref<256x512xf16>, memref<512x256xf16>) outs(%c : memref<256x256xf32>) {
+  ^bb0(%x: tensor<256x512xf16>, %y: tensor<512x256xf16>):
+    %p = graph.matmul %x, %y : (tensor<256x512xf16>, tensor<512x256xf16>) -> tensor<256x256xf16>
+    %f = graph.cast %p {to = f32} : (tensor<256x256xf16>) -> tensor<256x256xf32>
+    %g = graph.gelu %f {approximate = "none"} : tensor<256x256xf32>
+    kernel.yield %g : tensor<256x256xf32>
+  }
+  return
+}
+func.func @main(%a: memref<256x512xf16>, %b: memref<512x256xf16>, %c: memref<256x256xf32>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @gelu_f32(%a, %b, %c) : (memref<256x512xf16>, memref<512x256xf16>, memref<256x256xf32>) -> ()
   return
 }
 

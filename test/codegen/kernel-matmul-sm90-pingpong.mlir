@@ -20,7 +20,7 @@
 // CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
 // The epilogue on the fragments: no f32 staging.
 // CHECK-NOT: vector<8xf32>
-// CHECK: math.erf {{.*}} : f32
+// CHECK: llvm.inline_asm asm_dialect = att "tanh.approx.f32
 // CHECK: arith.truncf {{.*}} : vector<2xf32> to vector<2xf16>
 // CHECK: vector.store {{.*}} : memref<64x136xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s4_ws2_p_pp_add_gelu_

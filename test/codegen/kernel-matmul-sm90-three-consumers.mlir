@@ -23,7 +23,7 @@
 // CHECK: nvvm.setmaxregister increase 152
 // CHECK: nvgpu.warpgroup.mma {{.*}} : <tensor = memref<64x64xf16, 3>>, <tensor = memref<64x192xf16, 3>>, <fragmented = vector<64x192xf32>> -> <fragmented = vector<64x192xf32>>
 // CHECK-NOT: vector<8xf32>
-// CHECK: math.erf {{.*}} : f32
+// CHECK: llvm.inline_asm asm_dialect = att "tanh.approx.f32
 // CHECK: vector.store {{.*}} : memref<192x72xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 
 // PTX-LABEL: .visible .entry gemm_f16_f16_192x192x64_s4_ws3_p_add_gelu_
