@@ -426,6 +426,7 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   GpuMapLoopsOptions map;
   map.threadsPerBlock = target.threadsPerBlock;
   pm.addNestedPass<func::FuncOp>(createGpuFlattenPointwiseLoops());
+  pm.addNestedPass<func::FuncOp>(createGpuVectorizePointwiseLoops());
   pm.addNestedPass<func::FuncOp>(createGpuMapLoops(map));
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createGpuPassBufferExtents());

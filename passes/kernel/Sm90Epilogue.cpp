@@ -104,8 +104,7 @@ Value emitHalfPrecisionGelu(OpBuilder &b, Location loc, Value x) {
   Value u = arith::MulFOp::create(b, loc, x, factor);
   Value t = LLVM::InlineAsmOp::create(
                 b, loc, f32, ValueRange{u}, "tanh.approx.f32 $0, $1;", "=f,f",
-                /*has_side_effects=*/false, /*is_align_stack=*/false,
-                LLVM::TailCallKind::None,
+                /*has_side_effects=*/false, /*is_align_stack=*/false, LLVM::TailCallKind::None,
                 LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
                 /*operand_attrs=*/ArrayAttr())
                 .getResult(0);

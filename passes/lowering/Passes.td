@@ -277,6 +277,30 @@ def GpuFlattenPointwiseLoops : Pass<"gpu-flatten-pointwise-loops", "::mlir::func
                            "::mlir::scf::SCFDialect"];
 }
 
+def GpuVectorizePointwiseLoops : Pass<"gpu-vectorize-pointwise-loops", "::mlir::func::FuncOp"> {
+  let summary = "Give each iteration of a pointwise nest's innermost loop 16 bytes";
+  let description = [{
+    Runs on the GPU path's host function before gpu-map-loops, which gives each
+    iteration of a top-level scf.parallel a thread. A nest whose innermost loop runs from
+    0 in steps of 1 to a constant multiple of V, where V is 16 bytes of the widest element
+    it accesses along that loop (at most 8), has its innermost step made V when: the
+    innermost induction variable is used only as the last index of loads and stores, none
+    of whose other indices depend on it; every store is such an access (a store of the
+    same element in every iteration is not pointwise); each buffer accessed so has a unit
+    innermost stride and a static offset and other strides that are multiples of V (its
+    rows start 16-byte aligned, the engine aligning buffers to 256 bytes); and the body
+    is otherwise loads that do not depend on the variable (broadcast operands),
+    memory-effect-free ops that do not depend on it, and elementwise arith and math ops.
+    Those accesses become vector.load and vector.store of V elements, the loads
+    independent of the variable stay scalar and are splat where a vector op uses them,
+    and the arithmetic on the varying values is cloned on vectors of V. Each thread then
+    does V of the original iterations with 16-byte accesses, computing the same values.
+  }];
+  // (The vector dialect is loaded by the pass itself: its header stays out of Passes.h.)
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
   let summary = "Turn the compute of a bufferized host function into gpu.launch ops";
   let description = [{

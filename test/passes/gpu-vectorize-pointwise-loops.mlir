@@ -1,0 +1,155 @@
+// RUN: kiln-opt %s --split-input-file --gpu-vectorize-pointwise-loops | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --gpu-vectorize-pointwise-loops --gpu-map-loops \
+// RUN:   | FileCheck --check-prefix=MAPPED %s
+// RUN: kiln-opt %s --split-input-file --gpu-vectorize-pointwise-loops --gpu-map-loops --gpu-kernel-outlining --kiln-lower-gpu-device \
+// RUN:   | kiln-translate --emit-ptx -split-input-file -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX --input-file %t.ptx
+
+// EfficientNet-B0's squeeze-excite gate at batch 256, channels last: the gate [B, 1, 1, C]
+// times the activations [B, H, W, C]. Each iteration of the innermost loop takes 8
+// channels (16 bytes of f16): both loads and the store are vectors of 8, the arithmetic
+// works on vectors of 8 in the same order, and gpu-map-loops gives a thread each 8
+// channels (256 x 112 x 112 x 4 threads: 50176 blocks of 256).
+// CHECK-LABEL: func.func @gate
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: scf.parallel (%[[B:.*]], %[[H:.*]], %[[W:.*]], %[[C:.*]]) = {{.*}} step (%c1, %c1, %c1, %[[C8]])
+// CHECK:   %[[G:.*]] = vector.load %arg0[%[[B]], %c0, %c0, %[[C]]] {alignment = 16 : i64} : memref<256x1x1x32xf16>, vector<8xf16>
+// CHECK:   %[[X:.*]] = vector.load %arg1[%[[B]], %[[H]], %[[W]], %[[C]]] {alignment = 16 : i64} : memref<256x112x112x32xf16>, vector<8xf16>
+// CHECK:   %[[GF:.*]] = arith.extf %[[G]] : vector<8xf16> to vector<8xf32>
+// CHECK:   %[[XF:.*]] = arith.extf %[[X]] : vector<8xf16> to vector<8xf32>
+// CHECK:   %[[P:.*]] = arith.mulf %[[GF]], %[[XF]] fastmath<contract> : vector<8xf32>
+// CHECK:   %[[R:.*]] = arith.truncf %[[P]] : vector<8xf32> to vector<8xf16>
+// CHECK:   vector.store %[[R]], %arg2[%[[B]], %[[H]], %[[W]], %[[C]]] {alignment = 16 : i64} : memref<256x112x112x32xf16>, vector<8xf16>
+// CHECK-NOT: memref.load
+// MAPPED-LABEL: func.func @gate
+// MAPPED: gpu.launch blocks({{.*}}) in ({{.*}} = %c50176, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256
+// PTX-LABEL: .visible .entry gate_k0
+// PTX-COUNT-2: ld.global.v4.b32
+// PTX: st.global.v4.b32
+func.func @gate(%g: memref<256x1x1x32xf16>, %x: memref<256x112x112x32xf16>, %y: memref<256x112x112x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c112 = arith.constant 112 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%b, %h, %w, %c) = (%c0, %c0, %c0, %c0) to (%c256, %c112, %c112, %c32) step (%c1, %c1, %c1, %c1) {
+    %0 = memref.load %g[%b, %c0, %c0, %c] : memref<256x1x1x32xf16>
+    %1 = memref.load %x[%b, %h, %w, %c] : memref<256x112x112x32xf16>
+    %2 = arith.extf %0 : f16 to f32
+    %3 = arith.extf %1 : f16 to f32
+    %4 = arith.mulf %2, %3 fastmath<contract> : f32
+    %5 = arith.truncf %4 : f32 to f16
+    memref.store %5, %y[%b, %h, %w, %c] : memref<256x112x112x32xf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// f32 buffers take 4 lanes; an operand that does not depend on the innermost variable (a
+// row's scale) is loaded once as a scalar and splat; a constant too. A sigmoid's exp and
+// division run on the vector (libdevice one lane at a time in the device lowering).
+// CHECK-LABEL: func.func @row_scale
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = {{.*}} step (%c1, %c4)
+// CHECK:   %[[S:.*]] = memref.load %arg1[%[[I]]] : memref<64xf32>
+// CHECK:   %[[X:.*]] = vector.load %arg0[%[[I]], %[[J]]] {alignment = 16 : i64} : memref<64x256xf32>, vector<4xf32>
+// CHECK:   %[[SV:.*]] = vector.broadcast %[[S]] : f32 to vector<4xf32>
+// CHECK:   %[[P:.*]] = arith.mulf %[[X]], %[[SV]] : vector<4xf32>
+// CHECK:   %[[N:.*]] = arith.negf %[[P]] : vector<4xf32>
+// CHECK:   %[[E:.*]] = math.exp %[[N]] : vector<4xf32>
+// CHECK:   %[[ONE:.*]] = vector.broadcast %cst : f32 to vector<4xf32>
+// CHECK:   %[[D:.*]] = arith.addf %[[ONE]], %[[E]] : vector<4xf32>
+// CHECK:   arith.divf {{.*}} : vector<4xf32>
+// CHECK:   vector.store {{.*}} {alignment = 16 : i64} : memref<64x256xf32>, vector<4xf32>
+// PTX-LABEL: .visible .entry row_scale_k0
+// PTX: ld.global.v4.b32
+// PTX: st.global.v4.b32
+func.func @row_scale(%x: memref<64x256xf32>, %s: memref<64xf32>, %y: memref<64x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c256) step (%c1, %c1) {
+    %0 = memref.load %s[%i] : memref<64xf32>
+    %1 = memref.load %x[%i, %j] : memref<64x256xf32>
+    %2 = arith.mulf %1, %0 : f32
+    %3 = arith.negf %2 : f32
+    %4 = math.exp %3 : f32
+    %5 = arith.addf %one, %4 : f32
+    %6 = arith.divf %one, %5 : f32
+    memref.store %6, %y[%i, %j] : memref<64x256xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Left as they are: an innermost extent that is no multiple of the lanes (3 channels); a
+// transpose (the innermost variable indexes a load's middle dimension); a store that
+// every iteration makes to the same element; an index computed from the variable; a
+// strided view whose rows are not 16-byte aligned (a stride of 33); a reduction nested
+// in the body (a pool, one thread a channel); a buffer of i1 (a byte an element, where a
+// vector of i1 is packed bits).
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @left_alone(%a: memref<8x16x3xf16>, %b: memref<8x16x3xf16>, %t: memref<8x32x16xf16>, %u: memref<8x16x32xf16>,
+                      %v: memref<8xf16>, %w: memref<8x64xf16>, %z: memref<8x32xf16>, %p: memref<8x16x32xf16>, %q: memref<8x32xf32>,
+                      %m: memref<8x32xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c8, %c16, %c3) step (%c1, %c1, %c1) {
+    %0 = memref.load %a[%i, %j, %k] : memref<8x16x3xf16>
+    memref.store %0, %b[%i, %j, %k] : memref<8x16x3xf16>
+    scf.reduce
+  }
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c8, %c16, %c32) step (%c1, %c1, %c1) {
+    %0 = memref.load %t[%i, %k, %j] : memref<8x32x16xf16>
+    memref.store %0, %u[%i, %j, %k] : memref<8x16x32xf16>
+    scf.reduce
+  }
+  scf.parallel (%i, %k) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
+    %0 = memref.load %z[%i, %k] : memref<8x32xf16>
+    memref.store %0, %v[%i] : memref<8xf16>
+    scf.reduce
+  }
+  scf.parallel (%i, %k) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
+    %twice = arith.muli %k, %c2 : index
+    %0 = memref.load %w[%i, %twice] : memref<8x64xf16>
+    memref.store %0, %z[%i, %k] : memref<8x32xf16>
+    scf.reduce
+  }
+  %odd = memref.reinterpret_cast %w to offset: [0], sizes: [8, 32], strides: [33, 1] : memref<8x64xf16> to memref<8x32xf16, strided<[33, 1]>>
+  scf.parallel (%i, %k) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
+    %0 = memref.load %odd[%i, %k] : memref<8x32xf16, strided<[33, 1]>>
+    memref.store %0, %z[%i, %k] : memref<8x32xf16>
+    scf.reduce
+  }
+  scf.parallel (%i, %k) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
+    %sum = scf.for %h = %c0 to %c16 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %0 = memref.load %p[%i, %h, %k] : memref<8x16x32xf16>
+      %1 = arith.extf %0 : f16 to f32
+      %2 = arith.addf %acc, %1 : f32
+      scf.yield %2 : f32
+    }
+    memref.store %sum, %q[%i, %k] : memref<8x32xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %k) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
+    %0 = memref.load %z[%i, %k] : memref<8x32xf16>
+    %1 = arith.extf %0 : f16 to f32
+    %2 = arith.cmpf ogt, %1, %zero : f32
+    memref.store %2, %m[%i, %k] : memref<8x32xi1>
+    scf.reduce
+  }
+  return
+}
