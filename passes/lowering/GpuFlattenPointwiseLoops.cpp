@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/lowering/Passes.h"
+#include "passes/lowering/TopLevelNests.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -141,12 +142,7 @@ void flatten(scf::ParallelOp nest) {
 struct GpuFlattenPointwiseLoops
     : kiln::impl::GpuFlattenPointwiseLoopsBase<GpuFlattenPointwiseLoops> {
   void runOnOperation() override {
-    SmallVector<scf::ParallelOp> nests;
-    // Top-level nests only: those are the launches.
-    for (Block &block : getOperation().getBody())
-      for (auto nest : block.getOps<scf::ParallelOp>())
-        nests.push_back(nest);
-    for (scf::ParallelOp nest : nests)
+    for (scf::ParallelOp nest : kiln::topLevelNests(getOperation()))
       flatten(nest);
   }
 };
