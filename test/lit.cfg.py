@@ -40,3 +40,16 @@ ptxas = os.environ.get("KILN_PTXAS") or shutil.which("ptxas") or "/usr/local/cud
 if os.access(ptxas, os.X_OK):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# mlir-runner (Debian's mlir-22-tools) runs MLIR on the CPU: tests of a loop transformation
+# compare a function's results with and without it (`REQUIRES: mlir-runner`; %mlir_run is
+# the runner with its support libraries, on a module already lowered to the LLVM dialect).
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+runner = os.path.join(config.llvm_tools_dir, "mlir-runner")
+runner_libs = [os.path.join(llvm_lib_dir, name)
+               for name in ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so")]
+if os.access(runner, os.X_OK) and all(os.path.exists(lib) for lib in runner_libs):
+    config.available_features.add("mlir-runner")
+    config.substitutions.append(
+        ("%mlir_run", f"{runner} -e main -entry-point-result=void -shared-libs={','.join(runner_libs)}"))
+

@@ -78,130 +78,216 @@ bool isLanewise(Operation *op) {
                       [](Type type) { return type.isIntOrIndexOrFloat() && !type.isIndex(); });
 }
 
+/// Whether `op` chooses between regions on values that do not vary along the innermost
+/// dimension (a concatenation's `scf.index_switch` on the position along its axis, an
+/// `scf.if`): kept as it is, with its regions vectorized and its results vectors.
+bool isChoice(Operation *op) { return isa<scf::IfOp, scf::IndexSwitchOp>(op); }
+
+/// What the innermost induction variable of a nest reaches, and what its accesses need.
+struct Analysis {
+  Value iv;
+  /// The values that depend on the variable: itself, the loads at it, and what is
+  /// computed from them.
+  DenseSet<Value> varying;
+  /// The buffers accessed along the variable (their last index).
+  SmallVector<Value> contiguous;
+  /// The widest element of those, in bytes.
+  int64_t widest = 0;
+
+  bool dependsOnVariable(Operation &op) const {
+    return llvm::any_of(op.getOperands(), [&](Value v) { return varying.contains(v); });
+  }
+
+  /// Whether the ops of `block` (the nest's body, or a region of a choice in it, where
+  /// `inRegion`) can be vectorized: accesses whose last index may be the variable and
+  /// whose other indices do not depend on it, stores only in the body and only along the
+  /// variable, ops that do not depend on it and have no memory effects, lanewise
+  /// arithmetic, and choices on values that do not depend on it.
+  bool check(Block &block, Operation *nest, bool inRegion) {
+    for (Operation &op : block.without_terminator()) {
+      auto [buffer, indices] = accessOf(&op);
+      if (buffer) {
+        if (nest->isAncestor(buffer.getParentBlock()->getParentOp()))
+          return false;
+        bool last = !indices.empty() && indices.back() == iv;
+        if (llvm::any_of(last ? indices.drop_back() : indices,
+                         [&](Value index) { return varying.contains(index); }))
+          return false;
+        // (A store of the same element in every iteration is no pointwise op; one in a
+        // choice's region would be made by some lanes only.)
+        if (isa<memref::StoreOp>(op) && (!last || inRegion))
+          return false;
+        if (last) {
+          contiguous.push_back(buffer);
+          // (A vector of i1 is packed bits, where a buffer of i1 holds a byte each.)
+          Type element = cast<MemRefType>(buffer.getType()).getElementType();
+          if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+            return false;
+          widest = std::max<int64_t>(widest, element.getIntOrFloatBitWidth() / 8);
+          if (auto load = dyn_cast<memref::LoadOp>(op))
+            varying.insert(load.getResult());
+        }
+        continue;
+      }
+      if (isChoice(&op)) {
+        if (dependsOnVariable(op) ||
+            !llvm::all_of(op.getResultTypes(), [](Type type) { return type.isIntOrFloat(); }))
+          return false;
+        for (Region &region : op.getRegions())
+          if (!check(region.front(), nest, /*inRegion=*/true))
+            return false;
+        // Its results vary where some region yields a varying value.
+        bool yieldsVarying = llvm::any_of(op.getRegions(), [&](Region &region) {
+          return dependsOnVariable(*region.front().getTerminator());
+        });
+        if (yieldsVarying)
+          for (Value result : op.getResults())
+            varying.insert(result);
+        continue;
+      }
+      if (!dependsOnVariable(op)) {
+        // Invariant along the innermost dimension: stays scalar (index arithmetic of the
+        // other dimensions, constants, a broadcast operand's conversion).
+        if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
+          return false;
+        continue;
+      }
+      if (!isLanewise(&op))
+        return false;
+      for (Value result : op.getResults())
+        varying.insert(result);
+    }
+    return true;
+  }
+};
+
 /// The lanes each iteration of `nest`'s innermost loop should take, if the nest can be
 /// vectorized: its innermost loop runs from 0 in steps of 1 to a constant multiple of
 /// them; the innermost induction variable is used only as the last index of loads and
-/// stores, whose other indices do not depend on it; every store and every such load is of
-/// a buffer whose rows are aligned (alignedRows); and the body is those accesses, loads
-/// that do not depend on the variable at all, constants, and lanewise arithmetic.
+/// stores (Analysis::check says what else the body may hold); and every buffer accessed
+/// along it has aligned rows (alignedRows).
 std::optional<int64_t> vectorLanes(scf::ParallelOp nest) {
   if (nest.getNumReductions() != 0)
     return std::nullopt;
-  Value iv = nest.getInductionVars().back();
+  Analysis analysis;
+  analysis.iv = nest.getInductionVars().back();
+  analysis.varying.insert(analysis.iv);
   std::optional<int64_t> lower = getConstantIntValue(nest.getLowerBound().back());
   std::optional<int64_t> step = getConstantIntValue(nest.getStep().back());
   std::optional<int64_t> upper = getConstantIntValue(nest.getUpperBound().back());
-  if (!lower || *lower != 0 || !step || *step != 1 || !upper)
+  if (!lower || *lower != 0 || !step || *step != 1 || !upper ||
+      !analysis.check(*nest.getBody(), nest, /*inRegion=*/false))
     return std::nullopt;
-  // What depends on the variable: itself, the contiguous loads, and arithmetic on them.
-  DenseSet<Value> varying = {iv};
-  int64_t widest = 0;
-  SmallVector<Value> contiguous;
-  for (Operation &op : nest.getBody()->without_terminator()) {
-    auto [buffer, indices] = accessOf(&op);
-    if (buffer) {
-      if (nest->isAncestor(buffer.getParentBlock()->getParentOp()))
-        return std::nullopt;
-      bool last = !indices.empty() && indices.back() == iv;
-      if (llvm::any_of(last ? indices.drop_back() : indices,
-                       [&](Value index) { return varying.contains(index); }))
-        return std::nullopt;
-      if (isa<memref::StoreOp>(op) && !last)
-        return std::nullopt; // every iteration would write the same element
-      if (last) {
-        contiguous.push_back(buffer);
-        // (A vector of i1 is packed bits, where a buffer of i1 holds a byte each.)
-        Type element = cast<MemRefType>(buffer.getType()).getElementType();
-        if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
-          return std::nullopt;
-        widest = std::max<int64_t>(widest, element.getIntOrFloatBitWidth() / 8);
-        if (auto load = dyn_cast<memref::LoadOp>(op))
-          varying.insert(load.getResult());
-      }
-      continue;
-    }
-    bool dependent = llvm::any_of(op.getOperands(), [&](Value v) { return varying.contains(v); });
-    if (!dependent) {
-      // Invariant along the innermost dimension: stays scalar (index arithmetic of the
-      // other dimensions, constants, a broadcast operand's conversion).
-      if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
-        return std::nullopt;
-      continue;
-    }
-    if (!isLanewise(&op))
-      return std::nullopt;
-    for (Value result : op.getResults())
-      varying.insert(result);
-  }
   // The variable only as a last index (not, say, converted to a value).
-  for (Operation *user : iv.getUsers()) {
+  for (Operation *user : analysis.iv.getUsers()) {
     auto [buffer, indices] = accessOf(user);
-    if (!buffer || indices.back() != iv || llvm::count(indices, iv) != 1)
+    if (!buffer || indices.back() != analysis.iv || llvm::count(indices, analysis.iv) != 1)
       return std::nullopt;
   }
-  if (contiguous.empty() || widest == 0 || widest > kVectorBytes)
+  if (analysis.contiguous.empty() || analysis.widest == 0)
     return std::nullopt;
-  int64_t lanes = std::min(kMaxLanes, kVectorBytes / widest);
+  int64_t lanes = std::min(kMaxLanes, kVectorBytes / analysis.widest);
   if (lanes < 2 || *upper % lanes != 0)
     return std::nullopt;
-  for (Value buffer : contiguous)
+  for (Value buffer : analysis.contiguous)
     if (!alignedRows(buffer, lanes))
       return std::nullopt;
   return lanes;
 }
 
-/// `nest` with `lanes` iterations of its innermost loop in each (see the file header).
-void vectorize(scf::ParallelOp nest, int64_t lanes) {
-  Value iv = nest.getInductionVars().back();
-  Block *body = nest.getBody();
+/// The vectorization of a nest that vectorLanes accepted (see the file header).
+struct Vectorizer {
+  Value iv;
+  int64_t lanes;
+  /// The vector of each varying scalar value.
   DenseMap<Value, Value> vectors;
-  auto vectorType = [&](Type scalar) { return VectorType::get({lanes}, scalar); };
-  // The vector of `value`: its vectorized form, or the scalar splat.
-  auto vectorOf = [&](OpBuilder &b, Location loc, Value value) -> Value {
+  /// The scalar ops replaced, erased once every block is done.
+  SmallVector<Operation *> replaced;
+
+  VectorType vectorType(Type scalar) const { return VectorType::get({lanes}, scalar); }
+
+  /// The vector of `value`: its vectorized form, or the scalar splat.
+  Value vectorOf(OpBuilder &b, Location loc, Value value) {
     if (Value vector = vectors.lookup(value))
       return vector;
     return vector::BroadcastOp::create(b, loc, vectorType(value.getType()), value);
-  };
-  DenseSet<Value> varying = {iv};
-  SmallVector<Operation *> replaced;
-  for (Operation &op : body->without_terminator()) {
-    OpBuilder b(&op);
-    Location loc = op.getLoc();
-    auto [buffer, indices] = accessOf(&op);
-    bool last = buffer && indices.back() == iv;
-    if (auto load = dyn_cast<memref::LoadOp>(op); load && last) {
-      Type element = load.getType();
-      auto vector =
-          vector::LoadOp::create(b, loc, vectorType(element), load.getMemRef(), load.getIndices());
-      vector.setAlignment(lanes * element.getIntOrFloatBitWidth() / 8);
-      vectors[load.getResult()] = vector;
-      varying.insert(load.getResult());
-      replaced.push_back(&op);
-      continue;
-    }
-    if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      Value value = vectorOf(b, loc, store.getValueToStore());
-      auto vector = vector::StoreOp::create(b, loc, value, store.getMemRef(), store.getIndices());
-      vector.setAlignment(lanes * cast<VectorType>(value.getType()).getElementTypeBitWidth() / 8);
-      replaced.push_back(&op);
-      continue;
-    }
-    if (buffer || llvm::none_of(op.getOperands(), [&](Value v) { return varying.contains(v); }))
-      continue;
-    // Lanewise arithmetic: the same op (its attributes kept) on vectors, scalar operands
-    // splat.
-    IRMapping mapping;
-    for (Value operand : op.getOperands())
-      mapping.map(operand, vectorOf(b, loc, operand));
-    Operation *vectorOp = b.clone(op, mapping);
-    for (auto [scalar, vector] : llvm::zip(op.getResults(), vectorOp->getResults())) {
-      vector.setType(vectorType(scalar.getType()));
-      vectors[scalar] = vector;
-      varying.insert(scalar);
-    }
-    replaced.push_back(&op);
   }
-  for (Operation *op : llvm::reverse(replaced))
+
+  bool varies(Operation &op) const {
+    return llvm::any_of(op.getOperands(), [&](Value v) { return vectors.contains(v); });
+  }
+
+  void run(Block &block) {
+    for (Operation &op : block.without_terminator()) {
+      OpBuilder b(&op);
+      Location loc = op.getLoc();
+      auto [buffer, indices] = accessOf(&op);
+      bool last = buffer && indices.back() == iv;
+      if (auto load = dyn_cast<memref::LoadOp>(op); load && last) {
+        Type element = load.getType();
+        auto vector = vector::LoadOp::create(b, loc, vectorType(element), load.getMemRef(),
+                                             load.getIndices());
+        vector.setAlignment(lanes * element.getIntOrFloatBitWidth() / 8);
+        vectors[load.getResult()] = vector;
+        replaced.push_back(&op);
+        continue;
+      }
+      if (auto store = dyn_cast<memref::StoreOp>(op)) {
+        Value value = vectorOf(b, loc, store.getValueToStore());
+        auto vector = vector::StoreOp::create(b, loc, value, store.getMemRef(), store.getIndices());
+        vector.setAlignment(lanes * cast<VectorType>(value.getType()).getElementTypeBitWidth() / 8);
+        replaced.push_back(&op);
+        continue;
+      }
+      if (buffer)
+        continue;
+      if (isChoice(&op)) {
+        // Its regions first; where one yields a varying value, every region yields
+        // vectors and the choice's results are vectors (the same op, retyped).
+        for (Region &region : op.getRegions())
+          run(region.front());
+        bool yieldsVarying = llvm::any_of(op.getRegions(), [&](Region &region) {
+          return varies(*region.front().getTerminator());
+        });
+        if (!yieldsVarying)
+          continue;
+        for (Region &region : op.getRegions()) {
+          Operation *yield = region.front().getTerminator();
+          OpBuilder before(yield);
+          for (OpOperand &operand : yield->getOpOperands())
+            operand.set(vectorOf(before, yield->getLoc(), operand.get()));
+        }
+        for (Value result : op.getResults()) {
+          Type scalar = result.getType();
+          result.setType(vectorType(scalar));
+          vectors[result] = result;
+        }
+        continue;
+      }
+      if (!varies(op))
+        continue;
+      // Lanewise arithmetic: the same op (its attributes kept) on vectors, scalar operands
+      // splat.
+      IRMapping mapping;
+      for (Value operand : op.getOperands())
+        mapping.map(operand, vectorOf(b, loc, operand));
+      Operation *vectorOp = b.clone(op, mapping);
+      for (auto [scalar, vector] : llvm::zip(op.getResults(), vectorOp->getResults())) {
+        vector.setType(vectorType(scalar.getType()));
+        vectors[scalar] = vector;
+      }
+      replaced.push_back(&op);
+    }
+  }
+};
+
+/// `nest` with `lanes` iterations of its innermost loop in each (see the file header).
+void vectorize(scf::ParallelOp nest, int64_t lanes) {
+  Vectorizer vectorizer{nest.getInductionVars().back(), lanes, {}, {}};
+  // (The variable itself is no value any op computes with: vectorLanes checked that it is
+  // only an index.)
+  vectorizer.run(*nest.getBody());
+  for (Operation *op : llvm::reverse(vectorizer.replaced))
     op->erase();
   OpBuilder b(nest);
   nest.getStepMutable()[nest.getNumLoops() - 1].assign(

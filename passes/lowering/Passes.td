@@ -290,10 +290,13 @@ def GpuVectorizePointwiseLoops : Pass<"gpu-vectorize-pointwise-loops", "::mlir::
     innermost stride and a static offset and other strides that are multiples of V (its
     rows start 16-byte aligned, the engine aligning buffers to 256 bytes); and the body
     is otherwise loads that do not depend on the variable (broadcast operands),
-    memory-effect-free ops that do not depend on it, and elementwise arith and math ops.
+    memory-effect-free ops that do not depend on it, elementwise arith and math ops, and
+    scf.if / scf.index_switch on values that do not depend on it (a concatenation's
+    choice of operand) whose regions hold the same, without stores.
     Those accesses become vector.load and vector.store of V elements, the loads
     independent of the variable stay scalar and are splat where a vector op uses them,
-    and the arithmetic on the varying values is cloned on vectors of V. Each thread then
+    and the arithmetic on the varying values is cloned on vectors of V (a choice keeps its
+    op, with vector results and its regions vectorized). Each thread then
     does V of the original iterations with 16-byte accesses, computing the same values.
   }];
   // (The vector dialect is loaded by the pass itself: its header stays out of Passes.h.)

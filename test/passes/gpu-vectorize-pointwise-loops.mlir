@@ -91,7 +91,7 @@ func.func @row_scale(%x: memref<64x256xf32>, %s: memref<64xf32>, %y: memref<64x2
 // transpose (the innermost variable indexes a load's middle dimension); a store that
 // every iteration makes to the same element; an index computed from the variable; a
 // strided view whose rows are not 16-byte aligned (a stride of 33); a reduction nested
-// in the body (a pool, one thread a channel); a buffer of i1 (a byte an element, where a
+// in the body (a pool, one thread a channel: an scf.for is no choice); a buffer of i1 (a byte an element, where a
 // vector of i1 is packed bits).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: vector.
