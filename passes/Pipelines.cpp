@@ -425,6 +425,7 @@ bool supportsProgrammaticLaunch(StringRef chip) {
 void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   GpuMapLoopsOptions map;
   map.threadsPerBlock = target.threadsPerBlock;
+  pm.addNestedPass<func::FuncOp>(createGpuSplitReductions());
   pm.addNestedPass<func::FuncOp>(createGpuFlattenPointwiseLoops());
   pm.addNestedPass<func::FuncOp>(createGpuVectorizePointwiseLoops());
   pm.addNestedPass<func::FuncOp>(createGpuMapLoops(map));

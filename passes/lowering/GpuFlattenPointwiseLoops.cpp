@@ -56,7 +56,7 @@ bool extentIs(Value buffer, int64_t dim, Value bound) {
 /// accesses are the only uses of the induction variables and each such buffer is
 /// row-major with the nest's extents (so that the flat index is the element's offset).
 std::optional<SetVector<Value>> pointwiseBuffers(scf::ParallelOp nest) {
-  ValueRange ivs = nest.getInductionVars();
+  SmallVector<Value> ivs = nest.getInductionVars();
   SetVector<Value> buffers;
   auto atInductionVars = [&](Value buffer, ValueRange indices) {
     if (indices.size() != ivs.size() || !llvm::equal(indices, ivs))

@@ -259,6 +259,27 @@ def GpuExpandArith : Pass<"gpu-expand-arith", "::mlir::gpu::GPUModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def GpuSplitReductions : Pass<"gpu-split-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Split sums of few outputs over more threads, in two nests";
+  let description = [{
+    Runs on the GPU path's host function before gpu-map-loops, which gives each
+    iteration of a top-level scf.parallel a thread. A nest of constant bounds from 0 in
+    steps of 1 with fewer than 65536 iterations, whose body holds one perfect nest of
+    scf.for loops (constant bounds from 0 in steps of 1) carrying one f32 value from the
+    constant 0.0 and adding to it with arith.addf in the innermost loop (a sum: a global
+    average pool, a ReduceSum or ReduceMean the generic lowering makes one thread an
+    output), is split in two. The first nest runs S times as many threads, each summing
+    a slice of the outermost loop's iterations (the body's ops before the loop, then the
+    loop over its slice) into an f32 workspace [S, outputs...]; the second runs the
+    original body with the loop replaced by the sum of the output's S partial sums. S is
+    the largest divisor of the outermost loop's trip count with at most 65536 threads in
+    all and at least 64 iterations a slice; no split where that is 1. The sum's order
+    changes: its value is the same up to rounding.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def GpuFlattenPointwiseLoops : Pass<"gpu-flatten-pointwise-loops", "::mlir::func::FuncOp"> {
   let summary = "Make pointwise loop nests of run-time extents one-dimensional";
   let description = [{

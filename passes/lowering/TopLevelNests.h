@@ -1,7 +1,7 @@
 //===- TopLevelNests.h - The launches-to-be of a GPU host function --*- C++ -*-===//
 //
 // gpu-map-loops makes each top-level scf.parallel of a host function a launch; the passes
-// before it that reshape those nests (gpu-flatten-pointwise-loops,
+// before it that reshape those nests (gpu-split-reductions, gpu-flatten-pointwise-loops,
 // gpu-vectorize-pointwise-loops) walk the same list.
 //
 //===----------------------------------------------------------------------===//
