@@ -43,7 +43,8 @@ if os.access(ptxas, os.X_OK):
 
 # mlir-runner (Debian's mlir-22-tools) runs MLIR on the CPU: tests of a loop transformation
 # compare a function's results with and without it (`REQUIRES: mlir-runner`; %mlir_run is
-# the runner with its support libraries, on a module already lowered to the LLVM dialect).
+# the runner with its support libraries, on a module that %mlir_lower_cpu lowered to the
+# LLVM dialect: scf, vector, math, memref, arith, func).
 llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
 runner = os.path.join(config.llvm_tools_dir, "mlir-runner")
 runner_libs = [os.path.join(llvm_lib_dir, name)
@@ -52,4 +53,9 @@ if os.access(runner, os.X_OK) and all(os.path.exists(lib) for lib in runner_libs
     config.available_features.add("mlir-runner")
     config.substitutions.append(
         ("%mlir_run", f"{runner} -e main -entry-point-result=void -shared-libs={','.join(runner_libs)}"))
+    config.substitutions.append(
+        ("%mlir_lower_cpu", "mlir-opt --convert-scf-to-cf --convert-vector-to-llvm "
+         "--convert-math-to-llvm --expand-strided-metadata --finalize-memref-to-llvm "
+         "--convert-arith-to-llvm --convert-func-to-llvm --convert-cf-to-llvm "
+         "--reconcile-unrealized-casts"))
 

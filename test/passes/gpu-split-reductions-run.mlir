@@ -4,9 +4,9 @@
 // with and without the pass. The inputs are multiples of 1/4 below 2, so that every
 // partial sum is exact in f32 and the two orders of summation give the same bits.
 // REQUIRES: mlir-runner
-// RUN: kiln-opt %s | mlir-opt --convert-scf-to-cf --expand-strided-metadata --finalize-memref-to-llvm --convert-arith-to-llvm --convert-func-to-llvm --convert-cf-to-llvm --reconcile-unrealized-casts \
+// RUN: kiln-opt %s | %mlir_lower_cpu \
 // RUN:   | %mlir_run | grep -v "Unranked Memref" > %t.whole
-// RUN: kiln-opt %s --gpu-split-reductions | mlir-opt --convert-scf-to-cf --expand-strided-metadata --finalize-memref-to-llvm --convert-arith-to-llvm --convert-func-to-llvm --convert-cf-to-llvm --reconcile-unrealized-casts \
+// RUN: kiln-opt %s --gpu-split-reductions | %mlir_lower_cpu \
 // RUN:   | %mlir_run | grep -v "Unranked Memref" > %t.split
 // RUN: diff %t.whole %t.split
 // RUN: FileCheck %s --input-file %t.split --check-prefix=VALUES

@@ -5,9 +5,9 @@
 // the position, plus the position embedding) and an f32 row scale (4 lanes, a scalar
 // operand splat, a select).
 // REQUIRES: mlir-runner
-// RUN: kiln-opt %s | mlir-opt --convert-scf-to-cf --convert-vector-to-llvm --convert-math-to-llvm --expand-strided-metadata --finalize-memref-to-llvm --convert-arith-to-llvm --convert-func-to-llvm --convert-cf-to-llvm --reconcile-unrealized-casts \
+// RUN: kiln-opt %s | %mlir_lower_cpu \
 // RUN:   | %mlir_run | grep -v "Unranked Memref" > %t.scalar
-// RUN: kiln-opt %s --gpu-vectorize-pointwise-loops | mlir-opt --convert-scf-to-cf --convert-vector-to-llvm --convert-math-to-llvm --expand-strided-metadata --finalize-memref-to-llvm --convert-arith-to-llvm --convert-func-to-llvm --convert-cf-to-llvm --reconcile-unrealized-casts \
+// RUN: kiln-opt %s --gpu-vectorize-pointwise-loops | %mlir_lower_cpu \
 // RUN:   | %mlir_run | grep -v "Unranked Memref" > %t.vector
 // RUN: diff %t.scalar %t.vector
 // RUN: FileCheck %s --input-file %t.vector --check-prefix=VALUES
