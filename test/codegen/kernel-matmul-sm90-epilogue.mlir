@@ -132,6 +132,52 @@ func.func @main(%a: memref<256x512xf16>, %b: memref<512x256xf16>, %c: memref<256
 
 // -----
 
+// SiLU and a sigmoid (an EfficientNet-style expansion's activation, a squeeze-excite
+// gate's) with 16-bit results: 1 / (1 + 2^(-x log2 e)) with ex2.approx.ftz and
+// rcp.approx.ftz (emitHalfPrecisionSigmoid), not libdevice's expf and the IEEE
+// reciprocal (rcp.rn); on f32 values (the second kernel) the exact form stays.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.func @gemm_f16_f16_128x128x64_s4_ws2_silu_sigmoid_
+// CHECK: arith.mulf {{.*}} : f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"
+// CHECK-NOT: math.exp
+// CHECK: gpu.func @gemm_f16_f32_128x128x64_s4_ws2_cast_silu_
+// CHECK: math.exp
+// PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s4_ws2_silu_sigmoid_
+// PTX-DAG: ex2.approx.ftz.f32
+// PTX-DAG: rcp.approx.ftz.f32
+// PTX-NOT: rcp.rn.f32
+// PTX-LABEL: .visible .entry gemm_f16_f32_128x128x64_s4_ws2_cast_silu_
+// PTX: rcp.rn.f32
+kernel.func @silu_sigmoid(%a: memref<256x512xf16>, %b: memref<512x256xf16>, %c: memref<256x256xf16>) {
+  matmul ins(%a, %b : memref<256x512xf16>, memref<512x256xf16>) outs(%c : memref<256x256xf16>) {
+  ^bb0(%x: tensor<256x512xf16>, %y: tensor<512x256xf16>):
+    %p = graph.matmul %x, %y : (tensor<256x512xf16>, tensor<512x256xf16>) -> tensor<256x256xf16>
+    %s = graph.silu %p : tensor<256x256xf16>
+    %g = graph.sigmoid %s : tensor<256x256xf16>
+    kernel.yield %g : tensor<256x256xf16>
+  }
+  return
+}
+kernel.func @silu_f32(%a: memref<256x512xf16>, %b: memref<512x256xf16>, %c: memref<256x256xf32>) {
+  matmul ins(%a, %b : memref<256x512xf16>, memref<512x256xf16>) outs(%c : memref<256x256xf32>) {
+  ^bb0(%x: tensor<256x512xf16>, %y: tensor<512x256xf16>):
+    %p = graph.matmul %x, %y : (tensor<256x512xf16>, tensor<512x256xf16>) -> tensor<256x256xf16>
+    %f = graph.cast %p {to = f32} : (tensor<256x256xf16>) -> tensor<256x256xf32>
+    %s = graph.silu %f : tensor<256x256xf32>
+    kernel.yield %s : tensor<256x256xf32>
+  }
+  return
+}
+func.func @main(%a: memref<256x512xf16>, %b: memref<512x256xf16>, %c: memref<256x256xf16>, %d: memref<256x256xf32>) attributes {kernel.num_inputs = 2 : i64} {
+  kernel.launch @silu_sigmoid(%a, %b, %c) : (memref<256x512xf16>, memref<512x256xf16>, memref<256x256xf16>) -> ()
+  kernel.launch @silu_f32(%a, %b, %d) : (memref<256x512xf16>, memref<512x256xf16>, memref<256x256xf32>) -> ()
+  return
+}
+
+// -----
+
 // An inlined scalar constant (a scale) and a cast to f32: the constant is compiled in, no
 // parameter; C is f32, stored as it is.
 // CHECK-LABEL: func.func @main
