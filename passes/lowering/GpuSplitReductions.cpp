@@ -35,13 +35,16 @@ constexpr int64_t kEnoughThreads = 64 * 1024;
 /// with fewer).
 constexpr int64_t kMinSliceIterations = 64;
 
-/// A nest whose body sums into one f32 value with a perfect nest of scf.for loops, each
-/// carrying the sum, from 0.0, with arith.addf in the innermost: the outermost loop.
+/// The sum of a nest whose body sums into one f32 value with a perfect nest of scf.for
+/// loops, each carrying the sum, from 0.0, with arith.addf in the innermost: the
+/// outermost loop and the iterations of the whole loop nest.
 struct SumLoop {
   scf::ForOp outer;
   int64_t iterations = 1; // of the whole loop nest
 };
 
+/// `nest`'s one sum, if its body is such a loop nest between reads and arithmetic before
+/// it and anything without regions after it.
 std::optional<SumLoop> sumLoop(scf::ParallelOp nest) {
   // Reads and arithmetic only before the loop and in it (both nests repeat what comes
   // before it; a slice runs part of it).
@@ -122,6 +125,7 @@ std::optional<int64_t> slicesFor(scf::ParallelOp nest, SumLoop sum) {
   return best;
 }
 
+/// `nest` as the two nests of the file header, its sum in `slices` slices.
 void split(scf::ParallelOp nest, SumLoop sum, int64_t slices) {
   OpBuilder b(nest);
   Location loc = nest.getLoc();
