@@ -359,6 +359,9 @@ void addGraphStage(OpPassManager &pm, const GraphStageOptions &options) {
   }
   if (options.precision != "fp32" || options.padProducts)
     pm.addNestedPass<func::FuncOp>(createGraphSimplify());
+  // After the precision and the padding: the folded weights are the products' final ones.
+  if (options.foldNormalizations)
+    pm.addNestedPass<func::FuncOp>(createGraphFoldLayerNormIntoProducts());
   // The layout before the quantization is decomposed: its transposes sink through the
   // undecomposed ops.
   if (options.channelsLast) {
@@ -496,6 +499,7 @@ void addGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options) {
     graph.int8TensorCoreRows = true;
     graph.decomposeAttention = true;
     graph.padProducts = true;
+    graph.foldNormalizations = true;
     graph.unalignedRows = StringRef(options.templates.target).starts_with("sm_90");
     graph.attentionMaxHeadDim = flashAttentionMaxHeadDim(options.templates.target);
     addGraphStage(pm, graph);

@@ -101,6 +101,10 @@ struct GraphStageOptions {
   /// ... only what the templates cannot read as it is (sm_90a's warp-specialised GEMM
   /// loads rows of any length and stores C's: graph-pad-products' unaligned-rows).
   bool unalignedRows = false;
+  /// A LayerNorm read only by constant-weight products becomes its statistics and a
+  /// per-row scale in the products' epilogues (graph-fold-layer-norm-into-products): the
+  /// GPU pipeline sets it.
+  bool foldNormalizations = false;
   /// Called with each function's precision and int8 reports (progress lines, the
   /// precision report), when set.
   std::function<void(const graph::PrecisionReport &)> precisionReport;

@@ -13,14 +13,13 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
+#include "passes/graph/ConstantFloats.h"
 #include "passes/graph/Passes.h"
 
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <cmath>
-#include <cstring>
 
 namespace kiln {
 #define GEN_PASS_DEF_GRAPHFOLDBATCHNORM
@@ -32,71 +31,11 @@ namespace graph = kiln::graph;
 
 namespace {
 
-/// The element values of `value` as doubles when it is a graph.constant of floats (dense
-/// or a resource blob of 8-, 16-, 32- or 64-bit floats), or nullopt.
-std::optional<SmallVector<double>> readFloats(Value value) {
-  auto constant = value.getDefiningOp<graph::ConstantOp>();
-  if (!constant)
-    return std::nullopt;
-  ElementsAttr attr = constant.getValue();
-  auto type = dyn_cast<RankedTensorType>(attr.getType());
-  if (!type || !type.hasStaticShape())
-    return std::nullopt;
-  auto floatType = dyn_cast<FloatType>(type.getElementType());
-  if (!floatType)
-    return std::nullopt;
-  auto toDouble = [](APFloat number) {
-    bool lost = false;
-    number.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-    return number.convertToDouble();
-  };
-  SmallVector<double> values;
-  values.reserve(type.getNumElements());
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    for (const APFloat &number : dense.getValues<APFloat>())
-      values.push_back(toDouble(number));
-    return values;
-  }
-  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
-  if (!resource)
-    return std::nullopt;
-  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-  unsigned width = floatType.getWidth();
-  if (!blob || width % 8 != 0 || width > 64)
-    return std::nullopt;
-  ArrayRef<char> data = blob->getData();
-  size_t bytes = width / 8;
-  if (data.size() != bytes * type.getNumElements())
-    return std::nullopt;
-  for (size_t offset = 0; offset < data.size(); offset += bytes) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, data.data() + offset, bytes); // little-endian, as the importer stores
-    values.push_back(toDouble(APFloat(floatType.getFloatSemantics(), APInt(width, bits))));
-  }
-  return values;
-}
+using kiln::graph::readConstantFloats;
 
-/// A constant of float `type` holding `values` rounded to its element type: inline when
-/// small, a resource blob otherwise (as the importer stores weights).
+/// `values` as a constant of `type`, rounded once (ConstantFloats.h).
 Value makeFloats(OpBuilder &builder, Location loc, RankedTensorType type, ArrayRef<double> values) {
-  auto floatType = cast<FloatType>(type.getElementType());
-  unsigned bytes = floatType.getWidth() / 8;
-  std::vector<char> data(values.size() * bytes);
-  for (auto [index, value] : llvm::enumerate(values)) {
-    APFloat number(value);
-    bool lost = false;
-    number.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    uint64_t bits = number.bitcastToAPInt().getZExtValue();
-    std::memcpy(data.data() + index * bytes, &bits, bytes);
-  }
-  ElementsAttr attr;
-  if (values.size() <= 16)
-    attr = DenseElementsAttr::getFromRawBuffer(type, data);
-  else
-    attr = DenseResourceElementsAttr::get(
-        type, "batch_norm_folded",
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(data), bytes));
-  return graph::ConstantOp::create(builder, loc, attr);
+  return kiln::graph::createFloatConstant(builder, loc, type, values, "batch_norm_folded");
 }
 
 /// The per-channel affine map of an inference BatchNormalization with constant
@@ -107,10 +46,10 @@ struct ChannelAffine {
 };
 
 std::optional<ChannelAffine> getChannelAffine(graph::BatchNormalizationOp bn) {
-  auto scale = readFloats(bn.getScale());
-  auto bias = readFloats(bn.getBias());
-  auto mean = readFloats(bn.getMean());
-  auto variance = readFloats(bn.getVariance());
+  auto scale = readConstantFloats(bn.getScale());
+  auto bias = readConstantFloats(bn.getBias());
+  auto mean = readConstantFloats(bn.getMean());
+  auto variance = readConstantFloats(bn.getVariance());
   if (!scale || !bias || !mean || !variance)
     return std::nullopt;
   size_t channels = scale->size();
@@ -176,12 +115,12 @@ struct Folder {
         conv.getChannelsLast())
       return {};
     auto weightType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
-    auto weight = readFloats(conv.getWeight());
+    auto weight = readConstantFloats(conv.getWeight());
     if (!weightType || !weight || weightType.getDimSize(0) != affine.channels())
       return {};
     SmallVector<double> bias;
     if (Value oldBias = conv.getBias()) {
-      auto values = readFloats(oldBias);
+      auto values = readConstantFloats(oldBias);
       if (!values || int64_t(values->size()) != affine.channels())
         return {};
       bias = *values;
@@ -203,7 +142,7 @@ struct Folder {
         !resultType || resultType.getRank() != 2)
       return {};
     auto weightType = dyn_cast<RankedTensorType>(gemm.getB().getType());
-    auto weight = readFloats(gemm.getB());
+    auto weight = readConstantFloats(gemm.getB());
     // B' is [K, N]: B is [N, K] when transposed, the channel leading; [K, N] otherwise.
     bool transposed = gemm.getTransB();
     if (!weightType || !weight || weightType.getRank() != 2 ||
@@ -212,7 +151,7 @@ struct Folder {
     SmallVector<double> bias;
     if (Value c = gemm.getC()) {
       auto cType = dyn_cast<RankedTensorType>(c.getType());
-      auto values = readFloats(c);
+      auto values = readConstantFloats(c);
       // Only a C that is the same for every row: a scalar, [N] or [1, N].
       if (!cType || !values ||
           (values->size() != 1 && int64_t(values->size()) != affine.channels()) ||
@@ -245,7 +184,7 @@ struct Folder {
         return {};
       matmul = add.getLhs().getDefiningOp<graph::MatMulOp>();
       bias = add.getRhs();
-      if (!matmul || !readFloats(bias)) {
+      if (!matmul || !readConstantFloats(bias)) {
         matmul = add.getRhs().getDefiningOp<graph::MatMulOp>();
         bias = add.getLhs();
       }
@@ -259,14 +198,14 @@ struct Folder {
     }
     auto resultType = dyn_cast<RankedTensorType>(matmul.getType());
     auto weightType = dyn_cast<RankedTensorType>(matmul.getRhs().getType());
-    auto weight = readFloats(matmul.getRhs());
+    auto weight = readConstantFloats(matmul.getRhs());
     if (!resultType || resultType.getRank() != 2 || !weightType || weightType.getRank() != 2 ||
         !weight || weightType.getDimSize(1) != affine.channels())
       return {};
     SmallVector<double> biasValues;
     if (bias) {
       auto biasType = dyn_cast<RankedTensorType>(bias.getType());
-      auto values = readFloats(bias);
+      auto values = readConstantFloats(bias);
       // A bias that is the same for every row: a scalar, [N] or [1, N].
       if (!biasType || !values ||
           (values->size() != 1 && int64_t(values->size()) != affine.channels()) ||

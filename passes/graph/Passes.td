@@ -420,6 +420,29 @@ def GraphFoldBatchNorm : Pass<"graph-fold-batch-norm", "::mlir::func::FuncOp"> {
   }];
 }
 
+def GraphFoldLayerNormIntoProducts
+    : Pass<"graph-fold-layer-norm-into-products", "::mlir::func::FuncOp"> {
+  let summary = "Fold a LayerNorm's normalisation into the constant-weight products that read it";
+  let description = [{
+    A `graph.layer_normalization` over the last axis with constant `scale` (gamma) and
+    `bias` (beta), whose result is read only by `graph.matmul` ops as their left operand
+    with a constant `[K, N]` weight `W` of its element type (each possibly followed by an
+    Add of a constant bias along the last axis), is computed from its statistics instead:
+    `LayerNorm(x) W = r (x Wc) + beta W` with `r` the op's `inv_std_dev` result and
+    `Wc = C diag(gamma) W`, `C` subtracting each column's mean over K (the row's mean
+    cancels against it: `(x - mu) V = x (V - mean_k V)`). Each product becomes
+    `cast(matmul(x, Wc)) * r + (beta W + bias)` in f32, cast back to its element type: the
+    product reads x itself, its epilogue applies the per-row `r` and the per-column shift,
+    and only the statistics (one value a row) remain of the LayerNorm. `Wc` is computed in
+    double and rounded once to the weight's type, each column's rounding residue then
+    taken out of its largest element. LayerNorms read by anything else, over other axes,
+    with non-constant parameters or whose `mean` / `inv_std_dev` results are already used
+    are left alone. The GPU pipeline runs it: a pre-norm transformer's LayerNorm then no
+    longer writes a normalised copy of the residual stream that its product reads back.
+  }];
+  let dependentDialects = ["::kiln::graph::GraphDialect"];
+}
+
 def GraphReducePrecision : Pass<"graph-reduce-precision", "::mlir::func::FuncOp"> {
   let summary = "Compute in f16 or bf16 where accuracy allows, with f32 islands (--fp16, --bf16)";
   let description = [{

@@ -362,7 +362,11 @@ std::optional<kiln::DepthwiseProblem> kiln::matchDepthwiseConv(kernel::FuncOp fu
       return std::nullopt;
   std::optional<Sm90Epilogue> epilogue =
       matchSm90Epilogue(op, op.getBias(), output, p.channelsLast ? 3 : 1);
-  if (!epilogue || (epilogue->empty() && p.result != p.operand))
+  // Its lanes read the epilogue's inputs by channel or flat index, not by row.
+  if (!epilogue || (epilogue->empty() && p.result != p.operand) ||
+      llvm::any_of(epilogue->inputs, [](const Sm90EpilogueInput &input) {
+        return input.kind == Sm90EpilogueInput::Kind::PerRow;
+      }))
     return std::nullopt;
   p.epilogue = std::move(*epilogue);
   if (!launchedWithConstantWeights(function))

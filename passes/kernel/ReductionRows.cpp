@@ -85,6 +85,8 @@ StringRef anchorName(RowsAnchor anchor) {
     return "log_softmax";
   case RowsAnchor::LayerNorm:
     return "layer_norm";
+  case RowsAnchor::LayerNormInvStdDev:
+    return "layer_norm_inv_std_dev";
   case RowsAnchor::RMSNorm:
     return "rms_norm";
   case RowsAnchor::ReduceSum:
@@ -207,6 +209,7 @@ bool keepsRow(RowsAnchor anchor) {
   case RowsAnchor::Softmax:
   case RowsAnchor::LogSoftmax:
   case RowsAnchor::LayerNorm:
+  case RowsAnchor::LayerNormInvStdDev:
   case RowsAnchor::RMSNorm:
   case RowsAnchor::ReduceLogSumExp:
     return true;
@@ -407,6 +410,9 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   int64_t trailing = 0;
   auto normaliseAxis = [](int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; };
   Value data;
+  // The anchor result the kernel stores (after its epilogue): its first but for a
+  // LayerNorm's statistic.
+  Value anchorResult = anchor->getResult(0);
   if (auto softmax = dyn_cast<graph::SoftmaxOp>(anchor)) {
     problem.anchor = RowsAnchor::Softmax;
     data = softmax.getInput();
@@ -422,17 +428,24 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
       return std::nullopt;
     trailing = 1;
   } else if (auto layerNorm = dyn_cast<graph::LayerNormalizationOp>(anchor)) {
-    problem.anchor = RowsAnchor::LayerNorm;
+    // The normalised rows, or (graph-fold-layer-norm-into-products) 1 / sigma alone.
+    bool inverseOnly = !layerNorm.getInvStdDev().use_empty();
+    problem.anchor = inverseOnly ? RowsAnchor::LayerNormInvStdDev : RowsAnchor::LayerNorm;
     data = layerNorm.getInput();
     auto type = staticTensor(data);
-    if (!type || !layerNorm.getMean().use_empty() || !layerNorm.getInvStdDev().use_empty())
+    if (!type || !layerNorm.getMean().use_empty() ||
+        (inverseOnly && !layerNorm.getResult().use_empty()))
       return std::nullopt;
     int64_t axis = normaliseAxis(int64_t(layerNorm.getAxis()), type.getRank());
     if (axis < 0 || axis >= type.getRank())
       return std::nullopt;
     trailing = type.getRank() - axis;
-    problem.scale = layerNorm.getScale();
-    problem.bias = layerNorm.getBias();
+    if (inverseOnly) {
+      anchorResult = layerNorm.getInvStdDev();
+    } else {
+      problem.scale = layerNorm.getScale();
+      problem.bias = layerNorm.getBias();
+    }
     problem.epsilon = layerNorm.getEpsilon().convertToFloat();
   } else if (auto rmsNorm = dyn_cast<graph::RMSNormalizationOp>(anchor)) {
     problem.anchor = RowsAnchor::RMSNorm;
@@ -504,7 +517,7 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
       return std::nullopt;
   }
   RankedTensorType dataType = staticTensor(data);
-  RankedTensorType resultType = staticTensor(anchor->getResult(0));
+  RankedTensorType resultType = staticTensor(anchorResult);
   if (!dataType || !resultType || trailing < 1)
     return std::nullopt;
   SmallVector<int64_t> spaceShape = matchedShape(dataType);
@@ -517,13 +530,13 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   problem.rows = product(space.take_front(leading));
   problem.rowLength = product(space.take_back(trailing));
   SmallVector<int64_t> resultShape = matchedShape(resultType);
-  bool normalises = anchor->getResult(0).getType() == data.getType() || resultShape == spaceShape;
+  bool normalises = anchorResult.getType() == data.getType() || resultShape == spaceShape;
   problem.resultLength = normalises ? problem.rowLength : 1;
   if (product(resultShape) != problem.rows * problem.resultLength)
     return std::nullopt;
   problem.data = data;
   problem.rowType = dataType.getElementType();
-  problem.result = anchor->getResult(0);
+  problem.result = anchorResult;
   // The result space: the anchor's result; its row is the trailing dimensions it keeps
   // of the reduced ones (none without keepdims, all of extent 1 with it).
   ArrayRef<int64_t> resultSpace = resultShape;
@@ -1329,8 +1342,9 @@ LogicalResult RowKernelBuilder::emitAnchor() {
     });
   }
   case RowsAnchor::LayerNorm:
+  case RowsAnchor::LayerNormInvStdDev:
   case RowsAnchor::RMSNorm: {
-    bool layerNorm = problem.anchor == RowsAnchor::LayerNorm;
+    bool layerNorm = problem.anchor != RowsAnchor::RMSNorm;
     Value mean;
     if (layerNorm) {
       FailureOr<Value> sum = sumOf(identity, true);
@@ -1349,6 +1363,8 @@ LogicalResult RowKernelBuilder::emitAnchor() {
     Value variance = arith::MulFOp::create(b, loc, *squares, constant(1.0 / count));
     Value inverse = math::RsqrtOp::create(
         b, loc, arith::AddFOp::create(b, loc, variance, constant(problem.epsilon)));
+    if (problem.anchor == RowsAnchor::LayerNormInvStdDev)
+      return writeReduced(inverse);
     return writeRow([&](ArrayRef<Value> x, Value start) -> FailureOr<SmallVector<Value>> {
       FailureOr<SmallVector<Value>> scale = operandLanes(problem.scale, start);
       if (failed(scale))

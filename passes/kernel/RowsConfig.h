@@ -26,6 +26,7 @@ enum class RowsAnchor {
   Softmax,
   LogSoftmax,
   LayerNorm,
+  LayerNormInvStdDev, // LayerNorm's 1 / sqrt(variance + epsilon) alone, one value a row
   RMSNorm,
   ReduceSum,
   ReduceMean,

@@ -56,7 +56,9 @@ std::optional<double> singleFloat(Attribute attr) {
 }
 
 /// How an operand of C's shape `output` reads a tensor of type `type`; its per-column
-/// vectors run along `columnAxis` of `output`.
+/// vectors run along `columnAxis` of `output`. A per-row operand has the output's shape
+/// with one column, the columns being the output's last axis (C's rows are then the
+/// other axes, flattened).
 std::optional<kiln::Sm90EpilogueInput::Kind>
 classify(RankedTensorType type, ArrayRef<int64_t> output, int64_t columnAxis) {
   using Kind = kiln::Sm90EpilogueInput::Kind;
@@ -73,6 +75,10 @@ classify(RankedTensorType type, ArrayRef<int64_t> output, int64_t columnAxis) {
   ArrayRef<int64_t> shape = type.getShape();
   if (shape == output)
     return Kind::Full;
+  int64_t last = int64_t(output.size()) - 1;
+  if (columnAxis == last && int64_t(shape.size()) == int64_t(output.size()) && shape[last] == 1 &&
+      output[last] != 1 && shape.drop_back() == output.drop_back())
+    return Kind::PerRow;
   // Right-aligned against the output (broadcasting): the column axis's extent there, ones
   // elsewhere.
   int64_t offset = int64_t(output.size()) - int64_t(shape.size());
@@ -784,6 +790,14 @@ LogicalResult kiln::emitSm90Epilogue(gpu::GPUFuncOp kernel, const Sm90Epilogue &
       } else {
         inputLanes.push_back(loadLanes(b, flatView(b, pointer, element, n), column, element));
       }
+      break;
+    }
+    case Sm90EpilogueInput::Kind::PerRow: {
+      // The row's one value, for every lane.
+      Value scalar = widenToF32(
+          b, loc,
+          memref::LoadOp::create(b, loc, flatView(b, pointer, element, m), ValueRange{row}));
+      inputLanes.emplace_back(lanes, scalar);
       break;
     }
     case Sm90EpilogueInput::Kind::Full: {

@@ -9,8 +9,9 @@
 // evaluated in f32; an op it cannot emit leaves the kernel to the generic path.
 //
 // The other operand of a binary op is a constant of one value, or a kernel input read
-// per column of C (a per-output-channel vector: bias, scale), as one value (a scalar), or
-// at C's own [row, column] (a residual of the output's shape and layout). Those inputs
+// per column of C (a per-output-channel vector: bias, scale), as one value (a scalar), per
+// row of C (a row's statistic: a folded LayerNorm's 1 / sigma), or at C's own [row,
+// column] (a residual of the output's shape and layout). Those inputs
 // are the kernel's extra parameters, bare pointers after %M, %N, %K
 // (docs/codegen-sm90.md, "Fused epilogues").
 //
@@ -41,6 +42,7 @@ struct Sm90EpilogueInput {
     Scalar,    // one value for all of C
     PerColumn, // one value per column of C (per output channel)
     Full,      // C's shape and layout, read at C's [row, column]
+    PerRow,    // one value per row of C (C's shape with 1 columns: a row's statistic)
   };
   /// The kernel.func argument (and kernel.launch operand) it is.
   unsigned argument = 0;

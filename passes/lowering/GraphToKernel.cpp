@@ -185,6 +185,23 @@ public:
     return shapeA && shapeB && shapeA->ranked && shapeB->ranked && shapeA->dims == shapeB->dims;
   }
 
+  /// Whether `perRow` has `value`'s extents but for a last extent of 1 (one value per row
+  /// of `value` seen as a matrix of its last dimension's columns), where `value`'s is not.
+  bool isPerRow(Value perRow, Value value) const {
+    auto rowType = dyn_cast<RankedTensorType>(perRow.getType());
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!rowType || !type || rowType.getRank() != type.getRank() || type.getRank() == 0 ||
+        rowType.getShape().back() != 1 || type.getShape().back() == 1 ||
+        rowType.getShape().drop_back() != type.getShape().drop_back())
+      return false;
+    if (rowType.hasStaticShape() && type.hasStaticShape())
+      return true;
+    const SymbolicShape *rowShape = analysis.lookup(perRow), *shape = analysis.lookup(value);
+    return rowShape && shape && rowShape->ranked && shape->ranked &&
+           ArrayRef<DimExpr>(rowShape->dims).drop_back() ==
+               ArrayRef<DimExpr>(shape->dims).drop_back();
+  }
+
   /// The extents of `value`'s dimensions, when the input shapes determine them all.
   std::optional<ArrayRef<DimExpr>> getDims(Value value) const {
     const SymbolicShape *shape = analysis.lookup(value);
@@ -378,9 +395,10 @@ bool joinsFlashAttention(Operation *op) {
 
 /// Whether the GEMM templates' epilogues read every operand of `op` that does not come
 /// from group `index`, when its anchor is a product they compute: a scalar, one value per
-/// output column, or a tensor of the result's shape. Another broadcast (a mask shared by
-/// the batches of a batched product, one value a row) would leave the product to the
-/// generic lowering, where a kernel of its own costs one pass over the result.
+/// output column, one value per row of the result (its shape with one column: a folded
+/// LayerNorm's statistic), or a tensor of the result's shape. Another broadcast (a mask
+/// shared by the batches of a batched product) would leave the product to the generic
+/// lowering, where a kernel of its own costs one pass over the result.
 bool templateEpilogueReads(Operation *op, const FusionGroups &fusion, unsigned index) {
   Operation *anchor = fusion.groups[index].getAnchor();
   if (!readsMatrixByTma(anchor))
@@ -397,7 +415,8 @@ bool templateEpilogueReads(Operation *op, const FusionGroups &fusion, unsigned i
     auto type = dyn_cast<RankedTensorType>(operand.getType());
     if (!type)
       return false;
-    if (type.getRank() == 0 || fusion.extents->sameShape(operand, anchor->getResult(0)))
+    if (type.getRank() == 0 || fusion.extents->sameShape(operand, anchor->getResult(0)) ||
+        fusion.extents->isPerRow(operand, anchor->getResult(0)))
       return true;
     ArrayRef<int64_t> shape = type.getShape();
     return llvm::all_of(shape.drop_back(), [](int64_t extent) { return extent == 1; }) &&

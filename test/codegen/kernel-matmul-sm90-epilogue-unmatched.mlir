@@ -1,5 +1,6 @@
 // Fused epilogues sm90_gemm cannot take stay on the generic path, unchanged: an
-// operand broadcast along the columns (one value per row of C), a kernel that stores two
+// operand broadcast along the columns and the batches (one value per row of a matrix,
+// shared by the batches of C; one value per row of C itself it takes), a kernel that stores two
 // results (the product and its ReLU), a result cast to an integer type, and an
 // inlined constant of several distinct values. A configuration forced on a fused kernel
 // must still be legal for its product.
@@ -11,12 +12,12 @@
 // CHECK-LABEL: kernel.func @vector_constant
 // CHECK-NOT: gpu.module
 // CHECK-COUNT-4: kernel.launch
-kernel.func @per_row(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %r: memref<128x1xf16>, %c: memref<128x128xf16>) {
-  matmul ins(%a, %b, %r : memref<128x64xf16>, memref<64x128xf16>, memref<128x1xf16>) outs(%c : memref<128x128xf16>) {
-  ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x128xf16>, %z: tensor<128x1xf16>):
-    %p = graph.matmul %x, %y : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16>
-    %s = graph.add %p, %z : (tensor<128x128xf16>, tensor<128x1xf16>) -> tensor<128x128xf16>
-    kernel.yield %s : tensor<128x128xf16>
+kernel.func @per_row(%a: memref<2x128x64xf16>, %b: memref<64x128xf16>, %r: memref<128x1xf16>, %c: memref<2x128x128xf16>) {
+  matmul ins(%a, %b, %r : memref<2x128x64xf16>, memref<64x128xf16>, memref<128x1xf16>) outs(%c : memref<2x128x128xf16>) {
+  ^bb0(%x: tensor<2x128x64xf16>, %y: tensor<64x128xf16>, %z: tensor<128x1xf16>):
+    %p = graph.matmul %x, %y : (tensor<2x128x64xf16>, tensor<64x128xf16>) -> tensor<2x128x128xf16>
+    %s = graph.add %p, %z : (tensor<2x128x128xf16>, tensor<128x1xf16>) -> tensor<2x128x128xf16>
+    kernel.yield %s : tensor<2x128x128xf16>
   }
   return
 }
@@ -48,8 +49,8 @@ kernel.func @vector_constant(%a: memref<128x64xf16>, %b: memref<64x8xf16>, %c: m
   }
   return
 }
-func.func @main(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %r: memref<128x1xf16>, %c: memref<128x128xf16>, %d: memref<128x128xf16>, %i: memref<128x128xi32>, %b8: memref<64x8xf16>, %c8: memref<128x8xf16>) attributes {kernel.num_inputs = 3 : i64} {
-  kernel.launch @per_row(%a, %b, %r, %c) : (memref<128x64xf16>, memref<64x128xf16>, memref<128x1xf16>, memref<128x128xf16>) -> ()
+func.func @main(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %r: memref<128x1xf16>, %c: memref<128x128xf16>, %d: memref<128x128xf16>, %i: memref<128x128xi32>, %b8: memref<64x8xf16>, %c8: memref<128x8xf16>, %a2: memref<2x128x64xf16>, %c2: memref<2x128x128xf16>) attributes {kernel.num_inputs = 3 : i64} {
+  kernel.launch @per_row(%a2, %b, %r, %c2) : (memref<2x128x64xf16>, memref<64x128xf16>, memref<128x1xf16>, memref<2x128x128xf16>) -> ()
   kernel.launch @two_results(%a, %b, %c, %d) : (memref<128x64xf16>, memref<64x128xf16>, memref<128x128xf16>, memref<128x128xf16>) -> ()
   kernel.launch @to_integer(%a, %b, %i) : (memref<128x64xf16>, memref<64x128xf16>, memref<128x128xi32>) -> ()
   kernel.launch @vector_constant(%a, %b8, %c8) : (memref<128x64xf16>, memref<64x8xf16>, memref<128x8xf16>) -> ()

@@ -418,3 +418,39 @@ func.func @main(%a: memref<8x128x768xf16>, %res: memref<8x128x768xf16>, %c: memr
   kernel.launch @out(%a, %w, %bias, %res, %c) : (memref<8x128x768xf16>, memref<768x768xf16>, memref<768xf16>, memref<8x128x768xf16>, memref<8x128x768xf16>) -> ()
   return
 }
+
+// -----
+
+// A folded LayerNorm's product (graph-fold-layer-norm-into-products): x Wc widened, times
+// the row's 1 / sigma ([8, 128, 1] f32, one value per row of C: a scalar load at the
+// element's row, the same for the item's 8 lanes), plus the per-column shift, rounded to
+// f16.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_sm90_gemm_f16_f16_128x128x64_s4_ws2_cast_mul_add_cast_{{[0-9a-f]+}}::
+// CHECK: gpu.func @gemm_f16_f16_128x128x64_s4_ws2_cast_mul_add_cast_{{[0-9a-f]+}}({{.*}}, %[[PR:[a-z0-9]+]]: memref<f32>, %{{[a-z0-9]+}}: memref<f32>) kernel
+// CHECK: %[[ROWS:.*]] = memref.reinterpret_cast %[[PR]] to offset: [0], sizes: [%{{.*}}], strides: [1] : memref<f32> to memref<?xf32>
+// CHECK: memref.load %[[ROWS]][%{{.*}}] : memref<?xf32>
+// CHECK-COUNT-8: arith.mulf {{.*}} : f32
+// The shift's columns load once a thread (two 16-byte loads), the row's factor once an
+// item; the scale and shift contract into one fma a lane.
+// PTX-LABEL: .visible .entry gemm_f16_f16_128x128x64_s4_ws2_cast_mul_add_cast_
+// PTX: ld.global.v4.b32
+// PTX: ld.global.b32
+// PTX-COUNT-8: fma.rn.f32
+// PTX: st.global.v4.b32
+kernel.func @folded(%a: memref<8x128x768xf16>, %b: memref<768x2304xf16>, %inv: memref<8x128x1xf32>, %shift: memref<2304xf32>, %c: memref<8x128x2304xf16>) {
+  matmul ins(%a, %b, %inv, %shift : memref<8x128x768xf16>, memref<768x2304xf16>, memref<8x128x1xf32>, memref<2304xf32>) outs(%c : memref<8x128x2304xf16>) {
+  ^bb0(%x: tensor<8x128x768xf16>, %y: tensor<768x2304xf16>, %r: tensor<8x128x1xf32>, %s: tensor<2304xf32>):
+    %p = graph.matmul %x, %y : (tensor<8x128x768xf16>, tensor<768x2304xf16>) -> tensor<8x128x2304xf16>
+    %w = graph.cast %p {to = f32} : (tensor<8x128x2304xf16>) -> tensor<8x128x2304xf32>
+    %m = graph.mul %w, %r : (tensor<8x128x2304xf32>, tensor<8x128x1xf32>) -> tensor<8x128x2304xf32>
+    %t = graph.add %m, %s : (tensor<8x128x2304xf32>, tensor<2304xf32>) -> tensor<8x128x2304xf32>
+    %o = graph.cast %t {to = f16} : (tensor<8x128x2304xf32>) -> tensor<8x128x2304xf16>
+    kernel.yield %o : tensor<8x128x2304xf16>
+  }
+  return
+}
+func.func @main(%a: memref<8x128x768xf16>, %b: memref<768x2304xf16>, %inv: memref<8x128x1xf32>, %shift: memref<2304xf32>, %c: memref<8x128x2304xf16>) attributes {kernel.num_inputs = 4 : i64} {
+  kernel.launch @folded(%a, %b, %inv, %shift, %c) : (memref<8x128x768xf16>, memref<768x2304xf16>, memref<8x128x1xf32>, memref<2304xf32>, memref<8x128x2304xf16>) -> ()
+  return
+}

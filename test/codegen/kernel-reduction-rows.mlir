@@ -69,6 +69,35 @@ func.func @main(%x: memref<1024x768xf32>, %r: memref<1024x768xf32>, %w: memref<7
 
 // -----
 
+// A LayerNorm's 1 / sigma alone (graph-fold-layer-norm-into-products: the products that
+// read the normalised rows apply it), f16 rows of 768: the same two sums from the
+// registers, then one f32 a row stored by the row's first thread; neither the scale nor
+// the bias is read and no normalised row is written.
+// CHECK: gpu.launch_func {{ *}}@kiln_rows_layer_norm_inv_std_dev_1024x768_{{[0-9a-f]+}}_t32r4v8::
+// CHECK: gpu.func @rows_layer_norm_inv_std_dev_1024x768
+// CHECK-COUNT-3: vector.load {{.*}} : memref<786432xf16>, vector<8xf16>
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: math.rsqrt
+// CHECK-NOT: vector.load
+// CHECK: memref.store {{.*}} : memref<1024xf32>
+// CHECK-NOT: vector.store
+// CHECK: gpu.return
+kernel.func @LayerNormStatistic_0(%x: memref<1024x768xf16>, %w: memref<768xf16>, %b: memref<768xf16>, %inv: memref<1024x1xf32>) {
+  reduction ins(%x, %w, %b : memref<1024x768xf16>, memref<768xf16>, memref<768xf16>) outs(%inv : memref<1024x1xf32>) {
+  ^bb0(%a: tensor<1024x768xf16>, %s: tensor<768xf16>, %t: tensor<768xf16>):
+    %n, %mean, %r = graph.layer_normalization %a, %s, %t {axis = -1 : i64, epsilon = 1.0e-05 : f32, stash_type = f32} : (tensor<1024x768xf16>, tensor<768xf16>, tensor<768xf16>) -> (tensor<1024x768xf16>, tensor<1024x1xf32>, tensor<1024x1xf32>)
+    kernel.yield %r : tensor<1024x1xf32>
+  }
+  return
+}
+func.func @main(%x: memref<1024x768xf16>, %w: memref<768xf16>, %b: memref<768xf16>, %inv: memref<1024x1xf32>) {
+  kernel.launch @LayerNormStatistic_0(%x, %w, %b, %inv) : (memref<1024x768xf16>, memref<768xf16>, memref<768xf16>, memref<1024x1xf32>) -> ()
+  return
+}
+
+// -----
+
 // A mean over the last axis without keepdims, of a cast, with a tanh after it: one value
 // a row, stored by the row's first thread.
 // CHECK: gpu.func @rows_reduce_mean_4096x64

@@ -575,3 +575,32 @@ func.func @batched_epilogue(%q: tensor<2x4x8x24xf16>, %kt: tensor<2x4x24x8xf16>,
   %p = graph.softmax %masked {axis = -1 : i64} : (tensor<2x4x8x8xf16>) -> tensor<2x4x8x8xf16> loc("Mask_1")
   return %p : tensor<2x4x8x8xf16>
 }
+
+// -----
+
+// A folded LayerNorm (graph-fold-layer-norm-into-products): its statistic is a rows kernel
+// of its own, and the product's epilogue takes it as one value per row of the result
+// ([2, 8, 1] against [2, 8, 32]) with the cast, the shift and the cast back.
+// CHECK-LABEL: kernel.func @Norm_0(
+// CHECK: reduction ins
+// CHECK: graph.layer_normalization
+// CHECK-LABEL: kernel.func @Proj_1(
+// CHECK: matmul ins
+// CHECK: graph.matmul
+// CHECK-NEXT: graph.cast
+// CHECK-NEXT: graph.mul
+// CHECK-NEXT: graph.add
+// CHECK-NEXT: graph.cast
+// CHECK-NEXT: kernel.yield
+func.func @per_row_epilogue(%x: tensor<2x8x16xf16>) -> tensor<2x8x32xf16> {
+  %gamma = graph.constant dense<1.0> : tensor<16xf16>
+  %w = graph.constant dense<0.5> : tensor<16x32xf16>
+  %shift = graph.constant dense<0.25> : tensor<32xf32>
+  %y, %mean, %inv = graph.layer_normalization %x, %gamma {axis = -1 : i64, epsilon = 1.0e-05 : f32, stash_type = f32} : (tensor<2x8x16xf16>, tensor<16xf16>) -> (tensor<2x8x16xf16>, tensor<2x8x1xf32>, tensor<2x8x1xf32>) loc("Norm_0")
+  %p = graph.matmul %x, %w : (tensor<2x8x16xf16>, tensor<16x32xf16>) -> tensor<2x8x32xf16> loc("Proj_1")
+  %wide = graph.cast %p {to = f32} : (tensor<2x8x32xf16>) -> tensor<2x8x32xf32> loc("Proj_1")
+  %scaled = graph.mul %wide, %inv : (tensor<2x8x32xf32>, tensor<2x8x1xf32>) -> tensor<2x8x32xf32> loc("Proj_1")
+  %shifted = graph.add %scaled, %shift : (tensor<2x8x32xf32>, tensor<32xf32>) -> tensor<2x8x32xf32> loc("Proj_1")
+  %o = graph.cast %shifted {to = f16} : (tensor<2x8x32xf32>) -> tensor<2x8x32xf16> loc("Proj_1")
+  return %o : tensor<2x8x32xf16>
+}

@@ -1,0 +1,225 @@
+//===- FoldLayerNormIntoProducts.cpp - LayerNorm's affine map into the weights ===//
+//
+// A pre-norm transformer normalises the residual stream and multiplies the result by a
+// constant weight (the QKV and fc1 projections): LayerNorm reads x and writes y, and the
+// product reads y. With mu and r = 1 / sqrt(var + eps) the row's statistics,
+//
+//   LayerNorm(x) W = r (x - mu) diag(gamma) W + beta W
+//                  = r (x Wc) + beta W,   Wc = C diag(gamma) W,
+//
+// where C subtracts each column's mean over K: (x - mu 1) V = x (V - 1 mean_k(V)), since mu
+// is the row's mean. So the product reads x itself, the row's r scales its result (a
+// per-row factor the product's epilogue applies) and beta W joins the bias: only the
+// statistics stay a kernel of their own, which reads x and writes one value a row instead
+// of a normalised copy of x. Centred in the weight, the product holds no large common
+// term to cancel: its result has the magnitude of the normalised product, and rounds as
+// that does.
+//
+// The weight is computed here in double and rounded once to its element type; each
+// column's rounding residue (its sum, which should be 0) is then taken out of the
+// column's largest element, so that what is left of mu's term is at most half an ulp of
+// one element, not the sum of K roundings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/GraphDialect.h"
+#include "dialects/graph/GraphOps.h"
+#include "passes/graph/ConstantFloats.h"
+#include "passes/graph/Passes.h"
+
+#include <cmath>
+
+namespace kiln {
+#define GEN_PASS_DEF_GRAPHFOLDLAYERNORMINTOPRODUCTS
+#include "passes/graph/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+namespace graph = kiln::graph;
+
+namespace {
+
+/// A product of the normalised rows by a constant weight, with the bias Add it absorbs.
+struct Product {
+  graph::MatMulOp matmul;
+  SmallVector<double> weight; // [K, N], row major
+  graph::AddOp biasAdd;       // or null
+  SmallVector<double> bias;   // [N] (empty without biasAdd)
+  /// The op whose result the folded value replaces.
+  Operation *last() { return biasAdd ? biasAdd.getOperation() : matmul.getOperation(); }
+};
+
+/// Whether `bias` is a constant that broadcasts against `result` ([..., N]) along its last
+/// axis only ([N], [1, N], a scalar, ...); its values then, one per column.
+std::optional<SmallVector<double>> readRowBias(Value bias, RankedTensorType result) {
+  auto type = dyn_cast<RankedTensorType>(bias.getType());
+  int64_t n = result.getShape().back();
+  if (!type || !type.hasStaticShape() || type.getElementType() != result.getElementType() ||
+      type.getRank() > result.getRank())
+    return std::nullopt;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    if (type.getDimSize(dim) != 1 && !(dim == type.getRank() - 1 && type.getDimSize(dim) == n))
+      return std::nullopt;
+  std::optional<SmallVector<double>> values = graph::readConstantFloats(bias);
+  if (!values)
+    return std::nullopt;
+  if (values->size() == 1)
+    values->assign(n, values->front());
+  return values;
+}
+
+/// `user` as a product of `normalised` ([..., K]) by a constant [K, N] weight of its
+/// element type, or nullopt.
+std::optional<Product> matchProduct(Operation *user, Value normalised, int64_t k) {
+  auto matmul = dyn_cast<graph::MatMulOp>(user);
+  if (!matmul || matmul.getLhs() != normalised || matmul.getRhs() == normalised)
+    return std::nullopt;
+  auto lhsType = cast<RankedTensorType>(normalised.getType());
+  auto weightType = dyn_cast<RankedTensorType>(matmul.getRhs().getType());
+  auto resultType = dyn_cast<RankedTensorType>(matmul.getType());
+  if (!weightType || !resultType || weightType.getRank() != 2 || !weightType.hasStaticShape() ||
+      weightType.getDimSize(0) != k || weightType.getElementType() != lhsType.getElementType() ||
+      resultType.getElementType() != lhsType.getElementType() ||
+      resultType.getRank() != lhsType.getRank() ||
+      resultType.isDynamicDim(resultType.getRank() - 1))
+    return std::nullopt;
+  Product product;
+  product.matmul = matmul;
+  std::optional<SmallVector<double>> weight = graph::readConstantFloats(matmul.getRhs());
+  if (!weight)
+    return std::nullopt;
+  product.weight = std::move(*weight);
+  // The bias Add that alone reads the product joins beta W.
+  Value result = matmul.getResult();
+  if (result.hasOneUse())
+    if (auto add = dyn_cast<graph::AddOp>(*result.getUsers().begin());
+        add && add.getType() == resultType) {
+      Value bias = add.getLhs() == result ? add.getRhs() : add.getLhs();
+      if (bias != result)
+        if (std::optional<SmallVector<double>> values = readRowBias(bias, resultType)) {
+          product.biasAdd = add;
+          product.bias = std::move(*values);
+        }
+    }
+  return product;
+}
+
+/// C diag(gamma) W: each column of the scaled weight less its mean, rounded to `type`;
+/// then each column's rounding residue taken out of its largest element.
+SmallVector<double> centredWeight(ArrayRef<double> weight, ArrayRef<double> gamma, int64_t n,
+                                  FloatType type) {
+  int64_t k = gamma.size();
+  SmallVector<double> centred(weight.size());
+  for (int64_t column = 0; column < n; ++column) {
+    double mean = 0;
+    for (int64_t row = 0; row < k; ++row)
+      mean += gamma[row] * weight[row * n + column];
+    mean /= double(k);
+    double residue = 0;
+    int64_t largest = 0;
+    for (int64_t row = 0; row < k; ++row) {
+      double value = graph::roundToFloatType(gamma[row] * weight[row * n + column] - mean, type);
+      centred[row * n + column] = value;
+      residue += value;
+      if (std::abs(value) > std::abs(centred[largest * n + column]))
+        largest = row;
+    }
+    double &adjusted = centred[largest * n + column];
+    adjusted = graph::roundToFloatType(adjusted - residue, type);
+  }
+  return centred;
+}
+
+/// Folds `layerNorm` into the products that read its result; false (changing nothing)
+/// where it does not have that form.
+bool fold(graph::LayerNormalizationOp layerNorm, OpBuilder &builder) {
+  Value normalised = layerNorm.getResult();
+  auto type = dyn_cast<RankedTensorType>(normalised.getType());
+  auto statsType = dyn_cast<RankedTensorType>(layerNorm.getInvStdDev().getType());
+  if (!type || !statsType || type.getRank() < 2 || type.isDynamicDim(type.getRank() - 1) ||
+      !statsType.getElementType().isF32() || !layerNorm.getMean().use_empty() ||
+      !layerNorm.getInvStdDev().use_empty() || normalised.use_empty())
+    return false;
+  auto elementType = dyn_cast<FloatType>(type.getElementType());
+  int64_t axis = layerNorm.getAxis();
+  if (!elementType || !(axis == -1 || axis == type.getRank() - 1))
+    return false;
+  int64_t k = type.getShape().back();
+  std::optional<SmallVector<double>> gamma = graph::readConstantFloats(layerNorm.getScale());
+  if (!gamma || (gamma->size() != 1 && int64_t(gamma->size()) != k))
+    return false;
+  if (gamma->size() == 1)
+    gamma->assign(k, gamma->front());
+  SmallVector<double> beta(k, 0.0);
+  if (Value bias = layerNorm.getBias()) {
+    std::optional<SmallVector<double>> values = graph::readConstantFloats(bias);
+    if (!values || (values->size() != 1 && int64_t(values->size()) != k))
+      return false;
+    beta = values->size() == 1 ? SmallVector<double>(k, values->front()) : *values;
+  }
+  SmallVector<Product> products;
+  for (Operation *user : normalised.getUsers()) {
+    std::optional<Product> product = matchProduct(user, normalised, k);
+    if (!product)
+      return false;
+    products.push_back(std::move(*product));
+  }
+
+  Type f32 = builder.getF32Type();
+  Value inverse = layerNorm.getInvStdDev();
+  for (Product &product : products) {
+    auto resultType = cast<RankedTensorType>(product.matmul.getType());
+    auto weightType = cast<RankedTensorType>(product.matmul.getRhs().getType());
+    int64_t n = weightType.getDimSize(1);
+    Location loc = builder.getFusedLoc({product.matmul.getLoc(), layerNorm.getLoc()});
+    builder.setInsertionPoint(product.last());
+    // x Wc, widened: the statistics and the shift apply in f32.
+    Value weight = graph::createFloatConstant(builder, loc, weightType,
+                                              centredWeight(product.weight, *gamma, n, elementType),
+                                              "layer_norm_folded");
+    Value value = graph::MatMulOp::create(builder, loc, TypeRange{resultType},
+                                          ValueRange{layerNorm.getInput(), weight});
+    auto wideType = resultType.clone(f32);
+    if (!elementType.isF32())
+      value = graph::CastOp::create(builder, loc, Type(wideType), value, TypeAttr::get(f32));
+    value = graph::MulOp::create(builder, loc, TypeRange{wideType}, ValueRange{value, inverse});
+    // beta W + the product's bias, in f32.
+    SmallVector<double> shift(n, 0.0);
+    bool shifted = !product.bias.empty();
+    for (int64_t column = 0; column < n; ++column) {
+      double sum = product.bias.empty() ? 0.0 : product.bias[column];
+      for (int64_t row = 0; row < k; ++row)
+        sum += beta[row] * product.weight[row * n + column];
+      shift[column] = sum;
+      shifted |= sum != 0.0;
+    }
+    if (shifted) {
+      Value shiftValue = graph::createFloatConstant(builder, loc, RankedTensorType::get({n}, f32),
+                                                    shift, "layer_norm_folded_bias");
+      value =
+          graph::AddOp::create(builder, loc, TypeRange{wideType}, ValueRange{value, shiftValue});
+    }
+    if (!elementType.isF32())
+      value =
+          graph::CastOp::create(builder, loc, Type(resultType), value, TypeAttr::get(elementType));
+    Operation *last = product.last();
+    last->getResult(0).replaceAllUsesWith(value);
+    last->erase();
+    if (product.biasAdd)
+      product.matmul.erase();
+  }
+  return true;
+}
+
+struct GraphFoldLayerNormIntoProductsPass
+    : kiln::impl::GraphFoldLayerNormIntoProductsBase<GraphFoldLayerNormIntoProductsPass> {
+  void runOnOperation() override {
+    SmallVector<graph::LayerNormalizationOp> candidates;
+    getOperation().walk([&](graph::LayerNormalizationOp op) { candidates.push_back(op); });
+    OpBuilder builder(&getContext());
+    for (graph::LayerNormalizationOp layerNorm : candidates)
+      (void)fold(layerNorm, builder);
+  }
+};
+
+} // namespace
