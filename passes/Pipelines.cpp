@@ -360,7 +360,7 @@ void addGraphStage(OpPassManager &pm, const GraphStageOptions &options) {
   if (options.precision != "fp32" || options.padProducts)
     pm.addNestedPass<func::FuncOp>(createGraphSimplify());
   // After the precision and the padding: the folded weights are the products' final ones.
-  if (options.foldNormalizations)
+  if (options.foldNormalizations.value_or(false))
     pm.addNestedPass<func::FuncOp>(createGraphFoldLayerNormIntoProducts());
   // The layout before the quantization is decomposed: its transposes sink through the
   // undecomposed ops.
@@ -499,7 +499,8 @@ void addGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options) {
     graph.int8TensorCoreRows = true;
     graph.decomposeAttention = true;
     graph.padProducts = true;
-    graph.foldNormalizations = true;
+    if (!graph.foldNormalizations)
+      graph.foldNormalizations = true;
     graph.unalignedRows = StringRef(options.templates.target).starts_with("sm_90");
     graph.attentionMaxHeadDim = flashAttentionMaxHeadDim(options.templates.target);
     addGraphStage(pm, graph);

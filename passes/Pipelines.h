@@ -102,9 +102,9 @@ struct GraphStageOptions {
   /// loads rows of any length and stores C's: graph-pad-products' unaligned-rows).
   bool unalignedRows = false;
   /// A LayerNorm read only by constant-weight products becomes its statistics and a
-  /// per-row scale in the products' epilogues (graph-fold-layer-norm-into-products): the
-  /// GPU pipeline sets it.
-  bool foldNormalizations = false;
+  /// per-row scale in the products' epilogues (graph-fold-layer-norm-into-products).
+  /// Unset: the target's default, on for the GPU pipeline, off for the CPU.
+  std::optional<bool> foldNormalizations;
   /// Called with each function's precision and int8 reports (progress lines, the
   /// precision report), when set.
   std::function<void(const graph::PrecisionReport &)> precisionReport;

@@ -175,6 +175,7 @@ GraphStageOptions GraphReports::stageOptions(const CompileOptions &options) {
   stage.precision = options.precision;
   stage.reducedIO = options.reducedIO;
   stage.channelsLast = options.channelsLast;
+  stage.foldNormalizations = options.foldLayerNorms;
   stage.int8Thresholds = int8.thresholds;
   stage.precisionReport = [this](const graph::PrecisionReport &report) {
     std::lock_guard<std::mutex> lock(mutex);

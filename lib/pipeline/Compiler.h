@@ -81,6 +81,9 @@ struct CompileOptions {
   /// in the wgmma attention, the CTAs an SM it asks ptxas for (TemplateOptions).
   std::string gemmConfig;
   std::string attentionConfig;
+  /// For kernel developers: graph-fold-layer-norm-into-products on or off (unset: the
+  /// target's default, on for GPUs, off for the CPU).
+  std::optional<bool> foldLayerNorms;
   bool attentionF32Exp = false;
   int64_t attentionMinCtas = 0;
 

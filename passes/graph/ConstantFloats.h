@@ -23,8 +23,28 @@ namespace kiln::graph {
 /// or a resource blob of 8-, 16-, 32- or 64-bit floats) of a static shape, or nullopt.
 std::optional<llvm::SmallVector<double>> readConstantFloats(mlir::Value value);
 
-/// `value` rounded to the nearest `type` (ties to even).
-double roundToFloatType(double value, mlir::FloatType type);
+/// Rounding of doubles to the values of a float type (ties to even) and stepping between
+/// those values. f16, bf16 and f32 in double arithmetic, exactly (scaling by powers of two,
+/// rounding to an integer), other types through APFloat: rewrites that compute weights at
+/// compile time round millions of elements.
+class FloatRounding {
+public:
+  explicit FloatRounding(mlir::FloatType type);
+  /// `value` rounded to the nearest value of the type.
+  double round(double value) const;
+  /// The value of the type next to `value` (one of them) downwards or upwards.
+  double next(double value, bool down) const;
+
+private:
+  /// The spacing of the values at binary exponent `exponent`.
+  double quantum(int exponent) const;
+  /// Whether the double arithmetic takes `value`: finite, non-zero, within the range.
+  bool exact(double value) const;
+
+  mlir::FloatType type;
+  /// Significand bits, least normal and largest exponents; precision 0: APFloat.
+  int precision = 0, minExponent = 0, maxExponent = 0;
+};
 
 /// A constant of float `type` holding `values` rounded to its element type: inline when
 /// at most 16 elements, else a resource blob named `blobName` (a unique suffix added).

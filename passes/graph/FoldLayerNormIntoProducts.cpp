@@ -15,10 +15,9 @@
 // term to cancel: its result has the magnitude of the normalised product, and rounds as
 // that does.
 //
-// The weight is computed here in double and rounded once to its element type; each
-// column's rounding residue (its sum, which should be 0) is then taken out of the
-// column's largest element, so that what is left of mu's term is at most half an ulp of
-// one element, not the sum of K roundings.
+// The weight is computed here in double and rounded to its element type so that each
+// column still sums to (nearly) 0: what is left of mu's term is then a fraction of an
+// ulp, not K roundings that the one subtracted mean biases all the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -104,28 +103,67 @@ std::optional<Product> matchProduct(Operation *user, Value normalised, int64_t k
   return product;
 }
 
-/// C diag(gamma) W: each column of the scaled weight less its mean, rounded to `type`;
-/// then each column's rounding residue taken out of its largest element.
+/// C diag(gamma) W: each column of the scaled weight less its mean, rounded to `type`, its
+/// rounded elements summing to (nearly) 0 as the exact ones do. Subtracting one mean moves
+/// every element of a binade by the same fraction of its ulp, so plain rounding errs the
+/// same way all down the column: its sum grows with K (~0.006 for a [768, N] f16 weight of
+/// elements ~0.03) and would multiply the row's mean. So, largest remainders first, the
+/// elements whose rounding went the way of the sum's error step one ulp the other way
+/// while that shrinks the error: each stays within an ulp of its exact value.
 SmallVector<double> centredWeight(ArrayRef<double> weight, ArrayRef<double> gamma, int64_t n,
                                   FloatType type) {
   int64_t k = gamma.size();
-  SmallVector<double> centred(weight.size());
-  for (int64_t column = 0; column < n; ++column) {
-    double mean = 0;
-    for (int64_t row = 0; row < k; ++row)
-      mean += gamma[row] * weight[row * n + column];
+  graph::FloatRounding rounding(type);
+  // Row by row (the weight's order): the column means, then the rounded elements and
+  // each column's sum of them.
+  SmallVector<double> means(n, 0.0), sums(n, 0.0), centred(weight.size());
+  for (int64_t row = 0; row < k; ++row)
+    for (int64_t column = 0; column < n; ++column)
+      means[column] += gamma[row] * weight[row * n + column];
+  for (double &mean : means)
     mean /= double(k);
-    double residue = 0;
-    int64_t largest = 0;
-    for (int64_t row = 0; row < k; ++row) {
-      double value = graph::roundToFloatType(gamma[row] * weight[row * n + column] - mean, type);
-      centred[row * n + column] = value;
-      residue += value;
-      if (std::abs(value) > std::abs(centred[largest * n + column]))
-        largest = row;
+  auto exactAt = [&](int64_t row, int64_t column) {
+    return gamma[row] * weight[row * n + column] - means[column];
+  };
+  for (int64_t row = 0; row < k; ++row)
+    for (int64_t column = 0; column < n; ++column) {
+      double rounded = rounding.round(exactAt(row, column));
+      centred[row * n + column] = rounded;
+      sums[column] += rounded;
     }
-    double &adjusted = centred[largest * n + column];
-    adjusted = graph::roundToFloatType(adjusted - residue, type);
+  struct Candidate {
+    int64_t row;
+    double step, remainder;
+  };
+  SmallVector<Candidate> candidates;
+  for (int64_t column = 0; column < n; ++column) {
+    double sum = sums[column];
+    if (sum == 0)
+      continue;
+    bool down = sum > 0;
+    // The elements rounded the way of the sum, with the step the other way and the
+    // rounding in those steps; the largest rounding first.
+    candidates.clear();
+    for (int64_t row = 0; row < k; ++row) {
+      double value = centred[row * n + column], error = value - exactAt(row, column);
+      if (error == 0 || (error > 0) != down)
+        continue;
+      double step = std::abs(rounding.next(value, down) - value);
+      candidates.push_back({row, step, std::abs(error) / step});
+    }
+    llvm::stable_sort(candidates, [](const Candidate &a, const Candidate &b) {
+      return a.remainder > b.remainder;
+    });
+    for (const Candidate &candidate : candidates) {
+      if (!(candidate.step < 2 * std::abs(sum)))
+        continue;
+      double &value = centred[candidate.row * n + column];
+      double moved = down ? value - candidate.step : value + candidate.step;
+      sum += moved - value;
+      value = moved;
+      if ((sum > 0) != down || sum == 0)
+        break;
+    }
   }
   return centred;
 }
@@ -185,14 +223,13 @@ bool fold(graph::LayerNormalizationOp layerNorm, OpBuilder &builder) {
     value = graph::MulOp::create(builder, loc, TypeRange{wideType}, ValueRange{value, inverse});
     // beta W + the product's bias, in f32.
     SmallVector<double> shift(n, 0.0);
-    bool shifted = !product.bias.empty();
-    for (int64_t column = 0; column < n; ++column) {
-      double sum = product.bias.empty() ? 0.0 : product.bias[column];
-      for (int64_t row = 0; row < k; ++row)
-        sum += beta[row] * product.weight[row * n + column];
-      shift[column] = sum;
-      shifted |= sum != 0.0;
-    }
+    if (!product.bias.empty())
+      shift.assign(product.bias.begin(), product.bias.end());
+    for (int64_t row = 0; row < k; ++row)
+      if (beta[row] != 0)
+        for (int64_t column = 0; column < n; ++column)
+          shift[column] += beta[row] * product.weight[row * n + column];
+    bool shifted = llvm::any_of(shift, [](double value) { return value != 0; });
     if (shifted) {
       Value shiftValue = graph::createFloatConstant(builder, loc, RankedTensorType::get({n}, f32),
                                                     shift, "layer_norm_folded_bias");

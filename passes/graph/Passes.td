@@ -434,11 +434,16 @@ def GraphFoldLayerNormIntoProducts
     `cast(matmul(x, Wc)) * r + (beta W + bias)` in f32, cast back to its element type: the
     product reads x itself, its epilogue applies the per-row `r` and the per-column shift,
     and only the statistics (one value a row) remain of the LayerNorm. `Wc` is computed in
-    double and rounded once to the weight's type, each column's rounding residue then
-    taken out of its largest element. LayerNorms read by anything else, over other axes,
-    with non-constant parameters or whose `mean` / `inv_std_dev` results are already used
-    are left alone. The GPU pipeline runs it: a pre-norm transformer's LayerNorm then no
-    longer writes a normalised copy of the residual stream that its product reads back.
+    double and rounded to the weight's type so that each column still sums to ~0: the
+    subtracted mean moves every element of a binade by the same fraction of an ulp, so
+    plain rounding's errors would add up down the column and multiply the row's mean;
+    largest remainders first, the elements whose rounding went the way of the sum step an
+    ulp back. LayerNorms read by anything else, over other axes, with non-constant
+    parameters or whose `mean` / `inv_std_dev` results are already used
+    are left alone. The GPU pipeline runs it (`kiln compile` and `kiln run` take a hidden
+    `--fold-layer-norms=true|false` to force it on the CPU or off): a pre-norm
+    transformer's LayerNorm then no longer writes a normalised copy of the residual
+    stream that its product reads back.
   }];
   let dependentDialects = ["::kiln::graph::GraphDialect"];
 }

@@ -452,6 +452,7 @@ int runModel(const RunOptions &options) {
   graphOptions.precision = options.precision;
   graphOptions.channelsLast = options.channelsLast;
   graphOptions.calibration = options.calibration;
+  graphOptions.foldLayerNorms = options.foldLayerNorms;
   GraphReports graphReports;
   auto calibrate = [&](mlir::ModuleOp imported) -> mlir::LogicalResult {
     if (!options.int8)

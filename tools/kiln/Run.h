@@ -6,6 +6,7 @@
 #include "lib/pipeline/Calibration.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,8 @@ struct RunOptions {
   /// An optimization profile (an ONNX model): compiled once for its range, with the
   /// inputs' shapes inside it, rather than for the inputs' shapes (docs/dynamic-shapes.md).
   std::string minShapes, optShapes, maxShapes;
+  /// graph-fold-layer-norm-into-products on or off (unset: on for the GPU, off for the CPU).
+  std::optional<bool> foldLayerNorms;
 };
 
 /// Exit codes of `kiln run`, which scripts (the conformance runner) rely on.

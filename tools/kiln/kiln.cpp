@@ -162,6 +162,11 @@ cl::opt<bool> compileAttentionF32Exp(
     "attention-f32-exp",
     cl::desc("For kernel developers: the wgmma attention kernels keep exp2 in f32"), cl::Hidden,
     cl::sub(compileCommand));
+cl::opt<bool> compileFoldLayerNorms(
+    "fold-layer-norms",
+    cl::desc("For kernel developers: graph-fold-layer-norm-into-products on or off (default: "
+             "on for GPU targets, off for the CPU)"),
+    cl::Hidden, cl::sub(compileCommand));
 cl::opt<int64_t> compileAttentionMinCtas(
     "attention-min-ctas",
     cl::desc("For kernel developers: the CTAs an SM the wgmma attention kernels ask ptxas to "
@@ -225,6 +230,11 @@ cl::opt<bool> runFp16("fp16",
                       cl::desc("ONNX models: compute in f16 where accuracy allows, as kiln "
                                "compile --fp16"),
                       cl::sub(runCommand));
+cl::opt<bool> runFoldLayerNorms(
+    "fold-layer-norms",
+    cl::desc("For kernel developers: graph-fold-layer-norm-into-products on or off (default: "
+             "on for --device cuda, off for the CPU)"),
+    cl::Hidden, cl::sub(runCommand));
 cl::opt<bool> runBf16("bf16", cl::desc("ONNX models: as --fp16, in bf16"), cl::sub(runCommand));
 cl::opt<bool> runInt8("int8",
                       cl::desc("ONNX models: INT8 post-training quantization, as kiln compile "
@@ -402,6 +412,8 @@ int runCompile() {
   options.gemmConfig = compileGemmConfig;
   options.attentionConfig = compileAttentionConfig;
   options.attentionF32Exp = compileAttentionF32Exp;
+  if (compileFoldLayerNorms.getNumOccurrences())
+    options.foldLayerNorms = compileFoldLayerNorms;
   if (compileAttentionMinCtas < 0 || compileAttentionMinCtas > 16) {
     WithColor::error(errs(), "kiln") << "--attention-min-ctas must be 0 to 16\n";
     return 1;
@@ -476,6 +488,8 @@ int main(int argc, char **argv) {
     options.atol = runAtol;
     options.quiet = runQuiet;
     options.allowTf32 = runTf32;
+    if (runFoldLayerNorms.getNumOccurrences())
+      options.foldLayerNorms = runFoldLayerNorms;
     if (runFp16 && runBf16) {
       WithColor::error(errs(), "kiln") << "--fp16 and --bf16 exclude each other\n";
       return 2;
