@@ -38,6 +38,11 @@ namespace graph = kiln::graph;
 
 namespace {
 
+/// At most this many weight elements a product: its centred weight is a new constant,
+/// computed in double at compile time (a language model's head, vocabulary x width, stays
+/// with its LayerNorm).
+constexpr int64_t kMaxFoldedWeightElements = int64_t(64) << 20;
+
 /// A product of the normalised rows by a constant weight, with the bias Add it absorbs.
 struct Product {
   graph::MatMulOp matmul;
@@ -77,7 +82,8 @@ std::optional<Product> matchProduct(Operation *user, Value normalised, int64_t k
   auto weightType = dyn_cast<RankedTensorType>(matmul.getRhs().getType());
   auto resultType = dyn_cast<RankedTensorType>(matmul.getType());
   if (!weightType || !resultType || weightType.getRank() != 2 || !weightType.hasStaticShape() ||
-      weightType.getDimSize(0) != k || weightType.getElementType() != lhsType.getElementType() ||
+      weightType.getDimSize(0) != k || weightType.getNumElements() > kMaxFoldedWeightElements ||
+      weightType.getElementType() != lhsType.getElementType() ||
       resultType.getElementType() != lhsType.getElementType() ||
       resultType.getRank() != lhsType.getRank() ||
       resultType.isDynamicDim(resultType.getRank() - 1))
