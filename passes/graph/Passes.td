@@ -426,8 +426,9 @@ def GraphFoldLayerNormIntoProducts
   let description = [{
     A `graph.layer_normalization` over the last axis with constant `scale` (gamma) and
     `bias` (beta), whose result is read only by `graph.matmul` ops as their left operand
-    with a constant `[K, N]` weight `W` of its element type, of at most 64 Mi elements (each possibly followed by an
-    Add of a constant bias along the last axis), is computed from its statistics instead:
+    with a constant `[K, N]` weight `W` of its element type and at most 64 Mi elements
+    (each possibly followed by an Add of a constant bias along the last axis), is computed
+    from its statistics instead:
     `LayerNorm(x) W = r (x Wc) + beta W` with `r` the op's `inv_std_dev` result and
     `Wc = C diag(gamma) W`, `C` subtracting each column's mean over K (the row's mean
     cancels against it: `(x - mu) V = x (V - mean_k V)`). Each product becomes
