@@ -25,6 +25,7 @@
 #include "dialects/graph/GraphOps.h"
 #include "passes/graph/ConstantFloats.h"
 #include "passes/graph/Passes.h"
+#include "passes/graph/RowBias.h"
 
 #include <cmath>
 
@@ -53,22 +54,14 @@ struct Product {
   Operation *last() { return biasAdd ? biasAdd.getOperation() : matmul.getOperation(); }
 };
 
-/// Whether `bias` is a constant that broadcasts against `result` ([..., N]) along its last
-/// axis only ([N], [1, N], a scalar, ...); its values then, one per column.
+/// `bias`'s values, one per column of `result` ([..., N]), when it is a constant along the
+/// last axis only (graph::isRowBias).
 std::optional<SmallVector<double>> readRowBias(Value bias, RankedTensorType result) {
-  auto type = dyn_cast<RankedTensorType>(bias.getType());
-  int64_t n = result.getShape().back();
-  if (!type || !type.hasStaticShape() || type.getElementType() != result.getElementType() ||
-      type.getRank() > result.getRank())
+  if (!graph::isRowBias(bias, result))
     return std::nullopt;
-  for (int64_t dim = 0; dim < type.getRank(); ++dim)
-    if (type.getDimSize(dim) != 1 && !(dim == type.getRank() - 1 && type.getDimSize(dim) == n))
-      return std::nullopt;
   std::optional<SmallVector<double>> values = graph::readConstantFloats(bias);
-  if (!values)
-    return std::nullopt;
-  if (values->size() == 1)
-    values->assign(n, values->front());
+  if (values && values->size() == 1)
+    values->assign(result.getShape().back(), values->front());
   return values;
 }
 

@@ -21,6 +21,7 @@
 #include "dialects/graph/GraphOps.h"
 #include "passes/graph/ConstantBytes.h"
 #include "passes/graph/Passes.h"
+#include "passes/graph/RowBias.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -49,22 +50,6 @@ struct Sibling {
   /// The op whose result the sibling's slice replaces.
   Operation *last() const { return biasAdd ? biasAdd : product; }
 };
-
-/// Whether `bias` broadcasts against a [..., n] result along its last axis only: a scalar,
-/// [n], [1, n], [1, 1, n], ... of the result's element type and at most its rank.
-bool isRowBias(Value bias, RankedTensorType result) {
-  auto type = dyn_cast<RankedTensorType>(bias.getType());
-  if (!type || !type.hasStaticShape() || type.getElementType() != result.getElementType() ||
-      type.getRank() > result.getRank())
-    return false;
-  int64_t n = result.getShape().back();
-  for (int64_t dim = 0; dim < type.getRank(); ++dim) {
-    int64_t extent = type.getDimSize(dim);
-    if (extent != 1 && !(dim == type.getRank() - 1 && extent == n))
-      return false;
-  }
-  return true;
-}
 
 /// `op` as a sibling candidate, or nullopt. The input is its first operand.
 std::optional<Sibling> matchSibling(Operation *op) {
@@ -108,7 +93,7 @@ std::optional<Sibling> matchSibling(Operation *op) {
       resultType.getShape().back() != sibling.n ||
       resultType.getShape().drop_back() != lhsType.getShape().drop_back())
     return std::nullopt;
-  if (sibling.bias && !isRowBias(sibling.bias, resultType))
+  if (sibling.bias && !graph::isRowBias(sibling.bias, resultType))
     return std::nullopt;
   // One user: the bias Add, or whatever reads the product (its slice replaces it). A
   // product read by a bias Add and by other ops is left alone: the fused kernel would
@@ -120,7 +105,8 @@ std::optional<Sibling> matchSibling(Operation *op) {
   if (!add || sibling.bias || add.getType() != resultType)
     return sibling;
   Value bias = add.getLhs() == result ? add.getRhs() : add.getLhs();
-  if (bias == result || !bias.getDefiningOp<graph::ConstantOp>() || !isRowBias(bias, resultType))
+  if (bias == result || !bias.getDefiningOp<graph::ConstantOp>() ||
+      !graph::isRowBias(bias, resultType))
     return sibling;
   sibling.bias = bias;
   sibling.biasAdd = add;
