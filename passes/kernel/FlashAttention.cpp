@@ -873,8 +873,7 @@ struct FlashAttentionGenerator {
       auto kStep = [](int64_t rows) {
         return [rows](int64_t k) { return (k / 4) * rows * 128 / 16 + (k % 4) * 2; };
       };
-      auto qk = [&](StringRef prefix, StringRef result, StringRef descK,
-                    StringRef descQ = "%descQ") {
+      auto qk = [&](StringRef prefix, StringRef result, StringRef descK) {
         return WgmmaProduct{prefix.str(),
                             result.str(),
                             "%sIn",
@@ -884,7 +883,7 @@ struct FlashAttentionGenerator {
                             "%qf",
                             llvm::formatv("vector<1x{0}x4x2x{1}>", d / 16, type).str(),
                             {},
-                            descQ.str(),
+                            "%descQ",
                             kStep(config.blockQ),
                             descK.str(),
                             kStep(config.blockKv),
@@ -911,16 +910,15 @@ struct FlashAttentionGenerator {
                       /*transposeB=*/true,
                       /*zeroFirst=*/false};
       if (config.tma) {
-        // The TMA form computes S of the CTA's first tile before its loops. A turn issues S
-        // of the next tile (tile j + 1, or the next work item's tile 0: %descQTurn) and P V
-        // of tile j (a commit group each) without waiting: S is waited for after the
-        // signal (wait_group 1), P V in the next iteration, while the softmax of tile j + 1
-        // runs (WAIT_O), or after the loop.
-        qkFirst = wgmmaSnippet(type, {qk("qk0", "%sFirst0", "%descK0")});
+        // The TMA form computes S of tile 0 before its loop. A turn issues S of tile j + 1
+        // and P V of tile j (a commit group each) without waiting: S is waited for after
+        // the signal (wait_group 1), P V in the next iteration, while the softmax of tile
+        // j + 1 runs (WAIT_O), or after the loop.
+        qkFirst = wgmmaSnippet(type, {qk("qk0", "%sFirst", "%descK0")});
         WgmmaProduct pvLast = pv;
         pvLast.prefix = "pvl";
         pvLast.result = "%oLast";
-        qkProduct = wgmmaSnippet(type, {qk("qk", "%sIssued", "%descKNext", "%descQTurn"), pv},
+        qkProduct = wgmmaSnippet(type, {qk("qk", "%sIssued", "%descKNext"), pv},
                                  /*issueOnly=*/true);
         pvProduct = wgmmaSnippet(type, {pvLast}, /*issueOnly=*/true);
         std::string pType = llvm::formatv("vector<1x{0}x2x2x{1}>", config.blockKv / 8, type);
@@ -1024,7 +1022,6 @@ struct FlashAttentionGenerator {
                                          {"L_FINAL", config.tma ? "%loop#2" : "%res#2"},
                                          {"WGMMA_TURN", qkProduct},
                                          {"Q_BUFS", str(qBuffers)},
-                                         {"CROSS_ITEM", flag(qBuffers > 1)},
                                          {"Q_BUF_BYTES", str(config.blockQ * rowElements * 2)},
                                          {"Q_ATOM_BYTES", str(qAtomBytes)},
                                          {"KV_ATOM_BYTES", str(kvAtomBytes)},

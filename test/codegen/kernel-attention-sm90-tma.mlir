@@ -72,25 +72,15 @@ func.func @main(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>) -> memre
 // CHECK: nvgpu.tma.async.load %arg2[
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
-// The work items' loop carries S of the next item's tile 0 and whether the item's last turn
-// issued it (two Q buffers here); S of tile 0 is computed before the turns only where not.
-// CHECK: scf.for {{.*}} iter_args({{.*}} = %false) -> (index, index, vector<1x16x2x2xf32>, i1)
-// CHECK: scf.if %{{.*}} -> (vector<1x16x2x2xf32>)
-// CHECK: nvgpu.mbarrier.try_wait.parity
-// CHECK: nvgpu.mbarrier.try_wait.parity
-// CHECK: "{ .reg .pred p0, p1; {{.*}} wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }"
+// CHECK: scf.for
 // The loop: the softmax of tile j, then the wait for P V of tile j - 1 (issued in the last
 // turn; a block of its own holding O and that P) and the release of its stage; a turn
-// issues S of the next tile (tile j + 1, or the next item's tile 0 once that item's Q
-// buffer has landed) and P V of tile j (a commit group each), signals the other consumer,
-// and waits for S alone (wait_group 1). After the loop, the last P V.
+// issues S of tile j + 1 and P V of tile j (a commit group each), signals the other
+// consumer, and waits for S alone (wait_group 1). After the loop, the last P V.
 // CHECK: scf.for
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK: nvgpu.mbarrier.arrive %
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
-// CHECK: scf.if %{{.*}} -> (i64)
-// CHECK: } else {
-// CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.commit_group.sync.aligned; {{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.commit_group.sync.aligned; }"
 // CHECK: nvvm.barrier.arrive id
@@ -99,7 +89,6 @@ func.func @main(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>) -> memre
 // CHECK: nvgpu.mbarrier.arrive %
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
 // CHECK: nvgpu.mbarrier.arrive %
-// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}#3, %{{.*}} : index, index, vector<1x16x2x2xf32>, i1
 kernel.func @Attention_0(%q: memref<4x32x512x128xf16>, %k: memref<4x8x512x128xf16>, %v: memref<4x8x512x128xf16>, %o: memref<4x32x512x128xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 128, stages = 2, warps = 12, wgmma = true, tma = true>} {
   attention ins(%q, %k, %v : memref<4x32x512x128xf16>, memref<4x8x512x128xf16>, memref<4x8x512x128xf16>) outs(%o : memref<4x32x512x128xf16>) {
   ^bb0(%a: tensor<4x32x512x128xf16>, %b: tensor<4x8x512x128xf16>, %c: tensor<4x8x512x128xf16>):

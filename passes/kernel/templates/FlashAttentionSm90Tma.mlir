@@ -22,10 +22,7 @@
 // 2 + w (its own 128 threads sync, the other's 128 arrive) before a turn and arrives on the
 // other's once the turn's products are issued, so that the other's queue behind them;
 // consumer 1 arrives once first, so that consumer 0 starts, and not after its last turn,
-// so that every arrival is waited for. With two Q buffers, an item's last turn issues S of
-// the CTA's next item's tile 0 along with its own last P V, so that the tensor cores
-// compute it while the consumers write the item's O; S of the CTA's first tile (and, with
-// one Q buffer, of every item's) is outside the turns.
+// so that every arrival is waited for. (S of an item's first tile is outside the turns.)
 // FlashAttention-3's order: the turn waits for S alone (wait_group 1); the softmax of tile
 // j + 1 runs while P V of tile j is on the tensor cores, and only then does the consumer
 // wait for it (WAIT_O), free its stage and rescale O. O and the P that P V reads stay in
@@ -40,16 +37,14 @@
 //
 // Placeholders: those of FlashAttentionSm90.mlir (the parts of FlashAttentionSm90Parts.mlir
 // among them), with WARPS = 12 (8 consumer warps); WGMMA_QK_FIRST (S = Q K^T of an item's
-// tile 0 into %sFirst0, from %descK0, waited for); WGMMA_TURN (issues S of the next tile
-// into %sIssued, from %descQTurn and %descKNext, and P V of tile j into %oNew, from
-// %descV) and WAIT_S (S into %sNext); WGMMA_PV (issues the last tile's P V into %oLast);
-// WAIT_O (%oPending, P V of tile j - 1, into %oAcc, holding %pHeld) and WAIT_O_LAST (after
-// the loop, into %oFinal); O_FINAL and L_FINAL (NORMALIZE_O's inputs); Q_BUFS and
-// Q_BUF_BYTES (the Q buffers: 2, or 1 where shared memory holds one), CROSS_ITEM (true
-// with two: an item's last turn issues the next item's S), Q_ATOM_BYTES, Q_BYTES,
-// KV_ATOM_BYTES and KV_BYTES (the bytes of an atom's box and of the Q tile, of a K/V
-// atom's box and of a stage's K and V tiles) and OUT_CHUNKS (the 16-byte chunks of O a
-// consumer thread stores).
+// tile 0 into %sFirst, from %descK0, waited for); WGMMA_TURN (issues S of tile j + 1 into
+// %sIssued, from %descKNext, and P V of tile j into %oNew, from %descV) and WAIT_S (S into
+// %sNext); WGMMA_PV (issues the last tile's P V into %oLast); WAIT_O (%oPending, P V of
+// tile j - 1, into %oAcc, holding %pHeld) and WAIT_O_LAST (after the loop, into %oFinal);
+// O_FINAL and L_FINAL (NORMALIZE_O's inputs); Q_BUFS and Q_BUF_BYTES (the Q buffers: 2, or
+// 1 where shared memory holds one), Q_ATOM_BYTES, Q_BYTES, KV_ATOM_BYTES and KV_BYTES (the
+// bytes of an atom's box and of the Q tile, of a K/V atom's box and of a stage's K and V
+// tiles) and OUT_CHUNKS (the 16-byte chunks of O a consumer thread stores).
 
 !gmem = memref<?x{D}x{T}, strided<[?, 1], offset: ?>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
@@ -289,14 +284,8 @@ gpu.module @{MODULE} {
       %inWg = arith.remui %tid, %c128 : index
       %wgRow0 = arith.muli %wg, %c64 : index
 
-      // With two Q buffers ({CROSS_ITEM}) an item's last turn issues S of the next item's
-      // tile 0 (%sCarried into the next iteration, %carried), so that the tensor cores
-      // compute it while the consumers write the item's O.
-      %crossItem = arith.constant {CROSS_ITEM}
-      %sNone = ub.poison : !sacc
-      %consumed:4 = scf.for %item = %pid to %items step %grid
-          iter_args(%n0 = %c0, %kv0g = %c0, %sCarried = %sNone, %carried = %false)
-          -> (index, index, !sacc, i1) {
+      %consumed:2 = scf.for %item = %pid to %items step %grid iter_args(%n0 = %c0, %kv0g = %c0)
+          -> (index, index) {
 {WORK_ITEM}
         %Oat0 = arith.muli %b, %ObI : index
         %Oat1 = arith.muli %h, %OhI : index
@@ -313,32 +302,23 @@ gpu.module @{MODULE} {
 {MASK_SETUP}
 {ROW_SETUP}
 
-        // S of tile 0: issued in the last turn of the item before (%carried), else here,
-        // outside the turns (the CTA's first item, or every item with one Q buffer).
-        %sFirst = scf.if %carried -> (!sacc) {
-          scf.yield %sCarried : !sacc
-        } else {
-          %qBit = arith.remui %qRound, %c2 : index
-          %qPhase = arith.cmpi ne, %qBit, %c0 : index
-          nvgpu.mbarrier.try_wait.parity %qFull[%qBuf], %qPhase, %ticks : !qBars
-          %slot0 = arith.remui %kv0g, %cStages : index
-          %round0 = arith.divui %kv0g, %cStages : index
-          %bit0 = arith.remui %round0, %c2 : index
-          %phase0 = arith.cmpi ne, %bit0, %c0 : index
-          nvgpu.mbarrier.try_wait.parity %full[%slot0], %phase0, %ticks : !bars
-          %k0Off = arith.muli %slot0, %cKvStage : index
-          %k0At = arith.addi %kBase, %k0Off : index
-          %k0Addr = arith.index_castui %k0At : index to i64
-          %k0Addr16 = arith.shrui %k0Addr, %i4_64 : i64
-          %descK0 = arith.addi %k0Addr16, %descConst : i64
+        // S of tile 0 (outside the turns: both consumers start with it).
+        %qBit = arith.remui %qRound, %c2 : index
+        %qPhase = arith.cmpi ne, %qBit, %c0 : index
+        nvgpu.mbarrier.try_wait.parity %qFull[%qBuf], %qPhase, %ticks : !qBars
+        %slot0 = arith.remui %kv0g, %cStages : index
+        %round0 = arith.divui %kv0g, %cStages : index
+        %bit0 = arith.remui %round0, %c2 : index
+        %phase0 = arith.cmpi ne, %bit0, %c0 : index
+        nvgpu.mbarrier.try_wait.parity %full[%slot0], %phase0, %ticks : !bars
+        %k0Off = arith.muli %slot0, %cKvStage : index
+        %k0At = arith.addi %kBase, %k0Off : index
+        %k0Addr = arith.index_castui %k0At : index to i64
+        %k0Addr16 = arith.shrui %k0Addr, %i4_64 : i64
+        %descK0 = arith.addi %k0Addr16, %descConst : i64
 {WGMMA_QK_FIRST}
-          scf.yield %sFirst0 : !sacc
-        }
         %nextItem = arith.addi %item, %grid : index
         %lastItem = arith.cmpi uge, %nextItem, %items : index
-        %notLast = arith.cmpi eq, %lastItem, %false : i1
-        // This item's last turn issues the next item's S (with two Q buffers).
-        %crossNext = arith.andi %crossItem, %notLast : i1
 
         // The loop: the softmax of tile j runs while the P V of tile j - 1, issued in
         // the last turn, is on the tensor cores (FlashAttention-3's order): O and the P
@@ -361,11 +341,10 @@ gpu.module @{MODULE} {
             %freed = nvgpu.mbarrier.arrive %empty[%previousSlot] : !bars -> !nvgpu.mbarrier.token
           }
 {RESCALE_O}
-          // This consumer's turn: S = Q K^T of tile j + 1 (once it has landed; after the
-          // item's last tile, of the next item's tile 0 where %crossNext), then O += P V of
-          // tile j; the other consumer's turn follows once they are issued (consumer 1's
-          // last turn has no one after it). S is waited for here, P V in the next iteration
-          // (or after the loop).
+          // This consumer's turn: S = Q K^T of tile j + 1 (once it has landed), then O +=
+          // P V of tile j; the other consumer's turn follows once they are issued
+          // (consumer 1's last turn has no one after it). S is waited for here, P V in the
+          // next iteration (or after the loop).
           nvvm.barrier id = %myTurn number_of_threads = %turnThreads
           %stOff = arith.muli %slot, %cKvStage : index
           %vAddr = arith.addi %vBase, %stOff : index
@@ -373,31 +352,12 @@ gpu.module @{MODULE} {
           %vAddr16 = arith.shrui %vAddrI, %i4_64 : i64
           %descV = arith.addi %vAddr16, %descConstV : i64
           %jNext = arith.addi %j, %c1 : index
-          %hasNextTile = arith.cmpi ult, %jNext, %numKv : index
-          %hasNext = arith.ori %hasNextTile, %crossNext : i1
+          %hasNext = arith.cmpi ult, %jNext, %numKv : index
           // (Without a next tile the other consumer is signalled unless this is consumer
           // 1's last turn of the CTA.)
+          %notLast = arith.cmpi eq, %lastItem, %false : i1
           %signal = arith.ori %isFirst, %notLast : i1
           %turn:2 = scf.if %hasNext -> (!oacc, !sacc) {
-            // Q of this item, or (the last tile) of the next, once it has landed: the
-            // next item's Q buffer is fill (n0 + 1) / {Q_BUFS} of buffer (n0 + 1) % {Q_BUFS}.
-            %descQTurn = scf.if %hasNextTile -> (i64) {
-              scf.yield %descQ : i64
-            } else {
-              %nq = arith.addi %n0, %c1 : index
-              %nqBuf = arith.remui %nq, %cQBufs : index
-              %nqRound = arith.divui %nq, %cQBufs : index
-              %nqBit = arith.remui %nqRound, %c2 : index
-              %nqPhase = arith.cmpi ne, %nqBit, %c0 : index
-              nvgpu.mbarrier.try_wait.parity %qFull[%nqBuf], %nqPhase, %ticks : !qBars
-              %nqAt0 = arith.muli %nqBuf, %qBufBytes : index
-              %nqAddr0 = arith.addi %aligned, %nqAt0 : index
-              %nqAddr = arith.addi %nqAddr0, %qWgOff : index
-              %nqAddrI = arith.index_castui %nqAddr : index to i64
-              %nqAddr16 = arith.shrui %nqAddrI, %i4_64 : i64
-              %descQNext = arith.addi %nqAddr16, %descConst : i64
-              scf.yield %descQNext : i64
-            }
             %kvNext = arith.addi %kv, %c1 : index
             %nSlot = arith.remui %kvNext, %cStages : index
             %nRound = arith.divui %kvNext, %cStages : index
@@ -456,7 +416,7 @@ gpu.module @{MODULE} {
         %qReleased = nvgpu.mbarrier.arrive %qEmpty[%qBuf] : !qBars -> !nvgpu.mbarrier.token
         %n1 = arith.addi %n0, %c1 : index
         %kv1 = arith.addi %kv0g, %numKv : index
-        scf.yield %n1, %kv1, %loop#3, %crossNext : index, index, !sacc, i1
+        scf.yield %n1, %kv1 : index, index
       }
     }
     gpu.return
