@@ -495,7 +495,10 @@ def main():
         unit_of = lambda r: (r["model"], r["precision"], r["batch"])  # noqa: E731
         done = {unit_of(r) for r in earlier} - {unit_of(r) for r in earlier
                                                  if r["status"] == "skipped"}
-        benchmark.rows = [r for r in earlier if unit_of(r) in done]
+        # A unit this call does not select keeps its rows as they were, skipped ones too
+        # (a call continuing another precision must not drop them from the report).
+        selected = {(m.name, p, b) for m, p, b in units}
+        benchmark.rows = [r for r in earlier if unit_of(r) in done or unit_of(r) not in selected]
         units = [u for u in units if (u[0].name, u[1], u[2]) not in done]
         description["resumed_from"] = earlier and args.resume
     log(f"{len(units)} units on {len(gpus)} GPU(s): {description['gpus'][0]['name'] if description['gpus'] else '?'}")
