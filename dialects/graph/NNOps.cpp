@@ -360,16 +360,25 @@ LogicalResult RMSNormalizationOp::inferReturnTypes(MLIRContext *context,
   if (failed(checkElementType(location, adaptor.getScale().getType(), inputType.getElementType(),
                               "scale")))
     return failure();
-  if (inputType.hasRank()) {
-    auto axis = normalizeAxis(location, adaptor.getAxis(), inputType.getRank());
-    if (failed(axis))
-      return failure();
-    if (auto scaleType = dyn_cast<RankedTensorType>(adaptor.getScale().getType()))
-      if (failed(checkUnidirectionalBroadcast(location, scaleType.getShape(),
-                                              inputType.getShape().drop_front(*axis), "scale")))
-        return failure();
+  // The inverse RMS: f32, or f64 for an f64 input (the lowering's compute type).
+  Type statsElement = inputType.getElementType().getIntOrFloatBitWidth() > 32
+                          ? inputType.getElementType()
+                          : Float32Type::get(context);
+  if (!inputType.hasRank()) {
+    inferred.append({inputType, UnrankedTensorType::get(statsElement)});
+    return success();
   }
+  auto axis = normalizeAxis(location, adaptor.getAxis(), inputType.getRank());
+  if (failed(axis))
+    return failure();
+  if (auto scaleType = dyn_cast<RankedTensorType>(adaptor.getScale().getType()))
+    if (failed(checkUnidirectionalBroadcast(location, scaleType.getShape(),
+                                            inputType.getShape().drop_front(*axis), "scale")))
+      return failure();
+  SmallVector<int64_t> statsShape(inputType.getShape());
+  std::fill(statsShape.begin() + *axis, statsShape.end(), 1);
   inferred.push_back(inputType);
+  inferred.push_back(RankedTensorType::get(statsShape, statsElement));
   return success();
 }
 

@@ -19,6 +19,10 @@
 // column still sums to (nearly) 0: what is left of mu's term is then a fraction of an
 // ulp, not K roundings that the one subtracted mean biases all the same way.
 //
+// RMSNorm (LLaMA-style models) has no mean and no beta: with r = 1 / sqrt(mean(x^2) +
+// eps), RMSNorm(x) W = r (x diag(gamma) W); the statistic is graph.rms_normalization's
+// inv_rms, and the weight only scaled.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/GraphDialect.h"
@@ -167,59 +171,88 @@ SmallVector<double> centredWeight(ArrayRef<double> weight, ArrayRef<double> gamm
   return centred;
 }
 
-/// Folds `layerNorm` into the products that read its result; false (changing nothing)
-/// where it does not have that form.
-bool fold(graph::LayerNormalizationOp layerNorm, OpBuilder &builder) {
-  Value normalised = layerNorm.getResult();
-  auto type = dyn_cast<RankedTensorType>(normalised.getType());
-  auto statsType = dyn_cast<RankedTensorType>(layerNorm.getInvStdDev().getType());
-  if (!type || !statsType || type.getRank() < 2 || type.isDynamicDim(type.getRank() - 1) ||
-      !statsType.getElementType().isF32() || !layerNorm.getMean().use_empty() ||
-      !layerNorm.getInvStdDev().use_empty() || normalised.use_empty())
+/// A normalisation over the last axis with constant parameters, as its products fold it:
+/// its input, the normalised rows the products read, the statistic (1 / sigma or 1 / rms,
+/// one f32 a row) that takes their place, gamma and beta (zeros for RMSNorm), and whether
+/// the weight is centred (LayerNorm's mean) or only scaled (RMSNorm).
+struct Normalisation {
+  Operation *op;
+  Value input, normalised, inverse;
+  Value scale, bias; // bias: null for none
+  int64_t axis;
+  bool centred;
+};
+
+/// Reads `norm`'s constant gamma and beta ([K] each, a single value broadcast) into
+/// `gamma` and `beta`; false where they are not constants of that form.
+bool readParameters(const Normalisation &norm, int64_t k, SmallVector<double> &gamma,
+                    SmallVector<double> &beta) {
+  std::optional<SmallVector<double>> scale = graph::readConstantFloats(norm.scale);
+  if (!scale || (scale->size() != 1 && int64_t(scale->size()) != k))
     return false;
-  auto elementType = dyn_cast<FloatType>(type.getElementType());
-  int64_t axis = layerNorm.getAxis();
-  if (!elementType || !(axis == -1 || axis == type.getRank() - 1))
-    return false;
-  int64_t k = type.getShape().back();
-  std::optional<SmallVector<double>> gamma = graph::readConstantFloats(layerNorm.getScale());
-  if (!gamma || (gamma->size() != 1 && int64_t(gamma->size()) != k))
-    return false;
-  if (gamma->size() == 1)
-    gamma->assign(k, gamma->front());
-  SmallVector<double> beta(k, 0.0);
-  if (Value bias = layerNorm.getBias()) {
-    std::optional<SmallVector<double>> values = graph::readConstantFloats(bias);
+  gamma = scale->size() == 1 ? SmallVector<double>(k, scale->front()) : *scale;
+  beta.assign(k, 0.0);
+  if (norm.bias) {
+    std::optional<SmallVector<double>> values = graph::readConstantFloats(norm.bias);
     if (!values || (values->size() != 1 && int64_t(values->size()) != k))
       return false;
     beta = values->size() == 1 ? SmallVector<double>(k, values->front()) : *values;
   }
+  return true;
+}
+
+/// Folds `norm` into the products that read its result; false (changing nothing) where
+/// it does not have that form.
+bool fold(const Normalisation &norm, OpBuilder &builder) {
+  auto type = dyn_cast<RankedTensorType>(norm.normalised.getType());
+  auto statsType = dyn_cast<RankedTensorType>(norm.inverse.getType());
+  if (!type || !statsType || type.getRank() < 2 || type.isDynamicDim(type.getRank() - 1) ||
+      !statsType.getElementType().isF32() || !norm.inverse.use_empty() ||
+      norm.normalised.use_empty())
+    return false;
+  auto elementType = dyn_cast<FloatType>(type.getElementType());
+  if (!elementType || !(norm.axis == -1 || norm.axis == type.getRank() - 1))
+    return false;
+  int64_t k = type.getShape().back();
+  SmallVector<double> gamma, beta;
+  if (!readParameters(norm, k, gamma, beta))
+    return false;
   SmallVector<Product> products;
-  for (Operation *user : normalised.getUsers()) {
-    std::optional<Product> product = matchProduct(user, normalised, k);
+  for (Operation *user : norm.normalised.getUsers()) {
+    std::optional<Product> product = matchProduct(user, norm.normalised, k);
     if (!product)
       return false;
     products.push_back(std::move(*product));
   }
 
   Type f32 = builder.getF32Type();
-  Value inverse = layerNorm.getInvStdDev();
   for (Product &product : products) {
     auto resultType = cast<RankedTensorType>(product.matmul.getType());
     auto weightType = cast<RankedTensorType>(product.matmul.getRhs().getType());
     int64_t n = weightType.getDimSize(1);
-    Location loc = builder.getFusedLoc({product.matmul.getLoc(), layerNorm.getLoc()});
+    Location loc = builder.getFusedLoc({product.matmul.getLoc(), norm.op->getLoc()});
     builder.setInsertionPoint(product.last());
-    // x Wc, widened: the statistics and the shift apply in f32.
-    Value weight = graph::createFloatConstant(builder, loc, weightType,
-                                              centredWeight(product.weight, *gamma, n, elementType),
-                                              "layer_norm_folded");
+    // x Wc (LayerNorm) or x diag(gamma) W (RMSNorm), widened: the statistics and the
+    // shift apply in f32.
+    SmallVector<double> folded;
+    if (norm.centred) {
+      folded = centredWeight(product.weight, gamma, n, elementType);
+    } else {
+      folded.resize(product.weight.size());
+      for (int64_t row = 0; row < k; ++row)
+        for (int64_t column = 0; column < n; ++column)
+          folded[row * n + column] = gamma[row] * product.weight[row * n + column];
+    }
+    Value weight = graph::createFloatConstant(builder, loc, weightType, folded,
+                                              norm.centred ? "layer_norm_folded"
+                                                           : "rms_norm_folded");
     Value value = graph::MatMulOp::create(builder, loc, TypeRange{resultType},
-                                          ValueRange{layerNorm.getInput(), weight});
+                                          ValueRange{norm.input, weight});
     auto wideType = resultType.clone(f32);
     if (!elementType.isF32())
       value = graph::CastOp::create(builder, loc, Type(wideType), value, TypeAttr::get(f32));
-    value = graph::MulOp::create(builder, loc, TypeRange{wideType}, ValueRange{value, inverse});
+    value =
+        graph::MulOp::create(builder, loc, TypeRange{wideType}, ValueRange{value, norm.inverse});
     // beta W + the product's bias, in f32.
     SmallVector<double> shift(n, 0.0);
     if (!product.bias.empty())
@@ -250,11 +283,24 @@ bool fold(graph::LayerNormalizationOp layerNorm, OpBuilder &builder) {
 struct GraphFoldLayerNormIntoProductsPass
     : kiln::impl::GraphFoldLayerNormIntoProductsBase<GraphFoldLayerNormIntoProductsPass> {
   void runOnOperation() override {
-    SmallVector<graph::LayerNormalizationOp> candidates;
-    getOperation().walk([&](graph::LayerNormalizationOp op) { candidates.push_back(op); });
+    SmallVector<Normalisation> candidates;
+    getOperation().walk([&](Operation *op) {
+      if (auto layerNorm = dyn_cast<graph::LayerNormalizationOp>(op)) {
+        // LayerNorm's mean, read elsewhere, would need its own kernel: not folded.
+        if (layerNorm.getMean().use_empty())
+          candidates.push_back({op, layerNorm.getInput(), layerNorm.getResult(),
+                                layerNorm.getInvStdDev(), layerNorm.getScale(),
+                                layerNorm.getBias(), int64_t(layerNorm.getAxis()),
+                                /*centred=*/true});
+      } else if (auto rmsNorm = dyn_cast<graph::RMSNormalizationOp>(op)) {
+        candidates.push_back({op, rmsNorm.getInput(), rmsNorm.getResult(), rmsNorm.getInvRms(),
+                              rmsNorm.getScale(), Value(), int64_t(rmsNorm.getAxis()),
+                              /*centred=*/false});
+      }
+    });
     OpBuilder builder(&getContext());
-    for (graph::LayerNormalizationOp layerNorm : candidates)
-      (void)fold(layerNorm, builder);
+    for (const Normalisation &norm : candidates)
+      (void)fold(norm, builder);
   }
 };
 

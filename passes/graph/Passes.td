@@ -422,7 +422,7 @@ def GraphFoldBatchNorm : Pass<"graph-fold-batch-norm", "::mlir::func::FuncOp"> {
 
 def GraphFoldLayerNormIntoProducts
     : Pass<"graph-fold-layer-norm-into-products", "::mlir::func::FuncOp"> {
-  let summary = "Fold a LayerNorm's normalisation into the constant-weight products that read it";
+  let summary = "Fold a LayerNorm's or RMSNorm's normalisation into the constant-weight products that read it";
   let description = [{
     A `graph.layer_normalization` over the last axis with constant `scale` (gamma) and
     `bias` (beta), whose result is read only by `graph.matmul` ops as their left operand
@@ -439,9 +439,10 @@ def GraphFoldLayerNormIntoProducts
     subtracted mean moves every element of a binade by the same fraction of an ulp, so
     plain rounding's errors would add up down the column and multiply the row's mean;
     largest remainders first, the elements whose rounding went the way of the sum step an
-    ulp back. LayerNorms read by anything else, over other axes, with non-constant
-    parameters or whose `mean` / `inv_std_dev` results are already used
-    are left alone. The GPU pipeline runs it (`kiln compile` and `kiln run` take a hidden
+    ulp back. A `graph.rms_normalization` of the same form folds the same way without
+    the centring: `RMSNorm(x) W = r (x diag(gamma) W)`, `r` its `inv_rms` result.
+    Normalisations read by anything else, over other axes, with non-constant parameters
+    or whose statistics results are already used are left alone. The GPU pipeline runs it (`kiln compile` and `kiln run` take a hidden
     `--fold-layer-norms=true|false` to force it on the CPU or off): a pre-norm
     transformer's LayerNorm then no longer writes a normalised copy of the residual
     stream that its product reads back.

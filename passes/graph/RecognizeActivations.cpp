@@ -184,10 +184,10 @@ struct RecognizeRmsNorm : OpRewritePattern<graph::SqrtOp> {
     Location loc = rewriter.getFusedLoc({squareOp->getLoc(), last->getLoc()});
     if (!scale)
       scale = createNormalizationFill(rewriter, loc, inputType, *axis, 1.0);
-    Value rmsNorm = graph::RMSNormalizationOp::create(
-        rewriter, loc, inputType, x, scale, rewriter.getI64IntegerAttr(*axis),
+    auto rmsNorm = graph::RMSNormalizationOp::create(
+        rewriter, loc, x, scale, rewriter.getI64IntegerAttr(*axis),
         rewriter.getF32FloatAttr(static_cast<float>(epsilon)));
-    rewriter.replaceOp(last, rmsNorm);
+    rewriter.replaceOp(last, rmsNorm.getResult());
     return success();
   }
 };

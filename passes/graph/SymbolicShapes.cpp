@@ -692,12 +692,13 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
             shape.dims.back() = value->back();
             return shape;
           })
-          .Case([&](LayerNormalizationOp norm) -> std::optional<SymbolicShape> {
-            std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(norm.getInput());
-            if (!dims)
-              return std::nullopt;
-            return rankedShape(*dims);
-          })
+          .Case<LayerNormalizationOp, RMSNormalizationOp>(
+              [&](Operation *norm) -> std::optional<SymbolicShape> {
+                std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(norm->getOperand(0));
+                if (!dims)
+                  return std::nullopt;
+                return rankedShape(*dims);
+              })
           .Case<ConvOp, MaxPoolOp, AveragePoolOp, GlobalAveragePoolOp, GlobalMaxPoolOp>(
               [&](Operation *pool) -> std::optional<SymbolicShape> {
                 // The batch extent passes through; the others are static or unknown.
@@ -855,11 +856,11 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
     SymbolicShape shape;
     if (index == 0 && rule) {
       shape = *rule;
-    } else if (auto norm = dyn_cast<LayerNormalizationOp>(op); norm && rule && index > 0) {
-      // The mean and inverse deviation: the input's shape, the normalised extents 1.
+    } else if (isa<LayerNormalizationOp, RMSNormalizationOp>(op) && rule && index > 0) {
+      // The mean and inverse deviation (RMS): the input's shape, the normalised extents 1.
       shape = *rule;
       int64_t rank = shape.dims.size();
-      auto axis = static_cast<int64_t>(norm.getAxis());
+      auto axis = cast<IntegerAttr>(op->getAttr("axis")).getInt();
       for (int64_t dim = axis < 0 ? axis + rank : axis; dim >= 0 && dim < rank; ++dim)
         shape.dims[dim] = DimExpr::constant(1);
     } else if (isa<MaxPoolOp>(op) && rule && index == 1) {

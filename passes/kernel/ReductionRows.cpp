@@ -89,6 +89,8 @@ StringRef anchorName(RowsAnchor anchor) {
     return "layer_norm_inv_std_dev";
   case RowsAnchor::RMSNorm:
     return "rms_norm";
+  case RowsAnchor::RMSNormInvRms:
+    return "rms_norm_inv_rms";
   case RowsAnchor::ReduceSum:
     return "reduce_sum";
   case RowsAnchor::ReduceMean:
@@ -320,12 +322,13 @@ double kiln::estimateRowsGenericMicros(const RowsProblem &problem, double bytesP
   double bytes = 0;
   for (MemRefType buffer : problem.buffers)
     bytes += double(buffer.getNumElements()) * elementBytes(buffer.getElementType());
+  // (An RMSNorm's inverse alone is a sum of squares and a kernel finishing it: 2.)
   double passes = problem.anchor == RowsAnchor::Softmax ||
                           problem.anchor == RowsAnchor::LogSoftmax ||
                           problem.anchor == RowsAnchor::LayerNorm
                       ? 3
-                  : keepsRow(problem.anchor) ? 2
-                                             : 1;
+                  : keepsRow(problem.anchor) || problem.anchor == RowsAnchor::RMSNormInvRms ? 2
+                                                                                            : 1;
   return passes * launchMicros + 1e6 * passes * bytes / (bytesPerSecond * 0.25);
 }
 
@@ -448,16 +451,21 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
     }
     problem.epsilon = layerNorm.getEpsilon().convertToFloat();
   } else if (auto rmsNorm = dyn_cast<graph::RMSNormalizationOp>(anchor)) {
-    problem.anchor = RowsAnchor::RMSNorm;
+    // The normalised rows, or (graph-fold-layer-norm-into-products) 1 / rms alone.
+    bool inverseOnly = !rmsNorm.getInvRms().use_empty();
+    problem.anchor = inverseOnly ? RowsAnchor::RMSNormInvRms : RowsAnchor::RMSNorm;
     data = rmsNorm.getInput();
     auto type = staticTensor(data);
-    if (!type)
+    if (!type || (inverseOnly && !rmsNorm.getResult().use_empty()))
       return std::nullopt;
     int64_t axis = normaliseAxis(int64_t(rmsNorm.getAxis()), type.getRank());
     if (axis < 0 || axis >= type.getRank())
       return std::nullopt;
     trailing = type.getRank() - axis;
-    problem.scale = rmsNorm.getScale();
+    if (inverseOnly)
+      anchorResult = rmsNorm.getInvRms();
+    else
+      problem.scale = rmsNorm.getScale();
     problem.epsilon = rmsNorm.getEpsilon().convertToFloat();
   } else {
     // The ReduceX family: axes a constant list of trailing dimensions.
@@ -1343,8 +1351,10 @@ LogicalResult RowKernelBuilder::emitAnchor() {
   }
   case RowsAnchor::LayerNorm:
   case RowsAnchor::LayerNormInvStdDev:
-  case RowsAnchor::RMSNorm: {
-    bool layerNorm = problem.anchor != RowsAnchor::RMSNorm;
+  case RowsAnchor::RMSNorm:
+  case RowsAnchor::RMSNormInvRms: {
+    bool layerNorm =
+        problem.anchor == RowsAnchor::LayerNorm || problem.anchor == RowsAnchor::LayerNormInvStdDev;
     Value mean;
     if (layerNorm) {
       FailureOr<Value> sum = sumOf(identity, true);
@@ -1363,7 +1373,8 @@ LogicalResult RowKernelBuilder::emitAnchor() {
     Value variance = arith::MulFOp::create(b, loc, *squares, constant(1.0 / count));
     Value inverse = math::RsqrtOp::create(
         b, loc, arith::AddFOp::create(b, loc, variance, constant(problem.epsilon)));
-    if (problem.anchor == RowsAnchor::LayerNormInvStdDev)
+    if (problem.anchor == RowsAnchor::LayerNormInvStdDev ||
+        problem.anchor == RowsAnchor::RMSNormInvRms)
       return writeReduced(inverse);
     return writeRow([&](ArrayRef<Value> x, Value start) -> FailureOr<SmallVector<Value>> {
       FailureOr<SmallVector<Value>> scale = operandLanes(problem.scale, start);

@@ -28,6 +28,7 @@ enum class RowsAnchor {
   LayerNorm,
   LayerNormInvStdDev, // LayerNorm's 1 / sqrt(variance + epsilon) alone, one value a row
   RMSNorm,
+  RMSNormInvRms, // RMSNorm's 1 / sqrt(mean(x^2) + epsilon) alone, one value a row
   ReduceSum,
   ReduceMean,
   ReduceMax,

@@ -98,6 +98,35 @@ func.func @main(%x: memref<1024x768xf16>, %w: memref<768xf16>, %b: memref<768xf1
 
 // -----
 
+// An RMSNorm's 1 / rms alone (graph-fold-layer-norm-into-products), LLaMA's rows of 4096
+// f16: one pass (no mean, so the row is not kept), a CTA a row, the sum of squares over
+// the warp's lanes and then the CTA's warps in shared memory, one f32 a row; the scale is
+// not read.
+// CHECK: gpu.launch_func {{ *}}@kiln_rows_rms_norm_inv_rms_512x4096_{{[0-9a-f]+}}_t256r1v8::
+// CHECK: gpu.func @rows_rms_norm_inv_rms_512x4096
+// CHECK-COUNT-2: vector.load {{.*}} : memref<2097152xf16>, vector<8xf16>
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: gpu.barrier
+// CHECK: math.rsqrt
+// CHECK-NOT: vector.load
+// CHECK: memref.store {{.*}} : memref<512xf32>
+// CHECK-NOT: vector.store
+// CHECK: gpu.return
+kernel.func @RmsStatistic_0(%x: memref<512x4096xf16>, %w: memref<4096xf16>, %inv: memref<512x1xf32>) {
+  reduction ins(%x, %w : memref<512x4096xf16>, memref<4096xf16>) outs(%inv : memref<512x1xf32>) {
+  ^bb0(%a: tensor<512x4096xf16>, %s: tensor<4096xf16>):
+    %n, %r = graph.rms_normalization %a, %s {axis = -1 : i64, epsilon = 1.0e-06 : f32} : (tensor<512x4096xf16>, tensor<4096xf16>) -> (tensor<512x4096xf16>, tensor<512x1xf32>)
+    kernel.yield %r : tensor<512x1xf32>
+  }
+  return
+}
+func.func @main(%x: memref<512x4096xf16>, %w: memref<4096xf16>, %inv: memref<512x1xf32>) {
+  kernel.launch @RmsStatistic_0(%x, %w, %inv) : (memref<512x4096xf16>, memref<4096xf16>, memref<512x1xf32>) -> ()
+  return
+}
+
+// -----
+
 // A mean over the last axis without keepdims, of a cast, with a tanh after it: one value
 // a row, stored by the row's first thread.
 // CHECK: gpu.func @rows_reduce_mean_4096x64
@@ -161,8 +190,8 @@ func.func @main(%x: memref<4x50257xf32>, %y: memref<4x50257xf32>) {
 kernel.func @RMSNorm_0(%x: memref<16x8x256xf16>, %w: memref<8x256xf16>, %y: memref<16x8x256xf16>) {
   reduction ins(%x, %w : memref<16x8x256xf16>, memref<8x256xf16>) outs(%y : memref<16x8x256xf16>) {
   ^bb0(%a: tensor<16x8x256xf16>, %s: tensor<8x256xf16>):
-    %r = graph.rms_normalization %a, %s {axis = -2 : i64, epsilon = 1.0e-06 : f32} : (tensor<16x8x256xf16>, tensor<8x256xf16>) -> tensor<16x8x256xf16>
-    kernel.yield %r : tensor<16x8x256xf16>
+    %r:2 = graph.rms_normalization %a, %s {axis = -2 : i64, epsilon = 1.0e-06 : f32} : (tensor<16x8x256xf16>, tensor<8x256xf16>) -> (tensor<16x8x256xf16>, tensor<16x1x1xf32>)
+    kernel.yield %r#0 : tensor<16x8x256xf16>
   }
   return
 }

@@ -757,8 +757,8 @@ func.func @roi_align_batch_indices(%x: tensor<1x3x8x8xf32>, %r: tensor<2x4xf32>,
 
 func.func @rms_norm_axis(%x: tensor<2x4xf32>, %s: tensor<4xf32>) {
   // expected-error @+1 {{axis 2 is out of range for rank 2}}
-  %y = graph.rms_normalization %x, %s {axis = 2 : i64, epsilon = 1.0e-05 : f32}
-      : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %y:2 = graph.rms_normalization %x, %s {axis = 2 : i64, epsilon = 1.0e-05 : f32}
+      : (tensor<2x4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>)
   return
 }
 
@@ -766,8 +766,8 @@ func.func @rms_norm_axis(%x: tensor<2x4xf32>, %s: tensor<4xf32>) {
 
 func.func @rms_norm_scale_element_type(%x: tensor<2x4xf32>, %s: tensor<4xf16>) {
   // expected-error @+1 {{scale element type 'f16' differs from input element type 'f32'}}
-  %y = graph.rms_normalization %x, %s {axis = -1 : i64, epsilon = 1.0e-05 : f32}
-      : (tensor<2x4xf32>, tensor<4xf16>) -> tensor<2x4xf32>
+  %y:2 = graph.rms_normalization %x, %s {axis = -1 : i64, epsilon = 1.0e-05 : f32}
+      : (tensor<2x4xf32>, tensor<4xf16>) -> (tensor<2x4xf32>, tensor<2x1xf32>)
   return
 }
 
@@ -776,8 +776,8 @@ func.func @rms_norm_scale_element_type(%x: tensor<2x4xf32>, %s: tensor<4xf16>) {
 func.func @rms_norm_scale_shape(%x: tensor<2x4xf32>, %s: tensor<2x4xf32>) {
   // The scale broadcasts to the normalised dimensions ([4]) only.
   // expected-error @+1 {{scale has rank 2, more than the rank 1 it broadcasts to}}
-  %y = graph.rms_normalization %x, %s {axis = 1 : i64, epsilon = 1.0e-05 : f32}
-      : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %y:2 = graph.rms_normalization %x, %s {axis = 1 : i64, epsilon = 1.0e-05 : f32}
+      : (tensor<2x4xf32>, tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x1xf32>)
   return
 }
 
@@ -785,8 +785,18 @@ func.func @rms_norm_scale_shape(%x: tensor<2x4xf32>, %s: tensor<2x4xf32>) {
 
 func.func @rms_norm_integer(%x: tensor<2x4xi32>, %s: tensor<4xi32>) {
   // expected-error @+1 {{expects a float input, got 'i32'}}
-  %y = graph.rms_normalization %x, %s {axis = -1 : i64, epsilon = 1.0e-05 : f32}
-      : (tensor<2x4xi32>, tensor<4xi32>) -> tensor<2x4xi32>
+  %y:2 = graph.rms_normalization %x, %s {axis = -1 : i64, epsilon = 1.0e-05 : f32}
+      : (tensor<2x4xi32>, tensor<4xi32>) -> (tensor<2x4xi32>, tensor<2x1xf32>)
+  return
+}
+
+// -----
+
+// The inverse RMS of an f16 input is f32, one value a normalised row.
+func.func @rms_norm_inverse_type(%x: tensor<2x4xf16>, %s: tensor<4xf16>) {
+  // expected-error @+1 {{'graph.rms_normalization' op inferred type(s) 'tensor<2x4xf16>', 'tensor<2x1xf32>' are incompatible with return type(s) of operation 'tensor<2x4xf16>', 'tensor<2x1xf16>'}}
+  %y:2 = graph.rms_normalization %x, %s {axis = -1 : i64, epsilon = 1.0e-05 : f32}
+      : (tensor<2x4xf16>, tensor<4xf16>) -> (tensor<2x4xf16>, tensor<2x1xf16>)
   return
 }
 

@@ -102,17 +102,18 @@ func.func @layer_norm_axis1_no_bias(%x: tensor<2x3x4xf32>, %s: tensor<1x4xf32>) 
 }
 
 // graph.rms_normalization is a Kiln extension (graph-recognize-activations forms it); the
-// result has the input's type, and a rank-1 scale broadcasts to the trailing dimension.
+// result has the input's type, a rank-1 scale broadcasts to the trailing dimension, and the
+// inverse RMS is f32 with the normalised dimensions 1.
 // CHECK-LABEL: func.func @rms_norm
-// CHECK: graph.rms_normalization %{{.*}}, %{{.*}} {axis = -1 : i64, epsilon = 9.99999997E-7 : f32} : (tensor<?x128x4096xf16>, tensor<4096xf16>) -> tensor<?x128x4096xf16>
-// CHECK: graph.rms_normalization %{{.*}}, %{{.*}} {axis = 1 : i64, epsilon = 9.99999974E-6 : f32} : (tensor<2x3x4xf32>, tensor<1x4xf32>) -> tensor<2x3x4xf32>
+// CHECK: graph.rms_normalization %{{.*}}, %{{.*}} {axis = -1 : i64, epsilon = 9.99999997E-7 : f32} : (tensor<?x128x4096xf16>, tensor<4096xf16>) -> (tensor<?x128x4096xf16>, tensor<?x128x1xf32>)
+// CHECK: graph.rms_normalization %{{.*}}, %{{.*}} {axis = 1 : i64, epsilon = 9.99999974E-6 : f32} : (tensor<2x3x4xf32>, tensor<1x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x1x1xf32>)
 func.func @rms_norm(%x: tensor<?x128x4096xf16>, %s: tensor<4096xf16>, %y: tensor<2x3x4xf32>, %t: tensor<1x4xf32>)
     -> (tensor<?x128x4096xf16>, tensor<2x3x4xf32>) {
-  %0 = graph.rms_normalization %x, %s {axis = -1 : i64, epsilon = 1.0e-06 : f32}
-      : (tensor<?x128x4096xf16>, tensor<4096xf16>) -> tensor<?x128x4096xf16>
-  %1 = graph.rms_normalization %y, %t {axis = 1 : i64, epsilon = 1.0e-05 : f32}
-      : (tensor<2x3x4xf32>, tensor<1x4xf32>) -> tensor<2x3x4xf32>
-  return %0, %1 : tensor<?x128x4096xf16>, tensor<2x3x4xf32>
+  %0:2 = graph.rms_normalization %x, %s {axis = -1 : i64, epsilon = 1.0e-06 : f32}
+      : (tensor<?x128x4096xf16>, tensor<4096xf16>) -> (tensor<?x128x4096xf16>, tensor<?x128x1xf32>)
+  %1:2 = graph.rms_normalization %y, %t {axis = 1 : i64, epsilon = 1.0e-05 : f32}
+      : (tensor<2x3x4xf32>, tensor<1x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x1x1xf32>)
+  return %0#0, %1#0 : tensor<?x128x4096xf16>, tensor<2x3x4xf32>
 }
 
 // graph.attention is a Kiln extension (graph-recognize-attention forms it): heads as a

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-fold-layer-norm-into-products))' | FileCheck %s
+// Its two forms: graph.layer_normalization (centred weights) and graph.rms_normalization.
 
 // f16, K = 4, N = 2: gamma = [1, 2, 1, 2] scales W's rows to [[1, 0], [0, 2], [1, 1],
 // [4, -2]], whose column means 1.5 and 0.25 are subtracted: Wc = [[-0.5, -0.25], [-1.5,
@@ -98,4 +99,51 @@ func.func @input_gamma(%x: tensor<3x2xf32>, %gamma: tensor<2xf32>) -> tensor<3x2
   %y, %mean, %inv = graph.layer_normalization %x, %gamma {axis = -1 : i64, epsilon = 1.0e-05 : f32, stash_type = f32} : (tensor<3x2xf32>, tensor<2xf32>) -> (tensor<3x2xf32>, tensor<3x1xf32>, tensor<3x1xf32>)
   %p = graph.matmul %y, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
   return %p : tensor<3x2xf32>
+}
+
+// -----
+
+// RMSNorm (LLaMA's, f16, K = 4, N = 2, a bias): no centring, W's rows scaled by gamma = [1,
+// 2, 1, 2]: [[1, 0], [0, 2], [1, 1], [4, -2]]; the product reads x, 1 / rms (the op's
+// inv_rms) scales it in f32, the bias [1, 2] is the shift.
+// CHECK-LABEL: func.func @rms_norm
+// CHECK: %{{.*}}, %[[INV:.*]] = graph.rms_normalization %arg0
+// CHECK: %[[WG:.*]] = graph.constant dense<{{\[\[}}1.000000e+00, 0.000000e+00], [0.000000e+00, 2.000000e+00], [1.000000e+00, 1.000000e+00], [4.000000e+00, -2.000000e+00]]> : tensor<4x2xf16>
+// CHECK: %[[P:.*]] = graph.matmul %arg0, %[[WG]] : (tensor<3x4xf16>, tensor<4x2xf16>) -> tensor<3x2xf16>
+// CHECK: %[[WIDE:.*]] = graph.cast %[[P]] {to = f32} : (tensor<3x2xf16>) -> tensor<3x2xf32>
+// CHECK: %[[SCALED:.*]] = graph.mul %[[WIDE]], %[[INV]] : (tensor<3x2xf32>, tensor<3x1xf32>) -> tensor<3x2xf32>
+// CHECK: %[[SHIFT:.*]] = graph.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK: %[[SHIFTED:.*]] = graph.add %[[SCALED]], %[[SHIFT]]
+// CHECK: %[[OUT:.*]] = graph.cast %[[SHIFTED]] {to = f16} : (tensor<3x2xf32>) -> tensor<3x2xf16>
+// CHECK-NOT: graph.matmul
+// CHECK: return %[[OUT]]
+func.func @rms_norm(%x: tensor<3x4xf16>) -> tensor<3x2xf16> {
+  %gamma = graph.constant dense<[1.0, 2.0, 1.0, 2.0]> : tensor<4xf16>
+  %w = graph.constant dense<[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, -1.0]]> : tensor<4x2xf16>
+  %b = graph.constant dense<[1.0, 2.0]> : tensor<2xf16>
+  %y, %inv = graph.rms_normalization %x, %gamma {axis = -1 : i64, epsilon = 1.0e-06 : f32} : (tensor<3x4xf16>, tensor<4xf16>) -> (tensor<3x4xf16>, tensor<3x1xf32>)
+  %p = graph.matmul %y, %w : (tensor<3x4xf16>, tensor<4x2xf16>) -> tensor<3x2xf16>
+  %z = graph.add %p, %b : (tensor<3x2xf16>, tensor<2xf16>) -> tensor<3x2xf16>
+  return %z : tensor<3x2xf16>
+}
+
+// -----
+
+// Left alone: an RMSNorm whose rows the residual also reads, and one over two axes.
+// CHECK-LABEL: func.func @rms_norm_other_reader
+// CHECK: %[[Y:.*]], %{{.*}} = graph.rms_normalization
+// CHECK: graph.matmul %[[Y]]
+// CHECK: graph.add %[[Y]]
+// CHECK: %[[Y2:.*]], %{{.*}} = graph.rms_normalization
+// CHECK: graph.matmul %[[Y2]]
+func.func @rms_norm_other_reader(%x: tensor<3x4xf32>, %x3: tensor<2x3x4xf32>) -> (tensor<3x4xf32>, tensor<2x3x4xf32>) {
+  %gamma = graph.constant dense<1.0> : tensor<4xf32>
+  %w = graph.constant dense<1.0> : tensor<4x4xf32>
+  %y, %inv = graph.rms_normalization %x, %gamma {axis = -1 : i64, epsilon = 1.0e-06 : f32} : (tensor<3x4xf32>, tensor<4xf32>) -> (tensor<3x4xf32>, tensor<3x1xf32>)
+  %p = graph.matmul %y, %w : (tensor<3x4xf32>, tensor<4x4xf32>) -> tensor<3x4xf32>
+  %r = graph.add %y, %p : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %gamma2 = graph.constant dense<1.0> : tensor<3x4xf32>
+  %y2, %inv2 = graph.rms_normalization %x3, %gamma2 {axis = 1 : i64, epsilon = 1.0e-06 : f32} : (tensor<2x3x4xf32>, tensor<3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x1x1xf32>)
+  %p2 = graph.matmul %y2, %w : (tensor<2x3x4xf32>, tensor<4x4xf32>) -> tensor<2x3x4xf32>
+  return %r, %p2 : tensor<3x4xf32>, tensor<2x3x4xf32>
 }

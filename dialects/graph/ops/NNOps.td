@@ -232,19 +232,23 @@ def Graph_RMSNormalizationOp : Graph_InferredOp<"rms_normalization", [Graph_Redu
     Normalises `input` over its dimensions `axis, ..., rank - 1` (a negative `axis` counts
     from the end) by their root mean square: `x / sqrt(mean(x^2) + epsilon) * scale`.
     `scale` broadcasts unidirectionally to those dimensions; the result has the type of
-    `input`. Narrow float inputs are reduced in f32.
+    `input`. Narrow float inputs are reduced in f32. `inv_rms` is the factor
+    `1 / sqrt(mean(x^2) + epsilon)` of each normalised group: the input's shape with the
+    normalised dimensions set to 1, in f32 (f64 for an f64 input); it is computed only
+    when used (`graph-fold-layer-norm-into-products` reads it alone).
 
     A Kiln extension: no ONNX node imports as it (ONNX's RMSNormalization, opset 23, is not
     imported). The `graph-recognize-activations` pass forms it from the decomposed
     `x * Reciprocal(Sqrt(ReduceMean(x * x) + epsilon)) * scale` that LLM exporters write.
 
     ```mlir
-    %y = graph.rms_normalization %x, %scale {axis = -1 : i64, epsilon = 1.0e-06 : f32}
-        : (tensor<?x128x4096xf32>, tensor<4096xf32>) -> tensor<?x128x4096xf32>
+    %y, %inv = graph.rms_normalization %x, %scale {axis = -1 : i64, epsilon = 1.0e-06 : f32}
+        : (tensor<?x128x4096xf16>, tensor<4096xf16>)
+        -> (tensor<?x128x4096xf16>, tensor<?x128x1xf32>)
     ```
   }];
   let arguments = (ins AnyTensor:$input, AnyTensor:$scale, I64Attr:$axis, F32Attr:$epsilon);
-  let results = (outs AnyTensor:$result);
+  let results = (outs AnyTensor:$result, AnyTensor:$inv_rms);
   let assemblyFormat = [{
     $input `,` $scale attr-dict `:` functional-type(operands, results)
   }];

@@ -356,8 +356,9 @@ struct RMSNormalizationLowering : OpConversionPattern<graph::RMSNormalizationOp>
     if (failed(types))
       return failure();
     auto [resultType, inputType] = *types;
-    if (!isa<RankedTensorType>(adaptor.getScale().getType()))
-      return rewriter.notifyMatchFailure(op, "unranked scale");
+    RankedTensorType invRmsType = getConvertedResultType(*getTypeConverter(), op, 1);
+    if (!isa<RankedTensorType>(adaptor.getScale().getType()) || !invRmsType)
+      return rewriter.notifyMatchFailure(op, "unranked scale or inverse RMS");
     int64_t rank = inputType.getRank();
     FailureOr<int64_t> axis = matchAxis(rewriter, op, op.getAxis(), rank);
     if (failed(axis))
@@ -381,6 +382,8 @@ struct RMSNormalizationLowering : OpConversionPattern<graph::RMSNormalizationOp>
                                          });
     Value invRms =
         createInverseStdDev(rewriter, loc, meanSquare, op.getEpsilon().convertToDouble());
+    if (invRmsType.getElementType() != computeType || invRmsType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "an inverse RMS of another type than its statistics");
     Value result =
         createElementwise(rewriter, loc, resultType, ValueRange{input, invRms, adaptor.getScale()},
                           [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
@@ -390,7 +393,7 @@ struct RMSNormalizationLowering : OpConversionPattern<graph::RMSNormalizationOp>
                                 b, nl, normalized, convertFloat(b, nl, args[2], computeType));
                             return convertFloat(b, nl, scaled, resultType.getElementType());
                           });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, {result, castToType(rewriter, loc, invRms, invRmsType)});
     return success();
   }
 };

@@ -71,8 +71,25 @@ func.func @layer_norm(%x: tensor<2x4x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32
 // CHECK: arith.mulf
 // CHECK: arith.mulf
 func.func @rms_norm(%x: tensor<2x4x8xf32>, %s: tensor<8xf32>) -> tensor<2x4x8xf32> {
-  %y = graph.rms_normalization %x, %s {axis = -1 : i64, epsilon = 1.0e-06 : f32} : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
-  return %y : tensor<2x4x8xf32>
+  %y:2 = graph.rms_normalization %x, %s {axis = -1 : i64, epsilon = 1.0e-06 : f32} : (tensor<2x4x8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x1xf32>)
+  return %y#0 : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Its inverse RMS (graph-fold-layer-norm-into-products reads only it): f32 statistics of
+// an f16 input, [2, 4, 1], returned.
+// CHECK-LABEL: func.func @rms_norm_inverse
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.extf
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: arith.divf
+// CHECK: math.rsqrt
+// CHECK: return %{{.*}} : tensor<2x4x1xf32>
+func.func @rms_norm_inverse(%x: tensor<2x4x8xf16>, %s: tensor<8xf16>) -> tensor<2x4x1xf32> {
+  %y:2 = graph.rms_normalization %x, %s {axis = -1 : i64, epsilon = 1.0e-06 : f32} : (tensor<2x4x8xf16>, tensor<8xf16>) -> (tensor<2x4x8xf16>, tensor<2x4x1xf32>)
+  return %y#1 : tensor<2x4x1xf32>
 }
 
 // -----
