@@ -243,9 +243,8 @@ bool fold(const Normalisation &norm, OpBuilder &builder) {
         for (int64_t column = 0; column < n; ++column)
           folded[row * n + column] = gamma[row] * product.weight[row * n + column];
     }
-    Value weight = graph::createFloatConstant(builder, loc, weightType, folded,
-                                              norm.centred ? "layer_norm_folded"
-                                                           : "rms_norm_folded");
+    Value weight = graph::createFloatConstant(
+        builder, loc, weightType, folded, norm.centred ? "layer_norm_folded" : "rms_norm_folded");
     Value value = graph::MatMulOp::create(builder, loc, TypeRange{resultType},
                                           ValueRange{norm.input, weight});
     auto wideType = resultType.clone(f32);
@@ -289,8 +288,8 @@ struct GraphFoldLayerNormIntoProductsPass
         // LayerNorm's mean, read elsewhere, would need its own kernel: not folded.
         if (layerNorm.getMean().use_empty())
           candidates.push_back({op, layerNorm.getInput(), layerNorm.getResult(),
-                                layerNorm.getInvStdDev(), layerNorm.getScale(),
-                                layerNorm.getBias(), int64_t(layerNorm.getAxis()),
+                                layerNorm.getInvStdDev(), layerNorm.getScale(), layerNorm.getBias(),
+                                int64_t(layerNorm.getAxis()),
                                 /*centred=*/true});
       } else if (auto rmsNorm = dyn_cast<graph::RMSNormalizationOp>(op)) {
         candidates.push_back({op, rmsNorm.getInput(), rmsNorm.getResult(), rmsNorm.getInvRms(),
