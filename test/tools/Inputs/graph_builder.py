@@ -1,6 +1,10 @@
 """The node and initializer lists the make-*.py generators build their ONNX graphs from."""
+import os
+
 import numpy as np
-from onnx import helper, numpy_helper
+import onnx
+from google.protobuf import text_format
+from onnx import TensorProto, helper, numpy_helper
 
 
 class GraphBuilder:
@@ -16,3 +20,25 @@ class GraphBuilder:
     def node(self, op, inputs, output, **attrs):
         self.nodes.append(helper.make_node(op, inputs, [output], name=output, **attrs))
         return output
+
+    def write(self, folder, name, inputs, outputs, opset=17):
+        """Writes the graph as folder/NAME.onnxtxt (f32 inputs and outputs of the arrays'
+        shapes, after onnx.checker) and each input and expected output as
+        folder/NAME/KEY.npy (outputs as f32)."""
+        graph = helper.make_graph(
+            self.nodes, name.replace("-", "_"),
+            [helper.make_tensor_value_info(key, TensorProto.FLOAT, list(value.shape))
+             for key, value in inputs.items()],
+            [helper.make_tensor_value_info(key, TensorProto.FLOAT, list(value.shape))
+             for key, value in outputs.items()], self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                                  ir_version=8)
+        onnx.checker.check_model(model)
+        with open(os.path.join(folder, f"{name}.onnxtxt"), "w") as file:
+            file.write(text_format.MessageToString(model))
+        data = os.path.join(folder, name)
+        os.makedirs(data, exist_ok=True)
+        for key, value in inputs.items():
+            np.save(os.path.join(data, f"{key}.npy"), value)
+        for key, value in outputs.items():
+            np.save(os.path.join(data, f"{key}.npy"), value.astype(np.float32))

@@ -14,17 +14,12 @@ import math
 import os
 
 import numpy as np
-import onnx
-from google.protobuf import text_format
-from onnx import TensorProto as T
-from onnx import helper
 
 from graph_builder import GraphBuilder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(7)
 builder = GraphBuilder()
-nodes, inits = builder.nodes, builder.inits
 const, node = builder.const, builder.node
 
 K = 768
@@ -60,16 +55,4 @@ erf = np.vectorize(math.erf)
 expected = {"y_qkv": normalised @ w1.astype(np.float64) + b1,
             "y_fc1": 0.5 * h * (1.0 + erf(h / math.sqrt(2.0)))}
 
-graph = helper.make_graph(
-    nodes, "layer_norm_products", [helper.make_tensor_value_info("x", T.FLOAT, list(x.shape))],
-    [helper.make_tensor_value_info(name, T.FLOAT, list(value.shape))
-     for name, value in expected.items()], inits)
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-onnx.checker.check_model(model)
-with open(os.path.join(HERE, "layer-norm-products.onnxtxt"), "w") as file:
-    file.write(text_format.MessageToString(model))
-folder = os.path.join(HERE, "layer-norm-products")
-os.makedirs(folder, exist_ok=True)
-np.save(os.path.join(folder, "x.npy"), x)
-for name, value in expected.items():
-    np.save(os.path.join(folder, f"{name}.npy"), value.astype(np.float32))
+builder.write(HERE, "layer-norm-products", {"x": x}, expected)

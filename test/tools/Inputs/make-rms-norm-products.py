@@ -14,17 +14,12 @@ import math
 import os
 
 import numpy as np
-import onnx
-from google.protobuf import text_format
-from onnx import TensorProto as T
-from onnx import helper
 
 from graph_builder import GraphBuilder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(11)
 builder = GraphBuilder()
-nodes, inits = builder.nodes, builder.inits
 const, node = builder.const, builder.node
 
 K = 256
@@ -65,16 +60,4 @@ expected = {"y_q": normalised @ wq.astype(np.float64),
             "y_v": normalised @ wv.astype(np.float64),
             "y_mlp": g / (1.0 + np.exp(-g)) * (normalised @ wu.astype(np.float64))}
 
-graph = helper.make_graph(
-    nodes, "rms_norm_products", [helper.make_tensor_value_info("x", T.FLOAT, list(x.shape))],
-    [helper.make_tensor_value_info(name, T.FLOAT, list(value.shape))
-     for name, value in expected.items()], inits)
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-onnx.checker.check_model(model)
-with open(os.path.join(HERE, "rms-norm-products.onnxtxt"), "w") as file:
-    file.write(text_format.MessageToString(model))
-folder = os.path.join(HERE, "rms-norm-products")
-os.makedirs(folder, exist_ok=True)
-np.save(os.path.join(folder, "x.npy"), x)
-for name, value in expected.items():
-    np.save(os.path.join(folder, f"{name}.npy"), value.astype(np.float32))
+builder.write(HERE, "rms-norm-products", {"x": x}, expected)
