@@ -171,14 +171,14 @@ SmallVector<double> centredWeight(ArrayRef<double> weight, ArrayRef<double> gamm
   return centred;
 }
 
-/// A normalisation over the last axis with constant parameters, as its products fold it:
-/// its input, the normalised rows the products read, the statistic (1 / sigma or 1 / rms,
-/// one f32 a row) that takes their place, gamma and beta (zeros for RMSNorm), and whether
-/// the weight is centred (LayerNorm's mean) or only scaled (RMSNorm).
+/// A normalisation as its products fold it: its input, the normalised rows the products
+/// read, the statistic (1 / sigma or 1 / rms, one f32 a row) that takes their place, its
+/// scale (gamma) and bias (beta; null for RMSNorm), its axis, and whether the weight is
+/// centred (LayerNorm's mean) or only scaled (RMSNorm).
 struct Normalisation {
   Operation *op;
   Value input, normalised, inverse;
-  Value scale, bias; // bias: null for none
+  Value scale, bias;
   int64_t axis;
   bool centred;
 };
