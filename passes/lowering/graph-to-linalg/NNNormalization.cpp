@@ -365,6 +365,8 @@ struct RMSNormalizationLowering : OpConversionPattern<graph::RMSNormalizationOp>
       return failure();
     SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(*axis, rank));
     Type computeType = getComputeType(rewriter, inputType.getElementType());
+    if (invRmsType.getElementType() != computeType || invRmsType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "an inverse RMS of another type than its statistics");
 
     // mean(x^2) over the normalised dimensions (kept as 1), then 1 / sqrt(. + epsilon).
     Value zero = createScalarConstant(rewriter, loc, computeType, 0.0);
@@ -382,8 +384,6 @@ struct RMSNormalizationLowering : OpConversionPattern<graph::RMSNormalizationOp>
                                          });
     Value invRms =
         createInverseStdDev(rewriter, loc, meanSquare, op.getEpsilon().convertToDouble());
-    if (invRmsType.getElementType() != computeType || invRmsType.getRank() != rank)
-      return rewriter.notifyMatchFailure(op, "an inverse RMS of another type than its statistics");
     Value result =
         createElementwise(rewriter, loc, resultType, ValueRange{input, invRms, adaptor.getScale()},
                           [&](OpBuilder &b, Location nl, ValueRange args) -> Value {
