@@ -243,8 +243,8 @@ bool fold(const Normalisation &norm, OpBuilder &builder) {
         for (int64_t column = 0; column < n; ++column)
           folded[row * n + column] = gamma[row] * product.weight[row * n + column];
     }
-    Value weight = graph::createFloatConstant(
-        builder, loc, weightType, folded, norm.centred ? "layer_norm_folded" : "rms_norm_folded");
+    StringRef name = norm.centred ? "layer_norm_folded" : "rms_norm_folded";
+    Value weight = graph::createFloatConstant(builder, loc, weightType, folded, name);
     Value value = graph::MatMulOp::create(builder, loc, TypeRange{resultType},
                                           ValueRange{norm.input, weight});
     auto wideType = resultType.clone(f32);
@@ -263,7 +263,7 @@ bool fold(const Normalisation &norm, OpBuilder &builder) {
     bool shifted = llvm::any_of(shift, [](double value) { return value != 0; });
     if (shifted) {
       Value shiftValue = graph::createFloatConstant(builder, loc, RankedTensorType::get({n}, f32),
-                                                    shift, "layer_norm_folded_bias");
+                                                    shift, (name + "_bias").str());
       value =
           graph::AddOp::create(builder, loc, TypeRange{wideType}, ValueRange{value, shiftValue});
     }

@@ -320,6 +320,16 @@ SymbolicShape SymbolicShapeAnalysis::fromType(Type type) {
   return shape;
 }
 
+/// The first normalised axis of a LayerNorm or RMSNorm, whose statistics results keep the
+/// input's shape with the normalised extents 1; nullopt for other ops.
+static std::optional<int64_t> normalisationAxis(Operation *op) {
+  if (auto norm = dyn_cast<LayerNormalizationOp>(op))
+    return norm.getAxis();
+  if (auto norm = dyn_cast<RMSNormalizationOp>(op))
+    return norm.getAxis();
+  return std::nullopt;
+}
+
 void SymbolicShapeAnalysis::visit(Operation *op) {
   if (op->getNumResults() == 0 || !isa<GraphDialect>(op->getDialect()))
     return;
@@ -856,12 +866,11 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
     SymbolicShape shape;
     if (index == 0 && rule) {
       shape = *rule;
-    } else if (isa<LayerNormalizationOp, RMSNormalizationOp>(op) && rule && index > 0) {
+    } else if (std::optional<int64_t> axis = normalisationAxis(op); axis && rule && index > 0) {
       // The mean and inverse deviation (RMS): the input's shape, the normalised extents 1.
       shape = *rule;
       int64_t rank = shape.dims.size();
-      auto axis = cast<IntegerAttr>(op->getAttr("axis")).getInt();
-      for (int64_t dim = axis < 0 ? axis + rank : axis; dim >= 0 && dim < rank; ++dim)
+      for (int64_t dim = *axis < 0 ? *axis + rank : *axis; dim >= 0 && dim < rank; ++dim)
         shape.dims[dim] = DimExpr::constant(1);
     } else if (isa<MaxPoolOp>(op) && rule && index == 1) {
       shape = *rule; // the indices of the maxima, one per output element
