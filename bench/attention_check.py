@@ -426,7 +426,16 @@ def main():
             ("b8 h12 s200 d64 causal", [8, 12], 200, 200, 64, "causal", F16,
              "128x128x2x12xwgmmaxtma"),
             ("b2 h3 sq100 skv200 d128 padding mask", [2, 3], 100, 200, 128, "padding", F16,
-             "128x64x3x12xwgmmaxtma")]:
+             "128x64x3x12xwgmmaxtma"),
+            # The deeper rings: 128x64 in 4 stages, 128x128 in 3 (at D 80 with one Q
+            # buffer: two do not fit beside three stages).
+            ("b8 h12 s300 d128", [8, 12], 300, 300, 128, None, F16, "128x64x4x12xwgmmaxtma"),
+            ("b4 h16 s257 d128 causal", [4, 16], 257, 257, 128, "causal", F16,
+             "128x64x4x12xwgmmaxtma"),
+            ("b8 h12 s300 d64", [8, 12], 300, 300, 64, None, F16, "128x128x3x12xwgmmaxtma"),
+            ("b8 h12 s200 causal bf16", [8, 12], 200, 200, 64, "causal", BF16,
+             "128x128x3x12xwgmmaxtma"),
+            ("b4 h6 s333 d80", [4, 6], 333, 333, 80, None, F16, "128x128x3x12xwgmmaxtma")]:
         cases.append({**c(f"{name} [{config}]", lead, sq, skv, d, mask, dtype), "config": config})
     if args.filter:
         import re

@@ -297,22 +297,22 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
                     flashAttentionTmaView(problem, problem.key) &&
                     flashAttentionTmaView(problem, problem.value);
     const FlashAttentionConfig tmaCandidates[] = {
-        {128, 128, 2, 12, true, true},
-        {128, 64, 2, 12, true, true},
-        {128, 64, 3, 12, true, true},
+        {128, 128, 2, 12, true, true}, {128, 128, 3, 12, true, true}, {128, 64, 2, 12, true, true},
+        {128, 64, 3, 12, true, true},  {128, 64, 4, 12, true, true},
     };
     // The consumers hold O and the P of the P V in flight while the next softmax runs: a
     // register of a product in flight must not be reused. As a precaution only forms that
     // ptxas 13.0 assembles without spills (a variant that spilled 20 bytes gave a wrong
     // result on the H200, D 128 causal 128x128, rel L2 3.7e-2; the cause was not
     // established, and the same case spilling 24 bytes without that variant was right). It
-    // spills 128-wide KV tiles with a mask, or causal at D above 80, and a full mask's
-    // addressing at D above 80; the other forms, f16 and bf16, D 64 to 128, assemble
-    // without.
+    // spills 128-wide KV tiles with a mask, or causal or in 3 stages at D above 80, and a
+    // full mask's addressing at D above 80; the other forms, f16 and bf16, D 64 to 128,
+    // assemble without.
     bool wideHead = problem.headDim > 80;
     bool fullMask = problem.maskType && !problem.maskRowsBroadcast;
     for (const FlashAttentionConfig &config : tmaCandidates) {
-      bool spills = (config.blockKv == 128 && (problem.maskType || (problem.causal && wideHead))) ||
+      bool spills = (config.blockKv == 128 &&
+                     (problem.maskType || (wideHead && (problem.causal || config.stages == 3)))) ||
                     (fullMask && wideHead);
       if (tmaViews && config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90 &&
           problem.headDim <= kFlashAttentionMaxHeadDim && !spills)
@@ -1026,7 +1026,7 @@ struct FlashAttentionGenerator {
                                          {"Q_ATOM_BYTES", str(qAtomBytes)},
                                          {"KV_ATOM_BYTES", str(kvAtomBytes)},
                                          {"Q_BYTES", str(atoms * qAtomBytes)},
-                                         {"KV_BYTES", str(2 * atoms * kvAtomBytes)},
+                                         {"TILE_BYTES", str(atoms * kvAtomBytes)},
                                          {"OUT_CHUNKS", str(64 * (d / 8) / 128)},
                                          {"WGMMA_QK", qkProduct},
                                          {"WGMMA_PV", pvProduct},

@@ -57,38 +57,51 @@ func.func @main(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>) -> memre
 
 // Grouped-query attention, D 128 (two swizzle atoms a row): the producer (tid 256) loads
 // each work item's Q as two boxes of 128 rows (32768 bytes) once its buffer is released,
-// and each stage's K and V as two boxes of 128 rows each (65536 bytes), at K/V head h / G;
-// the consumers take 232 registers. 512 work items on 132 CTAs.
+// then K tile i and V tile i - 1 (K 0, K 1, V 0, ...), each two boxes of 128 rows (32768
+// bytes) into a ring of its own, at K/V head h / G; the consumers take 232 registers. 512
+// work items on 132 CTAs.
 // CHECK-LABEL: gpu.func @flash_attention_f16_d128_128x128x2w12_wgmma_tma
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
 // CHECK: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %c256
 // CHECK: nvvm.setmaxregister decrease 40
-// CHECK: nvgpu.mbarrier.try_wait.parity
-// CHECK: nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%{{.*}}], %c32768
-// CHECK: nvgpu.tma.async.load %arg0[
-// CHECK: nvgpu.mbarrier.try_wait.parity
-// CHECK: nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%{{.*}}], %c65536
-// CHECK: nvgpu.tma.async.load %arg1[
-// CHECK: nvgpu.tma.async.load %arg2[
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[QEMPTY:.*]][
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[QFULL:.*]][%{{.*}}], %c32768
+// CHECK: nvgpu.tma.async.load %arg0[{{.*}}], %[[QFULL]][
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[KEMPTY:.*]][
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[KFULL:.*]][%{{.*}}], %c32768
+// CHECK: nvgpu.tma.async.load %arg1[{{.*}}], %[[KFULL]][
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[VEMPTY:.*]][
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[VFULL:.*]][%{{.*}}], %c32768
+// CHECK: nvgpu.tma.async.load %arg2[{{.*}}], %[[VFULL]][
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
 // CHECK: scf.for
-// The loop: the softmax of tile j, then the wait for P V of tile j - 1 (issued in the last
-// turn; a block of its own holding O and that P) and the release of its stage; a turn
-// issues S of tile j + 1 and P V of tile j (a commit group each), signals the other
-// consumer, and waits for S alone (wait_group 1). After the loop, the last P V.
+// An item starts with S of its first tile, which frees that K stage. The loop: the softmax
+// of tile j, then the wait for P V of tile j - 1 (issued in the last turn; a block of its
+// own holding O and that P) and the release of its V stage; a turn issues S of tile j + 1
+// and P V of tile j (a commit group each, V of tile j checked before the turn, K of tile
+// j + 1 in it), signals the other consumer, waits for S alone (wait_group 1) and frees
+// that K stage. After the loop, the last P V and its V stage; the epilogue releases the Q
+// buffer after a proxy fence.
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[QFULL]][
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[KFULL]][
+// CHECK: wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }"
+// CHECK: nvgpu.mbarrier.arrive %[[KEMPTY]][
 // CHECK: scf.for
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
-// CHECK: nvgpu.mbarrier.arrive %
+// CHECK: nvgpu.mbarrier.arrive %[[VEMPTY]][
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[VFULL]][
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
-// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[KFULL]][
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.commit_group.sync.aligned; {{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} wgmma.commit_group.sync.aligned; }"
 // CHECK: nvvm.barrier.arrive id
 // CHECK: "wgmma.wait_group.sync.aligned 1;"
+// CHECK: nvgpu.mbarrier.arrive %[[KEMPTY]][
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
-// CHECK: nvgpu.mbarrier.arrive %
+// CHECK: nvgpu.mbarrier.arrive %[[VEMPTY]][
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
-// CHECK: nvgpu.mbarrier.arrive %
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// CHECK-NEXT: nvgpu.mbarrier.arrive %[[QEMPTY]][
 kernel.func @Attention_0(%q: memref<4x32x512x128xf16>, %k: memref<4x8x512x128xf16>, %v: memref<4x8x512x128xf16>, %o: memref<4x32x512x128xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 128, stages = 2, warps = 12, wgmma = true, tma = true>} {
   attention ins(%q, %k, %v : memref<4x32x512x128xf16>, memref<4x8x512x128xf16>, memref<4x8x512x128xf16>) outs(%o : memref<4x32x512x128xf16>) {
   ^bb0(%a: tensor<4x32x512x128xf16>, %b: tensor<4x8x512x128xf16>, %c: tensor<4x8x512x128xf16>):

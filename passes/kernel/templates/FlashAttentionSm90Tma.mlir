@@ -7,14 +7,18 @@
 // has 384 threads: warpgroups 0 and 1 are consumers of 64 rows each (warp w owns rows
 // 16 w .. 16 w + 15 of the item, the wgmma accumulator fragments of the other template),
 // warpgroup 2 the producer, whose first thread loads each item's Q tile into one of
-// {Q_BUFS} Q buffers and its K and V tiles ({BKV} rows) into a {STAGES}-stage ring that
-// runs on across items, by TMA through tensor maps of the [B, H, S, D] views (a box of 64
-// columns, 128 bytes, per swizzle atom of a row; TMA fills what lies past Sq, Skv and D
-// with zeros). mbarriers: qFull[q] / full[s] (the producer's arrival plus the bytes) say
-// that a Q buffer / a stage has landed, qEmpty[q] / empty[s] (the consumers' 256 threads)
-// that it may be refilled; no CTA-wide barrier after the start. So the next item's Q and
-// first K/V tiles load while the consumers finish the last one. The producer gives its
-// registers to the consumers (setmaxnreg).
+// {Q_BUFS} Q buffers and its K and V tiles ({BKV} rows) into a K ring and a V ring of
+// {STAGES} stages each that run on across items, by TMA through tensor maps of the
+// [B, H, S, D] views (a box of 64 columns, 128 bytes, per swizzle atom of a row; TMA fills
+// what lies past Sq, Skv and D with zeros). mbarriers: qFull[q] / kFull[s] / vFull[s] (the
+// producer's arrival plus the bytes) say that a Q buffer / a K or V stage has landed,
+// qEmpty[q] / kEmpty[s] / vEmpty[s] (the consumers' 256 threads) that it may be refilled;
+// no CTA-wide barrier after the start. K and V have rings of their own because they are
+// done with at different times: K tile j once S of tile j has been waited for, V tile j
+// only once P V of tile j has, an iteration later; so K tiles load up to two iterations
+// ahead, and the producer issues them in the order they are needed: K 0, then K j + 1
+// before V j. The next item's Q and first K tiles load while the consumers finish the
+// last one. The producer gives its registers to the consumers (setmaxnreg).
 //
 // The consumers take turns at the tensor cores (named barriers 2 and 3): a consumer's
 // turn issues S = Q K^T of tile j + 1 and O += P V of tile j (a commit group each), and
@@ -32,7 +36,8 @@
 //
 // An item's epilogue: each consumer writes O / l into its own 64 rows of the item's Q
 // buffer (only its own S products read them) and, after a barrier of its 128 threads (4 +
-// w), stores them as 16-byte rows, then releases the buffer. docs/codegen-attention.md
+// w), stores them as 16-byte rows, then releases the buffer after a proxy fence (the
+// producer's next fill of it is an async-proxy write after these generic ones). docs/codegen-attention.md
 // ("The TMA variant").
 //
 // Placeholders: those of FlashAttentionSm90.mlir (the parts of FlashAttentionSm90Parts.mlir
@@ -42,9 +47,9 @@
 // %sNext); WGMMA_PV (issues the last tile's P V into %oLast); WAIT_O (%oPending, P V of
 // tile j - 1, into %oAcc, holding %pHeld) and WAIT_O_LAST (after the loop, into %oFinal);
 // O_FINAL and L_FINAL (NORMALIZE_O's inputs); Q_BUFS and Q_BUF_BYTES (the Q buffers: 2, or
-// 1 where shared memory holds one), Q_ATOM_BYTES, Q_BYTES, KV_ATOM_BYTES and KV_BYTES (the
-// bytes of an atom's box and of the Q tile, of a K/V atom's box and of a stage's K and V
-// tiles) and OUT_CHUNKS (the 16-byte chunks of O a consumer thread stores).
+// 1 where shared memory holds one), Q_ATOM_BYTES, Q_BYTES, KV_ATOM_BYTES and TILE_BYTES (the
+// bytes of an atom's box and of the Q tile, of a K/V atom's box and of a K or V tile)
+// and OUT_CHUNKS (the 16-byte chunks of O a consumer thread stores).
 
 !gmem = memref<?x{D}x{T}, strided<[?, 1], offset: ?>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
@@ -159,12 +164,15 @@ gpu.module @{MODULE} {
     %qAtomBytes = arith.constant {Q_ATOM_BYTES} : index
     %kvAtomBytes = arith.constant {KV_ATOM_BYTES} : index
 
-    // qFull[q] and full[s]: armed by the producer (one arrival and the bytes); qEmpty[q]
-    // and empty[s]: the consumers' 256 threads arrive once done with the buffer or stage.
+    // qFull[q], kFull[s], vFull[s]: armed by the producer (one arrival and the bytes);
+    // qEmpty[q], kEmpty[s], vEmpty[s]: the consumers' 256 threads arrive once done with the
+    // buffer or stage.
     %qFull = nvgpu.mbarrier.create -> !qBars
     %qEmpty = nvgpu.mbarrier.create -> !qBars
-    %full = nvgpu.mbarrier.create -> !bars
-    %empty = nvgpu.mbarrier.create -> !bars
+    %kFull = nvgpu.mbarrier.create -> !bars
+    %kEmpty = nvgpu.mbarrier.create -> !bars
+    %vFull = nvgpu.mbarrier.create -> !bars
+    %vEmpty = nvgpu.mbarrier.create -> !bars
     %consumerThreads = arith.constant 256 : index
     %leader = arith.cmpi eq, %tid, %c0 : index
     scf.if %leader {
@@ -173,8 +181,10 @@ gpu.module @{MODULE} {
         nvgpu.mbarrier.init %qEmpty[%q], %consumerThreads : !qBars
       }
       scf.for %s = %c0 to %cStages step %c1 {
-        nvgpu.mbarrier.init %full[%s], %c1 : !bars
-        nvgpu.mbarrier.init %empty[%s], %consumerThreads : !bars
+        nvgpu.mbarrier.init %kFull[%s], %c1 : !bars
+        nvgpu.mbarrier.init %kEmpty[%s], %consumerThreads : !bars
+        nvgpu.mbarrier.init %vFull[%s], %c1 : !bars
+        nvgpu.mbarrier.init %vEmpty[%s], %consumerThreads : !bars
       }
       // Initialised by generic-proxy stores; the TMA unit (async proxy) signals them next.
       nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -182,7 +192,7 @@ gpu.module @{MODULE} {
     gpu.barrier
 
     // The roles. %n0 counts the CTA's work items before this one (its Q buffer and that
-    // buffer's fill), %kv0g its K/V tiles (the ring's stage and fill).
+    // buffer's fill), %kv0g its K/V tiles (the rings' stage and fill).
     scf.if %isProducer {
       // The producer keeps 40 registers; its threads but the first have nothing to do.
       nvvm.setmaxregister decrease 40
@@ -212,36 +222,64 @@ gpu.module @{MODULE} {
             nvgpu.tma.async.load %tmQ[%d0, %q0, %h, %b], %qFull[%qBuf] to %qBox
               : !tmQ, !qBars -> !qBox
           }
-          %kvBytes = arith.constant {KV_BYTES} : index
-          scf.for %j = %c0 to %numKv step %c1 {
-            // The CTA's K/V tile kv = kv0g + j is fill kv / STAGES of stage kv % STAGES.
-            %kv = arith.addi %kv0g, %j : index
-            %slot = arith.remui %kv, %cStages : index
-            %fill = arith.divui %kv, %cStages : index
-            %refill = arith.cmpi uge, %kv, %cStages : index
-            scf.if %refill {
-              %previous = arith.subi %fill, %c1 : index
-              %pBit = arith.remui %previous, %c2 : index
-              %pPhase = arith.cmpi ne, %pBit, %c0 : index
-              nvgpu.mbarrier.try_wait.parity %empty[%slot], %pPhase, %ticks : !bars
+          // Step i loads K tile i (i < numKv) and then V tile i - 1 (i > 0): K 0, K 1, V 0,
+          // K 2, V 1, ... The CTA's tile kv = kv0g + j is fill kv / STAGES of stage
+          // kv % STAGES of its ring; a refill waits for the release of the fill before.
+          %tileBytes = arith.constant {TILE_BYTES} : index
+          %numSteps = arith.addi %numKv, %c1 : index
+          scf.for %i = %c0 to %numSteps step %c1 {
+            %loadK = arith.cmpi ult, %i, %numKv : index
+            scf.if %loadK {
+              %kv = arith.addi %kv0g, %i : index
+              %slot = arith.remui %kv, %cStages : index
+              %fill = arith.divui %kv, %cStages : index
+              %refill = arith.cmpi uge, %kv, %cStages : index
+              scf.if %refill {
+                %previous = arith.subi %fill, %c1 : index
+                %pBit = arith.remui %previous, %c2 : index
+                %pPhase = arith.cmpi ne, %pBit, %c0 : index
+                nvgpu.mbarrier.try_wait.parity %kEmpty[%slot], %pPhase, %ticks : !bars
+              }
+              nvgpu.mbarrier.arrive.expect_tx %kFull[%slot], %tileBytes : !bars
+              %s0 = arith.muli %i, %cBKV : index
+              %stageAt = arith.muli %slot, %cKvStage : index
+              %kStage = arith.addi %kOff, %stageAt : index
+              %kStageAt = arith.addi %base, %kStage : index
+              scf.for %a = %c0 to %cAtoms step %c1 {
+                %atomAt = arith.muli %a, %kvAtomBytes : index
+                %kAt = arith.addi %kStageAt, %atomAt : index
+                %kBox = memref.view %dyn[%kAt][] : !smem to !kvBox
+                %d0 = arith.muli %a, %c64 : index
+                nvgpu.tma.async.load %tmK[%d0, %s0, %hkv, %b], %kFull[%slot] to %kBox
+                  : !tmKV, !bars -> !kvBox
+              }
             }
-            nvgpu.mbarrier.arrive.expect_tx %full[%slot], %kvBytes : !bars
-            %s0 = arith.muli %j, %cBKV : index
-            %stageAt = arith.muli %slot, %cKvStage : index
-            scf.for %a = %c0 to %cAtoms step %c1 {
-              %atomAt = arith.muli %a, %kvAtomBytes : index
-              %inStage = arith.addi %stageAt, %atomAt : index
-              %kAt0 = arith.addi %kOff, %inStage : index
-              %kAt = arith.addi %base, %kAt0 : index
-              %vAt0 = arith.addi %vOff, %inStage : index
-              %vAt = arith.addi %base, %vAt0 : index
-              %kBox = memref.view %dyn[%kAt][] : !smem to !kvBox
-              %vBox = memref.view %dyn[%vAt][] : !smem to !kvBox
-              %d0 = arith.muli %a, %c64 : index
-              nvgpu.tma.async.load %tmK[%d0, %s0, %hkv, %b], %full[%slot] to %kBox
-                : !tmKV, !bars -> !kvBox
-              nvgpu.tma.async.load %tmV[%d0, %s0, %hkv, %b], %full[%slot] to %vBox
-                : !tmKV, !bars -> !kvBox
+            %loadV = arith.cmpi ugt, %i, %c0 : index
+            scf.if %loadV {
+              %j = arith.subi %i, %c1 : index
+              %kv = arith.addi %kv0g, %j : index
+              %slot = arith.remui %kv, %cStages : index
+              %fill = arith.divui %kv, %cStages : index
+              %refill = arith.cmpi uge, %kv, %cStages : index
+              scf.if %refill {
+                %previous = arith.subi %fill, %c1 : index
+                %pBit = arith.remui %previous, %c2 : index
+                %pPhase = arith.cmpi ne, %pBit, %c0 : index
+                nvgpu.mbarrier.try_wait.parity %vEmpty[%slot], %pPhase, %ticks : !bars
+              }
+              nvgpu.mbarrier.arrive.expect_tx %vFull[%slot], %tileBytes : !bars
+              %s0 = arith.muli %j, %cBKV : index
+              %stageAt = arith.muli %slot, %cKvStage : index
+              %vStage = arith.addi %vOff, %stageAt : index
+              %vStageAt = arith.addi %base, %vStage : index
+              scf.for %a = %c0 to %cAtoms step %c1 {
+                %atomAt = arith.muli %a, %kvAtomBytes : index
+                %vAt = arith.addi %vStageAt, %atomAt : index
+                %vBox = memref.view %dyn[%vAt][] : !smem to !kvBox
+                %d0 = arith.muli %a, %c64 : index
+                nvgpu.tma.async.load %tmV[%d0, %s0, %hkv, %b], %vFull[%slot] to %vBox
+                  : !tmKV, !bars -> !kvBox
+              }
             }
           }
           %n1 = arith.addi %n0, %c1 : index
@@ -310,13 +348,14 @@ gpu.module @{MODULE} {
         %round0 = arith.divui %kv0g, %cStages : index
         %bit0 = arith.remui %round0, %c2 : index
         %phase0 = arith.cmpi ne, %bit0, %c0 : index
-        nvgpu.mbarrier.try_wait.parity %full[%slot0], %phase0, %ticks : !bars
+        nvgpu.mbarrier.try_wait.parity %kFull[%slot0], %phase0, %ticks : !bars
         %k0Off = arith.muli %slot0, %cKvStage : index
         %k0At = arith.addi %kBase, %k0Off : index
         %k0Addr = arith.index_castui %k0At : index to i64
         %k0Addr16 = arith.shrui %k0Addr, %i4_64 : i64
         %descK0 = arith.addi %k0Addr16, %descConst : i64
 {WGMMA_QK_FIRST}
+        %k0Freed = nvgpu.mbarrier.arrive %kEmpty[%slot0] : !bars -> !nvgpu.mbarrier.token
         %nextItem = arith.addi %item, %grid : index
         %lastItem = arith.cmpi uge, %nextItem, %items : index
 
@@ -332,15 +371,20 @@ gpu.module @{MODULE} {
           %kv = arith.addi %kv0g, %j : index
           %slot = arith.remui %kv, %cStages : index
 {ONLINE_SOFTMAX}
-          // P V of tile j - 1 is done: its stage is free, and O takes tile j's alpha.
+          // P V of tile j - 1 is done: its V stage is free, and O takes tile j's alpha.
 {WAIT_O}
           %jPositive = arith.cmpi ugt, %j, %c0 : index
           scf.if %jPositive {
             %kvPrevious = arith.subi %kv, %c1 : index
             %previousSlot = arith.remui %kvPrevious, %cStages : index
-            %freed = nvgpu.mbarrier.arrive %empty[%previousSlot] : !bars -> !nvgpu.mbarrier.token
+            %freed = nvgpu.mbarrier.arrive %vEmpty[%previousSlot] : !bars -> !nvgpu.mbarrier.token
           }
 {RESCALE_O}
+          // V of tile j has landed (checked before the turn, which then only issues).
+          %vRound = arith.divui %kv, %cStages : index
+          %vBit = arith.remui %vRound, %c2 : index
+          %vPhase = arith.cmpi ne, %vBit, %c0 : index
+          nvgpu.mbarrier.try_wait.parity %vFull[%slot], %vPhase, %ticks : !bars
           // This consumer's turn: S = Q K^T of tile j + 1 (once it has landed), then O +=
           // P V of tile j; the other consumer's turn follows once they are issued
           // (consumer 1's last turn has no one after it). S is waited for here, P V in the
@@ -363,7 +407,7 @@ gpu.module @{MODULE} {
             %nRound = arith.divui %kvNext, %cStages : index
             %nBit = arith.remui %nRound, %c2 : index
             %nPhase = arith.cmpi ne, %nBit, %c0 : index
-            nvgpu.mbarrier.try_wait.parity %full[%nSlot], %nPhase, %ticks : !bars
+            nvgpu.mbarrier.try_wait.parity %kFull[%nSlot], %nPhase, %ticks : !bars
             %nOff = arith.muli %nSlot, %cKvStage : index
             %kAddr = arith.addi %kBase, %nOff : index
             %kAddrI = arith.index_castui %kAddr : index to i64
@@ -372,6 +416,7 @@ gpu.module @{MODULE} {
 {WGMMA_TURN}
             nvvm.barrier.arrive id = %otherTurn number_of_threads = %turnThreads
 {WAIT_S}
+            %kFreed = nvgpu.mbarrier.arrive %kEmpty[%nSlot] : !bars -> !nvgpu.mbarrier.token
             scf.yield %oNew, %sNext : !oacc, !sacc
           } else {
 {WGMMA_PV}
@@ -383,12 +428,12 @@ gpu.module @{MODULE} {
           scf.yield %turn#0, %mNew, %lNew, %turn#1, %pOut#0
             : !oacc, !rows, !rows, !sacc, vector<1x{NT_S}x2x2x{T}>
         }
-        // The last tile's P V, and its stage.
+        // The last tile's P V, and its V stage.
 {WAIT_O_LAST}
         %kvEnd = arith.addi %kv0g, %numKv : index
         %kvLastTile = arith.subi %kvEnd, %c1 : index
         %lastSlot = arith.remui %kvLastTile, %cStages : index
-        %lastFreed = nvgpu.mbarrier.arrive %empty[%lastSlot] : !bars -> !nvgpu.mbarrier.token
+        %lastFreed = nvgpu.mbarrier.arrive %vEmpty[%lastSlot] : !bars -> !nvgpu.mbarrier.token
 
 {NORMALIZE_O}
         // This consumer's 64 rows of O, whole 16-byte chunks: {OUT_CHUNKS} a thread, after
@@ -413,6 +458,7 @@ gpu.module @{MODULE} {
             vector.store %y, %Og[%grow, %col] {alignment = 16} : !gmem, vector<8x{T}>
           }
         } {unroll}
+        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
         %qReleased = nvgpu.mbarrier.arrive %qEmpty[%qBuf] : !qBars -> !nvgpu.mbarrier.token
         %n1 = arith.addi %n0, %c1 : index
         %kv1 = arith.addi %kv0g, %numKv : index
