@@ -120,15 +120,15 @@ func.func @main(%q: memref<2x3x128x64xbf16>, %k: memref<2x3x128x64xbf16>, %v: me
 
 // -----
 
-// D = 128, untuned: the TMA form, 128x64 in 3 stages (ahead of the cp.async forms for heads
+// D = 128, untuned: the TMA form, 128x128 in 2 stages (ahead of the cp.async forms for heads
 // of 80 to 128 on the H200); a 256-byte row is two swizzle atoms, so Q K^T's eight k-steps
-// cross from one atom to the next and P V's N is the whole 128. Its softmax takes exp2 in
-// f32 (faster there than f16x2 pairs).
+// cross from one atom to the next and P V's N is the whole 128 (as is S's). Its softmax
+// takes exp2 in f32 (faster there than f16x2 pairs).
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d128_128x64x3w12_wgmma_tma::@flash_attention_f16_d128_128x64x3w12_wgmma_tma
-// PTX-LABEL: .visible .entry flash_attention_f16_d128_128x64x3w12_wgmma_tma(
-// PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
-// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d128_128x128x2w12_wgmma_tma::@flash_attention_f16_d128_128x128x2w12_wgmma_tma
+// PTX-LABEL: .visible .entry flash_attention_f16_d128_128x128x2w12_wgmma_tma(
+// PTX-NOT: wgmma.mma_async.sync.aligned.m64n64k16
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX-DAG: ex2.approx.ftz.f32
 // PTX-NOT: ex2.approx.f16x2
 // PTX-NOT: mma.sync.aligned.m16n8k16

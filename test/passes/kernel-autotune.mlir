@@ -196,10 +196,10 @@ func.func @main(%q: memref<8x12x512x64xf16>, %k: memref<8x12x512x64xf16>, %v: me
 
 // -----
 
-// Head size 128: sm_90a the TMA form with 64-wide KV tiles in 3 stages (the cost model's
+// Head size 128: sm_90a the TMA form with 128-wide KV tiles in 2 stages (the cost model's
 // factors from the H200); sm_80 mma.sync.
 // CHECK-LABEL: kernel.func @attention_d128
-// CHECK-SAME: kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 3, warps = 12, wgmma = true, tma = true>
+// CHECK-SAME: kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 128, stages = 2, warps = 12, wgmma = true, tma = true>
 // CHECK-SAME: source = "cost-model"
 // SM80-LABEL: kernel.func @attention_d128
 // SM80-SAME: kernel.config = #kernel.flash_attention<block_q = {{[0-9]+}}, block_kv = {{[0-9]+}}, stages = {{[0-9]}}, warps = {{[0-9]}}>

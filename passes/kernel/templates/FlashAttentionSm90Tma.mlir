@@ -454,7 +454,7 @@ gpu.module @{MODULE} {
           %grow = arith.addi %q0, %row : index
           %inside = arith.cmpi ult, %grow, %sq : index
           scf.if %inside {
-            %y = vector.load %Qs[%atom, %row, %pc] : !sq, vector<8x{T}>
+            %y = vector.load %Qs[%atom, %row, %pc] {alignment = 16} : !sq, vector<8x{T}>
             vector.store %y, %Og[%grow, %col] {alignment = 16} : !gmem, vector<8x{T}>
           }
         } {unroll}
