@@ -292,7 +292,7 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
           config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90)
         configs.push_back(config);
     // The TMA form, where Q, K and V are views a tensor map describes (static strides,
-    // 16-byte aligned), D up to 128 (wider heads' O, D / 2 registers a thread, spills).
+    // 16-byte aligned).
     bool tmaViews = flashAttentionTmaView(problem, problem.query) &&
                     flashAttentionTmaView(problem, problem.key) &&
                     flashAttentionTmaView(problem, problem.value);
@@ -310,16 +310,22 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
     // assemble without. Rings of 3 stages gave wrong results at D 128 where CTAs walk
     // several items (H200, b8 h12 s512 and b4 h32 kv8 s512: 128x64 and 128x128, rel L2
     // 0.06, 2026-11-30; right at D 64 and 80, and in 2 and 4 stages); the cause was not
-    // found, so they are kept to D 80.
+    // found, so they are kept to D 80. Above D 128 a consumer's O is D / 2 registers a
+    // thread (128 at D 256): with 240 registers 128x64 in 2 stages (the one shape shared
+    // memory leaves there) assembles without spills from D 144 to 256 unmasked; causal at
+    // D 256 it spills 84 bytes.
     bool wideHead = problem.headDim > 80;
+    bool widest = problem.headDim > kFlashAttentionMaxHeadDim;
     bool fullMask = problem.maskType && !problem.maskRowsBroadcast;
     for (const FlashAttentionConfig &config : tmaCandidates) {
       bool spills = (config.blockKv == 128 &&
                      (problem.maskType || (wideHead && (problem.causal || config.stages == 3)))) ||
-                    (fullMask && wideHead);
+                    (fullMask && wideHead) ||
+                    (widest && (problem.maskType || problem.causal || config.blockKv != 64 ||
+                                config.stages != 2));
       bool wrong = wideHead && config.stages == 3;
-      if (tmaViews && config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90 &&
-          problem.headDim <= kFlashAttentionMaxHeadDim && !spills && !wrong)
+      if (tmaViews && config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90 && !spills &&
+          !wrong)
         configs.push_back(config);
     }
   }
@@ -1040,6 +1046,8 @@ struct FlashAttentionGenerator {
                                          {"Q_BYTES", str(atoms * qAtomBytes)},
                                          {"TILE_BYTES", str(atoms * kvAtomBytes)},
                                          {"OUT_CHUNKS", str(64 * (d / 8) / 128)},
+                                         {"PRODUCER_REGS", str(d > 128 ? 32 : 40)},
+                                         {"CONSUMER_REGS", str(d > 128 ? 240 : 232)},
                                          {"WGMMA_QK", qkProduct},
                                          {"WGMMA_PV", pvProduct},
                                          {"MODULE", moduleName},
@@ -1309,8 +1317,11 @@ class FlashAttentionTemplate final
       // The TMA form is checked on the H200 in all its configurations (bench/
       // attention_check.py), but in every form measured (bench/attention_sweep.py,
       // 2026-11-30: D 64 to 128) 64-wide KV tiles were slower in 2 or 3 stages than in 4,
-      // and 128-wide ones in 3 than in 2: not worth a tuning run.
-      if (config.tma && config.stages != (config.blockKv == 64 ? 4 : 2))
+      // and 128-wide ones in 3 than in 2: not worth a tuning run (above D 128, where
+      // 128x64 in 2 stages is the only one, it is).
+      bool tmaSlower = config.stages == 3 || (config.blockKv == 64 && config.stages == 2 &&
+                                              problem->headDim <= kiln::kFlashAttentionMaxHeadDim);
+      if (config.tma && tmaSlower)
         continue;
       configs.push_back(config.toAttr(function.getContext()));
     }

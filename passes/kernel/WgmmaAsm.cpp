@@ -20,8 +20,11 @@ std::string kiln::wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products, 
   std::string text;
   llvm::raw_string_ostream os(text);
   // Operands: every product's accumulators out, then in (tied), then each product's A
-  // registers (4 a k-step) or A descriptors (1), its B descriptors, and one i32 zero for
-  // the predicates.
+  // registers (4 a k-step) or A descriptor, its B descriptor, and one i32 zero for the
+  // predicates. A k-step's descriptors are the block's own registers (the operand's plus
+  // the step's offset, each just before its wgmma): as operands, every step's would be
+  // live at once (D 256: 36 of 64 bits for S and P V, more registers than a consumer has
+  // to spare).
   int64_t outputs = 0;
   for (const WgmmaProduct &product : products)
     outputs += product.n / 2;
@@ -32,13 +35,13 @@ std::string kiln::wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products, 
     accFirst.push_back(acc);
     acc += product.n / 2;
     aFirst.push_back(next);
-    next += (product.aDesc.empty() ? 4 : 1) * product.steps;
+    next += product.aDesc.empty() ? 4 * product.steps : 1;
     descFirst.push_back(next);
-    next += product.steps;
+    next += 1;
   }
   int64_t flag = next;
-  std::string ptx = llvm::formatv("{{ .reg .pred p0, p1; setp.ne.b32 p0, ${0}, 0; "
-                                  "setp.eq.b32 p1, ${0}, 0; wgmma.fence.sync.aligned; ",
+  std::string ptx = llvm::formatv("{{ .reg .pred p0, p1; .reg .b64 da, db; setp.ne.b32 p0, ${0}, "
+                                  "0; setp.eq.b32 p1, ${0}, 0; wgmma.fence.sync.aligned; ",
                                   flag)
                         .str();
   std::string constraints, tied, inputs, operands, operandTypes, structType = "!llvm.struct<(";
@@ -48,12 +51,6 @@ std::string kiln::wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products, 
     bool aShared = !product.aDesc.empty();
     int64_t accRegs = product.n / 2;
     for (int64_t k = 0; k < product.steps; ++k) {
-      if (aShared) {
-        os << llvm::formatv("      %{0}_astep{1} = arith.constant {2} : i64\n", prefix, k,
-                            product.aDescStep(k));
-        os << llvm::formatv("      %{0}_a{1}_0 = arith.addi {2}, %{0}_astep{1} : i64\n", prefix, k,
-                            product.aDesc);
-      }
       for (int64_t r = 0; r < 4 && !aShared; ++r) {
         os << llvm::formatv(
             "      %{0}_a{1}_{2}_v = vector.extract {3}[{4}] : vector<2x{5}> from {6}\n", prefix, k,
@@ -65,10 +62,6 @@ std::string kiln::wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products, 
                             "vector<1xi32>\n",
                             prefix, k, r);
       }
-      os << llvm::formatv("      %{0}_dstep{1} = arith.constant {2} : i64\n", prefix, k,
-                          product.descStep(k));
-      os << llvm::formatv("      %{0}_d{1} = arith.addi {2}, %{0}_dstep{1} : i64\n", prefix, k,
-                          product.desc);
     }
     for (int64_t i = 0; i < accRegs; ++i)
       os << llvm::formatv("      %{0}_c{1} = vector.extract {2}[0, {3}, {4}, {5}] : f32 from "
@@ -78,16 +71,18 @@ std::string kiln::wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products, 
     for (int64_t i = 0; i < accRegs; ++i)
       accList += (i ? ", $" : "$") + std::to_string(accFirst[index] + i);
     for (int64_t k = 0; k < product.steps; ++k) {
-      int64_t a0 = aFirst[index] + (aShared ? k : 4 * k);
+      int64_t a0 = aFirst[index] + (aShared ? 0 : 4 * k);
       std::string a =
-          aShared ? llvm::formatv("${0}", a0).str()
+          aShared ? "da"
                   : llvm::formatv("{{${0}, ${1}, ${2}, ${3}}", a0, a0 + 1, a0 + 2, a0 + 3).str();
+      if (aShared)
+        ptx += llvm::formatv("add.s64 da, ${0}, {1}; ", a0, product.aDescStep(k)).str();
+      ptx += llvm::formatv("add.s64 db, ${0}, {1}; ", descFirst[index], product.descStep(k)).str();
       // Shared A takes imm-trans-a (0: K-major) before imm-trans-b.
       ptx += llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} {{{2}}, {3}, "
-                           "${4}, {5}, 1, 1, {6}{7}; ",
-                           product.n, type, accList, a, descFirst[index] + k,
-                           k == 0 && product.zeroFirst ? "p0" : "p1", aShared ? "0, " : "",
-                           product.transposeB ? 1 : 0)
+                           "db, {4}, 1, 1, {5}{6}; ",
+                           product.n, type, accList, a, k == 0 && product.zeroFirst ? "p0" : "p1",
+                           aShared ? "0, " : "", product.transposeB ? 1 : 0)
                  .str();
     }
     if (issueOnly)
@@ -99,17 +94,20 @@ std::string kiln::wgmmaSnippet(StringRef type, ArrayRef<WgmmaProduct> products, 
       accTypes += "f32, ";
       structType += accFirst[index] + i ? ", f32" : "f32";
     }
-    for (int64_t k = 0; k < product.steps; ++k)
-      for (int64_t r = 0; r < (aShared ? 1 : 4); ++r) {
-        inputs += aShared ? "l," : "r,";
-        operands += llvm::formatv("%{0}_a{1}_{2}, ", prefix, k, r).str();
-        operandTypes += aShared ? "i64, " : "i32, ";
-      }
-    for (int64_t k = 0; k < product.steps; ++k) {
+    if (aShared) {
       inputs += "l,";
-      operands += llvm::formatv("%{0}_d{1}, ", prefix, k).str();
+      operands += product.aDesc + ", ";
       operandTypes += "i64, ";
     }
+    for (int64_t k = 0; k < product.steps && !aShared; ++k)
+      for (int64_t r = 0; r < 4; ++r) {
+        inputs += "r,";
+        operands += llvm::formatv("%{0}_a{1}_{2}, ", prefix, k, r).str();
+        operandTypes += "i32, ";
+      }
+    inputs += "l,";
+    operands += product.desc + ", ";
+    operandTypes += "i64, ";
   }
   ptx += issueOnly ? "}" : "wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }";
   structType += ")>";

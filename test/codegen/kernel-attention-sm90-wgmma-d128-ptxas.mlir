@@ -10,10 +10,9 @@
 // CHECK-LABEL: gpu.func @flash_attention_f16_d128_64x64x2w4_wgmma
 // CHECK-SAME: nvvm.minctasm = 2
 // CHECK-DAG: arith.constant 4611686293338849280 : i64
-// The descriptors of Q's k-step 4 and K's k-step 5 (the constant + 512, + 514):
-// CHECK-DAG: arith.constant 4611686293309489664 : i64
-// CHECK-DAG: arith.constant 4611686293309489666 : i64
-// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// The descriptors of Q's k-step 4 and K's k-step 5 (the operands + 512, + 514):
+// CHECK: add.s64 da, ${{[0-9]+}}, 512; add.s64 db, ${{[0-9]+}}, 512; wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK-SAME: add.s64 da, ${{[0-9]+}}, 514; add.s64 db, ${{[0-9]+}}, 514; wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // REQUIRES: ptxas
 // RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=flash_attention" --kernel-instantiate-templates=target=sm_90a --kiln-lower-gpu-device="chip=sm_90a" %s \

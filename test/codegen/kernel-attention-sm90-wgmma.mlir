@@ -20,10 +20,11 @@
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK-NOT: nvgpu.mma.sync
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// S = Q K^T: four k-steps, A and B through descriptors, the first ignoring the input.
-// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p0, p1; {{.*}} wgmma.fence.sync.aligned; wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, p0, 1, 1, 0, 0; {{.*}}wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }"
+// S = Q K^T: four k-steps, A and B through descriptors (each step's the block's own
+// register: the operand's plus the step's 32 bytes), the first ignoring the input.
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p0, p1; .reg .b64 da, db; {{.*}} wgmma.fence.sync.aligned; add.s64 da, $[[A:[0-9]+]], 0; add.s64 db, $[[B:[0-9]+]], 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, da, db, p0, 1, 1, 0, 0; add.s64 da, $[[A]], 2; add.s64 db, $[[B]], 2; {{.*}}wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }"
 // O += P V: P from registers ({$..}), V transposed by the descriptor (imm-trans-b 1).
-// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p0, p1; {{.*}} wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}}, {${{[0-9]+}}, ${{[0-9]+}}, ${{[0-9]+}}, ${{[0-9]+}}}, ${{[0-9]+}}, p1, 1, 1, 1;
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p0, p1; {{.*}} wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}}, {${{[0-9]+}}, ${{[0-9]+}}, ${{[0-9]+}}, ${{[0-9]+}}}, db, p1, 1, 1, 1;
 // CHECK-NOT: nvgpu.mma.sync
 // CHECK: gpu.return
 // PTX-LABEL: .visible .entry flash_attention_f16_d64_64x128x2w4_wgmma(
