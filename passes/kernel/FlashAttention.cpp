@@ -292,40 +292,36 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
           config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90)
         configs.push_back(config);
     // The TMA form, where Q, K and V are views a tensor map describes (static strides,
-    // 16-byte aligned).
+    // 16-byte aligned), D up to 128 (wider heads' O, D / 2 registers a thread: at D 256 it
+    // assembles without spills with 240 registers a consumer, but did not run on the H200,
+    // 2026-11-30).
     bool tmaViews = flashAttentionTmaView(problem, problem.query) &&
                     flashAttentionTmaView(problem, problem.key) &&
                     flashAttentionTmaView(problem, problem.value);
+    // Rings of 2 stages: deeper ones (128x64 in 3 or 4, 128x128 in 3) gave wrong or
+    // run-to-run different results on the H200 at D 128 where CTAs walk several items
+    // (2026-11-30: b8 h12 s512 128x64x3 and 128x128x3 rel L2 0.06; b8 h12 s300 128x64x4
+    // 4.5e-3, different from run to run, after passing twice); the cause is not found
+    // (docs/notebook/2026-11-30-04).
     const FlashAttentionConfig tmaCandidates[] = {
-        {128, 128, 2, 12, true, true}, {128, 128, 3, 12, true, true}, {128, 64, 2, 12, true, true},
-        {128, 64, 3, 12, true, true},  {128, 64, 4, 12, true, true},
+        {128, 128, 2, 12, true, true},
+        {128, 64, 2, 12, true, true},
     };
     // The consumers hold O and the P of the P V in flight while the next softmax runs: a
     // register of a product in flight must not be reused. As a precaution only forms that
     // ptxas 13.0 assembles without spills (a variant that spilled 20 bytes gave a wrong
     // result on the H200, D 128 causal 128x128, rel L2 3.7e-2; the cause was not
     // established, and the same case spilling 24 bytes without that variant was right). It
-    // spills 128-wide KV tiles with a mask, or causal or in 3 stages at D above 80, and a
-    // full mask's addressing at D above 80; the other forms, f16 and bf16, D 64 to 128,
-    // assemble without. Rings of 3 stages gave wrong results at D 128 where CTAs walk
-    // several items (H200, b8 h12 s512 and b4 h32 kv8 s512: 128x64 and 128x128, rel L2
-    // 0.06, 2026-11-30; right at D 64 and 80, and in 2 and 4 stages); the cause was not
-    // found, so they are kept to D 80. Above D 128 a consumer's O is D / 2 registers a
-    // thread (128 at D 256): with 240 registers 128x64 in 2 stages (the one shape shared
-    // memory leaves there) assembles without spills from D 144 to 256 unmasked; causal at
-    // D 256 it spills 84 bytes.
+    // spills 128-wide KV tiles with a mask, or causal at D above 80, and a full mask's
+    // addressing at D above 80; the other forms, f16 and bf16, D 64 to 128, assemble
+    // without.
     bool wideHead = problem.headDim > 80;
-    bool widest = problem.headDim > kFlashAttentionMaxHeadDim;
     bool fullMask = problem.maskType && !problem.maskRowsBroadcast;
     for (const FlashAttentionConfig &config : tmaCandidates) {
-      bool spills = (config.blockKv == 128 &&
-                     (problem.maskType || (wideHead && (problem.causal || config.stages == 3)))) ||
-                    (fullMask && wideHead) ||
-                    (widest && (problem.maskType || problem.causal || config.blockKv != 64 ||
-                                config.stages != 2));
-      bool wrong = wideHead && config.stages == 3;
-      if (tmaViews && config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90 && !spills &&
-          !wrong)
+      bool spills = (config.blockKv == 128 && (problem.maskType || (problem.causal && wideHead))) ||
+                    (fullMask && wideHead);
+      if (tmaViews && config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90 &&
+          problem.headDim <= kFlashAttentionMaxHeadDim && !spills)
         configs.push_back(config);
     }
   }
@@ -351,13 +347,12 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
                     ? FlashAttentionConfig{64, 64, 2, 4, true}
                     : FlashAttentionConfig{128, 64, 2, 8, true};
   // D 80 to 128 where tensor maps describe the operands: the TMA form, 128-wide KV tiles
-  // in 2 stages where they are legal, else 64-wide in 4 (H200, b8 h12 s512, 2026-11-30: D
-  // 128 0.0333 and 0.0360 ms against SDPA's 0.0325, grouped-query D 128 0.0406 and 0.0445,
-  // D 80 0.0282 and 0.0310).
+  // where they are legal, else 64-wide (H200, b8 h12 s512, 2026-11-30: D 128 0.0302 and
+  // 0.0355 ms against SDPA's 0.0324, grouped-query D 128 0.0370 and 0.0424 against 0.0382).
   if (target == kiln::kTargetSm90a && problem.headDim > 64 &&
       problem.headDim <= kFlashAttentionMaxHeadDim)
     for (FlashAttentionConfig tmaPreferred : {FlashAttentionConfig{128, 128, 2, 12, true, true},
-                                              FlashAttentionConfig{128, 64, 4, 12, true, true}})
+                                              FlashAttentionConfig{128, 64, 2, 12, true, true}})
       if (llvm::is_contained(configs, tmaPreferred)) {
         preferred = tmaPreferred;
         break;
@@ -410,16 +405,10 @@ double kiln::estimateFlashAttentionMicros(const FlashAttentionProblem &problem,
     efficiency *= 0.96;
   // The TMA form (H200, b8 h12 s512; its own factors in place of those of the tiles and
   // stages above): ahead of the cp.async forms at D 80 to 128 (D 128, 2026-11-30: 128x128
-  // in 2 stages 0.0333 ms, 128x64 in 4 0.0360, against 0.0422 for 64x64 w4 on 2026-11-29;
-  // D 80: 128x64 in 3 0.0340, against 0.0357), behind them at D 64 (2026-11-29: 0.0286
-  // against 0.0233 for 64x128 w4).
-  if (config.tma) {
-    double form = config.blockKv == 128 ? (config.stages == 2 ? 1.27 : 1.1)
-                  : config.stages == 4  ? 1.17
-                  : config.stages == 3  ? 1.05
-                                        : 0.85;
-    efficiency = 0.30 * form * (problem.headDim > 64 ? 1.0 : 0.65);
-  }
+  // 0.0302 ms, 128x64 0.0355, against 0.0422 for 64x64 w4 on 2026-11-29), behind them at
+  // D 64 (2026-11-29: 0.0286 against 0.0233 for 64x128 w4).
+  if (config.tma)
+    efficiency = 0.30 * (config.blockKv == 128 ? 1.40 : 1.19) * (problem.headDim > 64 ? 1.0 : 0.65);
   // Beyond D = 128 a CTA fills an SM's registers alone: one warpgroup leaves the SM half
   // idle between its products (H200, b8 h8 d256: 64x64 w4 67 us, 128x64 w8 52).
   if (config.wgmma && problem.headDim > kFlashAttentionMaxHeadDim && config.warps == 4)
@@ -1046,8 +1035,6 @@ struct FlashAttentionGenerator {
                                          {"Q_BYTES", str(atoms * qAtomBytes)},
                                          {"TILE_BYTES", str(atoms * kvAtomBytes)},
                                          {"OUT_CHUNKS", str(64 * (d / 8) / 128)},
-                                         {"PRODUCER_REGS", str(d > 128 ? 32 : 40)},
-                                         {"CONSUMER_REGS", str(d > 128 ? 240 : 232)},
                                          {"WGMMA_QK", qkProduct},
                                          {"WGMMA_PV", pvProduct},
                                          {"MODULE", moduleName},
@@ -1313,15 +1300,6 @@ class FlashAttentionTemplate final
                          ((config.blockQ == 64 && config.warps == 4) ||
                           (config.blockQ == 128 && config.warps == 8));
       if (config.wgmma && !config.tma && problem->headDim != 64 && !checkedWide)
-        continue;
-      // The TMA form is checked on the H200 in all its configurations (bench/
-      // attention_check.py), but in every form measured (bench/attention_sweep.py,
-      // 2026-11-30: D 64 to 128) 64-wide KV tiles were slower in 2 or 3 stages than in 4,
-      // and 128-wide ones in 3 than in 2: not worth a tuning run (above D 128, where
-      // 128x64 in 2 stages is the only one, it is).
-      bool tmaSlower = config.stages == 3 || (config.blockKv == 64 && config.stages == 2 &&
-                                              problem->headDim <= kiln::kFlashAttentionMaxHeadDim);
-      if (config.tma && tmaSlower)
         continue;
       configs.push_back(config.toAttr(function.getContext()));
     }

@@ -565,7 +565,7 @@ func.func @main(%q: memref<1x2x16x64xf16>, %k: memref<1x2x16x64xf16>, %v: memref
   auto kernel = *module->getOps<kiln::kernel::FuncOp>().begin();
   auto candidates =
       kiln::kernelConfigCandidates(kernel, kiln::TemplateOptions::forTarget("sm_90a"));
-  // 10 mma.sync, 6 wgmma, 2 of the TMA form (128x128 in 2 stages, 128x64 in 4), generic.
+  // 10 mma.sync, 6 wgmma, 2 of the TMA form (128x128 and 128x64, 2 stages), generic.
   ASSERT_EQ(candidates.size(), 19u);
   EXPECT_EQ(kiln::describeKernelConfig(candidates.front()),
             "flash attention wgmma 64x64, 2 stages, 4 warps");
