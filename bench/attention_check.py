@@ -429,7 +429,11 @@ def main():
              "128x64x2x12xwgmmaxtma"),
             ("b8 h12 s300 d128 (64-key tiles)", [8, 12], 300, 300, 128, None, F16,
              "128x64x2x12xwgmmaxtma"),
-            ("b4 h6 s333 d80", [4, 6], 333, 333, 80, None, F16, "128x128x2x12xwgmmaxtma")]:
+            ("b4 h6 s333 d80", [4, 6], 333, 333, 80, None, F16, "128x128x2x12xwgmmaxtma"),
+            # Heads wider than 128 (one Q buffer; 240 registers a consumer, 24 the producer).
+            ("b8 h8 s300 d256", [8, 8], 300, 300, 256, None, F16, "128x64x2x12xwgmmaxtma"),
+            ("b2 h3 sq100 skv200 d192 bf16", [2, 3], 100, 200, 192, None, BF16,
+             "128x64x2x12xwgmmaxtma")]:
         cases.append({**c(f"{name} [{config}]", lead, sq, skv, d, mask, dtype), "config": config})
     if args.filter:
         import re

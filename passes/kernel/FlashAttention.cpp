@@ -292,9 +292,14 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
           config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90)
         configs.push_back(config);
     // The TMA form, where Q, K and V are views a tensor map describes (static strides,
-    // 16-byte aligned), D up to 128 (wider heads' O, D / 2 registers a thread: at D 256 it
-    // assembles without spills with 240 registers a consumer, but did not run on the H200,
-    // 2026-11-30).
+    // 16-byte aligned). Above D 128 a consumer's O is D / 2 registers a thread (128 at D
+    // 256): the consumers take 240 registers and the producer 24 (what the producer gives
+    // up is all the consumers may take: 24 + 2 x 240 is the launch's 3 x 168; with 32 the
+    // consumers' setmaxnreg was never granted and the kernel hung on the H200). 128x64 in 2
+    // stages, the one shape shared memory leaves there, assembles there without spills in
+    // the consumers unmasked and not causal (causal at D 256 they spill 84 bytes); the
+    // producer's 24 registers spill 4 to 24 bytes of its own (none with 32 and the same
+    // consumers).
     bool tmaViews = flashAttentionTmaView(problem, problem.query) &&
                     flashAttentionTmaView(problem, problem.key) &&
                     flashAttentionTmaView(problem, problem.value);
@@ -318,10 +323,10 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
     bool wideHead = problem.headDim > 80;
     bool fullMask = problem.maskType && !problem.maskRowsBroadcast;
     for (const FlashAttentionConfig &config : tmaCandidates) {
+      bool widest = problem.headDim > kFlashAttentionMaxHeadDim;
       bool spills = (config.blockKv == 128 && (problem.maskType || (problem.causal && wideHead))) ||
-                    (fullMask && wideHead);
-      if (tmaViews && config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90 &&
-          problem.headDim <= kFlashAttentionMaxHeadDim && !spills)
+                    (fullMask && wideHead) || (widest && (problem.maskType || problem.causal));
+      if (tmaViews && config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90 && !spills)
         configs.push_back(config);
     }
   }
@@ -346,11 +351,11 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
     preferred = problem.headDim <= kFlashAttentionMaxHeadDim
                     ? FlashAttentionConfig{64, 64, 2, 4, true}
                     : FlashAttentionConfig{128, 64, 2, 8, true};
-  // D 80 to 128 where tensor maps describe the operands: the TMA form, 128-wide KV tiles
+  // D 80 to 256 where tensor maps describe the operands: the TMA form, 128-wide KV tiles
   // where they are legal, else 64-wide (H200, b8 h12 s512, 2026-11-30: D 128 0.0302 and
-  // 0.0355 ms against SDPA's 0.0324, grouped-query D 128 0.0370 and 0.0424 against 0.0382).
-  if (target == kiln::kTargetSm90a && problem.headDim > 64 &&
-      problem.headDim <= kFlashAttentionMaxHeadDim)
+  // 0.0355 ms against SDPA's 0.0324, grouped-query D 128 0.0370 and 0.0424 against 0.0382;
+  // b8 h8 D 256 128x64 0.0422 against the cp.async form's 0.0517 and SDPA's 0.0415).
+  if (target == kiln::kTargetSm90a && problem.headDim > 64)
     for (FlashAttentionConfig tmaPreferred : {FlashAttentionConfig{128, 128, 2, 12, true, true},
                                               FlashAttentionConfig{128, 64, 2, 12, true, true}})
       if (llvm::is_contained(configs, tmaPreferred)) {
@@ -1035,6 +1040,8 @@ struct FlashAttentionGenerator {
                                          {"Q_BYTES", str(atoms * qAtomBytes)},
                                          {"TILE_BYTES", str(atoms * kvAtomBytes)},
                                          {"OUT_CHUNKS", str(64 * (d / 8) / 128)},
+                                         {"PRODUCER_REGS", str(d > 128 ? 24 : 40)},
+                                         {"CONSUMER_REGS", str(d > 128 ? 240 : 232)},
                                          {"WGMMA_QK", qkProduct},
                                          {"WGMMA_PV", pvProduct},
                                          {"MODULE", moduleName},

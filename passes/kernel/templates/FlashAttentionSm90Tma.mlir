@@ -194,8 +194,9 @@ gpu.module @{MODULE} {
     // The roles. %n0 counts the CTA's work items before this one (its Q buffer and that
     // buffer's fill), %kv0g its K/V tiles (the rings' stage and fill).
     scf.if %isProducer {
-      // The producer keeps 40 registers; its threads but the first have nothing to do.
-      nvvm.setmaxregister decrease 40
+      // The producer keeps {PRODUCER_REGS} registers; its threads but the first have
+      // nothing to do.
+      nvvm.setmaxregister decrease {PRODUCER_REGS}
       scf.if %issuer {
         nvgpu.tma.prefetch.descriptor %tmQ : !tmQ
         nvgpu.tma.prefetch.descriptor %tmK : !tmKV
@@ -288,8 +289,8 @@ gpu.module @{MODULE} {
         }
       }
     } else {
-      // The consumers take 232 registers.
-      nvvm.setmaxregister increase 232
+      // The consumers take {CONSUMER_REGS} registers.
+      nvvm.setmaxregister increase {CONSUMER_REGS}
       // The consumers' constants. wgmma descriptors: start address / 16 (bits 0-13),
       // leading and stride byte offsets 1024 / 16 (bits 16-29, 32-45: the stride between
       // 8-row groups), 128-byte swizzle (bits 62-63 = 1). V's (MN-major, {ATOMS} atoms of 64
