@@ -321,9 +321,9 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
     // addressing at D above 80; the other forms, f16 and bf16, D 64 to 128, assemble
     // without.
     bool wideHead = problem.headDim > 80;
+    bool widest = problem.headDim > kFlashAttentionMaxHeadDim;
     bool fullMask = problem.maskType && !problem.maskRowsBroadcast;
     for (const FlashAttentionConfig &config : tmaCandidates) {
-      bool widest = problem.headDim > kFlashAttentionMaxHeadDim;
       bool spills = (config.blockKv == 128 && (problem.maskType || (problem.causal && wideHead))) ||
                     (fullMask && wideHead) || (widest && (problem.maskType || problem.causal));
       if (tmaViews && config.sharedBytes(problem.headDim) <= kMaxSharedBytesSm90 && !spills)
@@ -1025,6 +1025,11 @@ struct FlashAttentionGenerator {
     // The TMA form: tile bytes, and the 16-byte chunks of O each consumer thread stores
     // (its warpgroup's 64 rows).
     int64_t qAtomBytes = config.blockQ * 128, kvAtomBytes = config.blockKv * 128;
+    // The TMA form's setmaxnreg split: the consumers may take only what the producer gives
+    // up, so producer + 2 consumers = the launch's 3 x 168 a thread (384 threads, 64 K
+    // registers); 240 for the consumers above D 128, where O alone is D / 2.
+    int64_t consumerRegs = d > 128 ? 240 : 232;
+    int64_t producerRegs = 3 * 168 - 2 * consumerRegs;
     text = kiln::substitutePlaceholders(std::move(text),
                                         {{"WGMMA_QK_FIRST", qkFirst},
                                          {"WAIT_O", waitO},
@@ -1040,8 +1045,8 @@ struct FlashAttentionGenerator {
                                          {"Q_BYTES", str(atoms * qAtomBytes)},
                                          {"TILE_BYTES", str(atoms * kvAtomBytes)},
                                          {"OUT_CHUNKS", str(64 * (d / 8) / 128)},
-                                         {"PRODUCER_REGS", str(d > 128 ? 24 : 40)},
-                                         {"CONSUMER_REGS", str(d > 128 ? 240 : 232)},
+                                         {"PRODUCER_REGS", str(producerRegs)},
+                                         {"CONSUMER_REGS", str(consumerRegs)},
                                          {"WGMMA_QK", qkProduct},
                                          {"WGMMA_PV", pvProduct},
                                          {"MODULE", moduleName},
