@@ -983,7 +983,8 @@ struct FlashAttentionGenerator {
                                            {"ROW_SETUP", wgmmaPart("ROW_SETUP")},
                                            {"ONLINE_SOFTMAX", wgmmaPart("ONLINE_SOFTMAX")},
                                            {"RESCALE_O", wgmmaPart("RESCALE_O")},
-                                           {"NORMALIZE_O", wgmmaPart("NORMALIZE_O")},
+                                           {"INVERSE_L", wgmmaPart("INVERSE_L")},
+                                           {"O_TO_SHARED", wgmmaPart("O_TO_SHARED")},
                                            {"WORK_ITEM", wgmmaPart("WORK_ITEM")}});
     if (tailKv > 0) {
       // The loop over KV tiles in two: the whole tiles, then the last one in a copy of the
@@ -1022,8 +1023,7 @@ struct FlashAttentionGenerator {
       text.replace(begin, end + footer.size() - begin, loops);
       text.insert(aliasAt + alias.size(), "!saccTail = vector<{MTW}x{NT_S_TAIL}x2x2xf32>\n");
     }
-    // The TMA form: tile bytes, and the 16-byte chunks of O each consumer thread stores
-    // (its warpgroup's 64 rows).
+    // The TMA form's tile bytes.
     int64_t qAtomBytes = config.blockQ * 128, kvAtomBytes = config.blockKv * 128;
     // The TMA form's setmaxnreg split: the consumers may take only what the producer gives
     // up, so producer + 2 consumers = the launch's 3 x 168 a thread (384 threads, 64 K
@@ -1044,7 +1044,6 @@ struct FlashAttentionGenerator {
                                          {"KV_ATOM_BYTES", str(kvAtomBytes)},
                                          {"Q_BYTES", str(atoms * qAtomBytes)},
                                          {"TILE_BYTES", str(atoms * kvAtomBytes)},
-                                         {"OUT_CHUNKS", str(64 * (d / 8) / 128)},
                                          {"PRODUCER_REGS", str(producerRegs)},
                                          {"CONSUMER_REGS", str(consumerRegs)},
                                          {"WGMMA_QK", qkProduct},

@@ -373,7 +373,8 @@ gpu.module @{MODULE} {
     }
 
     nvvm.cp.async.wait.group 0
-{NORMALIZE_O}
+{INVERSE_L}
+{O_TO_SHARED}
     gpu.barrier
     scf.for %i = %c0 to %cQChunks step %c1 {
       %i0 = arith.muli %i, %cThreads : index

@@ -10,8 +10,9 @@
 //   loop's initial values. ONLINE_SOFTMAX: from S = Q K^T of tile j (%sAcc) to P
 //   (%pOut#0), the new running maximum and sums (%mNew, %lNew) and alpha (%alpha), the
 //   factor of what was accumulated. RESCALE_O: O (%oAcc) rescaled by alpha (%oScaled).
-//   NORMALIZE_O: O / l of the loop's results (O_FINAL, L_FINAL), rounded, written into
-//   this warp's rows of the Q tile in shared memory. WORK_ITEM (the TMA form's producer
+//   INVERSE_L: 1 / l of the loop's row sums (L_FINAL) for this thread's two rows
+//   (%invAV, %invBV). O_TO_SHARED: O / l (O_FINAL), rounded, written into this warp's
+//   rows of the Q tile in shared memory. WORK_ITEM (the TMA form's producer
 //   and consumers both): work item %item's query block, (batch, head), K/V tiles and Q
 //   buffer.
 // @@ MASK_SETUP
@@ -413,9 +414,9 @@
         } {unroll}
         scf.yield %perTile : !oacc
       } {unroll}
-// @@ NORMALIZE_O
-    // Epilogue: the row sums over the quad, O / l (0 for an empty row with nan_to_zero),
-    // rounded to {T}; rows past Sq are not stored.
+// @@ INVERSE_L
+    // Epilogue: the row sums over the quad, and the factors of O / l (0 for an empty row
+    // with nan_to_zero).
     %lSum = scf.for %r = %c0 to %cRows step %c1 iter_args(%lv0 = {L_FINAL}) -> (!rows) {
       %l = vector.extract %lv0[%r] : f32 from !rows
       %s1, %v1 = gpu.shuffle xor %l, %i1, %i32w : f32
@@ -431,6 +432,11 @@
     %nzV = vector.broadcast %nanToZero : i1 to vector<{ROWS}xi1>
     %zap = arith.andi %isZero, %nzV : vector<{ROWS}xi1>
     %inv = arith.select %zap, %z0, %inv0 : vector<{ROWS}xi1>, !rows
+    %invA = vector.extract %inv[0] : f32 from !rows
+    %invB = vector.extract %inv[1] : f32 from !rows
+    %invAV = vector.broadcast %invA : f32 to vector<2xf32>
+    %invBV = vector.broadcast %invB : f32 to vector<2xf32>
+// @@ O_TO_SHARED
     // O goes out through shared memory, 16 bytes a store: each warp writes its 16 rows,
     // rounded to {T}, into the Q tile's rows (each warpgroup's S products, the only
     // readers of its 64 rows of Q, have completed), in the ring's swizzled layout (chunk
@@ -438,10 +444,6 @@
     // after a barrier the CTA stores whole rows, {Q_CHUNKS} 16-byte chunks a thread.
     %rowSA = arith.addi %qRow0, %g : index
     %rowSB = arith.addi %rowSA, %c8 : index
-    %invA = vector.extract %inv[0] : f32 from !rows
-    %invB = vector.extract %inv[1] : f32 from !rows
-    %invAV = vector.broadcast %invA : f32 to vector<2xf32>
-    %invBV = vector.broadcast %invB : f32 to vector<2xf32>
     scf.for %e = %c0 to %cNTO step %c1 {
       %ov = vector.extract {O_FINAL}[0, %e] : vector<2x2xf32> from !oacc
       %eAtom = arith.divui %e, %c8 : index

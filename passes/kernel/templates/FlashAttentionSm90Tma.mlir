@@ -34,11 +34,12 @@
 // touch their registers before: the configurations are those ptxas assembles without
 // spills (FlashAttention.cpp).
 //
-// An item's epilogue: each consumer writes O / l into its own 64 rows of the item's Q
-// buffer (only its own S products read them) and, after a barrier of its 128 threads (4 +
-// w), stores them as 16-byte rows, then releases the buffer after a proxy fence (the
-// producer's next fill of it is an async-proxy write after these generic ones). docs/codegen-attention.md
-// ("The TMA variant").
+// A Q buffer is released once the item's last S has been waited for (its only readers
+// are the S products), and the epilogue stores O / l straight from the accumulators (a
+// thread's two columns of each n8 tile, 4 bytes a store), not through shared memory: the
+// next item's Q loads during the last tile's softmax, P V and stores, also where shared
+// memory holds a single Q buffer (D above 192). docs/codegen-attention.md ("The TMA
+// variant").
 //
 // Placeholders: those of FlashAttentionSm90.mlir (the parts of FlashAttentionSm90Parts.mlir
 // among them), with WARPS = 12 (8 consumer warps); WGMMA_QK_FIRST (S = Q K^T of an item's
@@ -46,14 +47,12 @@
 // %sIssued, from %descKNext, and P V of tile j into %oNew, from %descV) and WAIT_S (S into
 // %sNext); WGMMA_PV (issues the last tile's P V into %oLast); WAIT_O (%oPending, P V of
 // tile j - 1, into %oAcc, holding %pHeld) and WAIT_O_LAST (after the loop, into %oFinal);
-// O_FINAL and L_FINAL (NORMALIZE_O's inputs); Q_BUFS and Q_BUF_BYTES (the Q buffers: 2, or
+// O_FINAL and L_FINAL (the epilogue's inputs); Q_BUFS and Q_BUF_BYTES (the Q buffers: 2, or
 // 1 where shared memory holds one), Q_ATOM_BYTES, Q_BYTES, KV_ATOM_BYTES and TILE_BYTES (the
-// bytes of an atom's box and of the Q tile, of a K/V atom's box and of a K or V tile)
-// and OUT_CHUNKS (the 16-byte chunks of O a consumer thread stores).
+// bytes of an atom's box and of the Q tile, of a K/V atom's box and of a K or V tile).
 
 !gmem = memref<?x{D}x{T}, strided<[?, 1], offset: ?>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
-!sq = memref<{ATOMS}x{BQ}x64x{T}, #gpu.address_space<workgroup>>
 !qBox = memref<1x1x{BQ}x64x{T}, #gpu.address_space<workgroup>>
 !kvBox = memref<1x1x{BKV}x64x{T}, #gpu.address_space<workgroup>>
 !tmQ = !nvgpu.tensormap.descriptor<tensor = !qBox, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
@@ -94,8 +93,6 @@ gpu.module @{MODULE} {
     %cStages = arith.constant {STAGES} : index
     %cQBufs = arith.constant {Q_BUFS} : index
     %cAtoms = arith.constant {ATOMS} : index
-    %cCpr = arith.constant {CPR} : index
-    %cOutChunks = arith.constant {OUT_CHUNKS} : index
     %cNTS = arith.constant {NT_S} : index
     %cNTO = arith.constant {NT_O} : index
     %cMTW = arith.constant {MTW} : index
@@ -317,11 +314,6 @@ gpu.module @{MODULE} {
       scf.if %isSecond {
         nvvm.barrier.arrive id = %otherTurn number_of_threads = %turnThreads
       }
-      %storeBase = arith.constant 4 : i32
-      %myStore = arith.addi %storeBase, %wgI : i32
-      %wgThreads = arith.constant 128 : i32
-      %inWg = arith.remui %tid, %c128 : index
-      %wgRow0 = arith.muli %wg, %c64 : index
 
       %consumed:2 = scf.for %item = %pid to %items step %grid iter_args(%n0 = %c0, %kv0g = %c0)
           -> (index, index) {
@@ -332,7 +324,6 @@ gpu.module @{MODULE} {
         %Oat = arith.addi %Oat2, %OoffI : index
         %Og = memref.reinterpret_cast %O to offset: [%Oat], sizes: [%sq, {D}],
           strides: [%OrI, 1] : memref<{T}> to !gmem
-        %Qs = memref.view %dyn[%qAt][] : !smem to !sq
         %qAddr0 = arith.addi %aligned, %qAt0 : index
         %qAddr = arith.addi %qAddr0, %qWgOff : index
         %qAddrI = arith.index_castui %qAddr : index to i64
@@ -357,6 +348,13 @@ gpu.module @{MODULE} {
         %descK0 = arith.addi %k0Addr16, %descConst : i64
 {WGMMA_QK_FIRST}
         %k0Freed = nvgpu.mbarrier.arrive %kEmpty[%slot0] : !bars -> !nvgpu.mbarrier.token
+        // The Q buffer is free once the item's last S has been waited for: here when the
+        // item has one tile, else in the turn that issues that S.
+        %lastKv = arith.subi %numKv, %c1 : index
+        %oneTile = arith.cmpi eq, %numKv, %c1 : index
+        scf.if %oneTile {
+          %qFreed = nvgpu.mbarrier.arrive %qEmpty[%qBuf] : !qBars -> !nvgpu.mbarrier.token
+        }
         %nextItem = arith.addi %item, %grid : index
         %lastItem = arith.cmpi uge, %nextItem, %items : index
 
@@ -418,6 +416,10 @@ gpu.module @{MODULE} {
             nvvm.barrier.arrive id = %otherTurn number_of_threads = %turnThreads
 {WAIT_S}
             %kFreed = nvgpu.mbarrier.arrive %kEmpty[%nSlot] : !bars -> !nvgpu.mbarrier.token
+            %lastS = arith.cmpi eq, %jNext, %lastKv : index
+            scf.if %lastS {
+              %qFreed = nvgpu.mbarrier.arrive %qEmpty[%qBuf] : !qBars -> !nvgpu.mbarrier.token
+            }
             scf.yield %oNew, %sNext : !oacc, !sacc
           } else {
 {WGMMA_PV}
@@ -436,31 +438,29 @@ gpu.module @{MODULE} {
         %lastSlot = arith.remui %kvLastTile, %cStages : index
         %lastFreed = nvgpu.mbarrier.arrive %vEmpty[%lastSlot] : !bars -> !nvgpu.mbarrier.token
 
-{NORMALIZE_O}
-        // This consumer's 64 rows of O, whole 16-byte chunks: {OUT_CHUNKS} a thread, after
-        // a barrier of its 128 threads (4 + w); then the Q buffer is released.
-        nvvm.barrier id = %myStore number_of_threads = %wgThreads
-        scf.for %i = %c0 to %cOutChunks step %c1 {
-          %i0 = arith.muli %i, %c128 : index
-          %chunk = arith.addi %i0, %inWg : index
-          %rowInWg = arith.divui %chunk, %cCpr : index
-          %row = arith.addi %wgRow0, %rowInWg : index
-          %cc = arith.remui %chunk, %cCpr : index
-          %r8 = arith.remui %row, %c8 : index
-          %atom = arith.divui %cc, %c8 : index
-          %cin = arith.remui %cc, %c8 : index
-          %pc0 = arith.xori %cin, %r8 : index
-          %pc = arith.muli %pc0, %c8 : index
-          %col = arith.muli %cc, %c8 : index
-          %grow = arith.addi %q0, %row : index
-          %inside = arith.cmpi ult, %grow, %sq : index
-          scf.if %inside {
-            %y = vector.load %Qs[%atom, %row, %pc] {alignment = 16} : !sq, vector<8x{T}>
-            vector.store %y, %Og[%grow, %col] {alignment = 16} : !gmem, vector<8x{T}>
+{INVERSE_L}
+        // This thread's rows of O (g and g + 8 of its warp's 16), two columns of each n8
+        // tile, rounded to {T}; rows past Sq are not stored.
+        %rowB = arith.addi %rowA, %c8 : index
+        %insideA = arith.cmpi ult, %rowA, %sq : index
+        %insideB = arith.cmpi ult, %rowB, %sq : index
+        scf.for %e = %c0 to %cNTO step %c1 {
+          %ov = vector.extract {O_FINAL}[0, %e] : vector<2x2xf32> from !oacc
+          %e8 = arith.muli %e, %c8 : index
+          %col = arith.addi %e8, %t2 : index
+          %oA = vector.extract %ov[0] : vector<2xf32> from vector<2x2xf32>
+          %oB = vector.extract %ov[1] : vector<2xf32> from vector<2x2xf32>
+          %yA = arith.mulf %oA, %invAV : vector<2xf32>
+          %yB = arith.mulf %oB, %invBV : vector<2xf32>
+          %hA = arith.truncf %yA : vector<2xf32> to vector<2x{T}>
+          %hB = arith.truncf %yB : vector<2xf32> to vector<2x{T}>
+          scf.if %insideA {
+            vector.store %hA, %Og[%rowA, %col] {alignment = 4} : !gmem, vector<2x{T}>
+          }
+          scf.if %insideB {
+            vector.store %hB, %Og[%rowB, %col] {alignment = 4} : !gmem, vector<2x{T}>
           }
         } {unroll}
-        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-        %qReleased = nvgpu.mbarrier.arrive %qEmpty[%qBuf] : !qBars -> !nvgpu.mbarrier.token
         %n1 = arith.addi %n0, %c1 : index
         %kv1 = arith.addi %kv0g, %numKv : index
         scf.yield %n1, %kv1 : index, index
