@@ -112,6 +112,10 @@ struct FlashAttentionConfig {
   /// The TMA form's Q buffers: 2 where shared memory holds them (the next work item's Q
   /// loads during this one), else 1; 1 for the other forms.
   int64_t qBuffers(int64_t headDim) const;
+  /// The TMA form's staging buffer of O: how many of a row's 64-column atoms it holds for
+  /// the blockQ rows (as many as fit beside the Q buffers and the rings, at least 1; the
+  /// epilogue takes rounds where it holds fewer than the row's); 0 for the other forms.
+  int64_t stageAtoms(int64_t headDim) const;
   bool operator==(const FlashAttentionConfig &other) const {
     return blockQ == other.blockQ && blockKv == other.blockKv && stages == other.stages &&
            warps == other.warps && wgmma == other.wgmma && tma == other.tma;

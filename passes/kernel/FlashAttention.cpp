@@ -190,21 +190,33 @@ int64_t kiln::flashAttentionMaxHeadDim(StringRef target) {
 }
 
 int64_t kiln::FlashAttentionConfig::qBuffers(int64_t headDim) const {
-  // Two where they fit: the next work item's Q loads while the consumers finish one.
+  // Two where they fit beside the rings and a staging buffer of one atom: the next work
+  // item's Q loads while the consumers finish one.
   if (!tma)
     return 1;
   int64_t rowBytes = llvm::alignTo(headDim, 64) * 2;
-  return (2 * blockQ + 2 * stages * blockKv) * rowBytes + 2048 <= kMaxSharedBytesSm90 ? 2 : 1;
+  return (2 * blockQ + 2 * stages * blockKv) * rowBytes + blockQ * 128 + 2048 <= kMaxSharedBytesSm90
+             ? 2
+             : 1;
+}
+
+int64_t kiln::FlashAttentionConfig::stageAtoms(int64_t headDim) const {
+  if (!tma)
+    return 0;
+  int64_t rowBytes = llvm::alignTo(headDim, 64) * 2;
+  int64_t used = (qBuffers(headDim) * blockQ + 2 * stages * blockKv) * rowBytes + 2048;
+  return std::clamp<int64_t>((kMaxSharedBytesSm90 - used) / (blockQ * 128), 1, rowBytes / 128);
 }
 
 int64_t kiln::FlashAttentionConfig::sharedBytes(int64_t headDim) const {
   // Q (the TMA form: its Q buffers), then the K ring, then the V ring, {D} half-precision
   // elements a row (wgmma: rows of whole 64-element swizzle atoms, from a 1024-aligned
   // offset, up to 1024 bytes in; the TMA form's mbarriers are static shared variables,
-  // which that offset keeps clear of: 2048).
+  // which that offset keeps clear of: 2048), then the TMA form's staging buffer of O.
   int64_t rowElements = wgmma ? llvm::alignTo(headDim, 64) : headDim;
   int64_t alignment = tma ? 2048 : wgmma ? 1024 : 0;
-  return (qBuffers(headDim) * blockQ + 2 * stages * blockKv) * rowElements * 2 + alignment;
+  return (qBuffers(headDim) * blockQ + 2 * stages * blockKv) * rowElements * 2 +
+         stageAtoms(headDim) * blockQ * 128 + alignment;
 }
 
 std::optional<kiln::FlashAttentionTmaView>
@@ -1023,6 +1035,23 @@ struct FlashAttentionGenerator {
       text.replace(begin, end + footer.size() - begin, loops);
       text.insert(aliasAt + alias.size(), "!saccTail = vector<{MTW}x{NT_S_TAIL}x2x2xf32>\n");
     }
+    // The TMA form's epilogue: rounds of the staging buffer's atoms (8 n8 tiles of O each).
+    std::string oRounds;
+    if (config.tma) {
+      int64_t tiles = d / 8, tilesPerRound = 8 * config.stageAtoms(d);
+      for (int64_t e0 = 0, round = 0; e0 < tiles; e0 += tilesPerRound, ++round) {
+        int64_t e1 = std::min(tiles, e0 + tilesPerRound);
+        oRounds += kiln::substitutePlaceholders(wgmmaPart("O_ROUND"),
+                                                {{"R", str(round)},
+                                                 {"E0", str(e0)},
+                                                 {"E1", str(e1)},
+                                                 {"A0", str(e0 / 8)},
+                                                 {"COL0", str(e0 * 8)},
+                                                 {"ROUND_CPR", str(e1 - e0)},
+                                                 {"ROUND_CHUNKS", str(64 * (e1 - e0) / 128)}}) +
+                   "\n";
+      }
+    }
     // The TMA form's tile bytes.
     int64_t qAtomBytes = config.blockQ * 128, kvAtomBytes = config.blockKv * 128;
     // The TMA form's setmaxnreg split: the consumers may take only what the producer gives
@@ -1031,7 +1060,8 @@ struct FlashAttentionGenerator {
     int64_t consumerRegs = d > 128 ? 240 : 232;
     int64_t producerRegs = 3 * 168 - 2 * consumerRegs;
     text = kiln::substitutePlaceholders(std::move(text),
-                                        {{"WGMMA_QK_FIRST", qkFirst},
+                                        {{"O_ROUNDS", oRounds},
+                                         {"WGMMA_QK_FIRST", qkFirst},
                                          {"WAIT_O", waitO},
                                          {"WAIT_S", waitS},
                                          {"WAIT_O_LAST", waitOLast},
@@ -1087,6 +1117,8 @@ struct FlashAttentionGenerator {
                                          {"SWZ", str(std::min<int64_t>(8, (d / 8) & -(d / 8)))},
                                          {"K_OFF", str(kOffset)},
                                          {"V_OFF", str(kOffset + config.stages * kvStage)},
+                                         {"STAGE_OFF", str(kOffset + 2 * config.stages * kvStage)},
+                                         {"STAGE_ATOMS", str(config.stageAtoms(d))},
                                          {"KV_STAGE", str(kvStage)},
                                          {"HAS_MASK", flag(bool(problem.maskType))},
                                          {"CAUSAL", flag(problem.causal)},

@@ -1,5 +1,5 @@
 // The TMA form at D 256: 128x64 in 2 stages (the one shape its shared memory leaves: one
-// Q buffer of 64 KB, K and V stages of 32 KB). A consumer's O is 128 registers a thread:
+// Q buffer of 64 KB, K and V stages of 32 KB, 32 KB to stage O). A consumer's O is 128 registers a thread:
 // the consumers take 240 and the producer 24 (24 + 2 x 240 = 3 x 168, the launch's; what
 // the producer gives up is all the consumers may take), and each k-step's wgmma
 // descriptors are the asm block's own registers (as operands the 36 of S and P V would be
@@ -16,6 +16,12 @@
 // CHECK: nvvm.setmaxregister increase 240
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// The epilogue in two rounds: the staging buffer beside the Q buffer and the rings holds
+// 2 of a row's 4 atoms (columns 0-127, then 128-255).
+// CHECK: vector.store %{{.*}} : memref<2x128x64xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: vector.store %{{.*}} : memref<?x256xf16, strided<[?, 1], offset: ?>>, vector<8xf16>
+// CHECK: vector.store %{{.*}} : memref<2x128x64xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: vector.store %{{.*}} : memref<?x256xf16, strided<[?, 1], offset: ?>>, vector<8xf16>
 // PTXAS: Compiling entry function 'flash_attention_f16_d256_128x64x2w12_wgmma_tma' for 'sm_90a'
 // PTXAS-NOT: C75
 // PTXAS: bytes stack frame

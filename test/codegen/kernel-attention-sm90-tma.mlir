@@ -5,7 +5,7 @@
 // boxes of 64 columns and the Q tile's 128 rows or a K/V tile's; the kernel has a producer
 // warpgroup loading by TMA into mbarrier-guarded stages and two consumer warpgroups that
 // take turns at the tensor cores (named barriers 2 and 3) and store their own rows of O
-// from their accumulators. kernel-attention-sm90-tma-d128-ptxas.mlir and -mask-ptxas.mlir assemble the forms.
+// through a staging buffer (barrier 4 + w). kernel-attention-sm90-tma-d128-ptxas.mlir and -mask-ptxas.mlir assemble the forms.
 // RUN: kiln-opt --kernel-select-templates="target=sm_90a templates=flash_attention" --kernel-instantiate-templates=target=sm_90a %s -split-input-file | FileCheck %s
 
 // The heads of a fused QKV projection [2, 16, 2304] (Q, K, V at columns 0, 768, 1536, head
@@ -13,7 +13,8 @@
 // pointers with their strides, as in the other forms. A persistent grid: a CTA a work item
 // (ceil(16 / 128) x 2 x 12 = 24), fewer than the 132 SMs; the last argument is B * H. 384
 // threads; shared memory: two Q buffers of 128 rows, 2 stages of K and V 64 rows, 128
-// bytes each, and 2048 bytes for the alignment.
+// bytes each, the staging buffer of O (128 rows of 128 bytes) and 2048 bytes for the
+// alignment.
 // CHECK-LABEL: func.func @main
 // CHECK: %[[QV:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [2, 12, 16, 64], strides: [36864, 64, 2304, 1]
 // CHECK: %[[QU:.*]] = memref.cast %[[QV]]
@@ -21,7 +22,7 @@
 // CHECK: memref.reinterpret_cast %arg0 to offset: [768], sizes: [2, 12, 16, 64], strides: [36864, 64, 2304, 1]
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c1, %c64, %c64]
 // CHECK: memref.reinterpret_cast %arg0 to offset: [1536], sizes: [2, 12, 16, 64], strides: [36864, 64, 2304, 1]
-// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_128x64x2w12_wgmma_tma_maskf16_nz::@flash_attention_f16_d64_128x64x2w12_wgmma_tma_maskf16_nz blocks in (%c24{{[_0-9]*}}, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c67584_i32 args(%[[QM]] :
+// CHECK: gpu.launch_func {{ *}}@kiln_attention_f16_d64_128x64x2w12_wgmma_tma_maskf16_nz::@flash_attention_f16_d64_128x64x2w12_wgmma_tma_maskf16_nz blocks in (%c24{{[_0-9]*}}, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c83968_i32 args(%[[QM]] :
 // O: offset 0, batch stride 12288, head stride 1024, row stride 64; B * H.
 // CHECK-SAME: %c0_i32{{[_0-9]*}} : i32, %c12288_i32 : i32, %c1024_i32 : i32, %c64_i32 : i32, %c24_i32 : i32)
 kernel.func @FusedQkv(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>, %o: memref<2x12x16x64xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 64, stages = 2, warps = 12, wgmma = true, tma = true>} {
@@ -83,7 +84,7 @@ func.func @main(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>) -> memre
 // j + 1 in it), signals the other consumer, waits for S alone (wait_group 1) and frees
 // that K stage, and after the item's last S its Q buffer (after the first S where the item
 // has one tile). After the loop, the last P V and its V stage; the epilogue stores O from
-// the accumulators, two columns a store, with no barrier.
+// the staging buffer: fragments in, a barrier of the warpgroup, 16-byte rows out.
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[QFULL]][
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[KFULL]][
 // CHECK: wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; }"
@@ -104,8 +105,12 @@ func.func @main(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>) -> memre
 // CHECK-NEXT: nvgpu.mbarrier.arrive %[[QEMPTY]][
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK: nvgpu.mbarrier.arrive %[[VEMPTY]][
-// CHECK-NOT: nvvm.barrier id
-// CHECK: vector.store %{{.*}} : memref<?x128xf16, strided<[?, 1], offset: ?>>, vector<2xf16>
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: vector.store %{{.*}} : memref<2x128x64xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: vector.load %{{.*}} : memref<2x128x64xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.store %{{.*}} : memref<?x128xf16, strided<[?, 1], offset: ?>>, vector<8xf16>
+// CHECK-NOT: nvgpu.mbarrier.arrive %[[QEMPTY]]
 kernel.func @Attention_0(%q: memref<4x32x512x128xf16>, %k: memref<4x8x512x128xf16>, %v: memref<4x8x512x128xf16>, %o: memref<4x32x512x128xf16>) attributes {kernel.config = #kernel.flash_attention<block_q = 128, block_kv = 128, stages = 2, warps = 12, wgmma = true, tma = true>} {
   attention ins(%q, %k, %v : memref<4x32x512x128xf16>, memref<4x8x512x128xf16>, memref<4x8x512x128xf16>) outs(%o : memref<4x32x512x128xf16>) {
   ^bb0(%a: tensor<4x32x512x128xf16>, %b: tensor<4x8x512x128xf16>, %c: tensor<4x8x512x128xf16>):

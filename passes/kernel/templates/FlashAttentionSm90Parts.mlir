@@ -12,7 +12,10 @@
 //   factor of what was accumulated. RESCALE_O: O (%oAcc) rescaled by alpha (%oScaled).
 //   INVERSE_L: 1 / l of the loop's row sums (L_FINAL) for this thread's two rows
 //   (%invAV, %invBV). O_TO_SHARED: O / l (O_FINAL), rounded, written into this warp's
-//   rows of the Q tile in shared memory. WORK_ITEM (the TMA form's producer
+//   rows of the Q tile in shared memory. O_ROUND (the TMA form's epilogue, one copy a
+//   round, {R} its number): n8 tiles {E0} .. {E1} - 1 of this consumer's O / l, from
+//   atom {A0} on, through its rows of the staging buffer (%Stage) to its 16-byte chunks
+//   in global memory, {ROUND_CHUNKS} a thread. WORK_ITEM (the TMA form's producer
 //   and consumers both): work item %item's query block, (batch, head), K/V tiles and Q
 //   buffer.
 // @@ MASK_SETUP
@@ -460,6 +463,54 @@
       vector.store %hA, %Qs[%eAtom, %rowSA, %col] {alignment = 4} : !sq, vector<2x{T}>
       vector.store %hB, %Qs[%eAtom, %rowSB, %col] {alignment = 4} : !sq, vector<2x{T}>
     } {unroll}
+// @@ O_ROUND
+        // Round {R}. The barrier before the writes: this warpgroup's reads of the buffer
+        // (the last round's, or the last item's) are done.
+        %e0R{R} = arith.constant {E0} : index
+        %e1R{R} = arith.constant {E1} : index
+        %a0R{R} = arith.constant {A0} : index
+        %col0R{R} = arith.constant {COL0} : index
+        %cprR{R} = arith.constant {ROUND_CPR} : index
+        %chunksR{R} = arith.constant {ROUND_CHUNKS} : index
+        nvvm.barrier id = %myStore number_of_threads = %wgThreads
+        scf.for %e = %e0R{R} to %e1R{R} step %c1 {
+          %ov = vector.extract {O_FINAL}[0, %e] : vector<2x2xf32> from !oacc
+          %eAtomAll = arith.divui %e, %c8 : index
+          %eAtom = arith.subi %eAtomAll, %a0R{R} : index
+          %eIn = arith.remui %e, %c8 : index
+          %chunkS = arith.xori %eIn, %g : index
+          %c8e = arith.muli %chunkS, %c8 : index
+          %col = arith.addi %c8e, %t2 : index
+          %oA = vector.extract %ov[0] : vector<2xf32> from vector<2x2xf32>
+          %oB = vector.extract %ov[1] : vector<2xf32> from vector<2x2xf32>
+          %yA = arith.mulf %oA, %invAV : vector<2xf32>
+          %yB = arith.mulf %oB, %invBV : vector<2xf32>
+          %hA = arith.truncf %yA : vector<2xf32> to vector<2x{T}>
+          %hB = arith.truncf %yB : vector<2xf32> to vector<2x{T}>
+          vector.store %hA, %Stage[%eAtom, %rowSA, %col] {alignment = 4} : !stage, vector<2x{T}>
+          vector.store %hB, %Stage[%eAtom, %rowSB, %col] {alignment = 4} : !stage, vector<2x{T}>
+        } {unroll}
+        nvvm.barrier id = %myStore number_of_threads = %wgThreads
+        scf.for %i = %c0 to %chunksR{R} step %c1 {
+          %i0 = arith.muli %i, %c128 : index
+          %chunk = arith.addi %i0, %inWg : index
+          %rowInWg = arith.divui %chunk, %cprR{R} : index
+          %row = arith.addi %wgRow0, %rowInWg : index
+          %cc = arith.remui %chunk, %cprR{R} : index
+          %r8 = arith.remui %row, %c8 : index
+          %atom = arith.divui %cc, %c8 : index
+          %cin = arith.remui %cc, %c8 : index
+          %pc0 = arith.xori %cin, %r8 : index
+          %pc = arith.muli %pc0, %c8 : index
+          %colIn = arith.muli %cc, %c8 : index
+          %col = arith.addi %colIn, %col0R{R} : index
+          %grow = arith.addi %q0, %row : index
+          %inside = arith.cmpi ult, %grow, %sq : index
+          scf.if %inside {
+            %y = vector.load %Stage[%atom, %row, %pc] {alignment = 16} : !stage, vector<8x{T}>
+            vector.store %y, %Og[%grow, %col] {alignment = 16} : !gmem, vector<8x{T}>
+          }
+        } {unroll}
 // @@ WORK_ITEM
       // Item = bh * blocksQ + query block; causal items run their heavier (later) query
       // blocks first. (32-bit arithmetic: the persistent loop's state stays in the

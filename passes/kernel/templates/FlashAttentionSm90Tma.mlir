@@ -34,12 +34,12 @@
 // touch their registers before: the configurations are those ptxas assembles without
 // spills (FlashAttention.cpp).
 //
-// A Q buffer is released once the item's last S has been waited for (its only readers
-// are the S products), and the epilogue stores O / l straight from the accumulators (a
-// thread's two columns of each n8 tile, 4 bytes a store), not through shared memory: the
-// next item's Q loads during the last tile's softmax, P V and stores, also where shared
-// memory holds a single Q buffer (D above 192). docs/codegen-attention.md ("The TMA
-// variant").
+// A Q buffer is released once the item's last S has been waited for (the S products are
+// its only readers): the next item's Q loads during the last tile's softmax, P V and
+// epilogue, also where shared memory holds a single Q buffer (D above 192). The epilogue
+// stages O / l in a buffer of its own (STAGE_OFF, 128 rows of {STAGE_ATOMS} atoms: each
+// consumer its 64) for 16-byte stores, in rounds where it holds fewer atoms than a row
+// has (O_ROUNDS). docs/codegen-attention.md ("The TMA variant").
 //
 // Placeholders: those of FlashAttentionSm90.mlir (the parts of FlashAttentionSm90Parts.mlir
 // among them), with WARPS = 12 (8 consumer warps); WGMMA_QK_FIRST (S = Q K^T of an item's
@@ -53,6 +53,7 @@
 
 !gmem = memref<?x{D}x{T}, strided<[?, 1], offset: ?>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
+!stage = memref<{STAGE_ATOMS}x{BQ}x64x{T}, #gpu.address_space<workgroup>>
 !qBox = memref<1x1x{BQ}x64x{T}, #gpu.address_space<workgroup>>
 !kvBox = memref<1x1x{BKV}x64x{T}, #gpu.address_space<workgroup>>
 !tmQ = !nvgpu.tensormap.descriptor<tensor = !qBox, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
@@ -439,28 +440,22 @@ gpu.module @{MODULE} {
         %lastFreed = nvgpu.mbarrier.arrive %vEmpty[%lastSlot] : !bars -> !nvgpu.mbarrier.token
 
 {INVERSE_L}
-        // This thread's rows of O (g and g + 8 of its warp's 16), two columns of each n8
-        // tile, rounded to {T}; rows past Sq are not stored.
-        %rowB = arith.addi %rowA, %c8 : index
-        %insideA = arith.cmpi ult, %rowA, %sq : index
-        %insideB = arith.cmpi ult, %rowB, %sq : index
-        scf.for %e = %c0 to %cNTO step %c1 {
-          %ov = vector.extract {O_FINAL}[0, %e] : vector<2x2xf32> from !oacc
-          %e8 = arith.muli %e, %c8 : index
-          %col = arith.addi %e8, %t2 : index
-          %oA = vector.extract %ov[0] : vector<2xf32> from vector<2x2xf32>
-          %oB = vector.extract %ov[1] : vector<2xf32> from vector<2x2xf32>
-          %yA = arith.mulf %oA, %invAV : vector<2xf32>
-          %yB = arith.mulf %oB, %invBV : vector<2xf32>
-          %hA = arith.truncf %yA : vector<2xf32> to vector<2x{T}>
-          %hB = arith.truncf %yB : vector<2xf32> to vector<2x{T}>
-          scf.if %insideA {
-            vector.store %hA, %Og[%rowA, %col] {alignment = 4} : !gmem, vector<2x{T}>
-          }
-          scf.if %insideB {
-            vector.store %hB, %Og[%rowB, %col] {alignment = 4} : !gmem, vector<2x{T}>
-          }
-        } {unroll}
+        // This consumer's 64 rows of O go out through its half of the staging buffer, in
+        // rounds of at most {STAGE_ATOMS} atoms (columns 64 a, ...): each thread writes its
+        // fragments there, and after a barrier of the warpgroup's 128 threads (4 + w) the
+        // rows are stored as 16-byte chunks.
+        // (Computed here, not kept in registers across the loop.)
+        %storeBase = arith.constant 4 : i32
+        %myStore = arith.addi %storeBase, %wgI : i32
+        %wgThreads = arith.constant 128 : i32
+        %inWg = arith.remui %tid, %c128 : index
+        %wgRow0 = arith.muli %wg, %c64 : index
+        %stageOff = arith.constant {STAGE_OFF} : index
+        %stageAt = arith.addi %base, %stageOff : index
+        %Stage = memref.view %dyn[%stageAt][] : !smem to !stage
+        %rowSA = arith.addi %qRow0, %g : index
+        %rowSB = arith.addi %rowSA, %c8 : index
+{O_ROUNDS}
         %n1 = arith.addi %n0, %c1 : index
         %kv1 = arith.addi %kv0g, %numKv : index
         scf.yield %n1, %kv1 : index, index
