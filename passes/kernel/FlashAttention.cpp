@@ -883,7 +883,7 @@ struct FlashAttentionGenerator {
     // (a measuring aid).
     bool halfExp = config.wgmma && !config.tma && type == "f16" && !options.attentionF32Exp;
     // The wgmma products (generated: the inline-asm operand lists depend on the tile).
-    std::string qkFirst, qkProduct, pvProduct, waitO, waitS, waitOLast;
+    std::string qkFirst, qkProduct, pvProduct, waitO, waitS, waitOLast, copyP;
     // The wgmma variant's last KV tile where a static Skv leaves a partial one: its keys
     // rounded up to 16 (P V's k-steps) instead of a whole tile (ViT's 197 tokens in 64-key
     // tiles: 3 x 64 + 16 keys, not 4 x 64); 0 where every tile is whole.
@@ -920,7 +920,7 @@ struct FlashAttentionGenerator {
                       oacc,
                       d,
                       config.blockKv / 16,
-                      "%pOut#0",
+                      config.tma ? "%pIssue" : "%pOut#0",
                       llvm::formatv("vector<1x{0}x2x2x{1}>", config.blockKv / 8, type).str(),
                       [](int64_t k, int64_t r) {
                         return llvm::formatv("0, {0}, {1}", 2 * k + r / 2, r % 2).str();
@@ -954,6 +954,9 @@ struct FlashAttentionGenerator {
         };
         waitO = wgmmaWait("wo", 0, {accumulators("%oPending", oacc, d / 8)}, {"%oAcc"},
                           {halves("%pHeld")});
+        // P V reads a copy of P made after that wait (%pIssue), not the softmax's own
+        // registers: the next tile's softmax rewrites those while this P V is in flight.
+        copyP = wgmmaOperandCopy("pc", halves("%pOut#0"), "%pIssue");
         waitS = wgmmaWait("ws", 1, {accumulators("%sIssued", sacc, config.blockKv / 8)}, {"%sNext"},
                           {});
         waitOLast = wgmmaWait("wl", 0, {accumulators("%loop#0", oacc, d / 8)}, {"%oFinal"},
@@ -1063,6 +1066,7 @@ struct FlashAttentionGenerator {
                                         {{"O_ROUNDS", oRounds},
                                          {"WGMMA_QK_FIRST", qkFirst},
                                          {"WAIT_O", waitO},
+                                         {"COPY_P", copyP},
                                          {"WAIT_S", waitS},
                                          {"WAIT_O_LAST", waitOLast},
                                          {"O_FINAL", config.tma ? "%oFinal" : "%res#0"},

@@ -161,6 +161,43 @@ static std::pair<std::string, std::string> extractRegisters(llvm::raw_ostream &o
   return {names, types};
 }
 
+std::string kiln::wgmmaOperandCopy(StringRef prefix, const WgmmaRegisters &source,
+                                   StringRef result) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto [names, types] = extractRegisters(os, (prefix + "_s").str(), source);
+  int64_t count = source.tiles * 2;
+  std::string movs, constraints, structType = "!llvm.struct<(";
+  for (int64_t i = 0; i < count; ++i) {
+    movs += llvm::formatv("mov.b32 ${0}, ${1}; ", i, count + i).str();
+    constraints += "=r,";
+    structType += i ? ", i32" : "i32";
+  }
+  for (int64_t i = 0; i < count; ++i)
+    constraints += i + 1 < count ? "r," : "r";
+  structType += ")>";
+  os << llvm::formatv("      %{0}_c = llvm.inline_asm has_side_effects asm_dialect = att \"{1}\", "
+                      "\"{2}\" {3} : ({4}) -> {5}\n",
+                      prefix, StringRef(movs).rtrim(), constraints, names, types, structType);
+  // Back into the operand's vector, pair by pair (the layout extractRegisters reads).
+  os << llvm::formatv("      %{0}_v0 = ub.poison : {1}\n", prefix, source.valueType);
+  for (int64_t i = 0; i < count; ++i) {
+    os << llvm::formatv("      %{0}_c{1} = llvm.extractvalue %{0}_c[{1}] : {2}\n", prefix, i,
+                        structType);
+    os << llvm::formatv("      %{0}_c{1}_w = vector.from_elements %{0}_c{1} : vector<1xi32>\n",
+                        prefix, i);
+    os << llvm::formatv("      %{0}_c{1}_p = vector.bitcast %{0}_c{1}_w : vector<1xi32> to "
+                        "vector<2x{2}>\n",
+                        prefix, i, source.element);
+    std::string into =
+        i + 1 < count ? llvm::formatv("%{0}_v{1}", prefix, i + 1).str() : result.str();
+    os << llvm::formatv("      {0} = vector.insert %{1}_c{2}_p, %{1}_v{2}[0, {3}, {4}] : "
+                        "vector<2x{5}> into {6}\n",
+                        into, prefix, i, i / 2, i % 2, source.element, source.valueType);
+  }
+  return text;
+}
+
 std::string kiln::wgmmaWait(StringRef prefix, int64_t pending, ArrayRef<WgmmaRegisters> tied,
                             ArrayRef<std::string> results, ArrayRef<WgmmaRegisters> held) {
   std::string text;

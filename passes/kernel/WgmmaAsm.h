@@ -67,6 +67,14 @@ struct WgmmaRegisters {
 std::string wgmmaWait(llvm::StringRef prefix, int64_t pending, llvm::ArrayRef<WgmmaRegisters> tied,
                       llvm::ArrayRef<std::string> results, llvm::ArrayRef<WgmmaRegisters> held);
 
+/// A copy of `source` (a register A operand: pairs of halves) into registers of its own,
+/// `result` (of the same type), by an inline-asm block of movs that the compilers cannot
+/// see through or move across the waits. A product that reads the copy while `source`'s
+/// registers are rewritten (the next tile's P while this one's P V is in flight) reads
+/// registers that nothing writes until the wait that holds them.
+std::string wgmmaOperandCopy(llvm::StringRef prefix, const WgmmaRegisters &source,
+                             llvm::StringRef result);
+
 } // namespace kiln
 
 #endif // KILN_PASSES_KERNEL_WGMMAASM_H

@@ -79,7 +79,9 @@ func.func @main(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>) -> memre
 // CHECK: scf.for
 // An item starts with S of its first tile, which frees that K stage. The loop: the softmax
 // of tile j, then the wait for P V of tile j - 1 (issued in the last turn; a block of its
-// own holding O and that P) and the release of its V stage; a turn issues S of tile j + 1
+// own holding O and that P), the copy of tile j's P that its P V reads (32 movs, so that
+// the registers of a P V in flight are not the softmax's) and the release of its V stage;
+// a turn issues S of tile j + 1
 // and P V of tile j (a commit group each, V of tile j checked before the turn, K of tile
 // j + 1 in it), signals the other consumer, waits for S alone (wait_group 1) and frees
 // that K stage, and after the item's last S its Q buffer (after the first S where the item
@@ -93,6 +95,7 @@ func.func @main(%qkv: memref<2x16x2304xf16>, %m: memref<2x1x16x16xf16>) -> memre
 // CHECK-NEXT: nvgpu.mbarrier.arrive %[[QEMPTY]][
 // CHECK: scf.for
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, $32; {{.*}} mov.b32 $31, $63;"
 // CHECK: nvgpu.mbarrier.arrive %[[VEMPTY]][
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[VFULL]][
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32

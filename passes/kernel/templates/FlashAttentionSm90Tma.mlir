@@ -31,8 +31,11 @@
 // j + 1 runs while P V of tile j is on the tensor cores, and only then does the consumer
 // wait for it (WAIT_O), free its stage and rescale O. O and the P that P V reads stay in
 // flight across the iteration, held by the wait blocks (tied operands), so nothing may
-// touch their registers before: the configurations are those ptxas assembles without
-// spills (FlashAttention.cpp).
+// touch their registers before: P V reads a copy of P made after the last WAIT_O
+// (COPY_P), because the softmax of tile j + 1 rewrites its own P registers while P V of
+// tile j is in flight (with P V reading those, the results were wrong, from run to run,
+// whenever the loads ran ahead: deeper rings, an earlier release of Q). The
+// configurations are those ptxas assembles without spills (FlashAttention.cpp).
 //
 // A Q buffer is released once the item's last S has been waited for (the S products are
 // its only readers): the next item's Q loads during the last tile's softmax, P V and
@@ -373,6 +376,9 @@ gpu.module @{MODULE} {
 {ONLINE_SOFTMAX}
           // P V of tile j - 1 is done: its V stage is free, and O takes tile j's alpha.
 {WAIT_O}
+          // The P that P V of tile j reads: a copy of %pOut#0 into registers of its own,
+          // which nothing writes until the next WAIT_O (COPY_P).
+{COPY_P}
           %jPositive = arith.cmpi ugt, %j, %c0 : index
           scf.if %jPositive {
             %kvPrevious = arith.subi %kv, %c1 : index
@@ -429,7 +435,7 @@ gpu.module @{MODULE} {
             }
             scf.yield %oLast, %sIn : !oacc, !sacc
           }
-          scf.yield %turn#0, %mNew, %lNew, %turn#1, %pOut#0
+          scf.yield %turn#0, %mNew, %lNew, %turn#1, %pIssue
             : !oacc, !rows, !rows, !sacc, vector<1x{NT_S}x2x2x{T}>
         }
         // The last tile's P V, and its V stage.
