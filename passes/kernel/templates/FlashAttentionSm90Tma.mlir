@@ -352,13 +352,6 @@ gpu.module @{MODULE} {
         %descK0 = arith.addi %k0Addr16, %descConst : i64
 {WGMMA_QK_FIRST}
         %k0Freed = nvgpu.mbarrier.arrive %kEmpty[%slot0] : !bars -> !nvgpu.mbarrier.token
-        // The Q buffer is free once the item's last S has been waited for: here when the
-        // item has one tile, else in the turn that issues that S.
-        %lastKv = arith.subi %numKv, %c1 : index
-        %oneTile = arith.cmpi eq, %numKv, %c1 : index
-        scf.if %oneTile {
-          %qFreed = nvgpu.mbarrier.arrive %qEmpty[%qBuf] : !qBars -> !nvgpu.mbarrier.token
-        }
         %nextItem = arith.addi %item, %grid : index
         %lastItem = arith.cmpi uge, %nextItem, %items : index
 
@@ -423,10 +416,6 @@ gpu.module @{MODULE} {
             nvvm.barrier.arrive id = %otherTurn number_of_threads = %turnThreads
 {WAIT_S}
             %kFreed = nvgpu.mbarrier.arrive %kEmpty[%nSlot] : !bars -> !nvgpu.mbarrier.token
-            %lastS = arith.cmpi eq, %jNext, %lastKv : index
-            scf.if %lastS {
-              %qFreed = nvgpu.mbarrier.arrive %qEmpty[%qBuf] : !qBars -> !nvgpu.mbarrier.token
-            }
             scf.yield %oNew, %sNext : !oacc, !sacc
           } else {
 {WGMMA_PV}
@@ -444,6 +433,9 @@ gpu.module @{MODULE} {
         %kvLastTile = arith.subi %kvEnd, %c1 : index
         %lastSlot = arith.remui %kvLastTile, %cStages : index
         %lastFreed = nvgpu.mbarrier.arrive %vEmpty[%lastSlot] : !bars -> !nvgpu.mbarrier.token
+        // And the Q buffer (its S products are done): the next item's Q loads during the
+        // epilogue.
+        %qFreed = nvgpu.mbarrier.arrive %qEmpty[%qBuf] : !qBars -> !nvgpu.mbarrier.token
 
 {INVERSE_L}
         // This consumer's 64 rows of O go out through its half of the staging buffer, in
