@@ -319,7 +319,7 @@ kiln::flashAttentionConfigs(const FlashAttentionProblem &problem, StringRef targ
     // run-to-run different results on the H200 at D 128 where CTAs walk several items
     // (2026-11-30: b8 h12 s512 128x64x3 and 128x128x3 rel L2 0.06; b8 h12 s300 128x64x4
     // 4.5e-3, different from run to run, after passing twice); the cause is not found
-    // (docs/notebook/2026-11-30-04).
+    // (docs/notebook/2026-11-30-04; not retried since P V reads a copy of P, 2026-11-30-05).
     const FlashAttentionConfig tmaCandidates[] = {
         {128, 128, 2, 12, true, true},
         {128, 64, 2, 12, true, true},
