@@ -75,6 +75,17 @@ std::string wgmmaPart(StringRef name) {
   return parts.slice(begin, end).rtrim('\n').str();
 }
 
+/// Part O_TO_SHARED writing n8 tiles `first` .. `end` - 1 of O into the shared tile `buffer`
+/// (of type `bufferType`), whose atom 0 holds O's atom `firstAtom` (SSA names).
+std::string oToShared(StringRef first, StringRef end, StringRef firstAtom, StringRef buffer,
+                      StringRef bufferType) {
+  return kiln::substitutePlaceholders(wgmmaPart("O_TO_SHARED"), {{"O_E0", first.str()},
+                                                                 {"O_E1", end.str()},
+                                                                 {"O_A0", firstAtom.str()},
+                                                                 {"O_BUF", buffer.str()},
+                                                                 {"O_BUF_TYPE", bufferType.str()}});
+}
+
 /// Dynamic shared memory a CTA may have on every target the pass serves (sm_80's 163 KB),
 /// and on sm_90a (227 KB), where the wgmma variant runs.
 constexpr int64_t kMaxSharedBytes = 166912;
@@ -993,14 +1004,14 @@ struct FlashAttentionGenerator {
     // The parts the Hopper templates share go in first: they hold placeholders too.
     std::string text = config.tma ? kTmaTemplate : config.wgmma ? kWgmmaTemplate : kTemplate;
     if (config.wgmma)
-      text = kiln::substitutePlaceholders(std::move(text),
-                                          {{"MASK_SETUP", wgmmaPart("MASK_SETUP")},
-                                           {"ROW_SETUP", wgmmaPart("ROW_SETUP")},
-                                           {"ONLINE_SOFTMAX", wgmmaPart("ONLINE_SOFTMAX")},
-                                           {"RESCALE_O", wgmmaPart("RESCALE_O")},
-                                           {"INVERSE_L", wgmmaPart("INVERSE_L")},
-                                           {"O_TO_SHARED", wgmmaPart("O_TO_SHARED")},
-                                           {"WORK_ITEM", wgmmaPart("WORK_ITEM")}});
+      text = kiln::substitutePlaceholders(
+          std::move(text), {{"MASK_SETUP", wgmmaPart("MASK_SETUP")},
+                            {"ROW_SETUP", wgmmaPart("ROW_SETUP")},
+                            {"ONLINE_SOFTMAX", wgmmaPart("ONLINE_SOFTMAX")},
+                            {"RESCALE_O", wgmmaPart("RESCALE_O")},
+                            {"INVERSE_L", wgmmaPart("INVERSE_L")},
+                            {"O_TO_SHARED", oToShared("%c0", "%cNTO", "%c0", "%Qs", "!sq")},
+                            {"WORK_ITEM", wgmmaPart("WORK_ITEM")}});
     if (tailKv > 0) {
       // The loop over KV tiles in two: the whole tiles, then the last one in a copy of the
       // step whose score tile is tailKv keys wide (its own types, counts and products).
@@ -1044,15 +1055,18 @@ struct FlashAttentionGenerator {
       int64_t tiles = d / 8, tilesPerRound = 8 * config.stageAtoms(d);
       for (int64_t e0 = 0, round = 0; e0 < tiles; e0 += tilesPerRound, ++round) {
         int64_t e1 = std::min(tiles, e0 + tilesPerRound);
-        oRounds += kiln::substitutePlaceholders(wgmmaPart("O_ROUND"),
-                                                {{"R", str(round)},
-                                                 {"E0", str(e0)},
-                                                 {"E1", str(e1)},
-                                                 {"A0", str(e0 / 8)},
-                                                 {"COL0", str(e0 * 8)},
-                                                 {"ROUND_CPR", str(e1 - e0)},
-                                                 {"ROUND_CHUNKS", str(64 * (e1 - e0) / 128)}}) +
-                   "\n";
+        oRounds +=
+            kiln::substitutePlaceholders(
+                wgmmaPart("O_ROUND"),
+                {{"O_TO_SHARED", oToShared("%e0R{R}", "%e1R{R}", "%a0R{R}", "%Stage", "!stage")},
+                 {"R", str(round)},
+                 {"E0", str(e0)},
+                 {"E1", str(e1)},
+                 {"A0", str(e0 / 8)},
+                 {"COL0", str(e0 * 8)},
+                 {"ROUND_CPR", str(e1 - e0)},
+                 {"ROUND_CHUNKS", str(64 * (e1 - e0) / 128)}}) +
+            "\n";
       }
     }
     // The TMA form's tile bytes.

@@ -11,11 +11,13 @@
 //   (%pOut#0), the new running maximum and sums (%mNew, %lNew) and alpha (%alpha), the
 //   factor of what was accumulated. RESCALE_O: O (%oAcc) rescaled by alpha (%oScaled).
 //   INVERSE_L: 1 / l of the loop's row sums (L_FINAL) for this thread's two rows
-//   (%invAV, %invBV). O_TO_SHARED: O / l (O_FINAL), rounded, written into this warp's
-//   rows of the Q tile in shared memory. O_ROUND (the TMA form's epilogue, one copy a
-//   round, {R} its number): n8 tiles {E0} .. {E1} - 1 of this consumer's O / l, from
-//   atom {A0} on, through its rows of the staging buffer (%Stage) to its 16-byte chunks
-//   in global memory, {ROUND_CHUNKS} a thread. WORK_ITEM (the TMA form's producer
+//   (%invAV, %invBV), and those rows in a shared tile of the CTA's (%rowSA, %rowSB).
+//   O_TO_SHARED: n8 tiles {O_E0} .. {O_E1} - 1 of O / l (O_FINAL), rounded, written into
+//   this thread's rows of the shared tile {O_BUF} (of type {O_BUF_TYPE}, atom {O_A0} of O
+//   at its atom 0). O_ROUND (the TMA form's epilogue, one copy a round, {R} its number):
+//   n8 tiles {E0} .. {E1} - 1 of this consumer's O / l, from atom {A0} on, through its
+//   rows of the staging buffer (%Stage) to its 16-byte chunks in global memory,
+//   {ROUND_CHUNKS} a thread. WORK_ITEM (the TMA form's producer
 //   and consumers both): work item %item's query block, (batch, head), K/V tiles and Q
 //   buffer.
 // @@ MASK_SETUP
@@ -439,17 +441,17 @@
     %invB = vector.extract %inv[1] : f32 from !rows
     %invAV = vector.broadcast %invA : f32 to vector<2xf32>
     %invBV = vector.broadcast %invB : f32 to vector<2xf32>
-// @@ O_TO_SHARED
-    // O goes out through shared memory, 16 bytes a store: each warp writes its 16 rows,
-    // rounded to {T}, into the Q tile's rows (each warpgroup's S products, the only
-    // readers of its 64 rows of Q, have completed), in the ring's swizzled layout (chunk
-    // c of row r at c ^ (r % 8): a warp's 4-byte writes of one n8 tile hit 32 banks);
-    // after a barrier the CTA stores whole rows, {Q_CHUNKS} 16-byte chunks a thread.
     %rowSA = arith.addi %qRow0, %g : index
     %rowSB = arith.addi %rowSA, %c8 : index
-    scf.for %e = %c0 to %cNTO step %c1 {
+// @@ O_TO_SHARED
+    // O goes out through shared memory, 16 bytes a store: each warp writes its 16 rows,
+    // rounded to {T}, in the ring's swizzled layout (chunk c of row r at c ^ (r % 8): a
+    // warp's 4-byte writes of one n8 tile hit 32 banks); after a barrier the rows are
+    // stored as 16-byte chunks.
+    scf.for %e = {O_E0} to {O_E1} step %c1 {
       %ov = vector.extract {O_FINAL}[0, %e] : vector<2x2xf32> from !oacc
-      %eAtom = arith.divui %e, %c8 : index
+      %eAtomAll = arith.divui %e, %c8 : index
+      %eAtom = arith.subi %eAtomAll, {O_A0} : index
       %eIn = arith.remui %e, %c8 : index
       %chunkS = arith.xori %eIn, %g : index
       %c8e = arith.muli %chunkS, %c8 : index
@@ -460,8 +462,8 @@
       %yB = arith.mulf %oB, %invBV : vector<2xf32>
       %hA = arith.truncf %yA : vector<2xf32> to vector<2x{T}>
       %hB = arith.truncf %yB : vector<2xf32> to vector<2x{T}>
-      vector.store %hA, %Qs[%eAtom, %rowSA, %col] {alignment = 4} : !sq, vector<2x{T}>
-      vector.store %hB, %Qs[%eAtom, %rowSB, %col] {alignment = 4} : !sq, vector<2x{T}>
+      vector.store %hA, {O_BUF}[%eAtom, %rowSA, %col] {alignment = 4} : {O_BUF_TYPE}, vector<2x{T}>
+      vector.store %hB, {O_BUF}[%eAtom, %rowSB, %col] {alignment = 4} : {O_BUF_TYPE}, vector<2x{T}>
     } {unroll}
 // @@ O_ROUND
         // Round {R}. The barrier before the writes: this warpgroup's reads of the buffer
@@ -473,23 +475,7 @@
         %cprR{R} = arith.constant {ROUND_CPR} : index
         %chunksR{R} = arith.constant {ROUND_CHUNKS} : index
         nvvm.barrier id = %myStore number_of_threads = %wgThreads
-        scf.for %e = %e0R{R} to %e1R{R} step %c1 {
-          %ov = vector.extract {O_FINAL}[0, %e] : vector<2x2xf32> from !oacc
-          %eAtomAll = arith.divui %e, %c8 : index
-          %eAtom = arith.subi %eAtomAll, %a0R{R} : index
-          %eIn = arith.remui %e, %c8 : index
-          %chunkS = arith.xori %eIn, %g : index
-          %c8e = arith.muli %chunkS, %c8 : index
-          %col = arith.addi %c8e, %t2 : index
-          %oA = vector.extract %ov[0] : vector<2xf32> from vector<2x2xf32>
-          %oB = vector.extract %ov[1] : vector<2xf32> from vector<2x2xf32>
-          %yA = arith.mulf %oA, %invAV : vector<2xf32>
-          %yB = arith.mulf %oB, %invBV : vector<2xf32>
-          %hA = arith.truncf %yA : vector<2xf32> to vector<2x{T}>
-          %hB = arith.truncf %yB : vector<2xf32> to vector<2x{T}>
-          vector.store %hA, %Stage[%eAtom, %rowSA, %col] {alignment = 4} : !stage, vector<2x{T}>
-          vector.store %hB, %Stage[%eAtom, %rowSB, %col] {alignment = 4} : !stage, vector<2x{T}>
-        } {unroll}
+{O_TO_SHARED}
         nvvm.barrier id = %myStore number_of_threads = %wgThreads
         scf.for %i = %c0 to %chunksR{R} step %c1 {
           %i0 = arith.muli %i, %c128 : index

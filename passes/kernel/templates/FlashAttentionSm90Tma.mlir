@@ -33,16 +33,18 @@
 // flight across the iteration, held by the wait blocks (tied operands), so nothing may
 // touch their registers before: P V reads a copy of P made after the last WAIT_O
 // (COPY_P), because the softmax of tile j + 1 rewrites its own P registers while P V of
-// tile j is in flight (with P V reading those, the results were wrong, from run to run,
-// whenever the loads ran ahead: deeper rings, an earlier release of Q). The
-// configurations are those ptxas assembles without spills (FlashAttention.cpp).
+// tile j is in flight (PTX leaves a write to an in-flight product's registers
+// undefined). The configurations are those ptxas assembles without spills
+// (FlashAttention.cpp).
 //
-// A Q buffer is released once the item's last S has been waited for (the S products are
-// its only readers): the next item's Q loads during the last tile's softmax, P V and
-// epilogue, also where shared memory holds a single Q buffer (D above 192). The epilogue
-// stages O / l in a buffer of its own (STAGE_OFF, 128 rows of {STAGE_ATOMS} atoms: each
-// consumer its 64) for 16-byte stores, in rounds where it holds fewer atoms than a row
-// has (O_ROUNDS). docs/codegen-attention.md ("The TMA variant").
+// A Q buffer is released after the item's last P V, before the epilogue, so that the
+// next item's Q loads during it, also where shared memory holds a single Q buffer (D
+// above 192). (Released as soon as the last S had been waited for, the S products being
+// its only readers, some items came out wrong on the H200 for a cause not found:
+// docs/notebook/2026-11-30-05.) The epilogue stages O / l in a buffer of its own
+// (STAGE_OFF, 128 rows of {STAGE_ATOMS} atoms: each consumer its 64) for 16-byte stores,
+// in rounds where it holds fewer atoms than a row has (O_ROUNDS).
+// docs/codegen-attention.md ("The TMA variant").
 //
 // Placeholders: those of FlashAttentionSm90.mlir (the parts of FlashAttentionSm90Parts.mlir
 // among them), with WARPS = 12 (8 consumer warps); WGMMA_QK_FIRST (S = Q K^T of an item's
@@ -451,8 +453,6 @@ gpu.module @{MODULE} {
         %stageOff = arith.constant {STAGE_OFF} : index
         %stageAt = arith.addi %base, %stageOff : index
         %Stage = memref.view %dyn[%stageAt][] : !smem to !stage
-        %rowSA = arith.addi %qRow0, %g : index
-        %rowSB = arith.addi %rowSA, %c8 : index
 {O_ROUNDS}
         %n1 = arith.addi %n0, %c1 : index
         %kv1 = arith.addi %kv0g, %numKv : index
