@@ -33,8 +33,9 @@ if [ "$mode" = prepare ]; then
   tar -C "$(dirname "$testdata")" -cf - "$(basename "$testdata")" | xz -T"$(nproc)" -6 \
     >.device/onnx-testdata.tar.xz
   shared=${KILN_SHARED:-$(cd .. && pwd)/shared}
-  rm -rf .device/shared && mkdir -p .device/shared/models
+  rm -rf .device/shared && mkdir -p .device/shared/models/detection
   cp "$shared"/models/*.onnx "$shared"/models/materialize.py .device/shared/models/
+  cp "$shared"/models/detection/*.onnx .device/shared/models/detection/
   # What was built, for the reports (bench/run.sh): the commit, "+dirty" with local changes.
   commit=$(git rev-parse --short HEAD)
   git diff --quiet HEAD -- . ':!.device' || commit="$commit+dirty"

@@ -482,9 +482,11 @@ struct MatMulLowering : OpConversionPattern<graph::MatMulOp> {
 
 /// graph.attention as the graph ops it stands for, which their own patterns then lower:
 /// matmul(query, transpose(key)) * scale + mask, softmax over the last axis (NaNs to 0 with
-/// nan_to_zero), matmul with value. The same code as the unfused sub-graph, so the CPU
-/// path computes what it computed before the op was recognised. A causal op's scores are
-/// -inf above the diagonal (a linalg.generic on their indices) before the softmax.
+/// nan_to_zero), matmul with value. A causal op's scores are -inf above the diagonal (a
+/// linalg.generic on their indices) before the softmax. With f16 or bf16 operands the
+/// scores, the scale, the mask and the softmax are f32 and only the probabilities are
+/// rounded to the operands' type, as the GPU kernels do: scores of unnormalised queries
+/// and keys leave f16's range (65504) long before the softmax makes them small again.
 struct AttentionLowering : OpConversionPattern<graph::AttentionOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(graph::AttentionOp op, OpAdaptor adaptor,
@@ -494,7 +496,17 @@ struct AttentionLowering : OpConversionPattern<graph::AttentionOp> {
     if (!keyType || !isa<RankedTensorType>(adaptor.getQuery().getType()) ||
         !isa<RankedTensorType>(adaptor.getValue().getType()))
       return rewriter.notifyMatchFailure(op, "unranked operands");
-    Type elementType = keyType.getElementType();
+    Type operandElementType = keyType.getElementType();
+    bool narrow = operandElementType.isF16() || operandElementType.isBF16();
+    // The type of the scores and of the softmax.
+    Type elementType = narrow ? rewriter.getF32Type() : operandElementType;
+    auto widen = [&](Value tensor) -> Value {
+      auto type = cast<RankedTensorType>(tensor.getType());
+      if (!narrow || type.getElementType() == elementType)
+        return tensor;
+      return graph::CastOp::create(rewriter, loc, Type(type.clone(elementType)), tensor,
+                                   TypeAttr::get(elementType));
+    };
     auto scalar = [&](double value) {
       auto type = RankedTensorType::get({}, elementType);
       return graph::ConstantOp::create(
@@ -508,13 +520,13 @@ struct AttentionLowering : OpConversionPattern<graph::AttentionOp> {
     Value value = graph::createRepeatedHeads(rewriter, loc, adaptor.getValue(), queryHeads);
     auto perm = llvm::to_vector(llvm::seq<int64_t>(0, keyType.getRank()));
     std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-    Value keyTransposed = graph::TransposeOp::create(rewriter, loc, key, perm);
-    Value scores = graph::MatMulOp::create(rewriter, loc, adaptor.getQuery(), keyTransposed);
+    Value keyTransposed = graph::TransposeOp::create(rewriter, loc, widen(key), perm);
+    Value scores = graph::MatMulOp::create(rewriter, loc, widen(adaptor.getQuery()), keyTransposed);
     double scale = op.getScale().convertToDouble();
     if (scale != 1.0)
       scores = graph::MulOp::create(rewriter, loc, scores, scalar(scale));
     if (Value mask = adaptor.getMask())
-      scores = graph::AddOp::create(rewriter, loc, scores, mask);
+      scores = graph::AddOp::create(rewriter, loc, scores, widen(mask));
     if (op.getCausal()) {
       auto scoresType = cast<RankedTensorType>(scores.getType());
       int64_t rank = scoresType.getRank();
@@ -537,6 +549,11 @@ struct AttentionLowering : OpConversionPattern<graph::AttentionOp> {
     if (op.getNanToZero()) {
       Value isNan = graph::IsNaNOp::create(rewriter, loc, probabilities);
       probabilities = graph::WhereOp::create(rewriter, loc, isNan, scalar(0.0), probabilities);
+    }
+    if (narrow) {
+      auto type = cast<RankedTensorType>(probabilities.getType());
+      probabilities = graph::CastOp::create(rewriter, loc, Type(type.clone(operandElementType)),
+                                            probabilities, TypeAttr::get(operandElementType));
     }
     rewriter.replaceOp(op, graph::MatMulOp::create(rewriter, loc, probabilities, value));
     return success();

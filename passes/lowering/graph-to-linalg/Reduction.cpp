@@ -608,28 +608,35 @@ struct CumSumLowering : OpConversionPattern<graph::CumSumOp> {
 
 /// The k best elements of each row of `rows` ([M, N]) and their i64 column indices, both
 /// [M, k] and sorted best first (ties: lower index first). Each row is scanned once; an
-/// element better than the current k-th is inserted into the kept, sorted prefix.
-std::pair<Value, Value> createRowTopK(OpBuilder &b, Location loc, Value rows, int64_t k,
+/// element better than the current k-th is inserted into the kept, sorted prefix. `k` is
+/// a constant or a value computed at run time (at most the row's length).
+std::pair<Value, Value> createRowTopK(OpBuilder &b, Location loc, Value rows, OpFoldResult k,
                                       bool largest, bool isUnsignedType) {
   auto rowsType = cast<RankedTensorType>(rows.getType());
   Type elementType = rowsType.getElementType();
   Type indexType = b.getI64Type();
   SmallVector<OpFoldResult> rowSizes = getSizes(b, loc, rows);
-  SmallVector<OpFoldResult> resultSizes{rowSizes[0], b.getIndexAttr(k)};
-  SmallVector<int64_t> resultShape{rowsType.getDimSize(0), k};
+  std::optional<int64_t> staticK = getConstantIntValue(k);
+  SmallVector<OpFoldResult> resultSizes{rowSizes[0], k};
+  SmallVector<int64_t> resultShape{rowsType.getDimSize(0), staticK.value_or(ShapedType::kDynamic)};
   Value values =
       createFilledTensor(b, loc, RankedTensorType::get(resultShape, elementType), resultSizes,
                          createExtremeConstant(b, loc, elementType, !largest, isUnsignedType));
   Value indices = createFilledTensor(b, loc, RankedTensorType::get(resultShape, indexType),
                                      resultSizes, createScalarConstant(b, loc, indexType, 0));
-  if (k == 0)
+  if (staticK == 0)
     return {values, indices};
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value kValue = arith::ConstantIndexOp::create(b, loc, k);
-  Value lastSlot = arith::ConstantIndexOp::create(b, loc, k - 1);
+  Value kValue = getValueOrCreateConstantIndexOp(b, loc, k);
+  Value lastSlot = arith::SubIOp::create(b, loc, arith::MaxUIOp::create(b, loc, kValue, one), one);
   Value rowCount = getValueOrCreateConstantIndexOp(b, loc, rowSizes[0]);
   Value columnCount = getValueOrCreateConstantIndexOp(b, loc, rowSizes[1]);
+  // A k of 0 computed at run time keeps nothing: no column is scanned.
+  if (!staticK)
+    columnCount = arith::SelectOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kValue, zero), zero,
+        columnCount);
 
   auto rowLoop = scf::ForOp::create(
       b, loc, zero, rowCount, one, ValueRange{values, indices},
@@ -730,14 +737,30 @@ struct TopKLowering : OpConversionPattern<graph::TopKOp> {
       return rewriter.notifyMatchFailure(op, "element type not handled");
     bool isUnsignedType = isUnsigned(op.getInput().getType());
 
-    // k: a constant, else the result type's extent.
-    int64_t k = valuesType.getDimSize(axis);
+    // k: a constant, else the result type's extent, else its value at run time (a k
+    // computed from the data, as detectors' min(candidates, boxes) is), clamped to the
+    // axis extent and to 0.
+    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
+    int64_t staticK = valuesType.getDimSize(axis);
     if (auto constant = graph::getConstantInts(op.getK()); constant && constant->size() == 1)
-      k = (*constant)[0];
-    if (ShapedType::isDynamic(k) || k < 0)
-      return rewriter.notifyMatchFailure(op, "k is neither a constant nor a static extent");
-    if (!inputType.isDynamicDim(axis) && k > inputType.getDimSize(axis))
-      return rewriter.notifyMatchFailure(op, "k exceeds the axis extent");
+      staticK = (*constant)[0];
+    OpFoldResult k;
+    if (!ShapedType::isDynamic(staticK)) {
+      if (staticK < 0 || (!inputType.isDynamicDim(axis) && staticK > inputType.getDimSize(axis)))
+        return rewriter.notifyMatchFailure(op, "k is negative or exceeds the axis extent");
+      k = rewriter.getIndexAttr(staticK);
+    } else {
+      auto kType = dyn_cast<RankedTensorType>(adaptor.getK().getType());
+      if (!kType || !kType.hasStaticShape() || kType.getNumElements() != 1 ||
+          !isa<IntegerType>(kType.getElementType()))
+        return rewriter.notifyMatchFailure(op, "k is not one integer");
+      Value requested = integerToIndex(rewriter, loc, extractScalar(rewriter, loc, adaptor.getK()));
+      Value extent = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[axis]);
+      Value clamped = arith::MinSIOp::create(rewriter, loc, requested, extent);
+      k = arith::MaxSIOp::create(rewriter, loc, clamped,
+                                 arith::ConstantIndexOp::create(rewriter, loc, 0))
+              .getResult();
+    }
 
     // The axis goes last, the other dimensions are collapsed into rows.
     SmallVector<int64_t> permutation;
@@ -745,7 +768,6 @@ struct TopKLowering : OpConversionPattern<graph::TopKOp> {
       if (dim != axis)
         permutation.push_back(dim);
     permutation.push_back(axis);
-    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
     SmallVector<OpFoldResult> permutedSizes;
     SmallVector<int64_t> permutedShape;
     for (int64_t dim : permutation) {
@@ -775,9 +797,9 @@ struct TopKLowering : OpConversionPattern<graph::TopKOp> {
 
     // Back to the input's layout with k along the axis.
     SmallVector<int64_t> keptShape = permutedShape;
-    keptShape.back() = k;
+    keptShape.back() = getConstantIntValue(k).value_or(ShapedType::kDynamic);
     SmallVector<OpFoldResult> keptSizes = permutedSizes;
-    keptSizes.back() = rewriter.getIndexAttr(k);
+    keptSizes.back() = k;
     SmallVector<int64_t> inverse(rank);
     for (int64_t dim = 0; dim < rank; ++dim)
       inverse[permutation[dim]] = dim;

@@ -303,6 +303,24 @@ func.func @attention(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x
 
 // -----
 
+// With f16 operands the scores, scale, mask and softmax are f32 (Q, K and the mask
+// extended first) and only the probabilities are rounded to f16 for the product with V:
+// scores of unnormalised Q and K overflow f16 before the softmax makes them small.
+// CHECK-LABEL: func.func @attention_f16
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x8x4xf32>, tensor<2x4x8xf32>)
+// CHECK: arith.mulf %{{.*}} : f32
+// CHECK: math.exp %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x8x8xf16>, tensor<2x8x4xf16>)
+// CHECK-NOT: graph.
+func.func @attention_f16(%q: tensor<2x8x4xf16>, %k: tensor<2x8x4xf16>, %v: tensor<2x8x4xf16>, %m: tensor<8x8xf16>) -> tensor<2x8x4xf16> {
+  %0 = graph.attention %q, %k, %v, %m {scale = 0.5 : f32} : (tensor<2x8x4xf16>, tensor<2x8x4xf16>, tensor<2x8x4xf16>, tensor<8x8xf16>) -> tensor<2x8x4xf16>
+  return %0 : tensor<2x8x4xf16>
+}
+
+// -----
+
 // A causal op's scores are -inf where the key's index (the last) exceeds the query's,
 // chosen per element from the generic's indices, before the softmax.
 // CHECK-LABEL: func.func @attention_causal

@@ -144,3 +144,22 @@ func.func @top_k(%x: tensor<3x4x5xf32>, %k: tensor<1xi64>) -> (tensor<3x2x5xf32>
   %v, %i = graph.top_k %x, %k {axis = 1 : i64, largest = true, sorted = true} : (tensor<3x4x5xf32>, tensor<1xi64>) -> (tensor<3x2x5xf32>, tensor<3x2x5xi64>)
   return %v, %i : tensor<3x2x5xf32>, tensor<3x2x5xi64>
 }
+
+// -----
+
+// A k computed at run time over a run-time extent (detectors' min(candidates, boxes)):
+// read from its tensor, clamped to [0, extent], and the results' extent; a k of 0 scans
+// no column.
+// CHECK-LABEL: func.func @top_k_dynamic_k
+// CHECK: %[[K:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<1xi64>
+// CHECK: %[[KI:.*]] = arith.index_cast %[[K]] : i64 to index
+// CHECK: %[[MIN:.*]] = arith.minsi %[[KI]], %{{.*}} : index
+// CHECK: %[[CLAMPED:.*]] = arith.maxsi %[[MIN]], %{{.*}} : index
+// CHECK: tensor.empty(%[[CLAMPED]]) : tensor<1x?xf32>
+// CHECK: arith.cmpi eq, %[[CLAMPED]]
+// CHECK: scf.for
+// CHECK: scf.while
+func.func @top_k_dynamic_k(%x: tensor<?xf32>, %k: tensor<1xi64>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %v, %i = graph.top_k %x, %k {axis = 0 : i64, largest = true, sorted = true} : (tensor<?xf32>, tensor<1xi64>) -> (tensor<?xf32>, tensor<?xi64>)
+  return %v, %i : tensor<?xf32>, tensor<?xi64>
+}

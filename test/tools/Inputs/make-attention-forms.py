@@ -199,3 +199,18 @@ for name, array in half.items():
 wide = {name: array.astype(np.float64) for name, array in half.items()}
 np.save(os.path.join(folder, "y.npy"),
         softmax_attention(wide["q"], wide["k"], wide["v"], wide["mask"]).astype(np.float32))
+
+
+# attention-f16-range.onnxtxt: an fp32 model whose attention scores leave f16's range
+# (|scores| ~1e5 > 65504, as in RT-DETR's encoder) although Q, K and V are f16 values:
+# compiled --fp16 the scores and softmax must stay f32. Q and K are rounded to f16 so
+# that the reference (NumPy, f64) sees the operands the engine does.
+graph_builder = GraphBuilder()
+const, node = graph_builder.const, graph_builder.node
+attention("range", "q", "k", "v", D)
+rng = np.random.default_rng(42)
+large = {name: (rng.standard_normal((B, H, S, D)) * scale).astype(np.float16).astype(np.float32)
+         for name, scale in (("q", 400.0), ("k", 400.0), ("v", 1.0))}
+wide = {name: array.astype(np.float64) for name, array in large.items()}
+graph_builder.write(HERE, "attention-f16-range", large,
+                    {"y_range": softmax_attention(wide["q"], wide["k"], wide["v"])})
