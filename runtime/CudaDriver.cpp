@@ -102,6 +102,7 @@ struct CudaDriver::EntryPoints {
   Result (*cuEventElapsedTime)(float *millis, void *start, void *end) = nullptr;
   Result (*cuStreamBeginCapture)(void *stream, int mode) = nullptr;
   Result (*cuStreamEndCapture)(void *stream, void **graph) = nullptr;
+  Result (*cuStreamIsCapturing)(void *stream, int *status) = nullptr; // CUstreamCaptureStatus
   Result (*cuGraphInstantiateWithFlags)(void **executable, void *graph,
                                         unsigned long long flags) = nullptr;
   Result (*cuGraphLaunch)(void *executable, void *stream) = nullptr;
@@ -177,6 +178,7 @@ std::unique_ptr<CudaDriver> CudaDriver::load(std::string &error, const std::stri
   resolveAny(entry->cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
   resolveAny(entry->cuStreamBeginCapture, {"cuStreamBeginCapture_v2"});
   resolve(entry->cuStreamEndCapture, "cuStreamEndCapture");
+  resolveAny(entry->cuStreamIsCapturing, {"cuStreamIsCapturing"}, /*required=*/false);
   resolve(entry->cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
   resolve(entry->cuGraphLaunch, "cuGraphLaunch");
   resolve(entry->cuGraphDestroy, "cuGraphDestroy");
@@ -436,6 +438,19 @@ bool CudaDriver::beginCapture(StreamHandle stream, std::string &error) const {
 
 bool CudaDriver::endCapture(StreamHandle stream, GraphHandle &graph, std::string &error) const {
   KILN_CALL(cuStreamEndCapture, stream, &graph);
+}
+
+bool CudaDriver::isCapturing(StreamHandle stream, bool &capturing, std::string &error) const {
+  int status = 0; // CU_STREAM_CAPTURE_STATUS_NONE
+  capturing = false;
+  if (!entry->cuStreamIsCapturing)
+    return true;
+  if (Result result = entry->cuStreamIsCapturing(stream, &status)) {
+    error = describe("cuStreamIsCapturing", result);
+    return false;
+  }
+  capturing = status != 0; // active, or invalidated (still in capture mode)
+  return true;
 }
 
 bool CudaDriver::instantiateGraph(GraphHandle graph, GraphExecHandle &executable,

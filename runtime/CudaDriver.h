@@ -130,6 +130,9 @@ public:
   // Graphs: capture what is enqueued on a stream, instantiate it, replay it.
   bool beginCapture(StreamHandle stream, std::string &error) const;
   bool endCapture(StreamHandle stream, GraphHandle &graph, std::string &error) const;
+  /// Whether `stream` is being captured (by anyone: the caller of the runtime may capture
+  /// the context's stream); false where the driver cannot tell (no cuStreamIsCapturing).
+  bool isCapturing(StreamHandle stream, bool &capturing, std::string &error) const;
   bool instantiateGraph(GraphHandle graph, GraphExecHandle &executable, std::string &error) const;
   bool launchGraph(GraphExecHandle executable, StreamHandle stream, std::string &error) const;
   void destroyGraph(GraphHandle graph) const;

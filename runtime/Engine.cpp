@@ -271,7 +271,7 @@ constexpr size_t kMinModuleBytes = 4 + 8 + 8;
 constexpr size_t kMinKernelBytes = 4 + 4 + 4 + 4 + 4 + 8 + 4 + 1;
 constexpr size_t kAddressBytes = 1 + 4 + 8;
 constexpr size_t kArgumentBytes = 1 + kAddressBytes + 8;
-constexpr size_t kMinStepBytes = 1 + 4 + 4 + 12 + 12 + 4 + 4 + 2 * kAddressBytes + 8 + 1 + 4;
+constexpr size_t kMinStepBytes = 1 + 4 + 4 + 12 + 12 + 4 + 4 + 2 * kAddressBytes + 8 + 1 + 4 + 4;
 constexpr size_t kMinFunctionBytes = 4 + 8 + 8;
 
 /// Whether `offset + bytes <= limit`, without overflow.
@@ -387,7 +387,18 @@ bool Engine::isDynamic() const {
   for (const TensorSignature &input : inputs)
     if (input.isDynamic())
       return true;
-  return false;
+  return hasReadBacks();
+}
+
+bool Engine::hasReadBacks() const {
+  return std::any_of(shapeProgram.begin(), shapeProgram.end(), [](const ShapeInstruction &i) {
+    return i.op == ShapeInstruction::Op::DeviceValue;
+  });
+}
+
+size_t Engine::readBackCount() const {
+  return std::count_if(steps.begin(), steps.end(),
+                       [](const Step &step) { return step.kind == Step::Kind::ReadBack; });
 }
 
 std::string formatShape(const std::vector<int64_t> &shape) {
@@ -455,7 +466,7 @@ std::string parseShapes(const std::string &list,
 }
 
 std::string evaluateShapes(const Engine &engine, const std::vector<std::vector<int64_t>> &shapes,
-                           std::vector<int64_t> &values) {
+                           std::vector<int64_t> &values, const std::vector<int64_t> *deviceValues) {
   if (shapes.size() != engine.inputs.size())
     return "the engine has " + std::to_string(engine.inputs.size()) + " inputs; given " +
            std::to_string(shapes.size()) + " shapes";
@@ -479,13 +490,13 @@ std::string evaluateShapes(const Engine &engine, const std::vector<std::vector<i
                ": the two must be equal";
     }
   }
-  evaluateProgram(engine.shapeProgram, shapes, values);
+  evaluateProgram(engine.shapeProgram, shapes, values, deviceValues);
   return {};
 }
 
 void evaluateProgram(const std::vector<ShapeInstruction> &program,
-                     const std::vector<std::vector<int64_t>> &shapes,
-                     std::vector<int64_t> &values) {
+                     const std::vector<std::vector<int64_t>> &shapes, std::vector<int64_t> &values,
+                     const std::vector<int64_t> *deviceValues) {
   values.assign(program.size(), 0);
   for (size_t v = 0; v < program.size(); ++v) {
     const ShapeInstruction &instruction = program[v];
@@ -587,6 +598,10 @@ void evaluateProgram(const std::vector<ShapeInstruction> &program,
       break;
     case ShapeInstruction::Op::Xor:
       result = a ^ b;
+      break;
+    case ShapeInstruction::Op::DeviceValue:
+      result = deviceValues && instruction.a < deviceValues->size() ? (*deviceValues)[instruction.a]
+                                                                    : kUnreadDeviceValue;
       break;
     }
     values[v] = result;
@@ -769,7 +784,7 @@ std::string Engine::validate() const {
     const ShapeInstruction &instruction = shapeProgram[v];
     std::string which = "shape value " + std::to_string(v);
     if (instruction.op < ShapeInstruction::Op::Constant ||
-        instruction.op > ShapeInstruction::Op::Xor)
+        instruction.op > ShapeInstruction::Op::DeviceValue)
       return which + " has unknown op " + std::to_string(static_cast<unsigned>(instruction.op));
     if (instruction.op == ShapeInstruction::Op::InputDim &&
         (instruction.a >= inputs.size() || instruction.b >= inputs[instruction.a].shape.size()))
@@ -783,7 +798,51 @@ std::string Engine::validate() const {
     if (instruction.op == ShapeInstruction::Op::Compare &&
         (instruction.constant < 0 || instruction.constant > 9))
       return which + " compares with unknown predicate " + std::to_string(instruction.constant);
+    if (instruction.op == ShapeInstruction::Op::DeviceValue &&
+        (instruction.b != 0 || instruction.constant != 0))
+      return which + " is a device value with operands other than its read-back's ordinal";
   }
+
+  // Device values: the k-th read-back step defines the DeviceValue of ordinal k (so no
+  // two steps define one), and every DeviceValue is defined by a step. `readsBefore[v]` is how many
+  // read-backs value v needs to have run (1 + the highest ordinal it depends on, or 0), so that no
+  // step takes a run-time field from a device value read after it.
+  std::vector<size_t> readsBefore(shapeProgram.size(), 0);
+  for (size_t v = 0; v < shapeProgram.size(); ++v) {
+    const ShapeInstruction &instruction = shapeProgram[v];
+    if (instruction.op == ShapeInstruction::Op::DeviceValue)
+      readsBefore[v] = size_t(instruction.a) + 1;
+    else if (instruction.readsValues())
+      readsBefore[v] = std::max(readsBefore[instruction.a], readsBefore[instruction.b]);
+    if (instruction.op == ShapeInstruction::Op::Select)
+      readsBefore[v] = std::max(readsBefore[v], readsBefore[size_t(instruction.constant)]);
+  }
+  std::vector<bool> defined(shapeProgram.size(), false);
+  size_t readBacks = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step &step = steps[i];
+    std::string which = "step " + std::to_string(i);
+    for (const RuntimeField &field : step.runtimeFields)
+      if (field.value < shapeProgram.size() && readsBefore[field.value] > readBacks)
+        return which + " has a run-time field from shape value " + std::to_string(field.value) +
+               ", which depends on the device value of a later read-back";
+    if (step.kind != Step::Kind::ReadBack)
+      continue;
+    which += " (read-back " + std::to_string(readBacks) + ")";
+    if (step.value >= shapeProgram.size() ||
+        shapeProgram[step.value].op != ShapeInstruction::Op::DeviceValue)
+      return which + " defines shape value " + std::to_string(step.value) +
+             ", which is not a device value";
+    if (shapeProgram[step.value].a != readBacks)
+      return which + " defines shape value " + std::to_string(step.value) +
+             ", the device value of read-back " + std::to_string(shapeProgram[step.value].a);
+    defined[step.value] = true;
+    ++readBacks;
+  }
+  for (size_t v = 0; v < shapeProgram.size(); ++v)
+    if (shapeProgram[v].op == ShapeInstruction::Op::DeviceValue && !defined[v])
+      return "shape value " + std::to_string(v) + " is the device value of read-back " +
+             std::to_string(shapeProgram[v].a) + ", which no step defines";
 
   for (size_t i = 0; i < modules.size(); ++i)
     if (modules[i].ptx.empty() && modules[i].cubin.empty())
@@ -926,6 +985,12 @@ std::string Engine::validate() const {
       if (std::string problem = checkAccess(step.destination, step.bytes); !problem.empty())
         return which + " (fill): " + problem;
       break;
+    case Step::Kind::ReadBack:
+      if (step.bytes != 1 && step.bytes != 2 && step.bytes != 4 && step.bytes != 8)
+        return which + " reads back " + std::to_string(step.bytes) + " bytes (1, 2, 4 or 8)";
+      if (std::string problem = checkAccess(step.source, step.bytes); !problem.empty())
+        return which + " (read-back) source: " + problem;
+      break;
     default:
       return which + " has unknown kind " + std::to_string(static_cast<unsigned>(step.kind));
     }
@@ -1032,6 +1097,7 @@ void serializeEngine(const Engine &engine, std::vector<uint8_t> &bytes) {
     out.address(step.destination);
     out.u64(step.bytes);
     out.u8(step.fillByte);
+    out.u32(step.value);
     out.u32(static_cast<uint32_t>(step.runtimeFields.size()));
     for (const RuntimeField &field : step.runtimeFields) {
       out.u8(static_cast<uint8_t>(field.kind));
@@ -1224,6 +1290,7 @@ std::string deserializeEngine(const uint8_t *data, size_t size, const std::strin
     step.destination = in.address();
     step.bytes = in.u64();
     step.fillByte = in.u8();
+    step.value = in.u32();
     uint32_t fieldCount = in.count("run-time fields", kRuntimeFieldBytes);
     step.runtimeFields.reserve(fieldCount);
     for (uint32_t f = 0; f < fieldCount && !in.failed(); ++f) {

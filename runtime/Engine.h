@@ -16,6 +16,13 @@
 // copy sizes and output extents that depend on them, evaluated once per input shape.
 // Buffers are planned at the profile's max shape.
 //
+// Data-dependent shapes (format 7): a shape may also depend on a value computed on the GPU
+// (NonZero's count, NonMaxSuppression's selections). A read-back step waits for the steps
+// before it, reads a small integer from device memory to the host, and makes it the value
+// of a DeviceValue instruction of the shape program; the steps after it and the outputs'
+// shapes are then evaluated again. Such an engine syncs mid-run, so it is never captured
+// into a CUDA graph.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_RUNTIME_ENGINE_H
@@ -97,14 +104,26 @@ struct ShapeInstruction {
     And = 17,
     Or = 18,
     Xor = 19,
+    // A value the schedule reads back from device memory during the run: that of the
+    // read-back step of ordinal `a` (0, 1, ... in step order); kUnreadDeviceValue until
+    // that step has run. `b` and `constant` are 0.
+    DeviceValue = 20,
   };
   Op op = Op::Constant;
   uint32_t a = 0, b = 0;
   int64_t constant = 0;
 
   /// Whether the op reads `a` and `b` as values.
-  bool readsValues() const { return op != Op::Constant && op != Op::InputDim; }
+  bool readsValues() const {
+    return op != Op::Constant && op != Op::InputDim && op != Op::DeviceValue;
+  }
 };
+
+/// What a DeviceValue evaluates to while it has not been read: at compile time (the buffer
+/// plan at the profile's max shape) and at run time before its read-back step has run. The
+/// compiler clamps each device value by its upper bound (min(value, bound)), so sizes
+/// planned with it come out as the bound; a planned size at or above this means no bound.
+inline constexpr int64_t kUnreadDeviceValue = int64_t(1) << 40;
 
 /// A field of a step that a shape-program value sets per input shape.
 struct RuntimeField {
@@ -227,6 +246,10 @@ struct Step {
     Launch = 1, // kernel `kernel` on grid x block with `sharedBytes` dynamic shared memory
     Copy = 2,   // `bytes` bytes from `source` to `destination`
     Fill = 3,   // `bytes` bytes at `destination` set to the byte `fillByte`
+    // Waits for the steps before it, then reads `bytes` (1, 2, 4 or 8) bytes at `source`
+    // as a little-endian signed integer (sign-extended) into the shape program's value
+    // `value`, a DeviceValue instruction. Since format 7.
+    ReadBack = 4,
   };
   Kind kind = Kind::Launch;
   uint32_t kernel = 0;
@@ -240,6 +263,8 @@ struct Step {
   Address destination;
   uint64_t bytes = 0;
   uint8_t fillByte = 0;
+  /// ReadBack only: the index of the DeviceValue instruction it defines.
+  uint32_t value = 0;
   /// Dynamic engines: the fields the shape program sets (the values above are those at
   /// the max shape).
   std::vector<RuntimeField> runtimeFields;
@@ -249,8 +274,9 @@ struct Step {
 struct Engine {
   // 2: tensor-map launch arguments; 3: each kernel's tuning source; 4: dynamic shapes
   // (profiles, the shape program, steps' run-time fields); 5: the kernel functions (their
-  // FLOPs and bytes) and each launch's; 6: each kernel's programmatic-launch flag.
-  static constexpr uint32_t kFormatVersion = 6;
+  // FLOPs and bytes) and each launch's; 6: each kernel's programmatic-launch flag; 7:
+  // read-back steps and device values (data-dependent shapes).
+  static constexpr uint32_t kFormatVersion = 7;
 
   std::string compilerVersion; // the Kiln version that wrote it
   std::string target;          // the GPU architecture it was compiled for, e.g. "sm_90a"
@@ -265,7 +291,14 @@ struct Engine {
   /// Dynamic engines: the shape program (empty for a static engine).
   std::vector<ShapeInstruction> shapeProgram;
 
+  /// Whether shapes are resolved per run: a dynamic input, or a shape program with
+  /// device values (hasReadBacks).
   bool isDynamic() const;
+  /// Whether the schedule reads values back from the GPU mid-run (the shape program has
+  /// DeviceValue instructions): such an engine is never captured into a CUDA graph.
+  bool hasReadBacks() const;
+  /// The number of ReadBack steps.
+  size_t readBackCount() const;
 
   uint64_t arenaBytes = 0;     // the planned arena (at the max shape)
   uint64_t unplannedBytes = 0; // the sum of every intermediate, without reuse
@@ -286,13 +319,17 @@ std::string checkInputShape(const Engine &engine, size_t index, const std::vecto
 /// checkInputShape does, and equal extents for a shared symbol) and
 /// evaluates the shape program on them into `values`. Returns an empty string when the
 /// shapes fit, else one line naming the input, the dimension and what it allows.
+/// `deviceValues` as for evaluateProgram.
 std::string evaluateShapes(const Engine &engine, const std::vector<std::vector<int64_t>> &shapes,
-                           std::vector<int64_t> &values);
+                           std::vector<int64_t> &values,
+                           const std::vector<int64_t> *deviceValues = nullptr);
 
 /// Evaluates `program` on input shapes `shapes` (unchecked: evaluateShapes checks them
-/// against a signature first) into `values`, one per instruction.
+/// against a signature first) into `values`, one per instruction. A DeviceValue of
+/// ordinal a is (*deviceValues)[a] where there is such an entry, else kUnreadDeviceValue.
 void evaluateProgram(const std::vector<ShapeInstruction> &program,
-                     const std::vector<std::vector<int64_t>> &shapes, std::vector<int64_t> &values);
+                     const std::vector<std::vector<int64_t>> &shapes, std::vector<int64_t> &values,
+                     const std::vector<int64_t> *deviceValues = nullptr);
 
 /// Output `index`'s extents for the shape program's `values`.
 std::vector<int64_t> outputShape(const Engine &engine, size_t index,

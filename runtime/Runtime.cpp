@@ -109,7 +109,8 @@ std::string describeKernel(const engine::Kernel &kernel) {
   return text;
 }
 
-/// "step 3, kernel 'k' (ONNX nodes: a, b)" or "step 4 (copy of 64 bytes)".
+/// "step 3, kernel 'k' (ONNX nodes: a, b)", "step 4 (copy of 64 bytes)" or "step 5 (read
+/// back 8 bytes into shape value 2)".
 std::string describeStep(const engine::Engine &description, size_t index) {
   const engine::Step &step = description.steps[index];
   std::string text = "step " + std::to_string(index);
@@ -120,6 +121,9 @@ std::string describeStep(const engine::Engine &description, size_t index) {
     return text + " (copy of " + std::to_string(step.bytes) + " bytes)";
   case engine::Step::Kind::Fill:
     return text + " (fill of " + std::to_string(step.bytes) + " bytes)";
+  case engine::Step::Kind::ReadBack:
+    return text + " (read back " + std::to_string(step.bytes) + " bytes into shape value " +
+           std::to_string(step.value) + ")";
   }
   return text;
 }
@@ -312,6 +316,14 @@ struct ExecutionContext::Impl {
   std::vector<engine::Step> resolvedSteps;
   bool shapesResolved = false;
 
+  /// An engine with read-backs (data-dependent shapes): the values its ReadBack steps
+  /// read, one per step in order, kUnreadDeviceValue until read. Every run starts with
+  /// them unread (the last run's are stale) and resolves the shapes again; each read-back
+  /// sets its value and resolves the steps after it and the outputs' shapes again, so
+  /// after a run outputShapes are the true shapes. Such an engine never uses a graph.
+  bool readBacks = false;
+  std::vector<int64_t> deviceValues;
+
   /// One 8-byte slot per kernel parameter and the pointers to them that cuLaunchKernel
   /// takes; reused across launches.
   std::vector<uint64_t> argumentValues;
@@ -372,13 +384,14 @@ struct ExecutionContext::Impl {
     return description().isDynamic() ? resolvedSteps : description().steps;
   }
 
-  /// Evaluates the shape program for the current input shapes (once per change).
+  /// Evaluates the shape program for the current input shapes (once per change) and the
+  /// device values read so far.
   bool resolveShapes(std::string &error) {
     const engine::Engine &model = description();
     if (shapesResolved)
       return true;
     std::vector<int64_t> values;
-    if (std::string problem = engine::evaluateShapes(model, inputShapes, values);
+    if (std::string problem = engine::evaluateShapes(model, inputShapes, values, &deviceValues);
         !problem.empty()) {
       error = prefix() + problem;
       return false;
@@ -387,11 +400,110 @@ struct ExecutionContext::Impl {
     for (size_t i = 0; i < model.outputs.size(); ++i)
       outputShapes.push_back(engine::outputShape(model, i, values));
     if (model.isDynamic()) {
-      resolvedSteps = model.steps;
+      // Every run-time field is set whole (a tensor map's strides follow from its
+      // extents), so the steps resolved before are set again in place.
+      if (resolvedSteps.size() != model.steps.size())
+        resolvedSteps = model.steps;
       for (engine::Step &step : resolvedSteps)
         engine::applyRuntimeFields(values, step);
     }
     shapesResolved = true;
+    return true;
+  }
+
+  /// Forgets the device values (an engine with read-backs, at the start of each run, or
+  /// for new input shapes): the shapes are resolved again with them unread.
+  void forgetDeviceValues() {
+    if (!readBacks)
+      return;
+    std::fill(deviceValues.begin(), deviceValues.end(), engine::kUnreadDeviceValue);
+    shapesResolved = false;
+  }
+
+  /// The bytes of `address`'s region (the buffers' largest sizes).
+  uint64_t regionBytes(const engine::Address &address) const {
+    const engine::Engine &model = description();
+    switch (address.region) {
+    case engine::Region::Arena:
+      return model.arenaBytes;
+    case engine::Region::Weights:
+      return model.weights.size();
+    case engine::Region::Input:
+      return model.inputs[address.index].sizeInBytes();
+    case engine::Region::Output:
+      return model.outputs[address.index].sizeInBytes();
+    }
+    return 0;
+  }
+
+  /// ReadBack step `index`: waits for the steps before it, reads its integer to the host,
+  /// and resolves the steps after it and the outputs' shapes with it. Refuses sizes past
+  /// the buffers (the compiler bounds every device value; a value it did not bound must
+  /// not overrun memory).
+  bool readBack(size_t index, const std::vector<DevicePointer> &inputs,
+                const std::vector<DevicePointer> &outputs, std::string &problem) {
+    const engine::Engine &model = description();
+    const engine::Step &step = model.steps[index];
+    uint8_t bytes[8] = {};
+    if (!driver().copyToHost(bytes, resolve(step.source, inputs, outputs), step.bytes, stream,
+                             problem) ||
+        !driver().synchronize(stream, problem))
+      return false;
+    // Little-endian, signed: sign-extended from its width.
+    uint64_t raw = 0;
+    for (uint64_t b = 0; b < step.bytes; ++b)
+      raw |= uint64_t(bytes[b]) << (8 * b);
+    unsigned unused = 64 - 8 * static_cast<unsigned>(step.bytes);
+    int64_t value =
+        unused ? static_cast<int64_t>(raw << unused) >> unused : static_cast<int64_t>(raw);
+    deviceValues[model.shapeProgram[step.value].a] = value;
+
+    std::vector<int64_t> values;
+    engine::evaluateProgram(model.shapeProgram, inputShapes, values, &deviceValues);
+    for (size_t i = 0; i < model.outputs.size(); ++i)
+      outputShapes[i] = engine::outputShape(model, i, values);
+    // The steps up to the next read-back run with these values (those after it are set
+    // again there), and after the last one the outputs' shapes are final.
+    bool noMoreReadBacks = true, mapsChanged = false;
+    for (size_t t = index + 1; t < model.steps.size(); ++t) {
+      engine::Step &later = resolvedSteps[t];
+      noMoreReadBacks &= later.kind != engine::Step::Kind::ReadBack;
+      if (later.runtimeFields.empty())
+        continue;
+      engine::applyRuntimeFields(values, later);
+      for (const engine::RuntimeField &field : later.runtimeFields)
+        mapsChanged |= field.kind == engine::RuntimeField::Kind::TensorMapDim;
+      bool moves = later.kind == engine::Step::Kind::Copy || later.kind == engine::Step::Kind::Fill;
+      if (noMoreReadBacks && moves &&
+          (later.bytes > regionBytes(later.destination) - later.destination.offset ||
+           (later.kind == engine::Step::Kind::Copy &&
+            later.bytes > regionBytes(later.source) - later.source.offset))) {
+        problem = "read " + std::to_string(value) + ", which makes " + describeStep(model, t) +
+                  " move " + std::to_string(later.bytes) + " bytes, beyond its buffer";
+        return false;
+      }
+    }
+    for (size_t i = 0; noMoreReadBacks && i < model.outputs.size(); ++i) {
+      bool negative = std::any_of(outputShapes[i].begin(), outputShapes[i].end(),
+                                  [](int64_t extent) { return extent < 0; });
+      if (negative ||
+          currentBytes(model.outputs[i], outputShapes[i]) > model.outputs[i].sizeInBytes()) {
+        std::string shape;
+        for (size_t d = 0; d < outputShapes[i].size(); ++d)
+          shape += (d ? "x" : "") + std::to_string(outputShapes[i][d]);
+        problem = "read " + std::to_string(value) + ", which makes output " +
+                  quoted(model.outputs[i].name) + " " + shape + ", beyond its largest shape " +
+                  engine::formatShape(model.outputs[i].maxShape);
+        return false;
+      }
+    }
+    // The launches after this one take tensor maps with extents from the value: encode
+    // the table again (the stream is idle) and again at the next run's start.
+    if (mapsChanged) {
+      if (!encodeTensorMaps(inputs, outputs, problem))
+        return false;
+      mapsEncoded = false;
+    }
     return true;
   }
 
@@ -431,8 +543,22 @@ struct ExecutionContext::Impl {
     if (hostMaps.empty() || (mapsEncoded && inputs == mapsForInputs && outputs == mapsForOutputs &&
                              inputShapes == mapsForShapes))
       return true;
-    const engine::Engine &model = description();
     std::string problem;
+    if (!encodeTensorMaps(inputs, outputs, problem)) {
+      error = prefix() + problem;
+      return false;
+    }
+    mapsForInputs = inputs;
+    mapsForOutputs = outputs;
+    mapsForShapes = inputShapes;
+    mapsEncoded = true;
+    return true;
+  }
+
+  /// Encodes every launch's tensor maps for these buffers and the resolved steps, and
+  /// uploads the table (synchronously).
+  bool encodeTensorMaps(const std::vector<DevicePointer> &inputs,
+                        const std::vector<DevicePointer> &outputs, std::string &problem) {
     size_t index = 0;
     for (size_t s = 0; s < steps().size(); ++s)
       for (const engine::LaunchArgument &argument : steps()[s].arguments) {
@@ -441,20 +567,16 @@ struct ExecutionContext::Impl {
         if (!driver().encodeTensorMap(argument.tensorMap,
                                       resolve(argument.address, inputs, outputs),
                                       hostMaps[index++].bytes, problem)) {
-          error = prefix() + describeStep(model, s) + ": encoding a tensor map: " + problem;
+          problem = describeStep(description(), s) + ": encoding a tensor map: " + problem;
           return false;
         }
       }
     size_t bytes = hostMaps.size() * sizeof(EncodedMap);
     if (!driver().copyToDevice(deviceMaps, hostMaps.data(), bytes, stream, problem) ||
         !driver().synchronize(stream, problem)) {
-      error = prefix() + "uploading the tensor maps: " + problem;
+      problem = "uploading the tensor maps: " + problem;
       return false;
     }
-    mapsForInputs = inputs;
-    mapsForOutputs = outputs;
-    mapsForShapes = inputShapes;
-    mapsEncoded = true;
     return true;
   }
 
@@ -465,7 +587,24 @@ struct ExecutionContext::Impl {
                     const std::vector<runtime::EventHandle> *stepEvents = nullptr) {
     const engine::Engine &model = description();
     std::string problem;
+    if (readBacks) {
+      // A read-back waits for the GPU mid-run, which no capture can hold (the caller may
+      // capture the context's stream).
+      bool capturing = false;
+      if (!driver().isCapturing(stream, capturing, problem)) {
+        error = prefix() + problem;
+        return false;
+      }
+      if (capturing) {
+        error = prefix() + "the engine reads values back from the GPU during a run "
+                           "(data-dependent shapes), which a CUDA graph capture cannot hold; "
+                           "enqueue it outside stream capture";
+        return false;
+      }
+    }
     DevicePointer nextMap = deviceMaps;
+    // By index: a read-back sets the run-time fields of the steps after it (in place, so
+    // `step` stays valid).
     for (size_t s = 0; s < steps().size(); ++s) {
       const engine::Step &step = steps()[s];
       bool ok = !stepEvents || driver().recordEvent((*stepEvents)[s], stream, problem);
@@ -515,6 +654,9 @@ struct ExecutionContext::Impl {
           ok = driver().fill(resolve(step.destination, inputs, outputs), step.fillByte, step.bytes,
                              stream, problem);
         break;
+      case engine::Step::Kind::ReadBack:
+        ok = readBack(s, inputs, outputs, problem);
+        break;
       }
       if (ok && synchronous)
         ok = driver().synchronize(stream, problem);
@@ -554,10 +696,13 @@ struct ExecutionContext::Impl {
 
   bool enqueue(const std::vector<DevicePointer> &inputs, const std::vector<DevicePointer> &outputs,
                std::string &error) {
-    if (!checkBuffers(inputs, outputs, error) || !resolveShapes(error) ||
-        !gpu().makeCurrent(error) || !prepareTensorMaps(inputs, outputs, error))
+    if (!checkBuffers(inputs, outputs, error))
       return false;
-    if (synchronousSteps || !useGraph || description().steps.empty())
+    forgetDeviceValues();
+    if (!resolveShapes(error) || !gpu().makeCurrent(error) ||
+        !prepareTensorMaps(inputs, outputs, error))
+      return false;
+    if (synchronousSteps || !useGraph || readBacks || description().steps.empty())
       return enqueueSteps(inputs, outputs, synchronousSteps, error);
     CapturedGraph &captured = graphs[inputShapes];
     if (captured.exec && (inputs != captured.inputs || outputs != captured.outputs))
@@ -638,6 +783,8 @@ std::unique_ptr<ExecutionContext> ExecutionContext::create(std::shared_ptr<const
   impl->engine = std::move(engine);
   for (const engine::TensorSignature &input : impl->description().inputs)
     impl->inputShapes.push_back(input.isDynamic() ? input.optShape : input.shape);
+  impl->readBacks = impl->description().hasReadBacks();
+  impl->deviceValues.assign(impl->description().readBackCount(), engine::kUnreadDeviceValue);
   const char *sync = std::getenv("KILN_SYNC_STEPS");
   impl->synchronousSteps = sync && *sync && std::strcmp(sync, "0") != 0;
   const char *programmatic = std::getenv("KILN_PROGRAMMATIC_LAUNCH");
@@ -784,7 +931,7 @@ void ExecutionContext::enableGraph(bool enable) {
   }
 }
 
-bool ExecutionContext::graphEnabled() const { return state->useGraph; }
+bool ExecutionContext::graphEnabled() const { return state->useGraph && !state->readBacks; }
 bool ExecutionContext::graphCaptured() const {
   auto found = state->graphs.find(state->inputShapes);
   return found != state->graphs.end() && found->second.exec != nullptr;
@@ -804,6 +951,7 @@ bool ExecutionContext::setInputShape(size_t index, const std::vector<int64_t> &s
   if (state->inputShapes[index] != shape) {
     state->inputShapes[index] = shape;
     state->shapesResolved = false;
+    state->forgetDeviceValues(); // the last run's were for other inputs
   }
   return true;
 }
@@ -862,8 +1010,7 @@ bool ExecutionContext::profileSteps(int iterations, std::vector<double> &millis,
                                     std::string &error) {
   const engine::Engine &model = state->description();
   millis.assign(model.steps.size(), 0.0);
-  if (!state->ownBuffers(error) || !state->resolveShapes(error) ||
-      !state->prepareTensorMaps(state->ownInputs, state->ownOutputs, error))
+  if (!state->ownBuffers(error) || !state->gpu().makeCurrent(error))
     return false;
   const CudaDriver &driver = state->driver();
   std::string problem;
@@ -882,7 +1029,10 @@ bool ExecutionContext::profileSteps(int iterations, std::vector<double> &millis,
       return false;
     }
   for (int i = 0; i < iterations; ++i) {
-    if (!state->enqueueSteps(state->ownInputs, state->ownOutputs, /*synchronous=*/false, error,
+    state->forgetDeviceValues();
+    if (!state->resolveShapes(error) ||
+        !state->prepareTensorMaps(state->ownInputs, state->ownOutputs, error) ||
+        !state->enqueueSteps(state->ownInputs, state->ownOutputs, /*synchronous=*/false, error,
                              &events.handles) ||
         !synchronize(error))
       return false;

@@ -75,6 +75,20 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 }
 
 //===----------------------------------------------------------------------===//
+// ReadBackOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReadBackOp::verify() {
+  auto type = cast<MemRefType>(getBuffer().getType());
+  if (type.getNumElements() != 1)
+    return emitOpError("reads one element; the buffer has ") << type.getNumElements();
+  if (type.getElementType() != getValue().getType())
+    return emitOpError("reads ") << type.getElementType() << " into a value of type "
+                                 << getValue().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Templates
 //===----------------------------------------------------------------------===//
 

@@ -215,4 +215,24 @@ def Kernel_LaunchOp : Kernel_Op<"launch",
   }];
 }
 
+def Kernel_ReadBackOp : Kernel_Op<"read_back", [MemoryEffects<[MemRead]>]> {
+  let summary = "Reads a value that kernels computed back to the host";
+  let description = [{
+    Part of the host schedule: waits for the launches before it and reads the one
+    element of `buffer` (device memory) into a host value, an integer or index. The
+    sizes of buffers that depend on values computed on the GPU (NonZero's count,
+    NonMaxSuppression's selections, a Loop's trip count) are host values through it;
+    `gpu-map-loops` inserts it, and the engine makes it a read-back step whose result
+    the shape program continues from (docs/dynamic-shapes.md).
+
+    ```mlir
+    %count = kernel.read_back %buffer : memref<index> -> index
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$buffer);
+  let results = (outs AnySignlessIntegerOrIndex:$value);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer) `->` type($value)";
+  let hasVerifier = 1;
+}
+
 #endif // KILN_KERNEL_OPS

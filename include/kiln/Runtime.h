@@ -119,16 +119,24 @@ public:
   /// shape keeps its own CUDA graph.
   bool setInputShape(size_t index, const std::vector<int64_t> &shape, std::string &error);
   const std::vector<int64_t> &inputShape(size_t index) const;
-  /// Output `index`'s shape at the current input shapes.
+  /// Output `index`'s shape at the current input shapes. An engine with read-backs
+  /// (data-dependent shapes: NonZero, NonMaxSuppression, ...) knows some extents only once
+  /// the run has read their values from the GPU: before a run (or after new input shapes)
+  /// such an extent is its upper bound, after a run (once run or enqueue returns) the
+  /// true extent of that run.
   bool outputShape(size_t index, std::vector<int64_t> &shape, std::string &error);
 
   /// Runs on host buffers: one per input and per output, in the engine's order, each as
-  /// long as the current shape's bytes. Copies in, runs, copies out, and waits.
+  /// long as the current shape's bytes (for a data-dependent output, its upper bound: the
+  /// shape before the run). Copies in, runs, copies out (an output's bytes at its shape
+  /// after the run; outputShape tells it), and waits.
   bool run(const std::vector<const void *> &inputs, const std::vector<void *> &outputs,
            std::string &error);
 
   /// Enqueues the schedule on this context's stream with device buffers the caller owns;
-  /// returns without waiting (see synchronize).
+  /// returns without waiting (see synchronize), except for an engine with read-backs,
+  /// which waits for the steps before each read-back (so it cannot be enqueued while the
+  /// stream is being captured; refused with an error saying so).
   bool enqueue(const std::vector<DevicePointer> &inputs, const std::vector<DevicePointer> &outputs,
                std::string &error);
   /// Enqueues the schedule on the context's own input and output buffers.
@@ -148,7 +156,9 @@ public:
 
   /// Captures the schedule into a CUDA graph on the next enqueue and replays it after
   /// that: one graph per input shape, captured on the shape's first run. Enqueueing with
-  /// other device buffers than those captured captures again.
+  /// other device buffers than those captured captures again. An engine with read-backs
+  /// (engine::Engine::hasReadBacks) is never captured: a capture cannot hold the host's
+  /// read mid-run; it runs as stream launches and graphEnabled() is false.
   void enableGraph(bool enable = true);
   bool graphEnabled() const;
   /// Whether a graph is captured for the current input shapes.

@@ -95,7 +95,9 @@ kiln_status kiln_engine_output_info(const kiln_engine *engine, size_t index,
 kiln_status kiln_context_create(kiln_engine *engine, kiln_context **context);
 void kiln_context_destroy(kiln_context *context);
 /** Host buffers, one per input and output, each as long as its current shape's bytes
- *  (kiln_tensor_info.bytes for a static engine); waits. */
+ *  (kiln_tensor_info.bytes for a static engine; at least that for an output whose shape
+ *  depends on values the run computes, of which the true shape's bytes are written);
+ *  waits. */
 kiln_status kiln_context_run(kiln_context *context, const void *const *inputs,
                              void *const *outputs);
 /** Device buffers (CUdeviceptr); enqueues on the context's stream and returns. */
@@ -107,10 +109,13 @@ kiln_status kiln_context_synchronize(kiln_context *context);
 kiln_status kiln_context_set_input_shape(kiln_context *context, size_t index, size_t rank,
                                          const int64_t *shape);
 /** Output `index`'s shape at the current input shapes: `*rank` extents into `shape`, which
- *  has room for `capacity`. */
+ *  has room for `capacity`. An engine with data-dependent shapes (NonZero, ...) knows
+ *  some extents only after a run: before it they are upper bounds, after kiln_context_run
+ *  (or kiln_context_enqueue, which waits for such values) the true shape of that run. */
 kiln_status kiln_context_output_shape(kiln_context *context, size_t index, size_t capacity,
                                       int64_t *shape, size_t *rank);
-/** Non-zero: capture the schedule into a CUDA graph and replay it (one per input shape). */
+/** Non-zero: capture the schedule into a CUDA graph and replay it (one per input shape);
+ *  no effect on an engine with data-dependent shapes, which reads values back mid-run. */
 kiln_status kiln_context_enable_graph(kiln_context *context, int enable);
 /** The context's CUstream. */
 void *kiln_context_stream(const kiln_context *context);

@@ -2,6 +2,7 @@
 
 #include "lib/engine/EngineBuilder.h"
 #include "dialects/kernel/KernelDialect.h"
+#include "dialects/kernel/KernelOps.h"
 
 #include "passes/analysis/ShapeProgram.h"
 
@@ -196,6 +197,9 @@ public:
           return failure();
       } else if (auto fill = dyn_cast<gpu::MemsetOp>(op)) {
         if (failed(addFill(fill)))
+          return failure();
+      } else if (auto readBack = dyn_cast<kiln::kernel::ReadBackOp>(op)) {
+        if (failed(addReadBack(readBack)))
           return failure();
       } else if (auto returned = dyn_cast<func::ReturnOp>(op)) {
         if (failed(addOutputExtents(returned)))
@@ -601,6 +605,23 @@ private:
     step.destination = *destination;
     if (failed(setStepBytes(step, copy.getSource(), elementBytes, copy)))
       return failure();
+    engine.steps.push_back(std::move(step));
+    return success();
+  }
+
+  /// A read-back step: the value kernels stored in a 0-d buffer becomes the shape
+  /// program's DeviceValue for the kernel.read_back, in the order of the steps.
+  LogicalResult addReadBack(kiln::kernel::ReadBackOp readBack) {
+    FailureOr<Address> source = getAddress(readBack.getBuffer(), readBack);
+    FailureOr<uint32_t> value = program.getValue(readBack.getValue(), readBack);
+    if (failed(source) || failed(value))
+      return failure();
+    Type element = readBack.getValue().getType();
+    Step step;
+    step.kind = Step::Kind::ReadBack;
+    step.source = *source;
+    step.bytes = element.isIndex() ? 8 : (element.getIntOrFloatBitWidth() + 7) / 8;
+    step.value = *value;
     engine.steps.push_back(std::move(step));
     return success();
   }

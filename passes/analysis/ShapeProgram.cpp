@@ -2,6 +2,7 @@
 
 #include "passes/analysis/ShapeProgram.h"
 #include "dialects/kernel/KernelDialect.h"
+#include "dialects/kernel/KernelOps.h"
 
 #include "passes/analysis/HostExtents.h"
 
@@ -77,6 +78,10 @@ FailureOr<uint32_t> kiln::ShapeProgramBuilder::compute(Value value, Operation *u
   Operation *op = value.getDefiningOp();
   if (!op)
     return user->emitError("uses a run-time size that is an argument of the host function");
+  // A value read back from the device: its own instruction, numbered in the order the
+  // schedule reads them (the engine's read-back steps follow the host function's order).
+  if (isa<kernel::ReadBackOp>(op))
+    return emit(Op::DeviceValue, readBacks++, 0);
   if (auto dim = dyn_cast<memref::DimOp>(op)) {
     std::optional<int64_t> index = dim.getConstantIndex();
     if (!index)

@@ -4,7 +4,9 @@
 // outputs' extents, the memory plan's bounds) are index arithmetic in the host function on
 // the inputs' extents. This builds the engine's shape program (runtime/Engine.h) from it:
 // constants, `memref.dim` of the inputs (through the views and allocations that carry an
-// extent: passes/analysis/HostExtents.h), and the integer ops of `arith`.
+// extent: passes/analysis/HostExtents.h), the values kernels computed that the host reads
+// back (kernel.read_back: a DeviceValue, numbered in program order), and the integer ops
+// of `arith`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,13 +39,16 @@ private:
 
   mlir::func::FuncOp host;
   unsigned numInputs;
+  /// The kernel.read_back ops given a DeviceValue so far.
+  uint32_t readBacks = 0;
   std::vector<engine::ShapeInstruction> &program;
   llvm::DenseMap<mlir::Value, uint32_t> values;
 };
 
 /// Host index values at one shape of the profile: their shape program evaluated at the
 /// inputs' `profile` attribute (`kernel.max_shape`, `kernel.opt_shape`; a static input
-/// at its shape).
+/// at its shape). A value read back from the device is engine::kUnreadDeviceValue there,
+/// so a size clamped by its bound (min(count, bound)) comes out as the bound.
 class ProfileShapeEvaluator {
 public:
   ProfileShapeEvaluator(mlir::func::FuncOp host, llvm::StringRef profile);

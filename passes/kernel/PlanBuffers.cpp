@@ -89,6 +89,14 @@ struct KernelPlanBuffersPass : kiln::impl::KernelPlanBuffersBase<KernelPlanBuffe
         FailureOr<int64_t> largest = evaluator.evaluate(size, alloc);
         if (failed(largest))
           return signalPassFailure();
+        // A size read back from the device that nothing bounds (a Range of computed
+        // limits, a Loop's trip count from a tensor) evaluates as unread.
+        if (*largest >= kiln::engine::kUnreadDeviceValue) {
+          alloc.emitError("data-dependent shape: the size of this buffer comes from a value "
+                          "computed on the GPU with no upper bound, so the memory plan "
+                          "cannot place it");
+          return signalPassFailure();
+        }
         maxSizes.push_back(*largest);
       }
       std::optional<int64_t> size = getSizeInBytes(alloc.getType(), maxSizes);

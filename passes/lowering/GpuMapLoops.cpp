@@ -8,6 +8,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/kernel/KernelDialect.h"
+#include "dialects/kernel/KernelOps.h"
 #include "passes/analysis/ShapeProgram.h"
 #include "passes/lowering/Passes.h"
 #include "passes/lowering/RowMajorView.h"
@@ -144,6 +145,7 @@ private:
   void prepare(Block &block, IRRewriter &rewriter);
   void forwardShapeBuffers(Block &block, IRRewriter &rewriter);
   LogicalResult mapBlock(Block &block, IRRewriter &rewriter);
+  void readBackSizes(Block &block, IRRewriter &rewriter);
   gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, ArrayRef<Operation *> ops,
                              int64_t gridX, int64_t gridY, int64_t block);
   gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, ArrayRef<Operation *> ops,
@@ -377,7 +379,83 @@ void GpuMapLoopsPass::prepare(Block &block, IRRewriter &rewriter) {
   }
 }
 
+/// Gives the host the sizes that kernels compute (NonZero's count, the selections of
+/// NonMaxSuppression, a trip count read from a tensor): for each allocation whose size is
+/// not a host value, the integer arithmetic that leads to it is recomputed on the host from
+/// what it starts from, and each value it starts from that kernels compute is stored into
+/// a 0-d buffer by its kernel and read back (kernel.read_back: the engine waits for the
+/// launches before it). Later uses of such a value take the host's copy, so the loops it
+/// bounds are sized on the host too. What the arithmetic cannot follow (a float, a value
+/// defined in a nested region) stays an error in mapBlock.
+void GpuMapLoopsPass::readBackSizes(Block &block, IRRewriter &rewriter) {
+  llvm::DenseSet<Value> onHost(block.getArguments().begin(), block.getArguments().end());
+  llvm::DenseMap<Value, Value> hostCopies;
+  auto isInteger = [](Value v) { return isa<IntegerType, IndexType>(v.getType()); };
+  std::function<Value(Value, Operation *)> hostValueOf = [&](Value v, Operation *anchor) -> Value {
+    if (onHost.contains(v))
+      return v;
+    if (Value copy = hostCopies.lookup(v))
+      return copy;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != &block || !isInteger(v))
+      return Value();
+    Value host;
+    if (isPureComputation(def) && def->getNumResults() == 1 &&
+        llvm::all_of(def->getOperands(), [&](Value operand) {
+          return onHost.contains(operand) || isInteger(operand);
+        })) {
+      // Integer arithmetic: recomputed on the host from host copies of its operands.
+      IRMapping mapping;
+      for (Value operand : def->getOperands()) {
+        Value copy = hostValueOf(operand, anchor);
+        if (!copy)
+          return Value();
+        mapping.map(operand, copy);
+      }
+      rewriter.setInsertionPoint(anchor);
+      host = rewriter.clone(*def, mapping)->getResult(0);
+    } else {
+      // Computed by a kernel (a loop's result, a load): stored where it is computed, read
+      // back after.
+      Location loc = def->getLoc();
+      rewriter.setInsertionPoint(def);
+      Value buffer = memref::AllocOp::create(rewriter, loc, MemRefType::get({}, v.getType()));
+      rewriter.setInsertionPointAfter(def);
+      memref::StoreOp::create(rewriter, loc, v, buffer);
+      host = kiln::kernel::ReadBackOp::create(rewriter, loc, v.getType(), buffer);
+    }
+    onHost.insert(host);
+    hostCopies[v] = host;
+    // Uses after the copy read it instead.
+    Operation *hostDef = host.getDefiningOp();
+    v.replaceUsesWithIf(host, [&](OpOperand &use) {
+      Operation *ancestor = block.findAncestorOpInBlock(*use.getOwner());
+      return ancestor && ancestor != hostDef && hostDef->isBeforeInBlock(ancestor);
+    });
+    return host;
+  };
+
+  for (Operation &op : llvm::make_early_inc_range(block.without_terminator())) {
+    if (isBufferSource(&op)) {
+      for (OpOperand &operand : op.getOpOperands())
+        if (Value host = hostValueOf(operand.get(), &op))
+          operand.set(host);
+    }
+    bool operandsOnHost =
+        llvm::all_of(op.getOperands(), [&](Value v) { return onHost.contains(v); });
+    bool scalarResults =
+        llvm::all_of(op.getResultTypes(), [](Type t) { return !isa<BaseMemRefType>(t); });
+    if ((isBufferSource(&op) || isView(&op) || isa<nvgpu::TmaCreateDescriptorOp>(op) ||
+         (isPureComputation(&op) && scalarResults)) &&
+        operandsOnHost)
+      onHost.insert(op.result_begin(), op.result_end());
+    if (isa<kiln::kernel::ReadBackOp>(op))
+      onHost.insert(op.getResult(0));
+  }
+}
+
 LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
+  readBackSizes(block, rewriter);
   llvm::DenseSet<Value> onHost(block.getArguments().begin(), block.getArguments().end());
   auto operandsOnHost = [&](Operation &op) {
     return llvm::all_of(op.getOperands(), [&](Value v) { return onHost.contains(v); });
@@ -431,6 +509,12 @@ LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
     // Tensor maps are made on the host, as views are (the engine encodes them).
     if ((isView(&op) || isa<nvgpu::TmaCreateDescriptorOp>(op)) && operandsOnHost(op)) {
       onHost.insert(op.result_begin(), op.result_end());
+      continue;
+    }
+    // A read-back waits for the launches before it; its value is the host's.
+    if (isa<kiln::kernel::ReadBackOp>(op)) {
+      flush();
+      onHost.insert(op.getResult(0));
       continue;
     }
     // Deallocations keep their place; launches already made (a second run of the

@@ -203,6 +203,14 @@ public:
   }
 
   /// The extents of `value`'s dimensions, when the input shapes determine them all.
+  /// The extents of `value` as the analysis has them, fresh symbols included.
+  std::optional<ArrayRef<DimExpr>> getAnyDims(Value value) const {
+    const SymbolicShape *shape = analysis.lookup(value);
+    if (!shape || !shape->ranked)
+      return std::nullopt;
+    return ArrayRef<DimExpr>(shape->dims);
+  }
+
   std::optional<ArrayRef<DimExpr>> getDims(Value value) const {
     const SymbolicShape *shape = analysis.lookup(value);
     if (!shape || !shape->ranked ||
@@ -769,37 +777,138 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     }
   }
 
-  /// The analysis of the function being formed, and the host's values of its input
-  /// symbols (by symbol number).
+  /// The analysis of the function being formed, and the host's values of its symbols (by
+  /// symbol number): the inputs' extents, and the data-dependent extents read back so far.
   const Extents *extents = nullptr;
   SmallVector<Value> hostSymbols;
+  /// Where each data-dependent (fresh) symbol first appears alone: a value and dimension.
+  llvm::DenseMap<unsigned, std::pair<Value, unsigned>> symbolOrigins;
+  /// The fusion groups of the function being formed, and the buffers of its values.
+  const FusionGroups *fusion = nullptr;
+  IRMapping *buffers = nullptr;
+  SymbolTable *symbolTable = nullptr;
+  llvm::StringSet<> *usedNames = nullptr;
 
-  /// The sizes of a buffer for `value` (its dynamic extents, computed on the host).
+  /// Whether `value`'s extents need a symbol read back from the device.
+  bool isDataDependent(Value value) const {
+    std::optional<ArrayRef<DimExpr>> dims = extents->getAnyDims(value);
+    return dims &&
+           llvm::any_of(*dims, [&](const DimExpr &dim) { return !extents->fromInputs(dim); });
+  }
+
+  /// The sizes of a buffer for `value` (its dynamic extents, computed on the host). A
+  /// data-dependent extent's symbols are read back from the device first.
   FailureOr<SmallVector<Value>> getHostSizes(OpBuilder &builder, Location loc, Value value,
                                              Operation *op) {
     auto type = cast<RankedTensorType>(value.getType());
     SmallVector<Value> sizes;
     if (type.hasStaticShape())
       return sizes;
-    std::optional<ArrayRef<DimExpr>> dims = extents->getDims(value);
+    std::optional<ArrayRef<DimExpr>> dims = extents->getAnyDims(value);
     if (!dims) {
       emitNodeError(op) << "a value of type " << value.getType()
                         << " has an extent the input shapes do not determine (a data-dependent "
                            "shape): the GPU path cannot size its buffer";
       return failure();
     }
-    for (auto [dim, extent] : llvm::enumerate(type.getShape()))
-      if (ShapedType::isDynamic(extent))
-        sizes.push_back(buildExtent(builder, loc, (*dims)[dim],
-                                    [&](unsigned symbol) { return hostSymbols[symbol]; }));
+    for (auto [dim, extent] : llvm::enumerate(type.getShape())) {
+      if (!ShapedType::isDynamic(extent))
+        continue;
+      for (const auto &[monomial, coefficient] : (*dims)[dim].getTerms())
+        for (unsigned symbol : monomial)
+          if (!hostSymbols[symbol] && failed(readBackSymbol(builder, symbol, op)))
+            return failure();
+      sizes.push_back(buildExtent(builder, loc, (*dims)[dim],
+                                  [&](unsigned symbol) { return hostSymbols[symbol]; }));
+    }
     return sizes;
+  }
+
+  /// At most how many elements a data-dependent extent of `op`'s results has: the
+  /// elements of the operand it selects from (NonZero's positions, Compress's slices,
+  /// Unique's values, TopK's k of a computed count, a Slice's computed bounds,
+  /// NonMaxSuppression's boxes of every class). Null for an op without such a bound
+  /// (Range of computed limits, a Loop's scan outputs, an If's results).
+  Value selectionBound(OpBuilder &builder, Location loc, Operation *op) {
+    Value selected;
+    if (isa<graph::NonZeroOp, graph::CompressOp, graph::UniqueOp, graph::TopKOp, graph::SliceOp>(
+            op))
+      selected = op->getOperand(0);
+    else if (isa<graph::NonMaxSuppressionOp>(op))
+      selected = op->getOperand(1); // scores [batch, classes, boxes]
+    if (!selected)
+      return Value();
+    std::optional<ArrayRef<DimExpr>> dims = extents->getAnyDims(selected);
+    if (!dims)
+      return Value();
+    // The operand's own data-dependent extents (TopK of the scores a threshold kept) are
+    // read back first; at the max shape they are at their bounds.
+    DimExpr elements = DimExpr::constant(1);
+    for (const DimExpr &dim : *dims) {
+      for (const auto &[monomial, coefficient] : dim.getTerms())
+        for (unsigned symbol : monomial)
+          if (!hostSymbols[symbol] && failed(readBackSymbol(builder, symbol, op)))
+            return Value();
+      elements = elements * dim;
+    }
+    return buildExtent(builder, loc, elements,
+                       [&](unsigned symbol) { return hostSymbols[symbol]; });
+  }
+
+  /// Gives the data-dependent `symbol` a host value: a kernel computes the value where
+  /// it first appears (the ops of its fusion group that lead to it) and stores its extent,
+  /// which the host reads back (kernel.read_back, a sync point) and clamps to the op's
+  /// bound, the size the memory plan reserves.
+  LogicalResult readBackSymbol(OpBuilder &builder, unsigned symbol, Operation *user) {
+    auto origin = symbolOrigins.find(symbol);
+    Operation *producer =
+        origin == symbolOrigins.end() ? nullptr : origin->second.first.getDefiningOp();
+    auto group = producer ? fusion->groupOf.find(producer) : fusion->groupOf.end();
+    if (group == fusion->groupOf.end()) {
+      InFlightDiagnostic diagnostic = emitNodeError(user)
+                                      << "has an extent the input shapes do not determine (a "
+                                         "data-dependent shape) that no kernel computes";
+      if (producer)
+        diagnostic.attachNote(producer->getLoc())
+            << "it comes from " << producer->getName() << ", which runs on the host";
+      return failure();
+    }
+    Location loc = producer->getLoc();
+    Value bound = selectionBound(builder, loc, producer);
+    if (!bound) {
+      emitNodeError(producer) << "a data-dependent extent with no upper bound (of "
+                              << producer->getName()
+                              << "): the GPU path cannot plan the buffers after it";
+      return failure();
+    }
+    // The ops of the producer's group that it depends on, in order.
+    const FusionGroups::Group &members = fusion->groups[group->second];
+    llvm::SmallPtrSet<Operation *, 16> needed{producer};
+    for (Operation *member : llvm::reverse(members.ops))
+      if (needed.contains(member))
+        for (Value operand : member->getOperands())
+          if (Operation *definition = operand.getDefiningOp();
+              definition && llvm::is_contained(members.ops, definition))
+            needed.insert(definition);
+    SmallVector<Operation *> ops;
+    for (Operation *member : members.ops)
+      if (needed.contains(member))
+        ops.push_back(member);
+    Value extentBuffer;
+    if (failed(createKernel(builder, *symbolTable, ops, producer, *buffers, {}, *usedNames,
+                            ExtentOf{origin->second.first, origin->second.second, &extentBuffer})))
+      return failure();
+    Value count = kernel::ReadBackOp::create(builder, loc, builder.getI64Type(), extentBuffer);
+    count = arith::IndexCastOp::create(builder, loc, builder.getIndexType(), count);
+    hostSymbols[symbol] = arith::MinSIOp::create(builder, loc, count, bound);
+    return success();
   }
 
   /// Reads each input symbol off the first input buffer with that extent.
   void createHostSymbols(OpBuilder &builder, Location loc, ValueRange inputs,
                          ArrayRef<BlockArgument> graphInputs) {
     const SymbolicShapeAnalysis &analysis = extents->getAnalysis();
-    hostSymbols.assign(analysis.inputSymbolCount(), Value());
+    hostSymbols.assign(analysis.symbolNames().size(), Value());
     for (auto [buffer, input] : llvm::zip(inputs, graphInputs)) {
       const SymbolicShape *shape = analysis.lookup(input);
       if (!shape || !shape->ranked)
@@ -867,25 +976,53 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     // An output buffer of dynamic shape is used through a view that states its extents,
     // and the host function returns them (its dynamic extents, output by output), which is
     // how the engine learns the shapes of its outputs.
+    // Each data-dependent symbol's origin, for reading it back when a buffer needs it.
+    symbolOrigins.clear();
+    const SymbolicShapeAnalysis &analysis = functionExtents.getAnalysis();
+    for (Operation &op : body.without_terminator())
+      for (Value result : op.getResults()) {
+        const SymbolicShape *shape = analysis.lookup(result);
+        if (!shape || !shape->ranked)
+          continue;
+        for (auto [dim, extent] : llvm::enumerate(shape->dims)) {
+          std::optional<unsigned> symbol = extent.getLargestSymbol();
+          if (symbol && *symbol >= analysis.inputSymbolCount() &&
+              extent == DimExpr::symbol(*symbol))
+            symbolOrigins.try_emplace(*symbol, result, dim);
+        }
+      }
+
     SmallVector<Value> outputs(entry->getArguments().drop_front(numInputs));
-    SmallVector<Value> outputExtents;
+    // The dynamic extents of each output. A data-dependent output's are known only once
+    // its value is computed: it is copied into its buffer at the end, through a view made
+    // then.
+    SmallVector<SmallVector<Value>> outputSizes(outputs.size());
+    llvm::SmallDenseSet<unsigned> dataDependentOutputs;
+    auto viewOutput = [&](unsigned index, ArrayRef<Value> sizes) {
+      auto type = cast<MemRefType>(outputs[index].getType());
+      SmallVector<OpFoldResult> sizesOf;
+      unsigned next = 0;
+      for (int64_t extent : type.getShape())
+        sizesOf.push_back(ShapedType::isDynamic(extent) ? OpFoldResult(sizes[next++])
+                                                        : builder.getIndexAttr(extent));
+      outputs[index] =
+          kiln::createRowMajorView(builder, returnOp.getLoc(), type, outputs[index], sizesOf);
+    };
     for (auto [index, result] : llvm::enumerate(returnOp.getOperands())) {
       auto type = cast<MemRefType>(outputs[index].getType());
       if (type.hasStaticShape())
         continue;
+      if (isDataDependent(result)) {
+        dataDependentOutputs.insert(index);
+        continue;
+      }
       Operation *producer = result.getDefiningOp();
       FailureOr<SmallVector<Value>> sizes =
           getHostSizes(builder, returnOp.getLoc(), result, producer ? producer : returnOp);
       if (failed(sizes))
         return failure();
-      outputExtents.append(*sizes);
-      SmallVector<OpFoldResult> sizesOf;
-      unsigned next = 0;
-      for (int64_t extent : type.getShape())
-        sizesOf.push_back(ShapedType::isDynamic(extent) ? OpFoldResult((*sizes)[next++])
-                                                        : builder.getIndexAttr(extent));
-      outputs[index] =
-          kiln::createRowMajorView(builder, returnOp.getLoc(), type, outputs[index], sizesOf);
+      outputSizes[index] = *sizes;
+      viewOutput(index, *sizes);
     }
     // Results returned exactly once and computed by a kernel are written by that kernel
     // straight into their output buffer; the others are copied there at the end.
@@ -895,7 +1032,7 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     llvm::DenseMap<Value, Value> directOutput;
     for (auto [index, result] : llvm::enumerate(returnOp.getOperands()))
       if (returnCount[result] == 1 && result.getDefiningOp() &&
-          !isa<graph::ConstantOp>(result.getDefiningOp()))
+          !isa<graph::ConstantOp>(result.getDefiningOp()) && !dataDependentOutputs.contains(index))
         directOutput[result] = outputs[index];
 
     builder.setInsertionPointToEnd(entry);
@@ -904,6 +1041,10 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
              !functionExtents.isShapeComputation(op);
     });
     llvm::StringSet<> usedNames;
+    this->fusion = &fusion;
+    this->buffers = &buffers;
+    this->symbolTable = &symbols;
+    this->usedNames = &usedNames;
     for (auto &op : body.getOperations()) {
       if (&op == returnOp)
         break;
@@ -920,10 +1061,27 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
       if (found == fusion.groupOf.end() || fusion.groups[found->second].ops.back() != &op)
         continue;
       const FusionGroups::Group &group = fusion.groups[found->second];
-      if (failed(createKernel(builder, module, symbols, group.ops, group.getAnchor(), buffers,
-                              directOutput, usedNames)))
+      if (failed(createKernel(builder, symbols, group.ops, group.getAnchor(), buffers, directOutput,
+                              usedNames)))
         return failure();
     }
+
+    // The data-dependent outputs' extents, now that their values are computed.
+    for (unsigned index : llvm::seq<unsigned>(0, outputs.size())) {
+      if (!dataDependentOutputs.contains(index))
+        continue;
+      Value result = returnOp.getOperand(index);
+      Operation *producer = result.getDefiningOp();
+      FailureOr<SmallVector<Value>> sizes =
+          getHostSizes(builder, returnOp.getLoc(), result, producer ? producer : returnOp);
+      if (failed(sizes))
+        return failure();
+      outputSizes[index] = *sizes;
+      viewOutput(index, *sizes);
+    }
+    SmallVector<Value> outputExtents;
+    for (ArrayRef<Value> sizes : outputSizes)
+      outputExtents.append(sizes.begin(), sizes.end());
 
     // Copy the results that no kernel wrote into their output buffers.
     for (auto [index, result] : llvm::enumerate(returnOp.getOperands())) {
@@ -971,12 +1129,21 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
         .getResult();
   }
 
+  /// A kernel that stores one extent of a value its ops compute (into a one-element i64
+  /// buffer it allocates) instead of their results.
+  struct ExtentOf {
+    Value value;
+    unsigned dim = 0;
+    Value *buffer = nullptr; // set to the buffer it stores into
+  };
+
   /// The kernel.func computing the ops of a group, and its launch on the buffers of the
   /// values it reads.
-  LogicalResult createKernel(OpBuilder &builder, ModuleOp module, SymbolTable &symbols,
-                             ArrayRef<Operation *> ops, Operation *anchor, IRMapping &buffers,
+  LogicalResult createKernel(OpBuilder &builder, SymbolTable &symbols, ArrayRef<Operation *> ops,
+                             Operation *anchor, IRMapping &buffers,
                              const llvm::DenseMap<Value, Value> &directOutput,
-                             llvm::StringSet<> &usedNames) {
+                             llvm::StringSet<> &usedNames,
+                             std::optional<ExtentOf> extentOf = std::nullopt) {
     Operation &op = *anchor; // names the kernel, picks the template
     llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
     SmallVector<Location> locations;
@@ -1014,13 +1181,15 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
       }
       inputs.push_back(value);
     }
-    // Results: the values used after the group (or returned).
+    // Results: the values used after the group (or returned); an extent kernel's is the
+    // extent.
     SmallVector<Value> results;
-    for (Operation *member : ops)
-      for (Value result : member->getResults())
-        if (llvm::any_of(result.getUsers(),
-                         [&](Operation *user) { return !members.contains(user); }))
-          results.push_back(result);
+    if (!extentOf)
+      for (Operation *member : ops)
+        for (Value result : member->getResults())
+          if (llvm::any_of(result.getUsers(),
+                           [&](Operation *user) { return !members.contains(user); }))
+            results.push_back(result);
 
     SmallVector<Type> argumentTypes;
     SmallVector<Value> launchOperands;
@@ -1046,6 +1215,14 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
       buffers.map(result, buffer);
       launchOperands.push_back(buffer);
     }
+    auto extentType = RankedTensorType::get({1}, builder.getI64Type());
+    if (extentOf) {
+      auto type = MemRefType::get({1}, builder.getI64Type());
+      argumentTypes.push_back(type);
+      *extentOf->buffer = memref::AllocOp::create(builder, loc, type);
+      launchOperands.push_back(*extentOf->buffer);
+    }
+    unsigned numOutputs = extentOf ? 1 : results.size();
     llvm::sort(symbolsRead);
     symbolsRead.erase(llvm::unique(symbolsRead), symbolsRead.end());
     for (unsigned symbol : symbolsRead) {
@@ -1056,6 +1233,8 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     // The kernel, named after the ONNX node (or the op) and unique in the module.
     std::string node = kiln::graph::getNodeName(loc);
     std::string base = sanitize(node.empty() ? op.getName().stripDialect() : StringRef(node));
+    if (extentOf)
+      base += "_extent";
     std::string name = base;
     for (unsigned suffix = 1; usedNames.contains(name) || symbols.lookup(name); ++suffix)
       name = base + "_" + std::to_string(suffix);
@@ -1068,11 +1247,12 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     symbols.insert(kernelFunc);
     Block &kernelEntry = kernelFunc.getBody().front();
     kernelBuilder.setInsertionPointToEnd(&kernelEntry);
-    unsigned numInputs = inputs.size(), numOutputs = results.size();
+    unsigned numInputs = inputs.size();
     ValueRange arguments = kernelEntry.getArguments();
-    Operation *templateOp = createTemplate(
-        kernelBuilder, loc, classify(&op), arguments.take_front(numInputs),
-        arguments.slice(numInputs, numOutputs), arguments.drop_front(numInputs + numOutputs));
+    Operation *templateOp =
+        createTemplate(kernelBuilder, loc, extentOf ? TemplateKind::Generic : classify(&op),
+                       arguments.take_front(numInputs), arguments.slice(numInputs, numOutputs),
+                       arguments.drop_front(numInputs + numOutputs));
     kernel::ReturnOp::create(kernelBuilder, loc);
 
     // The template's body: the inlined constants and the op, on tensors.
@@ -1104,6 +1284,13 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     SmallVector<Value> yielded;
     for (Value result : results)
       yielded.push_back(mapping.lookup(result));
+    if (extentOf) {
+      Value extent =
+          tensor::DimOp::create(kernelBuilder, loc, mapping.lookup(extentOf->value), extentOf->dim);
+      Value element =
+          arith::IndexCastOp::create(kernelBuilder, loc, kernelBuilder.getI64Type(), extent);
+      yielded.push_back(tensor::FromElementsOp::create(kernelBuilder, loc, extentType, element));
+    }
     kernel::YieldOp::create(kernelBuilder, loc, yielded);
 
     kernel::LaunchOp::create(builder, loc, kernelFunc.getSymName(), launchOperands);

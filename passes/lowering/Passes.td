@@ -355,10 +355,16 @@ def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
     - Allocations (allocas become allocs: buffers live on the device across launches),
       get_global, views, deallocations, constants and memory-effect-free scalar
       arithmetic on host values (divisions included) stay on the host; allocations and views move before the launches that
-      follow them. If one of them needs a value computed from memory contents (a
-      data-dependent shape), it is an error: "data-dependent shape: not supported on
-      the GPU path yet". A scalar computed by one kernel and used by a later kernel
-      goes through a 0-d buffer.
+      follow them.
+    - An allocation whose size kernels compute (a data-dependent shape: NonZero's
+      count, a trip count read from a tensor) gets it from a `kernel.read_back`: the
+      integer arithmetic leading to the size is recomputed on the host, and each value
+      it starts from that a kernel computes is stored by that kernel into a 0-d buffer
+      that the host reads back, waiting for the launches before it. Later uses of such
+      a value (the bounds of the loops that fill the buffer) take the host's copy. A size
+      that arithmetic cannot follow (computed in floats, or inside a loop) is an error:
+      "data-dependent shape: not supported on the GPU path yet". A scalar computed by
+      one kernel and used by a later kernel goes through a 0-d buffer.
 
     Views, constants and index arithmetic are recomputed inside each kernel, so a
     kernel's operands are base buffers (function arguments, allocations, globals) and
@@ -375,6 +381,7 @@ def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
+    "::kiln::kernel::KernelDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
   ];

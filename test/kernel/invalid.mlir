@@ -349,3 +349,20 @@ module attributes {gpu.container_module} {
   gpu.module @kernels attributes {kernel.programmatic_launch = 1 : i32} {
   }
 }
+
+// -----
+
+// kernel.read_back reads exactly one element, of its result's type.
+func.func @read_back_many(%b: memref<2xindex>) -> index {
+  // expected-error @+1 {{'kernel.read_back' op reads one element; the buffer has 2}}
+  %n = kernel.read_back %b : memref<2xindex> -> index
+  return %n : index
+}
+
+// -----
+
+func.func @read_back_type(%b: memref<i32>) -> i64 {
+  // expected-error @+1 {{'kernel.read_back' op reads 'i32' into a value of type 'i64'}}
+  %n = kernel.read_back %b : memref<i32> -> i64
+  return %n : i64
+}

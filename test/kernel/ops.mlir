@@ -116,3 +116,14 @@ func.func @configs() attributes {
     kiln.o = #kernel.sm90_gemm<tile_m = 192, tile_n = 192, tile_k = 64, stages = 3, consumers = 3, persistent = true>} {
   return
 }
+
+// A value kernels computed, read back by the host to size what follows.
+// CHECK-LABEL: func.func @read_back
+// CHECK: %[[COUNT:.*]] = kernel.read_back %{{.*}} : memref<index> -> index
+// CHECK: memref.alloc(%[[COUNT]]) : memref<?xf32>
+func.func @read_back(%count: memref<index>, %wide: memref<1xi64>) -> memref<?xf32> {
+  %n = kernel.read_back %count : memref<index> -> index
+  %w = kernel.read_back %wide : memref<1xi64> -> i64
+  %buffer = memref.alloc(%n) : memref<?xf32>
+  return %buffer : memref<?xf32>
+}

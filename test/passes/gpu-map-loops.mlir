@@ -190,14 +190,50 @@ func.func @scalar_between_kernels(%in: memref<f32>, %out: memref<64xf32>) {
 
 // -----
 
-// The size of a buffer read from memory is not known to the host.
-func.func @data_dependent(%shape: memref<1xindex>) {
+// The size of a buffer read from memory: a kernel loads it and stores it into a 0-d
+// buffer, the host reads it back, clamps it (the arithmetic recomputed on the host) and
+// allocates; the loop it bounds is sized on the host, a launch of its own.
+// CHECK-LABEL: func.func @data_dependent
+// CHECK: %[[SPILL:.*]] = memref.alloc() : memref<index>
+// CHECK: gpu.launch
+// CHECK:   %[[N:.*]] = memref.load %arg0[
+// CHECK:   memref.store %[[N]], %[[SPILL]][]
+// CHECK: %[[READ:.*]] = kernel.read_back %[[SPILL]] : memref<index> -> index
+// CHECK: %[[BOUNDED:.*]] = arith.minsi %[[READ]], %c100
+// CHECK: memref.alloc(%[[BOUNDED]]) : memref<?xf32>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads
+func.func @data_dependent(%shape: memref<1xindex>) -> memref<?xf32> {
   %c0 = arith.constant 0 : index
-  // expected-note @below {{its size comes from memref.load, which the host cannot compute}}
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %zero = arith.constant 0.0 : f32
   %n = memref.load %shape[%c0] : memref<1xindex>
-  // expected-error @below {{data-dependent shape: not supported on the GPU path yet}}
-  %buffer = memref.alloc(%n) : memref<?xf32>
-  return
+  %bounded = arith.minsi %n, %c100 : index
+  %buffer = memref.alloc(%bounded) : memref<?xf32>
+  scf.parallel (%i) = (%c0) to (%bounded) step (%c1) {
+    memref.store %zero, %buffer[%i] : memref<?xf32>
+    scf.reduce
+  }
+  return %buffer : memref<?xf32>
+}
+
+// -----
+
+// A size computed in floats (Range's count from float limits): the kernel converts it
+// to an integer and stores that; the host reads it back.
+// CHECK-LABEL: func.func @data_dependent_float
+// CHECK: gpu.launch
+// CHECK:   %[[N:.*]] = arith.fptosi
+// CHECK:   memref.store %[[N]], %{{.*}}[] : memref<i64>
+// CHECK: %[[READ:.*]] = kernel.read_back %{{.*}} : memref<i64> -> i64
+// CHECK: %[[INDEX:.*]] = arith.index_cast %[[READ]] : i64 to index
+// CHECK: memref.alloc(%[[INDEX]]) : memref<?xf32>
+func.func @data_dependent_float(%limit: memref<f32>) -> memref<?xf32> {
+  %x = memref.load %limit[] : memref<f32>
+  %n = arith.fptosi %x : f32 to i64
+  %i = arith.index_cast %n : i64 to index
+  %buffer = memref.alloc(%i) : memref<?xf32>
+  return %buffer : memref<?xf32>
 }
 
 // -----

@@ -67,10 +67,36 @@ func.func @shared(%a: tensor<?x8xf32> {graph.dims = ["n", ""], graph.name = "a"}
 
 // -----
 
-// An extent that the input shapes do not determine (NonZero's count) cannot be allocated.
+// An extent that the input shapes do not determine (NonZero's count): a kernel computes
+// the value and stores its extent, the host reads it back and clamps it to the bound
+// (the input's 4 elements), then sizes the buffers after it.
+// CHECK-LABEL: kernel.func @NonZero_extent
+// CHECK: tensor.dim
+// CHECK: kernel.yield %{{.*}} : tensor<1xi64>
+// CHECK-LABEL: func.func @data_dependent
+// CHECK: %[[EXTENT:.*]] = memref.alloc() : memref<1xi64>
+// CHECK: kernel.launch @NonZero_extent(%{{.*}}, %[[EXTENT]])
+// CHECK: %[[READ:.*]] = kernel.read_back %[[EXTENT]] : memref<1xi64> -> i64
+// CHECK: %[[COUNT:.*]] = arith.index_cast %[[READ]] : i64 to index
+// CHECK: %[[BOUNDED:.*]] = arith.minsi %[[COUNT]], %c4
+// CHECK: memref.alloc(%[[BOUNDED]]) : memref<1x?xi64>
+// CHECK: kernel.launch @Neg(
+// CHECK: return %[[BOUNDED]] : index
 func.func @data_dependent(%x: tensor<4xf32>) -> tensor<1x?xi64> {
-  %0 = graph.non_zero %x : (tensor<4xf32>) -> tensor<1x?xi64>
-  // expected-error @+1 {{a value of type 'tensor<1x?xi64>' has an extent the input shapes do not determine (a data-dependent shape): the GPU path cannot size its buffer}}
-  %1 = graph.neg %0 : tensor<1x?xi64>
+  %0 = graph.non_zero %x : (tensor<4xf32>) -> tensor<1x?xi64> loc("NonZero")
+  %1 = graph.neg %0 : tensor<1x?xi64> loc("Neg")
   return %1 : tensor<1x?xi64>
+}
+
+// -----
+
+// A data-dependent extent that nothing bounds (a Range of limits read from a tensor)
+// cannot be planned.
+func.func @unbounded(%limit: tensor<i64>) -> tensor<?xi64> {
+  %start = graph.constant dense<0> : tensor<i64>
+  %step = graph.constant dense<1> : tensor<i64>
+  // expected-error @+1 {{a data-dependent extent with no upper bound (of graph.range): the GPU path cannot plan the buffers after it}}
+  %0 = graph.range %start, %limit, %step : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  %1 = graph.neg %0 : tensor<?xi64>
+  return %1 : tensor<?xi64>
 }

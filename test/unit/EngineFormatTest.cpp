@@ -171,6 +171,7 @@ void expectSameEngine(const Engine &a, const Engine &b) {
     expectSameAddress(x.destination, y.destination);
     EXPECT_EQ(x.bytes, y.bytes);
     EXPECT_EQ(x.fillByte, y.fillByte);
+    EXPECT_EQ(x.value, y.value);
   }
 }
 
@@ -380,9 +381,12 @@ TEST(EngineFormat, BadMagic) {
 TEST(EngineFormat, OtherFormatVersion) {
   std::vector<uint8_t> bytes;
   serializeEngine(richEngine(), bytes);
-  write32(bytes, kVersionAt, 7);
+  write32(bytes, kVersionAt, 6);
   EXPECT_EQ(refusal(bytes),
-            "'model.kiln': format version 7, this runtime reads 6; recompile the model");
+            "'model.kiln': format version 6, this runtime reads 7; recompile the model");
+  write32(bytes, kVersionAt, 8);
+  EXPECT_EQ(refusal(bytes),
+            "'model.kiln': format version 8, this runtime reads 7; recompile the model");
 }
 
 TEST(EngineFormat, EveryFlippedByteIsRefused) {
@@ -507,8 +511,8 @@ TEST(EngineFormat, InconsistentEnginesAreRefused) {
   expectInconsistent(engine, "argument 3 has unknown kind 0");
 
   engine = sampleEngine();
-  engine.steps[2].kind = static_cast<Step::Kind>(4);
-  expectInconsistent(engine, "step 2 has unknown kind 4");
+  engine.steps[2].kind = static_cast<Step::Kind>(5);
+  expectInconsistent(engine, "step 2 has unknown kind 5");
 
   engine = sampleEngine();
   engine.steps[0].block[0] = 2048;
@@ -797,4 +801,161 @@ TEST(DynamicEngine, ShapeProgramArithmetic) {
   engine.shapeProgram.back() = {Op::Select, 0, 1, 9};
   EXPECT_NE(engine.validate().find("shape value 9 selects on a value not computed before it"),
             std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Data-dependent shapes: read-back steps and device values (format 7)
+//===----------------------------------------------------------------------===//
+
+TEST(ReadBack, RoundTripKeepsTheStepAndItsDeviceValue) {
+  Engine original = kiln::test::readBackSampleEngine();
+  ASSERT_EQ(original.validate(), "");
+  EXPECT_TRUE(original.hasReadBacks());
+  EXPECT_TRUE(original.isDynamic()); // static inputs, but shapes resolved per run
+  EXPECT_EQ(original.readBackCount(), 1u);
+  EXPECT_FALSE(kiln::test::dynamicSampleEngine().hasReadBacks());
+  std::vector<uint8_t> bytes;
+  serializeEngine(original, bytes);
+  Engine copy;
+  ASSERT_EQ(deserializeEngine(bytes.data(), bytes.size(), "model.kiln", copy), "");
+  expectSameEngine(original, copy);
+  expectSameShapes(original, copy);
+  EXPECT_EQ(copy.steps[1].kind, Step::Kind::ReadBack);
+  EXPECT_EQ(copy.steps[1].value, 0u);
+  EXPECT_EQ(copy.steps[1].bytes, 8u);
+  EXPECT_EQ(copy.shapeProgram[0].op, ShapeInstruction::Op::DeviceValue);
+  EXPECT_FALSE(copy.shapeProgram[0].readsValues());
+  std::vector<uint8_t> again;
+  serializeEngine(copy, again);
+  EXPECT_EQ(bytes, again);
+  for (size_t cut = 0; cut < bytes.size(); cut += 5)
+    expectOneLine(refusal(bytes, cut));
+}
+
+TEST(ReadBack, PlannedAtTheBound) {
+  // Unread, the device value is kUnreadDeviceValue: clamped by its bound, the copy and the
+  // output are planned at 7 elements.
+  Engine engine = kiln::test::readBackSampleEngine();
+  EXPECT_EQ(engine.steps[2].bytes, 7u * sizeof(int64_t));
+  EXPECT_EQ(engine.outputs[0].sizeInBytes(), 7u * sizeof(int64_t));
+  std::vector<int64_t> values;
+  ASSERT_EQ(evaluateShapes(engine, {{8}}, values), "");
+  EXPECT_EQ(values[0], kUnreadDeviceValue);
+  EXPECT_EQ(outputShape(engine, 0, values), (std::vector<int64_t>{7}));
+  // Read: 3, then -2 (clamped to 0), then past the bound.
+  for (auto [read, extent] : {std::pair<int64_t, int64_t>{3, 3}, {-2, 0}, {100, 7}}) {
+    std::vector<int64_t> deviceValues = {read};
+    ASSERT_EQ(evaluateShapes(engine, {{8}}, values, &deviceValues), "");
+    EXPECT_EQ(values[0], read);
+    EXPECT_EQ(outputShape(engine, 0, values), (std::vector<int64_t>{extent}));
+    Step copy = engine.steps[2];
+    applyRuntimeFields(values, copy);
+    EXPECT_EQ(copy.bytes, uint64_t(extent) * sizeof(int64_t));
+  }
+}
+
+TEST(ReadBack, DeviceValuesInTheShapeProgram) {
+  using Op = ShapeInstruction::Op;
+  // min(DeviceValue, InputDim): the input's extent while unread, the device value once read.
+  std::vector<ShapeInstruction> program = {
+      {Op::InputDim, 0, 1, 0},    // 0: 300
+      {Op::DeviceValue, 0, 0, 0}, // 1: read-back 0
+      {Op::MinS, 1, 0, 0},        // 2
+      {Op::DeviceValue, 1, 0, 0}, // 3: read-back 1
+      {Op::Add, 2, 3, 0},         // 4
+  };
+  std::vector<int64_t> values;
+  evaluateProgram(program, {{2, 300}}, values);
+  EXPECT_EQ(values, (std::vector<int64_t>{300, kUnreadDeviceValue, 300, kUnreadDeviceValue,
+                                          300 + kUnreadDeviceValue}));
+  std::vector<int64_t> read = {42, 5};
+  evaluateProgram(program, {{2, 300}}, values, &read);
+  EXPECT_EQ(values, (std::vector<int64_t>{300, 42, 42, 5, 47}));
+  // Only the first read so far: the second is unread.
+  read = {512};
+  evaluateProgram(program, {{2, 300}}, values, &read);
+  EXPECT_EQ(values,
+            (std::vector<int64_t>{300, 512, 300, kUnreadDeviceValue, 300 + kUnreadDeviceValue}));
+  // kUnreadDeviceValue given explicitly reads as unread.
+  read = {kUnreadDeviceValue, 7};
+  evaluateProgram(program, {{2, 300}}, values, &read);
+  EXPECT_EQ(values[2], 300);
+  EXPECT_EQ(values[3], 7);
+}
+
+TEST(ReadBack, InconsistentReadBacksAreRefused) {
+  using kiln::test::readBackSampleEngine;
+  using Op = ShapeInstruction::Op;
+  auto expectRefused = [](const Engine &engine, const std::string &problem) {
+    std::string message = engine.validate();
+    EXPECT_NE(message.find(problem), std::string::npos) << message;
+    expectInconsistent(engine, problem);
+  };
+  Engine engine = readBackSampleEngine();
+  engine.steps[1].bytes = 3;
+  expectRefused(engine, "step 1 reads back 3 bytes (1, 2, 4 or 8)");
+  engine.steps[1].bytes = 16;
+  expectRefused(engine, "step 1 reads back 16 bytes (1, 2, 4 or 8)");
+  for (uint64_t bytes : {1, 2, 4, 8}) {
+    engine.steps[1].bytes = bytes;
+    EXPECT_EQ(engine.validate(), "") << bytes;
+  }
+
+  engine = readBackSampleEngine();
+  engine.steps[1].source.offset = 60; // 8 bytes at 60 of the 64-byte arena
+  expectRefused(engine, "step 1 (read-back) source: 8 bytes at offset 60 of the arena overrun "
+                        "its 64 bytes");
+  engine = readBackSampleEngine();
+  engine.steps[1].source = {Region::Input, 1, 0};
+  expectRefused(engine, "step 1 (read-back) source: input 1 does not exist");
+
+  engine = readBackSampleEngine();
+  engine.steps[1].value = 7;
+  expectRefused(engine, "step 1 (read-back 0) defines shape value 7, which is not a device value");
+  engine.steps[1].value = 2; // a MinS
+  expectRefused(engine, "step 1 (read-back 0) defines shape value 2, which is not a device value");
+
+  // Two steps for one device value.
+  engine = readBackSampleEngine();
+  engine.steps.push_back(engine.steps[1]);
+  expectRefused(engine, "step 3 (read-back 1) defines shape value 0, the device value of "
+                        "read-back 0");
+  // ... also when a second DeviceValue of ordinal 1 exists for the second step.
+  engine.shapeProgram.push_back({Op::DeviceValue, 1, 0, 0}); // value 7
+  expectRefused(engine, "step 3 (read-back 1) defines shape value 0, the device value of "
+                        "read-back 0");
+  engine.steps[3].value = 7;
+  EXPECT_EQ(engine.validate(), "");
+
+  // The k-th read-back defines the DeviceValue of ordinal k.
+  engine = readBackSampleEngine();
+  engine.shapeProgram[0].a = 1;
+  expectRefused(engine, "step 1 (read-back 0) defines shape value 0, the device value of "
+                        "read-back 1");
+
+  // A DeviceValue that no step defines.
+  engine = readBackSampleEngine();
+  engine.shapeProgram.push_back({Op::DeviceValue, 1, 0, 0});
+  expectRefused(engine, "shape value 7 is the device value of read-back 1, which no step defines");
+  engine = readBackSampleEngine();
+  engine.steps.erase(engine.steps.begin() + 1);
+  expectRefused(engine, "step 1 has a run-time field from shape value 6, which depends on the "
+                        "device value of a later read-back");
+
+  // A DeviceValue's operands are 0 but its ordinal.
+  engine = readBackSampleEngine();
+  engine.shapeProgram[0].constant = 3;
+  expectRefused(engine, "shape value 0 is a device value with operands other than its "
+                        "read-back's ordinal");
+
+  // A step before the read-back cannot take a field from its value.
+  engine = readBackSampleEngine();
+  std::swap(engine.steps[1], engine.steps[2]);
+  expectRefused(engine, "step 1 has a run-time field from shape value 6, which depends on the "
+                        "device value of a later read-back");
+
+  // A read-back takes no run-time fields.
+  engine = readBackSampleEngine();
+  engine.steps[1].runtimeFields = {{RuntimeField::Kind::CopyBytes, 0, 5}};
+  expectRefused(engine, "step 1 has a run-time field (kind 3, index 0, value 5)");
 }

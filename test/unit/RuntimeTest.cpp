@@ -3,13 +3,15 @@
 // The hand-written sample engine (test/tools/make-test-engine/SampleEngine.h: PTX kernels
 // with pointer, i32, i64 and f32 parameters; a copy; a fill; arena and weights) run through
 // include/kiln/Runtime.h and the C API: host runs, enqueue on device buffers, CUDA graph
-// replay, four threads sharing one engine, timing, and the errors of loading and running.
+// replay, four threads sharing one engine, timing, and the errors of loading and running;
+// and the kernel-free read-back sample (a data-dependent output).
 // Tests that need a GPU skip without a CUDA driver ("skipped: no GPU").
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Runtime.h"
 #include "kiln/kiln.h"
+#include "runtime/CudaDriver.h"
 #include "test/tools/make-test-engine/SampleEngine.h"
 
 #include <gtest/gtest.h>
@@ -615,3 +617,122 @@ TEST_F(Runtime, TensorMapArgumentsReachTheKernel) {
             << "row " << row << " column " << column << " offset " << offset;
   }
 }
+
+namespace {
+
+/// The read-back sample's input with n = `count`, and the elements after it distinct.
+std::vector<int64_t> readBackInput(int64_t count) {
+  std::vector<int64_t> x(kiln::test::kReadBackInputs);
+  x[0] = count;
+  for (size_t i = 1; i < x.size(); ++i)
+    x[i] = int64_t(i) * 100 + count;
+  return x;
+}
+
+TEST_F(Runtime, ReadBackSetsTheShapesAfterIt) {
+  auto engine = load(kiln::test::readBackSampleEngine());
+  ASSERT_TRUE(engine);
+  std::string error;
+  auto context = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(context) << error;
+  // Before a run, the data-dependent extent is its bound.
+  std::vector<int64_t> shape;
+  ASSERT_TRUE(context->outputShape(0, shape, error)) << error;
+  EXPECT_EQ(shape, (std::vector<int64_t>{7}));
+  for (bool graph : {false, true}) {
+    context->enableGraph(graph);
+    EXPECT_FALSE(context->graphEnabled()); // a read-back cannot be captured
+    // Each run reads its own value: the last run's never leaks into the next.
+    for (int64_t count : {3, 0, 7, 12, -5, 5, 1}) {
+      std::vector<int64_t> x = readBackInput(count);
+      std::vector<int64_t> head(kiln::test::kReadBackMaxHead, -1);
+      ASSERT_TRUE(context->run({x.data()}, {head.data()}, error)) << error;
+      std::vector<int64_t> expected = kiln::test::readBackSampleOutput(x);
+      ASSERT_TRUE(context->outputShape(0, shape, error)) << error;
+      EXPECT_EQ(shape, (std::vector<int64_t>{int64_t(expected.size())})) << count;
+      // The true shape's bytes are copied out, nothing past them.
+      std::vector<int64_t> want = expected;
+      want.resize(head.size(), -1);
+      EXPECT_EQ(head, want) << count;
+      EXPECT_FALSE(context->graphCaptured());
+    }
+  }
+
+  // Enqueue on the context's buffers: the shape is known when enqueue returns (it waited
+  // for the read-back), and getOutput copies that many elements.
+  std::vector<int64_t> x = readBackInput(4);
+  ASSERT_TRUE(context->setInput(0, x.data(), error)) << error;
+  ASSERT_TRUE(context->enqueue(error)) << error;
+  ASSERT_TRUE(context->outputShape(0, shape, error)) << error;
+  EXPECT_EQ(shape, (std::vector<int64_t>{4}));
+  std::vector<int64_t> head(7, -1);
+  ASSERT_TRUE(context->getOutput(0, head.data(), error)) << error;
+  EXPECT_EQ(std::vector<int64_t>(head.begin(), head.begin() + 4),
+            kiln::test::readBackSampleOutput(x));
+  EXPECT_EQ(std::vector<int64_t>(head.begin() + 4, head.end()), (std::vector<int64_t>(3, -1)));
+
+  // Timing and profiling run it too.
+  std::vector<float> millis;
+  ASSERT_TRUE(context->timeRuns(3, millis, error)) << error;
+  std::vector<double> steps;
+  ASSERT_TRUE(context->profileSteps(3, steps, error)) << error;
+  EXPECT_EQ(steps.size(), 3u);
+  ASSERT_TRUE(context->outputShape(0, shape, error)) << error;
+  EXPECT_EQ(shape, (std::vector<int64_t>{4}));
+}
+
+TEST_F(Runtime, ReadBackIsSignedAndOfItsWidth) {
+  // 4 bytes of x[0]: its low half, sign-extended.
+  kiln::engine::Engine model = kiln::test::readBackSampleEngine();
+  model.steps[1].bytes = 4;
+  auto engine = load(std::move(model));
+  ASSERT_TRUE(engine);
+  std::string error;
+  auto context = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(context) << error;
+  for (auto [first, count] : {std::pair<int64_t, int64_t>{(int64_t(1) << 32) + 2, 2},
+                              {-1, 0},
+                              {0xffffffffll, 0}, // -1 in 32 bits
+                              {0x7fffffffll, 7},
+                              {6, 6}}) {
+    std::vector<int64_t> x = readBackInput(0);
+    x[0] = first;
+    std::vector<int64_t> head(7, -1);
+    ASSERT_TRUE(context->run({x.data()}, {head.data()}, error)) << error;
+    std::vector<int64_t> shape;
+    ASSERT_TRUE(context->outputShape(0, shape, error)) << error;
+    EXPECT_EQ(shape, (std::vector<int64_t>{count})) << first;
+    for (int64_t i = 0; i < 7; ++i)
+      EXPECT_EQ(head[i], i < count ? x[i + 1] : -1) << first << " " << i;
+  }
+}
+
+TEST_F(Runtime, ReadBackIsRefusedInsideStreamCapture) {
+  auto engine = load(kiln::test::readBackSampleEngine());
+  ASSERT_TRUE(engine);
+  std::string error;
+  auto context = ExecutionContext::create(engine, error);
+  ASSERT_TRUE(context) << error;
+  ASSERT_TRUE(context->enqueue(error) && context->synchronize(error)) << error; // buffers
+  auto driver = kiln::runtime::CudaDriver::load(error);
+  ASSERT_TRUE(driver) << error;
+  ASSERT_TRUE(driver->beginCapture(context->stream(), error)) << error;
+  bool capturing = false;
+  ASSERT_TRUE(driver->isCapturing(context->stream(), capturing, error)) << error;
+  bool enqueued = context->enqueue(error);
+  kiln::runtime::GraphHandle graph = nullptr;
+  std::string ignored;
+  driver->endCapture(context->stream(), graph, ignored);
+  driver->destroyGraph(graph);
+  if (!capturing)
+    GTEST_SKIP() << "this driver cannot tell a capturing stream (cuStreamIsCapturing)";
+  EXPECT_FALSE(enqueued);
+  EXPECT_NE(error.find("which a CUDA graph capture cannot hold"), std::string::npos) << error;
+  // Outside the capture it runs again.
+  std::vector<int64_t> x = readBackInput(2), head(7, -1);
+  ASSERT_TRUE(context->run({x.data()}, {head.data()}, error)) << error;
+  EXPECT_EQ(head[0], x[1]);
+  EXPECT_EQ(head[2], -1);
+}
+
+} // namespace

@@ -102,7 +102,8 @@ struct StepTime {
   double millis;
 };
 
-/// "conv: Conv_12, Relu_13" for a launch, "copy of N bytes" or "fill of N bytes" otherwise.
+/// "conv: Conv_12, Relu_13" for a launch, "copy of N bytes", "fill of N bytes" or "read back
+/// N bytes (...)" otherwise.
 std::string describeStepForProfile(const engine::Engine &model, size_t index) {
   const engine::Step &step = model.steps[index];
   switch (step.kind) {
@@ -117,6 +118,10 @@ std::string describeStepForProfile(const engine::Engine &model, size_t index) {
     return "copy of " + std::to_string(step.bytes) + " bytes";
   case engine::Step::Kind::Fill:
     return "fill of " + std::to_string(step.bytes) + " bytes";
+  case engine::Step::Kind::ReadBack:
+    // Its time is the copy and the host's round trip: the GPU idles until the next step.
+    return "read back " + std::to_string(step.bytes) + " bytes into shape value " +
+           std::to_string(step.value) + " (waits for the GPU)";
   }
   return "?";
 }
@@ -315,14 +320,29 @@ int benchEngine(const BenchOptions &options) {
   raw_ostream &os = outs();
   os << "engine " << options.model << " on " << runtime->deviceName() << " (" << runtime->smName()
      << "), " << (engine->loadedFromCubin() ? "cubin" : "PTX") << ", "
-     << (graph ? "CUDA graph" : "stream launches") << ", " << options.warmup << " warmup + "
-     << millis.size() << " timed runs\n";
+     << (graph                                      ? "CUDA graph"
+         : options.useGraph && model.hasReadBacks() ? "stream launches (read-backs: no CUDA graph)"
+                                                    : "stream launches")
+     << ", " << options.warmup << " warmup + " << millis.size() << " timed runs\n";
   std::string shapesText;
   for (size_t i = 0; i < model.inputs.size(); ++i)
     shapesText +=
         (i ? "," : "") + model.inputs[i].name + ":" + engine::formatShape(context->inputShape(i));
   if (model.isDynamic())
     os << "input shapes (dynamic engine): " << shapesText << "\n";
+  // Data-dependent outputs: their shapes in the last run.
+  std::string outputShapesText;
+  if (model.hasReadBacks()) {
+    for (size_t i = 0; i < model.outputs.size(); ++i) {
+      std::vector<int64_t> shape;
+      if (!context->outputShape(i, shape, problem)) {
+        error() << problem << "\n";
+        return RunFailed;
+      }
+      outputShapesText += (i ? "," : "") + model.outputs[i].name + ":" + engine::formatShape(shape);
+    }
+    os << "output shapes (data-dependent, last run): " << outputShapesText << "\n";
+  }
   os << formatv("latency ms: mean {0:f4}  p50 {1:f4}  p95 {2:f4}  p99 {3:f4}  min {4:f4}  "
                 "max {5:f4}\n",
                 mean, p50, p95, p99, sorted.front(), sorted.back());
@@ -356,6 +376,8 @@ int benchEngine(const BenchOptions &options) {
       out.attribute("seed", static_cast<int64_t>(options.seed));
       out.attribute("batch", batch);
       out.attribute("shapes", shapesText);
+      if (model.hasReadBacks())
+        out.attribute("output_shapes", outputShapesText);
       out.attributeObject("latency_ms", [&] {
         out.attribute("mean", mean);
         out.attribute("p50", p50);

@@ -59,7 +59,7 @@ std::string fileStem(const std::string &name, size_t index) {
 }
 
 struct StepCounts {
-  size_t launches = 0, copies = 0, fills = 0;
+  size_t launches = 0, copies = 0, fills = 0, readBacks = 0;
   std::vector<size_t> launchesPerKernel;
 };
 
@@ -77,6 +77,9 @@ StepCounts countSteps(const engine::Engine &model) {
       break;
     case engine::Step::Kind::Fill:
       ++counts.fills;
+      break;
+    case engine::Step::Kind::ReadBack:
+      ++counts.readBacks;
       break;
     }
   }
@@ -162,14 +165,23 @@ void printText(const std::string &path, const engine::Engine &model) {
   };
   os << "steps " << model.steps.size() << " (" << count(counts.launches, "launch", "launches")
      << ", " << count(counts.copies, "copy", "copies") << ", "
-     << count(counts.fills, "fill", "fills") << ")\n";
+     << count(counts.fills, "fill", "fills");
+  if (counts.readBacks)
+    os << ", " << count(counts.readBacks, "read-back", "read-backs");
+  os << ")\n";
   if (model.isDynamic()) {
     size_t fields = 0;
     for (const engine::Step &step : model.steps)
       fields += step.runtimeFields.size();
     os << "shapes: dynamic, a shape program of " << model.shapeProgram.size() << " values sets "
-       << fields << " run-time fields; arena and buffers planned at the max "
-       << "shape; one CUDA graph per input shape\n";
+       << fields << " run-time fields; arena and buffers planned at the max shape";
+    // Data-dependent shapes: values read back from the GPU mid-run, bounded at planning.
+    if (counts.readBacks)
+      os << " and the device values' bounds; "
+         << count(counts.readBacks, "device value", "device values")
+         << " read back mid-run (data-dependent shapes), so no CUDA graph\n";
+    else
+      os << "; one CUDA graph per input shape\n";
   }
 }
 
@@ -266,6 +278,7 @@ void printJson(const std::string &path, const engine::Engine &model) {
       out.attribute("launches", static_cast<int64_t>(counts.launches));
       out.attribute("copies", static_cast<int64_t>(counts.copies));
       out.attribute("fills", static_cast<int64_t>(counts.fills));
+      out.attribute("read_backs", static_cast<int64_t>(counts.readBacks));
     });
   });
   outs() << "\n";

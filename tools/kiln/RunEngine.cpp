@@ -4,7 +4,9 @@
 // CPU path, RunCommon.h), runs the engine once through the runtime (include/kiln/Runtime.h)
 // and reports like the CPU path. A static engine takes the shapes it was compiled for, a
 // dynamic one any shape in its profile; an input of another shape is refused before the
-// GPU is touched.
+// GPU is touched. An output whose shape depends on values the run computes (an engine
+// with read-backs) gets a buffer for its largest shape and is reported at its shape after
+// the run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,16 +81,21 @@ int runEngineOnDevice(const RunOptions &options, engine::Engine description,
   if (int status = bindRunTensors(options, inputSpecs, outputSpecs, bound))
     return status;
   std::vector<std::vector<int64_t>> shapes;
+  // Static inputs (a data-dependent engine's may be): the compiled shapes only.
+  bool staticInputs =
+      std::none_of(description.inputs.begin(), description.inputs.end(),
+                   [](const engine::TensorSignature &input) { return input.isDynamic(); });
   for (size_t i = 0; i < bound.inputs.size(); ++i) {
     const engine::TensorSignature &input = description.inputs[i];
     shapes.emplace_back(bound.inputs[i].shape.begin(), bound.inputs[i].shape.end());
-    if (!description.isDynamic() && shapes.back() != input.shape) {
+    if (staticInputs && shapes.back() != input.shape) {
       runError() << "input '" << input.name << "': the engine was compiled for " << shapeText(input)
                  << ", the file holds " << shapeText(bound.inputs[i]) << "\n";
       return RunBadInput;
     }
   }
-  // The profile's check, and the outputs' shapes for these inputs.
+  // The profile's check, and the outputs' shapes for these inputs (a data-dependent
+  // extent at its bound: the device values are not read yet).
   std::vector<int64_t> shapeValues;
   if (std::string problem = engine::evaluateShapes(description, shapes, shapeValues);
       !problem.empty()) {
@@ -143,12 +150,25 @@ int runEngineOnDevice(const RunOptions &options, engine::Engine description,
     uint64_t bytes = engine::elementSize(signature.type);
     for (int64_t extent : outputShapes[i])
       bytes *= static_cast<uint64_t>(extent);
-    outputs[i].data.resize(bytes);
+    outputs[i].data.resize(std::min<uint64_t>(bytes, signature.sizeInBytes()));
     outputBuffers.push_back(outputs[i].data.data());
   }
   if (!context->run(inputBuffers, outputBuffers, error)) {
     runError() << error << "\n";
     return RunFailed;
+  }
+  // The shapes the run produced (data-dependent ones are known only now).
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::vector<int64_t> shape;
+    if (!context->outputShape(i, shape, error)) {
+      runError() << error << "\n";
+      return RunFailed;
+    }
+    uint64_t bytes = engine::elementSize(model.outputs[i].type);
+    for (int64_t extent : shape)
+      bytes *= static_cast<uint64_t>(extent);
+    outputs[i].shape.assign(shape.begin(), shape.end());
+    outputs[i].data.resize(bytes);
   }
   progress.step("ran");
   return reportRunOutputs(options, outputs, bound);

@@ -532,8 +532,10 @@ struct CompressLowering : OpConversionPattern<graph::CompressOp> {
               ValueRange{arith::SelectOp::create(b, nestedLoc, selected, next, carried[0])});
         });
 
-    // The positions of the selected slices, then the slices at them.
-    Value count = countLoop.getResult(0);
+    // The positions of the selected slices, then the slices at them. The count is at
+    // most `length` (the clamp states that bound where the count is computed on a GPU and
+    // the buffers after it are planned at their largest).
+    Value count = arith::MinSIOp::create(rewriter, loc, countLoop.getResult(0), length);
     Type i64 = rewriter.getI64Type();
     Value empty = createEmptyTensor(rewriter, loc,
                                     RankedTensorType::get({ShapedType::kDynamic}, i64), {count});
@@ -599,8 +601,13 @@ struct NonZeroLowering : OpConversionPattern<graph::NonZeroOp> {
                                                     one64, zero64);
           return arith::AddIOp::create(b, nestedLoc, accumulator, increment);
         });
+    // At most the input's size (the bound a GPU engine plans the result at).
     Value count = integerToIndex(rewriter, loc,
                                  tensor::ExtractOp::create(rewriter, loc, counted, ValueRange{}));
+    Value size = indexConstant(rewriter, loc, 1);
+    for (Value extent : getSizeValues(rewriter, loc, input))
+      size = arith::MulIOp::create(rewriter, loc, size, extent);
+    count = arith::MinSIOp::create(rewriter, loc, count, size);
 
     auto bufferType = RankedTensorType::get({rank, ShapedType::kDynamic}, i64);
     Value empty = createEmptyTensor(rewriter, loc, bufferType,

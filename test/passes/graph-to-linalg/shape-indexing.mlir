@@ -86,11 +86,13 @@ func.func @scatter_nd_max_unsigned(%data: tensor<4xui8>, %indices: tensor<2x1xi6
 
 // -----
 
-// Compress counts the selected slices, records their positions, then gathers them with
-// a generic reading the positions along the axis.
+// Compress counts the selected slices (at most the axis's extent: the bound a GPU
+// engine plans for), records their positions, then gathers them with a generic reading
+// the positions along the axis.
 // CHECK-DAG: #[[POS:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @compress
-// CHECK: %[[COUNT:.*]] = scf.for
+// CHECK: %[[FOUND:.*]] = scf.for
+// CHECK: %[[COUNT:.*]] = arith.minsi %[[FOUND]]
 // CHECK: tensor.empty(%[[COUNT]]) : tensor<?xi64>
 // CHECK: scf.for
 // CHECK: scf.if
@@ -115,11 +117,12 @@ func.func @compress_flat(%input: tensor<3x2xf32>, %condition: tensor<3xi1>) -> t
 
 // -----
 
-// NonZero counts with a reduction, then writes the coordinates of each non-zero element
-// into the next column.
+// NonZero counts with a reduction (at most the input's size), then writes the
+// coordinates of each non-zero element into the next column.
 // CHECK-LABEL: func.func @non_zero
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]
-// CHECK: %[[COUNT:.*]] = arith.index_cast
+// CHECK: %[[FOUND:.*]] = arith.index_cast
+// CHECK: %[[COUNT:.*]] = arith.minsi %[[FOUND]]
 // CHECK: tensor.empty(%[[COUNT]]) : tensor<2x?xi64>
 // CHECK: scf.for
 // CHECK: scf.for

@@ -2,6 +2,7 @@
 //
 //   make-test-engine OUT.kiln [--target sm_80] [--placeholder-cubin] [--cubins DIR]
 //                    [--data-dir DIR] [--inconsistent] [--format-version N] [--dynamic]
+//                    [--read-back]
 //
 // Writes test/tools/make-test-engine/SampleEngine.h's engine. --data-dir also writes its
 // inputs (x.npy, y.npy) and expected outputs (sum.npy, xy.npy, flags.npy), so
@@ -9,7 +10,9 @@
 // --cubins DIR embeds DIR/<module>.cubin where present (cubins made on the GPU machine
 // with ptxas from `kiln inspect --dump-kernels`). --inconsistent and --format-version
 // write engines the runtime must refuse (with a valid checksum). --dynamic writes the
-// dynamic sample (rows 1 to 4). Links KilnRuntime only.
+// dynamic sample (rows 1 to 4). --read-back writes the kernel-free read-back sample (a
+// data-dependent output; its --data-dir files are x.npy and head.npy). Links KilnRuntime
+// only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +30,7 @@ namespace {
 int usage() {
   std::fprintf(stderr, "usage: make-test-engine OUT.kiln [--target sm_XY] [--placeholder-cubin] "
                        "[--cubins DIR] [--data-dir DIR] [--inconsistent] [--format-version N] "
-                       "[--dynamic]\n");
+                       "[--dynamic] [--read-back]\n");
   return 2;
 }
 
@@ -69,7 +72,7 @@ bool writeNpy(const std::string &path, const char *descr, const std::vector<int>
 
 int main(int argc, char **argv) {
   std::string output, target = "sm_80", cubins, dataDir;
-  bool placeholderCubin = false, inconsistent = false, dynamic = false;
+  bool placeholderCubin = false, inconsistent = false, dynamic = false, readBack = false;
   long formatVersion = -1;
   for (int i = 1; i < argc; ++i) {
     std::string argument = argv[i];
@@ -95,6 +98,8 @@ int main(int argc, char **argv) {
       inconsistent = true;
     } else if (argument == "--dynamic") {
       dynamic = true;
+    } else if (argument == "--read-back") {
+      readBack = true;
     } else if (argument == "--format-version") {
       const char *text = value();
       if (!text)
@@ -109,15 +114,18 @@ int main(int argc, char **argv) {
   if (output.empty())
     return usage();
 
-  kiln::engine::Engine model = dynamic ? kiln::test::dynamicSampleEngine(target)
-                                       : kiln::test::sampleEngine(target, placeholderCubin);
+  kiln::engine::Engine model = readBack  ? kiln::test::readBackSampleEngine(target)
+                               : dynamic ? kiln::test::dynamicSampleEngine(target)
+                                         : kiln::test::sampleEngine(target, placeholderCubin);
   if (!cubins.empty())
     for (kiln::engine::Module &module : model.modules) {
       std::ifstream file(cubins + "/" + module.name + ".cubin", std::ios::binary);
       if (file)
         module.cubin.assign(std::istreambuf_iterator<char>(file), {});
     }
-  if (inconsistent)
+  if (inconsistent && readBack)
+    model.steps[1].bytes = 3; // a read-back of 1, 2, 4 or 8 bytes
+  else if (inconsistent)
     model.steps[0].kernel = 7; // the engine has two kernels
 
   std::vector<uint8_t> bytes;
@@ -135,7 +143,14 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  if (!dataDir.empty()) {
+  if (!dataDir.empty() && readBack) {
+    // n = 3: head is x[1 .. 4].
+    std::vector<int64_t> x = {3, 10, 20, 30, 40, 50, 60, 70};
+    std::vector<int64_t> head = kiln::test::readBackSampleOutput(x);
+    if (!writeNpy(dataDir + "/x.npy", "<i8", {int(x.size())}, x.data(), x.size() * 8) ||
+        !writeNpy(dataDir + "/head.npy", "<i8", {int(head.size())}, head.data(), head.size() * 8))
+      return 1;
+  } else if (!dataDir.empty()) {
     std::vector<float> x, y, sum, xy;
     std::vector<uint8_t> flags;
     kiln::test::sampleInputs(x, y);

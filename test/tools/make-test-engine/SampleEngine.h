@@ -9,6 +9,9 @@
 //   sum   = 2 * xy + w              (axpy_f32; w = weights, w[i] = i / 4)
 //   flags = 1 (u8[4])               (a fill)
 //
+// readBackSampleEngine is a kernel-free engine with a data-dependent output (format 7's
+// read-back step and device values).
+//
 // Used by the unit tests (test/unit) and by make-test-engine (lit tests, device checks).
 //
 //===----------------------------------------------------------------------===//
@@ -18,6 +21,7 @@
 
 #include "runtime/Engine.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kiln::test {
@@ -276,6 +280,69 @@ inline engine::Engine dynamicSampleEngine(const std::string &target = "sm_80") {
     std::memcpy(model.weights.data() + i * sizeof(float), &weight, sizeof(float));
   }
   return model;
+}
+
+/// The read-back sample's input and largest output: x is i64[8], head i64[?] (at most 7).
+constexpr int kReadBackInputs = 8, kReadBackMaxHead = 7;
+
+/// A kernel-free engine whose output's shape depends on a value in device memory, as a
+/// NonZero or Compress lowers to: input x (i64[8]) is copied into the arena, its first
+/// element n read back (8 bytes), and output `head` is x[1 .. 1 + min(max(n, 0), 7)], a
+/// copy whose bytes the device value sets. The shape program clamps n by its bound (7), so
+/// the output is planned at 7 elements.
+inline engine::Engine readBackSampleEngine(const std::string &target = "sm_80") {
+  using engine::Region;
+  using engine::RuntimeField;
+  using Op = engine::ShapeInstruction::Op;
+  engine::Engine model;
+  model.compilerVersion = "0.1.0-test";
+  model.target = target;
+  model.modelName = "read_back.onnx";
+  model.inputs = {{"x", engine::ElementType::I64, {kReadBackInputs}}};
+  engine::TensorSignature head{"head", engine::ElementType::I64, {-1}};
+  head.maxShape = {kReadBackMaxHead};
+  head.dimValues = {4};
+  model.outputs = {head};
+  model.shapeProgram = {
+      {Op::DeviceValue, 0, 0, 0}, // 0: n, read by read-back 0
+      {Op::Constant, 0, 0, kReadBackMaxHead},
+      {Op::MinS, 0, 1, 0}, // 2: bounded
+      {Op::Constant, 0, 0, 0},
+      {Op::MaxS, 2, 3, 0}, // 4: head's extent
+      {Op::Constant, 0, 0, sizeof(int64_t)},
+      {Op::Mul, 4, 5, 0}, // 6: head's bytes
+  };
+  const uint64_t inputBytes = kReadBackInputs * sizeof(int64_t);
+  engine::Step stage; // arena = x
+  stage.kind = engine::Step::Kind::Copy;
+  stage.source = {Region::Input, 0, 0};
+  stage.destination = {Region::Arena, 0, 0};
+  stage.bytes = inputBytes;
+  engine::Step read; // n = arena[0]
+  read.kind = engine::Step::Kind::ReadBack;
+  read.source = {Region::Arena, 0, 0};
+  read.bytes = sizeof(int64_t);
+  read.value = 0;
+  engine::Step copy; // head = arena[1 .. 1 + n]
+  copy.kind = engine::Step::Kind::Copy;
+  copy.source = {Region::Arena, 0, sizeof(int64_t)};
+  copy.destination = {Region::Output, 0, 0};
+  copy.runtimeFields = {{RuntimeField::Kind::CopyBytes, 0, 6}};
+  model.steps = {stage, read, copy};
+  model.arenaBytes = inputBytes;
+  model.unplannedBytes = inputBytes;
+  // The copy's bytes at the bound, as the compiler writes them (device values unread).
+  std::vector<int64_t> values;
+  engine::evaluateShapes(model, {{kReadBackInputs}}, values);
+  for (engine::Step &step : model.steps)
+    engine::applyRuntimeFields(values, step);
+  return model;
+}
+
+/// What the read-back sample computes for `x`.
+inline std::vector<int64_t> readBackSampleOutput(const std::vector<int64_t> &x) {
+  int64_t count = std::min<int64_t>(std::max<int64_t>(x[0], 0), kReadBackMaxHead);
+  return std::vector<int64_t>(x.begin() + 1, x.begin() + 1 + count);
 }
 
 /// Deterministic inputs: x[i] = i * 0.5 - 3, y[i] = 1 - i * 0.25 (`elements` of each).
