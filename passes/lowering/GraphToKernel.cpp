@@ -26,6 +26,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "dialects/graph/GraphOps.h"
+#include "dialects/graph/OpHelpers.h"
 #include "dialects/kernel/KernelOps.h"
 #include "passes/graph/SymbolicShapes.h"
 #include "passes/lowering/Passes.h"
@@ -830,6 +831,20 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
   /// NonMaxSuppression's boxes of every class). Null for an op without such a bound
   /// (Range of computed limits, a Loop's scan outputs, an If's results).
   Value selectionBound(OpBuilder &builder, Location loc, Operation *op) {
+    // A Slice of one axis between constants keeps at most (end - start) / step of it
+    // (torchvision's detections_per_img after NMS), whatever its input's extent.
+    if (auto slice = dyn_cast<graph::SliceOp>(op)) {
+      std::optional<SmallVector<int64_t>> starts = graph::getConstantInts(slice.getStarts());
+      std::optional<SmallVector<int64_t>> ends = graph::getConstantInts(slice.getEnds());
+      std::optional<SmallVector<int64_t>> steps =
+          slice.getSteps() ? graph::getConstantInts(slice.getSteps())
+                           : std::optional<SmallVector<int64_t>>(SmallVector<int64_t>{1});
+      if (starts && ends && steps && starts->size() == 1 && ends->size() == 1 &&
+          steps->size() == 1 && (*starts)[0] >= 0 && (*ends)[0] >= (*starts)[0] &&
+          (*steps)[0] > 0 && (*ends)[0] < (int64_t(1) << 31))
+        return arith::ConstantIndexOp::create(
+            builder, loc, llvm::divideCeil((*ends)[0] - (*starts)[0], (*steps)[0]));
+    }
     Value selected;
     if (isa<graph::NonZeroOp, graph::CompressOp, graph::UniqueOp, graph::TopKOp, graph::SliceOp>(
             op))
