@@ -825,49 +825,212 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     return sizes;
   }
 
-  /// At most how many elements a data-dependent extent of `op`'s results has: the
-  /// elements of the operand it selects from (NonZero's positions, Compress's slices,
-  /// Unique's values, TopK's k of a computed count, a Slice's computed bounds,
-  /// NonMaxSuppression's boxes of every class). Null for an op without such a bound
-  /// (Range of computed limits, a Loop's scan outputs, an If's results).
-  Value selectionBound(OpBuilder &builder, Location loc, Operation *op) {
-    // A Slice of one axis between constants keeps at most (end - start) / step of it
-    // (torchvision's detections_per_img after NMS), whatever its input's extent.
+  /// Upper bounds of `value`'s extents, polynomials in the input symbols alone: its
+  /// extents where the input shapes determine them, else what the ops computing it allow.
+  /// A selection keeps at most what it selects from (NonZero's positions, Compress's and
+  /// TopK's slices, Unique's values, NonMaxSuppression's boxes of every class); a Gather
+  /// as many as its indices; a Slice between constants its span; a Concat the sum; an If
+  /// the sum of its branches'; pointwise ops and Squeeze/Unsqueeze their operands'.
+  /// Nothing for the others (a Range of computed limits, a Loop's scan outputs).
+  std::optional<SmallVector<DimExpr>> dimBounds(Value value) {
+    auto found = boundCache.find(value);
+    if (found != boundCache.end())
+      return found->second;
+    boundCache[value] = std::nullopt; // a cycle (none in a graph) finds no bound
+    std::optional<SmallVector<DimExpr>> bounds = computeDimBounds(value);
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (bounds && type && bounds->size() == static_cast<size_t>(type.getRank()))
+      for (auto [dim, extent] : llvm::enumerate(type.getShape()))
+        if (!ShapedType::isDynamic(extent))
+          (*bounds)[dim] = DimExpr::constant(extent);
+    if (bounds && type && bounds->size() != static_cast<size_t>(type.getRank()))
+      bounds = std::nullopt;
+    boundCache[value] = bounds;
+    return bounds;
+  }
+  llvm::DenseMap<Value, std::optional<SmallVector<DimExpr>>> boundCache;
+
+  std::optional<SmallVector<DimExpr>> computeDimBounds(Value value) {
+    using Bounds = SmallVector<DimExpr>;
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type)
+      return std::nullopt;
+    if (std::optional<ArrayRef<DimExpr>> dims = extents->getDims(value))
+      return Bounds(dims->begin(), dims->end());
+    if (type.hasStaticShape())
+      return Bounds(llvm::map_range(type.getShape(), DimExpr::constant));
+    Operation *op = value.getDefiningOp();
+    if (!op)
+      return std::nullopt;
+    auto elements = [](ArrayRef<DimExpr> dims) {
+      DimExpr product = DimExpr::constant(1);
+      for (const DimExpr &dim : dims)
+        product = product * dim;
+      return product;
+    };
+    auto operand = [&](unsigned index) { return dimBounds(op->getOperand(index)); };
+    auto normalize = [](int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; };
+    int64_t rank = type.getRank();
+    if (isa<graph::NonZeroOp>(op)) {
+      std::optional<Bounds> input = operand(0);
+      if (!input)
+        return std::nullopt;
+      return Bounds{DimExpr::constant(static_cast<int64_t>(input->size())), elements(*input)};
+    }
+    if (isa<graph::TopKOp>(op))
+      return operand(0); // k of an axis at most its extent; indices alike
+    if (auto compress = dyn_cast<graph::CompressOp>(op)) {
+      std::optional<Bounds> input = operand(0);
+      if (!input || !compress.getAxis())
+        return input ? std::optional<Bounds>(Bounds{elements(*input)}) : std::nullopt;
+      return input;
+    }
+    if (isa<graph::UniqueOp>(op)) {
+      std::optional<Bounds> input = operand(0);
+      if (!input)
+        return std::nullopt;
+      if (static_cast<int64_t>(input->size()) == rank && rank > 1)
+        return input; // y along an axis
+      return Bounds(rank, elements(*input));
+    }
+    if (isa<graph::NonMaxSuppressionOp>(op)) {
+      std::optional<Bounds> scores = operand(1);
+      if (!scores)
+        return std::nullopt;
+      return Bounds{elements(*scores), DimExpr::constant(3)};
+    }
     if (auto slice = dyn_cast<graph::SliceOp>(op)) {
+      std::optional<Bounds> input = operand(0);
+      if (!input)
+        return std::nullopt;
       std::optional<SmallVector<int64_t>> starts = graph::getConstantInts(slice.getStarts());
       std::optional<SmallVector<int64_t>> ends = graph::getConstantInts(slice.getEnds());
+      std::optional<SmallVector<int64_t>> axes =
+          slice.getAxes() ? graph::getConstantInts(slice.getAxes())
+                          : std::optional<SmallVector<int64_t>>(SmallVector<int64_t>{0});
       std::optional<SmallVector<int64_t>> steps =
           slice.getSteps() ? graph::getConstantInts(slice.getSteps())
                            : std::optional<SmallVector<int64_t>>(SmallVector<int64_t>{1});
-      if (starts && ends && steps && starts->size() == 1 && ends->size() == 1 &&
-          steps->size() == 1 && (*starts)[0] >= 0 && (*ends)[0] >= (*starts)[0] &&
-          (*steps)[0] > 0 && (*ends)[0] < (int64_t(1) << 31))
-        return arith::ConstantIndexOp::create(
-            builder, loc, llvm::divideCeil((*ends)[0] - (*starts)[0], (*steps)[0]));
+      // One axis between non-negative constants (a "keep the first N"): at most its span.
+      if (starts && ends && axes && steps && starts->size() == 1 && ends->size() == 1 &&
+          axes->size() == 1 && steps->size() == 1 && (*starts)[0] >= 0 &&
+          (*ends)[0] >= (*starts)[0] && (*steps)[0] > 0 && (*ends)[0] < (int64_t(1) << 31)) {
+        int64_t axis = normalize((*axes)[0], rank);
+        if (axis >= 0 && axis < rank)
+          (*input)[axis] =
+              DimExpr::constant(llvm::divideCeil((*ends)[0] - (*starts)[0], (*steps)[0]));
+      }
+      return input;
     }
-    Value selected;
-    if (isa<graph::NonZeroOp, graph::CompressOp, graph::UniqueOp, graph::TopKOp, graph::SliceOp>(
-            op))
-      selected = op->getOperand(0);
-    else if (isa<graph::NonMaxSuppressionOp>(op))
-      selected = op->getOperand(1); // scores [batch, classes, boxes]
-    if (!selected)
-      return Value();
-    std::optional<ArrayRef<DimExpr>> dims = extents->getAnyDims(selected);
-    if (!dims)
-      return Value();
-    // The operand's own data-dependent extents (TopK of the scores a threshold kept) are
-    // read back first; at the max shape they are at their bounds.
-    DimExpr elements = DimExpr::constant(1);
-    for (const DimExpr &dim : *dims) {
-      for (const auto &[monomial, coefficient] : dim.getTerms())
-        for (unsigned symbol : monomial)
-          if (!hostSymbols[symbol] && failed(readBackSymbol(builder, symbol, op)))
-            return Value();
-      elements = elements * dim;
+    if (auto gather = dyn_cast<graph::GatherOp>(op)) {
+      std::optional<Bounds> data = operand(0), indices = operand(1);
+      if (!data || !indices)
+        return std::nullopt;
+      int64_t axis = normalize(gather.getAxis(), static_cast<int64_t>(data->size()));
+      if (axis < 0 || axis >= static_cast<int64_t>(data->size()))
+        return std::nullopt;
+      Bounds result(data->begin(), data->begin() + axis);
+      result.append(indices->begin(), indices->end());
+      result.append(data->begin() + axis + 1, data->end());
+      return result;
     }
-    return buildExtent(builder, loc, elements,
-                       [&](unsigned symbol) { return hostSymbols[symbol]; });
+    if (auto gather = dyn_cast<graph::GatherNDOp>(op)) {
+      // indices.shape[:-1] + data.shape[batch_dims + indices.shape[-1]:]
+      std::optional<Bounds> data = operand(0), indices = operand(1);
+      auto indicesType = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+      if (!data || !indices || !indicesType || indicesType.getRank() == 0 ||
+          indicesType.isDynamicDim(indicesType.getRank() - 1))
+        return std::nullopt;
+      int64_t skipped = gather.getBatchDims() + indicesType.getShape().back();
+      if (skipped > static_cast<int64_t>(data->size()))
+        return std::nullopt;
+      Bounds result(indices->begin(), indices->end() - 1);
+      result.append(data->begin() + skipped, data->end());
+      return result;
+    }
+    if (auto transpose = dyn_cast<graph::TransposeOp>(op)) {
+      std::optional<Bounds> input = operand(0);
+      if (!input)
+        return std::nullopt;
+      Bounds result;
+      for (int64_t dim : transpose.getPerm())
+        if (dim < 0 || dim >= static_cast<int64_t>(input->size()))
+          return std::nullopt;
+        else
+          result.push_back((*input)[dim]);
+      return result;
+    }
+    if (auto concat = dyn_cast<graph::ConcatOp>(op)) {
+      std::optional<Bounds> result = operand(0);
+      int64_t axis = normalize(concat.getAxis(), rank);
+      if (!result || axis < 0 || axis >= rank)
+        return std::nullopt;
+      for (unsigned index = 1; index < op->getNumOperands(); ++index) {
+        std::optional<Bounds> next = operand(index);
+        if (!next || next->size() != result->size())
+          return std::nullopt;
+        (*result)[axis] = (*result)[axis] + (*next)[axis];
+      }
+      return result;
+    }
+    if (isa<graph::IfOp>(op)) {
+      unsigned index = cast<OpResult>(value).getResultNumber();
+      std::optional<Bounds> result;
+      for (Region &region : op->getRegions()) {
+        if (region.empty())
+          continue;
+        std::optional<Bounds> branch = dimBounds(region.front().getTerminator()->getOperand(index));
+        if (!branch || (result && branch->size() != result->size()))
+          return std::nullopt;
+        if (!result) {
+          result = branch;
+          continue;
+        }
+        for (auto [sum, term] : llvm::zip(*result, *branch))
+          sum = sum + term;
+      }
+      return result;
+    }
+    if (isa<graph::SqueezeOp, graph::UnsqueezeOp>(op)) {
+      // The extents other than the inserted or removed 1s, in order.
+      std::optional<Bounds> input = operand(0);
+      auto inputType = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+      if (!input || !inputType)
+        return std::nullopt;
+      SmallVector<DimExpr> kept;
+      for (auto [dim, extent] : llvm::enumerate(inputType.getShape()))
+        if (extent != 1)
+          kept.push_back((*input)[dim]);
+      Bounds result;
+      auto next = kept.begin();
+      for (int64_t extent : type.getShape()) {
+        if (extent == 1) {
+          result.push_back(DimExpr::constant(1));
+          continue;
+        }
+        if (next == kept.end())
+          return std::nullopt;
+        result.push_back(*next++);
+      }
+      return result;
+    }
+    if (op->hasTrait<graph::OpTrait::Pointwise>()) {
+      // Each extent from an operand whose extent there is not a broadcast 1.
+      Bounds result(rank, DimExpr::constant(1));
+      for (Value input : op->getOperands()) {
+        auto inputType = dyn_cast<RankedTensorType>(input.getType());
+        if (!inputType || inputType.getRank() != rank)
+          continue;
+        std::optional<Bounds> bounds = dimBounds(input);
+        if (!bounds)
+          return std::nullopt;
+        for (int64_t dim = 0; dim < rank; ++dim)
+          if (inputType.getDimSize(dim) != 1)
+            result[dim] = (*bounds)[dim];
+      }
+      return result;
+    }
+    return std::nullopt;
   }
 
   /// Gives the data-dependent `symbol` a host value: a kernel computes the value where
@@ -889,13 +1052,15 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
       return failure();
     }
     Location loc = producer->getLoc();
-    Value bound = selectionBound(builder, loc, producer);
-    if (!bound) {
+    std::optional<SmallVector<DimExpr>> bounds = dimBounds(origin->second.first);
+    if (!bounds) {
       emitNodeError(producer) << "a data-dependent extent with no upper bound (of "
                               << producer->getName()
                               << "): the GPU path cannot plan the buffers after it";
       return failure();
     }
+    Value bound = buildExtent(builder, loc, (*bounds)[origin->second.second],
+                              [&](unsigned symbol) { return hostSymbols[symbol]; });
     // The ops of the producer's group that it depends on, in order.
     const FusionGroups::Group &members = fusion->groups[group->second];
     llvm::SmallPtrSet<Operation *, 16> needed{producer};
@@ -993,6 +1158,7 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     // how the engine learns the shapes of its outputs.
     // Each data-dependent symbol's origin, for reading it back when a buffer needs it.
     symbolOrigins.clear();
+    boundCache.clear();
     const SymbolicShapeAnalysis &analysis = functionExtents.getAnalysis();
     for (Operation &op : body.without_terminator())
       for (Value result : op.getResults()) {
