@@ -1075,7 +1075,9 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
       if (needed.contains(member))
         ops.push_back(member);
     Value extentBuffer;
-    if (failed(createKernel(builder, *symbolTable, ops, producer, *buffers, {}, *usedNames,
+    llvm::DenseMap<Value, Value> noDirectOutputs;
+    if (failed(createKernel(builder, *symbolTable, ops, producer, *buffers, noDirectOutputs,
+                            *usedNames,
                             ExtentOf{origin->second.first, origin->second.second, &extentBuffer})))
       return failure();
     Value count = kernel::ReadBackOp::create(builder, loc, builder.getI64Type(), extentBuffer);
@@ -1189,14 +1191,8 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
       outputs[index] =
           kiln::createRowMajorView(builder, returnOp.getLoc(), type, outputs[index], sizesOf);
     };
-    for (auto [index, result] : llvm::enumerate(returnOp.getOperands())) {
-      auto type = cast<MemRefType>(outputs[index].getType());
-      if (type.hasStaticShape())
-        continue;
-      if (isDataDependent(result)) {
-        dataDependentOutputs.insert(index);
-        continue;
-      }
+    auto sizeOutput = [&](unsigned index) -> LogicalResult {
+      Value result = returnOp.getOperand(index);
       Operation *producer = result.getDefiningOp();
       FailureOr<SmallVector<Value>> sizes =
           getHostSizes(builder, returnOp.getLoc(), result, producer ? producer : returnOp);
@@ -1204,6 +1200,15 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
         return failure();
       outputSizes[index] = *sizes;
       viewOutput(index, *sizes);
+      return success();
+    };
+    for (auto [index, result] : llvm::enumerate(returnOp.getOperands())) {
+      if (cast<MemRefType>(outputs[index].getType()).hasStaticShape())
+        continue;
+      if (isDataDependent(result))
+        dataDependentOutputs.insert(index);
+      else if (failed(sizeOutput(index)))
+        return failure();
     }
     // Results returned exactly once and computed by a kernel are written by that kernel
     // straight into their output buffer; the others are copied there at the end.
@@ -1248,18 +1253,9 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     }
 
     // The data-dependent outputs' extents, now that their values are computed.
-    for (unsigned index : llvm::seq<unsigned>(0, outputs.size())) {
-      if (!dataDependentOutputs.contains(index))
-        continue;
-      Value result = returnOp.getOperand(index);
-      Operation *producer = result.getDefiningOp();
-      FailureOr<SmallVector<Value>> sizes =
-          getHostSizes(builder, returnOp.getLoc(), result, producer ? producer : returnOp);
-      if (failed(sizes))
+    for (unsigned index : llvm::seq<unsigned>(0, outputs.size()))
+      if (dataDependentOutputs.contains(index) && failed(sizeOutput(index)))
         return failure();
-      outputSizes[index] = *sizes;
-      viewOutput(index, *sizes);
-    }
     SmallVector<Value> outputExtents;
     for (ArrayRef<Value> sizes : outputSizes)
       outputExtents.append(sizes.begin(), sizes.end());

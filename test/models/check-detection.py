@@ -27,7 +27,6 @@ import fnmatch
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import time
 import zlib
@@ -40,8 +39,8 @@ sys.path.insert(0, os.path.join(ROOT, "test"))
 sys.path.insert(0, os.path.join(ROOT, "test", "models"))
 from detections import agreement, detections, selection_inputs, with_outputs  # noqa: E402
 from kiln_run_log import crash_summary, first_error  # noqa: E402
-from model_tools import compare, find_shared, materialize, run_timed, sanitize, \
-    to_numpy_dtype  # noqa: E402
+from model_tools import compare, find_shared, materialize, run_ort_python, run_timed, \
+    sanitize, to_numpy_dtype  # noqa: E402
 
 BUILD = os.path.join(ROOT, os.environ.get("KILN_BUILD_DIR", "build"))
 ORT_REFERENCE = os.path.join(ROOT, "test/models/ort-reference.js")
@@ -88,11 +87,7 @@ def make_images(graph, batch, seed):
 def run_reference(model, out_dir, inputs, reference, args, timeout):
     """ONNX Runtime's outputs of `model` as <name>.npy in `out_dir`; None or the failure."""
     if reference == "python":
-        import onnxruntime  # only on machines that run --reference python
-        session = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
-        names = [o.name for o in session.get_outputs()]
-        for name, value in zip(names, session.run(names, inputs)):
-            np.save(os.path.join(out_dir, sanitize(name) + ".npy"), value)
+        run_ort_python(model, out_dir, inputs)
         return None
     log = out_dir + ".log"
     code, _ = run_timed(["node", ORT_REFERENCE, model, out_dir] + args, log, timeout)

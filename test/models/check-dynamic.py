@@ -20,10 +20,8 @@ the issue's (up to the max shape). Artifacts stay under build/dynamic-check/<mod
 
 import argparse
 import fnmatch
-import glob
 import os
 import shutil
-import subprocess
 import sys
 import zlib
 
@@ -33,7 +31,7 @@ import onnx
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "test", "models"))
 from model_tools import compare, dynamic_dims, find_shared, make_inputs, materialize, \
-    run_timed, sanitize  # noqa: E402
+    run_ort_python, run_timed, sanitize  # noqa: E402
 BUILD = os.path.join(ROOT, os.environ.get("KILN_BUILD_DIR", "build"))
 ORT_REFERENCE = os.path.join(ROOT, "test/models/ort-reference.js")
 TOLERANCE = {"cpu": 1e-4, "cuda": 1e-3}
@@ -66,11 +64,7 @@ def reference_outputs(model, work, inputs, reference, timeout):
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     if reference == "python":
-        import onnxruntime  # only on machines that run --reference python
-        session = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
-        names = [o.name for o in session.get_outputs()]
-        for name, value in zip(names, session.run(names, inputs)):
-            np.save(os.path.join(out, sanitize(name) + ".npy"), value)
+        run_ort_python(model, out, inputs)
         return None
     args = [f"{name}={os.path.join(work, 'inputs', sanitize(name) + '.npy')}" for name in inputs]
     code, _ = run_timed(["node", ORT_REFERENCE, model, out] + args, os.path.join(work, "ort.log"),

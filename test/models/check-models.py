@@ -41,8 +41,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "test"))
 sys.path.insert(0, os.path.join(ROOT, "test", "models"))
 from kiln_run_log import UNSUPPORTED, crash_summary, first_error  # noqa: E402
-from model_tools import compare, find_shared, make_inputs, materialize, run_timed, \
-    sanitize  # noqa: E402
+from model_tools import compare, find_shared, make_inputs, materialize, run_ort_python, \
+    run_timed, sanitize  # noqa: E402
 BUILD = os.path.join(ROOT, os.environ.get("KILN_BUILD_DIR", "build"))
 ORT_REFERENCE = os.path.join(ROOT, "test/models/ort-reference.js")
 ORT_PACKAGE = os.path.join(ROOT, "third_party/ort/node_modules/onnxruntime-node/package.json")
@@ -72,16 +72,6 @@ def reference_key(model, inputs, reference):
         with open(path, "rb") as f:
             digest.update(f.read())
     return digest.hexdigest()
-
-
-def run_ort_python(model, out_dir, inputs):
-    """ONNX Runtime's Python package (CPU), in process: each output as <name>.npy."""
-    import onnxruntime  # only on machines that run --reference python
-    options = onnxruntime.SessionOptions()
-    session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-    names = [o.name for o in session.get_outputs()]
-    for name, value in zip(names, session.run(names, inputs)):
-        np.save(os.path.join(out_dir, sanitize(name) + ".npy"), value)
 
 
 def compile_command(kiln, model, engine, inputs, options):

@@ -129,6 +129,16 @@ def make_inputs(graph, batch, seq, seed):
     return inputs, uses_seq
 
 
+def run_ort_python(model, out_dir, inputs):
+    """ONNX Runtime's Python package (CPU), in process: each output of `model` for
+    `inputs` (a dict of arrays) as <name>.npy in `out_dir`."""
+    import onnxruntime  # only on machines that run --reference python
+    session = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    for name, value in zip(names, session.run(names, inputs)):
+        np.save(os.path.join(out_dir, sanitize(name) + ".npy"), value)
+
+
 def sanitize(name):
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
 
