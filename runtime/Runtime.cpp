@@ -463,21 +463,24 @@ struct ExecutionContext::Impl {
     for (size_t i = 0; i < model.outputs.size(); ++i)
       outputShapes[i] = engine::outputShape(model, i, values);
     // The steps up to the next read-back run with these values (those after it are set
-    // again there), and after the last one the outputs' shapes are final.
+    // again there, so they are not touched now), and after the last one the outputs'
+    // shapes are final.
     bool noMoreReadBacks = true, mapsChanged = false;
     for (size_t t = index + 1; t < model.steps.size(); ++t) {
       engine::Step &later = resolvedSteps[t];
-      noMoreReadBacks &= later.kind != engine::Step::Kind::ReadBack;
+      if (later.kind == engine::Step::Kind::ReadBack) {
+        noMoreReadBacks = false;
+        break;
+      }
       if (later.runtimeFields.empty())
         continue;
       engine::applyRuntimeFields(values, later);
       for (const engine::RuntimeField &field : later.runtimeFields)
         mapsChanged |= field.kind == engine::RuntimeField::Kind::TensorMapDim;
       bool moves = later.kind == engine::Step::Kind::Copy || later.kind == engine::Step::Kind::Fill;
-      if (noMoreReadBacks && moves &&
-          (later.bytes > regionBytes(later.destination) - later.destination.offset ||
-           (later.kind == engine::Step::Kind::Copy &&
-            later.bytes > regionBytes(later.source) - later.source.offset))) {
+      if (moves && (later.bytes > regionBytes(later.destination) - later.destination.offset ||
+                    (later.kind == engine::Step::Kind::Copy &&
+                     later.bytes > regionBytes(later.source) - later.source.offset))) {
         problem = "read " + std::to_string(value) + ", which makes " + describeStep(model, t) +
                   " move " + std::to_string(later.bytes) + " bytes, beyond its buffer";
         return false;
