@@ -61,6 +61,16 @@ bool isBufferSource(Operation *op) {
 /// Ops a kernel can recompute from their operands wherever their results are needed.
 bool isPureComputation(Operation *op) { return op->getNumRegions() == 0 && isMemoryEffectFree(op); }
 
+/// Whether a top-level op's results are host values when its operands are: allocations,
+/// views, tensor maps, scalar arithmetic, and read-backs.
+bool makesHostValues(Operation &op) {
+  bool scalarResults =
+      llvm::all_of(op.getResultTypes(), [](Type t) { return !isa<BaseMemRefType>(t); });
+  return isBufferSource(&op) || isView(&op) ||
+         isa<nvgpu::TmaCreateDescriptorOp, kiln::kernel::ReadBackOp>(op) ||
+         (isPureComputation(&op) && scalarResults);
+}
+
 /// What becomes of a top-level op of a host function.
 enum class Placement {
   Host,     // stays on the host, may move before a launch (allocations, views, sizes)
@@ -441,16 +451,9 @@ void GpuMapLoopsPass::readBackSizes(Block &block, IRRewriter &rewriter) {
         if (Value host = hostValueOf(operand.get(), &op))
           operand.set(host);
     }
-    bool operandsOnHost =
-        llvm::all_of(op.getOperands(), [&](Value v) { return onHost.contains(v); });
-    bool scalarResults =
-        llvm::all_of(op.getResultTypes(), [](Type t) { return !isa<BaseMemRefType>(t); });
-    if ((isBufferSource(&op) || isView(&op) || isa<nvgpu::TmaCreateDescriptorOp>(op) ||
-         (isPureComputation(&op) && scalarResults)) &&
-        operandsOnHost)
+    if (makesHostValues(op) &&
+        llvm::all_of(op.getOperands(), [&](Value v) { return onHost.contains(v); }))
       onHost.insert(op.result_begin(), op.result_end());
-    if (isa<kiln::kernel::ReadBackOp>(op))
-      onHost.insert(op.getResult(0));
   }
 }
 
