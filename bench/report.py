@@ -23,6 +23,7 @@ REPRODUCE = """\
     # on the GPU machine (device tool, carry [".device"]), e.g. nvidia-h200-x4:
     bench/run.sh                        # writes benchmarks.md, .json and .png under $OUT
     bench/run.sh --continue             # only if the first call stopped at its deadline
+    bench/run.sh --models ssdlite320,rtdetr_r50 --precisions fp32,fp16   # the detectors alone
     bench/run.sh --dynamic              # dynamic engines against static ones (its section)"""
 
 
@@ -30,12 +31,18 @@ def megabytes(value):
     return f"{value / 1048576:.0f}" if value else "–"
 
 
+def fallback(row):
+    """" †" where the compile-ro peer ran torch.compile's default mode, not reduce-overhead
+    (bench/torch_peer.py falls back where reduce-overhead raises)."""
+    return " †" if row.get("mode", "reduce-overhead") != "reduce-overhead" else ""
+
+
 def milliseconds(row):
     if row is None:
         return "–"
     if row.get("status") in ("ok", "wrong") and "median_ms" in row:
         text = f"{row['median_ms']:.3f}" if row["median_ms"] < 100 else f"{row['median_ms']:.1f}"
-        return text + (" ✗" if row["status"] == "wrong" else "")
+        return text + (" ✗" if row["status"] == "wrong" else "") + fallback(row)
     if "probe_ms" in row:  # one timed run, too slow for the full count before the deadline
         return f"{row['status']} (≈{row['probe_ms']:.0f}, 1 run)"
     return row.get("status", "–")
@@ -49,6 +56,16 @@ def group(rows):
     return units
 
 
+def check_cell(check):
+    """The check's column: relative L2 error, or for a detector the detections that agree
+    with ONNX Runtime's (matched / compared, bench/run.py's check_detections)."""
+    if not check:
+        return "–"
+    if "required_agreement" in check:
+        return f"{check['matched']}/{check['compared']}" if "compared" in check else "error"
+    return "non-finite" if check["rel_l2"] == float("inf") else f"{check['rel_l2']:.1e}"
+
+
 def best_peer(systems):
     timed = [r for name, r in systems.items()
              if name != "kiln" and r.get("status") == "ok" and "median_ms" in r]
@@ -58,6 +75,12 @@ def best_peer(systems):
 def markdown(results):
     machine, rows = results["machine"], results["rows"]
     units = group(rows)
+    kiln_rows = [r for r in rows if r["system"] == "kiln"]
+    detectors = sorted({r["model"] for r in kiln_rows
+                        if "required_agreement" in r.get("check", {})},
+                       key=lambda name: [m.name for m in MODELS].index(name)
+                       if name in [m.name for m in MODELS] else len(MODELS))
+    streamed = sorted({r["model"] for r in kiln_rows if r.get("cuda_graph") is False})
     peers_present = [p for p in PEERS if any(p in s for s in units.values())]
     gpu = machine["gpus"][0] if machine.get("gpus") else {}
     versions = machine.get("versions", {})
@@ -83,13 +106,24 @@ def markdown(results):
         f"- **Method:** median of at least {machine.get('min_runs', 50)} timed runs adding up "
         f"to at least {machine.get('min_seconds', 1.0):g} s, after warmup (up to 10 runs or "
         "2 s); each run between two CUDA events, synchronized after it (bench/timing.py). "
-        "Kiln replays the engine as a CUDA graph (`kiln bench`). Inputs are resident on the "
+        "Kiln replays the engine as a CUDA graph (`kiln bench`)"
+        + (f"; an engine with read-backs (data-dependent shapes: {', '.join(streamed)}) runs "
+           "as stream launches instead" if streamed else "")
+        + ". Inputs are resident on the "
         f"GPU; text models run sequence {machine.get('sequence', 128)}. fp32 rows let the "
         "peers use TF32 tensor cores.",
         "- **Correctness:** every Kiln row ran `kiln run` on seeded random inputs and compared "
         "the first, middle and last sample of the batch with ONNX Runtime (CPU, fp32) on the "
         "same samples: relative L2 error, at most "
         + ", ".join(f"{v:g} ({k})" for k, v in machine.get("tolerance", {}).items())
+        + (f". The detectors ({', '.join(detectors)}) select by value (TopK, NMS), so "
+           "near-tied scores may keep other boxes or another order: their column is instead "
+           "how many of ONNX Runtime's 100 best detections per sample the engine's 100 best "
+           "match (same class, IoU ≥ 0.9; `test/models/detections.py`), at least "
+           + ", ".join(f"{100 * v:g}% ({k})" for k, v in
+                       machine.get("detection_agreement", {}).items())
+           + ", reported only in fp16 (untrained weights' scores are near ties that f16 "
+           "rounding reorders); any NaN or Inf fails" if detectors else "")
         + ". A ✗ marks a Kiln time whose outputs failed that check.",
         "- **Columns:** *Kiln / best* is Kiln's throughput over the best peer's (above 1: Kiln "
         "is faster). *Memory* is device memory the system allocated: for Kiln the weights, "
@@ -110,9 +144,10 @@ def markdown(results):
     header = ["model", "precision", "batch", "Kiln ms"] + \
         [f"{PEER_TITLES[p]} ms" for p in peers_present] + \
         ["Kiln / best", "Kiln inf/s", "best peer inf/s", "compile s", "engine MB",
-         "Kiln memory MB", "peer memory MB", "rel L2"]
+         "Kiln memory MB", "peer memory MB",
+         "rel L2 (detectors: agreement)" if detectors else "rel L2"]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    notes = {}
+    notes, fallbacks, kept = {}, {}, []
     order = [m.name for m in MODELS]
     for (model, precision, batch), systems in sorted(
             units.items(), key=lambda item: (order.index(item[0][0]) if item[0][0] in order
@@ -130,19 +165,33 @@ def markdown(results):
         cells += [
             ratio,
             f"{batch * 1000 / kiln['median_ms']:,.0f}" if kiln_timed else "–",
-            f"{batch * 1000 / best['median_ms']:,.0f} ({PEER_TITLES[best['system']]})" if best else "–",
+            f"{batch * 1000 / best['median_ms']:,.0f} ({PEER_TITLES[best['system']]}"
+            f"{fallback(best)})" if best else "–",
             f"{kiln['compile_s']:.1f}" if kiln and "compile_s" in kiln and "engine_bytes" in kiln else "–",
             megabytes((kiln or {}).get("engine_bytes")),
             megabytes((kiln or {}).get("peak_memory_bytes")),
             megabytes(best.get("peak_memory_bytes")) if best else "–",
-            ("non-finite" if check["rel_l2"] == float("inf") else f"{check['rel_l2']:.1e}")
-            if check else "–",
+            check_cell(check),
         ]
         lines.append("| " + " | ".join(cells) + " |")
         for system, row in systems.items():
             if row.get("status") != "ok" and row.get("error"):
                 reason = (system, row["status"], row["error"])
                 notes.setdefault(reason, []).append(f"{model} {precision} b{batch}")
+            if fallback(row):
+                fallbacks.setdefault(row.get("fallback_reason", "?"), []).append(
+                    f"{model} {precision} b{batch}")
+        if kiln and "output_shapes" in kiln:
+            kept.append(f"- {model} {precision} b{batch}: " + "; ".join(
+                f"{'Kiln' if name == 'kiln' else PEER_TITLES.get(name, name)} {row['output_shapes']}"
+                for name, row in systems.items() if "output_shapes" in row))
+    if fallbacks:
+        lines += [""] + [f"† compile-ro ran as `torch.compile`'s default mode (Inductor, no CUDA "
+                         f"graphs) where reduce-overhead raised ({', '.join(where)}): {reason}"
+                         for reason, where in fallbacks.items()]
+    if kept:
+        lines += ["", "Detections in the timed runs (outputs of data-dependent length; the peers' "
+                  "random weights are not the engine's, so their counts may differ):", ""] + kept
     if notes:
         # The same reason for many rows is said once, with the rows it applies to.
         lines += ["", "## Rows without a time", ""]

@@ -9,10 +9,15 @@ For each (model, precision, batch), on one GPU, one after the other:
      cache, made once by a batch-1 compile on CALIBRATION_SAMPLES seeded random samples);
   2. `kiln run` the engine on seeded random inputs, and compare the outputs of a few
      samples spread over the batch (first, middle, last) with ONNX Runtime's (CPU) on the
-     same samples: relative L2 error, bounded per precision;
-  3. `kiln bench` the engine (CUDA graph replay);
-  4. the same architecture in PyTorch (bench/torch_peer.py: eager, then compile-ro), and
-     ONNX Runtime on the GPU (bench/ort_peer.py) when it has a GPU provider.
+     same samples: relative L2 error, bounded per precision; for the object detectors,
+     whose selections by value (TopK, NMS) let near-tied scores keep other boxes or
+     another order, their detections matched by class and IoU instead
+     (test/models/detections.py): the fraction that agree;
+  3. `kiln bench` the engine (CUDA graph replay; stream launches for an engine with
+     read-backs, whose data-dependent shapes the host reads during the run);
+  4. the same architecture in PyTorch (bench/torch_peer.py: eager, then compile-ro, or
+     torch.compile's default mode where reduce-overhead raises), and ONNX Runtime on the
+     GPU (bench/ort_peer.py) when it has a GPU provider.
 Every timing follows bench/timing.py: warmup, then at least 50 runs and at least a second,
 each between CUDA events; medians are reported. Units run in parallel on several GPUs when
 there are several (one worker per GPU; a unit's rows always share a GPU).
@@ -21,8 +26,12 @@ Writes RESULTS (JSON: the machine, the versions and one row per system and unit)
 each unit, so that a run stopped by --deadline keeps what it measured; bench/report.py
 turns it into docs/benchmarks.md and the throughput plot.
 
+A model is measured at the precisions and batches asked for that bench/models.py gives it
+(the detectors: fp32 and fp16; SSDlite at batch 1, the one its export takes, RT-DETR at 1
+and 8 unless --batches names others). --dry-run lists the units and stops.
+
     python3 bench/run.py --kiln build/bin/kiln --out /tmp/bench [--models resnet50,gpt2]
-        [--precisions fp32,fp16,int8] [--batches 1,32,256] [--deadline SECONDS]
+        [--precisions fp32,fp16,int8] [--batches 1,32,256] [--deadline SECONDS] [--dry-run]
 """
 
 import argparse
@@ -46,6 +55,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "test"))
 sys.path.insert(0, os.path.join(ROOT, "test", "models"))
+import detections  # noqa: E402 - test/models/detections.py: the detectors' comparison
 from kiln_run_log import first_error  # noqa: E402
 from model_tools import compare, find_shared, make_inputs, materialize, run_timed, \
     sanitize  # noqa: E402
@@ -58,6 +68,11 @@ BATCHES = [1, 32, 256]
 TORCH_PRECISIONS = {"fp32", "fp16"}
 # Relative L2 error allowed between Kiln's outputs and ONNX Runtime's fp32 CPU outputs.
 TOLERANCE = {"fp32": 1e-3, "fp16": 2e-2, "int8": 1e-1}
+# The detectors: the fraction of ONNX Runtime's best 100 detections per sample that the
+# engine's best 100 match (same class, IoU >= 0.9), at least this in fp32 (as
+# test/models/check-detection.py requires); reported only in fp16, where untrained weights'
+# near-tied scores are reordered by f16 rounding.
+DETECTION_AGREEMENT = {"fp32": 0.99}
 MIN_RUNS, MIN_SECONDS = 50, 1.0
 # INT8 engines calibrate on this many seeded random samples of the model's inputs (the
 # distribution the correctness check draws from), once per model at batch 1: the
@@ -153,7 +168,12 @@ class Benchmark:
     def kiln(self, model, precision, batch, work, env):
         onnx_path = self.model_paths[model.name]
         graph = onnx.load(onnx_path, load_external_data=False).graph
-        inputs, _ = make_inputs(graph, batch, SEQUENCE, zlib.crc32(f"{model.name}/{batch}".encode()))
+        seed = zlib.crc32(f"{model.name}/{batch}".encode())
+        inputs, _ = make_inputs(graph, batch, SEQUENCE, seed)
+        if model.family == "detection":
+            # Images uniform in [0, 1), as check-detection.py checks the detectors on.
+            rng = np.random.default_rng(seed)
+            inputs = {n: rng.random(a.shape).astype(a.dtype) for n, a in inputs.items()}
         shapes = ",".join(f"{n}:{'x'.join(map(str, a.shape))}" for n, a in inputs.items())
 
         def shapes_at(rows):
@@ -206,15 +226,19 @@ class Benchmark:
         samples = sorted({0, batch // 2, batch - 1})
         reference = self.references.run(self.args.reference_models[model.name],
                                         {n: a[samples] for n, a in inputs.items()})
-        worst, problems = 0.0, []
-        for name, expected in reference.items():
-            produced = np.load(os.path.join(outputs_dir, sanitize(name) + ".npy"))[samples]
-            error, problem = compare(expected, produced, TOLERANCE[precision])
-            worst = max(worst, error if error is not None else float("inf"))
-            if problem:
-                problems.append(f"'{name}': {problem}")
-        result["check"] = {"samples": samples, "rel_l2": worst, "tolerance": TOLERANCE[precision],
-                           "ok": not problems, "problems": problems}
+        if model.family == "detection":
+            result["check"] = check_detections(reference, outputs_dir, samples, batch, precision)
+        else:
+            worst, problems = 0.0, []
+            for name, expected in reference.items():
+                produced = np.load(os.path.join(outputs_dir, sanitize(name) + ".npy"))[samples]
+                error, problem = compare(expected, produced, TOLERANCE[precision])
+                worst = max(worst, error if error is not None else float("inf"))
+                if problem:
+                    problems.append(f"'{name}': {problem}")
+            result["check"] = {"samples": samples, "rel_l2": worst,
+                               "tolerance": TOLERANCE[precision], "ok": not problems,
+                               "problems": problems}
         shutil.rmtree(outputs_dir, ignore_errors=True)
 
         # Speed: the engine between CUDA events, as the peers (bench/timing.py). The run
@@ -248,8 +272,11 @@ class Benchmark:
                       peak_memory_bytes=bench["device_memory_bytes"]["total"],
                       memory_breakdown=bench["device_memory_bytes"],
                       status="ok" if result["check"]["ok"] else "wrong")
+        if "output_shapes" in bench:  # data-dependent outputs: their shapes in the last run
+            result["output_shapes"] = bench["output_shapes"]
         if not result["check"]["ok"]:
-            result["error"] = "outputs differ from ONNX Runtime: " + "; ".join(problems)
+            result["error"] = "outputs differ from ONNX Runtime: " + \
+                "; ".join(result["check"]["problems"])
         return result
 
     # --- Peers -------------------------------------------------------------------------
@@ -266,19 +293,30 @@ class Benchmark:
                                                                      "--min-seconds",
                                                                      str(MIN_SECONDS)],
                             peer_log, limit, env=env)
-        if self.cut(code):
-            return [{"system": s, "status": "skipped", "error": "stopped at the deadline"}
-                    for s in systems]
-        if code != 0 or not os.path.exists(out_json):
-            text = first_error(open(peer_log, errors="replace").read())
-            return [{"system": s, "status": "error", "error": f"exit {code}: {text}"}
-                    for s in systems]
-        with open(out_json) as f:
-            rows = json.load(f)
+        # The script writes its rows again after each system: one stopped on its way (at
+        # the deadline, or a torch.compile of a detector past the time limit) keeps those
+        # it measured.
+        rows = []
+        if os.path.exists(out_json):
+            try:
+                with open(out_json) as f:
+                    rows = json.load(f)
+            except (OSError, ValueError):
+                rows = []
         for row in rows:
             row["status"] = "error" if "error" in row else "ok"
             row.pop("model", None), row.pop("precision", None), row.pop("batch", None)
-        return rows
+        if code == 0 and rows:
+            return rows
+        if self.cut(code):
+            failure = {"status": "skipped", "error": "stopped at the deadline"}
+        elif code == "timeout":
+            failure = {"status": "error", "error": f"timeout after {limit:.0f} s"}
+        else:
+            text = first_error(open(peer_log, errors="replace").read())
+            failure = {"status": "error", "error": f"exit {code}: {text}"}
+        measured = {row["system"] for row in rows}
+        return rows + [dict(failure, system=s) for s in systems if s not in measured]
 
     def torch_peers(self, model, precision, batch, work, env):
         peers = [p for p in ("eager", "compile-ro") if p in self.args.systems]
@@ -356,11 +394,63 @@ class Benchmark:
 
 
 def unit_order(unit):
-    """Largest work first, so that the long units do not end up last on one GPU."""
+    """Largest work first, so that the long units do not end up last on one GPU. The
+    detectors are long at any batch: compiles of thousands of kernels (SSDlite's NMS per
+    class), runs with host read-backs, a torch.compile that breaks its graph."""
     model, precision, batch = unit
     weight = {"vit_b_16": 6, "gpt2": 5, "bert_base": 5, "resnet50": 3, "efficientnet_b0": 2,
-              "mobilenet_v2": 1}.get(model.name, 3)
+              "mobilenet_v2": 1, "ssdlite320": 512, "rtdetr_r50": 64}.get(model.name, 3)
     return (-batch * weight, PRECISIONS.index(precision))
+
+
+def model_units(model, precisions, batches):
+    """`model`'s units: the precisions asked for that bench/models.py measures it at, and
+    its batches there unless `batches` (--batches) names others, less any its export cannot
+    take; and what was left out, in words (or None)."""
+    kept = [p for p in precisions if not model.precisions or p in model.precisions]
+    sizes = [b for b in (batches or model.batches or BATCHES) if model.allows(b)]
+    left = [f"precision {p}" for p in precisions if p not in kept]
+    left += [f"batch {b} (its export takes batch {model.export_batch} only)"
+             for b in (batches or []) if not model.allows(b)]
+    return [(model, p, b) for p in kept for b in sizes], ", ".join(left) or None
+
+
+def check_detections(reference, outputs_dir, samples, batch, precision):
+    """A detector's check (test/models/detections.py, as check-detection.py applies it):
+    ONNX Runtime's best 100 detections of each sample, matched by class and IoU >= 0.9 among
+    the engine's best 100; at least DETECTION_AGREEMENT of them where it has a bound. Values
+    are compared one by one nowhere: near-tied scores may keep other boxes or order them
+    otherwise, and an output's length is its selections' (`kiln run` writes each output at
+    the shape its run produced). Any NaN or Inf where ONNX Runtime's output is finite
+    fails."""
+    produced, problems = {}, []
+    for name, expected in reference.items():
+        array = np.load(os.path.join(outputs_dir, sanitize(name) + ".npy"))
+        # A batch of one is its own sample: SSDlite's outputs have no batch dimension.
+        if batch > 1:
+            array = array[samples]
+        produced[name] = array
+        if np.issubdtype(array.dtype, np.floating):
+            bad = ~np.isfinite(array)
+            if array.shape == expected.shape:
+                bad &= np.isfinite(expected)
+            if bad.any():
+                problems.append(f"'{name}': {int(bad.sum())} of {array.size} values NaN or Inf")
+    required = DETECTION_AGREEMENT.get(precision)
+    check = {"samples": samples, "required_agreement": required}
+    try:
+        ours, theirs = detections.detections(produced), detections.detections(reference)
+    except ValueError as error:
+        problems.append(f"detections: {error}")
+        return dict(check, ok=False, problems=problems)
+    matched, compared = detections.agreement(theirs, ours)
+    fraction = matched / compared if compared else 1.0
+    if required is not None and fraction < required:
+        problems.append(f"detections agree on {100 * fraction:.1f}% < {100 * required:.0f}%")
+    return dict(check, agreement=fraction, matched=matched, compared=compared,
+                detections=[len(scores) for scores, _, _ in ours],
+                reference_detections=[len(scores) for scores, _, _ in theirs],
+                ok=not problems, problems=problems)
 
 
 def machine_description(kiln):
@@ -410,7 +500,9 @@ def main():
     parser.add_argument("--out", required=True, help="working folder; results.json is written here")
     parser.add_argument("--models", default=",".join(m.name for m in MODELS))
     parser.add_argument("--precisions", default=",".join(PRECISIONS))
-    parser.add_argument("--batches", default=",".join(map(str, BATCHES)))
+    parser.add_argument("--batches",
+                        help="comma-separated (default: each model's in bench/models.py: "
+                             f"{','.join(map(str, BATCHES))}, the detectors fewer)")
     parser.add_argument("--systems", default="kiln,eager,compile-ro,ort",
                         help="what to measure: kiln, eager, compile-ro, ort (ONNX Runtime on "
                              "the GPU, when it has a provider)")
@@ -433,19 +525,37 @@ def main():
                              "(not skipped) and run only the others")
     parser.add_argument("--no-ort-gpu", dest="ort_gpu", action="store_false",
                         help="do not time ONNX Runtime on the GPU even if it has a provider")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="list the units these options select, in the order they would "
+                             "start, and stop (needs no GPU, no kiln)")
     args = parser.parse_args()
 
     try:
         models = [BY_NAME[name] for name in args.models.split(",")]
         precisions = args.precisions.split(",")
-        batches = [int(b) for b in args.batches.split(",")]
+        batches = [int(b) for b in args.batches.split(",")] if args.batches else None
     except (KeyError, ValueError) as error:
-        parser.error(f"bad --models, --precisions or --batches: {error}")
+        parser.error(f"bad --models, --precisions or --batches: {error} "
+                     f"(models: {', '.join(BY_NAME)})")
     args.systems = set(args.systems.split(","))
     if args.systems - {"kiln", "eager", "compile-ro", "ort"}:
         parser.error(f"unknown --systems: {', '.join(sorted(args.systems))}")
-    if any(p not in PRECISIONS for p in precisions) or any(b < 1 for b in batches):
+    if any(p not in PRECISIONS for p in precisions) or any(b < 1 for b in batches or []):
         parser.error(f"precisions are {', '.join(PRECISIONS)}; batches are positive")
+    units = []
+    for model in models:
+        selected, left = model_units(model, precisions, batches)
+        units += selected
+        if left:
+            log(f"{model.name}: not measured at {left}")
+    if not units:
+        parser.error("these --models, --precisions and --batches select no unit")
+    models = [m for m in models if any(unit[0] is m for unit in units)]
+    units.sort(key=unit_order)
+    if args.dry_run:
+        for model, precision, batch in units:
+            print(f"{model.name} {precision} batch {batch}")
+        return 0
     if not os.access(args.kiln, os.X_OK):
         parser.error(f"no kiln at {args.kiln}")
     gpu_count = len([line for line in subprocess.run(
@@ -474,6 +584,7 @@ def main():
     description = machine_description(args.kiln)
     description.update(gpus_used=len(gpus), deadline_s=args.deadline, min_runs=MIN_RUNS,
                        min_seconds=MIN_SECONDS, sequence=SEQUENCE, tolerance=TOLERANCE,
+                       detection_agreement=DETECTION_AGREEMENT,
                        ort_gpu=args.ort_gpu, tune_budget_s=args.tune_budget,
                        onnx_files={m.name: m.onnx for m in models})
     benchmark = Benchmark(args, paths)
@@ -487,8 +598,6 @@ def main():
                 json.dump({"machine": description, "rows": rows}, f, indent=1)
             os.replace(results_path + ".tmp", results_path)
 
-    units = sorted(((m, p, b) for m in models for p in precisions for b in batches),
-                   key=unit_order)
     if args.resume:
         with open(args.resume) as f:
             earlier = json.load(f)["rows"]

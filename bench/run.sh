@@ -5,6 +5,15 @@
 #   device run, carry [".device"]:   bench/run.sh [bench/run.py options, e.g. --models gpt2]
 #                                    bench/run.sh --continue   (after a run that hit its
 #                                    deadline: measures only what it left)
+#                                    bench/run.sh --models ssdlite320,rtdetr_r50 --precisions fp32,fp16
+#                                    (the object detectors alone: SSDlite at batch 1, the
+#                                    one its export takes, RT-DETR at 1 and 8, bench/models.py;
+#                                    `python3 bench/run.py --out /tmp/x --dry-run --models ...`
+#                                    lists the units any options select. The same command
+#                                    with --continue, on a fresh machine and with the last
+#                                    full run's docs/benchmarks.json copied to
+#                                    .device/resume.json, adds their rows to that run's:
+#                                    the units it does not select keep their rows)
 #                                    bench/run.sh --dynamic [bench/dynamic.py options]
 #                                    (dynamic engines against static ones, issue 10:
 #                                    benchmarks-dynamic.json, and benchmarks.md from it and
