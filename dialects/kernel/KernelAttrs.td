@@ -311,6 +311,27 @@ def Kernel_PoolNhwcConfigAttr : Kernel_TemplateConfigAttr<"PoolNhwcConfig", "poo
   }];
 }
 
+def Kernel_TopKConfigAttr : Kernel_TemplateConfigAttr<"TopKConfig", "top_k"> {
+  let summary = "TopK by radix selection, a CTA a row";
+  let description = [{
+    The selection family (passes/kernel/TopK.cpp, templates/TopK.mlir,
+    docs/codegen-top-k.md) takes a `kernel.reduction` holding exactly one `graph.top_k`
+    of f32, f16, bf16 or i32 values along any axis, whose k is a constant or computed at
+    run time (the output's extent), and whose k is at most 4096 at the profile's largest
+    shape. A CTA of `threads` threads takes a row: it finds the k-th key by radix
+    selection over 8-bit digits of a 64-bit key (the value's order, then its index, so
+    that ties go to the lower index as in ONNX), gathers the k keys at or before it into
+    shared memory and writes each where its rank among them puts it.
+
+    ```mlir
+    #kernel.top_k<threads = 1024>
+    ```
+  }];
+  let parameters = (ins "int64_t":$threads);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Kernel_GenericConfigAttr : Kernel_TemplateConfigAttr<"GenericConfig", "generic"> {
   let summary = "The generic lowering: every kernel's body through linalg, one thread an element";
   let description = [{

@@ -210,6 +210,13 @@ LogicalResult DepthwiseConfigAttr::verify(function_ref<InFlightDiagnostic()> emi
   return success();
 }
 
+LogicalResult TopKConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                     int64_t threads) {
+  if (threads < 32 || threads > 1024 || !llvm::isPowerOf2_64(threads))
+    return emitError() << "threads must be a power of two from 32 to 1024, got " << threads;
+  return success();
+}
+
 LogicalResult RowsConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                      int64_t threadsPerRow, int64_t rowsPerCta, int64_t vector) {
   if (threadsPerRow < 1 || threadsPerRow > 1024 || !llvm::isPowerOf2_64(threadsPerRow))

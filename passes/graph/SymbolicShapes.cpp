@@ -702,6 +702,25 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
             shape.dims.back() = value->back();
             return shape;
           })
+          .Case([&](TopKOp topK) -> std::optional<SymbolicShape> {
+            // The input's shape, k along the axis: k's value where it is known to lie
+            // within the extent, else one symbol the values and indices share.
+            std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(topK.getInput());
+            if (!dims)
+              return std::nullopt;
+            std::optional<int64_t> axis = normalizeIndex(topK.getAxis(), dims->size());
+            if (!axis)
+              return std::nullopt;
+            const SymbolicShape *k = get(topK.getK());
+            DimExpr &extent = (*dims)[*axis];
+            if (k && k->elements && k->elements->size() == 1 &&
+                (extent - k->elements->front()).sign().value_or(-1) >= 0 &&
+                k->elements->front().sign().value_or(-1) >= 0)
+              extent = k->elements->front();
+            else
+              extent = freshSymbol();
+            return rankedShape(*dims);
+          })
           .Case<LayerNormalizationOp, RMSNormalizationOp>(
               [&](Operation *norm) -> std::optional<SymbolicShape> {
                 std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(norm->getOperand(0));
@@ -872,8 +891,8 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
       int64_t rank = shape.dims.size();
       for (int64_t dim = *axis < 0 ? *axis + rank : *axis; dim >= 0 && dim < rank; ++dim)
         shape.dims[dim] = DimExpr::constant(1);
-    } else if (isa<MaxPoolOp>(op) && rule && index == 1) {
-      shape = *rule; // the indices of the maxima, one per output element
+    } else if (isa<MaxPoolOp, TopKOp>(op) && rule && index == 1) {
+      shape = *rule; // the indices of the maxima (the k best), one per output element
     } else if (isa<SplitOp>(op) && splitParts) {
       shape = (*splitParts)[index];
     } else {

@@ -38,6 +38,7 @@ namespace kiln {
   FAMILY(flashAttentionTemplate)                                                                   \
   FAMILY(depthwiseTemplate)                                                                        \
   FAMILY(poolNhwcTemplate)                                                                         \
+  FAMILY(topKTemplate)                                                                             \
   FAMILY(rowsTemplate)                                                                             \
   FAMILY(sm90GemmTemplate)                                                                         \
   FAMILY(sm90ConvTemplate)                                                                         \

@@ -1061,6 +1061,18 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     }
     Value bound = buildExtent(builder, loc, (*bounds)[origin->second.second],
                               [&](unsigned symbol) { return hostSymbols[symbol]; });
+    // A TopK's extent along its axis is its k, clamped to the axis's extent (the bound):
+    // read k itself where a buffer holds it, rather than select the k to count them.
+    if (auto topK = dyn_cast<graph::TopKOp>(producer)) {
+      if (Value k = kBuffer(topK)) {
+        Value count = kernel::ReadBackOp::create(builder, loc, builder.getI64Type(), k);
+        count = arith::IndexCastOp::create(builder, loc, builder.getIndexType(), count);
+        Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+        hostSymbols[symbol] = arith::MinSIOp::create(
+            builder, loc, arith::MaxSIOp::create(builder, loc, count, zero), bound);
+        return success();
+      }
+    }
     // The ops of the producer's group that it depends on, in order.
     const FusionGroups::Group &members = fusion->groups[group->second];
     llvm::SmallPtrSet<Operation *, 16> needed{producer};
@@ -1084,6 +1096,24 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     count = arith::IndexCastOp::create(builder, loc, builder.getIndexType(), count);
     hostSymbols[symbol] = arith::MinSIOp::create(builder, loc, count, bound);
     return success();
+  }
+
+  /// The device buffer holding `topK`'s k (an i64 of one element), through the reshapes
+  /// that keep its one element; null when a kernel still has to compute it.
+  Value kBuffer(graph::TopKOp topK) {
+    Value k = topK.getK();
+    while (!buffers->contains(k)) {
+      Operation *definition = k.getDefiningOp();
+      if (!isa_and_present<graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp>(definition))
+        return Value();
+      k = definition->getOperand(0);
+    }
+    Value buffer = buffers->lookup(k);
+    auto type = dyn_cast<MemRefType>(buffer.getType());
+    if (!type || !type.hasStaticShape() || type.getNumElements() != 1 ||
+        !type.getElementType().isInteger(64))
+      return Value();
+    return buffer;
   }
 
   /// Reads each input symbol off the first input buffer with that extent.

@@ -236,6 +236,13 @@ func.func @rows_per_cta() attributes {c = #kernel.rows<threads_per_row = 64, row
 
 // -----
 
+// expected-error @+1 {{threads must be a power of two from 32 to 1024, got 48}}
+func.func @top_k_threads() attributes {c = #kernel.top_k<threads = 48>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{vector must be 1, 2, 4 or 8, got 3}}
 func.func @rows_vector() attributes {c = #kernel.rows<threads_per_row = 32, rows_per_cta = 4, vector = 3>} {
   return

@@ -97,6 +97,7 @@ func.func @main(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %c: memref<128x2
 // CHECK-SAME: kiln.m = #kernel.flash_attention<block_q = 128, block_kv = 128, stages = 2, warps = 12, wgmma = true, tma = true>
 // CHECK-SAME: kiln.n = #kernel.sm90_conv<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true, pingpong = true, stream_k = 4>
 // CHECK-SAME: kiln.o = #kernel.sm90_gemm<tile_m = 192, tile_n = 192, tile_k = 64, stages = 3, consumers = 3, persistent = true>
+// CHECK-SAME: kiln.p = #kernel.top_k<threads = 1024>
 func.func @configs() attributes {
     kiln.a = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true, split_k = 1, ctas_per_sm = 2, tf32 = false, resident_b_k_tiles = 3>,
     kiln.b = #kernel.sm90_conv<tile_m = 128, tile_n = 64, tile_k = 128, stages = 4, consumers = 2, int8 = true>,
@@ -113,7 +114,8 @@ func.func @configs() attributes {
     kiln.l = #kernel.sm90_gemm<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true, pingpong = true>,
     kiln.m = #kernel.flash_attention<block_q = 128, block_kv = 128, stages = 2, warps = 12, wgmma = true, tma = true>,
     kiln.n = #kernel.sm90_conv<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, consumers = 2, persistent = true, pingpong = true, stream_k = 4>,
-    kiln.o = #kernel.sm90_gemm<tile_m = 192, tile_n = 192, tile_k = 64, stages = 3, consumers = 3, persistent = true>} {
+    kiln.o = #kernel.sm90_gemm<tile_m = 192, tile_n = 192, tile_k = 64, stages = 3, consumers = 3, persistent = true>,
+    kiln.p = #kernel.top_k<threads = 1024>} {
   return
 }
 

@@ -100,3 +100,25 @@ func.func @unbounded(%limit: tensor<i64>) -> tensor<?xi64> {
   %1 = graph.neg %0 : tensor<?xi64>
   return %1 : tensor<?xi64>
 }
+
+// -----
+
+// A TopK's k computed at run time: its extent is k clamped to the axis, read back from
+// k's own buffer (no kernel selects the k to count them), one read-back for the values
+// and the indices, which share the extent.
+// CHECK-LABEL: func.func @top_k_computed_k
+// CHECK-NOT: _extent
+// CHECK: %[[READ:.*]] = kernel.read_back %arg1 : memref<1xi64> -> i64
+// CHECK: %[[K:.*]] = arith.index_cast %[[READ]] : i64 to index
+// CHECK: %[[POSITIVE:.*]] = arith.maxsi %[[K]], %c0
+// CHECK: %[[BOUNDED:.*]] = arith.minsi %[[POSITIVE]], %c100
+// CHECK-NOT: kernel.read_back
+// CHECK-DAG: memref.alloc(%[[BOUNDED]]) : memref<?xf32>
+// CHECK-DAG: memref.alloc(%[[BOUNDED]]) : memref<?xi64>
+// CHECK: kernel.launch @TopK(
+// CHECK: return %[[BOUNDED]], %[[BOUNDED]] : index, index
+func.func @top_k_computed_k(%x: tensor<100xf32>, %k: tensor<1xi64>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %v, %i = graph.top_k %x, %k {axis = 0 : i64, largest = true, sorted = true} : (tensor<100xf32>, tensor<1xi64>) -> (tensor<?xf32>, tensor<?xi64>) loc("TopK")
+  %n = graph.neg %v : tensor<?xf32> loc("Neg")
+  return %n, %i : tensor<?xf32>, tensor<?xi64>
+}
