@@ -12,6 +12,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace kiln::graph;
@@ -701,6 +702,145 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
             shape.dims = *query;
             shape.dims.back() = value->back();
             return shape;
+          })
+          .Case<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op,
+                ReduceL2Op, ReduceLogSumOp, ReduceLogSumExpOp, ReduceSumSquareOp>(
+              [&](auto reduce) -> std::optional<SymbolicShape> {
+                // The input's extents, the reduced ones 1 (keepdims) or dropped.
+                std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(reduce.getData());
+                if (!dims)
+                  return std::nullopt;
+                SmallVector<int64_t> axes;
+                if (reduce.getAxes()) {
+                  std::optional<SmallVector<int64_t>> given = constantInts(reduce.getAxes());
+                  if (!given)
+                    return std::nullopt;
+                  axes = *given;
+                }
+                if (axes.empty() && reduce.getNoopWithEmptyAxes())
+                  return rankedShape(*dims);
+                SmallVector<bool> reduced(dims->size(), axes.empty());
+                for (int64_t axis : axes) {
+                  std::optional<int64_t> normalized = normalizeIndex(axis, dims->size());
+                  if (!normalized)
+                    return std::nullopt;
+                  reduced[*normalized] = true;
+                }
+                SmallVector<DimExpr, 4> result;
+                for (auto [dim, gone] : llvm::zip(*dims, reduced))
+                  if (!gone)
+                    result.push_back(dim);
+                  else if (reduce.getKeepdims())
+                    result.push_back(DimExpr::constant(1));
+                return rankedShape(result);
+              })
+          .Case<ArgMaxOp, ArgMinOp>([&](auto reduce) -> std::optional<SymbolicShape> {
+            std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(reduce.getInput());
+            std::optional<int64_t> axis =
+                dims ? normalizeIndex(static_cast<int64_t>(reduce.getAxis()), dims->size())
+                     : std::nullopt;
+            if (!axis)
+              return std::nullopt;
+            if (reduce.getKeepdims())
+              (*dims)[*axis] = DimExpr::constant(1);
+            else
+              dims->erase(dims->begin() + *axis);
+            return rankedShape(*dims);
+          })
+          .Case([&](TileOp tile) -> std::optional<SymbolicShape> {
+            // Each extent times its repeat count.
+            std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(tile.getInput());
+            const SymbolicShape *repeats = get(tile.getRepeats());
+            if (!dims || !repeats || !repeats->elements ||
+                repeats->elements->size() != dims->size())
+              return std::nullopt;
+            for (auto [dim, repeat] : llvm::zip(*dims, *repeats->elements))
+              dim = dim * repeat;
+            return rankedShape(*dims);
+          })
+          .Case([&](PadOp pad) -> std::optional<SymbolicShape> {
+            // Each padded extent plus its pads before and after.
+            std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(pad.getInput());
+            const SymbolicShape *pads = get(pad.getPads());
+            if (!dims || !pads || !pads->elements)
+              return std::nullopt;
+            SmallVector<int64_t> axes;
+            if (pad.getAxes()) {
+              std::optional<SmallVector<int64_t>> given = constantInts(pad.getAxes());
+              if (!given)
+                return std::nullopt;
+              for (int64_t axis : *given) {
+                std::optional<int64_t> normalized = normalizeIndex(axis, dims->size());
+                if (!normalized)
+                  return std::nullopt;
+                axes.push_back(*normalized);
+              }
+            } else {
+              axes = llvm::to_vector(llvm::seq<int64_t>(0, dims->size()));
+            }
+            if (pads->elements->size() != 2 * axes.size())
+              return std::nullopt;
+            for (auto [i, axis] : llvm::enumerate(axes))
+              (*dims)[axis] =
+                  (*dims)[axis] + (*pads->elements)[i] + (*pads->elements)[i + axes.size()];
+            return rankedShape(*dims);
+          })
+          .Case([&](GatherElementsOp gather) -> std::optional<SymbolicShape> {
+            std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(gather.getIndices());
+            return dims ? std::optional(rankedShape(*dims)) : std::nullopt;
+          })
+          .Case<ScatterElementsOp, ScatterNDOp>([&](auto scatter) -> std::optional<SymbolicShape> {
+            std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(scatter.getData());
+            return dims ? std::optional(rankedShape(*dims)) : std::nullopt;
+          })
+          .Case([&](GridSampleOp sample) -> std::optional<SymbolicShape> {
+            // [N, C] of the input, then the grid's spatial extents: [N, C, H_out, W_out].
+            std::optional<SmallVector<DimExpr, 4>> input = rankedDims(sample.getInput());
+            std::optional<SmallVector<DimExpr, 4>> grid = rankedDims(sample.getGrid());
+            if (!input || !grid || input->size() < 2 || grid->size() != input->size())
+              return std::nullopt;
+            SmallVector<DimExpr, 4> dims = {(*input)[0], (*input)[1]};
+            dims.append(grid->begin() + 1, grid->end() - 1);
+            return rankedShape(dims);
+          })
+          .Case([&](ResizeOp resize) -> std::optional<SymbolicShape> {
+            // Each resized axis: the sizes' element, or the extent times a constant scale
+            // (floor(extent * scale): exact for whole scales, and an extent a scale of 1
+            // keeps, a batch among them).
+            std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(resize.getInput());
+            if (!dims || resize.getKeepAspectRatioPolicy() != "stretch")
+              return std::nullopt;
+            SmallVector<int64_t> axes;
+            if (std::optional<ArrayRef<int64_t>> given = resize.getAxes()) {
+              for (int64_t axis : *given) {
+                std::optional<int64_t> normalized = normalizeIndex(axis, dims->size());
+                if (!normalized)
+                  return std::nullopt;
+                axes.push_back(*normalized);
+              }
+            } else {
+              axes = llvm::to_vector(llvm::seq<int64_t>(0, dims->size()));
+            }
+            const SymbolicShape *sizes = resize.getSizes() ? get(resize.getSizes()) : nullptr;
+            if (sizes && sizes->elements && sizes->elements->size() == axes.size()) {
+              for (auto [axis, size] : llvm::zip(axes, *sizes->elements))
+                (*dims)[axis] = size;
+              return rankedShape(*dims);
+            }
+            std::optional<SmallVector<double>> scales =
+                resize.getScales() ? getConstantFloats(resize.getScales()) : std::nullopt;
+            if (!scales || scales->size() != axes.size())
+              return std::nullopt;
+            for (auto [axis, scale] : llvm::zip(axes, *scales)) {
+              DimExpr &extent = (*dims)[axis];
+              if (std::optional<int64_t> constant = extent.getConstant())
+                extent = DimExpr::constant(static_cast<int64_t>(std::floor(*constant * scale)));
+              else if (scale >= 1 && scale == std::floor(scale))
+                extent = extent * DimExpr::constant(static_cast<int64_t>(scale));
+              else
+                extent = freshSymbol();
+            }
+            return rankedShape(*dims);
           })
           .Case([&](TopKOp topK) -> std::optional<SymbolicShape> {
             // The input's shape, k along the axis: k's value where it is known to lie

@@ -137,3 +137,43 @@ func.func @split_and_slices(%x: tensor<?x?x2304xf32> {graph.dims = ["batch", "se
   %rows = graph.gather_nd %q#0, %idx {batch_dims = 1 : i64} : (tensor<?x?x?xf32>, tensor<?x1xi64>) -> tensor<?x?xf32>
   return %s, %first, %rest, %again, %rows : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?xi64>, tensor<?x?xf32>
 }
+
+// -----
+
+// A detector's ops on a run-time batch (RT-DETR's): reductions keep or drop their axes,
+// ArgMax its axis; a Resize by whole constant scales multiplies the extents (the batch's
+// scale of 1 keeps it); Tile multiplies by its repeats, Pad adds its pads; GatherElements
+// has its indices' shape, GridSample [N, C] and the grid's extents; TopK's values and
+// indices share k (or one fresh symbol for a computed k).
+// CHECK-LABEL: func.func @detector
+// CHECK: graph.reduce_max {{.*}}graph.symbolic_dims = {{\[\["batch", "8400"\]\]}}
+// CHECK: graph.reduce_sum {{.*}}graph.symbolic_dims = {{\[\["batch", "1", "1"\]\]}}
+// CHECK: graph.argmax {{.*}}graph.symbolic_dims = {{\[\["batch", "2"\]\]}}
+// CHECK: graph.resize {{.*}}graph.symbolic_dims = {{\[\["batch", "8400", "4"\]\]}}
+// CHECK: graph.tile {{.*}}graph.symbolic_dims = {{\[\["batch\*2", "8400", "4"\]\]}}
+// CHECK: graph.pad {{.*}}graph.symbolic_dims = {{\[\["batch", "8402", "8"\]\]}}
+// CHECK: graph.gather_elements {{.*}}graph.symbolic_dims = {{\[\["batch", "300", "2"\]\]}}
+// CHECK: graph.grid_sample {{.*}}graph.symbolic_dims = {{\[\["batch", "8400", "300", "4"\]\]}}
+// CHECK: graph.top_k {{.*}}graph.symbolic_dims = {{\[\["batch", "300"\], \["batch", "300"\]\]}}
+// CHECK: graph.top_k {{.*}}graph.symbolic_dims = {{\[\["batch", "\?0"\], \["batch", "\?0"\]\]}}
+func.func @detector(%x: tensor<?x8400x2xf32> {graph.dims = ["batch", "", ""], graph.name = "x"}, %grid: tensor<?x300x4x2xf32> {graph.dims = ["batch", "", "", ""], graph.name = "grid"}, %idx: tensor<?x300x2xi64> {graph.dims = ["batch", "", ""], graph.name = "idx"}, %kk: tensor<1xi64> {graph.name = "kk"}) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xi64>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi64>, tensor<*xi64>) {
+  %last = graph.constant dense<-1> : tensor<1xi64>
+  %inner = graph.constant dense<[1, 2]> : tensor<2xi64>
+  %max = graph.reduce_max %x, %last {keepdims = false, noop_with_empty_axes = false} : (tensor<?x8400x2xf32>, tensor<1xi64>) -> tensor<*xf32>
+  %sum = graph.reduce_sum %x, %inner {keepdims = true, noop_with_empty_axes = false} : (tensor<?x8400x2xf32>, tensor<2xi64>) -> tensor<*xf32>
+  %arg = graph.argmax %x {axis = 1 : i64, keepdims = false, select_last_index = false} : (tensor<?x8400x2xf32>) -> tensor<*xi64>
+  %scales = graph.constant dense<[1.0, 1.0, 2.0]> : tensor<3xf32>
+  %up = graph.resize %x scales(%scales) {antialias = false, coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"} : (tensor<?x8400x2xf32>, tensor<3xf32>) -> tensor<*xf32>
+  %repeats = graph.constant dense<[2, 1, 2]> : tensor<3xi64>
+  %tiled = graph.tile %x, %repeats : (tensor<?x8400x2xf32>, tensor<3xi64>) -> tensor<*xf32>
+  %pads = graph.constant dense<[0, 1, 3, 0, 1, 3]> : tensor<6xi64>
+  %padded = graph.pad %x, %pads {mode = "constant"} : (tensor<?x8400x2xf32>, tensor<6xi64>) -> tensor<*xf32>
+  %gathered = graph.gather_elements %x, %idx {axis = 1 : i64} : (tensor<?x8400x2xf32>, tensor<?x300x2xi64>) -> tensor<*xf32>
+  %image = graph.unsqueeze %x, %last : (tensor<?x8400x2xf32>, tensor<1xi64>) -> tensor<?x8400x2x1xf32>
+  %sampled = graph.grid_sample %image, %grid {align_corners = false, mode = "linear", padding_mode = "zeros"} : (tensor<?x8400x2x1xf32>, tensor<?x300x4x2xf32>) -> tensor<*xf32>
+  %k = graph.constant dense<300> : tensor<1xi64>
+  %scores = graph.reduce_max %x, %last {keepdims = false, noop_with_empty_axes = false} : (tensor<?x8400x2xf32>, tensor<1xi64>) -> tensor<?x8400xf32>
+  %v, %i = graph.top_k %scores, %k {axis = 1 : i64, largest = true, sorted = true} : (tensor<?x8400xf32>, tensor<1xi64>) -> (tensor<*xf32>, tensor<*xi64>)
+  %v2, %i2 = graph.top_k %scores, %kk {axis = 1 : i64, largest = true, sorted = true} : (tensor<?x8400xf32>, tensor<1xi64>) -> (tensor<*xf32>, tensor<*xi64>)
+  return %max, %sum, %arg, %up, %tiled, %padded, %gathered, %sampled, %i, %i2 : tensor<*xf32>, tensor<*xf32>, tensor<*xi64>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi64>, tensor<*xi64>
+}

@@ -335,16 +335,27 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
       int64_t axis = axes[j];
       int64_t inExtent = inputType.getDimSize(axis);
       int64_t outExtent = resultType.getDimSize(axis);
-      bool unitScale = (constantScales && static_cast<int64_t>(constantScales->size()) > j &&
-                        (*constantScales)[j] == 1.0) ||
-                       stretchedSizes;
-      if (identityPreserving && unitScale && !ShapedType::isDynamic(inExtent) &&
-          inExtent == outExtent)
+      std::optional<double> constantScale;
+      if (constantScales && static_cast<int64_t>(constantScales->size()) > j)
+        constantScale = (*constantScales)[j];
+      // A constant scale of 1 keeps the extent, a run-time one too (a dynamic batch).
+      bool unitScale =
+          (constantScale == 1.0 && (ShapedType::isDynamic(inExtent) || inExtent == outExtent)) ||
+          (stretchedSizes && !ShapedType::isDynamic(inExtent) && inExtent == outExtent);
+      if (identityPreserving && unitScale)
         continue;
 
       OpFoldResult outSize;
       if (!ShapedType::isDynamic(outExtent)) {
         outSize = rewriter.getIndexAttr(outExtent);
+      } else if (constantScale && *constantScale >= 1 &&
+                 *constantScale == std::floor(*constantScale)) {
+        // floor(in * scale) of a whole scale in integers: what the shape program evaluates.
+        outSize =
+            arith::MulIOp::create(
+                rewriter, loc, toIndexValue(rewriter, loc, inputSizes[axis]),
+                arith::ConstantIndexOp::create(rewriter, loc, static_cast<int64_t>(*constantScale)))
+                .getResult();
       } else {
         Value in = toF64(rewriter, loc, toIndexValue(rewriter, loc, inputSizes[axis]));
         Value extent;

@@ -97,3 +97,21 @@ func.func @nms(%boxes: tensor<1x6x4xf32>, %scores: tensor<1x1x6xf32>, %max: tens
   %0 = graph.non_max_suppression %boxes, %scores max_output_boxes_per_class(%max) iou_threshold(%iou) score_threshold(%score) {center_point_box = 0 : i64} : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<1xi64>, tensor<1xf32>, tensor<1xf32>) -> tensor<?x3xi64>
   return %0 : tensor<?x3xi64>
 }
+
+// -----
+
+// A nearest upsampling by constant scales [1, 1, 2, 2] of a run-time batch (RT-DETR's
+// FPN): the batch's scale of 1 leaves it alone, and the doubled extents are static, so no
+// float arithmetic sizes anything (the engine's shape program evaluates integers only).
+// CHECK-LABEL: func.func @resize_dynamic_batch
+// CHECK-NOT: arith.fptosi
+// CHECK: tensor.empty(%{{.*}}) : tensor<?x4x6x4xf32>
+// CHECK: linalg.generic
+// CHECK: linalg.yield
+// CHECK-NOT: arith.fptosi
+// CHECK: tensor.empty(%{{.*}}) : tensor<?x4x6x8xf32>
+func.func @resize_dynamic_batch(%x: tensor<?x4x3x4xf32>) -> tensor<?x4x6x8xf32> {
+  %scales = graph.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
+  %y = graph.resize %x scales(%scales) {antialias = false, coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"} : (tensor<?x4x3x4xf32>, tensor<4xf32>) -> tensor<?x4x6x8xf32>
+  return %y : tensor<?x4x6x8xf32>
+}
