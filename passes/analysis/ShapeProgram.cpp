@@ -125,7 +125,10 @@ FailureOr<uint32_t> kiln::ShapeProgramBuilder::compute(Value value, Operation *u
                                .Case([](arith::XOrIOp) { return Op::Xor; })
                                .Default([](Operation *) { return std::nullopt; });
   if (!kind)
-    return op->emitError("computes a run-time size with ")
+    // Named where the op has a location of its own (a lowering's), else at the op that
+    // uses the size (its launch or allocation, which carries the ONNX node).
+    return (isa<UnknownLoc>(op->getLoc()) && user ? user : op)
+               ->emitError("computes a run-time size with ")
            << op->getName() << ", which the engine's shape program does not evaluate";
   FailureOr<uint32_t> lhs = getValue(op->getOperand(0), user);
   FailureOr<uint32_t> rhs = getValue(op->getOperand(1), user);

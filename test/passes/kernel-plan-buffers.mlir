@@ -132,6 +132,18 @@ func.func @data_dependent(%x: memref<4xindex>) {
 
 // -----
 
+// Where the op computing the size has no location (a lowering made it), the error is on
+// the op that uses the size.
+func.func @data_dependent_no_location(%x: memref<4xindex>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.load %x[%c0] : memref<4xindex> loc(unknown)
+  // expected-error @+1 {{computes a run-time size with memref.load, which the engine's shape program does not evaluate}}
+  %a = memref.alloc(%n) : memref<?xf32>
+  return
+}
+
+// -----
+
 // A host fill (gpu.memset: the engine's fill step) writes its buffer: %b, filled before
 // %a's last read, is live from there and cannot take %a's memory.
 // CHECK-LABEL: func.func @filled
