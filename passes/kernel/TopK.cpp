@@ -39,15 +39,19 @@ constexpr int64_t kMaxK = 4096;
 
 /// A graph.top_k whose rows a CTA each can select.
 struct TopKProblem {
-  /// The input's element type, and the values output's (the same, or f32 for a widened
-  /// f16 or bf16 input).
-  Type element, valueType;
+  /// The input's element type.
+  Type element;
   int64_t rank, axis;
   bool largest;
   /// The kernel's arguments that are its input and outputs (-1: that output is not
   /// written).
   unsigned input;
-  int values = -1, indices = -1;
+  int indices = -1;
+  /// The values outputs: their arguments and element types (the input's, or a float
+  /// type the values are converted to; a model may want both).
+  SmallVector<std::pair<unsigned, Type>> values;
+  /// An output's argument (the first values output, else the indices).
+  unsigned anyOutput() const { return values.empty() ? indices : values.front().first; }
   /// At the profile's largest shape: the row length, k, and the rows.
   int64_t maxN, maxK, maxRows;
   /// Static extents (ShapedType::kDynamic where known at run time only), for names.
@@ -61,8 +65,9 @@ struct TopKProblem {
 };
 
 /// `function`'s TopK when its body is one graph.top_k of a kernel argument along any
-/// axis, of f32, f16, bf16 or i32 values (f16 and bf16 perhaps widened to f32 first, and
-/// the values narrowed back), whose results (one or both) are the kernel's outputs, with
+/// axis, of f32, f16, bf16 or i32 values (f16 and bf16 perhaps widened to f32 first; float
+/// values perhaps converted to another float type), whose results (one or both) are the
+/// kernel's outputs, with
 /// k at most kMaxK and both buffers under 2^31 elements at the profile's largest shape;
 /// else nullopt (the generic lowering keeps it). What computes k does not matter: the
 /// kernel takes k as the outputs' extent.
@@ -97,16 +102,17 @@ std::optional<TopKProblem> matchTopK(kernel::FuncOp function) {
   auto inputArgument = dyn_cast<BlockArgument>(reduction.getInputs()[input.getArgNumber()]);
   if (!inputArgument || inputArgument.getOwner() != &entry)
     return std::nullopt;
-  // Every op on the input's values is the widening, the TopK, or the values narrowed back
-  // to the input's type; the others compute k.
+  // Every op on the input's values is the widening, the TopK, or the values' conversion;
+  // the others compute k.
   llvm::SmallPtrSet<Value, 8> fromInput{source};
   for (Operation &op : body.without_terminator()) {
     if (llvm::none_of(op.getOperands(), [&](Value v) { return fromInput.contains(v); }))
       continue;
-    auto narrow = dyn_cast<graph::CastOp>(op);
+    auto convert = dyn_cast<graph::CastOp>(op);
     bool allowed = &op == widen.getOperation() || &op == topK.getOperation() ||
-                   (widen && narrow && narrow.getInput() == topK.getValues() &&
-                    getElementTypeOrSelf(narrow.getType()) == getElementTypeOrSelf(source));
+                   (convert && convert.getInput() == topK.getValues() &&
+                    isa<FloatType>(getElementTypeOrSelf(source)) &&
+                    isa<FloatType>(getElementTypeOrSelf(convert.getType())));
     if (!allowed)
       return std::nullopt;
     fromInput.insert(op.getResults().begin(), op.getResults().end());
@@ -117,15 +123,13 @@ std::optional<TopKProblem> matchTopK(kernel::FuncOp function) {
     auto argument = dyn_cast<BlockArgument>(output);
     if (!argument || argument.getOwner() != &entry)
       return std::nullopt;
-    bool index = result == topK.getIndices();
-    auto narrow = result.getDefiningOp<graph::CastOp>();
-    bool value = result == topK.getValues() || (narrow && narrow.getInput() == topK.getValues());
-    int &slot = index ? p.indices : p.values;
-    if ((!index && !value) || slot != -1)
+    auto convert = result.getDefiningOp<graph::CastOp>();
+    if (result == topK.getIndices() && p.indices == -1)
+      p.indices = argument.getArgNumber();
+    else if (result == topK.getValues() || (convert && convert.getInput() == topK.getValues()))
+      p.values.push_back({argument.getArgNumber(), getElementTypeOrSelf(result)});
+    else
       return std::nullopt;
-    slot = argument.getArgNumber();
-    if (value)
-      p.valueType = getElementTypeOrSelf(result);
   }
 
   auto inputType = cast<ShapedType>(source.getType());
@@ -142,15 +146,14 @@ std::optional<TopKProblem> matchTopK(kernel::FuncOp function) {
   if (!atMax)
     return std::nullopt;
   MemRefType largestInput = atMax->types[p.input];
-  MemRefType output = atMax->types[p.values != -1 ? p.values : p.indices];
+  MemRefType output = atMax->types[p.anyOutput()];
   if (!largestInput || !output || largestInput.getRank() != p.rank || output.getRank() != p.rank)
     return std::nullopt;
   p.maxN = largestInput.getDimSize(p.axis);
   p.maxK = output.getDimSize(p.axis);
   p.maxRows = largestInput.getNumElements() / std::max<int64_t>(p.maxN, 1);
   p.inputShape = llvm::to_vector(cast<MemRefType>(inputArgument.getType()).getShape());
-  p.k = cast<MemRefType>(function.getArgumentTypes()[p.values != -1 ? p.values : p.indices])
-            .getDimSize(p.axis);
+  p.k = cast<MemRefType>(function.getArgumentTypes()[p.anyOutput()]).getDimSize(p.axis);
   if (p.maxK > kMaxK || p.maxN < 1 || largestInput.getNumElements() >= (int64_t(1) << 31) ||
       output.getNumElements() >= (int64_t(1) << 31))
     return std::nullopt;
@@ -159,7 +162,6 @@ std::optional<TopKProblem> matchTopK(kernel::FuncOp function) {
 
 /// "f32", "f16", "bf16" or "i32".
 std::string typeName(Type type) { return type.isInteger(32) ? "i32" : kiln::elementTypeName(type); }
-std::string valueTypeName(const TopKProblem &p) { return typeName(p.valueType); }
 
 /// Generates the kernels whose `kernel.config` is #kernel.top_k.
 struct TopKGenerator {
@@ -180,9 +182,12 @@ struct TopKGenerator {
 
   FailureOr<gpu::GPUFuncOp> getOrCreateKernel(const TopKProblem &p, int64_t threads) {
     std::string type = typeName(p.element);
-    std::string outputs = p.values != -1 && p.indices != -1 ? "vi" : p.values != -1 ? "v" : "i";
-    if (p.values != -1 && p.valueType != p.element)
-      outputs += valueTypeName(p);
+    // The outputs: "v" for values as the input holds them, "v<type>" converted, "i".
+    std::string outputs;
+    for (auto [argument, valueType] : p.values)
+      outputs += valueType == p.element ? "v" : "v" + typeName(valueType);
+    if (p.indices != -1)
+      outputs += "i";
     std::string entry =
         llvm::formatv("top_k_{0}_{1}_k{2}_t{3}_{4}", type, p.largest ? "largest" : "smallest",
                       p.capacity(), threads, outputs)
@@ -192,23 +197,30 @@ struct TopKGenerator {
       return existing.lookupSymbol<gpu::GPUFuncOp>(entry);
 
     std::string parameters, views, storeValue, storeIndex;
-    if (p.values != -1) {
-      // The values as x holds them, widened where the output is f32.
-      std::string valueType = valueTypeName(p);
-      parameters += llvm::formatv(", %valuesPointer: memref<{0}>", valueType).str();
-      views += llvm::formatv("    %values = memref.reinterpret_cast %valuesPointer to offset: "
-                             "[0], sizes: [%outSize], strides: [1]\n"
-                             "        : memref<{0}> to memref<?x{0}>\n",
-                             valueType)
+    for (auto [number, entry] : llvm::enumerate(p.values)) {
+      // The values as x holds them, converted as graph.cast converts where the output's
+      // type is another float type: exactly to a wider type, to the nearest in a narrower.
+      Type valueType = entry.second;
+      std::string name = typeName(valueType), id = std::to_string(number);
+      parameters += llvm::formatv(", %valuesPointer{0}: memref<{1}>", id, name).str();
+      views += llvm::formatv("    %values{0} = memref.reinterpret_cast %valuesPointer{0} to "
+                             "offset: [0], sizes: [%outSize], strides: [1]\n"
+                             "        : memref<{1}> to memref<?x{1}>\n",
+                             id, name)
                    .str();
-      bool widened = p.valueType != p.element;
-      if (widened)
-        storeValue =
-            llvm::formatv("        %stored = arith.extf %value : {0} to {1}\n", type, valueType)
+      bool converted = valueType != p.element;
+      if (converted)
+        storeValue +=
+            llvm::formatv("        %stored{0} = arith.{1} %value : {2} to {3}\n", id,
+                          valueType.getIntOrFloatBitWidth() > p.element.getIntOrFloatBitWidth()
+                              ? "extf"
+                              : "truncf",
+                          type, name)
                 .str();
-      storeValue += llvm::formatv("        memref.store {0}, %values[%outIndex] : memref<?x{1}>",
-                                  widened ? "%stored" : "%value", valueType)
-                        .str();
+      storeValue +=
+          llvm::formatv("        memref.store {0}, %values{1}[%outIndex] : memref<?x{2}>\n",
+                        converted ? "%stored" + id : std::string("%value"), id, name)
+              .str();
     }
     if (p.indices != -1) {
       parameters += ", %indicesPointer: memref<i64>";
@@ -278,7 +290,7 @@ struct TopKGenerator {
     Location loc =
         FusedLoc::get(b.getContext(), {launch.getLoc()}, metadata.getDictionary(b.getContext()));
     Value input = launch.getOperands()[p.input];
-    Value output = launch.getOperands()[p.values != -1 ? p.values : p.indices];
+    Value output = launch.getOperands()[p.anyOutput()];
     // The extents on the host (the engine's shape program evaluates the run-time ones):
     // the row's length, k (the output's extent: a computed k, read back and clamped), the
     // extents inside the axis, and the rows.
@@ -293,9 +305,10 @@ struct TopKGenerator {
       return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index).getResult();
     };
     SmallVector<Value> arguments = {kiln::barePointer(b, loc, input)};
-    for (int output : {p.values, p.indices})
-      if (output != -1)
-        arguments.push_back(kiln::barePointer(b, loc, launch.getOperands()[output]));
+    for (auto [output, type] : p.values)
+      arguments.push_back(kiln::barePointer(b, loc, launch.getOperands()[output]));
+    if (p.indices != -1)
+      arguments.push_back(kiln::barePointer(b, loc, launch.getOperands()[p.indices]));
     arguments.append({asI32(n), asI32(k), asI32(inner)});
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value block = arith::ConstantIndexOp::create(b, loc, threads);

@@ -491,6 +491,15 @@ bool isShortcutDequantization(Operation *op) {
 /// group (the group is launched where its last op is, after such a reader).
 bool canJoinEpilogue(Operation *op, const FusionGroups &fusion, unsigned index) {
   const FusionGroups::Group &group = fusion.groups[index];
+  // A TopK's kernel (the top_k template) stores its values converted to another float
+  // type, and nothing else after it: other ops on its k results are a kernel of their own
+  // (they would leave the selection to the generic lowering, one thread a row).
+  if (auto topK = dyn_cast<graph::TopKOp>(group.getAnchor())) {
+    auto cast = dyn_cast<graph::CastOp>(op);
+    if (!cast || cast.getInput() != topK.getValues() || !isa<FloatType>(cast.getTo()) ||
+        !isa<FloatType>(getElementTypeOrSelf(topK.getValues().getType())))
+      return false;
+  }
   if (!fitsInKernel(group.ops, op) || !takesEpilogue(classify(group.getAnchor())) ||
       isSharedDequantization(op) || isShortcutDequantization(op) ||
       !hasIterationShape(op, group.getAnchor(), fusion) ||

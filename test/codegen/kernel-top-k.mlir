@@ -106,3 +106,30 @@ func.func @main(%x: memref<64x3x5xf32>) -> (memref<7x3x5xf32>, memref<7x3x5xi64>
   return %v, %i : memref<7x3x5xf32>, memref<7x3x5xi64>
 }
 
+
+// -----
+
+// f32 values stored as f16 (a cast after the TopK, in its kernel): rounded to the
+// nearest as graph.cast rounds.
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func {{ *}}@kiln_top_k_f32_largest_k16_t256_vf16::@top_k_f32_largest_k16_t256_vf16
+// CHECK: gpu.func @top_k_f32_largest_k16_t256_vf16(%{{.*}}: memref<f32>, %{{.*}}: memref<f16>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xf16>
+// PTX-LABEL: .visible .entry top_k_f32_largest_k16_t256_vf16(
+// PTX: cvt.rn.f16.f32
+kernel.func @TopK(%x: memref<4x100xf32>, %v: memref<4x10xf16>) {
+  reduction ins(%x : memref<4x100xf32>) outs(%v : memref<4x10xf16>) {
+  ^bb0(%a: tensor<4x100xf32>):
+    %k = graph.constant dense<10> : tensor<1xi64>
+    %values, %indices = graph.top_k %a, %k {axis = 1 : i64, largest = true, sorted = true} : (tensor<4x100xf32>, tensor<1xi64>) -> (tensor<4x10xf32>, tensor<4x10xi64>)
+    %half = graph.cast %values {to = f16} : (tensor<4x10xf32>) -> tensor<4x10xf16>
+    kernel.yield %half : tensor<4x10xf16>
+  }
+  return
+}
+func.func @main(%x: memref<4x100xf32>) -> memref<4x10xf16> attributes {kernel.num_inputs = 1 : i64} {
+  %v = memref.alloc() : memref<4x10xf16>
+  kernel.launch @TopK(%x, %v) : (memref<4x100xf32>, memref<4x10xf16>) -> ()
+  return %v : memref<4x10xf16>
+}

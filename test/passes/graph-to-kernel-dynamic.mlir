@@ -105,7 +105,8 @@ func.func @unbounded(%limit: tensor<i64>) -> tensor<?xi64> {
 
 // A TopK's k computed at run time: its extent is k clamped to the axis, read back from
 // k's own buffer (no kernel selects the k to count them), one read-back for the values
-// and the indices, which share the extent.
+// and the indices, which share the extent. The Neg of the values is a kernel of its own:
+// a TopK's kernel takes no epilogue but a conversion of its values (the top_k template).
 // CHECK-LABEL: func.func @top_k_computed_k
 // CHECK-NOT: _extent
 // CHECK: %[[READ:.*]] = kernel.read_back %arg1 : memref<1xi64> -> i64
@@ -116,6 +117,7 @@ func.func @unbounded(%limit: tensor<i64>) -> tensor<?xi64> {
 // CHECK-DAG: memref.alloc(%[[BOUNDED]]) : memref<?xf32>
 // CHECK-DAG: memref.alloc(%[[BOUNDED]]) : memref<?xi64>
 // CHECK: kernel.launch @TopK(
+// CHECK: kernel.launch @Neg(
 // CHECK: return %[[BOUNDED]], %[[BOUNDED]] : index, index
 func.func @top_k_computed_k(%x: tensor<100xf32>, %k: tensor<1xi64>) -> (tensor<?xf32>, tensor<?xi64>) {
   %v, %i = graph.top_k %x, %k {axis = 0 : i64, largest = true, sorted = true} : (tensor<100xf32>, tensor<1xi64>) -> (tensor<?xf32>, tensor<?xi64>) loc("TopK")

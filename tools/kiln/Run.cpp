@@ -229,6 +229,20 @@ double elementAt(const io::HostTensor &tensor, int64_t index) {
   return 0;
 }
 
+} // namespace
+
+int64_t countNonFinite(const io::HostTensor &tensor) {
+  if (tensor.type != io::ElementType::F16 && tensor.type != io::ElementType::BF16 &&
+      tensor.type != io::ElementType::F32 && tensor.type != io::ElementType::F64)
+    return 0;
+  int64_t count = 0;
+  for (int64_t index = 0, end = tensor.numElements(); index < end; ++index)
+    count += !std::isfinite(elementAt(tensor, index));
+  return count;
+}
+
+namespace {
+
 /// NumPy has no bfloat16: bf16 data is stored as uint16 bits (the ONNX test data does
 /// this), so a u16 file given for a bf16 tensor is read as bf16.
 void reinterpretBfloat16(io::HostTensor &tensor, io::ElementType wanted) {
@@ -406,6 +420,16 @@ int reportRunOutputs(const RunOptions &options, const std::vector<io::HostTensor
   return allMatch ? RunSucceeded : RunMismatch;
 }
 
+/// Whether an output with an expected tensor holds NaN or Inf where the expected one
+/// holds none.
+static bool wentNonFinite(const std::vector<io::HostTensor> &outputs, const BoundTensors &bound) {
+  for (auto [index, output] : llvm::enumerate(outputs))
+    if (index < bound.hasExpected.size() && bound.hasExpected[index] &&
+        countNonFinite(output) > 0 && countNonFinite(bound.expected[index]) == 0)
+      return true;
+  return false;
+}
+
 int runModel(const RunOptions &options) {
   Progress progress(options.quiet);
   bool isEngine = StringRef(options.model).ends_with(".kiln");
@@ -532,6 +556,43 @@ int runModel(const RunOptions &options) {
     return RunBadInput;
   }
 
+  // A reduced-precision run that goes non-finite where the expected outputs are finite
+  // says which node did first (LocateNonFinite.cpp): the model is compiled twice more with
+  // every float value an output, as this run compiles it and in f32 on the CPU.
+  bool reducedPrecision = (options.precision == "fp16" || options.precision == "bf16") &&
+                          !options.int8 && llvm::is_contained(bound.hasExpected, true);
+  auto runMarkedOnCpu = [&](mlir::ModuleOp pristine, const CompileOptions &precision,
+                            std::vector<io::HostTensor> &outputs) -> bool {
+    mlir::OwningOpRef<mlir::ModuleOp> marked = pristine.clone();
+    mlir::PassManager stage(&context);
+    addGraphStage(stage, GraphReports().stageOptions(precision));
+    if (mlir::failed(stage.run(*marked)))
+      return false;
+    markFloatValues(*marked);
+    auto executable = cpu::HostExecutable::compile(*marked);
+    if (!executable) {
+      error() << toString(executable.takeError()) << "\n";
+      return false;
+    }
+    auto result = (*executable)->run(bound.inputs);
+    if (!result) {
+      error() << toString(result.takeError()) << "\n";
+      return false;
+    }
+    outputs = std::move(*result);
+    return true;
+  };
+  auto locateNonFinite = [&](mlir::ModuleOp pristine,
+                             llvm::function_ref<bool(std::vector<io::HostTensor> &)> runReduced) {
+    progress.step("locating the first non-finite value: the model with every value an output");
+    std::vector<io::HostTensor> reduced, reference;
+    CompileOptions fp32 = graphOptions;
+    fp32.precision = "fp32";
+    if (!runReduced(reduced) || !runMarkedOnCpu(pristine, fp32, reference))
+      return;
+    reportFirstNonFinite(reduced, reference, bound.expected.size(), options.precision);
+  };
+
   if (device == "cuda") {
     // The model is compiled for these inputs: integer inputs that decide shapes (ONNX
     // shape tensors) are compiled in when leaving them as inputs leaves shapes dynamic.
@@ -552,6 +613,9 @@ int runModel(const RunOptions &options) {
     bool staticShapes = mlir::succeeded(trialPasses.run(*trial)) && isStaticallyShaped(*trial);
     if (!staticShapes && !profile && bindShapeTensorInputs(function, values) > 0)
       progress.step("compiled in the values of shape-deciding integer inputs");
+    mlir::OwningOpRef<mlir::ModuleOp> pristine;
+    if (reducedPrecision)
+      pristine = module->clone();
     if (mlir::failed(calibrate(*module)))
       return failedWith();
     GpuCompileOptions gpu;
@@ -574,9 +638,30 @@ int runModel(const RunOptions &options) {
       engineOptions.device = device;
       status = std::max(status, runEngineOnDevice(engineOptions, compiled, options.model));
     }
+    std::vector<io::HostTensor> outputs;
+    RunOptions quiet = options;
+    quiet.quiet = true;
+    if (pristine && status == RunMismatch &&
+        runEngineOutputs(quiet, compiled, options.model, bound.inputs, outputs) == RunSucceeded &&
+        wentNonFinite(outputs, bound))
+      locateNonFinite(*pristine, [&](std::vector<io::HostTensor> &reduced) {
+        mlir::OwningOpRef<mlir::ModuleOp> marked = pristine->clone();
+        GpuCompileOptions markedOptions = gpu;
+        markedOptions.observe = [](mlir::ModuleOp observed, PipelinePoint point) {
+          if (point == PipelinePoint::GraphDone)
+            markFloatValues(observed);
+        };
+        engine::Engine markedEngine;
+        return mlir::succeeded(compileForGpu(*marked, markedOptions, markedEngine)) &&
+               runEngineOutputs(quiet, std::move(markedEngine), options.model, bound.inputs,
+                                reduced) == RunSucceeded;
+      });
     return status;
   }
 
+  mlir::OwningOpRef<mlir::ModuleOp> pristine;
+  if (reducedPrecision)
+    pristine = module->clone();
   if (mlir::failed(calibrate(*module)))
     return failedWith();
   mlir::PassManager graphStage(&context);
@@ -606,7 +691,12 @@ int runModel(const RunOptions &options) {
       return RunFailed;
     }
     progress.step("ran" + (options.inputsDirs.size() > 1 ? " " + runOptions.inputsDir : ""));
-    status = std::max(status, reportRunOutputs(runOptions, *outputs, bound));
+    int runStatus = reportRunOutputs(runOptions, *outputs, bound);
+    if (run == 0 && pristine && runStatus == RunMismatch && wentNonFinite(*outputs, bound))
+      locateNonFinite(*pristine, [&](std::vector<io::HostTensor> &reduced) {
+        return runMarkedOnCpu(*pristine, graphOptions, reduced);
+      });
+    status = std::max(status, runStatus);
   }
   return status;
 }

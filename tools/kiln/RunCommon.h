@@ -18,6 +18,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
 namespace kiln::tool {
 
 /// An "kiln run: error: " line on stderr.
@@ -57,6 +61,26 @@ int reportRunOutputs(const RunOptions &options, const std::vector<io::HostTensor
 /// like the CPU path (RunEngine.cpp). Exit code RunUnsupported without a CUDA driver or
 /// GPU.
 int runEngineOnDevice(const RunOptions &options, engine::Engine engine, const std::string &what);
+/// Runs `engine` on the GPU on `inputs` (bound to its inputs, in order) into `outputs`, at
+/// the shapes the run produced; a RunStatus (errors printed).
+int runEngineOutputs(const RunOptions &options, engine::Engine engine, const std::string &what,
+                     const std::vector<io::HostTensor> &inputs,
+                     std::vector<io::HostTensor> &outputs);
+/// The elements of `tensor` that are NaN or infinite.
+int64_t countNonFinite(const io::HostTensor &tensor);
+
+// Where a reduced-precision run first went non-finite (LocateNonFinite.cpp).
+/// Makes every float value that `module`'s main computes at its top level (graph ops, not
+/// constants or casts) an output after the model's own, named "value <node>" ("value
+/// <node> #2" for the node's second, ...); returns how many.
+unsigned markFloatValues(mlir::ModuleOp module);
+/// Given the outputs of the model marked by markFloatValues as the run compiled it
+/// (`reduced`) and in f32 on the CPU (`reference`), after their first `modelOutputs`: prints
+/// the first value, in program order, that holds NaN or Inf in `reduced` while the same
+/// node's is finite in `reference`.
+void reportFirstNonFinite(const std::vector<io::HostTensor> &reduced,
+                          const std::vector<io::HostTensor> &reference, size_t modelOutputs,
+                          llvm::StringRef precision);
 
 /// `kiln run MODEL.kiln`: reads the engine file and runs it with runEngineOnDevice.
 int runEngineFile(const RunOptions &options);

@@ -71,7 +71,6 @@ std::string shapeText(const io::HostTensor &tensor) {
 
 int runEngineOnDevice(const RunOptions &options, engine::Engine description,
                       const std::string &what) {
-  Progress progress(options.quiet);
   std::vector<TensorSpec> inputSpecs, outputSpecs;
   for (const engine::TensorSignature &input : description.inputs)
     inputSpecs.push_back({input.name, toFileType(input.type)});
@@ -80,17 +79,27 @@ int runEngineOnDevice(const RunOptions &options, engine::Engine description,
   BoundTensors bound;
   if (int status = bindRunTensors(options, inputSpecs, outputSpecs, bound))
     return status;
+  std::vector<io::HostTensor> outputs;
+  if (int status = runEngineOutputs(options, std::move(description), what, bound.inputs, outputs))
+    return status;
+  return reportRunOutputs(options, outputs, bound);
+}
+
+int runEngineOutputs(const RunOptions &options, engine::Engine description, const std::string &what,
+                     const std::vector<io::HostTensor> &inputs,
+                     std::vector<io::HostTensor> &outputs) {
+  Progress progress(options.quiet);
   std::vector<std::vector<int64_t>> shapes;
   // Static inputs (a data-dependent engine's may be): the compiled shapes only.
   bool staticInputs =
       std::none_of(description.inputs.begin(), description.inputs.end(),
                    [](const engine::TensorSignature &input) { return input.isDynamic(); });
-  for (size_t i = 0; i < bound.inputs.size(); ++i) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
     const engine::TensorSignature &input = description.inputs[i];
-    shapes.emplace_back(bound.inputs[i].shape.begin(), bound.inputs[i].shape.end());
+    shapes.emplace_back(inputs[i].shape.begin(), inputs[i].shape.end());
     if (staticInputs && shapes.back() != input.shape) {
       runError() << "input '" << input.name << "': the engine was compiled for " << shapeText(input)
-                 << ", the file holds " << shapeText(bound.inputs[i]) << "\n";
+                 << ", the file holds " << shapeText(inputs[i]) << "\n";
       return RunBadInput;
     }
   }
@@ -137,10 +146,10 @@ int runEngineOnDevice(const RunOptions &options, engine::Engine description,
     }
 
   const engine::Engine &model = engine->description();
-  std::vector<io::HostTensor> outputs(model.outputs.size());
+  outputs.assign(model.outputs.size(), io::HostTensor());
   std::vector<const void *> inputBuffers;
   std::vector<void *> outputBuffers;
-  for (const io::HostTensor &input : bound.inputs)
+  for (const io::HostTensor &input : inputs)
     inputBuffers.push_back(input.data.data());
   for (size_t i = 0; i < outputs.size(); ++i) {
     const engine::TensorSignature &signature = model.outputs[i];
@@ -171,7 +180,7 @@ int runEngineOnDevice(const RunOptions &options, engine::Engine description,
     outputs[i].data.resize(bytes);
   }
   progress.step("ran");
-  return reportRunOutputs(options, outputs, bound);
+  return RunSucceeded;
 }
 
 int runEngineFile(const RunOptions &options) {

@@ -18,9 +18,10 @@
 // elements at the largest shape). Placeholders (in braces): MODULE, ENTRY, T, THREADS,
 // CAP (the most keys the shared array holds: K's largest value), TO_BITS (%bits, i32, from
 // %raw, T), ORDER (%ordered, i32, monotone in the value, from %bits), RANK_FLIP (-1 for the
-// largest, 0 for the smallest), OUTPUT_PARAMETERS, STORE_VALUE and STORE_INDEX (the
-// outputs the kernel writes: stores of %value at %outIndex into %values and of %index64
-// into %indices).
+// largest, 0 for the smallest), OUTPUT_PARAMETERS, OUTPUT_VIEWS, STORE_VALUE and
+// STORE_INDEX (the outputs the kernel writes: stores of %value, T, converted to each
+// values output's type, at %outIndex into %values0, %values1, ..., and of %index, i32,
+// widened, into %indices).
 // Grid (ROWS, 1, 1), block (THREADS, 1, 1); parameters: a bare pointer to x, the
 // outputs' (OUTPUT_PARAMETERS), then N, K (at most N and CAP) and INNER.
 

@@ -9,6 +9,7 @@ TopK in the forms detectors and exporters write, values and indices of each:
   ints    10 of 500 int32 values along the last axis of [3, 500], many equal
   counted the largest min(300, count(x > 0.9)) of 2000: k computed from the data, as
           SSDlite's per-class candidates (the engine reads it back on the GPU)
+and scores_negated, Neg of the scores' values: an op after a TopK (a kernel of its own).
 
     python3 test/tools/Inputs/make-top-k-forms.py
 """
@@ -59,6 +60,7 @@ top_k("scores", "scores", const("k300", np.array([300], np.int64)), 1, True)
 top_k("cols", "cols", const("k7", np.array([7], np.int64)), 0, False)
 top_k("half", "half", const("k100", np.array([100], np.int64)), -1, True)
 top_k("ints", "ints", const("k10", np.array([10], np.int64)), -1, True)
+node("Neg", ["scores_values"], "scores_negated")
 above = node("Cast", [node("Greater", ["counted", const("half_point", np.float32(0.9))], "above")],
              "above_count", to=T.INT64)
 count = node("ReduceSum", [above, const("axis0", np.array([0], np.int64))], "count", keepdims=1)
@@ -73,12 +75,14 @@ for tag, (axis, largest) in {"scores": (1, True), "cols": (0, False), "half": (-
     expected[f"{tag}_values"], expected[f"{tag}_indices"] = expected_top_k(
         inputs[tag], k, axis, largest)
 
+expected["scores_negated"] = -expected["scores_values"]
+
 graph = helper.make_graph(
     builder.nodes, "top_k_forms",
     [helper.make_tensor_value_info(name, elem.get(name, T.FLOAT), list(array.shape))
      for name, array in inputs.items()],
     [helper.make_tensor_value_info(
-        name, T.INT64 if name.endswith("_indices") else elem.get(name[:-7], T.FLOAT),
+        name, T.INT64 if name.endswith("_indices") else elem.get(name.split("_")[0], T.FLOAT),
         ["count" if name.startswith("counted") else d for d in array.shape])
      for name, array in expected.items()], builder.inits)
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
