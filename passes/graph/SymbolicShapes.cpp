@@ -170,6 +170,19 @@ std::optional<int64_t> normalizeIndex(int64_t index, int64_t count) {
   return index;
 }
 
+/// Each of `axes` of a rank-`rank` value normalized (normalizeIndex), or nullopt when one
+/// is out of range.
+std::optional<SmallVector<int64_t>> normalizeAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> result;
+  for (int64_t axis : axes) {
+    std::optional<int64_t> normalized = normalizeIndex(axis, rank);
+    if (!normalized)
+      return std::nullopt;
+    result.push_back(*normalized);
+  }
+  return result;
+}
+
 /// The product of `dims`.
 DimExpr productOf(ArrayRef<DimExpr> dims) {
   DimExpr product = DimExpr::constant(1);
@@ -720,12 +733,11 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
                 if (axes.empty() && reduce.getNoopWithEmptyAxes())
                   return rankedShape(*dims);
                 SmallVector<bool> reduced(dims->size(), axes.empty());
-                for (int64_t axis : axes) {
-                  std::optional<int64_t> normalized = normalizeIndex(axis, dims->size());
-                  if (!normalized)
-                    return std::nullopt;
-                  reduced[*normalized] = true;
-                }
+                std::optional<SmallVector<int64_t>> normalized = normalizeAxes(axes, dims->size());
+                if (!normalized)
+                  return std::nullopt;
+                for (int64_t axis : *normalized)
+                  reduced[axis] = true;
                 SmallVector<DimExpr, 4> result;
                 for (auto [dim, gone] : llvm::zip(*dims, reduced))
                   if (!gone)
@@ -764,19 +776,14 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
             const SymbolicShape *pads = get(pad.getPads());
             if (!dims || !pads || !pads->elements)
               return std::nullopt;
-            SmallVector<int64_t> axes;
+            SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, dims->size()));
             if (pad.getAxes()) {
               std::optional<SmallVector<int64_t>> given = constantInts(pad.getAxes());
-              if (!given)
+              std::optional<SmallVector<int64_t>> normalized =
+                  given ? normalizeAxes(*given, dims->size()) : std::nullopt;
+              if (!normalized)
                 return std::nullopt;
-              for (int64_t axis : *given) {
-                std::optional<int64_t> normalized = normalizeIndex(axis, dims->size());
-                if (!normalized)
-                  return std::nullopt;
-                axes.push_back(*normalized);
-              }
-            } else {
-              axes = llvm::to_vector(llvm::seq<int64_t>(0, dims->size()));
+              axes = *normalized;
             }
             if (pads->elements->size() != 2 * axes.size())
               return std::nullopt;
@@ -810,16 +817,12 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
             std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(resize.getInput());
             if (!dims || resize.getKeepAspectRatioPolicy() != "stretch")
               return std::nullopt;
-            SmallVector<int64_t> axes;
+            SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, dims->size()));
             if (std::optional<ArrayRef<int64_t>> given = resize.getAxes()) {
-              for (int64_t axis : *given) {
-                std::optional<int64_t> normalized = normalizeIndex(axis, dims->size());
-                if (!normalized)
-                  return std::nullopt;
-                axes.push_back(*normalized);
-              }
-            } else {
-              axes = llvm::to_vector(llvm::seq<int64_t>(0, dims->size()));
+              std::optional<SmallVector<int64_t>> normalized = normalizeAxes(*given, dims->size());
+              if (!normalized)
+                return std::nullopt;
+              axes = *normalized;
             }
             const SymbolicShape *sizes = resize.getSizes() ? get(resize.getSizes()) : nullptr;
             if (sizes && sizes->elements && sizes->elements->size() == axes.size()) {
