@@ -452,7 +452,10 @@ struct SinkThroughConcat : OpRewritePattern<graph::ConcatOp> {
       inputs.push_back(transpose.getInput());
     }
     int64_t rank = resultType.getRank();
-    int64_t axis = concat.getAxis() < 0 ? concat.getAxis() + rank : concat.getAxis();
+    // I64Attr's getter is unsigned: a negative axis only as a signed value.
+    int64_t axis = static_cast<int64_t>(concat.getAxis());
+    if (axis < 0)
+      axis += rank;
     if (int64_t(perm.size()) != rank || axis < 0 || axis >= rank)
       return failure();
     // The concatenation's type before the transpose: the inverse permutation of its own.

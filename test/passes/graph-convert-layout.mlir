@@ -79,6 +79,9 @@ func.func @residual_add(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
 // CHECK: return %[[OUT]]
 // CHECK-LABEL: func.func @concat_mixed
 // CHECK: graph.concat %{{.*}}, %arg1 {axis = 1 : i64}
+// The channels as a negative axis (-3, as exporters may write it) move the same way.
+// CHECK-LABEL: func.func @concat_negative_axis
+// CHECK: graph.concat %{{.*}}, %{{.*}} {axis = 3 : i64} : (tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>) -> tensor<1x8x8x32xf32>
 func.func @concat_channels(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %w = graph.constant dense<0.5> : tensor<16x16x3x3xf32>
   %w2 = graph.constant dense<0.25> : tensor<16x32x1x1xf32>
@@ -94,6 +97,16 @@ func.func @concat_mixed(%x: tensor<1x16x8x8xf32>, %y: tensor<1x16x8x8xf32>) -> t
   %a = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
   %j = graph.concat %a, %y {axis = 1 : i64} : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32>
   return %j : tensor<1x32x8x8xf32>
+}
+func.func @concat_negative_axis(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %w = graph.constant dense<0.5> : tensor<16x16x3x3xf32>
+  %w2 = graph.constant dense<0.25> : tensor<16x32x1x1xf32>
+  %a = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %wb = graph.constant dense<0.75> : tensor<16x16x3x3xf32>
+  %b = graph.conv %x, %wb {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %j = graph.concat %a, %b {axis = -3 : i64} : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %c = graph.conv %j, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x32x8x8xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x8x8xf32>
+  return %c : tensor<1x16x8x8xf32>
 }
 
 // -----
