@@ -43,8 +43,8 @@ struct TopKProblem {
   Type element;
   int64_t rank, axis;
   bool largest;
-  /// The kernel's arguments that are its input and outputs (-1: that output is not
-  /// written).
+  /// The kernel's arguments that are the input and the indices output (-1: the indices
+  /// are not written).
   unsigned input;
   int indices = -1;
   /// The values outputs: their arguments and element types (the input's, or a float
