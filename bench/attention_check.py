@@ -61,7 +61,6 @@ def round_to(array, dtype):
 
 def case_model(case, rng):
     """(model, inputs {name: fp32 array}, reference output float64)."""
-    import onnx
     from onnx import TensorProto, helper, numpy_helper
     dt = TensorProto.FLOAT16 if case["dtype"] == F16 else TensorProto.BFLOAT16
     np_dt = np.float16

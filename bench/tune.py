@@ -16,7 +16,6 @@ usage: tune.py --kiln KILN --shared DIR --out DIR [--models a,b] [--budget SECON
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
