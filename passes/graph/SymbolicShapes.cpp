@@ -851,7 +851,8 @@ void SymbolicShapeAnalysis::visit(Operation *op) {
             std::optional<SmallVector<DimExpr, 4>> dims = rankedDims(topK.getInput());
             if (!dims)
               return std::nullopt;
-            std::optional<int64_t> axis = normalizeIndex(topK.getAxis(), dims->size());
+            std::optional<int64_t> axis =
+                normalizeIndex(static_cast<int64_t>(topK.getAxis()), dims->size());
             if (!axis)
               return std::nullopt;
             const SymbolicShape *k = get(topK.getK());

@@ -562,6 +562,7 @@ int runModel(const RunOptions &options) {
   bool reducedPrecision = (options.precision == "fp16" || options.precision == "bf16") &&
                           !options.int8 && llvm::is_contained(bound.hasExpected, true);
   auto runMarkedOnCpu = [&](mlir::ModuleOp pristine, const CompileOptions &precision,
+                            const std::vector<io::HostTensor> &inputs,
                             std::vector<io::HostTensor> &outputs) -> bool {
     mlir::OwningOpRef<mlir::ModuleOp> marked = pristine.clone();
     mlir::PassManager stage(&context);
@@ -574,7 +575,7 @@ int runModel(const RunOptions &options) {
       error() << toString(executable.takeError()) << "\n";
       return false;
     }
-    auto result = (*executable)->run(bound.inputs);
+    auto result = (*executable)->run(inputs);
     if (!result) {
       error() << toString(result.takeError()) << "\n";
       return false;
@@ -582,13 +583,13 @@ int runModel(const RunOptions &options) {
     outputs = std::move(*result);
     return true;
   };
-  auto locateNonFinite = [&](mlir::ModuleOp pristine,
+  auto locateNonFinite = [&](mlir::ModuleOp pristine, const std::vector<io::HostTensor> &inputs,
                              llvm::function_ref<bool(std::vector<io::HostTensor> &)> runReduced) {
     progress.step("locating the first non-finite value: the model with every value an output");
     std::vector<io::HostTensor> reduced, reference;
     CompileOptions fp32 = graphOptions;
     fp32.precision = "fp32";
-    if (!runReduced(reduced) || !runMarkedOnCpu(pristine, fp32, reference))
+    if (!runReduced(reduced) || !runMarkedOnCpu(pristine, fp32, inputs, reference))
       return;
     reportFirstNonFinite(reduced, reference, bound.expected.size(), options.precision);
   };
@@ -633,18 +634,22 @@ int runModel(const RunOptions &options) {
     compiled.compilerVersion = KILN_VERSION_STRING;
     compiled.modelName = sys::path::filename(options.model).str();
     int status = RunSucceeded;
+    // The first run's tensors, bound to the engine's inputs (shape-deciding ones compiled
+    // in are not among them), for locating a value that went non-finite.
+    EngineRun first;
     for (size_t run = 0; run < std::max<size_t>(options.inputsDirs.size(), 1); ++run) {
       RunOptions engineOptions = perRunOptions(options, run);
       engineOptions.device = device;
-      status = std::max(status, runEngineOnDevice(engineOptions, compiled, options.model));
+      int runStatus =
+          runEngineOnDevice(engineOptions, compiled, options.model, run == 0 ? &first : nullptr);
+      if (run == 0 && runStatus != RunMismatch)
+        first = EngineRun();
+      status = std::max(status, runStatus);
     }
-    std::vector<io::HostTensor> outputs;
     RunOptions quiet = options;
     quiet.quiet = true;
-    if (pristine && status == RunMismatch &&
-        runEngineOutputs(quiet, compiled, options.model, bound.inputs, outputs) == RunSucceeded &&
-        wentNonFinite(outputs, bound))
-      locateNonFinite(*pristine, [&](std::vector<io::HostTensor> &reduced) {
+    if (pristine && !first.outputs.empty() && wentNonFinite(first.outputs, first.bound))
+      locateNonFinite(*pristine, first.bound.inputs, [&](std::vector<io::HostTensor> &reduced) {
         mlir::OwningOpRef<mlir::ModuleOp> marked = pristine->clone();
         GpuCompileOptions markedOptions = gpu;
         markedOptions.observe = [](mlir::ModuleOp observed, PipelinePoint point) {
@@ -653,7 +658,7 @@ int runModel(const RunOptions &options) {
         };
         engine::Engine markedEngine;
         return mlir::succeeded(compileForGpu(*marked, markedOptions, markedEngine)) &&
-               runEngineOutputs(quiet, std::move(markedEngine), options.model, bound.inputs,
+               runEngineOutputs(quiet, std::move(markedEngine), options.model, first.bound.inputs,
                                 reduced) == RunSucceeded;
       });
     return status;
@@ -693,8 +698,8 @@ int runModel(const RunOptions &options) {
     progress.step("ran" + (options.inputsDirs.size() > 1 ? " " + runOptions.inputsDir : ""));
     int runStatus = reportRunOutputs(runOptions, *outputs, bound);
     if (run == 0 && pristine && runStatus == RunMismatch && wentNonFinite(*outputs, bound))
-      locateNonFinite(*pristine, [&](std::vector<io::HostTensor> &reduced) {
-        return runMarkedOnCpu(*pristine, graphOptions, reduced);
+      locateNonFinite(*pristine, bound.inputs, [&](std::vector<io::HostTensor> &reduced) {
+        return runMarkedOnCpu(*pristine, graphOptions, bound.inputs, reduced);
       });
     status = std::max(status, runStatus);
   }

@@ -60,7 +60,15 @@ int reportRunOutputs(const RunOptions &options, const std::vector<io::HostTensor
 /// Runs `engine` (named `what` in messages) on the GPU with the bound inputs and reports
 /// like the CPU path (RunEngine.cpp). Exit code RunUnsupported without a CUDA driver or
 /// GPU.
-int runEngineOnDevice(const RunOptions &options, engine::Engine engine, const std::string &what);
+/// A run of an engine: the tensors bound to it and the outputs it produced.
+struct EngineRun {
+  BoundTensors bound;
+  std::vector<io::HostTensor> outputs;
+};
+/// Binds the files `options` names to `engine`, runs it on the GPU and compares or prints
+/// its outputs (a RunStatus); `kept`, when given, receives the run's tensors.
+int runEngineOnDevice(const RunOptions &options, engine::Engine engine, const std::string &what,
+                      EngineRun *kept = nullptr);
 /// Runs `engine` on the GPU on `inputs` (bound to its inputs, in order) into `outputs`, at
 /// the shapes the run produced; a RunStatus (errors printed).
 int runEngineOutputs(const RunOptions &options, engine::Engine engine, const std::string &what,

@@ -70,25 +70,33 @@ std::string shapeText(const io::HostTensor &tensor) {
 } // namespace
 
 int runEngineOnDevice(const RunOptions &options, engine::Engine description,
-                      const std::string &what) {
+                      const std::string &what, EngineRun *kept) {
   std::vector<TensorSpec> inputSpecs, outputSpecs;
   for (const engine::TensorSignature &input : description.inputs)
     inputSpecs.push_back({input.name, toFileType(input.type)});
   for (const engine::TensorSignature &output : description.outputs)
     outputSpecs.push_back({output.name, toFileType(output.type)});
-  BoundTensors bound;
-  if (int status = bindRunTensors(options, inputSpecs, outputSpecs, bound))
+  EngineRun run;
+  if (int status = bindRunTensors(options, inputSpecs, outputSpecs, run.bound))
     return status;
-  std::vector<io::HostTensor> outputs;
-  if (int status = runEngineOutputs(options, std::move(description), what, bound.inputs, outputs))
+  if (int status =
+          runEngineOutputs(options, std::move(description), what, run.bound.inputs, run.outputs))
     return status;
-  return reportRunOutputs(options, outputs, bound);
+  int status = reportRunOutputs(options, run.outputs, run.bound);
+  if (kept)
+    *kept = std::move(run);
+  return status;
 }
 
 int runEngineOutputs(const RunOptions &options, engine::Engine description, const std::string &what,
                      const std::vector<io::HostTensor> &inputs,
                      std::vector<io::HostTensor> &outputs) {
   Progress progress(options.quiet);
+  if (inputs.size() != description.inputs.size()) {
+    runError() << "'" << what << "' has " << description.inputs.size() << " inputs, "
+               << inputs.size() << " given\n";
+    return RunBadInput;
+  }
   std::vector<std::vector<int64_t>> shapes;
   // Static inputs (a data-dependent engine's may be): the compiled shapes only.
   bool staticInputs =
