@@ -83,7 +83,7 @@ void reportFirstNonFinite(const std::vector<io::HostTensor> &reduced,
   }
   outs() << "first non-finite value at " << precision
          << ": not found (every value non-finite here is non-finite in the fp32 graph too, "
-            "or is computed inside a kernel)\n";
+            "or lies inside an op the graph passes made of several nodes)\n";
 }
 
 } // namespace kiln::tool
