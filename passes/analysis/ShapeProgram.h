@@ -48,7 +48,8 @@ private:
 /// Host index values at one shape of the profile: their shape program evaluated at the
 /// inputs' `profile` attribute (`kernel.max_shape`, `kernel.opt_shape`; a static input
 /// at its shape). A value read back from the device is engine::kUnreadDeviceValue there,
-/// so a size clamped by its bound (min(count, bound)) comes out as the bound.
+/// so a size clamped by its bound (min(count, bound)) comes out as the bound, and a
+/// select on a condition read back takes its larger side.
 class ProfileShapeEvaluator {
 public:
   ProfileShapeEvaluator(mlir::func::FuncOp host, llvm::StringRef profile);

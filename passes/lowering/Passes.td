@@ -325,6 +325,33 @@ def GpuVectorizePointwiseLoops : Pass<"gpu-vectorize-pointwise-loops", "::mlir::
                            "::mlir::scf::SCFDialect"];
 }
 
+def GpuPredicateBranches : Pass<"gpu-predicate-branches", "::mlir::func::FuncOp"> {
+  let summary = "Run the branches of a host scf.if as launches predicated on its condition";
+  let description = [{
+    Runs on the GPU path's host function before gpu-map-loops. A top-level `scf.if`
+    whose branches hold parallel work (scf.parallel nests, template launches, copies,
+    buffers: an ONNX If whose branch runs NonMaxSuppression) would run whole in one
+    single-thread launch. Its branches' ops move before it instead, predicated on the
+    condition (read back by `kernel.read_back` where a kernel computes it):
+
+    - an `scf.parallel`'s first upper bound becomes `select(taken, upper, lower)`, a
+      `gpu.launch_func`'s grid x `select(taken, x, 0)`, a `memref.copy` copies
+      `select(taken, rows, 0)` rows: the branch not taken launches empty grids, which
+      the engine skips;
+    - allocations, views and scalar arithmetic move as they are;
+    - other ops with scalar results (sequential loops, stores) run inside an `scf.if` on
+      the predicate;
+    - a nested `scf.if` with such work is predicated the same way, on both conditions;
+    - a scalar result becomes a select, a buffer result a new buffer of the taken
+      branch's extents that the taken branch's buffer is copied into.
+
+    An `scf.if` with an op none of these handles (one with buffer results other than a
+    nested `scf.if`) stays as it is.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::kiln::kernel::KernelDialect"];
+}
+
 def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
   let summary = "Turn the compute of a bufferized host function into gpu.launch ops";
   let description = [{

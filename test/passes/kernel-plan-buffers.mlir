@@ -165,3 +165,21 @@ func.func @filled(%x: memref<1024xf32>, %y: memref<1024xf32>) {
   kernel.launch @step(%b, %y) : (memref<1024xf32>, memref<1024xf32>) -> ()
   return
 }
+
+// -----
+
+// A size chosen by a condition read back from the device (which branch of an If ran:
+// gpu-predicate-branches) is planned at the larger side: %a holds max(16, 1024) f32,
+// 4096 bytes, whichever way the condition reads at run time (unread, it reads as true).
+// CHECK-LABEL: func.func @select_on_device_condition
+// CHECK-SAME: kernel.arena_bytes = 4096 : i64
+func.func @select_on_device_condition(%flag: memref<i64>) {
+  %c16 = arith.constant 16 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0 : i64
+  %read = kernel.read_back %flag : memref<i64> -> i64
+  %taken = arith.cmpi ne, %read, %zero : i64
+  %n = arith.select %taken, %c16, %c1024 : index
+  %a = memref.alloc(%n) : memref<?xf32>
+  return
+}

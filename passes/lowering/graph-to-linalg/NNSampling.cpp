@@ -987,7 +987,9 @@ struct NonMaxSuppressionLowering : OpConversionPattern<graph::NonMaxSuppressionO
               });
           scf::YieldOp::create(b, l, classLoop.getResults());
         });
-    Value rows = batchLoop.getResult(1);
+    // At most the capacity, as the loop guarantees: said again so that the GPU path's
+    // memory plan, which reads the count back, has its bound.
+    Value rows = arith::MinSIOp::create(rewriter, loc, batchLoop.getResult(1), capacity);
     SmallVector<OpFoldResult> offsets{rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)};
     SmallVector<OpFoldResult> sizes{rows, rewriter.getIndexAttr(3)};
     SmallVector<OpFoldResult> strides{rewriter.getIndexAttr(1), rewriter.getIndexAttr(1)};
