@@ -494,6 +494,28 @@ std::string evaluateShapes(const Engine &engine, const std::vector<std::vector<i
   return {};
 }
 
+std::vector<ShapeInstruction> boundingProgram(const std::vector<ShapeInstruction> &program) {
+  std::vector<ShapeInstruction> bounding = program;
+  std::vector<bool> fromDevice(bounding.size(), false);
+  for (size_t at = 0; at < bounding.size(); ++at) {
+    ShapeInstruction &instruction = bounding[at];
+    if (instruction.op == ShapeInstruction::Op::DeviceValue) {
+      fromDevice[at] = true;
+      continue;
+    }
+    if (!instruction.readsValues() || instruction.a >= at || instruction.b >= at)
+      continue;
+    fromDevice[at] = fromDevice[instruction.a] || fromDevice[instruction.b];
+    if (instruction.op == ShapeInstruction::Op::Select && instruction.constant >= 0 &&
+        static_cast<size_t>(instruction.constant) < at && fromDevice[instruction.constant]) {
+      instruction.op = ShapeInstruction::Op::MaxS;
+      instruction.constant = 0;
+      fromDevice[at] = true;
+    }
+  }
+  return bounding;
+}
+
 void evaluateProgram(const std::vector<ShapeInstruction> &program,
                      const std::vector<std::vector<int64_t>> &shapes, std::vector<int64_t> &values,
                      const std::vector<int64_t> *deviceValues) {

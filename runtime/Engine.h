@@ -324,6 +324,11 @@ std::string evaluateShapes(const Engine &engine, const std::vector<std::vector<i
                            std::vector<int64_t> &values,
                            const std::vector<int64_t> *deviceValues = nullptr);
 
+/// `program` for upper bounds, as the memory plan and the outputs' largest shapes need:
+/// a select whose condition depends on a value read back from the device (which branch
+/// of an If runs) may take either side at run time, so it becomes the larger of the two.
+std::vector<ShapeInstruction> boundingProgram(const std::vector<ShapeInstruction> &program);
+
 /// Evaluates `program` on input shapes `shapes` (unchecked: evaluateShapes checks them
 /// against a signature first) into `values`, one per instruction. A DeviceValue of
 /// ordinal a is (*deviceValues)[a] where there is such an entry, else kUnreadDeviceValue.

@@ -332,6 +332,26 @@ def Kernel_TopKConfigAttr : Kernel_TemplateConfigAttr<"TopKConfig", "top_k"> {
   let genVerifyDecl = 1;
 }
 
+def Kernel_NonMaxSuppressionConfigAttr
+    : Kernel_TemplateConfigAttr<"NonMaxSuppressionConfig", "non_max_suppression"> {
+  let summary = "NonMaxSuppression: candidates ranked in parallel, selected a block at a time";
+  let description = [{
+    The NMS family (passes/kernel/NonMaxSuppression.cpp, templates/NonMaxSuppression.mlir,
+    docs/codegen-non-max-suppression.md) takes a `kernel.generic` holding exactly one
+    `graph.non_max_suppression` of f32 boxes and scores read from kernel arguments, whose
+    thresholds and box limit are constants, writing its selection (or, in the extent
+    kernel, the selection's length). One kernel ranks each batch and class's candidates by
+    score on many CTAs (the sorted order, without a sort); a second, one CTA, walks them in
+    blocks of 64: the IoUs within a block as a bit matrix, one thread keeping the boxes
+    still alive in order, then every thread suppressing the later boxes a kept one
+    overlaps. It has nothing to tune.
+
+    ```mlir
+    #kernel.non_max_suppression
+    ```
+  }];
+}
+
 def Kernel_GenericConfigAttr : Kernel_TemplateConfigAttr<"GenericConfig", "generic"> {
   let summary = "The generic lowering: every kernel's body through linalg, one thread an element";
   let description = [{

@@ -274,9 +274,13 @@ private:
       engine.shapeProgram.clear();
       return success();
     }
+    // The outputs' largest extents: either side of a choice the device makes (an If's).
+    std::vector<int64_t> bounds;
+    kiln::engine::evaluateProgram(kiln::engine::boundingProgram(engine.shapeProgram), maxShapes,
+                                  bounds);
     for (size_t index = 0; index < engine.outputs.size(); ++index)
       if (!engine.outputs[index].dimValues.empty())
-        engine.outputs[index].maxShape = kiln::engine::outputShape(engine, index, values);
+        engine.outputs[index].maxShape = kiln::engine::outputShape(engine, index, bounds);
     return success();
   }
 

@@ -175,23 +175,7 @@ FailureOr<int64_t> kiln::ProfileShapeEvaluator::evaluateIndex(FailureOr<uint32_t
     }
   // A select on a condition read from the device (which branch of an If runs) may take
   // either side at run time: the bound is the larger.
-  std::vector<ShapeInstruction> bounding = program;
-  std::vector<bool> fromDevice(bounding.size(), false);
-  for (auto [at, instruction] : llvm::enumerate(bounding)) {
-    using Op = ShapeInstruction::Op;
-    if (instruction.op == Op::DeviceValue) {
-      fromDevice[at] = true;
-      continue;
-    }
-    if (!instruction.readsValues())
-      continue;
-    fromDevice[at] = fromDevice[instruction.a] || fromDevice[instruction.b];
-    if (instruction.op == Op::Select && fromDevice[instruction.constant]) {
-      instruction.op = Op::MaxS;
-      instruction.constant = 0;
-      fromDevice[at] = true;
-    }
-  }
+  std::vector<ShapeInstruction> bounding = engine::boundingProgram(program);
   std::vector<int64_t> values;
   engine::evaluateProgram(bounding, shapes, values);
   return values[*index];

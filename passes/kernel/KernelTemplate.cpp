@@ -39,6 +39,7 @@ namespace kiln {
   FAMILY(depthwiseTemplate)                                                                        \
   FAMILY(poolNhwcTemplate)                                                                         \
   FAMILY(topKTemplate)                                                                             \
+  FAMILY(nonMaxSuppressionTemplate)                                                                \
   FAMILY(rowsTemplate)                                                                             \
   FAMILY(sm90GemmTemplate)                                                                         \
   FAMILY(sm90ConvTemplate)                                                                         \

@@ -35,6 +35,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -112,8 +113,11 @@ bool canPredicate(scf::IfOp ifOp) {
 }
 
 std::optional<Handling> classify(Operation &op) {
-  // A memref.reshape reads its shape operand, but only as a view reads its buffer.
-  if (isa<memref::AllocOp, memref::AllocaOp, ViewLikeOpInterface>(op) ||
+  // A memref.reshape reads its shape operand, but only as a view reads its buffer; a
+  // read-back of the branch's count reads what its buffer holds either way (it sizes
+  // only what the predicate empties).
+  if (isa<memref::AllocOp, memref::AllocaOp, ViewLikeOpInterface, kiln::kernel::ReadBackOp,
+          nvgpu::TmaCreateDescriptorOp>(op) ||
       (op.getNumRegions() == 0 && isMemoryEffectFree(&op)))
     return Handling::Move;
   if (isBranchLocalStore(op))
@@ -128,7 +132,7 @@ std::optional<Handling> classify(Operation &op) {
   if (auto nested = dyn_cast<scf::IfOp>(op);
       nested && (hasParallelWork(nested) || !llvm::all_of(nested.getResultTypes(), isScalar)))
     return canPredicate(nested) ? std::optional(Handling::Branch) : std::nullopt;
-  if (llvm::all_of(op.getResultTypes(), isScalar) && !isa<kiln::kernel::ReadBackOp>(op))
+  if (llvm::all_of(op.getResultTypes(), isScalar))
     return Handling::Guard;
   return std::nullopt;
 }

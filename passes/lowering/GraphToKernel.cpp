@@ -35,11 +35,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -242,8 +244,9 @@ public:
   bool isShapeComputation(Operation *op) const {
     return op->getNumResults() > 0 && llvm::all_of(op->getResults(), [&](Value result) {
              return getRebuildableElements(result) &&
-                    llvm::none_of(result.getUsers(),
-                                  [](Operation *user) { return isa<func::ReturnOp>(user); });
+                    llvm::none_of(result.getUsers(), [](Operation *user) {
+                      return isa<func::ReturnOp, graph::YieldOp>(user);
+                    });
            });
   }
 
@@ -342,6 +345,9 @@ struct FusionGroups {
 /// that graph-convert-layout puts before a network's first convolution) would leave the
 /// convolution to the generic loops, which cost far more than the producer's own kernel.
 bool readsOperandsDirectly(Operation *op) {
+  // The non_max_suppression template reads the boxes and scores as buffers.
+  if (isa<graph::NonMaxSuppressionOp>(op))
+    return true;
   auto conv = dyn_cast<graph::ConvOp>(op);
   if (!conv)
     return false;
@@ -1201,8 +1207,9 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     symbolOrigins.clear();
     boundCache.clear();
     const SymbolicShapeAnalysis &analysis = functionExtents.getAnalysis();
-    for (Operation &op : body.without_terminator())
-      for (Value result : op.getResults()) {
+    // In program order, the ops in If branches included (kernels form there too).
+    body.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      for (Value result : op->getResults()) {
         const SymbolicShape *shape = analysis.lookup(result);
         if (!shape || !shape->ranked)
           continue;
@@ -1213,6 +1220,7 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
             symbolOrigins.try_emplace(*symbol, result, dim);
         }
       }
+    });
 
     SmallVector<Value> outputs(entry->getArguments().drop_front(numInputs));
     // The dynamic extents of each output. A data-dependent output's are known only once
@@ -1257,39 +1265,17 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     llvm::DenseMap<Value, Value> directOutput;
     for (auto [index, result] : llvm::enumerate(returnOp.getOperands()))
       if (returnCount[result] == 1 && result.getDefiningOp() &&
-          !isa<graph::ConstantOp>(result.getDefiningOp()) && !dataDependentOutputs.contains(index))
+          !isa<graph::ConstantOp, graph::IfOp>(result.getDefiningOp()) &&
+          !dataDependentOutputs.contains(index))
         directOutput[result] = outputs[index];
 
     builder.setInsertionPointToEnd(entry);
-    FusionGroups fusion = formGroups(body, functionExtents, [&](Operation *op) {
-      return !isa<graph::ConstantOp>(op) && !(op->use_empty() && isPure(op)) &&
-             !functionExtents.isShapeComputation(op);
-    });
     llvm::StringSet<> usedNames;
-    this->fusion = &fusion;
     this->buffers = &buffers;
     this->symbolTable = &symbols;
     this->usedNames = &usedNames;
-    for (auto &op : body.getOperations()) {
-      if (&op == returnOp)
-        break;
-      if (auto constant = dyn_cast<graph::ConstantOp>(op)) {
-        if (isInlinedConstant(constant))
-          continue;
-        FailureOr<Value> weight = createWeight(builder, symbols, constant);
-        if (failed(weight))
-          return failure();
-        buffers.map(constant.getResult(), *weight);
-        continue;
-      }
-      auto found = fusion.groupOf.find(&op);
-      if (found == fusion.groupOf.end() || fusion.groups[found->second].ops.back() != &op)
-        continue;
-      const FusionGroups::Group &group = fusion.groups[found->second];
-      if (failed(createKernel(builder, symbols, group.ops, group.getAnchor(), buffers, directOutput,
-                              usedNames)))
-        return failure();
-    }
+    if (failed(formBlock(builder, body, directOutput)))
+      return failure();
 
     // The data-dependent outputs' extents, now that their values are computed.
     for (unsigned index : llvm::seq<unsigned>(0, outputs.size()))
@@ -1326,6 +1312,143 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     return success();
   }
 
+  /// Forms the kernels of `block` (the function's body, or a branch of an If the host
+  /// runs) at the builder's insertion point: a weight per constant that is not inlined, a
+  /// kernel per fusion group, a host scf.if per If.
+  LogicalResult formBlock(OpBuilder &builder, Block &block,
+                          const llvm::DenseMap<Value, Value> &directOutput) {
+    FusionGroups fusion = formGroups(block, *extents, [&](Operation *op) {
+      return !isa<graph::ConstantOp, graph::IfOp>(op) && !(op->use_empty() && isPure(op)) &&
+             !extents->isShapeComputation(op);
+    });
+    const FusionGroups *outer = this->fusion;
+    this->fusion = &fusion;
+    llvm::scope_exit restore([&] { this->fusion = outer; });
+    for (Operation &op : block.without_terminator()) {
+      if (auto constant = dyn_cast<graph::ConstantOp>(op)) {
+        if (isInlinedConstant(constant))
+          continue;
+        FailureOr<Value> weight = createWeight(builder, *symbolTable, constant);
+        if (failed(weight))
+          return failure();
+        buffers->map(constant.getResult(), *weight);
+        continue;
+      }
+      if (auto ifOp = dyn_cast<graph::IfOp>(op)) {
+        if (failed(createHostIf(builder, ifOp)))
+          return failure();
+        continue;
+      }
+      auto found = fusion.groupOf.find(&op);
+      if (found == fusion.groupOf.end() || fusion.groups[found->second].ops.back() != &op)
+        continue;
+      const FusionGroups::Group &group = fusion.groups[found->second];
+      if (failed(createKernel(builder, *symbolTable, group.ops, group.getAnchor(), *buffers,
+                              directOutput, *usedNames)))
+        return failure();
+    }
+    return success();
+  }
+
+  /// An If runs on the host: an scf.if on its condition (computed on the host where the
+  /// input shapes determine it, else loaded from its buffer, which gpu-predicate-branches
+  /// reads back) whose branches hold their own kernels and yield the buffers of their
+  /// results. A branch's work (NonMaxSuppression over the detections) is then kernels as
+  /// any other, not the whole If in one generic kernel. The results' extents are those
+  /// of the buffers the branches yield.
+  LogicalResult createHostIf(OpBuilder &builder, graph::IfOp ifOp) {
+    Location loc = ifOp.getLoc();
+    Value condition;
+    Value given = ifOp.getCondition();
+    if (std::optional<ArrayRef<DimExpr>> elements = extents->getRebuildableElements(given)) {
+      for (const auto &[monomial, coefficient] : elements->front().getTerms())
+        for (unsigned symbol : monomial)
+          if (!hostSymbols[symbol] && failed(readBackSymbol(builder, symbol, ifOp)))
+            return failure();
+      Value value = buildExtent(builder, loc, elements->front(),
+                                [&](unsigned symbol) { return hostSymbols[symbol]; });
+      condition = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne, value,
+                                        arith::ConstantIndexOp::create(builder, loc, 0));
+    } else {
+      FailureOr<Value> buffer = bufferOf(builder, given, ifOp);
+      if (failed(buffer))
+        return failure();
+      auto type = cast<MemRefType>(buffer->getType());
+      Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+      condition =
+          memref::LoadOp::create(builder, loc, *buffer, SmallVector<Value>(type.getRank(), zero));
+      if (!condition.getType().isInteger(1))
+        condition = arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::ne, condition,
+            arith::ConstantOp::create(builder, loc, builder.getZeroAttr(condition.getType())));
+    }
+    SmallVector<Type> resultTypes;
+    for (Value result : ifOp.getResults()) {
+      FailureOr<MemRefType> type = getBufferType(result, ifOp);
+      if (failed(type))
+        return failure();
+      resultTypes.push_back(*type);
+    }
+    auto hostIf = scf::IfOp::create(builder, loc, resultTypes, condition,
+                                    /*withElseRegion=*/true);
+    // A symbol read back inside a branch is not defined after it.
+    SmallVector<Value> symbolsBefore = hostSymbols;
+    for (auto [region, block] : {std::pair(&ifOp.getThenBranch(), hostIf.thenBlock()),
+                                 std::pair(&ifOp.getElseBranch(), hostIf.elseBlock())}) {
+      OpBuilder::InsertionGuard guard(builder);
+      if (!block->empty())
+        block->getTerminator()->erase();
+      builder.setInsertionPointToEnd(block);
+      Block &branch = region->front();
+      // A branch's values are never written straight into an output buffer.
+      if (failed(formBlock(builder, branch, llvm::DenseMap<Value, Value>())))
+        return failure();
+      SmallVector<Value> yielded;
+      for (auto [value, type] : llvm::zip(branch.getTerminator()->getOperands(), resultTypes)) {
+        FailureOr<Value> buffer = bufferOf(builder, value, ifOp);
+        if (failed(buffer))
+          return failure();
+        yielded.push_back(buffer->getType() == type
+                              ? *buffer
+                              : memref::CastOp::create(builder, loc, type, *buffer).getResult());
+      }
+      scf::YieldOp::create(builder, loc, yielded);
+      hostSymbols = symbolsBefore;
+    }
+    builder.setInsertionPointAfter(hostIf);
+    for (auto [result, buffer] : llvm::zip(ifOp.getResults(), hostIf.getResults())) {
+      buffers->map(result, buffer);
+      // The results' own symbols: the extents of the buffer the taken branch yields.
+      std::optional<ArrayRef<DimExpr>> dims = extents->getAnyDims(result);
+      if (!dims)
+        continue;
+      for (auto [dim, extent] : llvm::enumerate(*dims)) {
+        std::optional<unsigned> symbol = extent.getLargestSymbol();
+        if (symbol && extent == DimExpr::symbol(*symbol) && !hostSymbols[*symbol] &&
+            cast<MemRefType>(buffer.getType()).isDynamicDim(dim))
+          hostSymbols[*symbol] = memref::DimOp::create(builder, loc, buffer, dim);
+      }
+    }
+    return success();
+  }
+
+  /// The host function the builder inserts into (perhaps in a branch of an If).
+  static func::FuncOp hostFunction(OpBuilder &builder) {
+    Operation *parent = builder.getInsertionBlock()->getParentOp();
+    return isa<func::FuncOp>(parent) ? cast<func::FuncOp>(parent)
+                                     : parent->getParentOfType<func::FuncOp>();
+  }
+
+  /// The buffer of `value` for the host: its kernel's, or a weight for a constant.
+  FailureOr<Value> bufferOf(OpBuilder &builder, Value value, Operation *user) {
+    if (Value buffer = buffers->lookupOrNull(value))
+      return buffer;
+    if (auto constant = value.getDefiningOp<graph::ConstantOp>())
+      return createWeight(builder, *symbolTable, constant);
+    return emitNodeError(user) << "uses a value no kernel computed (a shape computation the "
+                                  "host does not hold as a buffer)";
+  }
+
   /// A memref.global holding `constant`'s value, and its memref.get_global.
   FailureOr<Value> createWeight(OpBuilder &builder, SymbolTable &symbols,
                                 graph::ConstantOp constant) {
@@ -1336,7 +1459,7 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     if (auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
       name = sanitize(resource.getRawHandle().getKey());
     // Globals go before the host function, in the module.
-    OpBuilder moduleBuilder(builder.getInsertionBlock()->getParentOp());
+    OpBuilder moduleBuilder(hostFunction(builder));
     auto global = memref::GlobalOp::create(
         moduleBuilder, constant.getLoc(), name, moduleBuilder.getStringAttr("private"), *type,
         cast<ElementsAttr>(constant.getValue()), /*constant=*/true, /*alignment=*/nullptr);
@@ -1457,7 +1580,7 @@ struct GraphToKernelPass : kiln::impl::GraphToKernelBase<GraphToKernelPass> {
     usedNames.insert(name);
 
     OpBuilder kernelBuilder(&getContext());
-    kernelBuilder.setInsertionPoint(builder.getInsertionBlock()->getParentOp());
+    kernelBuilder.setInsertionPoint(hostFunction(builder));
     auto kernelFunc = kernel::FuncOp::create(kernelBuilder, loc, name,
                                              kernelBuilder.getFunctionType(argumentTypes, {}));
     symbols.insert(kernelFunc);

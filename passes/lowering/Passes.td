@@ -56,13 +56,19 @@ def GraphToKernel : Pass<"graph-to-kernel", "::mlir::ModuleOp"> {
     `graph.name`), larger constants become private `memref.global` weights, and every
     intermediate a `memref.alloc`. A kernel whose result is returned writes it straight
     into the output buffer; results that are inputs, weights or returned twice are copied
-    there (`memref.copy`). Shapes must be static: a dynamic one is an error naming the
-    node.
+    there (`memref.copy`). Dynamic extents are host values: the input shapes' symbols,
+    and data-dependent ones read back (docs/dynamic-shapes.md).
+
+    An If runs on the host: an `scf.if` on its condition (host arithmetic where the input
+    shapes determine it, else a load of its buffer) whose branches hold their own kernels
+    and yield their results' buffers; `gpu-predicate-branches` later makes the branches
+    straight-line launches predicated on the condition.
   }];
   let dependentDialects = [
     "::kiln::kernel::KernelDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }

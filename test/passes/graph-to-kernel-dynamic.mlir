@@ -124,3 +124,36 @@ func.func @top_k_computed_k(%x: tensor<100xf32>, %k: tensor<1xi64>) -> (tensor<?
   %n = graph.neg %v : tensor<?xf32> loc("Neg")
   return %n, %i : tensor<?xf32>, tensor<?xi64>
 }
+
+// -----
+
+// An If runs on the host: an scf.if on its condition, loaded from the condition's buffer
+// (gpu-predicate-branches reads it back), whose branches form their own kernels (the
+// else branch's NonZero, its count read back inside the branch) and yield their results'
+// buffers; the result's extent, returned as the output's, is the yielded buffer's.
+// CHECK-LABEL: func.func @branch
+// CHECK: %[[COND:.*]] = memref.load %arg0[] : memref<i1>
+// CHECK: %[[IF:.*]] = scf.if %[[COND]] -> (memref<1x?xi64>) {
+// CHECK:   %[[EMPTY:.*]] = memref.get_global
+// CHECK:   %[[CAST:.*]] = memref.cast %[[EMPTY]] : memref<1x0xi64> to memref<1x?xi64>
+// CHECK:   scf.yield %[[CAST]]
+// CHECK: } else {
+// CHECK:   kernel.launch @NonZero_extent(
+// CHECK:   kernel.read_back
+// CHECK:   kernel.launch @NonZero(
+// CHECK:   scf.yield
+// CHECK: }
+// CHECK: %[[DIM:.*]] = memref.dim %[[IF]], %c1
+// CHECK: kernel.launch @Neg(%[[IF]],
+// CHECK: return %[[DIM]] : index
+func.func @branch(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<1x?xi64> {
+  %r = graph.if %c : tensor<i1> -> tensor<1x?xi64> {
+    %e = graph.constant dense<> : tensor<1x0xi64>
+    graph.yield %e : tensor<1x0xi64>
+  } else {
+    %n = graph.non_zero %x : (tensor<4xf32>) -> tensor<1x?xi64> loc("NonZero")
+    graph.yield %n : tensor<1x?xi64>
+  } loc("If")
+  %1 = graph.neg %r : tensor<1x?xi64> loc("Neg")
+  return %1 : tensor<1x?xi64>
+}
