@@ -854,6 +854,33 @@ TEST(ReadBack, PlannedAtTheBound) {
   }
 }
 
+TEST(ReadBack, BoundingTakesEitherSideOfADeviceChoice) {
+  using Op = ShapeInstruction::Op;
+  // select(read-back != 0, 0, min(input extent, 300)): an If whose condition a kernel
+  // computes, its then branch empty. Unread, the condition reads as true (the empty
+  // side); the bound is the larger side, and a select on a host condition stays one.
+  std::vector<ShapeInstruction> program = {
+      {Op::DeviceValue, 0, 0, 0}, // 0: the condition, read back
+      {Op::Constant, 0, 0, 0},    // 1: 0
+      {Op::Compare, 0, 1, 1},     // 2: condition != 0
+      {Op::InputDim, 0, 0, 0},    // 3: 500
+      {Op::Constant, 0, 0, 300},  // 4: 300
+      {Op::MinS, 3, 4, 0},        // 5: 300
+      {Op::Select, 1, 5, 2},      // 6: the If's extent
+      {Op::Compare, 3, 4, 4},     // 7: 500 > 300, on the host
+      {Op::Select, 1, 5, 7},      // 8: a host choice: 0
+  };
+  std::vector<int64_t> values;
+  evaluateProgram(program, {{500}}, values);
+  EXPECT_EQ(values[6], 0);
+  evaluateProgram(boundingProgram(program), {{500}}, values);
+  EXPECT_EQ(values[6], 300);
+  EXPECT_EQ(values[8], 0);
+  std::vector<int64_t> read = {0};
+  evaluateProgram(program, {{500}}, values, &read);
+  EXPECT_EQ(values[6], 300);
+}
+
 TEST(ReadBack, DeviceValuesInTheShapeProgram) {
   using Op = ShapeInstruction::Op;
   // min(DeviceValue, InputDim): the input's extent while unread, the device value once read.

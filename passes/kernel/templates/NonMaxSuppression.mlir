@@ -13,8 +13,9 @@
 // SELECT_ENTRY, one CTA of 1024 threads, walks the pairs in order (an output row's place
 // is the count of the rows before it). A pair's sorted candidates go by blocks of 64: the
 // IoUs within a block become a 64 x 64 bit matrix in shared memory (a thread a few
-// pairs); one thread walks the block in order, keeping each box still alive and clearing
-// the bits of those it overlaps, and writes the rows; then every thread takes the later
+// pairs); one thread walks the block in order (in shared memory only), keeping each box
+// still alive and clearing the bits of those it overlaps; a thread a kept box writes its
+// row; then every thread takes the later
 // boxes still alive and clears those that a box kept in this block overlaps. Which boxes
 // are alive is a bitmap of the pair's candidates in shared memory (WORDS 32-bit words,
 // so at most 32 WORDS candidates). With COUNT_ONLY the kernel writes the number of rows
@@ -112,6 +113,7 @@ gpu.module @{MODULE} {
                 %mask : memref<64xi64, #gpu.address_space<workgroup>>,
                 %blockBoxes : memref<256xf32, #gpu.address_space<workgroup>>,
                 %keptList : memref<64xi32, #gpu.address_space<workgroup>>,
+                %blockIndex : memref<64xi32, #gpu.address_space<workgroup>>,
                 // candidates, kept so far in the pair, kept in this block
                 %state : memref<3xi32, #gpu.address_space<workgroup>>)
       kernel attributes {known_block_size = array<i32: 1024, 1, 1>} {
@@ -210,6 +212,7 @@ gpu.module @{MODULE} {
           %orderAt = arith.addi %rowStart, %position : i32
           %orderAtIndex = arith.index_castui %orderAt : i32 to index
           %box = memref.load %order[%orderAtIndex] : memref<?xi32>
+          memref.store %box, %blockIndex[%tidIndex] : memref<64xi32, #gpu.address_space<workgroup>>
 {CORNERS_BLOCK}
           %slot = arith.muli %tid, %c4 : i32
           %slot1 = arith.addi %slot, %c1 : i32
@@ -272,12 +275,6 @@ gpu.module @{MODULE} {
             %roomInBlock = arith.cmpi ult, %kept, %limit : i32
             %keep = arith.andi %isAlive, %roomInBlock : i1
             %next:3 = scf.if %keep -> (i64, i32, i32) {
-              %position = arith.addi %base, %i : i32
-              %orderAt = arith.addi %rowStart, %position : i32
-              %orderAtIndex = arith.index_castui %orderAt : i32 to index
-              %boxIndex = memref.load %order[%orderAtIndex] : memref<?xi32>
-              %row = arith.addi %rowsBefore, %kept : i32
-{WRITE_ROW}
               %hereIndex = arith.index_castui %here : i32 to index
               memref.store %i, %keptList[%hereIndex] : memref<64xi32, #gpu.address_space<workgroup>>
               %iIndex = arith.index_castui %i : i32 to index
@@ -296,9 +293,21 @@ gpu.module @{MODULE} {
           memref.store %result#2, %state[%i2] : memref<3xi32, #gpu.address_space<workgroup>>
         }
         gpu.barrier
-        // Every later box still alive that a box kept here overlaps is suppressed.
         %keptHere = memref.load %state[%i2] : memref<3xi32, #gpu.address_space<workgroup>>
         %keptNow = memref.load %state[%i1] : memref<3xi32, #gpu.address_space<workgroup>>
+        // The rows of the boxes kept here, a thread each (the walk touched shared memory
+        // only).
+        %writes = arith.cmpi ult, %tid, %keptHere : i32
+        scf.if %writes {
+          %which = memref.load %keptList[%tidIndex] : memref<64xi32, #gpu.address_space<workgroup>>
+          %whichIndex = arith.index_castui %which : i32 to index
+          %boxIndex = memref.load %blockIndex[%whichIndex] : memref<64xi32, #gpu.address_space<workgroup>>
+          %firstHere = arith.subi %keptNow, %keptHere : i32
+          %inPair = arith.addi %firstHere, %tid : i32
+          %row = arith.addi %rowsBefore, %inPair : i32
+{WRITE_ROW}
+        }
+        // Every later box still alive that a box kept here overlaps is suppressed.
         %any = arith.cmpi ugt, %keptHere, %c0 : i32
         %room = arith.cmpi ult, %keptNow, %limit : i32
         %sweep = arith.andi %any, %room : i1
