@@ -121,8 +121,7 @@ int runEngineOutputs(const RunOptions &options, engine::Engine description, cons
   }
   // At their bounds: a choice the device makes (which branch of an If runs) may take
   // either side.
-  engine::evaluateProgram(engine::boundingProgram(description.shapeProgram), shapes,
-                          shapeValues);
+  engine::evaluateProgram(engine::boundingProgram(description.shapeProgram), shapes, shapeValues);
   std::vector<std::vector<int64_t>> outputShapes;
   for (size_t i = 0; i < description.outputs.size(); ++i)
     outputShapes.push_back(engine::outputShape(description, i, shapeValues));
