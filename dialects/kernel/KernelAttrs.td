@@ -341,10 +341,11 @@ def Kernel_NonMaxSuppressionConfigAttr
     `graph.non_max_suppression` of f32 boxes and scores read from kernel arguments, whose
     thresholds and box limit are constants, writing its selection (or, in the extent
     kernel, the selection's length). One kernel ranks each batch and class's candidates by
-    score on many CTAs (the sorted order, without a sort); a second, one CTA, walks them in
-    blocks of 64: the IoUs within a block as a bit matrix, one thread keeping the boxes
-    still alive in order, then every thread suppressing the later boxes a kept one
-    overlaps. It has nothing to tune.
+    score on many CTAs (the sorted order, without a sort); a second, a grid of resident
+    CTAs meeting at a grid barrier after each step, walks them in blocks of 64: the IoUs
+    within a block as a bit matrix, one thread keeping the boxes still alive in order,
+    then every CTA suppressing its share of the later boxes a kept one overlaps. It has
+    nothing to tune.
 
     ```mlir
     #kernel.non_max_suppression

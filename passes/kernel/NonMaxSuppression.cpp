@@ -34,10 +34,9 @@ constexpr const char kNonMaxSuppressionTemplate[] =
 #include "passes/kernel/templates/NonMaxSuppression.mlir.inc"
     ;
 
-/// The most 32-bit words of the alive bitmap: 40 KB of shared memory beside the block's
-/// 2 KB, within the 48 KB of static shared memory a kernel may have. A pair has at most
-/// 32 times as many candidates.
-constexpr int64_t kMaxWords = 10240;
+/// The most CTAs of the selection: all must be resident at once for its grid barriers
+/// (one an SM is far within any GPU Kiln targets).
+constexpr int64_t kMaxSelectCtas = 64;
 
 /// A graph.non_max_suppression the family computes.
 struct NmsProblem {
@@ -54,7 +53,11 @@ struct NmsProblem {
   /// At the profile's largest shape: boxes a batch, pairs (batches times classes).
   int64_t maxN, maxPairs;
 
-  int64_t words() const { return std::max<int64_t>(1, llvm::divideCeil(maxN, 32)); }
+  /// The selection's CTAs: one for every 8192 boxes (a few later boxes a thread and
+  /// block), at most kMaxSelectCtas.
+  int64_t ctas() const {
+    return std::clamp<int64_t>(llvm::divideCeil(maxN, 8192), 1, kMaxSelectCtas);
+  }
 };
 
 /// The value of a one-element constant `value` defined in the kernel's body.
@@ -163,8 +166,7 @@ std::optional<NmsProblem> matchNms(kernel::FuncOp function) {
     return std::nullopt;
   p.maxN = scoresType.getDimSize(2);
   p.maxPairs = scoresType.getDimSize(0) * scoresType.getDimSize(1);
-  if (p.words() > kMaxWords || p.maxPairs > 65535 ||
-      scoresType.getNumElements() >= (int64_t(1) << 31) ||
+  if (p.maxN < 1 || p.maxPairs > 65535 || scoresType.getNumElements() >= (int64_t(1) << 31) ||
       boxesType.getNumElements() >= (int64_t(1) << 31))
     return std::nullopt;
   return p;
@@ -247,8 +249,8 @@ struct NmsGenerator {
 
   FailureOr<std::pair<gpu::GPUFuncOp, gpu::GPUFuncOp>> getOrCreateKernels(const NmsProblem &p) {
     std::string entry =
-        llvm::formatv("non_max_suppression_w{0}{1}{2}", p.words(),
-                      p.centerPointBox ? "_center" : "", p.countOnly ? "_count" : "")
+        llvm::formatv("non_max_suppression_g{0}{1}{2}", p.ctas(), p.centerPointBox ? "_center" : "",
+                      p.countOnly ? "_count" : "")
             .str();
     std::string rankEntry = entry + "_rank", selectEntry = entry + "_select";
     std::string moduleName = "kiln_" + entry;
@@ -289,7 +291,8 @@ struct NmsGenerator {
     if (p.countOnly) {
       outputView = "    %out = memref.reinterpret_cast %outPointer to offset: [0], sizes: [1], "
                    "strides: [1]\n        : memref<i64> to memref<1xi64>\n";
-      writeCount = "    scf.if %first {\n"
+      writeCount = "    %countWriter = arith.andi %first, %leader : i1\n"
+                   "    scf.if %countWriter {\n"
                    "      %total64 = arith.extui %total : i32 to i64\n"
                    "      memref.store %total64, %out[%i0] : memref<1xi64>\n"
                    "    }\n";
@@ -329,8 +332,7 @@ struct NmsGenerator {
          {"WRITE_COUNT", writeCount},
          {"MODULE", moduleName},
          {"RANK_ENTRY", rankEntry},
-         {"SELECT_ENTRY", selectEntry},
-         {"WORDS", std::to_string(p.words())}});
+         {"SELECT_ENTRY", selectEntry}});
     FailureOr<gpu::GPUFuncOp> select =
         kiln::insertTemplateModule(module, symbols, pass, selectEntry, text);
     if (failed(select))
@@ -355,9 +357,13 @@ struct NmsGenerator {
     Value classes = kiln::hostExtentProduct(b, loc, scores, 1, 2);
     Value pairs = kiln::hostExtentProduct(b, loc, scores, 0, 2);
     Value orderSize = arith::MulIOp::create(b, loc, pairs, n);
-    // Each pair's candidates in order: a buffer of the host's, planned with the others.
-    Value order = memref::AllocOp::create(
-        b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI32Type()), ValueRange{orderSize});
+    // Each pair's candidates in order, the alive bitmap (a bit a box) and the selection's
+    // grid-barrier counter: buffers of the host's, planned with the others.
+    auto i32Buffer = MemRefType::get({ShapedType::kDynamic}, b.getI32Type());
+    Value order = memref::AllocOp::create(b, loc, i32Buffer, ValueRange{orderSize});
+    Value words = arith::CeilDivUIOp::create(b, loc, n, arith::ConstantIndexOp::create(b, loc, 32));
+    Value alive = memref::AllocOp::create(b, loc, i32Buffer, ValueRange{words});
+    Value sync = memref::AllocOp::create(b, loc, MemRefType::get({1}, b.getI32Type()));
     auto asI32 = [&](Value index) {
       return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index).getResult();
     };
@@ -371,14 +377,18 @@ struct NmsGenerator {
     Value rankBlocks = arith::CeilDivUIOp::create(b, loc, n, rankBlock);
     Value scoresPointer = kiln::barePointer(b, loc, scores);
     Value orderPointer = kiln::barePointer(b, loc, order);
-    gpu::LaunchFuncOp::create(
-        b, loc, rank, gpu::KernelDim3{rankBlocks, pairs, one}, gpu::KernelDim3{rankBlock, one, one},
-        Value(), ValueRange{scoresPointer, orderPointer, asI32(n), asI32(pairs), scoreThreshold});
+    Value syncPointer = kiln::barePointer(b, loc, sync);
+    gpu::LaunchFuncOp::create(b, loc, rank, gpu::KernelDim3{rankBlocks, pairs, one},
+                              gpu::KernelDim3{rankBlock, one, one}, Value(),
+                              ValueRange{scoresPointer, orderPointer, syncPointer, asI32(n),
+                                         asI32(pairs), scoreThreshold});
     Value selectBlock = arith::ConstantIndexOp::create(b, loc, 1024);
-    gpu::LaunchFuncOp::create(b, loc, select, gpu::KernelDim3{one, one, one},
+    Value selectCtas = arith::ConstantIndexOp::create(b, loc, p.ctas());
+    gpu::LaunchFuncOp::create(b, loc, select, gpu::KernelDim3{selectCtas, one, one},
                               gpu::KernelDim3{selectBlock, one, one}, Value(),
                               ValueRange{kiln::barePointer(b, loc, boxes), scoresPointer,
-                                         orderPointer, kiln::barePointer(b, loc, output), asI32(n),
+                                         orderPointer, kiln::barePointer(b, loc, output),
+                                         kiln::barePointer(b, loc, alive), syncPointer, asI32(n),
                                          asI32(classes), asI32(pairs), maxPerClass, iouThreshold,
                                          scoreThreshold});
     launch.erase();

@@ -8,32 +8,39 @@
 // RUN:   | kiln-translate --emit-ptx -split-input-file | FileCheck %s --check-prefix=PTX
 
 // SSDlite's batched NMS (the class offsets already added to the boxes: one class), up to
-// 1000 boxes at the profile's largest shape: 32 words of alive bits. The constants become
-// launch parameters: the limit (clamped to the boxes by the kernel), the IoU threshold,
-// and no score threshold (0, unused).
+// 1000 boxes at the profile's largest shape: one selection CTA. The host allocates the
+// order, the alive bitmap and the grid barrier's counter. The constants become launch
+// parameters: the limit (clamped to the boxes by the kernel), the IoU threshold, and no
+// score threshold (0, unused).
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: kernel.launch
 // CHECK: %[[ORDER:.*]] = memref.alloc(%{{.*}}) : memref<?xi32>
+// CHECK: %[[ALIVE:.*]] = memref.alloc(%{{.*}}) : memref<?xi32>
+// CHECK: %[[SYNC:.*]] = memref.alloc() : memref<1xi32>
 // CHECK-DAG: %[[IOU:.*]] = arith.constant 5.500000e-01 : f32
 // CHECK-DAG: %[[LIMIT:.*]] = arith.constant 9223372036854775807 : i64
 // CHECK: %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %c256
-// CHECK: gpu.launch_func {{ *}}@kiln_non_max_suppression_w32::@non_max_suppression_w32_rank blocks in (%[[BLOCKS]], %{{.*}}, %c1{{.*}}) threads in (%c256{{.*}}, %c1{{.*}}, %c1{{.*}}) args(%{{.*}} : memref<f32>, %{{.*}} : memref<i32>, %{{.*}} : i32, %{{.*}} : i32, %{{.*}} : f32)
-// CHECK: gpu.launch_func {{ *}}@kiln_non_max_suppression_w32::@non_max_suppression_w32_select blocks in (%c1{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c1024{{.*}}, %c1{{.*}}, %c1{{.*}}) args(%{{.*}} : memref<f32>, %{{.*}} : memref<f32>, %{{.*}} : memref<i32>, %{{.*}} : memref<i64>, %{{.*}} : i32, %{{.*}} : i32, %{{.*}} : i32, %[[LIMIT]] : i64, %[[IOU]] : f32, %{{.*}} : f32)
+// CHECK: gpu.launch_func {{ *}}@kiln_non_max_suppression_g1::@non_max_suppression_g1_rank blocks in (%[[BLOCKS]], %{{.*}}, %c1{{.*}}) threads in (%c256{{.*}}, %c1{{.*}}, %c1{{.*}}) args(%{{.*}} : memref<f32>, %{{.*}} : memref<i32>, %{{.*}} : memref<i32>, %{{.*}} : i32, %{{.*}} : i32, %{{.*}} : f32)
+// CHECK: gpu.launch_func {{ *}}@kiln_non_max_suppression_g1::@non_max_suppression_g1_select blocks in (%c1{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c1024{{.*}}, %c1{{.*}}, %c1{{.*}}) args(%{{.*}} : memref<f32>, %{{.*}} : memref<f32>, %{{.*}} : memref<i32>, %{{.*}} : memref<i64>, %{{.*}} : memref<i32>, %{{.*}} : memref<i32>, %{{.*}} : i32, %{{.*}} : i32, %{{.*}} : i32, %[[LIMIT]] : i64, %[[IOU]] : f32, %{{.*}} : f32)
 // CHECK-NOT: kernel.func @NonMaxSuppression
-// CHECK: gpu.func @non_max_suppression_w32_rank(
+// CHECK: gpu.func @non_max_suppression_g1_rank(
 // Without a score threshold every score but NaN is a candidate.
 // CHECK: arith.cmpf ord
-// CHECK: gpu.func @non_max_suppression_w32_select({{.*}}) workgroup(%{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>
+// CHECK: gpu.func @non_max_suppression_g1_select({{.*}}) workgroup(%{{.*}} : memref<64xi64, #gpu.address_space<workgroup>>
 // Either corner first: minima and maxima of the raw coordinates.
 // CHECK: arith.minimumf
 // CHECK: memref.atomic_rmw ori
 // CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xi64>
 // CHECK: memref.atomic_rmw andi
-// PTX-LABEL: .visible .entry non_max_suppression_w32_rank(
+// The grid barrier after a block's sweep: a fence, an arrival, a wait on the counter.
+// CHECK: nvvm.memory.barrier <gpu>
+// CHECK: memref.atomic_rmw addi
+// PTX-LABEL: .visible .entry non_max_suppression_g1_rank(
 // PTX: bar.sync
-// PTX-LABEL: .visible .entry non_max_suppression_w32_select(
+// PTX-LABEL: .visible .entry non_max_suppression_g1_select(
 // PTX-DAG: atom.shared.or.b64
-// PTX-DAG: atom.shared.and.b32
+// PTX-DAG: atom.global.and.b32
+// PTX-DAG: membar.gl
 // PTX-DAG: st.global.b32
 kernel.func @NonMaxSuppression(%boxes: memref<1x?x4xf32>, %scores: memref<1x1x?xf32>, %out: memref<?x3xi64>) {
   generic ins(%boxes, %scores : memref<1x?x4xf32>, memref<1x1x?xf32>) outs(%out : memref<?x3xi64>) {
@@ -58,11 +65,11 @@ func.func @main(%boxes: memref<1x?x4xf32> {kernel.max_shape = array<i64: 1, 1000
 // The extent kernel's form (the selection's length, which the host reads back), boxes
 // given by their centers, and a score threshold: 2 batches of 3 classes of 100 boxes.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_non_max_suppression_w4_center_count::@non_max_suppression_w4_center_count_rank
-// CHECK: gpu.launch_func {{ *}}@kiln_non_max_suppression_w4_center_count::@non_max_suppression_w4_center_count_select
-// CHECK: gpu.func @non_max_suppression_w4_center_count_rank(
+// CHECK: gpu.launch_func {{ *}}@kiln_non_max_suppression_g1_center_count::@non_max_suppression_g1_center_count_rank
+// CHECK: gpu.launch_func {{ *}}@kiln_non_max_suppression_g1_center_count::@non_max_suppression_g1_center_count_select
+// CHECK: gpu.func @non_max_suppression_g1_center_count_rank(
 // CHECK: arith.cmpf ogt, %{{.*}}, %{{.*}} : f32
-// CHECK: gpu.func @non_max_suppression_w4_center_count_select(
+// CHECK: gpu.func @non_max_suppression_g1_center_count_select(
 // Centers and sizes: half the width and height each side.
 // CHECK: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
 // CHECK: arith.mulf %{{.*}}, %[[HALF]]

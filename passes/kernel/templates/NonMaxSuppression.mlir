@@ -10,18 +10,19 @@
 // sorted, without a sort. Each block walks the pair's scores in tiles of 256 in shared
 // memory; a score that is not a candidate's is NaN there, which no comparison counts.
 //
-// SELECT_ENTRY, one CTA of 1024 threads, walks the pairs in order (an output row's place
-// is the count of the rows before it). A pair's sorted candidates go by blocks of 64: the
-// IoUs within a block become a 64 x 64 bit matrix in shared memory (a thread a few
-// pairs); one thread walks the block in order (in shared memory only), keeping each box
-// still alive and clearing the bits of those it overlaps; a thread a kept box writes its
-// row; then every thread takes the later
-// boxes still alive and clears those that a box kept in this block overlaps. Which boxes
-// are alive is a bitmap of the pair's candidates in shared memory (WORDS 32-bit words,
-// so at most 32 WORDS candidates). With COUNT_ONLY the kernel writes the number of rows
-// instead of the rows (the engine reads it back to size the output).
+// SELECT_ENTRY, a grid of CTAS CTAs of 1024 threads, all resident (a grid barrier, a
+// counter in %sync that the ranking zeroes, separates the steps below), walks the pairs in
+// order (an output row's place is the count of the rows before it). A pair's sorted
+// candidates go by blocks of 64; every CTA does the same for a block: the IoUs within it
+// become a 64 x 64 bit matrix in shared memory (a thread a few pairs), one thread walks it
+// in order (shared memory only), keeping each box still alive and clearing the bits of
+// those it overlaps. CTA 0 writes the rows of the boxes kept, a thread each. Then each CTA
+// takes its share of the later boxes still alive and clears those that a box kept in this
+// block overlaps. Which boxes are alive is a bitmap of the pair's candidates in global
+// memory (%alive, N bits), read and cleared by atomics. With COUNT_ONLY CTA 0 writes the
+// number of rows instead of the rows (the engine reads it back to size the output).
 //
-// Placeholders: MODULE, RANK_ENTRY, SELECT_ENTRY, WORDS; CORNERS_BLOCK (the corners %y0,
+// Placeholders: MODULE, RANK_ENTRY, SELECT_ENTRY; CORNERS_BLOCK (the corners %y0,
 // %x0, %y1, %x1 of box %box) and CORNERS_LATER (%b0..%b3 of %box), from the boxes in f32:
 // either corner first, or center and size with center_point_box; OVERLAP_PAIR (%hit, i1:
 // the IoU of block boxes %qi and %qj above %iouThreshold) and OVERLAP_SWEEP (%hit: of
@@ -30,12 +31,13 @@
 // the threshold, or true without one; OUTPUT_VIEW, WRITE_ROW (the row at %row: batch %b,
 // class %c, box %boxIndex) and WRITE_COUNT (the rows, %total).
 // Parameters: bare pointers to the boxes [B, N, 4] and scores [B, C, N] (f32), the order
-// [B * C, N] (i32), the output (rows i64 [?, 3], or the count i64 [1]); N, C, B * C as
-// i32, the most boxes a pair keeps (i64), and the thresholds (f32).
+// [B * C, N] (i32), the output (rows i64 [?, 3], or the count i64 [1]), the bitmap
+// (ceil(N / 32) i32) and the barrier's counter (i32); N, C, B * C as i32, the most boxes a
+// pair keeps (i64), and the thresholds (f32).
 
 gpu.module @{MODULE} {
-  gpu.func @{RANK_ENTRY}(%scoresPointer: memref<f32>, %orderPointer: memref<i32>, %n: i32,
-                         %pairs: i32, %scoreThreshold: f32)
+  gpu.func @{RANK_ENTRY}(%scoresPointer: memref<f32>, %orderPointer: memref<i32>,
+                         %syncPointer: memref<i32>, %n: i32, %pairs: i32, %scoreThreshold: f32)
       workgroup(%tile : memref<256xf32, #gpu.address_space<workgroup>>)
       kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : i32
@@ -54,6 +56,16 @@ gpu.module @{MODULE} {
         : memref<f32> to memref<?xf32>
     %order = memref.reinterpret_cast %orderPointer to offset: [0], sizes: [%size], strides: [1]
         : memref<i32> to memref<?xi32>
+    // The selection's grid barrier starts from zero.
+    %blockFirst = arith.addi %blockX, %pair : i32
+    %blockAndThread = arith.addi %blockFirst, %tid : i32
+    %zeroes = arith.cmpi eq, %blockAndThread, %c0 : i32
+    scf.if %zeroes {
+      %sync = memref.reinterpret_cast %syncPointer to offset: [0], sizes: [1], strides: [1]
+          : memref<i32> to memref<1xi32>
+      %i0 = arith.constant 0 : index
+      memref.store %c0, %sync[%i0] : memref<1xi32>
+    }
     %rowStart = arith.muli %pair, %n : i32
     %firstOfBlock = arith.muli %blockX, %c256 : i32
     %i = arith.addi %firstOfBlock, %tid : i32
@@ -106,11 +118,11 @@ gpu.module @{MODULE} {
   }
 
   gpu.func @{SELECT_ENTRY}(%boxesPointer: memref<f32>, %scoresPointer: memref<f32>,
-                           %orderPointer: memref<i32>, %outPointer: memref<i64>, %n: i32,
+                           %orderPointer: memref<i32>, %outPointer: memref<i64>,
+                           %alivePointer: memref<i32>, %syncPointer: memref<i32>, %n: i32,
                            %classes: i32, %pairs: i32, %maxPerClass: i64, %iouThreshold: f32,
                            %scoreThreshold: f32)
-      workgroup(%alive : memref<{WORDS}xi32, #gpu.address_space<workgroup>>,
-                %mask : memref<64xi64, #gpu.address_space<workgroup>>,
+      workgroup(%mask : memref<64xi64, #gpu.address_space<workgroup>>,
                 %blockBoxes : memref<256xf32, #gpu.address_space<workgroup>>,
                 %keptList : memref<64xi32, #gpu.address_space<workgroup>>,
                 %blockIndex : memref<64xi32, #gpu.address_space<workgroup>>,
@@ -139,10 +151,24 @@ gpu.module @{MODULE} {
     %i0 = arith.constant 0 : index
     %i1 = arith.constant 1 : index
     %i2 = arith.constant 2 : index
-    %words = arith.constant {WORDS} : i32
+    %c32i = arith.constant 32 : i32
     %tidIndex = gpu.thread_id x
     %tid = arith.index_castui %tidIndex : index to i32
     %first = arith.cmpi eq, %tid, %c0 : i32
+    %ctaIndex = gpu.block_id x
+    %ctasIndex = gpu.grid_dim x
+    %cta = arith.index_castui %ctaIndex : index to i32
+    %ctas = arith.index_castui %ctasIndex : index to i32
+    %leader = arith.cmpi eq, %cta, %c0 : i32
+    %ctaFirst = arith.muli %cta, %c1024 : i32
+    %gtid = arith.addi %ctaFirst, %tid : i32
+    %stride = arith.muli %ctas, %c1024 : i32
+    %words = arith.ceildivui %n, %c32i : i32
+    %wordsIndex = arith.index_castui %words : i32 to index
+    %alive = memref.reinterpret_cast %alivePointer to offset: [0], sizes: [%wordsIndex], strides: [1]
+        : memref<i32> to memref<?xi32>
+    %sync = memref.reinterpret_cast %syncPointer to offset: [0], sizes: [1], strides: [1]
+        : memref<i32> to memref<1xi32>
     %elements = arith.muli %pairs, %n : i32
     %size = arith.index_castui %elements : i32 to index
     %scores = memref.reinterpret_cast %scoresPointer to offset: [0], sizes: [%size], strides: [1]
@@ -178,13 +204,30 @@ gpu.module @{MODULE} {
       }
       %unused = memref.atomic_rmw addi %mineCount, %state[%i0]
           : (i32, memref<3xi32, #gpu.address_space<workgroup>>) -> i32
-      scf.for %w = %tid to %words step %c1024 : i32 {
+      scf.for %w = %gtid to %words step %stride : i32 {
         %wIndex = arith.index_castui %w : i32 to index
-        memref.store %allOnes, %alive[%wIndex] : memref<{WORDS}xi32, #gpu.address_space<workgroup>>
+        memref.store %allOnes, %alive[%wIndex] : memref<?xi32>
       }
       scf.for %q = %tid to %c64 step %c1024 : i32 {
         %qIndex = arith.index_castui %q : i32 to index
         memref.store %z0, %mask[%qIndex] : memref<64xi64, #gpu.address_space<workgroup>>
+      }
+      // Every CTA's words set before any is read (grid barrier: every CTA is resident).
+      gpu.barrier
+      scf.if %first {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %initArrived = memref.atomic_rmw addi %c1, %sync[%i0] : (i32, memref<1xi32>) -> i32
+        %initGeneration = arith.divui %initArrived, %ctas : i32
+        %initNext = arith.addi %initGeneration, %c1 : i32
+        %initTarget = arith.muli %initNext, %ctas : i32
+        scf.while : () -> () {
+          %initNow = memref.atomic_rmw addi %c0, %sync[%i0] : (i32, memref<1xi32>) -> i32
+          %initWait = arith.cmpi ult, %initNow, %initTarget : i32
+          scf.condition(%initWait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
       }
       gpu.barrier
       %m = memref.load %state[%i0] : memref<3xi32, #gpu.address_space<workgroup>>
@@ -253,10 +296,10 @@ gpu.module @{MODULE} {
           %word1 = arith.addi %word0, %c1 : i32
           %w0 = arith.index_castui %word0 : i32 to index
           %w1 = arith.index_castui %word1 : i32 to index
-          %low = memref.load %alive[%w0] : memref<{WORDS}xi32, #gpu.address_space<workgroup>>
+          %low = memref.atomic_rmw ori %c0, %alive[%w0] : (i32, memref<?xi32>) -> i32
           %hasHigh = arith.cmpi ult, %word1, %words : i32
           %high = scf.if %hasHigh -> (i32) {
-            %h = memref.load %alive[%w1] : memref<{WORDS}xi32, #gpu.address_space<workgroup>>
+            %h = memref.atomic_rmw ori %c0, %alive[%w1] : (i32, memref<?xi32>) -> i32
             scf.yield %h : i32
           } else {
             scf.yield %c0 : i32
@@ -297,7 +340,8 @@ gpu.module @{MODULE} {
         %keptNow = memref.load %state[%i1] : memref<3xi32, #gpu.address_space<workgroup>>
         // The rows of the boxes kept here, a thread each (the walk touched shared memory
         // only).
-        %writes = arith.cmpi ult, %tid, %keptHere : i32
+        %writesHere = arith.cmpi ult, %tid, %keptHere : i32
+        %writes = arith.andi %writesHere, %leader : i1
         scf.if %writes {
           %which = memref.load %keptList[%tidIndex] : memref<64xi32, #gpu.address_space<workgroup>>
           %whichIndex = arith.index_castui %which : i32 to index
@@ -313,13 +357,13 @@ gpu.module @{MODULE} {
         %sweep = arith.andi %any, %room : i1
         scf.if %sweep {
           %nextBlock = arith.addi %base, %c64 : i32
-          %start = arith.addi %nextBlock, %tid : i32
-          scf.for %p = %start to %m step %c1024 : i32 {
+          %start = arith.addi %nextBlock, %gtid : i32
+          scf.for %p = %start to %m step %stride : i32 {
             %word = arith.shrui %p, %c5 : i32
             %wordIndex = arith.index_castui %word : i32 to index
             %bitAt = arith.andi %p, %c31 : i32
             %bitMask = arith.shli %c1, %bitAt : i32
-            %current = memref.load %alive[%wordIndex] : memref<{WORDS}xi32, #gpu.address_space<workgroup>>
+            %current = memref.atomic_rmw ori %c0, %alive[%wordIndex] : (i32, memref<?xi32>) -> i32
             %isSet = arith.andi %current, %bitMask : i32
             %stillAlive = arith.cmpi ne, %isSet, %c0 : i32
             scf.if %stillAlive {
@@ -361,7 +405,7 @@ gpu.module @{MODULE} {
               scf.if %wasHit {
                 %clear = arith.xori %bitMask, %allOnes : i32
                 %old = memref.atomic_rmw andi %clear, %alive[%wordIndex]
-                    : (i32, memref<{WORDS}xi32, #gpu.address_space<workgroup>>) -> i32
+                    : (i32, memref<?xi32>) -> i32
               }
             }
           }
@@ -369,6 +413,23 @@ gpu.module @{MODULE} {
         scf.for %q = %tid to %c64 step %c1024 : i32 {
           %qIndex = arith.index_castui %q : i32 to index
           memref.store %z0, %mask[%qIndex] : memref<64xi64, #gpu.address_space<workgroup>>
+        }
+        // Every CTA's sweep done before the next block reads the bitmap.
+        gpu.barrier
+        scf.if %first {
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+          %arrived = memref.atomic_rmw addi %c1, %sync[%i0] : (i32, memref<1xi32>) -> i32
+          %generation = arith.divui %arrived, %ctas : i32
+          %nextGeneration = arith.addi %generation, %c1 : i32
+          %target = arith.muli %nextGeneration, %ctas : i32
+          scf.while : () -> () {
+            %now = memref.atomic_rmw addi %c0, %sync[%i0] : (i32, memref<1xi32>) -> i32
+            %wait = arith.cmpi ult, %now, %target : i32
+            scf.condition(%wait)
+          } do {
+            scf.yield
+          }
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
         }
         gpu.barrier
         %nextBlk = arith.addi %blk, %c1 : i32

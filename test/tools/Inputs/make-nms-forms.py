@@ -7,6 +7,8 @@ NonMaxSuppression in the forms detectors export, with constant thresholds and li
            of 0.3, at most 20 boxes a class, IoU 0.5
   centers  1 batch, 2 classes of 200 boxes given as [x_center, y_center, width, height],
            no score threshold, at most 50 a class, IoU 0.4
+  sparse   20000 boxes of one class, about 2000 above the score threshold of 0.9, at most
+           500 kept, IoU 0.3 (enough boxes that the selection spreads over several CTAs)
   batched  SSDlite's batched NMS: 3000 boxes of one class (many overlapping, scores
            quantized so that ties are common), no limit (the int64 maximum), IoU 0.55,
            inside an If on a condition the kernels compute (torchvision's form: the
@@ -100,12 +102,15 @@ inputs = {
     "classes_scores": rng.random((2, 3, 300)).astype(np.float32),
     "centers_boxes": random_boxes(1, 200, True),
     "centers_scores": rng.random((1, 2, 200)).astype(np.float32),
+    "sparse_boxes": random_boxes(1, 20000, False) * np.float32(4),
+    "sparse_scores": rng.random((1, 1, 20000)).astype(np.float32),
     "batched_boxes": random_boxes(1, 3000, False),
     "batched_scores": (np.round(rng.random((1, 1, 3000)) * 256) / 256).astype(np.float32),
 }
 forms = {
     "classes": (20, 0.5, 0.3, False),
     "centers": (50, 0.4, None, True),
+    "sparse": (500, 0.3, 0.9, False),
 }
 for tag, (limit, iou, threshold, center) in forms.items():
     builder.nodes.append(nms(tag, f"{tag}_boxes", f"{tag}_scores", limit, iou, threshold, center))
