@@ -249,7 +249,8 @@ struct NmsGenerator {
 
   FailureOr<std::pair<gpu::GPUFuncOp, gpu::GPUFuncOp>> getOrCreateKernels(const NmsProblem &p) {
     std::string entry =
-        llvm::formatv("non_max_suppression_g{0}{1}{2}", p.ctas(), p.centerPointBox ? "_center" : "",
+        llvm::formatv("non_max_suppression_g{0}{1}{2}{3}", p.ctas(),
+                      p.centerPointBox ? "_center" : "", p.scoreThreshold ? "_scored" : "",
                       p.countOnly ? "_count" : "")
             .str();
     std::string rankEntry = entry + "_rank", selectEntry = entry + "_select";

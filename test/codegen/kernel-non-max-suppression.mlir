@@ -65,11 +65,11 @@ func.func @main(%boxes: memref<1x?x4xf32> {kernel.max_shape = array<i64: 1, 1000
 // The extent kernel's form (the selection's length, which the host reads back), boxes
 // given by their centers, and a score threshold: 2 batches of 3 classes of 100 boxes.
 // CHECK-LABEL: func.func @main
-// CHECK: gpu.launch_func {{ *}}@kiln_non_max_suppression_g1_center_count::@non_max_suppression_g1_center_count_rank
-// CHECK: gpu.launch_func {{ *}}@kiln_non_max_suppression_g1_center_count::@non_max_suppression_g1_center_count_select
-// CHECK: gpu.func @non_max_suppression_g1_center_count_rank(
+// CHECK: gpu.launch_func {{ *}}@kiln_non_max_suppression_g1_center_scored_count::@non_max_suppression_g1_center_scored_count_rank
+// CHECK: gpu.launch_func {{ *}}@kiln_non_max_suppression_g1_center_scored_count::@non_max_suppression_g1_center_scored_count_select
+// CHECK: gpu.func @non_max_suppression_g1_center_scored_count_rank(
 // CHECK: arith.cmpf ogt, %{{.*}}, %{{.*}} : f32
-// CHECK: gpu.func @non_max_suppression_g1_center_count_select(
+// CHECK: gpu.func @non_max_suppression_g1_center_scored_count_select(
 // Centers and sizes: half the width and height each side.
 // CHECK: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
 // CHECK: arith.mulf %{{.*}}, %[[HALF]]
