@@ -353,6 +353,24 @@ def Kernel_NonMaxSuppressionConfigAttr
   }];
 }
 
+def Kernel_NonZeroConfigAttr : Kernel_TemplateConfigAttr<"NonZeroConfig", "non_zero"> {
+  let summary = "NonZero: a stream compaction by chunk counts and prefix sums";
+  let description = [{
+    The NonZero family (passes/kernel/NonZero.cpp, templates/NonZero.mlir,
+    docs/codegen-non-zero.md) takes a kernel holding one `graph.non_zero` of a kernel
+    argument (any rank, float, integer or i1 elements), writing its positions ([rank, n]
+    i64, or [n, rank] through a transpose, PyTorch's `nonzero()`), or, in the extent
+    kernel, their number. A first kernel counts the non-zero elements of each chunk of
+    4096 (a CTA a chunk); then a CTA a chunk sums the counts of the chunks before its own
+    and writes its positions in order (prefix sums within warps and the CTA), or one CTA
+    sums every count. It has nothing to tune.
+
+    ```mlir
+    #kernel.non_zero
+    ```
+  }];
+}
+
 def Kernel_GenericConfigAttr : Kernel_TemplateConfigAttr<"GenericConfig", "generic"> {
   let summary = "The generic lowering: every kernel's body through linalg, one thread an element";
   let description = [{

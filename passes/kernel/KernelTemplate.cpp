@@ -40,6 +40,7 @@ namespace kiln {
   FAMILY(poolNhwcTemplate)                                                                         \
   FAMILY(topKTemplate)                                                                             \
   FAMILY(nonMaxSuppressionTemplate)                                                                \
+  FAMILY(nonZeroTemplate)                                                                          \
   FAMILY(rowsTemplate)                                                                             \
   FAMILY(sm90GemmTemplate)                                                                         \
   FAMILY(sm90ConvTemplate)                                                                         \

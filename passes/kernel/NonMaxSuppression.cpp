@@ -37,6 +37,8 @@ constexpr const char kNonMaxSuppressionTemplate[] =
 /// The most CTAs of the selection: all must be resident at once for its grid barriers
 /// (one an SM is far within any GPU Kiln targets).
 constexpr int64_t kMaxSelectCtas = 64;
+/// The boxes a selection CTA takes (a few later boxes a thread and block).
+constexpr int64_t kBoxesPerSelectCta = 8192;
 
 /// A graph.non_max_suppression the family computes.
 struct NmsProblem {
@@ -53,10 +55,10 @@ struct NmsProblem {
   /// At the profile's largest shape: boxes a batch, pairs (batches times classes).
   int64_t maxN, maxPairs;
 
-  /// The selection's CTAs: one for every 8192 boxes (a few later boxes a thread and
-  /// block), at most kMaxSelectCtas.
+  /// The selection's most CTAs: one for every kBoxesPerSelectCta boxes at the largest
+  /// shape, at most kMaxSelectCtas (a launch takes those its boxes need).
   int64_t ctas() const {
-    return std::clamp<int64_t>(llvm::divideCeil(maxN, 8192), 1, kMaxSelectCtas);
+    return std::clamp<int64_t>(llvm::divideCeil(maxN, kBoxesPerSelectCta), 1, kMaxSelectCtas);
   }
 };
 
@@ -384,7 +386,15 @@ struct NmsGenerator {
                               ValueRange{scoresPointer, orderPointer, syncPointer, asI32(n),
                                          asI32(pairs), scoreThreshold});
     Value selectBlock = arith::ConstantIndexOp::create(b, loc, 1024);
+    // As many CTAs as the boxes of this run need, at most the module's (which every
+    // SSDlite-size run would otherwise pay a grid barrier of 36 CTAs a block for).
     Value selectCtas = arith::ConstantIndexOp::create(b, loc, p.ctas());
+    if (p.ctas() > 1) {
+      Value needed = arith::CeilDivUIOp::create(
+          b, loc, n, arith::ConstantIndexOp::create(b, loc, kBoxesPerSelectCta));
+      selectCtas =
+          arith::MinUIOp::create(b, loc, arith::MaxUIOp::create(b, loc, needed, one), selectCtas);
+    }
     gpu::LaunchFuncOp::create(b, loc, select, gpu::KernelDim3{selectCtas, one, one},
                               gpu::KernelDim3{selectBlock, one, one}, Value(),
                               ValueRange{kiln::barePointer(b, loc, boxes), scoresPointer,

@@ -345,8 +345,8 @@ struct FusionGroups {
 /// that graph-convert-layout puts before a network's first convolution) would leave the
 /// convolution to the generic loops, which cost far more than the producer's own kernel.
 bool readsOperandsDirectly(Operation *op) {
-  // The non_max_suppression template reads the boxes and scores as buffers.
-  if (isa<graph::NonMaxSuppressionOp>(op))
+  // The non_max_suppression and non_zero templates read their inputs as buffers.
+  if (isa<graph::NonMaxSuppressionOp, graph::NonZeroOp>(op))
     return true;
   auto conv = dyn_cast<graph::ConvOp>(op);
   if (!conv)
