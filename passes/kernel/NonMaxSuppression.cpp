@@ -55,8 +55,8 @@ struct NmsProblem {
   /// At the profile's largest shape: boxes a batch, pairs (batches times classes).
   int64_t maxN, maxPairs;
 
-  /// The selection's most CTAs: one for every kBoxesPerSelectCta boxes at the largest
-  /// shape, at most kMaxSelectCtas (a launch takes those its boxes need).
+  /// The selection's CTAs: one for every kBoxesPerSelectCta boxes at the largest shape,
+  /// at most kMaxSelectCtas.
   int64_t ctas() const {
     return std::clamp<int64_t>(llvm::divideCeil(maxN, kBoxesPerSelectCta), 1, kMaxSelectCtas);
   }
@@ -386,15 +386,10 @@ struct NmsGenerator {
                               ValueRange{scoresPointer, orderPointer, syncPointer, asI32(n),
                                          asI32(pairs), scoreThreshold});
     Value selectBlock = arith::ConstantIndexOp::create(b, loc, 1024);
-    // As many CTAs as the boxes of this run need, at most the module's (which every
-    // SSDlite-size run would otherwise pay a grid barrier of 36 CTAs a block for).
+    // Every CTA the module was made for, however few boxes this run has: SSDlite's
+    // 27,000 boxes took 17.8 ms on 4 CTAs, 7.0 on 36 (the sweep's dependent loads of the
+    // later boxes spread over more threads; docs/notebook/2026-12-01-09-non-zero.md).
     Value selectCtas = arith::ConstantIndexOp::create(b, loc, p.ctas());
-    if (p.ctas() > 1) {
-      Value needed = arith::CeilDivUIOp::create(
-          b, loc, n, arith::ConstantIndexOp::create(b, loc, kBoxesPerSelectCta));
-      selectCtas =
-          arith::MinUIOp::create(b, loc, arith::MaxUIOp::create(b, loc, needed, one), selectCtas);
-    }
     gpu::LaunchFuncOp::create(b, loc, select, gpu::KernelDim3{selectCtas, one, one},
                               gpu::KernelDim3{selectBlock, one, one}, Value(),
                               ValueRange{kiln::barePointer(b, loc, boxes), scoresPointer,
