@@ -4,6 +4,8 @@ and versions, the table (Kiln against the best peer per model, precision and bat
 what did not run; and a PNG plot of throughput against batch, one panel per model.
 
     python3 bench/report.py RESULTS.json --markdown docs/benchmarks.md --plot docs/benchmarks.png
+    python3 bench/report.py RESULTS.json --markdown docs/benchmarks-detection.md \
+        --json-name docs/benchmarks-detection.json --plot-name "" --title "Benchmarks: detectors"
 """
 
 import argparse
@@ -72,7 +74,8 @@ def best_peer(systems):
     return min(timed, key=lambda r: r["median_ms"]) if timed else None
 
 
-def markdown(results, json_name="docs/benchmarks.json", plot_name="docs/benchmarks.png"):
+def markdown(results, json_name="docs/benchmarks.json", plot_name="docs/benchmarks.png",
+             title="Benchmarks"):
     machine, rows = results["machine"], results["rows"]
     units = group(rows)
     kiln_rows = [r for r in rows if r["system"] == "kiln"]
@@ -85,7 +88,7 @@ def markdown(results, json_name="docs/benchmarks.json", plot_name="docs/benchmar
     gpu = machine["gpus"][0] if machine.get("gpus") else {}
     versions = machine.get("versions", {})
     lines = [
-        "# Benchmarks",
+        f"# {title}",
         "",
         "Kiln against PyTorch eager, `torch.compile(mode=\"reduce-overhead\")` (compile-ro: "
         "Inductor kernels replayed as CUDA graphs) and ONNX Runtime's GPU provider where "
@@ -298,12 +301,13 @@ def main():
                         help="how the page names the results it is made from")
     parser.add_argument("--plot-name", default="docs/benchmarks.png",
                         help="how the page names the plot (empty: no plot)")
+    parser.add_argument("--title", default="Benchmarks", help="the page's heading")
     parser.add_argument("--dynamic", metavar="DYNAMIC_JSON",
                         help="bench/dynamic.py's results: a section of dynamic engines")
     args = parser.parse_args()
     with open(args.results) as f:
         results = json.load(f)
-    text = markdown(results, args.json_name, args.plot_name)
+    text = markdown(results, args.json_name, args.plot_name, args.title)
     if args.dynamic:
         with open(args.dynamic) as f:
             text += "\n" + dynamic_markdown(json.load(f))
