@@ -13,6 +13,7 @@
 
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
+#include "passes/kernel/ExtentKernels.h"
 #include "passes/kernel/KernelConfig.h"
 #include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm90Template.h"
@@ -105,14 +106,8 @@ std::optional<NmsProblem> matchNms(kernel::FuncOp function) {
   if (!nms)
     return std::nullopt;
   NmsProblem p;
-  auto argumentOf = [&](Value value) -> std::optional<unsigned> {
-    auto inner = dyn_cast<BlockArgument>(value);
-    if (!inner || inner.getOwner() != &body)
-      return std::nullopt;
-    auto outer = dyn_cast<BlockArgument>(generic.getInputs()[inner.getArgNumber()]);
-    if (!outer || outer.getOwner() != &entry)
-      return std::nullopt;
-    return outer.getArgNumber();
+  auto argumentOf = [&](Value value) {
+    return kiln::entryArgumentOf(value, body, generic.getInputs(), entry);
   };
   std::optional<unsigned> boxes = argumentOf(nms.getBoxes());
   std::optional<unsigned> scores = argumentOf(nms.getScores());
@@ -126,16 +121,8 @@ std::optional<NmsProblem> matchNms(kernel::FuncOp function) {
   // from_elements).
   Value yielded = body.getTerminator()->getOperand(0);
   p.countOnly = yielded != nms.getResult();
-  if (p.countOnly) {
-    auto elements = yielded.getDefiningOp<tensor::FromElementsOp>();
-    auto cast = elements && elements.getElements().size() == 1
-                    ? elements.getElements()[0].getDefiningOp<arith::IndexCastOp>()
-                    : arith::IndexCastOp();
-    auto dim = cast ? cast.getIn().getDefiningOp<tensor::DimOp>() : tensor::DimOp();
-    if (!dim || dim.getSource() != nms.getResult() || dim.getConstantIndex() != 0 ||
-        !cast.getType().isInteger(64))
-      return std::nullopt;
-  }
+  if (p.countOnly && !kiln::yieldsExtent(yielded, nms.getResult(), 0))
+    return std::nullopt;
   if (!getElementTypeOrSelf(nms.getBoxes().getType()).isF32() ||
       !getElementTypeOrSelf(nms.getScores().getType()).isF32())
     return std::nullopt;

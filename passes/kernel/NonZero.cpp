@@ -12,6 +12,7 @@
 
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
+#include "passes/kernel/ExtentKernels.h"
 #include "passes/kernel/KernelConfig.h"
 #include "passes/kernel/KernelTemplate.h"
 #include "passes/kernel/Sm90Template.h"
@@ -122,27 +123,15 @@ std::optional<NonZeroProblem> matchNonZero(kernel::FuncOp function) {
   Value positions = transpose ? transpose.getResult() : nonZero.getResult();
   Value yielded = body.getTerminator()->getOperand(0);
   p.countOnly = yielded != positions;
-  if (p.countOnly) {
-    auto elements = yielded.getDefiningOp<tensor::FromElementsOp>();
-    auto cast = elements && elements.getElements().size() == 1
-                    ? elements.getElements()[0].getDefiningOp<arith::IndexCastOp>()
-                    : arith::IndexCastOp();
-    auto dim = cast ? cast.getIn().getDefiningOp<tensor::DimOp>() : tensor::DimOp();
-    std::optional<int64_t> axis = dim ? dim.getConstantIndex() : std::nullopt;
-    if (!axis || dim.getSource() != positions || *axis != (p.transposed ? 0 : 1) ||
-        !cast.getType().isInteger(64))
-      return std::nullopt;
-  }
-  auto inner = dyn_cast<BlockArgument>(nonZero.getInput());
-  if (!inner || inner.getOwner() != &body || inner.getArgNumber() >= inputs.size())
+  if (p.countOnly && !kiln::yieldsExtent(yielded, positions, p.transposed ? 0 : 1))
     return std::nullopt;
-  auto input = dyn_cast<BlockArgument>(inputs[inner.getArgNumber()]);
+  std::optional<unsigned> input = kiln::entryArgumentOf(nonZero.getInput(), body, inputs, entry);
   auto output = dyn_cast<BlockArgument>(outputs[0]);
-  if (!input || input.getOwner() != &entry || !output || output.getOwner() != &entry)
+  if (!input || !output || output.getOwner() != &entry)
     return std::nullopt;
-  p.input = input.getArgNumber();
+  p.input = *input;
   p.output = output.getArgNumber();
-  auto inputType = dyn_cast<MemRefType>(input.getType());
+  auto inputType = dyn_cast<MemRefType>(function.getArgument(p.input).getType());
   if (!inputType || inputType.getRank() < 1 || inputType.getRank() > kMaxRank)
     return std::nullopt;
   p.rank = inputType.getRank();
