@@ -87,9 +87,10 @@ std::optional<int64_t> maxInputElements(kernel::FuncOp function, unsigned input)
 }
 
 /// `function`'s NonZero when its body is one graph.non_zero of a kernel argument (rank 1
-/// to kMaxRank, float, integer or i1 elements, fewer than 2^31 at the profile's largest
-/// shape) whose positions, perhaps transposed ([1, 0]), or their number (tensor.dim,
-/// index_cast, from_elements) are the kernel's one output; else nullopt.
+/// to kMaxRank; float, signless integer or i1 elements: arith compares no unsigned ones;
+/// fewer than 2^31 at the profile's largest shape) whose positions, perhaps transposed
+/// ([1, 0]), or their number (tensor.dim, index_cast, from_elements) are the kernel's one
+/// output; else nullopt.
 std::optional<NonZeroProblem> matchNonZero(kernel::FuncOp function) {
   SmallVector<Value> inputs, outputs;
   Operation *op = templateOp(function, inputs, outputs);
@@ -138,7 +139,7 @@ std::optional<NonZeroProblem> matchNonZero(kernel::FuncOp function) {
   p.element = inputType.getElementType();
   auto integer = dyn_cast<IntegerType>(p.element);
   if (!(p.element.isF16() || p.element.isBF16() || p.element.isF32() || p.element.isF64()) &&
-      !(integer && integer.getWidth() <= 64))
+      !(integer && integer.isSignless() && integer.getWidth() <= 64))
     return std::nullopt;
   std::optional<int64_t> elements = maxInputElements(function, p.input);
   if (!elements || *elements * p.rank >= (int64_t(1) << 31))
@@ -374,7 +375,7 @@ class NonZeroTemplate final : public kiln::KernelTemplateOf<kernel::NonZeroConfi
     if (!problem)
       return function.emitError(context.pass)
              << ": " << attr << " is for one graph.non_zero of a kernel argument (rank 1 to "
-             << kMaxRank << ", float, integer or i1 elements), which this kernel is not";
+             << kMaxRank << ", float, signless integer or i1 elements), which this kernel is not";
     NonZeroGenerator generator{context.module, context.symbols, context.pass};
     FailureOr<NonZeroGenerator::Kernels> kernels = generator.getOrCreateKernels(*problem);
     if (failed(kernels))

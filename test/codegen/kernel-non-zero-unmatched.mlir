@@ -42,3 +42,23 @@ func.func @main(%x: memref<100xf32>, %rows: index) attributes {kernel.num_inputs
   kernel.launch @NonZero_reshaped(%x, %out) : (memref<100xf32>, memref<?xi64>) -> ()
   return
 }
+
+// -----
+
+// Unsigned elements (ONNX's uint8) stay generic: the kernels compare with arith, which
+// takes signless integers only.
+// CHECK-LABEL: func.func @main
+// CHECK: kernel.launch @NonZero_unsigned
+kernel.func @NonZero_unsigned(%x: memref<100xui8>, %out: memref<1x?xi64>) {
+  movement ins(%x : memref<100xui8>) outs(%out : memref<1x?xi64>) {
+  ^bb0(%a: tensor<100xui8>):
+    %nz = graph.non_zero %a : (tensor<100xui8>) -> tensor<1x?xi64>
+    kernel.yield %nz : tensor<1x?xi64>
+  }
+  return
+}
+func.func @main(%x: memref<100xui8>, %rows: index) attributes {kernel.num_inputs = 1 : i64} {
+  %out = memref.alloc(%rows) : memref<1x?xi64>
+  kernel.launch @NonZero_unsigned(%x, %out) : (memref<100xui8>, memref<1x?xi64>) -> ()
+  return
+}
