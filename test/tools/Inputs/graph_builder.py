@@ -42,3 +42,26 @@ class GraphBuilder:
             np.save(os.path.join(data, f"{key}.npy"), value)
         for key, value in outputs.items():
             np.save(os.path.join(data, f"{key}.npy"), value.astype(np.float32))
+
+    def write_typed(self, folder, name, inputs, outputs, opset=17):
+        """Writes the graph as folder/NAME.onnxtxt, its inputs and outputs typed as the
+        arrays are (outputs: {key: (array, dims)}, dims naming run-time extents), and each
+        array as folder/NAME/KEY.npy as it is."""
+        def value_info(key, array, dims):
+            element = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[array.dtype]
+            return helper.make_tensor_value_info(key, element, dims)
+        graph = helper.make_graph(
+            self.nodes, name.replace("-", "_"),
+            [value_info(key, array, list(array.shape)) for key, array in inputs.items()],
+            [value_info(key, array, dims) for key, (array, dims) in outputs.items()],
+            self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                                  ir_version=8)
+        onnx.checker.check_model(model)
+        with open(os.path.join(folder, f"{name}.onnxtxt"), "w") as file:
+            file.write(text_format.MessageToString(model))
+        data = os.path.join(folder, name)
+        os.makedirs(data, exist_ok=True)
+        arrays = {**inputs, **{key: array for key, (array, _) in outputs.items()}}
+        for key, array in arrays.items():
+            np.save(os.path.join(data, f"{key}.npy"), array)

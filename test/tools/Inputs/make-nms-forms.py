@@ -19,8 +19,6 @@ NonMaxSuppression in the forms detectors export, with constant thresholds and li
 import os
 
 import numpy as np
-import onnx
-from google.protobuf import text_format
 from onnx import TensorProto as T
 from onnx import helper
 
@@ -141,19 +139,7 @@ for tag, (limit, iou, threshold, center) in forms.items():
 expected["batched_selected"] = expected_nms(inputs["batched_boxes"], inputs["batched_scores"],
                                             big, 0.55, None, False)
 
-graph = helper.make_graph(
-    builder.nodes, "nms_forms",
-    [helper.make_tensor_value_info(name, T.FLOAT, list(array.shape))
-     for name, array in inputs.items()],
-    [helper.make_tensor_value_info(name, T.INT64, [f"{name}_rows", 3]) for name in expected],
-    builder.inits)
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-onnx.checker.check_model(model)
-with open(os.path.join(HERE, "nms-forms.onnxtxt"), "w") as file:
-    file.write(text_format.MessageToString(model))
-folder = os.path.join(HERE, "nms-forms")
-os.makedirs(folder, exist_ok=True)
-for name, array in {**inputs, **expected}.items():
-    np.save(os.path.join(folder, f"{name}.npy"), array)
+builder.write_typed(HERE, "nms-forms", inputs,
+                    {name: (array, [f"{name}_rows", 3]) for name, array in expected.items()})
 for name, array in expected.items():
     print(name, array.shape)

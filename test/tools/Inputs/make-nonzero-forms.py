@@ -15,10 +15,7 @@ NonZero in the forms models use, each output the positions (i64):
 import os
 
 import numpy as np
-import onnx
-from google.protobuf import text_format
 from onnx import TensorProto as T
-from onnx import helper
 
 from graph_builder import GraphBuilder
 
@@ -51,21 +48,8 @@ expected = {
     "ints": np.array(np.nonzero(ints), np.int64),
     "none": np.array(np.nonzero(none), np.int64),
 }
-types = {np.dtype(np.float32): T.FLOAT, np.dtype(np.int32): T.INT32}
-graph = helper.make_graph(
-    builder.nodes, "nonzero_forms",
-    [helper.make_tensor_value_info(name, types[array.dtype], list(array.shape))
-     for name, array in inputs.items()],
-    [helper.make_tensor_value_info(name, T.INT64, [f"{name}_rows", f"{name}_columns"])
-     for name in expected],
-    builder.inits)
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-onnx.checker.check_model(model)
-with open(os.path.join(HERE, "nonzero-forms.onnxtxt"), "w") as file:
-    file.write(text_format.MessageToString(model))
-folder = os.path.join(HERE, "nonzero-forms")
-os.makedirs(folder, exist_ok=True)
-for name, array in {**inputs, **expected}.items():
-    np.save(os.path.join(folder, f"{name}.npy"), array)
+builder.write_typed(HERE, "nonzero-forms", inputs,
+                    {name: (array, [f"{name}_rows", f"{name}_columns"])
+                     for name, array in expected.items()})
 for name, array in expected.items():
     print(name, array.shape)
