@@ -428,6 +428,7 @@ bool supportsProgrammaticLaunch(StringRef chip) {
 void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   GpuMapLoopsOptions map;
   map.threadsPerBlock = target.threadsPerBlock;
+  pm.addNestedPass<func::FuncOp>(createGpuHoistAllocations());
   pm.addNestedPass<func::FuncOp>(createGpuPredicateBranches());
   pm.addNestedPass<func::FuncOp>(createGpuSplitReductions());
   pm.addNestedPass<func::FuncOp>(createGpuFlattenPointwiseLoops());

@@ -204,11 +204,19 @@ void GpuMapLoopsPass::runOnOperation() {
 
   // Outlining would copy the callee, itself a host function with launches, into the
   // kernel module.
-  for (gpu::LaunchOp launch : launches)
+  for (gpu::LaunchOp launch : launches) {
     launch.walk([&](CallOpInterface call) {
       call->emitError("gpu-map-loops: a kernel cannot call a host function; inline it first");
       failed = true;
     });
+    // It would be the device heap's malloc, once per iteration and run, never freed.
+    launch.walk([&](memref::AllocOp alloc) {
+      alloc.emitError("gpu-map-loops: a buffer allocated inside a kernel (gpu-hoist-"
+                      "allocations could not move it to the host: its size is computed "
+                      "there, or it is still in use when the next iteration allocates)");
+      failed = true;
+    });
+  }
   if (failed)
     return signalPassFailure();
 
@@ -372,17 +380,6 @@ void GpuMapLoopsPass::prepare(Block &block, IRRewriter &rewriter) {
     op.walk([&](Operation *nested) {
       if (isa<memref::GetGlobalOp>(nested))
         hoisted.push_back(nested);
-      // A buffer of static shape allocated in a branch (a data-dependent choice between
-      // computations, e.g. on an axis given as an input) is allocated by the host
-      // instead; in loops, each iteration may need a fresh one, so those stay.
-      if (auto alloc = dyn_cast<memref::AllocOp>(nested); alloc && alloc->getNumOperands() == 0) {
-        bool onlyBranches = true;
-        for (Operation *parent = alloc->getParentOp(); parent != &op;
-             parent = parent->getParentOp())
-          onlyBranches &= isa<scf::IfOp, scf::IndexSwitchOp>(parent);
-        if (onlyBranches && isa<scf::IfOp, scf::IndexSwitchOp>(op))
-          hoisted.push_back(alloc);
-      }
     });
     for (Operation *nested : hoisted)
       nested->moveBefore(&op);

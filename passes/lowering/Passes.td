@@ -358,6 +358,31 @@ def GpuPredicateBranches : Pass<"gpu-predicate-branches", "::mlir::func::FuncOp"
                            "::mlir::scf::SCFDialect", "::kiln::kernel::KernelDialect"];
 }
 
+def GpuHoistAllocations : Pass<"gpu-hoist-allocations", "::mlir::func::FuncOp"> {
+  let summary = "Move the allocations nested in compute out to the host function's top level";
+  let description = [{
+    Runs on the GPU path's host function before gpu-map-loops. An allocation nested in
+    compute (a branch of an scf.if, the body of a Loop's scf.while or a Scan's scf.for)
+    would run inside the kernel made of that compute, as a device-heap malloc that
+    nothing frees. Each moves out one region at a time to the top level, where the
+    memory plan places it:
+
+    - out of a branch (scf.if, scf.index_switch, scf.execute_region), which runs at
+      most once each time its parent does;
+    - out of a sequential loop (scf.for, scf.while) when one buffer can serve every
+      iteration: the buffer does not reach the values the loop carries into its next
+      iteration, or where it does, every use of those values in the next iteration runs
+      before the allocation (an scf.while's before region runs before its after region;
+      within a block, textual order). The values that may share the buffer are followed
+      through views, casts, selects and region ops, conservatively.
+
+    An allocation whose sizes are computed inside its region, inside an scf.parallel
+    (whose iterations become threads), or whose buffer is still in use when the next
+    iteration allocates, stays; gpu-map-loops then refuses it.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
   let summary = "Turn the compute of a bufferized host function into gpu.launch ops";
   let description = [{
@@ -385,7 +410,9 @@ def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
     - Shape buffers (small index buffers a dynamic reshape bufferizes to, stored at the
       top level) become the values stored in them: loads read the values, and each
       memref.reshape becomes a memref.reinterpret_cast, so sizes stay host values.
-    - Allocations (allocas become allocs: buffers live on the device across launches),
+    - Allocations (allocas become allocs: buffers live on the device across launches;
+      gpu-hoist-allocations has moved those nested in compute out, and one that stays
+      in a kernel is an error),
       get_global, views, deallocations, constants and memory-effect-free scalar
       arithmetic on host values (divisions included) stay on the host; allocations and views move before the launches that
       follow them.

@@ -271,6 +271,23 @@ func.func @call_in_loop(%out: memref<f32>) {
 
 // -----
 
+// A buffer sized inside a sequential loop (gpu-hoist-allocations leaves it) would be a
+// device-heap malloc per iteration: refused.
+func.func @allocation_in_loop(%out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-error @below {{a buffer allocated inside a kernel}}
+    %b = memref.alloc(%i) : memref<?xf32>
+    memref.store %zero, %b[%c0] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
 // A nest with a dynamic upper bound (a dynamic shape's extent, a host value): the trip
 // counts, the grid (ceil(total / 256) blocks, on x up to 2^31 - 1) and the tail guard are
 // host arithmetic on the bound; inside, the block index uses the launch's grid size.

@@ -240,8 +240,11 @@ struct ScanLowering : OpConversionPattern<graph::ScanOp> {
 };
 
 /// graph.loop → scf.while carrying the iteration number, the condition, the loop-carried
-/// values and one growing buffer per scan output (capacity doubled when full, so stacking
-/// stays linear; trimmed to the iteration count after the loop).
+/// values and one buffer per scan output. A scan output whose row count the result type
+/// states gets a buffer of exactly those rows (rows past it are dropped: the declared
+/// shape bounds the iterations, and the kernel allocates nothing while it loops); any
+/// other grows (capacity doubled when full, so stacking stays linear) and is trimmed to
+/// the iteration count after the loop.
 struct LoopLowering : OpConversionPattern<graph::LoopOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(graph::LoopOp op, OpAdaptor adaptor,
@@ -297,6 +300,11 @@ struct LoopLowering : OpConversionPattern<graph::LoopOp> {
     }
     for (size_t index = 0; index < numOutputs; ++index) {
       auto type = cast<RankedTensorType>((*resultTypes)[numCarried + index]);
+      if (type.hasStaticShape()) {
+        bufferTypes.push_back(type);
+        initial.push_back(tensor::EmptyOp::create(rewriter, loc, type, ValueRange()));
+        continue;
+      }
       SmallVector<int64_t> shape(type.getShape());
       shape[0] = ShapedType::kDynamic;
       auto bufferType = RankedTensorType::get(shape, type.getElementType());
@@ -349,9 +357,33 @@ struct LoopLowering : OpConversionPattern<graph::LoopOp> {
       Value buffer = after->getArgument(2 + numCarried + index);
       auto bufferType = cast<RankedTensorType>(buffer.getType());
       int64_t rank = bufferType.getRank();
-      // Grow the buffer (twice its rows) when this row does not fit.
+      SmallVector<int64_t> sliceShape(bufferType.getShape().drop_front());
+      Value slice = castToType(rewriter, loc, body->getResult(1 + numCarried + index),
+                               RankedTensorType::get(sliceShape, bufferType.getElementType()));
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+      offsets[0] = row;
+      SmallVector<OpFoldResult> sizes{rewriter.getIndexAttr(1)};
+      for (int64_t extent : sliceShape)
+        sizes.push_back(rewriter.getIndexAttr(extent));
+      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
       Value rows = tensor::DimOp::create(rewriter, loc, buffer, 0);
       Value full = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, row, rows);
+      if (bufferType.hasStaticShape()) {
+        // A row past the declared ones is dropped.
+        auto store = scf::IfOp::create(rewriter, loc, TypeRange{bufferType}, full,
+                                       /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard storeGuard(rewriter);
+        rewriter.setInsertionPointToStart(&store.getThenRegion().front());
+        scf::YieldOp::create(rewriter, loc, buffer);
+        rewriter.setInsertionPointToStart(&store.getElseRegion().front());
+        scf::YieldOp::create(
+            rewriter, loc,
+            tensor::InsertSliceOp::create(rewriter, loc, slice, buffer, offsets, sizes, strides)
+                .getResult());
+        next.push_back(store.getResult(0));
+        continue;
+      }
+      // Grow the buffer (twice its rows) when this row does not fit.
       auto grow = scf::IfOp::create(rewriter, loc, TypeRange{bufferType}, full,
                                     /*withElseRegion=*/true);
       {
@@ -371,15 +403,6 @@ struct LoopLowering : OpConversionPattern<graph::LoopOp> {
         rewriter.setInsertionPointToStart(&grow.getElseRegion().front());
         scf::YieldOp::create(rewriter, loc, buffer);
       }
-      SmallVector<int64_t> sliceShape(bufferType.getShape().drop_front());
-      Value slice = castToType(rewriter, loc, body->getResult(1 + numCarried + index),
-                               RankedTensorType::get(sliceShape, bufferType.getElementType()));
-      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-      offsets[0] = row;
-      SmallVector<OpFoldResult> sizes{rewriter.getIndexAttr(1)};
-      for (int64_t extent : sliceShape)
-        sizes.push_back(rewriter.getIndexAttr(extent));
-      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
       next.push_back(tensor::InsertSliceOp::create(rewriter, loc, slice, grow.getResult(0), offsets,
                                                    sizes, strides));
     }
@@ -394,6 +417,10 @@ struct LoopLowering : OpConversionPattern<graph::LoopOp> {
     for (size_t index = 0; index < numOutputs; ++index) {
       Value buffer = whileOp.getResult(2 + numCarried + index);
       auto bufferType = cast<RankedTensorType>(buffer.getType());
+      if (bufferType.hasStaticShape()) {
+        results.push_back(buffer);
+        continue;
+      }
       int64_t rank = bufferType.getRank();
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
       SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, buffer);

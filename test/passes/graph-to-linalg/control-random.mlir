@@ -19,6 +19,53 @@ func.func @if(%c: tensor<i1>, %a: tensor<5xf32>, %b: tensor<5xf32>) -> tensor<5x
 
 // -----
 
+// Loop: an scf.while carrying the iteration number, the condition and the state; a scan
+// output whose rows the type states is a buffer of those rows, written at the iteration's
+// row while it fits (no allocation in the loop).
+// CHECK-LABEL: func.func @loop_declared_rows
+// CHECK: %[[ROWS:.*]] = tensor.empty() : tensor<5x2xf32>
+// CHECK: scf.while ({{.*}}%[[STACK:.*]] = %[[ROWS]]) : (i64, i1, tensor<2xf32>, tensor<5x2xf32>)
+// CHECK: arith.cmpi slt
+// CHECK: } do {
+// CHECK: %[[FULL:.*]] = arith.cmpi uge
+// CHECK: scf.if %[[FULL]] -> (tensor<5x2xf32>)
+// CHECK: } else {
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<5x2xf32>
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return
+func.func @loop_declared_rows(%n: tensor<i64>, %x: tensor<2xf32>) -> (tensor<2xf32>, tensor<5x2xf32>) {
+  %r:2 = graph.loop max_trip_count %n : tensor<i64> iter_args(%x : tensor<2xf32>) -> tensor<2xf32>, tensor<5x2xf32> {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %acc: tensor<2xf32>):
+    %next = graph.add %acc, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    graph.yield %cond, %next, %next : tensor<i1>, tensor<2xf32>, tensor<2xf32>
+  }
+  return %r#0, %r#1 : tensor<2xf32>, tensor<5x2xf32>
+}
+
+// -----
+
+// A scan output of unknown rows grows (twice its rows when full) and is trimmed to the
+// iterations run.
+// CHECK-LABEL: func.func @loop_growing_rows
+// CHECK: scf.while
+// CHECK: } do {
+// CHECK: %[[FULL:.*]] = arith.cmpi uge
+// CHECK: scf.if %[[FULL]] -> (tensor<?x2xf32>)
+// CHECK: arith.muli
+// CHECK: tensor.empty
+// CHECK: tensor.insert_slice
+// CHECK: tensor.extract_slice
+func.func @loop_growing_rows(%n: tensor<i64>, %x: tensor<2xf32>) -> (tensor<2xf32>, tensor<?x2xf32>) {
+  %r:2 = graph.loop max_trip_count %n : tensor<i64> iter_args(%x : tensor<2xf32>) -> tensor<2xf32>, tensor<?x2xf32> {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %acc: tensor<2xf32>):
+    %next = graph.add %acc, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    graph.yield %cond, %next, %next : tensor<i1>, tensor<2xf32>, tensor<2xf32>
+  }
+  return %r#0, %r#1 : tensor<2xf32>, tensor<?x2xf32>
+}
+
+// -----
+
 // RandomNormal: one linalg.generic over the output hashing the linear element index;
 // Box-Muller needs a logarithm, a square root and a cosine.
 // CHECK-LABEL: func.func @random_normal
