@@ -50,6 +50,14 @@ PyTorch calls, in one run on one GPU.
              in Kiln). Peer: the same computation in PyTorch around
              F.scaled_dot_product_attention (the bias or mask as attn_mask, enable_gqa,
              the rotary arithmetic before it), one CUDA graph.
+  memory     the memory-bound kernels of issue 42, on tensors of 64 MB and more, fp16 and
+             fp32: pointwise (SiLU, a sum), a broadcast bias, 2-D, 3-D and 4-D transposes,
+             ReduceSum over the inner, outer and middle axis, LayerNorm and softmax over the
+             last axis, a concatenation, an embedding Gather, a 2x nearest Resize and a
+             bilinear GridSample. Peers: torch eager and torch.compile (Inductor, default
+             mode) of the same op, each captured into a CUDA graph. GB/s counts the bytes
+             the op must move (each input and output once; a gather's rows once); the
+             table also gives that as a fraction of the H200's 4.3 TB/s.
   rows       row kernels (rows): softmax over the last axis of (8*12*128) x
              128, (8*12*512) x 512 and 1024 x 50257 (GPT-2's vocabulary), LayerNorm of
              8192 x 768 after a residual add, ReduceMean and ReduceSum over the last axis of
@@ -339,6 +347,44 @@ def batched_cases():
     return cases
 
 
+HBM_GBS = 4300.0  # the H200's device-memory bandwidth, GB/s (docs: ~4.3 TB/s measured)
+
+
+def memory_cases():
+    """The memory-bound ops of issue 42's acceptance, each moving 64 MB or more."""
+    cases = []
+    for dtype in ("fp16", "fp32"):
+        size = 2 if dtype == "fp16" else 4
+
+        def add(kind, name, shape, moved, **extra):
+            cases.append({"family": "memory", "kind": kind, "dtype": dtype, "shape": shape,
+                          "name": name, "bytes": moved * size, "flops": 0, **extra})
+        n = 1 << 25  # 32 Mi elements: 64 MB in fp16
+        add("silu", "silu 8192 x 4096", (8192, 4096), 2 * n)
+        add("add", "add 8192 x 4096", (8192, 4096), 3 * n)
+        add("bias", "add bias[4096] to 8192 x 4096", (8192, 4096), 2 * n + 4096)
+        for shape, perm in (((8192, 4096), (1, 0)),
+                            ((64, 1024, 512), (0, 2, 1)),
+                            ((32, 64, 128, 128), (0, 2, 3, 1)),
+                            ((32, 128, 128, 64), (0, 3, 1, 2)),
+                            ((64, 512, 16, 64), (0, 2, 1, 3))):
+            add("transpose", f"transpose {'x'.join(map(str, shape))} perm "
+                f"{''.join(map(str, perm))}", shape, 2 * n, perm=perm)
+        add("reduce", "reducesum 32768 x 1024 inner", (32768, 1024), n + 32768, axis=1)
+        add("reduce", "reducesum 1024 x 32768 outer", (1024, 32768), n + 32768, axis=0)
+        add("reduce", "reducesum 256 x 1024 x 128 middle", (256, 1024, 128), n + 32768, axis=1)
+        add("layernorm", "layernorm 32768 x 1024", (32768, 1024), 2 * n)
+        add("softmax", "softmax 32768 x 1024", (32768, 1024), 2 * n)
+        add("concat", "concat 2 x (4096 x 4096) on axis 1", (4096, 4096), 4 * (n // 2))
+        add("gather", "gather 32768 rows of a 65536 x 1024 table", (65536, 1024), 2 * n,
+            rows=32768)
+        add("resize", "resize nearest 2x 32 x 16 x 128 x 128", (32, 16, 128, 128),
+            (1 << 23) * 5)
+        add("gridsample", "gridsample bilinear 8 x 64 x 128 x 128 -> 256 x 256",
+            (8, 64, 128, 128), (1 << 23) + 4 * (1 << 23) + 2 * 8 * 256 * 256)
+    return cases
+
+
 def rows_cases():
     """Softmax, LayerNorm and reductions over rows, as BERT, GPT-2 and ViT compute them."""
     cases = []
@@ -497,6 +543,65 @@ def onnx_dtype(dtype):
             "fp32": TensorProto.FLOAT}[dtype]
 
 
+def memory_model(case, rng, inputs, inits, helper, numpy_helper, storage):
+    """The nodes and outputs of a `memory` case (inputs and initializers added in place)."""
+    shape, kind = list(case["shape"]), case["kind"]
+    x = rng.standard_normal(shape, dtype=np.float32)
+    node = helper.make_node
+    if kind == "gather":
+        # The table a weight, the indices an input, as an embedding is exported.
+        table = x.astype(storage)
+        inits.append(numpy_helper.from_array(table, "table"))
+        case["_table"] = table.astype(np.float32)
+        inputs["ids"] = rng.integers(0, shape[0], case["rows"]).astype(np.int64)
+        return [node("Gather", ["table", "ids"], ["y"], axis=0)], [("y", [case["rows"]] +
+                                                                   shape[1:])]
+    inputs["x"] = x
+    if kind == "silu":
+        return [node("Sigmoid", ["x"], ["g"]), node("Mul", ["x", "g"], ["y"])], [("y", shape)]
+    if kind == "add":
+        inputs["r"] = rng.standard_normal(shape, dtype=np.float32)
+        return [node("Add", ["x", "r"], ["y"])], [("y", shape)]
+    if kind == "bias":
+        bias = rng.standard_normal(shape[-1:], dtype=np.float32).astype(storage)
+        inits.append(numpy_helper.from_array(bias, "b"))
+        case["_bias"] = bias.astype(np.float32)
+        return [node("Add", ["x", "b"], ["y"])], [("y", shape)]
+    if kind == "transpose":
+        perm = list(case["perm"])
+        return ([node("Transpose", ["x"], ["y"], perm=perm)],
+                [("y", [shape[p] for p in perm])])
+    if kind == "reduce":
+        inits.append(numpy_helper.from_array(np.array([case["axis"]], np.int64), "axes"))
+        reduced = [1 if d == case["axis"] else e for d, e in enumerate(shape)]
+        return [node("ReduceSum", ["x", "axes"], ["y"], keepdims=1)], [("y", reduced)]
+    if kind == "layernorm":
+        scale = (1 + 0.1 * rng.standard_normal(shape[-1:], dtype=np.float32)).astype(storage)
+        bias = (0.1 * rng.standard_normal(shape[-1:], dtype=np.float32)).astype(storage)
+        inits += [numpy_helper.from_array(scale, "scale"), numpy_helper.from_array(bias, "b")]
+        case["_scale"], case["_bias"] = scale.astype(np.float32), bias.astype(np.float32)
+        return ([node("LayerNormalization", ["x", "scale", "b"], ["y"], axis=-1,
+                      epsilon=1e-5)], [("y", shape)])
+    if kind == "softmax":
+        return [node("Softmax", ["x"], ["y"], axis=-1)], [("y", shape)]
+    if kind == "concat":
+        inputs["r"] = rng.standard_normal(shape, dtype=np.float32)
+        return ([node("Concat", ["x", "r"], ["y"], axis=1)],
+                [("y", [shape[0], 2 * shape[1]])])
+    if kind == "resize":
+        inits.append(numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales"))
+        return ([node("Resize", ["x", "", "scales"], ["y"], mode="nearest")],
+                [("y", shape[:2] + [2 * shape[2], 2 * shape[3]])])
+    # gridsample: a grid over [-1, 1] with a little noise, sampling 256 x 256 points.
+    n, out = shape[0], 256
+    lin = np.linspace(-1, 1, out, dtype=np.float32)
+    grid = np.stack(np.meshgrid(lin, lin, indexing="xy"), -1)[None].repeat(n, 0)
+    grid = grid + 0.01 * rng.standard_normal(grid.shape, dtype=np.float32)
+    inputs["grid"] = grid.astype(np.float32)
+    return ([node("GridSample", ["x", "grid"], ["y"], mode="bilinear", padding_mode="zeros",
+                  align_corners=0)], [("y", [n, shape[1], out, out])])
+
+
 def case_model(case, rng):
     """(ONNX model, {input name: fp32 array}): the case as exporters would write it."""
     import onnx
@@ -546,6 +651,8 @@ def case_model(case, rng):
             last = "res"
         nodes.append(helper.make_node("Identity", [last], ["y"]))
         outputs = [("y", [case["m"], case["n"]])]
+    elif case["family"] == "memory":
+        nodes, outputs = memory_model(case, rng, inputs, inits, helper, numpy_helper, storage)
     elif case["family"] == "rows":
         shape = list(case["shape"])
         inputs["x"] = rng.standard_normal(shape, dtype=np.float32) * 2
@@ -708,8 +815,9 @@ def case_model(case, rng):
         nodes, inits, inputs, graph_inputs, outputs = attention_form_model(
             case, rng, helper, numpy_helper, dt)
     else:
-        graph_inputs = [helper.make_tensor_value_info(n, dt, list(a.shape))
-                        for n, a in inputs.items()]
+        graph_inputs = [helper.make_tensor_value_info(
+            n, onnx.TensorProto.INT64 if a.dtype == np.int64 else dt, list(a.shape))
+            for n, a in inputs.items()]
     graph = helper.make_graph(
         nodes, case["family"], graph_inputs,
         [helper.make_tensor_value_info(n, dt, s) for n, s in outputs], inits)
@@ -730,8 +838,9 @@ def run_logged(command, log, timeout):
 
 def save_input(path, array, dtype):
     """fp16 and fp32 arrays as .npy; bf16 ones (NumPy has no bf16) as ONNX TensorProto .pb
-    files (round to nearest even from fp32). Boolean arrays (masks) stay boolean."""
-    if array.dtype == bool:
+    files (round to nearest even from fp32). Boolean arrays (masks) and integer ones
+    (indices) keep their type."""
+    if array.dtype == bool or np.issubdtype(array.dtype, np.integer):
         np.save(path + ".npy", array)
         return path + ".npy"
     if dtype in ("fp16", "fp32"):
@@ -749,11 +858,49 @@ def save_input(path, array, dtype):
 
 def to_half(array, dtype, torch):
     tensor = torch.from_numpy(array)
-    if array.dtype == bool:
+    if array.dtype == bool or np.issubdtype(array.dtype, np.integer):
         return tensor
     if dtype == "fp32":
         return tensor.double()
     return tensor.to(torch.float16 if dtype == "fp16" else torch.bfloat16).float()
+
+
+def memory_weights(case, torch, dtype):
+    """A `memory` case's weights on the GPU in `dtype` (made before any CUDA graph capture,
+    which a host-to-device copy would break)."""
+    return {name: torch.from_numpy(case[name]).to("cuda", dtype)
+            for name in ("_table", "_bias", "_scale") if name in case}
+
+
+def memory_op(case, tensors, weights, torch):
+    """A `memory` case's op in PyTorch on `tensors` and `weights` (memory_weights): the
+    peer's function and, in float64, the reference."""
+    functional, kind = torch.nn.functional, case["kind"]
+    weight = weights.__getitem__
+    if kind == "gather":
+        return functional.embedding(tensors["ids"], weight("_table"))
+    x = tensors["x"]
+    if kind == "silu":
+        return functional.silu(x)
+    if kind == "add":
+        return x + tensors["r"]
+    if kind == "bias":
+        return x + weight("_bias")
+    if kind == "transpose":
+        return x.permute(*case["perm"]).contiguous()
+    if kind == "reduce":
+        return x.sum(case["axis"], keepdim=True)
+    if kind == "layernorm":
+        return functional.layer_norm(x, x.shape[-1:], weight("_scale"), weight("_bias"),
+                                     eps=1e-5)
+    if kind == "softmax":
+        return torch.softmax(x, -1)
+    if kind == "concat":
+        return torch.cat([x, tensors["r"]], 1)
+    if kind == "resize":
+        return functional.interpolate(x, scale_factor=2, mode="nearest")
+    return functional.grid_sample(x, tensors["grid"], mode="bilinear", padding_mode="zeros",
+                                  align_corners=False)
 
 
 def reference(case, inputs, torch):
@@ -768,6 +915,10 @@ def reference(case, inputs, torch):
         return rounded["a"] @ rounded["b"]
     if case["family"] == "batched":
         return rounded["a"].float() @ rounded["b"].float()
+    if case["family"] == "memory":
+        return memory_op(case, {n: t.double() if t.is_floating_point() else t
+                                for n, t in rounded.items()},
+                         memory_weights(case, torch, torch.float64), torch)
     if case["family"] == "rows":
         x = rounded["x"].double()
         if case["kind"] == "softmax":
@@ -921,7 +1072,7 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
         with open(os.path.join(work, "compile.log"), errors="replace") as log:
             if "is not a configuration of kernel" in log.read():
                 return {"status": f"{case['gemm_config']} is no candidate here", **result}
-    if case["family"] in ("depthwise", "rows"):
+    if case["family"] in ("depthwise", "rows", "memory"):
         # The kernels' configurations (or the generic lowering), for the table.
         inspect_json = os.path.join(work, "inspect.json")
         if run_logged([kiln, "inspect", engine, "--json"], inspect_json, timeout) == 0:
@@ -1084,6 +1235,16 @@ def peer_side(case, inputs, torch):
             return functional.conv2d(x, weight, stride=case["stride"], padding=case["pad"],
                                      groups=case["group"])
         args = (x, weight)
+    elif case["family"] == "memory":
+        names = ("ids",) if case["kind"] == "gather" else tuple(
+            n for n in ("x", "r", "grid") if n in tensors)
+        args = tuple(tensors[n] if n != "ids" else torch.from_numpy(inputs[n]).cuda()
+                     for n in names)
+        name = "torch eager"
+        weights = memory_weights(case, torch, dtype)
+
+        def fn(*values):
+            return memory_op(case, dict(zip(names, values)), weights, torch)
     elif case["family"] == "rows":
         kind = case["kind"]
         if kind == "layernorm":
@@ -1176,6 +1337,16 @@ def peer_side(case, inputs, torch):
     graph = graphed(fn)
     result = measure(name, graph.replay, (), torch, MIN_RUNS, MIN_SECONDS)
     result["cuda_graph"] = True
+    if case["family"] == "memory":
+        # torch.compile of the same function (Inductor's generated kernel), compiled before
+        # the capture.
+        try:
+            compiled = torch.compile(fn, dynamic=False)
+            compiled_graph = graphed(compiled)
+            result["compile_ms"] = measure("torch.compile", compiled_graph.replay, (), torch,
+                                           MIN_RUNS, MIN_SECONDS)["median_ms"]
+        except Exception as error:  # a compile failure is the peer's, reported as such
+            result["compile_error"] = str(error).splitlines()[0][:200]
     if case["family"] == "depthwise":
         # The convolution alone (cuDNN's kernel, no bias or activation), for reference.
         bare_graph = graphed(bare)
@@ -1244,6 +1415,27 @@ def rows_table(rows):
     return "\n".join(lines)
 
 
+def memory_table(rows):
+    """The memory family: bandwidth and its fraction of the H200's, against torch eager and
+    torch.compile."""
+    lines = ["| case | dtype | MB | Kiln ms | Kiln GB/s | of HBM | eager ms | compile ms | "
+             "Kiln / compile | rel L2 | config | status |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        kiln, peer = row["kiln"], row["peer"]
+        k_ms, e_ms, c_ms = kiln.get("median_ms"), peer.get("median_ms"), peer.get("compile_ms")
+        fmt = lambda v, spec: format(v, spec) if v is not None else "–"
+        gbs = row["bytes"] / (k_ms * 1e-3) / 1e9 if k_ms else None
+        ratio = c_ms / k_ms if k_ms and c_ms else None
+        lines.append(f"| {row['name']} | {row['dtype']} | {row['bytes'] / 1e6:.0f} | "
+                     f"{fmt(k_ms, '.4f')} | {fmt(gbs, '.0f')} | "
+                     f"{fmt(gbs and gbs / HBM_GBS * 100, '.0f')}% | {fmt(e_ms, '.4f')} | "
+                     f"{fmt(c_ms, '.4f') if c_ms else peer.get('compile_error', '–')} | "
+                     f"{fmt(ratio, '.3f')}× | {fmt(kiln.get('rel_l2'), '.1e')} | "
+                     f"{kiln.get('config', '–')} | {kiln.get('status', '–')} |")
+    return "\n".join(lines)
+
+
 def geomean(values):
     values = [v for v in values if v]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
@@ -1261,6 +1453,9 @@ def main():
                         help="seconds after which no new case starts")
     parser.add_argument("--filter", default="",
                         help="only the cases whose name matches this regular expression")
+    parser.add_argument("--dtypes", default="",
+                        help="only the cases of these element types (comma-separated: fp16, "
+                             "bf16, fp32)")
     parser.add_argument("--gemm-configs", default="",
                         help="comma-separated sm_90a GEMM configurations (kiln compile "
                              "--sm90-gemm-config): each GEMM and convolution case runs once "
@@ -1292,6 +1487,8 @@ def main():
         cases += depthwise_convs(batch=32)
     if "rows" in families:
         cases += rows_cases()
+    if "memory" in families:
+        cases += memory_cases()
     if "forms" in families:
         cases += form_cases()
     if "batched" in families:
@@ -1304,6 +1501,8 @@ def main():
         cases += tf32_cases(args.quick, lambda name: re.search(args.conv_filter, name))
     if args.filter:
         cases = [c for c in cases if re.search(args.filter, c["name"])]
+    if args.dtypes:
+        cases = [c for c in cases if c["dtype"] in args.dtypes.split(",")]
     if args.gemm_configs:
         configs = args.gemm_configs.split(",")
         tiled = ("gemm", "conv", "tf32", "fused", "batched")
@@ -1332,11 +1531,13 @@ def main():
                    "commit": os.environ.get("KILN_COMMIT", ""), "rows": rows}, f, indent=1)
     summary = []
     for family in ("gemm", "batched", "conv", "forms", "attention", "attnforms", "fused",
-                   "depthwise", "rows", "tf32"):
+                   "depthwise", "rows", "memory", "tf32"):
         for dtype in sorted({r["dtype"] for r in rows}) if family == "depthwise" else [None]:
             chosen = [r for r in rows if r["family"] == family and r["kiln"].get("median_ms")
                       and r["peer"].get("median_ms") and dtype in (None, r["dtype"])]
-            ratios = [r["peer"]["median_ms"] / r["kiln"]["median_ms"] for r in chosen]
+            # The memory family's peer is torch.compile where it compiled, else eager.
+            ratios = [(r["peer"].get("compile_ms") or r["peer"]["median_ms"])
+                      / r["kiln"]["median_ms"] for r in chosen]
             if ratios:
                 line = (f"{family}{' ' + dtype if dtype else ''}: geomean Kiln / peer "
                         f"{geomean(ratios):.3f}× over {len(ratios)} cases")
@@ -1346,7 +1547,7 @@ def main():
                     line += f" (Kiln / conv alone {geomean(bare):.3f}×)"
                 summary.append(line)
     # Families with tables of their own (bandwidth-bound kernels report GB/s).
-    own_tables = {"depthwise": depthwise_table, "rows": rows_table}
+    own_tables = {"depthwise": depthwise_table, "rows": rows_table, "memory": memory_table}
     other_rows = [r for r in rows if r["family"] not in own_tables]
     tables = [table(other_rows)] if other_rows else []
     for family, make_table in own_tables.items():
