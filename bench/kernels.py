@@ -1341,6 +1341,9 @@ def peer_side(case, inputs, torch):
         # torch.compile of the same function (Inductor's generated kernel), compiled before
         # the capture.
         try:
+            # Every case's function shares one code object: without a reset, dynamo's
+            # recompile limit (8) would leave later cases running eagerly.
+            torch._dynamo.reset()
             compiled = torch.compile(fn, dynamic=False)
             compiled_graph = graphed(compiled)
             result["compile_ms"] = measure("torch.compile", compiled_graph.replay, (), torch,

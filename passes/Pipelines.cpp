@@ -401,7 +401,9 @@ void addKernelLoweringPasses(OpPassManager &pm) {
   // A result that is a reshape of what the kernel computed: computed in place.
   pm.addNestedPass<func::FuncOp>(createElideOutputCopies());
   pm.addPass(createConvertBufferizationToMemRefPass());
-  // Each kernel's loop nests, merged while the kernel is still its own function.
+  // Each kernel's loop nests, merged while the kernel is still its own function; the
+  // outputs' loops outside the reductions, so that each output is a thread.
+  pm.addNestedPass<func::FuncOp>(createGpuInterchangeReductions());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGpuPromoteAccumulators());

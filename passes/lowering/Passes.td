@@ -187,6 +187,22 @@ def GpuFuseLoopNests : Pass<"gpu-fuse-loop-nests", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def GpuInterchangeReductions : Pass<"gpu-interchange-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Order each linalg op's parallel loops before its reductions";
+  let description = [{
+    Runs on the GPU path's kernel functions before convert-linalg-to-parallel-loops, which
+    nests an op's loops in the order of its iterators. A reduction over a leading or middle
+    axis (ReduceSum over axis 0 of a matrix, a softmax or ArgMax over axis 0) would become
+    an `scf.for` over the reduced axis around an `scf.parallel` over the outputs, which
+    gpu-map-loops runs as one single-thread launch. Each linalg op whose reduction
+    iterators are not last is interchanged (`linalg::interchangeGenericOp`; a named op is
+    generalized first) to the parallel iterators in their order, then the reductions in
+    theirs: a thread an output, neighbouring threads on neighbouring elements. A linalg
+    op's value does not depend on its loop order (up to the reduction's rounding).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def GpuPromoteAccumulators : Pass<"gpu-promote-accumulators", "::mlir::func::FuncOp"> {
   let summary = "Accumulate a loop's reduction in a register instead of its output element";
   let description = [{
