@@ -10,6 +10,12 @@
 // arithmetic between them works on vectors of V. The thread's work is the same V
 // iterations in order, so the results are those of the scalar nest, bit for bit.
 //
+// The innermost variable may also be shifted by a constant multiple of V (a concatenation
+// along the innermost axis reads its second operand at `i - C`) and compared with one (the
+// concatenation's choice of operand, `i >= C`): over V consecutive iterations starting at
+// a multiple of V, the shifted index starts at a multiple of V too, and the comparison has
+// the same value in every lane, so it stays scalar, evaluated at the first.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/lowering/Passes.h"
@@ -83,9 +89,20 @@ bool isLanewise(Operation *op) {
 /// `scf.if`): kept as it is, with its regions vectorized and its results vectors.
 bool isChoice(Operation *op) { return isa<scf::IfOp, scf::IndexSwitchOp>(op); }
 
+/// Whether `predicate` orders its operands (a comparison with a block boundary is the same
+/// in all lanes of the block; eq and ne are not).
+bool isOrdering(arith::CmpIPredicate predicate) {
+  return predicate != arith::CmpIPredicate::eq && predicate != arith::CmpIPredicate::ne;
+}
+
 /// What the innermost induction variable of a nest reaches, and what its accesses need.
 struct Analysis {
   Value iv;
+  /// The variable and the variable shifted by constants: the last indices of accesses.
+  DenseSet<Value> indices;
+  /// The constants that must be multiples of the lanes: the shifts, the bounds compared
+  /// with by `<` or `>=`; and those whose successor must be (the bounds of `<=`, `>`).
+  SmallVector<int64_t> multiples, successorMultiples;
   /// The values that depend on the variable: itself, the loads at it, and what is
   /// computed from them.
   DenseSet<Value> varying;
@@ -97,6 +114,9 @@ struct Analysis {
   bool dependsOnVariable(Operation &op) const {
     return llvm::any_of(op.getOperands(), [&](Value v) { return varying.contains(v); });
   }
+  bool usesIndex(Operation &op) const {
+    return llvm::any_of(op.getOperands(), [&](Value v) { return indices.contains(v); });
+  }
 
   /// Whether the ops of `block` (the nest's body, or a region of a choice in it, where
   /// `inRegion`) can be vectorized: accesses whose last index may be the variable and
@@ -105,17 +125,19 @@ struct Analysis {
   /// arithmetic, and choices on values that do not depend on it.
   bool check(Block &block, Operation *nest, bool inRegion) {
     for (Operation &op : block.without_terminator()) {
-      auto [buffer, indices] = accessOf(&op);
+      auto [buffer, accessIndices] = accessOf(&op);
       if (buffer) {
         if (nest->isAncestor(buffer.getParentBlock()->getParentOp()))
           return false;
-        bool last = !indices.empty() && indices.back() == iv;
-        if (llvm::any_of(last ? indices.drop_back() : indices,
-                         [&](Value index) { return varying.contains(index); }))
+        bool last = !accessIndices.empty() && indices.contains(accessIndices.back());
+        if (llvm::any_of(last ? accessIndices.drop_back() : accessIndices, [&](Value index) {
+              return varying.contains(index) || indices.contains(index);
+            }))
           return false;
         // (A store of the same element in every iteration is no pointwise op; one in a
-        // choice's region would be made by some lanes only.)
-        if (isa<memref::StoreOp>(op) && (!last || inRegion))
+        // choice's region would be made by some lanes only; the variable is no value.)
+        if (auto store = dyn_cast<memref::StoreOp>(op);
+            store && (!last || inRegion || indices.contains(store.getValueToStore())))
           return false;
         if (last) {
           contiguous.push_back(buffer);
@@ -129,12 +151,41 @@ struct Analysis {
         }
         continue;
       }
+      if (usesIndex(op)) {
+        // A shift of the variable, or its comparison with a constant; nothing else.
+        std::optional<int64_t> constant;
+        if (op.getNumOperands() == 2 && indices.contains(op.getOperand(0)))
+          constant = getConstantIntValue(op.getOperand(1));
+        if (!constant)
+          return false;
+        if (isa<arith::AddIOp, arith::SubIOp>(op)) {
+          indices.insert(op.getResult(0));
+          multiples.push_back(*constant);
+          continue;
+        }
+        auto compare = dyn_cast<arith::CmpIOp>(op);
+        if (!compare || !isOrdering(compare.getPredicate()))
+          return false;
+        // i < C and i >= C change value at C; i <= C and i > C at C + 1.
+        switch (compare.getPredicate()) {
+        case arith::CmpIPredicate::slt:
+        case arith::CmpIPredicate::ult:
+        case arith::CmpIPredicate::sge:
+        case arith::CmpIPredicate::uge:
+          multiples.push_back(*constant);
+          break;
+        default:
+          successorMultiples.push_back(*constant);
+        }
+        continue; // the same in every lane: an invariant
+      }
       if (isChoice(&op)) {
         if (dependsOnVariable(op) ||
             !llvm::all_of(op.getResultTypes(), [](Type type) { return type.isIntOrFloat(); }))
           return false;
         for (Region &region : op.getRegions())
-          if (!check(region.front(), nest, /*inRegion=*/true))
+          if (!check(region.front(), nest, /*inRegion=*/true) ||
+              usesIndex(*region.front().getTerminator()))
             return false;
         // Its results vary where some region yields a varying value.
         bool yieldsVarying = llvm::any_of(op.getRegions(), [&](Region &region) {
@@ -166,29 +217,29 @@ struct Analysis {
 /// them; the innermost induction variable is used only as the last index of loads and
 /// stores (Analysis::check says what else the body may hold); and every buffer accessed
 /// along it has aligned rows (alignedRows).
-std::optional<int64_t> vectorLanes(scf::ParallelOp nest) {
+std::optional<int64_t> vectorLanes(scf::ParallelOp nest, DenseSet<Value> &indices) {
   if (nest.getNumReductions() != 0)
     return std::nullopt;
   Analysis analysis;
   analysis.iv = nest.getInductionVars().back();
-  analysis.varying.insert(analysis.iv);
+  analysis.indices.insert(analysis.iv);
   std::optional<int64_t> lower = getConstantIntValue(nest.getLowerBound().back());
   std::optional<int64_t> step = getConstantIntValue(nest.getStep().back());
   std::optional<int64_t> upper = getConstantIntValue(nest.getUpperBound().back());
   if (!lower || *lower != 0 || !step || *step != 1 || !upper ||
       !analysis.check(*nest.getBody(), nest, /*inRegion=*/false))
     return std::nullopt;
-  // The variable only as a last index (not, say, converted to a value).
-  for (Operation *user : analysis.iv.getUsers()) {
-    auto [buffer, indices] = accessOf(user);
-    if (!buffer || indices.back() != analysis.iv || llvm::count(indices, analysis.iv) != 1)
-      return std::nullopt;
-  }
+  // (check took each use of the variable and its shifts: a last index, a shift, a
+  // comparison.)
   if (analysis.contiguous.empty() || analysis.widest == 0)
     return std::nullopt;
   int64_t lanes = std::min(kMaxLanes, kVectorBytes / analysis.widest);
   if (lanes < 2 || *upper % lanes != 0)
     return std::nullopt;
+  if (llvm::any_of(analysis.multiples, [&](int64_t c) { return c % lanes != 0; }) ||
+      llvm::any_of(analysis.successorMultiples, [&](int64_t c) { return (c + 1) % lanes != 0; }))
+    return std::nullopt;
+  indices = std::move(analysis.indices);
   for (Value buffer : analysis.contiguous)
     if (!alignedRows(buffer, lanes))
       return std::nullopt;
@@ -197,7 +248,8 @@ std::optional<int64_t> vectorLanes(scf::ParallelOp nest) {
 
 /// The vectorization of a nest that vectorLanes accepted (see the file header).
 struct Vectorizer {
-  Value iv;
+  /// The variable and its shifts (Analysis::indices).
+  DenseSet<Value> indices;
   int64_t lanes;
   /// The vector of each varying scalar value.
   DenseMap<Value, Value> vectors;
@@ -222,7 +274,7 @@ struct Vectorizer {
       OpBuilder b(&op);
       Location loc = op.getLoc();
       auto [buffer, indices] = accessOf(&op);
-      bool last = buffer && indices.back() == iv;
+      bool last = buffer && this->indices.contains(indices.back());
       if (auto load = dyn_cast<memref::LoadOp>(op); load && last) {
         Type element = load.getType();
         auto vector = vector::LoadOp::create(b, loc, vectorType(element), load.getMemRef(),
@@ -282,10 +334,10 @@ struct Vectorizer {
 };
 
 /// `nest` with `lanes` iterations of its innermost loop in each (see the file header).
-void vectorize(scf::ParallelOp nest, int64_t lanes) {
-  Vectorizer vectorizer{nest.getInductionVars().back(), lanes, {}, {}};
-  // (The variable itself is no value any op computes with: vectorLanes checked that it is
-  // only an index.)
+void vectorize(scf::ParallelOp nest, int64_t lanes, DenseSet<Value> indices) {
+  Vectorizer vectorizer{std::move(indices), lanes, {}, {}};
+  // (The variable and its shifts are no values any op computes with: vectorLanes checked
+  // that they are only indices, shifted or compared; those ops stay scalar.)
   vectorizer.run(*nest.getBody());
   for (Operation *op : llvm::reverse(vectorizer.replaced))
     op->erase();
@@ -302,9 +354,11 @@ struct GpuVectorizePointwiseLoops
   }
 
   void runOnOperation() override {
-    for (scf::ParallelOp nest : kiln::topLevelNests(getOperation()))
-      if (std::optional<int64_t> lanes = vectorLanes(nest))
-        vectorize(nest, *lanes);
+    for (scf::ParallelOp nest : kiln::topLevelNests(getOperation())) {
+      DenseSet<Value> indices;
+      if (std::optional<int64_t> lanes = vectorLanes(nest, indices))
+        vectorize(nest, *lanes, std::move(indices));
+    }
   }
 };
 

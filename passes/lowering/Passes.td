@@ -328,7 +328,11 @@ def GpuVectorizePointwiseLoops : Pass<"gpu-vectorize-pointwise-loops", "::mlir::
     0 in steps of 1 to a constant multiple of V, where V is 16 bytes of the widest element
     it accesses along that loop (at most 8), has its innermost step made V when: the
     innermost induction variable is used only as the last index of loads and stores, none
-    of whose other indices depend on it; every store is such an access (a store of the
+    of whose other indices depend on it, shifted by constant multiples of V (addi, subi:
+    a concatenation's second operand read at `i - C`) to such an index, or compared with
+    a constant where its value changes at a multiple of V (`i < C`, `i >= C` with C a
+    multiple, `i <= C`, `i > C` with C + 1 one: the same in every lane of a vector, so it
+    stays scalar); every store is such an access (a store of the
     same element in every iteration is not pointwise); each buffer accessed so has a unit
     innermost stride and a static offset and other strides that are multiples of V (its
     rows start 16-byte aligned, the engine aligning buffers to 256 bytes); and the body

@@ -1,9 +1,10 @@
 // gpu-vectorize-pointwise-loops computes what the scalar nests compute: both forms of
-// three nests run on the CPU (mlir-runner) and print the same values. The nests: the
+// four nests run on the CPU (mlir-runner) and print the same values. The nests: the
 // squeeze-excite gate (a broadcast operand along three dimensions, f16 in and out, an exp),
 // ViT's token concatenation (the class token or a patch, chosen by an scf.index_switch on
-// the position, plus the position embedding) and an f32 row scale (4 lanes, a scalar
-// operand splat, a select).
+// the position, plus the position embedding), an f32 row scale (4 lanes, a scalar
+// operand splat, a select) and a concatenation along the innermost axis (the operand
+// chosen by comparing the variable with 8, the second read at the variable minus 8).
 // REQUIRES: mlir-runner
 // RUN: kiln-opt %s | %mlir_lower_cpu \
 // RUN:   | %mlir_run | grep -v "Unranked Memref" > %t.scalar
@@ -21,6 +22,9 @@
 // CHECK: scf.index_switch {{.*}} -> vector<4xf16>
 // CHECK-LABEL: func.func @row_scale
 // CHECK: step (%c1, %c4{{.*}})
+// CHECK-LABEL: func.func @concat_inner
+// CHECK: step (%c1, %c4)
+// CHECK: scf.index_switch {{.*}} -> vector<4xf16>
 
 // A spot value: @fill makes element i (i mod 7 - 3) x its scale, so the gate's first
 // element is exp((-3 / 8) x (-3 / 4)) = exp(0.28125).
@@ -88,6 +92,33 @@ func.func @row_scale(%x: memref<4x8xf32>, %s: memref<4xf32>, %y: memref<4x8xf32>
     %3 = arith.cmpf ogt, %2, %zero : f32
     %4 = arith.select %3, %2, %zero : f32
     memref.store %4, %y[%i, %j] : memref<4x8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// Concat([a, b], axis = 1) of two 3 x 8 f16 matrices, stored as f32 (4 lanes).
+func.func @concat_inner(%a: memref<3x8xf16>, %b: memref<3x8xf16>, %y: memref<3x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c16) step (%c1, %c1) {
+    %second = arith.cmpi uge, %j, %c8 : index
+    %which = arith.select %second, %c1, %c0 : index
+    %v = scf.index_switch %which -> f16
+    case 1 {
+      %k = arith.subi %j, %c8 : index
+      %0 = memref.load %b[%i, %k] : memref<3x8xf16>
+      scf.yield %0 : f16
+    }
+    default {
+      %0 = memref.load %a[%i, %j] : memref<3x8xf16>
+      scf.yield %0 : f16
+    }
+    %w = arith.extf %v : f16 to f32
+    memref.store %w, %y[%i, %j] : memref<3x16xf32>
     scf.reduce
   }
   return
@@ -168,5 +199,18 @@ func.func @main() {
   call @row_scale(%rx, %rs, %ry) : (memref<4x8xf32>, memref<4xf32>, memref<4x8xf32>) -> ()
   %ru = memref.cast %ry : memref<4x8xf32> to memref<*xf32>
   call @printMemrefF32(%ru) : (memref<*xf32>) -> ()
+
+  %ca = memref.alloc() {alignment = 64 : i64} : memref<3x8xf16>
+  %cb = memref.alloc() {alignment = 64 : i64} : memref<3x8xf16>
+  %cy = memref.alloc() {alignment = 64 : i64} : memref<3x16xf32>
+  %caf = memref.collapse_shape %ca [[0, 1]] : memref<3x8xf16> into memref<24xf16>
+  %cad = memref.cast %caf : memref<24xf16> to memref<?xf16>
+  call @fill(%cad, %eighth) : (memref<?xf16>, f16) -> ()
+  %cbf = memref.collapse_shape %cb [[0, 1]] : memref<3x8xf16> into memref<24xf16>
+  %cbd = memref.cast %cbf : memref<24xf16> to memref<?xf16>
+  call @fill(%cbd, %quarter) : (memref<?xf16>, f16) -> ()
+  call @concat_inner(%ca, %cb, %cy) : (memref<3x8xf16>, memref<3x8xf16>, memref<3x16xf32>) -> ()
+  %cu = memref.cast %cy : memref<3x16xf32> to memref<*xf32>
+  call @printMemrefF32(%cu) : (memref<*xf32>) -> ()
   return
 }

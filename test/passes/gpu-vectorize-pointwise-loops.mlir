@@ -87,6 +87,100 @@ func.func @row_scale(%x: memref<64x256xf32>, %s: memref<64xf32>, %y: memref<64x2
 
 // -----
 
+// A concatenation along the innermost axis (Concat of two [4096, 4096] f16 matrices on
+// axis 1): the choice compares the variable with 4096, a multiple of the 8 lanes, so it is
+// the same in every lane and stays scalar, evaluated at the vector's first; the second
+// operand is read at the variable minus 4096, also a multiple of 8.
+// CHECK-LABEL: func.func @concat_inner
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = {{.*}} step (%c1, %c8)
+// CHECK:   %[[SECOND:.*]] = arith.cmpi uge, %[[J]], %c4096 : index
+// CHECK:   %[[WHICH:.*]] = arith.select %[[SECOND]], %c1, %c0 : index
+// CHECK:   %[[V:.*]] = scf.index_switch %[[WHICH]] -> vector<8xf16>
+// CHECK:   case 1 {
+// CHECK:     %[[K:.*]] = arith.subi %[[J]], %c4096 : index
+// CHECK:     %[[B:.*]] = vector.load %arg1[%[[I]], %[[K]]] {alignment = 16 : i64} : memref<4096x4096xf16>, vector<8xf16>
+// CHECK:     scf.yield %[[B]] : vector<8xf16>
+// CHECK:   default {
+// CHECK:     %[[A:.*]] = vector.load %arg0[%[[I]], %[[J]]] {alignment = 16 : i64} : memref<4096x4096xf16>, vector<8xf16>
+// CHECK:   vector.store %[[V]], %arg2[%[[I]], %[[J]]] {alignment = 16 : i64} : memref<4096x8192xf16>, vector<8xf16>
+// PTX-LABEL: .visible .entry concat_inner_k0
+// PTX: ld.global.v4.b32
+// PTX: st.global.v4.b32
+func.func @concat_inner(%a: memref<4096x4096xf16>, %b: memref<4096x4096xf16>, %y: memref<4096x8192xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4096, %c8192) step (%c1, %c1) {
+    %second = arith.cmpi uge, %j, %c4096 : index
+    %which = arith.select %second, %c1, %c0 : index
+    %v = scf.index_switch %which -> f16
+    case 1 {
+      %k = arith.subi %j, %c4096 : index
+      %0 = memref.load %b[%i, %k] : memref<4096x4096xf16>
+      scf.yield %0 : f16
+    }
+    default {
+      %0 = memref.load %a[%i, %j] : memref<4096x4096xf16>
+      scf.yield %0 : f16
+    }
+    memref.store %v, %y[%i, %j] : memref<4096x8192xf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Left as they are: a choice along the innermost axis at 12, no multiple of the 8 lanes
+// (a vector would straddle it); one on an equality (true in one lane only); a shifted
+// variable used as a value.
+// CHECK-LABEL: func.func @concat_left_alone
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @concat_left_alone(%a: memref<8x16xf16>, %b: memref<8x32xf16>, %y: memref<8x32xf16>, %z: memref<8x32xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c12 = arith.constant 12 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
+    %second = arith.cmpi uge, %j, %c12 : index
+    %v = scf.if %second -> f16 {
+      %k = arith.subi %j, %c12 : index
+      %0 = memref.load %b[%i, %k] : memref<8x32xf16>
+      scf.yield %0 : f16
+    } else {
+      %0 = memref.load %a[%i, %j] : memref<8x16xf16>
+      scf.yield %0 : f16
+    }
+    memref.store %v, %y[%i, %j] : memref<8x32xf16>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
+    %first = arith.cmpi eq, %j, %c16 : index
+    %v = scf.if %first -> f16 {
+      %0 = memref.load %a[%i, %c0] : memref<8x16xf16>
+      scf.yield %0 : f16
+    } else {
+      %0 = memref.load %y[%i, %j] : memref<8x32xf16>
+      scf.yield %0 : f16
+    }
+    memref.store %v, %y[%i, %j] : memref<8x32xf16>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
+    %k = arith.addi %j, %c16 : index
+    %n = arith.index_cast %k : index to i32
+    memref.store %n, %z[%i, %j] : memref<8x32xi32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Left as they are: an innermost extent that is no multiple of the lanes (3 channels); a
 // transpose (the innermost variable indexes a load's middle dimension); a store that
 // every iteration makes to the same element; an index computed from the variable; a
