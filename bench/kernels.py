@@ -1360,6 +1360,11 @@ def peer_side(case, inputs, torch):
 
 # --- Report -------------------------------------------------------------------------------
 
+def cell(value, spec):
+    """A table cell: `value` formatted by `spec`, or a dash where there is none."""
+    return format(value, spec) if value is not None else "–"
+
+
 def tflops(flops, ms):
     return flops / (ms * 1e-3) / 1e12 if ms else None
 
@@ -1372,11 +1377,10 @@ def table(rows):
         kiln, peer = row["kiln"], row["peer"]
         k_ms, p_ms = kiln.get("median_ms"), peer.get("median_ms")
         ratio = p_ms / k_ms if k_ms and p_ms else None
-        fmt = lambda v, spec: format(v, spec) if v is not None else "–"
-        lines.append(f"| {row['family']} | {row['name']} | {row['dtype']} | {fmt(k_ms, '.3f')} | "
-                     f"{fmt(tflops(row['flops'], k_ms), '.2f')} | {peer.get('system', '–')} | "
-                     f"{fmt(p_ms, '.3f')} | {fmt(tflops(row['flops'], p_ms), '.1f')} | "
-                     f"{fmt(ratio, '.3f')}× | {fmt(kiln.get('rel_l2'), '.1e')} | "
+        lines.append(f"| {row['family']} | {row['name']} | {row['dtype']} | {cell(k_ms, '.3f')} | "
+                     f"{cell(tflops(row['flops'], k_ms), '.2f')} | {peer.get('system', '–')} | "
+                     f"{cell(p_ms, '.3f')} | {cell(tflops(row['flops'], p_ms), '.1f')} | "
+                     f"{cell(ratio, '.3f')}× | {cell(kiln.get('rel_l2'), '.1e')} | "
                      f"{kiln.get('status', '–')} |")
     return "\n".join(lines)
 
@@ -1388,15 +1392,14 @@ def depthwise_table(rows):
     for row in rows:
         kiln, peer = row["kiln"], row["peer"]
         k_ms, p_ms, b_ms = kiln.get("median_ms"), peer.get("median_ms"), peer.get("bare_ms")
-        fmt = lambda v, spec: format(v, spec) if v is not None else "–"
         gbs = lambda ms: row["bytes"] / (ms * 1e-3) / 1e9 if ms else None
         ratio = lambda a, b: a / b if a and b else None
         configs = "; ".join(kiln.get("configs", []))
-        lines.append(f"| {row['name']} | {row['dtype']} | {fmt(k_ms, '.4f')} | "
-                     f"{fmt(gbs(k_ms), '.0f')} | {peer.get('system', '–')} | {fmt(p_ms, '.4f')} | "
-                     f"{fmt(gbs(p_ms), '.0f')} | {fmt(ratio(p_ms, k_ms), '.3f')}× | "
-                     f"{fmt(b_ms, '.4f')} | {fmt(ratio(b_ms, k_ms), '.3f')}× | "
-                     f"{fmt(kiln.get('rel_l2'), '.1e')} | {kiln.get('status', '–')} | {configs} |")
+        lines.append(f"| {row['name']} | {row['dtype']} | {cell(k_ms, '.4f')} | "
+                     f"{cell(gbs(k_ms), '.0f')} | {peer.get('system', '–')} | {cell(p_ms, '.4f')} | "
+                     f"{cell(gbs(p_ms), '.0f')} | {cell(ratio(p_ms, k_ms), '.3f')}× | "
+                     f"{cell(b_ms, '.4f')} | {cell(ratio(b_ms, k_ms), '.3f')}× | "
+                     f"{cell(kiln.get('rel_l2'), '.1e')} | {kiln.get('status', '–')} | {configs} |")
     return "\n".join(lines)
 
 
@@ -1408,12 +1411,11 @@ def rows_table(rows):
         kiln, peer = row["kiln"], row["peer"]
         k_ms, p_ms = kiln.get("median_ms"), peer.get("median_ms")
         ratio = p_ms / k_ms if k_ms and p_ms else None
-        fmt = lambda v, spec: format(v, spec) if v is not None else "–"
         gbs = lambda ms: row["bytes"] / (ms * 1e-3) / 1e9 if ms else None
-        lines.append(f"| {row['name']} | {row['dtype']} | {fmt(k_ms, '.4f')} | "
-                     f"{fmt(gbs(k_ms), '.0f')} | {peer.get('system', '–')} | {fmt(p_ms, '.4f')} | "
-                     f"{fmt(gbs(p_ms), '.0f')} | {fmt(ratio, '.3f')}× | "
-                     f"{fmt(kiln.get('rel_l2'), '.1e')} | {kiln.get('config', '–')} | "
+        lines.append(f"| {row['name']} | {row['dtype']} | {cell(k_ms, '.4f')} | "
+                     f"{cell(gbs(k_ms), '.0f')} | {peer.get('system', '–')} | {cell(p_ms, '.4f')} | "
+                     f"{cell(gbs(p_ms), '.0f')} | {cell(ratio, '.3f')}× | "
+                     f"{cell(kiln.get('rel_l2'), '.1e')} | {kiln.get('config', '–')} | "
                      f"{kiln.get('status', '–')} |")
     return "\n".join(lines)
 
@@ -1427,14 +1429,13 @@ def memory_table(rows):
     for row in rows:
         kiln, peer = row["kiln"], row["peer"]
         k_ms, e_ms, c_ms = kiln.get("median_ms"), peer.get("median_ms"), peer.get("compile_ms")
-        fmt = lambda v, spec: format(v, spec) if v is not None else "–"
         gbs = row["bytes"] / (k_ms * 1e-3) / 1e9 if k_ms else None
         ratio = c_ms / k_ms if k_ms and c_ms else None
         lines.append(f"| {row['name']} | {row['dtype']} | {row['bytes'] / 1e6:.0f} | "
-                     f"{fmt(k_ms, '.4f')} | {fmt(gbs, '.0f')} | "
-                     f"{fmt(gbs and gbs / HBM_GBS * 100, '.0f')}% | {fmt(e_ms, '.4f')} | "
-                     f"{fmt(c_ms, '.4f') if c_ms else peer.get('compile_error', '–')} | "
-                     f"{fmt(ratio, '.3f')}× | {fmt(kiln.get('rel_l2'), '.1e')} | "
+                     f"{cell(k_ms, '.4f')} | {cell(gbs, '.0f')} | "
+                     f"{cell(gbs and gbs / HBM_GBS * 100, '.0f')}% | {cell(e_ms, '.4f')} | "
+                     f"{cell(c_ms, '.4f') if c_ms else peer.get('compile_error', '–')} | "
+                     f"{cell(ratio, '.3f')}× | {cell(kiln.get('rel_l2'), '.1e')} | "
                      f"{kiln.get('config', '–')} | {kiln.get('status', '–')} |")
     return "\n".join(lines)
 
