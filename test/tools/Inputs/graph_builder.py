@@ -25,23 +25,14 @@ class GraphBuilder:
         """Writes the graph as folder/NAME.onnxtxt (f32 inputs and outputs of the arrays'
         shapes, after onnx.checker) and each input and expected output as
         folder/NAME/KEY.npy (outputs as f32)."""
-        graph = helper.make_graph(
-            self.nodes, name.replace("-", "_"),
+        self._save(
+            folder, name,
             [helper.make_tensor_value_info(key, TensorProto.FLOAT, list(value.shape))
              for key, value in inputs.items()],
             [helper.make_tensor_value_info(key, TensorProto.FLOAT, list(value.shape))
-             for key, value in outputs.items()], self.inits)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
-                                  ir_version=8)
-        onnx.checker.check_model(model)
-        with open(os.path.join(folder, f"{name}.onnxtxt"), "w") as file:
-            file.write(text_format.MessageToString(model))
-        data = os.path.join(folder, name)
-        os.makedirs(data, exist_ok=True)
-        for key, value in inputs.items():
-            np.save(os.path.join(data, f"{key}.npy"), value)
-        for key, value in outputs.items():
-            np.save(os.path.join(data, f"{key}.npy"), value.astype(np.float32))
+             for key, value in outputs.items()],
+            {**inputs, **{key: value.astype(np.float32) for key, value in outputs.items()}},
+            opset)
 
     def write_typed(self, folder, name, inputs, outputs, opset=17):
         """Writes the graph as folder/NAME.onnxtxt, its inputs and outputs typed as the
@@ -50,11 +41,16 @@ class GraphBuilder:
         def value_info(key, array, dims):
             element = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[array.dtype]
             return helper.make_tensor_value_info(key, element, dims)
-        graph = helper.make_graph(
-            self.nodes, name.replace("-", "_"),
+        self._save(
+            folder, name,
             [value_info(key, array, list(array.shape)) for key, array in inputs.items()],
             [value_info(key, array, dims) for key, (array, dims) in outputs.items()],
-            self.inits)
+            {**inputs, **{key: array for key, (array, _) in outputs.items()}}, opset)
+
+    def _save(self, folder, name, graph_inputs, graph_outputs, arrays, opset):
+        """The model (checked) as folder/NAME.onnxtxt, `arrays` as folder/NAME/KEY.npy."""
+        graph = helper.make_graph(self.nodes, name.replace("-", "_"), graph_inputs,
+                                  graph_outputs, self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
                                   ir_version=8)
         onnx.checker.check_model(model)
@@ -62,6 +58,5 @@ class GraphBuilder:
             file.write(text_format.MessageToString(model))
         data = os.path.join(folder, name)
         os.makedirs(data, exist_ok=True)
-        arrays = {**inputs, **{key: array for key, (array, _) in outputs.items()}}
         for key, array in arrays.items():
             np.save(os.path.join(data, f"{key}.npy"), array)
