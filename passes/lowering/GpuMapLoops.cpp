@@ -14,6 +14,7 @@
 #include "passes/lowering/RowMajorView.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -75,7 +76,8 @@ bool makesHostValues(Operation &op) {
 enum class Placement {
   Host,     // stays on the host, may move before a launch (allocations, views, sizes)
   Barrier,  // stays on the host, in order: ends the run of compute before it (dealloc)
-  Parallel, // an scf.parallel nest: a launch of its own, one thread per iteration
+  Parallel, // an scf.parallel nest: a launch of its own, one thread per iteration (one
+            // CTA per iteration of a nest of CTAs)
   Compute,  // anything else: runs in a single-thread launch with its neighbours
 };
 
@@ -91,6 +93,29 @@ std::optional<SmallVector<int64_t>> constantTripCounts(scf::ParallelOp loop) {
     trips.push_back(*u <= *l ? 0 : llvm::divideCeil(*u - *l, *s));
   }
   return trips;
+}
+
+/// The processor each dimension of `loop` is mapped to (upstream's `mapping` attribute,
+/// which gpu-tile-transposes sets), or nothing where it has none.
+std::optional<SmallVector<gpu::Processor>> mappedProcessors(scf::ParallelOp loop) {
+  auto mapping = loop->getAttrOfType<ArrayAttr>(gpu::getMappingAttrName());
+  if (!mapping || mapping.size() != loop.getNumLoops())
+    return std::nullopt;
+  SmallVector<gpu::Processor> processors;
+  for (Attribute attr : mapping) {
+    auto dim = dyn_cast<gpu::ParallelLoopDimMappingAttr>(attr);
+    if (!dim)
+      return std::nullopt;
+    processors.push_back(dim.getProcessor());
+  }
+  return processors;
+}
+
+/// Whether `loop` is a nest of CTAs: one dimension mapped to block_x, each iteration the
+/// code of one CTA, whose loops mapped to threads its threads run together.
+bool isCtaNest(scf::ParallelOp loop) {
+  std::optional<SmallVector<gpu::Processor>> processors = mappedProcessors(loop);
+  return processors && *processors == ArrayRef<gpu::Processor>{gpu::Processor::BlockX};
 }
 
 /// Whether the host can size a launch for `loop`: constant lower bounds and positive
@@ -159,7 +184,9 @@ private:
   gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, ArrayRef<Operation *> ops,
                              int64_t gridX, int64_t gridY, int64_t block);
   gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, ArrayRef<Operation *> ops,
-                             Value gridX, Value gridY, Value block, Value one);
+                             Value gridX, Value gridY, Value block, Value one,
+                             Value blockY = nullptr, TypeRange workgroup = {});
+  LogicalResult mapCtaNest(scf::ParallelOp loop, IRRewriter &rewriter);
   LogicalResult mapParallel(scf::ParallelOp loop, ArrayRef<int64_t> trips, IRRewriter &rewriter);
   void mapDynamicParallel(scf::ParallelOp loop, IRRewriter &rewriter);
   static bool fitsIn31Bits(Value total, Operation *user);
@@ -548,7 +575,10 @@ LogicalResult GpuMapLoopsPass::mapBlock(Block &block, IRRewriter &rewriter) {
   for (Segment &segment : segments) {
     if (segment.placement == Placement::Parallel) {
       auto loop = cast<scf::ParallelOp>(segment.ops.front());
-      if (std::optional<SmallVector<int64_t>> trips = constantTripCounts(loop)) {
+      if (isCtaNest(loop)) {
+        if (mlir::failed(mapCtaNest(loop, rewriter)))
+          failed = true;
+      } else if (std::optional<SmallVector<int64_t>> trips = constantTripCounts(loop)) {
         if (mlir::failed(mapParallel(loop, *trips, rewriter)))
           failed = true;
       } else {
@@ -585,12 +615,13 @@ gpu::LaunchOp GpuMapLoopsPass::createLaunch(OpBuilder &builder, Location loc,
 
 gpu::LaunchOp GpuMapLoopsPass::createLaunch(OpBuilder &builder, Location loc,
                                             ArrayRef<Operation *> ops, Value gridX, Value gridY,
-                                            Value block, Value one) {
+                                            Value block, Value one, Value blockY,
+                                            TypeRange workgroup) {
   std::string name = kernelBaseName(ops, functionName) + "_k" + std::to_string(kernelIndex++);
   auto launch = gpu::LaunchOp::create(
-      builder, loc, gridX, gridY, one, block, one, one,
+      builder, loc, gridX, gridY, one, block, blockY ? blockY : one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
+      /*asyncDependencies=*/{}, /*workgroupAttributions=*/workgroup,
       /*privateAttributions=*/{}, /*clusterSizeX=*/nullptr, /*clusterSizeY=*/nullptr,
       /*clusterSizeZ=*/nullptr, FlatSymbolRefAttr::get(moduleName),
       FlatSymbolRefAttr::get(builder.getContext(), name));
@@ -699,6 +730,99 @@ LogicalResult GpuMapLoopsPass::mapParallel(scf::ParallelOp loop, ArrayRef<int64_
   for (int64_t trip : trips)
     tripValues.push_back(constant(trip));
   inlineLoopBody(loop, linear, tripValues, rewriter);
+  return success();
+}
+
+/// A nest of CTAs (gpu-tile-transposes' tiled transposes): a launch with one CTA per
+/// iteration, on grid y too past 2^31-1, its shape the extents of the loops in its body
+/// mapped to thread_x/y/z (all alike: the phases between the body's barriers), its
+/// workgroup allocas the launch's shared memory.
+LogicalResult GpuMapLoopsPass::mapCtaNest(scf::ParallelOp loop, IRRewriter &rewriter) {
+  Location loc = loop.getLoc();
+  Block *cta = loop.getBody();
+  SmallVector<scf::ParallelOp> phases(cta->getOps<scf::ParallelOp>());
+  int64_t threads[3] = {1, 1, 1};
+  for (auto [n, phase] : llvm::enumerate(phases)) {
+    std::optional<SmallVector<gpu::Processor>> processors = mappedProcessors(phase);
+    std::optional<SmallVector<int64_t>> trips = constantTripCounts(phase);
+    int64_t shape[3] = {1, 1, 1};
+    bool mapped = processors && trips;
+    for (unsigned d = 0; mapped && d < phase.getNumLoops(); ++d) {
+      unsigned axis =
+          static_cast<unsigned>((*processors)[d]) - static_cast<unsigned>(gpu::Processor::ThreadX);
+      mapped = axis < 3 && matchPattern(phase.getLowerBound()[d], m_Zero()) &&
+               matchPattern(phase.getStep()[d], m_One());
+      if (mapped)
+        shape[axis] = (*trips)[d];
+    }
+    if (!mapped)
+      return phase.emitError("gpu-map-loops: a loop in a CTA must be mapped to threads, with "
+                             "constant extents from 0 in steps of 1");
+    if (n == 0)
+      llvm::copy(shape, threads);
+    else if (!llvm::equal(shape, threads))
+      return phase.emitError("gpu-map-loops: the thread loops of a CTA differ in shape");
+  }
+  if (phases.empty() || threads[0] * threads[1] * threads[2] > 1024)
+    return loop.emitError("gpu-map-loops: a nest of CTAs needs loops mapped to at most 1024 "
+                          "threads in its body");
+  SmallVector<memref::AllocaOp> shared;
+  for (auto alloca : cta->getOps<memref::AllocaOp>())
+    if (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(alloca.getType()) &&
+        alloca.getType().hasStaticShape())
+      shared.push_back(alloca);
+
+  rewriter.setInsertionPoint(loop);
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  Value trip = loop.getUpperBound()[0], gridX, gridY;
+  std::optional<int64_t> staticTrip = getConstantIntValue(trip);
+  if (staticTrip) {
+    int64_t x = std::max<int64_t>(1, std::min(*staticTrip, kMaxGridX));
+    int64_t y = llvm::divideCeil(*staticTrip, x);
+    if (y > kMaxGridY)
+      return loop.emitError("gpu-map-loops: ") << *staticTrip << " CTAs exceed the grid";
+    gridX = constant(x);
+    gridY = constant(y);
+  } else {
+    gridX = arith::MinUIOp::create(rewriter, loc, trip, constant(kMaxGridX));
+    gridY = arith::CeilDivUIOp::create(rewriter, loc, trip,
+                                       arith::MaxUIOp::create(rewriter, loc, gridX, constant(1)));
+  }
+  SmallVector<Type> sharedTypes =
+      llvm::map_to_vector(shared, [](memref::AllocaOp a) -> Type { return a.getType(); });
+  gpu::LaunchOp launch = createLaunch(rewriter, loc, {loop}, gridX, gridY, constant(threads[0]),
+                                      constant(1), constant(threads[1]), sharedTypes);
+  if (threads[2] != 1)
+    launch.getBlockSizeZMutable().assign(constant(threads[2]));
+  for (auto [alloca, attribution] : llvm::zip(shared, launch.getWorkgroupAttributions()))
+    rewriter.replaceOp(alloca, attribution);
+
+  Block &body = launch.getBody().front();
+  rewriter.setInsertionPointToStart(&body);
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  Value ctaIndex = arith::AddIOp::create(
+      rewriter, loc, arith::MulIOp::create(rewriter, loc, blockIds.y, launch.getGridSize().x),
+      blockIds.x);
+  if (!staticTrip || *staticTrip != *getConstantIntValue(gridX) * *getConstantIntValue(gridY)) {
+    // Whole CTAs outside: the barriers inside stay uniform.
+    Value inside = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, ctaIndex, trip);
+    auto guard = scf::IfOp::create(rewriter, loc, inside, /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(guard.thenBlock());
+  }
+  inlineLoopBody(loop, ctaIndex, {trip}, rewriter);
+
+  gpu::KernelDim3 threadIds = launch.getThreadIds();
+  Value ids[3] = {threadIds.x, threadIds.y, threadIds.z};
+  for (scf::ParallelOp phase : phases) {
+    SmallVector<Value> ivs = llvm::map_to_vector(*mappedProcessors(phase), [&](gpu::Processor p) {
+      return ids[static_cast<unsigned>(p) - static_cast<unsigned>(gpu::Processor::ThreadX)];
+    });
+    rewriter.eraseOp(phase.getBody()->getTerminator());
+    rewriter.inlineBlockBefore(phase.getBody(), phase, ivs);
+    rewriter.eraseOp(phase);
+  }
   return success();
 }
 

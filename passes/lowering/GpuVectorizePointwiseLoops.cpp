@@ -14,7 +14,12 @@
 // along the innermost axis reads its second operand at `i - C`) and compared with one (the
 // concatenation's choice of operand, `i >= C`): over V consecutive iterations starting at
 // a multiple of V, the shifted index starts at a multiple of V too, and the comparison has
-// the same value in every lane, so it stays scalar, evaluated at the first.
+// the same value in every lane, so it stays scalar, evaluated at the first. A shift by a
+// value that is a multiple of V by its arithmetic (a thread's base in a tile of
+// gpu-tile-transposes, whose lanes' loops this pass takes too) is the same.
+//
+// V is 16 bytes of the widest element accessed along the variable, or the most lanes up
+// to that which divide the extent (rows of 12 f16 take 4; a tile's run of 2, 2).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +28,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -103,6 +109,8 @@ struct Analysis {
   /// The constants that must be multiples of the lanes: the shifts, the bounds compared
   /// with by `<` or `>=`; and those whose successor must be (the bounds of `<=`, `>`).
   SmallVector<int64_t> multiples, successorMultiples;
+  /// The shifts by values that must be multiples of the lanes (a thread's base in a tile).
+  SmallVector<Value> multipleValues;
   /// The values that depend on the variable: itself, the loads at it, and what is
   /// computed from them.
   DenseSet<Value> varying;
@@ -156,6 +164,12 @@ struct Analysis {
         std::optional<int64_t> constant;
         if (op.getNumOperands() == 2 && indices.contains(op.getOperand(0)))
           constant = getConstantIntValue(op.getOperand(1));
+        if (!constant && isa<arith::AddIOp>(op) && indices.contains(op.getOperand(0)) &&
+            !varying.contains(op.getOperand(1)) && !indices.contains(op.getOperand(1))) {
+          indices.insert(op.getResult(0));
+          multipleValues.push_back(op.getOperand(1));
+          continue;
+        }
         if (!constant)
           return false;
         if (isa<arith::AddIOp, arith::SubIOp>(op)) {
@@ -212,6 +226,19 @@ struct Analysis {
   }
 };
 
+/// Whether `value` is a multiple of `factor` by its arithmetic: a constant multiple, a
+/// product with a multiple, a sum or difference of multiples.
+bool isMultipleOf(Value value, int64_t factor) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return *constant % factor == 0;
+  Operation *def = value.getDefiningOp();
+  if (isa_and_nonnull<arith::MulIOp>(def))
+    return isMultipleOf(def->getOperand(0), factor) || isMultipleOf(def->getOperand(1), factor);
+  if (isa_and_nonnull<arith::AddIOp, arith::SubIOp>(def))
+    return isMultipleOf(def->getOperand(0), factor) && isMultipleOf(def->getOperand(1), factor);
+  return false;
+}
+
 /// The lanes each iteration of `nest`'s innermost loop should take, if the nest can be
 /// vectorized: its innermost loop runs from 0 in steps of 1 to a constant multiple of
 /// them; the innermost induction variable is used only as the last index of loads and
@@ -233,11 +260,15 @@ std::optional<int64_t> vectorLanes(scf::ParallelOp nest, DenseSet<Value> &indice
   // comparison.)
   if (analysis.contiguous.empty() || analysis.widest == 0)
     return std::nullopt;
+  // 16 bytes, or the most lanes up to that which divide the extent (a tile's run of 2).
   int64_t lanes = std::min(kMaxLanes, kVectorBytes / analysis.widest);
-  if (lanes < 2 || *upper % lanes != 0)
+  while (lanes > 1 && *upper % lanes != 0)
+    lanes /= 2;
+  if (lanes < 2)
     return std::nullopt;
   if (llvm::any_of(analysis.multiples, [&](int64_t c) { return c % lanes != 0; }) ||
-      llvm::any_of(analysis.successorMultiples, [&](int64_t c) { return (c + 1) % lanes != 0; }))
+      llvm::any_of(analysis.successorMultiples, [&](int64_t c) { return (c + 1) % lanes != 0; }) ||
+      llvm::any_of(analysis.multipleValues, [&](Value v) { return !isMultipleOf(v, lanes); }))
     return std::nullopt;
   indices = std::move(analysis.indices);
   for (Value buffer : analysis.contiguous)
@@ -354,7 +385,19 @@ struct GpuVectorizePointwiseLoops
   }
 
   void runOnOperation() override {
+    SmallVector<scf::ParallelOp> nests;
     for (scf::ParallelOp nest : kiln::topLevelNests(getOperation())) {
+      if (!nest->hasAttr(gpu::getMappingAttrName())) {
+        nests.push_back(nest);
+        continue;
+      }
+      // A nest of CTAs (gpu-tile-transposes): the loops of its threads' lanes.
+      nest.getBody()->walk([&](scf::ParallelOp inner) {
+        if (!inner->hasAttr(gpu::getMappingAttrName()))
+          nests.push_back(inner);
+      });
+    }
+    for (scf::ParallelOp nest : nests) {
       DenseSet<Value> indices;
       if (std::optional<int64_t> lanes = vectorLanes(nest, indices))
         vectorize(nest, *lanes, std::move(indices));

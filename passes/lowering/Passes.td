@@ -324,12 +324,17 @@ def GpuVectorizePointwiseLoops : Pass<"gpu-vectorize-pointwise-loops", "::mlir::
   let summary = "Give each iteration of a pointwise nest's innermost loop 16 bytes";
   let description = [{
     Runs on the GPU path's host function before gpu-map-loops, which gives each
-    iteration of a top-level scf.parallel a thread. A nest whose innermost loop runs from
-    0 in steps of 1 to a constant multiple of V, where V is 16 bytes of the widest element
-    it accesses along that loop (at most 8), has its innermost step made V when: the
+    iteration of a top-level scf.parallel a thread; the nests it takes are those, and the
+    loops of a thread's lanes in a nest of CTAs (gpu-tile-transposes: scf.parallel ops
+    without a mapping inside one mapped to block_x). A nest whose innermost loop runs from
+    0 in steps of 1 to a constant multiple of V, where V is the most lanes up to 16 bytes
+    of the widest element it accesses along that loop (at most 8) that divide the extent
+    (at least 2), has its innermost step made V when: the
     innermost induction variable is used only as the last index of loads and stores, none
     of whose other indices depend on it, shifted by constant multiples of V (addi, subi:
-    a concatenation's second operand read at `i - C`) to such an index, or compared with
+    a concatenation's second operand read at `i - C`) or by a value its arithmetic makes
+    a multiple of V (`i + b`, b a product with a multiple of V, or a sum of such: a
+    thread's base in a tile) to such an index, or compared with
     a constant where its value changes at a multiple of V (`i < C`, `i >= C` with C a
     multiple, `i <= C`, `i > C` with C + 1 one: the same in every lane of a vector, so it
     stays scalar); every store is such an access (a store of the
@@ -403,6 +408,43 @@ def GpuHoistAllocations : Pass<"gpu-hoist-allocations", "::mlir::func::FuncOp"> 
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def GpuTileTransposes : Pass<"gpu-tile-transposes", "::mlir::func::FuncOp"> {
+  let summary = "Stage a nest's transposed reads through shared-memory tiles";
+  let description = [{
+    Runs on the GPU path's host function before gpu-vectorize-pointwise-loops and
+    gpu-map-loops, which gives consecutive threads consecutive iterations of a top-level
+    scf.parallel's innermost variable j. A read whose contiguous axis follows another
+    variable k (a transpose) then strides from thread to thread. A nest from 0 in steps
+    of 1, with a store whose last index is `j + c` into a buffer of unit innermost
+    stride, and loads directly in its body whose last index is `k + c` (k not j; sums and
+    constant multiples of the variables are followed) into such a buffer, whose other
+    indices depend on j, and whose indices are computed without reading memory, is tiled
+    along the k that most of those loads share, when the extents of j and k are unknown
+    or at least 16.
+
+    A thread moves L elements at once: 4 bytes of the narrowest such read (2 for f16, 4
+    for 8-bit elements) where every one has the variable itself as its last index, rows
+    aligned to L elements (unit innermost stride, static offset and strides multiples of
+    L) and a constant extent along k that L divides; 1 otherwise. One CTA of 32 x 8
+    threads takes a tile of 32L x 32L iterations of (k, j) at a point of the other
+    variables. In a first phase, thread x reads elements k0 + Lx to k0 + Lx + L - 1 (one
+    vector) of rows j0 + y, j0 + y + 8, ... of each such load and writes them down a
+    column of its workgroup buffer (32L rows along j, each padded by L elements: an odd
+    number of 4-byte words; at most 48 KB in all); after a gpu.barrier, a second phase
+    runs the nest's body for rows k0 + y, k0 + y + 8, ..., thread x at j0 + Lx and the
+    next L - 1 (an scf.parallel of L lanes, the variable the lane plus the thread's base,
+    which gpu-vectorize-pointwise-loops makes one vector iteration), the loads replaced
+    by the tile's row. Both phases guard the iterations outside the nest where an extent
+    is not a multiple of the tile (phase 2 each lane by itself where L does not divide
+    the extent of j). The result is a nest of CTAs: an scf.parallel over the tiles mapped
+    to block_x (upstream's `mapping` attribute) whose body holds the workgroup allocas and
+    the two phases, each an scf.parallel mapped to thread_y and thread_x, which
+    gpu-map-loops launches.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
+}
+
 def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
   let summary = "Turn the compute of a bufferized host function into gpu.launch ops";
   let description = [{
@@ -424,6 +466,12 @@ def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
       (reductions as scf.for, inner scf.parallel, which becomes scf.for) run
       sequentially in the thread. Copies and linalg ops at the top level become such
       nests first (a copy is an elementwise kernel; no memref.copy stays on the host).
+    - A nest of CTAs (gpu-tile-transposes): a one-dimensional scf.parallel mapped to
+      block_x (upstream's `mapping` attribute) becomes a launch with one CTA per
+      iteration (grid y past 2^31-1, a guard of whole CTAs for the tail), its block the
+      shape of the scf.parallel loops in its body mapped to thread_x/y/z (all the same
+      shape, constant extents from 0 in steps of 1; each becomes its body at the
+      thread's ids), its static workgroup allocas the launch's workgroup attributions.
     - Every other maximal run of consecutive compute ops (top-level scf.for, scf.if,
       loads and stores, loops with dynamic bounds) becomes one single-thread launch, in
       order: correct first, kernel templates make the hot paths fast.

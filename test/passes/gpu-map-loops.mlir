@@ -413,3 +413,89 @@ func.func @host_fill(%x: memref<1024xf32>, %y: memref<1024xf32>) {
   memref.copy %b, %y : memref<1024xf32> to memref<1024xf32>
   return
 }
+
+// -----
+
+// A nest of CTAs (gpu-tile-transposes' form, written by hand): 100 CTAs of 16 x 4
+// threads, each phase its body at the thread's ids, the workgroup alloca the launch's
+// shared memory. 100 CTAs fit on grid x: no guard.
+// CHECK-LABEL: func.func @ctas
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %c100{{.*}}, {{.*}} = %c1{{.*}}, {{.*}}) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in ({{.*}} = %c16{{.*}}, {{.*}} = %c4{{.*}}, {{.*}} = %c1{{.*}}) {{.*}} workgroup(%[[SHARED:.*]] : memref<4x16xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT: scf.if
+// CHECK:   %[[V:.*]] = memref.load %arg0[%{{.*}}, %[[TY]], %[[TX]]]
+// CHECK:   memref.store %[[V]], %[[SHARED]][%[[TY]], %[[TX]]]
+// CHECK:   gpu.barrier
+// CHECK:   %[[W:.*]] = memref.load %[[SHARED]][%[[TY]], %[[TX]]]
+// CHECK:   memref.store %[[W]], %arg1[%{{.*}}, %[[TY]], %[[TX]]]
+// CHECK-NOT: scf.parallel
+func.func @ctas(%in: memref<100x4x16xf32>, %out: memref<100x4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c100 = arith.constant 100 : index
+  scf.parallel (%cta) = (%c0) to (%c100) step (%c1) {
+    %tile = memref.alloca() : memref<4x16xf32, #gpu.address_space<workgroup>>
+    scf.parallel (%y, %x) = (%c0, %c0) to (%c4, %c16) step (%c1, %c1) {
+      %v = memref.load %in[%cta, %y, %x] : memref<100x4x16xf32>
+      memref.store %v, %tile[%y, %x] : memref<4x16xf32, #gpu.address_space<workgroup>>
+      scf.reduce
+    } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>,
+                  #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+    gpu.barrier
+    scf.parallel (%y, %x) = (%c0, %c0) to (%c4, %c16) step (%c1, %c1) {
+      %v = memref.load %tile[%y, %x] : memref<4x16xf32, #gpu.address_space<workgroup>>
+      memref.store %v, %out[%cta, %y, %x] : memref<100x4x16xf32>
+      scf.reduce
+    } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>,
+                  #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}
+
+// -----
+
+// The phases of a CTA must agree on its shape (one launch, one block).
+func.func @ctas_of_two_shapes(%out: memref<100x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%cta) = (%c0) to (%c100) step (%c1) {
+    scf.parallel (%x) = (%c0) to (%c64) step (%c1) {
+      memref.store %zero, %out[%cta, %x] : memref<100x64xf32>
+      scf.reduce
+    } {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+    gpu.barrier
+    // expected-error @below {{the thread loops of a CTA differ in shape}}
+    scf.parallel (%x) = (%c0) to (%c32) step (%c1) {
+      memref.store %zero, %out[%cta, %x] : memref<100x64xf32>
+      scf.reduce
+    } {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}
+
+// -----
+
+// A loop in a CTA that is not mapped to threads has no thread to run it.
+func.func @ctas_unmapped(%out: memref<100x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%cta) = (%c0) to (%c100) step (%c1) {
+    // expected-error @below {{a loop in a CTA must be mapped to threads}}
+    scf.parallel (%x) = (%c0) to (%c64) step (%c1) {
+      memref.store %zero, %out[%cta, %x] : memref<100x64xf32>
+      scf.reduce
+    }
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}

@@ -132,6 +132,71 @@ func.func @concat_inner(%a: memref<4096x4096xf16>, %b: memref<4096x4096xf16>, %y
 
 // -----
 
+// Fewer lanes where 8 do not divide the extent: rows of 12 f16 take vectors of 4 (8
+// bytes), the most that divide 12.
+// CHECK-LABEL: func.func @four_lanes
+// CHECK: scf.parallel {{.*}} step (%c1, %c4)
+// CHECK:   vector.load %arg0[{{.*}}] {alignment = 8 : i64} : memref<64x12xf16>, vector<4xf16>
+// CHECK:   vector.store {{.*}} {alignment = 8 : i64} : memref<64x12xf16>, vector<4xf16>
+func.func @four_lanes(%x: memref<64x12xf16>, %y: memref<64x12xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c12 = arith.constant 12 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c12) step (%c1, %c1) {
+    %0 = memref.load %x[%i, %j] : memref<64x12xf16>
+    %1 = math.absf %0 : f16
+    memref.store %1, %y[%i, %j] : memref<64x12xf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A thread's run of 2 lanes in a CTA (gpu-tile-transposes' phase 2): the variable shifted
+// by a value its arithmetic makes a multiple of 2 (a thread's base, 2 x), the row of a
+// workgroup tile read as a vector of 2 and stored as one.
+// CHECK-LABEL: func.func @lanes_in_cta
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c2) step (%c2{{.*}})
+// CHECK:   vector.load %{{.*}} {alignment = 4 : i64} : memref<8x66xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK:   vector.store %{{.*}}, %arg1[{{.*}}] {alignment = 4 : i64} : memref<100x64xf16>, vector<2xf16>
+// The same shift by a value not known to be even: left scalar.
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c2) step (%c1)
+// CHECK-NOT: vector.store
+// CHECK: return
+func.func @lanes_in_cta(%in: memref<100x64xf16>, %out: memref<100x64xf16>, %base: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %c100 = arith.constant 100 : index
+  scf.parallel (%cta) = (%c0) to (%c100) step (%c1) {
+    %tile = memref.alloca() : memref<8x66xf16, #gpu.address_space<workgroup>>
+    scf.parallel (%x) = (%c0) to (%c32) step (%c1) {
+      %x2 = arith.muli %x, %c2 : index
+      scf.parallel (%lane) = (%c0) to (%c2) step (%c1) {
+        %j = arith.addi %lane, %x2 : index
+        %v = memref.load %tile[%c0, %j] : memref<8x66xf16, #gpu.address_space<workgroup>>
+        memref.store %v, %out[%cta, %j] : memref<100x64xf16>
+        scf.reduce
+      }
+      %other = arith.addi %x, %base : index
+      scf.parallel (%lane) = (%c0) to (%c2) step (%c1) {
+        %j = arith.addi %lane, %other : index
+        %v = memref.load %tile[%c0, %j] : memref<8x66xf16, #gpu.address_space<workgroup>>
+        memref.store %v, %out[%cta, %j] : memref<100x64xf16>
+        scf.reduce
+      }
+      scf.reduce
+    } {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+    scf.reduce
+  } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+  return
+}
+
+// -----
+
 // Left as they are: a choice along the innermost axis at 12, no multiple of the 8 lanes
 // (a vector would straddle it); one on an equality (true in one lane only); a shifted
 // variable used as a value.

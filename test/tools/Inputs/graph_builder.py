@@ -34,16 +34,19 @@ class GraphBuilder:
             {**inputs, **{key: value.astype(np.float32) for key, value in outputs.items()}},
             opset)
 
-    def write_typed(self, folder, name, inputs, outputs, opset=17):
+    def write_typed(self, folder, name, inputs, outputs, opset=17, input_dims=None):
         """Writes the graph as folder/NAME.onnxtxt, its inputs and outputs typed as the
-        arrays are (outputs: {key: (array, dims)}, dims naming run-time extents), and each
-        array as folder/NAME/KEY.npy as it is."""
+        arrays are (outputs: {key: (array, dims)}, dims naming run-time extents; an
+        input's dims from input_dims where it names it), and each array as
+        folder/NAME/KEY.npy as it is."""
         def value_info(key, array, dims):
             element = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[array.dtype]
             return helper.make_tensor_value_info(key, element, dims)
+        input_dims = input_dims or {}
         self._save(
             folder, name,
-            [value_info(key, array, list(array.shape)) for key, array in inputs.items()],
+            [value_info(key, array, input_dims.get(key, list(array.shape)))
+             for key, array in inputs.items()],
             [value_info(key, array, dims) for key, (array, dims) in outputs.items()],
             {**inputs, **{key: array for key, (array, _) in outputs.items()}}, opset)
 
