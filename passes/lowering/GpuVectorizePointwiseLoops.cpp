@@ -21,6 +21,12 @@
 // V is 16 bytes of the widest element accessed along the variable, or the most lanes up
 // to that which divide the extent (rows of 12 f16 take 4; a tile's run of 2, 2).
 //
+// Gathers: a load at positions computed from the variable (a nearest Resize reads
+// in[.., f(w)], a GridSample its 4 taps) is one scalar load a lane, at the lane's indices,
+// gathered into a vector; the variable used as a value is the vector of the lanes'
+// values. The stores still take V elements at once, and the position arithmetic is the
+// same ops on vectors (the thread computes V of them, where V threads computed one each).
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/lowering/Passes.h"
@@ -50,6 +56,9 @@ namespace {
 constexpr int64_t kVectorBytes = 16;
 /// At most this many lanes (i8 buffers take 8-byte vectors, not 16 lanes of arithmetic).
 constexpr int64_t kMaxLanes = 8;
+/// At most this many lanes times the ops each lane computes for itself in a nest that
+/// gathers (Analysis::laneWork).
+constexpr int64_t kMaxGatherWork = 160;
 
 /// The buffer and indices of a load or store (null for other ops).
 std::pair<Value, ValueRange> accessOf(Operation *op) {
@@ -79,15 +88,28 @@ bool alignedRows(Value buffer, int64_t lanes) {
   return true;
 }
 
+/// Whether consecutive elements along dimension `d` of `buffer` lie within a 32-byte
+/// sector of each other (a static stride below 32 bytes: the pairs of a sampling
+/// grid's [.., 2] rows), so that lanes reading along it share sectors.
+bool withinSector(Value buffer, int64_t d) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(strides[d]) ||
+      !type.getElementType().isIntOrFloat())
+    return false;
+  return strides[d] * llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8) < 32;
+}
+
 /// Whether `op` may work on vectors lane by lane: the elementwise arithmetic of the arith
 /// and math dialects (which the device lowering takes as vectors: LLVM vector
-/// arithmetic, libdevice calls one lane at a time).
+/// arithmetic, libdevice calls one lane at a time), index arithmetic included (a gathered
+/// element's position computed from the variable).
 bool isLanewise(Operation *op) {
   return op->getNumRegions() == 0 && op->hasTrait<OpTrait::Elementwise>() &&
          op->hasTrait<OpTrait::Vectorizable>() &&
          isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
-         llvm::all_of(op->getResultTypes(),
-                      [](Type type) { return type.isIntOrIndexOrFloat() && !type.isIndex(); });
+         llvm::all_of(op->getResultTypes(), [](Type type) { return type.isIntOrIndexOrFloat(); });
 }
 
 /// Whether `op` chooses between regions on values that do not vary along the innermost
@@ -111,6 +133,11 @@ struct Analysis {
   SmallVector<int64_t> multiples, successorMultiples;
   /// The shifts by values that must be multiples of the lanes (a thread's base in a tile).
   SmallVector<Value> multipleValues;
+  /// Whether the nest gathers (loads at positions computed from the variable), and the
+  /// ops each lane computes for itself: with gathers, what a thread of V lanes keeps in
+  /// registers grows with their product.
+  bool gathers = false;
+  int64_t laneWork = 0;
   /// The values that depend on the variable: itself, the loads at it, and what is
   /// computed from them.
   DenseSet<Value> varying;
@@ -138,10 +165,26 @@ struct Analysis {
         if (nest->isAncestor(buffer.getParentBlock()->getParentOp()))
           return false;
         bool last = !accessIndices.empty() && indices.contains(accessIndices.back());
-        if (llvm::any_of(last ? accessIndices.drop_back() : accessIndices, [&](Value index) {
-              return varying.contains(index) || indices.contains(index);
-            }))
+        ValueRange others = last ? accessIndices.drop_back() : accessIndices;
+        // Strided along the variable by more than a sector: a transpose, which
+        // gpu-tile-transposes stages through shared memory.
+        bool strided = false;
+        for (auto [d, index] : llvm::enumerate(others))
+          strided |= indices.contains(index) && !withinSector(buffer, d);
+        if (strided)
           return false;
+        if (llvm::any_of(others, [&](Value index) {
+              return varying.contains(index) || indices.contains(index);
+            })) {
+          // A load at positions computed from the variable: one scalar load a lane (a
+          // gather).
+          if (!isa<memref::LoadOp>(op))
+            return false;
+          varying.insert(op.getResult(0));
+          gathers = true;
+          ++laneWork;
+          continue;
+        }
         // (A store of the same element in every iteration is no pointwise op; one in a
         // choice's region would be made by some lanes only; the variable is no value.)
         if (auto store = dyn_cast<memref::StoreOp>(op);
@@ -160,7 +203,7 @@ struct Analysis {
         continue;
       }
       if (usesIndex(op)) {
-        // A shift of the variable, or its comparison with a constant; nothing else.
+        // A shift of the variable, its comparison with a constant, or it as a value.
         std::optional<int64_t> constant;
         if (op.getNumOperands() == 2 && indices.contains(op.getOperand(0)))
           constant = getConstantIntValue(op.getOperand(1));
@@ -170,16 +213,22 @@ struct Analysis {
           multipleValues.push_back(op.getOperand(1));
           continue;
         }
-        if (!constant)
-          return false;
-        if (isa<arith::AddIOp, arith::SubIOp>(op)) {
+        auto compare = dyn_cast<arith::CmpIOp>(op);
+        if (constant && isa<arith::AddIOp, arith::SubIOp>(op)) {
           indices.insert(op.getResult(0));
           multiples.push_back(*constant);
           continue;
         }
-        auto compare = dyn_cast<arith::CmpIOp>(op);
-        if (!compare || !isOrdering(compare.getPredicate()))
-          return false;
+        if (!constant || !compare || !isOrdering(compare.getPredicate())) {
+          // The variable as a value (a gathered element's position computed from it):
+          // the vector of the lanes' variables.
+          if (!isLanewise(&op))
+            return false;
+          for (Value result : op.getResults())
+            varying.insert(result);
+          ++laneWork;
+          continue;
+        }
         // i < C and i >= C change value at C; i <= C and i > C at C + 1.
         switch (compare.getPredicate()) {
         case arith::CmpIPredicate::slt:
@@ -221,6 +270,7 @@ struct Analysis {
         return false;
       for (Value result : op.getResults())
         varying.insert(result);
+      ++laneWork;
     }
     return true;
   }
@@ -264,6 +314,11 @@ std::optional<int64_t> vectorLanes(scf::ParallelOp nest, DenseSet<Value> &indice
   int64_t lanes = std::min(kMaxLanes, kVectorBytes / analysis.widest);
   while (lanes > 1 && *upper % lanes != 0)
     lanes /= 2;
+  // A nest that gathers computes each lane's positions in registers: GridSample's 60-odd
+  // ops a lane took 180 registers at 8 lanes (a CTA an SM, slower than one thread an
+  // element), 78 at 4.
+  while (lanes > 2 && analysis.gathers && lanes * analysis.laneWork > kMaxGatherWork)
+    lanes /= 2;
   if (lanes < 2)
     return std::nullopt;
   if (llvm::any_of(analysis.multiples, [&](int64_t c) { return c % lanes != 0; }) ||
@@ -289,11 +344,38 @@ struct Vectorizer {
 
   VectorType vectorType(Type scalar) const { return VectorType::get({lanes}, scalar); }
 
-  /// The vector of `value`: its vectorized form, or the scalar splat.
+  /// The vector of `value`: its vectorized form; for the variable or a shift of it, the
+  /// lanes' values (the first plus 0, 1, ...); else the scalar splat.
   Value vectorOf(OpBuilder &b, Location loc, Value value) {
     if (Value vector = vectors.lookup(value))
       return vector;
-    return vector::BroadcastOp::create(b, loc, vectorType(value.getType()), value);
+    Value splat = vector::BroadcastOp::create(b, loc, vectorType(value.getType()), value);
+    if (!indices.contains(value))
+      return splat;
+    SmallVector<int64_t> offsets = llvm::to_vector(llvm::seq<int64_t>(0, lanes));
+    Value step = arith::ConstantOp::create(b, loc, b.getIndexVectorAttr(offsets));
+    return arith::AddIOp::create(b, loc, splat, step);
+  }
+
+  /// A load at positions that vary otherwise than along the variable: a scalar load a
+  /// lane, at the lane's indices, gathered into a vector.
+  void gather(OpBuilder &b, Location loc, memref::LoadOp load) {
+    SmallVector<Value> lanes;
+    for (int64_t lane = 0; lane < this->lanes; ++lane) {
+      SmallVector<Value> laneIndices;
+      for (Value index : load.getIndices()) {
+        if (Value vector = vectors.lookup(index))
+          index = vector::ExtractOp::create(b, loc, vector, lane);
+        else if (indices.contains(index) && lane != 0)
+          index =
+              arith::AddIOp::create(b, loc, index, arith::ConstantIndexOp::create(b, loc, lane));
+        laneIndices.push_back(index);
+      }
+      lanes.push_back(memref::LoadOp::create(b, loc, load.getMemRef(), laneIndices));
+    }
+    vectors[load.getResult()] =
+        vector::FromElementsOp::create(b, loc, vectorType(load.getType()), lanes);
+    replaced.push_back(load);
   }
 
   bool varies(Operation &op) const {
@@ -306,6 +388,13 @@ struct Vectorizer {
       Location loc = op.getLoc();
       auto [buffer, indices] = accessOf(&op);
       bool last = buffer && this->indices.contains(indices.back());
+      bool scattered = buffer && llvm::any_of(last ? indices.drop_back() : indices, [&](Value v) {
+                         return vectors.contains(v) || this->indices.contains(v);
+                       });
+      if (auto load = dyn_cast<memref::LoadOp>(op); load && scattered) {
+        gather(b, loc, load);
+        continue;
+      }
       if (auto load = dyn_cast<memref::LoadOp>(op); load && last) {
         Type element = load.getType();
         auto vector = vector::LoadOp::create(b, loc, vectorType(element), load.getMemRef(),
@@ -347,7 +436,17 @@ struct Vectorizer {
         }
         continue;
       }
-      if (!varies(op))
+      // The variable's shifts and its comparisons with constants stay scalar (the first
+      // lane's); any other use takes it as a value, the vector of the lanes' variables.
+      auto compare = dyn_cast<arith::CmpIOp>(op);
+      bool shiftOrBoundary =
+          llvm::all_of(op.getResults(), [&](Value v) { return this->indices.contains(v); }) ||
+          (compare && isOrdering(compare.getPredicate()) && getConstantIntValue(compare.getRhs()) &&
+           this->indices.contains(compare.getLhs()));
+      bool usesVariable = !shiftOrBoundary && llvm::any_of(op.getOperands(), [&](Value v) {
+        return this->indices.contains(v);
+      });
+      if (!varies(op) && !usesVariable)
         continue;
       // Lanewise arithmetic: the same op (its attributes kept) on vectors, scalar operands
       // splat.

@@ -329,27 +329,32 @@ def GpuVectorizePointwiseLoops : Pass<"gpu-vectorize-pointwise-loops", "::mlir::
     without a mapping inside one mapped to block_x). A nest whose innermost loop runs from
     0 in steps of 1 to a constant multiple of V, where V is the most lanes up to 16 bytes
     of the widest element it accesses along that loop (at most 8) that divide the extent
-    (at least 2), has its innermost step made V when: the
-    innermost induction variable is used only as the last index of loads and stores, none
-    of whose other indices depend on it, shifted by constant multiples of V (addi, subi:
-    a concatenation's second operand read at `i - C`) or by a value its arithmetic makes
-    a multiple of V (`i + b`, b a product with a multiple of V, or a sum of such: a
-    thread's base in a tile) to such an index, or compared with
-    a constant where its value changes at a multiple of V (`i < C`, `i >= C` with C a
-    multiple, `i <= C`, `i > C` with C + 1 one: the same in every lane of a vector, so it
-    stays scalar); every store is such an access (a store of the
-    same element in every iteration is not pointwise); each buffer accessed so has a unit
-    innermost stride and a static offset and other strides that are multiples of V (its
-    rows start 16-byte aligned, the engine aligning buffers to 256 bytes); and the body
-    is otherwise loads that do not depend on the variable (broadcast operands),
+    (at least 2), has its innermost step made V when: the innermost induction variable
+    is used as the last index of loads and stores, shifted by constant multiples of V
+    (addi, subi: a concatenation's second operand read at `i - C`) or by a value its
+    arithmetic makes a multiple of V (`i + b`, b a product with a multiple of V, or a sum
+    of such: a thread's base in a tile) to such an index, compared with a constant where
+    its value changes at a multiple of V (`i < C`, `i >= C` with C a multiple, `i <= C`,
+    `i > C` with C + 1 one: the same in every lane of a vector, so it stays scalar), as a
+    value of elementwise arith and math ops (index arithmetic included), or as another
+    index of a load into a dimension whose static stride is below 32 bytes (a sampling
+    grid's [.., 2] rows; a larger stride is a transpose, left to gpu-tile-transposes);
+    every store is an access along it with no other index depending on it (a store of the
+    same element in every iteration is not pointwise); each buffer accessed along it has
+    a unit innermost stride and a static offset and other strides that are multiples of V
+    (its rows start 16-byte aligned, the engine aligning buffers to 256 bytes); and the
+    body is otherwise loads (whose indices may depend on it: gathers),
     memory-effect-free ops that do not depend on it, elementwise arith and math ops, and
     scf.if / scf.index_switch on values that do not depend on it (a concatenation's
     choice of operand) whose regions hold the same, without stores.
-    Those accesses become vector.load and vector.store of V elements, the loads
-    independent of the variable stay scalar and are splat where a vector op uses them,
-    and the arithmetic on the varying values is cloned on vectors of V (a choice keeps its
-    op, with vector results and its regions vectorized). Each thread then
-    does V of the original iterations with 16-byte accesses, computing the same values.
+    The accesses along the variable become vector.load and vector.store of V elements,
+    the loads independent of it stay scalar and are splat where a vector op uses them, a
+    load at positions that depend on it otherwise becomes one scalar load a lane (at the
+    lane's indices) gathered into a vector, the variable used as a value becomes the
+    vector of the lanes' values (its splat plus 0, 1, ...), and the arithmetic on the
+    varying values is cloned on vectors of V (a choice keeps its op, with vector results
+    and its regions vectorized). Each thread then does V of the original iterations,
+    its stores 16 bytes wide, computing the same values.
   }];
   // (The vector dialect is loaded by the pass itself: its header stays out of Passes.h.)
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",

@@ -197,13 +197,120 @@ func.func @lanes_in_cta(%in: memref<100x64xf16>, %out: memref<100x64xf16>, %base
 
 // -----
 
+// Gathers: a nearest 2x upsampling along the innermost axis reads in[i, j / 2], a
+// position computed from the variable. The stores along j take vectors of 8; the
+// position is the same arithmetic on the vector of the lanes' variables (j + 0, ..., j +
+// 7), and the read one scalar load a lane, gathered into a vector.
+// CHECK-LABEL: func.func @gather
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = {{.*}} step (%c1, %c8)
+// CHECK:   %[[SPLAT:.*]] = vector.broadcast %[[J]] : index to vector<8xindex>
+// CHECK:   %[[STEP:.*]] = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xindex>
+// CHECK:   %[[LANES:.*]] = arith.addi %[[SPLAT]], %[[STEP]] : vector<8xindex>
+// CHECK:   %[[HALF:.*]] = arith.divui %[[LANES]], %{{.*}} : vector<8xindex>
+// CHECK:   %[[P0:.*]] = vector.extract %[[HALF]][0] : index from vector<8xindex>
+// CHECK:   %[[X0:.*]] = memref.load %arg0[%[[I]], %[[P0]]] : memref<16x32xf16>
+// CHECK-COUNT-7: memref.load %arg0
+// CHECK:   %[[X:.*]] = vector.from_elements %[[X0]], {{.*}} : vector<8xf16>
+// CHECK:   vector.store %[[X]], %arg1[%[[I]], %[[J]]] {alignment = 16 : i64} : memref<16x64xf16>, vector<8xf16>
+// In the PTX, 4 loads (lanes 2m and 2m + 1 read the same element) and one 16-byte store.
+// PTX-LABEL: .visible .entry gather_k0
+// PTX-COUNT-4: ld.global.b16
+// PTX-NOT: ld.global
+// PTX: st.global.v4.b32
+func.func @gather(%in: memref<16x32xf16>, %out: memref<16x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c64) step (%c1, %c1) {
+    %h = arith.divui %j, %c2 : index
+    %v = memref.load %in[%i, %h] : memref<16x32xf16>
+    memref.store %v, %out[%i, %j] : memref<16x64xf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A nest that gathers keeps each lane's positions and values in registers: lanes times
+// the ops a lane computes for itself stay within 160 (GridSample's 60-odd ops a lane took
+// 180 registers at 8 lanes). The gather, its position and 20 products a lane: 22 ops, 4
+// lanes instead of 8.
+// CHECK-LABEL: func.func @gather_work
+// CHECK: scf.parallel {{.*}} step (%c1, %c4)
+// CHECK:   vector.store %{{.*}}, %arg1[{{.*}}] {alignment = 8 : i64} : memref<16x64xf16>, vector<4xf16>
+func.func @gather_work(%in: memref<16x32xf16>, %out: memref<16x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c64) step (%c1, %c1) {
+    %h = arith.divui %j, %c2 : index
+    %m0 = memref.load %in[%i, %h] : memref<16x32xf16>
+    %m1 = arith.mulf %m0, %m0 : f16
+    %m2 = arith.mulf %m1, %m1 : f16
+    %m3 = arith.mulf %m2, %m2 : f16
+    %m4 = arith.mulf %m3, %m3 : f16
+    %m5 = arith.mulf %m4, %m4 : f16
+    %m6 = arith.mulf %m5, %m5 : f16
+    %m7 = arith.mulf %m6, %m6 : f16
+    %m8 = arith.mulf %m7, %m7 : f16
+    %m9 = arith.mulf %m8, %m8 : f16
+    %m10 = arith.mulf %m9, %m9 : f16
+    %m11 = arith.mulf %m10, %m10 : f16
+    %m12 = arith.mulf %m11, %m11 : f16
+    %m13 = arith.mulf %m12, %m12 : f16
+    %m14 = arith.mulf %m13, %m13 : f16
+    %m15 = arith.mulf %m14, %m14 : f16
+    %m16 = arith.mulf %m15, %m15 : f16
+    %m17 = arith.mulf %m16, %m16 : f16
+    %m18 = arith.mulf %m17, %m17 : f16
+    %m19 = arith.mulf %m18, %m18 : f16
+    %m20 = arith.mulf %m19, %m19 : f16
+    memref.store %m20, %out[%i, %j] : memref<16x64xf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A shifted variable as a value (an iota): the vector of the lanes' values, j + 16 + 0,
+// ..., j + 16 + 3 (4 lanes of i32).
+// CHECK-LABEL: func.func @iota
+// CHECK: scf.parallel (%{{.*}}, %[[J:.*]]) = {{.*}} step (%c1, %c4)
+// CHECK:   %[[K:.*]] = arith.addi %[[J]], %c16 : index
+// CHECK:   %[[SPLAT:.*]] = vector.broadcast %[[K]] : index to vector<4xindex>
+// CHECK:   %[[STEP:.*]] = arith.constant dense<[0, 1, 2, 3]> : vector<4xindex>
+// CHECK:   %[[LANES:.*]] = arith.addi %[[SPLAT]], %[[STEP]] : vector<4xindex>
+// CHECK:   %[[N:.*]] = arith.index_cast %[[LANES]] : vector<4xindex> to vector<4xi32>
+// CHECK:   vector.store %[[N]], %arg0[%{{.*}}, %[[J]]] {alignment = 16 : i64} : memref<8x32xi32>, vector<4xi32>
+func.func @iota(%z: memref<8x32xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
+    %k = arith.addi %j, %c16 : index
+    %n = arith.index_cast %k : index to i32
+    memref.store %n, %z[%i, %j] : memref<8x32xi32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Left as they are: a choice along the innermost axis at 12, no multiple of the 8 lanes
-// (a vector would straddle it); one on an equality (true in one lane only); a shifted
-// variable used as a value.
+// (a vector would straddle it); one on an equality (true in one lane only).
 // CHECK-LABEL: func.func @concat_left_alone
 // CHECK-NOT: vector.
 // CHECK: return
-func.func @concat_left_alone(%a: memref<8x16xf16>, %b: memref<8x32xf16>, %y: memref<8x32xf16>, %z: memref<8x32xi32>) {
+func.func @concat_left_alone(%a: memref<8x16xf16>, %b: memref<8x32xf16>, %y: memref<8x32xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
@@ -235,12 +342,6 @@ func.func @concat_left_alone(%a: memref<8x16xf16>, %b: memref<8x32xf16>, %y: mem
     memref.store %v, %y[%i, %j] : memref<8x32xf16>
     scf.reduce
   }
-  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
-    %k = arith.addi %j, %c16 : index
-    %n = arith.index_cast %k : index to i32
-    memref.store %n, %z[%i, %j] : memref<8x32xi32>
-    scf.reduce
-  }
   return
 }
 
@@ -248,7 +349,7 @@ func.func @concat_left_alone(%a: memref<8x16xf16>, %b: memref<8x32xf16>, %y: mem
 
 // Left as they are: an innermost extent that is no multiple of the lanes (3 channels); a
 // transpose (the innermost variable indexes a load's middle dimension); a store that
-// every iteration makes to the same element; an index computed from the variable; a
+// every iteration makes to the same element; a
 // strided view whose rows are not 16-byte aligned (a stride of 33); a reduction nested
 // in the body (a pool, one thread a channel: an scf.for is no choice); a buffer of i1 (a byte an element, where a
 // vector of i1 is packed bits).
@@ -279,12 +380,6 @@ func.func @left_alone(%a: memref<8x16x3xf16>, %b: memref<8x16x3xf16>, %t: memref
   scf.parallel (%i, %k) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
     %0 = memref.load %z[%i, %k] : memref<8x32xf16>
     memref.store %0, %v[%i] : memref<8xf16>
-    scf.reduce
-  }
-  scf.parallel (%i, %k) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
-    %twice = arith.muli %k, %c2 : index
-    %0 = memref.load %w[%i, %twice] : memref<8x64xf16>
-    memref.store %0, %z[%i, %k] : memref<8x32xf16>
     scf.reduce
   }
   %odd = memref.reinterpret_cast %w to offset: [0], sizes: [8, 32], strides: [33, 1] : memref<8x64xf16> to memref<8x32xf16, strided<[33, 1]>>

@@ -3,9 +3,10 @@
 // Resize, GridSample and RoiAlign are gathers: one `linalg.generic` over the result whose
 // body computes source coordinates from `linalg.index` and reads the input with
 // `tensor.extract`. Coordinates and interpolation weights are computed in f64, as ONNX's
-// reference does, so rounding at half-way points matches it. Resize is separable: each
-// resized axis is one generic, so linear and cubic read 2 and 4 elements per output element
-// instead of 2^k and 4^k. NonMaxSuppression is a sequential scf algorithm whose result has
+// reference does, so rounding at half-way points matches it. Linear and cubic Resize are
+// separable: each resized axis is one generic, so they read 2 and 4 elements per output
+// element instead of 2^k and 4^k; nearest reads one element whatever the axes, so it is
+// one generic over all of them. NonMaxSuppression is a sequential scf algorithm whose result has
 // a run-time extent.
 //
 //===----------------------------------------------------------------------===//
@@ -127,6 +128,99 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
     return select(gt(scaledLength, c(1)), many, single);
   }
 
+  /// One resized axis: its output extent (static or not) and size, and the parameters of
+  /// its coordinate transformation.
+  struct ResizedAxis {
+    int64_t axis, resultExtent;
+    OpFoldResult outSize;
+    Value scale, roiStart, roiEnd;
+  };
+
+  /// The source coordinate of output index `index` along `resized` (an axis of `inSize`
+  /// elements becoming `outLength`), kept where index arithmetic is exact.
+  static Value clampedCoordinate(OpBuilder &b, Location loc, graph::ResizeOp op,
+                                 const ResizedAxis &resized, Value index, Value inLength,
+                                 Value outLength) {
+    auto c = [&](double v) { return createF64Constant(b, loc, v); };
+    Value x =
+        sourceCoordinate(b, loc, op.getCoordinateTransformationMode(), toF64(b, loc, index),
+                         resized.scale, inLength, outLength, resized.roiStart, resized.roiEnd);
+    // Keep far-away coordinates (tf_crop_and_resize) in a range where index arithmetic
+    // is exact; such elements take the extrapolation value anyway.
+    // (maxnumf, minnumf: the coordinate is no NaN, and NaN-propagating ones cost a test
+    // and a select each on the GPU.)
+    x = arith::MaxNumFOp::create(b, loc, x, c(-8));
+    return arith::MinNumFOp::create(b, loc, x, arith::AddFOp::create(b, loc, inLength, c(8)));
+  }
+
+  /// The index nearest to coordinate `x` by `op`'s nearest mode (not yet clamped).
+  static Value nearestIndex(OpBuilder &b, Location loc, graph::ResizeOp op, Value x) {
+    auto c = [&](double v) { return createF64Constant(b, loc, v); };
+    StringRef nearestMode = op.getNearestMode();
+    Value rounded;
+    if (nearestMode == "round_prefer_ceil")
+      rounded = math::FloorOp::create(b, loc, arith::AddFOp::create(b, loc, x, c(0.5)));
+    else if (nearestMode == "floor")
+      rounded = math::FloorOp::create(b, loc, x);
+    else if (nearestMode == "ceil")
+      rounded = math::CeilOp::create(b, loc, x);
+    else // round_prefer_floor
+      rounded = math::CeilOp::create(b, loc, arith::SubFOp::create(b, loc, x, c(0.5)));
+    return f64ToIndex(b, loc, rounded);
+  }
+
+  /// Whether coordinate `x` lies outside an axis of `inLength` elements
+  /// (tf_crop_and_resize's extrapolation).
+  static Value outside(OpBuilder &b, Location loc, Value x, Value inLength) {
+    auto c = [&](double v) { return createF64Constant(b, loc, v); };
+    return arith::OrIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, c(0)),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                              arith::SubFOp::create(b, loc, inLength, c(1))));
+  }
+
+  /// Nearest resizing of every axis in `axes` at once: each output element reads the one
+  /// input element at its axes' nearest indices (what resizing one axis after another
+  /// computes, without writing and reading the partly resized tensors).
+  Value resampleNearest(OpBuilder &b, Location loc, graph::ResizeOp op, Value source,
+                        ArrayRef<ResizedAxis> axes) const {
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    SmallVector<int64_t> shape(sourceType.getShape());
+    SmallVector<OpFoldResult> sizes = getSizes(b, loc, source);
+    SmallVector<Value> inSizes, inLengths, outLengths;
+    for (const ResizedAxis &resized : axes) {
+      Value inSize = toIndexValue(b, loc, sizes[resized.axis]);
+      inSizes.push_back(inSize);
+      inLengths.push_back(toF64(b, loc, inSize));
+      outLengths.push_back(toF64(b, loc, toIndexValue(b, loc, resized.outSize)));
+      shape[resized.axis] = resized.resultExtent;
+      sizes[resized.axis] = resized.outSize;
+    }
+    auto type = RankedTensorType::get(shape, sourceType.getElementType());
+    bool crop = op.getCoordinateTransformationMode() == "tf_crop_and_resize";
+    return createIndexedGeneric(
+        b, loc, type, sizes, [&](OpBuilder &nb, Location nl, ValueRange idx) {
+          SmallVector<Value> indices(idx);
+          Value anyOutside;
+          for (auto [n, resized] : llvm::enumerate(axes)) {
+            Value x = clampedCoordinate(nb, nl, op, resized, idx[resized.axis], inLengths[n],
+                                        outLengths[n]);
+            indices[resized.axis] = clampIndex(nb, nl, nearestIndex(nb, nl, op, x), inSizes[n]);
+            if (crop) {
+              Value out = outside(nb, nl, x, inLengths[n]);
+              anyOutside = anyOutside ? arith::OrIOp::create(nb, nl, anyOutside, out) : out;
+            }
+          }
+          Value result = tensor::ExtractOp::create(nb, nl, source, indices);
+          if (anyOutside) {
+            Value fill = createScalarConstant(nb, nl, type.getElementType(),
+                                              op.getExtrapolationValue().convertToDouble());
+            result = arith::SelectOp::create(nb, nl, anyOutside, fill, result);
+          }
+          return result;
+        });
+  }
+
   /// Resamples `source` along `axis` to `outSize` elements.
   Value resampleAxis(OpBuilder &b, Location loc, graph::ResizeOp op, Value source, int64_t axis,
                      int64_t resultExtent, OpFoldResult outSize, Value scale, Value roiStart,
@@ -144,7 +238,6 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
 
     StringRef mode = op.getMode();
     StringRef transform = op.getCoordinateTransformationMode();
-    StringRef nearestMode = op.getNearestMode();
     double cubicA = op.getCubicCoeffA().convertToDouble();
     bool excludeOutside = op.getExcludeOutside();
     double extrapolation = op.getExtrapolationValue().convertToDouble();
@@ -153,30 +246,16 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
     return createIndexedGeneric(
         b, loc, type, sizes, [&](OpBuilder &nb, Location nl, ValueRange idx) {
           auto c = [&](double v) { return createF64Constant(nb, nl, v); };
-          Value x = sourceCoordinate(nb, nl, transform, toF64(nb, nl, idx[axis]), scale, inLength,
-                                     outLength, roiStart, roiEnd);
-          // Keep far-away coordinates (tf_crop_and_resize) in a range where index arithmetic
-          // is exact; such elements take the extrapolation value anyway.
-          x = arith::MaximumFOp::create(nb, nl, x, c(-8));
-          x = arith::MinimumFOp::create(nb, nl, x, arith::AddFOp::create(nb, nl, inLength, c(8)));
+          Value x =
+              clampedCoordinate(nb, nl, op, {axis, resultExtent, outSize, scale, roiStart, roiEnd},
+                                idx[axis], inLength, outLength);
           auto readAt = [&](Value index) -> Value {
             SmallVector<Value> indices(idx);
             indices[axis] = clampIndex(nb, nl, index, inSize);
             return tensor::ExtractOp::create(nb, nl, source, indices);
           };
           Value result;
-          if (mode == "nearest") {
-            Value rounded;
-            if (nearestMode == "round_prefer_ceil")
-              rounded = math::FloorOp::create(nb, nl, arith::AddFOp::create(nb, nl, x, c(0.5)));
-            else if (nearestMode == "floor")
-              rounded = math::FloorOp::create(nb, nl, x);
-            else if (nearestMode == "ceil")
-              rounded = math::CeilOp::create(nb, nl, x);
-            else // round_prefer_floor
-              rounded = math::CeilOp::create(nb, nl, arith::SubFOp::create(nb, nl, x, c(0.5)));
-            result = readAt(f64ToIndex(nb, nl, rounded));
-          } else {
+          {
             Type computeType = computeTypeFor(element);
             Value floor = math::FloorOp::create(nb, nl, x);
             Value t = arith::SubFOp::create(nb, nl, x, floor);
@@ -222,12 +301,8 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
             result = sum;
           }
           if (transform == "tf_crop_and_resize") {
-            Value outside = arith::OrIOp::create(
-                nb, nl, arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLT, x, c(0)),
-                arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, x,
-                                      arith::SubFOp::create(nb, nl, inLength, c(1))));
             Value fill = createScalarConstant(nb, nl, element, extrapolation);
-            result = arith::SelectOp::create(nb, nl, outside, fill, result);
+            result = arith::SelectOp::create(nb, nl, outside(nb, nl, x, inLength), fill, result);
           }
           return result;
         });
@@ -330,7 +405,7 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
     bool identityPreserving =
         transform != "tf_half_pixel_for_nn" && transform != "tf_crop_and_resize";
 
-    Value current = adaptor.getInput();
+    SmallVector<ResizedAxis> resized;
     for (int64_t j = 0; j < numAxes; ++j) {
       int64_t axis = axes[j];
       int64_t inExtent = inputType.getDimSize(axis);
@@ -374,8 +449,15 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
         roiStart = toF64(rewriter, loc, readElement(rewriter, loc, adaptor.getRoi(), j));
         roiEnd = toF64(rewriter, loc, readElement(rewriter, loc, adaptor.getRoi(), j + numAxes));
       }
-      current = resampleAxis(rewriter, loc, op, current, axis, outExtent, outSize, axisScales[j],
-                             roiStart, roiEnd);
+      resized.push_back({axis, outExtent, outSize, axisScales[j], roiStart, roiEnd});
+    }
+    Value current = adaptor.getInput();
+    if (mode == "nearest" && !resized.empty()) {
+      current = resampleNearest(rewriter, loc, op, current, resized);
+    } else {
+      for (const ResizedAxis &axis : resized)
+        current = resampleAxis(rewriter, loc, op, current, axis.axis, axis.resultExtent,
+                               axis.outSize, axis.scale, axis.roiStart, axis.roiEnd);
     }
     rewriter.replaceOp(op, castToType(rewriter, loc, current, resultType));
     return success();

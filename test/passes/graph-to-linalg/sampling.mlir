@@ -1,17 +1,23 @@
 // RUN: kiln-opt --graph-to-linalg %s -split-input-file | FileCheck %s
 
-// Nearest resizing is a gather: one linalg.generic per resized axis whose body computes
-// the source index (round_prefer_floor: ceil(x - 0.5)) and reads it with tensor.extract.
-// Axes whose constant scale is 1 are not touched.
+// Nearest resizing is a gather: one linalg.generic over the result whose body computes
+// the source index of each resized axis (round_prefer_floor: ceil(x - 0.5)) and reads
+// the one element there with tensor.extract. Axes whose constant scale is 1 are not
+// touched.
 // CHECK-LABEL: func.func @resize_nearest
 // CHECK: linalg.generic
 // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel"]
-// CHECK: linalg.index 2
+// CHECK: %[[N:.*]] = linalg.index 0
+// CHECK: %[[C:.*]] = linalg.index 1
+// CHECK: %[[H:.*]] = linalg.index 2
+// CHECK: %[[W:.*]] = linalg.index 3
+// CHECK: arith.index_cast %[[H]]
 // CHECK: math.ceil
-// CHECK: tensor.extract
-// CHECK: } -> tensor<1x1x4x2xf32>
-// CHECK: linalg.generic
-// CHECK: linalg.index 3
+// CHECK: %[[IH:.*]] = arith.minsi
+// CHECK: arith.index_cast %[[W]]
+// CHECK: math.ceil
+// CHECK: %[[IW:.*]] = arith.minsi
+// CHECK: tensor.extract %{{.*}}[%[[N]], %[[C]], %[[IH]], %[[IW]]]
 // CHECK: } -> tensor<1x1x4x6xf32>
 // CHECK-NOT: linalg.generic
 func.func @resize_nearest(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x6xf32> {
@@ -105,11 +111,10 @@ func.func @nms(%boxes: tensor<1x6x4xf32>, %scores: tensor<1x1x6xf32>, %max: tens
 // float arithmetic sizes anything (the engine's shape program evaluates integers only).
 // CHECK-LABEL: func.func @resize_dynamic_batch
 // CHECK-NOT: arith.fptosi
-// CHECK: tensor.empty(%{{.*}}) : tensor<?x4x6x4xf32>
+// CHECK: tensor.empty(%{{.*}}) : tensor<?x4x6x8xf32>
 // CHECK: linalg.generic
 // CHECK: linalg.yield
-// CHECK-NOT: arith.fptosi
-// CHECK: tensor.empty(%{{.*}}) : tensor<?x4x6x8xf32>
+// CHECK-NOT: linalg.generic
 func.func @resize_dynamic_batch(%x: tensor<?x4x3x4xf32>) -> tensor<?x4x6x8xf32> {
   %scales = graph.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
   %y = graph.resize %x scales(%scales) {antialias = false, coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"} : (tensor<?x4x3x4xf32>, tensor<4xf32>) -> tensor<?x4x6x8xf32>
