@@ -632,6 +632,16 @@ gpu::LaunchOp GpuMapLoopsPass::createLaunch(OpBuilder &builder, Location loc,
   return launch;
 }
 
+/// The index of the running block on a grid of x by y blocks, row-major: y times the
+/// grid's x extent plus x (at the rewriter's insertion point, in `launch`).
+Value linearBlockIndex(gpu::LaunchOp launch, IRRewriter &rewriter) {
+  Location loc = launch.getLoc();
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  return arith::AddIOp::create(
+      rewriter, loc, arith::MulIOp::create(rewriter, loc, blockIds.y, launch.getGridSize().x),
+      blockIds.x);
+}
+
 /// Replaces `loop` by its body at the rewriter's insertion point (inside a launch's
 /// guard), its induction variables delinearised from the thread's `linear` index over
 /// `trips` (innermost fastest) and mapped through the lower bounds and steps. With
@@ -801,10 +811,7 @@ LogicalResult GpuMapLoopsPass::mapCtaNest(scf::ParallelOp loop, IRRewriter &rewr
 
   Block &body = launch.getBody().front();
   rewriter.setInsertionPointToStart(&body);
-  gpu::KernelDim3 blockIds = launch.getBlockIds();
-  Value ctaIndex = arith::AddIOp::create(
-      rewriter, loc, arith::MulIOp::create(rewriter, loc, blockIds.y, launch.getGridSize().x),
-      blockIds.x);
+  Value ctaIndex = linearBlockIndex(launch, rewriter);
   if (!staticTrip || *staticTrip != *getConstantIntValue(gridX) * *getConstantIntValue(gridY)) {
     // Whole CTAs outside: the barriers inside stay uniform.
     Value inside = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, ctaIndex, trip);
@@ -860,10 +867,7 @@ void GpuMapLoopsPass::mapDynamicParallel(scf::ParallelOp loop, IRRewriter &rewri
 
   Block &body = launch.getBody().front();
   rewriter.setInsertionPointToStart(&body);
-  gpu::KernelDim3 blockIds = launch.getBlockIds();
-  Value blockIndex = arith::AddIOp::create(
-      rewriter, loc, arith::MulIOp::create(rewriter, loc, blockIds.y, launch.getGridSize().x),
-      blockIds.x);
+  Value blockIndex = linearBlockIndex(launch, rewriter);
   Value linear =
       arith::AddIOp::create(rewriter, loc, arith::MulIOp::create(rewriter, loc, blockIndex, block),
                             launch.getThreadIds().x);

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/lowering/AlignedRows.h"
 #include "passes/lowering/Passes.h"
 #include "passes/lowering/TopLevelNests.h"
 
@@ -44,6 +45,7 @@ namespace kiln {
 } // namespace kiln
 
 using namespace mlir;
+using kiln::alignedRows;
 
 namespace {
 
@@ -218,22 +220,6 @@ std::optional<Plan> planTiles(scf::ParallelOp nest) {
 /// Bytes of an element of `type` in memory.
 int64_t elementBytes(Type type) {
   return std::max<int64_t>(1, llvm::divideCeil(type.getIntOrFloatBitWidth(), 8));
-}
-
-/// Whether `lanes` consecutive elements of `buffer`'s rows, from a multiple of `lanes`,
-/// are contiguous and aligned to their size at an aligned base (the engine aligns every
-/// buffer to 256 bytes): unit innermost stride, static offset and strides multiples of
-/// `lanes`.
-bool alignedRows(Value buffer, int64_t lanes) {
-  auto type = cast<MemRefType>(buffer.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1 ||
-      ShapedType::isDynamic(offset) || offset % lanes != 0)
-    return false;
-  return llvm::all_of(ArrayRef<int64_t>(strides).drop_back(), [&](int64_t stride) {
-    return !ShapedType::isDynamic(stride) && stride % lanes == 0;
-  });
 }
 
 /// The elements a thread moves at once: 4 bytes of the narrowest tiled read, where every

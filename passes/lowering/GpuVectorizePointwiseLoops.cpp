@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/lowering/AlignedRows.h"
 #include "passes/lowering/Passes.h"
 #include "passes/lowering/TopLevelNests.h"
 
@@ -49,6 +50,7 @@ namespace kiln {
 } // namespace kiln
 
 using namespace mlir;
+using kiln::alignedRows;
 
 namespace {
 
@@ -67,25 +69,6 @@ std::pair<Value, ValueRange> accessOf(Operation *op) {
   if (auto store = dyn_cast<memref::StoreOp>(op))
     return {store.getMemRef(), store.getIndices()};
   return {Value(), ValueRange()};
-}
-
-/// Whether `lanes` consecutive elements of `buffer`'s rows, starting at a multiple of
-/// `lanes`, are contiguous and 16-byte aligned at an aligned base (the engine aligns
-/// every buffer to 256 bytes): its innermost stride is 1, and its offset and every other
-/// stride are static multiples of `lanes`.
-bool alignedRows(Value buffer, int64_t lanes) {
-  auto type = cast<MemRefType>(buffer.getType());
-  if (type.getRank() == 0)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1 ||
-      ShapedType::isDynamic(offset) || offset % lanes != 0)
-    return false;
-  for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
-    if (ShapedType::isDynamic(stride) || stride % lanes != 0)
-      return false;
-  return true;
 }
 
 /// Whether consecutive elements along dimension `d` of `buffer` lie within a 32-byte
