@@ -379,7 +379,9 @@ def memory_cases():
         add("gather", "gather 32768 rows of a 65536 x 1024 table", (65536, 1024), 2 * n,
             rows=32768)
         add("resize", "resize nearest 2x 32 x 16 x 128 x 128", (32, 16, 128, 128),
-            (1 << 23) * 5)
+            (1 << 23) * 5, mode="nearest")
+        add("resize", "resize linear 2x 32 x 16 x 128 x 128", (32, 16, 128, 128),
+            (1 << 23) * 5, mode="linear")
         add("gridsample", "gridsample bilinear 8 x 64 x 128 x 128 -> 256 x 256",
             (8, 64, 128, 128), (1 << 23) + 4 * (1 << 23) + 2 * 8 * 256 * 256)
     return cases
@@ -590,7 +592,8 @@ def memory_model(case, rng, inputs, inits, helper, numpy_helper, storage):
                 [("y", [shape[0], 2 * shape[1]])])
     if kind == "resize":
         inits.append(numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales"))
-        return ([node("Resize", ["x", "", "scales"], ["y"], mode="nearest")],
+        # (half_pixel, ONNX's default: PyTorch's nearest and align_corners=False.)
+        return ([node("Resize", ["x", "", "scales"], ["y"], mode=case["mode"])],
                 [("y", shape[:2] + [2 * shape[2], 2 * shape[3]])])
     # gridsample: a grid over [-1, 1] with a little noise, sampling 256 x 256 points.
     n, out = shape[0], 256
@@ -898,6 +901,8 @@ def memory_op(case, tensors, weights, torch):
     if kind == "concat":
         return torch.cat([x, tensors["r"]], 1)
     if kind == "resize":
+        if case["mode"] == "linear":
+            return functional.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)
         return functional.interpolate(x, scale_factor=2, mode="nearest")
     return functional.grid_sample(x, tensors["grid"], mode="bilinear", padding_mode="zeros",
                                   align_corners=False)

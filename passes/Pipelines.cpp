@@ -436,6 +436,7 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   pm.addNestedPass<func::FuncOp>(createGpuFlattenPointwiseLoops());
   pm.addNestedPass<func::FuncOp>(createGpuTileTransposes());
   pm.addNestedPass<func::FuncOp>(createGpuVectorizePointwiseLoops());
+  pm.addNestedPass<func::FuncOp>(createGpuSerializeInvariantDims());
   pm.addNestedPass<func::FuncOp>(createGpuMapLoops(map));
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createGpuPassBufferExtents());

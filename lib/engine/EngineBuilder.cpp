@@ -130,12 +130,16 @@ void describeKernel(Location loc, kiln::engine::Kernel &kernel,
   // A helper launch of a kernel function (a convolution's explicit im2col): the
   // function's tuned time is its main launch's.
   bool helper = false;
+  // How gpu-map-loops' threads compute (a kernel of the generic lowering).
+  std::string codegen;
   loc->walk([&](Location nested) {
     if (auto fused = dyn_cast<FusedLoc>(nested)) {
       if (auto tag = dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())) {
         if (auto name = tag.getAs<StringAttr>("kernel"); name && kernelFunc.empty())
           kernelFunc = name.str();
         helper |= tag.contains("helper");
+        if (auto form = tag.getAs<StringAttr>("codegen"); form && codegen.empty())
+          codegen = form.str();
         if (auto name = tag.getAs<StringAttr>("template"); name && kernel.templateKind.empty())
           kernel.templateKind = name.str();
         if (Attribute config = tag.get("config"); config && kernel.config.empty()) {
@@ -166,6 +170,8 @@ void describeKernel(Location loc, kiln::engine::Kernel &kernel,
       kernel.measuredMicros = found->second.micros;
     }
   }
+  if (kernel.config.empty())
+    kernel.config = codegen;
   if (kernel.templateKind.empty())
     kernel.templateKind = "generic";
 }

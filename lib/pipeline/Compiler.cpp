@@ -22,6 +22,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -398,14 +399,29 @@ LogicalResult compile(MLIRContext &context, const CompileOptions &options) {
                                     decision.source == "cost-model" ? "est. " : "", decision.micros,
                                     decision.source);
   }
+  // The kernels the generic lowering computes with scalar threads (its fallback: one
+  // thread per element or output row; gpu-map-loops names each launch's form).
+  std::vector<std::string> scalarKernels;
   if (options.report && options.compileTo == Stage::Engine) {
     TrafficEstimate launches;
     launches.stage = "engine launches (loop nests after codegen)";
     for (const engine::Step &step : engine.steps)
       launches.kernels += step.kind == engine::Step::Kind::Launch;
     report.push_back(launches);
+    for (const engine::Kernel &kernel : engine.kernels)
+      if (StringRef(kernel.config).starts_with("scalar"))
+        scalarKernels.push_back(llvm::formatv(
+            "{0} ({1}): {2}", kernel.name,
+            kernel.sourceNodes.empty() ? std::string("?") : llvm::join(kernel.sourceNodes, ", "),
+            kernel.config));
   }
   printReport();
+  if (options.report && options.compileTo == Stage::Engine) {
+    llvm::errs() << "kernels on scalar threads (the generic lowering's fallback): "
+                 << scalarKernels.size() << "\n";
+    for (const std::string &line : scalarKernels)
+      llvm::errs() << "  " << line << "\n";
+  }
   if (options.compileTo != Stage::Engine)
     return writeModule(*module, options.outputPath, options.emitBytecode);
   engine.compilerVersion = KILN_VERSION_STRING;

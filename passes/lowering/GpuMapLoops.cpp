@@ -118,6 +118,30 @@ bool isCtaNest(scf::ParallelOp loop) {
   return processors && *processors == ArrayRef<gpu::Processor>{gpu::Processor::BlockX};
 }
 
+/// How the threads of a launch made of `ops` compute, for the engine's kernel table and
+/// `kiln compile --report` (which lists the kernels whose form starts with "scalar": the
+/// generic lowering's fallback, one thread per element or output row with scalar
+/// accesses): shared-memory tiles (a nest of CTAs), vectors of V lanes a thread
+/// (gpu-vectorize-pointwise-loops), or scalars; loops inside the thread (a reduction, a
+/// serialized dimension) or one iteration each; one thread for a sequential run.
+std::string codegenForm(ArrayRef<Operation *> ops) {
+  auto loop = ops.size() == 1 ? dyn_cast<scf::ParallelOp>(ops.front()) : scf::ParallelOp();
+  if (!loop)
+    return "scalar, one thread";
+  if (isCtaNest(loop))
+    return "shared-memory tiles";
+  int64_t lanes = 0;
+  bool loops = false;
+  loop.getBody()->walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (auto vector = dyn_cast<VectorType>(type))
+        lanes = std::max<int64_t>(lanes, vector.getNumElements());
+    loops |= isa<scf::ForOp, scf::WhileOp>(op);
+  });
+  std::string form = lanes ? "vectors of " + std::to_string(lanes) + " lanes" : "scalar";
+  return form + (loops ? ", loops in each thread" : ", one iteration a thread");
+}
+
 /// Whether the host can size a launch for `loop`: constant lower bounds and positive
 /// steps, and upper bounds that are host values (a dynamic shape's extents).
 bool hasHostTripCounts(scf::ParallelOp loop, function_ref<bool(Value)> onHost) {
@@ -618,6 +642,12 @@ gpu::LaunchOp GpuMapLoopsPass::createLaunch(OpBuilder &builder, Location loc,
                                             Value block, Value one, Value blockY,
                                             TypeRange workgroup) {
   std::string name = kernelBaseName(ops, functionName) + "_k" + std::to_string(kernelIndex++);
+  // The engine builder reads the form from the launch's location (describeKernel).
+  MLIRContext *context = builder.getContext();
+  loc = FusedLoc::get(
+      context, {loc},
+      DictionaryAttr::get(context, {NamedAttribute(StringAttr::get(context, "codegen"),
+                                                   StringAttr::get(context, codegenForm(ops)))}));
   auto launch = gpu::LaunchOp::create(
       builder, loc, gridX, gridY, one, block, blockY ? blockY : one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,

@@ -124,6 +124,8 @@ struct Analysis {
   /// The values that depend on the variable: itself, the loads at it, and what is
   /// computed from them.
   DenseSet<Value> varying;
+  /// The values loops inside the thread carry that depend on it (their block arguments).
+  DenseSet<Value> carried;
   /// The buffers accessed along the variable (their last index).
   SmallVector<Value> contiguous;
   /// The widest element of those, in bytes.
@@ -225,6 +227,11 @@ struct Analysis {
         }
         continue; // the same in every lane: an invariant
       }
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        if (!checkLoop(loop, nest))
+          return false;
+        continue;
+      }
       if (isChoice(&op)) {
         if (dependsOnVariable(op) ||
             !llvm::all_of(op.getResultTypes(), [](Type type) { return type.isIntOrFloat(); }))
@@ -257,6 +264,45 @@ struct Analysis {
     }
     return true;
   }
+
+  /// A loop inside the thread (a reduction's, after gpu-promote-accumulators): its bounds
+  /// the same in every lane, its body checked as a choice's region is (no stores), and
+  /// each value it carries a vector (`carried`) where its initial value or what an
+  /// iteration yields varies.
+  bool checkLoop(scf::ForOp loop, Operation *nest) {
+    for (Value bound : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+      if (varying.contains(bound) || indices.contains(bound))
+        return false;
+    for (auto [init, arg] : llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs())) {
+      if (indices.contains(init) || !init.getType().isIntOrFloat())
+        return false;
+      if (varying.contains(init))
+        carried.insert(arg);
+    }
+    for (Value arg : carried)
+      varying.insert(arg);
+    // Until the carried values that vary are known: each round may find that an
+    // iteration yields a varying value where it was taken as the same in every lane.
+    int64_t work = laneWork;
+    Operation *yield = loop.getBody()->getTerminator();
+    while (true) {
+      laneWork = work;
+      if (!check(*loop.getBody(), nest, /*inRegion=*/true) || usesIndex(*yield))
+        return false;
+      bool changed = false;
+      for (auto [arg, yielded] : llvm::zip(loop.getRegionIterArgs(), yield->getOperands()))
+        if (varying.contains(yielded) && carried.insert(arg).second) {
+          varying.insert(arg);
+          changed = true;
+        }
+      if (!changed)
+        break;
+    }
+    for (auto [arg, result] : llvm::zip(loop.getRegionIterArgs(), loop.getResults()))
+      if (carried.contains(arg))
+        varying.insert(result);
+    return true;
+  }
 };
 
 /// Whether `value` is a multiple of `factor` by its arithmetic: a constant multiple, a
@@ -277,7 +323,8 @@ bool isMultipleOf(Value value, int64_t factor) {
 /// them; the innermost induction variable is used only as the last index of loads and
 /// stores (Analysis::check says what else the body may hold); and every buffer accessed
 /// along it has aligned rows (alignedRows).
-std::optional<int64_t> vectorLanes(scf::ParallelOp nest, DenseSet<Value> &indices) {
+std::optional<int64_t> vectorLanes(scf::ParallelOp nest, DenseSet<Value> &indices,
+                                   DenseSet<Value> &carried) {
   if (nest.getNumReductions() != 0)
     return std::nullopt;
   Analysis analysis;
@@ -309,6 +356,7 @@ std::optional<int64_t> vectorLanes(scf::ParallelOp nest, DenseSet<Value> &indice
       llvm::any_of(analysis.multipleValues, [&](Value v) { return !isMultipleOf(v, lanes); }))
     return std::nullopt;
   indices = std::move(analysis.indices);
+  carried = std::move(analysis.carried);
   for (Value buffer : analysis.contiguous)
     if (!alignedRows(buffer, lanes))
       return std::nullopt;
@@ -319,7 +367,9 @@ std::optional<int64_t> vectorLanes(scf::ParallelOp nest, DenseSet<Value> &indice
 struct Vectorizer {
   /// The variable and its shifts (Analysis::indices).
   DenseSet<Value> indices;
-  int64_t lanes;
+  /// The loop-carried values that become vectors (Analysis::carried).
+  DenseSet<Value> carried;
+  int64_t lanes = 0;
   /// The vector of each varying scalar value.
   DenseMap<Value, Value> vectors;
   /// The scalar ops replaced, erased once every block is done.
@@ -396,6 +446,27 @@ struct Vectorizer {
       }
       if (buffer)
         continue;
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        // The values it carries that vary become vectors (the loop retyped in place),
+        // then its body is vectorized like the nest's.
+        for (auto [init, arg, result] :
+             llvm::zip(loop.getInitArgsMutable(), loop.getRegionIterArgs(), loop.getResults())) {
+          if (!carried.contains(arg))
+            continue;
+          init.set(vectorOf(b, loc, init.get()));
+          arg.setType(vectorType(arg.getType()));
+          result.setType(vectorType(result.getType()));
+          vectors[arg] = arg;
+          vectors[result] = result;
+        }
+        run(*loop.getBody());
+        Operation *yield = loop.getBody()->getTerminator();
+        OpBuilder before(yield);
+        for (auto [operand, arg] : llvm::zip(yield->getOpOperands(), loop.getRegionIterArgs()))
+          if (carried.contains(arg))
+            operand.set(vectorOf(before, yield->getLoc(), operand.get()));
+        continue;
+      }
       if (isChoice(&op)) {
         // Its regions first; where one yields a varying value, every region yields
         // vectors and the choice's results are vectors (the same op, retyped).
@@ -447,8 +518,12 @@ struct Vectorizer {
 };
 
 /// `nest` with `lanes` iterations of its innermost loop in each (see the file header).
-void vectorize(scf::ParallelOp nest, int64_t lanes, DenseSet<Value> indices) {
-  Vectorizer vectorizer{std::move(indices), lanes, {}, {}};
+void vectorize(scf::ParallelOp nest, int64_t lanes, DenseSet<Value> indices,
+               DenseSet<Value> carried) {
+  Vectorizer vectorizer;
+  vectorizer.indices = std::move(indices);
+  vectorizer.carried = std::move(carried);
+  vectorizer.lanes = lanes;
   // (The variable and its shifts are no values any op computes with: vectorLanes checked
   // that they are only indices, shifted or compared; those ops stay scalar.)
   vectorizer.run(*nest.getBody());
@@ -480,9 +555,9 @@ struct GpuVectorizePointwiseLoops
       });
     }
     for (scf::ParallelOp nest : nests) {
-      DenseSet<Value> indices;
-      if (std::optional<int64_t> lanes = vectorLanes(nest, indices))
-        vectorize(nest, *lanes, std::move(indices));
+      DenseSet<Value> indices, carried;
+      if (std::optional<int64_t> lanes = vectorLanes(nest, indices, carried))
+        vectorize(nest, *lanes, std::move(indices), std::move(carried));
     }
   }
 };

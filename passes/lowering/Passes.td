@@ -413,6 +413,26 @@ def GpuHoistAllocations : Pass<"gpu-hoist-allocations", "::mlir::func::FuncOp"> 
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def GpuSerializeInvariantDims : Pass<"gpu-serialize-invariant-dims", "::mlir::func::FuncOp"> {
+  let summary = "Run a dimension of a nest inside each thread when most work does not depend on it";
+  let description = [{
+    Runs on the GPU path's host function after gpu-vectorize-pointwise-loops and before
+    gpu-map-loops, which gives each iteration of a top-level scf.parallel a thread. In a
+    nest without reductions, mapping or nested parallel loops, the ops of the body that
+    do not depend on a variable d (transitively; free of memory effects, or reading only
+    buffers the nest does not write; without regions) can run once for several
+    iterations of d. For the variable other than the innermost, from 0 in steps of 1 to
+    a constant, whose such ops are the most work (ops counted, constants not), at least
+    16 and at least the work of the rest, T iterations of d a thread become an scf.for
+    after those ops; T is the most iterations up to 16 that divide d's extent and leave
+    at least 2^18 iterations in the nest (run-time extents count as 1). The nest keeps
+    d's extent divided by T (or loses d where T is all of it). Sampling ops gain most:
+    a GridSample's tap positions are computed once for 16 channels, a nearest Resize's
+    source indices once for 16 channels or images.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def GpuTileTransposes : Pass<"gpu-tile-transposes", "::mlir::func::FuncOp"> {
   let summary = "Stage a nest's transposed reads through shared-memory tiles";
   let description = [{

@@ -305,6 +305,61 @@ func.func @iota(%z: memref<8x32xi32>) {
 
 // -----
 
+// A sum over the middle axis, one thread an output (after gpu-promote-accumulators: the
+// sum carried by the loop): the loop's loads along the innermost variable become vectors
+// of 8, the f32 sum a vector of 8 carried by the loop (its initial value splat), and the
+// store after it 8 wide. Each lane adds the same values in the same order. A maximum
+// carried beside it from a value the same in every lane (the row's first element, read
+// at a fixed column) stays scalar until it meets a varying one.
+// CHECK-LABEL: func.func @middle_sums
+// CHECK: scf.parallel (%[[I:.*]], %[[K:.*]]) = {{.*}} step (%c1, %c8)
+// CHECK:   %[[ZERO:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK:   %[[S:.*]]:2 = scf.for %[[H:.*]] = %c0 to %c1024 step %c1 iter_args(%[[ACC:.*]] = %[[ZERO]], %[[M:.*]] = %{{.*}}) -> (vector<8xf32>, f32) {
+// CHECK:     %[[X:.*]] = vector.load %arg0[%[[I]], %[[H]], %[[K]]] {alignment = 16 : i64} : memref<64x1024x512xf16>, vector<8xf16>
+// CHECK:     %[[XF:.*]] = arith.extf %[[X]] : vector<8xf16> to vector<8xf32>
+// CHECK:     %[[A:.*]] = arith.addf %[[ACC]], %[[XF]] : vector<8xf32>
+// CHECK:     %[[F:.*]] = memref.load %arg0[%[[I]], %[[H]], %c0] : memref<64x1024x512xf16>
+// CHECK:     %[[FF:.*]] = arith.extf %[[F]] : f16 to f32
+// CHECK:     %[[MX:.*]] = arith.maxnumf %[[M]], %[[FF]] : f32
+// CHECK:     scf.yield %[[A]], %[[MX]] : vector<8xf32>, f32
+// CHECK:   %[[MV:.*]] = vector.broadcast %[[S]]#1 : f32 to vector<8xf32>
+// CHECK:   %[[T:.*]] = arith.addf %[[S]]#0, %[[MV]] : vector<8xf32>
+// CHECK:   %[[R:.*]] = arith.truncf %[[T]] : vector<8xf32> to vector<8xf16>
+// CHECK:   vector.store %[[R]], %arg1[%[[I]], %[[K]]] {alignment = 16 : i64} : memref<64x512xf16>, vector<8xf16>
+// MAPPED-LABEL: func.func @middle_sums
+// MAPPED: gpu.launch
+// MAPPED: scf.for {{.*}} -> (vector<8xf32>, f32)
+// PTX-LABEL: .visible .entry middle_sums_k0
+// PTX: ld.global.v4.b32
+// PTX: st.global.v4.b32
+func.func @middle_sums(%x: memref<64x1024x512xf16>, %y: memref<64x512xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c512 = arith.constant 512 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  %low = arith.constant -3.0e38 : f32
+  scf.parallel (%i, %k) = (%c0, %c0) to (%c64, %c512) step (%c1, %c1) {
+    %sum:2 = scf.for %h = %c0 to %c1024 step %c1 iter_args(%acc = %zero, %m = %low) -> (f32, f32) {
+      %0 = memref.load %x[%i, %h, %k] : memref<64x1024x512xf16>
+      %1 = arith.extf %0 : f16 to f32
+      %2 = arith.addf %acc, %1 : f32
+      %3 = memref.load %x[%i, %h, %c0] : memref<64x1024x512xf16>
+      %4 = arith.extf %3 : f16 to f32
+      %5 = arith.maxnumf %m, %4 : f32
+      scf.yield %2, %5 : f32, f32
+    }
+    %6 = arith.addf %sum#0, %sum#1 : f32
+    %7 = arith.truncf %6 : f32 to f16
+    memref.store %7, %y[%i, %k] : memref<64x512xf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Left as they are: a choice along the innermost axis at 12, no multiple of the 8 lanes
 // (a vector would straddle it); one on an equality (true in one lane only).
 // CHECK-LABEL: func.func @concat_left_alone
@@ -350,9 +405,9 @@ func.func @concat_left_alone(%a: memref<8x16xf16>, %b: memref<8x32xf16>, %y: mem
 // Left as they are: an innermost extent that is no multiple of the lanes (3 channels); a
 // transpose (the innermost variable indexes a load's middle dimension); a store that
 // every iteration makes to the same element; a
-// strided view whose rows are not 16-byte aligned (a stride of 33); a reduction nested
-// in the body (a pool, one thread a channel: an scf.for is no choice); a buffer of i1 (a byte an element, where a
-// vector of i1 is packed bits).
+// strided view whose rows are not 16-byte aligned (a stride of 33); a loop in the body
+// that stores (an accumulator left in memory: a store of some lanes' iterations); a
+// buffer of i1 (a byte an element, where a vector of i1 is packed bits).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: vector.
 // CHECK: return
@@ -389,13 +444,13 @@ func.func @left_alone(%a: memref<8x16x3xf16>, %b: memref<8x16x3xf16>, %t: memref
     scf.reduce
   }
   scf.parallel (%i, %k) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
-    %sum = scf.for %h = %c0 to %c16 step %c1 iter_args(%acc = %zero) -> (f32) {
+    scf.for %h = %c0 to %c16 step %c1 {
       %0 = memref.load %p[%i, %h, %k] : memref<8x16x32xf16>
       %1 = arith.extf %0 : f16 to f32
-      %2 = arith.addf %acc, %1 : f32
-      scf.yield %2 : f32
+      %2 = memref.load %q[%i, %k] : memref<8x32xf32>
+      %3 = arith.addf %2, %1 : f32
+      memref.store %3, %q[%i, %k] : memref<8x32xf32>
     }
-    memref.store %sum, %q[%i, %k] : memref<8x32xf32>
     scf.reduce
   }
   scf.parallel (%i, %k) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
