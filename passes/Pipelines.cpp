@@ -434,6 +434,7 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   pm.addNestedPass<func::FuncOp>(createGpuPredicateBranches());
   pm.addNestedPass<func::FuncOp>(createGpuSplitReductions());
   pm.addNestedPass<func::FuncOp>(createGpuFlattenPointwiseLoops());
+  pm.addNestedPass<func::FuncOp>(createGpuMergeShortRows());
   pm.addNestedPass<func::FuncOp>(createGpuTileTransposes());
   pm.addNestedPass<func::FuncOp>(createGpuVectorizePointwiseLoops());
   pm.addNestedPass<func::FuncOp>(createGpuSerializeInvariantDims());

@@ -391,7 +391,10 @@ void GpuTileTransposesPass::tile(scf::ParallelOp nest, Plan plan) {
       IRMapping map;
       for (unsigned d = 0; d < rank; ++d)
         map.map(nest.getInductionVars()[d], ivs[d]);
-      for (Operation *op : *indexSlice(load, nest))
+      // (The slice held in a local: a range-for over `*indexSlice(...)` would iterate
+      // a destroyed temporary.)
+      SmallVector<Operation *> slice = *indexSlice(load, nest);
+      for (Operation *op : slice)
         rewriter.clone(*op, map);
       SmallVector<Value> indices =
           llvm::map_to_vector(load.getIndices(), [&](Value v) { return map.lookupOrDefault(v); });

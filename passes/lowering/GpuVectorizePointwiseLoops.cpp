@@ -27,6 +27,12 @@
 // values. The stores still take V elements at once, and the position arithmetic is the
 // same ops on vectors (the thread computes V of them, where V threads computed one each).
 //
+// Loops inside the thread: a reduction's scf.for (one thread an output, the sum carried
+// by the loop after gpu-promote-accumulators) takes the same treatment in its body, and
+// each value it carries whose initial or yielded value varies becomes a vector: a sum
+// over a middle or outer axis of f16 rows reads 16 bytes a thread an iteration where it
+// read 2, each lane adding the same values in the same order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/lowering/AlignedRows.h"

@@ -286,7 +286,7 @@ def GpuSplitReductions : Pass<"gpu-split-reductions", "::mlir::func::FuncOp"> {
   let description = [{
     Runs on the GPU path's host function before gpu-map-loops, which gives each
     iteration of a top-level scf.parallel a thread. A nest of constant bounds from 0 in
-    steps of 1 with fewer than 65536 iterations, whose body holds one perfect nest of
+    steps of 1 with fewer than 524288 iterations, whose body holds one perfect nest of
     scf.for loops (constant bounds from 0 in steps of 1) carrying one f32 value from the
     constant 0.0 and adding to it with arith.addf in the innermost loop (a sum: a global
     average pool, a ReduceSum or ReduceMean the generic lowering makes one thread an
@@ -294,7 +294,7 @@ def GpuSplitReductions : Pass<"gpu-split-reductions", "::mlir::func::FuncOp"> {
     a slice of the outermost loop's iterations (the body's ops before the loop, then the
     loop over its slice) into an f32 workspace [S, outputs...]; the second runs the
     original body with the loop replaced by the sum of the output's S partial sums. S is
-    the largest divisor of the outermost loop's trip count with at most 65536 threads in
+    the largest divisor of the outermost loop's trip count with at most 524288 iterations in
     all and at least 64 iterations a slice; no split where that is 1. The sum's order
     changes: its value is the same up to rounding.
   }];
@@ -346,14 +346,18 @@ def GpuVectorizePointwiseLoops : Pass<"gpu-vectorize-pointwise-loops", "::mlir::
     body is otherwise loads (whose indices may depend on it: gathers),
     memory-effect-free ops that do not depend on it, elementwise arith and math ops, and
     scf.if / scf.index_switch on values that do not depend on it (a concatenation's
-    choice of operand) whose regions hold the same, without stores.
+    choice of operand) whose regions hold the same, without stores, and scf.for loops
+    whose bounds do not depend on it, carrying integers or floats, whose bodies hold the
+    same without stores (a reduction, its accumulator carried by the loop after
+    gpu-promote-accumulators).
     The accesses along the variable become vector.load and vector.store of V elements,
     the loads independent of it stay scalar and are splat where a vector op uses them, a
     load at positions that depend on it otherwise becomes one scalar load a lane (at the
     lane's indices) gathered into a vector, the variable used as a value becomes the
     vector of the lanes' values (its splat plus 0, 1, ...), and the arithmetic on the
     varying values is cloned on vectors of V (a choice keeps its op, with vector results
-    and its regions vectorized). Each thread then does V of the original iterations,
+    and its regions vectorized; a loop carries a vector for each value whose initial
+    value or yielded value varies, found by iterating over its body until none changes). Each thread then does V of the original iterations,
     its stores 16 bytes wide, computing the same values.
   }];
   // (The vector dialect is loaded by the pass itself: its header stays out of Passes.h.)
@@ -411,6 +415,27 @@ def GpuHoistAllocations : Pass<"gpu-hoist-allocations", "::mlir::func::FuncOp"> 
     iteration allocates, stays; gpu-map-loops then refuses it.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def GpuMergeShortRows : Pass<"gpu-merge-short-rows", "::mlir::func::FuncOp"> {
+  let summary = "Merge a nest's short odd rows with the loop around them";
+  let description = [{
+    Runs on the GPU path's host function before gpu-vectorize-pointwise-loops, which
+    vectorizes a nest's innermost loop only where its lanes divide the extent. A
+    top-level scf.parallel without reductions or mapping whose last two loops run from 0
+    in steps of 1 to constants A and B, B odd and below 16, A * B even, and whose every
+    store is directly in its body and writes a buffer at those two variables (a, b) as
+    its last two indices (neither among the others), the buffer's last two dimensions
+    contiguous (strides B and 1, innermost extent B), has those loops merged into one, f
+    over [0, A * B). Loads and stores at (a, b) of buffers contiguous over them access a
+    memref.collapse_shape view merging their last two dimensions (made before the nest)
+    at f; the other uses of a and b become f / B and f % B (arith.divui, arith.remui).
+    A CNN's input converted to channels last ([B, 3, H, W] to [B, H, W, 3]) then stores
+    runs of 3W elements, which the vectorizer takes 16 bytes at a time, its reads
+    gathered.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def GpuSerializeInvariantDims : Pass<"gpu-serialize-invariant-dims", "::mlir::func::FuncOp"> {
