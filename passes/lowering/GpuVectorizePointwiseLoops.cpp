@@ -369,6 +369,51 @@ std::optional<int64_t> vectorLanes(scf::ParallelOp nest, DenseSet<Value> &indice
   return lanes;
 }
 
+/// Accesses of `nest` (directly in its body) whose index before a run of trailing zeros
+/// into static unit dimensions is the innermost variable (a pool's result [B, C, 1, 1]
+/// written at [b, c, 0, 0]) access a view without those dimensions instead (a
+/// memref.collapse_shape made before the nest), so that they are along the variable.
+void dropTrailingUnitDims(scf::ParallelOp nest) {
+  Value variable = nest.getInductionVars().back();
+  DenseMap<Value, Value> views;
+  for (Operation &op : nest.getBody()->without_terminator()) {
+    auto [buffer, indices] = accessOf(&op);
+    if (!buffer || nest->isAncestor(buffer.getParentBlock()->getParentOp()))
+      continue;
+    auto type = cast<MemRefType>(buffer.getType());
+    int64_t position = llvm::find(indices, variable) - indices.begin();
+    int64_t rank = type.getRank();
+    if (position + 1 >= rank)
+      continue;
+    bool unitTail = true;
+    for (int64_t dim = position + 1; dim < rank; ++dim)
+      unitTail &= type.getDimSize(dim) == 1 && isConstantIntValue(indices[dim], 0);
+    if (!unitTail)
+      continue;
+    Value &view = views[buffer];
+    if (!view) {
+      SmallVector<ReassociationIndices> groups;
+      for (int64_t dim = 0; dim < position; ++dim)
+        groups.push_back({dim});
+      groups.push_back(llvm::to_vector(llvm::seq<int64_t>(position, rank)));
+      OpBuilder b(nest);
+      // (A view whose merged dimensions are not contiguous, a strided layout, is left.)
+      if (!memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups))
+        continue;
+      view = memref::CollapseShapeOp::create(b, nest.getLoc(), buffer, groups);
+    }
+    SmallVector<Value> newIndices(indices.take_front(position + 1));
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      load.getMemrefMutable().assign(view);
+      load.getIndicesMutable().assign(newIndices);
+    } else {
+      auto store = cast<memref::StoreOp>(op);
+      store.getMemrefMutable().assign(view);
+      store.getIndicesMutable().assign(newIndices);
+    }
+  }
+}
+
 /// The vectorization of a nest that vectorLanes accepted (see the file header).
 struct Vectorizer {
   /// The variable and its shifts (Analysis::indices).
@@ -561,6 +606,8 @@ struct GpuVectorizePointwiseLoops
       });
     }
     for (scf::ParallelOp nest : nests) {
+      if (!nest->getParentOfType<scf::ParallelOp>())
+        dropTrailingUnitDims(nest);
       DenseSet<Value> indices, carried;
       if (std::optional<int64_t> lanes = vectorLanes(nest, indices, carried))
         vectorize(nest, *lanes, std::move(indices), std::move(carried));

@@ -349,7 +349,11 @@ def GpuVectorizePointwiseLoops : Pass<"gpu-vectorize-pointwise-loops", "::mlir::
     choice of operand) whose regions hold the same, without stores, and scf.for loops
     whose bounds do not depend on it, carrying integers or floats, whose bodies hold the
     same without stores (a reduction, its accumulator carried by the loop after
-    gpu-promote-accumulators).
+    gpu-promote-accumulators). First, in a top-level nest, an access whose index before
+    a run of constant zeros into static unit dimensions is the innermost variable (a
+    pool's result [B, C, 1, 1] written at [b, c, 0, 0]) is made an access of a
+    memref.collapse_shape view without them (made before the nest), at the same indices
+    less the zeros.
     The accesses along the variable become vector.load and vector.store of V elements,
     the loads independent of it stay scalar and are splat where a vector op uses them, a
     load at positions that depend on it otherwise becomes one scalar load a lane (at the

@@ -360,6 +360,36 @@ func.func @middle_sums(%x: memref<64x1024x512xf16>, %y: memref<64x512xf16>) {
 
 // -----
 
+// A pool's totals written channels first, [B, C, 1, 1] at [b, c, 0, 0]: the store goes
+// through a view without the unit dimensions, along c, and takes vectors like any other.
+// CHECK-LABEL: func.func @pool_totals
+// CHECK: %[[VIEW:.*]] = memref.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : memref<32x64x1x1xf16> into memref<32x64xf16>
+// CHECK: scf.parallel (%[[B:.*]], %[[C:.*]]) = {{.*}} step (%c1, %c4)
+// CHECK:   scf.for {{.*}} -> (vector<4xf32>)
+// CHECK:     vector.load %arg0[%{{.*}}, %[[B]], %[[C]]] {alignment = 16 : i64} : memref<56x32x64xf32>, vector<4xf32>
+// CHECK:   vector.store %{{.*}}, %[[VIEW]][%[[B]], %[[C]]] {alignment = 8 : i64} : memref<32x64xf16>, vector<4xf16>
+func.func @pool_totals(%parts: memref<56x32x64xf32>, %y: memref<32x64x1x1xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c56 = arith.constant 56 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%b, %c) = (%c0, %c0) to (%c32, %c64) step (%c1, %c1) {
+    %sum = scf.for %p = %c0 to %c56 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %0 = memref.load %parts[%p, %b, %c] : memref<56x32x64xf32>
+      %1 = arith.addf %acc, %0 : f32
+      scf.yield %1 : f32
+    }
+    %2 = arith.truncf %sum : f32 to f16
+    memref.store %2, %y[%b, %c, %c0, %c0] : memref<32x64x1x1xf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Left as they are: a choice along the innermost axis at 12, no multiple of the 8 lanes
 // (a vector would straddle it); one on an equality (true in one lane only).
 // CHECK-LABEL: func.func @concat_left_alone
