@@ -3,10 +3,10 @@
 // Resize, GridSample and RoiAlign are gathers: one `linalg.generic` over the result whose
 // body computes source coordinates from `linalg.index` and reads the input with
 // `tensor.extract`. Coordinates and interpolation weights are computed in f64, as ONNX's
-// reference does, so rounding at half-way points matches it. Linear and cubic Resize are
-// separable: each resized axis is one generic, so they read 2 and 4 elements per output
-// element instead of 2^k and 4^k; nearest reads one element whatever the axes, so it is
-// one generic over all of them. NonMaxSuppression is a sequential scf algorithm whose result has
+// reference does, so rounding at half-way points matches it. Resize is one generic over
+// its resized axes: nearest reads one element an output element, linear and cubic 2^k and
+// 4^k neighbours (from cache) for k axes, up to 16; more axes of cubic resizing go in
+// several passes, resampling being separable. NonMaxSuppression is a sequential scf algorithm whose result has
 // a run-time extent.
 //
 //===----------------------------------------------------------------------===//
@@ -221,88 +221,108 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
         });
   }
 
-  /// Resamples `source` along `axis` to `outSize` elements.
-  Value resampleAxis(OpBuilder &b, Location loc, graph::ResizeOp op, Value source, int64_t axis,
-                     int64_t resultExtent, OpFoldResult outSize, Value scale, Value roiStart,
-                     Value roiEnd) const {
+  /// Linear or cubic resampling of every axis in `axes` at once: each output element
+  /// blends the taps^k input elements around its source position with the product of the
+  /// axes' weights. That is what resampling one axis after another computes, without
+  /// writing and reading the partly resampled tensors (nor rounding them to the element
+  /// type); the taps are neighbours, read from cache.
+  Value resampleAxes(OpBuilder &b, Location loc, graph::ResizeOp op, Value source,
+                     ArrayRef<ResizedAxis> axes) const {
     auto sourceType = cast<RankedTensorType>(source.getType());
     SmallVector<int64_t> shape(sourceType.getShape());
-    shape[axis] = resultExtent;
-    auto type = RankedTensorType::get(shape, sourceType.getElementType());
     SmallVector<OpFoldResult> sizes = getSizes(b, loc, source);
-    Value inSize = toIndexValue(b, loc, sizes[axis]);
-    sizes[axis] = outSize;
-    Value outSizeValue = toIndexValue(b, loc, outSize);
-    Value inLength = toF64(b, loc, inSize);
-    Value outLength = toF64(b, loc, outSizeValue);
-
-    StringRef mode = op.getMode();
-    StringRef transform = op.getCoordinateTransformationMode();
+    SmallVector<Value> inSizes, inLengths, outLengths;
+    for (const ResizedAxis &resized : axes) {
+      Value inSize = toIndexValue(b, loc, sizes[resized.axis]);
+      inSizes.push_back(inSize);
+      inLengths.push_back(toF64(b, loc, inSize));
+      outLengths.push_back(toF64(b, loc, toIndexValue(b, loc, resized.outSize)));
+      shape[resized.axis] = resized.resultExtent;
+      sizes[resized.axis] = resized.outSize;
+    }
+    Type element = sourceType.getElementType();
+    auto type = RankedTensorType::get(shape, element);
+    bool cubic = op.getMode() == "cubic";
     double cubicA = op.getCubicCoeffA().convertToDouble();
     bool excludeOutside = op.getExcludeOutside();
-    double extrapolation = op.getExtrapolationValue().convertToDouble();
-    Type element = sourceType.getElementType();
+    bool crop = op.getCoordinateTransformationMode() == "tf_crop_and_resize";
+    Type computeType = computeTypeFor(element);
 
     return createIndexedGeneric(
         b, loc, type, sizes, [&](OpBuilder &nb, Location nl, ValueRange idx) {
           auto c = [&](double v) { return createF64Constant(nb, nl, v); };
-          Value x =
-              clampedCoordinate(nb, nl, op, {axis, resultExtent, outSize, scale, roiStart, roiEnd},
-                                idx[axis], inLength, outLength);
-          auto readAt = [&](Value index) -> Value {
-            SmallVector<Value> indices(idx);
-            indices[axis] = clampIndex(nb, nl, index, inSize);
-            return tensor::ExtractOp::create(nb, nl, source, indices);
-          };
-          Value result;
-          {
-            Type computeType = computeTypeFor(element);
+          // Per axis: the taps' clamped indices and their weights in the compute type.
+          SmallVector<SmallVector<Value>> tapIndices, tapWeights;
+          Value anyOutside;
+          for (auto [n, resized] : llvm::enumerate(axes)) {
+            Value x = clampedCoordinate(nb, nl, op, resized, idx[resized.axis], inLengths[n],
+                                        outLengths[n]);
+            if (crop) {
+              Value out = outside(nb, nl, x, inLengths[n]);
+              anyOutside = anyOutside ? arith::OrIOp::create(nb, nl, anyOutside, out) : out;
+            }
             Value floor = math::FloorOp::create(nb, nl, x);
             Value t = arith::SubFOp::create(nb, nl, x, floor);
             Value base = f64ToIndex(nb, nl, floor);
-            SmallVector<Value> weights;
-            int64_t firstOffset;
-            if (mode == "linear") {
-              weights = {arith::SubFOp::create(nb, nl, c(1), t), t};
-              firstOffset = 0;
-            } else {
-              weights = cubicWeights(nb, nl, t, cubicA);
-              firstOffset = -1;
-            }
-            SmallVector<Value> tapIndices;
+            SmallVector<Value> weights =
+                cubic ? cubicWeights(nb, nl, t, cubicA)
+                      : SmallVector<Value>{arith::SubFOp::create(nb, nl, c(1), t), t};
+            int64_t firstOffset = cubic ? -1 : 0;
+            SmallVector<Value> indices;
             for (int64_t tap = 0; tap < static_cast<int64_t>(weights.size()); ++tap)
-              tapIndices.push_back(
+              indices.push_back(
                   arith::AddIOp::create(nb, nl, base, indexConstant(nb, nl, firstOffset + tap)));
             if (excludeOutside) {
               // Taps outside the input get no weight; the others are renormalised.
               Value zeroIndex = indexConstant(nb, nl, 0);
               Value total = c(0);
-              for (auto [weight, index] : llvm::zip_equal(weights, tapIndices)) {
+              for (auto [weight, index] : llvm::zip_equal(weights, indices)) {
                 Value inside = arith::AndIOp::create(
                     nb, nl,
                     arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, index, zeroIndex),
-                    arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, index, inSize));
+                    arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, index, inSizes[n]));
                 weight = arith::SelectOp::create(nb, nl, inside, weight, c(0));
                 total = arith::AddFOp::create(nb, nl, total, weight);
               }
               for (Value &weight : weights)
                 weight = arith::DivFOp::create(nb, nl, weight, total);
             }
-            Value sum = createScalarConstant(nb, nl, computeType, 0.0);
-            for (auto [weight, index] : llvm::zip_equal(weights, tapIndices)) {
-              Value value = readAt(index);
-              if (value.getType() != computeType)
-                value = arith::ExtFOp::create(nb, nl, computeType, value);
-              Value w = fromF64(nb, nl, weight, computeType);
-              sum = arith::AddFOp::create(nb, nl, sum, arith::MulFOp::create(nb, nl, w, value));
-            }
-            if (computeType != element)
-              sum = arith::TruncFOp::create(nb, nl, element, sum);
-            result = sum;
+            for (Value &weight : weights)
+              weight = fromF64(nb, nl, weight, computeType);
+            for (Value &index : indices)
+              index = clampIndex(nb, nl, index, inSizes[n]);
+            tapWeights.push_back(weights);
+            tapIndices.push_back(indices);
           }
-          if (transform == "tf_crop_and_resize") {
-            Value fill = createScalarConstant(nb, nl, element, extrapolation);
-            result = arith::SelectOp::create(nb, nl, outside(nb, nl, x, inLength), fill, result);
+          int64_t taps = tapWeights.front().size();
+          int64_t combinations = 1;
+          for (size_t n = 0; n < axes.size(); ++n)
+            combinations *= taps;
+          Value sum; // (not 0 + ...: adding zero is no identity for -0, so it would stay)
+          for (int64_t combination = 0; combination < combinations; ++combination) {
+            SmallVector<Value> indices(idx);
+            Value weight;
+            int64_t rest = combination;
+            for (int64_t n = static_cast<int64_t>(axes.size()) - 1; n >= 0; --n) {
+              int64_t tap = rest % taps;
+              rest /= taps;
+              indices[axes[n].axis] = tapIndices[n][tap];
+              weight = weight ? arith::MulFOp::create(nb, nl, weight, tapWeights[n][tap])
+                              : tapWeights[n][tap];
+            }
+            Value value = tensor::ExtractOp::create(nb, nl, source, indices);
+            if (value.getType() != computeType)
+              value = arith::ExtFOp::create(nb, nl, computeType, value);
+            Value term = arith::MulFOp::create(nb, nl, weight, value);
+            sum = sum ? arith::AddFOp::create(nb, nl, sum, term).getResult() : term;
+          }
+          Value result = sum;
+          if (computeType != element)
+            result = arith::TruncFOp::create(nb, nl, element, result);
+          if (anyOutside) {
+            Value fill = createScalarConstant(nb, nl, element,
+                                              op.getExtrapolationValue().convertToDouble());
+            result = arith::SelectOp::create(nb, nl, anyOutside, fill, result);
           }
           return result;
         });
@@ -455,9 +475,23 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
     if (mode == "nearest" && !resized.empty()) {
       current = resampleNearest(rewriter, loc, op, current, resized);
     } else {
-      for (const ResizedAxis &axis : resized)
-        current = resampleAxis(rewriter, loc, op, current, axis.axis, axis.resultExtent,
-                               axis.outSize, axis.scale, axis.roiStart, axis.roiEnd);
+      // Axes in groups of at most kMaxTaps taps an output element, each group one pass
+      // (cubic over three axes would read 64 elements an output element: two passes).
+      constexpr int64_t kMaxTaps = 16;
+      int64_t tapsPerAxis = mode == "cubic" ? 4 : 2;
+      SmallVector<ResizedAxis> group;
+      int64_t groupTaps = 1;
+      for (const ResizedAxis &axis : resized) {
+        if (groupTaps * tapsPerAxis > kMaxTaps) {
+          current = resampleAxes(rewriter, loc, op, current, group);
+          group.clear();
+          groupTaps = 1;
+        }
+        group.push_back(axis);
+        groupTaps *= tapsPerAxis;
+      }
+      if (!group.empty())
+        current = resampleAxes(rewriter, loc, op, current, group);
     }
     rewriter.replaceOp(op, castToType(rewriter, loc, current, resultType));
     return success();

@@ -29,14 +29,16 @@ func.func @resize_nearest(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x6xf32> {
 // -----
 
 // Linear resizing with run-time sizes: the scale of each axis is sizes / input extent,
-// read with tensor.extract; each resized axis blends two clamped neighbours.
+// read with tensor.extract; one pass over both resized axes blends the four clamped
+// neighbours with the products of the axes' weights.
 // CHECK-LABEL: func.func @resize_linear_sizes
 // CHECK: tensor.extract %arg1
 // CHECK: linalg.generic
-// CHECK: math.floor
-// CHECK-COUNT-2: tensor.extract %arg0
-// CHECK: } -> tensor<2x3x8x4xf32>
-// CHECK: linalg.generic
+// CHECK-COUNT-2: math.floor
+// CHECK: %[[W:.*]] = arith.mulf
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %arg0
+// CHECK-COUNT-3: tensor.extract %arg0
+// CHECK-NOT: tensor.extract
 // CHECK: } -> tensor<2x3x8x8xf32>
 // CHECK-NOT: linalg.generic
 func.func @resize_linear_sizes(%x: tensor<2x3x4x4xf32>, %sizes: tensor<4xi64>) -> tensor<2x3x8x8xf32> {
@@ -46,16 +48,38 @@ func.func @resize_linear_sizes(%x: tensor<2x3x4x4xf32>, %sizes: tensor<4xi64>) -
 
 // -----
 
-// Cubic resizing reads four taps per axis; tf_crop_and_resize selects the extrapolation
-// value outside the input.
+// Cubic resizing reads four taps per axis, sixteen in one pass over two axes;
+// tf_crop_and_resize selects the extrapolation value outside the input.
 // CHECK-LABEL: func.func @resize_cubic_crop
 // CHECK: linalg.generic
-// CHECK-COUNT-4: tensor.extract %arg0
+// CHECK-COUNT-16: tensor.extract %arg0
+// CHECK-NOT: tensor.extract
 // CHECK: arith.select
 // CHECK: } -> tensor<3x4xf32>
+// CHECK-NOT: linalg.generic
 func.func @resize_cubic_crop(%x: tensor<4x4xf32>, %roi: tensor<4xf32>, %s: tensor<2xf32>) -> tensor<3x4xf32> {
   %0 = graph.resize %x roi(%roi) scales(%s) {antialias = false, coordinate_transformation_mode = "tf_crop_and_resize", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 1.000000e+01 : f32, keep_aspect_ratio_policy = "stretch", mode = "cubic", nearest_mode = "round_prefer_floor"} : (tensor<4x4xf32>, tensor<4xf32>, tensor<2xf32>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// Cubic resizing of three axes would read 64 taps an output element: the first two axes
+// go in one pass (16 taps), the third in another (4).
+// CHECK-LABEL: func.func @resize_cubic_three_axes
+// CHECK: linalg.generic
+// CHECK-COUNT-16: tensor.extract %arg0
+// CHECK-NOT: tensor.extract %arg0
+// CHECK: } -> tensor<4x4x3xf32>
+// CHECK: linalg.generic
+// CHECK-COUNT-4: tensor.extract
+// CHECK-NOT: tensor.extract
+// CHECK: } -> tensor<4x4x4xf32>
+// CHECK-NOT: linalg.generic
+func.func @resize_cubic_three_axes(%x: tensor<2x2x3xf32>) -> tensor<4x4x4xf32> {
+  %sizes = graph.constant dense<[4, 4, 4]> : tensor<3xi64>
+  %0 = graph.resize %x sizes(%sizes) {antialias = false, coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = true, extrapolation_value = 0.000000e+00 : f32, keep_aspect_ratio_policy = "stretch", mode = "cubic", nearest_mode = "round_prefer_floor"} : (tensor<2x2x3xf32>, tensor<3xi64>) -> tensor<4x4x4xf32>
+  return %0 : tensor<4x4x4xf32>
 }
 
 // -----
