@@ -51,6 +51,7 @@ namespace graph = kiln::graph;
 namespace kernel = kiln::kernel;
 using kiln::RowsAnchor;
 using kiln::RowsConfig;
+using kiln::RowsGather;
 using kiln::RowsOperand;
 using kiln::RowsProblem;
 using kiln::RowsStorage;
@@ -68,7 +69,10 @@ constexpr int64_t kCombineSlots = 4;
 
 bool isRowsFloat(Type type) { return type.isF16() || type.isBF16() || type.isF32(); }
 
-int64_t elementBytes(Type type) { return type.isF32() ? 4 : 2; }
+/// The element types of a gather's indices.
+bool isGatherIndex(Type type) { return type.isInteger(32) || type.isInteger(64); }
+
+int64_t elementBytes(Type type) { return type.getIntOrFloatBitWidth() / 8; }
 
 int64_t product(ArrayRef<int64_t> extents) {
   int64_t result = 1;
@@ -205,6 +209,20 @@ int64_t maxSharedBytes(StringRef target) {
   return target.starts_with("sm_9") ? kMaxSharedBytesSm90 : kMaxSharedBytesSm80;
 }
 
+/// The bytes a problem's kernel moves: each buffer once, but of a gathered table only the
+/// rows it reads (an embedding table is most of a model's vocabulary).
+double bytesMoved(const RowsProblem &problem) {
+  double bytes = 0;
+  for (auto [position, buffer] : llvm::enumerate(problem.buffers)) {
+    double elements = double(buffer.getNumElements());
+    for (const RowsGather &gather : problem.gathers)
+      if (gather.table.argument == position)
+        elements = std::min(elements, double(problem.rows) * double(problem.rowLength));
+    bytes += elements * elementBytes(buffer.getElementType());
+  }
+  return bytes;
+}
+
 /// Whether the anchor passes over the row more than once (and so keeps it).
 bool keepsRow(RowsAnchor anchor) {
   switch (anchor) {
@@ -291,9 +309,7 @@ SmallVector<kiln::RowsConfig> kiln::rowsConfigs(const RowsProblem &problem, Stri
 double kiln::estimateRowsMicros(const RowsProblem &problem, const RowsConfig &config,
                                 StringRef target, int64_t multiprocessors, double bytesPerSecond,
                                 double launchMicros) {
-  double bytes = 0;
-  for (MemRefType buffer : problem.buffers)
-    bytes += double(buffer.getNumElements()) * elementBytes(buffer.getElementType());
+  double bytes = bytesMoved(problem);
   RowsStorage storage = rowsStorage(problem, config, target);
   // A reload reads the row buffers once more per extra pass (two for softmax).
   if (storage == RowsStorage::Reload && keepsRow(problem.anchor))
@@ -319,9 +335,7 @@ double kiln::estimateRowsMicros(const RowsProblem &problem, const RowsConfig &co
 
 double kiln::estimateRowsGenericMicros(const RowsProblem &problem, double bytesPerSecond,
                                        double launchMicros) {
-  double bytes = 0;
-  for (MemRefType buffer : problem.buffers)
-    bytes += double(buffer.getNumElements()) * elementBytes(buffer.getElementType());
+  double bytes = bytesMoved(problem);
   // (An RMSNorm's inverse alone is a sum of squares and a kernel finishing it: 2.)
   double passes = problem.anchor == RowsAnchor::Softmax ||
                           problem.anchor == RowsAnchor::LogSoftmax ||
@@ -372,7 +386,8 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   RowsProblem problem;
   for (BlockArgument argument : entry.getArguments()) {
     auto type = dyn_cast<MemRefType>(argument.getType());
-    if (!type || !type.getLayout().isIdentity() || !isRowsFloat(type.getElementType()) ||
+    if (!type || !type.getLayout().isIdentity() ||
+        !(isRowsFloat(type.getElementType()) || isGatherIndex(type.getElementType())) ||
         (type.hasStaticShape() && type.getNumElements() == 0) ||
         llvm::is_contained(type.getShape(), kDynamicExtent) || type.getNumDynamicDims() > 3)
       return std::nullopt;
@@ -572,6 +587,38 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
     operands.push_back({index, *operand});
     return true;
   };
+  // A Gather of whole rows of a table (both body arguments) by one index a row.
+  auto matchGather = [&](graph::GatherOp gather) -> std::optional<RowsGather> {
+    auto table = dyn_cast<BlockArgument>(gather.getData());
+    auto indices = dyn_cast<BlockArgument>(gather.getIndices());
+    if (!table || !indices || table.getOwner() != &body || indices.getOwner() != &body)
+      return std::nullopt;
+    auto tableType = dyn_cast<RankedTensorType>(table.getType());
+    auto indicesType = dyn_cast<RankedTensorType>(indices.getType());
+    if (!tableType || !tableType.hasStaticShape() || !isRowsFloat(tableType.getElementType()) ||
+        tableType.getRank() != trailing + 1 || !indicesType ||
+        !isGatherIndex(indicesType.getElementType()))
+      return std::nullopt;
+    // Along the table's first axis, its other dimensions the row's, the indices the rows'.
+    SmallVector<int64_t> indicesShape = matchedShape(indicesType);
+    if (normaliseAxis(gather.getAxis(), tableType.getRank()) != 0 ||
+        tableType.getShape().drop_front() != space.take_back(trailing) ||
+        ArrayRef<int64_t>(indicesShape) != space.take_front(leading))
+      return std::nullopt;
+    indicesShape.append(trailing, 1);
+    std::optional<RowsOperand> indexOperand = classifyOperand(indicesShape, space, trailing);
+    if (!indexOperand || !indexOperand->perRow)
+      return std::nullopt;
+    indexOperand->argument = inputArguments[indices.getArgNumber()];
+    indexOperand->elementType = indicesType.getElementType();
+    RowsGather matched;
+    matched.op = gather;
+    matched.table.argument = inputArguments[table.getArgNumber()];
+    matched.table.elementType = tableType.getElementType();
+    matched.indices = *indexOperand;
+    matched.tableRows = tableType.getDimSize(0);
+    return matched;
+  };
   auto isScalarConstant = [](Value value) {
     auto constant = value.getDefiningOp<graph::ConstantOp>();
     return constant && getSingleFloat(constant.getValue()).has_value();
@@ -598,6 +645,17 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
     if (beforeAnchor) {
       if (!classifyOperand(matchedShape(type), space, trailing))
         return std::nullopt;
+      for (Operation *user : op.getResult(0).getUsers())
+        if (user != anchor && !(user->getBlock() == &body && user->isBeforeInBlock(anchor)))
+          return std::nullopt;
+      if (auto gather = dyn_cast<graph::GatherOp>(op)) {
+        std::optional<RowsGather> matched = matchGather(gather);
+        if (!matched)
+          return std::nullopt;
+        prologueSet.insert(&op);
+        problem.gathers.push_back(*matched);
+        continue;
+      }
       for (Value operand : op.getOperands()) {
         if (prologueSet.contains(operand.getDefiningOp()) || isScalarConstant(operand))
           continue;
@@ -605,9 +663,6 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
         if (!argument || !addOperand(problem.rowInputs, argument, space, trailing))
           return std::nullopt;
       }
-      for (Operation *user : op.getResult(0).getUsers())
-        if (user != anchor && !(user->getBlock() == &body && user->isBeforeInBlock(anchor)))
-          return std::nullopt;
       prologueSet.insert(&op);
       problem.prologue.push_back(&op);
     } else {
@@ -645,6 +700,13 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
     if (!argument || !addOperand(problem.rowInputs, argument, space, trailing))
       return std::nullopt;
   }
+  // Integer buffers are gathers' indices only.
+  for (auto [position, type] : llvm::enumerate(problem.buffers))
+    if (!isRowsFloat(type.getElementType()) &&
+        !llvm::any_of(problem.gathers, [&](const RowsGather &gather) {
+          return gather.indices.argument == position;
+        }))
+      return std::nullopt;
   if (!chainEmits(problem.prologue, anchor->getLoc()) ||
       !chainEmits(problem.epilogue, anchor->getLoc()))
     return std::nullopt;
@@ -654,6 +716,8 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   for (auto &[index, operand] : problem.rowInputs)
     if (!operand.perRow)
       widest = std::max(widest, elementBytes(operand.elementType));
+  for (const RowsGather &gather : problem.gathers)
+    widest = std::max(widest, elementBytes(gather.table.elementType));
   if (problem.resultLength > 1) {
     widest = std::max(widest, elementBytes(problem.outputType));
     for (auto &[index, operand] : problem.resultInputs)
@@ -670,6 +734,10 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
         for (const RowsOperand::Term &term : operand.rowTerms)
           if (term.divisor != 1 || term.extent != 0)
             return std::nullopt;
+    for (const RowsGather &gather : problem.gathers)
+      for (const RowsOperand::Term &term : gather.indices.rowTerms)
+        if (term.divisor != 1 || term.extent != 0)
+          return std::nullopt;
     // The rows at the profile's opt shape, for choosing a configuration.
     std::optional<SmallVector<MemRefType>> opt = getOptShapeBufferTypes(function);
     if (!opt)
@@ -716,6 +784,8 @@ private:
   DenseMap<unsigned, Value> rowBases, resultBases;
   /// One value per row: operands read once.
   DenseMap<unsigned, Value> rowScalars, resultScalars;
+  /// The row offset in its table of each gather's row (by the gather's result).
+  DenseMap<Value, Value> gatherBases;
   Value outputBase;
   /// The lanes a chain evaluates: a chunk's, or one for a reduction's value.
   int64_t laneCount = 0;
@@ -799,6 +869,10 @@ private:
       if (!single)
         return failure();
       lanes.assign(laneCount, constant(*single));
+    } else if (Value base = resultSpace ? Value() : gatherBases.lookup(value)) {
+      const RowsGather *gather = llvm::find_if(
+          problem.gathers, [&](const RowsGather &g) { return g.op->getResult(0) == value; });
+      lanes = loadLanes(gather->table, base, start);
     } else if (auto argument = dyn_cast<BlockArgument>(value)) {
       auto &operands = resultSpace ? problem.resultInputs : problem.rowInputs;
       const RowsOperand *operand = nullptr;
@@ -1282,6 +1356,24 @@ LogicalResult RowKernelBuilder::build() {
         (*scalars)[bodyIndex] =
             toF32(memref::LoadOp::create(b, loc, buffers[operand.argument], ValueRange{base}));
     }
+  }
+  // A gathered row's offset in its table: its index (negative ones from the table's end,
+  // as ONNX counts them), kept inside the table, times the row length.
+  for (const RowsGather &gather : problem.gathers) {
+    Value at = memref::LoadOp::create(b, loc, buffers[gather.indices.argument],
+                                      ValueRange{rowBaseOf(gather.indices)});
+    Type indexType = at.getType();
+    auto integer = [&](int64_t value) {
+      return arith::ConstantIntOp::create(b, loc, indexType, value).getResult();
+    };
+    Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, integer(0));
+    at = arith::SelectOp::create(b, loc, negative,
+                                 arith::AddIOp::create(b, loc, at, integer(gather.tableRows)), at);
+    at = arith::MaxSIOp::create(b, loc, at, integer(0));
+    at = arith::MinSIOp::create(b, loc, at, integer(gather.tableRows - 1));
+    at = arith::IndexCastOp::create(b, loc, b.getIndexType(), at);
+    gatherBases[gather.op->getResult(0)] =
+        arith::MulIOp::create(b, loc, at, index(problem.rowLength));
   }
   outputBase = arith::MulIOp::create(b, loc, row, index(problem.resultLength));
   if (failed(emitAnchor()))

@@ -58,6 +58,18 @@ struct RowsOperand {
   llvm::SmallVector<Term> rowTerms;
 };
 
+/// A prologue Gather of whole rows (an embedding lookup, Gather along axis 0 as exporters
+/// write it): element (row, column) of its result is element `column` of row
+/// `indices[row]` of a table of `tableRows` rows, each a row of the row space.
+struct RowsGather {
+  mlir::Operation *op = nullptr;
+  /// The table: contiguous along the row; the index gives its row offset.
+  RowsOperand table;
+  /// The indices: one integer a row (negative ones count from the table's end).
+  RowsOperand indices;
+  int64_t tableRows = 0;
+};
+
 /// A reduction kernel whose anchor reduces the innermost `rowLength` elements of each of
 /// `rows` rows, with a pointwise prologue (ops before the anchor, evaluated per element
 /// of its input) and epilogue (after it, per element of its result).
@@ -84,6 +96,8 @@ struct RowsProblem {
   /// The buffers the prologue and the anchor read (row space rows x rowLength) and the
   /// epilogue reads (rows x resultLength), keyed by template body argument.
   llvm::SmallVector<std::pair<unsigned, RowsOperand>> rowInputs, resultInputs;
+  /// The prologue's gathers (not in `prologue`: the row kernel loads their rows).
+  llvm::SmallVector<RowsGather> gathers;
   /// The output buffer: kernel.func argument and element type.
   unsigned output = 0;
   mlir::Type outputType;
@@ -134,8 +148,8 @@ RowsStorage rowsStorage(const RowsProblem &problem, const RowsConfig &config,
 /// The problem `function` computes, when it is a kernel.reduction the row kernels take:
 /// its anchor (softmax or log-softmax over the last axis, LayerNorm or RMSNorm over
 /// trailing axes, a ReduceX over trailing axes) reads a row-major f16/bf16/f32 buffer
-/// (static, or with dynamic leading dimensions) through pointwise ops, and pointwise ops
-/// follow it to the one stored value.
+/// (static, or with dynamic leading dimensions) through pointwise ops and gathers of whole
+/// rows, and pointwise ops follow it to the one stored value.
 std::optional<RowsProblem> matchReductionRows(kernel::FuncOp function);
 
 /// The legal configurations for `problem` on `target`, the default (what runs untuned)

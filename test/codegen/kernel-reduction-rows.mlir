@@ -231,3 +231,40 @@ func.func @main(%x: memref<102x1000xf32>, %y: memref<102x1xf32>, %z: memref<102x
   kernel.launch @ReduceMax_1(%x, %y) : (memref<102x1000xf32>, memref<102x1xf32>) -> ()
   return
 }
+
+// -----
+
+// BERT's embeddings: two gathers of whole rows (a word table of 1000 rows, a token-type
+// table of 2) by i64 ids, a position table added, LayerNorm. Each row's table offsets
+// come from its ids (negative ids count from the table's end; ids kept in the table),
+// read once a row; the gathered rows are loaded 8 f16 at a time like any operand.
+// CHECK: gpu.func @rows_layer_norm_256x768_{{.*}}(%{{.*}}: memref<f16>, %{{.*}}: memref<i64>, %{{.*}}: memref<f16>, %{{.*}}: memref<i64>, %{{.*}}: memref<f16>
+// CHECK: %[[WORD:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<256xi64>
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[WORD]], %c0_i64
+// CHECK: %[[WRAP:.*]] = arith.addi %[[WORD]], %c1000_i64
+// CHECK: %[[SEL:.*]] = arith.select %[[NEG]], %[[WRAP]], %[[WORD]]
+// CHECK: arith.maxsi %[[SEL]], %c0_i64
+// CHECK: arith.minsi %{{.*}}, %c999_i64
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<256xi64>
+// CHECK: arith.minsi %{{.*}}, %c1_i64
+// CHECK: vector.load {{.*}} : memref<768000xf16>, vector<8xf16>
+// CHECK: vector.load {{.*}} : memref<1536xf16>, vector<8xf16>
+// CHECK: vector.load {{.*}} : memref<98304xf16>, vector<8xf16>
+// CHECK: math.rsqrt
+// CHECK: vector.store {{.*}} : memref<196608xf16>, vector<8xf16>
+kernel.func @Embeddings_0(%word: memref<1000x768xf16>, %ids: memref<2x128xi64>, %type: memref<2x768xf16>, %types: memref<2x128xi64>, %pos: memref<1x128x768xf16>, %w: memref<768xf16>, %b: memref<768xf16>, %y: memref<2x128x768xf16>) {
+  reduction ins(%word, %ids, %type, %types, %pos, %w, %b : memref<1000x768xf16>, memref<2x128xi64>, memref<2x768xf16>, memref<2x128xi64>, memref<1x128x768xf16>, memref<768xf16>, memref<768xf16>) outs(%y : memref<2x128x768xf16>) {
+  ^bb0(%a: tensor<1000x768xf16>, %i: tensor<2x128xi64>, %c: tensor<2x768xf16>, %t: tensor<2x128xi64>, %p: tensor<1x128x768xf16>, %s: tensor<768xf16>, %o: tensor<768xf16>):
+    %0 = graph.gather %a, %i {axis = 0 : i64} : (tensor<1000x768xf16>, tensor<2x128xi64>) -> tensor<2x128x768xf16>
+    %1 = graph.gather %c, %t {axis = 0 : i64} : (tensor<2x768xf16>, tensor<2x128xi64>) -> tensor<2x128x768xf16>
+    %2 = graph.add %0, %1 : (tensor<2x128x768xf16>, tensor<2x128x768xf16>) -> tensor<2x128x768xf16>
+    %3 = graph.add %2, %p : (tensor<2x128x768xf16>, tensor<1x128x768xf16>) -> tensor<2x128x768xf16>
+    %n, %mean, %inv = graph.layer_normalization %3, %s, %o {axis = -1 : i64, epsilon = 1.0e-12 : f32, stash_type = f32} : (tensor<2x128x768xf16>, tensor<768xf16>, tensor<768xf16>) -> (tensor<2x128x768xf16>, tensor<2x128x1xf32>, tensor<2x128x1xf32>)
+    kernel.yield %n : tensor<2x128x768xf16>
+  }
+  return
+}
+func.func @embeddings(%word: memref<1000x768xf16>, %ids: memref<2x128xi64>, %type: memref<2x768xf16>, %types: memref<2x128xi64>, %pos: memref<1x128x768xf16>, %w: memref<768xf16>, %b: memref<768xf16>, %y: memref<2x128x768xf16>) {
+  kernel.launch @Embeddings_0(%word, %ids, %type, %types, %pos, %w, %b, %y) : (memref<1000x768xf16>, memref<2x128xi64>, memref<2x768xf16>, memref<2x128xi64>, memref<1x128x768xf16>, memref<768xf16>, memref<768xf16>, memref<2x128x768xf16>) -> ()
+  return
+}
