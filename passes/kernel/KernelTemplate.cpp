@@ -319,20 +319,55 @@ double estimateGenericReductionMicros(kernel::FuncOp function, const DeviceModel
   return micros;
 }
 
+/// The elements read of each kernel argument that the template's body only gathers from
+/// (Gather's data): at most what the gathers produce. An embedding's table of a 30522-word
+/// vocabulary is read a row a token, not whole.
+static DenseMap<unsigned, double> gatheredElements(kernel::FuncOp function) {
+  DenseMap<unsigned, double> gathered;
+  Block &entry = function.getBody().front();
+  Operation *templateOp = entry.empty() ? nullptr : &entry.front();
+  if (!templateOp || templateOp->getNumRegions() != 1 || templateOp->getRegion(0).empty())
+    return gathered;
+  Block &body = templateOp->getRegion(0).front();
+  for (auto [operand, argument] : llvm::zip(templateOp->getOperands(), body.getArguments())) {
+    auto buffer = dyn_cast<BlockArgument>(operand);
+    if (!buffer || buffer.getOwner() != &entry || argument.use_empty())
+      continue;
+    double elements = 0;
+    bool onlyGathered = llvm::all_of(argument.getUsers(), [&](Operation *user) {
+      auto gather = dyn_cast<graph::GatherOp>(user);
+      if (!gather || gather.getData() != argument || gather.getIndices() == argument)
+        return false;
+      auto result = dyn_cast<ShapedType>(gather.getType());
+      if (!result || !result.hasStaticShape())
+        return false;
+      elements += elementCount(result);
+      return true;
+    });
+    if (onlyGathered)
+      gathered[buffer.getArgNumber()] = elements;
+  }
+  return gathered;
+}
+
 double estimateKernelBytes(kernel::FuncOp function) {
   // A dynamic kernel's buffers at the opt shape.
   SmallVector<Type> types(function.getArgumentTypes());
   if (std::optional<SmallVector<MemRefType>> opt = getOptShapeBufferTypes(function))
     types.assign(opt->begin(), opt->end());
+  DenseMap<unsigned, double> gathered = gatheredElements(function);
   double bytes = 0;
-  for (Type type : types) {
+  for (auto [position, type] : llvm::enumerate(types)) {
     auto shaped = dyn_cast<ShapedType>(type);
     if (!shaped || !shaped.hasStaticShape())
       continue;
     Type element = shaped.getElementType();
     double elementBytes =
         element.isIntOrFloat() ? std::max<double>(1, element.getIntOrFloatBitWidth() / 8.0) : 8;
-    bytes += elementCount(shaped) * elementBytes;
+    double elements = elementCount(shaped);
+    if (auto read = gathered.find(position); read != gathered.end())
+      elements = std::min(elements, read->second);
+    bytes += elements * elementBytes;
   }
   return bytes;
 }

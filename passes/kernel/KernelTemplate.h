@@ -251,7 +251,7 @@ double estimateKernelFlops(kernel::FuncOp function);
 /// thread of every multiprocessor busy) times its reduction's steps, one after another.
 double estimateGenericReductionMicros(kernel::FuncOp function, const DeviceModel &device);
 /// The bytes `function` must move through device memory at least: every buffer argument
-/// read or written once.
+/// read or written once; of a table the body only gathers from, the elements gathered.
 double estimateKernelBytes(kernel::FuncOp function);
 /// The generic lowering's time: launch + max(bytes / bandwidth + flops / SIMT rate, the
 /// serial steps of its thread-per-output reductions: estimateGenericReductionMicros); an

@@ -327,6 +327,39 @@ TEST_F(TuningIRTest, CandidatesAndCostModel) {
   EXPECT_GT(gemm, 1e6 * 2.0 * 4096 * 4096 * 4096 / 990e12);
 }
 
+TEST_F(TuningIRTest, GatheredTableCountsTheRowsRead) {
+  // An embedding: 256 ids read 256 rows of a 30000-row table, not the table; the ids and
+  // the result count whole.
+  const char *text = R"mlir(
+kernel.func @embed(%t: memref<30000x64xf16>, %i: memref<256xi64>, %y: memref<256x64xf16>) {
+  pointwise ins(%t, %i : memref<30000x64xf16>, memref<256xi64>) outs(%y : memref<256x64xf16>) {
+  ^bb0(%a: tensor<30000x64xf16>, %b: tensor<256xi64>):
+    %g = graph.gather %a, %b {axis = 0 : i64} : (tensor<30000x64xf16>, tensor<256xi64>) -> tensor<256x64xf16>
+    kernel.yield %g : tensor<256x64xf16>
+  }
+  return
+}
+kernel.func @sum(%t: memref<300x64xf16>, %i: memref<256xi64>, %y: memref<256x64xf16>) {
+  pointwise ins(%t, %i : memref<300x64xf16>, memref<256xi64>) outs(%y : memref<256x64xf16>) {
+  ^bb0(%a: tensor<300x64xf16>, %b: tensor<256xi64>):
+    %g = graph.gather %a, %b {axis = 0 : i64} : (tensor<300x64xf16>, tensor<256xi64>) -> tensor<256x64xf16>
+    %axes = graph.constant dense<0> : tensor<1xi64>
+    %s = graph.reduce_sum %a, %axes {keepdims = true, noop_with_empty_axes = false} : (tensor<300x64xf16>, tensor<1xi64>) -> tensor<1x64xf16>
+    %r = graph.add %g, %s : (tensor<256x64xf16>, tensor<1x64xf16>) -> tensor<256x64xf16>
+    kernel.yield %r : tensor<256x64xf16>
+  }
+  return
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  auto kernels = llvm::to_vector(module->getOps<kiln::kernel::FuncOp>());
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_DOUBLE_EQ(kiln::estimateKernelBytes(kernels[0]), 256.0 * 64 * 2 + 256 * 8 + 256 * 64 * 2);
+  // A table read whole by another op counts whole.
+  EXPECT_DOUBLE_EQ(kiln::estimateKernelBytes(kernels[1]), 300.0 * 64 * 2 + 256 * 8 + 256 * 64 * 2);
+}
+
 TEST_F(TuningIRTest, TwoCtaConfigurationsWhereTilesOutnumberSms) {
   auto names = [&](ModuleOp module) {
     auto kernel = *module.getOps<kiln::kernel::FuncOp>().begin();
