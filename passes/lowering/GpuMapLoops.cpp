@@ -138,6 +138,10 @@ std::string codegenForm(ArrayRef<Operation *> ops) {
         lanes = std::max<int64_t>(lanes, vector.getNumElements());
     loops |= isa<scf::ForOp, scf::WhileOp>(op);
   });
+  // The lanes are the innermost loop's step (a strided read's wider vector aside).
+  if (std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
+      lanes && step && *step > 1)
+    lanes = *step;
   std::string form = lanes ? "vectors of " + std::to_string(lanes) + " lanes" : "scalar";
   return form + (loops ? ", loops in each thread" : ", one iteration a thread");
 }

@@ -27,6 +27,13 @@
 // values. The stores still take V elements at once, and the position arithmetic is the
 // same ops on vectors (the thread computes V of them, where V threads computed one each).
 //
+// Strided reads: a load whose last index is s * i + c (a constant stride s of 2 to 4, c
+// between 0 and s - 1 by its arithmetic: a window's offset in a pooling whose windows do
+// not overlap) reads the s * V elements from s * i on as one vector (16-byte accesses) and
+// takes every s-th from c: a 2x2 average pool of stride 2 reads 32 bytes a thread an
+// access where it read 2, in full sectors. Its index values used otherwise are the lanes'
+// s * (i + k) + c.
+//
 // Loops inside the thread: a reduction's scf.for (one thread an output, the sum carried
 // by the loop after gpu-promote-accumulators) takes the same treatment in its body, and
 // each value it carries whose initial or yielded value varies becomes a vector: a sum
@@ -39,6 +46,8 @@
 #include "passes/lowering/Passes.h"
 #include "passes/lowering/TopLevelNests.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -67,6 +76,36 @@ constexpr int64_t kMaxLanes = 8;
 /// At most this many lanes times the ops each lane computes for itself in a nest that
 /// gathers (Analysis::laneWork).
 constexpr int64_t kMaxGatherWork = 160;
+/// The largest stride of a strided read (its vector is stride x lanes elements).
+constexpr int64_t kMaxStride = 4;
+
+/// The range [low, high] of an index value by its arithmetic (constants, the induction
+/// variables of loops with constant bounds, sums and differences), if known.
+std::optional<std::pair<int64_t, int64_t>> indexRange(Value value) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return std::make_pair(*constant, *constant);
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    auto loop = dyn_cast<scf::ForOp>(argument.getOwner()->getParentOp());
+    if (!loop || argument != loop.getInductionVar())
+      return std::nullopt;
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!lower || !upper || !step || *step <= 0 || *upper <= *lower)
+      return std::nullopt;
+    return std::make_pair(*lower, *upper - 1);
+  }
+  Operation *def = value.getDefiningOp();
+  if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(def))
+    return std::nullopt;
+  auto left = indexRange(def->getOperand(0));
+  auto right = indexRange(def->getOperand(1));
+  if (!left || !right)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(def))
+    return std::make_pair(left->first + right->first, left->second + right->second);
+  return std::make_pair(left->first - right->second, left->second - right->first);
+}
 
 /// The buffer and indices of a load or store (null for other ops).
 std::pair<Value, ValueRange> accessOf(Operation *op) {
@@ -112,6 +151,27 @@ bool isOrdering(arith::CmpIPredicate predicate) {
   return predicate != arith::CmpIPredicate::eq && predicate != arith::CmpIPredicate::ne;
 }
 
+/// Whether the strided index `index` (its stride in `strided`) is s * variable + c with c
+/// in [0, s) by its arithmetic: the lanes' elements lie in the s * V from s * variable on.
+bool withinStrideBlock(Value index, const DenseMap<Value, int64_t> &strided) {
+  int64_t stride = strided.lookup(index);
+  int64_t low = 0, high = 0;
+  Value at = index;
+  while (Operation *def = at.getDefiningOp()) {
+    if (isa<arith::MulIOp>(def))
+      return low >= 0 && high < stride;
+    bool sub = isa<arith::SubIOp>(def);
+    bool first = strided.contains(def->getOperand(0));
+    auto range = indexRange(def->getOperand(first ? 1 : 0));
+    if (!range)
+      return false;
+    low += sub ? -range->second : range->first;
+    high += sub ? -range->first : range->second;
+    at = def->getOperand(first ? 0 : 1);
+  }
+  return false;
+}
+
 /// What the innermost induction variable of a nest reaches, and what its accesses need.
 struct Analysis {
   Value iv;
@@ -122,6 +182,11 @@ struct Analysis {
   SmallVector<int64_t> multiples, successorMultiples;
   /// The shifts by values that must be multiples of the lanes (a thread's base in a tile).
   SmallVector<Value> multipleValues;
+  /// Index values s * variable + c (c the same in every lane) and their stride s.
+  DenseMap<Value, int64_t> strided;
+  /// The buffers read along strided indices, with the stride, and the largest extent
+  /// their reads reach (stride x the variable's extent).
+  SmallVector<std::pair<Value, int64_t>> stridedReads;
   /// Whether the nest gathers (loads at positions computed from the variable), and the
   /// ops each lane computes for itself: with gathers, what a thread of V lanes keeps in
   /// registers grows with their product.
@@ -143,6 +208,47 @@ struct Analysis {
   bool usesIndex(Operation &op) const {
     return llvm::any_of(op.getOperands(), [&](Value v) { return indices.contains(v); });
   }
+  bool usesStrided(Operation &op) const {
+    return llvm::any_of(op.getOperands(), [&](Value v) { return strided.contains(v); });
+  }
+  /// Whether `value` is the same in every lane and no index of the variable.
+  bool invariant(Value value) const {
+    return !varying.contains(value) && !indices.contains(value) && !strided.contains(value);
+  }
+
+  /// Whether `op` makes a strided index: the variable times a constant stride of 2 to
+  /// kMaxStride, or a strided index plus or minus an invariant value.
+  bool makesStrided(Operation &op) {
+    if (auto mul = dyn_cast<arith::MulIOp>(op)) {
+      for (auto [a, b] : {std::make_pair(mul.getLhs(), mul.getRhs()),
+                          std::make_pair(mul.getRhs(), mul.getLhs())}) {
+        std::optional<int64_t> factor = getConstantIntValue(b);
+        if (a == iv && factor && *factor >= 2 && *factor <= kMaxStride) {
+          strided[mul.getResult()] = *factor;
+          return true;
+        }
+      }
+      return false;
+    }
+    if (isa<arith::AddIOp>(op) && strided.contains(op.getOperand(0)) &&
+        invariant(op.getOperand(1))) {
+      strided[op.getResult(0)] = strided.lookup(op.getOperand(0));
+      return true;
+    }
+    if (isa<arith::AddIOp>(op) && strided.contains(op.getOperand(1)) &&
+        invariant(op.getOperand(0))) {
+      strided[op.getResult(0)] = strided.lookup(op.getOperand(1));
+      return true;
+    }
+    if (isa<arith::SubIOp>(op) && strided.contains(op.getOperand(0)) &&
+        invariant(op.getOperand(1))) {
+      strided[op.getResult(0)] = strided.lookup(op.getOperand(0));
+      return true;
+    }
+    return false;
+  }
+
+  bool withinBlock(Value index) const { return withinStrideBlock(index, strided); }
 
   /// Whether the ops of `block` (the nest's body, or a region of a choice in it, where
   /// `inRegion`) can be vectorized: accesses whose last index may be the variable and
@@ -156,17 +262,20 @@ struct Analysis {
         if (nest->isAncestor(buffer.getParentBlock()->getParentOp()))
           return false;
         bool last = !accessIndices.empty() && indices.contains(accessIndices.back());
-        ValueRange others = last ? accessIndices.drop_back() : accessIndices;
+        bool stridedLast = !accessIndices.empty() && strided.contains(accessIndices.back());
+        ValueRange others = last || stridedLast ? accessIndices.drop_back() : accessIndices;
         // Strided along the variable by more than a sector: a transpose, which
         // gpu-tile-transposes stages through shared memory.
-        bool strided = false;
+        bool acrossSectors = false;
         for (auto [d, index] : llvm::enumerate(others))
-          strided |= indices.contains(index) && !withinSector(buffer, d);
-        if (strided)
+          acrossSectors |= indices.contains(index) && !withinSector(buffer, d);
+        if (acrossSectors)
           return false;
         if (llvm::any_of(others, [&](Value index) {
-              return varying.contains(index) || indices.contains(index);
-            })) {
+              return varying.contains(index) || indices.contains(index) ||
+                     strided.contains(index);
+            }) ||
+            (stridedLast && (!isa<memref::LoadOp>(op) || !withinBlock(accessIndices.back())))) {
           // A load at positions computed from the variable: one scalar load a lane (a
           // gather).
           if (!isa<memref::LoadOp>(op))
@@ -191,6 +300,26 @@ struct Analysis {
           if (auto load = dyn_cast<memref::LoadOp>(op))
             varying.insert(load.getResult());
         }
+        if (stridedLast) {
+          // (A strided store was refused above: only loads get here.)
+          Type element = cast<MemRefType>(buffer.getType()).getElementType();
+          if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+            return false;
+          widest = std::max<int64_t>(widest, element.getIntOrFloatBitWidth() / 8);
+          stridedReads.push_back({buffer, strided.lookup(accessIndices.back())});
+          varying.insert(op.getResult(0));
+        }
+        continue;
+      }
+      if (makesStrided(op))
+        continue;
+      if (usesStrided(op) && !usesIndex(op)) {
+        // A strided index as a value (a pool's window clipped at the border): the lanes'.
+        if (!isLanewise(&op))
+          return false;
+        for (Value result : op.getResults())
+          varying.insert(result);
+        ++laneWork;
         continue;
       }
       if (usesIndex(op)) {
@@ -330,7 +459,7 @@ bool isMultipleOf(Value value, int64_t factor) {
 /// stores (Analysis::check says what else the body may hold); and every buffer accessed
 /// along it has aligned rows (alignedRows).
 std::optional<int64_t> vectorLanes(scf::ParallelOp nest, DenseSet<Value> &indices,
-                                   DenseSet<Value> &carried) {
+                                   DenseSet<Value> &carried, DenseMap<Value, int64_t> &strided) {
   if (nest.getNumReductions() != 0)
     return std::nullopt;
   Analysis analysis;
@@ -363,9 +492,19 @@ std::optional<int64_t> vectorLanes(scf::ParallelOp nest, DenseSet<Value> &indice
     return std::nullopt;
   indices = std::move(analysis.indices);
   carried = std::move(analysis.carried);
+  strided = std::move(analysis.strided);
   for (Value buffer : analysis.contiguous)
     if (!alignedRows(buffer, lanes))
       return std::nullopt;
+  // A strided read takes stride x lanes elements from stride x the variable: whole rows'
+  // worth, inside the row.
+  for (auto [buffer, stride] : analysis.stridedReads) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!alignedRows(buffer, stride * lanes) || type.getRank() == 0 ||
+        type.isDynamicDim(type.getRank() - 1) ||
+        type.getDimSize(type.getRank() - 1) < stride * *upper)
+      return std::nullopt;
+  }
   return lanes;
 }
 
@@ -414,12 +553,32 @@ void dropTrailingUnitDims(scf::ParallelOp nest) {
   }
 }
 
+/// The affine.apply ops of `nest` (a pooling window's `2 * w + kw`) as arith ops, whose
+/// shifts and strides the analysis reads.
+void expandAffineApplies(scf::ParallelOp nest) {
+  SmallVector<affine::AffineApplyOp> applies;
+  nest.getBody()->walk([&](affine::AffineApplyOp apply) { applies.push_back(apply); });
+  for (affine::AffineApplyOp apply : applies) {
+    OpBuilder b(apply);
+    std::optional<SmallVector<Value>> expanded =
+        affine::expandAffineMap(b, apply.getLoc(), apply.getAffineMap(), apply.getOperands());
+    if (!expanded || expanded->size() != 1)
+      continue;
+    apply.getResult().replaceAllUsesWith(expanded->front());
+    apply.erase();
+  }
+}
+
 /// The vectorization of a nest that vectorLanes accepted (see the file header).
 struct Vectorizer {
   /// The variable and its shifts (Analysis::indices).
   DenseSet<Value> indices;
   /// The loop-carried values that become vectors (Analysis::carried).
   DenseSet<Value> carried;
+  /// The strided indices and their strides (Analysis::strided).
+  DenseMap<Value, int64_t> strided;
+  /// The innermost variable (the first lane's).
+  Value iv;
   int64_t lanes = 0;
   /// The vector of each varying scalar value.
   DenseMap<Value, Value> vectors;
@@ -434,9 +593,12 @@ struct Vectorizer {
     if (Value vector = vectors.lookup(value))
       return vector;
     Value splat = vector::BroadcastOp::create(b, loc, vectorType(value.getType()), value);
-    if (!indices.contains(value))
+    int64_t stride = indices.contains(value) ? 1 : strided.lookup(value);
+    if (stride == 0)
       return splat;
-    SmallVector<int64_t> offsets = llvm::to_vector(llvm::seq<int64_t>(0, lanes));
+    SmallVector<int64_t> offsets;
+    for (int64_t lane = 0; lane < lanes; ++lane)
+      offsets.push_back(stride * lane);
     Value step = arith::ConstantOp::create(b, loc, b.getIndexVectorAttr(offsets));
     return arith::AddIOp::create(b, loc, splat, step);
   }
@@ -448,17 +610,54 @@ struct Vectorizer {
     for (int64_t lane = 0; lane < this->lanes; ++lane) {
       SmallVector<Value> laneIndices;
       for (Value index : load.getIndices()) {
+        int64_t stride = indices.contains(index) ? 1 : strided.lookup(index);
         if (Value vector = vectors.lookup(index))
           index = vector::ExtractOp::create(b, loc, vector, lane);
-        else if (indices.contains(index) && lane != 0)
-          index =
-              arith::AddIOp::create(b, loc, index, arith::ConstantIndexOp::create(b, loc, lane));
+        else if (stride != 0 && lane != 0)
+          index = arith::AddIOp::create(b, loc, index,
+                                        arith::ConstantIndexOp::create(b, loc, stride * lane));
         laneIndices.push_back(index);
       }
       lanes.push_back(memref::LoadOp::create(b, loc, load.getMemRef(), laneIndices));
     }
     vectors[load.getResult()] =
         vector::FromElementsOp::create(b, loc, vectorType(load.getType()), lanes);
+    replaced.push_back(load);
+  }
+
+  /// A load at s * variable + c, c in [0, s): the s x lanes elements from s * variable
+  /// as one vector, every s-th from c taken (c known in the thread only: a shuffle for
+  /// each value it may have, chosen by it).
+  void stridedLoad(OpBuilder &b, Location loc, memref::LoadOp load) {
+    Value index = load.getIndices().back();
+    int64_t stride = strided.lookup(index);
+    Type element = load.getType();
+    Value start = arith::MulIOp::create(b, loc, iv, arith::ConstantIndexOp::create(b, loc, stride));
+    SmallVector<Value> blockIndices(load.getIndices().drop_back());
+    blockIndices.push_back(start);
+    auto block = vector::LoadOp::create(b, loc, VectorType::get({stride * lanes}, element),
+                                        load.getMemRef(), blockIndices);
+    block.setAlignment(std::min<int64_t>(kVectorBytes,
+                                         stride * lanes * element.getIntOrFloatBitWidth() / 8));
+    Value offset = arith::SubIOp::create(b, loc, index, start);
+    std::optional<int64_t> known = getConstantIntValue(offset);
+    Value result;
+    for (int64_t first = stride - 1; first >= 0; --first) {
+      if (known && *known != first)
+        continue;
+      SmallVector<int64_t> mask;
+      for (int64_t lane = 0; lane < lanes; ++lane)
+        mask.push_back(first + stride * lane);
+      Value taken = vector::ShuffleOp::create(b, loc, block, block, mask);
+      if (!result) {
+        result = taken;
+        continue;
+      }
+      Value chosen = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, offset,
+                                           arith::ConstantIndexOp::create(b, loc, first));
+      result = arith::SelectOp::create(b, loc, chosen, taken, result);
+    }
+    vectors[load.getResult()] = result;
     replaced.push_back(load);
   }
 
@@ -472,11 +671,17 @@ struct Vectorizer {
       Location loc = op.getLoc();
       auto [buffer, indices] = accessOf(&op);
       bool last = buffer && this->indices.contains(indices.back());
-      bool scattered = buffer && llvm::any_of(last ? indices.drop_back() : indices, [&](Value v) {
-                         return vectors.contains(v) || this->indices.contains(v);
-                       });
-      if (auto load = dyn_cast<memref::LoadOp>(op); load && scattered) {
-        gather(b, loc, load);
+      bool stridedLast = buffer && strided.contains(indices.back());
+      bool scattered =
+          buffer && llvm::any_of(last || stridedLast ? indices.drop_back() : indices, [&](Value v) {
+            return vectors.contains(v) || this->indices.contains(v) || strided.contains(v);
+          });
+      if (auto load = dyn_cast<memref::LoadOp>(op); load && (scattered || stridedLast)) {
+        // (A strided index that may leave its block gathers, as vectorLanes found.)
+        if (!scattered && withinStrideBlock(indices.back(), strided))
+          stridedLoad(b, loc, load);
+        else
+          gather(b, loc, load);
         continue;
       }
       if (auto load = dyn_cast<memref::LoadOp>(op); load && last) {
@@ -545,11 +750,12 @@ struct Vectorizer {
       // lane's); any other use takes it as a value, the vector of the lanes' variables.
       auto compare = dyn_cast<arith::CmpIOp>(op);
       bool shiftOrBoundary =
-          llvm::all_of(op.getResults(), [&](Value v) { return this->indices.contains(v); }) ||
+          llvm::all_of(op.getResults(),
+                       [&](Value v) { return this->indices.contains(v) || strided.contains(v); }) ||
           (compare && isOrdering(compare.getPredicate()) && getConstantIntValue(compare.getRhs()) &&
            this->indices.contains(compare.getLhs()));
       bool usesVariable = !shiftOrBoundary && llvm::any_of(op.getOperands(), [&](Value v) {
-        return this->indices.contains(v);
+        return this->indices.contains(v) || strided.contains(v);
       });
       if (!varies(op) && !usesVariable)
         continue;
@@ -570,10 +776,12 @@ struct Vectorizer {
 
 /// `nest` with `lanes` iterations of its innermost loop in each (see the file header).
 void vectorize(scf::ParallelOp nest, int64_t lanes, DenseSet<Value> indices,
-               DenseSet<Value> carried) {
+               DenseSet<Value> carried, DenseMap<Value, int64_t> strided) {
   Vectorizer vectorizer;
   vectorizer.indices = std::move(indices);
   vectorizer.carried = std::move(carried);
+  vectorizer.strided = std::move(strided);
+  vectorizer.iv = nest.getInductionVars().back();
   vectorizer.lanes = lanes;
   // (The variable and its shifts are no values any op computes with: vectorLanes checked
   // that they are only indices, shifted or compared; those ops stay scalar.)
@@ -608,9 +816,11 @@ struct GpuVectorizePointwiseLoops
     for (scf::ParallelOp nest : nests) {
       if (!nest->getParentOfType<scf::ParallelOp>())
         dropTrailingUnitDims(nest);
+      expandAffineApplies(nest);
       DenseSet<Value> indices, carried;
-      if (std::optional<int64_t> lanes = vectorLanes(nest, indices, carried))
-        vectorize(nest, *lanes, std::move(indices), std::move(carried));
+      DenseMap<Value, int64_t> strided;
+      if (std::optional<int64_t> lanes = vectorLanes(nest, indices, carried, strided))
+        vectorize(nest, *lanes, std::move(indices), std::move(carried), std::move(strided));
     }
   }
 };

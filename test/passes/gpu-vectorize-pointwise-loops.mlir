@@ -390,6 +390,94 @@ func.func @pool_totals(%parts: memref<56x32x64xf32>, %y: memref<32x64x1x1xf16>) 
 
 // -----
 
+// A 2x2 average pool of stride 2 (RT-DETR's ResNet-D shortcuts): its reads at 2 w + kw
+// (an affine.apply) take the 16 elements from 2 w on as one vector, every other from kw:
+// two shuffles chosen by kw (the window loop unrolled later makes it one). The window
+// count, clipped at the border as ONNX's ceil mode has it, is the lanes' own.
+// CHECK-LABEL: func.func @strided_pool
+// CHECK: scf.parallel {{.*}} step (%c1, %c1, %c1, %c8)
+// CHECK:   scf.for {{.*}} -> (vector<8xf32>)
+// CHECK:     scf.for {{.*}} -> (vector<8xf32>)
+// CHECK:       %[[START:.*]] = arith.muli %{{.*}}, %c2{{[_0-9]*}} : index
+// CHECK:       %[[BLOCK:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %[[START]]] {alignment = 16 : i64} : memref<2x4x32x64xf16>, vector<16xf16>
+// CHECK:       vector.shuffle %[[BLOCK]], %[[BLOCK]] [1, 3, 5, 7, 9, 11, 13, 15]
+// CHECK:       vector.shuffle %[[BLOCK]], %[[BLOCK]] [0, 2, 4, 6, 8, 10, 12, 14]
+// CHECK:       arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf16>
+// CHECK:   arith.constant dense<[0, 2, 4, 6, 8, 10, 12, 14]> : vector<8xindex>
+// CHECK:   vector.store %{{.*}}, %arg1[{{.*}}] {alignment = 16 : i64} : memref<2x4x16x32xf16>, vector<8xf16>
+// PTX-LABEL: .entry strided_pool
+// PTX-COUNT-4: ld.global.v4.b32
+// PTX-NOT: ld.global
+// PTX: st.global.v4.b32
+func.func @strided_pool(%x: memref<2x4x32x64xf16>, %y: memref<2x4x16x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c63 = arith.constant 63 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%n, %c, %h, %w) = (%c0, %c0, %c0, %c0) to (%c2, %c4, %c16, %c32) step (%c1, %c1, %c1, %c1) {
+    %sum = scf.for %kh = %c0 to %c2 step %c1 iter_args(%a = %zero) -> (f32) {
+      %inner = scf.for %kw = %c0 to %c2 step %c1 iter_args(%b = %a) -> (f32) {
+        %row = affine.apply affine_map<(d0, d1) -> (d0 * 2 + d1)>(%h, %kh)
+        %col = affine.apply affine_map<(d0, d1) -> (d0 * 2 + d1)>(%w, %kw)
+        %v = memref.load %x[%n, %c, %row, %col] : memref<2x4x32x64xf16>
+        %e = arith.extf %v : f16 to f32
+        %s = arith.addf %b, %e : f32
+        scf.yield %s : f32
+      }
+      scf.yield %inner : f32
+    }
+    %w2 = arith.muli %w, %c2 : index
+    %last = arith.subi %c63, %w2 : index
+    %span = arith.minsi %last, %c1 : index
+    %count = arith.addi %span, %c1 : index
+    %count2 = arith.muli %count, %c2 : index
+    %ci = arith.index_cast %count2 : index to i64
+    %cf = arith.sitofp %ci : i64 to f32
+    %mean = arith.divf %sum, %cf : f32
+    %r = arith.truncf %mean : f32 to f16
+    memref.store %r, %y[%n, %c, %h, %w] : memref<2x4x16x32xf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A pool with padding reads at 2 w + kw - 1, which may leave the 16 elements from 2 w
+// (kw - 1 in [-1, 0]): a gather, a scalar load a lane at its own index.
+// CHECK-LABEL: func.func @strided_pool_padded
+// CHECK-NOT: vector<16xf16>
+// CHECK: memref.load %arg0
+// CHECK: vector.from_elements
+// CHECK: vector.store
+func.func @strided_pool_padded(%x: memref<2x64xf16>, %y: memref<2x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f16
+  scf.parallel (%n, %w) = (%c0, %c0) to (%c2, %c32) step (%c1, %c1) {
+    %sum = scf.for %kw = %c0 to %c2 step %c1 iter_args(%b = %zero) -> (f16) {
+      %w2 = arith.muli %w, %c2 : index
+      %at = arith.addi %w2, %kw : index
+      %col = arith.subi %at, %c1 : index
+      %inside = arith.maxsi %col, %c0 : index
+      %v = memref.load %x[%n, %inside] : memref<2x64xf16>
+      %s = arith.addf %b, %v : f16
+      scf.yield %s : f16
+    }
+    memref.store %sum, %y[%n, %w] : memref<2x32xf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Left as they are: a choice along the innermost axis at 12, no multiple of the 8 lanes
 // (a vector would straddle it); one on an equality (true in one lane only).
 // CHECK-LABEL: func.func @concat_left_alone
