@@ -266,15 +266,20 @@ struct Analysis {
         ValueRange others = last || stridedLast ? accessIndices.drop_back() : accessIndices;
         // Strided along the variable by more than a sector: a transpose, which
         // gpu-tile-transposes stages through shared memory.
+        // (A strided index too: RT-DETR's 2x2 pools of NHWC activations written NCHW read
+        // 2 w + kw along W, a sector apart a lane; gathering them took 3x the scalar
+        // threads' time.)
         bool acrossSectors = false;
         for (auto [d, index] : llvm::enumerate(others))
-          acrossSectors |= indices.contains(index) && !withinSector(buffer, d);
+          acrossSectors |=
+              (indices.contains(index) || strided.contains(index)) && !withinSector(buffer, d);
         if (acrossSectors)
           return false;
-        if (llvm::any_of(others, [&](Value index) {
-              return varying.contains(index) || indices.contains(index) ||
-                     strided.contains(index);
-            }) ||
+        if (llvm::any_of(others,
+                         [&](Value index) {
+                           return varying.contains(index) || indices.contains(index) ||
+                                  strided.contains(index);
+                         }) ||
             (stridedLast && (!isa<memref::LoadOp>(op) || !withinBlock(accessIndices.back())))) {
           // A load at positions computed from the variable: one scalar load a lane (a
           // gather).
@@ -637,8 +642,8 @@ struct Vectorizer {
     blockIndices.push_back(start);
     auto block = vector::LoadOp::create(b, loc, VectorType::get({stride * lanes}, element),
                                         load.getMemRef(), blockIndices);
-    block.setAlignment(std::min<int64_t>(kVectorBytes,
-                                         stride * lanes * element.getIntOrFloatBitWidth() / 8));
+    block.setAlignment(
+        std::min<int64_t>(kVectorBytes, stride * lanes * element.getIntOrFloatBitWidth() / 8));
     Value offset = arith::SubIOp::create(b, loc, index, start);
     std::optional<int64_t> known = getConstantIntValue(offset);
     Value result;

@@ -478,6 +478,34 @@ func.func @strided_pool_padded(%x: memref<2x64xf16>, %y: memref<2x32xf16>) {
 
 // -----
 
+// A pool that reads channels-last activations and writes channels first: its strided
+// index is W's, 2 x 64 f16 a lane apart: a transpose, left to one thread an element.
+// CHECK-LABEL: func.func @strided_pool_transposed
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @strided_pool_transposed(%x: memref<2x64x64xf16>, %y: memref<2x64x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f16
+  scf.parallel (%n, %c, %w) = (%c0, %c0, %c0) to (%c2, %c64, %c32) step (%c1, %c1, %c1) {
+    %sum = scf.for %kw = %c0 to %c2 step %c1 iter_args(%b = %zero) -> (f16) {
+      %w2 = arith.muli %w, %c2 : index
+      %col = arith.addi %w2, %kw : index
+      %v = memref.load %x[%n, %col, %c] : memref<2x64x64xf16>
+      %s = arith.addf %b, %v : f16
+      scf.yield %s : f16
+    }
+    memref.store %sum, %y[%n, %c, %w] : memref<2x64x32xf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Left as they are: a choice along the innermost axis at 12, no multiple of the 8 lanes
 // (a vector would straddle it); one on an equality (true in one lane only).
 // CHECK-LABEL: func.func @concat_left_alone
