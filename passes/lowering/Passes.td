@@ -361,8 +361,19 @@ def GpuVectorizePointwiseLoops : Pass<"gpu-vectorize-pointwise-loops", "::mlir::
     vector of the lanes' values (its splat plus 0, 1, ...), and the arithmetic on the
     varying values is cloned on vectors of V (a choice keeps its op, with vector results
     and its regions vectorized; a loop carries a vector for each value whose initial
-    value or yielded value varies, found by iterating over its body until none changes). Each thread then does V of the original iterations,
-    its stores 16 bytes wide, computing the same values.
+    value or yielded value varies, found by iterating over its body until none changes).
+    Strided reads: the variable times a constant s of 2 to 4, plus or minus values the
+    same in every lane (affine.apply ops in the nest are expanded into arith first), is
+    a strided index; a load whose last index is strided with the offset c in [0, s) by
+    its arithmetic (constants and loop variables of constant bounds: a pool's window
+    position `2 w + kw`), its other indices invariant, and a buffer whose rows hold
+    s x V aligned elements and reach s times the variable's extent, reads the s x V
+    elements from s times the variable as one vector.load and takes every s-th from c
+    (vector.shuffle; one for each c it may be, chosen by it); other strided reads gather,
+    and a strided index in another index position of a dimension whose stride is 32
+    bytes or more leaves the nest alone (a pool fused with a transpose). Each thread then
+    does V of the original iterations, its stores 16 bytes wide, computing the same
+    values.
   }];
   // (The vector dialect is loaded by the pass itself: its header stays out of Passes.h.)
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
