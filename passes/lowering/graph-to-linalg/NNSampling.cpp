@@ -180,27 +180,40 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
                               arith::SubFOp::create(b, loc, inLength, c(1))));
   }
 
+  /// The result space of resampling `source` along `axes`: its shape and sizes, and per
+  /// resized axis the input's extent (index and f64) and the output's (f64).
+  struct ResampledSpace {
+    SmallVector<int64_t> shape;
+    SmallVector<OpFoldResult> sizes;
+    SmallVector<Value> inSizes, inLengths, outLengths;
+
+    ResampledSpace(OpBuilder &b, Location loc, Value source, ArrayRef<ResizedAxis> axes)
+        : shape(cast<RankedTensorType>(source.getType()).getShape()),
+          sizes(getSizes(b, loc, source)) {
+      for (const ResizedAxis &resized : axes) {
+        Value inSize = toIndexValue(b, loc, sizes[resized.axis]);
+        inSizes.push_back(inSize);
+        inLengths.push_back(toF64(b, loc, inSize));
+        outLengths.push_back(toF64(b, loc, toIndexValue(b, loc, resized.outSize)));
+        shape[resized.axis] = resized.resultExtent;
+        sizes[resized.axis] = resized.outSize;
+      }
+    }
+  };
+
   /// Nearest resizing of every axis in `axes` at once: each output element reads the one
   /// input element at its axes' nearest indices (what resizing one axis after another
   /// computes, without writing and reading the partly resized tensors).
   Value resampleNearest(OpBuilder &b, Location loc, graph::ResizeOp op, Value source,
                         ArrayRef<ResizedAxis> axes) const {
     auto sourceType = cast<RankedTensorType>(source.getType());
-    SmallVector<int64_t> shape(sourceType.getShape());
-    SmallVector<OpFoldResult> sizes = getSizes(b, loc, source);
-    SmallVector<Value> inSizes, inLengths, outLengths;
-    for (const ResizedAxis &resized : axes) {
-      Value inSize = toIndexValue(b, loc, sizes[resized.axis]);
-      inSizes.push_back(inSize);
-      inLengths.push_back(toF64(b, loc, inSize));
-      outLengths.push_back(toF64(b, loc, toIndexValue(b, loc, resized.outSize)));
-      shape[resized.axis] = resized.resultExtent;
-      sizes[resized.axis] = resized.outSize;
-    }
-    auto type = RankedTensorType::get(shape, sourceType.getElementType());
+    ResampledSpace space(b, loc, source, axes);
+    ArrayRef<Value> inSizes = space.inSizes, inLengths = space.inLengths,
+                    outLengths = space.outLengths;
+    auto type = RankedTensorType::get(space.shape, sourceType.getElementType());
     bool crop = op.getCoordinateTransformationMode() == "tf_crop_and_resize";
     return createIndexedGeneric(
-        b, loc, type, sizes, [&](OpBuilder &nb, Location nl, ValueRange idx) {
+        b, loc, type, space.sizes, [&](OpBuilder &nb, Location nl, ValueRange idx) {
           SmallVector<Value> indices(idx);
           Value anyOutside;
           for (auto [n, resized] : llvm::enumerate(axes)) {
@@ -230,19 +243,11 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
   Value resampleAxes(OpBuilder &b, Location loc, graph::ResizeOp op, Value source,
                      ArrayRef<ResizedAxis> axes) const {
     auto sourceType = cast<RankedTensorType>(source.getType());
-    SmallVector<int64_t> shape(sourceType.getShape());
-    SmallVector<OpFoldResult> sizes = getSizes(b, loc, source);
-    SmallVector<Value> inSizes, inLengths, outLengths;
-    for (const ResizedAxis &resized : axes) {
-      Value inSize = toIndexValue(b, loc, sizes[resized.axis]);
-      inSizes.push_back(inSize);
-      inLengths.push_back(toF64(b, loc, inSize));
-      outLengths.push_back(toF64(b, loc, toIndexValue(b, loc, resized.outSize)));
-      shape[resized.axis] = resized.resultExtent;
-      sizes[resized.axis] = resized.outSize;
-    }
+    ResampledSpace space(b, loc, source, axes);
+    ArrayRef<Value> inSizes = space.inSizes, inLengths = space.inLengths,
+                    outLengths = space.outLengths;
     Type element = sourceType.getElementType();
-    auto type = RankedTensorType::get(shape, element);
+    auto type = RankedTensorType::get(space.shape, element);
     bool cubic = op.getMode() == "cubic";
     double cubicA = op.getCubicCoeffA().convertToDouble();
     bool excludeOutside = op.getExcludeOutside();
@@ -250,7 +255,7 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
     Type computeType = computeTypeFor(element);
 
     return createIndexedGeneric(
-        b, loc, type, sizes, [&](OpBuilder &nb, Location nl, ValueRange idx) {
+        b, loc, type, space.sizes, [&](OpBuilder &nb, Location nl, ValueRange idx) {
           auto c = [&](double v) { return createF64Constant(nb, nl, v); };
           // Per axis: the taps' clamped indices and their weights in the compute type.
           SmallVector<SmallVector<Value>> tapIndices, tapWeights;
