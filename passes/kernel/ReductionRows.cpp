@@ -209,20 +209,6 @@ int64_t maxSharedBytes(StringRef target) {
   return target.starts_with("sm_9") ? kMaxSharedBytesSm90 : kMaxSharedBytesSm80;
 }
 
-/// The bytes a problem's kernel moves: each buffer once, but of a gathered table only the
-/// rows it reads (an embedding table is most of a model's vocabulary).
-double bytesMoved(const RowsProblem &problem) {
-  double bytes = 0;
-  for (auto [position, buffer] : llvm::enumerate(problem.buffers)) {
-    double elements = double(buffer.getNumElements());
-    for (const RowsGather &gather : problem.gathers)
-      if (gather.table.argument == position)
-        elements = std::min(elements, double(problem.rows) * double(problem.rowLength));
-    bytes += elements * elementBytes(buffer.getElementType());
-  }
-  return bytes;
-}
-
 /// Whether the anchor passes over the row more than once (and so keeps it).
 bool keepsRow(RowsAnchor anchor) {
   switch (anchor) {
@@ -309,7 +295,7 @@ SmallVector<kiln::RowsConfig> kiln::rowsConfigs(const RowsProblem &problem, Stri
 double kiln::estimateRowsMicros(const RowsProblem &problem, const RowsConfig &config,
                                 StringRef target, int64_t multiprocessors, double bytesPerSecond,
                                 double launchMicros) {
-  double bytes = bytesMoved(problem);
+  double bytes = problem.bytes;
   RowsStorage storage = rowsStorage(problem, config, target);
   // A reload reads the row buffers once more per extra pass (two for softmax).
   if (storage == RowsStorage::Reload && keepsRow(problem.anchor))
@@ -335,7 +321,7 @@ double kiln::estimateRowsMicros(const RowsProblem &problem, const RowsConfig &co
 
 double kiln::estimateRowsGenericMicros(const RowsProblem &problem, double bytesPerSecond,
                                        double launchMicros) {
-  double bytes = bytesMoved(problem);
+  double bytes = problem.bytes;
   // (An RMSNorm's inverse alone is a sum of squares and a kernel finishing it: 2.)
   double passes = problem.anchor == RowsAnchor::Softmax ||
                           problem.anchor == RowsAnchor::LogSoftmax ||
@@ -744,6 +730,7 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
       return std::nullopt;
     problem.rows = (*opt)[problem.output].getNumElements() / problem.resultLength;
   }
+  problem.bytes = kiln::estimateKernelBytes(function);
   return problem;
 }
 
@@ -784,8 +771,8 @@ private:
   DenseMap<unsigned, Value> rowBases, resultBases;
   /// One value per row: operands read once.
   DenseMap<unsigned, Value> rowScalars, resultScalars;
-  /// The row offset in its table of each gather's row (by the gather's result).
-  DenseMap<Value, Value> gatherBases;
+  /// Each gather's table and the row's offset in it (by the gather's result).
+  DenseMap<Value, std::pair<const RowsOperand *, Value>> gatherBases;
   Value outputBase;
   /// The lanes a chain evaluates: a chunk's, or one for a reduction's value.
   int64_t laneCount = 0;
@@ -869,10 +856,9 @@ private:
       if (!single)
         return failure();
       lanes.assign(laneCount, constant(*single));
-    } else if (Value base = resultSpace ? Value() : gatherBases.lookup(value)) {
-      const RowsGather *gather = llvm::find_if(
-          problem.gathers, [&](const RowsGather &g) { return g.op->getResult(0) == value; });
-      lanes = loadLanes(gather->table, base, start);
+    } else if (auto gathered = gatherBases.find(value);
+               !resultSpace && gathered != gatherBases.end()) {
+      lanes = loadLanes(*gathered->second.first, gathered->second.second, start);
     } else if (auto argument = dyn_cast<BlockArgument>(value)) {
       auto &operands = resultSpace ? problem.resultInputs : problem.rowInputs;
       const RowsOperand *operand = nullptr;
@@ -1372,8 +1358,8 @@ LogicalResult RowKernelBuilder::build() {
     at = arith::MaxSIOp::create(b, loc, at, integer(0));
     at = arith::MinSIOp::create(b, loc, at, integer(gather.tableRows - 1));
     at = arith::IndexCastOp::create(b, loc, b.getIndexType(), at);
-    gatherBases[gather.op->getResult(0)] =
-        arith::MulIOp::create(b, loc, at, index(problem.rowLength));
+    gatherBases[gather.op->getResult(0)] = {
+        &gather.table, arith::MulIOp::create(b, loc, at, index(problem.rowLength))};
   }
   outputBase = arith::MulIOp::create(b, loc, row, index(problem.resultLength));
   if (failed(emitAnchor()))

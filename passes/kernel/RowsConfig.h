@@ -104,6 +104,9 @@ struct RowsProblem {
   /// The widest vector (elements) every contiguous access allows: 16 bytes of the
   /// widest contiguous buffer, halved until it divides the row.
   int64_t maxVector = 1;
+  /// The bytes the kernel must move (estimateKernelBytes: each buffer once, of a gathered
+  /// table the rows gathered; a dynamic kernel's at the profile's opt shape).
+  double bytes = 0;
   /// The kernel.func's buffers, in argument order (the gpu.func's parameters).
   llvm::SmallVector<mlir::MemRefType> buffers;
 };

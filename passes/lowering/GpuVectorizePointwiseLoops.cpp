@@ -184,8 +184,7 @@ struct Analysis {
   SmallVector<Value> multipleValues;
   /// Index values s * variable + c (c the same in every lane) and their stride s.
   DenseMap<Value, int64_t> strided;
-  /// The buffers read along strided indices, with the stride, and the largest extent
-  /// their reads reach (stride x the variable's extent).
+  /// The buffers read at strided indices within their blocks, with the stride.
   SmallVector<std::pair<Value, int64_t>> stridedReads;
   /// Whether the nest gathers (loads at positions computed from the variable), and the
   /// ops each lane computes for itself: with gathers, what a thread of V lanes keeps in
@@ -230,19 +229,13 @@ struct Analysis {
       }
       return false;
     }
-    if (isa<arith::AddIOp>(op) && strided.contains(op.getOperand(0)) &&
-        invariant(op.getOperand(1))) {
-      strided[op.getResult(0)] = strided.lookup(op.getOperand(0));
-      return true;
-    }
-    if (isa<arith::AddIOp>(op) && strided.contains(op.getOperand(1)) &&
-        invariant(op.getOperand(0))) {
-      strided[op.getResult(0)] = strided.lookup(op.getOperand(1));
-      return true;
-    }
-    if (isa<arith::SubIOp>(op) && strided.contains(op.getOperand(0)) &&
-        invariant(op.getOperand(1))) {
-      strided[op.getResult(0)] = strided.lookup(op.getOperand(0));
+    // s * i + c, c + s * i, s * i - c.
+    bool add = isa<arith::AddIOp>(op), sub = isa<arith::SubIOp>(op);
+    for (unsigned first : {0u, 1u}) {
+      if (!(add || (sub && first == 0)) || !strided.contains(op.getOperand(first)) ||
+          !invariant(op.getOperand(1 - first)))
+        continue;
+      strided[op.getResult(0)] = strided.lookup(op.getOperand(first));
       return true;
     }
     return false;
@@ -592,13 +585,19 @@ struct Vectorizer {
 
   VectorType vectorType(Type scalar) const { return VectorType::get({lanes}, scalar); }
 
+  /// How far apart `value` is in consecutive lanes when it is an index of the variable:
+  /// 1 for the variable and its shifts, s for a strided index, 0 otherwise.
+  int64_t laneStride(Value value) const {
+    return indices.contains(value) ? 1 : strided.lookup(value);
+  }
+
   /// The vector of `value`: its vectorized form; for the variable or a shift of it, the
   /// lanes' values (the first plus 0, 1, ...); else the scalar splat.
   Value vectorOf(OpBuilder &b, Location loc, Value value) {
     if (Value vector = vectors.lookup(value))
       return vector;
     Value splat = vector::BroadcastOp::create(b, loc, vectorType(value.getType()), value);
-    int64_t stride = indices.contains(value) ? 1 : strided.lookup(value);
+    int64_t stride = laneStride(value);
     if (stride == 0)
       return splat;
     SmallVector<int64_t> offsets;
@@ -615,7 +614,7 @@ struct Vectorizer {
     for (int64_t lane = 0; lane < this->lanes; ++lane) {
       SmallVector<Value> laneIndices;
       for (Value index : load.getIndices()) {
-        int64_t stride = indices.contains(index) ? 1 : strided.lookup(index);
+        int64_t stride = laneStride(index);
         if (Value vector = vectors.lookup(index))
           index = vector::ExtractOp::create(b, loc, vector, lane);
         else if (stride != 0 && lane != 0)
