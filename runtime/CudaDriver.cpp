@@ -100,6 +100,7 @@ struct CudaDriver::EntryPoints {
   Result (*cuEventDestroy)(void *event) = nullptr;
   Result (*cuEventRecord)(void *event, void *stream) = nullptr;
   Result (*cuEventElapsedTime)(float *millis, void *start, void *end) = nullptr;
+  Result (*cuEventQuery)(void *event) = nullptr;
   Result (*cuStreamBeginCapture)(void *stream, int mode) = nullptr;
   Result (*cuStreamEndCapture)(void *stream, void **graph) = nullptr;
   Result (*cuStreamIsCapturing)(void *stream, int *status) = nullptr; // CUstreamCaptureStatus
@@ -176,6 +177,7 @@ std::unique_ptr<CudaDriver> CudaDriver::load(std::string &error, const std::stri
   resolveAny(entry->cuEventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"});
   resolve(entry->cuEventRecord, "cuEventRecord");
   resolveAny(entry->cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
+  resolve(entry->cuEventQuery, "cuEventQuery");
   resolveAny(entry->cuStreamBeginCapture, {"cuStreamBeginCapture_v2"});
   resolve(entry->cuStreamEndCapture, "cuStreamEndCapture");
   resolveAny(entry->cuStreamIsCapturing, {"cuStreamIsCapturing"}, /*required=*/false);
@@ -430,6 +432,18 @@ bool CudaDriver::recordEvent(EventHandle event, StreamHandle stream, std::string
 bool CudaDriver::elapsedMillis(EventHandle start, EventHandle end, float &millis,
                                std::string &error) const {
   KILN_CALL(cuEventElapsedTime, &millis, start, end);
+}
+
+bool CudaDriver::eventDone(EventHandle event, bool &done, std::string &error) const {
+  // CUDA_ERROR_NOT_READY: the work before the event has not finished yet.
+  constexpr Result kNotReady = 600;
+  Result result = entry->cuEventQuery(event);
+  done = result == 0;
+  if (result != 0 && result != kNotReady) {
+    error = describe("cuEventQuery", result);
+    return false;
+  }
+  return true;
 }
 
 bool CudaDriver::beginCapture(StreamHandle stream, std::string &error) const {

@@ -126,6 +126,8 @@ public:
   bool recordEvent(EventHandle event, StreamHandle stream, std::string &error) const;
   /// Milliseconds between two recorded (and completed) events.
   bool elapsedMillis(EventHandle start, EventHandle end, float &millis, std::string &error) const;
+  /// Whether the work recorded before `event` has finished (cuEventQuery), without waiting.
+  bool eventDone(EventHandle event, bool &done, std::string &error) const;
 
   // Graphs: capture what is enqueued on a stream, instantiate it, replay it.
   bool beginCapture(StreamHandle stream, std::string &error) const;

@@ -9,6 +9,7 @@
 #include "runtime/CudaDriver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -1009,6 +1010,33 @@ bool ExecutionContext::timeRuns(int iterations, std::vector<float> &millis, std:
   return true;
 }
 
+namespace {
+
+/// One thread spinning on the GPU's nanosecond timer for its argument's nanoseconds:
+/// profileSteps holds the stream with it while the host enqueues a run behind it.
+constexpr const char kHoldStreamPtx[] = R"(.version 6.0
+.target sm_50
+.address_size 64
+.visible .entry kiln_hold_stream(.param .u64 nanoseconds)
+{
+  .reg .pred %waiting;
+  .reg .b64 %limit, %start, %now, %elapsed;
+  ld.param.u64 %limit, [nanoseconds];
+  mov.u64 %start, %globaltimer;
+spin:
+  mov.u64 %now, %globaltimer;
+  sub.u64 %elapsed, %now, %start;
+  setp.lt.u64 %waiting, %elapsed, %limit;
+  @%waiting bra spin;
+  ret;
+}
+)";
+
+/// The shortest hold, and the longest a run is retried with before it is timed as it is.
+constexpr uint64_t kMinHoldNanos = 1'000'000, kMaxHoldNanos = 1'000'000'000;
+
+} // namespace
+
 bool ExecutionContext::profileSteps(int iterations, std::vector<double> &millis,
                                     std::string &error) {
   const engine::Engine &model = state->description();
@@ -1017,36 +1045,75 @@ bool ExecutionContext::profileSteps(int iterations, std::vector<double> &millis,
     return false;
   const CudaDriver &driver = state->driver();
   std::string problem;
-  // The events live until this returns, whichever way.
-  struct Events {
+  // The events and the hold kernel's module live until this returns, whichever way.
+  struct Resources {
     const CudaDriver &driver;
-    std::vector<runtime::EventHandle> handles;
-    ~Events() {
-      for (runtime::EventHandle event : handles)
+    std::vector<runtime::EventHandle> events;
+    runtime::ModuleHandle holdModule = nullptr;
+    ~Resources() {
+      for (runtime::EventHandle event : events)
         driver.destroyEvent(event);
+      if (holdModule)
+        driver.unloadModule(holdModule);
     }
-  } events{driver, std::vector<runtime::EventHandle>(model.steps.size() + 1, nullptr)};
-  for (runtime::EventHandle &event : events.handles)
+  } resources{driver, std::vector<runtime::EventHandle>(model.steps.size() + 1, nullptr)};
+  for (runtime::EventHandle &event : resources.events)
     if (!driver.createEvent(event, problem)) {
       error = state->prefix() + problem;
       return false;
     }
-  for (int i = 0; i < iterations; ++i) {
+  runtime::FunctionHandle hold = nullptr;
+  if (!driver.loadModule(kHoldStreamPtx, resources.holdModule, problem) ||
+      !driver.getFunction(resources.holdModule, "kiln_hold_stream", hold, problem)) {
+    error = state->prefix() + "the profile's stream hold kernel: " + problem;
+    return false;
+  }
+  // A stream launch costs the host microseconds, so a run of short kernels would leave
+  // the GPU waiting for each next launch, and an event pair would time that wait. Held
+  // for twice the last run's enqueue (1 ms at least), the steps run back to back; a run
+  // whose hold ended before the host had enqueued it all is timed again with a longer
+  // hold (a read-back waits for the GPU, so then only the steps before it are covered).
+  uint64_t holdNanos = kMinHoldNanos;
+  for (int i = 0; i < iterations;) {
     state->forgetDeviceValues();
     if (!state->resolveShapes(error) ||
-        !state->prepareTensorMaps(state->ownInputs, state->ownOutputs, error) ||
-        !state->enqueueSteps(state->ownInputs, state->ownOutputs, /*synchronous=*/false, error,
-                             &events.handles) ||
-        !synchronize(error))
+        !state->prepareTensorMaps(state->ownInputs, state->ownOutputs, error))
       return false;
+    uint32_t one[3] = {1, 1, 1};
+    void *holdArguments[] = {&holdNanos};
+    if (!driver.launch(hold, one, one, 0, state->stream, holdArguments, /*programmatic=*/false,
+                       problem)) {
+      error = state->prefix() + "the profile's stream hold kernel: " + problem;
+      return false;
+    }
+    auto begin = std::chrono::steady_clock::now();
+    if (!state->enqueueSteps(state->ownInputs, state->ownOutputs, /*synchronous=*/false, error,
+                             &resources.events))
+      return false;
+    auto enqueueNanos = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now() - begin)
+                                     .count());
+    bool released = false;
+    if (!state->readBacks && !driver.eventDone(resources.events.front(), released, problem)) {
+      error = state->prefix() + problem;
+      return false;
+    }
+    if (!synchronize(error))
+      return false;
+    if (released && holdNanos < kMaxHoldNanos) {
+      holdNanos = std::min(kMaxHoldNanos, std::max(2 * holdNanos, 2 * enqueueNanos));
+      continue;
+    }
     for (size_t s = 0; s < model.steps.size(); ++s) {
       float elapsed = 0;
-      if (!driver.elapsedMillis(events.handles[s], events.handles[s + 1], elapsed, problem)) {
+      if (!driver.elapsedMillis(resources.events[s], resources.events[s + 1], elapsed, problem)) {
         error = state->prefix() + describeStep(model, s) + ": " + problem;
         return false;
       }
       millis[s] += elapsed / iterations;
     }
+    holdNanos = std::max(kMinHoldNanos, 2 * enqueueNanos);
+    ++i;
   }
   return true;
 }

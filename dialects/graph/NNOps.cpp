@@ -241,41 +241,48 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *context, std::optional<Locat
 // Pooling ops
 //===----------------------------------------------------------------------===//
 
-LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
-                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
-  // Channels last: the channels-first rule on [N, C, spatial...], moved back.
-  bool channelsLast = adaptor.getChannelsLast();
+/// The result types of a windowed pool of `input` ([N, C, spatial...], or [N, spatial...,
+/// C] with `channelsLast`: the channels-first rule on the input with C moved back to
+/// dimension 1, its results moved to the end again): one of the input's element type,
+/// then one of each of `extraElementTypes` (max_pool's indices) of the same shape.
+static LogicalResult inferWindowedPoolTypes(std::optional<Location> location, Value input,
+                                            ArrayRef<int64_t> kernelShape,
+                                            ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                                            ArrayRef<int64_t> pads, bool ceilMode,
+                                            bool channelsLast, TypeRange extraElementTypes,
+                                            SmallVectorImpl<Type> &inferred) {
   auto inputType = cast<TensorType>(
-      channelsLast ? moveChannelDim(adaptor.getInput().getType(), /*toChannelsLast=*/false)
-                   : adaptor.getInput().getType());
-  auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(), adaptor.getStrides(),
-                              adaptor.getDilations(), adaptor.getPads(), adaptor.getCeilMode());
+      channelsLast ? moveChannelDim(input.getType(), /*toChannelsLast=*/false) : input.getType());
+  auto shape = inferPoolShape(location, inputType, kernelShape, strides, dilations, pads, ceilMode);
   if (failed(shape))
     return failure();
   std::optional<ArrayRef<int64_t>> shapeRef;
   if (*shape)
     shapeRef = ArrayRef(**shape);
+  size_t first = inferred.size();
   inferred.push_back(tensorOf(shapeRef, inputType.getElementType()));
-  inferred.push_back(tensorOf(shapeRef, IntegerType::get(context, 64)));
+  for (Type elementType : extraElementTypes)
+    inferred.push_back(tensorOf(shapeRef, elementType));
   if (channelsLast)
-    for (Type &type : inferred)
+    for (Type &type : MutableArrayRef<Type>(inferred).drop_front(first))
       type = moveChannelDim(type, /*toChannelsLast=*/true);
   return success();
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  return inferWindowedPoolTypes(location, adaptor.getInput(), adaptor.getKernelShape(),
+                                adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
+                                adaptor.getCeilMode(), adaptor.getChannelsLast(),
+                                IntegerType::get(context, 64), inferred);
 }
 
 LogicalResult AveragePoolOp::inferReturnTypes(MLIRContext *context,
                                               std::optional<Location> location, Adaptor adaptor,
                                               SmallVectorImpl<Type> &inferred) {
-  auto inputType = cast<TensorType>(adaptor.getInput().getType());
-  auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(), adaptor.getStrides(),
-                              adaptor.getDilations(), adaptor.getPads(), adaptor.getCeilMode());
-  if (failed(shape))
-    return failure();
-  std::optional<ArrayRef<int64_t>> shapeRef;
-  if (*shape)
-    shapeRef = ArrayRef(**shape);
-  inferred.push_back(tensorOf(shapeRef, inputType.getElementType()));
-  return success();
+  return inferWindowedPoolTypes(location, adaptor.getInput(), adaptor.getKernelShape(),
+                                adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
+                                adaptor.getCeilMode(), adaptor.getChannelsLast(), {}, inferred);
 }
 
 /// [N, C, 1, ..., 1] for an [N, C, spatial...] input.
@@ -626,16 +633,9 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *context,
 
 LogicalResult LpPoolOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
                                          Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
-  auto inputType = cast<TensorType>(adaptor.getInput().getType());
-  auto shape = inferPoolShape(location, inputType, adaptor.getKernelShape(), adaptor.getStrides(),
-                              adaptor.getDilations(), adaptor.getPads(), adaptor.getCeilMode());
-  if (failed(shape))
-    return failure();
-  std::optional<ArrayRef<int64_t>> shapeRef;
-  if (*shape)
-    shapeRef = ArrayRef(**shape);
-  inferred.push_back(tensorOf(shapeRef, inputType.getElementType()));
-  return success();
+  return inferWindowedPoolTypes(location, adaptor.getInput(), adaptor.getKernelShape(),
+                                adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
+                                adaptor.getCeilMode(), adaptor.getChannelsLast(), {}, inferred);
 }
 
 LogicalResult GlobalLpPoolOp::inferReturnTypes(MLIRContext *context,

@@ -176,7 +176,11 @@ public:
   /// Times each step of the schedule (trtexec's per-layer profile): `iterations` runs as
   /// stream launches (no graph), with an event recorded before every step and after the
   /// last; `millis` gets one entry per step of engine().description().steps, its mean
-  /// over the runs. The events' own cost (a few microseconds a step) is included.
+  /// over the runs. Each run is enqueued behind a one-thread kernel that holds the stream
+  /// until the host has enqueued it all, so that the steps run back to back as in a graph
+  /// replay and a short kernel is not timed waiting for the host's next launch (steps
+  /// after a read-back, which waits for the GPU, still are). The events' own cost on the
+  /// GPU is included.
   bool profileSteps(int iterations, std::vector<double> &millis, std::string &error);
 
   /// The context's stream (a CUstream).

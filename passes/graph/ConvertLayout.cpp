@@ -9,10 +9,10 @@
 // with its weight permuted at compile time. The transposes are then sunk towards the
 // uses: through pointwise ops (their other operands permuted: constants folded, values
 // that only need unit dimensions moved reshaped), through the ops that have a
-// channels-last form (conv, max_pool, global_average_pool as reduce_mean), through
-// quantize_linear and dequantize_linear (their axis mapped), through concatenations whose
-// operands all carry the same transpose (their axis mapped), and into
-// the next conv's leading transpose, which composes with it into nothing (graph-simplify's
+// channels-last form (conv, max_pool, average_pool, lp_pool, global_average_pool as
+// reduce_mean), through quantize_linear and dequantize_linear (their axis mapped),
+// through concatenations whose operands all carry the same transpose (their axis
+// mapped), and into the next conv's leading transpose, which composes with it into nothing (graph-simplify's
 // transpose patterns). What is left: a transpose where the model's channels-first input
 // enters and where a channels-first value leaves (a function result, an op without a
 // channels-last form). A transpose that only moves dimensions of extent 1 becomes a
@@ -381,27 +381,34 @@ struct AbsorbIntoConv : OpRewritePattern<graph::ConvOp> {
   }
 };
 
-/// max_pool(transpose(x, NHWC -> NCHW)) with unused indices -> transpose(max_pool
-/// {channels_last}(x)).
-struct SinkThroughMaxPool : OpRewritePattern<graph::MaxPoolOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(graph::MaxPoolOp pool, PatternRewriter &rewriter) const override {
+/// pool(transpose(x, NHWC -> NCHW)) -> transpose(pool {channels_last}(x)) for the
+/// windowed pools that have a channels-last form: max_pool (its indices unused: the
+/// channels-last form computes none), average_pool and lp_pool. Channels innermost, the
+/// pool reads and writes whole vectors of channels, where behind the transpose it would
+/// read channels-last and write channels-first (a transpose with a window).
+template <typename PoolOp> struct SinkThroughPool : OpRewritePattern<PoolOp> {
+  using OpRewritePattern<PoolOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(PoolOp pool, PatternRewriter &rewriter) const override {
     graph::TransposeOp transpose = getToChannelsFirst(pool.getInput());
-    auto resultType = dyn_cast<RankedTensorType>(pool.getResult().getType());
-    auto indicesType = dyn_cast<RankedTensorType>(pool.getIndices().getType());
-    if (!transpose || pool.getChannelsLast() || !pool.getIndices().use_empty() || !resultType ||
-        !indicesType)
+    if (!transpose || pool.getChannelsLast())
       return failure();
-    int64_t rank = resultType.getRank();
+    if constexpr (std::is_same_v<PoolOp, graph::MaxPoolOp>)
+      if (!pool.getIndices().use_empty())
+        return failure();
+    if (!llvm::all_of(pool->getResultTypes(), llvm::IsaPred<RankedTensorType>))
+      return failure();
+    int64_t rank = cast<RankedTensorType>(pool->getResult(0).getType()).getRank();
     SmallVector<int64_t> toLast = toChannelsLastPerm(rank);
-    auto moved = cast<graph::MaxPoolOp>(rewriter.clone(*pool));
+    auto moved = cast<PoolOp>(rewriter.clone(*pool));
     moved->setOperand(0, transpose.getInput());
     moved.setChannelsLast(true);
-    moved.getResult().setType(permuteType(resultType, toLast));
-    moved.getIndices().setType(permuteType(indicesType, toLast));
-    rewriter.replaceOp(pool, {createTranspose(rewriter, pool.getLoc(), moved.getResult(),
-                                              toChannelsFirstPerm(rank)),
-                              pool.getIndices()});
+    for (OpResult result : moved->getResults())
+      result.setType(permuteType(cast<RankedTensorType>(result.getType()), toLast));
+    // The other results (max_pool's indices) are unused: they stay as they were.
+    SmallVector<Value> replacements{
+        createTranspose(rewriter, pool.getLoc(), moved->getResult(0), toChannelsFirstPerm(rank))};
+    llvm::append_range(replacements, pool->getResults().drop_front());
+    rewriter.replaceOp(pool, replacements);
     return success();
   }
 };
@@ -558,8 +565,9 @@ struct GraphConvertLayoutPass : kiln::impl::GraphConvertLayoutBase<GraphConvertL
     // 2. Transposes sunk towards their uses, composed and cancelled where they meet.
     {
       RewritePatternSet patterns(context);
-      patterns.add<SinkThroughPointwise, AbsorbIntoConv, SinkThroughMaxPool, SinkThroughConcat,
-                   SinkThroughQuantization<graph::QuantizeLinearOp>,
+      patterns.add<SinkThroughPointwise, AbsorbIntoConv, SinkThroughPool<graph::MaxPoolOp>,
+                   SinkThroughPool<graph::AveragePoolOp>, SinkThroughPool<graph::LpPoolOp>,
+                   SinkThroughConcat, SinkThroughQuantization<graph::QuantizeLinearOp>,
                    SinkThroughQuantization<graph::DequantizeLinearOp>>(context);
       // As a reduce_mean over the middle axes the global pool lowers to more loop nests
       // (3 launches instead of 1 on ResNet-50) than channels first behind its transpose,

@@ -579,7 +579,7 @@ def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
     unit dimensions moved is reshaped, a transpose by the same permutation taken off),
     through `graph.quantize_linear` and `graph.dequantize_linear` that are not blocked
     (a per-axis `axis` mapped through the permutation), through `graph.max_pool` with
-    unused indices (it gets `channels_last`),
+    unused indices, `graph.average_pool` and `graph.lp_pool` (they get `channels_last`),
     `graph.global_average_pool` (a `graph.reduce_mean` over the spatial axes) and any
     conv that can be channels last (whatever the rule), and they compose with the next
     conv's NCHW -> NHWC transpose into nothing (graph-simplify's patterns). A conv left

@@ -298,11 +298,12 @@ func.func @grid_sample_and_roi_align(%x: tensor<2x3x16x16xf32>, %grid: tensor<2x
 }
 
 // The channels-last forms (set by graph-convert-layout): NHWC input, OHWI weight, NHWC
-// result; a depthwise one; max pooling over [N, H, W, C].
+// result; a depthwise one; max, average and Lp pooling over [N, H, W, C].
 // CHECK-LABEL: func.func @channels_last
 func.func @channels_last(%x: tensor<?x56x56x64xf32>, %w: tensor<128x3x3x64xf32>,
                          %b: tensor<128xf32>, %d: tensor<64x3x3x1xf32>)
-    -> (tensor<?x28x28x128xf32>, tensor<?x56x56x64xf32>, tensor<?x28x28x64xf32>) {
+    -> (tensor<?x28x28x128xf32>, tensor<?x56x56x64xf32>, tensor<?x28x28x64xf32>,
+        tensor<?x28x28x64xf32>, tensor<?x28x28x64xf32>) {
   // CHECK: graph.conv %{{.*}}, %{{.*}}, %{{.*}} {channels_last, {{.*}}} : (tensor<?x56x56x64xf32>, tensor<128x3x3x64xf32>, tensor<128xf32>) -> tensor<?x28x28x128xf32>
   %y = graph.conv %x, %w, %b {channels_last, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
                               pads = array<i64: 1, 1, 1, 1>, group = 1}
@@ -316,7 +317,18 @@ func.func @channels_last(%x: tensor<?x56x56x64xf32>, %w: tensor<128x3x3x64xf32>,
                               dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
                               ceil_mode = false, storage_order = 0}
       : (tensor<?x56x56x64xf32>) -> (tensor<?x28x28x64xf32>, tensor<?x28x28x64xi64>)
-  return %y, %z, %p : tensor<?x28x28x128xf32>, tensor<?x56x56x64xf32>, tensor<?x28x28x64xf32>
+  // CHECK: graph.average_pool %{{.*}} {ceil_mode = true, channels_last, {{.*}}} : (tensor<?x56x56x64xf32>) -> tensor<?x28x28x64xf32>
+  %a = graph.average_pool %x {channels_last, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                              dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+                              ceil_mode = true, count_include_pad = false}
+      : (tensor<?x56x56x64xf32>) -> tensor<?x28x28x64xf32>
+  // CHECK: graph.lp_pool %{{.*}} {ceil_mode = false, channels_last, {{.*}}} : (tensor<?x56x56x64xf32>) -> tensor<?x28x28x64xf32>
+  %l = graph.lp_pool %x {channels_last, kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                         dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
+                         ceil_mode = false, p = 2}
+      : (tensor<?x56x56x64xf32>) -> tensor<?x28x28x64xf32>
+  return %y, %z, %p, %a, %l : tensor<?x28x28x128xf32>, tensor<?x56x56x64xf32>, tensor<?x28x28x64xf32>,
+                              tensor<?x28x28x64xf32>, tensor<?x28x28x64xf32>
 }
 
 // Integer matmuls (graph-fold-quantized-products's form): i8 x i8 accumulates into i32,

@@ -186,6 +186,30 @@ func.func @pools(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x1x1xf32> {
 
 // -----
 
+// Average and Lp pools keep the layout too (a ResNet-D shortcut: a 2x2 ceil-mode average
+// pool between two convs): both pools channels last, no transpose between the convs.
+// CHECK-LABEL: func.func @average_and_lp_pools
+// CHECK: %[[IN:.*]] = graph.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
+// CHECK: %[[C:.*]] = graph.conv %[[IN]], {{.*}}channels_last
+// CHECK: %[[A:.*]] = graph.average_pool %[[C]] {ceil_mode = true, channels_last, count_include_pad = false, {{.*}}} : (tensor<1x7x7x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[L:.*]] = graph.lp_pool %[[A]] {ceil_mode = false, channels_last, {{.*}}} : (tensor<1x4x4x8xf32>) -> tensor<1x3x3x8xf32>
+// CHECK-NOT: graph.transpose
+// CHECK: graph.conv %[[L]], {{.*}}channels_last
+// CHECK: graph.transpose %{{.*}} {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NOT: graph.transpose
+// REMARK: remark: graph-convert-layout: 2 convs channels last, 2 transposes left
+func.func @average_and_lp_pools(%x: tensor<1x8x7x7xf32>) -> tensor<1x16x3x3xf32> {
+  %w = graph.constant dense<0.5> : tensor<8x8x1x1xf32>
+  %c = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x8x7x7xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x7x7xf32>
+  %a = graph.average_pool %c {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, ceil_mode = true, count_include_pad = false} : (tensor<1x8x7x7xf32>) -> tensor<1x8x4x4xf32>
+  %l = graph.lp_pool %a {kernel_shape = array<i64: 2, 2>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, ceil_mode = false, p = 2} : (tensor<1x8x4x4xf32>) -> tensor<1x8x3x3xf32>
+  %w2 = graph.constant dense<0.25> : tensor<16x8x1x1xf32>
+  %o = graph.conv %l, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x8x3x3xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x3x3xf32>
+  return %o : tensor<1x16x3x3xf32>
+}
+
+// -----
+
 // A transpose that cannot sink stays: softmax over the channels has no channels-last
 // form, and the other operand of the mul is a channels-first value of full size.
 // CHECK-LABEL: func.func @cannot_sink

@@ -345,9 +345,11 @@ TEST_F(Runtime, ProfilesEachStep) {
   std::vector<double> millis;
   ASSERT_TRUE(context->profileSteps(5, millis, error)) << error;
   ASSERT_EQ(millis.size(), engine->description().steps.size());
+  // The sample's kernels take microseconds; the stream hold ahead of each run (1 ms at
+  // least) is not part of any step.
   for (double ms : millis) {
     EXPECT_GE(ms, 0.0);
-    EXPECT_LT(ms, 1000.0);
+    EXPECT_LT(ms, 0.5);
   }
   // The profiled runs leave the context usable, with right results.
   std::vector<float> x, y, sum, xy;

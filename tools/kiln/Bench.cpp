@@ -159,7 +159,7 @@ void printProfile(raw_ostream &os, const engine::Engine &model, std::vector<Step
   }
   std::stable_sort(times.begin(), times.end(),
                    [](const StepTime &a, const StepTime &b) { return a.millis > b.millis; });
-  os << formatv("profile: {0} steps, {1:f4} ms a run as stream launches (mean of {2} runs), "
+  os << formatv("profile: {0} steps, {1:f4} ms a run as held stream launches (mean of {2} runs), "
                 "slowest first; TFLOP/s, TB/s and roofline % of each step's kernel function "
                 "(all its launches), against the H200's 790 TFLOP/s and 4.3 TB/s\n",
                 times.size(), total, iterations);

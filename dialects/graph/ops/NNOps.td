@@ -154,7 +154,9 @@ def Graph_AveragePoolOp : Graph_InferredOp<"average_pool"> {
   let summary = "N-dimensional average pooling (ONNX AveragePool)";
   let description = [{
     Windows as in `graph.max_pool`. With `count_include_pad` the padding counts towards each
-    window's divisor, otherwise only the input elements it covers do.
+    window's divisor, otherwise only the input elements it covers do. With
+    `channels_last` (a Kiln extension, set by `graph-convert-layout`) `input` and the
+    result are `[N, D1, ..., Dk, C]`.
 
     ```mlir
     %y = graph.average_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>,
@@ -170,7 +172,8 @@ def Graph_AveragePoolOp : Graph_InferredOp<"average_pool"> {
     DenseI64ArrayAttr:$dilations,
     DenseI64ArrayAttr:$pads,
     BoolAttr:$ceil_mode,
-    BoolAttr:$count_include_pad);
+    BoolAttr:$count_include_pad,
+    UnitAttr:$channels_last);
   let results = (outs AnyTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
@@ -418,7 +421,8 @@ def Graph_LpPoolOp : Graph_InferredOp<"lp_pool"> {
   let summary = "N-dimensional Lp-norm pooling (ONNX LpPool)";
   let description = [{
     `(sum |x|^p)^(1/p)` over each window; windows as in `graph.max_pool`, the padding
-    contributing zeros.
+    contributing zeros. With `channels_last` (a Kiln extension, set by
+    `graph-convert-layout`) `input` and the result are `[N, D1, ..., Dk, C]`.
 
     ```mlir
     %y = graph.lp_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>,
@@ -434,7 +438,8 @@ def Graph_LpPoolOp : Graph_InferredOp<"lp_pool"> {
     DenseI64ArrayAttr:$dilations,
     DenseI64ArrayAttr:$pads,
     BoolAttr:$ceil_mode,
-    ConfinedAttr<I64Attr, [IntPositive]>:$p);
+    ConfinedAttr<I64Attr, [IntPositive]>:$p,
+    UnitAttr:$channels_last);
   let results = (outs AnyTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }

@@ -243,13 +243,30 @@ ValueRange createPoolingGeneric(
   return generic.getResults();
 }
 
-/// Checks the common shape requirements of the poolings: [N, C, spatial...] with static
-/// spatial extents in the input and the result.
-LogicalResult checkPoolingShapes(RankedTensorType inputType, RankedTensorType resultType) {
-  if (inputType.getRank() < 3 || resultType.getRank() != inputType.getRank() ||
-      !hasStaticTrailingShape(inputType, 2) || !hasStaticTrailingShape(resultType, 2))
+/// Checks the common shape requirements of the poolings: [N, C, spatial...] (or [N,
+/// spatial..., C] with `channelsLast`) with static spatial extents in the input and the
+/// result.
+LogicalResult checkPoolingShapes(RankedTensorType inputType, RankedTensorType resultType,
+                                 bool channelsLast = false) {
+  int64_t rank = inputType.getRank();
+  if (rank < 3 || resultType.getRank() != rank)
     return failure();
+  int64_t firstSpatial = channelsLast ? 1 : 2;
+  for (int64_t dim = firstSpatial; dim < firstSpatial + rank - 2; ++dim)
+    if (inputType.isDynamicDim(dim) || resultType.isDynamicDim(dim))
+      return failure();
   return success();
+}
+
+/// The sizes of a pool's result of `type` ([N, C, spatial...], or [N, spatial..., C]
+/// with `channelsLast`): N and C from `input`, the spatial extents static from `type`.
+SmallVector<OpFoldResult> getPooledSizes(OpBuilder &b, Location loc, Value input,
+                                         RankedTensorType type, bool channelsLast) {
+  SmallVector<OpFoldResult> sizes = getSizes(b, loc, input);
+  int64_t firstSpatial = channelsLast ? 1 : 2;
+  for (int64_t dim = firstSpatial; dim < firstSpatial + type.getRank() - 2; ++dim)
+    sizes[dim] = b.getIndexAttr(type.getDimSize(dim));
+  return sizes;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1188,9 +1205,8 @@ struct MaxPoolLowering : OpConversionPattern<graph::MaxPoolOp> {
                               window->highPadding(inputType.getShape().slice(1, spatialRank),
                                                   resultType.getShape().slice(1, spatialRank)),
                               lowest, /*channelsLast=*/true);
-    SmallVector<OpFoldResult> sizes{getSizes(rewriter, loc, adaptor.getInput())[0]};
-    for (int64_t dim = 1; dim < rank; ++dim)
-      sizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(dim)));
+    SmallVector<OpFoldResult> sizes = getPooledSizes(rewriter, loc, adaptor.getInput(), resultType,
+                                                     /*channelsLast=*/true);
     Value init = createFilledTensor(rewriter, loc, resultType, sizes, lowest);
     Value result;
     if (isa<FloatType>(elementType) && spatialRank <= 2) {
@@ -1243,29 +1259,35 @@ struct AveragePoolLowering : OpConversionPattern<graph::AveragePoolOp> {
     Location loc = op.getLoc();
     RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
     auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
-    if (!resultType || !inputType || failed(checkPoolingShapes(inputType, resultType)) ||
+    bool channelsLast = op.getChannelsLast();
+    if (!resultType || !inputType ||
+        failed(checkPoolingShapes(inputType, resultType, channelsLast)) ||
         !isa<FloatType>(inputType.getElementType()))
       return rewriter.notifyMatchFailure(op, "dynamic spatial extents or not floats");
-    int64_t spatialRank = inputType.getRank() - 2;
+    int64_t spatialRank = inputType.getRank() - 2, firstSpatial = channelsLast ? 1 : 2;
     FailureOr<Window> window = getPoolingWindow(op, spatialRank);
     if (failed(window))
       return rewriter.notifyMatchFailure(op, "attributes do not match the input");
     Type elementType = inputType.getElementType();
     Value zero = createScalarConstant(rewriter, loc, elementType, 0.0);
-    ArrayRef<int64_t> inputExtents = inputType.getShape().drop_front(2);
-    Value padded =
-        padSpatial(rewriter, loc, adaptor.getInput(), window->padsBegin,
-                   window->highPadding(inputExtents, resultType.getShape().drop_front(2)), zero);
+    ArrayRef<int64_t> inputExtents = inputType.getShape().slice(firstSpatial, spatialRank);
+    Value padded = padSpatial(
+        rewriter, loc, adaptor.getInput(), window->padsBegin,
+        window->highPadding(inputExtents, resultType.getShape().slice(firstSpatial, spatialRank)),
+        zero, channelsLast);
     SmallVector<OpFoldResult> sizes =
-        getChannelsFirstSizes(rewriter, loc, adaptor.getInput(), resultType);
+        getPooledSizes(rewriter, loc, adaptor.getInput(), resultType, channelsLast);
     // Windows of f16/bf16 sum in f32, rounded once after the division.
     Type accumulatorType =
         elementType.getIntOrFloatBitWidth() < 32 ? rewriter.getF32Type() : elementType;
     Value init = createFilledTensor(rewriter, loc, resultType.clone(accumulatorType), sizes,
                                     createScalarConstant(rewriter, loc, accumulatorType, 0.0));
     Value sum;
-    if (spatialRank <= 2) {
+    if (spatialRank <= 2 && !channelsLast) {
       sum = createNamedPooling<linalg::PoolingNcwSumOp, linalg::PoolingNchwSumOp>(
+          rewriter, loc, padded, init, *window);
+    } else if (spatialRank <= 2) {
+      sum = createNamedPooling<linalg::PoolingNwcSumOp, linalg::PoolingNhwcSumOp>(
           rewriter, loc, padded, init, *window);
     } else {
       sum = createPoolingGeneric(
@@ -1275,7 +1297,8 @@ struct AveragePoolLowering : OpConversionPattern<graph::AveragePoolOp> {
               element = arith::ExtFOp::create(b, nestedLoc, accumulatorType, element);
             return SmallVector<Value>{
                 arith::AddFOp::create(b, nestedLoc, accumulators[0], element)};
-          })[0];
+          },
+          channelsLast)[0];
     }
 
     bool includePad = op.getCountIncludePad();
@@ -1286,9 +1309,10 @@ struct AveragePoolLowering : OpConversionPattern<graph::AveragePoolOp> {
           for (int64_t i = 0; i < spatialRank; ++i) {
             int64_t lowest = includePad ? -window->padsBegin[i] : 0;
             int64_t highest = inputExtents[i] + (includePad ? window->padsEnd[i] : 0);
-            Value taps = countTaps(b, nestedLoc, linalg::IndexOp::create(b, nestedLoc, 2 + i),
-                                   window->strides[i], window->dilations[i], window->kernel[i],
-                                   window->padsBegin[i], lowest, highest);
+            Value taps =
+                countTaps(b, nestedLoc, linalg::IndexOp::create(b, nestedLoc, firstSpatial + i),
+                          window->strides[i], window->dilations[i], window->kernel[i],
+                          window->padsBegin[i], lowest, highest);
             count = arith::MulIOp::create(b, nestedLoc, count, taps);
           }
           Value divisor = indexToFloat(b, nestedLoc, count, accumulatorType);
@@ -1332,28 +1356,32 @@ struct LpPoolLowering : OpConversionPattern<graph::LpPoolOp> {
     Location loc = op.getLoc();
     RankedTensorType resultType = getConvertedResultType(*getTypeConverter(), op);
     auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
-    if (!resultType || !inputType || failed(checkPoolingShapes(inputType, resultType)) ||
+    bool channelsLast = op.getChannelsLast();
+    if (!resultType || !inputType ||
+        failed(checkPoolingShapes(inputType, resultType, channelsLast)) ||
         !isa<FloatType>(inputType.getElementType()))
       return rewriter.notifyMatchFailure(op, "dynamic spatial extents or not floats");
-    int64_t spatialRank = inputType.getRank() - 2;
+    int64_t spatialRank = inputType.getRank() - 2, firstSpatial = channelsLast ? 1 : 2;
     FailureOr<Window> window = getPoolingWindow(op, spatialRank);
     if (failed(window))
       return rewriter.notifyMatchFailure(op, "attributes do not match the input");
     int64_t p = op.getP();
     Value zero = createScalarConstant(rewriter, loc, inputType.getElementType(), 0.0);
-    Value padded = padSpatial(rewriter, loc, adaptor.getInput(), window->padsBegin,
-                              window->highPadding(inputType.getShape().drop_front(2),
-                                                  resultType.getShape().drop_front(2)),
-                              zero);
+    Value padded =
+        padSpatial(rewriter, loc, adaptor.getInput(), window->padsBegin,
+                   window->highPadding(inputType.getShape().slice(firstSpatial, spatialRank),
+                                       resultType.getShape().slice(firstSpatial, spatialRank)),
+                   zero, channelsLast);
     Value init = createFilledTensor(
         rewriter, loc, resultType,
-        getChannelsFirstSizes(rewriter, loc, adaptor.getInput(), resultType), zero);
+        getPooledSizes(rewriter, loc, adaptor.getInput(), resultType, channelsLast), zero);
     Value sum = createPoolingGeneric(
         rewriter, loc, padded, *window, ValueRange{init},
         [&](OpBuilder &b, Location nestedLoc, Value element, ValueRange accumulators) {
           return SmallVector<Value>{arith::AddFOp::create(
               b, nestedLoc, accumulators[0], createAbsPower(b, nestedLoc, element, p))};
-        })[0];
+        },
+        channelsLast)[0];
     rewriter.replaceOp(op,
                        createElementwise(rewriter, loc, resultType, ValueRange{sum},
                                          [&](OpBuilder &b, Location nestedLoc, ValueRange args) {

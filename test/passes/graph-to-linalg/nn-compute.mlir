@@ -195,6 +195,40 @@ func.func @average_pool(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
 
 // -----
 
+// A channels-last average pool (set by graph-convert-layout) in ceil mode: the zero
+// padding and the sum pooling over [N, H, W, C], the divisor from the output's H and W
+// (linalg.index 1 and 2), f16 summed in f32.
+// CHECK-LABEL: func.func @average_pool_channels_last
+// CHECK: -> tensor<2x8x8x16xf16>
+// CHECK: linalg.pooling_nhwc_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<2x8x8x16xf16>, tensor<2x2xf32>) outs(%{{.*}} : tensor<2x4x4x16xf32>)
+// CHECK: linalg.generic
+// CHECK-DAG: linalg.index 1
+// CHECK-DAG: linalg.index 2
+// CHECK: arith.divf
+// CHECK: arith.truncf
+// CHECK: -> tensor<2x4x4x16xf16>
+func.func @average_pool_channels_last(%x: tensor<2x7x7x16xf16>) -> tensor<2x4x4x16xf16> {
+  %0 = graph.average_pool %x {channels_last, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, ceil_mode = true, count_include_pad = false} : (tensor<2x7x7x16xf16>) -> tensor<2x4x4x16xf16>
+  return %0 : tensor<2x4x4x16xf16>
+}
+
+// -----
+
+// A channels-last Lp pool: the pooling generic's loops are [n, oh, ow, c, kh, kw], the
+// input read at [n, oh * 2 + kh, ow * 2 + kw, c].
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d3)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @lp_pool_channels_last
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #{{.*}}, #[[OUT]]]
+// CHECK: math.sqrt
+// CHECK: -> tensor<1x2x2x8xf32>
+func.func @lp_pool_channels_last(%x: tensor<1x4x4x8xf32>) -> tensor<1x2x2x8xf32> {
+  %0 = graph.lp_pool %x {channels_last, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, ceil_mode = false, p = 2} : (tensor<1x4x4x8xf32>) -> tensor<1x2x2x8xf32>
+  return %0 : tensor<1x2x2x8xf32>
+}
+
+// -----
+
 // Lp pooling: a pooling generic summing x * x (p = 2), then the square root.
 // CHECK-LABEL: func.func @lp_pool
 // CHECK: linalg.generic
