@@ -10,11 +10,11 @@
 // uses: through pointwise ops (their other operands permuted: constants folded, values
 // that only need unit dimensions moved reshaped), through the ops that have a
 // channels-last form (conv, max_pool, average_pool, lp_pool, global_average_pool as
-// reduce_mean), through quantize_linear and dequantize_linear (their axis mapped),
-// through concatenations whose operands all carry the same transpose (their axis
-// mapped), and into the next conv's leading transpose, which composes with it into nothing (graph-simplify's
-// transpose patterns). What is left: a transpose where the model's channels-first input
-// enters and where a channels-first value leaves (a function result, an op without a
+// reduce_mean), through resize (its axes mapped), through quantize_linear and dequantize_linear
+// (their axis mapped), through concatenations whose operands all carry the same transpose (their
+// axis mapped), and into the next conv's leading transpose, which composes with it into nothing
+// (graph-simplify's transpose patterns). What is left: a transpose where the model's channels-first
+// input enters and where a channels-first value leaves (a function result, an op without a
 // channels-last form). A transpose that only moves dimensions of extent 1 becomes a
 // reshape.
 //
@@ -413,6 +413,40 @@ template <typename PoolOp> struct SinkThroughPool : OpRewritePattern<PoolOp> {
   }
 };
 
+/// resize(transpose(x, NHWC -> NCHW)) -> transpose(resize(x), NHWC -> NCHW): resizing
+/// commutes with a permutation of the axes, each scale, size and roi entry staying with
+/// its axis, which `axes` names (the axes of x: perm[a] for each axis a the resize
+/// names, all when it names none). Channels innermost, an upsample reads and writes
+/// whole vectors of channels, and what it meets (a concatenation with channels-last
+/// values, the next conv) stays channels last.
+struct SinkThroughResize : OpRewritePattern<graph::ResizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(graph::ResizeOp resize, PatternRewriter &rewriter) const override {
+    graph::TransposeOp transpose = getToChannelsFirst(resize.getInput());
+    auto resultType = dyn_cast<RankedTensorType>(resize.getType());
+    if (!transpose || !resultType)
+      return failure();
+    int64_t rank = resultType.getRank();
+    ArrayRef<int64_t> perm = transpose.getPerm();
+    SmallVector<int64_t> axes;
+    if (std::optional<ArrayRef<int64_t>> given = resize.getAxes()) {
+      for (int64_t axis : *given) {
+        if (axis < -rank || axis >= rank)
+          return failure();
+        axes.push_back(perm[axis < 0 ? axis + rank : axis]);
+      }
+    } else {
+      axes.assign(perm.begin(), perm.end());
+    }
+    auto moved = cast<graph::ResizeOp>(rewriter.clone(*resize));
+    moved->setOperand(0, transpose.getInput());
+    moved.setAxes(axes);
+    moved.getResult().setType(permuteType(resultType, invert(perm)));
+    rewriter.replaceOp(resize, createTranspose(rewriter, resize.getLoc(), moved, perm));
+    return success();
+  }
+};
+
 /// global_average_pool(transpose(x, NHWC -> NCHW)) -> transpose(reduce_mean(x, spatial
 /// axes, keepdims)).
 struct SinkThroughGlobalAveragePool : OpRewritePattern<graph::GlobalAveragePoolOp> {
@@ -567,7 +601,8 @@ struct GraphConvertLayoutPass : kiln::impl::GraphConvertLayoutBase<GraphConvertL
       RewritePatternSet patterns(context);
       patterns.add<SinkThroughPointwise, AbsorbIntoConv, SinkThroughPool<graph::MaxPoolOp>,
                    SinkThroughPool<graph::AveragePoolOp>, SinkThroughPool<graph::LpPoolOp>,
-                   SinkThroughConcat, SinkThroughQuantization<graph::QuantizeLinearOp>,
+                   SinkThroughResize, SinkThroughConcat,
+                   SinkThroughQuantization<graph::QuantizeLinearOp>,
                    SinkThroughQuantization<graph::DequantizeLinearOp>>(context);
       // As a reduce_mean over the middle axes the global pool lowers to more loop nests
       // (3 launches instead of 1 on ResNet-50) than channels first behind its transpose,

@@ -580,6 +580,7 @@ def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
     through `graph.quantize_linear` and `graph.dequantize_linear` that are not blocked
     (a per-axis `axis` mapped through the permutation), through `graph.max_pool` with
     unused indices, `graph.average_pool` and `graph.lp_pool` (they get `channels_last`),
+    `graph.resize` (its `axes` name the channels-last input's dimensions),
     `graph.global_average_pool` (a `graph.reduce_mean` over the spatial axes) and any
     conv that can be channels last (whatever the rule), and they compose with the next
     conv's NCHW -> NHWC transpose into nothing (graph-simplify's patterns). A conv left

@@ -210,6 +210,37 @@ func.func @average_and_lp_pools(%x: tensor<1x8x7x7xf32>) -> tensor<1x16x3x3xf32>
 
 // -----
 
+// Resizing keeps the layout (an FPN's top-down path: an upsampled map concatenated with
+// a lateral one): the resize gets `axes` naming the channels-last dimensions, its scales
+// as they were, and the concatenation of two channels-last values stays channels last.
+// A resize that names its axes has them mapped.
+// CHECK-LABEL: func.func @resize_concat
+// CHECK: %[[C0:.*]] = graph.conv {{.*}}channels_last{{.*}} -> tensor<1x4x4x8xf32>
+// CHECK-NOT: graph.transpose
+// CHECK: %[[R:.*]] = graph.resize %[[C0]] scales(%{{.*}}) {antialias = false, axes = array<i64: 0, 3, 1, 2>, {{.*}}} : (tensor<1x4x4x8xf32>, tensor<4xf32>) -> tensor<1x8x8x8xf32>
+// CHECK: %[[C1:.*]] = graph.conv {{.*}}channels_last{{.*}} -> tensor<1x8x8x8xf32>
+// CHECK: %[[CAT:.*]] = graph.concat %[[R]], %[[C1]] {axis = 3 : i64}
+// CHECK: %[[S:.*]] = graph.resize %[[CAT]] sizes(%{{.*}}) {antialias = false, axes = array<i64: 1, 2>, {{.*}}} : (tensor<1x8x8x16xf32>, tensor<2xi64>) -> tensor<1x4x4x16xf32>
+// CHECK: graph.conv %[[S]], {{.*}}channels_last
+// CHECK: graph.transpose
+// CHECK-NOT: graph.transpose
+// REMARK: remark: graph-convert-layout: 3 convs channels last, 3 transposes left
+func.func @resize_concat(%x: tensor<1x8x4x4xf32>, %y: tensor<1x8x8x8xf32>) -> tensor<1x8x4x4xf32> {
+  %w = graph.constant dense<0.5> : tensor<8x8x1x1xf32>
+  %c0 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %scales = graph.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
+  %r = graph.resize %c0 scales(%scales) {antialias = false, coordinate_transformation_mode = "asymmetric", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, keep_aspect_ratio_policy = "stretch", mode = "nearest", nearest_mode = "floor"} : (tensor<1x8x4x4xf32>, tensor<4xf32>) -> tensor<1x8x8x8xf32>
+  %c1 = graph.conv %y, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x8x8xf32>
+  %cat = graph.concat %r, %c1 {axis = 1 : i64} : (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) -> tensor<1x16x8x8xf32>
+  %sizes = graph.constant dense<[4, 4]> : tensor<2xi64>
+  %s = graph.resize %cat sizes(%sizes) {antialias = false, axes = array<i64: 2, 3>, coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, keep_aspect_ratio_policy = "stretch", mode = "linear", nearest_mode = "floor"} : (tensor<1x16x8x8xf32>, tensor<2xi64>) -> tensor<1x16x4x4xf32>
+  %w2 = graph.constant dense<0.25> : tensor<8x16x1x1xf32>
+  %o = graph.conv %s, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x4x4xf32>, tensor<8x16x1x1xf32>) -> tensor<1x8x4x4xf32>
+  return %o : tensor<1x8x4x4xf32>
+}
+
+// -----
+
 // A transpose that cannot sink stays: softmax over the channels has no channels-last
 // form, and the other operand of the mul is a channels-first value of full size.
 // CHECK-LABEL: func.func @cannot_sink

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Writes pool-forms.onnxtxt and its input and NumPy's outputs.
 
-Windowed pools between 1x1 convolutions, which graph-convert-layout makes channels last
-(`kiln run --channels-last` on the CPU; the GPU targets always): x [2, 4, 7, 7] through
+Windowed pools and resizes between 1x1 convolutions, which graph-convert-layout makes
+channels last (`kiln run --channels-last` on the CPU; the GPU targets always): x [2, 4,
+7, 7] through
   conv     1x1, 4 -> 8 channels, with a bias
   a        AveragePool 2x2 stride 2, ceil mode, padding not counted (a ResNet-D
            shortcut's): the last row and column average one or two values; an output
   b        AveragePool 3x3 stride 1, padding 1 counted (divisor 9 everywhere)
   c        LpPool p = 2, 2x2 stride 1
   y        conv 1x1, 8 -> 8 channels; an output
+  u        Resize nearest 2x (scales over all axes, asymmetric, floor) of y
+  z        Concat of u and a 1x1 conv of u along the channels; an output
+  v        Resize linear of conv to 5 x 5 (sizes, half_pixel); an output
 
     python3 test/tools/Inputs/make-pool-forms.py
 """
@@ -57,6 +61,25 @@ a = pool(conv, 2, 2, 0, 4, lambda v, m: v.sum(axis=(2, 3)) / m.sum(axis=(2, 3)))
 b = pool(a, 3, 1, 1, 4, lambda v, m: v.sum(axis=(2, 3)) / 9.0)
 c = pool(b, 2, 1, 0, 3, lambda v, m: np.sqrt((v * v).sum(axis=(2, 3))))
 y = conv1x1(c, w1)
+u = y.repeat(2, axis=2).repeat(2, axis=3)
+z = np.concatenate([u, conv1x1(u, w1)], axis=1)
+
+
+def linear_weights(in_extent, out_extent):
+    """[out, in] half_pixel linear interpolation weights (ONNX clamps the source into the
+    input)."""
+    weights = np.zeros((out_extent, in_extent))
+    for o in range(out_extent):
+        source = min(max((o + 0.5) * in_extent / out_extent - 0.5, 0.0), in_extent - 1)
+        low = int(np.floor(source))
+        high = min(low + 1, in_extent - 1)
+        weights[o, low] += 1 - (source - low)
+        weights[o, high] += source - low
+    return weights
+
+
+rows = linear_weights(7, 5)
+v = np.einsum("ph,nchw,qw->ncpq", rows, conv, rows)
 
 node("Conv", ["x", const("w0", w0), const("b0", b0)], "conv")
 node("AveragePool", ["conv"], "a", kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1,
@@ -64,4 +87,9 @@ node("AveragePool", ["conv"], "a", kernel_shape=[2, 2], strides=[2, 2], ceil_mod
 node("AveragePool", ["a"], "b", kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1)
 node("LpPool", ["b"], "c", kernel_shape=[2, 2], p=2)
 node("Conv", ["c", const("w1", w1)], "y")
-builder.write(HERE, "pool-forms", {"x": x}, {"a": a, "y": y})
+node("Resize", ["y", "", const("scales", np.array([1, 1, 2, 2], np.float32))], "u",
+     mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+node("Concat", ["u", node("Conv", ["u", "w1"], "u_conv")], "z", axis=1)
+node("Resize", ["conv", "", "", const("sizes", np.array([2, 8, 5, 5], np.int64))], "v",
+     mode="linear")
+builder.write(HERE, "pool-forms", {"x": x}, {"a": a, "y": y, "z": z, "v": v})
