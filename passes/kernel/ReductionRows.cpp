@@ -53,6 +53,7 @@ using kiln::RowsAnchor;
 using kiln::RowsConfig;
 using kiln::RowsGather;
 using kiln::RowsOperand;
+using kiln::RowsOutput;
 using kiln::RowsProblem;
 using kiln::RowsStorage;
 
@@ -335,7 +336,7 @@ double kiln::estimateRowsGenericMicros(const RowsProblem &problem, double bytesP
 std::string kiln::describeRows(const RowsProblem &problem) {
   std::string type;
   llvm::raw_string_ostream os(type);
-  os << problem.buffers[problem.output].getElementType();
+  os << problem.outputs.front().elementType;
   return llvm::formatv("{0} {1}x{2} {3}", anchorName(problem.anchor), problem.rows,
                        problem.rowLength, type)
       .str();
@@ -367,7 +368,7 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   if (!llvm::hasSingleElement(entry.without_terminator()))
     return std::nullopt;
   auto reduction = dyn_cast<kernel::ReductionOp>(&entry.front());
-  if (!reduction || reduction.getOutputs().size() != 1)
+  if (!reduction || reduction.getOutputs().empty())
     return std::nullopt;
   RowsProblem problem;
   for (BlockArgument argument : entry.getArguments()) {
@@ -384,11 +385,12 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
     auto argument = dyn_cast<BlockArgument>(value);
     return argument && argument.getOwner() == &entry ? int(argument.getArgNumber()) : -1;
   };
-  int output = argumentOf(reduction.getOutputs()[0]);
-  if (output < 0)
-    return std::nullopt;
-  problem.output = output;
-  problem.outputType = problem.buffers[output].getElementType();
+  for (Value output : reduction.getOutputs()) {
+    int argument = argumentOf(output);
+    if (argument < 0)
+      return std::nullopt;
+    problem.outputs.push_back({unsigned(argument), problem.buffers[argument].getElementType(), {}});
+  }
   SmallVector<int> inputArguments;
   for (Value input : reduction.getInputs()) {
     inputArguments.push_back(argumentOf(input));
@@ -399,7 +401,7 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   Block &body = reduction.getBody().front();
   Operation *anchor = reduction.getAnchor();
   Operation *yield = body.getTerminator();
-  if (!anchor || yield->getNumOperands() != 1)
+  if (!anchor || yield->getNumOperands() != problem.outputs.size())
     return std::nullopt;
   problem.anchorOp = anchor;
 
@@ -666,12 +668,15 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
       problem.epilogue.push_back(&op);
     }
   }
-  Value stored = yield->getOperand(0);
-  if (stored != (problem.epilogue.empty() ? problem.result : problem.epilogue.back()->getResult(0)))
-    return std::nullopt;
-  if (ArrayRef<int64_t>(matchedShape(problem.buffers[output])) != resultSpace &&
-      product(matchedShape(problem.buffers[output])) != product(resultShape))
-    return std::nullopt;
+  // Each output stores the anchor's result or an epilogue value, of the result space.
+  for (auto [output, stored] : llvm::zip(problem.outputs, yield->getOperands())) {
+    if (stored != problem.result && !epilogueSet.contains(stored.getDefiningOp()))
+      return std::nullopt;
+    output.stored = stored;
+    SmallVector<int64_t> shape = matchedShape(problem.buffers[output.argument]);
+    if (ArrayRef<int64_t>(shape) != resultSpace && product(shape) != product(resultShape))
+      return std::nullopt;
+  }
   // The anchor's operands: the data (a prologue value or an argument), scale and bias
   // (arguments or scalar constants, read along the row).
   if (!prologueSet.contains(data.getDefiningOp())) {
@@ -705,7 +710,8 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
   for (const RowsGather &gather : problem.gathers)
     widest = std::max(widest, elementBytes(gather.table.elementType));
   if (problem.resultLength > 1) {
-    widest = std::max(widest, elementBytes(problem.outputType));
+    for (const RowsOutput &output : problem.outputs)
+      widest = std::max(widest, elementBytes(output.elementType));
     for (auto &[index, operand] : problem.resultInputs)
       if (!operand.perRow)
         widest = std::max(widest, elementBytes(operand.elementType));
@@ -728,7 +734,7 @@ std::optional<kiln::RowsProblem> kiln::matchReductionRows(kernel::FuncOp functio
     std::optional<SmallVector<MemRefType>> opt = getOptShapeBufferTypes(function);
     if (!opt)
       return std::nullopt;
-    problem.rows = (*opt)[problem.output].getNumElements() / problem.resultLength;
+    problem.rows = (*opt)[problem.outputs.front().argument].getNumElements() / problem.resultLength;
   }
   problem.bytes = kiln::estimateKernelBytes(function);
   return problem;
@@ -1174,14 +1180,7 @@ private:
           return failure();
         DenseMap<Value, SmallVector<Value>> known;
         known[problem.result] = *y;
-        Value last =
-            problem.epilogue.empty() ? problem.result : problem.epilogue.back()->getResult(0);
-        FailureOr<SmallVector<Value>> out =
-            evaluate(problem.epilogue, known, /*resultSpace=*/true, start, last);
-        if (failed(out))
-          return failure();
-        store(*out, arith::AddIOp::create(b, loc, outputBase, start));
-        return success();
+        return storeOutputs(known, start, arith::AddIOp::create(b, loc, outputBase, start));
       };
       if (!valid)
         return body();
@@ -1234,9 +1233,24 @@ private:
     return failure(failedInside);
   }
 
-  void store(ArrayRef<Value> lanes, Value at) {
-    Type out = problem.outputType;
-    Value output = buffers[problem.output];
+  /// Runs the epilogue on the anchor's result lanes in `known` (of the chunk at `start`,
+  /// or the row's one value) and stores each output's value at `at`.
+  LogicalResult storeOutputs(DenseMap<Value, SmallVector<Value>> &known, Value start, Value at) {
+    if (failed(evaluate(problem.epilogue, known, /*resultSpace=*/true, start, problem.result)))
+      return failure();
+    for (const RowsOutput &output : problem.outputs) {
+      FailureOr<SmallVector<Value>> lanes =
+          lanesOf(output.stored, known, /*resultSpace=*/true, start);
+      if (failed(lanes))
+        return failure();
+      store(output, *lanes, at);
+    }
+    return success();
+  }
+
+  void store(const RowsOutput &destination, ArrayRef<Value> lanes, Value at) {
+    Type out = destination.elementType;
+    Value output = buffers[destination.argument];
     if (lanes.size() == 1) {
       Value value = lanes[0];
       if (!out.isF32())
@@ -1263,15 +1277,7 @@ private:
       DenseMap<Value, SmallVector<Value>> known;
       known[problem.result] = {value};
       laneCount = 1;
-      Value last =
-          problem.epilogue.empty() ? problem.result : problem.epilogue.back()->getResult(0);
-      FailureOr<SmallVector<Value>> out =
-          evaluate(problem.epilogue, known, /*resultSpace=*/true, index(0), last);
-      if (failed(out)) {
-        failedInside = true;
-      } else {
-        store({(*out)[0]}, outputBase);
-      }
+      failedInside = failed(storeOutputs(known, index(0), outputBase));
       scf::YieldOp::create(b, loc);
     });
     return failure(failedInside);
@@ -1627,7 +1633,7 @@ struct RowsGenerator {
     if (problem.dynamicRows) {
       // The row count, read off the output on the host (the engine's shape program
       // computes it, and the grid, per input shape).
-      Value output = launch.getOperands()[problem.output];
+      Value output = launch.getOperands()[problem.outputs.front().argument];
       Value elements =
           kiln::hostExtentProduct(b, loc, output, 0, cast<MemRefType>(output.getType()).getRank());
       Value rows = arith::DivUIOp::create(b, loc, elements, index(problem.resultLength));

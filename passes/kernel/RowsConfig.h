@@ -73,6 +73,14 @@ struct RowsGather {
 /// A reduction kernel whose anchor reduces the innermost `rowLength` elements of each of
 /// `rows` rows, with a pointwise prologue (ops before the anchor, evaluated per element
 /// of its input) and epilogue (after it, per element of its result).
+/// An output buffer of a row kernel: the kernel.func argument, its element type, and the
+/// template body value (the anchor's result or an epilogue value) stored in it.
+struct RowsOutput {
+  unsigned argument = 0;
+  mlir::Type elementType;
+  mlir::Value stored;
+};
+
 struct RowsProblem {
   RowsAnchor anchor = RowsAnchor::ReduceSum;
   int64_t rows = 0, rowLength = 0;
@@ -98,9 +106,9 @@ struct RowsProblem {
   llvm::SmallVector<std::pair<unsigned, RowsOperand>> rowInputs, resultInputs;
   /// The prologue's gathers (not in `prologue`: the row kernel loads their rows).
   llvm::SmallVector<RowsGather> gathers;
-  /// The output buffer: kernel.func argument and element type.
-  unsigned output = 0;
-  mlir::Type outputType;
+  /// The output buffers, in the kernel's order (a fused group may store several values
+  /// of the result space: a normalised row and that row plus a positional embedding).
+  llvm::SmallVector<RowsOutput> outputs;
   /// The widest vector (elements) every contiguous access allows: 16 bytes of the
   /// widest contiguous buffer, halved until it divides the row.
   int64_t maxVector = 1;

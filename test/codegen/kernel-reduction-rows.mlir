@@ -69,6 +69,59 @@ func.func @main(%x: memref<1024x768xf32>, %r: memref<1024x768xf32>, %w: memref<7
 
 // -----
 
+// Two outputs of the result space (a DETR decoder's LayerNorm: the normalised rows, and
+// the rows plus the query position embedding as the next attention's query): one row
+// kernel stores both, each chunk's normalised lanes once into %y and, with %pos added,
+// into %q. f16 rows of 256: 8 threads a row (two 8-wide chunks a thread), 16 rows a CTA.
+// CHECK: gpu.launch_func {{ *}}@kiln_rows_layer_norm_9600x256_{{[0-9a-f]+}}_t{{[0-9]+}}r{{[0-9]+}}v8::
+// CHECK: gpu.func @rows_layer_norm_9600x256_{{.*}}(%{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>, %{{.*}}: memref<f16>) kernel
+// CHECK: math.rsqrt
+// CHECK: vector.store %{{.*}}, %[[Y:.*]][%[[AT:.*]]] {alignment = 16 : i64} : memref<2457600xf16>, vector<8xf16>
+// CHECK: vector.store %{{.*}}, %[[Q:.*]][%[[AT]]] {alignment = 16 : i64} : memref<2457600xf16>, vector<8xf16>
+// CHECK: vector.store %{{.*}}, %[[Y]][%[[AT2:.*]]] {alignment = 16 : i64} : memref<2457600xf16>, vector<8xf16>
+// CHECK: vector.store %{{.*}}, %[[Q]][%[[AT2]]] {alignment = 16 : i64} : memref<2457600xf16>, vector<8xf16>
+// CHECK: gpu.return
+kernel.func @LayerNorm_two_outputs(%x: memref<32x300x256xf16>, %w: memref<256xf16>, %b: memref<256xf16>, %pos: memref<32x300x256xf16>, %y: memref<32x300x256xf16>, %q: memref<32x300x256xf16>) {
+  reduction ins(%x, %w, %b, %pos : memref<32x300x256xf16>, memref<256xf16>, memref<256xf16>, memref<32x300x256xf16>) outs(%y, %q : memref<32x300x256xf16>, memref<32x300x256xf16>) {
+  ^bb0(%a: tensor<32x300x256xf16>, %s: tensor<256xf16>, %t: tensor<256xf16>, %p: tensor<32x300x256xf16>):
+    %n, %mean, %inv = graph.layer_normalization %a, %s, %t {axis = -1 : i64, epsilon = 1.0e-05 : f32, stash_type = f32} : (tensor<32x300x256xf16>, tensor<256xf16>, tensor<256xf16>) -> (tensor<32x300x256xf16>, tensor<32x300x1xf32>, tensor<32x300x1xf32>)
+    %sum = graph.add %n, %p : (tensor<32x300x256xf16>, tensor<32x300x256xf16>) -> tensor<32x300x256xf16>
+    kernel.yield %n, %sum : tensor<32x300x256xf16>, tensor<32x300x256xf16>
+  }
+  return
+}
+func.func @main(%x: memref<32x300x256xf16>, %w: memref<256xf16>, %b: memref<256xf16>, %pos: memref<32x300x256xf16>, %y: memref<32x300x256xf16>, %q: memref<32x300x256xf16>) {
+  kernel.launch @LayerNorm_two_outputs(%x, %w, %b, %pos, %y, %q) : (memref<32x300x256xf16>, memref<256xf16>, memref<256xf16>, memref<32x300x256xf16>, memref<32x300x256xf16>, memref<32x300x256xf16>) -> ()
+  return
+}
+
+// -----
+
+// A row maximum stored twice, as it is and halved: the row's first thread stores both.
+// CHECK: gpu.func @rows_reduce_max_512x64
+// CHECK: scf.if
+// CHECK: arith.mulf
+// CHECK: memref.store %{{.*}}, %[[M:.*]][%[[AT:.*]]] : memref<512xf32>
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%[[AT]]] : memref<512xf32>
+// CHECK: gpu.return
+kernel.func @ReduceMax_two_outputs(%x: memref<512x64xf32>, %m: memref<512x1xf32>, %h: memref<512x1xf32>) {
+  reduction ins(%x : memref<512x64xf32>) outs(%m, %h : memref<512x1xf32>, memref<512x1xf32>) {
+  ^bb0(%a: tensor<512x64xf32>):
+    %axes = graph.constant dense<1> : tensor<1xi64>
+    %r = graph.reduce_max %a, %axes {keepdims = true, noop_with_empty_axes = false} : (tensor<512x64xf32>, tensor<1xi64>) -> tensor<512x1xf32>
+    %half = graph.constant dense<5.000000e-01> : tensor<f32>
+    %s = graph.mul %r, %half : (tensor<512x1xf32>, tensor<f32>) -> tensor<512x1xf32>
+    kernel.yield %r, %s : tensor<512x1xf32>, tensor<512x1xf32>
+  }
+  return
+}
+func.func @main(%x: memref<512x64xf32>, %m: memref<512x1xf32>, %h: memref<512x1xf32>) {
+  kernel.launch @ReduceMax_two_outputs(%x, %m, %h) : (memref<512x64xf32>, memref<512x1xf32>, memref<512x1xf32>) -> ()
+  return
+}
+
+// -----
+
 // A LayerNorm's 1 / sigma alone (graph-fold-layer-norm-into-products: the products that
 // read the normalised rows apply it), f16 rows of 768: the same two sums from the
 // registers, then one f32 a row stored by the row's first thread; neither the scale nor
