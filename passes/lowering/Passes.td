@@ -523,8 +523,10 @@ def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
     - An `scf.parallel` with constant lower bounds and steps, and upper bounds the host
       knows (constants, or index arithmetic on buffer extents: a dynamic shape), becomes
       one launch with one thread per iteration of its iteration space, linearised
-      row-major: `threads-per-block` threads per block, ceil(total / threads-per-block)
-      blocks, on grid y too when x would exceed 2^31-1 blocks, and an `scf.if` guarding
+      row-major: `threads-per-block` threads per block (constant bounds of fewer than
+      `min-blocks` blocks' worth: blocks halved, down to 32 threads, until there are
+      that many), ceil(total / block) blocks, on grid y too when x would exceed 2^31-1
+      blocks, and an `scf.if` guarding
       the tail. For dynamic bounds the grid is host arithmetic on them, which the engine
       evaluates per input shape. Each thread delinearises its index into the loop's
       induction variables. Loops nested inside
@@ -570,6 +572,9 @@ def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {
   let options = [
     Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"256",
            "Threads per block of the launches of parallel loops">,
+    Option<"minBlocks", "min-blocks", "int64_t", /*default=*/"264",
+           "Blocks a launch of constant bounds has at least while its blocks can shrink "
+           "to a warp (default: two for each of an H100's or H200's 132 SMs)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

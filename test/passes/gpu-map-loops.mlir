@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --split-input-file --gpu-map-loops --verify-diagnostics | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --gpu-map-loops=min-blocks=1 --verify-diagnostics | FileCheck %s
 
 // An elementwise loop: one thread per element, 256 per block, 1024 / 256 = 4 blocks
 // (no tail guard), named after the ONNX node in its location.
