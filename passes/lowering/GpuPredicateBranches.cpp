@@ -77,23 +77,34 @@ enum class Handling {
 
 std::optional<Handling> classify(Operation &op);
 
-/// A store at constant indices into a buffer the branch allocates (the shape buffer of a
-/// dynamic reshape, which gpu-map-loops reads on the host): run as it is, it writes only
-/// memory of its own branch, in bounds.
-bool isBranchLocalStore(Operation &op) {
+/// A store at constant indices into a shape buffer: a static buffer that only such stores
+/// and memref.reshape's shape operands use (a dynamic reshape's, which gpu-map-loops reads
+/// on the host), allocated in the branch or moved out of it by gpu-hoist-allocations, so
+/// that only the branch writes it. Run as it is, it writes in bounds memory that only the
+/// branch's own reshapes read.
+bool isShapeBufferStore(Operation &op) {
   auto store = dyn_cast<memref::StoreOp>(op);
   if (!store)
     return false;
-  Operation *allocation = store.getMemRef().getDefiningOp();
-  if (!isa_and_present<memref::AllocOp, memref::AllocaOp>(allocation) ||
-      allocation->getBlock() != op.getBlock() || !store.getMemRefType().hasStaticShape())
+  Value buffer = store.getMemRef();
+  if (!isa_and_present<memref::AllocOp, memref::AllocaOp>(buffer.getDefiningOp()) ||
+      !store.getMemRefType().hasStaticShape())
     return false;
   for (auto [index, extent] : llvm::zip(store.getIndices(), store.getMemRefType().getShape())) {
     std::optional<int64_t> at = getConstantIntValue(index);
     if (!at || *at < 0 || *at >= extent)
       return false;
   }
-  return true;
+  return llvm::all_of(buffer.getUses(), [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (auto other = dyn_cast<memref::StoreOp>(user))
+      return use.get() == other.getMemRef() && use.get() != other.getValueToStore() &&
+             llvm::all_of(other.getIndices(),
+                          [](Value index) { return getConstantIntValue(index).has_value(); });
+    if (auto reshape = dyn_cast<memref::ReshapeOp>(user))
+      return use.get() == reshape.getShape() && use.get() != reshape.getSource();
+    return isa<memref::DeallocOp>(user);
+  });
 }
 
 /// Whether every op of `ifOp`'s branches can be predicated, and every result is a scalar
@@ -120,7 +131,7 @@ std::optional<Handling> classify(Operation &op) {
           nvgpu::TmaCreateDescriptorOp>(op) ||
       (op.getNumRegions() == 0 && isMemoryEffectFree(&op)))
     return Handling::Move;
-  if (isBranchLocalStore(op))
+  if (isShapeBufferStore(op))
     return Handling::Move;
   if (isa<scf::ParallelOp>(op))
     return Handling::Parallel;

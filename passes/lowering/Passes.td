@@ -393,7 +393,9 @@ def GpuPredicateBranches : Pass<"gpu-predicate-branches", "::mlir::func::FuncOp"
       `gpu.launch_func`'s grid x `select(taken, x, 0)`, a `memref.copy` copies
       `select(taken, rows, 0)` rows: the branch not taken launches empty grids, which
       the engine skips;
-    - allocations, views and scalar arithmetic move as they are;
+    - allocations, views, scalar arithmetic and the stores that fill a dynamic
+      reshape's shape buffer (in the branch or hoisted out of it by
+      gpu-hoist-allocations) move as they are;
     - other ops with scalar results (sequential loops, stores) run inside an `scf.if` on
       the predicate;
     - a nested `scf.if` with such work is predicated the same way, on both conditions;

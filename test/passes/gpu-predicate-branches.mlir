@@ -118,6 +118,44 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// The same shape buffer hoisted out of its branch (gpu-hoist-allocations runs first):
+// its stores still run unpredicated, before the reshape that reads them, so that
+// gpu-map-loops reads the extents on the host (SSDlite's post-processing: a reshape of a
+// count the branch computes).
+// CHECK-LABEL: func.func @hoisted_shape_buffer
+// CHECK:      %[[SHAPE:.*]] = memref.alloc() : memref<2xindex>
+// CHECK:      memref.store %[[N:.*]], %[[SHAPE]][%c0]
+// CHECK-NEXT: memref.store %c1, %[[SHAPE]][%c1]
+// CHECK-NEXT: %[[RESHAPED:.*]] = memref.reshape %arg1(%[[SHAPE]])
+// CHECK-NOT:  scf.if
+// CHECK:      return
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @fill(%out: memref<f32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @hoisted_shape_buffer(%out: memref<f32>, %x: memref<?xf32>, %y: memref<?x1xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %empty = arith.cmpi eq, %n, %c0 : index
+    %shape = memref.alloc() : memref<2xindex>
+    scf.if %empty {
+      gpu.launch_func @kernels::@fill blocks in (%n, %c1, %c1) threads in (%c1, %c1, %c1)
+          args(%out : memref<f32>)
+    } else {
+      memref.store %n, %shape[%c0] : memref<2xindex>
+      memref.store %c1, %shape[%c1] : memref<2xindex>
+      %reshaped = memref.reshape %x(%shape) : (memref<?xf32>, memref<2xindex>) -> memref<?x1xf32>
+      memref.copy %reshaped, %y : memref<?x1xf32> to memref<?x1xf32>
+    }
+    return
+  }
+}
+
+// -----
+
 // A nested If with parallel work is predicated on both conditions: its loop runs where
 // the outer branch is taken and so is its own.
 // CHECK-LABEL: func.func @nested
