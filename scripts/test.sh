@@ -59,6 +59,9 @@ run_suite "real models compiled for sm_90a (every kernel module through ptxas)" 
 run_suite "real models compiled fp16 channels last for sm_90a: every contraction on the tensor cores" \
   /usr/bin/python3 test/models/check-models.py --device ptxas --precision fp16 --channels-last \
   --tensor-cores
+run_suite "object detectors compiled fp16 channels last for sm_90a (every kernel module through ptxas)" \
+  /usr/bin/python3 test/models/check-models.py --device ptxas --precision fp16 --channels-last \
+  --detectors
 run_suite "object detectors on the CPU against ONNX Runtime (fp32, fp16; detections matched)" \
   /usr/bin/python3 test/models/check-detection.py
 run_suite "dynamic shapes on the CPU: one compilation per profile, five shapes each" \

@@ -16,6 +16,10 @@ ONNX Runtime's Python package (rel L2 at most 1e-3: TF32 is off, but the GPU sum
 another order), and adds each engine's latency (`kiln bench`, median) and kernel count
 (`kiln inspect --json`) to the table.
 
+`--device ptxas` (CI without a GPU) only compiles each engine for sm_90a and checks that
+ptxas assembled every kernel module; with `--detectors` it does so for the object
+detectors of ../shared/models/detection.
+
 Artifacts (inputs, both outputs, logs) stay under build/model-check/<model>/.
 Environment: KILN_BUILD_DIR (default build), KILN_SHARED (the folder holding models/;
 default: the nearest shared/ beside the checkout or one of its parents).
@@ -249,7 +253,15 @@ def main():
                         help="compile and run --fp16 or --bf16 (graph-reduce-precision); "
                              "; outputs then within rel L2 1e-2 (fp16) or 8e-2 (bf16) of "
                              "ONNX Runtime's fp32 ones")
+    parser.add_argument("--detectors", action="store_true",
+                        help="the object detectors of ../shared/models/detection instead "
+                             "(with --device ptxas only: that their engines compile; their "
+                             "numerics are test/models/check-detection.py's)")
     args = parser.parse_args()
+    if args.detectors and args.device != "ptxas":
+        print("check-models: error: --detectors needs --device ptxas (check-detection.py "
+              "checks the detectors' outputs)", file=sys.stderr)
+        return 2
 
     shared = find_shared()
     if not os.path.isdir(shared):
@@ -271,7 +283,8 @@ def main():
     cache = os.path.join(BUILD, "models")
     os.makedirs(cache, exist_ok=True)
 
-    sources = sorted(f for f in os.listdir(shared) if f.endswith(".onnx"))
+    folder = os.path.join(shared, "detection") if args.detectors else shared
+    sources = sorted(f for f in os.listdir(folder) if f.endswith(".onnx"))
     pattern = args.only if any(c in args.only for c in "*?[") else f"*{args.only}*"
     sources = [f for f in sources if fnmatch.fnmatch(f[:-len(".onnx")], pattern)]
     if not sources:
@@ -289,7 +302,7 @@ def main():
     print(header)
     for file in sources:
         name = file[:-len(".onnx")]
-        source = os.path.join(shared, file)
+        source = os.path.join(folder, file)
         try:
             model, materialize_s = materialize(shared, source, cache)
         except subprocess.CalledProcessError:
