@@ -98,9 +98,9 @@ bool isShapeBufferStore(Operation &op) {
   return llvm::all_of(buffer.getUses(), [&](OpOperand &use) {
     Operation *user = use.getOwner();
     if (auto other = dyn_cast<memref::StoreOp>(user))
-      return use.get() == other.getMemRef() && use.get() != other.getValueToStore() &&
-             llvm::all_of(other.getIndices(),
-                          [](Value index) { return getConstantIntValue(index).has_value(); });
+      return use.get() == other.getMemRef() && llvm::all_of(other.getIndices(), [](Value index) {
+               return getConstantIntValue(index).has_value();
+             });
     if (auto reshape = dyn_cast<memref::ReshapeOp>(user))
       return use.get() == reshape.getShape() && use.get() != reshape.getSource();
     return isa<memref::DeallocOp>(user);

@@ -262,9 +262,10 @@ LogicalResult checkPoolingShapes(RankedTensorType inputType, RankedTensorType re
 /// with `channelsLast`): N and C from `input`, the spatial extents static from `type`.
 SmallVector<OpFoldResult> getPooledSizes(OpBuilder &b, Location loc, Value input,
                                          RankedTensorType type, bool channelsLast) {
+  if (!channelsLast)
+    return getChannelsFirstSizes(b, loc, input, type);
   SmallVector<OpFoldResult> sizes = getSizes(b, loc, input);
-  int64_t firstSpatial = channelsLast ? 1 : 2;
-  for (int64_t dim = firstSpatial; dim < firstSpatial + type.getRank() - 2; ++dim)
+  for (int64_t dim = 1; dim < type.getRank() - 1; ++dim)
     sizes[dim] = b.getIndexAttr(type.getDimSize(dim));
   return sizes;
 }
