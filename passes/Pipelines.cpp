@@ -432,12 +432,12 @@ void addGpuDeviceLoweringPasses(OpPassManager &pm, const GpuTargetOptions &targe
   map.threadsPerBlock = target.threadsPerBlock;
   pm.addNestedPass<func::FuncOp>(createGpuHoistAllocations());
   pm.addNestedPass<func::FuncOp>(createGpuPredicateBranches());
-  pm.addNestedPass<func::FuncOp>(createGpuSplitReductions());
   pm.addNestedPass<func::FuncOp>(createGpuFlattenPointwiseLoops());
   pm.addNestedPass<func::FuncOp>(createGpuMergeShortRows());
   pm.addNestedPass<func::FuncOp>(createGpuTileTransposes());
   pm.addNestedPass<func::FuncOp>(createGpuVectorizePointwiseLoops());
   pm.addNestedPass<func::FuncOp>(createGpuSerializeInvariantDims());
+  pm.addNestedPass<func::FuncOp>(createGpuBlockReductions());
   pm.addNestedPass<func::FuncOp>(createGpuMapLoops(map));
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createGpuPassBufferExtents());

@@ -8,8 +8,8 @@
 // whole tensor. Ordered parallel iterators first, reductions last (each group keeping its
 // order), the same op becomes `scf.parallel (outputs) { scf.for (reduced) { ... } }`: a
 // thread an output, neighbouring threads reading neighbouring elements, the accumulator
-// promoted to a register (gpu-promote-accumulators) and the sum split over more threads
-// where there are few outputs (gpu-split-reductions). A linalg op's value does not depend
+// promoted to a register (gpu-promote-accumulators) and several threads of a CTA an
+// output where there are few outputs (gpu-block-reductions). A linalg op's value does not depend
 // on its loop order (the reduction's rounding order aside), so the interchange is always
 // legal; named ops are generalized first where their order would change.
 //

@@ -122,15 +122,31 @@ bool isCtaNest(scf::ParallelOp loop) {
 /// How the threads of a launch made of `ops` compute, for the engine's kernel table and
 /// `kiln compile --report` (which lists the kernels whose form starts with "scalar": the
 /// generic lowering's fallback, one thread per element or output row with scalar
-/// accesses): shared-memory tiles (a nest of CTAs), vectors of V lanes a thread
+/// accesses): shared-memory tiles or block reductions (nests of CTAs), vectors of V lanes a thread
 /// (gpu-vectorize-pointwise-loops), or scalars; loops inside the thread (a reduction, a
 /// serialized dimension) or one iteration each; one thread for a sequential run.
 std::string codegenForm(ArrayRef<Operation *> ops) {
   auto loop = ops.size() == 1 ? dyn_cast<scf::ParallelOp>(ops.front()) : scf::ParallelOp();
   if (!loop)
     return "scalar, one thread";
-  if (isCtaNest(loop))
-    return "shared-memory tiles";
+  if (isCtaNest(loop)) {
+    // gpu-block-reductions' CTAs: a first phase of Y x X threads whose loop carries values.
+    auto phases = loop.getBody()->getOps<scf::ParallelOp>();
+    if (phases.empty())
+      return "shared-memory tiles";
+    scf::ParallelOp first = *phases.begin();
+    bool carries =
+        first.getBody()
+            ->walk([](scf::ForOp inner) {
+              return inner.getNumRegionIterArgs() ? WalkResult::interrupt() : WalkResult::advance();
+            })
+            .wasInterrupted();
+    std::optional<SmallVector<int64_t>> trips = constantTripCounts(first);
+    if (!carries || !trips || trips->size() != 2)
+      return "shared-memory tiles";
+    return "block reductions: " + std::to_string((*trips)[1]) + " outputs x " +
+           std::to_string((*trips)[0]) + " threads a CTA";
+  }
   int64_t lanes = 0;
   bool loops = false;
   loop.getBody()->walk([&](Operation *op) {

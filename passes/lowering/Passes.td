@@ -281,27 +281,6 @@ def GpuExpandArith : Pass<"gpu-expand-arith", "::mlir::gpu::GPUModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
-def GpuSplitReductions : Pass<"gpu-split-reductions", "::mlir::func::FuncOp"> {
-  let summary = "Split sums of few outputs over more threads, in two nests";
-  let description = [{
-    Runs on the GPU path's host function before gpu-map-loops, which gives each
-    iteration of a top-level scf.parallel a thread. A nest of constant bounds from 0 in
-    steps of 1 with fewer than 524288 iterations, whose body holds one perfect nest of
-    scf.for loops (constant bounds from 0 in steps of 1) carrying one f32 value from the
-    constant 0.0 and adding to it with arith.addf in the innermost loop (a sum: a global
-    average pool, a ReduceSum or ReduceMean the generic lowering makes one thread an
-    output), is split in two. The first nest runs S times as many threads, each summing
-    a slice of the outermost loop's iterations (the body's ops before the loop, then the
-    loop over its slice) into an f32 workspace [S, outputs...]; the second runs the
-    original body with the loop replaced by the sum of the output's S partial sums. S is
-    the largest divisor of the outermost loop's trip count with at most 524288 iterations in
-    all and at least 64 iterations a slice; no split where that is 1. The sum's order
-    changes: its value is the same up to rounding.
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
-}
-
 def GpuFlattenPointwiseLoops : Pass<"gpu-flatten-pointwise-loops", "::mlir::func::FuncOp"> {
   let summary = "Make pointwise loop nests of run-time extents one-dimensional";
   let description = [{
@@ -510,6 +489,36 @@ def GpuTileTransposes : Pass<"gpu-tile-transposes", "::mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
+}
+
+def GpuBlockReductions : Pass<"gpu-block-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Give each output of a reduction of few outputs several threads of a CTA";
+  let description = [{
+    Runs on the GPU path's host function after gpu-vectorize-pointwise-loops and
+    gpu-serialize-invariant-dims, before gpu-map-loops, which gives each iteration of a
+    top-level scf.parallel a thread. A nest of constant bounds with fewer than 131072
+    iterations (outputs), not mapped, whose body is reads and arithmetic, then a perfect
+    nest of scf.for loops of constant bounds carrying values that the innermost body
+    combines each once (arith.addf, mulf, maximumf, minimumf, maxnumf, minnumf, addi,
+    muli, maxsi, minsi, maxui, minui, andi, ori, xori with a value computed without them),
+    then anything without loops, becomes a nest of CTAs of 256 threads: Y threads an output and
+    X = 256 / Y consecutive outputs (row-major) a CTA. Thread y combines iterations y,
+    y + Y, ... of the loop nest (collapsed into one loop) from the op's identity into
+    shared memory; after a barrier, the X threads of y = 0 combine their output's Y
+    values (more than 16: threads y < Y / 16 first combine 16 each, then another
+    barrier) from the loop's initial value and run the rest of the body. X spans 128 bytes
+    of the reads (their widest access; 1 where a read is contiguous along the innermost
+    loop, whose variable then runs along the warp); Y is the rest of the CTA, halved
+    while a thread would have fewer than 4 iterations or the threads would exceed
+    2 x 262144; no change where Y is 1. Where the CTAs hold fewer than 131072 threads,
+    the reduction is also split into S slices across CTAs (the most that fill 262144
+    threads, each thread keeping 8 iterations), combined into an S x outputs workspace
+    that a second nest of the original bounds combines before the rest of the body.
+    Floating-point values are combined in another order: the same up to rounding.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def GpuMapLoops : Pass<"gpu-map-loops", "::mlir::func::FuncOp"> {

@@ -1,8 +1,8 @@
 //===- TopLevelNests.h - The launches-to-be of a GPU host function --*- C++ -*-===//
 //
 // gpu-map-loops makes each top-level scf.parallel of a host function a launch; the passes
-// before it that reshape those nests (gpu-split-reductions, gpu-flatten-pointwise-loops,
-// gpu-vectorize-pointwise-loops) walk the same list.
+// before it that reshape those nests (gpu-flatten-pointwise-loops,
+// gpu-vectorize-pointwise-loops, gpu-block-reductions) walk the same list.
 //
 //===----------------------------------------------------------------------===//
 
