@@ -604,9 +604,9 @@ struct GraphConvertLayoutPass : kiln::impl::GraphConvertLayoutBase<GraphConvertL
                    SinkThroughResize, SinkThroughConcat,
                    SinkThroughQuantization<graph::QuantizeLinearOp>,
                    SinkThroughQuantization<graph::DequantizeLinearOp>>(context);
-      // As a reduce_mean over the middle axes the global pool lowers to more loop nests
-      // (3 launches instead of 1 on ResNet-50) than channels first behind its transpose,
-      // which kernel formation makes the pool's prologue; so only on request.
+      // A global pool as a reduce_mean over the middle axes keeps the layout: behind its
+      // transpose, the pool's [N, C, 1, 1] result went through a copy to [N, 1, 1, C]
+      // (a kernel of its own) for a channels-last user, as each squeeze-excite block's.
       if (globalPoolAsReduceMean)
         patterns.add<SinkThroughGlobalAveragePool>(context);
       kiln::populateGraphSimplifyPatterns(patterns);

@@ -597,9 +597,10 @@ def GraphConvertLayout : Pass<"graph-convert-layout", "::mlir::func::FuncOp"> {
            "Pick only convs with C / group and M / group multiples of 8, not depthwise "
            "(convs after a channels-last value follow it regardless)">,
     Option<"globalPoolAsReduceMean", "global-pool-as-reduce-mean", "bool",
-           /*default=*/"false",
+           /*default=*/"true",
            "Sink transposes through global_average_pool as a reduce_mean over the spatial "
-           "axes (off: the pool reads through the transpose, fused as its prologue)">,
+           "axes (off: the pool reads through the transpose, fused as its prologue, and "
+           "its [N, C, 1, 1] result is copied to [N, 1, 1, C] for a channels-last user)">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
            "Remark on each function: convs converted, transposes left">,
   ];

@@ -1,6 +1,6 @@
 // RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-convert-layout))' | FileCheck %s
 // RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-convert-layout{tensor-core-only}))' | FileCheck %s --check-prefix=TC
-// RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-convert-layout{global-pool-as-reduce-mean}))' | FileCheck %s --check-prefix=POOL
+// RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-convert-layout{global-pool-as-reduce-mean=false}))' | FileCheck %s --check-prefix=PROLOGUE
 // RUN: kiln-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(graph-convert-layout{emit-remarks}))' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // conv -> relu -> conv: one transpose where the channels-first input enters, one where
@@ -158,24 +158,24 @@ func.func @rule(%x: tensor<1x8x6x6xf32>, %y: tensor<1x3x6x6xf32>) -> (tensor<1x8
 
 // -----
 
-// Max pooling keeps the layout: the pool becomes channels last. The global pool reads
-// its input through the transpose (kernel formation makes that its prologue); with
-// global-pool-as-reduce-mean it becomes a reduce_mean over H and W instead, and the
-// [1, 1, 1, C] -> [1, C, 1, 1] transpose left after it moves no data: a reshape.
+// Max pooling keeps the layout: the pool becomes channels last. The global pool becomes
+// a reduce_mean over H and W, and the [1, 1, 1, C] -> [1, C, 1, 1] transpose left after it
+// moves no data: a reshape. With global-pool-as-reduce-mean=false the global pool reads
+// its input through the transpose (kernel formation makes that its prologue).
 // CHECK-LABEL: func.func @pools
+// CHECK: %[[AXES:.*]] = graph.constant dense<[1, 2]> : tensor<2xi64>
 // CHECK: %[[C:.*]] = graph.conv {{.*}}channels_last
 // CHECK: %[[P:.*]], %{{.*}} = graph.max_pool %[[C]] {ceil_mode = false, channels_last, {{.*}}} : (tensor<1x8x8x8xf32>) -> (tensor<1x4x4x8xf32>, tensor<1x4x4x8xi64>)
-// CHECK: %[[T:.*]] = graph.transpose %[[P]] {perm = array<i64: 0, 3, 1, 2>}
-// CHECK: graph.global_average_pool %[[T]]
-// POOL-LABEL: func.func @pools
-// POOL: %[[AXES:.*]] = graph.constant dense<[1, 2]> : tensor<2xi64>
-// POOL: %[[C:.*]] = graph.conv {{.*}}channels_last
-// POOL: %[[P:.*]], %{{.*}} = graph.max_pool %[[C]] {ceil_mode = false, channels_last, {{.*}}} : (tensor<1x8x8x8xf32>) -> (tensor<1x4x4x8xf32>, tensor<1x4x4x8xi64>)
-// POOL: %[[M:.*]] = graph.reduce_mean %[[P]], %[[AXES]] {keepdims = true, noop_with_empty_axes = false} : (tensor<1x4x4x8xf32>, tensor<2xi64>) -> tensor<1x1x1x8xf32>
-// POOL: %[[R:.*]] = graph.reshape %[[M]], %{{.*}} {allowzero = false} : (tensor<1x1x1x8xf32>, tensor<4xi64>) -> tensor<1x8x1x1xf32>
-// POOL-NOT: graph.transpose
-// POOL: return %[[R]]
-// REMARK: remark: graph-convert-layout: 1 convs channels last, 2 transposes left
+// CHECK: %[[M:.*]] = graph.reduce_mean %[[P]], %[[AXES]] {keepdims = true, noop_with_empty_axes = false} : (tensor<1x4x4x8xf32>, tensor<2xi64>) -> tensor<1x1x1x8xf32>
+// CHECK: %[[R:.*]] = graph.reshape %[[M]], %{{.*}} {allowzero = false} : (tensor<1x1x1x8xf32>, tensor<4xi64>) -> tensor<1x8x1x1xf32>
+// CHECK-NOT: graph.transpose
+// CHECK: return %[[R]]
+// PROLOGUE-LABEL: func.func @pools
+// PROLOGUE: %[[C:.*]] = graph.conv {{.*}}channels_last
+// PROLOGUE: %[[P:.*]], %{{.*}} = graph.max_pool %[[C]] {ceil_mode = false, channels_last, {{.*}}} : (tensor<1x8x8x8xf32>) -> (tensor<1x4x4x8xf32>, tensor<1x4x4x8xi64>)
+// PROLOGUE: %[[T:.*]] = graph.transpose %[[P]] {perm = array<i64: 0, 3, 1, 2>}
+// PROLOGUE: graph.global_average_pool %[[T]]
+// REMARK: remark: graph-convert-layout: 1 convs channels last, 1 transposes left
 func.func @pools(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x1x1xf32> {
   %w = graph.constant dense<0.5> : tensor<8x8x1x1xf32>
   %c = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x8x8xf32>
