@@ -15,9 +15,11 @@
 // of y = 0 each combine their output's Y partial values (where Y > 16, first threads
 // y < Y / 16 combine 16 each, behind another barrier), from the loop's initial value,
 // and run the rest of the nest's body on the total. Where even that leaves the GPU with
-// few threads, the reduction is also split into S slices across CTAs: each CTA combines
-// one slice into an S x outputs workspace, and a second nest of the original bounds
-// combines each output's S values and runs the rest of the body (a second launch).
+// few threads, a CTA first takes fewer outputs (down to a 32-byte sector of them) and
+// more threads each; then the reduction is also split into S slices across CTAs: each
+// CTA combines one slice into an S x outputs workspace, and a second nest of the
+// original bounds combines each output's S values and runs the rest of the body (a
+// second launch, itself shared the same way, without slices).
 //
 // The combining ops are those of an associative reduction (addf, mulf, the float minima
 // and maxima, addi, muli, the integer minima and maxima, andi, ori, xori); floats are
@@ -70,6 +72,9 @@ constexpr int64_t kFanIn = 16;
 /// Bytes a warp should read contiguously of consecutive outputs (a cache line): the
 /// fewest outputs a CTA takes are those that span it.
 constexpr int64_t kLineBytes = 128;
+/// The fewest bytes of consecutive outputs a warp reads where the CTAs would be too few
+/// otherwise (a 32-byte sector: no byte the DRAM delivers goes unused).
+constexpr int64_t kSectorBytes = 32;
 
 /// Whether `op` only reads memory or computes (no regions).
 bool readsOrComputes(Operation *op) {
@@ -231,8 +236,9 @@ struct Shape {
 };
 
 /// The shape for a nest of `outputs` iterations reading `bytes` an iteration of its
-/// reduction, if sharing its reduction pays.
-std::optional<Shape> shapeFor(int64_t outputs, const Reduction &reduction, int64_t bytes) {
+/// reduction, if sharing its reduction pays; in slices too if `slices`.
+std::optional<Shape> shapeFor(int64_t outputs, const Reduction &reduction, int64_t bytes,
+                              bool slices) {
   // Enough threads already, one an output.
   if (outputs >= kThreadsToFill / 2)
     return std::nullopt;
@@ -247,12 +253,22 @@ std::optional<Shape> shapeFor(int64_t outputs, const Reduction &reduction, int64
   while (y > 1 &&
          (y * kMinThreadIterations > reduction.iterations || outputs * y > 2 * kThreadsToFill))
     y /= 2;
+  // Too few CTAs still: fewer outputs a CTA, down to those whose reads span a sector,
+  // and more threads each (before slices, which cost a second launch).
+  int64_t fewestInSector =
+      reduction.contiguous
+          ? 1
+          : std::clamp<int64_t>(kSectorBytes / std::max<int64_t>(bytes, 1), 1, fewest);
+  while (kCtaThreads / y > fewestInSector &&
+         llvm::divideCeil(outputs, kCtaThreads / y) * kCtaThreads < kThreadsToFill / 2 &&
+         2 * y * kMinThreadIterations <= reduction.iterations)
+    y *= 2;
   if (y < 2)
     return std::nullopt;
   shape.threadsPerOutput = y;
   shape.outputsPerCta = kCtaThreads / y;
   int64_t ctas = llvm::divideCeil(outputs, shape.outputsPerCta);
-  if (ctas * kCtaThreads < kThreadsToFill / 2) {
+  if (slices && ctas * kCtaThreads < kThreadsToFill / 2) {
     int64_t wanted = llvm::divideCeil(kThreadsToFill, ctas * kCtaThreads);
     int64_t most = reduction.iterations / (y * kMinSliceThreadIterations);
     shape.slices = std::max<int64_t>(1, std::min(wanted, most));
@@ -291,15 +307,18 @@ public:
     }
   }
 
-  void run() {
+  /// Replaces the nest; returns the second nest, if the reduction has slices.
+  scf::ParallelOp run() {
     SmallVector<Value> workspaces;
     if (shape.slices > 1)
       for (Value init : reduction.outer().getInitArgs())
         workspaces.push_back(allocate(init.getType(), {shape.slices, shape.outputs}, {}));
     buildCtaNest(workspaces);
+    scf::ParallelOp totals;
     if (shape.slices > 1)
-      buildTotals(workspaces);
+      totals = buildTotals(workspaces);
     nest.erase();
+    return totals;
   }
 
 private:
@@ -605,7 +624,7 @@ private:
   }
 
   /// The second nest: each output's slices combined, then the rest of the body.
-  void buildTotals(ArrayRef<Value> workspaces) {
+  scf::ParallelOp buildTotals(ArrayRef<Value> workspaces) {
     auto totals =
         scf::ParallelOp::create(b, loc, nest.getLowerBound(), nest.getUpperBound(), nest.getStep());
     for (NamedAttribute attr : nest->getDiscardableAttrs())
@@ -624,6 +643,7 @@ private:
         });
     cloneEpilogue(in, mapping, values);
     eraseDeadOps(totals);
+    return totals;
   }
 
   /// Ops of `root` whose results nothing uses (the prologue's reads the phase does not
@@ -638,7 +658,12 @@ private:
 
 struct GpuBlockReductions : kiln::impl::GpuBlockReductionsBase<GpuBlockReductions> {
   void runOnOperation() override {
-    for (scf::ParallelOp nest : kiln::topLevelNests(getOperation())) {
+    // The second nest of a reduction in slices is itself a reduction of few outputs (over
+    // the slices): shared in turn where that pays, in one launch (no slices again).
+    SmallVector<scf::ParallelOp> worklist = kiln::topLevelNests(getOperation());
+    DenseSet<Operation *> totals;
+    while (!worklist.empty()) {
+      scf::ParallelOp nest = worklist.pop_back_val();
       if (nest.getNumReductions() != 0 || nest->hasAttr(gpu::getMappingAttrName()))
         continue;
       int64_t outputs = 1;
@@ -656,8 +681,12 @@ struct GpuBlockReductions : kiln::impl::GpuBlockReductionsBase<GpuBlockReduction
       std::optional<Reduction> reduction = findReduction(nest);
       if (!reduction)
         continue;
-      if (std::optional<Shape> shape = shapeFor(outputs, *reduction, bytesPerIteration(*reduction)))
-        BlockReduction(nest, *reduction, *shape).run();
+      if (std::optional<Shape> shape = shapeFor(outputs, *reduction, bytesPerIteration(*reduction),
+                                                /*slices=*/!totals.contains(nest)))
+        if (scf::ParallelOp second = BlockReduction(nest, *reduction, *shape).run()) {
+          totals.insert(second);
+          worklist.push_back(second);
+        }
     }
   }
 };

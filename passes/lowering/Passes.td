@@ -510,10 +510,13 @@ def GpuBlockReductions : Pass<"gpu-block-reductions", "::mlir::func::FuncOp"> {
     of the reads (their widest access; 1 where a read is contiguous along the innermost
     loop, whose variable then runs along the warp); Y is the rest of the CTA, halved
     while a thread would have fewer than 4 iterations or the threads would exceed
-    2 x 262144; no change where Y is 1. Where the CTAs hold fewer than 131072 threads,
-    the reduction is also split into S slices across CTAs (the most that fill 262144
-    threads, each thread keeping 8 iterations), combined into an S x outputs workspace
-    that a second nest of the original bounds combines before the rest of the body.
+    2 x 262144, and doubled back (X down to the outputs whose reads span a 32-byte
+    sector) while the CTAs hold fewer than 131072 threads and each thread keeps 4
+    iterations; no change where Y is 1. Where the CTAs still hold fewer than 131072
+    threads, the reduction is also split into S slices across CTAs (the most that fill
+    262144 threads, each thread keeping 8 iterations), combined into an S x outputs
+    workspace that a second nest of the original bounds combines before the rest of the
+    body; that nest is shared in turn, without slices.
     Floating-point values are combined in another order: the same up to rounding.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -78,30 +78,42 @@ func.func @pool(%x: memref<32x7x7x1152xf16>, %y: memref<32x1152xf16>) {
 // -----
 
 // EfficientNet-B0's first squeeze-excite pool at batch 1: 32 outputs of 112 x 112 values.
-// f32 reads: the 32 outputs span a 128-byte line, so one CTA takes them all, 8 threads
-// each. 256 threads would leave the GPU idle: the reduction is also split into 196
-// slices of 64 iterations (the most that keep 8 a thread), 196 CTAs writing a workspace
-// [196, 32]; a second nest adds each output's 196 values to 0.0 and scales the total.
+// f32 reads: 32 outputs would span a line, but one CTA would leave the GPU idle, so a CTA
+// takes the 8 outputs of a 32-byte sector, 32 threads each (4 CTAs). Still too few: the
+// reduction is also split into 49 slices of 256 iterations (8 a thread), 196 CTAs; 32
+// values an output go through a first combine of 16 by threads y < 2. The workspace
+// [49, 32] goes to a second nest, itself a reduction of 32 outputs over 49 slices: one
+// CTA of 32 outputs x 8 threads, no slices again, which adds each output's values to 0.0
+// and scales the total.
 // CHECK-LABEL: func.func @sliced
-// CHECK: %[[WORK:.*]] = memref.alloc() : memref<196x32xf32>
+// CHECK: %[[WORK:.*]] = memref.alloc() : memref<49x32xf32>
 // CHECK: scf.parallel (%[[CTA:.*]]) = (%c0{{.*}}) to (%c196{{.*}})
-// CHECK:   %[[PARTS:.*]] = memref.alloca() : memref<8x32xf32, #gpu.address_space<workgroup>>
-// CHECK:   scf.parallel (%[[Y:.*]], %[[X:.*]]) = ({{.*}}) to (%c8{{.*}}, %c32{{.*}})
-// CHECK:     %[[START:.*]] = arith.muli %[[CTA]], %c64
+// CHECK:   %[[PARTS:.*]] = memref.alloca() : memref<32x8xf32, #gpu.address_space<workgroup>>
+// CHECK:   %[[TILE:.*]] = arith.remui %[[CTA]], %c4
+// CHECK:   %[[SLICE:.*]] = arith.divui %[[CTA]], %c4
+// CHECK:   scf.parallel (%[[Y:.*]], %[[X:.*]]) = ({{.*}}) to (%c32{{.*}}, %c8{{.*}})
+// CHECK:     %[[START:.*]] = arith.muli %[[SLICE]], %c256
 // CHECK:     %[[FIRST:.*]] = arith.addi %[[START]], %[[Y]]
-// CHECK:     %[[STOP:.*]] = arith.addi %[[START]], %c64
+// CHECK:     %[[STOP:.*]] = arith.addi %[[START]], %c256
 // CHECK:     %[[END:.*]] = arith.minui %[[STOP]], %c12544
-// CHECK:     scf.for %{{.*}} = %[[FIRST]] to %[[END]] step %c8
+// CHECK:     scf.for %{{.*}} = %[[FIRST]] to %[[END]] step %c32
+// CHECK:   gpu.barrier
+// CHECK:   arith.cmpi ult, %{{.*}}, %c2
 // CHECK:   gpu.barrier
 // CHECK:   scf.parallel
 // CHECK:     scf.if
-// CHECK:       %[[SUM:.*]] = scf.for {{.*}} to %c8
-// CHECK:       memref.store %[[SUM]], %[[WORK]][%[[CTA]], %{{.*}}] : memref<196x32xf32>
-// CHECK: scf.parallel (%[[C:.*]]) = (%c0{{.*}}) to (%c32{{.*}})
-// CHECK:   %[[TOTAL:.*]] = scf.for %[[S:.*]] = %c0{{.*}} to %c196{{.*}} iter_args(%{{.*}} = %cst{{.*}})
-// CHECK:     memref.load %[[WORK]][%[[S]], %[[C]]] : memref<196x32xf32>
-// CHECK:   arith.mulf %[[TOTAL]]
-// CHECK:   memref.store {{.*}}, %arg1[%[[C]]] : memref<32xf32>
+// CHECK:       %[[SUM:.*]] = scf.for {{.*}} to %c2
+// CHECK:       memref.store %[[SUM]], %[[WORK]][%[[SLICE]], %{{.*}}] : memref<49x32xf32>
+// CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}})
+// CHECK-NOT: memref.alloc()
+// CHECK:   memref.alloca() : memref<8x32xf32, #gpu.address_space<workgroup>>
+// CHECK:   scf.parallel (%[[Y2:.*]], %[[X2:.*]]) = ({{.*}}) to (%c8{{.*}}, %c32{{.*}})
+// CHECK:     scf.for %[[S:.*]] = %[[Y2]] to %c49{{.*}} step %c8
+// CHECK:       memref.load %[[WORK]][%[[S]], %{{.*}}] : memref<49x32xf32>
+// CHECK:   gpu.barrier
+// CHECK:       %[[TOTAL:.*]] = scf.for {{.*}} to %c8{{.*}} iter_args(%{{.*}} = %cst{{.*}})
+// CHECK:       arith.mulf %[[TOTAL]]
+// CHECK:       memref.store {{.*}}, %arg1[%{{.*}}] : memref<32xf32>
 func.func @sliced(%x: memref<112x112x32xf32>, %y: memref<32xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -177,7 +189,7 @@ func.func @contiguous_max(%x: memref<32x64x3136xf32>, %bias: memref<64xf32>, %y:
 // -----
 
 // Two carried values of two types (a sum and an integer maximum from -7) over the
-// outer axis: 100 outputs, 32 a CTA (the last CTA's partial: guarded), in 64 slices.
+// outer axis: 100 outputs, 8 a CTA (the last CTA's partial: guarded), in 16 slices.
 // CHECK-LABEL: func.func @two_values
 // CHECK: memref.alloca() : memref<{{.*}}xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.alloca() : memref<{{.*}}xi32, #gpu.address_space<workgroup>>
