@@ -67,6 +67,8 @@ constexpr int64_t kMinThreadIterations = 4;
 /// The fewest iterations a slice's thread keeps (a slice also costs a workspace write and
 /// a read in the second nest).
 constexpr int64_t kMinSliceThreadIterations = 8;
+/// Iterations of its reduction a thread runs at once (their loads in flight together).
+constexpr int64_t kUnroll = 4;
 /// Values an output one thread combines in shared memory, at most, between barriers.
 constexpr int64_t kFanIn = 16;
 /// Bytes a warp should read contiguously of consecutive outputs (a cache line): the
@@ -429,41 +431,57 @@ private:
 
   /// A loop over the reduction's iterations [first, end) in steps of `stride`, each
   /// running the innermost body (the levels' variables delinearised), combining into
-  /// values that start at the identities.
+  /// values that start at the identities. The loop takes kUnroll iterations at once, so
+  /// that their loads are in flight together: each runs the body from the identity at
+  /// its iteration, or at the last one where it is past the end (a valid read, whose
+  /// value is then replaced by the identity), and the values are combined in order.
   SmallVector<Value> partialLoop(OpBuilder &at, IRMapping &mapping, Value first, Value end,
                                  int64_t stride) {
     SmallVector<Value> inits;
     for (auto [combine, init] : llvm::zip(reduction.combines, reduction.outer().getInitArgs()))
       inits.push_back(arith::ConstantOp::create(at, loc, identityOf(combine, init.getType())));
+    Value last = arith::SubIOp::create(at, loc, end, constant(at, 1));
     auto loop = scf::ForOp::create(
-        at, loc, first, end, constant(at, stride), inits,
-        [&](OpBuilder &in, Location, Value r, ValueRange carried) {
-          Value rest = r;
-          for (int64_t level = static_cast<int64_t>(reduction.levels.size()) - 1; level >= 0;
-               --level) {
-            scf::ForOp forOp = reduction.levels[level];
-            Value index = rest;
-            if (level > 0) {
-              index = arith::RemUIOp::create(in, loc, rest, constant(in, reduction.trips[level]));
-              rest = arith::DivUIOp::create(in, loc, rest, constant(in, reduction.trips[level]));
+        at, loc, first, end, constant(at, stride * kUnroll), inits,
+        [&](OpBuilder &in, Location, Value start, ValueRange carried) {
+          SmallVector<Value> acc(carried);
+          for (int64_t u = 0; u < kUnroll; ++u) {
+            Value r = start, inside;
+            if (u > 0) {
+              Value next = arith::AddIOp::create(in, loc, start, constant(in, u * stride));
+              inside = arith::CmpIOp::create(in, loc, arith::CmpIPredicate::ult, next, end);
+              r = arith::MinUIOp::create(in, loc, next, last);
             }
-            int64_t step = *getConstantIntValue(forOp.getStep());
-            int64_t lower = *getConstantIntValue(forOp.getLowerBound());
-            if (step != 1)
-              index = arith::MulIOp::create(in, loc, index, constant(in, step));
-            if (lower != 0)
-              index = arith::AddIOp::create(in, loc, index, constant(in, lower));
-            mapping.map(forOp.getInductionVar(), index);
+            Value rest = r;
+            for (int64_t level = static_cast<int64_t>(reduction.levels.size()) - 1; level >= 0;
+                 --level) {
+              scf::ForOp forOp = reduction.levels[level];
+              Value index = rest;
+              if (level > 0) {
+                index = arith::RemUIOp::create(in, loc, rest, constant(in, reduction.trips[level]));
+                rest = arith::DivUIOp::create(in, loc, rest, constant(in, reduction.trips[level]));
+              }
+              int64_t step = *getConstantIntValue(forOp.getStep());
+              int64_t lower = *getConstantIntValue(forOp.getLowerBound());
+              if (step != 1)
+                index = arith::MulIOp::create(in, loc, index, constant(in, step));
+              if (lower != 0)
+                index = arith::AddIOp::create(in, loc, index, constant(in, lower));
+              mapping.map(forOp.getInductionVar(), index);
+            }
+            for (auto [arg, identity] : llvm::zip(reduction.inner().getRegionIterArgs(), inits))
+              mapping.map(arg, identity);
+            Block *body = reduction.inner().getBody();
+            for (Operation &op : body->without_terminator())
+              in.clone(op, mapping);
+            for (auto [j, yielded] : llvm::enumerate(body->getTerminator()->getOperands())) {
+              Value term = mapping.lookupOrDefault(yielded);
+              if (inside)
+                term = arith::SelectOp::create(in, loc, inside, term, inits[j]);
+              acc[j] = combineWith(in, reduction.combines[j], acc[j], term);
+            }
           }
-          for (auto [arg, value] : llvm::zip(reduction.inner().getRegionIterArgs(), carried))
-            mapping.map(arg, value);
-          Block *body = reduction.inner().getBody();
-          for (Operation &op : body->without_terminator())
-            in.clone(op, mapping);
-          SmallVector<Value> yielded =
-              llvm::map_to_vector(body->getTerminator()->getOperands(),
-                                  [&](Value v) { return mapping.lookupOrDefault(v); });
-          scf::YieldOp::create(in, loc, yielded);
+          scf::YieldOp::create(in, loc, acc);
         });
     return loop.getResults();
   }

@@ -6,8 +6,9 @@
 // each the mean of 7 x 7 values. Scalar f16 reads (2 bytes): 32 consecutive outputs span
 // 64 bytes, so a CTA takes 32 outputs and 8 threads an output (49 iterations: 6 or 7 a
 // thread); 294912 threads, no slices. Thread y sums iterations y, y + 8, ... of the two
-// loops collapsed (h = r / 7, w = r % 7) from -0.0 into shared memory; after the
-// barrier, the threads of y = 0 add their output's 8 values to the loop's 0.0 and divide.
+// loops collapsed (h = r / 7, w = r % 7), four at once, from -0.0 into shared memory;
+// after the barrier, the threads of y = 0 add their output's 8 values to the loop's 0.0
+// and divide.
 // CHECK-LABEL: func.func @pool
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[COUNT:.*]] = arith.constant 4.900000e+01 : f32
@@ -18,11 +19,24 @@
 // CHECK:     %[[OUT:.*]] = arith.addi %[[BASE]], %[[X]] : index
 // CHECK:     %[[C:.*]] = arith.remui %[[OUT]], %c1152
 // CHECK:     %[[B:.*]] = arith.divui %[[OUT]], %c1152
-// CHECK:     %[[PART:.*]] = scf.for %[[R:.*]] = %[[Y]] to %c49{{.*}} step %c8{{.*}} iter_args(%[[ACC:.*]] = %cst{{.*}}) -> (f32) {
+// CHECK:     %[[LAST:.*]] = arith.subi %c49{{.*}}, %c1
+// CHECK:     %[[PART:.*]] = scf.for %[[R:.*]] = %[[Y]] to %c49{{.*}} step %c32{{.*}} iter_args(%[[ACC:.*]] = %[[NEG:cst.*]]) -> (f32) {
 // CHECK:       %[[W:.*]] = arith.remui %[[R]], %c7
 // CHECK:       %[[H:.*]] = arith.divui %[[R]], %c7
 // CHECK:       memref.load %arg0[%[[B]], %[[H]], %[[W]], %[[C]]] : memref<32x7x7x1152xf16>
-// CHECK:       arith.addf %[[ACC]], %{{.*}} : f32
+// CHECK:       %[[T0:.*]] = arith.addf %[[ACC]], %{{.*}} : f32
+// Three more iterations (r + 8, r + 16, r + 24) in the same body, their loads together;
+// one past the end reads the last element and counts -0.0 instead.
+// CHECK:       %[[NEXT:.*]] = arith.addi %[[R]], %c8
+// CHECK:       %[[IN:.*]] = arith.cmpi ult, %[[NEXT]], %c49
+// CHECK:       %[[AT:.*]] = arith.minui %[[NEXT]], %[[LAST]]
+// CHECK:       arith.remui %[[AT]], %c7
+// CHECK:       memref.load %arg0
+// CHECK:       %[[V1:.*]] = arith.select %[[IN]], %{{.*}}, %[[NEG]] : f32
+// CHECK:       arith.addf %[[T0]], %[[V1]] : f32
+// CHECK:       arith.addi %[[R]], %c16
+// CHECK:       arith.addi %[[R]], %c24
+// CHECK:       scf.yield
 // CHECK:     memref.store %[[PART]], %[[PARTS]][%[[Y]], %[[X]]]
 // CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_y, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
 // CHECK:   gpu.barrier
@@ -96,7 +110,7 @@ func.func @pool(%x: memref<32x7x7x1152xf16>, %y: memref<32x1152xf16>) {
 // CHECK:     %[[FIRST:.*]] = arith.addi %[[START]], %[[Y]]
 // CHECK:     %[[STOP:.*]] = arith.addi %[[START]], %c256
 // CHECK:     %[[END:.*]] = arith.minui %[[STOP]], %c12544
-// CHECK:     scf.for %{{.*}} = %[[FIRST]] to %[[END]] step %c32
+// CHECK:     scf.for %{{.*}} = %[[FIRST]] to %[[END]] step %c128
 // CHECK:   gpu.barrier
 // CHECK:   arith.cmpi ult, %{{.*}}, %c2
 // CHECK:   gpu.barrier
@@ -108,7 +122,7 @@ func.func @pool(%x: memref<32x7x7x1152xf16>, %y: memref<32x1152xf16>) {
 // CHECK-NOT: memref.alloc()
 // CHECK:   memref.alloca() : memref<8x32xf32, #gpu.address_space<workgroup>>
 // CHECK:   scf.parallel (%[[Y2:.*]], %[[X2:.*]]) = ({{.*}}) to (%c8{{.*}}, %c32{{.*}})
-// CHECK:     scf.for %[[S:.*]] = %[[Y2]] to %c49{{.*}} step %c8
+// CHECK:     scf.for %[[S:.*]] = %[[Y2]] to %c49{{.*}} step %c32
 // CHECK:       memref.load %[[WORK]][%[[S]], %{{.*}}] : memref<49x32xf32>
 // CHECK:   gpu.barrier
 // CHECK:       %[[TOTAL:.*]] = scf.for {{.*}} to %c8{{.*}} iter_args(%{{.*}} = %cst{{.*}})
@@ -149,7 +163,7 @@ func.func @sliced(%x: memref<112x112x32xf32>, %y: memref<32xf32>) {
 // CHECK:   scf.parallel
 // CHECK-NOT:   memref.load %arg1
 // CHECK:     %[[LOW:.*]] = arith.constant 0xFF800000 : f32
-// CHECK:     scf.for {{.*}} step %c256{{.*}} iter_args(%{{.*}} = %[[LOW]]) -> (f32) {
+// CHECK:     scf.for {{.*}} step %c1024{{.*}} iter_args(%{{.*}} = %[[LOW]]) -> (f32) {
 // CHECK:       arith.maximumf
 // CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x, {{.*}}>, #gpu.loop_dim_map<processor = thread_y, {{.*}}>]}
 // CHECK:   gpu.barrier
