@@ -133,10 +133,11 @@ TypedAttr identityOf(Operation *combine, Type type) {
 /// carrying values that the innermost loop's body combines each with one value computed
 /// without them.
 struct Reduction {
-  SmallVector<scf::ForOp> levels;    // outermost first
-  SmallVector<int64_t> trips;        // of each level
-  int64_t iterations = 1;            // of the whole loop nest
-  SmallVector<Operation *> combines; // the innermost body's op for each carried value
+  SmallVector<scf::ForOp> levels;     // outermost first
+  SmallVector<int64_t> trips;         // of each level
+  SmallVector<int64_t> lowers, steps; // of each level
+  int64_t iterations = 1;             // of the whole loop nest
+  SmallVector<Operation *> combines;  // the innermost body's op for each carried value
   /// Whether a load walks the innermost level's variable in its last index (reads
   /// contiguous along the reduction, as a sum over an NCHW image's pixels).
   bool contiguous = false;
@@ -190,6 +191,8 @@ std::optional<Reduction> findReduction(scf::ParallelOp nest) {
           level.getNumRegionIterArgs() != carried)
         return std::nullopt;
       reduction.levels.push_back(level);
+      reduction.lowers.push_back(*lower);
+      reduction.steps.push_back(*step);
       reduction.trips.push_back(llvm::divideCeil(*upper - *lower, *step));
       reduction.iterations *= reduction.trips.back();
       Block *body = level.getBody();
@@ -372,8 +375,10 @@ private:
     return op->getResult(0);
   }
 
-  /// The nest's variables at output `linear` (row-major over the nest).
-  SmallVector<Value> outputIvs(OpBuilder &at, Value linear) {
+  /// The variables of loops of `trips` iterations from `lowers` in `steps` at iteration
+  /// `linear` of their row-major order (the nest's outputs, a reduction's levels).
+  SmallVector<Value> delinearize(OpBuilder &at, Value linear, ArrayRef<int64_t> trips,
+                                 ArrayRef<int64_t> lowers, ArrayRef<int64_t> steps) {
     SmallVector<Value> ivs(trips.size());
     Value rest = linear;
     for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
@@ -389,6 +394,11 @@ private:
       ivs[d] = index;
     }
     return ivs;
+  }
+
+  /// The nest's variables at output `linear`.
+  SmallVector<Value> outputIvs(OpBuilder &at, Value linear) {
+    return delinearize(at, linear, trips, lowers, steps);
   }
 
   /// The row-major index of the nest's variables `ivs`.
@@ -452,23 +462,10 @@ private:
               inside = arith::CmpIOp::create(in, loc, arith::CmpIPredicate::ult, next, end);
               r = arith::MinUIOp::create(in, loc, next, last);
             }
-            Value rest = r;
-            for (int64_t level = static_cast<int64_t>(reduction.levels.size()) - 1; level >= 0;
-                 --level) {
-              scf::ForOp forOp = reduction.levels[level];
-              Value index = rest;
-              if (level > 0) {
-                index = arith::RemUIOp::create(in, loc, rest, constant(in, reduction.trips[level]));
-                rest = arith::DivUIOp::create(in, loc, rest, constant(in, reduction.trips[level]));
-              }
-              int64_t step = *getConstantIntValue(forOp.getStep());
-              int64_t lower = *getConstantIntValue(forOp.getLowerBound());
-              if (step != 1)
-                index = arith::MulIOp::create(in, loc, index, constant(in, step));
-              if (lower != 0)
-                index = arith::AddIOp::create(in, loc, index, constant(in, lower));
-              mapping.map(forOp.getInductionVar(), index);
-            }
+            SmallVector<Value> ivs =
+                delinearize(in, r, reduction.trips, reduction.lowers, reduction.steps);
+            for (auto [forOp, iv] : llvm::zip(reduction.levels, ivs))
+              mapping.map(scf::ForOp(forOp).getInductionVar(), iv);
             for (auto [arg, identity] : llvm::zip(reduction.inner().getRegionIterArgs(), inits))
               mapping.map(arg, identity);
             Block *body = reduction.inner().getBody();
