@@ -1128,10 +1128,11 @@ def kiln_side(case, model, inputs, kiln, work, torch, timeout):
             tolerance = TF32_MODEL_TOLERANCE if case["kind"] == "model" else TF32_TOLERANCE
         result["correct"] = result["rel_l2"] <= tolerance
 
-    # Speed: the policy of bench/timing.py, through kiln bench.
+    # Speed: the policy of bench/timing.py, through kiln bench, on the inputs the peers
+    # get (a GridSample's grid or a gather's indices decide where the kernel reads).
     warmup = warmup_runs_for(run_s)
     bench_json = os.path.join(work, "bench.json")
-    code = run_logged([kiln, "bench", engine, "--warmup", str(warmup), "--iterations",
+    code = run_logged([kiln, "bench", engine] + args + ["--warmup", str(warmup), "--iterations",
                        str(MIN_RUNS if run_s < 1 else 3), "--duration",
                        str(MIN_SECONDS if run_s < 1 else 0), "--json", bench_json],
                       os.path.join(work, "bench.log"), timeout)

@@ -1,14 +1,17 @@
 //===- Bench.cpp - `kiln bench`: latency and throughput of an engine ------===//
 //
-// Fills the inputs with seeded random values once (device-resident: no host copies are
-// timed), warms up, then times each run between two CUDA events on the context's stream.
-// Runs replay a CUDA graph of the schedule unless --no-graph. --profile then times each
-// step between events (stream launches) and lists the steps slowest first.
+// Fills the inputs with seeded random values once, or with the files --input names
+// (device-resident: no host copies are timed; a kernel whose speed depends on the data,
+// a GridSample's grid or a gather's indices, is timed on the data given), warms up, then times each
+// run between two CUDA events on the context's stream. Runs replay a CUDA graph of the schedule
+// unless --no-graph. --profile then times each step between events (stream launches) and lists the
+// steps slowest first.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tools/kiln/EngineTools.h"
 #include "tools/kiln/Run.h"
+#include "tools/kiln/RunCommon.h"
 
 #include "kiln/Runtime.h"
 
@@ -23,6 +26,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <random>
 
 using namespace llvm;
@@ -205,6 +209,32 @@ int benchEngine(const BenchOptions &options) {
     return RunBadInput;
   }
 
+  // --input files, read before any GPU work: their tensors by input index.
+  std::vector<std::optional<io::HostTensor>> given(description.inputs.size());
+  for (const std::string &argument : options.inputs) {
+    auto [name, file] = StringRef(argument).split('=');
+    auto input =
+        std::find_if(description.inputs.begin(), description.inputs.end(),
+                     [&](const engine::TensorSignature &tensor) { return tensor.name == name; });
+    if (file.empty() || input == description.inputs.end()) {
+      error() << "--input '" << argument << "': "
+              << (file.empty() ? "expected NAME=FILE" : "the engine has no input of that name")
+              << "\n";
+      return RunBadInput;
+    }
+    auto tensor = io::readTensorFile(file);
+    if (!tensor) {
+      error() << "--input '" << argument << "': " << toString(tensor.takeError()) << "\n";
+      return RunBadInput;
+    }
+    if (tensor->type != toFileType(input->type)) {
+      error() << "input '" << name << "': the engine takes " << engine::elementTypeName(input->type)
+              << ", " << file << " holds " << io::name(tensor->type) << "\n";
+      return RunBadInput;
+    }
+    given[input - description.inputs.begin()] = std::move(*tensor);
+  }
+
   std::string problem;
   auto runtime = Runtime::create(problem);
   if (!runtime) {
@@ -246,10 +276,30 @@ int benchEngine(const BenchOptions &options) {
       return RunBadInput;
     }
   }
+  // A dynamic input given by a file and not in --shapes runs at the file's shape.
+  for (size_t i = 0; i < given.size(); ++i) {
+    if (!given[i])
+      continue;
+    const engine::TensorSignature &input = model.inputs[i];
+    std::vector<int64_t> shape(given[i]->shape.begin(), given[i]->shape.end());
+    bool shaped =
+        llvm::any_of(shapes, [&](const auto &entry) { return entry.first == input.name; });
+    if (input.isDynamic() && !shaped && !context->setInputShape(i, shape, problem)) {
+      error() << problem << "\n";
+      return RunBadInput;
+    }
+    if (shape != context->inputShape(i)) {
+      error() << "input '" << input.name << "': the engine runs it at "
+              << engine::formatShape(context->inputShape(i)) << ", the file holds "
+              << engine::formatShape(shape) << "\n";
+      return RunBadInput;
+    }
+  }
   std::mt19937_64 random(options.seed);
   for (size_t i = 0; i < model.inputs.size(); ++i) {
     std::vector<uint8_t> bytes = randomTensor(model.inputs[i], random);
-    if (!context->setInput(i, bytes.data(), problem)) {
+    const void *data = given[i] ? static_cast<const void *>(given[i]->data.data()) : bytes.data();
+    if (!context->setInput(i, data, problem)) {
       error() << problem << "\n";
       return RunFailed;
     }

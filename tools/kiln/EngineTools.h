@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kiln::tool {
 
@@ -43,6 +44,9 @@ struct BenchOptions {
   /// Input shapes for a dynamic engine, trtexec's `--shapes` (`name:AxB,...`); inputs not
   /// named run at the profile's opt shape.
   std::string shapes;
+  /// Inputs from files, `NAME=FILE` (.npy or ONNX TensorProto .pb; trtexec's
+  /// --loadInputs); the others are seeded random values.
+  std::vector<std::string> inputs;
 };
 
 /// `kiln bench`: latency and throughput of an engine on the GPU. Exit codes as `kiln

@@ -74,6 +74,8 @@ int runEngineOnDevice(const RunOptions &options, engine::Engine engine, const st
 int runEngineOutputs(const RunOptions &options, engine::Engine engine, const std::string &what,
                      const std::vector<io::HostTensor> &inputs,
                      std::vector<io::HostTensor> &outputs);
+/// The file element type of an engine tensor's.
+io::ElementType toFileType(engine::ElementType type);
 /// The elements of `tensor` that are NaN or infinite.
 int64_t countNonFinite(const io::HostTensor &tensor);
 

@@ -21,6 +21,22 @@ namespace kiln::tool {
 
 namespace {
 
+std::string shapeText(const engine::TensorSignature &tensor) {
+  std::string text = std::string(engine::elementTypeName(tensor.type)) + "[";
+  for (size_t i = 0; i < tensor.shape.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(tensor.shape[i]);
+  return text + "]";
+}
+
+std::string shapeText(const io::HostTensor &tensor) {
+  std::string text = io::name(tensor.type).str() + "[";
+  for (size_t i = 0; i < tensor.shape.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(tensor.shape[i]);
+  return text + "]";
+}
+
+} // namespace
+
 io::ElementType toFileType(engine::ElementType type) {
   switch (type) {
   case engine::ElementType::F32:
@@ -52,22 +68,6 @@ io::ElementType toFileType(engine::ElementType type) {
   }
   return io::ElementType::U8;
 }
-
-std::string shapeText(const engine::TensorSignature &tensor) {
-  std::string text = std::string(engine::elementTypeName(tensor.type)) + "[";
-  for (size_t i = 0; i < tensor.shape.size(); ++i)
-    text += (i ? "x" : "") + std::to_string(tensor.shape[i]);
-  return text + "]";
-}
-
-std::string shapeText(const io::HostTensor &tensor) {
-  std::string text = io::name(tensor.type).str() + "[";
-  for (size_t i = 0; i < tensor.shape.size(); ++i)
-    text += (i ? "x" : "") + std::to_string(tensor.shape[i]);
-  return text + "]";
-}
-
-} // namespace
 
 int runEngineOnDevice(const RunOptions &options, engine::Engine description,
                       const std::string &what, EngineRun *kept) {

@@ -293,6 +293,11 @@ cl::opt<std::string> benchShapes("shapes",
                                  cl::desc("Input shapes of a dynamic engine, in its profile "
                                           "(trtexec's --shapes; others run at the opt shape)"),
                                  cl::value_desc("name:AxB,..."), cl::sub(benchCommand));
+cl::list<std::string> benchInputs("input",
+                                  cl::desc("An input from a file (.npy or ONNX TensorProto "
+                                           ".pb) instead of random values; a dynamic input "
+                                           "not in --shapes runs at the file's shape"),
+                                  cl::value_desc("NAME=FILE"), cl::sub(benchCommand));
 cl::opt<uint64_t> benchSeed("seed", cl::desc("Seed of the random inputs (default 1)"), cl::init(1),
                             cl::sub(benchCommand));
 cl::opt<std::string> inspectEngineFile(cl::Positional, cl::Required, cl::desc("<MODEL.kiln>"),
@@ -521,6 +526,7 @@ int main(int argc, char **argv) {
     options.seed = benchSeed;
     options.profile = benchProfile;
     options.shapes = benchShapes;
+    options.inputs = benchInputs;
     return kiln::tool::benchEngine(options);
   }
   if (inspectCommand) {
