@@ -9,6 +9,7 @@ outputs must be equal). Prints one table row per model and a final line
 "models: N passed, N failed"; exits non-zero on any failure.
 
     /usr/bin/python3 test/models/check-models.py [--only PATTERN] [--kiln PATH] [--timeout S]
+        [--jobs N]
 
 On the GPU machine (scripts/gpu-check.sh), `--device cuda --reference python` compiles each
 model into an engine (`kiln compile`), runs it (`kiln run MODEL.kiln`), compares with
@@ -26,6 +27,7 @@ default: the nearest shared/ beside the checkout or one of its parents).
 """
 
 import argparse
+import concurrent.futures
 import fnmatch
 import hashlib
 import json
@@ -232,6 +234,9 @@ def main():
                         help="models whose name matches (fnmatch, or a substring)")
     parser.add_argument("--kiln", default=os.path.join(BUILD, "bin", "kiln"))
     parser.add_argument("--timeout", type=int, default=600, help="seconds per run (default 600)")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="models checked at once (default: the CPU count for --device cpu "
+                             "and ptxas; 1 for cuda, whose latencies want the GPU alone)")
     parser.add_argument("--no-cache", action="store_true",
                         help="run ONNX Runtime even when its outputs for these inputs are there")
     parser.add_argument("--device", choices=["cpu", "cuda", "ptxas"], default="cpu",
@@ -300,39 +305,54 @@ def main():
         header += f" {'kernels':>7}"
     header += "  result"
     print(header)
+    # Materialized one after another (they share the cache), then checked `jobs` at a time;
+    # the rows print in order as each model's check ends.
+    checks = []
     for file in sources:
         name = file[:-len(".onnx")]
         source = os.path.join(folder, file)
         try:
             model, materialize_s = materialize(shared, source, cache)
         except subprocess.CalledProcessError:
-            print(f"{name:<30} {'':>11} {'':>9} {'':>7} {'':>6}  FAIL: materialize.py failed")
-            failed += 1
+            checks.append((name, None, None))
             continue
         if materialize_s:
-            print(f"  (materialized {file} in {materialize_s:.1f} s)")
+            print(f"  (materialized {file} in {materialize_s:.1f} s)", flush=True)
         graph = onnx.load(source).graph  # the graph-only file: same graph, loads fast
+        checks.append((name, model, graph))
+
+    def check(name, model, graph):
         gpu = {}
-        size, error, kiln_s, ort_s, failure = check_model(name, model, graph, args.kiln,
-                                                          args.timeout, not args.no_cache,
-                                                          args.device, args.reference, gpu,
-                                                          args.channels_last, args.precision,
-                                                          args.tune_budget, args.tensor_cores)
-        fmt = lambda v, spec: format(v, spec) if v is not None else "-"
-        result = "ok" if failure is None else f"FAIL: {failure}"
-        ort_text = "cached" if ort_s is None else f"{ort_s:6.2f}"
-        gpu_text = ""
-        if args.device == "ptxas":
-            gpu_text = f"{fmt(gpu.get('kernels'), 'd'):>7} "
-        elif args.device == "cuda":
-            gpu_text = (f"{fmt(gpu.get('compile_s'), '9.1f'):>9} {fmt(gpu.get('latency_ms'), '9.3f'):>9} "
-                        f"{fmt(gpu.get('kernels'), 'd'):>7} ")
-        print(f"{name:<30} {size:>11} {fmt(error, '9.1e'):>9} {fmt(kiln_s, '7.2f'):>7} "
-              f"{ort_text:>6} {gpu_text} {result}", flush=True)
-        if failure is None:
-            passed += 1
-        else:
-            failed += 1
+        return check_model(name, model, graph, args.kiln, args.timeout, not args.no_cache,
+                           args.device, args.reference, gpu, args.channels_last,
+                           args.precision, args.tune_budget, args.tensor_cores) + (gpu,)
+
+    jobs = args.jobs or (1 if args.device == "cuda" else os.cpu_count() or 1)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(check, name, model, graph) if model else None
+                   for name, model, graph in checks]
+        for (name, _, _), future in zip(checks, futures):
+            if future is None:
+                print(f"{name:<30} {'':>11} {'':>9} {'':>7} {'':>6}  FAIL: materialize.py failed")
+                failed += 1
+                continue
+            size, error, kiln_s, ort_s, failure, gpu = future.result()
+            fmt = lambda v, spec: format(v, spec) if v is not None else "-"
+            result = "ok" if failure is None else f"FAIL: {failure}"
+            ort_text = "cached" if ort_s is None else f"{ort_s:6.2f}"
+            gpu_text = ""
+            if args.device == "ptxas":
+                gpu_text = f"{fmt(gpu.get('kernels'), 'd'):>7} "
+            elif args.device == "cuda":
+                gpu_text = (f"{fmt(gpu.get('compile_s'), '9.1f'):>9} "
+                            f"{fmt(gpu.get('latency_ms'), '9.3f'):>9} "
+                            f"{fmt(gpu.get('kernels'), 'd'):>7} ")
+            print(f"{name:<30} {size:>11} {fmt(error, '9.1e'):>9} {fmt(kiln_s, '7.2f'):>7} "
+                  f"{ort_text:>6} {gpu_text} {result}", flush=True)
+            if failure is None:
+                passed += 1
+            else:
+                failed += 1
     print(f"total {time.time() - started:.1f} s; artifacts in "
           f"{os.path.relpath(os.path.join(BUILD, 'model-check'), ROOT)}/")
     print(f"models: {passed} passed, {failed} failed")
