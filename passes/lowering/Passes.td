@@ -449,7 +449,10 @@ def GpuSerializeInvariantDims : Pass<"gpu-serialize-invariant-dims", "::mlir::fu
     at least 2^18 iterations in the nest (run-time extents count as 1). The nest keeps
     d's extent divided by T (or loses d where T is all of it). Sampling ops gain most:
     a GridSample's tap positions are computed once for 16 channels, a nearest Resize's
-    source indices once for 16 channels or images.
+    source indices once for 16 channels or images. The loop runs U iterations a turn
+    (4 or 2, dividing T), their stores after all their other ops, where its ops hold no
+    regions, write only through result-free ops and read no buffer the nest writes; U
+    keeps the turn's loaded values within 32 32-bit registers.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
