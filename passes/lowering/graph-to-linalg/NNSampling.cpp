@@ -483,9 +483,11 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
       current = resampleNearest(rewriter, loc, op, current, resized);
     } else {
       // The outer axes in one pass (groups of at most kMaxTaps taps an output element:
-      // cubic over three axes would read 64), the innermost in a pass of its own, last.
+      // cubic over three axes would read 64), the innermost in a pass of its own.
       // An outer axis's taps are whole runs along the innermost axis, read 16 bytes at a
-      // time; the innermost axis's are gathers, a load each. A pass of its own writes
+      // time; the innermost axis's are gathers, a load each, so its pass goes where it
+      // has the fewer values: first where it upsamples, last otherwise (a bilinear 2x of
+      // NCHW f16 on the H200: 0.051 ms innermost last). A pass of its own writes
       // and reads the partly resized tensor again, which costs bytes; gathering its taps
       // in the same pass costs a load a tap whatever the element's width. So the
       // innermost axis joins a bilinear pass (4 gathers a value) for elements of 4
@@ -500,12 +502,21 @@ struct ResizeLowering : OpConversionPattern<graph::ResizeOp> {
       bool gatherInnermost =
           elementBits >= 32 && outerAxes <= 1 && tapsPerAxis * tapsPerAxis <= kMaxGatheredTaps;
       SmallVector<ResizedAxis> group, innermost;
+      int64_t innerIn = inputType.getDimSize(rank - 1);
+      for (const ResizedAxis &axis : resized) {
+        if (axis.axis != rank - 1 || gatherInnermost)
+          continue;
+        bool upsamples = !ShapedType::isDynamic(innerIn) &&
+                         !ShapedType::isDynamic(axis.resultExtent) && axis.resultExtent > innerIn;
+        if (upsamples)
+          current = resampleAxes(rewriter, loc, op, current, {axis});
+        else
+          innermost.push_back(axis);
+      }
       int64_t groupTaps = 1;
       for (const ResizedAxis &axis : resized) {
-        if (axis.axis == rank - 1 && !gatherInnermost) {
-          innermost.push_back(axis);
+        if (axis.axis == rank - 1 && !gatherInnermost)
           continue;
-        }
         if (groupTaps * tapsPerAxis > kMaxTaps) {
           current = resampleAxes(rewriter, loc, op, current, group);
           group.clear();

@@ -47,14 +47,15 @@ func.func @resize_linear_sizes(%x: tensor<2x3x4x4xf32>, %sizes: tensor<4xi64>) -
 
 // -----
 
-// In f16 the outer axis goes in a pass of its own (its taps whole rows), then the
-// innermost (gathers): a second pass moves half as many bytes as in f32, while gathers
-// cost the same a value.
+// In f16 each axis goes in a pass of its own: a second pass moves half as many bytes as
+// in f32, while gathers cost the same a value. The innermost axis (its taps gathers)
+// upsamples, so it goes first, where it has half the values; then the outer one (its
+// taps whole rows).
 // CHECK-LABEL: func.func @resize_linear_f16
 // CHECK: linalg.generic
 // CHECK-COUNT-2: tensor.extract %arg0
 // CHECK-NOT: tensor.extract
-// CHECK: } -> tensor<2x3x8x4xf16>
+// CHECK: } -> tensor<2x3x4x8xf16>
 // CHECK: linalg.generic
 // CHECK-COUNT-2: tensor.extract
 // CHECK-NOT: tensor.extract
@@ -89,15 +90,16 @@ func.func @resize_cubic_crop(%x: tensor<4x4xf32>, %roi: tensor<4xf32>, %s: tenso
 
 // -----
 
-// Cubic resizing of three axes: the two outer ones in one pass (16 taps an output
-// element, the product of their weights), the innermost in another (4).
+// Cubic resizing of three axes: the innermost, which upsamples (3 -> 4), first in a
+// pass of its own (4 gathered taps), then the two outer ones in one pass (16 taps an
+// output element, the product of their weights).
 // CHECK-LABEL: func.func @resize_cubic_three_axes
 // CHECK: linalg.generic
-// CHECK-COUNT-16: tensor.extract %arg0
+// CHECK-COUNT-4: tensor.extract %arg0
 // CHECK-NOT: tensor.extract %arg0
-// CHECK: } -> tensor<4x4x3xf32>
+// CHECK: } -> tensor<2x2x4xf32>
 // CHECK: linalg.generic
-// CHECK-COUNT-4: tensor.extract
+// CHECK-COUNT-16: tensor.extract
 // CHECK-NOT: tensor.extract
 // CHECK: } -> tensor<4x4x4xf32>
 // CHECK-NOT: linalg.generic
