@@ -7,8 +7,8 @@
 // generic over its resized axes (one element read an output element). Linear and cubic
 // resampling is separable: the outer resized axes go in one generic (2^k and 4^k
 // neighbours for k axes, up to 16, read as runs along the innermost axis), the innermost
-// in another (its taps are gathers), or, for a bilinear Resize of 4-byte elements, in
-// the same one. NonMaxSuppression is a sequential scf algorithm
+// in another (its taps are gathers; first where it upsamples), or, for a bilinear Resize
+// of 4-byte elements, in the same one. NonMaxSuppression is a sequential scf algorithm
 // whose result has a run-time extent.
 //
 //===----------------------------------------------------------------------===//
