@@ -372,12 +372,16 @@ def Kernel_NonZeroConfigAttr : Kernel_TemplateConfigAttr<"NonZeroConfig", "non_z
 }
 
 def Kernel_GenericConfigAttr : Kernel_TemplateConfigAttr<"GenericConfig", "generic"> {
-  let summary = "The generic lowering: every kernel's body through linalg, one thread an element";
+  let summary = "The generic lowering: every kernel's body through linalg and the loop-level GPU passes";
   let description = [{
-    The correctness fallback every kernel has: kernel-to-linalg lowers the template's body
-    through the linalg path and gpu-map-loops gives each output element a thread (with
-    the reductions serial in the thread). kernel-autotune measures it against the
-    templates that take a kernel; a kernel no template takes gets it.
+    The lowering every kernel has: kernel-to-linalg lowers the template's body through the
+    linalg path to loop nests, which the loop-level GPU passes shape (docs/gpu-backend.md:
+    transposed reads through shared-memory tiles, vectors of up to 16 bytes a thread,
+    work shared along a dimension run as a loop in the thread, reductions of few outputs
+    as block reductions) before gpu-map-loops gives each remaining iteration a thread; a
+    nest none of them takes runs one thread an element, its reductions serial in the
+    thread. kernel-autotune measures it against the templates that take a kernel; a
+    kernel no template takes gets it.
 
     ```mlir
     #kernel.generic
