@@ -1,11 +1,11 @@
 //===- Bench.cpp - `kiln bench`: latency and throughput of an engine ------===//
 //
-// Fills the inputs with seeded random values once, or with the files --input names
+// Fills the inputs once with seeded random values or with the files --input names
 // (device-resident: no host copies are timed; a kernel whose speed depends on the data,
-// a GridSample's grid or a gather's indices, is timed on the data given), warms up, then times each
-// run between two CUDA events on the context's stream. Runs replay a CUDA graph of the schedule
-// unless --no-graph. --profile then times each step between events (stream launches) and lists the
-// steps slowest first.
+// a GridSample's grid or a gather's indices, is timed on the data given), warms up, then
+// times each run between two CUDA events on the context's stream. Runs replay a CUDA
+// graph of the schedule unless --no-graph. --profile then times each step between events
+// (stream launches) and lists the steps slowest first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -297,7 +297,9 @@ int benchEngine(const BenchOptions &options) {
   }
   std::mt19937_64 random(options.seed);
   for (size_t i = 0; i < model.inputs.size(); ++i) {
-    std::vector<uint8_t> bytes = randomTensor(model.inputs[i], random);
+    std::vector<uint8_t> bytes;
+    if (!given[i])
+      bytes = randomTensor(model.inputs[i], random);
     const void *data = given[i] ? static_cast<const void *>(given[i]->data.data()) : bytes.data();
     if (!context->setInput(i, data, problem)) {
       error() << problem << "\n";
